@@ -1,0 +1,388 @@
+//! Chunks: a text cut at block boundaries into pieces of whole blocks, each with its
+//! own tree-sitter tree.
+//!
+//! Every line break followed by `###` starts a block, whatever comes before it: the
+//! grammar guarantees it (no token runs over such a line). Blocks therefore parse the
+//! same alone as inside the whole file, so a large file is parsed as independent chunks
+//! of about [`TARGET_CHUNK_BYTES`]: in parallel on several cores, and, after an edit,
+//! only the chunk that changed is reparsed. Tree-sitter alone reuses unchanged blocks
+//! one by one, which costs time in proportion to the number of blocks.
+//!
+//! "The same" holds for text without syntax errors, where parsing is deterministic.
+//! Error recovery is a heuristic that looks at what surrounds the error, so a chunk
+//! whose tree has errors is parsed again one block per chunk: an error then never
+//! reaches past its block, and the document does not depend on how the text happened
+//! to be cut.
+
+use std::ops::Range;
+
+use tree_sitter::{InputEdit, Point, Tree};
+
+use crate::span::LineIndex;
+use crate::tree::parse_tree;
+
+/// The size a chunk grows to before the next block starts a new one.
+pub(crate) const TARGET_CHUNK_BYTES: usize = 32 * 1024;
+
+/// Texts below this size are parsed on the calling thread only.
+const PARALLEL_THRESHOLD_BYTES: usize = 512 * 1024;
+
+/// A run of whole blocks with its tree. Offsets and positions inside are local to the
+/// chunk; `start`, `start_line` and `start_column` place it in the file.
+#[derive(Clone)]
+pub(crate) struct Chunk {
+    pub(crate) text: String,
+    pub(crate) tree: Tree,
+    pub(crate) lines: LineIndex,
+    /// Byte offset of the chunk in the file.
+    pub(crate) start: usize,
+    /// Line of the file on which the chunk starts.
+    pub(crate) start_line: u32,
+    /// Byte column of that line at which the chunk starts (the line break that ends the
+    /// line before a separator; 0 for the first chunk).
+    pub(crate) start_column: u32,
+}
+
+impl Chunk {
+    fn parse(text: String) -> Chunk {
+        let tree = parse_tree(&text, None);
+        let lines = LineIndex::new(&text);
+        Chunk { text, tree, lines, start: 0, start_line: 0, start_column: 0 }
+    }
+
+    fn end(&self) -> usize {
+        self.start + self.text.len()
+    }
+}
+
+/// Offsets at which `text` may be cut: the line break before every `###` line.
+fn block_boundaries(text: &str) -> Vec<usize> {
+    let mut boundaries: Vec<usize> = text
+        .match_indices("\n###")
+        .map(|(index, _)| if index > 0 && text.as_bytes()[index - 1] == b'\r' { index - 1 } else { index })
+        .collect();
+    if text.contains("\r###") {
+        boundaries.extend(text.match_indices("\r###").map(|(index, _)| index));
+        boundaries.sort_unstable();
+        boundaries.dedup();
+    }
+    boundaries
+}
+
+/// Cuts `text` into ranges of whole blocks of about [`TARGET_CHUNK_BYTES`].
+fn split(text: &str, target: usize) -> Vec<Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    for boundary in block_boundaries(text) {
+        if boundary - start >= target {
+            ranges.push(start..boundary);
+            start = boundary;
+        }
+    }
+    ranges.push(start..text.len());
+    ranges
+}
+
+/// Parses `text` into placed chunks, on several threads for large texts, and hands
+/// each chunk to `then` on the thread that parsed it (to keep it, or to lower it and
+/// drop its tree there). Results come back in text order.
+pub(crate) fn parse_chunks<T: Send>(text: &str, target: usize, then: impl Fn(Chunk) -> T + Sync) -> Vec<T> {
+    let ranges = split(text, target);
+    let threads = if text.len() < PARALLEL_THRESHOLD_BYTES || ranges.len() < 2 {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, usize::from).min(ranges.len())
+    };
+    // Each thread places its first chunk by scanning the text before it, and every
+    // further chunk from the one before.
+    let work = |group: &[Range<usize>]| -> Vec<T> {
+        let mut results = Vec::with_capacity(group.len());
+        let mut previous: Option<Placement> = None;
+        for range in group {
+            for mut chunk in parse_piece(&text[range.clone()]) {
+                if let Some(placement) = previous {
+                    chunk.place_after(placement);
+                } else {
+                    let (line, column) = line_and_column_at(text, range.start);
+                    chunk.start = range.start;
+                    chunk.start_line = line;
+                    chunk.start_column = column;
+                }
+                previous = Some(chunk.placement());
+                results.push(then(chunk));
+            }
+        }
+        results
+    };
+    if threads <= 1 {
+        return work(&ranges);
+    }
+    let groups = balanced_groups(&ranges, threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = groups[1..].iter().map(|group| scope.spawn(|| work(group))).collect();
+        let mut results = work(groups[0]);
+        for handle in handles {
+            match handle.join() {
+                Ok(part) => results.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        results
+    })
+}
+
+/// Parses one piece of whole blocks: one chunk, or one chunk per block when the piece
+/// has syntax errors (see the module documentation).
+fn parse_piece(text: &str) -> Vec<Chunk> {
+    let chunk = Chunk::parse(text.to_owned());
+    if !chunk.tree.root_node().has_error() {
+        return vec![chunk];
+    }
+    let mut starts: Vec<usize> = block_boundaries(text).into_iter().filter(|&start| start > 0).collect();
+    if starts.is_empty() {
+        return vec![chunk];
+    }
+    starts.insert(0, 0);
+    starts.push(text.len());
+    starts.windows(2).map(|pair| Chunk::parse(text[pair[0]..pair[1]].to_owned())).collect()
+}
+
+/// Runs `f` on every chunk, on several threads when the chunks are large in total.
+/// Results come back in chunk order.
+pub(crate) fn map_chunks<T: Send>(chunks: &[Chunk], f: impl Fn(&Chunk) -> T + Sync) -> Vec<T> {
+    let total: usize = chunks.iter().map(|chunk| chunk.text.len()).sum();
+    let threads = if total < PARALLEL_THRESHOLD_BYTES || chunks.len() < 2 {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, usize::from).min(chunks.len())
+    };
+    if threads <= 1 {
+        return chunks.iter().map(f).collect();
+    }
+    let per_thread = chunks.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let f = &f;
+        let handles: Vec<_> = chunks[per_thread..]
+            .chunks(per_thread)
+            .map(|group| scope.spawn(move || group.iter().map(f).collect::<Vec<_>>()))
+            .collect();
+        let mut results: Vec<T> = chunks[..per_thread].iter().map(f).collect();
+        for handle in handles {
+            match handle.join() {
+                Ok(part) => results.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        results
+    })
+}
+
+/// Splits `ranges` into `count` contiguous groups of about equal byte totals.
+fn balanced_groups(ranges: &[Range<usize>], count: usize) -> Vec<&[Range<usize>]> {
+    let total: usize = ranges.iter().map(ExactSizeIterator::len).sum();
+    let per_group = total.div_ceil(count);
+    let mut groups = Vec::with_capacity(count);
+    let mut first = 0;
+    let mut size = 0;
+    for (index, range) in ranges.iter().enumerate() {
+        size += range.len();
+        if size >= per_group && groups.len() + 1 < count {
+            groups.push(&ranges[first..=index]);
+            first = index + 1;
+            size = 0;
+        }
+    }
+    groups.push(&ranges[first..]);
+    groups.retain(|group| !group.is_empty());
+    groups
+}
+
+/// Line and byte column of `offset` in `text`, counting the same line breaks as the
+/// grammar. `offset` is a cut point, so never between the `\r` and `\n` of a break.
+fn line_and_column_at(text: &str, offset: usize) -> (u32, u32) {
+    let index = LineIndex::new(&text[..offset]);
+    let position = index.position(offset);
+    (position.line, position.column)
+}
+
+/// Recomputes the placement of `chunks[from..]` from the chunk before each.
+pub(crate) fn place_from(chunks: &mut [Chunk], from: usize) {
+    if let (0, Some(first)) = (from, chunks.first_mut()) {
+        first.start = 0;
+        first.start_line = 0;
+        first.start_column = 0;
+    }
+    for index in from.max(1)..chunks.len() {
+        let placement = chunks[index - 1].placement();
+        chunks[index].place_after(placement);
+    }
+}
+
+/// Where a chunk ends in the file: what the chunk after it needs to place itself.
+#[derive(Clone, Copy)]
+struct Placement {
+    end: usize,
+    end_line: u32,
+    end_column: u32,
+}
+
+impl Chunk {
+    fn placement(&self) -> Placement {
+        let last_line = self.lines.line_count() as u32 - 1;
+        let last_line_start = self.lines.line_start(last_line).unwrap_or(0);
+        let end_column = if last_line == 0 {
+            self.start_column + self.text.len() as u32
+        } else {
+            (self.text.len() - last_line_start) as u32
+        };
+        Placement { end: self.end(), end_line: self.start_line + last_line, end_column }
+    }
+
+    /// Places this chunk right after the one `placement` describes.
+    fn place_after(&mut self, placement: Placement) {
+        self.start = placement.end;
+        self.start_line = placement.end_line;
+        self.start_column = placement.end_column;
+    }
+}
+
+/// The chunk an offset belongs to for an edit starting or ending there: an offset at
+/// a chunk's start belongs to the chunk before it, since text inserted there goes before
+/// that chunk's separator.
+pub(crate) fn chunk_for_edit(chunks: &[Chunk], offset: usize) -> usize {
+    chunks.partition_point(|chunk| chunk.start < offset).saturating_sub(1)
+}
+
+/// `true` when `chunks[index]` starts a block (always for the first chunk).
+fn starts_a_block(chunks: &[Chunk], index: usize) -> bool {
+    index == 0 || text_starts_a_block(&chunks[index].text, &chunks[index - 1].text)
+}
+
+/// Applies an edit to the chunks (offsets in the whole text, already validated).
+pub(crate) fn edit(chunks: &mut Vec<Chunk>, target: usize, range: Range<usize>, new_text: &str) {
+    let first = chunk_for_edit(chunks, range.start);
+    let last = chunk_for_edit(chunks, range.end).max(first);
+    if first == last {
+        let base = chunks[first].start;
+        edit_one(&mut chunks[first], range.start - base..range.end - base, new_text);
+        place_from(chunks, first + 1);
+        let mut low = first;
+        let mut high = first;
+        if !starts_a_block(chunks, first) {
+            low = first - 1;
+        }
+        if first + 1 < chunks.len() && !starts_a_block(chunks, first + 1) {
+            high = first + 1;
+        }
+        let split_blocks = chunks[first].tree.root_node().has_error()
+            && block_boundaries(&chunks[first].text).iter().any(|&start| start > 0);
+        if low != first || high != first || split_blocks || chunks[first].text.len() > 4 * target {
+            resplit(chunks, target, low..=high, None);
+        }
+    } else {
+        resplit(chunks, target, first..=last, Some((range, new_text)));
+    }
+}
+
+/// Incremental reparse of one chunk.
+fn edit_one(chunk: &mut Chunk, range: Range<usize>, new_text: &str) {
+    let start_position = tree_sitter_point(&chunk.text, range.start);
+    let old_end_position = tree_sitter_point(&chunk.text, range.end);
+    chunk.text.replace_range(range.clone(), new_text);
+    chunk.lines.apply_edit(&chunk.text, range.clone(), new_text);
+    let new_end = range.start + new_text.len();
+    chunk.tree.edit(&InputEdit {
+        start_byte: range.start,
+        old_end_byte: range.end,
+        new_end_byte: new_end,
+        start_position,
+        old_end_position,
+        new_end_position: tree_sitter_point(&chunk.text, new_end),
+    });
+    chunk.tree = parse_tree(&chunk.text, Some(&chunk.tree));
+}
+
+/// Joins `chunks[range]`, applies `edit` (offsets in the whole text) to the joined
+/// text, cuts it again at block boundaries, parses the pieces and puts them in place.
+/// Widens to the neighbours until every piece starts a block.
+fn resplit(
+    chunks: &mut Vec<Chunk>,
+    target: usize,
+    range: std::ops::RangeInclusive<usize>,
+    edit: Option<(Range<usize>, &str)>,
+) {
+    let (mut low, mut high) = range.into_inner();
+    let base = chunks[low].start;
+    let mut joined = String::new();
+    for chunk in &chunks[low..=high] {
+        joined.push_str(&chunk.text);
+    }
+    if let Some((range, new_text)) = edit {
+        joined.replace_range(range.start - base..range.end - base, new_text);
+    }
+    // A joined text that does not start a block takes the chunk before it along.
+    while low > 0 && !text_starts_a_block(&joined, &chunks[low - 1].text) {
+        low -= 1;
+        joined.insert_str(0, &chunks[low].text);
+    }
+    while high + 1 < chunks.len() && !next_starts_a_block(&joined, &chunks[high + 1].text) {
+        high += 1;
+        joined.push_str(&chunks[high].text);
+    }
+    let pieces: Vec<Chunk> = split(&joined, target).into_iter().flat_map(|piece| parse_piece(&joined[piece])).collect();
+    chunks.splice(low..=high, pieces);
+    place_from(chunks, low);
+}
+
+/// `true` when `text`, placed after `previous`, starts with a line break and `###`
+/// (and that break is not the `\n` of a `\r\n` split between the two).
+fn text_starts_a_block(text: &str, previous: &str) -> bool {
+    let bytes = text.as_bytes();
+    let after_break = match bytes {
+        [b'\r', b'\n', ..] => 2,
+        [b'\n' | b'\r', ..] => 1,
+        _ => return false,
+    };
+    let joined = bytes[0] == b'\n' && previous.ends_with('\r');
+    !joined && bytes[after_break..].starts_with(b"###")
+}
+
+fn next_starts_a_block(joined: &str, next: &str) -> bool {
+    text_starts_a_block(next, joined)
+}
+
+/// The point of `offset` as tree-sitter counts: rows end at `\n` only (a lone `\r`
+/// is a line break for the format and for LSP, not for tree-sitter's points).
+fn tree_sitter_point(text: &str, offset: usize) -> Point {
+    let before = &text.as_bytes()[..offset];
+    #[allow(clippy::naive_bytecount)] // Chunks are small; not worth a dependency.
+    let row = before.iter().filter(|&&byte| byte == b'\n').count();
+    let line_start = before.iter().rposition(|&byte| byte == b'\n').map_or(0, |index| index + 1);
+    Point { row, column: offset - line_start }
+}
+
+/// `true` when tree-sitter's points agree with [`LineIndex`] positions for `text`:
+/// when it has no `\r` that is not followed by `\n`.
+pub(crate) fn points_agree(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    !bytes.iter().enumerate().any(|(index, &byte)| byte == b'\r' && bytes.get(index + 1) != Some(&b'\n'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boundaries_are_line_breaks_before_separators() {
+        assert_eq!(block_boundaries("a\n###\nb\r\n### x\r###"), vec![1, 7, 14]);
+        assert!(block_boundaries("###\n# ###\n ###").is_empty());
+    }
+
+    #[test]
+    fn line_and_column_of_a_cut() {
+        assert_eq!(line_and_column_at("ab\ncd\n###", 5), (1, 2));
+        assert_eq!(line_and_column_at("ab\r\n###", 2), (0, 2));
+        assert_eq!(line_and_column_at("a\r\nb\r###", 4), (1, 1));
+        assert_eq!(line_and_column_at("", 0), (0, 0));
+    }
+}

@@ -1,0 +1,229 @@
+//! Diagnostics: what is wrong with a file, where, and how bad, under stable codes.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::span::Span;
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The request cannot be sent as written.
+    Error,
+    /// The request can be sent, but probably not as the author meant.
+    Warning,
+    /// Worth knowing; nothing is wrong.
+    Info,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        })
+    }
+}
+
+/// The stable code of a diagnostic. The string form (`Code::as_str`) never changes
+/// once released: editors, CI scripts and `volley check --json` match on it.
+///
+/// `docs/diagnostics.md` lists every code with an example; a test keeps the two in step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(into = "&'static str")]
+#[non_exhaustive]
+pub enum Code {
+    /// Text the grammar cannot place (tree-sitter error recovery).
+    SyntaxError,
+    /// A request line without a URL.
+    MissingUrl,
+    /// A method that is not one of the nine of the spec (or `WEBSOCKET`).
+    UnknownMethod,
+    /// A header line without `:` or with an invalid name.
+    MalformedHeader,
+    /// `{{` without the closing `}}` on the same line.
+    UnclosedVariable,
+    /// `{{}}` with nothing inside.
+    EmptyVariable,
+    /// A `# @directive` between the request line and the body.
+    DirectiveAfterRequestLine,
+    /// A directive name that is neither supported nor accepted from another tool.
+    UnknownDirective,
+    /// A directive from another tool that Volley reads but does not act on.
+    UnsupportedDirective,
+    /// A directive that needs a value and has none.
+    MissingDirectiveValue,
+    /// A directive that takes no value but has one.
+    UnexpectedDirectiveValue,
+    /// A directive that does not apply to this kind of request.
+    IneffectiveDirective,
+    /// `@timeout` / `@ws-connect-timeout` that is not a duration.
+    InvalidTimeout,
+    /// A WebSocket definition with a body of any form.
+    WebSocketBody,
+    /// Both `@sse` and WebSocket markers on one request.
+    ConflictingProtocol,
+    /// A response-handler or pre-request script, or output redirection.
+    UnsupportedScript,
+    /// A `{%` script without its closing `%}`.
+    UnclosedScript,
+    /// Two requests with the same name.
+    DuplicateRequestName,
+    /// A block with a name or directives but no request line.
+    BlockWithoutRequest,
+    /// Text after a response handler, which is not part of the body.
+    TextAfterHandler,
+    /// A response reference of the `JetBrains` client (`<> file`), which is ignored.
+    ResponseReference,
+}
+
+impl Code {
+    /// Every code, in documentation order.
+    pub const ALL: &'static [Code] = &[
+        Code::SyntaxError,
+        Code::MissingUrl,
+        Code::UnknownMethod,
+        Code::MalformedHeader,
+        Code::UnclosedVariable,
+        Code::EmptyVariable,
+        Code::DirectiveAfterRequestLine,
+        Code::UnknownDirective,
+        Code::UnsupportedDirective,
+        Code::MissingDirectiveValue,
+        Code::UnexpectedDirectiveValue,
+        Code::IneffectiveDirective,
+        Code::InvalidTimeout,
+        Code::WebSocketBody,
+        Code::ConflictingProtocol,
+        Code::UnsupportedScript,
+        Code::UnclosedScript,
+        Code::DuplicateRequestName,
+        Code::BlockWithoutRequest,
+        Code::TextAfterHandler,
+        Code::ResponseReference,
+    ];
+
+    /// The stable kebab-case name of the code.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Code::SyntaxError => "syntax-error",
+            Code::MissingUrl => "missing-url",
+            Code::UnknownMethod => "unknown-method",
+            Code::MalformedHeader => "malformed-header",
+            Code::UnclosedVariable => "unclosed-variable",
+            Code::EmptyVariable => "empty-variable",
+            Code::DirectiveAfterRequestLine => "directive-after-request-line",
+            Code::UnknownDirective => "unknown-directive",
+            Code::UnsupportedDirective => "unsupported-directive",
+            Code::MissingDirectiveValue => "missing-directive-value",
+            Code::UnexpectedDirectiveValue => "unexpected-directive-value",
+            Code::IneffectiveDirective => "ineffective-directive",
+            Code::InvalidTimeout => "invalid-timeout",
+            Code::WebSocketBody => "websocket-body",
+            Code::ConflictingProtocol => "conflicting-protocol",
+            Code::UnsupportedScript => "unsupported-script",
+            Code::UnclosedScript => "unclosed-script",
+            Code::DuplicateRequestName => "duplicate-request-name",
+            Code::BlockWithoutRequest => "block-without-request",
+            Code::TextAfterHandler => "text-after-handler",
+            Code::ResponseReference => "response-reference",
+        }
+    }
+
+    /// The severity diagnostics with this code have.
+    #[must_use]
+    pub const fn severity(self) -> Severity {
+        match self {
+            Code::SyntaxError
+            | Code::MissingUrl
+            | Code::UnknownMethod
+            | Code::MalformedHeader
+            | Code::UnclosedVariable
+            | Code::EmptyVariable
+            | Code::DirectiveAfterRequestLine
+            | Code::MissingDirectiveValue
+            | Code::InvalidTimeout
+            | Code::WebSocketBody
+            | Code::ConflictingProtocol
+            | Code::UnclosedScript => Severity::Error,
+            Code::UnknownDirective
+            | Code::UnexpectedDirectiveValue
+            | Code::IneffectiveDirective
+            | Code::UnsupportedScript
+            | Code::DuplicateRequestName
+            | Code::BlockWithoutRequest
+            | Code::TextAfterHandler => Severity::Warning,
+            Code::UnsupportedDirective | Code::ResponseReference => Severity::Info,
+        }
+    }
+
+    /// The code with the given name.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|code| code.as_str() == name)
+    }
+}
+
+impl From<Code> for &'static str {
+    fn from(code: Code) -> Self {
+        code.as_str()
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// Stable code.
+    pub code: Code,
+    /// Severity (fixed per code).
+    pub severity: Severity,
+    /// Where the problem is.
+    pub span: Span,
+    /// What is wrong, lowercase, no trailing period.
+    pub message: String,
+    /// How to fix it, when there is something to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the severity of its code and no hint.
+    #[must_use]
+    pub fn new(code: Code, span: Span, message: impl Into<String>) -> Self {
+        Self { code, severity: code.severity(), span, message: message.into(), hint: None }
+    }
+
+    /// Adds a hint.
+    #[must_use]
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// `true` for [`Severity::Error`].
+    #[must_use]
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `line:col: severity[code]: message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}[{}]: {}", self.span, self.severity, self.code, self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " (hint: {hint})")?;
+        }
+        Ok(())
+    }
+}

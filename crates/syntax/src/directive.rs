@@ -1,0 +1,259 @@
+//! The meta directives (`# @name value`): which exist, what they take, what they mean.
+//!
+//! The table here is the one source for the typed model, `volley check`, and the
+//! language server's completion and hover.
+
+use serde::Serialize;
+
+/// What a directive name means to Volley.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DirectiveKind {
+    /// `@name`.
+    Name,
+    /// `@description`.
+    Description,
+    /// `@timeout`.
+    Timeout,
+    /// `@assert`.
+    Assert,
+    /// `@sse`.
+    Sse,
+    /// `@lastEventId`.
+    LastEventId,
+    /// `@ws`.
+    Ws,
+    /// `@ws-subprotocols`.
+    WsSubprotocols,
+    /// `@ws-connect-timeout`.
+    WsConnectTimeout,
+    /// `@no-redirect` (from the `JetBrains` client).
+    NoRedirect,
+    /// `@no-cookie-jar` (from the `JetBrains` client and REST Client).
+    NoCookieJar,
+    /// A directive of another tool that Volley reads and ignores.
+    Ignored,
+    /// Not a directive anyone defines.
+    Unknown,
+}
+
+/// Whether a directive takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueRule {
+    /// A value is required.
+    Required,
+    /// The directive is a flag; a value is a mistake.
+    None,
+    /// Either.
+    Optional,
+}
+
+/// One entry of the directive table.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct DirectiveInfo {
+    /// The name as written after `@`.
+    pub name: &'static str,
+    /// What it means.
+    pub kind: DirectiveKind,
+    /// Whether it takes a value.
+    pub value: ValueRule,
+    /// A placeholder for the value, for completion (`<milliseconds>`).
+    pub placeholder: &'static str,
+    /// One-paragraph documentation (Markdown).
+    pub doc: &'static str,
+}
+
+/// The directives Volley acts on, in documentation order.
+pub const SUPPORTED: &[DirectiveInfo] = &[
+    DirectiveInfo {
+        name: "name",
+        kind: DirectiveKind::Name,
+        value: ValueRule::Required,
+        placeholder: "<request name>",
+        doc: "Names the request, for `volley run --name` and for request variables \
+              (`{{name.response.body.$.field}}`). Wins over the text of the `###` line.",
+    },
+    DirectiveInfo {
+        name: "description",
+        kind: DirectiveKind::Description,
+        value: ValueRule::Required,
+        placeholder: "<text>",
+        doc: "A human-readable description, shown in reports and the editor.",
+    },
+    DirectiveInfo {
+        name: "timeout",
+        kind: DirectiveKind::Timeout,
+        value: ValueRule::Required,
+        placeholder: "<milliseconds>",
+        doc: "Request timeout in milliseconds (`5000`; `5 s` and `2 m` work too). For an \
+              SSE request it is the connection timeout (default 30000 ms).",
+    },
+    DirectiveInfo {
+        name: "assert",
+        kind: DirectiveKind::Assert,
+        value: ValueRule::Required,
+        placeholder: "<expression>",
+        doc: "An assertion on the response, may repeat: `status == 200`, \
+              `header Content-Type contains json`, `body contains \"ok\"`, \
+              `jsonpath $.id exists`.",
+    },
+    DirectiveInfo {
+        name: "sse",
+        kind: DirectiveKind::Sse,
+        value: ValueRule::None,
+        placeholder: "",
+        doc: "Marks the request as a Server-Sent Events stream (as does an \
+              `Accept: text/event-stream` header).",
+    },
+    DirectiveInfo {
+        name: "lastEventId",
+        kind: DirectiveKind::LastEventId,
+        value: ValueRule::Required,
+        placeholder: "<event id>",
+        doc: "Resumes an SSE stream: sent as the `Last-Event-ID` header.",
+    },
+    DirectiveInfo {
+        name: "ws",
+        kind: DirectiveKind::Ws,
+        value: ValueRule::None,
+        placeholder: "",
+        doc: "Marks the request as a WebSocket connection (as does a `ws://`/`wss://` URL \
+              or the `WEBSOCKET` method). A WebSocket request has no body.",
+    },
+    DirectiveInfo {
+        name: "ws-subprotocols",
+        kind: DirectiveKind::WsSubprotocols,
+        value: ValueRule::Required,
+        placeholder: "<protocol, protocol>",
+        doc: "Comma-separated subprotocols offered in the WebSocket handshake.",
+    },
+    DirectiveInfo {
+        name: "ws-connect-timeout",
+        kind: DirectiveKind::WsConnectTimeout,
+        value: ValueRule::Required,
+        placeholder: "<milliseconds>",
+        doc: "WebSocket connect timeout in milliseconds (default 30000).",
+    },
+    DirectiveInfo {
+        name: "no-redirect",
+        kind: DirectiveKind::NoRedirect,
+        value: ValueRule::None,
+        placeholder: "",
+        doc: "Do not follow redirects for this request.",
+    },
+    DirectiveInfo {
+        name: "no-cookie-jar",
+        kind: DirectiveKind::NoCookieJar,
+        value: ValueRule::None,
+        placeholder: "",
+        doc: "Neither send cookies from the jar nor store the cookies of the response.",
+    },
+];
+
+/// Spellings other tools use for directives Volley supports.
+const ALIASES: &[(&str, DirectiveKind)] = &[
+    ("noRedirect", DirectiveKind::NoRedirect),
+    ("noCookieJar", DirectiveKind::NoCookieJar),
+    ("title", DirectiveKind::Description),
+];
+
+/// Directives of other tools (the `JetBrains` HTTP Client, REST Client, httpyac, Kulala) that
+/// Volley reads without acting on them, so that such files run unchanged.
+pub const IGNORED: &[&str] = &[
+    "no-log",
+    "noLog",
+    "no-auto-encoding",
+    "connection-timeout",
+    "use-os-credentials",
+    "http-version",
+    "prompt",
+    "note",
+    "ref",
+    "forceRef",
+    "import",
+    "disabled",
+    "loop",
+    "sleep",
+    "save",
+    "openWith",
+    "keepStreaming",
+    "verbose",
+    "debug",
+    "noStreamingLog",
+    "noRejectUnauthorized",
+    "no-reject-unauthorized",
+    "injectVariables",
+    "jwt",
+    "ratelimit",
+    "responseRef",
+    "curl-global",
+    "curl-compressed",
+    "curl-location",
+    "curl-insecure",
+];
+
+/// The kind of a directive name (exact spelling; directive names are case-sensitive).
+#[must_use]
+pub fn kind_of(name: &str) -> DirectiveKind {
+    if let Some(info) = SUPPORTED.iter().find(|info| info.name == name) {
+        return info.kind;
+    }
+    if let Some((_, kind)) = ALIASES.iter().find(|(alias, _)| *alias == name) {
+        return *kind;
+    }
+    if IGNORED.contains(&name) {
+        return DirectiveKind::Ignored;
+    }
+    DirectiveKind::Unknown
+}
+
+/// The table entry of a supported kind.
+#[must_use]
+pub fn info(kind: DirectiveKind) -> Option<&'static DirectiveInfo> {
+    SUPPORTED.iter().find(|info| info.kind == kind)
+}
+
+/// Reads a duration: a positive integer of milliseconds, optionally with a unit
+/// (`ms`, `s`, `m`), spaces allowed between number and unit. Returns milliseconds.
+#[must_use]
+pub fn parse_duration_ms(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let digits_end = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (digits, unit) = text.split_at(digits_end);
+    let number: u64 = digits.parse().ok()?;
+    let factor = match unit.trim_start() {
+        "" | "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        _ => return None,
+    };
+    let millis = number.checked_mul(factor)?;
+    (millis > 0).then_some(millis)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ms("5000"), Some(5000));
+        assert_eq!(parse_duration_ms(" 250ms "), Some(250));
+        assert_eq!(parse_duration_ms("5 s"), Some(5000));
+        assert_eq!(parse_duration_ms("2m"), Some(120_000));
+        assert_eq!(parse_duration_ms("0"), None);
+        assert_eq!(parse_duration_ms("-1"), None);
+        assert_eq!(parse_duration_ms("1.5"), None);
+        assert_eq!(parse_duration_ms("fast"), None);
+        assert_eq!(parse_duration_ms("99999999999999999999"), None);
+    }
+
+    #[test]
+    fn kinds() {
+        assert_eq!(kind_of("ws-connect-timeout"), DirectiveKind::WsConnectTimeout);
+        assert_eq!(kind_of("noRedirect"), DirectiveKind::NoRedirect);
+        assert_eq!(kind_of("prompt"), DirectiveKind::Ignored);
+        assert_eq!(kind_of("nmae"), DirectiveKind::Unknown);
+    }
+}

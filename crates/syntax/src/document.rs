@@ -1,0 +1,326 @@
+//! The typed document: blocks, requests, headers, bodies, directives and file
+//! variables, each with its span.
+
+use serde::Serialize;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::directive::DirectiveKind;
+use crate::method::Method;
+use crate::span::{Span, Spanned};
+use crate::template::Template;
+
+/// A parsed `.http` file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Document {
+    /// The blocks in file order: the text before the first separator (when there is
+    /// any) and one block per `###` line.
+    pub blocks: Vec<Block>,
+    /// File variables (`@name = value`) in file order; a later one overrides an earlier
+    /// one of the same name.
+    pub variables: Vec<VariableDeclaration>,
+    /// Everything wrong with the file, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Document {
+    /// The requests of the file, in order.
+    pub fn requests(&self) -> impl Iterator<Item = &Request> {
+        self.blocks.iter().filter_map(|block| block.request.as_ref())
+    }
+
+    /// The request at `index` (0-based, counting requests only).
+    #[must_use]
+    pub fn request(&self, index: usize) -> Option<&Request> {
+        self.requests().nth(index)
+    }
+
+    /// The first request with this name.
+    #[must_use]
+    pub fn request_named(&self, name: &str) -> Option<&Request> {
+        self.requests().find(|request| request.name.as_ref().is_some_and(|n| n.value == name))
+    }
+
+    /// The request whose block contains the byte `offset`.
+    #[must_use]
+    pub fn request_at(&self, offset: usize) -> Option<&Request> {
+        self.blocks
+            .iter()
+            .find(|block| block.span.start <= offset && offset < block.span.end.max(block.span.start + 1))
+            .or_else(|| self.blocks.last().filter(|block| offset >= block.span.end))
+            .and_then(|block| block.request.as_ref())
+    }
+
+    /// `true` when any diagnostic is an error.
+    #[must_use]
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The diagnostics that lie inside `span` (those of one block or request).
+    pub fn diagnostics_in(&self, span: Span) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics.iter().filter(move |diagnostic| {
+            diagnostic.span.start >= span.start && diagnostic.span.start < span.end.max(span.start + 1)
+        })
+    }
+
+    /// The errors that stop `request` from being sent: the errors inside its block.
+    pub fn errors_of<'a>(&'a self, request: &'a Request) -> impl Iterator<Item = &'a Diagnostic> {
+        let span = self.blocks.get(request.block).map_or(request.span, |block| block.span);
+        self.diagnostics_in(span).filter(|diagnostic| diagnostic.severity == Severity::Error)
+    }
+}
+
+/// A block: the lines from one `###` separator to the next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Block {
+    /// 0-based position among the blocks.
+    pub index: usize,
+    /// From the start of the separator line (or of the file) to the end of the block.
+    pub span: Span,
+    /// The `###` line that opens the block; `None` for text before the first one.
+    pub separator: Option<Separator>,
+    /// The request of the block, when it has a request line.
+    pub request: Option<Request>,
+    /// Directives of a block without a request line (they apply to nothing).
+    pub orphan_directives: Vec<Directive>,
+}
+
+/// A `###` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Separator {
+    /// The whole line.
+    pub span: Span,
+    /// The trimmed text after the `#`s, when there is any.
+    pub name: Option<Spanned<String>>,
+}
+
+/// One request definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Request {
+    /// 0-based position among the requests of the file.
+    pub index: usize,
+    /// 0-based position of its block.
+    pub block: usize,
+    /// From the request line to the end of the body.
+    pub span: Span,
+    /// The request line.
+    pub line_span: Span,
+    /// `# @name` when present, else the text of the `###` line.
+    pub name: Option<Spanned<String>>,
+    /// `# @description`.
+    pub description: Option<Spanned<String>>,
+    /// The directives before the request line, in order, repeated ones kept.
+    pub directives: Vec<Directive>,
+    /// The method (`GET` for a bare URL and for `WEBSOCKET`).
+    pub method: Spanned<Method>,
+    /// The URL with its `?`/`&` continuation lines appended.
+    pub url: Template,
+    /// `HTTP/1.1`, `HTTP/2` … as written.
+    pub http_version: Option<Spanned<String>>,
+    /// Headers in order; a repeated header is kept once per line.
+    pub headers: Vec<Header>,
+    /// The body.
+    pub body: Body,
+    /// HTTP, SSE or WebSocket, with the options of each.
+    pub protocol: Protocol,
+    /// `# @timeout`, in milliseconds.
+    pub timeout_ms: Option<Spanned<u64>>,
+    /// `# @no-redirect`.
+    pub no_redirect: bool,
+    /// `# @no-cookie-jar`.
+    pub no_cookie_jar: bool,
+    /// Scripts and redirections that belong to the request (recognised, not run).
+    pub scripts: Vec<Script>,
+}
+
+impl Request {
+    /// The directives of one kind, in order.
+    pub fn directives_of(&self, kind: DirectiveKind) -> impl Iterator<Item = &Directive> {
+        self.directives.iter().filter(move |directive| directive.kind == kind)
+    }
+
+    /// The `@assert` expressions, in order.
+    pub fn assertions(&self) -> impl Iterator<Item = &Directive> {
+        self.directives_of(DirectiveKind::Assert)
+    }
+
+    /// The headers with this name (case-insensitive, literal names only).
+    pub fn headers_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Header> {
+        self.headers.iter().filter(move |header| header.is_named(name))
+    }
+}
+
+/// A `Name: value` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Header {
+    /// The whole line.
+    pub span: Span,
+    /// The name, trimmed.
+    pub name: Template,
+    /// The value, trimmed.
+    pub value: Template,
+}
+
+impl Header {
+    /// `true` when the (literal) name equals `name` ignoring ASCII case.
+    #[must_use]
+    pub fn is_named(&self, name: &str) -> bool {
+        matches!(self.name.parts.as_slice(), [crate::template::Part::Text(text)] if text.value.eq_ignore_ascii_case(name))
+    }
+}
+
+/// The body of a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Body {
+    /// No body.
+    None,
+    /// Text sent as written (after substitution); trailing blank lines dropped.
+    Inline(Template),
+    /// `< ./path` (sent as is) or `<@ ./path` (variables substituted in the file).
+    File(FileBody),
+    /// `name = value` lines.
+    Form(FormBody),
+}
+
+impl Body {
+    /// The span of the body, `None` for no body.
+    #[must_use]
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            Body::None => None,
+            Body::Inline(template) => Some(template.span),
+            Body::File(file) => Some(file.span),
+            Body::Form(form) => Some(form.span),
+        }
+    }
+}
+
+/// `< ./path` and `<@ ./path`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileBody {
+    /// The whole line.
+    pub span: Span,
+    /// The path, relative to the `.http` file; may contain variables.
+    pub path: Template,
+    /// `true` for `<@`: substitute `{{ }}` in the file's content.
+    pub substitute: bool,
+    /// The encoding named after `<@` (`<@latin1 ./file`), as written.
+    pub encoding: Option<String>,
+}
+
+/// A form body: url-encoded, or multipart when a field is a file or the
+/// `Content-Type` is `multipart/form-data`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FormBody {
+    /// All the field lines.
+    pub span: Span,
+    /// `true` when the body must be sent as `multipart/form-data`.
+    pub multipart: bool,
+    /// The fields in order.
+    pub fields: Vec<FormField>,
+}
+
+/// One `name = value` line of a form body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FormField {
+    /// The whole line.
+    pub span: Span,
+    /// The field name.
+    pub name: Spanned<String>,
+    /// The value or file.
+    pub value: FormValue,
+}
+
+/// The value of a form field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FormValue {
+    /// Text (may be empty).
+    Text(Template),
+    /// `@./path` or `@./path | filename`: a file upload.
+    File {
+        /// Path relative to the `.http` file.
+        path: Template,
+        /// The filename to send instead of the file's own name.
+        filename: Option<Template>,
+    },
+}
+
+/// A `# @directive value` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Directive {
+    /// The whole line.
+    pub span: Span,
+    /// The name without `@`.
+    pub name: Spanned<String>,
+    /// What the name means to Volley.
+    pub kind: DirectiveKind,
+    /// The value after the name, trimmed; `None` when there is none.
+    pub value: Option<Template>,
+}
+
+/// What kind of exchange a request is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Protocol {
+    /// A plain HTTP request.
+    Http,
+    /// Server-Sent Events: `@sse` or `Accept: text/event-stream`.
+    Sse(SseOptions),
+    /// WebSocket: `@ws`, a `ws://`/`wss://` URL or `WEBSOCKET url`.
+    WebSocket(WebSocketOptions),
+}
+
+/// Options of an SSE request.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct SseOptions {
+    /// `@lastEventId`: sent as `Last-Event-ID`.
+    pub last_event_id: Option<Template>,
+}
+
+/// Options of a WebSocket request.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct WebSocketOptions {
+    /// `@ws-subprotocols a, b`: the comma-separated list, substituted at run time.
+    pub subprotocols: Option<Template>,
+    /// `@ws-connect-timeout`, in milliseconds.
+    pub connect_timeout_ms: Option<Spanned<u64>>,
+}
+
+/// A file variable: `@name = value`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VariableDeclaration {
+    /// The whole line.
+    pub span: Span,
+    /// The name (may be dotted: `api.host`).
+    pub name: Spanned<String>,
+    /// The value, trimmed; `{{ }}` in it are resolved when the variable is used.
+    pub value: Template,
+    /// The block the line is in.
+    pub block: usize,
+}
+
+/// A script or redirection line the grammar recognises so that it never becomes part
+/// of a body. Volley does not run scripts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Script {
+    /// The whole script.
+    pub span: Span,
+    /// Which kind.
+    pub kind: ScriptKind,
+}
+
+/// The kinds of [`Script`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptKind {
+    /// `< {% … %}` before the request line.
+    PreRequest,
+    /// `> {% … %}` after the request.
+    ResponseHandler,
+    /// `>> ./file` / `>>! ./file`.
+    OutputRedirect,
+    /// `<> ./file`.
+    ResponseReference,
+}

@@ -1,0 +1,60 @@
+//! Volley's syntax layer: `.http` text → tree-sitter tree → typed [`Document`] with
+//! [`Diagnostic`]s.
+//!
+//! There is one parser in the project, the tree-sitter grammar in `tree-sitter-http/`;
+//! this crate walks its tree into a typed model. It does no IO and has no async.
+//! Parsing never fails: any text gives a document, and what is wrong with it is in
+//! [`Document::diagnostics`].
+//!
+//! ```
+//! let document = volley_syntax::parse(
+//!     "### Login\n# @timeout 5 s\nPOST https://example.com/login\nContent-Type: application/json\n\n{\"user\": \"{{user}}\"}\n",
+//! );
+//! let request = document.request(0).unwrap();
+//! assert_eq!(request.name.as_ref().unwrap().value, "Login");
+//! assert_eq!(request.method.value, volley_syntax::Method::Post);
+//! assert_eq!(request.timeout_ms.as_ref().unwrap().value, 5000);
+//! assert!(document.diagnostics.is_empty());
+//! ```
+
+mod chunk;
+mod diagnostic;
+pub mod directive;
+mod document;
+mod lower;
+mod method;
+mod span;
+mod suggest;
+mod template;
+mod tree;
+
+pub use diagnostic::{Code, Diagnostic, Severity};
+pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
+pub use document::{
+    Block, Body, Directive, Document, FileBody, FormBody, FormField, FormValue, Header, Protocol, Request, Script,
+    ScriptKind, Separator, SseOptions, VariableDeclaration, WebSocketOptions,
+};
+pub use method::Method;
+pub use span::{LineIndex, Position, Span, Spanned};
+pub use suggest::{closest, edit_distance};
+pub use template::{Arguments, Expression, Interpolation, Part, ResolverCall, Template, variable_path_segments};
+pub use tree::{EditError, SyntaxTree, language};
+
+/// Parses `text` into a typed document. Never fails and never panics.
+#[must_use]
+pub fn parse(text: &str) -> Document {
+    // Each chunk is lowered on the thread that parsed it and its tree dropped there.
+    let parts = chunk::parse_chunks(text, chunk::TARGET_CHUNK_BYTES, |chunk| lower::lower_chunk(&chunk));
+    lower::merge(parts)
+}
+
+/// Parses `text` as one tree, without cutting it into chunks (what an editor that runs
+/// the grammar on the whole buffer sees), unless it has syntax errors: then, as
+/// everywhere, one tree per block. Tests use it to check that chunking never changes a
+/// document; [`parse`] is faster on large texts.
+#[doc(hidden)]
+#[must_use]
+pub fn parse_unchunked(text: &str) -> Document {
+    let parts = chunk::parse_chunks(text, usize::MAX, |chunk| lower::lower_chunk(&chunk));
+    lower::merge(parts)
+}

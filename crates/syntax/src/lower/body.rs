@@ -1,0 +1,250 @@
+//! Bodies: which of the forms (inline, file, form fields) a body is, and the scripts
+//! that follow it.
+
+use tree_sitter::Node;
+
+use super::Lowerer;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::document::{Body, FileBody, FormBody, FormField, FormValue, Header, Script, ScriptKind};
+use crate::span::Spanned;
+use crate::template::Template;
+
+/// The request's `Content-Type`, as far as it is known before substitution.
+pub(crate) enum ContentType {
+    Absent,
+    Literal(String),
+    Templated,
+}
+
+impl ContentType {
+    pub(crate) fn of(headers: &[Header]) -> Self {
+        match headers.iter().rev().find(|header| header.is_named("content-type")) {
+            None => ContentType::Absent,
+            Some(header) => match header.value.as_literal() {
+                Some(value) => ContentType::Literal(value.to_ascii_lowercase()),
+                None => ContentType::Templated,
+            },
+        }
+    }
+
+    /// Form fields are read as such only without a `Content-Type` or with a form type.
+    fn allows_form(&self) -> bool {
+        match self {
+            ContentType::Absent => true,
+            ContentType::Literal(value) => {
+                value.starts_with("application/x-www-form-urlencoded") || value.starts_with("multipart/form-data")
+            }
+            ContentType::Templated => false,
+        }
+    }
+
+    fn is_multipart(&self) -> bool {
+        matches!(self, ContentType::Literal(value) if value.starts_with("multipart/form-data"))
+    }
+}
+
+/// How one line of a body reads.
+#[derive(Clone, Copy)]
+enum Line<'tree> {
+    Blank,
+    Text,
+    File(Node<'tree>),
+    Field(Node<'tree>),
+    Handler(Node<'tree>),
+}
+
+impl Lowerer<'_> {
+    /// Lowers a `body` node. Scripts and redirections found after the body are added to
+    /// `scripts`.
+    pub(crate) fn body(&mut self, node: Node<'_>, content_type: &ContentType, scripts: &mut Vec<Script>) -> Body {
+        let kinds = self.kinds;
+        let end = node.end_byte();
+        let first_line = self.skip_newline(node.start_byte()).min(end);
+
+        // Named children in order; the hidden text tokens are not nodes, so lines are
+        // found in the text and matched to the node that starts them, if any.
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        let mut next_child = 0;
+        let mut lines: Vec<(usize, usize, Line<'_>)> = Vec::new();
+        let mut position = first_line;
+        let bytes = self.text.as_bytes();
+        while position <= end {
+            while next_child < children.len() && children[next_child].start_byte() < position {
+                next_child += 1;
+            }
+            let starting = children.get(next_child).filter(|child| child.start_byte() == position);
+            let kind = starting.map(Node::kind_id);
+            let line_end = match starting {
+                // A script may run over several lines.
+                Some(child) if kind == Some(kinds.script) => line_end_from(bytes, child.end_byte(), end),
+                _ => line_end_from(bytes, position, end),
+            };
+            let line = match (starting, kind) {
+                (Some(child), Some(kind)) if kind == kinds.file_reference => Line::File(*child),
+                (Some(child), Some(kind)) if kind == kinds.form_field => Line::Field(*child),
+                (Some(child), Some(kind))
+                    if kind == kinds.script
+                        || kind == kinds.unclosed_script
+                        || kind == kinds.output_redirect
+                        || kind == kinds.response_reference =>
+                {
+                    Line::Handler(*child)
+                }
+                _ if self.slice(position, line_end).trim().is_empty() => Line::Blank,
+                _ => Line::Text,
+            };
+            lines.push((position, line_end, line));
+            if line_end >= end {
+                break;
+            }
+            position = self.skip_newline(line_end);
+        }
+
+        // The body is what comes before the first handler, without trailing blank lines.
+        let handler_at = lines.iter().position(|(_, _, line)| matches!(line, Line::Handler(_)));
+        let content = &lines[..handler_at.unwrap_or(lines.len())];
+        let content_end = content.iter().rposition(|(_, _, line)| !matches!(line, Line::Blank));
+        let body = match content_end {
+            None => Body::None,
+            Some(last) => self.body_of(node, first_line, &content[..=last], content_type),
+        };
+
+        if let Some(handler_at) = handler_at {
+            let mut reported_text = false;
+            for (start, line_end, line) in &lines[handler_at..] {
+                match line {
+                    Line::Handler(child) => scripts.push(self.handler(*child)),
+                    Line::Blank => {}
+                    _ if !reported_text => {
+                        reported_text = true;
+                        self.report(
+                            Diagnostic::new(
+                                Code::TextAfterHandler,
+                                self.span(*start, *line_end),
+                                "text after a response handler is not part of the body",
+                            )
+                            .with_hint("move the text above the handler, or start a new request with `###`"),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
+        body
+    }
+
+    fn body_of(
+        &mut self,
+        node: Node<'_>,
+        start: usize,
+        lines: &[(usize, usize, Line<'_>)],
+        content_type: &ContentType,
+    ) -> Body {
+        let end = lines.last().map_or(start, |(_, line_end, _)| *line_end);
+        let filled: Vec<&(usize, usize, Line<'_>)> =
+            lines.iter().filter(|(_, _, line)| !matches!(line, Line::Blank)).collect();
+
+        if let [(_, _, Line::File(reference))] = filled.as_slice() {
+            return Body::File(self.file_body(*reference));
+        }
+        let all_fields = filled.iter().all(|(_, _, line)| matches!(line, Line::Field(_)));
+        if all_fields && content_type.allows_form() {
+            let fields: Vec<Node<'_>> = filled
+                .iter()
+                .filter_map(|(_, _, line)| match line {
+                    Line::Field(field) => Some(*field),
+                    _ => None,
+                })
+                .collect();
+            if !fields.iter().any(|field| self.is_query_string_line(*field)) {
+                let fields: Vec<FormField> = fields.into_iter().map(|field| self.form_field(field)).collect();
+                let multipart = content_type.is_multipart()
+                    || fields.iter().any(|field| matches!(field.value, FormValue::File { .. }));
+                let first = filled.first().map_or(start, |(line_start, _, _)| *line_start);
+                return Body::Form(FormBody { span: self.span(first, end), multipart, fields });
+            }
+        }
+        Body::Inline(self.template_in(node, start, end))
+    }
+
+    /// `a=1&b=2`: written without spaces around `=` and with `&` in the value, the line
+    /// is an already-encoded query string, so the body stays raw.
+    fn is_query_string_line(&self, field: Node<'_>) -> bool {
+        let Some(name) = field.child_by_field_name("name") else {
+            return false;
+        };
+        let name_text = self.node_text(name);
+        let compact = !name_text.contains([' ', '\t']);
+        compact && self.node_text(field).contains('&')
+    }
+
+    fn file_body(&mut self, node: Node<'_>) -> FileBody {
+        let span = self.node_span(node);
+        let mut substitute = false;
+        let mut encoding = None;
+        if let Some(marker) = node.child(0).filter(|marker| marker.kind_id() == self.kinds.file_reference_substitute) {
+            substitute = true;
+            let name = self.node_text(marker).trim_end().trim_start_matches("<@");
+            if !name.is_empty() {
+                encoding = Some(name.to_owned());
+            }
+        }
+        let path = self.template_or_empty(node.child_by_field_name("path"), node.end_byte());
+        FileBody { span, path, substitute, encoding }
+    }
+
+    fn form_field(&mut self, node: Node<'_>) -> FormField {
+        let span = self.node_span(node);
+        let (name_start, name_end) = node.child_by_field_name("name").map_or((span.start, span.start), |name| {
+            let text = self.node_text(name);
+            let before_equals = text.find('=').unwrap_or(text.len());
+            let (start, end) = self.trimmed(name.start_byte(), name.start_byte() + before_equals);
+            (start, end)
+        });
+        let name = Spanned::new(self.slice(name_start, name_end).to_owned(), self.span(name_start, name_end));
+        let value = if let Some(file) = node.child_by_field_name("file") {
+            let path = self.template_or_empty(file.child_by_field_name("path"), file.end_byte());
+            let filename = file
+                .child_by_field_name("filename")
+                .map(|filename| self.template_trimmed(filename))
+                .filter(|filename| !filename.is_empty());
+            FormValue::File { path, filename }
+        } else if let Some(value) = node.child_by_field_name("value") {
+            FormValue::Text(self.template_trimmed(value))
+        } else {
+            FormValue::Text(Template::empty(self.span(node.end_byte(), node.end_byte())))
+        };
+        FormField { span, name, value }
+    }
+
+    pub(crate) fn handler(&mut self, node: Node<'_>) -> Script {
+        let kind = node.kind_id();
+        if kind == self.kinds.script || kind == self.kinds.unclosed_script {
+            self.script(node)
+        } else if kind == self.kinds.output_redirect {
+            let span = self.node_span(node);
+            self.report(
+                Diagnostic::new(Code::UnsupportedScript, span, "response output redirection (`>>`) is not supported")
+                    .with_hint("`volley run --json` writes responses to stdout, redirect that instead"),
+            );
+            Script { span, kind: ScriptKind::OutputRedirect }
+        } else {
+            let span = self.node_span(node);
+            self.report(
+                Diagnostic::new(Code::ResponseReference, span, "response references (`<>`) are ignored")
+                    .with_hint("Volley keeps no response history in files; the line is not part of the body"),
+            );
+            Script { span, kind: ScriptKind::ResponseReference }
+        }
+    }
+}
+
+/// The end of the line starting at `start` (before its line break), at most `end`.
+fn line_end_from(bytes: &[u8], start: usize, end: usize) -> usize {
+    let limit = end.min(bytes.len());
+    bytes[start.min(limit)..limit]
+        .iter()
+        .position(|&byte| byte == b'\n' || byte == b'\r')
+        .map_or(limit, |offset| start + offset)
+}

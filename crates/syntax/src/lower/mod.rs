@@ -1,0 +1,339 @@
+//! Lowering: the tree-sitter tree becomes the typed [`Document`]. This is where the
+//! format's rules that a context-free grammar cannot express live (which body form
+//! applies, which protocol a request uses, which directive wins).
+
+mod body;
+mod errors;
+mod request;
+mod template;
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use crate::chunk::Chunk;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::directive;
+use crate::document::{Block, Directive, Document, Script, ScriptKind, Separator, VariableDeclaration};
+use crate::span::{LineIndex, Position, Span, Spanned};
+use crate::tree::{KINDS, Kinds};
+
+/// Lowers one chunk. Indices (blocks, requests) count from 0 within the chunk;
+/// [`merge`] renumbers them.
+pub(crate) fn lower_chunk(chunk: &Chunk) -> Document {
+    let mut lowerer = Lowerer {
+        text: &chunk.text,
+        lines: &chunk.lines,
+        base: chunk.start,
+        base_line: chunk.start_line,
+        base_column: chunk.start_column,
+        points_agree: crate::chunk::points_agree(&chunk.text),
+        kinds: &KINDS,
+        diagnostics: Vec::new(),
+        variables: Vec::new(),
+        request_count: 0,
+        nesting: 0,
+    };
+    let root = chunk.tree.root_node();
+    if root.has_error() {
+        errors::collect(&mut lowerer, root);
+    }
+    let mut blocks = Vec::new();
+    let mut cursor = root.walk();
+    for node in root.named_children(&mut cursor) {
+        if node.kind_id() == lowerer.kinds.block {
+            let block = lowerer.block(node, blocks.len());
+            blocks.push(block);
+        }
+    }
+    Document { blocks, variables: lowerer.variables, diagnostics: lowerer.diagnostics }
+}
+
+/// Joins the documents of consecutive chunks into the document of the file.
+pub(crate) fn merge(parts: Vec<Document>) -> Document {
+    let mut document = Document { blocks: Vec::new(), variables: Vec::new(), diagnostics: Vec::new() };
+    let mut requests = 0;
+    for part in parts {
+        let block_offset = document.blocks.len();
+        for mut block in part.blocks {
+            block.index += block_offset;
+            if let Some(request) = &mut block.request {
+                request.index = requests;
+                request.block = block.index;
+                requests += 1;
+            }
+            document.blocks.push(block);
+        }
+        document.variables.extend(part.variables.into_iter().map(|mut variable| {
+            variable.block += block_offset;
+            variable
+        }));
+        document.diagnostics.extend(part.diagnostics);
+    }
+    check_duplicate_names(&document.blocks, &mut document.diagnostics);
+    document.diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+    document
+}
+
+/// The state of one lowering pass.
+pub(crate) struct Lowerer<'a> {
+    /// The chunk's text; node offsets are relative to it.
+    pub(crate) text: &'a str,
+    lines: &'a LineIndex,
+    /// Where the chunk starts in the file.
+    base: usize,
+    base_line: u32,
+    base_column: u32,
+    /// `false` when the chunk has lone `\r` line breaks, which tree-sitter's points do
+    /// not count: positions then come from the line index.
+    points_agree: bool,
+    pub(crate) kinds: &'static Kinds,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    variables: Vec<VariableDeclaration>,
+    request_count: usize,
+    /// Depth of interpolations being lowered (see [`template::MAX_NESTING`]).
+    pub(crate) nesting: usize,
+}
+
+impl<'a> Lowerer<'a> {
+    // ------------------------------------------------------------------ spans and text
+
+    /// The file position of a chunk-local position.
+    fn place(&self, position: Position) -> Position {
+        if position.line == 0 {
+            Position::new(self.base_line, self.base_column + position.column)
+        } else {
+            Position::new(self.base_line + position.line, position.column)
+        }
+    }
+
+    fn global_span(&self, start: usize, end: usize, start_position: Position, end_position: Position) -> Span {
+        Span {
+            start: self.base + start,
+            end: self.base + end,
+            start_position: self.place(start_position),
+            end_position: self.place(end_position),
+        }
+    }
+
+    /// The span of a node, from the positions tree-sitter already computed.
+    pub(crate) fn node_span(&self, node: Node<'_>) -> Span {
+        if !self.points_agree {
+            return self.span(node.start_byte(), node.end_byte());
+        }
+        let start = node.start_position();
+        let end = node.end_position();
+        self.global_span(
+            node.start_byte(),
+            node.end_byte(),
+            Position::new(start.row as u32, start.column as u32),
+            Position::new(end.row as u32, end.column as u32),
+        )
+    }
+
+    /// The span of a chunk-local byte range.
+    pub(crate) fn span(&self, start: usize, end: usize) -> Span {
+        self.global_span(start, end, self.lines.position(start), self.lines.position(end))
+    }
+
+    /// The span of a node without the line break some nodes start with (separators,
+    /// blocks and bodies begin with the break that ends the line before them).
+    pub(crate) fn span_after_newline(&self, node: Node<'_>) -> Span {
+        let start = self.skip_newline(node.start_byte()).min(node.end_byte());
+        if start == node.start_byte() {
+            self.node_span(node)
+        } else if !self.points_agree {
+            self.span(start, node.end_byte())
+        } else {
+            let end = node.end_position();
+            self.global_span(
+                start,
+                node.end_byte(),
+                self.lines.position(start),
+                Position::new(end.row as u32, end.column as u32),
+            )
+        }
+    }
+
+    /// The offset after the line break at `offset`, or `offset` when there is none.
+    pub(crate) fn skip_newline(&self, offset: usize) -> usize {
+        let bytes = self.text.as_bytes();
+        match bytes.get(offset) {
+            Some(b'\r') if bytes.get(offset + 1) == Some(&b'\n') => offset + 2,
+            Some(b'\r' | b'\n') => offset + 1,
+            _ => offset,
+        }
+    }
+
+    /// The text of a byte range; empty (and a failed debug assertion) if the range is
+    /// not valid, so that no input can make lowering panic in release builds.
+    pub(crate) fn slice(&self, start: usize, end: usize) -> &'a str {
+        let slice = self.text.get(start..end);
+        debug_assert!(slice.is_some(), "invalid range {start}..{end}");
+        slice.unwrap_or_default()
+    }
+
+    pub(crate) fn node_text(&self, node: Node<'_>) -> &'a str {
+        self.slice(node.start_byte(), node.end_byte())
+    }
+
+    /// The range of a node with the spaces and tabs at both ends removed.
+    pub(crate) fn trimmed(&self, start: usize, end: usize) -> (usize, usize) {
+        let bytes = self.text.as_bytes();
+        let mut start = start;
+        let mut end = end;
+        while start < end && matches!(bytes[start], b' ' | b'\t') {
+            start += 1;
+        }
+        while end > start && matches!(bytes[end - 1], b' ' | b'\t') {
+            end -= 1;
+        }
+        (start, end)
+    }
+
+    /// The trimmed text of a node with its span; `None` when only spaces are left.
+    pub(crate) fn trimmed_text(&self, node: Node<'_>) -> Option<Spanned<String>> {
+        let (start, end) = self.trimmed(node.start_byte(), node.end_byte());
+        (start < end).then(|| Spanned::new(self.slice(start, end).to_owned(), self.span(start, end)))
+    }
+
+    pub(crate) fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    // ------------------------------------------------------------------ blocks
+
+    fn block(&mut self, node: Node<'_>, index: usize) -> Block {
+        let kinds = self.kinds;
+        let mut separator = None;
+        let mut directives = Vec::new();
+        let mut scripts = Vec::new();
+        let mut request = None;
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let kind = child.kind_id();
+            if kind == kinds.separator {
+                separator = Some(self.separator(child));
+            } else if kind == kinds.directive {
+                directives.push(self.directive(child));
+            } else if kind == kinds.variable_declaration {
+                self.variable_declaration(child, index);
+            } else if kind == kinds.script || kind == kinds.unclosed_script {
+                scripts.push(self.script(child));
+            } else if kind == kinds.request {
+                let separator_name = separator.as_ref().and_then(|s: &Separator| s.name.clone());
+                let taken = std::mem::take(&mut directives);
+                let before = std::mem::take(&mut scripts);
+                request = Some(self.request(child, index, separator_name, taken, before));
+            }
+        }
+        let span = self.span_after_newline(node);
+        if request.is_none() {
+            if let Some(first) = directives.first() {
+                self.report(
+                    Diagnostic::new(
+                        Code::BlockWithoutRequest,
+                        first.span,
+                        "directives in a block without a request line apply to nothing",
+                    )
+                    .with_hint("add a request line (`GET https://…`) below them, or delete them"),
+                );
+            } else if let Some(Separator { name: Some(name), .. }) = &separator {
+                self.report(
+                    Diagnostic::new(
+                        Code::BlockWithoutRequest,
+                        name.span,
+                        format!("block `{}` has no request line", name.value),
+                    )
+                    .with_hint("add a request line (`GET https://…`) to the block, or remove the separator"),
+                );
+            }
+        }
+        Block { index, span, separator, request, orphan_directives: directives }
+    }
+
+    fn separator(&self, node: Node<'_>) -> Separator {
+        let name = node
+            .child_by_field_name("name")
+            .and_then(|name| self.trimmed_text(name))
+            .filter(|name| !name.value.is_empty());
+        Separator { span: self.span_after_newline(node), name }
+    }
+
+    pub(crate) fn directive(&mut self, node: Node<'_>) -> Directive {
+        let name_node = node.child_by_field_name("name");
+        let name = name_node.map_or_else(
+            || Spanned::new(String::new(), self.node_span(node)),
+            |name| Spanned::new(self.node_text(name).to_owned(), self.node_span(name)),
+        );
+        let value = node
+            .child_by_field_name("value")
+            .map(|value| self.template_trimmed(value))
+            .filter(|value| !value.is_empty());
+        let kind = directive::kind_of(&name.value);
+        Directive { span: self.node_span(node), name, kind, value }
+    }
+
+    fn variable_declaration(&mut self, node: Node<'_>, block: usize) {
+        let Some(name_node) = node.child_by_field_name("name") else {
+            return;
+        };
+        let name = Spanned::new(self.node_text(name_node).to_owned(), self.node_span(name_node));
+        let span = self.node_span(node);
+        let value = self.template_or_empty(node.child_by_field_name("value"), node.end_byte());
+        self.variables.push(VariableDeclaration { span, name, value, block });
+    }
+
+    pub(crate) fn script(&mut self, node: Node<'_>) -> Script {
+        let span = self.node_span(node);
+        let kind =
+            if self.node_text(node).starts_with('<') { ScriptKind::PreRequest } else { ScriptKind::ResponseHandler };
+        if node.kind_id() == self.kinds.unclosed_script {
+            self.report(
+                Diagnostic::new(Code::UnclosedScript, span, "script `{%` is not closed")
+                    .with_hint("end it with `%}`; a line starting with `###` always starts a new block"),
+            );
+            return Script { span, kind };
+        }
+        let what = match kind {
+            ScriptKind::PreRequest => "pre-request scripts are not supported",
+            _ => "response-handler scripts are not supported",
+        };
+        self.report(Diagnostic::new(Code::UnsupportedScript, span, what).with_hint(
+            "check responses with `# @assert …` and reuse values with request variables \
+             (`{{login.response.body.$.token}}`)",
+        ));
+        Script { span, kind }
+    }
+
+    pub(crate) fn next_request_index(&mut self) -> usize {
+        let index = self.request_count;
+        self.request_count += 1;
+        index
+    }
+}
+
+/// Warns on every request named like an earlier one.
+fn check_duplicate_names(blocks: &[Block], diagnostics: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<&str, Span> = HashMap::new();
+    for request in blocks.iter().filter_map(|block| block.request.as_ref()) {
+        let Some(name) = &request.name else { continue };
+        if let Some(first) = seen.get(name.value.as_str()) {
+            let hint = format!(
+                "the first request named `{}` is at line {}; request variables and --name pick the first",
+                name.value,
+                first.start_position.line + 1
+            );
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::DuplicateRequestName,
+                    name.span,
+                    format!("duplicate request name `{}`", name.value),
+                )
+                .with_hint(hint),
+            );
+        } else {
+            seen.insert(&name.value, name.span);
+        }
+    }
+}

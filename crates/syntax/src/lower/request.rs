@@ -1,0 +1,394 @@
+//! Requests: the request line, headers, directives and the protocol they imply.
+
+use tree_sitter::Node;
+
+use super::Lowerer;
+use super::body::ContentType;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::directive::{self, DirectiveKind, ValueRule};
+use crate::document::{Body, Directive, Header, Protocol, Request, Script, SseOptions, WebSocketOptions};
+use crate::method::Method;
+use crate::span::{Span, Spanned};
+use crate::suggest;
+use crate::template::{Part, Template};
+
+/// What the request line says, before directives are applied.
+struct RequestLine {
+    span: Span,
+    method: Spanned<Method>,
+    websocket_method: bool,
+    url: Template,
+    http_version: Option<Spanned<String>>,
+}
+
+impl Lowerer<'_> {
+    pub(crate) fn request(
+        &mut self,
+        node: Node<'_>,
+        block: usize,
+        separator_name: Option<Spanned<String>>,
+        directives: Vec<Directive>,
+        mut scripts: Vec<Script>,
+    ) -> Request {
+        let kinds = self.kinds;
+        let index = self.next_request_index();
+        let mut line = None;
+        let mut headers = Vec::new();
+        let mut continuations = Vec::new();
+        let mut body_node = None;
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let kind = child.kind_id();
+            if kind == kinds.request_line {
+                line = Some(self.request_line(child));
+            } else if kind == kinds.query_continuation {
+                continuations.push(child);
+            } else if kind == kinds.header {
+                headers.push(self.header(child));
+            } else if kind == kinds.directive {
+                let misplaced = self.directive(child);
+                self.report(
+                    Diagnostic::new(
+                        Code::DirectiveAfterRequestLine,
+                        misplaced.span,
+                        format!("directive `@{}` after the request line", misplaced.name.value),
+                    )
+                    .with_hint("directives go above the request line; move it there"),
+                );
+            } else if kind == kinds.script || kind == kinds.unclosed_script {
+                scripts.push(self.script(child));
+            } else if kind == kinds.output_redirect {
+                scripts.push(self.handler(child));
+            } else if kind == kinds.body {
+                body_node = Some(child);
+            }
+        }
+        let mut line = line.unwrap_or_else(|| {
+            // The grammar always gives a request a request line; stay total anyway.
+            let span = self.node_span(node);
+            RequestLine {
+                span,
+                method: Spanned::new(Method::Get, span),
+                websocket_method: false,
+                url: Template::empty(span),
+                http_version: None,
+            }
+        });
+        for continuation in continuations {
+            self.append_continuation(&mut line.url, continuation);
+        }
+        let content_type = ContentType::of(&headers);
+        let body = match body_node {
+            Some(body) => self.body(body, &content_type, &mut scripts),
+            None => Body::None,
+        };
+        let mut request = Request {
+            index,
+            block,
+            span: self.node_span(node),
+            line_span: line.span,
+            name: separator_name,
+            description: None,
+            directives: Vec::new(),
+            method: line.method,
+            url: line.url,
+            http_version: line.http_version,
+            headers,
+            body,
+            protocol: Protocol::Http,
+            timeout_ms: None,
+            no_redirect: false,
+            no_cookie_jar: false,
+            scripts,
+        };
+        self.apply_directives(&mut request, directives, line.websocket_method);
+        request
+    }
+
+    fn request_line(&mut self, node: Node<'_>) -> RequestLine {
+        let span = self.node_span(node);
+        let mut method = None;
+        let mut websocket_method = false;
+        let mut url = None;
+        let mut http_version = None;
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            let kind = child.kind_id();
+            if kind == self.kinds.method {
+                let word = self.node_text(child);
+                let child_span = self.node_span(child);
+                let parsed = if word.eq_ignore_ascii_case("WEBSOCKET") {
+                    websocket_method = true;
+                    Method::Get
+                } else {
+                    Method::from_word(word)
+                };
+                if !parsed.is_known() {
+                    let candidates = Method::KNOWN.iter().copied().chain(["WEBSOCKET"]);
+                    let mut diagnostic =
+                        Diagnostic::new(Code::UnknownMethod, child_span, format!("unknown method `{word}`"));
+                    diagnostic = match suggest::closest(word, candidates) {
+                        Some(best) => diagnostic.with_hint(format!("did you mean `{best}`?")),
+                        None => diagnostic.with_hint(format!(
+                            "methods are {}; a comment line starts with `#`",
+                            Method::KNOWN.join(", ")
+                        )),
+                    };
+                    self.report(diagnostic);
+                }
+                method = Some(Spanned::new(parsed, child_span));
+            } else if kind == self.kinds.url {
+                url = Some(self.template_trimmed(child));
+            } else if kind == self.kinds.http_version {
+                http_version = Some(Spanned::new(self.node_text(child).to_owned(), self.node_span(child)));
+            }
+        }
+        let url = url.unwrap_or_else(|| {
+            self.report(
+                Diagnostic::new(Code::MissingUrl, span, "request line without a URL")
+                    .with_hint("write the URL after the method: `GET https://example.com/`"),
+            );
+            Template::empty(self.span(node.end_byte(), node.end_byte()))
+        });
+        let method = method.unwrap_or_else(|| {
+            let at = Span { end: url.span.start, end_position: url.span.start_position, ..url.span };
+            Spanned::new(Method::Get, at)
+        });
+        RequestLine { span, method, websocket_method, url, http_version }
+    }
+
+    /// Appends a `?a=1` / `&b=2` line to the URL. The first continuation of a URL
+    /// without a query starts the query even when written with `&`.
+    fn append_continuation(&mut self, url: &mut Template, node: Node<'_>) {
+        let (start, _) = self.trimmed(node.start_byte(), node.end_byte());
+        let written = self.slice(start, start + 1);
+        let has_query = url.parts.iter().any(|part| matches!(part, Part::Text(text) if text.value.contains('?')));
+        let separator = if has_query { written } else { "?" };
+        url.parts.push(Part::Text(Spanned::new(separator.to_owned(), self.span(start, start + 1))));
+        if let Some(value) = node.child_by_field_name("value") {
+            let value = self.template_trimmed(value);
+            url.parts.extend(value.parts);
+        }
+        url.span = url.span.cover(self.node_span(node));
+    }
+
+    fn header(&mut self, node: Node<'_>) -> Header {
+        let span = self.node_span(node);
+        let name =
+            node.child_by_field_name("name").map_or_else(|| Template::empty(span), |name| self.template_trimmed(name));
+        let has_colon = node.child_count() > 1;
+        let value = self.template_or_empty(node.child_by_field_name("value"), node.end_byte());
+        if !has_colon {
+            let text = self.node_text(node).trim();
+            let hint = if text.starts_with('@') {
+                "file variables (`@name = value`) go above the request line"
+            } else if text.starts_with(['{', '[', '<', '"']) {
+                "a body needs a blank line between the headers and it"
+            } else {
+                "write headers as `Name: value`; a blank line starts the body"
+            };
+            self.report(
+                Diagnostic::new(Code::MalformedHeader, span, format!("header line without `:`: `{}`", clip(text)))
+                    .with_hint(hint),
+            );
+        } else if let Some(literal) =
+            name.as_literal().filter(|literal| literal.is_empty() || !literal.bytes().all(is_token_byte))
+        {
+            let hint = if literal.starts_with(['{', '[', '<', '"']) {
+                "a body needs a blank line between the headers and it"
+            } else {
+                "header names are letters, digits and `!#$%&'*+-.^_`|~`, without spaces"
+            };
+            self.report(
+                Diagnostic::new(Code::MalformedHeader, name.span, format!("invalid header name `{}`", clip(&literal)))
+                    .with_hint(hint),
+            );
+        }
+        Header { span, name, value }
+    }
+
+    // ------------------------------------------------------------------ directives
+
+    fn apply_directives(&mut self, request: &mut Request, directives: Vec<Directive>, websocket_method: bool) {
+        let mut sse_directive = None;
+        let mut ws_directive = None;
+        let mut last_event_id = None;
+        let mut subprotocols = None;
+        let mut connect_timeout = None;
+        for directive in &directives {
+            if !self.check_directive_value(directive) {
+                continue;
+            }
+            match directive.kind {
+                DirectiveKind::Name => {
+                    if let Some(value) = &directive.value {
+                        let text = value.to_source();
+                        request.name = Some(Spanned::new(text, value.span));
+                    }
+                }
+                DirectiveKind::Description => {
+                    if let Some(value) = &directive.value {
+                        request.description = Some(Spanned::new(value.to_source(), value.span));
+                    }
+                }
+                DirectiveKind::Timeout => request.timeout_ms = self.duration(directive),
+                DirectiveKind::WsConnectTimeout => connect_timeout = self.duration(directive),
+                DirectiveKind::Sse => sse_directive = Some(directive.span),
+                DirectiveKind::Ws => ws_directive = Some(directive.span),
+                DirectiveKind::LastEventId => last_event_id.clone_from(&directive.value),
+                DirectiveKind::WsSubprotocols => subprotocols.clone_from(&directive.value),
+                DirectiveKind::NoRedirect => request.no_redirect = true,
+                DirectiveKind::NoCookieJar => request.no_cookie_jar = true,
+                DirectiveKind::Assert | DirectiveKind::Ignored | DirectiveKind::Unknown => {}
+            }
+        }
+        request.directives = directives;
+
+        let scheme = request.url.literal_prefix().to_ascii_lowercase();
+        let ws_url = scheme.starts_with("ws://") || scheme.starts_with("wss://");
+        let sse_accept = request.headers_named("accept").find(|header| {
+            header.value.as_literal().is_some_and(|value| value.to_ascii_lowercase().contains("text/event-stream"))
+        });
+        let websocket = ws_directive.is_some() || websocket_method || ws_url;
+        let sse = sse_directive.or(sse_accept.map(|header| header.span));
+
+        if websocket {
+            if let Some(sse_span) = sse {
+                self.report(
+                    Diagnostic::new(Code::ConflictingProtocol, sse_span, "a request cannot be both SSE and WebSocket")
+                        .with_hint("remove `@sse` / `Accept: text/event-stream`, or the WebSocket marker"),
+                );
+            }
+            if request.method.value != Method::Get {
+                self.report(
+                    Diagnostic::new(
+                        Code::ConflictingProtocol,
+                        request.method.span,
+                        format!("a WebSocket request is opened with GET, not {}", request.method.value),
+                    )
+                    .with_hint("write `GET` (or `WEBSOCKET`) before the ws:// URL"),
+                );
+            }
+            if let Some(span) = request.body.span() {
+                self.report(
+                    Diagnostic::new(Code::WebSocketBody, span, "a WebSocket request cannot have a body")
+                        .with_hint("send messages after connecting; remove the body (inline, `< file` or form fields)"),
+                );
+            }
+            request.protocol =
+                Protocol::WebSocket(WebSocketOptions { subprotocols, connect_timeout_ms: connect_timeout });
+            if let Some(value) = last_event_id {
+                self.ineffective(value.span, "@lastEventId", "SSE");
+            }
+        } else {
+            if let Some(value) = &subprotocols {
+                self.ineffective(value.span, "@ws-subprotocols", "WebSocket");
+            }
+            if let Some(timeout) = &connect_timeout {
+                self.ineffective(timeout.span, "@ws-connect-timeout", "WebSocket");
+            }
+            if sse.is_some() {
+                request.protocol = Protocol::Sse(SseOptions { last_event_id });
+            } else if let Some(value) = last_event_id {
+                self.ineffective(value.span, "@lastEventId", "SSE");
+            }
+        }
+    }
+
+    /// Reports a missing or unexpected value and unknown names; `false` when the
+    /// directive cannot be applied.
+    fn check_directive_value(&mut self, directive: &Directive) -> bool {
+        let name = &directive.name.value;
+        match directive.kind {
+            DirectiveKind::Unknown => {
+                let candidates = directive::SUPPORTED.iter().map(|info| info.name);
+                let diagnostic = Diagnostic::new(
+                    Code::UnknownDirective,
+                    directive.name.span,
+                    format!("unknown directive `@{name}`"),
+                );
+                let diagnostic = match suggest::closest(name, candidates) {
+                    Some(best) => diagnostic.with_hint(format!("did you mean `@{best}`?")),
+                    None => diagnostic.with_hint("a plain comment is written `# text` without `@`"),
+                };
+                self.report(diagnostic);
+                return false;
+            }
+            DirectiveKind::Ignored => {
+                self.report(
+                    Diagnostic::new(
+                        Code::UnsupportedDirective,
+                        directive.name.span,
+                        format!("`@{name}` is read but has no effect in Volley"),
+                    )
+                    .with_hint("see docs/format.md for the directives Volley acts on"),
+                );
+                return false;
+            }
+            _ => {}
+        }
+        let rule = directive::info(directive.kind).map_or(ValueRule::Optional, |info| info.value);
+        match (rule, &directive.value) {
+            (ValueRule::Required, None) => {
+                let placeholder = directive::info(directive.kind).map_or("", |info| info.placeholder);
+                self.report(
+                    Diagnostic::new(Code::MissingDirectiveValue, directive.span, format!("`@{name}` needs a value"))
+                        .with_hint(format!("write `# @{name} {placeholder}`")),
+                );
+                false
+            }
+            (ValueRule::None, Some(value)) => {
+                self.report(
+                    Diagnostic::new(Code::UnexpectedDirectiveValue, value.span, format!("`@{name}` takes no value"))
+                        .with_hint("the value is ignored; remove it"),
+                );
+                true
+            }
+            _ => true,
+        }
+    }
+
+    fn duration(&mut self, directive: &Directive) -> Option<Spanned<u64>> {
+        let value = directive.value.as_ref()?;
+        let literal = value.as_literal();
+        if let Some(millis) = literal.as_deref().and_then(directive::parse_duration_ms) {
+            Some(Spanned::new(millis, value.span))
+        } else {
+            let shown = literal.unwrap_or_else(|| value.to_source());
+            self.report(
+                Diagnostic::new(
+                    Code::InvalidTimeout,
+                    value.span,
+                    format!("invalid `@{}` value `{}`", directive.name.value, clip(&shown)),
+                )
+                .with_hint("write a positive number of milliseconds, e.g. `5000` (or `5 s`, `2 m`)"),
+            );
+            None
+        }
+    }
+
+    fn ineffective(&mut self, span: Span, directive: &str, protocol: &str) {
+        self.report(
+            Diagnostic::new(
+                Code::IneffectiveDirective,
+                span,
+                format!("`{directive}` has no effect on a request that is not {protocol}"),
+            )
+            .with_hint(format!("mark the request as {protocol}, or remove the directive")),
+        );
+    }
+}
+
+/// Bytes allowed in a header name (RFC 9110 `token`).
+fn is_token_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
+}
+
+/// The first 60 characters of a text, for messages.
+pub(crate) fn clip(text: &str) -> String {
+    let mut clipped: String = text.chars().take(60).collect();
+    if clipped.len() < text.len() {
+        clipped.push('…');
+    }
+    clipped
+}

@@ -1,0 +1,91 @@
+//! HTTP methods of the request line.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// A request method. The nine of the spec are recognised in any case; anything else is
+/// kept as written and reported as `unknown-method`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(into = "String")]
+pub enum Method {
+    /// `GET` (also a bare URL and the `WEBSOCKET` of the `JetBrains` client).
+    Get,
+    /// `HEAD`.
+    Head,
+    /// `POST`.
+    Post,
+    /// `PUT`.
+    Put,
+    /// `DELETE`.
+    Delete,
+    /// `CONNECT`.
+    Connect,
+    /// `OPTIONS`.
+    Options,
+    /// `TRACE`.
+    Trace,
+    /// `PATCH`.
+    Patch,
+    /// Anything else, upper-cased.
+    Other(String),
+}
+
+impl Method {
+    /// The nine methods of the spec, upper case.
+    pub const KNOWN: [&'static str; 9] =
+        ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "CONNECT"];
+
+    /// The method for a word of the request line (case-insensitive).
+    #[must_use]
+    pub fn from_word(word: &str) -> Method {
+        let upper = word.to_ascii_uppercase();
+        match upper.as_str() {
+            "GET" => Method::Get,
+            "HEAD" => Method::Head,
+            "POST" => Method::Post,
+            "PUT" => Method::Put,
+            "DELETE" => Method::Delete,
+            "CONNECT" => Method::Connect,
+            "OPTIONS" => Method::Options,
+            "TRACE" => Method::Trace,
+            "PATCH" => Method::Patch,
+            _ => Method::Other(upper),
+        }
+    }
+
+    /// The method name, upper case.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+            Method::Connect => "CONNECT",
+            Method::Options => "OPTIONS",
+            Method::Trace => "TRACE",
+            Method::Patch => "PATCH",
+            Method::Other(name) => name,
+        }
+    }
+
+    /// `false` for [`Method::Other`].
+    #[must_use]
+    pub fn is_known(&self) -> bool {
+        !matches!(self, Method::Other(_))
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<Method> for String {
+    fn from(method: Method) -> Self {
+        method.as_str().to_owned()
+    }
+}

@@ -1,0 +1,248 @@
+//! The concrete syntax tree: tree-sitter parsing, incremental reparsing, and the node
+//! kind ids the typed layer dispatches on.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use tree_sitter::{Language, Parser, Tree};
+
+use crate::chunk::{self, Chunk};
+use crate::document::Document;
+use crate::span::Position;
+
+/// The tree-sitter language of `.http` files.
+#[must_use]
+pub fn language() -> Language {
+    tree_sitter_volley_http::LANGUAGE.into()
+}
+
+thread_local! {
+    // A parser is cheap to keep and costly to create; one per thread, reused.
+    static PARSER: RefCell<Parser> = RefCell::new(new_parser());
+}
+
+fn new_parser() -> Parser {
+    let mut parser = Parser::new();
+    parser.set_language(&language()).expect("the generated grammar and the runtime share an ABI version");
+    parser
+}
+
+pub(crate) fn parse_tree(text: &str, old: Option<&Tree>) -> Tree {
+    PARSER.with(|parser| {
+        parser
+            .borrow_mut()
+            .parse(text, old)
+            .expect("parsing cannot fail: the language is set and no cancellation is used")
+    })
+}
+
+/// An edit that does not fit the text it is applied to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditError {
+    /// The rejected range.
+    pub range: Range<usize>,
+    /// The length of the text.
+    pub len: usize,
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "edit range {}..{} does not fit a text of {} bytes on character boundaries",
+            self.range.start, self.range.end, self.len
+        )
+    }
+}
+
+impl std::error::Error for EditError {}
+
+/// A text with its syntax trees, kept in step through edits: the language server's
+/// view of a document.
+///
+/// The text is held in chunks of whole blocks, each with its own tree (see
+/// `chunk.rs`): an edit reparses only the chunk it falls in, incrementally, so its cost
+/// does not grow with the size of the file.
+///
+/// ```
+/// let mut tree = volley_syntax::SyntaxTree::new("GET https://example.com/a\n");
+/// tree.edit(24..25, "b").unwrap();
+/// assert_eq!(tree.text(), "GET https://example.com/b\n");
+/// let document = tree.document();
+/// assert_eq!(document.request(0).unwrap().url.as_literal().unwrap(), "https://example.com/b");
+/// ```
+#[derive(Clone)]
+pub struct SyntaxTree {
+    chunks: Vec<Chunk>,
+    /// Chunk size to aim for (see `chunk.rs`).
+    target: usize,
+}
+
+impl fmt::Debug for SyntaxTree {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SyntaxTree")
+            .field("len", &self.len())
+            .field("chunks", &self.chunks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SyntaxTree {
+    /// Parses `text` from scratch.
+    #[must_use]
+    pub fn new(text: impl AsRef<str>) -> Self {
+        Self::with_chunk_size(text, chunk::TARGET_CHUNK_BYTES)
+    }
+
+    /// Like [`SyntaxTree::new`] with another chunk size: tests use tiny chunks to
+    /// exercise chunk boundaries with small texts. The document does not depend on it.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_chunk_size(text: impl AsRef<str>, target: usize) -> Self {
+        let target = target.max(1);
+        let chunks = chunk::parse_chunks(text.as_ref(), target, |chunk| chunk);
+        Self { chunks, target }
+    }
+
+    /// Number of chunks the text is held in.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Replaces `range` (bytes of the current text) with `new_text` and reparses what
+    /// changed, reusing the unchanged parts of the previous trees.
+    pub fn edit(&mut self, range: Range<usize>, new_text: &str) -> Result<(), EditError> {
+        let len = self.len();
+        if range.start > range.end
+            || range.end > len
+            || !self.is_char_boundary(range.start)
+            || !self.is_char_boundary(range.end)
+        {
+            return Err(EditError { range, len });
+        }
+        chunk::edit(&mut self.chunks, self.target, range, new_text);
+        Ok(())
+    }
+
+    /// Length of the text in bytes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.chunks.last().map_or(0, |chunk| chunk.start + chunk.text.len())
+    }
+
+    /// `true` for an empty text.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The current text (assembled from the chunks).
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut text = String::with_capacity(self.len());
+        for chunk in &self.chunks {
+            text.push_str(&chunk.text);
+        }
+        text
+    }
+
+    /// The trees of the text, each with the byte offset and position where its text
+    /// starts. Node offsets and positions in a tree are relative to that start.
+    pub fn trees(&self) -> impl Iterator<Item = (usize, Position, &Tree)> {
+        self.chunks.iter().map(|chunk| (chunk.start, Position::new(chunk.start_line, chunk.start_column), &chunk.tree))
+    }
+
+    /// Builds the typed document of the current text.
+    #[must_use]
+    pub fn document(&self) -> Document {
+        let parts = chunk::map_chunks(&self.chunks, crate::lower::lower_chunk);
+        crate::lower::merge(parts)
+    }
+
+    fn is_char_boundary(&self, offset: usize) -> bool {
+        let index = self.chunks.partition_point(|chunk| chunk.start <= offset).saturating_sub(1);
+        self.chunks.get(index).is_some_and(|chunk| chunk.text.is_char_boundary(offset - chunk.start))
+    }
+}
+
+/// The kind ids of the grammar's nodes, looked up once so that the typed layer
+/// compares integers instead of strings.
+#[derive(Debug)]
+pub(crate) struct Kinds {
+    pub(crate) argument: u16,
+    pub(crate) arguments: u16,
+    pub(crate) block: u16,
+    pub(crate) body: u16,
+    pub(crate) directive: u16,
+    pub(crate) file_reference: u16,
+    pub(crate) form_field: u16,
+    pub(crate) header: u16,
+    pub(crate) http_version: u16,
+    pub(crate) json_array: u16,
+    pub(crate) method: u16,
+    pub(crate) output_redirect: u16,
+    pub(crate) query_continuation: u16,
+    pub(crate) request: u16,
+    pub(crate) request_line: u16,
+    pub(crate) resolver: u16,
+    pub(crate) resolver_name: u16,
+    pub(crate) response_reference: u16,
+    pub(crate) script: u16,
+    pub(crate) unclosed_script: u16,
+    pub(crate) separator: u16,
+    pub(crate) string: u16,
+    pub(crate) url: u16,
+    pub(crate) variable: u16,
+    pub(crate) variable_declaration: u16,
+    pub(crate) variable_name: u16,
+    pub(crate) close_braces: u16,
+    pub(crate) file_reference_substitute: u16,
+}
+
+pub(crate) static KINDS: LazyLock<Kinds> = LazyLock::new(|| {
+    let language = language();
+    let named = |name: &str| {
+        let id = language.id_for_node_kind(name, true);
+        assert_ne!(id, 0, "node kind `{name}` is missing from the grammar");
+        id
+    };
+    let anonymous = |name: &str| {
+        let id = language.id_for_node_kind(name, false);
+        assert_ne!(id, 0, "token `{name}` is missing from the grammar");
+        id
+    };
+    Kinds {
+        argument: named("argument"),
+        arguments: named("arguments"),
+        block: named("block"),
+        body: named("body"),
+        directive: named("directive"),
+        file_reference: named("file_reference"),
+        form_field: named("form_field"),
+        header: named("header"),
+        http_version: named("http_version"),
+        json_array: named("json_array"),
+        method: named("method"),
+        output_redirect: named("output_redirect"),
+        query_continuation: named("query_continuation"),
+        request: named("request"),
+        request_line: named("request_line"),
+        resolver: named("resolver"),
+        resolver_name: named("resolver_name"),
+        response_reference: named("response_reference"),
+        script: named("script"),
+        unclosed_script: named("unclosed_script"),
+        separator: named("separator"),
+        string: named("string"),
+        url: named("url"),
+        variable: named("variable"),
+        variable_declaration: named("variable_declaration"),
+        variable_name: named("variable_name"),
+        close_braces: anonymous("}}"),
+        file_reference_substitute: anonymous("<@"),
+    }
+});

@@ -1,0 +1,208 @@
+//! Properties that must hold for every input: parsing never panics, spans stay inside
+//! the text, chunking never changes a document, and an edited tree gives the same
+//! document as parsing the edited text from scratch.
+
+use proptest::prelude::*;
+use volley_syntax::{Document, Span, SyntaxTree};
+
+/// Pieces `.http` files are made of, including the awkward ones (line-ending variants,
+/// unclosed braces and scripts, non-ASCII), so that random concatenations reach the
+/// interesting corners of the grammar far more often than random bytes do.
+const PIECES: &[&str] = &[
+    "\n",
+    "\r\n",
+    "\r",
+    "###",
+    "### Name",
+    "\n###\n",
+    "#",
+    "// ",
+    "# @name ",
+    "# @timeout 5",
+    "@",
+    "@v = ",
+    "GET ",
+    "post ",
+    "WEBSOCKET ",
+    "https://example.com/",
+    "ws://h/",
+    "?q=1",
+    "&b=2",
+    " HTTP/1.1",
+    "Accept: ",
+    "Content-Type: application/json",
+    "Content-Type: multipart/form-data",
+    ": ",
+    "{{",
+    "}}",
+    "{{host}}",
+    "{{$uuid()}}",
+    "{{$random(1, 2)}}",
+    "{{$f(\"a,b\", {{x}})}}",
+    "{{$g([\"a\"])}}",
+    "{{$randomInt 1 9}}",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    "(",
+    ")",
+    ",",
+    "< ./f.json",
+    "<@ ./t",
+    "<> ./r",
+    ">> out",
+    "> {%",
+    "%}",
+    "< {%",
+    "{% x %}",
+    "name = value",
+    "file = @./a.png | b.png",
+    "a=1&b=2",
+    "  ",
+    "\t",
+    "x",
+    "é",
+    "😀",
+    "\u{feff}",
+    "%",
+    "$",
+    ".",
+    "=",
+    "|",
+];
+
+fn http_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(PIECES), 0..60).prop_map(|pieces| pieces.concat())
+}
+
+/// An edit: a position and a length in thousandths of the text, and replacement text.
+fn edits() -> impl Strategy<Value = Vec<(usize, usize, String)>> {
+    prop::collection::vec((0..=1000usize, 0..300usize, http_text().prop_map(|t| t.chars().take(12).collect())), 1..8)
+}
+
+fn floor_boundary(text: &str, mut offset: usize) -> usize {
+    offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// Every span lies inside the text on character boundaries and agrees with its own
+/// positions; diagnostics are sorted; blocks follow each other.
+fn check_invariants(text: &str, document: &Document) {
+    let lines = volley_syntax::LineIndex::new(text);
+    let check = |span: Span| {
+        assert!(span.start <= span.end && span.end <= text.len(), "span {span:?} outside a text of {}", text.len());
+        assert!(
+            text.is_char_boundary(span.start) && text.is_char_boundary(span.end),
+            "span {span:?} splits a character"
+        );
+        assert_eq!(lines.position(span.start), span.start_position, "start position of {span:?}");
+        assert_eq!(lines.position(span.end), span.end_position, "end position of {span:?}");
+    };
+    for diagnostic in &document.diagnostics {
+        check(diagnostic.span);
+        assert!(!diagnostic.message.is_empty());
+    }
+    assert!(document.diagnostics.windows(2).all(|pair| pair[0].span.start <= pair[1].span.start));
+    let mut previous_end = 0;
+    for block in &document.blocks {
+        check(block.span);
+        assert!(block.span.start >= previous_end, "blocks overlap");
+        previous_end = block.span.end;
+        if let Some(request) = &block.request {
+            check(request.span);
+            check(request.line_span);
+            check(request.url.span);
+            for header in &request.headers {
+                check(header.span);
+                check(header.name.span);
+                check(header.value.span);
+            }
+            for directive in &request.directives {
+                check(directive.span);
+            }
+            if let Some(span) = request.body.span() {
+                check(span);
+            }
+        }
+    }
+    for variable in &document.variables {
+        check(variable.span);
+        check(variable.value.span);
+    }
+}
+
+proptest! {
+    // 256 cases each by default; `PROPTEST_CASES=20000` for a longer hunt.
+
+    #[test]
+    fn arbitrary_strings_never_panic(text in ".{0,400}") {
+        let document = volley_syntax::parse(&text);
+        check_invariants(&text, &document);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let document = volley_syntax::parse(&text);
+        check_invariants(&text, &document);
+    }
+
+    #[test]
+    fn http_like_text_never_panics(text in http_text()) {
+        let document = volley_syntax::parse(&text);
+        check_invariants(&text, &document);
+    }
+
+    #[test]
+    fn chunking_never_changes_the_document(text in http_text(), size in 1usize..64) {
+        let whole = volley_syntax::parse_unchunked(&text);
+        let chunked = SyntaxTree::with_chunk_size(&text, size).document();
+        let per_block = SyntaxTree::with_chunk_size(&text, 1).document();
+        prop_assert_eq!(&chunked, &per_block);
+        prop_assert_eq!(&whole, &per_block);
+        prop_assert_eq!(volley_syntax::parse(&text), per_block);
+    }
+
+    #[test]
+    fn edits_match_a_fresh_parse(text in http_text(), edits in edits(), size in 1usize..64) {
+        let mut tree = SyntaxTree::with_chunk_size(&text, size);
+        let mut expected = text.clone();
+        for (at, length, insert) in edits {
+            let start = floor_boundary(&expected, at * expected.len() / 1000);
+            let end = floor_boundary(&expected, start + length * expected.len() / 1000);
+            expected.replace_range(start..end, &insert);
+            tree.edit(start..end, &insert).expect("edit on character boundaries");
+            prop_assert_eq!(tree.text(), expected.clone());
+            let document = tree.document();
+            check_invariants(&expected, &document);
+            prop_assert_eq!(document, volley_syntax::parse(&expected));
+        }
+    }
+}
+
+#[test]
+fn edits_out_of_range_or_inside_a_character_are_refused() {
+    let mut tree = SyntaxTree::new("GET https://example.com/é\n");
+    assert!(tree.edit(0..100, "x").is_err());
+    let e_acute = tree.text().find('é').expect("é is in the text");
+    assert!(tree.edit(e_acute + 1..e_acute + 1, "x").is_err());
+    #[allow(clippy::reversed_empty_ranges)] // The point: a reversed range is refused.
+    let reversed = 5..2;
+    assert!(tree.edit(reversed, "x").is_err());
+    assert_eq!(tree.text(), "GET https://example.com/é\n");
+}
+
+#[test]
+fn deeply_nested_interpolations_are_refused_not_overflowed() {
+    let depth = 5_000;
+    let text = format!("GET https://e.com/{}x{}\n", "{{$f(".repeat(depth), ")}}".repeat(depth));
+    let document = volley_syntax::parse(&text);
+    assert!(document.has_errors());
+    let arrays = format!("GET https://e.com/{{{{$f({}{})}}}}\n", "[".repeat(depth), "]".repeat(depth));
+    let _ = volley_syntax::parse(&arrays);
+}

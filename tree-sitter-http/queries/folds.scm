@@ -1,0 +1,5 @@
+; A request folds from its request line to the end of its body; bodies and scripts
+; fold on their own.
+(request) @fold
+(body) @fold
+(script) @fold
