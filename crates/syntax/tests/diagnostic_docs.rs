@@ -1,0 +1,49 @@
+//! Keeps `docs/diagnostics.md` in step with the code: every code has a section, every
+//! section's example produces its code, and the severity table matches.
+
+use volley_syntax::Code;
+
+const DOC: &str = include_str!("../../../docs/diagnostics.md");
+
+/// `(code, example)` for every `## \`code\`` section with its first ```http block.
+fn sections() -> Vec<(String, String)> {
+    let mut sections = Vec::new();
+    for part in DOC.split("\n## `").skip(1) {
+        let code = part.split('`').next().unwrap_or_default().to_owned();
+        let example = part
+            .split("```http\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .unwrap_or_else(|| panic!("section `{code}` has no ```http example"))
+            .to_owned();
+        sections.push((code, example));
+    }
+    sections
+}
+
+#[test]
+fn every_code_is_documented_and_nothing_else() {
+    let documented: Vec<String> = sections().into_iter().map(|(code, _)| code).collect();
+    let known: Vec<String> = Code::ALL.iter().map(|code| code.as_str().to_owned()).collect();
+    assert_eq!(documented, known, "docs/diagnostics.md sections must list Code::ALL in order");
+}
+
+#[test]
+fn every_example_produces_its_code() {
+    for (code, example) in sections() {
+        let document = volley_syntax::parse(&example);
+        assert!(
+            document.diagnostics.iter().any(|diagnostic| diagnostic.code.as_str() == code),
+            "the example of `{code}` gives {:?}",
+            document.diagnostics.iter().map(|diagnostic| diagnostic.code.as_str()).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn the_severity_table_matches() {
+    for code in Code::ALL {
+        let row = format!("| `{}` | {} |", code.as_str(), code.severity());
+        assert!(DOC.contains(&row), "docs/diagnostics.md lacks the row {row}");
+    }
+}
