@@ -113,7 +113,9 @@ module.exports = grammar({
       seq(
         alias(token(prec(PREC.directive, /(#|\/\/)[ \t]*@/)), '@'),
         field('name', $.directive_name),
-        optional(seq($._space, optional(field('value', $.value)))),
+        // The value's text starts with the space after the name (one token less per
+        // directive); the typed layer trims it.
+        optional(field('value', $.value)),
       ),
 
     directive_name: (_) => /[A-Za-z_][A-Za-z0-9_.\-]*/,

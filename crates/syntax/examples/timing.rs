@@ -5,7 +5,17 @@
 
 use std::time::Instant;
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
+    #[cfg(feature = "mimalloc")]
+    #[allow(unsafe_code)] // Before any tree-sitter use, as the function requires.
+    // SAFETY: nothing has touched tree-sitter yet in this process.
+    unsafe {
+        volley_syntax::allocator::use_mimalloc_for_trees();
+    }
     let path = std::env::args().nth(1).expect("usage: timing FILE");
     let text = std::fs::read_to_string(path).expect("readable UTF-8 file");
     for _ in 0..3 {

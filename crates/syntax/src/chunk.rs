@@ -276,7 +276,7 @@ pub(crate) fn edit(chunks: &mut Vec<Chunk>, target: usize, range: Range<usize>, 
         }
         let split_blocks = chunks[first].tree.root_node().has_error()
             && block_boundaries(&chunks[first].text).iter().any(|&start| start > 0);
-        if low != first || high != first || split_blocks || chunks[first].text.len() > 4 * target {
+        if low != first || high != first || split_blocks || chunks[first].text.len() > target.saturating_mul(4) {
             resplit(chunks, target, low..=high, None);
         }
     } else {

@@ -40,14 +40,18 @@ impl Document {
         self.requests().find(|request| request.name.as_ref().is_some_and(|n| n.value == name))
     }
 
-    /// The request whose block contains the byte `offset`.
+    /// The block that contains the byte `offset`: the last block starting at or before
+    /// it (a cursor on the line break before a separator belongs to the block above).
+    #[must_use]
+    pub fn block_at(&self, offset: usize) -> Option<&Block> {
+        let index = self.blocks.partition_point(|block| block.span.start <= offset);
+        index.checked_sub(1).and_then(|index| self.blocks.get(index))
+    }
+
+    /// The request of the block that contains the byte `offset`.
     #[must_use]
     pub fn request_at(&self, offset: usize) -> Option<&Request> {
-        self.blocks
-            .iter()
-            .find(|block| block.span.start <= offset && offset < block.span.end.max(block.span.start + 1))
-            .or_else(|| self.blocks.last().filter(|block| offset >= block.span.end))
-            .and_then(|block| block.request.as_ref())
+        self.block_at(offset).and_then(|block| block.request.as_ref())
     }
 
     /// `true` when any diagnostic is an error.
@@ -323,4 +327,35 @@ pub enum ScriptKind {
     OutputRedirect,
     /// `<> ./file`.
     ResponseReference,
+}
+
+#[cfg(test)]
+mod tests {
+    const TEXT: &str = "@host = h\n\n### First\nGET https://a\n\n### Second\n# @name second\nPOST https://b\n\nbody\n###\n# just a comment\n";
+
+    #[test]
+    fn finds_requests_by_index_name_and_offset() {
+        let document = crate::parse(TEXT);
+        assert_eq!(document.requests().count(), 2);
+        assert_eq!(
+            document.request(1).and_then(|request| request.name.as_ref()).map(|name| name.value.as_str()),
+            Some("second")
+        );
+        assert_eq!(document.request_named("First").map(|request| request.index), Some(0));
+        assert_eq!(document.request_named("Second"), None, "@name wins over the separator text");
+        let body = TEXT.find("body").unwrap();
+        assert_eq!(document.request_at(body).map(|request| request.index), Some(1));
+        assert_eq!(document.request_at(0), None, "the first block has no request");
+        let comment = TEXT.find("# just").unwrap();
+        assert!(document.request_at(comment).is_none());
+        assert_eq!(document.block_at(TEXT.len()).map(|block| block.index), Some(3));
+    }
+
+    #[test]
+    fn errors_of_a_request_are_those_in_its_block() {
+        let document = crate::parse("GET https://a/{{x\n###\nGET https://b\n");
+        assert_eq!(document.errors_of(document.request(0).unwrap()).count(), 1);
+        assert_eq!(document.errors_of(document.request(1).unwrap()).count(), 0);
+        assert!(document.has_errors());
+    }
 }

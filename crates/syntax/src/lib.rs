@@ -17,6 +17,8 @@
 //! assert!(document.diagnostics.is_empty());
 //! ```
 
+#[cfg(feature = "mimalloc")]
+pub mod allocator;
 mod chunk;
 mod diagnostic;
 pub mod directive;

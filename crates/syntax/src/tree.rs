@@ -200,6 +200,11 @@ pub(crate) struct Kinds {
     pub(crate) variable_declaration: u16,
     pub(crate) variable_name: u16,
     pub(crate) close_braces: u16,
+    pub(crate) field_name: u16,
+    pub(crate) field_value: u16,
+    pub(crate) field_path: u16,
+    pub(crate) field_file: u16,
+    pub(crate) field_filename: u16,
     pub(crate) file_reference_substitute: u16,
 }
 
@@ -214,6 +219,10 @@ pub(crate) static KINDS: LazyLock<Kinds> = LazyLock::new(|| {
         let id = language.id_for_node_kind(name, false);
         assert_ne!(id, 0, "token `{name}` is missing from the grammar");
         id
+    };
+    let field = |name: &str| {
+        let id = language.field_id_for_name(name);
+        id.unwrap_or_else(|| panic!("field `{name}` is missing from the grammar")).get()
     };
     Kinds {
         argument: named("argument"),
@@ -243,6 +252,11 @@ pub(crate) static KINDS: LazyLock<Kinds> = LazyLock::new(|| {
         variable_declaration: named("variable_declaration"),
         variable_name: named("variable_name"),
         close_braces: anonymous("}}"),
+        field_name: field("name"),
+        field_value: field("value"),
+        field_path: field("path"),
+        field_file: field("file"),
+        field_filename: field("filename"),
         file_reference_substitute: anonymous("<@"),
     }
 });

@@ -5,7 +5,7 @@ use volley_syntax::Code;
 
 const DOC: &str = include_str!("../../../docs/diagnostics.md");
 
-/// `(code, example)` for every `## \`code\`` section with its first ```http block.
+/// `(code, example)` for every code section (a `## ` heading) and its first `http` code block.
 fn sections() -> Vec<(String, String)> {
     let mut sections = Vec::new();
     for part in DOC.split("\n## `").skip(1) {

@@ -3,7 +3,7 @@
 //! document as parsing the edited text from scratch.
 
 use proptest::prelude::*;
-use volley_syntax::{Document, Span, SyntaxTree};
+use volley_syntax::{Body, Document, Expression, FormValue, Part, Span, SyntaxTree, Template};
 
 /// Pieces `.http` files are made of, including the awkward ones (line-ending variants,
 /// unclosed braces and scripts, non-ASCII), so that random concatenations reach the
@@ -103,6 +103,33 @@ fn check_invariants(text: &str, document: &Document) {
         assert_eq!(lines.position(span.start), span.start_position, "start position of {span:?}");
         assert_eq!(lines.position(span.end), span.end_position, "end position of {span:?}");
     };
+    let check_template = |template: &Template| {
+        check(template.span);
+        for part in &template.parts {
+            match part {
+                Part::Text(text) => {
+                    check(text.span);
+                    assert!(text.span.start >= template.span.start && text.span.end <= template.span.end);
+                }
+                Part::Interpolation(interpolation) => {
+                    interpolation.walk(&mut |inner| {
+                        check(inner.span);
+                        if let Some(Expression::Resolver(call)) = &inner.expression {
+                            check(call.name.span);
+                            for argument in call.arguments.templates() {
+                                check(argument.span);
+                                for part in &argument.parts {
+                                    if let Part::Text(text) = part {
+                                        check(text.span);
+                                    }
+                                }
+                            }
+                        }
+                    });
+                }
+            }
+        }
+    };
     for diagnostic in &document.diagnostics {
         check(diagnostic.span);
         assert!(!diagnostic.message.is_empty());
@@ -116,23 +143,48 @@ fn check_invariants(text: &str, document: &Document) {
         if let Some(request) = &block.request {
             check(request.span);
             check(request.line_span);
-            check(request.url.span);
+            check_template(&request.url);
             for header in &request.headers {
                 check(header.span);
-                check(header.name.span);
-                check(header.value.span);
+                check_template(&header.name);
+                check_template(&header.value);
             }
             for directive in &request.directives {
                 check(directive.span);
+                check(directive.name.span);
+                if let Some(value) = &directive.value {
+                    check_template(value);
+                }
             }
-            if let Some(span) = request.body.span() {
-                check(span);
+            match &request.body {
+                Body::None => {}
+                Body::Inline(template) => check_template(template),
+                Body::File(file) => {
+                    check(file.span);
+                    check_template(&file.path);
+                }
+                Body::Form(form) => {
+                    check(form.span);
+                    for field in &form.fields {
+                        check(field.span);
+                        check(field.name.span);
+                        match &field.value {
+                            FormValue::Text(value) => check_template(value),
+                            FormValue::File { path, filename } => {
+                                check_template(path);
+                                if let Some(filename) = filename {
+                                    check_template(filename);
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }
     for variable in &document.variables {
         check(variable.span);
-        check(variable.value.span);
+        check_template(&variable.value);
     }
 }
 

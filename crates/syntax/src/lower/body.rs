@@ -3,10 +3,10 @@
 
 use tree_sitter::Node;
 
-use super::Lowerer;
+use super::{Lowerer, Mark, named_children};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::document::{Body, FileBody, FormBody, FormField, FormValue, Header, Script, ScriptKind};
-use crate::span::Spanned;
+use crate::span::{Position, Spanned};
 use crate::template::Template;
 
 /// The request's `Content-Type`, as far as it is known before substitution.
@@ -63,8 +63,7 @@ impl Lowerer<'_> {
 
         // Named children in order; the hidden text tokens are not nodes, so lines are
         // found in the text and matched to the node that starts them, if any.
-        let mut cursor = node.walk();
-        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        let children: Vec<Node<'_>> = named_children(node).collect();
         let mut next_child = 0;
         let mut lines: Vec<(usize, usize, Line<'_>)> = Vec::new();
         let mut position = first_line;
@@ -107,7 +106,18 @@ impl Lowerer<'_> {
         let content_end = content.iter().rposition(|(_, _, line)| !matches!(line, Line::Blank));
         let body = match content_end {
             None => Body::None,
-            Some(last) => self.body_of(node, first_line, &content[..=last], content_type),
+            Some(last) => {
+                // The body starts on the line after the blank line; every content line
+                // is one row (positions are only used when tree-sitter's rows agree).
+                let first_row = node.start_position().row as u32 + 1;
+                let start = Mark { offset: first_line, position: Position::new(first_row, 0) };
+                let (last_start, last_end, _) = content[last];
+                let end = Mark {
+                    offset: last_end,
+                    position: Position::new(first_row + last as u32, (last_end - last_start) as u32),
+                };
+                self.body_of(node, start, end, &content[..=last], content_type)
+            }
         };
 
         if let Some(handler_at) = handler_at {
@@ -137,11 +147,11 @@ impl Lowerer<'_> {
     fn body_of(
         &mut self,
         node: Node<'_>,
-        start: usize,
+        start: Mark,
+        end: Mark,
         lines: &[(usize, usize, Line<'_>)],
         content_type: &ContentType,
     ) -> Body {
-        let end = lines.last().map_or(start, |(_, line_end, _)| *line_end);
         let filled: Vec<&(usize, usize, Line<'_>)> =
             lines.iter().filter(|(_, _, line)| !matches!(line, Line::Blank)).collect();
 
@@ -161,8 +171,8 @@ impl Lowerer<'_> {
                 let fields: Vec<FormField> = fields.into_iter().map(|field| self.form_field(field)).collect();
                 let multipart = content_type.is_multipart()
                     || fields.iter().any(|field| matches!(field.value, FormValue::File { .. }));
-                let first = filled.first().map_or(start, |(line_start, _, _)| *line_start);
-                return Body::Form(FormBody { span: self.span(first, end), multipart, fields });
+                let first = filled.first().map_or(start.offset, |(line_start, _, _)| *line_start);
+                return Body::Form(FormBody { span: self.span(first, end.offset), multipart, fields });
             }
         }
         Body::Inline(self.template_in(node, start, end))
@@ -171,7 +181,7 @@ impl Lowerer<'_> {
     /// `a=1&b=2`: written without spaces around `=` and with `&` in the value, the line
     /// is an already-encoded query string, so the body stays raw.
     fn is_query_string_line(&self, field: Node<'_>) -> bool {
-        let Some(name) = field.child_by_field_name("name") else {
+        let Some(name) = field.child_by_field_id(self.kinds.field_name) else {
             return false;
         };
         let name_text = self.node_text(name);
@@ -190,27 +200,28 @@ impl Lowerer<'_> {
                 encoding = Some(name.to_owned());
             }
         }
-        let path = self.template_or_empty(node.child_by_field_name("path"), node.end_byte());
+        let path = self.template_or_empty(node.child_by_field_id(self.kinds.field_path), node.end_byte());
         FileBody { span, path, substitute, encoding }
     }
 
     fn form_field(&mut self, node: Node<'_>) -> FormField {
         let span = self.node_span(node);
-        let (name_start, name_end) = node.child_by_field_name("name").map_or((span.start, span.start), |name| {
-            let text = self.node_text(name);
-            let before_equals = text.find('=').unwrap_or(text.len());
-            let (start, end) = self.trimmed(name.start_byte(), name.start_byte() + before_equals);
-            (start, end)
-        });
+        let (name_start, name_end) =
+            node.child_by_field_id(self.kinds.field_name).map_or((span.start, span.start), |name| {
+                let text = self.node_text(name);
+                let before_equals = text.find('=').unwrap_or(text.len());
+                let (start, end) = self.trimmed(name.start_byte(), name.start_byte() + before_equals);
+                (start, end)
+            });
         let name = Spanned::new(self.slice(name_start, name_end).to_owned(), self.span(name_start, name_end));
-        let value = if let Some(file) = node.child_by_field_name("file") {
-            let path = self.template_or_empty(file.child_by_field_name("path"), file.end_byte());
+        let value = if let Some(file) = node.child_by_field_id(self.kinds.field_file) {
+            let path = self.template_or_empty(file.child_by_field_id(self.kinds.field_path), file.end_byte());
             let filename = file
-                .child_by_field_name("filename")
+                .child_by_field_id(self.kinds.field_filename)
                 .map(|filename| self.template_trimmed(filename))
                 .filter(|filename| !filename.is_empty());
             FormValue::File { path, filename }
-        } else if let Some(value) = node.child_by_field_name("value") {
+        } else if let Some(value) = node.child_by_field_id(self.kinds.field_value) {
             FormValue::Text(self.template_trimmed(value))
         } else {
             FormValue::Text(Template::empty(self.span(node.end_byte(), node.end_byte())))

@@ -39,8 +39,7 @@ pub(crate) fn lower_chunk(chunk: &Chunk) -> Document {
         errors::collect(&mut lowerer, root);
     }
     let mut blocks = Vec::new();
-    let mut cursor = root.walk();
-    for node in root.named_children(&mut cursor) {
+    for node in named_children(root) {
         if node.kind_id() == lowerer.kinds.block {
             let block = lowerer.block(node, blocks.len());
             blocks.push(block);
@@ -73,6 +72,86 @@ pub(crate) fn merge(parts: Vec<Document>) -> Document {
     check_duplicate_names(&document.blocks, &mut document.diagnostics);
     document.diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
     document
+}
+
+/// The named children of a node, in order. One cursor, one node per step (the
+/// tree-sitter iterator builds each node twice): lowering is mostly this walk.
+pub(crate) fn named_children(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
+    children(node).filter(Node::is_named)
+}
+
+/// All the (visible) children of a node, in order.
+pub(crate) fn children(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
+    let mut cursor = node.walk();
+    let mut started = false;
+    std::iter::from_fn(move || {
+        let moved = if started { cursor.goto_next_sibling() } else { cursor.goto_first_child() };
+        started = true;
+        moved.then(|| cursor.node())
+    })
+}
+
+/// The field children of a node, found in one pass over its children (looking each up
+/// by field id would walk the children once per field).
+#[derive(Default)]
+pub(crate) struct Fields<'tree> {
+    pub(crate) name: Option<Node<'tree>>,
+    pub(crate) value: Option<Node<'tree>>,
+    pub(crate) path: Option<Node<'tree>>,
+    pub(crate) file: Option<Node<'tree>>,
+    pub(crate) filename: Option<Node<'tree>>,
+    /// Number of visible children (named or not).
+    pub(crate) children: usize,
+}
+
+impl Lowerer<'_> {
+    pub(crate) fn fields<'tree>(&self, node: Node<'tree>) -> Fields<'tree> {
+        let mut fields = Fields::default();
+        let mut cursor = node.walk();
+        if !cursor.goto_first_child() {
+            return fields;
+        }
+        loop {
+            fields.children += 1;
+            if let Some(id) = cursor.field_id() {
+                let id = id.get();
+                let child = Some(cursor.node());
+                if id == self.kinds.field_name {
+                    fields.name = child;
+                } else if id == self.kinds.field_value {
+                    fields.value = child;
+                } else if id == self.kinds.field_path {
+                    fields.path = child;
+                } else if id == self.kinds.field_file {
+                    fields.file = child;
+                } else if id == self.kinds.field_filename {
+                    fields.filename = child;
+                }
+            }
+            if !cursor.goto_next_sibling() {
+                return fields;
+            }
+        }
+    }
+}
+
+/// A chunk-local offset with its chunk-local position, as tree-sitter counts lines.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mark {
+    pub(crate) offset: usize,
+    pub(crate) position: Position,
+}
+
+impl Mark {
+    /// The mark at `offset` on the same line (a move within a line).
+    pub(crate) fn moved_to(self, offset: usize) -> Mark {
+        let column = if offset >= self.offset {
+            self.position.column + (offset - self.offset) as u32
+        } else {
+            self.position.column.saturating_sub((self.offset - offset) as u32)
+        };
+        Mark { offset, position: Position::new(self.position.line, column) }
+    }
 }
 
 /// The state of one lowering pass.
@@ -155,6 +234,35 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Where a node starts.
+    pub(crate) fn start_mark(node: Node<'_>) -> Mark {
+        let point = node.start_position();
+        Mark { offset: node.start_byte(), position: Position::new(point.row as u32, point.column as u32) }
+    }
+
+    /// Where a node ends.
+    pub(crate) fn end_mark(node: Node<'_>) -> Mark {
+        let point = node.end_position();
+        Mark { offset: node.end_byte(), position: Position::new(point.row as u32, point.column as u32) }
+    }
+
+    /// The span between two marks: from their positions when tree-sitter's points agree
+    /// with the line index (no lone `\r`), else from the line index.
+    pub(crate) fn mark_span(&self, start: Mark, end: Mark) -> Span {
+        if self.points_agree {
+            self.global_span(start.offset, end.offset, start.position, end.position)
+        } else {
+            self.span(start.offset, end.offset)
+        }
+    }
+
+    /// The marks of `start..end` with spaces and tabs trimmed from both ends (on the
+    /// same lines, so only columns move).
+    pub(crate) fn trimmed_marks(&self, start: Mark, end: Mark) -> (Mark, Mark) {
+        let (trimmed_start, trimmed_end) = self.trimmed(start.offset, end.offset);
+        (start.moved_to(trimmed_start), end.moved_to(trimmed_end))
+    }
+
     /// The offset after the line break at `offset`, or `offset` when there is none.
     pub(crate) fn skip_newline(&self, offset: usize) -> usize {
         let bytes = self.text.as_bytes();
@@ -209,8 +317,7 @@ impl<'a> Lowerer<'a> {
         let mut directives = Vec::new();
         let mut scripts = Vec::new();
         let mut request = None;
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        for child in named_children(node) {
             let kind = child.kind_id();
             if kind == kinds.separator {
                 separator = Some(self.separator(child));
@@ -254,33 +361,31 @@ impl<'a> Lowerer<'a> {
 
     fn separator(&self, node: Node<'_>) -> Separator {
         let name = node
-            .child_by_field_name("name")
+            .child_by_field_id(self.kinds.field_name)
             .and_then(|name| self.trimmed_text(name))
             .filter(|name| !name.value.is_empty());
         Separator { span: self.span_after_newline(node), name }
     }
 
     pub(crate) fn directive(&mut self, node: Node<'_>) -> Directive {
-        let name_node = node.child_by_field_name("name");
-        let name = name_node.map_or_else(
+        let fields = self.fields(node);
+        let name = fields.name.map_or_else(
             || Spanned::new(String::new(), self.node_span(node)),
             |name| Spanned::new(self.node_text(name).to_owned(), self.node_span(name)),
         );
-        let value = node
-            .child_by_field_name("value")
-            .map(|value| self.template_trimmed(value))
-            .filter(|value| !value.is_empty());
+        let value = fields.value.map(|value| self.template_trimmed(value)).filter(|value| !value.is_empty());
         let kind = directive::kind_of(&name.value);
         Directive { span: self.node_span(node), name, kind, value }
     }
 
     fn variable_declaration(&mut self, node: Node<'_>, block: usize) {
-        let Some(name_node) = node.child_by_field_name("name") else {
+        let fields = self.fields(node);
+        let Some(name_node) = fields.name else {
             return;
         };
         let name = Spanned::new(self.node_text(name_node).to_owned(), self.node_span(name_node));
         let span = self.node_span(node);
-        let value = self.template_or_empty(node.child_by_field_name("value"), node.end_byte());
+        let value = self.template_or_empty(fields.value, node.end_byte());
         self.variables.push(VariableDeclaration { span, name, value, block });
     }
 

@@ -2,8 +2,8 @@
 
 use tree_sitter::Node;
 
-use super::Lowerer;
 use super::body::ContentType;
+use super::{Lowerer, named_children};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::directive::{self, DirectiveKind, ValueRule};
 use crate::document::{Body, Directive, Header, Protocol, Request, Script, SseOptions, WebSocketOptions};
@@ -36,8 +36,7 @@ impl Lowerer<'_> {
         let mut headers = Vec::new();
         let mut continuations = Vec::new();
         let mut body_node = None;
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        for child in named_children(node) {
             let kind = child.kind_id();
             if kind == kinds.request_line {
                 line = Some(self.request_line(child));
@@ -111,8 +110,7 @@ impl Lowerer<'_> {
         let mut websocket_method = false;
         let mut url = None;
         let mut http_version = None;
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        for child in named_children(node) {
             let kind = child.kind_id();
             if kind == self.kinds.method {
                 let word = self.node_text(child);
@@ -165,7 +163,7 @@ impl Lowerer<'_> {
         let has_query = url.parts.iter().any(|part| matches!(part, Part::Text(text) if text.value.contains('?')));
         let separator = if has_query { written } else { "?" };
         url.parts.push(Part::Text(Spanned::new(separator.to_owned(), self.span(start, start + 1))));
-        if let Some(value) = node.child_by_field_name("value") {
+        if let Some(value) = self.fields(node).value {
             let value = self.template_trimmed(value);
             url.parts.extend(value.parts);
         }
@@ -174,10 +172,10 @@ impl Lowerer<'_> {
 
     fn header(&mut self, node: Node<'_>) -> Header {
         let span = self.node_span(node);
-        let name =
-            node.child_by_field_name("name").map_or_else(|| Template::empty(span), |name| self.template_trimmed(name));
-        let has_colon = node.child_count() > 1;
-        let value = self.template_or_empty(node.child_by_field_name("value"), node.end_byte());
+        let fields = self.fields(node);
+        let name = fields.name.map_or_else(|| Template::empty(span), |name| self.template_trimmed(name));
+        let has_colon = fields.children > 1;
+        let value = self.template_or_empty(fields.value, node.end_byte());
         if !has_colon {
             let text = self.node_text(node).trim();
             let hint = if text.starts_with('@') {

@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::Lowerer;
+use super::{Lowerer, Mark, children, named_children};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::Spanned;
 use crate::template::{Arguments, Expression, Interpolation, Part, ResolverCall, Template};
@@ -14,7 +14,7 @@ pub(crate) const MAX_NESTING: usize = 32;
 impl Lowerer<'_> {
     /// The template of a node with the spaces at both ends trimmed.
     pub(crate) fn template_trimmed(&mut self, node: Node<'_>) -> Template {
-        let (start, end) = self.trimmed(node.start_byte(), node.end_byte());
+        let (start, end) = self.trimmed_marks(Self::start_mark(node), Self::end_mark(node));
         self.template_in(node, start, end)
     }
 
@@ -26,15 +26,15 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The template of the bytes `start..end`, which lie inside `node`: every
-    /// `variable` node inside the range (at any depth, but not inside another variable)
-    /// is an interpolation, the text between them is literal.
-    pub(crate) fn template_in(&mut self, node: Node<'_>, start: usize, end: usize) -> Template {
+    /// The template of `start..end`, which lies inside `node`: every `variable` node
+    /// inside the range (at any depth, but not inside another variable) is an
+    /// interpolation, the text between them is literal.
+    pub(crate) fn template_in(&mut self, node: Node<'_>, start: Mark, end: Mark) -> Template {
         let mut parts = Vec::new();
         let mut position = start;
-        self.collect_interpolations(node, start, end, &mut position, &mut parts, 0);
+        self.collect_interpolations(node, start.offset, end.offset, &mut position, &mut parts, 0);
         self.push_text(&mut parts, position, end);
-        Template { span: self.span(start, end), parts }
+        Template { span: self.mark_span(start, end), parts }
     }
 
     fn collect_interpolations(
@@ -42,33 +42,32 @@ impl Lowerer<'_> {
         node: Node<'_>,
         start: usize,
         end: usize,
-        position: &mut usize,
+        position: &mut Mark,
         parts: &mut Vec<Part>,
         depth: usize,
     ) {
         if depth > MAX_NESTING {
             return;
         }
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        for child in named_children(node) {
             if child.end_byte() <= start || child.start_byte() >= end || child.is_error() {
                 continue;
             }
             if child.kind_id() == self.kinds.variable {
-                self.push_text(parts, *position, child.start_byte());
+                self.push_text(parts, *position, Self::start_mark(child));
                 let interpolation = self.interpolation(child);
                 parts.push(Part::Interpolation(interpolation));
-                *position = child.end_byte();
+                *position = Self::end_mark(child);
             } else if child.child_count() > 0 {
                 self.collect_interpolations(child, start, end, position, parts, depth + 1);
             }
         }
     }
 
-    fn push_text(&self, parts: &mut Vec<Part>, start: usize, end: usize) {
-        if start < end {
-            let text = self.slice(start, end).to_owned();
-            parts.push(Part::Text(Spanned::new(text, self.span(start, end))));
+    fn push_text(&self, parts: &mut Vec<Part>, start: Mark, end: Mark) {
+        if start.offset < end.offset {
+            let text = self.slice(start.offset, end.offset).to_owned();
+            parts.push(Part::Text(Spanned::new(text, self.mark_span(start, end))));
         }
     }
 
@@ -91,8 +90,7 @@ impl Lowerer<'_> {
     fn interpolation_inner(&mut self, node: Node<'_>, span: crate::span::Span) -> Interpolation {
         let mut closed = false;
         let mut expression = None;
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
+        for child in children(node) {
             let kind = child.kind_id();
             if kind == self.kinds.close_braces {
                 closed = true;
@@ -121,8 +119,7 @@ impl Lowerer<'_> {
         let mut name = Spanned::new(String::new(), self.node_span(node));
         let mut arguments = Arguments::None;
         let mut words = Vec::new();
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        for child in named_children(node) {
             let kind = child.kind_id();
             if kind == self.kinds.resolver_name {
                 let text = self.node_text(child);
@@ -142,11 +139,10 @@ impl Lowerer<'_> {
 
     fn arguments(&mut self, node: Node<'_>) -> Arguments {
         let mut list = Vec::new();
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        for child in named_children(node) {
             let kind = child.kind_id();
             if kind == self.kinds.json_array {
-                return Arguments::JsonArray(self.template_in(child, child.start_byte(), child.end_byte()));
+                return Arguments::JsonArray(self.template_in(child, Self::start_mark(child), Self::end_mark(child)));
             }
             if kind == self.kinds.argument {
                 list.push(self.argument(child));
@@ -158,50 +154,55 @@ impl Lowerer<'_> {
     /// One argument: unquoted text trimmed at the argument's ends, quoted strings with
     /// their quotes removed and `\x` escapes resolved, interpolations kept.
     fn argument(&mut self, node: Node<'_>) -> Template {
-        let (start, end) = self.trimmed(node.start_byte(), node.end_byte());
+        let (start, end) = self.trimmed_marks(Self::start_mark(node), Self::end_mark(node));
         let mut parts = Vec::new();
         let mut position = start;
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        for child in named_children(node) {
             let kind = child.kind_id();
             if kind == self.kinds.variable {
-                self.push_text(&mut parts, position, child.start_byte());
+                self.push_text(&mut parts, position, Self::start_mark(child));
                 let interpolation = self.interpolation(child);
                 parts.push(Part::Interpolation(interpolation));
-                position = child.end_byte();
+                position = Self::end_mark(child);
             } else if kind == self.kinds.string {
-                self.push_text(&mut parts, position, child.start_byte());
+                self.push_text(&mut parts, position, Self::start_mark(child));
                 self.string(child, &mut parts);
-                position = child.end_byte();
+                position = Self::end_mark(child);
             }
         }
-        self.push_text(&mut parts, position, end.max(position));
-        Template { span: self.span(start, end), parts }
+        if end.offset > position.offset {
+            self.push_text(&mut parts, position, end);
+        }
+        Template { span: self.mark_span(start, end), parts }
     }
 
     /// The content of a `"…"` string node, unescaped.
     fn string(&mut self, node: Node<'_>, parts: &mut Vec<Part>) {
-        let start = node.start_byte() + 1;
+        let node_start = Self::start_mark(node);
+        let start = node_start.moved_to(node_start.offset + 1);
         let text = self.node_text(node);
-        let end = if text.len() >= 2 && text.ends_with('"') { node.end_byte() - 1 } else { node.end_byte() };
+        let node_end = Self::end_mark(node);
+        let end =
+            if text.len() >= 2 && text.ends_with('"') { node_end.moved_to(node_end.offset - 1) } else { node_end };
         let mut position = start;
-        let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        for child in named_children(node) {
             if child.kind_id() == self.kinds.variable {
-                self.push_unescaped(parts, position, child.start_byte());
+                self.push_unescaped(parts, position, Self::start_mark(child));
                 let interpolation = self.interpolation(child);
                 parts.push(Part::Interpolation(interpolation));
-                position = child.end_byte();
+                position = Self::end_mark(child);
             }
         }
-        self.push_unescaped(parts, position, end.max(position));
+        if end.offset > position.offset {
+            self.push_unescaped(parts, position, end);
+        }
     }
 
-    fn push_unescaped(&self, parts: &mut Vec<Part>, start: usize, end: usize) {
-        if start >= end {
+    fn push_unescaped(&self, parts: &mut Vec<Part>, start: Mark, end: Mark) {
+        if start.offset >= end.offset {
             return;
         }
-        let raw = self.slice(start, end);
+        let raw = self.slice(start.offset, end.offset);
         let mut value = String::with_capacity(raw.len());
         let mut chars = raw.chars();
         while let Some(character) = chars.next() {
@@ -213,6 +214,6 @@ impl Lowerer<'_> {
                 value.push(character);
             }
         }
-        parts.push(Part::Text(Spanned::new(value, self.span(start, end))));
+        parts.push(Part::Text(Spanned::new(value, self.mark_span(start, end))));
     }
 }
