@@ -44,7 +44,7 @@ pub(crate) struct Chunk {
 }
 
 impl Chunk {
-    fn parse(text: String) -> Chunk {
+    pub(crate) fn parse(text: String) -> Chunk {
         let tree = parse_tree(&text, None);
         let lines = LineIndex::new(&text);
         Chunk { text, tree, lines, start: 0, start_line: 0, start_column: 0 }

@@ -76,7 +76,7 @@ pub enum Code {
     BlockWithoutRequest,
     /// Text after a response handler, which is not part of the body.
     TextAfterHandler,
-    /// A response reference of the `JetBrains` client (`<> file`), which is ignored.
+    /// A response reference of the JetBrains client (`<> file`), which is ignored.
     ResponseReference,
 }
 

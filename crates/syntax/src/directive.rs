@@ -27,9 +27,9 @@ pub enum DirectiveKind {
     WsSubprotocols,
     /// `@ws-connect-timeout`.
     WsConnectTimeout,
-    /// `@no-redirect` (from the `JetBrains` client).
+    /// `@no-redirect` (from the JetBrains client).
     NoRedirect,
-    /// `@no-cookie-jar` (from the `JetBrains` client and REST Client).
+    /// `@no-cookie-jar` (from the JetBrains client and REST Client).
     NoCookieJar,
     /// A directive of another tool that Volley reads and ignores.
     Ignored,
@@ -158,7 +158,7 @@ const ALIASES: &[(&str, DirectiveKind)] = &[
     ("title", DirectiveKind::Description),
 ];
 
-/// Directives of other tools (the `JetBrains` HTTP Client, REST Client, httpyac, Kulala) that
+/// Directives of other tools (the JetBrains HTTP Client, REST Client, httpyac, Kulala) that
 /// Volley reads without acting on them, so that such files run unchanged.
 pub const IGNORED: &[&str] = &[
     "no-log",

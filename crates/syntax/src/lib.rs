@@ -50,6 +50,22 @@ pub fn parse(text: &str) -> Document {
     lower::merge(parts)
 }
 
+/// Reads text that is only a template, such as the content of a `<@ ./file` body:
+/// `{{ }}` interpolations are found exactly as in a `.http` body, and nothing else in
+/// the text is special. Problems (unclosed or empty `{{`) come back as diagnostics with
+/// spans in `text`.
+///
+/// ```
+/// let (template, diagnostics) = volley_syntax::parse_template("{\"id\": \"{{id}}\"}\n### not a separator\n");
+/// assert!(diagnostics.is_empty());
+/// assert_eq!(template.interpolations().count(), 1);
+/// assert_eq!(template.to_source(), "{\"id\": \"{{id}}\"}\n### not a separator\n");
+/// ```
+#[must_use]
+pub fn parse_template(text: &str) -> (Template, Vec<Diagnostic>) {
+    lower::template_text(text)
+}
+
 /// Parses `text` as one tree, without cutting it into chunks (what an editor that runs
 /// the grammar on the whole buffer sees), unless it has syntax errors: then, as
 /// everywhere, one tree per block. Tests use it to check that chunking never changes a

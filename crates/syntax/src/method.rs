@@ -9,7 +9,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(into = "String")]
 pub enum Method {
-    /// `GET` (also a bare URL and the `WEBSOCKET` of the `JetBrains` client).
+    /// `GET` (also a bare URL and the `WEBSOCKET` of the JetBrains client).
     Get,
     /// `HEAD`.
     Head,

@@ -217,7 +217,7 @@ impl Arguments {
 
 /// The segments of a variable path: `a.b.0` → `["a", "b", "0"]`.
 ///
-/// A request-variable path keeps its `JSONPath` tail in one piece:
+/// A request-variable path keeps its JSONPath tail in one piece:
 /// `login.response.body.$.items[0].id` → `["login", "response", "body", "$.items[0].id"]`.
 #[must_use]
 pub fn variable_path_segments(path: &str) -> Vec<&str> {

@@ -211,6 +211,26 @@ proptest! {
     }
 
     #[test]
+    fn templates_keep_every_byte(text in http_text()) {
+        let (template, _) = volley_syntax::parse_template(&text);
+        let mut rebuilt = String::new();
+        let mut end = 0;
+        for part in &template.parts {
+            let span = match part {
+                Part::Text(text_part) => {
+                    prop_assert_eq!(&text_part.value, &text[text_part.span.range()]);
+                    text_part.span
+                }
+                Part::Interpolation(interpolation) => interpolation.span,
+            };
+            prop_assert_eq!(span.start, end, "parts are contiguous");
+            rebuilt.push_str(&text[span.range()]);
+            end = span.end;
+        }
+        prop_assert_eq!(rebuilt, text);
+    }
+
+    #[test]
     fn chunking_never_changes_the_document(text in http_text(), size in 1usize..64) {
         let whole = volley_syntax::parse_unchunked(&text);
         let chunked = SyntaxTree::with_chunk_size(&text, size).document();

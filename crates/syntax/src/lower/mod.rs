@@ -5,7 +5,10 @@
 mod body;
 mod errors;
 mod request;
+mod standalone;
 mod template;
+
+pub(crate) use standalone::template_text;
 
 use std::collections::HashMap;
 
@@ -16,24 +19,12 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::directive;
 use crate::document::{Block, Directive, Document, Script, ScriptKind, Separator, VariableDeclaration};
 use crate::span::{LineIndex, Position, Span, Spanned};
-use crate::tree::{KINDS, Kinds};
+use crate::tree::Kinds;
 
 /// Lowers one chunk. Indices (blocks, requests) count from 0 within the chunk;
 /// [`merge`] renumbers them.
 pub(crate) fn lower_chunk(chunk: &Chunk) -> Document {
-    let mut lowerer = Lowerer {
-        text: &chunk.text,
-        lines: &chunk.lines,
-        base: chunk.start,
-        base_line: chunk.start_line,
-        base_column: chunk.start_column,
-        points_agree: crate::chunk::points_agree(&chunk.text),
-        kinds: &KINDS,
-        diagnostics: Vec::new(),
-        variables: Vec::new(),
-        request_count: 0,
-        nesting: 0,
-    };
+    let mut lowerer = Lowerer::for_chunk(chunk);
     let root = chunk.tree.root_node();
     if root.has_error() {
         errors::collect(&mut lowerer, root);

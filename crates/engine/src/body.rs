@@ -1,0 +1,176 @@
+//! Request bodies on the wire: inline text, `< file` (as is) and `<@ file` (with `{{ }}`
+//! substituted), url-encoded forms and multipart forms with files.
+
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+use volley_syntax::{Body, FileBody, FormBody, FormValue, Span};
+
+use crate::error::BuildError;
+use crate::interpolate::Renderer;
+use crate::io::{Io, normalize};
+
+/// A body and the `Content-Type` it implies (used when the request sets none, or, for
+/// multipart, to add the boundary).
+#[derive(Debug, Default)]
+pub(crate) struct BuiltBody {
+    pub(crate) bytes: Bytes,
+    pub(crate) content_type: Option<String>,
+    /// `true` when `content_type` must replace a written `multipart/form-data` without
+    /// a boundary.
+    pub(crate) replaces_multipart: bool,
+}
+
+/// Where files named by the request are looked for.
+pub(crate) struct Files<'a> {
+    pub(crate) io: &'a dyn Io,
+    /// The directory of the `.http` file.
+    pub(crate) base: &'a Path,
+}
+
+impl Files<'_> {
+    fn resolve(&self, path: &str) -> PathBuf {
+        let path = Path::new(path);
+        if path.is_absolute() { normalize(path) } else { normalize(&self.base.join(path)) }
+    }
+
+    fn read(&self, path: &str, span: Span) -> Result<(PathBuf, Vec<u8>), BuildError> {
+        let resolved = self.resolve(path);
+        let bytes =
+            self.io.read(&resolved).map_err(|source| BuildError::File { path: resolved.clone(), span, source })?;
+        Ok((resolved, bytes))
+    }
+}
+
+/// Builds the body. `written_content_type` is the request's own `Content-Type` value.
+pub(crate) async fn build_body(
+    body: &Body,
+    renderer: &mut Renderer<'_>,
+    files: &Files<'_>,
+    written_content_type: Option<&str>,
+) -> Result<BuiltBody, BuildError> {
+    match body {
+        Body::None => Ok(BuiltBody::default()),
+        Body::Inline(template) => {
+            Ok(BuiltBody { bytes: Bytes::from(renderer.render(template).await?), ..BuiltBody::default() })
+        }
+        Body::File(file) => file_body(file, renderer, files).await,
+        Body::Form(form) if form.multipart => multipart(form, renderer, files, written_content_type).await,
+        Body::Form(form) => urlencoded(form, renderer).await,
+    }
+}
+
+async fn file_body(file: &FileBody, renderer: &mut Renderer<'_>, files: &Files<'_>) -> Result<BuiltBody, BuildError> {
+    let path = renderer.render(&file.path).await?;
+    let (resolved, bytes) = files.read(&path, file.path.span)?;
+    let content_type = mime_guess::from_path(&resolved).first().map(|mime| mime.essence_str().to_owned());
+    if !file.substitute {
+        return Ok(BuiltBody { bytes: Bytes::from(bytes), content_type, replaces_multipart: false });
+    }
+    let encoding = match &file.encoding {
+        Some(label) => encoding_rs::Encoding::for_label(label.as_bytes()).ok_or_else(|| BuildError::Resolver {
+            name: "file".to_owned(),
+            message: format!("unknown encoding `{label}` (use a WHATWG label: utf-8, latin1, windows-1252, …)"),
+            span: file.span,
+        })?,
+        None => encoding_rs::UTF_8,
+    };
+    let (text, _, _) = encoding.decode(&bytes);
+    let (template, diagnostics) = volley_syntax::parse_template(&text);
+    if let Some(problem) = diagnostics.first() {
+        return Err(BuildError::Interpolation {
+            message: format!("{}:{}: {}", resolved.display(), problem.span, problem.message),
+            span: file.span,
+        });
+    }
+    let substituted = renderer.render(&template).await?;
+    Ok(BuiltBody { bytes: Bytes::from(substituted), content_type, replaces_multipart: false })
+}
+
+async fn urlencoded(form: &FormBody, renderer: &mut Renderer<'_>) -> Result<BuiltBody, BuildError> {
+    let mut serializer = url::form_urlencoded::Serializer::new(String::new());
+    for field in &form.fields {
+        let FormValue::Text(value) = &field.value else { continue };
+        let value = renderer.render(value).await?;
+        serializer.append_pair(&field.name.value, &value);
+    }
+    Ok(BuiltBody {
+        bytes: Bytes::from(serializer.finish()),
+        content_type: Some("application/x-www-form-urlencoded".to_owned()),
+        replaces_multipart: false,
+    })
+}
+
+async fn multipart(
+    form: &FormBody,
+    renderer: &mut Renderer<'_>,
+    files: &Files<'_>,
+    written_content_type: Option<&str>,
+) -> Result<BuiltBody, BuildError> {
+    let written_boundary = written_content_type.and_then(boundary_of);
+    let boundary = written_boundary.clone().unwrap_or_else(|| format!("volley-{}", uuid::Uuid::new_v4().simple()));
+    let mut out: Vec<u8> = Vec::new();
+    for field in &form.fields {
+        out.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+        let name = escape_quoted(&field.name.value);
+        match &field.value {
+            FormValue::Text(value) => {
+                let value = renderer.render(value).await?;
+                out.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes());
+                out.extend_from_slice(value.as_bytes());
+            }
+            FormValue::File { path, filename } => {
+                let written = renderer.render(path).await?;
+                let (resolved, bytes) = files.read(&written, path.span)?;
+                let filename = match filename {
+                    Some(filename) => renderer.render(filename).await?,
+                    None => resolved.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default(),
+                };
+                let mime = mime_guess::from_path(&resolved).first_or_octet_stream();
+                out.extend_from_slice(
+                    format!(
+                        "Content-Disposition: form-data; name=\"{name}\"; filename=\"{}\"\r\nContent-Type: {}\r\n\r\n",
+                        escape_quoted(&filename),
+                        mime.essence_str()
+                    )
+                    .as_bytes(),
+                );
+                out.extend_from_slice(&bytes);
+            }
+        }
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    Ok(BuiltBody {
+        bytes: Bytes::from(out),
+        content_type: Some(format!("multipart/form-data; boundary={boundary}")),
+        replaces_multipart: written_boundary.is_none(),
+    })
+}
+
+/// The `boundary` parameter of a `Content-Type` value.
+fn boundary_of(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|parameter| {
+        let (name, value) = parameter.split_once('=')?;
+        name.trim().eq_ignore_ascii_case("boundary").then(|| value.trim().trim_matches('"').to_owned())
+    })
+}
+
+/// A form-data name or filename for inside quotes (WHATWG: `"`, CR and LF
+/// percent-encoded).
+fn escape_quoted(text: &str) -> String {
+    text.replace('"', "%22").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boundaries_and_escapes() {
+        assert_eq!(boundary_of("multipart/form-data; boundary=abc").as_deref(), Some("abc"));
+        assert_eq!(boundary_of("multipart/form-data; charset=x; Boundary=\"q r\"").as_deref(), Some("q r"));
+        assert_eq!(boundary_of("multipart/form-data"), None);
+        assert_eq!(escape_quoted("a\"b\nc"), "a%22b%0Ac");
+    }
+}

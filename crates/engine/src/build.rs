@@ -1,0 +1,130 @@
+//! From a request definition to the request on the wire: URL, headers and body with
+//! every `{{ }}` substituted, defaults applied.
+
+use bytes::Bytes;
+use http::header::{CONTENT_TYPE, HOST, USER_AGENT};
+use http::{HeaderMap, HeaderName, HeaderValue};
+use volley_syntax::Request;
+
+use crate::body::{Files, build_body};
+use crate::error::BuildError;
+use crate::interpolate::Renderer;
+
+/// The `User-Agent` sent when neither the request nor the defaults set one.
+pub const DEFAULT_USER_AGENT: &str = concat!("volley/", env!("CARGO_PKG_VERSION"));
+
+/// A request ready to send.
+#[derive(Debug, Clone)]
+pub(crate) struct BuiltRequest {
+    pub(crate) method: http::Method,
+    pub(crate) url: url::Url,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+    pub(crate) version: Option<http::Version>,
+}
+
+/// Builds `request`. `defaults` are added for the headers the request does not set.
+pub(crate) async fn build(
+    request: &Request,
+    renderer: &mut Renderer<'_>,
+    files: &Files<'_>,
+    defaults: &[(String, String)],
+) -> Result<BuiltRequest, BuildError> {
+    let method =
+        http::Method::from_bytes(request.method.value.as_str().as_bytes()).map_err(|_| BuildError::Interpolation {
+            message: format!("invalid method `{}`", request.method.value),
+            span: request.method.span,
+        })?;
+
+    let mut headers = HeaderMap::new();
+    let mut content_type_written = None;
+    for header in &request.headers {
+        let name = renderer.render(&header.name).await?;
+        let value = renderer.render(&header.value).await?;
+        let invalid = |reason: &str| BuildError::InvalidHeader {
+            name: name.clone(),
+            reason: reason.to_owned(),
+            span: header.span,
+        };
+        let header_name = HeaderName::from_bytes(name.trim().as_bytes())
+            .map_err(|_| invalid("not a valid header name (letters, digits and !#$%&'*+-.^_`|~)"))?;
+        let header_value = HeaderValue::from_bytes(value.as_bytes())
+            .map_err(|_| invalid("the value contains a line break or another control character"))?;
+        if header_name == CONTENT_TYPE {
+            content_type_written = Some(value.clone());
+        }
+        headers.append(header_name, header_value);
+    }
+
+    let url = build_url(request, renderer, &headers).await?;
+
+    let body = build_body(&request.body, renderer, files, content_type_written.as_deref()).await?;
+    if let Some(content_type) = &body.content_type {
+        let value = HeaderValue::from_str(content_type).map_err(|_| BuildError::InvalidHeader {
+            name: "Content-Type".to_owned(),
+            reason: "not a valid header value".to_owned(),
+            span: request.line_span,
+        })?;
+        if content_type_written.is_none() || body.replaces_multipart {
+            headers.insert(CONTENT_TYPE, value);
+        }
+    }
+    for (name, value) in defaults {
+        let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) else {
+            continue;
+        };
+        if !headers.contains_key(&name) {
+            headers.insert(name, value);
+        }
+    }
+    if !headers.contains_key(USER_AGENT) {
+        headers.insert(USER_AGENT, HeaderValue::from_static(DEFAULT_USER_AGENT));
+    }
+
+    let version = request.http_version.as_ref().and_then(|version| match version.value.as_str() {
+        "HTTP/2" | "HTTP/2.0" => Some(http::Version::HTTP_2),
+        "HTTP/1.1" | "HTTP/1.0" | "HTTP/1" => Some(http::Version::HTTP_11),
+        _ => None,
+    });
+    Ok(BuiltRequest { method, url, headers, body: body.bytes, version })
+}
+
+/// The URL: substituted, given `http://` when written without a scheme, and built from
+/// the `Host` header for a path-only request line (`GET /users` + `Host: api.local`).
+async fn build_url(
+    request: &Request,
+    renderer: &mut Renderer<'_>,
+    headers: &HeaderMap,
+) -> Result<url::Url, BuildError> {
+    let written = renderer.render(&request.url).await?;
+    let written = written.trim();
+    let candidate = if written.contains("://") {
+        written.to_owned()
+    } else if written.starts_with('/') {
+        match headers.get(HOST).and_then(|host| host.to_str().ok()) {
+            Some(host) => format!("http://{}{written}", host.trim()),
+            None => {
+                return Err(BuildError::InvalidUrl {
+                    url: written.to_owned(),
+                    reason: "a path without a host needs a `Host` header".to_owned(),
+                    span: request.url.span,
+                });
+            }
+        }
+    } else {
+        format!("http://{written}")
+    };
+    let url = url::Url::parse(&candidate).map_err(|error| BuildError::InvalidUrl {
+        url: written.to_owned(),
+        reason: error.to_string(),
+        span: request.url.span,
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(BuildError::InvalidUrl {
+            url: written.to_owned(),
+            reason: format!("the scheme `{}` is not http or https", url.scheme()),
+            span: request.url.span,
+        });
+    }
+    Ok(url)
+}

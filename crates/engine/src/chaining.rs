@@ -1,0 +1,69 @@
+//! Request variables: `{{login.response.body.$.token}}`, `{{login.response.headers.X-Token}}`,
+//! `{{login.response.status}}` and `{{login.response.body.*}}`, read from the last
+//! response of the named request in the same client.
+
+use bytes::Bytes;
+use serde_json::Value;
+
+/// What a client keeps of the last response of each named request.
+#[derive(Debug, Clone)]
+pub(crate) struct StoredResponse {
+    pub(crate) status: u16,
+    pub(crate) headers: http::HeaderMap,
+    pub(crate) body: Bytes,
+}
+
+/// The value of `segments` (what follows `name.response`) in a stored response, or why
+/// there is none.
+pub(crate) fn read(response: &StoredResponse, segments: &[&str]) -> Result<Value, String> {
+    match segments {
+        ["status"] => Ok(Value::from(response.status)),
+        ["headers", name] => response
+            .headers
+            .get(*name)
+            .map(|value| Value::String(String::from_utf8_lossy(value.as_bytes()).into_owned()))
+            .ok_or_else(|| format!("the response has no `{name}` header")),
+        ["body"] | ["body", "*"] => Ok(Value::String(String::from_utf8_lossy(&response.body).into_owned())),
+        ["body", path] if path.starts_with('$') => json_path(&response.body, path),
+        _ => Err(format!(
+            "`response.{}` is not a response value: use `response.status`, `response.headers.<Name>`, \
+             `response.body.*` or `response.body.$.<JSONPath>`",
+            segments.join(".")
+        )),
+    }
+}
+
+/// The first value `path` (RFC 9535 JSONPath) selects in a JSON body.
+fn json_path(body: &[u8], path: &str) -> Result<Value, String> {
+    let document: Value =
+        serde_json::from_slice(body).map_err(|error| format!("the response body is not JSON ({error})"))?;
+    let query =
+        serde_json_path::JsonPath::parse(path).map_err(|error| format!("invalid JSONPath `{path}`: {error}"))?;
+    query.query(&document).first().cloned().ok_or_else(|| format!("`{path}` matches nothing in the response body"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored() -> StoredResponse {
+        let mut headers = http::HeaderMap::new();
+        headers.insert("x-token", http::HeaderValue::from_static("abc"));
+        StoredResponse { status: 201, headers, body: Bytes::from_static(br#"{"token": "t", "items": [{"id": 7}]}"#) }
+    }
+
+    #[test]
+    fn reads_status_headers_and_body_paths() {
+        let response = stored();
+        assert_eq!(read(&response, &["status"]).unwrap(), 201);
+        assert_eq!(read(&response, &["headers", "X-Token"]).unwrap(), "abc");
+        assert_eq!(read(&response, &["body", "$.token"]).unwrap(), "t");
+        assert_eq!(read(&response, &["body", "$.items[0].id"]).unwrap(), 7);
+        assert!(read(&response, &["body", "*"]).unwrap().as_str().unwrap().contains("items"));
+        assert!(read(&response, &["body", "$.missing"]).unwrap_err().contains("matches nothing"));
+        assert!(read(&response, &["headers", "X-None"]).unwrap_err().contains("no `X-None`"));
+        assert!(read(&response, &["cookies"]).unwrap_err().contains("not a response value"));
+        let text = StoredResponse { body: Bytes::from_static(b"plain"), ..response };
+        assert!(read(&text, &["body", "$.a"]).unwrap_err().contains("not JSON"));
+    }
+}

@@ -1,0 +1,629 @@
+//! The client: the one executor behind every front end. It selects a request in a
+//! document, resolves its variables with the configuration, builds it, and runs the
+//! exchange (redirects, cookies, timeout, cancellation).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt as _;
+use http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use volley_syntax::{Document, Protocol, Request};
+
+use crate::body::Files;
+use crate::build::{BuiltRequest, build};
+use crate::chaining::StoredResponse;
+use crate::config::{Config, Defaults};
+use crate::cookies::CookieJar;
+use crate::error::{ConfigError, Error, SelectionError, TransportError};
+use crate::interpolate::{Renderer, Scope};
+use crate::io::{Io, RealFs};
+use crate::resolvers::{CommandResolver, Environment, Resolver};
+use crate::response::{Response, SentRequest, Timing};
+use crate::transport::{HttpTransport, Transport, TransportRequest};
+
+/// The request timeout when nothing sets one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many redirects are followed before giving up.
+pub const MAX_REDIRECTS: usize = 10;
+
+/// How a client is set up. `ClientConfig::default()` reads the real filesystem, sends
+/// over the network, discovers `volley.jsonc`, and keeps no cookies.
+#[derive(Clone)]
+pub struct ClientConfig {
+    /// Where `.http`, body and config files are read.
+    pub io: Arc<dyn Io>,
+    /// How requests are sent; `None` for [`HttpTransport`].
+    pub transport: Option<Arc<dyn Transport>>,
+    /// Initial client variables (above the configuration's, below a run's).
+    pub variables: Map<String, Value>,
+    /// Custom resolvers, keys with the `$` (`"$token"`); they win over built-ins.
+    pub resolvers: HashMap<String, Arc<dyn Resolver>>,
+    /// The cookie jar; `None` for no cookies.
+    pub cookie_jar: Option<CookieJar>,
+    /// The client's default timeout (above the configuration's, below a run's).
+    pub timeout: Option<Duration>,
+    /// Default headers and settings (above the configuration's and profile's).
+    pub defaults: RequestDefaults,
+    /// The configuration profile to use.
+    pub profile: Option<String>,
+    /// Where the configuration comes from.
+    pub config: ConfigSource,
+    /// What `$env` and `$secret` read.
+    pub environment: Environment,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            io: Arc::new(RealFs),
+            transport: None,
+            variables: Map::new(),
+            resolvers: HashMap::new(),
+            cookie_jar: None,
+            timeout: None,
+            defaults: RequestDefaults::default(),
+            profile: None,
+            config: ConfigSource::Discover,
+            environment: Environment::process(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("io", &self.io)
+            .field("transport", &self.transport)
+            .field("variables", &self.variables.keys().collect::<Vec<_>>())
+            .field("resolvers", &self.resolvers.keys().collect::<Vec<_>>())
+            .field("cookie_jar", &self.cookie_jar)
+            .field("timeout", &self.timeout)
+            .field("defaults", &self.defaults)
+            .field("profile", &self.profile)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Default headers and settings of a client.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestDefaults {
+    /// Headers added to requests that do not set them.
+    pub headers: Vec<(String, String)>,
+    /// Follow redirects (default `true`).
+    pub follow_redirects: Option<bool>,
+    /// Check TLS certificates (default `true`).
+    pub validate_ssl: Option<bool>,
+}
+
+/// Where a client's configuration comes from.
+#[derive(Debug, Clone, Default)]
+pub enum ConfigSource {
+    /// Found next to the `.http` file or above it, on every run.
+    #[default]
+    Discover,
+    /// No configuration.
+    Disabled,
+    /// This configuration.
+    Given(Arc<Config>),
+}
+
+/// Which request of a file to run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Selection {
+    /// The first request.
+    #[default]
+    First,
+    /// The request with this name (`# @name` or `### Name`).
+    Name(String),
+    /// The request at this 0-based position.
+    Index(usize),
+}
+
+/// Options of one run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Variables for this run (above the client's).
+    pub variables: Map<String, Value>,
+    /// Variables above everything else (the CLI's `--var`).
+    pub overrides: Map<String, Value>,
+    /// Timeout for this run (a request's `@timeout` still wins).
+    pub timeout: Option<Duration>,
+    /// Cancels the run when triggered (the Fetch API's `AbortSignal`).
+    pub cancel: Option<CancellationToken>,
+    /// Which request to run.
+    pub request: Selection,
+    /// For [`Client::run_string`]: the file the text belongs to, for relative paths
+    /// and configuration discovery (default: the working directory).
+    pub source_path: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// Selects the request named `name`.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.request = Selection::Name(name.into());
+        self
+    }
+
+    /// Selects the request at `index` (0-based).
+    #[must_use]
+    pub fn index(mut self, index: usize) -> Self {
+        self.request = Selection::Index(index);
+        self
+    }
+
+    /// Adds a run variable.
+    #[must_use]
+    pub fn variable(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.variables.insert(name.into(), value.into());
+        self
+    }
+
+    /// Sets the timeout of the run.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets the cancellation token of the run.
+    #[must_use]
+    pub fn cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Sets the file the text of [`Client::run_string`] belongs to.
+    #[must_use]
+    pub fn source_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.source_path = Some(path.into());
+        self
+    }
+}
+
+/// A request resolved and built, not sent: what [`Client::prepare`] returns.
+#[derive(Debug, Clone)]
+pub struct PreparedRequest {
+    /// The method.
+    pub method: http::Method,
+    /// The URL.
+    pub url: url::Url,
+    /// The headers, defaults included (cookies are added when sending).
+    pub headers: http::HeaderMap,
+    /// The body.
+    pub body: Bytes,
+    /// The effective timeout.
+    pub timeout: Duration,
+    /// Whether redirects are followed.
+    pub follow_redirects: bool,
+    /// Whether TLS certificates are checked.
+    pub validate_ssl: bool,
+    /// Whether the cookie jar is used.
+    pub use_cookies: bool,
+    /// Values of `$secret` used, to redact from anything shown.
+    pub secrets: Vec<String>,
+    version: Option<http::Version>,
+}
+
+/// Runs `.http` definitions. Clones share variables, request history and cookie jar.
+///
+/// ```no_run
+/// # async fn example() -> Result<(), volley_engine::Error> {
+/// use volley_engine::{Client, ClientConfig, RunOptions};
+///
+/// let client = Client::new(ClientConfig::default());
+/// client.set_variable("host", "https://httpbin.org");
+/// let response = client.run_string("GET {{host}}/json\n", RunOptions::default()).await?;
+/// println!("{} {}", response.status(), response.text().await.unwrap_or_default());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("config", &self.inner.config).finish_non_exhaustive()
+    }
+}
+
+struct Inner {
+    config: ClientConfig,
+    transport: Arc<dyn Transport>,
+    variables: RwLock<Map<String, Value>>,
+    chain: Mutex<HashMap<String, StoredResponse>>,
+}
+
+/// The configuration that applies to one run.
+struct Settings {
+    config: Option<Config>,
+    profile: Option<crate::config::Profile>,
+    /// Where the project's `.env` is: the configuration's directory, else the file's.
+    private_env_directory: PathBuf,
+    commands: BTreeMap<String, CommandResolver>,
+}
+
+impl Client {
+    /// A client.
+    #[must_use]
+    pub fn new(config: ClientConfig) -> Self {
+        let transport = config.transport.clone().unwrap_or_else(|| Arc::new(HttpTransport::new()));
+        let variables = RwLock::new(config.variables.clone());
+        Self { inner: Arc::new(Inner { config, transport, variables, chain: Mutex::default() }) }
+    }
+
+    /// Sets a client variable (above the configuration's, below a run's).
+    pub fn set_variable(&self, name: impl Into<String>, value: impl Into<Value>) {
+        if let Ok(mut variables) = self.inner.variables.write() {
+            variables.insert(name.into(), value.into());
+        }
+    }
+
+    /// Sets several client variables.
+    pub fn set_variables(&self, variables: impl IntoIterator<Item = (String, Value)>) {
+        if let Ok(mut current) = self.inner.variables.write() {
+            current.extend(variables);
+        }
+    }
+
+    /// The client variables: the initial ones and those set since.
+    #[must_use]
+    pub fn get_variables(&self) -> Map<String, Value> {
+        self.inner.variables.read().map(|variables| variables.clone()).unwrap_or_default()
+    }
+
+    /// The cookie jar, when the client has one.
+    #[must_use]
+    pub fn cookie_jar(&self) -> Option<&CookieJar> {
+        self.inner.config.cookie_jar.as_ref()
+    }
+
+    /// The configuration that applies to `.http` files in `directory`, as runs see it.
+    pub fn config_for(&self, directory: &Path) -> Result<Option<Config>, ConfigError> {
+        match &self.inner.config.config {
+            ConfigSource::Discover => {
+                Config::discover(&*self.inner.config.io, directory, &self.inner.config.environment)
+            }
+            ConfigSource::Disabled => Ok(None),
+            ConfigSource::Given(config) => Ok(Some((**config).clone())),
+        }
+    }
+
+    /// Reads the `.http` file at `path` and runs the selected request.
+    pub async fn run(&self, path: impl AsRef<Path>, options: RunOptions) -> Result<Response, Error> {
+        let path = path.as_ref();
+        let bytes =
+            self.inner.config.io.read(path).map_err(|source| Error::ReadFile { path: path.to_path_buf(), source })?;
+        let text = String::from_utf8(bytes).map_err(|error| Error::ReadFile {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text: {error}")),
+        })?;
+        let document = volley_syntax::parse(&text);
+        let request = select(&document, &options.request)?;
+        self.run_request(&document, request, Some(path), options).await
+    }
+
+    /// Runs the selected request of `content` (`.http` text); relative paths and the
+    /// configuration are found from [`RunOptions::source_path`].
+    pub async fn run_string(&self, content: &str, options: RunOptions) -> Result<Response, Error> {
+        let document = volley_syntax::parse(content);
+        let request = select(&document, &options.request)?;
+        let source = options.source_path.clone();
+        self.run_request(&document, request, source.as_deref(), options).await
+    }
+
+    /// Runs `request` of an already parsed `document` (the CLI runs every request of a
+    /// file this way). `options.request` is ignored.
+    pub async fn run_request(
+        &self,
+        document: &Document,
+        request: &Request,
+        source_path: Option<&Path>,
+        options: RunOptions,
+    ) -> Result<Response, Error> {
+        let prepared = self.prepare_request(document, request, source_path, &options).await?;
+        let response = self.exchange(prepared, options.cancel.as_ref()).await?;
+        if let Some(name) = &request.name {
+            let stored = StoredResponse {
+                status: response.status(),
+                headers: response.headers().clone(),
+                body: response.body.clone(),
+            };
+            if let Ok(mut chain) = self.inner.chain.lock() {
+                chain.insert(name.value.clone(), stored);
+            }
+        }
+        if let Some(jar) = self.active_jar()
+            && let Err(error) = jar.save()
+        {
+            tracing::warn!("{error}");
+        }
+        Ok(response)
+    }
+
+    /// Resolves and builds the selected request of `content` without sending it: the
+    /// request a run would send (cookies aside).
+    pub async fn prepare(&self, content: &str, options: &RunOptions) -> Result<PreparedRequest, Error> {
+        let document = volley_syntax::parse(content);
+        let request = select(&document, &options.request)?;
+        self.prepare_request(&document, request, options.source_path.as_deref(), options).await
+    }
+
+    /// Resolves and builds `request` of a parsed `document` without sending it (the
+    /// CLI's `--verbose`, the language server's preview). `options.request` is ignored.
+    pub async fn prepare_request(
+        &self,
+        document: &Document,
+        request: &Request,
+        source_path: Option<&Path>,
+        options: &RunOptions,
+    ) -> Result<PreparedRequest, Error> {
+        let diagnostics: Vec<_> = document.errors_of(request).cloned().collect();
+        if !diagnostics.is_empty() {
+            return Err(Error::Invalid { diagnostics });
+        }
+        match request.protocol {
+            Protocol::Http => {}
+            Protocol::Sse(_) => return Err(Error::Unsupported("Server-Sent Events")),
+            Protocol::WebSocket(_) => return Err(Error::Unsupported("WebSocket")),
+        }
+        let directory = source_path
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let settings = self.settings(&directory)?;
+        let client_variables = self.get_variables();
+        let chain = self.inner.chain.lock().map(|chain| chain.clone()).unwrap_or_default();
+        let empty = Map::new();
+        let profile_variables = settings.profile.as_ref().map_or(&empty, |profile| &profile.variables);
+        let config_variables = settings.config.as_ref().map_or(&empty, |config| &config.variables);
+        let scope = Scope {
+            layers: vec![
+                &options.overrides,
+                &options.variables,
+                &client_variables,
+                profile_variables,
+                config_variables,
+            ],
+            file_variables: &document.variables,
+            chain: &chain,
+            custom: &self.inner.config.resolvers,
+            commands: &settings.commands,
+            environment: &self.inner.config.environment,
+            private_env_directory: &settings.private_env_directory,
+            io: &*self.inner.config.io,
+        };
+        let mut renderer = Renderer::new(scope);
+        let files = Files { io: &*self.inner.config.io, base: &directory };
+        let layers = self.default_layers(&settings);
+        let headers = merged_headers(&layers);
+        let built = build(request, &mut renderer, &files, &headers).await?;
+        let timeout = request
+            .timeout_ms
+            .as_ref()
+            .map(|timeout| Duration::from_millis(timeout.value))
+            .or(options.timeout)
+            .or(self.inner.config.timeout)
+            .or_else(|| layers.iter().rev().find_map(|defaults| defaults.timeout))
+            .unwrap_or(DEFAULT_TIMEOUT);
+        let follow = self
+            .inner
+            .config
+            .defaults
+            .follow_redirects
+            .or_else(|| layers.iter().rev().find_map(|d| d.follow_redirects));
+        let validate =
+            self.inner.config.defaults.validate_ssl.or_else(|| layers.iter().rev().find_map(|d| d.validate_ssl));
+        let BuiltRequest { method, url, headers, body, version } = built;
+        Ok(PreparedRequest {
+            method,
+            url,
+            headers,
+            body,
+            timeout,
+            follow_redirects: !request.no_redirect && follow.unwrap_or(true),
+            validate_ssl: validate.unwrap_or(true),
+            use_cookies: self.active_jar().is_some() && !request.no_cookie_jar,
+            secrets: renderer.secrets,
+            version,
+        })
+    }
+
+    /// Configuration, profile, `.env` and command resolvers for a run in `directory`.
+    fn settings(&self, directory: &Path) -> Result<Settings, Error> {
+        let config = self.config_for(directory)?;
+        let profile = match (&self.inner.config.profile, &config) {
+            (None, _) => None,
+            (Some(name), Some(config)) => Some(config.profile(name)?.clone()),
+            (Some(name), None) => {
+                return Err(Error::Config(ConfigError::UnknownProfile {
+                    name: name.clone(),
+                    suggestion: None,
+                    available: Vec::new(),
+                }));
+            }
+        };
+        let private_env_directory = config.as_ref().map_or(directory, Config::directory).to_path_buf();
+        let mut commands = config.as_ref().map(|config| config.resolvers.clone()).unwrap_or_default();
+        if let Some(profile) = &profile {
+            commands.extend(profile.resolvers.clone());
+        }
+        Ok(Settings { config, profile, private_env_directory, commands })
+    }
+
+    /// Defaults by precedence, lowest first: configuration, profile, client.
+    fn default_layers(&self, settings: &Settings) -> Vec<Defaults> {
+        let mut layers = Vec::new();
+        if let Some(config) = &settings.config {
+            layers.push(config.defaults.clone());
+        }
+        if let Some(profile) = &settings.profile {
+            layers.push(profile.defaults.clone());
+        }
+        let client = &self.inner.config.defaults;
+        layers.push(Defaults {
+            headers: client.headers.clone(),
+            timeout: None,
+            follow_redirects: client.follow_redirects,
+            validate_ssl: client.validate_ssl,
+        });
+        layers
+    }
+
+    fn active_jar(&self) -> Option<&CookieJar> {
+        self.inner.config.cookie_jar.as_ref()
+    }
+
+    /// Sends a prepared request: redirects, cookies of every hop, the timeout over the
+    /// whole exchange (body included), cancellation.
+    async fn exchange(&self, prepared: PreparedRequest, cancel: Option<&CancellationToken>) -> Result<Response, Error> {
+        let timeout = prepared.timeout;
+        let work = self.exchange_inner(prepared);
+        let timed = async {
+            match tokio::time::timeout(timeout, work).await {
+                Ok(result) => result,
+                Err(_) => Err(Error::Transport(TransportError::Timeout { after: timeout })),
+            }
+        };
+        match cancel {
+            Some(token) => tokio::select! {
+                result = timed => result,
+                () = token.cancelled() => Err(Error::Cancelled),
+            },
+            None => timed.await,
+        }
+    }
+
+    async fn exchange_inner(&self, prepared: PreparedRequest) -> Result<Response, Error> {
+        let started = Instant::now();
+        let jar = if prepared.use_cookies { self.active_jar() } else { None };
+        let secrets: Arc<[String]> = prepared.secrets.into();
+        let mut method = prepared.method;
+        let mut url = prepared.url;
+        let mut headers = prepared.headers;
+        let mut body = prepared.body;
+        let mut hops = 0;
+        loop {
+            let mut sent_headers = headers.clone();
+            if let Some(cookies) = jar.and_then(|jar| jar.header_for(&url)) {
+                let value = match sent_headers.get(COOKIE).and_then(|written| written.to_str().ok()) {
+                    Some(written) => format!("{written}; {cookies}"),
+                    None => cookies,
+                };
+                if let Ok(value) = http::HeaderValue::from_str(&value) {
+                    sent_headers.insert(COOKIE, value);
+                }
+            }
+            let request = TransportRequest {
+                method: method.clone(),
+                url: url.clone(),
+                headers: sent_headers.clone(),
+                body: body.clone(),
+                validate_ssl: prepared.validate_ssl,
+                version: prepared.version,
+            };
+            let response = self.inner.transport.send(request).await?;
+            let ttfb = started.elapsed();
+            if let Some(jar) = jar {
+                let values = response.headers.get_all(SET_COOKIE).iter().filter_map(|value| value.to_str().ok());
+                jar.store(&url, values);
+            }
+            let location = response.headers.get(LOCATION).and_then(|value| value.to_str().ok());
+            // 300, 304 and 305 are not redirects to follow.
+            let redirect = matches!(response.status.as_u16(), 301 | 302 | 303 | 307 | 308);
+            if let Some(location) = location.filter(|_| prepared.follow_redirects && redirect) {
+                if hops == MAX_REDIRECTS {
+                    return Err(TransportError::TooManyRedirects { limit: MAX_REDIRECTS }.into());
+                }
+                hops += 1;
+                let next = url.join(location).map_err(|error| TransportError::Other {
+                    message: format!("invalid redirect location `{location}`: {error}"),
+                })?;
+                let status = response.status.as_u16();
+                if status == 303 || (matches!(status, 301 | 302) && method == http::Method::POST) {
+                    if method != http::Method::HEAD {
+                        method = http::Method::GET;
+                    }
+                    body = Bytes::new();
+                    headers.remove(CONTENT_TYPE);
+                    headers.remove(CONTENT_LENGTH);
+                }
+                if next.origin() != url.origin() {
+                    headers.remove(AUTHORIZATION);
+                    headers.remove(COOKIE);
+                }
+                url = next;
+                continue;
+            }
+            let mut stream = response.body;
+            let mut collected = BytesMut::new();
+            while let Some(chunk) = stream.next().await {
+                collected.extend_from_slice(&chunk?);
+            }
+            let total = started.elapsed();
+            return Ok(Response {
+                status: response.status,
+                version: response.version,
+                headers: response.headers,
+                url: url.clone(),
+                redirected: hops > 0,
+                body: collected.freeze(),
+                timing: Timing { ttfb, total },
+                request: SentRequest { method, url, headers: sent_headers, body },
+                secrets,
+            });
+        }
+    }
+}
+
+/// Headers of the default layers (lowest first), later layers replacing a header of the
+/// same name.
+fn merged_headers(layers: &[Defaults]) -> Vec<(String, String)> {
+    let mut merged: Vec<(String, String)> = Vec::new();
+    for layer in layers {
+        for (name, value) in &layer.headers {
+            merged.retain(|(existing, _)| !existing.eq_ignore_ascii_case(name));
+            merged.push((name.clone(), value.clone()));
+        }
+    }
+    merged
+}
+
+/// The request a selection names.
+fn select<'a>(document: &'a Document, selection: &Selection) -> Result<&'a Request, SelectionError> {
+    let count = document.requests().count();
+    if count == 0 {
+        return Err(SelectionError::NoRequests);
+    }
+    match selection {
+        Selection::First => document.request(0).ok_or(SelectionError::NoRequests),
+        Selection::Index(index) => {
+            document.request(*index).ok_or(SelectionError::IndexOutOfRange { index: *index, count })
+        }
+        Selection::Name(name) => document.request_named(name).ok_or_else(|| {
+            let names = document.requests().filter_map(|request| request.name.as_ref().map(|name| name.value.as_str()));
+            SelectionError::NameNotFound {
+                name: name.clone(),
+                suggestion: volley_syntax::closest(name, names).map(str::to_owned),
+            }
+        }),
+    }
+}
+
+impl PreparedRequest {
+    /// The HTTP version the request line asked for, if any.
+    #[must_use]
+    pub fn version(&self) -> Option<http::Version> {
+        self.version
+    }
+}

@@ -1,0 +1,551 @@
+//! Configuration: `volley.jsonc` (or `volley.json`) found by walking up from the `.http`
+//! file, JSONC with comments and trailing commas; JetBrains `http-client.env.json`
+//! files when there is none. Every front end discovers and reads it here, so they all
+//! mean the same thing.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::error::ConfigError;
+use crate::io::Io;
+use crate::resolvers::{CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment};
+
+/// Names of the configuration file, in the order they are looked for in a directory.
+pub const CONFIG_FILE_NAMES: [&str; 2] = ["volley.jsonc", "volley.json"];
+
+/// The JetBrains HTTP Client's environment files, read when there is no Volley config.
+pub const JETBRAINS_ENV_FILE: &str = "http-client.env.json";
+/// The private (not committed) companion of [`JETBRAINS_ENV_FILE`].
+pub const JETBRAINS_PRIVATE_ENV_FILE: &str = "http-client.private.env.json";
+
+/// The project's private env file, read by `$secret(NAME)` after the environment.
+pub const PRIVATE_ENV_FILE: &str = ".env";
+
+/// A configuration.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    /// The file it was read from (the public env file for JetBrains files).
+    pub path: PathBuf,
+    /// `variables`.
+    pub variables: Map<String, Value>,
+    /// `profiles`.
+    pub profiles: BTreeMap<String, Profile>,
+    /// `resolvers`: command resolvers by name (without `$`).
+    pub resolvers: BTreeMap<String, CommandResolver>,
+    /// `defaults`.
+    pub defaults: Defaults,
+    /// `cookies`.
+    pub cookies: CookieSettings,
+}
+
+/// One entry of `profiles`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Profile {
+    /// Variables over the configuration's.
+    pub variables: Map<String, Value>,
+    /// Defaults over the configuration's.
+    pub defaults: Defaults,
+    /// Command resolvers over the configuration's.
+    pub resolvers: BTreeMap<String, CommandResolver>,
+}
+
+/// Request defaults (`defaults` of the config, of a profile, or of a client).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Defaults {
+    /// Headers added to every request that does not set them.
+    pub headers: Vec<(String, String)>,
+    /// `timeoutMs`.
+    pub timeout: Option<Duration>,
+    /// `followRedirects`.
+    pub follow_redirects: Option<bool>,
+    /// `validateSSL`.
+    pub validate_ssl: Option<bool>,
+}
+
+/// `cookies`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CookieSettings {
+    /// `enabled` (default `true`): whether front ends keep a cookie jar.
+    pub enabled: bool,
+    /// `jarPath`: where the jar is persisted, resolved against the config's directory.
+    pub jar_path: Option<PathBuf>,
+}
+
+impl Default for CookieSettings {
+    fn default() -> Self {
+        Self { enabled: true, jar_path: None }
+    }
+}
+
+impl Config {
+    /// The directory of the configuration file: the project root for relative paths
+    /// and command resolvers.
+    #[must_use]
+    pub fn directory(&self) -> &Path {
+        self.path.parent().unwrap_or_else(|| Path::new("."))
+    }
+
+    /// The profile called `name`, or an error with a "did you mean".
+    pub fn profile(&self, name: &str) -> Result<&Profile, ConfigError> {
+        self.profiles.get(name).ok_or_else(|| ConfigError::UnknownProfile {
+            name: name.to_owned(),
+            suggestion: volley_syntax::closest(name, self.profiles.keys().map(String::as_str)).map(str::to_owned),
+            available: self.profiles.keys().cloned().collect(),
+        })
+    }
+
+    /// Reads a Volley configuration file. `{env:NAME}` in string values is replaced by
+    /// the environment variable (empty when unset).
+    pub fn load(io: &dyn Io, path: &Path, environment: &Environment) -> Result<Config, ConfigError> {
+        let text = read_text(io, path)?;
+        let value = parse_jsonc(&text, path)?;
+        let value = substitute_env(value, environment);
+        let Value::Object(root) = value else {
+            return Err(invalid(path, "", "the configuration must be a JSON object", None));
+        };
+        let directory = path.parent().unwrap_or_else(|| Path::new(".")).to_path_buf();
+        let reader = Reader { path, directory: &directory };
+        reader.config(root)
+    }
+
+    /// Finds the configuration for files in `directory`: the nearest `volley.jsonc` or
+    /// `volley.json` in it or a directory above (up to the project root, the first
+    /// directory with `.git`); else JetBrains env files found the same way; else none.
+    pub fn discover(io: &dyn Io, directory: &Path, environment: &Environment) -> Result<Option<Config>, ConfigError> {
+        if let Some(path) = find_upwards(io, directory, &CONFIG_FILE_NAMES) {
+            return Config::load(io, &path, environment).map(Some);
+        }
+        let public = find_upwards(io, directory, &[JETBRAINS_ENV_FILE]);
+        let private = find_upwards(io, directory, &[JETBRAINS_PRIVATE_ENV_FILE]);
+        if public.is_none() && private.is_none() {
+            return Ok(None);
+        }
+        Config::from_jetbrains(io, public.as_deref(), private.as_deref(), environment).map(Some)
+    }
+
+    /// Reads JetBrains env files: each environment becomes a profile with its
+    /// variables; `$shared` becomes the configuration's variables; the private file's
+    /// values win over the public one's.
+    pub fn from_jetbrains(
+        io: &dyn Io,
+        public: Option<&Path>,
+        private: Option<&Path>,
+        environment: &Environment,
+    ) -> Result<Config, ConfigError> {
+        let mut config =
+            Config { path: public.or(private).map(Path::to_path_buf).unwrap_or_default(), ..Config::default() };
+        for path in [public, private].into_iter().flatten() {
+            let value = substitute_env(parse_jsonc(&read_text(io, path)?, path)?, environment);
+            let Value::Object(environments) = value else {
+                return Err(invalid(path, "", "an env file must be a JSON object of environments", None));
+            };
+            for (name, variables) in environments {
+                let Value::Object(variables) = variables else {
+                    return Err(invalid(path, &name, "an environment must be a JSON object of variables", None));
+                };
+                let target = if name == "$shared" {
+                    &mut config.variables
+                } else {
+                    &mut config.profiles.entry(name).or_default().variables
+                };
+                target.extend(variables);
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// `KEY=value` pairs of the project's private env file (`.env`) in `directory`, for
+/// `$secret`. A missing file is an empty map.
+pub fn read_private_env(io: &dyn Io, directory: &Path) -> Result<HashMap<String, String>, ConfigError> {
+    let path = directory.join(PRIVATE_ENV_FILE);
+    if !io.is_file(&path) {
+        return Ok(HashMap::new());
+    }
+    let text = read_text(io, &path)?;
+    parse_env_file(&text, &path)
+}
+
+/// Parses `.env` text: `KEY=value`, `export KEY=value`, `#` comments, single or double
+/// quotes (double quotes understand `\n`, `\"` and `\\`).
+fn parse_env_file(text: &str, path: &Path) -> Result<HashMap<String, String>, ConfigError> {
+    let mut values = HashMap::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        let Some((key, value)) = line.split_once('=') else {
+            return Err(ConfigError::Syntax {
+                path: path.to_path_buf(),
+                line: index + 1,
+                column: 1,
+                message: "expected `KEY=value`".to_owned(),
+            });
+        };
+        let value = value.trim();
+        let value = if let Some(inner) = value.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) {
+            let mut unescaped = String::new();
+            let mut characters = inner.chars();
+            while let Some(character) = characters.next() {
+                match (character, characters.clone().next()) {
+                    ('\\', Some('n')) => {
+                        unescaped.push('\n');
+                        characters.next();
+                    }
+                    ('\\', Some(next @ ('"' | '\\'))) => {
+                        unescaped.push(next);
+                        characters.next();
+                    }
+                    _ => unescaped.push(character),
+                }
+            }
+            unescaped
+        } else if let Some(inner) = value.strip_prefix('\'').and_then(|rest| rest.strip_suffix('\'')) {
+            inner.to_owned()
+        } else {
+            value.split(" #").next().unwrap_or(value).trim().to_owned()
+        };
+        values.insert(key.trim().to_owned(), value);
+    }
+    Ok(values)
+}
+
+/// The first of `names` found in `directory` or a directory above it, stopping after
+/// the project root (a directory with `.git`).
+fn find_upwards(io: &dyn Io, directory: &Path, names: &[&str]) -> Option<PathBuf> {
+    let mut current = Some(directory);
+    while let Some(directory) = current {
+        for name in names {
+            let candidate = directory.join(name);
+            if io.is_file(&candidate) {
+                return Some(candidate);
+            }
+        }
+        if io.exists(&directory.join(".git")) {
+            return None;
+        }
+        current = directory.parent();
+    }
+    None
+}
+
+fn read_text(io: &dyn Io, path: &Path) -> Result<String, ConfigError> {
+    let bytes = io.read(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    String::from_utf8(bytes).map_err(|error| ConfigError::Syntax {
+        path: path.to_path_buf(),
+        line: 1,
+        column: 1,
+        message: format!("not UTF-8 text (invalid byte at offset {})", error.utf8_error().valid_up_to()),
+    })
+}
+
+fn parse_jsonc(text: &str, path: &Path) -> Result<Value, ConfigError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    json5::from_str::<Value>(text).map_err(|error| {
+        let (line, column) = error.position().map_or((1, 1), |position| (position.line + 1, position.column + 1));
+        let message = error.to_string();
+        // The library appends the position; the error carries it separately.
+        let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
+        ConfigError::Syntax { path: path.to_path_buf(), line, column, message }
+    })
+}
+
+/// Replaces `{env:NAME}` in every string of `value`.
+fn substitute_env(value: Value, environment: &Environment) -> Value {
+    match value {
+        Value::String(text) if text.contains("{env:") => Value::String(substitute_env_in(&text, environment)),
+        Value::Array(items) => Value::Array(items.into_iter().map(|item| substitute_env(item, environment)).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(key, item)| (key, substitute_env(item, environment))).collect())
+        }
+        other => other,
+    }
+}
+
+fn substitute_env_in(text: &str, environment: &Environment) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("{env:") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 5..];
+        if let Some(end) = after.find('}') {
+            out.push_str(&environment.get(after[..end].trim()).unwrap_or_default());
+            rest = &after[end + 1..];
+        } else {
+            out.push_str(&rest[start..]);
+            rest = "";
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn invalid(path: &Path, at: &str, message: impl Into<String>, hint: Option<String>) -> ConfigError {
+    ConfigError::Invalid { path: path.to_path_buf(), at: at.to_owned(), message: message.into(), hint }
+}
+
+/// Reads the checked shape of a configuration out of its JSON.
+struct Reader<'a> {
+    path: &'a Path,
+    directory: &'a Path,
+}
+
+impl Reader<'_> {
+    fn config(&self, root: Map<String, Value>) -> Result<Config, ConfigError> {
+        self.known_keys(&root, "", &["$schema", "variables", "profiles", "resolvers", "defaults", "cookies"])?;
+        let mut config = Config { path: self.path.to_path_buf(), ..Config::default() };
+        for (key, value) in root {
+            match key.as_str() {
+                "variables" => config.variables = self.object(value, "variables")?,
+                "profiles" => {
+                    for (name, profile) in self.object(value, "profiles")? {
+                        let at = format!("profiles.{name}");
+                        let profile = self.profile(self.object(profile, &at)?, &at)?;
+                        config.profiles.insert(name, profile);
+                    }
+                }
+                "resolvers" => config.resolvers = self.resolvers(value, "resolvers")?,
+                "defaults" => config.defaults = self.defaults(value, "defaults")?,
+                "cookies" => config.cookies = self.cookies(value)?,
+                _ => {}
+            }
+        }
+        Ok(config)
+    }
+
+    fn profile(&self, map: Map<String, Value>, at: &str) -> Result<Profile, ConfigError> {
+        self.known_keys(&map, at, &["variables", "defaults", "resolvers"])?;
+        let mut profile = Profile::default();
+        for (key, value) in map {
+            let inner = format!("{at}.{key}");
+            match key.as_str() {
+                "variables" => profile.variables = self.object(value, &inner)?,
+                "defaults" => profile.defaults = self.defaults(value, &inner)?,
+                "resolvers" => profile.resolvers = self.resolvers(value, &inner)?,
+                _ => {}
+            }
+        }
+        Ok(profile)
+    }
+
+    fn defaults(&self, value: Value, at: &str) -> Result<Defaults, ConfigError> {
+        let map = self.object(value, at)?;
+        self.known_keys(&map, at, &["headers", "timeoutMs", "followRedirects", "validateSSL"])?;
+        let mut defaults = Defaults::default();
+        for (key, value) in map {
+            let inner = format!("{at}.{key}");
+            match key.as_str() {
+                "headers" => {
+                    for (name, header) in self.object(value, &inner)? {
+                        let Value::String(header) = header else {
+                            return Err(invalid(
+                                self.path,
+                                &format!("{inner}.{name}"),
+                                "a header value must be a string",
+                                None,
+                            ));
+                        };
+                        defaults.headers.push((name, header));
+                    }
+                }
+                "timeoutMs" => defaults.timeout = Some(self.milliseconds(&value, &inner)?),
+                "followRedirects" => defaults.follow_redirects = Some(self.boolean(&value, &inner)?),
+                "validateSSL" => defaults.validate_ssl = Some(self.boolean(&value, &inner)?),
+                _ => {}
+            }
+        }
+        Ok(defaults)
+    }
+
+    fn cookies(&self, value: Value) -> Result<CookieSettings, ConfigError> {
+        let map = self.object(value, "cookies")?;
+        self.known_keys(&map, "cookies", &["enabled", "jarPath"])?;
+        let mut settings = CookieSettings::default();
+        for (key, value) in map {
+            match key.as_str() {
+                "enabled" => settings.enabled = self.boolean(&value, "cookies.enabled")?,
+                "jarPath" => {
+                    let Value::String(path) = value else {
+                        return Err(invalid(self.path, "cookies.jarPath", "`jarPath` must be a string", None));
+                    };
+                    settings.jar_path = Some(self.directory.join(path));
+                }
+                _ => {}
+            }
+        }
+        Ok(settings)
+    }
+
+    fn resolvers(&self, value: Value, at: &str) -> Result<BTreeMap<String, CommandResolver>, ConfigError> {
+        let mut resolvers = BTreeMap::new();
+        for (name, entry) in self.object(value, at)? {
+            let inner = format!("{at}.{name}");
+            let name = name.trim_start_matches('$').to_owned();
+            let entry = self.object(entry, &inner)?;
+            self.known_keys(&entry, &inner, &["type", "command", "timeoutMs"])?;
+            match entry.get("type") {
+                Some(Value::String(kind)) if kind == "command" => {}
+                Some(other) => {
+                    let hint = Some("the only resolver type is `command`".to_owned());
+                    return Err(invalid(
+                        self.path,
+                        &format!("{inner}.type"),
+                        format!("unknown resolver type {other}"),
+                        hint,
+                    ));
+                }
+                None => {
+                    return Err(invalid(self.path, &inner, "a resolver needs `\"type\": \"command\"`", None));
+                }
+            }
+            let Some(Value::String(command)) = entry.get("command") else {
+                return Err(invalid(self.path, &inner, "a command resolver needs a `command` string", None));
+            };
+            let timeout = match entry.get("timeoutMs") {
+                Some(value) => self.milliseconds(value, &format!("{inner}.timeoutMs"))?,
+                None => DEFAULT_COMMAND_TIMEOUT,
+            };
+            resolvers.insert(
+                name,
+                CommandResolver { command: command.clone(), directory: self.directory.to_path_buf(), timeout },
+            );
+        }
+        Ok(resolvers)
+    }
+
+    fn object(&self, value: Value, at: &str) -> Result<Map<String, Value>, ConfigError> {
+        match value {
+            Value::Object(map) => Ok(map),
+            other => Err(invalid(self.path, at, format!("`{at}` must be an object, not {}", kind(&other)), None)),
+        }
+    }
+
+    fn boolean(&self, value: &Value, at: &str) -> Result<bool, ConfigError> {
+        value.as_bool().ok_or_else(|| invalid(self.path, at, format!("`{at}` must be true or false"), None))
+    }
+
+    fn milliseconds(&self, value: &Value, at: &str) -> Result<Duration, ConfigError> {
+        value
+            .as_u64()
+            .filter(|&millis| millis > 0)
+            .map(Duration::from_millis)
+            .ok_or_else(|| invalid(self.path, at, format!("`{at}` must be a positive number of milliseconds"), None))
+    }
+
+    fn known_keys(&self, map: &Map<String, Value>, at: &str, known: &[&str]) -> Result<(), ConfigError> {
+        for key in map.keys() {
+            if !known.contains(&key.as_str()) {
+                let place = if at.is_empty() { key.clone() } else { format!("{at}.{key}") };
+                let hint = volley_syntax::closest(key, known.iter().copied())
+                    .map(|best| format!("did you mean `{best}`?"))
+                    .or_else(|| Some(format!("known keys: {}", known.join(", "))));
+                return Err(invalid(self.path, &place, format!("unknown key `{place}`"), hint));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::MemoryFs;
+
+    fn environment() -> Environment {
+        Environment::fixed([("TOKEN".to_owned(), "t0k3n".to_owned())])
+    }
+
+    #[test]
+    fn reads_a_full_configuration() {
+        let files = MemoryFs::new();
+        files.insert(
+            "/p/volley.jsonc",
+            r#"{
+              // comments and trailing commas are fine
+              "variables": {"host": "https://api.example.com", "token": "{env:TOKEN}", "nested": {"a": [1, 2]},},
+              "profiles": {
+                "dev": {"variables": {"host": "http://localhost:8080"}, "defaults": {"timeoutMs": 500}},
+              },
+              "resolvers": {"vault": {"type": "command", "command": "echo hi", "timeoutMs": 2000}},
+              "defaults": {"headers": {"User-Agent": "volley-test"}, "followRedirects": false, "validateSSL": false},
+              "cookies": {"enabled": true, "jarPath": ".volley/cookies.json"},
+            }"#,
+        );
+        let config = Config::load(&files, Path::new("/p/volley.jsonc"), &environment()).unwrap();
+        assert_eq!(config.variables["token"], "t0k3n");
+        assert_eq!(config.profile("dev").unwrap().defaults.timeout, Some(Duration::from_millis(500)));
+        assert_eq!(config.resolvers["vault"].timeout, Duration::from_secs(2));
+        assert_eq!(config.resolvers["vault"].directory, Path::new("/p"));
+        assert_eq!(config.defaults.headers, [("User-Agent".to_owned(), "volley-test".to_owned())]);
+        assert_eq!(config.defaults.follow_redirects, Some(false));
+        assert_eq!(config.cookies.jar_path.as_deref(), Some(Path::new("/p/.volley/cookies.json")));
+        let error = config.profile("prod").unwrap_err().to_string();
+        assert!(error.contains("unknown profile `prod`") && error.contains("dev"), "{error}");
+        let error = config.profile("dve").unwrap_err().to_string();
+        assert!(error.contains("did you mean `dev`"), "{error}");
+    }
+
+    #[test]
+    fn reports_syntax_errors_with_positions_and_unknown_keys_with_suggestions() {
+        let files = MemoryFs::new();
+        files.insert("/p/volley.json", "{\n  \"variables\": {\n    \"a\": 1,,\n  }\n}");
+        let error = Config::load(&files, Path::new("/p/volley.json"), &environment()).unwrap_err();
+        assert!(matches!(error, ConfigError::Syntax { line: 3, .. }), "{error:?}");
+        files.insert("/p/volley.json", r#"{"varibles": {}}"#);
+        let error = Config::load(&files, Path::new("/p/volley.json"), &environment()).unwrap_err().to_string();
+        assert!(error.contains("unknown key `varibles`") && error.contains("did you mean `variables`"), "{error}");
+        files.insert("/p/volley.json", r#"{"defaults": {"timeoutMs": -1}}"#);
+        let error = Config::load(&files, Path::new("/p/volley.json"), &environment()).unwrap_err().to_string();
+        assert!(error.contains("positive number of milliseconds"), "{error}");
+        files.insert("/p/volley.json", r#"{"resolvers": {"x": {"type": "script", "command": "x"}}}"#);
+        let error = Config::load(&files, Path::new("/p/volley.json"), &environment()).unwrap_err().to_string();
+        assert!(error.contains("unknown resolver type"), "{error}");
+    }
+
+    #[test]
+    fn discovers_upwards_and_falls_back_to_jetbrains_files() {
+        let files = MemoryFs::new();
+        files.insert("/p/volley.json", r#"{"variables": {"from": "volley"}}"#);
+        let found = Config::discover(&files, Path::new("/p/a/b"), &environment()).unwrap().unwrap();
+        assert_eq!(found.variables["from"], "volley");
+
+        let files = MemoryFs::new();
+        files.insert("/q/http-client.env.json", r#"{"$shared": {"x": 1}, "dev": {"host": "a", "user": "u"}}"#);
+        files.insert("/q/http-client.private.env.json", r#"{"dev": {"user": "private"}}"#);
+        let found = Config::discover(&files, Path::new("/q/sub"), &environment()).unwrap().unwrap();
+        assert_eq!(found.variables["x"], 1);
+        let dev = found.profile("dev").unwrap();
+        assert_eq!(dev.variables["host"], "a");
+        assert_eq!(dev.variables["user"], "private");
+        assert!(Config::discover(&MemoryFs::new(), Path::new("/none"), &environment()).unwrap().is_none());
+    }
+
+    #[test]
+    fn parses_env_files() {
+        let text =
+            "# comment\nA=1\nexport B = two words\nC=\"line\\nnext \\\"q\\\"\"\nD='single # kept'\nE=x # trailing\n";
+        let values = parse_env_file(text, Path::new(".env")).unwrap();
+        assert_eq!(values["A"], "1");
+        assert_eq!(values["B"], "two words");
+        assert_eq!(values["C"], "line\nnext \"q\"");
+        assert_eq!(values["D"], "single # kept");
+        assert_eq!(values["E"], "x");
+        assert!(parse_env_file("oops\n", Path::new(".env")).is_err());
+    }
+}

@@ -1,0 +1,305 @@
+//! Errors of running a request, one enum per stage, each carrying the source span of
+//! the text at fault where there is one.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use volley_syntax::{Diagnostic, Span};
+
+/// Why a run did not produce a response. An HTTP status of 4xx or 5xx is *not* an
+/// error: it is a normal [`Response`](crate::Response).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The `.http` file could not be read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    ReadFile {
+        /// The file.
+        path: PathBuf,
+        /// What the filesystem said.
+        source: std::io::Error,
+    },
+    /// The selected request has errors (syntax errors, unknown method, directive after
+    /// the request line, …): it is not sent.
+    #[error("the request has {} error(s); the first: {}", diagnostics.len(), first_message(diagnostics))]
+    Invalid {
+        /// The errors, with spans in the `.http` text.
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// No request matches the selection.
+    #[error("{0}")]
+    Selection(#[from] SelectionError),
+    /// The configuration file is broken.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The request could not be built: an undefined variable, a failing resolver, a
+    /// missing file, an invalid URL after substitution.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// The request was sent but the exchange failed: refused, DNS, TLS, timeout.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// The run was cancelled through [`RunOptions::cancel`](crate::RunOptions::cancel).
+    #[error("the request was cancelled")]
+    Cancelled,
+    /// The request is of a kind this version does not execute.
+    #[error("{0} requests are not supported yet")]
+    Unsupported(&'static str),
+    /// [`TokenRefresh`](crate::TokenRefresh) could not get a new token.
+    #[error("token refresh failed: {message}")]
+    TokenRefresh {
+        /// Why.
+        message: String,
+    },
+}
+
+fn first_message(diagnostics: &[Diagnostic]) -> String {
+    diagnostics.first().map_or_else(String::new, ToString::to_string)
+}
+
+/// No request matches the selection.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SelectionError {
+    /// The file has no request at all.
+    #[error("the file has no requests")]
+    NoRequests,
+    /// No request has this name.
+    #[error("no request named `{name}`{}", suggestion.as_ref().map_or_else(String::new, |s| format!(" (did you mean `{s}`?)")))]
+    NameNotFound {
+        /// The name asked for.
+        name: String,
+        /// The closest name in the file.
+        suggestion: Option<String>,
+    },
+    /// The index is past the last request.
+    #[error("request index {index} is out of range: the file has {count} request(s)")]
+    IndexOutOfRange {
+        /// The index asked for (0-based).
+        index: usize,
+        /// How many requests the file has.
+        count: usize,
+    },
+}
+
+/// A configuration file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read `{}`: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the filesystem said.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSONC/JSON (or the env file is not valid).
+    #[error("`{}`:{line}:{column}: {message}", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A key or value that does not fit the schema.
+    #[error("`{}`: {message}{}", path.display(), hint.as_ref().map_or_else(String::new, |hint| format!(" ({hint})")))]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Where in the file, as a JSON path (`profiles.dev.variables`).
+        at: String,
+        /// What is wrong.
+        message: String,
+        /// A "did you mean".
+        hint: Option<String>,
+    },
+    /// The selected profile does not exist.
+    #[error("unknown profile `{name}`{}", suggestion.as_ref().map_or_else(|| format!(" (profiles: {})", if available.is_empty() { "none".to_owned() } else { available.join(", ") }), |s| format!(" (did you mean `{s}`?)")))]
+    UnknownProfile {
+        /// The profile asked for.
+        name: String,
+        /// The closest profile.
+        suggestion: Option<String>,
+        /// Every profile there is.
+        available: Vec<String>,
+    },
+}
+
+/// A request that could not be built from its definition.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// `{{name}}` with no value anywhere.
+    #[error("{}: undefined variable `{name}`", span)]
+    UndefinedVariable {
+        /// The variable path as written.
+        name: String,
+        /// Where it is used.
+        span: Span,
+    },
+    /// A request variable (`{{login.response…}}`) that cannot be read.
+    #[error("{}: {message}", span)]
+    RequestVariable {
+        /// The variable path as written.
+        name: String,
+        /// Where it is used.
+        span: Span,
+        /// Why it has no value.
+        message: String,
+    },
+    /// A file variable whose value refers back to itself.
+    #[error("{}: variable `{name}` refers to itself (through {})", span, chain.join(" → "))]
+    Cycle {
+        /// The variable.
+        name: String,
+        /// The chain of references.
+        chain: Vec<String>,
+        /// Where it is used.
+        span: Span,
+    },
+    /// `{{$name()}}` with no such resolver.
+    #[error("{}: unknown resolver `${name}`{}", span, suggestion.as_ref().map_or_else(String::new, |s| format!(" (did you mean `${s}`?)")))]
+    UnknownResolver {
+        /// The resolver name without `$`.
+        name: String,
+        /// The closest resolver name.
+        suggestion: Option<String>,
+        /// Where it is called.
+        span: Span,
+    },
+    /// A resolver refused its arguments or failed.
+    #[error("{}: resolver `${name}` failed: {message}", span)]
+    Resolver {
+        /// The resolver name without `$`.
+        name: String,
+        /// What went wrong.
+        message: String,
+        /// Where it is called.
+        span: Span,
+    },
+    /// A `{{…}}` that cannot be evaluated (unclosed, empty).
+    #[error("{}: {message}", span)]
+    Interpolation {
+        /// What is wrong.
+        message: String,
+        /// Where.
+        span: Span,
+    },
+    /// A file referenced by the request (`< file`, `<@ file`, multipart `@file`) could
+    /// not be read.
+    #[error("{}: cannot read `{}`: {source}", span, path.display())]
+    File {
+        /// The resolved path.
+        path: PathBuf,
+        /// Where the reference is written.
+        span: Span,
+        /// What the filesystem said.
+        source: std::io::Error,
+    },
+    /// The URL after substitution is not a valid URL.
+    #[error("{}: invalid URL `{url}`: {reason}", span)]
+    InvalidUrl {
+        /// The URL after substitution.
+        url: String,
+        /// Why it is invalid.
+        reason: String,
+        /// Where the URL is written.
+        span: Span,
+    },
+    /// A header name or value that is not valid after substitution.
+    #[error("{}: invalid header `{name}`: {reason}", span)]
+    InvalidHeader {
+        /// The header name after substitution.
+        name: String,
+        /// Why it is invalid.
+        reason: String,
+        /// Where the header is written.
+        span: Span,
+    },
+}
+
+impl BuildError {
+    /// Where in the `.http` text the problem is, when it is there (a `<@` file's
+    /// template errors point into that file).
+    #[must_use]
+    pub fn span(&self) -> Span {
+        match self {
+            BuildError::UndefinedVariable { span, .. }
+            | BuildError::RequestVariable { span, .. }
+            | BuildError::Cycle { span, .. }
+            | BuildError::UnknownResolver { span, .. }
+            | BuildError::Resolver { span, .. }
+            | BuildError::Interpolation { span, .. }
+            | BuildError::File { span, .. }
+            | BuildError::InvalidUrl { span, .. }
+            | BuildError::InvalidHeader { span, .. } => *span,
+        }
+    }
+}
+
+/// The exchange failed after the request was built.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// No response within the timeout (connection, headers and body together).
+    #[error("timed out after {} ms", after.as_millis())]
+    Timeout {
+        /// The timeout that expired.
+        after: Duration,
+    },
+    /// The host refused the connection.
+    #[error("connection refused by {host}")]
+    ConnectionRefused {
+        /// `host:port`.
+        host: String,
+    },
+    /// The host name could not be resolved.
+    #[error("cannot resolve host `{host}`: {message}")]
+    Dns {
+        /// The host name.
+        host: String,
+        /// What the resolver said.
+        message: String,
+    },
+    /// The TLS handshake failed (certificate, protocol).
+    #[error("TLS error with {host}: {message}")]
+    Tls {
+        /// `host:port`.
+        host: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Too many redirects.
+    #[error("more than {limit} redirects")]
+    TooManyRedirects {
+        /// The limit.
+        limit: usize,
+    },
+    /// Anything else (connection reset, protocol error, invalid redirect).
+    #[error("{message}")]
+    Other {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl TransportError {
+    /// A stable name for the kind (`timeout`, `connection_refused`, `dns`, `tls`,
+    /// `too_many_redirects`, `other`), as the server reports it in `details.kind`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportError::Timeout { .. } => "timeout",
+            TransportError::ConnectionRefused { .. } => "connection_refused",
+            TransportError::Dns { .. } => "dns",
+            TransportError::Tls { .. } => "tls",
+            TransportError::TooManyRedirects { .. } => "too_many_redirects",
+            TransportError::Other { .. } => "other",
+        }
+    }
+}

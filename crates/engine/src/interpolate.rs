@@ -1,0 +1,254 @@
+//! Substitution of `{{ }}`: variables by precedence, request variables, file variables,
+//! resolvers. One pass: substituted text is never expanded again; every occurrence of a
+//! resolver is evaluated once per send; a file variable is evaluated once per send.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use volley_syntax::{
+    Arguments, Expression, Interpolation, Part, ResolverCall, Span, Spanned, Template, VariableDeclaration,
+};
+
+use crate::chaining::{self, StoredResponse};
+use crate::config::read_private_env;
+use crate::error::BuildError;
+use crate::io::Io;
+use crate::resolvers::builtin_context;
+use crate::resolvers::{BUILTIN_NAMES, CommandResolver, Environment, Resolver, call_builtin};
+use crate::transport::BoxFuture;
+
+/// Everything a template may refer to.
+pub(crate) struct Scope<'a> {
+    /// Variable maps, highest precedence first: CLI overrides, run, client, profile,
+    /// configuration.
+    pub(crate) layers: Vec<&'a Map<String, Value>>,
+    /// The file's `@name = value` lines (a later one wins).
+    pub(crate) file_variables: &'a [VariableDeclaration],
+    /// Last responses of named requests.
+    pub(crate) chain: &'a HashMap<String, StoredResponse>,
+    /// The client's resolvers, keys with `$`.
+    pub(crate) custom: &'a HashMap<String, Arc<dyn Resolver>>,
+    /// Command resolvers of the configuration and profile, keys without `$`.
+    pub(crate) commands: &'a BTreeMap<String, CommandResolver>,
+    /// What `$env` and `$secret` read.
+    pub(crate) environment: &'a Environment,
+    /// Where the project's `.env` is (read the first time `$secret` needs it).
+    pub(crate) private_env_directory: &'a Path,
+    /// The filesystem.
+    pub(crate) io: &'a dyn Io,
+}
+
+/// Renders templates within one send.
+pub(crate) struct Renderer<'a> {
+    scope: Scope<'a>,
+    /// Values of `$secret` resolved so far, for redaction.
+    pub(crate) secrets: Vec<String>,
+    /// File variables already evaluated in this send.
+    file_values: HashMap<String, String>,
+    /// File variables being evaluated, to catch `@a = {{b}}`, `@b = {{a}}`.
+    resolving: Vec<String>,
+    /// The project's `.env`, once read.
+    private_env: Option<HashMap<String, String>>,
+}
+
+impl<'a> Renderer<'a> {
+    pub(crate) fn new(scope: Scope<'a>) -> Self {
+        Self { scope, secrets: Vec::new(), file_values: HashMap::new(), resolving: Vec::new(), private_env: None }
+    }
+
+    /// The text of `template` with every interpolation substituted.
+    pub(crate) fn render<'b>(&'b mut self, template: &'b Template) -> BoxFuture<'b, Result<String, BuildError>> {
+        Box::pin(async move {
+            let mut out = String::new();
+            for part in &template.parts {
+                match part {
+                    Part::Text(text) => out.push_str(&text.value),
+                    Part::Interpolation(interpolation) => out.push_str(&self.interpolation(interpolation).await?),
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    async fn interpolation(&mut self, interpolation: &Interpolation) -> Result<String, BuildError> {
+        if !interpolation.closed {
+            return Err(BuildError::Interpolation { message: "unclosed `{{`".to_owned(), span: interpolation.span });
+        }
+        match &interpolation.expression {
+            None => Err(BuildError::Interpolation { message: "empty `{{}}`".to_owned(), span: interpolation.span }),
+            Some(Expression::Variable(name)) => Ok(text_of(&self.variable(name).await?)),
+            Some(Expression::Resolver(call)) => self.resolver(call, interpolation.span).await,
+        }
+    }
+
+    /// The value of a variable path.
+    async fn variable(&mut self, name: &Spanned<String>) -> Result<Value, BuildError> {
+        let path = name.value.as_str();
+        let segments = volley_syntax::variable_path_segments(path);
+        if let [request, "response", rest @ ..] = segments.as_slice()
+            && let Some(stored) = self.scope.chain.get(*request)
+        {
+            return chaining::read(stored, rest).map_err(|message| BuildError::RequestVariable {
+                name: path.to_owned(),
+                span: name.span,
+                message: format!("`{path}`: {message}"),
+            });
+        }
+        for layer in &self.scope.layers {
+            if let Some(value) = lookup(layer, path, &segments) {
+                return Ok(value);
+            }
+        }
+        if let Some(declaration) =
+            self.scope.file_variables.iter().rev().find(|declaration| declaration.name.value == path)
+        {
+            return self.file_variable(declaration, name.span).await.map(Value::String);
+        }
+        if let [request, "response", ..] = segments.as_slice() {
+            return Err(BuildError::RequestVariable {
+                name: path.to_owned(),
+                span: name.span,
+                message: format!(
+                    "`{path}`: no request named `{request}` has run yet in this client (run it first; \
+                     `volley run` runs a file's requests in order)"
+                ),
+            });
+        }
+        Err(BuildError::UndefinedVariable { name: path.to_owned(), span: name.span })
+    }
+
+    async fn file_variable(&mut self, declaration: &VariableDeclaration, used_at: Span) -> Result<String, BuildError> {
+        let name = &declaration.name.value;
+        if let Some(value) = self.file_values.get(name) {
+            return Ok(value.clone());
+        }
+        if self.resolving.contains(name) {
+            let mut chain = self.resolving.clone();
+            chain.push(name.clone());
+            return Err(BuildError::Cycle { name: name.clone(), chain, span: used_at });
+        }
+        self.resolving.push(name.clone());
+        let value = self.render(&declaration.value).await;
+        self.resolving.pop();
+        let value = value?;
+        self.file_values.insert(name.clone(), value.clone());
+        Ok(value)
+    }
+
+    async fn resolver(&mut self, call: &ResolverCall, span: Span) -> Result<String, BuildError> {
+        let name = call.name.value.as_str();
+        let arguments = self.arguments(call).await?;
+        let failure = |message: String| BuildError::Resolver { name: name.to_owned(), message, span };
+        if let Some(custom) = self.scope.custom.get(&format!("${name}")) {
+            return custom.resolve(arguments).await.map_err(|error| failure(error.to_string()));
+        }
+        if let Some(command) = self.scope.commands.get(name) {
+            return command.run(&arguments).await.map_err(failure);
+        }
+        if name == "secret" && self.private_env.is_none() {
+            let values = read_private_env(self.scope.io, self.scope.private_env_directory)
+                .map_err(|error| failure(error.to_string()))?;
+            self.private_env = Some(values);
+        }
+        let empty = HashMap::new();
+        let context = builtin_context(self.scope.environment, self.private_env.as_ref().unwrap_or(&empty));
+        match call_builtin(name, &arguments, &context) {
+            Some(Ok(value)) => {
+                if value.secret {
+                    self.secrets.push(value.value.clone());
+                }
+                Ok(value.value)
+            }
+            Some(Err(message)) => Err(failure(message)),
+            None => {
+                let custom = self.scope.custom.keys().map(|key| key.trim_start_matches('$'));
+                let commands = self.scope.commands.keys().map(String::as_str);
+                let candidates = BUILTIN_NAMES.iter().copied().chain(custom).chain(commands);
+                let suggestion = volley_syntax::closest(name, candidates).map(str::to_owned);
+                Err(BuildError::UnknownResolver { name: name.to_owned(), suggestion, span })
+            }
+        }
+    }
+
+    /// The arguments of a call, substituted; a JSON array gives its elements.
+    async fn arguments(&mut self, call: &ResolverCall) -> Result<Vec<String>, BuildError> {
+        match &call.arguments {
+            Arguments::None => Ok(Vec::new()),
+            Arguments::List(list) | Arguments::Words(list) => {
+                let mut values = Vec::with_capacity(list.len());
+                for argument in list {
+                    values.push(self.render(argument).await?);
+                }
+                Ok(values)
+            }
+            Arguments::JsonArray(array) => {
+                let text = self.render(array).await?;
+                match serde_json::from_str::<Value>(&text) {
+                    Ok(Value::Array(items)) => Ok(items.iter().map(text_of).collect()),
+                    Ok(_) | Err(_) => Err(BuildError::Resolver {
+                        name: call.name.value.clone(),
+                        message: format!("the argument `{text}` is not a JSON array"),
+                        span: array.span,
+                    }),
+                }
+            }
+        }
+    }
+}
+
+/// The value at `path` in one variable map: an exact key (`api.host` defined with a
+/// dot), else the longest key that is a prefix of the path, walked into nested objects
+/// and array indices (`api.hosts.0`).
+fn lookup(map: &Map<String, Value>, path: &str, segments: &[&str]) -> Option<Value> {
+    if let Some(value) = map.get(path) {
+        return Some(value.clone());
+    }
+    for split in (1..segments.len()).rev() {
+        let key = segments[..split].join(".");
+        if let Some(value) = map.get(&key)
+            && let Some(found) = walk(value, &segments[split..])
+        {
+            return Some(found.clone());
+        }
+    }
+    None
+}
+
+fn walk<'v>(value: &'v Value, segments: &[&str]) -> Option<&'v Value> {
+    segments.iter().try_fold(value, |current, segment| match current {
+        Value::Object(map) => map.get(*segment),
+        Value::Array(items) => segment.parse::<usize>().ok().and_then(|index| items.get(index)),
+        _ => None,
+    })
+}
+
+/// A value as substituted text: strings as they are, everything else as JSON.
+pub(crate) fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_up_exact_dotted_and_nested_paths() {
+        let map: Map<String, Value> = serde_json::from_str(
+            r#"{"host": "h", "api.host": "dotted", "api": {"host": "nested", "ports": [80, 443]}, "user": {"name": "ada"}}"#,
+        )
+        .unwrap();
+        let find = |path: &str| lookup(&map, path, &volley_syntax::variable_path_segments(path));
+        assert_eq!(find("host").unwrap(), "h");
+        assert_eq!(find("api.host").unwrap(), "dotted");
+        assert_eq!(find("api.ports.1").unwrap(), 443);
+        assert_eq!(find("user.name").unwrap(), "ada");
+        assert!(find("user.age").is_none());
+        assert!(find("api.ports.9").is_none());
+        assert_eq!(text_of(&find("api.ports").unwrap()), "[80,443]");
+    }
+}

@@ -1,0 +1,167 @@
+//! The filesystem as the engine sees it: `.http` files, body files, config files. The
+//! real disk by default; memory (over the disk, or alone) for the language server and
+//! the execution server, which run text that is not saved.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+/// Read access to files. Paths are absolute or relative to the process's working
+/// directory; the engine resolves references in a `.http` file against its directory
+/// before asking.
+pub trait Io: Send + Sync + fmt::Debug {
+    /// The content of a file.
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>>;
+
+    /// `true` when `path` is a file that [`Io::read`] can read.
+    fn is_file(&self, path: &Path) -> bool;
+
+    /// `true` when `path` exists, file or directory (used to find the project root, a
+    /// directory with `.git`).
+    fn exists(&self, path: &Path) -> bool {
+        self.is_file(path)
+    }
+}
+
+/// The real filesystem.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RealFs;
+
+impl Io for RealFs {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        path.is_file()
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+}
+
+/// Files held in memory, optionally over another [`Io`] (usually [`RealFs`]) that
+/// answers for the paths memory does not have: an editor's unsaved buffers over the
+/// project on disk.
+///
+/// ```
+/// use std::path::Path;
+/// use volley_engine::{Io, MemoryFs, RealFs};
+///
+/// let files = MemoryFs::over(RealFs);
+/// files.insert("/project/api.http", "GET https://example.com\n");
+/// assert_eq!(files.read(Path::new("/project/./api.http")).unwrap(), b"GET https://example.com\n");
+/// assert!(files.is_file(Path::new("/project/api.http")));
+/// ```
+#[derive(Clone, Default)]
+pub struct MemoryFs {
+    files: Arc<RwLock<HashMap<PathBuf, Vec<u8>>>>,
+    fallback: Option<Arc<dyn Io>>,
+}
+
+impl fmt::Debug for MemoryFs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.files.read().map_or(0, |files| files.len());
+        f.debug_struct("MemoryFs").field("files", &count).field("fallback", &self.fallback).finish()
+    }
+}
+
+impl MemoryFs {
+    /// An empty in-memory filesystem with nothing behind it.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An in-memory filesystem over `fallback`.
+    #[must_use]
+    pub fn over(fallback: impl Io + 'static) -> Self {
+        Self { files: Arc::default(), fallback: Some(Arc::new(fallback)) }
+    }
+
+    /// Adds or replaces a file.
+    pub fn insert(&self, path: impl AsRef<Path>, content: impl Into<Vec<u8>>) {
+        if let Ok(mut files) = self.files.write() {
+            files.insert(normalize(path.as_ref()), content.into());
+        }
+    }
+
+    /// Removes a file (the fallback answers for it again).
+    pub fn remove(&self, path: impl AsRef<Path>) {
+        if let Ok(mut files) = self.files.write() {
+            files.remove(&normalize(path.as_ref()));
+        }
+    }
+}
+
+impl Io for MemoryFs {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        let key = normalize(path);
+        if let Some(content) = self.files.read().ok().and_then(|files| files.get(&key).cloned()) {
+            return Ok(content);
+        }
+        match &self.fallback {
+            Some(fallback) => fallback.read(path),
+            None => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file in memory")),
+        }
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        let key = normalize(path);
+        self.files.read().is_ok_and(|files| files.contains_key(&key))
+            || self.fallback.as_ref().is_some_and(|fallback| fallback.is_file(path))
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        let key = normalize(path);
+        self.files.read().is_ok_and(|files| files.keys().any(|file| file.starts_with(&key)))
+            || self.fallback.as_ref().is_some_and(|fallback| fallback.exists(path))
+    }
+}
+
+/// `path` with `.` removed and `..` applied lexically (no filesystem access).
+#[must_use]
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut normalized = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !normalized.pop() {
+                    normalized.push("..");
+                }
+            }
+            other => normalized.push(other),
+        }
+    }
+    normalized
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_answers_before_the_fallback() {
+        let directory = std::env::temp_dir().join(format!("volley-io-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).unwrap();
+        let on_disk = directory.join("disk.txt");
+        std::fs::write(&on_disk, "disk").unwrap();
+        let files = MemoryFs::over(RealFs);
+        assert_eq!(files.read(&on_disk).unwrap(), b"disk");
+        files.insert(&on_disk, "memory");
+        assert_eq!(files.read(&on_disk).unwrap(), b"memory");
+        files.remove(&on_disk);
+        assert_eq!(files.read(&on_disk).unwrap(), b"disk");
+        assert!(MemoryFs::new().read(&on_disk).is_err());
+        std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    #[test]
+    fn normalizes_lexically() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalize(Path::new("../x")), PathBuf::from("../x"));
+    }
+}

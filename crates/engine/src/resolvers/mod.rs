@@ -1,0 +1,133 @@
+//! Resolvers: `{{$name(args)}}` — the built-ins, custom functions given to the client,
+//! and command resolvers from the configuration.
+
+mod builtin;
+mod command;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+pub(crate) use builtin::{BUILTIN_NAMES, BuiltinContext, call_builtin};
+pub use command::{CommandResolver, DEFAULT_COMMAND_TIMEOUT};
+
+use crate::transport::BoxFuture;
+
+/// What a resolver returns: the value, or why it has none.
+pub type ResolverResult = Result<String, Box<dyn std::error::Error + Send + Sync>>;
+
+/// A function behind `{{$name(args)}}`. Arguments arrive after their own `{{ }}` are
+/// substituted, one string per argument (a JSON-array argument arrives as its
+/// elements). Build one with [`resolver`] or [`async_resolver`].
+pub trait Resolver: Send + Sync {
+    /// Computes the value for `arguments`.
+    fn resolve(&self, arguments: Vec<String>) -> BoxFuture<'_, ResolverResult>;
+}
+
+impl fmt::Debug for dyn Resolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Resolver")
+    }
+}
+
+struct SyncResolver<F>(F);
+
+impl<F> Resolver for SyncResolver<F>
+where
+    F: Fn(&[String]) -> ResolverResult + Send + Sync,
+{
+    fn resolve(&self, arguments: Vec<String>) -> BoxFuture<'_, ResolverResult> {
+        let result = (self.0)(&arguments);
+        Box::pin(std::future::ready(result))
+    }
+}
+
+struct AsyncResolver<F>(F);
+
+impl<F, Fut> Resolver for AsyncResolver<F>
+where
+    F: Fn(Vec<String>) -> Fut + Send + Sync,
+    Fut: Future<Output = ResolverResult> + Send + 'static,
+{
+    fn resolve(&self, arguments: Vec<String>) -> BoxFuture<'_, ResolverResult> {
+        Box::pin((self.0)(arguments))
+    }
+}
+
+/// A resolver from a function.
+///
+/// ```
+/// use volley_engine::resolver;
+///
+/// let shout = resolver(|arguments| Ok(arguments.join(" ").to_uppercase()));
+/// ```
+pub fn resolver<F>(function: F) -> Arc<dyn Resolver>
+where
+    F: Fn(&[String]) -> ResolverResult + Send + Sync + 'static,
+{
+    Arc::new(SyncResolver(function))
+}
+
+/// A resolver from an async function (a token fetched over the network, a vault read).
+///
+/// ```
+/// use volley_engine::async_resolver;
+///
+/// let token = async_resolver(|arguments| async move { Ok(format!("token-for-{}", arguments.join(","))) });
+/// ```
+pub fn async_resolver<F, Fut>(function: F) -> Arc<dyn Resolver>
+where
+    F: Fn(Vec<String>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ResolverResult> + Send + 'static,
+{
+    Arc::new(AsyncResolver(function))
+}
+
+/// Where `$env` and `$secret` read the environment: the process environment by
+/// default, or a fixed map (tests, a server session that must not see the server's
+/// own environment).
+#[derive(Clone, Default)]
+pub struct Environment {
+    fixed: Option<Arc<HashMap<String, String>>>,
+}
+
+impl fmt::Debug for Environment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.fixed {
+            None => f.write_str("Environment::process()"),
+            Some(map) => write!(f, "Environment::fixed({} variables)", map.len()),
+        }
+    }
+}
+
+impl Environment {
+    /// The process environment.
+    #[must_use]
+    pub fn process() -> Self {
+        Self::default()
+    }
+
+    /// A fixed set of variables instead of the process environment.
+    #[must_use]
+    pub fn fixed(variables: impl IntoIterator<Item = (String, String)>) -> Self {
+        Self { fixed: Some(Arc::new(variables.into_iter().collect())) }
+    }
+
+    /// The value of `name`, when set.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<String> {
+        match &self.fixed {
+            Some(map) => map.get(name).cloned(),
+            None => std::env::var(name).ok(),
+        }
+    }
+}
+
+/// The context the built-ins read.
+pub(crate) fn builtin_context<'a>(
+    environment: &'a Environment,
+    private_env: &'a HashMap<String, String>,
+) -> BuiltinContext<'a> {
+    BuiltinContext { environment, private_env }
+}

@@ -1,0 +1,81 @@
+//! Shared server state: issued tokens and sessions, and per-path request counts.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// State shared by all handlers of one server. Cheap to clone; the lock is never held across
+/// an `.await`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AppState {
+    inner: Arc<Mutex<Inner>>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// The last number handed out; tokens, sessions and fresh tokens share it.
+    last_id: u64,
+    /// Tokens from `/login` and `/oauth/token`, accepted by `/bearer`.
+    bearer_tokens: HashSet<String>,
+    /// Session ids from `/login`, accepted by `/session`.
+    sessions: HashSet<String>,
+    /// Tokens from `/refresh`, accepted by `/expiring`.
+    fresh_tokens: HashSet<String>,
+    /// Requests per path (without query), since the server started.
+    requests: BTreeMap<String, u64>,
+}
+
+impl AppState {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // No handler panics while holding the lock, and the data stays consistent anyway.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A login: a bearer token `token-<n>` and a session id `session-<n>`, both remembered.
+    pub(crate) fn issue_login(&self) -> (String, String) {
+        let mut inner = self.lock();
+        inner.last_id += 1;
+        let token = format!("token-{}", inner.last_id);
+        let session = format!("session-{}", inner.last_id);
+        inner.bearer_tokens.insert(token.clone());
+        inner.sessions.insert(session.clone());
+        (token, session)
+    }
+
+    /// A bearer token `token-<n>`, remembered for `/bearer`.
+    pub(crate) fn issue_bearer_token(&self) -> String {
+        let mut inner = self.lock();
+        inner.last_id += 1;
+        let token = format!("token-{}", inner.last_id);
+        inner.bearer_tokens.insert(token.clone());
+        token
+    }
+
+    /// A refreshed token `fresh-<n>`, remembered for `/expiring`.
+    pub(crate) fn issue_fresh_token(&self) -> String {
+        let mut inner = self.lock();
+        inner.last_id += 1;
+        let token = format!("fresh-{}", inner.last_id);
+        inner.fresh_tokens.insert(token.clone());
+        token
+    }
+
+    pub(crate) fn is_bearer_token(&self, token: &str) -> bool {
+        self.lock().bearer_tokens.contains(token)
+    }
+
+    pub(crate) fn is_session(&self, session: &str) -> bool {
+        self.lock().sessions.contains(session)
+    }
+
+    pub(crate) fn is_fresh_token(&self, token: &str) -> bool {
+        self.lock().fresh_tokens.contains(token)
+    }
+
+    pub(crate) fn record_request(&self, path: &str) {
+        *self.lock().requests.entry(path.to_owned()).or_default() += 1;
+    }
+
+    pub(crate) fn request_counts(&self) -> BTreeMap<String, u64> {
+        self.lock().requests.clone()
+    }
+}
