@@ -2,6 +2,8 @@
 //! in the same run with a bare reqwest loop doing the same request; and the cost of
 //! interpolating a request with 50 variables (no network).
 //!
+//! Both loops run with mimalloc, the allocator the `volley` binary uses.
+//!
 //! Run: `cargo bench -p volley-engine --bench engine`. Figures go to docs/benchmarks.md.
 
 use std::fmt::Write as _;
@@ -11,6 +13,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
 
 use volley_test_support::TestServer;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime")

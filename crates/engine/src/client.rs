@@ -239,8 +239,12 @@ impl std::fmt::Debug for Client {
 struct Inner {
     config: ClientConfig,
     transport: Arc<dyn Transport>,
-    variables: RwLock<Map<String, Value>>,
-    chain: Mutex<HashMap<String, StoredResponse>>,
+    /// Client variables; runs take a snapshot (an `Arc` clone), setters copy on write.
+    variables: RwLock<Arc<Map<String, Value>>>,
+    /// Last responses of named requests, snapshotted the same way.
+    chain: Mutex<Arc<HashMap<String, StoredResponse>>>,
+    /// The working directory, for text run without a source path.
+    working_directory: std::sync::OnceLock<PathBuf>,
 }
 
 /// The configuration that applies to one run.
@@ -257,28 +261,35 @@ impl Client {
     #[must_use]
     pub fn new(config: ClientConfig) -> Self {
         let transport = config.transport.clone().unwrap_or_else(|| Arc::new(HttpTransport::new()));
-        let variables = RwLock::new(config.variables.clone());
-        Self { inner: Arc::new(Inner { config, transport, variables, chain: Mutex::default() }) }
+        let variables = RwLock::new(Arc::new(config.variables.clone()));
+        let inner = Inner {
+            config,
+            transport,
+            variables,
+            chain: Mutex::default(),
+            working_directory: std::sync::OnceLock::new(),
+        };
+        Self { inner: Arc::new(inner) }
     }
 
     /// Sets a client variable (above the configuration's, below a run's).
     pub fn set_variable(&self, name: impl Into<String>, value: impl Into<Value>) {
         if let Ok(mut variables) = self.inner.variables.write() {
-            variables.insert(name.into(), value.into());
+            Arc::make_mut(&mut variables).insert(name.into(), value.into());
         }
     }
 
     /// Sets several client variables.
     pub fn set_variables(&self, variables: impl IntoIterator<Item = (String, Value)>) {
         if let Ok(mut current) = self.inner.variables.write() {
-            current.extend(variables);
+            Arc::make_mut(&mut current).extend(variables);
         }
     }
 
     /// The client variables: the initial ones and those set since.
     #[must_use]
     pub fn get_variables(&self) -> Map<String, Value> {
-        self.inner.variables.read().map(|variables| variables.clone()).unwrap_or_default()
+        self.inner.variables.read().map(|variables| (**variables).clone()).unwrap_or_default()
     }
 
     /// The cookie jar, when the client has one.
@@ -339,7 +350,7 @@ impl Client {
                 body: response.body.clone(),
             };
             if let Ok(mut chain) = self.inner.chain.lock() {
-                chain.insert(name.value.clone(), stored);
+                Arc::make_mut(&mut chain).insert(name.value.clone(), stored);
             }
         }
         if let Some(jar) = self.active_jar()
@@ -379,11 +390,11 @@ impl Client {
         let directory = source_path
             .and_then(Path::parent)
             .map(Path::to_path_buf)
-            .or_else(|| std::env::current_dir().ok())
+            .or_else(|| self.working_directory())
             .unwrap_or_default();
         let settings = self.settings(&directory)?;
-        let client_variables = self.get_variables();
-        let chain = self.inner.chain.lock().map(|chain| chain.clone()).unwrap_or_default();
+        let client_variables = self.inner.variables.read().map(|variables| Arc::clone(&variables)).unwrap_or_default();
+        let chain = self.inner.chain.lock().map(|chain| Arc::clone(&chain)).unwrap_or_default();
         let empty = Map::new();
         let profile_variables = settings.profile.as_ref().map_or(&empty, |profile| &profile.variables);
         let config_variables = settings.config.as_ref().map_or(&empty, |config| &config.variables);
@@ -480,6 +491,15 @@ impl Client {
         layers
     }
 
+    /// The process's working directory, read once.
+    fn working_directory(&self) -> Option<PathBuf> {
+        if let Some(directory) = self.inner.working_directory.get() {
+            return Some(directory.clone());
+        }
+        let directory = std::env::current_dir().ok()?;
+        Some(self.inner.working_directory.get_or_init(|| directory).clone())
+    }
+
     fn active_jar(&self) -> Option<&CookieJar> {
         self.inner.config.cookie_jar.as_ref()
     }
@@ -514,6 +534,8 @@ impl Client {
         let mut body = prepared.body;
         let mut hops = 0;
         loop {
+            // The headers as they go out (with the jar's cookies); `headers` stays as
+            // written for the next hop of a redirect.
             let mut sent_headers = headers.clone();
             if let Some(cookies) = jar.and_then(|jar| jar.header_for(&url)) {
                 let value = match sent_headers.get(COOKIE).and_then(|written| written.to_str().ok()) {
@@ -566,10 +588,21 @@ impl Client {
                 continue;
             }
             let mut stream = response.body;
+            // One chunk (the usual case for small bodies) is kept as is, without a copy.
+            let mut first: Option<Bytes> = None;
             let mut collected = BytesMut::new();
             while let Some(chunk) = stream.next().await {
-                collected.extend_from_slice(&chunk?);
+                let chunk = chunk?;
+                match first.take() {
+                    None if collected.is_empty() => first = Some(chunk),
+                    None => collected.extend_from_slice(&chunk),
+                    Some(previous) => {
+                        collected.extend_from_slice(&previous);
+                        collected.extend_from_slice(&chunk);
+                    }
+                }
             }
+            let received = first.unwrap_or_else(|| collected.freeze());
             let total = started.elapsed();
             return Ok(Response {
                 status: response.status,
@@ -577,7 +610,7 @@ impl Client {
                 headers: response.headers,
                 url: url.clone(),
                 redirected: hops > 0,
-                body: collected.freeze(),
+                body: received,
                 timing: Timing { ttfb, total },
                 request: SentRequest { method, url, headers: sent_headers, body },
                 secrets,

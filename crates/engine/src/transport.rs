@@ -124,18 +124,20 @@ impl Transport for HttpTransport {
             let prior_knowledge = request.version == Some(http::Version::HTTP_2) && request.url.scheme() == "http";
             let client = self.client(request.validate_ssl, prior_knowledge)?;
             let host = host_of(&request.url);
-            // reqwest's `Url` is `url::Url`: passing it avoids parsing the URL again.
-            let mut builder = client.request(request.method, request.url).headers(request.headers);
+            // Built in place (reqwest's `Url` is `url::Url`): no URL parse and no header
+            // copy on the way out.
+            let mut outgoing = reqwest::Request::new(request.method, request.url);
+            *outgoing.headers_mut() = request.headers;
             if request.version == Some(http::Version::HTTP_11) {
-                builder = builder.version(http::Version::HTTP_11);
+                *outgoing.version_mut() = http::Version::HTTP_11;
             }
             if !request.body.is_empty() {
-                builder = builder.body(request.body);
+                *outgoing.body_mut() = Some(reqwest::Body::from(request.body));
             }
-            let response = builder.send().await.map_err(|error| classify(&error, &host))?;
+            let mut response = client.execute(outgoing).await.map_err(|error| classify(&error, &host))?;
             let status = response.status();
             let version = response.version();
-            let headers = response.headers().clone();
+            let headers = std::mem::take(response.headers_mut());
             let body_host = host.clone();
             let body = response.bytes_stream().map(move |chunk| chunk.map_err(|error| classify(&error, &body_host)));
             Ok(TransportResponse { status, version, headers, body: Box::pin(body) })
