@@ -197,6 +197,17 @@ mod tests {
     }
 
     #[test]
+    fn settings_choose_no_jar_a_memory_jar_or_a_file() {
+        use crate::config::CookieSettings;
+        assert!(CookieJar::from_settings(&CookieSettings { enabled: false, jar_path: None }).unwrap().is_none());
+        let memory = CookieJar::from_settings(&CookieSettings::default()).unwrap().unwrap();
+        assert!(memory.path().is_none());
+        let path = std::env::temp_dir().join(format!("volley-settings-jar-{}.json", std::process::id()));
+        let settings = CookieSettings { enabled: true, jar_path: Some(path.clone()) };
+        assert_eq!(CookieJar::from_settings(&settings).unwrap().unwrap().path(), Some(path.as_path()));
+    }
+
+    #[test]
     fn persists_session_cookies_atomically() {
         let directory = std::env::temp_dir().join(format!("volley-jar-{}", std::process::id()));
         let path = directory.join("nested/cookies.json");
