@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use volley_syntax::{Document, Protocol, Request};
 
+use crate::assert::PendingAssertion;
 use crate::body::Files;
 use crate::build::{BuiltRequest, build};
 use crate::chaining::StoredResponse;
@@ -209,6 +210,8 @@ pub struct PreparedRequest {
     pub use_cookies: bool,
     /// Values of `$secret` used, to redact from anything shown.
     pub secrets: Vec<String>,
+    /// The `# @assert` checks, rendered and parsed, to evaluate on the response.
+    pub assertions: Vec<PendingAssertion>,
     version: Option<http::Version>,
 }
 
@@ -341,8 +344,11 @@ impl Client {
         source_path: Option<&Path>,
         options: RunOptions,
     ) -> Result<Response, Error> {
-        let prepared = self.prepare_request(document, request, source_path, &options).await?;
-        let response = self.exchange(prepared, options.cancel.as_ref()).await?;
+        let mut prepared = self.prepare_request(document, request, source_path, &options).await?;
+        let pending = std::mem::take(&mut prepared.assertions);
+        let mut response = self.exchange(prepared, options.cancel.as_ref()).await?;
+        response.assertions =
+            pending.iter().map(|check| check.evaluate(response.status(), &response.headers, &response.body)).collect();
         if let Some(name) = &request.name {
             let stored = StoredResponse {
                 status: response.status(),
@@ -435,6 +441,17 @@ impl Client {
             .or_else(|| layers.iter().rev().find_map(|d| d.follow_redirects));
         let validate =
             self.inner.config.defaults.validate_ssl.or_else(|| layers.iter().rev().find_map(|d| d.validate_ssl));
+        let mut assertions = Vec::new();
+        for directive in request.assertions() {
+            let Some(template) = &directive.value else { continue };
+            let pending = match renderer.render(template).await {
+                Ok(expression) => PendingAssertion::new(expression, template.span, template.as_literal().is_some()),
+                Err(error) => {
+                    PendingAssertion::invalid(template.to_source(), error.span(), error.message(), error.hint())
+                }
+            };
+            assertions.push(pending);
+        }
         let BuiltRequest { method, url, headers, body, version } = built;
         Ok(PreparedRequest {
             method,
@@ -446,6 +463,7 @@ impl Client {
             validate_ssl: validate.unwrap_or(true),
             use_cookies: self.active_jar().is_some() && !request.no_cookie_jar,
             secrets: renderer.secrets,
+            assertions,
             version,
         })
     }
@@ -614,6 +632,7 @@ impl Client {
                 timing: Timing { ttfb, total },
                 request: SentRequest { method, url, headers: sent_headers, body },
                 secrets,
+                assertions: Vec::new(),
             });
         }
     }

@@ -240,6 +240,43 @@ impl BuildError {
             | BuildError::InvalidHeader { span, .. } => *span,
         }
     }
+
+    /// The message without the `line:column: ` the `Display` form starts with, for
+    /// front ends that show the location their own way.
+    #[must_use]
+    pub fn message(&self) -> String {
+        let full = self.to_string();
+        let prefix = format!("{}: ", self.span());
+        full.strip_prefix(&prefix).map_or_else(|| full.clone(), str::to_owned)
+    }
+
+    /// How to fix it, when there is something general to say.
+    #[must_use]
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            BuildError::UndefinedVariable { name, .. } => Some(format!(
+                "define it in the file (`@{root} = value`), in volley.jsonc `variables` or a profile, \
+                 or pass `--var {root}=value`",
+                root = name.split(['.', '[']).next().unwrap_or(name)
+            )),
+            BuildError::RequestVariable { .. } => {
+                Some("run the named request first, in the same run or session (requests run in file order)".to_owned())
+            }
+            BuildError::UnknownResolver { suggestion: None, .. } => Some(
+                "built-ins: $uuid, $timestamp, $timestampMs, $isoTimestamp, $random, $env, $secret, $basicAuth, \
+                 $base64; custom ones come from volley.jsonc `resolvers`"
+                    .to_owned(),
+            ),
+            BuildError::File { .. } => Some("paths are relative to the .http file".to_owned()),
+            BuildError::InvalidUrl { .. } => {
+                Some("a URL needs a scheme and a host after substitution, e.g. `http://localhost:8080/path`".to_owned())
+            }
+            BuildError::Cycle { .. } => {
+                Some("give one of the variables a value that does not use the other".to_owned())
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The exchange failed after the request was built.

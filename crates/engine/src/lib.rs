@@ -26,6 +26,7 @@
 //! the run's ([`RunOptions::variables`]), and [`RunOptions::overrides`] (the CLI's
 //! `--var`).
 
+pub mod assert;
 mod auth;
 mod body;
 mod build;
@@ -40,6 +41,7 @@ mod resolvers;
 mod response;
 mod transport;
 
+pub use assert::{AssertionResult, Outcome, PendingAssertion};
 pub use auth::TokenRefresh;
 pub use build::DEFAULT_USER_AGENT;
 pub use client::{

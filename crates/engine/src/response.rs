@@ -7,6 +7,8 @@ use bytes::Bytes;
 use futures_util::Stream;
 use serde::de::DeserializeOwned;
 
+use crate::assert::AssertionResult;
+
 /// A response. A status of 4xx or 5xx is a normal response (`ok()` is `false`), not an
 /// error. The body has been read when the response is returned (the request timeout
 /// covers it), so the body methods do not wait for the network.
@@ -21,6 +23,7 @@ pub struct Response {
     pub(crate) timing: Timing,
     pub(crate) request: SentRequest,
     pub(crate) secrets: Arc<[String]>,
+    pub(crate) assertions: Vec<AssertionResult>,
 }
 
 /// How long the exchange took.
@@ -134,6 +137,18 @@ impl Response {
     #[must_use]
     pub fn request(&self) -> &SentRequest {
         &self.request
+    }
+
+    /// The outcomes of the request's `# @assert` directives, in order.
+    #[must_use]
+    pub fn assertions(&self) -> &[AssertionResult] {
+        &self.assertions
+    }
+
+    /// `true` when every `# @assert` passed (also when there are none).
+    #[must_use]
+    pub fn assertions_passed(&self) -> bool {
+        self.assertions.iter().all(AssertionResult::passed)
     }
 
     /// `text` with the values of the `$secret(…)` resolvers used for this request

@@ -1,0 +1,110 @@
+//! `# @assert` checks on a response: parsing the expression language and evaluating it.
+
+mod evaluate;
+mod parse;
+
+pub use evaluate::evaluate;
+pub use parse::{Assertion, AssertionSyntaxError, Comparison, TextCheck, parse};
+
+use volley_syntax::Span;
+
+/// The result of one `@assert` directive on a response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssertionResult {
+    /// The expression as evaluated (variables substituted).
+    pub expression: String,
+    /// Where the expression is written in the `.http` text.
+    pub span: Span,
+    /// What came of it.
+    pub outcome: Outcome,
+}
+
+impl AssertionResult {
+    /// `true` when the check passed.
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        matches!(self.outcome, Outcome::Passed)
+    }
+}
+
+/// What came of an assertion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The check holds.
+    Passed,
+    /// The check does not hold.
+    Failed {
+        /// What was expected.
+        expected: String,
+        /// What the response had.
+        actual: String,
+    },
+    /// The expression cannot be evaluated (a syntax error, an undefined variable in it).
+    Invalid {
+        /// What is wrong.
+        message: String,
+        /// How to write it.
+        hint: Option<String>,
+    },
+}
+
+/// An `@assert` of a prepared request: rendered and parsed, evaluated once the response
+/// is in.
+#[derive(Debug, Clone)]
+pub struct PendingAssertion {
+    /// The expression with its variables substituted (as written when substitution failed).
+    pub expression: String,
+    /// Where the expression is written (the part at fault when it does not parse).
+    pub span: Span,
+    check: Result<Assertion, Outcome>,
+}
+
+impl PendingAssertion {
+    /// The substituted `expression`, parsed here. `span` is
+    /// the directive's value; a syntax error narrows it to the part at fault when the
+    /// expression was written without variables (offsets then match the text).
+    pub(crate) fn new(expression: String, span: Span, literal: bool) -> Self {
+        match parse(&expression) {
+            Ok(assertion) => Self { expression, span, check: Ok(assertion) },
+            Err(error) => {
+                let span = if literal { narrow(span, error.range.clone()) } else { span };
+                let check = Err(Outcome::Invalid { message: error.message, hint: Some(error.hint.to_owned()) });
+                Self { expression, span, check }
+            }
+        }
+    }
+
+    /// An assertion that cannot even be rendered (an undefined variable in it).
+    pub(crate) fn invalid(expression: String, span: Span, message: String, hint: Option<String>) -> Self {
+        Self { expression, span, check: Err(Outcome::Invalid { message, hint }) }
+    }
+
+    /// The parsed check; `None` when the expression is invalid.
+    #[must_use]
+    pub fn assertion(&self) -> Option<&Assertion> {
+        self.check.as_ref().ok()
+    }
+
+    /// Evaluates the check against a response's parts.
+    #[must_use]
+    pub fn evaluate(&self, status: u16, headers: &http::HeaderMap, body: &[u8]) -> AssertionResult {
+        let outcome = match &self.check {
+            Ok(assertion) => evaluate(assertion, status, headers, body),
+            Err(invalid) => invalid.clone(),
+        };
+        AssertionResult { expression: self.expression.clone(), span: self.span, outcome }
+    }
+}
+
+/// The part `range` (byte offsets in the expression) of a one-line span.
+fn narrow(span: Span, range: std::ops::Range<usize>) -> Span {
+    let length = span.len();
+    let (start, end) = (range.start.min(length), range.end.min(length));
+    let column = |offset: usize| span.start_position.column + u32::try_from(offset).unwrap_or(0);
+    Span {
+        start: span.start + start,
+        end: span.start + end,
+        start_position: volley_syntax::Position::new(span.start_position.line, column(start)),
+        end_position: volley_syntax::Position::new(span.start_position.line, column(end)),
+    }
+}
