@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use volley_syntax::{Document, Protocol, Request};
 
+use crate::analysis::{AnalysisContext, analyze};
 use crate::assert::PendingAssertion;
 use crate::body::Files;
 use crate::build::{BuiltRequest, build};
@@ -215,6 +216,15 @@ pub struct PreparedRequest {
     version: Option<http::Version>,
 }
 
+/// What [`Client::analyze`] found.
+#[derive(Debug)]
+pub struct Analysis {
+    /// The semantic diagnostics, in source order.
+    pub diagnostics: Vec<volley_syntax::Diagnostic>,
+    /// The configuration could not be read (the diagnostics were made without it).
+    pub config_error: Option<ConfigError>,
+}
+
 /// Runs `.http` definitions. Clones share variables, request history and cookie jar.
 ///
 /// ```no_run
@@ -310,6 +320,28 @@ impl Client {
             ConfigSource::Disabled => Ok(None),
             ConfigSource::Given(config) => Ok(Some((**config).clone())),
         }
+    }
+
+    /// The semantic diagnostics of `document` (parsed from `text`, read from
+    /// `source_path` when it has one) as runs of this client would see it: its
+    /// configuration, variables and resolvers. A broken configuration is returned
+    /// beside the diagnostics made without it.
+    #[must_use]
+    pub fn analyze(&self, document: &Document, text: &str, source_path: Option<&Path>) -> Analysis {
+        let directory = source_path.and_then(Path::parent).map(Path::to_path_buf).or_else(|| self.working_directory());
+        let (config, config_error) = match directory.as_deref().map(|directory| self.config_for(directory)) {
+            Some(Ok(config)) => (config, None),
+            Some(Err(error)) => (None, Some(error)),
+            None => (None, None),
+        };
+        let context = AnalysisContext {
+            config,
+            variables: vec![self.get_variables()],
+            resolvers: self.inner.config.resolvers.keys().map(|key| key.trim_start_matches('$').to_owned()).collect(),
+            directory,
+        };
+        let diagnostics = analyze(document, text, &*self.inner.config.io, &context);
+        Analysis { diagnostics, config_error }
     }
 
     /// Reads the `.http` file at `path` and runs the selected request.

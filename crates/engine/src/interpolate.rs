@@ -201,7 +201,7 @@ impl<'a> Renderer<'a> {
 /// The value at `path` in one variable map: an exact key (`api.host` defined with a
 /// dot), else the longest key that is a prefix of the path, walked into nested objects
 /// and array indices (`api.hosts.0`).
-fn lookup(map: &Map<String, Value>, path: &str, segments: &[&str]) -> Option<Value> {
+pub(crate) fn lookup(map: &Map<String, Value>, path: &str, segments: &[&str]) -> Option<Value> {
     if let Some(value) = map.get(path) {
         return Some(value.clone());
     }

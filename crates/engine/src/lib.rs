@@ -26,6 +26,7 @@
 //! the run's ([`RunOptions::variables`]), and [`RunOptions::overrides`] (the CLI's
 //! `--var`).
 
+pub mod analysis;
 pub mod assert;
 mod auth;
 mod body;
@@ -41,12 +42,13 @@ mod resolvers;
 mod response;
 mod transport;
 
+pub use analysis::{AnalysisContext, analyze};
 pub use assert::{AssertionResult, Outcome, PendingAssertion};
 pub use auth::TokenRefresh;
 pub use build::DEFAULT_USER_AGENT;
 pub use client::{
-    Client, ClientConfig, ConfigSource, DEFAULT_TIMEOUT, MAX_REDIRECTS, PreparedRequest, RequestDefaults, RunOptions,
-    Selection,
+    Analysis, Client, ClientConfig, ConfigSource, DEFAULT_TIMEOUT, MAX_REDIRECTS, PreparedRequest, RequestDefaults,
+    RunOptions, Selection,
 };
 pub use config::Config;
 pub use cookies::{CookieJar, CookieJarError};

@@ -78,6 +78,18 @@ pub enum Code {
     TextAfterHandler,
     /// A response reference of the JetBrains client (`<> file`), which is ignored.
     ResponseReference,
+    /// `{{name}}` defined nowhere the analysis can see (semantic: the engine's analysis).
+    UndefinedVariable,
+    /// `{{$name()}}` that is neither a built-in nor a configured resolver (semantic).
+    UnknownResolver,
+    /// A built-in resolver called with the wrong number of arguments (semantic).
+    ResolverArguments,
+    /// A body or upload file that does not exist (semantic).
+    MissingFile,
+    /// A JSON body (by its `Content-Type`) that is not valid JSON (semantic).
+    InvalidJsonBody,
+    /// An `@assert` expression that does not parse (semantic).
+    InvalidAssertion,
 }
 
 impl Code {
@@ -104,7 +116,28 @@ impl Code {
         Code::BlockWithoutRequest,
         Code::TextAfterHandler,
         Code::ResponseReference,
+        Code::UndefinedVariable,
+        Code::UnknownResolver,
+        Code::ResolverArguments,
+        Code::MissingFile,
+        Code::InvalidJsonBody,
+        Code::InvalidAssertion,
     ];
+
+    /// `true` for the codes the engine's analysis produces (they need configuration,
+    /// files or the assertion language); the parser produces the others.
+    #[must_use]
+    pub const fn is_semantic(self) -> bool {
+        matches!(
+            self,
+            Code::UndefinedVariable
+                | Code::UnknownResolver
+                | Code::ResolverArguments
+                | Code::MissingFile
+                | Code::InvalidJsonBody
+                | Code::InvalidAssertion
+        )
+    }
 
     /// The stable kebab-case name of the code.
     #[must_use]
@@ -131,6 +164,12 @@ impl Code {
             Code::BlockWithoutRequest => "block-without-request",
             Code::TextAfterHandler => "text-after-handler",
             Code::ResponseReference => "response-reference",
+            Code::UndefinedVariable => "undefined-variable",
+            Code::UnknownResolver => "unknown-resolver",
+            Code::ResolverArguments => "resolver-arguments",
+            Code::MissingFile => "missing-file",
+            Code::InvalidJsonBody => "invalid-json-body",
+            Code::InvalidAssertion => "invalid-assertion",
         }
     }
 
@@ -149,14 +188,20 @@ impl Code {
             | Code::InvalidTimeout
             | Code::WebSocketBody
             | Code::ConflictingProtocol
-            | Code::UnclosedScript => Severity::Error,
+            | Code::UnclosedScript
+            | Code::UnknownResolver
+            | Code::ResolverArguments
+            | Code::MissingFile
+            | Code::InvalidAssertion => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective
             | Code::UnsupportedScript
             | Code::DuplicateRequestName
             | Code::BlockWithoutRequest
-            | Code::TextAfterHandler => Severity::Warning,
+            | Code::TextAfterHandler
+            | Code::UndefinedVariable
+            | Code::InvalidJsonBody => Severity::Warning,
             Code::UnsupportedDirective | Code::ResponseReference => Severity::Info,
         }
     }

@@ -97,7 +97,7 @@ impl PendingAssertion {
 }
 
 /// The part `range` (byte offsets in the expression) of a one-line span.
-fn narrow(span: Span, range: std::ops::Range<usize>) -> Span {
+pub(crate) fn narrow(span: Span, range: std::ops::Range<usize>) -> Span {
     let length = span.len();
     let (start, end) = (range.start.min(length), range.end.min(length));
     let column = |offset: usize| span.start_position.column + u32::try_from(offset).unwrap_or(0);

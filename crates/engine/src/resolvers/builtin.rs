@@ -90,15 +90,32 @@ fn arity(name: &str, arguments: &[String], expected: usize) -> Result<(), String
     if arguments.len() == expected {
         return Ok(());
     }
-    let signature = match name {
+    let plural = if expected == 1 { "" } else { "s" };
+    Err(format!("takes {expected} argument{plural} `${name}{}`, got {}", signature(name), arguments.len()))
+}
+
+/// How many arguments a built-in takes (several counts when it has optional ones);
+/// `None` for a name that is not a built-in.
+pub(crate) fn expected_arguments(name: &str) -> Option<&'static [usize]> {
+    Some(match name {
+        "uuid" | "guid" | "random.uuid" | "timestamp" | "timestampMs" | "isoTimestamp" => &[0],
+        "random" | "randomInt" | "basicAuth" => &[2],
+        "env" | "processEnv" | "secret" | "base64" => &[1],
+        "datetime" => &[1, 3],
+        _ => return None,
+    })
+}
+
+/// The parameter list of a built-in, as documentation writes it.
+pub(crate) fn signature(name: &str) -> &'static str {
+    match name {
         "random" | "randomInt" => "(min, max)",
         "env" | "processEnv" | "secret" => "(NAME)",
         "basicAuth" => "(user, password)",
         "base64" => "(text)",
+        "datetime" => "(format[, amount, unit])",
         _ => "()",
-    };
-    let plural = if expected == 1 { "" } else { "s" };
-    Err(format!("takes {expected} argument{plural} `${name}{signature}`, got {}", arguments.len()))
+    }
 }
 
 /// An integer between `min` and `max`, both included.

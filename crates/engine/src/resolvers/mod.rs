@@ -1,7 +1,7 @@
 //! Resolvers: `{{$name(args)}}` — the built-ins, custom functions given to the client,
 //! and command resolvers from the configuration.
 
-mod builtin;
+pub(crate) mod builtin;
 mod command;
 
 use std::collections::HashMap;

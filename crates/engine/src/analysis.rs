@@ -1,0 +1,291 @@
+//! Semantic diagnostics: what can be known about a document without sending it, given
+//! the configuration, the files next to it and the resolvers there are. `volley check`
+//! and the language server both use this, over the parser's own diagnostics.
+//!
+//! Codes: `undefined-variable`, `unknown-resolver`, `resolver-arguments`,
+//! `missing-file`, `invalid-json-body`, `invalid-assertion` (see docs/diagnostics.md).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+use volley_syntax::{
+    Body, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Request, Span, Template,
+    variable_path_segments,
+};
+
+use crate::assert;
+use crate::config::Config;
+use crate::interpolate::lookup;
+use crate::io::Io;
+use crate::resolvers::builtin::{BUILTIN_NAMES, expected_arguments, signature};
+
+/// What the analysis knows beyond the document.
+#[derive(Debug, Clone, Default)]
+pub struct AnalysisContext {
+    /// The configuration that applies to the file: its variables, every profile's
+    /// variables and its command resolvers count as defined.
+    pub config: Option<Config>,
+    /// Variables defined elsewhere (a client's variables, a session's), as maps so
+    /// nested paths are checked.
+    pub variables: Vec<Map<String, Value>>,
+    /// Names of custom resolvers, without `$`.
+    pub resolvers: BTreeSet<String>,
+    /// The directory relative file references are resolved from; `None` skips the
+    /// file checks (unsaved text with no location).
+    pub directory: Option<PathBuf>,
+}
+
+/// The semantic diagnostics of `document` (parsed from `text`), in source order. The
+/// parser's own diagnostics are not repeated.
+#[must_use]
+pub fn analyze(document: &Document, text: &str, io: &dyn Io, context: &AnalysisContext) -> Vec<Diagnostic> {
+    let analyzer = Analyzer::new(document, text, io, context);
+    let mut diagnostics = Vec::new();
+    for declaration in &document.variables {
+        analyzer.template(&declaration.value, &mut diagnostics);
+    }
+    for request in document.requests() {
+        analyzer.request(request, &mut diagnostics);
+    }
+    diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+    diagnostics
+}
+
+struct Analyzer<'a> {
+    document: &'a Document,
+    text: &'a str,
+    io: &'a dyn Io,
+    context: &'a AnalysisContext,
+    /// Variable maps to look names up in: the context's, the configuration's and every
+    /// profile's.
+    layers: Vec<&'a Map<String, Value>>,
+    resolvers: BTreeSet<&'a str>,
+}
+
+impl<'a> Analyzer<'a> {
+    fn new(document: &'a Document, text: &'a str, io: &'a dyn Io, context: &'a AnalysisContext) -> Self {
+        let mut layers: Vec<&Map<String, Value>> = context.variables.iter().collect();
+        let mut resolvers: BTreeSet<&str> = context.resolvers.iter().map(String::as_str).collect();
+        if let Some(config) = &context.config {
+            layers.push(&config.variables);
+            resolvers.extend(config.resolvers.keys().map(String::as_str));
+            for profile in config.profiles.values() {
+                layers.push(&profile.variables);
+                resolvers.extend(profile.resolvers.keys().map(String::as_str));
+            }
+        }
+        Self { document, text, io, context, layers, resolvers }
+    }
+
+    fn request(&self, request: &Request, out: &mut Vec<Diagnostic>) {
+        self.template(&request.url, out);
+        for header in &request.headers {
+            self.template(&header.name, out);
+            self.template(&header.value, out);
+        }
+        for directive in request.assertions() {
+            if let Some(value) = &directive.value {
+                self.template(value, out);
+                assertion(value, out);
+            }
+        }
+        match &request.body {
+            Body::None => {}
+            Body::Inline(template) => {
+                self.template(template, out);
+                if is_json(request) {
+                    self.json_body(template, out);
+                }
+            }
+            Body::File(file) => {
+                self.template(&file.path, out);
+                self.file(&file.path, out);
+            }
+            Body::Form(form) => {
+                for field in &form.fields {
+                    match &field.value {
+                        FormValue::Text(template) => self.template(template, out),
+                        FormValue::File { path, filename } => {
+                            self.template(path, out);
+                            self.file(path, out);
+                            if let Some(filename) = filename {
+                                self.template(filename, out);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every interpolation of a template, nested ones included.
+    fn template(&self, template: &Template, out: &mut Vec<Diagnostic>) {
+        template.walk(&mut |interpolation| self.interpolation(interpolation, out));
+    }
+
+    fn interpolation(&self, interpolation: &Interpolation, out: &mut Vec<Diagnostic>) {
+        match &interpolation.expression {
+            None => {}
+            Some(Expression::Variable(name)) => {
+                if let Some(diagnostic) = self.variable(&name.value, name.span) {
+                    out.push(diagnostic);
+                }
+            }
+            Some(Expression::Resolver(call)) => {
+                let name = call.name.value.as_str();
+                let span = interpolation.span;
+                if self.resolvers.contains(name) {
+                    return;
+                }
+                if !BUILTIN_NAMES.contains(&name) {
+                    let candidates = BUILTIN_NAMES.iter().copied().chain(self.resolvers.iter().copied());
+                    let mut diagnostic =
+                        Diagnostic::new(Code::UnknownResolver, call.name.span, format!("unknown resolver `${name}`"));
+                    diagnostic = match volley_syntax::closest(name, candidates) {
+                        Some(suggestion) => diagnostic.with_hint(format!("did you mean `${suggestion}`?")),
+                        None => diagnostic.with_hint(
+                            "built-ins: $uuid, $timestamp, $timestampMs, $isoTimestamp, $random, $env, $secret, \
+                             $basicAuth, $base64, $datetime; custom ones are declared in volley.jsonc `resolvers`",
+                        ),
+                    };
+                    out.push(diagnostic);
+                    return;
+                }
+                if let (Some(count), Some(expected)) = (call.arguments.count(), expected_arguments(name))
+                    && !expected.contains(&count)
+                {
+                    let wanted = expected.iter().map(ToString::to_string).collect::<Vec<_>>().join(" or ");
+                    out.push(
+                        Diagnostic::new(
+                            Code::ResolverArguments,
+                            span,
+                            format!("`${name}` takes {wanted} argument(s), got {count}"),
+                        )
+                        .with_hint(format!("write `{{{{${name}{}}}}}`", signature(name))),
+                    );
+                }
+            }
+        }
+    }
+
+    /// A diagnostic when the variable path is defined nowhere the analysis can see.
+    fn variable(&self, path: &str, span: Span) -> Option<Diagnostic> {
+        let segments = variable_path_segments(path);
+        if self.document.variables.iter().any(|declaration| declaration.name.value == path) {
+            return None;
+        }
+        if self.layers.iter().any(|layer| lookup(layer, path, &segments).is_some()) {
+            return None;
+        }
+        if let [request, "response", ..] = segments.as_slice() {
+            if self.document.request_named(request).is_some() {
+                return None;
+            }
+            let names = self.document.requests().filter_map(|request| request.name.as_ref().map(|n| n.value.as_str()));
+            let hint = match volley_syntax::closest(request, names) {
+                Some(suggestion) => format!("did you mean `{suggestion}`?"),
+                None => format!("name the request it refers to with `# @name {request}`"),
+            };
+            return Some(
+                Diagnostic::new(
+                    Code::UndefinedVariable,
+                    span,
+                    format!("no request named `{request}` in this file for `{path}`"),
+                )
+                .with_hint(hint),
+            );
+        }
+        let root = segments.first().copied().unwrap_or(path);
+        let mut known: Vec<&str> =
+            self.document.variables.iter().map(|declaration| declaration.name.value.as_str()).collect();
+        for layer in &self.layers {
+            known.extend(layer.keys().map(String::as_str));
+        }
+        let hint = match volley_syntax::closest(root, known.iter().copied()) {
+            Some(suggestion) if suggestion != root => format!("did you mean `{suggestion}`?"),
+            _ => format!(
+                "define it in the file (`@{root} = value`), in volley.jsonc `variables` or a profile, \
+                 or pass `--var {root}=value`"
+            ),
+        };
+        Some(Diagnostic::new(Code::UndefinedVariable, span, format!("undefined variable `{path}`")).with_hint(hint))
+    }
+
+    fn file(&self, path: &Template, out: &mut Vec<Diagnostic>) {
+        let (Some(directory), Some(relative)) = (&self.context.directory, path.as_literal()) else { return };
+        let relative = relative.trim();
+        if relative.is_empty() {
+            return;
+        }
+        let resolved = resolve(directory, relative);
+        if !self.io.exists(&resolved) {
+            out.push(
+                Diagnostic::new(Code::MissingFile, path.span, format!("file `{relative}` not found"))
+                    .with_hint(format!("paths are relative to the .http file (looked for {})", resolved.display())),
+            );
+        }
+    }
+
+    /// Checks a JSON body with each `{{…}}` masked by a JSON number of the same width,
+    /// so positions in the parser's error are positions in the file.
+    fn json_body(&self, template: &Template, out: &mut Vec<Diagnostic>) {
+        let Some(source) = self.text.get(template.span.range()) else { return };
+        if source.trim().is_empty() {
+            return;
+        }
+        let mut masked = source.as_bytes().to_vec();
+        for interpolation in template.interpolations() {
+            let start = interpolation.span.start.saturating_sub(template.span.start);
+            let end = interpolation.span.end.saturating_sub(template.span.start).min(masked.len());
+            if start < end {
+                masked[start] = b'0';
+                masked[start + 1..end].fill(b' ');
+            }
+        }
+        let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(&masked) else { return };
+        // serde_json counts lines from 1 and columns in bytes from 1 (0 at a line's start).
+        let line_start: usize =
+            source.split_inclusive('\n').take(error.line().saturating_sub(1)).map(str::len).sum::<usize>();
+        let offset = (line_start + error.column().saturating_sub(1)).min(source.len());
+        let at = template.span.start + offset;
+        let span = if error.is_eof() { template.span } else { point(self.text, at) };
+        let message = error.to_string();
+        let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
+        out.push(
+            Diagnostic::new(Code::InvalidJsonBody, span, format!("the JSON body is not valid: {message}"))
+                .with_hint("the Content-Type says JSON; fix the body or change the Content-Type"),
+        );
+    }
+}
+
+/// An `invalid-assertion` for a literal `@assert` that does not parse.
+fn assertion(value: &Template, out: &mut Vec<Diagnostic>) {
+    let Some(expression) = value.as_literal() else { return };
+    if let Err(error) = assert::parse(&expression) {
+        let span = assert::narrow(value.span, error.range.clone());
+        out.push(Diagnostic::new(Code::InvalidAssertion, span, error.message).with_hint(error.hint));
+    }
+}
+
+/// `true` when the request's literal `Content-Type` names JSON.
+fn is_json(request: &Request) -> bool {
+    request.headers_named("content-type").any(|header| {
+        header.value.as_literal().is_some_and(|value| {
+            let essence = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+            essence == "application/json" || essence.ends_with("+json")
+        })
+    })
+}
+
+/// A one-character span at byte `at` of `text`.
+fn point(text: &str, at: usize) -> Span {
+    let end = text[at..].chars().next().map_or(at, |character| at + character.len_utf8());
+    let index = volley_syntax::LineIndex::new(text);
+    index.span(at..end)
+}
+
+fn resolve(directory: &Path, relative: &str) -> PathBuf {
+    let path = Path::new(relative);
+    if path.is_absolute() { path.to_path_buf() } else { crate::io::normalize(&directory.join(path)) }
+}
