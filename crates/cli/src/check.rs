@@ -1,13 +1,15 @@
-//! `volley check`: diagnostics for files, without sending anything.
+//! `volley check`: the diagnostics of the language server (the parser's and the
+//! engine's analysis) for files, without sending anything.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use serde::Serialize;
-use volley_syntax::{LineIndex, Severity};
+use volley_engine::{Client, ClientConfig};
+use volley_syntax::{Diagnostic, LineIndex, Severity};
 
 use crate::exit::Exit;
+use crate::files::collect_files;
 use crate::render::{self, JsonDiagnostic};
 
 /// Arguments of `volley check`.
@@ -22,7 +24,7 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     json: bool,
 
-    /// Fail (exit code 3) on warnings too, not only on errors.
+    /// Fail (exit code 1) on warnings too, not only on errors.
     #[arg(long)]
     deny_warnings: bool,
 }
@@ -31,13 +33,15 @@ pub(crate) struct CheckArgs {
 struct JsonFile<'a> {
     path: &'a str,
     diagnostics: Vec<JsonDiagnostic<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    config_error: Option<String>,
 }
 
 pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     let files = collect_files(&args.paths)?;
+    let client = Client::new(ClientConfig::default());
     let mut errors = 0usize;
     let mut warnings = 0usize;
-    let mut stdout = anstream::stdout().lock();
     for path in &files {
         let shown = path.display().to_string();
         let bytes = std::fs::read(path).with_context(|| format!("cannot read `{shown}`"))?;
@@ -52,7 +56,15 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         };
         let document = volley_syntax::parse(&text);
         let lines = LineIndex::new(&text);
-        for diagnostic in &document.diagnostics {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+        let analysis = client.analyze(&document, &text, Some(&absolute));
+        let mut diagnostics: Vec<&Diagnostic> = document.diagnostics.iter().chain(&analysis.diagnostics).collect();
+        diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+        let config_error = analysis.config_error.map(|error| error.to_string());
+        if config_error.is_some() {
+            errors += 1;
+        }
+        for diagnostic in &diagnostics {
             match diagnostic.severity {
                 Severity::Error => errors += 1,
                 Severity::Warning => warnings += 1,
@@ -62,20 +74,25 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         if args.json {
             let file = JsonFile {
                 path: &shown,
-                diagnostics: document
-                    .diagnostics
+                diagnostics: diagnostics
                     .iter()
                     .map(|diagnostic| JsonDiagnostic::new(&text, &lines, diagnostic))
                     .collect(),
+                config_error,
             };
-            writeln!(stdout, "{}", serde_json::to_string(&file)?)?;
+            crate::output::line(&serde_json::to_string(&file)?);
         } else {
-            for diagnostic in &document.diagnostics {
-                writeln!(stdout, "{}\n", render::human(&shown, &text, &lines, diagnostic))?;
+            if let Some(error) = &config_error {
+                crate::output::line(&format!(
+                    "{}\n",
+                    render::plain(error, Some("fix the configuration file (volley.jsonc)"))
+                ));
+            }
+            for diagnostic in &diagnostics {
+                crate::output::line(&format!("{}\n", render::human(&shown, &text, &lines, diagnostic)));
             }
         }
     }
-    stdout.flush()?;
     if !args.json {
         let files_word = if files.len() == 1 { "file" } else { "files" };
         anstream::eprintln!(
@@ -86,44 +103,9 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         );
     }
     let failed = errors > 0 || (args.deny_warnings && warnings > 0);
-    Ok(if failed { Exit::FileErrors } else { Exit::Success })
+    Ok(if failed { Exit::Failed } else { Exit::Success })
 }
 
 fn plural(count: usize, word: &str) -> String {
     if count == 1 { word.to_owned() } else { format!("{word}s") }
-}
-
-/// The files named, with directories expanded to the `.http`/`.rest` files below them
-/// (hidden directories, `node_modules` and `target` skipped), in a stable order.
-fn collect_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        let metadata = std::fs::metadata(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-        if metadata.is_dir() {
-            let before = files.len();
-            walk(path, &mut files).with_context(|| format!("cannot read directory `{}`", path.display()))?;
-            files[before..].sort();
-        } else {
-            files.push(path.clone());
-        }
-    }
-    if files.is_empty() {
-        bail!("no .http or .rest files found in the given directories");
-    }
-    Ok(files)
-}
-
-fn walk(directory: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(directory)? {
-        let path = entry?.path();
-        let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-        if path.is_dir() {
-            if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                walk(&path, files)?;
-            }
-        } else if path.extension().is_some_and(|ext| ext == "http" || ext == "rest") {
-            files.push(path);
-        }
-    }
-    Ok(())
 }

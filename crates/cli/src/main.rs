@@ -1,26 +1,42 @@
-//! `volley`: the one binary of the project (checking files now; running, serving and
-//! the language server as they land). Thin by design: what a file means is decided
-//! in the library crates, this crate only reads arguments and prints.
+//! `volley`: the one binary of the project. Thin by design: what a file means and how
+//! a request runs is decided in the library crates; this crate reads arguments and
+//! prints.
 
 mod check;
+mod echo;
 mod exit;
+mod files;
+mod output;
+mod pretty;
 mod render;
+mod run;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 
-const EXIT_CODES: &str = "\
+const AFTER_HELP: &str = "\
 Exit codes:
   0  everything passed
-  2  usage error (bad arguments, unreadable file)
-  3  a file has errors (syntax errors, invalid directives, ...)";
+  1  an assertion failed or is invalid (run); a file has errors (check)
+  2  usage error (bad arguments, unreadable file, no such request)
+  3  a file has syntax errors, or a request could not be built (run)
+  4  a transport failure: connection refused, DNS, TLS, timeout (run)
+With several failures `run` exits with the first of 3, 4, 1.
 
-/// Volley: a toolkit for .http request files.
+Examples:
+  volley run api.http                  send every request of the file, in order
+  volley run api.http --name login     send one request
+  volley check .                       check every .http file below the directory
+
+Documentation: docs/cli.md in the repository.";
+
+/// Volley: run, check and serve .http request files.
 #[derive(Debug, Parser)]
-#[command(name = "volley", version, about, after_help = EXIT_CODES, propagate_version = true)]
+#[command(name = "volley", version, about, after_help = AFTER_HELP, propagate_version = true)]
 struct Cli {
-    /// When to color the output: `auto` colors a terminal and honours `NO_COLOR`.
+    /// When to color the output: `auto` colors a terminal and honours `NO_COLOR` and
+    /// `CLICOLOR_FORCE`.
     #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
     color: Color,
 
@@ -30,13 +46,35 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Send the requests of .http files and check their `# @assert`s.
+    ///
+    /// Every request of each file runs in order (so later requests can use earlier
+    /// responses), unless `--name` or `--index` selects some. Each response is printed
+    /// with its status, headers, body (JSON pretty-printed) and timing; a summary line
+    /// ends the run. Nothing is sent when a request to run has syntax errors.
+    Run(run::RunArgs),
     /// Check .http files for errors and warnings without sending anything.
     ///
-    /// Reports syntax errors, unknown methods and directives, malformed headers,
-    /// unclosed `{{`, invalid timeouts, WebSocket requests with bodies, duplicate
-    /// request names and more, compiler-style with the line, a caret and a hint.
-    /// Directories are searched for `.http` and `.rest` files.
+    /// Runs the diagnostics of the language server: syntax errors, unknown methods and
+    /// directives, malformed headers, unclosed `{{`, invalid timeouts and assertions,
+    /// undefined variables, unknown resolvers, missing body files, invalid JSON bodies,
+    /// duplicate request names and more, compiler-style with the line, a caret and a
+    /// hint. Variables and resolvers of volley.jsonc (every profile) count as defined.
+    /// Directories are searched for `.http` and `.rest` files. Exits with 1 on errors.
     Check(check::CheckArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Install it where your shell looks for completions, for example:
+    /// `volley completions bash > ~/.local/share/bash-completion/completions/volley`,
+    /// `volley completions zsh > ~/.zfunc/_volley`,
+    /// `volley completions fish > ~/.config/fish/completions/volley.fish`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Serve the local echo server of Volley's tests (127.0.0.1:8088), to try .http
+    /// files offline.
+    EchoServer(echo::EchoArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -65,12 +103,18 @@ fn main() -> ExitCode {
     };
     choice.write_global();
     let result = match cli.command {
+        Command::Run(args) => run::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "volley", &mut std::io::stdout());
+            Ok(exit::Exit::Success)
+        }
+        Command::EchoServer(args) => echo::run(&args),
     };
     match result {
         Ok(code) => code.into(),
         Err(error) => {
-            anstream::eprintln!("error: {error:#}");
+            anstream::eprintln!("{}", render::plain(&format!("{error:#}"), None));
             exit::Exit::Usage.into()
         }
     }

@@ -1,42 +1,93 @@
-//! Diagnostics for people (compiler-style, with the source line and a caret) and for
-//! programs (JSON).
+//! Problems rendered for people (compiler-style, with the source line and a caret) and
+//! for programs (JSON).
+
+use std::fmt::Write as _;
 
 use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use serde::Serialize;
-use volley_syntax::{Diagnostic, LineIndex, Severity};
+use volley_syntax::{Diagnostic, LineIndex, Severity, Span};
+
+/// One problem to show at a place in a file.
+#[derive(Debug)]
+pub(crate) struct Report<'a> {
+    pub(crate) severity: Severity,
+    /// `error[code]`: the stable name of the kind of problem.
+    pub(crate) code: &'a str,
+    pub(crate) message: &'a str,
+    pub(crate) span: Span,
+    /// Written under the caret.
+    pub(crate) label: Option<&'a str>,
+    /// `= note: …` lines.
+    pub(crate) notes: Vec<String>,
+    pub(crate) hint: Option<&'a str>,
+}
+
+impl<'a> Report<'a> {
+    pub(crate) fn from_diagnostic(diagnostic: &'a Diagnostic) -> Self {
+        Self {
+            severity: diagnostic.severity,
+            code: diagnostic.code.as_str(),
+            message: &diagnostic.message,
+            span: diagnostic.span,
+            label: None,
+            notes: Vec::new(),
+            hint: diagnostic.hint.as_deref(),
+        }
+    }
+}
 
 /// Renders one diagnostic compiler-style: `error[code]: message`, `--> path:line:col`,
 /// the source lines with the span underlined, and the hint.
 pub(crate) fn human(path: &str, text: &str, lines: &LineIndex, diagnostic: &Diagnostic) -> String {
-    let first_line = diagnostic.span.start_position.line;
-    let last_line = diagnostic.span.end_position.line.min(first_line + 4);
+    report(path, text, lines, &Report::from_diagnostic(diagnostic))
+}
+
+/// Renders a [`Report`] compiler-style.
+pub(crate) fn report(path: &str, text: &str, lines: &LineIndex, report: &Report<'_>) -> String {
+    let first_line = report.span.start_position.line;
+    let last_line = report.span.end_position.line.min(first_line + 4);
     // Only the lines around the span go to the renderer: a large file with many
     // diagnostics is not rescanned for each one.
-    let start = lines.line_start(first_line).unwrap_or(0);
-    let end = lines.line_range(text, last_line).map_or(text.len(), |range| range.end);
-    let source = &text[start..end.max(start)];
-    let span_start = diagnostic.span.start.clamp(start, end) - start;
-    let span_end = diagnostic.span.end.clamp(start, end).max(diagnostic.span.start.clamp(start, end)) - start;
-    let level = match diagnostic.severity {
+    let start = lines.line_start(first_line).unwrap_or(0).min(text.len());
+    let end = lines.line_range(text, last_line).map_or(text.len(), |range| range.end).max(start);
+    let source = &text[start..end];
+    let span_start = report.span.start.clamp(start, end) - start;
+    let span_end = report.span.end.clamp(start, end).max(report.span.start.clamp(start, end)) - start;
+    let level = match report.severity {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
         Severity::Info => Level::NOTE,
     };
-    let mut group = level.primary_title(diagnostic.message.as_str()).id(diagnostic.code.as_str()).element(
-        Snippet::source(source)
-            .line_start(first_line as usize + 1)
-            .path(path)
-            .annotation(AnnotationKind::Primary.span(span_start..span_end)),
-    );
-    if let Some(hint) = &diagnostic.hint {
-        group = group.element(Level::HELP.message(hint.as_str()));
+    let mut annotation = AnnotationKind::Primary.span(span_start..span_end);
+    if let Some(label) = report.label {
+        annotation = annotation.label(label);
     }
-    let renderer = if anstream::ColorChoice::global() == anstream::ColorChoice::Never {
-        Renderer::plain()
-    } else {
-        Renderer::styled()
-    };
-    renderer.render(&[group]).clone()
+    let mut group = level
+        .primary_title(report.message)
+        .id(report.code)
+        .element(Snippet::source(source).line_start(first_line as usize + 1).path(path).annotation(annotation));
+    for note in &report.notes {
+        group = group.element(Level::NOTE.message(note.as_str()));
+    }
+    if let Some(hint) = report.hint {
+        group = group.element(Level::HELP.message(hint));
+    }
+    renderer().render(&[group]).clone()
+}
+
+/// A problem without a place in a file: `error: …`, then `help: …`.
+pub(crate) fn plain(message: &str, hint: Option<&str>) -> String {
+    let error = anstyle::Style::new().bold().fg_color(Some(anstyle::AnsiColor::Red.into()));
+    let help = anstyle::Style::new().bold().fg_color(Some(anstyle::AnsiColor::Cyan.into()));
+    let mut out = format!("{error}error{error:#}: {message}");
+    if let Some(hint) = hint {
+        let _ = write!(out, "\n  {help}help{help:#}: {hint}");
+    }
+    out
+}
+
+fn renderer() -> Renderer {
+    if anstream::ColorChoice::global() == anstream::ColorChoice::Never { Renderer::plain() } else { Renderer::styled() }
 }
 
 /// A diagnostic as `volley check --json` prints it. Lines and columns are 1-based;

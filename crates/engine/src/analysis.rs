@@ -125,6 +125,9 @@ impl<'a> Analyzer<'a> {
     }
 
     fn interpolation(&self, interpolation: &Interpolation, out: &mut Vec<Diagnostic>) {
+        if !interpolation.closed {
+            return; // The parser reports it (`unclosed-variable`); its name may be unfinished.
+        }
         match &interpolation.expression {
             None => {}
             Some(Expression::Variable(name)) => {

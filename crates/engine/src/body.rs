@@ -83,7 +83,13 @@ async fn file_body(file: &FileBody, renderer: &mut Renderer<'_>, files: &Files<'
             span: file.span,
         });
     }
-    let substituted = renderer.render(&template).await?;
+    // Spans of errors in the file's text point into that file: the error is reported at
+    // the `<@` line, naming the place in the file.
+    let substituted = renderer.render(&template).await.map_err(|error| BuildError::Included {
+        path: resolved.clone(),
+        span: file.span,
+        source: Box::new(error),
+    })?;
     Ok(BuiltBody { bytes: Bytes::from(substituted), content_type, replaces_multipart: false })
 }
 

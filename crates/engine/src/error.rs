@@ -211,6 +211,17 @@ pub enum BuildError {
         /// Where the URL is written.
         span: Span,
     },
+    /// An error in the text of a `<@ file` body: `span` is the `<@` line, `source`
+    /// has the place in the file.
+    #[error("{}: in `{}` at {}", span, path.display(), source)]
+    Included {
+        /// The included file.
+        path: PathBuf,
+        /// The `<@` line.
+        span: Span,
+        /// The error, with a span in the included file.
+        source: Box<BuildError>,
+    },
     /// A header name or value that is not valid after substitution.
     #[error("{}: invalid header `{name}`: {reason}", span)]
     InvalidHeader {
@@ -237,7 +248,27 @@ impl BuildError {
             | BuildError::Interpolation { span, .. }
             | BuildError::File { span, .. }
             | BuildError::InvalidUrl { span, .. }
-            | BuildError::InvalidHeader { span, .. } => *span,
+            | BuildError::InvalidHeader { span, .. }
+            | BuildError::Included { span, .. } => *span,
+        }
+    }
+
+    /// A stable kebab-case name of the kind of error (`undefined-variable`,
+    /// `unknown-resolver`, `missing-file`, …), as front ends show it.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            BuildError::UndefinedVariable { .. } => "undefined-variable",
+            BuildError::RequestVariable { .. } => "request-variable",
+            BuildError::Cycle { .. } => "variable-cycle",
+            BuildError::UnknownResolver { .. } => "unknown-resolver",
+            BuildError::Resolver { .. } => "resolver-failed",
+            BuildError::Interpolation { .. } => "invalid-interpolation",
+            BuildError::File { source, .. } if source.kind() == std::io::ErrorKind::NotFound => "missing-file",
+            BuildError::File { .. } => "unreadable-file",
+            BuildError::InvalidUrl { .. } => "invalid-url",
+            BuildError::InvalidHeader { .. } => "invalid-header",
+            BuildError::Included { source, .. } => source.code(),
         }
     }
 

@@ -122,6 +122,13 @@ impl Response {
         Ok(self.body.clone())
     }
 
+    /// The body bytes, without waiting: the body has been read when the response is
+    /// returned.
+    #[must_use]
+    pub fn body_bytes(&self) -> &[u8] {
+        &self.body
+    }
+
     /// The body as a stream of chunks.
     pub fn body_stream(&self) -> impl Stream<Item = Result<Bytes, BodyError>> + Send + 'static {
         futures_util::stream::iter(std::iter::once(Ok(self.body.clone())))

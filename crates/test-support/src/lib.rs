@@ -26,6 +26,7 @@ mod response;
 mod slow;
 mod state;
 mod stats;
+#[cfg(feature = "tls")]
 mod tls;
 mod upload;
 
@@ -99,6 +100,7 @@ impl TestServer {
     /// Like [`start`](Self::start), over HTTPS with a self-signed certificate for
     /// `localhost` and `127.0.0.1` (HTTP/2 and HTTP/1.1 by ALPN): clients must not check
     /// certificates to reach it.
+    #[cfg(feature = "tls")]
     pub async fn start_tls() -> TestServer {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.expect("test server: cannot bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("test server: bound listener has no local address");
@@ -143,6 +145,11 @@ impl Drop for TestServer {
         }
         self.task.abort();
     }
+}
+
+/// Serves the routes on `listener` until the process ends (`volley echo-server`).
+pub async fn serve(listener: TcpListener) -> std::io::Result<()> {
+    axum::serve(listener, router()).await
 }
 
 /// All routes, one router per feature, with fresh state.

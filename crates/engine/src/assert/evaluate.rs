@@ -82,6 +82,9 @@ pub fn evaluate(assertion: &Assertion, status: u16, headers: &http::HeaderMap, b
 
 /// The values a JSONPath selects in a JSON body.
 fn query(path: &str, body: &[u8]) -> Result<Vec<Value>, String> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err("the response body is empty, not JSON".to_owned());
+    }
     let document: Value =
         serde_json::from_slice(body).map_err(|error| format!("the response body is not JSON ({error})"))?;
     let path = serde_json_path::JsonPath::parse(path).map_err(|error| format!("invalid JSONPath `{path}`: {error}"))?;

@@ -1,0 +1,226 @@
+//! The text output of `volley run`: each exchange on stdout (status, headers, body,
+//! assertions), problems compiler-style on stderr, and the summary line.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use anstyle::{AnsiColor, Style};
+use volley_engine::{AssertionResult, Outcome as Check, Response};
+use volley_syntax::Severity;
+
+use super::Mode;
+use super::outcome::{Outcome, RequestResult, error_code, error_parts};
+use super::select::File;
+use crate::render::{self, Report};
+
+const DIM: Style = Style::new().dimmed();
+const BOLD: Style = Style::new().bold();
+const GREEN: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Green)));
+const RED: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red)));
+const YELLOW: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Yellow)));
+const CYAN: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Cyan)));
+
+/// Prints what came of one request. `several`: more than one request runs, so each
+/// gets a title line.
+pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bool) {
+    if mode == Mode::Json {
+        return;
+    }
+    match &result.outcome {
+        Outcome::Skipped => {}
+        Outcome::Error(error) => {
+            let (message, span, hint) = error_parts(error, result.line_span);
+            let code = error_code(error);
+            let report = Report {
+                severity: Severity::Error,
+                code: &code,
+                message: &message,
+                span,
+                label: None,
+                notes: Vec::new(),
+                hint: hint.as_deref(),
+            };
+            anstream::eprintln!("{}\n", render::report(&file.shown, &file.text, &file.lines, &report));
+        }
+        Outcome::Response { response, text } => {
+            let mut out = String::new();
+            if mode != Mode::Quiet {
+                if several {
+                    let line = result.line_span.start_position.line + 1;
+                    let _ = writeln!(out, "{BOLD}### {}{BOLD:#} {DIM}· {}:{line}{DIM:#}", result.title, file.shown);
+                }
+                if mode == Mode::Verbose {
+                    sent(&mut out, response);
+                }
+                exchange(&mut out, response, text);
+            }
+            if mode != Mode::Quiet && !response.assertions().is_empty() {
+                out.push('\n');
+            }
+            for assertion in response.assertions() {
+                check(&mut out, assertion, response, file, mode);
+            }
+            if !out.is_empty() {
+                let text = out.trim_end_matches('\n');
+                crate::output::line(if mode == Mode::Quiet { text } else { &out });
+            }
+        }
+    }
+}
+
+/// `> POST url`, the headers and the body as sent.
+fn sent(out: &mut String, response: &Response) {
+    let request = response.request();
+    let _ = writeln!(out, "{DIM}>{DIM:#} {BOLD}{} {}{BOLD:#}", request.method, response.redact(request.url.as_str()));
+    for (name, value) in &request.headers {
+        let value = response.redact(&String::from_utf8_lossy(value.as_bytes()));
+        let _ = writeln!(out, "{DIM}>{DIM:#} {DIM}{name}:{DIM:#} {value}");
+    }
+    if !request.body.is_empty() {
+        let _ = writeln!(out, "{DIM}>{DIM:#}");
+        let content_type = request.headers.get(http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok());
+        if crate::pretty::is_text(content_type, &request.body) {
+            let body = response.redact(&String::from_utf8_lossy(&request.body));
+            for line in body.lines() {
+                let _ = writeln!(out, "{DIM}>{DIM:#} {line}");
+            }
+        } else {
+            let _ = writeln!(out, "{DIM}>{DIM:#} [binary body: {} bytes]", request.body.len());
+        }
+    }
+    out.push('\n');
+}
+
+/// The status line, headers and body of the response.
+fn exchange(out: &mut String, response: &Response, text: &str) {
+    let status = match response.status() {
+        200..=299 => GREEN,
+        300..=399 => CYAN,
+        400..=499 => YELLOW,
+        _ => RED,
+    };
+    let _ = writeln!(
+        out,
+        "{DIM}{:?}{DIM:#} {}{}{}{}{status:#} {DIM}{} · {}{DIM:#}",
+        response.version(),
+        status.bold(),
+        response.status(),
+        if response.status_text().is_empty() { "" } else { " " },
+        response.status_text(),
+        duration(response.timing().total),
+        size(response.body_bytes().len()),
+    );
+    for (name, value) in response.headers() {
+        let value = response.redact(&String::from_utf8_lossy(value.as_bytes()));
+        let _ = writeln!(out, "{DIM}{name}:{DIM:#} {value}");
+    }
+    let content_type = response.headers().get(http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok());
+    if response.body_bytes().is_empty() {
+        return;
+    }
+    out.push('\n');
+    let body = response.redact(text);
+    if crate::pretty::is_json(content_type)
+        && let Some(pretty) = crate::pretty::json(&body)
+    {
+        out.push_str(&pretty);
+        out.push('\n');
+    } else if crate::pretty::is_text(content_type, response.body_bytes()) {
+        out.push_str(&body);
+        if !body.ends_with('\n') {
+            out.push('\n');
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "{DIM}[binary body: {} bytes, {}]{DIM:#}",
+            response.body_bytes().len(),
+            content_type.unwrap_or("no type")
+        );
+    }
+}
+
+/// `✓ status == 200`, or the failure compiler-style.
+fn check(out: &mut String, assertion: &AssertionResult, response: &Response, file: &File, mode: Mode) {
+    let expression = response.redact(&assertion.expression);
+    match &assertion.outcome {
+        Check::Passed => {
+            if mode != Mode::Quiet {
+                let _ = writeln!(out, "{GREEN}✓{GREEN:#} {expression}");
+            }
+        }
+        Check::Failed { expected, actual } => {
+            let title = format!("assertion failed: {expression}");
+            let report = Report {
+                severity: Severity::Error,
+                code: "assertion-failed",
+                message: &title,
+                span: assertion.span,
+                label: None,
+                notes: vec![
+                    format!("expected: {}", response.redact(expected)),
+                    format!("  actual: {}", response.redact(actual)),
+                ],
+                hint: None,
+            };
+            let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
+            let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
+        }
+        Check::Invalid { message, hint } => {
+            let title = format!("invalid assertion: {}", response.redact(message));
+            let report = Report {
+                severity: Severity::Error,
+                code: "invalid-assertion",
+                message: &title,
+                span: assertion.span,
+                label: None,
+                notes: Vec::new(),
+                hint: hint.as_deref(),
+            };
+            let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
+            let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
+        }
+    }
+}
+
+/// `3 requests: 2 passed, 1 failed (12 ms)` on stderr.
+pub(crate) fn summary(results: &[RequestResult], elapsed: Duration) {
+    let passed =
+        results.iter().filter(|result| matches!(result.outcome, Outcome::Response { .. }) && result.passed()).count();
+    let errors = results.iter().filter(|result| matches!(result.outcome, Outcome::Error(_))).count();
+    let skipped = results.iter().filter(|result| matches!(result.outcome, Outcome::Skipped)).count();
+    let failed = results.len() - passed - skipped;
+    let noun = if results.len() == 1 { "request" } else { "requests" };
+    let mut line = format!("{} {noun}: ", results.len());
+    let passed_style = if passed > 0 { GREEN } else { Style::new() };
+    let failed_style = if failed > 0 { RED.bold() } else { Style::new() };
+    let _ =
+        write!(line, "{passed_style}{passed} passed{passed_style:#}, {failed_style}{failed} failed{failed_style:#}");
+    if errors > 0 {
+        let _ = write!(line, " ({errors} {})", if errors == 1 { "error" } else { "errors" });
+    }
+    if skipped > 0 {
+        let _ = write!(line, ", {skipped} skipped");
+    }
+    let _ = write!(line, " {DIM}in {}{DIM:#}", duration(elapsed));
+    anstream::eprintln!("{line}");
+}
+
+/// `12 ms`, `1.25 s`.
+pub(crate) fn duration(duration: Duration) -> String {
+    let millis = duration.as_secs_f64() * 1000.0;
+    if millis < 1000.0 { format!("{} ms", millis.round()) } else { format!("{:.2} s", millis / 1000.0) }
+}
+
+/// `512 B`, `1.5 KB`, `2.0 MB`.
+fn size(bytes: usize) -> String {
+    #[allow(clippy::cast_precision_loss)] // Shown with one decimal.
+    let value = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KB", value / 1024.0)
+    } else {
+        format!("{:.1} MB", value / (1024.0 * 1024.0))
+    }
+}

@@ -1,0 +1,285 @@
+//! `volley run`: sends the requests of `.http` files, checks their `@assert`s, prints
+//! the exchanges and writes reports.
+
+mod human;
+mod outcome;
+mod record;
+mod report;
+mod select;
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::{Map, Value};
+use volley_engine::{Client, ClientConfig, CookieJar, RequestDefaults, RunOptions};
+
+use crate::exit::Exit;
+use crate::render;
+use outcome::RequestResult;
+
+/// Arguments of `volley run`.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = RUN_EXAMPLES)]
+#[allow(clippy::struct_excessive_bools)] // Command-line switches.
+pub(crate) struct RunArgs {
+    /// The `.http` files to run, in order; a directory runs the `.http` and `.rest`
+    /// files below it.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+
+    /// Run only the request with this name (`# @name` or the `###` text). Repeat to run
+    /// several, in the order given.
+    #[arg(long = "name", short = 'n', value_name = "NAME")]
+    names: Vec<String>,
+
+    /// Run only the request at this position of each file (0 is the first).
+    #[arg(long, value_name = "N", conflicts_with = "names")]
+    index: Option<usize>,
+
+    /// Set a variable for this run: `--var token=abc`. Repeatable; beats every other
+    /// source (file, config, profile).
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
+    vars: Vec<(String, String)>,
+
+    /// Use this profile of volley.jsonc (or environment of http-client.env.json).
+    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE")]
+    profile: Option<String>,
+
+    /// Timeout of each request in milliseconds (connection, headers and body), for
+    /// requests without their own `# @timeout`. Default: the config's, else 30000.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
+
+    /// Do not follow redirects (as `# @no-redirect` on every request).
+    #[arg(long)]
+    no_redirect: bool,
+
+    /// Do not check TLS certificates (self-signed development servers).
+    #[arg(long, short = 'k')]
+    insecure: bool,
+
+    /// Keep cookies in this file: read before the run, saved after each request.
+    /// Without it cookies live for the run only (or where volley.jsonc `cookies` says).
+    #[arg(long, value_name = "FILE")]
+    cookie_jar: Option<PathBuf>,
+
+    /// Stop at the first request that fails (an assertion, or an error).
+    #[arg(long)]
+    fail_fast: bool,
+
+    /// Print one JSON document per request (NDJSON) instead of text.
+    #[arg(long, conflicts_with_all = ["verbose", "quiet"])]
+    json: bool,
+
+    /// Write a report after the run: `junit=report.xml` or `json=report.json`.
+    /// Repeatable.
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_report)]
+    report: Vec<(ReportFormat, PathBuf)>,
+
+    /// Also print each request as sent (method, URL, headers, body), secrets redacted.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+
+    /// Print only failures and errors: no responses, no summary.
+    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    quiet: bool,
+}
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  volley run api.http                        run every request of the file, in order
+  volley run api.http --name login --name me run two requests, in that order
+  volley run api.http --index 2              run the third request
+  volley run api.http -p staging --var id=7  with a profile and one more variable
+  volley run tests/ --report junit=out.xml   a directory, with a JUnit report for CI
+  volley run api.http --json | jq .response.status
+
+Requests run in file order, so a later request can use an earlier one's response:
+{{login.response.body.$.token}}. `# @assert` lines check each response:
+  # @assert status == 200
+  # @assert header Content-Type contains json
+  # @assert jsonpath $.items[0].id exists
+
+Exit codes:
+  0  every request ran and every assertion passed
+  1  an assertion failed or is invalid
+  2  usage error (bad arguments, unreadable file, no such request)
+  3  a file has syntax errors, or a request could not be built
+     (undefined variable, missing file, unknown resolver)
+  4  a transport failure (connection refused, DNS, TLS, timeout)
+With several failures the code is the first of 3, 4, 1.";
+
+/// A report format of `--report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReportFormat {
+    Junit,
+    Json,
+}
+
+fn parse_var(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_owned(), value.to_owned())),
+        _ => Err(format!("expected NAME=VALUE, got `{text}`")),
+    }
+}
+
+fn parse_report(text: &str) -> Result<(ReportFormat, PathBuf), String> {
+    let (format, path) =
+        text.split_once('=').ok_or_else(|| format!("expected junit=PATH or json=PATH, got `{text}`"))?;
+    let format = match format {
+        "junit" => ReportFormat::Junit,
+        "json" => ReportFormat::Json,
+        other => return Err(format!("unknown report format `{other}` (junit or json)")),
+    };
+    if path.is_empty() {
+        return Err("the report needs a path: junit=PATH or json=PATH".to_owned());
+    }
+    Ok((format, PathBuf::from(path)))
+}
+
+/// How the run shows things.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Normal,
+    Verbose,
+    Quiet,
+    Json,
+}
+
+pub(crate) fn run(args: &RunArgs) -> anyhow::Result<Exit> {
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
+    runtime.block_on(execute(args))
+}
+
+async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
+    let started = Instant::now();
+    let files = match select::load(&args.files) {
+        Ok(files) => files,
+        Err(problem) => return Ok(problem.print()),
+    };
+    let plan = match select::plan(&files, &args.names, args.index) {
+        Ok(plan) => plan,
+        Err(problem) => return Ok(problem.print()),
+    };
+    let mode = if args.json {
+        Mode::Json
+    } else if args.quiet {
+        Mode::Quiet
+    } else if args.verbose {
+        Mode::Verbose
+    } else {
+        Mode::Normal
+    };
+    if let Some(exit) = select::blocking_errors(&files, &plan, mode) {
+        return Ok(exit);
+    }
+    let client = match client(args, &files) {
+        Ok(client) => client,
+        Err(problem) => return Ok(problem.print()),
+    };
+    let overrides: Map<String, Value> =
+        args.vars.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
+
+    let progress = progress_bar(plan.len(), mode);
+    let mut results: Vec<RequestResult> = Vec::with_capacity(plan.len());
+    let mut stop = false;
+    for step in &plan {
+        let file = &files[step.file];
+        let request = file.document.request(step.request).context("planned request exists")?;
+        if stop {
+            results.push(RequestResult::skipped(file, request));
+            continue;
+        }
+        progress.set_message(outcome::title(file, request));
+        let mut options = RunOptions { overrides: overrides.clone(), ..RunOptions::default() };
+        if let Some(timeout) = args.timeout {
+            options = options.timeout(Duration::from_millis(timeout));
+        }
+        let response = client.run_request(&file.document, request, Some(&file.path), options).await;
+        let result = RequestResult::new(file, request, response).await;
+        progress.suspend(|| human::print(&result, file, mode, plan.len() > 1));
+        if mode == Mode::Json {
+            let line = serde_json::to_string(&record::record(&result, file))?;
+            progress.suspend(|| crate::output::line(&line));
+        }
+        progress.inc(1);
+        stop = args.fail_fast && !result.passed();
+        results.push(result);
+    }
+    progress.finish_and_clear();
+    let elapsed = started.elapsed();
+    for (format, path) in &args.report {
+        let written = match format {
+            ReportFormat::Junit => report::junit(&results, &files, elapsed),
+            ReportFormat::Json => report::json(&results, &files, elapsed),
+        };
+        if let Err(error) = written.and_then(|text| {
+            std::fs::write(path, text).with_context(|| format!("cannot write the report `{}`", path.display()))
+        }) {
+            anstream::eprintln!("{}", render::plain(&format!("{error:#}"), None));
+            return Ok(Exit::Usage);
+        }
+    }
+    if matches!(mode, Mode::Normal | Mode::Verbose) {
+        human::summary(&results, elapsed);
+    }
+    Ok(results.iter().map(RequestResult::exit).fold(Exit::Success, Exit::worst))
+}
+
+/// The client of the run: profile, `--var`, `--no-redirect`, `--insecure`, cookies.
+fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Problem> {
+    let mut config = ClientConfig {
+        profile: args.profile.clone(),
+        defaults: RequestDefaults {
+            follow_redirects: args.no_redirect.then_some(false),
+            validate_ssl: args.insecure.then_some(false),
+            ..RequestDefaults::default()
+        },
+        ..ClientConfig::default()
+    };
+    // The configuration of the first file decides the profile check and the jar.
+    let probe = Client::new(ClientConfig::default());
+    let directory = files.first().and_then(|file| file.path.parent()).map(PathBuf::from).unwrap_or_default();
+    let found = probe.config_for(&directory).map_err(|error| select::Problem::invalid(error.to_string(), None))?;
+    if let Some(profile) = &args.profile {
+        match &found {
+            Some(found) => {
+                found.profile(profile).map_err(|error| select::Problem::usage(error.to_string(), None))?;
+            }
+            None => {
+                return Err(select::Problem::usage(
+                    format!("unknown profile `{profile}`: no volley.jsonc or http-client.env.json was found"),
+                    Some("profiles are declared in volley.jsonc `profiles`, next to the .http file or above it"),
+                ));
+            }
+        }
+    }
+    let jar = match &args.cookie_jar {
+        Some(path) => {
+            Some(CookieJar::persistent(path).map_err(|error| select::Problem::usage(error.to_string(), None))?)
+        }
+        None => match &found {
+            Some(found) => CookieJar::from_settings(&found.cookies)
+                .map_err(|error| select::Problem::invalid(error.to_string(), None))?,
+            None => Some(CookieJar::new()),
+        },
+    };
+    config.cookie_jar = jar;
+    Ok(Client::new(config))
+}
+
+fn progress_bar(total: usize, mode: Mode) -> ProgressBar {
+    if total < 2 || mode == Mode::Quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed}") {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}

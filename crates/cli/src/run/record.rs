@@ -1,0 +1,221 @@
+//! A request of the run as JSON: one line of `--json` output, one entry of the JSON
+//! report. Every text that may carry a `$secret` value is redacted.
+
+use base64::Engine as _;
+use serde::Serialize;
+use volley_engine::{Outcome as Check, Response};
+
+use super::outcome::{Outcome, RequestResult, error_code, error_parts};
+use super::select::File;
+
+/// One request and what came of it. The shape is documented in docs/cli.md.
+#[derive(Debug, Serialize)]
+pub(crate) struct Record {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    file: String,
+    index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    line: u32,
+    /// `passed`, `failed` (an assertion), `error` (no response) or `skipped`.
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request: Option<SentRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response: Option<ResponseRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: Option<TimingRecord>,
+    assertions: Vec<AssertionRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorRecord>,
+}
+
+#[derive(Debug, Serialize)]
+struct SentRecord {
+    method: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    #[serde(flatten)]
+    body: BodyRecord,
+}
+
+#[derive(Debug, Serialize)]
+struct ResponseRecord {
+    status: u16,
+    status_text: &'static str,
+    http_version: String,
+    url: String,
+    redirected: bool,
+    headers: Vec<(String, String)>,
+    #[serde(flatten)]
+    body: BodyRecord,
+}
+
+/// A body as text when it is UTF-8, else in base64.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum BodyRecord {
+    Text { body: String },
+    Binary { body_base64: String },
+}
+
+#[derive(Debug, Serialize)]
+struct TimingRecord {
+    ttfb_ms: f64,
+    total_ms: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct AssertionRecord {
+    pub(crate) expression: String,
+    pub(crate) line: u32,
+    pub(crate) column: u32,
+    /// `passed`, `failed` or `invalid`.
+    pub(crate) outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) expected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) actual: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct ErrorRecord {
+    pub(crate) code: String,
+    pub(crate) message: String,
+    pub(crate) line: u32,
+    pub(crate) column: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hint: Option<String>,
+}
+
+pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
+    let mut record = Record {
+        kind: "request",
+        file: result.file.clone(),
+        index: result.index,
+        name: result.name.clone(),
+        line: result.line_span.start_position.line + 1,
+        outcome: outcome_name(result),
+        request: None,
+        response: None,
+        timing: None,
+        assertions: Vec::new(),
+        error: None,
+    };
+    match &result.outcome {
+        Outcome::Skipped => {}
+        Outcome::Error(_) => record.error = error_record(result, file),
+        Outcome::Response { response, .. } => {
+            let sent = response.request();
+            record.request = Some(SentRecord {
+                method: sent.method.to_string(),
+                url: response.redact(sent.url.as_str()),
+                headers: pairs(response, &sent.headers),
+                body: body(response, &sent.body),
+            });
+            record.response = Some(ResponseRecord {
+                status: response.status(),
+                status_text: response.status_text(),
+                http_version: format!("{:?}", response.version()),
+                url: response.redact(response.url().as_str()),
+                redirected: response.redirected(),
+                headers: pairs(response, response.headers()),
+                body: body(response, response.body_bytes()),
+            });
+            let timing = response.timing();
+            record.timing = Some(TimingRecord { ttfb_ms: millis(timing.ttfb), total_ms: millis(timing.total) });
+            record.assertions = assertions(response, file);
+        }
+    }
+    record
+}
+
+pub(crate) fn outcome_name(result: &RequestResult) -> &'static str {
+    match &result.outcome {
+        Outcome::Skipped => "skipped",
+        Outcome::Error(_) => "error",
+        Outcome::Response { .. } if result.passed() => "passed",
+        Outcome::Response { .. } => "failed",
+    }
+}
+
+pub(crate) fn error_record(result: &RequestResult, file: &File) -> Option<ErrorRecord> {
+    let Outcome::Error(error) = &result.outcome else { return None };
+    let (message, span, hint) = error_parts(error, result.line_span);
+    Some(ErrorRecord {
+        code: error_code(error),
+        message,
+        line: span.start_position.line + 1,
+        column: file.lines.char_column(&file.text, span.start.min(file.text.len())) + 1,
+        hint,
+    })
+}
+
+pub(crate) fn assertions(response: &Response, file: &File) -> Vec<AssertionRecord> {
+    response
+        .assertions()
+        .iter()
+        .map(|assertion| {
+            let (outcome, expected, actual, message) = match &assertion.outcome {
+                Check::Passed => ("passed", None, None, None),
+                Check::Failed { expected, actual } => {
+                    ("failed", Some(response.redact(expected)), Some(response.redact(actual)), None)
+                }
+                Check::Invalid { message, .. } => ("invalid", None, None, Some(message.clone())),
+            };
+            AssertionRecord {
+                expression: response.redact(&assertion.expression),
+                line: assertion.span.start_position.line + 1,
+                column: file.lines.char_column(&file.text, assertion.span.start.min(file.text.len())) + 1,
+                outcome,
+                expected,
+                actual,
+                message,
+            }
+        })
+        .collect()
+}
+
+fn pairs(response: &Response, headers: &http::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| (name.to_string(), response.redact(&String::from_utf8_lossy(value.as_bytes()))))
+        .collect()
+}
+
+fn body(response: &Response, bytes: &[u8]) -> BodyRecord {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => BodyRecord::Text { body: response.redact(text) },
+        Err(_) => BodyRecord::Binary { body_base64: base64::engine::general_purpose::STANDARD.encode(bytes) },
+    }
+}
+
+fn millis(duration: std::time::Duration) -> f64 {
+    (duration.as_secs_f64() * 1_000_000.0).round() / 1000.0
+}
+
+/// The summary of a run, as the JSON report has it.
+#[derive(Debug, Serialize)]
+pub(crate) struct Summary {
+    requests: usize,
+    passed: usize,
+    failed: usize,
+    errors: usize,
+    skipped: usize,
+    duration_ms: f64,
+}
+
+pub(crate) fn summary(results: &[RequestResult], elapsed: std::time::Duration) -> Summary {
+    let count = |name: &str| results.iter().filter(|result| outcome_name(result) == name).count();
+    Summary {
+        requests: results.len(),
+        passed: count("passed"),
+        failed: count("failed"),
+        errors: count("error"),
+        skipped: count("skipped"),
+        duration_ms: millis(elapsed),
+    }
+}
