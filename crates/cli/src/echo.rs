@@ -30,6 +30,7 @@ const ECHO_EXAMPLES: &str = "\
 Routes:
   /echo, /echo/*         the request as JSON (method, path, query, headers, body)
   /status/{code}         answers with that status
+  /drain                 reads the body, answers with its length
   /redirect/{n}          n redirects, then /redirect/0
   /cookies/set?k=v       sets cookies; /cookies shows the ones sent
   /basic-auth, /login, /bearer, /session, /api-key, /oauth/token

@@ -258,6 +258,15 @@ struct Inner {
     chain: Mutex<Arc<HashMap<String, StoredResponse>>>,
     /// The working directory, for text run without a source path.
     working_directory: std::sync::OnceLock<PathBuf>,
+    /// Settings by directory, kept while their files are unchanged.
+    settings: Mutex<HashMap<PathBuf, CachedSettings>>,
+}
+
+/// Settings found for a directory and the files they came from, with the modification
+/// time each had: a changed file makes the entry stale.
+struct CachedSettings {
+    settings: Arc<Settings>,
+    sources: Vec<(PathBuf, Option<std::time::SystemTime>)>,
 }
 
 /// The configuration that applies to one run.
@@ -281,6 +290,7 @@ impl Client {
             variables,
             chain: Mutex::default(),
             working_directory: std::sync::OnceLock::new(),
+            settings: Mutex::default(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -500,8 +510,43 @@ impl Client {
         })
     }
 
-    /// Configuration, profile, `.env` and command resolvers for a run in `directory`.
-    fn settings(&self, directory: &Path) -> Result<Settings, Error> {
+    /// Forgets the configurations found so far: the next run looks for them again.
+    ///
+    /// A client finds the configuration of a directory once and re-reads it when one
+    /// of its files changes (a file's modification time, an in-memory file's
+    /// [`MemoryFs::insert`](crate::MemoryFs::insert)). A configuration file created
+    /// where there was none is only seen after this call: the language server calls it
+    /// when the editor reports a new `volley.jsonc`.
+    pub fn reload_config(&self) {
+        if let Ok(mut cache) = self.inner.settings.lock() {
+            cache.clear();
+        }
+    }
+
+    /// Configuration, profile, `.env` and command resolvers for a run in `directory`,
+    /// from the cache while the configuration's files are unchanged.
+    fn settings(&self, directory: &Path) -> Result<Arc<Settings>, Error> {
+        let io = &*self.inner.config.io;
+        if let Ok(cache) = self.inner.settings.lock()
+            && let Some(cached) = cache.get(directory)
+            && cached.sources.iter().all(|(path, modified)| io.modified(path) == *modified)
+        {
+            return Ok(Arc::clone(&cached.settings));
+        }
+        let settings = Arc::new(self.load_settings(directory)?);
+        let sources = settings
+            .config
+            .iter()
+            .flat_map(|config| &config.sources)
+            .map(|path| (path.clone(), io.modified(path)))
+            .collect();
+        if let Ok(mut cache) = self.inner.settings.lock() {
+            cache.insert(directory.to_path_buf(), CachedSettings { settings: Arc::clone(&settings), sources });
+        }
+        Ok(settings)
+    }
+
+    fn load_settings(&self, directory: &Path) -> Result<Settings, Error> {
         let config = self.config_for(directory)?;
         let profile = match (&self.inner.config.profile, &config) {
             (None, _) => None,

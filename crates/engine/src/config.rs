@@ -39,6 +39,8 @@ pub struct Config {
     pub defaults: Defaults,
     /// `cookies`.
     pub cookies: CookieSettings,
+    /// Every file it was read from (the config file; or the JetBrains env files).
+    pub sources: Vec<PathBuf>,
 }
 
 /// One entry of `profiles`.
@@ -135,8 +137,11 @@ impl Config {
         private: Option<&Path>,
         environment: &Environment,
     ) -> Result<Config, ConfigError> {
-        let mut config =
-            Config { path: public.or(private).map(Path::to_path_buf).unwrap_or_default(), ..Config::default() };
+        let mut config = Config {
+            path: public.or(private).map(Path::to_path_buf).unwrap_or_default(),
+            sources: [public, private].into_iter().flatten().map(Path::to_path_buf).collect(),
+            ..Config::default()
+        };
         for path in [public, private].into_iter().flatten() {
             let value = substitute_env(parse_jsonc(&read_text(io, path)?, path)?, environment);
             let Value::Object(environments) = value else {
@@ -298,7 +303,8 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn config(&self, root: Map<String, Value>) -> Result<Config, ConfigError> {
         self.known_keys(&root, "", &["$schema", "variables", "profiles", "resolvers", "defaults", "cookies"])?;
-        let mut config = Config { path: self.path.to_path_buf(), ..Config::default() };
+        let mut config =
+            Config { path: self.path.to_path_buf(), sources: vec![self.path.to_path_buf()], ..Config::default() };
         for (key, value) in root {
             match key.as_str() {
                 "variables" => config.variables = self.object(value, "variables")?,

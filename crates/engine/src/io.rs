@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+use std::time::SystemTime;
 
 /// Read access to files. Paths are absolute or relative to the process's working
 /// directory; the engine resolves references in a `.http` file against its directory
@@ -21,6 +23,14 @@ pub trait Io: Send + Sync + fmt::Debug {
     /// directory with `.git`).
     fn exists(&self, path: &Path) -> bool {
         self.is_file(path)
+    }
+
+    /// When the file last changed, if the filesystem knows: a client re-reads a cached
+    /// configuration whose files changed. `None` (the default) when it cannot tell;
+    /// a configuration is then kept until [`Client::reload_config`](crate::Client::reload_config).
+    fn modified(&self, path: &Path) -> Option<SystemTime> {
+        let _ = path;
+        None
     }
 }
 
@@ -40,6 +50,10 @@ impl Io for RealFs {
     fn exists(&self, path: &Path) -> bool {
         path.exists()
     }
+
+    fn modified(&self, path: &Path) -> Option<SystemTime> {
+        std::fs::metadata(path).and_then(|metadata| metadata.modified()).ok()
+    }
 }
 
 /// Files held in memory, optionally over another [`Io`] (usually [`RealFs`]) that
@@ -57,7 +71,7 @@ impl Io for RealFs {
 /// ```
 #[derive(Clone, Default)]
 pub struct MemoryFs {
-    files: Arc<RwLock<HashMap<PathBuf, Vec<u8>>>>,
+    files: Arc<RwLock<HashMap<PathBuf, Versioned>>>,
     fallback: Option<Arc<dyn Io>>,
 }
 
@@ -84,7 +98,8 @@ impl MemoryFs {
     /// Adds or replaces a file.
     pub fn insert(&self, path: impl AsRef<Path>, content: impl Into<Vec<u8>>) {
         if let Ok(mut files) = self.files.write() {
-            files.insert(normalize(path.as_ref()), content.into());
+            let version = VERSIONS.fetch_add(1, Ordering::Relaxed);
+            files.insert(normalize(path.as_ref()), (content.into(), version));
         }
     }
 
@@ -99,7 +114,7 @@ impl MemoryFs {
 impl Io for MemoryFs {
     fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         let key = normalize(path);
-        if let Some(content) = self.files.read().ok().and_then(|files| files.get(&key).cloned()) {
+        if let Some((content, _)) = self.files.read().ok().and_then(|files| files.get(&key).cloned()) {
             return Ok(content);
         }
         match &self.fallback {
@@ -119,7 +134,23 @@ impl Io for MemoryFs {
         self.files.read().is_ok_and(|files| files.keys().any(|file| file.starts_with(&key)))
             || self.fallback.as_ref().is_some_and(|fallback| fallback.exists(path))
     }
+
+    /// A file in memory changes with each [`MemoryFs::insert`]: its version stands for a
+    /// modification time.
+    fn modified(&self, path: &Path) -> Option<SystemTime> {
+        let key = normalize(path);
+        if let Some(version) = self.files.read().ok().and_then(|files| files.get(&key).map(|(_, version)| *version)) {
+            return Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_nanos(version));
+        }
+        self.fallback.as_ref().and_then(|fallback| fallback.modified(path))
+    }
 }
+
+/// A file's content and the version it got when inserted.
+type Versioned = (Vec<u8>, u64);
+
+/// Versions of [`MemoryFs`] files, increasing across all of them.
+static VERSIONS: AtomicU64 = AtomicU64::new(1);
 
 /// `path` with `.` removed and `..` applied lexically (no filesystem access).
 #[must_use]

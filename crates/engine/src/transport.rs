@@ -87,9 +87,12 @@ impl HttpTransport {
         Self::default()
     }
 
-    fn client(&self, validate_ssl: bool, prior_knowledge: bool) -> Result<&reqwest::Client, TransportError> {
-        let index = usize::from(!validate_ssl) + 2 * usize::from(prior_knowledge);
-        let built = self.clients[index].get_or_init(|| build_client(validate_ssl, prior_knowledge));
+    /// The client for a request: for `http://`, with or without HTTP/2 prior knowledge;
+    /// for `https://`, checking certificates or not. Plain-HTTP clients load no root
+    /// certificates, so a run that only speaks HTTP never reads the system's store.
+    fn client(&self, tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<&reqwest::Client, TransportError> {
+        let index = if tls { 2 + usize::from(!validate_ssl) } else { usize::from(prior_knowledge) };
+        let built = self.clients[index].get_or_init(|| build_client(tls, validate_ssl, prior_knowledge));
         built.as_ref().map_err(|message| TransportError::Other { message: message.clone() })
     }
 }
@@ -104,14 +107,18 @@ fn install_crypto_provider() {
     });
 }
 
-fn build_client(validate_ssl: bool, prior_knowledge: bool) -> Result<reqwest::Client, String> {
+fn build_client(tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<reqwest::Client, String> {
     install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .referer(false)
-        .http1_title_case_headers()
-        .tls_danger_accept_invalid_certs(!validate_ssl)
-        .tls_danger_accept_invalid_hostnames(!validate_ssl);
+        .http1_title_case_headers();
+    builder = if tls {
+        builder.tls_danger_accept_invalid_certs(!validate_ssl).tls_danger_accept_invalid_hostnames(!validate_ssl)
+    } else {
+        // Never used for TLS (`https://` goes to another client): no roots to load.
+        builder.tls_certs_only(std::iter::empty())
+    };
     if prior_knowledge {
         builder = builder.http2_prior_knowledge();
     }
@@ -122,7 +129,8 @@ impl Transport for HttpTransport {
     fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
         Box::pin(async move {
             let prior_knowledge = request.version == Some(http::Version::HTTP_2) && request.url.scheme() == "http";
-            let client = self.client(request.validate_ssl, prior_knowledge)?;
+            let tls = request.url.scheme() != "http";
+            let client = self.client(tls, request.validate_ssl, prior_knowledge)?;
             let host = host_of(&request.url);
             // Built in place (reqwest's `Url` is `url::Url`): no URL parse and no header
             // copy on the way out.

@@ -99,3 +99,23 @@ async fn a_given_configuration_is_used_as_is() {
     let response = client.run_string("GET {{host}}/echo/given\n", RunOptions::default()).await.unwrap();
     assert_eq!(echo(&response).await["path"], "/echo/given");
 }
+
+#[tokio::test]
+async fn a_changed_configuration_is_read_again_and_a_new_one_after_reload() {
+    let server = TestServer::start().await;
+    let files = MemoryFs::new();
+    let client = client(&files, None);
+    let text = format!("GET {}/echo?v={{{{v}}}}\n", server.base_url());
+    files.insert("/project/volley.jsonc", r#"{"variables": {"v": "one"}}"#);
+    let query = |response: &volley_engine::Response| response.url().query().unwrap_or_default().to_owned();
+    assert_eq!(query(&client.run_string(&text, in_project()).await.unwrap()), "v=one");
+    files.insert("/project/volley.jsonc", r#"{"variables": {"v": "two"}}"#);
+    assert_eq!(query(&client.run_string(&text, in_project()).await.unwrap()), "v=two", "an edit is seen");
+    // A configuration nearer to the file is only found after a reload.
+    let options = || RunOptions::default().source_path("/project/sub/requests.http");
+    assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=two");
+    files.insert("/project/sub/volley.jsonc", r#"{"variables": {"v": "sub"}}"#);
+    assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=two");
+    client.reload_config();
+    assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=sub");
+}

@@ -1,4 +1,5 @@
-//! `/echo` reflects the request back as JSON; `/status/{code}` answers with any status code.
+//! `/echo` reflects the request back as JSON; `/status/{code}` answers with any status
+//! code; `/drain` reads the body and says how long it was.
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -14,7 +15,16 @@ use crate::response;
 use crate::state::AppState;
 
 pub(crate) fn routes() -> Router<AppState> {
-    Router::new().route("/echo", any(echo)).route("/echo/{*rest}", any(echo)).route("/status/{code}", any(status))
+    Router::new()
+        .route("/echo", any(echo))
+        .route("/echo/{*rest}", any(echo))
+        .route("/status/{code}", any(status))
+        .route("/drain", any(drain))
+}
+
+/// `{"received": <body length>}`: for large uploads, without echoing them back.
+async fn drain(body: Bytes) -> Response {
+    response::json(StatusCode::OK, json!({"received": body.len()}))
 }
 
 /// `{"method", "path", "query", "url", "version", "headers", "body", "body_base64", "body_len"}`.

@@ -6,6 +6,7 @@
 //!
 //! - `/echo`, `/echo/{*rest}`: the request as JSON, with the exact body bytes in base64.
 //! - `/status/{code}`: any status code.
+//! - `/drain`: reads the body, answers `{"received": <length>}`.
 //! - `/redirect/{n}`, `/redirect-to?url=…&status=…`: redirect chains.
 //! - `/cookies/set`, `/cookies/set-and-redirect`, `/cookies`, `/cookies/secure`: cookie jars.
 //! - `/basic-auth`, `/login`, `/bearer`, `/session`, `/api-key`, `/api-key-query`: authentication.
@@ -37,6 +38,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware;
 use axum::response::Response;
+use axum::serve::ListenerExt as _;
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -85,7 +87,7 @@ impl TestServer {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.expect("test server: cannot bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("test server: bound listener has no local address");
         let (shutdown, shutdown_signal) = oneshot::channel::<()>();
-        let server = axum::serve(listener, router()).with_graceful_shutdown(async move {
+        let server = axum::serve(listener.tap_io(no_delay), router()).with_graceful_shutdown(async move {
             // A dropped sender is a shutdown signal too.
             shutdown_signal.await.ok();
         });
@@ -149,7 +151,13 @@ impl Drop for TestServer {
 
 /// Serves the routes on `listener` until the process ends (`volley echo-server`).
 pub async fn serve(listener: TcpListener) -> std::io::Result<()> {
-    axum::serve(listener, router()).await
+    axum::serve(listener.tap_io(no_delay), router()).await
+}
+
+/// Responses go out as soon as they are written: without it, a response written in two
+/// parts can wait for the client's delayed ACK (40 ms on Linux).
+fn no_delay(stream: &mut tokio::net::TcpStream) {
+    stream.set_nodelay(true).ok();
 }
 
 /// All routes, one router per feature, with fresh state.

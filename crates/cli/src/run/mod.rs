@@ -184,12 +184,15 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     let overrides: Map<String, Value> =
         args.vars.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
 
+    // The requests of each file by index (`Document::request` walks the blocks).
+    let requests: Vec<Vec<&volley_syntax::Request>> =
+        files.iter().map(|file| file.document.requests().collect()).collect();
     let progress = progress_bar(plan.len(), mode);
     let mut results: Vec<RequestResult> = Vec::with_capacity(plan.len());
     let mut stop = false;
     for step in &plan {
         let file = &files[step.file];
-        let request = file.document.request(step.request).context("planned request exists")?;
+        let request = *requests[step.file].get(step.request).context("planned request exists")?;
         if stop {
             results.push(RequestResult::skipped(file, request));
             continue;
