@@ -14,6 +14,7 @@ use crate::render::{self, JsonDiagnostic};
 
 /// Arguments of `volley check`.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = CHECK_EXAMPLES)]
 pub(crate) struct CheckArgs {
     /// Files to check; a directory is searched for `.http` and `.rest` files.
     #[arg(required = true, value_name = "PATH")]
@@ -28,6 +29,15 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     deny_warnings: bool,
 }
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  volley check api.http                 one file
+  volley check .                        every .http and .rest file below this directory
+  volley check requests/ --deny-warnings
+  volley check . --json | jq 'select(.diagnostics != [])'
+
+Exit codes: 0 no errors, 1 errors (or warnings with --deny-warnings), 2 usage error.";
 
 #[derive(Serialize)]
 struct JsonFile<'a> {

@@ -149,13 +149,14 @@ fn copy_case(case: &Path, scratch: &Path) {
 static PATTERNS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         // Status line `… 12 ms · 32 B` and summary `… in 34 ms`.
-        (r"\b\d+(\.\d+)? (ms|s) ·", "[TIME] ·"),
-        (r" in \d+(\.\d+)? (ms|s)\b", " in [TIME]"),
+        (r"(^|[^\d.])\d+(\.\d+)? (ms|s) ·", "${1}[TIME] ·"),
+        (r"in \d+(\.\d+)? (ms|s)\b", "in [TIME]"),
         // JSON timings, JUnit times.
         (r#""(ttfb_ms|total_ms|duration_ms)": ?[0-9.]+"#, r#""$1": [TIME]"#),
         (r#" time="[0-9.]+""#, r#" time="[TIME]""#),
         // Date headers, in text and JSON.
-        (r"(?mi)^((?:> )?date:) .*$", "$1 [DATE]"),
+        // (Styles may wrap the name: `--color always` cases keep their escape codes.)
+        (r"(?mi)^((?:\x1b\[[0-9;]*m)*(?:> )?date:(?:\x1b\[[0-9;]*m)*) .*$", "$1 [DATE]"),
         (r#"(\[\s*"date",\s*)"[^"]*""#, r#"$1"[DATE]""#),
         (r"volley/\d+\.\d+\.\d+", "volley/[VERSION]"),
     ]

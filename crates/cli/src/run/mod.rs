@@ -174,7 +174,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     } else {
         Mode::Normal
     };
-    if let Some(exit) = select::blocking_errors(&files, &plan, mode) {
+    if let Some(exit) = select::diagnostics(&files, &plan, mode) {
         return Ok(exit);
     }
     let client = match client(args, &files) {

@@ -128,47 +128,51 @@ pub(crate) fn plan(files: &[File], names: &[String], index: Option<usize>) -> Re
     Ok(steps)
 }
 
-/// Prints the errors that keep requests of the plan from being sent: errors in the
-/// block of a planned request, and errors outside any request (file variables). Errors
-/// in requests that do not run are left to `volley check`.
-pub(crate) fn blocking_errors(files: &[File], plan: &[Step], mode: Mode) -> Option<Exit> {
-    let mut found = false;
+/// Prints the parser's diagnostics that concern the run: errors and warnings in the
+/// block of a planned request, and outside any request (file variables). Errors keep
+/// the whole run from sending anything (the exit code is returned); warnings are shown
+/// and the run goes on (a misspelt `# @asert` must not pass silently). Problems in
+/// requests that do not run are left to `volley check`.
+pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode) -> Option<Exit> {
+    let mut errors = false;
     for (number, file) in files.iter().enumerate() {
         let planned: BTreeSet<usize> = plan
             .iter()
             .filter(|step| step.file == number)
             .filter_map(|step| file.document.request(step.request).map(|request| request.block))
             .collect();
-        let blocking: Vec<_> = file
+        let shown: Vec<_> = file
             .document
             .diagnostics
             .iter()
-            .filter(|diagnostic| diagnostic.severity == Severity::Error)
+            .filter(|diagnostic| diagnostic.severity != Severity::Info)
             .filter(|diagnostic| {
                 file.document
                     .block_at(diagnostic.span.start)
                     .is_none_or(|block| block.request.is_none() || planned.contains(&block.index))
             })
             .collect();
-        if blocking.is_empty() {
+        if shown.is_empty() {
             continue;
         }
-        found = true;
+        let count = shown.iter().filter(|diagnostic| diagnostic.severity == Severity::Error).count();
+        errors |= count > 0;
         if mode == Mode::Json {
             let record = serde_json::json!({
-                "type": "file_errors",
+                "type": "diagnostics",
                 "file": file.shown,
-                "diagnostics": blocking
+                "diagnostics": shown
                     .iter()
                     .map(|diagnostic| JsonDiagnostic::new(&file.text, &file.lines, diagnostic))
                     .collect::<Vec<_>>(),
             });
             crate::output::line(&record.to_string());
-        } else {
-            for diagnostic in &blocking {
-                anstream::eprintln!("{}\n", render::human(&file.shown, &file.text, &file.lines, diagnostic));
-            }
-            let count = blocking.len();
+            continue;
+        }
+        for diagnostic in &shown {
+            anstream::eprintln!("{}\n", render::human(&file.shown, &file.text, &file.lines, diagnostic));
+        }
+        if count > 0 {
             let noun = if count == 1 { "error" } else { "errors" };
             anstream::eprintln!(
                 "{}",
@@ -176,5 +180,5 @@ pub(crate) fn blocking_errors(files: &[File], plan: &[Step], mode: Mode) -> Opti
             );
         }
     }
-    found.then_some(Exit::Invalid)
+    errors.then_some(Exit::Invalid)
 }
