@@ -45,6 +45,9 @@ struct JsonFile<'a> {
     diagnostics: Vec<JsonDiagnostic<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     config_error: Option<String>,
+    /// The file could not be checked at all (not UTF-8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
@@ -59,7 +62,14 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
             Ok(text) => text,
             Err(error) => {
                 let at = error.utf8_error().valid_up_to();
-                anstream::eprintln!("error: `{shown}` is not UTF-8 text (invalid byte at offset {at})");
+                let message = format!("`{shown}` is not UTF-8 text (invalid byte at offset {at})");
+                if args.json {
+                    let file =
+                        JsonFile { path: &shown, diagnostics: Vec::new(), config_error: None, error: Some(message) };
+                    crate::output::line(&serde_json::to_string(&file)?);
+                } else {
+                    anstream::eprintln!("{}", render::plain(&message, Some("save the file as UTF-8")));
+                }
                 errors += 1;
                 continue;
             }
@@ -89,6 +99,7 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
                     .map(|diagnostic| JsonDiagnostic::new(&text, &lines, diagnostic))
                     .collect(),
                 config_error,
+                error: None,
             };
             crate::output::line(&serde_json::to_string(&file)?);
         } else {

@@ -106,7 +106,10 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "volley", &mut std::io::stdout());
+            // Into memory first: `volley completions bash | head` must not panic on a closed pipe.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "volley", &mut script);
+            output::raw(&script);
             Ok(exit::Exit::Success)
         }
         Command::EchoServer(args) => echo::run(&args),

@@ -17,3 +17,14 @@ pub(crate) fn line(text: &str) {
         CLOSED.store(true, Ordering::Relaxed);
     }
 }
+
+/// Writes bytes to stdout as they are.
+pub(crate) fn raw(bytes: &[u8]) {
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(bytes).and_then(|()| stdout.flush()).is_err() {
+        CLOSED.store(true, Ordering::Relaxed);
+    }
+}

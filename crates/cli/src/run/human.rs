@@ -27,7 +27,7 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
         return;
     }
     match &result.outcome {
-        Outcome::Skipped => {}
+        Outcome::Skipped | Outcome::NotSent => {}
         Outcome::Error(error) => {
             let (message, span, hint) = error_parts(error, result.line_span);
             let code = error_code(error);
@@ -183,21 +183,21 @@ fn check(out: &mut String, assertion: &AssertionResult, response: &Response, fil
     }
 }
 
-/// `3 requests: 2 passed, 1 failed (12 ms)` on stderr.
+/// `4 requests: 2 passed, 1 failed, 1 error in 12 ms` on stderr: failed are requests
+/// whose assertions failed, errors those without a response (as in the reports).
 pub(crate) fn summary(results: &[RequestResult], elapsed: Duration) {
-    let passed =
-        results.iter().filter(|result| matches!(result.outcome, Outcome::Response { .. }) && result.passed()).count();
-    let errors = results.iter().filter(|result| matches!(result.outcome, Outcome::Error(_))).count();
-    let skipped = results.iter().filter(|result| matches!(result.outcome, Outcome::Skipped)).count();
-    let failed = results.len() - passed - skipped;
+    let count = |name: &str| results.iter().filter(|result| super::record::outcome_name(result) == name).count();
+    let (passed, failed, errors, skipped) = (count("passed"), count("failed"), count("error"), count("skipped"));
     let noun = if results.len() == 1 { "request" } else { "requests" };
-    let mut line = format!("{} {noun}: ", results.len());
     let passed_style = if passed > 0 { GREEN } else { Style::new() };
     let failed_style = if failed > 0 { RED.bold() } else { Style::new() };
-    let _ =
-        write!(line, "{passed_style}{passed} passed{passed_style:#}, {failed_style}{failed} failed{failed_style:#}");
+    let mut line = format!(
+        "{} {noun}: {passed_style}{passed} passed{passed_style:#}, {failed_style}{failed} failed{failed_style:#}",
+        results.len()
+    );
     if errors > 0 {
-        let _ = write!(line, " ({errors} {})", if errors == 1 { "error" } else { "errors" });
+        let _ =
+            write!(line, ", {}{errors} {}{:#}", RED.bold(), if errors == 1 { "error" } else { "errors" }, RED.bold());
     }
     if skipped > 0 {
         let _ = write!(line, ", {skipped} skipped");

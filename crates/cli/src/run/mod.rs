@@ -174,47 +174,34 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     } else {
         Mode::Normal
     };
-    if let Some(exit) = select::diagnostics(&files, &plan, mode) {
-        return Ok(exit);
+    // A report that cannot be written fails the run before anything is sent.
+    for (_, path) in &args.report {
+        if let Err(error) = std::fs::File::create(path) {
+            let message = format!("cannot write the report `{}`: {error}", path.display());
+            return Ok(select::Problem::usage(message, Some("check that its directory exists")).print());
+        }
     }
-    let client = match client(args, &files) {
-        Ok(client) => client,
-        Err(problem) => return Ok(problem.print()),
+    let blocked = select::diagnostics(&files, &plan, mode);
+    let results = if blocked {
+        // Nothing is sent; the records and reports still say why, request by request.
+        let mut results = Vec::with_capacity(plan.len());
+        for step in &plan {
+            let file = &files[step.file];
+            let result = RequestResult::not_sent(file, step.request).context("planned request exists")?;
+            if mode == Mode::Json {
+                crate::output::line(&serde_json::to_string(&record::record(&result, file))?);
+            }
+            results.push(result);
+        }
+        results
+    } else {
+        match client(args, &files) {
+            Ok(client) => send(args, &client, &files, &plan, mode).await?,
+            Err(problem) => return Ok(problem.print()),
+        }
     };
-    let overrides: Map<String, Value> =
-        args.vars.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
-
-    // The requests of each file by index (`Document::request` walks the blocks).
-    let requests: Vec<Vec<&volley_syntax::Request>> =
-        files.iter().map(|file| file.document.requests().collect()).collect();
-    let progress = progress_bar(plan.len(), mode);
-    let mut results: Vec<RequestResult> = Vec::with_capacity(plan.len());
-    let mut stop = false;
-    for step in &plan {
-        let file = &files[step.file];
-        let request = *requests[step.file].get(step.request).context("planned request exists")?;
-        if stop {
-            results.push(RequestResult::skipped(file, request));
-            continue;
-        }
-        progress.set_message(outcome::title(file, request));
-        let mut options = RunOptions { overrides: overrides.clone(), ..RunOptions::default() };
-        if let Some(timeout) = args.timeout {
-            options = options.timeout(Duration::from_millis(timeout));
-        }
-        let response = client.run_request(&file.document, request, Some(&file.path), options).await;
-        let result = RequestResult::new(file, request, response).await;
-        progress.suspend(|| human::print(&result, file, mode, plan.len() > 1));
-        if mode == Mode::Json {
-            let line = serde_json::to_string(&record::record(&result, file))?;
-            progress.suspend(|| crate::output::line(&line));
-        }
-        progress.inc(1);
-        stop = args.fail_fast && !result.passed();
-        results.push(result);
-    }
-    progress.finish_and_clear();
     let elapsed = started.elapsed();
+    let mut exit = results.iter().map(RequestResult::exit).fold(Exit::Success, Exit::worst);
     for (format, path) in &args.report {
         let written = match format {
             ReportFormat::Junit => report::junit(&results, &files, elapsed),
@@ -224,13 +211,57 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
             std::fs::write(path, text).with_context(|| format!("cannot write the report `{}`", path.display()))
         }) {
             anstream::eprintln!("{}", render::plain(&format!("{error:#}"), None));
-            return Ok(Exit::Usage);
+            exit = exit.worst(Exit::Usage);
         }
     }
-    if matches!(mode, Mode::Normal | Mode::Verbose) {
+    if matches!(mode, Mode::Normal | Mode::Verbose) && !blocked {
         human::summary(&results, elapsed);
     }
-    Ok(results.iter().map(RequestResult::exit).fold(Exit::Success, Exit::worst))
+    Ok(exit)
+}
+
+/// Sends the planned requests in order through one client.
+async fn send(
+    args: &RunArgs,
+    client: &Client,
+    files: &[select::File],
+    plan: &[select::Step],
+    mode: Mode,
+) -> anyhow::Result<Vec<RequestResult>> {
+    let overrides: Map<String, Value> =
+        args.vars.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
+    // The requests of each file by index (`Document::request` walks the blocks).
+    let requests: Vec<Vec<&volley_syntax::Request>> =
+        files.iter().map(|file| file.document.requests().collect()).collect();
+    let progress = progress_bar(plan.len(), mode);
+    let mut results: Vec<RequestResult> = Vec::with_capacity(plan.len());
+    let mut stop = false;
+    for step in plan {
+        let file = &files[step.file];
+        let request = *requests[step.file].get(step.request).context("planned request exists")?;
+        let result = if stop {
+            RequestResult::skipped(file, request)
+        } else {
+            progress.set_message(outcome::title(file, request));
+            let mut options = RunOptions { overrides: overrides.clone(), ..RunOptions::default() };
+            if let Some(timeout) = args.timeout {
+                options = options.timeout(Duration::from_millis(timeout));
+            }
+            let response = client.run_request(&file.document, request, Some(&file.path), options).await;
+            let result = RequestResult::new(file, request, response).await;
+            progress.suspend(|| human::print(&result, file, mode, plan.len() > 1));
+            progress.inc(1);
+            stop = args.fail_fast && !result.passed();
+            result
+        };
+        if mode == Mode::Json {
+            let line = serde_json::to_string(&record::record(&result, file))?;
+            progress.suspend(|| crate::output::line(&line));
+        }
+        results.push(result);
+    }
+    progress.finish_and_clear();
+    Ok(results)
 }
 
 /// The client of the run: profile, `--var`, `--no-redirect`, `--insecure`, cookies.

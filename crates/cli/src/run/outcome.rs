@@ -30,6 +30,8 @@ pub(crate) enum Outcome {
     Error(Error),
     /// Not sent: `--fail-fast` stopped the run before it.
     Skipped,
+    /// Not sent: a request of the run has syntax errors, so nothing was sent.
+    NotSent,
 }
 
 /// `login`, or `GET {{host}}/users` for a request without a name.
@@ -57,6 +59,27 @@ impl RequestResult {
         Self::with(file, request, Outcome::Skipped)
     }
 
+    /// The request `index` of `file` in a run that sends nothing: its own errors (and
+    /// those outside any request) when it has some, else [`Outcome::NotSent`].
+    pub(crate) fn not_sent(file: &File, index: usize) -> Option<Self> {
+        let request = file.document.request(index)?;
+        let diagnostics: Vec<_> = file
+            .document
+            .diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.is_error())
+            .filter(|diagnostic| {
+                file.document
+                    .block_at(diagnostic.span.start)
+                    .is_none_or(|block| block.request.is_none() || block.index == request.block)
+            })
+            .cloned()
+            .collect();
+        let outcome =
+            if diagnostics.is_empty() { Outcome::NotSent } else { Outcome::Error(Error::Invalid { diagnostics }) };
+        Some(Self::with(file, request, outcome))
+    }
+
     fn with(file: &File, request: &Request, outcome: Outcome) -> Self {
         Self {
             file: file.shown.clone(),
@@ -73,7 +96,7 @@ impl RequestResult {
         match &self.outcome {
             Outcome::Response { response, .. } => response.assertions_passed(),
             Outcome::Error(_) => false,
-            Outcome::Skipped => true,
+            Outcome::Skipped | Outcome::NotSent => true,
         }
     }
 
@@ -82,6 +105,7 @@ impl RequestResult {
         match &self.outcome {
             Outcome::Response { response, .. } if !response.assertions_passed() => Exit::Failed,
             Outcome::Response { .. } | Outcome::Skipped => Exit::Success,
+            Outcome::NotSent => Exit::Invalid,
             Outcome::Error(error) => error_exit(error),
         }
     }

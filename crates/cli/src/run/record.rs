@@ -106,7 +106,7 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         error: None,
     };
     match &result.outcome {
-        Outcome::Skipped => {}
+        Outcome::Skipped | Outcome::NotSent => {}
         Outcome::Error(_) => record.error = error_record(result, file),
         Outcome::Response { response, .. } => {
             let sent = response.request();
@@ -135,7 +135,7 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
 
 pub(crate) fn outcome_name(result: &RequestResult) -> &'static str {
     match &result.outcome {
-        Outcome::Skipped => "skipped",
+        Outcome::Skipped | Outcome::NotSent => "skipped",
         Outcome::Error(_) => "error",
         Outcome::Response { .. } if result.passed() => "passed",
         Outcome::Response { .. } => "failed",
@@ -164,7 +164,7 @@ pub(crate) fn assertions(response: &Response, file: &File) -> Vec<AssertionRecor
                 Check::Failed { expected, actual } => {
                     ("failed", Some(response.redact(expected)), Some(response.redact(actual)), None)
                 }
-                Check::Invalid { message, .. } => ("invalid", None, None, Some(message.clone())),
+                Check::Invalid { message, .. } => ("invalid", None, None, Some(response.redact(message))),
             };
             AssertionRecord {
                 expression: response.redact(&assertion.expression),

@@ -59,10 +59,14 @@ fn testcase(xml: &mut String, result: &RequestResult, file: &File) -> anyhow::Re
         seconds(case_time(result))
     );
     match &result.outcome {
-        Outcome::Skipped => writeln!(
-            xml,
-            "{open}>\n      <skipped message=\"not run: --fail-fast stopped the run\"/>\n    </testcase>"
-        )?,
+        Outcome::Skipped | Outcome::NotSent => {
+            let why = if matches!(result.outcome, Outcome::Skipped) {
+                "not run: --fail-fast stopped the run"
+            } else {
+                "not sent: a request of the run has errors"
+            };
+            writeln!(xml, "{open}>\n      <skipped message=\"{why}\"/>\n    </testcase>")?;
+        }
         Outcome::Error(_) => {
             let error = error_record(result, file).ok_or_else(|| anyhow::anyhow!("an error without a record"))?;
             writeln!(

@@ -128,12 +128,21 @@ pub(crate) fn plan(files: &[File], names: &[String], index: Option<usize>) -> Re
     Ok(steps)
 }
 
+/// The `--json` record of a file's diagnostics.
+#[derive(serde::Serialize)]
+struct DiagnosticsRecord<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    file: &'a str,
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+}
+
 /// Prints the parser's diagnostics that concern the run: errors and warnings in the
 /// block of a planned request, and outside any request (file variables). Errors keep
 /// the whole run from sending anything (the exit code is returned); warnings are shown
 /// and the run goes on (a misspelt `# @asert` must not pass silently). Problems in
 /// requests that do not run are left to `volley check`.
-pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode) -> Option<Exit> {
+pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode) -> bool {
     let mut errors = false;
     for (number, file) in files.iter().enumerate() {
         let planned: BTreeSet<usize> = plan
@@ -158,15 +167,15 @@ pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode) -> Option<E
         let count = shown.iter().filter(|diagnostic| diagnostic.severity == Severity::Error).count();
         errors |= count > 0;
         if mode == Mode::Json {
-            let record = serde_json::json!({
-                "type": "diagnostics",
-                "file": file.shown,
-                "diagnostics": shown
+            let record = DiagnosticsRecord {
+                kind: "diagnostics",
+                file: &file.shown,
+                diagnostics: shown
                     .iter()
                     .map(|diagnostic| JsonDiagnostic::new(&file.text, &file.lines, diagnostic))
-                    .collect::<Vec<_>>(),
-            });
-            crate::output::line(&record.to_string());
+                    .collect(),
+            };
+            crate::output::line(&serde_json::to_string(&record).unwrap_or_default());
             continue;
         }
         for diagnostic in &shown {
@@ -180,5 +189,5 @@ pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode) -> Option<E
             );
         }
     }
-    errors.then_some(Exit::Invalid)
+    errors
 }
