@@ -37,6 +37,10 @@ Routes:
                          authentication patterns (user ada, password lovelace)
   /slow?ms=N             answers after N ms
   /upload                multipart forms
+  /sse/events, /sse/slow, /sse/never, /sse/forever, /sse/fast, /sse/status/{code}
+                         Server-Sent Events (scripted, slow, stalled, endless, fast, errors)
+  /ws/echo, /ws/close, /ws/binary, /ws/hang, /ws/reject, /ws/headers, /ws/count
+                         WebSockets (echo, server close, binary, hung or refused handshake)
 
 Examples:
   volley echo-server                                   serve on 127.0.0.1:8088

@@ -3,8 +3,10 @@
 //!
 //! - `args`: the arguments, one per line; `$BASE` is the URL of a fresh local test
 //!   server (`http://127.0.0.1:PORT`), `$TLS` of its HTTPS twin, `$VOLLEY` the binary.
+//! - `stdin` (optional): piped to the binary (otherwise stdin is empty).
 //! - `env` (optional): `NAME=value` lines set for the run. `BASE` and `TLS` are always
-//!   set, so `.http` files write `@base = {{$env(BASE)}}`.
+//!   set (and `WS`, the server's `ws://` URL), so `.http` files write
+//!   `@base = {{$env(BASE)}}`.
 //! - any other files (`case.http`, `volley.jsonc`, bodies): copied to a scratch folder
 //!   (with a `.git` marker, so configuration discovery stops there), where the binary
 //!   runs.
@@ -13,7 +15,8 @@
 //!
 //! Volatile parts are normalised before comparing: the servers' addresses (`$BASE`,
 //! `$TLS`, `$HOST`), the scratch folder (`$DIR`), durations (`[TIME]`), `Date` headers
-//! (`[DATE]`) and the version in the user agent (`[VERSION]`). An expectation may also
+//! (`[DATE]`), WebSocket accept keys (`[KEY]`) and the version in the user agent
+//! (`[VERSION]`). An expectation may also
 //! use `[..]` for any text within a line. Every `.xml` file a case writes is parsed, and
 //! its JUnit counts are checked against its test cases.
 //!
@@ -70,6 +73,7 @@ fn cli_cases() {
             .env_remove("CLICOLOR_FORCE")
             .env_remove("VOLLEY_PROFILE")
             .env("BASE", server.base_url())
+            .env("WS", server.base_url().replacen("http", "ws", 1))
             .env("TLS", tls.base_url());
         if let Ok(env) = std::fs::read_to_string(case.join("env")) {
             for line in env.lines().filter(|line| !line.is_empty()) {
@@ -77,7 +81,17 @@ fn cli_cases() {
                 command.env(key, substitute(value));
             }
         }
-        let output = command.output().expect("the volley binary runs");
+        // `stdin` (optional): piped to the binary; without it stdin is empty.
+        command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = command.spawn().expect("the volley binary runs");
+        let input = std::fs::read(case.join("stdin")).unwrap_or_default();
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));
+        let output = child.wait_with_output().expect("the volley binary runs");
+        writer.join().expect("the stdin writer ends").ok();
         let normalize = |text: &str| normalize(text, &server, &tls, &scratch);
         let mut actual = vec![
             ("stdout".to_owned(), normalize(&String::from_utf8_lossy(&output.stdout))),
@@ -133,7 +147,7 @@ fn copy_case(case: &Path, scratch: &Path) {
     for entry in std::fs::read_dir(case).unwrap() {
         let path = entry.unwrap().path();
         let file_name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let expectation = ["args", "env", "stdout", "stderr", "exit"].contains(&file_name.as_str())
+        let expectation = ["args", "env", "stdin", "stdout", "stderr", "exit"].contains(&file_name.as_str())
             || file_name.ends_with(".expected");
         if expectation {
             continue;
@@ -152,12 +166,17 @@ static PATTERNS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(^|[^\d.])\d+(\.\d+)? (ms|s) ·", "${1}[TIME] ·"),
         (r"in \d+(\.\d+)? (ms|s)\b", "in [TIME]"),
         // JSON timings, JUnit times.
-        (r#""(ttfb_ms|total_ms|duration_ms)": ?[0-9.]+"#, r#""$1": [TIME]"#),
+        (r#""(ttfb_ms|total_ms|duration_ms|elapsed_ms)": ?[0-9.]+"#, r#""$1": [TIME]"#),
+        // Stream items: `[+12 ms]`.
+        (r"\[\+\d+(\.\d+)? (ms|s)\]", "[+TIME]"),
         (r#" time="[0-9.]+""#, r#" time="[TIME]""#),
         // Date headers, in text and JSON.
         // (Styles may wrap the name: `--color always` cases keep their escape codes.)
         (r"(?mi)^((?:\x1b\[[0-9;]*m)*(?:> )?date:(?:\x1b\[[0-9;]*m)*) .*$", "$1 [DATE]"),
         (r#"(\[\s*"date",\s*)"[^"]*""#, r#"$1"[DATE]""#),
+        // The WebSocket handshake's answer to a random key.
+        (r"(?mi)^((?:\x1b\[[0-9;]*m)*sec-websocket-accept:(?:\x1b\[[0-9;]*m)*) .*$", "$1 [KEY]"),
+        (r#"(\[\s*"sec-websocket-accept",\s*)"[^"]*""#, r#"$1"[KEY]""#),
         (r"volley/\d+\.\d+\.\d+", "volley/[VERSION]"),
     ]
     .into_iter()
@@ -169,6 +188,7 @@ fn normalize(text: &str, server: &TestServer, tls: &TestServer, scratch: &Path) 
     let mut text = text
         .replace(&tls.base_url(), "$TLS")
         .replace(&server.base_url(), "$BASE")
+        .replace(&server.base_url().replacen("http", "ws", 1), "$WS")
         .replace(&server.addr().to_string(), "$HOST")
         .replace(&tls.addr().to_string(), "$HOST")
         .replace(&scratch.display().to_string(), "$DIR");

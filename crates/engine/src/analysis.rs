@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use volley_syntax::{
-    Body, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Request, Span, Template,
+    Body, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Protocol, Request, Span, Template,
     variable_path_segments,
 };
 
@@ -88,6 +88,19 @@ impl<'a> Analyzer<'a> {
             if let Some(value) = &directive.value {
                 self.template(value, out);
                 assertion(value, out);
+            }
+        }
+        match &request.protocol {
+            Protocol::Http => {}
+            Protocol::Sse(sse) => {
+                if let Some(id) = &sse.last_event_id {
+                    self.template(id, out);
+                }
+            }
+            Protocol::WebSocket(websocket) => {
+                if let Some(list) = &websocket.subprotocols {
+                    self.template(list, out);
+                }
             }
         }
         match &request.body {

@@ -96,13 +96,15 @@ async fn build_url(
     renderer: &mut Renderer<'_>,
     headers: &HeaderMap,
 ) -> Result<url::Url, BuildError> {
+    let websocket = matches!(request.protocol, volley_syntax::Protocol::WebSocket(_));
     let written = renderer.render(&request.url).await?;
     let written = written.trim();
+    let default_scheme = if websocket { "ws" } else { "http" };
     let candidate = if written.contains("://") {
         written.to_owned()
     } else if written.starts_with('/') {
         match headers.get(HOST).and_then(|host| host.to_str().ok()) {
-            Some(host) => format!("http://{}{written}", host.trim()),
+            Some(host) => format!("{default_scheme}://{}{written}", host.trim()),
             None => {
                 return Err(BuildError::InvalidUrl {
                     url: written.to_owned(),
@@ -112,19 +114,26 @@ async fn build_url(
             }
         }
     } else {
-        format!("http://{written}")
+        format!("{default_scheme}://{written}")
     };
-    let url = url::Url::parse(&candidate).map_err(|error| BuildError::InvalidUrl {
+    let mut url = url::Url::parse(&candidate).map_err(|error| BuildError::InvalidUrl {
         url: written.to_owned(),
         reason: error.to_string(),
         span: request.url.span,
     })?;
-    if !matches!(url.scheme(), "http" | "https") {
+    // A ws(s):// URL that only shows after substitution is a WebSocket too: the caller
+    // looks at the scheme.
+    if !matches!(url.scheme(), "ws" | "wss" | "http" | "https") {
         return Err(BuildError::InvalidUrl {
             url: written.to_owned(),
-            reason: format!("the scheme `{}` is not http or https", url.scheme()),
+            reason: format!("the scheme `{}` is not http, https, ws or wss", url.scheme()),
             span: request.url.span,
         });
+    }
+    // `@ws` on an http(s) URL: the WebSocket URL of the same place.
+    if websocket && matches!(url.scheme(), "http" | "https") {
+        let scheme = if url.scheme() == "https" { "wss" } else { "ws" };
+        let _ = url.set_scheme(scheme);
     }
     Ok(url)
 }

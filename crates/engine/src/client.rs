@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt as _;
-use http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 use volley_syntax::{Document, Protocol, Request};
@@ -21,11 +21,11 @@ use crate::build::{BuiltRequest, build};
 use crate::chaining::StoredResponse;
 use crate::config::{Config, Defaults};
 use crate::cookies::CookieJar;
-use crate::error::{ConfigError, Error, SelectionError, TransportError};
+use crate::error::{BuildError, ConfigError, Error, SelectionError, TransportError};
 use crate::interpolate::{Renderer, Scope};
 use crate::io::{Io, RealFs};
 use crate::resolvers::{CommandResolver, Environment, Resolver};
-use crate::response::{Response, SentRequest, Timing};
+use crate::response::{Pending, Response, SentRequest, Timing};
 use crate::transport::{HttpTransport, Transport, TransportRequest};
 
 /// The request timeout when nothing sets one.
@@ -213,6 +213,8 @@ pub struct PreparedRequest {
     pub secrets: Vec<String>,
     /// The `# @assert` checks, rendered and parsed, to evaluate on the response.
     pub assertions: Vec<PendingAssertion>,
+    /// What kind of exchange it is.
+    pub exchange: Exchange,
     version: Option<http::Version>,
 }
 
@@ -223,6 +225,21 @@ pub struct Analysis {
     pub diagnostics: Vec<volley_syntax::Diagnostic>,
     /// The configuration could not be read (the diagnostics were made without it).
     pub config_error: Option<ConfigError>,
+}
+
+/// The kind of exchange of a prepared request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exchange {
+    /// A request and its whole response.
+    Http,
+    /// Server-Sent Events: the response streams when it is `text/event-stream`; the
+    /// timeout covers the connection and the response head only.
+    EventStream,
+    /// A WebSocket handshake (`ws://`/`wss://`), then an open connection.
+    WebSocket {
+        /// `@ws-subprotocols`, in order.
+        subprotocols: Vec<String>,
+    },
 }
 
 /// Runs `.http` definitions. Clones share variables, request history and cookie jar.
@@ -388,9 +405,14 @@ impl Client {
     ) -> Result<Response, Error> {
         let mut prepared = self.prepare_request(document, request, source_path, &options).await?;
         let pending = std::mem::take(&mut prepared.assertions);
-        let mut response = self.exchange(prepared, options.cancel.as_ref()).await?;
+        let mut response = match prepared.exchange {
+            Exchange::WebSocket { .. } => self.connect_websocket(prepared, options.cancel.as_ref()).await?,
+            Exchange::Http | Exchange::EventStream => self.exchange(prepared, options.cancel.as_ref()).await?,
+        };
+        // A body that streams (events, WebSocket messages) is not there to check.
+        let body = (response.stream.is_none() && response.websocket.is_none()).then_some(&response.body[..]);
         response.assertions =
-            pending.iter().map(|check| check.evaluate(response.status(), &response.headers, &response.body)).collect();
+            pending.iter().map(|check| check.evaluate(response.status(), &response.headers, body)).collect();
         if let Some(name) = &request.name {
             let stored = StoredResponse {
                 status: response.status(),
@@ -430,11 +452,6 @@ impl Client {
         if !diagnostics.is_empty() {
             return Err(Error::Invalid { diagnostics });
         }
-        match request.protocol {
-            Protocol::Http => {}
-            Protocol::Sse(_) => return Err(Error::Unsupported("Server-Sent Events")),
-            Protocol::WebSocket(_) => return Err(Error::Unsupported("WebSocket")),
-        }
         let directory = source_path
             .and_then(Path::parent)
             .map(Path::to_path_buf)
@@ -466,11 +483,60 @@ impl Client {
         let files = Files { io: &*self.inner.config.io, base: &directory };
         let layers = self.default_layers(&settings);
         let headers = merged_headers(&layers);
-        let built = build(request, &mut renderer, &files, &headers).await?;
-        let timeout = request
-            .timeout_ms
-            .as_ref()
-            .map(|timeout| Duration::from_millis(timeout.value))
+        let mut built = build(request, &mut renderer, &files, &headers).await?;
+        let (exchange, connect_timeout) = match &request.protocol {
+            // `GET {{socketUrl}}`: a WebSocket URL known only after substitution.
+            Protocol::Http if matches!(built.url.scheme(), "ws" | "wss") => {
+                if let Some(span) = request.body.span() {
+                    let diagnostic = volley_syntax::Diagnostic::new(
+                        volley_syntax::Code::WebSocketBody,
+                        span,
+                        format!("`{}` is a WebSocket URL, and a WebSocket request cannot have a body", built.url),
+                    )
+                    .with_hint("send messages after connecting; remove the body");
+                    return Err(Error::Invalid { diagnostics: vec![diagnostic] });
+                }
+                (Exchange::WebSocket { subprotocols: Vec::new() }, None)
+            }
+            Protocol::Http => (Exchange::Http, None),
+            Protocol::Sse(sse) => {
+                if !built.headers.contains_key(ACCEPT) {
+                    built.headers.insert(ACCEPT, http::HeaderValue::from_static("text/event-stream"));
+                }
+                if let Some(template) = &sse.last_event_id {
+                    let id = renderer.render(template).await?;
+                    let value = http::HeaderValue::from_str(id.trim()).map_err(|_| BuildError::InvalidHeader {
+                        name: "Last-Event-ID".to_owned(),
+                        reason: "the id contains a line break or another control character".to_owned(),
+                        span: template.span,
+                    })?;
+                    built.headers.insert("last-event-id", value);
+                }
+                (Exchange::EventStream, None)
+            }
+            Protocol::WebSocket(websocket) => {
+                let mut subprotocols = Vec::new();
+                if let Some(template) = &websocket.subprotocols {
+                    let list = renderer.render(template).await?;
+                    subprotocols
+                        .extend(list.split(',').map(str::trim).filter(|item| !item.is_empty()).map(str::to_owned));
+                    if !subprotocols.is_empty() {
+                        let value = http::HeaderValue::from_str(&subprotocols.join(", ")).map_err(|_| {
+                            BuildError::InvalidHeader {
+                                name: "Sec-WebSocket-Protocol".to_owned(),
+                                reason: "a subprotocol contains a control character".to_owned(),
+                                span: template.span,
+                            }
+                        })?;
+                        built.headers.insert("sec-websocket-protocol", value);
+                    }
+                }
+                let connect = websocket.connect_timeout_ms.as_ref().map(|timeout| Duration::from_millis(timeout.value));
+                (Exchange::WebSocket { subprotocols }, connect)
+            }
+        };
+        let timeout = connect_timeout
+            .or_else(|| request.timeout_ms.as_ref().map(|timeout| Duration::from_millis(timeout.value)))
             .or(options.timeout)
             .or(self.inner.config.timeout)
             .or_else(|| layers.iter().rev().find_map(|defaults| defaults.timeout))
@@ -506,6 +572,7 @@ impl Client {
             use_cookies: self.active_jar().is_some() && !request.no_cookie_jar,
             secrets: renderer.secrets,
             assertions,
+            exchange,
             version,
         })
     }
@@ -603,7 +670,7 @@ impl Client {
     /// whole exchange (body included), cancellation.
     async fn exchange(&self, prepared: PreparedRequest, cancel: Option<&CancellationToken>) -> Result<Response, Error> {
         let timeout = prepared.timeout;
-        let work = self.exchange_inner(prepared);
+        let work = self.exchange_inner(prepared, cancel.cloned());
         let timed = async {
             match tokio::time::timeout(timeout, work).await {
                 Ok(result) => result,
@@ -619,7 +686,11 @@ impl Client {
         }
     }
 
-    async fn exchange_inner(&self, prepared: PreparedRequest) -> Result<Response, Error> {
+    async fn exchange_inner(
+        &self,
+        prepared: PreparedRequest,
+        cancel: Option<CancellationToken>,
+    ) -> Result<Response, Error> {
         let started = Instant::now();
         let jar = if prepared.use_cookies { self.active_jar() } else { None };
         let secrets: Arc<[String]> = prepared.secrets.into();
@@ -682,6 +753,34 @@ impl Client {
                 url = next;
                 continue;
             }
+            let event_stream = prepared.exchange == Exchange::EventStream
+                && response
+                    .headers
+                    .get(CONTENT_TYPE)
+                    .and_then(|value| value.to_str().ok())
+                    .is_some_and(|value| value.trim().to_ascii_lowercase().starts_with("text/event-stream"));
+            if event_stream {
+                let ttfb = started.elapsed();
+                // The body streams past the timeout; cancellation ends it cleanly.
+                let stream: crate::transport::BodyStream = match cancel {
+                    Some(token) => Box::pin(response.body.take_until(token.cancelled_owned())),
+                    None => response.body,
+                };
+                return Ok(Response {
+                    status: response.status,
+                    version: response.version,
+                    headers: response.headers,
+                    url: url.clone(),
+                    redirected: hops > 0,
+                    body: Bytes::new(),
+                    stream: Some(Pending::new(stream)),
+                    websocket: None,
+                    timing: Timing { ttfb, total: ttfb },
+                    request: SentRequest { method, url, headers: sent_headers, body },
+                    secrets,
+                    assertions: Vec::new(),
+                });
+            }
             let mut stream = response.body;
             // One chunk (the usual case for small bodies) is kept as is, without a copy.
             let mut first: Option<Bytes> = None;
@@ -708,10 +807,64 @@ impl Client {
                 body: received,
                 timing: Timing { ttfb, total },
                 request: SentRequest { method, url, headers: sent_headers, body },
+                stream: None,
+                websocket: None,
                 secrets,
                 assertions: Vec::new(),
             });
         }
+    }
+
+    /// The handshake of a WebSocket request: cookies of the jar for its URL, the
+    /// connect timeout, cancellation; the response is the handshake's.
+    async fn connect_websocket(
+        &self,
+        prepared: PreparedRequest,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Response, Error> {
+        let started = Instant::now();
+        let jar = if prepared.use_cookies { self.active_jar() } else { None };
+        // Cookies belong to http(s) origins: ws(s) URLs look them up as http(s).
+        let mut cookie_url = prepared.url.clone();
+        let _ = cookie_url.set_scheme(if prepared.url.scheme() == "wss" { "https" } else { "http" });
+        let mut headers = prepared.headers.clone();
+        if let Some(cookies) = jar.and_then(|jar| jar.header_for(&cookie_url)) {
+            let value = match headers.get(COOKIE).and_then(|written| written.to_str().ok()) {
+                Some(written) => format!("{written}; {cookies}"),
+                None => cookies,
+            };
+            if let Ok(value) = http::HeaderValue::from_str(&value) {
+                headers.insert(COOKIE, value);
+            }
+        }
+        let connecting = crate::websocket::connect(&prepared.url, &headers, prepared.validate_ssl, prepared.timeout);
+        let handshake = match cancel {
+            Some(token) => tokio::select! {
+                result = connecting => result,
+                () = token.cancelled() => return Err(Error::Cancelled),
+            },
+            None => connecting.await,
+        }?;
+        if let Some(jar) = jar {
+            let values = handshake.headers.get_all(SET_COOKIE).iter().filter_map(|value| value.to_str().ok());
+            jar.store(&cookie_url, values);
+        }
+        let elapsed = started.elapsed();
+        let secrets: Arc<[String]> = prepared.secrets.into();
+        Ok(Response {
+            status: handshake.status,
+            version: http::Version::HTTP_11,
+            headers: handshake.headers,
+            url: prepared.url.clone(),
+            redirected: false,
+            body: Bytes::new(),
+            stream: None,
+            websocket: Some(Pending::new(handshake.socket)),
+            timing: Timing { ttfb: elapsed, total: elapsed },
+            request: SentRequest { method: http::Method::GET, url: prepared.url, headers, body: Bytes::new() },
+            secrets,
+            assertions: Vec::new(),
+        })
     }
 }
 

@@ -42,9 +42,6 @@ pub enum Error {
     /// The run was cancelled through [`RunOptions::cancel`](crate::RunOptions::cancel).
     #[error("the request was cancelled")]
     Cancelled,
-    /// The request is of a kind this version does not execute.
-    #[error("{0} requests are not supported yet")]
-    Unsupported(&'static str),
     /// [`TokenRefresh`](crate::TokenRefresh) could not get a new token.
     #[error("token refresh failed: {message}")]
     TokenRefresh {
@@ -342,6 +339,14 @@ pub enum TransportError {
         /// What went wrong.
         message: String,
     },
+    /// The server answered a WebSocket handshake with something else than 101.
+    #[error("the WebSocket handshake was refused with status {status}{message}")]
+    Handshake {
+        /// The status of the answer.
+        status: u16,
+        /// `: ` and the start of the answer's body, or nothing.
+        message: String,
+    },
     /// Too many redirects.
     #[error("more than {limit} redirects")]
     TooManyRedirects {
@@ -358,7 +363,7 @@ pub enum TransportError {
 
 impl TransportError {
     /// A stable name for the kind (`timeout`, `connection_refused`, `dns`, `tls`,
-    /// `too_many_redirects`, `other`), as the server reports it in `details.kind`.
+    /// `too_many_redirects`, `websocket_handshake`, `other`), as the server reports it in `details.kind`.
     #[must_use]
     pub fn kind(&self) -> &'static str {
         match self {
@@ -367,6 +372,7 @@ impl TransportError {
             TransportError::Dns { .. } => "dns",
             TransportError::Tls { .. } => "tls",
             TransportError::TooManyRedirects { .. } => "too_many_redirects",
+            TransportError::Handshake { .. } => "websocket_handshake",
             TransportError::Other { .. } => "other",
         }
     }

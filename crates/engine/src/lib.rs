@@ -40,15 +40,17 @@ mod interpolate;
 mod io;
 mod resolvers;
 mod response;
+mod sse;
 mod transport;
+mod websocket;
 
 pub use analysis::{AnalysisContext, analyze};
 pub use assert::{AssertionResult, Outcome, PendingAssertion};
 pub use auth::TokenRefresh;
 pub use build::DEFAULT_USER_AGENT;
 pub use client::{
-    Analysis, Client, ClientConfig, ConfigSource, DEFAULT_TIMEOUT, MAX_REDIRECTS, PreparedRequest, RequestDefaults,
-    RunOptions, Selection,
+    Analysis, Client, ClientConfig, ConfigSource, DEFAULT_TIMEOUT, Exchange, MAX_REDIRECTS, PreparedRequest,
+    RequestDefaults, RunOptions, Selection,
 };
 pub use config::Config;
 pub use cookies::{CookieJar, CookieJarError};
@@ -58,5 +60,7 @@ pub use resolvers::{
     CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment, Resolver, ResolverResult, async_resolver, resolver,
 };
 pub use response::{BodyError, Response, SentRequest, Timing};
+pub use sse::{EventStream, SseEvent, SseParser};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::{BodyStream, BoxFuture, HttpTransport, Transport, TransportRequest, TransportResponse};
+pub use websocket::{WebSocket, WsClose, WsError, WsMessage, WsReceiver, WsSender};

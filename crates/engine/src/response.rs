@@ -1,17 +1,28 @@
 //! The result of a run, shaped after the Fetch API `Response`.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::Bytes;
-use futures_util::Stream;
+use bytes::{Bytes, BytesMut};
+use futures_util::{Stream, StreamExt as _};
 use serde::de::DeserializeOwned;
 
 use crate::assert::AssertionResult;
+use crate::error::TransportError;
+use crate::sse::EventStream;
+use crate::transport::BodyStream;
+use crate::websocket::WebSocket;
 
 /// A response. A status of 4xx or 5xx is a normal response (`ok()` is `false`), not an
-/// error. The body has been read when the response is returned (the request timeout
-/// covers it), so the body methods do not wait for the network.
+/// error.
+///
+/// For an HTTP request the body has been read when the response is returned (the
+/// request timeout covers it), so the body methods do not wait for the network. For a
+/// Server-Sent Events request answered with `text/event-stream`, the response comes as
+/// soon as its head arrives and the body streams: read it with
+/// [`events`](Response::events) (or raw with [`body_stream`](Response::body_stream)).
+/// For a WebSocket request the response is the handshake's (status 101) and
+/// [`websocket`](Response::websocket) gives the connection.
 #[derive(Debug, Clone)]
 pub struct Response {
     pub(crate) status: http::StatusCode,
@@ -20,10 +31,40 @@ pub struct Response {
     pub(crate) url: url::Url,
     pub(crate) redirected: bool,
     pub(crate) body: Bytes,
+    /// A body that is still arriving (an event stream), until something takes it.
+    pub(crate) stream: Option<Pending<BodyStream>>,
+    /// The connection of a WebSocket request, until [`Response::websocket`] takes it.
+    pub(crate) websocket: Option<Pending<WebSocket>>,
     pub(crate) timing: Timing,
     pub(crate) request: SentRequest,
     pub(crate) secrets: Arc<[String]>,
     pub(crate) assertions: Vec<AssertionResult>,
+}
+
+/// Something a response holds until one reader takes it (clones share it).
+pub(crate) struct Pending<T>(Arc<Mutex<Option<T>>>);
+
+impl<T> Pending<T> {
+    pub(crate) fn new(value: T) -> Self {
+        Self(Arc::new(Mutex::new(Some(value))))
+    }
+
+    fn take(&self) -> Option<T> {
+        self.0.lock().ok().and_then(|mut slot| slot.take())
+    }
+}
+
+impl<T> Clone for Pending<T> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<T> std::fmt::Debug for Pending<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let taken = self.0.lock().map_or(true, |slot| slot.is_none());
+        f.debug_struct("Pending").field("taken", &taken).finish()
+    }
 }
 
 /// How long the exchange took.
@@ -32,7 +73,8 @@ pub struct Timing {
     /// From sending the first request to the head of the final response (redirect hops
     /// included): time to first byte.
     pub ttfb: Duration,
-    /// From sending to the end of the final response's body.
+    /// From sending to the end of the final response's body (for a streamed body or a
+    /// WebSocket: to the head of the response, as [`ttfb`](Timing::ttfb)).
     pub total: Duration,
 }
 
@@ -57,6 +99,12 @@ pub enum BodyError {
     /// The body is not the JSON asked for.
     #[error("the response body is not valid JSON for the expected type: {0}")]
     Json(#[from] serde_json::Error),
+    /// A streamed body was read already (by `events`, `body_stream`, `text`, …).
+    #[error("the response body is a stream that has already been read")]
+    Consumed,
+    /// A streamed body failed while it was read.
+    #[error("reading the response body failed: {0}")]
+    Transport(#[from] TransportError),
 }
 
 impl Response {
@@ -104,34 +152,92 @@ impl Response {
     }
 
     /// The body as text, decoded with the charset of the `Content-Type` (UTF-8 when
-    /// none is named); invalid sequences become U+FFFD.
-    #[allow(clippy::unused_async)] // Async as in the Fetch API, and for streamed bodies later.
+    /// none is named); invalid sequences become U+FFFD. A streamed body is read to its
+    /// end first (once: a second read is [`BodyError::Consumed`]).
     pub async fn text(&self) -> Result<String, BodyError> {
-        Ok(decode_text(&self.body, self.headers.get(http::header::CONTENT_TYPE)))
+        let body = self.bytes().await?;
+        Ok(decode_text(&body, self.headers.get(http::header::CONTENT_TYPE)))
     }
 
     /// The body parsed as JSON into `T` (`serde_json::Value` for any JSON).
-    #[allow(clippy::unused_async)] // Async as in the Fetch API, and for streamed bodies later.
     pub async fn json<T: DeserializeOwned>(&self) -> Result<T, BodyError> {
-        Ok(serde_json::from_slice(&self.body)?)
+        Ok(serde_json::from_slice(&self.bytes().await?)?)
     }
 
-    /// The body bytes, after content decoding (gzip, brotli, deflate).
-    #[allow(clippy::unused_async)] // Async as in the Fetch API, and for streamed bodies later.
+    /// The body bytes, after content decoding (gzip, brotli, deflate). A streamed body
+    /// is read to its end first.
     pub async fn bytes(&self) -> Result<Bytes, BodyError> {
-        Ok(self.body.clone())
+        let Some(pending) = &self.stream else { return Ok(self.body.clone()) };
+        let mut stream = pending.take().ok_or(BodyError::Consumed)?;
+        let mut collected = BytesMut::new();
+        while let Some(chunk) = stream.next().await {
+            collected.extend_from_slice(&chunk?);
+        }
+        Ok(collected.freeze())
     }
 
-    /// The body bytes, without waiting: the body has been read when the response is
-    /// returned.
+    /// The body bytes read with the response, without waiting: the whole body of an
+    /// HTTP response; empty for a streamed body (see [`is_streaming`](Response::is_streaming)).
     #[must_use]
     pub fn body_bytes(&self) -> &[u8] {
         &self.body
     }
 
-    /// The body as a stream of chunks.
+    /// `true` when the body is a stream still arriving from the server (an event
+    /// stream), not read with the response.
+    #[must_use]
+    pub fn is_streaming(&self) -> bool {
+        self.stream.is_some()
+    }
+
+    /// The body as a stream of chunks: as they arrive for a streamed body (which it
+    /// takes: a second call gives one [`BodyError::Consumed`] item), else the body read
+    /// with the response in one chunk.
     pub fn body_stream(&self) -> impl Stream<Item = Result<Bytes, BodyError>> + Send + 'static {
-        futures_util::stream::iter(std::iter::once(Ok(self.body.clone())))
+        let taken = self.stream.as_ref().map(Pending::take);
+        let body = self.body.clone();
+        let stream: std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, BodyError>> + Send>> = match taken {
+            None => Box::pin(futures_util::stream::iter(std::iter::once(Ok(body)))),
+            Some(Some(stream)) => Box::pin(stream.map(|chunk| chunk.map_err(BodyError::from))),
+            Some(None) => Box::pin(futures_util::stream::iter(std::iter::once(Err(BodyError::Consumed)))),
+        };
+        stream
+    }
+
+    /// The body as Server-Sent Events, parsed as they arrive (WHATWG rules): takes a
+    /// streamed body (once), or parses a body read whole.
+    ///
+    /// ```no_run
+    /// # async fn example(response: volley_engine::Response) -> Result<(), Box<dyn std::error::Error>> {
+    /// use futures_util::StreamExt as _;
+    ///
+    /// let mut events = response.events()?;
+    /// while let Some(event) = events.next().await {
+    ///     let event = event?;
+    ///     println!("{} {:?}: {}", event.event, event.id, event.data);
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn events(&self) -> Result<EventStream, BodyError> {
+        match &self.stream {
+            Some(pending) => pending.take().map(EventStream::new).ok_or(BodyError::Consumed),
+            None => Ok(EventStream::from_bytes(&self.body)),
+        }
+    }
+
+    /// `true` for the response of a WebSocket request (also once its connection was
+    /// taken).
+    #[must_use]
+    pub fn is_websocket(&self) -> bool {
+        self.websocket.is_some()
+    }
+
+    /// The connection of a WebSocket request (the response is the handshake's, status
+    /// 101). It can be taken once; `None` for other requests and after the first call.
+    #[must_use]
+    pub fn websocket(&self) -> Option<WebSocket> {
+        self.websocket.as_ref().and_then(Pending::take)
     }
 
     /// Timing of the exchange.

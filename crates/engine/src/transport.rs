@@ -99,7 +99,7 @@ impl HttpTransport {
 
 /// Installs rustls's ring provider once per process: reqwest is built without a default
 /// provider and every client build needs one.
-fn install_crypto_provider() {
+pub(crate) fn install_crypto_provider() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         // Another part of the process may have installed one already; that is fine.
@@ -154,7 +154,7 @@ impl Transport for HttpTransport {
 }
 
 /// `host:port` of a URL, for messages.
-fn host_of(url: &url::Url) -> String {
+pub(crate) fn host_of(url: &url::Url) -> String {
     match (url.host_str(), url.port_or_known_default()) {
         (Some(host), Some(port)) => format!("{host}:{port}"),
         (Some(host), None) => host.to_owned(),

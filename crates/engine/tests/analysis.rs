@@ -143,3 +143,12 @@ fn assertions_and_resolver_arguments_are_checked() {
     assert_eq!(diagnostics[2].message, "`$base64` takes 1 argument(s), got 0");
     assert_eq!(diagnostics[3].hint.as_deref(), Some("write `{{$datetime(format[, amount, unit])}}`"));
 }
+
+#[test]
+fn streaming_directive_values_are_checked_too() {
+    let text = "# @sse\n# @lastEventId {{lastId}}\nGET http://localhost/events\n\n###\n\
+                # @ws-subprotocols {{protocols}}\nGET ws://localhost/socket\n";
+    let diagnostics = analyze(&MemoryFs::new(), text);
+    let messages: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.message.as_str()).collect();
+    assert_eq!(messages, ["undefined variable `lastId`", "undefined variable `protocols`"]);
+}

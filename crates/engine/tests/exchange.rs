@@ -249,14 +249,6 @@ async fn http2_prior_knowledge_on_plain_http_when_the_request_line_asks() {
 }
 
 #[tokio::test]
-async fn streaming_definitions_are_refused_until_supported() {
-    let sse = client().run_string("# @sse\nGET http://127.0.0.1/events\n", RunOptions::default()).await;
-    assert!(matches!(sse, Err(Error::Unsupported("Server-Sent Events"))), "{sse:?}");
-    let ws = client().run_string("GET ws://127.0.0.1/socket\n", RunOptions::default()).await;
-    assert!(matches!(ws, Err(Error::Unsupported("WebSocket"))), "{ws:?}");
-}
-
-#[tokio::test]
 async fn files_on_disk_run_with_their_relative_references() {
     let server = TestServer::start().await;
     let directory = std::env::temp_dir().join(format!("volley-run-{}", std::process::id()));

@@ -14,6 +14,12 @@
 //! - `/slow`, `/slow-body`: timeouts.
 //! - `/upload`: multipart forms.
 //! - `/stats`: how many requests each path received.
+//! - `/sse/events`, `/sse/slow`, `/sse/never`, `/sse/forever`, `/sse/fast`, `/sse/status/{code}`:
+//!   Server-Sent Events, byte for byte (a scripted stream honouring `Last-Event-ID`, slow,
+//!   stalled, endless and fast streams, error statuses).
+//! - `/ws/echo`, `/ws/close`, `/ws/binary`, `/ws/hang`, `/ws/reject`, `/ws/headers`, `/ws/count`:
+//!   WebSockets (echo with subprotocols, server closes, binary frames, a handshake that hangs or
+//!   is refused, the handshake's headers).
 //!
 //! Every JSON response carries `Content-Type: application/json`; unknown paths answer 404
 //! `{"error": "not found"}`.
@@ -22,14 +28,17 @@ mod auth;
 mod cookies;
 mod echo;
 mod oauth;
+mod query;
 mod redirect;
 mod response;
 mod slow;
+mod sse;
 mod state;
 mod stats;
 #[cfg(feature = "tls")]
 mod tls;
 mod upload;
+mod ws;
 
 use std::net::{Ipv4Addr, SocketAddr};
 
@@ -172,6 +181,8 @@ fn router() -> Router {
         .merge(slow::routes())
         .merge(upload::routes())
         .merge(stats::routes())
+        .merge(sse::routes())
+        .merge(ws::routes())
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), stats::count_requests))

@@ -108,7 +108,13 @@ fn exchange(out: &mut String, response: &Response, text: &str) {
         if response.status_text().is_empty() { "" } else { " " },
         response.status_text(),
         duration(response.timing().total),
-        size(response.body_bytes().len()),
+        if response.is_streaming() {
+            "event stream".to_owned()
+        } else if response.is_websocket() {
+            "WebSocket".to_owned()
+        } else {
+            size(response.body_bytes().len())
+        },
     );
     for (name, value) in response.headers() {
         let value = response.redact(&String::from_utf8_lossy(value.as_bytes()));
@@ -179,6 +185,22 @@ fn check(out: &mut String, assertion: &AssertionResult, response: &Response, fil
             };
             let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
             let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
+        }
+    }
+}
+
+/// The line that ends a stream: `── 3 events in 1.2 s, the server ended the stream`.
+pub(crate) fn stream_end(summary: &super::stream::StreamSummary, mode: Mode) {
+    match mode {
+        Mode::Json => {}
+        Mode::Quiet => {
+            for error in &summary.errors {
+                anstream::eprintln!("{}", crate::render::plain(error, None));
+            }
+        }
+        Mode::Normal | Mode::Verbose => {
+            let style = if summary.ended == "error" { RED } else { DIM };
+            crate::output::line(&format!("{style}── {}{style:#}\n", summary.describe()));
         }
     }
 }

@@ -6,6 +6,7 @@ mod outcome;
 mod record;
 mod report;
 mod select;
+mod stream;
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -18,7 +19,7 @@ use volley_engine::{Client, ClientConfig, CookieJar, RequestDefaults, RunOptions
 
 use crate::exit::Exit;
 use crate::render;
-use outcome::RequestResult;
+use outcome::{Outcome, RequestResult};
 
 /// Arguments of `volley run`.
 #[derive(Debug, clap::Args)]
@@ -86,6 +87,20 @@ pub(crate) struct RunArgs {
     /// Print only failures and errors: no responses, no summary.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
+
+    /// End an event stream after this many events (a WebSocket after this many
+    /// messages received).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_events: Option<u64>,
+
+    /// End an event stream or a WebSocket connection after this many milliseconds.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+    max_time: Option<u64>,
+
+    /// WebSocket with piped stdin: after the last line is sent, close once no message
+    /// has come for this many milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    wait: u64,
 }
 
 const RUN_EXAMPLES: &str = "\
@@ -233,7 +248,16 @@ async fn send(
     // The requests of each file by index (`Document::request` walks the blocks).
     let requests: Vec<Vec<&volley_syntax::Request>> =
         files.iter().map(|file| file.document.requests().collect()).collect();
-    let progress = progress_bar(plan.len(), mode);
+    // Streams print as they go: a progress bar would be redrawn between their lines.
+    let streams = plan.iter().any(|step| {
+        requests[step.file].get(step.request).is_some_and(|request| request.protocol != volley_syntax::Protocol::Http)
+    });
+    let progress = if streams { ProgressBar::hidden() } else { progress_bar(plan.len(), mode) };
+    let limits = stream::Limits {
+        max_events: args.max_events.and_then(|max| usize::try_from(max).ok()),
+        max_time: args.max_time.map(Duration::from_millis),
+        wait: Duration::from_millis(args.wait),
+    };
     let mut results: Vec<RequestResult> = Vec::with_capacity(plan.len());
     let mut stop = false;
     for step in plan {
@@ -247,9 +271,28 @@ async fn send(
             if let Some(timeout) = args.timeout {
                 options = options.timeout(Duration::from_millis(timeout));
             }
+            let started = Instant::now();
             let response = client.run_request(&file.document, request, Some(&file.path), options).await;
-            let result = RequestResult::new(file, request, response).await;
+            let mut result = RequestResult::new(file, request, response).await;
             progress.suspend(|| human::print(&result, file, mode, plan.len() > 1));
+            if let Outcome::Response { response, .. } = &result.outcome
+                && (response.is_streaming() || response.is_websocket())
+            {
+                let printer = stream::Printer {
+                    mode,
+                    file: &file.shown,
+                    index: request.index,
+                    started,
+                    response: response.as_ref(),
+                };
+                let summary = if response.is_websocket() {
+                    stream::websocket(&printer, limits).await
+                } else {
+                    stream::events(&printer, limits).await
+                };
+                human::stream_end(&summary, mode);
+                result.stream = Some(summary);
+            }
             progress.inc(1);
             stop = args.fail_fast && !result.passed();
             result

@@ -4,6 +4,7 @@ use volley_engine::{Error, Response};
 use volley_syntax::{Request, Span};
 
 use super::select::File;
+use super::stream::StreamSummary;
 use crate::exit::Exit;
 
 /// One request of the run and what came of it.
@@ -19,6 +20,8 @@ pub(crate) struct RequestResult {
     /// The request line.
     pub(crate) line_span: Span,
     pub(crate) outcome: Outcome,
+    /// For an event stream or a WebSocket: what came through it.
+    pub(crate) stream: Option<StreamSummary>,
 }
 
 /// What came of a request.
@@ -47,7 +50,9 @@ impl RequestResult {
     pub(crate) async fn new(file: &File, request: &Request, result: Result<Response, Error>) -> Self {
         let outcome = match result {
             Ok(response) => {
-                let text = response.text().await.unwrap_or_default();
+                // A streamed body is read by the stream printer, not here.
+                let streams = response.is_streaming() || response.is_websocket();
+                let text = if streams { String::new() } else { response.text().await.unwrap_or_default() };
                 Outcome::Response { response: Box::new(response), text }
             }
             Err(error) => Outcome::Error(error),
@@ -88,13 +93,19 @@ impl RequestResult {
             title: title(file, request),
             line_span: request.line_span,
             outcome,
+            stream: None,
         }
+    }
+
+    /// The stream broke (not: ended by either side, or a binary frame).
+    pub(crate) fn stream_failed(&self) -> bool {
+        self.stream.as_ref().is_some_and(|stream| stream.ended == "error")
     }
 
     /// A response came and every assertion passed.
     pub(crate) fn passed(&self) -> bool {
         match &self.outcome {
-            Outcome::Response { response, .. } => response.assertions_passed(),
+            Outcome::Response { response, .. } => response.assertions_passed() && !self.stream_failed(),
             Outcome::Error(_) => false,
             Outcome::Skipped | Outcome::NotSent => true,
         }
@@ -103,6 +114,7 @@ impl RequestResult {
     /// What this request means for the exit code.
     pub(crate) fn exit(&self) -> Exit {
         match &self.outcome {
+            Outcome::Response { .. } if self.stream_failed() => Exit::Transport,
             Outcome::Response { response, .. } if !response.assertions_passed() => Exit::Failed,
             Outcome::Response { .. } | Outcome::Skipped => Exit::Success,
             Outcome::NotSent => Exit::Invalid,
@@ -129,7 +141,6 @@ pub(crate) fn error_code(error: &Error) -> String {
         Error::Selection(_) => "no-such-request".to_owned(),
         Error::Config(_) => "config".to_owned(),
         Error::Cancelled => "cancelled".to_owned(),
-        Error::Unsupported(_) => "unsupported".to_owned(),
         Error::TokenRefresh { .. } => "token-refresh".to_owned(),
         _ => "error".to_owned(),
     }
@@ -144,10 +155,16 @@ pub(crate) fn error_parts(error: &Error, line_span: Span) -> (String, Span, Opti
         Error::Transport(transport) => {
             let hint = match transport.kind() {
                 "connection_refused" => Some("is the server running? check the host and port of the URL"),
-                "timeout" => Some("allow more time with `# @timeout 60000` on the request or `--timeout 60000`"),
+                "timeout" => Some(
+                    "allow more time with `# @timeout 60000` on the request (`# @ws-connect-timeout` for a \
+                     WebSocket) or `--timeout 60000`",
+                ),
                 "dns" => Some("check the host name, or the variable that gives it"),
                 "tls" => Some("for a development server with a self-signed certificate, use --insecure"),
                 "too_many_redirects" => Some("add `# @no-redirect` to see the first response"),
+                "websocket_handshake" => {
+                    Some("the server did not accept the WebSocket upgrade: check the URL and the headers it needs")
+                }
                 _ => None,
             };
             (transport.to_string(), line_span, hint.map(str::to_owned))
@@ -156,11 +173,6 @@ pub(crate) fn error_parts(error: &Error, line_span: Span) -> (String, Span, Opti
             Some(first) => (first.message.clone(), first.span, first.hint.clone()),
             None => (error.to_string(), line_span, None),
         },
-        Error::Unsupported(kind) => (
-            format!("{kind} requests cannot be run by this version of `volley run`"),
-            line_span,
-            Some("they are recognised and checked; running them comes with streaming support".to_owned()),
-        ),
         _ => (error.to_string(), line_span, None),
     }
 }

@@ -29,6 +29,9 @@ pub(crate) struct Record {
     assertions: Vec<AssertionRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<ErrorRecord>,
+    /// An event stream's or a WebSocket's summary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<super::stream::StreamSummary>,
 }
 
 #[derive(Debug, Serialize)]
@@ -104,11 +107,13 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         timing: None,
         assertions: Vec::new(),
         error: None,
+        stream: result.stream.clone(),
     };
     match &result.outcome {
         Outcome::Skipped | Outcome::NotSent => {}
         Outcome::Error(_) => record.error = error_record(result, file),
         Outcome::Response { response, .. } => {
+            record.error = error_record(result, file);
             let sent = response.request();
             record.request = Some(SentRecord {
                 method: sent.method.to_string(),
@@ -137,12 +142,23 @@ pub(crate) fn outcome_name(result: &RequestResult) -> &'static str {
     match &result.outcome {
         Outcome::Skipped | Outcome::NotSent => "skipped",
         Outcome::Error(_) => "error",
+        Outcome::Response { .. } if result.stream_failed() => "error",
         Outcome::Response { .. } if result.passed() => "passed",
         Outcome::Response { .. } => "failed",
     }
 }
 
 pub(crate) fn error_record(result: &RequestResult, file: &File) -> Option<ErrorRecord> {
+    if result.stream_failed() {
+        let message = result.stream.as_ref().and_then(|stream| stream.errors.last().cloned()).unwrap_or_default();
+        return Some(ErrorRecord {
+            code: "stream-broken".to_owned(),
+            message,
+            line: result.line_span.start_position.line + 1,
+            column: result.line_span.start_position.column + 1,
+            hint: None,
+        });
+    }
     let Outcome::Error(error) = &result.outcome else { return None };
     let (message, span, hint) = error_parts(error, result.line_span);
     Some(ErrorRecord {

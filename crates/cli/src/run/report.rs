@@ -67,7 +67,9 @@ fn testcase(xml: &mut String, result: &RequestResult, file: &File) -> anyhow::Re
             };
             writeln!(xml, "{open}>\n      <skipped message=\"{why}\"/>\n    </testcase>")?;
         }
-        Outcome::Error(_) => {
+        Outcome::Error(_) | Outcome::Response { .. }
+            if result.stream_failed() || matches!(result.outcome, Outcome::Error(_)) =>
+        {
             let error = error_record(result, file).ok_or_else(|| anyhow::anyhow!("an error without a record"))?;
             writeln!(
                 xml,
@@ -80,6 +82,7 @@ fn testcase(xml: &mut String, result: &RequestResult, file: &File) -> anyhow::Re
                 escape(&error.message)
             )?;
         }
+        Outcome::Error(_) => {}
         Outcome::Response { response, .. } => {
             let problems: Vec<_> = response
                 .assertions()

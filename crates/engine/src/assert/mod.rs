@@ -85,12 +85,28 @@ impl PendingAssertion {
         self.check.as_ref().ok()
     }
 
-    /// Evaluates the check against a response's parts.
+    /// Evaluates the check against a response's parts. `body` is `None` for a body
+    /// that streams (events, WebSocket messages): `body` and `jsonpath` checks are then
+    /// invalid.
     #[must_use]
-    pub fn evaluate(&self, status: u16, headers: &http::HeaderMap, body: &[u8]) -> AssertionResult {
-        let outcome = match &self.check {
-            Ok(assertion) => evaluate(assertion, status, headers, body),
-            Err(invalid) => invalid.clone(),
+    pub fn evaluate(&self, status: u16, headers: &http::HeaderMap, body: Option<&[u8]>) -> AssertionResult {
+        let outcome = match (&self.check, body) {
+            (Ok(assertion), Some(body)) => evaluate(assertion, status, headers, body),
+            (
+                Ok(
+                    assertion
+                    @ (Assertion::Body { .. } | Assertion::JsonPath { .. } | Assertion::JsonPathExists { .. }),
+                ),
+                None,
+            ) => {
+                let target = if matches!(assertion, Assertion::Body { .. }) { "body" } else { "jsonpath" };
+                Outcome::Invalid {
+                    message: format!("`{target}` checks do not apply to a streamed response"),
+                    hint: Some("check `status` and `header` on event streams and WebSocket handshakes".to_owned()),
+                }
+            }
+            (Ok(assertion), None) => evaluate(assertion, status, headers, &[]),
+            (Err(invalid), _) => invalid.clone(),
         };
         AssertionResult { expression: self.expression.clone(), span: self.span, outcome }
     }
