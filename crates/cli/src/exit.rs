@@ -21,6 +21,9 @@ pub(crate) enum Exit {
 }
 
 impl Exit {
+    /// The code of a run stopped with Ctrl-C (128 + SIGINT, as shells report it).
+    pub(crate) const INTERRUPTED: u8 = 130;
+
     /// The code of the process.
     pub(crate) fn code(self) -> u8 {
         match self {

@@ -22,6 +22,7 @@ Exit codes:
   2  usage error (bad arguments, unreadable file, no such request)
   3  a file has syntax errors, or a request could not be built (run)
   4  a transport failure: connection refused, DNS, TLS, timeout (run)
+  130 interrupted with Ctrl-C (run; the reports are still written)
 With several failures `run` exits with the first of 3, 4, 1.
 
 Examples:
@@ -51,7 +52,9 @@ enum Command {
     /// Every request of each file runs in order (so later requests can use earlier
     /// responses), unless `--name` or `--index` selects some. Each response is printed
     /// with its status, headers, body (JSON pretty-printed) and timing; a summary line
-    /// ends the run. Nothing is sent when a request to run has syntax errors.
+    /// ends the run. Server-Sent Events and WebSocket messages print as they arrive
+    /// (stdin's lines are sent on a WebSocket). Nothing is sent when a request to run
+    /// has syntax errors.
     Run(run::RunArgs),
     /// Check .http files for errors and warnings without sending anything.
     ///

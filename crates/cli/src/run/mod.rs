@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
-use volley_engine::{Client, ClientConfig, CookieJar, RequestDefaults, RunOptions};
+use volley_engine::{CancellationToken, Client, ClientConfig, CookieJar, RequestDefaults, RunOptions};
 
 use crate::exit::Exit;
 use crate::render;
@@ -111,6 +111,8 @@ Examples:
   volley run api.http -p staging --var id=7  with a profile and one more variable
   volley run tests/ --report junit=out.xml   a directory, with a JUnit report for CI
   volley run api.http --json | jq .response.status
+  volley run events.http --max-events 10       an event stream, ended after 10 events
+  printf 'hi\n' | volley run chat.http          a WebSocket: send stdin's lines, print replies
 
 Requests run in file order, so a later request can use an earlier one's response:
 {{login.response.body.$.token}}. `# @assert` lines check each response:
@@ -124,7 +126,9 @@ Exit codes:
   2  usage error (bad arguments, unreadable file, no such request)
   3  a file has syntax errors, or a request could not be built
      (undefined variable, missing file, unknown resolver)
-  4  a transport failure (connection refused, DNS, TLS, timeout)
+  4  a transport failure (connection refused, DNS, TLS, timeout, a refused
+     WebSocket handshake, a stream that broke)
+  130 interrupted with Ctrl-C (the reports are still written)
 With several failures the code is the first of 3, 4, 1.";
 
 /// A report format of `--report`.
@@ -197,6 +201,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         }
     }
     let blocked = select::diagnostics(&files, &plan, mode);
+    let mut interrupted = false;
     let results = if blocked {
         // Nothing is sent; the records and reports still say why, request by request.
         let mut results = Vec::with_capacity(plan.len());
@@ -211,7 +216,11 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         results
     } else {
         match client(args, &files) {
-            Ok(client) => send(args, &client, &files, &plan, mode).await?,
+            Ok(client) => {
+                let sent = send(args, &client, &files, &plan, mode).await?;
+                interrupted = sent.interrupted;
+                sent.results
+            }
             Err(problem) => return Ok(problem.print()),
         }
     };
@@ -232,6 +241,10 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     if matches!(mode, Mode::Normal | Mode::Verbose) && !blocked {
         human::summary(&results, elapsed);
     }
+    if interrupted {
+        anstream::eprintln!("{}", render::plain("interrupted (Ctrl-C): the requests after it were not sent", None));
+        return Ok(Exit::Code(Exit::INTERRUPTED));
+    }
     Ok(exit)
 }
 
@@ -242,7 +255,7 @@ async fn send(
     files: &[select::File],
     plan: &[select::Step],
     mode: Mode,
-) -> anyhow::Result<Vec<RequestResult>> {
+) -> anyhow::Result<Sent> {
     let overrides: Map<String, Value> =
         args.vars.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
     // The requests of each file by index (`Document::request` walks the blocks).
@@ -253,7 +266,20 @@ async fn send(
         requests[step.file].get(step.request).is_some_and(|request| request.protocol != volley_syntax::Protocol::Http)
     });
     let progress = if streams { ProgressBar::hidden() } else { progress_bar(plan.len(), mode) };
+    // Ctrl-C: the request or stream under way ends, the rest are skipped, the reports
+    // are written; a second Ctrl-C exits at once.
+    let interrupt = CancellationToken::new();
+    let watcher = interrupt.clone();
+    let signals = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            watcher.cancel();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(i32::from(Exit::INTERRUPTED));
+            }
+        }
+    });
     let limits = stream::Limits {
+        interrupt: interrupt.clone(),
         max_events: args.max_events.and_then(|max| usize::try_from(max).ok()),
         max_time: args.max_time.map(Duration::from_millis),
         wait: Duration::from_millis(args.wait),
@@ -263,11 +289,12 @@ async fn send(
     for step in plan {
         let file = &files[step.file];
         let request = *requests[step.file].get(step.request).context("planned request exists")?;
-        let result = if stop {
+        let result = if stop || interrupt.is_cancelled() {
             RequestResult::skipped(file, request)
         } else {
             progress.set_message(outcome::title(file, request));
-            let mut options = RunOptions { overrides: overrides.clone(), ..RunOptions::default() };
+            let mut options =
+                RunOptions { overrides: overrides.clone(), ..RunOptions::default() }.cancel(interrupt.child_token());
             if let Some(timeout) = args.timeout {
                 options = options.timeout(Duration::from_millis(timeout));
             }
@@ -286,9 +313,9 @@ async fn send(
                     response: response.as_ref(),
                 };
                 let summary = if response.is_websocket() {
-                    stream::websocket(&printer, limits).await
+                    stream::websocket(&printer, &limits).await
                 } else {
-                    stream::events(&printer, limits).await
+                    stream::events(&printer, &limits).await
                 };
                 human::stream_end(&summary, mode);
                 result.stream = Some(summary);
@@ -304,7 +331,14 @@ async fn send(
         results.push(result);
     }
     progress.finish_and_clear();
-    Ok(results)
+    signals.abort();
+    Ok(Sent { results, interrupted: interrupt.is_cancelled() })
+}
+
+/// The results of the requests sent, and whether Ctrl-C stopped the run.
+struct Sent {
+    results: Vec<RequestResult>,
+    interrupted: bool,
 }
 
 /// The client of the run: profile, `--var`, `--no-redirect`, `--insecure`, cookies.

@@ -61,7 +61,7 @@ fn testcase(xml: &mut String, result: &RequestResult, file: &File) -> anyhow::Re
     match &result.outcome {
         Outcome::Skipped | Outcome::NotSent => {
             let why = if matches!(result.outcome, Outcome::Skipped) {
-                "not run: --fail-fast stopped the run"
+                "not run: the run stopped before it (--fail-fast or Ctrl-C)"
             } else {
                 "not sent: a request of the run has errors"
             };

@@ -20,8 +20,10 @@ const GREEN: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::
 const RED: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::Red)));
 
 /// When a stream is ended by Volley rather than by the server.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Limits {
+    /// Cancelled by Ctrl-C.
+    pub(crate) interrupt: volley_engine::CancellationToken,
     /// `--max-events`: events (SSE) or received messages (WebSocket).
     pub(crate) max_events: Option<usize>,
     /// `--max-time`.
@@ -214,7 +216,7 @@ impl Printer<'_> {
 
 /// Reads the events of an SSE response until the server ends the stream or a limit,
 /// Ctrl-C or an error does.
-pub(crate) async fn events(printer: &Printer<'_>, limits: Limits) -> StreamSummary {
+pub(crate) async fn events(printer: &Printer<'_>, limits: &Limits) -> StreamSummary {
     let mut summary = StreamSummary::new("events");
     let mut events = match printer.response.events() {
         Ok(events) => events,
@@ -225,8 +227,6 @@ pub(crate) async fn events(printer: &Printer<'_>, limits: Limits) -> StreamSumma
         }
     };
     let deadline = limits.max_time.map(|max| tokio::time::Instant::now() + max);
-    let interrupted = tokio::signal::ctrl_c();
-    tokio::pin!(interrupted);
     loop {
         if limits.max_events.is_some_and(|max| summary.received >= max) {
             summary.ended = "max_events";
@@ -235,9 +235,14 @@ pub(crate) async fn events(printer: &Printer<'_>, limits: Limits) -> StreamSumma
         let next = tokio::select! {
             next = events.next() => next,
             () = sleep_until(deadline) => { summary.ended = "max_time"; break; }
-            _ = &mut interrupted => { summary.ended = "interrupted"; break; }
+            () = limits.interrupt.cancelled() => { summary.ended = "interrupted"; break; }
         };
         match next {
+            // The run's cancellation (Ctrl-C) also ends the body stream itself.
+            None if limits.interrupt.is_cancelled() => {
+                summary.ended = "interrupted";
+                break;
+            }
             None => break,
             Some(Ok(event)) => {
                 summary.received += 1;
@@ -257,7 +262,7 @@ pub(crate) async fn events(printer: &Printer<'_>, limits: Limits) -> StreamSumma
 /// Runs a WebSocket connection: interactive when stdin is a terminal (each line is
 /// sent; `/close`, `/ping`, `/json`), else each line of stdin is sent and the
 /// connection stays open until `--wait` passes without traffic.
-pub(crate) async fn websocket(printer: &Printer<'_>, limits: Limits) -> StreamSummary {
+pub(crate) async fn websocket(printer: &Printer<'_>, limits: &Limits) -> StreamSummary {
     let mut summary = StreamSummary::new("websocket");
     let Some(socket) = printer.response.websocket() else {
         summary.ended = "error";
@@ -270,8 +275,6 @@ pub(crate) async fn websocket(printer: &Printer<'_>, limits: Limits) -> StreamSu
     let mut stdin_open = true;
     let deadline = limits.max_time.map(|max| tokio::time::Instant::now() + max);
     let mut idle_since = tokio::time::Instant::now();
-    let interrupted = tokio::signal::ctrl_c();
-    tokio::pin!(interrupted);
     if interactive && printer.mode != Mode::Json {
         anstream::eprintln!(
             "{DIM}connected; type a message and Enter to send it; /json VALUE, /ping, /close [CODE [REASON]]; Ctrl-D closes{DIM:#}"
@@ -348,7 +351,7 @@ pub(crate) async fn websocket(printer: &Printer<'_>, limits: Limits) -> StreamSu
                 drain_close(&mut receiver, printer, &mut summary).await;
                 break;
             }
-            _ = &mut interrupted => {
+            () = limits.interrupt.cancelled() => {
                 close(&sender, printer, &mut summary).await;
                 summary.ended = "interrupted";
                 break;
