@@ -288,7 +288,10 @@ pub(crate) async fn websocket(printer: &Printer<'_>, limits: &Limits) -> StreamS
         }
         // Piped input: once it is all sent, the connection lives on while messages come.
         let idle = (!stdin_open && !interactive).then(|| idle_since + limits.wait);
+        // Input first: lines that are there are all sent before replies are shown, so
+        // piped conversations print in the same order every time.
         tokio::select! {
+            biased;
             line = lines.next_line(), if stdin_open => {
                 idle_since = tokio::time::Instant::now();
                 if let Ok(Some(line)) = line {
