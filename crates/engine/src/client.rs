@@ -703,15 +703,7 @@ impl Client {
             // The headers as they go out (with the jar's cookies); `headers` stays as
             // written for the next hop of a redirect.
             let mut sent_headers = headers.clone();
-            if let Some(cookies) = jar.and_then(|jar| jar.header_for(&url)) {
-                let value = match sent_headers.get(COOKIE).and_then(|written| written.to_str().ok()) {
-                    Some(written) => format!("{written}; {cookies}"),
-                    None => cookies,
-                };
-                if let Ok(value) = http::HeaderValue::from_str(&value) {
-                    sent_headers.insert(COOKIE, value);
-                }
-            }
+            add_jar_cookies(&mut sent_headers, jar, &url);
             let request = TransportRequest {
                 method: method.clone(),
                 url: url.clone(),
@@ -759,56 +751,42 @@ impl Client {
                     .get(CONTENT_TYPE)
                     .and_then(|value| value.to_str().ok())
                     .is_some_and(|value| value.trim().to_ascii_lowercase().starts_with("text/event-stream"));
-            if event_stream {
-                let ttfb = started.elapsed();
+            let (body_read, stream, total) = if event_stream {
                 // The body streams past the timeout; cancellation ends it cleanly.
                 let stream: crate::transport::BodyStream = match cancel {
                     Some(token) => Box::pin(response.body.take_until(token.cancelled_owned())),
                     None => response.body,
                 };
-                return Ok(Response {
-                    status: response.status,
-                    version: response.version,
-                    headers: response.headers,
-                    url: url.clone(),
-                    redirected: hops > 0,
-                    body: Bytes::new(),
-                    stream: Some(Pending::new(stream)),
-                    websocket: None,
-                    timing: Timing { ttfb, total: ttfb },
-                    request: SentRequest { method, url, headers: sent_headers, body },
-                    secrets,
-                    assertions: Vec::new(),
-                });
-            }
-            let mut stream = response.body;
-            // One chunk (the usual case for small bodies) is kept as is, without a copy.
-            let mut first: Option<Bytes> = None;
-            let mut collected = BytesMut::new();
-            while let Some(chunk) = stream.next().await {
-                let chunk = chunk?;
-                match first.take() {
-                    None if collected.is_empty() => first = Some(chunk),
-                    None => collected.extend_from_slice(&chunk),
-                    Some(previous) => {
-                        collected.extend_from_slice(&previous);
-                        collected.extend_from_slice(&chunk);
+                (Bytes::new(), Some(Pending::new(stream)), ttfb)
+            } else {
+                let mut stream = response.body;
+                // One chunk (the usual case for small bodies) is kept as is, without a copy.
+                let mut first: Option<Bytes> = None;
+                let mut collected = BytesMut::new();
+                while let Some(chunk) = stream.next().await {
+                    let chunk = chunk?;
+                    match first.take() {
+                        None if collected.is_empty() => first = Some(chunk),
+                        None => collected.extend_from_slice(&chunk),
+                        Some(previous) => {
+                            collected.extend_from_slice(&previous);
+                            collected.extend_from_slice(&chunk);
+                        }
                     }
                 }
-            }
-            let received = first.unwrap_or_else(|| collected.freeze());
-            let total = started.elapsed();
+                (first.unwrap_or_else(|| collected.freeze()), None, started.elapsed())
+            };
             return Ok(Response {
                 status: response.status,
                 version: response.version,
                 headers: response.headers,
                 url: url.clone(),
                 redirected: hops > 0,
-                body: received,
+                body: body_read,
+                stream,
+                websocket: None,
                 timing: Timing { ttfb, total },
                 request: SentRequest { method, url, headers: sent_headers, body },
-                stream: None,
-                websocket: None,
                 secrets,
                 assertions: Vec::new(),
             });
@@ -828,15 +806,7 @@ impl Client {
         let mut cookie_url = prepared.url.clone();
         let _ = cookie_url.set_scheme(if prepared.url.scheme() == "wss" { "https" } else { "http" });
         let mut headers = prepared.headers.clone();
-        if let Some(cookies) = jar.and_then(|jar| jar.header_for(&cookie_url)) {
-            let value = match headers.get(COOKIE).and_then(|written| written.to_str().ok()) {
-                Some(written) => format!("{written}; {cookies}"),
-                None => cookies,
-            };
-            if let Ok(value) = http::HeaderValue::from_str(&value) {
-                headers.insert(COOKIE, value);
-            }
-        }
+        add_jar_cookies(&mut headers, jar, &cookie_url);
         let connecting = crate::websocket::connect(&prepared.url, &headers, prepared.validate_ssl, prepared.timeout);
         let handshake = match cancel {
             Some(token) => tokio::select! {
@@ -865,6 +835,18 @@ impl Client {
             secrets,
             assertions: Vec::new(),
         })
+    }
+}
+
+/// Adds the jar's cookies for `url` to a `Cookie` header the request may have written.
+fn add_jar_cookies(headers: &mut http::HeaderMap, jar: Option<&CookieJar>, url: &url::Url) {
+    let Some(cookies) = jar.and_then(|jar| jar.header_for(url)) else { return };
+    let value = match headers.get(COOKIE).and_then(|written| written.to_str().ok()) {
+        Some(written) => format!("{written}; {cookies}"),
+        None => cookies,
+    };
+    if let Ok(value) = http::HeaderValue::from_str(&value) {
+        headers.insert(COOKIE, value);
     }
 }
 

@@ -2,10 +2,10 @@
 //! code; `/drain` reads the body and says how long it was.
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::Path;
 use axum::http::{HeaderMap, Method, StatusCode, Uri, Version};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::any;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -62,21 +62,8 @@ async fn echo(method: Method, uri: Uri, version: Version, headers: HeaderMap, bo
 /// Answers with `code` and `{"status": code}`, or no body for 204, 205 and 304. Codes outside
 /// 200–599 get 400: hyper cannot send a 1xx as the final response.
 async fn status(Path(code): Path<String>) -> Response {
-    let Some(status) = code
-        .parse::<u16>()
-        .ok()
-        .filter(|code| (200..=599).contains(code))
-        .and_then(|code| StatusCode::from_u16(code).ok())
-    else {
-        return response::json(
-            StatusCode::BAD_REQUEST,
-            json!({"status": 400, "error": format!("invalid status code: {code:?}")}),
-        );
-    };
-    match status {
-        StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::NOT_MODIFIED => {
-            (status, Body::empty()).into_response()
-        }
-        _ => response::json(status, json!({"status": status.as_u16()})),
+    match response::final_status(&code) {
+        Ok(status) => response::json_unless_bodiless(status, json!({"status": status.as_u16()})),
+        Err(message) => response::json(StatusCode::BAD_REQUEST, json!({"status": 400, "error": message})),
     }
 }

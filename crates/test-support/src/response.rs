@@ -16,6 +16,26 @@ pub(crate) fn bad_request(message: impl Into<String>) -> Response {
     json(StatusCode::BAD_REQUEST, json!({"error": message.into()}))
 }
 
+/// `code` as a status a route may answer with (200–599; hyper cannot send a 1xx as the
+/// final response), or what is wrong with it.
+pub(crate) fn final_status(code: &str) -> Result<StatusCode, String> {
+    code.parse::<u16>()
+        .ok()
+        .filter(|code| (200..=599).contains(code))
+        .and_then(|code| StatusCode::from_u16(code).ok())
+        .ok_or_else(|| format!("invalid status code: {code:?}"))
+}
+
+/// `status` with `body`, or no body for the statuses that have none (204, 205, 304).
+pub(crate) fn json_unless_bodiless(status: StatusCode, body: Value) -> Response {
+    match status {
+        StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::NOT_MODIFIED => {
+            (status, axum::body::Body::empty()).into_response()
+        }
+        _ => json(status, body),
+    }
+}
+
 /// A redirect with `status` to `location` and an empty body; 400 when `location` cannot be a
 /// header value.
 pub(crate) fn redirect(status: StatusCode, location: &str) -> Response {

@@ -142,23 +142,12 @@ async fn fast(Query(query): Query<HashMap<String, String>>) -> Result<Response, 
 /// (the reason phrase in lowercase, e.g. `not found`) instead of an event stream; 204, 205
 /// and 304 have no body. Other codes: 400.
 async fn status(Path(code): Path<String>) -> Response {
-    let Some(status) = code
-        .parse::<u16>()
-        .ok()
-        .filter(|code| (200..=599).contains(code))
-        .and_then(|code| StatusCode::from_u16(code).ok())
-    else {
-        return response::bad_request(format!("invalid status code: {code:?}"));
+    let status = match response::final_status(&code) {
+        Ok(status) => status,
+        Err(message) => return response::bad_request(message),
     };
-    match status {
-        StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::NOT_MODIFIED => {
-            (status, Body::empty()).into_response()
-        }
-        _ => {
-            let reason = status.canonical_reason().unwrap_or("error").to_ascii_lowercase();
-            response::json(status, json!({"status": status.as_u16(), "error": reason}))
-        }
-    }
+    let reason = status.canonical_reason().unwrap_or("error").to_ascii_lowercase();
+    response::json_unless_bodiless(status, json!({"status": status.as_u16(), "error": reason}))
 }
 
 /// 200 with `Content-Type: text/event-stream`, `Cache-Control: no-cache` and `body`.

@@ -1,111 +1,23 @@
 //! Exercises every route of the test server with a raw HTTP/1.1 client over `TcpStream`.
 
+mod raw;
+
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use raw::Response;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt as _;
 use tokio::net::TcpStream;
 use volley_test_support::{API_KEY, CLIENT_ID, CLIENT_SECRET, PASSWORD, TestServer, USER};
 
-/// A parsed HTTP/1.1 response.
-#[derive(Debug)]
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(found, _)| found.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
-    }
-
-    fn headers_named(&self, name: &str) -> Vec<&str> {
-        self.headers
-            .iter()
-            .filter(|(found, _)| found.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_str())
-            .collect()
-    }
-
-    fn json(&self) -> Value {
-        assert_eq!(self.header("content-type"), Some("application/json"), "{self:?}");
-        serde_json::from_slice(&self.body).unwrap_or_else(|error| panic!("body is not JSON ({error}): {self:?}"))
-    }
-}
-
-/// The bytes of a request with `Host`, `Connection: close` and, for a body or a POST,
-/// `Content-Length`.
-fn request_bytes(method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut bytes = format!("{method} {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n").into_bytes();
-    for (name, value) in headers {
-        bytes.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
-    }
-    if !body.is_empty() || method == "POST" {
-        bytes.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
-    }
-    bytes.extend_from_slice(b"\r\n");
-    bytes.extend_from_slice(body);
-    bytes
-}
-
 async fn send(server: &TestServer, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
-    let mut stream = TcpStream::connect(server.addr()).await.expect("connect to the test server");
-    stream.write_all(&request_bytes(method, target, headers, body)).await.expect("write the request");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read the response");
-    parse_response(&raw)
+    raw::send(server, method, target, headers, body).await
 }
 
 async fn get(server: &TestServer, target: &str) -> Response {
     send(server, "GET", target, &[], b"").await
-}
-
-fn head_end(raw: &[u8]) -> Option<usize> {
-    raw.windows(4).position(|window| window == b"\r\n\r\n").map(|position| position + 4)
-}
-
-fn parse_response(raw: &[u8]) -> Response {
-    let end = head_end(raw).expect("response has a complete head");
-    let head = std::str::from_utf8(&raw[..end]).expect("response head is UTF-8");
-    let mut lines = head.split("\r\n").filter(|line| !line.is_empty());
-    let status_line = lines.next().expect("response has a status line");
-    let status = status_line.split(' ').nth(1).and_then(|code| code.parse().ok()).expect("status line has a code");
-    let headers: Vec<(String, String)> = lines
-        .map(|line| {
-            let (name, value) = line.split_once(':').expect("header line has a colon");
-            (name.to_ascii_lowercase(), value.trim().to_owned())
-        })
-        .collect();
-    let chunked = headers.iter().any(|(name, value)| name == "transfer-encoding" && value == "chunked");
-    let body = if chunked { dechunk(&raw[end..]) } else { raw[end..].to_vec() };
-    if let Some((_, length)) = headers.iter().find(|(name, _)| name == "content-length") {
-        assert_eq!(
-            body.len(),
-            length.parse::<usize>().expect("numeric content-length"),
-            "content-length matches the body"
-        );
-    }
-    Response { status, headers, body }
-}
-
-fn dechunk(mut raw: &[u8]) -> Vec<u8> {
-    let mut body = Vec::new();
-    loop {
-        let line_end = raw.windows(2).position(|window| window == b"\r\n").expect("chunk size line");
-        let size = std::str::from_utf8(&raw[..line_end])
-            .ok()
-            .and_then(|size| usize::from_str_radix(size.trim(), 16).ok())
-            .expect("hexadecimal chunk size");
-        raw = &raw[line_end + 2..];
-        if size == 0 {
-            return body;
-        }
-        body.extend_from_slice(&raw[..size]);
-        raw = &raw[size + 2..];
-    }
 }
 
 fn basic(user: &str, password: &str) -> String {
@@ -385,29 +297,19 @@ async fn slow_answers_after_the_delay() {
 async fn slow_body_sends_the_head_before_the_body() {
     const DELAY: Duration = Duration::from_millis(300);
     let server = TestServer::start().await;
-    let mut stream = TcpStream::connect(server.addr()).await.unwrap();
-    stream.write_all(&request_bytes("GET", "/slow-body?ms=300", &[], b"")).await.unwrap();
+    let mut stream = raw::open(&server, "GET", "/slow-body?ms=300", &[], b"").await;
     let started = Instant::now();
 
-    let mut raw = Vec::new();
-    let mut buffer = [0; 4096];
-    let end = loop {
-        let read = stream.read(&mut buffer).await.unwrap();
-        assert_ne!(read, 0, "connection closed before the head was complete");
-        raw.extend_from_slice(&buffer[..read]);
-        if let Some(end) = head_end(&raw) {
-            break end;
-        }
-    };
+    let mut bytes = raw::read_head(&mut stream).await;
     let head_arrived = started.elapsed();
-    assert_eq!(raw.len(), end, "no body bytes arrive with the head");
+    assert_eq!(Some(bytes.len()), raw::head_end(&bytes), "no body bytes arrive with the head");
 
-    stream.read_to_end(&mut raw).await.unwrap();
+    stream.read_to_end(&mut bytes).await.unwrap();
     let body_arrived = started.elapsed();
     assert!(body_arrived >= DELAY, "the body comes after the delay: {body_arrived:?}");
     assert!(head_arrived < body_arrived, "head {head_arrived:?}, body {body_arrived:?}");
 
-    let response = parse_response(&raw);
+    let response = raw::parse_response(&bytes);
     assert_eq!(response.status, 200);
     assert_eq!(response.json(), json!({"slow": true}));
 }

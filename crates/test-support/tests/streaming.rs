@@ -1,10 +1,12 @@
 //! The Server-Sent Events routes through raw HTTP/1.1 over `TcpStream` (exact bytes), and the
 //! WebSocket routes through tokio-tungstenite.
 
-use std::fmt::Write as _;
+mod raw;
+
 use std::time::Duration;
 
 use futures_util::{SinkExt as _, StreamExt as _};
+use raw::{Response, head_end, parse_head, parse_response, read_head};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -30,25 +32,11 @@ event: update\rid: 5\rdata:  two leading spaces, one is kept\r\r\
 data\n\n\
 id: 7\ndata: last\n\n";
 
-/// A parsed HTTP/1.1 response; `chunks` are the sizes of the chunked body's chunks.
-#[derive(Debug)]
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    chunks: Vec<usize>,
+trait EventStreamResponse {
+    fn assert_event_stream(&self);
 }
 
-impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(found, _)| found.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
-    }
-
-    fn json(&self) -> Value {
-        assert_eq!(self.header("content-type"), Some("application/json"), "{self:?}");
-        serde_json::from_slice(&self.body).unwrap_or_else(|error| panic!("body is not JSON ({error}): {self:?}"))
-    }
-
+impl EventStreamResponse for Response {
     fn assert_event_stream(&self) {
         assert_eq!(self.status, 200, "{self:?}");
         assert_eq!(self.header("content-type"), Some("text/event-stream"));
@@ -58,78 +46,18 @@ impl Response {
 
 /// Sends `GET target` with `Connection: close` and `headers`, returns the stream to read from.
 async fn send_get(server: &TestServer, target: &str, headers: &[(&str, &str)]) -> TcpStream {
-    let mut request = format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        write!(request, "{name}: {value}\r\n").expect("writing to a String cannot fail");
-    }
-    request.push_str("\r\n");
-    let mut stream = TcpStream::connect(server.addr()).await.expect("connect to the test server");
-    stream.write_all(request.as_bytes()).await.expect("write the request");
-    stream
+    raw::open(server, "GET", target, headers, b"").await
 }
 
 /// The whole response to `GET target`, read until the server closes the connection.
 async fn get(server: &TestServer, target: &str, headers: &[(&str, &str)]) -> Response {
     let mut stream = send_get(server, target, headers).await;
-    let mut raw = Vec::new();
-    tokio::time::timeout(PROMPTLY, stream.read_to_end(&mut raw))
+    let mut bytes = Vec::new();
+    tokio::time::timeout(PROMPTLY, stream.read_to_end(&mut bytes))
         .await
         .unwrap_or_else(|_| panic!("{target}: the response did not end"))
         .expect("read the response");
-    parse_response(&raw)
-}
-
-fn head_end(raw: &[u8]) -> Option<usize> {
-    raw.windows(4).position(|window| window == b"\r\n\r\n").map(|position| position + 4)
-}
-
-/// Reads until the response head is complete; returns everything read so far.
-async fn read_head(stream: &mut TcpStream) -> Vec<u8> {
-    let mut raw = Vec::new();
-    let mut buffer = [0; 4096];
-    while head_end(&raw).is_none() {
-        let read = stream.read(&mut buffer).await.expect("read the response");
-        assert_ne!(read, 0, "connection closed before the head was complete");
-        raw.extend_from_slice(&buffer[..read]);
-    }
-    raw
-}
-
-fn parse_response(raw: &[u8]) -> Response {
-    let end = head_end(raw).expect("response has a complete head");
-    let head = std::str::from_utf8(&raw[..end]).expect("response head is UTF-8");
-    let mut lines = head.split("\r\n").filter(|line| !line.is_empty());
-    let status_line = lines.next().expect("response has a status line");
-    let status = status_line.split(' ').nth(1).and_then(|code| code.parse().ok()).expect("status line has a code");
-    let headers: Vec<(String, String)> = lines
-        .map(|line| {
-            let (name, value) = line.split_once(':').expect("header line has a colon");
-            (name.to_ascii_lowercase(), value.trim().to_owned())
-        })
-        .collect();
-    let chunked = headers.iter().any(|(name, value)| name == "transfer-encoding" && value == "chunked");
-    let (body, chunks) = if chunked { dechunk(&raw[end..]) } else { (raw[end..].to_vec(), Vec::new()) };
-    Response { status, headers, body, chunks }
-}
-
-/// The body of a chunked transfer encoding and the size of each chunk.
-fn dechunk(mut raw: &[u8]) -> (Vec<u8>, Vec<usize>) {
-    let mut body = Vec::new();
-    let mut chunks = Vec::new();
-    loop {
-        let line_end = raw.windows(2).position(|window| window == b"\r\n").expect("chunk size line");
-        let size = std::str::from_utf8(&raw[..line_end])
-            .ok()
-            .and_then(|size| usize::from_str_radix(size.trim(), 16).ok())
-            .expect("hexadecimal chunk size");
-        raw = &raw[line_end + 2..];
-        if size == 0 {
-            return (body, chunks);
-        }
-        body.extend_from_slice(&raw[..size]);
-        chunks.push(size);
-        raw = &raw[size + 2..];
-    }
+    parse_response(&bytes)
 }
 
 #[tokio::test]
@@ -330,7 +258,7 @@ async fn raw_handshake(server: &TestServer, path: &str, extra: &str) -> Response
     stream.write_all(request.as_bytes()).await.expect("write the handshake");
     let raw = tokio::time::timeout(PROMPTLY, read_head(&mut stream)).await.expect("the handshake is answered");
     let end = head_end(&raw).expect("complete head");
-    parse_response(&raw[..end])
+    parse_head(&raw[..end])
 }
 
 #[tokio::test]
