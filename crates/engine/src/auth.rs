@@ -3,6 +3,7 @@
 
 use crate::client::{Client, RunOptions};
 use crate::error::Error;
+use crate::remote::RemoteClient;
 use crate::response::Response;
 
 /// How to get a new token when a request answers 401.
@@ -41,22 +42,45 @@ impl TokenRefresh {
         if first.status() != 401 {
             return Ok(first);
         }
-        let refresh_options = RunOptions {
-            source_path: options.source_path.clone(),
-            cancel: options.cancel.clone(),
-            ..RunOptions::default()
-        };
-        let refreshed = client.run_string(&self.definition, refresh_options).await?;
+        let refreshed = client.run_string(&self.definition, refresh_options(&options)).await?;
+        let token = self.token_of(&refreshed).await?;
+        client.set_variable(self.variable.clone(), token);
+        client.run_string(content, options).await
+    }
+
+    /// [`run_string`](Self::run_string) through an execution server: the refresh
+    /// definition runs there too, and the new token goes to the remote session.
+    pub async fn run_string_remote(
+        &self,
+        client: &RemoteClient,
+        content: &str,
+        options: RunOptions,
+    ) -> Result<Response, Error> {
+        let first = client.run_string(content, options.clone()).await?;
+        if first.status() != 401 {
+            return Ok(first);
+        }
+        let refreshed = client.run_string(&self.definition, refresh_options(&options)).await?;
+        let token = self.token_of(&refreshed).await?;
+        client.set_variable(self.variable.clone(), token).await?;
+        client.run_string(content, options).await
+    }
+
+    /// The token in a refresh response.
+    async fn token_of(&self, refreshed: &Response) -> Result<serde_json::Value, Error> {
         let body: serde_json::Value = refreshed.json().await.map_err(|error| Error::TokenRefresh {
             message: format!("the refresh response ({}) is not JSON: {error}", refreshed.status()),
         })?;
         let path = serde_json_path::JsonPath::parse(&self.token_path).map_err(|error| Error::TokenRefresh {
             message: format!("invalid JSONPath `{}`: {error}", self.token_path),
         })?;
-        let token = path.query(&body).first().cloned().ok_or_else(|| Error::TokenRefresh {
+        path.query(&body).first().map(|value| (*value).clone()).ok_or_else(|| Error::TokenRefresh {
             message: format!("`{}` matches nothing in the refresh response ({})", self.token_path, refreshed.status()),
-        })?;
-        client.set_variable(self.variable.clone(), token);
-        client.run_string(content, options).await
+        })
     }
+}
+
+/// The refresh definition runs where the request does, with nothing of its variables.
+fn refresh_options(options: &RunOptions) -> RunOptions {
+    RunOptions { source_path: options.source_path.clone(), cancel: options.cancel.clone(), ..RunOptions::default() }
 }

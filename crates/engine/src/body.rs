@@ -94,11 +94,16 @@ async fn file_body(file: &FileBody, renderer: &mut Renderer<'_>, files: &Files<'
 }
 
 async fn urlencoded(form: &FormBody, renderer: &mut Renderer<'_>) -> Result<BuiltBody, BuildError> {
-    let mut serializer = url::form_urlencoded::Serializer::new(String::new());
+    // Rendered first: the serializer is not `Send` and must not live across an await
+    // (the servers run builds on a multi-threaded runtime).
+    let mut pairs = Vec::with_capacity(form.fields.len());
     for field in &form.fields {
         let FormValue::Text(value) = &field.value else { continue };
-        let value = renderer.render(value).await?;
-        serializer.append_pair(&field.name.value, &value);
+        pairs.push((&field.name.value, renderer.render(value).await?));
+    }
+    let mut serializer = url::form_urlencoded::Serializer::new(String::new());
+    for (name, value) in &pairs {
+        serializer.append_pair(name, value);
     }
     Ok(BuiltBody {
         bytes: Bytes::from(serializer.finish()),

@@ -144,6 +144,16 @@ pub struct RunOptions {
     /// For [`Client::run_string`]: the file the text belongs to, for relative paths
     /// and configuration discovery (default: the working directory).
     pub source_path: Option<PathBuf>,
+    /// The configuration profile of this run (instead of the client's).
+    pub profile: Option<String>,
+    /// Follow redirects (above the configuration's and the client's defaults; a
+    /// request's `@no-redirect` still wins).
+    pub follow_redirects: Option<bool>,
+    /// Check TLS certificates (above the configuration's and the client's defaults).
+    pub validate_ssl: Option<bool>,
+    /// Keep at most this many bytes of a response body; the rest is not read and
+    /// [`Response::truncated`] says so.
+    pub max_body_bytes: Option<usize>,
 }
 
 impl RunOptions {
@@ -188,6 +198,13 @@ impl RunOptions {
         self.source_path = Some(path.into());
         self
     }
+
+    /// Uses the configuration profile `name` for this run.
+    #[must_use]
+    pub fn profile(mut self, name: impl Into<String>) -> Self {
+        self.profile = Some(name.into());
+        self
+    }
 }
 
 /// A request resolved and built, not sent: what [`Client::prepare`] returns.
@@ -215,6 +232,12 @@ pub struct PreparedRequest {
     pub assertions: Vec<PendingAssertion>,
     /// What kind of exchange it is.
     pub exchange: Exchange,
+    /// The request's name, under which its response is kept for chaining.
+    pub name: Option<String>,
+    /// Keep at most this many bytes of the response body.
+    pub max_body_bytes: Option<usize>,
+    /// The configuration file that applied, if any.
+    pub config_path: Option<PathBuf>,
     version: Option<http::Version>,
 }
 
@@ -275,9 +298,12 @@ struct Inner {
     chain: Mutex<Arc<HashMap<String, StoredResponse>>>,
     /// The working directory, for text run without a source path.
     working_directory: std::sync::OnceLock<PathBuf>,
-    /// Settings by directory, kept while their files are unchanged.
-    settings: Mutex<HashMap<PathBuf, CachedSettings>>,
+    /// Settings by directory, kept while their files are unchanged; shared by forks.
+    settings: Arc<Mutex<SettingsCache>>,
 }
+
+/// Settings by directory and profile.
+type SettingsCache = HashMap<(PathBuf, Option<String>), CachedSettings>;
 
 /// Settings found for a directory and the files they came from, with the modification
 /// time each had: a changed file makes the entry stale.
@@ -307,7 +333,29 @@ impl Client {
             variables,
             chain: Mutex::default(),
             working_directory: std::sync::OnceLock::new(),
-            settings: Mutex::default(),
+            settings: Arc::default(),
+        };
+        Self { inner: Arc::new(inner) }
+    }
+
+    /// A client with the same setup (files, transport, resolvers, defaults, profile,
+    /// configuration and its cache) and state of its own: `variables`, `cookie_jar`
+    /// and no request history. The execution server forks one per session, so that
+    /// sessions share the configuration found on disk but nothing else.
+    #[must_use]
+    pub fn fork(&self, variables: Map<String, Value>, cookie_jar: Option<CookieJar>) -> Self {
+        let config = ClientConfig { variables: variables.clone(), cookie_jar, ..self.inner.config.clone() };
+        let working_directory = std::sync::OnceLock::new();
+        if let Some(directory) = self.inner.working_directory.get() {
+            let _ = working_directory.set(directory.clone());
+        }
+        let inner = Inner {
+            config,
+            transport: Arc::clone(&self.inner.transport),
+            variables: RwLock::new(Arc::new(variables)),
+            chain: Mutex::default(),
+            working_directory,
+            settings: Arc::clone(&self.inner.settings),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -323,6 +371,13 @@ impl Client {
     pub fn set_variables(&self, variables: impl IntoIterator<Item = (String, Value)>) {
         if let Ok(mut current) = self.inner.variables.write() {
             Arc::make_mut(&mut current).extend(variables);
+        }
+    }
+
+    /// Replaces every client variable with `variables`.
+    pub fn replace_variables(&self, variables: Map<String, Value>) {
+        if let Ok(mut current) = self.inner.variables.write() {
+            *current = Arc::new(variables);
         }
     }
 
@@ -403,24 +458,37 @@ impl Client {
         source_path: Option<&Path>,
         options: RunOptions,
     ) -> Result<Response, Error> {
-        let mut prepared = self.prepare_request(document, request, source_path, &options).await?;
+        let prepared = self.prepare_request(document, request, source_path, &options).await?;
+        self.send(prepared, options.cancel.as_ref()).await
+    }
+
+    /// Sends a prepared request (what [`Client::prepare_request`] built, perhaps
+    /// changed since): the exchange, its assertions, the response kept for chaining
+    /// under the request's name, the cookie jar saved. Front ends that report each
+    /// stage (the execution server) run the two steps themselves.
+    pub async fn send(
+        &self,
+        mut prepared: PreparedRequest,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Response, Error> {
         let pending = std::mem::take(&mut prepared.assertions);
+        let name = prepared.name.take();
         let mut response = match prepared.exchange {
-            Exchange::WebSocket { .. } => self.connect_websocket(prepared, options.cancel.as_ref()).await?,
-            Exchange::Http | Exchange::EventStream => self.exchange(prepared, options.cancel.as_ref()).await?,
+            Exchange::WebSocket { .. } => self.connect_websocket(prepared, cancel).await?,
+            Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await?,
         };
         // A body that streams (events, WebSocket messages) is not there to check.
         let body = (response.stream.is_none() && response.websocket.is_none()).then_some(&response.body[..]);
         response.assertions =
             pending.iter().map(|check| check.evaluate(response.status(), &response.headers, body)).collect();
-        if let Some(name) = &request.name {
+        if let Some(name) = name {
             let stored = StoredResponse {
                 status: response.status(),
                 headers: response.headers().clone(),
                 body: response.body.clone(),
             };
             if let Ok(mut chain) = self.inner.chain.lock() {
-                Arc::make_mut(&mut chain).insert(name.value.clone(), stored);
+                Arc::make_mut(&mut chain).insert(name, stored);
             }
         }
         if let Some(jar) = self.active_jar()
@@ -457,7 +525,8 @@ impl Client {
             .map(Path::to_path_buf)
             .or_else(|| self.working_directory())
             .unwrap_or_default();
-        let settings = self.settings(&directory)?;
+        let profile = options.profile.as_deref().or(self.inner.config.profile.as_deref());
+        let settings = self.settings(&directory, profile)?;
         let client_variables = self.inner.variables.read().map(|variables| Arc::clone(&variables)).unwrap_or_default();
         let chain = self.inner.chain.lock().map(|chain| Arc::clone(&chain)).unwrap_or_default();
         let empty = Map::new();
@@ -541,14 +610,14 @@ impl Client {
             .or(self.inner.config.timeout)
             .or_else(|| layers.iter().rev().find_map(|defaults| defaults.timeout))
             .unwrap_or(DEFAULT_TIMEOUT);
-        let follow = self
-            .inner
-            .config
-            .defaults
+        let follow = options
             .follow_redirects
+            .or(self.inner.config.defaults.follow_redirects)
             .or_else(|| layers.iter().rev().find_map(|d| d.follow_redirects));
-        let validate =
-            self.inner.config.defaults.validate_ssl.or_else(|| layers.iter().rev().find_map(|d| d.validate_ssl));
+        let validate = options
+            .validate_ssl
+            .or(self.inner.config.defaults.validate_ssl)
+            .or_else(|| layers.iter().rev().find_map(|d| d.validate_ssl));
         let mut assertions = Vec::new();
         for directive in request.assertions() {
             let Some(template) = &directive.value else { continue };
@@ -573,6 +642,9 @@ impl Client {
             secrets: renderer.secrets,
             assertions,
             exchange,
+            name: request.name.as_ref().map(|name| name.value.clone()),
+            max_body_bytes: options.max_body_bytes,
+            config_path: settings.config.as_ref().map(|config| config.path.clone()),
             version,
         })
     }
@@ -592,15 +664,16 @@ impl Client {
 
     /// Configuration, profile, `.env` and command resolvers for a run in `directory`,
     /// from the cache while the configuration's files are unchanged.
-    fn settings(&self, directory: &Path) -> Result<Arc<Settings>, Error> {
+    fn settings(&self, directory: &Path, profile: Option<&str>) -> Result<Arc<Settings>, Error> {
+        let key = (directory.to_path_buf(), profile.map(str::to_owned));
         let io = &*self.inner.config.io;
         if let Ok(cache) = self.inner.settings.lock()
-            && let Some(cached) = cache.get(directory)
+            && let Some(cached) = cache.get(&key)
             && cached.sources.iter().all(|(path, modified)| io.modified(path) == *modified)
         {
             return Ok(Arc::clone(&cached.settings));
         }
-        let settings = Arc::new(self.load_settings(directory)?);
+        let settings = Arc::new(self.load_settings(directory, profile)?);
         let sources = settings
             .config
             .iter()
@@ -608,19 +681,19 @@ impl Client {
             .map(|path| (path.clone(), io.modified(path)))
             .collect();
         if let Ok(mut cache) = self.inner.settings.lock() {
-            cache.insert(directory.to_path_buf(), CachedSettings { settings: Arc::clone(&settings), sources });
+            cache.insert(key, CachedSettings { settings: Arc::clone(&settings), sources });
         }
         Ok(settings)
     }
 
-    fn load_settings(&self, directory: &Path) -> Result<Settings, Error> {
+    fn load_settings(&self, directory: &Path, profile: Option<&str>) -> Result<Settings, Error> {
         let config = self.config_for(directory)?;
-        let profile = match (&self.inner.config.profile, &config) {
+        let profile = match (profile, &config) {
             (None, _) => None,
             (Some(name), Some(config)) => Some(config.profile(name)?.clone()),
             (Some(name), None) => {
                 return Err(Error::Config(ConfigError::UnknownProfile {
-                    name: name.clone(),
+                    name: name.to_owned(),
                     suggestion: None,
                     available: Vec::new(),
                 }));
@@ -751,6 +824,7 @@ impl Client {
                     .get(CONTENT_TYPE)
                     .and_then(|value| value.to_str().ok())
                     .is_some_and(|value| value.trim().to_ascii_lowercase().starts_with("text/event-stream"));
+            let mut truncated = false;
             let (body_read, stream, total) = if event_stream {
                 // The body streams past the timeout; cancellation ends it cleanly.
                 let stream: crate::transport::BodyStream = match cancel {
@@ -759,12 +833,20 @@ impl Client {
                 };
                 (Bytes::new(), Some(Pending::new(stream)), ttfb)
             } else {
+                let limit = prepared.max_body_bytes.unwrap_or(usize::MAX);
                 let mut stream = response.body;
                 // One chunk (the usual case for small bodies) is kept as is, without a copy.
                 let mut first: Option<Bytes> = None;
                 let mut collected = BytesMut::new();
+                let mut kept = 0usize;
                 while let Some(chunk) = stream.next().await {
-                    let chunk = chunk?;
+                    let mut chunk = chunk?;
+                    if kept + chunk.len() > limit {
+                        // The rest is left unread: the connection is dropped with the stream.
+                        chunk.truncate(limit - kept);
+                        truncated = true;
+                    }
+                    kept += chunk.len();
                     match first.take() {
                         None if collected.is_empty() => first = Some(chunk),
                         None => collected.extend_from_slice(&chunk),
@@ -772,6 +854,9 @@ impl Client {
                             collected.extend_from_slice(&previous);
                             collected.extend_from_slice(&chunk);
                         }
+                    }
+                    if truncated {
+                        break;
                     }
                 }
                 (first.unwrap_or_else(|| collected.freeze()), None, started.elapsed())
@@ -783,6 +868,7 @@ impl Client {
                 url: url.clone(),
                 redirected: hops > 0,
                 body: body_read,
+                truncated,
                 stream,
                 websocket: None,
                 timing: Timing { ttfb, total },
@@ -828,6 +914,7 @@ impl Client {
             url: prepared.url.clone(),
             redirected: false,
             body: Bytes::new(),
+            truncated: false,
             stream: None,
             websocket: Some(Pending::new(handshake.socket)),
             timing: Timing { ttfb: elapsed, total: elapsed },
@@ -861,6 +948,13 @@ fn merged_headers(layers: &[Defaults]) -> Vec<(String, String)> {
         }
     }
     merged
+}
+
+impl Selection {
+    /// The request of `document` this selection names.
+    pub fn find<'a>(&self, document: &'a Document) -> Result<&'a Request, SelectionError> {
+        select(document, self)
+    }
 }
 
 /// The request a selection names.

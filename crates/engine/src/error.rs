@@ -48,6 +48,37 @@ pub enum Error {
         /// Why.
         message: String,
     },
+    /// The execution server (`volley serve`) answered a [`RemoteClient`](crate::RemoteClient)
+    /// call with an error: its HTTP status and the stable code and message of its
+    /// `{"error": …}` body. An upstream 4xx/5xx is a [`Response`](crate::Response), not this.
+    #[error(
+        "the execution server answered {status} {code}{}: {message}",
+        kind.as_ref().map_or_else(String::new, |kind| format!(" ({kind})"))
+    )]
+    Server {
+        /// The HTTP status of the server's answer.
+        status: u16,
+        /// The stable code (`REQUEST_NOT_FOUND`, `EXECUTE_ERROR`, …; `HTTP_ERROR` when the
+        /// body was not the server's error shape).
+        code: String,
+        /// The server's message.
+        message: String,
+        /// For `EXECUTE_ERROR` (the upstream exchange failed): `details.kind`, the same
+        /// names as [`TransportError::kind`] (`timeout`, `connection_refused`, `dns`, …).
+        kind: Option<String>,
+    },
+}
+
+impl Error {
+    /// The stable code of an [`Error::Server`] (`"REQUEST_NOT_FOUND"`), `None` for the
+    /// other errors.
+    #[must_use]
+    pub fn server_code(&self) -> Option<&str> {
+        match self {
+            Error::Server { code, .. } => Some(code),
+            _ => None,
+        }
+    }
 }
 
 fn first_message(diagnostics: &[Diagnostic]) -> String {

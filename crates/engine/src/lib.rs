@@ -38,6 +38,7 @@ mod cookies;
 mod error;
 mod interpolate;
 mod io;
+mod remote;
 mod resolvers;
 mod response;
 mod sse;
@@ -56,6 +57,7 @@ pub use config::Config;
 pub use cookies::{CookieJar, CookieJarError};
 pub use error::{BuildError, ConfigError, Error, SelectionError, TransportError};
 pub use io::{Io, MemoryFs, RealFs, normalize};
+pub use remote::{RemoteClient, RemoteConfig};
 pub use resolvers::{
     CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment, Resolver, ResolverResult, async_resolver, resolver,
 };

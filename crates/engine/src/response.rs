@@ -31,6 +31,8 @@ pub struct Response {
     pub(crate) url: url::Url,
     pub(crate) redirected: bool,
     pub(crate) body: Bytes,
+    /// The body was cut at [`RunOptions::max_body_bytes`](crate::RunOptions::max_body_bytes).
+    pub(crate) truncated: bool,
     /// A body that is still arriving (an event stream), until something takes it.
     pub(crate) stream: Option<Pending<BodyStream>>,
     /// The connection of a WebSocket request, until [`Response::websocket`] takes it.
@@ -240,6 +242,13 @@ impl Response {
         self.websocket.as_ref().and_then(Pending::take)
     }
 
+    /// Whether the body was cut at [`RunOptions::max_body_bytes`](crate::RunOptions::max_body_bytes)
+    /// (the rest was not read).
+    #[must_use]
+    pub fn truncated(&self) -> bool {
+        self.truncated
+    }
+
     /// Timing of the exchange.
     #[must_use]
     pub fn timing(&self) -> Timing {
@@ -269,6 +278,35 @@ impl Response {
     #[must_use]
     pub fn redact(&self, text: &str) -> String {
         redact(text, &self.secrets)
+    }
+
+    /// A response from its head, built by something else than an exchange (the remote
+    /// client maps the execution server's answer): no body, no stream, no redirect, no
+    /// secrets, no assertions, which the caller sets on the `pub(crate)` fields. Kept
+    /// here so that a new field gets its default in the same file.
+    pub(crate) fn from_parts(
+        status: http::StatusCode,
+        version: http::Version,
+        headers: http::HeaderMap,
+        url: url::Url,
+        request: SentRequest,
+        timing: Timing,
+    ) -> Self {
+        Self {
+            status,
+            version,
+            headers,
+            url,
+            redirected: false,
+            body: Bytes::new(),
+            truncated: false,
+            stream: None,
+            websocket: None,
+            timing,
+            request,
+            secrets: Arc::from(Vec::new()),
+            assertions: Vec::new(),
+        }
     }
 }
 

@@ -199,7 +199,7 @@ fn classify(error: &reqwest::Error, host: &str) -> TransportError {
 }
 
 /// The error with its causes, `a: b: c`, without repeats.
-fn describe(error: &dyn std::error::Error) -> String {
+pub(crate) fn describe(error: &dyn std::error::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut cause: Option<&dyn std::error::Error> = Some(error);
     while let Some(current) = cause {

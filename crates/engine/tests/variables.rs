@@ -293,3 +293,27 @@ async fn json_values_and_unicode_survive_in_bodies() {
     let body: Value = serde_json::from_slice(&support::echoed_body(&echo)).unwrap();
     assert_eq!(body, json!({"who": "Zoë 😀", "list": [1, 2]}));
 }
+
+#[tokio::test]
+async fn a_fork_shares_the_setup_but_not_the_state() {
+    let server = TestServer::start().await;
+    let files = MemoryFs::new();
+    files.insert("/project/volley.jsonc", r#"{"variables": {"from": "config"}}"#);
+    let parent = Client::new(ClientConfig { io: Arc::new(files.clone()), config: ConfigSource::Discover, ..config() });
+    parent.set_variable("who", "parent");
+    let file = format!(
+        "# @name first\nGET {}/echo?who={{{{who}}}}&from={{{{from}}}}\n\n###\nGET {}/echo?again={{{{first.response.status}}}}\n",
+        server.base_url(),
+        server.base_url()
+    );
+    parent.run_string(&file, in_project().name("first")).await.unwrap();
+    let fork = parent.fork(serde_json::Map::from_iter([("who".to_owned(), json!("fork"))]), None);
+    let response = fork.run_string(&file, in_project().name("first")).await.unwrap();
+    let echoed = echo(&response).await;
+    assert_eq!(echoed["query"], "who=fork&from=config", "own variables, the parent's configuration");
+    assert_eq!(parent.get_variables()["who"], "parent");
+    // The parent's history is not the fork's: its `first` is the fork's own run.
+    let other = fork.fork(serde_json::Map::new(), None);
+    let missing = other.run_string(&file, in_project().index(1)).await;
+    assert!(missing.is_err(), "a fresh fork has no `first` response to chain from");
+}
