@@ -1,0 +1,182 @@
+//! How a server is set up: address, workspace, token, limits; and the one rule checked
+//! before binding (no non-loopback address without a token).
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The default port of `volley serve`.
+pub const DEFAULT_PORT: u16 = 4097;
+/// The default limit of request bodies and captured response bodies (10 MiB).
+pub const DEFAULT_MAX_BODY_SIZE: usize = 10 * 1024 * 1024;
+/// The default number of live sessions.
+pub const DEFAULT_MAX_SESSIONS: usize = 100;
+
+/// The settings of a server. `ServerConfig::default()` is `volley serve` without flags
+/// in the current directory.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// Host name or address to bind (`127.0.0.1`).
+    pub host: String,
+    /// Port to bind; 0 picks a free one.
+    pub port: u16,
+    /// The directory `.http` files, body files and configuration are read from; paths
+    /// outside it are refused.
+    pub workspace: PathBuf,
+    /// The bearer token every request must carry; `None` accepts everything (loopback only).
+    pub token: Option<String>,
+    /// Origins allowed by CORS besides `http://localhost:*` and `http://127.0.0.1:*`.
+    pub cors: Vec<String>,
+    /// Largest request body accepted and response body captured, in bytes.
+    pub max_body_size: usize,
+    /// Most live sessions at once.
+    pub max_sessions: usize,
+    /// Most live flows at once (finished flows are evicted first).
+    pub max_flows: usize,
+    /// Most executions kept per flow (the oldest are dropped).
+    pub max_executions_per_flow: usize,
+    /// A session unused this long is removed.
+    pub session_ttl: Duration,
+    /// A flow unused this long is removed.
+    pub flow_ttl: Duration,
+    /// How often expired sessions, flows and revoked tokens are swept.
+    pub sweep_interval: Duration,
+    /// Time between `heartbeat` events on observer streams.
+    pub heartbeat: Duration,
+    /// How long shutdown waits for in-flight executions.
+    pub shutdown_grace: Duration,
+    /// What `$env` and `$secret` read (the server's environment).
+    pub environment: volley_engine::Environment,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            host: "127.0.0.1".to_owned(),
+            port: DEFAULT_PORT,
+            workspace: PathBuf::from("."),
+            token: None,
+            cors: Vec::new(),
+            max_body_size: DEFAULT_MAX_BODY_SIZE,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_flows: 100,
+            max_executions_per_flow: 500,
+            session_ttl: Duration::from_secs(30 * 60),
+            flow_ttl: Duration::from_secs(5 * 60),
+            sweep_interval: Duration::from_secs(30),
+            heartbeat: Duration::from_secs(15),
+            shutdown_grace: Duration::from_secs(10),
+            environment: volley_engine::Environment::process(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("workspace", &self.workspace)
+            .field("token", &self.token.as_ref().map(|_| "[REDACTED]"))
+            .field("cors", &self.cors)
+            .field("max_body_size", &self.max_body_size)
+            .field("max_sessions", &self.max_sessions)
+            .field("max_flows", &self.max_flows)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a server did not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// A non-loopback address without a token.
+    #[error(
+        "refusing to listen on `{host}` without a token: anyone who can reach it could send requests from this machine"
+    )]
+    OpenToNetwork {
+        /// The host asked for.
+        host: String,
+    },
+    /// The workspace is not a directory.
+    #[error("the workspace `{}` is not a directory: {source}", path.display())]
+    Workspace {
+        /// The directory asked for.
+        path: PathBuf,
+        /// What the filesystem said.
+        source: std::io::Error,
+    },
+    /// The address could not be bound.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// `host:port`.
+        address: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// An empty token.
+    #[error("the token is empty")]
+    EmptyToken,
+}
+
+impl StartError {
+    /// How to fix it.
+    #[must_use]
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            Self::OpenToNetwork { .. } => {
+                Some("pass --token <secret> (clients then send `Authorization: Bearer <secret>`), or bind 127.0.0.1")
+            }
+            Self::Bind { .. } => Some("pick another --port, or --port 0 for a free one"),
+            Self::Workspace { .. } => Some("pass --workspace <directory>"),
+            Self::EmptyToken => Some("pass a non-empty --token"),
+        }
+    }
+}
+
+/// Checks the rules that apply before binding.
+pub(crate) fn check(config: &ServerConfig) -> Result<(), StartError> {
+    if config.token.as_deref().is_some_and(str::is_empty) {
+        return Err(StartError::EmptyToken);
+    }
+    if config.token.is_none() && !is_loopback(&config.host) {
+        return Err(StartError::OpenToNetwork { host: config.host.clone() });
+    }
+    Ok(())
+}
+
+/// `127.0.0.0/8`, `::1` and `localhost` are loopback; everything else (`0.0.0.0`,
+/// other names) is not.
+#[must_use]
+pub fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    host.parse::<IpAddr>().is_ok_and(|address| address.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        for host in ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"] {
+            assert!(is_loopback(host), "{host}");
+        }
+        for host in ["0.0.0.0", "::", "192.168.1.2", "example.com", "localhost.example.com"] {
+            assert!(!is_loopback(host), "{host}");
+        }
+    }
+
+    #[test]
+    fn open_address_needs_a_token() {
+        let open = ServerConfig { host: "0.0.0.0".to_owned(), ..ServerConfig::default() };
+        assert!(matches!(check(&open), Err(StartError::OpenToNetwork { .. })));
+        let with_token = ServerConfig { token: Some("t".to_owned()), ..open };
+        assert!(check(&with_token).is_ok());
+        let empty = ServerConfig { token: Some(String::new()), ..ServerConfig::default() };
+        assert!(matches!(check(&empty), Err(StartError::EmptyToken)));
+    }
+}

@@ -1,0 +1,91 @@
+//! The one error type of the API: every non-2xx response is
+//! `{"error": {"code", "message", "details"?}}` with a stable code. Internals go to the
+//! log, never to the client.
+
+use axum::response::{IntoResponse, Response};
+use http::StatusCode;
+use serde_json::{Value, json};
+
+/// An error answered to a client.
+#[derive(Debug, Clone)]
+pub(crate) struct ApiError {
+    pub(crate) status: StatusCode,
+    pub(crate) code: &'static str,
+    pub(crate) message: String,
+    pub(crate) details: Option<Value>,
+}
+
+impl ApiError {
+    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self { status, code, message: message.into(), details: None }
+    }
+
+    pub(crate) fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    pub(crate) fn validation(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message)
+    }
+
+    pub(crate) fn unauthorized() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            "missing or invalid bearer token: send `Authorization: Bearer <token>`",
+        )
+    }
+
+    pub(crate) fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "FORBIDDEN", message)
+    }
+
+    pub(crate) fn outside_workspace(path: &str) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "PATH_OUTSIDE_WORKSPACE", format!("`{path}` is outside the workspace"))
+    }
+
+    pub(crate) fn session_not_found(id: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", format!("no session `{id}` (it may have expired)"))
+    }
+
+    pub(crate) fn flow_not_found(id: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "FLOW_NOT_FOUND", format!("no flow `{id}` (it may have expired)"))
+    }
+
+    pub(crate) fn not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "NOT_FOUND", "no such route")
+    }
+
+    /// Something went wrong inside: logged with its cause, answered without it.
+    pub(crate) fn internal(cause: &dyn std::fmt::Display) -> Self {
+        tracing::error!("internal error: {cause}");
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error (details are in the server log)")
+    }
+
+    /// The JSON body.
+    pub(crate) fn body(&self) -> Value {
+        let mut error = json!({ "code": self.code, "message": self.message });
+        if let Some(details) = &self.details {
+            error["details"] = details.clone();
+        }
+        json!({ "error": error })
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if self.status.is_server_error() {
+            tracing::warn!(code = self.code, "{}", self.message);
+        } else {
+            tracing::debug!(code = self.code, status = self.status.as_u16(), "{}", self.message);
+        }
+        (self.status, axum::Json(self.body())).into_response()
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.message)
+    }
+}

@@ -1,0 +1,366 @@
+//! One execution, stage by stage (parse, interpolate, compile, fetch), each reported to
+//! observers, kept in the flow's store, and answered in the wire's shapes.
+
+mod report;
+mod source;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use http::StatusCode;
+use serde_json::{Value, json};
+use volley_engine::{Exchange, PreparedRequest, Response, RunOptions, Selection};
+
+use crate::auth::Access;
+use crate::clock::{new_id, now_ms};
+use crate::error::ApiError;
+use crate::flows::{BODY_PREVIEW_BYTES, Flow, STORED_BODY_BYTES, StageError, StoredExecution};
+use crate::hub::{Emitter, Sequence};
+use crate::redact;
+use crate::sessions::Session;
+use crate::state::AppState;
+use crate::wire::{ExecuteRequest, ExecuteResponse, Limits, RequestInfo, Resolved, SessionRef, TimingInfo};
+
+pub(crate) use report::assertions;
+pub(crate) use source::{scope, validate};
+
+/// What the route expects of the selected request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// `POST /execute`: an HTTP request, answered whole.
+    Execute,
+    /// `POST /execute/sse`: a Server-Sent Events request, streamed.
+    EventStream,
+}
+
+/// An execution under way: its ids, where its events go, where it is kept.
+#[derive(Debug)]
+#[allow(clippy::struct_field_names)] // `run_id` is the wire's name.
+pub(crate) struct Run {
+    state: AppState,
+    pub(crate) run_id: String,
+    pub(crate) req_exec_id: String,
+    pub(crate) session: Option<Arc<Session>>,
+    pub(crate) flow: Option<Arc<Flow>>,
+    pub(crate) emitter: Emitter,
+    start_ms: u64,
+    started: Instant,
+}
+
+/// A request sent and answered.
+#[derive(Debug)]
+pub(crate) struct Fetched {
+    pub(crate) response: Response,
+    pub(crate) request: RequestInfo,
+    pub(crate) resolved: Resolved,
+    pub(crate) text: String,
+    cookies_before: Vec<(String, String, String, String)>,
+}
+
+/// A stage that failed, and how the API answers it.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    stage: &'static str,
+    error: ApiError,
+}
+
+impl Failure {
+    fn at(stage: &'static str) -> impl FnOnce(ApiError) -> Self {
+        move |error| Self { stage, error }
+    }
+}
+
+impl Run {
+    /// Starts an execution: ids, `requestQueued`, a `pending` entry in the flow's store.
+    pub(crate) fn begin(
+        state: &AppState,
+        session: Option<Arc<Session>>,
+        flow: Option<Arc<Flow>>,
+        label: Option<&str>,
+    ) -> Self {
+        let run_id = new_id("run");
+        let req_exec_id = new_id("exec");
+        let sequence = flow.as_ref().map_or_else(Sequence::run, |flow| Sequence::Flow(Arc::clone(&flow.sequence)));
+        let emitter = Emitter {
+            hub: Arc::clone(&state.hub),
+            run_id: Some(run_id.clone()),
+            session_id: session.as_ref().map(|session| session.id.clone()),
+            flow_id: flow.as_ref().map(|flow| flow.id.clone()),
+            req_exec_id: Some(req_exec_id.clone()),
+            sequence,
+        };
+        let start_ms = now_ms();
+        if let Some(flow) = &flow {
+            flow.record(
+                StoredExecution {
+                    req_exec_id: req_exec_id.clone(),
+                    flow_id: flow.id.clone(),
+                    session_id: emitter.session_id.clone(),
+                    req_label: label.map(str::to_owned),
+                    method: String::new(),
+                    url_template: String::new(),
+                    url_resolved: String::new(),
+                    headers: Vec::new(),
+                    body_preview: None,
+                    timing: TimingInfo { start_time: start_ms, end_time: None, duration_ms: None, ttfb: None },
+                    response: None,
+                    assertions: None,
+                    status: "pending",
+                    error: None,
+                },
+                state.config.max_executions_per_flow,
+            );
+        }
+        emitter.emit("requestQueued", json!({ "reqLabel": label }));
+        Self { state: state.clone(), run_id, req_exec_id, session, flow, emitter, start_ms, started: Instant::now() }
+    }
+
+    fn store(&self, change: impl FnOnce(&mut StoredExecution)) {
+        if let Some(flow) = &self.flow {
+            flow.update(&self.req_exec_id, change);
+        }
+    }
+
+    /// Parses, interpolates, compiles and sends the selected request.
+    pub(crate) async fn fetch(&self, body: &ExecuteRequest, route: Route) -> Result<Fetched, Failure> {
+        self.store(|stored| stored.status = "running");
+        // Parse.
+        self.emitter.emit("parseStarted", json!({ "source": if body.path.is_some() { "path" } else { "content" } }));
+        let source = source::read(&self.state, body).map_err(Failure::at("parse"))?;
+        let document = volley_syntax::parse(&source.text);
+        let selection = match (&body.request_name, body.request_index) {
+            (Some(name), _) => Selection::Name(name.clone()),
+            (None, Some(index)) => Selection::Index(usize::try_from(index).unwrap_or(usize::MAX)),
+            (None, None) => Selection::First,
+        };
+        let request = selection
+            .find(&document)
+            .map_err(|error| report::engine_error(&error.into(), &source.text))
+            .map_err(Failure::at("parse"))?;
+        let index = request.index;
+        let errors: Vec<_> = document.errors_of(request).cloned().collect();
+        if !errors.is_empty() {
+            let error = volley_engine::Error::Invalid { diagnostics: errors };
+            return Err(Failure { stage: "parse", error: report::engine_error(&error, &source.text) });
+        }
+        let name = request.name.as_ref().map(|name| name.value.clone());
+        let template = request.url.to_source();
+        self.emitter.emit(
+            "parseFinished",
+            json!({ "requestCount": document.requests().count(), "index": index, "name": name }),
+        );
+        // Interpolate.
+        self.emitter.emit("interpolateStarted", json!({}));
+        let client = match &self.session {
+            Some(session) => session.client.clone(),
+            None => self.state.new_client(serde_json::Map::new()),
+        };
+        let options = RunOptions {
+            variables: body.variables.clone().unwrap_or_default(),
+            timeout: body.timeout_ms.map(std::time::Duration::from_millis),
+            profile: body.profile.clone(),
+            follow_redirects: body.follow_redirects,
+            validate_ssl: body.validate_ssl,
+            max_body_bytes: Some(self.state.config.max_body_size),
+            ..RunOptions::default()
+        };
+        let engine_path = source.engine_path();
+        let mut prepared = client
+            .prepare_request(&document, request, Some(&engine_path), &options)
+            .await
+            .map_err(|error| report::engine_error(&error, &source.text))
+            .map_err(Failure::at("interpolate"))?;
+        let session_variables = client.get_variables();
+        let request_variables = body.variables.clone().unwrap_or_default();
+        let scrubber = redact::Scrubber::new(&prepared.secrets, &[&session_variables, &request_variables]);
+        self.emitter.emit(
+            "interpolateFinished",
+            json!({ "method": prepared.method.as_str(), "url": scrubber.scrub(prepared.url.as_str()) }),
+        );
+        // Compile.
+        self.emitter.emit("compileStarted", json!({}));
+        compile(&mut prepared, body, route).map_err(Failure::at("compile"))?;
+        // The caller's own answer hides `$secret` values only; what observers and the
+        // store see hides sensitive variables too.
+        let url_resolved = redact::Scrubber::new(&prepared.secrets, &[]).scrub(prepared.url.as_str());
+        let headers = redact::headers(&prepared.headers, &|text| scrubber.scrub(text));
+        let preview = (!prepared.body.is_empty()).then(|| {
+            let kept = &prepared.body[..prepared.body.len().min(BODY_PREVIEW_BYTES)];
+            scrubber.scrub(&String::from_utf8_lossy(kept))
+        });
+        let method = prepared.method.to_string();
+        let config_path = prepared.config_path.as_ref().map(|path| path.display().to_string());
+        let shown_url = scrubber.scrub(prepared.url.as_str());
+        self.store(|stored| {
+            stored.method.clone_from(&method);
+            stored.url_template.clone_from(&template);
+            stored.url_resolved.clone_from(&shown_url);
+            stored.headers = headers;
+            stored.body_preview = preview;
+        });
+        self.emitter.emit("compileFinished", json!({ "method": method, "url": shown_url }));
+        // Fetch.
+        self.emitter.emit("fetchStarted", json!({ "method": method, "url": shown_url }));
+        let cookies_before = self.session.as_ref().map(|session| session.cookies()).unwrap_or_default();
+        let response = client
+            .send(prepared, None)
+            .await
+            .map_err(|error| report::engine_error(&error, &source.text))
+            .map_err(Failure::at("fetch"))?;
+        let ttfb = millis(response.timing().ttfb);
+        self.emitter.emit(
+            "fetchFinished",
+            json!({ "method": method, "url": shown_url, "status": response.status(), "ttfb": ttfb }),
+        );
+        let resolved = Resolved {
+            workspace_root: self.state.workspace.root.display().to_string(),
+            base_path: source.base.display().to_string(),
+            http_file_path: source.http_file.as_ref().map(|path| path.display().to_string()),
+            config_path,
+        };
+        let request = RequestInfo { index, name, method, url: template, url_resolved };
+        Ok(Fetched { response, request, resolved, text: source.text, cookies_before })
+    }
+
+    /// Reports a failed stage: `executionFailed`, the store; the error to answer.
+    pub(crate) fn fail(&self, failure: Failure) -> ApiError {
+        let Failure { stage, error } = failure;
+        self.emitter.emit("executionFailed", json!({ "stage": stage, "message": error.message, "code": error.code }));
+        let end = now_ms();
+        let duration = millis(self.started.elapsed());
+        self.store(|stored| {
+            stored.status = "failed";
+            stored.error = Some(StageError { stage, message: error.message.clone() });
+            stored.timing.end_time = Some(end);
+            stored.timing.duration_ms = Some(duration);
+        });
+        error
+    }
+
+    /// Reports a finished exchange (assertions, `executionFinished`, a session whose
+    /// cookies changed) and keeps it in the store.
+    pub(crate) fn finish(&self, fetched: &Fetched, extra: Option<Value>) -> (TimingInfo, Option<SessionRef>) {
+        let response = &fetched.response;
+        let report = assertions(response.assertions(), &fetched.text);
+        if let Some(report) = &report {
+            self.emitter.emit("assertionReport", serde_json::to_value(report).unwrap_or_default());
+        }
+        let duration = millis(self.started.elapsed());
+        let end = now_ms();
+        let summary = report
+            .as_ref()
+            .map(|report| json!({ "passed": report.passed, "total": report.total, "failed": report.failed }));
+        let mut payload = json!({ "status": response.status(), "durationMs": duration, "assertions": summary });
+        if let Some(Value::Object(extra)) = extra {
+            payload.as_object_mut().into_iter().for_each(|object| object.extend(extra.clone()));
+        }
+        self.emitter.emit("executionFinished", payload);
+        let passed = report.as_ref().is_none_or(|report| report.passed);
+        let timing = TimingInfo {
+            start_time: self.start_ms,
+            end_time: Some(end),
+            duration_ms: Some(duration),
+            ttfb: Some(millis(response.timing().ttfb)),
+        };
+        let stored_timing = timing.clone();
+        self.store(|stored| {
+            stored.status = if passed { "success" } else { "failed" };
+            stored.response = Some(report::stored_response(response, STORED_BODY_BYTES));
+            stored.assertions = report;
+            stored.timing = stored_timing;
+        });
+        let session = self.session.as_ref().map(|session| {
+            let mut version = session.snapshot_version();
+            if session.cookies() != fetched.cookies_before {
+                version = session.changed();
+                self.emitter.emit("sessionUpdated", json!({ "variablesChanged": false, "cookiesChanged": true }));
+            }
+            SessionRef { session_id: session.id.clone(), snapshot_version: version }
+        });
+        (timing, session)
+    }
+
+    /// The whole `/execute` answer.
+    pub(crate) fn answer(&self, fetched: &Fetched) -> ExecuteResponse {
+        let (timing, session) = self.finish(fetched, None);
+        ExecuteResponse {
+            run_id: self.run_id.clone(),
+            req_exec_id: self.req_exec_id.clone(),
+            flow_id: self.flow.as_ref().map(|flow| flow.id.clone()),
+            session,
+            request: fetched.request.clone(),
+            resolved: fetched.resolved.clone(),
+            response: report::response_info(&fetched.response),
+            limits: Limits { max_body_bytes: self.state.config.max_body_size },
+            timing,
+            assertions: assertions(fetched.response.assertions(), &fetched.text),
+        }
+    }
+}
+
+/// Checks the prepared request against the route and applies its settings.
+fn compile(prepared: &mut PreparedRequest, body: &ExecuteRequest, route: Route) -> Result<(), ApiError> {
+    match (&prepared.exchange, route) {
+        (Exchange::Http, Route::Execute) => Ok(()),
+        (Exchange::EventStream, Route::Execute) => Err(ApiError::validation(
+            "the request is a Server-Sent Events request (`@sse` or `Accept: text/event-stream`): use POST /execute/sse",
+        )),
+        (Exchange::WebSocket { .. }, Route::Execute) => {
+            Err(ApiError::validation("the request is a WebSocket request: use POST /execute/ws"))
+        }
+        (Exchange::EventStream, Route::EventStream) => {
+            if let Some(id) = &body.last_event_id {
+                let value = http::HeaderValue::from_str(id)
+                    .map_err(|_| ApiError::validation("`lastEventId` contains a control character"))?;
+                prepared.headers.insert("last-event-id", value);
+            }
+            if let Some(timeout) = body.timeout {
+                prepared.timeout = std::time::Duration::from_millis(timeout);
+            }
+            Ok(())
+        }
+        (_, Route::EventStream) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "EXECUTE_ERROR",
+            "the request is not a Server-Sent Events request: mark it `# @sse` or send `Accept: text/event-stream`",
+        )
+        .with_details(json!({ "kind": "not_event_stream" }))),
+    }
+}
+
+/// A duration in milliseconds, to the microsecond.
+pub(crate) fn millis(duration: std::time::Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+/// Runs `/execute`: scope, serialisation per session, the stages, the answer.
+pub(crate) async fn execute(
+    state: &AppState,
+    access: &Access,
+    body: ExecuteRequest,
+) -> Result<ExecuteResponse, ApiError> {
+    validate(&body, state.config.max_body_size)?;
+    let (session, flow) = scope(state, access, &body)?;
+    let run = Run::begin(state, session, flow, body.req_label.as_deref());
+    let session = run.session.clone();
+    let _turn = match &session {
+        Some(session) => Some(session.run_lock.lock().await),
+        None => None,
+    };
+    match run.fetch(&body, Route::Execute).await {
+        Ok(fetched) => Ok(run.answer(&fetched)),
+        Err(failure) => Err(run.fail(failure)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Handlers run on a multi-threaded runtime: the execution must be `Send`.
+    #[allow(dead_code, clippy::diverging_sub_expression)] // Only compiled, never run.
+    fn execution_is_send(state: &AppState, access: &Access) {
+        fn is_send<T: Send>(_: &T) {}
+        is_send(&execute(state, access, ExecuteRequest::default()));
+    }
+}

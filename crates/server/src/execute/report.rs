@@ -1,0 +1,182 @@
+//! Turns what the engine returned into wire shapes: responses, assertion checks, and
+//! engine errors into API errors with the stage they happened in.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use http::StatusCode;
+use serde_json::{Value, json};
+use volley_engine::{AssertionResult, BuildError, Error, Outcome, Response, SelectionError};
+
+use crate::error::ApiError;
+use crate::flows::StoredResponse;
+use crate::redact;
+use crate::wire::{AssertionReport, Check, ResponseInfo, SpanInfo};
+
+/// A body for the wire: the text when it is UTF-8, else base64.
+pub(crate) fn encode_body(body: &[u8]) -> (Option<String>, &'static str) {
+    if body.is_empty() {
+        return (None, "utf-8");
+    }
+    match std::str::from_utf8(body) {
+        Ok(text) => (Some(text.to_owned()), "utf-8"),
+        Err(_) => (Some(STANDARD.encode(body)), "base64"),
+    }
+}
+
+/// The response as `/execute` answers it (the caller's own: unredacted).
+pub(crate) fn response_info(response: &Response) -> ResponseInfo {
+    let body = response.body_bytes();
+    let (text, encoding) = encode_body(body);
+    ResponseInfo {
+        status: response.status(),
+        status_text: response.status_text().to_owned(),
+        headers: redact::plain_headers(response.headers()),
+        body_mode: if text.is_some() { "buffered" } else { "none" },
+        body: text,
+        encoding,
+        truncated: response.truncated(),
+        body_bytes: body.len(),
+        url: response.url().to_string(),
+        redirected: response.redirected(),
+        http_version: format!("{:?}", response.version()),
+    }
+}
+
+/// The response as the execution store keeps it: redacted, body cut at `limit`.
+pub(crate) fn stored_response(response: &Response, limit: usize) -> StoredResponse {
+    let body = response.body_bytes();
+    let kept = &body[..body.len().min(limit)];
+    let (text, encoding) = encode_body(kept);
+    StoredResponse {
+        status: response.status(),
+        status_text: response.status_text().to_owned(),
+        headers: redact::headers(response.headers(), &|text| response.redact(text)),
+        body: text.map(|text| if encoding == "utf-8" { response.redact(&text) } else { text }),
+        encoding,
+        truncated: response.truncated() || kept.len() < body.len(),
+        body_bytes: body.len(),
+    }
+}
+
+/// The checks of a response, `None` when it had none.
+pub(crate) fn assertions(results: &[AssertionResult], text: &str) -> Option<AssertionReport> {
+    if results.is_empty() {
+        return None;
+    }
+    let checks: Vec<Check> = results.iter().map(|result| check(result, text)).collect();
+    let failed = results.iter().filter(|result| !result.passed()).count();
+    Some(AssertionReport { passed: failed == 0, total: checks.len(), failed, checks })
+}
+
+fn check(result: &AssertionResult, text: &str) -> Check {
+    let span = result.span;
+    let line = span.start_position.line + 1;
+    let column = text
+        .get(span.start - span.start_position.column as usize..span.start)
+        .map_or(span.start_position.column + 1, |prefix| prefix.chars().count() as u32 + 1);
+    let mut check = Check {
+        expression: result.expression.clone(),
+        outcome: "passed",
+        expected: None,
+        actual: None,
+        message: None,
+        hint: None,
+        span: SpanInfo { start: span.start, end: span.end, line, column },
+    };
+    match &result.outcome {
+        Outcome::Passed => {}
+        Outcome::Failed { expected, actual } => {
+            check.outcome = "failed";
+            check.expected = Some(expected.clone());
+            check.actual = Some(actual.clone());
+        }
+        Outcome::Invalid { message, hint } => {
+            check.outcome = "invalid";
+            check.message = Some(message.clone());
+            check.hint.clone_from(hint);
+        }
+    }
+    check
+}
+
+/// An engine error as the API answers it.
+pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
+    match error {
+        Error::Invalid { diagnostics } => {
+            let details: Vec<Value> = diagnostics
+                .iter()
+                .map(|diagnostic| {
+                    json!({
+                        "code": diagnostic.code.as_str(),
+                        "message": diagnostic.message,
+                        "hint": diagnostic.hint,
+                        "line": diagnostic.span.start_position.line + 1,
+                        "column": diagnostic.span.start_position.column + 1,
+                    })
+                })
+                .collect();
+            ApiError::new(StatusCode::BAD_REQUEST, "PARSE_ERROR", error.to_string())
+                .with_details(json!({ "diagnostics": details }))
+        }
+        Error::Selection(selection) => selection_error(selection),
+        Error::Config(config) => ApiError::validation(format!("configuration: {config}")),
+        Error::Build(build) => build_error(build, text),
+        Error::Transport(transport) => ApiError::new(StatusCode::BAD_REQUEST, "EXECUTE_ERROR", transport.to_string())
+            .with_details(json!({ "kind": transport.kind() })),
+        Error::Cancelled => ApiError::new(StatusCode::BAD_REQUEST, "EXECUTE_ERROR", "the execution was cancelled")
+            .with_details(json!({ "kind": "cancelled" })),
+        other => ApiError::new(StatusCode::BAD_REQUEST, "EXECUTE_ERROR", other.to_string())
+            .with_details(json!({ "kind": "other" })),
+    }
+}
+
+fn selection_error(error: &SelectionError) -> ApiError {
+    let message = error.to_string();
+    match error {
+        SelectionError::NoRequests => ApiError::new(StatusCode::BAD_REQUEST, "NO_REQUESTS_FOUND", message),
+        SelectionError::IndexOutOfRange { index, count } => {
+            ApiError::new(StatusCode::BAD_REQUEST, "REQUEST_INDEX_OUT_OF_RANGE", message)
+                .with_details(json!({ "index": index, "count": count }))
+        }
+        SelectionError::NameNotFound { name, suggestion } => {
+            ApiError::new(StatusCode::NOT_FOUND, "REQUEST_NOT_FOUND", message)
+                .with_details(json!({ "name": name, "suggestion": suggestion }))
+        }
+        _ => ApiError::validation(message),
+    }
+}
+
+fn build_error(error: &BuildError, text: &str) -> ApiError {
+    let mut root = error;
+    while let BuildError::Included { source, .. } = root {
+        root = source;
+    }
+    if let BuildError::File { source, .. } = root {
+        if crate::workspace::is_outside(source) {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "PATH_OUTSIDE_WORKSPACE",
+                "the request refers to a file outside the workspace",
+            );
+        }
+        if source.kind() == std::io::ErrorKind::NotFound {
+            return ApiError::new(StatusCode::NOT_FOUND, "FILE_NOT_FOUND", error.message())
+                .with_details(location(error, text));
+        }
+    }
+    let mut details = location(error, text);
+    details["code"] = json!(error.code());
+    if let Some(hint) = error.hint() {
+        details["hint"] = json!(hint);
+    }
+    ApiError::validation(error.message()).with_details(details)
+}
+
+fn location(error: &BuildError, text: &str) -> Value {
+    let span = error.span();
+    // Spans of a `<@` file's own text are not in `text`.
+    if span.end > text.len() {
+        return json!({});
+    }
+    json!({ "line": span.start_position.line + 1, "column": span.start_position.column + 1 })
+}

@@ -1,0 +1,309 @@
+//! Flows: groups of executions that observers follow, with the store of their
+//! executions (bounded per flow) and their lifecycle (finish, idle expiry, cap).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use http::StatusCode;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use crate::clock::{new_id, now_ms};
+use crate::error::ApiError;
+use crate::wire::{AssertionReport, FlowSummary, Header, TimingInfo};
+
+/// Most bytes of a response body kept in the execution store (the `/execute` answer
+/// has the whole body, up to `--max-body-size`).
+pub(crate) const STORED_BODY_BYTES: usize = 8 * 1024;
+/// Most bytes of a request body kept as `bodyPreview`.
+pub(crate) const BODY_PREVIEW_BYTES: usize = 4 * 1024;
+
+/// An execution as the store keeps it (`GET /flows/{flowId}/executions/{reqExecId}`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StoredExecution {
+    pub(crate) req_exec_id: String,
+    pub(crate) flow_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) req_label: Option<String>,
+    pub(crate) method: String,
+    pub(crate) url_template: String,
+    pub(crate) url_resolved: String,
+    /// The request headers as sent, sensitive values redacted.
+    pub(crate) headers: Vec<Header>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) body_preview: Option<String>,
+    pub(crate) timing: TimingInfo,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) response: Option<StoredResponse>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) assertions: Option<AssertionReport>,
+    /// `pending`, `running`, `success` or `failed` (an error, or a failed assertion).
+    pub(crate) status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<StageError>,
+}
+
+/// The response of a stored execution (its body cut at 8 KiB).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StoredResponse {
+    pub(crate) status: u16,
+    pub(crate) status_text: String,
+    pub(crate) headers: Vec<Header>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) body: Option<String>,
+    pub(crate) encoding: &'static str,
+    pub(crate) truncated: bool,
+    pub(crate) body_bytes: usize,
+}
+
+/// Where an execution failed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct StageError {
+    /// `parse`, `interpolate`, `compile` or `fetch`.
+    pub(crate) stage: &'static str,
+    pub(crate) message: String,
+}
+
+/// One flow.
+#[derive(Debug)]
+pub(crate) struct Flow {
+    pub(crate) id: String,
+    pub(crate) session_id: Option<String>,
+    pub(crate) label: Option<String>,
+    pub(crate) meta: Option<Map<String, Value>>,
+    pub(crate) created_at: u64,
+    last_used: AtomicU64,
+    /// The `seq` of the flow's observer events.
+    pub(crate) sequence: Arc<AtomicU64>,
+    data: Mutex<FlowData>,
+}
+
+#[derive(Debug, Default)]
+struct FlowData {
+    finished: Option<FlowSummary>,
+    executions: VecDeque<StoredExecution>,
+    total: u64,
+    succeeded: u64,
+    failed: u64,
+}
+
+impl Flow {
+    pub(crate) fn touch(&self) {
+        self.last_used.store(now_ms(), Ordering::Relaxed);
+    }
+
+    pub(crate) fn is_finished(&self) -> bool {
+        self.data.lock().is_ok_and(|data| data.finished.is_some())
+    }
+
+    /// Keeps a new execution; the oldest goes when the flow holds `limit`.
+    pub(crate) fn record(&self, execution: StoredExecution, limit: usize) {
+        if let Ok(mut data) = self.data.lock() {
+            if data.executions.len() >= limit {
+                data.executions.pop_front();
+            }
+            data.executions.push_back(execution);
+            data.total += 1;
+        }
+    }
+
+    /// Changes a kept execution (gone already when the flow dropped it).
+    pub(crate) fn update(&self, req_exec_id: &str, change: impl FnOnce(&mut StoredExecution)) {
+        if let Ok(mut data) = self.data.lock() {
+            let data = &mut *data;
+            if let Some(execution) = data.executions.iter_mut().rev().find(|stored| stored.req_exec_id == req_exec_id) {
+                let was_final = matches!(execution.status, "success" | "failed");
+                change(execution);
+                if !was_final {
+                    match execution.status {
+                        "success" => data.succeeded += 1,
+                        "failed" => data.failed += 1,
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn execution(&self, req_exec_id: &str) -> Option<StoredExecution> {
+        let data = self.data.lock().ok()?;
+        data.executions.iter().find(|stored| stored.req_exec_id == req_exec_id).cloned()
+    }
+
+    /// Finishes the flow (once; later calls answer the same summary).
+    pub(crate) fn finish(&self) -> (FlowSummary, bool) {
+        let now = now_ms();
+        let Ok(mut data) = self.data.lock() else {
+            return (FlowSummary { total: 0, succeeded: 0, failed: 0, duration_ms: 0 }, false);
+        };
+        if let Some(summary) = data.finished {
+            return (summary, false);
+        }
+        let summary = FlowSummary {
+            total: data.total,
+            succeeded: data.succeeded,
+            failed: data.failed,
+            duration_ms: now.saturating_sub(self.created_at),
+        };
+        data.finished = Some(summary);
+        (summary, true)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn stored_count(&self) -> usize {
+        self.data.lock().map_or(0, |data| data.executions.len())
+    }
+}
+
+/// The live flows.
+#[derive(Debug)]
+pub(crate) struct Flows {
+    map: RwLock<HashMap<String, Arc<Flow>>>,
+    max: usize,
+}
+
+impl Flows {
+    pub(crate) fn new(max: usize) -> Self {
+        Self { map: RwLock::default(), max }
+    }
+
+    /// A new flow; at the cap the oldest finished flow makes room, else 429. Returns
+    /// the ids of evicted flows beside it.
+    pub(crate) fn create(
+        &self,
+        session_id: Option<String>,
+        label: Option<String>,
+        meta: Option<Map<String, Value>>,
+    ) -> Result<(Arc<Flow>, Option<String>), ApiError> {
+        let now = now_ms();
+        let flow = Arc::new(Flow {
+            id: new_id("flow"),
+            session_id,
+            label,
+            meta,
+            created_at: now,
+            last_used: AtomicU64::new(now),
+            sequence: Arc::new(AtomicU64::new(0)),
+            data: Mutex::default(),
+        });
+        let mut map = self.map.write().map_err(|error| ApiError::internal(&error))?;
+        let mut evicted = None;
+        if map.len() >= self.max {
+            let oldest_finished = map
+                .values()
+                .filter(|flow| flow.is_finished())
+                .min_by_key(|flow| flow.last_used.load(Ordering::Relaxed))
+                .map(|flow| flow.id.clone());
+            let Some(id) = oldest_finished else {
+                return Err(ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "FLOW_LIMIT_REACHED",
+                    format!("{} flows are running, the most this server keeps", self.max),
+                )
+                .with_details(serde_json::json!({
+                    "limit": self.max,
+                    "hint": "finish flows when done (POST /flows/{id}/finish); finished flows make room",
+                })));
+            };
+            map.remove(&id);
+            evicted = Some(id);
+        }
+        map.insert(flow.id.clone(), Arc::clone(&flow));
+        Ok((flow, evicted))
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Result<Arc<Flow>, ApiError> {
+        let flow =
+            self.map.read().ok().and_then(|map| map.get(id).cloned()).ok_or_else(|| ApiError::flow_not_found(id))?;
+        flow.touch();
+        Ok(flow)
+    }
+
+    /// The flow without marking it used (observers reading it do not keep it alive).
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Flow>> {
+        self.map.read().ok().and_then(|map| map.get(id).cloned())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.map.read().map_or(0, |map| map.len())
+    }
+
+    /// Removes flows idle for `ttl` at `now` (ms); returns their ids.
+    pub(crate) fn sweep(&self, now: u64, ttl: Duration) -> Vec<String> {
+        let Ok(mut map) = self.map.write() else { return Vec::new() };
+        let ttl = ttl.as_millis() as u64;
+        crate::clock::remove_where(&mut map, |flow| now.saturating_sub(flow.last_used.load(Ordering::Relaxed)) >= ttl)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn execution(id: &str) -> StoredExecution {
+        StoredExecution {
+            req_exec_id: id.to_owned(),
+            flow_id: "flow".to_owned(),
+            session_id: None,
+            req_label: None,
+            method: "GET".to_owned(),
+            url_template: String::new(),
+            url_resolved: String::new(),
+            headers: Vec::new(),
+            body_preview: None,
+            timing: TimingInfo { start_time: 0, end_time: None, duration_ms: None, ttfb: None },
+            response: None,
+            assertions: None,
+            status: "running",
+            error: None,
+        }
+    }
+
+    #[test]
+    fn keeps_the_newest_executions_and_counts_outcomes_once() {
+        let flows = Flows::new(2);
+        let (flow, _) = flows.create(None, None, None).expect("created");
+        for index in 0..5 {
+            flow.record(execution(&format!("x{index}")), 3);
+        }
+        assert_eq!(flow.stored_count(), 3);
+        assert!(flow.execution("x1").is_none());
+        flow.update("x4", |stored| stored.status = "success");
+        flow.update("x4", |stored| stored.status = "success");
+        flow.update("x3", |stored| stored.status = "failed");
+        let (summary, first) = flow.finish();
+        assert!(first);
+        assert_eq!((summary.total, summary.succeeded, summary.failed), (5, 1, 1));
+        assert!(!flow.finish().1);
+    }
+
+    #[test]
+    fn at_the_cap_finished_flows_make_room_and_live_ones_do_not() {
+        let flows = Flows::new(2);
+        let (first, _) = flows.create(None, None, None).expect("first");
+        flows.create(None, None, None).expect("second");
+        let error = flows.create(None, None, None).expect_err("cap");
+        assert_eq!(error.code, "FLOW_LIMIT_REACHED");
+        first.finish();
+        let (_, evicted) = flows.create(None, None, None).expect("room made");
+        assert_eq!(evicted.as_deref(), Some(first.id.as_str()));
+        assert_eq!(flows.len(), 2);
+    }
+
+    #[test]
+    fn idle_flows_expire() {
+        let flows = Flows::new(10);
+        let (flow, _) = flows.create(None, None, None).expect("created");
+        assert!(flows.sweep(now_ms(), Duration::from_secs(60)).is_empty());
+        assert_eq!(flows.sweep(now_ms() + 60_000, Duration::from_secs(60)), vec![flow.id.clone()]);
+        assert!(flows.get(&flow.id).is_err());
+    }
+}

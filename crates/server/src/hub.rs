@@ -1,0 +1,219 @@
+//! The observer hub: every execution publishes its events here; each observer stream
+//! subscribes with its filters. Publishing never waits for observers: each subscriber
+//! has a bounded queue, and one that falls behind is dropped (it gets a final `error`
+//! event). The last events of every flow are retained for replay.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use crate::clock::now_ms;
+
+/// Events queued per subscriber before it counts as lagging.
+pub(crate) const SUBSCRIBER_QUEUE: usize = 4096;
+/// Events retained per flow for replay.
+pub(crate) const RETAINED_PER_FLOW: usize = 500;
+
+/// One observer event, serialised once for every subscriber.
+#[derive(Debug)]
+pub(crate) struct ObserverEvent {
+    pub(crate) kind: &'static str,
+    pub(crate) session_id: Option<String>,
+    pub(crate) flow_id: Option<String>,
+    pub(crate) run_id: Option<String>,
+    pub(crate) seq: u64,
+    /// The envelope: `{type, ts, runId?, sessionId?, flowId?, reqExecId?, seq, payload}`.
+    pub(crate) json: String,
+}
+
+impl ObserverEvent {
+    /// `<flowId or runId>:<seq>`, the SSE `id`.
+    pub(crate) fn sse_id(&self) -> String {
+        let scope = self.flow_id.as_deref().or(self.run_id.as_deref()).unwrap_or("");
+        format!("{scope}:{}", self.seq)
+    }
+
+    /// Whether the event passes the filters (every filter given must match).
+    pub(crate) fn matches(&self, session_id: Option<&str>, flow_id: Option<&str>) -> bool {
+        session_id.is_none_or(|id| self.session_id.as_deref() == Some(id))
+            && flow_id.is_none_or(|id| self.flow_id.as_deref() == Some(id))
+    }
+}
+
+/// Where events go.
+#[derive(Debug)]
+pub(crate) struct Hub {
+    sender: broadcast::Sender<Arc<ObserverEvent>>,
+    retained: Mutex<HashMap<String, VecDeque<Arc<ObserverEvent>>>>,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        let (sender, _) = broadcast::channel(SUBSCRIBER_QUEUE);
+        Self { sender, retained: Mutex::default() }
+    }
+}
+
+impl Hub {
+    /// Whether anyone would see an event outside a flow (flow events are retained
+    /// for replay either way).
+    pub(crate) fn has_subscribers(&self) -> bool {
+        self.sender.receiver_count() > 0
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<ObserverEvent>> {
+        self.sender.subscribe()
+    }
+
+    pub(crate) fn publish(&self, event: ObserverEvent) {
+        let event = Arc::new(event);
+        if let Some(flow_id) = &event.flow_id
+            && let Ok(mut retained) = self.retained.lock()
+        {
+            let events = retained.entry(flow_id.clone()).or_default();
+            if events.len() == RETAINED_PER_FLOW {
+                events.pop_front();
+            }
+            events.push_back(Arc::clone(&event));
+        }
+        // No subscriber is not an error.
+        let _ = self.sender.send(event);
+    }
+
+    /// The retained events of `flow_id` with `seq > after`, and the oldest retained seq.
+    #[cfg_attr(not(test), allow(dead_code))] // The replay of `/event/ws?afterSeq=` (protocol 1.1, next).
+    pub(crate) fn retained_after(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
+        let Ok(retained) = self.retained.lock() else { return (Vec::new(), None) };
+        let Some(events) = retained.get(flow_id) else { return (Vec::new(), None) };
+        let oldest = events.front().map(|event| event.seq);
+        (events.iter().filter(|event| event.seq > after).cloned().collect(), oldest)
+    }
+
+    pub(crate) fn forget_flow(&self, flow_id: &str) {
+        if let Ok(mut retained) = self.retained.lock() {
+            retained.remove(flow_id);
+        }
+    }
+}
+
+/// Where an event's `seq` comes from: its flow's counter, else its run's.
+#[derive(Debug, Clone)]
+pub(crate) enum Sequence {
+    Flow(Arc<AtomicU64>),
+    Run(Arc<AtomicU64>),
+}
+
+impl Sequence {
+    pub(crate) fn run() -> Self {
+        Self::Run(Arc::new(AtomicU64::new(0)))
+    }
+
+    fn next(&self) -> u64 {
+        match self {
+            Self::Flow(counter) | Self::Run(counter) => counter.fetch_add(1, Ordering::Relaxed) + 1,
+        }
+    }
+}
+
+/// Publishes the events of one run (or of a flow's lifecycle) with their ids.
+#[derive(Debug, Clone)]
+pub(crate) struct Emitter {
+    pub(crate) hub: Arc<Hub>,
+    pub(crate) run_id: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) flow_id: Option<String>,
+    pub(crate) req_exec_id: Option<String>,
+    pub(crate) sequence: Sequence,
+}
+
+impl Emitter {
+    #[allow(clippy::needless_pass_by_value)] // Call sites build the payload with `json!` in place.
+    pub(crate) fn emit(&self, kind: &'static str, payload: Value) {
+        let seq = self.sequence.next();
+        if self.flow_id.is_none() && !self.hub.has_subscribers() {
+            return;
+        }
+        let mut envelope = json!({ "type": kind, "ts": now_ms(), "seq": seq, "payload": payload });
+        let fields = [
+            ("runId", &self.run_id),
+            ("sessionId", &self.session_id),
+            ("flowId", &self.flow_id),
+            ("reqExecId", &self.req_exec_id),
+        ];
+        for (name, value) in fields {
+            if let Some(value) = value {
+                envelope[name] = Value::String(value.clone());
+            }
+        }
+        self.hub.publish(ObserverEvent {
+            kind,
+            session_id: self.session_id.clone(),
+            flow_id: self.flow_id.clone(),
+            run_id: self.run_id.clone(),
+            seq,
+            json: envelope.to_string(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn emitter(hub: &Arc<Hub>, flow: Option<&str>) -> Emitter {
+        Emitter {
+            hub: Arc::clone(hub),
+            run_id: Some("run_1".to_owned()),
+            session_id: Some("ses_1".to_owned()),
+            flow_id: flow.map(str::to_owned),
+            req_exec_id: None,
+            sequence: Sequence::run(),
+        }
+    }
+
+    #[test]
+    fn filters_match_every_given_field() {
+        let hub = Arc::new(Hub::default());
+        let mut receiver = hub.subscribe();
+        emitter(&hub, Some("flow_1")).emit("parseStarted", json!({}));
+        let event = receiver.try_recv().expect("published");
+        assert!(event.matches(None, None));
+        assert!(event.matches(Some("ses_1"), Some("flow_1")));
+        assert!(!event.matches(Some("ses_2"), Some("flow_1")));
+        assert!(!event.matches(None, Some("flow_2")));
+        assert_eq!(event.sse_id(), "flow_1:1");
+        let envelope: Value = serde_json::from_str(&event.json).expect("json");
+        assert_eq!(envelope["type"], "parseStarted");
+        assert_eq!(envelope["runId"], "run_1");
+        assert_eq!(envelope["seq"], 1);
+    }
+
+    #[test]
+    fn retains_the_last_events_of_a_flow() {
+        let hub = Arc::new(Hub::default());
+        let emitter = emitter(&hub, Some("flow_1"));
+        for _ in 0..RETAINED_PER_FLOW + 20 {
+            emitter.emit("fetchStarted", json!({}));
+        }
+        let (events, oldest) = hub.retained_after("flow_1", 510);
+        assert_eq!(oldest, Some(21));
+        assert_eq!(events.len(), 10);
+        assert_eq!(events[0].seq, 511);
+        hub.forget_flow("flow_1");
+        assert_eq!(hub.retained_after("flow_1", 0).1, None);
+    }
+
+    #[test]
+    fn a_lagging_subscriber_is_told_and_publishing_never_blocks() {
+        let hub = Arc::new(Hub::default());
+        let mut slow = hub.subscribe();
+        let emitter = emitter(&hub, None);
+        for _ in 0..SUBSCRIBER_QUEUE + 5 {
+            emitter.emit("fetchStarted", json!({}));
+        }
+        assert!(matches!(slow.try_recv(), Err(broadcast::error::TryRecvError::Lagged(5))));
+    }
+}

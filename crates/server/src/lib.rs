@@ -1,0 +1,126 @@
+//! Volley's execution server (`volley serve`): runs `.http` definitions through the
+//! engine on behalf of remote clients, keeps sessions and flows, and streams every
+//! execution's events to observers. The wire contract is protocol 1.1
+//! (`docs/protocol.md`).
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! use volley_server::{Server, ServerConfig};
+//!
+//! let server = Server::bind(ServerConfig { port: 0, ..ServerConfig::default() }).await?;
+//! println!("listening on http://{}", server.local_addr());
+//! server.run(async { let _ = tokio::signal::ctrl_c().await; }).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod auth;
+mod clock;
+mod config;
+mod error;
+mod execute;
+mod flows;
+mod hub;
+mod redact;
+mod routes;
+mod sessions;
+mod state;
+mod tokens;
+mod wire;
+mod workspace;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::Path;
+
+use utoipa::OpenApi as _;
+
+pub use config::{DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_SESSIONS, DEFAULT_PORT, ServerConfig, StartError, is_loopback};
+
+use crate::state::AppState;
+use crate::workspace::Workspace;
+
+/// A bound server, ready to run.
+#[derive(Debug)]
+pub struct Server {
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    address: SocketAddr,
+}
+
+impl Server {
+    /// Checks the configuration and binds the address (port 0 picks a free port).
+    pub async fn bind(config: ServerConfig) -> Result<Self, StartError> {
+        config::check(&config)?;
+        let workspace = Workspace::new(&config.workspace)
+            .map_err(|source| StartError::Workspace { path: config.workspace.clone(), source })?;
+        let address = format!("{}:{}", config.host, config.port);
+        let host = config.host.trim_start_matches('[').trim_end_matches(']');
+        let listener = tokio::net::TcpListener::bind((host, config.port))
+            .await
+            .map_err(|source| StartError::Bind { address: address.clone(), source })?;
+        let address = listener.local_addr().map_err(|source| StartError::Bind { address, source })?;
+        Ok(Self { listener, state: AppState::new(config, workspace), address })
+    }
+
+    /// The address the server listens on.
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The canonical workspace directory.
+    #[must_use]
+    pub fn workspace(&self) -> &Path {
+        &self.state.workspace.root
+    }
+
+    /// Serves until `shutdown` completes; then stops accepting, ends observer streams,
+    /// and waits for in-flight executions up to the configured grace period.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+        let state = self.state;
+        let sweeper = tokio::spawn(sweep(state.clone()));
+        let app = routes::router(state.clone());
+        let stop = state.shutdown.clone();
+        let server = axum::serve(self.listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
+        let grace = state.config.shutdown_grace;
+        let mut server = std::pin::pin!(server.into_future());
+        let result = tokio::select! {
+            result = &mut server => result,
+            () = async {
+                shutdown.await;
+                tracing::info!("shutting down: finishing in-flight executions (at most {} s)", grace.as_secs());
+                stop.cancel();
+                tokio::time::sleep(grace).await;
+            } => {
+                tracing::warn!("in-flight executions did not finish within {} s; stopping anyway", grace.as_secs());
+                Ok(())
+            }
+        };
+        sweeper.abort();
+        result
+    }
+}
+
+/// The router of a server over `config` without binding, for tests that drive it
+/// with `tower::ServiceExt::oneshot`.
+pub fn router(config: ServerConfig) -> Result<axum::Router, StartError> {
+    config::check(&config)?;
+    let workspace = Workspace::new(&config.workspace)
+        .map_err(|source| StartError::Workspace { path: config.workspace.clone(), source })?;
+    Ok(routes::router(AppState::new(config, workspace)))
+}
+
+/// The `OpenAPI` document of the server, as `GET /doc` serves it.
+#[must_use]
+pub fn openapi_json() -> String {
+    routes::ApiDoc::openapi().to_pretty_json().unwrap_or_default()
+}
+
+async fn sweep(state: AppState) {
+    let mut interval = tokio::time::interval(state.config.sweep_interval);
+    loop {
+        interval.tick().await;
+        state.sweep(clock::now_ms());
+    }
+}

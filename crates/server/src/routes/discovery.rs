@@ -1,0 +1,85 @@
+//! `/health`, `/capabilities` and `/doc` (the `OpenAPI` document, generated from the
+//! route annotations).
+
+use axum::Json;
+use axum::extract::Extension;
+use utoipa::OpenApi;
+
+use crate::auth::Access;
+use crate::error::ApiError;
+use crate::wire::{Capabilities, Features, Health};
+
+/// The server's version.
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The protocol this server speaks.
+pub(crate) const PROTOCOL_VERSION: &str = "1.1";
+
+#[utoipa::path(get, path = "/health", tag = "discovery",
+    responses((status = 200, body = Health), (status = 401, body = crate::wire::ErrorBody)))]
+pub(crate) async fn health() -> Json<Health> {
+    Json(Health { healthy: true, version: VERSION })
+}
+
+#[utoipa::path(get, path = "/capabilities", tag = "discovery",
+    responses((status = 200, body = Capabilities), (status = 401, body = crate::wire::ErrorBody)))]
+pub(crate) async fn capabilities() -> Json<Capabilities> {
+    Json(Capabilities {
+        protocol_version: PROTOCOL_VERSION,
+        version: VERSION,
+        features: Features {
+            sessions: true,
+            diagnostics: true,
+            streaming_bodies: false,
+            observer_web_socket: true,
+            request_web_socket: true,
+            replay_buffer: true,
+            binary_payloads: false,
+        },
+    })
+}
+
+#[utoipa::path(get, path = "/doc", tag = "discovery",
+    responses((status = 200, description = "This OpenAPI 3 document"), (status = 403, body = crate::wire::ErrorBody)))]
+pub(crate) async fn doc(Extension(access): Extension<Access>) -> Result<Json<utoipa::openapi::OpenApi>, ApiError> {
+    access.require_full()?;
+    Ok(Json(ApiDoc::openapi()))
+}
+
+/// The `OpenAPI` document of every route.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Volley execution server", description = "Runs .http request definitions for remote clients and streams events to observers (protocol 1.1)."),
+    paths(
+        health,
+        capabilities,
+        doc,
+        super::execute::execute,
+        super::execute::execute_sse,
+        super::sessions::create,
+        super::sessions::view,
+        super::sessions::remove,
+        super::sessions::update_variables,
+        super::flows::create,
+        super::flows::finish,
+        super::flows::execution,
+        super::events::subscribe,
+        super::tokens::create,
+        super::tokens::revoke,
+    ),
+    modifiers(&BearerAuth),
+    security(("bearer" = []))
+)]
+pub(crate) struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! `POST /execute` (an HTTP request, answered whole) and `POST /execute/sse` (a
+//! Server-Sent Events request, re-streamed event by event).
+
+use std::convert::Infallible;
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::{Extension, State};
+use axum::response::{IntoResponse, Response};
+use futures_util::{Stream, StreamExt as _, stream};
+use http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use http::{HeaderName, HeaderValue, StatusCode};
+use serde_json::json;
+
+use crate::auth::Access;
+use crate::error::ApiError;
+use crate::execute::{self, Fetched, Route, Run};
+use crate::state::AppState;
+use crate::wire::{ApiJson, ErrorBody, ExecuteRequest, ExecuteResponse};
+
+#[utoipa::path(post, path = "/execute", tag = "execute", request_body = ExecuteRequest,
+    responses(
+        (status = 200, description = "The request ran (any upstream status)", body = ExecuteResponse),
+        (status = 400, description = "VALIDATION_ERROR, CONTENT_OR_PATH_REQUIRED, REQUEST_INDEX_OUT_OF_RANGE, NO_REQUESTS_FOUND, PARSE_ERROR, EXECUTE_ERROR", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, description = "FORBIDDEN, PATH_OUTSIDE_WORKSPACE", body = ErrorBody),
+        (status = 404, description = "SESSION_NOT_FOUND, FLOW_NOT_FOUND, REQUEST_NOT_FOUND, FILE_NOT_FOUND", body = ErrorBody),
+        (status = 413, body = ErrorBody)))]
+pub(crate) async fn execute(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    ApiJson(body): ApiJson<ExecuteRequest>,
+) -> Result<Json<ExecuteResponse>, ApiError> {
+    execute::execute(&state, &access, body).await.map(Json)
+}
+
+#[utoipa::path(post, path = "/execute/sse", tag = "execute", request_body = ExecuteRequest,
+    responses(
+        (status = 200, description = "`text/event-stream`: the upstream events (`event`, `id`, `retry`, `data`); an `error` event if the upstream fails after opening. Headers `x-volley-upstream-status`, `x-volley-upstream-url`, `x-volley-run-id`, `x-volley-req-exec-id`, and each upstream header as `x-volley-upstream-header-<name>`.", content_type = "text/event-stream"),
+        (status = 400, description = "as /execute; EXECUTE_ERROR when the request is not SSE or the upstream did not open a stream", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub(crate) async fn execute_sse(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    ApiJson(body): ApiJson<ExecuteRequest>,
+) -> Result<Response, ApiError> {
+    execute::validate(&body, state.config.max_body_size)?;
+    let (session, flow) = execute::scope(&state, &access, &body)?;
+    let run = Run::begin(&state, session, flow, body.req_label.as_deref());
+    // The session's turn lasts until the stream is open, not for the stream's life.
+    let fetched = {
+        let session = run.session.clone();
+        let _turn = match &session {
+            Some(session) => Some(session.run_lock.lock().await),
+            None => None,
+        };
+        run.fetch(&body, Route::EventStream).await
+    };
+    let fetched = match fetched {
+        Ok(fetched) => fetched,
+        Err(failure) => return Err(run.fail(failure)),
+    };
+    let events = match fetched.response.events() {
+        Ok(events) if fetched.response.is_streaming() => events,
+        _ => {
+            let status = fetched.response.status();
+            let error = ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "EXECUTE_ERROR",
+                format!("the upstream answered {status} without an event stream"),
+            )
+            .with_details(json!({ "kind": "not_event_stream", "status": status }));
+            run.finish(&fetched, None);
+            return Err(error);
+        }
+    };
+    let upstream_status = fetched.response.status();
+    let upstream_url = fetched.response.url().to_string();
+    let upstream_headers = fetched.response.headers().clone();
+    let run_id = run.run_id.clone();
+    let req_exec_id = run.req_exec_id.clone();
+    let finish = Finish { run: Some(run), fetched: Some(fetched), events: 0 };
+    let shutdown = state.shutdown.clone().cancelled_owned();
+    let stream = relay(events, finish).take_until(shutdown);
+    let mut response =
+        ([(CONTENT_TYPE, "text/event-stream"), (CACHE_CONTROL, "no-cache")], Body::from_stream(stream)).into_response();
+    let headers = response.headers_mut();
+    for (name, value) in [
+        ("x-volley-upstream-status", upstream_status.to_string()),
+        ("x-volley-upstream-url", upstream_url),
+        ("x-volley-run-id", run_id),
+        ("x-volley-req-exec-id", req_exec_id),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(HeaderName::from_static(name), value);
+        }
+    }
+    for (name, value) in &upstream_headers {
+        // Hop-by-hop and framing headers describe the upstream connection, not the events.
+        if matches!(name.as_str(), "connection" | "keep-alive" | "transfer-encoding" | "content-length") {
+            continue;
+        }
+        if let Ok(relayed) = HeaderName::from_bytes(format!("x-volley-upstream-header-{name}").as_bytes()) {
+            headers.append(relayed, value.clone());
+        }
+    }
+    Ok(response)
+}
+
+/// Reports the end of a relayed stream, however it ends (upstream done, failed,
+/// client gone, shutdown).
+struct Finish {
+    run: Option<Run>,
+    fetched: Option<Fetched>,
+    events: u64,
+}
+
+impl Drop for Finish {
+    fn drop(&mut self) {
+        if let (Some(run), Some(fetched)) = (self.run.take(), self.fetched.take()) {
+            run.finish(&fetched, Some(json!({ "events": self.events })));
+        }
+    }
+}
+
+/// The upstream events as SSE events; an upstream failure becomes a last `error` event.
+fn relay(
+    events: volley_engine::EventStream,
+    finish: Finish,
+) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
+    stream::unfold(Some((events, finish)), |state| async move {
+        let (mut events, mut finish) = state?;
+        match events.next().await {
+            Some(Ok(event)) => {
+                finish.events += 1;
+                let frame = sse_frame(&event.event, event.id.as_deref(), event.retry, &event.data);
+                Some((Ok(frame), Some((events, finish))))
+            }
+            Some(Err(error)) => {
+                tracing::info!("upstream event stream failed: {error}");
+                let data =
+                    json!({ "error": { "code": "EXECUTE_ERROR", "message": error.to_string(), "kind": error.kind() } });
+                Some((Ok(sse_frame("error", None, None, &data.to_string())), None))
+            }
+            None => None,
+        }
+    })
+}
+
+/// One event in the SSE wire format. Written by hand, not with axum's `Event`: its
+/// `data("")` writes no `data` field, and a client never dispatches an event without
+/// one, so an upstream event with empty data would be lost.
+fn sse_frame(event: &str, id: Option<&str>, retry: Option<std::time::Duration>, data: &str) -> Bytes {
+    // Parsed upstream fields hold no line breaks; a stray one must not start a field.
+    let one_line = |text: &str| text.replace(['\r', '\n'], "");
+    let mut fields = Vec::new();
+    fields.extend(data.split('\n').map(|line| ("data", one_line(line))));
+    if event != "message" {
+        fields.push(("event", one_line(event)));
+    }
+    if let Some(id) = id {
+        fields.push(("id", one_line(id)));
+    }
+    if let Some(retry) = retry {
+        fields.push(("retry", retry.as_millis().to_string()));
+    }
+    let mut frame = String::with_capacity(data.len() + 32);
+    for (name, value) in fields {
+        frame.push_str(name);
+        frame.push_str(": ");
+        frame.push_str(&value);
+        frame.push('\n');
+    }
+    frame.push('\n');
+    Bytes::from(frame)
+}

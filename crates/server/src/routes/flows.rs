@@ -1,0 +1,101 @@
+//! Flows: create, finish, and read a stored execution.
+
+use axum::Json;
+use axum::extract::{Extension, Path, State};
+use http::StatusCode;
+use serde_json::json;
+
+use crate::auth::Access;
+use crate::error::ApiError;
+use crate::flows::StoredExecution;
+use crate::hub::{Emitter, Sequence};
+use crate::state::AppState;
+use crate::wire::{CreateFlow, ErrorBody, FlowCreated, FlowFinished, OptionalJson};
+
+/// Longest flow label, in characters.
+const MAX_LABEL: usize = 256;
+/// Most keys of a flow's `meta`.
+const MAX_META_KEYS: usize = 10;
+
+#[utoipa::path(post, path = "/flows", tag = "flows", request_body = CreateFlow,
+    responses((status = 201, body = FlowCreated), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, description = "SESSION_NOT_FOUND", body = ErrorBody),
+        (status = 429, description = "FLOW_LIMIT_REACHED", body = ErrorBody)))]
+pub(crate) async fn create(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    OptionalJson(body): OptionalJson<CreateFlow>,
+) -> Result<(StatusCode, Json<FlowCreated>), ApiError> {
+    access.require_full()?;
+    if body.label.as_ref().is_some_and(|label| label.chars().count() > MAX_LABEL) {
+        return Err(ApiError::validation(format!("`label` is longer than {MAX_LABEL} characters")));
+    }
+    if body.meta.as_ref().is_some_and(|meta| meta.len() > MAX_META_KEYS) {
+        return Err(ApiError::validation(format!("`meta` has more than {MAX_META_KEYS} keys")));
+    }
+    if let Some(id) = &body.session_id {
+        state.sessions.get(id)?;
+    }
+    let (flow, evicted) = state.flows.create(body.session_id, body.label, body.meta)?;
+    if let Some(evicted) = evicted {
+        state.hub.forget_flow(&evicted);
+    }
+    let emitter = flow_emitter(&state, &flow);
+    emitter.emit("flowStarted", json!({ "label": flow.label, "meta": flow.meta }));
+    Ok((StatusCode::CREATED, Json(FlowCreated { flow_id: flow.id.clone() })))
+}
+
+#[utoipa::path(post, path = "/flows/{id}/finish", tag = "flows", params(("id" = String, Path)),
+    responses((status = 200, body = FlowFinished), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "FLOW_NOT_FOUND", body = ErrorBody)))]
+pub(crate) async fn finish(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    Path(id): Path<String>,
+) -> Result<Json<FlowFinished>, ApiError> {
+    access.require_full()?;
+    let flow = state.flows.get(&id)?;
+    let (summary, first) = flow.finish();
+    if first {
+        flow_emitter(&state, &flow).emit("flowFinished", serde_json::to_value(summary).unwrap_or_default());
+    }
+    Ok(Json(FlowFinished { flow_id: flow.id.clone(), summary }))
+}
+
+#[utoipa::path(get, path = "/flows/{id}/executions/{exec}", tag = "flows",
+    params(("id" = String, Path), ("exec" = String, Path, description = "reqExecId")),
+    responses((status = 200, body = StoredExecution), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "FLOW_NOT_FOUND, EXECUTION_NOT_FOUND", body = ErrorBody)))]
+pub(crate) async fn execution(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    Path((id, exec)): Path<(String, String)>,
+) -> Result<Json<StoredExecution>, ApiError> {
+    if let Some(claims) = access.claims()
+        && claims.flow_id.as_deref() != Some(id.as_str())
+    {
+        return Err(ApiError::forbidden("the scoped token may only read executions of its own flow"));
+    }
+    let flow = state.flows.peek(&id).ok_or_else(|| ApiError::flow_not_found(&id))?;
+    flow.execution(&exec).map(Json).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "EXECUTION_NOT_FOUND",
+            format!(
+                "flow `{id}` has no execution `{exec}` (a flow keeps its last {} executions)",
+                state.config.max_executions_per_flow
+            ),
+        )
+    })
+}
+
+fn flow_emitter(state: &AppState, flow: &crate::flows::Flow) -> Emitter {
+    Emitter {
+        hub: state.hub.clone(),
+        run_id: None,
+        session_id: flow.session_id.clone(),
+        flow_id: Some(flow.id.clone()),
+        req_exec_id: None,
+        sequence: Sequence::Flow(flow.sequence.clone()),
+    }
+}

@@ -1,0 +1,164 @@
+//! Tokens: the main bearer token (compared in constant time) and scoped tokens
+//! `script.<base64url(claims)>.<base64url(HMAC-SHA256(main token, claims part))>`,
+//! with revocation.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use ring::hmac;
+use serde::{Deserialize, Serialize};
+
+use crate::clock::{new_id, now_ms};
+
+/// Default lifetime of a scoped token (15 min).
+pub(crate) const DEFAULT_TTL_MS: u64 = 900_000;
+/// Longest lifetime of a scoped token (a day).
+pub(crate) const MAX_TTL_MS: u64 = 86_400_000;
+
+const PREFIX: &str = "script.";
+
+/// What a scoped token allows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Claims {
+    pub(crate) jti: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) flow_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) session_id: Option<String>,
+    pub(crate) created_at: u64,
+    pub(crate) expires_at: u64,
+}
+
+/// Why a presented token is not accepted (logged, never answered in detail).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rejected {
+    Invalid,
+    Expired,
+    Revoked,
+}
+
+/// The server's tokens.
+pub(crate) struct Tokens {
+    key: Option<(hmac::Key, hmac::Tag)>,
+    /// Scoped tokens issued, by `jti`, with their expiry; revoked ones are removed.
+    issued: Mutex<HashMap<String, u64>>,
+}
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokens").field("enabled", &self.key.is_some()).finish_non_exhaustive()
+    }
+}
+
+impl Tokens {
+    pub(crate) fn new(main: Option<&str>) -> Self {
+        let key = main.map(|main| {
+            let key = hmac::Key::new(hmac::HMAC_SHA256, main.as_bytes());
+            let tag = hmac::sign(&key, main.as_bytes());
+            (key, tag)
+        });
+        Self { key, issued: Mutex::default() }
+    }
+
+    pub(crate) fn enabled(&self) -> bool {
+        self.key.is_some()
+    }
+
+    /// Whether `presented` is the main token, in constant time: `ring` compares the
+    /// HMAC of what was presented with the main token's own, so neither its content
+    /// nor its length leaks through timing.
+    pub(crate) fn is_main(&self, presented: &str) -> bool {
+        let Some((key, expected)) = &self.key else { return false };
+        hmac::verify(key, presented.as_bytes(), expected.as_ref()).is_ok()
+    }
+
+    /// A new scoped token and its claims.
+    pub(crate) fn issue(
+        &self,
+        flow_id: Option<String>,
+        session_id: Option<String>,
+        ttl_ms: u64,
+    ) -> Option<(String, Claims)> {
+        let (key, _) = self.key.as_ref()?;
+        let now = now_ms();
+        let claims = Claims { jti: new_id("tok"), flow_id, session_id, created_at: now, expires_at: now + ttl_ms };
+        let part = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&claims).ok()?);
+        let signature = URL_SAFE_NO_PAD.encode(hmac::sign(key, part.as_bytes()).as_ref());
+        if let Ok(mut issued) = self.issued.lock() {
+            issued.insert(claims.jti.clone(), claims.expires_at);
+        }
+        Some((format!("{PREFIX}{part}.{signature}"), claims))
+    }
+
+    /// The claims of a valid, unexpired, unrevoked scoped token.
+    pub(crate) fn verify(&self, presented: &str) -> Result<Claims, Rejected> {
+        let (key, _) = self.key.as_ref().ok_or(Rejected::Invalid)?;
+        let rest = presented.strip_prefix(PREFIX).ok_or(Rejected::Invalid)?;
+        let (part, signature) = rest.split_once('.').ok_or(Rejected::Invalid)?;
+        let signature = URL_SAFE_NO_PAD.decode(signature).map_err(|_| Rejected::Invalid)?;
+        hmac::verify(key, part.as_bytes(), &signature).map_err(|_| Rejected::Invalid)?;
+        let claims: Claims = URL_SAFE_NO_PAD
+            .decode(part)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .ok_or(Rejected::Invalid)?;
+        if claims.expires_at <= now_ms() {
+            return Err(Rejected::Expired);
+        }
+        let known = self.issued.lock().is_ok_and(|issued| issued.contains_key(&claims.jti));
+        if !known {
+            return Err(Rejected::Revoked);
+        }
+        Ok(claims)
+    }
+
+    /// Revokes the token `jti`; `false` when no live token has it.
+    pub(crate) fn revoke(&self, jti: &str) -> bool {
+        self.issued.lock().is_ok_and(|mut issued| issued.remove(jti).is_some())
+    }
+
+    /// Forgets expired tokens.
+    pub(crate) fn sweep(&self, now: u64) {
+        if let Ok(mut issued) = self.issued.lock() {
+            issued.retain(|_, expires_at| *expires_at > now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn main_token_matches_only_itself() {
+        let tokens = Tokens::new(Some("s3cret"));
+        assert!(tokens.is_main("s3cret"));
+        for wrong in ["", "s3cre", "s3cret ", "S3CRET", "script.x.y"] {
+            assert!(!tokens.is_main(wrong), "{wrong}");
+        }
+        assert!(!Tokens::new(None).is_main("anything"));
+    }
+
+    #[test]
+    fn scoped_tokens_verify_expire_and_revoke() {
+        let tokens = Tokens::new(Some("main"));
+        let (token, claims) = tokens.issue(Some("flow_1".to_owned()), None, 60_000).expect("issued");
+        assert_eq!(tokens.verify(&token), Ok(claims.clone()));
+        // Another server's key does not verify it.
+        assert_eq!(Tokens::new(Some("other")).verify(&token), Err(Rejected::Invalid));
+        // Tampered claims fail the signature.
+        let (_, rest) = token.split_once('.').expect("prefix");
+        let (_, signature) = rest.split_once('.').expect("signature");
+        let forged =
+            URL_SAFE_NO_PAD.encode(br#"{"jti":"x","flowId":"other","createdAt":0,"expiresAt":99999999999999}"#);
+        assert_eq!(tokens.verify(&format!("script.{forged}.{signature}")), Err(Rejected::Invalid));
+        assert!(tokens.revoke(&claims.jti));
+        assert_eq!(tokens.verify(&token), Err(Rejected::Revoked));
+        assert!(!tokens.revoke(&claims.jti));
+        let (expired, _) = tokens.issue(None, Some("ses_1".to_owned()), 0).expect("issued");
+        assert_eq!(tokens.verify(&expired), Err(Rejected::Expired));
+    }
+}

@@ -1,0 +1,378 @@
+//! The wire types of the API (PROTOCOL.md), with their `OpenAPI` schemas, and the JSON
+//! extractor that turns every malformed body into the API's error shape.
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Request};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use crate::error::ApiError;
+
+/// A JSON body; malformed JSON, wrong types and oversized bodies become API errors.
+#[derive(Debug)]
+pub(crate) struct ApiJson<T>(pub(crate) T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(request, state).await {
+            Ok(axum::Json(value)) => Ok(Self(value)),
+            Err(rejection) => Err(json_rejection(&rejection)),
+        }
+    }
+}
+
+/// A JSON body that may be left out (an empty body is `T::default()`).
+#[derive(Debug)]
+pub(crate) struct OptionalJson<T>(pub(crate) T);
+
+impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = axum::body::Bytes::from_request(request, state).await.map_err(|rejection| {
+            if rejection.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(http::StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", "the request body is too large")
+            } else {
+                ApiError::validation(rejection.body_text())
+            }
+        })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Self(T::default()));
+        }
+        serde_json::from_slice(&bytes)
+            .map(Self)
+            .map_err(|error| ApiError::validation(format!("invalid JSON body: {error}")))
+    }
+}
+
+fn json_rejection(rejection: &JsonRejection) -> ApiError {
+    if rejection.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
+        return ApiError::new(
+            http::StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            "the request body is too large",
+        )
+        .with_details(
+            serde_json::json!({ "hint": "send a smaller body, or start the server with a larger --max-body-size" }),
+        );
+    }
+    let message = match rejection {
+        JsonRejection::MissingJsonContentType(_) => {
+            "send the body as JSON with `Content-Type: application/json`".to_owned()
+        }
+        other => other.body_text(),
+    };
+    ApiError::validation(message)
+}
+
+/// The fields that select and parameterise a request, shared by the execute routes.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExecuteRequest {
+    /// The `.http` text (exactly one of `content` and `path`).
+    pub(crate) content: Option<String>,
+    /// A `.http` file relative to the workspace.
+    pub(crate) path: Option<String>,
+    /// The request named so (`# @name` or `### Name`).
+    pub(crate) request_name: Option<String>,
+    /// The request at this 0-based position (default 0).
+    pub(crate) request_index: Option<u64>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) flow_id: Option<String>,
+    /// A configuration profile.
+    pub(crate) profile: Option<String>,
+    /// Variables of this execution (above the session's).
+    #[schema(value_type = Option<Object>)]
+    pub(crate) variables: Option<Map<String, Value>>,
+    /// A label shown to observers.
+    pub(crate) req_label: Option<String>,
+    /// Request timeout, 100..300000 ms.
+    pub(crate) timeout_ms: Option<u64>,
+    /// With `content`: where `< file` references and the configuration are found,
+    /// relative to the workspace.
+    pub(crate) base_path: Option<String>,
+    pub(crate) follow_redirects: Option<bool>,
+    #[serde(rename = "validateSSL")]
+    pub(crate) validate_ssl: Option<bool>,
+    /// `/execute/sse` only: connection timeout in ms (default 30000).
+    pub(crate) timeout: Option<u64>,
+    /// `/execute/sse` only: sent as `Last-Event-ID`.
+    pub(crate) last_event_id: Option<String>,
+}
+
+/// One header of a response, names in lower case, one entry per value.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct Header {
+    pub(crate) name: String,
+    pub(crate) value: String,
+}
+
+/// The answer of `POST /execute`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExecuteResponse {
+    pub(crate) run_id: String,
+    pub(crate) req_exec_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) flow_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) session: Option<SessionRef>,
+    pub(crate) request: RequestInfo,
+    pub(crate) resolved: Resolved,
+    pub(crate) response: ResponseInfo,
+    pub(crate) limits: Limits,
+    pub(crate) timing: TimingInfo,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) assertions: Option<AssertionReport>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SessionRef {
+    pub(crate) session_id: String,
+    pub(crate) snapshot_version: u64,
+}
+
+/// The request that ran.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RequestInfo {
+    pub(crate) index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) name: Option<String>,
+    pub(crate) method: String,
+    /// The URL as written.
+    pub(crate) url: String,
+    /// The URL sent (variables substituted).
+    pub(crate) url_resolved: String,
+}
+
+/// Where the server found things.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Resolved {
+    pub(crate) workspace_root: String,
+    pub(crate) base_path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) http_file_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) config_path: Option<String>,
+}
+
+/// The upstream response.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ResponseInfo {
+    pub(crate) status: u16,
+    pub(crate) status_text: String,
+    pub(crate) headers: Vec<Header>,
+    /// `buffered` (the body is in `body`) or `none` (no body).
+    pub(crate) body_mode: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) body: Option<String>,
+    /// `utf-8` or `base64` (bodies that are not UTF-8).
+    pub(crate) encoding: &'static str,
+    /// The body was cut at `limits.maxBodyBytes`.
+    pub(crate) truncated: bool,
+    /// Bytes of the body as captured.
+    pub(crate) body_bytes: usize,
+    /// The final URL (after redirects).
+    pub(crate) url: String,
+    pub(crate) redirected: bool,
+    pub(crate) http_version: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Limits {
+    pub(crate) max_body_bytes: usize,
+}
+
+/// Epoch milliseconds and durations in milliseconds.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TimingInfo {
+    pub(crate) start_time: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) end_time: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) duration_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) ttfb: Option<f64>,
+}
+
+/// The `@assert` checks of a request.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct AssertionReport {
+    pub(crate) passed: bool,
+    pub(crate) total: usize,
+    pub(crate) failed: usize,
+    pub(crate) checks: Vec<Check>,
+}
+
+/// One check: `outcome` is `passed`, `failed` (with `expected`/`actual`) or `invalid`
+/// (with `message`/`hint`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct Check {
+    pub(crate) expression: String,
+    pub(crate) outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) expected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) actual: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hint: Option<String>,
+    pub(crate) span: SpanInfo,
+}
+
+/// Byte offsets in the `.http` text, and the 1-based line and column of `start`.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub(crate) struct SpanInfo {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) line: u32,
+    pub(crate) column: u32,
+}
+
+/// `POST /session`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub(crate) struct CreateSession {
+    #[schema(value_type = Option<Object>)]
+    pub(crate) variables: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SessionCreated {
+    pub(crate) session_id: String,
+}
+
+/// `GET /session/{id}`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SessionView {
+    pub(crate) session_id: String,
+    /// Secrets redacted.
+    #[schema(value_type = Object)]
+    pub(crate) variables: Map<String, Value>,
+    pub(crate) cookie_count: usize,
+    pub(crate) created_at: u64,
+    pub(crate) last_used_at: u64,
+    pub(crate) snapshot_version: u64,
+}
+
+/// `PUT /session/{id}/variables`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+pub(crate) struct UpdateVariables {
+    #[schema(value_type = Object)]
+    pub(crate) variables: Map<String, Value>,
+    /// `merge` (default) or `replace`.
+    pub(crate) mode: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct VariablesUpdated {
+    pub(crate) session_id: String,
+    pub(crate) snapshot_version: u64,
+}
+
+/// `POST /flows`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CreateFlow {
+    pub(crate) session_id: Option<String>,
+    /// At most 256 characters.
+    pub(crate) label: Option<String>,
+    /// At most 10 keys.
+    #[schema(value_type = Option<Object>)]
+    pub(crate) meta: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FlowCreated {
+    pub(crate) flow_id: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FlowFinished {
+    pub(crate) flow_id: String,
+    pub(crate) summary: FlowSummary,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FlowSummary {
+    pub(crate) total: u64,
+    pub(crate) succeeded: u64,
+    pub(crate) failed: u64,
+    pub(crate) duration_ms: u64,
+}
+
+/// `POST /tokens`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CreateToken {
+    pub(crate) flow_id: Option<String>,
+    pub(crate) session_id: Option<String>,
+    /// Default 900000 (15 min), at most 86400000 (a day).
+    pub(crate) ttl_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TokenCreated {
+    pub(crate) token: String,
+    pub(crate) jti: String,
+    pub(crate) expires_at: u64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct Health {
+    pub(crate) healthy: bool,
+    pub(crate) version: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Capabilities {
+    pub(crate) protocol_version: &'static str,
+    pub(crate) version: &'static str,
+    pub(crate) features: Features,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(clippy::struct_excessive_bools)] // The wire's feature flags.
+pub(crate) struct Features {
+    pub(crate) sessions: bool,
+    pub(crate) diagnostics: bool,
+    pub(crate) streaming_bodies: bool,
+    pub(crate) observer_web_socket: bool,
+    pub(crate) request_web_socket: bool,
+    pub(crate) replay_buffer: bool,
+    pub(crate) binary_payloads: bool,
+}
+
+/// The error body of every non-2xx answer.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ErrorBody {
+    pub(crate) error: ErrorInfo,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ErrorInfo {
+    /// A stable code (`VALIDATION_ERROR`, `UNAUTHORIZED`, …).
+    pub(crate) code: String,
+    pub(crate) message: String,
+    #[schema(value_type = Option<Object>)]
+    pub(crate) details: Option<Value>,
+}
