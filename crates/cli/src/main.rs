@@ -10,6 +10,7 @@ mod output;
 mod pretty;
 mod render;
 mod run;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -65,6 +66,15 @@ enum Command {
     /// hint. Variables and resolvers of volley.jsonc (every profile) count as defined.
     /// Directories are searched for `.http` and `.rest` files. Exits with 1 on errors.
     Check(check::CheckArgs),
+    /// Start the execution server: run .http definitions for remote clients, keep
+    /// sessions and flows, stream events to observers.
+    ///
+    /// Serves protocol 1.1 over HTTP (docs/protocol.md, or GET /doc for its description) on
+    /// 127.0.0.1:4097 by default. Files are read from the workspace only. With
+    /// --token every request needs `Authorization: Bearer <token>`; without it the
+    /// server refuses to listen beyond loopback. Ctrl-C or SIGTERM stops it after
+    /// in-flight executions finish (at most 10 s).
+    Serve(serve::ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where your shell looks for completions, for example:
@@ -116,6 +126,7 @@ fn main() -> ExitCode {
             Ok(exit::Exit::Success)
         }
         Command::EchoServer(args) => echo::run(&args),
+        Command::Serve(args) => serve::run(&args),
     };
     match result {
         Ok(code) => code.into(),

@@ -3,6 +3,8 @@
 //!
 //! - `args`: the arguments, one per line; `$BASE` is the URL of a fresh local test
 //!   server (`http://127.0.0.1:PORT`), `$TLS` of its HTTPS twin, `$VOLLEY` the binary.
+//!   `$SERVE` is the URL of an execution server (`volley serve`, in-process) whose
+//!   workspace is the case's scratch folder; a `serve-token` file gives it a token.
 //! - `stdin` (optional): piped to the binary (otherwise stdin is empty).
 //! - `env` (optional): `NAME=value` lines set for the run. `BASE` and `TLS` are always
 //!   set (and `WS`, the server's `ws://` URL), so `.http` files write
@@ -32,6 +34,19 @@ use std::sync::LazyLock;
 use regex::Regex;
 use volley_test_support::TestServer;
 
+/// An execution server on 127.0.0.1 port 0 over `workspace`, running until the sender drops.
+async fn serve(workspace: &Path, token: Option<String>) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let config =
+        volley_server::ServerConfig { port: 0, workspace: workspace.to_path_buf(), token, ..Default::default() };
+    let server = volley_server::Server::bind(config).await.expect("the execution server binds");
+    let url = format!("http://{}", server.local_addr());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(server.run(async move {
+        let _ = stopped.await;
+    }));
+    (url, stop)
+}
+
 fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cli")
 }
@@ -58,12 +73,18 @@ fn cli_cases() {
         let scratch = scratch_root.join(&name);
         std::fs::create_dir_all(scratch_root.join(".git")).unwrap();
         copy_case(case, &scratch);
+        let args_text = std::fs::read_to_string(case.join("args")).unwrap();
+        let execution_server = args_text.contains("$SERVE").then(|| {
+            let token = std::fs::read_to_string(case.join("serve-token")).ok().map(|token| token.trim().to_owned());
+            runtime.block_on(serve(&scratch, token))
+        });
+        let serve_url = execution_server.as_ref().map(|(url, _)| url.clone()).unwrap_or_default();
         let substitute = |text: &str| {
-            text.replace("$BASE", &server.base_url())
+            text.replace("$SERVE", &serve_url)
+                .replace("$BASE", &server.base_url())
                 .replace("$TLS", &tls.base_url())
                 .replace("$VOLLEY", env!("CARGO_BIN_EXE_volley"))
         };
-        let args_text = std::fs::read_to_string(case.join("args")).unwrap();
         let args: Vec<String> = args_text.lines().filter(|line| !line.is_empty()).map(substitute).collect();
         let mut command = Command::new(env!("CARGO_BIN_EXE_volley"));
         command
@@ -72,6 +93,10 @@ fn cli_cases() {
             .env("NO_COLOR", "1")
             .env_remove("CLICOLOR_FORCE")
             .env_remove("VOLLEY_PROFILE")
+            .env_remove("VOLLEY_SERVER")
+            .env_remove("VOLLEY_TOKEN")
+            .env_remove("VOLLEY_FLOW_ID")
+            .env_remove("VOLLEY_SESSION_ID")
             .env("BASE", server.base_url())
             .env("WS", server.base_url().replacen("http", "ws", 1))
             .env("TLS", tls.base_url());
@@ -92,7 +117,11 @@ fn cli_cases() {
         let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &input));
         let output = child.wait_with_output().expect("the volley binary runs");
         writer.join().expect("the stdin writer ends").ok();
-        let normalize = |text: &str| normalize(text, &server, &tls, &scratch);
+        drop(execution_server);
+        let normalize = |text: &str| {
+            let text = if serve_url.is_empty() { text.to_owned() } else { text.replace(&serve_url, "$SERVE") };
+            normalize(&text, &server, &tls, &scratch)
+        };
         let mut actual = vec![
             ("stdout".to_owned(), normalize(&String::from_utf8_lossy(&output.stdout))),
             ("stderr".to_owned(), normalize(&String::from_utf8_lossy(&output.stderr))),

@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
-use volley_engine::{CancellationToken, Client, ClientConfig, CookieJar, RequestDefaults, RunOptions};
+use volley_engine::{
+    CancellationToken, Client, ClientConfig, CookieJar, RemoteClient, RemoteConfig, RequestDefaults, RunOptions,
+};
 
 use crate::exit::Exit;
 use crate::render;
@@ -101,6 +103,17 @@ pub(crate) struct RunArgs {
     /// has come for this many milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     wait: u64,
+
+    /// Send the requests through the execution server at this URL (`volley serve`)
+    /// instead of from here: one server session and flow for the run, visible to its
+    /// observers. Files are sent as text; `< file` references and volley.jsonc are
+    /// read on the server, relative to its workspace.
+    #[arg(long, value_name = "URL", env = "VOLLEY_SERVER", conflicts_with = "cookie_jar")]
+    server: Option<String>,
+
+    /// The bearer token of the execution server (with --server).
+    #[arg(long, value_name = "TOKEN", env = "VOLLEY_TOKEN", hide_env_values = true, requires = "server")]
+    token: Option<String>,
 }
 
 const RUN_EXAMPLES: &str = "\
@@ -112,7 +125,8 @@ Examples:
   volley run tests/ --report junit=out.xml   a directory, with a JUnit report for CI
   volley run api.http --json | jq .response.status
   volley run events.http --max-events 10       an event stream, ended after 10 events
-  printf 'hi\n' | volley run chat.http          a WebSocket: send stdin's lines, print replies
+  printf 'hi\\n' | volley run chat.http          a WebSocket: send stdin's lines, print replies
+  volley run api.http --server http://127.0.0.1:4097   through a running `volley serve`
 
 Requests run in file order, so a later request can use an earlier one's response:
 {{login.response.body.$.token}}. `# @assert` lines check each response:
@@ -215,9 +229,21 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         }
         results
     } else {
-        match client(args, &files) {
-            Ok(client) => {
-                let sent = send(args, &client, &files, &plan, mode).await?;
+        let executor = match &args.server {
+            Some(url) => remote(args, url).map(Executor::Remote),
+            None => client(args, &files).map(Executor::Local),
+        };
+        match executor {
+            Ok(executor) => {
+                let sent = send(args, &executor, &files, &plan, mode).await?;
+                if let Executor::Remote(remote) = &executor
+                    && let Err(error) = remote.close().await
+                {
+                    anstream::eprintln!(
+                        "{}",
+                        render::plain(&format!("could not finish the server's flow: {error}"), None)
+                    );
+                }
                 interrupted = sent.interrupted;
                 sent.results
             }
@@ -248,10 +274,34 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
+/// Where requests run: here, or through an execution server.
+enum Executor {
+    Local(Client),
+    Remote(RemoteClient),
+}
+
+impl Executor {
+    async fn run(
+        &self,
+        file: &select::File,
+        request: &volley_syntax::Request,
+        mut options: RunOptions,
+    ) -> Result<volley_engine::Response, volley_engine::Error> {
+        match self {
+            Executor::Local(client) => client.run_request(&file.document, request, Some(&file.path), options).await,
+            Executor::Remote(client) => {
+                options.request = volley_engine::Selection::Index(request.index);
+                options.source_path = Some(file.path.clone());
+                client.run_string(&file.text, options).await
+            }
+        }
+    }
+}
+
 /// Sends the planned requests in order through one client.
 async fn send(
     args: &RunArgs,
-    client: &Client,
+    client: &Executor,
     files: &[select::File],
     plan: &[select::Step],
     mode: Mode,
@@ -293,13 +343,19 @@ async fn send(
             RequestResult::skipped(file, request)
         } else {
             progress.set_message(outcome::title(file, request));
-            let mut options =
-                RunOptions { overrides: overrides.clone(), ..RunOptions::default() }.cancel(interrupt.child_token());
+            let mut options = RunOptions {
+                overrides: overrides.clone(),
+                // Through a server the client's defaults are not there: each run says them.
+                follow_redirects: args.no_redirect.then_some(false),
+                validate_ssl: args.insecure.then_some(false),
+                ..RunOptions::default()
+            }
+            .cancel(interrupt.child_token());
             if let Some(timeout) = args.timeout {
                 options = options.timeout(Duration::from_millis(timeout));
             }
             let started = Instant::now();
-            let response = client.run_request(&file.document, request, Some(&file.path), options).await;
+            let response = client.run(file, request, options).await;
             let mut result = RequestResult::new(file, request, response).await;
             progress.suspend(|| human::print(&result, file, mode, plan.len() > 1));
             if let Outcome::Response { response, .. } = &result.outcome
@@ -339,6 +395,25 @@ async fn send(
 struct Sent {
     results: Vec<RequestResult>,
     interrupted: bool,
+}
+
+/// The remote client of `--server`: a session and a flow labelled with the run.
+fn remote(args: &RunArgs, url: &str) -> Result<RemoteClient, select::Problem> {
+    let files: Vec<String> = args.files.iter().map(|path| path.display().to_string()).collect();
+    let mut config = RemoteConfig {
+        token: args.token.clone(),
+        profile: args.profile.clone(),
+        timeout: args.timeout.map(Duration::from_millis),
+        flow_label: Some(format!("volley run {}", files.join(" "))),
+        ..RemoteConfig::new(url)
+    };
+    config.fill_from_env();
+    RemoteClient::new(config).map_err(|error| {
+        select::Problem::usage(
+            error.to_string(),
+            Some("pass the server's base URL, like --server http://127.0.0.1:4097"),
+        )
+    })
 }
 
 /// The client of the run: profile, `--var`, `--no-redirect`, `--insecure`, cookies.

@@ -127,6 +127,12 @@ impl RequestResult {
 pub(crate) fn error_exit(error: &Error) -> Exit {
     match error {
         Error::Transport(_) | Error::Cancelled | Error::TokenRefresh { .. } => Exit::Transport,
+        Error::Server { code, .. } => match code.as_str() {
+            "EXECUTE_ERROR" => Exit::Transport,
+            "PARSE_ERROR" | "VALIDATION_ERROR" | "FILE_NOT_FOUND" | "PATH_OUTSIDE_WORKSPACE" => Exit::Invalid,
+            // The server refused the run itself: its URL, token or limits.
+            _ => Exit::Usage,
+        },
         _ => Exit::Invalid,
     }
 }
@@ -142,6 +148,8 @@ pub(crate) fn error_code(error: &Error) -> String {
         Error::Config(_) => "config".to_owned(),
         Error::Cancelled => "cancelled".to_owned(),
         Error::TokenRefresh { .. } => "token-refresh".to_owned(),
+        Error::Server { code, kind: Some(kind), .. } if code == "EXECUTE_ERROR" => kind.replace('_', "-"),
+        Error::Server { code, .. } => code.to_ascii_lowercase().replace('_', "-"),
         _ => "error".to_owned(),
     }
 }
