@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use volley_server::{DEFAULT_MAX_SESSIONS, DEFAULT_PORT, Server, ServerConfig};
+use volley_server::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PORT, Server, ServerConfig};
 
 use crate::exit::Exit;
 
@@ -44,6 +44,10 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SESSIONS)]
     max_sessions: usize,
 
+    /// Most server-owned WebSocket sessions open at once; one more answers 429.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WS_SESSIONS)]
+    max_ws_sessions: usize,
+
     /// Log lines on stderr as text or JSON (level from `RUST_LOG`, default `info`).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -61,7 +65,10 @@ Routes (protocol 1.1, docs/protocol.md; the OpenAPI document is at /doc):
   POST /execute, /execute/sse            run a request of a .http text or file
   POST /session   GET|DELETE /session/{id}   PUT /session/{id}/variables
   POST /flows     POST /flows/{id}/finish    GET /flows/{id}/executions/{reqExecId}
+  POST /execute/ws                       open a server-owned WebSocket session
+  GET  /ws/session/{id}?afterSeq=        its control socket (replay, then live)
   GET  /event?sessionId=&flowId=         observer events (Server-Sent Events)
+  GET  /event/ws?flowId=&afterSeq=       observer events (WebSocket, with replay)
   POST /tokens    DELETE /tokens/{jti}   scoped tokens (needs --token)
 
 Examples:
@@ -86,6 +93,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
         cors: args.cors.clone(),
         max_body_size: args.max_body_size,
         max_sessions: args.max_sessions,
+        max_ws_sessions: args.max_ws_sessions,
         ..ServerConfig::default()
     };
     let server = match Server::bind(config).await {
@@ -123,9 +131,10 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
     crate::output::line(&format!("  config     {config}"));
     crate::output::line(&format!("  auth       {auth}"));
     crate::output::line(&format!(
-        "  limits     bodies {}, {} sessions",
+        "  limits     bodies {}, {} sessions, {} WebSocket sessions",
         format_size(args.max_body_size),
-        args.max_sessions
+        args.max_sessions,
+        args.max_ws_sessions
     ));
     crate::output::line(&format!("  api        {base}/doc (OpenAPI); Ctrl-C stops"));
     server.run(shutdown_signal()).await.context("the server failed")?;

@@ -2,7 +2,8 @@
 //! is one case:
 //!
 //! - `args`: the arguments, one per line; `$BASE` is the URL of a fresh local test
-//!   server (`http://127.0.0.1:PORT`), `$TLS` of its HTTPS twin, `$VOLLEY` the binary.
+//!   server (`http://127.0.0.1:PORT`), `$WS` the same with `ws://`, `$TLS` of its
+//!   HTTPS twin, `$VOLLEY` the binary.
 //!   `$SERVE` is the URL of an execution server (`volley serve`, in-process) whose
 //!   workspace is the case's scratch folder; a `serve-token` file gives it a token.
 //! - `stdin` (optional): piped to the binary (otherwise stdin is empty).
@@ -82,6 +83,7 @@ fn cli_cases() {
         let substitute = |text: &str| {
             text.replace("$SERVE", &serve_url)
                 .replace("$BASE", &server.base_url())
+                .replace("$WS", &server.base_url().replacen("http", "ws", 1))
                 .replace("$TLS", &tls.base_url())
                 .replace("$VOLLEY", env!("CARGO_BIN_EXE_volley"))
         };

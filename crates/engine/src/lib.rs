@@ -57,7 +57,10 @@ pub use config::Config;
 pub use cookies::{CookieJar, CookieJarError};
 pub use error::{BuildError, ConfigError, Error, SelectionError, TransportError};
 pub use io::{Io, MemoryFs, RealFs, normalize};
-pub use remote::{RemoteClient, RemoteConfig};
+pub use remote::{
+    RemoteClient, RemoteConfig, WsEnvelope, WsEnvelopeError, WsEnvelopeKind, WsSessionHandle, WsSessionInfo,
+    WsSessionOptions, WsSessionReceiver, WsSessionSender, WsSessionSocket,
+};
 pub use resolvers::{
     CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment, Resolver, ResolverResult, async_resolver, resolver,
 };

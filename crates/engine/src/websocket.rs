@@ -4,6 +4,10 @@
 //!
 //! Binary frames are not part of protocol 1.1: one that arrives is an error item of
 //! the stream ([`WsError::Binary`]), and the stream goes on.
+//!
+//! A connection has one of two backends: its own socket (a local run), or something
+//! else that sends and receives messages for it (a session owned by the execution
+//! server, see `remote::ws_adapter`): an [`Outlet`] and a stream of messages.
 
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
@@ -22,6 +26,7 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 use crate::error::TransportError;
+use crate::transport::BoxFuture;
 
 type Socket = WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>;
 
@@ -125,7 +130,8 @@ impl WebSocket {
         self.sender.send_json(value).await
     }
 
-    /// Sends a ping; the pong arrives as [`WsMessage::Pong`].
+    /// Sends a ping; the pong arrives as [`WsMessage::Pong`] (not on a session owned by
+    /// the execution server, see [`WsSender::ping`]).
     pub async fn ping(&self, payload: impl Into<Bytes>) -> Result<(), WsError> {
         self.sender.ping(payload).await
     }
@@ -153,8 +159,33 @@ impl Stream for WebSocket {
 /// The sending half of a connection.
 #[derive(Clone)]
 pub struct WsSender {
-    sink: Arc<tokio::sync::Mutex<SplitSink<Socket, Message>>>,
+    backend: SenderBackend,
 }
+
+#[derive(Clone)]
+enum SenderBackend {
+    /// The connection's own socket.
+    Socket(Arc<tokio::sync::Mutex<SplitSink<Socket, Message>>>),
+    /// Something that sends for the connection (a server-owned session).
+    Outlet(Arc<dyn Outlet>),
+}
+
+/// What a connection sends, whatever carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outgoing {
+    Text(String),
+    Ping(Bytes),
+    /// A close code and a reason of at most 123 bytes.
+    Close(u16, String),
+}
+
+/// Sends for a connection that has no socket of its own.
+pub(crate) trait Outlet: Send + Sync {
+    fn send(&self, message: Outgoing) -> BoxFuture<'_, Result<(), WsError>>;
+}
+
+/// The messages of a connection that has no socket of its own.
+pub(crate) type MessageStream = Pin<Box<dyn Stream<Item = Result<WsMessage, WsError>> + Send + Sync>>;
 
 impl std::fmt::Debug for WsSender {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -165,7 +196,7 @@ impl std::fmt::Debug for WsSender {
 impl WsSender {
     /// Sends a text message.
     pub async fn send_text(&self, text: impl Into<String>) -> Result<(), WsError> {
-        self.send(Message::text(text.into())).await
+        self.send(Outgoing::Text(text.into())).await
     }
 
     /// Sends `value` as a JSON text message.
@@ -174,9 +205,10 @@ impl WsSender {
         self.send_text(text).await
     }
 
-    /// Sends a ping.
+    /// Sends a ping. On a session owned by the execution server the ping only keeps
+    /// the session from idling: no pong comes back.
     pub async fn ping(&self, payload: impl Into<Bytes>) -> Result<(), WsError> {
-        self.send(Message::Ping(payload.into())).await
+        self.send(Outgoing::Ping(payload.into())).await
     }
 
     /// Closes the connection with a code and a reason (the reason is cut to the 123
@@ -186,12 +218,22 @@ impl WsSender {
         while !reason.is_char_boundary(end) {
             end -= 1;
         }
-        let frame = CloseFrame { code: CloseCode::from(code), reason: reason[..end].to_owned().into() };
-        self.send(Message::Close(Some(frame))).await
+        self.send(Outgoing::Close(code, reason[..end].to_owned())).await
     }
 
-    async fn send(&self, message: Message) -> Result<(), WsError> {
-        self.sink.lock().await.send(message).await.map_err(|error| match error {
+    async fn send(&self, message: Outgoing) -> Result<(), WsError> {
+        let sink = match &self.backend {
+            SenderBackend::Outlet(outlet) => return outlet.send(message).await,
+            SenderBackend::Socket(sink) => sink,
+        };
+        let message = match message {
+            Outgoing::Text(text) => Message::text(text),
+            Outgoing::Ping(payload) => Message::Ping(payload),
+            Outgoing::Close(code, reason) => {
+                Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: reason.into() }))
+            }
+        };
+        sink.lock().await.send(message).await.map_err(|error| match error {
             tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => WsError::Closed,
             other => WsError::Connection(other.to_string()),
         })
@@ -200,13 +242,23 @@ impl WsSender {
 
 /// The receiving half of a connection: a stream of messages that ends after the close.
 pub struct WsReceiver {
-    stream: SplitStream<Socket>,
-    closed: bool,
+    backend: ReceiverBackend,
+}
+
+enum ReceiverBackend {
+    /// The connection's own socket; `closed` once its close frame or error came.
+    Socket { stream: SplitStream<Socket>, closed: bool },
+    /// Messages that something else receives for the connection.
+    Stream(MessageStream),
 }
 
 impl std::fmt::Debug for WsReceiver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WsReceiver").field("closed", &self.closed).finish_non_exhaustive()
+        let mut debug = f.debug_struct("WsReceiver");
+        if let ReceiverBackend::Socket { closed, .. } = &self.backend {
+            debug.field("closed", closed);
+        }
+        debug.finish_non_exhaustive()
     }
 }
 
@@ -214,15 +266,19 @@ impl Stream for WsReceiver {
     type Item = Result<WsMessage, WsError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let (stream, closed) = match &mut self.backend {
+            ReceiverBackend::Stream(messages) => return messages.as_mut().poll_next(cx),
+            ReceiverBackend::Socket { stream, closed } => (stream, closed),
+        };
         loop {
-            if self.closed {
+            if *closed {
                 return Poll::Ready(None);
             }
-            let message = match self.stream.poll_next_unpin(cx) {
+            let message = match stream.poll_next_unpin(cx) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(None) => return Poll::Ready(None),
                 Poll::Ready(Some(Err(error))) => {
-                    self.closed = true;
+                    *closed = true;
                     return match error {
                         tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => Poll::Ready(None),
                         other => Poll::Ready(Some(Err(WsError::Connection(other.to_string())))),
@@ -235,7 +291,7 @@ impl Stream for WsReceiver {
                 Message::Binary(bytes) => Err(WsError::Binary { len: bytes.len() }),
                 Message::Pong(payload) => Ok(WsMessage::Pong(payload)),
                 Message::Close(frame) => {
-                    self.closed = true;
+                    *closed = true;
                     Ok(WsMessage::Close(
                         frame
                             .map(|frame| WsClose { code: frame.code.into(), reason: frame.reason.as_str().to_owned() }),
@@ -249,11 +305,54 @@ impl Stream for WsReceiver {
     }
 }
 
+impl WebSocket {
+    /// A connection without a socket of its own: `outlet` sends, `messages` are what
+    /// arrives, `protocol` the subprotocol chosen.
+    pub(crate) fn from_backend(outlet: Arc<dyn Outlet>, messages: MessageStream, protocol: Option<String>) -> Self {
+        Self {
+            sender: WsSender { backend: SenderBackend::Outlet(outlet) },
+            receiver: WsReceiver { backend: ReceiverBackend::Stream(messages) },
+            protocol,
+        }
+    }
+}
+
 /// The handshake's response, for the [`Response`](crate::Response) of the request.
 pub(crate) struct Handshake {
     pub(crate) socket: WebSocket,
     pub(crate) status: http::StatusCode,
     pub(crate) headers: http::HeaderMap,
+}
+
+/// Why a handshake opened no connection.
+#[derive(Debug)]
+pub(crate) enum ConnectFailure {
+    /// The server answered without upgrading: its status and body.
+    Refused { status: u16, body: Vec<u8> },
+    /// The connection failed (refused, DNS, TLS, timeout, a broken handshake).
+    Transport(TransportError),
+}
+
+impl From<TransportError> for ConnectFailure {
+    fn from(error: TransportError) -> Self {
+        ConnectFailure::Transport(error)
+    }
+}
+
+impl From<ConnectFailure> for TransportError {
+    fn from(failure: ConnectFailure) -> Self {
+        match failure {
+            ConnectFailure::Transport(error) => error,
+            ConnectFailure::Refused { status, body } => {
+                let body = String::from_utf8_lossy(&body);
+                let excerpt: String = body.trim().chars().take(200).collect();
+                TransportError::Handshake {
+                    status,
+                    message: if excerpt.is_empty() { String::new() } else { format!(": {excerpt}") },
+                }
+            }
+        }
+    }
 }
 
 /// Opens a connection: the handshake with `headers` (cookies and `Sec-WebSocket-Protocol`
@@ -264,6 +363,17 @@ pub(crate) async fn connect(
     validate_ssl: bool,
     timeout: Duration,
 ) -> Result<Handshake, TransportError> {
+    handshake(url, headers, validate_ssl, timeout).await.map_err(TransportError::from)
+}
+
+/// [`connect`], a refused handshake kept with its status and body (the execution
+/// server's control sockets answer refusals with its `{"error": …}` body).
+pub(crate) async fn handshake(
+    url: &url::Url,
+    headers: &http::HeaderMap,
+    validate_ssl: bool,
+    timeout: Duration,
+) -> Result<Handshake, ConnectFailure> {
     let host = crate::transport::host_of(url);
     let mut request = url
         .as_str()
@@ -276,7 +386,10 @@ pub(crate) async fn connect(
         }
     }
     let connector = if url.scheme() == "wss" { Some(Connector::Rustls(tls_config(validate_ssl)?)) } else { None };
-    let connecting = tokio_tungstenite::connect_async_tls_with_config(request, None, true, connector);
+    // 16 KiB read buffers instead of tungstenite's 128 KiB: a server holding a thousand
+    // sessions keeps a thousand of them; larger messages still grow the buffer.
+    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(16 * 1024);
+    let connecting = tokio_tungstenite::connect_async_tls_with_config(request, Some(config), true, connector);
     let (socket, response) = tokio::time::timeout(timeout, connecting)
         .await
         .map_err(|_| TransportError::Timeout { after: timeout })?
@@ -285,24 +398,26 @@ pub(crate) async fn connect(
         response.headers().get("sec-websocket-protocol").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let (sink, stream) = socket.split();
     let socket = WebSocket {
-        sender: WsSender { sink: Arc::new(tokio::sync::Mutex::new(sink)) },
-        receiver: WsReceiver { stream, closed: false },
+        sender: WsSender { backend: SenderBackend::Socket(Arc::new(tokio::sync::Mutex::new(sink))) },
+        receiver: WsReceiver { backend: ReceiverBackend::Socket { stream, closed: false } },
         protocol,
     };
     Ok(Handshake { socket, status: response.status(), headers: response.headers().clone() })
 }
 
-fn classify(error: tungstenite::Error, host: &str) -> TransportError {
-    match error {
+fn classify(error: tungstenite::Error, host: &str) -> ConnectFailure {
+    let error = match error {
         tungstenite::Error::Http(response) => {
-            let body = response.body().as_deref().map(String::from_utf8_lossy).unwrap_or_default();
-            let body = body.trim();
-            let excerpt: String = body.chars().take(200).collect();
-            TransportError::Handshake {
-                status: response.status().as_u16(),
-                message: if excerpt.is_empty() { String::new() } else { format!(": {excerpt}") },
-            }
+            let status = response.status().as_u16();
+            return ConnectFailure::Refused { status, body: response.into_body().unwrap_or_default() };
         }
+        other => other,
+    };
+    ConnectFailure::Transport(classify_transport(error, host))
+}
+
+fn classify_transport(error: tungstenite::Error, host: &str) -> TransportError {
+    match error {
         tungstenite::Error::Io(io) => {
             if io.kind() == std::io::ErrorKind::ConnectionRefused {
                 return TransportError::ConnectionRefused { host: host.to_owned() };

@@ -16,6 +16,9 @@ use crate::tokens::{Claims, Rejected};
 
 /// The `Sec-WebSocket-Protocol` entry that carries a token from a browser.
 pub(crate) const BEARER_SUBPROTOCOL: &str = "volley.bearer.";
+/// The subprotocol the server answers on its WebSockets (a browser that sends its token
+/// as a subprotocol offers this one beside it).
+pub(crate) const ANSWER_SUBPROTOCOL: &str = "volley.v1";
 
 /// Who is calling.
 #[derive(Debug, Clone)]

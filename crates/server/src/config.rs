@@ -11,6 +11,8 @@ pub const DEFAULT_PORT: u16 = 4097;
 pub const DEFAULT_MAX_BODY_SIZE: usize = 10 * 1024 * 1024;
 /// The default number of live sessions.
 pub const DEFAULT_MAX_SESSIONS: usize = 100;
+/// The default number of live WebSocket sessions.
+pub const DEFAULT_MAX_WS_SESSIONS: usize = 1000;
 
 /// The settings of a server. `ServerConfig::default()` is `volley serve` without flags
 /// in the current directory.
@@ -31,6 +33,12 @@ pub struct ServerConfig {
     pub max_body_size: usize,
     /// Most live sessions at once.
     pub max_sessions: usize,
+    /// Most WebSocket sessions at once (`POST /execute/ws` answers 429 beyond).
+    pub max_ws_sessions: usize,
+    /// Largest WebSocket message a session relays either way, in bytes.
+    pub ws_max_frame: usize,
+    /// Default idle timeout of a WebSocket session.
+    pub ws_idle_timeout: Duration,
     /// Most live flows at once (finished flows are evicted first).
     pub max_flows: usize,
     /// Most executions kept per flow (the oldest are dropped).
@@ -60,6 +68,9 @@ impl Default for ServerConfig {
             max_body_size: DEFAULT_MAX_BODY_SIZE,
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_flows: 100,
+            max_ws_sessions: DEFAULT_MAX_WS_SESSIONS,
+            ws_max_frame: 256 * 1024,
+            ws_idle_timeout: Duration::from_secs(300),
             max_executions_per_flow: 500,
             session_ttl: Duration::from_secs(30 * 60),
             flow_ttl: Duration::from_secs(5 * 60),

@@ -84,7 +84,6 @@ impl Hub {
     }
 
     /// The retained events of `flow_id` with `seq > after`, and the oldest retained seq.
-    #[cfg_attr(not(test), allow(dead_code))] // The replay of `/event/ws?afterSeq=` (protocol 1.1, next).
     pub(crate) fn retained_after(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
         let Ok(retained) = self.retained.lock() else { return (Vec::new(), None) };
         let Some(events) = retained.get(flow_id) else { return (Vec::new(), None) };

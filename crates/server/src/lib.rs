@@ -28,14 +28,19 @@ mod state;
 mod tokens;
 mod wire;
 mod workspace;
+mod ws;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::Path;
 
+use axum::serve::ListenerExt as _;
 use utoipa::OpenApi as _;
 
-pub use config::{DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_SESSIONS, DEFAULT_PORT, ServerConfig, StartError, is_loopback};
+pub use config::{
+    DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PORT, ServerConfig, StartError,
+    is_loopback,
+};
 
 use crate::state::AppState;
 use crate::workspace::Workspace;
@@ -82,7 +87,11 @@ impl Server {
         let sweeper = tokio::spawn(sweep(state.clone()));
         let app = routes::router(state.clone());
         let stop = state.shutdown.clone();
-        let server = axum::serve(self.listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
+        // Small messages (envelopes, events) go out at once, not after Nagle's delay.
+        let listener = self.listener.tap_io(|stream| {
+            let _ = stream.set_nodelay(true);
+        });
+        let server = axum::serve(listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
         let grace = state.config.shutdown_grace;
         let mut server = std::pin::pin!(server.into_future());
         let result = tokio::select! {

@@ -15,6 +15,7 @@ use crate::hub::Hub;
 use crate::sessions::Sessions;
 use crate::tokens::Tokens;
 use crate::workspace::{Workspace, WorkspaceFs};
+use crate::ws::WsSessions;
 
 /// Cheap to clone: everything is behind one `Arc`.
 #[derive(Debug, Clone)]
@@ -26,6 +27,7 @@ pub(crate) struct Shared {
     pub(crate) workspace: Workspace,
     pub(crate) sessions: Sessions,
     pub(crate) flows: Flows,
+    pub(crate) ws_sessions: WsSessions,
     pub(crate) tokens: Tokens,
     pub(crate) hub: Arc<Hub>,
     /// Cancelled when the server shuts down: observer streams end.
@@ -55,6 +57,7 @@ impl AppState {
         let shared = Shared {
             sessions: Sessions::new(config.max_sessions),
             flows: Flows::new(config.max_flows),
+            ws_sessions: WsSessions::new(config.max_ws_sessions),
             tokens: Tokens::new(config.token.as_deref()),
             hub: Arc::new(Hub::default()),
             shutdown: CancellationToken::new(),

@@ -102,6 +102,13 @@ pub(crate) struct ExecuteRequest {
     pub(crate) timeout: Option<u64>,
     /// `/execute/sse` only: sent as `Last-Event-ID`.
     pub(crate) last_event_id: Option<String>,
+    /// `/execute/ws` only: upstream connect timeout, 100..300000 ms (default: the
+    /// definition's `@ws-connect-timeout`, else 30000).
+    pub(crate) connect_timeout_ms: Option<u64>,
+    /// `/execute/ws` only: the session closes after this long without traffic (default 300000).
+    pub(crate) idle_timeout_ms: Option<u64>,
+    /// `/execute/ws` only: envelopes kept for replay, 1..5000 (default 500).
+    pub(crate) replay_buffer_size: Option<u64>,
 }
 
 /// One header of a response, names in lower case, one entry per value.

@@ -262,11 +262,14 @@ mod discovery {
             ("/event", "get"),
             ("/tokens", "post"),
             ("/tokens/{jti}", "delete"),
+            ("/execute/ws", "post"),
+            ("/ws/session/{wsSessionId}", "get"),
+            ("/event/ws", "get"),
         ];
         for (path, method) in routes {
             assert!(paths.get(path).and_then(|item| item.get(method)).is_some(), "{method} {path} is documented");
         }
-        assert_eq!(paths.len(), 14, "no undocumented or stale paths: {:?}", paths.keys().collect::<Vec<_>>());
+        assert_eq!(paths.len(), 17, "no undocumented or stale paths: {:?}", paths.keys().collect::<Vec<_>>());
         // The same document as the library function.
         let library: Value = serde_json::from_str(&volley_server::openapi_json()).expect("JSON");
         assert_eq!(library, *body);

@@ -1,5 +1,6 @@
 //! What comes back from the execution server: a `POST /execute` answer turned into
-//! a [`Response`], an `{"error": …}` body into [`Error::Server`]. Pure functions over
+//! a [`Response`], an `{"error": …}` body into [`Error::Server`], assertion reports
+//! into [`AssertionResult`]s. Pure functions over
 //! bytes, so the mapping is tested without a server.
 
 use std::time::Duration;
@@ -63,8 +64,10 @@ struct WireTiming {
     ttfb: Option<f64>,
 }
 
+/// The `assertions` of an answer: `/execute`'s, and `/execute/ws`'s when the server
+/// sends them.
 #[derive(Debug, Deserialize)]
-struct WireAssertions {
+pub(crate) struct WireAssertions {
     #[serde(default)]
     checks: Vec<WireCheck>,
 }
@@ -169,10 +172,16 @@ pub(crate) fn response_from_answer(
     response.truncated = truncated;
     response.redirected = wire.redirected;
     if let Some(assertions) = answer.assertions {
-        let index = content.map(|content| (LineIndex::new(content), content.len()));
-        response.assertions = assertions.checks.into_iter().map(|check| assertion_of(check, index.as_ref())).collect();
+        response.assertions = assertions_of(assertions, content);
     }
     Ok(response)
+}
+
+/// The outcomes of an answer's `assertions`, their spans positioned in `content` (the
+/// `.http` text that was sent) when they fall in it.
+pub(crate) fn assertions_of(assertions: WireAssertions, content: Option<&str>) -> Vec<AssertionResult> {
+    let index = content.map(|content| (LineIndex::new(content), content.len()));
+    assertions.checks.into_iter().map(|check| assertion_of(check, index.as_ref())).collect()
 }
 
 /// The error of a non-2xx answer: its `{"error": …}` body, or `HTTP_ERROR` with the
@@ -194,7 +203,7 @@ pub(crate) fn server_error(status: u16, body: &[u8]) -> Error {
 }
 
 /// `about:blank`, the URL of an answer that names none.
-fn blank_url() -> url::Url {
+pub(crate) fn blank_url() -> url::Url {
     url::Url::parse("about:blank").expect("a valid URL")
 }
 

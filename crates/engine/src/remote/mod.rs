@@ -3,13 +3,16 @@
 //!
 //! The mapping is PROTOCOL.md's "Remote client mapping": a session (`POST /session`)
 //! and a flow (`POST /flows`) created lazily on the first run, `POST /execute` (or
-//! `/execute/sse` for event streams) per run, `PUT /session/{id}/variables` for the
-//! client's variables, `POST /flows/{id}/finish` on [`RemoteClient::close`].
+//! `/execute/sse` for event streams, `/execute/ws` and the session's control socket
+//! for WebSockets) per run, `PUT /session/{id}/variables` for the client's variables,
+//! `POST /flows/{id}/finish` on [`RemoteClient::close`].
 
 mod answer;
 mod config;
 mod request;
 mod server;
+mod ws;
+mod ws_adapter;
 
 #[cfg(test)]
 mod tests;
@@ -23,9 +26,14 @@ use futures_util::StreamExt as _;
 use http::header::ACCEPT;
 use serde_json::{Map, Value, json};
 use tokio::sync::OnceCell;
+use tokio_util::sync::CancellationToken;
 use volley_syntax::Protocol;
 
 pub use config::RemoteConfig;
+pub use ws::{
+    WsEnvelope, WsEnvelopeError, WsEnvelopeKind, WsSessionHandle, WsSessionInfo, WsSessionOptions, WsSessionReceiver,
+    WsSessionSender, WsSessionSocket,
+};
 
 use crate::client::{RunOptions, Selection};
 use crate::error::{Error, TransportError};
@@ -134,13 +142,14 @@ impl RemoteClient {
     /// Reads the `.http` file at `path` here and runs the selected request on the
     /// server. A relative path without `..` also sends its directory as `basePath`, so
     /// `< file` references resolve on a server that shares the working directory.
+    ///
+    /// A WebSocket definition is opened as a session the server owns (`POST
+    /// /execute/ws`): the response (status 101) gives it as a [`WebSocket`](crate::WebSocket)
+    /// through [`Response::websocket`]; see [`open_websocket`](RemoteClient::open_websocket)
+    /// for the session itself.
     pub async fn run(&self, path: impl AsRef<Path>, options: RunOptions) -> Result<Response, Error> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| Error::ReadFile { path: path.to_path_buf(), source })?;
-        let text = String::from_utf8(bytes).map_err(|error| Error::ReadFile {
-            path: path.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text: {error}")),
-        })?;
+        let text = read_text(path)?;
         self.execute(&text, request::base_path(path), options).await
     }
 
@@ -237,23 +246,22 @@ impl RemoteClient {
     async fn execute(&self, content: &str, base_path: Option<String>, options: RunOptions) -> Result<Response, Error> {
         let kind = kind_of(content, &options.request);
         if kind == Kind::WebSocket {
-            return Err(Error::Server {
-                status: 400,
-                code: "UNSUPPORTED".to_owned(),
-                message: "WebSocket definitions through the execution server arrive with server-owned sessions \
-                          (POST /execute/ws)"
-                    .to_owned(),
-                kind: None,
-            });
+            return self.execute_websocket(content, base_path, &options).await;
         }
-        let work = self.execute_inner(content, base_path, &options, kind);
-        match options.cancel.clone() {
-            Some(token) => tokio::select! {
-                result = work => result,
-                () = token.cancelled() => Err(Error::Cancelled),
-            },
-            None => work.await,
-        }
+        cancellable(options.cancel.clone(), self.execute_inner(content, base_path, &options, kind)).await
+    }
+
+    /// A WebSocket definition: a session opened on the server, as a [`Response`].
+    async fn execute_websocket(
+        &self,
+        content: &str,
+        base_path: Option<String>,
+        options: &RunOptions,
+    ) -> Result<Response, Error> {
+        let started = Instant::now();
+        let (handle, assertions) =
+            self.open_websocket_text(content, base_path, options, &WsSessionOptions::default()).await?;
+        cancellable(options.cancel.clone(), ws_adapter::response(&handle, assertions, started)).await
     }
 
     async fn execute_inner(
@@ -445,6 +453,29 @@ impl RemoteClient {
             .await?;
         Ok(())
     }
+}
+
+/// `work`, unless `cancel` fires first.
+async fn cancellable<T>(
+    cancel: Option<CancellationToken>,
+    work: impl std::future::Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
+    match cancel {
+        Some(token) => tokio::select! {
+            result = work => result,
+            () = token.cancelled() => Err(Error::Cancelled),
+        },
+        None => work.await,
+    }
+}
+
+/// The text of the `.http` file at `path` (UTF-8).
+fn read_text(path: &Path) -> Result<String, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::ReadFile { path: path.to_path_buf(), source })?;
+    String::from_utf8(bytes).map_err(|error| Error::ReadFile {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text: {error}")),
+    })
 }
 
 /// The kind of the selected request, as the text says; `Http` when the selection

@@ -1,5 +1,6 @@
-//! What the remote client sends to `POST /execute`: the body of a run, its
-//! `basePath` and its timeout as the server takes them.
+//! What the remote client sends to `POST /execute` (and `/execute/sse`,
+//! `/execute/ws`): the body of a run, its `basePath` and its timeout as the server
+//! takes them.
 
 use std::path::{Component, Path};
 use std::time::Duration;
@@ -14,7 +15,8 @@ const MIN_TIMEOUT_MS: u64 = 100;
 /// The largest `timeoutMs` the server takes.
 pub(crate) const MAX_TIMEOUT_MS: u64 = 300_000;
 
-/// The body of `POST /execute` and `POST /execute/sse` (fields left out when unset).
+/// The body of `POST /execute`, `/execute/sse` and `/execute/ws` (fields left out
+/// when unset).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ExecuteBody<'a> {
@@ -40,6 +42,15 @@ pub(crate) struct ExecuteBody<'a> {
     /// `/execute/sse` only: the connection timeout, in milliseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) timeout: Option<u64>,
+    /// `/execute/ws` only: the upstream connection timeout, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) connect_timeout_ms: Option<u64>,
+    /// `/execute/ws` only: the session closes after this long without traffic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) idle_timeout_ms: Option<u64>,
+    /// `/execute/ws` only: how many envelopes the server keeps for replay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) replay_buffer_size: Option<usize>,
 }
 
 impl<'a> ExecuteBody<'a> {
@@ -73,6 +84,9 @@ impl<'a> ExecuteBody<'a> {
             follow_redirects: options.follow_redirects,
             validate_ssl: options.validate_ssl,
             timeout: None,
+            connect_timeout_ms: None,
+            idle_timeout_ms: None,
+            replay_buffer_size: None,
         }
     }
 }

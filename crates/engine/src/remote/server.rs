@@ -46,6 +46,11 @@ impl Server {
         &self.base
     }
 
+    /// The bearer token of every call, if the server needs one.
+    pub(crate) fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
     /// A call whose 2xx answer is JSON.
     pub(crate) async fn call_json<T: DeserializeOwned>(
         &self,

@@ -132,6 +132,23 @@ fn answer(call: &Call) -> (u16, &'static str, String, String) {
             });
             (200, JSON, String::new(), answer.to_string())
         }
+        ("POST", "/execute/ws") => {
+            let answer = json!({
+                "runId": "r_3", "flowId": call.body["flowId"], "reqExecId": "x_3",
+                "request": {"index": 0, "method": "GET", "url": "ws://up/socket", "urlResolved": "ws://up/socket"},
+                "resolved": {"workspaceRoot": "/w", "basePath": "/w"},
+                "ws": {"wsSessionId": "ws_1", "downstreamPath": "/ws/session/ws_1", "upstreamUrl": "ws://up/socket",
+                       "replayBufferSize": 500, "lastSeq": 1},
+            });
+            (200, JSON, String::new(), answer.to_string())
+        }
+        // Not a WebSocket server: the control socket's handshake is refused.
+        ("GET", path) if path.starts_with("/ws/session/") => (
+            404,
+            JSON,
+            String::new(),
+            json!({"error": {"code": "WS_SESSION_NOT_FOUND", "message": "no WebSocket session"}}).to_string(),
+        ),
         ("POST", "/execute/sse") => (
             200,
             "text/event-stream",
@@ -250,14 +267,48 @@ async fn event_streams_come_from_execute_sse() {
 }
 
 #[tokio::test]
-async fn websocket_definitions_are_not_sent_yet() {
+async fn websocket_definitions_open_a_server_session() {
     let server = FakeServer::start().await;
-    let client = server.client(RemoteConfig::default());
+    let client = server.client(RemoteConfig { token: Some("t0k".to_owned()), ..RemoteConfig::default() });
     for content in ["GET ws://up/socket\n", "# @ws\nGET http://up/socket\n"] {
-        let error = client.run_string(content, RunOptions::default()).await.expect_err("unsupported");
-        assert_eq!(error.server_code(), Some("UNSUPPORTED"), "{content}");
+        let error = client.run_string(content, RunOptions::default()).await.expect_err("the handshake is refused");
+        assert_eq!(error.server_code(), Some("WS_SESSION_NOT_FOUND"), "{content}: {error}");
     }
-    assert!(server.calls().is_empty());
+    assert_eq!(
+        server.routes(),
+        [
+            "POST /session",
+            "POST /flows",
+            "POST /execute/ws",
+            "GET /ws/session/ws_1",
+            "POST /execute/ws",
+            "GET /ws/session/ws_1"
+        ]
+    );
+    let calls = server.calls();
+    assert_eq!(calls[2].body["content"], "GET ws://up/socket\n");
+    assert_eq!((&calls[2].body["sessionId"], &calls[2].body["flowId"]), (&json!("s_1"), &json!("f_1")));
+    assert!(calls.iter().all(|call| call.authorization.as_deref() == Some("Bearer t0k")), "{calls:?}");
+
+    let options = WsSessionOptions::default().replay_buffer_size(10).idle_timeout(Duration::from_secs(9));
+    let handle = client
+        .open_websocket_string("GET ws://up/socket\n", RunOptions::default().name("socket"), options)
+        .await
+        .expect("a session");
+    assert_eq!(handle.id(), "ws_1");
+    assert_eq!(handle.info().upstream_url, "ws://up/socket");
+    assert_eq!(handle.info().req_exec_id.as_deref(), Some("x_3"));
+    assert_eq!(handle.last_seq(), 0);
+    let call = server.calls().pop().expect("a call");
+    assert_eq!(call.path, "/execute/ws");
+    assert_eq!(
+        (&call.body["requestName"], &call.body["replayBufferSize"], &call.body["idleTimeoutMs"]),
+        (&json!("socket"), &json!(10), &json!(9000))
+    );
+    assert!(call.body.get("connectTimeoutMs").is_none());
+    let error = handle.connect(Some(3)).await.expect_err("refused");
+    assert_eq!(error.server_code(), Some("WS_SESSION_NOT_FOUND"));
+    assert_eq!(server.routes().last().map(String::as_str), Some("GET /ws/session/ws_1?afterSeq=3"));
 }
 
 #[tokio::test]

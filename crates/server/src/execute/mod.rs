@@ -31,6 +31,8 @@ pub(crate) enum Route {
     Execute,
     /// `POST /execute/sse`: a Server-Sent Events request, streamed.
     EventStream,
+    /// `POST /execute/ws`: a WebSocket request, kept open by the server.
+    WebSocket,
 }
 
 /// An execution under way: its ids, where its events go, where it is kept.
@@ -222,6 +224,17 @@ impl Run {
         Ok(Fetched { response, request, resolved, text: source.text, cookies_before })
     }
 
+    /// [`fetch`](Self::fetch) in the session's turn: executions of one session run one
+    /// at a time, and the turn ends once the request is answered (a stream or a
+    /// WebSocket lives on without it).
+    pub(crate) async fn fetch_in_turn(&self, body: &ExecuteRequest, route: Route) -> Result<Fetched, Failure> {
+        let _turn = match &self.session {
+            Some(session) => Some(session.run_lock.lock().await),
+            None => None,
+        };
+        self.fetch(body, route).await
+    }
+
     /// Reports a failed stage: `executionFailed`, the store; the error to answer.
     pub(crate) fn fail(&self, failure: Failure) -> ApiError {
         let Failure { stage, error } = failure;
@@ -319,6 +332,24 @@ fn compile(prepared: &mut PreparedRequest, body: &ExecuteRequest, route: Route) 
             }
             Ok(())
         }
+        (Exchange::WebSocket { .. }, Route::WebSocket) => {
+            if prepared.method != http::Method::GET {
+                return Err(ApiError::validation(format!(
+                    "a WebSocket handshake is a GET, not {}: write `GET ws://…` or `WEBSOCKET ws://…`",
+                    prepared.method
+                )));
+            }
+            if let Some(timeout) = body.connect_timeout_ms {
+                prepared.timeout = std::time::Duration::from_millis(timeout);
+            }
+            Ok(())
+        }
+        (_, Route::WebSocket) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "EXECUTE_ERROR",
+            "the request is not a WebSocket request: mark it `# @ws`, write `WEBSOCKET url`, or use a ws:// URL",
+        )
+        .with_details(json!({ "kind": "not_websocket" }))),
         (_, Route::EventStream) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "EXECUTE_ERROR",
@@ -342,12 +373,7 @@ pub(crate) async fn execute(
     validate(&body, state.config.max_body_size)?;
     let (session, flow) = scope(state, access, &body)?;
     let run = Run::begin(state, session, flow, body.req_label.as_deref());
-    let session = run.session.clone();
-    let _turn = match &session {
-        Some(session) => Some(session.run_lock.lock().await),
-        None => None,
-    };
-    match run.fetch(&body, Route::Execute).await {
+    match run.fetch_in_turn(&body, Route::Execute).await {
         Ok(fetched) => Ok(run.answer(&fetched)),
         Err(failure) => Err(run.fail(failure)),
     }

@@ -102,6 +102,14 @@ fn check(result: &AssertionResult, text: &str) -> Check {
 /// An engine error as the API answers it.
 pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
     match error {
+        // A body on a WebSocket request, or a WebSocket URL with another method, breaks a
+        // rule of the WebSocket route rather than the syntax.
+        Error::Invalid { diagnostics } if diagnostics.iter().any(is_websocket_rule) => {
+            let first = diagnostics.iter().find(|d| is_websocket_rule(d)).cloned();
+            let (message, code, hint) =
+                first.map_or_else(|| (String::new(), "", None), |d| (d.message, d.code.as_str(), d.hint));
+            ApiError::validation(message).with_details(json!({ "code": code, "hint": hint }))
+        }
         Error::Invalid { diagnostics } => {
             let details: Vec<Value> = diagnostics
                 .iter()
@@ -128,6 +136,10 @@ pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
         other => ApiError::new(StatusCode::BAD_REQUEST, "EXECUTE_ERROR", other.to_string())
             .with_details(json!({ "kind": "other" })),
     }
+}
+
+fn is_websocket_rule(diagnostic: &volley_syntax::Diagnostic) -> bool {
+    matches!(diagnostic.code, volley_syntax::Code::WebSocketBody | volley_syntax::Code::ConflictingProtocol)
 }
 
 fn selection_error(error: &SelectionError) -> ApiError {

@@ -67,6 +67,9 @@ pub(crate) fn validate(body: &ExecuteRequest, max_body_size: usize) -> Result<()
     {
         return Err(ApiError::validation(format!("`timeoutMs` must be between 100 and 300000, not {timeout}")));
     }
+    if body.connect_timeout_ms.is_some_and(|timeout| !TIMEOUT_RANGE_MS.contains(&timeout)) {
+        return Err(ApiError::validation("`connectTimeoutMs` must be between 100 and 300000"));
+    }
     if body.timeout.is_some_and(|timeout| !TIMEOUT_RANGE_MS.contains(&timeout)) {
         return Err(ApiError::validation("`timeout` must be between 100 and 300000"));
     }

@@ -46,15 +46,7 @@ pub(crate) async fn execute_sse(
     execute::validate(&body, state.config.max_body_size)?;
     let (session, flow) = execute::scope(&state, &access, &body)?;
     let run = Run::begin(&state, session, flow, body.req_label.as_deref());
-    // The session's turn lasts until the stream is open, not for the stream's life.
-    let fetched = {
-        let session = run.session.clone();
-        let _turn = match &session {
-            Some(session) => Some(session.run_lock.lock().await),
-            None => None,
-        };
-        run.fetch(&body, Route::EventStream).await
-    };
+    let fetched = run.fetch_in_turn(&body, Route::EventStream).await;
     let fetched = match fetched {
         Ok(fetched) => fetched,
         Err(failure) => return Err(run.fail(failure)),

@@ -7,6 +7,7 @@ mod execute;
 mod flows;
 mod sessions;
 mod tokens;
+mod ws;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -33,6 +34,9 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/doc", get(discovery::doc))
         .route("/execute", post(execute::execute))
         .route("/execute/sse", post(execute::execute_sse))
+        .route("/execute/ws", post(ws::execute_ws))
+        .route("/ws/session/{id}", get(ws::session_socket))
+        .route("/event/ws", get(ws::observe))
         .route("/session", post(sessions::create))
         .route("/session/{id}", get(sessions::view).delete(sessions::remove))
         .route("/session/{id}/variables", put(sessions::update_variables))

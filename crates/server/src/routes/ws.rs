@@ -1,0 +1,269 @@
+//! The WebSocket part of protocol 1.1: `POST /execute/ws` opens a server-owned session
+//! on an upstream WebSocket, `GET /ws/session/{id}` is its control socket, and
+//! `GET /event/ws` streams observer events over a WebSocket.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Extension, Path, Query, State};
+use axum::response::Response;
+use futures_util::{SinkExt as _, StreamExt as _};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+use utoipa::ToSchema;
+
+use super::events::{Filters, query_error};
+use crate::auth::{ANSWER_SUBPROTOCOL, Access};
+use crate::error::ApiError;
+use crate::execute::{self, Route, Run};
+use crate::state::AppState;
+use crate::wire::{ApiJson, ErrorBody, ExecuteRequest, RequestInfo, Resolved};
+use crate::ws::{self, NewSession};
+
+/// The answer of `POST /execute/ws`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExecuteWsResponse {
+    run_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flow_id: Option<String>,
+    req_exec_id: String,
+    request: RequestInfo,
+    resolved: Resolved,
+    ws: SessionInfo,
+    /// The `@assert` checks of the handshake (status, headers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    assertions: Option<crate::wire::AssertionReport>,
+}
+
+/// A server-owned WebSocket session.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SessionInfo {
+    /// `ws_<uuid>`.
+    ws_session_id: String,
+    /// `/ws/session/<wsSessionId>`: where the control socket connects.
+    downstream_path: String,
+    upstream_url: String,
+    /// Only when the upstream chose one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subprotocol: Option<String>,
+    replay_buffer_size: usize,
+    last_seq: u64,
+}
+
+#[utoipa::path(post, path = "/execute/ws", tag = "websocket", request_body = ExecuteRequest,
+    responses(
+        (status = 200, description = "The upstream WebSocket is open; connect to `ws.downstreamPath`", body = ExecuteWsResponse),
+        (status = 400, description = "EXECUTE_ERROR (not a WebSocket request, or the upstream refused), VALIDATION_ERROR (a body, a method other than GET, bad limits), and the errors of /execute", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 429, description = "WS_SESSION_LIMIT_REACHED (checked before dialing)", body = ErrorBody)))]
+pub(crate) async fn execute_ws(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    ApiJson(body): ApiJson<ExecuteRequest>,
+) -> Result<Json<ExecuteWsResponse>, ApiError> {
+    execute::validate(&body, state.config.max_body_size)?;
+    let replay = body.replay_buffer_size.unwrap_or(ws::DEFAULT_REPLAY as u64);
+    if !(1..=ws::MAX_REPLAY as u64).contains(&replay) {
+        return Err(ApiError::validation(format!(
+            "`replayBufferSize` must be between 1 and {}, not {replay}",
+            ws::MAX_REPLAY
+        )));
+    }
+    let idle = body.idle_timeout_ms.unwrap_or(state.config.ws_idle_timeout.as_millis() as u64);
+    if !(100..=86_400_000).contains(&idle) {
+        return Err(ApiError::validation("`idleTimeoutMs` must be between 100 and 86400000"));
+    }
+    let (session, flow) = execute::scope(&state, &access, &body)?;
+    let slot = state.ws_sessions.reserve()?;
+    let run = Run::begin(&state, session, flow, body.req_label.as_deref());
+    let fetched = run.fetch_in_turn(&body, Route::WebSocket).await;
+    let fetched = fetched.map_err(|failure| run.fail(failure))?;
+    let Some(socket) = fetched.response.websocket() else {
+        return Err(ApiError::internal(&"a WebSocket exchange without a connection"));
+    };
+    run.finish(&fetched, None);
+    let subprotocol = socket.protocol().map(str::to_owned);
+    let upstream_url = fetched.request.url_resolved.clone();
+    let (commands, orders) = tokio::sync::mpsc::channel(64);
+    let session = state.ws_sessions.add(
+        slot,
+        NewSession {
+            flow_id: run.flow.as_ref().map(|flow| flow.id.clone()),
+            session_id: run.session.as_ref().map(|session| session.id.clone()),
+            req_exec_id: Some(run.req_exec_id.clone()),
+            replay_capacity: usize::try_from(replay).unwrap_or(ws::DEFAULT_REPLAY),
+            idle_timeout: Duration::from_millis(idle),
+            max_frame: state.config.ws_max_frame,
+            emitter: run.emitter.clone(),
+        },
+        commands,
+    );
+    let mut opened = json!({ "upstreamUrl": upstream_url });
+    if let Some(subprotocol) = &subprotocol {
+        opened["subprotocol"] = json!(subprotocol);
+    }
+    session.publish("session.opened", json!({ "payload": opened })).await;
+    let mut event = opened.clone();
+    event["wsSessionId"] = json!(session.id);
+    run.emitter.emit("wsSessionOpened", event);
+    ws::spawn_upstream(state.clone(), Arc::clone(&session), socket, orders);
+    Ok(Json(ExecuteWsResponse {
+        run_id: run.run_id.clone(),
+        flow_id: session.flow_id.clone(),
+        req_exec_id: run.req_exec_id.clone(),
+        request: fetched.request.clone(),
+        resolved: fetched.resolved.clone(),
+        assertions: execute::assertions(fetched.response.assertions(), &fetched.text),
+        ws: SessionInfo {
+            downstream_path: format!("/ws/session/{}", session.id),
+            ws_session_id: session.id.clone(),
+            upstream_url,
+            subprotocol,
+            replay_buffer_size: session.replay_capacity,
+            last_seq: session.last_seq(),
+        },
+    }))
+}
+
+/// `afterSeq` of a reconnecting socket.
+#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub(crate) struct AfterSeq {
+    /// Replay the retained envelopes with a larger `seq` first (default 0: all).
+    after_seq: Option<u64>,
+}
+
+#[utoipa::path(get, path = "/ws/session/{wsSessionId}", tag = "websocket",
+    params(("wsSessionId" = String, Path), AfterSeq),
+    responses((status = 101, description = "The control socket: JSON envelopes (replay, `session.replay.end`, then live); send `session.send`, `session.close`, `session.ping`"),
+        (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "WS_SESSION_NOT_FOUND", body = ErrorBody)))]
+pub(crate) async fn session_socket(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    Path(id): Path<String>,
+    query: Result<Query<AfterSeq>, QueryRejection>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|rejection| query_error(&rejection))?;
+    let session = state.ws_sessions.get(&id)?;
+    if let Some(claims) = access.claims() {
+        let in_flow = claims.flow_id.is_some() && claims.flow_id == session.flow_id;
+        let in_session = claims.session_id.is_some() && claims.session_id == session.session_id;
+        if !in_flow && !in_session {
+            return Err(ApiError::forbidden(
+                "the scoped token may only control WebSocket sessions of its flow or session",
+            ));
+        }
+    }
+    let upgrade = upgrade.map_err(|rejection| {
+        ApiError::validation(format!("expected a WebSocket upgrade: {}", rejection.body_text()))
+    })?;
+    let after_seq = query.after_seq.unwrap_or(0);
+    session.touch();
+    Ok(upgrade
+        .protocols([ANSWER_SUBPROTOCOL])
+        .read_buffer_size(16 * 1024)
+        .max_message_size(state.config.ws_max_frame.saturating_mul(4).saturating_add(64 * 1024))
+        .on_upgrade(move |socket| ws::serve_control(socket, session, after_seq)))
+}
+
+/// The filters of `/event/ws`, and `afterSeq`.
+#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub(crate) struct ObserveQuery {
+    /// Only events of this session.
+    session_id: Option<String>,
+    /// Only events of this flow.
+    flow_id: Option<String>,
+    /// With `flowId`: the retained events of the flow with a larger `seq` first.
+    after_seq: Option<u64>,
+}
+
+#[utoipa::path(get, path = "/event/ws", tag = "observers", params(ObserveQuery),
+    responses((status = 101, description = "One observer envelope per text frame; with `afterSeq`, the retained events of the flow first"),
+        (status = 400, description = "VALIDATION_ERROR: no filter under auth, or `afterSeq` without `flowId`", body = ErrorBody),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub(crate) async fn observe(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    query: Result<Query<ObserveQuery>, QueryRejection>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|rejection| query_error(&rejection))?;
+    let filters = Filters { session_id: query.session_id, flow_id: query.flow_id };
+    filters.check(&access)?;
+    if query.after_seq.is_some() && filters.flow_id.is_none() {
+        return Err(ApiError::validation("`afterSeq` needs a `flowId`: events are numbered per flow"));
+    }
+    let upgrade = upgrade.map_err(|rejection| {
+        ApiError::validation(format!("expected a WebSocket upgrade: {}", rejection.body_text()))
+    })?;
+    // Subscribed before the handshake is answered (a client that executes as soon as it
+    // is connected misses nothing) and before the replay is read (nothing falls between).
+    let receiver = state.hub.subscribe();
+    Ok(upgrade
+        .protocols([ANSWER_SUBPROTOCOL])
+        .read_buffer_size(16 * 1024)
+        .on_upgrade(move |socket| observer(socket, state, receiver, filters, query.after_seq)))
+}
+
+async fn observer(
+    socket: WebSocket,
+    state: AppState,
+    mut receiver: tokio::sync::broadcast::Receiver<Arc<crate::hub::ObserverEvent>>,
+    filters: Filters,
+    after_seq: Option<u64>,
+) {
+    let (mut sink, mut stream) = socket.split();
+    let mut replayed_up_to = 0;
+    if let (Some(after), Some(flow)) = (after_seq, &filters.flow_id) {
+        let (events, _) = state.hub.retained_after(flow, after);
+        for event in events.iter().filter(|event| filters.admit(event)) {
+            if sink.send(Message::Text(event.json.as_str().into())).await.is_err() {
+                return;
+            }
+            replayed_up_to = event.seq;
+        }
+    }
+    let shutdown = state.shutdown.clone();
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => {
+                let _ = sink.send(Message::Close(Some(CloseFrame { code: 1001, reason: "server shutdown".into() }))).await;
+                return;
+            }
+            next = receiver.recv() => match next {
+                Ok(event) if filters.admit(&event) && !(event.flow_id.is_some() && event.seq <= replayed_up_to) => {
+                    if sink.send(Message::Text(event.json.as_str().into())).await.is_err() {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(RecvError::Lagged(missed)) => {
+                    let error = json!({ "type": "error", "ts": crate::clock::now_ms(), "payload": {
+                        "code": "OBSERVER_LAGGED",
+                        "message": format!("this observer fell {missed} events behind and was disconnected; reconnect with afterSeq"),
+                    }});
+                    let _ = sink.send(Message::Text(error.to_string().into())).await;
+                    let _ = sink.send(Message::Close(Some(CloseFrame { code: 1013, reason: "too slow".into() }))).await;
+                    return;
+                }
+                Err(RecvError::Closed) => return,
+            },
+            incoming = stream.next() => match incoming {
+                Some(Ok(Message::Close(_)) | Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! The control socket of a session: replay on connect, then envelopes out and the
+//! client's commands in. Written against `Sink`/`Stream` of axum messages so tests can
+//! drive it; the upgrade handler only hands the socket over.
+
+use std::sync::Arc;
+
+use axum::extract::ws::{CloseFrame, Message};
+use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
+use serde_json::{Value, json};
+
+use super::{Command, ToControl, WsSession};
+
+/// Serves a control socket attached with `after_seq` until either side ends it.
+pub(crate) async fn serve_control<S>(socket: S, session: Arc<WsSession>, after_seq: u64)
+where
+    S: Sink<Message> + Stream<Item = Result<Message, axum::Error>> + Unpin,
+{
+    let (mut sink, mut stream) = socket.split();
+    let Some((id, mut outgoing, history)) = session.attach(after_seq) else {
+        let _ = sink.send(close(1008, "the session is gone")).await;
+        return;
+    };
+    let mut first = Vec::new();
+    if let Some(oldest) = history.gap {
+        first.push(session.local_envelope(
+            "session.error",
+            json!({
+                "error": { "code": "WS_REPLAY_GAP", "message": format!("envelopes after {after_seq} are no longer kept; the oldest is {oldest}") },
+                "payload": { "afterSeq": after_seq, "oldestAvailableSeq": oldest },
+            }),
+        ));
+    }
+    let replayed = history.envelopes.len();
+    for envelope in history.envelopes {
+        if sink.send(Message::Text(envelope.as_ref().into())).await.is_err() {
+            session.detach(id);
+            return;
+        }
+    }
+    first.push(session.local_envelope(
+        "session.replay.end",
+        json!({ "payload": { "afterSeq": after_seq, "replayed": replayed, "gap": history.gap.is_some() } }),
+    ));
+    for text in first {
+        if sink.send(Message::Text(text.into())).await.is_err() {
+            session.detach(id);
+            return;
+        }
+    }
+    // Reading and writing run side by side: a reader waiting for the upstream task to
+    // take a command never holds up the envelopes going out.
+    let (answers, mut answer_queue) = tokio::sync::mpsc::channel::<String>(64);
+    let reader = async {
+        while let Some(incoming) = stream.next().await {
+            let reply = match incoming {
+                Ok(Message::Text(text)) => {
+                    session.touch();
+                    command(&session, text.as_str()).await
+                }
+                Ok(Message::Binary(bytes)) => Some(session.local_envelope("session.error", json!({
+                    "error": { "code": "WS_BINARY_UNSUPPORTED", "message": "binary messages are not supported; send session.send with a text or json payload" },
+                    "byteLength": bytes.len(),
+                }))),
+                Ok(Message::Ping(_) | Message::Pong(_)) => {
+                    session.touch();
+                    None
+                }
+                Ok(Message::Close(_)) | Err(_) => break,
+            };
+            if let Some(reply) = reply
+                && answers.send(reply).await.is_err()
+            {
+                break;
+            }
+        }
+    };
+    let writer = async {
+        loop {
+            tokio::select! {
+                biased;
+                out = outgoing.recv() => match out {
+                    Some(ToControl::Envelope(text)) => {
+                        // What is queued goes out in one write.
+                        if sink.feed(Message::Text(text.as_ref().into())).await.is_err() {
+                            return;
+                        }
+                        let mut closing = None;
+                        for _ in 0..256 {
+                            match outgoing.try_recv() {
+                                Ok(ToControl::Envelope(text)) => {
+                                    if sink.feed(Message::Text(text.as_ref().into())).await.is_err() {
+                                        return;
+                                    }
+                                }
+                                Ok(ToControl::Close(code, reason)) => {
+                                    closing = Some((code, reason));
+                                    break;
+                                }
+                                Err(_) => break,
+                            }
+                        }
+                        if sink.flush().await.is_err() {
+                            return;
+                        }
+                        if let Some((code, reason)) = closing {
+                            let _ = sink.send(close(code, reason)).await;
+                            return;
+                        }
+                    }
+                    Some(ToControl::Close(code, reason)) => {
+                        let _ = sink.send(close(code, reason)).await;
+                        return;
+                    }
+                    // Detached without a word: its queue was full (a client that does not read).
+                    None => {
+                        let _ = sink.send(close(1013, "too slow: reconnect with afterSeq")).await;
+                        return;
+                    }
+                },
+                Some(reply) = answer_queue.recv() => {
+                    if sink.send(Message::Text(reply.into())).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    };
+    tokio::select! {
+        () = reader => {}
+        () = writer => {}
+    }
+    session.detach(id);
+}
+
+fn close(code: u16, reason: &'static str) -> Message {
+    Message::Close(Some(CloseFrame { code, reason: reason.into() }))
+}
+
+/// Carries out one client message; the answer for this socket only, if any.
+async fn command(session: &WsSession, text: &str) -> Option<String> {
+    if text.len() > session.max_frame {
+        let message = format!("a message of {} bytes is over the {} byte limit", text.len(), session.max_frame);
+        return Some(error(session, "WS_FRAME_TOO_LARGE", &message));
+    }
+    let Ok(message) = serde_json::from_str::<Value>(text) else {
+        return Some(error(session, "WS_INVALID_JSON", "the message is not JSON"));
+    };
+    let order = match message.get("type").and_then(Value::as_str) {
+        Some("session.send") => match send_command(&message) {
+            Ok(order) => order,
+            Err(problem) => return Some(error(session, "WS_PROTOCOL_ERROR", &problem)),
+        },
+        Some("session.close") => {
+            let code = message.get("code").and_then(Value::as_u64).unwrap_or(1000);
+            let Some(code) = u16::try_from(code).ok().filter(|code| sendable_close_code(*code)) else {
+                return Some(error(
+                    session,
+                    "WS_PROTOCOL_ERROR",
+                    "`code` must be one a close frame may carry: 1000-1003, 1007-1014 or 3000-4999",
+                ));
+            };
+            let reason = message.get("reason").and_then(Value::as_str).unwrap_or_default().to_owned();
+            Command::Close { code, reason }
+        }
+        Some("session.ping") => Command::Ping,
+        Some(other) => {
+            return Some(error(
+                session,
+                "WS_PROTOCOL_ERROR",
+                &format!("unknown message type `{other}` (session.send, session.close, session.ping)"),
+            ));
+        }
+        None => return Some(error(session, "WS_PROTOCOL_ERROR", "the message has no `type`")),
+    };
+    if session.commands.send(order).await.is_err() {
+        return Some(error(session, "WS_UPSTREAM_NOT_OPEN", "the upstream connection is closed"));
+    }
+    None
+}
+
+fn send_command(message: &Value) -> Result<Command, String> {
+    let payload = message.get("payload").cloned().ok_or("`session.send` needs a `payload`")?;
+    let payload_type = match message.get("payloadType").and_then(Value::as_str) {
+        Some("text") => "text",
+        Some("json") => "json",
+        Some(other) => return Err(format!("`payloadType` is `text` or `json`, not `{other}`")),
+        None if payload.is_string() => "text",
+        None => "json",
+    };
+    let text = match (payload_type, &payload) {
+        ("text", Value::String(text)) => text.clone(),
+        ("text", _) => return Err("a `text` payload is a string".to_owned()),
+        _ => payload.to_string(),
+    };
+    Ok(Command::Send { text, json: (payload_type == "json").then_some(payload) })
+}
+
+fn error(session: &WsSession, code: &str, message: &str) -> String {
+    session.local_envelope("session.error", json!({ "error": { "code": code, "message": message } }))
+}
+
+/// Close codes an endpoint may send (RFC 6455 7.4; 1004-1006 and 1015 are reserved).
+fn sendable_close_code(code: u16) -> bool {
+    matches!(code, 1000..=1003 | 1007..=1014 | 3000..=4999)
+}

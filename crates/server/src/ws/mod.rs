@@ -1,0 +1,368 @@
+//! Server-owned WebSocket sessions: the server holds the upstream connection, numbers
+//! everything that happens on it as envelopes, keeps the last ones for replay, and
+//! lets one control socket at a time follow and drive it.
+
+mod control;
+mod upstream;
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use http::StatusCode;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::clock::now_ms;
+use crate::error::ApiError;
+use crate::hub::Emitter;
+
+pub(crate) use control::serve_control;
+pub(crate) use upstream::{Command, spawn_upstream};
+
+/// Default number of envelopes kept for replay.
+pub(crate) const DEFAULT_REPLAY: usize = 500;
+/// Largest replay buffer a session may ask for.
+pub(crate) const MAX_REPLAY: usize = 5000;
+/// Bytes of envelopes kept for replay per session, whatever their number: 500
+/// envelopes of the largest frame would otherwise hold 128 MiB.
+pub(crate) const REPLAY_BYTES: usize = 4 * 1024 * 1024;
+/// Envelopes queued for a control socket; when it is full the upstream task waits.
+const CONTROL_QUEUE: usize = 1024;
+/// How long a control socket may keep its queue full before it is detached.
+const CONTROL_PATIENCE: Duration = Duration::from_secs(5);
+
+/// What a control socket is told to do besides sending envelopes.
+#[derive(Debug)]
+pub(crate) enum ToControl {
+    /// A serialised envelope.
+    Envelope(Arc<str>),
+    /// Close the socket with this code and reason.
+    Close(u16, &'static str),
+}
+
+/// A control socket attached to a session.
+#[derive(Debug)]
+struct Attached {
+    id: u64,
+    sender: mpsc::Sender<ToControl>,
+}
+
+#[derive(Debug, Default)]
+struct Buffer {
+    /// `(seq, envelope)`, oldest first.
+    retained: VecDeque<(u64, Arc<str>)>,
+    bytes: usize,
+    last_seq: u64,
+    control: Option<Attached>,
+    closed: bool,
+}
+
+/// One session.
+#[derive(Debug)]
+pub(crate) struct WsSession {
+    pub(crate) id: String,
+    pub(crate) flow_id: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) req_exec_id: Option<String>,
+    pub(crate) replay_capacity: usize,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_frame: usize,
+    /// Where the upstream task takes its orders.
+    pub(crate) commands: mpsc::Sender<Command>,
+    pub(crate) emitter: Emitter,
+    last_activity: AtomicU64,
+    next_control: AtomicU64,
+    buffer: Mutex<Buffer>,
+}
+
+/// The replay a new control socket gets.
+#[derive(Debug)]
+pub(crate) struct Replay {
+    pub(crate) envelopes: Vec<Arc<str>>,
+    pub(crate) gap: Option<u64>,
+}
+
+impl WsSession {
+    pub(crate) fn touch(&self) {
+        self.last_activity.store(now_ms(), Ordering::Relaxed);
+    }
+
+    pub(crate) fn idle_for(&self, now: u64) -> Duration {
+        Duration::from_millis(now.saturating_sub(self.last_activity.load(Ordering::Relaxed)))
+    }
+
+    pub(crate) fn last_seq(&self) -> u64 {
+        self.buffer.lock().map_or(0, |buffer| buffer.last_seq)
+    }
+
+    /// The envelope fields every message carries.
+    fn envelope(&self, kind: &str, seq: u64) -> Value {
+        let mut envelope = json!({ "type": kind, "ts": now_ms(), "seq": seq, "wsSessionId": self.id });
+        if let Some(flow) = &self.flow_id {
+            envelope["flowId"] = json!(flow);
+        }
+        if let Some(exec) = &self.req_exec_id {
+            envelope["reqExecId"] = json!(exec);
+        }
+        envelope
+    }
+
+    /// Numbers, keeps and forwards an envelope: `fields` are merged into it. Only the
+    /// session's upstream task publishes (and the opening, before it starts), so the
+    /// order of `seq` is the order of delivery. A control socket that has had no room
+    /// for [`CONTROL_PATIENCE`] is detached (it reconnects with `afterSeq`); until then
+    /// the upstream task waits, and with it the reading of the upstream.
+    pub(crate) async fn publish(&self, kind: &str, fields: Value) {
+        self.publish_with(|seq| {
+            let mut envelope = self.envelope(kind, seq);
+            merge(&mut envelope, fields);
+            envelope.to_string()
+        })
+        .await;
+    }
+
+    /// Publishes a message that went upstream (`session.outbound`) or came from it
+    /// (`session.inbound`): the hot path, serialised without building a JSON tree.
+    pub(crate) async fn publish_message(&self, kind: &str, text: &str, json: Option<&Value>) {
+        self.publish_with(|seq| {
+            let envelope = MessageEnvelope {
+                kind,
+                ts: now_ms(),
+                seq,
+                ws_session_id: &self.id,
+                flow_id: self.flow_id.as_deref(),
+                req_exec_id: self.req_exec_id.as_deref(),
+                payload_type: if json.is_some() { "json" } else { "text" },
+                encoding: "utf-8",
+                byte_length: text.len(),
+                payload: json.map_or(Payload::Text(text), Payload::Json),
+            };
+            serde_json::to_string(&envelope).unwrap_or_default()
+        })
+        .await;
+    }
+
+    async fn publish_with(&self, build: impl FnOnce(u64) -> String) {
+        let (text, control) = {
+            let Ok(mut buffer) = self.buffer.lock() else { return };
+            if buffer.closed {
+                return;
+            }
+            buffer.last_seq += 1;
+            let seq = buffer.last_seq;
+            let text: Arc<str> = build(seq).into();
+            buffer.bytes += text.len();
+            buffer.retained.push_back((seq, Arc::clone(&text)));
+            while buffer.retained.len() > self.replay_capacity
+                || (buffer.bytes > REPLAY_BYTES && buffer.retained.len() > 1)
+            {
+                if let Some((_, old)) = buffer.retained.pop_front() {
+                    buffer.bytes -= old.len();
+                }
+            }
+            let control = buffer.control.as_ref().map(|control| (control.id, control.sender.clone()));
+            (text, control)
+        };
+        let Some((id, sender)) = control else { return };
+        let delivered = match sender.try_send(ToControl::Envelope(Arc::clone(&text))) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(message)) => {
+                sender.send_timeout(message, CONTROL_PATIENCE).await.is_ok()
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        };
+        if !delivered {
+            // Gone or too slow: dropping its queue ends it with 1013.
+            self.detach(id);
+        }
+    }
+
+    /// An envelope for the current control socket only (replay ends, errors about what
+    /// it sent): it carries the session's last `seq` and is not kept.
+    pub(crate) fn local_envelope(&self, kind: &str, fields: Value) -> String {
+        let mut envelope = self.envelope(kind, self.last_seq());
+        merge(&mut envelope, fields);
+        envelope.to_string()
+    }
+
+    /// Attaches a control socket (the previous one is closed with 1000) and returns
+    /// what it must replay, atomically with the attachment: nothing published in
+    /// between is lost or sent twice.
+    pub(crate) fn attach(&self, after_seq: u64) -> Option<(u64, mpsc::Receiver<ToControl>, Replay)> {
+        let mut buffer = self.buffer.lock().ok()?;
+        if buffer.closed {
+            return None;
+        }
+        let (sender, receiver) = mpsc::channel(CONTROL_QUEUE);
+        let id = self.next_control.fetch_add(1, Ordering::Relaxed);
+        if let Some(old) = buffer.control.replace(Attached { id, sender }) {
+            let _ = old.sender.try_send(ToControl::Close(1000, "replaced by a new control socket"));
+        }
+        let oldest = buffer.retained.front().map(|(seq, _)| *seq);
+        let gap = oldest.filter(|oldest| *oldest > after_seq + 1);
+        let envelopes = if gap.is_some() {
+            Vec::new()
+        } else {
+            buffer.retained.iter().filter(|(seq, _)| *seq > after_seq).map(|(_, text)| Arc::clone(text)).collect()
+        };
+        Some((id, receiver, Replay { envelopes, gap }))
+    }
+
+    /// Detaches control socket `id` if it is still the attached one.
+    pub(crate) fn detach(&self, id: u64) {
+        if let Ok(mut buffer) = self.buffer.lock()
+            && buffer.control.as_ref().is_some_and(|control| control.id == id)
+        {
+            buffer.control = None;
+        }
+    }
+
+    /// Publishes `session.closed`, closes the control socket and refuses more.
+    pub(crate) async fn close(&self, code: u16, reason: &str, was_clean: bool, socket_code: u16) {
+        self.publish("session.closed", json!({ "payload": { "code": code, "reason": reason, "wasClean": was_clean } }))
+            .await;
+        if let Ok(mut buffer) = self.buffer.lock() {
+            buffer.closed = true;
+            if let Some(control) = buffer.control.take() {
+                let reason = if socket_code == 1001 { "session closed (idle or shutdown)" } else { "session closed" };
+                let _ = control.sender.try_send(ToControl::Close(socket_code, reason));
+            }
+        }
+        self.emitter.emit(
+            "wsSessionClosed",
+            json!({ "wsSessionId": self.id, "code": code, "reason": reason, "wasClean": was_clean }),
+        );
+    }
+}
+
+/// The envelope of a message, as it goes on the wire.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageEnvelope<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    ts: u64,
+    seq: u64,
+    ws_session_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flow_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    req_exec_id: Option<&'a str>,
+    payload_type: &'static str,
+    encoding: &'static str,
+    byte_length: usize,
+    payload: Payload<'a>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Payload<'a> {
+    Text(&'a str),
+    Json(&'a Value),
+}
+
+fn merge(envelope: &mut Value, fields: Value) {
+    if let (Value::Object(envelope), Value::Object(fields)) = (envelope, fields) {
+        envelope.extend(fields);
+    }
+}
+
+/// The live sessions, capped.
+#[derive(Debug)]
+pub(crate) struct WsSessions {
+    map: RwLock<HashMap<String, Arc<WsSession>>>,
+    /// Sessions live or being opened (a slot is taken before dialing).
+    taken: AtomicUsize,
+    max: usize,
+}
+
+/// A slot for a session being opened; released on drop unless the session was added.
+#[derive(Debug)]
+pub(crate) struct Slot<'a> {
+    sessions: &'a WsSessions,
+    used: bool,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        if !self.used {
+            self.sessions.taken.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+/// What a new session is made of.
+#[derive(Debug)]
+pub(crate) struct NewSession {
+    pub(crate) flow_id: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) req_exec_id: Option<String>,
+    pub(crate) replay_capacity: usize,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) max_frame: usize,
+    pub(crate) emitter: Emitter,
+}
+
+impl WsSessions {
+    pub(crate) fn new(max: usize) -> Self {
+        Self { map: RwLock::default(), taken: AtomicUsize::new(0), max }
+    }
+
+    /// Takes a slot, or 429 at the cap (checked before dialing upstream).
+    pub(crate) fn reserve(&self) -> Result<Slot<'_>, ApiError> {
+        let taken = self.taken.fetch_add(1, Ordering::AcqRel);
+        if taken >= self.max {
+            self.taken.fetch_sub(1, Ordering::AcqRel);
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "WS_SESSION_LIMIT_REACHED",
+                format!("{} WebSocket sessions are open, the most this server keeps", self.max),
+            )
+            .with_details(json!({ "limit": self.max, "hint": "close sessions you no longer need (session.close)" })));
+        }
+        Ok(Slot { sessions: self, used: false })
+    }
+
+    /// Adds a session in a reserved slot.
+    pub(crate) fn add(&self, mut slot: Slot<'_>, new: NewSession, commands: mpsc::Sender<Command>) -> Arc<WsSession> {
+        let session = Arc::new(WsSession {
+            id: format!("ws_{}", uuid::Uuid::new_v4()),
+            flow_id: new.flow_id,
+            session_id: new.session_id,
+            req_exec_id: new.req_exec_id,
+            replay_capacity: new.replay_capacity,
+            idle_timeout: new.idle_timeout,
+            max_frame: new.max_frame,
+            commands,
+            emitter: new.emitter,
+            last_activity: AtomicU64::new(now_ms()),
+            next_control: AtomicU64::new(1),
+            buffer: Mutex::default(),
+        });
+        if let Ok(mut map) = self.map.write() {
+            map.insert(session.id.clone(), Arc::clone(&session));
+            slot.used = true;
+        }
+        session
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Result<Arc<WsSession>, ApiError> {
+        self.map.read().ok().and_then(|map| map.get(id).cloned()).ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "WS_SESSION_NOT_FOUND",
+                format!("no WebSocket session `{id}` (it may have closed)"),
+            )
+        })
+    }
+
+    pub(crate) fn remove(&self, id: &str) {
+        if let Ok(mut map) = self.map.write()
+            && map.remove(id).is_some()
+        {
+            self.taken.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}

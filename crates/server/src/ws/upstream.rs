@@ -1,0 +1,146 @@
+//! The task that owns a session's upstream connection: it turns upstream frames into
+//! envelopes, carries out the control socket's commands, and ends the session on an
+//! upstream close, an idle timeout or shutdown.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use volley_engine::{WebSocket, WsError, WsMessage};
+
+use super::WsSession;
+use crate::clock::now_ms;
+use crate::state::AppState;
+
+/// What a control socket asks of the upstream connection.
+#[derive(Debug)]
+pub(crate) enum Command {
+    /// Send a text frame; `json` is the value it serialises, for a `json` payload.
+    Send { text: String, json: Option<Value> },
+    /// Close the upstream connection.
+    Close { code: u16, reason: String },
+    /// Keep the session from idling.
+    Ping,
+}
+
+/// Starts the task of `session` over `socket`.
+pub(crate) fn spawn_upstream(
+    state: AppState,
+    session: Arc<WsSession>,
+    socket: WebSocket,
+    commands: mpsc::Receiver<Command>,
+) {
+    let shutdown = state.shutdown.clone();
+    tokio::spawn(async move {
+        let closing = run(&session, socket, commands, shutdown).await;
+        // The slot is free and the id unknown before anyone hears of the close: a
+        // client that opens a new session on `session.closed` is not refused at the cap.
+        state.ws_sessions.remove(&session.id);
+        if let Some(Closing { code, reason, was_clean, socket_code }) = closing {
+            session.close(code, &reason, was_clean, socket_code).await;
+        }
+    });
+}
+
+/// How a session ended: the `session.closed` payload and the control socket's close code.
+#[derive(Debug)]
+struct Closing {
+    code: u16,
+    reason: String,
+    was_clean: bool,
+    socket_code: u16,
+}
+
+impl Closing {
+    fn new(code: u16, reason: impl Into<String>, was_clean: bool, socket_code: u16) -> Self {
+        Self { code, reason: reason.into(), was_clean, socket_code }
+    }
+}
+
+/// The value of a text frame that is a JSON object or array (its payload is then
+/// `json`); only text that starts like one is parsed.
+pub(crate) fn parse_json(text: &str) -> Option<Value> {
+    let first = text.trim_start().as_bytes().first()?;
+    if !matches!(first, b'{' | b'[') {
+        return None;
+    }
+    serde_json::from_str::<Value>(text).ok().filter(|value| value.is_object() || value.is_array())
+}
+
+fn error_fields(code: &str, message: &str) -> Value {
+    json!({ "error": { "code": code, "message": message } })
+}
+
+async fn run(
+    session: &WsSession,
+    socket: WebSocket,
+    mut commands: mpsc::Receiver<Command>,
+    shutdown: CancellationToken,
+) -> Option<Closing> {
+    let (sender, mut receiver) = socket.split();
+    let tick = (session.idle_timeout / 4).clamp(Duration::from_millis(10), Duration::from_secs(5));
+    let mut idle = tokio::time::interval(tick);
+    loop {
+        tokio::select! {
+            biased;
+            () = shutdown.cancelled() => {
+                let _ = sender.close(1001, "server shutdown").await;
+                return Some(Closing::new(1001, "server shutdown", true, 1001));
+            }
+            command = commands.recv() => match command {
+                Some(Command::Send { text, json }) => {
+                    session.touch();
+                    match sender.send_text(text.clone()).await {
+                        Ok(()) => session.publish_message("session.outbound", &text, json.as_ref()).await,
+                        Err(error) => session.publish("session.error", error_fields("WS_SEND_FAILED", &error.to_string())).await,
+                    }
+                }
+                Some(Command::Close { code, reason }) => {
+                    let _ = sender.close(code, &reason).await;
+                    return Some(Closing::new(code, reason, true, 1000));
+                }
+                Some(Command::Ping) => session.touch(),
+                None => return None,
+            },
+            message = receiver.next() => match message {
+                Some(Ok(WsMessage::Text(text))) => {
+                    session.touch();
+                    if text.len() > session.max_frame {
+                        let message = format!("an upstream message of {} bytes is over the {} byte limit", text.len(), session.max_frame);
+                        let mut fields = error_fields("WS_FRAME_TOO_LARGE", &message);
+                        fields["byteLength"] = json!(text.len());
+                        session.publish("session.error", fields).await;
+                    } else {
+                        session.publish_message("session.inbound", &text, parse_json(&text).as_ref()).await;
+                    }
+                }
+                Some(Ok(WsMessage::Pong(_))) => {}
+                Some(Ok(WsMessage::Close(frame))) => {
+                    let (code, reason) = frame.map_or((1005, String::new()), |frame| (frame.code, frame.reason));
+                    return Some(Closing::new(code, reason, true, 1000));
+                }
+                Some(Err(WsError::Binary { len })) => {
+                    let mut fields = error_fields("WS_BINARY_UNSUPPORTED", "the upstream sent a binary message; protocol 1.1 carries text only");
+                    fields["byteLength"] = json!(len);
+                    session.publish("session.error", fields).await;
+                }
+                Some(Err(error)) => {
+                    session.publish("session.error", error_fields("WS_UPSTREAM_ERROR", &error.to_string())).await;
+                    return Some(Closing::new(1006, "the upstream connection failed", false, 1000));
+                }
+                None => {
+                    return Some(Closing::new(1006, "the upstream connection ended without a close frame", false, 1000));
+                }
+            },
+            _ = idle.tick() => {
+                if session.idle_for(now_ms()) >= session.idle_timeout {
+                    let _ = sender.close(1001, "idle timeout").await;
+                    return Some(Closing::new(1001, "idle timeout", true, 1001));
+                }
+            }
+        }
+    }
+}
