@@ -66,7 +66,7 @@ Routes (protocol 1.1, docs/protocol.md; the OpenAPI document is at /doc):
   POST /session   GET|DELETE /session/{id}   PUT /session/{id}/variables
   POST /flows     POST /flows/{id}/finish    GET /flows/{id}/executions/{reqExecId}
   POST /execute/ws                       open a server-owned WebSocket session
-  GET  /ws/session/{id}?afterSeq=        its control socket (replay, then live)
+  GET  /ws/session/{id}?afterSeq=        its control socket (replay, then live); DELETE closes it
   GET  /event?sessionId=&flowId=         observer events (Server-Sent Events)
   GET  /event/ws?flowId=&afterSeq=       observer events (WebSocket, with replay)
   POST /tokens    DELETE /tokens/{jti}   scoped tokens (needs --token)

@@ -513,6 +513,29 @@ async fn session_close_closes_upstream_and_the_socket() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn delete_closes_a_session_with_or_without_a_control_socket() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig { max_ws_sessions: 1, ..ServerConfig::default() }).await;
+    let http = client();
+    let id = open_echo(&http, &server, &upstream).await;
+    let mut control = attach_fresh(&server, &id).await;
+    let (status, _) = send(http.delete(format!("{}/ws/session/{id}", server.base)), None, None).await;
+    assert_eq!(status, 204);
+    let closed = control.expect("session.closed").await;
+    assert_eq!(closed["payload"]["code"], 1000);
+    assert_eq!(control.closed().await, 1000);
+    // Gone at once: the slot is free and the id unknown.
+    let (status, gone) = send(http.delete(format!("{}/ws/session/{id}", server.base)), None, None).await;
+    assert_eq!((status, code(&gone)), (404, "WS_SESSION_NOT_FOUND"));
+    // A session nobody connected to closes the same way.
+    let lonely = open_echo(&http, &server, &upstream).await;
+    let (status, _) = send(http.delete(format!("{}/ws/session/{lonely}", server.base)), None, None).await;
+    assert_eq!(status, 204);
+    let again = open_echo(&http, &server, &upstream).await;
+    assert_ne!(again, lonely);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_upstream_that_never_answers_times_out_and_frees_its_slot() {
     let upstream = TestServer::start().await;
     let server = start(ServerConfig { max_ws_sessions: 1, ..ServerConfig::default() }).await;

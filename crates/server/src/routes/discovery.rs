@@ -57,6 +57,7 @@ pub(crate) async fn doc(Extension(access): Extension<Access>) -> Result<Json<uto
         super::execute::execute_sse,
         super::ws::execute_ws,
         super::ws::session_socket,
+        super::ws::close_session,
         super::ws::observe,
         super::sessions::create,
         super::sessions::view,

@@ -35,7 +35,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/execute", post(execute::execute))
         .route("/execute/sse", post(execute::execute_sse))
         .route("/execute/ws", post(ws::execute_ws))
-        .route("/ws/session/{id}", get(ws::session_socket))
+        .route("/ws/session/{id}", get(ws::session_socket).delete(ws::close_session))
         .route("/event/ws", get(ws::observe))
         .route("/session", post(sessions::create))
         .route("/session/{id}", get(sessions::view).delete(sessions::remove))

@@ -154,16 +154,7 @@ pub(crate) async fn session_socket(
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|rejection| query_error(&rejection))?;
-    let session = state.ws_sessions.get(&id)?;
-    if let Some(claims) = access.claims() {
-        let in_flow = claims.flow_id.is_some() && claims.flow_id == session.flow_id;
-        let in_session = claims.session_id.is_some() && claims.session_id == session.session_id;
-        if !in_flow && !in_session {
-            return Err(ApiError::forbidden(
-                "the scoped token may only control WebSocket sessions of its flow or session",
-            ));
-        }
-    }
+    let session = controllable(&state, &access, &id)?;
     let upgrade = upgrade.map_err(|rejection| {
         ApiError::validation(format!("expected a WebSocket upgrade: {}", rejection.body_text()))
     })?;
@@ -174,6 +165,44 @@ pub(crate) async fn session_socket(
         .read_buffer_size(16 * 1024)
         .max_message_size(state.config.ws_max_frame.saturating_mul(4).saturating_add(64 * 1024))
         .on_upgrade(move |socket| ws::serve_control(socket, session, after_seq)))
+}
+
+/// The session `id`, if the caller may control it (a scoped token: its flow's or
+/// session's).
+fn controllable(state: &AppState, access: &Access, id: &str) -> Result<Arc<ws::WsSession>, ApiError> {
+    let session = state.ws_sessions.get(id)?;
+    if let Some(claims) = access.claims() {
+        let in_flow = claims.flow_id.is_some() && claims.flow_id == session.flow_id;
+        let in_session = claims.session_id.is_some() && claims.session_id == session.session_id;
+        if !in_flow && !in_session {
+            return Err(ApiError::forbidden(
+                "the scoped token may only control WebSocket sessions of its flow or session",
+            ));
+        }
+    }
+    Ok(session)
+}
+
+#[utoipa::path(delete, path = "/ws/session/{wsSessionId}", tag = "websocket",
+    params(("wsSessionId" = String, Path)),
+    responses((status = 204, description = "The upstream is closed (1000) and the session removed; its control socket gets `session.closed`"),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "WS_SESSION_NOT_FOUND", body = ErrorBody)))]
+pub(crate) async fn close_session(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    Path(id): Path<String>,
+) -> Result<http::StatusCode, ApiError> {
+    let session = controllable(&state, &access, &id)?;
+    let order = ws::Command::Close { code: 1000, reason: "closed by DELETE /ws/session".to_owned() };
+    // A session already closing has nothing left to take the order; either way it goes.
+    let _ = session.commands.send(order).await;
+    // The upstream task removes the session before it reports the close.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while state.ws_sessions.get(&id).is_ok() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    Ok(http::StatusCode::NO_CONTENT)
 }
 
 /// The filters of `/event/ws`, and `afterSeq`.
