@@ -6,6 +6,7 @@ mod check;
 mod echo;
 mod exit;
 mod files;
+mod lsp;
 mod output;
 mod pretty;
 mod render;
@@ -75,6 +76,12 @@ enum Command {
     /// server refuses to listen beyond loopback. Ctrl-C or SIGTERM stops it after
     /// in-flight executions finish (at most 10 s).
     Serve(serve::ServeArgs),
+    /// Start the language server on stdin/stdout (for editors).
+    ///
+    /// Speaks the Language Server Protocol: diagnostics as `volley check` reports them,
+    /// document symbols and folding ranges. Configure your editor to run `volley lsp`
+    /// for .http and .rest files; see docs/lsp.md.
+    Lsp,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where your shell looks for completions, for example:
@@ -127,6 +134,7 @@ fn main() -> ExitCode {
         }
         Command::EchoServer(args) => echo::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Lsp => lsp::run(),
     };
     match result {
         Ok(code) => code.into(),

@@ -1,0 +1,206 @@
+//! Every conversion between Volley's types and LSP's: byte offsets ⇄ UTF-16 positions,
+//! diagnostics, symbols, folding ranges, URIs. Nothing else in the crate builds LSP
+//! types by hand from syntax types, so a change of the LSP types crate stays here.
+
+use std::path::PathBuf;
+
+use ropey::Rope;
+use tower_lsp_server::ls_types::{
+    Diagnostic, DiagnosticSeverity, DocumentSymbol, FoldingRange, FoldingRangeKind, NumberOrString, Position, Range,
+    SymbolKind, Uri,
+};
+use volley_syntax::{Request, Severity, Span};
+
+/// The `source` of every diagnostic this server publishes.
+pub(crate) const SOURCE: &str = "volley";
+
+/// The UTF-16 position of the byte `offset` of `rope` (clamped to the text; an offset
+/// inside a character counts as that character's start).
+pub(crate) fn position(rope: &Rope, offset: usize) -> Position {
+    let offset = offset.min(rope.len_bytes());
+    let line = rope.byte_to_line(offset);
+    let line_start = rope.char_to_utf16_cu(rope.line_to_char(line));
+    let character = rope.char_to_utf16_cu(rope.byte_to_char(offset)) - line_start;
+    Position::new(line as u32, character as u32)
+}
+
+/// The byte offset of a UTF-16 `position` of `rope`. A line past the end gives the end
+/// of the text; a character past the end of its line gives the end of the line (before
+/// its line break); a position inside a surrogate pair gives the character's start.
+pub(crate) fn offset(rope: &Rope, position: Position) -> usize {
+    let line = position.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_bytes();
+    }
+    let line_start = rope.line_to_char(line);
+    let content = line_content_chars(rope, line);
+    let first = rope.char_to_utf16_cu(line_start);
+    let last = rope.char_to_utf16_cu(line_start + content);
+    let target = (first + position.character as usize).min(last);
+    // Inside a surrogate pair, ropey answers the character that holds it.
+    rope.char_to_byte(rope.utf16_cu_to_char(target))
+}
+
+/// The number of characters of line `line` without its line break.
+fn line_content_chars(rope: &Rope, line: usize) -> usize {
+    let slice = rope.line(line);
+    let mut count = slice.len_chars();
+    if count > 0 && slice.char(count - 1) == '\n' {
+        count -= 1;
+    }
+    if count > 0 && slice.char(count - 1) == '\r' {
+        count -= 1;
+    }
+    count
+}
+
+/// The LSP range of the byte range `start..end`.
+pub(crate) fn range(rope: &Rope, start: usize, end: usize) -> Range {
+    Range::new(position(rope, start), position(rope, end))
+}
+
+/// The LSP range of a span.
+pub(crate) fn span_range(rope: &Rope, span: &Span) -> Range {
+    range(rope, span.start, span.end)
+}
+
+/// The byte range of an LSP range.
+pub(crate) fn byte_range(rope: &Rope, range: Range) -> std::ops::Range<usize> {
+    let start = offset(rope, range.start);
+    let end = offset(rope, range.end).max(start);
+    start..end
+}
+
+/// A syntax or semantic diagnostic as an LSP diagnostic: the code is the stable code
+/// string of `volley check`, the hint follows the message on its own line.
+pub(crate) fn diagnostic(rope: &Rope, diagnostic: &volley_syntax::Diagnostic) -> Diagnostic {
+    let message = match &diagnostic.hint {
+        Some(hint) => format!("{}\nhint: {hint}", diagnostic.message),
+        None => diagnostic.message.clone(),
+    };
+    Diagnostic {
+        range: span_range(rope, &diagnostic.span),
+        severity: Some(severity(diagnostic.severity)),
+        code: Some(NumberOrString::String(diagnostic.code.as_str().to_owned())),
+        source: Some(SOURCE.to_owned()),
+        message,
+        ..Diagnostic::default()
+    }
+}
+
+/// The configuration error of a file (`volley.jsonc` does not load), reported once at
+/// the top of the file with the hint `volley check` prints.
+pub(crate) fn config_error(message: &str) -> Diagnostic {
+    Diagnostic {
+        range: Range::new(Position::new(0, 0), Position::new(0, 0)),
+        severity: Some(DiagnosticSeverity::ERROR),
+        source: Some(SOURCE.to_owned()),
+        message: format!("{message}\nhint: fix the configuration file (volley.jsonc)"),
+        ..Diagnostic::default()
+    }
+}
+
+fn severity(severity: Severity) -> DiagnosticSeverity {
+    match severity {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Info => DiagnosticSeverity::INFORMATION,
+    }
+}
+
+/// The symbol of a request: its name, else `METHOD url`; the range is the request, the
+/// selection its request line.
+#[allow(deprecated)] // `DocumentSymbol::deprecated` must be written to build the struct.
+pub(crate) fn symbol(rope: &Rope, request: &Request) -> DocumentSymbol {
+    let line = format!("{} {}", request.method.value, request.url.to_source());
+    let (name, detail) = match &request.name {
+        Some(name) => (name.value.clone(), Some(line)),
+        None => (line, None),
+    };
+    DocumentSymbol {
+        name,
+        detail,
+        kind: if request.name.is_some() { SymbolKind::FUNCTION } else { SymbolKind::METHOD },
+        tags: None,
+        deprecated: None,
+        range: span_range(rope, &request.span),
+        selection_range: span_range(rope, &request.line_span),
+        children: None,
+    }
+}
+
+/// A folding range over a block's lines, when it has more than one.
+pub(crate) fn folding_range(rope: &Rope, span: &Span) -> Option<FoldingRange> {
+    let start = position(rope, span.start).line;
+    // A block ends after its last line break; fold up to the line that holds its last byte.
+    let end = position(rope, span.end.saturating_sub(1).max(span.start)).line;
+    (end > start).then(|| FoldingRange {
+        start_line: start,
+        end_line: end,
+        kind: Some(FoldingRangeKind::Region),
+        ..FoldingRange::default()
+    })
+}
+
+/// The path of a `file:` URI; `None` for other schemes (unsaved buffers).
+pub(crate) fn path(uri: &Uri) -> Option<PathBuf> {
+    uri.to_file_path().map(std::borrow::Cow::into_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every character boundary of `text` maps to a position and back (the `\n` of a
+    /// `\r\n` is inside the line break, so it comes back as the break's start).
+    fn round_trips(text: &str) {
+        let rope = Rope::from_str(text);
+        for index in text.char_indices().map(|(index, _)| index).chain([text.len()]) {
+            let back = offset(&rope, position(&rope, index));
+            let expected =
+                if text[..index].ends_with('\r') && text[index..].starts_with('\n') { index - 1 } else { index };
+            assert_eq!(back, expected, "{text:?} at {index}");
+        }
+    }
+
+    #[test]
+    fn ascii_positions_are_byte_columns() {
+        let rope = Rope::from_str("GET /a\nPOST /b\n");
+        assert_eq!(position(&rope, 9), Position::new(1, 2));
+        assert_eq!(offset(&rope, Position::new(1, 2)), 9);
+        assert_eq!(position(&rope, 15), Position::new(2, 0));
+    }
+
+    #[test]
+    fn multi_byte_text_counts_utf16_units() {
+        // é: 2 bytes, 1 unit. 🦀: 4 bytes, 2 units.
+        let text = "# café 🦀 x\nGET /\n";
+        let rope = Rope::from_str(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(x, 13);
+        assert_eq!(position(&rope, x), Position::new(0, 10));
+        assert_eq!(offset(&rope, Position::new(0, 10)), x);
+        round_trips(text);
+    }
+
+    #[test]
+    fn crlf_is_one_line_break() {
+        let text = "GET /é\r\nHost: 🦀\r\n\r\nbody";
+        let rope = Rope::from_str(text);
+        assert_eq!(position(&rope, text.find("Host").unwrap()), Position::new(1, 0));
+        assert_eq!(position(&rope, text.find("body").unwrap()), Position::new(3, 0));
+        // A column past the end of a line stops before its line break.
+        assert_eq!(offset(&rope, Position::new(0, 99)), text.find('\r').unwrap());
+        round_trips(text);
+        round_trips("a\rb\r\n\r\nc\n");
+    }
+
+    #[test]
+    fn positions_past_the_end_clamp() {
+        let rope = Rope::from_str("ab\n🦀");
+        assert_eq!(offset(&rope, Position::new(7, 0)), rope.len_bytes());
+        assert_eq!(position(&rope, 999), Position::new(1, 2));
+        // Inside the surrogate pair: the character's start.
+        assert_eq!(offset(&rope, Position::new(1, 1)), 3);
+    }
+}

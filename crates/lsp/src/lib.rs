@@ -1,0 +1,30 @@
+//! The language server of `.http` files (`volley lsp`): the only crate that knows LSP.
+//! Documents are kept in step with the editor incrementally (`documents.rs`), features
+//! are computed on snapshots with the syntax crate and the engine, and every conversion
+//! to LSP types is in `convert.rs`.
+
+mod convert;
+mod diagnostics;
+mod documents;
+mod server;
+
+pub use server::Backend;
+use tower_lsp_server::{ClientSocket, LspService, Server};
+
+/// The service and its client socket, for driving the server in tests or over any
+/// transport (`tower_lsp_server::Server::new(input, output, socket).serve(service)`).
+#[must_use]
+pub fn service() -> (LspService<Backend>, ClientSocket) {
+    LspService::new(Backend::new)
+}
+
+/// Serves the language server on stdin/stdout until the client sends `exit` (or closes
+/// stdin). Returns `true` when `shutdown` came first, the clean end of a session (LSP
+/// asks for exit code 0 then, 1 otherwise). Logs go to stderr only: stdout carries the
+/// protocol.
+pub async fn serve_stdio() -> bool {
+    let (service, socket) = service();
+    let backend = service.inner().clone();
+    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service).await;
+    backend.is_shut_down()
+}
