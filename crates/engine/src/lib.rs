@@ -62,7 +62,8 @@ pub use remote::{
     WsSessionOptions, WsSessionReceiver, WsSessionSender, WsSessionSocket,
 };
 pub use resolvers::{
-    CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment, Resolver, ResolverResult, async_resolver, resolver,
+    BuiltinResolver, CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment, Resolver, ResolverResult, async_resolver,
+    builtin_resolvers, resolver,
 };
 pub use response::{BodyError, Response, SentRequest, Timing};
 pub use sse::{EventStream, SseEvent, SseParser};

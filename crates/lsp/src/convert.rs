@@ -6,10 +6,14 @@ use std::path::PathBuf;
 
 use ropey::Rope;
 use tower_lsp_server::ls_types::{
-    Diagnostic, DiagnosticSeverity, DocumentSymbol, FoldingRange, FoldingRangeKind, NumberOrString, Position, Range,
-    SymbolKind, Uri,
+    CompletionItem, CompletionItemKind, CompletionTextEdit, Diagnostic, DiagnosticSeverity, DocumentSymbol,
+    Documentation, FoldingRange, FoldingRangeKind, Hover, HoverContents, InsertTextFormat, MarkupContent, MarkupKind,
+    NumberOrString, Position, Range, SymbolKind, TextEdit, Uri,
 };
 use volley_syntax::{Request, Severity, Span};
+
+use crate::completion::{Candidate, Kind};
+use crate::hover;
 
 /// The `source` of every diagnostic this server publishes.
 pub(crate) const SOURCE: &str = "volley";
@@ -140,6 +144,46 @@ pub(crate) fn folding_range(rope: &Rope, span: &Span) -> Option<FoldingRange> {
         kind: Some(FoldingRangeKind::Region),
         ..FoldingRange::default()
     })
+}
+
+/// A completion candidate as an LSP item: its text replaces the candidate's range.
+pub(crate) fn completion_item(rope: &Rope, candidate: &Candidate) -> CompletionItem {
+    let kind = match candidate.kind {
+        Kind::Variable => CompletionItemKind::VARIABLE,
+        Kind::Reference => CompletionItemKind::REFERENCE,
+        Kind::Function => CompletionItemKind::FUNCTION,
+        Kind::Keyword => CompletionItemKind::KEYWORD,
+        Kind::Property => CompletionItemKind::PROPERTY,
+        Kind::Value => CompletionItemKind::VALUE,
+    };
+    CompletionItem {
+        label: candidate.label.clone(),
+        kind: Some(kind),
+        detail: candidate.detail.clone(),
+        documentation: candidate.documentation.as_ref().map(|value| Documentation::MarkupContent(markdown(value))),
+        insert_text_format: Some(if candidate.snippet {
+            InsertTextFormat::SNIPPET
+        } else {
+            InsertTextFormat::PLAIN_TEXT
+        }),
+        text_edit: Some(CompletionTextEdit::Edit(TextEdit {
+            range: range(rope, candidate.replace.start, candidate.replace.end),
+            new_text: candidate.text.clone(),
+        })),
+        ..CompletionItem::default()
+    }
+}
+
+/// A hover as LSP's: Markdown over its range.
+pub(crate) fn hover(rope: &Rope, hover: &hover::Hover) -> Hover {
+    Hover {
+        contents: HoverContents::Markup(markdown(&hover.markdown)),
+        range: Some(range(rope, hover.range.start, hover.range.end)),
+    }
+}
+
+fn markdown(value: &str) -> MarkupContent {
+    MarkupContent { kind: MarkupKind::Markdown, value: value.to_owned() }
 }
 
 /// The path of a `file:` URI; `None` for other schemes (unsaved buffers).

@@ -3,9 +3,12 @@
 //! are computed on snapshots with the syntax crate and the engine, and every conversion
 //! to LSP types is in `convert.rs`.
 
+mod completion;
 mod convert;
 mod diagnostics;
 mod documents;
+mod hover;
+mod scope;
 mod server;
 
 pub use server::Backend;

@@ -7,15 +7,16 @@ use std::time::Duration;
 
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, DidSaveTextDocumentParams,
-    DocumentSymbolParams, DocumentSymbolResponse, FoldingRange, FoldingRangeParams, FoldingRangeProviderCapability,
-    InitializeParams, InitializeResult, InitializedParams, MessageType, OneOf, SaveOptions, ServerCapabilities,
-    ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+    CompletionOptions, CompletionParams, CompletionResponse, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentSymbolParams, DocumentSymbolResponse, FoldingRange,
+    FoldingRangeParams, FoldingRangeProviderCapability, Hover, HoverParams, HoverProviderCapability, InitializeParams,
+    InitializeResult, InitializedParams, MessageType, OneOf, SaveOptions, ServerCapabilities, ServerInfo,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::documents::Documents;
-use crate::{convert, diagnostics};
+use crate::{completion, convert, diagnostics, hover};
 
 /// The state of the language server. Cheap to clone: handlers and background tasks
 /// share the same documents and engine.
@@ -64,6 +65,11 @@ impl LanguageServer for Backend {
                 })),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(["{", "$", "@", ".", ":"].map(str::to_owned).to_vec()),
+                    ..CompletionOptions::default()
+                }),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
                 ..ServerCapabilities::default()
             },
             server_info: Some(ServerInfo {
@@ -127,5 +133,37 @@ impl LanguageServer for Backend {
         let ranges =
             document.blocks.iter().filter_map(|block| convert::folding_range(&snapshot.rope, &block.span)).collect();
         Ok(Some(ranges))
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let position = params.text_document_position;
+        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri) else {
+            return Ok(None);
+        };
+        let engine = self.engine.clone();
+        // Reading the configuration: off the async workers, on the snapshot (no lock held).
+        let items = tokio::task::spawn_blocking(move || {
+            let offset = convert::offset(&snapshot.rope, position.position);
+            let candidates = completion::complete(&snapshot, &engine, offset);
+            candidates.iter().map(|candidate| convert::completion_item(&snapshot.rope, candidate)).collect()
+        })
+        .await
+        .unwrap_or_default();
+        Ok(Some(CompletionResponse::Array(items)))
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let position = params.text_document_position_params;
+        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri) else {
+            return Ok(None);
+        };
+        let engine = self.engine.clone();
+        let found = tokio::task::spawn_blocking(move || {
+            let offset = convert::offset(&snapshot.rope, position.position);
+            hover::hover(&snapshot, &engine, offset).map(|found| convert::hover(&snapshot.rope, &found))
+        })
+        .await
+        .unwrap_or_default();
+        Ok(found)
     }
 }

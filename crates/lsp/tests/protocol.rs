@@ -1,160 +1,10 @@
 //! The language server through real JSON-RPC messages: an in-memory client writes
 //! `Content-Length`-framed messages into the server's input and reads its output.
 
-use std::collections::VecDeque;
-use std::fmt::Write as _;
-use std::time::Duration;
+mod support;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
-
-/// Long enough for a slow CI machine; only reached when a test fails.
-const TIMEOUT: Duration = Duration::from_secs(20);
-
-struct TestClient {
-    input: DuplexStream,
-    output: BufReader<DuplexStream>,
-    next_id: i64,
-    notifications: VecDeque<Value>,
-}
-
-impl TestClient {
-    fn start() -> Self {
-        let (input, server_input) = tokio::io::duplex(1 << 16);
-        let (server_output, output) = tokio::io::duplex(1 << 16);
-        let (service, socket) = volley_lsp::service();
-        tokio::spawn(tower_lsp_server::Server::new(server_input, server_output, socket).serve(service));
-        Self { input, output: BufReader::new(output), next_id: 1, notifications: VecDeque::new() }
-    }
-
-    async fn send(&mut self, message: &Value) {
-        self.send_all(std::slice::from_ref(message)).await;
-    }
-
-    /// Writes several messages at once, as an editor does when the user types fast.
-    async fn send_all(&mut self, messages: &[Value]) {
-        let mut framed = String::new();
-        for message in messages {
-            let body = message.to_string();
-            write!(framed, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("formatting");
-        }
-        self.input.write_all(framed.as_bytes()).await.expect("server input");
-    }
-
-    async fn receive(&mut self) -> Value {
-        tokio::time::timeout(TIMEOUT, async {
-            let mut length = None;
-            loop {
-                let mut line = String::new();
-                self.output.read_line(&mut line).await.expect("server output");
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some(value) = line.strip_prefix("Content-Length: ") {
-                    length = Some(value.parse::<usize>().expect("length"));
-                }
-            }
-            let mut body = vec![0; length.expect("Content-Length header")];
-            self.output.read_exact(&mut body).await.expect("message body");
-            serde_json::from_slice(&body).expect("JSON message")
-        })
-        .await
-        .expect("a message from the server in time")
-    }
-
-    async fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
-    }
-
-    /// Sends a request and returns its result, keeping notifications that arrive first.
-    async fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
-        if !params.is_null() {
-            message["params"] = params;
-        }
-        self.send(&message).await;
-        loop {
-            let message = self.receive().await;
-            if message["id"] == json!(id) && message.get("method").is_none() {
-                assert!(message.get("error").is_none(), "{method} failed: {message}");
-                return message["result"].clone();
-            }
-            self.notifications.push_back(message);
-        }
-    }
-
-    /// The next notification of `method`, skipping others.
-    async fn notification(&mut self, method: &str) -> Value {
-        loop {
-            let message = match self.notifications.pop_front() {
-                Some(message) => message,
-                None => self.receive().await,
-            };
-            if message["method"] == method {
-                return message["params"].clone();
-            }
-        }
-    }
-
-    /// The diagnostics published for `version` (earlier versions are skipped).
-    async fn diagnostics(&mut self, version: i64) -> Vec<Value> {
-        loop {
-            let params = self.notification("textDocument/publishDiagnostics").await;
-            if params["version"] == json!(version) {
-                return params["diagnostics"].as_array().expect("diagnostics").clone();
-            }
-        }
-    }
-
-    async fn initialize(&mut self) -> Value {
-        let result = self.request("initialize", json!({"capabilities": {}})).await;
-        self.notify("initialized", json!({})).await;
-        result
-    }
-
-    async fn shutdown(mut self) {
-        assert_eq!(self.request("shutdown", Value::Null).await, Value::Null);
-        self.notify("exit", Value::Null).await;
-    }
-}
-
-/// A URI in a directory of its own, so no `volley.jsonc` above it applies.
-fn uri(name: &str) -> (tempdir::Dir, String) {
-    let dir = tempdir::Dir::new();
-    let path = dir.path.join(name);
-    (dir, format!("file://{}", path.display()))
-}
-
-mod tempdir {
-    use std::path::PathBuf;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    pub(crate) struct Dir {
-        pub(crate) path: PathBuf,
-    }
-
-    impl Dir {
-        pub(crate) fn new() -> Self {
-            static COUNT: AtomicUsize = AtomicUsize::new(0);
-            let path = std::env::temp_dir().join(format!(
-                "volley-lsp-{}-{}",
-                std::process::id(),
-                COUNT.fetch_add(1, Ordering::Relaxed)
-            ));
-            std::fs::create_dir_all(&path).expect("temporary directory");
-            Self { path }
-        }
-    }
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
-}
+use support::{TestClient, range, uri};
 
 const TEXT: &str = "# café 🦀 notes\nGET https://example.com/café/🦀/{{missing}}\n\n### create\nPOST https://example.com/x\nContent-Type: application/json\n\n{\"a\": }\n";
 
@@ -163,10 +13,6 @@ fn codes_and_ranges(diagnostics: &[Value]) -> Vec<(String, Value)> {
         .iter()
         .map(|diagnostic| (diagnostic["code"].as_str().expect("code").to_owned(), diagnostic["range"].clone()))
         .collect()
-}
-
-fn range(start: (u32, u32), end: (u32, u32)) -> Value {
-    json!({"start": {"line": start.0, "character": start.1}, "end": {"line": end.0, "character": end.1}})
 }
 
 #[tokio::test]

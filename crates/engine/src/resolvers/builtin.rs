@@ -118,6 +118,25 @@ pub(crate) fn signature(name: &str) -> &'static str {
     }
 }
 
+/// One-line documentation of a built-in (Markdown), for editors.
+pub(crate) fn doc(name: &str) -> &'static str {
+    match name {
+        "uuid" | "guid" | "random.uuid" => "A random UUID (version 4).",
+        "timestamp" => "The current Unix time in seconds.",
+        "timestampMs" => "The current Unix time in milliseconds.",
+        "isoTimestamp" => "The current time in RFC 3339 (UTC, milliseconds).",
+        "random" | "randomInt" => "A random integer between `min` and `max`, both included.",
+        "env" | "processEnv" => "The environment variable `NAME` (empty when unset).",
+        "secret" => "The secret `NAME`, from the environment or the project's `.env` file; redacted in reports.",
+        "basicAuth" => "A `Basic` authorization value for `user` and `password`.",
+        "base64" => "`text` encoded in base64.",
+        "datetime" => {
+            "The current time in `format` (`iso8601`, `rfc1123` or a pattern), optionally shifted by `amount` `unit`."
+        }
+        _ => "",
+    }
+}
+
 /// An integer between `min` and `max`, both included.
 fn random(min: &str, max: &str) -> Result<String, String> {
     let parse = |text: &str| text.trim().parse::<i64>().map_err(|_| format!("`{text}` is not an integer"));
@@ -256,6 +275,14 @@ mod tests {
         assert!(call("random", &["9", "1"]).unwrap_err().contains("greater"));
         assert!(call("random", &["a", "1"]).is_err());
         assert!(call("random", &["1"]).unwrap_err().contains("takes 2 arguments"));
+    }
+
+    #[test]
+    fn every_builtin_has_a_doc_and_arities() {
+        for name in BUILTIN_NAMES {
+            assert!(!doc(name).is_empty(), "{name}");
+            assert!(expected_arguments(name).is_some(), "{name}");
+        }
     }
 
     #[test]

@@ -14,6 +14,29 @@ pub use command::{CommandResolver, DEFAULT_COMMAND_TIMEOUT};
 
 use crate::transport::BoxFuture;
 
+/// A built-in resolver as editors show it (aliases included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltinResolver {
+    /// The name without `$`.
+    pub name: &'static str,
+    /// The parameter list as documentation writes it (`(min, max)`).
+    pub parameters: &'static str,
+    /// The argument counts it takes (several when some are optional).
+    pub arities: &'static [usize],
+    /// One-line documentation (Markdown).
+    pub doc: &'static str,
+}
+
+/// Every built-in resolver, aliases included, in documentation order.
+pub fn builtin_resolvers() -> impl Iterator<Item = BuiltinResolver> {
+    BUILTIN_NAMES.iter().map(|&name| BuiltinResolver {
+        name,
+        parameters: builtin::signature(name),
+        arities: builtin::expected_arguments(name).unwrap_or(&[0]),
+        doc: builtin::doc(name),
+    })
+}
+
 /// What a resolver returns: the value, or why it has none.
 pub type ResolverResult = Result<String, Box<dyn std::error::Error + Send + Sync>>;
 

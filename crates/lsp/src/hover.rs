@@ -1,0 +1,123 @@
+//! Hover: on `{{name}}` the variable's value and source (masked when sensitive), or
+//! "undefined" with a hint; on `{{$resolver(…)}}` the resolver's doc; on `# @directive`
+//! the directive's doc. Markdown; LSP types are built in `convert.rs`.
+
+use std::ops::Range;
+
+use volley_syntax::directive::{IGNORED, SUPPORTED};
+
+use crate::documents::Snapshot;
+use crate::scope::Scope;
+
+/// What a hover shows: Markdown over the bytes `range`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hover {
+    pub(crate) markdown: String,
+    pub(crate) range: Range<usize>,
+}
+
+/// The hover at byte `offset` of a snapshot, if there is something to say.
+pub(crate) fn hover(snapshot: &Snapshot, engine: &volley_engine::Client, offset: usize) -> Option<Hover> {
+    let rope = &snapshot.rope;
+    let offset = offset.min(rope.len_bytes());
+    let line = rope.byte_to_line(offset);
+    let line_start = rope.line_to_byte(line);
+    let text = rope.line(line).to_string();
+    let column = offset - line_start;
+    if let Some((inner, range)) = interpolation_at(&text, column) {
+        let range = line_start + range.start..line_start + range.end;
+        let document = snapshot.tree.document();
+        let scope = Scope::of(snapshot, &document, engine);
+        let markdown = match inner.strip_prefix('$') {
+            Some(call) => resolver(&scope, call)?,
+            None => variable(&scope, inner),
+        };
+        return Some(Hover { markdown, range });
+    }
+    let (name, range) = directive_at(&text, column)?;
+    let markdown = directive(name)?;
+    Some(Hover { markdown, range: line_start + range.start..line_start + range.end })
+}
+
+/// The trimmed inside and the range of the `{{ … }}` of `line` that holds `column`.
+fn interpolation_at(line: &str, column: usize) -> Option<(&str, Range<usize>)> {
+    let mut from = 0;
+    while let Some(open) = line[from..].find("{{").map(|index| from + index) {
+        let close = line[open + 2..].find("}}").map_or(line.len(), |index| open + 2 + index + 2);
+        if (open..=close).contains(&column) {
+            let inner = line[open + 2..close.min(line.len())].trim_end_matches('}').trim();
+            let inner = inner.trim_end_matches(['\r', '\n']).trim();
+            return Some((inner, open..close));
+        }
+        from = close.max(open + 2);
+        if from >= line.len() {
+            break;
+        }
+    }
+    None
+}
+
+/// The directive name of a `# @name` / `// @name` line and its range (from `@`), when
+/// `column` is on it.
+fn directive_at(line: &str, column: usize) -> Option<(&str, Range<usize>)> {
+    let trimmed = line.trim_start();
+    let comment = trimmed.strip_prefix('#').or_else(|| trimmed.strip_prefix("//"))?;
+    let after = comment.trim_start().strip_prefix('@')?;
+    let at = line.len() - after.len() - 1;
+    let length =
+        after.find(|character: char| !(character.is_alphanumeric() || character == '-')).unwrap_or(after.len());
+    let range = at..at + 1 + length;
+    (length > 0 && (range.start..=range.end).contains(&column)).then(|| (&after[..length], range))
+}
+
+fn variable(scope: &Scope, name: &str) -> String {
+    if let Some(variable) = scope.variable(name) {
+        return format!("`{name}` = `{}`\n\nfrom {}", variable.value, variable.source.describe());
+    }
+    let first = name.split('.').next().unwrap_or(name);
+    if scope.requests.iter().any(|request| request == first) {
+        return format!("`{name}`\n\nfrom the response of the request `{first}` (sent first)");
+    }
+    format!(
+        "`{name}` is undefined\n\nhint: define it with `@{name} = value` in this file, or under `variables` in volley.jsonc"
+    )
+}
+
+fn resolver(scope: &Scope, call: &str) -> Option<String> {
+    let name = call.split(|character: char| character == '(' || character.is_whitespace()).next()?;
+    if let Some(builtin) = volley_engine::builtin_resolvers().find(|resolver| resolver.name == name) {
+        return Some(format!("`${name}{}`\n\n{}", builtin.parameters, builtin.doc));
+    }
+    if scope.resolvers.iter().any(|resolver| resolver == name) {
+        return Some(format!("`${name}`\n\ncommand resolver (volley.jsonc)"));
+    }
+    Some(format!("`${name}` is not a known resolver"))
+}
+
+fn directive(name: &str) -> Option<String> {
+    if let Some(info) = SUPPORTED.iter().find(|info| info.name == name) {
+        let usage =
+            if info.placeholder.is_empty() { format!("@{name}") } else { format!("@{name} {}", info.placeholder) };
+        return Some(format!("`{usage}`\n\n{}", info.doc));
+    }
+    IGNORED.contains(&name).then(|| format!("`@{name}`\n\nread for compatibility with other tools; no effect"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_interpolation_under_the_cursor() {
+        let line = "GET {{host}}/{{ $uuid }}\n";
+        assert_eq!(interpolation_at(line, 6), Some(("host", 4..12)));
+        assert_eq!(interpolation_at(line, 17), Some(("$uuid", 13..24)));
+        assert_eq!(interpolation_at(line, 2), None);
+    }
+
+    #[test]
+    fn finds_the_directive_under_the_cursor() {
+        assert_eq!(directive_at("# @name login\n", 4), Some(("name", 2..7)));
+        assert_eq!(directive_at("# @name login\n", 10), None);
+    }
+}

@@ -1,0 +1,139 @@
+//! What a document can refer to inside `{{ }}`: its `@vars`, the configuration's
+//! variables and the active profile's, request names for chaining, and command
+//! resolvers. Shared by completion and hover; values of sensitive names are masked.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use volley_syntax::Document;
+
+use crate::documents::Snapshot;
+
+/// What stands in for the value of a sensitive variable.
+pub(crate) const MASK: &str = "••••";
+
+/// Name parts that mark a variable as sensitive (case-insensitive).
+const SENSITIVE: [&str; 6] = ["token", "secret", "password", "key", "auth", "credential"];
+
+/// Where a variable is defined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// A `@name = value` line of the document.
+    File,
+    /// `variables` of the configuration file.
+    Config,
+    /// `variables` of the named profile of the configuration file.
+    Profile(String),
+}
+
+impl Source {
+    /// How the source is shown to the user.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Source::File => "file".to_owned(),
+            Source::Config => "volley.jsonc".to_owned(),
+            Source::Profile(name) => format!("profile {name}"),
+        }
+    }
+}
+
+/// A variable a document sees, its value already masked when its name is sensitive.
+#[derive(Debug, Clone)]
+pub(crate) struct Variable {
+    pub(crate) name: String,
+    pub(crate) value: String,
+    pub(crate) source: Source,
+}
+
+/// Everything a position of a document can refer to.
+#[derive(Debug, Default)]
+pub(crate) struct Scope {
+    /// In precedence order (file, profile, configuration), one entry per name.
+    pub(crate) variables: Vec<Variable>,
+    /// Request names, for `name.response.…`.
+    pub(crate) requests: Vec<String>,
+    /// Command resolvers of the configuration, without `$`.
+    pub(crate) resolvers: Vec<String>,
+}
+
+impl Scope {
+    /// The variables of `document` and of the configuration that applies to it, with the
+    /// variables of `profile` when one is active (none is selected yet).
+    pub(crate) fn of(snapshot: &Snapshot, document: &Document, engine: &volley_engine::Client) -> Self {
+        Self::with_profile(snapshot, document, engine, None)
+    }
+
+    fn with_profile(
+        snapshot: &Snapshot,
+        document: &Document,
+        engine: &volley_engine::Client,
+        profile: Option<&str>,
+    ) -> Self {
+        let mut scope = Scope::default();
+        for declaration in &document.variables {
+            scope.add(&declaration.name.value, declaration.value.to_source(), Source::File);
+        }
+        let config = snapshot
+            .path
+            .as_deref()
+            .and_then(Path::parent)
+            .and_then(|directory| engine.config_for(directory).ok().flatten());
+        if let Some(config) = &config {
+            if let Some((name, profile)) =
+                profile.and_then(|name| config.profiles.get(name).map(|profile| (name, profile)))
+            {
+                scope.add_map(&profile.variables, &Source::Profile(name.to_owned()));
+                scope.resolvers.extend(profile.resolvers.keys().map(|name| name.trim_start_matches('$').to_owned()));
+            }
+            scope.add_map(&config.variables, &Source::Config);
+            scope.resolvers.extend(config.resolvers.keys().map(|name| name.trim_start_matches('$').to_owned()));
+            scope.resolvers.sort();
+            scope.resolvers.dedup();
+        }
+        scope.requests =
+            document.requests().filter_map(|request| request.name.as_ref()).map(|name| name.value.clone()).collect();
+        scope
+    }
+
+    fn add_map(&mut self, variables: &Map<String, Value>, source: &Source) {
+        for (name, value) in variables {
+            let value = match value {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            self.add(name, value, source.clone());
+        }
+    }
+
+    fn add(&mut self, name: &str, value: String, source: Source) {
+        if self.variable(name).is_some() {
+            return;
+        }
+        let value = if is_sensitive(name) { MASK.to_owned() } else { value };
+        self.variables.push(Variable { name: name.to_owned(), value, source });
+    }
+
+    /// The variable `name` as the document sees it.
+    pub(crate) fn variable(&self, name: &str) -> Option<&Variable> {
+        self.variables.iter().find(|variable| variable.name == name)
+    }
+}
+
+/// `true` for names whose values are not shown (`apiToken`, `db_password`, …).
+pub(crate) fn is_sensitive(name: &str) -> bool {
+    let name = name.to_lowercase();
+    SENSITIVE.iter().any(|part| name.contains(part))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sensitive_names() {
+        assert!(is_sensitive("apiToken"));
+        assert!(is_sensitive("DB_PASSWORD"));
+        assert!(is_sensitive("Authorization"));
+        assert!(!is_sensitive("host"));
+    }
+}
