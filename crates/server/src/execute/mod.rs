@@ -59,6 +59,15 @@ pub(crate) struct Fetched {
     cookies_before: Vec<(String, String, String, String)>,
 }
 
+/// What a finished exchange reported: its timing, the session's state after it, and
+/// its assertion checks.
+#[derive(Debug)]
+pub(crate) struct Finished {
+    pub(crate) timing: TimingInfo,
+    pub(crate) session: Option<SessionRef>,
+    pub(crate) assertions: Option<crate::wire::AssertionReport>,
+}
+
 /// A stage that failed, and how the API answers it.
 #[derive(Debug)]
 pub(crate) struct Failure {
@@ -173,8 +182,7 @@ impl Run {
             .map_err(|error| report::engine_error(&error, &source.text))
             .map_err(Failure::at("interpolate"))?;
         let session_variables = client.get_variables();
-        let request_variables = body.variables.clone().unwrap_or_default();
-        let scrubber = redact::Scrubber::new(&prepared.secrets, &[&session_variables, &request_variables]);
+        let scrubber = redact::Scrubber::new(&prepared.secrets, &[&session_variables, &options.variables]);
         self.emitter.emit(
             "interpolateFinished",
             json!({ "method": prepared.method.as_str(), "url": scrubber.scrub(prepared.url.as_str()) }),
@@ -252,7 +260,7 @@ impl Run {
 
     /// Reports a finished exchange (assertions, `executionFinished`, a session whose
     /// cookies changed) and keeps it in the store.
-    pub(crate) fn finish(&self, fetched: &Fetched, extra: Option<Value>) -> (TimingInfo, Option<SessionRef>) {
+    pub(crate) fn finish(&self, fetched: &Fetched, extra: Option<Value>) -> Finished {
         let response = &fetched.response;
         let report = assertions(response.assertions(), &fetched.text);
         if let Some(report) = &report {
@@ -279,7 +287,7 @@ impl Run {
         self.store(|stored| {
             stored.status = if passed { "success" } else { "failed" };
             stored.response = Some(report::stored_response(response, STORED_BODY_BYTES));
-            stored.assertions = report;
+            stored.assertions.clone_from(&report);
             stored.timing = stored_timing;
         });
         let session = self.session.as_ref().map(|session| {
@@ -290,12 +298,12 @@ impl Run {
             }
             SessionRef { session_id: session.id.clone(), snapshot_version: version }
         });
-        (timing, session)
+        Finished { timing, session, assertions: report }
     }
 
     /// The whole `/execute` answer.
     pub(crate) fn answer(&self, fetched: &Fetched) -> ExecuteResponse {
-        let (timing, session) = self.finish(fetched, None);
+        let Finished { timing, session, assertions } = self.finish(fetched, None);
         ExecuteResponse {
             run_id: self.run_id.clone(),
             req_exec_id: self.req_exec_id.clone(),
@@ -306,7 +314,7 @@ impl Run {
             response: report::response_info(&fetched.response),
             limits: Limits { max_body_bytes: self.state.config.max_body_size },
             timing,
-            assertions: assertions(fetched.response.assertions(), &fetched.text),
+            assertions,
         }
     }
 }

@@ -88,7 +88,7 @@ pub(crate) async fn execute_ws(
     let Some(socket) = fetched.response.websocket() else {
         return Err(ApiError::internal(&"a WebSocket exchange without a connection"));
     };
-    run.finish(&fetched, None);
+    let finished = run.finish(&fetched, None);
     let subprotocol = socket.protocol().map(str::to_owned);
     let upstream_url = fetched.request.url_resolved.clone();
     let (commands, orders) = tokio::sync::mpsc::channel(64);
@@ -120,7 +120,7 @@ pub(crate) async fn execute_ws(
         req_exec_id: run.req_exec_id.clone(),
         request: fetched.request.clone(),
         resolved: fetched.resolved.clone(),
-        assertions: execute::assertions(fetched.response.assertions(), &fetched.text),
+        assertions: finished.assertions,
         ws: SessionInfo {
             downstream_path: format!("/ws/session/{}", session.id),
             ws_session_id: session.id.clone(),
