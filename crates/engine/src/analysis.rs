@@ -34,6 +34,14 @@ pub struct AnalysisContext {
     /// The directory relative file references are resolved from; `None` skips the
     /// file checks (unsaved text with no location).
     pub directory: Option<PathBuf>,
+    /// The active profile: only its variables and resolvers count, not every
+    /// profile's. `None` (or a profile the configuration does not have) counts them all.
+    pub profile: Option<String>,
+    /// File variables declared outside the analysed document: the rest of the file,
+    /// when a front end analyses a file one part at a time (the language server).
+    pub file_variables: BTreeSet<String>,
+    /// Request names declared outside the analysed document, likewise.
+    pub request_names: BTreeSet<String>,
 }
 
 /// The semantic diagnostics of `document` (parsed from `text`), in source order. The
@@ -70,7 +78,12 @@ impl<'a> Analyzer<'a> {
         if let Some(config) = &context.config {
             layers.push(&config.variables);
             resolvers.extend(config.resolvers.keys().map(String::as_str));
-            for profile in config.profiles.values() {
+            let active = context.profile.as_deref().and_then(|name| config.profiles.get(name));
+            let profiles: Vec<_> = match active {
+                Some(profile) => vec![profile],
+                None => config.profiles.values().collect(),
+            };
+            for profile in profiles {
                 layers.push(&profile.variables);
                 resolvers.extend(profile.resolvers.keys().map(String::as_str));
             }
@@ -188,17 +201,23 @@ impl<'a> Analyzer<'a> {
     /// A diagnostic when the variable path is defined nowhere the analysis can see.
     fn variable(&self, path: &str, span: Span) -> Option<Diagnostic> {
         let segments = variable_path_segments(path);
-        if self.document.variables.iter().any(|declaration| declaration.name.value == path) {
+        if self.document.variables.iter().any(|declaration| declaration.name.value == path)
+            || self.context.file_variables.contains(path)
+        {
             return None;
         }
         if self.layers.iter().any(|layer| lookup(layer, path, &segments).is_some()) {
             return None;
         }
         if let [request, "response", ..] = segments.as_slice() {
-            if self.document.request_named(request).is_some() {
+            if self.document.request_named(request).is_some() || self.context.request_names.contains(*request) {
                 return None;
             }
-            let names = self.document.requests().filter_map(|request| request.name.as_ref().map(|n| n.value.as_str()));
+            let names = self
+                .document
+                .requests()
+                .filter_map(|request| request.name.as_ref().map(|n| n.value.as_str()))
+                .chain(self.context.request_names.iter().map(String::as_str));
             let hint = match volley_syntax::closest(request, names) {
                 Some(suggestion) => format!("did you mean `{suggestion}`?"),
                 None => format!("name the request it refers to with `# @name {request}`"),
@@ -213,8 +232,13 @@ impl<'a> Analyzer<'a> {
             );
         }
         let root = segments.first().copied().unwrap_or(path);
-        let mut known: Vec<&str> =
-            self.document.variables.iter().map(|declaration| declaration.name.value.as_str()).collect();
+        let mut known: Vec<&str> = self
+            .document
+            .variables
+            .iter()
+            .map(|declaration| declaration.name.value.as_str())
+            .chain(self.context.file_variables.iter().map(String::as_str))
+            .collect();
         for layer in &self.layers {
             known.extend(layer.keys().map(String::as_str));
         }
@@ -265,7 +289,7 @@ impl<'a> Analyzer<'a> {
             source.split_inclusive('\n').take(error.line().saturating_sub(1)).map(str::len).sum::<usize>();
         let offset = (line_start + error.column().saturating_sub(1)).min(source.len());
         let at = template.span.start + offset;
-        let span = if error.is_eof() { template.span } else { point(self.text, at) };
+        let span = if error.is_eof() { template.span } else { point(self.text, template.span, at) };
         let message = error.to_string();
         let message = message.split(" at line ").next().unwrap_or(&message).to_owned();
         out.push(
@@ -294,11 +318,21 @@ fn is_json(request: &Request) -> bool {
     })
 }
 
-/// A one-character span at byte `at` of `text`.
-fn point(text: &str, at: usize) -> Span {
+/// A one-character span at byte `at` of `text`, inside `within` (whose positions are
+/// known): only the text from `within`'s start is indexed, not the whole file.
+fn point(text: &str, within: Span, at: usize) -> Span {
     let end = text[at..].chars().next().map_or(at, |character| at + character.len_utf8());
-    let index = volley_syntax::LineIndex::new(text);
-    index.span(at..end)
+    let Some(source) = text.get(within.start..end) else { return within };
+    let index = volley_syntax::LineIndex::new(source);
+    let relative = index.span(at - within.start..end - within.start);
+    let shift = |position: volley_syntax::Position| {
+        if position.line == 0 {
+            volley_syntax::Position::new(within.start_position.line, within.start_position.column + position.column)
+        } else {
+            volley_syntax::Position::new(within.start_position.line + position.line, position.column)
+        }
+    };
+    Span { start: at, end, start_position: shift(relative.start_position), end_position: shift(relative.end_position) }
 }
 
 fn resolve(directory: &Path, relative: &str) -> PathBuf {

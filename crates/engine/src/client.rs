@@ -300,7 +300,13 @@ struct Inner {
     working_directory: std::sync::OnceLock<PathBuf>,
     /// Settings by directory, kept while their files are unchanged; shared by forks.
     settings: Arc<Mutex<SettingsCache>>,
+    /// Configurations by directory, kept while their files are unchanged; shared by forks.
+    configs: Arc<Mutex<ConfigCache>>,
 }
+
+/// Configurations found by directory, with the files each came from and their
+/// modification times (`None` when no configuration applies).
+type ConfigCache = HashMap<PathBuf, (Option<Config>, Vec<(PathBuf, Option<std::time::SystemTime>)>)>;
 
 /// Settings by directory and profile.
 type SettingsCache = HashMap<(PathBuf, Option<String>), CachedSettings>;
@@ -334,6 +340,7 @@ impl Client {
             chain: Mutex::default(),
             working_directory: std::sync::OnceLock::new(),
             settings: Arc::default(),
+            configs: Arc::default(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -356,6 +363,7 @@ impl Client {
             chain: Mutex::default(),
             working_directory,
             settings: Arc::clone(&self.inner.settings),
+            configs: Arc::clone(&self.inner.configs),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -394,10 +402,28 @@ impl Client {
     }
 
     /// The configuration that applies to `.http` files in `directory`, as runs see it.
+    /// Kept while its files are unchanged, like run settings (see
+    /// [`Client::reload_config`] for a configuration created where there was none).
     pub fn config_for(&self, directory: &Path) -> Result<Option<Config>, ConfigError> {
         match &self.inner.config.config {
             ConfigSource::Discover => {
-                Config::discover(&*self.inner.config.io, directory, &self.inner.config.environment)
+                let io = &*self.inner.config.io;
+                if let Ok(cache) = self.inner.configs.lock()
+                    && let Some((config, sources)) = cache.get(directory)
+                    && sources.iter().all(|(path, modified)| io.modified(path) == *modified)
+                {
+                    return Ok(config.clone());
+                }
+                let config = Config::discover(io, directory, &self.inner.config.environment)?;
+                let sources = config
+                    .iter()
+                    .flat_map(|config| &config.sources)
+                    .map(|path| (path.clone(), io.modified(path)))
+                    .collect();
+                if let Ok(mut cache) = self.inner.configs.lock() {
+                    cache.insert(directory.to_path_buf(), (config.clone(), sources));
+                }
+                Ok(config)
             }
             ConfigSource::Disabled => Ok(None),
             ConfigSource::Given(config) => Ok(Some((**config).clone())),
@@ -406,24 +432,62 @@ impl Client {
 
     /// The semantic diagnostics of `document` (parsed from `text`, read from
     /// `source_path` when it has one) as runs of this client would see it: its
-    /// configuration, variables and resolvers. A broken configuration is returned
-    /// beside the diagnostics made without it.
+    /// configuration, variables and resolvers (every profile's). A broken configuration
+    /// is returned beside the diagnostics made without it.
     #[must_use]
     pub fn analyze(&self, document: &Document, text: &str, source_path: Option<&Path>) -> Analysis {
+        let (context, config_error) = self.analysis_context(source_path, None);
+        let diagnostics = self.analyze_in(document, text, &context);
+        Analysis { diagnostics, config_error }
+    }
+
+    /// What the analysis of a file at `source_path` knows beyond the file: the
+    /// configuration that applies (with only `profile`'s variables when one is given),
+    /// this client's variables and resolvers. A configuration that does not load, or a
+    /// profile it does not have, is returned beside the context made without it.
+    #[must_use]
+    pub fn analysis_context(
+        &self,
+        source_path: Option<&Path>,
+        profile: Option<&str>,
+    ) -> (AnalysisContext, Option<ConfigError>) {
         let directory = source_path.and_then(Path::parent).map(Path::to_path_buf).or_else(|| self.working_directory());
-        let (config, config_error) = match directory.as_deref().map(|directory| self.config_for(directory)) {
+        let (config, mut config_error) = match directory.as_deref().map(|directory| self.config_for(directory)) {
             Some(Ok(config)) => (config, None),
             Some(Err(error)) => (None, Some(error)),
             None => (None, None),
         };
+        if let (Some(name), None) = (profile, &config_error) {
+            let known = config.as_ref().map(|config| config.profile(name).map(|_| ()));
+            config_error = match known {
+                Some(Ok(())) => None,
+                Some(Err(error)) => Some(error),
+                None => {
+                    Some(ConfigError::UnknownProfile { name: name.to_owned(), suggestion: None, available: Vec::new() })
+                }
+            };
+        }
         let context = AnalysisContext {
             config,
             variables: vec![self.get_variables()],
             resolvers: self.inner.config.resolvers.keys().map(|key| key.trim_start_matches('$').to_owned()).collect(),
             directory,
+            profile: profile.map(str::to_owned),
+            ..AnalysisContext::default()
         };
-        let diagnostics = analyze(document, text, &*self.inner.config.io, &context);
-        Analysis { diagnostics, config_error }
+        (context, config_error)
+    }
+
+    /// The semantic diagnostics of `document` (parsed from `text`) in `context`, the
+    /// files it refers to read through this client's [`Io`](crate::Io).
+    #[must_use]
+    pub fn analyze_in(
+        &self,
+        document: &Document,
+        text: &str,
+        context: &AnalysisContext,
+    ) -> Vec<volley_syntax::Diagnostic> {
+        analyze(document, text, &*self.inner.config.io, context)
     }
 
     /// Reads the `.http` file at `path` and runs the selected request.
@@ -658,6 +722,9 @@ impl Client {
     /// when the editor reports a new `volley.jsonc`.
     pub fn reload_config(&self) {
         if let Ok(mut cache) = self.inner.settings.lock() {
+            cache.clear();
+        }
+        if let Ok(mut cache) = self.inner.configs.lock() {
             cache.clear();
         }
     }
