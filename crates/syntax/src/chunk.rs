@@ -41,13 +41,23 @@ pub(crate) struct Chunk {
     /// Byte column of that line at which the chunk starts (the line break that ends the
     /// line before a separator; 0 for the first chunk).
     pub(crate) start_column: u32,
+    /// Unique to this text of this chunk: a new id whenever the chunk is (re)parsed, the
+    /// same while only its placement changes. Front ends cache work per chunk by it.
+    pub(crate) id: u64,
+}
+
+/// The next chunk id (ids are unique in the process).
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Chunk {
     pub(crate) fn parse(text: String) -> Chunk {
         let tree = parse_tree(&text, None);
         let lines = LineIndex::new(&text);
-        Chunk { text, tree, lines, start: 0, start_line: 0, start_column: 0 }
+        Chunk { text, tree, lines, start: 0, start_line: 0, start_column: 0, id: next_id() }
     }
 
     fn end(&self) -> usize {
@@ -300,6 +310,7 @@ fn edit_one(chunk: &mut Chunk, range: Range<usize>, new_text: &str) {
         new_end_position: tree_sitter_point(&chunk.text, new_end),
     });
     chunk.tree = parse_tree(&chunk.text, Some(&chunk.tree));
+    chunk.id = next_id();
 }
 
 /// Joins `chunks[range]`, applies `edit` (offsets in the whole text) to the joined

@@ -10,7 +10,7 @@ use crate::span::{Span, Spanned};
 use crate::template::Template;
 
 /// A parsed `.http` file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Document {
     /// The blocks in file order: the text before the first separator (when there is
     /// any) and one block per `###` line.

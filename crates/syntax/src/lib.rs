@@ -36,11 +36,12 @@ pub use document::{
     Block, Body, Directive, Document, FileBody, FormBody, FormField, FormValue, Header, Protocol, Request, Script,
     ScriptKind, Separator, SseOptions, VariableDeclaration, WebSocketOptions,
 };
+pub use lower::duplicate_names;
 pub use method::Method;
 pub use span::{LineIndex, Position, Span, Spanned};
 pub use suggest::{closest, edit_distance};
 pub use template::{Arguments, Expression, Interpolation, Part, ResolverCall, Template, variable_path_segments};
-pub use tree::{EditError, SyntaxTree, language};
+pub use tree::{ChunkInfo, EditError, SyntaxTree, language};
 
 /// Parses `text` into a typed document. Never fails and never panics.
 #[must_use]

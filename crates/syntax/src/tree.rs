@@ -10,7 +10,7 @@ use tree_sitter::{Language, Parser, Tree};
 
 use crate::chunk::{self, Chunk};
 use crate::document::Document;
-use crate::span::Position;
+use crate::span::{Position, Span};
 
 /// The tree-sitter language of `.http` files.
 #[must_use]
@@ -163,9 +163,71 @@ impl SyntaxTree {
         crate::lower::merge(parts)
     }
 
+    /// The chunks the text is held in, in order: for front ends that keep work per
+    /// chunk and redo it only for chunks whose [`ChunkInfo::id`] changed (the language
+    /// server's diagnostics on a large file).
+    #[must_use]
+    pub fn chunks(&self) -> impl ExactSizeIterator<Item = ChunkInfo<'_>> {
+        self.chunks.iter().map(|chunk| ChunkInfo {
+            id: chunk.id,
+            start: chunk.start,
+            start_position: Position::new(chunk.start_line, chunk.start_column),
+            text: &chunk.text,
+        })
+    }
+
+    /// The typed document of chunk `index` alone, its offsets and positions counted from
+    /// the start of the chunk (place them with [`ChunkInfo::place`]). Request and block
+    /// indexes count within the chunk, and duplicate request names are not checked
+    /// ([`duplicate_names`](crate::duplicate_names) does that over the whole file).
+    /// `None` for an index past the last chunk.
+    #[must_use]
+    pub fn chunk_document(&self, index: usize) -> Option<Document> {
+        self.chunks.get(index).map(crate::lower::lower_chunk_relative)
+    }
+
     fn is_char_boundary(&self, offset: usize) -> bool {
         let index = self.chunks.partition_point(|chunk| chunk.start <= offset).saturating_sub(1);
         self.chunks.get(index).is_some_and(|chunk| chunk.text.is_char_boundary(offset - chunk.start))
+    }
+}
+
+/// One chunk of a [`SyntaxTree`]: a run of whole blocks (the first starting with the
+/// line break before its `###`).
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkInfo<'a> {
+    /// Unique to this text of this chunk in the process: a new id whenever the chunk is
+    /// reparsed, the same id while an edit elsewhere only moves it.
+    pub id: u64,
+    /// Byte offset of the chunk in the file.
+    pub start: usize,
+    /// Line and byte column of the file at which the chunk starts.
+    pub start_position: Position,
+    /// The chunk's text.
+    pub text: &'a str,
+}
+
+impl ChunkInfo<'_> {
+    /// Places a span counted from the chunk's start (as in
+    /// [`SyntaxTree::chunk_document`]) in the file.
+    #[must_use]
+    pub fn place(&self, span: Span) -> Span {
+        Span {
+            start: span.start + self.start,
+            end: span.end + self.start,
+            start_position: self.place_position(span.start_position),
+            end_position: self.place_position(span.end_position),
+        }
+    }
+
+    /// Places a position counted from the chunk's start in the file.
+    #[must_use]
+    pub fn place_position(&self, position: Position) -> Position {
+        if position.line == 0 {
+            Position::new(self.start_position.line, self.start_position.column + position.column)
+        } else {
+            Position::new(self.start_position.line + position.line, position.column)
+        }
     }
 }
 

@@ -255,6 +255,42 @@ proptest! {
             prop_assert_eq!(document, volley_syntax::parse(&expected));
         }
     }
+
+    #[test]
+    fn chunk_documents_placed_are_the_document(text in http_text(), edits in edits(), size in 1usize..64) {
+        let mut tree = SyntaxTree::with_chunk_size(&text, size);
+        let mut current = text.clone();
+        let mut ids_before: Vec<(u64, String)> = tree.chunks().map(|chunk| (chunk.id, chunk.text.to_owned())).collect();
+        for (at, length, insert) in edits {
+            let start = floor_boundary(&current, at * current.len() / 1000);
+            let end = floor_boundary(&current, start + length * current.len() / 1000);
+            current.replace_range(start..end, &insert);
+            tree.edit(start..end, &insert).expect("edit on character boundaries");
+            // An id that survives an edit still names the same text.
+            for chunk in tree.chunks() {
+                if let Some((_, before)) = ids_before.iter().find(|(id, _)| *id == chunk.id) {
+                    prop_assert_eq!(before.as_str(), chunk.text);
+                }
+            }
+            ids_before = tree.chunks().map(|chunk| (chunk.id, chunk.text.to_owned())).collect();
+            let whole = tree.document();
+            let mut spans = Vec::new();
+            let mut diagnostics = Vec::new();
+            for (index, chunk) in tree.chunks().enumerate() {
+                let part = tree.chunk_document(index).expect("chunk exists");
+                prop_assert_eq!(&current[chunk.start..chunk.start + chunk.text.len()], chunk.text);
+                spans.extend(part.blocks.iter().map(|block| chunk.place(block.span)));
+                diagnostics.extend(part.diagnostics.iter().map(|diagnostic| (diagnostic.code, chunk.place(diagnostic.span))));
+            }
+            let names: Vec<_> = whole.requests().filter_map(|request| request.name.clone()).collect();
+            diagnostics.extend(volley_syntax::duplicate_names(&names).iter().map(|diagnostic| (diagnostic.code, diagnostic.span)));
+            diagnostics.sort_by_key(|(_, span)| (span.start, span.end));
+            let expected_spans: Vec<_> = whole.blocks.iter().map(|block| block.span).collect();
+            prop_assert_eq!(spans, expected_spans);
+            let expected: Vec<_> = whole.diagnostics.iter().map(|diagnostic| (diagnostic.code, diagnostic.span)).collect();
+            prop_assert_eq!(diagnostics, expected);
+        }
+    }
 }
 
 #[test]

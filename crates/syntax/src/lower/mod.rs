@@ -24,7 +24,16 @@ use crate::tree::Kinds;
 /// Lowers one chunk. Indices (blocks, requests) count from 0 within the chunk;
 /// [`merge`] renumbers them.
 pub(crate) fn lower_chunk(chunk: &Chunk) -> Document {
-    let mut lowerer = Lowerer::for_chunk(chunk);
+    lower_with(Lowerer::for_chunk(chunk), chunk)
+}
+
+/// The document of one chunk alone, its offsets and positions counted from the chunk's
+/// start. Duplicate request names are not checked (that needs the whole file).
+pub(crate) fn lower_chunk_relative(chunk: &Chunk) -> Document {
+    lower_with(Lowerer::relative(chunk), chunk)
+}
+
+fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Document {
     let root = chunk.tree.root_node();
     if root.has_error() {
         errors::collect(&mut lowerer, root);
@@ -411,9 +420,16 @@ impl<'a> Lowerer<'a> {
 
 /// Warns on every request named like an earlier one.
 fn check_duplicate_names(blocks: &[Block], diagnostics: &mut Vec<Diagnostic>) {
+    let names = blocks.iter().filter_map(|block| block.request.as_ref()).filter_map(|request| request.name.as_ref());
+    diagnostics.extend(duplicate_names(names));
+}
+
+/// The `duplicate-name` diagnostics of request names given in file order: every name
+/// after the first of the same text.
+pub fn duplicate_names<'a>(names: impl IntoIterator<Item = &'a Spanned<String>>) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
     let mut seen: HashMap<&str, Span> = HashMap::new();
-    for request in blocks.iter().filter_map(|block| block.request.as_ref()) {
-        let Some(name) = &request.name else { continue };
+    for name in names {
         if let Some(first) = seen.get(name.value.as_str()) {
             let hint = format!(
                 "the first request named `{}` is at line {}; request variables and --name pick the first",
@@ -432,4 +448,5 @@ fn check_duplicate_names(blocks: &[Block], diagnostics: &mut Vec<Diagnostic>) {
             seen.insert(&name.value, name.span);
         }
     }
+    diagnostics
 }

@@ -130,12 +130,22 @@ fn map_interpolation(interpolation: &mut Interpolation, map: &impl Fn(Span) -> S
 impl<'a> Lowerer<'a> {
     /// A lowerer for a chunk placed at the start of a text.
     pub(crate) fn for_chunk(chunk: &'a Chunk) -> Self {
+        Self::placed(chunk, chunk.start, chunk.start_line, chunk.start_column)
+    }
+
+    /// A lowerer whose offsets and positions count from the start of the chunk, as if
+    /// its text were a file of its own.
+    pub(crate) fn relative(chunk: &'a Chunk) -> Self {
+        Self::placed(chunk, 0, 0, 0)
+    }
+
+    fn placed(chunk: &'a Chunk, base: usize, base_line: u32, base_column: u32) -> Self {
         Lowerer {
             text: &chunk.text,
             lines: &chunk.lines,
-            base: chunk.start,
-            base_line: chunk.start_line,
-            base_column: chunk.start_column,
+            base,
+            base_line,
+            base_column,
             points_agree: crate::chunk::points_agree(&chunk.text),
             kinds: &KINDS,
             diagnostics: Vec::new(),
