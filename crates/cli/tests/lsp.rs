@@ -1,5 +1,6 @@
 //! `volley lsp` as a process: `Content-Length`-framed JSON-RPC on stdin/stdout,
-//! initialize → didOpen → publishDiagnostics → shutdown → exit with code 0.
+//! initialize → didOpen → publishDiagnostics → codeLens → executeCommand (a request sent
+//! to a real server on 127.0.0.1) → shutdown → exit with code 0.
 #![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -59,7 +60,9 @@ fn next_where(receiver: &mpsc::Receiver<Value>, matches: impl Fn(&Value) -> bool
 }
 
 #[test]
-fn lsp_over_stdio_publishes_diagnostics_and_exits_cleanly() {
+fn lsp_over_stdio_publishes_diagnostics_sends_requests_and_exits_cleanly() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(volley_test_support::TestServer::start());
     let directory = std::env::temp_dir().join(format!("volley-lsp-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap();
     let uri = format!("file://{}", directory.join("api.http").display());
@@ -78,7 +81,8 @@ fn lsp_over_stdio_publishes_diagnostics_and_exits_cleanly() {
     assert_eq!(initialized["result"]["serverInfo"]["name"], "volley");
     send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
 
-    let text = "# é🦀\nGET https://example.com/🦀/{{token}}\n";
+    let text =
+        format!("# é🦀\nGET https://example.com/🦀/{{{{token}}}}\n\n###\nGET {}\n", server.url("/echo?from=lsp"));
     send(
         &mut stdin,
         &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
@@ -91,6 +95,29 @@ fn lsp_over_stdio_publishes_diagnostics_and_exits_cleanly() {
     assert_eq!(diagnostics[0]["code"], "undefined-variable");
     // `token` after 24 ASCII characters, 🦀 (2 UTF-16 units), `/` and `{{`.
     assert_eq!(diagnostics[0]["range"]["start"], json!({"line": 1, "character": 29}));
+
+    // The lens of the second request runs its command: the request goes out.
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "textDocument/codeLens", "params": {
+            "textDocument": {"uri": uri},
+        }}),
+    );
+    let lenses = next_where(&replies, |message| message["id"] == 3)["result"].clone();
+    let titles: Vec<&str> =
+        lenses.as_array().unwrap().iter().map(|lens| lens["command"]["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["Send All (2)", "Send Request", "Send Request"]);
+    assert_eq!(lenses[2]["range"]["start"], json!({"line": 4, "character": 0}));
+    let command = &lenses[2]["command"];
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "workspace/executeCommand", "params": {
+            "command": command["command"], "arguments": command["arguments"],
+        }}),
+    );
+    let result = next_where(&replies, |message| message["id"] == 4)["result"].clone();
+    assert_eq!(result["response"]["status"], 200, "{result}");
+    assert!(result["response"]["body"].as_str().unwrap().contains("from=lsp"), "{result}");
 
     send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
     let shutdown = next_where(&replies, |message| message["id"] == 2);

@@ -5,8 +5,8 @@
 
 use std::ops::Range;
 
+use volley_syntax::Method;
 use volley_syntax::directive::SUPPORTED;
-use volley_syntax::{Document, Method};
 
 use crate::documents::Snapshot;
 use crate::scope::Scope;
@@ -71,32 +71,78 @@ const MEDIA_TYPES: [&str; 8] = [
     "*/*",
 ];
 
-/// The completion candidates at byte `offset` of a snapshot.
-pub(crate) fn complete(snapshot: &Snapshot, engine: &volley_engine::Client, offset: usize) -> Vec<Candidate> {
+/// The most candidates one answer carries. Beyond it (the chaining paths of a file with
+/// thousands of named requests) the list is cut to the candidates matching what was
+/// typed and marked incomplete, so the editor asks again as the user types.
+pub(crate) const MAX_CANDIDATES: usize = 200;
+
+/// The candidates of one answer.
+#[derive(Debug, Default)]
+pub(crate) struct Completion {
+    pub(crate) candidates: Vec<Candidate>,
+    /// More candidates match than were given.
+    pub(crate) incomplete: bool,
+}
+
+/// The completion candidates at byte `offset` of a snapshot, at most
+/// [`MAX_CANDIDATES`] of them.
+pub(crate) fn complete(
+    snapshot: &Snapshot,
+    engine: &volley_engine::Client,
+    profile: Option<&str>,
+    offset: usize,
+) -> Completion {
+    let candidates = candidates(snapshot, engine, profile, offset);
+    if candidates.len() <= MAX_CANDIDATES {
+        return Completion { candidates, incomplete: false };
+    }
+    let typed = candidates.first().map(|candidate| snapshot.rope.byte_slice(candidate.replace.clone()).to_string());
+    let typed = typed.unwrap_or_default().to_lowercase();
+    let mut matching = candidates.into_iter().filter(|candidate| matches(&candidate.label, &typed));
+    let kept: Vec<Candidate> = matching.by_ref().take(MAX_CANDIDATES).collect();
+    let incomplete = matching.next().is_some();
+    Completion { candidates: kept, incomplete }
+}
+
+/// `true` when the characters of `typed` (lowercase) appear in `label` in order, as
+/// editors filter.
+fn matches(label: &str, typed: &str) -> bool {
+    let mut label = label.chars().flat_map(char::to_lowercase);
+    typed.chars().all(|wanted| label.any(|character| character == wanted))
+}
+
+fn candidates(
+    snapshot: &Snapshot,
+    engine: &volley_engine::Client,
+    profile: Option<&str>,
+    offset: usize,
+) -> Vec<Candidate> {
     let rope = &snapshot.rope;
     let offset = offset.min(rope.len_bytes());
     let line = rope.byte_to_line(offset);
     let line_start = rope.line_to_byte(line);
     let prefix = rope.byte_slice(line_start..offset).to_string();
-    let document = snapshot.tree.document();
 
     if let Some(token) = interpolation_token(&prefix) {
         let replace = line_start + token..offset;
-        let scope = Scope::of(snapshot, &document, engine);
+        let scope = Scope::of(snapshot, engine, profile);
         return if prefix[token..].starts_with('$') {
             resolvers(&scope, &replace)
         } else {
-            variables(&scope, &replace)
+            variables(&scope, &replace, &prefix[token..].to_lowercase())
         };
     }
     if let Some(name) = directive_token(&prefix) {
         return directives(&(line_start + name..offset));
     }
-    if in_header_zone(snapshot, &document, line, offset) {
+    if in_header_zone(snapshot, line, offset) {
         return headers(&prefix, line_start, offset);
     }
     if prefix.chars().all(|character| character.is_ascii_alphabetic())
-        && document.request_at(offset).is_none_or(|request| line_start <= request.line_span.start)
+        && snapshot
+            .model
+            .request_at(offset)
+            .is_none_or(|(placed, request)| line_start <= placed.place(request.line_span).start)
     {
         return methods(&(line_start..offset));
     }
@@ -124,11 +170,11 @@ fn directive_token(prefix: &str) -> Option<usize> {
 }
 
 /// A line after a request line and before the first blank line (not a comment).
-fn in_header_zone(snapshot: &Snapshot, document: &Document, line: usize, offset: usize) -> bool {
-    let Some(request) = document.request_at(offset) else {
+fn in_header_zone(snapshot: &Snapshot, line: usize, offset: usize) -> bool {
+    let Some((placed, request)) = snapshot.model.request_at(offset) else {
         return false;
     };
-    let request_line = snapshot.rope.byte_to_line(request.line_span.start);
+    let request_line = snapshot.rope.byte_to_line(placed.place(request.line_span).start);
     if line <= request_line {
         return false;
     }
@@ -140,11 +186,12 @@ fn in_header_zone(snapshot: &Snapshot, document: &Document, line: usize, offset:
     (request_line + 1..line).all(|between| !snapshot.rope.line(between).to_string().trim().is_empty())
 }
 
-fn variables(scope: &Scope, replace: &Range<usize>) -> Vec<Candidate> {
-    let mut candidates: Vec<Candidate> = scope
-        .variables
-        .iter()
-        .map(|variable| Candidate {
+/// The variables and chaining paths matching `typed` (lowercase): one more than
+/// [`MAX_CANDIDATES`] at most, so that a file with thousands of named requests does not
+/// build candidates only to drop them.
+fn variables(scope: &Scope, replace: &Range<usize>, typed: &str) -> Vec<Candidate> {
+    let variables =
+        scope.variables.iter().filter(|variable| matches(&variable.name, typed)).map(|variable| Candidate {
             label: variable.name.clone(),
             kind: Kind::Variable,
             detail: Some(format!("{} ({})", variable.value, variable.source.describe())),
@@ -152,25 +199,22 @@ fn variables(scope: &Scope, replace: &Range<usize>) -> Vec<Candidate> {
             text: variable.name.clone(),
             snippet: false,
             replace: replace.clone(),
-        })
-        .collect();
-    for name in &scope.requests {
-        for (path, what) in
-            [("response.body.$", "a JSONPath into the response body"), ("response.headers.", "a response header")]
-        {
-            let label = format!("{name}.{path}");
-            candidates.push(Candidate {
-                label: label.clone(),
-                kind: Kind::Reference,
-                detail: Some(format!("request {name}")),
-                documentation: Some(format!("Chaining: {what} of the request `{name}`, sent first.")),
-                text: label,
-                snippet: false,
-                replace: replace.clone(),
-            });
-        }
-    }
-    candidates
+        });
+    let paths = scope.requests.iter().flat_map(|name| {
+        [("response.body.$", "a JSONPath into the response body"), ("response.headers.", "a response header")]
+            .into_iter()
+            .map(move |(path, what)| (name, format!("{name}.{path}"), what))
+    });
+    let chaining = paths.filter(|(_, label, _)| matches(label, typed)).map(|(name, label, what)| Candidate {
+        label: label.clone(),
+        kind: Kind::Reference,
+        detail: Some(format!("request {name}")),
+        documentation: Some(format!("Chaining: {what} of the request `{name}`, sent first.")),
+        text: label,
+        snippet: false,
+        replace: replace.clone(),
+    });
+    variables.chain(chaining).take(MAX_CANDIDATES + 1).collect()
 }
 
 fn resolvers(scope: &Scope, replace: &Range<usize>) -> Vec<Candidate> {

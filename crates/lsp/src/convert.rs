@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use ropey::Rope;
 use tower_lsp_server::ls_types::{
-    CompletionItem, CompletionItemKind, CompletionTextEdit, Diagnostic, DiagnosticSeverity, DocumentSymbol,
-    Documentation, FoldingRange, FoldingRangeKind, Hover, HoverContents, InsertTextFormat, MarkupContent, MarkupKind,
-    NumberOrString, Position, Range, SymbolKind, TextEdit, Uri,
+    CodeLens, Command, CompletionItem, CompletionItemKind, CompletionTextEdit, Diagnostic, DiagnosticSeverity,
+    DocumentLink, DocumentSymbol, Documentation, FoldingRange, FoldingRangeKind, Hover, HoverContents,
+    InsertTextFormat, Location, MarkupContent, MarkupKind, NumberOrString, Position, Range, SymbolKind, TextEdit, Uri,
 };
 use volley_syntax::{Request, Severity, Span};
 
@@ -78,12 +78,46 @@ pub(crate) fn byte_range(rope: &Rope, range: Range) -> std::ops::Range<usize> {
 /// A syntax or semantic diagnostic as an LSP diagnostic: the code is the stable code
 /// string of `volley check`, the hint follows the message on its own line.
 pub(crate) fn diagnostic(rope: &Rope, diagnostic: &volley_syntax::Diagnostic) -> Diagnostic {
+    diagnostic_at(diagnostic, span_range(rope, &diagnostic.span))
+}
+
+/// A diagnostic of a chunk's document (offsets and positions counted from the start of
+/// `text`, the chunk's text) with its range counted the same way: lines from the chunk's
+/// first line, UTF-16 columns (on that first line, from where the chunk starts).
+pub(crate) fn relative_diagnostic(text: &str, diagnostic: &volley_syntax::Diagnostic) -> Diagnostic {
+    let span = &diagnostic.span;
+    let start = relative_position(text, span.start, span.start_position);
+    let end = relative_position(text, span.end, span.end_position);
+    diagnostic_at(diagnostic, Range::new(start, end))
+}
+
+fn relative_position(text: &str, offset: usize, position: volley_syntax::Position) -> Position {
+    let offset = offset.min(text.len());
+    let line_start = offset.saturating_sub(position.column as usize);
+    let column = text.get(line_start..offset).map_or(position.column as usize, |line| line.encode_utf16().count());
+    Position::new(position.line, column as u32)
+}
+
+/// Moves a range counted from a chunk's start (see [`relative_diagnostic`]) to the
+/// chunk's place: it starts on `line`, at UTF-16 column `column`.
+pub(crate) fn place_range(range: Range, line: u32, column: u32) -> Range {
+    let place = |position: Position| {
+        if position.line == 0 {
+            Position::new(line, column + position.character)
+        } else {
+            Position::new(line + position.line, position.character)
+        }
+    };
+    Range::new(place(range.start), place(range.end))
+}
+
+fn diagnostic_at(diagnostic: &volley_syntax::Diagnostic, range: Range) -> Diagnostic {
     let message = match &diagnostic.hint {
         Some(hint) => format!("{}\nhint: {hint}", diagnostic.message),
         None => diagnostic.message.clone(),
     };
     Diagnostic {
-        range: span_range(rope, &diagnostic.span),
+        range,
         severity: Some(severity(diagnostic.severity)),
         code: Some(NumberOrString::String(diagnostic.code.as_str().to_owned())),
         source: Some(SOURCE.to_owned()),
@@ -94,12 +128,12 @@ pub(crate) fn diagnostic(rope: &Rope, diagnostic: &volley_syntax::Diagnostic) ->
 
 /// The configuration error of a file (`volley.jsonc` does not load), reported once at
 /// the top of the file with the hint `volley check` prints.
-pub(crate) fn config_error(message: &str) -> Diagnostic {
+pub(crate) fn config_error(message: &str, hint: &str) -> Diagnostic {
     Diagnostic {
         range: Range::new(Position::new(0, 0), Position::new(0, 0)),
         severity: Some(DiagnosticSeverity::ERROR),
         source: Some(SOURCE.to_owned()),
-        message: format!("{message}\nhint: fix the configuration file (volley.jsonc)"),
+        message: format!("{message}\nhint: {hint}"),
         ..Diagnostic::default()
     }
 }
@@ -172,6 +206,47 @@ pub(crate) fn completion_item(rope: &Rope, candidate: &Candidate) -> CompletionI
         })),
         ..CompletionItem::default()
     }
+}
+
+/// A location of `uri` over the bytes `range` of `rope` (its text).
+pub(crate) fn location(uri: &Uri, rope: &Rope, range: std::ops::Range<usize>) -> Location {
+    Location::new(uri.clone(), self::range(rope, range.start, range.end))
+}
+
+/// An edit replacing the bytes `range` of `rope` with `new_text`.
+pub(crate) fn text_edit(rope: &Rope, range: std::ops::Range<usize>, new_text: String) -> TextEdit {
+    TextEdit { range: self::range(rope, range.start, range.end), new_text }
+}
+
+/// A code lens over the bytes `range` of `rope` (an empty range at 0: the top of the
+/// file) that runs `command` with one argument.
+pub(crate) fn code_lens(
+    rope: &Rope,
+    range: std::ops::Range<usize>,
+    title: String,
+    command: &str,
+    argument: serde_json::Value,
+) -> CodeLens {
+    CodeLens {
+        range: self::range(rope, range.start, range.end),
+        command: Some(Command { title, command: command.to_owned(), arguments: Some(vec![argument]) }),
+        data: None,
+    }
+}
+
+/// A link over the bytes `range` of `rope` to the file at `target`; `None` when the
+/// path makes no URI.
+pub(crate) fn document_link(
+    rope: &Rope,
+    range: std::ops::Range<usize>,
+    target: &std::path::Path,
+) -> Option<DocumentLink> {
+    Some(DocumentLink {
+        range: self::range(rope, range.start, range.end),
+        target: Some(Uri::from_file_path(target)?),
+        tooltip: Some(target.display().to_string()),
+        data: None,
+    })
 }
 
 /// A hover as LSP's: Markdown over its range.

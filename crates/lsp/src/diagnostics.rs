@@ -1,56 +1,237 @@
 //! Diagnostics of a document: the parser's and the engine's analysis, as `volley check`
-//! computes them, published once the edits pause (debounced) and only for the latest
-//! version.
+//! computes them, published for the latest version only.
+//!
+//! They are computed per part (chunk) of the document and kept with the part: the
+//! parser's for as long as the chunk is unchanged, the analysis's while the chunk and
+//! the context it was made in (the file's variable and request names, the
+//! configuration, the active profile) are unchanged. A keystroke recomputes one part.
+//!
+//! Scheduling: a change starts a computation at once unless one is running for the
+//! document; changes that arrive meanwhile are coalesced into one more computation of
+//! the latest version when it ends. Results of an outdated version are dropped.
 
-use std::time::Duration;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{Diagnostic, Uri};
+use volley_engine::{AnalysisContext, ConfigError};
+use volley_syntax::Spanned;
 
 use crate::convert;
-use crate::documents::{Documents, Snapshot};
+use crate::documents::{Documents, Part, Snapshot, is_config};
 
-/// How long edits must pause before a document's diagnostics are computed.
-pub(crate) const DEBOUNCE: Duration = Duration::from_millis(100);
-
-/// The diagnostics of one snapshot, sorted like `volley check`'s: a configuration error
-/// first, then by span.
-pub(crate) fn compute(snapshot: &Snapshot, engine: &volley_engine::Client) -> Vec<Diagnostic> {
-    let text = snapshot.rope.to_string();
-    let document = snapshot.tree.document();
-    let analysis = engine.analyze(&document, &text, snapshot.path.as_deref());
-    let mut found: Vec<&volley_syntax::Diagnostic> = document.diagnostics.iter().chain(&analysis.diagnostics).collect();
-    found.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
-    let config = analysis.config_error.map(|error| convert::config_error(&error.to_string()));
-    config
-        .into_iter()
-        .chain(found.into_iter().map(|diagnostic| convert::diagnostic(&snapshot.rope, diagnostic)))
-        .collect()
+/// What is computed from one part, kept with it.
+#[derive(Debug, Default)]
+pub(crate) struct PartDiagnostics {
+    /// The parser's, ranges counted from the part's start.
+    syntax: OnceLock<Vec<Diagnostic>>,
+    /// The analysis's, ranges counted from the part's start, with the fingerprint of
+    /// the context they were made in.
+    analysis: Mutex<Option<(u64, Arc<Vec<Diagnostic>>)>>,
 }
 
-/// Computes and publishes the diagnostics of `uri` at `version` after `delay`, unless the
-/// document changed (or closed) meanwhile: only the latest version is ever published.
-pub(crate) fn schedule(
-    client: Client,
-    documents: Documents,
-    engine: volley_engine::Client,
-    uri: Uri,
-    version: i32,
-    delay: Duration,
-) {
-    tokio::spawn(async move {
-        if !delay.is_zero() {
-            tokio::time::sleep(delay).await;
+impl PartDiagnostics {
+    fn syntax(&self, part: &Part) -> &[Diagnostic] {
+        self.syntax.get_or_init(|| {
+            part.document
+                .diagnostics
+                .iter()
+                .map(|diagnostic| convert::relative_diagnostic(&part.text, diagnostic))
+                .collect()
+        })
+    }
+
+    fn analysis(&self, fingerprint: u64, analyze: impl FnOnce() -> Vec<Diagnostic>) -> Arc<Vec<Diagnostic>> {
+        let mut cached = self.analysis.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((made_in, diagnostics)) = &*cached
+            && *made_in == fingerprint
+        {
+            return Arc::clone(diagnostics);
         }
-        let Some(snapshot) = documents.snapshot(&uri).filter(|snapshot| snapshot.version == version) else {
-            return;
-        };
-        // Parsing large documents and reading files: off the async workers.
-        let Ok(diagnostics) = tokio::task::spawn_blocking(move || compute(&snapshot, &engine)).await else {
-            return;
-        };
-        if documents.version(&uri) == Some(version) {
-            client.publish_diagnostics(uri, diagnostics, Some(version)).await;
+        let diagnostics = Arc::new(analyze());
+        *cached = Some((fingerprint, Arc::clone(&diagnostics)));
+        diagnostics
+    }
+}
+
+/// What the diagnostics of every document depend on beyond its text.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Environment {
+    /// The active configuration profile.
+    pub(crate) profile: Option<String>,
+    /// Bumped when files may have appeared or vanished (a save, a watched-file event):
+    /// the analysis's file checks are made again.
+    pub(crate) generation: u64,
+}
+
+/// The diagnostics of one snapshot, sorted like `volley check`'s: a configuration error
+/// first, then by position.
+pub(crate) fn compute(
+    snapshot: &Snapshot,
+    engine: &volley_engine::Client,
+    environment: &Environment,
+) -> Vec<Diagnostic> {
+    let model = &snapshot.model;
+    let (mut context, config_error) = engine.analysis_context(snapshot.path.as_deref(), environment.profile.as_deref());
+    context.file_variables = model.variables().map(|declaration| declaration.name.value.clone()).collect();
+    context.request_names = model.request_names().map(str::to_owned).collect();
+    let fingerprint = fingerprint(&context, environment.generation);
+    let mut found = Vec::new();
+    for placed in &model.parts {
+        let part = &placed.part;
+        let syntax = part.diagnostics.syntax(part);
+        let analysis = part.diagnostics.analysis(fingerprint, || {
+            engine
+                .analyze_in(&part.document, &part.text, &context)
+                .iter()
+                .map(|diagnostic| convert::relative_diagnostic(&part.text, diagnostic))
+                .collect()
+        });
+        if syntax.is_empty() && analysis.is_empty() {
+            continue;
         }
+        let start = convert::position(&snapshot.rope, placed.start);
+        found.extend(syntax.iter().chain(analysis.iter()).map(|diagnostic| Diagnostic {
+            range: convert::place_range(diagnostic.range, start.line, start.character),
+            ..diagnostic.clone()
+        }));
+    }
+    let names: Vec<Spanned<String>> = model
+        .requests()
+        .filter_map(|(placed, request)| request.name.as_ref().map(|name| (placed, name)))
+        .map(|(placed, name)| Spanned::new(name.value.clone(), placed.place(name.span)))
+        .collect();
+    found.extend(
+        volley_syntax::duplicate_names(&names).iter().map(|diagnostic| convert::diagnostic(&snapshot.rope, diagnostic)),
+    );
+    found.sort_by_key(|diagnostic| {
+        let range = diagnostic.range;
+        (range.start.line, range.start.character, range.end.line, range.end.character)
     });
+    config_error.map(|error| convert::config_error(&error.to_string(), hint(&error))).into_iter().chain(found).collect()
+}
+
+fn hint(error: &ConfigError) -> &'static str {
+    match error {
+        ConfigError::UnknownProfile { .. } => {
+            "select one of the configuration's profiles (the `volley.profile` setting or the `volley.selectProfile` command)"
+        }
+        _ => "fix the configuration file (volley.jsonc)",
+    }
+}
+
+/// A hash of everything the analysis of a part depends on beyond the part.
+fn fingerprint(context: &AnalysisContext, generation: u64) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    generation.hash(&mut hasher);
+    context.profile.hash(&mut hasher);
+    context.directory.hash(&mut hasher);
+    context.file_variables.hash(&mut hasher);
+    context.request_names.hash(&mut hasher);
+    context.resolvers.hash(&mut hasher);
+    // Configurations and variable maps are small; their debug text covers every value.
+    format!("{:?}{:?}", context.config, context.variables).hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Publishes documents' diagnostics: one computation at a time per document, the
+/// changes made meanwhile coalesced into one more.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Publisher {
+    /// The documents being computed, each with "changed since it started".
+    running: Arc<Mutex<HashMap<String, bool>>>,
+}
+
+/// What a computation needs, cloned into its task.
+#[derive(Debug, Clone)]
+pub(crate) struct Context {
+    pub(crate) client: Client,
+    pub(crate) documents: Documents,
+    pub(crate) engine: volley_engine::Client,
+    pub(crate) environment: Arc<Mutex<Environment>>,
+}
+
+impl Publisher {
+    /// Computes and publishes the diagnostics of `uri`'s latest version, now or, when a
+    /// computation of it is running, right after it.
+    pub(crate) fn request(&self, context: &Context, uri: Uri) {
+        {
+            let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(changed) = running.get_mut(uri.as_str()) {
+                *changed = true;
+                return;
+            }
+            running.insert(uri.as_str().to_owned(), false);
+        }
+        let publisher = self.clone();
+        let context = context.clone();
+        tokio::spawn(async move { publisher.run(context, uri).await });
+    }
+
+    /// Requests the diagnostics of every open document (the configuration, the files or
+    /// the profile changed): a new generation, so every part is analysed again.
+    pub(crate) fn request_all(&self, context: &Context) {
+        context.environment.lock().unwrap_or_else(PoisonError::into_inner).generation += 1;
+        let uris: HashSet<Uri> =
+            context.documents.all().into_iter().map(|(uri, _)| uri).filter(|uri| !is_config(uri)).collect();
+        for uri in uris {
+            self.request(context, uri);
+        }
+    }
+
+    async fn run(&self, context: Context, uri: Uri) {
+        let mut published = None;
+        loop {
+            let Some(snapshot) = context.documents.snapshot(&uri) else {
+                self.finish(&uri);
+                return;
+            };
+            let version = snapshot.version;
+            let environment = context.environment.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            if published == Some((version, environment.generation, environment.profile.clone())) {
+                // Asked again for what was just published (several changes of one version).
+                if self.done(&uri) {
+                    return;
+                }
+                continue;
+            }
+            let key = (version, environment.generation, environment.profile.clone());
+            let engine = context.engine.clone();
+            // Parsing and reading files: off the async workers.
+            let computed = tokio::task::spawn_blocking(move || compute(&snapshot, &engine, &environment)).await;
+            if let Ok(diagnostics) = computed
+                && context.documents.version(&uri) == Some(version)
+            {
+                context.client.publish_diagnostics(uri.clone(), diagnostics, Some(version)).await;
+                published = Some(key);
+            }
+            context.documents.sync_file(&uri);
+            if self.done(&uri) {
+                return;
+            }
+        }
+    }
+
+    /// Ends a computation of `uri`: `true` when nothing changed since it started, else
+    /// the caller computes again.
+    fn done(&self, uri: &Uri) -> bool {
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        match running.get_mut(uri.as_str()) {
+            Some(changed) if *changed => {
+                *changed = false;
+                false
+            }
+            _ => {
+                running.remove(uri.as_str());
+                true
+            }
+        }
+    }
+
+    fn finish(&self, uri: &Uri) {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner).remove(uri.as_str());
+    }
 }

@@ -1,16 +1,22 @@
-//! The open documents: a version-stamped map from URI to text (a `Rope`) and syntax tree,
-//! changed synchronously, in the order the edits arrive, before any handler awaits.
+//! The open documents: a version-stamped map from URI to text (a `Rope`), syntax tree
+//! and typed model, changed synchronously, in the order the edits arrive, before any
+//! handler awaits.
+//!
+//! The typed model is kept per chunk of the syntax tree ([`Part`]): an edit relowers
+//! only the chunks it touched, and what is computed from a part (its diagnostics) is
+//! kept with it, so the cost of a keystroke does not grow with the size of the file.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use ropey::Rope;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 use volley_engine::MemoryFs;
-use volley_syntax::SyntaxTree;
+use volley_syntax::{Document, Position, Request, Span, SyntaxTree, VariableDeclaration};
 
 use crate::convert;
+use crate::diagnostics::PartDiagnostics;
 
 /// The open documents, shared by every handler. Its lock is never held across `.await`.
 #[derive(Debug, Clone)]
@@ -25,7 +31,22 @@ struct Entry {
     version: i32,
     rope: Rope,
     tree: SyntaxTree,
+    model: Arc<Model>,
     path: Option<PathBuf>,
+    /// The text changed since it was last copied into the engine's files.
+    unsynced: bool,
+}
+
+/// Documents up to this size are copied into the engine's files on every change; larger
+/// ones once their diagnostics are published (see [`Documents::sync_file`]), so that the
+/// copy is not in the way of a keystroke's diagnostics.
+const SYNC_AT_ONCE_BYTES: usize = 256 * 1024;
+
+/// `true` for the configuration files a document's analysis reads: open in the editor,
+/// their unsaved text counts, but they are not `.http` documents (no diagnostics).
+pub(crate) fn is_config(uri: &Uri) -> bool {
+    let path = uri.path().as_str();
+    ["volley.jsonc", "http-client.env.json", "http-client.private.env.json"].iter().any(|name| path.ends_with(name))
 }
 
 /// What a feature needs of one version of a document, taken cheaply under the lock.
@@ -33,8 +54,128 @@ struct Entry {
 pub(crate) struct Snapshot {
     pub(crate) version: i32,
     pub(crate) rope: Rope,
-    pub(crate) tree: SyntaxTree,
+    pub(crate) model: Arc<Model>,
     pub(crate) path: Option<PathBuf>,
+}
+
+impl Snapshot {
+    /// The typed document of the whole text, built once per version on first use (for
+    /// features that walk everything: symbols, navigation, formatting).
+    pub(crate) fn document(&self) -> Arc<Document> {
+        Arc::clone(self.model.whole.get_or_init(|| Arc::new(volley_syntax::parse(&self.rope.to_string()))))
+    }
+}
+
+/// One chunk of a document's syntax tree with its typed document, whose offsets and
+/// positions count from the chunk's start.
+#[derive(Debug)]
+pub(crate) struct Part {
+    /// The chunk's id (see `volley_syntax::ChunkInfo::id`).
+    pub(crate) id: u64,
+    /// The chunk's text (a part shared by two versions may start elsewhere in each: see
+    /// [`Placed`]).
+    pub(crate) text: Arc<str>,
+    pub(crate) document: Document,
+    /// Diagnostics computed from this part, kept while the chunk is unchanged.
+    pub(crate) diagnostics: PartDiagnostics,
+}
+
+/// A part where it is in one version of the file.
+#[derive(Debug, Clone)]
+pub(crate) struct Placed {
+    pub(crate) part: Arc<Part>,
+    /// Byte offset of the chunk in the file.
+    pub(crate) start: usize,
+    /// Line and byte column of the file where the chunk starts.
+    pub(crate) start_position: Position,
+}
+
+impl Placed {
+    /// A span of the part's document, placed in the file.
+    pub(crate) fn place(&self, span: Span) -> Span {
+        Span {
+            start: span.start + self.start,
+            end: span.end + self.start,
+            start_position: self.place_position(span.start_position),
+            end_position: self.place_position(span.end_position),
+        }
+    }
+
+    fn place_position(&self, position: Position) -> Position {
+        if position.line == 0 {
+            Position::new(self.start_position.line, self.start_position.column + position.column)
+        } else {
+            Position::new(self.start_position.line + position.line, position.column)
+        }
+    }
+
+    /// A byte offset of the file, counted from the chunk's start.
+    pub(crate) fn local(&self, offset: usize) -> usize {
+        offset.saturating_sub(self.start)
+    }
+}
+
+/// The typed model of one version of a document: its parts in file order.
+#[derive(Debug, Default)]
+pub(crate) struct Model {
+    pub(crate) parts: Vec<Placed>,
+    whole: OnceLock<Arc<Document>>,
+}
+
+impl Model {
+    /// The model of `tree`, reusing the parts of `previous` whose chunks are unchanged.
+    fn build(tree: &SyntaxTree, previous: Option<&Model>) -> Model {
+        let reusable: HashMap<u64, &Arc<Part>> = previous
+            .map(|model| model.parts.iter().map(|placed| (placed.part.id, &placed.part)).collect())
+            .unwrap_or_default();
+        let parts = tree
+            .chunks()
+            .enumerate()
+            .map(|(index, chunk)| {
+                let part = reusable.get(&chunk.id).map_or_else(
+                    || {
+                        Arc::new(Part {
+                            id: chunk.id,
+                            text: Arc::from(chunk.text),
+                            document: tree.chunk_document(index).unwrap_or_default(),
+                            diagnostics: PartDiagnostics::default(),
+                        })
+                    },
+                    |part| Arc::clone(part),
+                );
+                Placed { part, start: chunk.start, start_position: chunk.start_position }
+            })
+            .collect();
+        Model { parts, whole: OnceLock::new() }
+    }
+
+    /// The part a byte offset of the file falls in (the last one for the end of the
+    /// text).
+    pub(crate) fn part_at(&self, offset: usize) -> Option<&Placed> {
+        let index = self.parts.partition_point(|placed| placed.start <= offset).saturating_sub(1);
+        self.parts.get(index)
+    }
+
+    /// The request whose block holds the byte `offset` of the file, with its part.
+    pub(crate) fn request_at(&self, offset: usize) -> Option<(&Placed, &Request)> {
+        let placed = self.part_at(offset)?;
+        placed.part.document.request_at(placed.local(offset)).map(|request| (placed, request))
+    }
+
+    /// Every request of the file in order, with its part.
+    pub(crate) fn requests(&self) -> impl Iterator<Item = (&Placed, &Request)> {
+        self.parts.iter().flat_map(|placed| placed.part.document.requests().map(move |request| (placed, request)))
+    }
+
+    /// Every file variable declaration of the file, in order.
+    pub(crate) fn variables(&self) -> impl Iterator<Item = &VariableDeclaration> {
+        self.parts.iter().flat_map(|placed| &placed.part.document.variables)
+    }
+
+    /// The names of the file's named requests, in order.
+    pub(crate) fn request_names(&self) -> impl Iterator<Item = &str> {
+        self.requests().filter_map(|(_, request)| request.name.as_ref().map(|name| name.value.as_str()))
+    }
 }
 
 impl Documents {
@@ -53,7 +194,9 @@ impl Documents {
         if let Some(path) = &path {
             self.files.insert(path, text);
         }
-        let entry = Entry { version, rope: Rope::from_str(text), tree: SyntaxTree::new(text), path };
+        let tree = SyntaxTree::new(text);
+        let model = Arc::new(Model::build(&tree, None));
+        let entry = Entry { version, rope: Rope::from_str(text), tree, model, path, unsynced: false };
         self.lock().insert(uri.as_str().to_owned(), entry);
     }
 
@@ -80,10 +223,29 @@ impl Documents {
             }
         }
         entry.version = version;
-        if let Some(path) = &entry.path {
+        entry.model = Arc::new(Model::build(&entry.tree, Some(&entry.model)));
+        entry.unsynced = entry.path.is_some();
+        if let Some(path) = &entry.path
+            && entry.rope.len_bytes() <= SYNC_AT_ONCE_BYTES
+        {
             self.files.insert(path, entry.rope.to_string());
+            entry.unsynced = false;
         }
         true
+    }
+
+    /// Copies a large document's unsaved text into the engine's files, if it changed
+    /// since the last copy.
+    pub(crate) fn sync_file(&self, uri: &Uri) {
+        let (rope, path) = {
+            let mut open = self.lock();
+            let Some(entry) = open.get_mut(uri.as_str()).filter(|entry| entry.unsynced) else { return };
+            entry.unsynced = false;
+            (entry.rope.clone(), entry.path.clone())
+        };
+        if let Some(path) = path {
+            self.files.insert(path, rope.to_string());
+        }
     }
 
     /// Closes a document: the engine reads the file from disk again.
@@ -100,12 +262,17 @@ impl Documents {
         self.lock().get(uri.as_str()).map(|entry| entry.version)
     }
 
+    /// The URIs and versions of every open document.
+    pub(crate) fn all(&self) -> Vec<(Uri, i32)> {
+        self.lock().iter().filter_map(|(uri, entry)| uri.parse::<Uri>().ok().map(|uri| (uri, entry.version))).collect()
+    }
+
     /// A snapshot of a document, if it is open.
     pub(crate) fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
         self.lock().get(uri.as_str()).map(|entry| Snapshot {
             version: entry.version,
             rope: entry.rope.clone(),
-            tree: entry.tree.clone(),
+            model: Arc::clone(&entry.model),
             path: entry.path.clone(),
         })
     }

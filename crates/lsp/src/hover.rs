@@ -17,7 +17,12 @@ pub(crate) struct Hover {
 }
 
 /// The hover at byte `offset` of a snapshot, if there is something to say.
-pub(crate) fn hover(snapshot: &Snapshot, engine: &volley_engine::Client, offset: usize) -> Option<Hover> {
+pub(crate) fn hover(
+    snapshot: &Snapshot,
+    engine: &volley_engine::Client,
+    profile: Option<&str>,
+    offset: usize,
+) -> Option<Hover> {
     let rope = &snapshot.rope;
     let offset = offset.min(rope.len_bytes());
     let line = rope.byte_to_line(offset);
@@ -26,8 +31,7 @@ pub(crate) fn hover(snapshot: &Snapshot, engine: &volley_engine::Client, offset:
     let column = offset - line_start;
     if let Some((inner, range)) = interpolation_at(&text, column) {
         let range = line_start + range.start..line_start + range.end;
-        let document = snapshot.tree.document();
-        let scope = Scope::of(snapshot, &document, engine);
+        let scope = Scope::of(snapshot, engine, profile);
         let markdown = match inner.strip_prefix('$') {
             Some(call) => resolver(&scope, call)?,
             None => variable(&scope, inner),

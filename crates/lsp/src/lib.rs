@@ -7,7 +7,13 @@ mod completion;
 mod convert;
 mod diagnostics;
 mod documents;
+mod execute;
+mod formatting;
 mod hover;
+mod jsonc;
+mod navigation;
+mod preview;
+mod progress;
 mod scope;
 mod server;
 
@@ -18,7 +24,7 @@ use tower_lsp_server::{ClientSocket, LspService, Server};
 /// transport (`tower_lsp_server::Server::new(input, output, socket).serve(service)`).
 #[must_use]
 pub fn service() -> (LspService<Backend>, ClientSocket) {
-    LspService::new(Backend::new)
+    LspService::build(Backend::new).custom_method("window/workDoneProgress/cancel", Backend::cancel_progress).finish()
 }
 
 /// Serves the language server on stdin/stdout until the client sends `exit` (or closes

@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use volley_syntax::Document;
 
 use crate::documents::Snapshot;
 
@@ -54,23 +53,16 @@ pub(crate) struct Scope {
     pub(crate) requests: Vec<String>,
     /// Command resolvers of the configuration, without `$`.
     pub(crate) resolvers: Vec<String>,
+    /// The values of the sensitive variables, to mask wherever they appear.
+    sensitive: Vec<String>,
 }
 
 impl Scope {
-    /// The variables of `document` and of the configuration that applies to it, with the
-    /// variables of `profile` when one is active (none is selected yet).
-    pub(crate) fn of(snapshot: &Snapshot, document: &Document, engine: &volley_engine::Client) -> Self {
-        Self::with_profile(snapshot, document, engine, None)
-    }
-
-    fn with_profile(
-        snapshot: &Snapshot,
-        document: &Document,
-        engine: &volley_engine::Client,
-        profile: Option<&str>,
-    ) -> Self {
+    /// The variables of a snapshot's document and of the configuration that applies to
+    /// it, with the variables of `profile` when one is active.
+    pub(crate) fn of(snapshot: &Snapshot, engine: &volley_engine::Client, profile: Option<&str>) -> Self {
         let mut scope = Scope::default();
-        for declaration in &document.variables {
+        for declaration in snapshot.model.variables() {
             scope.add(&declaration.name.value, declaration.value.to_source(), Source::File);
         }
         let config = snapshot
@@ -90,8 +82,7 @@ impl Scope {
             scope.resolvers.sort();
             scope.resolvers.dedup();
         }
-        scope.requests =
-            document.requests().filter_map(|request| request.name.as_ref()).map(|name| name.value.clone()).collect();
+        scope.requests = snapshot.model.request_names().map(str::to_owned).collect();
         scope
     }
 
@@ -109,8 +100,18 @@ impl Scope {
         if self.variable(name).is_some() {
             return;
         }
-        let value = if is_sensitive(name) { MASK.to_owned() } else { value };
+        let value = if is_sensitive(name) {
+            self.sensitive.push(value);
+            MASK.to_owned()
+        } else {
+            value
+        };
         self.variables.push(Variable { name: name.to_owned(), value, source });
+    }
+
+    /// The values of the sensitive variables (unmasked), to mask in other text.
+    pub(crate) fn sensitive_values(&self) -> Vec<String> {
+        self.sensitive.clone()
     }
 
     /// The variable `name` as the document sees it.

@@ -1,22 +1,37 @@
 //! The `LanguageServer` implementation: the one place where every handler is registered
 //! (`initialize` announces them, the trait methods below answer them).
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use tower_lsp_server::jsonrpc::Result;
+use serde_json::{Value, json};
+use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
+use tower_lsp_server::ls_types::ProgressToken;
 use tower_lsp_server::ls_types::{
-    CompletionOptions, CompletionParams, CompletionResponse, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentSymbolParams, DocumentSymbolResponse, FoldingRange,
-    FoldingRangeParams, FoldingRangeProviderCapability, Hover, HoverParams, HoverProviderCapability, InitializeParams,
-    InitializeResult, InitializedParams, MessageType, OneOf, SaveOptions, ServerCapabilities, ServerInfo,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+    CodeLens, CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
+    DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, DocumentFormattingParams, DocumentLink, DocumentLinkOptions, DocumentLinkParams,
+    DocumentSymbolParams, DocumentSymbolResponse, ExecuteCommandOptions, ExecuteCommandParams, FileSystemWatcher,
+    FoldingRange, FoldingRangeParams, FoldingRangeProviderCapability, GlobPattern, GotoDefinitionParams,
+    GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability, InitializeParams, InitializeResult,
+    InitializedParams, Location, MessageType, OneOf, Position, PrepareRenameResponse, ReferenceParams, Registration,
+    RenameOptions, RenameParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentPositionParams,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit,
+    Uri, WorkDoneProgressCancelParams, WorkDoneProgressOptions, WorkspaceEdit,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
-use crate::documents::Documents;
-use crate::{completion, convert, diagnostics, hover};
+use crate::diagnostics::{Context, Environment, Publisher};
+use crate::documents::{Documents, Snapshot, is_config};
+use crate::execute::{self, SendArguments};
+use crate::progress::Progresses;
+use crate::scope::Scope;
+use crate::{completion, convert, formatting, hover, jsonc, navigation, preview};
+
+/// The configuration files whose changes re-publish every document's diagnostics.
+const CONFIG_GLOBS: [&str; 3] = ["**/volley.jsonc", "**/http-client.env.json", "**/http-client.private.env.json"];
 
 /// The state of the language server. Cheap to clone: handlers and background tasks
 /// share the same documents and engine.
@@ -27,6 +42,12 @@ pub struct Backend {
     engine: volley_engine::Client,
     /// Set by `shutdown`: the process exits with 0 only after it (LSP's `exit` rule).
     shut_down: Arc<AtomicBool>,
+    publisher: Publisher,
+    environment: Arc<Mutex<Environment>>,
+    progresses: Progresses,
+    /// The client registers file watchers on request
+    /// (`workspace.didChangeWatchedFiles.dynamicRegistration`).
+    can_watch: Arc<AtomicBool>,
 }
 
 impl Backend {
@@ -39,6 +60,10 @@ impl Backend {
             documents: Documents::new(files),
             engine: volley_engine::Client::new(config),
             shut_down: Arc::default(),
+            publisher: Publisher::default(),
+            environment: Arc::default(),
+            progresses: Progresses::default(),
+            can_watch: Arc::default(),
         }
     }
 
@@ -48,13 +73,233 @@ impl Backend {
         self.shut_down.load(Ordering::SeqCst)
     }
 
-    fn publish_later(&self, uri: tower_lsp_server::ls_types::Uri, version: i32, delay: Duration) {
-        diagnostics::schedule(self.client.clone(), self.documents.clone(), self.engine.clone(), uri, version, delay);
+    fn context(&self) -> Context {
+        Context {
+            client: self.client.clone(),
+            documents: self.documents.clone(),
+            engine: self.engine.clone(),
+            environment: Arc::clone(&self.environment),
+        }
+    }
+
+    fn publish(&self, uri: Uri) {
+        self.publisher.request(&self.context(), uri);
+    }
+
+    fn publish_all(&self) {
+        self.publisher.request_all(&self.context());
+    }
+
+    fn profile(&self) -> Option<String> {
+        self.environment.lock().unwrap_or_else(PoisonError::into_inner).profile.clone()
+    }
+
+    /// Selects the active profile; every document's diagnostics follow.
+    fn set_profile(&self, profile: Option<String>) {
+        let profile = profile.filter(|name| !name.is_empty());
+        {
+            let mut environment = self.environment.lock().unwrap_or_else(PoisonError::into_inner);
+            if environment.profile == profile {
+                return;
+            }
+            environment.profile = profile;
+        }
+        self.publish_all();
+    }
+
+    /// Files may have appeared or vanished, configurations changed: check again.
+    fn files_changed(&self) {
+        self.engine.reload_config();
+        self.publish_all();
+    }
+
+    /// `window/workDoneProgress/cancel`: the cancel button of a progress (async: the
+    /// service's custom methods are).
+    #[allow(clippy::unused_async)]
+    pub(crate) async fn cancel_progress(&self, params: WorkDoneProgressCancelParams) {
+        self.progresses.cancel(&params.token);
+    }
+
+    fn snapshot(&self, uri: &Uri) -> Result<Snapshot> {
+        self.documents.snapshot(uri).ok_or_else(|| invalid_params(format!("`{}` is not open", uri.as_str())))
+    }
+
+    /// The open document `uri` of a command's arguments, and its whole typed document.
+    async fn document_for(&self, uri: &str) -> Result<(Snapshot, Arc<volley_syntax::Document>)> {
+        let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
+        let snapshot = self.snapshot(&uri)?;
+        let document = document_of(&snapshot).await?;
+        Ok((snapshot, document))
+    }
+
+    async fn send(&self, arguments: SendArguments, token: Option<ProgressToken>) -> Result<Value> {
+        let (snapshot, document) = self.document_for(&arguments.uri).await?;
+        let rope = snapshot.rope.clone();
+        let request = execute::select(&document, &arguments, |offset| convert::position(&rope, offset).line)
+            .map_err(invalid_params)?;
+        let title = format!("Sending {} {}", request.method.value, request.url.to_source());
+        let progress = self.progresses.begin(&self.client, token, &title).await;
+        let profile = self.profile();
+        let sender = execute::Sender {
+            engine: &self.engine,
+            document: &document,
+            path: snapshot.path.as_deref(),
+            profile: profile.as_deref(),
+            cancel: &progress.cancel,
+            arguments: &arguments,
+        };
+        let outcome = sender.send(request).await;
+        progress.finish();
+        Ok(serde_json::to_value(outcome).unwrap_or(Value::Null))
+    }
+
+    async fn send_all(&self, arguments: SendArguments, token: Option<ProgressToken>) -> Result<Value> {
+        let (snapshot, document) = self.document_for(&arguments.uri).await?;
+        let count = document.requests().count();
+        let name = snapshot
+            .path
+            .as_deref()
+            .and_then(|path| path.file_name())
+            .map_or_else(|| "the document".to_owned(), |name| name.to_string_lossy().into_owned());
+        let progress = self.progresses.begin(&self.client, token, &format!("Sending {count} requests of {name}")).await;
+        let profile = self.profile();
+        let sender = execute::Sender {
+            engine: &self.engine,
+            document: &document,
+            path: snapshot.path.as_deref(),
+            profile: profile.as_deref(),
+            cancel: &progress.cancel,
+            arguments: &arguments,
+        };
+        let mut outcomes = Vec::with_capacity(count);
+        for (index, request) in document.requests().enumerate() {
+            if progress.cancel.is_cancelled() {
+                break;
+            }
+            let percentage = u32::try_from(index * 100 / count.max(1)).unwrap_or(100);
+            let label = request.name.as_ref().map_or_else(|| request.url.to_source(), |name| name.value.clone());
+            progress.report(format!("{}/{count} {label}", index + 1), Some(percentage)).await;
+            outcomes.push(sender.send(request).await);
+        }
+        let cancelled = progress.cancel.is_cancelled();
+        progress.finish();
+        Ok(json!({ "results": outcomes, "cancelled": cancelled }))
+    }
+
+    fn profiles(&self, arguments: &Value) -> Result<Value> {
+        let uri =
+            arguments.get("uri").and_then(Value::as_str).ok_or_else(|| invalid_params("give the document's `uri`"))?;
+        let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
+        let directory = convert::path(&uri).and_then(|path| path.parent().map(std::path::Path::to_path_buf));
+        let config = directory.map(|directory| self.engine.config_for(&directory));
+        let (profiles, config_path, error) = match config {
+            Some(Ok(Some(config))) => (config.profiles.keys().cloned().collect(), Some(config.path), None),
+            Some(Ok(None)) | None => (Vec::new(), None, None),
+            Some(Err(error)) => (Vec::new(), None, Some(error.to_string())),
+        };
+        Ok(json!({ "profiles": profiles, "active": self.profile(), "config": config_path, "error": error }))
     }
 }
 
+/// The whole typed document of a snapshot, built off the async workers.
+async fn document_of(snapshot: &Snapshot) -> Result<Arc<volley_syntax::Document>> {
+    let snapshot = snapshot.clone();
+    tokio::task::spawn_blocking(move || snapshot.document()).await.map_err(|_| RpcError::internal_error())
+}
+
+impl Backend {
+    /// The symbol under `position` with the snapshot and document it was found in.
+    async fn symbol_at(
+        &self,
+        uri: &Uri,
+        position: Position,
+    ) -> Result<Option<(Snapshot, Arc<volley_syntax::Document>, navigation::Symbol, std::ops::Range<usize>)>> {
+        let Some(snapshot) = self.documents.snapshot(uri) else {
+            return Ok(None);
+        };
+        let document = document_of(&snapshot).await?;
+        let offset = convert::offset(&snapshot.rope, position);
+        let found = navigation::symbol_at(&document, offset);
+        Ok(found.map(|(symbol, range)| (snapshot, document, symbol, range)))
+    }
+
+    fn locations(uri: &Uri, snapshot: &Snapshot, ranges: Vec<std::ops::Range<usize>>) -> Vec<Location> {
+        ranges.into_iter().map(|range| convert::location(uri, &snapshot.rope, range)).collect()
+    }
+
+    /// Where a variable is declared in the `volley.jsonc` that applies to the snapshot:
+    /// the key under `variables` and under each profile's `variables` (the variable's
+    /// full name, else its first segment: `{{api.version}}` is under `"api"`).
+    fn config_declarations(&self, snapshot: &Snapshot, symbol: &navigation::Symbol) -> Vec<Location> {
+        let navigation::Symbol::Variable(name) = symbol else { return Vec::new() };
+        let Some(directory) = snapshot.path.as_deref().and_then(std::path::Path::parent) else { return Vec::new() };
+        let Ok(Some(config)) = self.engine.config_for(directory) else { return Vec::new() };
+        if !config.path.ends_with("volley.jsonc") {
+            return Vec::new();
+        }
+        let Some(uri) = Uri::from_file_path(&config.path) else { return Vec::new() };
+        // The unsaved text when the configuration is open, else the file.
+        let text = match self.documents.snapshot(&uri) {
+            Some(open) => open.rope.to_string(),
+            None => std::fs::read_to_string(&config.path).unwrap_or_default(),
+        };
+        let root = name.split('.').next().unwrap_or(name);
+        let mut ranges = jsonc::variable_keys(&text, name);
+        if ranges.is_empty() && root != name {
+            ranges = jsonc::variable_keys(&text, root);
+        }
+        let rope = ropey::Rope::from_str(&text);
+        ranges.into_iter().map(|range| convert::location(&uri, &rope, range)).collect()
+    }
+}
+
+fn invalid_params(message: impl Into<String>) -> RpcError {
+    RpcError::invalid_params(message.into())
+}
+
+/// What settings say of the active profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ProfileSetting {
+    /// Nothing.
+    Unsaid,
+    /// This profile.
+    Profile(String),
+    /// No profile (`null` or `""`).
+    Nothing,
+}
+
+/// The active profile in settings: `{"volley": {"profile": …}}` or `{"profile": …}`.
+fn profile_setting(settings: &Value) -> ProfileSetting {
+    let section = settings.get("volley").unwrap_or(settings);
+    match section.get("profile") {
+        None => ProfileSetting::Unsaid,
+        Some(value) => value
+            .as_str()
+            .filter(|name| !name.is_empty())
+            .map_or(ProfileSetting::Nothing, |name| ProfileSetting::Profile(name.to_owned())),
+    }
+}
+
+fn first_argument<T: serde::de::DeserializeOwned>(params: &ExecuteCommandParams) -> Result<T> {
+    let argument = params.arguments.first().cloned().unwrap_or(Value::Null);
+    serde_json::from_value(argument).map_err(|error| invalid_params(format!("`{}`: {error}", params.command)))
+}
+
 impl LanguageServer for Backend {
-    async fn initialize(&self, _: InitializeParams) -> Result<InitializeResult> {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        if let Some(ProfileSetting::Profile(profile)) = params.initialization_options.as_ref().map(profile_setting) {
+            self.environment.lock().unwrap_or_else(PoisonError::into_inner).profile = Some(profile);
+        }
+        let capabilities = &params.capabilities;
+        let progress = capabilities.window.as_ref().and_then(|window| window.work_done_progress).unwrap_or(false);
+        self.progresses.client_creates.store(progress, Ordering::SeqCst);
+        let watch = capabilities
+            .workspace
+            .as_ref()
+            .and_then(|workspace| workspace.did_change_watched_files.as_ref())
+            .and_then(|watched| watched.dynamic_registration)
+            .unwrap_or(false);
+        self.can_watch.store(watch, Ordering::SeqCst);
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
                 text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
@@ -70,6 +315,22 @@ impl LanguageServer for Backend {
                     ..CompletionOptions::default()
                 }),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
+                code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(false) }),
+                definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                })),
+                document_link_provider: Some(DocumentLinkOptions {
+                    resolve_provider: Some(false),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
+                document_formatting_provider: Some(OneOf::Left(true)),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: execute::COMMANDS.map(str::to_owned).to_vec(),
+                    work_done_progress_options: WorkDoneProgressOptions { work_done_progress: Some(true) },
+                }),
                 ..ServerCapabilities::default()
             },
             server_info: Some(ServerInfo {
@@ -81,6 +342,21 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
+        if self.can_watch.load(Ordering::SeqCst) {
+            let watchers: Vec<FileSystemWatcher> = CONFIG_GLOBS
+                .iter()
+                .map(|glob| FileSystemWatcher { glob_pattern: GlobPattern::String((*glob).to_owned()), kind: None })
+                .collect();
+            let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+            let registration = Registration {
+                id: "volley-config".to_owned(),
+                method: "workspace/didChangeWatchedFiles".to_owned(),
+                register_options: serde_json::to_value(options).ok(),
+            };
+            if let Err(error) = self.client.register_capability(vec![registration]).await {
+                self.client.log_message(MessageType::WARNING, format!("cannot watch volley.jsonc: {error}")).await;
+            }
+        }
         self.client.log_message(MessageType::INFO, "volley language server ready").await;
     }
 
@@ -92,35 +368,58 @@ impl LanguageServer for Backend {
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let document = params.text_document;
         self.documents.open(&document.uri, document.version, &document.text);
-        self.publish_later(document.uri, document.version, Duration::ZERO);
+        if is_config(&document.uri) {
+            // Perhaps a configuration where there was none.
+            self.engine.reload_config();
+            self.publish_all();
+        } else {
+            self.publish(document.uri);
+        }
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         let document = params.text_document;
         if self.documents.change(&document.uri, document.version, &params.content_changes) {
-            self.publish_later(document.uri, document.version, diagnostics::DEBOUNCE);
+            // An unsaved configuration is what the analysis reads: every document follows.
+            if is_config(&document.uri) {
+                self.publish_all();
+            } else {
+                self.publish(document.uri);
+            }
         }
     }
 
-    async fn did_save(&self, params: DidSaveTextDocumentParams) {
-        // A saved file can change what other files see (config, file references).
-        let uri = params.text_document.uri;
-        if let Some(version) = self.documents.version(&uri) {
-            self.publish_later(uri, version, Duration::ZERO);
-        }
+    async fn did_save(&self, _: DidSaveTextDocumentParams) {
+        // A saved file can change what other files see (configuration, file references).
+        self.files_changed();
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
         self.documents.close(&uri);
-        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        self.client.publish_diagnostics(uri.clone(), Vec::new(), None).await;
+        if is_config(&uri) {
+            self.publish_all();
+        }
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        match profile_setting(&params.settings) {
+            ProfileSetting::Unsaid => {}
+            ProfileSetting::Profile(profile) => self.set_profile(Some(profile)),
+            ProfileSetting::Nothing => self.set_profile(None),
+        }
+    }
+
+    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+        self.files_changed();
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
         let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
             return Ok(None);
         };
-        let document = snapshot.tree.document();
+        let document = document_of(&snapshot).await?;
         let symbols = document.requests().map(|request| convert::symbol(&snapshot.rope, request)).collect();
         Ok(Some(DocumentSymbolResponse::Nested(symbols)))
     }
@@ -129,9 +428,13 @@ impl LanguageServer for Backend {
         let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
             return Ok(None);
         };
-        let document = snapshot.tree.document();
-        let ranges =
-            document.blocks.iter().filter_map(|block| convert::folding_range(&snapshot.rope, &block.span)).collect();
+        let ranges = snapshot
+            .model
+            .parts
+            .iter()
+            .flat_map(|placed| placed.part.document.blocks.iter().map(move |block| placed.place(block.span)))
+            .filter_map(|span| convert::folding_range(&snapshot.rope, &span))
+            .collect();
         Ok(Some(ranges))
     }
 
@@ -141,15 +444,23 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let engine = self.engine.clone();
+        let profile = self.profile();
         // Reading the configuration: off the async workers, on the snapshot (no lock held).
-        let items = tokio::task::spawn_blocking(move || {
+        let list = tokio::task::spawn_blocking(move || {
             let offset = convert::offset(&snapshot.rope, position.position);
-            let candidates = completion::complete(&snapshot, &engine, offset);
-            candidates.iter().map(|candidate| convert::completion_item(&snapshot.rope, candidate)).collect()
+            let completion = completion::complete(&snapshot, &engine, profile.as_deref(), offset);
+            CompletionList {
+                is_incomplete: completion.incomplete,
+                items: completion
+                    .candidates
+                    .iter()
+                    .map(|candidate| convert::completion_item(&snapshot.rope, candidate))
+                    .collect(),
+            }
         })
         .await
         .unwrap_or_default();
-        Ok(Some(CompletionResponse::Array(items)))
+        Ok(Some(CompletionResponse::List(list)))
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
@@ -158,12 +469,167 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let engine = self.engine.clone();
-        let found = tokio::task::spawn_blocking(move || {
-            let offset = convert::offset(&snapshot.rope, position.position);
-            hover::hover(&snapshot, &engine, offset).map(|found| convert::hover(&snapshot.rope, &found))
-        })
-        .await
-        .unwrap_or_default();
-        Ok(found)
+        let profile = self.profile();
+        let offset = convert::offset(&snapshot.rope, position.position);
+        let found = {
+            let snapshot = snapshot.clone();
+            let profile = profile.clone();
+            tokio::task::spawn_blocking(move || hover::hover(&snapshot, &engine, profile.as_deref(), offset))
+                .await
+                .unwrap_or_default()
+        };
+        if let Some(found) = found {
+            return Ok(Some(convert::hover(&snapshot.rope, &found)));
+        }
+        // On a request line: the request as it would be sent.
+        let on_request_line =
+            snapshot.model.request_at(offset).map(|(placed, request)| placed.place(request.line_span));
+        let Some(line) = on_request_line.filter(|line| (line.start..=line.end).contains(&offset)) else {
+            return Ok(None);
+        };
+        let document = document_of(&snapshot).await?;
+        let Some(request) = document.request_at(offset) else {
+            return Ok(None);
+        };
+        let scope = {
+            let (snapshot, engine, profile) = (snapshot.clone(), self.engine.clone(), profile.clone());
+            tokio::task::spawn_blocking(move || Scope::of(&snapshot, &engine, profile.as_deref()))
+                .await
+                .unwrap_or_default()
+        };
+        let markdown =
+            preview::preview(&self.engine, &document, request, snapshot.path.as_deref(), profile.as_deref(), &scope)
+                .await;
+        let found = hover::Hover { markdown, range: line.start..line.end };
+        Ok(Some(convert::hover(&snapshot.rope, &found)))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let uri = params.text_document.uri;
+        let Some(snapshot) = self.documents.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let mut lenses: Vec<CodeLens> = snapshot
+            .model
+            .requests()
+            .enumerate()
+            .map(|(index, (placed, request))| {
+                let line = placed.place(request.line_span);
+                let argument = json!({ "uri": uri.as_str(), "index": index });
+                convert::code_lens(
+                    &snapshot.rope,
+                    line.start..line.end,
+                    "Send Request".to_owned(),
+                    execute::SEND,
+                    argument,
+                )
+            })
+            .collect();
+        if !lenses.is_empty() {
+            let title = format!("Send All ({})", lenses.len());
+            let argument = json!({ "uri": uri.as_str() });
+            lenses.insert(0, convert::code_lens(&snapshot.rope, 0..0, title, execute::SEND_ALL, argument));
+        }
+        Ok(Some(lenses))
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        let position = params.text_document_position_params;
+        let Some((snapshot, document, symbol, _)) =
+            self.symbol_at(&position.text_document.uri, position.position).await?
+        else {
+            return Ok(None);
+        };
+        let mut locations =
+            Self::locations(&position.text_document.uri, &snapshot, navigation::declarations(&document, &symbol));
+        if locations.is_empty() {
+            locations = self.config_declarations(&snapshot, &symbol);
+        }
+        Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let position = params.text_document_position;
+        let uri = position.text_document.uri;
+        let Some((snapshot, document, symbol, _)) = self.symbol_at(&uri, position.position).await? else {
+            return Ok(None);
+        };
+        let mut locations = Vec::new();
+        if params.context.include_declaration {
+            locations.extend(Self::locations(&uri, &snapshot, navigation::declarations(&document, &symbol)));
+            locations.extend(self.config_declarations(&snapshot, &symbol));
+        }
+        locations.extend(Self::locations(&uri, &snapshot, navigation::references(&document, &symbol)));
+        Ok(Some(locations))
+    }
+
+    async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let document = document_of(&snapshot).await?;
+        let offset = convert::offset(&snapshot.rope, params.position);
+        let range = navigation::prepare_rename(&document, offset).map_err(invalid_params)?;
+        Ok(Some(PrepareRenameResponse::Range(convert::range(&snapshot.rope, range.start, range.end))))
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let position = params.text_document_position;
+        let uri = position.text_document.uri;
+        let Some(snapshot) = self.documents.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let document = document_of(&snapshot).await?;
+        let offset = convert::offset(&snapshot.rope, position.position);
+        let edits = navigation::rename(&document, offset, &params.new_name).map_err(invalid_params)?;
+        let edits =
+            edits.into_iter().map(|(range, new_text)| convert::text_edit(&snapshot.rope, range, new_text)).collect();
+        Ok(Some(WorkspaceEdit { changes: Some(HashMap::from([(uri, edits)])), ..WorkspaceEdit::default() }))
+    }
+
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let Some(directory) = snapshot.path.as_deref().and_then(std::path::Path::parent) else {
+            return Ok(None);
+        };
+        let document = document_of(&snapshot).await?;
+        let links = navigation::file_links(&document)
+            .into_iter()
+            .filter_map(|(range, path)| {
+                convert::document_link(&snapshot.rope, range, &volley_engine::normalize(&directory.join(&path)))
+            })
+            .collect();
+        Ok(Some(links))
+    }
+
+    async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let document = document_of(&snapshot).await?;
+        let text = snapshot.rope.to_string();
+        let edits = formatting::format(&document, &text)
+            .into_iter()
+            .map(|(range, new_text)| convert::text_edit(&snapshot.rope, range, new_text))
+            .collect();
+        Ok(Some(edits))
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
+        let token = params.work_done_progress_params.work_done_token.clone();
+        let result = match params.command.as_str() {
+            execute::SEND => self.send(first_argument(&params)?, token).await?,
+            execute::SEND_ALL => self.send_all(first_argument(&params)?, token).await?,
+            execute::SELECT_PROFILE => {
+                let profile: Option<String> = first_argument(&params)?;
+                self.set_profile(profile);
+                json!({ "active": self.profile() })
+            }
+            execute::PROFILES => self.profiles(params.arguments.first().unwrap_or(&Value::Null))?,
+            other => return Err(invalid_params(format!("unknown command `{other}`"))),
+        };
+        Ok(Some(result))
     }
 }

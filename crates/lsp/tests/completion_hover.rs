@@ -50,7 +50,8 @@ async fn complete(client: &mut TestClient, uri: &str, line: u32, character: u32)
             json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
         )
         .await;
-    result.as_array().expect("completion items").clone()
+    assert_eq!(result["isIncomplete"], json!(false));
+    result["items"].as_array().expect("completion items").clone()
 }
 
 fn item<'a>(items: &'a [Value], label: &str) -> &'a Value {
@@ -76,6 +77,7 @@ async fn completion_lists_variables_resolvers_directives_headers_and_methods() {
     let (_dir, uri, mut client) = open().await;
 
     let items = complete(&mut client, &uri, 12, 11).await;
+    insta::assert_json_snapshot!("variables_in_braces", items);
     assert_eq!(item(&items, "host")["detail"], "https://example.com/é (file)");
     assert_eq!(item(&items, "user")["detail"], "ana (volley.jsonc)");
     assert_eq!(item(&items, "apiToken")["detail"], "•••• (file)");

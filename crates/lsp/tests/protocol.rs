@@ -83,7 +83,7 @@ async fn diagnostics_follow_incremental_edits_in_utf16() {
 }
 
 #[tokio::test]
-async fn only_the_latest_version_is_published_and_close_clears() {
+async fn versions_are_published_in_order_and_close_clears() {
     let (_dir, uri) = uri("typing.http");
     let mut client = TestClient::start();
     client.initialize().await;
@@ -94,7 +94,8 @@ async fn only_the_latest_version_is_published_and_close_clears() {
         )
         .await;
     assert_eq!(client.diagnostics(1).await, Vec::<Value>::new());
-    // Typing `{{a}}` one keystroke at a time: versions 2 to 6 arrive within the debounce.
+    // Typing `{{a}}` one keystroke at a time, all sent at once: the changes that arrive
+    // while a computation runs are coalesced, and no version is published after a newer.
     let keystrokes: Vec<Value> = (2..)
         .zip("{{a}}".chars())
         .map(|(version, character)| {
@@ -110,8 +111,15 @@ async fn only_the_latest_version_is_published_and_close_clears() {
         })
         .collect();
     client.send_all(&keystrokes).await;
-    let params = client.notification("textDocument/publishDiagnostics").await;
-    assert_eq!(params["version"], json!(6), "the intermediate versions are never published");
+    let mut published = Vec::new();
+    let params = loop {
+        let params = client.notification("textDocument/publishDiagnostics").await;
+        published.push(params["version"].as_i64().expect("version"));
+        if params["version"] == json!(6) {
+            break params;
+        }
+    };
+    assert!(published.windows(2).all(|pair| pair[0] < pair[1]), "in order: {published:?}");
     assert_eq!(
         codes_and_ranges(params["diagnostics"].as_array().expect("diagnostics")),
         vec![("undefined-variable".to_owned(), range((0, 26), (0, 27)))]
@@ -151,5 +159,73 @@ async fn a_broken_config_is_one_error_at_the_top() {
     let diagnostics = client.diagnostics(2).await;
     assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
     assert_eq!(diagnostics[1]["code"], "undefined-variable");
+    client.shutdown().await;
+}
+
+/// Every kind of semantic check the issue names, in one document, with non-ASCII text
+/// before the ranges: codes, severities, ranges (UTF-16) and messages, as `volley check`
+/// gives them.
+const CHECKS: &str = concat!(
+    "# Prüfungen 🦀\n",                                                                            // 0
+    "@base = https://example.com/ü\n",                                                             // 1
+    "\n",                                                                                          // 2
+    "### first\n",                                                                                 // 3
+    "# @name twice\n",                                                                             // 4
+    "# @nmae oops\n",                                                                              // 5
+    "# @timeout soon\n",                                                                           // 6
+    "# @assert status ==\n",                                                                       // 7
+    "GET {{base}}/{{undefinedThing}}/{{twice.response.body.$.id}}/{{other.response.body.$.id}}\n", // 8
+    "# @name late\n",                                                                              // 9
+    "X-Id: {{$uuidd}}\n",                                                                          // 10
+    "X-Int: {{$randomInt(1)}}\n",                                                                  // 11
+    "Content-Type: application/json\n",                                                            // 12
+    "\n",                                                                                          // 13
+    "{\"ü\": }\n",                                                                                 // 14
+    "\n",                                                                                          // 15
+    "### second\n",                                                                                // 16
+    "# @name twice\n",                                                                             // 17
+    "POST {{base}}/upload\n",                                                                      // 18
+    "\n",                                                                                          // 19
+    "< ./missing-payload.json\n",                                                                  // 20
+    "\n",                                                                                          // 21
+    "### socket\n",                                                                                // 22
+    "WEBSOCKET wss://example.com/ws\n",                                                            // 23
+    "\n",                                                                                          // 24
+    "{\"hello\": 1}\n",                                                                            // 25
+);
+
+#[tokio::test]
+async fn every_semantic_check_with_codes_ranges_and_messages() {
+    let (_dir, uri) = uri("checks.http");
+    let mut client = TestClient::start();
+    client.initialize().await;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": CHECKS}}),
+        )
+        .await;
+    let diagnostics = client.diagnostics(1).await;
+    let summary: Vec<Value> = diagnostics
+        .iter()
+        .map(|diagnostic| {
+            let range = &diagnostic["range"];
+            json!(format!(
+                "{}:{}-{}:{} {} [{}] {}",
+                range["start"]["line"],
+                range["start"]["character"],
+                range["end"]["line"],
+                range["end"]["character"],
+                diagnostic["severity"],
+                diagnostic["code"].as_str().unwrap_or_default(),
+                diagnostic["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .replace(&uri, "<uri>")
+                    .replace(uri.trim_start_matches("file://").trim_end_matches("checks.http"), "<dir>/"),
+            ))
+        })
+        .collect();
+    insta::assert_json_snapshot!("every_semantic_check", summary);
     client.shutdown().await;
 }

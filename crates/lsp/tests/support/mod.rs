@@ -18,6 +18,8 @@ pub(crate) struct TestClient {
     output: BufReader<DuplexStream>,
     next_id: i64,
     notifications: VecDeque<Value>,
+    /// Requests the server sent to this client (each answered with a `null` result).
+    pub(crate) server_requests: Vec<Value>,
 }
 
 impl TestClient {
@@ -26,7 +28,13 @@ impl TestClient {
         let (server_output, output) = tokio::io::duplex(1 << 16);
         let (service, socket) = volley_lsp::service();
         tokio::spawn(tower_lsp_server::Server::new(server_input, server_output, socket).serve(service));
-        Self { input, output: BufReader::new(output), next_id: 1, notifications: VecDeque::new() }
+        Self {
+            input,
+            output: BufReader::new(output),
+            next_id: 1,
+            notifications: VecDeque::new(),
+            server_requests: Vec::new(),
+        }
     }
 
     pub(crate) async fn send(&mut self, message: &Value) {
@@ -69,8 +77,22 @@ impl TestClient {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
     }
 
-    /// Sends a request and returns its result, keeping notifications that arrive first.
-    pub(crate) async fn request(&mut self, method: &str, params: Value) -> Value {
+    /// The next message that is not a request of the server's: those are answered
+    /// (with a `null` result, which accepts a progress token or a registration) and kept.
+    async fn next_message(&mut self) -> Value {
+        loop {
+            let message = self.receive().await;
+            if message.get("id").is_some() && message.get("method").is_some() {
+                self.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": null})).await;
+                self.server_requests.push(message);
+                continue;
+            }
+            return message;
+        }
+    }
+
+    /// Sends a request without waiting for its response; returns its id.
+    pub(crate) async fn start_request(&mut self, method: &str, params: Value) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
@@ -78,14 +100,35 @@ impl TestClient {
             message["params"] = params;
         }
         self.send(&message).await;
+        id
+    }
+
+    /// The whole response to request `id` (result or error), keeping notifications that
+    /// arrive first.
+    pub(crate) async fn response(&mut self, id: i64) -> Value {
         loop {
-            let message = self.receive().await;
+            let message = self.next_message().await;
             if message["id"] == json!(id) && message.get("method").is_none() {
-                assert!(message.get("error").is_none(), "{method} failed: {message}");
-                return message["result"].clone();
+                return message;
             }
             self.notifications.push_back(message);
         }
+    }
+
+    /// Sends a request and returns its result, keeping notifications that arrive first.
+    pub(crate) async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.start_request(method, params).await;
+        let message = self.response(id).await;
+        assert!(message.get("error").is_none(), "{method} failed: {message}");
+        message["result"].clone()
+    }
+
+    /// Sends a request that must fail; returns its error.
+    pub(crate) async fn request_error(&mut self, method: &str, params: Value) -> Value {
+        let id = self.start_request(method, params).await;
+        let message = self.response(id).await;
+        assert!(message.get("result").is_none(), "{method} should fail: {message}");
+        message["error"].clone()
     }
 
     /// The next notification of `method`, skipping others.
@@ -93,7 +136,7 @@ impl TestClient {
         loop {
             let message = match self.notifications.pop_front() {
                 Some(message) => message,
-                None => self.receive().await,
+                None => self.next_message().await,
             };
             if message["method"] == method {
                 return message["params"].clone();
@@ -112,7 +155,12 @@ impl TestClient {
     }
 
     pub(crate) async fn initialize(&mut self) -> Value {
-        let result = self.request("initialize", json!({"capabilities": {}})).await;
+        self.initialize_with(json!({"capabilities": {}})).await
+    }
+
+    /// Initializes with the given `initialize` params (capabilities, options).
+    pub(crate) async fn initialize_with(&mut self, params: Value) -> Value {
+        let result = self.request("initialize", params).await;
         self.notify("initialized", json!({})).await;
         result
     }

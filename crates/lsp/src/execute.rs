@@ -1,0 +1,398 @@
+//! Sending requests from the editor: the `volley.send` and `volley.sendAll` commands of
+//! `workspace/executeCommand` (what the "Send Request" and "Send All" code lenses run).
+//! Requests go through the engine in this process, with the unsaved text of the
+//! document, the active profile and one client per language server (so chaining and
+//! cookies carry over from one send to the next). The result is JSON for editors to
+//! display (documented in docs/lsp.md).
+
+use std::path::Path;
+use std::time::Duration;
+
+use base64::Engine as _;
+use futures_util::StreamExt as _;
+use serde::{Deserialize, Serialize};
+use volley_engine::{CancellationToken, Error, Outcome as Check, Response, RunOptions, WsMessage};
+use volley_syntax::{Document, Request};
+
+/// The command of the "Send Request" lens.
+pub(crate) const SEND: &str = "volley.send";
+/// The command of the "Send All" lens.
+pub(crate) const SEND_ALL: &str = "volley.sendAll";
+/// Selects the active profile (argument: its name, or `null` for none).
+pub(crate) const SELECT_PROFILE: &str = "volley.selectProfile";
+/// Lists the profiles of the configuration of a document and the active one.
+pub(crate) const PROFILES: &str = "volley.profiles";
+
+/// Every command the server executes.
+pub(crate) const COMMANDS: [&str; 4] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES];
+
+/// How long a streaming response (SSE, WebSocket) is listened to by default.
+const STREAM_WINDOW: Duration = Duration::from_secs(2);
+/// How many events or messages of a streaming response are kept by default.
+const STREAM_ITEMS: usize = 50;
+/// The most of a response body the result carries.
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// The arguments of `volley.send` and `volley.sendAll` (the first element of
+/// `arguments`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SendArguments {
+    /// The document.
+    pub(crate) uri: String,
+    /// The request by index in the file (0-based), as the lenses pass it.
+    #[serde(default)]
+    pub(crate) index: Option<usize>,
+    /// The request by name.
+    #[serde(default)]
+    pub(crate) name: Option<String>,
+    /// The request whose block holds this line (0-based): the cursor's, from the
+    /// command palette.
+    #[serde(default)]
+    pub(crate) line: Option<u32>,
+    /// How long to listen to a streaming response, in milliseconds.
+    #[serde(default)]
+    pub(crate) stream_window_ms: Option<u64>,
+    /// How many events or messages of a streaming response to keep.
+    #[serde(default)]
+    pub(crate) max_stream_items: Option<usize>,
+}
+
+/// What came of sending one request.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Outcome {
+    pub(crate) request: RequestInfo,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) response: Option<ResponseInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<ErrorInfo>,
+}
+
+/// Which request was sent.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RequestInfo {
+    pub(crate) index: usize,
+    pub(crate) name: Option<String>,
+    pub(crate) method: String,
+    /// The URL as written (variables unresolved).
+    pub(crate) url: String,
+    /// The request line, 0-based.
+    pub(crate) line: u32,
+}
+
+/// The response, as the editor shows it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ResponseInfo {
+    pub(crate) status: u16,
+    pub(crate) status_text: String,
+    pub(crate) http_version: String,
+    /// The URL the response came from (after redirects).
+    pub(crate) url: String,
+    /// In order, repeated names kept.
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) content_type: Option<String>,
+    /// The body: text, or base64 for a body that is not UTF-8.
+    pub(crate) body: String,
+    /// `text` or `base64`.
+    pub(crate) body_encoding: &'static str,
+    /// The body was longer than what is kept.
+    pub(crate) truncated: bool,
+    pub(crate) timing: TimingInfo,
+    pub(crate) assertions: Vec<AssertionInfo>,
+    /// For an event stream or a WebSocket: what was received in the listening window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stream: Option<StreamInfo>,
+}
+
+/// Milliseconds.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TimingInfo {
+    pub(crate) ttfb_ms: f64,
+    pub(crate) total_ms: f64,
+}
+
+/// One `# @assert` check.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AssertionInfo {
+    pub(crate) expression: String,
+    pub(crate) passed: bool,
+    /// Why it failed (expected and actual), when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<String>,
+    /// The line of the `@assert`, 0-based.
+    pub(crate) line: u32,
+}
+
+/// The first events or messages of a streaming response.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StreamInfo {
+    /// `sse` or `websocket`.
+    pub(crate) kind: &'static str,
+    pub(crate) items: Vec<StreamItem>,
+    /// Why listening stopped: `ended` (the server ended the stream), `window` (the
+    /// listening time ran out), `limit` (enough items), `error`.
+    pub(crate) stopped: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<String>,
+}
+
+/// One event (SSE) or message (WebSocket).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StreamItem {
+    /// The SSE event type; `text`, `pong` or `close` for a WebSocket message.
+    pub(crate) event: String,
+    pub(crate) data: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) id: Option<String>,
+    /// Milliseconds since the response head.
+    pub(crate) at_ms: f64,
+}
+
+/// Why a request got no response.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ErrorInfo {
+    /// A stable kind: `cancelled`, `invalid`, `config`, `selection`, a build error's
+    /// code (`undefined-variable`, `missing-file`, …) or a transport error's kind
+    /// (`connection_refused`, `timeout`, …).
+    pub(crate) kind: String,
+    pub(crate) message: String,
+}
+
+/// The requests `arguments` select in `document`: one for `volley.send`, all for
+/// `volley.sendAll`. An error message when none matches.
+pub(crate) fn select<'a>(
+    document: &'a Document,
+    arguments: &SendArguments,
+    line_of: impl Fn(usize) -> u32,
+) -> Result<&'a Request, String> {
+    if let Some(index) = arguments.index {
+        return document.request(index).ok_or_else(|| format!("the document has no request #{}", index + 1));
+    }
+    if let Some(name) = &arguments.name {
+        return document.request_named(name).ok_or_else(|| format!("the document has no request named `{name}`"));
+    }
+    if let Some(line) = arguments.line {
+        return document
+            .requests()
+            .filter(|request| line_of(request.span.start) <= line)
+            .last()
+            .or_else(|| document.requests().next())
+            .ok_or_else(|| "the document has no request".to_owned());
+    }
+    Err("say which request to send: `index`, `name` or `line`".to_owned())
+}
+
+/// What sending requests of one document needs beside the request.
+pub(crate) struct Sender<'a> {
+    pub(crate) engine: &'a volley_engine::Client,
+    pub(crate) document: &'a Document,
+    pub(crate) path: Option<&'a Path>,
+    pub(crate) profile: Option<&'a str>,
+    pub(crate) cancel: &'a CancellationToken,
+    pub(crate) arguments: &'a SendArguments,
+}
+
+impl Sender<'_> {
+    /// Sends `request` (of the sender's document) and describes what came of it.
+    pub(crate) async fn send(&self, request: &Request) -> Outcome {
+        let info = RequestInfo {
+            index: request.index,
+            name: request.name.as_ref().map(|name| name.value.clone()),
+            method: request.method.value.to_string(),
+            url: request.url.to_source(),
+            line: request.line_span.start_position.line,
+        };
+        let options = RunOptions {
+            profile: self.profile.map(str::to_owned),
+            cancel: Some(self.cancel.clone()),
+            max_body_bytes: Some(MAX_BODY_BYTES),
+            ..RunOptions::default()
+        };
+        match self.engine.run_request(self.document, request, self.path, options).await {
+            Ok(response) => {
+                let window = self.arguments.stream_window_ms.map_or(STREAM_WINDOW, Duration::from_millis);
+                let items = self.arguments.max_stream_items.unwrap_or(STREAM_ITEMS);
+                let response = describe(&response, window, items, self.cancel).await;
+                Outcome { request: info, response: Some(response), error: None }
+            }
+            Err(error) => Outcome { request: info, response: None, error: Some(error_info(&error)) },
+        }
+    }
+}
+
+fn error_info(error: &Error) -> ErrorInfo {
+    let kind = match error {
+        Error::Cancelled => "cancelled",
+        Error::Invalid { .. } => "invalid",
+        Error::Config(_) => "config",
+        Error::Selection(_) => "selection",
+        Error::Build(build) => build.code(),
+        Error::Transport(transport) => transport.kind(),
+        _ => "error",
+    };
+    ErrorInfo { kind: kind.to_owned(), message: error.to_string() }
+}
+
+async fn describe(response: &Response, window: Duration, limit: usize, cancel: &CancellationToken) -> ResponseInfo {
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect();
+    let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).map(str::to_owned);
+    let stream = if response.is_websocket() {
+        Some(listen_websocket(response, window, limit, cancel).await)
+    } else if response.is_streaming() {
+        Some(listen_events(response, window, limit, cancel).await)
+    } else {
+        None
+    };
+    let bytes = response.body_bytes();
+    let (body, body_encoding) = match std::str::from_utf8(bytes) {
+        Ok(text) => (response.redact(text), "text"),
+        Err(_) => (base64::engine::general_purpose::STANDARD.encode(bytes), "base64"),
+    };
+    let timing = response.timing();
+    ResponseInfo {
+        status: response.status(),
+        status_text: response.status_text().to_owned(),
+        http_version: format!("{:?}", response.version()),
+        url: response.url().to_string(),
+        headers,
+        content_type,
+        body,
+        body_encoding,
+        truncated: response.truncated(),
+        timing: TimingInfo { ttfb_ms: milliseconds(timing.ttfb), total_ms: milliseconds(timing.total) },
+        assertions: response
+            .assertions()
+            .iter()
+            .map(|result| AssertionInfo {
+                expression: result.expression.clone(),
+                passed: result.passed(),
+                message: failure(&result.outcome),
+                line: result.span.start_position.line,
+            })
+            .collect(),
+        stream,
+    }
+}
+
+/// Why a check did not pass, in a line.
+fn failure(outcome: &Check) -> Option<String> {
+    match outcome {
+        Check::Passed => None,
+        Check::Failed { expected, actual } => Some(format!("expected {expected}, got {actual}")),
+        Check::Invalid { message, hint: Some(hint) } => Some(format!("{message} (hint: {hint})")),
+        Check::Invalid { message, hint: None } => Some(message.clone()),
+    }
+}
+
+fn milliseconds(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+/// The first events of an event stream, within `window`.
+async fn listen_events(response: &Response, window: Duration, limit: usize, cancel: &CancellationToken) -> StreamInfo {
+    let mut info = StreamInfo { kind: "sse", items: Vec::new(), stopped: "window", error: None };
+    let mut events = match response.events() {
+        Ok(events) => events,
+        Err(error) => {
+            info.stopped = "error";
+            info.error = Some(error.to_string());
+            return info;
+        }
+    };
+    let started = tokio::time::Instant::now();
+    let deadline = started + window;
+    while info.items.len() < limit {
+        let next = tokio::select! {
+            next = events.next() => next,
+            () = tokio::time::sleep_until(deadline) => return info,
+            () = cancel.cancelled() => return info,
+        };
+        match next {
+            Some(Ok(event)) => info.items.push(StreamItem {
+                event: event.event,
+                data: response.redact(&event.data),
+                id: event.id,
+                at_ms: milliseconds(started.elapsed()),
+            }),
+            Some(Err(error)) => {
+                info.stopped = "error";
+                info.error = Some(error.to_string());
+                return info;
+            }
+            None => {
+                info.stopped = "ended";
+                return info;
+            }
+        }
+    }
+    info.stopped = "limit";
+    info
+}
+
+/// The first messages of a WebSocket within `window`; the socket is then closed.
+async fn listen_websocket(
+    response: &Response,
+    window: Duration,
+    limit: usize,
+    cancel: &CancellationToken,
+) -> StreamInfo {
+    let mut info = StreamInfo { kind: "websocket", items: Vec::new(), stopped: "window", error: None };
+    let Some(mut socket) = response.websocket() else {
+        info.stopped = "error";
+        info.error = Some("the WebSocket was already taken".to_owned());
+        return info;
+    };
+    let started = tokio::time::Instant::now();
+    let deadline = started + window;
+    while info.items.len() < limit {
+        let next = tokio::select! {
+            next = socket.next() => next,
+            () = tokio::time::sleep_until(deadline) => break,
+            () = cancel.cancelled() => break,
+        };
+        let at_ms = milliseconds(started.elapsed());
+        match next {
+            Some(Ok(WsMessage::Text(text))) => {
+                info.items.push(StreamItem { event: "text".to_owned(), data: response.redact(&text), id: None, at_ms });
+            }
+            Some(Ok(WsMessage::Pong(payload))) => info.items.push(StreamItem {
+                event: "pong".to_owned(),
+                data: String::from_utf8_lossy(&payload).into_owned(),
+                id: None,
+                at_ms,
+            }),
+            Some(Ok(WsMessage::Close(close))) => {
+                let data = close.map(|close| format!("{} {}", close.code, close.reason)).unwrap_or_default();
+                info.items.push(StreamItem { event: "close".to_owned(), data, id: None, at_ms });
+                info.stopped = "ended";
+                return info;
+            }
+            Some(Err(error)) => {
+                info.stopped = "error";
+                info.error = Some(error.to_string());
+                return info;
+            }
+            None => {
+                info.stopped = "ended";
+                return info;
+            }
+        }
+    }
+    if info.items.len() >= limit {
+        info.stopped = "limit";
+    }
+    let _ = socket.close(1000, "").await;
+    info
+}

@@ -1,0 +1,120 @@
+//! The hover of a request line: the request as it would be sent, resolved by the engine
+//! (variables, profile, defaults, file bodies), without sending it. Secrets, sensitive
+//! variables and credential headers are masked; requests that use command resolvers are
+//! not resolved (a hover must not run programs).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use volley_engine::{Exchange, RunOptions};
+use volley_syntax::{Body, Document, Expression, FormValue, Request};
+
+use crate::scope::{MASK, Scope};
+
+/// The most of a body the preview shows.
+const BODY_PREVIEW_BYTES: usize = 2048;
+
+/// Headers whose values are never shown.
+const CREDENTIAL_HEADERS: [&str; 5] = ["authorization", "proxy-authorization", "cookie", "x-api-key", "api-key"];
+
+/// Markdown previewing `request` of `document` as it would be sent now.
+pub(crate) async fn preview(
+    engine: &volley_engine::Client,
+    document: &Document,
+    request: &Request,
+    path: Option<&Path>,
+    profile: Option<&str>,
+    scope: &Scope,
+) -> String {
+    let heading = match profile {
+        Some(profile) => format!("**Request preview** (profile `{profile}`)"),
+        None => "**Request preview**".to_owned(),
+    };
+    if let Some(name) = command_resolver(request) {
+        return format!(
+            "{heading}\n\nnot resolved: it uses `${name}`, a command resolver, which runs only when the request is sent"
+        );
+    }
+    let options = RunOptions { profile: profile.map(str::to_owned), ..RunOptions::default() };
+    let prepared = match engine.prepare_request(document, request, path, &options).await {
+        Ok(prepared) => prepared,
+        Err(error) => return format!("{heading}\n\ncannot be resolved yet: {}", mask(&error.to_string(), &[], scope)),
+    };
+    let mut text = format!("{} {}\n", prepared.method, prepared.url);
+    for (name, value) in &prepared.headers {
+        let value = if CREDENTIAL_HEADERS.contains(&name.as_str()) {
+            MASK.to_owned()
+        } else {
+            String::from_utf8_lossy(value.as_bytes()).into_owned()
+        };
+        let _ = writeln!(text, "{name}: {value}");
+    }
+    if !prepared.body.is_empty() {
+        text.push('\n');
+        match std::str::from_utf8(&prepared.body) {
+            Ok(body) if body.len() <= BODY_PREVIEW_BYTES => text.push_str(body),
+            Ok(body) => {
+                let cut = (0..=BODY_PREVIEW_BYTES).rev().find(|&at| body.is_char_boundary(at)).unwrap_or(0);
+                text.push_str(&body[..cut]);
+                let _ = write!(text, "\n… ({} bytes in all)", body.len());
+            }
+            Err(_) => {
+                let _ = write!(text, "({} bytes of binary data)", prepared.body.len());
+            }
+        }
+        text.push('\n');
+    }
+    let text = mask(&text, &prepared.secrets, scope);
+    let fence = if text.contains("```") { "~~~~" } else { "```" };
+    let mut markdown = format!("{heading}\n\n{fence}http\n{text}{fence}");
+    match &prepared.exchange {
+        Exchange::EventStream => markdown.push_str("\n\nan event stream (SSE)"),
+        Exchange::WebSocket { .. } => markdown.push_str("\n\na WebSocket"),
+        Exchange::Http => {}
+    }
+    let _ = write!(markdown, "\n\ntimeout {} ms", prepared.timeout.as_millis());
+    markdown
+}
+
+/// The first resolver of the request that is not a built-in (a command resolver).
+fn command_resolver(request: &Request) -> Option<String> {
+    let builtins: Vec<&str> = volley_engine::builtin_resolvers().map(|resolver| resolver.name).collect();
+    let mut found = None;
+    let mut visit = |interpolation: &volley_syntax::Interpolation| {
+        if let Some(Expression::Resolver(call)) = &interpolation.expression
+            && found.is_none()
+            && !builtins.contains(&call.name.value.as_str())
+        {
+            found = Some(call.name.value.clone());
+        }
+    };
+    request.url.walk(&mut visit);
+    for header in &request.headers {
+        header.name.walk(&mut visit);
+        header.value.walk(&mut visit);
+    }
+    match &request.body {
+        Body::None => {}
+        Body::Inline(template) => template.walk(&mut visit),
+        Body::File(file) => file.path.walk(&mut visit),
+        Body::Form(form) => {
+            for field in &form.fields {
+                match &field.value {
+                    FormValue::Text(template) => template.walk(&mut visit),
+                    FormValue::File { path, .. } => path.walk(&mut visit),
+                }
+            }
+        }
+    }
+    found
+}
+
+/// `text` with every secret and the values of sensitive variables masked.
+fn mask(text: &str, secrets: &[String], scope: &Scope) -> String {
+    let mut masked = text.to_owned();
+    let sensitive = scope.sensitive_values();
+    for value in secrets.iter().chain(&sensitive).filter(|value| value.len() >= 3) {
+        masked = masked.replace(value.as_str(), MASK);
+    }
+    masked
+}
