@@ -1,0 +1,190 @@
+-- Volley for Neovim: starts `volley lsp` for `http` buffers and sends requests through
+-- it (`workspace/executeCommand`), showing the response in a split. All intelligence is
+-- in the server; this file only wires it to Neovim, from 0.7.2 on.
+local M = {}
+
+local defaults = {
+  -- The language server's command.
+  cmd = { 'volley', 'lsp' },
+  -- The configuration profile to start with (`nil`: none).
+  profile = nil,
+  -- How long a streaming response (SSE, WebSocket) is listened to, in milliseconds.
+  stream_window_ms = 2000,
+}
+
+local config = vim.deepcopy(defaults)
+
+--- Changes the defaults (see `defaults` above). Call it before opening `.http` files.
+function M.setup(options)
+  config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), options or {})
+end
+
+--- The directory of the nearest `volley.jsonc` above `path`, else `path`'s directory.
+function M.root_dir(path)
+  local directory = vim.fn.fnamemodify(path, ':p:h')
+  local found = vim.fn.findfile('volley.jsonc', directory .. ';')
+  if found ~= '' then
+    return vim.fn.fnamemodify(found, ':p:h')
+  end
+  return directory
+end
+
+local function clients_of(buf)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = buf, name = 'volley' })
+  end
+  local found = {}
+  for _, client in pairs(vim.lsp.buf_get_clients(buf)) do
+    if client.name == 'volley' then
+      found[#found + 1] = client
+    end
+  end
+  return found
+end
+
+--- The `volley` client of a buffer (the current one by default), if attached.
+function M.client(buf)
+  return clients_of(buf or vim.api.nvim_get_current_buf())[1]
+end
+
+local function refresh_lenses(buf)
+  if vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_get_current_buf() == buf then
+    pcall(vim.lsp.codelens.refresh)
+  end
+end
+
+local function on_attach(_, buf)
+  refresh_lenses(buf)
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost' }, {
+    buffer = buf,
+    callback = function()
+      refresh_lenses(buf)
+    end,
+  })
+end
+
+-- One server per root directory (what `vim.lsp.start` does on 0.8+, by hand on 0.7).
+local started = {}
+
+--- Starts (or reuses) the server for a buffer and attaches it.
+function M.attach(buf)
+  if #clients_of(buf) > 0 then
+    return
+  end
+  local path = vim.api.nvim_buf_get_name(buf)
+  local root = M.root_dir(path ~= '' and path or (vim.fn.getcwd() .. '/untitled.http'))
+  local client_config = {
+    name = 'volley',
+    cmd = config.cmd,
+    root_dir = root,
+    init_options = { profile = config.profile },
+    on_attach = on_attach,
+  }
+  if vim.lsp.start then
+    vim.lsp.start(client_config, { bufnr = buf })
+    return
+  end
+  local id = started[root]
+  if id == nil or vim.lsp.get_client_by_id(id) == nil then
+    id = vim.lsp.start_client(client_config)
+    started[root] = id
+  end
+  if id then
+    vim.lsp.buf_attach_client(buf, id)
+  end
+end
+
+local function notify(message, level)
+  vim.notify('volley: ' .. message, level or vim.log.levels.INFO)
+end
+
+--- Runs a server command on the buffer's client; `on_result` gets its result.
+function M.execute(command, argument, buf, on_result)
+  buf = buf or vim.api.nvim_get_current_buf()
+  local client = M.client(buf)
+  if not client then
+    notify('the language server is not attached to this buffer (is `volley` on the PATH?)', vim.log.levels.ERROR)
+    return
+  end
+  local params = { command = command, arguments = { argument } }
+  client.request('workspace/executeCommand', params, function(err, result)
+    if err then
+      notify(err.message or tostring(err), vim.log.levels.ERROR)
+      return
+    end
+    on_result(result)
+  end, buf)
+end
+
+local function uri_of(buf)
+  return vim.uri_from_bufnr(buf)
+end
+
+--- Sends the request under the cursor (or the one `argument` names) and shows the
+--- response.
+function M.send(argument)
+  local buf = vim.api.nvim_get_current_buf()
+  argument = argument
+    or { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1, streamWindowMs = config.stream_window_ms }
+  notify('sending…')
+  M.execute('volley.send', argument, buf, function(outcome)
+    M.last = { outcome }
+    require('volley.response').show(M.last)
+  end)
+end
+
+--- Sends every request of the file, in order, and shows the responses.
+function M.send_all(argument)
+  local buf = vim.api.nvim_get_current_buf()
+  argument = argument or { uri = uri_of(buf), streamWindowMs = config.stream_window_ms }
+  notify('sending every request…')
+  M.execute('volley.sendAll', argument, buf, function(result)
+    M.last = result.results
+    require('volley.response').show(M.last)
+  end)
+end
+
+--- Without a name: shows the active profile and the profiles there are. With one:
+--- selects it (`none` selects none).
+function M.profile(name)
+  local buf = vim.api.nvim_get_current_buf()
+  if name == nil then
+    M.execute('volley.profiles', { uri = uri_of(buf) }, buf, function(result)
+      local active = result.active ~= vim.NIL and result.active or 'none'
+      notify(string.format('profile %s (profiles: %s)', active, table.concat(result.profiles, ', ')))
+    end)
+    return
+  end
+  local selected = name ~= 'none' and name or vim.NIL
+  M.execute('volley.selectProfile', selected, buf, function(result)
+    config.profile = result.active ~= vim.NIL and result.active or nil
+    notify('profile ' .. (config.profile or 'none'))
+  end)
+end
+
+--- The profile names of the current buffer's configuration (for completion).
+function M.profile_names()
+  local buf = vim.api.nvim_get_current_buf()
+  local client = M.client(buf)
+  if not client then
+    return {}
+  end
+  local params = { command = 'volley.profiles', arguments = { { uri = uri_of(buf) } } }
+  local answer = client.request_sync('workspace/executeCommand', params, 2000, buf)
+  local names = answer and answer.result and answer.result.profiles or {}
+  local list = { 'none' }
+  for _, profile in ipairs(names) do
+    list[#list + 1] = profile
+  end
+  return list
+end
+
+-- The code lenses carry the server's commands; run them here to show the result.
+vim.lsp.commands['volley.send'] = function(command)
+  M.send(vim.tbl_extend('force', command.arguments[1], { streamWindowMs = config.stream_window_ms }))
+end
+vim.lsp.commands['volley.sendAll'] = function(command)
+  M.send_all(vim.tbl_extend('force', command.arguments[1], { streamWindowMs = config.stream_window_ms }))
+end
+
+return M

@@ -1,0 +1,163 @@
+-- The response of a send as lines of a scratch buffer: a status line, the headers, the
+-- body (JSON re-indented, key order kept), then the `@assert` results and the first
+-- events or messages of a stream. Pure functions, so the test can check them too.
+local M = {}
+
+--- Re-indents JSON text (two spaces), keeping its key order and string contents; text
+--- that is not JSON comes out re-indented as far as its brackets go.
+function M.pretty_json(text)
+  local out, depth, in_string, escaped = {}, 0, false, false
+  local function newline()
+    out[#out + 1] = '\n' .. string.rep('  ', depth)
+  end
+  local i, n = 1, #text
+  while i <= n do
+    local c = text:sub(i, i)
+    if in_string then
+      out[#out + 1] = c
+      if escaped then
+        escaped = false
+      elseif c == '\\' then
+        escaped = true
+      elseif c == '"' then
+        in_string = false
+      end
+    elseif c == '"' then
+      in_string = true
+      out[#out + 1] = c
+    elseif c == '{' or c == '[' then
+      -- An empty object or array stays on one line.
+      local close = c == '{' and '}' or ']'
+      local rest = text:sub(i + 1):match('^%s*()' .. '%' .. close)
+      if rest then
+        out[#out + 1] = c .. close
+        i = i + rest
+      else
+        depth = depth + 1
+        out[#out + 1] = c
+        newline()
+      end
+    elseif c == '}' or c == ']' then
+      depth = math.max(depth - 1, 0)
+      newline()
+      out[#out + 1] = c
+    elseif c == ',' then
+      out[#out + 1] = c
+      newline()
+    elseif c == ':' then
+      out[#out + 1] = ': '
+    elseif not c:match('%s') then
+      out[#out + 1] = c
+    end
+    i = i + 1
+  end
+  return table.concat(out)
+end
+
+--- `true` when the response says its body is JSON.
+function M.is_json(response)
+  local content_type = (response.contentType or ''):lower()
+  return content_type:find('json', 1, true) ~= nil and response.bodyEncoding == 'text'
+end
+
+local function split(text)
+  local lines = {}
+  for line in (text .. '\n'):gmatch('(.-)\r?\n') do
+    lines[#lines + 1] = line
+  end
+  return lines
+end
+
+local function append(lines, more)
+  for _, line in ipairs(more) do
+    lines[#lines + 1] = line
+  end
+end
+
+--- The lines of one outcome of `volley.send`, and whether its body is JSON.
+function M.lines(outcome)
+  local lines = {}
+  local request = outcome.request or {}
+  local title = request.name or ((request.method or '') .. ' ' .. (request.url or ''))
+  lines[#lines + 1] = '# ' .. title
+  if outcome.error then
+    lines[#lines + 1] = string.format('error[%s]: %s', outcome.error.kind, outcome.error.message)
+    return lines, false
+  end
+  local response = outcome.response
+  lines[#lines + 1] = string.format(
+    '%s %d %s  %.1f ms',
+    response.httpVersion,
+    response.status,
+    response.statusText,
+    response.timing.totalMs
+  )
+  for _, header in ipairs(response.headers) do
+    lines[#lines + 1] = header[1] .. ': ' .. header[2]
+  end
+  lines[#lines + 1] = ''
+  local json = M.is_json(response)
+  if response.bodyEncoding == 'base64' then
+    lines[#lines + 1] = string.format('(binary body, %d bytes of base64)', #response.body)
+  elseif response.body ~= '' then
+    append(lines, split(json and M.pretty_json(response.body) or response.body))
+  end
+  if response.truncated then
+    lines[#lines + 1] = '(truncated)'
+  end
+  if #response.assertions > 0 then
+    lines[#lines + 1] = ''
+    for _, check in ipairs(response.assertions) do
+      if check.passed then
+        lines[#lines + 1] = '✓ ' .. check.expression
+      else
+        lines[#lines + 1] = '✗ ' .. check.expression .. (check.message and (' — ' .. check.message) or '')
+      end
+    end
+  end
+  local stream = response.stream
+  if stream and stream ~= vim.NIL then
+    lines[#lines + 1] = ''
+    lines[#lines + 1] = string.format('%s: %d item(s), stopped: %s', stream.kind, #stream.items, stream.stopped)
+    for _, item in ipairs(stream.items) do
+      lines[#lines + 1] = string.format('[%.0f ms] %s: %s', item.atMs, item.event, item.data)
+    end
+  end
+  return lines, json
+end
+
+local buffer_name = 'volley://response'
+
+--- Shows outcomes in the response split (one buffer, reused): filetype `json` when the
+--- only outcome has a JSON body, plain text otherwise.
+function M.show(outcomes)
+  local lines, json = {}, false
+  for index, outcome in ipairs(outcomes) do
+    if index > 1 then
+      lines[#lines + 1] = ''
+    end
+    local more, is_json = M.lines(outcome)
+    append(lines, more)
+    json = is_json and #outcomes == 1
+  end
+  local buf = vim.fn.bufnr(buffer_name)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, buffer_name)
+    vim.bo[buf].bufhidden = 'hide'
+    vim.bo[buf].swapfile = false
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = json and 'json' or 'text'
+  if vim.fn.bufwinid(buf) == -1 then
+    local current = vim.api.nvim_get_current_win()
+    vim.cmd('botright vsplit')
+    vim.api.nvim_win_set_buf(0, buf)
+    vim.api.nvim_set_current_win(current)
+  end
+  return buf
+end
+
+return M
