@@ -39,7 +39,7 @@ vim.api.nvim_create_user_command('VolleyProfile', function(command)
 end, {
   nargs = '?',
   desc = 'Show or select the active configuration profile (`none` selects none)',
-  complete = function()
-    return require('volley').profile_names()
+  complete = function(prefix)
+    return require('volley').profile_names(prefix)
   end,
 })

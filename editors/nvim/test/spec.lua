@@ -3,6 +3,19 @@
 local work = os.getenv('VOLLEY_TEST_WORK')
 local url = os.getenv('VOLLEY_ECHO_URL')
 
+-- What the plugin says with vim.notify, for the checks on messages.
+local notified = {}
+vim.notify = function(message, level, options)
+  notified[#notified + 1] = message
+end
+
+local function request_sync(client, method, params, timeout, buf)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request_sync(method, params, timeout, buf)
+  end
+  return client.request_sync(method, params, timeout, buf)
+end
+
 local function check(condition, what)
   if not condition then
     error(what, 0)
@@ -60,18 +73,27 @@ local function run()
   wait('volley lsp attaches', function()
     return require('volley').client(buf) ~= nil
   end)
-  if require('volley.treesitter').supported() then
+  local parser_loads, why = require('volley.treesitter').load()
+  if parser_loads then
     check(vim.treesitter.highlighter.active[buf] ~= nil, 'tree-sitter highlights the buffer (volley_http)')
   else
-    check(vim.treesitter.highlighter.active[buf] == nil, 'tree-sitter stays off: this Neovim cannot load ABI 15')
+    check(vim.treesitter.highlighter.active[buf] == nil, 'tree-sitter stays off: ' .. tostring(why))
   end
 
   wait('diagnostics arrive', function()
     return #vim.diagnostic.get(buf) > 0
   end)
-  local diagnostic = vim.diagnostic.get(buf)[1]
-  check(diagnostic.lnum == 6 and diagnostic.message:find('undefined variable `nope`', 1, true) ~= nil,
-    'an undefined-variable diagnostic on line 7: ' .. diagnostic.message:gsub('\n.*', ''))
+  local undefined
+  for _, diagnostic in ipairs(vim.diagnostic.get(buf)) do
+    -- 0.7 keeps the LSP code under user_data; later versions also in `code`.
+    local lsp = diagnostic.user_data and diagnostic.user_data.lsp or {}
+    if (diagnostic.code or lsp.code) == 'undefined-variable' then
+      undefined = diagnostic
+    end
+  end
+  check(undefined ~= nil, 'an undefined-variable diagnostic')
+  check(undefined.lnum == 6 and undefined.message:find('undefined variable `nope`', 1, true) ~= nil,
+    'on line 7: ' .. undefined.message:gsub('\n.*', ''))
 
   wait('code lenses: Send All and one Send Request per request', function()
     return #vim.lsp.codelens.get(buf) == 3
@@ -109,12 +131,25 @@ local function run()
 
   local names = require('volley').profile_names()
   check(vim.deep_equal(names, { 'none', 'dev', 'prod' }), ':VolleyProfile completes the profiles: ' .. table.concat(names, ' '))
+  check(vim.deep_equal(require('volley').profile_names('pr'), { 'prod' }), 'completion keeps the names with the typed prefix')
   vim.cmd('VolleyProfile prod')
   wait(':VolleyProfile prod selects it', function()
     local client = require('volley').client(buf)
     local params = { command = 'volley.profiles', arguments = { { uri = vim.uri_from_bufnr(buf) } } }
-    local answer = client.request_sync('workspace/executeCommand', params, 2000, buf)
+    local answer = request_sync(client, 'workspace/executeCommand', params, 2000, buf)
     return answer and answer.result and answer.result.active == 'prod'
+  end)
+  vim.cmd('VolleyProfile')
+  wait(':VolleyProfile without a name shows the active profile', function()
+    return notified[#notified] == 'volley: profile prod (profiles: dev, prod)'
+  end)
+  check(true, 'as: ' .. notified[#notified])
+
+  -- An edit in normal mode (TextChanged) refreshes the lenses.
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '###', 'GET {{base}}/echo/third' })
+  vim.cmd('doautocmd <nomodeline> TextChanged')
+  wait('after an edit the lenses follow: Send All and three Send Request', function()
+    return #vim.lsp.codelens.get(buf) == 4
   end)
 end
 
@@ -124,5 +159,8 @@ if ok then
   vim.cmd('qa!')
 else
   io.stderr:write('not ok - ' .. tostring(err) .. '\n')
+  for _, message in ipairs(notified) do
+    io.stderr:write('  (notified: ' .. message .. ')\n')
+  end
   vim.cmd('cquit 1')
 end

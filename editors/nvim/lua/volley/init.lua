@@ -48,14 +48,18 @@ function M.client(buf)
 end
 
 local function refresh_lenses(buf)
+  -- 0.7 refreshes the current buffer only (and ignores the argument).
   if vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_get_current_buf() == buf then
-    pcall(vim.lsp.codelens.refresh)
+    pcall(vim.lsp.codelens.refresh, { bufnr = buf })
   end
 end
 
 local function on_attach(_, buf)
   refresh_lenses(buf)
-  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost' }, {
+  -- One group per buffer, so attaching again does not add the autocommands twice.
+  local group = vim.api.nvim_create_augroup('volley_lenses_' .. buf, { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'BufWritePost' }, {
+    group = group,
     buffer = buf,
     callback = function()
       refresh_lenses(buf)
@@ -94,6 +98,21 @@ function M.attach(buf)
   end
 end
 
+-- Client methods are called with `:` from 0.11 on (`.` is deprecated there).
+local function request(client, method, params, handler, buf)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request(method, params, handler, buf)
+  end
+  return client.request(method, params, handler, buf)
+end
+
+local function request_sync(client, method, params, timeout, buf)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request_sync(method, params, timeout, buf)
+  end
+  return client.request_sync(method, params, timeout, buf)
+end
+
 local function notify(message, level)
   vim.notify('volley: ' .. message, level or vim.log.levels.INFO)
 end
@@ -107,7 +126,7 @@ function M.execute(command, argument, buf, on_result)
     return
   end
   local params = { command = command, arguments = { argument } }
-  client.request('workspace/executeCommand', params, function(err, result)
+  request(client, 'workspace/executeCommand', params, function(err, result)
     if err then
       notify(err.message or tostring(err), vim.log.levels.ERROR)
       return
@@ -121,9 +140,9 @@ local function uri_of(buf)
 end
 
 --- Sends the request under the cursor (or the one `argument` names) and shows the
---- response.
-function M.send(argument)
-  local buf = vim.api.nvim_get_current_buf()
+--- response. `buf`: the `.http` buffer (the current one by default).
+function M.send(argument, buf)
+  buf = buf or vim.api.nvim_get_current_buf()
   argument = argument
     or { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1, streamWindowMs = config.stream_window_ms }
   notify('sending…')
@@ -134,14 +153,18 @@ function M.send(argument)
 end
 
 --- Sends every request of the file, in order, and shows the responses.
-function M.send_all(argument)
-  local buf = vim.api.nvim_get_current_buf()
+function M.send_all(argument, buf)
+  buf = buf or vim.api.nvim_get_current_buf()
   argument = argument or { uri = uri_of(buf), streamWindowMs = config.stream_window_ms }
   notify('sending every request…')
   M.execute('volley.sendAll', argument, buf, function(result)
     M.last = result.results
-    require('volley.response').show(M.last)
+    require('volley.response').show(M.last, result.cancelled == true)
   end)
+end
+
+local function name_or_none(value)
+  return (value ~= nil and value ~= vim.NIL and value ~= '') and value or 'none'
 end
 
 --- Without a name: shows the active profile and the profiles there are. With one:
@@ -150,41 +173,61 @@ function M.profile(name)
   local buf = vim.api.nvim_get_current_buf()
   if name == nil then
     M.execute('volley.profiles', { uri = uri_of(buf) }, buf, function(result)
-      local active = result.active ~= vim.NIL and result.active or 'none'
-      notify(string.format('profile %s (profiles: %s)', active, table.concat(result.profiles, ', ')))
+      local message = string.format('profile %s (profiles: %s)', name_or_none(result.active),
+        #result.profiles > 0 and table.concat(result.profiles, ', ') or 'none defined')
+      if result.error ~= nil and result.error ~= vim.NIL then
+        notify(message .. '; volley.jsonc: ' .. tostring(result.error), vim.log.levels.WARN)
+      else
+        notify(message)
+      end
     end)
     return
   end
   local selected = name ~= 'none' and name or vim.NIL
   M.execute('volley.selectProfile', selected, buf, function(result)
-    config.profile = result.active ~= vim.NIL and result.active or nil
-    notify('profile ' .. (config.profile or 'none'))
+    local active = name_or_none(result.active)
+    config.profile = active ~= 'none' and active or nil
+    notify('profile ' .. active)
   end)
 end
 
---- The profile names of the current buffer's configuration (for completion).
-function M.profile_names()
+--- The profile names of the current buffer's configuration, and `none` (for
+--- completion), those starting with `prefix` when given.
+function M.profile_names(prefix)
   local buf = vim.api.nvim_get_current_buf()
   local client = M.client(buf)
   if not client then
     return {}
   end
   local params = { command = 'volley.profiles', arguments = { { uri = uri_of(buf) } } }
-  local answer = client.request_sync('workspace/executeCommand', params, 2000, buf)
+  local answer = request_sync(client, 'workspace/executeCommand', params, 2000, buf)
   local names = answer and answer.result and answer.result.profiles or {}
-  local list = { 'none' }
-  for _, profile in ipairs(names) do
-    list[#list + 1] = profile
+  local list = {}
+  for _, profile in ipairs(vim.list_extend({ 'none' }, names)) do
+    if prefix == nil or vim.startswith(profile, prefix) then
+      list[#list + 1] = profile
+    end
   end
   return list
 end
 
--- The code lenses carry the server's commands; run them here to show the result.
-vim.lsp.commands['volley.send'] = function(command)
-  M.send(vim.tbl_extend('force', command.arguments[1], { streamWindowMs = config.stream_window_ms }))
+-- The code lenses carry the server's commands (`vim.lsp.codelens.run()` looks here
+-- before asking the server); run them through the sends above to show the result.
+local function lens_handler(send)
+  return function(command, context)
+    local argument = vim.tbl_extend('force', command.arguments[1], { streamWindowMs = config.stream_window_ms })
+    local buf = context and context.bufnr
+    if buf == nil or buf == 0 then
+      buf = vim.uri_to_bufnr(argument.uri)
+    end
+    send(argument, buf)
+  end
 end
-vim.lsp.commands['volley.sendAll'] = function(command)
-  M.send_all(vim.tbl_extend('force', command.arguments[1], { streamWindowMs = config.stream_window_ms }))
-end
+vim.lsp.commands['volley.send'] = lens_handler(function(argument, buf)
+  M.send(argument, buf)
+end)
+vim.lsp.commands['volley.sendAll'] = lens_handler(function(argument, buf)
+  M.send_all(argument, buf)
+end)
 
 return M

@@ -74,23 +74,34 @@ local function append(lines, more)
   end
 end
 
+-- JSON `null` arrives as `vim.NIL`; treat it as absent.
+local function present(value)
+  if value == vim.NIL then
+    return nil
+  end
+  return value
+end
+
 --- The lines of one outcome of `volley.send`, and whether its body is JSON.
 function M.lines(outcome)
   local lines = {}
-  local request = outcome.request or {}
-  local title = request.name or ((request.method or '') .. ' ' .. (request.url or ''))
+  local request = present(outcome.request) or {}
+  local title = present(request.name)
+    or ((present(request.method) or '') .. ' ' .. (present(request.url) or ''))
   lines[#lines + 1] = '# ' .. title
-  if outcome.error then
-    lines[#lines + 1] = string.format('error[%s]: %s', outcome.error.kind, outcome.error.message)
+  local error = present(outcome.error)
+  if error then
+    append(lines, split(string.format('error[%s]: %s', present(error.kind) or '?', present(error.message) or '')))
     return lines, false
   end
   local response = outcome.response
+  local timing = present(response.timing) or {}
   lines[#lines + 1] = string.format(
     '%s %d %s  %.1f ms',
     response.httpVersion,
     response.status,
-    response.statusText,
-    response.timing.totalMs
+    present(response.statusText) or '',
+    present(timing.totalMs) or 0
   )
   for _, header in ipairs(response.headers) do
     lines[#lines + 1] = header[1] .. ': ' .. header[2]
@@ -105,32 +116,47 @@ function M.lines(outcome)
   if response.truncated then
     lines[#lines + 1] = '(truncated)'
   end
-  if #response.assertions > 0 then
+  local assertions = present(response.assertions) or {}
+  if #assertions > 0 then
     lines[#lines + 1] = ''
-    for _, check in ipairs(response.assertions) do
+    for _, check in ipairs(assertions) do
+      local message = present(check.message)
       if check.passed then
         lines[#lines + 1] = '✓ ' .. check.expression
       else
-        lines[#lines + 1] = '✗ ' .. check.expression .. (check.message and (' — ' .. check.message) or '')
+        lines[#lines + 1] = '✗ ' .. check.expression .. (message and (' — ' .. message) or '')
       end
     end
   end
-  local stream = response.stream
-  if stream and stream ~= vim.NIL then
+  local stream = present(response.stream)
+  if stream then
     lines[#lines + 1] = ''
     lines[#lines + 1] = string.format('%s: %d item(s), stopped: %s', stream.kind, #stream.items, stream.stopped)
+    if present(stream.error) then
+      lines[#lines + 1] = 'stream error: ' .. tostring(stream.error)
+    end
     for _, item in ipairs(stream.items) do
-      lines[#lines + 1] = string.format('[%.0f ms] %s: %s', item.atMs, item.event, item.data)
+      local label = present(item.event) or 'message'
+      if present(item.id) then
+        label = label .. ' #' .. tostring(item.id)
+      end
+      lines[#lines + 1] = string.format('[%.0f ms] %s: %s', present(item.atMs) or 0, label, tostring(present(item.data) or ''))
     end
   end
-  return lines, json
+  -- A buffer line holds no newline: split what came with some (header values, events).
+  local flat = {}
+  for _, line in ipairs(lines) do
+    append(flat, split(line))
+  end
+  return flat, json
 end
 
 local buffer_name = 'volley://response'
 
 --- Shows outcomes in the response split (one buffer, reused): filetype `json` when the
---- only outcome has a JSON body, plain text otherwise.
-function M.show(outcomes)
+--- only outcome has a JSON body, plain text otherwise. `cancelled`: a Send All that
+--- stopped early.
+function M.show(outcomes, cancelled)
   local lines, json = {}, false
   for index, outcome in ipairs(outcomes) do
     if index > 1 then
@@ -139,6 +165,10 @@ function M.show(outcomes)
     local more, is_json = M.lines(outcome)
     append(lines, more)
     json = is_json and #outcomes == 1
+  end
+  if cancelled then
+    lines[#lines + 1] = ''
+    lines[#lines + 1] = '(cancelled: the other requests were not sent)'
   end
   local buf = vim.fn.bufnr(buffer_name)
   if buf == -1 then

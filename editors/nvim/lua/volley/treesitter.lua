@@ -4,38 +4,72 @@
 -- language server still works.
 local M = {}
 
---- The parser is generated for tree-sitter ABI 15, which Neovim loads from 0.11 on.
-M.ABI = 15
+-- Capture names of queries/volley_http/highlights.scm that Neovim 0.7's table of
+-- captures does not know (0.8+ highlights `@capture` groups instead).
+local legacy_groups = {
+  ['attribute'] = 'PreProc',
+  ['variable'] = 'Identifier',
+  ['markup.heading'] = 'Title',
+  ['markup.raw'] = 'String',
+  ['keyword.import'] = 'Include',
+  ['function.method'] = 'Function',
+}
 
---- `true` when this Neovim can load the parser's ABI.
-function M.supported()
-  local version = vim.treesitter.language_version
-  if type(version) == 'function' then
-    version = version()
+local loaded -- nil: not tried yet; else { ok, err }
+
+--- Loads the parser once; returns `true`, or `false` and why not (no parser found, or an
+--- ABI this Neovim cannot load: the committed parser is ABI 15, loaded from 0.11 on;
+--- `scripts/build-parser` builds ABI 14 for older versions when the tree-sitter CLI is
+--- installed).
+function M.load()
+  if loaded then
+    return loaded[1], loaded[2]
   end
-  return (version or 0) >= M.ABI
+  local parsers = vim.api.nvim_get_runtime_file('parser/volley_http.so', false)
+  if #parsers == 0 then
+    loaded = { false, 'no parser/volley_http.so on the runtimepath (run editors/nvim/scripts/build-parser)' }
+    return loaded[1], loaded[2]
+  end
+  local ok, err = pcall(function()
+    if vim.treesitter.language.add then
+      vim.treesitter.language.add('volley_http', { path = parsers[1] })
+    else
+      vim.treesitter.require_language('volley_http', parsers[1])
+    end
+  end)
+  loaded = { ok, not ok and tostring(err) or nil }
+  return loaded[1], loaded[2]
 end
+
+local warned = false
 
 --- Starts tree-sitter highlighting of `buf`; `true` when it did.
 function M.start(buf)
-  local parsers = vim.api.nvim_get_runtime_file('parser/volley_http.so', false)
-  if #parsers == 0 or not M.supported() then
-    return false
+  local ok, err = M.load()
+  if ok then
+    ok, err = pcall(function()
+      if vim.treesitter.language.register then
+        vim.treesitter.language.register('volley_http', 'http')
+      end
+      if vim.treesitter.start then
+        vim.treesitter.start(buf, 'volley_http')
+      else
+        -- Neovim 0.7: map the capture names it does not know, then highlight by hand.
+        local map = vim.treesitter.highlighter.hl_map
+        for capture, group in pairs(legacy_groups) do
+          local current = map and rawget(map, capture)
+          if map and (current == nil or current == '__notfound') then
+            rawset(map, capture, group)
+          end
+        end
+        vim.treesitter.highlighter.new(vim.treesitter.get_parser(buf, 'volley_http'))
+      end
+    end)
   end
-  local ok, err = pcall(function()
-    if vim.treesitter.language.register then
-      vim.treesitter.language.register('volley_http', 'http')
-    end
-    if vim.treesitter.start then
-      vim.treesitter.start(buf, 'volley_http')
-    else
-      -- Neovim 0.7: load the parser by path and highlight by hand.
-      vim.treesitter.require_language('volley_http', parsers[1])
-      vim.treesitter.highlighter.new(vim.treesitter.get_parser(buf, 'volley_http'))
-    end
-  end)
-  if not ok then
-    vim.notify('volley: tree-sitter highlighting is off: ' .. tostring(err), vim.log.levels.WARN)
+  -- A missing parser is normal (tree-sitter is optional); a failing one is said once.
+  if not ok and err and not warned and not err:find('no parser/', 1, true) then
+    warned = true
+    vim.notify('volley: tree-sitter highlighting is off: ' .. err, vim.log.levels.WARN)
   end
   return ok
 end
