@@ -56,6 +56,73 @@ pub(crate) struct SendArguments {
     /// How many events or messages of a streaming response to keep.
     #[serde(default)]
     pub(crate) max_stream_items: Option<usize>,
+    /// An id of the client's choosing: while a streaming response is listened to, each
+    /// event or message is also sent at once as a `volley/stream` notification carrying
+    /// this id, so an editor can show it live.
+    #[serde(default)]
+    pub(crate) live: Option<String>,
+}
+
+/// The notification of a streaming response's progress, for sends given a `live` id.
+#[derive(Debug)]
+pub(crate) enum StreamNotification {}
+
+impl tower_lsp_server::ls_types::notification::Notification for StreamNotification {
+    type Params = StreamUpdate;
+    const METHOD: &'static str = "volley/stream";
+}
+
+/// What `volley/stream` carries: first the opening (status, no item), then one
+/// notification per event or message.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct StreamUpdate {
+    /// The `live` id of the send.
+    pub(crate) live: String,
+    /// The request's index in its file.
+    pub(crate) request_index: usize,
+    /// `sse` or `websocket`.
+    pub(crate) kind: String,
+    /// The response status, on the opening notification.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub(crate) item: Option<StreamItem>,
+}
+
+/// Where the items of a streaming response go as they arrive.
+#[derive(Clone, Copy)]
+pub(crate) struct Live<'a> {
+    pub(crate) client: &'a tower_lsp_server::Client,
+    pub(crate) id: &'a str,
+}
+
+/// A [`Live`] bound to one request and stream kind.
+struct Feed<'a> {
+    live: Option<Live<'a>>,
+    request_index: usize,
+    kind: &'static str,
+}
+
+impl Feed<'_> {
+    async fn send(&self, status: Option<u16>, item: Option<&StreamItem>) {
+        if let Some(live) = self.live {
+            let update = StreamUpdate {
+                live: live.id.to_owned(),
+                request_index: self.request_index,
+                kind: self.kind.to_owned(),
+                status,
+                item: item.cloned(),
+            };
+            live.client.send_notification::<StreamNotification>(update).await;
+        }
+    }
+
+    /// Keeps `item` and sends it live.
+    async fn push(&self, info: &mut StreamInfo, item: StreamItem) {
+        self.send(None, Some(&item)).await;
+        info.items.push(item);
+    }
 }
 
 /// What came of sending one request.
@@ -143,13 +210,13 @@ pub(crate) struct StreamInfo {
 }
 
 /// One event (SSE) or message (WebSocket).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct StreamItem {
     /// The SSE event type; `text`, `pong` or `close` for a WebSocket message.
     pub(crate) event: String,
     pub(crate) data: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub(crate) id: Option<String>,
     /// Milliseconds since the response head.
     pub(crate) at_ms: f64,
@@ -198,6 +265,8 @@ pub(crate) struct Sender<'a> {
     pub(crate) profile: Option<&'a str>,
     pub(crate) cancel: &'a CancellationToken,
     pub(crate) arguments: &'a SendArguments,
+    /// Where streaming items go as they arrive (when the arguments gave a `live` id).
+    pub(crate) client: &'a tower_lsp_server::Client,
 }
 
 impl Sender<'_> {
@@ -220,7 +289,9 @@ impl Sender<'_> {
             Ok(response) => {
                 let window = self.arguments.stream_window_ms.map_or(STREAM_WINDOW, Duration::from_millis);
                 let items = self.arguments.max_stream_items.unwrap_or(STREAM_ITEMS);
-                let response = describe(&response, window, items, self.cancel).await;
+                let live = self.arguments.live.as_deref().map(|id| Live { client: self.client, id });
+                let listen = Listen { window, limit: items, cancel: self.cancel, live, request_index: request.index };
+                let response = describe(&response, &listen).await;
                 Outcome { request: info, response: Some(response), error: None }
             }
             Err(error) => Outcome { request: info, response: None, error: Some(error_info(&error)) },
@@ -241,7 +312,22 @@ fn error_info(error: &Error) -> ErrorInfo {
     ErrorInfo { kind: kind.to_owned(), message: error.to_string() }
 }
 
-async fn describe(response: &Response, window: Duration, limit: usize, cancel: &CancellationToken) -> ResponseInfo {
+/// How to listen to a streaming response.
+struct Listen<'a> {
+    window: Duration,
+    limit: usize,
+    cancel: &'a CancellationToken,
+    live: Option<Live<'a>>,
+    request_index: usize,
+}
+
+impl<'a> Listen<'a> {
+    fn feed(&self, kind: &'static str) -> Feed<'a> {
+        Feed { live: self.live, request_index: self.request_index, kind }
+    }
+}
+
+async fn describe(response: &Response, listen: &Listen<'_>) -> ResponseInfo {
     let headers = response
         .headers()
         .iter()
@@ -249,9 +335,9 @@ async fn describe(response: &Response, window: Duration, limit: usize, cancel: &
         .collect();
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let stream = if response.is_websocket() {
-        Some(listen_websocket(response, window, limit, cancel).await)
+        Some(listen_websocket(response, listen).await)
     } else if response.is_streaming() {
-        Some(listen_events(response, window, limit, cancel).await)
+        Some(listen_events(response, listen).await)
     } else {
         None
     };
@@ -301,7 +387,10 @@ fn milliseconds(duration: Duration) -> f64 {
 }
 
 /// The first events of an event stream, within `window`.
-async fn listen_events(response: &Response, window: Duration, limit: usize, cancel: &CancellationToken) -> StreamInfo {
+async fn listen_events(response: &Response, listen: &Listen<'_>) -> StreamInfo {
+    let Listen { window, limit, cancel, .. } = *listen;
+    let feed = listen.feed("sse");
+    feed.send(Some(response.status()), None).await;
     let mut info = StreamInfo { kind: "sse", items: Vec::new(), stopped: "window", error: None };
     let mut events = match response.events() {
         Ok(events) => events,
@@ -320,12 +409,15 @@ async fn listen_events(response: &Response, window: Duration, limit: usize, canc
             () = cancel.cancelled() => return info,
         };
         match next {
-            Some(Ok(event)) => info.items.push(StreamItem {
-                event: event.event,
-                data: response.redact(&event.data),
-                id: event.id,
-                at_ms: milliseconds(started.elapsed()),
-            }),
+            Some(Ok(event)) => {
+                let item = StreamItem {
+                    event: event.event,
+                    data: response.redact(&event.data),
+                    id: event.id,
+                    at_ms: milliseconds(started.elapsed()),
+                };
+                feed.push(&mut info, item).await;
+            }
             Some(Err(error)) => {
                 info.stopped = "error";
                 info.error = Some(error.to_string());
@@ -342,12 +434,10 @@ async fn listen_events(response: &Response, window: Duration, limit: usize, canc
 }
 
 /// The first messages of a WebSocket within `window`; the socket is then closed.
-async fn listen_websocket(
-    response: &Response,
-    window: Duration,
-    limit: usize,
-    cancel: &CancellationToken,
-) -> StreamInfo {
+async fn listen_websocket(response: &Response, listen: &Listen<'_>) -> StreamInfo {
+    let Listen { window, limit, cancel, .. } = *listen;
+    let feed = listen.feed("websocket");
+    feed.send(Some(response.status()), None).await;
     let mut info = StreamInfo { kind: "websocket", items: Vec::new(), stopped: "window", error: None };
     let Some(mut socket) = response.websocket() else {
         info.stopped = "error";
@@ -365,17 +455,16 @@ async fn listen_websocket(
         let at_ms = milliseconds(started.elapsed());
         match next {
             Some(Ok(WsMessage::Text(text))) => {
-                info.items.push(StreamItem { event: "text".to_owned(), data: response.redact(&text), id: None, at_ms });
+                let item = StreamItem { event: "text".to_owned(), data: response.redact(&text), id: None, at_ms };
+                feed.push(&mut info, item).await;
             }
-            Some(Ok(WsMessage::Pong(payload))) => info.items.push(StreamItem {
-                event: "pong".to_owned(),
-                data: String::from_utf8_lossy(&payload).into_owned(),
-                id: None,
-                at_ms,
-            }),
+            Some(Ok(WsMessage::Pong(payload))) => {
+                let data = String::from_utf8_lossy(&payload).into_owned();
+                feed.push(&mut info, StreamItem { event: "pong".to_owned(), data, id: None, at_ms }).await;
+            }
             Some(Ok(WsMessage::Close(close))) => {
                 let data = close.map(|close| format!("{} {}", close.code, close.reason)).unwrap_or_default();
-                info.items.push(StreamItem { event: "close".to_owned(), data, id: None, at_ms });
+                feed.push(&mut info, StreamItem { event: "close".to_owned(), data, id: None, at_ms }).await;
                 info.stopped = "ended";
                 return info;
             }

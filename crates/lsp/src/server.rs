@@ -147,6 +147,7 @@ impl Backend {
             profile: profile.as_deref(),
             cancel: &progress.cancel,
             arguments: &arguments,
+            client: &self.client,
         };
         let outcome = sender.send(request).await;
         progress.finish();
@@ -170,6 +171,7 @@ impl Backend {
             profile: profile.as_deref(),
             cancel: &progress.cancel,
             arguments: &arguments,
+            client: &self.client,
         };
         let mut outcomes = Vec::with_capacity(count);
         for (index, request) in document.requests().enumerate() {

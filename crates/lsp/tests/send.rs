@@ -125,7 +125,7 @@ async fn code_lenses_send_requests_with_results_progress_and_streams() {
     let result = execute(
         &mut client,
         "volley.send",
-        json!({"uri": uri, "name": "events", "maxStreamItems": 2, "streamWindowMs": 5000}),
+        json!({"uri": uri, "name": "events", "maxStreamItems": 2, "streamWindowMs": 5000, "live": "live-1"}),
     )
     .await;
     let stream = &result["response"]["stream"];
@@ -133,6 +133,16 @@ async fn code_lenses_send_requests_with_results_progress_and_streams() {
     assert_eq!(stream["stopped"], "limit");
     assert_eq!(stream["items"].as_array().expect("events").len(), 2);
     assert!(stream["items"][0]["data"].is_string());
+    // With a `live` id, the opening and every event also came as `volley/stream`
+    // notifications while listening.
+    let opened = client.notification("volley/stream").await;
+    assert_eq!(opened, json!({"live": "live-1", "requestIndex": 1, "kind": "sse", "status": 200}));
+    for item in stream["items"].as_array().expect("events") {
+        let update = client.notification("volley/stream").await;
+        assert_eq!(update["live"], "live-1");
+        assert_eq!(update["requestIndex"], 1);
+        assert_eq!(&update["item"], item);
+    }
 
     // By the cursor's line (the command palette): line 13 is in the second request.
     let result = execute(&mut client, "volley.send", json!({"uri": uri, "line": 13, "streamWindowMs": 50})).await;

@@ -1,0 +1,356 @@
+// The extension's entry point: finds the binary, starts the client, registers the
+// commands and the profile status bar item. Everything here is wiring; the logic it
+// calls lives in the pure modules (commands, profile, binary, restart, render).
+
+import * as fs from 'fs';
+import * as os from 'os';
+import * as vscode from 'vscode';
+import {
+  CancellationTokenSource,
+  ExecuteCommandRequest,
+  LanguageClient,
+  WorkDoneProgress,
+  WorkDoneProgressCancelNotification,
+} from 'vscode-languageclient/node';
+import { resolveBinary } from './binary';
+import { createClient } from './client';
+import {
+  Commands,
+  Cursor,
+  executeCommandParams,
+  failureMessage,
+  fileName,
+  sendAllArguments,
+  sendArguments,
+  ServerCommands,
+} from './commands';
+import { LiveSend, STREAM_NOTIFICATION } from './live';
+import type { Outcome, SendAllResult } from './outcome';
+import { ResponsePanel } from './panel';
+import {
+  normalizeProfile,
+  PROFILE_STATE_KEY,
+  profileChoices,
+  ProfilesResult,
+  selectProfileArgument,
+  statusText,
+} from './profile';
+import { RestartPolicy } from './restart';
+
+/** How long a cancelled command may take to answer before its request is cancelled too. */
+const CANCEL_PATIENCE_MS = 2000;
+
+let extension: Extension | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  extension = new Extension(context);
+  context.subscriptions.push(extension);
+  void extension.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await extension?.stop();
+}
+
+class Extension implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  private readonly output = vscode.window.createOutputChannel('Volley');
+  private readonly panel = new ResponsePanel();
+  private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
+  private readonly restartPolicy = new RestartPolicy();
+  private progressTokens = 0;
+  /** The sends waiting for their answer, by `live` id: their streams shown live. */
+  private readonly liveSends = new Map<string, LiveSend>();
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    context.subscriptions.push(
+      this.output,
+      this.panel,
+      this.status,
+      vscode.commands.registerCommand(Commands.sendRequest, (argument?: unknown) => this.sendRequest(argument)),
+      vscode.commands.registerCommand(Commands.sendAll, (argument?: unknown) => this.sendAll(argument)),
+      vscode.commands.registerCommand(Commands.selectProfile, () => this.selectProfile()),
+      vscode.commands.registerCommand(Commands.showLastResponse, () => this.showLastResponse()),
+      vscode.commands.registerCommand(Commands.restartServer, () => this.restart()),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateStatus()),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration('volley.path')) {
+          void this.restart();
+        }
+      }),
+    );
+    this.status.command = Commands.selectProfile;
+    this.status.tooltip = 'Volley configuration profile (click to choose)';
+    this.updateStatus();
+  }
+
+  /** Starts the server; undefined (after telling the user) when the binary is missing. */
+  start(): Promise<LanguageClient | undefined> {
+    if (!this.starting) {
+      this.starting = this.startClient();
+    }
+    return this.starting;
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.starting = undefined;
+    if (client) {
+      await client.stop().catch((error: unknown) => this.output.appendLine(`stopping the server failed: ${String(error)}`));
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.restartPolicy.reset();
+    await this.start();
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+
+  private async startClient(): Promise<LanguageClient | undefined> {
+    const configured = vscode.workspace.getConfiguration('volley').get<string>('path');
+    const resolution = resolveBinary(
+      configured,
+      { path: process.env.PATH, platform: process.platform, pathExt: process.env.PATHEXT, home: os.homedir() },
+      { isExecutable },
+    );
+    if (!resolution.found) {
+      this.output.appendLine(resolution.message);
+      void vscode.window.showErrorMessage(resolution.message, 'Open Settings').then((choice) => {
+        if (choice === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'volley.path');
+        }
+      });
+      this.starting = undefined;
+      return undefined;
+    }
+    this.output.appendLine(`starting ${resolution.path} lsp`);
+    const client = createClient({
+      binary: resolution.path,
+      output: this.output,
+      profile: () => this.profile(),
+      restartPolicy: this.restartPolicy,
+    });
+    try {
+      await client.start();
+    } catch (error) {
+      const message = `Volley: the language server did not start: ${error instanceof Error ? error.message : String(error)}`;
+      this.output.appendLine(message);
+      void vscode.window.showErrorMessage(message, 'Show Log').then((choice) => {
+        if (choice === 'Show Log') {
+          this.output.show();
+        }
+      });
+      this.starting = undefined;
+      return undefined;
+    }
+    client.onNotification(STREAM_NOTIFICATION, (update: { live?: unknown }) => {
+      const send = typeof update?.live === 'string' ? this.liveSends.get(update.live) : undefined;
+      if (send?.apply(update)) {
+        this.panel.showLive(send.view());
+      }
+    });
+    this.client = client;
+    return client;
+  }
+
+  private async sendRequest(argument: unknown): Promise<void> {
+    const picked = sendArguments(argument, this.cursor());
+    if (!picked) {
+      void vscode.window.showInformationMessage('Volley: put the cursor in a request of a .http file to send it.');
+      return;
+    }
+    const outcome = await this.execute<Outcome>(ServerCommands.send, picked, 'Sending request', 'Response: listening');
+    if (outcome?.error?.kind === 'cancelled') {
+      void vscode.window.showInformationMessage('Volley: cancelled.');
+    } else if (outcome) {
+      this.panel.show({ kind: 'send', outcome });
+    }
+  }
+
+  private async sendAll(argument: unknown): Promise<void> {
+    const picked = sendAllArguments(argument, this.httpDocument()?.uri.toString());
+    if (!picked) {
+      void vscode.window.showInformationMessage('Volley: open a .http file to send its requests.');
+      return;
+    }
+    const result = await this.execute<SendAllResult>(
+      ServerCommands.sendAll,
+      picked,
+      'Sending all requests',
+      `Responses: ${fileName(picked.uri)}`,
+    );
+    if (result) {
+      this.panel.show({ kind: 'sendAll', file: fileName(picked.uri), result });
+    }
+  }
+
+  private showLastResponse(): void {
+    if (!this.panel.showLast()) {
+      void vscode.window.showInformationMessage('Volley: no request was sent yet.');
+    }
+  }
+
+  private async selectProfile(): Promise<void> {
+    const document = this.httpDocument() ?? vscode.workspace.textDocuments.find((open) => open.languageId === 'http');
+    if (!document) {
+      void vscode.window.showInformationMessage('Volley: open a .http file to choose its profile.');
+      return;
+    }
+    const client = await this.start();
+    if (!client) {
+      return;
+    }
+    let result: ProfilesResult;
+    try {
+      result = (await client.sendRequest(
+        ExecuteCommandRequest.type,
+        executeCommandParams(ServerCommands.profiles, { uri: document.uri.toString() }),
+      )) as ProfilesResult;
+    } catch (error) {
+      this.showFailure(error);
+      return;
+    }
+    if (result.error) {
+      void vscode.window.showWarningMessage(`Volley: ${result.error}`);
+    }
+    const choices = profileChoices(result, this.profile());
+    const picked = await vscode.window.showQuickPick(choices, {
+      title: 'Volley profile',
+      placeHolder: result.config ? `Profiles of ${result.config}` : 'No volley.jsonc applies to this file',
+    });
+    if (!picked) {
+      return;
+    }
+    try {
+      const answer = (await client.sendRequest(
+        ExecuteCommandRequest.type,
+        executeCommandParams(ServerCommands.selectProfile, selectProfileArgument(picked.profile)),
+      )) as { active?: string | null } | null;
+      await this.context.workspaceState.update(PROFILE_STATE_KEY, normalizeProfile(answer?.active ?? picked.profile));
+    } catch (error) {
+      this.showFailure(error);
+      return;
+    }
+    this.updateStatus();
+  }
+
+  /**
+   * Runs a server command under a cancellable progress notification. The server
+   * reports on the work-done token given here. Cancelling cancels that progress
+   * (`window/workDoneProgress/cancel`), so a Send All still answers the requests already
+   * sent and a stream what it received; if the server has not answered 2 s later, the
+   * request itself is cancelled (`$/cancelRequest`).
+   * With `liveTitle`, the streams of the send are shown live under that title while
+   * the server listens (the token doubles as the `live` id).
+   */
+  private async execute<T>(
+    command: string,
+    argument: unknown,
+    title: string,
+    liveTitle?: string,
+  ): Promise<T | undefined> {
+    const client = await this.start();
+    if (!client) {
+      return undefined;
+    }
+    const workDoneToken = `volley-${process.pid}-${++this.progressTokens}`;
+    if (liveTitle !== undefined) {
+      this.liveSends.set(workDoneToken, new LiveSend(workDoneToken, liveTitle));
+      argument = { ...(argument as object), live: workDoneToken };
+    }
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Volley', cancellable: true },
+      async (progress, cancellation) => {
+        progress.report({ message: title });
+        let percentage = 0;
+        const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
+          if (value.kind === 'end') {
+            return;
+          }
+          const message = value.kind === 'begin' ? [value.title, value.message].filter(Boolean).join(': ') : value.message;
+          let increment: number | undefined;
+          if (value.percentage !== undefined) {
+            increment = Math.max(0, value.percentage - percentage);
+            percentage = value.percentage;
+          }
+          progress.report({ message, increment });
+        });
+        const request = new CancellationTokenSource();
+        let fallback: NodeJS.Timeout | undefined;
+        const onCancel = cancellation.onCancellationRequested(() => {
+          void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
+          fallback = setTimeout(() => request.cancel(), CANCEL_PATIENCE_MS);
+        });
+        try {
+          return (await client.sendRequest(
+            ExecuteCommandRequest.type,
+            executeCommandParams(command, argument, workDoneToken),
+            request.token,
+          )) as T;
+        } catch (error) {
+          this.showFailure(error);
+          return undefined;
+        } finally {
+          clearTimeout(fallback);
+          onCancel.dispose();
+          request.dispose();
+          listener.dispose();
+          this.liveSends.delete(workDoneToken);
+        }
+      },
+    );
+  }
+
+  private showFailure(error: unknown): void {
+    const message = failureMessage(error);
+    if (message === undefined) {
+      void vscode.window.showInformationMessage('Volley: cancelled.');
+    } else {
+      void vscode.window.showErrorMessage(message);
+    }
+  }
+
+  private profile(): string | undefined {
+    return normalizeProfile(this.context.workspaceState.get<string>(PROFILE_STATE_KEY));
+  }
+
+  private httpDocument(): vscode.TextDocument | undefined {
+    const document = vscode.window.activeTextEditor?.document;
+    return document?.languageId === 'http' ? document : undefined;
+  }
+
+  private cursor(): Cursor | undefined {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.document.languageId !== 'http') {
+      return undefined;
+    }
+    return { uri: editor.document.uri.toString(), line: editor.selection.active.line };
+  }
+
+  private updateStatus(): void {
+    this.status.text = statusText(this.profile());
+    if (this.httpDocument()) {
+      this.status.show();
+    } else {
+      this.status.hide();
+    }
+  }
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) {
+      return false;
+    }
+    fs.accessSync(file, process.platform === 'win32' ? fs.constants.F_OK : fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

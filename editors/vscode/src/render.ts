@@ -1,0 +1,248 @@
+// The response panel's HTML, from the outcomes of `volley.send` and `volley.sendAll`.
+// Pure: no `vscode` import, so the tests render real outcomes without an editor.
+
+import { escapeHtml } from './html';
+import { highlightJson, isJson } from './json';
+import type { LiveStream, LiveView } from './live';
+import type { Assertion, Outcome, ResponseInfo, ResponseView, StreamInfo, StreamItem } from './outcome';
+
+/** The whole page: a strict Content Security Policy, no scripts, one nonce'd style. */
+export function renderPage(view: ResponseView | LiveView, nonce: string): string {
+  const body =
+    view.kind === 'send'
+      ? renderOutcome(view.outcome)
+      : view.kind === 'sendAll'
+        ? renderSendAll(view.file, view.result)
+        : renderLive(view);
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${escapeHtml(nonce)}';">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>${escapeHtml(pageTitle(view))}</title>
+<style nonce="${escapeHtml(nonce)}">${STYLE}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+/** The panel's title: the request's name or method and URL, or the file of a Send All. */
+export function pageTitle(view: ResponseView | LiveView): string {
+  if (view.kind === 'sendAll') {
+    return `Responses: ${view.file}`;
+  }
+  if (view.kind === 'live') {
+    return view.title;
+  }
+  const request = view.outcome.request;
+  return `Response: ${request.name ?? `${request.method} ${request.url}`}`;
+}
+
+/** One request and what came of it. */
+export function renderOutcome(outcome: Outcome): string {
+  const request = outcome.request;
+  const name = request.name ? ` <span class="name">${escapeHtml(request.name)}</span>` : '';
+  const heading = `<h2><span class="method">${escapeHtml(request.method)}</span> ${escapeHtml(request.url)}${name} <span class="muted">line ${request.line + 1}</span></h2>`;
+  let content: string;
+  if (outcome.response) {
+    content = renderResponse(outcome.response);
+  } else if (outcome.error) {
+    content = renderError(outcome.error.kind, outcome.error.message);
+  } else {
+    content = renderError('unknown', 'the server answered neither a response nor an error');
+  }
+  return `<section class="outcome">\n${heading}\n${content}\n</section>`;
+}
+
+/** Every outcome of a Send All, one section each, under a summary. */
+export function renderSendAll(file: string, result: { results: Outcome[]; cancelled: boolean }): string {
+  const failed = result.results.filter(failedOutcome).length;
+  const parts = [`${result.results.length} ${plural(result.results.length, 'request')} sent`];
+  if (failed > 0) {
+    parts.push(`<span class="fail">${failed} failed</span>`);
+  }
+  if (result.cancelled) {
+    parts.push('<span class="fail">cancelled: the requests after the last one shown were not sent</span>');
+  }
+  const summary = `<h1>${escapeHtml(file)}</h1>\n<p class="summary">${parts.join(' · ')}</p>`;
+  const sections = result.results.map(renderOutcome);
+  return [summary, ...sections].join('\n');
+}
+
+/** An outcome that is an error, a 4xx or 5xx status, or has a failed assertion. */
+export function failedOutcome(outcome: Outcome): boolean {
+  const response = outcome.response;
+  if (!response) {
+    return true;
+  }
+  return response.status >= 400 || response.assertions.some((assertion) => !assertion.passed);
+}
+
+function renderResponse(response: ResponseInfo): string {
+  const statusClass = response.status >= 400 ? 'fail' : response.status >= 300 ? 'redirect' : 'pass';
+  const statusLine = `<p class="status"><span class="${statusClass}">${escapeHtml(response.httpVersion)} ${response.status} ${escapeHtml(response.statusText)}</span> · ${formatMs(response.timing.totalMs)} · ${escapeHtml(bodySize(response))}</p>`;
+  const url = `<p class="muted url">${escapeHtml(response.url)}</p>`;
+  const sections = [statusLine, url];
+  if (response.assertions.length > 0) {
+    sections.push(renderAssertions(response.assertions));
+  }
+  if (response.stream) {
+    sections.push(renderStream(response.stream));
+  }
+  sections.push(renderHeaders(response.headers));
+  sections.push(renderBody(response));
+  sections.push(
+    `<p class="muted timing">Time to first byte ${formatMs(response.timing.ttfbMs)}, total ${formatMs(response.timing.totalMs)}</p>`,
+  );
+  return sections.join('\n');
+}
+
+function renderError(kind: string, message: string): string {
+  return `<p class="error"><span class="fail">Not sent</span> <code>${escapeHtml(kind)}</code>: ${escapeHtml(message)}</p>`;
+}
+
+function renderAssertions(assertions: Assertion[]): string {
+  const passed = assertions.filter((assertion) => assertion.passed).length;
+  const items = assertions.map((assertion) => {
+    const mark = assertion.passed ? '<span class="pass">✓</span>' : '<span class="fail">✗</span>';
+    const message = assertion.message ? ` — ${escapeHtml(assertion.message)}` : '';
+    return `<li>${mark} <code>${escapeHtml(assertion.expression)}</code>${message} <span class="muted">line ${assertion.line + 1}</span></li>`;
+  });
+  return `<h3>Assertions: ${passed}/${assertions.length} passed</h3>\n<ul class="assertions">\n${items.join('\n')}\n</ul>`;
+}
+
+const STOPPED: Record<StreamInfo['stopped'], string> = {
+  ended: 'The server ended the stream',
+  window: 'Listening stopped when the listening window ran out',
+  limit: 'Listening stopped at the item limit',
+  error: 'Listening stopped on an error',
+};
+
+function renderStream(stream: StreamInfo): string {
+  const noun = stream.kind === 'sse' ? 'event' : 'message';
+  const title = stream.kind === 'sse' ? 'Server-sent events' : 'WebSocket messages';
+  const error = stream.error ? `: ${escapeHtml(stream.error)}` : '';
+  const stopped = STOPPED[stream.stopped] ?? `Listening stopped: ${escapeHtml(stream.stopped)}`;
+  const later = stream.stopped === 'ended' ? '' : ` Later ${noun}s are not shown.`;
+  const note = `<p class="muted">${stream.items.length} ${plural(stream.items.length, noun)} received. ${stopped}${error}.${later}</p>`;
+  if (stream.items.length === 0) {
+    return `<h3>${title}</h3>\n${note}`;
+  }
+  return `<h3>${title}</h3>\n${note}\n${streamTable(stream.kind, stream.items)}`;
+}
+
+function streamTable(kind: StreamInfo['kind'], items: StreamItem[]): string {
+  const rows = items.map(
+    (item) =>
+      `<tr><td class="muted">${formatMs(item.atMs)}</td><td>${escapeHtml(item.event)}</td><td>${escapeHtml(item.id ?? '')}</td><td><pre>${isJson(item.data) ? highlightJson(item.data) : escapeHtml(item.data)}</pre></td></tr>`,
+  );
+  return `<table class="stream">\n<tr><th>at</th><th>${kind === 'sse' ? 'event' : 'type'}</th><th>id</th><th>data</th></tr>\n${rows.join('\n')}\n</table>`;
+}
+
+/** The streams of a send while the server still listens: the newest items last. */
+export function renderLive(view: LiveView): string {
+  const heading = `<h2>${escapeHtml(view.title)} <span class="muted">listening…</span></h2>`;
+  if (view.streams.length === 0) {
+    return `${heading}\n<p class="muted">Waiting for the response.</p>`;
+  }
+  return [heading, ...view.streams.map(renderLiveStream)].join('\n');
+}
+
+function renderLiveStream(stream: LiveStream): string {
+  const noun = stream.kind === 'sse' ? 'event' : 'message';
+  const title = stream.kind === 'sse' ? 'Server-sent events' : 'WebSocket messages';
+  const status = stream.status === undefined ? '' : ` · status ${stream.status}`;
+  const count = stream.items.length + stream.dropped;
+  const dropped = stream.dropped > 0 ? ` (the first ${stream.dropped} are no longer shown)` : '';
+  const note = `<p class="muted">Request #${stream.requestIndex + 1}${status} · ${count} ${plural(count, noun)} so far${dropped}.</p>`;
+  if (stream.items.length === 0) {
+    return `<h3>${title}</h3>\n${note}`;
+  }
+  return `<h3>${title}</h3>\n${note}\n${streamTable(stream.kind, stream.items)}`;
+}
+
+function renderHeaders(headers: [string, string][]): string {
+  const rows = headers.map(([name, value]) => `<tr><th>${escapeHtml(name)}</th><td>${escapeHtml(value)}</td></tr>`);
+  return `<details open>\n<summary>Headers (${headers.length})</summary>\n<table class="headers">\n${rows.join('\n')}\n</table>\n</details>`;
+}
+
+function renderBody(response: ResponseInfo): string {
+  const truncated = response.truncated ? '\n<p class="muted">The body was truncated: only its first 4 MiB are shown.</p>' : '';
+  if (response.bodyEncoding === 'base64') {
+    return `<h3>Body</h3>\n<p class="muted">binary, ${base64Length(response.body)} bytes</p>${truncated}`;
+  }
+  if (response.body === '') {
+    return `<h3>Body</h3>\n<p class="muted">empty</p>`;
+  }
+  const jsonLike = /json/i.test(response.contentType ?? '') || /^\s*[[{]/.test(response.body);
+  const html = jsonLike && isJson(response.body) ? highlightJson(response.body) : escapeHtml(response.body);
+  return `<h3>Body</h3>\n<pre class="body">${html}</pre>${truncated}`;
+}
+
+/** `response`'s body size, as the status line shows it. */
+function bodySize(response: ResponseInfo): string {
+  const bytes =
+    response.bodyEncoding === 'base64' ? base64Length(response.body) : new TextEncoder().encode(response.body).length;
+  return formatBytes(bytes);
+}
+
+/** How many bytes a base64 text decodes to. */
+export function base64Length(text: string): number {
+  const clean = text.replace(/[^A-Za-z0-9+/=_-]/g, '');
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) {
+    return `${bytes} B`;
+  }
+  if (bytes < 1024 * 1024) {
+    return `${(bytes / 1024).toFixed(1)} KiB`;
+  }
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+export function formatMs(ms: number): string {
+  if (ms >= 1000) {
+    return `${(ms / 1000).toFixed(2)} s`;
+  }
+  return `${ms < 100 ? ms.toFixed(1) : Math.round(ms)} ms`;
+}
+
+function plural(count: number, noun: string): string {
+  return count === 1 ? noun : `${noun}s`;
+}
+
+const STYLE = `
+body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 1em 2em; }
+h1 { font-size: 1.3em; }
+h2 { font-size: 1.1em; margin-top: 1.5em; word-break: break-all; }
+h3 { font-size: 1em; margin: 1em 0 0.4em; }
+section.outcome + section.outcome { border-top: 1px solid var(--vscode-panel-border, #8884); }
+pre, code { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
+pre { white-space: pre-wrap; word-break: break-all; margin: 0; }
+pre.body { background: var(--vscode-textCodeBlock-background); padding: 0.6em; }
+table { border-collapse: collapse; }
+th, td { text-align: left; vertical-align: top; padding: 0.15em 0.8em 0.15em 0; }
+table.headers th { font-weight: 600; white-space: nowrap; }
+table.headers td { word-break: break-all; }
+table.stream td, table.stream th { border-bottom: 1px solid var(--vscode-panel-border, #8884); }
+ul.assertions { list-style: none; padding-left: 0; }
+summary { cursor: pointer; font-weight: 600; margin: 1em 0 0.4em; }
+.status { font-size: 1.1em; font-weight: 600; }
+.method, .name { font-weight: 700; }
+.muted { color: var(--vscode-descriptionForeground); font-weight: normal; }
+.pass { color: var(--vscode-testing-iconPassed, #3a3); }
+.redirect { color: var(--vscode-editorWarning-foreground, #b80); }
+.fail { color: var(--vscode-testing-iconFailed, #d33); }
+.json-key { color: var(--vscode-symbolIcon-propertyForeground, #9cdcfe); }
+.json-string { color: var(--vscode-debugTokenExpression-string, #ce9178); }
+.json-number { color: var(--vscode-debugTokenExpression-number, #b5cea8); }
+.json-literal { color: var(--vscode-debugTokenExpression-boolean, #569cd6); }
+.json-punctuation { color: var(--vscode-foreground); }
+`;

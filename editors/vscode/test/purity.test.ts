@@ -1,0 +1,15 @@
+// The modules the tests load must not need VS Code at run time.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const pure = ['binary', 'commands', 'html', 'json', 'live', 'outcome', 'profile', 'render', 'restart'];
+
+test('pure modules import neither vscode nor the language client', () => {
+  for (const name of pure) {
+    const source = readFileSync(join(__dirname, '..', '..', 'src', `${name}.ts`), 'utf8');
+    assert.doesNotMatch(source, /from '(vscode|vscode-languageclient[^']*)'/, `${name}.ts`);
+  }
+});

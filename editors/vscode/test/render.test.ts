@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { base64Length, failedOutcome, formatBytes, formatMs, pageTitle, renderOutcome, renderPage, renderSendAll } from '../src/render';
+import { failure, outcome } from './fixtures';
+
+test('status line, url, headers and timing', () => {
+  const html = renderOutcome(
+    outcome({ headers: [['content-type', 'application/json'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']] }),
+  );
+  assert.match(html, /<span class="method">POST<\/span> \{\{host\}\}\/login <span class="name">login<\/span> <span class="muted">line 6<\/span>/);
+  assert.match(html, /<span class="pass">HTTP\/1.1 200 OK<\/span> · 12.9 ms · 16 B/);
+  assert.match(html, /https:\/\/api.example.com\/login/);
+  assert.match(html, /Headers \(3\)/);
+  assert.equal(html.match(/<th>set-cookie<\/th>/g)?.length, 2);
+  assert.match(html, /Time to first byte 12.1 ms, total 12.9 ms/);
+});
+
+test('a JSON body is pretty-printed and highlighted', () => {
+  const html = renderOutcome(outcome({ body: '{"token":"abc","n":[1,2]}' }));
+  assert.match(html, /<pre class="body"><span class="json-punctuation">\{<\/span>\n  <span class="json-key">&quot;token&quot;<\/span>/);
+});
+
+test('a JSON body without a JSON content type is still recognised', () => {
+  const html = renderOutcome(outcome({ contentType: null, body: '[1]' }));
+  assert.match(html, /json-number/);
+});
+
+test('a text body is escaped, never interpreted', () => {
+  const html = renderOutcome(
+    outcome({ contentType: 'text/html', body: '<html><script>alert("x")</script></html>' }),
+  );
+  assert.match(html, /&lt;html&gt;&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt;/);
+  assert.doesNotMatch(html, /<script>/);
+  assert.doesNotMatch(html, /json-/);
+});
+
+test('headers and URLs are escaped', () => {
+  const html = renderOutcome(outcome({ headers: [['x-evil', '<b onclick="x">']], url: 'https://e.com/?a=<b>' }));
+  assert.match(html, /&lt;b onclick=&quot;x&quot;&gt;/);
+  assert.match(html, /\?a=&lt;b&gt;/);
+});
+
+test('a base64 body shows as binary with its size', () => {
+  const html = renderOutcome(outcome({ bodyEncoding: 'base64', body: 'iVBORw0KGgo=', contentType: 'image/png' }));
+  assert.match(html, /binary, 8 bytes/);
+  assert.doesNotMatch(html, /iVBORw0KGgo/);
+  assert.equal(base64Length(''), 0);
+  assert.equal(base64Length('YQ=='), 1);
+  assert.equal(base64Length('YWI='), 2);
+  assert.equal(base64Length('YWJj'), 3);
+});
+
+test('an empty and a truncated body say so', () => {
+  assert.match(renderOutcome(outcome({ body: '' })), /<p class="muted">empty<\/p>/);
+  assert.match(renderOutcome(outcome({ body: 'x', truncated: true })), /truncated/);
+});
+
+test('an error outcome shows its kind and message', () => {
+  const html = renderOutcome(failure('connection_refused', 'connection refused: 127.0.0.1:9 <nobody>'));
+  assert.match(html, /Not sent<\/span> <code>connection_refused<\/code>: connection refused: 127.0.0.1:9 &lt;nobody&gt;/);
+  assert.match(html, /GET<\/span> \{\{host\}\}\/me <span class="muted">line 10<\/span>/);
+});
+
+test('assertions show pass and fail with their messages', () => {
+  const html = renderOutcome(
+    outcome({
+      assertions: [
+        { expression: 'status == 200', passed: true, line: 3 },
+        { expression: 'body.$.id == 1', passed: false, message: 'expected 1, got <none>', line: 4 },
+      ],
+    }),
+  );
+  assert.match(html, /Assertions: 1\/2 passed/);
+  assert.match(html, /<span class="pass">✓<\/span> <code>status == 200<\/code> <span class="muted">line 4<\/span>/);
+  assert.match(html, /<span class="fail">✗<\/span> <code>body.\$.id == 1<\/code> — expected 1, got &lt;none&gt; <span class="muted">line 5<\/span>/);
+});
+
+test('server-sent events are listed with the reason listening stopped', () => {
+  const html = renderOutcome(
+    outcome({
+      contentType: 'text/event-stream',
+      body: '',
+      stream: {
+        kind: 'sse',
+        stopped: 'window',
+        items: [
+          { event: 'message', data: '{"n":1}', id: '1', atMs: 3.25 },
+          { event: 'tick', data: '<b>', atMs: 1500 },
+        ],
+      },
+    }),
+  );
+  assert.match(html, /<h3>Server-sent events<\/h3>/);
+  assert.match(html, /2 events received. Listening stopped when the listening window ran out. Later events are not shown./);
+  assert.match(html, /<td class="muted">3.3 ms<\/td><td>message<\/td><td>1<\/td><td><pre><span class="json-punctuation">/);
+  assert.match(html, /<td class="muted">1.50 s<\/td><td>tick<\/td><td><\/td><td><pre>&lt;b&gt;<\/pre>/);
+});
+
+test('WebSocket messages, an empty stream and a stream error', () => {
+  const html = renderOutcome(
+    outcome({
+      status: 101,
+      statusText: 'Switching Protocols',
+      body: '',
+      stream: { kind: 'websocket', stopped: 'error', error: 'reset <by peer>', items: [] },
+    }),
+  );
+  assert.match(html, /<h3>WebSocket messages<\/h3>/);
+  assert.match(html, /0 messages received. Listening stopped on an error: reset &lt;by peer&gt;. Later messages are not shown/);
+  assert.doesNotMatch(html, /<table class="stream">/);
+});
+
+test('a stream the server ended has nothing later to mention', () => {
+  const html = renderOutcome(
+    outcome({ body: '', stream: { kind: 'sse', stopped: 'ended', items: [{ event: 'message', data: 'x', atMs: 1 }] } }),
+  );
+  assert.match(html, /1 event received. The server ended the stream.<\/p>/);
+});
+
+test('status classes', () => {
+  assert.match(renderOutcome(outcome({ status: 302, statusText: 'Found' })), /<span class="redirect">HTTP\/1.1 302 Found/);
+  assert.match(renderOutcome(outcome({ status: 500, statusText: 'Internal Server Error' })), /<span class="fail">HTTP\/1.1 500/);
+});
+
+test('send all: a summary and one section per request', () => {
+  const results = [
+    outcome(),
+    failure('undefined-variable', 'undefined variable `host`'),
+    outcome({ assertions: [{ expression: 'status == 201', passed: false, message: 'got 200', line: 12 }] }, 'create'),
+  ];
+  const html = renderSendAll('api.http', { results, cancelled: true });
+  assert.match(html, /<h1>api.http<\/h1>/);
+  assert.match(html, /3 requests sent · <span class="fail">2 failed<\/span> · <span class="fail">cancelled/);
+  assert.equal(html.match(/<section class="outcome">/g)?.length, 3);
+  assert.ok(html.indexOf('name">login') < html.indexOf('undefined-variable'));
+  assert.ok(html.indexOf('undefined-variable') < html.indexOf('name">create'));
+  assert.equal(failedOutcome(results[0]), false);
+  assert.equal(failedOutcome(results[1]), true);
+  assert.equal(failedOutcome(results[2]), true);
+});
+
+test('send all with one request that passed', () => {
+  const html = renderSendAll('a.http', { results: [outcome()], cancelled: false });
+  assert.match(html, /<p class="summary">1 request sent<\/p>/);
+});
+
+test('the page has a strict CSP, a nonce on its style and no script', () => {
+  const page = renderPage({ kind: 'send', outcome: outcome() }, 'abc123');
+  assert.match(page, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-abc123';">/);
+  assert.match(page, /<style nonce="abc123">/);
+  assert.doesNotMatch(page, /<script/);
+  assert.match(page, /<title>Response: login<\/title>/);
+});
+
+test('page titles', () => {
+  assert.equal(pageTitle({ kind: 'send', outcome: outcome({}, null) }), 'Response: POST {{host}}/login');
+  assert.equal(pageTitle({ kind: 'sendAll', file: 'a.http', result: { results: [], cancelled: false } }), 'Responses: a.http');
+  const page = renderPage({ kind: 'sendAll', file: '<x>.http', result: { results: [], cancelled: false } }, 'n');
+  assert.match(page, /<h1>&lt;x&gt;.http<\/h1>/);
+  assert.match(page, /0 requests sent/);
+});
+
+test('sizes and durations', () => {
+  assert.equal(formatBytes(0), '0 B');
+  assert.equal(formatBytes(2048), '2.0 KiB');
+  assert.equal(formatBytes(5 * 1024 * 1024), '5.0 MiB');
+  assert.equal(formatMs(0.42), '0.4 ms');
+  assert.equal(formatMs(123.4), '123 ms');
+  assert.equal(formatMs(2500), '2.50 s');
+});
