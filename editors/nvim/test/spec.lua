@@ -151,6 +151,24 @@ local function run()
   wait('after an edit the lenses follow: Send All and three Send Request', function()
     return #vim.lsp.codelens.get(buf) == 4
   end)
+
+  -- A slow event stream: its events show while the server still listens.
+  write('stream.http', '# @sse\nGET ' .. url .. '/sse/slow?count=3&interval_ms=400\n')
+  vim.cmd('edit ' .. work .. '/stream.http')
+  local stream_buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to a second file', function()
+    return require('volley').client(stream_buf) ~= nil
+  end)
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  require('volley').send({ uri = vim.uri_from_bufnr(stream_buf), index = 0, streamWindowMs = 10000 }, stream_buf)
+  wait('a stream shows live: its first event while listening', function()
+    local lines = response_lines()
+    return lines[1] == 'listening…' and has_line(lines, '^%[%d+ ms%] message #1: {"i": 1}')
+  end)
+  check(has_line(response_lines(), '^request #1: sse, status 200, 1 item%(s%) so far'), 'with its status and count')
+  wait('then the answer replaces the live view', function()
+    return has_line(response_lines(), '^sse: 3 item%(s%), stopped: ended')
+  end)
 end
 
 local ok, err = pcall(run)

@@ -67,6 +67,52 @@ local function on_attach(_, buf)
   })
 end
 
+-- Streams shown live: the `volley/stream` notifications (docs/lsp.md) of the send in
+-- flight, gathered per request and drawn at most once per event-loop turn.
+local live = { count = 0, current = nil, drawing = false }
+
+-- The most items kept per stream while listening (older ones are dropped and counted).
+local LIVE_ITEM_CAP = 1000
+
+local function start_live()
+  live.count = live.count + 1
+  live.current = { id = 'nvim-' .. vim.fn.getpid() .. '-' .. live.count, streams = {}, order = {} }
+  return live.current.id
+end
+
+local function on_stream(_, update)
+  local current = live.current
+  if type(update) ~= 'table' or current == nil or update.live ~= current.id then
+    return
+  end
+  local index = tonumber(update.requestIndex) or 0
+  local stream = current.streams[index]
+  if stream == nil then
+    stream = { index = index, kind = update.kind, items = {}, dropped = 0 }
+    current.streams[index] = stream
+    current.order[#current.order + 1] = index
+  end
+  if update.status ~= nil and update.status ~= vim.NIL then
+    stream.status = update.status
+  end
+  if type(update.item) == 'table' then
+    stream.items[#stream.items + 1] = update.item
+    if #stream.items > LIVE_ITEM_CAP then
+      table.remove(stream.items, 1)
+      stream.dropped = stream.dropped + 1
+    end
+  end
+  if not live.drawing then
+    live.drawing = true
+    vim.schedule(function()
+      live.drawing = false
+      if live.current == current then
+        require('volley.response').show_live(current)
+      end
+    end)
+  end
+end
+
 -- One server per root directory (what `vim.lsp.start` does on 0.8+, by hand on 0.7).
 local started = {}
 
@@ -83,6 +129,7 @@ function M.attach(buf)
     root_dir = root,
     init_options = { profile = config.profile },
     on_attach = on_attach,
+    handlers = { ['volley/stream'] = on_stream },
   }
   if vim.lsp.start then
     vim.lsp.start(client_config, { bufnr = buf })
@@ -143,10 +190,14 @@ end
 --- response. `buf`: the `.http` buffer (the current one by default).
 function M.send(argument, buf)
   buf = buf or vim.api.nvim_get_current_buf()
-  argument = argument
-    or { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1, streamWindowMs = config.stream_window_ms }
+  argument = vim.deepcopy(argument
+    or { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1, streamWindowMs = config.stream_window_ms })
+  argument.live = start_live()
   notify('sending…')
   M.execute('volley.send', argument, buf, function(outcome)
+    if live.current and live.current.id == argument.live then
+      live.current = nil
+    end
     M.last = { outcome }
     require('volley.response').show(M.last)
   end)
@@ -155,9 +206,13 @@ end
 --- Sends every request of the file, in order, and shows the responses.
 function M.send_all(argument, buf)
   buf = buf or vim.api.nvim_get_current_buf()
-  argument = argument or { uri = uri_of(buf), streamWindowMs = config.stream_window_ms }
+  argument = vim.deepcopy(argument or { uri = uri_of(buf), streamWindowMs = config.stream_window_ms })
+  argument.live = start_live()
   notify('sending every request…')
   M.execute('volley.sendAll', argument, buf, function(result)
+    if live.current and live.current.id == argument.live then
+      live.current = nil
+    end
     M.last = result.results
     require('volley.response').show(M.last, result.cancelled == true)
   end)

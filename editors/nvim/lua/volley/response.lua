@@ -153,6 +153,58 @@ end
 
 local buffer_name = 'volley://response'
 
+--- The lines of the streams of a send still listening (`live`: what init.lua gathers
+--- from `volley/stream` notifications).
+function M.live_lines(live)
+  local lines = { 'listening…' }
+  for _, index in ipairs(live.order) do
+    local stream = live.streams[index]
+    local count = #stream.items + stream.dropped
+    lines[#lines + 1] = ''
+    lines[#lines + 1] = string.format('request #%d: %s%s, %d item(s) so far%s', index + 1, tostring(stream.kind),
+      stream.status and (', status ' .. tostring(stream.status)) or '', count,
+      stream.dropped > 0 and string.format(' (the first %d no longer shown)', stream.dropped) or '')
+    for _, item in ipairs(stream.items) do
+      local label = present(item.event) or 'message'
+      if present(item.id) then
+        label = label .. ' #' .. tostring(item.id)
+      end
+      lines[#lines + 1] = string.format('[%.0f ms] %s: %s', present(item.atMs) or 0, label, tostring(present(item.data) or ''))
+    end
+  end
+  local flat = {}
+  for _, line in ipairs(lines) do
+    append(flat, split(line))
+  end
+  return flat
+end
+
+local function display(lines, filetype)
+  local buf = vim.fn.bufnr(buffer_name)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, buffer_name)
+    vim.bo[buf].bufhidden = 'hide'
+    vim.bo[buf].swapfile = false
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = filetype
+  if vim.fn.bufwinid(buf) == -1 then
+    local current = vim.api.nvim_get_current_win()
+    vim.cmd('botright vsplit')
+    vim.api.nvim_win_set_buf(0, buf)
+    vim.api.nvim_set_current_win(current)
+  end
+  return buf
+end
+
+--- Shows the streams of a send while the server still listens.
+function M.show_live(live)
+  return display(M.live_lines(live), 'text')
+end
+
 --- Shows outcomes in the response split (one buffer, reused): filetype `json` when the
 --- only outcome has a JSON body, plain text otherwise. `cancelled`: a Send All that
 --- stopped early.
@@ -170,24 +222,7 @@ function M.show(outcomes, cancelled)
     lines[#lines + 1] = ''
     lines[#lines + 1] = '(cancelled: the other requests were not sent)'
   end
-  local buf = vim.fn.bufnr(buffer_name)
-  if buf == -1 then
-    buf = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(buf, buffer_name)
-    vim.bo[buf].bufhidden = 'hide'
-    vim.bo[buf].swapfile = false
-  end
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = json and 'json' or 'text'
-  if vim.fn.bufwinid(buf) == -1 then
-    local current = vim.api.nvim_get_current_win()
-    vim.cmd('botright vsplit')
-    vim.api.nvim_win_set_buf(0, buf)
-    vim.api.nvim_set_current_win(current)
-  end
-  return buf
+  return display(lines, json and 'json' or 'text')
 end
 
 return M
