@@ -537,10 +537,17 @@ impl Client {
     ) -> Result<Response, Error> {
         let pending = std::mem::take(&mut prepared.assertions);
         let name = prepared.name.take();
-        let mut response = match prepared.exchange {
-            Exchange::WebSocket { .. } => self.connect_websocket(prepared, cancel).await?,
-            Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await?,
+        // Transport messages may quote the URL (reqwest's do): what is secret in it is
+        // kept out of them.
+        let hidden = hidden_in_messages(&prepared);
+        let exchanged = match prepared.exchange {
+            Exchange::WebSocket { .. } => self.connect_websocket(prepared, cancel).await,
+            Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await,
         };
+        let mut response = exchanged.map_err(|error| match error {
+            Error::Transport(transport) => Error::Transport(transport.redacted(&hidden)),
+            other => other,
+        })?;
         // A body that streams (events, WebSocket messages) is not there to check.
         let body = (response.stream.is_none() && response.websocket.is_none()).then_some(&response.body[..]);
         response.assertions =
@@ -990,6 +997,27 @@ impl Client {
             assertions: Vec::new(),
         })
     }
+}
+
+/// What a transport error's message must not show: the `$secret` values of the request
+/// (as written, and as a URL's path and query encode them) and the URL's password.
+fn hidden_in_messages(prepared: &PreparedRequest) -> Vec<String> {
+    let mut hidden = Vec::with_capacity(prepared.secrets.len() * 3 + 1);
+    for secret in &prepared.secrets {
+        hidden.push(secret.clone());
+        let in_path = url::Url::parse(&format!("http://h/{secret}")).ok().map(|url| url.path()[1..].to_owned());
+        let in_query =
+            url::Url::parse(&format!("http://h/?{secret}")).ok().and_then(|url| url.query().map(str::to_owned));
+        for encoded in [in_path, in_query].into_iter().flatten() {
+            if !hidden.contains(&encoded) {
+                hidden.push(encoded);
+            }
+        }
+    }
+    if let Some(password) = prepared.url.password() {
+        hidden.push(password.to_owned());
+    }
+    hidden
 }
 
 /// Adds the jar's cookies for `url` to a `Cookie` header the request may have written.

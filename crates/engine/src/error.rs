@@ -393,6 +393,24 @@ pub enum TransportError {
 }
 
 impl TransportError {
+    /// The same error with each of `hidden` replaced by `[REDACTED]` in its texts.
+    #[must_use]
+    pub(crate) fn redacted(self, hidden: &[String]) -> Self {
+        if hidden.is_empty() {
+            return self;
+        }
+        let clean = |text: String| crate::response::redact(&text, hidden);
+        match self {
+            TransportError::Dns { host, message } => TransportError::Dns { host, message: clean(message) },
+            TransportError::Tls { host, message } => TransportError::Tls { host, message: clean(message) },
+            TransportError::Handshake { status, message } => {
+                TransportError::Handshake { status, message: clean(message) }
+            }
+            TransportError::Other { message } => TransportError::Other { message: clean(message) },
+            other => other,
+        }
+    }
+
     /// A stable name for the kind (`timeout`, `connection_refused`, `dns`, `tls`,
     /// `too_many_redirects`, `websocket_handshake`, `other`), as the server reports it in `details.kind`.
     #[must_use]

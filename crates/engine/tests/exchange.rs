@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 use support::{client, config, echo, echoed_header};
 use volley_engine::{
-    CancellationToken, Client, ClientConfig, CookieJar, Error, RequestDefaults, RunOptions, TransportError,
+    CancellationToken, Client, ClientConfig, CookieJar, Environment, Error, RequestDefaults, RunOptions, TransportError,
 };
 use volley_test_support::TestServer;
 
@@ -267,4 +267,30 @@ async fn files_on_disk_run_with_their_relative_references() {
     let missing = client().run(directory.join("missing.http"), RunOptions::default()).await.unwrap_err();
     assert!(missing.to_string().starts_with("cannot read `"), "{missing}");
     std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[tokio::test]
+async fn transport_errors_keep_secrets_and_url_passwords_out_of_their_messages() {
+    // A server that accepts connections and closes them at once: reqwest's error then
+    // quotes the whole URL.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(2) {
+            drop(stream);
+        }
+    });
+    let client = Client::new(ClientConfig {
+        environment: Environment::fixed([("API_KEY".to_owned(), "k3y/with spaces".to_owned())]),
+        ..config()
+    });
+    let text = format!("GET http://user:pa55word@127.0.0.1:{port}/items?key={{{{$secret(API_KEY)}}}}\n");
+    let result = client.run_string(&text, RunOptions::default()).await;
+    let Err(Error::Transport(error)) = result else { panic!("{result:?}") };
+    let message = error.to_string();
+    assert_eq!(error.kind(), "other", "{message}");
+    assert!(message.contains("[REDACTED]"), "the URL is quoted, redacted: {message}");
+    for hidden in ["k3y", "pa55word"] {
+        assert!(!message.contains(hidden), "`{hidden}` shows in: {message}");
+    }
 }
