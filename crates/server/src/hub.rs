@@ -129,6 +129,12 @@ pub(crate) struct Emitter {
 }
 
 impl Emitter {
+    /// Whether an event would reach anyone (now, or by replay for a flow): callers with a
+    /// costly payload check first.
+    pub(crate) fn is_heard(&self) -> bool {
+        self.flow_id.is_some() || self.hub.has_subscribers()
+    }
+
     #[allow(clippy::needless_pass_by_value)] // Call sites build the payload with `json!` in place.
     pub(crate) fn emit(&self, kind: &'static str, payload: Value) {
         let seq = self.sequence.next();

@@ -489,6 +489,58 @@ async fn an_upstream_close_ends_the_session_and_observers_hear_of_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn observers_see_the_messages_of_a_session_without_attaching_to_it() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig::default()).await;
+    let http = client();
+    let flow = create_flow(&http, &server, None).await;
+    let (mut observer, _) =
+        Socket::connect(&server, &format!("/event/ws?flowId={flow}"), Auth::None).await.expect("observer");
+    let url = ws_url(&upstream, "/ws/echo");
+    let answer = open(&http, &server, json!({ "content": format!("GET {url}\n"), "flowId": flow })).await;
+    let id = session_id(&answer);
+    let mut control = attach_fresh(&server, &id).await;
+    let (outbound, inbound) = control.echo(json!({ "n": 1, "text": "héllo" })).await;
+    // 6,001 bytes: byte 4,096 falls inside an `é`, so the preview stops before it.
+    let long = format!("x{}", "é".repeat(3000));
+    control.echo(json!(long)).await;
+
+    let events = observer.until("wsSessionOpened").await;
+    assert_eq!(events.last().expect("opened")["payload"]["wsSessionId"], id.as_str());
+    let mut messages = Vec::new();
+    while messages.len() < 4 {
+        let event = observer.next().await;
+        if event["type"] == "wsSessionMessage" {
+            messages.push(event);
+        }
+    }
+    let sent = &messages[0];
+    assert_eq!(sent["flowId"], flow);
+    assert_eq!(sent["reqExecId"], answer["reqExecId"]);
+    assert_eq!(
+        sent["payload"],
+        json!({
+            "wsSessionId": id,
+            "direction": "outbound",
+            "wsSeq": seq(&outbound),
+            "payloadType": "json",
+            "byteLength": outbound["byteLength"],
+            "preview": "{\"n\":1,\"text\":\"héllo\"}",
+            "truncated": false,
+        })
+    );
+    assert_eq!(messages[1]["payload"]["direction"], "inbound");
+    assert_eq!(messages[1]["payload"]["wsSeq"], seq(&inbound));
+    let cut = &messages[3]["payload"];
+    assert_eq!(cut["payloadType"], "text");
+    assert_eq!(cut["byteLength"], 6001, "a string payload goes as a text frame");
+    assert_eq!(cut["truncated"], true);
+    let preview = cut["preview"].as_str().expect("preview");
+    assert_eq!(preview.len(), 4095, "4,096 bytes would split a character");
+    assert!(seq(&messages[0]) < seq(&messages[3]), "numbered in the flow's sequence");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn session_close_closes_upstream_and_the_socket() {
     let upstream = TestServer::start().await;
     let server = start(ServerConfig::default()).await;

@@ -28,6 +28,8 @@ pub(crate) const MAX_REPLAY: usize = 5000;
 /// Bytes of envelopes kept for replay per session, whatever their number: 500
 /// envelopes of the largest frame would otherwise hold 128 MiB.
 pub(crate) const REPLAY_BYTES: usize = 4 * 1024 * 1024;
+/// Bytes of a message the observer stream's `wsSessionMessage` event carries.
+pub(crate) const OBSERVER_PREVIEW: usize = 4096;
 /// Envelopes queued for a control socket; when it is full the upstream task waits.
 const CONTROL_QUEUE: usize = 1024;
 /// How long a control socket may keep its queue full before it is detached.
@@ -125,30 +127,52 @@ impl WsSession {
 
     /// Publishes a message that went upstream (`session.outbound`) or came from it
     /// (`session.inbound`): the hot path, serialised without building a JSON tree.
+    /// Observers of the hub hear of it too, as a `wsSessionMessage` event with a preview.
     pub(crate) async fn publish_message(&self, kind: &str, text: &str, json: Option<&Value>) {
-        self.publish_with(|seq| {
-            let envelope = MessageEnvelope {
-                kind,
-                ts: now_ms(),
-                seq,
-                ws_session_id: &self.id,
-                flow_id: self.flow_id.as_deref(),
-                req_exec_id: self.req_exec_id.as_deref(),
-                payload_type: if json.is_some() { "json" } else { "text" },
-                encoding: "utf-8",
-                byte_length: text.len(),
-                payload: json.map_or(Payload::Text(text), Payload::Json),
-            };
-            serde_json::to_string(&envelope).unwrap_or_default()
-        })
-        .await;
+        let seq = self
+            .publish_with(|seq| {
+                let envelope = MessageEnvelope {
+                    kind,
+                    ts: now_ms(),
+                    seq,
+                    ws_session_id: &self.id,
+                    flow_id: self.flow_id.as_deref(),
+                    req_exec_id: self.req_exec_id.as_deref(),
+                    payload_type: if json.is_some() { "json" } else { "text" },
+                    encoding: "utf-8",
+                    byte_length: text.len(),
+                    payload: json.map_or(Payload::Text(text), Payload::Json),
+                };
+                serde_json::to_string(&envelope).unwrap_or_default()
+            })
+            .await;
+        if let Some(seq) = seq
+            && self.emitter.is_heard()
+        {
+            let direction = if kind == "session.inbound" { "inbound" } else { "outbound" };
+            let preview = cut(text, OBSERVER_PREVIEW);
+            self.emitter.emit(
+                "wsSessionMessage",
+                json!({
+                    "wsSessionId": self.id,
+                    "direction": direction,
+                    "wsSeq": seq,
+                    "payloadType": if json.is_some() { "json" } else { "text" },
+                    "byteLength": text.len(),
+                    "preview": preview,
+                    "truncated": preview.len() < text.len(),
+                }),
+            );
+        }
     }
 
-    async fn publish_with(&self, build: impl FnOnce(u64) -> String) {
-        let (text, control) = {
-            let Ok(mut buffer) = self.buffer.lock() else { return };
+    /// Numbers and keeps an envelope and hands it to the control socket; its `seq`, or
+    /// `None` when the session is closed.
+    async fn publish_with(&self, build: impl FnOnce(u64) -> String) -> Option<u64> {
+        let (text, control, seq) = {
+            let Ok(mut buffer) = self.buffer.lock() else { return None };
             if buffer.closed {
-                return;
+                return None;
             }
             buffer.last_seq += 1;
             let seq = buffer.last_seq;
@@ -163,9 +187,9 @@ impl WsSession {
                 }
             }
             let control = buffer.control.as_ref().map(|control| (control.id, control.sender.clone()));
-            (text, control)
+            (text, control, seq)
         };
-        let Some((id, sender)) = control else { return };
+        let Some((id, sender)) = control else { return Some(seq) };
         let delivered = match sender.try_send(ToControl::Envelope(Arc::clone(&text))) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(message)) => {
@@ -177,6 +201,7 @@ impl WsSession {
             // Gone or too slow: dropping its queue ends it with 1013.
             self.detach(id);
         }
+        Some(seq)
     }
 
     /// An envelope for the current control socket only (replay ends, errors about what
@@ -365,4 +390,16 @@ impl WsSessions {
             self.taken.fetch_sub(1, Ordering::AcqRel);
         }
     }
+}
+
+/// The first `limit` bytes of `text`, cut on a character boundary.
+fn cut(text: &str, limit: usize) -> &str {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
