@@ -61,6 +61,7 @@ enum LogFormat {
 
 const SERVE_EXAMPLES: &str = "\
 Routes (protocol 1.1, docs/protocol.md; the OpenAPI document is at /doc):
+  GET  /, /ui                            the observer page (no token needed to load it)
   GET  /health, /capabilities, /doc
   POST /execute, /execute/sse            run a request of a .http text or file
   POST /session   GET|DELETE /session/{id}   PUT /session/{id}/variables
@@ -130,6 +131,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
     crate::output::line(&format!("  workspace  {}", workspace.display()));
     crate::output::line(&format!("  config     {config}"));
     crate::output::line(&format!("  auth       {auth}"));
+    crate::output::line(&format!("  observer   {base}/ (live page; `volley observe` in a terminal)"));
     crate::output::line(&format!(
         "  limits     bodies {}, {} sessions, {} WebSocket sessions",
         format_size(args.max_body_size),

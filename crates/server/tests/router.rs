@@ -1340,6 +1340,36 @@ mod auth {
     }
 
     #[tokio::test]
+    async fn the_observer_page_needs_no_token_and_holds_no_data() {
+        let api = Api::secured();
+        for (path, kind) in [
+            ("/", "text/html"),
+            ("/ui", "text/html"),
+            ("/ui/", "text/html"),
+            ("/ui/observer.js", "text/javascript"),
+            ("/ui/observer.css", "text/css"),
+        ] {
+            let (status, headers, body) = api.get(path, None).await;
+            assert_eq!(status, StatusCode::OK, "{path}");
+            let content_type = headers[header::CONTENT_TYPE].to_str().expect("ascii");
+            assert!(content_type.starts_with(kind), "{path}: {content_type}");
+            let policy = headers[header::CONTENT_SECURITY_POLICY].to_str().expect("ascii");
+            assert!(policy.contains("script-src 'self'") && !policy.contains("unsafe"), "{policy}");
+            assert_eq!(headers[header::CACHE_CONTROL], "no-cache");
+            let text = body.as_str().expect("text");
+            assert!(!text.contains(MAIN), "{path}");
+        }
+        let (_, _, page) = api.get("/", None).await;
+        let page = page.as_str().expect("html").to_owned();
+        assert!(page.contains(r#"<script type="module" src="/ui/observer.js">"#), "no inline script");
+        // Everything else still needs the token: the page's data comes from these.
+        for path in ["/event/ws", "/flows/flow_x/executions/exec_y", "/capabilities", "/ui/other", "/index.html"] {
+            let reply = api.get(path, None).await;
+            expect_error(&reply, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+        }
+    }
+
+    #[tokio::test]
     async fn the_main_token_opens_the_routes() {
         let upstream = TestServer::start().await;
         let api = Api::secured();

@@ -7,6 +7,7 @@ mod execute;
 mod flows;
 mod sessions;
 mod tokens;
+mod ui;
 mod ws;
 
 use axum::Router;
@@ -51,6 +52,8 @@ pub(crate) fn router(state: AppState) -> Router {
             ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "the route does not take this method")
         })
         .layer(middleware::from_fn_with_state(state.clone(), auth::authenticate))
+        // After the authentication layer, so outside it: the page holds no data.
+        .merge(ui::router())
         .layer(DefaultBodyLimit::max(limit))
         // Outermost: preflight requests are answered before authentication.
         .layer(cors)
