@@ -7,6 +7,7 @@ mod echo;
 mod exit;
 mod files;
 mod lsp;
+mod observe;
 mod output;
 mod pretty;
 mod render;
@@ -76,6 +77,14 @@ enum Command {
     /// server refuses to listen beyond loopback. Ctrl-C or SIGTERM stops it after
     /// in-flight executions finish (at most 10 s).
     Serve(serve::ServeArgs),
+    /// Watch a running `volley serve` live in the terminal: flows, executions, details,
+    /// WebSocket sessions.
+    ///
+    /// Follows the server's observer stream (/event/ws): executions appear as they run
+    /// (failures in red), Enter shows one with its headers, body and assertion checks
+    /// from the execution store, and WebSocket sessions show their messages both ways.
+    /// Reconnects after a drop or a server restart and says when it is disconnected.
+    Observe(observe::ObserveArgs),
     /// Start the language server on stdin/stdout (for editors).
     ///
     /// Speaks the Language Server Protocol: diagnostics as `volley check` reports them,
@@ -134,6 +143,7 @@ fn main() -> ExitCode {
         }
         Command::EchoServer(args) => echo::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Observe(args) => observe::run(&args),
         Command::Lsp => lsp::run(),
     };
     match result {

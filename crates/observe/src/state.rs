@@ -1,0 +1,638 @@
+//! What the observer knows: observer envelopes reduced into flows, executions and
+//! WebSocket sessions. Pure: no clock, no IO; the connection feeds it, the view reads it.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Executions kept; older ones are dropped (and counted in [`State::dropped`]).
+pub const MAX_EXECUTIONS: usize = 20_000;
+/// Messages kept per WebSocket session.
+pub const MAX_MESSAGES: usize = 1_000;
+/// Sequence numbers remembered per stream (a flow, or a run outside flows) to drop repeats.
+const SEEN_PER_STREAM: usize = 4_096;
+/// Streams whose sequence numbers are remembered; the oldest are forgotten first.
+const MAX_STREAMS: usize = 4_096;
+
+/// One observer event as the server sends it (docs/protocol.md, "Observer streams").
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Envelope {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub ts: u64,
+    #[serde(default)]
+    pub run_id: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub flow_id: Option<String>,
+    #[serde(default)]
+    pub req_exec_id: Option<String>,
+    #[serde(default)]
+    pub seq: Option<u64>,
+    #[serde(default)]
+    pub payload: Value,
+}
+
+impl Envelope {
+    /// Parses one text frame of `/event/ws`.
+    ///
+    /// # Errors
+    /// When the frame is not an envelope.
+    pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// The stream its `seq` counts in: its flow, else its run.
+    #[must_use]
+    pub fn stream(&self) -> Option<&str> {
+        self.flow_id.as_deref().or(self.run_id.as_deref())
+    }
+}
+
+/// A flow.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Flow {
+    pub id: String,
+    pub label: String,
+    pub finished: bool,
+    pub total: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+    pub duration_ms: Option<f64>,
+}
+
+/// Where an execution stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Pending,
+    Running,
+    Succeeded,
+    Failed,
+}
+
+/// The assertions of an execution: passed of total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checks {
+    pub passed: u64,
+    pub total: u64,
+}
+
+/// One execution, from its events.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Execution {
+    /// `reqExecId`, else `runId`.
+    pub key: String,
+    pub flow_id: Option<String>,
+    pub req_exec_id: Option<String>,
+    pub label: String,
+    pub method: String,
+    pub url: String,
+    pub status: Option<u16>,
+    pub duration_ms: Option<f64>,
+    pub checks: Option<Checks>,
+    /// `(stage, message)` of a failed execution.
+    pub error: Option<(String, String)>,
+    pub outcome: Outcome,
+    /// When its first event was sent (ms since the epoch, the server's clock).
+    pub ts: u64,
+}
+
+impl Execution {
+    /// Whether it failed: an error, a status of 400 or more, or a failed check.
+    #[must_use]
+    pub fn failed(&self) -> bool {
+        self.outcome == Outcome::Failed
+    }
+
+    /// What the filter words are matched against.
+    fn haystack(&self) -> String {
+        let status = self.status.map(|status| status.to_string()).unwrap_or_default();
+        format!("{} {} {} {}", self.method, self.url, status, self.label).to_lowercase()
+    }
+}
+
+/// Which way a WebSocket message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Inbound,
+    Outbound,
+}
+
+/// One message of a WebSocket session (its first 4 KiB).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub direction: Direction,
+    pub ts: u64,
+    pub json: bool,
+    pub byte_length: u64,
+    pub preview: String,
+    pub truncated: bool,
+}
+
+/// A server-owned WebSocket session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WsSession {
+    pub id: String,
+    pub flow_id: Option<String>,
+    pub upstream_url: String,
+    /// `(code, reason)` once closed.
+    pub closed: Option<(u64, String)>,
+    pub messages: VecDeque<Message>,
+    /// Messages dropped to keep [`MAX_MESSAGES`].
+    pub dropped: u64,
+}
+
+/// Sequence numbers seen on one stream, bounded.
+#[derive(Debug, Default)]
+struct Seen {
+    set: HashSet<u64>,
+    order: VecDeque<u64>,
+}
+
+/// Everything the observer shows.
+#[derive(Debug, Default)]
+pub struct State {
+    flows: Vec<Flow>,
+    flow_index: HashMap<String, usize>,
+    executions: HashMap<String, Execution>,
+    /// Execution keys, oldest first.
+    order: VecDeque<String>,
+    /// Executions dropped to keep [`MAX_EXECUTIONS`].
+    pub dropped: u64,
+    sessions: Vec<WsSession>,
+    session_index: HashMap<String, usize>,
+    seen: HashMap<String, Seen>,
+    seen_order: VecDeque<String>,
+    /// The highest `seq` applied per flow: where a reconnection asks to resume.
+    last_seq: HashMap<String, u64>,
+    /// Events applied (repeats and unknown kinds excluded).
+    pub applied: u64,
+}
+
+impl State {
+    /// Takes an event in; false when it was a repeat or of a kind the view ignores.
+    pub fn apply(&mut self, event: &Envelope) -> bool {
+        if !self.first_sight(event) {
+            return false;
+        }
+        if let (Some(flow), Some(seq)) = (&event.flow_id, event.seq) {
+            let last = self.last_seq.entry(flow.clone()).or_default();
+            *last = (*last).max(seq);
+        }
+        let payload = &event.payload;
+        let applied = match event.kind.as_str() {
+            "flowStarted" => event.flow_id.as_deref().is_some_and(|id| {
+                self.flow(id).label = text(payload, "label");
+                true
+            }),
+            "flowFinished" => event.flow_id.as_deref().is_some_and(|id| {
+                let flow = self.flow(id);
+                flow.finished = true;
+                flow.duration_ms = payload["durationMs"].as_f64();
+                for (field, name) in [(&mut flow.total, "total"), (&mut flow.succeeded, "succeeded")] {
+                    if let Some(value) = payload[name].as_u64() {
+                        *field = value;
+                    }
+                }
+                if let Some(failed) = payload["failed"].as_u64() {
+                    flow.failed = failed;
+                }
+                true
+            }),
+            "requestQueued" => self.execution(event).is_some_and(|execution| {
+                execution.label = text(payload, "reqLabel");
+                true
+            }),
+            "compileFinished" | "fetchStarted" => self.execution(event).is_some_and(|execution| {
+                if let Some(method) = payload["method"].as_str() {
+                    method.clone_into(&mut execution.method);
+                }
+                if let Some(url) = payload["url"].as_str() {
+                    url.clone_into(&mut execution.url);
+                }
+                if execution.outcome == Outcome::Pending {
+                    execution.outcome = Outcome::Running;
+                }
+                true
+            }),
+            "fetchFinished" => self.execution(event).is_some_and(|execution| {
+                execution.status = status(payload).or(execution.status);
+                true
+            }),
+            "executionFinished" => self.finish(event),
+            "executionFailed" => self.fail(event),
+            "wsSessionOpened" => self.session(event).is_some_and(|session| {
+                session.upstream_url = text(payload, "upstreamUrl");
+                true
+            }),
+            "wsSessionMessage" => self.session(event).is_some_and(|session| {
+                session.messages.push_back(Message {
+                    direction: if payload["direction"] == "inbound" { Direction::Inbound } else { Direction::Outbound },
+                    ts: event.ts,
+                    json: payload["payloadType"] == "json",
+                    byte_length: payload["byteLength"].as_u64().unwrap_or_default(),
+                    preview: text(payload, "preview"),
+                    truncated: payload["truncated"].as_bool().unwrap_or_default(),
+                });
+                if session.messages.len() > MAX_MESSAGES {
+                    session.messages.pop_front();
+                    session.dropped += 1;
+                }
+                true
+            }),
+            "wsSessionClosed" => self.session(event).is_some_and(|session| {
+                session.closed = Some((payload["code"].as_u64().unwrap_or_default(), text(payload, "reason")));
+                true
+            }),
+            _ => false,
+        };
+        self.applied += u64::from(applied);
+        applied
+    }
+
+    /// The flows, in the order they were first seen.
+    #[must_use]
+    pub fn flows(&self) -> &[Flow] {
+        &self.flows
+    }
+
+    /// The WebSocket sessions, in the order they were first seen.
+    #[must_use]
+    pub fn sessions(&self) -> &[WsSession] {
+        &self.sessions
+    }
+
+    /// An execution by key.
+    #[must_use]
+    pub fn execution_by_key(&self, key: &str) -> Option<&Execution> {
+        self.executions.get(key)
+    }
+
+    /// How many executions are kept.
+    #[must_use]
+    pub fn execution_count(&self) -> usize {
+        self.order.len()
+    }
+
+    /// The keys of the executions that match `filter` (whitespace-separated words, all
+    /// required, case-insensitive) and `flow` (when given), oldest first.
+    #[must_use]
+    pub fn visible(&self, filter: &str, flow: Option<&str>) -> Vec<&str> {
+        let words: Vec<String> = filter.split_whitespace().map(str::to_lowercase).collect();
+        self.order
+            .iter()
+            .filter(|key| {
+                let Some(execution) = self.executions.get(key.as_str()) else { return false };
+                if flow.is_some_and(|flow| execution.flow_id.as_deref() != Some(flow)) {
+                    return false;
+                }
+                if words.is_empty() {
+                    return true;
+                }
+                let haystack = execution.haystack();
+                words.iter().all(|word| haystack.contains(word.as_str()))
+            })
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The highest `seq` applied for `flow`: what a reconnection passes as `afterSeq`.
+    #[must_use]
+    pub fn last_seq(&self, flow: &str) -> u64 {
+        self.last_seq.get(flow).copied().unwrap_or_default()
+    }
+
+    /// The flows seen, with their last `seq`.
+    #[must_use]
+    pub fn flow_positions(&self) -> Vec<(String, u64)> {
+        self.flows.iter().map(|flow| (flow.id.clone(), self.last_seq(&flow.id))).collect()
+    }
+
+    fn first_sight(&mut self, event: &Envelope) -> bool {
+        let (Some(stream), Some(seq)) = (event.stream(), event.seq) else { return true };
+        if !self.seen.contains_key(stream) {
+            self.seen_order.push_back(stream.to_owned());
+            if self.seen_order.len() > MAX_STREAMS
+                && let Some(oldest) = self.seen_order.pop_front()
+            {
+                self.seen.remove(&oldest);
+            }
+        }
+        let seen = self.seen.entry(stream.to_owned()).or_default();
+        if !seen.set.insert(seq) {
+            return false;
+        }
+        seen.order.push_back(seq);
+        if seen.order.len() > SEEN_PER_STREAM
+            && let Some(oldest) = seen.order.pop_front()
+        {
+            seen.set.remove(&oldest);
+        }
+        true
+    }
+
+    fn flow(&mut self, id: &str) -> &mut Flow {
+        let index = if let Some(&index) = self.flow_index.get(id) {
+            index
+        } else {
+            self.flows.push(Flow { id: id.to_owned(), ..Flow::default() });
+            self.flow_index.insert(id.to_owned(), self.flows.len() - 1);
+            self.flows.len() - 1
+        };
+        &mut self.flows[index]
+    }
+
+    fn execution(&mut self, event: &Envelope) -> Option<&mut Execution> {
+        let key = event.req_exec_id.as_deref().or(event.run_id.as_deref())?.to_owned();
+        if !self.executions.contains_key(&key) {
+            if let Some(flow) = &event.flow_id {
+                self.flow(flow).total += 1;
+            }
+            self.order.push_back(key.clone());
+            if self.order.len() > MAX_EXECUTIONS
+                && let Some(oldest) = self.order.pop_front()
+            {
+                self.executions.remove(&oldest);
+                self.dropped += 1;
+            }
+            self.executions.insert(
+                key.clone(),
+                Execution {
+                    key: key.clone(),
+                    flow_id: event.flow_id.clone(),
+                    req_exec_id: event.req_exec_id.clone(),
+                    label: String::new(),
+                    method: String::new(),
+                    url: String::new(),
+                    status: None,
+                    duration_ms: None,
+                    checks: None,
+                    error: None,
+                    outcome: Outcome::Pending,
+                    ts: event.ts,
+                },
+            );
+        }
+        self.executions.get_mut(&key)
+    }
+
+    fn finish(&mut self, event: &Envelope) -> bool {
+        let payload = &event.payload;
+        let Some(execution) = self.execution(event) else { return false };
+        execution.status = status(payload).or(execution.status);
+        execution.duration_ms = payload["durationMs"].as_f64();
+        execution.checks = payload["assertions"].as_object().map(|report| {
+            let total = report.get("total").and_then(Value::as_u64).unwrap_or_default();
+            let failed = report.get("failed").and_then(Value::as_u64).unwrap_or_default();
+            Checks { passed: total.saturating_sub(failed), total }
+        });
+        let failed = execution.checks.is_some_and(|checks| checks.passed < checks.total)
+            || execution.status.is_some_and(|status| status >= 400);
+        execution.outcome = if failed { Outcome::Failed } else { Outcome::Succeeded };
+        if let Some(flow) = execution.flow_id.clone() {
+            let flow = self.flow(&flow);
+            if failed {
+                flow.failed += 1;
+            } else {
+                flow.succeeded += 1;
+            }
+        }
+        true
+    }
+
+    fn fail(&mut self, event: &Envelope) -> bool {
+        let payload = &event.payload;
+        let Some(execution) = self.execution(event) else { return false };
+        execution.error = Some((text(payload, "stage"), text(payload, "message")));
+        execution.outcome = Outcome::Failed;
+        if let Some(flow) = execution.flow_id.clone() {
+            self.flow(&flow).failed += 1;
+        }
+        true
+    }
+
+    fn session(&mut self, event: &Envelope) -> Option<&mut WsSession> {
+        let id = event.payload["wsSessionId"].as_str()?;
+        let index = if let Some(&index) = self.session_index.get(id) {
+            index
+        } else {
+            self.sessions.push(WsSession {
+                id: id.to_owned(),
+                flow_id: event.flow_id.clone(),
+                upstream_url: String::new(),
+                closed: None,
+                messages: VecDeque::new(),
+                dropped: 0,
+            });
+            self.session_index.insert(id.to_owned(), self.sessions.len() - 1);
+            self.sessions.len() - 1
+        };
+        self.sessions.get_mut(index)
+    }
+}
+
+fn text(payload: &Value, name: &str) -> String {
+    payload[name].as_str().unwrap_or_default().to_owned()
+}
+
+fn status(payload: &Value) -> Option<u16> {
+    payload["status"].as_u64().and_then(|status| u16::try_from(status).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn event(kind: &str, flow: Option<&str>, exec: &str, seq: u64, payload: Value) -> Envelope {
+        Envelope {
+            kind: kind.to_owned(),
+            ts: 1_700_000_000_000 + seq,
+            run_id: Some(format!("run_{exec}")),
+            session_id: None,
+            flow_id: flow.map(str::to_owned),
+            req_exec_id: Some(exec.to_owned()),
+            seq: Some(seq),
+            payload,
+        }
+    }
+
+    /// The events of one execution, from `seq` on.
+    fn run(flow: Option<&str>, exec: &str, seq: u64, status: u16, assertions: Option<(u64, u64)>) -> Vec<Envelope> {
+        let checks = assertions.map(|(total, failed)| json!({"passed": failed == 0, "total": total, "failed": failed}));
+        vec![
+            event("requestQueued", flow, exec, seq, json!({"reqLabel": "login"})),
+            event("fetchStarted", flow, exec, seq + 1, json!({"method": "POST", "url": "http://api/login"})),
+            event("fetchFinished", flow, exec, seq + 2, json!({"status": status, "ttfb": 3.0})),
+            event(
+                "executionFinished",
+                flow,
+                exec,
+                seq + 3,
+                json!({"status": status, "durationMs": 12.5, "assertions": checks}),
+            ),
+        ]
+    }
+
+    fn apply_all(state: &mut State, events: &[Envelope]) {
+        for event in events {
+            state.apply(event);
+        }
+    }
+
+    #[test]
+    fn an_execution_is_built_from_its_events() {
+        let mut state = State::default();
+        apply_all(&mut state, &[event("flowStarted", Some("f1"), "", 1, json!({"label": "checkout"}))]);
+        apply_all(&mut state, &run(Some("f1"), "e1", 2, 200, Some((2, 0))));
+        let execution = state.execution_by_key("e1").expect("e1");
+        assert_eq!((execution.method.as_str(), execution.url.as_str()), ("POST", "http://api/login"));
+        assert_eq!(execution.status, Some(200));
+        assert_eq!(execution.duration_ms, Some(12.5));
+        assert_eq!(execution.checks, Some(Checks { passed: 2, total: 2 }));
+        assert_eq!(execution.outcome, Outcome::Succeeded);
+        assert_eq!(execution.label, "login");
+        let flow = &state.flows()[0];
+        assert_eq!((flow.label.as_str(), flow.total, flow.succeeded, flow.failed), ("checkout", 1, 1, 0));
+        assert_eq!(state.last_seq("f1"), 5);
+    }
+
+    #[test]
+    fn failures_are_errors_bad_statuses_and_failed_checks() {
+        let mut state = State::default();
+        apply_all(&mut state, &run(Some("f"), "status", 1, 404, None));
+        apply_all(&mut state, &run(Some("f"), "check", 10, 200, Some((2, 1))));
+        state.apply(&event("executionFailed", Some("f"), "error", 20, json!({"stage": "fetch", "message": "refused"})));
+        for key in ["status", "check", "error"] {
+            assert!(state.execution_by_key(key).expect(key).failed(), "{key}");
+        }
+        let error = state.execution_by_key("error").expect("error");
+        assert_eq!(error.error, Some(("fetch".to_owned(), "refused".to_owned())));
+        assert_eq!(state.flows()[0].failed, 3);
+    }
+
+    #[test]
+    fn repeats_from_a_replay_are_dropped() {
+        let mut state = State::default();
+        let events = run(Some("f"), "e", 1, 200, None);
+        apply_all(&mut state, &events);
+        let applied = state.applied;
+        // A reconnection replays from an older afterSeq: nothing counts twice.
+        for event in &events {
+            assert!(!state.apply(event));
+        }
+        assert_eq!(state.applied, applied);
+        assert_eq!(state.flows()[0].succeeded, 1);
+        assert_eq!(state.execution_count(), 1);
+        // Runs outside flows are numbered per run: the same seq elsewhere is new.
+        apply_all(&mut state, &run(None, "outside", 1, 200, None));
+        assert_eq!(state.execution_count(), 2);
+    }
+
+    #[test]
+    fn after_a_server_restart_new_ids_start_over_at_seq_one() {
+        let mut state = State::default();
+        apply_all(&mut state, &run(Some("old"), "e1", 1, 200, None));
+        apply_all(&mut state, &run(Some("new"), "e2", 1, 201, None));
+        assert_eq!(state.execution_count(), 2);
+        assert_eq!(state.execution_by_key("e2").expect("e2").status, Some(201));
+    }
+
+    #[test]
+    fn events_out_of_order_still_land() {
+        let mut state = State::default();
+        let mut events = run(Some("f"), "e", 1, 500, None);
+        events.reverse();
+        apply_all(&mut state, &events);
+        let execution = state.execution_by_key("e").expect("e");
+        assert_eq!(execution.status, Some(500));
+        assert_eq!(execution.method, "POST");
+        assert!(execution.failed());
+    }
+
+    #[test]
+    fn unknown_kinds_and_events_without_ids_are_ignored() {
+        let mut state = State::default();
+        assert!(!state.apply(&event("somethingNew", Some("f"), "e", 1, json!({}))));
+        let mut orphan = event("fetchStarted", None, "e", 2, json!({}));
+        orphan.req_exec_id = None;
+        orphan.run_id = None;
+        assert!(!state.apply(&orphan));
+        assert_eq!(state.execution_count(), 0);
+    }
+
+    #[test]
+    fn executions_are_capped_oldest_first() {
+        let mut state = State::default();
+        for n in 0..(MAX_EXECUTIONS as u64 + 3) {
+            state.apply(&event("fetchStarted", None, &format!("e{n}"), 1, json!({"method": "GET", "url": "/"})));
+        }
+        assert_eq!(state.execution_count(), MAX_EXECUTIONS);
+        assert_eq!(state.dropped, 3);
+        assert!(state.execution_by_key("e0").is_none());
+        assert!(state.execution_by_key("e3").is_some());
+    }
+
+    #[test]
+    fn websocket_sessions_keep_their_last_messages() {
+        let mut state = State::default();
+        state.apply(&event(
+            "wsSessionOpened",
+            Some("f"),
+            "e",
+            1,
+            json!({"wsSessionId": "ws_1", "upstreamUrl": "ws://up/chat"}),
+        ));
+        for n in 0..(MAX_MESSAGES as u64 + 2) {
+            let direction = if n % 2 == 0 { "outbound" } else { "inbound" };
+            state.apply(&event(
+                "wsSessionMessage",
+                Some("f"),
+                "e",
+                n + 2,
+                json!({"wsSessionId": "ws_1", "direction": direction, "wsSeq": n + 2, "payloadType": "text",
+                       "byteLength": 5, "preview": format!("m{n}"), "truncated": false}),
+            ));
+        }
+        state.apply(&event(
+            "wsSessionClosed",
+            Some("f"),
+            "e",
+            5000,
+            json!({"wsSessionId": "ws_1", "code": 1000, "reason": "bye"}),
+        ));
+        let session = &state.sessions()[0];
+        assert_eq!(session.upstream_url, "ws://up/chat");
+        assert_eq!(session.messages.len(), MAX_MESSAGES);
+        assert_eq!(session.dropped, 2);
+        assert_eq!(session.messages[0].preview, "m2");
+        assert_eq!(session.messages[0].direction, Direction::Outbound);
+        assert_eq!(session.closed, Some((1000, "bye".to_owned())));
+    }
+
+    #[test]
+    fn the_filter_matches_every_word_and_the_flow() {
+        let mut state = State::default();
+        apply_all(&mut state, &run(Some("a"), "e1", 1, 200, None));
+        apply_all(&mut state, &run(Some("b"), "e2", 1, 404, None));
+        assert_eq!(state.visible("", None), ["e1", "e2"]);
+        assert_eq!(state.visible("404", None), ["e2"]);
+        assert_eq!(state.visible("post LOGIN 200", None), ["e1"]);
+        assert_eq!(state.visible("", Some("b")), ["e2"]);
+        assert!(state.visible("nothing", None).is_empty());
+    }
+
+    #[test]
+    fn envelopes_parse_with_missing_fields() {
+        let parsed =
+            Envelope::parse(r#"{"type":"flowStarted","seq":1,"flowId":"f","payload":{"label":"x"}}"#).expect("parse");
+        assert_eq!(parsed.kind, "flowStarted");
+        assert_eq!(parsed.stream(), Some("f"));
+        assert!(Envelope::parse("[]").is_err());
+    }
+}

@@ -1,0 +1,216 @@
+//! The observer against a real `volley serve` (in this process, on 127.0.0.1 port 0)
+//! and a real upstream: executions reach the screen state with their status, details come
+//! from the execution store, and after a server restart on the same port the observer
+//! says it is disconnected, reconnects, and shows what runs next, with nothing twice.
+#![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use url::Url;
+use volley_observe::app::{Action, App, Link};
+use volley_observe::connection::{self, Refusal, Target, Update};
+use volley_server::{Server, ServerConfig};
+use volley_test_support::TestServer;
+
+const WAIT: Duration = Duration::from_secs(15);
+
+struct Running {
+    stop: Option<oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Running {
+    async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        let _ = self.done.await;
+    }
+}
+
+async fn serve(port: u16, workspace: &std::path::Path, token: Option<&str>) -> (Running, u16) {
+    let config = ServerConfig {
+        port,
+        workspace: workspace.to_owned(),
+        token: token.map(str::to_owned),
+        ..ServerConfig::default()
+    };
+    // The port of a server that just stopped may take a moment to be free again.
+    let mut attempts = 0;
+    let server = loop {
+        match Server::bind(config.clone()).await {
+            Ok(server) => break server,
+            Err(error) if attempts < 50 => {
+                attempts += 1;
+                let _ = error;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(error) => panic!("bind: {error}"),
+        }
+    };
+    let port = server.local_addr().port();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let done = tokio::spawn(server.run(async move {
+        let _ = stopped.await;
+    }));
+    (Running { stop: Some(stop), done }, port)
+}
+
+fn http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
+async fn post(base: &str, path: &str, body: Value, token: Option<&str>) -> Value {
+    let mut request =
+        http().post(format!("{base}{path}")).header("content-type", "application/json").body(body.to_string());
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let answer = request.send().await.unwrap();
+    assert!(answer.status().is_success(), "{path}: {}", answer.status());
+    serde_json::from_slice(&answer.bytes().await.unwrap()).unwrap()
+}
+
+/// Applies updates until `done` holds for the app.
+async fn until(app: &mut App, updates: &mut mpsc::Receiver<Update>, what: &str, done: impl Fn(&mut App) -> bool) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !done(app) {
+        let update = tokio::time::timeout_at(deadline, updates.recv())
+            .await
+            .unwrap_or_else(|_| panic!("timed out waiting for {what}; link {:?}", app.link))
+            .expect("the connection ended");
+        app.update(update, 0);
+        app.refresh();
+    }
+}
+
+fn statuses(app: &App) -> Vec<(String, Option<u16>)> {
+    app.visible
+        .iter()
+        .map(|key| {
+            let execution = app.state.execution_by_key(key).unwrap();
+            (execution.url.rsplit('/').next().unwrap_or_default().to_owned(), execution.status)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn executions_appear_and_survive_a_server_restart_without_repeats() {
+    let upstream = TestServer::start().await;
+    let workspace = std::env::temp_dir().join(format!("volley-observe-{}", std::process::id()));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let (server, port) = serve(0, &workspace, None).await;
+    let base = format!("http://127.0.0.1:{port}");
+    let target = Target { server: Url::parse(&base).unwrap(), token: None, flow: None, session: None };
+    connection::preflight(&target).await.unwrap();
+
+    let mut app = App::new(base.clone(), target.scope());
+    let (sender, mut updates) = mpsc::channel(1024);
+    let follower = tokio::spawn(connection::follow(target.clone(), sender.clone()));
+    until(&mut app, &mut updates, "the first connection", |app| app.link == Link::Connected).await;
+
+    let flow = post(&base, "/flows", json!({"label": "before"}), None).await["flowId"].as_str().unwrap().to_owned();
+    let content = format!(
+        "# @name ok\n# @assert status == 200\nGET {}\n\n###\n# @name missing\nGET {}\n",
+        upstream.url("/echo/one"),
+        upstream.url("/status/404")
+    );
+    post(&base, "/execute", json!({"content": content, "flowId": flow, "requestName": "ok"}), None).await;
+    post(&base, "/execute", json!({"content": content, "flowId": flow, "requestName": "missing"}), None).await;
+    post(&base, "/execute", json!({"content": format!("GET {}\n", upstream.url("/echo/outside"))}), None).await;
+    until(&mut app, &mut updates, "three executions", |app| {
+        app.visible.len() == 3
+            && app.visible.iter().all(|key| app.state.execution_by_key(key).unwrap().status.is_some())
+    })
+    .await;
+    assert_eq!(
+        statuses(&app),
+        [("one".to_owned(), Some(200)), ("404".to_owned(), Some(404)), ("outside".to_owned(), Some(200))]
+    );
+    let flow_view = &app.state.flows()[0];
+    assert_eq!((flow_view.label.as_str(), flow_view.total, flow_view.succeeded, flow_view.failed), ("before", 2, 1, 1));
+
+    // Details come from the execution store.
+    app.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Home));
+    let Action::Fetch(key, flow_id, exec) =
+        app.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Enter))
+    else {
+        panic!("a flow execution is fetched");
+    };
+    let stored = connection::fetch_execution(&target, &flow_id, &exec).await.unwrap();
+    assert_eq!(stored["response"]["status"], 200);
+    assert_eq!(stored["assertions"]["passed"], true);
+    app.update(Update::Detail { key, result: Ok(stored) }, 0);
+    let missing = connection::fetch_execution(&target, &flow_id, "exec_nope").await.unwrap_err();
+    assert!(missing.contains("has no execution"), "{missing}");
+
+    // The server goes away: the observer says so, and keeps trying.
+    server.stop().await;
+    until(&mut app, &mut updates, "the disconnection", |app| matches!(app.link, Link::Disconnected { .. })).await;
+    let Link::Disconnected { reason, .. } = &app.link else { unreachable!() };
+    assert!(!reason.is_empty());
+
+    // A new server on the same port: the observer reconnects and shows what runs there.
+    let (server, _) = serve(port, &workspace, None).await;
+    until(&mut app, &mut updates, "the reconnection", |app| app.link == Link::Connected).await;
+    let flow = post(&base, "/flows", json!({"label": "after"}), None).await["flowId"].as_str().unwrap().to_owned();
+    post(&base, "/execute", json!({"content": content, "flowId": flow, "requestName": "ok"}), None).await;
+    until(&mut app, &mut updates, "the execution after the restart", |app| {
+        app.visible.len() == 4 && app.state.execution_by_key(&app.visible[3]).unwrap().status.is_some()
+    })
+    .await;
+    // Let the backfill of the old flow (gone with the old server) and anything late settle.
+    let settle = tokio::time::Instant::now() + Duration::from_millis(800);
+    while let Ok(Some(update)) = tokio::time::timeout_at(settle, updates.recv()).await {
+        app.update(update, 0);
+    }
+    app.refresh();
+    assert_eq!(app.visible.len(), 4, "nothing shown twice: {:?}", statuses(&app));
+    assert_eq!(statuses(&app)[3], ("one".to_owned(), Some(200)));
+    assert_eq!(app.state.flows().len(), 2);
+    assert!(app.notice.as_deref().unwrap_or_default().contains("may be missing"), "{:?}", app.notice);
+
+    follower.abort();
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&workspace);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flow_is_resumed_with_after_seq_and_auth_is_checked_first() {
+    let upstream = TestServer::start().await;
+    let workspace = std::env::temp_dir().join(format!("volley-observe-auth-{}", std::process::id()));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let token = "observer-test-token";
+    let (server, port) = serve(0, &workspace, Some(token)).await;
+    let base = format!("http://127.0.0.1:{port}");
+    let server_url = Url::parse(&base).unwrap();
+
+    // Refused before any screen: no token, a wrong one, a token without a scope.
+    let without = Target { server: server_url.clone(), token: None, flow: None, session: None };
+    assert!(matches!(connection::preflight(&without).await, Err(Refusal::TokenMissing)));
+    let wrong = Target { token: Some("wrong".into()), flow: Some("flow_x".into()), ..without.clone() };
+    assert!(matches!(connection::preflight(&wrong).await, Err(Refusal::TokenRefused)));
+    let unscoped = Target { token: Some(token.into()), ..without.clone() };
+    let refusal = connection::preflight(&unscoped).await.unwrap_err();
+    assert!(refusal.to_string().contains("pass --flow ID or --session ID"), "{refusal}");
+
+    // Executions that ran before the observer started come first (afterSeq=0).
+    let flow =
+        post(&base, "/flows", json!({"label": "guarded"}), Some(token)).await["flowId"].as_str().unwrap().to_owned();
+    let content = format!("GET {}\n", upstream.url("/echo/early"));
+    post(&base, "/execute", json!({"content": content, "flowId": flow}), Some(token)).await;
+    let target = Target { token: Some(token.into()), flow: Some(flow.clone()), ..without };
+    connection::preflight(&target).await.unwrap();
+    let mut app = App::new(base.clone(), target.scope());
+    let (sender, mut updates) = mpsc::channel(1024);
+    let follower = tokio::spawn(connection::follow(target.clone(), sender));
+    until(&mut app, &mut updates, "the replay of the flow", |app| {
+        app.visible.len() == 1 && app.state.execution_by_key(&app.visible[0]).unwrap().status == Some(200)
+    })
+    .await;
+    assert_eq!(app.scope, format!("flow {flow}"));
+    follower.abort();
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&workspace);
+}
