@@ -82,6 +82,15 @@ local function present(value)
   return value
 end
 
+-- One event or message of a stream: `[12 ms] event #id: data`.
+local function item_line(item)
+  local label = present(item.event) or 'message'
+  if present(item.id) then
+    label = label .. ' #' .. tostring(item.id)
+  end
+  return string.format('[%.0f ms] %s: %s', present(item.atMs) or 0, label, tostring(present(item.data) or ''))
+end
+
 --- The lines of one outcome of `volley.send`, and whether its body is JSON.
 function M.lines(outcome)
   local lines = {}
@@ -136,11 +145,7 @@ function M.lines(outcome)
       lines[#lines + 1] = 'stream error: ' .. tostring(stream.error)
     end
     for _, item in ipairs(stream.items) do
-      local label = present(item.event) or 'message'
-      if present(item.id) then
-        label = label .. ' #' .. tostring(item.id)
-      end
-      lines[#lines + 1] = string.format('[%.0f ms] %s: %s', present(item.atMs) or 0, label, tostring(present(item.data) or ''))
+      lines[#lines + 1] = item_line(item)
     end
   end
   -- A buffer line holds no newline: split what came with some (header values, events).
@@ -165,11 +170,7 @@ function M.live_lines(live)
       stream.status and (', status ' .. tostring(stream.status)) or '', count,
       stream.dropped > 0 and string.format(' (the first %d no longer shown)', stream.dropped) or '')
     for _, item in ipairs(stream.items) do
-      local label = present(item.event) or 'message'
-      if present(item.id) then
-        label = label .. ' #' .. tostring(item.id)
-      end
-      lines[#lines + 1] = string.format('[%.0f ms] %s: %s', present(item.atMs) or 0, label, tostring(present(item.data) or ''))
+      lines[#lines + 1] = item_line(item)
     end
   end
   local flat = {}
