@@ -32,7 +32,11 @@ impl Lowerer<'_> {
     pub(crate) fn template_in(&mut self, node: Node<'_>, start: Mark, end: Mark) -> Template {
         let mut parts = Vec::new();
         let mut position = start;
-        self.collect_interpolations(node, start.offset, end.offset, &mut position, &mut parts, 0);
+        // Every `variable` node starts with `{{`: a subtree whose text has none holds
+        // nothing to look for (most header values and many bodies).
+        if self.may_hold_variable(node) {
+            self.collect_interpolations(node, start.offset, end.offset, &mut position, &mut parts, 0);
+        }
         self.push_text(&mut parts, position, end);
         Template { span: self.mark_span(start, end), parts }
     }
@@ -58,10 +62,23 @@ impl Lowerer<'_> {
                 let interpolation = self.interpolation(child);
                 parts.push(Part::Interpolation(interpolation));
                 *position = Self::end_mark(child);
-            } else if child.child_count() > 0 {
+            } else if child.child_count() > 0 && self.may_hold_variable(child) {
                 self.collect_interpolations(child, start, end, position, parts, depth + 1);
             }
         }
+    }
+
+    /// Whether a node's text has a `{{`, which every `variable` node starts with.
+    fn may_hold_variable(&self, node: Node<'_>) -> bool {
+        let text = self.node_text(node).as_bytes();
+        let mut from = 0;
+        while let Some(found) = text.get(from..).and_then(|rest| rest.iter().position(|&byte| byte == b'{')) {
+            if text.get(from + found + 1) == Some(&b'{') {
+                return true;
+            }
+            from += found + 1;
+        }
+        false
     }
 
     fn push_text(&self, parts: &mut Vec<Part>, start: Mark, end: Mark) {
