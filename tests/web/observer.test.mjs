@@ -44,12 +44,17 @@ function start(args, pattern) {
   });
 }
 
-async function serve(extra = []) {
+async function serve(extra = [], port = 0) {
   const workspace = mkdtempSync(join(tmpdir(), 'volley-web-'));
   directories.push(workspace);
-  const { url } = await start(['serve', '--port', '0', '--workspace', workspace, ...extra], /listening on (http:\/\/\S+)/);
+  const args = ['serve', '--port', String(port), '--workspace', workspace, ...extra];
+  const { child, url } = await start(args, /listening on (http:\/\/\S+)/);
+  serving.set(url, child);
   return url;
 }
+
+/** The `volley serve` process behind each base URL. */
+const serving = new Map();
 
 async function api(base, path, { method = 'POST', body, token } = {}) {
   const headers = { 'content-type': 'application/json' };
@@ -238,4 +243,37 @@ test('with a token the page asks for it, shows nothing before, and refuses a wro
   await tab.locator('#detail h3', { hasText: 'Response headers' }).waitFor({ timeout: WAIT });
   assert.equal(await tab.evaluate(() => sessionStorage.getItem('volley.observer.token')), token);
   await tab.screenshot({ path: join(artifacts, 'observer-token.png') });
+});
+
+test('the page says when the server is gone and comes back after a restart', async () => {
+  const base = await serve();
+  const port = new URL(base).port;
+  const tab = await page();
+  await tab.goto(`${base}/`);
+  await tab.locator('#connection', { hasText: 'connected' }).waitFor({ timeout: WAIT });
+  await api(base, '/execute', { body: { content: `GET ${echo}/echo?before=restart\n` } });
+  await tab.locator('.list .row', { hasText: 'before=restart' }).waitFor({ timeout: WAIT });
+
+  const old = serving.get(base);
+  const exited = new Promise((resolvePromise) => old.once('exit', resolvePromise));
+  old.kill();
+  await exited;
+  await tab.locator('#connection.disconnected', { hasText: 'reconnecting in' }).waitFor({ timeout: WAIT });
+
+  // The same port again: the page reconnects by itself and shows what runs next.
+  let restarted;
+  for (let attempt = 0; !restarted; attempt += 1) {
+    try {
+      restarted = await serve([], port);
+    } catch (error) {
+      if (attempt > 20) throw error;
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 200));
+    }
+  }
+  await tab.locator('#connection.connected').waitFor({ timeout: WAIT });
+  await tab.locator('#notice', { hasText: 'may be missing' }).waitFor({ timeout: WAIT });
+  await api(restarted, '/execute', { body: { content: `GET ${echo}/echo?after=restart\n` } });
+  await tab.locator('.list .row', { hasText: 'after=restart' }).waitFor({ timeout: WAIT });
+  assert.equal(await tab.locator('.list .row', { hasText: 'before=restart' }).count(), 1, 'kept, and not twice');
+  await tab.screenshot({ path: join(artifacts, 'observer-reconnected.png') });
 });
