@@ -190,3 +190,17 @@ fn ten_thousand_executions_draw_only_what_fits() {
     assert!(screen.contains("items/0 "), "{screen}");
     assert!(!screen.contains("items/9999"));
 }
+
+#[test]
+fn tiny_terminals_draw_without_panicking() {
+    for (width, height) in [(1, 1), (10, 3), (20, 5), (40, 8), (300, 2)] {
+        for detail in [false, true] {
+            let mut app = busy();
+            if detail {
+                key(&mut app, KeyCode::Enter);
+            }
+            let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+            terminal.draw(|frame| volley_observe::view::render(frame, &mut app, 0)).unwrap();
+        }
+    }
+}
