@@ -134,6 +134,7 @@ impl App {
                     Link::Disconnected { reason, retry_at: now + u64::try_from(retry_in.as_millis()).unwrap_or(0) };
             }
             Update::Notice(notice) => self.notice = Some(notice),
+            Update::FlowGone(flow) => self.state.flow_gone(&flow),
             Update::Detail { key, result } => {
                 let fetched = match result {
                     Ok(value) => Fetched::Loaded(value),

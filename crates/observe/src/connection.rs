@@ -95,6 +95,8 @@ pub enum Update {
         retry_in: Duration,
     },
     Notice(String),
+    /// The server no longer knows this flow (found after a reconnection).
+    FlowGone(String),
     /// A stored execution (or why it could not be read).
     Detail {
         key: String,
@@ -250,12 +252,18 @@ async fn forward(socket: &mut Socket, positions: &mut Positions, updates: &mpsc:
 
 /// After a reconnection without a flow filter (where `afterSeq` is not allowed), asks
 /// for what each recently seen flow missed on sockets of its own. Their replays overlap
-/// what the main socket delivers; the screen's reducer drops the repeats.
+/// what the main socket delivers; the screen's reducer drops the repeats. A flow the
+/// server no longer knows (a restart, an expiry) is reported instead: an `afterSeq`
+/// socket for it would stay silent, so the execution store is asked first.
 fn backfill(target: &Target, positions: &Positions, updates: &mpsc::Sender<Update>) {
     for (flow, after) in positions.recent(BACKFILL_FLOWS) {
         let target = target.clone();
         let updates = updates.clone();
         tokio::spawn(async move {
+            if !flow_exists(&target, &flow).await {
+                let _ = updates.send(Update::FlowGone(flow)).await;
+                return;
+            }
             let Ok(mut socket) = connect(&target, Some(&flow), Some(after)).await else { return };
             let deadline = tokio::time::Instant::now() + BACKFILL_LIMIT;
             loop {
@@ -312,8 +320,35 @@ impl Positions {
     }
 }
 
+/// Whether the server still knows `flow`: the execution store answers `FLOW_NOT_FOUND`
+/// for an unknown flow and `EXECUTION_NOT_FOUND` for an unknown execution of a known one,
+/// so asking for an execution id no flow has tells them apart. Any other answer (an
+/// error, a refusal) counts as known: only a clear "no such flow" marks it gone.
+async fn flow_exists(target: &Target, flow: &str) -> bool {
+    match fetch_execution_answer(target, flow, "-").await {
+        Ok((status, body)) => !(status == 404 && body["error"]["code"] == "FLOW_NOT_FOUND"),
+        Err(_) => true,
+    }
+}
+
 /// Reads `GET /flows/{flow}/executions/{exec}` for the detail pane.
 pub async fn fetch_execution(target: &Target, flow: &str, exec: &str) -> Result<Value, String> {
+    let (status, body) = fetch_execution_answer(target, flow, exec).await?;
+    if status.is_success() {
+        Ok(body)
+    } else {
+        Err(body["error"]["message"]
+            .as_str()
+            .map_or_else(|| format!("the execution store answered {status}"), str::to_owned))
+    }
+}
+
+/// `GET /flows/{flow}/executions/{exec}`: the status and the JSON body, whatever the status.
+async fn fetch_execution_answer(
+    target: &Target,
+    flow: &str,
+    exec: &str,
+) -> Result<(reqwest::StatusCode, Value), String> {
     let mut url = target.server.clone();
     url.path_segments_mut().map_err(|()| "the server URL cannot have a path".to_owned())?.clear().extend([
         "flows",
@@ -330,13 +365,7 @@ pub async fn fetch_execution(target: &Target, flow: &str, exec: &str) -> Result<
     let bytes = answer.bytes().await.map_err(|error| format!("the execution store answered {status}: {error}"))?;
     let body: Value = serde_json::from_slice(&bytes)
         .map_err(|error| format!("the execution store answered {status} with something else than JSON: {error}"))?;
-    if status.is_success() {
-        Ok(body)
-    } else {
-        Err(body["error"]["message"]
-            .as_str()
-            .map_or_else(|| format!("the execution store answered {status}"), str::to_owned))
-    }
+    Ok((status, body))
 }
 
 fn http_client() -> reqwest::Client {

@@ -63,6 +63,9 @@ pub struct Flow {
     pub succeeded: u64,
     pub failed: u64,
     pub duration_ms: Option<f64>,
+    /// The server no longer knows this flow (it restarted, or the flow expired): it will
+    /// never finish, and its stored executions are gone.
+    pub gone: bool,
 }
 
 /// Where an execution stands.
@@ -252,6 +255,13 @@ impl State {
         };
         self.applied += u64::from(applied);
         applied
+    }
+
+    /// Marks a flow the server no longer knows (after a reconnection); unknown ids are ignored.
+    pub fn flow_gone(&mut self, id: &str) {
+        if let Some(&index) = self.flow_index.get(id) {
+            self.flows[index].gone = true;
+        }
     }
 
     /// The flows, in the order they were first seen.
@@ -541,6 +551,17 @@ mod tests {
         apply_all(&mut state, &run(Some("new"), "e2", 1, 201, None));
         assert_eq!(state.execution_count(), 2);
         assert_eq!(state.execution_by_key("e2").expect("e2").status, Some(201));
+    }
+
+    #[test]
+    fn a_flow_the_server_forgot_is_marked_gone() {
+        let mut state = State::default();
+        apply_all(&mut state, &run(Some("old"), "e1", 1, 200, None));
+        state.flow_gone("old");
+        state.flow_gone("never seen");
+        assert!(state.flows()[0].gone);
+        assert_eq!(state.flows().len(), 1, "an unknown id adds no flow");
+        assert_eq!(state.execution_count(), 1, "what was seen stays shown");
     }
 
     #[test]

@@ -104,6 +104,8 @@ fn render_flows(frame: &mut Frame<'_>, app: &App, area: Rect) {
             let name = if flow.label.is_empty() { flow.id.clone() } else { flow.label.clone() };
             let state = if flow.finished {
                 format!("done {}", flow.duration_ms.map(milliseconds).unwrap_or_default())
+            } else if flow.gone {
+                "gone from the server".to_owned()
             } else {
                 "running".to_owned()
             };
@@ -249,7 +251,7 @@ fn execution_detail(app: &App, key: &str) -> Vec<Line<'static>> {
         lines.push(Line::styled(format!("failed at {stage}: {message}"), FAILED));
     }
     match app.details.get(key) {
-        Some(Fetched::Loaded(stored)) => stored_detail(stored, &mut lines),
+        Some(Fetched::Loaded(stored)) => stored_detail(stored, &execution.url, &mut lines),
         Some(Fetched::Loading) => lines.push(Line::styled("loading from the execution store…", MUTED)),
         Some(Fetched::Failed(message)) => lines.push(Line::styled(message.clone(), FAILED)),
         None => {
@@ -267,9 +269,14 @@ fn execution_detail(app: &App, key: &str) -> Vec<Line<'static>> {
     lines
 }
 
-fn stored_detail(stored: &Value, lines: &mut Vec<Line<'static>>) {
+/// What the execution store kept, under the headline (method and `shown_url`, from the events).
+fn stored_detail(stored: &Value, shown_url: &str, lines: &mut Vec<Line<'static>>) {
     let timing = &stored["timing"];
-    if let Some(url) = stored["urlResolved"].as_str() {
+    // The URL as written, when variables made it differ; the resolved one only when it is news.
+    if let Some(template) = stored["urlTemplate"].as_str().filter(|template| *template != shown_url) {
+        lines.push(Line::styled(format!("written as {template}"), MUTED));
+    }
+    if let Some(url) = stored["urlResolved"].as_str().filter(|url| *url != shown_url) {
         lines.push(Line::styled(url.to_owned(), MUTED));
     }
     let response = &stored["response"];
@@ -293,8 +300,10 @@ fn stored_detail(stored: &Value, lines: &mut Vec<Line<'static>>) {
         lines.push(Line::styled(
             format!(
                 "Assertions: {}/{} passed",
-                stored["assertions"]["total"].as_u64().unwrap_or_default()
-                    - stored["assertions"]["failed"].as_u64().unwrap_or_default(),
+                stored["assertions"]["total"]
+                    .as_u64()
+                    .unwrap_or_default()
+                    .saturating_sub(stored["assertions"]["failed"].as_u64().unwrap_or_default()),
                 stored["assertions"]["total"].as_u64().unwrap_or_default()
             ),
             BOLD,

@@ -160,7 +160,9 @@ async fn executions_appear_and_survive_a_server_restart_without_repeats() {
         app.visible.len() == 4 && app.state.execution_by_key(&app.visible[3]).unwrap().status.is_some()
     })
     .await;
-    // Let the backfill of the old flow (gone with the old server) and anything late settle.
+    // The old flow went with the old server: the backfill finds it unknown and says so.
+    until(&mut app, &mut updates, "the old flow marked gone", |app| app.state.flows()[0].gone).await;
+    // Let anything late settle.
     let settle = tokio::time::Instant::now() + Duration::from_millis(800);
     while let Ok(Some(update)) = tokio::time::timeout_at(settle, updates.recv()).await {
         app.update(update, 0);
@@ -169,6 +171,7 @@ async fn executions_appear_and_survive_a_server_restart_without_repeats() {
     assert_eq!(app.visible.len(), 4, "nothing shown twice: {:?}", statuses(&app));
     assert_eq!(statuses(&app)[3], ("one".to_owned(), Some(200)));
     assert_eq!(app.state.flows().len(), 2);
+    assert!(!app.state.flows()[1].gone, "the new flow is known to the new server");
     assert!(app.notice.as_deref().unwrap_or_default().contains("may be missing"), "{:?}", app.notice);
 
     follower.abort();
