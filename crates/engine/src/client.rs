@@ -538,14 +538,16 @@ impl Client {
         let pending = std::mem::take(&mut prepared.assertions);
         let name = prepared.name.take();
         // Transport messages may quote the URL (reqwest's do): what is secret in it is
-        // kept out of them.
-        let hidden = hidden_in_messages(&prepared);
+        // kept out of them. Kept aside as written (nothing when there are no secrets);
+        // their encodings are worked out only if an error needs them.
+        let exposed: Vec<String> =
+            prepared.secrets.iter().cloned().chain(prepared.url.password().map(str::to_owned)).collect();
         let exchanged = match prepared.exchange {
             Exchange::WebSocket { .. } => self.connect_websocket(prepared, cancel).await,
             Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await,
         };
         let mut response = exchanged.map_err(|error| match error {
-            Error::Transport(transport) => Error::Transport(transport.redacted(&hidden)),
+            Error::Transport(transport) => Error::Transport(transport.redacted(&with_url_encodings(exposed))),
             other => other,
         })?;
         // A body that streams (events, WebSocket messages) is not there to check.
@@ -999,23 +1001,21 @@ impl Client {
     }
 }
 
-/// What a transport error's message must not show: the `$secret` values of the request
-/// (as written, and as a URL's path and query encode them) and the URL's password.
-fn hidden_in_messages(prepared: &PreparedRequest) -> Vec<String> {
-    let mut hidden = Vec::with_capacity(prepared.secrets.len() * 3 + 1);
-    for secret in &prepared.secrets {
-        hidden.push(secret.clone());
-        let in_path = url::Url::parse(&format!("http://h/{secret}")).ok().map(|url| url.path()[1..].to_owned());
+/// What a transport error's message must not show: each of `exposed` (the request's
+/// `$secret` values and the URL's password, as written) and how a URL's path and query
+/// encode it.
+fn with_url_encodings(exposed: Vec<String>) -> Vec<String> {
+    let mut hidden = Vec::with_capacity(exposed.len() * 3);
+    for value in exposed {
+        let in_path = url::Url::parse(&format!("http://h/{value}")).ok().map(|url| url.path()[1..].to_owned());
         let in_query =
-            url::Url::parse(&format!("http://h/?{secret}")).ok().and_then(|url| url.query().map(str::to_owned));
+            url::Url::parse(&format!("http://h/?{value}")).ok().and_then(|url| url.query().map(str::to_owned));
+        hidden.push(value);
         for encoded in [in_path, in_query].into_iter().flatten() {
             if !hidden.contains(&encoded) {
                 hidden.push(encoded);
             }
         }
-    }
-    if let Some(password) = prepared.url.password() {
-        hidden.push(password.to_owned());
     }
     hidden
 }

@@ -97,34 +97,6 @@ pub(crate) struct Live<'a> {
     pub(crate) id: &'a str,
 }
 
-/// A [`Live`] bound to one request and stream kind.
-struct Feed<'a> {
-    live: Option<Live<'a>>,
-    request_index: usize,
-    kind: &'static str,
-}
-
-impl Feed<'_> {
-    async fn send(&self, status: Option<u16>, item: Option<&StreamItem>) {
-        if let Some(live) = self.live {
-            let update = StreamUpdate {
-                live: live.id.to_owned(),
-                request_index: self.request_index,
-                kind: self.kind.to_owned(),
-                status,
-                item: item.cloned(),
-            };
-            live.client.send_notification::<StreamNotification>(update).await;
-        }
-    }
-
-    /// Keeps `item` and sends it live.
-    async fn push(&self, info: &mut StreamInfo, item: StreamItem) {
-        self.send(None, Some(&item)).await;
-        info.items.push(item);
-    }
-}
-
 /// What came of sending one request.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -321,9 +293,26 @@ struct Listen<'a> {
     request_index: usize,
 }
 
-impl<'a> Listen<'a> {
-    fn feed(&self, kind: &'static str) -> Feed<'a> {
-        Feed { live: self.live, request_index: self.request_index, kind }
+impl Listen<'_> {
+    /// Sends what the stream of `info` got live (the opening's `status`, or an item), when
+    /// the send has a `live` id.
+    async fn send(&self, info: &StreamInfo, status: Option<u16>, item: Option<&StreamItem>) {
+        if let Some(live) = self.live {
+            let update = StreamUpdate {
+                live: live.id.to_owned(),
+                request_index: self.request_index,
+                kind: info.kind.to_owned(),
+                status,
+                item: item.cloned(),
+            };
+            live.client.send_notification::<StreamNotification>(update).await;
+        }
+    }
+
+    /// Keeps `item` and sends it live.
+    async fn push(&self, info: &mut StreamInfo, item: StreamItem) {
+        self.send(info, None, Some(&item)).await;
+        info.items.push(item);
     }
 }
 
@@ -389,9 +378,8 @@ fn milliseconds(duration: Duration) -> f64 {
 /// The first events of an event stream, within `window`.
 async fn listen_events(response: &Response, listen: &Listen<'_>) -> StreamInfo {
     let Listen { window, limit, cancel, .. } = *listen;
-    let feed = listen.feed("sse");
-    feed.send(Some(response.status()), None).await;
     let mut info = StreamInfo { kind: "sse", items: Vec::new(), stopped: "window", error: None };
+    listen.send(&info, Some(response.status()), None).await;
     let mut events = match response.events() {
         Ok(events) => events,
         Err(error) => {
@@ -416,7 +404,7 @@ async fn listen_events(response: &Response, listen: &Listen<'_>) -> StreamInfo {
                     id: event.id,
                     at_ms: milliseconds(started.elapsed()),
                 };
-                feed.push(&mut info, item).await;
+                listen.push(&mut info, item).await;
             }
             Some(Err(error)) => {
                 info.stopped = "error";
@@ -436,9 +424,8 @@ async fn listen_events(response: &Response, listen: &Listen<'_>) -> StreamInfo {
 /// The first messages of a WebSocket within `window`; the socket is then closed.
 async fn listen_websocket(response: &Response, listen: &Listen<'_>) -> StreamInfo {
     let Listen { window, limit, cancel, .. } = *listen;
-    let feed = listen.feed("websocket");
-    feed.send(Some(response.status()), None).await;
     let mut info = StreamInfo { kind: "websocket", items: Vec::new(), stopped: "window", error: None };
+    listen.send(&info, Some(response.status()), None).await;
     let Some(mut socket) = response.websocket() else {
         info.stopped = "error";
         info.error = Some("the WebSocket was already taken".to_owned());
@@ -456,15 +443,15 @@ async fn listen_websocket(response: &Response, listen: &Listen<'_>) -> StreamInf
         match next {
             Some(Ok(WsMessage::Text(text))) => {
                 let item = StreamItem { event: "text".to_owned(), data: response.redact(&text), id: None, at_ms };
-                feed.push(&mut info, item).await;
+                listen.push(&mut info, item).await;
             }
             Some(Ok(WsMessage::Pong(payload))) => {
                 let data = String::from_utf8_lossy(&payload).into_owned();
-                feed.push(&mut info, StreamItem { event: "pong".to_owned(), data, id: None, at_ms }).await;
+                listen.push(&mut info, StreamItem { event: "pong".to_owned(), data, id: None, at_ms }).await;
             }
             Some(Ok(WsMessage::Close(close))) => {
                 let data = close.map(|close| format!("{} {}", close.code, close.reason)).unwrap_or_default();
-                feed.push(&mut info, StreamItem { event: "close".to_owned(), data, id: None, at_ms }).await;
+                listen.push(&mut info, StreamItem { event: "close".to_owned(), data, id: None, at_ms }).await;
                 info.stopped = "ended";
                 return info;
             }

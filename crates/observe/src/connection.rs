@@ -368,9 +368,14 @@ async fn fetch_execution_answer(
     Ok((status, body))
 }
 
-fn http_client() -> reqwest::Client {
-    install_crypto();
-    reqwest::Client::builder().build().unwrap_or_default()
+/// One client for every request of the observer (building one loads the TLS roots). Its
+/// pooled connections belong to the runtime that opened them: the observer runs on one.
+fn http_client() -> &'static reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(|| {
+        install_crypto();
+        reqwest::Client::builder().build().unwrap_or_default()
+    })
 }
 
 /// rustls needs a crypto provider before any client is built.

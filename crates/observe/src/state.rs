@@ -170,8 +170,6 @@ pub struct State {
     session_index: HashMap<String, usize>,
     seen: HashMap<String, Seen>,
     seen_order: VecDeque<String>,
-    /// The highest `seq` applied per flow: where a reconnection asks to resume.
-    last_seq: HashMap<String, u64>,
     /// Events applied (repeats and unknown kinds excluded).
     pub applied: u64,
 }
@@ -181,10 +179,6 @@ impl State {
     pub fn apply(&mut self, event: &Envelope) -> bool {
         if !self.first_sight(event) {
             return false;
-        }
-        if let (Some(flow), Some(seq)) = (&event.flow_id, event.seq) {
-            let last = self.last_seq.entry(flow.clone()).or_default();
-            *last = (*last).max(seq);
         }
         let payload = &event.payload;
         let applied = match event.kind.as_str() {
@@ -310,16 +304,11 @@ impl State {
             .collect()
     }
 
-    /// The highest `seq` applied for `flow`: what a reconnection passes as `afterSeq`.
+    /// The highest `seq` applied for `flow` (among the last ones remembered to drop
+    /// repeats); 0 for a flow not seen.
     #[must_use]
     pub fn last_seq(&self, flow: &str) -> u64 {
-        self.last_seq.get(flow).copied().unwrap_or_default()
-    }
-
-    /// The flows seen, with their last `seq`.
-    #[must_use]
-    pub fn flow_positions(&self) -> Vec<(String, u64)> {
-        self.flows.iter().map(|flow| (flow.id.clone(), self.last_seq(&flow.id))).collect()
+        self.seen.get(flow).and_then(|seen| seen.order.iter().max().copied()).unwrap_or_default()
     }
 
     fn first_sight(&mut self, event: &Envelope) -> bool {

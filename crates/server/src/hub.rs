@@ -138,7 +138,7 @@ impl Emitter {
     #[allow(clippy::needless_pass_by_value)] // Call sites build the payload with `json!` in place.
     pub(crate) fn emit(&self, kind: &'static str, payload: Value) {
         let seq = self.sequence.next();
-        if self.flow_id.is_none() && !self.hub.has_subscribers() {
+        if !self.is_heard() {
             return;
         }
         let mut envelope = json!({ "type": kind, "ts": now_ms(), "seq": seq, "payload": payload });

@@ -199,6 +199,14 @@ async fn open(http: &reqwest::Client, server: &Running, body: Value) -> Value {
     answer
 }
 
+/// A new flow and an observer of it on `/event/ws`.
+async fn observed_flow(http: &reqwest::Client, server: &Running) -> (String, Socket) {
+    let flow = create_flow(http, server, None).await;
+    let (observer, _) =
+        Socket::connect(server, &format!("/event/ws?flowId={flow}"), Auth::None).await.expect("observer");
+    (flow, observer)
+}
+
 /// Opens a session on `/ws/echo`; its id.
 async fn open_echo(http: &reqwest::Client, server: &Running, upstream: &TestServer) -> String {
     let answer = open(http, server, json!({ "content": format!("GET {}\n", ws_url(upstream, "/ws/echo")) })).await;
@@ -440,9 +448,7 @@ async fn an_upstream_close_ends_the_session_and_observers_hear_of_it() {
     let upstream = TestServer::start().await;
     let server = start(ServerConfig::default()).await;
     let http = client();
-    let flow = create_flow(&http, &server, None).await;
-    let (mut observer, _) =
-        Socket::connect(&server, &format!("/event/ws?flowId={flow}"), Auth::None).await.expect("observer");
+    let (flow, mut observer) = observed_flow(&http, &server).await;
 
     // `/ws/echo` closes with 4000 `asked to` when told `close-me`.
     let url = ws_url(&upstream, "/ws/echo");
@@ -493,9 +499,7 @@ async fn observers_see_the_messages_of_a_session_without_attaching_to_it() {
     let upstream = TestServer::start().await;
     let server = start(ServerConfig::default()).await;
     let http = client();
-    let flow = create_flow(&http, &server, None).await;
-    let (mut observer, _) =
-        Socket::connect(&server, &format!("/event/ws?flowId={flow}"), Auth::None).await.expect("observer");
+    let (flow, mut observer) = observed_flow(&http, &server).await;
     let url = ws_url(&upstream, "/ws/echo");
     let answer = open(&http, &server, json!({ "content": format!("GET {url}\n"), "flowId": flow })).await;
     let id = session_id(&answer);
