@@ -33,6 +33,10 @@ before(async () => {
   const base = await new Promise<string>((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`echo-server did not start: ${seen}`)), 20_000);
+    upstream!.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run ${binary} (VOLLEY_BIN): ${error.message}`));
+    });
     upstream!.stderr!.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
       const found = /listening on (http:\/\/\S+)/.exec(seen);
