@@ -67,12 +67,12 @@ impl Chunk {
 
 /// Offsets at which `text` may be cut: the line break before every `###` line.
 fn block_boundaries(text: &str) -> Vec<usize> {
-    let mut boundaries: Vec<usize> = text
-        .match_indices("\n###")
-        .map(|(index, _)| if index > 0 && text.as_bytes()[index - 1] == b'\r' { index - 1 } else { index })
+    let bytes = text.as_bytes();
+    let mut boundaries: Vec<usize> = memchr::memmem::find_iter(bytes, b"\n###")
+        .map(|index| if index > 0 && bytes[index - 1] == b'\r' { index - 1 } else { index })
         .collect();
-    if text.contains("\r###") {
-        boundaries.extend(text.match_indices("\r###").map(|(index, _)| index));
+    if memchr::memmem::find(bytes, b"\r###").is_some() {
+        boundaries.extend(memchr::memmem::find_iter(bytes, b"\r###"));
         boundaries.sort_unstable();
         boundaries.dedup();
     }
@@ -210,9 +210,18 @@ fn balanced_groups(ranges: &[Range<usize>], count: usize) -> Vec<&[Range<usize>]
 /// Line and byte column of `offset` in `text`, counting the same line breaks as the
 /// grammar. `offset` is a cut point, so never between the `\r` and `\n` of a break.
 fn line_and_column_at(text: &str, offset: usize) -> (u32, u32) {
-    let index = LineIndex::new(&text[..offset]);
-    let position = index.position(offset);
-    (position.line, position.column)
+    let before = &text.as_bytes()[..offset];
+    let mut line = 0u32;
+    let mut line_start = 0;
+    for index in memchr::memchr2_iter(b'\n', b'\r', before) {
+        // `\r\n` is one break, counted at its `\n`.
+        if before[index] == b'\r' && before.get(index + 1) == Some(&b'\n') {
+            continue;
+        }
+        line += 1;
+        line_start = index + 1;
+    }
+    (line, (offset - line_start) as u32)
 }
 
 /// Recomputes the placement of `chunks[from..]` from the chunk before each.

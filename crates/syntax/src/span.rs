@@ -265,19 +265,13 @@ impl LineIndex {
 /// Appends the start offset of every line that begins inside `bytes` (after a line
 /// break within it), shifted by `base`.
 fn push_line_starts(bytes: &[u8], base: usize, starts: &mut Vec<usize>) {
-    let mut index = 0;
-    while index < bytes.len() {
+    // `\r\n` is one break: the `\n` of a pair ends nothing by itself.
+    for index in memchr::memchr2_iter(b'\n', b'\r', bytes) {
         match bytes[index] {
-            b'\n' => starts.push(base + index + 1),
-            b'\r' => {
-                if bytes.get(index + 1) == Some(&b'\n') {
-                    index += 1;
-                }
-                starts.push(base + index + 1);
-            }
-            _ => {}
+            b'\n' if index > 0 && bytes[index - 1] == b'\r' => {}
+            b'\r' if bytes.get(index + 1) == Some(&b'\n') => starts.push(base + index + 2),
+            _ => starts.push(base + index + 1),
         }
-        index += 1;
     }
 }
 

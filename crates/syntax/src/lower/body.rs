@@ -64,6 +64,9 @@ impl Lowerer<'_> {
         // Named children in order; the hidden text tokens are not nodes, so lines are
         // found in the text and matched to the node that starts them, if any.
         let children: Vec<Node<'_>> = named_children(node).collect();
+        if children.iter().all(|child| child.kind_id() == kinds.variable) {
+            return self.text_body(node, &children, first_line, end);
+        }
         let mut next_child = 0;
         let mut lines: Vec<(usize, usize, Line<'_>)> = Vec::new();
         let mut position = first_line;
@@ -142,6 +145,31 @@ impl Lowerer<'_> {
             }
         }
         body
+    }
+
+    /// A body with no line of its own kind (file, field, script): text up to its last
+    /// line that is not blank, found without splitting it into lines. The same body as
+    /// the line by line reading of [`Lowerer::body`] gives.
+    fn text_body(&mut self, node: Node<'_>, variables: &[Node<'_>], first_line: usize, end: usize) -> Body {
+        let content = self.slice(first_line, end).trim_end();
+        if content.trim_start().is_empty() {
+            return Body::None;
+        }
+        let bytes = self.text.as_bytes();
+        let last_char = first_line + content.len();
+        let last_end = line_end_from(bytes, last_char, end);
+        let last_start =
+            memchr::memrchr2(b'\n', b'\r', &bytes[first_line..last_char]).map_or(first_line, |at| first_line + at + 1);
+        let first_row = node.start_position().row as u32 + 1;
+        let start = Mark { offset: first_line, position: Position::new(first_row, 0) };
+        let end = Mark {
+            offset: last_end,
+            position: Position::new(
+                first_row + line_breaks(&bytes[first_line..last_start]),
+                (last_end - last_start) as u32,
+            ),
+        };
+        Body::Inline(self.template_of_variables(variables, start, end))
     }
 
     fn body_of(
@@ -254,8 +282,16 @@ impl Lowerer<'_> {
 /// The end of the line starting at `start` (before its line break), at most `end`.
 fn line_end_from(bytes: &[u8], start: usize, end: usize) -> usize {
     let limit = end.min(bytes.len());
-    bytes[start.min(limit)..limit]
-        .iter()
-        .position(|&byte| byte == b'\n' || byte == b'\r')
-        .map_or(limit, |offset| start + offset)
+    memchr::memchr2(b'\n', b'\r', &bytes[start.min(limit)..limit]).map_or(limit, |offset| start + offset)
+}
+
+/// Number of line breaks in `bytes`, `\r\n` counting once.
+fn line_breaks(bytes: &[u8]) -> u32 {
+    let mut count = 0;
+    for index in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        if !(bytes[index] == b'\r' && bytes.get(index + 1) == Some(&b'\n')) {
+            count += 1;
+        }
+    }
+    count
 }

@@ -105,6 +105,26 @@ pub(crate) struct Fields<'tree> {
 }
 
 impl Lowerer<'_> {
+    /// The `name` and `value` children of a header, directive, file variable or query
+    /// continuation. In a tree without errors they are the node's named children, in
+    /// that order, and can be read by index without a cursor, which is most of the cost
+    /// of [`Lowerer::fields`]; with errors it falls back to that.
+    pub(crate) fn name_and_value<'tree>(&self, node: Node<'tree>) -> Fields<'tree> {
+        if node.has_error() {
+            return self.fields(node);
+        }
+        let mut fields = Fields { children: node.child_count() as usize, ..Fields::default() };
+        for index in 0..2 {
+            let Some(child) = node.named_child(index) else { break };
+            if child.kind_id() == self.kinds.value {
+                fields.value = Some(child);
+            } else if index == 0 {
+                fields.name = Some(child);
+            }
+        }
+        fields
+    }
+
     pub(crate) fn fields<'tree>(&self, node: Node<'tree>) -> Fields<'tree> {
         let mut fields = Fields::default();
         let mut cursor = node.walk();
@@ -368,7 +388,7 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(crate) fn directive(&mut self, node: Node<'_>) -> Directive {
-        let fields = self.fields(node);
+        let fields = self.name_and_value(node);
         let name = fields.name.map_or_else(
             || Spanned::new(String::new(), self.node_span(node)),
             |name| Spanned::new(self.node_text(name).to_owned(), self.node_span(name)),
@@ -379,7 +399,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn variable_declaration(&mut self, node: Node<'_>, block: usize) {
-        let fields = self.fields(node);
+        let fields = self.name_and_value(node);
         let Some(name_node) = fields.name else {
             return;
         };

@@ -163,7 +163,7 @@ impl Lowerer<'_> {
         let has_query = url.parts.iter().any(|part| matches!(part, Part::Text(text) if text.value.contains('?')));
         let separator = if has_query { written } else { "?" };
         url.parts.push(Part::Text(Spanned::new(separator.to_owned(), self.span(start, start + 1))));
-        if let Some(value) = self.fields(node).value {
+        if let Some(value) = self.name_and_value(node).value {
             let value = self.template_trimmed(value);
             url.parts.extend(value.parts);
         }
@@ -172,7 +172,7 @@ impl Lowerer<'_> {
 
     fn header(&mut self, node: Node<'_>) -> Header {
         let span = self.node_span(node);
-        let fields = self.fields(node);
+        let fields = self.name_and_value(node);
         let name = fields.name.map_or_else(|| Template::empty(span), |name| self.template_trimmed(name));
         let has_colon = fields.children > 1;
         let value = self.template_or_empty(fields.value, node.end_byte());

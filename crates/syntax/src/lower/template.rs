@@ -41,6 +41,24 @@ impl Lowerer<'_> {
         Template { span: self.mark_span(start, end), parts }
     }
 
+    /// The template of `start..end` when its interpolations are `variables`, `variable`
+    /// nodes in order (what [`Lowerer::template_in`] finds, for a caller that has them).
+    pub(crate) fn template_of_variables(&mut self, variables: &[Node<'_>], start: Mark, end: Mark) -> Template {
+        let mut parts = Vec::new();
+        let mut position = start;
+        for &variable in variables {
+            if variable.end_byte() <= start.offset || variable.start_byte() >= end.offset || variable.is_error() {
+                continue;
+            }
+            self.push_text(&mut parts, position, Self::start_mark(variable));
+            let interpolation = self.interpolation(variable);
+            parts.push(Part::Interpolation(interpolation));
+            position = Self::end_mark(variable);
+        }
+        self.push_text(&mut parts, position, end);
+        Template { span: self.mark_span(start, end), parts }
+    }
+
     fn collect_interpolations(
         &mut self,
         node: Node<'_>,
@@ -107,16 +125,20 @@ impl Lowerer<'_> {
     fn interpolation_inner(&mut self, node: Node<'_>, span: crate::span::Span) -> Interpolation {
         let mut closed = false;
         let mut expression = None;
-        for child in children(node) {
-            let kind = child.kind_id();
-            if kind == self.kinds.close_braces {
-                closed = true;
-            } else if kind == self.kinds.variable_name {
-                expression =
-                    Some(Expression::Variable(Spanned::new(self.node_text(child).to_owned(), self.node_span(child))));
-            } else if kind == self.kinds.resolver {
-                expression = Some(Expression::Resolver(self.resolver(child)));
+        if node.has_error() {
+            for child in children(node) {
+                if child.kind_id() == self.kinds.close_braces {
+                    closed = true;
+                } else if let Some(found) = self.expression(child) {
+                    expression = Some(found);
+                }
             }
+        } else {
+            // `{{`, at most one named child, then `}}` when closed: read by index, without
+            // a cursor (most interpolations are this simple).
+            let count = node.child_count();
+            closed = count > 1 && node.child(count - 1).is_some_and(|last| last.kind_id() == self.kinds.close_braces);
+            expression = node.named_child(0).and_then(|child| self.expression(child));
         }
         if !closed && !node.has_error() {
             self.report(
@@ -130,6 +152,18 @@ impl Lowerer<'_> {
             );
         }
         Interpolation { span, expression, closed }
+    }
+
+    /// The expression a `variable_name` or `resolver` node holds.
+    fn expression(&mut self, node: Node<'_>) -> Option<Expression> {
+        let kind = node.kind_id();
+        if kind == self.kinds.variable_name {
+            Some(Expression::Variable(Spanned::new(self.node_text(node).to_owned(), self.node_span(node))))
+        } else if kind == self.kinds.resolver {
+            Some(Expression::Resolver(self.resolver(node)))
+        } else {
+            None
+        }
     }
 
     fn resolver(&mut self, node: Node<'_>) -> ResolverCall {
