@@ -15,6 +15,7 @@
 //! to be cut.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tree_sitter::{InputEdit, Point, Tree};
 
@@ -103,34 +104,51 @@ pub(crate) fn parse_chunks<T: Send>(text: &str, target: usize, then: impl Fn(Chu
     } else {
         std::thread::available_parallelism().map_or(1, usize::from).min(ranges.len())
     };
-    // Each thread places its first chunk by scanning the text before it, and every
-    // further chunk from the one before.
-    let work = |group: &[Range<usize>]| -> Vec<T> {
-        let mut results = Vec::with_capacity(group.len());
+    // Where every range starts, in lines and columns, from one pass over the text: any
+    // thread can then place any range, and the threads take ranges as they get free.
+    let starts = range_starts(text, &ranges);
+    let parse_range = |index: usize| -> Vec<T> {
+        let range = ranges[index].clone();
+        let (line, column) = starts[index];
+        let mut results = Vec::with_capacity(1);
         let mut previous: Option<Placement> = None;
-        for range in group {
-            for mut chunk in parse_piece(&text[range.clone()]) {
-                if let Some(placement) = previous {
-                    chunk.place_after(placement);
-                } else {
-                    let (line, column) = line_and_column_at(text, range.start);
-                    chunk.start = range.start;
-                    chunk.start_line = line;
-                    chunk.start_column = column;
-                }
-                previous = Some(chunk.placement());
-                results.push(then(chunk));
+        for mut chunk in parse_piece(&text[range.clone()]) {
+            if let Some(placement) = previous {
+                chunk.place_after(placement);
+            } else {
+                chunk.start = range.start;
+                chunk.start_line = line;
+                chunk.start_column = column;
             }
+            previous = Some(chunk.placement());
+            results.push(then(chunk));
         }
         results
     };
-    if threads <= 1 {
-        return work(&ranges);
+    on_threads(ranges.len(), threads, parse_range).into_iter().flatten().collect()
+}
+
+/// Runs `f` on every index below `count` on `threads` threads (the calling one among
+/// them), each taking the next index as soon as it is free, so that no thread waits for
+/// another that got the slower share. Results come back in index order.
+fn on_threads<R: Send>(count: usize, threads: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    if threads <= 1 || count < 2 {
+        return (0..count).map(f).collect();
     }
-    let groups = balanced_groups(&ranges, threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = groups[1..].iter().map(|group| scope.spawn(|| work(group))).collect();
-        let mut results = work(groups[0]);
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            if index >= count {
+                return done;
+            }
+            done.push((index, f(index)));
+        }
+    };
+    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (1..threads.min(count)).map(|_| scope.spawn(work)).collect();
+        let mut results = work();
         for handle in handles {
             match handle.join() {
                 Ok(part) => results.extend(part),
@@ -138,7 +156,9 @@ pub(crate) fn parse_chunks<T: Send>(text: &str, target: usize, then: impl Fn(Chu
             }
         }
         results
-    })
+    });
+    results.sort_unstable_by_key(|(index, _)| *index);
+    results.into_iter().map(|(_, result)| result).collect()
 }
 
 /// Parses one piece of whole blocks: one chunk, or one chunk per block when the piece
@@ -166,62 +186,52 @@ pub(crate) fn map_chunks<T: Send>(chunks: &[Chunk], f: impl Fn(&Chunk) -> T + Sy
     } else {
         std::thread::available_parallelism().map_or(1, usize::from).min(chunks.len())
     };
-    if threads <= 1 {
-        return chunks.iter().map(f).collect();
-    }
-    let per_thread = chunks.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let f = &f;
-        let handles: Vec<_> = chunks[per_thread..]
-            .chunks(per_thread)
-            .map(|group| scope.spawn(move || group.iter().map(f).collect::<Vec<_>>()))
-            .collect();
-        let mut results: Vec<T> = chunks[..per_thread].iter().map(f).collect();
-        for handle in handles {
-            match handle.join() {
-                Ok(part) => results.extend(part),
-                Err(panic) => std::panic::resume_unwind(panic),
+    on_threads(chunks.len(), threads, |index| f(&chunks[index]))
+}
+
+/// The line and byte column at which each range starts, counting the same line breaks
+/// as the grammar. Ranges are consecutive from offset 0, and cut points never fall
+/// between the `\r` and `\n` of a break.
+fn range_starts(text: &str, ranges: &[Range<usize>]) -> Vec<(u32, u32)> {
+    let bytes = text.as_bytes();
+    let has_cr = memchr::memchr(b'\r', bytes).is_some();
+    let mut starts = Vec::with_capacity(ranges.len());
+    let (mut line, mut column) = (0u32, 0u32);
+    for range in ranges {
+        starts.push((line, column));
+        let piece = &bytes[range.clone()];
+        let (breaks, last_line_start) = if has_cr { breaks_with_cr(piece) } else { breaks_lf(piece) };
+        match last_line_start {
+            Some(at) => {
+                line += breaks;
+                column = (piece.len() - at) as u32;
             }
-        }
-        results
-    })
-}
-
-/// Splits `ranges` into `count` contiguous groups of about equal byte totals.
-fn balanced_groups(ranges: &[Range<usize>], count: usize) -> Vec<&[Range<usize>]> {
-    let total: usize = ranges.iter().map(ExactSizeIterator::len).sum();
-    let per_group = total.div_ceil(count);
-    let mut groups = Vec::with_capacity(count);
-    let mut first = 0;
-    let mut size = 0;
-    for (index, range) in ranges.iter().enumerate() {
-        size += range.len();
-        if size >= per_group && groups.len() + 1 < count {
-            groups.push(&ranges[first..=index]);
-            first = index + 1;
-            size = 0;
+            None => column += piece.len() as u32,
         }
     }
-    groups.push(&ranges[first..]);
-    groups.retain(|group| !group.is_empty());
-    groups
+    starts
 }
 
-/// Line and byte column of `offset` in `text`, counting the same line breaks as the
-/// grammar. `offset` is a cut point, so never between the `\r` and `\n` of a break.
-fn line_and_column_at(text: &str, offset: usize) -> (u32, u32) {
-    let before = &text.as_bytes()[..offset];
-    let mut line = 0u32;
-    let mut line_start = 0;
-    for index in memchr::memchr2_iter(b'\n', b'\r', before) {
-        // `\r\n` is one break, counted at its `\n`.
-        if before[index] == b'\r' && before.get(index + 1) == Some(&b'\n') {
+/// Line breaks in text with `\n` breaks only, and where its last line starts.
+fn breaks_lf(bytes: &[u8]) -> (u32, Option<usize>) {
+    // A plain count compiles to vector instructions; most texts have no `\r`.
+    #[allow(clippy::naive_bytecount)] // Fast enough here without another dependency.
+    let breaks = bytes.iter().filter(|&&byte| byte == b'\n').count() as u32;
+    (breaks, memchr::memrchr(b'\n', bytes).map(|at| at + 1))
+}
+
+/// Line breaks in any text (`\r\n` counting once), and where its last line starts.
+fn breaks_with_cr(bytes: &[u8]) -> (u32, Option<usize>) {
+    let mut breaks = 0;
+    let mut last_line_start = None;
+    for index in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        if bytes[index] == b'\r' && bytes.get(index + 1) == Some(&b'\n') {
             continue;
         }
-        line += 1;
-        line_start = index + 1;
+        breaks += 1;
+        last_line_start = Some(index + 1);
     }
-    (line, (offset - line_start) as u32)
+    (breaks, last_line_start)
 }
 
 /// Recomputes the placement of `chunks[from..]` from the chunk before each.
@@ -399,10 +409,19 @@ mod tests {
     }
 
     #[test]
-    fn line_and_column_of_a_cut() {
-        assert_eq!(line_and_column_at("ab\ncd\n###", 5), (1, 2));
-        assert_eq!(line_and_column_at("ab\r\n###", 2), (0, 2));
-        assert_eq!(line_and_column_at("a\r\nb\r###", 4), (1, 1));
-        assert_eq!(line_and_column_at("", 0), (0, 0));
+    fn ranges_start_where_the_text_before_them_ends() {
+        let starts = |text: &str, cuts: &[usize]| {
+            let mut bounds = vec![0];
+            bounds.extend_from_slice(cuts);
+            bounds.push(text.len());
+            let ranges: Vec<Range<usize>> = bounds.windows(2).map(|pair| pair[0]..pair[1]).collect();
+            range_starts(text, &ranges)
+        };
+        assert_eq!(starts("ab\ncd\n###", &[5]), vec![(0, 0), (1, 2)]);
+        assert_eq!(starts("ab\r\n###", &[2]), vec![(0, 0), (0, 2)]);
+        assert_eq!(starts("a\r\nb\r###", &[4]), vec![(0, 0), (1, 1)]);
+        assert_eq!(starts("x\ny\r\nz\rw", &[2, 5]), vec![(0, 0), (1, 0), (2, 0)]);
+        assert_eq!(starts("abcd\nx", &[2, 4]), vec![(0, 0), (0, 2), (0, 4)]);
+        assert_eq!(starts("", &[]), vec![(0, 0)]);
     }
 }
