@@ -50,7 +50,11 @@ fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Document {
 
 /// Joins the documents of consecutive chunks into the document of the file.
 pub(crate) fn merge(parts: Vec<Document>) -> Document {
-    let mut document = Document { blocks: Vec::new(), variables: Vec::new(), diagnostics: Vec::new() };
+    let mut document = Document {
+        blocks: Vec::with_capacity(parts.iter().map(|part| part.blocks.len()).sum()),
+        variables: Vec::with_capacity(parts.iter().map(|part| part.variables.len()).sum()),
+        diagnostics: Vec::with_capacity(parts.iter().map(|part| part.diagnostics.len()).sum()),
+    };
     let mut requests = 0;
     for part in parts {
         let block_offset = document.blocks.len();
