@@ -452,7 +452,9 @@ fn check_duplicate_names(blocks: &[Block], diagnostics: &mut Vec<Diagnostic>) {
 /// after the first of the same text.
 pub fn duplicate_names<'a>(names: impl IntoIterator<Item = &'a Spanned<String>>) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
-    let mut seen: HashMap<&str, Span> = HashMap::new();
+    let names = names.into_iter();
+    // Sized for the most names the iterator may give: no rehashing on large files.
+    let mut seen: HashMap<&str, Span> = HashMap::with_capacity(names.size_hint().1.unwrap_or(0).min(1 << 16));
     for name in names {
         if let Some(first) = seen.get(name.value.as_str()) {
             let hint = format!(
