@@ -200,7 +200,7 @@ fn range_starts(text: &str, ranges: &[Range<usize>]) -> Vec<(u32, u32)> {
     for range in ranges {
         starts.push((line, column));
         let piece = &bytes[range.clone()];
-        let (breaks, last_line_start) = if has_cr { breaks_with_cr(piece) } else { breaks_lf(piece) };
+        let (breaks, last_line_start) = if has_cr { crate::span::line_breaks(piece) } else { breaks_lf(piece) };
         match last_line_start {
             Some(at) => {
                 line += breaks;
@@ -217,20 +217,6 @@ fn breaks_lf(bytes: &[u8]) -> (u32, Option<usize>) {
     // memchr counts with vector instructions; most texts have no `\r`.
     let breaks = memchr::memchr_iter(b'\n', bytes).count() as u32;
     (breaks, memchr::memrchr(b'\n', bytes).map(|at| at + 1))
-}
-
-/// Line breaks in any text (`\r\n` counting once), and where its last line starts.
-fn breaks_with_cr(bytes: &[u8]) -> (u32, Option<usize>) {
-    let mut breaks = 0;
-    let mut last_line_start = None;
-    for index in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-        if bytes[index] == b'\r' && bytes.get(index + 1) == Some(&b'\n') {
-            continue;
-        }
-        breaks += 1;
-        last_line_start = Some(index + 1);
-    }
-    (breaks, last_line_start)
 }
 
 /// Recomputes the placement of `chunks[from..]` from the chunk before each.

@@ -275,6 +275,21 @@ fn push_line_starts(bytes: &[u8], base: usize, starts: &mut Vec<usize>) {
     }
 }
 
+/// The line breaks in `bytes` (`\r\n` counting once, as everywhere), and the offset
+/// where the last line starts when there is a break.
+pub(crate) fn line_breaks(bytes: &[u8]) -> (u32, Option<usize>) {
+    let mut breaks = 0;
+    let mut last_line_start = None;
+    for index in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        if bytes[index] == b'\r' && bytes.get(index + 1) == Some(&b'\n') {
+            continue;
+        }
+        breaks += 1;
+        last_line_start = Some(index + 1);
+    }
+    (breaks, last_line_start)
+}
+
 /// The largest character boundary at or before `offset`.
 fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
     while offset > 0 && !text.is_char_boundary(offset) {

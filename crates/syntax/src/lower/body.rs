@@ -165,7 +165,7 @@ impl Lowerer<'_> {
         let end = Mark {
             offset: last_end,
             position: Position::new(
-                first_row + line_breaks(&bytes[first_line..last_start]),
+                first_row + crate::span::line_breaks(&bytes[first_line..last_start]).0,
                 (last_end - last_start) as u32,
             ),
         };
@@ -283,15 +283,4 @@ impl Lowerer<'_> {
 fn line_end_from(bytes: &[u8], start: usize, end: usize) -> usize {
     let limit = end.min(bytes.len());
     memchr::memchr2(b'\n', b'\r', &bytes[start.min(limit)..limit]).map_or(limit, |offset| start + offset)
-}
-
-/// Number of line breaks in `bytes`, `\r\n` counting once.
-fn line_breaks(bytes: &[u8]) -> u32 {
-    let mut count = 0;
-    for index in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-        if !(bytes[index] == b'\r' && bytes.get(index + 1) == Some(&b'\n')) {
-            count += 1;
-        }
-    }
-    count
 }
