@@ -159,7 +159,17 @@ pub async fn follow(target: Target, updates: mpsc::Sender<Update>) {
                 if updates.send(Update::Connected).await.is_err() {
                     return;
                 }
-                if was_connected {
+                if let Some(flow) = target.flow.as_deref()
+                    && !flow_exists(&target, flow).await
+                {
+                    // A silent stream would look like a flow with nothing to show.
+                    let _ = updates.send(Update::FlowGone(flow.to_owned())).await;
+                    let notice = format!(
+                        "the server knows no flow `{flow}` (it expired, or the server restarted): nothing more \
+                         will arrive for it"
+                    );
+                    let _ = updates.send(Update::Notice(notice)).await;
+                } else if was_connected {
                     if target.flow.is_none() {
                         backfill(&target, &positions, &updates);
                         let notice = "reconnected: events of runs outside flows, and of flows that started while \

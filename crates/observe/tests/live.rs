@@ -217,3 +217,52 @@ async fn a_flow_is_resumed_with_after_seq_and_auth_is_checked_first() {
     server.stop().await;
     let _ = std::fs::remove_dir_all(&workspace);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watched_flow_the_server_does_not_know_is_reported_gone() {
+    let upstream = TestServer::start().await;
+    let workspace = std::env::temp_dir().join(format!("volley-observe-gone-{}", std::process::id()));
+    std::fs::create_dir_all(&workspace).unwrap();
+    let (server, port) = serve(0, &workspace, None).await;
+    let base = format!("http://127.0.0.1:{port}");
+    let server_url = Url::parse(&base).unwrap();
+
+    // A flow id the server never gave out: said at once, instead of a silent screen.
+    let typo = Target { server: server_url.clone(), token: None, flow: Some("flow_typo".into()), session: None };
+    let mut app = App::new(base.clone(), typo.scope());
+    let (sender, mut updates) = mpsc::channel(1024);
+    let follower = tokio::spawn(connection::follow(typo, sender));
+    until(&mut app, &mut updates, "the notice about the unknown flow", |app| {
+        app.notice.as_deref().is_some_and(|notice| notice.contains("knows no flow `flow_typo`"))
+    })
+    .await;
+    follower.abort();
+
+    // A watched flow that the restarted server no longer has is marked gone.
+    let flow = post(&base, "/flows", json!({"label": "watched"}), None).await["flowId"].as_str().unwrap().to_owned();
+    post(&base, "/execute", json!({"content": format!("GET {}\n", upstream.url("/echo/one")), "flowId": flow}), None)
+        .await;
+    let target = Target { server: server_url, token: None, flow: Some(flow.clone()), session: None };
+    let mut app = App::new(base.clone(), target.scope());
+    let (sender, mut updates) = mpsc::channel(1024);
+    let follower = tokio::spawn(connection::follow(target, sender));
+    until(&mut app, &mut updates, "the execution of the flow", |app| {
+        app.visible.len() == 1 && app.state.execution_by_key(&app.visible[0]).unwrap().status == Some(200)
+    })
+    .await;
+    assert!(!app.state.flows()[0].gone, "a flow the server knows is not gone");
+    server.stop().await;
+    until(&mut app, &mut updates, "the disconnection", |app| matches!(app.link, Link::Disconnected { .. })).await;
+    let (server, _) = serve(port, &workspace, None).await;
+    until(&mut app, &mut updates, "the flow marked gone, and said so", |app| {
+        app.link == Link::Connected
+            && app.state.flows()[0].gone
+            && app.notice.as_deref().is_some_and(|notice| notice.contains("nothing more will arrive"))
+    })
+    .await;
+    assert_eq!(app.visible.len(), 1, "what was shown stays");
+
+    follower.abort();
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&workspace);
+}
