@@ -72,6 +72,21 @@ async fn post(base: &str, path: &str, body: Value, token: Option<&str>) -> Value
     serde_json::from_slice(&answer.bytes().await.unwrap()).unwrap()
 }
 
+/// A fresh workspace directory for one test's server.
+fn workspace(name: &str) -> std::path::PathBuf {
+    let workspace = std::env::temp_dir().join(format!("volley-observe-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&workspace).unwrap();
+    workspace
+}
+
+/// A screen following `target`, as `volley observe` runs one.
+fn observe(base: &str, target: &Target) -> (App, mpsc::Receiver<Update>, tokio::task::JoinHandle<()>) {
+    let app = App::new(base.to_owned(), target.scope());
+    let (sender, updates) = mpsc::channel(1024);
+    let follower = tokio::spawn(connection::follow(target.clone(), sender));
+    (app, updates, follower)
+}
+
 /// Applies updates until `done` holds for the app.
 async fn until(app: &mut App, updates: &mut mpsc::Receiver<Update>, what: &str, done: impl Fn(&mut App) -> bool) {
     let deadline = tokio::time::Instant::now() + WAIT;
@@ -98,16 +113,13 @@ fn statuses(app: &App) -> Vec<(String, Option<u16>)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn executions_appear_and_survive_a_server_restart_without_repeats() {
     let upstream = TestServer::start().await;
-    let workspace = std::env::temp_dir().join(format!("volley-observe-{}", std::process::id()));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let workspace = workspace("restart");
     let (server, port) = serve(0, &workspace, None).await;
     let base = format!("http://127.0.0.1:{port}");
     let target = Target { server: Url::parse(&base).unwrap(), token: None, flow: None, session: None };
     connection::preflight(&target).await.unwrap();
 
-    let mut app = App::new(base.clone(), target.scope());
-    let (sender, mut updates) = mpsc::channel(1024);
-    let follower = tokio::spawn(connection::follow(target.clone(), sender.clone()));
+    let (mut app, mut updates, follower) = observe(&base, &target);
     until(&mut app, &mut updates, "the first connection", |app| app.link == Link::Connected).await;
 
     let flow = post(&base, "/flows", json!({"label": "before"}), None).await["flowId"].as_str().unwrap().to_owned();
@@ -182,8 +194,7 @@ async fn executions_appear_and_survive_a_server_restart_without_repeats() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flow_is_resumed_with_after_seq_and_auth_is_checked_first() {
     let upstream = TestServer::start().await;
-    let workspace = std::env::temp_dir().join(format!("volley-observe-auth-{}", std::process::id()));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let workspace = workspace("auth");
     let token = "observer-test-token";
     let (server, port) = serve(0, &workspace, Some(token)).await;
     let base = format!("http://127.0.0.1:{port}");
@@ -205,9 +216,7 @@ async fn a_flow_is_resumed_with_after_seq_and_auth_is_checked_first() {
     post(&base, "/execute", json!({"content": content, "flowId": flow}), Some(token)).await;
     let target = Target { token: Some(token.into()), flow: Some(flow.clone()), ..without };
     connection::preflight(&target).await.unwrap();
-    let mut app = App::new(base.clone(), target.scope());
-    let (sender, mut updates) = mpsc::channel(1024);
-    let follower = tokio::spawn(connection::follow(target.clone(), sender));
+    let (mut app, mut updates, follower) = observe(&base, &target);
     until(&mut app, &mut updates, "the replay of the flow", |app| {
         app.visible.len() == 1 && app.state.execution_by_key(&app.visible[0]).unwrap().status == Some(200)
     })
@@ -221,17 +230,14 @@ async fn a_flow_is_resumed_with_after_seq_and_auth_is_checked_first() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watched_flow_the_server_does_not_know_is_reported_gone() {
     let upstream = TestServer::start().await;
-    let workspace = std::env::temp_dir().join(format!("volley-observe-gone-{}", std::process::id()));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let workspace = workspace("gone");
     let (server, port) = serve(0, &workspace, None).await;
     let base = format!("http://127.0.0.1:{port}");
     let server_url = Url::parse(&base).unwrap();
 
     // A flow id the server never gave out: said at once, instead of a silent screen.
     let typo = Target { server: server_url.clone(), token: None, flow: Some("flow_typo".into()), session: None };
-    let mut app = App::new(base.clone(), typo.scope());
-    let (sender, mut updates) = mpsc::channel(1024);
-    let follower = tokio::spawn(connection::follow(typo, sender));
+    let (mut app, mut updates, follower) = observe(&base, &typo);
     until(&mut app, &mut updates, "the notice about the unknown flow", |app| {
         app.notice.as_deref().is_some_and(|notice| notice.contains("knows no flow `flow_typo`"))
     })
@@ -243,9 +249,7 @@ async fn a_watched_flow_the_server_does_not_know_is_reported_gone() {
     post(&base, "/execute", json!({"content": format!("GET {}\n", upstream.url("/echo/one")), "flowId": flow}), None)
         .await;
     let target = Target { server: server_url, token: None, flow: Some(flow.clone()), session: None };
-    let mut app = App::new(base.clone(), target.scope());
-    let (sender, mut updates) = mpsc::channel(1024);
-    let follower = tokio::spawn(connection::follow(target, sender));
+    let (mut app, mut updates, follower) = observe(&base, &target);
     until(&mut app, &mut updates, "the execution of the flow", |app| {
         app.visible.len() == 1 && app.state.execution_by_key(&app.visible[0]).unwrap().status == Some(200)
     })
