@@ -135,6 +135,7 @@ impl App {
             }
             Update::Notice(notice) => self.notice = Some(notice),
             Update::FlowGone(flow) => self.state.flow_gone(&flow),
+            Update::SessionGone(id) => self.state.session_gone(&id),
             Update::Detail { key, result } => {
                 let fetched = match result {
                     Ok(value) => Fetched::Loaded(value),

@@ -32,6 +32,8 @@ const BACKFILL_LIMIT: Duration = Duration::from_secs(5);
 const BACKFILL_FLOWS: usize = 20;
 /// Flows whose last `seq` is remembered.
 const KNOWN_FLOWS: usize = 1_000;
+/// WebSocket sessions remembered as open, to ask about after a reconnection.
+const OPEN_SESSIONS: usize = 64;
 
 /// What is followed, and how.
 #[derive(Debug, Clone)]
@@ -97,6 +99,8 @@ pub enum Update {
     Notice(String),
     /// The server no longer knows this flow (found after a reconnection).
     FlowGone(String),
+    /// The server no longer has this WebSocket session (found after a reconnection).
+    SessionGone(String),
     /// A stored execution (or why it could not be read).
     Detail {
         key: String,
@@ -158,6 +162,9 @@ pub async fn follow(target: Target, updates: mpsc::Sender<Update>) {
                 attempt = 0;
                 if updates.send(Update::Connected).await.is_err() {
                     return;
+                }
+                if was_connected {
+                    probe_sessions(&target, &positions, &updates);
                 }
                 if let Some(flow) = target.flow.as_deref()
                     && !flow_exists(&target, flow).await
@@ -298,15 +305,18 @@ fn backfill(target: &Target, positions: &Positions, updates: &mpsc::Sender<Updat
     }
 }
 
-/// The last `seq` seen per flow, the most recent flows last (bounded).
+/// The last `seq` seen per flow, the most recent flows last, and the WebSocket sessions
+/// seen opening and not closing (both bounded).
 #[derive(Debug, Default)]
 struct Positions {
     last: HashMap<String, u64>,
     order: VecDeque<String>,
+    open_sessions: VecDeque<String>,
 }
 
 impl Positions {
     fn note(&mut self, event: &Envelope) {
+        self.note_session(event);
         let (Some(flow), Some(seq)) = (&event.flow_id, event.seq) else { return };
         if let Some(last) = self.last.get_mut(flow) {
             *last = (*last).max(seq);
@@ -318,6 +328,20 @@ impl Positions {
             && let Some(oldest) = self.order.pop_front()
         {
             self.last.remove(&oldest);
+        }
+    }
+
+    fn note_session(&mut self, event: &Envelope) {
+        let Some(id) = event.payload["wsSessionId"].as_str() else { return };
+        match event.kind.as_str() {
+            "wsSessionOpened" if !self.open_sessions.iter().any(|open| open == id) => {
+                self.open_sessions.push_back(id.to_owned());
+                if self.open_sessions.len() > OPEN_SESSIONS {
+                    self.open_sessions.pop_front();
+                }
+            }
+            "wsSessionClosed" => self.open_sessions.retain(|open| open != id),
+            _ => {}
         }
     }
 
@@ -359,23 +383,48 @@ async fn fetch_execution_answer(
     flow: &str,
     exec: &str,
 ) -> Result<(reqwest::StatusCode, Value), String> {
+    get_json(target, &["flows", flow, "executions", exec], "the execution store").await
+}
+
+/// `GET` of the server path made of `segments`: the status and the JSON body, whatever
+/// the status. `what` names the answering part in errors.
+async fn get_json(target: &Target, segments: &[&str], what: &str) -> Result<(reqwest::StatusCode, Value), String> {
     let mut url = target.server.clone();
-    url.path_segments_mut().map_err(|()| "the server URL cannot have a path".to_owned())?.clear().extend([
-        "flows",
-        flow,
-        "executions",
-        exec,
-    ]);
+    url.path_segments_mut().map_err(|()| "the server URL cannot have a path".to_owned())?.clear().extend(segments);
     let mut request = http_client().get(url).timeout(Duration::from_secs(10));
     if let Some(bearer) = target.bearer() {
         request = request.header(http::header::AUTHORIZATION, bearer);
     }
-    let answer = request.send().await.map_err(|error| format!("the execution store did not answer: {error}"))?;
+    let answer = request.send().await.map_err(|error| format!("{what} did not answer: {error}"))?;
     let status = answer.status();
-    let bytes = answer.bytes().await.map_err(|error| format!("the execution store answered {status}: {error}"))?;
+    let bytes = answer.bytes().await.map_err(|error| format!("{what} answered {status}: {error}"))?;
     let body: Value = serde_json::from_slice(&bytes)
-        .map_err(|error| format!("the execution store answered {status} with something else than JSON: {error}"))?;
+        .map_err(|error| format!("{what} answered {status} with something else than JSON: {error}"))?;
     Ok((status, body))
+}
+
+/// Whether the server still has the WebSocket session `id`: a `GET` of its control path
+/// without an upgrade answers `WS_SESSION_NOT_FOUND` for an unknown session and leaves a
+/// known one alone (docs/protocol.md). Any other answer counts as known.
+async fn session_exists(target: &Target, id: &str) -> bool {
+    match get_json(target, &["ws", "session", id], "the server").await {
+        Ok((status, body)) => !(status == 404 && body["error"]["code"] == "WS_SESSION_NOT_FOUND"),
+        Err(_) => true,
+    }
+}
+
+/// After a reconnection, asks about every session shown as open: the ones the server
+/// no longer has (a restart, an expiry while disconnected) would otherwise stay "open".
+fn probe_sessions(target: &Target, positions: &Positions, updates: &mpsc::Sender<Update>) {
+    for id in positions.open_sessions.iter().cloned() {
+        let target = target.clone();
+        let updates = updates.clone();
+        tokio::spawn(async move {
+            if !session_exists(&target, &id).await {
+                let _ = updates.send(Update::SessionGone(id)).await;
+            }
+        });
+    }
 }
 
 /// One client for every request of the observer (building one loads the TLS roots). Its

@@ -144,6 +144,9 @@ pub struct WsSession {
     pub upstream_url: String,
     /// `(code, reason)` once closed.
     pub closed: Option<(u64, String)>,
+    /// The server no longer has the session (a restart while it was open): it will not
+    /// close, and its messages end here.
+    pub gone: bool,
     pub messages: VecDeque<Message>,
     /// Messages dropped to keep [`MAX_MESSAGES`].
     pub dropped: u64,
@@ -249,6 +252,15 @@ impl State {
         };
         self.applied += u64::from(applied);
         applied
+    }
+
+    /// Marks a WebSocket session the server no longer has; closed and unknown ones stay as they are.
+    pub fn session_gone(&mut self, id: &str) {
+        if let Some(&index) = self.session_index.get(id)
+            && self.sessions[index].closed.is_none()
+        {
+            self.sessions[index].gone = true;
+        }
     }
 
     /// Marks a flow the server no longer knows (after a reconnection); unknown ids are ignored.
@@ -424,6 +436,7 @@ impl State {
                 flow_id: event.flow_id.clone(),
                 upstream_url: String::new(),
                 closed: None,
+                gone: false,
                 messages: VecDeque::new(),
                 dropped: 0,
             });
@@ -623,6 +636,21 @@ mod tests {
         assert_eq!(session.messages[0].preview, "m2");
         assert_eq!(session.messages[0].direction, Direction::Outbound);
         assert_eq!(session.closed, Some((1000, "bye".to_owned())));
+    }
+
+    #[test]
+    fn only_open_sessions_can_be_gone() {
+        let mut state = State::default();
+        for (seq, id) in [(1, "ws_open"), (2, "ws_closed")] {
+            state.apply(&event("wsSessionOpened", Some("f"), "e", seq, json!({"wsSessionId": id})));
+        }
+        state.apply(&event("wsSessionClosed", Some("f"), "e", 3, json!({"wsSessionId": "ws_closed", "code": 1000})));
+        state.session_gone("ws_open");
+        state.session_gone("ws_closed");
+        state.session_gone("ws_never_seen");
+        let gone: Vec<bool> = state.sessions().iter().map(|session| session.gone).collect();
+        assert_eq!(gone, [true, false]);
+        assert_eq!(state.sessions().len(), 2);
     }
 
     #[test]

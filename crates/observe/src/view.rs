@@ -136,6 +136,7 @@ fn render_sessions(frame: &mut Frame<'_>, app: &App, area: Rect) {
         .map(|session| {
             let state = match &session.closed {
                 Some((code, _)) => Span::styled(format!("closed {code}"), MUTED),
+                None if session.gone => Span::styled("gone from the server", MUTED),
                 None => Span::styled("open", PASSED),
             };
             let count = session.messages.len() as u64 + session.dropped;
@@ -395,6 +396,7 @@ fn session_detail(app: &App, id: &str) -> Vec<Line<'static>> {
     };
     let state = match &session.closed {
         Some((code, reason)) => format!("closed {code} {reason}"),
+        None if session.gone => "gone from the server (it was open when the server stopped)".to_owned(),
         None => "open".to_owned(),
     };
     let mut lines = vec![

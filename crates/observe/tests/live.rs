@@ -270,3 +270,103 @@ async fn a_watched_flow_the_server_does_not_know_is_reported_gone() {
     server.stop().await;
     let _ = std::fs::remove_dir_all(&workspace);
 }
+
+/// A TCP relay between the observer and the server that a test can cut and restore:
+/// a network drop with the server still running.
+struct Relay {
+    port: u16,
+    to: u16,
+    accepting: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Relay {
+    async fn start(to: u16) -> Relay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        Relay { port, to, accepting: Some(tokio::spawn(Self::accept(listener, to))) }
+    }
+
+    async fn accept(listener: tokio::net::TcpListener, to: u16) {
+        // Dropped with this task when the relay is cut: every relayed connection ends.
+        let mut connections = tokio::task::JoinSet::new();
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            connections.spawn(async move {
+                if let Ok(mut outbound) = tokio::net::TcpStream::connect(("127.0.0.1", to)).await {
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                }
+            });
+        }
+    }
+
+    fn cut(&mut self) {
+        if let Some(accepting) = self.accepting.take() {
+            accepting.abort();
+        }
+    }
+
+    async fn restore(&mut self) {
+        let mut attempts = 0;
+        let listener = loop {
+            match tokio::net::TcpListener::bind(("127.0.0.1", self.port)).await {
+                Ok(listener) => break listener,
+                Err(error) if attempts < 50 => {
+                    attempts += 1;
+                    let _ = error;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(error) => panic!("rebind the relay: {error}"),
+            }
+        };
+        self.accepting = Some(tokio::spawn(Self::accept(listener, self.to)));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_sessions_closed_while_disconnected_are_shown_gone() {
+    let upstream = TestServer::start().await;
+    let workspace = workspace("sessions");
+    let (server, port) = serve(0, &workspace, None).await;
+    let base = format!("http://127.0.0.1:{port}");
+    // The observer reaches the server through a relay; the test talks to it directly.
+    let mut relay = Relay::start(port).await;
+    let relayed = format!("http://127.0.0.1:{}", relay.port);
+    let target = Target { server: Url::parse(&relayed).unwrap(), token: None, flow: None, session: None };
+    let (mut app, mut updates, follower) = observe(&relayed, &target);
+    until(&mut app, &mut updates, "the first connection", |app| app.link == Link::Connected).await;
+
+    // Sessions outside flows: no flow replay can bring back what was missed.
+    let ws = upstream.base_url().replacen("http", "ws", 1);
+    let content = format!("GET {ws}/ws/echo\n");
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let answer = post(&base, "/execute/ws", json!({"content": content}), None).await;
+        ids.push(answer["ws"]["wsSessionId"].as_str().unwrap().to_owned());
+    }
+    until(&mut app, &mut updates, "the two open sessions", |app| app.state.sessions().len() == 2).await;
+
+    // The network drops; meanwhile the first session is closed, and its close is not heard.
+    relay.cut();
+    until(&mut app, &mut updates, "the disconnection", |app| matches!(app.link, Link::Disconnected { .. })).await;
+    let answer = http().delete(format!("{base}/ws/session/{}", ids[0])).send().await.unwrap();
+    assert_eq!(answer.status(), 204);
+    relay.restore().await;
+
+    until(&mut app, &mut updates, "the closed session marked gone", |app| {
+        app.link == Link::Connected && app.state.sessions()[0].gone
+    })
+    .await;
+    // Let the other probe answer too: the live session stays open, and still works.
+    let settle = tokio::time::Instant::now() + Duration::from_millis(500);
+    while let Ok(Some(update)) = tokio::time::timeout_at(settle, updates.recv()).await {
+        app.update(update, 0);
+    }
+    let sessions = app.state.sessions();
+    assert_eq!((sessions[0].closed.clone(), sessions[1].gone, sessions[1].closed.clone()), (None, false, None));
+    let answer = http().delete(format!("{base}/ws/session/{}", ids[1])).send().await.unwrap();
+    assert_eq!(answer.status(), 204, "the probe left the live session alone");
+
+    follower.abort();
+    relay.cut();
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&workspace);
+}

@@ -592,6 +592,22 @@ async fn delete_closes_a_session_with_or_without_a_control_socket() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_plain_get_tells_whether_a_session_exists_without_taking_its_socket() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig::default()).await;
+    let http = client();
+    let id = open_echo(&http, &server, &upstream).await;
+    let mut control = attach_fresh(&server, &id).await;
+    // Known: refused for want of an upgrade, and the control socket keeps working.
+    let (status, answer) = send(http.get(format!("{}/ws/session/{id}", server.base)), None, None).await;
+    assert_eq!((status, code(&answer)), (400, "VALIDATION_ERROR"), "{answer}");
+    control.echo(json!("still here")).await;
+    // Unknown: WS_SESSION_NOT_FOUND.
+    let (status, answer) = send(http.get(format!("{}/ws/session/ws_nope", server.base)), None, None).await;
+    assert_eq!((status, code(&answer)), (404, "WS_SESSION_NOT_FOUND"), "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_upstream_that_never_answers_times_out_and_frees_its_slot() {
     let upstream = TestServer::start().await;
     let server = start(ServerConfig { max_ws_sessions: 1, ..ServerConfig::default() }).await;
