@@ -28,6 +28,22 @@ impl Running {
     }
 }
 
+/// Binds with `bind`, retrying for 5 s: the port of a server that just stopped may take
+/// a moment to be free again.
+async fn bind_retrying<T, E: std::fmt::Display, F: Future<Output = Result<T, E>>>(bind: impl Fn() -> F) -> T {
+    let mut attempts = 0;
+    loop {
+        match bind().await {
+            Ok(bound) => return bound,
+            Err(_) if attempts < 50 => {
+                attempts += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(error) => panic!("bind: {error}"),
+        }
+    }
+}
+
 async fn serve(port: u16, workspace: &std::path::Path, token: Option<&str>) -> (Running, u16) {
     let config = ServerConfig {
         port,
@@ -35,19 +51,7 @@ async fn serve(port: u16, workspace: &std::path::Path, token: Option<&str>) -> (
         token: token.map(str::to_owned),
         ..ServerConfig::default()
     };
-    // The port of a server that just stopped may take a moment to be free again.
-    let mut attempts = 0;
-    let server = loop {
-        match Server::bind(config.clone()).await {
-            Ok(server) => break server,
-            Err(error) if attempts < 50 => {
-                attempts += 1;
-                let _ = error;
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            Err(error) => panic!("bind: {error}"),
-        }
-    };
+    let server = bind_retrying(|| Server::bind(config.clone())).await;
     let port = server.local_addr().port();
     let (stop, stopped) = oneshot::channel::<()>();
     let done = tokio::spawn(server.run(async move {
@@ -305,18 +309,8 @@ impl Relay {
     }
 
     async fn restore(&mut self) {
-        let mut attempts = 0;
-        let listener = loop {
-            match tokio::net::TcpListener::bind(("127.0.0.1", self.port)).await {
-                Ok(listener) => break listener,
-                Err(error) if attempts < 50 => {
-                    attempts += 1;
-                    let _ = error;
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-                Err(error) => panic!("rebind the relay: {error}"),
-            }
-        };
+        let port = self.port;
+        let listener = bind_retrying(|| tokio::net::TcpListener::bind(("127.0.0.1", port))).await;
         self.accepting = Some(tokio::spawn(Self::accept(listener, self.to)));
     }
 }
