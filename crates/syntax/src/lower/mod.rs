@@ -196,6 +196,8 @@ pub(crate) struct Lowerer<'a> {
     request_count: usize,
     /// Depth of interpolations being lowered (see [`template::MAX_NESTING`]).
     pub(crate) nesting: usize,
+    /// A buffer for the parts of the template being built (see `Lowerer::keep_parts`).
+    parts: Vec<crate::template::Part>,
 }
 
 impl<'a> Lowerer<'a> {

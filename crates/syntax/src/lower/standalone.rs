@@ -152,6 +152,7 @@ impl<'a> Lowerer<'a> {
             variables: Vec::new(),
             request_count: 0,
             nesting: 0,
+            parts: Vec::new(),
         }
     }
 }
