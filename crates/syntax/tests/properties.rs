@@ -212,22 +212,7 @@ proptest! {
 
     #[test]
     fn templates_keep_every_byte(text in http_text()) {
-        let (template, _) = volley_syntax::parse_template(&text);
-        let mut rebuilt = String::new();
-        let mut end = 0;
-        for part in &template.parts {
-            let span = match part {
-                Part::Text(text_part) => {
-                    prop_assert_eq!(&text_part.value, &text[text_part.span.range()]);
-                    text_part.span
-                }
-                Part::Interpolation(interpolation) => interpolation.span,
-            };
-            prop_assert_eq!(span.start, end, "parts are contiguous");
-            rebuilt.push_str(&text[span.range()]);
-            end = span.end;
-        }
-        prop_assert_eq!(rebuilt, text);
+        check_template_keeps_every_byte(&text);
     }
 
     #[test]
@@ -290,6 +275,34 @@ proptest! {
             let expected: Vec<_> = whole.diagnostics.iter().map(|diagnostic| (diagnostic.code, diagnostic.span)).collect();
             prop_assert_eq!(diagnostics, expected);
         }
+    }
+}
+
+/// `parse_template` covers the text with contiguous parts, literal ones as written.
+fn check_template_keeps_every_byte(text: &str) {
+    let (template, _) = volley_syntax::parse_template(text);
+    let mut rebuilt = String::new();
+    let mut end = 0;
+    for part in &template.parts {
+        let span = match part {
+            Part::Text(text_part) => {
+                assert_eq!(&text_part.value, &text[text_part.span.range()], "in {text:?}");
+                text_part.span
+            }
+            Part::Interpolation(interpolation) => interpolation.span,
+        };
+        assert_eq!(span.start, end, "parts are contiguous in {text:?}");
+        rebuilt.push_str(&text[span.range()]);
+        end = span.end;
+    }
+    assert_eq!(rebuilt, text);
+}
+
+#[test]
+fn template_text_after_an_unclosed_interpolation_is_kept() {
+    // The grammar leaves the spaces after `{{$x` out of the value node.
+    for text in ["{{$x  \n", "{{$x  ", "a {{$uuid  \nb", "{{$x \t\n{{y}}  "] {
+        check_template_keeps_every_byte(text);
     }
 }
 

@@ -20,8 +20,11 @@ pub(crate) fn template_text(text: &str) -> (Template, Vec<Diagnostic>) {
     let lines = LineIndex::new(text);
     let mut synthetic = String::with_capacity(text.len() + lines.line_count() * (PREFIX.len() + 1));
     let mut ranges = Vec::with_capacity(lines.line_count());
+    // Where each line's text ends in the synthetic text.
+    let mut synthetic_ends = Vec::with_capacity(lines.line_count());
     for line in 0..lines.line_count() as u32 {
         let range = lines.line_range(text, line).unwrap_or(text.len()..text.len());
+        synthetic_ends.push(synthetic.len() + PREFIX.len() + range.len());
         synthetic.push_str(PREFIX);
         synthetic.push_str(&text[range.clone()]);
         synthetic.push('\n');
@@ -50,7 +53,10 @@ pub(crate) fn template_text(text: &str) -> (Template, Vec<Diagnostic>) {
                 // The value starts with the space after the prefix's `@t`.
                 let start = Lowerer::start_mark(value);
                 let start = start.moved_to(start.offset + 1);
+                // To the end of the line, not of the value node: what the grammar leaves
+                // out of the value (the spaces after an unclosed `{{$x`) is text too.
                 let end = Lowerer::end_mark(value);
+                let end = end.moved_to(end.offset.max(synthetic_ends[line]));
                 if end.offset > start.offset {
                     for mut part in lowerer.template_in(value, start, end).parts {
                         map_part(&mut part, &map);
