@@ -30,13 +30,17 @@ impl Lowerer<'_> {
     /// inside the range (at any depth, but not inside another variable) is an
     /// interpolation, the text between them is literal.
     pub(crate) fn template_in(&mut self, node: Node<'_>, start: Mark, end: Mark) -> Template {
+        // Every `variable` node starts with `{{`: a subtree whose text has none holds
+        // nothing to look for (most header values and many bodies), and its template is
+        // one text part, or none.
+        if !self.may_hold_variable(node) {
+            let mut parts = Vec::with_capacity(usize::from(start.offset < end.offset));
+            self.push_text(&mut parts, start, end);
+            return Template { span: self.mark_span(start, end), parts };
+        }
         let mut parts = self.take_parts();
         let mut position = start;
-        // Every `variable` node starts with `{{`: a subtree whose text has none holds
-        // nothing to look for (most header values and many bodies).
-        if self.may_hold_variable(node) {
-            self.collect_interpolations(node, start.offset, end.offset, &mut position, &mut parts, 0);
-        }
+        self.collect_interpolations(node, start.offset, end.offset, &mut position, &mut parts, 0);
         self.push_text(&mut parts, position, end);
         Template { span: self.mark_span(start, end), parts: self.keep_parts(parts) }
     }
