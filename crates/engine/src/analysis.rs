@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use volley_syntax::{
-    Body, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Protocol, Request, Span, Template,
+    Body, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Protocol, Request, Span, Template, Timeout,
     variable_path_segments,
 };
 
@@ -103,6 +103,9 @@ impl<'a> Analyzer<'a> {
                 assertion(value, out);
             }
         }
+        if let Some(Timeout::Template(value)) = &request.timeout {
+            self.template(value, out);
+        }
         match &request.protocol {
             Protocol::Http => {}
             Protocol::Sse(sse) => {
@@ -113,6 +116,9 @@ impl<'a> Analyzer<'a> {
             Protocol::WebSocket(websocket) => {
                 if let Some(list) = &websocket.subprotocols {
                     self.template(list, out);
+                }
+                if let Some(Timeout::Template(value)) = &websocket.connect_timeout {
+                    self.template(value, out);
                 }
             }
         }

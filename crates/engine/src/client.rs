@@ -673,12 +673,19 @@ impl Client {
                         built.headers.insert("sec-websocket-protocol", value);
                     }
                 }
-                let connect = websocket.connect_timeout_ms.as_ref().map(|timeout| Duration::from_millis(timeout.value));
+                let connect = match &websocket.connect_timeout {
+                    Some(timeout) => Some(renderer.duration(timeout, "ws-connect-timeout").await?),
+                    None => None,
+                };
                 (Exchange::WebSocket { subprotocols }, connect)
             }
         };
+        let request_timeout = match &request.timeout {
+            Some(timeout) => Some(renderer.duration(timeout, "timeout").await?),
+            None => None,
+        };
         let timeout = connect_timeout
-            .or_else(|| request.timeout_ms.as_ref().map(|timeout| Duration::from_millis(timeout.value)))
+            .or(request_timeout)
             .or(options.timeout)
             .or(self.inner.config.timeout)
             .or_else(|| layers.iter().rev().find_map(|defaults| defaults.timeout))

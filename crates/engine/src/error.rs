@@ -250,6 +250,17 @@ pub enum BuildError {
         /// The error, with a span in the included file.
         source: Box<BuildError>,
     },
+    /// A `@timeout` or `@ws-connect-timeout` value that is not a duration after
+    /// substitution.
+    #[error("{}: invalid `@{directive}` value `{value}` after substitution", span)]
+    InvalidTimeout {
+        /// `timeout` or `ws-connect-timeout`.
+        directive: String,
+        /// The value after substitution (secrets redacted).
+        value: String,
+        /// Where the value is written.
+        span: Span,
+    },
     /// A header name or value that is not valid after substitution.
     #[error("{}: invalid header `{name}`: {reason}", span)]
     InvalidHeader {
@@ -277,6 +288,7 @@ impl BuildError {
             | BuildError::File { span, .. }
             | BuildError::InvalidUrl { span, .. }
             | BuildError::InvalidHeader { span, .. }
+            | BuildError::InvalidTimeout { span, .. }
             | BuildError::Included { span, .. } => *span,
         }
     }
@@ -296,6 +308,7 @@ impl BuildError {
             BuildError::File { .. } => "unreadable-file",
             BuildError::InvalidUrl { .. } => "invalid-url",
             BuildError::InvalidHeader { .. } => "invalid-header",
+            BuildError::InvalidTimeout { .. } => "invalid-timeout",
             BuildError::Included { source, .. } => source.code(),
         }
     }
@@ -333,6 +346,7 @@ impl BuildError {
             BuildError::Cycle { .. } => {
                 Some("give one of the variables a value that does not use the other".to_owned())
             }
+            BuildError::InvalidTimeout { .. } => Some(volley_syntax::directive::DURATION_HINT.to_owned()),
             _ => None,
         }
     }

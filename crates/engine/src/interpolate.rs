@@ -5,10 +5,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 use volley_syntax::{
-    Arguments, Expression, Interpolation, Part, ResolverCall, Span, Spanned, Template, VariableDeclaration,
+    Arguments, Expression, Interpolation, Part, ResolverCall, Span, Spanned, Template, Timeout, VariableDeclaration,
 };
 
 use crate::chaining::{self, StoredResponse};
@@ -56,6 +57,25 @@ pub(crate) struct Renderer<'a> {
 impl<'a> Renderer<'a> {
     pub(crate) fn new(scope: Scope<'a>) -> Self {
         Self { scope, secrets: Vec::new(), file_values: HashMap::new(), resolving: Vec::new(), private_env: None }
+    }
+
+    /// The milliseconds of a `@timeout` or `@ws-connect-timeout` value (`directive`
+    /// names it for the error): a written one as the parser read it, a template once
+    /// substituted, read the same way.
+    pub(crate) async fn duration(&mut self, timeout: &Timeout, directive: &str) -> Result<Duration, BuildError> {
+        let template = match timeout {
+            Timeout::Millis(millis) => return Ok(Duration::from_millis(millis.value)),
+            Timeout::Template(template) => template,
+        };
+        let text = self.render(template).await?;
+        match volley_syntax::directive::parse_duration_ms(&text) {
+            Some(millis) => Ok(Duration::from_millis(millis)),
+            None => Err(BuildError::InvalidTimeout {
+                directive: directive.to_owned(),
+                value: crate::response::redact(text.trim(), &self.secrets),
+                span: template.span,
+            }),
+        }
     }
 
     /// The text of `template` with every interpolation substituted.

@@ -152,3 +152,12 @@ fn streaming_directive_values_are_checked_too() {
     let messages: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.message.as_str()).collect();
     assert_eq!(messages, ["undefined variable `lastId`", "undefined variable `protocols`"]);
 }
+
+#[test]
+fn timeout_values_with_variables_are_checked_too() {
+    let text = "@known = 5 s\n# @timeout {{known}}\nGET http://localhost/a\n\n###\n\
+                # @timeout {{patience}}\n# @ws-connect-timeout {{handshake}}\nGET ws://localhost/socket\n";
+    let diagnostics = analyze(&MemoryFs::new(), text);
+    let messages: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.message.as_str()).collect();
+    assert_eq!(messages, ["undefined variable `patience`", "undefined variable `handshake`"]);
+}

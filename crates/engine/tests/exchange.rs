@@ -173,6 +173,34 @@ async fn timeouts_come_from_the_directive_the_run_or_the_client() {
 }
 
 #[tokio::test]
+async fn a_timeout_directive_may_take_its_value_from_variables() {
+    let server = TestServer::start().await;
+    let slow = server.url("/slow?ms=2000");
+    // A file variable, with its unit.
+    let text = format!("@patience = 150 ms\n# @timeout {{{{patience}}}}\nGET {slow}\n");
+    let error = client().run_string(&text, RunOptions::default()).await.unwrap_err();
+    assert!(
+        matches!(error, Error::Transport(TransportError::Timeout { after }) if after == Duration::from_millis(150)),
+        "{error:?}"
+    );
+    // A run variable with the unit written after it; the directive wins over the run.
+    let text = format!("# @timeout {{{{seconds}}}} s\nGET {}\n", server.url("/slow?ms=200"));
+    let options = RunOptions::default().variable("seconds", 5).timeout(Duration::from_millis(50));
+    assert_eq!(client().run_string(&text, options).await.unwrap().status(), 200);
+    // Not a duration once substituted: refused before anything is sent, with the place.
+    let text = format!("# @timeout {{{{patience}}}}\nGET {slow}\n");
+    let error = client().run_string(&text, RunOptions::default().variable("patience", "soon")).await.unwrap_err();
+    let Error::Build(build) = &error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "invalid-timeout");
+    assert_eq!(build.message(), "invalid `@timeout` value `soon` after substitution");
+    assert_eq!((build.span().start_position.line, build.span().start_position.column), (0, 11));
+    assert!(build.hint().unwrap().contains("milliseconds"), "{:?}", build.hint());
+    let error = client().run_string(&text, RunOptions::default()).await.unwrap_err();
+    let Error::Build(build) = &error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "undefined-variable");
+}
+
+#[tokio::test]
 async fn cancellation_stops_a_run() {
     let server = TestServer::start().await;
     let token = CancellationToken::new();

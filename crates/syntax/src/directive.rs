@@ -214,6 +214,9 @@ pub fn info(kind: DirectiveKind) -> Option<&'static DirectiveInfo> {
     SUPPORTED.iter().find(|info| info.kind == kind)
 }
 
+/// What to write instead of an invalid duration, for messages of every front end.
+pub const DURATION_HINT: &str = "write a positive number of milliseconds, e.g. `5000` (or `5 s`, `2 m`)";
+
 /// Reads a duration: a positive integer of milliseconds, optionally with a unit
 /// (`ms`, `s`, `m`), spaces allowed between number and unit. Returns milliseconds.
 #[must_use]

@@ -127,8 +127,8 @@ pub struct Request {
     pub body: Body,
     /// HTTP, SSE or WebSocket, with the options of each.
     pub protocol: Protocol,
-    /// `# @timeout`, in milliseconds.
-    pub timeout_ms: Option<Spanned<u64>>,
+    /// `# @timeout`: the request timeout (for SSE, to the response head).
+    pub timeout: Option<Timeout>,
     /// `# @no-redirect`.
     pub no_redirect: bool,
     /// `# @no-cookie-jar`.
@@ -288,8 +288,39 @@ pub struct SseOptions {
 pub struct WebSocketOptions {
     /// `@ws-subprotocols a, b`: the comma-separated list, substituted at run time.
     pub subprotocols: Option<Template>,
-    /// `@ws-connect-timeout`, in milliseconds.
-    pub connect_timeout_ms: Option<Spanned<u64>>,
+    /// `@ws-connect-timeout`: the handshake timeout.
+    pub connect_timeout: Option<Timeout>,
+}
+
+/// The value of `@timeout` or `@ws-connect-timeout`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Timeout {
+    /// Written out (`5000`, `250ms`, `5 s`, `2 m`): milliseconds, checked by the parser.
+    Millis(Spanned<u64>),
+    /// Holds `{{…}}` (`{{timeout}}`, `{{seconds}} s`): substituted when the request is
+    /// sent, then read like a written value (an invalid result fails the request).
+    Template(Template),
+}
+
+impl Timeout {
+    /// The milliseconds of a written-out value; `None` for a template.
+    #[must_use]
+    pub fn millis(&self) -> Option<u64> {
+        match self {
+            Timeout::Millis(millis) => Some(millis.value),
+            Timeout::Template(_) => None,
+        }
+    }
+
+    /// Where the value is written.
+    #[must_use]
+    pub fn span(&self) -> Span {
+        match self {
+            Timeout::Millis(millis) => millis.span,
+            Timeout::Template(template) => template.span,
+        }
+    }
 }
 
 /// A file variable: `@name = value`.

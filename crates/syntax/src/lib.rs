@@ -13,7 +13,7 @@
 //! let request = document.request(0).unwrap();
 //! assert_eq!(request.name.as_ref().unwrap().value, "Login");
 //! assert_eq!(request.method.value, volley_syntax::Method::Post);
-//! assert_eq!(request.timeout_ms.as_ref().unwrap().value, 5000);
+//! assert_eq!(request.timeout.as_ref().unwrap().millis(), Some(5000));
 //! assert!(document.diagnostics.is_empty());
 //! ```
 
@@ -34,7 +34,7 @@ pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
 pub use document::{
     Block, Body, Directive, Document, FileBody, FormBody, FormField, FormValue, Header, Protocol, Request, Script,
-    ScriptKind, Separator, SseOptions, VariableDeclaration, WebSocketOptions,
+    ScriptKind, Separator, SseOptions, Timeout, VariableDeclaration, WebSocketOptions,
 };
 pub use lower::duplicate_names;
 pub use method::Method;

@@ -7,7 +7,9 @@
 
 use std::fmt::Write as _;
 
-use volley_syntax::{Arguments, Body, Document, Expression, FormValue, Interpolation, Part, Protocol, Span, Template};
+use volley_syntax::{
+    Arguments, Body, Document, Expression, FormValue, Interpolation, Part, Protocol, Span, Template, Timeout,
+};
 
 #[test]
 fn fixtures() {
@@ -114,14 +116,14 @@ fn render(document: &Document) -> String {
                     .as_ref()
                     .map_or(String::new(), |list| format!(" subprotocols {}", template(list)));
                 let timeout = options
-                    .connect_timeout_ms
+                    .connect_timeout
                     .as_ref()
-                    .map_or(String::new(), |timeout| format!(" connect-timeout {}ms", timeout.value));
+                    .map_or(String::new(), |timeout| format!(" connect-timeout {}", duration(timeout)));
                 let _ = writeln!(out, "    websocket{protocols}{timeout}");
             }
         }
-        if let Some(timeout) = &request.timeout_ms {
-            let _ = writeln!(out, "    timeout {}ms", timeout.value);
+        if let Some(timeout) = &request.timeout {
+            let _ = writeln!(out, "    timeout {}", duration(timeout));
         }
         if request.no_redirect {
             out.push_str("    no-redirect\n");
@@ -164,6 +166,14 @@ fn span(span: Span) -> String {
 }
 
 /// Text parts quoted, interpolations in braces.
+/// `5000ms` for a written duration, the template for one substituted when sent.
+fn duration(timeout: &Timeout) -> String {
+    match timeout {
+        Timeout::Millis(millis) => format!("{}ms", millis.value),
+        Timeout::Template(value) => template(value),
+    }
+}
+
 fn template(template: &Template) -> String {
     if template.parts.is_empty() {
         return "\"\"".to_owned();

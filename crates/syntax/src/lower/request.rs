@@ -6,7 +6,7 @@ use super::body::ContentType;
 use super::{Lowerer, named_children};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::directive::{self, DirectiveKind, ValueRule};
-use crate::document::{Body, Directive, Header, Protocol, Request, Script, SseOptions, WebSocketOptions};
+use crate::document::{Body, Directive, Header, Protocol, Request, Script, SseOptions, Timeout, WebSocketOptions};
 use crate::method::Method;
 use crate::span::{Span, Spanned};
 use crate::suggest;
@@ -95,7 +95,7 @@ impl Lowerer<'_> {
             headers,
             body,
             protocol: Protocol::Http,
-            timeout_ms: None,
+            timeout: None,
             no_redirect: false,
             no_cookie_jar: false,
             scripts,
@@ -229,7 +229,7 @@ impl Lowerer<'_> {
                         request.description = Some(Spanned::new(value.to_source(), value.span));
                     }
                 }
-                DirectiveKind::Timeout => request.timeout_ms = self.duration(directive),
+                DirectiveKind::Timeout => request.timeout = self.duration(directive),
                 DirectiveKind::WsConnectTimeout => connect_timeout = self.duration(directive),
                 DirectiveKind::Sse => sse_directive = Some(directive.span),
                 DirectiveKind::Ws => ws_directive = Some(directive.span),
@@ -273,8 +273,7 @@ impl Lowerer<'_> {
                         .with_hint("send messages after connecting; remove the body (inline, `< file` or form fields)"),
                 );
             }
-            request.protocol =
-                Protocol::WebSocket(WebSocketOptions { subprotocols, connect_timeout_ms: connect_timeout });
+            request.protocol = Protocol::WebSocket(WebSocketOptions { subprotocols, connect_timeout });
             if let Some(value) = last_event_id {
                 self.ineffective(value.span, "@lastEventId", "SSE");
             }
@@ -283,7 +282,7 @@ impl Lowerer<'_> {
                 self.ineffective(value.span, "@ws-subprotocols", "WebSocket");
             }
             if let Some(timeout) = &connect_timeout {
-                self.ineffective(timeout.span, "@ws-connect-timeout", "WebSocket");
+                self.ineffective(timeout.span(), "@ws-connect-timeout", "WebSocket");
             }
             if sse.is_some() {
                 request.protocol = Protocol::Sse(SseOptions { last_event_id });
@@ -346,20 +345,23 @@ impl Lowerer<'_> {
         }
     }
 
-    fn duration(&mut self, directive: &Directive) -> Option<Spanned<u64>> {
+    /// The value of a duration directive. A value with `{{…}}` is known only once
+    /// variables are substituted: it is kept as a template and checked when sent.
+    fn duration(&mut self, directive: &Directive) -> Option<Timeout> {
         let value = directive.value.as_ref()?;
-        let literal = value.as_literal();
-        if let Some(millis) = literal.as_deref().and_then(directive::parse_duration_ms) {
-            Some(Spanned::new(millis, value.span))
+        let Some(literal) = value.as_literal() else {
+            return Some(Timeout::Template(value.clone()));
+        };
+        if let Some(millis) = directive::parse_duration_ms(&literal) {
+            Some(Timeout::Millis(Spanned::new(millis, value.span)))
         } else {
-            let shown = literal.unwrap_or_else(|| value.to_source());
             self.report(
                 Diagnostic::new(
                     Code::InvalidTimeout,
                     value.span,
-                    format!("invalid `@{}` value `{}`", directive.name.value, clip(&shown)),
+                    format!("invalid `@{}` value `{}`", directive.name.value, clip(&literal)),
                 )
-                .with_hint("write a positive number of milliseconds, e.g. `5000` (or `5 s`, `2 m`)"),
+                .with_hint(directive::DURATION_HINT),
             );
             None
         }
