@@ -239,6 +239,8 @@ pub struct PreparedRequest {
     /// The configuration file that applied, if any.
     pub config_path: Option<PathBuf>,
     version: Option<http::Version>,
+    /// The configuration and profile the request was resolved with.
+    settings: Arc<Settings>,
 }
 
 /// What [`Client::analyze`] found.
@@ -319,6 +321,7 @@ struct CachedSettings {
 }
 
 /// The configuration that applies to one run.
+#[derive(Debug)]
 struct Settings {
     config: Option<Config>,
     profile: Option<crate::config::Profile>,
@@ -726,6 +729,7 @@ impl Client {
             max_body_bytes: options.max_body_bytes,
             config_path: settings.config.as_ref().map(|config| config.path.clone()),
             version,
+            settings: Arc::clone(&settings),
         })
     }
 
@@ -1081,6 +1085,14 @@ fn select<'a>(document: &'a Document, selection: &Selection) -> Result<&'a Reque
 }
 
 impl PreparedRequest {
+    /// The variables of the profile in effect, then those of the configuration: for
+    /// front ends that hide the values of sensitive-named variables from what they show
+    /// (values from JetBrains' private env files come this way).
+    pub fn config_variables(&self) -> impl Iterator<Item = &Map<String, Value>> {
+        let profile = self.settings.profile.as_ref().map(|profile| &profile.variables);
+        profile.into_iter().chain(self.settings.config.as_ref().map(|config| &config.variables))
+    }
+
     /// The HTTP version the request line asked for, if any.
     #[must_use]
     pub fn version(&self) -> Option<http::Version> {

@@ -34,7 +34,7 @@ pub(crate) fn variables(variables: &Map<String, Value>) -> Map<String, Value> {
 }
 
 /// Hides known secret values in text: `$secret` results and the values of
-/// sensitive-named variables the client gave (session and execution variables).
+/// sensitive-named variables (session, execution, configuration and profile variables).
 #[derive(Debug, Default)]
 pub(crate) struct Scrubber {
     values: Vec<String>,

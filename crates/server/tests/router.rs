@@ -1082,6 +1082,51 @@ mod flows {
     }
 
     #[tokio::test]
+    async fn sensitive_variables_of_the_configuration_are_redacted_in_the_store() {
+        let upstream = TestServer::start().await;
+        let api = Api::open();
+        api.workspace.write(
+            "volley.jsonc",
+            r#"{
+                "variables": { "apiKey": "k3y-from-config", "region": "eu-west" },
+                "profiles": { "prod": { "variables": { "password": "pr0d-pass" } } }
+            }"#,
+        );
+        let content = format!(
+            "GET {}?key={{{{apiKey}}}}&p={{{{password}}}}&r={{{{region}}}}\nX-Pass: {{{{password}}}}\n",
+            upstream.url("/echo")
+        );
+        let stored = execute_and_read_back(&api, json!({ "content": content, "profile": "prod" })).await;
+        assert_eq!(stored["urlResolved"], upstream.url("/echo?key=[REDACTED]&p=[REDACTED]&r=eu-west"));
+        let headers = stored["headers"].as_array().expect("headers");
+        assert!(headers.iter().any(|entry| entry["name"] == "x-pass" && entry["value"] == "[REDACTED]"), "{headers:?}");
+        assert!(
+            !stored.to_string().contains("k3y-from-config") && !stored.to_string().contains("pr0d-pass"),
+            "{stored:#}"
+        );
+
+        // JetBrains' private env file: the values people keep out of version control.
+        let api = Api::open();
+        api.workspace.write("http-client.env.json", r#"{ "dev": { "region": "us-east" } }"#);
+        api.workspace.write("http-client.private.env.json", r#"{ "dev": { "clientSecret": "s3cret-dev" } }"#);
+        api.workspace
+            .write("client.http", &format!("GET {}?s={{{{clientSecret}}}}&r={{{{region}}}}\n", upstream.url("/echo")));
+        let stored = execute_and_read_back(&api, json!({ "path": "client.http", "profile": "dev" })).await;
+        assert_eq!(stored["urlResolved"], upstream.url("/echo?s=[REDACTED]&r=us-east"));
+        assert!(!stored.to_string().contains("s3cret-dev"), "{stored}");
+    }
+
+    /// Executes `body` in a new flow and reads the stored execution back.
+    async fn execute_and_read_back(api: &Api, mut body: Value) -> Value {
+        let flow = api.flow(None, json!({})).await;
+        body["flowId"] = json!(flow);
+        let reply = api.execute(body).await;
+        let exec = ok(&reply, StatusCode::OK)["reqExecId"].as_str().expect("reqExecId").to_owned();
+        let reply = api.get(&format!("/flows/{flow}/executions/{exec}"), None).await;
+        ok(&reply, StatusCode::OK).clone()
+    }
+
+    #[tokio::test]
     async fn unknown_executions_and_flows_are_404() {
         let api = Api::open();
         let flow = api.flow(None, json!({})).await;

@@ -495,6 +495,27 @@ async fn an_upstream_close_ends_the_session_and_observers_hear_of_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn observers_see_the_upstream_url_without_sensitive_values() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig::default()).await;
+    let http = client();
+    let (flow, mut observer) = observed_flow(&http, &server).await;
+    let url = ws_url(&upstream, "/ws/echo");
+    let body = json!({
+        "content": format!("GET {url}?access_token={{{{apiToken}}}}\n"),
+        "flowId": flow,
+        "variables": { "apiToken": "tok-123456" },
+    });
+    let answer = open(&http, &server, body).await;
+    // The caller's own answer is not redacted; what observers hear is.
+    assert_eq!(answer["request"]["urlResolved"], format!("{url}?access_token=tok-123456"), "{answer}");
+    let events = observer.until("wsSessionOpened").await;
+    let opened = events.last().expect("wsSessionOpened");
+    assert_eq!(opened["payload"]["upstreamUrl"], format!("{url}?access_token=[REDACTED]"));
+    assert!(events.iter().all(|event| !event.to_string().contains("tok-123456")), "{events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn observers_see_the_messages_of_a_session_without_attaching_to_it() {
     let upstream = TestServer::start().await;
     let server = start(ServerConfig::default()).await;

@@ -57,6 +57,17 @@ pub(crate) struct Fetched {
     pub(crate) resolved: Resolved,
     pub(crate) text: String,
     cookies_before: Vec<(String, String, String, String)>,
+    /// Hides the secrets and sensitive variable values of this execution from what the
+    /// store and observers see.
+    scrubber: redact::Scrubber,
+}
+
+impl Fetched {
+    /// `text` as observers and the store may see it: secrets and the values of
+    /// sensitive-named variables hidden.
+    pub(crate) fn scrub(&self, text: &str) -> String {
+        self.scrubber.scrub(text)
+    }
 }
 
 /// What a finished exchange reported: its timing, the session's state after it, and
@@ -182,7 +193,11 @@ impl Run {
             .map_err(|error| report::engine_error(&error, &source.text))
             .map_err(Failure::at("interpolate"))?;
         let session_variables = client.get_variables();
-        let scrubber = redact::Scrubber::new(&prepared.secrets, &[&session_variables, &options.variables]);
+        // Sensitive-named variables from every source: the session's, the execution's,
+        // and the configuration's and profile's (JetBrains' private env files included).
+        let mut sensitive_layers = vec![&session_variables, &options.variables];
+        sensitive_layers.extend(prepared.config_variables());
+        let scrubber = redact::Scrubber::new(&prepared.secrets, &sensitive_layers);
         self.emitter.emit(
             "interpolateFinished",
             json!({ "method": prepared.method.as_str(), "url": scrubber.scrub(prepared.url.as_str()) }),
@@ -229,7 +244,7 @@ impl Run {
             config_path,
         };
         let request = RequestInfo { index, name, method, url: template, url_resolved };
-        Ok(Fetched { response, request, resolved, text: source.text, cookies_before })
+        Ok(Fetched { response, request, resolved, text: source.text, cookies_before, scrubber })
     }
 
     /// [`fetch`](Self::fetch) in the session's turn: executions of one session run one
@@ -286,7 +301,7 @@ impl Run {
         let stored_timing = timing.clone();
         self.store(|stored| {
             stored.status = if passed { "success" } else { "failed" };
-            stored.response = Some(report::stored_response(response, STORED_BODY_BYTES));
+            stored.response = Some(report::stored_response(response, STORED_BODY_BYTES, &fetched.scrubber));
             stored.assertions.clone_from(&report);
             stored.timing = stored_timing;
         });

@@ -42,16 +42,18 @@ pub(crate) fn response_info(response: &Response) -> ResponseInfo {
     }
 }
 
-/// The response as the execution store keeps it: redacted, body cut at `limit`.
-pub(crate) fn stored_response(response: &Response, limit: usize) -> StoredResponse {
+/// The response as the execution store keeps it: redacted (sensitive headers, `$secret`
+/// values, and what `scrubber` hides), body cut at `limit`.
+pub(crate) fn stored_response(response: &Response, limit: usize, scrubber: &redact::Scrubber) -> StoredResponse {
     let body = response.body_bytes();
     let kept = &body[..body.len().min(limit)];
     let (text, encoding) = encode_body(kept);
+    let hide = |text: &str| scrubber.scrub(&response.redact(text));
     StoredResponse {
         status: response.status(),
         status_text: response.status_text().to_owned(),
-        headers: redact::headers(response.headers(), &|text| response.redact(text)),
-        body: text.map(|text| if encoding == "utf-8" { response.redact(&text) } else { text }),
+        headers: redact::headers(response.headers(), &hide),
+        body: text.map(|text| if encoding == "utf-8" { hide(&text) } else { text }),
         encoding,
         truncated: response.truncated() || kept.len() < body.len(),
         body_bytes: body.len(),

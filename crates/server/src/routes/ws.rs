@@ -110,7 +110,9 @@ pub(crate) async fn execute_ws(
         opened["subprotocol"] = json!(subprotocol);
     }
     session.publish("session.opened", json!({ "payload": opened })).await;
+    // Observers see the URL with sensitive variable values hidden; the caller, its own.
     let mut event = opened.clone();
+    event["upstreamUrl"] = json!(fetched.scrub(&upstream_url));
     event["wsSessionId"] = json!(session.id);
     run.emitter.emit("wsSessionOpened", event);
     ws::spawn_upstream(state.clone(), Arc::clone(&session), socket, orders);
