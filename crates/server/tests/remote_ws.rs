@@ -58,6 +58,13 @@ async fn message(socket: &mut WebSocket) -> Option<Result<WsMessage, WsError>> {
     tokio::time::timeout(PATIENCE, socket.next()).await.expect("a message in time")
 }
 
+/// A value whose fields are not in alphabetical order.
+#[derive(serde::Serialize)]
+struct Order {
+    n: u8,
+    list: [bool; 1],
+}
+
 #[tokio::test]
 async fn a_session_echoes_text_and_json() {
     let upstream = TestServer::start().await;
@@ -93,11 +100,14 @@ async fn a_session_echoes_text_and_json() {
     assert_eq!((sent[1].payload_type.as_deref(), sent[1].text().as_deref()), (Some("text"), Some("hello")));
     assert_eq!((sent[1].seq, sent[1].byte_length), (3, Some(5)));
 
-    socket.send_json(&json!({"n": 1, "list": [true]})).await.unwrap();
+    // Fields in their order, not sorted: the upstream gets (and the echo returns) the
+    // text serde writes for the value.
+    socket.send_json(&Order { n: 1, list: [true] }).await.unwrap();
     let sent = until(&mut socket, &WsEnvelopeKind::Inbound).await;
     assert_eq!(kinds(&sent), ["session.outbound", "session.inbound"]);
     assert_eq!(sent[1].payload_type.as_deref(), Some("json"));
     assert_eq!(sent[1].payload, Some(json!({"n": 1, "list": [true]})));
+    assert_eq!(sent[1].text().as_deref(), Some(r#"{"n":1,"list":[true]}"#));
     assert_eq!(socket.last_seq(), 5);
     assert_eq!(handle.last_seq(), 5);
 

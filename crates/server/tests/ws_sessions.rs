@@ -723,6 +723,27 @@ async fn frames_over_the_limit_are_refused_both_ways_and_the_session_stays_open(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn json_payloads_keep_their_text_both_ways() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig::default()).await;
+    let http = client();
+    let id = open_echo(&http, &server, &upstream).await;
+    let mut control = attach_fresh(&server, &id).await;
+    // Keys out of order, numbers as written, spaces: the upstream gets this text (the
+    // echo sends it back), and both envelopes carry it unchanged.
+    let payload = r#"{"zeta": 1, "alpha": [1.50, 2e3], "mid": {"b": true, "a": null}}"#;
+    let message = format!(r#"{{"type":"session.send","payloadType":"json","payload":{payload}}}"#);
+    control.send_frame(Message::text(message)).await;
+    for kind in ["session.outbound", "session.inbound"] {
+        let Some(Message::Text(text)) = control.frame().await else { panic!("expected the {kind} envelope") };
+        let envelope: Value = serde_json::from_str(text.as_str()).expect("a JSON envelope");
+        assert_eq!((envelope["type"].as_str(), envelope["payloadType"].as_str()), (Some(kind), Some("json")));
+        assert_eq!(envelope["byteLength"], payload.len(), "{text}");
+        assert!(text.contains(&format!(r#""payload":{payload}"#)), "{text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn bad_client_messages_get_errors_and_the_session_stays_open() {
     let upstream = TestServer::start().await;
     let server = start(ServerConfig::default()).await;

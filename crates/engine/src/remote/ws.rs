@@ -16,6 +16,7 @@ use std::time::Duration;
 use futures_util::{Stream, StreamExt as _};
 use http::header::AUTHORIZATION;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::answer::{self, WireAssertions};
@@ -349,10 +350,20 @@ impl WsSessionSender {
         self.command(&json!({ "type": "session.send", "payloadType": "text", "payload": text })).await
     }
 
-    /// Sends `value` upstream as JSON text (`session.send`, `payloadType: "json"`).
+    /// Sends `value` upstream as JSON text (`session.send`, `payloadType: "json"`): the
+    /// text `serde_json` writes for it, fields in their order.
     pub async fn send_json(&self, value: &impl Serialize) -> Result<(), WsError> {
-        let value = serde_json::to_value(value).map_err(|error| WsError::Connection(error.to_string()))?;
-        self.command(&json!({ "type": "session.send", "payloadType": "json", "payload": value })).await
+        /// `session.send` with the payload's JSON text written as it is.
+        #[derive(Serialize)]
+        struct SendJson<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            #[serde(rename = "payloadType")]
+            payload_type: &'static str,
+            payload: &'a RawValue,
+        }
+        let payload = serde_json::value::to_raw_value(value).map_err(|error| WsError::Connection(error.to_string()))?;
+        self.command(&SendJson { kind: "session.send", payload_type: "json", payload: &payload }).await
     }
 
     /// Keeps the session from idling (`session.ping`); nothing answers it.
@@ -372,8 +383,9 @@ impl WsSessionSender {
         self.socket.close(1000, "").await
     }
 
-    async fn command(&self, command: &Value) -> Result<(), WsError> {
-        self.socket.send_text(command.to_string()).await
+    async fn command(&self, command: &impl Serialize) -> Result<(), WsError> {
+        let text = serde_json::to_string(command).map_err(|error| WsError::Connection(error.to_string()))?;
+        self.socket.send_text(text).await
     }
 }
 
@@ -482,21 +494,37 @@ pub struct WsEnvelope {
     /// The problem of a `session.error`.
     #[serde(default)]
     pub error: Option<WsEnvelopeError>,
+    /// The JSON text of a `json` payload as the server relayed it: the message's own
+    /// text (set by [`WsEnvelope::parse`]).
+    #[serde(skip)]
+    payload_json: Option<String>,
 }
 
 impl WsEnvelope {
     /// An envelope from the JSON text of a control socket frame.
     pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(text)
+        let mut envelope: WsEnvelope = serde_json::from_str(text)?;
+        if envelope.payload_type.as_deref() == Some("json") {
+            /// The payload alone, as its text.
+            #[derive(Deserialize)]
+            struct PayloadText<'a> {
+                #[serde(borrow)]
+                payload: Option<&'a RawValue>,
+            }
+            let payload = serde_json::from_str::<PayloadText<'_>>(text)?.payload;
+            envelope.payload_json = payload.map(|raw| raw.get().to_owned());
+        }
+        Ok(envelope)
     }
 
-    /// The payload as message text: a string as it is, another value (a `json`
-    /// payload) serialized compactly. `None` without a payload.
+    /// The payload as message text: a string as it is; a `json` payload as its text,
+    /// keys in their order and numbers as written (for an envelope read with
+    /// [`WsEnvelope::parse`]; serialized compactly otherwise). `None` without a payload.
     #[must_use]
     pub fn text(&self) -> Option<String> {
         match self.payload.as_ref()? {
             Value::String(text) => Some(text.clone()),
-            other => Some(other.to_string()),
+            other => Some(self.payload_json.clone().unwrap_or_else(|| other.to_string())),
         }
     }
 
@@ -701,11 +729,13 @@ mod tests {
 
         let json = WsEnvelope::parse(
             r#"{"type":"session.outbound","ts":1,"seq":3,"wsSessionId":"ws_1","payloadType":"json",
-                "encoding":"utf-8","byteLength":15,"payload":{"a":[1,2],"b":"x"}}"#,
+                "encoding":"utf-8","byteLength":23,"payload":{"b":"x", "a":[1.50,2]}}"#,
         )
         .expect("an envelope");
         assert_eq!(json.kind, WsEnvelopeKind::Outbound);
-        assert_eq!(json.text().as_deref(), Some(r#"{"a":[1,2],"b":"x"}"#));
+        // The message's own text: keys in their order, numbers and spaces as written.
+        assert_eq!(json.text().as_deref(), Some(r#"{"b":"x", "a":[1.50,2]}"#));
+        assert_eq!(json.payload, Some(json!({"a": [1.5, 2], "b": "x"})));
 
         let closed = WsEnvelope::parse(
             r#"{"type":"session.closed","ts":1,"seq":4,"wsSessionId":"ws_1",

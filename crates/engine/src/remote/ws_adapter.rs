@@ -2,8 +2,8 @@
 //! returns for a WebSocket definition, so that code written against a local connection
 //! (`volley run`'s interactive and piped modes) drives a session unchanged.
 //!
-//! Mapping: `session.inbound` → [`WsMessage::Text`] (a `json` payload serialized
-//! compactly); `session.closed` → [`WsMessage::Close`], then the stream ends;
+//! Mapping: `session.inbound` → [`WsMessage::Text`] (a `json` payload as its text,
+//! which is the upstream's own); `session.closed` → [`WsMessage::Close`], then the stream ends;
 //! `session.error` → [`WsError::Binary`] for `WS_BINARY_UNSUPPORTED`, else
 //! [`WsError::Connection`] (the stream goes on); `session.outbound` (the echo of what
 //! was sent), `session.opened` and `session.replay.end` → nothing. A control socket
@@ -179,7 +179,7 @@ mod tests {
         assert!(matches!(&text, Mapped::Item(Ok(WsMessage::Text(text))) if text == "hello"), "{text:?}");
         let json = map(r#"{"type":"session.inbound","seq":3,"payloadType":"json","payload":{"n":1,"list":[true]}}"#);
         assert!(
-            matches!(&json, Mapped::Item(Ok(WsMessage::Text(text))) if text == r#"{"list":[true],"n":1}"#),
+            matches!(&json, Mapped::Item(Ok(WsMessage::Text(text))) if text == r#"{"n":1,"list":[true]}"#),
             "{json:?}"
         );
         // A JSON text that is not an object or an array stays a string.

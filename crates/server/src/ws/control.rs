@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use axum::extract::ws::{CloseFrame, Message};
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::{Command, ToControl, WsSession};
@@ -142,16 +143,20 @@ async fn command(session: &WsSession, text: &str) -> Option<String> {
         let message = format!("a message of {} bytes is over the {} byte limit", text.len(), session.max_frame);
         return Some(error(session, "WS_FRAME_TOO_LARGE", &message));
     }
-    let Ok(message) = serde_json::from_str::<Value>(text) else {
-        return Some(error(session, "WS_INVALID_JSON", "the message is not JSON"));
+    let message = match serde_json::from_str::<ClientMessage<'_>>(text) {
+        Ok(message) => message,
+        Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
+            return Some(error(session, "WS_PROTOCOL_ERROR", "the message is not an object with a string `type`"));
+        }
+        Err(_) => return Some(error(session, "WS_INVALID_JSON", "the message is not JSON")),
     };
-    let order = match message.get("type").and_then(Value::as_str) {
+    let order = match message.kind.as_deref() {
         Some("session.send") => match send_command(&message) {
             Ok(order) => order,
             Err(problem) => return Some(error(session, "WS_PROTOCOL_ERROR", &problem)),
         },
         Some("session.close") => {
-            let code = message.get("code").and_then(Value::as_u64).unwrap_or(1000);
+            let code = message.code.as_ref().and_then(Value::as_u64).unwrap_or(1000);
             let Some(code) = u16::try_from(code).ok().filter(|code| sendable_close_code(*code)) else {
                 return Some(error(
                     session,
@@ -159,7 +164,7 @@ async fn command(session: &WsSession, text: &str) -> Option<String> {
                     "`code` must be one a close frame may carry: 1000-1003, 1007-1014 or 3000-4999",
                 ));
             };
-            let reason = message.get("reason").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let reason = message.reason.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
             Command::Close { code, reason }
         }
         Some("session.ping") => Command::Ping,
@@ -178,21 +183,39 @@ async fn command(session: &WsSession, text: &str) -> Option<String> {
     None
 }
 
-fn send_command(message: &Value) -> Result<Command, String> {
-    let payload = message.get("payload").cloned().ok_or("`session.send` needs a `payload`")?;
-    let payload_type = match message.get("payloadType").and_then(Value::as_str) {
-        Some("text") => "text",
-        Some("json") => "json",
+/// A message of the client. Its payload is kept as the client wrote it, so that a `json`
+/// payload goes upstream with its keys in their order and its numbers as written.
+#[derive(serde::Deserialize)]
+struct ClientMessage<'a> {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(rename = "payloadType", default)]
+    payload_type: Option<String>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+    #[serde(default)]
+    code: Option<Value>,
+    #[serde(default)]
+    reason: Option<Value>,
+}
+
+fn send_command(message: &ClientMessage<'_>) -> Result<Command, String> {
+    let payload = message.payload.ok_or("`session.send` needs a `payload`")?;
+    let is_string = payload.get().starts_with('"');
+    let json = match message.payload_type.as_deref() {
+        Some("text") => false,
+        Some("json") => true,
         Some(other) => return Err(format!("`payloadType` is `text` or `json`, not `{other}`")),
-        None if payload.is_string() => "text",
-        None => "json",
+        None => !is_string,
     };
-    let text = match (payload_type, &payload) {
-        ("text", Value::String(text)) => text.clone(),
-        ("text", _) => return Err("a `text` payload is a string".to_owned()),
-        _ => payload.to_string(),
+    let text = if json {
+        payload.get().to_owned()
+    } else if is_string {
+        serde_json::from_str::<String>(payload.get()).map_err(|problem| format!("the text payload: {problem}"))?
+    } else {
+        return Err("a `text` payload is a string".to_owned());
     };
-    Ok(Command::Send { text, json: (payload_type == "json").then_some(payload) })
+    Ok(Command::Send { text, json })
 }
 
 fn error(session: &WsSession, code: &str, message: &str) -> String {

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use http::StatusCode;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -128,7 +129,7 @@ impl WsSession {
     /// Publishes a message that went upstream (`session.outbound`) or came from it
     /// (`session.inbound`): the hot path, serialised without building a JSON tree.
     /// Observers of the hub hear of it too, as a `wsSessionMessage` event with a preview.
-    pub(crate) async fn publish_message(&self, kind: &str, text: &str, json: Option<&Value>) {
+    pub(crate) async fn publish_message(&self, kind: &str, text: &str, json: Option<&RawValue>) {
         let seq = self
             .publish_with(|seq| {
                 let envelope = MessageEnvelope {
@@ -285,7 +286,8 @@ struct MessageEnvelope<'a> {
 #[serde(untagged)]
 enum Payload<'a> {
     Text(&'a str),
-    Json(&'a Value),
+    /// The message's own JSON text.
+    Json(&'a RawValue),
 }
 
 fn merge(envelope: &mut Value, fields: Value) {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -18,8 +19,8 @@ use crate::state::AppState;
 /// What a control socket asks of the upstream connection.
 #[derive(Debug)]
 pub(crate) enum Command {
-    /// Send a text frame; `json` is the value it serialises, for a `json` payload.
-    Send { text: String, json: Option<Value> },
+    /// Send a text frame; `json` when it is the JSON text of a `json` payload.
+    Send { text: String, json: bool },
     /// Close the upstream connection.
     Close { code: u16, reason: String },
     /// Keep the session from idling.
@@ -60,14 +61,21 @@ impl Closing {
     }
 }
 
-/// The value of a text frame that is a JSON object or array (its payload is then
-/// `json`); only text that starts like one is parsed.
-pub(crate) fn parse_json(text: &str) -> Option<Value> {
+/// A text frame that is a JSON object or array, as JSON to relay in its envelope (its
+/// payload is then `json`); only text that starts like one is checked. The relayed
+/// JSON is the frame's own text, key order and spacing kept, without its surrounding
+/// whitespace.
+pub(crate) fn json_payload(text: &str) -> Option<&RawValue> {
     let first = text.trim_start().as_bytes().first()?;
     if !matches!(first, b'{' | b'[') {
         return None;
     }
-    serde_json::from_str::<Value>(text).ok().filter(|value| value.is_object() || value.is_array())
+    raw_json(text)
+}
+
+/// `text` as JSON to relay as it is, when it is valid JSON.
+fn raw_json(text: &str) -> Option<&RawValue> {
+    serde_json::from_str(text).ok()
 }
 
 fn error_fields(code: &str, message: &str) -> Value {
@@ -94,7 +102,10 @@ async fn run(
                 Some(Command::Send { text, json }) => {
                     session.touch();
                     match sender.send_text(text.clone()).await {
-                        Ok(()) => session.publish_message("session.outbound", &text, json.as_ref()).await,
+                        Ok(()) => {
+                            let payload = if json { raw_json(&text) } else { None };
+                            session.publish_message("session.outbound", &text, payload).await;
+                        }
                         Err(error) => session.publish("session.error", error_fields("WS_SEND_FAILED", &error.to_string())).await,
                     }
                 }
@@ -114,7 +125,7 @@ async fn run(
                         fields["byteLength"] = json!(text.len());
                         session.publish("session.error", fields).await;
                     } else {
-                        session.publish_message("session.inbound", &text, parse_json(&text).as_ref()).await;
+                        session.publish_message("session.inbound", &text, json_payload(&text)).await;
                     }
                 }
                 Some(Ok(WsMessage::Pong(_))) => {}
