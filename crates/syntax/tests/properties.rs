@@ -327,3 +327,32 @@ fn deeply_nested_interpolations_are_refused_not_overflowed() {
     let arrays = format!("GET https://e.com/{{{{$f({}{})}}}}\n", "[".repeat(depth), "]".repeat(depth));
     let _ = volley_syntax::parse(&arrays);
 }
+
+#[test]
+fn syntax_errors_past_two_hundred_are_counted_in_one_diagnostic() {
+    // A NUL byte on a line is an error (tree-sitter reads NUL as the end of the text):
+    // 1,000 errors in one block, and 1,000 spread over 500 blocks.
+    for text in ["\0\n".repeat(1000), "###\n\0\n\0\n".repeat(500)] {
+        let documents = [
+            volley_syntax::parse(&text),
+            volley_syntax::parse_unchunked(&text),
+            SyntaxTree::with_chunk_size(&text, 64).document(),
+        ];
+        for document in &documents {
+            let errors: Vec<_> =
+                document.diagnostics.iter().filter(|diagnostic| diagnostic.code.as_str() == "syntax-error").collect();
+            assert_eq!(errors.len(), 201);
+            let summary = errors[200];
+            assert_eq!(summary.message, "800 more syntax errors are not listed");
+            assert_eq!(summary.span, errors[199].span, "placed after the last one listed");
+            assert!(errors[..200].iter().all(|error| error.message.starts_with("unexpected")), "{errors:?}");
+        }
+        assert_eq!(documents[0], documents[1]);
+        assert_eq!(documents[0], documents[2]);
+    }
+    // A chunk's own document (what the language server shows per part) counts its own.
+    let tree = SyntaxTree::new("\0\n".repeat(300));
+    let part = tree.chunk_document(0).expect("one chunk");
+    let last = part.diagnostics.last().expect("diagnostics");
+    assert_eq!((part.diagnostics.len(), last.message.as_str()), (201, "100 more syntax errors are not listed"));
+}

@@ -7,32 +7,99 @@ use super::Lowerer;
 use super::request::clip;
 use crate::diagnostic::{Code, Diagnostic};
 
-/// Reports every ERROR and MISSING node below `root` (not descending into an ERROR:
-/// one broken stretch is one diagnostic).
-pub(crate) fn collect(lowerer: &mut Lowerer<'_>, root: Node<'_>) {
-    // Iterative: error trees can be deep, and recursion would follow their depth.
+/// The most `syntax-error` diagnostics a document lists; the others are counted, and
+/// one more diagnostic says how many. Text far from the format (a binary file, a NUL
+/// byte on every line) has an error on every line: listing them all would take memory
+/// and output in proportion to the garbage, and help nobody.
+pub(crate) const MAX_LISTED: usize = 200;
+
+/// Reports the ERROR and MISSING nodes below `root` (not descending into an ERROR: one
+/// broken stretch is one diagnostic), the first [`MAX_LISTED`] as diagnostics; returns
+/// how many more there are.
+pub(crate) fn collect(lowerer: &mut Lowerer<'_>, root: Node<'_>) -> usize {
+    let mut listed = 0;
+    let mut omitted = 0;
+    // Iterative: error trees can be deep, and recursion would follow their depth. The
+    // walk keeps what the hints need (the ancestors, and the named node before each
+    // error): tree-sitter finds a node's parent or previous sibling by descending from
+    // the root, so asking it for every error would cost time in proportion to the size
+    // of the tree, and a text with errors on every line would take minutes.
     let mut cursor = root.walk();
+    let mut ancestors: Vec<Node<'_>> = Vec::new();
+    // For each depth, the last named node the walk has passed there.
+    let mut passed: Vec<Option<Node<'_>>> = vec![None];
     'nodes: loop {
         let node = cursor.node();
-        if node.is_missing() {
+        if (node.is_missing() || node.is_error()) && listed == MAX_LISTED {
+            omitted += 1;
+        } else if node.is_missing() {
             report_missing(lowerer, node);
+            listed += 1;
         } else if node.is_error() {
-            report_error(lowerer, node);
+            let previous = passed.last().copied().flatten();
+            report_error(lowerer, node, &Context { ancestors: &ancestors, previous });
+            listed += 1;
         } else if node.has_error() && cursor.goto_first_child() {
+            ancestors.push(node);
+            passed.push(None);
             continue;
         }
+        let mut current = node;
         loop {
+            if current.is_named()
+                && let Some(last) = passed.last_mut()
+            {
+                *last = Some(current);
+            }
             if cursor.goto_next_sibling() {
                 continue 'nodes;
             }
             if !cursor.goto_parent() {
                 break 'nodes;
             }
+            passed.pop();
+            let Some(parent) = ancestors.pop() else { break 'nodes };
+            current = parent;
         }
     }
+    omitted
 }
 
-fn report_error(lowerer: &mut Lowerer<'_>, node: Node<'_>) {
+/// Keeps the first [`MAX_LISTED`] `syntax-error` diagnostics of `diagnostics` (sorted
+/// by position) and counts the others with `omitted` (errors never listed) in one
+/// more, placed after the last one kept.
+pub(crate) fn cap(diagnostics: &mut Vec<Diagnostic>, omitted: usize) {
+    let mut listed = 0;
+    let mut last = None;
+    let mut dropped = omitted;
+    diagnostics.retain(|diagnostic| {
+        if diagnostic.code != Code::SyntaxError {
+            return true;
+        }
+        if listed < MAX_LISTED {
+            listed += 1;
+            last = Some(diagnostic.span);
+            return true;
+        }
+        dropped += 1;
+        false
+    });
+    let Some(span) = last.filter(|_| dropped > 0) else { return };
+    let at = diagnostics
+        .partition_point(|diagnostic| (diagnostic.span.start, diagnostic.span.end) <= (span.start, span.end));
+    let summary = Diagnostic::new(Code::SyntaxError, span, format!("{dropped} more syntax errors are not listed"))
+        .with_hint("fix the errors above first; text with this many is probably not a .http file");
+    diagnostics.insert(at, summary);
+}
+
+/// Where an ERROR node is: its ancestors (the root first) and the named node before it
+/// on its level.
+struct Context<'a, 'tree> {
+    ancestors: &'a [Node<'tree>],
+    previous: Option<Node<'tree>>,
+}
+
+fn report_error(lowerer: &mut Lowerer<'_>, node: Node<'_>, context: &Context<'_, '_>) {
     // The error may begin with the line break before the broken line.
     let start = lowerer.skip_newline(node.start_byte()).min(node.end_byte());
     let text = lowerer.slice(start, node.end_byte());
@@ -44,7 +111,7 @@ fn report_error(lowerer: &mut Lowerer<'_>, node: Node<'_>) {
     } else {
         format!("unexpected `{}`", clip(first_line))
     };
-    let hint = hint_for(lowerer, node, first_line);
+    let hint = hint_for(lowerer, node, context, first_line);
     let mut diagnostic = Diagnostic::new(Code::SyntaxError, span, message);
     if let Some(hint) = hint {
         diagnostic = diagnostic.with_hint(hint);
@@ -60,25 +127,23 @@ fn report_missing(lowerer: &mut Lowerer<'_>, node: Node<'_>) {
     );
 }
 
-fn hint_for(lowerer: &Lowerer<'_>, node: Node<'_>, text: &str) -> Option<&'static str> {
+fn hint_for(lowerer: &Lowerer<'_>, node: Node<'_>, context: &Context<'_, '_>, text: &str) -> Option<&'static str> {
     let kinds = lowerer.kinds;
-    // Text left over at the end of a request line.
     // Text left over at the end of a request line: the error follows the request line,
-    // as its sibling or after the block that ends with it.
-    let mut previous = node.prev_named_sibling();
+    // as its sibling or after the block that ends with it. Only a node that ends on the
+    // error's row can hold such a request line last.
+    let row = node.start_position().row;
+    let mut previous = context.previous;
     while let Some(candidate) = previous {
-        if candidate.kind_id() == kinds.request_line {
-            if candidate.end_position().row == node.start_position().row {
-                return Some(
-                    "a request line is `METHOD URL` with an optional `HTTP/1.1`; write spaces in a URL as `%20`",
-                );
-            }
+        if candidate.end_position().row != row {
             break;
+        }
+        if candidate.kind_id() == kinds.request_line {
+            return Some("a request line is `METHOD URL` with an optional `HTTP/1.1`; write spaces in a URL as `%20`");
         }
         previous = candidate.named_child(candidate.named_child_count().saturating_sub(1) as u32);
     }
-    let mut context = node.parent();
-    while let Some(parent) = context {
+    for parent in context.ancestors.iter().rev() {
         let kind = parent.kind_id();
         if kind == kinds.request_line {
             return Some("a request line is `METHOD URL` with an optional `HTTP/1.1`; write spaces in a URL as `%20`");
@@ -92,7 +157,6 @@ fn hint_for(lowerer: &Lowerer<'_>, node: Node<'_>, text: &str) -> Option<&'stati
         if kind == kinds.request || kind == kinds.block {
             break;
         }
-        context = parent.parent();
     }
     if text.starts_with('@') {
         return Some("file variables are written `@name = value`");

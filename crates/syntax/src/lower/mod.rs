@@ -21,23 +21,33 @@ use crate::document::{Block, Directive, Document, Script, ScriptKind, Separator,
 use crate::span::{LineIndex, Position, Span, Spanned};
 use crate::tree::Kinds;
 
+/// The document of one chunk, and how many of its syntax errors it does not list (see
+/// [`errors::MAX_LISTED`]): [`merge`] counts them in the file's.
+pub(crate) struct Lowered {
+    document: Document,
+    omitted_errors: usize,
+}
+
 /// Lowers one chunk. Indices (blocks, requests) count from 0 within the chunk;
 /// [`merge`] renumbers them.
-pub(crate) fn lower_chunk(chunk: &Chunk) -> Document {
+pub(crate) fn lower_chunk(chunk: &Chunk) -> Lowered {
     lower_with(Lowerer::for_chunk(chunk), chunk)
 }
 
 /// The document of one chunk alone, its offsets and positions counted from the chunk's
 /// start. Duplicate request names are not checked (that needs the whole file).
 pub(crate) fn lower_chunk_relative(chunk: &Chunk) -> Document {
-    lower_with(Lowerer::relative(chunk), chunk)
+    let Lowered { mut document, omitted_errors } = lower_with(Lowerer::relative(chunk), chunk);
+    if omitted_errors > 0 {
+        document.diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+        errors::cap(&mut document.diagnostics, omitted_errors);
+    }
+    document
 }
 
-fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Document {
+fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Lowered {
     let root = chunk.tree.root_node();
-    if root.has_error() {
-        errors::collect(&mut lowerer, root);
-    }
+    let omitted_errors = if root.has_error() { errors::collect(&mut lowerer, root) } else { 0 };
     let mut blocks = Vec::new();
     for node in named_children(root) {
         if node.kind_id() == lowerer.kinds.block {
@@ -45,18 +55,21 @@ fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Document {
             blocks.push(block);
         }
     }
-    Document { blocks, variables: lowerer.variables, diagnostics: lowerer.diagnostics }
+    let document = Document { blocks, variables: lowerer.variables, diagnostics: lowerer.diagnostics };
+    Lowered { document, omitted_errors }
 }
 
 /// Joins the documents of consecutive chunks into the document of the file.
-pub(crate) fn merge(parts: Vec<Document>) -> Document {
+pub(crate) fn merge(parts: Vec<Lowered>) -> Document {
     let mut document = Document {
-        blocks: Vec::with_capacity(parts.iter().map(|part| part.blocks.len()).sum()),
-        variables: Vec::with_capacity(parts.iter().map(|part| part.variables.len()).sum()),
-        diagnostics: Vec::with_capacity(parts.iter().map(|part| part.diagnostics.len()).sum()),
+        blocks: Vec::with_capacity(parts.iter().map(|part| part.document.blocks.len()).sum()),
+        variables: Vec::with_capacity(parts.iter().map(|part| part.document.variables.len()).sum()),
+        diagnostics: Vec::with_capacity(parts.iter().map(|part| part.document.diagnostics.len()).sum()),
     };
     let mut requests = 0;
-    for part in parts {
+    let mut omitted_errors = 0;
+    for Lowered { document: part, omitted_errors: omitted } in parts {
+        omitted_errors += omitted;
         let block_offset = document.blocks.len();
         for mut block in part.blocks {
             block.index += block_offset;
@@ -75,6 +88,7 @@ pub(crate) fn merge(parts: Vec<Document>) -> Document {
     }
     check_duplicate_names(&document.blocks, &mut document.diagnostics);
     document.diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+    errors::cap(&mut document.diagnostics, omitted_errors);
     document
 }
 
