@@ -676,17 +676,11 @@ impl Client {
                         built.headers.insert("sec-websocket-protocol", value);
                     }
                 }
-                let connect = match &websocket.connect_timeout {
-                    Some(timeout) => Some(renderer.duration(timeout, "ws-connect-timeout").await?),
-                    None => None,
-                };
+                let connect = renderer.duration(websocket.connect_timeout.as_ref(), "ws-connect-timeout").await?;
                 (Exchange::WebSocket { subprotocols }, connect)
             }
         };
-        let request_timeout = match &request.timeout {
-            Some(timeout) => Some(renderer.duration(timeout, "timeout").await?),
-            None => None,
-        };
+        let request_timeout = renderer.duration(request.timeout.as_ref(), "timeout").await?;
         let timeout = connect_timeout
             .or(request_timeout)
             .or(options.timeout)

@@ -59,17 +59,22 @@ impl<'a> Renderer<'a> {
         Self { scope, secrets: Vec::new(), file_values: HashMap::new(), resolving: Vec::new(), private_env: None }
     }
 
-    /// The milliseconds of a `@timeout` or `@ws-connect-timeout` value (`directive`
-    /// names it for the error): a written one as the parser read it, a template once
-    /// substituted, read the same way.
-    pub(crate) async fn duration(&mut self, timeout: &Timeout, directive: &str) -> Result<Duration, BuildError> {
+    /// The duration of a `@timeout` or `@ws-connect-timeout` value, if the request has
+    /// one (`directive` names it for the error): a written one as the parser read it, a
+    /// template once substituted, read the same way.
+    pub(crate) async fn duration(
+        &mut self,
+        timeout: Option<&Timeout>,
+        directive: &str,
+    ) -> Result<Option<Duration>, BuildError> {
         let template = match timeout {
-            Timeout::Millis(millis) => return Ok(Duration::from_millis(millis.value)),
-            Timeout::Template(template) => template,
+            None => return Ok(None),
+            Some(Timeout::Millis(millis)) => return Ok(Some(Duration::from_millis(millis.value))),
+            Some(Timeout::Template(template)) => template,
         };
         let text = self.render(template).await?;
         match volley_syntax::directive::parse_duration_ms(&text) {
-            Some(millis) => Ok(Duration::from_millis(millis)),
+            Some(millis) => Ok(Some(Duration::from_millis(millis))),
             None => Err(BuildError::InvalidTimeout {
                 directive: directive.to_owned(),
                 value: crate::response::redact(text.trim(), &self.secrets),

@@ -9,7 +9,7 @@ use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::{Command, ToControl, WsSession};
+use super::{Command, Outbound, ToControl, WsSession};
 
 /// Serves a control socket attached with `after_seq` until either side ends it.
 pub(crate) async fn serve_control<S>(socket: S, session: Arc<WsSession>, after_seq: u64)
@@ -208,14 +208,15 @@ fn send_command(message: &ClientMessage<'_>) -> Result<Command, String> {
         Some(other) => return Err(format!("`payloadType` is `text` or `json`, not `{other}`")),
         None => !is_string,
     };
-    let text = if json {
-        payload.get().to_owned()
+    let message = if json {
+        Outbound::Json(payload.to_owned())
     } else if is_string {
-        serde_json::from_str::<String>(payload.get()).map_err(|problem| format!("the text payload: {problem}"))?
+        let text = serde_json::from_str(payload.get()).map_err(|problem| format!("the text payload: {problem}"))?;
+        Outbound::Text(text)
     } else {
         return Err("a `text` payload is a string".to_owned());
     };
-    Ok(Command::Send { text, json })
+    Ok(Command::Send(message))
 }
 
 fn error(session: &WsSession, code: &str, message: &str) -> String {

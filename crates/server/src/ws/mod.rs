@@ -20,7 +20,7 @@ use crate::error::ApiError;
 use crate::hub::Emitter;
 
 pub(crate) use control::serve_control;
-pub(crate) use upstream::{Command, spawn_upstream};
+pub(crate) use upstream::{Command, Outbound, spawn_upstream};
 
 /// Default number of envelopes kept for replay.
 pub(crate) const DEFAULT_REPLAY: usize = 500;

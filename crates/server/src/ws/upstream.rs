@@ -19,12 +19,39 @@ use crate::state::AppState;
 /// What a control socket asks of the upstream connection.
 #[derive(Debug)]
 pub(crate) enum Command {
-    /// Send a text frame; `json` when it is the JSON text of a `json` payload.
-    Send { text: String, json: bool },
+    /// Send a text frame.
+    Send(Outbound),
     /// Close the upstream connection.
     Close { code: u16, reason: String },
     /// Keep the session from idling.
     Ping,
+}
+
+/// A message for the upstream, as the client's `session.send` gave it.
+#[derive(Debug)]
+pub(crate) enum Outbound {
+    /// A `text` payload.
+    Text(String),
+    /// A `json` payload, as the client wrote it: its text is the frame.
+    Json(Box<RawValue>),
+}
+
+impl Outbound {
+    /// The text of the frame.
+    fn text(&self) -> &str {
+        match self {
+            Outbound::Text(text) => text,
+            Outbound::Json(json) => json.get(),
+        }
+    }
+
+    /// The JSON of a `json` payload, for its envelope.
+    fn json(&self) -> Option<&RawValue> {
+        match self {
+            Outbound::Text(_) => None,
+            Outbound::Json(json) => Some(json),
+        }
+    }
 }
 
 /// Starts the task of `session` over `socket`.
@@ -70,11 +97,6 @@ pub(crate) fn json_payload(text: &str) -> Option<&RawValue> {
     if !matches!(first, b'{' | b'[') {
         return None;
     }
-    raw_json(text)
-}
-
-/// `text` as JSON to relay as it is, when it is valid JSON.
-fn raw_json(text: &str) -> Option<&RawValue> {
     serde_json::from_str(text).ok()
 }
 
@@ -99,13 +121,10 @@ async fn run(
                 return Some(Closing::new(1001, "server shutdown", true, 1001));
             }
             command = commands.recv() => match command {
-                Some(Command::Send { text, json }) => {
+                Some(Command::Send(message)) => {
                     session.touch();
-                    match sender.send_text(text.clone()).await {
-                        Ok(()) => {
-                            let payload = if json { raw_json(&text) } else { None };
-                            session.publish_message("session.outbound", &text, payload).await;
-                        }
+                    match sender.send_text(message.text().to_owned()).await {
+                        Ok(()) => session.publish_message("session.outbound", message.text(), message.json()).await,
                         Err(error) => session.publish("session.error", error_fields("WS_SEND_FAILED", &error.to_string())).await,
                     }
                 }
