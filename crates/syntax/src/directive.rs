@@ -31,6 +31,10 @@ pub enum DirectiveKind {
     NoRedirect,
     /// `@no-cookie-jar` (from the JetBrains client and REST Client).
     NoCookieJar,
+    /// `@disabled` (httpyac): the request is skipped.
+    Disabled,
+    /// `@note` (REST Client): ask for confirmation before sending.
+    Note,
     /// A directive of another tool that Volley reads and ignores.
     Ignored,
     /// Not a directive anyone defines.
@@ -149,6 +153,22 @@ pub const SUPPORTED: &[DirectiveInfo] = &[
         placeholder: "",
         doc: "Neither send cookies from the jar nor store the cookies of the response.",
     },
+    DirectiveInfo {
+        name: "disabled",
+        kind: DirectiveKind::Disabled,
+        value: ValueRule::None,
+        placeholder: "",
+        doc: "Skips the request: runs report it as skipped and send nothing (httpyac).",
+    },
+    DirectiveInfo {
+        name: "note",
+        kind: DirectiveKind::Note,
+        value: ValueRule::Optional,
+        placeholder: "<text>",
+        doc: "Asks for confirmation before the request is sent (REST Client): `volley run` \
+              asks in a terminal and refuses without one, unless `--yes` is given. The \
+              value, when there is one, is shown with the question.",
+    },
 ];
 
 /// Spellings other tools use for directives Volley supports.
@@ -168,11 +188,9 @@ pub const IGNORED: &[&str] = &[
     "use-os-credentials",
     "http-version",
     "prompt",
-    "note",
     "ref",
     "forceRef",
     "import",
-    "disabled",
     "loop",
     "sleep",
     "save",

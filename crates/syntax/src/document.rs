@@ -133,6 +133,10 @@ pub struct Request {
     pub no_redirect: bool,
     /// `# @no-cookie-jar`.
     pub no_cookie_jar: bool,
+    /// `# @disabled`: the request is skipped, never sent.
+    pub disabled: bool,
+    /// `# @note [text]`: confirm before sending; the text, when written (else empty).
+    pub note: Option<Spanned<String>>,
     /// Scripts and redirections that belong to the request (recognised, not run).
     pub scripts: Vec<Script>,
 }

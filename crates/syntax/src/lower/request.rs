@@ -98,6 +98,8 @@ impl Lowerer<'_> {
             timeout: None,
             no_redirect: false,
             no_cookie_jar: false,
+            disabled: false,
+            note: None,
             scripts,
         };
         self.apply_directives(&mut request, directives, line.websocket_method);
@@ -237,6 +239,11 @@ impl Lowerer<'_> {
                 DirectiveKind::WsSubprotocols => subprotocols.clone_from(&directive.value),
                 DirectiveKind::NoRedirect => request.no_redirect = true,
                 DirectiveKind::NoCookieJar => request.no_cookie_jar = true,
+                DirectiveKind::Disabled => request.disabled = true,
+                DirectiveKind::Note => {
+                    let text = directive.value.as_ref().map_or_else(String::new, Template::to_source);
+                    request.note = Some(Spanned::new(text, directive.span));
+                }
                 DirectiveKind::Assert | DirectiveKind::Ignored | DirectiveKind::Unknown => {}
             }
         }
