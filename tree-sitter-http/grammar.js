@@ -40,6 +40,14 @@ const NL = String.raw`(\r?\n|\r)`;
 const SCRIPT_BODY = String.raw`[^%\r\n]|%+[^%}\r\n]|${NL}+([^#%\r\n]|##?[^#%\r\n]|%+[^%}\r\n])`;
 const SCRIPT = new RegExp(String.raw`[<>][ \t]*\{%(${SCRIPT_BODY})*${NL}*%+\}[ \t]*`);
 
+// httpyac's JavaScript blocks: a line of `{{` (optionally `{{+`, `{{@request`, `{{@js
+// response` …) up to a line of `}}`. A line inside may be anything but `}}` alone and a
+// line starting with `###`, so the block never hides a separator.
+const JS_LINE = String.raw`[^#}\r\n][^\r\n]*|\}([^}\r\n][^\r\n]*)?|\}\}[ \t]*[^ \t\r\n][^\r\n]*|##?([^#\r\n][^\r\n]*)?`;
+const JS_BLOCK = new RegExp(
+  String.raw`\{\{(@js[ \t]+)?[+@]?[A-Za-z]*[ \t]*(${NL}(${JS_LINE})?)*${NL}\}\}[ \t]*`,
+);
+
 module.exports = grammar({
   name: 'volley_http',
 
@@ -115,6 +123,9 @@ module.exports = grammar({
         $.variable_declaration,
         $.script,
         $.unclosed_script,
+        alias($._pre_request_file, $.script_file),
+        $.js_block,
+        $.command,
         $._blank,
       ),
 
@@ -157,6 +168,20 @@ module.exports = grammar({
     // read as usual and the typed layer reports the missing `%}`.
     unclosed_script: (_) => token(prec(PREC.unclosed_script, /[<>][ \t]*\{%[^\r\n]*/)),
 
+    // A script in a file: `< ./before.js` before the request line, `> ./after.js` after
+    // the headers or the body (JetBrains, Kulala). In a body, `< ./file` stays a file
+    // reference: this rule is only tried where a script may stand.
+    // Both are `script_file` nodes.
+    _pre_request_file: (_) => token(prec(PREC.script, /<[ \t]+[^\s{][^\r\n]*/)),
+    _handler_file: (_) => token(prec(PREC.field, />[ \t]+[^\s{>%][^\r\n]*/)),
+
+    // httpyac's JavaScript blocks (see JS_BLOCK).
+    js_block: (_) => token(prec(PREC.script, JS_BLOCK)),
+
+    // Kulala's `import ./other.http` and `run #name` lines (lower case, as Kulala
+    // writes them); recognised so that they never read as request lines.
+    command: (_) => token(prec(PREC.comment, /(import|run)[ \t]+[^\r\n]*/)),
+
     // ---------------------------------------------------------------- request
 
     request: ($) =>
@@ -187,25 +212,47 @@ module.exports = grammar({
         seq(field('url', $.url), optional($._request_line_tail)),
       ),
 
-    _request_line_tail: ($) =>
-      seq($._space, optional(seq(field('version', $.http_version), optional($._space)))),
+    _request_line_tail: ($) => seq(field('version', $.http_version), optional($._space)),
 
-    // Any word: the typed layer checks it against the known methods, so a typo gets a
-    // "did you mean" instead of a parse error.
-    method: (_) => /[A-Za-z]+/,
+    // Any RFC 9110 token that starts with a letter: the typed layer checks it against
+    // the registered methods, so a typo gets a "did you mean" instead of a parse error.
+    method: (_) => /[A-Za-z][A-Za-z0-9_\-]*/,
 
-    url: ($) => repeat1(choice($._url_text, $._lone_brace, $.variable)),
+    // The request target runs to the end of the line or to ` HTTP/x`: spaces inside it
+    // are kept (and percent-encoded when sent), as the JetBrains client reads them.
+    url: ($) =>
+      seq(
+        choice($._url_text, $._lone_brace, $.variable),
+        repeat(choice($._url_text, $._lone_brace, $.variable, $._space)),
+      ),
 
     _url_text: (_) => /([^\s{]|\{[^\s{])+/,
 
-    http_version: (_) => /HTTP\/[0-9.]+/,
+    // With the spaces before it: lexical precedence makes ` HTTP/1.1` a version, not
+    // more of the target.
+    http_version: (_) => token(prec(PREC.comment, /[ \t]+HTTP\/[0-9.]+/)),
 
-    // `?a=1` / `&b=2` lines right after the request line (may be indented).
+    // Lines right after the request line that continue the target: `?a=1` / `&b=2`
+    // (may be indented) continue the query, an indented `/path` continues the path
+    // (JetBrains). `??` is not one: it is an assertion (lexical precedence).
     query_continuation: ($) =>
       seq(
-        alias(token(prec(PREC.comment, /[ \t]*[?&]/)), '?'),
+        alias(token(prec(PREC.comment, /[ \t]*[?&]|[ \t]+\//)), '?'),
         optional(field('value', $.value)),
       ),
+
+    // httpyac's `?? status == 200`: an assertion on the response, after the request
+    // line (between the headers or after the body).
+    assertion: ($) =>
+      seq(
+        alias(token(prec(PREC.field, /[ \t]*\?\?/)), '??'),
+        optional(field('value', $.value)),
+      ),
+
+    // `HTTP/1.1 200 OK` at the start of a body line: a response saved in the file
+    // (httpyac, JetBrains' history). It and everything after it up to the next
+    // separator is not part of the body.
+    response_line: (_) => token(prec(PREC.field, /HTTP\/[0-9.]+[ \t]+[1-5][0-9][0-9]([ \t][^\r\n]*)?/)),
 
     _header_line: ($) =>
       choice(
@@ -214,7 +261,10 @@ module.exports = grammar({
         $.directive,
         $.script,
         $.unclosed_script,
+        alias($._handler_file, $.script_file),
+        $.js_block,
         $.output_redirect,
+        $.assertion,
       ),
 
     // A line without `:` is still a header node (with no value), so the typed layer can
@@ -250,8 +300,12 @@ module.exports = grammar({
         $.form_field,
         $.script,
         $.unclosed_script,
+        alias($._handler_file, $.script_file),
+        $.js_block,
         $.output_redirect,
         $.response_reference,
+        $.assertion,
+        $.response_line,
         repeat1(choice($._body_text, $._lone_brace, $._angle, $.variable)),
       ),
 

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use volley_syntax::{
-    Body, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Protocol, Request, Span, Template, Timeout,
-    variable_path_segments,
+    Body, BodyPart, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Protocol, Request, Span,
+    Template, Timeout, variable_path_segments,
 };
 
 use crate::assert;
@@ -146,6 +146,24 @@ impl<'a> Analyzer<'a> {
                             }
                         }
                     }
+                }
+            }
+            Body::Parts(parts) => {
+                for part in &parts.parts {
+                    match part {
+                        BodyPart::Text(template) => self.template(template, out),
+                        BodyPart::File(file) => {
+                            self.template(&file.path, out);
+                            self.file(&file.path, out);
+                        }
+                    }
+                }
+            }
+            Body::GraphQl(graphql) => {
+                self.template(&graphql.query, out);
+                if let Some(variables) = &graphql.variables {
+                    self.template(variables, out);
+                    self.json_body(variables, out);
                 }
             }
         }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
-use volley_syntax::{Body, FileBody, FormBody, FormValue, Span};
+use volley_syntax::{Body, BodyPart, FileBody, FormBody, FormValue, GraphQlBody, PartsBody, Span};
 
 use crate::error::BuildError;
 use crate::interpolate::Renderer;
@@ -52,12 +52,141 @@ pub(crate) async fn build_body(
     match body {
         Body::None => Ok(BuiltBody::default()),
         Body::Inline(template) => {
-            Ok(BuiltBody { bytes: Bytes::from(renderer.render(template).await?), ..BuiltBody::default() })
+            let text = renderer.render(template).await?;
+            let text = LineBreaks::of(written_content_type).apply(text);
+            Ok(BuiltBody { bytes: Bytes::from(text), ..BuiltBody::default() })
         }
         Body::File(file) => file_body(file, renderer, files).await,
         Body::Form(form) if form.multipart => multipart(form, renderer, files, written_content_type).await,
         Body::Form(form) => urlencoded(form, renderer).await,
+        Body::Parts(parts) => parts_body(parts, renderer, files, written_content_type).await,
+        Body::GraphQl(graphql) => graphql_body(graphql, renderer).await,
     }
+}
+
+/// What happens to the line breaks of a body's text (never to the bytes of a file it
+/// includes), by the request's `Content-Type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineBreaks {
+    /// Sent as written.
+    Keep,
+    /// `multipart/*`: every line break is CRLF, as RFC 2046 and RFC 7578 require.
+    Crlf,
+    /// `application/x-www-form-urlencoded`: a line starting with `&` continues the line
+    /// before it, without the line break and the indentation (REST Client).
+    JoinAmpersands,
+}
+
+impl LineBreaks {
+    fn of(content_type: Option<&str>) -> LineBreaks {
+        let essence = content_type.map(|value| value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
+        match essence.as_deref() {
+            Some(essence) if essence.starts_with("multipart/") => LineBreaks::Crlf,
+            Some("application/x-www-form-urlencoded") => LineBreaks::JoinAmpersands,
+            _ => LineBreaks::Keep,
+        }
+    }
+
+    fn apply(self, text: String) -> String {
+        match self {
+            LineBreaks::Keep => text,
+            LineBreaks::Crlf => crlf(&text),
+            LineBreaks::JoinAmpersands => join_ampersand_lines(&text),
+        }
+    }
+}
+
+/// Every line break (`\n`, `\r\n`, lone `\r`) as `\r\n`.
+fn crlf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut characters = text.chars().peekable();
+    while let Some(character) = characters.next() {
+        match character {
+            '\r' => {
+                characters.next_if_eq(&'\n');
+                out.push_str("\r\n");
+            }
+            '\n' => out.push_str("\r\n"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `name=foo\n&password=bar` → `name=foo&password=bar`: the line break and the spaces
+/// before a line that starts with `&` are dropped.
+fn join_ampersand_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(['\n', '\r']) {
+        let (line, after) = rest.split_at(at);
+        let after_break = after.strip_prefix("\r\n").or_else(|| after.get(1..)).unwrap_or_default();
+        let next_line = after_break.trim_start_matches([' ', '\t']);
+        out.push_str(line);
+        if next_line.starts_with('&') {
+            rest = next_line;
+        } else {
+            out.push_str(&after[..after.len() - after_break.len()]);
+            rest = after_break;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Text with `< ./file` lines: the text (its line breaks by the `Content-Type`) and the
+/// files' bytes as they are.
+async fn parts_body(
+    body: &PartsBody,
+    renderer: &mut Renderer<'_>,
+    files: &Files<'_>,
+    written_content_type: Option<&str>,
+) -> Result<BuiltBody, BuildError> {
+    let line_breaks = LineBreaks::of(written_content_type);
+    let mut out = Vec::new();
+    for part in &body.parts {
+        match part {
+            BodyPart::Text(template) => {
+                let text = renderer.render(template).await?;
+                out.extend_from_slice(line_breaks.apply(text).as_bytes());
+            }
+            BodyPart::File(file) => out.extend_from_slice(&file_body(file, renderer, files).await?.bytes),
+        }
+    }
+    Ok(BuiltBody { bytes: Bytes::from(out), ..BuiltBody::default() })
+}
+
+/// `{"query": …, "variables": …, "operationName": …}` (the last two when there are
+/// variables and a named operation), sent as `application/json` unless the request says
+/// otherwise.
+async fn graphql_body(body: &GraphQlBody, renderer: &mut Renderer<'_>) -> Result<BuiltBody, BuildError> {
+    let query = renderer.render(&body.query).await?;
+    let mut json = format!("{{\"query\":{}", serde_json::Value::String(query));
+    if let Some(template) = &body.variables {
+        let text = renderer.render(template).await?;
+        let variables: serde_json::Value = serde_json::from_str(&text).map_err(|error| BuildError::InvalidBody {
+            message: format!("the GraphQL variables are not valid JSON: {error}"),
+            span: template.span,
+        })?;
+        if !variables.is_object() {
+            return Err(BuildError::InvalidBody {
+                message: "the GraphQL variables must be a JSON object (`{\"id\": 1}`)".to_owned(),
+                span: template.span,
+            });
+        }
+        json.push_str(",\"variables\":");
+        json.push_str(&variables.to_string());
+    }
+    if let Some(name) = &body.operation_name {
+        json.push_str(",\"operationName\":");
+        json.push_str(&serde_json::Value::String(name.clone()).to_string());
+    }
+    json.push('}');
+    Ok(BuiltBody {
+        bytes: Bytes::from(json),
+        content_type: Some("application/json".to_owned()),
+        replaces_multipart: false,
+    })
 }
 
 async fn file_body(file: &FileBody, renderer: &mut Renderer<'_>, files: &Files<'_>) -> Result<BuiltBody, BuildError> {
@@ -176,6 +305,22 @@ fn escape_quoted(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_breaks_by_content_type() {
+        assert_eq!(LineBreaks::of(Some("multipart/form-data; boundary=x")), LineBreaks::Crlf);
+        assert_eq!(LineBreaks::of(Some("Multipart/Mixed")), LineBreaks::Crlf);
+        assert_eq!(
+            LineBreaks::of(Some("application/x-www-form-urlencoded; charset=utf-8")),
+            LineBreaks::JoinAmpersands
+        );
+        assert_eq!(LineBreaks::of(Some("application/json")), LineBreaks::Keep);
+        assert_eq!(LineBreaks::of(None), LineBreaks::Keep);
+        assert_eq!(crlf("a\nb\r\nc\rd\n"), "a\r\nb\r\nc\r\nd\r\n");
+        assert_eq!(join_ampersand_lines("name=foo\n&password=bar\r\n  &x=1"), "name=foo&password=bar&x=1");
+        assert_eq!(join_ampersand_lines("a=1\nb=2\n\n&c=3"), "a=1\nb=2\n&c=3", "only the break right before `&`");
+        assert_eq!(join_ampersand_lines("no breaks"), "no breaks");
+    }
 
     #[test]
     fn boundaries_and_escapes() {

@@ -271,6 +271,15 @@ pub enum BuildError {
         /// Where the header is written.
         span: Span,
     },
+    /// A body that cannot be built as its form requires (GraphQL variables that are
+    /// not a JSON object).
+    #[error("{}: {message}", span)]
+    InvalidBody {
+        /// What is wrong.
+        message: String,
+        /// Where the body (or its part) is written.
+        span: Span,
+    },
 }
 
 impl BuildError {
@@ -289,6 +298,7 @@ impl BuildError {
             | BuildError::InvalidUrl { span, .. }
             | BuildError::InvalidHeader { span, .. }
             | BuildError::InvalidTimeout { span, .. }
+            | BuildError::InvalidBody { span, .. }
             | BuildError::Included { span, .. } => *span,
         }
     }
@@ -309,6 +319,7 @@ impl BuildError {
             BuildError::InvalidUrl { .. } => "invalid-url",
             BuildError::InvalidHeader { .. } => "invalid-header",
             BuildError::InvalidTimeout { .. } => "invalid-timeout",
+            BuildError::InvalidBody { .. } => "invalid-body",
             BuildError::Included { source, .. } => source.code(),
         }
     }

@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use volley_syntax::{Body, DirectiveKind, Document, Expression, FormValue, Template, variable_path_segments};
+use volley_syntax::{Body, BodyPart, DirectiveKind, Document, Expression, FormValue, Template, variable_path_segments};
 
 /// What a position can refer to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,7 +131,14 @@ pub(crate) fn file_links(document: &Document) -> Vec<(Range<usize>, String)> {
                     }
                 }
             }
-            Body::None | Body::Inline(_) => {}
+            Body::Parts(parts) => {
+                for part in &parts.parts {
+                    if let BodyPart::File(file) = part {
+                        links.extend(literal_path(&file.path));
+                    }
+                }
+            }
+            Body::None | Body::Inline(_) | Body::GraphQl(_) => {}
         }
     }
     links
@@ -290,22 +297,7 @@ fn templates(document: &Document) -> Vec<&Template> {
             templates.push(&header.name);
             templates.push(&header.value);
         }
-        match &request.body {
-            Body::None => {}
-            Body::Inline(template) => templates.push(template),
-            Body::File(file) => templates.push(&file.path),
-            Body::Form(form) => {
-                for field in &form.fields {
-                    match &field.value {
-                        FormValue::Text(template) => templates.push(template),
-                        FormValue::File { path, filename } => {
-                            templates.push(path);
-                            templates.extend(filename);
-                        }
-                    }
-                }
-            }
-        }
+        request.body.for_each_template(&mut |template| templates.push(template));
     }
     templates
 }

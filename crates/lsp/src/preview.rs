@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use volley_engine::{Exchange, RunOptions};
-use volley_syntax::{Body, Document, Expression, FormValue, Request};
+use volley_syntax::{Document, Expression, Request};
 
 use crate::scope::{MASK, Scope};
 
@@ -93,19 +93,7 @@ fn command_resolver(request: &Request) -> Option<String> {
         header.name.walk(&mut visit);
         header.value.walk(&mut visit);
     }
-    match &request.body {
-        Body::None => {}
-        Body::Inline(template) => template.walk(&mut visit),
-        Body::File(file) => file.path.walk(&mut visit),
-        Body::Form(form) => {
-            for field in &form.fields {
-                match &field.value {
-                    FormValue::Text(template) => template.walk(&mut visit),
-                    FormValue::File { path, .. } => path.walk(&mut visit),
-                }
-            }
-        }
-    }
+    request.body.for_each_template(&mut |template| template.walk(&mut visit));
     found
 }
 

@@ -90,6 +90,14 @@ pub enum Code {
     InvalidJsonBody,
     /// An `@assert` expression that does not parse (semantic).
     InvalidAssertion,
+    /// A request of a protocol Volley does not send (gRPC, MQTT, AMQP, Kafka).
+    UnsupportedRequest,
+    /// A command of another tool (Kulala's `import` and `run`) that Volley does not run.
+    UnsupportedCommand,
+    /// A response saved in the file after a request (`HTTP/1.1 200 OK` …), not sent.
+    SavedResponse,
+    /// A request line inside a body, where `###` was probably meant.
+    RequestLineInBody,
 }
 
 impl Code {
@@ -122,6 +130,10 @@ impl Code {
         Code::MissingFile,
         Code::InvalidJsonBody,
         Code::InvalidAssertion,
+        Code::UnsupportedRequest,
+        Code::UnsupportedCommand,
+        Code::SavedResponse,
+        Code::RequestLineInBody,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -170,6 +182,10 @@ impl Code {
             Code::MissingFile => "missing-file",
             Code::InvalidJsonBody => "invalid-json-body",
             Code::InvalidAssertion => "invalid-assertion",
+            Code::UnsupportedRequest => "unsupported-request",
+            Code::UnsupportedCommand => "unsupported-command",
+            Code::SavedResponse => "saved-response",
+            Code::RequestLineInBody => "request-line-in-body",
         }
     }
 
@@ -192,7 +208,8 @@ impl Code {
             | Code::UnknownResolver
             | Code::ResolverArguments
             | Code::MissingFile
-            | Code::InvalidAssertion => Severity::Error,
+            | Code::InvalidAssertion
+            | Code::UnsupportedRequest => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective
@@ -201,8 +218,10 @@ impl Code {
             | Code::BlockWithoutRequest
             | Code::TextAfterHandler
             | Code::UndefinedVariable
-            | Code::InvalidJsonBody => Severity::Warning,
-            Code::UnsupportedDirective | Code::ResponseReference => Severity::Info,
+            | Code::InvalidJsonBody
+            | Code::UnsupportedCommand
+            | Code::RequestLineInBody => Severity::Warning,
+            Code::UnsupportedDirective | Code::ResponseReference | Code::SavedResponse => Severity::Info,
         }
     }
 

@@ -189,9 +189,53 @@ pub enum Body {
     File(FileBody),
     /// `name = value` lines.
     Form(FormBody),
+    /// Text with `< ./file` lines among it (a multipart body written by hand): each
+    /// file line is replaced by the file's content.
+    Parts(PartsBody),
+    /// A GraphQL request (`GRAPHQL` method or `X-Request-Type: GraphQL`): the query and
+    /// an optional JSON object of variables, sent as `{"query", "variables",
+    /// "operationName"}`.
+    GraphQl(GraphQlBody),
 }
 
 impl Body {
+    /// Visits every template of the body in order: text, file paths, form values and
+    /// filenames, a GraphQL query and its variables.
+    pub fn for_each_template<'a>(&'a self, visit: &mut impl FnMut(&'a Template)) {
+        match self {
+            Body::None => {}
+            Body::Inline(template) => visit(template),
+            Body::File(file) => visit(&file.path),
+            Body::Form(form) => {
+                for field in &form.fields {
+                    match &field.value {
+                        FormValue::Text(template) => visit(template),
+                        FormValue::File { path, filename } => {
+                            visit(path);
+                            if let Some(filename) = filename {
+                                visit(filename);
+                            }
+                        }
+                    }
+                }
+            }
+            Body::Parts(parts) => {
+                for part in &parts.parts {
+                    match part {
+                        BodyPart::Text(template) => visit(template),
+                        BodyPart::File(file) => visit(&file.path),
+                    }
+                }
+            }
+            Body::GraphQl(graphql) => {
+                visit(&graphql.query);
+                if let Some(variables) = &graphql.variables {
+                    visit(variables);
+                }
+            }
+        }
+    }
+
     /// The span of the body, `None` for no body.
     #[must_use]
     pub fn span(&self) -> Option<Span> {
@@ -200,6 +244,8 @@ impl Body {
             Body::Inline(template) => Some(template.span),
             Body::File(file) => Some(file.span),
             Body::Form(form) => Some(form.span),
+            Body::Parts(parts) => Some(parts.span),
+            Body::GraphQl(graphql) => Some(graphql.span),
         }
     }
 }
@@ -215,6 +261,39 @@ pub struct FileBody {
     pub substitute: bool,
     /// The encoding named after `<@` (`<@latin1 ./file`), as written.
     pub encoding: Option<String>,
+}
+
+/// A body of text and `< ./file` lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartsBody {
+    /// The whole body.
+    pub span: Span,
+    /// Text and files, in order. The line break before and after a file line belongs
+    /// to the text around it.
+    pub parts: Vec<BodyPart>,
+}
+
+/// One piece of a [`PartsBody`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BodyPart {
+    /// Text, substituted.
+    Text(Template),
+    /// A `< ./file` or `<@ ./file` line.
+    File(FileBody),
+}
+
+/// The body of a GraphQL request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphQlBody {
+    /// The whole body.
+    pub span: Span,
+    /// The query (or mutation, subscription), as written.
+    pub query: Template,
+    /// The JSON object after the query's last blank line, when there is one.
+    pub variables: Option<Template>,
+    /// The name of the first named operation (`query GetUser { … }`), when there is one.
+    pub operation_name: Option<String>,
 }
 
 /// A form body: url-encoded, or multipart when a field is a file or the
@@ -362,6 +441,12 @@ pub enum ScriptKind {
     OutputRedirect,
     /// `<> ./file`.
     ResponseReference,
+    /// `< ./script.js` before the request line (JetBrains, Kulala).
+    PreRequestFile,
+    /// `> ./handler.js` after the request (JetBrains, Kulala).
+    ResponseHandlerFile,
+    /// An httpyac JavaScript block: `{{` … `}}` lines.
+    HttpyacScript,
 }
 
 #[cfg(test)]

@@ -76,6 +76,49 @@ impl Method {
     pub fn is_known(&self) -> bool {
         !matches!(self, Method::Other(_))
     }
+
+    /// The methods of the IANA HTTP Method Registry beyond the nine of the spec
+    /// (the methods of `WebDAV` and `CalDAV`, `QUERY` …), upper case. Written in any case, they are sent upper
+    /// case.
+    pub const REGISTERED: [&'static str; 31] = [
+        "ACL",
+        "BASELINE-CONTROL",
+        "BIND",
+        "CHECKIN",
+        "CHECKOUT",
+        "COPY",
+        "LABEL",
+        "LINK",
+        "LOCK",
+        "MERGE",
+        "MKACTIVITY",
+        "MKCALENDAR",
+        "MKCOL",
+        "MKREDIRECTREF",
+        "MKWORKSPACE",
+        "MOVE",
+        "ORDERPATCH",
+        "PRI",
+        "PROPFIND",
+        "PROPPATCH",
+        "QUERY",
+        "REBIND",
+        "REPORT",
+        "SEARCH",
+        "UNBIND",
+        "UNCHECKOUT",
+        "UNLINK",
+        "UNLOCK",
+        "UPDATE",
+        "UPDATEREDIRECTREF",
+        "VERSION-CONTROL",
+    ];
+
+    /// `true` for the nine of the spec and the other registered methods, in any case.
+    #[must_use]
+    pub fn is_registered(word: &str) -> bool {
+        Method::KNOWN.iter().chain(Method::REGISTERED.iter()).any(|name| name.eq_ignore_ascii_case(word))
+    }
 }
 
 impl fmt::Display for Method {

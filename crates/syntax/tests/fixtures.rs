@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use volley_syntax::{
-    Arguments, Body, Document, Expression, FormValue, Interpolation, Part, Protocol, Span, Template, Timeout,
+    Arguments, Body, BodyPart, Document, Expression, FormValue, Interpolation, Part, Protocol, Span, Template, Timeout,
 };
 
 #[test]
@@ -100,6 +100,28 @@ fn render(document: &Document) -> String {
                     }
                 }
             }
+            Body::Parts(parts) => {
+                let _ = writeln!(out, "    body parts [{}]", span(parts.span));
+                for part in &parts.parts {
+                    match part {
+                        BodyPart::Text(text) => {
+                            let _ = writeln!(out, "      text [{}] {}", span(text.span), template(text));
+                        }
+                        BodyPart::File(file) => {
+                            let substitute = if file.substitute { " (substitute variables)" } else { "" };
+                            let _ = writeln!(out, "      file {}{substitute}", template(&file.path));
+                        }
+                    }
+                }
+            }
+            Body::GraphQl(graphql) => {
+                let name = graphql.operation_name.as_ref().map_or(String::new(), |name| format!(" operation {name:?}"));
+                let _ =
+                    writeln!(out, "    body graphql{name} [{}] query {}", span(graphql.span), template(&graphql.query));
+                if let Some(variables) = &graphql.variables {
+                    let _ = writeln!(out, "      variables [{}] {}", span(variables.span), template(variables));
+                }
+            }
         }
         match &request.protocol {
             Protocol::Http => {}
@@ -130,6 +152,12 @@ fn render(document: &Document) -> String {
         }
         if request.no_cookie_jar {
             out.push_str("    no-cookie-jar\n");
+        }
+        if request.disabled {
+            out.push_str("    disabled\n");
+        }
+        if let Some(note) = &request.note {
+            let _ = writeln!(out, "    note {:?}", note.value);
         }
         for script in &request.scripts {
             let _ = writeln!(out, "    script {:?} [{}]", script.kind, span(script.span));

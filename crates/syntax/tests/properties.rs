@@ -3,7 +3,7 @@
 //! document as parsing the edited text from scratch.
 
 use proptest::prelude::*;
-use volley_syntax::{Body, Document, Expression, FormValue, Part, Span, SyntaxTree, Template};
+use volley_syntax::{Body, BodyPart, Document, Expression, FormValue, Part, Span, SyntaxTree, Template};
 
 /// Pieces `.http` files are made of, including the awkward ones (line-ending variants,
 /// unclosed braces and scripts, non-ASCII), so that random concatenations reach the
@@ -177,6 +177,25 @@ fn check_invariants(text: &str, document: &Document) {
                                 }
                             }
                         }
+                    }
+                }
+                Body::Parts(parts) => {
+                    check(parts.span);
+                    for part in &parts.parts {
+                        match part {
+                            BodyPart::Text(text) => check_template(text),
+                            BodyPart::File(file) => {
+                                check(file.span);
+                                check_template(&file.path);
+                            }
+                        }
+                    }
+                }
+                Body::GraphQl(graphql) => {
+                    check(graphql.span);
+                    check_template(&graphql.query);
+                    if let Some(variables) = &graphql.variables {
+                        check_template(variables);
                     }
                 }
             }

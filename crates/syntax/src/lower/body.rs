@@ -5,7 +5,11 @@ use tree_sitter::Node;
 
 use super::{Lowerer, Mark, named_children};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::document::{Body, FileBody, FormBody, FormField, FormValue, Header, Script, ScriptKind};
+use crate::document::{
+    Body, BodyPart, Directive, FileBody, FormBody, FormField, FormValue, GraphQlBody, Header, PartsBody, Script,
+    ScriptKind,
+};
+use crate::method::Method;
 use crate::span::{Position, Spanned};
 use crate::template::Template;
 
@@ -51,12 +55,32 @@ enum Line<'tree> {
     File(Node<'tree>),
     Field(Node<'tree>),
     Handler(Node<'tree>),
+    /// httpyac's `?? …`.
+    Assertion(Node<'tree>),
+    /// `HTTP/1.1 200 OK`: a saved response starts here.
+    Response,
+    /// Text that reads as a request line (`GET https://…`).
+    Request,
+}
+
+impl Line<'_> {
+    /// `true` for the lines that end the body's content.
+    fn ends_content(self) -> bool {
+        matches!(self, Line::Handler(_) | Line::Assertion(_) | Line::Response | Line::Request)
+    }
 }
 
 impl Lowerer<'_> {
-    /// Lowers a `body` node. Scripts and redirections found after the body are added to
-    /// `scripts`.
-    pub(crate) fn body(&mut self, node: Node<'_>, content_type: &ContentType, scripts: &mut Vec<Script>) -> Body {
+    /// Lowers a `body` node. Scripts, redirections and httpyac assertions found after
+    /// the body are added to `scripts` and `assertions`.
+    pub(crate) fn body(
+        &mut self,
+        node: Node<'_>,
+        content_type: &ContentType,
+        graphql: bool,
+        scripts: &mut Vec<Script>,
+        assertions: &mut Vec<Directive>,
+    ) -> Body {
         let kinds = self.kinds;
         let end = node.end_byte();
         let first_line = self.skip_newline(node.start_byte()).min(end);
@@ -64,7 +88,10 @@ impl Lowerer<'_> {
         // Named children in order; the hidden text tokens are not nodes, so lines are
         // found in the text and matched to the node that starts them, if any.
         let children: Vec<Node<'_>> = named_children(node).collect();
-        if children.iter().all(|child| child.kind_id() == kinds.variable) {
+        if !graphql
+            && children.iter().all(|child| child.kind_id() == kinds.variable)
+            && !has_request_line(&self.text.as_bytes()[first_line..end])
+        {
             return self.text_body(node, &children, first_line, end);
         }
         let mut next_child = 0;
@@ -79,7 +106,9 @@ impl Lowerer<'_> {
             let kind = starting.map(Node::kind_id);
             let line_end = match starting {
                 // A script may run over several lines.
-                Some(child) if kind == Some(kinds.script) => line_end_from(bytes, child.end_byte(), end),
+                Some(child) if kind == Some(kinds.script) || kind == Some(kinds.js_block) => {
+                    line_end_from(bytes, child.end_byte(), end)
+                }
                 _ => line_end_from(bytes, position, end),
             };
             let line = match (starting, kind) {
@@ -89,11 +118,16 @@ impl Lowerer<'_> {
                     if kind == kinds.script
                         || kind == kinds.unclosed_script
                         || kind == kinds.output_redirect
-                        || kind == kinds.response_reference =>
+                        || kind == kinds.response_reference
+                        || kind == kinds.js_block
+                        || kind == kinds.script_file =>
                 {
                     Line::Handler(*child)
                 }
+                (Some(child), Some(kind)) if kind == kinds.assertion => Line::Assertion(*child),
+                (Some(_), Some(kind)) if kind == kinds.response_line => Line::Response,
                 _ if self.slice(position, line_end).trim().is_empty() => Line::Blank,
+                _ if is_request_line(self.slice(position, line_end)) => Line::Request,
                 _ => Line::Text,
             };
             lines.push((position, line_end, line));
@@ -103,8 +137,9 @@ impl Lowerer<'_> {
             position = self.skip_newline(line_end);
         }
 
-        // The body is what comes before the first handler, without trailing blank lines.
-        let handler_at = lines.iter().position(|(_, _, line)| matches!(line, Line::Handler(_)));
+        // The body is what comes before the first handler, assertion, saved response or
+        // request line, without trailing blank lines.
+        let handler_at = lines.iter().position(|(_, _, line)| line.ends_content());
         let content = &lines[..handler_at.unwrap_or(lines.len())];
         let content_end = content.iter().rposition(|(_, _, line)| !matches!(line, Line::Blank));
         let body = match content_end {
@@ -119,32 +154,69 @@ impl Lowerer<'_> {
                     offset: last_end,
                     position: Position::new(first_row + last as u32, (last_end - last_start) as u32),
                 };
-                self.body_of(node, start, end, &content[..=last], content_type)
+                self.body_of(node, start, end, &content[..=last], content_type, graphql)
             }
         };
 
         if let Some(handler_at) = handler_at {
-            let mut reported_text = false;
-            for (start, line_end, line) in &lines[handler_at..] {
-                match line {
-                    Line::Handler(child) => scripts.push(self.handler(*child)),
-                    Line::Blank => {}
-                    _ if !reported_text => {
-                        reported_text = true;
-                        self.report(
-                            Diagnostic::new(
-                                Code::TextAfterHandler,
-                                self.span(*start, *line_end),
-                                "text after a response handler is not part of the body",
-                            )
-                            .with_hint("move the text above the handler, or start a new request with `###`"),
-                        );
-                    }
-                    _ => {}
-                }
-            }
+            self.after_body(&lines[handler_at..], scripts, assertions);
         }
         body
+    }
+
+    /// The lines after the body: handlers and assertions belong to the request; a saved
+    /// response or a request line ends everything; other text is reported.
+    fn after_body(
+        &mut self,
+        lines: &[(usize, usize, Line<'_>)],
+        scripts: &mut Vec<Script>,
+        assertions: &mut Vec<Directive>,
+    ) {
+        let mut reported_text = false;
+        for (start, line_end, line) in lines {
+            match line {
+                Line::Handler(child) => scripts.push(self.handler(*child)),
+                Line::Assertion(child) => assertions.push(self.assertion(*child)),
+                Line::Blank => {}
+                Line::Response => {
+                    self.report(
+                        Diagnostic::new(
+                            Code::SavedResponse,
+                            self.span(*start, *line_end),
+                            "a saved response is not part of the request",
+                        )
+                        .with_hint("the lines from here to the next `###` are ignored; they are never sent"),
+                    );
+                    return;
+                }
+                Line::Request => {
+                    self.report(
+                        Diagnostic::new(
+                            Code::RequestLineInBody,
+                            self.span(*start, *line_end),
+                            "a request line inside a body: requests are separated by `###`",
+                        )
+                        .with_hint(
+                            "add a `###` line above it to make it a request of its own; until then it and the \
+                             lines after it are neither sent nor run",
+                        ),
+                    );
+                    return;
+                }
+                _ if !reported_text => {
+                    reported_text = true;
+                    self.report(
+                        Diagnostic::new(
+                            Code::TextAfterHandler,
+                            self.span(*start, *line_end),
+                            "text after a response handler or an assertion is not part of the body",
+                        )
+                        .with_hint("move the text above the handler, or start a new request with `###`"),
+                    );
+                }
+                _ => {}
+            }
+        }
     }
 
     /// A body with no line of its own kind (file, field, script): text up to its last
@@ -179,12 +251,19 @@ impl Lowerer<'_> {
         end: Mark,
         lines: &[(usize, usize, Line<'_>)],
         content_type: &ContentType,
+        graphql: bool,
     ) -> Body {
         let filled: Vec<&(usize, usize, Line<'_>)> =
             lines.iter().filter(|(_, _, line)| !matches!(line, Line::Blank)).collect();
 
         if let [(_, _, Line::File(reference))] = filled.as_slice() {
             return Body::File(self.file_body(*reference));
+        }
+        if graphql {
+            return Body::GraphQl(self.graphql_body(node, start, end, lines));
+        }
+        if filled.iter().any(|(_, _, line)| matches!(line, Line::File(_))) {
+            return Body::Parts(self.parts_body(node, start, end, lines));
         }
         let all_fields = filled.iter().all(|(_, _, line)| matches!(line, Line::Field(_)));
         if all_fields && content_type.allows_form() {
@@ -204,6 +283,67 @@ impl Lowerer<'_> {
             }
         }
         Body::Inline(self.template_in(node, start, end))
+    }
+
+    /// Text with `< ./file` lines among it: text, file, text … (the line breaks around a
+    /// file line stay with the text).
+    fn parts_body(&mut self, node: Node<'_>, start: Mark, end: Mark, lines: &[(usize, usize, Line<'_>)]) -> PartsBody {
+        let mut parts = Vec::new();
+        let mut text_start = start;
+        for (row, (line_start, line_end, line)) in lines.iter().enumerate() {
+            let Line::File(reference) = line else { continue };
+            let row = start.position.line + row as u32;
+            let line_mark = Mark { offset: *line_start, position: Position::new(row, 0) };
+            if text_start.offset < *line_start {
+                parts.push(BodyPart::Text(self.template_in(node, text_start, line_mark)));
+            }
+            parts.push(BodyPart::File(self.file_body(*reference)));
+            text_start = Mark { offset: *line_end, position: Position::new(row, (line_end - line_start) as u32) };
+        }
+        if text_start.offset < end.offset {
+            parts.push(BodyPart::Text(self.template_in(node, text_start, end)));
+        }
+        PartsBody { span: self.mark_span(start, end), parts }
+    }
+
+    /// A GraphQL body: the query, and the JSON object of variables after its last blank
+    /// line when the text there starts with `{` (REST Client, JetBrains, httpyac).
+    fn graphql_body(
+        &mut self,
+        node: Node<'_>,
+        start: Mark,
+        end: Mark,
+        lines: &[(usize, usize, Line<'_>)],
+    ) -> GraphQlBody {
+        let row_mark = |row: usize, offset: usize, column: usize| Mark {
+            offset,
+            position: Position::new(start.position.line + row as u32, column as u32),
+        };
+        // The last blank line with query text before it and `{` after it.
+        let split = lines.iter().enumerate().rposition(|(row, (_, _, line))| {
+            matches!(line, Line::Blank)
+                && lines[..row].iter().any(|(_, _, line)| !matches!(line, Line::Blank))
+                && lines[row + 1..].iter().find(|(_, _, line)| !matches!(line, Line::Blank)).is_some_and(
+                    |(line_start, line_end, _)| self.slice(*line_start, *line_end).trim_start().starts_with('{'),
+                )
+        });
+        let (query, variables) = match split {
+            Some(blank) => {
+                let last_query = lines[..blank].iter().rposition(|(_, _, line)| !matches!(line, Line::Blank));
+                let query_end = last_query.map_or(start, |row| {
+                    let (line_start, line_end, _) = lines[row];
+                    row_mark(row, line_end, line_end - line_start)
+                });
+                let first_variable = blank
+                    + 1
+                    + lines[blank + 1..].iter().position(|(_, _, line)| !matches!(line, Line::Blank)).unwrap_or(0);
+                let variables_start = row_mark(first_variable, lines[first_variable].0, 0);
+                (self.template_in(node, start, query_end), Some(self.template_in(node, variables_start, end)))
+            }
+            None => (self.template_in(node, start, end), None),
+        };
+        let operation_name = operation_name(&query.to_source());
+        GraphQlBody { span: self.mark_span(start, end), query, variables, operation_name }
     }
 
     /// `a=1&b=2`: written without spaces around `=` and with `&` in the value, the line
@@ -259,7 +399,11 @@ impl Lowerer<'_> {
 
     pub(crate) fn handler(&mut self, node: Node<'_>) -> Script {
         let kind = node.kind_id();
-        if kind == self.kinds.script || kind == self.kinds.unclosed_script {
+        if kind == self.kinds.script
+            || kind == self.kinds.unclosed_script
+            || kind == self.kinds.js_block
+            || kind == self.kinds.script_file
+        {
             self.script(node)
         } else if kind == self.kinds.output_redirect {
             let span = self.node_span(node);
@@ -276,6 +420,62 @@ impl Lowerer<'_> {
             );
             Script { span, kind: ScriptKind::ResponseReference }
         }
+    }
+}
+
+/// `true` when a line reads as a request line written where a body is: an upper-case
+/// registered method (or `WEBSOCKET`, `GRAPHQL`), spaces, and a target that starts like
+/// a URL (`http://`, `https://`, `ws://`, `wss://`, `/` or `{{`), as httpyac splits
+/// requests.
+pub(crate) fn is_request_line(line: &str) -> bool {
+    let line = line.trim_end();
+    let Some((method, rest)) = line.split_once([' ', '\t']) else {
+        return false;
+    };
+    let registered = Method::KNOWN.contains(&method)
+        || Method::REGISTERED.contains(&method)
+        || method == "WEBSOCKET"
+        || method == "GRAPHQL";
+    let target = rest.trim_start();
+    registered && ["http://", "https://", "ws://", "wss://", "/", "{{"].iter().any(|prefix| target.starts_with(prefix))
+}
+
+/// `true` when some line of `text` is a request line (see [`is_request_line`]): the
+/// cheap test that lets plain text bodies skip the line by line reading.
+fn has_request_line(text: &[u8]) -> bool {
+    let mut line_start = 0;
+    loop {
+        let rest = &text[line_start..];
+        let line_end = memchr::memchr2(b'\n', b'\r', rest).map_or(text.len(), |at| line_start + at);
+        if text.get(line_start).is_some_and(u8::is_ascii_uppercase)
+            && std::str::from_utf8(&text[line_start..line_end]).is_ok_and(is_request_line)
+        {
+            return true;
+        }
+        if line_end >= text.len() {
+            return false;
+        }
+        line_start = line_end + 1;
+    }
+}
+
+/// The name of the first named operation of a GraphQL document (`query GetUser(…) {`);
+/// `None` when the first operation has no name (`query {`, `{`).
+fn operation_name(query: &str) -> Option<String> {
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut rest = query;
+    loop {
+        rest = rest.trim_start();
+        if rest.starts_with('#') {
+            rest = rest.split_once('\n').map_or("", |(_, after)| after);
+            continue;
+        }
+        let keyword = ["query", "mutation", "subscription"]
+            .into_iter()
+            .find(|keyword| rest.strip_prefix(keyword).is_some_and(|after| !after.starts_with(is_name_char)))?;
+        let after = rest[keyword.len()..].trim_start();
+        let name: String = after.chars().take_while(|&c| is_name_char(c)).collect();
+        return (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name);
     }
 }
 

@@ -139,14 +139,14 @@ fn hint_for(lowerer: &Lowerer<'_>, node: Node<'_>, context: &Context<'_, '_>, te
             break;
         }
         if candidate.kind_id() == kinds.request_line {
-            return Some("a request line is `METHOD URL` with an optional `HTTP/1.1`; write spaces in a URL as `%20`");
+            return Some("a request line is `METHOD URL` with an optional `HTTP/1.1` at its end");
         }
         previous = candidate.named_child(candidate.named_child_count().saturating_sub(1) as u32);
     }
     for parent in context.ancestors.iter().rev() {
         let kind = parent.kind_id();
         if kind == kinds.request_line {
-            return Some("a request line is `METHOD URL` with an optional `HTTP/1.1`; write spaces in a URL as `%20`");
+            return Some("a request line is `METHOD URL` with an optional `HTTP/1.1` at its end");
         }
         if kind == kinds.variable || kind == kinds.resolver || kind == kinds.arguments {
             return Some("write variables as `{{name}}` and resolvers as `{{$name(arg, arg)}}`");

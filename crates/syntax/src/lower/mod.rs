@@ -365,8 +365,14 @@ impl<'a> Lowerer<'a> {
                 directives.push(self.directive(child));
             } else if kind == kinds.variable_declaration {
                 self.variable_declaration(child, index);
-            } else if kind == kinds.script || kind == kinds.unclosed_script {
+            } else if kind == kinds.script
+                || kind == kinds.unclosed_script
+                || kind == kinds.js_block
+                || kind == kinds.script_file
+            {
                 scripts.push(self.script(child));
+            } else if kind == kinds.command {
+                self.command(child);
             } else if kind == kinds.request {
                 let separator_name = separator.as_ref().and_then(|s: &Separator| s.name.clone());
                 let taken = std::mem::take(&mut directives);
@@ -429,8 +435,49 @@ impl<'a> Lowerer<'a> {
         self.variables.push(VariableDeclaration { span, name, value, block });
     }
 
+    /// Kulala's `import ./file.http` and `run #name`: reported, not run.
+    fn command(&mut self, node: Node<'_>) {
+        let span = self.node_span(node);
+        let text = self.node_text(node).trim();
+        let (message, hint) = if text.starts_with("import") {
+            (
+                "Kulala `import` commands are not supported",
+                "Volley runs the requests of each file given to it: `volley run this.http other.http`",
+            )
+        } else {
+            (
+                "Kulala `run` commands are not supported",
+                "name the requests to run instead: `volley run file.http --name login --name me`",
+            )
+        };
+        self.report(Diagnostic::new(Code::UnsupportedCommand, span, message).with_hint(hint));
+    }
+
     pub(crate) fn script(&mut self, node: Node<'_>) -> Script {
         let span = self.node_span(node);
+        if node.kind_id() == self.kinds.js_block {
+            self.report(
+                Diagnostic::new(Code::UnsupportedScript, span, "httpyac script blocks (`{{` … `}}`) are not supported")
+                    .with_hint(
+                        "check responses with `# @assert …` or `?? …` lines and reuse values with request \
+                         variables (`{{login.response.body.$.token}}`)",
+                    ),
+            );
+            return Script { span, kind: ScriptKind::HttpyacScript };
+        }
+        if node.kind_id() == self.kinds.script_file {
+            let before = self.node_text(node).starts_with('<');
+            let (kind, message) = if before {
+                (ScriptKind::PreRequestFile, "pre-request script files (`< ./script.js`) are not supported")
+            } else {
+                (ScriptKind::ResponseHandlerFile, "response-handler script files (`> ./handler.js`) are not supported")
+            };
+            self.report(Diagnostic::new(Code::UnsupportedScript, span, message).with_hint(
+                "check responses with `# @assert …` and reuse values with request variables \
+                 (`{{login.response.body.$.token}}`)",
+            ));
+            return Script { span, kind };
+        }
         let kind =
             if self.node_text(node).starts_with('<') { ScriptKind::PreRequest } else { ScriptKind::ResponseHandler };
         if node.kind_id() == self.kinds.unclosed_script {

@@ -16,10 +16,32 @@ use crate::template::{Part, Template};
 struct RequestLine {
     span: Span,
     method: Spanned<Method>,
-    websocket_method: bool,
+    special: Option<SpecialMethod>,
     url: Template,
     http_version: Option<Spanned<String>>,
 }
+
+/// Method words of other tools that say what kind of request it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SpecialMethod {
+    /// `WEBSOCKET` (JetBrains), `WS`, `WSS` (httpyac): a WebSocket `GET`.
+    WebSocket,
+    /// `SSE`, `EVENTSOURCE` (httpyac): an event stream `GET`.
+    Sse,
+    /// `GRAPHQL` (JetBrains, Kulala, httpyac): a GraphQL `POST`.
+    GraphQl,
+}
+
+/// Method words and URL schemes of protocols Volley does not send, with the tool that
+/// has them.
+const UNSUPPORTED_PROTOCOLS: &[(&str, &str, &str)] = &[
+    ("GRPC", "grpc://", "gRPC requests (httpyac, JetBrains, Kulala)"),
+    ("MQTT", "mqtt://", "MQTT requests (httpyac)"),
+    ("MQTTS", "mqtts://", "MQTT requests (httpyac)"),
+    ("AMQP", "amqp://", "AMQP requests (httpyac)"),
+    ("AMQPS", "amqps://", "AMQP requests (httpyac)"),
+    ("KAFKA", "kafka://", "Kafka requests"),
+];
 
 impl Lowerer<'_> {
     pub(crate) fn request(
@@ -33,6 +55,7 @@ impl Lowerer<'_> {
         let kinds = self.kinds;
         let index = self.next_request_index();
         let mut line = None;
+        let mut assertions = Vec::new();
         let mut headers = Vec::new();
         let mut continuations = Vec::new();
         let mut body_node = None;
@@ -54,7 +77,13 @@ impl Lowerer<'_> {
                     )
                     .with_hint("directives go above the request line; move it there"),
                 );
-            } else if kind == kinds.script || kind == kinds.unclosed_script {
+            } else if kind == kinds.assertion {
+                assertions.push(self.assertion(child));
+            } else if kind == kinds.script
+                || kind == kinds.unclosed_script
+                || kind == kinds.js_block
+                || kind == kinds.script_file
+            {
                 scripts.push(self.script(child));
             } else if kind == kinds.output_redirect {
                 scripts.push(self.handler(child));
@@ -68,7 +97,7 @@ impl Lowerer<'_> {
             RequestLine {
                 span,
                 method: Spanned::new(Method::Get, span),
-                websocket_method: false,
+                special: None,
                 url: Template::empty(span),
                 http_version: None,
             }
@@ -76,9 +105,11 @@ impl Lowerer<'_> {
         for continuation in continuations {
             self.append_continuation(&mut line.url, continuation);
         }
+        let unsupported = self.unsupported_protocol(&line);
+        let graphql = line.special == Some(SpecialMethod::GraphQl) || take_graphql_marker(&mut headers);
         let content_type = ContentType::of(&headers);
         let body = match body_node {
-            Some(body) => self.body(body, &content_type, &mut scripts),
+            Some(body) => self.body(body, &content_type, graphql, &mut scripts, &mut assertions),
             None => Body::None,
         };
         let mut request = Request {
@@ -102,14 +133,57 @@ impl Lowerer<'_> {
             note: None,
             scripts,
         };
-        self.apply_directives(&mut request, directives, line.websocket_method);
+        self.apply_directives(&mut request, directives, line.special);
+        request.directives.extend(assertions);
+        if unsupported {
+            request.protocol = Protocol::Http;
+        }
         request
+    }
+
+    /// httpyac's `?? status == 200`: an `@assert` directive named `??`, read with
+    /// httpyac's operators by the engine.
+    pub(crate) fn assertion(&mut self, node: Node<'_>) -> Directive {
+        let span = self.node_span(node);
+        let marker_end = node.child(0).map_or(node.start_byte(), |marker| marker.end_byte());
+        let (marker_start, _) = self.trimmed(node.start_byte(), marker_end);
+        let name = Spanned::new("??".to_owned(), self.span(marker_start, marker_end));
+        let value = node
+            .child_by_field_id(self.kinds.field_value)
+            .map(|value| self.template_trimmed(value))
+            .filter(|value| !value.is_empty());
+        let directive = Directive { span, name, kind: DirectiveKind::Assert, value };
+        if directive.value.is_none() {
+            self.report(
+                Diagnostic::new(Code::MissingDirectiveValue, span, "`??` needs an assertion")
+                    .with_hint("write `?? status == 200`, `?? header content-type includes json` …"),
+            );
+        }
+        directive
+    }
+
+    /// Reports a request of gRPC, MQTT, AMQP or Kafka (by its method word or its URL's
+    /// scheme); `true` when it is one.
+    fn unsupported_protocol(&mut self, line: &RequestLine) -> bool {
+        let word = line.method.value.as_str();
+        let scheme = line.url.literal_prefix().to_ascii_lowercase();
+        let found = UNSUPPORTED_PROTOCOLS
+            .iter()
+            .find(|(method, prefix, _)| word.eq_ignore_ascii_case(method) || scheme.starts_with(prefix));
+        let Some((_, _, what)) = found else {
+            return false;
+        };
+        self.report(
+            Diagnostic::new(Code::UnsupportedRequest, line.span, format!("{what} are not supported"))
+                .with_hint("Volley sends HTTP, Server-Sent Events and WebSocket requests"),
+        );
+        true
     }
 
     fn request_line(&mut self, node: Node<'_>) -> RequestLine {
         let span = self.node_span(node);
         let mut method = None;
-        let mut websocket_method = false;
+        let mut special = None;
         let mut url = None;
         let mut http_version = None;
         for child in named_children(node) {
@@ -117,30 +191,22 @@ impl Lowerer<'_> {
             if kind == self.kinds.method {
                 let word = self.node_text(child);
                 let child_span = self.node_span(child);
-                let parsed = if word.eq_ignore_ascii_case("WEBSOCKET") {
-                    websocket_method = true;
-                    Method::Get
-                } else {
-                    Method::from_word(word)
+                special = special_method(word);
+                let parsed = match special {
+                    Some(SpecialMethod::WebSocket | SpecialMethod::Sse) => Method::Get,
+                    Some(SpecialMethod::GraphQl) => Method::Post,
+                    None => Method::from_word(word),
                 };
-                if !parsed.is_known() {
-                    let candidates = Method::KNOWN.iter().copied().chain(["WEBSOCKET"]);
-                    let mut diagnostic =
-                        Diagnostic::new(Code::UnknownMethod, child_span, format!("unknown method `{word}`"));
-                    diagnostic = match suggest::closest(word, candidates) {
-                        Some(best) => diagnostic.with_hint(format!("did you mean `{best}`?")),
-                        None => diagnostic.with_hint(format!(
-                            "methods are {}; a comment line starts with `#`",
-                            Method::KNOWN.join(", ")
-                        )),
-                    };
-                    self.report(diagnostic);
+                if special.is_none() && !parsed.is_known() {
+                    self.check_method(word, child_span);
                 }
                 method = Some(Spanned::new(parsed, child_span));
             } else if kind == self.kinds.url {
                 url = Some(self.template_trimmed(child));
             } else if kind == self.kinds.http_version {
-                http_version = Some(Spanned::new(self.node_text(child).to_owned(), self.node_span(child)));
+                // The token carries the spaces before it.
+                let (start, end) = self.trimmed(child.start_byte(), child.end_byte());
+                http_version = Some(Spanned::new(self.slice(start, end).to_owned(), self.span(start, end)));
             }
         }
         let url = url.unwrap_or_else(|| {
@@ -154,16 +220,45 @@ impl Lowerer<'_> {
             let at = Span { end: url.span.start, end_position: url.span.start_position, ..url.span };
             Spanned::new(Method::Get, at)
         });
-        RequestLine { span, method, websocket_method, url, http_version }
+        RequestLine { span, method, special, url, http_version }
     }
 
-    /// Appends a `?a=1` / `&b=2` line to the URL. The first continuation of a URL
-    /// without a query starts the query even when written with `&`.
+    /// A method that is neither one of the nine of the spec nor special: registered
+    /// methods (`PROPFIND`, `mkcol`) and other upper-case tokens (`PURGE`) are sent as
+    /// they are; a word one edit away from one of the nine (`GETT`) or an unregistered
+    /// word not in upper case (`fetch`) is `unknown-method`.
+    fn check_method(&mut self, word: &str, span: Span) {
+        if Method::is_registered(word) {
+            return;
+        }
+        let upper = word.to_ascii_uppercase();
+        let typo = Method::KNOWN.iter().copied().find(|known| suggest::edit_distance(&upper, known) == 1);
+        if typo.is_none() && word == upper {
+            return;
+        }
+        let diagnostic = Diagnostic::new(Code::UnknownMethod, span, format!("unknown method `{word}`"));
+        let diagnostic = match typo {
+            Some(best) => diagnostic.with_hint(format!("did you mean `{best}`?")),
+            None if word != upper => diagnostic.with_hint(format!(
+                "methods are case-sensitive: an unregistered method is written in upper case (`{upper}`)"
+            )),
+            None => diagnostic.with_hint(format!(
+                "methods are {} and the other registered ones (`PROPFIND` …); an unregistered method is \
+                 written in upper case (`PURGE`); a comment line starts with `#`",
+                Method::KNOWN.join(", ")
+            )),
+        };
+        self.report(diagnostic);
+    }
+
+    /// Appends a `?a=1` / `&b=2` / `/path` line to the URL. The first query
+    /// continuation of a URL without a query starts the query even when written with
+    /// `&`; a path continuation is appended as written.
     fn append_continuation(&mut self, url: &mut Template, node: Node<'_>) {
         let (start, _) = self.trimmed(node.start_byte(), node.end_byte());
         let written = self.slice(start, start + 1);
         let has_query = url.parts.iter().any(|part| matches!(part, Part::Text(text) if text.value.contains('?')));
-        let separator = if has_query { written } else { "?" };
+        let separator = if has_query || written == "/" { written } else { "?" };
         url.parts.push(Part::Text(Spanned::new(separator.to_owned(), self.span(start, start + 1))));
         if let Some(value) = self.name_and_value(node).value {
             let value = self.template_trimmed(value);
@@ -209,7 +304,9 @@ impl Lowerer<'_> {
 
     // ------------------------------------------------------------------ directives
 
-    fn apply_directives(&mut self, request: &mut Request, directives: Vec<Directive>, websocket_method: bool) {
+    fn apply_directives(&mut self, request: &mut Request, directives: Vec<Directive>, special: Option<SpecialMethod>) {
+        let websocket_method = special == Some(SpecialMethod::WebSocket);
+        let sse_method = special == Some(SpecialMethod::Sse);
         let mut sse_directive = None;
         let mut ws_directive = None;
         let mut last_event_id = None;
@@ -255,7 +352,7 @@ impl Lowerer<'_> {
             header.value.as_literal().is_some_and(|value| value.to_ascii_lowercase().contains("text/event-stream"))
         });
         let websocket = ws_directive.is_some() || websocket_method || ws_url;
-        let sse = sse_directive.or(sse_accept.map(|header| header.span));
+        let sse = sse_directive.or(sse_accept.map(|header| header.span)).or(sse_method.then_some(request.method.span));
 
         if websocket {
             if let Some(sse_span) = sse {
@@ -384,6 +481,31 @@ impl Lowerer<'_> {
             .with_hint(format!("mark the request as {protocol}, or remove the directive")),
         );
     }
+}
+
+/// The special meaning of a method word, in any case.
+fn special_method(word: &str) -> Option<SpecialMethod> {
+    let is = |name: &str| word.eq_ignore_ascii_case(name);
+    if is("WEBSOCKET") || is("WS") || is("WSS") {
+        Some(SpecialMethod::WebSocket)
+    } else if is("SSE") || is("EVENTSOURCE") {
+        Some(SpecialMethod::Sse)
+    } else if is("GRAPHQL") {
+        Some(SpecialMethod::GraphQl)
+    } else {
+        None
+    }
+}
+
+/// REST Client's `X-Request-Type: GraphQL` marks a GraphQL request; the header itself is
+/// not sent. `true` when the headers had it (it is removed).
+fn take_graphql_marker(headers: &mut Vec<Header>) -> bool {
+    let before = headers.len();
+    headers.retain(|header| {
+        !(header.is_named("x-request-type")
+            && header.value.as_literal().is_some_and(|value| value.trim().eq_ignore_ascii_case("graphql")))
+    });
+    headers.len() != before
 }
 
 /// Bytes allowed in a header name (RFC 9110 `token`).

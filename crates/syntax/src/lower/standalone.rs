@@ -6,7 +6,7 @@
 //! to the end of the line, with `{{ }}` exactly as in a body, and never a separator, a
 //! script or a form field. Spans are mapped back to the text.
 
-use super::{Lowerer, named_children};
+use super::{Lowerer, Mark, named_children};
 use crate::chunk::Chunk;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::span::{LineIndex, Position, Span, Spanned};
@@ -48,27 +48,33 @@ pub(crate) fn template_text(text: &str) -> (Template, Vec<Diagnostic>) {
     let mut parts = Vec::new();
     for (line, directive) in by_row.into_iter().enumerate() {
         let range = &ranges[line];
-        match directive.and_then(|directive| lowerer.fields(directive).value) {
-            Some(value) => {
-                // The value starts with the space after the prefix's `@t`.
-                let start = Lowerer::start_mark(value);
-                let start = start.moved_to(start.offset + 1);
-                // To the end of the line, not of the value node: what the grammar leaves
-                // out of the value (the spaces after an unclosed `{{$x`) is text too.
-                let end = Lowerer::end_mark(value);
-                let end = end.moved_to(end.offset.max(synthetic_ends[line]));
-                if end.offset > start.offset {
-                    for mut part in lowerer.template_in(value, start, end).parts {
-                        map_part(&mut part, &map);
-                        parts.push(part);
-                    }
+        // Where the line's text starts and ends in the synthetic text.
+        let text_end = synthetic_ends[line];
+        let text_start = text_end - range.len();
+        match directive {
+            Some(directive) if !range.is_empty() => {
+                // The value starts with the space after the prefix's `@t`. When error
+                // recovery cut the line otherwise (`{{$x (a = b` can read as a directive
+                // named `a`), the whole directive is read: what is not an interpolation
+                // is text, so every byte of the line is kept either way.
+                let node = lowerer
+                    .fields(directive)
+                    .value
+                    .filter(|value| value.start_byte() + 1 == text_start)
+                    .unwrap_or(directive);
+                let row = line as u32;
+                let start = Mark { offset: text_start, position: Position::new(row, PREFIX.len() as u32) };
+                let end = Mark { offset: text_end, position: Position::new(row, (PREFIX.len() + range.len()) as u32) };
+                for mut part in lowerer.template_in(node, start, end).parts {
+                    map_part(&mut part, &map);
+                    parts.push(part);
                 }
             }
             // Without a node (only possible for an empty line), the line is text.
             None if !range.is_empty() => {
                 parts.push(Part::Text(Spanned::new(text[range.clone()].to_owned(), lines.span(range.clone()))));
             }
-            None => {}
+            _ => {}
         }
         // The line break of the original text, as written.
         let next = ranges.get(line + 1).map_or(text.len(), |next| next.start);
