@@ -96,7 +96,7 @@ pub enum Code {
     UnsupportedCommand,
     /// A response saved in the file after a request (`HTTP/1.1 200 OK` …), not sent.
     SavedResponse,
-    /// A request line inside a body, where `###` was probably meant.
+    /// A request line that starts a new request without `###` before it.
     RequestLineInBody,
 }
 
@@ -219,9 +219,10 @@ impl Code {
             | Code::TextAfterHandler
             | Code::UndefinedVariable
             | Code::InvalidJsonBody
-            | Code::UnsupportedCommand
-            | Code::RequestLineInBody => Severity::Warning,
-            Code::UnsupportedDirective | Code::ResponseReference | Code::SavedResponse => Severity::Info,
+            | Code::UnsupportedCommand => Severity::Warning,
+            Code::UnsupportedDirective | Code::ResponseReference | Code::SavedResponse | Code::RequestLineInBody => {
+                Severity::Info
+            }
         }
     }
 

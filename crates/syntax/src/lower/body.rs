@@ -80,6 +80,7 @@ impl Lowerer<'_> {
         graphql: bool,
         scripts: &mut Vec<Script>,
         assertions: &mut Vec<Directive>,
+        split: &mut Option<usize>,
     ) -> Body {
         let kinds = self.kinds;
         let end = node.end_byte();
@@ -159,19 +160,20 @@ impl Lowerer<'_> {
         };
 
         if let Some(handler_at) = handler_at {
-            self.after_body(&lines[handler_at..], scripts, assertions);
+            *split = self.after_body(&lines[handler_at..], scripts, assertions);
         }
         body
     }
 
     /// The lines after the body: handlers and assertions belong to the request; a saved
-    /// response or a request line ends everything; other text is reported.
+    /// response ends everything; other text is reported. Returns where a request line
+    /// starts the next request.
     fn after_body(
         &mut self,
         lines: &[(usize, usize, Line<'_>)],
         scripts: &mut Vec<Script>,
         assertions: &mut Vec<Directive>,
-    ) {
+    ) -> Option<usize> {
         let mut reported_text = false;
         for (start, line_end, line) in lines {
             match line {
@@ -187,22 +189,9 @@ impl Lowerer<'_> {
                         )
                         .with_hint("the lines from here to the next `###` are ignored; they are never sent"),
                     );
-                    return;
+                    return None;
                 }
-                Line::Request => {
-                    self.report(
-                        Diagnostic::new(
-                            Code::RequestLineInBody,
-                            self.span(*start, *line_end),
-                            "a request line inside a body: requests are separated by `###`",
-                        )
-                        .with_hint(
-                            "add a `###` line above it to make it a request of its own; until then it and the \
-                             lines after it are neither sent nor run",
-                        ),
-                    );
-                    return;
-                }
+                Line::Request => return Some(*start),
                 _ if !reported_text => {
                     reported_text = true;
                     self.report(
@@ -217,6 +206,7 @@ impl Lowerer<'_> {
                 _ => {}
             }
         }
+        None
     }
 
     /// A body with no line of its own kind (file, field, script): text up to its last

@@ -53,6 +53,7 @@ fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Lowered {
         if node.kind_id() == lowerer.kinds.block {
             let block = lowerer.block(node, blocks.len());
             blocks.push(block);
+            lowerer.place_implicit(&mut blocks);
         }
     }
     let document = Document { blocks, variables: lowerer.variables, diagnostics: lowerer.diagnostics };
@@ -212,6 +213,11 @@ pub(crate) struct Lowerer<'a> {
     pub(crate) nesting: usize,
     /// A buffer for the parts of the template being built (see `Lowerer::keep_parts`).
     parts: Vec<crate::template::Part>,
+    /// The documents of requests written without `###` before them (see
+    /// [`Lowerer::split_requests`]), to be placed after the block being lowered.
+    implicit: Vec<Document>,
+    /// Where the block being lowered ends when a request line without `###` cut it.
+    block_end: Option<usize>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -380,7 +386,10 @@ impl<'a> Lowerer<'a> {
                 request = Some(self.request(child, index, separator_name, taken, before));
             }
         }
-        let span = self.span_after_newline(node);
+        let mut span = self.span_after_newline(node);
+        if let Some(end) = self.block_end.take() {
+            span = self.span(span.start - self.base, end);
+        }
         if request.is_none() {
             if let Some(first) = directives.first() {
                 self.report(
@@ -433,6 +442,68 @@ impl<'a> Lowerer<'a> {
         let span = self.node_span(node);
         let value = self.template_or_empty(fields.value, node.end_byte());
         self.variables.push(VariableDeclaration { span, name, value, block });
+    }
+
+    /// Requests written one after the other without `###` (httpyac reads them so): from
+    /// `from`, where a request line was found inside the request before it, to `to`,
+    /// every line that reads as a request line starts a request of its own. Each such
+    /// part is parsed on its own (the same grammar, the same lowering) and placed after
+    /// the current block; the current block and request end at `from`. Every byte is
+    /// parsed once more at most, so the cost stays linear.
+    pub(crate) fn split_requests(&mut self, from: usize, to: usize) {
+        let bytes = self.text.as_bytes();
+        let mut starts = Vec::new();
+        let mut line_start = from;
+        while line_start < to {
+            let line_end = memchr::memchr2(b'\n', b'\r', &bytes[line_start..to]).map_or(to, |at| line_start + at);
+            if line_start == from || body::is_request_line(self.slice(line_start, line_end)) {
+                starts.push(line_start);
+            }
+            line_start = self.skip_newline(line_end).max(line_end + 1);
+        }
+        self.block_end = Some(from);
+        for (index, &start) in starts.iter().enumerate() {
+            let end = starts.get(index + 1).copied().unwrap_or(to);
+            let position = self.place(self.lines.position(start));
+            let chunk = Chunk::parse(self.slice(start, end).to_owned());
+            let sub = Lowerer::placed(&chunk, self.base + start, position.line, position.column);
+            let Lowered { mut document, .. } = lower_with(sub, &chunk);
+            // Syntax errors of this text were found in the whole block's tree too.
+            let range = self.base + start..self.base + end;
+            self.diagnostics
+                .retain(|diagnostic| diagnostic.code != Code::SyntaxError || !range.contains(&diagnostic.span.start));
+            if let Some(request) = document.blocks.first().and_then(|block| block.request.as_ref()) {
+                document.diagnostics.push(
+                    Diagnostic::new(
+                        Code::RequestLineInBody,
+                        request.line_span,
+                        "a request line without `###` before it starts a new request",
+                    )
+                    .with_hint("write `###` above it, as every `.http` tool reads it"),
+                );
+            }
+            self.implicit.push(document);
+        }
+    }
+
+    /// Appends the blocks of requests split off the block just lowered.
+    fn place_implicit(&mut self, blocks: &mut Vec<Block>) {
+        for document in std::mem::take(&mut self.implicit) {
+            let offset = blocks.len();
+            for mut block in document.blocks {
+                block.index += offset;
+                if let Some(request) = &mut block.request {
+                    request.block = block.index;
+                    request.index = self.next_request_index();
+                }
+                blocks.push(block);
+            }
+            self.variables.extend(document.variables.into_iter().map(|mut variable| {
+                variable.block += offset;
+                variable
+            }));
+            self.diagnostics.extend(document.diagnostics);
+        }
     }
 
     /// Kulala's `import ./file.http` and `run #name`: reported, not run.

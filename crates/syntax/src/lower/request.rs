@@ -59,12 +59,17 @@ impl Lowerer<'_> {
         let mut headers = Vec::new();
         let mut continuations = Vec::new();
         let mut body_node = None;
+        // Where a request line written without `###` starts the next request.
+        let mut split = None;
         for child in named_children(node) {
             let kind = child.kind_id();
             if kind == kinds.request_line {
                 line = Some(self.request_line(child));
             } else if kind == kinds.query_continuation {
                 continuations.push(child);
+            } else if kind == kinds.header && self.is_request_line_header(child) {
+                split = Some(child.start_byte());
+                break;
             } else if kind == kinds.header {
                 headers.push(self.header(child));
             } else if kind == kinds.directive {
@@ -109,13 +114,20 @@ impl Lowerer<'_> {
         let graphql = line.special == Some(SpecialMethod::GraphQl) || take_graphql_marker(&mut headers);
         let content_type = ContentType::of(&headers);
         let body = match body_node {
-            Some(body) => self.body(body, &content_type, graphql, &mut scripts, &mut assertions),
+            Some(body) => self.body(body, &content_type, graphql, &mut scripts, &mut assertions, &mut split),
             None => Body::None,
+        };
+        let span = match split {
+            Some(at) => {
+                self.split_requests(at, node.end_byte());
+                self.span(node.start_byte(), at)
+            }
+            None => self.node_span(node),
         };
         let mut request = Request {
             index,
             block,
-            span: self.node_span(node),
+            span,
             line_span: line.span,
             name: separator_name,
             description: None,
@@ -139,6 +151,13 @@ impl Lowerer<'_> {
             request.protocol = Protocol::Http;
         }
         request
+    }
+
+    /// A header line that reads as a request line (`GET https://…` right after another
+    /// request's line; never a valid header, whose name has no space): the next request
+    /// starts there.
+    fn is_request_line_header(&self, node: Node<'_>) -> bool {
+        super::body::is_request_line(self.node_text(node))
     }
 
     /// httpyac's `?? status == 200`: an `@assert` directive named `??`, read with

@@ -151,7 +151,7 @@ impl<'a> Lowerer<'a> {
         Self::placed(chunk, 0, 0, 0)
     }
 
-    fn placed(chunk: &'a Chunk, base: usize, base_line: u32, base_column: u32) -> Self {
+    pub(crate) fn placed(chunk: &'a Chunk, base: usize, base_line: u32, base_column: u32) -> Self {
         Lowerer {
             text: &chunk.text,
             lines: &chunk.lines,
@@ -165,6 +165,8 @@ impl<'a> Lowerer<'a> {
             request_count: 0,
             nesting: 0,
             parts: Vec::new(),
+            implicit: Vec::new(),
+            block_end: None,
         }
     }
 }
