@@ -12,7 +12,8 @@ pub(crate) enum Exit {
     Failed,
     /// 2: bad arguments, an unreadable input, no such request.
     Usage,
-    /// 3: a file has syntax errors, or a request could not be built.
+    /// 3: a request was refused (errors, an unconfirmed `# @note`), a file has errors
+    /// outside any request, or a request could not be built.
     Invalid,
     /// 4: a transport failure: refused, DNS, TLS, timeout.
     Transport,

@@ -23,7 +23,7 @@ Exit codes:
   0  everything passed
   1  an assertion failed or is invalid (run); a file has errors (check)
   2  usage error (bad arguments, unreadable file, no such request)
-  3  a file has syntax errors, or a request could not be built (run)
+  3  a request was refused (it has errors) or could not be built (run)
   4  a transport failure: connection refused, DNS, TLS, timeout (run)
   130 interrupted with Ctrl-C (run; the reports are still written)
 With several failures `run` exits with the first of 3, 4, 1.
@@ -56,8 +56,9 @@ enum Command {
     /// responses), unless `--name` or `--index` selects some. Each response is printed
     /// with its status, headers, body (JSON pretty-printed) and timing; a summary line
     /// ends the run. Server-Sent Events and WebSocket messages print as they arrive
-    /// (stdin's lines are sent on a WebSocket). Nothing is sent when a request to run
-    /// has syntax errors.
+    /// (stdin's lines are sent on a WebSocket). A request with errors is refused and
+    /// reported, and the others run (`--strict`: nothing is sent); a `# @disabled`
+    /// request is skipped, and one with a `# @note` is confirmed first.
     Run(run::RunArgs),
     /// Check .http files for errors and warnings without sending anything.
     ///

@@ -198,11 +198,33 @@ pub(crate) struct StreamItem {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ErrorInfo {
-    /// A stable kind: `cancelled`, `invalid`, `config`, `selection`, a build error's
-    /// code (`undefined-variable`, `missing-file`, …) or a transport error's kind
-    /// (`connection_refused`, `timeout`, …).
+    /// A stable kind: `cancelled`, `invalid`, `disabled`, `not-confirmed`, `config`,
+    /// `selection`, a build error's code (`undefined-variable`, `missing-file`, …) or a
+    /// transport error's kind (`connection_refused`, `timeout`, …).
     pub(crate) kind: String,
     pub(crate) message: String,
+    /// For `invalid`: the errors that kept the request from being sent.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) diagnostics: Vec<DiagnosticInfo>,
+}
+
+impl ErrorInfo {
+    fn new(kind: &str, message: impl Into<String>) -> Self {
+        Self { kind: kind.to_owned(), message: message.into(), diagnostics: Vec::new() }
+    }
+}
+
+/// An error of the document that refuses a request.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DiagnosticInfo {
+    /// The stable code (docs/diagnostics.md).
+    pub(crate) code: &'static str,
+    pub(crate) message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hint: Option<String>,
+    /// 0-based.
+    pub(crate) line: u32,
 }
 
 /// The requests `arguments` select in `document`: one for `volley.send`, all for
@@ -242,7 +264,10 @@ pub(crate) struct Sender<'a> {
 }
 
 impl Sender<'_> {
-    /// Sends `request` (of the sender's document) and describes what came of it.
+    /// Sends `request` (of the sender's document) and describes what came of it. A
+    /// request with errors is refused with them (`invalid`), a `# @disabled` one is not
+    /// sent (`disabled`), and a `# @note` one is sent only once the user confirms it
+    /// (`window/showMessageRequest`; else `not-confirmed`).
     pub(crate) async fn send(&self, request: &Request) -> Outcome {
         let info = RequestInfo {
             index: request.index,
@@ -251,6 +276,19 @@ impl Sender<'_> {
             url: request.url.to_source(),
             line: request.line_span.start_position.line,
         };
+        let refused = |error: ErrorInfo| Outcome { request: info.clone(), response: None, error: Some(error) };
+        if request.disabled {
+            return refused(ErrorInfo::new(
+                "disabled",
+                "not sent: the request is disabled (`# @disabled`); remove the directive to send it",
+            ));
+        }
+        let has_errors = self.document.errors_of(request).next().is_some();
+        if let Some(note) = request.note.as_ref().filter(|_| !has_errors)
+            && !self.confirm(&info, &note.value).await
+        {
+            return refused(ErrorInfo::new("not-confirmed", "not sent: its `# @note` was not confirmed"));
+        }
         let options = RunOptions {
             profile: self.profile.map(str::to_owned),
             cancel: Some(self.cancel.clone()),
@@ -271,7 +309,45 @@ impl Sender<'_> {
     }
 }
 
+impl Sender<'_> {
+    /// Asks the user to confirm a request with a `# @note`: `true` only for "Send".
+    async fn confirm(&self, info: &RequestInfo, note: &str) -> bool {
+        use tower_lsp_server::ls_types::{MessageActionItem, MessageType};
+        let title = info.name.clone().unwrap_or_else(|| format!("{} {}", info.method, info.url));
+        let mut question = format!("Send `{title}` ({} {})?", info.method, info.url);
+        if !note.is_empty() {
+            question.push(' ');
+            question.push_str(note);
+        }
+        let action = |title: &str| MessageActionItem {
+            title: title.to_owned(),
+            properties: std::collections::HashMap::default(),
+        };
+        let answer = self.client.show_message_request(
+            MessageType::WARNING,
+            question,
+            Some(vec![action(SEND_ACTION), action("Cancel")]),
+        );
+        matches!(answer.await, Ok(Some(item)) if item.title == SEND_ACTION)
+    }
+}
+
+/// The action of the question before a `# @note` request is sent.
+const SEND_ACTION: &str = "Send";
+
 fn error_info(error: &Error) -> ErrorInfo {
+    let diagnostics = match error {
+        Error::Invalid { diagnostics } => diagnostics
+            .iter()
+            .map(|diagnostic| DiagnosticInfo {
+                code: diagnostic.code.as_str(),
+                message: diagnostic.message.clone(),
+                hint: diagnostic.hint.clone(),
+                line: diagnostic.span.start_position.line,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let kind = match error {
         Error::Cancelled => "cancelled",
         Error::Invalid { .. } => "invalid",
@@ -281,7 +357,7 @@ fn error_info(error: &Error) -> ErrorInfo {
         Error::Transport(transport) => transport.kind(),
         _ => "error",
     };
-    ErrorInfo { kind: kind.to_owned(), message: error.to_string() }
+    ErrorInfo { kind: kind.to_owned(), message: error.to_string(), diagnostics }
 }
 
 /// How to listen to a streaming response.

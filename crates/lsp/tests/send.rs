@@ -387,3 +387,67 @@ async fn a_websocket_send_answers_its_first_messages() {
     assert_eq!(result["response"]["stream"]["items"], json!([]));
     client.shutdown().await;
 }
+
+#[tokio::test]
+async fn send_all_runs_every_request_without_errors_and_refuses_the_others() {
+    let server = TestServer::start().await;
+    let (dir, uri) = uri("partial.http");
+    let base = server.base_url();
+    let text = format!(
+        "# @name first\nGET {base}/status/200\n\n\
+         ###\n# @name broken\nGET {base}/echo\nX-Header without a colon\n\n\
+         ###\n# @name off\n# @disabled\nDELETE {base}/echo\n\n\
+         ###\n# @name careful\n# @note wipes the cache\nDELETE {base}/echo\n\n\
+         ###\n# @name last\nGET {base}/status/201\n"
+    );
+    let mut client = TestClient::start();
+    client.initialize().await;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
+        )
+        .await;
+
+    // The question of `# @note` is dismissed: not sent.
+    let result = execute(&mut client, "volley.sendAll", json!({"uri": uri})).await;
+    let results = result["results"].as_array().expect("results");
+    assert_eq!(results.len(), 5);
+    assert_eq!(results[0]["response"]["status"], 200);
+    assert_eq!(results[1]["error"]["kind"], "invalid", "{}", results[1]);
+    assert_eq!(
+        results[1]["error"]["diagnostics"],
+        json!([{
+            "code": "malformed-header",
+            "message": "header line without `:`: `X-Header without a colon`",
+            "hint": "write headers as `Name: value`; a blank line starts the body",
+            "line": 6
+        }])
+    );
+    assert!(results[1].get("response").is_none());
+    assert_eq!(results[2]["error"]["kind"], "disabled");
+    assert_eq!(results[3]["error"]["kind"], "not-confirmed");
+    assert_eq!(results[4]["response"]["status"], 201, "the requests after a refused one still run");
+    let question = client
+        .server_requests
+        .iter()
+        .find(|request| request["method"] == "window/showMessageRequest")
+        .expect("the note was asked about");
+    assert_eq!(question["params"]["message"], format!("Send `careful` (DELETE {base}/echo)? wipes the cache"));
+    assert_eq!(question["params"]["actions"], json!([{"title": "Send"}, {"title": "Cancel"}]));
+
+    // Confirmed: sent. A disabled request is not sent even when asked for by name.
+    client.answers.insert("window/showMessageRequest".to_owned(), json!({"title": "Send"}));
+    let result = execute(&mut client, "volley.send", json!({"uri": uri, "name": "careful"})).await;
+    assert_eq!(result["response"]["status"], 200, "{result}");
+    let result = execute(&mut client, "volley.send", json!({"uri": uri, "name": "off"})).await;
+    assert_eq!(
+        result["error"],
+        json!({
+            "kind": "disabled",
+            "message": "not sent: the request is disabled (`# @disabled`); remove the directive to send it"
+        })
+    );
+    drop(dir);
+    client.shutdown().await;
+}

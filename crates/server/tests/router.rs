@@ -630,6 +630,41 @@ mod execute_errors {
     }
 
     #[tokio::test]
+    async fn errors_elsewhere_in_the_content_do_not_refuse_the_selected_request() {
+        let upstream = TestServer::start().await;
+        let api = Api::open();
+        let content = format!(
+            "@ = broken\n\n###\n# @name fine\nGET {}\n\n###\n# @name broken\nGET {}\nnot a header\n",
+            upstream.url("/status/200"),
+            upstream.url("/echo")
+        );
+        let reply = api.execute(json!({ "content": content, "requestName": "fine" })).await;
+        assert_eq!(ok(&reply, StatusCode::OK)["response"]["status"], 200);
+        let reply = api.execute(json!({ "content": content, "requestIndex": 0 })).await;
+        assert_eq!(ok(&reply, StatusCode::OK)["response"]["status"], 200);
+
+        // The selected request's own errors still refuse it, and only those are listed.
+        let reply = api.execute(json!({ "content": content, "requestName": "broken" })).await;
+        expect_error(&reply, StatusCode::BAD_REQUEST, "PARSE_ERROR");
+        let diagnostics = reply.2["error"]["details"]["diagnostics"].as_array().expect("diagnostics");
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        assert_eq!(diagnostics[0]["line"], 10);
+    }
+
+    #[tokio::test]
+    async fn a_disabled_request_is_refused_even_when_selected() {
+        let upstream = TestServer::start().await;
+        let api = Api::open();
+        let content = format!("# @name off\n# @disabled\nDELETE {}\n", upstream.url("/echo"));
+        let reply = api.execute(json!({ "content": content, "requestName": "off" })).await;
+        expect_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+        assert_eq!(
+            reply.2["error"]["details"],
+            json!({ "code": "request-disabled", "hint": "remove `# @disabled` to send it", "line": 2, "column": 1 })
+        );
+    }
+
+    #[tokio::test]
     async fn an_undefined_variable_is_a_validation_error_with_its_place() {
         let api = Api::open();
         let reply = api.execute(json!({ "content": "GET http://127.0.0.1:9/{{nowhere}}\n" })).await;

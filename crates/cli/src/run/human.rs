@@ -9,7 +9,8 @@ use volley_engine::{AssertionResult, Outcome as Check, Response};
 use volley_syntax::Severity;
 
 use super::Mode;
-use super::outcome::{Outcome, RequestResult, error_code, error_parts};
+use super::outcome::{Outcome, RequestResult, Skip, error_code};
+use super::refusal::Refusal;
 use super::select::File;
 use crate::render::{self, Report};
 
@@ -27,9 +28,16 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
         return;
     }
     match &result.outcome {
-        Outcome::Skipped | Outcome::NotSent => {}
+        Outcome::Skipped(Skip::Stopped | Skip::NotSent) => {}
+        Outcome::Skipped(why @ (Skip::Disabled | Skip::Declined)) => {
+            if mode != Mode::Quiet {
+                let reason = if *why == Skip::Disabled { "it is disabled (`# @disabled`)" } else { "not confirmed" };
+                anstream::eprintln!("{DIM}skipped{DIM:#} {}: {reason}", place(result, file));
+            }
+        }
+        Outcome::Refused(refusal) => refused(result, refusal, file),
         Outcome::Error(error) => {
-            let (message, span, hint) = error_parts(error, result.line_span);
+            let (message, span, hint) = result.error_parts(error);
             let code = error_code(error);
             let report = Report {
                 severity: Severity::Error,
@@ -66,6 +74,35 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
             }
         }
     }
+}
+
+/// `` `login` (api.http:12) ``: which request, and where.
+fn place(result: &RequestResult, file: &File) -> String {
+    format!("`{}` ({}:{})", result.title, file.shown, result.line_span.start_position.line + 1)
+}
+
+/// Why a request was not sent, compiler-style, then which request it was.
+fn refused(result: &RequestResult, refusal: &Refusal, file: &File) {
+    for problem in refusal.problems() {
+        let report = Report {
+            severity: Severity::Error,
+            code: &problem.code,
+            message: &problem.message,
+            span: problem.span,
+            label: None,
+            notes: Vec::new(),
+            hint: problem.hint.as_deref(),
+        };
+        anstream::eprintln!("{}\n", render::report(&file.shown, &file.text, &file.lines, &report));
+    }
+    let why = match refusal {
+        Refusal::Errors { .. } => {
+            let count = refusal.problems().len();
+            format!("{count} {} above", if count == 1 { "error" } else { "errors" })
+        }
+        Refusal::Unconfirmed { .. } => "its `# @note` was not confirmed".to_owned(),
+    };
+    anstream::eprintln!("{}\n", render::plain(&format!("request {} was not sent: {why}", place(result, file)), None));
 }
 
 /// `> POST url`, the headers and the body as sent.
@@ -207,7 +244,8 @@ pub(crate) fn stream_end(summary: &super::stream::StreamSummary, mode: Mode) {
 
 /// `4 requests: 2 passed, 1 failed, 1 error in 12 ms` on stderr: failed are requests
 /// whose assertions failed, errors those without a response (as in the reports).
-pub(crate) fn summary(results: &[RequestResult], elapsed: Duration) {
+/// `outside`: errors outside any request, counted after the requests.
+pub(crate) fn summary(results: &[RequestResult], outside: usize, elapsed: Duration) {
     let count = |name: &str| results.iter().filter(|result| super::record::outcome_name(result) == name).count();
     let (passed, failed, errors, skipped) = (count("passed"), count("failed"), count("error"), count("skipped"));
     let noun = if results.len() == 1 { "request" } else { "requests" };
@@ -223,6 +261,10 @@ pub(crate) fn summary(results: &[RequestResult], elapsed: Duration) {
     }
     if skipped > 0 {
         let _ = write!(line, ", {skipped} skipped");
+    }
+    if outside > 0 {
+        let noun = if outside == 1 { "error" } else { "errors" };
+        let _ = write!(line, "; {}{outside} {noun} outside any request{:#}", RED.bold(), RED.bold());
     }
     let _ = write!(line, " {DIM}in {}{DIM:#}", duration(elapsed));
     anstream::eprintln!("{line}");

@@ -1,13 +1,16 @@
 //! `volley run`: sends the requests of `.http` files, checks their `@assert`s, prints
 //! the exchanges and writes reports.
 
+mod confirm;
 mod human;
 mod outcome;
 mod record;
+mod refusal;
 mod report;
 mod select;
 mod stream;
 
+use std::collections::HashMap;
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -21,7 +24,7 @@ use volley_engine::{
 
 use crate::exit::Exit;
 use crate::render;
-use outcome::{Outcome, RequestResult};
+use outcome::{Outcome, RequestResult, Skip};
 
 /// Arguments of `volley run`.
 #[derive(Debug, clap::Args)]
@@ -72,6 +75,18 @@ pub(crate) struct RunArgs {
     /// Stop at the first request that fails (an assertion, or an error).
     #[arg(long)]
     fail_fast: bool,
+
+    /// Send nothing when a request to run has errors, or its file has errors outside
+    /// any request. Without it, each request with errors is refused and reported, and
+    /// the others run.
+    #[arg(long)]
+    strict: bool,
+
+    /// Send the requests that have a `# @note` without asking. Without it, each one is
+    /// shown and `send? [y/N]` is asked on the terminal; when stdin is not a terminal,
+    /// it is refused.
+    #[arg(long, short = 'y')]
+    yes: bool,
 
     /// Print one JSON document per request (NDJSON) instead of text.
     #[arg(long, conflicts_with_all = ["verbose", "quiet"])]
@@ -134,12 +149,16 @@ Requests run in file order, so a later request can use an earlier one's response
   # @assert header Content-Type contains json
   # @assert jsonpath $.items[0].id exists
 
+A request with errors is refused and reported, and the others run (--strict sends
+nothing instead). `# @disabled` skips a request; `# @note` asks before sending it.
+
 Exit codes:
   0  every request ran and every assertion passed
   1  an assertion failed or is invalid
   2  usage error (bad arguments, unreadable file, no such request)
-  3  a file has syntax errors, or a request could not be built
-     (undefined variable, missing file, unknown resolver)
+  3  a request was refused (it has errors, or its `# @note` could not be
+     confirmed), a file has errors outside any request, or a request could
+     not be built (undefined variable, missing file, unknown resolver)
   4  a transport failure (connection refused, DNS, TLS, timeout, a refused
      WebSocket handshake, a stream that broke)
   130 interrupted with Ctrl-C (the reports are still written)
@@ -214,7 +233,8 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
             return Ok(select::Problem::usage(message, Some("check that its directory exists")).print());
         }
     }
-    let blocked = select::diagnostics(&files, &plan, mode);
+    let found = select::diagnostics(&files, &plan, mode, args.strict);
+    let blocked = args.strict && found.errors > 0;
     let mut interrupted = false;
     let results = if blocked {
         // Nothing is sent; the records and reports still say why, request by request.
@@ -252,6 +272,9 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     };
     let elapsed = started.elapsed();
     let mut exit = results.iter().map(RequestResult::exit).fold(Exit::Success, Exit::worst);
+    if found.outside > 0 {
+        exit = exit.worst(Exit::Invalid);
+    }
     for (format, path) in &args.report {
         let written = match format {
             ReportFormat::Junit => report::junit(&results, &files, elapsed),
@@ -265,7 +288,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         }
     }
     if matches!(mode, Mode::Normal | Mode::Verbose) && !blocked {
-        human::summary(&results, elapsed);
+        human::summary(&results, found.outside, elapsed);
     }
     if interrupted {
         anstream::eprintln!("{}", render::plain("interrupted (Ctrl-C): the requests after it were not sent", None));
@@ -315,7 +338,11 @@ async fn send(
     let streams = plan.iter().any(|step| {
         requests[step.file].get(step.request).is_some_and(|request| request.protocol != volley_syntax::Protocol::Http)
     });
-    let progress = if streams { ProgressBar::hidden() } else { progress_bar(plan.len(), mode) };
+    // A question on the terminal (`# @note`) would be overdrawn by a progress bar too.
+    let asks = !args.yes && confirm::can_ask();
+    let questions = asks
+        && plan.iter().any(|step| requests[step.file].get(step.request).is_some_and(|request| request.note.is_some()));
+    let progress = if streams || questions { ProgressBar::hidden() } else { progress_bar(plan.len(), mode) };
     // Ctrl-C: the request or stream under way ends, the rest are skipped, the reports
     // are written; a second Ctrl-C exits at once.
     let interrupt = CancellationToken::new();
@@ -334,52 +361,48 @@ async fn send(
         max_time: args.max_time.map(Duration::from_millis),
         wait: Duration::from_millis(args.wait),
     };
+    let turn = Turn {
+        args,
+        client,
+        overrides: &overrides,
+        limits: &limits,
+        progress: &progress,
+        mode,
+        several: plan.len() > 1,
+        asks,
+    };
     let mut results: Vec<RequestResult> = Vec::with_capacity(plan.len());
     let mut stop = false;
+    // The named requests this run did not send or got no response for, and why: a
+    // later request that needs their response says so.
+    let mut missing: HashMap<String, &'static str> = HashMap::new();
     for step in plan {
         let file = &files[step.file];
         let request = *requests[step.file].get(step.request).context("planned request exists")?;
         let result = if stop || interrupt.is_cancelled() {
-            RequestResult::skipped(file, request)
+            RequestResult::skipped(file, request, Skip::Stopped)
+        } else if request.disabled {
+            RequestResult::skipped(file, request, Skip::Disabled)
+        } else if let Some(refusal) = refusal::of(&file.document, request) {
+            RequestResult::refused(file, request, refusal)
+        } else if let Some(unsent) = turn.confirm(file, request).await {
+            unsent
         } else {
-            progress.set_message(outcome::title(file, request));
-            let mut options = RunOptions {
-                overrides: overrides.clone(),
-                // Through a server the client's defaults are not there: each run says them.
-                follow_redirects: args.no_redirect.then_some(false),
-                validate_ssl: args.insecure.then_some(false),
-                ..RunOptions::default()
-            }
-            .cancel(interrupt.child_token());
-            if let Some(timeout) = args.timeout {
-                options = options.timeout(Duration::from_millis(timeout));
-            }
-            let started = Instant::now();
-            let response = client.run(file, request, options).await;
-            let mut result = RequestResult::new(file, request, response).await;
-            progress.suspend(|| human::print(&result, file, mode, plan.len() > 1));
-            if let Outcome::Response { response, .. } = &result.outcome
-                && (response.is_streaming() || response.is_websocket())
-            {
-                let printer = stream::Printer {
-                    mode,
-                    file: &file.shown,
-                    index: request.index,
-                    started,
-                    response: response.as_ref(),
-                };
-                let summary = if response.is_websocket() {
-                    stream::websocket(&printer, &limits).await
-                } else {
-                    stream::events(&printer, &limits).await
-                };
-                human::stream_end(&summary, mode);
-                result.stream = Some(summary);
-            }
-            progress.inc(1);
-            stop = args.fail_fast && !result.passed();
-            result
+            turn.exchange(file, request, &missing).await
         };
+        if !matches!(result.outcome, Outcome::Response { .. } | Outcome::Error(_)) {
+            progress.suspend(|| human::print(&result, file, mode, turn.several));
+        }
+        if !matches!(result.outcome, Outcome::Skipped(Skip::Stopped)) {
+            progress.inc(1);
+        }
+        if let Some(name) = &result.name {
+            match result.missing_reason() {
+                Some(why) => missing.insert(name.clone(), why),
+                None => missing.remove(name),
+            };
+        }
+        stop = stop || (args.fail_fast && !result.passed());
         if mode == Mode::Json {
             let line = serde_json::to_string(&record::record(&result, file))?;
             progress.suspend(|| crate::output::line(&line));
@@ -389,6 +412,86 @@ async fn send(
     progress.finish_and_clear();
     signals.abort();
     Ok(Sent { results, interrupted: interrupt.is_cancelled() })
+}
+
+/// What each turn of the run needs beside its request.
+struct Turn<'a> {
+    args: &'a RunArgs,
+    client: &'a Executor,
+    overrides: &'a Map<String, Value>,
+    limits: &'a stream::Limits,
+    progress: &'a ProgressBar,
+    mode: Mode,
+    /// More than one request runs: each gets a title line.
+    several: bool,
+    /// A `# @note` is asked about on the terminal.
+    asks: bool,
+}
+
+impl Turn<'_> {
+    /// `None` when `request` may be sent: it has no `# @note`, `--yes` confirmed it or
+    /// the answer was yes. Else what came of it: declined, interrupted, or refused
+    /// because nobody can be asked.
+    async fn confirm(&self, file: &select::File, request: &volley_syntax::Request) -> Option<RequestResult> {
+        let note = request.note.as_ref()?;
+        if self.args.yes {
+            return None;
+        }
+        if !self.asks {
+            let refusal = refusal::Refusal::Unconfirmed { note: note.span };
+            return Some(RequestResult::refused(file, request, refusal));
+        }
+        let title = outcome::title(file, request);
+        match confirm::ask(file, request, &title, &self.limits.interrupt).await {
+            confirm::Answer::Yes => None,
+            confirm::Answer::No => Some(RequestResult::skipped(file, request, Skip::Declined)),
+            confirm::Answer::Interrupted => Some(RequestResult::skipped(file, request, Skip::Stopped)),
+        }
+    }
+
+    /// Sends `request`, prints what came of it, and follows its stream.
+    async fn exchange(
+        &self,
+        file: &select::File,
+        request: &volley_syntax::Request,
+        missing: &HashMap<String, &'static str>,
+    ) -> RequestResult {
+        let (args, mode) = (self.args, self.mode);
+        self.progress.set_message(outcome::title(file, request));
+        let mut options = RunOptions {
+            overrides: self.overrides.clone(),
+            // Through a server the client's defaults are not there: each run says them.
+            follow_redirects: args.no_redirect.then_some(false),
+            validate_ssl: args.insecure.then_some(false),
+            ..RunOptions::default()
+        }
+        .cancel(self.limits.interrupt.child_token());
+        if let Some(timeout) = args.timeout {
+            options = options.timeout(Duration::from_millis(timeout));
+        }
+        let started = Instant::now();
+        let response = self.client.run(file, request, options).await;
+        let mut result = RequestResult::new(file, request, response).await;
+        result.missing = result
+            .needed_response()
+            .and_then(|name| missing.get_key_value(name))
+            .map(|(name, why)| (name.clone(), *why));
+        self.progress.suspend(|| human::print(&result, file, mode, self.several));
+        if let Outcome::Response { response, .. } = &result.outcome
+            && (response.is_streaming() || response.is_websocket())
+        {
+            let printer =
+                stream::Printer { mode, file: &file.shown, index: request.index, started, response: response.as_ref() };
+            let summary = if response.is_websocket() {
+                stream::websocket(&printer, self.limits).await
+            } else {
+                stream::events(&printer, self.limits).await
+            };
+            human::stream_end(&summary, mode);
+            result.stream = Some(summary);
+        }
+        result
+    }
 }
 
 /// The results of the requests sent, and whether Ctrl-C stopped the run.

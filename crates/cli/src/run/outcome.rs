@@ -1,8 +1,9 @@
 //! What came of each request of a run, and what it means for the exit code.
 
-use volley_engine::{Error, Response};
+use volley_engine::{BuildError, Error, Response};
 use volley_syntax::{Request, Span};
 
+use super::refusal::{self, Refusal};
 use super::select::File;
 use super::stream::StreamSummary;
 use crate::exit::Exit;
@@ -22,6 +23,9 @@ pub(crate) struct RequestResult {
     pub(crate) outcome: Outcome,
     /// For an event stream or a WebSocket: what came through it.
     pub(crate) stream: Option<StreamSummary>,
+    /// The request whose response this one needed got none in this run: its name and
+    /// why (`it was refused: it has errors`), said instead of "has not run yet".
+    pub(crate) missing: Option<(String, &'static str)>,
 }
 
 /// What came of a request.
@@ -31,10 +35,45 @@ pub(crate) enum Outcome {
     Response { response: Box<Response>, text: String },
     /// No response: the request could not be built or the exchange failed.
     Error(Error),
-    /// Not sent: `--fail-fast` stopped the run before it.
-    Skipped,
-    /// Not sent: a request of the run has syntax errors, so nothing was sent.
+    /// Not sent: it has errors, or a `# @note` nobody confirmed.
+    Refused(Refusal),
+    /// Not sent, on purpose.
+    Skipped(Skip),
+}
+
+/// Why a request was skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Skip {
+    /// `--fail-fast` or Ctrl-C stopped the run before it.
+    Stopped,
+    /// `# @disabled`.
+    Disabled,
+    /// Its `# @note` was answered no.
+    Declined,
+    /// `--strict`: a request of the run has errors, so nothing was sent.
     NotSent,
+}
+
+impl Skip {
+    /// The `reason` of the JSON record.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Skip::Stopped => "stopped",
+            Skip::Disabled => "disabled",
+            Skip::Declined => "declined",
+            Skip::NotSent => "not-sent",
+        }
+    }
+
+    /// Why, in words (JUnit's `<skipped message>`).
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Skip::Stopped => "not run: the run stopped before it (--fail-fast or Ctrl-C)",
+            Skip::Disabled => "not run: the request is disabled (`# @disabled`)",
+            Skip::Declined => "not run: its `# @note` was not confirmed",
+            Skip::NotSent => "not sent: a request of the run has errors (--strict)",
+        }
+    }
 }
 
 /// `login`, or `GET {{host}}/users` for a request without a name.
@@ -60,28 +99,23 @@ impl RequestResult {
         Self::with(file, request, outcome)
     }
 
-    pub(crate) fn skipped(file: &File, request: &Request) -> Self {
-        Self::with(file, request, Outcome::Skipped)
+    pub(crate) fn skipped(file: &File, request: &Request, why: Skip) -> Self {
+        Self::with(file, request, Outcome::Skipped(why))
     }
 
-    /// The request `index` of `file` in a run that sends nothing: its own errors (and
-    /// those outside any request) when it has some, else [`Outcome::NotSent`].
+    pub(crate) fn refused(file: &File, request: &Request, refusal: Refusal) -> Self {
+        Self::with(file, request, Outcome::Refused(refusal))
+    }
+
+    /// The request `index` of `file` in a run that sends nothing (`--strict`): refused
+    /// when it has errors, else [`Skip::NotSent`].
     pub(crate) fn not_sent(file: &File, index: usize) -> Option<Self> {
         let request = file.document.request(index)?;
-        let diagnostics: Vec<_> = file
-            .document
-            .diagnostics
-            .iter()
-            .filter(|diagnostic| diagnostic.is_error())
-            .filter(|diagnostic| {
-                file.document
-                    .block_at(diagnostic.span.start)
-                    .is_none_or(|block| block.request.is_none() || block.index == request.block)
-            })
-            .cloned()
-            .collect();
-        let outcome =
-            if diagnostics.is_empty() { Outcome::NotSent } else { Outcome::Error(Error::Invalid { diagnostics }) };
+        let outcome = match refusal::of(&file.document, request) {
+            _ if request.disabled => Outcome::Skipped(Skip::Disabled),
+            Some(refusal) => Outcome::Refused(refusal),
+            None => Outcome::Skipped(Skip::NotSent),
+        };
         Some(Self::with(file, request, outcome))
     }
 
@@ -94,6 +128,46 @@ impl RequestResult {
             line_span: request.line_span,
             outcome,
             stream: None,
+            missing: None,
+        }
+    }
+
+    /// The message, place and hint of an [`Outcome::Error`]: [`error_parts`], except
+    /// for a response of a request this run did not send, which says so.
+    pub(crate) fn error_parts(&self, error: &Error) -> (String, Span, Option<String>) {
+        if let (Error::Build(BuildError::RequestVariable { name, span, .. }), Some((request, why))) =
+            (error, &self.missing)
+        {
+            return (
+                format!("`{name}`: request `{request}` has no response in this run ({why})"),
+                *span,
+                Some(format!("see what happened to `{request}` above; this request needs its response")),
+            );
+        }
+        error_parts(error, self.line_span)
+    }
+
+    /// The request whose response this one could not read (`login` for a failed
+    /// `{{login.response.body.$.token}}`).
+    pub(crate) fn needed_response(&self) -> Option<&str> {
+        match &self.outcome {
+            Outcome::Error(Error::Build(BuildError::RequestVariable { name, .. })) => {
+                volley_syntax::variable_path_segments(name).first().copied()
+            }
+            _ => None,
+        }
+    }
+
+    /// Why a later request cannot read this one's response, when it cannot.
+    pub(crate) fn missing_reason(&self) -> Option<&'static str> {
+        match &self.outcome {
+            Outcome::Response { .. } | Outcome::Skipped(Skip::Stopped | Skip::NotSent) => None,
+            Outcome::Refused(Refusal::Errors { .. }) => Some("it was refused: it has errors"),
+            Outcome::Refused(Refusal::Unconfirmed { .. }) | Outcome::Skipped(Skip::Declined) => {
+                Some("its `# @note` was not confirmed")
+            }
+            Outcome::Skipped(Skip::Disabled) => Some("it is disabled"),
+            Outcome::Error(_) => Some("it failed"),
         }
     }
 
@@ -106,8 +180,8 @@ impl RequestResult {
     pub(crate) fn passed(&self) -> bool {
         match &self.outcome {
             Outcome::Response { response, .. } => response.assertions_passed() && !self.stream_failed(),
-            Outcome::Error(_) => false,
-            Outcome::Skipped | Outcome::NotSent => true,
+            Outcome::Error(_) | Outcome::Refused(_) => false,
+            Outcome::Skipped(_) => true,
         }
     }
 
@@ -116,8 +190,9 @@ impl RequestResult {
         match &self.outcome {
             Outcome::Response { .. } if self.stream_failed() => Exit::Transport,
             Outcome::Response { response, .. } if !response.assertions_passed() => Exit::Failed,
-            Outcome::Response { .. } | Outcome::Skipped => Exit::Success,
-            Outcome::NotSent => Exit::Invalid,
+            Outcome::Response { .. } => Exit::Success,
+            Outcome::Skipped(Skip::NotSent) | Outcome::Refused(_) => Exit::Invalid,
+            Outcome::Skipped(_) => Exit::Success,
             Outcome::Error(error) => error_exit(error),
         }
     }

@@ -5,7 +5,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use volley_engine::{Outcome as Check, Response};
 
-use super::outcome::{Outcome, RequestResult, error_code, error_parts};
+use super::outcome::{Outcome, RequestResult, error_code};
 use super::select::File;
 
 /// One request and what came of it. The shape is documented in docs/cli.md.
@@ -18,8 +18,12 @@ pub(crate) struct Record {
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<String>,
     line: u32,
-    /// `passed`, `failed` (an assertion), `error` (no response) or `skipped`.
+    /// `passed`, `failed` (an assertion), `error` (no response: not sent, or the
+    /// exchange failed) or `skipped`.
     outcome: &'static str,
+    /// Why a request was skipped: `disabled`, `declined`, `stopped` or `not-sent`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     request: Option<SentRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -102,6 +106,10 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         name: result.name.clone(),
         line: result.line_span.start_position.line + 1,
         outcome: outcome_name(result),
+        reason: match &result.outcome {
+            Outcome::Skipped(why) => Some(why.name()),
+            _ => None,
+        },
         request: None,
         response: None,
         timing: None,
@@ -110,8 +118,8 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         stream: result.stream.clone(),
     };
     match &result.outcome {
-        Outcome::Skipped | Outcome::NotSent => {}
-        Outcome::Error(_) => record.error = error_record(result, file),
+        Outcome::Skipped(_) => {}
+        Outcome::Error(_) | Outcome::Refused(_) => record.error = error_record(result, file),
         Outcome::Response { response, .. } => {
             record.error = error_record(result, file);
             let sent = response.request();
@@ -140,8 +148,8 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
 
 pub(crate) fn outcome_name(result: &RequestResult) -> &'static str {
     match &result.outcome {
-        Outcome::Skipped | Outcome::NotSent => "skipped",
-        Outcome::Error(_) => "error",
+        Outcome::Skipped(_) => "skipped",
+        Outcome::Error(_) | Outcome::Refused(_) => "error",
         Outcome::Response { .. } if result.stream_failed() => "error",
         Outcome::Response { .. } if result.passed() => "passed",
         Outcome::Response { .. } => "failed",
@@ -159,10 +167,19 @@ pub(crate) fn error_record(result: &RequestResult, file: &File) -> Option<ErrorR
             hint: None,
         });
     }
-    let Outcome::Error(error) = &result.outcome else { return None };
-    let (message, span, hint) = error_parts(error, result.line_span);
+    let (code, message, span, hint) = match &result.outcome {
+        Outcome::Error(error) => {
+            let (message, span, hint) = result.error_parts(error);
+            (error_code(error), message, span, hint)
+        }
+        Outcome::Refused(refusal) => {
+            let first = refusal.problems().into_iter().next()?;
+            (first.code, first.message, first.span, first.hint)
+        }
+        Outcome::Response { .. } | Outcome::Skipped(_) => return None,
+    };
     Some(ErrorRecord {
-        code: error_code(error),
+        code,
         message,
         line: span.start_position.line + 1,
         column: file.lines.char_column(&file.text, span.start.min(file.text.len())) + 1,

@@ -11,7 +11,8 @@ use super::select::File;
 
 /// A JUnit XML report: one `<testsuite>` per file, one `<testcase>` per request, a
 /// `<failure>` per failed or invalid assertion, an `<error>` for a request without a
-/// response, `<skipped/>` for requests `--fail-fast` did not send.
+/// response (a request not sent or an exchange that failed), `<skipped/>` for the
+/// requests skipped (`# @disabled`, a declined `# @note`, `--fail-fast`, `--strict`).
 pub(crate) fn junit(results: &[RequestResult], files: &[File], elapsed: Duration) -> anyhow::Result<String> {
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let failures = results.iter().filter(|result| record::outcome_name(result) == "failed").count();
@@ -59,16 +60,12 @@ fn testcase(xml: &mut String, result: &RequestResult, file: &File) -> anyhow::Re
         seconds(case_time(result))
     );
     match &result.outcome {
-        Outcome::Skipped | Outcome::NotSent => {
-            let why = if matches!(result.outcome, Outcome::Skipped) {
-                "not run: the run stopped before it (--fail-fast or Ctrl-C)"
-            } else {
-                "not sent: a request of the run has errors"
-            };
+        Outcome::Skipped(why) => {
+            let why = escape(why.describe());
             writeln!(xml, "{open}>\n      <skipped message=\"{why}\"/>\n    </testcase>")?;
         }
-        Outcome::Error(_) | Outcome::Response { .. }
-            if result.stream_failed() || matches!(result.outcome, Outcome::Error(_)) =>
+        Outcome::Error(_) | Outcome::Refused(_) | Outcome::Response { .. }
+            if result.stream_failed() || !matches!(result.outcome, Outcome::Response { .. }) =>
         {
             let error = error_record(result, file).ok_or_else(|| anyhow::anyhow!("an error without a record"))?;
             writeln!(
@@ -82,7 +79,7 @@ fn testcase(xml: &mut String, result: &RequestResult, file: &File) -> anyhow::Re
                 escape(&error.message)
             )?;
         }
-        Outcome::Error(_) => {}
+        Outcome::Error(_) | Outcome::Refused(_) => {}
         Outcome::Response { response, .. } => {
             let problems: Vec<_> = response
                 .assertions()

@@ -1,12 +1,12 @@
 //! What a run will send: the files read and parsed, the requests selected, and the
 //! errors that stop it before anything is sent.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 
-use volley_syntax::{Document, LineIndex, Severity};
+use volley_syntax::{Diagnostic, Document, LineIndex, Severity};
 
-use super::Mode;
+use super::{Mode, refusal};
 use crate::exit::Exit;
 use crate::files::collect_files;
 use crate::render::{self, JsonDiagnostic};
@@ -137,40 +137,65 @@ struct DiagnosticsRecord<'a> {
     diagnostics: Vec<JsonDiagnostic<'a>>,
 }
 
-/// Prints the parser's diagnostics that concern the run: errors and warnings in the
-/// block of a planned request, and outside any request (file variables). Errors keep
-/// the whole run from sending anything (the exit code is returned); warnings are shown
-/// and the run goes on (a misspelt `# @asert` must not pass silently). Problems in
-/// requests that do not run are left to `volley check`.
-pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode) -> bool {
-    let mut errors = false;
+/// What the diagnostics printed before the run found.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Found {
+    /// Errors in the requests to run or outside any request.
+    pub(crate) errors: usize,
+    /// Errors outside any request (file variables, text that starts no request).
+    pub(crate) outside: usize,
+}
+
+/// Prints, before anything is sent, the parser's diagnostics that concern the run:
+/// those in the block of a request to run (not a disabled one) and those outside any
+/// request. Warnings are shown and the run goes on (a misspelt `# @asert` must not pass
+/// silently). Errors outside any request are shown with a line that counts them. The
+/// errors of a request are shown when its turn comes, where it is refused; with
+/// `strict` they are all shown here, because nothing will be sent. `--json` gives them
+/// all here, in one record per file. Problems in requests that do not run are left to
+/// `volley check`.
+pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode, strict: bool) -> Found {
+    let mut found = Found::default();
     for (number, file) in files.iter().enumerate() {
-        let planned: BTreeSet<usize> = plan
+        let document = &file.document;
+        let requests: Vec<_> = plan
             .iter()
             .filter(|step| step.file == number)
-            .filter_map(|step| file.document.request(step.request).map(|request| request.block))
+            .filter_map(|step| document.request(step.request))
+            .filter(|request| !request.disabled)
             .collect();
-        let shown: Vec<_> = file
-            .document
+        let planned: BTreeSet<usize> = requests.iter().map(|request| request.block).collect();
+        let outside_set: HashSet<*const Diagnostic> =
+            refusal::outside_errors(document).into_iter().map(std::ptr::from_ref).collect();
+        let owned: HashSet<*const Diagnostic> = requests
+            .iter()
+            .flat_map(|request| refusal::own_errors(document, request))
+            .map(std::ptr::from_ref)
+            .collect();
+        let outside = |diagnostic: &Diagnostic| outside_set.contains(&std::ptr::from_ref(diagnostic));
+        let concerned: Vec<_> = document
             .diagnostics
             .iter()
-            .filter(|diagnostic| diagnostic.severity != Severity::Info)
-            .filter(|diagnostic| {
-                file.document
+            .filter(|diagnostic| match diagnostic.severity {
+                Severity::Info => false,
+                Severity::Warning => document
                     .block_at(diagnostic.span.start)
-                    .is_none_or(|block| block.request.is_none() || planned.contains(&block.index))
+                    .is_none_or(|block| block.request.is_none() || planned.contains(&block.index)),
+                Severity::Error => outside(diagnostic) || owned.contains(&std::ptr::from_ref(*diagnostic)),
             })
             .collect();
-        if shown.is_empty() {
+        let errors = concerned.iter().filter(|diagnostic| diagnostic.is_error()).count();
+        let outside_errors = concerned.iter().filter(|diagnostic| diagnostic.is_error() && outside(diagnostic)).count();
+        found.errors += errors;
+        found.outside += outside_errors;
+        if concerned.is_empty() {
             continue;
         }
-        let count = shown.iter().filter(|diagnostic| diagnostic.severity == Severity::Error).count();
-        errors |= count > 0;
         if mode == Mode::Json {
             let record = DiagnosticsRecord {
                 kind: "diagnostics",
                 file: &file.shown,
-                diagnostics: shown
+                diagnostics: concerned
                     .iter()
                     .map(|diagnostic| JsonDiagnostic::new(&file.text, &file.lines, diagnostic))
                     .collect(),
@@ -178,16 +203,24 @@ pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode) -> bool {
             crate::output::line(&serde_json::to_string(&record).unwrap_or_default());
             continue;
         }
-        for diagnostic in &shown {
-            anstream::eprintln!("{}\n", render::human(&file.shown, &file.text, &file.lines, diagnostic));
+        for diagnostic in &concerned {
+            if strict || !diagnostic.is_error() || outside(diagnostic) {
+                anstream::eprintln!("{}\n", render::human(&file.shown, &file.text, &file.lines, diagnostic));
+            }
         }
-        if count > 0 {
-            let noun = if count == 1 { "error" } else { "errors" };
+        if strict && errors > 0 {
+            let noun = if errors == 1 { "error" } else { "errors" };
             anstream::eprintln!(
                 "{}",
-                render::plain(&format!("`{}` has {count} {noun}: nothing was sent", file.shown), None)
+                render::plain(&format!("`{}` has {errors} {noun}: nothing was sent", file.shown), None)
             );
+        } else if outside_errors > 0 {
+            let noun = if outside_errors == 1 { "error" } else { "errors" };
+            let message = format!("`{}` has {outside_errors} {noun} outside any request", file.shown);
+            let hint = "the requests that use a file variable declared on a line with errors are not sent; the \
+                        others run";
+            anstream::eprintln!("{}\n", render::plain(&message, Some(hint)));
         }
     }
-    errors
+    found
 }

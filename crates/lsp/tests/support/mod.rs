@@ -18,8 +18,11 @@ pub(crate) struct TestClient {
     output: BufReader<DuplexStream>,
     next_id: i64,
     notifications: VecDeque<Value>,
-    /// Requests the server sent to this client (each answered with a `null` result).
+    /// Requests the server sent to this client (each answered with a `null` result,
+    /// or the one `answers` holds for its method).
     pub(crate) server_requests: Vec<Value>,
+    /// The result to answer the server's requests of a method with.
+    pub(crate) answers: std::collections::HashMap<String, Value>,
 }
 
 impl TestClient {
@@ -34,6 +37,7 @@ impl TestClient {
             next_id: 1,
             notifications: VecDeque::new(),
             server_requests: Vec::new(),
+            answers: std::collections::HashMap::new(),
         }
     }
 
@@ -78,12 +82,14 @@ impl TestClient {
     }
 
     /// The next message that is not a request of the server's: those are answered
-    /// (with a `null` result, which accepts a progress token or a registration) and kept.
+    /// (with a `null` result, which accepts a progress token or a registration, unless
+    /// `answers` says otherwise) and kept.
     async fn next_message(&mut self) -> Value {
         loop {
             let message = self.receive().await;
             if message.get("id").is_some() && message.get("method").is_some() {
-                self.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": null})).await;
+                let result = message["method"].as_str().and_then(|method| self.answers.get(method)).cloned();
+                self.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": result})).await;
                 self.server_requests.push(message);
                 continue;
             }

@@ -160,10 +160,15 @@ impl Run {
             .map_err(|error| report::engine_error(&error.into(), &source.text))
             .map_err(Failure::at("parse"))?;
         let index = request.index;
+        // Only the selected request's errors refuse it: the rest of the content may have
+        // errors of its own.
         let errors: Vec<_> = document.errors_of(request).cloned().collect();
         if !errors.is_empty() {
             let error = volley_engine::Error::Invalid { diagnostics: errors };
             return Err(Failure { stage: "parse", error: report::engine_error(&error, &source.text) });
+        }
+        if request.disabled {
+            return Err(Failure { stage: "parse", error: report::disabled(request) });
         }
         let name = request.name.as_ref().map(|name| name.value.clone());
         let template = request.url.to_source();

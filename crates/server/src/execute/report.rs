@@ -140,6 +140,19 @@ pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
     }
 }
 
+/// A `# @disabled` request: never sent, even when selected by name or index.
+pub(crate) fn disabled(request: &volley_syntax::Request) -> ApiError {
+    let directive =
+        request.directives.iter().find(|directive| directive.kind == volley_syntax::DirectiveKind::Disabled);
+    let span = directive.map_or(request.line_span, |directive| directive.span);
+    ApiError::validation("the request is disabled (`# @disabled`): it is never sent").with_details(json!({
+        "code": "request-disabled",
+        "hint": "remove `# @disabled` to send it",
+        "line": span.start_position.line + 1,
+        "column": span.start_position.column + 1,
+    }))
+}
+
 fn is_websocket_rule(diagnostic: &volley_syntax::Diagnostic) -> bool {
     matches!(diagnostic.code, volley_syntax::Code::WebSocketBody | volley_syntax::Code::ConflictingProtocol)
 }
