@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use volley_syntax::{
-    Body, Diagnostic, Document, Expression, FormValue, Protocol, Request, Span, Template, Timeout, VariableDeclaration,
+    Diagnostic, Document, Expression, Protocol, Request, Span, Template, Timeout, VariableDeclaration,
 };
 
 /// Why a request is not sent.
@@ -209,22 +209,5 @@ fn for_each_template(request: &Request, visit: &mut impl FnMut(&Template)) {
             }
         }
     }
-    match &request.body {
-        Body::None => {}
-        Body::Inline(template) => visit(template),
-        Body::File(file) => visit(&file.path),
-        Body::Form(form) => {
-            for field in &form.fields {
-                match &field.value {
-                    FormValue::Text(template) => visit(template),
-                    FormValue::File { path, filename } => {
-                        visit(path);
-                        if let Some(filename) = filename {
-                            visit(filename);
-                        }
-                    }
-                }
-            }
-        }
-    }
+    request.body.for_each_template(&mut |template| visit(template));
 }
