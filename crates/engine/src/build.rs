@@ -196,7 +196,7 @@ async fn build_url(
             Some(host) => format!("{default_scheme}://{}{written}", host.trim()),
             None => {
                 return Err(BuildError::InvalidUrl {
-                    url: written.to_owned(),
+                    url: credentials::redact_url_password(written).into_owned(),
                     reason: "a path without a host needs a `Host` header".to_owned(),
                     span: request.url.span,
                 });
@@ -206,7 +206,7 @@ async fn build_url(
         format!("{default_scheme}://{written}")
     };
     let mut url = url::Url::parse(&candidate).map_err(|error| BuildError::InvalidUrl {
-        url: written.to_owned(),
+        url: credentials::redact_url_password(written).into_owned(),
         reason: error.to_string(),
         span: request.url.span,
     })?;
@@ -214,7 +214,7 @@ async fn build_url(
     // looks at the scheme.
     if !matches!(url.scheme(), "ws" | "wss" | "http" | "https") {
         return Err(BuildError::InvalidUrl {
-            url: written.to_owned(),
+            url: credentials::redact_url_password(written).into_owned(),
             reason: format!("the scheme `{}` is not http, https, ws or wss", url.scheme()),
             span: request.url.span,
         });
