@@ -3,7 +3,8 @@
 //!
 //! - `args`: the arguments, one per line; `$BASE` is the URL of a fresh local test
 //!   server (`http://127.0.0.1:PORT`), `$WS` the same with `ws://`, `$TLS` of its
-//!   HTTPS twin, `$VOLLEY` the binary.
+//!   HTTPS twin, `$HOST` its `127.0.0.1:PORT` (for URLs with `user:password@`),
+//!   `$VOLLEY` the binary.
 //!   `$SERVE` is the URL of an execution server (`volley serve`, in-process) whose
 //!   workspace is the case's scratch folder; a `serve-token` file gives it a token.
 //! - `stdin` (optional): piped to the binary (otherwise stdin is empty).
@@ -85,6 +86,7 @@ fn cli_cases() {
                 .replace("$BASE", &server.base_url())
                 .replace("$WS", &server.base_url().replacen("http", "ws", 1))
                 .replace("$TLS", &tls.base_url())
+                .replace("$HOST", &server.addr().to_string())
                 .replace("$VOLLEY", env!("CARGO_BIN_EXE_volley"))
         };
         let args: Vec<String> = args_text.lines().filter(|line| !line.is_empty()).map(substitute).collect();

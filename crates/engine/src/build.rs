@@ -1,12 +1,15 @@
 //! From a request definition to the request on the wire: URL, headers and body with
-//! every `{{ }}` substituted, defaults applied.
+//! every `{{ }}` substituted, defaults applied, credentials written in clear encoded
+//! (`credentials.rs`), `Cookie` lines joined into one header.
 
 use bytes::Bytes;
-use http::header::{CONTENT_TYPE, HOST, USER_AGENT};
+use http::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE, HOST, USER_AGENT};
 use http::{HeaderMap, HeaderName, HeaderValue};
 use volley_syntax::Request;
 
 use crate::body::{Files, build_body};
+use crate::credentials::{self, Authorization};
+use crate::digest::DigestCredentials;
 use crate::error::BuildError;
 use crate::interpolate::Renderer;
 
@@ -21,6 +24,51 @@ pub(crate) struct BuiltRequest {
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
     pub(crate) version: Option<http::Version>,
+    /// `Authorization: Digest user password` and where it is written: answered when
+    /// the server challenges.
+    pub(crate) digest: Option<(DigestCredentials, volley_syntax::Span)>,
+}
+
+/// What an `Authorization` value written in clear becomes.
+enum Credentials {
+    /// The encoded `Basic` value.
+    Basic(String),
+    /// Kept aside for the server's challenge; the header is not sent.
+    Digest(DigestCredentials),
+}
+
+/// Reads an `Authorization` value (see `credentials.rs`); `None` sends it as written.
+/// The token of a `Basic` pair made with a `$secret` joins the secrets.
+fn authorization(
+    value: &str,
+    secrets: &mut Vec<String>,
+    span: volley_syntax::Span,
+) -> Result<Option<Credentials>, BuildError> {
+    match credentials::interpret(value, secrets) {
+        Ok(Authorization::AsWritten) => Ok(None),
+        Ok(Authorization::Basic(basic)) => {
+            if basic.secret {
+                secrets.push(basic.token);
+            }
+            Ok(Some(Credentials::Basic(basic.value)))
+        }
+        Ok(Authorization::Digest(credentials)) => Ok(Some(Credentials::Digest(credentials))),
+        Err(refusal) => Err(BuildError::Credentials { reason: refusal.reason, hint: refusal.hint, span }),
+    }
+}
+
+/// Adds the cookies of a `Cookie` line to the one `Cookie` header (RFC 6265 §5.4: a
+/// request has one, its pairs joined with `; `).
+fn append_cookies(headers: &mut HeaderMap, written: &str) {
+    let written = written.trim().trim_end_matches(';').trim_end().as_bytes();
+    let joined = match headers.get(COOKIE) {
+        Some(_) if written.is_empty() => return,
+        Some(existing) if !existing.is_empty() => [existing.as_bytes(), b"; ", written].concat(),
+        _ => written.to_vec(),
+    };
+    if let Ok(value) = HeaderValue::from_bytes(&joined) {
+        headers.insert(COOKIE, value);
+    }
 }
 
 /// Builds `request`. `defaults` are added for the headers the request does not set.
@@ -38,9 +86,10 @@ pub(crate) async fn build(
 
     let mut headers = HeaderMap::new();
     let mut content_type_written = None;
+    let mut digest = None;
     for header in &request.headers {
         let name = renderer.render(&header.name).await?;
-        let value = renderer.render(&header.value).await?;
+        let mut value = renderer.render(&header.value).await?;
         let invalid = |reason: &str| BuildError::InvalidHeader {
             name: name.clone(),
             reason: reason.to_owned(),
@@ -48,15 +97,41 @@ pub(crate) async fn build(
         };
         let header_name = HeaderName::from_bytes(name.trim().as_bytes())
             .map_err(|_| invalid("not a valid header name (letters, digits and !#$%&'*+-.^_`|~)"))?;
+        if header_name == AUTHORIZATION {
+            match authorization(&value, &mut renderer.secrets, header.span)? {
+                Some(Credentials::Basic(encoded)) => value = encoded,
+                Some(Credentials::Digest(credentials)) => {
+                    digest = Some((credentials, header.span));
+                    continue;
+                }
+                None => {}
+            }
+        }
         let header_value = HeaderValue::from_bytes(value.as_bytes())
             .map_err(|_| invalid("the value contains a line break or another control character"))?;
         if header_name == CONTENT_TYPE {
             content_type_written = Some(value.clone());
         }
+        if header_name == COOKIE {
+            append_cookies(&mut headers, &value);
+            continue;
+        }
         headers.append(header_name, header_value);
     }
 
-    let url = build_url(request, renderer, &headers).await?;
+    let mut url = build_url(request, renderer, &headers).await?;
+    // `user:password@` goes as a `Basic` header (as curl sends it), never in the URL; a
+    // header the request writes itself wins.
+    if let Some((user, password)) = credentials::take_from_url(&mut url)
+        && !headers.contains_key(AUTHORIZATION)
+        && digest.is_none()
+    {
+        let basic = credentials::basic(&user, &password, true);
+        renderer.secrets.push(basic.token.clone());
+        if let Ok(value) = HeaderValue::from_str(&basic.value) {
+            headers.insert(AUTHORIZATION, value);
+        }
+    }
 
     let body = build_body(&request.body, renderer, files, content_type_written.as_deref()).await?;
     if let Some(content_type) = &body.content_type {
@@ -70,12 +145,26 @@ pub(crate) async fn build(
         }
     }
     for (name, value) in defaults {
-        let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) else {
+        let (Ok(name), Ok(mut value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) else {
             continue;
         };
-        if !headers.contains_key(&name) {
-            headers.insert(name, value);
+        if headers.contains_key(&name) || (name == AUTHORIZATION && digest.is_some()) {
+            continue;
         }
+        if name == AUTHORIZATION {
+            let written = value.to_str().unwrap_or_default().to_owned();
+            match authorization(&written, &mut renderer.secrets, request.line_span)? {
+                Some(Credentials::Basic(encoded)) => {
+                    value = HeaderValue::from_str(&encoded).unwrap_or(value);
+                }
+                Some(Credentials::Digest(credentials)) => {
+                    digest = Some((credentials, request.line_span));
+                    continue;
+                }
+                None => {}
+            }
+        }
+        headers.insert(name, value);
     }
     if !headers.contains_key(USER_AGENT) {
         headers.insert(USER_AGENT, HeaderValue::from_static(DEFAULT_USER_AGENT));
@@ -86,7 +175,7 @@ pub(crate) async fn build(
         "HTTP/1.1" | "HTTP/1.0" | "HTTP/1" => Some(http::Version::HTTP_11),
         _ => None,
     });
-    Ok(BuiltRequest { method, url, headers, body: body.bytes, version })
+    Ok(BuiltRequest { method, url, headers, body: body.bytes, version, digest })
 }
 
 /// The URL: substituted, given `http://` when written without a scheme, and built from
@@ -107,7 +196,7 @@ async fn build_url(
             Some(host) => format!("{default_scheme}://{}{written}", host.trim()),
             None => {
                 return Err(BuildError::InvalidUrl {
-                    url: written.to_owned(),
+                    url: credentials::redact_url_password(written).into_owned(),
                     reason: "a path without a host needs a `Host` header".to_owned(),
                     span: request.url.span,
                 });
@@ -117,7 +206,7 @@ async fn build_url(
         format!("{default_scheme}://{written}")
     };
     let mut url = url::Url::parse(&candidate).map_err(|error| BuildError::InvalidUrl {
-        url: written.to_owned(),
+        url: credentials::redact_url_password(written).into_owned(),
         reason: error.to_string(),
         span: request.url.span,
     })?;
@@ -125,7 +214,7 @@ async fn build_url(
     // looks at the scheme.
     if !matches!(url.scheme(), "ws" | "wss" | "http" | "https") {
         return Err(BuildError::InvalidUrl {
-            url: written.to_owned(),
+            url: credentials::redact_url_password(written).into_owned(),
             reason: format!("the scheme `{}` is not http, https, ws or wss", url.scheme()),
             span: request.url.span,
         });

@@ -21,6 +21,7 @@ use crate::build::{BuiltRequest, build};
 use crate::chaining::StoredResponse;
 use crate::config::{Config, Defaults};
 use crate::cookies::CookieJar;
+use crate::digest::{Challenge, DigestCredentials};
 use crate::error::{BuildError, ConfigError, Error, SelectionError, TransportError};
 use crate::interpolate::{Renderer, Scope};
 use crate::io::{Io, RealFs};
@@ -239,6 +240,9 @@ pub struct PreparedRequest {
     /// The configuration file that applied, if any.
     pub config_path: Option<PathBuf>,
     version: Option<http::Version>,
+    /// `Authorization: Digest user password`: the answer to the server's challenge is
+    /// computed during the exchange.
+    digest: Option<DigestCredentials>,
     /// The configuration and profile the request was resolved with.
     settings: Arc<Settings>,
 }
@@ -706,7 +710,17 @@ impl Client {
             };
             assertions.push(pending);
         }
-        let BuiltRequest { method, url, headers, body, version } = built;
+        let BuiltRequest { method, url, headers, body, version, digest } = built;
+        if let (Exchange::WebSocket { .. }, Some((_, span))) = (&exchange, &digest) {
+            return Err(BuildError::Credentials {
+                reason: "Digest authentication is not supported for WebSocket handshakes".to_owned(),
+                hint: "send `Authorization: Basic user:password` or a token, or open the socket after an \
+                       authenticated request that sets a cookie"
+                    .to_owned(),
+                span: *span,
+            }
+            .into());
+        }
         Ok(PreparedRequest {
             method,
             url,
@@ -723,6 +737,7 @@ impl Client {
             max_body_bytes: options.max_body_bytes,
             config_path: settings.config.as_ref().map(|config| config.path.clone()),
             version,
+            digest: digest.map(|(credentials, _)| credentials),
             settings: Arc::clone(&settings),
         })
     }
@@ -853,6 +868,10 @@ impl Client {
         let mut headers = prepared.headers;
         let mut body = prepared.body;
         let mut hops = 0;
+        // Digest: the request goes without credentials; a challenge is answered once
+        // per URL of the chain, and never across origins.
+        let mut digest = prepared.digest;
+        let mut digest_answered = false;
         loop {
             // The headers as they go out (with the jar's cookies); `headers` stays as
             // written for the next hop of a redirect.
@@ -871,6 +890,28 @@ impl Client {
             if let Some(jar) = jar {
                 let values = response.headers.get_all(SET_COOKIE).iter().filter_map(|value| value.to_str().ok());
                 jar.store(&url, values);
+            }
+            if response.status == http::StatusCode::UNAUTHORIZED
+                && !digest_answered
+                && let Some(credentials) = &digest
+                && let Some(challenge) = Challenge::best(&response.headers)
+            {
+                // Read to the end, so that the connection serves the answer.
+                let mut rest = response.body;
+                while let Some(chunk) = rest.next().await {
+                    chunk?;
+                }
+                let target = match url.query() {
+                    Some(query) => format!("{}?{query}", url.path()),
+                    None => url.path().to_owned(),
+                };
+                let answer = challenge.answer(credentials, method.as_str(), &target, &body);
+                let value = http::HeaderValue::from_str(&answer).map_err(|_| TransportError::Other {
+                    message: "the server's Digest challenge has characters a header cannot carry".to_owned(),
+                })?;
+                headers.insert(AUTHORIZATION, value);
+                digest_answered = true;
+                continue;
             }
             let location = response.headers.get(LOCATION).and_then(|value| value.to_str().ok());
             // 300, 304 and 305 are not redirects to follow.
@@ -895,6 +936,12 @@ impl Client {
                 if next.origin() != url.origin() {
                     headers.remove(AUTHORIZATION);
                     headers.remove(COOKIE);
+                    digest = None;
+                }
+                if digest.is_some() && digest_answered {
+                    // The answer was for the previous URL: the next one is challenged anew.
+                    headers.remove(AUTHORIZATION);
+                    digest_answered = false;
                 }
                 url = next;
                 continue;
@@ -1025,14 +1072,21 @@ fn with_url_encodings(exposed: Vec<String>) -> Vec<String> {
     hidden
 }
 
-/// Adds the jar's cookies for `url` to a `Cookie` header the request may have written.
+/// Adds the jar's cookies for `url` to the `Cookie` header the request may have
+/// written: one header (RFC 6265 §5.4), the written pairs first.
 fn add_jar_cookies(headers: &mut http::HeaderMap, jar: Option<&CookieJar>, url: &url::Url) {
     let Some(cookies) = jar.and_then(|jar| jar.header_for(url)) else { return };
-    let value = match headers.get(COOKIE).and_then(|written| written.to_str().ok()) {
-        Some(written) => format!("{written}; {cookies}"),
-        None => cookies,
-    };
-    if let Ok(value) = http::HeaderValue::from_str(&value) {
+    let mut joined: Vec<u8> = Vec::new();
+    for written in headers.get_all(COOKIE) {
+        let written = written.as_bytes().trim_ascii();
+        let written = written.strip_suffix(b";").unwrap_or(written).trim_ascii_end();
+        if !written.is_empty() {
+            joined.extend_from_slice(written);
+            joined.extend_from_slice(b"; ");
+        }
+    }
+    joined.extend_from_slice(cookies.as_bytes());
+    if let Ok(value) = http::HeaderValue::from_bytes(&joined) {
         headers.insert(COOKIE, value);
     }
 }

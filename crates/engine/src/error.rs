@@ -261,6 +261,17 @@ pub enum BuildError {
         /// Where the value is written.
         span: Span,
     },
+    /// An `Authorization` value with credentials that cannot be sent as written nor
+    /// turned into what they mean (`Digest` without a password).
+    #[error("{}: invalid credentials: {reason}", span)]
+    Credentials {
+        /// What is wrong.
+        reason: String,
+        /// How to write it.
+        hint: String,
+        /// Where the header is written.
+        span: Span,
+    },
     /// A header name or value that is not valid after substitution.
     #[error("{}: invalid header `{name}`: {reason}", span)]
     InvalidHeader {
@@ -297,6 +308,7 @@ impl BuildError {
             | BuildError::File { span, .. }
             | BuildError::InvalidUrl { span, .. }
             | BuildError::InvalidHeader { span, .. }
+            | BuildError::Credentials { span, .. }
             | BuildError::InvalidTimeout { span, .. }
             | BuildError::InvalidBody { span, .. }
             | BuildError::Included { span, .. } => *span,
@@ -318,6 +330,7 @@ impl BuildError {
             BuildError::File { .. } => "unreadable-file",
             BuildError::InvalidUrl { .. } => "invalid-url",
             BuildError::InvalidHeader { .. } => "invalid-header",
+            BuildError::Credentials { .. } => "invalid-credentials",
             BuildError::InvalidTimeout { .. } => "invalid-timeout",
             BuildError::InvalidBody { .. } => "invalid-body",
             BuildError::Included { source, .. } => source.code(),
@@ -358,6 +371,7 @@ impl BuildError {
                 Some("give one of the variables a value that does not use the other".to_owned())
             }
             BuildError::InvalidTimeout { .. } => Some(volley_syntax::directive::DURATION_HINT.to_owned()),
+            BuildError::Credentials { hint, .. } => Some(hint.clone()),
             _ => None,
         }
     }

@@ -35,6 +35,8 @@ mod chaining;
 mod client;
 pub mod config;
 mod cookies;
+mod credentials;
+mod digest;
 mod error;
 mod interpolate;
 mod io;
@@ -55,6 +57,7 @@ pub use client::{
 };
 pub use config::Config;
 pub use cookies::{CookieJar, CookieJarError};
+pub use credentials::redact_url_password;
 pub use error::{BuildError, ConfigError, Error, SelectionError, TransportError};
 pub use io::{Io, MemoryFs, RealFs, normalize};
 pub use remote::{

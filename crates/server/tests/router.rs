@@ -1032,6 +1032,24 @@ mod flows {
     }
 
     #[tokio::test]
+    async fn a_password_in_the_url_is_sent_as_basic_and_never_stored() {
+        let upstream = TestServer::start().await;
+        let api = Api::open();
+        let flow = api.flow(None, json!({})).await;
+        let port = upstream.addr().port();
+        let content = format!("GET http://ada:lovelace@127.0.0.1:{port}/basic-auth\n");
+        let reply = api.execute(json!({ "content": content, "flowId": flow })).await;
+        let answer = ok(&reply, StatusCode::OK);
+        assert_eq!(answer["response"]["status"], 200, "{answer}");
+        let exec = answer["reqExecId"].as_str().expect("reqExecId");
+        let reply = api.get(&format!("/flows/{flow}/executions/{exec}"), None).await;
+        let stored = ok(&reply, StatusCode::OK);
+        assert_eq!(stored["urlTemplate"], format!("http://ada:[REDACTED]@127.0.0.1:{port}/basic-auth"));
+        assert_eq!(stored["urlResolved"], upstream.url("/basic-auth"));
+        assert!(!stored.to_string().contains("lovelace"), "{stored}");
+    }
+
+    #[tokio::test]
     async fn a_stored_execution_has_the_protocol_shape_with_secrets_redacted() {
         let upstream = TestServer::start().await;
         let api = Api::open();

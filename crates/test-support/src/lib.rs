@@ -10,6 +10,7 @@
 //! - `/redirect/{n}`, `/redirect-to?url=…&status=…`: redirect chains.
 //! - `/cookies/set`, `/cookies/set-and-redirect`, `/cookies`, `/cookies/secure`: cookie jars.
 //! - `/basic-auth`, `/login`, `/bearer`, `/session`, `/api-key`, `/api-key-query`: authentication.
+//! - `/digest-auth?algorithm=…&qop=…&userhash=true`: Digest authentication (RFC 7616).
 //! - `/oauth/token`, `/refresh`, `/expiring`: OAuth client credentials and token refresh.
 //! - `/slow`, `/slow-body`: timeouts.
 //! - `/upload`: multipart forms.
@@ -26,6 +27,7 @@
 
 mod auth;
 mod cookies;
+mod digest;
 mod echo;
 mod oauth;
 mod query;
@@ -53,6 +55,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub use crate::digest::DIGEST_REALM;
 use crate::state::AppState;
 
 /// The user name `/basic-auth` and `/login` accept.
@@ -177,6 +180,7 @@ fn router() -> Router {
         .merge(redirect::routes())
         .merge(cookies::routes())
         .merge(auth::routes())
+        .merge(digest::routes())
         .merge(oauth::routes())
         .merge(slow::routes())
         .merge(upload::routes())

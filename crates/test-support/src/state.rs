@@ -1,6 +1,6 @@
 //! Shared server state: issued tokens and sessions, and per-path request counts.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// State shared by all handlers of one server. Cheap to clone; the lock is never held across
@@ -20,6 +20,8 @@ struct Inner {
     sessions: HashSet<String>,
     /// Tokens from `/refresh`, accepted by `/expiring`.
     fresh_tokens: HashSet<String>,
+    /// Nonces `/digest-auth` handed out, with the highest `nc` used with each (0: unused).
+    digest_nonces: HashMap<String, u32>,
     /// Requests per path (without query), since the server started.
     requests: BTreeMap<String, u64>,
 }
@@ -57,6 +59,32 @@ impl AppState {
         let token = format!("fresh-{}", inner.last_id);
         inner.fresh_tokens.insert(token.clone());
         token
+    }
+
+    /// A fresh Digest nonce `nonce-<n>-<random>`, remembered for `/digest-auth`.
+    pub(crate) fn issue_digest_nonce(&self) -> String {
+        let mut inner = self.lock();
+        inner.last_id += 1;
+        let random: u64 =
+            std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), inner.last_id);
+        let nonce = format!("nonce-{}-{random:016x}", inner.last_id);
+        inner.digest_nonces.insert(nonce.clone(), 0);
+        nonce
+    }
+
+    /// Records that `nonce` was used with the count `nc` (`None` without `qop`): an
+    /// unknown nonce, or a count not above the last one (a replay), is refused.
+    pub(crate) fn use_digest_nonce(&self, nonce: &str, nc: Option<u32>) -> Result<(), &'static str> {
+        let mut inner = self.lock();
+        let Some(last) = inner.digest_nonces.get_mut(nonce) else {
+            return Err("unknown nonce");
+        };
+        let next = nc.unwrap_or(*last + 1);
+        if next <= *last {
+            return Err("nonce count not above the last one (a replay)");
+        }
+        *last = next;
+        Ok(())
     }
 
     pub(crate) fn is_bearer_token(&self, token: &str) -> bool {

@@ -76,13 +76,15 @@ impl Skip {
     }
 }
 
-/// `login`, or `GET {{host}}/users` for a request without a name.
+/// `login`, or `GET {{host}}/users` for a request without a name (a password written
+/// in the URL shows as `[REDACTED]`: titles go to reports).
 pub(crate) fn title(file: &File, request: &Request) -> String {
     if let Some(name) = &request.name {
         return name.value.clone();
     }
     let line = request.line_span.text(&file.text);
-    line.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+    let title = line.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+    volley_engine::redact_url_password(&title).into_owned()
 }
 
 impl RequestResult {

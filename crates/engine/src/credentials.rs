@@ -1,0 +1,214 @@
+//! Credentials written in clear, turned into what goes on the wire: `Basic user:pass`
+//! and `Basic user pass` encoded (as REST Client and httpyac do), a URL's
+//! `user:password@` sent as a `Basic` header (as curl does), and `Digest user pass`
+//! kept aside to answer the server's challenge (`digest.rs`). Nothing written in clear
+//! is ever sent literally.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+
+use crate::digest::DigestCredentials;
+
+/// What an `Authorization` value (after `{{ }}` substitution) means.
+#[derive(Debug)]
+pub(crate) enum Authorization {
+    /// Sent as written: another scheme, a `Basic` token, a complete `Digest` answer.
+    AsWritten,
+    /// `Basic` with the user and password written in clear, encoded.
+    Basic(BasicCredentials),
+    /// `Digest user password`: nothing is sent until the server challenges.
+    Digest(DigestCredentials),
+}
+
+/// A `Basic` header made from a user and password.
+#[derive(Debug)]
+pub(crate) struct BasicCredentials {
+    /// `Basic <token>`.
+    pub(crate) value: String,
+    /// The base64 of `user:password`, to hide from what is shown.
+    pub(crate) token: String,
+    /// Whether the user or password contains one of the secrets the value was made with.
+    pub(crate) secret: bool,
+}
+
+/// Why an `Authorization` value cannot be sent.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    /// What is wrong.
+    pub(crate) reason: String,
+    /// How to write it.
+    pub(crate) hint: String,
+}
+
+/// Reads an `Authorization` value: `Basic` and `Digest` with a user and password in
+/// clear are recognised (scheme in any case); `secrets` are the `$secret` values used.
+pub(crate) fn interpret(value: &str, secrets: &[String]) -> Result<Authorization, Refusal> {
+    let value = value.trim();
+    let (scheme, rest) = value.split_once(char::is_whitespace).unwrap_or((value, ""));
+    let rest = rest.trim();
+    if scheme.eq_ignore_ascii_case("basic") {
+        let Some((user, password)) = user_and_password(rest) else {
+            return Ok(Authorization::AsWritten);
+        };
+        let secret = secrets
+            .iter()
+            .any(|secret| !secret.is_empty() && (user.contains(secret.as_str()) || password.contains(secret.as_str())));
+        return Ok(Authorization::Basic(basic(user.as_bytes(), password.as_bytes(), secret)));
+    }
+    if scheme.eq_ignore_ascii_case("digest") {
+        // `Digest username="…", response="…"` is an answer computed elsewhere: the
+        // author's, sent as written.
+        let first = rest.split(char::is_whitespace).next().unwrap_or_default();
+        if first.contains('=') {
+            return Ok(Authorization::AsWritten);
+        }
+        return match user_and_password(rest) {
+            Some((user, password)) => Ok(Authorization::Digest(DigestCredentials::new(user, password))),
+            None => Err(Refusal {
+                reason: "`Digest` needs a user and a password".to_owned(),
+                hint: "write `Authorization: Digest user password` (Volley answers the server's challenge), \
+                       or a complete `Digest username=\"…\", …` value"
+                    .to_owned(),
+            }),
+        };
+    }
+    Ok(Authorization::AsWritten)
+}
+
+/// `user:password` or `user password`: the first word (up to a `:` or a space) is the
+/// user, everything after that one separator is the password, spaces and `:` included.
+/// One word without `:` is not a pair (an encoded token).
+fn user_and_password(rest: &str) -> Option<(&str, &str)> {
+    let end = rest.find(|character: char| character == ':' || character.is_whitespace())?;
+    let (user, after) = rest.split_at(end);
+    let password = match after.strip_prefix(':') {
+        Some(password) => password,
+        None => after.trim_start(),
+    };
+    Some((user, password))
+}
+
+/// `Basic base64(user:password)`, from bytes (a URL's credentials need not be UTF-8).
+pub(crate) fn basic(user: &[u8], password: &[u8], secret: bool) -> BasicCredentials {
+    let mut pair = Vec::with_capacity(user.len() + 1 + password.len());
+    pair.extend_from_slice(user);
+    pair.push(b':');
+    pair.extend_from_slice(password);
+    let token = BASE64.encode(pair);
+    BasicCredentials { value: format!("Basic {token}"), token, secret }
+}
+
+/// Takes the `user:password@` out of `url` and returns them percent-decoded (the URL
+/// standard's userinfo encoding); `None` when the URL has none.
+pub(crate) fn take_from_url(url: &mut url::Url) -> Option<(Vec<u8>, Vec<u8>)> {
+    if url.username().is_empty() && url.password().is_none() {
+        return None;
+    }
+    let decode = |text: &str| percent_encoding::percent_decode_str(text).collect::<Vec<u8>>();
+    let user = decode(url.username());
+    let password = url.password().map(decode).unwrap_or_default();
+    // Only a URL that cannot have credentials (no host) refuses these: not ours.
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    Some((user, password))
+}
+
+/// `text` with the password of every `scheme://user:password@` in it replaced by
+/// `[REDACTED]`: for URLs shown as written (templates), where the password is not a
+/// known secret value.
+#[must_use]
+pub fn redact_url_password(text: &str) -> Cow<'_, str> {
+    let mut shown = String::new();
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(found) = rest.find("://") {
+        let authority_start = found + 3;
+        let authority_end = rest[authority_start..]
+            .find(|character: char| matches!(character, '/' | '?' | '#') || character.is_whitespace())
+            .map_or(rest.len(), |end| authority_start + end);
+        let authority = &rest[authority_start..authority_end];
+        if let Some(at) = authority.rfind('@')
+            && let Some(colon) = authority[..at].find(':')
+            && colon + 1 < at
+        {
+            shown.push_str(&rest[..=authority_start + colon]);
+            shown.push_str("[REDACTED]");
+            shown.push_str(&rest[authority_start + at..authority_end]);
+            changed = true;
+        } else {
+            shown.push_str(&rest[..authority_end]);
+        }
+        rest = &rest[authority_end..];
+    }
+    if !changed {
+        return Cow::Borrowed(text);
+    }
+    shown.push_str(rest);
+    Cow::Owned(shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn basic_of(value: &str) -> Option<String> {
+        match interpret(value, &[]) {
+            Ok(Authorization::Basic(basic)) => Some(String::from_utf8(BASE64.decode(basic.token).unwrap()).unwrap()),
+            Ok(Authorization::AsWritten) => None,
+            other => panic!("{value}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn basic_pairs_are_told_from_tokens() {
+        assert_eq!(basic_of("Basic ada:lovelace").as_deref(), Some("ada:lovelace"));
+        assert_eq!(basic_of("BASIC ada lovelace").as_deref(), Some("ada:lovelace"));
+        assert_eq!(basic_of("Basic ada   two words ").as_deref(), Some("ada:two words"));
+        assert_eq!(basic_of("Basic ada pa:ss").as_deref(), Some("ada:pa:ss"));
+        assert_eq!(basic_of("Basic ada:pa ss:x").as_deref(), Some("ada:pa ss:x"));
+        assert_eq!(basic_of("Basic ada:").as_deref(), Some("ada:"));
+        assert_eq!(basic_of("Basic YWRhOmxvdmVsYWNl"), None);
+        assert_eq!(basic_of("Basic"), None);
+        assert_eq!(basic_of("Bearer a:b"), None);
+    }
+
+    #[test]
+    fn digest_needs_a_pair_or_a_complete_answer() {
+        assert!(matches!(interpret("Digest ada lovelace", &[]), Ok(Authorization::Digest(_))));
+        assert!(matches!(interpret("digest ada:lovelace", &[]), Ok(Authorization::Digest(_))));
+        assert!(matches!(interpret("Digest username=\"ada\", response=\"x\"", &[]), Ok(Authorization::AsWritten)));
+        let refused = interpret("Digest ada", &[]).unwrap_err();
+        assert_eq!(refused.reason, "`Digest` needs a user and a password");
+        assert!(interpret("Digest", &[]).is_err());
+    }
+
+    #[test]
+    fn a_secret_in_the_pair_marks_the_token() {
+        let secrets = ["lovelace".to_owned()];
+        let Ok(Authorization::Basic(basic)) = interpret("Basic ada lovelace", &secrets) else { panic!() };
+        assert!(basic.secret);
+        let Ok(Authorization::Basic(basic)) = interpret("Basic ada other", &secrets) else { panic!() };
+        assert!(!basic.secret);
+    }
+
+    #[test]
+    fn url_credentials_are_taken_out_and_decoded() {
+        let mut url = url::Url::parse("http://a%20b:p%40ss%3A%zz@example.com/x").unwrap();
+        let (user, password) = take_from_url(&mut url).unwrap();
+        assert_eq!((user.as_slice(), password.as_slice()), (&b"a b"[..], &b"p@ss:%zz"[..]));
+        assert_eq!(url.as_str(), "http://example.com/x");
+        assert!(take_from_url(&mut url).is_none());
+    }
+
+    #[test]
+    fn url_passwords_are_redacted_in_text() {
+        assert_eq!(
+            redact_url_password("GET http://ada:lovelace@h:1/p?q=a:b@c and ws://u:p@x"),
+            "GET http://ada:[REDACTED]@h:1/p?q=a:b@c and ws://u:[REDACTED]@x"
+        );
+        assert_eq!(redact_url_password("http://ada@h/ http://h/a:b@c"), "http://ada@h/ http://h/a:b@c");
+        assert!(matches!(redact_url_password("{{base}}/x"), Cow::Borrowed(_)));
+    }
+}
