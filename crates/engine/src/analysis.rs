@@ -100,7 +100,7 @@ impl<'a> Analyzer<'a> {
         for directive in request.assertions() {
             if let Some(value) = &directive.value {
                 self.template(value, out);
-                assertion(value, out);
+                assertion(value, assert::Flavour::of_directive(&directive.name.value), out);
             }
         }
         if let Some(Timeout::Template(value)) = &request.timeout {
@@ -323,10 +323,10 @@ impl<'a> Analyzer<'a> {
     }
 }
 
-/// An `invalid-assertion` for a literal `@assert` that does not parse.
-fn assertion(value: &Template, out: &mut Vec<Diagnostic>) {
+/// An `invalid-assertion` for a literal `@assert` or `??` line that does not parse.
+fn assertion(value: &Template, flavour: assert::Flavour, out: &mut Vec<Diagnostic>) {
     let Some(expression) = value.as_literal() else { return };
-    if let Err(error) = assert::parse(&expression) {
+    if let Err(error) = assert::parse_as(&expression, flavour) {
         let span = assert::narrow(value.span, error.range.clone());
         out.push(Diagnostic::new(Code::InvalidAssertion, span, error.message).with_hint(error.hint));
     }

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use volley_syntax::{Document, Protocol, Request};
 
 use crate::analysis::{AnalysisContext, analyze};
-use crate::assert::PendingAssertion;
+use crate::assert::{Flavour, PendingAssertion, ResponseParts};
 use crate::body::Files;
 use crate::build::{BuiltRequest, build};
 use crate::chaining::StoredResponse;
@@ -229,7 +229,7 @@ pub struct PreparedRequest {
     pub use_cookies: bool,
     /// Values of `$secret` used, to redact from anything shown.
     pub secrets: Vec<String>,
-    /// The `# @assert` checks, rendered and parsed, to evaluate on the response.
+    /// The `# @assert` and `??` checks, rendered and parsed, to evaluate on the response.
     pub assertions: Vec<PendingAssertion>,
     /// What kind of exchange it is.
     pub exchange: Exchange,
@@ -559,8 +559,13 @@ impl Client {
         })?;
         // A body that streams (events, WebSocket messages) is not there to check.
         let body = (response.stream.is_none() && response.websocket.is_none()).then_some(&response.body[..]);
-        response.assertions =
-            pending.iter().map(|check| check.evaluate(response.status(), &response.headers, body)).collect();
+        let parts = ResponseParts {
+            status: response.status(),
+            headers: &response.headers,
+            body,
+            timing: Some(response.timing),
+        };
+        response.assertions = pending.iter().map(|check| check.evaluate(&parts)).collect();
         if let Some(name) = name {
             let stored = StoredResponse {
                 status: response.status(),
@@ -703,7 +708,10 @@ impl Client {
         for directive in request.assertions() {
             let Some(template) = &directive.value else { continue };
             let pending = match renderer.render(template).await {
-                Ok(expression) => PendingAssertion::new(expression, template.span, template.as_literal().is_some()),
+                Ok(expression) => {
+                    let flavour = Flavour::of_directive(&directive.name.value);
+                    PendingAssertion::new(expression, template.span, template.as_literal().is_some(), flavour)
+                }
                 Err(error) => {
                     PendingAssertion::invalid(template.to_source(), error.span(), error.message(), error.hint())
                 }

@@ -130,7 +130,7 @@ fn json_bodies_allow_interpolations_and_point_at_the_error() {
 #[test]
 fn assertions_and_resolver_arguments_are_checked() {
     let text = "# @assert status == 200\n\
-                # @assert header X-Id matches 1\n\
+                # @assert header X-Id resembles 1\n\
                 # @assert jsonpath $.a == {{expected}}\n\
                 GET http://localhost/{{$base64()}}/{{$datetime iso8601}}/{{$datetime iso8601 1}}\n";
     let diagnostics = analyze(&MemoryFs::new(), text);
@@ -138,8 +138,8 @@ fn assertions_and_resolver_arguments_are_checked() {
         codes(&diagnostics),
         ["invalid-assertion", "undefined-variable", "resolver-arguments", "resolver-arguments"]
     );
-    assert_eq!(diagnostics[0].message, "`matches` is not a header check");
-    assert_eq!(diagnostics[0].span.text(text), "matches");
+    assert_eq!(diagnostics[0].message, "`resembles` is not a header check");
+    assert_eq!(diagnostics[0].span.text(text), "resembles");
     assert_eq!(diagnostics[2].message, "`$base64` takes 1 argument(s), got 0");
     assert_eq!(diagnostics[3].hint.as_deref(), Some("write `{{$datetime(format[, amount, unit])}}`"));
 }
@@ -160,4 +160,62 @@ fn timeout_values_with_variables_are_checked_too() {
     let diagnostics = analyze(&MemoryFs::new(), text);
     let messages: Vec<_> = diagnostics.iter().map(|diagnostic| diagnostic.message.as_str()).collect();
     assert_eq!(messages, ["undefined variable `patience`", "undefined variable `handshake`"]);
+}
+
+/// `text` parsed with its `# @assert` lines read as httpyac's `?? …` lines (an assert
+/// directive named `??`, as the syntax crate lowers them).
+fn analyze_httpyac(text: &str) -> Vec<Diagnostic> {
+    let mut document = volley_syntax::parse(text);
+    for request in document.blocks.iter_mut().filter_map(|block| block.request.as_mut()) {
+        for directive in &mut request.directives {
+            if directive.kind == volley_syntax::DirectiveKind::Assert {
+                "??".clone_into(&mut directive.name.value);
+            }
+        }
+    }
+    let analysis = client(&MemoryFs::new()).analyze(&document, text, Some(Path::new("/project/api.http")));
+    analysis.diagnostics
+}
+
+#[test]
+fn httpyac_assertions_are_checked_in_their_own_syntax() {
+    let text = "# @assert status == 200\n\
+                # @assert body items[0].id == 7\n\
+                # @assert body name == \"Ada\"\n\
+                # @assert header content-type includes json\n\
+                # @assert duration < 300\n\
+                # @assert js response.parsedBody.id == 7\n\
+                # @assert xpath /slideshow/@title == Sample\n\
+                # @assert status Equals 200\n\
+                # @assert duration tls < 10\n\
+                # @assert body tags.map(tag => tag.id) isArray\n\
+                # @assert body matches (\n\
+                # @assert body sha256 {{digest}}\n\
+                GET http://localhost/items\n";
+    let diagnostics = analyze_httpyac(text);
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|diagnostic| (diagnostic.code.as_str(), diagnostic.message.as_str(), diagnostic.span.text(text)))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("invalid-assertion", "httpyac `js` assertions are not supported", "js"),
+            ("invalid-assertion", "httpyac `xpath` assertions are not supported", "xpath"),
+            ("invalid-assertion", "`Equals` is not a known operator", "Equals"),
+            ("invalid-assertion", "the `tls` timing is not measured", "tls"),
+            (
+                "invalid-assertion",
+                "`tags.map(tag => tag.id)` is not a property Volley can read",
+                "tags.map(tag => tag.id)"
+            ),
+            ("invalid-assertion", "invalid regular expression: unclosed group", "("),
+            ("undefined-variable", "undefined variable `digest`", "digest"),
+        ]
+    );
+    assert_eq!(diagnostics[2].hint.as_deref(), Some("did you mean `equals`? operators are case-sensitive"));
+    assert!(diagnostics[0].hint.as_deref().unwrap().contains("?? body <property>"));
+    // The same lines as `# @assert` are Volley's language: `body <property>` is not in it.
+    let volley = analyze(&MemoryFs::new(), "# @assert body items[0].id == 7\nGET http://localhost/items\n");
+    assert_eq!(volley[0].message, "`items[0].id` is not a body check");
 }

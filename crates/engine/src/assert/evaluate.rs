@@ -1,16 +1,58 @@
 //! Evaluation of a parsed assertion against a response.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::Outcome;
+use super::check::{Check, Field, Predicate, TimingPart};
 use super::parse::{Assertion, TextCheck, unquote};
+use super::predicate::{Found, holds};
+use crate::response::Timing;
 
 /// How much of a body a failure message shows.
 const EXCERPT: usize = 200;
 
-/// Evaluates `assertion` against a response's status, headers and body.
+/// The parts of a response an assertion looks at.
+#[derive(Debug, Clone, Copy)]
+pub struct ResponseParts<'a> {
+    /// The status code.
+    pub status: u16,
+    /// The headers.
+    pub headers: &'a http::HeaderMap,
+    /// The body; `None` for a body that streams (events, WebSocket messages): checks
+    /// of the body are then invalid.
+    pub body: Option<&'a [u8]>,
+    /// How long the exchange took; `None` when unknown (`duration` checks are then
+    /// invalid).
+    pub timing: Option<Timing>,
+}
+
+/// Evaluates `assertion` against a response's status, headers and body (its duration
+/// unknown).
 #[must_use]
 pub fn evaluate(assertion: &Assertion, status: u16, headers: &http::HeaderMap, body: &[u8]) -> Outcome {
+    evaluate_parts(assertion, &ResponseParts { status, headers, body: Some(body), timing: None })
+}
+
+/// Evaluates `assertion` against the parts of a response.
+#[must_use]
+pub fn evaluate_parts(assertion: &Assertion, parts: &ResponseParts<'_>) -> Outcome {
+    let Some(body) = parts.body else {
+        if assertion.reads_body() {
+            let target = match assertion {
+                Assertion::Body { .. }
+                | Assertion::Check(Check { field: Field::Body | Field::BodyProperty { .. }, .. }) => "body",
+                _ => "jsonpath",
+            };
+            return Outcome::Invalid {
+                message: format!("`{target}` checks do not apply to a streamed response"),
+                hint: Some("check `status` and `header` on event streams and WebSocket handshakes".to_owned()),
+            };
+        }
+        return evaluate_parts(assertion, &ResponseParts { body: Some(&[]), ..*parts });
+    };
+    let (status, headers) = (parts.status, parts.headers);
     match assertion {
         Assertion::Status { op, expected } => {
             if op.holds(i64::from(status), *expected) {
@@ -77,7 +119,83 @@ pub fn evaluate(assertion: &Assertion, status: u16, headers: &http::HeaderMap, b
                 failed(format!("`{path}` {} {expected_value}", if *equal { "==" } else { "!=" }), actual.to_string())
             }
         }
+        Assertion::Check(check) => evaluate_check(check, parts, body),
     }
+}
+
+/// Evaluates a general check: what its field holds, then whether the predicate holds.
+fn evaluate_check(check: &Check, parts: &ResponseParts<'_>, body: &[u8]) -> Outcome {
+    let found = match &check.field {
+        Field::Status => Found::one(Value::from(parts.status)),
+        Field::Header(name) => {
+            let values: Vec<Value> = parts
+                .headers
+                .get_all(name.as_str())
+                .iter()
+                .map(|value| Value::String(String::from_utf8_lossy(value.as_bytes()).into_owned()))
+                .collect();
+            Found { values, ..Found::missing("no such header") }
+        }
+        Field::Body => {
+            if check.predicate == Predicate::Exists && body.is_empty() {
+                return failed("body to exist".to_owned(), "an empty body".to_owned());
+            }
+            let text = String::from_utf8_lossy(body).into_owned();
+            Found { bytes: Some(body), json_text: true, ..Found::one(Value::String(text)) }
+        }
+        Field::BodyProperty { accessor, path } => match property(accessor, path, body) {
+            Ok(found) => found,
+            Err(message) => return invalid(message),
+        },
+        Field::JsonPath(path) => match query(path, body) {
+            Ok(matches) => selected(matches),
+            Err(message) => return invalid(message),
+        },
+        Field::Duration(part) => {
+            let Some(timing) = parts.timing else {
+                return invalid("the duration of this response is not known".to_owned());
+            };
+            let duration = match part {
+                TimingPart::Total => timing.total,
+                TimingPart::FirstByte => timing.ttfb,
+                TimingPart::Download => timing.total.saturating_sub(timing.ttfb),
+            };
+            Found { unit: " ms", ..Found::one(Value::from(milliseconds(duration))) }
+        }
+    };
+    holds(check, &found)
+}
+
+/// What a JSONPath selected: nothing, one value, or several as an array.
+fn selected(mut matches: Vec<Value>) -> Found<'static> {
+    match matches.len() {
+        0 => Found::missing("nothing matches"),
+        1 => Found::one(matches.remove(0)),
+        _ => Found::one(Value::Array(matches)),
+    }
+}
+
+/// httpyac's `body <property>`, with JavaScript's `.length` of an array or a string.
+fn property(accessor: &str, path: &str, body: &[u8]) -> Result<Found<'static>, String> {
+    let matches = query(path, body)?;
+    if matches.is_empty()
+        && let Some(owner) = path.strip_suffix(".length")
+        && !accessor.contains("{{")
+    {
+        let length = match query(owner, body)?.as_slice() {
+            [Value::Array(items)] => Some(items.len()),
+            [Value::String(text)] => Some(text.encode_utf16().count()),
+            _ => None,
+        };
+        if let Some(length) = length {
+            return Ok(Found::one(Value::from(length)));
+        }
+    }
+    Ok(selected(matches))
+}
+
+fn milliseconds(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// The values a JSONPath selects in a JSON body.
@@ -184,5 +302,143 @@ mod tests {
     fn a_body_that_is_not_json_makes_jsonpath_invalid() {
         let outcome = evaluate(&parse("jsonpath $.a exists").unwrap(), 200, &http::HeaderMap::new(), b"plain");
         assert!(matches!(outcome, Outcome::Invalid { message, .. } if message.contains("not JSON")));
+    }
+
+    fn httpyac(expression: &str, timing: Option<Timing>) -> Outcome {
+        let mut headers = http::HeaderMap::new();
+        headers.append("content-type", http::HeaderValue::from_static("application/json"));
+        headers.append("content-length", http::HeaderValue::from_static("83"));
+        headers.append("x-empty", http::HeaderValue::from_static(""));
+        headers.append("set-cookie", http::HeaderValue::from_static("a=1"));
+        headers.append("set-cookie", http::HeaderValue::from_static("b=2"));
+        let body = br#"{"id": 7, "name": "Ada", "tags": ["x", "y"], "active": false, "none": null, "n": "12"}"#;
+        let assertion = crate::assert::parse_as(expression, crate::assert::Flavour::Httpyac).unwrap();
+        evaluate_parts(&assertion, &ResponseParts { status: 201, headers: &headers, body: Some(body), timing })
+    }
+
+    #[test]
+    fn httpyac_checks_pass_and_fail() {
+        let timing = Some(Timing { ttfb: Duration::from_millis(40), total: Duration::from_millis(250) });
+        for passing in [
+            "status == 201",
+            "status != 200",
+            "status >= 201",
+            "status startsWith 20",
+            "status endsWith 01",
+            "status matches ^2\\d\\d$",
+            "status isNumber",
+            "status exists",
+            "header content-type == application/json",
+            "header content-type includes json",
+            "header content-type isString",
+            "header content-length == 83",
+            "header content-length > 80",
+            "header set-cookie == b=2",
+            "header set-cookie != c=3",
+            "header x-missing isFalse",
+            "header x-empty isFalse",
+            "body includes \"Ada\"",
+            "body startsWith {",
+            "body == {\"id\": 7, \"name\": \"Ada\", \"tags\": [\"x\", \"y\"], \"active\": false, \"none\": null, \"n\": \"12\"}",
+            "body id == 7",
+            "body id isNumber",
+            "body id > 6.5",
+            "body name == Ada",
+            "body name isString",
+            "body tags isArray",
+            "body tags includes y",
+            "body tags.length == 2",
+            "body name.length == 3",
+            "body tags[1] == y",
+            "body active isBoolean",
+            "body active isFalse",
+            "body active == false",
+            "body none isFalse",
+            "body none == null",
+            "body missing isFalse",
+            "body n == 12.0",
+            "body tags == [\"x\",\"y\"]",
+            "duration < 300",
+            "duration > 100",
+            "duration firstByte == 40",
+            "duration download == 210",
+        ] {
+            assert_eq!(httpyac(passing, timing), Outcome::Passed, "{passing}");
+        }
+        let failed = |expression: &str| match httpyac(expression, timing) {
+            Outcome::Failed { expected, actual } => (expected, actual),
+            other => panic!("{expression}: {other:?}"),
+        };
+        assert_eq!(failed("status == 200"), ("status == 200".to_owned(), "201".to_owned()));
+        assert_eq!(failed("status startsWith 3"), ("status startsWith 3".to_owned(), "201".to_owned()));
+        assert_eq!(failed("duration < 100"), ("duration < 100 ms".to_owned(), "250 ms".to_owned()));
+        assert_eq!(failed("body name == \"Ada\""), ("body `name` == \"Ada\"".to_owned(), "\"Ada\"".to_owned()));
+        assert_eq!(failed("body active exists"), ("body `active` to be truthy".to_owned(), "false".to_owned()));
+        assert_eq!(
+            failed("body missing exists"),
+            ("body `missing` to be truthy".to_owned(), "nothing matches".to_owned())
+        );
+        assert_eq!(failed("header x-missing == 1"), ("`x-missing` == 1".to_owned(), "no such header".to_owned()));
+        assert_eq!(failed("header x-missing != 1").1, "no such header", "a missing header is not different");
+        assert_eq!(failed("header set-cookie != a=1").1, "\"a=1\", \"b=2\"");
+        assert_eq!(
+            failed("header content-type > 3"),
+            ("`content-type` > 3".to_owned(), "\"application/json\" (not a number)".to_owned())
+        );
+        assert_eq!(failed("body tags isString"), ("body `tags` to be a string".to_owned(), "[\"x\",\"y\"]".to_owned()));
+        assert_eq!(
+            failed("body md5 XUFAKrxLKna5cZ2REBfFkg=="),
+            ("body md5 XUFAKrxLKna5cZ2REBfFkg==".to_owned(), "h+d6Dj3O+V4c95DSY3QPiw==".to_owned())
+        );
+        assert_eq!(
+            failed("body md5 5d41402abc4b2a76b9719d911017c592").1,
+            "87e77a0e3dcef95e1cf790d263740f8b",
+            "shown in the encoding of the expected digest"
+        );
+        assert!(
+            matches!(httpyac("duration < 300", None), Outcome::Invalid { message, .. } if message.contains("not known"))
+        );
+    }
+
+    #[test]
+    fn httpyac_digests_are_of_the_body_bytes() {
+        let body = br#"{"id": 7, "name": "Ada", "tags": ["x", "y"], "active": false, "none": null, "n": "12"}"#;
+        let hashes = [
+            ("md5", crate::assert::check::Digest::Md5),
+            ("sha256", crate::assert::check::Digest::Sha256),
+            ("sha512", crate::assert::check::Digest::Sha512),
+        ];
+        for (name, digest) in hashes {
+            let base64 = digest.encode_like(&digest.of(body), "");
+            assert_eq!(httpyac(&format!("body {name} {base64}"), None), Outcome::Passed, "{name}");
+            let hex = digest.encode_like(&digest.of(body), &"0".repeat(digest.of(b"").len() * 2));
+            assert_eq!(httpyac(&format!("body {name} {}", hex.to_uppercase()), None), Outcome::Passed, "{name} in hex");
+        }
+        // httpyac's documented example: the SHA-256 of `{"foo":"bar"}`.
+        let assertion = crate::assert::parse_as(
+            "body sha256 eji/gfOD9pQzrW6QDTWz4jhVk/dqe3q11DVbi6Qe4ks=",
+            crate::assert::Flavour::Httpyac,
+        )
+        .unwrap();
+        assert_eq!(evaluate(&assertion, 200, &http::HeaderMap::new(), br#"{"foo":"bar"}"#), Outcome::Passed);
+    }
+
+    #[test]
+    fn streamed_bodies_refuse_body_checks_of_every_kind() {
+        let headers = http::HeaderMap::new();
+        let parts = ResponseParts { status: 200, headers: &headers, body: None, timing: None };
+        for (expression, flavour, target) in [
+            ("body contains x", crate::assert::Flavour::Volley, "body"),
+            ("body a == 1", crate::assert::Flavour::Httpyac, "body"),
+            ("jsonpath $.a > 1", crate::assert::Flavour::Volley, "jsonpath"),
+        ] {
+            let outcome = evaluate_parts(&crate::assert::parse_as(expression, flavour).unwrap(), &parts);
+            assert!(
+                matches!(&outcome, Outcome::Invalid { message, .. } if message == &format!("`{target}` checks do not apply to a streamed response")),
+                "{expression}: {outcome:?}"
+            );
+        }
+        let status = crate::assert::parse_as("status == 200", crate::assert::Flavour::Httpyac).unwrap();
+        assert_eq!(evaluate_parts(&status, &parts), Outcome::Passed);
     }
 }

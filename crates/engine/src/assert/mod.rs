@@ -1,14 +1,20 @@
-//! `# @assert` checks on a response: parsing the expression language and evaluating it.
+//! Checks on a response, `# @assert` and httpyac's `??` lines: parsing the expression
+//! language (`parse.rs`, `httpyac.rs`, the shared `check.rs`) and evaluating it
+//! (`evaluate.rs`, `predicate.rs`), with one result model.
 
+mod check;
 mod evaluate;
+mod httpyac;
 mod parse;
+mod predicate;
 
-pub use evaluate::evaluate;
-pub use parse::{Assertion, AssertionSyntaxError, Comparison, TextCheck, parse};
+pub use check::{Check, Field, Predicate, TimingPart};
+pub use evaluate::{ResponseParts, evaluate, evaluate_parts};
+pub use parse::{Assertion, AssertionSyntaxError, Comparison, Flavour, TextCheck, parse, parse_as};
 
 use volley_syntax::Span;
 
-/// The result of one `@assert` directive on a response.
+/// The result of one assertion (`# @assert` or `??`) on a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AssertionResult {
     /// The expression as evaluated (variables substituted).
@@ -48,8 +54,8 @@ pub enum Outcome {
     },
 }
 
-/// An `@assert` of a prepared request: rendered and parsed, evaluated once the response
-/// is in.
+/// An assertion of a prepared request (`# @assert` or `??`): rendered and parsed,
+/// evaluated once the response is in.
 #[derive(Debug, Clone)]
 pub struct PendingAssertion {
     /// The expression with its variables substituted (as written when substitution failed).
@@ -60,15 +66,15 @@ pub struct PendingAssertion {
 }
 
 impl PendingAssertion {
-    /// The substituted `expression`, parsed here. `span` is
+    /// The substituted `expression`, parsed here in `flavour`. `span` is
     /// the directive's value; a syntax error narrows it to the part at fault when the
     /// expression was written without variables (offsets then match the text).
-    pub(crate) fn new(expression: String, span: Span, literal: bool) -> Self {
-        match parse(&expression) {
+    pub(crate) fn new(expression: String, span: Span, literal: bool, flavour: Flavour) -> Self {
+        match parse_as(&expression, flavour) {
             Ok(assertion) => Self { expression, span, check: Ok(assertion) },
             Err(error) => {
                 let span = if literal { narrow(span, error.range.clone()) } else { span };
-                let check = Err(Outcome::Invalid { message: error.message, hint: Some(error.hint.to_owned()) });
+                let check = Err(Outcome::Invalid { message: error.message, hint: Some(error.hint) });
                 Self { expression, span, check }
             }
         }
@@ -85,28 +91,13 @@ impl PendingAssertion {
         self.check.as_ref().ok()
     }
 
-    /// Evaluates the check against a response's parts. `body` is `None` for a body
-    /// that streams (events, WebSocket messages): `body` and `jsonpath` checks are then
-    /// invalid.
+    /// Evaluates the check against a response's parts (body checks are invalid on a
+    /// body that streams, `duration` checks when the timing is unknown).
     #[must_use]
-    pub fn evaluate(&self, status: u16, headers: &http::HeaderMap, body: Option<&[u8]>) -> AssertionResult {
-        let outcome = match (&self.check, body) {
-            (Ok(assertion), Some(body)) => evaluate(assertion, status, headers, body),
-            (
-                Ok(
-                    assertion
-                    @ (Assertion::Body { .. } | Assertion::JsonPath { .. } | Assertion::JsonPathExists { .. }),
-                ),
-                None,
-            ) => {
-                let target = if matches!(assertion, Assertion::Body { .. }) { "body" } else { "jsonpath" };
-                Outcome::Invalid {
-                    message: format!("`{target}` checks do not apply to a streamed response"),
-                    hint: Some("check `status` and `header` on event streams and WebSocket handshakes".to_owned()),
-                }
-            }
-            (Ok(assertion), None) => evaluate(assertion, status, headers, &[]),
-            (Err(invalid), _) => invalid.clone(),
+    pub fn evaluate(&self, parts: &ResponseParts<'_>) -> AssertionResult {
+        let outcome = match &self.check {
+            Ok(assertion) => evaluate_parts(assertion, parts),
+            Err(invalid) => invalid.clone(),
         };
         AssertionResult { expression: self.expression.clone(), span: self.span, outcome }
     }

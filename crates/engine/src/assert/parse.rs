@@ -1,4 +1,4 @@
-//! The `@assert` expression language:
+//! The assertion language of `# @assert`:
 //!
 //! ```text
 //! status (== | != | > | >= | < | <=) <integer>
@@ -9,11 +9,19 @@
 //! jsonpath <$expr> (== | !=) <value>
 //! ```
 //!
-//! A value is the rest of the line, optionally quoted (`"a b"`, `'a b'`, `\"` escapes).
+//! and, in general, `<field> <operator> [<value>]` with the fields `status`, `header
+//! <Name>`, `body`, `jsonpath <$expr>` and `duration [<timing>]` and every operator of
+//! [`Predicate`] (a [`Check`]). A value is the rest of the line, optionally quoted (`"a
+//! b"`, `'a b'`, `\"` escapes). httpyac's `??` lines are the other [`Flavour`]
+//! (`httpyac.rs`).
 
 use std::fmt;
+use std::ops::Range;
 
-/// A parsed assertion.
+use super::check::{Check, Field, OPERATORS, Predicate, TimingPart};
+
+/// A parsed assertion. The first forms are those `# @assert` always had; every other
+/// check, and every `??` line, is a [`Check`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Assertion {
     /// `status <op> <integer>`.
@@ -59,6 +67,41 @@ pub enum Assertion {
         /// else as a string (unquoted).
         expected: String,
     },
+    /// Any other `<field> <operator> [<value>]`, and every httpyac `??` line.
+    Check(Check),
+}
+
+impl Assertion {
+    /// `true` when the assertion reads the body (so it does not apply to a body that
+    /// streams).
+    #[must_use]
+    pub fn reads_body(&self) -> bool {
+        match self {
+            Assertion::Body { .. } | Assertion::JsonPath { .. } | Assertion::JsonPathExists { .. } => true,
+            Assertion::Check(check) => check.field.reads_body(),
+            Assertion::Status { .. } | Assertion::HeaderExists { .. } | Assertion::Header { .. } => false,
+        }
+    }
+}
+
+/// Which assertion syntax an expression is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Flavour {
+    /// `# @assert <expression>`: Volley's language.
+    #[default]
+    Volley,
+    /// httpyac's `?? <field> <operator> [<expected>]`: the expected value is the rest of
+    /// the line as written, `body <property>` reads a JSON property, `exists` means
+    /// truthy, and `js` and `xpath` are refused.
+    Httpyac,
+}
+
+impl Flavour {
+    /// The flavour of a directive by its name: `??` is httpyac's, anything else Volley's.
+    #[must_use]
+    pub fn of_directive(name: &str) -> Self {
+        if name == "??" { Flavour::Httpyac } else { Flavour::Volley }
+    }
 }
 
 /// `== != > >= < <=`.
@@ -79,14 +122,14 @@ pub enum Comparison {
 }
 
 impl Comparison {
-    fn from_word(word: &str) -> Option<Self> {
-        Some(match word {
-            "==" => Comparison::Equal,
-            "!=" => Comparison::NotEqual,
-            ">" => Comparison::Greater,
-            ">=" => Comparison::GreaterOrEqual,
-            "<" => Comparison::Less,
-            "<=" => Comparison::LessOrEqual,
+    fn of(predicate: Predicate) -> Option<Self> {
+        Some(match predicate {
+            Predicate::Equal => Comparison::Equal,
+            Predicate::NotEqual => Comparison::NotEqual,
+            Predicate::Greater => Comparison::Greater,
+            Predicate::GreaterOrEqual => Comparison::GreaterOrEqual,
+            Predicate::Less => Comparison::Less,
+            Predicate::LessOrEqual => Comparison::LessOrEqual,
             _ => return None,
         })
     }
@@ -147,9 +190,9 @@ pub struct AssertionSyntaxError {
     /// What is wrong.
     pub message: String,
     /// Byte range of the part at fault, in the expression.
-    pub range: std::ops::Range<usize>,
+    pub range: Range<usize>,
     /// How it is written correctly.
-    pub hint: &'static str,
+    pub hint: String,
 }
 
 impl fmt::Display for AssertionSyntaxError {
@@ -164,165 +207,266 @@ const STATUS_HINT: &str = "write `status == 200` (operators: == != > >= < <=)";
 const HEADER_HINT: &str = "write `header Content-Type exists` or `header Content-Type contains json` (== != contains)";
 const BODY_HINT: &str = "write `body contains \"text\"` or `body not-contains \"text\"`";
 const JSONPATH_HINT: &str = "write `jsonpath $.id exists` or `jsonpath $.name == \"Ada\"` (== !=)";
-const TARGET_HINT: &str = "an assertion starts with `status`, `header`, `body` or `jsonpath`";
+const DURATION_HINT: &str = "write `duration < 500` (milliseconds)";
+const TARGET_HINT: &str = "an assertion starts with `status`, `header`, `body`, `jsonpath` or `duration`";
 
-/// Parses an assertion expression.
+/// Parses an assertion expression of `# @assert`.
 pub fn parse(expression: &str) -> Result<Assertion, AssertionSyntaxError> {
-    let text = expression.trim_end();
-    let start = text.len() - text.trim_start().len();
-    let (target, rest_at) = word(text, start);
-    let error =
-        |message: String, range: std::ops::Range<usize>, hint| Err(AssertionSyntaxError { message, range, hint });
-    match target {
-        "" => error("empty assertion".to_owned(), 0..text.len(), TARGET_HINT),
-        "status" => {
-            let (op, value_at) = word(text, rest_at);
-            let op_range = rest_at + leading(text, rest_at)..value_at;
-            let Some(op) = Comparison::from_word(op) else {
-                return error(format!("`{}` is not a comparison", show(op)), op_range, STATUS_HINT);
-            };
-            let value = text[value_at..].trim();
-            let value_range = value_at + leading(text, value_at)..text.len();
-            match value.parse::<i64>() {
-                Ok(expected) => Ok(Assertion::Status { op, expected }),
-                Err(_) => error(format!("`{}` is not a status code", show(value)), value_range, STATUS_HINT),
-            }
-        }
-        "header" => {
-            let (name, op_at) = word(text, rest_at);
-            if name.is_empty() {
-                return error("a header assertion needs a header name".to_owned(), rest_at..text.len(), HEADER_HINT);
-            }
-            let (op, value_at) = word(text, op_at);
-            let op_range = op_at + leading(text, op_at)..value_at;
-            let op = match op {
-                "exists" => {
-                    if !text[value_at..].trim().is_empty() {
-                        let range = value_at + leading(text, value_at)..text.len();
-                        return error("nothing may follow `exists`".to_owned(), range, HEADER_HINT);
-                    }
-                    return Ok(Assertion::HeaderExists { name: name.to_owned() });
-                }
-                "==" => TextCheck::Equal,
-                "!=" => TextCheck::NotEqual,
-                "contains" => TextCheck::Contains,
-                other => return error(format!("`{}` is not a header check", show(other)), op_range, HEADER_HINT),
-            };
-            let expected = value(text, value_at).map_err(|message| AssertionSyntaxError {
-                message,
-                range: value_at..text.len(),
-                hint: HEADER_HINT,
-            })?;
-            Ok(Assertion::Header { name: name.to_owned(), op, expected })
-        }
-        "body" => {
-            let (op, value_at) = word(text, rest_at);
-            let op_range = rest_at + leading(text, rest_at)..value_at;
-            let contains = match op {
-                "contains" => true,
-                "not-contains" => false,
-                other => return error(format!("`{}` is not a body check", show(other)), op_range, BODY_HINT),
-            };
-            let expected = value(text, value_at).map_err(|message| AssertionSyntaxError {
-                message,
-                range: value_at..text.len(),
-                hint: BODY_HINT,
-            })?;
-            Ok(Assertion::Body { contains, expected })
-        }
-        "jsonpath" => jsonpath(text, rest_at),
-        other => error(format!("unknown assertion target `{other}`"), start..rest_at, TARGET_HINT),
+    parse_as(expression, Flavour::Volley)
+}
+
+/// Parses an assertion expression written in `flavour`.
+pub fn parse_as(expression: &str, flavour: Flavour) -> Result<Assertion, AssertionSyntaxError> {
+    match flavour {
+        Flavour::Volley => volley(expression),
+        Flavour::Httpyac => super::httpyac::parse(expression),
     }
 }
 
-fn jsonpath(text: &str, rest_at: usize) -> Result<Assertion, AssertionSyntaxError> {
-    let rest = &text[rest_at..];
-    let trimmed = rest.trim_end();
-    if let Some(path) = trimmed.strip_suffix("exists").filter(|path| path.ends_with([' ', '\t'])) {
-        let path = path.trim();
-        check_path(path, rest_at + leading(text, rest_at))?;
-        return Ok(Assertion::JsonPathExists { path: path.to_owned() });
-    }
-    // The operator is the last ` == ` or ` != ` outside brackets, parentheses and quotes
-    // (a filter inside the path may contain one).
-    let Some((at, equal)) = operator_outside_brackets(rest) else {
-        let range = rest_at..text.len();
-        return Err(AssertionSyntaxError {
-            message: "a jsonpath assertion needs `exists`, `==` or `!=`".to_owned(),
-            range,
-            hint: JSONPATH_HINT,
-        });
+fn volley(expression: &str) -> Result<Assertion, AssertionSyntaxError> {
+    let text = expression.trim_end();
+    let start = leading(text, 0);
+    let (target, rest_at) = word(text, start);
+    let field = match target {
+        "" => return Err(syntax_error("empty assertion".to_owned(), 0..text.len(), TARGET_HINT)),
+        "status" => Operand { field: Field::Status, op_at: rest_at, noun: "comparison", hint: STATUS_HINT },
+        "header" => {
+            let (name, op_at) = word(text, rest_at);
+            if name.is_empty() {
+                let message = "a header assertion needs a header name".to_owned();
+                return Err(syntax_error(message, rest_at..text.len(), HEADER_HINT));
+            }
+            Operand { field: Field::Header(name.to_owned()), op_at, noun: "header check", hint: HEADER_HINT }
+        }
+        "body" => Operand { field: Field::Body, op_at: rest_at, noun: "body check", hint: BODY_HINT },
+        "jsonpath" => return jsonpath(text, rest_at),
+        "duration" => duration(text, rest_at, Flavour::Volley)?,
+        other => {
+            return Err(syntax_error(format!("unknown assertion target `{other}`"), start..rest_at, TARGET_HINT));
+        }
     };
-    let path = rest[..at].trim();
-    check_path(path, rest_at + leading(text, rest_at))?;
-    let value_at = rest_at + at + 2;
-    // Checked like any value, but kept as written: `"7"` is the string, `7` the number.
-    value(text, value_at).map_err(|message| AssertionSyntaxError {
-        message,
-        range: value_at..text.len(),
+    let check = field.finish(text, Flavour::Volley)?;
+    Ok(legacy(check))
+}
+
+/// The forms `# @assert` always had keep their own variants (and meaning).
+fn legacy(check: Check) -> Assertion {
+    let Check { field, predicate, expected } = check;
+    match (field, predicate, expected) {
+        (Field::Status, predicate, Some(expected)) => match (Comparison::of(predicate), expected.parse::<i64>()) {
+            (Some(op), Ok(status)) => Assertion::Status { op, expected: status },
+            _ => Assertion::Check(Check { field: Field::Status, predicate, expected: Some(expected) }),
+        },
+        (Field::Header(name), Predicate::Exists, None) => Assertion::HeaderExists { name },
+        (Field::Header(name), Predicate::Equal, Some(expected)) => {
+            Assertion::Header { name, op: TextCheck::Equal, expected }
+        }
+        (Field::Header(name), Predicate::NotEqual, Some(expected)) => {
+            Assertion::Header { name, op: TextCheck::NotEqual, expected }
+        }
+        (Field::Header(name), Predicate::Contains, Some(expected)) => {
+            Assertion::Header { name, op: TextCheck::Contains, expected }
+        }
+        (Field::Body, Predicate::Contains, Some(expected)) => Assertion::Body { contains: true, expected },
+        (Field::Body, Predicate::NotContains, Some(expected)) => Assertion::Body { contains: false, expected },
+        (field, predicate, expected) => Assertion::Check(Check { field, predicate, expected }),
+    }
+}
+
+/// A field parsed, the operator still to read.
+pub(super) struct Operand {
+    pub(super) field: Field,
+    /// Where the operator starts (spaces before it allowed).
+    pub(super) op_at: usize,
+    /// What an unknown operator is not: "`=` is not a comparison".
+    pub(super) noun: &'static str,
+    pub(super) hint: &'static str,
+}
+
+impl Operand {
+    /// Reads the operator and the expected value after the field.
+    pub(super) fn finish(self, text: &str, flavour: Flavour) -> Result<Check, AssertionSyntaxError> {
+        let (op, mut value_at) = word(text, self.op_at);
+        let op_range = self.op_at + leading(text, self.op_at)..value_at;
+        let predicate = match (flavour, op) {
+            (Flavour::Volley, "") => {
+                return Err(syntax_error(format!("`(nothing)` is not a {}", self.noun), op_range, self.hint));
+            }
+            (Flavour::Httpyac, "") => {
+                let hint = format!("write an operator: {OPERATORS}");
+                return Err(AssertionSyntaxError {
+                    message: "the assertion needs an operator".to_owned(),
+                    range: op_range.start..text.len(),
+                    hint,
+                });
+            }
+            // httpyac's `exists` is `isTrue`: the value is there and truthy.
+            (Flavour::Httpyac, "exists") => Predicate::IsTrue,
+            (Flavour::Httpyac, "not") if word(text, value_at).0 == "equals" => {
+                value_at = word(text, value_at).1;
+                Predicate::NotEqual
+            }
+            (_, op) => {
+                let Some(predicate) = Predicate::from_word(op) else {
+                    let hint = match Predicate::suggestion(op) {
+                        Some(known) => format!("did you mean `{known}`? operators are case-sensitive"),
+                        None => self.hint.to_owned(),
+                    };
+                    return Err(AssertionSyntaxError {
+                        message: format!("`{op}` is not a {}", self.noun),
+                        range: op_range,
+                        hint,
+                    });
+                };
+                predicate
+            }
+        };
+        let rest = text[value_at..].trim();
+        let value_range = value_at + leading(text, value_at)..text.len();
+        if !predicate.takes_value() {
+            if !rest.is_empty() {
+                let message = format!("nothing may follow `{op}`");
+                return Err(syntax_error(message, value_range, self.hint));
+            }
+            return Ok(Check { field: self.field, predicate, expected: None });
+        }
+        if flavour == Flavour::Volley && self.field == Field::Status && Comparison::of(predicate).is_some() {
+            // As `# @assert` always read it: an integer, unquoted.
+            if rest.parse::<i64>().is_err() {
+                let shown = if rest.is_empty() { "(nothing)" } else { rest };
+                return Err(syntax_error(format!("`{shown}` is not a status code"), value_range, self.hint));
+            }
+            return Ok(Check { field: self.field, predicate, expected: Some(rest.to_owned()) });
+        }
+        let expected = match flavour {
+            Flavour::Volley => {
+                value(text, value_at).map_err(|message| syntax_error(message, value_at..text.len(), self.hint))?
+            }
+            Flavour::Httpyac if rest.is_empty() => {
+                return Err(syntax_error("the assertion needs a value".to_owned(), value_range, self.hint));
+            }
+            Flavour::Httpyac => rest.to_owned(),
+        };
+        if let Some((message, hint)) = predicate.refuse(&self.field, &expected) {
+            return Err(syntax_error(message, value_range, hint));
+        }
+        Ok(Check { field: self.field, predicate, expected: Some(expected) })
+    }
+}
+
+/// `duration [<timing>]`, the operator after it.
+pub(super) fn duration(text: &str, rest_at: usize, flavour: Flavour) -> Result<Operand, AssertionSyntaxError> {
+    let (part, after) = word(text, rest_at);
+    let part_range = rest_at + leading(text, rest_at)..after;
+    let operand =
+        |part, op_at| Operand { field: Field::Duration(part), op_at, noun: "comparison", hint: DURATION_HINT };
+    match TimingPart::from_word(part) {
+        Some(Ok(part)) => Ok(operand(part, after)),
+        Some(Err(())) => Err(syntax_error(
+            format!("the `{part}` timing is not measured"),
+            part_range,
+            "check `duration`, `duration firstByte` or `duration download`",
+        )),
+        None if part.is_empty()
+            || Predicate::from_word(part).is_some()
+            || is_httpyac_operator(flavour, text, rest_at) =>
+        {
+            Ok(operand(TimingPart::Total, rest_at))
+        }
+        None => Err(syntax_error(
+            format!("unknown timing `{part}`"),
+            part_range,
+            "write `duration < 500`, or name a timing: `total`, `firstByte` or `download`",
+        )),
+    }
+}
+
+/// `true` when the word at `at` is an operator only `??` lines know (`not equals`).
+pub(super) fn is_httpyac_operator(flavour: Flavour, text: &str, at: usize) -> bool {
+    let (first, after) = word(text, at);
+    flavour == Flavour::Httpyac && first == "not" && word(text, after).0 == "equals"
+}
+
+fn jsonpath(text: &str, rest_at: usize) -> Result<Assertion, AssertionSyntaxError> {
+    let path_at = rest_at + leading(text, rest_at);
+    let path_end = token_end(text, path_at);
+    let path = &text[path_at..path_end];
+    if word(text, path_end).0.is_empty() {
+        return Err(syntax_error(
+            "a jsonpath assertion needs `exists`, `==` or `!=`".to_owned(),
+            rest_at..text.len(),
+            JSONPATH_HINT,
+        ));
+    }
+    check_path(path, path_at)?;
+    let operand = Operand {
+        field: Field::JsonPath(path.to_owned()),
+        op_at: path_end,
+        noun: "jsonpath check",
         hint: JSONPATH_HINT,
-    })?;
-    let expected = text[value_at..].trim().to_owned();
-    Ok(Assertion::JsonPath { path: path.to_owned(), equal, expected })
+    };
+    let check = operand.finish(text, Flavour::Volley)?;
+    Ok(match (check.predicate, check.expected) {
+        (Predicate::Exists, None) => Assertion::JsonPathExists { path: path.to_owned() },
+        (predicate @ (Predicate::Equal | Predicate::NotEqual), Some(_)) => {
+            // Kept as written: `"7"` is the string, `7` the number.
+            let value_at = word(text, path_end).1;
+            let expected = text[value_at..].trim().to_owned();
+            Assertion::JsonPath { path: path.to_owned(), equal: predicate == Predicate::Equal, expected }
+        }
+        (predicate, expected) => Assertion::Check(Check { field: check.field, predicate, expected }),
+    })
 }
 
 fn check_path(path: &str, at: usize) -> Result<(), AssertionSyntaxError> {
     if path.is_empty() {
-        return Err(AssertionSyntaxError {
-            message: "a jsonpath assertion needs a path".to_owned(),
-            range: at..at,
-            hint: JSONPATH_HINT,
-        });
+        return Err(syntax_error("a jsonpath assertion needs a path".to_owned(), at..at, JSONPATH_HINT));
     }
     if path.contains("{{") {
         // Substituted at run time; checked then.
         return Ok(());
     }
-    serde_json_path::JsonPath::parse(path).map(|_| ()).map_err(|error| AssertionSyntaxError {
-        message: format!("invalid JSONPath `{path}`: {error}"),
-        range: at..at + path.len(),
-        hint: JSONPATH_HINT,
+    serde_json_path::JsonPath::parse(path).map(|_| ()).map_err(|error| {
+        syntax_error(format!("invalid JSONPath `{path}`: {error}"), at..at + path.len(), JSONPATH_HINT)
     })
 }
 
-fn operator_outside_brackets(text: &str) -> Option<(usize, bool)> {
+pub(super) fn syntax_error(message: String, range: Range<usize>, hint: &str) -> AssertionSyntaxError {
+    AssertionSyntaxError { message, range, hint: hint.to_owned() }
+}
+
+/// The end of the token at `at`: the first space or tab outside brackets, parentheses
+/// and quotes (a JSONPath filter or a JavaScript accessor may contain spaces).
+pub(super) fn token_end(text: &str, at: usize) -> usize {
     let bytes = text.as_bytes();
     let mut depth = 0i32;
     let mut quote: Option<u8> = None;
-    let mut found = None;
-    let mut index = 0;
+    let mut index = at;
     while index < bytes.len() {
         let byte = bytes[index];
         match (quote, byte) {
-            (Some(q), b'\\') if q != 0 => index += 1,
+            (Some(_), b'\\') => index += 1,
             (Some(q), _) if byte == q => quote = None,
             (Some(_), _) => {}
             (None, b'"' | b'\'') => quote = Some(byte),
             (None, b'[' | b'(') => depth += 1,
             (None, b']' | b')') => depth -= 1,
-            (None, b'=' | b'!') if depth == 0 && bytes.get(index + 1) == Some(&b'=') => {
-                let spaced_before = index > 0 && matches!(bytes[index - 1], b' ' | b'\t');
-                let spaced_after = matches!(bytes.get(index + 2), Some(b' ' | b'\t') | None);
-                if spaced_before && spaced_after {
-                    found = Some((index, byte == b'='));
-                }
-                index += 1;
-            }
+            (None, b' ' | b'\t') if depth <= 0 => return index,
             _ => {}
         }
         index += 1;
     }
-    found
+    text.len()
 }
 
 /// The word starting at `at` (after spaces) and the offset after it.
-fn word(text: &str, at: usize) -> (&str, usize) {
+pub(super) fn word(text: &str, at: usize) -> (&str, usize) {
     let start = at + leading(text, at);
     let end = text[start..].find([' ', '\t']).map_or(text.len(), |offset| start + offset);
     (&text[start..end], end)
 }
 
-fn leading(text: &str, at: usize) -> usize {
+pub(super) fn leading(text: &str, at: usize) -> usize {
     let rest = &text[at.min(text.len())..];
     rest.len() - rest.trim_start_matches([' ', '\t']).len()
 }
@@ -360,10 +504,6 @@ pub(super) fn unquote(raw: &str) -> Result<String, String> {
         }
     }
     Err(format!("the quoted value is not closed with {quote}"))
-}
-
-fn show(word: &str) -> &str {
-    if word.is_empty() { "(nothing)" } else { word }
 }
 
 #[cfg(test)]
@@ -428,7 +568,7 @@ mod tests {
             ("status = 200", "`=` is not a comparison", "="),
             ("status == ok", "`ok` is not a status code", "ok"),
             ("header", "a header assertion needs a header name", ""),
-            ("header X-A matches y", "`matches` is not a header check", "matches"),
+            ("header X-A resembles y", "`resembles` is not a header check", "resembles"),
             ("header X-A ==", "the assertion needs a value", ""),
             ("header X-A exists now", "nothing may follow `exists`", "now"),
             ("body has x", "`has` is not a body check", "has"),
@@ -443,5 +583,76 @@ mod tests {
                 assert_eq!(&expression[error.range.clone()], part, "{expression:?}");
             }
         }
+    }
+
+    #[test]
+    fn every_other_operator_is_a_check() {
+        use crate::assert::check::{Check, Field, Predicate, TimingPart};
+        let check = |field, predicate, expected: Option<&str>| {
+            Assertion::Check(Check { field, predicate, expected: expected.map(str::to_owned) })
+        };
+        let header = || Field::Header("X-A".to_owned());
+        let cases = [
+            ("status startsWith 2", check(Field::Status, Predicate::StartsWith, Some("2"))),
+            ("status matches ^2\\d\\d$", check(Field::Status, Predicate::Matches, Some("^2\\d\\d$"))),
+            ("header X-A matches \"^a b$\"", check(header(), Predicate::Matches, Some("^a b$"))),
+            ("header X-A endsWith 'z '", check(header(), Predicate::EndsWith, Some("z "))),
+            ("header X-A isFalse", check(header(), Predicate::IsFalse, None)),
+            ("body == \"done\"", check(Field::Body, Predicate::Equal, Some("done"))),
+            ("body exists", check(Field::Body, Predicate::Exists, None)),
+            ("body md5 XUFAKrxLKna5cZ2REBfFkg==", check(Field::Body, Predicate::Md5, Some("XUFAKrxLKna5cZ2REBfFkg=="))),
+            ("jsonpath $.n > 3", check(Field::JsonPath("$.n".to_owned()), Predicate::Greater, Some("3"))),
+            ("jsonpath $.tags isArray", check(Field::JsonPath("$.tags".to_owned()), Predicate::IsArray, None)),
+            (
+                "jsonpath $[?(@.a == 1)].b contains x",
+                check(Field::JsonPath("$[?(@.a == 1)].b".to_owned()), Predicate::Contains, Some("x")),
+            ),
+            ("duration < 500", check(Field::Duration(TimingPart::Total), Predicate::Less, Some("500"))),
+            (
+                "duration firstByte <= 100",
+                check(Field::Duration(TimingPart::FirstByte), Predicate::LessOrEqual, Some("100")),
+            ),
+        ];
+        for (expression, expected) in cases {
+            assert_eq!(parse(expression).unwrap(), expected, "{expression}");
+        }
+        // The aliases of the forms `@assert` always had keep their variants.
+        assert_eq!(parse("status equals 200").unwrap(), Assertion::Status { op: Comparison::Equal, expected: 200 });
+        assert_eq!(
+            parse("header X-A includes b").unwrap(),
+            Assertion::Header { name: "X-A".to_owned(), op: TextCheck::Contains, expected: "b".to_owned() }
+        );
+        // `exists` is presence here, truthiness only in `??` lines.
+        assert_eq!(parse("jsonpath $.a exists").unwrap(), Assertion::JsonPathExists { path: "$.a".to_owned() });
+        assert!(matches!(
+            parse_as("body a exists", Flavour::Httpyac).unwrap(),
+            Assertion::Check(Check { predicate: Predicate::IsTrue, .. })
+        ));
+    }
+
+    #[test]
+    fn new_forms_say_which_part_is_wrong() {
+        let cases = [
+            ("status isNumber 3", "nothing may follow `isNumber`", "3"),
+            ("status matches [", "invalid regular expression", "["),
+            ("header X-A > many", "`many` is not a number", "many"),
+            ("body sha512 abc", "`abc` is not a SHA-512 digest", "abc"),
+            ("jsonpath $.a < x", "`x` is not a number", "x"),
+            ("jsonpath $.a resembles x", "`resembles` is not a jsonpath check", "resembles"),
+            ("duration", "`(nothing)` is not a comparison", ""),
+            ("status ==", "`(nothing)` is not a status code", ""),
+            ("duration wait < 3", "the `wait` timing is not measured", "wait"),
+            ("status StartsWith 2", "`StartsWith` is not a comparison", "StartsWith"),
+        ];
+        for (expression, message, part) in cases {
+            let error = parse(expression).unwrap_err();
+            assert!(error.message.starts_with(message), "{expression:?}: {}", error.message);
+            if !part.is_empty() {
+                assert_eq!(&expression[error.range.clone()], part, "{expression:?}");
+            }
+        }
+        assert!(parse("status StartsWith 2").unwrap_err().hint.starts_with("did you mean `startsWith`?"));
+        assert_eq!(Flavour::of_directive("??"), Flavour::Httpyac);
+        assert_eq!(Flavour::of_directive("assert"), Flavour::Volley);
     }
 }
