@@ -1,16 +1,20 @@
-//! Resolvers: `{{$name(args)}}` — the built-ins, custom functions given to the client,
-//! and command resolvers from the configuration.
+//! Resolvers: `{{$name(args)}}` — the built-ins (ours, REST Client's and JetBrains'),
+//! custom functions given to the client, and command resolvers from the configuration.
 
 pub(crate) mod builtin;
 mod command;
+mod datetime;
+mod random;
 
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::ops::Range;
 use std::sync::Arc;
 
-pub(crate) use builtin::{BUILTIN_NAMES, BuiltinContext, call_builtin};
 pub use command::{CommandResolver, DEFAULT_COMMAND_TIMEOUT};
+
+use volley_syntax::{Part, Template};
 
 use crate::transport::BoxFuture;
 
@@ -29,7 +33,7 @@ pub struct BuiltinResolver {
 
 /// Every built-in resolver, aliases included, in documentation order.
 pub fn builtin_resolvers() -> impl Iterator<Item = BuiltinResolver> {
-    BUILTIN_NAMES.iter().map(|&name| BuiltinResolver {
+    builtin::names().map(|name| BuiltinResolver {
         name,
         parameters: builtin::signature(name),
         arities: builtin::expected_arguments(name).unwrap_or(&[0]),
@@ -147,10 +151,51 @@ impl Environment {
     }
 }
 
-/// The context the built-ins read.
-pub(crate) fn builtin_context<'a>(
-    environment: &'a Environment,
-    private_env: &'a HashMap<String, String>,
-) -> BuiltinContext<'a> {
-    BuiltinContext { environment, private_env }
+/// How the space-separated words of `{{$name a b c}}` make arguments: each word is one,
+/// except that a word opening a single quote (`'DD MMM`) runs through the word that
+/// closes it (`YYYY'`), as REST Client reads `{{$datetime 'DD MMM YYYY'}}`. An unclosed
+/// quote leaves the words as they are.
+pub(crate) fn word_groups(words: &[Template]) -> Vec<Range<usize>> {
+    let first_character = |word: &Template| match word.parts.first() {
+        Some(Part::Text(text)) => text.value.chars().next(),
+        _ => None,
+    };
+    let last_text = |word: &Template| match word.parts.last() {
+        Some(Part::Text(text)) => Some(text.value.clone()),
+        _ => None,
+    };
+    let mut groups = Vec::with_capacity(words.len());
+    let mut index = 0;
+    while index < words.len() {
+        let opens = first_character(&words[index]) == Some('\'');
+        let closed_alone = words[index].parts.len() > 1
+            || last_text(&words[index]).is_some_and(|text| text.len() > 1 && text.ends_with('\''));
+        let end = if opens && !closed_alone {
+            (index + 1..words.len())
+                .find(|&next| last_text(&words[next]).is_some_and(|text| text.ends_with('\'')))
+                .unwrap_or(index)
+        } else {
+            index
+        };
+        groups.push(index..end + 1);
+        index = end + 1;
+    }
+    groups
+}
+
+/// The arguments of a word group once each word is rendered: the words joined by as
+/// many spaces as separated them, without the single quotes around a quoted group.
+pub(crate) fn join_words(words: &[Template], rendered: &[String], group: Range<usize>) -> String {
+    let mut joined = String::new();
+    for index in group.clone() {
+        if index > group.start {
+            let gap = words[index].span.start.saturating_sub(words[index - 1].span.end).max(1);
+            joined.extend(std::iter::repeat_n(' ', gap));
+        }
+        joined.push_str(&rendered[index]);
+    }
+    match joined.strip_prefix('\'').and_then(|rest| rest.strip_suffix('\'')) {
+        Some(inner) if joined.len() >= 2 => inner.to_owned(),
+        _ => joined,
+    }
 }
