@@ -156,24 +156,23 @@ impl Environment {
 /// closes it (`YYYY'`), as REST Client reads `{{$datetime 'DD MMM YYYY'}}`. An unclosed
 /// quote leaves the words as they are.
 pub(crate) fn word_groups(words: &[Template]) -> Vec<Range<usize>> {
-    let first_character = |word: &Template| match word.parts.first() {
-        Some(Part::Text(text)) => text.value.chars().next(),
-        _ => None,
-    };
-    let last_text = |word: &Template| match word.parts.last() {
-        Some(Part::Text(text)) => Some(text.value.clone()),
-        _ => None,
+    fn text(part: Option<&Part>) -> Option<&str> {
+        match part {
+            Some(Part::Text(text)) => Some(text.value.as_str()),
+            _ => None,
+        }
+    }
+    let opens = |word: &Template| text(word.parts.first()).is_some_and(|first| first.starts_with('\''));
+    let closes = |word: &Template| text(word.parts.last()).is_some_and(|last| last.ends_with('\''));
+    // `'x'` and `'{{a}}'` close themselves; `'` alone opens.
+    let closes_itself = |word: &Template| {
+        closes(word) && (word.parts.len() > 1 || text(word.parts.last()).is_some_and(|t| t.len() > 1))
     };
     let mut groups = Vec::with_capacity(words.len());
     let mut index = 0;
     while index < words.len() {
-        let opens = first_character(&words[index]) == Some('\'');
-        let closed_alone = words[index].parts.len() > 1
-            || last_text(&words[index]).is_some_and(|text| text.len() > 1 && text.ends_with('\''));
-        let end = if opens && !closed_alone {
-            (index + 1..words.len())
-                .find(|&next| last_text(&words[next]).is_some_and(|text| text.ends_with('\'')))
-                .unwrap_or(index)
+        let end = if opens(&words[index]) && !closes_itself(&words[index]) {
+            (index + 1..words.len()).find(|&next| closes(&words[next])).unwrap_or(index)
         } else {
             index
         };
@@ -197,5 +196,35 @@ pub(crate) fn join_words(words: &[Template], rendered: &[String], group: Range<u
     match joined.strip_prefix('\'').and_then(|rest| rest.strip_suffix('\'')) {
         Some(inner) if joined.len() >= 2 => inner.to_owned(),
         _ => joined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use volley_syntax::{Arguments, Expression};
+
+    use super::*;
+
+    /// The word groups of the first resolver call of `GET http://h/{{…}}`, as the
+    /// literal text of each group's words.
+    fn groups(call: &str) -> Vec<String> {
+        let document = volley_syntax::parse(&format!("GET http://h/{call}\n"));
+        let request = document.requests().next().expect("a request");
+        let Some(Part::Interpolation(interpolation)) = request.url.parts.last() else { panic!("{call}") };
+        let Some(Expression::Resolver(resolver)) = &interpolation.expression else { panic!("{call}") };
+        let Arguments::Words(words) = &resolver.arguments else { panic!("{call}: {:?}", resolver.arguments) };
+        let rendered: Vec<String> = words.iter().map(Template::to_source).collect();
+        word_groups(words).into_iter().map(|group| join_words(words, &rendered, group)).collect()
+    }
+
+    #[test]
+    fn single_quotes_join_words_and_go_away() {
+        assert_eq!(groups("{{$datetime 'DD MMM  YYYY' -1 d}}"), ["DD MMM  YYYY", "-1", "d"], "spaces kept");
+        assert_eq!(groups("{{$datetime 'YYYY-MM-DD'}}"), ["YYYY-MM-DD"]);
+        assert_eq!(groups("{{$datetime \"DD MM\" 1 y}}"), ["DD MM", "1", "y"]);
+        assert_eq!(groups("{{$datetime ' HH' x}}"), [" HH", "x"], "a lone quote opens");
+        assert_eq!(groups("{{$x 'open and never closed}}"), ["'open", "and", "never", "closed"]);
+        assert_eq!(groups("{{$x '{{a}} b' c}}"), ["{{a}} b", "c"]);
+        assert_eq!(groups("{{$x it's ok}}"), ["it's", "ok"]);
     }
 }
