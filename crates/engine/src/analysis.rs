@@ -10,15 +10,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use volley_syntax::{
-    Body, BodyPart, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Protocol, Request, Span,
-    Template, Timeout, variable_path_segments,
+    Arguments, Body, BodyPart, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Protocol, Request,
+    Span, Template, Timeout, variable_path_segments,
 };
 
 use crate::assert;
 use crate::config::Config;
 use crate::interpolate::lookup;
 use crate::io::Io;
-use crate::resolvers::builtin::{BUILTIN_NAMES, expected_arguments, signature};
+use crate::resolvers::builtin::{self, describe_counts, expected_arguments, refusal, signature};
+use crate::resolvers::word_groups;
 
 /// What the analysis knows beyond the document.
 #[derive(Debug, Clone, Default)]
@@ -26,8 +27,8 @@ pub struct AnalysisContext {
     /// The configuration that applies to the file: its variables, every profile's
     /// variables and its command resolvers count as defined.
     pub config: Option<Config>,
-    /// Variables defined elsewhere (a client's variables, a session's), as maps so
-    /// nested paths are checked.
+    /// Variables defined elsewhere (a client's variables, a session's, the `.env`
+    /// files'), as maps so nested paths are checked.
     pub variables: Vec<Map<String, Value>>,
     /// Names of custom resolvers, without `$`.
     pub resolvers: BTreeSet<String>,
@@ -191,29 +192,37 @@ impl<'a> Analyzer<'a> {
                 if self.resolvers.contains(name) {
                     return;
                 }
-                if !BUILTIN_NAMES.contains(&name) {
-                    let candidates = BUILTIN_NAMES.iter().copied().chain(self.resolvers.iter().copied());
+                if let Some((message, instead)) = refusal(name) {
+                    out.push(Diagnostic::new(Code::UnknownResolver, call.name.span, message).with_hint(instead));
+                    return;
+                }
+                if !builtin::is_builtin(name) {
+                    let candidates = builtin::names().chain(self.resolvers.iter().copied());
                     let mut diagnostic =
                         Diagnostic::new(Code::UnknownResolver, call.name.span, format!("unknown resolver `${name}`"));
                     diagnostic = match volley_syntax::closest(name, candidates) {
                         Some(suggestion) => diagnostic.with_hint(format!("did you mean `${suggestion}`?")),
                         None => diagnostic.with_hint(
-                            "built-ins: $uuid, $timestamp, $timestampMs, $isoTimestamp, $random, $env, $secret, \
-                             $basicAuth, $base64, $datetime; custom ones are declared in volley.jsonc `resolvers`",
+                            "built-ins: $uuid, $timestamp, $timestampMs, $isoTimestamp, $datetime, $random, $env, \
+                             $dotenv, $secret, $basicAuth, $base64 and those of REST Client and JetBrains; custom \
+                             ones are declared in volley.jsonc `resolvers`",
                         ),
                     };
                     out.push(diagnostic);
                     return;
                 }
-                if let (Some(count), Some(expected)) = (call.arguments.count(), expected_arguments(name))
+                let count = match &call.arguments {
+                    Arguments::Words(words) => Some(word_groups(words).len()),
+                    other => other.count(),
+                };
+                if let (Some(count), Some(expected)) = (count, expected_arguments(name))
                     && !expected.contains(&count)
                 {
-                    let wanted = expected.iter().map(ToString::to_string).collect::<Vec<_>>().join(" or ");
                     out.push(
                         Diagnostic::new(
                             Code::ResolverArguments,
                             span,
-                            format!("`${name}` takes {wanted} argument(s), got {count}"),
+                            format!("`${name}` takes {}, got {count}", describe_counts(expected)),
                         )
                         .with_hint(format!("write `{{{{${name}{}}}}}`", signature(name))),
                     );

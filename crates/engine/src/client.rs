@@ -19,9 +19,10 @@ use crate::assert::{Flavour, PendingAssertion, ResponseParts};
 use crate::body::Files;
 use crate::build::{BuiltRequest, build};
 use crate::chaining::StoredResponse;
-use crate::config::{Config, Defaults};
+use crate::config::{Config, Defaults, dotenv_root};
 use crate::cookies::CookieJar;
 use crate::digest::{Challenge, DigestCredentials};
+use crate::dotenv::{self, DotEnv};
 use crate::error::{BuildError, ConfigError, Error, SelectionError, TransportError};
 use crate::interpolate::{Renderer, Scope};
 use crate::io::{Io, RealFs};
@@ -245,6 +246,8 @@ pub struct PreparedRequest {
     digest: Option<DigestCredentials>,
     /// The configuration and profile the request was resolved with.
     settings: Arc<Settings>,
+    /// The `.env` variables it was resolved with.
+    dotenv: Option<Arc<DotEnv>>,
 }
 
 /// What [`Client::analyze`] found.
@@ -308,11 +311,17 @@ struct Inner {
     settings: Arc<Mutex<SettingsCache>>,
     /// Configurations by directory, kept while their files are unchanged; shared by forks.
     configs: Arc<Mutex<ConfigCache>>,
+    /// `.env` variables by directory, kept while their files are unchanged; shared by forks.
+    dotenvs: Arc<Mutex<DotenvCache>>,
 }
 
 /// Configurations found by directory, with the files each came from and their
 /// modification times (`None` when no configuration applies).
 type ConfigCache = HashMap<PathBuf, (Option<Config>, Vec<(PathBuf, Option<std::time::SystemTime>)>)>;
+
+/// `.env` variables by the directory of the `.http` file, with the modification time of
+/// every `.env` path looked at (`None` for a missing one, so that a new file is seen).
+type DotenvCache = HashMap<PathBuf, (Arc<DotEnv>, Vec<(PathBuf, Option<std::time::SystemTime>)>)>;
 
 /// Settings by directory and profile.
 type SettingsCache = HashMap<(PathBuf, Option<String>), CachedSettings>;
@@ -329,8 +338,9 @@ struct CachedSettings {
 struct Settings {
     config: Option<Config>,
     profile: Option<crate::config::Profile>,
-    /// Where the project's `.env` is: the configuration's directory, else the file's.
-    private_env_directory: PathBuf,
+    /// The directories whose `.env` files apply, nearest first: the `.http` file's and
+    /// each one above it up to the configuration's directory or the project root.
+    dotenv_directories: Vec<PathBuf>,
     commands: BTreeMap<String, CommandResolver>,
 }
 
@@ -348,6 +358,7 @@ impl Client {
             working_directory: std::sync::OnceLock::new(),
             settings: Arc::default(),
             configs: Arc::default(),
+            dotenvs: Arc::default(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -371,6 +382,7 @@ impl Client {
             working_directory,
             settings: Arc::clone(&self.inner.settings),
             configs: Arc::clone(&self.inner.configs),
+            dotenvs: Arc::clone(&self.inner.dotenvs),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -450,8 +462,9 @@ impl Client {
 
     /// What the analysis of a file at `source_path` knows beyond the file: the
     /// configuration that applies (with only `profile`'s variables when one is given),
-    /// this client's variables and resolvers. A configuration that does not load, or a
-    /// profile it does not have, is returned beside the context made without it.
+    /// this client's variables and resolvers, the variables of the `.env` files. A
+    /// configuration (or `.env` file) that does not load, or a profile it does not have,
+    /// is returned beside the context made without it.
     #[must_use]
     pub fn analysis_context(
         &self,
@@ -474,9 +487,17 @@ impl Client {
                 }
             };
         }
+        let mut variables = vec![self.get_variables()];
+        if let Some(directory) = &directory {
+            let root = dotenv_root(&*self.inner.config.io, directory, config.as_ref());
+            match self.dotenv_for(&dotenv::directories(directory, &root)) {
+                Ok(dotenv) => variables.push(dotenv.variables.clone()),
+                Err(error) => config_error = config_error.or(Some(error)),
+            }
+        }
         let context = AnalysisContext {
             config,
-            variables: vec![self.get_variables()],
+            variables,
             resolvers: self.inner.config.resolvers.keys().map(|key| key.trim_start_matches('$').to_owned()).collect(),
             directory,
             profile: profile.map(str::to_owned),
@@ -617,6 +638,7 @@ impl Client {
         let empty = Map::new();
         let profile_variables = settings.profile.as_ref().map_or(&empty, |profile| &profile.variables);
         let config_variables = settings.config.as_ref().map_or(&empty, |config| &config.variables);
+        let dotenv = self.dotenv_for(&settings.dotenv_directories);
         let scope = Scope {
             layers: vec![
                 &options.overrides,
@@ -626,12 +648,11 @@ impl Client {
                 config_variables,
             ],
             file_variables: &document.variables,
+            dotenv: dotenv.as_deref(),
             chain: &chain,
             custom: &self.inner.config.resolvers,
             commands: &settings.commands,
             environment: &self.inner.config.environment,
-            private_env_directory: &settings.private_env_directory,
-            io: &*self.inner.config.io,
         };
         let mut renderer = Renderer::new(scope);
         let files = Files { io: &*self.inner.config.io, base: &directory };
@@ -747,6 +768,7 @@ impl Client {
             version,
             digest: digest.map(|(credentials, _)| credentials),
             settings: Arc::clone(&settings),
+            dotenv: dotenv.ok(),
         })
     }
 
@@ -764,6 +786,37 @@ impl Client {
         if let Ok(mut cache) = self.inner.configs.lock() {
             cache.clear();
         }
+        if let Ok(mut cache) = self.inner.dotenvs.lock() {
+            cache.clear();
+        }
+    }
+
+    /// The variables of the `.env` files in `directories` (nearest first), from the
+    /// cache while none of those files appeared, changed or went away.
+    fn dotenv_for(&self, directories: &[PathBuf]) -> Result<Arc<DotEnv>, ConfigError> {
+        let io = &*self.inner.config.io;
+        let Some(key) = directories.first() else { return Ok(Arc::default()) };
+        if let Ok(cache) = self.inner.dotenvs.lock()
+            && let Some((dotenv, sources)) = cache.get(key)
+            && sources.len() == directories.len()
+            && sources.iter().all(|(path, modified)| io.modified(path) == *modified)
+        {
+            return Ok(Arc::clone(dotenv));
+        }
+        // The times are taken before reading: a file that changes meanwhile is read again.
+        let sources: Vec<_> = directories
+            .iter()
+            .map(|directory| {
+                let path = directory.join(dotenv::DOTENV_FILE);
+                let modified = io.modified(&path);
+                (path, modified)
+            })
+            .collect();
+        let dotenv = Arc::new(DotEnv::read(io, directories)?);
+        if let Ok(mut cache) = self.inner.dotenvs.lock() {
+            cache.insert(key.clone(), (Arc::clone(&dotenv), sources));
+        }
+        Ok(dotenv)
     }
 
     /// Configuration, profile, `.env` and command resolvers for a run in `directory`,
@@ -803,12 +856,13 @@ impl Client {
                 }));
             }
         };
-        let private_env_directory = config.as_ref().map_or(directory, Config::directory).to_path_buf();
+        let root = dotenv_root(&*self.inner.config.io, directory, config.as_ref());
+        let dotenv_directories = dotenv::directories(directory, &root);
         let mut commands = config.as_ref().map(|config| config.resolvers.clone()).unwrap_or_default();
         if let Some(profile) = &profile {
             commands.extend(profile.resolvers.clone());
         }
-        Ok(Settings { config, profile, private_env_directory, commands })
+        Ok(Settings { config, profile, dotenv_directories, commands })
     }
 
     /// Defaults by precedence, lowest first: configuration, profile, client.
@@ -1141,12 +1195,16 @@ fn select<'a>(document: &'a Document, selection: &Selection) -> Result<&'a Reque
 }
 
 impl PreparedRequest {
-    /// The variables of the profile in effect, then those of the configuration: for
-    /// front ends that hide the values of sensitive-named variables from what they show
-    /// (values from JetBrains' private env files come this way).
+    /// The variables of the profile in effect, then those of the configuration, then
+    /// those of the `.env` files: for front ends that hide the values of sensitive-named
+    /// variables from what they show (values from JetBrains' private env files and from
+    /// `.env` files come this way).
     pub fn config_variables(&self) -> impl Iterator<Item = &Map<String, Value>> {
         let profile = self.settings.profile.as_ref().map(|profile| &profile.variables);
-        profile.into_iter().chain(self.settings.config.as_ref().map(|config| &config.variables))
+        profile
+            .into_iter()
+            .chain(self.settings.config.as_ref().map(|config| &config.variables))
+            .chain(self.dotenv.as_ref().map(|dotenv| &dotenv.variables))
     }
 
     /// The HTTP version the request line asked for, if any.

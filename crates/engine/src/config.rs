@@ -1,9 +1,9 @@
 //! Configuration: `volley.jsonc` (or `volley.json`) found by walking up from the `.http`
 //! file, JSONC with comments and trailing commas; JetBrains `http-client.env.json`
-//! files when there is none. Every front end discovers and reads it here, so they all
-//! mean the same thing.
+//! files when there is none; how far up `.env` files apply. Every front end discovers
+//! and reads it here, so they all mean the same thing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -21,8 +21,7 @@ pub const JETBRAINS_ENV_FILE: &str = "http-client.env.json";
 /// The private (not committed) companion of [`JETBRAINS_ENV_FILE`].
 pub const JETBRAINS_PRIVATE_ENV_FILE: &str = "http-client.private.env.json";
 
-/// The project's private env file, read by `$secret(NAME)` after the environment.
-pub const PRIVATE_ENV_FILE: &str = ".env";
+pub use crate::dotenv::DOTENV_FILE;
 
 /// A configuration.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -163,61 +162,25 @@ impl Config {
     }
 }
 
-/// `KEY=value` pairs of the project's private env file (`.env`) in `directory`, for
-/// `$secret`. A missing file is an empty map.
-pub fn read_private_env(io: &dyn Io, directory: &Path) -> Result<HashMap<String, String>, ConfigError> {
-    let path = directory.join(PRIVATE_ENV_FILE);
-    if !io.is_file(&path) {
-        return Ok(HashMap::new());
-    }
-    let text = read_text(io, &path)?;
-    parse_env_file(&text, &path)
-}
-
-/// Parses `.env` text: `KEY=value`, `export KEY=value`, `#` comments, single or double
-/// quotes (double quotes understand `\n`, `\"` and `\\`).
-fn parse_env_file(text: &str, path: &Path) -> Result<HashMap<String, String>, ConfigError> {
-    let mut values = HashMap::new();
-    for (index, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
+/// The directory up to which `.env` files apply to `.http` files in `directory`: the
+/// configuration's directory when it is `directory` or above it, else the project root
+/// (the first directory with `.git`, going up), else `directory` alone.
+pub(crate) fn dotenv_root(io: &dyn Io, directory: &Path, config: Option<&Config>) -> PathBuf {
+    let directory = crate::io::normalize(directory);
+    if let Some(config) = config {
+        let config_directory = crate::io::normalize(config.directory());
+        if directory.starts_with(&config_directory) {
+            return config_directory;
         }
-        let line = line.strip_prefix("export ").unwrap_or(line);
-        let Some((key, value)) = line.split_once('=') else {
-            return Err(ConfigError::Syntax {
-                path: path.to_path_buf(),
-                line: index + 1,
-                column: 1,
-                message: "expected `KEY=value`".to_owned(),
-            });
-        };
-        let value = value.trim();
-        let value = if let Some(inner) = value.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) {
-            let mut unescaped = String::new();
-            let mut characters = inner.chars();
-            while let Some(character) = characters.next() {
-                match (character, characters.clone().next()) {
-                    ('\\', Some('n')) => {
-                        unescaped.push('\n');
-                        characters.next();
-                    }
-                    ('\\', Some(next @ ('"' | '\\'))) => {
-                        unescaped.push(next);
-                        characters.next();
-                    }
-                    _ => unescaped.push(character),
-                }
-            }
-            unescaped
-        } else if let Some(inner) = value.strip_prefix('\'').and_then(|rest| rest.strip_suffix('\'')) {
-            inner.to_owned()
-        } else {
-            value.split(" #").next().unwrap_or(value).trim().to_owned()
-        };
-        values.insert(key.trim().to_owned(), value);
     }
-    Ok(values)
+    let mut current = Some(directory.as_path());
+    while let Some(candidate) = current {
+        if io.exists(&candidate.join(".git")) {
+            return candidate.to_path_buf();
+        }
+        current = candidate.parent();
+    }
+    directory
 }
 
 /// The first of `names` found in `directory` or a directory above it, stopping after
@@ -543,15 +506,15 @@ mod tests {
     }
 
     #[test]
-    fn parses_env_files() {
-        let text =
-            "# comment\nA=1\nexport B = two words\nC=\"line\\nnext \\\"q\\\"\"\nD='single # kept'\nE=x # trailing\n";
-        let values = parse_env_file(text, Path::new(".env")).unwrap();
-        assert_eq!(values["A"], "1");
-        assert_eq!(values["B"], "two words");
-        assert_eq!(values["C"], "line\nnext \"q\"");
-        assert_eq!(values["D"], "single # kept");
-        assert_eq!(values["E"], "x");
-        assert!(parse_env_file("oops\n", Path::new(".env")).is_err());
+    fn dotenv_files_apply_up_to_the_configuration_or_the_project_root() {
+        let files = MemoryFs::new();
+        files.insert("/repo/.git/HEAD", "ref: main");
+        files.insert("/repo/api/volley.jsonc", "{}");
+        let config = Config::discover(&files, Path::new("/repo/api/users"), &environment()).unwrap();
+        let root = |directory: &str, config: Option<&Config>| dotenv_root(&files, Path::new(directory), config);
+        assert_eq!(root("/repo/api/users", config.as_ref()), Path::new("/repo/api"));
+        assert_eq!(root("/repo/web", None), Path::new("/repo"), "no configuration: the project root");
+        assert_eq!(root("/repo/web", config.as_ref()), Path::new("/repo"), "a configuration elsewhere");
+        assert_eq!(root("/tmp/loose", None), Path::new("/tmp/loose"), "no root: the directory alone");
     }
 }

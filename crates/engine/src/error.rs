@@ -200,6 +200,19 @@ pub enum BuildError {
         /// Where it is called.
         span: Span,
     },
+    /// A resolver of another tool that Volley knows and does not support (REST Client's
+    /// `$aadToken`, JetBrains' `$exampleServer`): never sent as written.
+    #[error("{}: {message}", span)]
+    UnsupportedResolver {
+        /// The resolver name without `$`.
+        name: String,
+        /// Whose resolver it is, what it gives, and that Volley does not support it.
+        message: String,
+        /// What to write instead.
+        hint: String,
+        /// Where it is called.
+        span: Span,
+    },
     /// A resolver refused its arguments or failed.
     #[error("{}: resolver `${name}` failed: {message}", span)]
     Resolver {
@@ -303,6 +316,7 @@ impl BuildError {
             | BuildError::RequestVariable { span, .. }
             | BuildError::Cycle { span, .. }
             | BuildError::UnknownResolver { span, .. }
+            | BuildError::UnsupportedResolver { span, .. }
             | BuildError::Resolver { span, .. }
             | BuildError::Interpolation { span, .. }
             | BuildError::File { span, .. }
@@ -323,7 +337,7 @@ impl BuildError {
             BuildError::UndefinedVariable { .. } => "undefined-variable",
             BuildError::RequestVariable { .. } => "request-variable",
             BuildError::Cycle { .. } => "variable-cycle",
-            BuildError::UnknownResolver { .. } => "unknown-resolver",
+            BuildError::UnknownResolver { .. } | BuildError::UnsupportedResolver { .. } => "unknown-resolver",
             BuildError::Resolver { .. } => "resolver-failed",
             BuildError::Interpolation { .. } => "invalid-interpolation",
             BuildError::File { source, .. } if source.kind() == std::io::ErrorKind::NotFound => "missing-file",
@@ -359,10 +373,12 @@ impl BuildError {
                 Some("run the named request first, in the same run or session (requests run in file order)".to_owned())
             }
             BuildError::UnknownResolver { suggestion: None, .. } => Some(
-                "built-ins: $uuid, $timestamp, $timestampMs, $isoTimestamp, $random, $env, $secret, $basicAuth, \
-                 $base64; custom ones come from volley.jsonc `resolvers`"
+                "built-ins: $uuid, $timestamp, $timestampMs, $isoTimestamp, $datetime, $random, $env, $dotenv, \
+                 $secret, $basicAuth, $base64 and those of REST Client and JetBrains (docs/configuration.md); \
+                 custom ones come from volley.jsonc `resolvers`"
                     .to_owned(),
             ),
+            BuildError::UnsupportedResolver { hint, .. } => Some(hint.clone()),
             BuildError::File { .. } => Some("paths are relative to the .http file".to_owned()),
             BuildError::InvalidUrl { .. } => {
                 Some("a URL needs a scheme and a host after substitution, e.g. `http://localhost:8080/path`".to_owned())

@@ -1,9 +1,9 @@
 //! Substitution of `{{ }}`: variables by precedence, request variables, file variables,
-//! resolvers. One pass: substituted text is never expanded again; every occurrence of a
-//! resolver is evaluated once per send; a file variable is evaluated once per send.
+//! `.env` variables, resolvers. One pass: substituted text is never expanded again; every
+//! occurrence of a resolver is evaluated once per send; a file variable is evaluated once
+//! per send.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,11 +13,10 @@ use volley_syntax::{
 };
 
 use crate::chaining::{self, StoredResponse};
-use crate::config::read_private_env;
-use crate::error::BuildError;
-use crate::io::Io;
-use crate::resolvers::builtin_context;
-use crate::resolvers::{BUILTIN_NAMES, CommandResolver, Environment, Resolver, call_builtin};
+use crate::dotenv::DotEnv;
+use crate::error::{BuildError, ConfigError};
+use crate::resolvers::builtin::{self, BuiltinContext, call_builtin, refusal};
+use crate::resolvers::{CommandResolver, Environment, Resolver, join_words, word_groups};
 use crate::transport::BoxFuture;
 
 /// Everything a template may refer to.
@@ -27,18 +26,17 @@ pub(crate) struct Scope<'a> {
     pub(crate) layers: Vec<&'a Map<String, Value>>,
     /// The file's `@name = value` lines (a later one wins).
     pub(crate) file_variables: &'a [VariableDeclaration],
+    /// The variables of the `.env` files, below the file's; or why they cannot be read
+    /// (an error only when a value is looked for there).
+    pub(crate) dotenv: Result<&'a DotEnv, &'a ConfigError>,
     /// Last responses of named requests.
     pub(crate) chain: &'a HashMap<String, StoredResponse>,
     /// The client's resolvers, keys with `$`.
     pub(crate) custom: &'a HashMap<String, Arc<dyn Resolver>>,
     /// Command resolvers of the configuration and profile, keys without `$`.
     pub(crate) commands: &'a BTreeMap<String, CommandResolver>,
-    /// What `$env` and `$secret` read.
+    /// What `$env`, `$processEnv` and `$secret` read.
     pub(crate) environment: &'a Environment,
-    /// Where the project's `.env` is (read the first time `$secret` needs it).
-    pub(crate) private_env_directory: &'a Path,
-    /// The filesystem.
-    pub(crate) io: &'a dyn Io,
 }
 
 /// Renders templates within one send.
@@ -50,13 +48,11 @@ pub(crate) struct Renderer<'a> {
     file_values: HashMap<String, String>,
     /// File variables being evaluated, to catch `@a = {{b}}`, `@b = {{a}}`.
     resolving: Vec<String>,
-    /// The project's `.env`, once read.
-    private_env: Option<HashMap<String, String>>,
 }
 
 impl<'a> Renderer<'a> {
     pub(crate) fn new(scope: Scope<'a>) -> Self {
-        Self { scope, secrets: Vec::new(), file_values: HashMap::new(), resolving: Vec::new(), private_env: None }
+        Self { scope, secrets: Vec::new(), file_values: HashMap::new(), resolving: Vec::new() }
     }
 
     /// The duration of a `@timeout` or `@ws-connect-timeout` value, if the request has
@@ -131,6 +127,20 @@ impl<'a> Renderer<'a> {
         {
             return self.file_variable(declaration, name.span).await.map(Value::String);
         }
+        match self.scope.dotenv {
+            Ok(dotenv) => {
+                if let Some(value) = lookup(&dotenv.variables, path, &segments) {
+                    return Ok(value);
+                }
+            }
+            Err(error) if !matches!(segments.as_slice(), [_, "response", ..]) => {
+                return Err(BuildError::Interpolation {
+                    message: format!("`{path}` is not defined here, and the .env files cannot be read: {error}"),
+                    span: name.span,
+                });
+            }
+            Err(_) => {}
+        }
         if let [request, "response", ..] = segments.as_slice() {
             return Err(BuildError::RequestVariable {
                 name: path.to_owned(),
@@ -172,28 +182,59 @@ impl<'a> Renderer<'a> {
         if let Some(command) = self.scope.commands.get(name) {
             return command.run(&arguments).await.map_err(failure);
         }
-        if name == "secret" && self.private_env.is_none() {
-            let values = read_private_env(self.scope.io, self.scope.private_env_directory)
-                .map_err(|error| failure(error.to_string()))?;
-            self.private_env = Some(values);
+        if let Some((message, instead)) = refusal(name) {
+            return Err(BuildError::UnsupportedResolver { name: name.to_owned(), message, hint: instead, span });
         }
-        let empty = HashMap::new();
-        let context = builtin_context(self.scope.environment, self.private_env.as_ref().unwrap_or(&empty));
-        match call_builtin(name, &arguments, &context) {
-            Some(Ok(value)) => {
-                if value.secret {
-                    self.secrets.push(value.value.clone());
-                }
-                Ok(value.value)
+        match name {
+            "processEnv" => {
+                builtin::arity(name, &arguments).map_err(failure)?;
+                let key = self.indirect(&arguments[0], span).await?;
+                return Ok(self.scope.environment.get(&key).unwrap_or_default());
             }
-            Some(Err(message)) => Err(failure(message)),
-            None => {
-                let custom = self.scope.custom.keys().map(|key| key.trim_start_matches('$'));
-                let commands = self.scope.commands.keys().map(String::as_str);
-                let candidates = BUILTIN_NAMES.iter().copied().chain(custom).chain(commands);
-                let suggestion = volley_syntax::closest(name, candidates).map(str::to_owned);
-                Err(BuildError::UnknownResolver { name: name.to_owned(), suggestion, span })
+            "dotenv" => {
+                builtin::arity(name, &arguments).map_err(failure)?;
+                let key = self.indirect(&arguments[0], span).await?;
+                let dotenv = self.scope.dotenv.map_err(|error| failure(error.to_string()))?;
+                return dotenv.get(&key).map(str::to_owned).ok_or_else(|| {
+                    failure(format!("`{key}` is not in any .env file (looked at {})", dotenv.describe_candidates()))
+                });
             }
+            "secret" => {
+                builtin::arity(name, &arguments).map_err(failure)?;
+                let key = &arguments[0];
+                let value = if let Some(value) = self.scope.environment.get(key) {
+                    value
+                } else {
+                    let dotenv = self.scope.dotenv.map_err(|error| failure(error.to_string()))?;
+                    dotenv.get(key).map(str::to_owned).ok_or_else(|| {
+                        failure(format!("`{key}` is set neither in the environment nor in a .env file"))
+                    })?
+                };
+                self.secrets.push(value.clone());
+                return Ok(value);
+            }
+            _ => {}
+        }
+        let context = BuiltinContext { environment: self.scope.environment, now: None, local_offset: None };
+        if let Some(result) = call_builtin(name, &arguments, &context) {
+            return result.map_err(failure);
+        }
+        let custom = self.scope.custom.keys().map(|key| key.trim_start_matches('$'));
+        let commands = self.scope.commands.keys().map(String::as_str);
+        let candidates = builtin::names().chain(custom).chain(commands);
+        let suggestion = volley_syntax::closest(name, candidates).map(str::to_owned);
+        Err(BuildError::UnknownResolver { name: name.to_owned(), suggestion, span })
+    }
+
+    /// REST Client's `%NAME` argument of `$processEnv` and `$dotenv`: the value of the
+    /// variable `NAME`, or `NAME` itself when no variable has that name. Without `%`, the
+    /// argument as written.
+    async fn indirect(&mut self, argument: &str, span: Span) -> Result<String, BuildError> {
+        let Some(name) = argument.strip_prefix('%') else { return Ok(argument.to_owned()) };
+        match self.variable(&Spanned::new(name.to_owned(), span)).await {
+            Ok(value) => Ok(text_of(&value)),
+            Err(BuildError::UndefinedVariable { .. }) => Ok(name.to_owned()),
+            Err(error) => Err(error),
         }
     }
 
@@ -201,12 +242,19 @@ impl<'a> Renderer<'a> {
     async fn arguments(&mut self, call: &ResolverCall) -> Result<Vec<String>, BuildError> {
         match &call.arguments {
             Arguments::None => Ok(Vec::new()),
-            Arguments::List(list) | Arguments::Words(list) => {
+            Arguments::List(list) => {
                 let mut values = Vec::with_capacity(list.len());
                 for argument in list {
                     values.push(self.render(argument).await?);
                 }
                 Ok(values)
+            }
+            Arguments::Words(words) => {
+                let mut rendered = Vec::with_capacity(words.len());
+                for word in words {
+                    rendered.push(self.render(word).await?);
+                }
+                Ok(word_groups(words).into_iter().map(|group| join_words(words, &rendered, group)).collect())
             }
             Arguments::JsonArray(array) => {
                 let text = self.render(array).await?;

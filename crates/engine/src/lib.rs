@@ -21,10 +21,10 @@
 //! # }
 //! ```
 //!
-//! Precedence of variables, lowest first: the file's `@name = value` lines, the
-//! configuration's `variables`, the profile's, the client's ([`Client::set_variable`]),
-//! the run's ([`RunOptions::variables`]), and [`RunOptions::overrides`] (the CLI's
-//! `--var`).
+//! Precedence of variables, lowest first: the `.env` files (the nearest wins), the file's
+//! `@name = value` lines, the configuration's `variables`, the profile's, the client's
+//! ([`Client::set_variable`]), the run's ([`RunOptions::variables`]), and
+//! [`RunOptions::overrides`] (the CLI's `--var`).
 
 pub mod analysis;
 pub mod assert;
@@ -37,6 +37,7 @@ pub mod config;
 mod cookies;
 mod credentials;
 mod digest;
+mod dotenv;
 mod error;
 mod interpolate;
 mod io;

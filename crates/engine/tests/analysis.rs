@@ -140,8 +140,8 @@ fn assertions_and_resolver_arguments_are_checked() {
     );
     assert_eq!(diagnostics[0].message, "`resembles` is not a header check");
     assert_eq!(diagnostics[0].span.text(text), "resembles");
-    assert_eq!(diagnostics[2].message, "`$base64` takes 1 argument(s), got 0");
-    assert_eq!(diagnostics[3].hint.as_deref(), Some("write `{{$datetime(format[, amount, unit])}}`"));
+    assert_eq!(diagnostics[2].message, "`$base64` takes 1 argument, got 0");
+    assert_eq!(diagnostics[3].hint.as_deref(), Some("write `{{$datetime(format[, offset, unit])}}`"));
 }
 
 #[test]
@@ -218,4 +218,53 @@ fn httpyac_assertions_are_checked_in_their_own_syntax() {
     // The same lines as `# @assert` are Volley's language: `body <property>` is not in it.
     let volley = analyze(&MemoryFs::new(), "# @assert body items[0].id == 7\nGET http://localhost/items\n");
     assert_eq!(volley[0].message, "`items[0].id` is not a body check");
+}
+
+#[test]
+fn resolvers_of_other_tools_are_known_with_their_argument_forms() {
+    let text = "GET http://localhost/{{$datetime 'DD MMM YYYY' 1 d}}/{{$localDatetime \"YYYY\" -1 y}}\n\
+                X-A: {{$randomInt 1 10}} {{$randomInt}} {{$timestamp -1 d}} {{$timestamp}}\n\
+                X-B: {{$processEnv %keyName}} {{$dotenv TOKEN}} {{$env.HOME}} {{$guid}}\n\
+                X-C: {{$random.integer(1, 5)}} {{$random.float}} {{$random.hexadecimal(8)}} {{$random.email}}\n\
+                X-D: {{$random.alphabetic}} {{$timestamp 1}} {{$datetime 'DD MMM YYYY' 1}}\n";
+    let diagnostics = analyze(&MemoryFs::new(), text);
+    assert_eq!(codes(&diagnostics), ["resolver-arguments"; 3], "{diagnostics:#?}");
+    assert_eq!(diagnostics[0].message, "`$random.alphabetic` takes 1 argument, got 0");
+    assert_eq!(diagnostics[1].message, "`$timestamp` takes no arguments or 2 arguments, got 1");
+    assert_eq!(diagnostics[2].message, "`$datetime` takes 1 or 3 arguments, got 2", "a quoted format is one");
+}
+
+#[test]
+fn resolvers_volley_does_not_support_are_refused_with_the_tool_they_come_from() {
+    let text = "GET http://localhost\nAuthorization: {{$aadToken new public}}\nX-Server: {{$exampleServer}}\n";
+    let diagnostics = analyze(&MemoryFs::new(), text);
+    assert_eq!(codes(&diagnostics), ["unknown-resolver", "unknown-resolver"]);
+    assert_eq!(
+        diagnostics[0].message,
+        "`$aadToken` (REST Client: an Azure Active Directory token, signed in from the editor) is not supported by \
+         Volley"
+    );
+    assert_eq!(diagnostics[0].span.text(text), "aadToken");
+    assert!(diagnostics[0].hint.as_deref().unwrap().contains("command resolver `aadToken`"));
+    assert!(diagnostics[1].message.starts_with("`$exampleServer` (JetBrains: "), "{}", diagnostics[1].message);
+    assert!(diagnostics[1].hint.as_deref().unwrap().contains("volley echo-server"));
+
+    // A resolver of the configuration with that name is the user's own: not refused.
+    let files = MemoryFs::new();
+    files.insert("/project/volley.jsonc", r#"{"resolvers": {"aadToken": {"type": "command", "command": "echo t"}}}"#);
+    assert!(analyze(&files, text).iter().all(|diagnostic| !diagnostic.message.contains("aadToken")));
+}
+
+#[test]
+fn dotenv_variables_count_as_defined_and_a_broken_file_is_reported() {
+    let files = MemoryFs::new();
+    files.insert("/project/.env", "TOKEN=t\nexport REGION=eu\n");
+    let text = "GET http://localhost/{{REGION}}\nAuthorization: Bearer {{TOKEN}}\nX: {{MISSING}}\n";
+    assert_eq!(codes(&analyze(&files, text)), ["undefined-variable"]);
+
+    files.insert("/project/.env", "TOKEN=t\nbroken line\n");
+    let document = volley_syntax::parse(text);
+    let analysis = client(&files).analyze(&document, text, Some(Path::new("/project/api.http")));
+    let error = analysis.config_error.unwrap().to_string();
+    assert_eq!(error, "`/project/.env`:2:1: expected `KEY=value`");
 }

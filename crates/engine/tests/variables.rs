@@ -136,7 +136,7 @@ async fn builtin_resolvers_and_peer_aliases() {
     client.set_variable("user", "ada");
     let text = format!(
         "GET {}\nX-Uuid-1: {{{{$uuid()}}}}\nX-Uuid-2: {{{{$uuid()}}}}\nX-Guid: {{{{$guid}}}}\nX-Random-Uuid: {{{{$random.uuid}}}}\n\
-         X-Ts: {{{{$timestamp()}}}}\nX-Ts-Alias: {{{{$timestamp}}}}\nX-Rand: {{{{$randomInt 4 4}}}}\nX-Env: {{{{$env(HOME)}}}}\n\
+         X-Ts: {{{{$timestamp()}}}}\nX-Ts-Alias: {{{{$timestamp}}}}\nX-Rand: {{{{$randomInt 4 5}}}}\nX-Env: {{{{$env(HOME)}}}}\n\
          X-Env-Alias: {{{{$processEnv HOME}}}}\nX-Missing: [{{{{$env(NOT_SET)}}}}]\nX-Basic: {{{{$basicAuth({{{{user}}}}, \"pa,ss\")}}}}\n\
          X-B64: {{{{$base64(hi)}}}}\nX-Date: {{{{$datetime iso8601}}}}\nX-Iso: {{{{$isoTimestamp}}}}\n",
         server.url("/echo")

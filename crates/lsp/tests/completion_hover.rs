@@ -89,8 +89,10 @@ async fn completion_lists_variables_resolvers_directives_headers_and_methods() {
     let items = complete(&mut client, &uri, 11, 30).await;
     let uuid = item(&items, "$uuid");
     assert_eq!(uuid["textEdit"], json!({"range": range((11, 29), (11, 30)), "newText": "$uuid"}));
-    let random = item(&items, "$randomInt");
-    assert_eq!(random["textEdit"]["newText"], "$randomInt(${1:min}, ${2:max})");
+    let random = item(&items, "$random");
+    assert_eq!(random["textEdit"]["newText"], "$random(${1:min}, ${2:max})");
+    // Its arguments are optional (JetBrains' `{{$randomInt}}`): no placeholders.
+    assert_eq!(item(&items, "$randomInt")["textEdit"]["newText"], "$randomInt");
     assert_eq!(random["insertTextFormat"], json!(2), "snippet");
     assert!(items.iter().all(|item| item["label"].as_str().expect("label").starts_with('$')));
 

@@ -1167,6 +1167,15 @@ mod flows {
         let stored = execute_and_read_back(&api, json!({ "path": "client.http", "profile": "dev" })).await;
         assert_eq!(stored["urlResolved"], upstream.url("/echo?s=[REDACTED]&r=us-east"));
         assert!(!stored.to_string().contains("s3cret-dev"), "{stored}");
+
+        // `.env` files, read as variables or through `$dotenv`.
+        let api = Api::open();
+        api.workspace.write(".env", "API_TOKEN=t0k3n-from-dotenv\nREGION=ap-south\n");
+        let content = "GET {}?t={{API_TOKEN}}&d={{$dotenv API_TOKEN}}&r={{REGION}}\n";
+        api.workspace.write("dotenv.http", &content.replace("{}", &upstream.url("/echo")));
+        let stored = execute_and_read_back(&api, json!({ "path": "dotenv.http" })).await;
+        assert_eq!(stored["urlResolved"], upstream.url("/echo?t=[REDACTED]&d=[REDACTED]&r=ap-south"));
+        assert!(!stored.to_string().contains("t0k3n-from-dotenv"), "{stored}");
     }
 
     /// Executes `body` in a new flow and reads the stored execution back.

@@ -1,297 +1,391 @@
-//! The built-in resolvers and the aliases other `.http` tools use for them.
-
-use std::collections::HashMap;
+//! The built-in resolvers: ours, and those of REST Client and JetBrains under their own
+//! names with their own semantics; and the ones of those tools Volley refuses.
 
 use base64::Engine as _;
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
+use time::{OffsetDateTime, UtcOffset};
 
 use super::Environment;
+use super::datetime;
+use super::random::{self, Alphabet};
 
-/// Every built-in name, aliases included (for "did you mean" and completion).
-pub(crate) const BUILTIN_NAMES: &[&str] = &[
-    "uuid",
-    "guid",
-    "random.uuid",
-    "timestamp",
-    "timestampMs",
-    "isoTimestamp",
-    "random",
-    "randomInt",
-    "env",
-    "processEnv",
-    "secret",
-    "basicAuth",
-    "base64",
-    "datetime",
+/// One built-in resolver.
+struct Builtin {
+    name: &'static str,
+    /// The argument counts it takes, fewest first.
+    arities: &'static [usize],
+    /// The parameter list, as the `{{$name(…)}}` form writes it.
+    parameters: &'static str,
+    /// One line of Markdown, ending with the tool the name comes from.
+    doc: &'static str,
+}
+
+/// Every built-in, in documentation order.
+const BUILTINS: &[Builtin] = &[
+    Builtin { name: "uuid", arities: &[0], parameters: "()", doc: "A random UUID (version 4). Volley, JetBrains." },
+    Builtin { name: "guid", arities: &[0], parameters: "()", doc: "A random UUID (version 4). REST Client." },
+    Builtin { name: "random.uuid", arities: &[0], parameters: "()", doc: "A random UUID (version 4). JetBrains." },
+    Builtin {
+        name: "timestamp",
+        arities: &[0, 2],
+        parameters: "([offset, unit])",
+        doc: "The current Unix time in seconds; `{{$timestamp -1 d}}` shifts it (units `y Q M w d h m s ms`). \
+              Volley, JetBrains; offsets: REST Client.",
+    },
+    Builtin {
+        name: "timestampMs",
+        arities: &[0],
+        parameters: "()",
+        doc: "The current Unix time in milliseconds. Volley.",
+    },
+    Builtin {
+        name: "isoTimestamp",
+        arities: &[0],
+        parameters: "()",
+        doc: "The current time in ISO 8601, UTC with milliseconds (`2026-11-22T10:20:30.123Z`). Volley, JetBrains.",
+    },
+    Builtin {
+        name: "datetime",
+        arities: &[1, 3],
+        parameters: "(format[, offset, unit])",
+        doc: "The current UTC time as `iso8601`, `rfc1123` or a quoted Day.js pattern (`\"DD-MM-YYYY\"`), \
+              optionally shifted (`-1 d`). REST Client.",
+    },
+    Builtin {
+        name: "localDatetime",
+        arities: &[1, 3],
+        parameters: "(format[, offset, unit])",
+        doc: "As `$datetime`, in the local time zone (UTC when the system cannot tell). REST Client.",
+    },
+    Builtin {
+        name: "random",
+        arities: &[2],
+        parameters: "(min, max)",
+        doc: "A random integer between `min` and `max`, both included. Volley.",
+    },
+    Builtin {
+        name: "randomInt",
+        arities: &[0, 2],
+        parameters: "(min, max)",
+        doc: "A random integer from `min` (included) to `max` (excluded), as `{{$randomInt min max}}`; \
+              without arguments, from 0 to 999. REST Client, JetBrains.",
+    },
+    Builtin {
+        name: "random.integer",
+        arities: &[0, 2],
+        parameters: "(from, to)",
+        doc: "A random integer from `from` (included) to `to` (excluded); 0 to 999 without arguments. JetBrains.",
+    },
+    Builtin {
+        name: "random.float",
+        arities: &[0, 2],
+        parameters: "(from, to)",
+        doc: "A random number from `from` (included) to `to` (excluded); 0 to 1000 without arguments. JetBrains.",
+    },
+    Builtin {
+        name: "random.alphabetic",
+        arities: &[1],
+        parameters: "(length)",
+        doc: "`length` random letters (`A-Z a-z`). JetBrains.",
+    },
+    Builtin {
+        name: "random.alphanumeric",
+        arities: &[1],
+        parameters: "(length)",
+        doc: "`length` random letters, digits and underscores. JetBrains.",
+    },
+    Builtin {
+        name: "random.hexadecimal",
+        arities: &[1],
+        parameters: "(length)",
+        doc: "`length` random hexadecimal digits (`0-9 a-f`). JetBrains.",
+    },
+    Builtin {
+        name: "random.email",
+        arities: &[0],
+        parameters: "()",
+        doc: "A random email address at `example.com`. JetBrains.",
+    },
+    Builtin {
+        name: "env",
+        arities: &[1],
+        parameters: "(NAME)",
+        doc: "The environment variable `NAME` (empty when unset); also JetBrains' `{{$env.NAME}}`. Volley.",
+    },
+    Builtin {
+        name: "processEnv",
+        arities: &[1],
+        parameters: "(NAME)",
+        doc: "The environment variable `NAME` (empty when unset); `%NAME` reads the one whose name is the \
+              value of the variable `NAME`. REST Client.",
+    },
+    Builtin {
+        name: "dotenv",
+        arities: &[1],
+        parameters: "(NAME)",
+        doc: "`NAME` from the `.env` files of the `.http` file's directory and above (an error when none has \
+              it); `%NAME` reads the key named by the variable `NAME`. REST Client.",
+    },
+    Builtin {
+        name: "secret",
+        arities: &[1],
+        parameters: "(NAME)",
+        doc: "The secret `NAME`, from the environment or the `.env` files; redacted in reports. Volley.",
+    },
+    Builtin {
+        name: "basicAuth",
+        arities: &[2],
+        parameters: "(user, password)",
+        doc: "A `Basic` authorization value for `user` and `password`. Volley.",
+    },
+    Builtin { name: "base64", arities: &[1], parameters: "(text)", doc: "`text` encoded in base64. Volley." },
 ];
+
+/// JetBrains' `{{$env.NAME}}`: the environment variable `NAME`.
+const ENV_PREFIX: &str = "env.";
+
+/// Resolvers of other tools that Volley knows and refuses: (name, tool, what it gives).
+const REFUSED: &[(&str, &str, &str)] = &[
+    ("aadToken", "REST Client", "an Azure Active Directory token, signed in from the editor"),
+    ("aadV2Token", "REST Client", "an Azure Active Directory v2 token, signed in from the editor"),
+    ("oidcAccessToken", "REST Client", "an OpenID Connect access token, signed in from the browser"),
+    ("exampleServer", "JetBrains", "the address of the IDE's built-in example server"),
+];
+
+/// Why Volley refuses a resolver of another tool, and what to do instead; `None` for a
+/// name it does not refuse.
+pub(crate) fn refusal(name: &str) -> Option<(String, String)> {
+    let &(_, tool, what) = REFUSED.iter().find(|(refused, ..)| *refused == name)?;
+    let message = format!("`${name}` ({tool}: {what}) is not supported by Volley");
+    let instead = if name == "exampleServer" {
+        "write the URL of a server you run instead (`volley echo-server` starts a local one)".to_owned()
+    } else {
+        format!(
+            "declare a command resolver `{name}` in volley.jsonc `resolvers` that prints the token (for example \
+             `az account get-access-token --query accessToken -o tsv`): it is used instead"
+        )
+    };
+    Some((message, instead))
+}
+
+/// Every built-in name, aliases included, in documentation order (for "did you mean"
+/// and completion).
+pub(crate) fn names<'a>() -> impl Iterator<Item = &'a str> {
+    BUILTINS.iter().map(|builtin| -> &'a str { builtin.name })
+}
+
+/// Whether `name` is a built-in (JetBrains' `env.NAME` included).
+pub(crate) fn is_builtin(name: &str) -> bool {
+    find(name).is_some() || env_prefix_name(name).is_some()
+}
+
+fn find(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|builtin| builtin.name == name)
+}
+
+/// `NAME` of JetBrains' `env.NAME`.
+fn env_prefix_name(name: &str) -> Option<&str> {
+    name.strip_prefix(ENV_PREFIX).filter(|rest| !rest.is_empty())
+}
 
 /// What the built-ins may read.
 pub(crate) struct BuiltinContext<'a> {
+    /// What `$env`, `$processEnv` and `$secret` read.
     pub(crate) environment: &'a Environment,
-    /// `KEY=value` pairs of the project's private env file (`.env`), for `$secret`.
-    pub(crate) private_env: &'a HashMap<String, String>,
-}
-
-/// The value of a built-in, and whether it is a secret to redact.
-#[derive(Debug)]
-pub(crate) struct BuiltinValue {
-    pub(crate) value: String,
-    pub(crate) secret: bool,
+    /// The current time; the clock when `None`.
+    pub(crate) now: Option<OffsetDateTime>,
+    /// The local offset of `$localDatetime`; the system's when `None`.
+    pub(crate) local_offset: Option<UtcOffset>,
 }
 
 /// Calls the built-in `name`; `None` when there is no built-in of that name.
+/// `$dotenv`, `$secret` and the `%` form of `$processEnv` need variables and `.env`
+/// files: the renderer calls them, not this.
 pub(crate) fn call_builtin(
     name: &str,
     arguments: &[String],
     context: &BuiltinContext<'_>,
-) -> Option<Result<BuiltinValue, String>> {
-    let plain = |value: String| Ok(BuiltinValue { value, secret: false });
-    let result = match name {
-        "uuid" | "guid" | "random.uuid" => {
-            arity(name, arguments, 0).and_then(|()| plain(uuid::Uuid::new_v4().to_string()))
+) -> Option<Result<String, String>> {
+    if let Some(variable) = env_prefix_name(name) {
+        return Some(arity(name, arguments).map(|()| context.environment.get(variable).unwrap_or_default()));
+    }
+    find(name)?;
+    let now = || context.now.unwrap_or_else(OffsetDateTime::now_utc);
+    let result = arity(name, arguments).and_then(|()| match name {
+        "uuid" | "guid" | "random.uuid" => Ok(uuid::Uuid::new_v4().to_string()),
+        "timestamp" => datetime::timestamp(arguments, now()),
+        "timestampMs" => Ok((now().unix_timestamp_nanos() / 1_000_000).to_string()),
+        "isoTimestamp" => Ok(datetime::iso_timestamp(now())),
+        "datetime" => datetime::datetime(arguments, now(), false),
+        "localDatetime" => {
+            let now = now();
+            let offset = context.local_offset.unwrap_or_else(|| datetime::local_offset(now));
+            datetime::datetime(arguments, now.to_offset(offset), true)
         }
-        "timestamp" => {
-            arity(name, arguments, 0).and_then(|()| plain(OffsetDateTime::now_utc().unix_timestamp().to_string()))
-        }
-        "timestampMs" => arity(name, arguments, 0).and_then(|()| {
-            let millis = OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
-            plain(millis.to_string())
-        }),
-        "isoTimestamp" => arity(name, arguments, 0).and_then(|()| plain(iso_timestamp(OffsetDateTime::now_utc()))),
-        "random" | "randomInt" => {
-            arity(name, arguments, 2).and_then(|()| random(&arguments[0], &arguments[1]).and_then(plain))
-        }
-        "env" | "processEnv" => {
-            arity(name, arguments, 1).and_then(|()| plain(context.environment.get(&arguments[0]).unwrap_or_default()))
-        }
-        "secret" => arity(name, arguments, 1).and_then(|()| {
-            let key = &arguments[0];
-            context
-                .environment
-                .get(key)
-                .or_else(|| context.private_env.get(key).cloned())
-                .map(|value| BuiltinValue { value, secret: true })
-                .ok_or_else(|| format!("`{key}` is set neither in the environment nor in the project's .env file"))
-        }),
-        "basicAuth" => arity(name, arguments, 2).and_then(|()| {
+        "random" => random::inclusive(&arguments[0], &arguments[1]),
+        "randomInt" | "random.integer" => random::half_open(arguments),
+        "random.float" => random::float(arguments),
+        "random.alphabetic" => random::string(Alphabet::Letters, &arguments[0]),
+        "random.alphanumeric" => random::string(Alphabet::LettersDigitsUnderscore, &arguments[0]),
+        "random.hexadecimal" => random::string(Alphabet::Hexadecimal, &arguments[0]),
+        "random.email" => Ok(random::email()),
+        "env" | "processEnv" => Ok(context.environment.get(&arguments[0]).unwrap_or_default()),
+        "basicAuth" => {
             let pair = format!("{}:{}", arguments[0], arguments[1]);
-            plain(format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair)))
-        }),
-        "base64" => arity(name, arguments, 1)
-            .and_then(|()| plain(base64::engine::general_purpose::STANDARD.encode(arguments[0].as_bytes()))),
-        "datetime" => datetime(arguments, OffsetDateTime::now_utc()).and_then(plain),
-        _ => return None,
-    };
+            Ok(format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair)))
+        }
+        "base64" => Ok(base64::engine::general_purpose::STANDARD.encode(arguments[0].as_bytes())),
+        other => Err(format!("`${other}` needs the variables of a request")),
+    });
     Some(result)
 }
 
-fn arity(name: &str, arguments: &[String], expected: usize) -> Result<(), String> {
-    if arguments.len() == expected {
+/// `Ok` when `arguments` is a count the built-in `name` takes.
+pub(crate) fn arity(name: &str, arguments: &[String]) -> Result<(), String> {
+    let expected = expected_arguments(name).unwrap_or(&[0]);
+    if expected.contains(&arguments.len()) {
         return Ok(());
     }
-    let plural = if expected == 1 { "" } else { "s" };
-    Err(format!("takes {expected} argument{plural} `${name}{}`, got {}", signature(name), arguments.len()))
+    Err(format!("takes {} `${name}{}`, got {}", describe_counts(expected), signature(name), arguments.len()))
+}
+
+/// `no arguments`, `1 argument`, `1 or 3 arguments`.
+pub(crate) fn describe_counts(counts: &[usize]) -> String {
+    match counts {
+        [0] => "no arguments".to_owned(),
+        [1] => "1 argument".to_owned(),
+        [0, rest @ ..] => {
+            let rest: Vec<String> = rest.iter().map(ToString::to_string).collect();
+            format!("no arguments or {} arguments", rest.join(" or "))
+        }
+        counts => {
+            let counts: Vec<String> = counts.iter().map(ToString::to_string).collect();
+            format!("{} arguments", counts.join(" or "))
+        }
+    }
 }
 
 /// How many arguments a built-in takes (several counts when it has optional ones);
 /// `None` for a name that is not a built-in.
 pub(crate) fn expected_arguments(name: &str) -> Option<&'static [usize]> {
-    Some(match name {
-        "uuid" | "guid" | "random.uuid" | "timestamp" | "timestampMs" | "isoTimestamp" => &[0],
-        "random" | "randomInt" | "basicAuth" => &[2],
-        "env" | "processEnv" | "secret" | "base64" => &[1],
-        "datetime" => &[1, 3],
-        _ => return None,
-    })
+    if env_prefix_name(name).is_some() {
+        return Some(&[0]);
+    }
+    find(name).map(|builtin| builtin.arities)
 }
 
 /// The parameter list of a built-in, as documentation writes it.
 pub(crate) fn signature(name: &str) -> &'static str {
-    match name {
-        "random" | "randomInt" => "(min, max)",
-        "env" | "processEnv" | "secret" => "(NAME)",
-        "basicAuth" => "(user, password)",
-        "base64" => "(text)",
-        "datetime" => "(format[, amount, unit])",
-        _ => "()",
-    }
+    find(name).map_or("()", |builtin| builtin.parameters)
 }
 
 /// One-line documentation of a built-in (Markdown), for editors.
 pub(crate) fn doc(name: &str) -> &'static str {
-    match name {
-        "uuid" | "guid" | "random.uuid" => "A random UUID (version 4).",
-        "timestamp" => "The current Unix time in seconds.",
-        "timestampMs" => "The current Unix time in milliseconds.",
-        "isoTimestamp" => "The current time in RFC 3339 (UTC, milliseconds).",
-        "random" | "randomInt" => "A random integer between `min` and `max`, both included.",
-        "env" | "processEnv" => "The environment variable `NAME` (empty when unset).",
-        "secret" => "The secret `NAME`, from the environment or the project's `.env` file; redacted in reports.",
-        "basicAuth" => "A `Basic` authorization value for `user` and `password`.",
-        "base64" => "`text` encoded in base64.",
-        "datetime" => {
-            "The current time in `format` (`iso8601`, `rfc1123` or a pattern), optionally shifted by `amount` `unit`."
-        }
-        _ => "",
+    if env_prefix_name(name).is_some() {
+        return "The environment variable after `env.` (empty when unset). JetBrains.";
     }
-}
-
-/// An integer between `min` and `max`, both included.
-fn random(min: &str, max: &str) -> Result<String, String> {
-    let parse = |text: &str| text.trim().parse::<i64>().map_err(|_| format!("`{text}` is not an integer"));
-    let (min, max) = (parse(min)?, parse(max)?);
-    if min > max {
-        return Err(format!("the minimum {min} is greater than the maximum {max}"));
-    }
-    Ok(rand::random_range(min..=max).to_string())
-}
-
-/// RFC 3339 in UTC with milliseconds: `2026-11-22T10:20:30.123Z`.
-pub(crate) fn iso_timestamp(now: OffsetDateTime) -> String {
-    let truncated = now.replace_nanosecond(now.nanosecond() / 1_000_000 * 1_000_000).unwrap_or(now);
-    truncated.format(&Rfc3339).unwrap_or_else(|_| now.unix_timestamp().to_string())
-}
-
-/// REST Client's `{{$datetime format [offset unit]}}`: `iso8601`, `rfc1123`, or a
-/// pattern of `YYYY MM DD HH mm ss SSS`, shifted by `offset` units (`y M w d h m s ms`).
-fn datetime(arguments: &[String], now: OffsetDateTime) -> Result<String, String> {
-    let (format, offset) = match arguments {
-        [format] => (format, None),
-        [format, amount, unit] => (format, Some((amount, unit))),
-        _ => {
-            return Err(
-                "takes a format and an optional offset: `$datetime iso8601`, `$datetime rfc1123 1 d`".to_owned()
-            );
-        }
-    };
-    let mut moment = now;
-    if let Some((amount, unit)) = offset {
-        let amount: i64 = amount.trim().parse().map_err(|_| format!("offset `{amount}` is not an integer"))?;
-        let duration = match unit.as_str() {
-            "ms" => time::Duration::milliseconds(amount),
-            "s" => time::Duration::seconds(amount),
-            "m" => time::Duration::minutes(amount),
-            "h" => time::Duration::hours(amount),
-            "d" => time::Duration::days(amount),
-            "w" => time::Duration::weeks(amount),
-            "M" => time::Duration::days(amount.saturating_mul(30)),
-            "y" => time::Duration::days(amount.saturating_mul(365)),
-            other => return Err(format!("unknown offset unit `{other}` (use y, M, w, d, h, m, s or ms)")),
-        };
-        moment = moment.checked_add(duration).ok_or("the offset is out of range")?;
-    }
-    Ok(match format.as_str() {
-        "iso8601" => iso_timestamp(moment),
-        "rfc1123" => rfc1123(moment),
-        pattern => format_pattern(pattern, moment),
-    })
-}
-
-const WEEKDAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
-/// `Sun, 22 Nov 2026 10:20:30 GMT`.
-fn rfc1123(moment: OffsetDateTime) -> String {
-    format!(
-        "{}, {:02} {} {} {:02}:{:02}:{:02} GMT",
-        WEEKDAYS[moment.weekday().number_days_from_monday() as usize],
-        moment.day(),
-        MONTHS[moment.month() as usize - 1],
-        moment.year(),
-        moment.hour(),
-        moment.minute(),
-        moment.second()
-    )
-}
-
-/// Replaces `YYYY MM DD HH mm ss SSS` in `pattern`; other text stays as written.
-fn format_pattern(pattern: &str, moment: OffsetDateTime) -> String {
-    let tokens: [(&str, String); 7] = [
-        ("YYYY", format!("{:04}", moment.year())),
-        ("SSS", format!("{:03}", moment.millisecond())),
-        ("MM", format!("{:02}", moment.month() as u8)),
-        ("DD", format!("{:02}", moment.day())),
-        ("HH", format!("{:02}", moment.hour())),
-        ("mm", format!("{:02}", moment.minute())),
-        ("ss", format!("{:02}", moment.second())),
-    ];
-    let mut out = String::new();
-    let mut rest = pattern;
-    'outer: while !rest.is_empty() {
-        for (token, value) in &tokens {
-            if let Some(after) = rest.strip_prefix(token) {
-                out.push_str(value);
-                rest = after;
-                continue 'outer;
-            }
-        }
-        let mut characters = rest.chars();
-        if let Some(character) = characters.next() {
-            out.push(character);
-        }
-        rest = characters.as_str();
-    }
-    out
+    find(name).map_or("", |builtin| builtin.doc)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn call(name: &str, arguments: &[&str]) -> Result<BuiltinValue, String> {
+    fn call(name: &str, arguments: &[&str]) -> Result<String, String> {
         let environment = Environment::fixed([("HOME".to_owned(), "/home/ada".to_owned())]);
-        let private_env = HashMap::from([("API_SECRET".to_owned(), "s3cr3t".to_owned())]);
-        let context = BuiltinContext { environment: &environment, private_env: &private_env };
+        let context = BuiltinContext {
+            environment: &environment,
+            now: Some(OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap()),
+            local_offset: Some(UtcOffset::from_hms(1, 0, 0).unwrap()),
+        };
         let arguments: Vec<String> = arguments.iter().map(|&argument| argument.to_owned()).collect();
         call_builtin(name, &arguments, &context).expect("a built-in")
     }
 
     #[test]
-    fn values() {
-        assert_eq!(call("uuid", &[]).unwrap().value.len(), 36);
-        assert_eq!(uuid::Uuid::parse_str(&call("guid", &[]).unwrap().value).unwrap().get_version_num(), 4);
-        let seconds: i64 = call("timestamp", &[]).unwrap().value.parse().unwrap();
-        let millis: i64 = call("timestampMs", &[]).unwrap().value.parse().unwrap();
-        assert!((millis / 1000 - seconds).abs() <= 1, "seconds, not milliseconds");
-        assert!(call("isoTimestamp", &[]).unwrap().value.ends_with('Z'));
-        assert_eq!(call("env", &["HOME"]).unwrap().value, "/home/ada");
-        assert_eq!(call("env", &["NOPE"]).unwrap().value, "");
-        let secret = call("secret", &["API_SECRET"]).unwrap();
-        assert!(secret.secret && secret.value == "s3cr3t");
-        assert!(call("secret", &["MISSING"]).is_err());
-        assert_eq!(call("basicAuth", &["ada", "lovelace"]).unwrap().value, "Basic YWRhOmxvdmVsYWNl");
-        assert_eq!(call("base64", &["hi"]).unwrap().value, "aGk=");
+    fn values_at_a_fixed_time() {
+        assert_eq!(call("uuid", &[]).unwrap().len(), 36);
+        assert_eq!(uuid::Uuid::parse_str(&call("guid", &[]).unwrap()).unwrap().get_version_num(), 4);
+        assert_eq!(uuid::Uuid::parse_str(&call("random.uuid", &[]).unwrap()).unwrap().get_version_num(), 4);
+        assert_eq!(call("timestamp", &[]).unwrap(), "1700000000");
+        assert_eq!(call("timestamp", &["-1", "h"]).unwrap(), "1699996400");
+        assert_eq!(call("timestampMs", &[]).unwrap(), "1700000000000");
+        assert_eq!(call("isoTimestamp", &[]).unwrap(), "2023-11-14T22:13:20.000Z");
+        assert_eq!(call("datetime", &["rfc1123"]).unwrap(), "Tue, 14 Nov 2023 22:13:20 GMT");
+        assert_eq!(call("datetime", &["DD-MM-YYYY", "1", "d"]).unwrap(), "15-11-2023");
+        assert_eq!(call("localDatetime", &["iso8601"]).unwrap(), "2023-11-14T23:13:20+01:00");
+        assert_eq!(call("localDatetime", &["'HH:mm'", "-2", "h"]).unwrap(), "21:13");
+        assert_eq!(call("env", &["HOME"]).unwrap(), "/home/ada");
+        assert_eq!(call("env", &["NOPE"]).unwrap(), "");
+        assert_eq!(call("processEnv", &["HOME"]).unwrap(), "/home/ada");
+        assert_eq!(call("env.HOME", &[]).unwrap(), "/home/ada", "JetBrains' `$env.NAME`");
+        assert_eq!(call("basicAuth", &["ada", "lovelace"]).unwrap(), "Basic YWRhOmxvdmVsYWNl");
+        assert_eq!(call("base64", &["hi"]).unwrap(), "aGk=");
+        assert!(call("random.email", &[]).unwrap().ends_with("@example.com"));
+        assert_eq!(call("random.hexadecimal", &["8"]).unwrap().len(), 8);
+        assert!(
+            call_builtin(
+                "nope",
+                &[],
+                &BuiltinContext { environment: &Environment::fixed([]), now: None, local_offset: None }
+            )
+            .is_none()
+        );
     }
 
     #[test]
-    fn random_is_inclusive_and_checked() {
-        let mut seen = std::collections::HashSet::new();
-        for _ in 0..200 {
-            seen.insert(call("random", &["1", "3"]).unwrap().value);
+    fn each_spelling_keeps_its_range() {
+        assert_eq!(call("random", &["5", "5"]).unwrap(), "5", "ours includes the maximum");
+        assert_eq!(call("randomInt", &["5", "6"]).unwrap(), "5", "REST Client excludes it");
+        assert!(call("randomInt", &["5", "5"]).unwrap_err().contains("excluded"));
+        assert_eq!(call("random.integer", &["-3", "-2"]).unwrap(), "-3", "so does JetBrains");
+        let jetbrains: i64 = call("randomInt", &[]).unwrap().parse().unwrap();
+        assert!((0..1000).contains(&jetbrains));
+    }
+
+    #[test]
+    fn wrong_argument_counts_say_what_is_taken() {
+        assert_eq!(call("random", &["1"]).unwrap_err(), "takes 2 arguments `$random(min, max)`, got 1");
+        assert_eq!(call("uuid", &["x"]).unwrap_err(), "takes no arguments `$uuid()`, got 1");
+        assert_eq!(
+            call("datetime", &[]).unwrap_err(),
+            "takes 1 or 3 arguments `$datetime(format[, offset, unit])`, got 0"
+        );
+        assert_eq!(
+            call("randomInt", &["1"]).unwrap_err(),
+            "takes no arguments or 2 arguments `$randomInt(min, max)`, got 1"
+        );
+        assert_eq!(call("random.alphabetic", &[]).unwrap_err(), "takes 1 argument `$random.alphabetic(length)`, got 0");
+    }
+
+    #[test]
+    fn every_builtin_has_a_doc_arities_and_a_source_tool() {
+        for name in names() {
+            let doc = doc(name);
+            assert!(
+                ["Volley.", "JetBrains.", "REST Client.", "Volley, JetBrains.", "REST Client, JetBrains."]
+                    .iter()
+                    .any(|tool| doc.ends_with(tool))
+                    || doc.ends_with("offsets: REST Client."),
+                "{name}: {doc}"
+            );
+            let arities = expected_arguments(name).unwrap();
+            assert!(!arities.is_empty() && arities.windows(2).all(|pair| pair[0] < pair[1]), "{name}");
+            assert!(signature(name).starts_with('('), "{name}");
+            assert!(refusal(name).is_none(), "{name} is both built in and refused");
         }
-        assert_eq!(seen.len(), 3, "both ends appear: {seen:?}");
-        assert_eq!(call("randomInt", &["5", "5"]).unwrap().value, "5");
-        assert!(call("random", &["9", "1"]).unwrap_err().contains("greater"));
-        assert!(call("random", &["a", "1"]).is_err());
-        assert!(call("random", &["1"]).unwrap_err().contains("takes 2 arguments"));
+        assert!(is_builtin("env.PATH") && !is_builtin("env.") && !is_builtin("aadToken"));
     }
 
     #[test]
-    fn every_builtin_has_a_doc_and_arities() {
-        for name in BUILTIN_NAMES {
-            assert!(!doc(name).is_empty(), "{name}");
-            assert!(expected_arguments(name).is_some(), "{name}");
-        }
-    }
-
-    #[test]
-    fn datetimes() {
-        let moment = OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap();
-        assert_eq!(datetime(&["iso8601".to_owned()], moment).unwrap(), "2023-11-14T22:13:20Z");
-        assert_eq!(datetime(&["rfc1123".to_owned()], moment).unwrap(), "Tue, 14 Nov 2023 22:13:20 GMT");
-        let shifted = datetime(&["YYYY-MM-DD".to_owned(), "1".to_owned(), "d".to_owned()], moment).unwrap();
-        assert_eq!(shifted, "2023-11-15");
-        assert!(datetime(&["iso8601".to_owned(), "1".to_owned(), "q".to_owned()], moment).is_err());
+    fn refused_resolvers_name_their_tool() {
+        let (message, instead) = refusal("aadToken").unwrap();
+        assert_eq!(
+            message,
+            "`$aadToken` (REST Client: an Azure Active Directory token, signed in from the editor) is not \
+             supported by Volley"
+        );
+        assert!(instead.contains("command resolver `aadToken`"), "{instead}");
+        assert!(refusal("exampleServer").unwrap().0.starts_with("`$exampleServer` (JetBrains: "));
+        assert!(refusal("uuid").is_none());
     }
 }
