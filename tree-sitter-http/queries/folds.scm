@@ -3,3 +3,4 @@
 (request) @fold
 (body) @fold
 (script) @fold
+(js_block) @fold

@@ -44,6 +44,14 @@
 (response_reference "<>" @keyword)
 (response_reference path: (path) @string.special.path)
 (script) @markup.raw
+(script_file) @markup.raw
+(js_block) @markup.raw
+(command) @comment
+
+; httpyac: ?? status == 200, and a saved response (HTTP/1.1 200 OK …)
+(assertion "??" @keyword.operator)
+(assertion value: (value) @string)
+(response_line) @comment
 
 ; {{variables}} and {{$resolvers(args)}}; last, so they win inside the captures above.
 (variable ["{{" "}}"] @punctuation.special)

@@ -61,23 +61,25 @@ async fn invalid_assertions_do_not_stop_the_request() {
     assert!(!response.assertions_passed());
 }
 
-/// `text` parsed with its `# @assert` lines read as httpyac's `?? …` lines: what the
-/// syntax crate makes of a `??` line is an assert directive named `??` whose value is
-/// the text after it.
-fn as_httpyac(text: &str) -> volley_syntax::Document {
-    let mut document = volley_syntax::parse(text);
-    for request in document.blocks.iter_mut().filter_map(|block| block.request.as_mut()) {
-        for directive in &mut request.directives {
-            if directive.kind == volley_syntax::DirectiveKind::Assert {
-                "??".clone_into(&mut directive.name.value);
-            }
-        }
+/// `text` with its `# @assert` lines written as httpyac's `?? …` lines after the
+/// request (after a blank line when the request has a body), parsed.
+fn as_httpyac(text: &str) -> (volley_syntax::Document, String) {
+    let (assertions, rest): (Vec<&str>, Vec<&str>) = text.lines().partition(|line| line.starts_with("# @assert "));
+    let mut httpyac = rest.join("\n");
+    httpyac.push('\n');
+    for assertion in assertions {
+        httpyac.push_str("?? ");
+        httpyac.push_str(&assertion["# @assert ".len()..]);
+        httpyac.push('\n');
     }
-    document
+    let document = volley_syntax::parse(&httpyac);
+    let request = document.requests().next().unwrap();
+    assert!(request.directives.iter().all(|directive| directive.name.value == "??"), "{httpyac}");
+    (document, httpyac)
 }
 
 async fn run_httpyac(text: &str) -> volley_engine::Response {
-    let document = as_httpyac(text);
+    let (document, _) = as_httpyac(text);
     let request = document.requests().next().unwrap();
     client().run_request(&document, request, None, RunOptions::default()).await.unwrap()
 }
@@ -147,7 +149,8 @@ async fn httpyac_failures_say_expected_and_actual_and_refusals_are_invalid() {
     let Outcome::Invalid { message, hint } = outcomes[4].1 else { panic!("{outcomes:?}") };
     assert_eq!(message, "httpyac `js` assertions are not supported");
     assert!(hint.as_deref().unwrap().contains("no JavaScript"));
-    assert_eq!(response.assertions()[4].span.text(&format!("@expected = {{\"nope\": 1}}\n{text}")), "js");
+    let (_, written) = as_httpyac(&format!("@expected = {{\"nope\": 1}}\n{text}"));
+    assert_eq!(response.assertions()[4].span.text(&written), "js");
     let Outcome::Invalid { message, .. } = outcomes[5].1 else { panic!("{outcomes:?}") };
     assert_eq!(message, "httpyac `xpath` assertions are not supported");
     assert_eq!(outcomes[6].0, "body == {\"nope\": 1}", "variables are substituted first");

@@ -4,3 +4,4 @@
 (request) @fold
 (body) @fold
 (script) @fold
+(js_block) @fold
