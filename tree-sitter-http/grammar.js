@@ -48,6 +48,15 @@ const JS_BLOCK = new RegExp(
   String.raw`\{\{(@js[ \t]+)?[+@]?[A-Za-z]*[ \t]*(${NL}(${JS_LINE})?)*${NL}\}\}[ \t]*`,
 );
 
+// httpyac's GraphQL fragments: `fragment Parts on Type {` at the end of its line up to a
+// line of `}`, or all on one line. A line inside may be anything but `}` at its start and a line starting with
+// `###`.
+const FRAGMENT_LINE = String.raw`[^#}\r\n][^\r\n]*|##?([^#\r\n][^\r\n]*)?`;
+const FRAGMENT = new RegExp(
+  String.raw`fragment[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+on[ \t]+[^\r\n{]*\{` +
+    String.raw`([^\r\n]*\}[ \t]*|[ \t]*(${NL}(${FRAGMENT_LINE})?)*${NL}\}[ \t]*)`,
+);
+
 module.exports = grammar({
   name: 'volley_http',
 
@@ -125,6 +134,7 @@ module.exports = grammar({
         $.unclosed_script,
         alias($._pre_request_file, $.script_file),
         $.js_block,
+        $.graphql_fragment,
         $.command,
         $._blank,
       ),
@@ -178,9 +188,14 @@ module.exports = grammar({
     // httpyac's JavaScript blocks (see JS_BLOCK).
     js_block: (_) => token(prec(PREC.script, JS_BLOCK)),
 
+    // httpyac's GraphQL fragments (see FRAGMENT): added to the GraphQL queries that
+    // spread them (`...Parts`).
+    graphql_fragment: (_) => token(prec(PREC.script, FRAGMENT)),
+
     // Kulala's `import ./other.http` and `run #name` lines (lower case, as Kulala
     // writes them); recognised so that they never read as request lines.
-    command: (_) => token(prec(PREC.comment, /(import|run)[ \t]+[^\r\n]*/)),
+    // httpyac's `proto < ./file.proto` (gRPC) and `gql Name < ./file.gql` lines too.
+    command: (_) => token(prec(PREC.comment, /(import|run|proto|gql)[ \t]+[^\r\n]*/)),
 
     // ---------------------------------------------------------------- request
 

@@ -17,9 +17,9 @@
 #define LANGUAGE_VERSION 15
 #define STATE_COUNT 518
 #define LARGE_STATE_COUNT 2
-#define SYMBOL_COUNT 100
+#define SYMBOL_COUNT 101
 #define ALIAS_COUNT 1
-#define TOKEN_COUNT 54
+#define TOKEN_COUNT 55
 #define EXTERNAL_TOKEN_COUNT 0
 #define FIELD_COUNT 8
 #define MAX_ALIAS_SEQUENCE_LENGTH 6
@@ -43,91 +43,92 @@ enum ts_symbol_identifiers {
   sym__pre_request_file = 13,
   sym__handler_file = 14,
   sym_js_block = 15,
-  sym_command = 16,
-  sym_method = 17,
-  sym__url_text = 18,
-  sym_http_version = 19,
-  aux_sym_query_continuation_token1 = 20,
-  aux_sym_assertion_token1 = 21,
-  sym_response_line = 22,
-  aux_sym_header_token1 = 23,
-  sym__header_name_text = 24,
-  aux_sym_file_reference_token1 = 25,
-  aux_sym_file_reference_token2 = 26,
-  sym_form_field_name = 27,
-  anon_sym_AT2 = 28,
-  aux_sym_form_file_token1 = 29,
-  sym__form_path_text = 30,
-  aux_sym_output_redirect_token1 = 31,
-  aux_sym_response_reference_token1 = 32,
-  sym__text = 33,
-  sym__body_text = 34,
-  sym__angle = 35,
-  anon_sym_LBRACE = 36,
-  aux_sym_variable_token1 = 37,
-  aux_sym_variable_token2 = 38,
-  sym_variable_name = 39,
-  sym_resolver_name = 40,
-  anon_sym_LPAREN = 41,
-  anon_sym_COMMA = 42,
-  anon_sym_RPAREN = 43,
-  sym__argument_text = 44,
-  sym__word_text = 45,
-  anon_sym_DQUOTE = 46,
-  sym__string_text = 47,
-  anon_sym_LBRACK = 48,
-  anon_sym_RBRACK = 49,
-  sym__json_text = 50,
-  sym__newline = 51,
-  sym__space = 52,
-  sym__argument_space = 53,
-  sym_document = 54,
-  sym__first_block = 55,
-  sym_block = 56,
-  sym_separator = 57,
-  sym__document_separator = 58,
-  sym_directive = 59,
-  sym_variable_declaration = 60,
-  sym_value = 61,
-  sym_request = 62,
-  sym_request_line = 63,
-  sym_url = 64,
-  sym_query_continuation = 65,
-  sym_assertion = 66,
-  sym_header = 67,
-  sym_header_name = 68,
-  sym_body = 69,
-  sym_file_reference = 70,
-  sym_path = 71,
-  sym_form_field = 72,
-  sym_form_file = 73,
-  aux_sym__form_path = 74,
-  sym_output_redirect = 75,
-  sym_response_reference = 76,
-  sym__lone_brace = 77,
-  sym_variable = 78,
-  sym_resolver = 79,
-  sym_arguments = 80,
-  sym_argument = 81,
-  sym__word_argument = 82,
-  sym_string = 83,
-  sym_json_array = 84,
-  aux_sym_document_repeat1 = 85,
-  aux_sym__first_block_repeat1 = 86,
-  aux_sym_value_repeat1 = 87,
-  aux_sym_request_repeat1 = 88,
-  aux_sym_request_repeat2 = 89,
-  aux_sym_url_repeat1 = 90,
-  aux_sym_header_name_repeat1 = 91,
-  aux_sym_body_repeat1 = 92,
-  aux_sym__body_line_repeat1 = 93,
-  aux_sym_resolver_repeat1 = 94,
-  aux_sym_arguments_repeat1 = 95,
-  aux_sym_argument_repeat1 = 96,
-  aux_sym__word_argument_repeat1 = 97,
-  aux_sym_string_repeat1 = 98,
-  aux_sym_json_array_repeat1 = 99,
-  alias_sym_filename = 100,
+  sym_graphql_fragment = 16,
+  sym_command = 17,
+  sym_method = 18,
+  sym__url_text = 19,
+  sym_http_version = 20,
+  aux_sym_query_continuation_token1 = 21,
+  aux_sym_assertion_token1 = 22,
+  sym_response_line = 23,
+  aux_sym_header_token1 = 24,
+  sym__header_name_text = 25,
+  aux_sym_file_reference_token1 = 26,
+  aux_sym_file_reference_token2 = 27,
+  sym_form_field_name = 28,
+  anon_sym_AT2 = 29,
+  aux_sym_form_file_token1 = 30,
+  sym__form_path_text = 31,
+  aux_sym_output_redirect_token1 = 32,
+  aux_sym_response_reference_token1 = 33,
+  sym__text = 34,
+  sym__body_text = 35,
+  sym__angle = 36,
+  anon_sym_LBRACE = 37,
+  aux_sym_variable_token1 = 38,
+  aux_sym_variable_token2 = 39,
+  sym_variable_name = 40,
+  sym_resolver_name = 41,
+  anon_sym_LPAREN = 42,
+  anon_sym_COMMA = 43,
+  anon_sym_RPAREN = 44,
+  sym__argument_text = 45,
+  sym__word_text = 46,
+  anon_sym_DQUOTE = 47,
+  sym__string_text = 48,
+  anon_sym_LBRACK = 49,
+  anon_sym_RBRACK = 50,
+  sym__json_text = 51,
+  sym__newline = 52,
+  sym__space = 53,
+  sym__argument_space = 54,
+  sym_document = 55,
+  sym__first_block = 56,
+  sym_block = 57,
+  sym_separator = 58,
+  sym__document_separator = 59,
+  sym_directive = 60,
+  sym_variable_declaration = 61,
+  sym_value = 62,
+  sym_request = 63,
+  sym_request_line = 64,
+  sym_url = 65,
+  sym_query_continuation = 66,
+  sym_assertion = 67,
+  sym_header = 68,
+  sym_header_name = 69,
+  sym_body = 70,
+  sym_file_reference = 71,
+  sym_path = 72,
+  sym_form_field = 73,
+  sym_form_file = 74,
+  aux_sym__form_path = 75,
+  sym_output_redirect = 76,
+  sym_response_reference = 77,
+  sym__lone_brace = 78,
+  sym_variable = 79,
+  sym_resolver = 80,
+  sym_arguments = 81,
+  sym_argument = 82,
+  sym__word_argument = 83,
+  sym_string = 84,
+  sym_json_array = 85,
+  aux_sym_document_repeat1 = 86,
+  aux_sym__first_block_repeat1 = 87,
+  aux_sym_value_repeat1 = 88,
+  aux_sym_request_repeat1 = 89,
+  aux_sym_request_repeat2 = 90,
+  aux_sym_url_repeat1 = 91,
+  aux_sym_header_name_repeat1 = 92,
+  aux_sym_body_repeat1 = 93,
+  aux_sym__body_line_repeat1 = 94,
+  aux_sym_resolver_repeat1 = 95,
+  aux_sym_arguments_repeat1 = 96,
+  aux_sym_argument_repeat1 = 97,
+  aux_sym__word_argument_repeat1 = 98,
+  aux_sym_string_repeat1 = 99,
+  aux_sym_json_array_repeat1 = 100,
+  alias_sym_filename = 101,
 };
 
 static const char * const ts_symbol_names[] = {
@@ -147,6 +148,7 @@ static const char * const ts_symbol_names[] = {
   [sym__pre_request_file] = "script_file",
   [sym__handler_file] = "script_file",
   [sym_js_block] = "js_block",
+  [sym_graphql_fragment] = "graphql_fragment",
   [sym_command] = "command",
   [sym_method] = "method",
   [sym__url_text] = "_url_text",
@@ -251,6 +253,7 @@ static const TSSymbol ts_symbol_map[] = {
   [sym__pre_request_file] = sym__pre_request_file,
   [sym__handler_file] = sym__pre_request_file,
   [sym_js_block] = sym_js_block,
+  [sym_graphql_fragment] = sym_graphql_fragment,
   [sym_command] = sym_command,
   [sym_method] = sym_method,
   [sym__url_text] = sym__url_text,
@@ -400,6 +403,10 @@ static const TSSymbolMetadata ts_symbol_metadata[] = {
     .named = true,
   },
   [sym_js_block] = {
+    .visible = true,
+    .named = true,
+  },
+  [sym_graphql_fragment] = {
     .visible = true,
     .named = true,
   },
@@ -883,36 +890,36 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [17] = 17,
   [18] = 18,
   [19] = 19,
-  [20] = 16,
+  [20] = 20,
   [21] = 17,
   [22] = 17,
-  [23] = 17,
+  [23] = 16,
   [24] = 16,
-  [25] = 25,
-  [26] = 18,
-  [27] = 19,
+  [25] = 17,
+  [26] = 19,
+  [27] = 20,
   [28] = 16,
-  [29] = 18,
-  [30] = 19,
-  [31] = 18,
-  [32] = 19,
-  [33] = 18,
-  [34] = 18,
+  [29] = 19,
+  [30] = 20,
+  [31] = 19,
+  [32] = 20,
+  [33] = 19,
+  [34] = 19,
   [35] = 35,
   [36] = 36,
   [37] = 16,
-  [38] = 19,
+  [38] = 20,
   [39] = 17,
   [40] = 16,
-  [41] = 19,
+  [41] = 20,
   [42] = 17,
-  [43] = 19,
-  [44] = 18,
-  [45] = 19,
+  [43] = 20,
+  [44] = 19,
+  [45] = 20,
   [46] = 17,
   [47] = 16,
   [48] = 48,
-  [49] = 19,
+  [49] = 20,
   [50] = 50,
   [51] = 51,
   [52] = 52,
@@ -923,22 +930,22 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [57] = 36,
   [58] = 16,
   [59] = 59,
-  [60] = 19,
-  [61] = 18,
+  [60] = 20,
+  [61] = 19,
   [62] = 62,
   [63] = 35,
   [64] = 64,
   [65] = 65,
-  [66] = 19,
+  [66] = 20,
   [67] = 67,
   [68] = 35,
   [69] = 36,
-  [70] = 18,
+  [70] = 19,
   [71] = 71,
   [72] = 72,
   [73] = 73,
   [74] = 50,
-  [75] = 19,
+  [75] = 20,
   [76] = 50,
   [77] = 50,
   [78] = 50,
@@ -960,12 +967,12 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [94] = 94,
   [95] = 53,
   [96] = 48,
-  [97] = 18,
+  [97] = 19,
   [98] = 98,
   [99] = 53,
   [100] = 100,
   [101] = 48,
-  [102] = 19,
+  [102] = 20,
   [103] = 35,
   [104] = 35,
   [105] = 36,
@@ -981,9 +988,9 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [115] = 67,
   [116] = 48,
   [117] = 73,
-  [118] = 18,
-  [119] = 19,
-  [120] = 19,
+  [118] = 19,
+  [119] = 20,
+  [120] = 20,
   [121] = 62,
   [122] = 65,
   [123] = 72,
@@ -994,7 +1001,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [128] = 67,
   [129] = 73,
   [130] = 52,
-  [131] = 18,
+  [131] = 19,
   [132] = 62,
   [133] = 65,
   [134] = 72,
@@ -1008,7 +1015,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [142] = 73,
   [143] = 143,
   [144] = 100,
-  [145] = 19,
+  [145] = 20,
   [146] = 146,
   [147] = 143,
   [148] = 52,
@@ -1016,16 +1023,16 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [150] = 150,
   [151] = 151,
   [152] = 152,
-  [153] = 18,
+  [153] = 19,
   [154] = 154,
   [155] = 35,
   [156] = 36,
   [157] = 53,
   [158] = 48,
-  [159] = 18,
+  [159] = 19,
   [160] = 160,
-  [161] = 18,
-  [162] = 19,
+  [161] = 19,
+  [162] = 20,
   [163] = 163,
   [164] = 62,
   [165] = 65,
@@ -1034,7 +1041,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [168] = 64,
   [169] = 35,
   [170] = 36,
-  [171] = 18,
+  [171] = 19,
   [172] = 172,
   [173] = 173,
   [174] = 52,
@@ -1065,7 +1072,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [199] = 17,
   [200] = 200,
   [201] = 201,
-  [202] = 18,
+  [202] = 19,
   [203] = 35,
   [204] = 36,
   [205] = 36,
@@ -1083,7 +1090,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [217] = 52,
   [218] = 53,
   [219] = 67,
-  [220] = 19,
+  [220] = 20,
   [221] = 54,
   [222] = 48,
   [223] = 48,
@@ -1124,7 +1131,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [258] = 36,
   [259] = 65,
   [260] = 65,
-  [261] = 18,
+  [261] = 19,
   [262] = 52,
   [263] = 64,
   [264] = 71,
@@ -1393,34 +1400,34 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
   eof = lexer->eof(lexer);
   switch (state) {
     case 0:
-      if (eof) ADVANCE(121);
+      if (eof) ADVANCE(134);
       ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 277,
-        '#', 127,
-        '$', 60,
-        '(', 263,
-        ')', 265,
-        ',', 264,
-        '/', 42,
-        ':', 181,
-        '<', 233,
-        '=', 142,
-        '>', 234,
-        '@', 196,
-        '[', 287,
-        ']', 289,
-        '_', 140,
-        '{', 236,
-        '|', 197,
-        '}', 53,
-        0xfeff, 122,
-        '\t', 304,
-        ' ', 304,
+        '\n', 326,
+        '\r', 324,
+        '"', 306,
+        '#', 140,
+        '$', 73,
+        '(', 292,
+        ')', 294,
+        ',', 293,
+        '/', 47,
+        ':', 210,
+        '<', 262,
+        '=', 155,
+        '>', 263,
+        '@', 225,
+        '[', 316,
+        ']', 318,
+        '_', 153,
+        '{', 265,
+        '|', 226,
+        '}', 62,
+        0xfeff, 135,
+        '\t', 333,
+        ' ', 333,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(139);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(152);
       END_STATE();
     case 1:
       if (lookahead == '\n') ADVANCE(1);
@@ -1456,7 +1463,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 5:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '}') ADVANCE(153);
+      if (lookahead == '}') ADVANCE(166);
       if (lookahead != 0) ADVANCE(11);
       END_STATE();
     case 6:
@@ -1505,123 +1512,155 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 12:
       if (lookahead == '\n') ADVANCE(12);
       if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '#') ADVANCE(37);
-      if (lookahead == '%') ADVANCE(40);
+      if (lookahead == '#') ADVANCE(42);
+      if (lookahead == '%') ADVANCE(45);
       if (lookahead != 0) ADVANCE(13);
       END_STATE();
     case 13:
       if (lookahead == '\n') ADVANCE(12);
       if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(40);
+      if (lookahead == '%') ADVANCE(45);
       if (lookahead != 0) ADVANCE(13);
       END_STATE();
     case 14:
       ADVANCE_MAP(
-        '\n', 51,
-        '{', 66,
-        '\t', 231,
-        ' ', 231,
-        '"', 231,
-        '\'', 231,
-        ')', 231,
-        ',', 231,
-        ':', 231,
-        ']', 231,
-        '}', 231,
+        '\n', 60,
+        '{', 79,
+        '\t', 260,
+        ' ', 260,
+        '"', 260,
+        '\'', 260,
+        ')', 260,
+        ',', 260,
+        ':', 260,
+        ']', 260,
+        '}', 260,
       );
       END_STATE();
     case 15:
-      ADVANCE_MAP(
-        '"', 277,
-        '(', 263,
-        ')', 265,
-        ',', 264,
-        '{', 240,
-        '}', 53,
-        '\t', 305,
-        ' ', 305,
-        '[', 276,
-        ']', 276,
-        0x0b, 270,
-        '\f', 270,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(268);
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
+      if (lookahead == '#') ADVANCE(16);
+      if (lookahead == '}') ADVANCE(168);
+      if (lookahead != 0) ADVANCE(19);
       END_STATE();
     case 16:
-      ADVANCE_MAP(
-        '"', 277,
-        '(', 263,
-        '[', 287,
-        ']', 289,
-        '{', 242,
-        '}', 291,
-        '\t', 310,
-        ' ', 310,
-      );
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(294);
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
+      if (lookahead == '#') ADVANCE(18);
+      if (lookahead != 0) ADVANCE(19);
       END_STATE();
     case 17:
-      ADVANCE_MAP(
-        '"', 277,
-        '(', 263,
-        '[', 288,
-        ']', 290,
-        '{', 242,
-        '}', 291,
-        '\t', 310,
-        ' ', 310,
-        0x0b, 294,
-        '\f', 294,
-        ')', 294,
-        ',', 294,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(274);
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
+      if (lookahead == '}') ADVANCE(167);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(17);
+      if (lookahead != 0) ADVANCE(63);
       END_STATE();
     case 18:
-      ADVANCE_MAP(
-        '"', 277,
-        '(', 263,
-        '\\', 275,
-        '{', 243,
-        '}', 283,
-        '\t', 311,
-        ' ', 311,
-        0x0b, 286,
-        '\f', 286,
-        ')', 286,
-        ',', 286,
-      );
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(272);
+          lookahead != '#') ADVANCE(19);
       END_STATE();
     case 19:
-      if (lookahead == '"') ADVANCE(277);
-      if (lookahead == '(') ADVANCE(263);
-      if (lookahead == '\\') ADVANCE(68);
-      if (lookahead == '{') ADVANCE(243);
-      if (lookahead == '}') ADVANCE(283);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(311);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(286);
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
+      if (lookahead != 0) ADVANCE(19);
       END_STATE();
     case 20:
       ADVANCE_MAP(
-        '"', 277,
-        ')', 265,
-        ',', 264,
-        '[', 287,
-        '{', 240,
-        '}', 53,
-        '\t', 266,
-        ' ', 266,
+        '"', 306,
+        '(', 292,
+        ')', 294,
+        ',', 293,
+        '{', 269,
+        '}', 62,
+        '\t', 334,
+        ' ', 334,
+        '[', 305,
+        ']', 305,
+        0x0b, 299,
+        '\f', 299,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(297);
+      END_STATE();
+    case 21:
+      ADVANCE_MAP(
+        '"', 306,
+        '(', 292,
+        '[', 316,
+        ']', 318,
+        '{', 271,
+        '}', 320,
+        '\t', 339,
+        ' ', 339,
+      );
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(323);
+      END_STATE();
+    case 22:
+      ADVANCE_MAP(
+        '"', 306,
+        '(', 292,
+        '[', 317,
+        ']', 319,
+        '{', 271,
+        '}', 320,
+        '\t', 339,
+        ' ', 339,
+        0x0b, 323,
+        '\f', 323,
+        ')', 323,
+        ',', 323,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(303);
+      END_STATE();
+    case 23:
+      ADVANCE_MAP(
+        '"', 306,
+        '(', 292,
+        '\\', 304,
+        '{', 272,
+        '}', 312,
+        '\t', 340,
+        ' ', 340,
+        0x0b, 315,
+        '\f', 315,
+        ')', 315,
+        ',', 315,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
+      END_STATE();
+    case 24:
+      if (lookahead == '"') ADVANCE(306);
+      if (lookahead == '(') ADVANCE(292);
+      if (lookahead == '\\') ADVANCE(81);
+      if (lookahead == '{') ADVANCE(272);
+      if (lookahead == '}') ADVANCE(312);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(340);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(315);
+      END_STATE();
+    case 25:
+      ADVANCE_MAP(
+        '"', 306,
+        ')', 294,
+        ',', 293,
+        '[', 316,
+        '{', 269,
+        '}', 62,
+        '\t', 295,
+        ' ', 295,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
@@ -1629,1173 +1668,1230 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ']') ADVANCE(270);
-      END_STATE();
-    case 21:
-      if (lookahead == '"') ADVANCE(277);
-      if (lookahead == '[') ADVANCE(287);
-      if (lookahead == ']') ADVANCE(289);
-      if (lookahead == '{') ADVANCE(242);
-      if (lookahead == '}') ADVANCE(291);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(292);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(294);
-      END_STATE();
-    case 22:
-      if (lookahead == '"') ADVANCE(277);
-      if (lookahead == '[') ADVANCE(287);
-      if (lookahead == ']') ADVANCE(289);
-      if (lookahead == '{') ADVANCE(242);
-      if (lookahead == '}') ADVANCE(291);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(310);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(294);
-      END_STATE();
-    case 23:
-      if (lookahead == '"') ADVANCE(277);
-      if (lookahead == '[') ADVANCE(287);
-      if (lookahead == ']') ADVANCE(289);
-      if (lookahead == '{') ADVANCE(242);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(294);
-      END_STATE();
-    case 24:
-      ADVANCE_MAP(
-        '"', 277,
-        '[', 288,
-        ']', 290,
-        '{', 242,
-        '}', 291,
-        '\t', 310,
-        ' ', 310,
-        0x0b, 294,
-        '\f', 294,
-        '(', 294,
-        ')', 294,
-        ',', 294,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(274);
-      END_STATE();
-    case 25:
-      ADVANCE_MAP(
-        '"', 277,
-        '\\', 275,
-        '{', 243,
-        '}', 283,
-        '\t', 311,
-        ' ', 311,
-        0x0b, 286,
-        '\f', 286,
-        '(', 286,
-        ')', 286,
-        ',', 286,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(272);
+          lookahead != ']') ADVANCE(299);
       END_STATE();
     case 26:
-      if (lookahead == '"') ADVANCE(277);
-      if (lookahead == '\\') ADVANCE(68);
-      if (lookahead == '{') ADVANCE(243);
-      if (lookahead == '}') ADVANCE(283);
+      if (lookahead == '"') ADVANCE(306);
+      if (lookahead == '[') ADVANCE(316);
+      if (lookahead == ']') ADVANCE(318);
+      if (lookahead == '{') ADVANCE(271);
+      if (lookahead == '}') ADVANCE(320);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(284);
+          lookahead == ' ') ADVANCE(321);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(286);
+          lookahead != '\r') ADVANCE(323);
       END_STATE();
     case 27:
-      if (lookahead == '"') ADVANCE(277);
-      if (lookahead == '\\') ADVANCE(68);
-      if (lookahead == '{') ADVANCE(243);
-      if (lookahead == '}') ADVANCE(283);
+      if (lookahead == '"') ADVANCE(306);
+      if (lookahead == '[') ADVANCE(316);
+      if (lookahead == ']') ADVANCE(318);
+      if (lookahead == '{') ADVANCE(271);
+      if (lookahead == '}') ADVANCE(320);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(311);
+          lookahead == ' ') ADVANCE(339);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(286);
+          lookahead != '\r') ADVANCE(323);
       END_STATE();
     case 28:
-      if (lookahead == '"') ADVANCE(277);
-      if (lookahead == '\\') ADVANCE(68);
-      if (lookahead == '{') ADVANCE(243);
+      if (lookahead == '"') ADVANCE(306);
+      if (lookahead == '[') ADVANCE(316);
+      if (lookahead == ']') ADVANCE(318);
+      if (lookahead == '{') ADVANCE(271);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(286);
+          lookahead != '\r') ADVANCE(323);
       END_STATE();
     case 29:
-      if (lookahead == '"') ADVANCE(277);
-      if (lookahead == '{') ADVANCE(52);
+      ADVANCE_MAP(
+        '"', 306,
+        '[', 317,
+        ']', 319,
+        '{', 271,
+        '}', 320,
+        '\t', 339,
+        ' ', 339,
+        0x0b, 323,
+        '\f', 323,
+        '(', 323,
+        ')', 323,
+        ',', 323,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(303);
+      END_STATE();
+    case 30:
+      ADVANCE_MAP(
+        '"', 306,
+        '\\', 304,
+        '{', 272,
+        '}', 312,
+        '\t', 340,
+        ' ', 340,
+        0x0b, 315,
+        '\f', 315,
+        '(', 315,
+        ')', 315,
+        ',', 315,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
+      END_STATE();
+    case 31:
+      if (lookahead == '"') ADVANCE(306);
+      if (lookahead == '\\') ADVANCE(81);
+      if (lookahead == '{') ADVANCE(272);
+      if (lookahead == '}') ADVANCE(312);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(313);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(315);
+      END_STATE();
+    case 32:
+      if (lookahead == '"') ADVANCE(306);
+      if (lookahead == '\\') ADVANCE(81);
+      if (lookahead == '{') ADVANCE(272);
+      if (lookahead == '}') ADVANCE(312);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(340);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(315);
+      END_STATE();
+    case 33:
+      if (lookahead == '"') ADVANCE(306);
+      if (lookahead == '\\') ADVANCE(81);
+      if (lookahead == '{') ADVANCE(272);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(315);
+      END_STATE();
+    case 34:
+      if (lookahead == '"') ADVANCE(306);
+      if (lookahead == '{') ADVANCE(61);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != ',' &&
-          lookahead != '}') ADVANCE(276);
-      END_STATE();
-    case 30:
-      ADVANCE_MAP(
-        '"', 260,
-        '$', 267,
-        '(', 260,
-        ')', 260,
-        ',', 260,
-        '{', 240,
-        '}', 53,
-        '\t', 305,
-        ' ', 305,
-        '[', 258,
-        ']', 258,
-        0x0b, 270,
-        '\f', 270,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(258);
-      END_STATE();
-    case 31:
-      ADVANCE_MAP(
-        '"', 260,
-        '$', 273,
-        '[', 258,
-        ']', 258,
-        '{', 242,
-        '}', 291,
-        '\t', 310,
-        ' ', 310,
-        0x0b, 294,
-        '\f', 294,
-        '(', 257,
-        ')', 257,
-        ',', 257,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(252);
-      END_STATE();
-    case 32:
-      ADVANCE_MAP(
-        '"', 260,
-        '$', 293,
-        '[', 260,
-        ']', 260,
-        '{', 242,
-        '}', 291,
-        '\t', 292,
-        ' ', 292,
-        0x0b, 294,
-        '\f', 294,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(257);
-      END_STATE();
-    case 33:
-      ADVANCE_MAP(
-        '"', 260,
-        '$', 271,
-        '\\', 259,
-        '{', 243,
-        '}', 283,
-        '\t', 311,
-        ' ', 311,
-        0x0b, 286,
-        '\f', 286,
-        '(', 250,
-        ')', 250,
-        ',', 250,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(251);
-      END_STATE();
-    case 34:
-      ADVANCE_MAP(
-        '"', 260,
-        '$', 269,
-        ')', 260,
-        ',', 260,
-        '{', 240,
-        '}', 53,
-        '\t', 266,
-        ' ', 266,
-        0x0b, 270,
-        '\f', 270,
-        '(', 260,
-        '[', 260,
-        ']', 260,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(258);
+          lookahead != '}') ADVANCE(305);
       END_STATE();
     case 35:
       ADVANCE_MAP(
-        '"', 260,
-        '$', 285,
-        '\\', 261,
-        '{', 243,
-        '}', 283,
-        '\t', 284,
-        ' ', 284,
-        0x0b, 286,
-        '\f', 286,
+        '"', 289,
+        '$', 296,
+        '(', 289,
+        ')', 289,
+        ',', 289,
+        '{', 269,
+        '}', 62,
+        '\t', 334,
+        ' ', 334,
+        '[', 287,
+        ']', 287,
+        0x0b, 299,
+        '\f', 299,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(250);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(287);
       END_STATE();
     case 36:
-      if (lookahead == '#') ADVANCE(124);
+      ADVANCE_MAP(
+        '"', 289,
+        '$', 302,
+        '[', 287,
+        ']', 287,
+        '{', 271,
+        '}', 320,
+        '\t', 339,
+        ' ', 339,
+        0x0b, 323,
+        '\f', 323,
+        '(', 286,
+        ')', 286,
+        ',', 286,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(281);
       END_STATE();
     case 37:
-      if (lookahead == '#') ADVANCE(65);
+      ADVANCE_MAP(
+        '"', 289,
+        '$', 322,
+        '[', 289,
+        ']', 289,
+        '{', 271,
+        '}', 320,
+        '\t', 321,
+        ' ', 321,
+        0x0b, 323,
+        '\f', 323,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(286);
+      END_STATE();
+    case 38:
+      ADVANCE_MAP(
+        '"', 289,
+        '$', 300,
+        '\\', 288,
+        '{', 272,
+        '}', 312,
+        '\t', 340,
+        ' ', 340,
+        0x0b, 315,
+        '\f', 315,
+        '(', 279,
+        ')', 279,
+        ',', 279,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(280);
+      END_STATE();
+    case 39:
+      ADVANCE_MAP(
+        '"', 289,
+        '$', 298,
+        ')', 289,
+        ',', 289,
+        '{', 269,
+        '}', 62,
+        '\t', 295,
+        ' ', 295,
+        0x0b, 299,
+        '\f', 299,
+        '(', 289,
+        '[', 289,
+        ']', 289,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(287);
+      END_STATE();
+    case 40:
+      ADVANCE_MAP(
+        '"', 289,
+        '$', 314,
+        '\\', 290,
+        '{', 272,
+        '}', 312,
+        '\t', 313,
+        ' ', 313,
+        0x0b, 315,
+        '\f', 315,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(279);
+      END_STATE();
+    case 41:
+      if (lookahead == '#') ADVANCE(137);
+      END_STATE();
+    case 42:
+      if (lookahead == '#') ADVANCE(78);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '%') ADVANCE(13);
       END_STATE();
-    case 38:
-      if (lookahead == '#') ADVANCE(36);
+    case 43:
+      if (lookahead == '#') ADVANCE(41);
       END_STATE();
-    case 39:
-      if (lookahead == '%') ADVANCE(145);
+    case 44:
+      if (lookahead == '%') ADVANCE(158);
       END_STATE();
-    case 40:
-      if (lookahead == '%') ADVANCE(40);
-      if (lookahead == '}') ADVANCE(144);
+    case 45:
+      if (lookahead == '%') ADVANCE(45);
+      if (lookahead == '}') ADVANCE(157);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(13);
       END_STATE();
-    case 41:
-      if (lookahead == '%') ADVANCE(146);
+    case 46:
+      if (lookahead == '%') ADVANCE(159);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(170);
-      END_STATE();
-    case 42:
-      if (lookahead == '/') ADVANCE(132);
-      END_STATE();
-    case 43:
-      if (lookahead == '/') ADVANCE(59);
-      END_STATE();
-    case 44:
-      if (lookahead == '=') ADVANCE(142);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(303);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(140);
-      END_STATE();
-    case 45:
-      if (lookahead == 'P') ADVANCE(43);
-      END_STATE();
-    case 46:
-      if (lookahead == 'T') ADVANCE(45);
+          lookahead != '{') ADVANCE(199);
       END_STATE();
     case 47:
-      if (lookahead == 'T') ADVANCE(46);
+      if (lookahead == '/') ADVANCE(145);
       END_STATE();
     case 48:
-      if (lookahead == '{') ADVANCE(39);
+      if (lookahead == '/') ADVANCE(72);
+      END_STATE();
+    case 49:
+      if (lookahead == '=') ADVANCE(155);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(48);
+          lookahead == ' ') ADVANCE(332);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(153);
+      END_STATE();
+    case 50:
+      if (lookahead == 'P') ADVANCE(48);
+      END_STATE();
+    case 51:
+      if (lookahead == 'T') ADVANCE(50);
+      END_STATE();
+    case 52:
+      if (lookahead == 'T') ADVANCE(51);
+      END_STATE();
+    case 53:
+      if (lookahead == 'n') ADVANCE(68);
+      END_STATE();
+    case 54:
+      if (lookahead == 'o') ADVANCE(53);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(54);
+      END_STATE();
+    case 55:
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(55);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != '%' &&
-          lookahead != '>') ADVANCE(152);
+          lookahead != '>') ADVANCE(165);
       END_STATE();
-    case 49:
-      if (lookahead == '{') ADVANCE(39);
+    case 56:
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(49);
+          lookahead == ' ') ADVANCE(56);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(150);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(163);
       END_STATE();
-    case 50:
-      if (lookahead == '{') ADVANCE(39);
+    case 57:
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(50);
+          lookahead == ' ') ADVANCE(57);
       END_STATE();
-    case 51:
+    case 58:
+      if (lookahead == '{') ADVANCE(17);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(58);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(59);
+      END_STATE();
+    case 59:
+      if (lookahead == '{') ADVANCE(17);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(59);
+      END_STATE();
+    case 60:
       ADVANCE_MAP(
-        '{', 66,
-        '\t', 231,
-        ' ', 231,
-        '"', 231,
-        '\'', 231,
-        ')', 231,
-        ',', 231,
-        ':', 231,
-        ']', 231,
-        '}', 231,
+        '{', 79,
+        '\t', 260,
+        ' ', 260,
+        '"', 260,
+        '\'', 260,
+        ')', 260,
+        ',', 260,
+        ':', 260,
+        ']', 260,
+        '}', 260,
       );
       END_STATE();
-    case 52:
-      if (lookahead == '{') ADVANCE(248);
+    case 61:
+      if (lookahead == '{') ADVANCE(277);
       END_STATE();
-    case 53:
-      if (lookahead == '}') ADVANCE(249);
+    case 62:
+      if (lookahead == '}') ADVANCE(278);
       END_STATE();
-    case 54:
-      if (lookahead == '}') ADVANCE(190);
+    case 63:
+      if (lookahead == '}') ADVANCE(167);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(63);
+      END_STATE();
+    case 64:
+      if (lookahead == '}') ADVANCE(219);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(54);
+          lookahead == ' ') ADVANCE(64);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(192);
+          lookahead != '{') ADVANCE(221);
       END_STATE();
-    case 55:
+    case 65:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(194);
+          lookahead == ' ') ADVANCE(223);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(55);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(65);
       END_STATE();
-    case 56:
+    case 66:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(56);
+          lookahead == ' ') ADVANCE(66);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(67);
+      END_STATE();
+    case 67:
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(54);
+      if (('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(67);
+      END_STATE();
+    case 68:
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(58);
+      END_STATE();
+    case 69:
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(69);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(192);
+          lookahead != '{') ADVANCE(221);
       END_STATE();
-    case 57:
+    case 70:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(58);
+          lookahead == ' ') ADVANCE(71);
       if (lookahead == '&' ||
-          lookahead == '?') ADVANCE(174);
+          lookahead == '?') ADVANCE(203);
       if (lookahead == '$' ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(143);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(156);
       END_STATE();
-    case 58:
+    case 71:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(58);
+          lookahead == ' ') ADVANCE(71);
       if (lookahead == '&' ||
           lookahead == '/' ||
-          lookahead == '?') ADVANCE(174);
+          lookahead == '?') ADVANCE(203);
       END_STATE();
-    case 59:
+    case 72:
       if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(173);
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(202);
       END_STATE();
-    case 60:
+    case 73:
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       END_STATE();
-    case 61:
+    case 74:
       if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(270);
+          lookahead == ']') ADVANCE(299);
       END_STATE();
-    case 62:
+    case 75:
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(170);
+          lookahead != '{') ADVANCE(199);
       END_STATE();
-    case 63:
+    case 76:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
           lookahead != ']' &&
-          lookahead != '{') ADVANCE(294);
+          lookahead != '{') ADVANCE(323);
       END_STATE();
-    case 64:
+    case 77:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '\\' &&
-          lookahead != '{') ADVANCE(286);
+          lookahead != '{') ADVANCE(315);
       END_STATE();
-    case 65:
+    case 78:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '#' &&
           lookahead != '%') ADVANCE(13);
       END_STATE();
-    case 66:
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '{') ADVANCE(231);
-      END_STATE();
-    case 67:
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '{') ADVANCE(212);
-      END_STATE();
-    case 68:
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(286);
-      END_STATE();
-    case 69:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 279,
-        '(', 263,
-        '{', 241,
-        '}', 166,
-        '\t', 304,
-        ' ', 304,
-        ')', 170,
-        ',', 170,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(168);
-      END_STATE();
-    case 70:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 279,
-        '{', 241,
-        '}', 166,
-        '\t', 304,
-        ' ', 304,
-        '(', 170,
-        ')', 170,
-        ',', 170,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(168);
-      END_STATE();
-    case 71:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 260,
-        '$', 167,
-        '{', 241,
-        '}', 166,
-        '\t', 304,
-        ' ', 304,
-        '(', 260,
-        ')', 260,
-        ',', 260,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(258);
-      END_STATE();
-    case 72:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 260,
-        '$', 209,
-        '{', 245,
-        '}', 207,
-        '\t', 309,
-        ' ', 309,
-        0x0b, 212,
-        '\f', 212,
-        '(', 260,
-        ')', 260,
-        ',', 260,
-      );
-      if (lookahead != 0) ADVANCE(258);
-      END_STATE();
-    case 73:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 281,
-        '(', 263,
-        ':', 182,
-        '{', 239,
-        '}', 190,
-        '\t', 306,
-        ' ', 306,
-        ')', 192,
-        ',', 192,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(186);
-      END_STATE();
-    case 74:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 281,
-        ':', 182,
-        '{', 239,
-        '}', 190,
-        '\t', 306,
-        ' ', 306,
-        '(', 192,
-        ')', 192,
-        ',', 192,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(186);
-      END_STATE();
-    case 75:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 282,
-        '(', 263,
-        '{', 239,
-        '|', 197,
-        '}', 200,
-        '\t', 308,
-        ' ', 308,
-        0x0b, 203,
-        '\f', 203,
-        ')', 203,
-        ',', 203,
-      );
-      if (lookahead != 0) ADVANCE(199);
-      END_STATE();
-    case 76:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 282,
-        '(', 263,
-        '{', 239,
-        '|', 276,
-        '}', 200,
-        '\t', 308,
-        ' ', 308,
-        0x0b, 203,
-        '\f', 203,
-        ')', 203,
-        ',', 203,
-      );
-      if (lookahead != 0) ADVANCE(199);
-      END_STATE();
-    case 77:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 282,
-        '{', 239,
-        '|', 197,
-        '}', 200,
-        '\t', 308,
-        ' ', 308,
-        0x0b, 203,
-        '\f', 203,
-        '(', 203,
-        ')', 203,
-        ',', 203,
-      );
-      if (lookahead != 0) ADVANCE(199);
-      END_STATE();
-    case 78:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 282,
-        '{', 239,
-        '|', 276,
-        '}', 200,
-        '\t', 308,
-        ' ', 308,
-        0x0b, 203,
-        '\f', 203,
-        '(', 203,
-        ')', 203,
-        ',', 203,
-      );
-      if (lookahead != 0) ADVANCE(199);
-      END_STATE();
     case 79:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 253,
-        '$', 185,
-        ':', 258,
-        '{', 239,
-        '}', 190,
-        '\t', 306,
-        ' ', 306,
-        '(', 253,
-        ')', 253,
-        ',', 253,
-      );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(254);
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '{') ADVANCE(260);
       END_STATE();
     case 80:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 255,
-        '$', 198,
-        '{', 239,
-        '|', 197,
-        '}', 200,
-        '\t', 308,
-        ' ', 308,
-        0x0b, 203,
-        '\f', 203,
-        '(', 255,
-        ')', 255,
-        ',', 255,
-      );
-      if (lookahead != 0) ADVANCE(256);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '{') ADVANCE(241);
       END_STATE();
     case 81:
-      if (eof) ADVANCE(121);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(315);
+      END_STATE();
+    case 82:
+      if (eof) ADVANCE(134);
       ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 255,
-        '$', 198,
-        '{', 239,
-        '|', 258,
-        '}', 200,
-        '\t', 308,
-        ' ', 308,
-        0x0b, 203,
-        '\f', 203,
-        '(', 255,
-        ')', 255,
-        ',', 255,
+        '\n', 326,
+        '\r', 324,
+        '"', 308,
+        '(', 292,
+        '{', 270,
+        '}', 195,
+        '\t', 333,
+        ' ', 333,
+        ')', 199,
+        ',', 199,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(197);
+      END_STATE();
+    case 83:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 308,
+        '{', 270,
+        '}', 195,
+        '\t', 333,
+        ' ', 333,
+        '(', 199,
+        ')', 199,
+        ',', 199,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(197);
+      END_STATE();
+    case 84:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 289,
+        '$', 196,
+        '{', 270,
+        '}', 195,
+        '\t', 333,
+        ' ', 333,
+        '(', 289,
+        ')', 289,
+        ',', 289,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(287);
+      END_STATE();
+    case 85:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 289,
+        '$', 238,
+        '{', 274,
+        '}', 236,
+        '\t', 338,
+        ' ', 338,
+        0x0b, 241,
+        '\f', 241,
+        '(', 289,
+        ')', 289,
+        ',', 289,
+      );
+      if (lookahead != 0) ADVANCE(287);
+      END_STATE();
+    case 86:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 310,
+        '(', 292,
+        ':', 211,
+        '{', 268,
+        '}', 219,
+        '\t', 336,
+        ' ', 336,
+        ')', 221,
+        ',', 221,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+      END_STATE();
+    case 87:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 310,
+        ':', 211,
+        '{', 268,
+        '}', 219,
+        '\t', 336,
+        ' ', 336,
+        '(', 221,
+        ')', 221,
+        ',', 221,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+      END_STATE();
+    case 88:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 311,
+        '(', 292,
+        '{', 268,
+        '|', 226,
+        '}', 229,
+        '\t', 337,
+        ' ', 337,
+        0x0b, 232,
+        '\f', 232,
+        ')', 232,
+        ',', 232,
+      );
+      if (lookahead != 0) ADVANCE(228);
+      END_STATE();
+    case 89:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 311,
+        '(', 292,
+        '{', 268,
+        '|', 305,
+        '}', 229,
+        '\t', 337,
+        ' ', 337,
+        0x0b, 232,
+        '\f', 232,
+        ')', 232,
+        ',', 232,
+      );
+      if (lookahead != 0) ADVANCE(228);
+      END_STATE();
+    case 90:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 311,
+        '{', 268,
+        '|', 226,
+        '}', 229,
+        '\t', 337,
+        ' ', 337,
+        0x0b, 232,
+        '\f', 232,
+        '(', 232,
+        ')', 232,
+        ',', 232,
+      );
+      if (lookahead != 0) ADVANCE(228);
+      END_STATE();
+    case 91:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 311,
+        '{', 268,
+        '|', 305,
+        '}', 229,
+        '\t', 337,
+        ' ', 337,
+        0x0b, 232,
+        '\f', 232,
+        '(', 232,
+        ')', 232,
+        ',', 232,
+      );
+      if (lookahead != 0) ADVANCE(228);
+      END_STATE();
+    case 92:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 282,
+        '$', 214,
+        ':', 287,
+        '{', 268,
+        '}', 219,
+        '\t', 336,
+        ' ', 336,
+        '(', 282,
+        ')', 282,
+        ',', 282,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(283);
+      END_STATE();
+    case 93:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 284,
+        '$', 227,
+        '{', 268,
+        '|', 226,
+        '}', 229,
+        '\t', 337,
+        ' ', 337,
+        0x0b, 232,
+        '\f', 232,
+        '(', 284,
+        ')', 284,
+        ',', 284,
+      );
+      if (lookahead != 0) ADVANCE(285);
+      END_STATE();
+    case 94:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 284,
+        '$', 227,
+        '{', 268,
+        '|', 287,
+        '}', 229,
+        '\t', 337,
+        ' ', 337,
+        0x0b, 232,
+        '\f', 232,
+        '(', 284,
+        ')', 284,
+        ',', 284,
+      );
+      if (lookahead != 0) ADVANCE(285);
+      END_STATE();
+    case 95:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 309,
+        '(', 292,
+        '{', 274,
+        '}', 236,
+        '\t', 338,
+        ' ', 338,
+        0x0b, 241,
+        '\f', 241,
+        ')', 241,
+        ',', 241,
+      );
+      if (lookahead != 0) ADVANCE(239);
+      END_STATE();
+    case 96:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '"', 309,
+        '{', 274,
+        '}', 236,
+        '\t', 338,
+        ' ', 338,
+        0x0b, 241,
+        '\f', 241,
+        '(', 241,
+        ')', 241,
+        ',', 241,
+      );
+      if (lookahead != 0) ADVANCE(239);
+      END_STATE();
+    case 97:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '#', 143,
+        '/', 194,
+        '<', 200,
+        '>', 201,
+        '@', 154,
+        'f', 184,
+        'g', 183,
+        'i', 175,
+        'p', 185,
+        'r', 190,
+        '{', 266,
+        0xfeff, 136,
+        '\t', 332,
+        ' ', 332,
+      );
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 98:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '#', 143,
+        '/', 194,
+        '<', 200,
+        '>', 201,
+        '@', 154,
+        'f', 184,
+        'g', 183,
+        'i', 175,
+        'p', 185,
+        'r', 190,
+        '{', 266,
+        '\t', 332,
+        ' ', 332,
+      );
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 99:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '#', 144,
+        '/', 194,
+        '<', 200,
+        '>', 201,
+        '@', 154,
+        'f', 184,
+        'g', 183,
+        'i', 175,
+        'p', 185,
+        'r', 190,
+        '{', 266,
+        '\t', 332,
+        ' ', 332,
+      );
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 100:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '#', 146,
+        '&', 203,
+        '/', 212,
+        '<', 218,
+        '>', 216,
+        '?', 204,
+        '{', 265,
+        '\t', 328,
+        ' ', 328,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(221);
+      END_STATE();
+    case 101:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '#', 146,
+        '/', 212,
+        '<', 218,
+        '>', 216,
+        '?', 217,
+        '{', 265,
+        '\t', 329,
+        ' ', 329,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(221);
+      END_STATE();
+    case 102:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '$') ADVANCE(198);
+      if (lookahead == '{') ADVANCE(270);
+      if (lookahead == '}') ADVANCE(195);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(330);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(289);
+      END_STATE();
+    case 103:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '$', 231,
+        '{', 268,
+        '|', 226,
+        '}', 229,
+        '\t', 230,
+        ' ', 230,
+        0x0b, 232,
+        '\f', 232,
+      );
+      if (lookahead != 0) ADVANCE(284);
+      END_STATE();
+    case 104:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '$', 231,
+        '{', 268,
+        '|', 289,
+        '}', 229,
+        '\t', 230,
+        ' ', 230,
+        0x0b, 232,
+        '\f', 232,
+      );
+      if (lookahead != 0) ADVANCE(284);
+      END_STATE();
+    case 105:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '$', 220,
+        ':', 289,
+        '{', 268,
+        '}', 219,
+        '\t', 64,
+        ' ', 64,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
+      END_STATE();
+    case 106:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '$', 240,
+        '{', 274,
+        '}', 236,
+        '\t', 237,
+        ' ', 237,
+        0x0b, 241,
+        '\f', 241,
+      );
+      if (lookahead != 0) ADVANCE(289);
+      END_STATE();
+    case 107:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '(', 292,
+        ':', 210,
+        '{', 268,
+        '}', 219,
+        '\t', 336,
+        ' ', 336,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(221);
+      END_STATE();
+    case 108:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 326,
+        '\r', 324,
+        '(', 292,
+        '{', 268,
+        '|', 226,
+        '}', 229,
+        '\t', 337,
+        ' ', 337,
+      );
+      if (lookahead != 0) ADVANCE(232);
+      END_STATE();
+    case 109:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '(') ADVANCE(292);
+      if (lookahead == '{') ADVANCE(270);
+      if (lookahead == '}') ADVANCE(195);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(333);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 110:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '(') ADVANCE(292);
+      if (lookahead == '{') ADVANCE(274);
+      if (lookahead == '}') ADVANCE(236);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(338);
+      if (lookahead != 0) ADVANCE(241);
+      END_STATE();
+    case 111:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == ':') ADVANCE(210);
+      if (lookahead == '{') ADVANCE(268);
+      if (lookahead == '}') ADVANCE(219);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(64);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(221);
+      END_STATE();
+    case 112:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == ':') ADVANCE(210);
+      if (lookahead == '{') ADVANCE(268);
+      if (lookahead == '}') ADVANCE(219);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(336);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(221);
+      END_STATE();
+    case 113:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == ':') ADVANCE(210);
+      if (lookahead == '{') ADVANCE(268);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(69);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(221);
+      END_STATE();
+    case 114:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '@') ADVANCE(225);
+      if (lookahead == '{') ADVANCE(274);
+      if (lookahead != 0) ADVANCE(241);
+      END_STATE();
+    case 115:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '{') ADVANCE(268);
+      if (lookahead == '|') ADVANCE(226);
+      if (lookahead == '}') ADVANCE(229);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(230);
+      if (lookahead != 0) ADVANCE(232);
+      END_STATE();
+    case 116:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '{') ADVANCE(268);
+      if (lookahead == '|') ADVANCE(226);
+      if (lookahead == '}') ADVANCE(229);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(337);
+      if (lookahead != 0) ADVANCE(232);
+      END_STATE();
+    case 117:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '{') ADVANCE(268);
+      if (lookahead == '|') ADVANCE(226);
+      if (lookahead != 0) ADVANCE(232);
+      END_STATE();
+    case 118:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '{') ADVANCE(270);
+      if (lookahead == '}') ADVANCE(195);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(333);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 119:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '{') ADVANCE(270);
+      if (lookahead == '}') ADVANCE(195);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(330);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 120:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '{') ADVANCE(270);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(331);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 121:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '{') ADVANCE(274);
+      if (lookahead == '}') ADVANCE(236);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(237);
+      if (lookahead != 0) ADVANCE(241);
+      END_STATE();
+    case 122:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '{') ADVANCE(274);
+      if (lookahead == '}') ADVANCE(236);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(338);
+      if (lookahead != 0) ADVANCE(241);
+      END_STATE();
+    case 123:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead == '{') ADVANCE(274);
+      if (lookahead != 0) ADVANCE(241);
+      END_STATE();
+    case 124:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\r') ADVANCE(324);
+      if (lookahead != 0) ADVANCE(139);
+      END_STATE();
+    case 125:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 327,
+        '\r', 325,
+        '"', 289,
+        '$', 255,
+        '{', 273,
+        '}', 253,
+        '\t', 335,
+        ' ', 335,
+        '<', 287,
+        '>', 287,
+        0x0b, 260,
+        '\f', 260,
+        '(', 289,
+        ')', 289,
+        ',', 289,
+      );
+      if (lookahead != 0) ADVANCE(287);
+      END_STATE();
+    case 126:
+      if (eof) ADVANCE(134);
+      ADVANCE_MAP(
+        '\n', 327,
+        '\r', 325,
+        '"', 307,
+        '(', 292,
+        '{', 273,
+        '}', 253,
+        '\t', 335,
+        ' ', 335,
+        '<', 264,
+        '>', 264,
+        0x0b, 260,
+        '\f', 260,
+        ')', 260,
+        ',', 260,
       );
       if (lookahead != 0) ADVANCE(256);
       END_STATE();
-    case 82:
-      if (eof) ADVANCE(121);
+    case 127:
+      if (eof) ADVANCE(134);
       ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 280,
-        '(', 263,
-        '{', 245,
-        '}', 207,
-        '\t', 309,
-        ' ', 309,
-        0x0b, 212,
-        '\f', 212,
-        ')', 212,
-        ',', 212,
-      );
-      if (lookahead != 0) ADVANCE(210);
-      END_STATE();
-    case 83:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '"', 280,
-        '{', 245,
-        '}', 207,
-        '\t', 309,
-        ' ', 309,
-        0x0b, 212,
-        '\f', 212,
-        '(', 212,
-        ')', 212,
-        ',', 212,
-      );
-      if (lookahead != 0) ADVANCE(210);
-      END_STATE();
-    case 84:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '#', 130,
-        '/', 165,
-        '<', 171,
-        '>', 172,
-        '@', 141,
-        'i', 156,
-        'r', 162,
-        '{', 237,
-        0xfeff, 123,
-        '\t', 303,
-        ' ', 303,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
-      END_STATE();
-    case 85:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '#', 130,
-        '/', 165,
-        '<', 171,
-        '>', 172,
-        '@', 141,
-        'i', 156,
-        'r', 162,
-        '{', 237,
-        '\t', 303,
-        ' ', 303,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
-      END_STATE();
-    case 86:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '#', 131,
-        '/', 165,
-        '<', 171,
-        '>', 172,
-        '@', 141,
-        'i', 156,
-        'r', 162,
-        '{', 237,
-        '\t', 303,
-        ' ', 303,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
-      END_STATE();
-    case 87:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '#', 133,
-        '&', 174,
-        '/', 183,
-        '<', 189,
-        '>', 187,
-        '?', 175,
-        '{', 236,
-        '\t', 299,
-        ' ', 299,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(192);
-      END_STATE();
-    case 88:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '#', 133,
-        '/', 183,
-        '<', 189,
-        '>', 187,
-        '?', 188,
-        '{', 236,
-        '\t', 300,
-        ' ', 300,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(192);
-      END_STATE();
-    case 89:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '$') ADVANCE(169);
-      if (lookahead == '{') ADVANCE(241);
-      if (lookahead == '}') ADVANCE(166);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(301);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(260);
-      END_STATE();
-    case 90:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '$', 202,
-        '{', 239,
-        '|', 197,
-        '}', 200,
-        '\t', 201,
-        ' ', 201,
-        0x0b, 203,
-        '\f', 203,
-      );
-      if (lookahead != 0) ADVANCE(255);
-      END_STATE();
-    case 91:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '$', 202,
-        '{', 239,
-        '|', 260,
-        '}', 200,
-        '\t', 201,
-        ' ', 201,
-        0x0b, 203,
-        '\f', 203,
-      );
-      if (lookahead != 0) ADVANCE(255);
-      END_STATE();
-    case 92:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '$', 191,
-        ':', 260,
-        '{', 239,
-        '}', 190,
-        '\t', 54,
-        ' ', 54,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(253);
-      END_STATE();
-    case 93:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '$', 211,
-        '{', 245,
-        '}', 207,
-        '\t', 208,
-        ' ', 208,
-        0x0b, 212,
-        '\f', 212,
-      );
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 94:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '(', 263,
-        ':', 181,
-        '{', 239,
-        '}', 190,
-        '\t', 306,
-        ' ', 306,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(192);
-      END_STATE();
-    case 95:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 297,
-        '\r', 295,
-        '(', 263,
-        '{', 239,
-        '|', 197,
-        '}', 200,
-        '\t', 308,
-        ' ', 308,
-      );
-      if (lookahead != 0) ADVANCE(203);
-      END_STATE();
-    case 96:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '(') ADVANCE(263);
-      if (lookahead == '{') ADVANCE(241);
-      if (lookahead == '}') ADVANCE(166);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(304);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
-      END_STATE();
-    case 97:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '(') ADVANCE(263);
-      if (lookahead == '{') ADVANCE(245);
-      if (lookahead == '}') ADVANCE(207);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(309);
-      if (lookahead != 0) ADVANCE(212);
-      END_STATE();
-    case 98:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == ':') ADVANCE(181);
-      if (lookahead == '{') ADVANCE(239);
-      if (lookahead == '}') ADVANCE(190);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(306);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(192);
-      END_STATE();
-    case 99:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == ':') ADVANCE(181);
-      if (lookahead == '{') ADVANCE(239);
-      if (lookahead == '}') ADVANCE(190);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(54);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(192);
-      END_STATE();
-    case 100:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == ':') ADVANCE(181);
-      if (lookahead == '{') ADVANCE(239);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(56);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(192);
-      END_STATE();
-    case 101:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '@') ADVANCE(196);
-      if (lookahead == '{') ADVANCE(245);
-      if (lookahead != 0) ADVANCE(212);
-      END_STATE();
-    case 102:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '{') ADVANCE(239);
-      if (lookahead == '|') ADVANCE(197);
-      if (lookahead == '}') ADVANCE(200);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(201);
-      if (lookahead != 0) ADVANCE(203);
-      END_STATE();
-    case 103:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '{') ADVANCE(239);
-      if (lookahead == '|') ADVANCE(197);
-      if (lookahead == '}') ADVANCE(200);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(308);
-      if (lookahead != 0) ADVANCE(203);
-      END_STATE();
-    case 104:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '{') ADVANCE(239);
-      if (lookahead == '|') ADVANCE(197);
-      if (lookahead != 0) ADVANCE(203);
-      END_STATE();
-    case 105:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '{') ADVANCE(241);
-      if (lookahead == '}') ADVANCE(166);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(304);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
-      END_STATE();
-    case 106:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '{') ADVANCE(241);
-      if (lookahead == '}') ADVANCE(166);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(301);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
-      END_STATE();
-    case 107:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '{') ADVANCE(241);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(302);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
-      END_STATE();
-    case 108:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '{') ADVANCE(245);
-      if (lookahead == '}') ADVANCE(207);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(208);
-      if (lookahead != 0) ADVANCE(212);
-      END_STATE();
-    case 109:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '{') ADVANCE(245);
-      if (lookahead == '}') ADVANCE(207);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(309);
-      if (lookahead != 0) ADVANCE(212);
-      END_STATE();
-    case 110:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead == '{') ADVANCE(245);
-      if (lookahead != 0) ADVANCE(212);
-      END_STATE();
-    case 111:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '\r') ADVANCE(295);
-      if (lookahead != 0) ADVANCE(126);
-      END_STATE();
-    case 112:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 298,
-        '\r', 296,
-        '"', 260,
-        '$', 226,
-        '{', 244,
-        '}', 224,
-        '\t', 307,
-        ' ', 307,
-        '<', 258,
-        '>', 258,
-        0x0b, 231,
-        '\f', 231,
+        '\n', 327,
+        '\r', 325,
+        '"', 307,
+        '{', 273,
+        '}', 253,
+        '\t', 335,
+        ' ', 335,
+        '<', 264,
+        '>', 264,
+        0x0b, 260,
+        '\f', 260,
         '(', 260,
         ')', 260,
         ',', 260,
       );
-      if (lookahead != 0) ADVANCE(258);
+      if (lookahead != 0) ADVANCE(256);
       END_STATE();
-    case 113:
-      if (eof) ADVANCE(121);
+    case 128:
+      if (eof) ADVANCE(134);
       ADVANCE_MAP(
-        '\n', 298,
-        '\r', 296,
-        '"', 278,
-        '(', 263,
-        '{', 244,
-        '}', 224,
-        '\t', 307,
-        ' ', 307,
-        '<', 235,
-        '>', 235,
-        0x0b, 231,
-        '\f', 231,
-        ')', 231,
-        ',', 231,
+        '\n', 327,
+        '\r', 325,
+        '$', 259,
+        '{', 273,
+        '}', 253,
+        '\t', 254,
+        ' ', 254,
+        '<', 289,
+        '>', 289,
+        0x0b, 260,
+        '\f', 260,
       );
-      if (lookahead != 0) ADVANCE(227);
+      if (lookahead != 0) ADVANCE(289);
       END_STATE();
-    case 114:
-      if (eof) ADVANCE(121);
+    case 129:
+      if (eof) ADVANCE(134);
       ADVANCE_MAP(
-        '\n', 298,
-        '\r', 296,
-        '"', 278,
-        '{', 244,
-        '}', 224,
-        '\t', 307,
-        ' ', 307,
-        '<', 235,
-        '>', 235,
-        0x0b, 231,
-        '\f', 231,
-        '(', 231,
-        ')', 231,
-        ',', 231,
-      );
-      if (lookahead != 0) ADVANCE(227);
-      END_STATE();
-    case 115:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 298,
-        '\r', 296,
-        '$', 230,
-        '{', 244,
-        '}', 224,
-        '\t', 225,
-        ' ', 225,
-        '<', 260,
-        '>', 260,
-        0x0b, 231,
-        '\f', 231,
+        '\n', 327,
+        '\r', 325,
+        '(', 292,
+        '{', 273,
+        '}', 253,
+        '\t', 335,
+        ' ', 335,
+        '<', 261,
+        '>', 261,
       );
       if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 116:
-      if (eof) ADVANCE(121);
+    case 130:
+      if (eof) ADVANCE(134);
       ADVANCE_MAP(
-        '\n', 298,
-        '\r', 296,
-        '(', 263,
-        '{', 244,
-        '}', 224,
-        '\t', 307,
-        ' ', 307,
-        '<', 232,
-        '>', 232,
-      );
-      if (lookahead != 0) ADVANCE(231);
-      END_STATE();
-    case 117:
-      if (eof) ADVANCE(121);
-      ADVANCE_MAP(
-        '\n', 298,
-        '\r', 296,
-        '<', 233,
-        '>', 234,
-        '?', 222,
-        'H', 216,
-        '{', 238,
-        '\t', 223,
-        ' ', 223,
+        '\n', 327,
+        '\r', 325,
+        '<', 262,
+        '>', 263,
+        '?', 251,
+        'H', 245,
+        '{', 267,
+        '\t', 252,
+        ' ', 252,
       );
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -2803,211 +2899,211 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(218);
-      if (lookahead != 0) ADVANCE(231);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(247);
+      if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 118:
-      if (eof) ADVANCE(121);
+    case 131:
+      if (eof) ADVANCE(134);
       ADVANCE_MAP(
-        '\n', 298,
-        '\r', 296,
-        '{', 244,
-        '}', 224,
-        '\t', 225,
-        ' ', 225,
-        '<', 232,
-        '>', 232,
+        '\n', 327,
+        '\r', 325,
+        '{', 273,
+        '}', 253,
+        '\t', 335,
+        ' ', 335,
+        '<', 261,
+        '>', 261,
       );
-      if (lookahead != 0) ADVANCE(231);
+      if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 119:
-      if (eof) ADVANCE(121);
+    case 132:
+      if (eof) ADVANCE(134);
       ADVANCE_MAP(
-        '\n', 298,
-        '\r', 296,
-        '{', 244,
-        '}', 224,
-        '\t', 307,
-        ' ', 307,
-        '<', 232,
-        '>', 232,
+        '\n', 327,
+        '\r', 325,
+        '{', 273,
+        '}', 253,
+        '\t', 254,
+        ' ', 254,
+        '<', 261,
+        '>', 261,
       );
-      if (lookahead != 0) ADVANCE(231);
+      if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 120:
-      if (eof) ADVANCE(121);
-      if (lookahead == '\n') ADVANCE(298);
-      if (lookahead == '\r') ADVANCE(296);
-      if (lookahead == '{') ADVANCE(244);
+    case 133:
+      if (eof) ADVANCE(134);
+      if (lookahead == '\n') ADVANCE(327);
+      if (lookahead == '\r') ADVANCE(325);
+      if (lookahead == '{') ADVANCE(273);
       if (lookahead == '<' ||
-          lookahead == '>') ADVANCE(232);
-      if (lookahead != 0) ADVANCE(231);
+          lookahead == '>') ADVANCE(261);
+      if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 121:
+    case 134:
       ACCEPT_TOKEN(ts_builtin_sym_end);
       END_STATE();
-    case 122:
+    case 135:
       ACCEPT_TOKEN(aux_sym_document_token1);
       END_STATE();
-    case 123:
+    case 136:
       ACCEPT_TOKEN(aux_sym_document_token1);
-      if (lookahead == '{') ADVANCE(62);
+      if (lookahead == '{') ADVANCE(75);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
-    case 124:
+    case 137:
       ACCEPT_TOKEN(aux_sym_separator_token1);
-      if (lookahead == '#') ADVANCE(124);
+      if (lookahead == '#') ADVANCE(137);
       END_STATE();
-    case 125:
+    case 138:
       ACCEPT_TOKEN(aux_sym__document_separator_token1);
-      if (lookahead == '#') ADVANCE(125);
+      if (lookahead == '#') ADVANCE(138);
       END_STATE();
-    case 126:
+    case 139:
       ACCEPT_TOKEN(sym_separator_name);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(126);
+          lookahead != '\r') ADVANCE(139);
       END_STATE();
-    case 127:
+    case 140:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(129);
-      if (lookahead == '@') ADVANCE(138);
+      if (lookahead == '#') ADVANCE(142);
+      if (lookahead == '@') ADVANCE(151);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(132);
+          lookahead == ' ') ADVANCE(145);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(137);
+          lookahead != '\r') ADVANCE(150);
       END_STATE();
-    case 128:
+    case 141:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(125);
-      if (lookahead == '{') ADVANCE(136);
+      if (lookahead == '#') ADVANCE(138);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(137);
+          lookahead == ' ') ADVANCE(150);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(134);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
       END_STATE();
-    case 129:
+    case 142:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(125);
+      if (lookahead == '#') ADVANCE(138);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(137);
+          lookahead != '\r') ADVANCE(150);
       END_STATE();
-    case 130:
+    case 143:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(128);
-      if (lookahead == '@') ADVANCE(138);
-      if (lookahead == '{') ADVANCE(136);
+      if (lookahead == '#') ADVANCE(141);
+      if (lookahead == '@') ADVANCE(151);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(132);
+          lookahead == ' ') ADVANCE(145);
       if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(137);
+          lookahead == '\f') ADVANCE(150);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(134);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
       END_STATE();
-    case 131:
+    case 144:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(138);
-      if (lookahead == '{') ADVANCE(136);
+      if (lookahead == '@') ADVANCE(151);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(132);
+          lookahead == ' ') ADVANCE(145);
       if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(137);
+          lookahead == '\f') ADVANCE(150);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(134);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
       END_STATE();
-    case 132:
+    case 145:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(138);
+      if (lookahead == '@') ADVANCE(151);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(132);
+          lookahead == ' ') ADVANCE(145);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(137);
+          lookahead != '\r') ADVANCE(150);
       END_STATE();
-    case 133:
+    case 146:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(138);
+      if (lookahead == '@') ADVANCE(151);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(133);
+          lookahead == ' ') ADVANCE(146);
       if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(137);
+          lookahead == '{') ADVANCE(150);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(135);
+          lookahead != '\r') ADVANCE(148);
       END_STATE();
-    case 134:
+    case 147:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '{') ADVANCE(136);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(137);
+          lookahead == ' ') ADVANCE(150);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(134);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
       END_STATE();
-    case 135:
+    case 148:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(137);
+          lookahead == '{') ADVANCE(150);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(135);
+          lookahead != '\r') ADVANCE(148);
       END_STATE();
-    case 136:
+    case 149:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
           lookahead == ' ' ||
-          lookahead == '{') ADVANCE(137);
+          lookahead == '{') ADVANCE(150);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(134);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
       END_STATE();
-    case 137:
+    case 150:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(137);
+          lookahead != '\r') ADVANCE(150);
       END_STATE();
-    case 138:
+    case 151:
       ACCEPT_TOKEN(aux_sym_directive_token1);
       END_STATE();
-    case 139:
+    case 152:
       ACCEPT_TOKEN(sym_directive_name);
-      if (lookahead == '.') ADVANCE(140);
+      if (lookahead == '.') ADVANCE(153);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(139);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(152);
       END_STATE();
-    case 140:
+    case 153:
       ACCEPT_TOKEN(sym_directive_name);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(140);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(153);
       END_STATE();
-    case 141:
+    case 154:
       ACCEPT_TOKEN(anon_sym_AT);
       END_STATE();
-    case 142:
+    case 155:
       ACCEPT_TOKEN(aux_sym_variable_declaration_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(142);
+          lookahead == ' ') ADVANCE(155);
       END_STATE();
-    case 143:
+    case 156:
       ACCEPT_TOKEN(sym_variable_declaration_name);
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -3015,345 +3111,542 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(143);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(156);
       END_STATE();
-    case 144:
+    case 157:
       ACCEPT_TOKEN(sym_script);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(144);
+          lookahead == ' ') ADVANCE(157);
       END_STATE();
-    case 145:
+    case 158:
       ACCEPT_TOKEN(sym_unclosed_script);
       if (lookahead == '\n') ADVANCE(12);
       if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(148);
-      if (lookahead != 0) ADVANCE(145);
+      if (lookahead == '%') ADVANCE(161);
+      if (lookahead != 0) ADVANCE(158);
       END_STATE();
-    case 146:
+    case 159:
       ACCEPT_TOKEN(sym_unclosed_script);
       if (lookahead == '\n') ADVANCE(12);
       if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(149);
-      if (lookahead == '{') ADVANCE(147);
+      if (lookahead == '%') ADVANCE(162);
+      if (lookahead == '{') ADVANCE(160);
       if (('\t' <= lookahead && lookahead <= '\f') ||
-          lookahead == ' ') ADVANCE(145);
-      if (lookahead != 0) ADVANCE(146);
+          lookahead == ' ') ADVANCE(158);
+      if (lookahead != 0) ADVANCE(159);
       END_STATE();
-    case 147:
+    case 160:
       ACCEPT_TOKEN(sym_unclosed_script);
       if (lookahead == '\n') ADVANCE(12);
       if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(149);
+      if (lookahead == '%') ADVANCE(162);
       if (('\t' <= lookahead && lookahead <= '\f') ||
           lookahead == ' ' ||
-          lookahead == '{') ADVANCE(145);
-      if (lookahead != 0) ADVANCE(146);
+          lookahead == '{') ADVANCE(158);
+      if (lookahead != 0) ADVANCE(159);
       END_STATE();
-    case 148:
+    case 161:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '%') ADVANCE(148);
-      if (lookahead == '}') ADVANCE(144);
+      if (lookahead == '%') ADVANCE(161);
+      if (lookahead == '}') ADVANCE(157);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(145);
+          lookahead != '\r') ADVANCE(158);
       END_STATE();
-    case 149:
+    case 162:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '%') ADVANCE(149);
-      if (lookahead == '{') ADVANCE(147);
-      if (lookahead == '}') ADVANCE(144);
+      if (lookahead == '%') ADVANCE(162);
+      if (lookahead == '{') ADVANCE(160);
+      if (lookahead == '}') ADVANCE(157);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(145);
+          lookahead == ' ') ADVANCE(158);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(159);
       END_STATE();
-    case 150:
+    case 163:
       ACCEPT_TOKEN(sym__pre_request_file);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(150);
+          lookahead != '\r') ADVANCE(163);
       END_STATE();
-    case 151:
+    case 164:
       ACCEPT_TOKEN(sym__handler_file);
       if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(152);
+          lookahead == '{') ADVANCE(165);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(151);
+          lookahead != '\r') ADVANCE(164);
       END_STATE();
-    case 152:
+    case 165:
       ACCEPT_TOKEN(sym__handler_file);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(152);
+          lookahead != '\r') ADVANCE(165);
       END_STATE();
-    case 153:
+    case 166:
       ACCEPT_TOKEN(sym_js_block);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(153);
+          lookahead == ' ') ADVANCE(166);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(11);
       END_STATE();
-    case 154:
-      ACCEPT_TOKEN(sym_command);
+    case 167:
+      ACCEPT_TOKEN(sym_graphql_fragment);
+      if (lookahead == '}') ADVANCE(167);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(154);
+          lookahead == ' ') ADVANCE(167);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(155);
+          lookahead != '\r') ADVANCE(63);
       END_STATE();
-    case 155:
+    case 168:
+      ACCEPT_TOKEN(sym_graphql_fragment);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(168);
+      END_STATE();
+    case 169:
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(169);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(170);
+      END_STATE();
+    case 170:
       ACCEPT_TOKEN(sym_command);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(155);
-      END_STATE();
-    case 156:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'm') ADVANCE(159);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 157:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'n') ADVANCE(163);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 158:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(160);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 159:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'p') ADVANCE(158);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 160:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(161);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 161:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(163);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 162:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'u') ADVANCE(157);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 163:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(154);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
-      END_STATE();
-    case 164:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(164);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 165:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '/') ADVANCE(131);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 166:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '}') ADVANCE(249);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 167:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',' ||
-          lookahead == '}') ADVANCE(170);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(168);
-      END_STATE();
-    case 168:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',' ||
-          lookahead == '}') ADVANCE(170);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(168);
-      END_STATE();
-    case 169:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(62);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
-      END_STATE();
-    case 170:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(62);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
+          lookahead != '\r') ADVANCE(170);
       END_STATE();
     case 171:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(41);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(49);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'a') ADVANCE(173);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('b' <= lookahead && lookahead <= 'z')) ADVANCE(193);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
     case 172:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(41);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(50);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'e') ADVANCE(178);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(170);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
     case 173:
-      ACCEPT_TOKEN(sym_http_version);
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(173);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'g') ADVANCE(176);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
     case 174:
-      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'l') ADVANCE(191);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
     case 175:
-      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
-      if (lookahead == '?') ADVANCE(176);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'm') ADVANCE(182);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
     case 176:
-      ACCEPT_TOKEN(aux_sym_assertion_token1);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'm') ADVANCE(172);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
     case 177:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '{') ADVANCE(180);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'n') ADVANCE(191);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(178);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
     case 178:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '{') ADVANCE(177);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'n') ADVANCE(188);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(178);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
     case 179:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(178);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'o') ADVANCE(191);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
     case 180:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'o') ADVANCE(189);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 181:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'o') ADVANCE(186);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 182:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'p') ADVANCE(181);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 183:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'q') ADVANCE(174);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 184:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'r') ADVANCE(171);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 185:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'r') ADVANCE(180);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 186:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'r') ADVANCE(187);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 187:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(191);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 188:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(192);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 189:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(179);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 190:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'u') ADVANCE(177);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 191:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(169);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 192:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(66);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 193:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 194:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '/') ADVANCE(144);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 195:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '}') ADVANCE(278);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 196:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')' ||
+          lookahead == ',' ||
+          lookahead == '}') ADVANCE(199);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(197);
+      END_STATE();
+    case 197:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')' ||
+          lookahead == ',' ||
+          lookahead == '}') ADVANCE(199);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(197);
+      END_STATE();
+    case 198:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(75);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 199:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(199);
+      END_STATE();
+    case 200:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(46);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(56);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 201:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(46);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(57);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+      END_STATE();
+    case 202:
+      ACCEPT_TOKEN(sym_http_version);
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(202);
+      END_STATE();
+    case 203:
+      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
+      END_STATE();
+    case 204:
+      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
+      if (lookahead == '?') ADVANCE(205);
+      END_STATE();
+    case 205:
+      ACCEPT_TOKEN(aux_sym_assertion_token1);
+      END_STATE();
+    case 206:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '{') ADVANCE(209);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(207);
+      END_STATE();
+    case 207:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '{') ADVANCE(206);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(207);
+      END_STATE();
+    case 208:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(207);
+      END_STATE();
+    case 209:
       ACCEPT_TOKEN(sym_response_line);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(180);
+          lookahead != '\r') ADVANCE(209);
       END_STATE();
-    case 181:
+    case 210:
       ACCEPT_TOKEN(aux_sym_header_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(181);
+          lookahead == ' ') ADVANCE(210);
       END_STATE();
-    case 182:
+    case 211:
       ACCEPT_TOKEN(aux_sym_header_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(181);
+          lookahead == ' ') ADVANCE(210);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != '"' &&
@@ -3361,579 +3654,579 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != ')' &&
           lookahead != ',' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(276);
+          lookahead != '}') ADVANCE(305);
       END_STATE();
-    case 183:
+    case 212:
       ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '/') ADVANCE(133);
+      if (lookahead == '/') ADVANCE(146);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(192);
+          lookahead != '{') ADVANCE(221);
       END_STATE();
-    case 184:
+    case 213:
       ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == ':') ADVANCE(152);
-      if (lookahead == '{') ADVANCE(39);
+      if (lookahead == ':') ADVANCE(165);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(184);
+          lookahead == ' ') ADVANCE(213);
       if (lookahead == 0x0b ||
           lookahead == '\f' ||
           lookahead == '%' ||
-          lookahead == '>') ADVANCE(192);
+          lookahead == '>') ADVANCE(221);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(151);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(164);
       END_STATE();
-    case 185:
+    case 214:
       ACCEPT_TOKEN(sym__header_name_text);
       ADVANCE_MAP(
-        ':', 276,
-        '\t', 192,
-        0x0b, 192,
-        '\f', 192,
-        ' ', 192,
-        '"', 192,
-        '(', 192,
-        ')', 192,
-        ',', 192,
-        '}', 192,
+        ':', 305,
+        '\t', 221,
+        0x0b, 221,
+        '\f', 221,
+        ' ', 221,
+        '"', 221,
+        '(', 221,
+        ')', 221,
+        ',', 221,
+        '}', 221,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          (lookahead < 'a' || '{' < lookahead)) ADVANCE(186);
+          (lookahead < 'a' || '{' < lookahead)) ADVANCE(215);
       END_STATE();
-    case 186:
+    case 215:
       ACCEPT_TOKEN(sym__header_name_text);
       ADVANCE_MAP(
-        ':', 276,
-        '\t', 192,
-        0x0b, 192,
-        '\f', 192,
-        ' ', 192,
-        '"', 192,
-        '(', 192,
-        ')', 192,
-        ',', 192,
-        '}', 192,
+        ':', 305,
+        '\t', 221,
+        0x0b, 221,
+        '\f', 221,
+        ' ', 221,
+        '"', 221,
+        '(', 221,
+        ')', 221,
+        ',', 221,
+        '}', 221,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '{') ADVANCE(186);
+          lookahead != '{') ADVANCE(215);
       END_STATE();
-    case 187:
+    case 216:
       ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '>') ADVANCE(204);
-      if (lookahead == '{') ADVANCE(39);
+      if (lookahead == '>') ADVANCE(233);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(184);
+          lookahead == ' ') ADVANCE(213);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != ':') ADVANCE(192);
+          lookahead != ':') ADVANCE(221);
       END_STATE();
-    case 188:
+    case 217:
       ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '?') ADVANCE(176);
+      if (lookahead == '?') ADVANCE(205);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(192);
+          lookahead != '{') ADVANCE(221);
       END_STATE();
-    case 189:
+    case 218:
       ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '{') ADVANCE(39);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(189);
+          lookahead == ' ') ADVANCE(218);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != ':') ADVANCE(192);
+          lookahead != ':') ADVANCE(221);
       END_STATE();
-    case 190:
+    case 219:
       ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '}') ADVANCE(249);
+      if (lookahead == '}') ADVANCE(278);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(192);
+          lookahead != '{') ADVANCE(221);
       END_STATE();
-    case 191:
+    case 220:
       ACCEPT_TOKEN(sym__header_name_text);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          (lookahead < 'a' || '{' < lookahead)) ADVANCE(192);
+          (lookahead < 'a' || '{' < lookahead)) ADVANCE(221);
       END_STATE();
-    case 192:
+    case 221:
       ACCEPT_TOKEN(sym__header_name_text);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(192);
+          lookahead != '{') ADVANCE(221);
       END_STATE();
-    case 193:
+    case 222:
       ACCEPT_TOKEN(aux_sym_file_reference_token1);
-      if (lookahead == '{') ADVANCE(39);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(193);
+          lookahead == ' ') ADVANCE(222);
       END_STATE();
-    case 194:
+    case 223:
       ACCEPT_TOKEN(aux_sym_file_reference_token2);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(194);
+          lookahead == ' ') ADVANCE(223);
       END_STATE();
-    case 195:
+    case 224:
       ACCEPT_TOKEN(sym_form_field_name);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(195);
+          lookahead == ' ') ADVANCE(224);
       END_STATE();
-    case 196:
+    case 225:
       ACCEPT_TOKEN(anon_sym_AT2);
       END_STATE();
-    case 197:
+    case 226:
       ACCEPT_TOKEN(aux_sym_form_file_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(197);
+          lookahead == ' ') ADVANCE(226);
       END_STATE();
-    case 198:
+    case 227:
       ACCEPT_TOKEN(sym__form_path_text);
       ADVANCE_MAP(
-        '|', 276,
-        '\t', 203,
-        0x0b, 203,
-        '\f', 203,
-        ' ', 203,
-        '"', 203,
-        '(', 203,
-        ')', 203,
-        ',', 203,
-        '}', 203,
+        '|', 305,
+        '\t', 232,
+        0x0b, 232,
+        '\f', 232,
+        ' ', 232,
+        '"', 232,
+        '(', 232,
+        ')', 232,
+        ',', 232,
+        '}', 232,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(199);
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(228);
       END_STATE();
-    case 199:
+    case 228:
       ACCEPT_TOKEN(sym__form_path_text);
       ADVANCE_MAP(
-        '|', 276,
-        '\t', 203,
-        0x0b, 203,
-        '\f', 203,
-        ' ', 203,
-        '"', 203,
-        '(', 203,
-        ')', 203,
-        ',', 203,
-        '}', 203,
+        '|', 305,
+        '\t', 232,
+        0x0b, 232,
+        '\f', 232,
+        ' ', 232,
+        '"', 232,
+        '(', 232,
+        ')', 232,
+        ',', 232,
+        '}', 232,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(199);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(228);
       END_STATE();
-    case 200:
+    case 229:
       ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(249);
+      if (lookahead == '}') ADVANCE(278);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(203);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(232);
       END_STATE();
-    case 201:
+    case 230:
       ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(200);
+      if (lookahead == '}') ADVANCE(229);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(201);
+          lookahead == ' ') ADVANCE(230);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(203);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(232);
       END_STATE();
-    case 202:
+    case 231:
       ACCEPT_TOKEN(sym__form_path_text);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < 'a' || '|' < lookahead)) ADVANCE(203);
+          (lookahead < 'a' || '|' < lookahead)) ADVANCE(232);
       END_STATE();
-    case 203:
+    case 232:
       ACCEPT_TOKEN(sym__form_path_text);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '{' &&
-          lookahead != '|') ADVANCE(203);
+          lookahead != '|') ADVANCE(232);
       END_STATE();
-    case 204:
+    case 233:
       ACCEPT_TOKEN(aux_sym_output_redirect_token1);
-      if (lookahead == '!') ADVANCE(205);
+      if (lookahead == '!') ADVANCE(234);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(205);
+          lookahead == ' ') ADVANCE(234);
       END_STATE();
-    case 205:
+    case 234:
       ACCEPT_TOKEN(aux_sym_output_redirect_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(205);
+          lookahead == ' ') ADVANCE(234);
       END_STATE();
-    case 206:
+    case 235:
       ACCEPT_TOKEN(aux_sym_response_reference_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(206);
+          lookahead == ' ') ADVANCE(235);
       END_STATE();
-    case 207:
+    case 236:
       ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(67);
-      if (lookahead == '}') ADVANCE(249);
+      if (lookahead == '{') ADVANCE(80);
+      if (lookahead == '}') ADVANCE(278);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(212);
+          lookahead != '\r') ADVANCE(241);
       END_STATE();
-    case 208:
+    case 237:
       ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(67);
-      if (lookahead == '}') ADVANCE(207);
+      if (lookahead == '{') ADVANCE(80);
+      if (lookahead == '}') ADVANCE(236);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(208);
+          lookahead == ' ') ADVANCE(237);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(212);
+          lookahead != '\r') ADVANCE(241);
       END_STATE();
-    case 209:
+    case 238:
       ACCEPT_TOKEN(sym__text);
       ADVANCE_MAP(
-        '{', 67,
-        '\t', 212,
-        0x0b, 212,
-        '\f', 212,
-        ' ', 212,
-        '"', 212,
-        '(', 212,
-        ')', 212,
-        ',', 212,
-        '}', 212,
+        '{', 80,
+        '\t', 241,
+        0x0b, 241,
+        '\f', 241,
+        ' ', 241,
+        '"', 241,
+        '(', 241,
+        ')', 241,
+        ',', 241,
+        '}', 241,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(210);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(239);
       END_STATE();
-    case 210:
+    case 239:
       ACCEPT_TOKEN(sym__text);
       ADVANCE_MAP(
-        '{', 67,
-        '\t', 212,
-        0x0b, 212,
-        '\f', 212,
-        ' ', 212,
-        '"', 212,
-        '(', 212,
-        ')', 212,
-        ',', 212,
-        '}', 212,
+        '{', 80,
+        '\t', 241,
+        0x0b, 241,
+        '\f', 241,
+        ' ', 241,
+        '"', 241,
+        '(', 241,
+        ')', 241,
+        ',', 241,
+        '}', 241,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(210);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(239);
       END_STATE();
-    case 211:
+    case 240:
       ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(67);
+      if (lookahead == '{') ADVANCE(80);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(212);
-      END_STATE();
-    case 212:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(67);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(212);
+          lookahead != '\r') ADVANCE(241);
       END_STATE();
-    case 213:
+    case 241:
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(80);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(241);
+      END_STATE();
+    case 242:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 51,
+        '\n', 60,
         '\r', 14,
-        '/', 217,
-        '=', 195,
-        '{', 66,
-        '\t', 219,
-        ' ', 219,
-        0x0b, 231,
-        '\f', 231,
-        '}', 231,
+        '/', 246,
+        '=', 224,
+        '{', 79,
+        '\t', 248,
+        ' ', 248,
+        0x0b, 260,
+        '\f', 260,
+        '}', 260,
       );
-      if (lookahead != 0) ADVANCE(218);
+      if (lookahead != 0) ADVANCE(247);
       END_STATE();
-    case 214:
+    case 243:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 51,
+        '\n', 60,
         '\r', 14,
-        '=', 195,
-        'P', 213,
-        '{', 66,
-        '\t', 219,
-        ' ', 219,
-        0x0b, 231,
-        '\f', 231,
-        '}', 231,
+        '=', 224,
+        'P', 242,
+        '{', 79,
+        '\t', 248,
+        ' ', 248,
+        0x0b, 260,
+        '\f', 260,
+        '}', 260,
       );
-      if (lookahead != 0) ADVANCE(218);
+      if (lookahead != 0) ADVANCE(247);
       END_STATE();
-    case 215:
+    case 244:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 51,
+        '\n', 60,
         '\r', 14,
-        '=', 195,
-        'T', 214,
-        '{', 66,
-        '\t', 219,
-        ' ', 219,
-        0x0b, 231,
-        '\f', 231,
-        '}', 231,
+        '=', 224,
+        'T', 243,
+        '{', 79,
+        '\t', 248,
+        ' ', 248,
+        0x0b, 260,
+        '\f', 260,
+        '}', 260,
       );
-      if (lookahead != 0) ADVANCE(218);
+      if (lookahead != 0) ADVANCE(247);
       END_STATE();
-    case 216:
+    case 245:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 51,
+        '\n', 60,
         '\r', 14,
-        '=', 195,
-        'T', 215,
-        '{', 66,
-        '\t', 219,
-        ' ', 219,
-        0x0b, 231,
-        '\f', 231,
-        '}', 231,
+        '=', 224,
+        'T', 244,
+        '{', 79,
+        '\t', 248,
+        ' ', 248,
+        0x0b, 260,
+        '\f', 260,
+        '}', 260,
       );
-      if (lookahead != 0) ADVANCE(218);
+      if (lookahead != 0) ADVANCE(247);
       END_STATE();
-    case 217:
+    case 246:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 51,
+        '\n', 60,
         '\r', 14,
-        '=', 195,
-        '{', 66,
-        '\t', 219,
-        ' ', 219,
-        0x0b, 231,
-        '\f', 231,
-        '}', 231,
-      );
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(220);
-      if (lookahead != 0) ADVANCE(218);
-      END_STATE();
-    case 218:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 51,
-        '\r', 14,
-        '=', 195,
-        '{', 66,
-        '\t', 219,
-        ' ', 219,
-        0x0b, 231,
-        '\f', 231,
-        '}', 231,
-      );
-      if (lookahead != 0) ADVANCE(218);
-      END_STATE();
-    case 219:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '=') ADVANCE(195);
-      if (lookahead == '{') ADVANCE(66);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(219);
-      if (lookahead != 0) ADVANCE(231);
-      END_STATE();
-    case 220:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 51,
-        '\r', 14,
-        '=', 195,
-        '{', 66,
-        '\t', 221,
-        ' ', 221,
-        0x0b, 231,
-        '\f', 231,
-        '}', 231,
+        '=', 224,
+        '{', 79,
+        '\t', 248,
+        ' ', 248,
+        0x0b, 260,
+        '\f', 260,
+        '}', 260,
       );
       if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(220);
-      if (lookahead != 0) ADVANCE(218);
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(249);
+      if (lookahead != 0) ADVANCE(247);
       END_STATE();
-    case 221:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '=') ADVANCE(195);
-      if (lookahead == '{') ADVANCE(66);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(221);
-      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(229);
-      if (lookahead != 0) ADVANCE(231);
-      END_STATE();
-    case 222:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '?') ADVANCE(176);
-      if (lookahead == '{') ADVANCE(66);
-      if (lookahead != 0) ADVANCE(231);
-      END_STATE();
-    case 223:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '?') ADVANCE(222);
-      if (lookahead == '{') ADVANCE(66);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(223);
-      if (lookahead != 0) ADVANCE(231);
-      END_STATE();
-    case 224:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(66);
-      if (lookahead == '}') ADVANCE(249);
-      if (lookahead != 0) ADVANCE(231);
-      END_STATE();
-    case 225:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(66);
-      if (lookahead == '}') ADVANCE(224);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(225);
-      if (lookahead != 0) ADVANCE(231);
-      END_STATE();
-    case 226:
+    case 247:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 51,
+        '\n', 60,
         '\r', 14,
-        '{', 66,
-        '\t', 231,
-        0x0b, 231,
-        '\f', 231,
-        ' ', 231,
-        '"', 231,
-        '(', 231,
-        ')', 231,
-        ',', 231,
-        '}', 231,
+        '=', 224,
+        '{', 79,
+        '\t', 248,
+        ' ', 248,
+        0x0b, 260,
+        '\f', 260,
+        '}', 260,
+      );
+      if (lookahead != 0) ADVANCE(247);
+      END_STATE();
+    case 248:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '=') ADVANCE(224);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(248);
+      if (lookahead != 0) ADVANCE(260);
+      END_STATE();
+    case 249:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 60,
+        '\r', 14,
+        '=', 224,
+        '{', 79,
+        '\t', 250,
+        ' ', 250,
+        0x0b, 260,
+        '\f', 260,
+        '}', 260,
+      );
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(249);
+      if (lookahead != 0) ADVANCE(247);
+      END_STATE();
+    case 250:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '=') ADVANCE(224);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(250);
+      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(258);
+      if (lookahead != 0) ADVANCE(260);
+      END_STATE();
+    case 251:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '?') ADVANCE(205);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead != 0) ADVANCE(260);
+      END_STATE();
+    case 252:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '?') ADVANCE(251);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(252);
+      if (lookahead != 0) ADVANCE(260);
+      END_STATE();
+    case 253:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead == '}') ADVANCE(278);
+      if (lookahead != 0) ADVANCE(260);
+      END_STATE();
+    case 254:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead == '}') ADVANCE(253);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(254);
+      if (lookahead != 0) ADVANCE(260);
+      END_STATE();
+    case 255:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 60,
+        '\r', 14,
+        '{', 79,
+        '\t', 260,
+        0x0b, 260,
+        '\f', 260,
+        ' ', 260,
+        '"', 260,
+        '(', 260,
+        ')', 260,
+        ',', 260,
+        '}', 260,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
-      if (lookahead != 0) ADVANCE(227);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+      if (lookahead != 0) ADVANCE(256);
       END_STATE();
-    case 227:
+    case 256:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 51,
+        '\n', 60,
         '\r', 14,
-        '{', 66,
-        '\t', 231,
-        0x0b, 231,
-        '\f', 231,
-        ' ', 231,
-        '"', 231,
-        '(', 231,
-        ')', 231,
-        ',', 231,
-        '}', 231,
+        '{', 79,
+        '\t', 260,
+        0x0b, 260,
+        '\f', 260,
+        ' ', 260,
+        '"', 260,
+        '(', 260,
+        ')', 260,
+        ',', 260,
+        '}', 260,
       );
-      if (lookahead != 0) ADVANCE(227);
+      if (lookahead != 0) ADVANCE(256);
       END_STATE();
-    case 228:
+    case 257:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
+      if (lookahead == '\n') ADVANCE(60);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(66);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(179);
-      if (lookahead != 0) ADVANCE(231);
+      if (lookahead == '{') ADVANCE(79);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(208);
+      if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 229:
+    case 258:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
+      if (lookahead == '\n') ADVANCE(60);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(66);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(228);
-      if (lookahead != 0) ADVANCE(231);
+      if (lookahead == '{') ADVANCE(79);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(257);
+      if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 230:
+    case 259:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
+      if (lookahead == '\n') ADVANCE(60);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(66);
+      if (lookahead == '{') ADVANCE(79);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
-      if (lookahead != 0) ADVANCE(231);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+      if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 231:
+    case 260:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(51);
+      if (lookahead == '\n') ADVANCE(60);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(66);
-      if (lookahead != 0) ADVANCE(231);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 232:
+    case 261:
       ACCEPT_TOKEN(sym__angle);
       END_STATE();
-    case 233:
+    case 262:
       ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(206);
-      if (lookahead == '@') ADVANCE(55);
-      if (lookahead == '{') ADVANCE(39);
+      if (lookahead == '>') ADVANCE(235);
+      if (lookahead == '@') ADVANCE(65);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(193);
+          lookahead == ' ') ADVANCE(222);
       END_STATE();
-    case 234:
+    case 263:
       ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(204);
-      if (lookahead == '{') ADVANCE(39);
+      if (lookahead == '>') ADVANCE(233);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(48);
+          lookahead == ' ') ADVANCE(55);
       END_STATE();
-    case 235:
+    case 264:
       ACCEPT_TOKEN(sym__angle);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
@@ -3941,255 +4234,255 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(276);
+          lookahead != ' ') ADVANCE(305);
       END_STATE();
-    case 236:
+    case 265:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(246);
+      if (lookahead == '{') ADVANCE(275);
       END_STATE();
-    case 237:
+    case 266:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(246);
+      if (lookahead == '{') ADVANCE(275);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
-    case 238:
+    case 267:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(246);
+      if (lookahead == '{') ADVANCE(275);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(231);
+          lookahead != '\r') ADVANCE(260);
       END_STATE();
-    case 239:
+    case 268:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(248);
+      if (lookahead == '{') ADVANCE(277);
       END_STATE();
-    case 240:
+    case 269:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(248);
-      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(270);
+      if (lookahead == '{') ADVANCE(277);
+      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(299);
       END_STATE();
-    case 241:
+    case 270:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(248);
+      if (lookahead == '{') ADVANCE(277);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
-    case 242:
+    case 271:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(248);
+      if (lookahead == '{') ADVANCE(277);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(294);
+          lookahead != ']') ADVANCE(323);
       END_STATE();
-    case 243:
+    case 272:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(248);
+      if (lookahead == '{') ADVANCE(277);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
-          lookahead != '\\') ADVANCE(286);
+          lookahead != '\\') ADVANCE(315);
       END_STATE();
-    case 244:
+    case 273:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(248);
+      if (lookahead == '{') ADVANCE(277);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(231);
+          lookahead != '\r') ADVANCE(260);
       END_STATE();
-    case 245:
+    case 274:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(248);
+      if (lookahead == '{') ADVANCE(277);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(212);
+          lookahead != '\r') ADVANCE(241);
       END_STATE();
-    case 246:
+    case 275:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == '+') ADVANCE(7);
       if (lookahead == '@') ADVANCE(3);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(247);
+          lookahead == ' ') ADVANCE(276);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(7);
       END_STATE();
-    case 247:
+    case 276:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(247);
+          lookahead == ' ') ADVANCE(276);
       END_STATE();
-    case 248:
+    case 277:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(248);
+          lookahead == ' ') ADVANCE(277);
       END_STATE();
-    case 249:
+    case 278:
       ACCEPT_TOKEN(aux_sym_variable_token2);
       END_STATE();
-    case 250:
+    case 279:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(260);
-      if (lookahead == '\\') ADVANCE(261);
+      if (lookahead == '"') ADVANCE(289);
+      if (lookahead == '\\') ADVANCE(290);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(250);
+          lookahead != '}') ADVANCE(279);
       END_STATE();
-    case 251:
+    case 280:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(260);
-      if (lookahead == '\\') ADVANCE(259);
+      if (lookahead == '"') ADVANCE(289);
+      if (lookahead == '\\') ADVANCE(288);
       if (lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(250);
+          lookahead == ',') ADVANCE(279);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(251);
+          lookahead != '}') ADVANCE(280);
       END_STATE();
-    case 252:
+    case 281:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(260);
+      if (lookahead == '"') ADVANCE(289);
       if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(258);
+          lookahead == ']') ADVANCE(287);
       if (lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(257);
+          lookahead == ',') ADVANCE(286);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(252);
+          lookahead != '}') ADVANCE(281);
       END_STATE();
-    case 253:
+    case 282:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(260);
+      if (lookahead == ':') ADVANCE(289);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(253);
+          lookahead != '}') ADVANCE(282);
       END_STATE();
-    case 254:
+    case 283:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(258);
+      if (lookahead == ':') ADVANCE(287);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(253);
+          lookahead == ',') ADVANCE(282);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(254);
+          lookahead != '}') ADVANCE(283);
       END_STATE();
-    case 255:
+    case 284:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(260);
+      if (lookahead == '|') ADVANCE(289);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(255);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(284);
       END_STATE();
-    case 256:
+    case 285:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(258);
+      if (lookahead == '|') ADVANCE(287);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(255);
+          lookahead == ',') ADVANCE(284);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(256);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(285);
       END_STATE();
-    case 257:
+    case 286:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(260);
+          lookahead == ']') ADVANCE(289);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(257);
+          lookahead != '}') ADVANCE(286);
       END_STATE();
-    case 258:
+    case 287:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(260);
+          lookahead == ',') ADVANCE(289);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(258);
+          lookahead != '}') ADVANCE(287);
       END_STATE();
-    case 259:
+    case 288:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(250);
+          lookahead == ',') ADVANCE(279);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(251);
+          lookahead != '}') ADVANCE(280);
       END_STATE();
-    case 260:
+    case 289:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(260);
+          lookahead != '}') ADVANCE(289);
       END_STATE();
-    case 261:
+    case 290:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(250);
+          lookahead != '}') ADVANCE(279);
       END_STATE();
-    case 262:
+    case 291:
       ACCEPT_TOKEN(sym_resolver_name);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       END_STATE();
-    case 263:
+    case 292:
       ACCEPT_TOKEN(anon_sym_LPAREN);
       END_STATE();
-    case 264:
+    case 293:
       ACCEPT_TOKEN(anon_sym_COMMA);
       END_STATE();
-    case 265:
+    case 294:
       ACCEPT_TOKEN(anon_sym_RPAREN);
       END_STATE();
-    case 266:
+    case 295:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(61);
-      if (lookahead == '}') ADVANCE(53);
+      if (lookahead == '{') ADVANCE(74);
+      if (lookahead == '}') ADVANCE(62);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(266);
+          lookahead == ' ') ADVANCE(295);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
@@ -4197,47 +4490,47 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ',') ADVANCE(270);
+          lookahead != ',') ADVANCE(299);
       END_STATE();
-    case 267:
+    case 296:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(61);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(270);
+          lookahead == ' ') ADVANCE(299);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != ',' &&
-          lookahead != '}') ADVANCE(268);
+          lookahead != '}') ADVANCE(297);
       END_STATE();
-    case 268:
+    case 297:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(61);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(270);
+          lookahead == ' ') ADVANCE(299);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != ',' &&
-          lookahead != '}') ADVANCE(268);
+          lookahead != '}') ADVANCE(297);
       END_STATE();
-    case 269:
+    case 298:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(61);
+      if (lookahead == '{') ADVANCE(74);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
@@ -4245,11 +4538,11 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != ',' &&
-          lookahead != '}') ADVANCE(270);
+          lookahead != '}') ADVANCE(299);
       END_STATE();
-    case 270:
+    case 299:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(61);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
@@ -4257,106 +4550,106 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != ',' &&
-          lookahead != '}') ADVANCE(270);
+          lookahead != '}') ADVANCE(299);
       END_STATE();
-    case 271:
+    case 300:
       ACCEPT_TOKEN(sym__word_text);
       ADVANCE_MAP(
-        '\\', 275,
-        '{', 64,
-        '\t', 286,
-        0x0b, 286,
-        '\f', 286,
-        ' ', 286,
-        '(', 286,
-        ')', 286,
-        ',', 286,
-        '}', 286,
+        '\\', 304,
+        '{', 77,
+        '\t', 315,
+        0x0b, 315,
+        '\f', 315,
+        ' ', 315,
+        '(', 315,
+        ')', 315,
+        ',', 315,
+        '}', 315,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"') ADVANCE(272);
+          lookahead != '"') ADVANCE(301);
       END_STATE();
-    case 272:
+    case 301:
       ACCEPT_TOKEN(sym__word_text);
       ADVANCE_MAP(
-        '\\', 275,
-        '{', 64,
-        '\t', 286,
-        0x0b, 286,
-        '\f', 286,
-        ' ', 286,
-        '(', 286,
-        ')', 286,
-        ',', 286,
-        '}', 286,
+        '\\', 304,
+        '{', 77,
+        '\t', 315,
+        0x0b, 315,
+        '\f', 315,
+        ' ', 315,
+        '(', 315,
+        ')', 315,
+        ',', 315,
+        '}', 315,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"') ADVANCE(272);
+          lookahead != '"') ADVANCE(301);
       END_STATE();
-    case 273:
+    case 302:
       ACCEPT_TOKEN(sym__word_text);
       ADVANCE_MAP(
-        '{', 63,
-        '[', 276,
-        ']', 276,
-        '\t', 294,
-        0x0b, 294,
-        '\f', 294,
-        ' ', 294,
-        '(', 294,
-        ')', 294,
-        ',', 294,
-        '}', 294,
+        '{', 76,
+        '[', 305,
+        ']', 305,
+        '\t', 323,
+        0x0b, 323,
+        '\f', 323,
+        ' ', 323,
+        '(', 323,
+        ')', 323,
+        ',', 323,
+        '}', 323,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"') ADVANCE(274);
+          lookahead != '"') ADVANCE(303);
       END_STATE();
-    case 274:
+    case 303:
       ACCEPT_TOKEN(sym__word_text);
       ADVANCE_MAP(
-        '{', 63,
-        '[', 276,
-        ']', 276,
-        '\t', 294,
-        0x0b, 294,
-        '\f', 294,
-        ' ', 294,
-        '(', 294,
-        ')', 294,
-        ',', 294,
-        '}', 294,
+        '{', 76,
+        '[', 305,
+        ']', 305,
+        '\t', 323,
+        0x0b, 323,
+        '\f', 323,
+        ' ', 323,
+        '(', 323,
+        ')', 323,
+        ',', 323,
+        '}', 323,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"') ADVANCE(274);
+          lookahead != '"') ADVANCE(303);
       END_STATE();
-    case 275:
+    case 304:
       ACCEPT_TOKEN(sym__word_text);
       ADVANCE_MAP(
-        '\t', 286,
-        0x0b, 286,
-        '\f', 286,
-        ' ', 286,
-        '"', 286,
-        '(', 286,
-        ')', 286,
-        ',', 286,
-        '{', 286,
-        '}', 286,
+        '\t', 315,
+        0x0b, 315,
+        '\f', 315,
+        ' ', 315,
+        '"', 315,
+        '(', 315,
+        ')', 315,
+        ',', 315,
+        '{', 315,
+        '}', 315,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(272);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
       END_STATE();
-    case 276:
+    case 305:
       ACCEPT_TOKEN(sym__word_text);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
@@ -4364,96 +4657,96 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(276);
+          lookahead != ' ') ADVANCE(305);
       END_STATE();
-    case 277:
+    case 306:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       END_STATE();
-    case 278:
+    case 307:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '\n') ADVANCE(51);
+      if (lookahead == '\n') ADVANCE(60);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(66);
-      if (lookahead != 0) ADVANCE(231);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead != 0) ADVANCE(260);
       END_STATE();
-    case 279:
+    case 308:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(62);
+      if (lookahead == '{') ADVANCE(75);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(170);
+          lookahead != ' ') ADVANCE(199);
       END_STATE();
-    case 280:
+    case 309:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(67);
+      if (lookahead == '{') ADVANCE(80);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(212);
+          lookahead != '\r') ADVANCE(241);
       END_STATE();
-    case 281:
+    case 310:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(192);
+          lookahead != '{') ADVANCE(221);
       END_STATE();
-    case 282:
+    case 311:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '{' &&
-          lookahead != '|') ADVANCE(203);
+          lookahead != '|') ADVANCE(232);
       END_STATE();
-    case 283:
+    case 312:
       ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(68);
-      if (lookahead == '{') ADVANCE(64);
-      if (lookahead == '}') ADVANCE(249);
+      if (lookahead == '\\') ADVANCE(81);
+      if (lookahead == '{') ADVANCE(77);
+      if (lookahead == '}') ADVANCE(278);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(286);
+          lookahead != '"') ADVANCE(315);
       END_STATE();
-    case 284:
+    case 313:
       ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(68);
-      if (lookahead == '{') ADVANCE(64);
-      if (lookahead == '}') ADVANCE(283);
+      if (lookahead == '\\') ADVANCE(81);
+      if (lookahead == '{') ADVANCE(77);
+      if (lookahead == '}') ADVANCE(312);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(284);
+          lookahead == ' ') ADVANCE(313);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(286);
+          lookahead != '"') ADVANCE(315);
       END_STATE();
-    case 285:
+    case 314:
       ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(68);
-      if (lookahead == '{') ADVANCE(64);
+      if (lookahead == '\\') ADVANCE(81);
+      if (lookahead == '{') ADVANCE(77);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(286);
+          lookahead != '"') ADVANCE(315);
       END_STATE();
-    case 286:
+    case 315:
       ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(68);
-      if (lookahead == '{') ADVANCE(64);
+      if (lookahead == '\\') ADVANCE(81);
+      if (lookahead == '{') ADVANCE(77);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(286);
+          lookahead != '"') ADVANCE(315);
       END_STATE();
-    case 287:
+    case 316:
       ACCEPT_TOKEN(anon_sym_LBRACK);
       END_STATE();
-    case 288:
+    case 317:
       ACCEPT_TOKEN(anon_sym_LBRACK);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
@@ -4461,12 +4754,12 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(276);
+          lookahead != ' ') ADVANCE(305);
       END_STATE();
-    case 289:
+    case 318:
       ACCEPT_TOKEN(anon_sym_RBRACK);
       END_STATE();
-    case 290:
+    case 319:
       ACCEPT_TOKEN(anon_sym_RBRACK);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
@@ -4474,186 +4767,186 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(276);
+          lookahead != ' ') ADVANCE(305);
       END_STATE();
-    case 291:
+    case 320:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(63);
-      if (lookahead == '}') ADVANCE(249);
+      if (lookahead == '{') ADVANCE(76);
+      if (lookahead == '}') ADVANCE(278);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(294);
+          lookahead != ']') ADVANCE(323);
       END_STATE();
-    case 292:
+    case 321:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(63);
-      if (lookahead == '}') ADVANCE(291);
+      if (lookahead == '{') ADVANCE(76);
+      if (lookahead == '}') ADVANCE(320);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(292);
+          lookahead == ' ') ADVANCE(321);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(294);
+          lookahead != ']') ADVANCE(323);
       END_STATE();
-    case 293:
+    case 322:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(63);
+      if (lookahead == '{') ADVANCE(76);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(262);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           (lookahead < 'A' || '[' < lookahead) &&
-          lookahead != ']') ADVANCE(294);
+          lookahead != ']') ADVANCE(323);
       END_STATE();
-    case 294:
+    case 323:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(63);
+      if (lookahead == '{') ADVANCE(76);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(294);
+          lookahead != ']') ADVANCE(323);
       END_STATE();
-    case 295:
+    case 324:
       ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '\n') ADVANCE(297);
-      if (lookahead == '#') ADVANCE(38);
+      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '#') ADVANCE(43);
       END_STATE();
-    case 296:
-      ACCEPT_TOKEN(sym__newline);
-      ADVANCE_MAP(
-        '\n', 298,
-        '#', 38,
-        '{', 66,
-        '\t', 231,
-        ' ', 231,
-        '"', 231,
-        '\'', 231,
-        ')', 231,
-        ',', 231,
-        ':', 231,
-        ']', 231,
-        '}', 231,
-      );
-      END_STATE();
-    case 297:
-      ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '#') ADVANCE(38);
-      END_STATE();
-    case 298:
+    case 325:
       ACCEPT_TOKEN(sym__newline);
       ADVANCE_MAP(
-        '#', 38,
-        '{', 66,
-        '\t', 231,
-        ' ', 231,
-        '"', 231,
-        '\'', 231,
-        ')', 231,
-        ',', 231,
-        ':', 231,
-        ']', 231,
-        '}', 231,
+        '\n', 327,
+        '#', 43,
+        '{', 79,
+        '\t', 260,
+        ' ', 260,
+        '"', 260,
+        '\'', 260,
+        ')', 260,
+        ',', 260,
+        ':', 260,
+        ']', 260,
+        '}', 260,
       );
       END_STATE();
-    case 299:
+    case 326:
+      ACCEPT_TOKEN(sym__newline);
+      if (lookahead == '#') ADVANCE(43);
+      END_STATE();
+    case 327:
+      ACCEPT_TOKEN(sym__newline);
+      ADVANCE_MAP(
+        '#', 43,
+        '{', 79,
+        '\t', 260,
+        ' ', 260,
+        '"', 260,
+        '\'', 260,
+        ')', 260,
+        ',', 260,
+        ':', 260,
+        ']', 260,
+        '}', 260,
+      );
+      END_STATE();
+    case 328:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(175);
+      if (lookahead == '?') ADVANCE(204);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(299);
+          lookahead == ' ') ADVANCE(328);
       if (lookahead == '&' ||
-          lookahead == '/') ADVANCE(174);
+          lookahead == '/') ADVANCE(203);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(192);
+          lookahead != '{') ADVANCE(221);
       END_STATE();
-    case 300:
+    case 329:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(188);
+      if (lookahead == '?') ADVANCE(217);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(300);
+          lookahead == ' ') ADVANCE(329);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(192);
+          lookahead != '{') ADVANCE(221);
       END_STATE();
-    case 301:
+    case 330:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(47);
-      if (lookahead == '}') ADVANCE(53);
+      if (lookahead == 'H') ADVANCE(52);
+      if (lookahead == '}') ADVANCE(62);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(301);
+          lookahead == ' ') ADVANCE(330);
       END_STATE();
-    case 302:
+    case 331:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(47);
+      if (lookahead == 'H') ADVANCE(52);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(302);
+          lookahead == ' ') ADVANCE(331);
       END_STATE();
-    case 303:
+    case 332:
       ACCEPT_TOKEN(sym__space);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(303);
+          lookahead == ' ') ADVANCE(332);
       END_STATE();
-    case 304:
+    case 333:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == 'H') ADVANCE(47);
-      if (lookahead == '}') ADVANCE(53);
+      if (lookahead == 'H') ADVANCE(52);
+      if (lookahead == '}') ADVANCE(62);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(304);
+          lookahead == ' ') ADVANCE(333);
       END_STATE();
-    case 305:
+    case 334:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(53);
+      if (lookahead == '}') ADVANCE(62);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(305);
+          lookahead == ' ') ADVANCE(334);
       END_STATE();
-    case 306:
+    case 335:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(190);
+      if (lookahead == '}') ADVANCE(253);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(306);
+          lookahead == ' ') ADVANCE(335);
       END_STATE();
-    case 307:
+    case 336:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(224);
+      if (lookahead == '}') ADVANCE(219);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(307);
+          lookahead == ' ') ADVANCE(336);
       END_STATE();
-    case 308:
+    case 337:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(200);
+      if (lookahead == '}') ADVANCE(229);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(308);
+          lookahead == ' ') ADVANCE(337);
       END_STATE();
-    case 309:
+    case 338:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(207);
+      if (lookahead == '}') ADVANCE(236);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(309);
+          lookahead == ' ') ADVANCE(338);
       END_STATE();
-    case 310:
+    case 339:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(291);
+      if (lookahead == '}') ADVANCE(320);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(310);
+          lookahead == ' ') ADVANCE(339);
       END_STATE();
-    case 311:
+    case 340:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(283);
+      if (lookahead == '}') ADVANCE(312);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(311);
+          lookahead == ' ') ADVANCE(340);
       END_STATE();
     default:
       return false;
@@ -4662,391 +4955,391 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
 
 static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
-  [1] = {.lex_state = 84},
-  [2] = {.lex_state = 85},
-  [3] = {.lex_state = 87},
-  [4] = {.lex_state = 87},
-  [5] = {.lex_state = 117},
-  [6] = {.lex_state = 88},
-  [7] = {.lex_state = 88},
-  [8] = {.lex_state = 86},
-  [9] = {.lex_state = 86},
-  [10] = {.lex_state = 86},
-  [11] = {.lex_state = 86},
-  [12] = {.lex_state = 86},
-  [13] = {.lex_state = 86},
-  [14] = {.lex_state = 86},
-  [15] = {.lex_state = 88},
-  [16] = {.lex_state = 70},
-  [17] = {.lex_state = 70},
-  [18] = {.lex_state = 71},
-  [19] = {.lex_state = 69},
-  [20] = {.lex_state = 74},
-  [21] = {.lex_state = 114},
-  [22] = {.lex_state = 74},
-  [23] = {.lex_state = 77},
-  [24] = {.lex_state = 77},
-  [25] = {.lex_state = 86},
-  [26] = {.lex_state = 79},
-  [27] = {.lex_state = 73},
-  [28] = {.lex_state = 114},
-  [29] = {.lex_state = 80},
-  [30] = {.lex_state = 113},
-  [31] = {.lex_state = 112},
-  [32] = {.lex_state = 75},
-  [33] = {.lex_state = 72},
-  [34] = {.lex_state = 81},
-  [35] = {.lex_state = 70},
-  [36] = {.lex_state = 70},
-  [37] = {.lex_state = 83},
-  [38] = {.lex_state = 82},
-  [39] = {.lex_state = 78},
-  [40] = {.lex_state = 78},
-  [41] = {.lex_state = 96},
-  [42] = {.lex_state = 83},
-  [43] = {.lex_state = 76},
-  [44] = {.lex_state = 30},
-  [45] = {.lex_state = 116},
-  [46] = {.lex_state = 24},
-  [47] = {.lex_state = 24},
-  [48] = {.lex_state = 70},
-  [49] = {.lex_state = 94},
-  [50] = {.lex_state = 20},
-  [51] = {.lex_state = 70},
-  [52] = {.lex_state = 70},
-  [53] = {.lex_state = 70},
-  [54] = {.lex_state = 70},
-  [55] = {.lex_state = 15},
-  [56] = {.lex_state = 74},
-  [57] = {.lex_state = 74},
-  [58] = {.lex_state = 15},
-  [59] = {.lex_state = 101},
-  [60] = {.lex_state = 95},
-  [61] = {.lex_state = 89},
-  [62] = {.lex_state = 70},
-  [63] = {.lex_state = 114},
-  [64] = {.lex_state = 70},
-  [65] = {.lex_state = 70},
-  [66] = {.lex_state = 17},
-  [67] = {.lex_state = 70},
-  [68] = {.lex_state = 77},
-  [69] = {.lex_state = 77},
-  [70] = {.lex_state = 31},
-  [71] = {.lex_state = 70},
-  [72] = {.lex_state = 70},
-  [73] = {.lex_state = 70},
-  [74] = {.lex_state = 20},
-  [75] = {.lex_state = 15},
-  [76] = {.lex_state = 20},
-  [77] = {.lex_state = 20},
-  [78] = {.lex_state = 20},
-  [79] = {.lex_state = 20},
-  [80] = {.lex_state = 20},
-  [81] = {.lex_state = 20},
-  [82] = {.lex_state = 20},
-  [83] = {.lex_state = 20},
-  [84] = {.lex_state = 20},
-  [85] = {.lex_state = 20},
-  [86] = {.lex_state = 20},
-  [87] = {.lex_state = 20},
-  [88] = {.lex_state = 20},
-  [89] = {.lex_state = 20},
-  [90] = {.lex_state = 20},
-  [91] = {.lex_state = 114},
-  [92] = {.lex_state = 77},
-  [93] = {.lex_state = 105},
-  [94] = {.lex_state = 107},
-  [95] = {.lex_state = 74},
-  [96] = {.lex_state = 74},
-  [97] = {.lex_state = 115},
-  [98] = {.lex_state = 107},
-  [99] = {.lex_state = 114},
-  [100] = {.lex_state = 23},
-  [101] = {.lex_state = 114},
-  [102] = {.lex_state = 16},
-  [103] = {.lex_state = 105},
-  [104] = {.lex_state = 83},
-  [105] = {.lex_state = 83},
-  [106] = {.lex_state = 23},
-  [107] = {.lex_state = 74},
-  [108] = {.lex_state = 74},
-  [109] = {.lex_state = 74},
-  [110] = {.lex_state = 74},
-  [111] = {.lex_state = 74},
-  [112] = {.lex_state = 74},
-  [113] = {.lex_state = 74},
-  [114] = {.lex_state = 74},
-  [115] = {.lex_state = 74},
-  [116] = {.lex_state = 77},
-  [117] = {.lex_state = 74},
-  [118] = {.lex_state = 90},
-  [119] = {.lex_state = 97},
-  [120] = {.lex_state = 95},
-  [121] = {.lex_state = 114},
-  [122] = {.lex_state = 114},
-  [123] = {.lex_state = 114},
-  [124] = {.lex_state = 114},
-  [125] = {.lex_state = 114},
-  [126] = {.lex_state = 114},
-  [127] = {.lex_state = 114},
-  [128] = {.lex_state = 114},
-  [129] = {.lex_state = 114},
-  [130] = {.lex_state = 77},
-  [131] = {.lex_state = 92},
-  [132] = {.lex_state = 77},
-  [133] = {.lex_state = 77},
-  [134] = {.lex_state = 77},
-  [135] = {.lex_state = 77},
-  [136] = {.lex_state = 77},
-  [137] = {.lex_state = 78},
-  [138] = {.lex_state = 77},
-  [139] = {.lex_state = 77},
-  [140] = {.lex_state = 78},
-  [141] = {.lex_state = 77},
-  [142] = {.lex_state = 77},
-  [143] = {.lex_state = 23},
-  [144] = {.lex_state = 23},
-  [145] = {.lex_state = 15},
-  [146] = {.lex_state = 107},
-  [147] = {.lex_state = 23},
-  [148] = {.lex_state = 114},
-  [149] = {.lex_state = 98},
-  [150] = {.lex_state = 104},
-  [151] = {.lex_state = 120},
-  [152] = {.lex_state = 110},
-  [153] = {.lex_state = 32},
-  [154] = {.lex_state = 104},
-  [155] = {.lex_state = 103},
-  [156] = {.lex_state = 103},
-  [157] = {.lex_state = 78},
-  [158] = {.lex_state = 78},
-  [159] = {.lex_state = 93},
-  [160] = {.lex_state = 110},
-  [161] = {.lex_state = 91},
-  [162] = {.lex_state = 18},
-  [163] = {.lex_state = 20},
-  [164] = {.lex_state = 83},
-  [165] = {.lex_state = 83},
-  [166] = {.lex_state = 100},
-  [167] = {.lex_state = 83},
-  [168] = {.lex_state = 83},
-  [169] = {.lex_state = 24},
-  [170] = {.lex_state = 24},
-  [171] = {.lex_state = 33},
-  [172] = {.lex_state = 110},
-  [173] = {.lex_state = 110},
-  [174] = {.lex_state = 105},
-  [175] = {.lex_state = 83},
-  [176] = {.lex_state = 110},
-  [177] = {.lex_state = 25},
-  [178] = {.lex_state = 83},
-  [179] = {.lex_state = 83},
-  [180] = {.lex_state = 110},
-  [181] = {.lex_state = 83},
-  [182] = {.lex_state = 104},
-  [183] = {.lex_state = 110},
-  [184] = {.lex_state = 83},
-  [185] = {.lex_state = 120},
-  [186] = {.lex_state = 78},
-  [187] = {.lex_state = 83},
-  [188] = {.lex_state = 119},
-  [189] = {.lex_state = 98},
-  [190] = {.lex_state = 78},
-  [191] = {.lex_state = 78},
-  [192] = {.lex_state = 78},
-  [193] = {.lex_state = 78},
-  [194] = {.lex_state = 78},
-  [195] = {.lex_state = 78},
-  [196] = {.lex_state = 78},
-  [197] = {.lex_state = 78},
-  [198] = {.lex_state = 78},
-  [199] = {.lex_state = 25},
-  [200] = {.lex_state = 20},
-  [201] = {.lex_state = 100},
-  [202] = {.lex_state = 34},
-  [203] = {.lex_state = 15},
-  [204] = {.lex_state = 119},
-  [205] = {.lex_state = 15},
-  [206] = {.lex_state = 83},
-  [207] = {.lex_state = 83},
-  [208] = {.lex_state = 110},
-  [209] = {.lex_state = 110},
-  [210] = {.lex_state = 24},
-  [211] = {.lex_state = 109},
-  [212] = {.lex_state = 15},
-  [213] = {.lex_state = 15},
-  [214] = {.lex_state = 110},
-  [215] = {.lex_state = 20},
-  [216] = {.lex_state = 22},
-  [217] = {.lex_state = 103},
-  [218] = {.lex_state = 24},
-  [219] = {.lex_state = 106},
-  [220] = {.lex_state = 19},
-  [221] = {.lex_state = 106},
-  [222] = {.lex_state = 24},
-  [223] = {.lex_state = 15},
-  [224] = {.lex_state = 104},
-  [225] = {.lex_state = 15},
-  [226] = {.lex_state = 15},
-  [227] = {.lex_state = 106},
-  [228] = {.lex_state = 109},
-  [229] = {.lex_state = 104},
-  [230] = {.lex_state = 24},
-  [231] = {.lex_state = 15},
-  [232] = {.lex_state = 15},
-  [233] = {.lex_state = 24},
-  [234] = {.lex_state = 104},
-  [235] = {.lex_state = 98},
-  [236] = {.lex_state = 107},
-  [237] = {.lex_state = 119},
-  [238] = {.lex_state = 15},
-  [239] = {.lex_state = 104},
-  [240] = {.lex_state = 24},
-  [241] = {.lex_state = 24},
-  [242] = {.lex_state = 24},
-  [243] = {.lex_state = 106},
-  [244] = {.lex_state = 104},
-  [245] = {.lex_state = 15},
-  [246] = {.lex_state = 15},
-  [247] = {.lex_state = 24},
-  [248] = {.lex_state = 15},
-  [249] = {.lex_state = 106},
-  [250] = {.lex_state = 22},
-  [251] = {.lex_state = 110},
-  [252] = {.lex_state = 110},
-  [253] = {.lex_state = 24},
-  [254] = {.lex_state = 106},
-  [255] = {.lex_state = 15},
-  [256] = {.lex_state = 24},
-  [257] = {.lex_state = 103},
-  [258] = {.lex_state = 103},
-  [259] = {.lex_state = 24},
-  [260] = {.lex_state = 102},
-  [261] = {.lex_state = 35},
-  [262] = {.lex_state = 22},
-  [263] = {.lex_state = 107},
-  [264] = {.lex_state = 107},
-  [265] = {.lex_state = 109},
-  [266] = {.lex_state = 102},
-  [267] = {.lex_state = 102},
-  [268] = {.lex_state = 102},
-  [269] = {.lex_state = 102},
-  [270] = {.lex_state = 102},
-  [271] = {.lex_state = 99},
-  [272] = {.lex_state = 99},
-  [273] = {.lex_state = 99},
-  [274] = {.lex_state = 99},
-  [275] = {.lex_state = 99},
-  [276] = {.lex_state = 99},
-  [277] = {.lex_state = 25},
-  [278] = {.lex_state = 107},
-  [279] = {.lex_state = 25},
-  [280] = {.lex_state = 118},
-  [281] = {.lex_state = 118},
-  [282] = {.lex_state = 118},
-  [283] = {.lex_state = 118},
-  [284] = {.lex_state = 118},
-  [285] = {.lex_state = 118},
-  [286] = {.lex_state = 25},
-  [287] = {.lex_state = 21},
-  [288] = {.lex_state = 104},
-  [289] = {.lex_state = 21},
-  [290] = {.lex_state = 104},
-  [291] = {.lex_state = 21},
-  [292] = {.lex_state = 108},
-  [293] = {.lex_state = 25},
-  [294] = {.lex_state = 21},
-  [295] = {.lex_state = 108},
-  [296] = {.lex_state = 100},
-  [297] = {.lex_state = 25},
-  [298] = {.lex_state = 21},
-  [299] = {.lex_state = 100},
-  [300] = {.lex_state = 21},
-  [301] = {.lex_state = 100},
-  [302] = {.lex_state = 28},
-  [303] = {.lex_state = 29},
-  [304] = {.lex_state = 104},
-  [305] = {.lex_state = 25},
-  [306] = {.lex_state = 20},
-  [307] = {.lex_state = 20},
-  [308] = {.lex_state = 25},
-  [309] = {.lex_state = 25},
-  [310] = {.lex_state = 25},
-  [311] = {.lex_state = 25},
-  [312] = {.lex_state = 25},
-  [313] = {.lex_state = 20},
-  [314] = {.lex_state = 28},
-  [315] = {.lex_state = 25},
-  [316] = {.lex_state = 25},
-  [317] = {.lex_state = 25},
-  [318] = {.lex_state = 20},
-  [319] = {.lex_state = 20},
-  [320] = {.lex_state = 20},
-  [321] = {.lex_state = 28},
-  [322] = {.lex_state = 120},
-  [323] = {.lex_state = 108},
-  [324] = {.lex_state = 108},
-  [325] = {.lex_state = 120},
-  [326] = {.lex_state = 108},
-  [327] = {.lex_state = 29},
-  [328] = {.lex_state = 28},
-  [329] = {.lex_state = 28},
-  [330] = {.lex_state = 108},
-  [331] = {.lex_state = 29},
-  [332] = {.lex_state = 28},
-  [333] = {.lex_state = 28},
-  [334] = {.lex_state = 104},
-  [335] = {.lex_state = 29},
-  [336] = {.lex_state = 28},
-  [337] = {.lex_state = 28},
-  [338] = {.lex_state = 29},
-  [339] = {.lex_state = 28},
-  [340] = {.lex_state = 28},
-  [341] = {.lex_state = 29},
-  [342] = {.lex_state = 28},
-  [343] = {.lex_state = 28},
-  [344] = {.lex_state = 29},
-  [345] = {.lex_state = 28},
-  [346] = {.lex_state = 28},
-  [347] = {.lex_state = 29},
-  [348] = {.lex_state = 28},
-  [349] = {.lex_state = 28},
-  [350] = {.lex_state = 29},
-  [351] = {.lex_state = 28},
-  [352] = {.lex_state = 28},
-  [353] = {.lex_state = 29},
-  [354] = {.lex_state = 28},
-  [355] = {.lex_state = 28},
-  [356] = {.lex_state = 27},
-  [357] = {.lex_state = 29},
-  [358] = {.lex_state = 28},
-  [359] = {.lex_state = 28},
-  [360] = {.lex_state = 29},
-  [361] = {.lex_state = 29},
-  [362] = {.lex_state = 29},
-  [363] = {.lex_state = 29},
-  [364] = {.lex_state = 27},
-  [365] = {.lex_state = 29},
-  [366] = {.lex_state = 29},
-  [367] = {.lex_state = 120},
-  [368] = {.lex_state = 20},
-  [369] = {.lex_state = 23},
-  [370] = {.lex_state = 23},
-  [371] = {.lex_state = 23},
-  [372] = {.lex_state = 110},
-  [373] = {.lex_state = 20},
-  [374] = {.lex_state = 23},
-  [375] = {.lex_state = 23},
-  [376] = {.lex_state = 20},
-  [377] = {.lex_state = 27},
-  [378] = {.lex_state = 20},
-  [379] = {.lex_state = 110},
-  [380] = {.lex_state = 23},
-  [381] = {.lex_state = 110},
-  [382] = {.lex_state = 23},
-  [383] = {.lex_state = 20},
-  [384] = {.lex_state = 26},
-  [385] = {.lex_state = 26},
+  [1] = {.lex_state = 97},
+  [2] = {.lex_state = 98},
+  [3] = {.lex_state = 100},
+  [4] = {.lex_state = 100},
+  [5] = {.lex_state = 130},
+  [6] = {.lex_state = 101},
+  [7] = {.lex_state = 101},
+  [8] = {.lex_state = 99},
+  [9] = {.lex_state = 99},
+  [10] = {.lex_state = 99},
+  [11] = {.lex_state = 99},
+  [12] = {.lex_state = 99},
+  [13] = {.lex_state = 99},
+  [14] = {.lex_state = 99},
+  [15] = {.lex_state = 101},
+  [16] = {.lex_state = 83},
+  [17] = {.lex_state = 83},
+  [18] = {.lex_state = 99},
+  [19] = {.lex_state = 84},
+  [20] = {.lex_state = 82},
+  [21] = {.lex_state = 127},
+  [22] = {.lex_state = 87},
+  [23] = {.lex_state = 87},
+  [24] = {.lex_state = 90},
+  [25] = {.lex_state = 90},
+  [26] = {.lex_state = 92},
+  [27] = {.lex_state = 86},
+  [28] = {.lex_state = 127},
+  [29] = {.lex_state = 93},
+  [30] = {.lex_state = 126},
+  [31] = {.lex_state = 125},
+  [32] = {.lex_state = 88},
+  [33] = {.lex_state = 85},
+  [34] = {.lex_state = 94},
+  [35] = {.lex_state = 83},
+  [36] = {.lex_state = 83},
+  [37] = {.lex_state = 96},
+  [38] = {.lex_state = 95},
+  [39] = {.lex_state = 91},
+  [40] = {.lex_state = 91},
+  [41] = {.lex_state = 109},
+  [42] = {.lex_state = 96},
+  [43] = {.lex_state = 89},
+  [44] = {.lex_state = 35},
+  [45] = {.lex_state = 129},
+  [46] = {.lex_state = 29},
+  [47] = {.lex_state = 29},
+  [48] = {.lex_state = 83},
+  [49] = {.lex_state = 107},
+  [50] = {.lex_state = 25},
+  [51] = {.lex_state = 83},
+  [52] = {.lex_state = 83},
+  [53] = {.lex_state = 83},
+  [54] = {.lex_state = 83},
+  [55] = {.lex_state = 20},
+  [56] = {.lex_state = 87},
+  [57] = {.lex_state = 87},
+  [58] = {.lex_state = 20},
+  [59] = {.lex_state = 114},
+  [60] = {.lex_state = 108},
+  [61] = {.lex_state = 102},
+  [62] = {.lex_state = 83},
+  [63] = {.lex_state = 127},
+  [64] = {.lex_state = 83},
+  [65] = {.lex_state = 83},
+  [66] = {.lex_state = 22},
+  [67] = {.lex_state = 83},
+  [68] = {.lex_state = 90},
+  [69] = {.lex_state = 90},
+  [70] = {.lex_state = 36},
+  [71] = {.lex_state = 83},
+  [72] = {.lex_state = 83},
+  [73] = {.lex_state = 83},
+  [74] = {.lex_state = 25},
+  [75] = {.lex_state = 20},
+  [76] = {.lex_state = 25},
+  [77] = {.lex_state = 25},
+  [78] = {.lex_state = 25},
+  [79] = {.lex_state = 25},
+  [80] = {.lex_state = 25},
+  [81] = {.lex_state = 25},
+  [82] = {.lex_state = 25},
+  [83] = {.lex_state = 25},
+  [84] = {.lex_state = 25},
+  [85] = {.lex_state = 25},
+  [86] = {.lex_state = 25},
+  [87] = {.lex_state = 25},
+  [88] = {.lex_state = 25},
+  [89] = {.lex_state = 25},
+  [90] = {.lex_state = 25},
+  [91] = {.lex_state = 127},
+  [92] = {.lex_state = 90},
+  [93] = {.lex_state = 118},
+  [94] = {.lex_state = 120},
+  [95] = {.lex_state = 87},
+  [96] = {.lex_state = 87},
+  [97] = {.lex_state = 128},
+  [98] = {.lex_state = 120},
+  [99] = {.lex_state = 127},
+  [100] = {.lex_state = 28},
+  [101] = {.lex_state = 127},
+  [102] = {.lex_state = 21},
+  [103] = {.lex_state = 118},
+  [104] = {.lex_state = 96},
+  [105] = {.lex_state = 96},
+  [106] = {.lex_state = 28},
+  [107] = {.lex_state = 87},
+  [108] = {.lex_state = 87},
+  [109] = {.lex_state = 87},
+  [110] = {.lex_state = 87},
+  [111] = {.lex_state = 87},
+  [112] = {.lex_state = 87},
+  [113] = {.lex_state = 87},
+  [114] = {.lex_state = 87},
+  [115] = {.lex_state = 87},
+  [116] = {.lex_state = 90},
+  [117] = {.lex_state = 87},
+  [118] = {.lex_state = 103},
+  [119] = {.lex_state = 110},
+  [120] = {.lex_state = 108},
+  [121] = {.lex_state = 127},
+  [122] = {.lex_state = 127},
+  [123] = {.lex_state = 127},
+  [124] = {.lex_state = 127},
+  [125] = {.lex_state = 127},
+  [126] = {.lex_state = 127},
+  [127] = {.lex_state = 127},
+  [128] = {.lex_state = 127},
+  [129] = {.lex_state = 127},
+  [130] = {.lex_state = 90},
+  [131] = {.lex_state = 105},
+  [132] = {.lex_state = 90},
+  [133] = {.lex_state = 90},
+  [134] = {.lex_state = 90},
+  [135] = {.lex_state = 90},
+  [136] = {.lex_state = 90},
+  [137] = {.lex_state = 91},
+  [138] = {.lex_state = 90},
+  [139] = {.lex_state = 90},
+  [140] = {.lex_state = 91},
+  [141] = {.lex_state = 90},
+  [142] = {.lex_state = 90},
+  [143] = {.lex_state = 28},
+  [144] = {.lex_state = 28},
+  [145] = {.lex_state = 20},
+  [146] = {.lex_state = 120},
+  [147] = {.lex_state = 28},
+  [148] = {.lex_state = 127},
+  [149] = {.lex_state = 112},
+  [150] = {.lex_state = 117},
+  [151] = {.lex_state = 133},
+  [152] = {.lex_state = 123},
+  [153] = {.lex_state = 37},
+  [154] = {.lex_state = 117},
+  [155] = {.lex_state = 116},
+  [156] = {.lex_state = 116},
+  [157] = {.lex_state = 91},
+  [158] = {.lex_state = 91},
+  [159] = {.lex_state = 106},
+  [160] = {.lex_state = 123},
+  [161] = {.lex_state = 104},
+  [162] = {.lex_state = 23},
+  [163] = {.lex_state = 25},
+  [164] = {.lex_state = 96},
+  [165] = {.lex_state = 96},
+  [166] = {.lex_state = 113},
+  [167] = {.lex_state = 96},
+  [168] = {.lex_state = 96},
+  [169] = {.lex_state = 29},
+  [170] = {.lex_state = 29},
+  [171] = {.lex_state = 38},
+  [172] = {.lex_state = 123},
+  [173] = {.lex_state = 123},
+  [174] = {.lex_state = 118},
+  [175] = {.lex_state = 96},
+  [176] = {.lex_state = 123},
+  [177] = {.lex_state = 30},
+  [178] = {.lex_state = 96},
+  [179] = {.lex_state = 96},
+  [180] = {.lex_state = 123},
+  [181] = {.lex_state = 96},
+  [182] = {.lex_state = 117},
+  [183] = {.lex_state = 123},
+  [184] = {.lex_state = 96},
+  [185] = {.lex_state = 133},
+  [186] = {.lex_state = 91},
+  [187] = {.lex_state = 96},
+  [188] = {.lex_state = 131},
+  [189] = {.lex_state = 112},
+  [190] = {.lex_state = 91},
+  [191] = {.lex_state = 91},
+  [192] = {.lex_state = 91},
+  [193] = {.lex_state = 91},
+  [194] = {.lex_state = 91},
+  [195] = {.lex_state = 91},
+  [196] = {.lex_state = 91},
+  [197] = {.lex_state = 91},
+  [198] = {.lex_state = 91},
+  [199] = {.lex_state = 30},
+  [200] = {.lex_state = 25},
+  [201] = {.lex_state = 113},
+  [202] = {.lex_state = 39},
+  [203] = {.lex_state = 20},
+  [204] = {.lex_state = 131},
+  [205] = {.lex_state = 20},
+  [206] = {.lex_state = 96},
+  [207] = {.lex_state = 96},
+  [208] = {.lex_state = 123},
+  [209] = {.lex_state = 123},
+  [210] = {.lex_state = 29},
+  [211] = {.lex_state = 122},
+  [212] = {.lex_state = 20},
+  [213] = {.lex_state = 20},
+  [214] = {.lex_state = 123},
+  [215] = {.lex_state = 25},
+  [216] = {.lex_state = 27},
+  [217] = {.lex_state = 116},
+  [218] = {.lex_state = 29},
+  [219] = {.lex_state = 119},
+  [220] = {.lex_state = 24},
+  [221] = {.lex_state = 119},
+  [222] = {.lex_state = 29},
+  [223] = {.lex_state = 20},
+  [224] = {.lex_state = 117},
+  [225] = {.lex_state = 20},
+  [226] = {.lex_state = 20},
+  [227] = {.lex_state = 119},
+  [228] = {.lex_state = 122},
+  [229] = {.lex_state = 117},
+  [230] = {.lex_state = 29},
+  [231] = {.lex_state = 20},
+  [232] = {.lex_state = 20},
+  [233] = {.lex_state = 29},
+  [234] = {.lex_state = 117},
+  [235] = {.lex_state = 112},
+  [236] = {.lex_state = 120},
+  [237] = {.lex_state = 131},
+  [238] = {.lex_state = 20},
+  [239] = {.lex_state = 117},
+  [240] = {.lex_state = 29},
+  [241] = {.lex_state = 29},
+  [242] = {.lex_state = 29},
+  [243] = {.lex_state = 119},
+  [244] = {.lex_state = 117},
+  [245] = {.lex_state = 20},
+  [246] = {.lex_state = 20},
+  [247] = {.lex_state = 29},
+  [248] = {.lex_state = 20},
+  [249] = {.lex_state = 119},
+  [250] = {.lex_state = 27},
+  [251] = {.lex_state = 123},
+  [252] = {.lex_state = 123},
+  [253] = {.lex_state = 29},
+  [254] = {.lex_state = 119},
+  [255] = {.lex_state = 20},
+  [256] = {.lex_state = 29},
+  [257] = {.lex_state = 116},
+  [258] = {.lex_state = 116},
+  [259] = {.lex_state = 29},
+  [260] = {.lex_state = 115},
+  [261] = {.lex_state = 40},
+  [262] = {.lex_state = 27},
+  [263] = {.lex_state = 120},
+  [264] = {.lex_state = 120},
+  [265] = {.lex_state = 122},
+  [266] = {.lex_state = 115},
+  [267] = {.lex_state = 115},
+  [268] = {.lex_state = 115},
+  [269] = {.lex_state = 115},
+  [270] = {.lex_state = 115},
+  [271] = {.lex_state = 111},
+  [272] = {.lex_state = 111},
+  [273] = {.lex_state = 111},
+  [274] = {.lex_state = 111},
+  [275] = {.lex_state = 111},
+  [276] = {.lex_state = 111},
+  [277] = {.lex_state = 30},
+  [278] = {.lex_state = 120},
+  [279] = {.lex_state = 30},
+  [280] = {.lex_state = 132},
+  [281] = {.lex_state = 132},
+  [282] = {.lex_state = 132},
+  [283] = {.lex_state = 132},
+  [284] = {.lex_state = 132},
+  [285] = {.lex_state = 132},
+  [286] = {.lex_state = 30},
+  [287] = {.lex_state = 26},
+  [288] = {.lex_state = 117},
+  [289] = {.lex_state = 26},
+  [290] = {.lex_state = 117},
+  [291] = {.lex_state = 26},
+  [292] = {.lex_state = 121},
+  [293] = {.lex_state = 30},
+  [294] = {.lex_state = 26},
+  [295] = {.lex_state = 121},
+  [296] = {.lex_state = 113},
+  [297] = {.lex_state = 30},
+  [298] = {.lex_state = 26},
+  [299] = {.lex_state = 113},
+  [300] = {.lex_state = 26},
+  [301] = {.lex_state = 113},
+  [302] = {.lex_state = 33},
+  [303] = {.lex_state = 34},
+  [304] = {.lex_state = 117},
+  [305] = {.lex_state = 30},
+  [306] = {.lex_state = 25},
+  [307] = {.lex_state = 25},
+  [308] = {.lex_state = 30},
+  [309] = {.lex_state = 30},
+  [310] = {.lex_state = 30},
+  [311] = {.lex_state = 30},
+  [312] = {.lex_state = 30},
+  [313] = {.lex_state = 25},
+  [314] = {.lex_state = 33},
+  [315] = {.lex_state = 30},
+  [316] = {.lex_state = 30},
+  [317] = {.lex_state = 30},
+  [318] = {.lex_state = 25},
+  [319] = {.lex_state = 25},
+  [320] = {.lex_state = 25},
+  [321] = {.lex_state = 33},
+  [322] = {.lex_state = 133},
+  [323] = {.lex_state = 121},
+  [324] = {.lex_state = 121},
+  [325] = {.lex_state = 133},
+  [326] = {.lex_state = 121},
+  [327] = {.lex_state = 34},
+  [328] = {.lex_state = 33},
+  [329] = {.lex_state = 33},
+  [330] = {.lex_state = 121},
+  [331] = {.lex_state = 34},
+  [332] = {.lex_state = 33},
+  [333] = {.lex_state = 33},
+  [334] = {.lex_state = 117},
+  [335] = {.lex_state = 34},
+  [336] = {.lex_state = 33},
+  [337] = {.lex_state = 33},
+  [338] = {.lex_state = 34},
+  [339] = {.lex_state = 33},
+  [340] = {.lex_state = 33},
+  [341] = {.lex_state = 34},
+  [342] = {.lex_state = 33},
+  [343] = {.lex_state = 33},
+  [344] = {.lex_state = 34},
+  [345] = {.lex_state = 33},
+  [346] = {.lex_state = 33},
+  [347] = {.lex_state = 34},
+  [348] = {.lex_state = 33},
+  [349] = {.lex_state = 33},
+  [350] = {.lex_state = 34},
+  [351] = {.lex_state = 33},
+  [352] = {.lex_state = 33},
+  [353] = {.lex_state = 34},
+  [354] = {.lex_state = 33},
+  [355] = {.lex_state = 33},
+  [356] = {.lex_state = 32},
+  [357] = {.lex_state = 34},
+  [358] = {.lex_state = 33},
+  [359] = {.lex_state = 33},
+  [360] = {.lex_state = 34},
+  [361] = {.lex_state = 34},
+  [362] = {.lex_state = 34},
+  [363] = {.lex_state = 34},
+  [364] = {.lex_state = 32},
+  [365] = {.lex_state = 34},
+  [366] = {.lex_state = 34},
+  [367] = {.lex_state = 133},
+  [368] = {.lex_state = 25},
+  [369] = {.lex_state = 28},
+  [370] = {.lex_state = 28},
+  [371] = {.lex_state = 28},
+  [372] = {.lex_state = 123},
+  [373] = {.lex_state = 25},
+  [374] = {.lex_state = 28},
+  [375] = {.lex_state = 28},
+  [376] = {.lex_state = 25},
+  [377] = {.lex_state = 32},
+  [378] = {.lex_state = 25},
+  [379] = {.lex_state = 123},
+  [380] = {.lex_state = 28},
+  [381] = {.lex_state = 123},
+  [382] = {.lex_state = 28},
+  [383] = {.lex_state = 25},
+  [384] = {.lex_state = 31},
+  [385] = {.lex_state = 31},
   [386] = {.lex_state = 0},
   [387] = {.lex_state = 0},
   [388] = {.lex_state = 0},
@@ -5054,36 +5347,36 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [390] = {.lex_state = 0},
   [391] = {.lex_state = 0},
   [392] = {.lex_state = 0},
-  [393] = {.lex_state = 26},
-  [394] = {.lex_state = 26},
+  [393] = {.lex_state = 31},
+  [394] = {.lex_state = 31},
   [395] = {.lex_state = 0},
-  [396] = {.lex_state = 26},
+  [396] = {.lex_state = 31},
   [397] = {.lex_state = 0},
   [398] = {.lex_state = 0},
   [399] = {.lex_state = 0},
-  [400] = {.lex_state = 26},
-  [401] = {.lex_state = 28},
+  [400] = {.lex_state = 31},
+  [401] = {.lex_state = 33},
   [402] = {.lex_state = 0},
   [403] = {.lex_state = 0},
-  [404] = {.lex_state = 84},
-  [405] = {.lex_state = 28},
+  [404] = {.lex_state = 97},
+  [405] = {.lex_state = 33},
   [406] = {.lex_state = 0},
   [407] = {.lex_state = 0},
-  [408] = {.lex_state = 84},
+  [408] = {.lex_state = 97},
   [409] = {.lex_state = 0},
   [410] = {.lex_state = 0},
   [411] = {.lex_state = 0},
   [412] = {.lex_state = 0},
-  [413] = {.lex_state = 28},
+  [413] = {.lex_state = 33},
   [414] = {.lex_state = 0},
   [415] = {.lex_state = 0},
   [416] = {.lex_state = 0},
   [417] = {.lex_state = 0},
-  [418] = {.lex_state = 111},
+  [418] = {.lex_state = 124},
   [419] = {.lex_state = 0},
   [420] = {.lex_state = 0},
-  [421] = {.lex_state = 111},
-  [422] = {.lex_state = 84},
+  [421] = {.lex_state = 124},
+  [422] = {.lex_state = 97},
   [423] = {.lex_state = 0},
   [424] = {.lex_state = 0},
   [425] = {.lex_state = 0},
@@ -5143,8 +5436,8 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [479] = {.lex_state = 0},
   [480] = {.lex_state = 0},
   [481] = {.lex_state = 0},
-  [482] = {.lex_state = 57},
-  [483] = {.lex_state = 44},
+  [482] = {.lex_state = 70},
+  [483] = {.lex_state = 49},
   [484] = {.lex_state = 0},
   [485] = {.lex_state = 0},
   [486] = {.lex_state = 0},
@@ -5167,13 +5460,13 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [503] = {.lex_state = 0},
   [504] = {.lex_state = 0},
   [505] = {.lex_state = 0},
-  [506] = {.lex_state = 57},
+  [506] = {.lex_state = 70},
   [507] = {.lex_state = 0},
   [508] = {.lex_state = 0},
   [509] = {.lex_state = 0},
   [510] = {.lex_state = 0},
   [511] = {.lex_state = 0},
-  [512] = {.lex_state = 44},
+  [512] = {.lex_state = 49},
   [513] = {.lex_state = 0},
   [514] = {.lex_state = 0},
   [515] = {.lex_state = 0},
@@ -5246,6 +5539,7 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [sym_unclosed_script] = ACTIONS(11),
     [sym__pre_request_file] = ACTIONS(17),
     [sym_js_block] = ACTIONS(17),
+    [sym_graphql_fragment] = ACTIONS(17),
     [sym_command] = ACTIONS(17),
     [sym_method] = ACTIONS(19),
     [sym__url_text] = ACTIONS(21),
@@ -5303,13 +5597,14 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(419), 2,
       sym_directive,
       sym_variable_declaration,
-    ACTIONS(17), 5,
+    ACTIONS(17), 6,
       sym_script,
       sym__pre_request_file,
       sym_js_block,
+      sym_graphql_fragment,
       sym_command,
       sym__space,
-  [73] = 17,
+  [74] = 17,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(35), 1,
@@ -5354,7 +5649,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [135] = 17,
+  [136] = 17,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(35), 1,
@@ -5399,7 +5694,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [197] = 14,
+  [198] = 14,
     ACTIONS(37), 1,
       aux_sym_assertion_token1,
     ACTIONS(41), 1,
@@ -5440,7 +5735,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_form_field,
       sym_output_redirect,
       sym_response_reference,
-  [252] = 15,
+  [253] = 15,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(37), 1,
@@ -5481,7 +5776,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [308] = 15,
+  [309] = 15,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(37), 1,
@@ -5522,7 +5817,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [364] = 14,
+  [365] = 14,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(15), 1,
@@ -5554,13 +5849,14 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(470), 2,
       sym_directive,
       sym_variable_declaration,
-    ACTIONS(81), 5,
+    ACTIONS(81), 6,
       sym_script,
       sym__pre_request_file,
       sym_js_block,
+      sym_graphql_fragment,
       sym_command,
       sym__space,
-  [416] = 14,
+  [418] = 14,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(15), 1,
@@ -5592,13 +5888,14 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(470), 2,
       sym_directive,
       sym_variable_declaration,
-    ACTIONS(81), 5,
+    ACTIONS(81), 6,
       sym_script,
       sym__pre_request_file,
       sym_js_block,
+      sym_graphql_fragment,
       sym_command,
       sym__space,
-  [468] = 14,
+  [471] = 14,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(15), 1,
@@ -5630,13 +5927,14 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(470), 2,
       sym_directive,
       sym_variable_declaration,
-    ACTIONS(81), 5,
+    ACTIONS(81), 6,
       sym_script,
       sym__pre_request_file,
       sym_js_block,
+      sym_graphql_fragment,
       sym_command,
       sym__space,
-  [520] = 14,
+  [524] = 14,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(15), 1,
@@ -5668,13 +5966,14 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(470), 2,
       sym_directive,
       sym_variable_declaration,
-    ACTIONS(81), 5,
+    ACTIONS(81), 6,
       sym_script,
       sym__pre_request_file,
       sym_js_block,
+      sym_graphql_fragment,
       sym_command,
       sym__space,
-  [572] = 14,
+  [577] = 14,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(15), 1,
@@ -5706,13 +6005,14 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(470), 2,
       sym_directive,
       sym_variable_declaration,
-    ACTIONS(81), 5,
+    ACTIONS(81), 6,
       sym_script,
       sym__pre_request_file,
       sym_js_block,
+      sym_graphql_fragment,
       sym_command,
       sym__space,
-  [624] = 14,
+  [630] = 14,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(15), 1,
@@ -5744,13 +6044,14 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(470), 2,
       sym_directive,
       sym_variable_declaration,
-    ACTIONS(81), 5,
+    ACTIONS(81), 6,
       sym_script,
       sym__pre_request_file,
       sym_js_block,
+      sym_graphql_fragment,
       sym_command,
       sym__space,
-  [676] = 14,
+  [683] = 14,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(15), 1,
@@ -5782,13 +6083,14 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(470), 2,
       sym_directive,
       sym_variable_declaration,
-    ACTIONS(81), 5,
+    ACTIONS(81), 6,
       sym_script,
       sym__pre_request_file,
       sym_js_block,
+      sym_graphql_fragment,
       sym_command,
       sym__space,
-  [728] = 10,
+  [736] = 10,
     ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(37), 1,
@@ -5818,7 +6120,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [768] = 6,
+  [776] = 6,
     ACTIONS(89), 1,
       aux_sym_variable_token1,
     ACTIONS(92), 1,
@@ -5840,7 +6142,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [796] = 6,
+  [804] = 6,
     ACTIONS(102), 1,
       aux_sym_variable_token1,
     ACTIONS(104), 1,
@@ -5862,7 +6164,30 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [824] = 6,
+  [832] = 7,
+    ACTIONS(13), 1,
+      aux_sym_directive_token1,
+    ACTIONS(15), 1,
+      anon_sym_AT,
+    ACTIONS(83), 1,
+      sym__newline,
+    ACTIONS(77), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    ACTIONS(79), 2,
+      sym_comment,
+      sym_unclosed_script,
+    STATE(470), 2,
+      sym_directive,
+      sym_variable_declaration,
+    ACTIONS(81), 6,
+      sym_script,
+      sym__pre_request_file,
+      sym_js_block,
+      sym_graphql_fragment,
+      sym_command,
+      sym__space,
+  [862] = 6,
     ACTIONS(112), 1,
       aux_sym_variable_token2,
     ACTIONS(114), 1,
@@ -5884,7 +6209,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [852] = 6,
+  [890] = 6,
     ACTIONS(122), 1,
       anon_sym_LPAREN,
     ACTIONS(124), 1,
@@ -5906,33 +6231,12 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
-  [880] = 6,
+  [918] = 6,
     ACTIONS(126), 1,
       aux_sym_variable_token1,
-    ACTIONS(129), 1,
+    ACTIONS(128), 1,
       sym__word_text,
-    ACTIONS(132), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(85), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token2,
-    STATE(20), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-    ACTIONS(87), 5,
-      aux_sym_header_token1,
-      sym__header_name_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__argument_space,
-  [907] = 6,
-    ACTIONS(135), 1,
-      aux_sym_variable_token1,
-    ACTIONS(137), 1,
-      sym__word_text,
-    ACTIONS(139), 1,
+    ACTIONS(130), 1,
       anon_sym_DQUOTE,
     ACTIONS(98), 3,
       ts_builtin_sym_end,
@@ -5948,18 +6252,18 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [934] = 6,
-    ACTIONS(141), 1,
+  [945] = 6,
+    ACTIONS(132), 1,
       aux_sym_variable_token1,
-    ACTIONS(143), 1,
+    ACTIONS(134), 1,
       sym__word_text,
-    ACTIONS(145), 1,
+    ACTIONS(136), 1,
       anon_sym_DQUOTE,
     ACTIONS(98), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token2,
-    STATE(20), 3,
+    STATE(23), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
@@ -5969,33 +6273,33 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [961] = 6,
-    ACTIONS(147), 1,
+  [972] = 6,
+    ACTIONS(138), 1,
       aux_sym_variable_token1,
-    ACTIONS(149), 1,
+    ACTIONS(141), 1,
       sym__word_text,
-    ACTIONS(151), 1,
+    ACTIONS(144), 1,
       anon_sym_DQUOTE,
-    STATE(24), 3,
+    ACTIONS(85), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token2,
+    STATE(23), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-    ACTIONS(98), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      aux_sym_variable_token2,
-    ACTIONS(100), 4,
-      sym__form_path_text,
+    ACTIONS(87), 5,
+      aux_sym_header_token1,
+      sym__header_name_text,
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [988] = 6,
-    ACTIONS(153), 1,
+  [999] = 6,
+    ACTIONS(147), 1,
       aux_sym_variable_token1,
-    ACTIONS(156), 1,
+    ACTIONS(150), 1,
       sym__word_text,
-    ACTIONS(159), 1,
+    ACTIONS(153), 1,
       anon_sym_DQUOTE,
     STATE(24), 3,
       sym_variable,
@@ -6011,29 +6315,28 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1015] = 7,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
-    ACTIONS(15), 1,
-      anon_sym_AT,
-    ACTIONS(83), 1,
-      sym__newline,
-    ACTIONS(77), 2,
+  [1026] = 6,
+    ACTIONS(156), 1,
+      aux_sym_variable_token1,
+    ACTIONS(158), 1,
+      sym__word_text,
+    ACTIONS(160), 1,
+      anon_sym_DQUOTE,
+    STATE(24), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+    ACTIONS(98), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    ACTIONS(79), 2,
-      sym_comment,
-      sym_unclosed_script,
-    STATE(470), 2,
-      sym_directive,
-      sym_variable_declaration,
-    ACTIONS(81), 5,
-      sym_script,
-      sym__pre_request_file,
-      sym_js_block,
-      sym_command,
-      sym__space,
-  [1044] = 6,
+      aux_sym_form_file_token1,
+      aux_sym_variable_token2,
+    ACTIONS(100), 4,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__argument_space,
+  [1053] = 6,
     ACTIONS(162), 1,
       aux_sym_variable_token2,
     ACTIONS(164), 1,
@@ -6054,7 +6357,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1071] = 6,
+  [1080] = 6,
     ACTIONS(168), 1,
       anon_sym_LPAREN,
     ACTIONS(170), 1,
@@ -6075,7 +6378,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1098] = 6,
+  [1107] = 6,
     ACTIONS(172), 1,
       aux_sym_variable_token1,
     ACTIONS(175), 1,
@@ -6096,7 +6399,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1125] = 6,
+  [1134] = 6,
     ACTIONS(181), 1,
       aux_sym_variable_token2,
     ACTIONS(183), 1,
@@ -6117,7 +6420,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1152] = 6,
+  [1161] = 6,
     ACTIONS(187), 1,
       anon_sym_LPAREN,
     ACTIONS(189), 1,
@@ -6138,7 +6441,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1179] = 6,
+  [1188] = 6,
     ACTIONS(191), 1,
       aux_sym_variable_token2,
     ACTIONS(193), 1,
@@ -6159,7 +6462,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1206] = 6,
+  [1215] = 6,
     ACTIONS(197), 1,
       anon_sym_LPAREN,
     ACTIONS(199), 1,
@@ -6180,7 +6483,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1233] = 6,
+  [1242] = 6,
     ACTIONS(201), 1,
       aux_sym_variable_token2,
     ACTIONS(203), 1,
@@ -6200,7 +6503,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1259] = 6,
+  [1268] = 6,
     ACTIONS(207), 1,
       aux_sym_variable_token2,
     ACTIONS(209), 1,
@@ -6220,7 +6523,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1285] = 4,
+  [1294] = 4,
     ACTIONS(124), 1,
       sym__argument_space,
     STATE(36), 1,
@@ -6238,7 +6541,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
-  [1307] = 4,
+  [1316] = 4,
     ACTIONS(221), 1,
       sym__argument_space,
     STATE(36), 1,
@@ -6256,7 +6559,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
-  [1329] = 6,
+  [1338] = 6,
     ACTIONS(224), 1,
       aux_sym_variable_token1,
     ACTIONS(227), 1,
@@ -6276,7 +6579,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1355] = 6,
+  [1364] = 6,
     ACTIONS(233), 1,
       anon_sym_LPAREN,
     ACTIONS(235), 1,
@@ -6296,7 +6599,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1381] = 6,
+  [1390] = 6,
     ACTIONS(237), 1,
       aux_sym_variable_token1,
     ACTIONS(239), 1,
@@ -6316,7 +6619,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1407] = 6,
+  [1416] = 6,
     ACTIONS(243), 1,
       aux_sym_variable_token1,
     ACTIONS(246), 1,
@@ -6336,7 +6639,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1433] = 6,
+  [1442] = 6,
     ACTIONS(252), 1,
       anon_sym_LPAREN,
     ACTIONS(254), 1,
@@ -6356,7 +6659,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [1459] = 6,
+  [1468] = 6,
     ACTIONS(256), 1,
       aux_sym_variable_token1,
     ACTIONS(258), 1,
@@ -6376,7 +6679,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1485] = 6,
+  [1494] = 6,
     ACTIONS(262), 1,
       anon_sym_LPAREN,
     ACTIONS(264), 1,
@@ -6396,7 +6699,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1511] = 6,
+  [1520] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
     ACTIONS(266), 1,
@@ -6415,7 +6718,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__argument_space,
-  [1536] = 6,
+  [1545] = 6,
     ACTIONS(272), 1,
       anon_sym_LPAREN,
     ACTIONS(274), 1,
@@ -6434,7 +6737,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [1561] = 6,
+  [1570] = 6,
     ACTIONS(98), 1,
       aux_sym_variable_token2,
     ACTIONS(276), 1,
@@ -6453,7 +6756,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [1586] = 6,
+  [1595] = 6,
     ACTIONS(85), 1,
       aux_sym_variable_token2,
     ACTIONS(282), 1,
@@ -6472,7 +6775,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [1611] = 2,
+  [1620] = 2,
     ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6487,7 +6790,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1628] = 6,
+  [1637] = 6,
     ACTIONS(295), 1,
       anon_sym_LPAREN,
     ACTIONS(297), 1,
@@ -6506,7 +6809,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [1653] = 9,
+  [1662] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -6528,7 +6831,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [1684] = 2,
+  [1693] = 2,
     ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6543,7 +6846,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1701] = 2,
+  [1710] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6558,7 +6861,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1718] = 2,
+  [1727] = 2,
     ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6573,7 +6876,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1735] = 2,
+  [1744] = 2,
     ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6588,7 +6891,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1752] = 6,
+  [1761] = 6,
     ACTIONS(319), 1,
       aux_sym_variable_token1,
     ACTIONS(321), 1,
@@ -6607,7 +6910,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [1777] = 4,
+  [1786] = 4,
     ACTIONS(170), 1,
       sym__argument_space,
     STATE(57), 1,
@@ -6624,7 +6927,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1798] = 4,
+  [1807] = 4,
     ACTIONS(325), 1,
       sym__argument_space,
     STATE(57), 1,
@@ -6641,7 +6944,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1819] = 6,
+  [1828] = 6,
     ACTIONS(328), 1,
       aux_sym_variable_token1,
     ACTIONS(331), 1,
@@ -6660,7 +6963,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [1844] = 8,
+  [1853] = 8,
     ACTIONS(339), 1,
       anon_sym_AT2,
     ACTIONS(343), 1,
@@ -6681,7 +6984,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [1873] = 6,
+  [1882] = 6,
     ACTIONS(347), 1,
       anon_sym_LPAREN,
     ACTIONS(349), 1,
@@ -6700,7 +7003,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [1898] = 6,
+  [1907] = 6,
     ACTIONS(351), 1,
       aux_sym_variable_token2,
     ACTIONS(353), 1,
@@ -6719,7 +7022,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__space,
-  [1923] = 2,
+  [1932] = 2,
     ACTIONS(357), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6734,7 +7037,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1940] = 4,
+  [1949] = 4,
     ACTIONS(189), 1,
       sym__argument_space,
     STATE(91), 1,
@@ -6751,7 +7054,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1961] = 2,
+  [1970] = 2,
     ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6766,7 +7069,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1978] = 3,
+  [1987] = 3,
     ACTIONS(369), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 4,
@@ -6782,7 +7085,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1997] = 6,
+  [2006] = 6,
     ACTIONS(371), 1,
       anon_sym_LPAREN,
     ACTIONS(373), 1,
@@ -6801,7 +7104,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [2022] = 2,
+  [2031] = 2,
     ACTIONS(375), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6816,7 +7119,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2039] = 4,
+  [2048] = 4,
     ACTIONS(199), 1,
       sym__argument_space,
     STATE(69), 1,
@@ -6833,7 +7136,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [2060] = 4,
+  [2069] = 4,
     ACTIONS(379), 1,
       sym__argument_space,
     STATE(69), 1,
@@ -6850,7 +7153,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [2081] = 6,
+  [2090] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
     ACTIONS(382), 1,
@@ -6869,7 +7172,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [2106] = 2,
+  [2115] = 2,
     ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6884,7 +7187,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2123] = 3,
+  [2132] = 3,
     ACTIONS(392), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 4,
@@ -6900,7 +7203,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2142] = 2,
+  [2151] = 2,
     ACTIONS(394), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6915,7 +7218,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2159] = 9,
+  [2168] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -6937,7 +7240,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2190] = 6,
+  [2199] = 6,
     ACTIONS(400), 1,
       anon_sym_LPAREN,
     ACTIONS(402), 1,
@@ -6956,7 +7259,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [2215] = 9,
+  [2224] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -6978,7 +7281,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2246] = 9,
+  [2255] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7000,7 +7303,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2277] = 9,
+  [2286] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7022,7 +7325,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2308] = 9,
+  [2317] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7044,7 +7347,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2339] = 9,
+  [2348] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7066,7 +7369,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2370] = 9,
+  [2379] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7088,7 +7391,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2401] = 9,
+  [2410] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7110,7 +7413,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2432] = 9,
+  [2441] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7132,7 +7435,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2463] = 9,
+  [2472] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7154,7 +7457,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2494] = 9,
+  [2503] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7176,7 +7479,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2525] = 9,
+  [2534] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7198,7 +7501,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2556] = 9,
+  [2565] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7220,7 +7523,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2587] = 9,
+  [2596] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7242,7 +7545,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2618] = 9,
+  [2627] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7264,7 +7567,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2649] = 9,
+  [2658] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7286,7 +7589,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2680] = 4,
+  [2689] = 4,
     ACTIONS(434), 1,
       sym__argument_space,
     STATE(91), 1,
@@ -7303,7 +7606,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [2701] = 2,
+  [2710] = 2,
     ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7317,7 +7620,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2717] = 4,
+  [2726] = 4,
     ACTIONS(437), 1,
       sym__argument_space,
     STATE(93), 1,
@@ -7333,7 +7636,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [2737] = 6,
+  [2746] = 6,
     ACTIONS(442), 1,
       sym__url_text,
     ACTIONS(448), 1,
@@ -7351,7 +7654,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_url_repeat1,
-  [2761] = 2,
+  [2770] = 2,
     ACTIONS(315), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7365,7 +7668,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2777] = 2,
+  [2786] = 2,
     ACTIONS(291), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7379,7 +7682,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2793] = 6,
+  [2802] = 6,
     ACTIONS(453), 1,
       aux_sym_variable_token2,
     ACTIONS(455), 1,
@@ -7397,7 +7700,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       anon_sym_LBRACE,
       sym__newline,
-  [2817] = 6,
+  [2826] = 6,
     ACTIONS(461), 1,
       sym__url_text,
     ACTIONS(465), 1,
@@ -7415,7 +7718,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_url_repeat1,
-  [2841] = 2,
+  [2850] = 2,
     ACTIONS(315), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7429,7 +7732,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2857] = 7,
+  [2866] = 7,
     ACTIONS(469), 1,
       anon_sym_LBRACE,
     ACTIONS(471), 1,
@@ -7448,7 +7751,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [2883] = 2,
+  [2892] = 2,
     ACTIONS(291), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7462,7 +7765,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2899] = 6,
+  [2908] = 6,
     ACTIONS(481), 1,
       anon_sym_LPAREN,
     ACTIONS(483), 1,
@@ -7480,7 +7783,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [2923] = 4,
+  [2932] = 4,
     ACTIONS(254), 1,
       sym__argument_space,
     STATE(93), 1,
@@ -7496,7 +7799,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [2943] = 4,
+  [2952] = 4,
     ACTIONS(235), 1,
       sym__argument_space,
     STATE(105), 1,
@@ -7512,7 +7815,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [2963] = 4,
+  [2972] = 4,
     ACTIONS(485), 1,
       sym__argument_space,
     STATE(105), 1,
@@ -7528,7 +7831,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [2983] = 7,
+  [2992] = 7,
     ACTIONS(488), 1,
       anon_sym_LBRACE,
     ACTIONS(491), 1,
@@ -7547,7 +7850,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3009] = 2,
+  [3018] = 2,
     ACTIONS(357), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7561,7 +7864,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3025] = 3,
+  [3034] = 3,
     ACTIONS(505), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 3,
@@ -7576,7 +7879,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3043] = 3,
+  [3052] = 3,
     ACTIONS(507), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 3,
@@ -7591,7 +7894,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3061] = 2,
+  [3070] = 2,
     ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7605,7 +7908,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3077] = 2,
+  [3086] = 2,
     ACTIONS(213), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7619,7 +7922,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3093] = 2,
+  [3102] = 2,
     ACTIONS(388), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7633,7 +7936,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3109] = 2,
+  [3118] = 2,
     ACTIONS(311), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7647,7 +7950,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3125] = 2,
+  [3134] = 2,
     ACTIONS(217), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7661,7 +7964,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3141] = 2,
+  [3150] = 2,
     ACTIONS(375), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7675,7 +7978,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3157] = 2,
+  [3166] = 2,
     ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7689,7 +7992,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3173] = 2,
+  [3182] = 2,
     ACTIONS(394), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7703,7 +8006,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3189] = 6,
+  [3198] = 6,
     ACTIONS(509), 1,
       aux_sym_variable_token2,
     ACTIONS(511), 1,
@@ -7721,7 +8024,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
-  [3213] = 6,
+  [3222] = 6,
     ACTIONS(515), 1,
       anon_sym_LPAREN,
     ACTIONS(517), 1,
@@ -7739,7 +8042,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3237] = 6,
+  [3246] = 6,
     ACTIONS(347), 1,
       anon_sym_LPAREN,
     ACTIONS(519), 1,
@@ -7757,7 +8060,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3261] = 2,
+  [3270] = 2,
     ACTIONS(357), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7771,7 +8074,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3277] = 3,
+  [3286] = 3,
     ACTIONS(521), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 3,
@@ -7786,7 +8089,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3295] = 3,
+  [3304] = 3,
     ACTIONS(523), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 3,
@@ -7801,7 +8104,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3313] = 2,
+  [3322] = 2,
     ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7815,7 +8118,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3329] = 2,
+  [3338] = 2,
     ACTIONS(213), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7829,7 +8132,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3345] = 2,
+  [3354] = 2,
     ACTIONS(388), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7843,7 +8146,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3361] = 2,
+  [3370] = 2,
     ACTIONS(311), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7857,7 +8160,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3377] = 2,
+  [3386] = 2,
     ACTIONS(375), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7871,7 +8174,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3393] = 2,
+  [3402] = 2,
     ACTIONS(394), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7885,7 +8188,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3409] = 2,
+  [3418] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7899,7 +8202,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3425] = 6,
+  [3434] = 6,
     ACTIONS(525), 1,
       aux_sym_variable_token2,
     ACTIONS(527), 1,
@@ -7917,7 +8220,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__header_name_text,
       anon_sym_LBRACE,
       sym__newline,
-  [3449] = 2,
+  [3458] = 2,
     ACTIONS(357), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7931,7 +8234,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3465] = 3,
+  [3474] = 3,
     ACTIONS(531), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 4,
@@ -7946,7 +8249,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3483] = 3,
+  [3492] = 3,
     ACTIONS(533), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 4,
@@ -7961,7 +8264,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3501] = 2,
+  [3510] = 2,
     ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7975,7 +8278,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3517] = 2,
+  [3526] = 2,
     ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7989,7 +8292,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3533] = 4,
+  [3542] = 4,
     ACTIONS(264), 1,
       sym__argument_space,
     STATE(140), 1,
@@ -8005,7 +8308,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [3553] = 2,
+  [3562] = 2,
     ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8019,7 +8322,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3569] = 2,
+  [3578] = 2,
     ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8033,7 +8336,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3585] = 4,
+  [3594] = 4,
     ACTIONS(535), 1,
       sym__argument_space,
     STATE(140), 1,
@@ -8049,7 +8352,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [3605] = 2,
+  [3614] = 2,
     ACTIONS(375), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8063,7 +8366,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3621] = 2,
+  [3630] = 2,
     ACTIONS(394), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8077,7 +8380,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3637] = 7,
+  [3646] = 7,
     ACTIONS(471), 1,
       aux_sym_variable_token1,
     ACTIONS(473), 1,
@@ -8096,7 +8399,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3663] = 7,
+  [3672] = 7,
     ACTIONS(469), 1,
       anon_sym_LBRACE,
     ACTIONS(471), 1,
@@ -8115,7 +8418,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3689] = 6,
+  [3698] = 6,
     ACTIONS(402), 1,
       sym__argument_space,
     ACTIONS(546), 1,
@@ -8133,7 +8436,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [3713] = 6,
+  [3722] = 6,
     ACTIONS(465), 1,
       aux_sym_variable_token1,
     ACTIONS(550), 1,
@@ -8151,7 +8454,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_url_repeat1,
-  [3737] = 7,
+  [3746] = 7,
     ACTIONS(471), 1,
       aux_sym_variable_token1,
     ACTIONS(473), 1,
@@ -8170,7 +8473,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3763] = 2,
+  [3772] = 2,
     ACTIONS(217), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8184,7 +8487,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3779] = 4,
+  [3788] = 4,
     ACTIONS(562), 1,
       sym__argument_space,
     STATE(149), 1,
@@ -8199,7 +8502,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3798] = 8,
+  [3807] = 8,
     ACTIONS(567), 1,
       aux_sym_form_file_token1,
     ACTIONS(569), 1,
@@ -8218,7 +8521,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(304), 2,
       sym__lone_brace,
       sym_variable,
-  [3825] = 6,
+  [3834] = 6,
     ACTIONS(581), 1,
       anon_sym_LBRACE,
     ACTIONS(583), 1,
@@ -8235,7 +8538,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym__body_line_repeat1,
-  [3848] = 7,
+  [3857] = 7,
     ACTIONS(341), 1,
       anon_sym_LBRACE,
     ACTIONS(343), 1,
@@ -8253,7 +8556,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [3873] = 6,
+  [3882] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
     ACTIONS(593), 1,
@@ -8270,7 +8573,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [3896] = 7,
+  [3905] = 7,
     ACTIONS(601), 1,
       sym__form_path_text,
     ACTIONS(604), 1,
@@ -8288,7 +8591,7 @@ static const uint16_t ts_small_parse_table[] = {
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
-  [3921] = 4,
+  [3930] = 4,
     ACTIONS(349), 1,
       sym__argument_space,
     STATE(156), 1,
@@ -8303,7 +8606,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3940] = 4,
+  [3949] = 4,
     ACTIONS(612), 1,
       sym__argument_space,
     STATE(156), 1,
@@ -8318,7 +8621,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3959] = 2,
+  [3968] = 2,
     ACTIONS(315), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8331,7 +8634,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3974] = 2,
+  [3983] = 2,
     ACTIONS(291), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8344,7 +8647,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3989] = 6,
+  [3998] = 6,
     ACTIONS(615), 1,
       aux_sym_variable_token2,
     ACTIONS(617), 1,
@@ -8361,7 +8664,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
       anon_sym_LBRACE,
       sym__newline,
-  [4012] = 7,
+  [4021] = 7,
     ACTIONS(343), 1,
       aux_sym_variable_token1,
     ACTIONS(623), 1,
@@ -8379,7 +8682,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4037] = 6,
+  [4046] = 6,
     ACTIONS(509), 1,
       aux_sym_variable_token2,
     ACTIONS(629), 1,
@@ -8396,7 +8699,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__newline,
-  [4060] = 6,
+  [4069] = 6,
     ACTIONS(633), 1,
       anon_sym_LPAREN,
     ACTIONS(635), 1,
@@ -8413,7 +8716,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__word_text,
       sym__string_text,
-  [4083] = 6,
+  [4092] = 6,
     ACTIONS(637), 1,
       anon_sym_LBRACE,
     ACTIONS(640), 1,
@@ -8430,7 +8733,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [4106] = 2,
+  [4115] = 2,
     ACTIONS(357), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8443,7 +8746,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4121] = 3,
+  [4130] = 3,
     ACTIONS(651), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 3,
@@ -8457,7 +8760,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4138] = 6,
+  [4147] = 6,
     ACTIONS(655), 1,
       sym__header_name_text,
     ACTIONS(658), 1,
@@ -8474,7 +8777,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-  [4161] = 3,
+  [4170] = 3,
     ACTIONS(666), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 3,
@@ -8488,7 +8791,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4178] = 2,
+  [4187] = 2,
     ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8501,7 +8804,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4193] = 4,
+  [4202] = 4,
     ACTIONS(373), 1,
       sym__argument_space,
     STATE(170), 1,
@@ -8516,7 +8819,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [4212] = 4,
+  [4221] = 4,
     ACTIONS(668), 1,
       sym__argument_space,
     STATE(170), 1,
@@ -8531,7 +8834,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [4231] = 6,
+  [4240] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
     ACTIONS(671), 1,
@@ -8548,7 +8851,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__string_text,
       sym__argument_space,
-  [4254] = 7,
+  [4263] = 7,
     ACTIONS(341), 1,
       anon_sym_LBRACE,
     ACTIONS(343), 1,
@@ -8566,7 +8869,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4279] = 7,
+  [4288] = 7,
     ACTIONS(341), 1,
       anon_sym_LBRACE,
     ACTIONS(343), 1,
@@ -8584,7 +8887,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4304] = 2,
+  [4313] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8597,7 +8900,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [4319] = 2,
+  [4328] = 2,
     ACTIONS(213), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8610,7 +8913,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4334] = 7,
+  [4343] = 7,
     ACTIONS(341), 1,
       anon_sym_LBRACE,
     ACTIONS(343), 1,
@@ -8628,7 +8931,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4359] = 6,
+  [4368] = 6,
     ACTIONS(85), 1,
       aux_sym_variable_token2,
     ACTIONS(689), 1,
@@ -8645,7 +8948,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [4382] = 2,
+  [4391] = 2,
     ACTIONS(388), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8658,7 +8961,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4397] = 2,
+  [4406] = 2,
     ACTIONS(311), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8671,7 +8974,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4412] = 7,
+  [4421] = 7,
     ACTIONS(343), 1,
       aux_sym_variable_token1,
     ACTIONS(623), 1,
@@ -8689,7 +8992,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4437] = 2,
+  [4446] = 2,
     ACTIONS(217), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8702,7 +9005,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4452] = 8,
+  [4461] = 8,
     ACTIONS(569), 1,
       sym__form_path_text,
     ACTIONS(571), 1,
@@ -8721,7 +9024,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(304), 2,
       sym__lone_brace,
       sym_variable,
-  [4479] = 7,
+  [4488] = 7,
     ACTIONS(343), 1,
       aux_sym_variable_token1,
     ACTIONS(623), 1,
@@ -8739,7 +9042,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4504] = 2,
+  [4513] = 2,
     ACTIONS(375), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8752,7 +9055,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4519] = 6,
+  [4528] = 6,
     ACTIONS(717), 1,
       anon_sym_LBRACE,
     ACTIONS(720), 1,
@@ -8769,7 +9072,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym__body_line_repeat1,
-  [4542] = 2,
+  [4551] = 2,
     ACTIONS(217), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8782,7 +9085,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4557] = 2,
+  [4566] = 2,
     ACTIONS(394), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8795,7 +9098,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4572] = 4,
+  [4581] = 4,
     ACTIONS(274), 1,
       sym__argument_space,
     STATE(204), 1,
@@ -8810,7 +9113,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4591] = 4,
+  [4600] = 4,
     ACTIONS(297), 1,
       sym__argument_space,
     STATE(149), 1,
@@ -8825,7 +9128,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4610] = 2,
+  [4619] = 2,
     ACTIONS(357), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8838,7 +9141,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4625] = 3,
+  [4634] = 3,
     ACTIONS(725), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 3,
@@ -8852,7 +9155,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4642] = 3,
+  [4651] = 3,
     ACTIONS(727), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 3,
@@ -8866,7 +9169,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4659] = 2,
+  [4668] = 2,
     ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8879,7 +9182,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4674] = 2,
+  [4683] = 2,
     ACTIONS(213), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8892,7 +9195,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4689] = 2,
+  [4698] = 2,
     ACTIONS(388), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8905,7 +9208,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4704] = 2,
+  [4713] = 2,
     ACTIONS(311), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8918,7 +9221,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4719] = 2,
+  [4728] = 2,
     ACTIONS(375), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8931,7 +9234,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4734] = 2,
+  [4743] = 2,
     ACTIONS(394), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8944,7 +9247,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4749] = 6,
+  [4758] = 6,
     ACTIONS(98), 1,
       aux_sym_variable_token2,
     ACTIONS(729), 1,
@@ -8961,7 +9264,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [4772] = 6,
+  [4781] = 6,
     ACTIONS(301), 1,
       aux_sym_variable_token1,
     ACTIONS(307), 1,
@@ -8978,7 +9281,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [4795] = 6,
+  [4804] = 6,
     ACTIONS(743), 1,
       sym__header_name_text,
     ACTIONS(745), 1,
@@ -8995,7 +9298,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-  [4818] = 6,
+  [4827] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
     ACTIONS(751), 1,
@@ -9012,7 +9315,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [4841] = 4,
+  [4850] = 4,
     ACTIONS(402), 1,
       sym__argument_space,
     STATE(205), 1,
@@ -9027,7 +9330,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [4860] = 4,
+  [4869] = 4,
     ACTIONS(757), 1,
       sym__argument_space,
     STATE(204), 1,
@@ -9042,7 +9345,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4879] = 4,
+  [4888] = 4,
     ACTIONS(760), 1,
       sym__argument_space,
     STATE(205), 1,
@@ -9057,7 +9360,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [4898] = 2,
+  [4907] = 2,
     ACTIONS(315), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9070,7 +9373,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4913] = 2,
+  [4922] = 2,
     ACTIONS(291), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9083,7 +9386,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4928] = 7,
+  [4937] = 7,
     ACTIONS(341), 1,
       anon_sym_LBRACE,
     ACTIONS(343), 1,
@@ -9101,7 +9404,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4953] = 7,
+  [4962] = 7,
     ACTIONS(341), 1,
       anon_sym_LBRACE,
     ACTIONS(343), 1,
@@ -9119,7 +9422,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4978] = 2,
+  [4987] = 2,
     ACTIONS(388), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9131,7 +9434,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [4992] = 4,
+  [5001] = 4,
     ACTIONS(517), 1,
       sym__argument_space,
     STATE(228), 1,
@@ -9145,7 +9448,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5010] = 2,
+  [5019] = 2,
     ACTIONS(377), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9157,7 +9460,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5024] = 2,
+  [5033] = 2,
     ACTIONS(396), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9169,7 +9472,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5038] = 6,
+  [5047] = 6,
     ACTIONS(343), 1,
       aux_sym_variable_token1,
     ACTIONS(773), 1,
@@ -9185,7 +9488,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [5060] = 6,
+  [5069] = 6,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -9201,7 +9504,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [5082] = 4,
+  [5091] = 4,
     ACTIONS(779), 1,
       sym__argument_space,
     STATE(216), 1,
@@ -9215,7 +9518,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [5100] = 2,
+  [5109] = 2,
     ACTIONS(219), 4,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -9227,7 +9530,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5114] = 2,
+  [5123] = 2,
     ACTIONS(315), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9239,7 +9542,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5128] = 2,
+  [5137] = 2,
     ACTIONS(377), 4,
       sym__url_text,
       anon_sym_LBRACE,
@@ -9251,7 +9554,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5142] = 6,
+  [5151] = 6,
     ACTIONS(782), 1,
       anon_sym_LPAREN,
     ACTIONS(784), 1,
@@ -9267,7 +9570,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [5164] = 2,
+  [5173] = 2,
     ACTIONS(215), 4,
       sym__url_text,
       anon_sym_LBRACE,
@@ -9279,7 +9582,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5178] = 2,
+  [5187] = 2,
     ACTIONS(291), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9291,7 +9594,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5192] = 2,
+  [5201] = 2,
     ACTIONS(293), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9303,7 +9606,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5206] = 7,
+  [5215] = 7,
     ACTIONS(569), 1,
       sym__form_path_text,
     ACTIONS(571), 1,
@@ -9320,7 +9623,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(304), 2,
       sym__lone_brace,
       sym_variable,
-  [5230] = 2,
+  [5239] = 2,
     ACTIONS(359), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9332,7 +9635,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5244] = 3,
+  [5253] = 3,
     ACTIONS(792), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 4,
@@ -9345,7 +9648,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_text,
       sym__word_text,
       sym__argument_space,
-  [5260] = 3,
+  [5269] = 3,
     ACTIONS(794), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 4,
@@ -9358,7 +9661,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__space,
-  [5276] = 4,
+  [5285] = 4,
     ACTIONS(796), 1,
       sym__argument_space,
     STATE(228), 1,
@@ -9372,7 +9675,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5294] = 7,
+  [5303] = 7,
     ACTIONS(569), 1,
       sym__form_path_text,
     ACTIONS(571), 1,
@@ -9389,7 +9692,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(304), 2,
       sym__lone_brace,
       sym_variable,
-  [5318] = 2,
+  [5327] = 2,
     ACTIONS(217), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9401,7 +9704,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5332] = 3,
+  [5341] = 3,
     ACTIONS(803), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 4,
@@ -9414,7 +9717,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_text,
       sym__word_text,
       sym__argument_space,
-  [5348] = 2,
+  [5357] = 2,
     ACTIONS(363), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9426,7 +9729,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5362] = 2,
+  [5371] = 2,
     ACTIONS(357), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9438,7 +9741,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5376] = 7,
+  [5385] = 7,
     ACTIONS(569), 1,
       sym__form_path_text,
     ACTIONS(571), 1,
@@ -9455,7 +9758,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(304), 2,
       sym__lone_brace,
       sym_variable,
-  [5400] = 2,
+  [5409] = 2,
     ACTIONS(219), 4,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -9467,7 +9770,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5414] = 7,
+  [5423] = 7,
     ACTIONS(21), 1,
       anon_sym_LBRACE,
     ACTIONS(465), 1,
@@ -9484,7 +9787,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-  [5438] = 2,
+  [5447] = 2,
     ACTIONS(219), 4,
       sym__body_text,
       anon_sym_LBRACE,
@@ -9496,7 +9799,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5452] = 2,
+  [5461] = 2,
     ACTIONS(215), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9508,7 +9811,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5466] = 7,
+  [5475] = 7,
     ACTIONS(601), 1,
       sym__form_path_text,
     ACTIONS(604), 1,
@@ -9525,7 +9828,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(304), 2,
       sym__lone_brace,
       sym_variable,
-  [5490] = 3,
+  [5499] = 3,
     ACTIONS(818), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 2,
@@ -9538,7 +9841,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5506] = 2,
+  [5515] = 2,
     ACTIONS(361), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9550,7 +9853,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5520] = 2,
+  [5529] = 2,
     ACTIONS(213), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9562,7 +9865,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5534] = 2,
+  [5543] = 2,
     ACTIONS(396), 4,
       sym__url_text,
       anon_sym_LBRACE,
@@ -9574,7 +9877,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5548] = 7,
+  [5557] = 7,
     ACTIONS(569), 1,
       sym__form_path_text,
     ACTIONS(571), 1,
@@ -9591,7 +9894,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(304), 2,
       sym__lone_brace,
       sym_variable,
-  [5572] = 2,
+  [5581] = 2,
     ACTIONS(219), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9603,7 +9906,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5586] = 2,
+  [5595] = 2,
     ACTIONS(390), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9615,7 +9918,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5600] = 2,
+  [5609] = 2,
     ACTIONS(311), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9627,7 +9930,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5614] = 2,
+  [5623] = 2,
     ACTIONS(313), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9639,7 +9942,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5628] = 3,
+  [5637] = 3,
     ACTIONS(824), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 4,
@@ -9652,7 +9955,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__space,
-  [5644] = 4,
+  [5653] = 4,
     ACTIONS(483), 1,
       sym__argument_space,
     STATE(216), 1,
@@ -9666,7 +9969,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [5662] = 6,
+  [5671] = 6,
     ACTIONS(343), 1,
       aux_sym_variable_token1,
     ACTIONS(773), 1,
@@ -9682,7 +9985,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [5684] = 6,
+  [5693] = 6,
     ACTIONS(832), 1,
       sym__text,
     ACTIONS(835), 1,
@@ -9698,7 +10001,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [5706] = 2,
+  [5715] = 2,
     ACTIONS(375), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9710,7 +10013,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5720] = 2,
+  [5729] = 2,
     ACTIONS(313), 4,
       sym__url_text,
       anon_sym_LBRACE,
@@ -9722,7 +10025,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5734] = 2,
+  [5743] = 2,
     ACTIONS(317), 4,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -9734,7 +10037,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5748] = 2,
+  [5757] = 2,
     ACTIONS(394), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9746,7 +10049,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5762] = 4,
+  [5771] = 4,
     ACTIONS(519), 1,
       sym__argument_space,
     STATE(258), 1,
@@ -9760,7 +10063,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5780] = 4,
+  [5789] = 4,
     ACTIONS(843), 1,
       sym__argument_space,
     STATE(258), 1,
@@ -9774,7 +10077,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5798] = 3,
+  [5807] = 3,
     ACTIONS(846), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 2,
@@ -9787,7 +10090,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5814] = 3,
+  [5823] = 3,
     ACTIONS(848), 1,
       aux_sym_variable_token2,
     ACTIONS(367), 3,
@@ -9799,7 +10102,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
-  [5829] = 6,
+  [5838] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
     ACTIONS(850), 1,
@@ -9814,7 +10117,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__string_text,
-  [5850] = 2,
+  [5859] = 2,
     ACTIONS(219), 3,
       anon_sym_LBRACE,
       sym__json_text,
@@ -9825,7 +10128,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [5863] = 2,
+  [5872] = 2,
     ACTIONS(363), 3,
       anon_sym_LBRACE,
       sym__newline,
@@ -9836,7 +10139,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__url_text,
       sym_http_version,
       aux_sym_variable_token1,
-  [5876] = 2,
+  [5885] = 2,
     ACTIONS(390), 3,
       anon_sym_LBRACE,
       sym__newline,
@@ -9847,7 +10150,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__url_text,
       sym_http_version,
       aux_sym_variable_token1,
-  [5889] = 2,
+  [5898] = 2,
     ACTIONS(217), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9858,7 +10161,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [5902] = 3,
+  [5911] = 3,
     ACTIONS(856), 1,
       aux_sym_variable_token2,
     ACTIONS(359), 3,
@@ -9870,7 +10173,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
-  [5917] = 2,
+  [5926] = 2,
     ACTIONS(215), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -9881,7 +10184,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5930] = 2,
+  [5939] = 2,
     ACTIONS(313), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -9892,7 +10195,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5943] = 2,
+  [5952] = 2,
     ACTIONS(377), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -9903,7 +10206,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5956] = 2,
+  [5965] = 2,
     ACTIONS(396), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -9914,7 +10217,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5969] = 3,
+  [5978] = 3,
     ACTIONS(858), 1,
       aux_sym_variable_token2,
     ACTIONS(367), 3,
@@ -9926,7 +10229,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_header_token1,
       aux_sym_variable_token1,
-  [5984] = 3,
+  [5993] = 3,
     ACTIONS(860), 1,
       aux_sym_variable_token2,
     ACTIONS(359), 3,
@@ -9938,7 +10241,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_header_token1,
       aux_sym_variable_token1,
-  [5999] = 2,
+  [6008] = 2,
     ACTIONS(215), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -9949,7 +10252,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6012] = 2,
+  [6021] = 2,
     ACTIONS(313), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -9960,7 +10263,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6025] = 2,
+  [6034] = 2,
     ACTIONS(377), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -9971,7 +10274,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6038] = 2,
+  [6047] = 2,
     ACTIONS(396), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -9982,7 +10285,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6051] = 4,
+  [6060] = 4,
     ACTIONS(635), 1,
       sym__argument_space,
     STATE(279), 1,
@@ -9995,7 +10298,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__word_text,
       sym__string_text,
-  [6068] = 2,
+  [6077] = 2,
     ACTIONS(359), 3,
       anon_sym_LBRACE,
       sym__newline,
@@ -10006,7 +10309,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__url_text,
       sym_http_version,
       aux_sym_variable_token1,
-  [6081] = 4,
+  [6090] = 4,
     ACTIONS(862), 1,
       sym__argument_space,
     STATE(279), 1,
@@ -10019,7 +10322,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__word_text,
       sym__string_text,
-  [6098] = 3,
+  [6107] = 3,
     ACTIONS(865), 1,
       aux_sym_variable_token2,
     ACTIONS(367), 3,
@@ -10031,7 +10334,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__angle,
       aux_sym_variable_token1,
-  [6113] = 3,
+  [6122] = 3,
     ACTIONS(867), 1,
       aux_sym_variable_token2,
     ACTIONS(359), 3,
@@ -10043,7 +10346,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__angle,
       aux_sym_variable_token1,
-  [6128] = 2,
+  [6137] = 2,
     ACTIONS(215), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10054,7 +10357,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6141] = 2,
+  [6150] = 2,
     ACTIONS(313), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10065,7 +10368,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6154] = 2,
+  [6163] = 2,
     ACTIONS(377), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10076,7 +10379,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6167] = 2,
+  [6176] = 2,
     ACTIONS(396), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10087,7 +10390,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6180] = 2,
+  [6189] = 2,
     ACTIONS(388), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10097,7 +10400,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6192] = 2,
+  [6201] = 2,
     ACTIONS(215), 2,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10107,7 +10410,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6204] = 2,
+  [6213] = 2,
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10117,7 +10420,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       sym__form_path_text,
       aux_sym_variable_token1,
-  [6216] = 2,
+  [6225] = 2,
     ACTIONS(313), 2,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10127,7 +10430,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6228] = 2,
+  [6237] = 2,
     ACTIONS(390), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10137,7 +10440,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       sym__form_path_text,
       aux_sym_variable_token1,
-  [6240] = 3,
+  [6249] = 3,
     ACTIONS(869), 1,
       aux_sym_variable_token2,
     ACTIONS(367), 2,
@@ -10148,7 +10451,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6254] = 2,
+  [6263] = 2,
     ACTIONS(377), 3,
       sym__text,
       anon_sym_LBRACE,
@@ -10158,7 +10461,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6266] = 2,
+  [6275] = 2,
     ACTIONS(315), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10168,7 +10471,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6278] = 2,
+  [6287] = 2,
     ACTIONS(377), 2,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10178,7 +10481,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6290] = 2,
+  [6299] = 2,
     ACTIONS(396), 3,
       sym__text,
       anon_sym_LBRACE,
@@ -10188,7 +10491,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6302] = 2,
+  [6311] = 2,
     ACTIONS(359), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10198,7 +10501,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       sym__header_name_text,
       aux_sym_variable_token1,
-  [6314] = 2,
+  [6323] = 2,
     ACTIONS(291), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10208,7 +10511,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6326] = 2,
+  [6335] = 2,
     ACTIONS(396), 2,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10218,7 +10521,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6338] = 2,
+  [6347] = 2,
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10228,7 +10531,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       sym__header_name_text,
       aux_sym_variable_token1,
-  [6350] = 3,
+  [6359] = 3,
     ACTIONS(871), 1,
       aux_sym_variable_token2,
     ACTIONS(359), 2,
@@ -10239,7 +10542,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6364] = 2,
+  [6373] = 2,
     ACTIONS(390), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10249,7 +10552,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       sym__header_name_text,
       aux_sym_variable_token1,
-  [6376] = 5,
+  [6385] = 5,
     ACTIONS(873), 1,
       anon_sym_LBRACE,
     ACTIONS(876), 1,
@@ -10262,7 +10565,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6394] = 5,
+  [6403] = 5,
     ACTIONS(102), 1,
       aux_sym_variable_token1,
     ACTIONS(884), 1,
@@ -10275,7 +10578,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6412] = 2,
+  [6421] = 2,
     ACTIONS(890), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10285,7 +10588,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       sym__form_path_text,
       aux_sym_variable_token1,
-  [6424] = 2,
+  [6433] = 2,
     ACTIONS(217), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10295,7 +10598,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6436] = 3,
+  [6445] = 3,
     ACTIONS(892), 1,
       aux_sym_variable_token2,
     ACTIONS(367), 2,
@@ -10306,7 +10609,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6450] = 3,
+  [6459] = 3,
     ACTIONS(894), 1,
       aux_sym_variable_token2,
     ACTIONS(359), 2,
@@ -10317,7 +10620,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6464] = 2,
+  [6473] = 2,
     ACTIONS(357), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10327,7 +10630,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6476] = 3,
+  [6485] = 3,
     ACTIONS(896), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 2,
@@ -10338,7 +10641,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6490] = 3,
+  [6499] = 3,
     ACTIONS(898), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 2,
@@ -10349,7 +10652,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6504] = 2,
+  [6513] = 2,
     ACTIONS(361), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10359,7 +10662,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6516] = 2,
+  [6525] = 2,
     ACTIONS(213), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10369,7 +10672,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6528] = 2,
+  [6537] = 2,
     ACTIONS(215), 2,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -10379,7 +10682,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6540] = 5,
+  [6549] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10392,7 +10695,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6558] = 2,
+  [6567] = 2,
     ACTIONS(311), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10402,7 +10705,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6570] = 2,
+  [6579] = 2,
     ACTIONS(375), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10412,7 +10715,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6582] = 2,
+  [6591] = 2,
     ACTIONS(394), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10422,7 +10725,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       sym__string_text,
       sym__argument_space,
-  [6594] = 2,
+  [6603] = 2,
     ACTIONS(313), 2,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -10432,7 +10735,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6606] = 2,
+  [6615] = 2,
     ACTIONS(377), 2,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -10442,7 +10745,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6618] = 2,
+  [6627] = 2,
     ACTIONS(396), 2,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -10452,7 +10755,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6630] = 5,
+  [6639] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(908), 1,
@@ -10465,7 +10768,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6648] = 2,
+  [6657] = 2,
     ACTIONS(359), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10475,7 +10778,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__body_text,
       sym__angle,
       aux_sym_variable_token1,
-  [6660] = 3,
+  [6669] = 3,
     ACTIONS(914), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 3,
@@ -10486,7 +10789,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
       anon_sym_LBRACE,
       sym__newline,
-  [6674] = 3,
+  [6683] = 3,
     ACTIONS(916), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 3,
@@ -10497,7 +10800,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
       anon_sym_LBRACE,
       sym__newline,
-  [6688] = 2,
+  [6697] = 2,
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10507,7 +10810,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__body_text,
       sym__angle,
       aux_sym_variable_token1,
-  [6700] = 2,
+  [6709] = 2,
     ACTIONS(215), 3,
       sym__text,
       anon_sym_LBRACE,
@@ -10517,7 +10820,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6712] = 5,
+  [6721] = 5,
     ACTIONS(256), 1,
       aux_sym_variable_token1,
     ACTIONS(918), 1,
@@ -10530,7 +10833,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6730] = 5,
+  [6739] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(922), 1,
@@ -10543,7 +10846,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6748] = 5,
+  [6757] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10556,7 +10859,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6766] = 2,
+  [6775] = 2,
     ACTIONS(313), 3,
       sym__text,
       anon_sym_LBRACE,
@@ -10566,8 +10869,8 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6778] = 5,
-    ACTIONS(141), 1,
+  [6787] = 5,
+    ACTIONS(132), 1,
       aux_sym_variable_token1,
     ACTIONS(930), 1,
       sym__word_text,
@@ -10579,7 +10882,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6796] = 5,
+  [6805] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(934), 1,
@@ -10592,7 +10895,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6814] = 5,
+  [6823] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10605,7 +10908,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6832] = 2,
+  [6841] = 2,
     ACTIONS(359), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10615,7 +10918,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       sym__form_path_text,
       aux_sym_variable_token1,
-  [6844] = 5,
+  [6853] = 5,
     ACTIONS(319), 1,
       aux_sym_variable_token1,
     ACTIONS(323), 1,
@@ -10628,7 +10931,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6862] = 5,
+  [6871] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(944), 1,
@@ -10641,7 +10944,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6880] = 5,
+  [6889] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10654,7 +10957,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6898] = 5,
+  [6907] = 5,
     ACTIONS(102), 1,
       aux_sym_variable_token1,
     ACTIONS(884), 1,
@@ -10667,7 +10970,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6916] = 5,
+  [6925] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(952), 1,
@@ -10680,7 +10983,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6934] = 5,
+  [6943] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10693,8 +10996,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6952] = 5,
-    ACTIONS(135), 1,
+  [6961] = 5,
+    ACTIONS(126), 1,
       aux_sym_variable_token1,
     ACTIONS(960), 1,
       sym__word_text,
@@ -10706,7 +11009,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6970] = 5,
+  [6979] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(964), 1,
@@ -10719,7 +11022,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6988] = 5,
+  [6997] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10732,7 +11035,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7006] = 5,
+  [7015] = 5,
     ACTIONS(729), 1,
       aux_sym_variable_token1,
     ACTIONS(733), 1,
@@ -10745,7 +11048,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7024] = 5,
+  [7033] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(974), 1,
@@ -10758,7 +11061,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7042] = 5,
+  [7051] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10771,7 +11074,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7060] = 5,
+  [7069] = 5,
     ACTIONS(276), 1,
       aux_sym_variable_token1,
     ACTIONS(280), 1,
@@ -10784,7 +11087,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7078] = 5,
+  [7087] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(984), 1,
@@ -10797,7 +11100,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7096] = 5,
+  [7105] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10810,7 +11113,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7114] = 5,
+  [7123] = 5,
     ACTIONS(256), 1,
       aux_sym_variable_token1,
     ACTIONS(918), 1,
@@ -10823,7 +11126,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7132] = 5,
+  [7141] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(992), 1,
@@ -10836,7 +11139,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7150] = 5,
+  [7159] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10849,8 +11152,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7168] = 5,
-    ACTIONS(141), 1,
+  [7177] = 5,
+    ACTIONS(132), 1,
       aux_sym_variable_token1,
     ACTIONS(930), 1,
       sym__word_text,
@@ -10862,7 +11165,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7186] = 5,
+  [7195] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(1000), 1,
@@ -10875,7 +11178,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7204] = 5,
+  [7213] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10888,7 +11191,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7222] = 4,
+  [7231] = 4,
     ACTIONS(784), 1,
       sym__argument_space,
     STATE(364), 1,
@@ -10900,8 +11203,8 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7238] = 5,
-    ACTIONS(147), 1,
+  [7247] = 5,
+    ACTIONS(156), 1,
       aux_sym_variable_token1,
     ACTIONS(1008), 1,
       sym__word_text,
@@ -10909,11 +11212,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(217), 1,
       sym__word_argument,
-    STATE(23), 3,
+    STATE(25), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7256] = 5,
+  [7265] = 5,
     ACTIONS(902), 1,
       aux_sym_variable_token1,
     ACTIONS(1012), 1,
@@ -10926,7 +11229,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7274] = 5,
+  [7283] = 5,
     ACTIONS(900), 1,
       anon_sym_LBRACE,
     ACTIONS(902), 1,
@@ -10939,7 +11242,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7292] = 5,
+  [7301] = 5,
     ACTIONS(237), 1,
       aux_sym_variable_token1,
     ACTIONS(1020), 1,
@@ -10952,8 +11255,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7310] = 5,
-    ACTIONS(135), 1,
+  [7319] = 5,
+    ACTIONS(126), 1,
       aux_sym_variable_token1,
     ACTIONS(960), 1,
       sym__word_text,
@@ -10965,7 +11268,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7328] = 5,
+  [7337] = 5,
     ACTIONS(729), 1,
       aux_sym_variable_token1,
     ACTIONS(733), 1,
@@ -10978,7 +11281,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7346] = 5,
+  [7355] = 5,
     ACTIONS(276), 1,
       aux_sym_variable_token1,
     ACTIONS(280), 1,
@@ -10991,7 +11294,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7364] = 4,
+  [7373] = 4,
     ACTIONS(1024), 1,
       sym__argument_space,
     STATE(364), 1,
@@ -11003,8 +11306,8 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7380] = 5,
-    ACTIONS(147), 1,
+  [7389] = 5,
+    ACTIONS(156), 1,
       aux_sym_variable_token1,
     ACTIONS(1008), 1,
       sym__word_text,
@@ -11012,11 +11315,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(130), 1,
       sym__word_argument,
-    STATE(23), 3,
+    STATE(25), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7398] = 5,
+  [7407] = 5,
     ACTIONS(237), 1,
       aux_sym_variable_token1,
     ACTIONS(1020), 1,
@@ -11029,7 +11332,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7416] = 2,
+  [7425] = 2,
     ACTIONS(390), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11039,7 +11342,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__body_text,
       sym__angle,
       aux_sym_variable_token1,
-  [7428] = 2,
+  [7437] = 2,
     ACTIONS(390), 1,
       anon_sym_LBRACE,
     ACTIONS(388), 5,
@@ -11048,7 +11351,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7439] = 2,
+  [7448] = 2,
     ACTIONS(390), 1,
       anon_sym_LBRACE,
     ACTIONS(388), 5,
@@ -11057,7 +11360,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7450] = 2,
+  [7459] = 2,
     ACTIONS(293), 1,
       anon_sym_LBRACE,
     ACTIONS(291), 5,
@@ -11066,7 +11369,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7461] = 2,
+  [7470] = 2,
     ACTIONS(1027), 1,
       anon_sym_LBRACE,
     ACTIONS(1029), 5,
@@ -11075,7 +11378,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7472] = 2,
+  [7481] = 2,
     ACTIONS(390), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11084,7 +11387,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__text,
       aux_sym_variable_token1,
-  [7483] = 2,
+  [7492] = 2,
     ACTIONS(363), 1,
       anon_sym_LBRACE,
     ACTIONS(361), 5,
@@ -11093,7 +11396,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7494] = 2,
+  [7503] = 2,
     ACTIONS(1031), 1,
       anon_sym_LBRACE,
     ACTIONS(1033), 5,
@@ -11102,7 +11405,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7505] = 2,
+  [7514] = 2,
     ACTIONS(363), 1,
       anon_sym_LBRACE,
     ACTIONS(361), 5,
@@ -11111,7 +11414,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7516] = 2,
+  [7525] = 2,
     ACTIONS(359), 1,
       anon_sym_LBRACE,
     ACTIONS(357), 5,
@@ -11120,7 +11423,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7527] = 2,
+  [7536] = 2,
     ACTIONS(217), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -11129,7 +11432,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__string_text,
       sym__argument_space,
-  [7538] = 2,
+  [7547] = 2,
     ACTIONS(293), 1,
       anon_sym_LBRACE,
     ACTIONS(291), 5,
@@ -11138,7 +11441,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7549] = 2,
+  [7558] = 2,
     ACTIONS(359), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11147,7 +11450,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__text,
       aux_sym_variable_token1,
-  [7560] = 2,
+  [7569] = 2,
     ACTIONS(317), 1,
       anon_sym_LBRACE,
     ACTIONS(315), 5,
@@ -11156,7 +11459,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7571] = 2,
+  [7580] = 2,
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11165,7 +11468,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__text,
       aux_sym_variable_token1,
-  [7582] = 2,
+  [7591] = 2,
     ACTIONS(359), 1,
       anon_sym_LBRACE,
     ACTIONS(357), 5,
@@ -11174,7 +11477,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7593] = 2,
+  [7602] = 2,
     ACTIONS(317), 1,
       anon_sym_LBRACE,
     ACTIONS(315), 5,
@@ -11183,7 +11486,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7604] = 2,
+  [7613] = 2,
     ACTIONS(396), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11191,7 +11494,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7614] = 2,
+  [7623] = 2,
     ACTIONS(377), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11199,7 +11502,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7624] = 4,
+  [7633] = 4,
     ACTIONS(1035), 1,
       sym__newline,
     STATE(403), 1,
@@ -11209,7 +11512,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(29), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7638] = 4,
+  [7647] = 4,
     ACTIONS(1037), 1,
       ts_builtin_sym_end,
     ACTIONS(1039), 1,
@@ -11219,7 +11522,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(387), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7652] = 4,
+  [7661] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(1042), 1,
@@ -11229,7 +11532,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(387), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7666] = 4,
+  [7675] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(27), 1,
@@ -11239,7 +11542,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(387), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7680] = 4,
+  [7689] = 4,
     ACTIONS(45), 1,
       sym__newline,
     STATE(417), 1,
@@ -11249,7 +11552,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(73), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7694] = 4,
+  [7703] = 4,
     ACTIONS(1046), 1,
       sym__newline,
     STATE(386), 1,
@@ -11259,7 +11562,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1044), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7708] = 4,
+  [7717] = 4,
     ACTIONS(45), 1,
       sym__newline,
     STATE(417), 1,
@@ -11269,7 +11572,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1048), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7722] = 3,
+  [7731] = 3,
     ACTIONS(1050), 1,
       aux_sym_variable_token2,
     ACTIONS(365), 2,
@@ -11278,7 +11581,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(367), 2,
       anon_sym_LBRACE,
       sym__string_text,
-  [7734] = 3,
+  [7743] = 3,
     ACTIONS(1052), 1,
       aux_sym_variable_token2,
     ACTIONS(357), 2,
@@ -11287,7 +11590,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(359), 2,
       anon_sym_LBRACE,
       sym__string_text,
-  [7746] = 4,
+  [7755] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(1054), 1,
@@ -11297,7 +11600,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(388), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7760] = 2,
+  [7769] = 2,
     ACTIONS(215), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11305,7 +11608,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7770] = 4,
+  [7779] = 4,
     ACTIONS(45), 1,
       sym__newline,
     STATE(417), 1,
@@ -11315,7 +11618,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(49), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7784] = 4,
+  [7793] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(1054), 1,
@@ -11325,7 +11628,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(387), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7798] = 4,
+  [7807] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(27), 1,
@@ -11335,7 +11638,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(398), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7812] = 2,
+  [7821] = 2,
     ACTIONS(313), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11343,14 +11646,14 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7822] = 2,
+  [7831] = 2,
     ACTIONS(390), 1,
       anon_sym_LBRACE,
     ACTIONS(388), 3,
       aux_sym_variable_token1,
       anon_sym_DQUOTE,
       sym__string_text,
-  [7831] = 3,
+  [7840] = 3,
     ACTIONS(1058), 1,
       sym__newline,
     STATE(411), 1,
@@ -11358,7 +11661,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1056), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7842] = 3,
+  [7851] = 3,
     ACTIONS(1060), 1,
       sym__newline,
     STATE(409), 1,
@@ -11366,7 +11669,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(49), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7853] = 3,
+  [7862] = 3,
     ACTIONS(1064), 1,
       sym__newline,
     ACTIONS(1066), 1,
@@ -11374,14 +11677,14 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1062), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7864] = 2,
+  [7873] = 2,
     ACTIONS(359), 1,
       anon_sym_LBRACE,
     ACTIONS(357), 3,
       aux_sym_variable_token1,
       anon_sym_DQUOTE,
       sym__string_text,
-  [7873] = 3,
+  [7882] = 3,
     ACTIONS(1070), 1,
       sym__newline,
     STATE(411), 1,
@@ -11389,7 +11692,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1068), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7884] = 3,
+  [7893] = 3,
     ACTIONS(1074), 1,
       sym__newline,
     STATE(411), 1,
@@ -11397,7 +11700,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1072), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7895] = 3,
+  [7904] = 3,
     ACTIONS(1078), 1,
       sym__newline,
     ACTIONS(1080), 1,
@@ -11405,7 +11708,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1076), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7906] = 3,
+  [7915] = 3,
     ACTIONS(1084), 1,
       sym__newline,
     STATE(409), 1,
@@ -11413,7 +11716,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1082), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7917] = 3,
+  [7926] = 3,
     ACTIONS(1089), 1,
       sym__newline,
     STATE(411), 1,
@@ -11421,7 +11724,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1087), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7928] = 3,
+  [7937] = 3,
     ACTIONS(1093), 1,
       sym__newline,
     STATE(411), 1,
@@ -11429,7 +11732,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1091), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7939] = 3,
+  [7948] = 3,
     ACTIONS(1098), 1,
       sym_http_version,
     ACTIONS(1100), 1,
@@ -11437,14 +11740,14 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1096), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7950] = 2,
+  [7959] = 2,
     ACTIONS(363), 1,
       anon_sym_LBRACE,
     ACTIONS(361), 3,
       aux_sym_variable_token1,
       anon_sym_DQUOTE,
       sym__string_text,
-  [7959] = 3,
+  [7968] = 3,
     ACTIONS(1104), 1,
       sym__newline,
     STATE(406), 1,
@@ -11452,7 +11755,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1102), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7970] = 3,
+  [7979] = 3,
     ACTIONS(1106), 1,
       sym__newline,
     STATE(415), 1,
@@ -11460,7 +11763,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(577), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7981] = 3,
+  [7990] = 3,
     ACTIONS(1111), 1,
       sym__newline,
     STATE(402), 1,
@@ -11468,7 +11771,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1109), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7992] = 3,
+  [8001] = 3,
     ACTIONS(45), 1,
       sym__newline,
     STATE(415), 1,
@@ -11476,7 +11779,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1113), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8003] = 3,
+  [8012] = 3,
     ACTIONS(1117), 1,
       sym_separator_name,
     ACTIONS(1119), 1,
@@ -11484,7 +11787,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1115), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8014] = 3,
+  [8023] = 3,
     ACTIONS(1089), 1,
       sym__newline,
     STATE(407), 1,
@@ -11492,7 +11795,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1087), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8025] = 3,
+  [8034] = 3,
     ACTIONS(1121), 1,
       sym__newline,
     STATE(409), 1,
@@ -11500,7 +11803,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(29), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8036] = 3,
+  [8045] = 3,
     ACTIONS(1125), 1,
       sym_separator_name,
     ACTIONS(1127), 1,
@@ -11508,7 +11811,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1123), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8047] = 3,
+  [8056] = 3,
     ACTIONS(1131), 1,
       sym__newline,
     ACTIONS(1133), 1,
@@ -11516,7 +11819,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1129), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8058] = 3,
+  [8067] = 3,
     ACTIONS(1137), 1,
       aux_sym_header_token1,
     ACTIONS(1139), 1,
@@ -11524,7 +11827,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1135), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8069] = 3,
+  [8078] = 3,
     ACTIONS(1143), 1,
       sym_http_version,
     ACTIONS(1145), 1,
@@ -11532,7 +11835,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1141), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8080] = 3,
+  [8089] = 3,
     ACTIONS(1149), 1,
       sym__newline,
     STATE(425), 1,
@@ -11540,1015 +11843,1015 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1147), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8091] = 3,
+  [8100] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1154), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8101] = 2,
+  [8110] = 2,
     ACTIONS(1158), 1,
       sym__newline,
     ACTIONS(1156), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8109] = 2,
+  [8118] = 2,
     ACTIONS(1162), 1,
       sym__newline,
     ACTIONS(1160), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8117] = 3,
+  [8126] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1164), 1,
       anon_sym_RPAREN,
     STATE(431), 1,
       aux_sym_arguments_repeat1,
-  [8127] = 2,
+  [8136] = 2,
     ACTIONS(1168), 1,
       sym__newline,
     ACTIONS(1166), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8135] = 3,
+  [8144] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1170), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8145] = 3,
+  [8154] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1172), 1,
       anon_sym_RPAREN,
     STATE(434), 1,
       aux_sym_arguments_repeat1,
-  [8155] = 2,
+  [8164] = 2,
     ACTIONS(1176), 1,
       sym__newline,
     ACTIONS(1174), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8163] = 3,
+  [8172] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1178), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8173] = 2,
+  [8182] = 2,
     ACTIONS(585), 1,
       sym__newline,
     ACTIONS(577), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8181] = 2,
+  [8190] = 2,
     ACTIONS(1182), 1,
       sym__newline,
     ACTIONS(1180), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8189] = 3,
+  [8198] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1184), 1,
       anon_sym_RPAREN,
     STATE(438), 1,
       aux_sym_arguments_repeat1,
-  [8199] = 3,
+  [8208] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1186), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8209] = 3,
+  [8218] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1188), 1,
       anon_sym_RPAREN,
     STATE(441), 1,
       aux_sym_arguments_repeat1,
-  [8219] = 2,
+  [8228] = 2,
     ACTIONS(1192), 1,
       sym__newline,
     ACTIONS(1190), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8227] = 3,
+  [8236] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1194), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8237] = 2,
+  [8246] = 2,
     ACTIONS(1198), 1,
       sym__newline,
     ACTIONS(1196), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8245] = 3,
+  [8254] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1200), 1,
       anon_sym_RPAREN,
     STATE(426), 1,
       aux_sym_arguments_repeat1,
-  [8255] = 3,
+  [8264] = 3,
     ACTIONS(1202), 1,
       anon_sym_COMMA,
     ACTIONS(1205), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8265] = 3,
+  [8274] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1207), 1,
       anon_sym_RPAREN,
     STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8275] = 3,
+  [8284] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1209), 1,
       anon_sym_RPAREN,
     STATE(448), 1,
       aux_sym_arguments_repeat1,
-  [8285] = 2,
+  [8294] = 2,
     ACTIONS(1213), 1,
       sym__newline,
     ACTIONS(1211), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8293] = 3,
+  [8302] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1215), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8303] = 2,
+  [8312] = 2,
     ACTIONS(1219), 1,
       sym__newline,
     ACTIONS(1217), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8311] = 3,
+  [8320] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1221), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8321] = 3,
+  [8330] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1223), 1,
       anon_sym_RPAREN,
     STATE(453), 1,
       aux_sym_arguments_repeat1,
-  [8331] = 2,
+  [8340] = 2,
     ACTIONS(1225), 1,
       sym__newline,
     ACTIONS(1147), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8339] = 3,
+  [8348] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1227), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8349] = 2,
+  [8358] = 2,
     ACTIONS(1231), 1,
       sym__newline,
     ACTIONS(1229), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8357] = 3,
+  [8366] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1233), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8367] = 3,
+  [8376] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1235), 1,
       anon_sym_RPAREN,
     STATE(457), 1,
       aux_sym_arguments_repeat1,
-  [8377] = 3,
+  [8386] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1237), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8387] = 2,
+  [8396] = 2,
     ACTIONS(1241), 1,
       sym__newline,
     ACTIONS(1239), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8395] = 3,
+  [8404] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1243), 1,
       anon_sym_RPAREN,
     STATE(460), 1,
       aux_sym_arguments_repeat1,
-  [8405] = 3,
+  [8414] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1245), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8415] = 2,
+  [8424] = 2,
     ACTIONS(1247), 1,
       sym__newline,
     ACTIONS(1082), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8423] = 3,
+  [8432] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1249), 1,
       anon_sym_RPAREN,
     STATE(463), 1,
       aux_sym_arguments_repeat1,
-  [8433] = 3,
+  [8442] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1251), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8443] = 2,
+  [8452] = 2,
     ACTIONS(1255), 1,
       sym__newline,
     ACTIONS(1253), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8451] = 3,
+  [8460] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1257), 1,
       anon_sym_RPAREN,
     STATE(466), 1,
       aux_sym_arguments_repeat1,
-  [8461] = 3,
+  [8470] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1259), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8471] = 2,
+  [8480] = 2,
     ACTIONS(1263), 1,
       sym__newline,
     ACTIONS(1261), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8479] = 3,
+  [8488] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1265), 1,
       anon_sym_RPAREN,
     STATE(469), 1,
       aux_sym_arguments_repeat1,
-  [8489] = 3,
+  [8498] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1267), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8499] = 2,
+  [8508] = 2,
     ACTIONS(1269), 1,
       sym__newline,
     ACTIONS(1091), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8507] = 3,
+  [8516] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1271), 1,
       anon_sym_RPAREN,
     STATE(450), 1,
       aux_sym_arguments_repeat1,
-  [8517] = 3,
+  [8526] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1273), 1,
       anon_sym_RPAREN,
     STATE(473), 1,
       aux_sym_arguments_repeat1,
-  [8527] = 3,
+  [8536] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1275), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8537] = 2,
+  [8546] = 2,
     ACTIONS(1279), 1,
       sym__newline,
     ACTIONS(1277), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8545] = 2,
+  [8554] = 2,
     ACTIONS(1283), 1,
       sym__newline,
     ACTIONS(1281), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8553] = 3,
+  [8562] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1285), 1,
       anon_sym_RPAREN,
     STATE(477), 1,
       aux_sym_arguments_repeat1,
-  [8563] = 3,
+  [8572] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1287), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8573] = 3,
+  [8582] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1289), 1,
       anon_sym_RPAREN,
     STATE(479), 1,
       aux_sym_arguments_repeat1,
-  [8583] = 3,
+  [8592] = 3,
     ACTIONS(1152), 1,
       anon_sym_COMMA,
     ACTIONS(1291), 1,
       anon_sym_RPAREN,
     STATE(444), 1,
       aux_sym_arguments_repeat1,
-  [8593] = 1,
+  [8602] = 1,
     ACTIONS(1072), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8598] = 1,
+  [8607] = 1,
     ACTIONS(1293), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8603] = 2,
+  [8612] = 2,
     ACTIONS(1295), 1,
       aux_sym_query_continuation_token1,
     STATE(452), 1,
       sym_query_continuation,
-  [8610] = 2,
+  [8619] = 2,
     ACTIONS(1297), 1,
       aux_sym_variable_declaration_token1,
     ACTIONS(1299), 1,
       sym__space,
-  [8617] = 1,
+  [8626] = 1,
     ACTIONS(1301), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8622] = 1,
+  [8631] = 1,
     ACTIONS(1303), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8627] = 1,
+  [8636] = 1,
     ACTIONS(1305), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8632] = 1,
+  [8641] = 1,
     ACTIONS(1307), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8637] = 1,
+  [8646] = 1,
     ACTIONS(49), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8642] = 1,
+  [8651] = 1,
     ACTIONS(1309), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8647] = 1,
+  [8656] = 1,
     ACTIONS(1087), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8652] = 1,
+  [8661] = 1,
     ACTIONS(1205), 2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-  [8657] = 1,
+  [8666] = 1,
     ACTIONS(73), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8662] = 1,
+  [8671] = 1,
     ACTIONS(1048), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8667] = 1,
+  [8676] = 1,
     ACTIONS(1311), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8672] = 1,
+  [8681] = 1,
     ACTIONS(1223), 1,
       anon_sym_RPAREN,
-  [8676] = 1,
+  [8685] = 1,
     ACTIONS(1235), 1,
       anon_sym_RPAREN,
-  [8680] = 1,
+  [8689] = 1,
     ACTIONS(1313), 1,
       aux_sym_variable_declaration_token1,
-  [8684] = 1,
+  [8693] = 1,
     ACTIONS(1257), 1,
       anon_sym_RPAREN,
-  [8688] = 1,
+  [8697] = 1,
     ACTIONS(1209), 1,
       anon_sym_RPAREN,
-  [8692] = 1,
+  [8701] = 1,
     ACTIONS(1172), 1,
       anon_sym_RPAREN,
-  [8696] = 1,
+  [8705] = 1,
     ACTIONS(1033), 1,
       anon_sym_RPAREN,
-  [8700] = 1,
+  [8709] = 1,
     ACTIONS(1243), 1,
       anon_sym_RPAREN,
-  [8704] = 1,
+  [8713] = 1,
     ACTIONS(1265), 1,
       anon_sym_RPAREN,
-  [8708] = 1,
+  [8717] = 1,
     ACTIONS(1207), 1,
       anon_sym_RPAREN,
-  [8712] = 1,
+  [8721] = 1,
     ACTIONS(1029), 1,
       anon_sym_RPAREN,
-  [8716] = 1,
+  [8725] = 1,
     ACTIONS(1315), 1,
       sym_variable_declaration_name,
-  [8720] = 1,
+  [8729] = 1,
     ACTIONS(1164), 1,
       anon_sym_RPAREN,
-  [8724] = 1,
+  [8733] = 1,
     ACTIONS(1273), 1,
       anon_sym_RPAREN,
-  [8728] = 1,
+  [8737] = 1,
     ACTIONS(1200), 1,
       anon_sym_RPAREN,
-  [8732] = 1,
+  [8741] = 1,
     ACTIONS(1188), 1,
       anon_sym_RPAREN,
-  [8736] = 1,
+  [8745] = 1,
     ACTIONS(1249), 1,
       anon_sym_RPAREN,
-  [8740] = 1,
+  [8749] = 1,
     ACTIONS(1317), 1,
       sym_directive_name,
-  [8744] = 1,
+  [8753] = 1,
     ACTIONS(1285), 1,
       anon_sym_RPAREN,
-  [8748] = 1,
+  [8757] = 1,
     ACTIONS(1319), 1,
       ts_builtin_sym_end,
-  [8752] = 1,
+  [8761] = 1,
     ACTIONS(1271), 1,
       anon_sym_RPAREN,
-  [8756] = 1,
+  [8765] = 1,
     ACTIONS(1184), 1,
       anon_sym_RPAREN,
-  [8760] = 1,
+  [8769] = 1,
     ACTIONS(1289), 1,
       anon_sym_RPAREN,
 };
 
 static const uint32_t ts_small_parse_table_map[] = {
   [SMALL_STATE(2)] = 0,
-  [SMALL_STATE(3)] = 73,
-  [SMALL_STATE(4)] = 135,
-  [SMALL_STATE(5)] = 197,
-  [SMALL_STATE(6)] = 252,
-  [SMALL_STATE(7)] = 308,
-  [SMALL_STATE(8)] = 364,
-  [SMALL_STATE(9)] = 416,
-  [SMALL_STATE(10)] = 468,
-  [SMALL_STATE(11)] = 520,
-  [SMALL_STATE(12)] = 572,
-  [SMALL_STATE(13)] = 624,
-  [SMALL_STATE(14)] = 676,
-  [SMALL_STATE(15)] = 728,
-  [SMALL_STATE(16)] = 768,
-  [SMALL_STATE(17)] = 796,
-  [SMALL_STATE(18)] = 824,
-  [SMALL_STATE(19)] = 852,
-  [SMALL_STATE(20)] = 880,
-  [SMALL_STATE(21)] = 907,
-  [SMALL_STATE(22)] = 934,
-  [SMALL_STATE(23)] = 961,
-  [SMALL_STATE(24)] = 988,
-  [SMALL_STATE(25)] = 1015,
-  [SMALL_STATE(26)] = 1044,
-  [SMALL_STATE(27)] = 1071,
-  [SMALL_STATE(28)] = 1098,
-  [SMALL_STATE(29)] = 1125,
-  [SMALL_STATE(30)] = 1152,
-  [SMALL_STATE(31)] = 1179,
-  [SMALL_STATE(32)] = 1206,
-  [SMALL_STATE(33)] = 1233,
-  [SMALL_STATE(34)] = 1259,
-  [SMALL_STATE(35)] = 1285,
-  [SMALL_STATE(36)] = 1307,
-  [SMALL_STATE(37)] = 1329,
-  [SMALL_STATE(38)] = 1355,
-  [SMALL_STATE(39)] = 1381,
-  [SMALL_STATE(40)] = 1407,
-  [SMALL_STATE(41)] = 1433,
-  [SMALL_STATE(42)] = 1459,
-  [SMALL_STATE(43)] = 1485,
-  [SMALL_STATE(44)] = 1511,
-  [SMALL_STATE(45)] = 1536,
-  [SMALL_STATE(46)] = 1561,
-  [SMALL_STATE(47)] = 1586,
-  [SMALL_STATE(48)] = 1611,
-  [SMALL_STATE(49)] = 1628,
-  [SMALL_STATE(50)] = 1653,
-  [SMALL_STATE(51)] = 1684,
-  [SMALL_STATE(52)] = 1701,
-  [SMALL_STATE(53)] = 1718,
-  [SMALL_STATE(54)] = 1735,
-  [SMALL_STATE(55)] = 1752,
-  [SMALL_STATE(56)] = 1777,
-  [SMALL_STATE(57)] = 1798,
-  [SMALL_STATE(58)] = 1819,
-  [SMALL_STATE(59)] = 1844,
-  [SMALL_STATE(60)] = 1873,
-  [SMALL_STATE(61)] = 1898,
-  [SMALL_STATE(62)] = 1923,
-  [SMALL_STATE(63)] = 1940,
-  [SMALL_STATE(64)] = 1961,
-  [SMALL_STATE(65)] = 1978,
-  [SMALL_STATE(66)] = 1997,
-  [SMALL_STATE(67)] = 2022,
-  [SMALL_STATE(68)] = 2039,
-  [SMALL_STATE(69)] = 2060,
-  [SMALL_STATE(70)] = 2081,
-  [SMALL_STATE(71)] = 2106,
-  [SMALL_STATE(72)] = 2123,
-  [SMALL_STATE(73)] = 2142,
-  [SMALL_STATE(74)] = 2159,
-  [SMALL_STATE(75)] = 2190,
-  [SMALL_STATE(76)] = 2215,
-  [SMALL_STATE(77)] = 2246,
-  [SMALL_STATE(78)] = 2277,
-  [SMALL_STATE(79)] = 2308,
-  [SMALL_STATE(80)] = 2339,
-  [SMALL_STATE(81)] = 2370,
-  [SMALL_STATE(82)] = 2401,
-  [SMALL_STATE(83)] = 2432,
-  [SMALL_STATE(84)] = 2463,
-  [SMALL_STATE(85)] = 2494,
-  [SMALL_STATE(86)] = 2525,
-  [SMALL_STATE(87)] = 2556,
-  [SMALL_STATE(88)] = 2587,
-  [SMALL_STATE(89)] = 2618,
-  [SMALL_STATE(90)] = 2649,
-  [SMALL_STATE(91)] = 2680,
-  [SMALL_STATE(92)] = 2701,
-  [SMALL_STATE(93)] = 2717,
-  [SMALL_STATE(94)] = 2737,
-  [SMALL_STATE(95)] = 2761,
-  [SMALL_STATE(96)] = 2777,
-  [SMALL_STATE(97)] = 2793,
-  [SMALL_STATE(98)] = 2817,
-  [SMALL_STATE(99)] = 2841,
-  [SMALL_STATE(100)] = 2857,
-  [SMALL_STATE(101)] = 2883,
-  [SMALL_STATE(102)] = 2899,
-  [SMALL_STATE(103)] = 2923,
-  [SMALL_STATE(104)] = 2943,
-  [SMALL_STATE(105)] = 2963,
-  [SMALL_STATE(106)] = 2983,
-  [SMALL_STATE(107)] = 3009,
-  [SMALL_STATE(108)] = 3025,
-  [SMALL_STATE(109)] = 3043,
-  [SMALL_STATE(110)] = 3061,
-  [SMALL_STATE(111)] = 3077,
-  [SMALL_STATE(112)] = 3093,
-  [SMALL_STATE(113)] = 3109,
-  [SMALL_STATE(114)] = 3125,
-  [SMALL_STATE(115)] = 3141,
-  [SMALL_STATE(116)] = 3157,
-  [SMALL_STATE(117)] = 3173,
-  [SMALL_STATE(118)] = 3189,
-  [SMALL_STATE(119)] = 3213,
-  [SMALL_STATE(120)] = 3237,
-  [SMALL_STATE(121)] = 3261,
-  [SMALL_STATE(122)] = 3277,
-  [SMALL_STATE(123)] = 3295,
-  [SMALL_STATE(124)] = 3313,
-  [SMALL_STATE(125)] = 3329,
-  [SMALL_STATE(126)] = 3345,
-  [SMALL_STATE(127)] = 3361,
-  [SMALL_STATE(128)] = 3377,
-  [SMALL_STATE(129)] = 3393,
-  [SMALL_STATE(130)] = 3409,
-  [SMALL_STATE(131)] = 3425,
-  [SMALL_STATE(132)] = 3449,
-  [SMALL_STATE(133)] = 3465,
-  [SMALL_STATE(134)] = 3483,
-  [SMALL_STATE(135)] = 3501,
-  [SMALL_STATE(136)] = 3517,
-  [SMALL_STATE(137)] = 3533,
-  [SMALL_STATE(138)] = 3553,
-  [SMALL_STATE(139)] = 3569,
-  [SMALL_STATE(140)] = 3585,
-  [SMALL_STATE(141)] = 3605,
-  [SMALL_STATE(142)] = 3621,
-  [SMALL_STATE(143)] = 3637,
-  [SMALL_STATE(144)] = 3663,
-  [SMALL_STATE(145)] = 3689,
-  [SMALL_STATE(146)] = 3713,
-  [SMALL_STATE(147)] = 3737,
-  [SMALL_STATE(148)] = 3763,
-  [SMALL_STATE(149)] = 3779,
-  [SMALL_STATE(150)] = 3798,
-  [SMALL_STATE(151)] = 3825,
-  [SMALL_STATE(152)] = 3848,
-  [SMALL_STATE(153)] = 3873,
-  [SMALL_STATE(154)] = 3896,
-  [SMALL_STATE(155)] = 3921,
-  [SMALL_STATE(156)] = 3940,
-  [SMALL_STATE(157)] = 3959,
-  [SMALL_STATE(158)] = 3974,
-  [SMALL_STATE(159)] = 3989,
-  [SMALL_STATE(160)] = 4012,
-  [SMALL_STATE(161)] = 4037,
-  [SMALL_STATE(162)] = 4060,
-  [SMALL_STATE(163)] = 4083,
-  [SMALL_STATE(164)] = 4106,
-  [SMALL_STATE(165)] = 4121,
-  [SMALL_STATE(166)] = 4138,
-  [SMALL_STATE(167)] = 4161,
-  [SMALL_STATE(168)] = 4178,
-  [SMALL_STATE(169)] = 4193,
-  [SMALL_STATE(170)] = 4212,
-  [SMALL_STATE(171)] = 4231,
-  [SMALL_STATE(172)] = 4254,
-  [SMALL_STATE(173)] = 4279,
-  [SMALL_STATE(174)] = 4304,
-  [SMALL_STATE(175)] = 4319,
-  [SMALL_STATE(176)] = 4334,
-  [SMALL_STATE(177)] = 4359,
-  [SMALL_STATE(178)] = 4382,
-  [SMALL_STATE(179)] = 4397,
-  [SMALL_STATE(180)] = 4412,
-  [SMALL_STATE(181)] = 4437,
-  [SMALL_STATE(182)] = 4452,
-  [SMALL_STATE(183)] = 4479,
-  [SMALL_STATE(184)] = 4504,
-  [SMALL_STATE(185)] = 4519,
-  [SMALL_STATE(186)] = 4542,
-  [SMALL_STATE(187)] = 4557,
-  [SMALL_STATE(188)] = 4572,
-  [SMALL_STATE(189)] = 4591,
-  [SMALL_STATE(190)] = 4610,
-  [SMALL_STATE(191)] = 4625,
-  [SMALL_STATE(192)] = 4642,
-  [SMALL_STATE(193)] = 4659,
-  [SMALL_STATE(194)] = 4674,
-  [SMALL_STATE(195)] = 4689,
-  [SMALL_STATE(196)] = 4704,
-  [SMALL_STATE(197)] = 4719,
-  [SMALL_STATE(198)] = 4734,
-  [SMALL_STATE(199)] = 4749,
-  [SMALL_STATE(200)] = 4772,
-  [SMALL_STATE(201)] = 4795,
-  [SMALL_STATE(202)] = 4818,
-  [SMALL_STATE(203)] = 4841,
-  [SMALL_STATE(204)] = 4860,
-  [SMALL_STATE(205)] = 4879,
-  [SMALL_STATE(206)] = 4898,
-  [SMALL_STATE(207)] = 4913,
-  [SMALL_STATE(208)] = 4928,
-  [SMALL_STATE(209)] = 4953,
-  [SMALL_STATE(210)] = 4978,
-  [SMALL_STATE(211)] = 4992,
-  [SMALL_STATE(212)] = 5010,
-  [SMALL_STATE(213)] = 5024,
-  [SMALL_STATE(214)] = 5038,
-  [SMALL_STATE(215)] = 5060,
-  [SMALL_STATE(216)] = 5082,
-  [SMALL_STATE(217)] = 5100,
-  [SMALL_STATE(218)] = 5114,
-  [SMALL_STATE(219)] = 5128,
-  [SMALL_STATE(220)] = 5142,
-  [SMALL_STATE(221)] = 5164,
-  [SMALL_STATE(222)] = 5178,
-  [SMALL_STATE(223)] = 5192,
-  [SMALL_STATE(224)] = 5206,
-  [SMALL_STATE(225)] = 5230,
-  [SMALL_STATE(226)] = 5244,
-  [SMALL_STATE(227)] = 5260,
-  [SMALL_STATE(228)] = 5276,
-  [SMALL_STATE(229)] = 5294,
-  [SMALL_STATE(230)] = 5318,
-  [SMALL_STATE(231)] = 5332,
-  [SMALL_STATE(232)] = 5348,
-  [SMALL_STATE(233)] = 5362,
-  [SMALL_STATE(234)] = 5376,
-  [SMALL_STATE(235)] = 5400,
-  [SMALL_STATE(236)] = 5414,
-  [SMALL_STATE(237)] = 5438,
-  [SMALL_STATE(238)] = 5452,
-  [SMALL_STATE(239)] = 5466,
-  [SMALL_STATE(240)] = 5490,
-  [SMALL_STATE(241)] = 5506,
-  [SMALL_STATE(242)] = 5520,
-  [SMALL_STATE(243)] = 5534,
-  [SMALL_STATE(244)] = 5548,
-  [SMALL_STATE(245)] = 5572,
-  [SMALL_STATE(246)] = 5586,
-  [SMALL_STATE(247)] = 5600,
-  [SMALL_STATE(248)] = 5614,
-  [SMALL_STATE(249)] = 5628,
-  [SMALL_STATE(250)] = 5644,
-  [SMALL_STATE(251)] = 5662,
-  [SMALL_STATE(252)] = 5684,
-  [SMALL_STATE(253)] = 5706,
-  [SMALL_STATE(254)] = 5720,
-  [SMALL_STATE(255)] = 5734,
-  [SMALL_STATE(256)] = 5748,
-  [SMALL_STATE(257)] = 5762,
-  [SMALL_STATE(258)] = 5780,
-  [SMALL_STATE(259)] = 5798,
-  [SMALL_STATE(260)] = 5814,
-  [SMALL_STATE(261)] = 5829,
-  [SMALL_STATE(262)] = 5850,
-  [SMALL_STATE(263)] = 5863,
-  [SMALL_STATE(264)] = 5876,
-  [SMALL_STATE(265)] = 5889,
-  [SMALL_STATE(266)] = 5902,
-  [SMALL_STATE(267)] = 5917,
-  [SMALL_STATE(268)] = 5930,
-  [SMALL_STATE(269)] = 5943,
-  [SMALL_STATE(270)] = 5956,
-  [SMALL_STATE(271)] = 5969,
-  [SMALL_STATE(272)] = 5984,
-  [SMALL_STATE(273)] = 5999,
-  [SMALL_STATE(274)] = 6012,
-  [SMALL_STATE(275)] = 6025,
-  [SMALL_STATE(276)] = 6038,
-  [SMALL_STATE(277)] = 6051,
-  [SMALL_STATE(278)] = 6068,
-  [SMALL_STATE(279)] = 6081,
-  [SMALL_STATE(280)] = 6098,
-  [SMALL_STATE(281)] = 6113,
-  [SMALL_STATE(282)] = 6128,
-  [SMALL_STATE(283)] = 6141,
-  [SMALL_STATE(284)] = 6154,
-  [SMALL_STATE(285)] = 6167,
-  [SMALL_STATE(286)] = 6180,
-  [SMALL_STATE(287)] = 6192,
-  [SMALL_STATE(288)] = 6204,
-  [SMALL_STATE(289)] = 6216,
-  [SMALL_STATE(290)] = 6228,
-  [SMALL_STATE(291)] = 6240,
-  [SMALL_STATE(292)] = 6254,
-  [SMALL_STATE(293)] = 6266,
-  [SMALL_STATE(294)] = 6278,
-  [SMALL_STATE(295)] = 6290,
-  [SMALL_STATE(296)] = 6302,
-  [SMALL_STATE(297)] = 6314,
-  [SMALL_STATE(298)] = 6326,
-  [SMALL_STATE(299)] = 6338,
-  [SMALL_STATE(300)] = 6350,
-  [SMALL_STATE(301)] = 6364,
-  [SMALL_STATE(302)] = 6376,
-  [SMALL_STATE(303)] = 6394,
-  [SMALL_STATE(304)] = 6412,
-  [SMALL_STATE(305)] = 6424,
-  [SMALL_STATE(306)] = 6436,
-  [SMALL_STATE(307)] = 6450,
-  [SMALL_STATE(308)] = 6464,
-  [SMALL_STATE(309)] = 6476,
-  [SMALL_STATE(310)] = 6490,
-  [SMALL_STATE(311)] = 6504,
-  [SMALL_STATE(312)] = 6516,
-  [SMALL_STATE(313)] = 6528,
-  [SMALL_STATE(314)] = 6540,
-  [SMALL_STATE(315)] = 6558,
-  [SMALL_STATE(316)] = 6570,
-  [SMALL_STATE(317)] = 6582,
-  [SMALL_STATE(318)] = 6594,
-  [SMALL_STATE(319)] = 6606,
-  [SMALL_STATE(320)] = 6618,
-  [SMALL_STATE(321)] = 6630,
-  [SMALL_STATE(322)] = 6648,
-  [SMALL_STATE(323)] = 6660,
-  [SMALL_STATE(324)] = 6674,
-  [SMALL_STATE(325)] = 6688,
-  [SMALL_STATE(326)] = 6700,
-  [SMALL_STATE(327)] = 6712,
-  [SMALL_STATE(328)] = 6730,
-  [SMALL_STATE(329)] = 6748,
-  [SMALL_STATE(330)] = 6766,
-  [SMALL_STATE(331)] = 6778,
-  [SMALL_STATE(332)] = 6796,
-  [SMALL_STATE(333)] = 6814,
-  [SMALL_STATE(334)] = 6832,
-  [SMALL_STATE(335)] = 6844,
-  [SMALL_STATE(336)] = 6862,
-  [SMALL_STATE(337)] = 6880,
-  [SMALL_STATE(338)] = 6898,
-  [SMALL_STATE(339)] = 6916,
-  [SMALL_STATE(340)] = 6934,
-  [SMALL_STATE(341)] = 6952,
-  [SMALL_STATE(342)] = 6970,
-  [SMALL_STATE(343)] = 6988,
-  [SMALL_STATE(344)] = 7006,
-  [SMALL_STATE(345)] = 7024,
-  [SMALL_STATE(346)] = 7042,
-  [SMALL_STATE(347)] = 7060,
-  [SMALL_STATE(348)] = 7078,
-  [SMALL_STATE(349)] = 7096,
-  [SMALL_STATE(350)] = 7114,
-  [SMALL_STATE(351)] = 7132,
-  [SMALL_STATE(352)] = 7150,
-  [SMALL_STATE(353)] = 7168,
-  [SMALL_STATE(354)] = 7186,
-  [SMALL_STATE(355)] = 7204,
-  [SMALL_STATE(356)] = 7222,
-  [SMALL_STATE(357)] = 7238,
-  [SMALL_STATE(358)] = 7256,
-  [SMALL_STATE(359)] = 7274,
-  [SMALL_STATE(360)] = 7292,
-  [SMALL_STATE(361)] = 7310,
-  [SMALL_STATE(362)] = 7328,
-  [SMALL_STATE(363)] = 7346,
-  [SMALL_STATE(364)] = 7364,
-  [SMALL_STATE(365)] = 7380,
-  [SMALL_STATE(366)] = 7398,
-  [SMALL_STATE(367)] = 7416,
-  [SMALL_STATE(368)] = 7428,
-  [SMALL_STATE(369)] = 7439,
-  [SMALL_STATE(370)] = 7450,
-  [SMALL_STATE(371)] = 7461,
-  [SMALL_STATE(372)] = 7472,
-  [SMALL_STATE(373)] = 7483,
-  [SMALL_STATE(374)] = 7494,
-  [SMALL_STATE(375)] = 7505,
-  [SMALL_STATE(376)] = 7516,
-  [SMALL_STATE(377)] = 7527,
-  [SMALL_STATE(378)] = 7538,
-  [SMALL_STATE(379)] = 7549,
-  [SMALL_STATE(380)] = 7560,
-  [SMALL_STATE(381)] = 7571,
-  [SMALL_STATE(382)] = 7582,
-  [SMALL_STATE(383)] = 7593,
-  [SMALL_STATE(384)] = 7604,
-  [SMALL_STATE(385)] = 7614,
-  [SMALL_STATE(386)] = 7624,
-  [SMALL_STATE(387)] = 7638,
-  [SMALL_STATE(388)] = 7652,
-  [SMALL_STATE(389)] = 7666,
-  [SMALL_STATE(390)] = 7680,
-  [SMALL_STATE(391)] = 7694,
-  [SMALL_STATE(392)] = 7708,
-  [SMALL_STATE(393)] = 7722,
-  [SMALL_STATE(394)] = 7734,
-  [SMALL_STATE(395)] = 7746,
-  [SMALL_STATE(396)] = 7760,
-  [SMALL_STATE(397)] = 7770,
-  [SMALL_STATE(398)] = 7784,
-  [SMALL_STATE(399)] = 7798,
-  [SMALL_STATE(400)] = 7812,
-  [SMALL_STATE(401)] = 7822,
-  [SMALL_STATE(402)] = 7831,
-  [SMALL_STATE(403)] = 7842,
-  [SMALL_STATE(404)] = 7853,
-  [SMALL_STATE(405)] = 7864,
-  [SMALL_STATE(406)] = 7873,
-  [SMALL_STATE(407)] = 7884,
-  [SMALL_STATE(408)] = 7895,
-  [SMALL_STATE(409)] = 7906,
-  [SMALL_STATE(410)] = 7917,
-  [SMALL_STATE(411)] = 7928,
-  [SMALL_STATE(412)] = 7939,
-  [SMALL_STATE(413)] = 7950,
-  [SMALL_STATE(414)] = 7959,
-  [SMALL_STATE(415)] = 7970,
-  [SMALL_STATE(416)] = 7981,
-  [SMALL_STATE(417)] = 7992,
-  [SMALL_STATE(418)] = 8003,
-  [SMALL_STATE(419)] = 8014,
-  [SMALL_STATE(420)] = 8025,
-  [SMALL_STATE(421)] = 8036,
-  [SMALL_STATE(422)] = 8047,
-  [SMALL_STATE(423)] = 8058,
-  [SMALL_STATE(424)] = 8069,
-  [SMALL_STATE(425)] = 8080,
-  [SMALL_STATE(426)] = 8091,
-  [SMALL_STATE(427)] = 8101,
-  [SMALL_STATE(428)] = 8109,
-  [SMALL_STATE(429)] = 8117,
-  [SMALL_STATE(430)] = 8127,
-  [SMALL_STATE(431)] = 8135,
-  [SMALL_STATE(432)] = 8145,
-  [SMALL_STATE(433)] = 8155,
-  [SMALL_STATE(434)] = 8163,
-  [SMALL_STATE(435)] = 8173,
-  [SMALL_STATE(436)] = 8181,
-  [SMALL_STATE(437)] = 8189,
-  [SMALL_STATE(438)] = 8199,
-  [SMALL_STATE(439)] = 8209,
-  [SMALL_STATE(440)] = 8219,
-  [SMALL_STATE(441)] = 8227,
-  [SMALL_STATE(442)] = 8237,
-  [SMALL_STATE(443)] = 8245,
-  [SMALL_STATE(444)] = 8255,
-  [SMALL_STATE(445)] = 8265,
-  [SMALL_STATE(446)] = 8275,
-  [SMALL_STATE(447)] = 8285,
-  [SMALL_STATE(448)] = 8293,
-  [SMALL_STATE(449)] = 8303,
-  [SMALL_STATE(450)] = 8311,
-  [SMALL_STATE(451)] = 8321,
-  [SMALL_STATE(452)] = 8331,
-  [SMALL_STATE(453)] = 8339,
-  [SMALL_STATE(454)] = 8349,
-  [SMALL_STATE(455)] = 8357,
-  [SMALL_STATE(456)] = 8367,
-  [SMALL_STATE(457)] = 8377,
-  [SMALL_STATE(458)] = 8387,
-  [SMALL_STATE(459)] = 8395,
-  [SMALL_STATE(460)] = 8405,
-  [SMALL_STATE(461)] = 8415,
-  [SMALL_STATE(462)] = 8423,
-  [SMALL_STATE(463)] = 8433,
-  [SMALL_STATE(464)] = 8443,
-  [SMALL_STATE(465)] = 8451,
-  [SMALL_STATE(466)] = 8461,
-  [SMALL_STATE(467)] = 8471,
-  [SMALL_STATE(468)] = 8479,
-  [SMALL_STATE(469)] = 8489,
-  [SMALL_STATE(470)] = 8499,
-  [SMALL_STATE(471)] = 8507,
-  [SMALL_STATE(472)] = 8517,
-  [SMALL_STATE(473)] = 8527,
-  [SMALL_STATE(474)] = 8537,
-  [SMALL_STATE(475)] = 8545,
-  [SMALL_STATE(476)] = 8553,
-  [SMALL_STATE(477)] = 8563,
-  [SMALL_STATE(478)] = 8573,
-  [SMALL_STATE(479)] = 8583,
-  [SMALL_STATE(480)] = 8593,
-  [SMALL_STATE(481)] = 8598,
-  [SMALL_STATE(482)] = 8603,
-  [SMALL_STATE(483)] = 8610,
-  [SMALL_STATE(484)] = 8617,
-  [SMALL_STATE(485)] = 8622,
-  [SMALL_STATE(486)] = 8627,
-  [SMALL_STATE(487)] = 8632,
-  [SMALL_STATE(488)] = 8637,
-  [SMALL_STATE(489)] = 8642,
-  [SMALL_STATE(490)] = 8647,
-  [SMALL_STATE(491)] = 8652,
-  [SMALL_STATE(492)] = 8657,
-  [SMALL_STATE(493)] = 8662,
-  [SMALL_STATE(494)] = 8667,
-  [SMALL_STATE(495)] = 8672,
-  [SMALL_STATE(496)] = 8676,
-  [SMALL_STATE(497)] = 8680,
-  [SMALL_STATE(498)] = 8684,
-  [SMALL_STATE(499)] = 8688,
-  [SMALL_STATE(500)] = 8692,
-  [SMALL_STATE(501)] = 8696,
-  [SMALL_STATE(502)] = 8700,
-  [SMALL_STATE(503)] = 8704,
-  [SMALL_STATE(504)] = 8708,
-  [SMALL_STATE(505)] = 8712,
-  [SMALL_STATE(506)] = 8716,
-  [SMALL_STATE(507)] = 8720,
-  [SMALL_STATE(508)] = 8724,
-  [SMALL_STATE(509)] = 8728,
-  [SMALL_STATE(510)] = 8732,
-  [SMALL_STATE(511)] = 8736,
-  [SMALL_STATE(512)] = 8740,
-  [SMALL_STATE(513)] = 8744,
-  [SMALL_STATE(514)] = 8748,
-  [SMALL_STATE(515)] = 8752,
-  [SMALL_STATE(516)] = 8756,
-  [SMALL_STATE(517)] = 8760,
+  [SMALL_STATE(3)] = 74,
+  [SMALL_STATE(4)] = 136,
+  [SMALL_STATE(5)] = 198,
+  [SMALL_STATE(6)] = 253,
+  [SMALL_STATE(7)] = 309,
+  [SMALL_STATE(8)] = 365,
+  [SMALL_STATE(9)] = 418,
+  [SMALL_STATE(10)] = 471,
+  [SMALL_STATE(11)] = 524,
+  [SMALL_STATE(12)] = 577,
+  [SMALL_STATE(13)] = 630,
+  [SMALL_STATE(14)] = 683,
+  [SMALL_STATE(15)] = 736,
+  [SMALL_STATE(16)] = 776,
+  [SMALL_STATE(17)] = 804,
+  [SMALL_STATE(18)] = 832,
+  [SMALL_STATE(19)] = 862,
+  [SMALL_STATE(20)] = 890,
+  [SMALL_STATE(21)] = 918,
+  [SMALL_STATE(22)] = 945,
+  [SMALL_STATE(23)] = 972,
+  [SMALL_STATE(24)] = 999,
+  [SMALL_STATE(25)] = 1026,
+  [SMALL_STATE(26)] = 1053,
+  [SMALL_STATE(27)] = 1080,
+  [SMALL_STATE(28)] = 1107,
+  [SMALL_STATE(29)] = 1134,
+  [SMALL_STATE(30)] = 1161,
+  [SMALL_STATE(31)] = 1188,
+  [SMALL_STATE(32)] = 1215,
+  [SMALL_STATE(33)] = 1242,
+  [SMALL_STATE(34)] = 1268,
+  [SMALL_STATE(35)] = 1294,
+  [SMALL_STATE(36)] = 1316,
+  [SMALL_STATE(37)] = 1338,
+  [SMALL_STATE(38)] = 1364,
+  [SMALL_STATE(39)] = 1390,
+  [SMALL_STATE(40)] = 1416,
+  [SMALL_STATE(41)] = 1442,
+  [SMALL_STATE(42)] = 1468,
+  [SMALL_STATE(43)] = 1494,
+  [SMALL_STATE(44)] = 1520,
+  [SMALL_STATE(45)] = 1545,
+  [SMALL_STATE(46)] = 1570,
+  [SMALL_STATE(47)] = 1595,
+  [SMALL_STATE(48)] = 1620,
+  [SMALL_STATE(49)] = 1637,
+  [SMALL_STATE(50)] = 1662,
+  [SMALL_STATE(51)] = 1693,
+  [SMALL_STATE(52)] = 1710,
+  [SMALL_STATE(53)] = 1727,
+  [SMALL_STATE(54)] = 1744,
+  [SMALL_STATE(55)] = 1761,
+  [SMALL_STATE(56)] = 1786,
+  [SMALL_STATE(57)] = 1807,
+  [SMALL_STATE(58)] = 1828,
+  [SMALL_STATE(59)] = 1853,
+  [SMALL_STATE(60)] = 1882,
+  [SMALL_STATE(61)] = 1907,
+  [SMALL_STATE(62)] = 1932,
+  [SMALL_STATE(63)] = 1949,
+  [SMALL_STATE(64)] = 1970,
+  [SMALL_STATE(65)] = 1987,
+  [SMALL_STATE(66)] = 2006,
+  [SMALL_STATE(67)] = 2031,
+  [SMALL_STATE(68)] = 2048,
+  [SMALL_STATE(69)] = 2069,
+  [SMALL_STATE(70)] = 2090,
+  [SMALL_STATE(71)] = 2115,
+  [SMALL_STATE(72)] = 2132,
+  [SMALL_STATE(73)] = 2151,
+  [SMALL_STATE(74)] = 2168,
+  [SMALL_STATE(75)] = 2199,
+  [SMALL_STATE(76)] = 2224,
+  [SMALL_STATE(77)] = 2255,
+  [SMALL_STATE(78)] = 2286,
+  [SMALL_STATE(79)] = 2317,
+  [SMALL_STATE(80)] = 2348,
+  [SMALL_STATE(81)] = 2379,
+  [SMALL_STATE(82)] = 2410,
+  [SMALL_STATE(83)] = 2441,
+  [SMALL_STATE(84)] = 2472,
+  [SMALL_STATE(85)] = 2503,
+  [SMALL_STATE(86)] = 2534,
+  [SMALL_STATE(87)] = 2565,
+  [SMALL_STATE(88)] = 2596,
+  [SMALL_STATE(89)] = 2627,
+  [SMALL_STATE(90)] = 2658,
+  [SMALL_STATE(91)] = 2689,
+  [SMALL_STATE(92)] = 2710,
+  [SMALL_STATE(93)] = 2726,
+  [SMALL_STATE(94)] = 2746,
+  [SMALL_STATE(95)] = 2770,
+  [SMALL_STATE(96)] = 2786,
+  [SMALL_STATE(97)] = 2802,
+  [SMALL_STATE(98)] = 2826,
+  [SMALL_STATE(99)] = 2850,
+  [SMALL_STATE(100)] = 2866,
+  [SMALL_STATE(101)] = 2892,
+  [SMALL_STATE(102)] = 2908,
+  [SMALL_STATE(103)] = 2932,
+  [SMALL_STATE(104)] = 2952,
+  [SMALL_STATE(105)] = 2972,
+  [SMALL_STATE(106)] = 2992,
+  [SMALL_STATE(107)] = 3018,
+  [SMALL_STATE(108)] = 3034,
+  [SMALL_STATE(109)] = 3052,
+  [SMALL_STATE(110)] = 3070,
+  [SMALL_STATE(111)] = 3086,
+  [SMALL_STATE(112)] = 3102,
+  [SMALL_STATE(113)] = 3118,
+  [SMALL_STATE(114)] = 3134,
+  [SMALL_STATE(115)] = 3150,
+  [SMALL_STATE(116)] = 3166,
+  [SMALL_STATE(117)] = 3182,
+  [SMALL_STATE(118)] = 3198,
+  [SMALL_STATE(119)] = 3222,
+  [SMALL_STATE(120)] = 3246,
+  [SMALL_STATE(121)] = 3270,
+  [SMALL_STATE(122)] = 3286,
+  [SMALL_STATE(123)] = 3304,
+  [SMALL_STATE(124)] = 3322,
+  [SMALL_STATE(125)] = 3338,
+  [SMALL_STATE(126)] = 3354,
+  [SMALL_STATE(127)] = 3370,
+  [SMALL_STATE(128)] = 3386,
+  [SMALL_STATE(129)] = 3402,
+  [SMALL_STATE(130)] = 3418,
+  [SMALL_STATE(131)] = 3434,
+  [SMALL_STATE(132)] = 3458,
+  [SMALL_STATE(133)] = 3474,
+  [SMALL_STATE(134)] = 3492,
+  [SMALL_STATE(135)] = 3510,
+  [SMALL_STATE(136)] = 3526,
+  [SMALL_STATE(137)] = 3542,
+  [SMALL_STATE(138)] = 3562,
+  [SMALL_STATE(139)] = 3578,
+  [SMALL_STATE(140)] = 3594,
+  [SMALL_STATE(141)] = 3614,
+  [SMALL_STATE(142)] = 3630,
+  [SMALL_STATE(143)] = 3646,
+  [SMALL_STATE(144)] = 3672,
+  [SMALL_STATE(145)] = 3698,
+  [SMALL_STATE(146)] = 3722,
+  [SMALL_STATE(147)] = 3746,
+  [SMALL_STATE(148)] = 3772,
+  [SMALL_STATE(149)] = 3788,
+  [SMALL_STATE(150)] = 3807,
+  [SMALL_STATE(151)] = 3834,
+  [SMALL_STATE(152)] = 3857,
+  [SMALL_STATE(153)] = 3882,
+  [SMALL_STATE(154)] = 3905,
+  [SMALL_STATE(155)] = 3930,
+  [SMALL_STATE(156)] = 3949,
+  [SMALL_STATE(157)] = 3968,
+  [SMALL_STATE(158)] = 3983,
+  [SMALL_STATE(159)] = 3998,
+  [SMALL_STATE(160)] = 4021,
+  [SMALL_STATE(161)] = 4046,
+  [SMALL_STATE(162)] = 4069,
+  [SMALL_STATE(163)] = 4092,
+  [SMALL_STATE(164)] = 4115,
+  [SMALL_STATE(165)] = 4130,
+  [SMALL_STATE(166)] = 4147,
+  [SMALL_STATE(167)] = 4170,
+  [SMALL_STATE(168)] = 4187,
+  [SMALL_STATE(169)] = 4202,
+  [SMALL_STATE(170)] = 4221,
+  [SMALL_STATE(171)] = 4240,
+  [SMALL_STATE(172)] = 4263,
+  [SMALL_STATE(173)] = 4288,
+  [SMALL_STATE(174)] = 4313,
+  [SMALL_STATE(175)] = 4328,
+  [SMALL_STATE(176)] = 4343,
+  [SMALL_STATE(177)] = 4368,
+  [SMALL_STATE(178)] = 4391,
+  [SMALL_STATE(179)] = 4406,
+  [SMALL_STATE(180)] = 4421,
+  [SMALL_STATE(181)] = 4446,
+  [SMALL_STATE(182)] = 4461,
+  [SMALL_STATE(183)] = 4488,
+  [SMALL_STATE(184)] = 4513,
+  [SMALL_STATE(185)] = 4528,
+  [SMALL_STATE(186)] = 4551,
+  [SMALL_STATE(187)] = 4566,
+  [SMALL_STATE(188)] = 4581,
+  [SMALL_STATE(189)] = 4600,
+  [SMALL_STATE(190)] = 4619,
+  [SMALL_STATE(191)] = 4634,
+  [SMALL_STATE(192)] = 4651,
+  [SMALL_STATE(193)] = 4668,
+  [SMALL_STATE(194)] = 4683,
+  [SMALL_STATE(195)] = 4698,
+  [SMALL_STATE(196)] = 4713,
+  [SMALL_STATE(197)] = 4728,
+  [SMALL_STATE(198)] = 4743,
+  [SMALL_STATE(199)] = 4758,
+  [SMALL_STATE(200)] = 4781,
+  [SMALL_STATE(201)] = 4804,
+  [SMALL_STATE(202)] = 4827,
+  [SMALL_STATE(203)] = 4850,
+  [SMALL_STATE(204)] = 4869,
+  [SMALL_STATE(205)] = 4888,
+  [SMALL_STATE(206)] = 4907,
+  [SMALL_STATE(207)] = 4922,
+  [SMALL_STATE(208)] = 4937,
+  [SMALL_STATE(209)] = 4962,
+  [SMALL_STATE(210)] = 4987,
+  [SMALL_STATE(211)] = 5001,
+  [SMALL_STATE(212)] = 5019,
+  [SMALL_STATE(213)] = 5033,
+  [SMALL_STATE(214)] = 5047,
+  [SMALL_STATE(215)] = 5069,
+  [SMALL_STATE(216)] = 5091,
+  [SMALL_STATE(217)] = 5109,
+  [SMALL_STATE(218)] = 5123,
+  [SMALL_STATE(219)] = 5137,
+  [SMALL_STATE(220)] = 5151,
+  [SMALL_STATE(221)] = 5173,
+  [SMALL_STATE(222)] = 5187,
+  [SMALL_STATE(223)] = 5201,
+  [SMALL_STATE(224)] = 5215,
+  [SMALL_STATE(225)] = 5239,
+  [SMALL_STATE(226)] = 5253,
+  [SMALL_STATE(227)] = 5269,
+  [SMALL_STATE(228)] = 5285,
+  [SMALL_STATE(229)] = 5303,
+  [SMALL_STATE(230)] = 5327,
+  [SMALL_STATE(231)] = 5341,
+  [SMALL_STATE(232)] = 5357,
+  [SMALL_STATE(233)] = 5371,
+  [SMALL_STATE(234)] = 5385,
+  [SMALL_STATE(235)] = 5409,
+  [SMALL_STATE(236)] = 5423,
+  [SMALL_STATE(237)] = 5447,
+  [SMALL_STATE(238)] = 5461,
+  [SMALL_STATE(239)] = 5475,
+  [SMALL_STATE(240)] = 5499,
+  [SMALL_STATE(241)] = 5515,
+  [SMALL_STATE(242)] = 5529,
+  [SMALL_STATE(243)] = 5543,
+  [SMALL_STATE(244)] = 5557,
+  [SMALL_STATE(245)] = 5581,
+  [SMALL_STATE(246)] = 5595,
+  [SMALL_STATE(247)] = 5609,
+  [SMALL_STATE(248)] = 5623,
+  [SMALL_STATE(249)] = 5637,
+  [SMALL_STATE(250)] = 5653,
+  [SMALL_STATE(251)] = 5671,
+  [SMALL_STATE(252)] = 5693,
+  [SMALL_STATE(253)] = 5715,
+  [SMALL_STATE(254)] = 5729,
+  [SMALL_STATE(255)] = 5743,
+  [SMALL_STATE(256)] = 5757,
+  [SMALL_STATE(257)] = 5771,
+  [SMALL_STATE(258)] = 5789,
+  [SMALL_STATE(259)] = 5807,
+  [SMALL_STATE(260)] = 5823,
+  [SMALL_STATE(261)] = 5838,
+  [SMALL_STATE(262)] = 5859,
+  [SMALL_STATE(263)] = 5872,
+  [SMALL_STATE(264)] = 5885,
+  [SMALL_STATE(265)] = 5898,
+  [SMALL_STATE(266)] = 5911,
+  [SMALL_STATE(267)] = 5926,
+  [SMALL_STATE(268)] = 5939,
+  [SMALL_STATE(269)] = 5952,
+  [SMALL_STATE(270)] = 5965,
+  [SMALL_STATE(271)] = 5978,
+  [SMALL_STATE(272)] = 5993,
+  [SMALL_STATE(273)] = 6008,
+  [SMALL_STATE(274)] = 6021,
+  [SMALL_STATE(275)] = 6034,
+  [SMALL_STATE(276)] = 6047,
+  [SMALL_STATE(277)] = 6060,
+  [SMALL_STATE(278)] = 6077,
+  [SMALL_STATE(279)] = 6090,
+  [SMALL_STATE(280)] = 6107,
+  [SMALL_STATE(281)] = 6122,
+  [SMALL_STATE(282)] = 6137,
+  [SMALL_STATE(283)] = 6150,
+  [SMALL_STATE(284)] = 6163,
+  [SMALL_STATE(285)] = 6176,
+  [SMALL_STATE(286)] = 6189,
+  [SMALL_STATE(287)] = 6201,
+  [SMALL_STATE(288)] = 6213,
+  [SMALL_STATE(289)] = 6225,
+  [SMALL_STATE(290)] = 6237,
+  [SMALL_STATE(291)] = 6249,
+  [SMALL_STATE(292)] = 6263,
+  [SMALL_STATE(293)] = 6275,
+  [SMALL_STATE(294)] = 6287,
+  [SMALL_STATE(295)] = 6299,
+  [SMALL_STATE(296)] = 6311,
+  [SMALL_STATE(297)] = 6323,
+  [SMALL_STATE(298)] = 6335,
+  [SMALL_STATE(299)] = 6347,
+  [SMALL_STATE(300)] = 6359,
+  [SMALL_STATE(301)] = 6373,
+  [SMALL_STATE(302)] = 6385,
+  [SMALL_STATE(303)] = 6403,
+  [SMALL_STATE(304)] = 6421,
+  [SMALL_STATE(305)] = 6433,
+  [SMALL_STATE(306)] = 6445,
+  [SMALL_STATE(307)] = 6459,
+  [SMALL_STATE(308)] = 6473,
+  [SMALL_STATE(309)] = 6485,
+  [SMALL_STATE(310)] = 6499,
+  [SMALL_STATE(311)] = 6513,
+  [SMALL_STATE(312)] = 6525,
+  [SMALL_STATE(313)] = 6537,
+  [SMALL_STATE(314)] = 6549,
+  [SMALL_STATE(315)] = 6567,
+  [SMALL_STATE(316)] = 6579,
+  [SMALL_STATE(317)] = 6591,
+  [SMALL_STATE(318)] = 6603,
+  [SMALL_STATE(319)] = 6615,
+  [SMALL_STATE(320)] = 6627,
+  [SMALL_STATE(321)] = 6639,
+  [SMALL_STATE(322)] = 6657,
+  [SMALL_STATE(323)] = 6669,
+  [SMALL_STATE(324)] = 6683,
+  [SMALL_STATE(325)] = 6697,
+  [SMALL_STATE(326)] = 6709,
+  [SMALL_STATE(327)] = 6721,
+  [SMALL_STATE(328)] = 6739,
+  [SMALL_STATE(329)] = 6757,
+  [SMALL_STATE(330)] = 6775,
+  [SMALL_STATE(331)] = 6787,
+  [SMALL_STATE(332)] = 6805,
+  [SMALL_STATE(333)] = 6823,
+  [SMALL_STATE(334)] = 6841,
+  [SMALL_STATE(335)] = 6853,
+  [SMALL_STATE(336)] = 6871,
+  [SMALL_STATE(337)] = 6889,
+  [SMALL_STATE(338)] = 6907,
+  [SMALL_STATE(339)] = 6925,
+  [SMALL_STATE(340)] = 6943,
+  [SMALL_STATE(341)] = 6961,
+  [SMALL_STATE(342)] = 6979,
+  [SMALL_STATE(343)] = 6997,
+  [SMALL_STATE(344)] = 7015,
+  [SMALL_STATE(345)] = 7033,
+  [SMALL_STATE(346)] = 7051,
+  [SMALL_STATE(347)] = 7069,
+  [SMALL_STATE(348)] = 7087,
+  [SMALL_STATE(349)] = 7105,
+  [SMALL_STATE(350)] = 7123,
+  [SMALL_STATE(351)] = 7141,
+  [SMALL_STATE(352)] = 7159,
+  [SMALL_STATE(353)] = 7177,
+  [SMALL_STATE(354)] = 7195,
+  [SMALL_STATE(355)] = 7213,
+  [SMALL_STATE(356)] = 7231,
+  [SMALL_STATE(357)] = 7247,
+  [SMALL_STATE(358)] = 7265,
+  [SMALL_STATE(359)] = 7283,
+  [SMALL_STATE(360)] = 7301,
+  [SMALL_STATE(361)] = 7319,
+  [SMALL_STATE(362)] = 7337,
+  [SMALL_STATE(363)] = 7355,
+  [SMALL_STATE(364)] = 7373,
+  [SMALL_STATE(365)] = 7389,
+  [SMALL_STATE(366)] = 7407,
+  [SMALL_STATE(367)] = 7425,
+  [SMALL_STATE(368)] = 7437,
+  [SMALL_STATE(369)] = 7448,
+  [SMALL_STATE(370)] = 7459,
+  [SMALL_STATE(371)] = 7470,
+  [SMALL_STATE(372)] = 7481,
+  [SMALL_STATE(373)] = 7492,
+  [SMALL_STATE(374)] = 7503,
+  [SMALL_STATE(375)] = 7514,
+  [SMALL_STATE(376)] = 7525,
+  [SMALL_STATE(377)] = 7536,
+  [SMALL_STATE(378)] = 7547,
+  [SMALL_STATE(379)] = 7558,
+  [SMALL_STATE(380)] = 7569,
+  [SMALL_STATE(381)] = 7580,
+  [SMALL_STATE(382)] = 7591,
+  [SMALL_STATE(383)] = 7602,
+  [SMALL_STATE(384)] = 7613,
+  [SMALL_STATE(385)] = 7623,
+  [SMALL_STATE(386)] = 7633,
+  [SMALL_STATE(387)] = 7647,
+  [SMALL_STATE(388)] = 7661,
+  [SMALL_STATE(389)] = 7675,
+  [SMALL_STATE(390)] = 7689,
+  [SMALL_STATE(391)] = 7703,
+  [SMALL_STATE(392)] = 7717,
+  [SMALL_STATE(393)] = 7731,
+  [SMALL_STATE(394)] = 7743,
+  [SMALL_STATE(395)] = 7755,
+  [SMALL_STATE(396)] = 7769,
+  [SMALL_STATE(397)] = 7779,
+  [SMALL_STATE(398)] = 7793,
+  [SMALL_STATE(399)] = 7807,
+  [SMALL_STATE(400)] = 7821,
+  [SMALL_STATE(401)] = 7831,
+  [SMALL_STATE(402)] = 7840,
+  [SMALL_STATE(403)] = 7851,
+  [SMALL_STATE(404)] = 7862,
+  [SMALL_STATE(405)] = 7873,
+  [SMALL_STATE(406)] = 7882,
+  [SMALL_STATE(407)] = 7893,
+  [SMALL_STATE(408)] = 7904,
+  [SMALL_STATE(409)] = 7915,
+  [SMALL_STATE(410)] = 7926,
+  [SMALL_STATE(411)] = 7937,
+  [SMALL_STATE(412)] = 7948,
+  [SMALL_STATE(413)] = 7959,
+  [SMALL_STATE(414)] = 7968,
+  [SMALL_STATE(415)] = 7979,
+  [SMALL_STATE(416)] = 7990,
+  [SMALL_STATE(417)] = 8001,
+  [SMALL_STATE(418)] = 8012,
+  [SMALL_STATE(419)] = 8023,
+  [SMALL_STATE(420)] = 8034,
+  [SMALL_STATE(421)] = 8045,
+  [SMALL_STATE(422)] = 8056,
+  [SMALL_STATE(423)] = 8067,
+  [SMALL_STATE(424)] = 8078,
+  [SMALL_STATE(425)] = 8089,
+  [SMALL_STATE(426)] = 8100,
+  [SMALL_STATE(427)] = 8110,
+  [SMALL_STATE(428)] = 8118,
+  [SMALL_STATE(429)] = 8126,
+  [SMALL_STATE(430)] = 8136,
+  [SMALL_STATE(431)] = 8144,
+  [SMALL_STATE(432)] = 8154,
+  [SMALL_STATE(433)] = 8164,
+  [SMALL_STATE(434)] = 8172,
+  [SMALL_STATE(435)] = 8182,
+  [SMALL_STATE(436)] = 8190,
+  [SMALL_STATE(437)] = 8198,
+  [SMALL_STATE(438)] = 8208,
+  [SMALL_STATE(439)] = 8218,
+  [SMALL_STATE(440)] = 8228,
+  [SMALL_STATE(441)] = 8236,
+  [SMALL_STATE(442)] = 8246,
+  [SMALL_STATE(443)] = 8254,
+  [SMALL_STATE(444)] = 8264,
+  [SMALL_STATE(445)] = 8274,
+  [SMALL_STATE(446)] = 8284,
+  [SMALL_STATE(447)] = 8294,
+  [SMALL_STATE(448)] = 8302,
+  [SMALL_STATE(449)] = 8312,
+  [SMALL_STATE(450)] = 8320,
+  [SMALL_STATE(451)] = 8330,
+  [SMALL_STATE(452)] = 8340,
+  [SMALL_STATE(453)] = 8348,
+  [SMALL_STATE(454)] = 8358,
+  [SMALL_STATE(455)] = 8366,
+  [SMALL_STATE(456)] = 8376,
+  [SMALL_STATE(457)] = 8386,
+  [SMALL_STATE(458)] = 8396,
+  [SMALL_STATE(459)] = 8404,
+  [SMALL_STATE(460)] = 8414,
+  [SMALL_STATE(461)] = 8424,
+  [SMALL_STATE(462)] = 8432,
+  [SMALL_STATE(463)] = 8442,
+  [SMALL_STATE(464)] = 8452,
+  [SMALL_STATE(465)] = 8460,
+  [SMALL_STATE(466)] = 8470,
+  [SMALL_STATE(467)] = 8480,
+  [SMALL_STATE(468)] = 8488,
+  [SMALL_STATE(469)] = 8498,
+  [SMALL_STATE(470)] = 8508,
+  [SMALL_STATE(471)] = 8516,
+  [SMALL_STATE(472)] = 8526,
+  [SMALL_STATE(473)] = 8536,
+  [SMALL_STATE(474)] = 8546,
+  [SMALL_STATE(475)] = 8554,
+  [SMALL_STATE(476)] = 8562,
+  [SMALL_STATE(477)] = 8572,
+  [SMALL_STATE(478)] = 8582,
+  [SMALL_STATE(479)] = 8592,
+  [SMALL_STATE(480)] = 8602,
+  [SMALL_STATE(481)] = 8607,
+  [SMALL_STATE(482)] = 8612,
+  [SMALL_STATE(483)] = 8619,
+  [SMALL_STATE(484)] = 8626,
+  [SMALL_STATE(485)] = 8631,
+  [SMALL_STATE(486)] = 8636,
+  [SMALL_STATE(487)] = 8641,
+  [SMALL_STATE(488)] = 8646,
+  [SMALL_STATE(489)] = 8651,
+  [SMALL_STATE(490)] = 8656,
+  [SMALL_STATE(491)] = 8661,
+  [SMALL_STATE(492)] = 8666,
+  [SMALL_STATE(493)] = 8671,
+  [SMALL_STATE(494)] = 8676,
+  [SMALL_STATE(495)] = 8681,
+  [SMALL_STATE(496)] = 8685,
+  [SMALL_STATE(497)] = 8689,
+  [SMALL_STATE(498)] = 8693,
+  [SMALL_STATE(499)] = 8697,
+  [SMALL_STATE(500)] = 8701,
+  [SMALL_STATE(501)] = 8705,
+  [SMALL_STATE(502)] = 8709,
+  [SMALL_STATE(503)] = 8713,
+  [SMALL_STATE(504)] = 8717,
+  [SMALL_STATE(505)] = 8721,
+  [SMALL_STATE(506)] = 8725,
+  [SMALL_STATE(507)] = 8729,
+  [SMALL_STATE(508)] = 8733,
+  [SMALL_STATE(509)] = 8737,
+  [SMALL_STATE(510)] = 8741,
+  [SMALL_STATE(511)] = 8745,
+  [SMALL_STATE(512)] = 8749,
+  [SMALL_STATE(513)] = 8753,
+  [SMALL_STATE(514)] = 8757,
+  [SMALL_STATE(515)] = 8761,
+  [SMALL_STATE(516)] = 8765,
+  [SMALL_STATE(517)] = 8769,
 };
 
 static const TSParseActionEntry ts_parse_actions[] = {
@@ -12597,38 +12900,38 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [83] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 1, 0, 0),
   [85] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0),
   [87] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0),
-  [89] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(18),
+  [89] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(19),
   [92] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(16),
   [95] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(328),
   [98] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__word_argument, 1, 0, 0),
   [100] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__word_argument, 1, 0, 0),
-  [102] = {.entry = {.count = 1, .reusable = true}}, SHIFT(18),
+  [102] = {.entry = {.count = 1, .reusable = true}}, SHIFT(19),
   [104] = {.entry = {.count = 1, .reusable = false}}, SHIFT(16),
   [106] = {.entry = {.count = 1, .reusable = false}}, SHIFT(328),
   [108] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 1, 0, 0),
   [110] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 1, 0, 0),
   [112] = {.entry = {.count = 1, .reusable = true}}, SHIFT(62),
   [114] = {.entry = {.count = 1, .reusable = true}}, SHIFT(65),
-  [116] = {.entry = {.count = 1, .reusable = true}}, SHIFT(19),
+  [116] = {.entry = {.count = 1, .reusable = true}}, SHIFT(20),
   [118] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_resolver, 1, 0, 5),
   [120] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_resolver, 1, 0, 5),
   [122] = {.entry = {.count = 1, .reusable = true}}, SHIFT(78),
   [124] = {.entry = {.count = 1, .reusable = false}}, SHIFT(338),
-  [126] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(26),
-  [129] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(20),
-  [132] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(339),
-  [135] = {.entry = {.count = 1, .reusable = true}}, SHIFT(31),
-  [137] = {.entry = {.count = 1, .reusable = false}}, SHIFT(28),
-  [139] = {.entry = {.count = 1, .reusable = false}}, SHIFT(345),
-  [141] = {.entry = {.count = 1, .reusable = true}}, SHIFT(26),
-  [143] = {.entry = {.count = 1, .reusable = false}}, SHIFT(20),
-  [145] = {.entry = {.count = 1, .reusable = false}}, SHIFT(339),
-  [147] = {.entry = {.count = 1, .reusable = true}}, SHIFT(29),
-  [149] = {.entry = {.count = 1, .reusable = false}}, SHIFT(24),
-  [151] = {.entry = {.count = 1, .reusable = false}}, SHIFT(354),
-  [153] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(29),
-  [156] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(24),
-  [159] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(354),
+  [126] = {.entry = {.count = 1, .reusable = true}}, SHIFT(31),
+  [128] = {.entry = {.count = 1, .reusable = false}}, SHIFT(28),
+  [130] = {.entry = {.count = 1, .reusable = false}}, SHIFT(345),
+  [132] = {.entry = {.count = 1, .reusable = true}}, SHIFT(26),
+  [134] = {.entry = {.count = 1, .reusable = false}}, SHIFT(23),
+  [136] = {.entry = {.count = 1, .reusable = false}}, SHIFT(339),
+  [138] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(26),
+  [141] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(23),
+  [144] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(339),
+  [147] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(29),
+  [150] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(24),
+  [153] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(354),
+  [156] = {.entry = {.count = 1, .reusable = true}}, SHIFT(29),
+  [158] = {.entry = {.count = 1, .reusable = false}}, SHIFT(24),
+  [160] = {.entry = {.count = 1, .reusable = false}}, SHIFT(354),
   [162] = {.entry = {.count = 1, .reusable = true}}, SHIFT(107),
   [164] = {.entry = {.count = 1, .reusable = true}}, SHIFT(108),
   [166] = {.entry = {.count = 1, .reusable = true}}, SHIFT(27),
@@ -13021,7 +13324,7 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [1002] = {.entry = {.count = 1, .reusable = true}}, SHIFT(92),
   [1004] = {.entry = {.count = 1, .reusable = true}}, SHIFT(355),
   [1006] = {.entry = {.count = 1, .reusable = true}}, SHIFT(116),
-  [1008] = {.entry = {.count = 1, .reusable = true}}, SHIFT(23),
+  [1008] = {.entry = {.count = 1, .reusable = true}}, SHIFT(25),
   [1010] = {.entry = {.count = 1, .reusable = true}}, SHIFT(354),
   [1012] = {.entry = {.count = 1, .reusable = false}}, SHIFT(359),
   [1014] = {.entry = {.count = 1, .reusable = true}}, SHIFT(157),
@@ -13062,7 +13365,7 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [1087] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 1, 0, 0),
   [1089] = {.entry = {.count = 1, .reusable = false}}, SHIFT(13),
   [1091] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0),
-  [1093] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0), SHIFT_REPEAT(25),
+  [1093] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0), SHIFT_REPEAT(18),
   [1096] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 1, 0, 3),
   [1098] = {.entry = {.count = 1, .reusable = true}}, SHIFT(404),
   [1100] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 1, 0, 3),

@@ -38,7 +38,7 @@ fn main() {
         let server = TestServer::start().await;
         let client = Client::new(ClientConfig { config: ConfigSource::Disabled, ..ClientConfig::default() });
         sse(&client, &server, events).await;
-        websocket(&client, &server, round_trips, rounds).await;
+        Box::pin(websocket(&client, &server, round_trips, rounds)).await;
     });
 }
 

@@ -160,7 +160,11 @@ async fn parts_body(
 /// variables and a named operation), sent as `application/json` unless the request says
 /// otherwise.
 async fn graphql_body(body: &GraphQlBody, renderer: &mut Renderer<'_>) -> Result<BuiltBody, BuildError> {
-    let query = renderer.render(&body.query).await?;
+    let mut query = renderer.render(&body.query).await?;
+    for fragment in &body.fragments {
+        query.push_str("\n\n");
+        query.push_str(fragment);
+    }
     let mut json = format!("{{\"query\":{}", serde_json::Value::String(query));
     if let Some(template) = &body.variables {
         let text = renderer.render(template).await?;

@@ -147,3 +147,19 @@ async fn requests_of_unsupported_protocols_are_refused_by_name() {
     }
     drop(server);
 }
+
+#[tokio::test]
+async fn graphql_fragments_of_the_file_are_sent_after_the_query_that_spreads_them() {
+    let server = TestServer::start().await;
+    let text = format!(
+        "fragment Parts on Continent {{\n  code\n  ...More\n}}\nfragment More on Continent {{ name }}\nfragment Unused on X {{ id }}\n\n\
+         GRAPHQL {}\n\nquery {{ continents {{ ...Parts }} }}\n",
+        server.url("/echo")
+    );
+    let echo = run(&text).await;
+    let body: Value = serde_json::from_slice(&echoed_body(&echo)).unwrap();
+    assert_eq!(
+        body["query"],
+        "query { continents { ...Parts } }\n\nfragment Parts on Continent {\n  code\n  ...More\n}\n\nfragment More on Continent { name }"
+    );
+}

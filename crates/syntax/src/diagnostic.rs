@@ -98,6 +98,8 @@ pub enum Code {
     SavedResponse,
     /// A request line that starts a new request without `###` before it.
     RequestLineInBody,
+    /// An expression of another tool inside `{{ }}` (httpyac's JavaScript).
+    UnsupportedExpression,
 }
 
 impl Code {
@@ -134,6 +136,7 @@ impl Code {
         Code::UnsupportedCommand,
         Code::SavedResponse,
         Code::RequestLineInBody,
+        Code::UnsupportedExpression,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -186,6 +189,7 @@ impl Code {
             Code::UnsupportedCommand => "unsupported-command",
             Code::SavedResponse => "saved-response",
             Code::RequestLineInBody => "request-line-in-body",
+            Code::UnsupportedExpression => "unsupported-expression",
         }
     }
 
@@ -209,7 +213,8 @@ impl Code {
             | Code::ResolverArguments
             | Code::MissingFile
             | Code::InvalidAssertion
-            | Code::UnsupportedRequest => Severity::Error,
+            | Code::UnsupportedRequest
+            | Code::UnsupportedExpression => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective

@@ -209,6 +209,19 @@ pub const IGNORED: &[&str] = &[
     "curl-compressed",
     "curl-location",
     "curl-insecure",
+    "no-client-cert",
+    "noClientCert",
+    "proxy",
+    "no-proxy",
+    "noProxy",
+    "extension",
+    "no-response-view",
+    "noResponseView",
+    "metaDataLogging",
+    "grpc-reflection",
+    "post-redirect-get",
+    "lang",
+    "language",
 ];
 
 /// The kind of a directive name (exact spelling; directive names are case-sensitive).

@@ -20,6 +20,19 @@ pub struct Document {
     pub variables: Vec<VariableDeclaration>,
     /// Everything wrong with the file, in source order.
     pub diagnostics: Vec<Diagnostic>,
+    /// httpyac's GraphQL fragments (`fragment Parts on Type { … }`), in file order.
+    pub fragments: Vec<GraphQlFragment>,
+}
+
+/// A GraphQL fragment defined in the file, added to the queries that spread it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GraphQlFragment {
+    /// The whole definition.
+    pub span: Span,
+    /// Its name (`Parts` in `fragment Parts on Type`).
+    pub name: String,
+    /// The definition as written.
+    pub text: String,
 }
 
 impl Document {
@@ -294,6 +307,9 @@ pub struct GraphQlBody {
     pub variables: Option<Template>,
     /// The name of the first named operation (`query GetUser { … }`), when there is one.
     pub operation_name: Option<String>,
+    /// The fragments of the file the query spreads (`...Parts`), directly or through
+    /// other fragments, as written: they are sent after the query.
+    pub fragments: Vec<String>,
 }
 
 /// A form body: url-encoded, or multipart when a field is a file or the

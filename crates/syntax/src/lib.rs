@@ -33,8 +33,8 @@ mod tree;
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
 pub use document::{
-    Block, Body, BodyPart, Directive, Document, FileBody, FormBody, FormField, FormValue, GraphQlBody, Header,
-    PartsBody, Protocol, Request, Script, ScriptKind, Separator, SseOptions, Timeout, VariableDeclaration,
+    Block, Body, BodyPart, Directive, Document, FileBody, FormBody, FormField, FormValue, GraphQlBody, GraphQlFragment,
+    Header, PartsBody, Protocol, Request, Script, ScriptKind, Separator, SseOptions, Timeout, VariableDeclaration,
     WebSocketOptions,
 };
 pub use lower::duplicate_names;

@@ -121,6 +121,9 @@ fn render(document: &Document) -> String {
                 if let Some(variables) = &graphql.variables {
                     let _ = writeln!(out, "      variables [{}] {}", span(variables.span), template(variables));
                 }
+                for fragment in &graphql.fragments {
+                    let _ = writeln!(out, "      fragment {fragment:?}");
+                }
             }
         }
         match &request.protocol {

@@ -42,6 +42,16 @@ impl ContentType {
         }
     }
 
+    /// A body starting with `query` or `mutation` is GraphQL only without a
+    /// `Content-Type` or with a JSON one (what a GraphQL request is sent as).
+    pub(crate) fn allows_graphql(&self) -> bool {
+        match self {
+            ContentType::Absent => true,
+            ContentType::Literal(value) => value.starts_with("application/json"),
+            ContentType::Templated => false,
+        }
+    }
+
     fn is_multipart(&self) -> bool {
         matches!(self, ContentType::Literal(value) if value.starts_with("multipart/form-data"))
     }
@@ -333,7 +343,7 @@ impl Lowerer<'_> {
             None => (self.template_in(node, start, end), None),
         };
         let operation_name = operation_name(&query.to_source());
-        GraphQlBody { span: self.mark_span(start, end), query, variables, operation_name }
+        GraphQlBody { span: self.mark_span(start, end), query, variables, operation_name, fragments: Vec::new() }
     }
 
     /// `a=1&b=2`: written without spaces around `=` and with `&` in the value, the line

@@ -17,7 +17,9 @@ use tree_sitter::Node;
 use crate::chunk::Chunk;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::directive;
-use crate::document::{Block, Directive, Document, Script, ScriptKind, Separator, VariableDeclaration};
+use crate::document::{
+    Block, Body, Directive, Document, GraphQlFragment, Script, ScriptKind, Separator, VariableDeclaration,
+};
 use crate::span::{LineIndex, Position, Span, Spanned};
 use crate::tree::Kinds;
 
@@ -56,7 +58,12 @@ fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Lowered {
             lowerer.place_implicit(&mut blocks);
         }
     }
-    let document = Document { blocks, variables: lowerer.variables, diagnostics: lowerer.diagnostics };
+    let document = Document {
+        blocks,
+        variables: lowerer.variables,
+        diagnostics: lowerer.diagnostics,
+        fragments: lowerer.fragments,
+    };
     Lowered { document, omitted_errors }
 }
 
@@ -66,6 +73,7 @@ pub(crate) fn merge(parts: Vec<Lowered>) -> Document {
         blocks: Vec::with_capacity(parts.iter().map(|part| part.document.blocks.len()).sum()),
         variables: Vec::with_capacity(parts.iter().map(|part| part.document.variables.len()).sum()),
         diagnostics: Vec::with_capacity(parts.iter().map(|part| part.document.diagnostics.len()).sum()),
+        fragments: Vec::new(),
     };
     let mut requests = 0;
     let mut omitted_errors = 0;
@@ -86,6 +94,10 @@ pub(crate) fn merge(parts: Vec<Lowered>) -> Document {
             variable
         }));
         document.diagnostics.extend(part.diagnostics);
+        document.fragments.extend(part.fragments);
+    }
+    if !document.fragments.is_empty() {
+        spread_fragments(&mut document);
     }
     check_duplicate_names(&document.blocks, &mut document.diagnostics);
     document.diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
@@ -218,6 +230,8 @@ pub(crate) struct Lowerer<'a> {
     implicit: Vec<Document>,
     /// Where the block being lowered ends when a request line without `###` cut it.
     block_end: Option<usize>,
+    /// httpyac's GraphQL fragments, in order.
+    fragments: Vec<GraphQlFragment>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -379,6 +393,10 @@ impl<'a> Lowerer<'a> {
                 scripts.push(self.script(child));
             } else if kind == kinds.command {
                 self.command(child);
+            } else if kind == kinds.graphql_fragment {
+                let text = self.node_text(child).trim_end();
+                let name = text["fragment".len()..].split_whitespace().next().unwrap_or_default().to_owned();
+                self.fragments.push(GraphQlFragment { span: self.node_span(child), name, text: text.to_owned() });
             } else if kind == kinds.request {
                 let separator_name = separator.as_ref().and_then(|s: &Separator| s.name.clone());
                 let taken = std::mem::take(&mut directives);
@@ -503,14 +521,26 @@ impl<'a> Lowerer<'a> {
                 variable
             }));
             self.diagnostics.extend(document.diagnostics);
+            self.fragments.extend(document.fragments);
         }
     }
 
-    /// Kulala's `import ./file.http` and `run #name`: reported, not run.
+    /// Kulala's `import ./file.http` and `run #name`, httpyac's `proto < ./file.proto`
+    /// and `gql Name < ./file.gql`: reported, not run.
     fn command(&mut self, node: Node<'_>) {
         let span = self.node_span(node);
         let text = self.node_text(node).trim();
-        let (message, hint) = if text.starts_with("import") {
+        let (message, hint) = if text.starts_with("proto") {
+            (
+                "httpyac `proto` imports (gRPC) are not supported",
+                "Volley sends HTTP, Server-Sent Events and WebSocket requests",
+            )
+        } else if text.starts_with("gql") {
+            (
+                "httpyac `gql` imports are not supported",
+                "write the query in the request's body, and shared parts as `fragment Name on Type { … }` above it",
+            )
+        } else if text.starts_with("import") {
             (
                 "Kulala `import` commands are not supported",
                 "Volley runs the requests of each file given to it: `volley run this.http other.http`",
@@ -574,6 +604,40 @@ impl<'a> Lowerer<'a> {
         self.request_count += 1;
         index
     }
+}
+
+/// Gives every GraphQL body the fragments of the file it spreads (`...Parts`), directly
+/// or through other fragments, in the order they are defined. A name defined twice
+/// means its first definition.
+fn spread_fragments(document: &mut Document) {
+    let fragments = std::mem::take(&mut document.fragments);
+    for block in &mut document.blocks {
+        let Some(request) = &mut block.request else { continue };
+        let Body::GraphQl(graphql) = &mut request.body else { continue };
+        let mut used = vec![false; fragments.len()];
+        let mut pending = vec![graphql.query.to_source()];
+        while let Some(text) = pending.pop() {
+            for name in spreads(&text) {
+                let Some(index) = fragments.iter().position(|fragment| fragment.name == name) else { continue };
+                if !used[index] {
+                    used[index] = true;
+                    pending.push(fragments[index].text.clone());
+                }
+            }
+        }
+        graphql.fragments =
+            fragments.iter().zip(&used).filter(|(_, used)| **used).map(|(fragment, _)| fragment.text.clone()).collect();
+    }
+    document.fragments = fragments;
+}
+
+/// The names spread in a GraphQL text: `Parts` of `...Parts` (not `... on Type`).
+fn spreads(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices("...").filter_map(|(at, _)| {
+        let rest = text[at + 3..].trim_start();
+        let name = &rest[..rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len())];
+        (!name.is_empty() && name != "on").then_some(name)
+    })
 }
 
 /// Warns on every request named like an earlier one.

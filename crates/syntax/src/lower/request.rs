@@ -111,8 +111,10 @@ impl Lowerer<'_> {
             self.append_continuation(&mut line.url, continuation);
         }
         let unsupported = self.unsupported_protocol(&line);
-        let graphql = line.special == Some(SpecialMethod::GraphQl) || take_graphql_marker(&mut headers);
+        let marked = line.special == Some(SpecialMethod::GraphQl) || take_graphql_marker(&mut headers);
         let content_type = ContentType::of(&headers);
+        let graphql =
+            marked || (content_type.allows_graphql() && body_node.is_some_and(|body| self.starts_graphql(body)));
         let body = match body_node {
             Some(body) => self.body(body, &content_type, graphql, &mut scripts, &mut assertions, &mut split),
             None => Body::None,
@@ -158,6 +160,16 @@ impl Lowerer<'_> {
     /// starts there.
     fn is_request_line_header(&self, node: Node<'_>) -> bool {
         super::body::is_request_line(self.node_text(node))
+    }
+
+    /// httpyac reads a body whose first line starts with `query` or `mutation` as a
+    /// GraphQL query.
+    fn starts_graphql(&self, body: Node<'_>) -> bool {
+        let text = self.node_text(body).trim_start();
+        ["query", "mutation"].iter().any(|keyword| {
+            text.strip_prefix(keyword)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_whitespace() || c == '{' || c == '('))
+        })
     }
 
     /// httpyac's `?? status == 200`: an `@assert` directive named `??`, read with

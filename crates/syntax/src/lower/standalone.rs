@@ -167,6 +167,7 @@ impl<'a> Lowerer<'a> {
             parts: Vec::new(),
             implicit: Vec::new(),
             block_end: None,
+            fragments: Vec::new(),
         }
     }
 }

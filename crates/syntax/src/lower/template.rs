@@ -164,7 +164,19 @@ impl Lowerer<'_> {
             closed = count > 1 && node.child(count - 1).is_some_and(|last| last.kind_id() == self.kinds.close_braces);
             expression = node.named_child(0).and_then(|child| self.expression(child));
         }
-        if !closed && !node.has_error() {
+        if !closed && !node.has_error() && self.closed_later_on_the_line(node) {
+            self.report(
+                Diagnostic::new(
+                    Code::UnsupportedExpression,
+                    span,
+                    "JavaScript expressions in `{{ }}` (httpyac) are not supported",
+                )
+                .with_hint(
+                    "Volley substitutes a variable name (`{{user}}`), a request variable \
+                     (`{{login.response.body.$.id}}`) or a resolver (`{{$uuid()}}`) only",
+                ),
+            );
+        } else if !closed && !node.has_error() {
             self.report(
                 Diagnostic::new(Code::UnclosedVariable, span, "unclosed `{{`")
                     .with_hint("close the variable with `}}` on the same line"),
@@ -176,6 +188,15 @@ impl Lowerer<'_> {
             );
         }
         Interpolation { span, expression, closed }
+    }
+
+    /// `true` when `}}` follows an unclosed `{{` later on its line: what is between is
+    /// not a name or a resolver call, but an expression of another tool
+    /// (`{{user.replace(' ', '+')}}`, `{{ $global.token }}`).
+    fn closed_later_on_the_line(&self, node: Node<'_>) -> bool {
+        let rest = &self.text.as_bytes()[node.end_byte()..];
+        let line_end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+        memchr::memmem::find(&rest[..line_end], b"}}").is_some()
     }
 
     /// The expression a `variable_name` or `resolver` node holds.
