@@ -163,3 +163,15 @@ async fn graphql_fragments_of_the_file_are_sent_after_the_query_that_spreads_the
         "query { continents { ...Parts } }\n\nfragment Parts on Continent {\n  code\n  ...More\n}\n\nfragment More on Continent { name }"
     );
 }
+
+#[tokio::test]
+async fn a_json_body_right_after_the_headers_is_sent_as_httpyac_reads_it() {
+    let server = TestServer::start().await;
+    let text = format!(
+        "POST {}\nContent-Type: application/json\n{{\n  \"name\": \"lamp\"\n}}\n\n?? status == 200\n",
+        server.url("/echo")
+    );
+    let echo = run(&text).await;
+    assert_eq!(echoed_body(&echo), b"{\n  \"name\": \"lamp\"\n}");
+    assert_eq!(echoed_header(&echo, "content-type"), Some("application/json"));
+}

@@ -3,7 +3,7 @@
 use tree_sitter::Node;
 
 use super::body::ContentType;
-use super::{Lowerer, named_children};
+use super::{Lowerer, Mark, named_children};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::directive::{self, DirectiveKind, ValueRule};
 use crate::document::{Body, Directive, Header, Protocol, Request, Script, SseOptions, Timeout, WebSocketOptions};
@@ -61,6 +61,9 @@ impl Lowerer<'_> {
         let mut body_node = None;
         // Where a request line written without `###` starts the next request.
         let mut split = None;
+        // httpyac: a body may start right after the headers, without a blank line: from
+        // this header line (where it starts) to the end of the last one.
+        let mut early_body: Option<(Node<'_>, usize)> = None;
         for child in named_children(node) {
             let kind = child.kind_id();
             if kind == kinds.request_line {
@@ -70,6 +73,19 @@ impl Lowerer<'_> {
             } else if kind == kinds.header && self.is_request_line_header(child) {
                 split = Some(child.start_byte());
                 break;
+            } else if kind == kinds.header && early_body.is_some() {
+                early_body = early_body.map(|(first, _)| (first, child.end_byte()));
+            } else if kind == kinds.header && self.starts_body(child) {
+                early_body = Some((child, child.end_byte()));
+            } else if kind == kinds.header && self.is_header_spread(child) {
+                self.report(
+                    Diagnostic::new(
+                        Code::UnsupportedExpression,
+                        self.node_span(child),
+                        format!("httpyac header spreads (`{}`) are not supported", self.node_text(child).trim()),
+                    )
+                    .with_hint("write each header as `Name: value`; values may use `{{variables}}`"),
+                );
             } else if kind == kinds.header {
                 headers.push(self.header(child));
             } else if kind == kinds.directive {
@@ -115,10 +131,15 @@ impl Lowerer<'_> {
         let content_type = ContentType::of(&headers);
         let graphql =
             marked || (content_type.allows_graphql() && body_node.is_some_and(|body| self.starts_graphql(body)));
-        let body = match body_node {
+        let mut body = match body_node {
             Some(body) => self.body(body, &content_type, graphql, &mut scripts, &mut assertions, &mut split),
             None => Body::None,
         };
+        if let Some((first, headers_end)) = early_body {
+            let end = body.span().map_or(headers_end, |span| span.end - self.base);
+            let end = Mark { offset: end, position: self.lines.position(end) };
+            body = Body::Inline(self.template_in(node, Self::start_mark(first), end));
+        }
         let span = match split {
             Some(at) => {
                 self.split_requests(at, node.end_byte());
@@ -153,6 +174,21 @@ impl Lowerer<'_> {
             request.protocol = Protocol::Http;
         }
         request
+    }
+
+    /// A header line that starts a body written without a blank line before it, as
+    /// httpyac reads it: a line starting with `{` or `[` (JSON), or a line without `:`
+    /// starting with `{{` or `"`. A misspelt header never looks like that.
+    fn starts_body(&self, node: Node<'_>) -> bool {
+        let text = self.node_text(node).trim_start();
+        let without_colon = node.child_count() == 1;
+        (text.starts_with(['{', '[']) && !text.starts_with("{{"))
+            || (without_colon && (text.starts_with("{{") || text.starts_with('"')))
+    }
+
+    /// httpyac's `...defaultHeaders`: headers spread from a JavaScript object.
+    fn is_header_spread(&self, node: Node<'_>) -> bool {
+        node.child_count() == 1 && self.node_text(node).trim_start().starts_with("...")
     }
 
     /// A header line that reads as a request line (`GET https://…` right after another
