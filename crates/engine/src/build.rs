@@ -192,15 +192,31 @@ async fn build_url(
     let candidate = if written.contains("://") {
         written.to_owned()
     } else if written.starts_with('/') {
-        match headers.get(HOST).and_then(|host| host.to_str().ok()) {
-            Some(host) => format!("{default_scheme}://{}{written}", host.trim()),
-            None => {
-                return Err(BuildError::InvalidUrl {
-                    url: credentials::redact_url_password(written).into_owned(),
-                    reason: "a path without a host needs a `Host` header".to_owned(),
-                    span: request.url.span,
-                });
+        // A path: after the `Host` header (https for ports 443 and 8443), else after the
+        // variable `host` (httpyac's convention: `@host = https://api.example.com`).
+        if let Some(host) = headers.get(HOST).and_then(|host| host.to_str().ok()) {
+            let host = host.trim();
+            let secure = matches!(host.rsplit_once(':'), Some((_, "443" | "8443")));
+            let scheme = match (websocket, secure) {
+                (false, false) => "http",
+                (false, true) => "https",
+                (true, false) => "ws",
+                (true, true) => "wss",
+            };
+            format!("{scheme}://{host}{written}")
+        } else if let Some(host) = renderer.optional_variable("host", request.url.span).await? {
+            let host = host.trim().trim_end_matches('/');
+            if host.contains("://") {
+                format!("{host}{written}")
+            } else {
+                format!("{default_scheme}://{host}{written}")
             }
+        } else {
+            return Err(BuildError::InvalidUrl {
+                url: credentials::redact_url_password(written).into_owned(),
+                reason: "a path without a host needs a `Host` header or a variable `host`".to_owned(),
+                span: request.url.span,
+            });
         }
     } else {
         format!("{default_scheme}://{written}")

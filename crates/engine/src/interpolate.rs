@@ -104,6 +104,15 @@ impl<'a> Renderer<'a> {
         }
     }
 
+    /// The value of the variable `name` as text, `None` when it is defined nowhere.
+    pub(crate) async fn optional_variable(&mut self, name: &str, span: Span) -> Result<Option<String>, BuildError> {
+        match self.variable(&Spanned::new(name.to_owned(), span)).await {
+            Ok(value) => Ok(Some(text_of(&value))),
+            Err(BuildError::UndefinedVariable { .. }) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
     /// The value of a variable path.
     async fn variable(&mut self, name: &Spanned<String>) -> Result<Value, BuildError> {
         let path = name.value.as_str();

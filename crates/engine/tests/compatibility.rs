@@ -175,3 +175,12 @@ async fn a_json_body_right_after_the_headers_is_sent_as_httpyac_reads_it() {
     assert_eq!(echoed_body(&echo), b"{\n  \"name\": \"lamp\"\n}");
     assert_eq!(echoed_header(&echo, "content-type"), Some("application/json"));
 }
+
+#[tokio::test]
+async fn a_path_target_goes_to_the_host_variable_when_there_is_no_host_header() {
+    let server = TestServer::start().await;
+    let echo = run(&format!("@host = {}\n\nGET /echo/items?page=2\n", server.base_url())).await;
+    assert_eq!(echo["url"], "/echo/items?page=2");
+    let without = client().run_string("GET /echo/items\n", RunOptions::default()).await.unwrap_err();
+    assert!(without.to_string().contains("needs a `Host` header or a variable `host`"), "{without}");
+}
