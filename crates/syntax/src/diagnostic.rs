@@ -98,6 +98,9 @@ pub enum Code {
     SavedResponse,
     /// A request line that starts a new request without `###` before it.
     RequestLineInBody,
+    /// A request uses a file variable declared on a line with errors (a reason of
+    /// [`Document::refusal_of`](crate::Document::refusal_of), not a diagnostic of the file).
+    BrokenVariable,
 }
 
 impl Code {
@@ -134,6 +137,7 @@ impl Code {
         Code::UnsupportedCommand,
         Code::SavedResponse,
         Code::RequestLineInBody,
+        Code::BrokenVariable,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -186,6 +190,7 @@ impl Code {
             Code::UnsupportedCommand => "unsupported-command",
             Code::SavedResponse => "saved-response",
             Code::RequestLineInBody => "request-line-in-body",
+            Code::BrokenVariable => "broken-variable",
         }
     }
 
@@ -209,7 +214,8 @@ impl Code {
             | Code::ResolverArguments
             | Code::MissingFile
             | Code::InvalidAssertion
-            | Code::UnsupportedRequest => Severity::Error,
+            | Code::UnsupportedRequest
+            | Code::BrokenVariable => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective
