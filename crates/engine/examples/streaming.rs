@@ -38,6 +38,7 @@ fn main() {
         let server = TestServer::start().await;
         let client = Client::new(ClientConfig { config: ConfigSource::Disabled, ..ClientConfig::default() });
         sse(&client, &server, events).await;
+        // Boxed: its future is larger than clippy's `large_futures` limit.
         Box::pin(websocket(&client, &server, round_trips, rounds)).await;
     });
 }

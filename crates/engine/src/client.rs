@@ -622,10 +622,7 @@ impl Client {
         source_path: Option<&Path>,
         options: &RunOptions,
     ) -> Result<PreparedRequest, Error> {
-        let diagnostics: Vec<_> = document.errors_of(request).cloned().collect();
-        if !diagnostics.is_empty() {
-            return Err(Error::Invalid { diagnostics });
-        }
+        refuse(document, request)?;
         let directory = source_path
             .and_then(Path::parent)
             .map(Path::to_path_buf)
@@ -1170,6 +1167,15 @@ impl Selection {
     /// The request of `document` this selection names.
     pub fn find<'a>(&self, document: &'a Document) -> Result<&'a Request, SelectionError> {
         select(document, self)
+    }
+}
+
+/// The one refusal rule of every front end ([`Document::refusal_of`]): `request` is not
+/// sent when it has errors of its own or uses a broken file variable.
+fn refuse(document: &Document, request: &Request) -> Result<(), Error> {
+    match document.refusal_of(request) {
+        Some(refusal) => Err(Error::Invalid { diagnostics: refusal.into_diagnostics() }),
+        None => Ok(()),
     }
 }
 

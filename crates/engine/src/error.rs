@@ -19,11 +19,14 @@ pub enum Error {
         /// What the filesystem said.
         source: std::io::Error,
     },
-    /// The selected request has errors (syntax errors, unknown method, directive after
-    /// the request line, …): it is not sent.
+    /// The selected request is refused ([`Document::refusal_of`](volley_syntax::Document::refusal_of)):
+    /// it has errors of its own (syntax errors, unknown method, directive after the
+    /// request line, …) or uses a file variable declared on a line with errors
+    /// (`broken-variable`). It is not sent.
     #[error("the request has {} error(s); the first: {}", diagnostics.len(), first_message(diagnostics))]
     Invalid {
-        /// The errors, with spans in the `.http` text.
+        /// The reasons, with spans in the `.http` text: the request's errors, then one
+        /// `broken-variable` error per broken file variable it uses.
         diagnostics: Vec<Diagnostic>,
     },
     /// No request matches the selection.

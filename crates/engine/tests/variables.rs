@@ -283,6 +283,32 @@ async fn build_errors_name_the_problem_and_point_at_it() {
 }
 
 #[tokio::test]
+async fn a_broken_file_variable_refuses_only_the_requests_that_use_it() {
+    let server = TestServer::start().await;
+    let client = client();
+    // The broken `@token` is in the block of `plain`, which does not use it.
+    let text = format!(
+        "@auth = Bearer {{{{token}}}}\n\n###\n# @name plain\n@token = {{{{unclosed\nGET {}\n\n\
+         ###\n# @name uses\nGET {}\nAuthorization: {{{{auth}}}}\n",
+        server.url("/status/200"),
+        server.url("/echo")
+    );
+    let plain = client.run_string(&text, RunOptions::default().name("plain")).await.unwrap();
+    assert_eq!(plain.status(), 200);
+
+    let refused = client.run_string(&text, RunOptions::default().name("uses")).await.unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("error[broken-variable]: `auth` uses `token`, declared on line 5, which has errors"),
+        "{refused}"
+    );
+    let Error::Invalid { diagnostics } = refused else { panic!("{refused:?}") };
+    assert_eq!(diagnostics[0].code, volley_syntax::Code::BrokenVariable);
+    assert_eq!(diagnostics[0].span.start_position.line, 10, "where the request uses it");
+}
+
+#[tokio::test]
 async fn json_values_and_unicode_survive_in_bodies() {
     let server = TestServer::start().await;
     let client = client();

@@ -265,7 +265,8 @@ pub(crate) struct Sender<'a> {
 
 impl Sender<'_> {
     /// Sends `request` (of the sender's document) and describes what came of it. A
-    /// request with errors is refused with them (`invalid`), a `# @disabled` one is not
+    /// request refused by [`Document::refusal_of`] (errors of its own, or a broken file
+    /// variable it uses) is not sent (`invalid`, with the reasons), a `# @disabled` one is not
     /// sent (`disabled`), and a `# @note` one is sent only once the user confirms it
     /// (`window/showMessageRequest`; else `not-confirmed`).
     pub(crate) async fn send(&self, request: &Request) -> Outcome {
@@ -283,8 +284,10 @@ impl Sender<'_> {
                 "not sent: the request is disabled (`# @disabled`); remove the directive to send it",
             ));
         }
-        let has_errors = self.document.errors_of(request).next().is_some();
-        if let Some(note) = request.note.as_ref().filter(|_| !has_errors)
+        // A refused request is not asked about: the engine refuses it by the rule of
+        // every front end (`Document::refusal_of`).
+        let refused_anyway = self.document.refusal_of(request).is_some();
+        if let Some(note) = request.note.as_ref().filter(|_| !refused_anyway)
             && !self.confirm(&info, &note.value).await
         {
             return refused(ErrorInfo::new("not-confirmed", "not sent: its `# @note` was not confirmed"));

@@ -451,3 +451,50 @@ async fn send_all_runs_every_request_without_errors_and_refuses_the_others() {
     drop(dir);
     client.shutdown().await;
 }
+
+#[tokio::test]
+async fn send_refuses_the_requests_the_cli_and_the_server_refuse() {
+    let server = TestServer::start().await;
+    let (_dir, uri) = uri("broken.http");
+    let base = server.base_url();
+    // The broken `@token` is in the block of `plain`, which does not use it: the error
+    // refuses `uses-token`, which uses it through `auth`, and nothing else.
+    let text = format!(
+        "@auth = Bearer {{{{token}}}}\n\n\
+         ###\n# @name plain\n@token = {{{{unclosed\nGET {base}/status/200\n\n\
+         ###\n# @name uses-token\nGET {base}/echo\nAuthorization: {{{{auth}}}}\n"
+    );
+    let mut client = TestClient::start();
+    client.initialize().await;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
+        )
+        .await;
+
+    let broken_variable = json!({
+        "kind": "invalid",
+        "message": "the request has 1 error(s); the first: 11:18: error[broken-variable]: `auth` uses `token`, \
+                    declared on line 5, which has errors (hint: fix `@token` on line 5; the requests that do not use \
+                    it can still be sent)",
+        "diagnostics": [{
+            "code": "broken-variable",
+            "message": "`auth` uses `token`, declared on line 5, which has errors",
+            "hint": "fix `@token` on line 5; the requests that do not use it can still be sent",
+            "line": 10
+        }]
+    });
+    let result = execute(&mut client, "volley.sendAll", json!({"uri": uri})).await;
+    let results = result["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["response"]["status"], 200, "{}", results[0]);
+    assert_eq!(results[1]["error"], broken_variable);
+    assert!(results[1].get("response").is_none());
+
+    let result = execute(&mut client, "volley.send", json!({"uri": uri, "name": "plain"})).await;
+    assert_eq!(result["response"]["status"], 200, "{result}");
+    let result = execute(&mut client, "volley.send", json!({"uri": uri, "name": "uses-token"})).await;
+    assert_eq!(result["error"], broken_variable);
+    client.shutdown().await;
+}

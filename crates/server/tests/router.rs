@@ -652,6 +652,35 @@ mod execute_errors {
     }
 
     #[tokio::test]
+    async fn a_broken_file_variable_refuses_only_the_requests_that_use_it() {
+        let upstream = TestServer::start().await;
+        let api = Api::open();
+        // The broken `@token` is in the block of `plain`, which does not use it: the
+        // same requests are refused as by `volley run` and the language server.
+        let content = format!(
+            "@auth = Bearer {{{{token}}}}\n\n###\n# @name plain\n@token = {{{{unclosed\nGET {}\n\n\
+             ###\n# @name uses-token\nGET {}\nAuthorization: {{{{auth}}}}\n",
+            upstream.url("/status/200"),
+            upstream.url("/echo")
+        );
+        let reply = api.execute(json!({ "content": content, "requestName": "plain" })).await;
+        assert_eq!(ok(&reply, StatusCode::OK)["response"]["status"], 200);
+
+        let reply = api.execute(json!({ "content": content, "requestName": "uses-token" })).await;
+        expect_error(&reply, StatusCode::BAD_REQUEST, "PARSE_ERROR");
+        assert_eq!(
+            reply.2["error"]["details"]["diagnostics"],
+            json!([{
+                "code": "broken-variable",
+                "message": "`auth` uses `token`, declared on line 5, which has errors",
+                "hint": "fix `@token` on line 5; the requests that do not use it can still be sent",
+                "line": 11,
+                "column": 18,
+            }])
+        );
+    }
+
+    #[tokio::test]
     async fn a_disabled_request_is_refused_even_when_selected() {
         let upstream = TestServer::start().await;
         let api = Api::open();

@@ -100,6 +100,9 @@ pub enum Code {
     RequestLineInBody,
     /// An expression of another tool inside `{{ }}` (httpyac's JavaScript).
     UnsupportedExpression,
+    /// A request uses a file variable declared on a line with errors (a reason of
+    /// [`Document::refusal_of`](crate::Document::refusal_of), not a diagnostic of the file).
+    BrokenVariable,
 }
 
 impl Code {
@@ -137,6 +140,7 @@ impl Code {
         Code::SavedResponse,
         Code::RequestLineInBody,
         Code::UnsupportedExpression,
+        Code::BrokenVariable,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -190,6 +194,7 @@ impl Code {
             Code::SavedResponse => "saved-response",
             Code::RequestLineInBody => "request-line-in-body",
             Code::UnsupportedExpression => "unsupported-expression",
+            Code::BrokenVariable => "broken-variable",
         }
     }
 
@@ -214,7 +219,8 @@ impl Code {
             | Code::MissingFile
             | Code::InvalidAssertion
             | Code::UnsupportedRequest
-            | Code::UnsupportedExpression => Severity::Error,
+            | Code::UnsupportedExpression
+            | Code::BrokenVariable => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective

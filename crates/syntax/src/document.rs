@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::directive::DirectiveKind;
 use crate::method::Method;
 use crate::span::{Span, Spanned};
@@ -78,12 +78,6 @@ impl Document {
         self.diagnostics.iter().filter(move |diagnostic| {
             diagnostic.span.start >= span.start && diagnostic.span.start < span.end.max(span.start + 1)
         })
-    }
-
-    /// The errors that stop `request` from being sent: the errors inside its block.
-    pub fn errors_of<'a>(&'a self, request: &'a Request) -> impl Iterator<Item = &'a Diagnostic> {
-        let span = self.blocks.get(request.block).map_or(request.span, |block| block.span);
-        self.diagnostics_in(span).filter(|diagnostic| diagnostic.severity == Severity::Error)
     }
 }
 
@@ -485,13 +479,5 @@ mod tests {
         let comment = TEXT.find("# just").unwrap();
         assert!(document.request_at(comment).is_none());
         assert_eq!(document.block_at(TEXT.len()).map(|block| block.index), Some(3));
-    }
-
-    #[test]
-    fn errors_of_a_request_are_those_in_its_block() {
-        let document = crate::parse("GET https://a/{{x\n###\nGET https://b\n");
-        assert_eq!(document.errors_of(document.request(0).unwrap()).count(), 1);
-        assert_eq!(document.errors_of(document.request(1).unwrap()).count(), 0);
-        assert!(document.has_errors());
     }
 }

@@ -25,6 +25,7 @@ pub mod directive;
 mod document;
 mod lower;
 mod method;
+mod refusal;
 mod span;
 mod suggest;
 mod template;
@@ -39,6 +40,7 @@ pub use document::{
 };
 pub use lower::duplicate_names;
 pub use method::Method;
+pub use refusal::{BrokenVariable, Refusal};
 pub use span::{LineIndex, Position, Span, Spanned};
 pub use suggest::{closest, edit_distance};
 pub use template::{Arguments, Expression, Interpolation, Part, ResolverCall, Template, variable_path_segments};

@@ -205,6 +205,28 @@ fn check_invariants(text: &str, document: &Document) {
         check(variable.span);
         check_template(&variable.value);
     }
+    check_errors_have_one_owner(document);
+}
+
+/// Every error belongs to exactly one request or to none ([`Document::unowned_errors`]),
+/// so that none goes unreported and none refuses two requests.
+fn check_errors_have_one_owner(document: &Document) {
+    let mut owners = vec![0usize; document.diagnostics.len()];
+    let position = |diagnostic: &volley_syntax::Diagnostic| {
+        document.diagnostics.iter().position(|other| std::ptr::eq(other, diagnostic)).expect("a document diagnostic")
+    };
+    for request in document.requests() {
+        for diagnostic in document.errors_of(request) {
+            owners[position(diagnostic)] += 1;
+        }
+    }
+    for diagnostic in document.unowned_errors() {
+        owners[position(diagnostic)] += 1;
+    }
+    for (diagnostic, count) in document.diagnostics.iter().zip(owners) {
+        let expected = usize::from(diagnostic.is_error());
+        assert_eq!(count, expected, "{diagnostic} is counted {count} times");
+    }
 }
 
 proptest! {

@@ -96,7 +96,7 @@ fn refused(result: &RequestResult, refusal: &Refusal, file: &File) {
         anstream::eprintln!("{}\n", render::report(&file.shown, &file.text, &file.lines, &report));
     }
     let why = match refusal {
-        Refusal::Errors { .. } => {
+        Refusal::Errors(_) => {
             let count = refusal.problems().len();
             format!("{count} {} above", if count == 1 { "error" } else { "errors" })
         }

@@ -164,7 +164,7 @@ impl RequestResult {
     pub(crate) fn missing_reason(&self) -> Option<&'static str> {
         match &self.outcome {
             Outcome::Response { .. } | Outcome::Skipped(Skip::Stopped | Skip::NotSent) => None,
-            Outcome::Refused(Refusal::Errors { .. }) => Some("it was refused: it has errors"),
+            Outcome::Refused(Refusal::Errors(_)) => Some("it was refused: it has errors"),
             Outcome::Refused(Refusal::Unconfirmed { .. }) | Outcome::Skipped(Skip::Declined) => {
                 Some("its `# @note` was not confirmed")
             }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use volley_syntax::{Diagnostic, Document, LineIndex, Severity};
 
-use super::{Mode, refusal};
+use super::Mode;
 use crate::exit::Exit;
 use crate::files::collect_files;
 use crate::render::{self, JsonDiagnostic};
@@ -165,13 +165,9 @@ pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode, strict: boo
             .filter(|request| !request.disabled)
             .collect();
         let planned: BTreeSet<usize> = requests.iter().map(|request| request.block).collect();
-        let outside_set: HashSet<*const Diagnostic> =
-            refusal::outside_errors(document).into_iter().map(std::ptr::from_ref).collect();
-        let owned: HashSet<*const Diagnostic> = requests
-            .iter()
-            .flat_map(|request| refusal::own_errors(document, request))
-            .map(std::ptr::from_ref)
-            .collect();
+        let outside_set: HashSet<*const Diagnostic> = document.unowned_errors().map(std::ptr::from_ref).collect();
+        let owned: HashSet<*const Diagnostic> =
+            requests.iter().flat_map(|request| document.errors_of(request)).map(std::ptr::from_ref).collect();
         let outside = |diagnostic: &Diagnostic| outside_set.contains(&std::ptr::from_ref(diagnostic));
         let concerned: Vec<_> = document
             .diagnostics

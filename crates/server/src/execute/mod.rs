@@ -160,11 +160,10 @@ impl Run {
             .map_err(|error| report::engine_error(&error.into(), &source.text))
             .map_err(Failure::at("parse"))?;
         let index = request.index;
-        // Only the selected request's errors refuse it: the rest of the content may have
-        // errors of its own.
-        let errors: Vec<_> = document.errors_of(request).cloned().collect();
-        if !errors.is_empty() {
-            let error = volley_engine::Error::Invalid { diagnostics: errors };
+        // Refused by the rule of every front end: its own errors, or a broken file
+        // variable it uses. The rest of the content may have errors of its own.
+        if let Some(refusal) = document.refusal_of(request) {
+            let error = volley_engine::Error::Invalid { diagnostics: refusal.into_diagnostics() };
             return Err(Failure { stage: "parse", error: report::engine_error(&error, &source.text) });
         }
         if request.disabled {
