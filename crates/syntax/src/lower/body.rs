@@ -428,10 +428,14 @@ impl Lowerer<'_> {
 /// a URL (`http://`, `https://`, `ws://`, `wss://`, `/` or `{{`), as httpyac splits
 /// requests.
 pub(crate) fn is_request_line(line: &str) -> bool {
-    let line = line.trim_end();
-    let Some((method, rest)) = line.split_once([' ', '\t']) else {
+    // Upper-case letters and `-`, then a space: most lines (and every header) fail here,
+    // at their first lower-case letter or `:`.
+    let bytes = line.as_bytes();
+    let method_end = bytes.iter().position(|byte| !(byte.is_ascii_uppercase() || *byte == b'-')).unwrap_or(bytes.len());
+    if method_end == 0 || !matches!(bytes.get(method_end), Some(b' ' | b'\t')) {
         return false;
-    };
+    }
+    let (method, rest) = line.trim_end().split_at(method_end);
     let registered = Method::KNOWN.contains(&method)
         || Method::REGISTERED.contains(&method)
         || method == "WEBSOCKET"

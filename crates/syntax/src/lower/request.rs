@@ -70,24 +70,28 @@ impl Lowerer<'_> {
                 line = Some(self.request_line(child));
             } else if kind == kinds.query_continuation {
                 continuations.push(child);
-            } else if kind == kinds.header && self.is_request_line_header(child) {
-                split = Some(child.start_byte());
-                break;
-            } else if kind == kinds.header && early_body.is_some() {
-                early_body = early_body.map(|(first, _)| (first, child.end_byte()));
-            } else if kind == kinds.header && self.starts_body(child) {
-                early_body = Some((child, child.end_byte()));
-            } else if kind == kinds.header && self.is_header_spread(child) {
-                self.report(
-                    Diagnostic::new(
-                        Code::UnsupportedExpression,
-                        self.node_span(child),
-                        format!("httpyac header spreads (`{}`) are not supported", self.node_text(child).trim()),
-                    )
-                    .with_hint("write each header as `Name: value`; values may use `{{variables}}`"),
-                );
             } else if kind == kinds.header {
-                headers.push(self.header(child));
+                let text = self.node_text(child).trim_start();
+                if let Some((first, _)) = early_body {
+                    early_body = Some((first, child.end_byte()));
+                } else if super::body::is_request_line(text) {
+                    // Never a header: a header's name has no space.
+                    split = Some(child.start_byte());
+                    break;
+                } else if starts_body(text, child) {
+                    early_body = Some((child, child.end_byte()));
+                } else if child.child_count() == 1 && text.starts_with("...") {
+                    self.report(
+                        Diagnostic::new(
+                            Code::UnsupportedExpression,
+                            self.node_span(child),
+                            format!("httpyac header spreads (`{}`) are not supported", text.trim_end()),
+                        )
+                        .with_hint("write each header as `Name: value`; values may use `{{variables}}`"),
+                    );
+                } else {
+                    headers.push(self.header(child));
+                }
             } else if kind == kinds.directive {
                 let misplaced = self.directive(child);
                 self.report(
@@ -176,28 +180,6 @@ impl Lowerer<'_> {
         request
     }
 
-    /// A header line that starts a body written without a blank line before it, as
-    /// httpyac reads it: a line starting with `{` or `[` (JSON), or a line without `:`
-    /// starting with `{{` or `"`. A misspelt header never looks like that.
-    fn starts_body(&self, node: Node<'_>) -> bool {
-        let text = self.node_text(node).trim_start();
-        let without_colon = node.child_count() == 1;
-        (text.starts_with(['{', '[']) && !text.starts_with("{{"))
-            || (without_colon && (text.starts_with("{{") || text.starts_with('"')))
-    }
-
-    /// httpyac's `...defaultHeaders`: headers spread from a JavaScript object.
-    fn is_header_spread(&self, node: Node<'_>) -> bool {
-        node.child_count() == 1 && self.node_text(node).trim_start().starts_with("...")
-    }
-
-    /// A header line that reads as a request line (`GET https://…` right after another
-    /// request's line; never a valid header, whose name has no space): the next request
-    /// starts there.
-    fn is_request_line_header(&self, node: Node<'_>) -> bool {
-        super::body::is_request_line(self.node_text(node))
-    }
-
     /// httpyac reads a body whose first line starts with `query` or `mutation` as a
     /// GraphQL query.
     fn starts_graphql(&self, body: Node<'_>) -> bool {
@@ -233,10 +215,14 @@ impl Lowerer<'_> {
     /// scheme); `true` when it is one.
     fn unsupported_protocol(&mut self, line: &RequestLine) -> bool {
         let word = line.method.value.as_str();
-        let scheme = line.url.literal_prefix().to_ascii_lowercase();
-        let found = UNSUPPORTED_PROTOCOLS
-            .iter()
-            .find(|(method, prefix, _)| word.eq_ignore_ascii_case(method) || scheme.starts_with(prefix));
+        let start = match line.url.parts.first() {
+            Some(Part::Text(text)) => text.value.as_bytes(),
+            _ => &[],
+        };
+        let found = UNSUPPORTED_PROTOCOLS.iter().find(|(method, prefix, _)| {
+            word.eq_ignore_ascii_case(method)
+                || start.get(..prefix.len()).is_some_and(|scheme| scheme.eq_ignore_ascii_case(prefix.as_bytes()))
+        });
         let Some((_, _, what)) = found else {
             return false;
         };
@@ -547,6 +533,17 @@ impl Lowerer<'_> {
             )
             .with_hint(format!("mark the request as {protocol}, or remove the directive")),
         );
+    }
+}
+
+/// A header line (its `text`, trimmed at the start) that starts a body written without a
+/// blank line before it, as httpyac reads it: a line starting with `{` or `[` (JSON), or
+/// a line without `:` starting with `{{` or `"`. A misspelt header never looks like that.
+fn starts_body(text: &str, node: Node<'_>) -> bool {
+    match text.as_bytes() {
+        [b'{', b'{', ..] | [b'"', ..] => node.child_count() == 1,
+        [b'{' | b'[', ..] => true,
+        _ => false,
     }
 }
 
