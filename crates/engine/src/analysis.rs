@@ -265,6 +265,10 @@ impl<'a> Analyzer<'a> {
             );
         }
         let root = segments.first().copied().unwrap_or(path);
+        // httpyac: a request's name stands for its response body.
+        if self.document.request_named(root).is_some() || self.context.request_names.contains(root) {
+            return None;
+        }
         let mut known: Vec<&str> = self
             .document
             .variables

@@ -33,6 +33,28 @@ pub(crate) fn read(response: &StoredResponse, segments: &[&str]) -> Result<Value
     }
 }
 
+/// httpyac's reading of a named request: `{{login}}` is its response body (parsed when
+/// it is JSON), `{{login.token}}` and `{{login.items.0.id}}` go into it by property.
+pub(crate) fn read_body_properties(response: &StoredResponse, properties: &[&str]) -> Result<Value, String> {
+    if properties.is_empty() {
+        return Ok(serde_json::from_slice(&response.body)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&response.body).into_owned())));
+    }
+    let mut path = String::from("$");
+    for property in properties {
+        if property.parse::<usize>().is_ok() {
+            path.push('[');
+            path.push_str(property);
+            path.push(']');
+        } else {
+            path.push('[');
+            path.push_str(&Value::String((*property).to_owned()).to_string());
+            path.push(']');
+        }
+    }
+    json_path(&response.body, &path)
+}
+
 /// The first value `path` (RFC 9535 JSONPath) selects in a JSON body.
 fn json_path(body: &[u8], path: &str) -> Result<Value, String> {
     let document: Value =
@@ -65,5 +87,16 @@ mod tests {
         assert!(read(&response, &["cookies"]).unwrap_err().contains("not a response value"));
         let text = StoredResponse { body: Bytes::from_static(b"plain"), ..response };
         assert!(read(&text, &["body", "$.a"]).unwrap_err().contains("not JSON"));
+    }
+
+    #[test]
+    fn reads_body_properties_as_httpyac_does() {
+        let response = stored();
+        assert_eq!(read_body_properties(&response, &["token"]).unwrap(), "t");
+        assert_eq!(read_body_properties(&response, &["items", "0", "id"]).unwrap(), 7);
+        assert_eq!(read_body_properties(&response, &[]).unwrap()["token"], "t");
+        assert!(read_body_properties(&response, &["missing"]).unwrap_err().contains("matches nothing"));
+        let text = StoredResponse { body: Bytes::from_static(b"plain"), ..response };
+        assert_eq!(read_body_properties(&text, &[]).unwrap(), "plain");
     }
 }

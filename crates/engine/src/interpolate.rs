@@ -150,6 +150,16 @@ impl<'a> Renderer<'a> {
             }
             Err(_) => {}
         }
+        // httpyac: the name of a request that ran stands for its response body.
+        if let [request, properties @ ..] = segments.as_slice()
+            && let Some(stored) = self.scope.chain.get(*request)
+        {
+            return chaining::read_body_properties(stored, properties).map_err(|message| BuildError::RequestVariable {
+                name: path.to_owned(),
+                span: name.span,
+                message: format!("`{path}`: {message}"),
+            });
+        }
         if let [request, "response", ..] = segments.as_slice() {
             return Err(BuildError::RequestVariable {
                 name: path.to_owned(),

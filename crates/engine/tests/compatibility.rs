@@ -184,3 +184,21 @@ async fn a_path_target_goes_to_the_host_variable_when_there_is_no_host_header() 
     let without = client().run_string("GET /echo/items\n", RunOptions::default()).await.unwrap_err();
     assert!(without.to_string().contains("needs a `Host` header or a variable `host`"), "{without}");
 }
+
+#[tokio::test]
+async fn a_request_name_stands_for_its_response_body_as_in_httpyac() {
+    let server = TestServer::start().await;
+    let url = server.url("/echo");
+    let client = client();
+    let text = format!(
+        "# @name first\nPOST {url}/one\nContent-Type: text/plain\n\nhi\n\n###\nPOST {url}\n\n{{{{first.path}}}} {{{{first.body_len}}}} {{{{first.headers.0.0}}}}\n"
+    );
+    let document = volley_syntax::parse(&text);
+    let first = document.request(0).unwrap();
+    client.run_request(&document, first, None, RunOptions::default()).await.unwrap();
+    let second = document.request(1).unwrap();
+    let echo = echo(&client.run_request(&document, second, None, RunOptions::default()).await.unwrap()).await;
+    assert_eq!(echoed_body(&echo), b"/echo/one 2 content-type");
+    let analysis = client.analyze(&document, &text, None);
+    assert!(analysis.diagnostics.is_empty(), "{:?}", analysis.diagnostics);
+}
