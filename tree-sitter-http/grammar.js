@@ -469,7 +469,9 @@ module.exports = grammar({
     _word_argument: ($) =>
       prec.right(repeat1(choice($._word_text, $.string, $.variable))),
 
-    _word_text: (_) => /[^\s{}()",]+/,
+    // Lexical precedence: right after an inner `{{b}}`, text (`'{{b}}'`) continues the
+    // word, not the URL after an unclosed outer `{{`.
+    _word_text: (_) => token(prec(PREC.comment, /[^\s{}()",]+/)),
 
     string: ($) =>
       seq(

@@ -15,7 +15,7 @@
 #endif
 
 #define LANGUAGE_VERSION 15
-#define STATE_COUNT 518
+#define STATE_COUNT 522
 #define LARGE_STATE_COUNT 2
 #define SYMBOL_COUNT 101
 #define ALIAS_COUNT 1
@@ -929,23 +929,23 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [56] = 35,
   [57] = 36,
   [58] = 16,
-  [59] = 59,
-  [60] = 20,
+  [59] = 20,
+  [60] = 60,
   [61] = 19,
-  [62] = 62,
-  [63] = 35,
+  [62] = 20,
+  [63] = 63,
   [64] = 64,
-  [65] = 65,
-  [66] = 20,
-  [67] = 67,
-  [68] = 35,
-  [69] = 36,
-  [70] = 19,
-  [71] = 71,
+  [65] = 36,
+  [66] = 66,
+  [67] = 20,
+  [68] = 19,
+  [69] = 69,
+  [70] = 35,
+  [71] = 36,
   [72] = 72,
   [73] = 73,
-  [74] = 50,
-  [75] = 20,
+  [74] = 74,
+  [75] = 50,
   [76] = 50,
   [77] = 50,
   [78] = 50,
@@ -961,8 +961,8 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [88] = 50,
   [89] = 50,
   [90] = 50,
-  [91] = 36,
-  [92] = 53,
+  [91] = 35,
+  [92] = 69,
   [93] = 36,
   [94] = 94,
   [95] = 53,
@@ -977,305 +977,305 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [104] = 35,
   [105] = 36,
   [106] = 106,
-  [107] = 62,
-  [108] = 65,
+  [107] = 63,
+  [108] = 66,
   [109] = 72,
   [110] = 64,
   [111] = 54,
-  [112] = 71,
+  [112] = 73,
   [113] = 51,
   [114] = 52,
-  [115] = 67,
+  [115] = 53,
   [116] = 48,
-  [117] = 73,
+  [117] = 74,
   [118] = 19,
-  [119] = 20,
+  [119] = 63,
   [120] = 20,
-  [121] = 62,
-  [122] = 65,
-  [123] = 72,
-  [124] = 64,
-  [125] = 54,
-  [126] = 71,
-  [127] = 51,
-  [128] = 67,
-  [129] = 73,
-  [130] = 52,
-  [131] = 19,
-  [132] = 62,
-  [133] = 65,
-  [134] = 72,
-  [135] = 64,
-  [136] = 54,
-  [137] = 35,
-  [138] = 71,
-  [139] = 51,
-  [140] = 36,
-  [141] = 67,
-  [142] = 73,
+  [121] = 20,
+  [122] = 72,
+  [123] = 64,
+  [124] = 54,
+  [125] = 73,
+  [126] = 51,
+  [127] = 52,
+  [128] = 69,
+  [129] = 74,
+  [130] = 63,
+  [131] = 66,
+  [132] = 72,
+  [133] = 64,
+  [134] = 54,
+  [135] = 19,
+  [136] = 73,
+  [137] = 51,
+  [138] = 52,
+  [139] = 69,
+  [140] = 74,
+  [141] = 35,
+  [142] = 36,
   [143] = 143,
   [144] = 100,
   [145] = 20,
   [146] = 146,
   [147] = 143,
-  [148] = 52,
+  [148] = 66,
   [149] = 36,
   [150] = 150,
   [151] = 151,
   [152] = 152,
-  [153] = 19,
-  [154] = 154,
-  [155] = 35,
-  [156] = 36,
-  [157] = 53,
-  [158] = 48,
-  [159] = 19,
-  [160] = 160,
+  [153] = 153,
+  [154] = 19,
+  [155] = 155,
+  [156] = 156,
+  [157] = 35,
+  [158] = 36,
+  [159] = 53,
+  [160] = 48,
   [161] = 19,
-  [162] = 20,
-  [163] = 163,
-  [164] = 62,
-  [165] = 65,
-  [166] = 166,
-  [167] = 72,
-  [168] = 64,
-  [169] = 35,
-  [170] = 36,
-  [171] = 19,
-  [172] = 172,
-  [173] = 173,
-  [174] = 52,
-  [175] = 54,
-  [176] = 176,
-  [177] = 16,
-  [178] = 71,
-  [179] = 51,
+  [162] = 35,
+  [163] = 36,
+  [164] = 19,
+  [165] = 165,
+  [166] = 63,
+  [167] = 66,
+  [168] = 168,
+  [169] = 72,
+  [170] = 64,
+  [171] = 54,
+  [172] = 20,
+  [173] = 19,
+  [174] = 174,
+  [175] = 35,
+  [176] = 36,
+  [177] = 177,
+  [178] = 178,
+  [179] = 73,
   [180] = 180,
-  [181] = 52,
-  [182] = 182,
+  [181] = 51,
+  [182] = 52,
   [183] = 183,
-  [184] = 67,
-  [185] = 185,
-  [186] = 52,
-  [187] = 73,
-  [188] = 35,
+  [184] = 35,
+  [185] = 69,
+  [186] = 186,
+  [187] = 187,
+  [188] = 74,
   [189] = 35,
-  [190] = 62,
-  [191] = 65,
+  [190] = 63,
+  [191] = 66,
   [192] = 72,
   [193] = 64,
   [194] = 54,
-  [195] = 71,
+  [195] = 73,
   [196] = 51,
-  [197] = 67,
-  [198] = 73,
-  [199] = 17,
-  [200] = 200,
-  [201] = 201,
-  [202] = 19,
-  [203] = 35,
-  [204] = 36,
-  [205] = 36,
+  [197] = 52,
+  [198] = 17,
+  [199] = 69,
+  [200] = 74,
+  [201] = 52,
+  [202] = 36,
+  [203] = 203,
+  [204] = 19,
+  [205] = 16,
   [206] = 53,
   [207] = 48,
   [208] = 208,
   [209] = 209,
-  [210] = 71,
-  [211] = 35,
-  [212] = 67,
-  [213] = 73,
-  [214] = 214,
+  [210] = 52,
+  [211] = 69,
+  [212] = 74,
+  [213] = 213,
+  [214] = 35,
   [215] = 215,
   [216] = 36,
-  [217] = 52,
+  [217] = 69,
   [218] = 53,
-  [219] = 67,
-  [220] = 20,
-  [221] = 54,
+  [219] = 219,
+  [220] = 220,
+  [221] = 35,
   [222] = 48,
-  [223] = 48,
-  [224] = 224,
-  [225] = 62,
-  [226] = 65,
-  [227] = 72,
-  [228] = 36,
-  [229] = 229,
-  [230] = 52,
-  [231] = 72,
-  [232] = 64,
-  [233] = 62,
+  [223] = 63,
+  [224] = 66,
+  [225] = 54,
+  [226] = 72,
+  [227] = 52,
+  [228] = 72,
+  [229] = 64,
+  [230] = 36,
+  [231] = 52,
+  [232] = 54,
+  [233] = 20,
   [234] = 234,
-  [235] = 52,
-  [236] = 236,
-  [237] = 52,
-  [238] = 54,
-  [239] = 154,
-  [240] = 72,
-  [241] = 64,
-  [242] = 54,
-  [243] = 73,
-  [244] = 244,
-  [245] = 52,
-  [246] = 71,
+  [235] = 66,
+  [236] = 73,
+  [237] = 72,
+  [238] = 238,
+  [239] = 64,
+  [240] = 54,
+  [241] = 74,
+  [242] = 156,
+  [243] = 51,
+  [244] = 73,
+  [245] = 53,
+  [246] = 35,
   [247] = 51,
-  [248] = 51,
-  [249] = 65,
-  [250] = 35,
-  [251] = 251,
+  [248] = 36,
+  [249] = 52,
+  [250] = 66,
+  [251] = 52,
   [252] = 252,
-  [253] = 67,
-  [254] = 51,
-  [255] = 53,
-  [256] = 73,
-  [257] = 35,
-  [258] = 36,
-  [259] = 65,
-  [260] = 65,
-  [261] = 19,
-  [262] = 52,
-  [263] = 64,
-  [264] = 71,
-  [265] = 52,
-  [266] = 72,
-  [267] = 54,
-  [268] = 51,
-  [269] = 67,
-  [270] = 73,
-  [271] = 65,
-  [272] = 72,
-  [273] = 54,
-  [274] = 51,
-  [275] = 67,
-  [276] = 73,
-  [277] = 35,
-  [278] = 62,
-  [279] = 36,
-  [280] = 65,
-  [281] = 72,
-  [282] = 54,
-  [283] = 51,
-  [284] = 67,
-  [285] = 73,
-  [286] = 71,
-  [287] = 54,
-  [288] = 64,
-  [289] = 51,
-  [290] = 71,
-  [291] = 65,
-  [292] = 67,
-  [293] = 53,
-  [294] = 67,
-  [295] = 73,
-  [296] = 62,
+  [253] = 253,
+  [254] = 69,
+  [255] = 51,
+  [256] = 48,
+  [257] = 74,
+  [258] = 258,
+  [259] = 35,
+  [260] = 36,
+  [261] = 63,
+  [262] = 54,
+  [263] = 19,
+  [264] = 52,
+  [265] = 64,
+  [266] = 73,
+  [267] = 66,
+  [268] = 72,
+  [269] = 52,
+  [270] = 51,
+  [271] = 69,
+  [272] = 74,
+  [273] = 66,
+  [274] = 72,
+  [275] = 54,
+  [276] = 51,
+  [277] = 69,
+  [278] = 74,
+  [279] = 63,
+  [280] = 35,
+  [281] = 36,
+  [282] = 52,
+  [283] = 66,
+  [284] = 72,
+  [285] = 54,
+  [286] = 51,
+  [287] = 69,
+  [288] = 74,
+  [289] = 74,
+  [290] = 51,
+  [291] = 51,
+  [292] = 64,
+  [293] = 73,
+  [294] = 53,
+  [295] = 69,
+  [296] = 69,
   [297] = 48,
-  [298] = 73,
-  [299] = 64,
-  [300] = 72,
-  [301] = 71,
-  [302] = 302,
-  [303] = 303,
+  [298] = 74,
+  [299] = 63,
+  [300] = 74,
+  [301] = 64,
+  [302] = 54,
+  [303] = 73,
   [304] = 304,
-  [305] = 52,
-  [306] = 65,
+  [305] = 305,
+  [306] = 66,
   [307] = 72,
-  [308] = 62,
-  [309] = 65,
-  [310] = 72,
-  [311] = 64,
-  [312] = 54,
+  [308] = 54,
+  [309] = 63,
+  [310] = 66,
+  [311] = 72,
+  [312] = 64,
   [313] = 54,
-  [314] = 314,
+  [314] = 73,
   [315] = 51,
-  [316] = 67,
-  [317] = 73,
-  [318] = 51,
-  [319] = 67,
-  [320] = 73,
-  [321] = 321,
-  [322] = 62,
-  [323] = 65,
-  [324] = 72,
+  [316] = 52,
+  [317] = 317,
+  [318] = 69,
+  [319] = 74,
+  [320] = 51,
+  [321] = 69,
+  [322] = 66,
+  [323] = 323,
+  [324] = 63,
   [325] = 64,
-  [326] = 54,
-  [327] = 303,
-  [328] = 321,
-  [329] = 314,
-  [330] = 51,
-  [331] = 303,
-  [332] = 321,
-  [333] = 314,
-  [334] = 62,
-  [335] = 303,
-  [336] = 321,
-  [337] = 314,
-  [338] = 303,
-  [339] = 321,
-  [340] = 314,
-  [341] = 303,
-  [342] = 321,
-  [343] = 314,
-  [344] = 303,
-  [345] = 321,
-  [346] = 314,
-  [347] = 303,
-  [348] = 321,
-  [349] = 314,
-  [350] = 303,
-  [351] = 321,
-  [352] = 314,
-  [353] = 303,
-  [354] = 321,
-  [355] = 314,
-  [356] = 35,
-  [357] = 303,
-  [358] = 321,
-  [359] = 314,
-  [360] = 303,
-  [361] = 303,
-  [362] = 303,
-  [363] = 303,
+  [326] = 66,
+  [327] = 73,
+  [328] = 72,
+  [329] = 305,
+  [330] = 323,
+  [331] = 331,
+  [332] = 54,
+  [333] = 63,
+  [334] = 323,
+  [335] = 331,
+  [336] = 305,
+  [337] = 323,
+  [338] = 331,
+  [339] = 305,
+  [340] = 323,
+  [341] = 331,
+  [342] = 305,
+  [343] = 323,
+  [344] = 331,
+  [345] = 305,
+  [346] = 323,
+  [347] = 331,
+  [348] = 305,
+  [349] = 323,
+  [350] = 331,
+  [351] = 35,
+  [352] = 305,
+  [353] = 323,
+  [354] = 331,
+  [355] = 305,
+  [356] = 323,
+  [357] = 331,
+  [358] = 305,
+  [359] = 323,
+  [360] = 331,
+  [361] = 72,
+  [362] = 305,
+  [363] = 305,
   [364] = 36,
-  [365] = 303,
-  [366] = 303,
-  [367] = 71,
-  [368] = 71,
-  [369] = 71,
-  [370] = 48,
-  [371] = 371,
-  [372] = 71,
-  [373] = 64,
-  [374] = 374,
-  [375] = 64,
-  [376] = 62,
-  [377] = 52,
-  [378] = 48,
-  [379] = 62,
-  [380] = 53,
-  [381] = 64,
-  [382] = 62,
+  [365] = 305,
+  [366] = 305,
+  [367] = 305,
+  [368] = 305,
+  [369] = 305,
+  [370] = 331,
+  [371] = 305,
+  [372] = 52,
+  [373] = 63,
+  [374] = 48,
+  [375] = 63,
+  [376] = 376,
+  [377] = 64,
+  [378] = 64,
+  [379] = 73,
+  [380] = 73,
+  [381] = 381,
+  [382] = 64,
   [383] = 53,
-  [384] = 73,
-  [385] = 67,
-  [386] = 386,
-  [387] = 387,
+  [384] = 63,
+  [385] = 48,
+  [386] = 53,
+  [387] = 73,
   [388] = 388,
   [389] = 389,
-  [390] = 390,
+  [390] = 54,
   [391] = 391,
   [392] = 392,
-  [393] = 65,
-  [394] = 72,
+  [393] = 393,
+  [394] = 394,
   [395] = 395,
-  [396] = 54,
+  [396] = 51,
   [397] = 397,
   [398] = 398,
-  [399] = 399,
-  [400] = 51,
-  [401] = 71,
+  [399] = 66,
+  [400] = 69,
+  [401] = 401,
   [402] = 402,
-  [403] = 403,
-  [404] = 404,
-  [405] = 62,
+  [403] = 72,
+  [404] = 74,
+  [405] = 405,
   [406] = 406,
   [407] = 407,
   [408] = 408,
@@ -1283,14 +1283,14 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [410] = 410,
   [411] = 411,
   [412] = 412,
-  [413] = 64,
+  [413] = 63,
   [414] = 414,
-  [415] = 415,
+  [415] = 64,
   [416] = 416,
   [417] = 417,
   [418] = 418,
   [419] = 419,
-  [420] = 420,
+  [420] = 73,
   [421] = 421,
   [422] = 422,
   [423] = 423,
@@ -1301,59 +1301,59 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [428] = 428,
   [429] = 429,
   [430] = 430,
-  [431] = 426,
-  [432] = 429,
+  [431] = 431,
+  [432] = 432,
   [433] = 433,
-  [434] = 426,
+  [434] = 434,
   [435] = 435,
   [436] = 436,
-  [437] = 429,
-  [438] = 426,
-  [439] = 429,
-  [440] = 440,
-  [441] = 426,
-  [442] = 442,
-  [443] = 429,
-  [444] = 444,
-  [445] = 429,
-  [446] = 429,
+  [437] = 434,
+  [438] = 438,
+  [439] = 434,
+  [440] = 436,
+  [441] = 441,
+  [442] = 434,
+  [443] = 443,
+  [444] = 436,
+  [445] = 434,
+  [446] = 446,
   [447] = 447,
-  [448] = 426,
-  [449] = 449,
-  [450] = 426,
-  [451] = 429,
-  [452] = 452,
-  [453] = 426,
+  [448] = 436,
+  [449] = 434,
+  [450] = 436,
+  [451] = 451,
+  [452] = 436,
+  [453] = 434,
   [454] = 454,
-  [455] = 426,
-  [456] = 429,
-  [457] = 426,
-  [458] = 458,
-  [459] = 429,
-  [460] = 426,
+  [455] = 436,
+  [456] = 436,
+  [457] = 434,
+  [458] = 434,
+  [459] = 436,
+  [460] = 434,
   [461] = 461,
-  [462] = 429,
-  [463] = 426,
+  [462] = 436,
+  [463] = 434,
   [464] = 464,
-  [465] = 429,
-  [466] = 426,
+  [465] = 436,
+  [466] = 434,
   [467] = 467,
-  [468] = 429,
-  [469] = 426,
-  [470] = 470,
-  [471] = 429,
-  [472] = 429,
-  [473] = 426,
-  [474] = 474,
+  [468] = 468,
+  [469] = 436,
+  [470] = 434,
+  [471] = 471,
+  [472] = 472,
+  [473] = 436,
+  [474] = 434,
   [475] = 475,
-  [476] = 429,
-  [477] = 426,
-  [478] = 429,
-  [479] = 426,
-  [480] = 480,
-  [481] = 481,
-  [482] = 482,
-  [483] = 483,
+  [476] = 436,
+  [477] = 436,
+  [478] = 434,
+  [479] = 479,
+  [480] = 436,
+  [481] = 434,
+  [482] = 434,
+  [483] = 436,
   [484] = 484,
   [485] = 485,
   [486] = 486,
@@ -1366,28 +1366,32 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [493] = 493,
   [494] = 494,
   [495] = 495,
-  [496] = 495,
+  [496] = 496,
   [497] = 497,
-  [498] = 495,
-  [499] = 495,
-  [500] = 495,
-  [501] = 374,
-  [502] = 495,
-  [503] = 495,
-  [504] = 495,
-  [505] = 371,
-  [506] = 506,
-  [507] = 495,
-  [508] = 495,
-  [509] = 495,
-  [510] = 495,
-  [511] = 495,
+  [498] = 498,
+  [499] = 499,
+  [500] = 499,
+  [501] = 499,
+  [502] = 499,
+  [503] = 503,
+  [504] = 499,
+  [505] = 499,
+  [506] = 499,
+  [507] = 381,
+  [508] = 499,
+  [509] = 499,
+  [510] = 499,
+  [511] = 499,
   [512] = 512,
-  [513] = 495,
-  [514] = 514,
-  [515] = 495,
-  [516] = 495,
-  [517] = 495,
+  [513] = 499,
+  [514] = 499,
+  [515] = 499,
+  [516] = 499,
+  [517] = 499,
+  [518] = 499,
+  [519] = 519,
+  [520] = 376,
+  [521] = 521,
 };
 
 static const TSCharacterRange sym__argument_text_character_set_2[] = {
@@ -1400,34 +1404,34 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
   eof = lexer->eof(lexer);
   switch (state) {
     case 0:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 306,
-        '#', 140,
-        '$', 73,
-        '(', 292,
-        ')', 294,
-        ',', 293,
+        '\n', 319,
+        '\r', 317,
+        '"', 301,
+        '#', 139,
+        '$', 72,
+        '(', 284,
+        ')', 286,
+        ',', 285,
         '/', 47,
-        ':', 210,
-        '<', 262,
-        '=', 155,
-        '>', 263,
-        '@', 225,
-        '[', 316,
-        ']', 318,
-        '_', 153,
-        '{', 265,
-        '|', 226,
-        '}', 62,
-        0xfeff, 135,
-        '\t', 333,
-        ' ', 333,
+        ':', 207,
+        '<', 250,
+        '=', 154,
+        '>', 251,
+        '@', 219,
+        '[', 311,
+        ']', 312,
+        '_', 152,
+        '{', 252,
+        '|', 220,
+        '}', 61,
+        0xfeff, 134,
+        '\t', 326,
+        ' ', 326,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(152);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(151);
       END_STATE();
     case 1:
       if (lookahead == '\n') ADVANCE(1);
@@ -1463,7 +1467,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 5:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '}') ADVANCE(166);
+      if (lookahead == '}') ADVANCE(165);
       if (lookahead != 0) ADVANCE(11);
       END_STATE();
     case 6:
@@ -1525,23 +1529,23 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 14:
       ADVANCE_MAP(
         '\n', 60,
-        '{', 79,
-        '\t', 260,
-        ' ', 260,
-        '"', 260,
-        '\'', 260,
-        ')', 260,
-        ',', 260,
-        ':', 260,
-        ']', 260,
-        '}', 260,
+        '{', 78,
+        '\t', 248,
+        ' ', 248,
+        '"', 248,
+        '\'', 248,
+        ')', 248,
+        ',', 248,
+        ':', 248,
+        ']', 248,
+        '}', 248,
       );
       END_STATE();
     case 15:
       if (lookahead == '\n') ADVANCE(15);
       if (lookahead == '\r') ADVANCE(15);
       if (lookahead == '#') ADVANCE(16);
-      if (lookahead == '}') ADVANCE(168);
+      if (lookahead == '}') ADVANCE(167);
       if (lookahead != 0) ADVANCE(19);
       END_STATE();
     case 16:
@@ -1553,10 +1557,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 17:
       if (lookahead == '\n') ADVANCE(15);
       if (lookahead == '\r') ADVANCE(15);
-      if (lookahead == '}') ADVANCE(167);
+      if (lookahead == '}') ADVANCE(166);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(17);
-      if (lookahead != 0) ADVANCE(63);
+      if (lookahead != 0) ADVANCE(62);
       END_STATE();
     case 18:
       if (lookahead == '\n') ADVANCE(15);
@@ -1571,96 +1575,114 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 20:
       ADVANCE_MAP(
-        '"', 306,
-        '(', 292,
-        ')', 294,
-        ',', 293,
-        '{', 269,
-        '}', 62,
-        '\t', 334,
-        ' ', 334,
-        '[', 305,
-        ']', 305,
-        0x0b, 299,
-        '\f', 299,
+        '"', 301,
+        '(', 284,
+        ')', 286,
+        ',', 285,
+        '{', 256,
+        '}', 61,
+        '\t', 327,
+        ' ', 327,
+        '[', 299,
+        ']', 299,
+        0x0b, 289,
+        '\f', 289,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(299);
+      END_STATE();
+    case 21:
+      ADVANCE_MAP(
+        '"', 301,
+        '(', 284,
+        ')', 286,
+        ',', 285,
+        '{', 256,
+        '}', 61,
+        '\t', 327,
+        ' ', 327,
+      );
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '[' &&
+          lookahead != ']') ADVANCE(289);
+      END_STATE();
+    case 22:
+      ADVANCE_MAP(
+        '"', 301,
+        '(', 284,
+        '[', 311,
+        ']', 312,
+        '{', 258,
+        '}', 313,
+        '\t', 332,
+        ' ', 332,
+      );
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(316);
+      END_STATE();
+    case 23:
+      ADVANCE_MAP(
+        '"', 301,
+        '(', 284,
+        '[', 299,
+        ']', 299,
+        '{', 258,
+        '}', 313,
+        '\t', 332,
+        ' ', 332,
+        0x0b, 316,
+        '\f', 316,
+        ')', 316,
+        ',', 316,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(297);
       END_STATE();
-    case 21:
-      ADVANCE_MAP(
-        '"', 306,
-        '(', 292,
-        '[', 316,
-        ']', 318,
-        '{', 271,
-        '}', 320,
-        '\t', 339,
-        ' ', 339,
-      );
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(323);
-      END_STATE();
-    case 22:
-      ADVANCE_MAP(
-        '"', 306,
-        '(', 292,
-        '[', 317,
-        ']', 319,
-        '{', 271,
-        '}', 320,
-        '\t', 339,
-        ' ', 339,
-        0x0b, 323,
-        '\f', 323,
-        ')', 323,
-        ',', 323,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(303);
-      END_STATE();
-    case 23:
-      ADVANCE_MAP(
-        '"', 306,
-        '(', 292,
-        '\\', 304,
-        '{', 272,
-        '}', 312,
-        '\t', 340,
-        ' ', 340,
-        0x0b, 315,
-        '\f', 315,
-        ')', 315,
-        ',', 315,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
-      END_STATE();
     case 24:
-      if (lookahead == '"') ADVANCE(306);
-      if (lookahead == '(') ADVANCE(292);
-      if (lookahead == '\\') ADVANCE(81);
-      if (lookahead == '{') ADVANCE(272);
-      if (lookahead == '}') ADVANCE(312);
+      if (lookahead == '"') ADVANCE(301);
+      if (lookahead == '(') ADVANCE(284);
+      if (lookahead == '\\') ADVANCE(80);
+      if (lookahead == '{') ADVANCE(259);
+      if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(340);
+          lookahead == ' ') ADVANCE(333);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(315);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
     case 25:
       ADVANCE_MAP(
-        '"', 306,
-        ')', 294,
-        ',', 293,
-        '[', 316,
-        '{', 269,
-        '}', 62,
-        '\t', 295,
-        ' ', 295,
+        '"', 301,
+        '(', 284,
+        '\\', 300,
+        '{', 259,
+        '}', 307,
+        '\t', 333,
+        ' ', 333,
+        0x0b, 310,
+        '\f', 310,
+        ')', 310,
+        ',', 310,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(293);
+      END_STATE();
+    case 26:
+      ADVANCE_MAP(
+        '"', 301,
+        ')', 286,
+        ',', 285,
+        '[', 311,
+        '{', 256,
+        '}', 61,
+        '\t', 287,
+        ' ', 287,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
@@ -1668,232 +1690,221 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ']') ADVANCE(299);
-      END_STATE();
-    case 26:
-      if (lookahead == '"') ADVANCE(306);
-      if (lookahead == '[') ADVANCE(316);
-      if (lookahead == ']') ADVANCE(318);
-      if (lookahead == '{') ADVANCE(271);
-      if (lookahead == '}') ADVANCE(320);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(321);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(323);
+          lookahead != ']') ADVANCE(289);
       END_STATE();
     case 27:
-      if (lookahead == '"') ADVANCE(306);
-      if (lookahead == '[') ADVANCE(316);
-      if (lookahead == ']') ADVANCE(318);
-      if (lookahead == '{') ADVANCE(271);
-      if (lookahead == '}') ADVANCE(320);
+      if (lookahead == '"') ADVANCE(301);
+      if (lookahead == '[') ADVANCE(311);
+      if (lookahead == ']') ADVANCE(312);
+      if (lookahead == '{') ADVANCE(258);
+      if (lookahead == '}') ADVANCE(313);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(339);
+          lookahead == ' ') ADVANCE(314);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(323);
+          lookahead != '\r') ADVANCE(316);
       END_STATE();
     case 28:
-      if (lookahead == '"') ADVANCE(306);
-      if (lookahead == '[') ADVANCE(316);
-      if (lookahead == ']') ADVANCE(318);
-      if (lookahead == '{') ADVANCE(271);
+      if (lookahead == '"') ADVANCE(301);
+      if (lookahead == '[') ADVANCE(311);
+      if (lookahead == ']') ADVANCE(312);
+      if (lookahead == '{') ADVANCE(258);
+      if (lookahead == '}') ADVANCE(313);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(332);
       if (lookahead != 0 &&
+          lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(323);
+          lookahead != '\r') ADVANCE(316);
       END_STATE();
     case 29:
-      ADVANCE_MAP(
-        '"', 306,
-        '[', 317,
-        ']', 319,
-        '{', 271,
-        '}', 320,
-        '\t', 339,
-        ' ', 339,
-        0x0b, 323,
-        '\f', 323,
-        '(', 323,
-        ')', 323,
-        ',', 323,
-      );
+      if (lookahead == '"') ADVANCE(301);
+      if (lookahead == '[') ADVANCE(311);
+      if (lookahead == ']') ADVANCE(312);
+      if (lookahead == '{') ADVANCE(258);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(303);
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(316);
       END_STATE();
     case 30:
       ADVANCE_MAP(
-        '"', 306,
-        '\\', 304,
-        '{', 272,
-        '}', 312,
-        '\t', 340,
-        ' ', 340,
-        0x0b, 315,
-        '\f', 315,
-        '(', 315,
-        ')', 315,
-        ',', 315,
+        '"', 301,
+        '[', 299,
+        ']', 299,
+        '{', 258,
+        '}', 313,
+        '\t', 332,
+        ' ', 332,
+        0x0b, 316,
+        '\f', 316,
+        '(', 316,
+        ')', 316,
+        ',', 316,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(297);
       END_STATE();
     case 31:
-      if (lookahead == '"') ADVANCE(306);
-      if (lookahead == '\\') ADVANCE(81);
-      if (lookahead == '{') ADVANCE(272);
-      if (lookahead == '}') ADVANCE(312);
+      if (lookahead == '"') ADVANCE(301);
+      if (lookahead == '\\') ADVANCE(80);
+      if (lookahead == '{') ADVANCE(259);
+      if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(313);
+          lookahead == ' ') ADVANCE(308);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(315);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
     case 32:
-      if (lookahead == '"') ADVANCE(306);
-      if (lookahead == '\\') ADVANCE(81);
-      if (lookahead == '{') ADVANCE(272);
-      if (lookahead == '}') ADVANCE(312);
+      if (lookahead == '"') ADVANCE(301);
+      if (lookahead == '\\') ADVANCE(80);
+      if (lookahead == '{') ADVANCE(259);
+      if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(340);
+          lookahead == ' ') ADVANCE(333);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(315);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
     case 33:
-      if (lookahead == '"') ADVANCE(306);
-      if (lookahead == '\\') ADVANCE(81);
-      if (lookahead == '{') ADVANCE(272);
+      if (lookahead == '"') ADVANCE(301);
+      if (lookahead == '\\') ADVANCE(80);
+      if (lookahead == '{') ADVANCE(259);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(315);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
     case 34:
-      if (lookahead == '"') ADVANCE(306);
-      if (lookahead == '{') ADVANCE(61);
+      ADVANCE_MAP(
+        '"', 301,
+        '\\', 300,
+        '{', 259,
+        '}', 307,
+        '\t', 333,
+        ' ', 333,
+        0x0b, 310,
+        '\f', 310,
+        '(', 310,
+        ')', 310,
+        ',', 310,
+      );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(305);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(293);
       END_STATE();
     case 35:
       ADVANCE_MAP(
-        '"', 289,
-        '$', 296,
-        '(', 289,
-        ')', 289,
-        ',', 289,
-        '{', 269,
-        '}', 62,
-        '\t', 334,
-        ' ', 334,
-        '[', 287,
-        ']', 287,
-        0x0b, 299,
-        '\f', 299,
+        '"', 276,
+        '$', 298,
+        '(', 276,
+        ')', 276,
+        ',', 276,
+        '{', 256,
+        '}', 61,
+        '\t', 327,
+        ' ', 327,
+        '[', 274,
+        ']', 274,
+        0x0b, 289,
+        '\f', 289,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(287);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(274);
       END_STATE();
     case 36:
       ADVANCE_MAP(
-        '"', 289,
-        '$', 302,
-        '[', 287,
-        ']', 287,
-        '{', 271,
-        '}', 320,
-        '\t', 339,
-        ' ', 339,
-        0x0b, 323,
-        '\f', 323,
-        '(', 286,
-        ')', 286,
-        ',', 286,
+        '"', 276,
+        '$', 296,
+        '[', 274,
+        ']', 274,
+        '{', 258,
+        '}', 313,
+        '\t', 332,
+        ' ', 332,
+        0x0b, 316,
+        '\f', 316,
+        '(', 273,
+        ')', 273,
+        ',', 273,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(281);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(268);
       END_STATE();
     case 37:
       ADVANCE_MAP(
-        '"', 289,
-        '$', 322,
-        '[', 289,
-        ']', 289,
-        '{', 271,
-        '}', 320,
-        '\t', 321,
-        ' ', 321,
-        0x0b, 323,
-        '\f', 323,
+        '"', 276,
+        '$', 315,
+        '[', 276,
+        ']', 276,
+        '{', 258,
+        '}', 313,
+        '\t', 314,
+        ' ', 314,
+        0x0b, 316,
+        '\f', 316,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(286);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(273);
       END_STATE();
     case 38:
       ADVANCE_MAP(
-        '"', 289,
-        '$', 300,
-        '\\', 288,
-        '{', 272,
-        '}', 312,
-        '\t', 340,
-        ' ', 340,
-        0x0b, 315,
-        '\f', 315,
-        '(', 279,
-        ')', 279,
-        ',', 279,
+        '"', 276,
+        '$', 292,
+        '\\', 275,
+        '{', 259,
+        '}', 307,
+        '\t', 333,
+        ' ', 333,
+        0x0b, 310,
+        '\f', 310,
+        '(', 266,
+        ')', 266,
+        ',', 266,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(280);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(267);
       END_STATE();
     case 39:
       ADVANCE_MAP(
-        '"', 289,
-        '$', 298,
-        ')', 289,
-        ',', 289,
-        '{', 269,
-        '}', 62,
-        '\t', 295,
-        ' ', 295,
-        0x0b, 299,
-        '\f', 299,
-        '(', 289,
-        '[', 289,
-        ']', 289,
+        '"', 276,
+        '$', 288,
+        ')', 276,
+        ',', 276,
+        '{', 256,
+        '}', 61,
+        '\t', 287,
+        ' ', 287,
+        0x0b, 289,
+        '\f', 289,
+        '(', 276,
+        '[', 276,
+        ']', 276,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(287);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(274);
       END_STATE();
     case 40:
       ADVANCE_MAP(
-        '"', 289,
-        '$', 314,
-        '\\', 290,
-        '{', 272,
-        '}', 312,
-        '\t', 313,
-        ' ', 313,
-        0x0b, 315,
-        '\f', 315,
+        '"', 276,
+        '$', 309,
+        '\\', 277,
+        '{', 259,
+        '}', 307,
+        '\t', 308,
+        ' ', 308,
+        0x0b, 310,
+        '\f', 310,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(279);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(266);
       END_STATE();
     case 41:
-      if (lookahead == '#') ADVANCE(137);
+      if (lookahead == '#') ADVANCE(136);
       END_STATE();
     case 42:
-      if (lookahead == '#') ADVANCE(78);
+      if (lookahead == '#') ADVANCE(77);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
@@ -1903,35 +1914,35 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '#') ADVANCE(41);
       END_STATE();
     case 44:
-      if (lookahead == '%') ADVANCE(158);
+      if (lookahead == '%') ADVANCE(157);
       END_STATE();
     case 45:
       if (lookahead == '%') ADVANCE(45);
-      if (lookahead == '}') ADVANCE(157);
+      if (lookahead == '}') ADVANCE(156);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(13);
       END_STATE();
     case 46:
-      if (lookahead == '%') ADVANCE(159);
+      if (lookahead == '%') ADVANCE(158);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(199);
+          lookahead != '{') ADVANCE(196);
       END_STATE();
     case 47:
-      if (lookahead == '/') ADVANCE(145);
+      if (lookahead == '/') ADVANCE(144);
       END_STATE();
     case 48:
-      if (lookahead == '/') ADVANCE(72);
+      if (lookahead == '/') ADVANCE(71);
       END_STATE();
     case 49:
-      if (lookahead == '=') ADVANCE(155);
+      if (lookahead == '=') ADVANCE(154);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(332);
+          lookahead == ' ') ADVANCE(325);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(153);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(152);
       END_STATE();
     case 50:
       if (lookahead == 'P') ADVANCE(48);
@@ -1943,7 +1954,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == 'T') ADVANCE(51);
       END_STATE();
     case 53:
-      if (lookahead == 'n') ADVANCE(68);
+      if (lookahead == 'n') ADVANCE(67);
       END_STATE();
     case 54:
       if (lookahead == 'o') ADVANCE(53);
@@ -1957,14 +1968,14 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != '%' &&
-          lookahead != '>') ADVANCE(165);
+          lookahead != '>') ADVANCE(164);
       END_STATE();
     case 56:
       if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(56);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(163);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(162);
       END_STATE();
     case 57:
       if (lookahead == '{') ADVANCE(44);
@@ -1988,910 +1999,907 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 60:
       ADVANCE_MAP(
-        '{', 79,
-        '\t', 260,
-        ' ', 260,
-        '"', 260,
-        '\'', 260,
-        ')', 260,
-        ',', 260,
-        ':', 260,
-        ']', 260,
-        '}', 260,
+        '{', 78,
+        '\t', 248,
+        ' ', 248,
+        '"', 248,
+        '\'', 248,
+        ')', 248,
+        ',', 248,
+        ':', 248,
+        ']', 248,
+        '}', 248,
       );
       END_STATE();
     case 61:
-      if (lookahead == '{') ADVANCE(277);
+      if (lookahead == '}') ADVANCE(265);
       END_STATE();
     case 62:
-      if (lookahead == '}') ADVANCE(278);
-      END_STATE();
-    case 63:
-      if (lookahead == '}') ADVANCE(167);
+      if (lookahead == '}') ADVANCE(166);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(63);
+          lookahead != '\r') ADVANCE(62);
       END_STATE();
-    case 64:
-      if (lookahead == '}') ADVANCE(219);
+    case 63:
+      if (lookahead == '}') ADVANCE(213);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(64);
+          lookahead == ' ') ADVANCE(63);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(221);
+          lookahead != '{') ADVANCE(215);
       END_STATE();
-    case 65:
+    case 64:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(223);
+          lookahead == ' ') ADVANCE(217);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(65);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(64);
       END_STATE();
-    case 66:
+    case 65:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(66);
+          lookahead == ' ') ADVANCE(65);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(67);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(66);
       END_STATE();
-    case 67:
+    case 66:
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(54);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(67);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(66);
       END_STATE();
-    case 68:
+    case 67:
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(58);
       END_STATE();
-    case 69:
+    case 68:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(69);
+          lookahead == ' ') ADVANCE(68);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(221);
+          lookahead != '{') ADVANCE(215);
       END_STATE();
-    case 70:
+    case 69:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(71);
+          lookahead == ' ') ADVANCE(70);
       if (lookahead == '&' ||
-          lookahead == '?') ADVANCE(203);
+          lookahead == '?') ADVANCE(200);
       if (lookahead == '$' ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(156);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(155);
       END_STATE();
-    case 71:
+    case 70:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(71);
+          lookahead == ' ') ADVANCE(70);
       if (lookahead == '&' ||
           lookahead == '/' ||
-          lookahead == '?') ADVANCE(203);
+          lookahead == '?') ADVANCE(200);
+      END_STATE();
+    case 71:
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(199);
       END_STATE();
     case 72:
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(202);
-      END_STATE();
-    case 73:
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
       END_STATE();
-    case 74:
+    case 73:
       if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(299);
+          lookahead == ']') ADVANCE(289);
       END_STATE();
-    case 75:
+    case 74:
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(199);
+          lookahead != '{') ADVANCE(196);
       END_STATE();
-    case 76:
+    case 75:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
           lookahead != ']' &&
-          lookahead != '{') ADVANCE(323);
+          lookahead != '{') ADVANCE(316);
       END_STATE();
-    case 77:
+    case 76:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '\\' &&
-          lookahead != '{') ADVANCE(315);
+          lookahead != '{') ADVANCE(310);
       END_STATE();
-    case 78:
+    case 77:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '#' &&
           lookahead != '%') ADVANCE(13);
       END_STATE();
+    case 78:
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '{') ADVANCE(248);
+      END_STATE();
     case 79:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '{') ADVANCE(260);
+          lookahead != '{') ADVANCE(231);
       END_STATE();
     case 80:
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '{') ADVANCE(241);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
     case 81:
+      if (eof) ADVANCE(133);
+      ADVANCE_MAP(
+        '\n', 319,
+        '\r', 317,
+        '"', 303,
+        '(', 284,
+        '{', 257,
+        '}', 194,
+        '\t', 326,
+        ' ', 326,
+        ')', 196,
+        ',', 196,
+      );
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(315);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(299);
       END_STATE();
     case 82:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 308,
-        '(', 292,
-        '{', 270,
-        '}', 195,
-        '\t', 333,
-        ' ', 333,
-        ')', 199,
-        ',', 199,
+        '\n', 319,
+        '\r', 317,
+        '"', 303,
+        '{', 257,
+        '}', 194,
+        '\t', 326,
+        ' ', 326,
+        '(', 196,
+        ')', 196,
+        ',', 196,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(197);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(299);
       END_STATE();
     case 83:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 308,
-        '{', 270,
-        '}', 195,
-        '\t', 333,
-        ' ', 333,
-        '(', 199,
-        ')', 199,
-        ',', 199,
+        '\n', 319,
+        '\r', 317,
+        '"', 276,
+        '$', 298,
+        '{', 257,
+        '}', 194,
+        '\t', 326,
+        ' ', 326,
+        '(', 276,
+        ')', 276,
+        ',', 276,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(197);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(274);
       END_STATE();
     case 84:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 289,
-        '$', 196,
-        '{', 270,
-        '}', 195,
-        '\t', 333,
-        ' ', 333,
-        '(', 289,
-        ')', 289,
-        ',', 289,
+        '\n', 319,
+        '\r', 317,
+        '"', 276,
+        '$', 298,
+        '{', 261,
+        '}', 228,
+        '\t', 331,
+        ' ', 331,
+        0x0b, 231,
+        '\f', 231,
+        '(', 276,
+        ')', 276,
+        ',', 276,
       );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(287);
+      if (lookahead != 0) ADVANCE(274);
       END_STATE();
     case 85:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 289,
-        '$', 238,
-        '{', 274,
-        '}', 236,
-        '\t', 338,
-        ' ', 338,
-        0x0b, 241,
-        '\f', 241,
-        '(', 289,
-        ')', 289,
-        ',', 289,
+        '\n', 319,
+        '\r', 317,
+        '"', 305,
+        '(', 284,
+        ':', 299,
+        '{', 255,
+        '}', 213,
+        '\t', 329,
+        ' ', 329,
+        ')', 215,
+        ',', 215,
       );
-      if (lookahead != 0) ADVANCE(287);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(291);
       END_STATE();
     case 86:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 310,
-        '(', 292,
-        ':', 211,
-        '{', 268,
-        '}', 219,
-        '\t', 336,
-        ' ', 336,
-        ')', 221,
-        ',', 221,
+        '\n', 319,
+        '\r', 317,
+        '"', 305,
+        ':', 299,
+        '{', 255,
+        '}', 213,
+        '\t', 329,
+        ' ', 329,
+        '(', 215,
+        ')', 215,
+        ',', 215,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(291);
       END_STATE();
     case 87:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 310,
-        ':', 211,
-        '{', 268,
-        '}', 219,
-        '\t', 336,
-        ' ', 336,
-        '(', 221,
-        ')', 221,
-        ',', 221,
+        '\n', 319,
+        '\r', 317,
+        '"', 306,
+        '(', 284,
+        '{', 255,
+        '|', 220,
+        '}', 221,
+        '\t', 330,
+        ' ', 330,
+        0x0b, 224,
+        '\f', 224,
+        ')', 224,
+        ',', 224,
       );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+      if (lookahead != 0) ADVANCE(295);
       END_STATE();
     case 88:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 311,
-        '(', 292,
-        '{', 268,
-        '|', 226,
-        '}', 229,
-        '\t', 337,
-        ' ', 337,
-        0x0b, 232,
-        '\f', 232,
-        ')', 232,
-        ',', 232,
+        '\n', 319,
+        '\r', 317,
+        '"', 306,
+        '(', 284,
+        '{', 255,
+        '|', 299,
+        '}', 221,
+        '\t', 330,
+        ' ', 330,
+        0x0b, 224,
+        '\f', 224,
+        ')', 224,
+        ',', 224,
       );
-      if (lookahead != 0) ADVANCE(228);
+      if (lookahead != 0) ADVANCE(295);
       END_STATE();
     case 89:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 311,
-        '(', 292,
-        '{', 268,
-        '|', 305,
-        '}', 229,
-        '\t', 337,
-        ' ', 337,
-        0x0b, 232,
-        '\f', 232,
-        ')', 232,
-        ',', 232,
+        '\n', 319,
+        '\r', 317,
+        '"', 306,
+        '{', 255,
+        '|', 220,
+        '}', 221,
+        '\t', 330,
+        ' ', 330,
+        0x0b, 224,
+        '\f', 224,
+        '(', 224,
+        ')', 224,
+        ',', 224,
       );
-      if (lookahead != 0) ADVANCE(228);
+      if (lookahead != 0) ADVANCE(295);
       END_STATE();
     case 90:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 311,
-        '{', 268,
-        '|', 226,
-        '}', 229,
-        '\t', 337,
-        ' ', 337,
-        0x0b, 232,
-        '\f', 232,
-        '(', 232,
-        ')', 232,
-        ',', 232,
+        '\n', 319,
+        '\r', 317,
+        '"', 306,
+        '{', 255,
+        '|', 299,
+        '}', 221,
+        '\t', 330,
+        ' ', 330,
+        0x0b, 224,
+        '\f', 224,
+        '(', 224,
+        ')', 224,
+        ',', 224,
       );
-      if (lookahead != 0) ADVANCE(228);
+      if (lookahead != 0) ADVANCE(295);
       END_STATE();
     case 91:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 311,
-        '{', 268,
-        '|', 305,
-        '}', 229,
-        '\t', 337,
-        ' ', 337,
-        0x0b, 232,
-        '\f', 232,
-        '(', 232,
-        ')', 232,
-        ',', 232,
+        '\n', 319,
+        '\r', 317,
+        '"', 269,
+        '$', 290,
+        ':', 274,
+        '{', 255,
+        '}', 213,
+        '\t', 329,
+        ' ', 329,
+        '(', 269,
+        ')', 269,
+        ',', 269,
       );
-      if (lookahead != 0) ADVANCE(228);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(270);
       END_STATE();
     case 92:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 282,
-        '$', 214,
-        ':', 287,
-        '{', 268,
-        '}', 219,
-        '\t', 336,
-        ' ', 336,
-        '(', 282,
-        ')', 282,
-        ',', 282,
+        '\n', 319,
+        '\r', 317,
+        '"', 271,
+        '$', 294,
+        '{', 255,
+        '|', 220,
+        '}', 221,
+        '\t', 330,
+        ' ', 330,
+        0x0b, 224,
+        '\f', 224,
+        '(', 271,
+        ')', 271,
+        ',', 271,
       );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(283);
+      if (lookahead != 0) ADVANCE(272);
       END_STATE();
     case 93:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 284,
-        '$', 227,
-        '{', 268,
-        '|', 226,
-        '}', 229,
-        '\t', 337,
-        ' ', 337,
-        0x0b, 232,
-        '\f', 232,
-        '(', 284,
-        ')', 284,
-        ',', 284,
+        '\n', 319,
+        '\r', 317,
+        '"', 271,
+        '$', 294,
+        '{', 255,
+        '|', 274,
+        '}', 221,
+        '\t', 330,
+        ' ', 330,
+        0x0b, 224,
+        '\f', 224,
+        '(', 271,
+        ')', 271,
+        ',', 271,
       );
-      if (lookahead != 0) ADVANCE(285);
+      if (lookahead != 0) ADVANCE(272);
       END_STATE();
     case 94:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 284,
-        '$', 227,
-        '{', 268,
-        '|', 287,
-        '}', 229,
-        '\t', 337,
-        ' ', 337,
-        0x0b, 232,
-        '\f', 232,
+        '\n', 319,
+        '\r', 317,
+        '"', 304,
         '(', 284,
-        ')', 284,
-        ',', 284,
+        '{', 261,
+        '}', 228,
+        '\t', 331,
+        ' ', 331,
+        0x0b, 231,
+        '\f', 231,
+        ')', 231,
+        ',', 231,
       );
-      if (lookahead != 0) ADVANCE(285);
+      if (lookahead != 0) ADVANCE(299);
       END_STATE();
     case 95:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 309,
-        '(', 292,
-        '{', 274,
-        '}', 236,
-        '\t', 338,
-        ' ', 338,
-        0x0b, 241,
-        '\f', 241,
-        ')', 241,
-        ',', 241,
+        '\n', 319,
+        '\r', 317,
+        '"', 304,
+        '{', 261,
+        '}', 228,
+        '\t', 331,
+        ' ', 331,
+        0x0b, 231,
+        '\f', 231,
+        '(', 231,
+        ')', 231,
+        ',', 231,
       );
-      if (lookahead != 0) ADVANCE(239);
+      if (lookahead != 0) ADVANCE(299);
       END_STATE();
     case 96:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '"', 309,
-        '{', 274,
-        '}', 236,
-        '\t', 338,
-        ' ', 338,
-        0x0b, 241,
-        '\f', 241,
-        '(', 241,
-        ')', 241,
-        ',', 241,
+        '\n', 319,
+        '\r', 317,
+        '#', 142,
+        '/', 193,
+        '<', 197,
+        '>', 198,
+        '@', 153,
+        'f', 183,
+        'g', 182,
+        'i', 174,
+        'p', 184,
+        'r', 189,
+        '{', 253,
+        0xfeff, 135,
+        '\t', 325,
+        ' ', 325,
       );
-      if (lookahead != 0) ADVANCE(239);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
       END_STATE();
     case 97:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '#', 143,
-        '/', 194,
-        '<', 200,
-        '>', 201,
-        '@', 154,
-        'f', 184,
-        'g', 183,
-        'i', 175,
-        'p', 185,
-        'r', 190,
-        '{', 266,
-        0xfeff, 136,
-        '\t', 332,
-        ' ', 332,
+        '\n', 319,
+        '\r', 317,
+        '#', 142,
+        '/', 193,
+        '<', 197,
+        '>', 198,
+        '@', 153,
+        'f', 183,
+        'g', 182,
+        'i', 174,
+        'p', 184,
+        'r', 189,
+        '{', 253,
+        '\t', 325,
+        ' ', 325,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
       END_STATE();
     case 98:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
+        '\n', 319,
+        '\r', 317,
         '#', 143,
-        '/', 194,
-        '<', 200,
-        '>', 201,
-        '@', 154,
-        'f', 184,
-        'g', 183,
-        'i', 175,
-        'p', 185,
-        'r', 190,
-        '{', 266,
-        '\t', 332,
-        ' ', 332,
+        '/', 193,
+        '<', 197,
+        '>', 198,
+        '@', 153,
+        'f', 183,
+        'g', 182,
+        'i', 174,
+        'p', 184,
+        'r', 189,
+        '{', 253,
+        '\t', 325,
+        ' ', 325,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
       END_STATE();
     case 99:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '#', 144,
-        '/', 194,
-        '<', 200,
-        '>', 201,
-        '@', 154,
-        'f', 184,
-        'g', 183,
-        'i', 175,
-        'p', 185,
-        'r', 190,
-        '{', 266,
-        '\t', 332,
-        ' ', 332,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
-      END_STATE();
-    case 100:
-      if (eof) ADVANCE(134);
-      ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '#', 146,
-        '&', 203,
-        '/', 212,
-        '<', 218,
-        '>', 216,
-        '?', 204,
-        '{', 265,
-        '\t', 328,
-        ' ', 328,
+        '\n', 319,
+        '\r', 317,
+        '#', 145,
+        '&', 200,
+        '/', 208,
+        '<', 212,
+        '>', 210,
+        '?', 201,
+        '{', 252,
+        '\t', 321,
+        ' ', 321,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(221);
+          lookahead != ':') ADVANCE(215);
+      END_STATE();
+    case 100:
+      if (eof) ADVANCE(133);
+      ADVANCE_MAP(
+        '\n', 319,
+        '\r', 317,
+        '#', 145,
+        '/', 208,
+        '<', 212,
+        '>', 210,
+        '?', 211,
+        '{', 252,
+        '\t', 322,
+        ' ', 322,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(215);
       END_STATE();
     case 101:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '$') ADVANCE(195);
+      if (lookahead == '{') ADVANCE(257);
+      if (lookahead == '}') ADVANCE(194);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(323);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(276);
+      END_STATE();
+    case 102:
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '#', 146,
-        '/', 212,
-        '<', 218,
-        '>', 216,
-        '?', 217,
-        '{', 265,
+        '\n', 319,
+        '\r', 317,
+        '$', 223,
+        '{', 255,
+        '|', 220,
+        '}', 221,
+        '\t', 222,
+        ' ', 222,
+        0x0b, 224,
+        '\f', 224,
+      );
+      if (lookahead != 0) ADVANCE(271);
+      END_STATE();
+    case 103:
+      if (eof) ADVANCE(133);
+      ADVANCE_MAP(
+        '\n', 319,
+        '\r', 317,
+        '$', 223,
+        '{', 255,
+        '|', 276,
+        '}', 221,
+        '\t', 222,
+        ' ', 222,
+        0x0b, 224,
+        '\f', 224,
+      );
+      if (lookahead != 0) ADVANCE(271);
+      END_STATE();
+    case 104:
+      if (eof) ADVANCE(133);
+      ADVANCE_MAP(
+        '\n', 319,
+        '\r', 317,
+        '$', 214,
+        ':', 276,
+        '{', 255,
+        '}', 213,
+        '\t', 63,
+        ' ', 63,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(269);
+      END_STATE();
+    case 105:
+      if (eof) ADVANCE(133);
+      ADVANCE_MAP(
+        '\n', 319,
+        '\r', 317,
+        '$', 230,
+        '{', 261,
+        '}', 228,
+        '\t', 229,
+        ' ', 229,
+        0x0b, 231,
+        '\f', 231,
+      );
+      if (lookahead != 0) ADVANCE(276);
+      END_STATE();
+    case 106:
+      if (eof) ADVANCE(133);
+      ADVANCE_MAP(
+        '\n', 319,
+        '\r', 317,
+        '(', 284,
+        ':', 207,
+        '{', 255,
+        '}', 213,
         '\t', 329,
         ' ', 329,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(221);
-      END_STATE();
-    case 102:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '$') ADVANCE(198);
-      if (lookahead == '{') ADVANCE(270);
-      if (lookahead == '}') ADVANCE(195);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(330);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(289);
-      END_STATE();
-    case 103:
-      if (eof) ADVANCE(134);
-      ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '$', 231,
-        '{', 268,
-        '|', 226,
-        '}', 229,
-        '\t', 230,
-        ' ', 230,
-        0x0b, 232,
-        '\f', 232,
-      );
-      if (lookahead != 0) ADVANCE(284);
-      END_STATE();
-    case 104:
-      if (eof) ADVANCE(134);
-      ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '$', 231,
-        '{', 268,
-        '|', 289,
-        '}', 229,
-        '\t', 230,
-        ' ', 230,
-        0x0b, 232,
-        '\f', 232,
-      );
-      if (lookahead != 0) ADVANCE(284);
-      END_STATE();
-    case 105:
-      if (eof) ADVANCE(134);
-      ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '$', 220,
-        ':', 289,
-        '{', 268,
-        '}', 219,
-        '\t', 64,
-        ' ', 64,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
-      END_STATE();
-    case 106:
-      if (eof) ADVANCE(134);
-      ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '$', 240,
-        '{', 274,
-        '}', 236,
-        '\t', 237,
-        ' ', 237,
-        0x0b, 241,
-        '\f', 241,
-      );
-      if (lookahead != 0) ADVANCE(289);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
       END_STATE();
     case 107:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '(', 292,
-        ':', 210,
-        '{', 268,
-        '}', 219,
-        '\t', 336,
-        ' ', 336,
+        '\n', 319,
+        '\r', 317,
+        '(', 284,
+        '{', 255,
+        '|', 220,
+        '}', 221,
+        '\t', 330,
+        ' ', 330,
       );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(221);
+      if (lookahead != 0) ADVANCE(224);
       END_STATE();
     case 108:
-      if (eof) ADVANCE(134);
-      ADVANCE_MAP(
-        '\n', 326,
-        '\r', 324,
-        '(', 292,
-        '{', 268,
-        '|', 226,
-        '}', 229,
-        '\t', 337,
-        ' ', 337,
-      );
-      if (lookahead != 0) ADVANCE(232);
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '(') ADVANCE(284);
+      if (lookahead == '{') ADVANCE(257);
+      if (lookahead == '}') ADVANCE(194);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(326);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
       END_STATE();
     case 109:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '(') ADVANCE(292);
-      if (lookahead == '{') ADVANCE(270);
-      if (lookahead == '}') ADVANCE(195);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(333);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
-      END_STATE();
-    case 110:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '(') ADVANCE(292);
-      if (lookahead == '{') ADVANCE(274);
-      if (lookahead == '}') ADVANCE(236);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(338);
-      if (lookahead != 0) ADVANCE(241);
-      END_STATE();
-    case 111:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == ':') ADVANCE(210);
-      if (lookahead == '{') ADVANCE(268);
-      if (lookahead == '}') ADVANCE(219);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(64);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(221);
-      END_STATE();
-    case 112:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == ':') ADVANCE(210);
-      if (lookahead == '{') ADVANCE(268);
-      if (lookahead == '}') ADVANCE(219);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(336);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(221);
-      END_STATE();
-    case 113:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == ':') ADVANCE(210);
-      if (lookahead == '{') ADVANCE(268);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(69);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(221);
-      END_STATE();
-    case 114:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '@') ADVANCE(225);
-      if (lookahead == '{') ADVANCE(274);
-      if (lookahead != 0) ADVANCE(241);
-      END_STATE();
-    case 115:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '{') ADVANCE(268);
-      if (lookahead == '|') ADVANCE(226);
-      if (lookahead == '}') ADVANCE(229);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(230);
-      if (lookahead != 0) ADVANCE(232);
-      END_STATE();
-    case 116:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '{') ADVANCE(268);
-      if (lookahead == '|') ADVANCE(226);
-      if (lookahead == '}') ADVANCE(229);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(337);
-      if (lookahead != 0) ADVANCE(232);
-      END_STATE();
-    case 117:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '{') ADVANCE(268);
-      if (lookahead == '|') ADVANCE(226);
-      if (lookahead != 0) ADVANCE(232);
-      END_STATE();
-    case 118:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '{') ADVANCE(270);
-      if (lookahead == '}') ADVANCE(195);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(333);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
-      END_STATE();
-    case 119:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '{') ADVANCE(270);
-      if (lookahead == '}') ADVANCE(195);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(330);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
-      END_STATE();
-    case 120:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '{') ADVANCE(270);
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '(') ADVANCE(284);
+      if (lookahead == '{') ADVANCE(261);
+      if (lookahead == '}') ADVANCE(228);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(331);
+      if (lookahead != 0) ADVANCE(231);
+      END_STATE();
+    case 110:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == ':') ADVANCE(207);
+      if (lookahead == '{') ADVANCE(255);
+      if (lookahead == '}') ADVANCE(213);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(63);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+      END_STATE();
+    case 111:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == ':') ADVANCE(207);
+      if (lookahead == '{') ADVANCE(255);
+      if (lookahead == '}') ADVANCE(213);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(329);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+      END_STATE();
+    case 112:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == ':') ADVANCE(207);
+      if (lookahead == '{') ADVANCE(255);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(68);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+      END_STATE();
+    case 113:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '@') ADVANCE(219);
+      if (lookahead == '{') ADVANCE(261);
+      if (lookahead != 0) ADVANCE(231);
+      END_STATE();
+    case 114:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '{') ADVANCE(255);
+      if (lookahead == '|') ADVANCE(220);
+      if (lookahead == '}') ADVANCE(221);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(222);
+      if (lookahead != 0) ADVANCE(224);
+      END_STATE();
+    case 115:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '{') ADVANCE(255);
+      if (lookahead == '|') ADVANCE(220);
+      if (lookahead == '}') ADVANCE(221);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(330);
+      if (lookahead != 0) ADVANCE(224);
+      END_STATE();
+    case 116:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '{') ADVANCE(255);
+      if (lookahead == '|') ADVANCE(220);
+      if (lookahead != 0) ADVANCE(224);
+      END_STATE();
+    case 117:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '{') ADVANCE(257);
+      if (lookahead == '}') ADVANCE(194);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(326);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+      END_STATE();
+    case 118:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '{') ADVANCE(257);
+      if (lookahead == '}') ADVANCE(194);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(323);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+      END_STATE();
+    case 119:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '{') ADVANCE(257);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(324);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+      END_STATE();
+    case 120:
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '{') ADVANCE(261);
+      if (lookahead == '}') ADVANCE(228);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(229);
+      if (lookahead != 0) ADVANCE(231);
       END_STATE();
     case 121:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '{') ADVANCE(274);
-      if (lookahead == '}') ADVANCE(236);
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '{') ADVANCE(261);
+      if (lookahead == '}') ADVANCE(228);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(237);
-      if (lookahead != 0) ADVANCE(241);
+          lookahead == ' ') ADVANCE(331);
+      if (lookahead != 0) ADVANCE(231);
       END_STATE();
     case 122:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '{') ADVANCE(274);
-      if (lookahead == '}') ADVANCE(236);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(338);
-      if (lookahead != 0) ADVANCE(241);
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead == '{') ADVANCE(261);
+      if (lookahead != 0) ADVANCE(231);
       END_STATE();
     case 123:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead == '{') ADVANCE(274);
-      if (lookahead != 0) ADVANCE(241);
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(319);
+      if (lookahead == '\r') ADVANCE(317);
+      if (lookahead != 0) ADVANCE(138);
       END_STATE();
     case 124:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(326);
-      if (lookahead == '\r') ADVANCE(324);
-      if (lookahead != 0) ADVANCE(139);
+      if (eof) ADVANCE(133);
+      ADVANCE_MAP(
+        '\n', 320,
+        '\r', 318,
+        '"', 276,
+        '$', 298,
+        '{', 260,
+        '}', 243,
+        '\t', 328,
+        ' ', 328,
+        '<', 274,
+        '>', 274,
+        0x0b, 248,
+        '\f', 248,
+        '(', 276,
+        ')', 276,
+        ',', 276,
+      );
+      if (lookahead != 0) ADVANCE(274);
       END_STATE();
     case 125:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 327,
-        '\r', 325,
-        '"', 289,
-        '$', 255,
-        '{', 273,
-        '}', 253,
-        '\t', 335,
-        ' ', 335,
-        '<', 287,
-        '>', 287,
-        0x0b, 260,
-        '\f', 260,
-        '(', 289,
-        ')', 289,
-        ',', 289,
+        '\n', 320,
+        '\r', 318,
+        '"', 302,
+        '(', 284,
+        '{', 260,
+        '}', 243,
+        '\t', 328,
+        ' ', 328,
+        '<', 299,
+        '>', 299,
+        0x0b, 248,
+        '\f', 248,
+        ')', 248,
+        ',', 248,
       );
-      if (lookahead != 0) ADVANCE(287);
+      if (lookahead != 0) ADVANCE(299);
       END_STATE();
     case 126:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 327,
-        '\r', 325,
-        '"', 307,
-        '(', 292,
-        '{', 273,
-        '}', 253,
-        '\t', 335,
-        ' ', 335,
-        '<', 264,
-        '>', 264,
-        0x0b, 260,
-        '\f', 260,
-        ')', 260,
-        ',', 260,
+        '\n', 320,
+        '\r', 318,
+        '"', 302,
+        '{', 260,
+        '}', 243,
+        '\t', 328,
+        ' ', 328,
+        '<', 299,
+        '>', 299,
+        0x0b, 248,
+        '\f', 248,
+        '(', 248,
+        ')', 248,
+        ',', 248,
       );
-      if (lookahead != 0) ADVANCE(256);
+      if (lookahead != 0) ADVANCE(299);
       END_STATE();
     case 127:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 327,
-        '\r', 325,
-        '"', 307,
-        '{', 273,
-        '}', 253,
-        '\t', 335,
-        ' ', 335,
-        '<', 264,
-        '>', 264,
-        0x0b, 260,
-        '\f', 260,
-        '(', 260,
-        ')', 260,
-        ',', 260,
+        '\n', 320,
+        '\r', 318,
+        '$', 247,
+        '{', 260,
+        '}', 243,
+        '\t', 244,
+        ' ', 244,
+        '<', 276,
+        '>', 276,
+        0x0b, 248,
+        '\f', 248,
       );
-      if (lookahead != 0) ADVANCE(256);
+      if (lookahead != 0) ADVANCE(276);
       END_STATE();
     case 128:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 327,
-        '\r', 325,
-        '$', 259,
-        '{', 273,
-        '}', 253,
-        '\t', 254,
-        ' ', 254,
-        '<', 289,
-        '>', 289,
-        0x0b, 260,
-        '\f', 260,
+        '\n', 320,
+        '\r', 318,
+        '(', 284,
+        '{', 260,
+        '}', 243,
+        '\t', 328,
+        ' ', 328,
+        '<', 249,
+        '>', 249,
       );
-      if (lookahead != 0) ADVANCE(289);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 129:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 327,
-        '\r', 325,
-        '(', 292,
-        '{', 273,
-        '}', 253,
-        '\t', 335,
-        ' ', 335,
-        '<', 261,
-        '>', 261,
-      );
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 130:
-      if (eof) ADVANCE(134);
-      ADVANCE_MAP(
-        '\n', 327,
-        '\r', 325,
-        '<', 262,
-        '>', 263,
-        '?', 251,
-        'H', 245,
-        '{', 267,
-        '\t', 252,
-        ' ', 252,
+        '\n', 320,
+        '\r', 318,
+        '<', 250,
+        '>', 251,
+        '?', 241,
+        'H', 235,
+        '{', 254,
+        '\t', 242,
+        ' ', 242,
       );
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -2899,211 +2907,211 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(247);
-      if (lookahead != 0) ADVANCE(260);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(237);
+      if (lookahead != 0) ADVANCE(248);
+      END_STATE();
+    case 130:
+      if (eof) ADVANCE(133);
+      ADVANCE_MAP(
+        '\n', 320,
+        '\r', 318,
+        '{', 260,
+        '}', 243,
+        '\t', 328,
+        ' ', 328,
+        '<', 249,
+        '>', 249,
+      );
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 131:
-      if (eof) ADVANCE(134);
+      if (eof) ADVANCE(133);
       ADVANCE_MAP(
-        '\n', 327,
-        '\r', 325,
-        '{', 273,
-        '}', 253,
-        '\t', 335,
-        ' ', 335,
-        '<', 261,
-        '>', 261,
+        '\n', 320,
+        '\r', 318,
+        '{', 260,
+        '}', 243,
+        '\t', 244,
+        ' ', 244,
+        '<', 249,
+        '>', 249,
       );
-      if (lookahead != 0) ADVANCE(260);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 132:
-      if (eof) ADVANCE(134);
-      ADVANCE_MAP(
-        '\n', 327,
-        '\r', 325,
-        '{', 273,
-        '}', 253,
-        '\t', 254,
-        ' ', 254,
-        '<', 261,
-        '>', 261,
-      );
-      if (lookahead != 0) ADVANCE(260);
+      if (eof) ADVANCE(133);
+      if (lookahead == '\n') ADVANCE(320);
+      if (lookahead == '\r') ADVANCE(318);
+      if (lookahead == '{') ADVANCE(260);
+      if (lookahead == '<' ||
+          lookahead == '>') ADVANCE(249);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 133:
-      if (eof) ADVANCE(134);
-      if (lookahead == '\n') ADVANCE(327);
-      if (lookahead == '\r') ADVANCE(325);
-      if (lookahead == '{') ADVANCE(273);
-      if (lookahead == '<' ||
-          lookahead == '>') ADVANCE(261);
-      if (lookahead != 0) ADVANCE(260);
+      ACCEPT_TOKEN(ts_builtin_sym_end);
       END_STATE();
     case 134:
-      ACCEPT_TOKEN(ts_builtin_sym_end);
+      ACCEPT_TOKEN(aux_sym_document_token1);
       END_STATE();
     case 135:
       ACCEPT_TOKEN(aux_sym_document_token1);
-      END_STATE();
-    case 136:
-      ACCEPT_TOKEN(aux_sym_document_token1);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
+      END_STATE();
+    case 136:
+      ACCEPT_TOKEN(aux_sym_separator_token1);
+      if (lookahead == '#') ADVANCE(136);
       END_STATE();
     case 137:
-      ACCEPT_TOKEN(aux_sym_separator_token1);
+      ACCEPT_TOKEN(aux_sym__document_separator_token1);
       if (lookahead == '#') ADVANCE(137);
       END_STATE();
     case 138:
-      ACCEPT_TOKEN(aux_sym__document_separator_token1);
-      if (lookahead == '#') ADVANCE(138);
-      END_STATE();
-    case 139:
       ACCEPT_TOKEN(sym_separator_name);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(139);
+          lookahead != '\r') ADVANCE(138);
+      END_STATE();
+    case 139:
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead == '#') ADVANCE(141);
+      if (lookahead == '@') ADVANCE(150);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(144);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(149);
       END_STATE();
     case 140:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(142);
-      if (lookahead == '@') ADVANCE(151);
+      if (lookahead == '#') ADVANCE(137);
+      if (lookahead == '{') ADVANCE(148);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(145);
+          lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == ' ') ADVANCE(149);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(150);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
       END_STATE();
     case 141:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(138);
-      if (lookahead == '{') ADVANCE(149);
-      if (lookahead == '\t' ||
-          lookahead == 0x0b ||
-          lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(150);
+      if (lookahead == '#') ADVANCE(137);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(149);
       END_STATE();
     case 142:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(138);
+      if (lookahead == '#') ADVANCE(140);
+      if (lookahead == '@') ADVANCE(150);
+      if (lookahead == '{') ADVANCE(148);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(144);
+      if (lookahead == 0x0b ||
+          lookahead == '\f') ADVANCE(149);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(150);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
       END_STATE();
     case 143:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(141);
-      if (lookahead == '@') ADVANCE(151);
-      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '@') ADVANCE(150);
+      if (lookahead == '{') ADVANCE(148);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(145);
+          lookahead == ' ') ADVANCE(144);
       if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(150);
+          lookahead == '\f') ADVANCE(149);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
       END_STATE();
     case 144:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(151);
-      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '@') ADVANCE(150);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(145);
-      if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(150);
+          lookahead == ' ') ADVANCE(144);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(149);
       END_STATE();
     case 145:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(151);
+      if (lookahead == '@') ADVANCE(150);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(145);
+      if (lookahead == ':' ||
+          lookahead == '{') ADVANCE(149);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(150);
+          lookahead != '\r') ADVANCE(147);
       END_STATE();
     case 146:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(151);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(146);
-      if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(150);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(148);
-      END_STATE();
-    case 147:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '{') ADVANCE(148);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(150);
+          lookahead == ' ') ADVANCE(149);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
       END_STATE();
-    case 148:
+    case 147:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(150);
+          lookahead == '{') ADVANCE(149);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(148);
+          lookahead != '\r') ADVANCE(147);
       END_STATE();
-    case 149:
+    case 148:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
           lookahead == ' ' ||
-          lookahead == '{') ADVANCE(150);
+          lookahead == '{') ADVANCE(149);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(147);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
       END_STATE();
-    case 150:
+    case 149:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(150);
+          lookahead != '\r') ADVANCE(149);
       END_STATE();
-    case 151:
+    case 150:
       ACCEPT_TOKEN(aux_sym_directive_token1);
       END_STATE();
-    case 152:
+    case 151:
       ACCEPT_TOKEN(sym_directive_name);
-      if (lookahead == '.') ADVANCE(153);
+      if (lookahead == '.') ADVANCE(152);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(152);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(151);
       END_STATE();
-    case 153:
+    case 152:
       ACCEPT_TOKEN(sym_directive_name);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(153);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(152);
       END_STATE();
-    case 154:
+    case 153:
       ACCEPT_TOKEN(anon_sym_AT);
       END_STATE();
-    case 155:
+    case 154:
       ACCEPT_TOKEN(aux_sym_variable_declaration_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(155);
+          lookahead == ' ') ADVANCE(154);
       END_STATE();
-    case 156:
+    case 155:
       ACCEPT_TOKEN(sym_variable_declaration_name);
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -3111,1378 +3119,1257 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(156);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(155);
       END_STATE();
-    case 157:
+    case 156:
       ACCEPT_TOKEN(sym_script);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(157);
+          lookahead == ' ') ADVANCE(156);
+      END_STATE();
+    case 157:
+      ACCEPT_TOKEN(sym_unclosed_script);
+      if (lookahead == '\n') ADVANCE(12);
+      if (lookahead == '\r') ADVANCE(12);
+      if (lookahead == '%') ADVANCE(160);
+      if (lookahead != 0) ADVANCE(157);
       END_STATE();
     case 158:
       ACCEPT_TOKEN(sym_unclosed_script);
       if (lookahead == '\n') ADVANCE(12);
       if (lookahead == '\r') ADVANCE(12);
       if (lookahead == '%') ADVANCE(161);
+      if (lookahead == '{') ADVANCE(159);
+      if (('\t' <= lookahead && lookahead <= '\f') ||
+          lookahead == ' ') ADVANCE(157);
       if (lookahead != 0) ADVANCE(158);
       END_STATE();
     case 159:
       ACCEPT_TOKEN(sym_unclosed_script);
       if (lookahead == '\n') ADVANCE(12);
       if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(162);
-      if (lookahead == '{') ADVANCE(160);
+      if (lookahead == '%') ADVANCE(161);
       if (('\t' <= lookahead && lookahead <= '\f') ||
-          lookahead == ' ') ADVANCE(158);
-      if (lookahead != 0) ADVANCE(159);
+          lookahead == ' ' ||
+          lookahead == '{') ADVANCE(157);
+      if (lookahead != 0) ADVANCE(158);
       END_STATE();
     case 160:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '\n') ADVANCE(12);
-      if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(162);
-      if (('\t' <= lookahead && lookahead <= '\f') ||
-          lookahead == ' ' ||
-          lookahead == '{') ADVANCE(158);
-      if (lookahead != 0) ADVANCE(159);
+      if (lookahead == '%') ADVANCE(160);
+      if (lookahead == '}') ADVANCE(156);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(157);
       END_STATE();
     case 161:
       ACCEPT_TOKEN(sym_unclosed_script);
       if (lookahead == '%') ADVANCE(161);
-      if (lookahead == '}') ADVANCE(157);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(158);
-      END_STATE();
-    case 162:
-      ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '%') ADVANCE(162);
-      if (lookahead == '{') ADVANCE(160);
-      if (lookahead == '}') ADVANCE(157);
+      if (lookahead == '{') ADVANCE(159);
+      if (lookahead == '}') ADVANCE(156);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(158);
+          lookahead == ' ') ADVANCE(157);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(159);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(158);
+      END_STATE();
+    case 162:
+      ACCEPT_TOKEN(sym__pre_request_file);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(162);
       END_STATE();
     case 163:
-      ACCEPT_TOKEN(sym__pre_request_file);
+      ACCEPT_TOKEN(sym__handler_file);
+      if (lookahead == ':' ||
+          lookahead == '{') ADVANCE(164);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(163);
       END_STATE();
     case 164:
       ACCEPT_TOKEN(sym__handler_file);
-      if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(165);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(164);
       END_STATE();
     case 165:
-      ACCEPT_TOKEN(sym__handler_file);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(165);
-      END_STATE();
-    case 166:
       ACCEPT_TOKEN(sym_js_block);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(166);
+          lookahead == ' ') ADVANCE(165);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(11);
       END_STATE();
-    case 167:
+    case 166:
       ACCEPT_TOKEN(sym_graphql_fragment);
-      if (lookahead == '}') ADVANCE(167);
+      if (lookahead == '}') ADVANCE(166);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(167);
+          lookahead == ' ') ADVANCE(166);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(63);
+          lookahead != '\r') ADVANCE(62);
       END_STATE();
-    case 168:
+    case 167:
       ACCEPT_TOKEN(sym_graphql_fragment);
       if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(167);
+      END_STATE();
+    case 168:
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(168);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(169);
       END_STATE();
     case 169:
       ACCEPT_TOKEN(sym_command);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(169);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(170);
+          lookahead != '\r') ADVANCE(169);
       END_STATE();
     case 170:
-      ACCEPT_TOKEN(sym_command);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'a') ADVANCE(172);
+      if (lookahead == '{') ADVANCE(74);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('b' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(170);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 171:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'a') ADVANCE(173);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'e') ADVANCE(177);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('b' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 172:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'e') ADVANCE(178);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'g') ADVANCE(175);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 173:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'g') ADVANCE(176);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'l') ADVANCE(190);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 174:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'l') ADVANCE(191);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'm') ADVANCE(181);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 175:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'm') ADVANCE(182);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'm') ADVANCE(171);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 176:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'm') ADVANCE(172);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'n') ADVANCE(190);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 177:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'n') ADVANCE(191);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'n') ADVANCE(187);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 178:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'n') ADVANCE(188);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'o') ADVANCE(190);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 179:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(191);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'o') ADVANCE(188);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 180:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(189);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'o') ADVANCE(185);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 181:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(186);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'p') ADVANCE(180);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 182:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'p') ADVANCE(181);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'q') ADVANCE(173);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 183:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'q') ADVANCE(174);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'r') ADVANCE(170);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 184:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(171);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'r') ADVANCE(179);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 185:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(180);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'r') ADVANCE(186);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 186:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(187);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 't') ADVANCE(190);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 187:
       ACCEPT_TOKEN(sym_method);
       if (lookahead == 't') ADVANCE(191);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 188:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(192);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 't') ADVANCE(178);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 189:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(179);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == 'u') ADVANCE(176);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 190:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'u') ADVANCE(177);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '{') ADVANCE(74);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(168);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
       END_STATE();
     case 191:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(169);
+          lookahead == ' ') ADVANCE(65);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
       END_STATE();
     case 192:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(75);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(66);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
-      END_STATE();
-    case 193:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(75);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(193);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
+      END_STATE();
+    case 193:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '/') ADVANCE(143);
+      if (lookahead == '{') ADVANCE(74);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 194:
       ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '/') ADVANCE(144);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '{') ADVANCE(74);
+      if (lookahead == '}') ADVANCE(265);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 195:
       ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(75);
-      if (lookahead == '}') ADVANCE(278);
+      if (lookahead == '{') ADVANCE(74);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 196:
       ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(75);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',' ||
-          lookahead == '}') ADVANCE(199);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(197);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
     case 197:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(75);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',' ||
-          lookahead == '}') ADVANCE(199);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(197);
-      END_STATE();
-    case 198:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(75);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
-      END_STATE();
-    case 199:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(75);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
-      END_STATE();
-    case 200:
       ACCEPT_TOKEN(sym__url_text);
       if (lookahead == '{') ADVANCE(46);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(56);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
       END_STATE();
-    case 201:
+    case 198:
       ACCEPT_TOKEN(sym__url_text);
       if (lookahead == '{') ADVANCE(46);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(57);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(199);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
       END_STATE();
-    case 202:
+    case 199:
       ACCEPT_TOKEN(sym_http_version);
       if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(202);
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(199);
       END_STATE();
-    case 203:
+    case 200:
       ACCEPT_TOKEN(aux_sym_query_continuation_token1);
       END_STATE();
-    case 204:
+    case 201:
       ACCEPT_TOKEN(aux_sym_query_continuation_token1);
-      if (lookahead == '?') ADVANCE(205);
+      if (lookahead == '?') ADVANCE(202);
       END_STATE();
-    case 205:
+    case 202:
       ACCEPT_TOKEN(aux_sym_assertion_token1);
       END_STATE();
-    case 206:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '{') ADVANCE(209);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(207);
-      END_STATE();
-    case 207:
+    case 203:
       ACCEPT_TOKEN(sym_response_line);
       if (lookahead == '{') ADVANCE(206);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(207);
+          lookahead != '\r') ADVANCE(204);
       END_STATE();
-    case 208:
+    case 204:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '{') ADVANCE(203);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(204);
+      END_STATE();
+    case 205:
       ACCEPT_TOKEN(sym_response_line);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(207);
+          lookahead == ' ') ADVANCE(204);
       END_STATE();
-    case 209:
+    case 206:
       ACCEPT_TOKEN(sym_response_line);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(209);
+          lookahead != '\r') ADVANCE(206);
       END_STATE();
-    case 210:
+    case 207:
       ACCEPT_TOKEN(aux_sym_header_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(210);
+          lookahead == ' ') ADVANCE(207);
       END_STATE();
-    case 211:
-      ACCEPT_TOKEN(aux_sym_header_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(210);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(305);
-      END_STATE();
-    case 212:
+    case 208:
       ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '/') ADVANCE(146);
+      if (lookahead == '/') ADVANCE(145);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(221);
+          lookahead != '{') ADVANCE(215);
       END_STATE();
-    case 213:
+    case 209:
       ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == ':') ADVANCE(165);
+      if (lookahead == ':') ADVANCE(164);
       if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(213);
+          lookahead == ' ') ADVANCE(209);
       if (lookahead == 0x0b ||
           lookahead == '\f' ||
           lookahead == '%' ||
-          lookahead == '>') ADVANCE(221);
+          lookahead == '>') ADVANCE(215);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(164);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(163);
+      END_STATE();
+    case 210:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '>') ADVANCE(225);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(209);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':') ADVANCE(215);
+      END_STATE();
+    case 211:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '?') ADVANCE(202);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(215);
+      END_STATE();
+    case 212:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(212);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':') ADVANCE(215);
+      END_STATE();
+    case 213:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '}') ADVANCE(265);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(215);
       END_STATE();
     case 214:
       ACCEPT_TOKEN(sym__header_name_text);
-      ADVANCE_MAP(
-        ':', 305,
-        '\t', 221,
-        0x0b, 221,
-        '\f', 221,
-        ' ', 221,
-        '"', 221,
-        '(', 221,
-        ')', 221,
-        ',', 221,
-        '}', 221,
-      );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
           (lookahead < 'a' || '{' < lookahead)) ADVANCE(215);
       END_STATE();
     case 215:
       ACCEPT_TOKEN(sym__header_name_text);
-      ADVANCE_MAP(
-        ':', 305,
-        '\t', 221,
-        0x0b, 221,
-        '\f', 221,
-        ' ', 221,
-        '"', 221,
-        '(', 221,
-        ')', 221,
-        ',', 221,
-        '}', 221,
-      );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
           lookahead != '{') ADVANCE(215);
       END_STATE();
     case 216:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '>') ADVANCE(233);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(213);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':') ADVANCE(221);
-      END_STATE();
-    case 217:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '?') ADVANCE(205);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(221);
-      END_STATE();
-    case 218:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(218);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':') ADVANCE(221);
-      END_STATE();
-    case 219:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '}') ADVANCE(278);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(221);
-      END_STATE();
-    case 220:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          (lookahead < 'a' || '{' < lookahead)) ADVANCE(221);
-      END_STATE();
-    case 221:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(221);
-      END_STATE();
-    case 222:
       ACCEPT_TOKEN(aux_sym_file_reference_token1);
       if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(222);
+          lookahead == ' ') ADVANCE(216);
       END_STATE();
-    case 223:
+    case 217:
       ACCEPT_TOKEN(aux_sym_file_reference_token2);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(223);
+          lookahead == ' ') ADVANCE(217);
       END_STATE();
-    case 224:
+    case 218:
       ACCEPT_TOKEN(sym_form_field_name);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(224);
+          lookahead == ' ') ADVANCE(218);
       END_STATE();
-    case 225:
+    case 219:
       ACCEPT_TOKEN(anon_sym_AT2);
       END_STATE();
-    case 226:
+    case 220:
       ACCEPT_TOKEN(aux_sym_form_file_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(226);
+          lookahead == ' ') ADVANCE(220);
       END_STATE();
-    case 227:
+    case 221:
       ACCEPT_TOKEN(sym__form_path_text);
-      ADVANCE_MAP(
-        '|', 305,
-        '\t', 232,
-        0x0b, 232,
-        '\f', 232,
-        ' ', 232,
-        '"', 232,
-        '(', 232,
-        ')', 232,
-        ',', 232,
-        '}', 232,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(228);
-      END_STATE();
-    case 228:
-      ACCEPT_TOKEN(sym__form_path_text);
-      ADVANCE_MAP(
-        '|', 305,
-        '\t', 232,
-        0x0b, 232,
-        '\f', 232,
-        ' ', 232,
-        '"', 232,
-        '(', 232,
-        ')', 232,
-        ',', 232,
-        '}', 232,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(228);
-      END_STATE();
-    case 229:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(278);
+      if (lookahead == '}') ADVANCE(265);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(232);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(224);
       END_STATE();
-    case 230:
+    case 222:
       ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(229);
+      if (lookahead == '}') ADVANCE(221);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(230);
+          lookahead == ' ') ADVANCE(222);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(232);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(224);
       END_STATE();
-    case 231:
+    case 223:
       ACCEPT_TOKEN(sym__form_path_text);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < 'a' || '|' < lookahead)) ADVANCE(232);
+          (lookahead < 'a' || '|' < lookahead)) ADVANCE(224);
       END_STATE();
-    case 232:
+    case 224:
       ACCEPT_TOKEN(sym__form_path_text);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '{' &&
-          lookahead != '|') ADVANCE(232);
+          lookahead != '|') ADVANCE(224);
       END_STATE();
-    case 233:
+    case 225:
       ACCEPT_TOKEN(aux_sym_output_redirect_token1);
-      if (lookahead == '!') ADVANCE(234);
+      if (lookahead == '!') ADVANCE(226);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(234);
+          lookahead == ' ') ADVANCE(226);
       END_STATE();
-    case 234:
+    case 226:
       ACCEPT_TOKEN(aux_sym_output_redirect_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(234);
+          lookahead == ' ') ADVANCE(226);
       END_STATE();
-    case 235:
+    case 227:
       ACCEPT_TOKEN(aux_sym_response_reference_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(235);
+          lookahead == ' ') ADVANCE(227);
       END_STATE();
-    case 236:
+    case 228:
       ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(80);
-      if (lookahead == '}') ADVANCE(278);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead == '}') ADVANCE(265);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(241);
+          lookahead != '\r') ADVANCE(231);
       END_STATE();
-    case 237:
+    case 229:
       ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(80);
-      if (lookahead == '}') ADVANCE(236);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead == '}') ADVANCE(228);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(237);
+          lookahead == ' ') ADVANCE(229);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(241);
+          lookahead != '\r') ADVANCE(231);
+      END_STATE();
+    case 230:
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(79);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(231);
+      END_STATE();
+    case 231:
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(79);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(231);
+      END_STATE();
+    case 232:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 60,
+        '\r', 14,
+        '/', 236,
+        '=', 218,
+        '{', 78,
+        '\t', 238,
+        ' ', 238,
+        0x0b, 248,
+        '\f', 248,
+        '}', 248,
+      );
+      if (lookahead != 0) ADVANCE(237);
+      END_STATE();
+    case 233:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 60,
+        '\r', 14,
+        '=', 218,
+        'P', 232,
+        '{', 78,
+        '\t', 238,
+        ' ', 238,
+        0x0b, 248,
+        '\f', 248,
+        '}', 248,
+      );
+      if (lookahead != 0) ADVANCE(237);
+      END_STATE();
+    case 234:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 60,
+        '\r', 14,
+        '=', 218,
+        'T', 233,
+        '{', 78,
+        '\t', 238,
+        ' ', 238,
+        0x0b, 248,
+        '\f', 248,
+        '}', 248,
+      );
+      if (lookahead != 0) ADVANCE(237);
+      END_STATE();
+    case 235:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 60,
+        '\r', 14,
+        '=', 218,
+        'T', 234,
+        '{', 78,
+        '\t', 238,
+        ' ', 238,
+        0x0b, 248,
+        '\f', 248,
+        '}', 248,
+      );
+      if (lookahead != 0) ADVANCE(237);
+      END_STATE();
+    case 236:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 60,
+        '\r', 14,
+        '=', 218,
+        '{', 78,
+        '\t', 238,
+        ' ', 238,
+        0x0b, 248,
+        '\f', 248,
+        '}', 248,
+      );
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(239);
+      if (lookahead != 0) ADVANCE(237);
+      END_STATE();
+    case 237:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 60,
+        '\r', 14,
+        '=', 218,
+        '{', 78,
+        '\t', 238,
+        ' ', 238,
+        0x0b, 248,
+        '\f', 248,
+        '}', 248,
+      );
+      if (lookahead != 0) ADVANCE(237);
       END_STATE();
     case 238:
-      ACCEPT_TOKEN(sym__text);
-      ADVANCE_MAP(
-        '{', 80,
-        '\t', 241,
-        0x0b, 241,
-        '\f', 241,
-        ' ', 241,
-        '"', 241,
-        '(', 241,
-        ')', 241,
-        ',', 241,
-        '}', 241,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(239);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '=') ADVANCE(218);
+      if (lookahead == '{') ADVANCE(78);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(238);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 239:
-      ACCEPT_TOKEN(sym__text);
+      ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '{', 80,
-        '\t', 241,
-        0x0b, 241,
-        '\f', 241,
-        ' ', 241,
-        '"', 241,
-        '(', 241,
-        ')', 241,
-        ',', 241,
-        '}', 241,
+        '\n', 60,
+        '\r', 14,
+        '=', 218,
+        '{', 78,
+        '\t', 240,
+        ' ', 240,
+        0x0b, 248,
+        '\f', 248,
+        '}', 248,
       );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(239);
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(239);
+      if (lookahead != 0) ADVANCE(237);
       END_STATE();
     case 240:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(80);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(241);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '=') ADVANCE(218);
+      if (lookahead == '{') ADVANCE(78);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(240);
+      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(246);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 241:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(80);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(241);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '?') ADVANCE(202);
+      if (lookahead == '{') ADVANCE(78);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 242:
       ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '/', 246,
-        '=', 224,
-        '{', 79,
-        '\t', 248,
-        ' ', 248,
-        0x0b, 260,
-        '\f', 260,
-        '}', 260,
-      );
-      if (lookahead != 0) ADVANCE(247);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '?') ADVANCE(241);
+      if (lookahead == '{') ADVANCE(78);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(242);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 243:
       ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 224,
-        'P', 242,
-        '{', 79,
-        '\t', 248,
-        ' ', 248,
-        0x0b, 260,
-        '\f', 260,
-        '}', 260,
-      );
-      if (lookahead != 0) ADVANCE(247);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(78);
+      if (lookahead == '}') ADVANCE(265);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 244:
       ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 224,
-        'T', 243,
-        '{', 79,
-        '\t', 248,
-        ' ', 248,
-        0x0b, 260,
-        '\f', 260,
-        '}', 260,
-      );
-      if (lookahead != 0) ADVANCE(247);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(78);
+      if (lookahead == '}') ADVANCE(243);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(244);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 245:
       ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 224,
-        'T', 244,
-        '{', 79,
-        '\t', 248,
-        ' ', 248,
-        0x0b, 260,
-        '\f', 260,
-        '}', 260,
-      );
-      if (lookahead != 0) ADVANCE(247);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(78);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(205);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 246:
       ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 224,
-        '{', 79,
-        '\t', 248,
-        ' ', 248,
-        0x0b, 260,
-        '\f', 260,
-        '}', 260,
-      );
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(249);
-      if (lookahead != 0) ADVANCE(247);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(78);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(245);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 247:
       ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 224,
-        '{', 79,
-        '\t', 248,
-        ' ', 248,
-        0x0b, 260,
-        '\f', 260,
-        '}', 260,
-      );
-      if (lookahead != 0) ADVANCE(247);
+      if (lookahead == '\n') ADVANCE(60);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(78);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 248:
       ACCEPT_TOKEN(sym__body_text);
       if (lookahead == '\n') ADVANCE(60);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '=') ADVANCE(224);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(248);
-      if (lookahead != 0) ADVANCE(260);
+      if (lookahead == '{') ADVANCE(78);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
     case 249:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 224,
-        '{', 79,
-        '\t', 250,
-        ' ', 250,
-        0x0b, 260,
-        '\f', 260,
-        '}', 260,
-      );
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(249);
-      if (lookahead != 0) ADVANCE(247);
+      ACCEPT_TOKEN(sym__angle);
       END_STATE();
     case 250:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '=') ADVANCE(224);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(250);
-      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(258);
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 251:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '?') ADVANCE(205);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 252:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '?') ADVANCE(251);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(252);
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 253:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead == '}') ADVANCE(278);
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 254:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead == '}') ADVANCE(253);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(254);
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 255:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '{', 79,
-        '\t', 260,
-        0x0b, 260,
-        '\f', 260,
-        ' ', 260,
-        '"', 260,
-        '(', 260,
-        ')', 260,
-        ',', 260,
-        '}', 260,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0) ADVANCE(256);
-      END_STATE();
-    case 256:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '{', 79,
-        '\t', 260,
-        0x0b, 260,
-        '\f', 260,
-        ' ', 260,
-        '"', 260,
-        '(', 260,
-        ')', 260,
-        ',', 260,
-        '}', 260,
-      );
-      if (lookahead != 0) ADVANCE(256);
-      END_STATE();
-    case 257:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(79);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(208);
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 258:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(79);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(257);
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 259:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(79);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 260:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead != 0) ADVANCE(260);
-      END_STATE();
-    case 261:
       ACCEPT_TOKEN(sym__angle);
-      END_STATE();
-    case 262:
-      ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(235);
-      if (lookahead == '@') ADVANCE(65);
+      if (lookahead == '>') ADVANCE(227);
+      if (lookahead == '@') ADVANCE(64);
       if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(222);
+          lookahead == ' ') ADVANCE(216);
       END_STATE();
-    case 263:
+    case 251:
       ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(233);
+      if (lookahead == '>') ADVANCE(225);
       if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(55);
       END_STATE();
-    case 264:
-      ACCEPT_TOKEN(sym__angle);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(305);
-      END_STATE();
-    case 265:
+    case 252:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(275);
+      if (lookahead == '{') ADVANCE(262);
       END_STATE();
-    case 266:
+    case 253:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(275);
+      if (lookahead == '{') ADVANCE(262);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
-    case 267:
+    case 254:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(275);
+      if (lookahead == '{') ADVANCE(262);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(260);
+          lookahead != '\r') ADVANCE(248);
       END_STATE();
-    case 268:
+    case 255:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(277);
+      if (lookahead == '{') ADVANCE(264);
       END_STATE();
-    case 269:
+    case 256:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(277);
-      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(299);
+      if (lookahead == '{') ADVANCE(264);
+      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(289);
       END_STATE();
-    case 270:
+    case 257:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(277);
+      if (lookahead == '{') ADVANCE(264);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
-    case 271:
+    case 258:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(277);
+      if (lookahead == '{') ADVANCE(264);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(323);
+          lookahead != ']') ADVANCE(316);
       END_STATE();
-    case 272:
+    case 259:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(277);
+      if (lookahead == '{') ADVANCE(264);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
-          lookahead != '\\') ADVANCE(315);
+          lookahead != '\\') ADVANCE(310);
       END_STATE();
-    case 273:
+    case 260:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(277);
+      if (lookahead == '{') ADVANCE(264);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(260);
+          lookahead != '\r') ADVANCE(248);
       END_STATE();
-    case 274:
+    case 261:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(277);
+      if (lookahead == '{') ADVANCE(264);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(241);
+          lookahead != '\r') ADVANCE(231);
       END_STATE();
-    case 275:
+    case 262:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == '+') ADVANCE(7);
       if (lookahead == '@') ADVANCE(3);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(276);
+          lookahead == ' ') ADVANCE(263);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(7);
       END_STATE();
-    case 276:
+    case 263:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(276);
+          lookahead == ' ') ADVANCE(263);
       END_STATE();
-    case 277:
+    case 264:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(277);
+          lookahead == ' ') ADVANCE(264);
       END_STATE();
-    case 278:
+    case 265:
       ACCEPT_TOKEN(aux_sym_variable_token2);
       END_STATE();
-    case 279:
+    case 266:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(289);
-      if (lookahead == '\\') ADVANCE(290);
+      if (lookahead == '"') ADVANCE(276);
+      if (lookahead == '\\') ADVANCE(277);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(279);
+          lookahead != '}') ADVANCE(266);
       END_STATE();
-    case 280:
+    case 267:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(289);
-      if (lookahead == '\\') ADVANCE(288);
+      if (lookahead == '"') ADVANCE(276);
+      if (lookahead == '\\') ADVANCE(275);
       if (lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(279);
+          lookahead == ',') ADVANCE(266);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(280);
+          lookahead != '}') ADVANCE(267);
       END_STATE();
-    case 281:
+    case 268:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(289);
+      if (lookahead == '"') ADVANCE(276);
       if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(287);
+          lookahead == ']') ADVANCE(274);
       if (lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(286);
+          lookahead == ',') ADVANCE(273);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(281);
+          lookahead != '}') ADVANCE(268);
       END_STATE();
-    case 282:
+    case 269:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(289);
+      if (lookahead == ':') ADVANCE(276);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(282);
+          lookahead != '}') ADVANCE(269);
       END_STATE();
-    case 283:
+    case 270:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(287);
+      if (lookahead == ':') ADVANCE(274);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(282);
+          lookahead == ',') ADVANCE(269);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(283);
+          lookahead != '}') ADVANCE(270);
       END_STATE();
-    case 284:
+    case 271:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(289);
+      if (lookahead == '|') ADVANCE(276);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(284);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(271);
       END_STATE();
-    case 285:
+    case 272:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(287);
+      if (lookahead == '|') ADVANCE(274);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(284);
+          lookahead == ',') ADVANCE(271);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(285);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(272);
       END_STATE();
-    case 286:
+    case 273:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(289);
+          lookahead == ']') ADVANCE(276);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(286);
+          lookahead != '}') ADVANCE(273);
       END_STATE();
-    case 287:
+    case 274:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(289);
+          lookahead == ',') ADVANCE(276);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(287);
+          lookahead != '}') ADVANCE(274);
       END_STATE();
-    case 288:
+    case 275:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(279);
+          lookahead == ',') ADVANCE(266);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(280);
+          lookahead != '}') ADVANCE(267);
       END_STATE();
-    case 289:
+    case 276:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(289);
+          lookahead != '}') ADVANCE(276);
       END_STATE();
-    case 290:
+    case 277:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(279);
+          lookahead != '}') ADVANCE(266);
       END_STATE();
-    case 291:
+    case 278:
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == ':') ADVANCE(299);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(291);
+      END_STATE();
+    case 279:
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '\\') ADVANCE(300);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(279);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          ('[' <= lookahead && lookahead <= ']')) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(293);
+      END_STATE();
+    case 280:
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '|') ADVANCE(299);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(280);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < ',' || '.' < lookahead) &&
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(295);
+      END_STATE();
+    case 281:
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(299);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(281);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(297);
+      END_STATE();
+    case 282:
       ACCEPT_TOKEN(sym_resolver_name);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
       END_STATE();
-    case 292:
+    case 283:
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(283);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(299);
+      END_STATE();
+    case 284:
       ACCEPT_TOKEN(anon_sym_LPAREN);
       END_STATE();
-    case 293:
+    case 285:
       ACCEPT_TOKEN(anon_sym_COMMA);
       END_STATE();
-    case 294:
+    case 286:
       ACCEPT_TOKEN(anon_sym_RPAREN);
       END_STATE();
-    case 295:
+    case 287:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '}') ADVANCE(62);
+      if (lookahead == '{') ADVANCE(73);
+      if (lookahead == '}') ADVANCE(61);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(295);
+          lookahead == ' ') ADVANCE(287);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
@@ -4490,166 +4377,147 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ',') ADVANCE(299);
+          lookahead != ',') ADVANCE(289);
+      END_STATE();
+    case 288:
+      ACCEPT_TOKEN(sym__argument_text);
+      if (lookahead == '{') ADVANCE(73);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          lookahead != '}') ADVANCE(289);
+      END_STATE();
+    case 289:
+      ACCEPT_TOKEN(sym__argument_text);
+      if (lookahead == '{') ADVANCE(73);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          lookahead != '}') ADVANCE(289);
+      END_STATE();
+    case 290:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == ':') ADVANCE(299);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(291);
+      END_STATE();
+    case 291:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == ':') ADVANCE(299);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(291);
+      END_STATE();
+    case 292:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '\\') ADVANCE(300);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(279);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          ('[' <= lookahead && lookahead <= ']')) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(293);
+      END_STATE();
+    case 293:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '\\') ADVANCE(300);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          ('[' <= lookahead && lookahead <= ']')) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(293);
+      END_STATE();
+    case 294:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '|') ADVANCE(299);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(280);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(295);
+      END_STATE();
+    case 295:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '|') ADVANCE(299);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(295);
       END_STATE();
     case 296:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '\t' ||
-          lookahead == 0x0b ||
-          lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(299);
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(299);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(297);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(281);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(297);
       END_STATE();
     case 297:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '\t' ||
-          lookahead == 0x0b ||
-          lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(299);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(297);
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(299);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(297);
       END_STATE();
     case 298:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(74);
+      ACCEPT_TOKEN(sym__word_text);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(299);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(283);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(299);
       END_STATE();
     case 299:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(299);
-      END_STATE();
-    case 300:
-      ACCEPT_TOKEN(sym__word_text);
-      ADVANCE_MAP(
-        '\\', 304,
-        '{', 77,
-        '\t', 315,
-        0x0b, 315,
-        '\f', 315,
-        ' ', 315,
-        '(', 315,
-        ')', 315,
-        ',', 315,
-        '}', 315,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"') ADVANCE(301);
-      END_STATE();
-    case 301:
-      ACCEPT_TOKEN(sym__word_text);
-      ADVANCE_MAP(
-        '\\', 304,
-        '{', 77,
-        '\t', 315,
-        0x0b, 315,
-        '\f', 315,
-        ' ', 315,
-        '(', 315,
-        ')', 315,
-        ',', 315,
-        '}', 315,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"') ADVANCE(301);
-      END_STATE();
-    case 302:
-      ACCEPT_TOKEN(sym__word_text);
-      ADVANCE_MAP(
-        '{', 76,
-        '[', 305,
-        ']', 305,
-        '\t', 323,
-        0x0b, 323,
-        '\f', 323,
-        ' ', 323,
-        '(', 323,
-        ')', 323,
-        ',', 323,
-        '}', 323,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"') ADVANCE(303);
-      END_STATE();
-    case 303:
-      ACCEPT_TOKEN(sym__word_text);
-      ADVANCE_MAP(
-        '{', 76,
-        '[', 305,
-        ']', 305,
-        '\t', 323,
-        0x0b, 323,
-        '\f', 323,
-        ' ', 323,
-        '(', 323,
-        ')', 323,
-        ',', 323,
-        '}', 323,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '"') ADVANCE(303);
-      END_STATE();
-    case 304:
-      ACCEPT_TOKEN(sym__word_text);
-      ADVANCE_MAP(
-        '\t', 315,
-        0x0b, 315,
-        '\f', 315,
-        ' ', 315,
-        '"', 315,
-        '(', 315,
-        ')', 315,
-        ',', 315,
-        '{', 315,
-        '}', 315,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
-      END_STATE();
-    case 305:
       ACCEPT_TOKEN(sym__word_text);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
@@ -4657,296 +4525,286 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(305);
+          lookahead != ' ') ADVANCE(299);
       END_STATE();
-    case 306:
+    case 300:
+      ACCEPT_TOKEN(sym__word_text);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(293);
+      END_STATE();
+    case 301:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       END_STATE();
-    case 307:
+    case 302:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead == '\n') ADVANCE(60);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead != 0) ADVANCE(260);
+      if (lookahead == '{') ADVANCE(78);
+      if (lookahead != 0) ADVANCE(248);
       END_STATE();
-    case 308:
+    case 303:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '{') ADVANCE(74);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(199);
+          lookahead != ' ') ADVANCE(196);
       END_STATE();
-    case 309:
+    case 304:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(80);
+      if (lookahead == '{') ADVANCE(79);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(241);
+          lookahead != '\r') ADVANCE(231);
       END_STATE();
-    case 310:
+    case 305:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(221);
+          lookahead != '{') ADVANCE(215);
       END_STATE();
-    case 311:
+    case 306:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '{' &&
-          lookahead != '|') ADVANCE(232);
+          lookahead != '|') ADVANCE(224);
+      END_STATE();
+    case 307:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(80);
+      if (lookahead == '{') ADVANCE(76);
+      if (lookahead == '}') ADVANCE(265);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(310);
+      END_STATE();
+    case 308:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(80);
+      if (lookahead == '{') ADVANCE(76);
+      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(308);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(310);
+      END_STATE();
+    case 309:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(80);
+      if (lookahead == '{') ADVANCE(76);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(310);
+      END_STATE();
+    case 310:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(80);
+      if (lookahead == '{') ADVANCE(76);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(310);
+      END_STATE();
+    case 311:
+      ACCEPT_TOKEN(anon_sym_LBRACK);
       END_STATE();
     case 312:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(81);
-      if (lookahead == '{') ADVANCE(77);
-      if (lookahead == '}') ADVANCE(278);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(315);
+      ACCEPT_TOKEN(anon_sym_RBRACK);
       END_STATE();
     case 313:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(81);
-      if (lookahead == '{') ADVANCE(77);
-      if (lookahead == '}') ADVANCE(312);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(313);
+      ACCEPT_TOKEN(sym__json_text);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '}') ADVANCE(265);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(315);
+          lookahead != '"' &&
+          lookahead != '[' &&
+          lookahead != ']') ADVANCE(316);
       END_STATE();
     case 314:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(81);
-      if (lookahead == '{') ADVANCE(77);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+      ACCEPT_TOKEN(sym__json_text);
+      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '}') ADVANCE(313);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(314);
       if (lookahead != 0 &&
+          lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(315);
+          lookahead != '"' &&
+          lookahead != '[' &&
+          lookahead != ']') ADVANCE(316);
       END_STATE();
     case 315:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(81);
-      if (lookahead == '{') ADVANCE(77);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(315);
-      END_STATE();
-    case 316:
-      ACCEPT_TOKEN(anon_sym_LBRACK);
-      END_STATE();
-    case 317:
-      ACCEPT_TOKEN(anon_sym_LBRACK);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(305);
-      END_STATE();
-    case 318:
-      ACCEPT_TOKEN(anon_sym_RBRACK);
-      END_STATE();
-    case 319:
-      ACCEPT_TOKEN(anon_sym_RBRACK);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(305);
-      END_STATE();
-    case 320:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(76);
-      if (lookahead == '}') ADVANCE(278);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '[' &&
-          lookahead != ']') ADVANCE(323);
-      END_STATE();
-    case 321:
-      ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(76);
-      if (lookahead == '}') ADVANCE(320);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(321);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '[' &&
-          lookahead != ']') ADVANCE(323);
-      END_STATE();
-    case 322:
-      ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(76);
+      if (lookahead == '{') ADVANCE(75);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(291);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           (lookahead < 'A' || '[' < lookahead) &&
-          lookahead != ']') ADVANCE(323);
+          lookahead != ']') ADVANCE(316);
       END_STATE();
-    case 323:
+    case 316:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(76);
+      if (lookahead == '{') ADVANCE(75);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(323);
+          lookahead != ']') ADVANCE(316);
       END_STATE();
-    case 324:
+    case 317:
       ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '\n') ADVANCE(326);
+      if (lookahead == '\n') ADVANCE(319);
       if (lookahead == '#') ADVANCE(43);
       END_STATE();
-    case 325:
+    case 318:
       ACCEPT_TOKEN(sym__newline);
       ADVANCE_MAP(
-        '\n', 327,
+        '\n', 320,
         '#', 43,
-        '{', 79,
-        '\t', 260,
-        ' ', 260,
-        '"', 260,
-        '\'', 260,
-        ')', 260,
-        ',', 260,
-        ':', 260,
-        ']', 260,
-        '}', 260,
+        '{', 78,
+        '\t', 248,
+        ' ', 248,
+        '"', 248,
+        '\'', 248,
+        ')', 248,
+        ',', 248,
+        ':', 248,
+        ']', 248,
+        '}', 248,
       );
       END_STATE();
-    case 326:
+    case 319:
       ACCEPT_TOKEN(sym__newline);
       if (lookahead == '#') ADVANCE(43);
       END_STATE();
-    case 327:
+    case 320:
       ACCEPT_TOKEN(sym__newline);
       ADVANCE_MAP(
         '#', 43,
-        '{', 79,
-        '\t', 260,
-        ' ', 260,
-        '"', 260,
-        '\'', 260,
-        ')', 260,
-        ',', 260,
-        ':', 260,
-        ']', 260,
-        '}', 260,
+        '{', 78,
+        '\t', 248,
+        ' ', 248,
+        '"', 248,
+        '\'', 248,
+        ')', 248,
+        ',', 248,
+        ':', 248,
+        ']', 248,
+        '}', 248,
       );
       END_STATE();
-    case 328:
+    case 321:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(204);
+      if (lookahead == '?') ADVANCE(201);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(328);
+          lookahead == ' ') ADVANCE(321);
       if (lookahead == '&' ||
-          lookahead == '/') ADVANCE(203);
+          lookahead == '/') ADVANCE(200);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(221);
+          lookahead != '{') ADVANCE(215);
       END_STATE();
-    case 329:
+    case 322:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(217);
+      if (lookahead == '?') ADVANCE(211);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(329);
+          lookahead == ' ') ADVANCE(322);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(221);
+          lookahead != '{') ADVANCE(215);
       END_STATE();
-    case 330:
+    case 323:
       ACCEPT_TOKEN(sym__space);
       if (lookahead == 'H') ADVANCE(52);
-      if (lookahead == '}') ADVANCE(62);
+      if (lookahead == '}') ADVANCE(61);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(323);
+      END_STATE();
+    case 324:
+      ACCEPT_TOKEN(sym__space);
+      if (lookahead == 'H') ADVANCE(52);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(324);
+      END_STATE();
+    case 325:
+      ACCEPT_TOKEN(sym__space);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(325);
+      END_STATE();
+    case 326:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == 'H') ADVANCE(52);
+      if (lookahead == '}') ADVANCE(61);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(326);
+      END_STATE();
+    case 327:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(61);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(327);
+      END_STATE();
+    case 328:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(243);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(328);
+      END_STATE();
+    case 329:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(213);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(329);
+      END_STATE();
+    case 330:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(221);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(330);
       END_STATE();
     case 331:
-      ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(52);
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(228);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(331);
       END_STATE();
     case 332:
-      ACCEPT_TOKEN(sym__space);
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(313);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(332);
       END_STATE();
     case 333:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == 'H') ADVANCE(52);
-      if (lookahead == '}') ADVANCE(62);
+      if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(333);
-      END_STATE();
-    case 334:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(62);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(334);
-      END_STATE();
-    case 335:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(253);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(335);
-      END_STATE();
-    case 336:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(219);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(336);
-      END_STATE();
-    case 337:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(229);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(337);
-      END_STATE();
-    case 338:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(236);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(338);
-      END_STATE();
-    case 339:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(320);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(339);
-      END_STATE();
-    case 340:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(312);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(340);
       END_STATE();
     default:
       return false;
@@ -4955,434 +4813,434 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
 
 static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
-  [1] = {.lex_state = 97},
-  [2] = {.lex_state = 98},
-  [3] = {.lex_state = 100},
-  [4] = {.lex_state = 100},
-  [5] = {.lex_state = 130},
-  [6] = {.lex_state = 101},
-  [7] = {.lex_state = 101},
-  [8] = {.lex_state = 99},
-  [9] = {.lex_state = 99},
-  [10] = {.lex_state = 99},
-  [11] = {.lex_state = 99},
-  [12] = {.lex_state = 99},
-  [13] = {.lex_state = 99},
-  [14] = {.lex_state = 99},
-  [15] = {.lex_state = 101},
-  [16] = {.lex_state = 83},
-  [17] = {.lex_state = 83},
-  [18] = {.lex_state = 99},
-  [19] = {.lex_state = 84},
-  [20] = {.lex_state = 82},
-  [21] = {.lex_state = 127},
-  [22] = {.lex_state = 87},
-  [23] = {.lex_state = 87},
-  [24] = {.lex_state = 90},
-  [25] = {.lex_state = 90},
-  [26] = {.lex_state = 92},
-  [27] = {.lex_state = 86},
-  [28] = {.lex_state = 127},
-  [29] = {.lex_state = 93},
-  [30] = {.lex_state = 126},
-  [31] = {.lex_state = 125},
-  [32] = {.lex_state = 88},
-  [33] = {.lex_state = 85},
-  [34] = {.lex_state = 94},
-  [35] = {.lex_state = 83},
-  [36] = {.lex_state = 83},
-  [37] = {.lex_state = 96},
-  [38] = {.lex_state = 95},
-  [39] = {.lex_state = 91},
-  [40] = {.lex_state = 91},
-  [41] = {.lex_state = 109},
-  [42] = {.lex_state = 96},
-  [43] = {.lex_state = 89},
+  [1] = {.lex_state = 96},
+  [2] = {.lex_state = 97},
+  [3] = {.lex_state = 99},
+  [4] = {.lex_state = 99},
+  [5] = {.lex_state = 129},
+  [6] = {.lex_state = 100},
+  [7] = {.lex_state = 100},
+  [8] = {.lex_state = 98},
+  [9] = {.lex_state = 98},
+  [10] = {.lex_state = 98},
+  [11] = {.lex_state = 98},
+  [12] = {.lex_state = 98},
+  [13] = {.lex_state = 98},
+  [14] = {.lex_state = 98},
+  [15] = {.lex_state = 100},
+  [16] = {.lex_state = 82},
+  [17] = {.lex_state = 82},
+  [18] = {.lex_state = 98},
+  [19] = {.lex_state = 83},
+  [20] = {.lex_state = 81},
+  [21] = {.lex_state = 126},
+  [22] = {.lex_state = 86},
+  [23] = {.lex_state = 86},
+  [24] = {.lex_state = 89},
+  [25] = {.lex_state = 89},
+  [26] = {.lex_state = 91},
+  [27] = {.lex_state = 85},
+  [28] = {.lex_state = 126},
+  [29] = {.lex_state = 92},
+  [30] = {.lex_state = 125},
+  [31] = {.lex_state = 124},
+  [32] = {.lex_state = 87},
+  [33] = {.lex_state = 84},
+  [34] = {.lex_state = 93},
+  [35] = {.lex_state = 82},
+  [36] = {.lex_state = 82},
+  [37] = {.lex_state = 95},
+  [38] = {.lex_state = 94},
+  [39] = {.lex_state = 90},
+  [40] = {.lex_state = 90},
+  [41] = {.lex_state = 108},
+  [42] = {.lex_state = 95},
+  [43] = {.lex_state = 88},
   [44] = {.lex_state = 35},
-  [45] = {.lex_state = 129},
-  [46] = {.lex_state = 29},
-  [47] = {.lex_state = 29},
-  [48] = {.lex_state = 83},
-  [49] = {.lex_state = 107},
-  [50] = {.lex_state = 25},
-  [51] = {.lex_state = 83},
-  [52] = {.lex_state = 83},
-  [53] = {.lex_state = 83},
-  [54] = {.lex_state = 83},
+  [45] = {.lex_state = 128},
+  [46] = {.lex_state = 30},
+  [47] = {.lex_state = 30},
+  [48] = {.lex_state = 82},
+  [49] = {.lex_state = 106},
+  [50] = {.lex_state = 26},
+  [51] = {.lex_state = 82},
+  [52] = {.lex_state = 82},
+  [53] = {.lex_state = 82},
+  [54] = {.lex_state = 82},
   [55] = {.lex_state = 20},
-  [56] = {.lex_state = 87},
-  [57] = {.lex_state = 87},
+  [56] = {.lex_state = 86},
+  [57] = {.lex_state = 86},
   [58] = {.lex_state = 20},
-  [59] = {.lex_state = 114},
-  [60] = {.lex_state = 108},
-  [61] = {.lex_state = 102},
-  [62] = {.lex_state = 83},
-  [63] = {.lex_state = 127},
-  [64] = {.lex_state = 83},
-  [65] = {.lex_state = 83},
-  [66] = {.lex_state = 22},
-  [67] = {.lex_state = 83},
-  [68] = {.lex_state = 90},
-  [69] = {.lex_state = 90},
-  [70] = {.lex_state = 36},
-  [71] = {.lex_state = 83},
-  [72] = {.lex_state = 83},
-  [73] = {.lex_state = 83},
-  [74] = {.lex_state = 25},
-  [75] = {.lex_state = 20},
-  [76] = {.lex_state = 25},
-  [77] = {.lex_state = 25},
-  [78] = {.lex_state = 25},
-  [79] = {.lex_state = 25},
-  [80] = {.lex_state = 25},
-  [81] = {.lex_state = 25},
-  [82] = {.lex_state = 25},
-  [83] = {.lex_state = 25},
-  [84] = {.lex_state = 25},
-  [85] = {.lex_state = 25},
-  [86] = {.lex_state = 25},
-  [87] = {.lex_state = 25},
-  [88] = {.lex_state = 25},
-  [89] = {.lex_state = 25},
-  [90] = {.lex_state = 25},
-  [91] = {.lex_state = 127},
-  [92] = {.lex_state = 90},
-  [93] = {.lex_state = 118},
-  [94] = {.lex_state = 120},
-  [95] = {.lex_state = 87},
-  [96] = {.lex_state = 87},
-  [97] = {.lex_state = 128},
-  [98] = {.lex_state = 120},
-  [99] = {.lex_state = 127},
-  [100] = {.lex_state = 28},
-  [101] = {.lex_state = 127},
-  [102] = {.lex_state = 21},
-  [103] = {.lex_state = 118},
-  [104] = {.lex_state = 96},
-  [105] = {.lex_state = 96},
-  [106] = {.lex_state = 28},
-  [107] = {.lex_state = 87},
-  [108] = {.lex_state = 87},
-  [109] = {.lex_state = 87},
-  [110] = {.lex_state = 87},
-  [111] = {.lex_state = 87},
-  [112] = {.lex_state = 87},
-  [113] = {.lex_state = 87},
-  [114] = {.lex_state = 87},
-  [115] = {.lex_state = 87},
-  [116] = {.lex_state = 90},
-  [117] = {.lex_state = 87},
-  [118] = {.lex_state = 103},
-  [119] = {.lex_state = 110},
-  [120] = {.lex_state = 108},
-  [121] = {.lex_state = 127},
-  [122] = {.lex_state = 127},
-  [123] = {.lex_state = 127},
-  [124] = {.lex_state = 127},
-  [125] = {.lex_state = 127},
-  [126] = {.lex_state = 127},
-  [127] = {.lex_state = 127},
-  [128] = {.lex_state = 127},
-  [129] = {.lex_state = 127},
-  [130] = {.lex_state = 90},
-  [131] = {.lex_state = 105},
-  [132] = {.lex_state = 90},
-  [133] = {.lex_state = 90},
-  [134] = {.lex_state = 90},
-  [135] = {.lex_state = 90},
-  [136] = {.lex_state = 90},
-  [137] = {.lex_state = 91},
-  [138] = {.lex_state = 90},
-  [139] = {.lex_state = 90},
-  [140] = {.lex_state = 91},
+  [59] = {.lex_state = 107},
+  [60] = {.lex_state = 113},
+  [61] = {.lex_state = 101},
+  [62] = {.lex_state = 20},
+  [63] = {.lex_state = 82},
+  [64] = {.lex_state = 82},
+  [65] = {.lex_state = 126},
+  [66] = {.lex_state = 82},
+  [67] = {.lex_state = 23},
+  [68] = {.lex_state = 36},
+  [69] = {.lex_state = 82},
+  [70] = {.lex_state = 89},
+  [71] = {.lex_state = 89},
+  [72] = {.lex_state = 82},
+  [73] = {.lex_state = 82},
+  [74] = {.lex_state = 82},
+  [75] = {.lex_state = 26},
+  [76] = {.lex_state = 26},
+  [77] = {.lex_state = 26},
+  [78] = {.lex_state = 26},
+  [79] = {.lex_state = 26},
+  [80] = {.lex_state = 26},
+  [81] = {.lex_state = 26},
+  [82] = {.lex_state = 26},
+  [83] = {.lex_state = 26},
+  [84] = {.lex_state = 26},
+  [85] = {.lex_state = 26},
+  [86] = {.lex_state = 26},
+  [87] = {.lex_state = 26},
+  [88] = {.lex_state = 26},
+  [89] = {.lex_state = 26},
+  [90] = {.lex_state = 26},
+  [91] = {.lex_state = 126},
+  [92] = {.lex_state = 86},
+  [93] = {.lex_state = 117},
+  [94] = {.lex_state = 119},
+  [95] = {.lex_state = 86},
+  [96] = {.lex_state = 86},
+  [97] = {.lex_state = 127},
+  [98] = {.lex_state = 119},
+  [99] = {.lex_state = 126},
+  [100] = {.lex_state = 29},
+  [101] = {.lex_state = 126},
+  [102] = {.lex_state = 22},
+  [103] = {.lex_state = 117},
+  [104] = {.lex_state = 95},
+  [105] = {.lex_state = 95},
+  [106] = {.lex_state = 29},
+  [107] = {.lex_state = 86},
+  [108] = {.lex_state = 86},
+  [109] = {.lex_state = 86},
+  [110] = {.lex_state = 86},
+  [111] = {.lex_state = 86},
+  [112] = {.lex_state = 86},
+  [113] = {.lex_state = 86},
+  [114] = {.lex_state = 86},
+  [115] = {.lex_state = 89},
+  [116] = {.lex_state = 89},
+  [117] = {.lex_state = 86},
+  [118] = {.lex_state = 102},
+  [119] = {.lex_state = 126},
+  [120] = {.lex_state = 107},
+  [121] = {.lex_state = 109},
+  [122] = {.lex_state = 126},
+  [123] = {.lex_state = 126},
+  [124] = {.lex_state = 126},
+  [125] = {.lex_state = 126},
+  [126] = {.lex_state = 126},
+  [127] = {.lex_state = 126},
+  [128] = {.lex_state = 126},
+  [129] = {.lex_state = 126},
+  [130] = {.lex_state = 89},
+  [131] = {.lex_state = 89},
+  [132] = {.lex_state = 89},
+  [133] = {.lex_state = 89},
+  [134] = {.lex_state = 89},
+  [135] = {.lex_state = 104},
+  [136] = {.lex_state = 89},
+  [137] = {.lex_state = 89},
+  [138] = {.lex_state = 89},
+  [139] = {.lex_state = 89},
+  [140] = {.lex_state = 89},
   [141] = {.lex_state = 90},
   [142] = {.lex_state = 90},
-  [143] = {.lex_state = 28},
-  [144] = {.lex_state = 28},
-  [145] = {.lex_state = 20},
-  [146] = {.lex_state = 120},
-  [147] = {.lex_state = 28},
-  [148] = {.lex_state = 127},
-  [149] = {.lex_state = 112},
-  [150] = {.lex_state = 117},
-  [151] = {.lex_state = 133},
-  [152] = {.lex_state = 123},
-  [153] = {.lex_state = 37},
-  [154] = {.lex_state = 117},
-  [155] = {.lex_state = 116},
+  [143] = {.lex_state = 29},
+  [144] = {.lex_state = 29},
+  [145] = {.lex_state = 21},
+  [146] = {.lex_state = 119},
+  [147] = {.lex_state = 29},
+  [148] = {.lex_state = 126},
+  [149] = {.lex_state = 111},
+  [150] = {.lex_state = 26},
+  [151] = {.lex_state = 132},
+  [152] = {.lex_state = 116},
+  [153] = {.lex_state = 122},
+  [154] = {.lex_state = 37},
+  [155] = {.lex_state = 112},
   [156] = {.lex_state = 116},
-  [157] = {.lex_state = 91},
-  [158] = {.lex_state = 91},
-  [159] = {.lex_state = 106},
-  [160] = {.lex_state = 123},
-  [161] = {.lex_state = 104},
-  [162] = {.lex_state = 23},
-  [163] = {.lex_state = 25},
-  [164] = {.lex_state = 96},
-  [165] = {.lex_state = 96},
-  [166] = {.lex_state = 113},
-  [167] = {.lex_state = 96},
-  [168] = {.lex_state = 96},
-  [169] = {.lex_state = 29},
-  [170] = {.lex_state = 29},
-  [171] = {.lex_state = 38},
-  [172] = {.lex_state = 123},
-  [173] = {.lex_state = 123},
-  [174] = {.lex_state = 118},
-  [175] = {.lex_state = 96},
-  [176] = {.lex_state = 123},
-  [177] = {.lex_state = 30},
-  [178] = {.lex_state = 96},
-  [179] = {.lex_state = 96},
-  [180] = {.lex_state = 123},
-  [181] = {.lex_state = 96},
-  [182] = {.lex_state = 117},
-  [183] = {.lex_state = 123},
-  [184] = {.lex_state = 96},
-  [185] = {.lex_state = 133},
-  [186] = {.lex_state = 91},
-  [187] = {.lex_state = 96},
-  [188] = {.lex_state = 131},
-  [189] = {.lex_state = 112},
-  [190] = {.lex_state = 91},
-  [191] = {.lex_state = 91},
-  [192] = {.lex_state = 91},
-  [193] = {.lex_state = 91},
-  [194] = {.lex_state = 91},
-  [195] = {.lex_state = 91},
-  [196] = {.lex_state = 91},
-  [197] = {.lex_state = 91},
-  [198] = {.lex_state = 91},
-  [199] = {.lex_state = 30},
-  [200] = {.lex_state = 25},
-  [201] = {.lex_state = 113},
-  [202] = {.lex_state = 39},
-  [203] = {.lex_state = 20},
-  [204] = {.lex_state = 131},
-  [205] = {.lex_state = 20},
-  [206] = {.lex_state = 96},
-  [207] = {.lex_state = 96},
-  [208] = {.lex_state = 123},
-  [209] = {.lex_state = 123},
-  [210] = {.lex_state = 29},
-  [211] = {.lex_state = 122},
+  [157] = {.lex_state = 115},
+  [158] = {.lex_state = 115},
+  [159] = {.lex_state = 90},
+  [160] = {.lex_state = 90},
+  [161] = {.lex_state = 105},
+  [162] = {.lex_state = 20},
+  [163] = {.lex_state = 20},
+  [164] = {.lex_state = 103},
+  [165] = {.lex_state = 26},
+  [166] = {.lex_state = 95},
+  [167] = {.lex_state = 95},
+  [168] = {.lex_state = 122},
+  [169] = {.lex_state = 95},
+  [170] = {.lex_state = 95},
+  [171] = {.lex_state = 95},
+  [172] = {.lex_state = 25},
+  [173] = {.lex_state = 38},
+  [174] = {.lex_state = 122},
+  [175] = {.lex_state = 30},
+  [176] = {.lex_state = 30},
+  [177] = {.lex_state = 122},
+  [178] = {.lex_state = 122},
+  [179] = {.lex_state = 95},
+  [180] = {.lex_state = 122},
+  [181] = {.lex_state = 95},
+  [182] = {.lex_state = 95},
+  [183] = {.lex_state = 116},
+  [184] = {.lex_state = 130},
+  [185] = {.lex_state = 95},
+  [186] = {.lex_state = 132},
+  [187] = {.lex_state = 122},
+  [188] = {.lex_state = 95},
+  [189] = {.lex_state = 111},
+  [190] = {.lex_state = 90},
+  [191] = {.lex_state = 90},
+  [192] = {.lex_state = 90},
+  [193] = {.lex_state = 90},
+  [194] = {.lex_state = 90},
+  [195] = {.lex_state = 90},
+  [196] = {.lex_state = 90},
+  [197] = {.lex_state = 90},
+  [198] = {.lex_state = 34},
+  [199] = {.lex_state = 90},
+  [200] = {.lex_state = 90},
+  [201] = {.lex_state = 117},
+  [202] = {.lex_state = 130},
+  [203] = {.lex_state = 112},
+  [204] = {.lex_state = 39},
+  [205] = {.lex_state = 34},
+  [206] = {.lex_state = 95},
+  [207] = {.lex_state = 95},
+  [208] = {.lex_state = 122},
+  [209] = {.lex_state = 122},
+  [210] = {.lex_state = 115},
+  [211] = {.lex_state = 20},
   [212] = {.lex_state = 20},
-  [213] = {.lex_state = 20},
-  [214] = {.lex_state = 123},
-  [215] = {.lex_state = 25},
-  [216] = {.lex_state = 27},
-  [217] = {.lex_state = 116},
-  [218] = {.lex_state = 29},
-  [219] = {.lex_state = 119},
-  [220] = {.lex_state = 24},
-  [221] = {.lex_state = 119},
-  [222] = {.lex_state = 29},
+  [213] = {.lex_state = 116},
+  [214] = {.lex_state = 28},
+  [215] = {.lex_state = 26},
+  [216] = {.lex_state = 28},
+  [217] = {.lex_state = 118},
+  [218] = {.lex_state = 30},
+  [219] = {.lex_state = 122},
+  [220] = {.lex_state = 116},
+  [221] = {.lex_state = 121},
+  [222] = {.lex_state = 30},
   [223] = {.lex_state = 20},
-  [224] = {.lex_state = 117},
-  [225] = {.lex_state = 20},
-  [226] = {.lex_state = 20},
-  [227] = {.lex_state = 119},
-  [228] = {.lex_state = 122},
-  [229] = {.lex_state = 117},
-  [230] = {.lex_state = 29},
-  [231] = {.lex_state = 20},
+  [224] = {.lex_state = 20},
+  [225] = {.lex_state = 118},
+  [226] = {.lex_state = 118},
+  [227] = {.lex_state = 111},
+  [228] = {.lex_state = 20},
+  [229] = {.lex_state = 20},
+  [230] = {.lex_state = 121},
+  [231] = {.lex_state = 130},
   [232] = {.lex_state = 20},
-  [233] = {.lex_state = 29},
-  [234] = {.lex_state = 117},
-  [235] = {.lex_state = 112},
-  [236] = {.lex_state = 120},
-  [237] = {.lex_state = 131},
-  [238] = {.lex_state = 20},
-  [239] = {.lex_state = 117},
-  [240] = {.lex_state = 29},
-  [241] = {.lex_state = 29},
-  [242] = {.lex_state = 29},
-  [243] = {.lex_state = 119},
-  [244] = {.lex_state = 117},
+  [233] = {.lex_state = 24},
+  [234] = {.lex_state = 116},
+  [235] = {.lex_state = 30},
+  [236] = {.lex_state = 20},
+  [237] = {.lex_state = 30},
+  [238] = {.lex_state = 119},
+  [239] = {.lex_state = 30},
+  [240] = {.lex_state = 30},
+  [241] = {.lex_state = 118},
+  [242] = {.lex_state = 116},
+  [243] = {.lex_state = 20},
+  [244] = {.lex_state = 30},
   [245] = {.lex_state = 20},
-  [246] = {.lex_state = 20},
-  [247] = {.lex_state = 29},
-  [248] = {.lex_state = 20},
-  [249] = {.lex_state = 119},
-  [250] = {.lex_state = 27},
-  [251] = {.lex_state = 123},
-  [252] = {.lex_state = 123},
-  [253] = {.lex_state = 29},
-  [254] = {.lex_state = 119},
-  [255] = {.lex_state = 20},
-  [256] = {.lex_state = 29},
-  [257] = {.lex_state = 116},
+  [246] = {.lex_state = 21},
+  [247] = {.lex_state = 30},
+  [248] = {.lex_state = 21},
+  [249] = {.lex_state = 30},
+  [250] = {.lex_state = 118},
+  [251] = {.lex_state = 20},
+  [252] = {.lex_state = 122},
+  [253] = {.lex_state = 122},
+  [254] = {.lex_state = 30},
+  [255] = {.lex_state = 118},
+  [256] = {.lex_state = 20},
+  [257] = {.lex_state = 30},
   [258] = {.lex_state = 116},
-  [259] = {.lex_state = 29},
+  [259] = {.lex_state = 115},
   [260] = {.lex_state = 115},
-  [261] = {.lex_state = 40},
-  [262] = {.lex_state = 27},
-  [263] = {.lex_state = 120},
-  [264] = {.lex_state = 120},
-  [265] = {.lex_state = 122},
-  [266] = {.lex_state = 115},
-  [267] = {.lex_state = 115},
-  [268] = {.lex_state = 115},
-  [269] = {.lex_state = 115},
-  [270] = {.lex_state = 115},
-  [271] = {.lex_state = 111},
-  [272] = {.lex_state = 111},
-  [273] = {.lex_state = 111},
-  [274] = {.lex_state = 111},
-  [275] = {.lex_state = 111},
-  [276] = {.lex_state = 111},
-  [277] = {.lex_state = 30},
-  [278] = {.lex_state = 120},
-  [279] = {.lex_state = 30},
-  [280] = {.lex_state = 132},
-  [281] = {.lex_state = 132},
-  [282] = {.lex_state = 132},
-  [283] = {.lex_state = 132},
-  [284] = {.lex_state = 132},
-  [285] = {.lex_state = 132},
-  [286] = {.lex_state = 30},
-  [287] = {.lex_state = 26},
-  [288] = {.lex_state = 117},
+  [261] = {.lex_state = 30},
+  [262] = {.lex_state = 114},
+  [263] = {.lex_state = 40},
+  [264] = {.lex_state = 28},
+  [265] = {.lex_state = 119},
+  [266] = {.lex_state = 119},
+  [267] = {.lex_state = 114},
+  [268] = {.lex_state = 114},
+  [269] = {.lex_state = 121},
+  [270] = {.lex_state = 114},
+  [271] = {.lex_state = 114},
+  [272] = {.lex_state = 114},
+  [273] = {.lex_state = 110},
+  [274] = {.lex_state = 110},
+  [275] = {.lex_state = 110},
+  [276] = {.lex_state = 110},
+  [277] = {.lex_state = 110},
+  [278] = {.lex_state = 110},
+  [279] = {.lex_state = 119},
+  [280] = {.lex_state = 34},
+  [281] = {.lex_state = 34},
+  [282] = {.lex_state = 21},
+  [283] = {.lex_state = 131},
+  [284] = {.lex_state = 131},
+  [285] = {.lex_state = 131},
+  [286] = {.lex_state = 131},
+  [287] = {.lex_state = 131},
+  [288] = {.lex_state = 131},
   [289] = {.lex_state = 26},
-  [290] = {.lex_state = 117},
-  [291] = {.lex_state = 26},
-  [292] = {.lex_state = 121},
-  [293] = {.lex_state = 30},
-  [294] = {.lex_state = 26},
-  [295] = {.lex_state = 121},
-  [296] = {.lex_state = 113},
-  [297] = {.lex_state = 30},
-  [298] = {.lex_state = 26},
-  [299] = {.lex_state = 113},
-  [300] = {.lex_state = 26},
-  [301] = {.lex_state = 113},
-  [302] = {.lex_state = 33},
-  [303] = {.lex_state = 34},
-  [304] = {.lex_state = 117},
+  [290] = {.lex_state = 27},
+  [291] = {.lex_state = 120},
+  [292] = {.lex_state = 116},
+  [293] = {.lex_state = 116},
+  [294] = {.lex_state = 34},
+  [295] = {.lex_state = 27},
+  [296] = {.lex_state = 120},
+  [297] = {.lex_state = 34},
+  [298] = {.lex_state = 120},
+  [299] = {.lex_state = 112},
+  [300] = {.lex_state = 27},
+  [301] = {.lex_state = 112},
+  [302] = {.lex_state = 27},
+  [303] = {.lex_state = 112},
+  [304] = {.lex_state = 33},
   [305] = {.lex_state = 30},
-  [306] = {.lex_state = 25},
-  [307] = {.lex_state = 25},
-  [308] = {.lex_state = 30},
-  [309] = {.lex_state = 30},
-  [310] = {.lex_state = 30},
-  [311] = {.lex_state = 30},
-  [312] = {.lex_state = 30},
-  [313] = {.lex_state = 25},
-  [314] = {.lex_state = 33},
-  [315] = {.lex_state = 30},
-  [316] = {.lex_state = 30},
-  [317] = {.lex_state = 30},
-  [318] = {.lex_state = 25},
-  [319] = {.lex_state = 25},
-  [320] = {.lex_state = 25},
-  [321] = {.lex_state = 33},
-  [322] = {.lex_state = 133},
-  [323] = {.lex_state = 121},
-  [324] = {.lex_state = 121},
-  [325] = {.lex_state = 133},
-  [326] = {.lex_state = 121},
-  [327] = {.lex_state = 34},
-  [328] = {.lex_state = 33},
-  [329] = {.lex_state = 33},
-  [330] = {.lex_state = 121},
-  [331] = {.lex_state = 34},
-  [332] = {.lex_state = 33},
-  [333] = {.lex_state = 33},
-  [334] = {.lex_state = 117},
-  [335] = {.lex_state = 34},
-  [336] = {.lex_state = 33},
+  [306] = {.lex_state = 26},
+  [307] = {.lex_state = 26},
+  [308] = {.lex_state = 26},
+  [309] = {.lex_state = 34},
+  [310] = {.lex_state = 34},
+  [311] = {.lex_state = 34},
+  [312] = {.lex_state = 34},
+  [313] = {.lex_state = 34},
+  [314] = {.lex_state = 34},
+  [315] = {.lex_state = 34},
+  [316] = {.lex_state = 34},
+  [317] = {.lex_state = 116},
+  [318] = {.lex_state = 34},
+  [319] = {.lex_state = 34},
+  [320] = {.lex_state = 26},
+  [321] = {.lex_state = 26},
+  [322] = {.lex_state = 27},
+  [323] = {.lex_state = 33},
+  [324] = {.lex_state = 132},
+  [325] = {.lex_state = 132},
+  [326] = {.lex_state = 120},
+  [327] = {.lex_state = 132},
+  [328] = {.lex_state = 120},
+  [329] = {.lex_state = 30},
+  [330] = {.lex_state = 33},
+  [331] = {.lex_state = 33},
+  [332] = {.lex_state = 120},
+  [333] = {.lex_state = 116},
+  [334] = {.lex_state = 33},
+  [335] = {.lex_state = 33},
+  [336] = {.lex_state = 30},
   [337] = {.lex_state = 33},
-  [338] = {.lex_state = 34},
-  [339] = {.lex_state = 33},
+  [338] = {.lex_state = 33},
+  [339] = {.lex_state = 30},
   [340] = {.lex_state = 33},
-  [341] = {.lex_state = 34},
-  [342] = {.lex_state = 33},
+  [341] = {.lex_state = 33},
+  [342] = {.lex_state = 30},
   [343] = {.lex_state = 33},
-  [344] = {.lex_state = 34},
-  [345] = {.lex_state = 33},
+  [344] = {.lex_state = 33},
+  [345] = {.lex_state = 30},
   [346] = {.lex_state = 33},
-  [347] = {.lex_state = 34},
-  [348] = {.lex_state = 33},
+  [347] = {.lex_state = 33},
+  [348] = {.lex_state = 30},
   [349] = {.lex_state = 33},
-  [350] = {.lex_state = 34},
-  [351] = {.lex_state = 33},
-  [352] = {.lex_state = 33},
-  [353] = {.lex_state = 34},
+  [350] = {.lex_state = 33},
+  [351] = {.lex_state = 32},
+  [352] = {.lex_state = 30},
+  [353] = {.lex_state = 33},
   [354] = {.lex_state = 33},
-  [355] = {.lex_state = 33},
-  [356] = {.lex_state = 32},
-  [357] = {.lex_state = 34},
-  [358] = {.lex_state = 33},
+  [355] = {.lex_state = 30},
+  [356] = {.lex_state = 33},
+  [357] = {.lex_state = 33},
+  [358] = {.lex_state = 30},
   [359] = {.lex_state = 33},
-  [360] = {.lex_state = 34},
-  [361] = {.lex_state = 34},
-  [362] = {.lex_state = 34},
-  [363] = {.lex_state = 34},
+  [360] = {.lex_state = 33},
+  [361] = {.lex_state = 27},
+  [362] = {.lex_state = 30},
+  [363] = {.lex_state = 30},
   [364] = {.lex_state = 32},
-  [365] = {.lex_state = 34},
-  [366] = {.lex_state = 34},
-  [367] = {.lex_state = 133},
-  [368] = {.lex_state = 25},
-  [369] = {.lex_state = 28},
-  [370] = {.lex_state = 28},
-  [371] = {.lex_state = 28},
-  [372] = {.lex_state = 123},
-  [373] = {.lex_state = 25},
-  [374] = {.lex_state = 28},
-  [375] = {.lex_state = 28},
-  [376] = {.lex_state = 25},
-  [377] = {.lex_state = 32},
-  [378] = {.lex_state = 25},
-  [379] = {.lex_state = 123},
-  [380] = {.lex_state = 28},
-  [381] = {.lex_state = 123},
-  [382] = {.lex_state = 28},
-  [383] = {.lex_state = 25},
-  [384] = {.lex_state = 31},
-  [385] = {.lex_state = 31},
-  [386] = {.lex_state = 0},
-  [387] = {.lex_state = 0},
+  [365] = {.lex_state = 30},
+  [366] = {.lex_state = 30},
+  [367] = {.lex_state = 30},
+  [368] = {.lex_state = 30},
+  [369] = {.lex_state = 30},
+  [370] = {.lex_state = 33},
+  [371] = {.lex_state = 30},
+  [372] = {.lex_state = 32},
+  [373] = {.lex_state = 122},
+  [374] = {.lex_state = 29},
+  [375] = {.lex_state = 26},
+  [376] = {.lex_state = 29},
+  [377] = {.lex_state = 122},
+  [378] = {.lex_state = 26},
+  [379] = {.lex_state = 122},
+  [380] = {.lex_state = 26},
+  [381] = {.lex_state = 29},
+  [382] = {.lex_state = 29},
+  [383] = {.lex_state = 29},
+  [384] = {.lex_state = 29},
+  [385] = {.lex_state = 26},
+  [386] = {.lex_state = 26},
+  [387] = {.lex_state = 29},
   [388] = {.lex_state = 0},
   [389] = {.lex_state = 0},
-  [390] = {.lex_state = 0},
+  [390] = {.lex_state = 31},
   [391] = {.lex_state = 0},
   [392] = {.lex_state = 0},
-  [393] = {.lex_state = 31},
-  [394] = {.lex_state = 31},
+  [393] = {.lex_state = 0},
+  [394] = {.lex_state = 0},
   [395] = {.lex_state = 0},
   [396] = {.lex_state = 31},
   [397] = {.lex_state = 0},
   [398] = {.lex_state = 0},
-  [399] = {.lex_state = 0},
+  [399] = {.lex_state = 31},
   [400] = {.lex_state = 31},
-  [401] = {.lex_state = 33},
+  [401] = {.lex_state = 0},
   [402] = {.lex_state = 0},
-  [403] = {.lex_state = 0},
-  [404] = {.lex_state = 97},
-  [405] = {.lex_state = 33},
-  [406] = {.lex_state = 0},
+  [403] = {.lex_state = 31},
+  [404] = {.lex_state = 31},
+  [405] = {.lex_state = 0},
+  [406] = {.lex_state = 96},
   [407] = {.lex_state = 0},
-  [408] = {.lex_state = 97},
+  [408] = {.lex_state = 0},
   [409] = {.lex_state = 0},
   [410] = {.lex_state = 0},
   [411] = {.lex_state = 0},
   [412] = {.lex_state = 0},
   [413] = {.lex_state = 33},
   [414] = {.lex_state = 0},
-  [415] = {.lex_state = 0},
-  [416] = {.lex_state = 0},
+  [415] = {.lex_state = 33},
+  [416] = {.lex_state = 123},
   [417] = {.lex_state = 0},
-  [418] = {.lex_state = 124},
-  [419] = {.lex_state = 0},
-  [420] = {.lex_state = 0},
-  [421] = {.lex_state = 124},
-  [422] = {.lex_state = 97},
+  [418] = {.lex_state = 96},
+  [419] = {.lex_state = 96},
+  [420] = {.lex_state = 33},
+  [421] = {.lex_state = 0},
+  [422] = {.lex_state = 0},
   [423] = {.lex_state = 0},
   [424] = {.lex_state = 0},
   [425] = {.lex_state = 0},
   [426] = {.lex_state = 0},
   [427] = {.lex_state = 0},
-  [428] = {.lex_state = 0},
+  [428] = {.lex_state = 123},
   [429] = {.lex_state = 0},
   [430] = {.lex_state = 0},
   [431] = {.lex_state = 0},
@@ -5436,8 +5294,8 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [479] = {.lex_state = 0},
   [480] = {.lex_state = 0},
   [481] = {.lex_state = 0},
-  [482] = {.lex_state = 70},
-  [483] = {.lex_state = 49},
+  [482] = {.lex_state = 0},
+  [483] = {.lex_state = 0},
   [484] = {.lex_state = 0},
   [485] = {.lex_state = 0},
   [486] = {.lex_state = 0},
@@ -5449,9 +5307,9 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [492] = {.lex_state = 0},
   [493] = {.lex_state = 0},
   [494] = {.lex_state = 0},
-  [495] = {.lex_state = 0},
+  [495] = {.lex_state = 69},
   [496] = {.lex_state = 0},
-  [497] = {.lex_state = 0},
+  [497] = {.lex_state = 49},
   [498] = {.lex_state = 0},
   [499] = {.lex_state = 0},
   [500] = {.lex_state = 0},
@@ -5460,18 +5318,22 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [503] = {.lex_state = 0},
   [504] = {.lex_state = 0},
   [505] = {.lex_state = 0},
-  [506] = {.lex_state = 70},
+  [506] = {.lex_state = 0},
   [507] = {.lex_state = 0},
   [508] = {.lex_state = 0},
   [509] = {.lex_state = 0},
   [510] = {.lex_state = 0},
   [511] = {.lex_state = 0},
-  [512] = {.lex_state = 49},
+  [512] = {.lex_state = 69},
   [513] = {.lex_state = 0},
   [514] = {.lex_state = 0},
   [515] = {.lex_state = 0},
   [516] = {.lex_state = 0},
   [517] = {.lex_state = 0},
+  [518] = {.lex_state = 0},
+  [519] = {.lex_state = 49},
+  [520] = {.lex_state = 0},
+  [521] = {.lex_state = 0},
 };
 
 static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
@@ -5514,20 +5376,20 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [sym__argument_space] = ACTIONS(1),
   },
   [STATE(1)] = {
-    [sym_document] = STATE(514),
-    [sym__first_block] = STATE(399),
-    [sym_block] = STATE(389),
-    [sym_separator] = STATE(416),
-    [sym__document_separator] = STATE(414),
-    [sym_directive] = STATE(419),
-    [sym_variable_declaration] = STATE(419),
-    [sym_request] = STATE(490),
-    [sym_request_line] = STATE(391),
-    [sym_url] = STATE(412),
+    [sym_document] = STATE(503),
+    [sym__first_block] = STATE(402),
+    [sym_block] = STATE(394),
+    [sym_separator] = STATE(423),
+    [sym__document_separator] = STATE(424),
+    [sym_directive] = STATE(417),
+    [sym_variable_declaration] = STATE(417),
+    [sym_request] = STATE(488),
+    [sym_request_line] = STATE(392),
+    [sym_url] = STATE(421),
     [sym__lone_brace] = STATE(98),
     [sym_variable] = STATE(98),
-    [aux_sym_document_repeat1] = STATE(389),
-    [aux_sym__first_block_repeat1] = STATE(410),
+    [aux_sym_document_repeat1] = STATE(394),
+    [aux_sym__first_block_repeat1] = STATE(407),
     [ts_builtin_sym_end] = ACTIONS(3),
     [aux_sym_document_token1] = ACTIONS(5),
     [aux_sym_separator_token1] = ACTIONS(7),
@@ -5568,19 +5430,19 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
     ACTIONS(27), 1,
       ts_builtin_sym_end,
-    STATE(391), 1,
-      sym_request_line,
-    STATE(395), 1,
+    STATE(388), 1,
       sym__first_block,
-    STATE(410), 1,
+    STATE(392), 1,
+      sym_request_line,
+    STATE(407), 1,
       aux_sym__first_block_repeat1,
-    STATE(412), 1,
+    STATE(421), 1,
       sym_url,
-    STATE(414), 1,
-      sym__document_separator,
-    STATE(416), 1,
+    STATE(423), 1,
       sym_separator,
-    STATE(490), 1,
+    STATE(424), 1,
+      sym__document_separator,
+    STATE(488), 1,
       sym_request,
     ACTIONS(11), 2,
       sym_comment,
@@ -5591,10 +5453,10 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-    STATE(398), 2,
+    STATE(397), 2,
       sym_block,
       aux_sym_document_repeat1,
-    STATE(419), 2,
+    STATE(417), 2,
       sym_directive,
       sym_variable_declaration,
     ACTIONS(17), 6,
@@ -5619,13 +5481,13 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
     ACTIONS(47), 1,
       sym__space,
-    STATE(417), 1,
-      aux_sym_body_repeat1,
-    STATE(423), 1,
+    STATE(414), 1,
       sym_header_name,
-    STATE(452), 1,
+    STATE(426), 1,
+      aux_sym_body_repeat1,
+    STATE(433), 1,
       sym_query_continuation,
-    STATE(488), 1,
+    STATE(486), 1,
       sym_body,
     ACTIONS(29), 2,
       ts_builtin_sym_end,
@@ -5640,11 +5502,11 @@ static const uint16_t ts_small_parse_table[] = {
       sym_script,
       sym__handler_file,
       sym_js_block,
-    STATE(201), 3,
+    STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(461), 4,
+    STATE(441), 4,
       sym_directive,
       sym_assertion,
       sym_header,
@@ -5664,13 +5526,13 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
     ACTIONS(51), 1,
       sym__space,
-    STATE(417), 1,
-      aux_sym_body_repeat1,
-    STATE(423), 1,
+    STATE(414), 1,
       sym_header_name,
-    STATE(452), 1,
+    STATE(426), 1,
+      aux_sym_body_repeat1,
+    STATE(433), 1,
       sym_query_continuation,
-    STATE(492), 1,
+    STATE(493), 1,
       sym_body,
     ACTIONS(31), 2,
       sym_comment,
@@ -5685,11 +5547,11 @@ static const uint16_t ts_small_parse_table[] = {
       sym_script,
       sym__handler_file,
       sym_js_block,
-    STATE(201), 3,
+    STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(461), 4,
+    STATE(441), 4,
       sym_directive,
       sym_assertion,
       sym_header,
@@ -5729,7 +5591,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__handler_file,
       sym_js_block,
       sym_response_line,
-    STATE(435), 5,
+    STATE(430), 5,
       sym_assertion,
       sym_file_reference,
       sym_form_field,
@@ -5748,11 +5610,11 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
     ACTIONS(51), 1,
       sym__space,
-    STATE(417), 1,
-      aux_sym_body_repeat1,
-    STATE(423), 1,
+    STATE(414), 1,
       sym_header_name,
-    STATE(492), 1,
+    STATE(426), 1,
+      aux_sym_body_repeat1,
+    STATE(493), 1,
       sym_body,
     ACTIONS(31), 2,
       sym_comment,
@@ -5767,11 +5629,11 @@ static const uint16_t ts_small_parse_table[] = {
       sym_script,
       sym__handler_file,
       sym_js_block,
-    STATE(201), 3,
+    STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(461), 4,
+    STATE(441), 4,
       sym_directive,
       sym_assertion,
       sym_header,
@@ -5789,11 +5651,11 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
     ACTIONS(75), 1,
       sym__space,
-    STATE(417), 1,
-      aux_sym_body_repeat1,
-    STATE(423), 1,
+    STATE(414), 1,
       sym_header_name,
-    STATE(493), 1,
+    STATE(426), 1,
+      aux_sym_body_repeat1,
+    STATE(489), 1,
       sym_body,
     ACTIONS(31), 2,
       sym_comment,
@@ -5808,11 +5670,11 @@ static const uint16_t ts_small_parse_table[] = {
       sym_script,
       sym__handler_file,
       sym_js_block,
-    STATE(201), 3,
+    STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(461), 4,
+    STATE(441), 4,
       sym_directive,
       sym_assertion,
       sym_header,
@@ -5828,11 +5690,11 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
     ACTIONS(83), 1,
       sym__newline,
-    STATE(391), 1,
+    STATE(392), 1,
       sym_request_line,
-    STATE(412), 1,
+    STATE(421), 1,
       sym_url,
-    STATE(480), 1,
+    STATE(492), 1,
       sym_request,
     ACTIONS(21), 2,
       sym__url_text,
@@ -5846,7 +5708,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-    STATE(470), 2,
+    STATE(451), 2,
       sym_directive,
       sym_variable_declaration,
     ACTIONS(81), 6,
@@ -5867,11 +5729,11 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
     ACTIONS(83), 1,
       sym__newline,
-    STATE(391), 1,
+    STATE(392), 1,
       sym_request_line,
-    STATE(412), 1,
+    STATE(421), 1,
       sym_url,
-    STATE(489), 1,
+    STATE(484), 1,
       sym_request,
     ACTIONS(21), 2,
       sym__url_text,
@@ -5885,7 +5747,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-    STATE(470), 2,
+    STATE(451), 2,
       sym_directive,
       sym_variable_declaration,
     ACTIONS(81), 6,
@@ -5906,11 +5768,11 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
     ACTIONS(83), 1,
       sym__newline,
-    STATE(391), 1,
+    STATE(392), 1,
       sym_request_line,
-    STATE(412), 1,
+    STATE(421), 1,
       sym_url,
-    STATE(494), 1,
+    STATE(487), 1,
       sym_request,
     ACTIONS(21), 2,
       sym__url_text,
@@ -5924,7 +5786,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-    STATE(470), 2,
+    STATE(451), 2,
       sym_directive,
       sym_variable_declaration,
     ACTIONS(81), 6,
@@ -5945,9 +5807,9 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
     ACTIONS(83), 1,
       sym__newline,
-    STATE(391), 1,
+    STATE(392), 1,
       sym_request_line,
-    STATE(412), 1,
+    STATE(421), 1,
       sym_url,
     STATE(485), 1,
       sym_request,
@@ -5963,7 +5825,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-    STATE(470), 2,
+    STATE(451), 2,
       sym_directive,
       sym_variable_declaration,
     ACTIONS(81), 6,
@@ -5984,11 +5846,11 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
     ACTIONS(83), 1,
       sym__newline,
-    STATE(391), 1,
+    STATE(392), 1,
       sym_request_line,
-    STATE(412), 1,
+    STATE(421), 1,
       sym_url,
-    STATE(486), 1,
+    STATE(490), 1,
       sym_request,
     ACTIONS(21), 2,
       sym__url_text,
@@ -6002,7 +5864,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-    STATE(470), 2,
+    STATE(451), 2,
       sym_directive,
       sym_variable_declaration,
     ACTIONS(81), 6,
@@ -6023,11 +5885,11 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
     ACTIONS(83), 1,
       sym__newline,
-    STATE(391), 1,
+    STATE(392), 1,
       sym_request_line,
-    STATE(412), 1,
+    STATE(421), 1,
       sym_url,
-    STATE(484), 1,
+    STATE(496), 1,
       sym_request,
     ACTIONS(21), 2,
       sym__url_text,
@@ -6041,7 +5903,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-    STATE(470), 2,
+    STATE(451), 2,
       sym_directive,
       sym_variable_declaration,
     ACTIONS(81), 6,
@@ -6062,11 +5924,11 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
     ACTIONS(83), 1,
       sym__newline,
-    STATE(391), 1,
+    STATE(392), 1,
       sym_request_line,
-    STATE(412), 1,
+    STATE(421), 1,
       sym_url,
-    STATE(481), 1,
+    STATE(494), 1,
       sym_request,
     ACTIONS(21), 2,
       sym__url_text,
@@ -6080,7 +5942,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-    STATE(470), 2,
+    STATE(451), 2,
       sym_directive,
       sym_variable_declaration,
     ACTIONS(81), 6,
@@ -6099,7 +5961,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_output_redirect_token1,
     ACTIONS(43), 1,
       aux_sym_variable_token1,
-    STATE(423), 1,
+    STATE(414), 1,
       sym_header_name,
     ACTIONS(31), 2,
       sym_comment,
@@ -6111,11 +5973,11 @@ static const uint16_t ts_small_parse_table[] = {
       sym_script,
       sym__handler_file,
       sym_js_block,
-    STATE(201), 3,
+    STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(461), 4,
+    STATE(441), 4,
       sym_directive,
       sym_assertion,
       sym_header,
@@ -6177,7 +6039,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(79), 2,
       sym_comment,
       sym_unclosed_script,
-    STATE(470), 2,
+    STATE(451), 2,
       sym_directive,
       sym_variable_declaration,
     ACTIONS(81), 6,
@@ -6218,19 +6080,19 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_resolver_repeat1,
     STATE(54), 1,
       sym_arguments,
-    ACTIONS(118), 5,
+    ACTIONS(120), 5,
+      sym__url_text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__space,
+    ACTIONS(118), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(120), 6,
-      sym__url_text,
-      anon_sym_LBRACE,
       sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__space,
   [918] = 6,
     ACTIONS(126), 1,
       aux_sym_variable_token1,
@@ -6366,16 +6228,16 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_resolver_repeat1,
     STATE(111), 1,
       sym_arguments,
-    ACTIONS(118), 4,
+    ACTIONS(118), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(120), 6,
+      sym__word_text,
+    ACTIONS(120), 5,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
   [1107] = 6,
@@ -6406,7 +6268,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable_name,
     ACTIONS(185), 1,
       sym_resolver_name,
-    STATE(134), 1,
+    STATE(132), 1,
       sym_resolver,
     ACTIONS(108), 4,
       ts_builtin_sym_end,
@@ -6425,20 +6287,20 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LPAREN,
     ACTIONS(189), 1,
       sym__argument_space,
-    STATE(63), 1,
+    STATE(91), 1,
       aux_sym_resolver_repeat1,
-    STATE(125), 1,
+    STATE(124), 1,
       sym_arguments,
-    ACTIONS(118), 4,
+    ACTIONS(118), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(120), 6,
+      sym__word_text,
+    ACTIONS(120), 5,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
   [1188] = 6,
@@ -6448,7 +6310,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable_name,
     ACTIONS(195), 1,
       sym_resolver_name,
-    STATE(123), 1,
+    STATE(122), 1,
       sym_resolver,
     ACTIONS(108), 3,
       ts_builtin_sym_end,
@@ -6467,9 +6329,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LPAREN,
     ACTIONS(199), 1,
       sym__argument_space,
-    STATE(68), 1,
+    STATE(70), 1,
       aux_sym_resolver_repeat1,
-    STATE(136), 1,
+    STATE(134), 1,
       sym_arguments,
     ACTIONS(118), 5,
       ts_builtin_sym_end,
@@ -6490,7 +6352,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable_name,
     ACTIONS(205), 1,
       sym_resolver_name,
-    STATE(167), 1,
+    STATE(169), 1,
       sym_resolver,
     ACTIONS(108), 3,
       ts_builtin_sym_end,
@@ -6528,37 +6390,37 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_space,
     STATE(36), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(213), 5,
+    ACTIONS(215), 5,
+      sym__url_text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__space,
+    ACTIONS(213), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(215), 6,
-      sym__url_text,
-      anon_sym_LBRACE,
       sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__space,
   [1316] = 4,
     ACTIONS(221), 1,
       sym__argument_space,
     STATE(36), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(217), 5,
+    ACTIONS(219), 5,
+      sym__url_text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__space,
+    ACTIONS(217), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(219), 6,
-      sym__url_text,
-      anon_sym_LBRACE,
       sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__space,
   [1338] = 6,
     ACTIONS(224), 1,
       aux_sym_variable_token1,
@@ -6586,19 +6448,19 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_space,
     STATE(104), 1,
       aux_sym_resolver_repeat1,
-    STATE(175), 1,
+    STATE(171), 1,
       sym_arguments,
-    ACTIONS(118), 4,
+    ACTIONS(120), 4,
+      sym__text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+    ACTIONS(118), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(120), 5,
-      sym__text,
-      anon_sym_LBRACE,
       sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
   [1390] = 6,
     ACTIONS(237), 1,
       aux_sym_variable_token1,
@@ -6646,7 +6508,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_space,
     STATE(103), 1,
       aux_sym_resolver_repeat1,
-    STATE(221), 1,
+    STATE(225), 1,
       sym_arguments,
     ACTIONS(120), 4,
       sym__url_text,
@@ -6684,21 +6546,21 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LPAREN,
     ACTIONS(264), 1,
       sym__argument_space,
-    STATE(137), 1,
+    STATE(141), 1,
       aux_sym_resolver_repeat1,
     STATE(194), 1,
       sym_arguments,
-    ACTIONS(118), 4,
+    ACTIONS(120), 4,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+    ACTIONS(118), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(120), 5,
-      sym__form_path_text,
-      anon_sym_LBRACE,
       sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
   [1520] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
@@ -6708,7 +6570,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable_name,
     ACTIONS(270), 1,
       sym_resolver_name,
-    STATE(231), 1,
+    STATE(228), 1,
       sym_resolver,
     ACTIONS(110), 7,
       anon_sym_LBRACE,
@@ -6723,9 +6585,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LPAREN,
     ACTIONS(274), 1,
       sym__argument_space,
-    STATE(188), 1,
+    STATE(184), 1,
       aux_sym_resolver_repeat1,
-    STATE(282), 1,
+    STATE(285), 1,
       sym_arguments,
     ACTIONS(120), 3,
       sym__body_text,
@@ -6776,16 +6638,16 @@ static const uint16_t ts_small_parse_table[] = {
       sym__json_text,
       sym__argument_space,
   [1620] = 2,
-    ACTIONS(291), 5,
+    ACTIONS(291), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(293), 7,
+      sym__word_text,
+    ACTIONS(293), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
@@ -6797,7 +6659,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_space,
     STATE(189), 1,
       aux_sym_resolver_repeat1,
-    STATE(273), 1,
+    STATE(275), 1,
       sym_arguments,
     ACTIONS(120), 3,
       sym__header_name_text,
@@ -6822,71 +6684,71 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    STATE(478), 1,
+    STATE(455), 1,
       sym_argument,
-    STATE(517), 1,
+    STATE(508), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
   [1693] = 2,
-    ACTIONS(311), 5,
+    ACTIONS(311), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(313), 7,
+      sym__word_text,
+    ACTIONS(313), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
       sym__argument_space,
   [1710] = 2,
-    ACTIONS(217), 5,
+    ACTIONS(217), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(219), 7,
+      sym__word_text,
+    ACTIONS(219), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
       sym__argument_space,
   [1727] = 2,
-    ACTIONS(315), 5,
+    ACTIONS(315), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(317), 7,
+      sym__word_text,
+    ACTIONS(317), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
       sym__argument_space,
   [1744] = 2,
-    ACTIONS(213), 5,
+    ACTIONS(213), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(215), 7,
+      sym__word_text,
+    ACTIONS(215), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
@@ -6915,16 +6777,16 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_space,
     STATE(57), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(213), 4,
+    ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(215), 6,
+      sym__word_text,
+    ACTIONS(215), 5,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
   [1807] = 4,
@@ -6932,16 +6794,16 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_space,
     STATE(57), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(217), 4,
+    ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(219), 6,
+      sym__word_text,
+    ACTIONS(219), 5,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
   [1828] = 6,
@@ -6963,35 +6825,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [1853] = 8,
-    ACTIONS(339), 1,
-      anon_sym_AT2,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
-    ACTIONS(345), 1,
-      sym__newline,
-    STATE(464), 1,
-      sym_value,
-    STATE(475), 1,
-      sym_form_file,
-    ACTIONS(337), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(341), 2,
-      sym__text,
-      anon_sym_LBRACE,
-    STATE(251), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_value_repeat1,
-  [1882] = 6,
-    ACTIONS(347), 1,
+  [1853] = 6,
+    ACTIONS(337), 1,
       anon_sym_LPAREN,
-    ACTIONS(349), 1,
+    ACTIONS(339), 1,
       sym__argument_space,
-    STATE(155), 1,
+    STATE(157), 1,
       aux_sym_resolver_repeat1,
-    STATE(267), 1,
+    STATE(262), 1,
       sym_arguments,
     ACTIONS(120), 3,
       sym__form_path_text,
@@ -7003,6 +6844,27 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
+  [1878] = 8,
+    ACTIONS(343), 1,
+      anon_sym_AT2,
+    ACTIONS(347), 1,
+      aux_sym_variable_token1,
+    ACTIONS(349), 1,
+      sym__newline,
+    STATE(431), 1,
+      sym_form_file,
+    STATE(475), 1,
+      sym_value,
+    ACTIONS(341), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    ACTIONS(345), 2,
+      sym__text,
+      anon_sym_LBRACE,
+    STATE(252), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_value_repeat1,
   [1907] = 6,
     ACTIONS(351), 1,
       aux_sym_variable_token2,
@@ -7010,7 +6872,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable_name,
     ACTIONS(355), 1,
       sym_resolver_name,
-    STATE(227), 1,
+    STATE(226), 1,
       sym_resolver,
     ACTIONS(108), 4,
       ts_builtin_sym_end,
@@ -7022,107 +6884,145 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__space,
-  [1932] = 2,
-    ACTIONS(357), 5,
+  [1932] = 6,
+    ACTIONS(357), 1,
+      anon_sym_LPAREN,
+    ACTIONS(359), 1,
+      sym__argument_space,
+    STATE(162), 1,
+      aux_sym_resolver_repeat1,
+    STATE(232), 1,
+      sym_arguments,
+    ACTIONS(120), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(118), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [1957] = 2,
+    ACTIONS(361), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(359), 7,
+      sym__word_text,
+    ACTIONS(363), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1949] = 4,
-    ACTIONS(189), 1,
+  [1974] = 2,
+    ACTIONS(365), 6,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym_http_version,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+    ACTIONS(367), 6,
+      sym__url_text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__space,
       sym__argument_space,
-    STATE(91), 1,
+  [1991] = 4,
+    ACTIONS(369), 1,
+      sym__argument_space,
+    STATE(65), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(213), 4,
+    ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(215), 6,
+      sym__word_text,
+    ACTIONS(219), 5,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1970] = 2,
-    ACTIONS(361), 5,
+  [2012] = 3,
+    ACTIONS(376), 1,
+      aux_sym_variable_token2,
+    ACTIONS(372), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(363), 7,
+      sym__word_text,
+    ACTIONS(374), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1987] = 3,
-    ACTIONS(369), 1,
-      aux_sym_variable_token2,
-    ACTIONS(365), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym_http_version,
-      aux_sym_variable_token1,
-    ACTIONS(367), 7,
-      sym__url_text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__space,
-      sym__argument_space,
-  [2006] = 6,
-    ACTIONS(371), 1,
+  [2031] = 6,
+    ACTIONS(378), 1,
       anon_sym_LPAREN,
-    ACTIONS(373), 1,
+    ACTIONS(380), 1,
       sym__argument_space,
-    STATE(169), 1,
+    STATE(175), 1,
       aux_sym_resolver_repeat1,
-    STATE(242), 1,
+    STATE(240), 1,
       sym_arguments,
-    ACTIONS(118), 3,
+    ACTIONS(118), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(120), 5,
-      anon_sym_LBRACE,
       sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(120), 4,
+      anon_sym_LBRACE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [2031] = 2,
-    ACTIONS(375), 5,
+  [2056] = 6,
+    ACTIONS(108), 1,
+      aux_sym_variable_token1,
+    ACTIONS(382), 1,
+      aux_sym_variable_token2,
+    ACTIONS(384), 1,
+      sym_variable_name,
+    ACTIONS(386), 1,
+      sym_resolver_name,
+    STATE(237), 1,
+      sym_resolver,
+    ACTIONS(110), 7,
+      anon_sym_LBRACE,
+      sym__word_text,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [2081] = 2,
+    ACTIONS(388), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(377), 7,
+      sym__word_text,
+    ACTIONS(390), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2048] = 4,
+  [2098] = 4,
     ACTIONS(199), 1,
       sym__argument_space,
-    STATE(69), 1,
+    STATE(71), 1,
       aux_sym_resolver_repeat1,
     ACTIONS(213), 5,
       ts_builtin_sym_end,
@@ -7136,10 +7036,10 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [2069] = 4,
-    ACTIONS(379), 1,
+  [2119] = 4,
+    ACTIONS(392), 1,
       sym__argument_space,
-    STATE(69), 1,
+    STATE(71), 1,
       aux_sym_resolver_repeat1,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
@@ -7153,72 +7053,53 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [2090] = 6,
-    ACTIONS(108), 1,
-      aux_sym_variable_token1,
-    ACTIONS(382), 1,
+  [2140] = 3,
+    ACTIONS(395), 1,
       aux_sym_variable_token2,
-    ACTIONS(384), 1,
-      sym_variable_name,
-    ACTIONS(386), 1,
-      sym_resolver_name,
-    STATE(240), 1,
-      sym_resolver,
-    ACTIONS(110), 7,
-      anon_sym_LBRACE,
+    ACTIONS(361), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym_http_version,
+      aux_sym_variable_token1,
       sym__word_text,
+    ACTIONS(363), 6,
+      sym__url_text,
+      anon_sym_LBRACE,
       anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
+      sym__newline,
+      sym__space,
       sym__argument_space,
-  [2115] = 2,
-    ACTIONS(388), 5,
+  [2159] = 2,
+    ACTIONS(397), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(390), 7,
+      sym__word_text,
+    ACTIONS(399), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2132] = 3,
-    ACTIONS(392), 1,
-      aux_sym_variable_token2,
-    ACTIONS(357), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym_http_version,
-      aux_sym_variable_token1,
-    ACTIONS(359), 7,
-      sym__url_text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__space,
-      sym__argument_space,
-  [2151] = 2,
-    ACTIONS(394), 5,
+  [2176] = 2,
+    ACTIONS(401), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(396), 7,
+      sym__word_text,
+    ACTIONS(403), 6,
       sym__url_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2168] = 9,
+  [2193] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7229,36 +7110,17 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(398), 1,
+    ACTIONS(405), 1,
       anon_sym_RPAREN,
-    STATE(445), 1,
+    STATE(450), 1,
       sym_argument,
-    STATE(504), 1,
+    STATE(518), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2199] = 6,
-    ACTIONS(400), 1,
-      anon_sym_LPAREN,
-    ACTIONS(402), 1,
-      sym__argument_space,
-    STATE(203), 1,
-      aux_sym_resolver_repeat1,
-    STATE(238), 1,
-      sym_arguments,
-    ACTIONS(120), 3,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-    ACTIONS(118), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
   [2224] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
@@ -7270,13 +7132,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(404), 1,
+    ACTIONS(407), 1,
       anon_sym_RPAREN,
-    STATE(471), 1,
+    STATE(476), 1,
       sym_argument,
-    STATE(515), 1,
+    STATE(514), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7292,13 +7154,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(406), 1,
+    ACTIONS(409), 1,
       anon_sym_RPAREN,
-    STATE(429), 1,
+    STATE(483), 1,
       sym_argument,
-    STATE(507), 1,
+    STATE(504), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7314,13 +7176,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(408), 1,
+    ACTIONS(411), 1,
       anon_sym_RPAREN,
-    STATE(432), 1,
+    STATE(436), 1,
       sym_argument,
-    STATE(500), 1,
+    STATE(517), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7336,13 +7198,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(410), 1,
+    ACTIONS(413), 1,
       anon_sym_RPAREN,
-    STATE(437), 1,
+    STATE(440), 1,
       sym_argument,
-    STATE(516), 1,
+    STATE(505), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7358,13 +7220,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(412), 1,
+    ACTIONS(415), 1,
       anon_sym_RPAREN,
-    STATE(439), 1,
+    STATE(444), 1,
       sym_argument,
-    STATE(510), 1,
+    STATE(509), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7380,13 +7242,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(414), 1,
+    ACTIONS(417), 1,
       anon_sym_RPAREN,
-    STATE(443), 1,
+    STATE(448), 1,
       sym_argument,
-    STATE(509), 1,
+    STATE(500), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7402,13 +7264,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(416), 1,
+    ACTIONS(419), 1,
       anon_sym_RPAREN,
-    STATE(446), 1,
+    STATE(452), 1,
       sym_argument,
-    STATE(499), 1,
+    STATE(502), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7424,13 +7286,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(418), 1,
+    ACTIONS(421), 1,
       anon_sym_RPAREN,
-    STATE(451), 1,
+    STATE(456), 1,
       sym_argument,
-    STATE(495), 1,
+    STATE(510), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7446,13 +7308,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(420), 1,
+    ACTIONS(423), 1,
       anon_sym_RPAREN,
-    STATE(456), 1,
+    STATE(459), 1,
       sym_argument,
-    STATE(496), 1,
+    STATE(501), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7468,13 +7330,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(422), 1,
+    ACTIONS(425), 1,
       anon_sym_RPAREN,
-    STATE(459), 1,
+    STATE(462), 1,
       sym_argument,
-    STATE(502), 1,
+    STATE(515), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7490,13 +7352,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(424), 1,
+    ACTIONS(427), 1,
       anon_sym_RPAREN,
-    STATE(462), 1,
+    STATE(465), 1,
       sym_argument,
-    STATE(511), 1,
+    STATE(513), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7512,13 +7374,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(426), 1,
+    ACTIONS(429), 1,
       anon_sym_RPAREN,
-    STATE(465), 1,
+    STATE(469), 1,
       sym_argument,
-    STATE(498), 1,
+    STATE(499), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7534,13 +7396,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(428), 1,
+    ACTIONS(431), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(473), 1,
       sym_argument,
-    STATE(503), 1,
+    STATE(506), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7556,13 +7418,13 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(430), 1,
+    ACTIONS(433), 1,
       anon_sym_RPAREN,
-    STATE(472), 1,
+    STATE(477), 1,
       sym_argument,
-    STATE(508), 1,
+    STATE(511), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
@@ -7578,45 +7440,45 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    ACTIONS(432), 1,
+    ACTIONS(435), 1,
       anon_sym_RPAREN,
-    STATE(476), 1,
+    STATE(480), 1,
       sym_argument,
-    STATE(513), 1,
+    STATE(516), 1,
       sym_json_array,
-    STATE(200), 4,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
   [2689] = 4,
-    ACTIONS(434), 1,
+    ACTIONS(189), 1,
       sym__argument_space,
-    STATE(91), 1,
+    STATE(65), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(217), 4,
+    ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(219), 6,
+      sym__word_text,
+    ACTIONS(215), 5,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
   [2710] = 2,
-    ACTIONS(315), 5,
+    ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-      aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(317), 6,
-      sym__form_path_text,
-      anon_sym_LBRACE,
       sym__word_text,
+    ACTIONS(390), 6,
+      aux_sym_header_token1,
+      sym__header_name_text,
+      anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
@@ -7655,30 +7517,30 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       aux_sym_url_repeat1,
   [2770] = 2,
-    ACTIONS(315), 4,
+    ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(317), 7,
+      sym__word_text,
+    ACTIONS(317), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [2786] = 2,
-    ACTIONS(291), 4,
+    ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(293), 7,
+      sym__word_text,
+    ACTIONS(293), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
@@ -7689,7 +7551,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable_name,
     ACTIONS(457), 1,
       sym_resolver_name,
-    STATE(281), 1,
+    STATE(284), 1,
       sym_resolver,
     ACTIONS(108), 3,
       ts_builtin_sym_end,
@@ -7719,16 +7581,16 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       aux_sym_url_repeat1,
   [2850] = 2,
-    ACTIONS(315), 4,
+    ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(317), 7,
+      sym__word_text,
+    ACTIONS(317), 6,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
@@ -7752,16 +7614,16 @@ static const uint16_t ts_small_parse_table[] = {
       sym_json_array,
       aux_sym_json_array_repeat1,
   [2892] = 2,
-    ACTIONS(291), 4,
+    ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(293), 7,
+      sym__word_text,
+    ACTIONS(293), 6,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
@@ -7770,9 +7632,9 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LPAREN,
     ACTIONS(483), 1,
       sym__argument_space,
-    STATE(250), 1,
+    STATE(214), 1,
       aux_sym_resolver_repeat1,
-    STATE(287), 1,
+    STATE(302), 1,
       sym_arguments,
     ACTIONS(120), 2,
       anon_sym_LBRACE,
@@ -7804,33 +7666,33 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_space,
     STATE(105), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(213), 4,
+    ACTIONS(215), 4,
+      sym__text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+    ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(215), 5,
-      sym__text,
-      anon_sym_LBRACE,
       sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
   [2972] = 4,
     ACTIONS(485), 1,
       sym__argument_space,
     STATE(105), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(217), 4,
+    ACTIONS(219), 4,
+      sym__text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+    ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(219), 5,
-      sym__text,
-      anon_sym_LBRACE,
       sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
   [2992] = 7,
     ACTIONS(488), 1,
       anon_sym_LBRACE,
@@ -7851,128 +7713,128 @@ static const uint16_t ts_small_parse_table[] = {
       sym_json_array,
       aux_sym_json_array_repeat1,
   [3018] = 2,
-    ACTIONS(357), 4,
+    ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(359), 7,
+      sym__word_text,
+    ACTIONS(363), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [3034] = 3,
     ACTIONS(505), 1,
       aux_sym_variable_token2,
-    ACTIONS(365), 3,
+    ACTIONS(372), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(367), 7,
+      sym__word_text,
+    ACTIONS(374), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [3052] = 3,
     ACTIONS(507), 1,
       aux_sym_variable_token2,
-    ACTIONS(357), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-    ACTIONS(359), 7,
-      aux_sym_header_token1,
-      sym__header_name_text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [3070] = 2,
     ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(363), 7,
+      sym__word_text,
+    ACTIONS(363), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [3070] = 2,
+    ACTIONS(365), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
       sym__word_text,
+    ACTIONS(367), 6,
+      aux_sym_header_token1,
+      sym__header_name_text,
+      anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [3086] = 2,
-    ACTIONS(213), 4,
+    ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(215), 7,
+      sym__word_text,
+    ACTIONS(215), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [3102] = 2,
-    ACTIONS(388), 4,
+    ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(390), 7,
+      sym__word_text,
+    ACTIONS(399), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [3118] = 2,
-    ACTIONS(311), 4,
+    ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(313), 7,
+      sym__word_text,
+    ACTIONS(313), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [3134] = 2,
-    ACTIONS(217), 4,
+    ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(219), 7,
+      sym__word_text,
+    ACTIONS(219), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [3150] = 2,
-    ACTIONS(375), 4,
+    ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
+      aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(377), 7,
-      aux_sym_header_token1,
-      sym__header_name_text,
+    ACTIONS(317), 6,
+      sym__form_path_text,
       anon_sym_LBRACE,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -7993,16 +7855,16 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__argument_space,
   [3182] = 2,
-    ACTIONS(394), 4,
+    ACTIONS(401), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(396), 7,
+      sym__word_text,
+    ACTIONS(403), 6,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
@@ -8013,7 +7875,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable_name,
     ACTIONS(513), 1,
       sym_resolver_name,
-    STATE(266), 1,
+    STATE(268), 1,
       sym_resolver,
     ACTIONS(110), 3,
       sym__form_path_text,
@@ -8024,14 +7886,46 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
-  [3222] = 6,
-    ACTIONS(515), 1,
-      anon_sym_LPAREN,
-    ACTIONS(517), 1,
+  [3222] = 2,
+    ACTIONS(361), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+    ACTIONS(363), 6,
+      sym__body_text,
+      sym__angle,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
       sym__argument_space,
-    STATE(211), 1,
+  [3238] = 6,
+    ACTIONS(337), 1,
+      anon_sym_LPAREN,
+    ACTIONS(515), 1,
+      sym__argument_space,
+    STATE(259), 1,
       aux_sym_resolver_repeat1,
-    STATE(326), 1,
+    STATE(262), 1,
+      sym_arguments,
+    ACTIONS(120), 3,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(118), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [3262] = 6,
+    ACTIONS(517), 1,
+      anon_sym_LPAREN,
+    ACTIONS(519), 1,
+      sym__argument_space,
+    STATE(221), 1,
+      aux_sym_resolver_repeat1,
+    STATE(332), 1,
       sym_arguments,
     ACTIONS(120), 3,
       sym__text,
@@ -8042,229 +7936,120 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3246] = 6,
-    ACTIONS(347), 1,
-      anon_sym_LPAREN,
-    ACTIONS(519), 1,
-      sym__argument_space,
-    STATE(257), 1,
-      aux_sym_resolver_repeat1,
-    STATE(267), 1,
-      sym_arguments,
-    ACTIONS(120), 3,
-      sym__form_path_text,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(118), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [3270] = 2,
-    ACTIONS(357), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(359), 7,
-      sym__body_text,
-      sym__angle,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
   [3286] = 3,
     ACTIONS(521), 1,
       aux_sym_variable_token2,
-    ACTIONS(365), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-    ACTIONS(367), 7,
-      sym__body_text,
-      sym__angle,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [3304] = 3,
-    ACTIONS(523), 1,
-      aux_sym_variable_token2,
-    ACTIONS(357), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-    ACTIONS(359), 7,
-      sym__body_text,
-      sym__angle,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [3322] = 2,
     ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(363), 7,
+      sym__word_text,
+    ACTIONS(363), 6,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3338] = 2,
-    ACTIONS(213), 4,
+  [3304] = 2,
+    ACTIONS(365), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(215), 7,
+      sym__word_text,
+    ACTIONS(367), 6,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3354] = 2,
-    ACTIONS(388), 4,
+  [3320] = 2,
+    ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(390), 7,
+      sym__word_text,
+    ACTIONS(215), 6,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3370] = 2,
-    ACTIONS(311), 4,
+  [3336] = 2,
+    ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(313), 7,
+      sym__word_text,
+    ACTIONS(399), 6,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3386] = 2,
-    ACTIONS(375), 4,
+  [3352] = 2,
+    ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(377), 7,
+      sym__word_text,
+    ACTIONS(313), 6,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3402] = 2,
-    ACTIONS(394), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(396), 7,
-      sym__body_text,
-      sym__angle,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [3418] = 2,
+  [3368] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-      aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
+      sym__word_text,
     ACTIONS(219), 6,
-      sym__form_path_text,
+      sym__body_text,
+      sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3434] = 6,
-    ACTIONS(525), 1,
-      aux_sym_variable_token2,
-    ACTIONS(527), 1,
-      sym_variable_name,
-    ACTIONS(529), 1,
-      sym_resolver_name,
-    STATE(272), 1,
-      sym_resolver,
-    ACTIONS(108), 3,
+  [3384] = 2,
+    ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 4,
-      aux_sym_header_token1,
-      sym__header_name_text,
-      anon_sym_LBRACE,
-      sym__newline,
-  [3458] = 2,
-    ACTIONS(357), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(359), 6,
-      sym__form_path_text,
-      anon_sym_LBRACE,
       sym__word_text,
+    ACTIONS(390), 6,
+      sym__body_text,
+      sym__angle,
+      anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3474] = 3,
-    ACTIONS(531), 1,
-      aux_sym_variable_token2,
-    ACTIONS(365), 4,
+  [3400] = 2,
+    ACTIONS(401), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-      aux_sym_form_file_token1,
       aux_sym_variable_token1,
-    ACTIONS(367), 6,
-      sym__form_path_text,
-      anon_sym_LBRACE,
+      aux_sym_variable_token2,
       sym__word_text,
+    ACTIONS(403), 6,
+      sym__body_text,
+      sym__angle,
+      anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3492] = 3,
-    ACTIONS(533), 1,
-      aux_sym_variable_token2,
-    ACTIONS(357), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      aux_sym_variable_token1,
-    ACTIONS(359), 6,
-      sym__form_path_text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [3510] = 2,
+  [3416] = 2,
     ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8278,7 +8063,51 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3526] = 2,
+  [3432] = 3,
+    ACTIONS(523), 1,
+      aux_sym_variable_token2,
+    ACTIONS(372), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      aux_sym_variable_token1,
+    ACTIONS(374), 6,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__word_text,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [3450] = 3,
+    ACTIONS(525), 1,
+      aux_sym_variable_token2,
+    ACTIONS(361), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      aux_sym_variable_token1,
+    ACTIONS(363), 6,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__word_text,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [3468] = 2,
+    ACTIONS(365), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+    ACTIONS(367), 6,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__word_text,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [3484] = 2,
     ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8292,37 +8121,39 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3542] = 4,
-    ACTIONS(264), 1,
-      sym__argument_space,
-    STATE(140), 1,
-      aux_sym_resolver_repeat1,
-    ACTIONS(213), 4,
+  [3500] = 6,
+    ACTIONS(527), 1,
+      aux_sym_variable_token2,
+    ACTIONS(529), 1,
+      sym_variable_name,
+    ACTIONS(531), 1,
+      sym_resolver_name,
+    STATE(274), 1,
+      sym_resolver,
+    ACTIONS(108), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(215), 5,
-      sym__form_path_text,
+    ACTIONS(110), 4,
+      aux_sym_header_token1,
+      sym__header_name_text,
       anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
       sym__newline,
-  [3562] = 2,
-    ACTIONS(388), 5,
+  [3524] = 2,
+    ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(390), 6,
+    ACTIONS(399), 6,
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3578] = 2,
+  [3540] = 2,
     ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8336,62 +8167,92 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3594] = 4,
-    ACTIONS(535), 1,
+  [3556] = 2,
+    ACTIONS(217), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+    ACTIONS(219), 6,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__word_text,
+      anon_sym_DQUOTE,
+      sym__newline,
       sym__argument_space,
-    STATE(140), 1,
+  [3572] = 2,
+    ACTIONS(388), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+    ACTIONS(390), 6,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__word_text,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [3588] = 2,
+    ACTIONS(401), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+    ACTIONS(403), 6,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__word_text,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [3604] = 4,
+    ACTIONS(264), 1,
+      sym__argument_space,
+    STATE(142), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(217), 4,
+    ACTIONS(215), 4,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+    ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(219), 5,
-      sym__form_path_text,
-      anon_sym_LBRACE,
       sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-  [3614] = 2,
-    ACTIONS(375), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(377), 6,
-      sym__form_path_text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
+  [3624] = 4,
+    ACTIONS(533), 1,
       sym__argument_space,
-  [3630] = 2,
-    ACTIONS(394), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(396), 6,
+    STATE(142), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(219), 4,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-      sym__argument_space,
-  [3646] = 7,
+    ACTIONS(217), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+  [3644] = 7,
     ACTIONS(471), 1,
       aux_sym_variable_token1,
     ACTIONS(473), 1,
       anon_sym_DQUOTE,
     ACTIONS(475), 1,
       anon_sym_LBRACK,
-    ACTIONS(538), 1,
+    ACTIONS(536), 1,
       anon_sym_LBRACE,
-    ACTIONS(540), 1,
+    ACTIONS(538), 1,
       anon_sym_RBRACK,
-    ACTIONS(542), 1,
+    ACTIONS(540), 1,
       sym__json_text,
     STATE(144), 5,
       sym__lone_brace,
@@ -8399,7 +8260,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3672] = 7,
+  [3670] = 7,
     ACTIONS(469), 1,
       anon_sym_LBRACE,
     ACTIONS(471), 1,
@@ -8410,7 +8271,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(479), 1,
       sym__json_text,
-    ACTIONS(544), 1,
+    ACTIONS(542), 1,
       anon_sym_RBRACK,
     STATE(106), 5,
       sym__lone_brace,
@@ -8418,14 +8279,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3698] = 6,
-    ACTIONS(402), 1,
-      sym__argument_space,
-    ACTIONS(546), 1,
+  [3696] = 6,
+    ACTIONS(544), 1,
       anon_sym_LPAREN,
-    STATE(203), 1,
+    ACTIONS(546), 1,
+      sym__argument_space,
+    STATE(246), 1,
       aux_sym_resolver_repeat1,
-    STATE(313), 1,
+    STATE(308), 1,
       sym_arguments,
     ACTIONS(120), 2,
       anon_sym_LBRACE,
@@ -8436,7 +8297,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [3722] = 6,
+  [3720] = 6,
     ACTIONS(465), 1,
       aux_sym_variable_token1,
     ACTIONS(550), 1,
@@ -8454,7 +8315,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_url_repeat1,
-  [3746] = 7,
+  [3744] = 7,
     ACTIONS(471), 1,
       aux_sym_variable_token1,
     ACTIONS(473), 1,
@@ -8473,22 +8334,23 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3772] = 2,
-    ACTIONS(217), 4,
+  [3770] = 3,
+    ACTIONS(562), 1,
+      aux_sym_variable_token2,
+    ACTIONS(372), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(219), 7,
+      sym__word_text,
+    ACTIONS(374), 6,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [3788] = 4,
-    ACTIONS(562), 1,
+    ACTIONS(564), 1,
       sym__argument_space,
     STATE(149), 1,
       aux_sym_resolver_repeat1,
@@ -8502,70 +8364,87 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3807] = 8,
-    ACTIONS(567), 1,
-      aux_sym_form_file_token1,
-    ACTIONS(569), 1,
-      sym__form_path_text,
-    ACTIONS(571), 1,
-      anon_sym_LBRACE,
-    ACTIONS(573), 1,
+  [3807] = 6,
+    ACTIONS(301), 1,
       aux_sym_variable_token1,
-    ACTIONS(575), 1,
-      sym__newline,
-    STATE(154), 1,
-      aux_sym__form_path,
-    ACTIONS(565), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(304), 2,
+    ACTIONS(307), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(567), 1,
+      anon_sym_LBRACE,
+    ACTIONS(571), 1,
+      sym__argument_text,
+    ACTIONS(569), 2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+    STATE(165), 4,
       sym__lone_brace,
       sym_variable,
-  [3834] = 6,
-    ACTIONS(581), 1,
+      sym_string,
+      aux_sym_argument_repeat1,
+  [3830] = 6,
+    ACTIONS(577), 1,
       anon_sym_LBRACE,
-    ACTIONS(583), 1,
+    ACTIONS(579), 1,
       aux_sym_variable_token1,
-    ACTIONS(585), 1,
+    ACTIONS(581), 1,
       sym__newline,
-    ACTIONS(577), 2,
+    ACTIONS(573), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    ACTIONS(579), 2,
+    ACTIONS(575), 2,
       sym__body_text,
       sym__angle,
-    STATE(185), 3,
+    STATE(186), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym__body_line_repeat1,
-  [3857] = 7,
-    ACTIONS(341), 1,
-      anon_sym_LBRACE,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
+  [3853] = 8,
+    ACTIONS(585), 1,
+      aux_sym_form_file_token1,
+    ACTIONS(587), 1,
+      sym__form_path_text,
     ACTIONS(589), 1,
-      sym__text,
+      anon_sym_LBRACE,
     ACTIONS(591), 1,
+      aux_sym_variable_token1,
+    ACTIONS(593), 1,
       sym__newline,
-    STATE(430), 1,
-      sym_value,
-    ACTIONS(587), 2,
+    STATE(156), 1,
+      aux_sym__form_path,
+    ACTIONS(583), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    STATE(251), 3,
+    STATE(317), 2,
+      sym__lone_brace,
+      sym_variable,
+  [3880] = 7,
+    ACTIONS(345), 1,
+      anon_sym_LBRACE,
+    ACTIONS(347), 1,
+      aux_sym_variable_token1,
+    ACTIONS(597), 1,
+      sym__text,
+    ACTIONS(599), 1,
+      sym__newline,
+    STATE(446), 1,
+      sym_value,
+    ACTIONS(595), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(252), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [3882] = 6,
+  [3905] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
-    ACTIONS(593), 1,
+    ACTIONS(601), 1,
       aux_sym_variable_token2,
-    ACTIONS(595), 1,
+    ACTIONS(603), 1,
       sym_variable_name,
-    ACTIONS(597), 1,
+    ACTIONS(605), 1,
       sym_resolver_name,
-    STATE(300), 1,
+    STATE(361), 1,
       sym_resolver,
     ACTIONS(110), 5,
       anon_sym_LBRACE,
@@ -8573,28 +8452,45 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [3905] = 7,
-    ACTIONS(601), 1,
-      sym__form_path_text,
-    ACTIONS(604), 1,
+  [3928] = 6,
+    ACTIONS(609), 1,
+      sym__header_name_text,
+    ACTIONS(612), 1,
       anon_sym_LBRACE,
-    ACTIONS(607), 1,
+    ACTIONS(615), 1,
       aux_sym_variable_token1,
-    ACTIONS(610), 1,
+    ACTIONS(618), 1,
       sym__newline,
-    STATE(154), 1,
-      aux_sym__form_path,
-    STATE(304), 2,
+    ACTIONS(607), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_header_token1,
+    STATE(155), 3,
       sym__lone_brace,
       sym_variable,
-    ACTIONS(599), 3,
+      aux_sym_header_name_repeat1,
+  [3951] = 7,
+    ACTIONS(622), 1,
+      sym__form_path_text,
+    ACTIONS(625), 1,
+      anon_sym_LBRACE,
+    ACTIONS(628), 1,
+      aux_sym_variable_token1,
+    ACTIONS(631), 1,
+      sym__newline,
+    STATE(156), 1,
+      aux_sym__form_path,
+    STATE(317), 2,
+      sym__lone_brace,
+      sym_variable,
+    ACTIONS(620), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
-  [3930] = 4,
-    ACTIONS(349), 1,
+  [3976] = 4,
+    ACTIONS(339), 1,
       sym__argument_space,
-    STATE(156), 1,
+    STATE(158), 1,
       aux_sym_resolver_repeat1,
     ACTIONS(215), 3,
       sym__form_path_text,
@@ -8606,10 +8502,10 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3949] = 4,
-    ACTIONS(612), 1,
+  [3995] = 4,
+    ACTIONS(633), 1,
       sym__argument_space,
-    STATE(156), 1,
+    STATE(158), 1,
       aux_sym_resolver_repeat1,
     ACTIONS(219), 3,
       sym__form_path_text,
@@ -8621,229 +8517,225 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3968] = 2,
-    ACTIONS(315), 4,
+  [4014] = 2,
+    ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(317), 6,
+      sym__word_text,
+    ACTIONS(317), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3983] = 2,
-    ACTIONS(291), 4,
+  [4029] = 2,
+    ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(293), 6,
+      sym__word_text,
+    ACTIONS(293), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3998] = 6,
-    ACTIONS(615), 1,
+  [4044] = 6,
+    ACTIONS(636), 1,
       aux_sym_variable_token2,
-    ACTIONS(617), 1,
+    ACTIONS(638), 1,
       sym_variable_name,
-    ACTIONS(619), 1,
-      sym_resolver_name,
-    STATE(324), 1,
-      sym_resolver,
-    ACTIONS(108), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-    ACTIONS(110), 3,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__newline,
-  [4021] = 7,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
-    ACTIONS(623), 1,
-      sym__text,
-    ACTIONS(625), 1,
-      anon_sym_LBRACE,
-    ACTIONS(627), 1,
-      sym__newline,
-    STATE(433), 1,
-      sym_path,
-    ACTIONS(621), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(214), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_value_repeat1,
-  [4046] = 6,
-    ACTIONS(509), 1,
-      aux_sym_variable_token2,
-    ACTIONS(629), 1,
-      sym_variable_name,
-    ACTIONS(631), 1,
-      sym_resolver_name,
-    STATE(266), 1,
-      sym_resolver,
-    ACTIONS(108), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-    ACTIONS(110), 3,
-      sym__form_path_text,
-      anon_sym_LBRACE,
-      sym__newline,
-  [4069] = 6,
-    ACTIONS(633), 1,
-      anon_sym_LPAREN,
-    ACTIONS(635), 1,
-      sym__argument_space,
-    STATE(277), 1,
-      aux_sym_resolver_repeat1,
-    STATE(312), 1,
-      sym_arguments,
-    ACTIONS(118), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(120), 3,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-  [4092] = 6,
-    ACTIONS(637), 1,
-      anon_sym_LBRACE,
     ACTIONS(640), 1,
+      sym_resolver_name,
+    STATE(328), 1,
+      sym_resolver,
+    ACTIONS(108), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(645), 1,
+    ACTIONS(110), 3,
+      sym__text,
+      anon_sym_LBRACE,
+      sym__newline,
+  [4067] = 4,
+    ACTIONS(359), 1,
+      sym__argument_space,
+    STATE(163), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(215), 2,
+      anon_sym_LBRACE,
       sym__argument_text,
-    ACTIONS(648), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(643), 2,
+    ACTIONS(213), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-    STATE(163), 4,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [4086] = 4,
+    ACTIONS(642), 1,
+      sym__argument_space,
+    STATE(163), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(219), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(217), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [4105] = 6,
+    ACTIONS(509), 1,
+      aux_sym_variable_token2,
+    ACTIONS(645), 1,
+      sym_variable_name,
+    ACTIONS(647), 1,
+      sym_resolver_name,
+    STATE(268), 1,
+      sym_resolver,
+    ACTIONS(108), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+    ACTIONS(110), 3,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__newline,
+  [4128] = 6,
+    ACTIONS(649), 1,
+      anon_sym_LBRACE,
+    ACTIONS(652), 1,
+      aux_sym_variable_token1,
+    ACTIONS(657), 1,
+      sym__argument_text,
+    ACTIONS(660), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(655), 2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+    STATE(165), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [4115] = 2,
-    ACTIONS(357), 4,
+  [4151] = 2,
+    ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(359), 6,
+      sym__word_text,
+    ACTIONS(363), 5,
       sym__text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4130] = 3,
-    ACTIONS(651), 1,
+  [4166] = 3,
+    ACTIONS(663), 1,
       aux_sym_variable_token2,
-    ACTIONS(365), 3,
+    ACTIONS(372), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(367), 6,
+      sym__word_text,
+    ACTIONS(374), 5,
       sym__text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4147] = 6,
-    ACTIONS(655), 1,
-      sym__header_name_text,
-    ACTIONS(658), 1,
-      anon_sym_LBRACE,
-    ACTIONS(661), 1,
+  [4183] = 7,
+    ACTIONS(347), 1,
       aux_sym_variable_token1,
-    ACTIONS(664), 1,
+    ACTIONS(667), 1,
+      sym__text,
+    ACTIONS(669), 1,
+      anon_sym_LBRACE,
+    ACTIONS(671), 1,
       sym__newline,
-    ACTIONS(653), 3,
+    STATE(438), 1,
+      sym_path,
+    ACTIONS(665), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-      aux_sym_header_token1,
-    STATE(166), 3,
+    STATE(219), 3,
       sym__lone_brace,
       sym_variable,
-      aux_sym_header_name_repeat1,
-  [4170] = 3,
-    ACTIONS(666), 1,
+      aux_sym_value_repeat1,
+  [4208] = 3,
+    ACTIONS(673), 1,
       aux_sym_variable_token2,
-    ACTIONS(357), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-    ACTIONS(359), 6,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [4187] = 2,
     ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(363), 6,
+      sym__word_text,
+    ACTIONS(363), 5,
       sym__text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4202] = 4,
-    ACTIONS(373), 1,
-      sym__argument_space,
-    STATE(170), 1,
-      aux_sym_resolver_repeat1,
-    ACTIONS(213), 3,
+  [4225] = 2,
+    ACTIONS(365), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
+      sym__word_text,
+    ACTIONS(367), 5,
+      sym__text,
+      anon_sym_LBRACE,
       anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [4240] = 2,
+    ACTIONS(213), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
     ACTIONS(215), 5,
+      sym__text,
       anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-  [4221] = 4,
-    ACTIONS(668), 1,
+      anon_sym_DQUOTE,
+      sym__newline,
       sym__argument_space,
-    STATE(170), 1,
+  [4255] = 6,
+    ACTIONS(675), 1,
+      anon_sym_LPAREN,
+    ACTIONS(677), 1,
+      sym__argument_space,
+    STATE(280), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(217), 3,
+    STATE(313), 1,
+      sym_arguments,
+    ACTIONS(120), 2,
+      anon_sym_LBRACE,
+      sym__string_text,
+    ACTIONS(118), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(219), 5,
-      anon_sym_LBRACE,
       sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-  [4240] = 6,
+      anon_sym_DQUOTE,
+  [4278] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
-    ACTIONS(671), 1,
+    ACTIONS(679), 1,
       aux_sym_variable_token2,
-    ACTIONS(673), 1,
+    ACTIONS(681), 1,
       sym_variable_name,
-    ACTIONS(675), 1,
+    ACTIONS(683), 1,
       sym_resolver_name,
-    STATE(310), 1,
+    STATE(311), 1,
       sym_resolver,
     ACTIONS(110), 5,
       anon_sym_LBRACE,
@@ -8851,257 +8743,170 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__string_text,
       sym__argument_space,
-  [4263] = 7,
-    ACTIONS(341), 1,
+  [4301] = 7,
+    ACTIONS(345), 1,
       anon_sym_LBRACE,
-    ACTIONS(343), 1,
+    ACTIONS(347), 1,
       aux_sym_variable_token1,
-    ACTIONS(589), 1,
-      sym__text,
-    ACTIONS(679), 1,
-      sym__newline,
-    STATE(436), 1,
-      sym_value,
-    ACTIONS(677), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(251), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_value_repeat1,
-  [4288] = 7,
-    ACTIONS(341), 1,
-      anon_sym_LBRACE,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
-    ACTIONS(589), 1,
-      sym__text,
-    ACTIONS(683), 1,
-      sym__newline,
-    STATE(440), 1,
-      sym_value,
-    ACTIONS(681), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(251), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_value_repeat1,
-  [4313] = 2,
-    ACTIONS(217), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym_http_version,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(219), 5,
-      sym__url_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__space,
-      sym__argument_space,
-  [4328] = 2,
-    ACTIONS(213), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(215), 6,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [4343] = 7,
-    ACTIONS(341), 1,
-      anon_sym_LBRACE,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
-    ACTIONS(589), 1,
+    ACTIONS(597), 1,
       sym__text,
     ACTIONS(687), 1,
       sym__newline,
-    STATE(442), 1,
+    STATE(454), 1,
       sym_value,
     ACTIONS(685), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    STATE(251), 3,
+    STATE(252), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4368] = 6,
-    ACTIONS(85), 1,
+  [4326] = 4,
+    ACTIONS(380), 1,
+      sym__argument_space,
+    STATE(176), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(213), 4,
+      aux_sym_variable_token1,
       aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(215), 4,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+  [4345] = 4,
     ACTIONS(689), 1,
-      aux_sym_variable_token1,
-    ACTIONS(692), 1,
-      sym__word_text,
-    ACTIONS(695), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(87), 3,
-      anon_sym_LBRACE,
-      sym__string_text,
       sym__argument_space,
-    STATE(177), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-  [4391] = 2,
-    ACTIONS(388), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
+    STATE(176), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(217), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(390), 6,
-      sym__text,
-      anon_sym_LBRACE,
       sym__word_text,
       anon_sym_DQUOTE,
+    ACTIONS(219), 4,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+  [4364] = 7,
+    ACTIONS(345), 1,
+      anon_sym_LBRACE,
+    ACTIONS(347), 1,
+      aux_sym_variable_token1,
+    ACTIONS(597), 1,
+      sym__text,
+    ACTIONS(694), 1,
       sym__newline,
-      sym__argument_space,
-  [4406] = 2,
-    ACTIONS(311), 4,
+    STATE(461), 1,
+      sym_value,
+    ACTIONS(692), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(313), 6,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [4421] = 7,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
-    ACTIONS(623), 1,
-      sym__text,
-    ACTIONS(625), 1,
-      anon_sym_LBRACE,
-    ACTIONS(700), 1,
-      sym__newline,
-    STATE(449), 1,
-      sym_path,
-    ACTIONS(698), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(214), 3,
+    STATE(252), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4446] = 2,
-    ACTIONS(217), 4,
+  [4389] = 7,
+    ACTIONS(347), 1,
+      aux_sym_variable_token1,
+    ACTIONS(667), 1,
+      sym__text,
+    ACTIONS(669), 1,
+      anon_sym_LBRACE,
+    ACTIONS(698), 1,
+      sym__newline,
+    STATE(443), 1,
+      sym_path,
+    ACTIONS(696), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(219), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_value_repeat1,
+  [4414] = 2,
+    ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(219), 6,
+      sym__word_text,
+    ACTIONS(399), 5,
       sym__text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4461] = 8,
-    ACTIONS(569), 1,
-      sym__form_path_text,
-    ACTIONS(571), 1,
+  [4429] = 7,
+    ACTIONS(345), 1,
       anon_sym_LBRACE,
-    ACTIONS(573), 1,
+    ACTIONS(347), 1,
       aux_sym_variable_token1,
-    ACTIONS(704), 1,
-      aux_sym_form_file_token1,
+    ACTIONS(597), 1,
+      sym__text,
+    ACTIONS(702), 1,
+      sym__newline,
+    STATE(464), 1,
+      sym_value,
+    ACTIONS(700), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(252), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_value_repeat1,
+  [4454] = 2,
+    ACTIONS(311), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+    ACTIONS(313), 5,
+      sym__text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [4469] = 2,
+    ACTIONS(217), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+    ACTIONS(219), 5,
+      sym__text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [4484] = 8,
+    ACTIONS(587), 1,
+      sym__form_path_text,
+    ACTIONS(589), 1,
+      anon_sym_LBRACE,
+    ACTIONS(591), 1,
+      aux_sym_variable_token1,
     ACTIONS(706), 1,
+      aux_sym_form_file_token1,
+    ACTIONS(708), 1,
       sym__newline,
-    STATE(150), 1,
+    STATE(152), 1,
       aux_sym__form_path,
-    ACTIONS(702), 2,
+    ACTIONS(704), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    STATE(304), 2,
+    STATE(317), 2,
       sym__lone_brace,
       sym_variable,
-  [4488] = 7,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
-    ACTIONS(623), 1,
-      sym__text,
-    ACTIONS(625), 1,
-      anon_sym_LBRACE,
-    ACTIONS(710), 1,
-      sym__newline,
-    STATE(427), 1,
-      sym_path,
-    ACTIONS(708), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(214), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_value_repeat1,
-  [4513] = 2,
-    ACTIONS(375), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(377), 6,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [4528] = 6,
-    ACTIONS(717), 1,
-      anon_sym_LBRACE,
-    ACTIONS(720), 1,
-      aux_sym_variable_token1,
-    ACTIONS(723), 1,
-      sym__newline,
-    ACTIONS(712), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(714), 2,
-      sym__body_text,
-      sym__angle,
-    STATE(185), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym__body_line_repeat1,
-  [4551] = 2,
-    ACTIONS(217), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(219), 6,
-      sym__form_path_text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [4566] = 2,
-    ACTIONS(394), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(396), 6,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [4581] = 4,
+  [4511] = 4,
     ACTIONS(274), 1,
       sym__argument_space,
-    STATE(204), 1,
+    STATE(202), 1,
       aux_sym_resolver_repeat1,
     ACTIONS(215), 3,
       sym__body_text,
@@ -9113,7 +8918,68 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4600] = 4,
+  [4530] = 2,
+    ACTIONS(388), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+    ACTIONS(390), 5,
+      sym__text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [4545] = 6,
+    ACTIONS(715), 1,
+      anon_sym_LBRACE,
+    ACTIONS(718), 1,
+      aux_sym_variable_token1,
+    ACTIONS(721), 1,
+      sym__newline,
+    ACTIONS(710), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    ACTIONS(712), 2,
+      sym__body_text,
+      sym__angle,
+    STATE(186), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym__body_line_repeat1,
+  [4568] = 7,
+    ACTIONS(347), 1,
+      aux_sym_variable_token1,
+    ACTIONS(667), 1,
+      sym__text,
+    ACTIONS(669), 1,
+      anon_sym_LBRACE,
+    ACTIONS(725), 1,
+      sym__newline,
+    STATE(467), 1,
+      sym_path,
+    ACTIONS(723), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(219), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_value_repeat1,
+  [4593] = 2,
+    ACTIONS(401), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+    ACTIONS(403), 5,
+      sym__text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [4608] = 4,
     ACTIONS(297), 1,
       sym__argument_space,
     STATE(149), 1,
@@ -9128,212 +8994,172 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4619] = 2,
-    ACTIONS(357), 4,
+  [4627] = 2,
+    ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(359), 6,
+      sym__word_text,
+    ACTIONS(363), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4634] = 3,
-    ACTIONS(725), 1,
-      aux_sym_variable_token2,
-    ACTIONS(365), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-    ACTIONS(367), 6,
-      sym__form_path_text,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_DQUOTE,
-      sym__newline,
-      sym__argument_space,
-  [4651] = 3,
+  [4642] = 3,
     ACTIONS(727), 1,
       aux_sym_variable_token2,
-    ACTIONS(357), 3,
+    ACTIONS(372), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(359), 6,
+      sym__word_text,
+    ACTIONS(374), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4668] = 2,
+  [4659] = 3,
+    ACTIONS(729), 1,
+      aux_sym_variable_token2,
     ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-      aux_sym_variable_token2,
-    ACTIONS(363), 6,
+      sym__word_text,
+    ACTIONS(363), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4683] = 2,
-    ACTIONS(213), 4,
+  [4676] = 2,
+    ACTIONS(365), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(215), 6,
+      sym__word_text,
+    ACTIONS(367), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4698] = 2,
-    ACTIONS(388), 4,
+  [4691] = 2,
+    ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(390), 6,
+      sym__word_text,
+    ACTIONS(215), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4713] = 2,
-    ACTIONS(311), 4,
+  [4706] = 2,
+    ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(313), 6,
+      sym__word_text,
+    ACTIONS(399), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4728] = 2,
-    ACTIONS(375), 4,
+  [4721] = 2,
+    ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(377), 6,
+      sym__word_text,
+    ACTIONS(313), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4743] = 2,
-    ACTIONS(394), 4,
+  [4736] = 2,
+    ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(396), 6,
+      sym__word_text,
+    ACTIONS(219), 5,
       sym__form_path_text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4758] = 6,
+  [4751] = 6,
     ACTIONS(98), 1,
       aux_sym_variable_token2,
-    ACTIONS(729), 1,
-      aux_sym_variable_token1,
     ACTIONS(731), 1,
-      sym__word_text,
+      aux_sym_variable_token1,
     ACTIONS(733), 1,
+      sym__word_text,
+    ACTIONS(735), 1,
       anon_sym_DQUOTE,
     ACTIONS(100), 3,
       anon_sym_LBRACE,
       sym__string_text,
       sym__argument_space,
-    STATE(177), 3,
+    STATE(205), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [4781] = 6,
-    ACTIONS(301), 1,
-      aux_sym_variable_token1,
-    ACTIONS(307), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(735), 1,
-      anon_sym_LBRACE,
-    ACTIONS(739), 1,
-      sym__argument_text,
-    ACTIONS(737), 2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-    STATE(163), 4,
-      sym__lone_brace,
-      sym_variable,
-      sym_string,
-      aux_sym_argument_repeat1,
-  [4804] = 6,
-    ACTIONS(743), 1,
-      sym__header_name_text,
-    ACTIONS(745), 1,
-      anon_sym_LBRACE,
-    ACTIONS(747), 1,
-      aux_sym_variable_token1,
-    ACTIONS(749), 1,
-      sym__newline,
-    ACTIONS(741), 3,
+  [4774] = 2,
+    ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-      aux_sym_header_token1,
-    STATE(166), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_header_name_repeat1,
-  [4827] = 6,
-    ACTIONS(108), 1,
       aux_sym_variable_token1,
-    ACTIONS(751), 1,
       aux_sym_variable_token2,
-    ACTIONS(753), 1,
-      sym_variable_name,
-    ACTIONS(755), 1,
-      sym_resolver_name,
-    STATE(307), 1,
-      sym_resolver,
-    ACTIONS(110), 5,
-      anon_sym_LBRACE,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      sym__argument_text,
-      anon_sym_DQUOTE,
-  [4850] = 4,
-    ACTIONS(402), 1,
-      sym__argument_space,
-    STATE(205), 1,
-      aux_sym_resolver_repeat1,
-    ACTIONS(215), 3,
-      anon_sym_LBRACE,
-      sym__argument_text,
       sym__word_text,
-    ACTIONS(213), 5,
+    ACTIONS(390), 5,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      anon_sym_DQUOTE,
+      sym__newline,
+      sym__argument_space,
+  [4789] = 2,
+    ACTIONS(401), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
+      sym__word_text,
+    ACTIONS(403), 5,
+      sym__form_path_text,
+      anon_sym_LBRACE,
       anon_sym_DQUOTE,
-  [4869] = 4,
-    ACTIONS(757), 1,
+      sym__newline,
       sym__argument_space,
-    STATE(204), 1,
+  [4804] = 2,
+    ACTIONS(217), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym_http_version,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+    ACTIONS(219), 5,
+      sym__url_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__space,
+      sym__argument_space,
+  [4819] = 4,
+    ACTIONS(737), 1,
+      sym__argument_space,
+    STATE(202), 1,
       aux_sym_resolver_repeat1,
     ACTIONS(219), 3,
       sym__body_text,
@@ -9345,180 +9171,120 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4888] = 4,
-    ACTIONS(760), 1,
-      sym__argument_space,
-    STATE(205), 1,
-      aux_sym_resolver_repeat1,
-    ACTIONS(219), 3,
+  [4838] = 6,
+    ACTIONS(742), 1,
+      sym__header_name_text,
+    ACTIONS(744), 1,
       anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-    ACTIONS(217), 5,
+    ACTIONS(746), 1,
       aux_sym_variable_token1,
+    ACTIONS(748), 1,
+      sym__newline,
+    ACTIONS(740), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_header_token1,
+    STATE(155), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_header_name_repeat1,
+  [4861] = 6,
+    ACTIONS(108), 1,
+      aux_sym_variable_token1,
+    ACTIONS(750), 1,
       aux_sym_variable_token2,
+    ACTIONS(752), 1,
+      sym_variable_name,
+    ACTIONS(754), 1,
+      sym_resolver_name,
+    STATE(307), 1,
+      sym_resolver,
+    ACTIONS(110), 5,
+      anon_sym_LBRACE,
       anon_sym_COMMA,
       anon_sym_RPAREN,
+      sym__argument_text,
       anon_sym_DQUOTE,
+  [4884] = 6,
+    ACTIONS(85), 1,
+      aux_sym_variable_token2,
+    ACTIONS(756), 1,
+      aux_sym_variable_token1,
+    ACTIONS(759), 1,
+      sym__word_text,
+    ACTIONS(762), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(87), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    STATE(205), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
   [4907] = 2,
-    ACTIONS(315), 4,
+    ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(317), 6,
+      sym__word_text,
+    ACTIONS(317), 5,
       sym__text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [4922] = 2,
-    ACTIONS(291), 4,
+    ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(293), 6,
+      sym__word_text,
+    ACTIONS(293), 5,
       sym__text,
       anon_sym_LBRACE,
-      sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
   [4937] = 7,
-    ACTIONS(341), 1,
+    ACTIONS(345), 1,
       anon_sym_LBRACE,
-    ACTIONS(343), 1,
+    ACTIONS(347), 1,
       aux_sym_variable_token1,
-    ACTIONS(589), 1,
+    ACTIONS(597), 1,
       sym__text,
-    ACTIONS(765), 1,
+    ACTIONS(767), 1,
       sym__newline,
-    STATE(467), 1,
+    STATE(471), 1,
       sym_value,
-    ACTIONS(763), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(251), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_value_repeat1,
-  [4962] = 7,
-    ACTIONS(341), 1,
-      anon_sym_LBRACE,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
-    ACTIONS(589), 1,
-      sym__text,
-    ACTIONS(769), 1,
-      sym__newline,
-    STATE(458), 1,
-      sym_value,
-    ACTIONS(767), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(251), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_value_repeat1,
-  [4987] = 2,
-    ACTIONS(388), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(390), 6,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-      sym__argument_space,
-  [5001] = 4,
-    ACTIONS(517), 1,
-      sym__argument_space,
-    STATE(228), 1,
-      aux_sym_resolver_repeat1,
-    ACTIONS(215), 3,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(213), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [5019] = 2,
-    ACTIONS(377), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-    ACTIONS(375), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [5033] = 2,
-    ACTIONS(396), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-    ACTIONS(394), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [5047] = 6,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
-    ACTIONS(773), 1,
-      sym__text,
-    ACTIONS(775), 1,
-      anon_sym_LBRACE,
-    ACTIONS(777), 1,
-      sym__newline,
-    ACTIONS(771), 2,
+    ACTIONS(765), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
     STATE(252), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [5069] = 6,
-    ACTIONS(299), 1,
+  [4962] = 7,
+    ACTIONS(345), 1,
       anon_sym_LBRACE,
-    ACTIONS(301), 1,
+    ACTIONS(347), 1,
       aux_sym_variable_token1,
-    ACTIONS(305), 1,
-      sym__argument_text,
-    ACTIONS(307), 1,
-      anon_sym_DQUOTE,
-    STATE(491), 1,
-      sym_argument,
-    STATE(200), 4,
+    ACTIONS(597), 1,
+      sym__text,
+    ACTIONS(771), 1,
+      sym__newline,
+    STATE(447), 1,
+      sym_value,
+    ACTIONS(769), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(252), 3,
       sym__lone_brace,
       sym_variable,
-      sym_string,
-      aux_sym_argument_repeat1,
-  [5091] = 4,
-    ACTIONS(779), 1,
-      sym__argument_space,
-    STATE(216), 1,
-      aux_sym_resolver_repeat1,
-    ACTIONS(219), 2,
-      anon_sym_LBRACE,
-      sym__json_text,
-    ACTIONS(217), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-  [5109] = 2,
+      aux_sym_value_repeat1,
+  [4987] = 2,
     ACTIONS(219), 4,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -9530,432 +9296,48 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5123] = 2,
-    ACTIONS(315), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(317), 6,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-      sym__argument_space,
-  [5137] = 2,
-    ACTIONS(377), 4,
-      sym__url_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__space,
-    ACTIONS(375), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym_http_version,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [5151] = 6,
-    ACTIONS(782), 1,
-      anon_sym_LPAREN,
-    ACTIONS(784), 1,
-      sym__argument_space,
-    STATE(356), 1,
-      aux_sym_resolver_repeat1,
-    STATE(396), 1,
-      sym_arguments,
-    ACTIONS(120), 2,
-      anon_sym_LBRACE,
-      sym__string_text,
-    ACTIONS(118), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-  [5173] = 2,
-    ACTIONS(215), 4,
-      sym__url_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__space,
-    ACTIONS(213), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym_http_version,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [5187] = 2,
-    ACTIONS(291), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(293), 6,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-      sym__argument_space,
-  [5201] = 2,
-    ACTIONS(293), 4,
+  [5001] = 2,
+    ACTIONS(390), 3,
       anon_sym_LBRACE,
       sym__argument_text,
-      sym__word_text,
       sym__argument_space,
-    ACTIONS(291), 5,
+    ACTIONS(388), 6,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
+      sym__word_text,
       anon_sym_DQUOTE,
-  [5215] = 7,
-    ACTIONS(569), 1,
+  [5015] = 2,
+    ACTIONS(403), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(401), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5029] = 7,
+    ACTIONS(587), 1,
       sym__form_path_text,
-    ACTIONS(571), 1,
+    ACTIONS(589), 1,
       anon_sym_LBRACE,
-    ACTIONS(788), 1,
+    ACTIONS(775), 1,
       aux_sym_variable_token1,
-    ACTIONS(790), 1,
+    ACTIONS(777), 1,
       sym__newline,
-    STATE(239), 1,
+    STATE(220), 1,
       aux_sym__form_path,
-    ACTIONS(786), 2,
+    ACTIONS(773), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    STATE(304), 2,
+    STATE(317), 2,
       sym__lone_brace,
       sym_variable,
-  [5239] = 2,
-    ACTIONS(359), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-    ACTIONS(357), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [5253] = 3,
-    ACTIONS(792), 1,
-      aux_sym_variable_token2,
-    ACTIONS(365), 4,
-      aux_sym_variable_token1,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-    ACTIONS(367), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-  [5269] = 3,
-    ACTIONS(794), 1,
-      aux_sym_variable_token2,
-    ACTIONS(357), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym_http_version,
-      aux_sym_variable_token1,
-    ACTIONS(359), 4,
-      sym__url_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__space,
-  [5285] = 4,
-    ACTIONS(796), 1,
-      sym__argument_space,
-    STATE(228), 1,
-      aux_sym_resolver_repeat1,
-    ACTIONS(219), 3,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(217), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [5303] = 7,
-    ACTIONS(569), 1,
-      sym__form_path_text,
-    ACTIONS(571), 1,
-      anon_sym_LBRACE,
-    ACTIONS(788), 1,
-      aux_sym_variable_token1,
-    ACTIONS(801), 1,
-      sym__newline,
-    STATE(224), 1,
-      aux_sym__form_path,
-    ACTIONS(799), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(304), 2,
-      sym__lone_brace,
-      sym_variable,
-  [5327] = 2,
-    ACTIONS(217), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(219), 6,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-      sym__argument_space,
-  [5341] = 3,
-    ACTIONS(803), 1,
-      aux_sym_variable_token2,
-    ACTIONS(357), 4,
-      aux_sym_variable_token1,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-    ACTIONS(359), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-  [5357] = 2,
-    ACTIONS(363), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-    ACTIONS(361), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [5371] = 2,
-    ACTIONS(357), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(359), 6,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-      sym__argument_space,
-  [5385] = 7,
-    ACTIONS(569), 1,
-      sym__form_path_text,
-    ACTIONS(571), 1,
-      anon_sym_LBRACE,
-    ACTIONS(788), 1,
-      aux_sym_variable_token1,
-    ACTIONS(807), 1,
-      sym__newline,
-    STATE(244), 1,
-      aux_sym__form_path,
-    ACTIONS(805), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(304), 2,
-      sym__lone_brace,
-      sym_variable,
-  [5409] = 2,
-    ACTIONS(219), 4,
-      sym__header_name_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__argument_space,
-    ACTIONS(217), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_header_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [5423] = 7,
-    ACTIONS(21), 1,
-      anon_sym_LBRACE,
-    ACTIONS(465), 1,
-      aux_sym_variable_token1,
-    ACTIONS(811), 1,
-      sym__url_text,
-    ACTIONS(813), 1,
-      sym__newline,
-    STATE(424), 1,
-      sym_url,
-    ACTIONS(809), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(98), 2,
-      sym__lone_brace,
-      sym_variable,
-  [5447] = 2,
-    ACTIONS(219), 4,
-      sym__body_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__argument_space,
-    ACTIONS(217), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym__angle,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [5461] = 2,
-    ACTIONS(215), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-    ACTIONS(213), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [5475] = 7,
-    ACTIONS(601), 1,
-      sym__form_path_text,
-    ACTIONS(604), 1,
-      anon_sym_LBRACE,
-    ACTIONS(610), 1,
-      sym__newline,
-    ACTIONS(815), 1,
-      aux_sym_variable_token1,
-    STATE(239), 1,
-      aux_sym__form_path,
-    ACTIONS(599), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(304), 2,
-      sym__lone_brace,
-      sym_variable,
-  [5499] = 3,
-    ACTIONS(818), 1,
-      aux_sym_variable_token2,
-    ACTIONS(357), 2,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-    ACTIONS(359), 6,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-      sym__argument_space,
-  [5515] = 2,
-    ACTIONS(361), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(363), 6,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-      sym__argument_space,
-  [5529] = 2,
-    ACTIONS(213), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(215), 6,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-      sym__argument_space,
-  [5543] = 2,
-    ACTIONS(396), 4,
-      sym__url_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__space,
-    ACTIONS(394), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym_http_version,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [5557] = 7,
-    ACTIONS(569), 1,
-      sym__form_path_text,
-    ACTIONS(571), 1,
-      anon_sym_LBRACE,
-    ACTIONS(788), 1,
-      aux_sym_variable_token1,
-    ACTIONS(822), 1,
-      sym__newline,
-    STATE(239), 1,
-      aux_sym__form_path,
-    ACTIONS(820), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(304), 2,
-      sym__lone_brace,
-      sym_variable,
-  [5581] = 2,
-    ACTIONS(219), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-    ACTIONS(217), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [5595] = 2,
-    ACTIONS(390), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-    ACTIONS(388), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [5609] = 2,
-    ACTIONS(311), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(313), 6,
-      anon_sym_LBRACE,
-      sym__word_text,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-      sym__argument_space,
-  [5623] = 2,
-    ACTIONS(313), 4,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__word_text,
-      sym__argument_space,
-    ACTIONS(311), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [5637] = 3,
-    ACTIONS(824), 1,
-      aux_sym_variable_token2,
-    ACTIONS(365), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym_http_version,
-      aux_sym_variable_token1,
-    ACTIONS(367), 4,
-      sym__url_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__space,
-  [5653] = 4,
+  [5053] = 4,
     ACTIONS(483), 1,
       sym__argument_space,
     STATE(216), 1,
@@ -9969,51 +9351,543 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [5671] = 6,
-    ACTIONS(343), 1,
-      aux_sym_variable_token1,
-    ACTIONS(773), 1,
-      sym__text,
-    ACTIONS(775), 1,
+  [5071] = 6,
+    ACTIONS(299), 1,
       anon_sym_LBRACE,
-    ACTIONS(828), 1,
-      sym__newline,
-    ACTIONS(826), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(252), 3,
+    ACTIONS(301), 1,
+      aux_sym_variable_token1,
+    ACTIONS(305), 1,
+      sym__argument_text,
+    ACTIONS(307), 1,
+      anon_sym_DQUOTE,
+    STATE(491), 1,
+      sym_argument,
+    STATE(150), 4,
       sym__lone_brace,
       sym_variable,
-      aux_sym_value_repeat1,
-  [5693] = 6,
-    ACTIONS(832), 1,
-      sym__text,
-    ACTIONS(835), 1,
+      sym_string,
+      aux_sym_argument_repeat1,
+  [5093] = 4,
+    ACTIONS(779), 1,
+      sym__argument_space,
+    STATE(216), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(219), 2,
       anon_sym_LBRACE,
-    ACTIONS(838), 1,
-      aux_sym_variable_token1,
-    ACTIONS(841), 1,
-      sym__newline,
-    ACTIONS(830), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    STATE(252), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_value_repeat1,
-  [5715] = 2,
-    ACTIONS(375), 3,
+      sym__json_text,
+    ACTIONS(217), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-    ACTIONS(377), 6,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+  [5111] = 2,
+    ACTIONS(390), 4,
+      sym__url_text,
       anon_sym_LBRACE,
+      sym__newline,
+      sym__space,
+    ACTIONS(388), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym_http_version,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [5125] = 2,
+    ACTIONS(315), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
       sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(317), 5,
+      anon_sym_LBRACE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
+  [5139] = 6,
+    ACTIONS(347), 1,
+      aux_sym_variable_token1,
+    ACTIONS(784), 1,
+      sym__text,
+    ACTIONS(786), 1,
+      anon_sym_LBRACE,
+    ACTIONS(788), 1,
+      sym__newline,
+    ACTIONS(782), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(253), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_value_repeat1,
+  [5161] = 7,
+    ACTIONS(587), 1,
+      sym__form_path_text,
+    ACTIONS(589), 1,
+      anon_sym_LBRACE,
+    ACTIONS(775), 1,
+      aux_sym_variable_token1,
+    ACTIONS(792), 1,
+      sym__newline,
+    STATE(242), 1,
+      aux_sym__form_path,
+    ACTIONS(790), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(317), 2,
+      sym__lone_brace,
+      sym_variable,
+  [5185] = 4,
+    ACTIONS(519), 1,
+      sym__argument_space,
+    STATE(230), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(215), 3,
+      sym__text,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(213), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [5203] = 2,
+    ACTIONS(291), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(293), 5,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [5217] = 2,
+    ACTIONS(363), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(361), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5231] = 3,
+    ACTIONS(794), 1,
+      aux_sym_variable_token2,
+    ACTIONS(374), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(372), 5,
+      aux_sym_variable_token1,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5247] = 2,
+    ACTIONS(215), 4,
+      sym__url_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__space,
+    ACTIONS(213), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym_http_version,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [5261] = 3,
+    ACTIONS(796), 1,
+      aux_sym_variable_token2,
+    ACTIONS(361), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym_http_version,
+      aux_sym_variable_token1,
+    ACTIONS(363), 4,
+      sym__url_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__space,
+  [5277] = 2,
+    ACTIONS(219), 4,
+      sym__header_name_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__argument_space,
+    ACTIONS(217), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_header_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [5291] = 3,
+    ACTIONS(798), 1,
+      aux_sym_variable_token2,
+    ACTIONS(363), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(361), 5,
+      aux_sym_variable_token1,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5307] = 2,
+    ACTIONS(367), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(365), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5321] = 4,
+    ACTIONS(800), 1,
+      sym__argument_space,
+    STATE(230), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(219), 3,
+      sym__text,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(217), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [5339] = 2,
+    ACTIONS(219), 4,
+      sym__body_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__argument_space,
+    ACTIONS(217), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym__angle,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [5353] = 2,
+    ACTIONS(215), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(213), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5367] = 6,
+    ACTIONS(803), 1,
+      anon_sym_LPAREN,
+    ACTIONS(805), 1,
+      sym__argument_space,
+    STATE(351), 1,
+      aux_sym_resolver_repeat1,
+    STATE(390), 1,
+      sym_arguments,
+    ACTIONS(120), 2,
+      anon_sym_LBRACE,
+      sym__string_text,
+    ACTIONS(118), 3,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_DQUOTE,
+  [5389] = 7,
+    ACTIONS(587), 1,
+      sym__form_path_text,
+    ACTIONS(589), 1,
+      anon_sym_LBRACE,
+    ACTIONS(775), 1,
+      aux_sym_variable_token1,
+    ACTIONS(809), 1,
+      sym__newline,
+    STATE(242), 1,
+      aux_sym__form_path,
+    ACTIONS(807), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(317), 2,
+      sym__lone_brace,
+      sym_variable,
+  [5413] = 3,
+    ACTIONS(811), 1,
+      aux_sym_variable_token2,
+    ACTIONS(372), 3,
+      aux_sym_variable_token1,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(374), 5,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [5429] = 2,
+    ACTIONS(399), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(397), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5443] = 3,
+    ACTIONS(813), 1,
+      aux_sym_variable_token2,
+    ACTIONS(361), 3,
+      aux_sym_variable_token1,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(363), 5,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [5459] = 7,
+    ACTIONS(21), 1,
+      anon_sym_LBRACE,
+    ACTIONS(465), 1,
+      aux_sym_variable_token1,
+    ACTIONS(817), 1,
+      sym__url_text,
+    ACTIONS(819), 1,
+      sym__newline,
+    STATE(409), 1,
+      sym_url,
+    ACTIONS(815), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(98), 2,
+      sym__lone_brace,
+      sym_variable,
+  [5483] = 2,
+    ACTIONS(365), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(367), 5,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [5497] = 2,
+    ACTIONS(213), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(215), 5,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [5511] = 2,
+    ACTIONS(403), 4,
+      sym__url_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__space,
+    ACTIONS(401), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym_http_version,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [5525] = 7,
+    ACTIONS(622), 1,
+      sym__form_path_text,
+    ACTIONS(625), 1,
+      anon_sym_LBRACE,
+    ACTIONS(631), 1,
+      sym__newline,
+    ACTIONS(821), 1,
+      aux_sym_variable_token1,
+    STATE(242), 1,
+      aux_sym__form_path,
+    ACTIONS(620), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(317), 2,
+      sym__lone_brace,
+      sym_variable,
+  [5549] = 2,
+    ACTIONS(313), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(311), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5563] = 2,
+    ACTIONS(397), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(399), 5,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [5577] = 2,
+    ACTIONS(317), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(315), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5591] = 4,
+    ACTIONS(546), 1,
+      sym__argument_space,
+    STATE(248), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(215), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(213), 5,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      anon_sym_DQUOTE,
+  [5609] = 2,
+    ACTIONS(311), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(313), 5,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [5623] = 4,
+    ACTIONS(824), 1,
+      sym__argument_space,
+    STATE(248), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(219), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(217), 5,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      anon_sym_DQUOTE,
+  [5641] = 2,
+    ACTIONS(217), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(219), 5,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [5655] = 3,
+    ACTIONS(827), 1,
+      aux_sym_variable_token2,
+    ACTIONS(372), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym_http_version,
+      aux_sym_variable_token1,
+    ACTIONS(374), 4,
+      sym__url_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__space,
+  [5671] = 2,
+    ACTIONS(219), 3,
+      anon_sym_LBRACE,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(217), 6,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [5685] = 6,
+    ACTIONS(347), 1,
+      aux_sym_variable_token1,
+    ACTIONS(784), 1,
+      sym__text,
+    ACTIONS(786), 1,
+      anon_sym_LBRACE,
+    ACTIONS(831), 1,
+      sym__newline,
+    ACTIONS(829), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(253), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_value_repeat1,
+  [5707] = 6,
+    ACTIONS(835), 1,
+      sym__text,
+    ACTIONS(838), 1,
+      anon_sym_LBRACE,
+    ACTIONS(841), 1,
+      aux_sym_variable_token1,
+    ACTIONS(844), 1,
+      sym__newline,
+    ACTIONS(833), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(253), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_value_repeat1,
   [5729] = 2,
+    ACTIONS(388), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(390), 5,
+      anon_sym_LBRACE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+      sym__argument_space,
+  [5743] = 2,
     ACTIONS(313), 4,
       sym__url_text,
       anon_sym_LBRACE,
@@ -10025,34 +9899,51 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5743] = 2,
-    ACTIONS(317), 4,
+  [5757] = 2,
+    ACTIONS(293), 3,
       anon_sym_LBRACE,
       sym__argument_text,
-      sym__word_text,
       sym__argument_space,
-    ACTIONS(315), 5,
+    ACTIONS(291), 6,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
+      sym__word_text,
       anon_sym_DQUOTE,
-  [5757] = 2,
-    ACTIONS(394), 3,
+  [5771] = 2,
+    ACTIONS(401), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(396), 6,
-      anon_sym_LBRACE,
       sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(403), 5,
+      anon_sym_LBRACE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5771] = 4,
-    ACTIONS(519), 1,
+  [5785] = 7,
+    ACTIONS(587), 1,
+      sym__form_path_text,
+    ACTIONS(589), 1,
+      anon_sym_LBRACE,
+    ACTIONS(775), 1,
+      aux_sym_variable_token1,
+    ACTIONS(848), 1,
+      sym__newline,
+    STATE(234), 1,
+      aux_sym__form_path,
+    ACTIONS(846), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(317), 2,
+      sym__lone_brace,
+      sym_variable,
+  [5809] = 4,
+    ACTIONS(515), 1,
       sym__argument_space,
-    STATE(258), 1,
+    STATE(260), 1,
       aux_sym_resolver_repeat1,
     ACTIONS(215), 3,
       sym__form_path_text,
@@ -10063,10 +9954,10 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5789] = 4,
-    ACTIONS(843), 1,
+  [5827] = 4,
+    ACTIONS(850), 1,
       sym__argument_space,
-    STATE(258), 1,
+    STATE(260), 1,
       aux_sym_resolver_repeat1,
     ACTIONS(219), 3,
       sym__form_path_text,
@@ -10077,47 +9968,45 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5807] = 3,
-    ACTIONS(846), 1,
-      aux_sym_variable_token2,
-    ACTIONS(365), 2,
+  [5845] = 2,
+    ACTIONS(361), 4,
       aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-    ACTIONS(367), 6,
-      anon_sym_LBRACE,
+      aux_sym_variable_token2,
       sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(363), 5,
+      anon_sym_LBRACE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5823] = 3,
-    ACTIONS(848), 1,
-      aux_sym_variable_token2,
-    ACTIONS(367), 3,
+  [5859] = 2,
+    ACTIONS(215), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(365), 4,
+    ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
-  [5838] = 6,
+      aux_sym_variable_token2,
+  [5872] = 6,
     ACTIONS(108), 1,
       aux_sym_variable_token1,
-    ACTIONS(850), 1,
+    ACTIONS(853), 1,
       aux_sym_variable_token2,
-    ACTIONS(852), 1,
+    ACTIONS(855), 1,
       sym_variable_name,
-    ACTIONS(854), 1,
+    ACTIONS(857), 1,
       sym_resolver_name,
-    STATE(394), 1,
+    STATE(403), 1,
       sym_resolver,
     ACTIONS(110), 3,
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__string_text,
-  [5859] = 2,
+  [5893] = 2,
     ACTIONS(219), 3,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10128,29 +10017,53 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [5872] = 2,
+  [5906] = 2,
+    ACTIONS(367), 3,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__space,
+    ACTIONS(365), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym__url_text,
+      sym_http_version,
+      aux_sym_variable_token1,
+  [5919] = 2,
+    ACTIONS(399), 3,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__space,
+    ACTIONS(397), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym__url_text,
+      sym_http_version,
+      aux_sym_variable_token1,
+  [5932] = 3,
+    ACTIONS(859), 1,
+      aux_sym_variable_token2,
+    ACTIONS(374), 3,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(372), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      aux_sym_variable_token1,
+  [5947] = 3,
+    ACTIONS(861), 1,
+      aux_sym_variable_token2,
     ACTIONS(363), 3,
+      sym__form_path_text,
       anon_sym_LBRACE,
       sym__newline,
-      sym__space,
-    ACTIONS(361), 5,
+    ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-      sym__url_text,
-      sym_http_version,
+      aux_sym_form_file_token1,
       aux_sym_variable_token1,
-  [5885] = 2,
-    ACTIONS(390), 3,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__space,
-    ACTIONS(388), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym__url_text,
-      sym_http_version,
-      aux_sym_variable_token1,
-  [5898] = 2,
+  [5962] = 2,
     ACTIONS(217), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -10161,30 +10074,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [5911] = 3,
-    ACTIONS(856), 1,
-      aux_sym_variable_token2,
-    ACTIONS(359), 3,
-      sym__form_path_text,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(357), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      aux_sym_variable_token1,
-  [5926] = 2,
-    ACTIONS(215), 3,
-      sym__form_path_text,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(213), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [5939] = 2,
+  [5975] = 2,
     ACTIONS(313), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -10195,53 +10085,53 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5952] = 2,
-    ACTIONS(377), 3,
+  [5988] = 2,
+    ACTIONS(390), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(375), 5,
+    ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5965] = 2,
-    ACTIONS(396), 3,
+  [6001] = 2,
+    ACTIONS(403), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(394), 5,
+    ACTIONS(401), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5978] = 3,
-    ACTIONS(858), 1,
+  [6014] = 3,
+    ACTIONS(863), 1,
       aux_sym_variable_token2,
-    ACTIONS(367), 3,
+    ACTIONS(374), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(365), 4,
+    ACTIONS(372), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_header_token1,
       aux_sym_variable_token1,
-  [5993] = 3,
-    ACTIONS(860), 1,
+  [6029] = 3,
+    ACTIONS(865), 1,
       aux_sym_variable_token2,
-    ACTIONS(359), 3,
+    ACTIONS(363), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(357), 4,
+    ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_header_token1,
       aux_sym_variable_token1,
-  [6008] = 2,
+  [6044] = 2,
     ACTIONS(215), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -10252,7 +10142,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6021] = 2,
+  [6057] = 2,
     ACTIONS(313), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -10263,90 +10153,101 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6034] = 2,
-    ACTIONS(377), 3,
+  [6070] = 2,
+    ACTIONS(390), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(375), 5,
+    ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6047] = 2,
-    ACTIONS(396), 3,
+  [6083] = 2,
+    ACTIONS(403), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(394), 5,
+    ACTIONS(401), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6060] = 4,
-    ACTIONS(635), 1,
-      sym__argument_space,
-    STATE(279), 1,
-      aux_sym_resolver_repeat1,
-    ACTIONS(213), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(215), 3,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-  [6077] = 2,
-    ACTIONS(359), 3,
+  [6096] = 2,
+    ACTIONS(363), 3,
       anon_sym_LBRACE,
       sym__newline,
       sym__space,
-    ACTIONS(357), 5,
+    ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym__url_text,
       sym_http_version,
       aux_sym_variable_token1,
-  [6090] = 4,
-    ACTIONS(862), 1,
+  [6109] = 4,
+    ACTIONS(677), 1,
       sym__argument_space,
-    STATE(279), 1,
+    STATE(281), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(217), 3,
+    ACTIONS(215), 2,
+      anon_sym_LBRACE,
+      sym__string_text,
+    ACTIONS(213), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
+      sym__word_text,
       anon_sym_DQUOTE,
+  [6126] = 4,
+    ACTIONS(867), 1,
+      sym__argument_space,
+    STATE(281), 1,
+      aux_sym_resolver_repeat1,
+    ACTIONS(219), 2,
+      anon_sym_LBRACE,
+      sym__string_text,
+    ACTIONS(217), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6143] = 2,
     ACTIONS(219), 3,
       anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-  [6107] = 3,
-    ACTIONS(865), 1,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(217), 5,
+      aux_sym_variable_token1,
       aux_sym_variable_token2,
-    ACTIONS(367), 3,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      anon_sym_DQUOTE,
+  [6156] = 3,
+    ACTIONS(870), 1,
+      aux_sym_variable_token2,
+    ACTIONS(374), 3,
       sym__body_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(365), 4,
+    ACTIONS(372), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym__angle,
       aux_sym_variable_token1,
-  [6122] = 3,
-    ACTIONS(867), 1,
+  [6171] = 3,
+    ACTIONS(872), 1,
       aux_sym_variable_token2,
-    ACTIONS(359), 3,
+    ACTIONS(363), 3,
       sym__body_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(357), 4,
+    ACTIONS(361), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym__angle,
       aux_sym_variable_token1,
-  [6137] = 2,
+  [6186] = 2,
     ACTIONS(215), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10357,7 +10258,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6150] = 2,
+  [6199] = 2,
     ACTIONS(313), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10368,59 +10269,39 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6163] = 2,
-    ACTIONS(377), 3,
+  [6212] = 2,
+    ACTIONS(390), 3,
       sym__body_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(375), 5,
+    ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6176] = 2,
-    ACTIONS(396), 3,
-      sym__body_text,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(394), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym__angle,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [6189] = 2,
-    ACTIONS(388), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(390), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6201] = 2,
-    ACTIONS(215), 2,
-      anon_sym_LBRACE,
-      sym__json_text,
-    ACTIONS(213), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-  [6213] = 2,
-    ACTIONS(363), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(361), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      sym__form_path_text,
-      aux_sym_variable_token1,
   [6225] = 2,
+    ACTIONS(403), 3,
+      sym__body_text,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(401), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym__angle,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [6238] = 2,
+    ACTIONS(403), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(401), 5,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      anon_sym_DQUOTE,
+  [6250] = 2,
     ACTIONS(313), 2,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10430,436 +10311,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6237] = 2,
-    ACTIONS(390), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(388), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      sym__form_path_text,
-      aux_sym_variable_token1,
-  [6249] = 3,
-    ACTIONS(869), 1,
-      aux_sym_variable_token2,
-    ACTIONS(367), 2,
-      anon_sym_LBRACE,
-      sym__json_text,
-    ACTIONS(365), 4,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-  [6263] = 2,
-    ACTIONS(377), 3,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(375), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [6275] = 2,
-    ACTIONS(315), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(317), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6287] = 2,
-    ACTIONS(377), 2,
-      anon_sym_LBRACE,
-      sym__json_text,
-    ACTIONS(375), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-  [6299] = 2,
-    ACTIONS(396), 3,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(394), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [6311] = 2,
-    ACTIONS(359), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(357), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_header_token1,
-      sym__header_name_text,
-      aux_sym_variable_token1,
-  [6323] = 2,
-    ACTIONS(291), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(293), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6335] = 2,
-    ACTIONS(396), 2,
-      anon_sym_LBRACE,
-      sym__json_text,
-    ACTIONS(394), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-  [6347] = 2,
-    ACTIONS(363), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(361), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_header_token1,
-      sym__header_name_text,
-      aux_sym_variable_token1,
-  [6359] = 3,
-    ACTIONS(871), 1,
-      aux_sym_variable_token2,
-    ACTIONS(359), 2,
-      anon_sym_LBRACE,
-      sym__json_text,
-    ACTIONS(357), 4,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-  [6373] = 2,
-    ACTIONS(390), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(388), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_header_token1,
-      sym__header_name_text,
-      aux_sym_variable_token1,
-  [6385] = 5,
-    ACTIONS(873), 1,
-      anon_sym_LBRACE,
-    ACTIONS(876), 1,
-      aux_sym_variable_token1,
-    ACTIONS(879), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(881), 1,
-      sym__string_text,
-    STATE(302), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [6403] = 5,
-    ACTIONS(102), 1,
-      aux_sym_variable_token1,
-    ACTIONS(884), 1,
-      sym__word_text,
-    ACTIONS(886), 1,
-      anon_sym_DQUOTE,
-    STATE(174), 1,
-      sym__word_argument,
-    STATE(17), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-  [6421] = 2,
-    ACTIONS(890), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(888), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      sym__form_path_text,
-      aux_sym_variable_token1,
-  [6433] = 2,
-    ACTIONS(217), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(219), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6445] = 3,
-    ACTIONS(892), 1,
-      aux_sym_variable_token2,
-    ACTIONS(367), 2,
-      anon_sym_LBRACE,
-      sym__argument_text,
-    ACTIONS(365), 4,
-      aux_sym_variable_token1,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [6459] = 3,
-    ACTIONS(894), 1,
-      aux_sym_variable_token2,
-    ACTIONS(359), 2,
-      anon_sym_LBRACE,
-      sym__argument_text,
-    ACTIONS(357), 4,
-      aux_sym_variable_token1,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [6473] = 2,
-    ACTIONS(357), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(359), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6485] = 3,
-    ACTIONS(896), 1,
-      aux_sym_variable_token2,
-    ACTIONS(365), 2,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-    ACTIONS(367), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6499] = 3,
-    ACTIONS(898), 1,
-      aux_sym_variable_token2,
-    ACTIONS(357), 2,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-    ACTIONS(359), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6513] = 2,
-    ACTIONS(361), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(363), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6525] = 2,
-    ACTIONS(213), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(215), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6537] = 2,
-    ACTIONS(215), 2,
-      anon_sym_LBRACE,
-      sym__argument_text,
-    ACTIONS(213), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [6549] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(904), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(906), 1,
-      sym__string_text,
-    STATE(302), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [6567] = 2,
-    ACTIONS(311), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(313), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6579] = 2,
-    ACTIONS(375), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(377), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6591] = 2,
-    ACTIONS(394), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-    ACTIONS(396), 4,
-      anon_sym_LBRACE,
-      sym__word_text,
-      sym__string_text,
-      sym__argument_space,
-  [6603] = 2,
-    ACTIONS(313), 2,
-      anon_sym_LBRACE,
-      sym__argument_text,
-    ACTIONS(311), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [6615] = 2,
-    ACTIONS(377), 2,
-      anon_sym_LBRACE,
-      sym__argument_text,
-    ACTIONS(375), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [6627] = 2,
-    ACTIONS(396), 2,
-      anon_sym_LBRACE,
-      sym__argument_text,
-    ACTIONS(394), 5,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      anon_sym_DQUOTE,
-  [6639] = 5,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(908), 1,
-      anon_sym_LBRACE,
-    ACTIONS(910), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(912), 1,
-      sym__string_text,
-    STATE(314), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [6657] = 2,
-    ACTIONS(359), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(357), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym__body_text,
-      sym__angle,
-      aux_sym_variable_token1,
-  [6669] = 3,
-    ACTIONS(914), 1,
-      aux_sym_variable_token2,
-    ACTIONS(365), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-    ACTIONS(367), 3,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__newline,
-  [6683] = 3,
-    ACTIONS(916), 1,
-      aux_sym_variable_token2,
-    ACTIONS(357), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-    ACTIONS(359), 3,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__newline,
-  [6697] = 2,
-    ACTIONS(363), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(361), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym__body_text,
-      sym__angle,
-      aux_sym_variable_token1,
-  [6709] = 2,
-    ACTIONS(215), 3,
-      sym__text,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(213), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-  [6721] = 5,
-    ACTIONS(256), 1,
-      aux_sym_variable_token1,
-    ACTIONS(918), 1,
-      sym__word_text,
-    ACTIONS(920), 1,
-      anon_sym_DQUOTE,
-    STATE(265), 1,
-      sym__word_argument,
-    STATE(42), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-  [6739] = 5,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(922), 1,
-      anon_sym_LBRACE,
-    ACTIONS(924), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(926), 1,
-      sym__string_text,
-    STATE(329), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [6757] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(906), 1,
-      sym__string_text,
-    ACTIONS(928), 1,
-      anon_sym_DQUOTE,
-    STATE(302), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [6775] = 2,
+  [6262] = 2,
     ACTIONS(313), 3,
       sym__text,
       anon_sym_LBRACE,
@@ -10869,100 +10321,522 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6787] = 5,
-    ACTIONS(132), 1,
-      aux_sym_variable_token1,
-    ACTIONS(930), 1,
-      sym__word_text,
-    ACTIONS(932), 1,
-      anon_sym_DQUOTE,
-    STATE(235), 1,
-      sym__word_argument,
-    STATE(22), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-  [6805] = 5,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(934), 1,
-      anon_sym_LBRACE,
-    ACTIONS(936), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(938), 1,
-      sym__string_text,
-    STATE(333), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [6823] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(906), 1,
-      sym__string_text,
-    ACTIONS(940), 1,
-      anon_sym_DQUOTE,
-    STATE(302), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [6841] = 2,
-    ACTIONS(359), 2,
+  [6274] = 2,
+    ACTIONS(367), 2,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(357), 5,
+    ACTIONS(365), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       sym__form_path_text,
       aux_sym_variable_token1,
-  [6853] = 5,
+  [6286] = 2,
+    ACTIONS(399), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(397), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      sym__form_path_text,
+      aux_sym_variable_token1,
+  [6298] = 2,
+    ACTIONS(317), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(315), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6310] = 2,
+    ACTIONS(390), 2,
+      anon_sym_LBRACE,
+      sym__json_text,
+    ACTIONS(388), 5,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+  [6322] = 2,
+    ACTIONS(390), 3,
+      sym__text,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(388), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [6334] = 2,
+    ACTIONS(293), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(291), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6346] = 2,
+    ACTIONS(403), 3,
+      sym__text,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(401), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [6358] = 2,
+    ACTIONS(363), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(361), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_header_token1,
+      sym__header_name_text,
+      aux_sym_variable_token1,
+  [6370] = 2,
+    ACTIONS(403), 2,
+      anon_sym_LBRACE,
+      sym__json_text,
+    ACTIONS(401), 5,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+  [6382] = 2,
+    ACTIONS(367), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(365), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_header_token1,
+      sym__header_name_text,
+      aux_sym_variable_token1,
+  [6394] = 2,
+    ACTIONS(215), 2,
+      anon_sym_LBRACE,
+      sym__json_text,
+    ACTIONS(213), 5,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+  [6406] = 2,
+    ACTIONS(399), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(397), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_header_token1,
+      sym__header_name_text,
+      aux_sym_variable_token1,
+  [6418] = 5,
+    ACTIONS(874), 1,
+      anon_sym_LBRACE,
+    ACTIONS(877), 1,
+      aux_sym_variable_token1,
+    ACTIONS(880), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(882), 1,
+      sym__string_text,
+    STATE(304), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [6436] = 5,
+    ACTIONS(102), 1,
+      aux_sym_variable_token1,
+    ACTIONS(885), 1,
+      sym__word_text,
+    ACTIONS(887), 1,
+      anon_sym_DQUOTE,
+    STATE(201), 1,
+      sym__word_argument,
+    STATE(17), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+  [6454] = 3,
+    ACTIONS(889), 1,
+      aux_sym_variable_token2,
+    ACTIONS(374), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(372), 4,
+      aux_sym_variable_token1,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      anon_sym_DQUOTE,
+  [6468] = 3,
+    ACTIONS(891), 1,
+      aux_sym_variable_token2,
+    ACTIONS(363), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(361), 4,
+      aux_sym_variable_token1,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      anon_sym_DQUOTE,
+  [6482] = 2,
+    ACTIONS(215), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(213), 5,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      anon_sym_DQUOTE,
+  [6494] = 2,
+    ACTIONS(363), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(361), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6506] = 3,
+    ACTIONS(893), 1,
+      aux_sym_variable_token2,
+    ACTIONS(372), 3,
+      aux_sym_variable_token1,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(374), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+  [6520] = 3,
+    ACTIONS(895), 1,
+      aux_sym_variable_token2,
+    ACTIONS(361), 3,
+      aux_sym_variable_token1,
+      sym__word_text,
+      anon_sym_DQUOTE,
+    ACTIONS(363), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+  [6534] = 2,
+    ACTIONS(367), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(365), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6546] = 2,
+    ACTIONS(215), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(213), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6558] = 2,
+    ACTIONS(399), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(397), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6570] = 2,
+    ACTIONS(313), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(311), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6582] = 2,
+    ACTIONS(219), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(217), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6594] = 2,
+    ACTIONS(899), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(897), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      sym__form_path_text,
+      aux_sym_variable_token1,
+  [6606] = 2,
+    ACTIONS(390), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(388), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6618] = 2,
+    ACTIONS(403), 3,
+      anon_sym_LBRACE,
+      sym__string_text,
+      sym__argument_space,
+    ACTIONS(401), 4,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      sym__word_text,
+      anon_sym_DQUOTE,
+  [6630] = 2,
+    ACTIONS(313), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(311), 5,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      anon_sym_DQUOTE,
+  [6642] = 2,
+    ACTIONS(390), 2,
+      anon_sym_LBRACE,
+      sym__argument_text,
+    ACTIONS(388), 5,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      anon_sym_DQUOTE,
+  [6654] = 3,
+    ACTIONS(901), 1,
+      aux_sym_variable_token2,
+    ACTIONS(374), 2,
+      anon_sym_LBRACE,
+      sym__json_text,
+    ACTIONS(372), 4,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+  [6668] = 5,
+    ACTIONS(903), 1,
+      anon_sym_LBRACE,
+    ACTIONS(905), 1,
+      aux_sym_variable_token1,
+    ACTIONS(907), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(909), 1,
+      sym__string_text,
+    STATE(370), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [6686] = 2,
+    ACTIONS(363), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(361), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym__body_text,
+      sym__angle,
+      aux_sym_variable_token1,
+  [6698] = 2,
+    ACTIONS(367), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(365), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym__body_text,
+      sym__angle,
+      aux_sym_variable_token1,
+  [6710] = 3,
+    ACTIONS(911), 1,
+      aux_sym_variable_token2,
+    ACTIONS(372), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+    ACTIONS(374), 3,
+      sym__text,
+      anon_sym_LBRACE,
+      sym__newline,
+  [6724] = 2,
+    ACTIONS(399), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(397), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym__body_text,
+      sym__angle,
+      aux_sym_variable_token1,
+  [6736] = 3,
+    ACTIONS(913), 1,
+      aux_sym_variable_token2,
+    ACTIONS(361), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+    ACTIONS(363), 3,
+      sym__text,
+      anon_sym_LBRACE,
+      sym__newline,
+  [6750] = 5,
+    ACTIONS(256), 1,
+      aux_sym_variable_token1,
+    ACTIONS(915), 1,
+      sym__word_text,
+    ACTIONS(917), 1,
+      anon_sym_DQUOTE,
+    STATE(269), 1,
+      sym__word_argument,
+    STATE(42), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+  [6768] = 5,
+    ACTIONS(905), 1,
+      aux_sym_variable_token1,
+    ACTIONS(919), 1,
+      anon_sym_LBRACE,
+    ACTIONS(921), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(923), 1,
+      sym__string_text,
+    STATE(331), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [6786] = 5,
+    ACTIONS(905), 1,
+      aux_sym_variable_token1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(927), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(929), 1,
+      sym__string_text,
+    STATE(304), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [6804] = 2,
+    ACTIONS(215), 3,
+      sym__text,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(213), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+  [6816] = 2,
+    ACTIONS(363), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(361), 5,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      sym__form_path_text,
+      aux_sym_variable_token1,
+  [6828] = 5,
+    ACTIONS(905), 1,
+      aux_sym_variable_token1,
+    ACTIONS(931), 1,
+      anon_sym_LBRACE,
+    ACTIONS(933), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(935), 1,
+      sym__string_text,
+    STATE(335), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [6846] = 5,
+    ACTIONS(905), 1,
+      aux_sym_variable_token1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(929), 1,
+      sym__string_text,
+    ACTIONS(937), 1,
+      anon_sym_DQUOTE,
+    STATE(304), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [6864] = 5,
     ACTIONS(319), 1,
       aux_sym_variable_token1,
     ACTIONS(323), 1,
       anon_sym_DQUOTE,
-    ACTIONS(942), 1,
+    ACTIONS(939), 1,
       sym__word_text,
-    STATE(245), 1,
+    STATE(282), 1,
       sym__word_argument,
     STATE(55), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6871] = 5,
-    ACTIONS(902), 1,
+  [6882] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(944), 1,
+    ACTIONS(941), 1,
       anon_sym_LBRACE,
-    ACTIONS(946), 1,
+    ACTIONS(943), 1,
       anon_sym_DQUOTE,
-    ACTIONS(948), 1,
+    ACTIONS(945), 1,
       sym__string_text,
-    STATE(337), 3,
+    STATE(338), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6889] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
+  [6900] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(906), 1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(929), 1,
       sym__string_text,
-    ACTIONS(950), 1,
+    ACTIONS(947), 1,
       anon_sym_DQUOTE,
-    STATE(302), 3,
+    STATE(304), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6907] = 5,
+  [6918] = 5,
     ACTIONS(102), 1,
       aux_sym_variable_token1,
-    ACTIONS(884), 1,
+    ACTIONS(885), 1,
       sym__word_text,
-    ACTIONS(886), 1,
+    ACTIONS(887), 1,
       anon_sym_DQUOTE,
     STATE(52), 1,
       sym__word_argument,
@@ -10970,229 +10844,151 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6925] = 5,
-    ACTIONS(902), 1,
+  [6936] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(952), 1,
+    ACTIONS(949), 1,
       anon_sym_LBRACE,
-    ACTIONS(954), 1,
+    ACTIONS(951), 1,
       anon_sym_DQUOTE,
-    ACTIONS(956), 1,
+    ACTIONS(953), 1,
       sym__string_text,
-    STATE(340), 3,
+    STATE(341), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6943] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
+  [6954] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(906), 1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(929), 1,
       sym__string_text,
-    ACTIONS(958), 1,
+    ACTIONS(955), 1,
       anon_sym_DQUOTE,
-    STATE(302), 3,
+    STATE(304), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6961] = 5,
+  [6972] = 5,
     ACTIONS(126), 1,
       aux_sym_variable_token1,
-    ACTIONS(960), 1,
+    ACTIONS(957), 1,
       sym__word_text,
-    ACTIONS(962), 1,
+    ACTIONS(959), 1,
       anon_sym_DQUOTE,
-    STATE(237), 1,
+    STATE(231), 1,
       sym__word_argument,
     STATE(21), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6979] = 5,
-    ACTIONS(902), 1,
+  [6990] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(964), 1,
+    ACTIONS(961), 1,
       anon_sym_LBRACE,
-    ACTIONS(966), 1,
+    ACTIONS(963), 1,
       anon_sym_DQUOTE,
-    ACTIONS(968), 1,
+    ACTIONS(965), 1,
       sym__string_text,
-    STATE(343), 3,
+    STATE(344), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6997] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
+  [7008] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(906), 1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(929), 1,
       sym__string_text,
-    ACTIONS(970), 1,
+    ACTIONS(967), 1,
       anon_sym_DQUOTE,
-    STATE(302), 3,
+    STATE(304), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7015] = 5,
-    ACTIONS(729), 1,
+  [7026] = 5,
+    ACTIONS(731), 1,
       aux_sym_variable_token1,
-    ACTIONS(733), 1,
+    ACTIONS(735), 1,
       anon_sym_DQUOTE,
-    ACTIONS(972), 1,
+    ACTIONS(969), 1,
       sym__word_text,
-    STATE(377), 1,
+    STATE(372), 1,
       sym__word_argument,
-    STATE(199), 3,
+    STATE(198), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7033] = 5,
-    ACTIONS(902), 1,
+  [7044] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(974), 1,
+    ACTIONS(971), 1,
       anon_sym_LBRACE,
-    ACTIONS(976), 1,
+    ACTIONS(973), 1,
       anon_sym_DQUOTE,
-    ACTIONS(978), 1,
+    ACTIONS(975), 1,
       sym__string_text,
-    STATE(346), 3,
+    STATE(347), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7051] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
+  [7062] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(906), 1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(929), 1,
       sym__string_text,
-    ACTIONS(980), 1,
+    ACTIONS(977), 1,
       anon_sym_DQUOTE,
-    STATE(302), 3,
+    STATE(304), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7069] = 5,
+  [7080] = 5,
     ACTIONS(276), 1,
       aux_sym_variable_token1,
     ACTIONS(280), 1,
       anon_sym_DQUOTE,
-    ACTIONS(982), 1,
+    ACTIONS(979), 1,
       sym__word_text,
-    STATE(262), 1,
+    STATE(264), 1,
       sym__word_argument,
     STATE(46), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7087] = 5,
-    ACTIONS(902), 1,
+  [7098] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(984), 1,
+    ACTIONS(981), 1,
       anon_sym_LBRACE,
-    ACTIONS(986), 1,
+    ACTIONS(983), 1,
       anon_sym_DQUOTE,
-    ACTIONS(988), 1,
+    ACTIONS(985), 1,
       sym__string_text,
-    STATE(349), 3,
+    STATE(350), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7105] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
+  [7116] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(906), 1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(929), 1,
       sym__string_text,
-    ACTIONS(990), 1,
+    ACTIONS(987), 1,
       anon_sym_DQUOTE,
-    STATE(302), 3,
+    STATE(304), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7123] = 5,
-    ACTIONS(256), 1,
-      aux_sym_variable_token1,
-    ACTIONS(918), 1,
-      sym__word_text,
-    ACTIONS(920), 1,
-      anon_sym_DQUOTE,
-    STATE(181), 1,
-      sym__word_argument,
-    STATE(42), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-  [7141] = 5,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(992), 1,
-      anon_sym_LBRACE,
-    ACTIONS(994), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(996), 1,
-      sym__string_text,
-    STATE(352), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [7159] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(906), 1,
-      sym__string_text,
-    ACTIONS(998), 1,
-      anon_sym_DQUOTE,
-    STATE(302), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [7177] = 5,
-    ACTIONS(132), 1,
-      aux_sym_variable_token1,
-    ACTIONS(930), 1,
-      sym__word_text,
-    ACTIONS(932), 1,
-      anon_sym_DQUOTE,
-    STATE(114), 1,
-      sym__word_argument,
-    STATE(22), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-  [7195] = 5,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(1000), 1,
-      anon_sym_LBRACE,
-    ACTIONS(1002), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(1004), 1,
-      sym__string_text,
-    STATE(355), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [7213] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
-      aux_sym_variable_token1,
-    ACTIONS(906), 1,
-      sym__string_text,
-    ACTIONS(1006), 1,
-      anon_sym_DQUOTE,
-    STATE(302), 3,
-      sym__lone_brace,
-      sym_variable,
-      aux_sym_string_repeat1,
-  [7231] = 4,
-    ACTIONS(784), 1,
+  [7134] = 4,
+    ACTIONS(805), 1,
       sym__argument_space,
     STATE(364), 1,
       aux_sym_resolver_repeat1,
@@ -11203,99 +10999,162 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7247] = 5,
+  [7150] = 5,
+    ACTIONS(256), 1,
+      aux_sym_variable_token1,
+    ACTIONS(915), 1,
+      sym__word_text,
+    ACTIONS(917), 1,
+      anon_sym_DQUOTE,
+    STATE(182), 1,
+      sym__word_argument,
+    STATE(42), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+  [7168] = 5,
+    ACTIONS(905), 1,
+      aux_sym_variable_token1,
+    ACTIONS(989), 1,
+      anon_sym_LBRACE,
+    ACTIONS(991), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(993), 1,
+      sym__string_text,
+    STATE(354), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [7186] = 5,
+    ACTIONS(905), 1,
+      aux_sym_variable_token1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(929), 1,
+      sym__string_text,
+    ACTIONS(995), 1,
+      anon_sym_DQUOTE,
+    STATE(304), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [7204] = 5,
+    ACTIONS(132), 1,
+      aux_sym_variable_token1,
+    ACTIONS(997), 1,
+      sym__word_text,
+    ACTIONS(999), 1,
+      anon_sym_DQUOTE,
+    STATE(114), 1,
+      sym__word_argument,
+    STATE(22), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+  [7222] = 5,
+    ACTIONS(905), 1,
+      aux_sym_variable_token1,
+    ACTIONS(1001), 1,
+      anon_sym_LBRACE,
+    ACTIONS(1003), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(1005), 1,
+      sym__string_text,
+    STATE(357), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [7240] = 5,
+    ACTIONS(905), 1,
+      aux_sym_variable_token1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(929), 1,
+      sym__string_text,
+    ACTIONS(1007), 1,
+      anon_sym_DQUOTE,
+    STATE(304), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [7258] = 5,
     ACTIONS(156), 1,
       aux_sym_variable_token1,
-    ACTIONS(1008), 1,
+    ACTIONS(1009), 1,
       sym__word_text,
-    ACTIONS(1010), 1,
+    ACTIONS(1011), 1,
       anon_sym_DQUOTE,
-    STATE(217), 1,
+    STATE(210), 1,
       sym__word_argument,
     STATE(25), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7265] = 5,
-    ACTIONS(902), 1,
+  [7276] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(1012), 1,
+    ACTIONS(1013), 1,
       anon_sym_LBRACE,
-    ACTIONS(1014), 1,
+    ACTIONS(1015), 1,
       anon_sym_DQUOTE,
-    ACTIONS(1016), 1,
+    ACTIONS(1017), 1,
       sym__string_text,
-    STATE(359), 3,
+    STATE(360), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7283] = 5,
-    ACTIONS(900), 1,
-      anon_sym_LBRACE,
-    ACTIONS(902), 1,
+  [7294] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-    ACTIONS(906), 1,
+    ACTIONS(925), 1,
+      anon_sym_LBRACE,
+    ACTIONS(929), 1,
       sym__string_text,
-    ACTIONS(1018), 1,
+    ACTIONS(1019), 1,
       anon_sym_DQUOTE,
-    STATE(302), 3,
+    STATE(304), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7301] = 5,
+  [7312] = 3,
+    ACTIONS(1021), 1,
+      aux_sym_variable_token2,
+    ACTIONS(363), 2,
+      anon_sym_LBRACE,
+      sym__json_text,
+    ACTIONS(361), 4,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+  [7326] = 5,
+    ACTIONS(319), 1,
+      aux_sym_variable_token1,
+    ACTIONS(323), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(939), 1,
+      sym__word_text,
+    STATE(251), 1,
+      sym__word_argument,
+    STATE(55), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+  [7344] = 5,
     ACTIONS(237), 1,
       aux_sym_variable_token1,
-    ACTIONS(1020), 1,
+    ACTIONS(1023), 1,
       sym__word_text,
-    ACTIONS(1022), 1,
+    ACTIONS(1025), 1,
       anon_sym_DQUOTE,
-    STATE(217), 1,
+    STATE(210), 1,
       sym__word_argument,
     STATE(39), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7319] = 5,
-    ACTIONS(126), 1,
-      aux_sym_variable_token1,
-    ACTIONS(960), 1,
-      sym__word_text,
-    ACTIONS(962), 1,
-      anon_sym_DQUOTE,
-    STATE(148), 1,
-      sym__word_argument,
-    STATE(21), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-  [7337] = 5,
-    ACTIONS(729), 1,
-      aux_sym_variable_token1,
-    ACTIONS(733), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(972), 1,
-      sym__word_text,
-    STATE(305), 1,
-      sym__word_argument,
-    STATE(199), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-  [7355] = 5,
-    ACTIONS(276), 1,
-      aux_sym_variable_token1,
-    ACTIONS(280), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(982), 1,
-      sym__word_text,
-    STATE(230), 1,
-      sym__word_argument,
-    STATE(46), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-  [7373] = 4,
-    ACTIONS(1024), 1,
+  [7362] = 4,
+    ACTIONS(1027), 1,
       sym__argument_space,
     STATE(364), 1,
       aux_sym_resolver_repeat1,
@@ -11306,124 +11165,98 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7389] = 5,
+  [7378] = 5,
+    ACTIONS(126), 1,
+      aux_sym_variable_token1,
+    ACTIONS(957), 1,
+      sym__word_text,
+    ACTIONS(959), 1,
+      anon_sym_DQUOTE,
+    STATE(127), 1,
+      sym__word_argument,
+    STATE(21), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+  [7396] = 5,
+    ACTIONS(731), 1,
+      aux_sym_variable_token1,
+    ACTIONS(735), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(969), 1,
+      sym__word_text,
+    STATE(316), 1,
+      sym__word_argument,
+    STATE(198), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+  [7414] = 5,
+    ACTIONS(276), 1,
+      aux_sym_variable_token1,
+    ACTIONS(280), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(979), 1,
+      sym__word_text,
+    STATE(249), 1,
+      sym__word_argument,
+    STATE(46), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+  [7432] = 5,
     ACTIONS(156), 1,
       aux_sym_variable_token1,
-    ACTIONS(1008), 1,
+    ACTIONS(1009), 1,
       sym__word_text,
-    ACTIONS(1010), 1,
+    ACTIONS(1011), 1,
       anon_sym_DQUOTE,
-    STATE(130), 1,
+    STATE(138), 1,
       sym__word_argument,
     STATE(25), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7407] = 5,
+  [7450] = 5,
     ACTIONS(237), 1,
       aux_sym_variable_token1,
-    ACTIONS(1020), 1,
+    ACTIONS(1023), 1,
       sym__word_text,
-    ACTIONS(1022), 1,
+    ACTIONS(1025), 1,
       anon_sym_DQUOTE,
-    STATE(186), 1,
+    STATE(197), 1,
       sym__word_argument,
     STATE(39), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7425] = 2,
-    ACTIONS(390), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(388), 5,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym__body_text,
-      sym__angle,
+  [7468] = 5,
+    ACTIONS(905), 1,
       aux_sym_variable_token1,
-  [7437] = 2,
-    ACTIONS(390), 1,
+    ACTIONS(925), 1,
       anon_sym_LBRACE,
-    ACTIONS(388), 5,
-      aux_sym_variable_token1,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      sym__argument_text,
+    ACTIONS(929), 1,
+      sym__string_text,
+    ACTIONS(1030), 1,
       anon_sym_DQUOTE,
-  [7448] = 2,
-    ACTIONS(390), 1,
-      anon_sym_LBRACE,
-    ACTIONS(388), 5,
+    STATE(304), 3,
+      sym__lone_brace,
+      sym_variable,
+      aux_sym_string_repeat1,
+  [7486] = 5,
+    ACTIONS(132), 1,
       aux_sym_variable_token1,
+    ACTIONS(997), 1,
+      sym__word_text,
+    ACTIONS(999), 1,
       anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-  [7459] = 2,
-    ACTIONS(293), 1,
-      anon_sym_LBRACE,
-    ACTIONS(291), 5,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-  [7470] = 2,
-    ACTIONS(1027), 1,
-      anon_sym_LBRACE,
-    ACTIONS(1029), 5,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-  [7481] = 2,
-    ACTIONS(390), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(388), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym__text,
-      aux_sym_variable_token1,
-  [7492] = 2,
-    ACTIONS(363), 1,
-      anon_sym_LBRACE,
-    ACTIONS(361), 5,
-      aux_sym_variable_token1,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      sym__argument_text,
-      anon_sym_DQUOTE,
-  [7503] = 2,
-    ACTIONS(1031), 1,
-      anon_sym_LBRACE,
-    ACTIONS(1033), 5,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-  [7514] = 2,
-    ACTIONS(363), 1,
-      anon_sym_LBRACE,
-    ACTIONS(361), 5,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-  [7525] = 2,
-    ACTIONS(359), 1,
-      anon_sym_LBRACE,
-    ACTIONS(357), 5,
-      aux_sym_variable_token1,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      sym__argument_text,
-      anon_sym_DQUOTE,
-  [7536] = 2,
+    STATE(227), 1,
+      sym__word_argument,
+    STATE(22), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+  [7504] = 2,
     ACTIONS(217), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -11432,34 +11265,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__string_text,
       sym__argument_space,
-  [7547] = 2,
-    ACTIONS(293), 1,
-      anon_sym_LBRACE,
-    ACTIONS(291), 5,
-      aux_sym_variable_token1,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-      sym__argument_text,
-      anon_sym_DQUOTE,
-  [7558] = 2,
-    ACTIONS(359), 2,
-      anon_sym_LBRACE,
-      sym__newline,
-    ACTIONS(357), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym__text,
-      aux_sym_variable_token1,
-  [7569] = 2,
-    ACTIONS(317), 1,
-      anon_sym_LBRACE,
-    ACTIONS(315), 5,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-      anon_sym_LBRACK,
-      anon_sym_RBRACK,
-      sym__json_text,
-  [7580] = 2,
+  [7515] = 2,
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11468,16 +11274,115 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__text,
       aux_sym_variable_token1,
-  [7591] = 2,
-    ACTIONS(359), 1,
+  [7526] = 2,
+    ACTIONS(293), 1,
       anon_sym_LBRACE,
-    ACTIONS(357), 5,
+    ACTIONS(291), 5,
       aux_sym_variable_token1,
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7602] = 2,
+  [7537] = 2,
+    ACTIONS(363), 1,
+      anon_sym_LBRACE,
+    ACTIONS(361), 5,
+      aux_sym_variable_token1,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__argument_text,
+      anon_sym_DQUOTE,
+  [7548] = 2,
+    ACTIONS(1032), 1,
+      anon_sym_LBRACE,
+    ACTIONS(1034), 5,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+  [7559] = 2,
+    ACTIONS(367), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(365), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym__text,
+      aux_sym_variable_token1,
+  [7570] = 2,
+    ACTIONS(367), 1,
+      anon_sym_LBRACE,
+    ACTIONS(365), 5,
+      aux_sym_variable_token1,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__argument_text,
+      anon_sym_DQUOTE,
+  [7581] = 2,
+    ACTIONS(399), 2,
+      anon_sym_LBRACE,
+      sym__newline,
+    ACTIONS(397), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym__text,
+      aux_sym_variable_token1,
+  [7592] = 2,
+    ACTIONS(399), 1,
+      anon_sym_LBRACE,
+    ACTIONS(397), 5,
+      aux_sym_variable_token1,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__argument_text,
+      anon_sym_DQUOTE,
+  [7603] = 2,
+    ACTIONS(1036), 1,
+      anon_sym_LBRACE,
+    ACTIONS(1038), 5,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+  [7614] = 2,
+    ACTIONS(367), 1,
+      anon_sym_LBRACE,
+    ACTIONS(365), 5,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+  [7625] = 2,
+    ACTIONS(317), 1,
+      anon_sym_LBRACE,
+    ACTIONS(315), 5,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+  [7636] = 2,
+    ACTIONS(363), 1,
+      anon_sym_LBRACE,
+    ACTIONS(361), 5,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+  [7647] = 2,
+    ACTIONS(293), 1,
+      anon_sym_LBRACE,
+    ACTIONS(291), 5,
+      aux_sym_variable_token1,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+      sym__argument_text,
+      anon_sym_DQUOTE,
+  [7658] = 2,
     ACTIONS(317), 1,
       anon_sym_LBRACE,
     ACTIONS(315), 5,
@@ -11486,121 +11391,36 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7613] = 2,
-    ACTIONS(396), 2,
+  [7669] = 2,
+    ACTIONS(399), 1,
       anon_sym_LBRACE,
-      sym__string_text,
-    ACTIONS(394), 3,
+    ACTIONS(397), 5,
       aux_sym_variable_token1,
-      aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7623] = 2,
-    ACTIONS(377), 2,
-      anon_sym_LBRACE,
-      sym__string_text,
-    ACTIONS(375), 3,
-      aux_sym_variable_token1,
-      aux_sym_variable_token2,
-      anon_sym_DQUOTE,
-  [7633] = 4,
-    ACTIONS(1035), 1,
-      sym__newline,
-    STATE(403), 1,
-      aux_sym_request_repeat2,
-    STATE(425), 1,
-      aux_sym_request_repeat1,
-    ACTIONS(29), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [7647] = 4,
-    ACTIONS(1037), 1,
-      ts_builtin_sym_end,
-    ACTIONS(1039), 1,
-      aux_sym_separator_token1,
-    STATE(416), 1,
-      sym_separator,
-    STATE(387), 2,
-      sym_block,
-      aux_sym_document_repeat1,
-  [7661] = 4,
+      anon_sym_LBRACK,
+      anon_sym_RBRACK,
+      sym__json_text,
+  [7680] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
+    ACTIONS(1040), 1,
+      ts_builtin_sym_end,
+    STATE(423), 1,
+      sym_separator,
+    STATE(391), 2,
+      sym_block,
+      aux_sym_document_repeat1,
+  [7694] = 4,
     ACTIONS(1042), 1,
       ts_builtin_sym_end,
-    STATE(416), 1,
+    ACTIONS(1044), 1,
+      aux_sym_separator_token1,
+    STATE(423), 1,
       sym_separator,
-    STATE(387), 2,
+    STATE(389), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7675] = 4,
-    ACTIONS(7), 1,
-      aux_sym_separator_token1,
-    ACTIONS(27), 1,
-      ts_builtin_sym_end,
-    STATE(416), 1,
-      sym_separator,
-    STATE(387), 2,
-      sym_block,
-      aux_sym_document_repeat1,
-  [7689] = 4,
-    ACTIONS(45), 1,
-      sym__newline,
-    STATE(417), 1,
-      aux_sym_body_repeat1,
-    STATE(493), 1,
-      sym_body,
-    ACTIONS(73), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [7703] = 4,
-    ACTIONS(1046), 1,
-      sym__newline,
-    STATE(386), 1,
-      aux_sym_request_repeat1,
-    STATE(420), 1,
-      aux_sym_request_repeat2,
-    ACTIONS(1044), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [7717] = 4,
-    ACTIONS(45), 1,
-      sym__newline,
-    STATE(417), 1,
-      aux_sym_body_repeat1,
-    STATE(487), 1,
-      sym_body,
-    ACTIONS(1048), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [7731] = 3,
-    ACTIONS(1050), 1,
-      aux_sym_variable_token2,
-    ACTIONS(365), 2,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-    ACTIONS(367), 2,
-      anon_sym_LBRACE,
-      sym__string_text,
-  [7743] = 3,
-    ACTIONS(1052), 1,
-      aux_sym_variable_token2,
-    ACTIONS(357), 2,
-      aux_sym_variable_token1,
-      anon_sym_DQUOTE,
-    ACTIONS(359), 2,
-      anon_sym_LBRACE,
-      sym__string_text,
-  [7755] = 4,
-    ACTIONS(7), 1,
-      aux_sym_separator_token1,
-    ACTIONS(1054), 1,
-      ts_builtin_sym_end,
-    STATE(416), 1,
-      sym_separator,
-    STATE(388), 2,
-      sym_block,
-      aux_sym_document_repeat1,
-  [7769] = 2,
+  [7708] = 2,
     ACTIONS(215), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11608,37 +11428,57 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7779] = 4,
-    ACTIONS(45), 1,
-      sym__newline,
-    STATE(417), 1,
-      aux_sym_body_repeat1,
-    STATE(492), 1,
-      sym_body,
-    ACTIONS(49), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [7793] = 4,
+  [7718] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
-    ACTIONS(1054), 1,
+    ACTIONS(1047), 1,
       ts_builtin_sym_end,
-    STATE(416), 1,
+    STATE(423), 1,
       sym_separator,
-    STATE(387), 2,
+    STATE(389), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7807] = 4,
+  [7732] = 4,
+    ACTIONS(1051), 1,
+      sym__newline,
+    STATE(401), 1,
+      aux_sym_request_repeat1,
+    STATE(427), 1,
+      aux_sym_request_repeat2,
+    ACTIONS(1049), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [7746] = 4,
+    ACTIONS(45), 1,
+      sym__newline,
+    STATE(426), 1,
+      aux_sym_body_repeat1,
+    STATE(489), 1,
+      sym_body,
+    ACTIONS(73), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [7760] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(27), 1,
       ts_builtin_sym_end,
-    STATE(416), 1,
+    STATE(423), 1,
       sym_separator,
-    STATE(398), 2,
+    STATE(389), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7821] = 2,
+  [7774] = 4,
+    ACTIONS(45), 1,
+      sym__newline,
+    STATE(426), 1,
+      aux_sym_body_repeat1,
+    STATE(493), 1,
+      sym_body,
+    ACTIONS(49), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [7788] = 2,
     ACTIONS(313), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11646,693 +11486,767 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7831] = 2,
-    ACTIONS(390), 1,
+  [7798] = 4,
+    ACTIONS(7), 1,
+      aux_sym_separator_token1,
+    ACTIONS(1040), 1,
+      ts_builtin_sym_end,
+    STATE(423), 1,
+      sym_separator,
+    STATE(389), 2,
+      sym_block,
+      aux_sym_document_repeat1,
+  [7812] = 4,
+    ACTIONS(45), 1,
+      sym__newline,
+    STATE(426), 1,
+      aux_sym_body_repeat1,
+    STATE(498), 1,
+      sym_body,
+    ACTIONS(1053), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [7826] = 3,
+    ACTIONS(1055), 1,
+      aux_sym_variable_token2,
+    ACTIONS(372), 2,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+    ACTIONS(374), 2,
       anon_sym_LBRACE,
+      sym__string_text,
+  [7838] = 2,
+    ACTIONS(390), 2,
+      anon_sym_LBRACE,
+      sym__string_text,
     ACTIONS(388), 3,
       aux_sym_variable_token1,
+      aux_sym_variable_token2,
       anon_sym_DQUOTE,
-      sym__string_text,
-  [7840] = 3,
-    ACTIONS(1058), 1,
+  [7848] = 4,
+    ACTIONS(1057), 1,
       sym__newline,
-    STATE(411), 1,
-      aux_sym__first_block_repeat1,
-    ACTIONS(1056), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [7851] = 3,
-    ACTIONS(1060), 1,
-      sym__newline,
-    STATE(409), 1,
+    STATE(425), 1,
       aux_sym_request_repeat2,
-    ACTIONS(49), 2,
+    STATE(429), 1,
+      aux_sym_request_repeat1,
+    ACTIONS(29), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7862] = 3,
-    ACTIONS(1064), 1,
-      sym__newline,
-    ACTIONS(1066), 1,
-      sym__space,
-    ACTIONS(1062), 2,
-      ts_builtin_sym_end,
+  [7862] = 4,
+    ACTIONS(7), 1,
       aux_sym_separator_token1,
-  [7873] = 2,
-    ACTIONS(359), 1,
-      anon_sym_LBRACE,
-    ACTIONS(357), 3,
+    ACTIONS(27), 1,
+      ts_builtin_sym_end,
+    STATE(423), 1,
+      sym_separator,
+    STATE(397), 2,
+      sym_block,
+      aux_sym_document_repeat1,
+  [7876] = 3,
+    ACTIONS(1059), 1,
+      aux_sym_variable_token2,
+    ACTIONS(361), 2,
       aux_sym_variable_token1,
       anon_sym_DQUOTE,
+    ACTIONS(363), 2,
+      anon_sym_LBRACE,
       sym__string_text,
-  [7882] = 3,
-    ACTIONS(1070), 1,
+  [7888] = 2,
+    ACTIONS(403), 2,
+      anon_sym_LBRACE,
+      sym__string_text,
+    ACTIONS(401), 3,
+      aux_sym_variable_token1,
+      aux_sym_variable_token2,
+      anon_sym_DQUOTE,
+  [7898] = 3,
+    ACTIONS(1063), 1,
       sym__newline,
-    STATE(411), 1,
+    STATE(408), 1,
       aux_sym__first_block_repeat1,
-    ACTIONS(1068), 2,
+    ACTIONS(1061), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7893] = 3,
-    ACTIONS(1074), 1,
+  [7909] = 3,
+    ACTIONS(1067), 1,
       sym__newline,
-    STATE(411), 1,
-      aux_sym__first_block_repeat1,
-    ACTIONS(1072), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [7904] = 3,
-    ACTIONS(1078), 1,
-      sym__newline,
-    ACTIONS(1080), 1,
+    ACTIONS(1069), 1,
       sym__space,
-    ACTIONS(1076), 2,
+    ACTIONS(1065), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7915] = 3,
+  [7920] = 3,
+    ACTIONS(1073), 1,
+      sym__newline,
+    STATE(408), 1,
+      aux_sym__first_block_repeat1,
+    ACTIONS(1071), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [7931] = 3,
+    ACTIONS(1077), 1,
+      sym__newline,
+    STATE(408), 1,
+      aux_sym__first_block_repeat1,
+    ACTIONS(1075), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [7942] = 3,
+    ACTIONS(1082), 1,
+      sym_http_version,
     ACTIONS(1084), 1,
       sym__newline,
-    STATE(409), 1,
+    ACTIONS(1080), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [7953] = 3,
+    ACTIONS(1086), 1,
+      sym__newline,
+    STATE(410), 1,
+      aux_sym_body_repeat1,
+    ACTIONS(573), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [7964] = 3,
+    ACTIONS(1091), 1,
+      sym__newline,
+    STATE(411), 1,
       aux_sym_request_repeat2,
-    ACTIONS(1082), 2,
+    ACTIONS(1089), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7926] = 3,
-    ACTIONS(1089), 1,
+  [7975] = 3,
+    ACTIONS(1096), 1,
       sym__newline,
-    STATE(411), 1,
+    STATE(408), 1,
       aux_sym__first_block_repeat1,
-    ACTIONS(1087), 2,
+    ACTIONS(1094), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7937] = 3,
-    ACTIONS(1093), 1,
-      sym__newline,
-    STATE(411), 1,
-      aux_sym__first_block_repeat1,
-    ACTIONS(1091), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [7948] = 3,
-    ACTIONS(1098), 1,
-      sym_http_version,
-    ACTIONS(1100), 1,
-      sym__newline,
-    ACTIONS(1096), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [7959] = 2,
+  [7986] = 2,
     ACTIONS(363), 1,
       anon_sym_LBRACE,
     ACTIONS(361), 3,
       aux_sym_variable_token1,
       anon_sym_DQUOTE,
       sym__string_text,
-  [7968] = 3,
-    ACTIONS(1104), 1,
+  [7995] = 3,
+    ACTIONS(1100), 1,
+      aux_sym_header_token1,
+    ACTIONS(1102), 1,
       sym__newline,
-    STATE(406), 1,
-      aux_sym__first_block_repeat1,
-    ACTIONS(1102), 2,
+    ACTIONS(1098), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7979] = 3,
+  [8006] = 2,
+    ACTIONS(367), 1,
+      anon_sym_LBRACE,
+    ACTIONS(365), 3,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+      sym__string_text,
+  [8015] = 3,
     ACTIONS(1106), 1,
+      sym_separator_name,
+    ACTIONS(1108), 1,
       sym__newline,
-    STATE(415), 1,
-      aux_sym_body_repeat1,
-    ACTIONS(577), 2,
+    ACTIONS(1104), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7990] = 3,
-    ACTIONS(1111), 1,
+  [8026] = 3,
+    ACTIONS(1073), 1,
       sym__newline,
-    STATE(402), 1,
+    STATE(412), 1,
       aux_sym__first_block_repeat1,
-    ACTIONS(1109), 2,
+    ACTIONS(1071), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8001] = 3,
+  [8037] = 3,
+    ACTIONS(1112), 1,
+      sym__newline,
+    ACTIONS(1114), 1,
+      sym__space,
+    ACTIONS(1110), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8048] = 3,
+    ACTIONS(1118), 1,
+      sym__newline,
+    ACTIONS(1120), 1,
+      sym__space,
+    ACTIONS(1116), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8059] = 2,
+    ACTIONS(399), 1,
+      anon_sym_LBRACE,
+    ACTIONS(397), 3,
+      aux_sym_variable_token1,
+      anon_sym_DQUOTE,
+      sym__string_text,
+  [8068] = 3,
+    ACTIONS(1124), 1,
+      sym_http_version,
+    ACTIONS(1126), 1,
+      sym__newline,
+    ACTIONS(1122), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8079] = 3,
+    ACTIONS(1130), 1,
+      sym__newline,
+    STATE(408), 1,
+      aux_sym__first_block_repeat1,
+    ACTIONS(1128), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8090] = 3,
+    ACTIONS(1134), 1,
+      sym__newline,
+    STATE(422), 1,
+      aux_sym__first_block_repeat1,
+    ACTIONS(1132), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8101] = 3,
+    ACTIONS(1138), 1,
+      sym__newline,
+    STATE(405), 1,
+      aux_sym__first_block_repeat1,
+    ACTIONS(1136), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8112] = 3,
+    ACTIONS(1140), 1,
+      sym__newline,
+    STATE(411), 1,
+      aux_sym_request_repeat2,
+    ACTIONS(49), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8123] = 3,
     ACTIONS(45), 1,
       sym__newline,
-    STATE(415), 1,
+    STATE(410), 1,
       aux_sym_body_repeat1,
-    ACTIONS(1113), 2,
+    ACTIONS(1142), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8012] = 3,
-    ACTIONS(1117), 1,
-      sym_separator_name,
-    ACTIONS(1119), 1,
+  [8134] = 3,
+    ACTIONS(1144), 1,
       sym__newline,
-    ACTIONS(1115), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8023] = 3,
-    ACTIONS(1089), 1,
-      sym__newline,
-    STATE(407), 1,
-      aux_sym__first_block_repeat1,
-    ACTIONS(1087), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8034] = 3,
-    ACTIONS(1121), 1,
-      sym__newline,
-    STATE(409), 1,
+    STATE(411), 1,
       aux_sym_request_repeat2,
     ACTIONS(29), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8045] = 3,
-    ACTIONS(1125), 1,
+  [8145] = 3,
+    ACTIONS(1148), 1,
       sym_separator_name,
-    ACTIONS(1127), 1,
+    ACTIONS(1150), 1,
       sym__newline,
-    ACTIONS(1123), 2,
+    ACTIONS(1146), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8056] = 3,
-    ACTIONS(1131), 1,
-      sym__newline,
-    ACTIONS(1133), 1,
-      sym__space,
-    ACTIONS(1129), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8067] = 3,
-    ACTIONS(1137), 1,
-      aux_sym_header_token1,
-    ACTIONS(1139), 1,
-      sym__newline,
-    ACTIONS(1135), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8078] = 3,
-    ACTIONS(1143), 1,
-      sym_http_version,
-    ACTIONS(1145), 1,
-      sym__newline,
-    ACTIONS(1141), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8089] = 3,
-    ACTIONS(1149), 1,
-      sym__newline,
-    STATE(425), 1,
-      aux_sym_request_repeat1,
-    ACTIONS(1147), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8100] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
+  [8156] = 3,
     ACTIONS(1154), 1,
-      anon_sym_RPAREN,
-    STATE(444), 1,
-      aux_sym_arguments_repeat1,
-  [8110] = 2,
-    ACTIONS(1158), 1,
       sym__newline,
-    ACTIONS(1156), 2,
+    STATE(429), 1,
+      aux_sym_request_repeat1,
+    ACTIONS(1152), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8118] = 2,
-    ACTIONS(1162), 1,
+  [8167] = 2,
+    ACTIONS(581), 1,
       sym__newline,
-    ACTIONS(1160), 2,
+    ACTIONS(573), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8126] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1164), 1,
-      anon_sym_RPAREN,
-    STATE(431), 1,
-      aux_sym_arguments_repeat1,
-  [8136] = 2,
-    ACTIONS(1168), 1,
+  [8175] = 2,
+    ACTIONS(1159), 1,
       sym__newline,
-    ACTIONS(1166), 2,
+    ACTIONS(1157), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8144] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1170), 1,
-      anon_sym_RPAREN,
-    STATE(444), 1,
-      aux_sym_arguments_repeat1,
-  [8154] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1172), 1,
-      anon_sym_RPAREN,
-    STATE(434), 1,
-      aux_sym_arguments_repeat1,
-  [8164] = 2,
-    ACTIONS(1176), 1,
+  [8183] = 2,
+    ACTIONS(1163), 1,
       sym__newline,
-    ACTIONS(1174), 2,
+    ACTIONS(1161), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8172] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1178), 1,
-      anon_sym_RPAREN,
-    STATE(444), 1,
-      aux_sym_arguments_repeat1,
-  [8182] = 2,
-    ACTIONS(585), 1,
+  [8191] = 2,
+    ACTIONS(1165), 1,
       sym__newline,
-    ACTIONS(577), 2,
+    ACTIONS(1152), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8190] = 2,
-    ACTIONS(1182), 1,
+  [8199] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1169), 1,
+      anon_sym_RPAREN,
+    STATE(468), 1,
+      aux_sym_arguments_repeat1,
+  [8209] = 2,
+    ACTIONS(1173), 1,
       sym__newline,
-    ACTIONS(1180), 2,
+    ACTIONS(1171), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8198] = 3,
-    ACTIONS(1152), 1,
+  [8217] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1184), 1,
+    ACTIONS(1175), 1,
       anon_sym_RPAREN,
-    STATE(438), 1,
+    STATE(437), 1,
       aux_sym_arguments_repeat1,
-  [8208] = 3,
-    ACTIONS(1152), 1,
+  [8227] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1186), 1,
+    ACTIONS(1177), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8218] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1188), 1,
-      anon_sym_RPAREN,
-    STATE(441), 1,
-      aux_sym_arguments_repeat1,
-  [8228] = 2,
-    ACTIONS(1192), 1,
+  [8237] = 2,
+    ACTIONS(1181), 1,
       sym__newline,
-    ACTIONS(1190), 2,
+    ACTIONS(1179), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8236] = 3,
-    ACTIONS(1152), 1,
+  [8245] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1194), 1,
+    ACTIONS(1183), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8246] = 2,
-    ACTIONS(1198), 1,
+  [8255] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1185), 1,
+      anon_sym_RPAREN,
+    STATE(442), 1,
+      aux_sym_arguments_repeat1,
+  [8265] = 2,
+    ACTIONS(1187), 1,
       sym__newline,
-    ACTIONS(1196), 2,
+    ACTIONS(1089), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8254] = 3,
-    ACTIONS(1152), 1,
+  [8273] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1200), 1,
+    ACTIONS(1189), 1,
       anon_sym_RPAREN,
-    STATE(426), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8264] = 3,
-    ACTIONS(1202), 1,
+  [8283] = 2,
+    ACTIONS(1193), 1,
+      sym__newline,
+    ACTIONS(1191), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8291] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
+    ACTIONS(1195), 1,
+      anon_sym_RPAREN,
+    STATE(445), 1,
+      aux_sym_arguments_repeat1,
+  [8301] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1197), 1,
+      anon_sym_RPAREN,
+    STATE(468), 1,
+      aux_sym_arguments_repeat1,
+  [8311] = 2,
+    ACTIONS(1201), 1,
+      sym__newline,
+    ACTIONS(1199), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8319] = 2,
     ACTIONS(1205), 1,
-      anon_sym_RPAREN,
-    STATE(444), 1,
-      aux_sym_arguments_repeat1,
-  [8274] = 3,
-    ACTIONS(1152), 1,
+      sym__newline,
+    ACTIONS(1203), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8327] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1207), 1,
       anon_sym_RPAREN,
-    STATE(455), 1,
+    STATE(449), 1,
       aux_sym_arguments_repeat1,
-  [8284] = 3,
-    ACTIONS(1152), 1,
+  [8337] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1209), 1,
       anon_sym_RPAREN,
-    STATE(448), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8294] = 2,
+  [8347] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1211), 1,
+      anon_sym_RPAREN,
+    STATE(458), 1,
+      aux_sym_arguments_repeat1,
+  [8357] = 2,
     ACTIONS(1213), 1,
       sym__newline,
-    ACTIONS(1211), 2,
+    ACTIONS(1075), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8302] = 3,
-    ACTIONS(1152), 1,
+  [8365] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1215), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(453), 1,
       aux_sym_arguments_repeat1,
-  [8312] = 2,
-    ACTIONS(1219), 1,
+  [8375] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1217), 1,
+      anon_sym_RPAREN,
+    STATE(468), 1,
+      aux_sym_arguments_repeat1,
+  [8385] = 2,
+    ACTIONS(1221), 1,
       sym__newline,
-    ACTIONS(1217), 2,
+    ACTIONS(1219), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8320] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1221), 1,
-      anon_sym_RPAREN,
-    STATE(444), 1,
-      aux_sym_arguments_repeat1,
-  [8330] = 3,
-    ACTIONS(1152), 1,
+  [8393] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1223), 1,
       anon_sym_RPAREN,
-    STATE(453), 1,
+    STATE(439), 1,
       aux_sym_arguments_repeat1,
-  [8340] = 2,
+  [8403] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
     ACTIONS(1225), 1,
-      sym__newline,
-    ACTIONS(1147), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8348] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1227), 1,
-      anon_sym_RPAREN,
-    STATE(444), 1,
-      aux_sym_arguments_repeat1,
-  [8358] = 2,
-    ACTIONS(1231), 1,
-      sym__newline,
-    ACTIONS(1229), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8366] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1233), 1,
-      anon_sym_RPAREN,
-    STATE(444), 1,
-      aux_sym_arguments_repeat1,
-  [8376] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1235), 1,
       anon_sym_RPAREN,
     STATE(457), 1,
       aux_sym_arguments_repeat1,
-  [8386] = 3,
-    ACTIONS(1152), 1,
+  [8413] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1237), 1,
+    ACTIONS(1227), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8396] = 2,
-    ACTIONS(1241), 1,
-      sym__newline,
-    ACTIONS(1239), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8404] = 3,
-    ACTIONS(1152), 1,
+  [8423] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1243), 1,
+    ACTIONS(1229), 1,
+      anon_sym_RPAREN,
+    STATE(468), 1,
+      aux_sym_arguments_repeat1,
+  [8433] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1231), 1,
       anon_sym_RPAREN,
     STATE(460), 1,
       aux_sym_arguments_repeat1,
-  [8414] = 3,
-    ACTIONS(1152), 1,
+  [8443] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1245), 1,
+    ACTIONS(1233), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8424] = 2,
-    ACTIONS(1247), 1,
+  [8453] = 2,
+    ACTIONS(1237), 1,
       sym__newline,
-    ACTIONS(1082), 2,
+    ACTIONS(1235), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8432] = 3,
-    ACTIONS(1152), 1,
+  [8461] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1249), 1,
+    ACTIONS(1239), 1,
       anon_sym_RPAREN,
     STATE(463), 1,
       aux_sym_arguments_repeat1,
-  [8442] = 3,
-    ACTIONS(1152), 1,
+  [8471] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1251), 1,
+    ACTIONS(1241), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8452] = 2,
-    ACTIONS(1255), 1,
+  [8481] = 2,
+    ACTIONS(1245), 1,
       sym__newline,
-    ACTIONS(1253), 2,
+    ACTIONS(1243), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8460] = 3,
-    ACTIONS(1152), 1,
+  [8489] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1257), 1,
+    ACTIONS(1247), 1,
       anon_sym_RPAREN,
     STATE(466), 1,
       aux_sym_arguments_repeat1,
-  [8470] = 3,
-    ACTIONS(1152), 1,
+  [8499] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1259), 1,
+    ACTIONS(1249), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8480] = 2,
-    ACTIONS(1263), 1,
+  [8509] = 2,
+    ACTIONS(1253), 1,
       sym__newline,
-    ACTIONS(1261), 2,
+    ACTIONS(1251), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8488] = 3,
-    ACTIONS(1152), 1,
+  [8517] = 3,
+    ACTIONS(1255), 1,
       anon_sym_COMMA,
-    ACTIONS(1265), 1,
+    ACTIONS(1258), 1,
       anon_sym_RPAREN,
-    STATE(469), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8498] = 3,
-    ACTIONS(1152), 1,
+  [8527] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1267), 1,
+    ACTIONS(1260), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(470), 1,
       aux_sym_arguments_repeat1,
-  [8508] = 2,
-    ACTIONS(1269), 1,
+  [8537] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1262), 1,
+      anon_sym_RPAREN,
+    STATE(468), 1,
+      aux_sym_arguments_repeat1,
+  [8547] = 2,
+    ACTIONS(1266), 1,
       sym__newline,
-    ACTIONS(1091), 2,
+    ACTIONS(1264), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8516] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1271), 1,
-      anon_sym_RPAREN,
-    STATE(450), 1,
-      aux_sym_arguments_repeat1,
-  [8526] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1273), 1,
-      anon_sym_RPAREN,
-    STATE(473), 1,
-      aux_sym_arguments_repeat1,
-  [8536] = 3,
-    ACTIONS(1152), 1,
-      anon_sym_COMMA,
-    ACTIONS(1275), 1,
-      anon_sym_RPAREN,
-    STATE(444), 1,
-      aux_sym_arguments_repeat1,
-  [8546] = 2,
-    ACTIONS(1279), 1,
+  [8555] = 2,
+    ACTIONS(1270), 1,
       sym__newline,
-    ACTIONS(1277), 2,
+    ACTIONS(1268), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8554] = 2,
-    ACTIONS(1283), 1,
+  [8563] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1272), 1,
+      anon_sym_RPAREN,
+    STATE(474), 1,
+      aux_sym_arguments_repeat1,
+  [8573] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1274), 1,
+      anon_sym_RPAREN,
+    STATE(468), 1,
+      aux_sym_arguments_repeat1,
+  [8583] = 2,
+    ACTIONS(1278), 1,
       sym__newline,
-    ACTIONS(1281), 2,
+    ACTIONS(1276), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8562] = 3,
-    ACTIONS(1152), 1,
+  [8591] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1285), 1,
+    ACTIONS(1280), 1,
       anon_sym_RPAREN,
-    STATE(477), 1,
+    STATE(482), 1,
       aux_sym_arguments_repeat1,
-  [8572] = 3,
-    ACTIONS(1152), 1,
+  [8601] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1287), 1,
+    ACTIONS(1282), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(478), 1,
       aux_sym_arguments_repeat1,
-  [8582] = 3,
-    ACTIONS(1152), 1,
+  [8611] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1289), 1,
+    ACTIONS(1284), 1,
       anon_sym_RPAREN,
-    STATE(479), 1,
+    STATE(468), 1,
       aux_sym_arguments_repeat1,
-  [8592] = 3,
-    ACTIONS(1152), 1,
+  [8621] = 2,
+    ACTIONS(1288), 1,
+      sym__newline,
+    ACTIONS(1286), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8629] = 3,
+    ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1291), 1,
+    ACTIONS(1290), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(481), 1,
       aux_sym_arguments_repeat1,
-  [8602] = 1,
-    ACTIONS(1072), 2,
+  [8639] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1292), 1,
+      anon_sym_RPAREN,
+    STATE(468), 1,
+      aux_sym_arguments_repeat1,
+  [8649] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1294), 1,
+      anon_sym_RPAREN,
+    STATE(468), 1,
+      aux_sym_arguments_repeat1,
+  [8659] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1296), 1,
+      anon_sym_RPAREN,
+    STATE(434), 1,
+      aux_sym_arguments_repeat1,
+  [8669] = 1,
+    ACTIONS(1298), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8607] = 1,
-    ACTIONS(1293), 2,
+  [8674] = 1,
+    ACTIONS(1300), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8612] = 2,
-    ACTIONS(1295), 1,
-      aux_sym_query_continuation_token1,
-    STATE(452), 1,
-      sym_query_continuation,
-  [8619] = 2,
-    ACTIONS(1297), 1,
-      aux_sym_variable_declaration_token1,
-    ACTIONS(1299), 1,
-      sym__space,
-  [8626] = 1,
-    ACTIONS(1301), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8631] = 1,
-    ACTIONS(1303), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8636] = 1,
-    ACTIONS(1305), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8641] = 1,
-    ACTIONS(1307), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8646] = 1,
+  [8679] = 1,
     ACTIONS(49), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8651] = 1,
-    ACTIONS(1309), 2,
+  [8684] = 1,
+    ACTIONS(1302), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8656] = 1,
-    ACTIONS(1087), 2,
+  [8689] = 1,
+    ACTIONS(1071), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8661] = 1,
-    ACTIONS(1205), 2,
+  [8694] = 1,
+    ACTIONS(1053), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8699] = 1,
+    ACTIONS(1304), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8704] = 1,
+    ACTIONS(1258), 2,
       anon_sym_COMMA,
       anon_sym_RPAREN,
-  [8666] = 1,
+  [8709] = 1,
+    ACTIONS(1094), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8714] = 1,
     ACTIONS(73), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8671] = 1,
-    ACTIONS(1048), 2,
+  [8719] = 1,
+    ACTIONS(1306), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8676] = 1,
-    ACTIONS(1311), 2,
+  [8724] = 2,
+    ACTIONS(1308), 1,
+      aux_sym_query_continuation_token1,
+    STATE(433), 1,
+      sym_query_continuation,
+  [8731] = 1,
+    ACTIONS(1310), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8681] = 1,
-    ACTIONS(1223), 1,
-      anon_sym_RPAREN,
-  [8685] = 1,
-    ACTIONS(1235), 1,
-      anon_sym_RPAREN,
-  [8689] = 1,
-    ACTIONS(1313), 1,
+  [8736] = 2,
+    ACTIONS(1312), 1,
       aux_sym_variable_declaration_token1,
-  [8693] = 1,
-    ACTIONS(1257), 1,
+    ACTIONS(1314), 1,
+      sym__space,
+  [8743] = 1,
+    ACTIONS(1316), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8748] = 1,
+    ACTIONS(1260), 1,
       anon_sym_RPAREN,
-  [8697] = 1,
-    ACTIONS(1209), 1,
-      anon_sym_RPAREN,
-  [8701] = 1,
-    ACTIONS(1172), 1,
-      anon_sym_RPAREN,
-  [8705] = 1,
-    ACTIONS(1033), 1,
-      anon_sym_RPAREN,
-  [8709] = 1,
-    ACTIONS(1243), 1,
-      anon_sym_RPAREN,
-  [8713] = 1,
-    ACTIONS(1265), 1,
-      anon_sym_RPAREN,
-  [8717] = 1,
+  [8752] = 1,
     ACTIONS(1207), 1,
       anon_sym_RPAREN,
-  [8721] = 1,
-    ACTIONS(1029), 1,
+  [8756] = 1,
+    ACTIONS(1231), 1,
       anon_sym_RPAREN,
-  [8725] = 1,
-    ACTIONS(1315), 1,
-      sym_variable_declaration_name,
-  [8729] = 1,
-    ACTIONS(1164), 1,
+  [8760] = 1,
+    ACTIONS(1215), 1,
       anon_sym_RPAREN,
-  [8733] = 1,
-    ACTIONS(1273), 1,
-      anon_sym_RPAREN,
-  [8737] = 1,
-    ACTIONS(1200), 1,
-      anon_sym_RPAREN,
-  [8741] = 1,
-    ACTIONS(1188), 1,
-      anon_sym_RPAREN,
-  [8745] = 1,
-    ACTIONS(1249), 1,
-      anon_sym_RPAREN,
-  [8749] = 1,
-    ACTIONS(1317), 1,
-      sym_directive_name,
-  [8753] = 1,
-    ACTIONS(1285), 1,
-      anon_sym_RPAREN,
-  [8757] = 1,
-    ACTIONS(1319), 1,
+  [8764] = 1,
+    ACTIONS(1318), 1,
       ts_builtin_sym_end,
-  [8761] = 1,
-    ACTIONS(1271), 1,
+  [8768] = 1,
+    ACTIONS(1296), 1,
       anon_sym_RPAREN,
-  [8765] = 1,
-    ACTIONS(1184), 1,
+  [8772] = 1,
+    ACTIONS(1185), 1,
       anon_sym_RPAREN,
-  [8769] = 1,
-    ACTIONS(1289), 1,
+  [8776] = 1,
+    ACTIONS(1272), 1,
       anon_sym_RPAREN,
+  [8780] = 1,
+    ACTIONS(1038), 1,
+      anon_sym_RPAREN,
+  [8784] = 1,
+    ACTIONS(1223), 1,
+      anon_sym_RPAREN,
+  [8788] = 1,
+    ACTIONS(1195), 1,
+      anon_sym_RPAREN,
+  [8792] = 1,
+    ACTIONS(1225), 1,
+      anon_sym_RPAREN,
+  [8796] = 1,
+    ACTIONS(1282), 1,
+      anon_sym_RPAREN,
+  [8800] = 1,
+    ACTIONS(1320), 1,
+      sym_variable_declaration_name,
+  [8804] = 1,
+    ACTIONS(1247), 1,
+      anon_sym_RPAREN,
+  [8808] = 1,
+    ACTIONS(1280), 1,
+      anon_sym_RPAREN,
+  [8812] = 1,
+    ACTIONS(1239), 1,
+      anon_sym_RPAREN,
+  [8816] = 1,
+    ACTIONS(1290), 1,
+      anon_sym_RPAREN,
+  [8820] = 1,
+    ACTIONS(1175), 1,
+      anon_sym_RPAREN,
+  [8824] = 1,
+    ACTIONS(1211), 1,
+      anon_sym_RPAREN,
+  [8828] = 1,
+    ACTIONS(1322), 1,
+      sym_directive_name,
+  [8832] = 1,
+    ACTIONS(1034), 1,
+      anon_sym_RPAREN,
+  [8836] = 1,
+    ACTIONS(1324), 1,
+      aux_sym_variable_declaration_token1,
 };
 
 static const uint32_t ts_small_parse_table_map[] = {
@@ -12394,22 +12308,22 @@ static const uint32_t ts_small_parse_table_map[] = {
   [SMALL_STATE(57)] = 1807,
   [SMALL_STATE(58)] = 1828,
   [SMALL_STATE(59)] = 1853,
-  [SMALL_STATE(60)] = 1882,
+  [SMALL_STATE(60)] = 1878,
   [SMALL_STATE(61)] = 1907,
   [SMALL_STATE(62)] = 1932,
-  [SMALL_STATE(63)] = 1949,
-  [SMALL_STATE(64)] = 1970,
-  [SMALL_STATE(65)] = 1987,
-  [SMALL_STATE(66)] = 2006,
+  [SMALL_STATE(63)] = 1957,
+  [SMALL_STATE(64)] = 1974,
+  [SMALL_STATE(65)] = 1991,
+  [SMALL_STATE(66)] = 2012,
   [SMALL_STATE(67)] = 2031,
-  [SMALL_STATE(68)] = 2048,
-  [SMALL_STATE(69)] = 2069,
-  [SMALL_STATE(70)] = 2090,
-  [SMALL_STATE(71)] = 2115,
-  [SMALL_STATE(72)] = 2132,
-  [SMALL_STATE(73)] = 2151,
-  [SMALL_STATE(74)] = 2168,
-  [SMALL_STATE(75)] = 2199,
+  [SMALL_STATE(68)] = 2056,
+  [SMALL_STATE(69)] = 2081,
+  [SMALL_STATE(70)] = 2098,
+  [SMALL_STATE(71)] = 2119,
+  [SMALL_STATE(72)] = 2140,
+  [SMALL_STATE(73)] = 2159,
+  [SMALL_STATE(74)] = 2176,
+  [SMALL_STATE(75)] = 2193,
   [SMALL_STATE(76)] = 2224,
   [SMALL_STATE(77)] = 2255,
   [SMALL_STATE(78)] = 2286,
@@ -12454,404 +12368,408 @@ static const uint32_t ts_small_parse_table_map[] = {
   [SMALL_STATE(117)] = 3182,
   [SMALL_STATE(118)] = 3198,
   [SMALL_STATE(119)] = 3222,
-  [SMALL_STATE(120)] = 3246,
-  [SMALL_STATE(121)] = 3270,
+  [SMALL_STATE(120)] = 3238,
+  [SMALL_STATE(121)] = 3262,
   [SMALL_STATE(122)] = 3286,
   [SMALL_STATE(123)] = 3304,
-  [SMALL_STATE(124)] = 3322,
-  [SMALL_STATE(125)] = 3338,
-  [SMALL_STATE(126)] = 3354,
-  [SMALL_STATE(127)] = 3370,
-  [SMALL_STATE(128)] = 3386,
-  [SMALL_STATE(129)] = 3402,
-  [SMALL_STATE(130)] = 3418,
-  [SMALL_STATE(131)] = 3434,
-  [SMALL_STATE(132)] = 3458,
-  [SMALL_STATE(133)] = 3474,
-  [SMALL_STATE(134)] = 3492,
-  [SMALL_STATE(135)] = 3510,
-  [SMALL_STATE(136)] = 3526,
-  [SMALL_STATE(137)] = 3542,
-  [SMALL_STATE(138)] = 3562,
-  [SMALL_STATE(139)] = 3578,
-  [SMALL_STATE(140)] = 3594,
-  [SMALL_STATE(141)] = 3614,
-  [SMALL_STATE(142)] = 3630,
-  [SMALL_STATE(143)] = 3646,
-  [SMALL_STATE(144)] = 3672,
-  [SMALL_STATE(145)] = 3698,
-  [SMALL_STATE(146)] = 3722,
-  [SMALL_STATE(147)] = 3746,
-  [SMALL_STATE(148)] = 3772,
+  [SMALL_STATE(124)] = 3320,
+  [SMALL_STATE(125)] = 3336,
+  [SMALL_STATE(126)] = 3352,
+  [SMALL_STATE(127)] = 3368,
+  [SMALL_STATE(128)] = 3384,
+  [SMALL_STATE(129)] = 3400,
+  [SMALL_STATE(130)] = 3416,
+  [SMALL_STATE(131)] = 3432,
+  [SMALL_STATE(132)] = 3450,
+  [SMALL_STATE(133)] = 3468,
+  [SMALL_STATE(134)] = 3484,
+  [SMALL_STATE(135)] = 3500,
+  [SMALL_STATE(136)] = 3524,
+  [SMALL_STATE(137)] = 3540,
+  [SMALL_STATE(138)] = 3556,
+  [SMALL_STATE(139)] = 3572,
+  [SMALL_STATE(140)] = 3588,
+  [SMALL_STATE(141)] = 3604,
+  [SMALL_STATE(142)] = 3624,
+  [SMALL_STATE(143)] = 3644,
+  [SMALL_STATE(144)] = 3670,
+  [SMALL_STATE(145)] = 3696,
+  [SMALL_STATE(146)] = 3720,
+  [SMALL_STATE(147)] = 3744,
+  [SMALL_STATE(148)] = 3770,
   [SMALL_STATE(149)] = 3788,
   [SMALL_STATE(150)] = 3807,
-  [SMALL_STATE(151)] = 3834,
-  [SMALL_STATE(152)] = 3857,
-  [SMALL_STATE(153)] = 3882,
+  [SMALL_STATE(151)] = 3830,
+  [SMALL_STATE(152)] = 3853,
+  [SMALL_STATE(153)] = 3880,
   [SMALL_STATE(154)] = 3905,
-  [SMALL_STATE(155)] = 3930,
-  [SMALL_STATE(156)] = 3949,
-  [SMALL_STATE(157)] = 3968,
-  [SMALL_STATE(158)] = 3983,
-  [SMALL_STATE(159)] = 3998,
-  [SMALL_STATE(160)] = 4021,
-  [SMALL_STATE(161)] = 4046,
-  [SMALL_STATE(162)] = 4069,
-  [SMALL_STATE(163)] = 4092,
-  [SMALL_STATE(164)] = 4115,
-  [SMALL_STATE(165)] = 4130,
-  [SMALL_STATE(166)] = 4147,
-  [SMALL_STATE(167)] = 4170,
-  [SMALL_STATE(168)] = 4187,
-  [SMALL_STATE(169)] = 4202,
-  [SMALL_STATE(170)] = 4221,
+  [SMALL_STATE(155)] = 3928,
+  [SMALL_STATE(156)] = 3951,
+  [SMALL_STATE(157)] = 3976,
+  [SMALL_STATE(158)] = 3995,
+  [SMALL_STATE(159)] = 4014,
+  [SMALL_STATE(160)] = 4029,
+  [SMALL_STATE(161)] = 4044,
+  [SMALL_STATE(162)] = 4067,
+  [SMALL_STATE(163)] = 4086,
+  [SMALL_STATE(164)] = 4105,
+  [SMALL_STATE(165)] = 4128,
+  [SMALL_STATE(166)] = 4151,
+  [SMALL_STATE(167)] = 4166,
+  [SMALL_STATE(168)] = 4183,
+  [SMALL_STATE(169)] = 4208,
+  [SMALL_STATE(170)] = 4225,
   [SMALL_STATE(171)] = 4240,
-  [SMALL_STATE(172)] = 4263,
-  [SMALL_STATE(173)] = 4288,
-  [SMALL_STATE(174)] = 4313,
-  [SMALL_STATE(175)] = 4328,
-  [SMALL_STATE(176)] = 4343,
-  [SMALL_STATE(177)] = 4368,
-  [SMALL_STATE(178)] = 4391,
-  [SMALL_STATE(179)] = 4406,
-  [SMALL_STATE(180)] = 4421,
-  [SMALL_STATE(181)] = 4446,
-  [SMALL_STATE(182)] = 4461,
-  [SMALL_STATE(183)] = 4488,
-  [SMALL_STATE(184)] = 4513,
-  [SMALL_STATE(185)] = 4528,
-  [SMALL_STATE(186)] = 4551,
-  [SMALL_STATE(187)] = 4566,
-  [SMALL_STATE(188)] = 4581,
-  [SMALL_STATE(189)] = 4600,
-  [SMALL_STATE(190)] = 4619,
-  [SMALL_STATE(191)] = 4634,
-  [SMALL_STATE(192)] = 4651,
-  [SMALL_STATE(193)] = 4668,
-  [SMALL_STATE(194)] = 4683,
-  [SMALL_STATE(195)] = 4698,
-  [SMALL_STATE(196)] = 4713,
-  [SMALL_STATE(197)] = 4728,
-  [SMALL_STATE(198)] = 4743,
-  [SMALL_STATE(199)] = 4758,
-  [SMALL_STATE(200)] = 4781,
+  [SMALL_STATE(172)] = 4255,
+  [SMALL_STATE(173)] = 4278,
+  [SMALL_STATE(174)] = 4301,
+  [SMALL_STATE(175)] = 4326,
+  [SMALL_STATE(176)] = 4345,
+  [SMALL_STATE(177)] = 4364,
+  [SMALL_STATE(178)] = 4389,
+  [SMALL_STATE(179)] = 4414,
+  [SMALL_STATE(180)] = 4429,
+  [SMALL_STATE(181)] = 4454,
+  [SMALL_STATE(182)] = 4469,
+  [SMALL_STATE(183)] = 4484,
+  [SMALL_STATE(184)] = 4511,
+  [SMALL_STATE(185)] = 4530,
+  [SMALL_STATE(186)] = 4545,
+  [SMALL_STATE(187)] = 4568,
+  [SMALL_STATE(188)] = 4593,
+  [SMALL_STATE(189)] = 4608,
+  [SMALL_STATE(190)] = 4627,
+  [SMALL_STATE(191)] = 4642,
+  [SMALL_STATE(192)] = 4659,
+  [SMALL_STATE(193)] = 4676,
+  [SMALL_STATE(194)] = 4691,
+  [SMALL_STATE(195)] = 4706,
+  [SMALL_STATE(196)] = 4721,
+  [SMALL_STATE(197)] = 4736,
+  [SMALL_STATE(198)] = 4751,
+  [SMALL_STATE(199)] = 4774,
+  [SMALL_STATE(200)] = 4789,
   [SMALL_STATE(201)] = 4804,
-  [SMALL_STATE(202)] = 4827,
-  [SMALL_STATE(203)] = 4850,
-  [SMALL_STATE(204)] = 4869,
-  [SMALL_STATE(205)] = 4888,
+  [SMALL_STATE(202)] = 4819,
+  [SMALL_STATE(203)] = 4838,
+  [SMALL_STATE(204)] = 4861,
+  [SMALL_STATE(205)] = 4884,
   [SMALL_STATE(206)] = 4907,
   [SMALL_STATE(207)] = 4922,
   [SMALL_STATE(208)] = 4937,
   [SMALL_STATE(209)] = 4962,
   [SMALL_STATE(210)] = 4987,
   [SMALL_STATE(211)] = 5001,
-  [SMALL_STATE(212)] = 5019,
-  [SMALL_STATE(213)] = 5033,
-  [SMALL_STATE(214)] = 5047,
-  [SMALL_STATE(215)] = 5069,
-  [SMALL_STATE(216)] = 5091,
-  [SMALL_STATE(217)] = 5109,
-  [SMALL_STATE(218)] = 5123,
-  [SMALL_STATE(219)] = 5137,
-  [SMALL_STATE(220)] = 5151,
-  [SMALL_STATE(221)] = 5173,
-  [SMALL_STATE(222)] = 5187,
-  [SMALL_STATE(223)] = 5201,
-  [SMALL_STATE(224)] = 5215,
-  [SMALL_STATE(225)] = 5239,
-  [SMALL_STATE(226)] = 5253,
-  [SMALL_STATE(227)] = 5269,
-  [SMALL_STATE(228)] = 5285,
-  [SMALL_STATE(229)] = 5303,
-  [SMALL_STATE(230)] = 5327,
-  [SMALL_STATE(231)] = 5341,
-  [SMALL_STATE(232)] = 5357,
-  [SMALL_STATE(233)] = 5371,
-  [SMALL_STATE(234)] = 5385,
-  [SMALL_STATE(235)] = 5409,
-  [SMALL_STATE(236)] = 5423,
-  [SMALL_STATE(237)] = 5447,
-  [SMALL_STATE(238)] = 5461,
-  [SMALL_STATE(239)] = 5475,
-  [SMALL_STATE(240)] = 5499,
-  [SMALL_STATE(241)] = 5515,
-  [SMALL_STATE(242)] = 5529,
-  [SMALL_STATE(243)] = 5543,
-  [SMALL_STATE(244)] = 5557,
-  [SMALL_STATE(245)] = 5581,
-  [SMALL_STATE(246)] = 5595,
+  [SMALL_STATE(212)] = 5015,
+  [SMALL_STATE(213)] = 5029,
+  [SMALL_STATE(214)] = 5053,
+  [SMALL_STATE(215)] = 5071,
+  [SMALL_STATE(216)] = 5093,
+  [SMALL_STATE(217)] = 5111,
+  [SMALL_STATE(218)] = 5125,
+  [SMALL_STATE(219)] = 5139,
+  [SMALL_STATE(220)] = 5161,
+  [SMALL_STATE(221)] = 5185,
+  [SMALL_STATE(222)] = 5203,
+  [SMALL_STATE(223)] = 5217,
+  [SMALL_STATE(224)] = 5231,
+  [SMALL_STATE(225)] = 5247,
+  [SMALL_STATE(226)] = 5261,
+  [SMALL_STATE(227)] = 5277,
+  [SMALL_STATE(228)] = 5291,
+  [SMALL_STATE(229)] = 5307,
+  [SMALL_STATE(230)] = 5321,
+  [SMALL_STATE(231)] = 5339,
+  [SMALL_STATE(232)] = 5353,
+  [SMALL_STATE(233)] = 5367,
+  [SMALL_STATE(234)] = 5389,
+  [SMALL_STATE(235)] = 5413,
+  [SMALL_STATE(236)] = 5429,
+  [SMALL_STATE(237)] = 5443,
+  [SMALL_STATE(238)] = 5459,
+  [SMALL_STATE(239)] = 5483,
+  [SMALL_STATE(240)] = 5497,
+  [SMALL_STATE(241)] = 5511,
+  [SMALL_STATE(242)] = 5525,
+  [SMALL_STATE(243)] = 5549,
+  [SMALL_STATE(244)] = 5563,
+  [SMALL_STATE(245)] = 5577,
+  [SMALL_STATE(246)] = 5591,
   [SMALL_STATE(247)] = 5609,
   [SMALL_STATE(248)] = 5623,
-  [SMALL_STATE(249)] = 5637,
-  [SMALL_STATE(250)] = 5653,
+  [SMALL_STATE(249)] = 5641,
+  [SMALL_STATE(250)] = 5655,
   [SMALL_STATE(251)] = 5671,
-  [SMALL_STATE(252)] = 5693,
-  [SMALL_STATE(253)] = 5715,
+  [SMALL_STATE(252)] = 5685,
+  [SMALL_STATE(253)] = 5707,
   [SMALL_STATE(254)] = 5729,
   [SMALL_STATE(255)] = 5743,
   [SMALL_STATE(256)] = 5757,
   [SMALL_STATE(257)] = 5771,
-  [SMALL_STATE(258)] = 5789,
-  [SMALL_STATE(259)] = 5807,
-  [SMALL_STATE(260)] = 5823,
-  [SMALL_STATE(261)] = 5838,
+  [SMALL_STATE(258)] = 5785,
+  [SMALL_STATE(259)] = 5809,
+  [SMALL_STATE(260)] = 5827,
+  [SMALL_STATE(261)] = 5845,
   [SMALL_STATE(262)] = 5859,
   [SMALL_STATE(263)] = 5872,
-  [SMALL_STATE(264)] = 5885,
-  [SMALL_STATE(265)] = 5898,
-  [SMALL_STATE(266)] = 5911,
-  [SMALL_STATE(267)] = 5926,
-  [SMALL_STATE(268)] = 5939,
-  [SMALL_STATE(269)] = 5952,
-  [SMALL_STATE(270)] = 5965,
-  [SMALL_STATE(271)] = 5978,
-  [SMALL_STATE(272)] = 5993,
-  [SMALL_STATE(273)] = 6008,
-  [SMALL_STATE(274)] = 6021,
-  [SMALL_STATE(275)] = 6034,
-  [SMALL_STATE(276)] = 6047,
-  [SMALL_STATE(277)] = 6060,
-  [SMALL_STATE(278)] = 6077,
-  [SMALL_STATE(279)] = 6090,
-  [SMALL_STATE(280)] = 6107,
-  [SMALL_STATE(281)] = 6122,
-  [SMALL_STATE(282)] = 6137,
-  [SMALL_STATE(283)] = 6150,
-  [SMALL_STATE(284)] = 6163,
-  [SMALL_STATE(285)] = 6176,
-  [SMALL_STATE(286)] = 6189,
-  [SMALL_STATE(287)] = 6201,
-  [SMALL_STATE(288)] = 6213,
-  [SMALL_STATE(289)] = 6225,
-  [SMALL_STATE(290)] = 6237,
-  [SMALL_STATE(291)] = 6249,
-  [SMALL_STATE(292)] = 6263,
-  [SMALL_STATE(293)] = 6275,
-  [SMALL_STATE(294)] = 6287,
-  [SMALL_STATE(295)] = 6299,
-  [SMALL_STATE(296)] = 6311,
-  [SMALL_STATE(297)] = 6323,
-  [SMALL_STATE(298)] = 6335,
-  [SMALL_STATE(299)] = 6347,
-  [SMALL_STATE(300)] = 6359,
-  [SMALL_STATE(301)] = 6373,
-  [SMALL_STATE(302)] = 6385,
-  [SMALL_STATE(303)] = 6403,
-  [SMALL_STATE(304)] = 6421,
-  [SMALL_STATE(305)] = 6433,
-  [SMALL_STATE(306)] = 6445,
-  [SMALL_STATE(307)] = 6459,
-  [SMALL_STATE(308)] = 6473,
-  [SMALL_STATE(309)] = 6485,
-  [SMALL_STATE(310)] = 6499,
-  [SMALL_STATE(311)] = 6513,
-  [SMALL_STATE(312)] = 6525,
-  [SMALL_STATE(313)] = 6537,
-  [SMALL_STATE(314)] = 6549,
-  [SMALL_STATE(315)] = 6567,
-  [SMALL_STATE(316)] = 6579,
-  [SMALL_STATE(317)] = 6591,
-  [SMALL_STATE(318)] = 6603,
-  [SMALL_STATE(319)] = 6615,
-  [SMALL_STATE(320)] = 6627,
-  [SMALL_STATE(321)] = 6639,
-  [SMALL_STATE(322)] = 6657,
-  [SMALL_STATE(323)] = 6669,
-  [SMALL_STATE(324)] = 6683,
-  [SMALL_STATE(325)] = 6697,
-  [SMALL_STATE(326)] = 6709,
-  [SMALL_STATE(327)] = 6721,
-  [SMALL_STATE(328)] = 6739,
-  [SMALL_STATE(329)] = 6757,
-  [SMALL_STATE(330)] = 6775,
-  [SMALL_STATE(331)] = 6787,
-  [SMALL_STATE(332)] = 6805,
-  [SMALL_STATE(333)] = 6823,
-  [SMALL_STATE(334)] = 6841,
-  [SMALL_STATE(335)] = 6853,
-  [SMALL_STATE(336)] = 6871,
-  [SMALL_STATE(337)] = 6889,
-  [SMALL_STATE(338)] = 6907,
-  [SMALL_STATE(339)] = 6925,
-  [SMALL_STATE(340)] = 6943,
-  [SMALL_STATE(341)] = 6961,
-  [SMALL_STATE(342)] = 6979,
-  [SMALL_STATE(343)] = 6997,
-  [SMALL_STATE(344)] = 7015,
-  [SMALL_STATE(345)] = 7033,
-  [SMALL_STATE(346)] = 7051,
-  [SMALL_STATE(347)] = 7069,
-  [SMALL_STATE(348)] = 7087,
-  [SMALL_STATE(349)] = 7105,
-  [SMALL_STATE(350)] = 7123,
-  [SMALL_STATE(351)] = 7141,
-  [SMALL_STATE(352)] = 7159,
-  [SMALL_STATE(353)] = 7177,
-  [SMALL_STATE(354)] = 7195,
-  [SMALL_STATE(355)] = 7213,
-  [SMALL_STATE(356)] = 7231,
-  [SMALL_STATE(357)] = 7247,
-  [SMALL_STATE(358)] = 7265,
-  [SMALL_STATE(359)] = 7283,
-  [SMALL_STATE(360)] = 7301,
-  [SMALL_STATE(361)] = 7319,
-  [SMALL_STATE(362)] = 7337,
-  [SMALL_STATE(363)] = 7355,
-  [SMALL_STATE(364)] = 7373,
-  [SMALL_STATE(365)] = 7389,
-  [SMALL_STATE(366)] = 7407,
-  [SMALL_STATE(367)] = 7425,
-  [SMALL_STATE(368)] = 7437,
-  [SMALL_STATE(369)] = 7448,
-  [SMALL_STATE(370)] = 7459,
-  [SMALL_STATE(371)] = 7470,
-  [SMALL_STATE(372)] = 7481,
-  [SMALL_STATE(373)] = 7492,
-  [SMALL_STATE(374)] = 7503,
-  [SMALL_STATE(375)] = 7514,
-  [SMALL_STATE(376)] = 7525,
-  [SMALL_STATE(377)] = 7536,
-  [SMALL_STATE(378)] = 7547,
-  [SMALL_STATE(379)] = 7558,
-  [SMALL_STATE(380)] = 7569,
-  [SMALL_STATE(381)] = 7580,
-  [SMALL_STATE(382)] = 7591,
-  [SMALL_STATE(383)] = 7602,
-  [SMALL_STATE(384)] = 7613,
-  [SMALL_STATE(385)] = 7623,
-  [SMALL_STATE(386)] = 7633,
-  [SMALL_STATE(387)] = 7647,
-  [SMALL_STATE(388)] = 7661,
-  [SMALL_STATE(389)] = 7675,
-  [SMALL_STATE(390)] = 7689,
-  [SMALL_STATE(391)] = 7703,
-  [SMALL_STATE(392)] = 7717,
-  [SMALL_STATE(393)] = 7731,
-  [SMALL_STATE(394)] = 7743,
-  [SMALL_STATE(395)] = 7755,
-  [SMALL_STATE(396)] = 7769,
-  [SMALL_STATE(397)] = 7779,
-  [SMALL_STATE(398)] = 7793,
-  [SMALL_STATE(399)] = 7807,
-  [SMALL_STATE(400)] = 7821,
-  [SMALL_STATE(401)] = 7831,
-  [SMALL_STATE(402)] = 7840,
-  [SMALL_STATE(403)] = 7851,
-  [SMALL_STATE(404)] = 7862,
-  [SMALL_STATE(405)] = 7873,
-  [SMALL_STATE(406)] = 7882,
-  [SMALL_STATE(407)] = 7893,
-  [SMALL_STATE(408)] = 7904,
-  [SMALL_STATE(409)] = 7915,
-  [SMALL_STATE(410)] = 7926,
-  [SMALL_STATE(411)] = 7937,
-  [SMALL_STATE(412)] = 7948,
-  [SMALL_STATE(413)] = 7959,
-  [SMALL_STATE(414)] = 7968,
-  [SMALL_STATE(415)] = 7979,
-  [SMALL_STATE(416)] = 7990,
-  [SMALL_STATE(417)] = 8001,
-  [SMALL_STATE(418)] = 8012,
-  [SMALL_STATE(419)] = 8023,
-  [SMALL_STATE(420)] = 8034,
-  [SMALL_STATE(421)] = 8045,
-  [SMALL_STATE(422)] = 8056,
-  [SMALL_STATE(423)] = 8067,
-  [SMALL_STATE(424)] = 8078,
-  [SMALL_STATE(425)] = 8089,
-  [SMALL_STATE(426)] = 8100,
-  [SMALL_STATE(427)] = 8110,
-  [SMALL_STATE(428)] = 8118,
-  [SMALL_STATE(429)] = 8126,
-  [SMALL_STATE(430)] = 8136,
-  [SMALL_STATE(431)] = 8144,
-  [SMALL_STATE(432)] = 8154,
-  [SMALL_STATE(433)] = 8164,
-  [SMALL_STATE(434)] = 8172,
-  [SMALL_STATE(435)] = 8182,
-  [SMALL_STATE(436)] = 8190,
-  [SMALL_STATE(437)] = 8198,
-  [SMALL_STATE(438)] = 8208,
-  [SMALL_STATE(439)] = 8218,
-  [SMALL_STATE(440)] = 8228,
-  [SMALL_STATE(441)] = 8236,
-  [SMALL_STATE(442)] = 8246,
-  [SMALL_STATE(443)] = 8254,
-  [SMALL_STATE(444)] = 8264,
-  [SMALL_STATE(445)] = 8274,
-  [SMALL_STATE(446)] = 8284,
-  [SMALL_STATE(447)] = 8294,
-  [SMALL_STATE(448)] = 8302,
-  [SMALL_STATE(449)] = 8312,
-  [SMALL_STATE(450)] = 8320,
-  [SMALL_STATE(451)] = 8330,
-  [SMALL_STATE(452)] = 8340,
-  [SMALL_STATE(453)] = 8348,
-  [SMALL_STATE(454)] = 8358,
-  [SMALL_STATE(455)] = 8366,
-  [SMALL_STATE(456)] = 8376,
-  [SMALL_STATE(457)] = 8386,
-  [SMALL_STATE(458)] = 8396,
-  [SMALL_STATE(459)] = 8404,
-  [SMALL_STATE(460)] = 8414,
-  [SMALL_STATE(461)] = 8424,
-  [SMALL_STATE(462)] = 8432,
-  [SMALL_STATE(463)] = 8442,
-  [SMALL_STATE(464)] = 8452,
-  [SMALL_STATE(465)] = 8460,
-  [SMALL_STATE(466)] = 8470,
-  [SMALL_STATE(467)] = 8480,
-  [SMALL_STATE(468)] = 8488,
-  [SMALL_STATE(469)] = 8498,
-  [SMALL_STATE(470)] = 8508,
-  [SMALL_STATE(471)] = 8516,
-  [SMALL_STATE(472)] = 8526,
-  [SMALL_STATE(473)] = 8536,
-  [SMALL_STATE(474)] = 8546,
-  [SMALL_STATE(475)] = 8554,
-  [SMALL_STATE(476)] = 8562,
-  [SMALL_STATE(477)] = 8572,
-  [SMALL_STATE(478)] = 8582,
-  [SMALL_STATE(479)] = 8592,
-  [SMALL_STATE(480)] = 8602,
-  [SMALL_STATE(481)] = 8607,
-  [SMALL_STATE(482)] = 8612,
-  [SMALL_STATE(483)] = 8619,
-  [SMALL_STATE(484)] = 8626,
-  [SMALL_STATE(485)] = 8631,
-  [SMALL_STATE(486)] = 8636,
-  [SMALL_STATE(487)] = 8641,
-  [SMALL_STATE(488)] = 8646,
-  [SMALL_STATE(489)] = 8651,
-  [SMALL_STATE(490)] = 8656,
-  [SMALL_STATE(491)] = 8661,
-  [SMALL_STATE(492)] = 8666,
-  [SMALL_STATE(493)] = 8671,
-  [SMALL_STATE(494)] = 8676,
-  [SMALL_STATE(495)] = 8681,
-  [SMALL_STATE(496)] = 8685,
-  [SMALL_STATE(497)] = 8689,
-  [SMALL_STATE(498)] = 8693,
-  [SMALL_STATE(499)] = 8697,
-  [SMALL_STATE(500)] = 8701,
-  [SMALL_STATE(501)] = 8705,
-  [SMALL_STATE(502)] = 8709,
-  [SMALL_STATE(503)] = 8713,
-  [SMALL_STATE(504)] = 8717,
-  [SMALL_STATE(505)] = 8721,
-  [SMALL_STATE(506)] = 8725,
-  [SMALL_STATE(507)] = 8729,
-  [SMALL_STATE(508)] = 8733,
-  [SMALL_STATE(509)] = 8737,
-  [SMALL_STATE(510)] = 8741,
-  [SMALL_STATE(511)] = 8745,
-  [SMALL_STATE(512)] = 8749,
-  [SMALL_STATE(513)] = 8753,
-  [SMALL_STATE(514)] = 8757,
-  [SMALL_STATE(515)] = 8761,
-  [SMALL_STATE(516)] = 8765,
-  [SMALL_STATE(517)] = 8769,
+  [SMALL_STATE(264)] = 5893,
+  [SMALL_STATE(265)] = 5906,
+  [SMALL_STATE(266)] = 5919,
+  [SMALL_STATE(267)] = 5932,
+  [SMALL_STATE(268)] = 5947,
+  [SMALL_STATE(269)] = 5962,
+  [SMALL_STATE(270)] = 5975,
+  [SMALL_STATE(271)] = 5988,
+  [SMALL_STATE(272)] = 6001,
+  [SMALL_STATE(273)] = 6014,
+  [SMALL_STATE(274)] = 6029,
+  [SMALL_STATE(275)] = 6044,
+  [SMALL_STATE(276)] = 6057,
+  [SMALL_STATE(277)] = 6070,
+  [SMALL_STATE(278)] = 6083,
+  [SMALL_STATE(279)] = 6096,
+  [SMALL_STATE(280)] = 6109,
+  [SMALL_STATE(281)] = 6126,
+  [SMALL_STATE(282)] = 6143,
+  [SMALL_STATE(283)] = 6156,
+  [SMALL_STATE(284)] = 6171,
+  [SMALL_STATE(285)] = 6186,
+  [SMALL_STATE(286)] = 6199,
+  [SMALL_STATE(287)] = 6212,
+  [SMALL_STATE(288)] = 6225,
+  [SMALL_STATE(289)] = 6238,
+  [SMALL_STATE(290)] = 6250,
+  [SMALL_STATE(291)] = 6262,
+  [SMALL_STATE(292)] = 6274,
+  [SMALL_STATE(293)] = 6286,
+  [SMALL_STATE(294)] = 6298,
+  [SMALL_STATE(295)] = 6310,
+  [SMALL_STATE(296)] = 6322,
+  [SMALL_STATE(297)] = 6334,
+  [SMALL_STATE(298)] = 6346,
+  [SMALL_STATE(299)] = 6358,
+  [SMALL_STATE(300)] = 6370,
+  [SMALL_STATE(301)] = 6382,
+  [SMALL_STATE(302)] = 6394,
+  [SMALL_STATE(303)] = 6406,
+  [SMALL_STATE(304)] = 6418,
+  [SMALL_STATE(305)] = 6436,
+  [SMALL_STATE(306)] = 6454,
+  [SMALL_STATE(307)] = 6468,
+  [SMALL_STATE(308)] = 6482,
+  [SMALL_STATE(309)] = 6494,
+  [SMALL_STATE(310)] = 6506,
+  [SMALL_STATE(311)] = 6520,
+  [SMALL_STATE(312)] = 6534,
+  [SMALL_STATE(313)] = 6546,
+  [SMALL_STATE(314)] = 6558,
+  [SMALL_STATE(315)] = 6570,
+  [SMALL_STATE(316)] = 6582,
+  [SMALL_STATE(317)] = 6594,
+  [SMALL_STATE(318)] = 6606,
+  [SMALL_STATE(319)] = 6618,
+  [SMALL_STATE(320)] = 6630,
+  [SMALL_STATE(321)] = 6642,
+  [SMALL_STATE(322)] = 6654,
+  [SMALL_STATE(323)] = 6668,
+  [SMALL_STATE(324)] = 6686,
+  [SMALL_STATE(325)] = 6698,
+  [SMALL_STATE(326)] = 6710,
+  [SMALL_STATE(327)] = 6724,
+  [SMALL_STATE(328)] = 6736,
+  [SMALL_STATE(329)] = 6750,
+  [SMALL_STATE(330)] = 6768,
+  [SMALL_STATE(331)] = 6786,
+  [SMALL_STATE(332)] = 6804,
+  [SMALL_STATE(333)] = 6816,
+  [SMALL_STATE(334)] = 6828,
+  [SMALL_STATE(335)] = 6846,
+  [SMALL_STATE(336)] = 6864,
+  [SMALL_STATE(337)] = 6882,
+  [SMALL_STATE(338)] = 6900,
+  [SMALL_STATE(339)] = 6918,
+  [SMALL_STATE(340)] = 6936,
+  [SMALL_STATE(341)] = 6954,
+  [SMALL_STATE(342)] = 6972,
+  [SMALL_STATE(343)] = 6990,
+  [SMALL_STATE(344)] = 7008,
+  [SMALL_STATE(345)] = 7026,
+  [SMALL_STATE(346)] = 7044,
+  [SMALL_STATE(347)] = 7062,
+  [SMALL_STATE(348)] = 7080,
+  [SMALL_STATE(349)] = 7098,
+  [SMALL_STATE(350)] = 7116,
+  [SMALL_STATE(351)] = 7134,
+  [SMALL_STATE(352)] = 7150,
+  [SMALL_STATE(353)] = 7168,
+  [SMALL_STATE(354)] = 7186,
+  [SMALL_STATE(355)] = 7204,
+  [SMALL_STATE(356)] = 7222,
+  [SMALL_STATE(357)] = 7240,
+  [SMALL_STATE(358)] = 7258,
+  [SMALL_STATE(359)] = 7276,
+  [SMALL_STATE(360)] = 7294,
+  [SMALL_STATE(361)] = 7312,
+  [SMALL_STATE(362)] = 7326,
+  [SMALL_STATE(363)] = 7344,
+  [SMALL_STATE(364)] = 7362,
+  [SMALL_STATE(365)] = 7378,
+  [SMALL_STATE(366)] = 7396,
+  [SMALL_STATE(367)] = 7414,
+  [SMALL_STATE(368)] = 7432,
+  [SMALL_STATE(369)] = 7450,
+  [SMALL_STATE(370)] = 7468,
+  [SMALL_STATE(371)] = 7486,
+  [SMALL_STATE(372)] = 7504,
+  [SMALL_STATE(373)] = 7515,
+  [SMALL_STATE(374)] = 7526,
+  [SMALL_STATE(375)] = 7537,
+  [SMALL_STATE(376)] = 7548,
+  [SMALL_STATE(377)] = 7559,
+  [SMALL_STATE(378)] = 7570,
+  [SMALL_STATE(379)] = 7581,
+  [SMALL_STATE(380)] = 7592,
+  [SMALL_STATE(381)] = 7603,
+  [SMALL_STATE(382)] = 7614,
+  [SMALL_STATE(383)] = 7625,
+  [SMALL_STATE(384)] = 7636,
+  [SMALL_STATE(385)] = 7647,
+  [SMALL_STATE(386)] = 7658,
+  [SMALL_STATE(387)] = 7669,
+  [SMALL_STATE(388)] = 7680,
+  [SMALL_STATE(389)] = 7694,
+  [SMALL_STATE(390)] = 7708,
+  [SMALL_STATE(391)] = 7718,
+  [SMALL_STATE(392)] = 7732,
+  [SMALL_STATE(393)] = 7746,
+  [SMALL_STATE(394)] = 7760,
+  [SMALL_STATE(395)] = 7774,
+  [SMALL_STATE(396)] = 7788,
+  [SMALL_STATE(397)] = 7798,
+  [SMALL_STATE(398)] = 7812,
+  [SMALL_STATE(399)] = 7826,
+  [SMALL_STATE(400)] = 7838,
+  [SMALL_STATE(401)] = 7848,
+  [SMALL_STATE(402)] = 7862,
+  [SMALL_STATE(403)] = 7876,
+  [SMALL_STATE(404)] = 7888,
+  [SMALL_STATE(405)] = 7898,
+  [SMALL_STATE(406)] = 7909,
+  [SMALL_STATE(407)] = 7920,
+  [SMALL_STATE(408)] = 7931,
+  [SMALL_STATE(409)] = 7942,
+  [SMALL_STATE(410)] = 7953,
+  [SMALL_STATE(411)] = 7964,
+  [SMALL_STATE(412)] = 7975,
+  [SMALL_STATE(413)] = 7986,
+  [SMALL_STATE(414)] = 7995,
+  [SMALL_STATE(415)] = 8006,
+  [SMALL_STATE(416)] = 8015,
+  [SMALL_STATE(417)] = 8026,
+  [SMALL_STATE(418)] = 8037,
+  [SMALL_STATE(419)] = 8048,
+  [SMALL_STATE(420)] = 8059,
+  [SMALL_STATE(421)] = 8068,
+  [SMALL_STATE(422)] = 8079,
+  [SMALL_STATE(423)] = 8090,
+  [SMALL_STATE(424)] = 8101,
+  [SMALL_STATE(425)] = 8112,
+  [SMALL_STATE(426)] = 8123,
+  [SMALL_STATE(427)] = 8134,
+  [SMALL_STATE(428)] = 8145,
+  [SMALL_STATE(429)] = 8156,
+  [SMALL_STATE(430)] = 8167,
+  [SMALL_STATE(431)] = 8175,
+  [SMALL_STATE(432)] = 8183,
+  [SMALL_STATE(433)] = 8191,
+  [SMALL_STATE(434)] = 8199,
+  [SMALL_STATE(435)] = 8209,
+  [SMALL_STATE(436)] = 8217,
+  [SMALL_STATE(437)] = 8227,
+  [SMALL_STATE(438)] = 8237,
+  [SMALL_STATE(439)] = 8245,
+  [SMALL_STATE(440)] = 8255,
+  [SMALL_STATE(441)] = 8265,
+  [SMALL_STATE(442)] = 8273,
+  [SMALL_STATE(443)] = 8283,
+  [SMALL_STATE(444)] = 8291,
+  [SMALL_STATE(445)] = 8301,
+  [SMALL_STATE(446)] = 8311,
+  [SMALL_STATE(447)] = 8319,
+  [SMALL_STATE(448)] = 8327,
+  [SMALL_STATE(449)] = 8337,
+  [SMALL_STATE(450)] = 8347,
+  [SMALL_STATE(451)] = 8357,
+  [SMALL_STATE(452)] = 8365,
+  [SMALL_STATE(453)] = 8375,
+  [SMALL_STATE(454)] = 8385,
+  [SMALL_STATE(455)] = 8393,
+  [SMALL_STATE(456)] = 8403,
+  [SMALL_STATE(457)] = 8413,
+  [SMALL_STATE(458)] = 8423,
+  [SMALL_STATE(459)] = 8433,
+  [SMALL_STATE(460)] = 8443,
+  [SMALL_STATE(461)] = 8453,
+  [SMALL_STATE(462)] = 8461,
+  [SMALL_STATE(463)] = 8471,
+  [SMALL_STATE(464)] = 8481,
+  [SMALL_STATE(465)] = 8489,
+  [SMALL_STATE(466)] = 8499,
+  [SMALL_STATE(467)] = 8509,
+  [SMALL_STATE(468)] = 8517,
+  [SMALL_STATE(469)] = 8527,
+  [SMALL_STATE(470)] = 8537,
+  [SMALL_STATE(471)] = 8547,
+  [SMALL_STATE(472)] = 8555,
+  [SMALL_STATE(473)] = 8563,
+  [SMALL_STATE(474)] = 8573,
+  [SMALL_STATE(475)] = 8583,
+  [SMALL_STATE(476)] = 8591,
+  [SMALL_STATE(477)] = 8601,
+  [SMALL_STATE(478)] = 8611,
+  [SMALL_STATE(479)] = 8621,
+  [SMALL_STATE(480)] = 8629,
+  [SMALL_STATE(481)] = 8639,
+  [SMALL_STATE(482)] = 8649,
+  [SMALL_STATE(483)] = 8659,
+  [SMALL_STATE(484)] = 8669,
+  [SMALL_STATE(485)] = 8674,
+  [SMALL_STATE(486)] = 8679,
+  [SMALL_STATE(487)] = 8684,
+  [SMALL_STATE(488)] = 8689,
+  [SMALL_STATE(489)] = 8694,
+  [SMALL_STATE(490)] = 8699,
+  [SMALL_STATE(491)] = 8704,
+  [SMALL_STATE(492)] = 8709,
+  [SMALL_STATE(493)] = 8714,
+  [SMALL_STATE(494)] = 8719,
+  [SMALL_STATE(495)] = 8724,
+  [SMALL_STATE(496)] = 8731,
+  [SMALL_STATE(497)] = 8736,
+  [SMALL_STATE(498)] = 8743,
+  [SMALL_STATE(499)] = 8748,
+  [SMALL_STATE(500)] = 8752,
+  [SMALL_STATE(501)] = 8756,
+  [SMALL_STATE(502)] = 8760,
+  [SMALL_STATE(503)] = 8764,
+  [SMALL_STATE(504)] = 8768,
+  [SMALL_STATE(505)] = 8772,
+  [SMALL_STATE(506)] = 8776,
+  [SMALL_STATE(507)] = 8780,
+  [SMALL_STATE(508)] = 8784,
+  [SMALL_STATE(509)] = 8788,
+  [SMALL_STATE(510)] = 8792,
+  [SMALL_STATE(511)] = 8796,
+  [SMALL_STATE(512)] = 8800,
+  [SMALL_STATE(513)] = 8804,
+  [SMALL_STATE(514)] = 8808,
+  [SMALL_STATE(515)] = 8812,
+  [SMALL_STATE(516)] = 8816,
+  [SMALL_STATE(517)] = 8820,
+  [SMALL_STATE(518)] = 8824,
+  [SMALL_STATE(519)] = 8828,
+  [SMALL_STATE(520)] = 8832,
+  [SMALL_STATE(521)] = 8836,
 };
 
 static const TSParseActionEntry ts_parse_actions[] = {
@@ -12859,215 +12777,215 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [1] = {.entry = {.count = 1, .reusable = false}}, RECOVER(),
   [3] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 0, 0, 0),
   [5] = {.entry = {.count = 1, .reusable = false}}, SHIFT(2),
-  [7] = {.entry = {.count = 1, .reusable = true}}, SHIFT(421),
-  [9] = {.entry = {.count = 1, .reusable = true}}, SHIFT(418),
-  [11] = {.entry = {.count = 1, .reusable = false}}, SHIFT(419),
-  [13] = {.entry = {.count = 1, .reusable = true}}, SHIFT(512),
-  [15] = {.entry = {.count = 1, .reusable = true}}, SHIFT(506),
-  [17] = {.entry = {.count = 1, .reusable = true}}, SHIFT(419),
-  [19] = {.entry = {.count = 1, .reusable = false}}, SHIFT(408),
+  [7] = {.entry = {.count = 1, .reusable = true}}, SHIFT(428),
+  [9] = {.entry = {.count = 1, .reusable = true}}, SHIFT(416),
+  [11] = {.entry = {.count = 1, .reusable = false}}, SHIFT(417),
+  [13] = {.entry = {.count = 1, .reusable = true}}, SHIFT(519),
+  [15] = {.entry = {.count = 1, .reusable = true}}, SHIFT(512),
+  [17] = {.entry = {.count = 1, .reusable = true}}, SHIFT(417),
+  [19] = {.entry = {.count = 1, .reusable = false}}, SHIFT(419),
   [21] = {.entry = {.count = 1, .reusable = false}}, SHIFT(98),
   [23] = {.entry = {.count = 1, .reusable = false}}, SHIFT(61),
   [25] = {.entry = {.count = 1, .reusable = false}}, SHIFT(8),
   [27] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 1, 0, 0),
   [29] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 2, 0, 0),
-  [31] = {.entry = {.count = 1, .reusable = false}}, SHIFT(461),
-  [33] = {.entry = {.count = 1, .reusable = true}}, SHIFT(461),
-  [35] = {.entry = {.count = 1, .reusable = false}}, SHIFT(173),
-  [37] = {.entry = {.count = 1, .reusable = true}}, SHIFT(176),
-  [39] = {.entry = {.count = 1, .reusable = false}}, SHIFT(201),
-  [41] = {.entry = {.count = 1, .reusable = true}}, SHIFT(180),
-  [43] = {.entry = {.count = 1, .reusable = false}}, SHIFT(131),
+  [31] = {.entry = {.count = 1, .reusable = false}}, SHIFT(441),
+  [33] = {.entry = {.count = 1, .reusable = true}}, SHIFT(441),
+  [35] = {.entry = {.count = 1, .reusable = false}}, SHIFT(177),
+  [37] = {.entry = {.count = 1, .reusable = true}}, SHIFT(180),
+  [39] = {.entry = {.count = 1, .reusable = false}}, SHIFT(203),
+  [41] = {.entry = {.count = 1, .reusable = true}}, SHIFT(187),
+  [43] = {.entry = {.count = 1, .reusable = false}}, SHIFT(135),
   [45] = {.entry = {.count = 1, .reusable = false}}, SHIFT(5),
-  [47] = {.entry = {.count = 1, .reusable = false}}, SHIFT(397),
+  [47] = {.entry = {.count = 1, .reusable = false}}, SHIFT(395),
   [49] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 3, 0, 0),
-  [51] = {.entry = {.count = 1, .reusable = false}}, SHIFT(390),
+  [51] = {.entry = {.count = 1, .reusable = false}}, SHIFT(393),
   [53] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_body_repeat1, 1, 0, 0),
-  [55] = {.entry = {.count = 1, .reusable = true}}, SHIFT(435),
-  [57] = {.entry = {.count = 1, .reusable = false}}, SHIFT(435),
-  [59] = {.entry = {.count = 1, .reusable = false}}, SHIFT(160),
-  [61] = {.entry = {.count = 1, .reusable = true}}, SHIFT(160),
-  [63] = {.entry = {.count = 1, .reusable = true}}, SHIFT(59),
-  [65] = {.entry = {.count = 1, .reusable = true}}, SHIFT(183),
+  [55] = {.entry = {.count = 1, .reusable = true}}, SHIFT(430),
+  [57] = {.entry = {.count = 1, .reusable = false}}, SHIFT(430),
+  [59] = {.entry = {.count = 1, .reusable = false}}, SHIFT(178),
+  [61] = {.entry = {.count = 1, .reusable = true}}, SHIFT(178),
+  [63] = {.entry = {.count = 1, .reusable = true}}, SHIFT(60),
+  [65] = {.entry = {.count = 1, .reusable = true}}, SHIFT(168),
   [67] = {.entry = {.count = 1, .reusable = false}}, SHIFT(151),
   [69] = {.entry = {.count = 1, .reusable = false}}, SHIFT(97),
   [71] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_body_repeat1, 1, 0, 0),
   [73] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 4, 0, 0),
-  [75] = {.entry = {.count = 1, .reusable = false}}, SHIFT(392),
+  [75] = {.entry = {.count = 1, .reusable = false}}, SHIFT(398),
   [77] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__first_block_repeat1, 1, 0, 0),
-  [79] = {.entry = {.count = 1, .reusable = false}}, SHIFT(470),
-  [81] = {.entry = {.count = 1, .reusable = true}}, SHIFT(470),
+  [79] = {.entry = {.count = 1, .reusable = false}}, SHIFT(451),
+  [81] = {.entry = {.count = 1, .reusable = true}}, SHIFT(451),
   [83] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 1, 0, 0),
   [85] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0),
   [87] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0),
   [89] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(19),
-  [92] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(16),
-  [95] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(328),
+  [92] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(16),
+  [95] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(330),
   [98] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__word_argument, 1, 0, 0),
   [100] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__word_argument, 1, 0, 0),
   [102] = {.entry = {.count = 1, .reusable = true}}, SHIFT(19),
-  [104] = {.entry = {.count = 1, .reusable = false}}, SHIFT(16),
-  [106] = {.entry = {.count = 1, .reusable = false}}, SHIFT(328),
+  [104] = {.entry = {.count = 1, .reusable = true}}, SHIFT(16),
+  [106] = {.entry = {.count = 1, .reusable = false}}, SHIFT(330),
   [108] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 1, 0, 0),
   [110] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 1, 0, 0),
-  [112] = {.entry = {.count = 1, .reusable = true}}, SHIFT(62),
-  [114] = {.entry = {.count = 1, .reusable = true}}, SHIFT(65),
-  [116] = {.entry = {.count = 1, .reusable = true}}, SHIFT(20),
+  [112] = {.entry = {.count = 1, .reusable = true}}, SHIFT(63),
+  [114] = {.entry = {.count = 1, .reusable = true}}, SHIFT(66),
+  [116] = {.entry = {.count = 1, .reusable = false}}, SHIFT(20),
   [118] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_resolver, 1, 0, 5),
   [120] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_resolver, 1, 0, 5),
   [122] = {.entry = {.count = 1, .reusable = true}}, SHIFT(78),
-  [124] = {.entry = {.count = 1, .reusable = false}}, SHIFT(338),
+  [124] = {.entry = {.count = 1, .reusable = false}}, SHIFT(339),
   [126] = {.entry = {.count = 1, .reusable = true}}, SHIFT(31),
-  [128] = {.entry = {.count = 1, .reusable = false}}, SHIFT(28),
-  [130] = {.entry = {.count = 1, .reusable = false}}, SHIFT(345),
+  [128] = {.entry = {.count = 1, .reusable = true}}, SHIFT(28),
+  [130] = {.entry = {.count = 1, .reusable = false}}, SHIFT(346),
   [132] = {.entry = {.count = 1, .reusable = true}}, SHIFT(26),
-  [134] = {.entry = {.count = 1, .reusable = false}}, SHIFT(23),
-  [136] = {.entry = {.count = 1, .reusable = false}}, SHIFT(339),
+  [134] = {.entry = {.count = 1, .reusable = true}}, SHIFT(23),
+  [136] = {.entry = {.count = 1, .reusable = false}}, SHIFT(340),
   [138] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(26),
-  [141] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(23),
-  [144] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(339),
+  [141] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(23),
+  [144] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(340),
   [147] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(29),
   [150] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(24),
-  [153] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(354),
+  [153] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(356),
   [156] = {.entry = {.count = 1, .reusable = true}}, SHIFT(29),
   [158] = {.entry = {.count = 1, .reusable = false}}, SHIFT(24),
-  [160] = {.entry = {.count = 1, .reusable = false}}, SHIFT(354),
+  [160] = {.entry = {.count = 1, .reusable = false}}, SHIFT(356),
   [162] = {.entry = {.count = 1, .reusable = true}}, SHIFT(107),
   [164] = {.entry = {.count = 1, .reusable = true}}, SHIFT(108),
-  [166] = {.entry = {.count = 1, .reusable = true}}, SHIFT(27),
+  [166] = {.entry = {.count = 1, .reusable = false}}, SHIFT(27),
   [168] = {.entry = {.count = 1, .reusable = true}}, SHIFT(83),
-  [170] = {.entry = {.count = 1, .reusable = false}}, SHIFT(353),
+  [170] = {.entry = {.count = 1, .reusable = false}}, SHIFT(355),
   [172] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(31),
-  [175] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(28),
-  [178] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(345),
-  [181] = {.entry = {.count = 1, .reusable = true}}, SHIFT(132),
-  [183] = {.entry = {.count = 1, .reusable = false}}, SHIFT(133),
-  [185] = {.entry = {.count = 1, .reusable = true}}, SHIFT(32),
+  [175] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(28),
+  [178] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(346),
+  [181] = {.entry = {.count = 1, .reusable = true}}, SHIFT(130),
+  [183] = {.entry = {.count = 1, .reusable = false}}, SHIFT(131),
+  [185] = {.entry = {.count = 1, .reusable = false}}, SHIFT(32),
   [187] = {.entry = {.count = 1, .reusable = true}}, SHIFT(86),
-  [189] = {.entry = {.count = 1, .reusable = false}}, SHIFT(361),
-  [191] = {.entry = {.count = 1, .reusable = true}}, SHIFT(121),
-  [193] = {.entry = {.count = 1, .reusable = true}}, SHIFT(122),
-  [195] = {.entry = {.count = 1, .reusable = true}}, SHIFT(30),
+  [189] = {.entry = {.count = 1, .reusable = false}}, SHIFT(365),
+  [191] = {.entry = {.count = 1, .reusable = true}}, SHIFT(119),
+  [193] = {.entry = {.count = 1, .reusable = true}}, SHIFT(148),
+  [195] = {.entry = {.count = 1, .reusable = false}}, SHIFT(30),
   [197] = {.entry = {.count = 1, .reusable = true}}, SHIFT(89),
-  [199] = {.entry = {.count = 1, .reusable = false}}, SHIFT(365),
-  [201] = {.entry = {.count = 1, .reusable = true}}, SHIFT(164),
-  [203] = {.entry = {.count = 1, .reusable = true}}, SHIFT(165),
-  [205] = {.entry = {.count = 1, .reusable = true}}, SHIFT(38),
+  [199] = {.entry = {.count = 1, .reusable = false}}, SHIFT(368),
+  [201] = {.entry = {.count = 1, .reusable = true}}, SHIFT(166),
+  [203] = {.entry = {.count = 1, .reusable = true}}, SHIFT(167),
+  [205] = {.entry = {.count = 1, .reusable = false}}, SHIFT(38),
   [207] = {.entry = {.count = 1, .reusable = true}}, SHIFT(190),
   [209] = {.entry = {.count = 1, .reusable = true}}, SHIFT(191),
-  [211] = {.entry = {.count = 1, .reusable = true}}, SHIFT(43),
+  [211] = {.entry = {.count = 1, .reusable = false}}, SHIFT(43),
   [213] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_resolver, 2, 0, 5),
   [215] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_resolver, 2, 0, 5),
   [217] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0),
   [219] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0),
-  [221] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(338),
+  [221] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(339),
   [224] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(33),
-  [227] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(37),
-  [230] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(336),
+  [227] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(37),
+  [230] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(337),
   [233] = {.entry = {.count = 1, .reusable = true}}, SHIFT(82),
-  [235] = {.entry = {.count = 1, .reusable = false}}, SHIFT(350),
+  [235] = {.entry = {.count = 1, .reusable = false}}, SHIFT(352),
   [237] = {.entry = {.count = 1, .reusable = true}}, SHIFT(34),
-  [239] = {.entry = {.count = 1, .reusable = false}}, SHIFT(40),
-  [241] = {.entry = {.count = 1, .reusable = false}}, SHIFT(358),
+  [239] = {.entry = {.count = 1, .reusable = true}}, SHIFT(40),
+  [241] = {.entry = {.count = 1, .reusable = false}}, SHIFT(359),
   [243] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(34),
-  [246] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(40),
-  [249] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(358),
+  [246] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(40),
+  [249] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(359),
   [252] = {.entry = {.count = 1, .reusable = true}}, SHIFT(50),
-  [254] = {.entry = {.count = 1, .reusable = false}}, SHIFT(303),
+  [254] = {.entry = {.count = 1, .reusable = false}}, SHIFT(305),
   [256] = {.entry = {.count = 1, .reusable = true}}, SHIFT(33),
-  [258] = {.entry = {.count = 1, .reusable = false}}, SHIFT(37),
-  [260] = {.entry = {.count = 1, .reusable = false}}, SHIFT(336),
+  [258] = {.entry = {.count = 1, .reusable = true}}, SHIFT(37),
+  [260] = {.entry = {.count = 1, .reusable = false}}, SHIFT(337),
   [262] = {.entry = {.count = 1, .reusable = true}}, SHIFT(90),
-  [264] = {.entry = {.count = 1, .reusable = false}}, SHIFT(366),
-  [266] = {.entry = {.count = 1, .reusable = true}}, SHIFT(225),
-  [268] = {.entry = {.count = 1, .reusable = true}}, SHIFT(226),
-  [270] = {.entry = {.count = 1, .reusable = true}}, SHIFT(75),
+  [264] = {.entry = {.count = 1, .reusable = false}}, SHIFT(369),
+  [266] = {.entry = {.count = 1, .reusable = true}}, SHIFT(223),
+  [268] = {.entry = {.count = 1, .reusable = true}}, SHIFT(224),
+  [270] = {.entry = {.count = 1, .reusable = false}}, SHIFT(62),
   [272] = {.entry = {.count = 1, .reusable = true}}, SHIFT(79),
-  [274] = {.entry = {.count = 1, .reusable = false}}, SHIFT(341),
-  [276] = {.entry = {.count = 1, .reusable = true}}, SHIFT(70),
-  [278] = {.entry = {.count = 1, .reusable = false}}, SHIFT(47),
-  [280] = {.entry = {.count = 1, .reusable = true}}, SHIFT(351),
-  [282] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(70),
-  [285] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(47),
-  [288] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(351),
+  [274] = {.entry = {.count = 1, .reusable = false}}, SHIFT(342),
+  [276] = {.entry = {.count = 1, .reusable = true}}, SHIFT(68),
+  [278] = {.entry = {.count = 1, .reusable = true}}, SHIFT(47),
+  [280] = {.entry = {.count = 1, .reusable = true}}, SHIFT(353),
+  [282] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(68),
+  [285] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(47),
+  [288] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(353),
   [291] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_string, 3, 0, 0),
   [293] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_string, 3, 0, 0),
   [295] = {.entry = {.count = 1, .reusable = true}}, SHIFT(76),
-  [297] = {.entry = {.count = 1, .reusable = false}}, SHIFT(331),
-  [299] = {.entry = {.count = 1, .reusable = false}}, SHIFT(200),
-  [301] = {.entry = {.count = 1, .reusable = true}}, SHIFT(202),
-  [303] = {.entry = {.count = 1, .reusable = true}}, SHIFT(254),
-  [305] = {.entry = {.count = 1, .reusable = true}}, SHIFT(200),
-  [307] = {.entry = {.count = 1, .reusable = true}}, SHIFT(321),
+  [297] = {.entry = {.count = 1, .reusable = false}}, SHIFT(371),
+  [299] = {.entry = {.count = 1, .reusable = false}}, SHIFT(150),
+  [301] = {.entry = {.count = 1, .reusable = true}}, SHIFT(204),
+  [303] = {.entry = {.count = 1, .reusable = true}}, SHIFT(255),
+  [305] = {.entry = {.count = 1, .reusable = true}}, SHIFT(150),
+  [307] = {.entry = {.count = 1, .reusable = true}}, SHIFT(323),
   [309] = {.entry = {.count = 1, .reusable = true}}, SHIFT(147),
   [311] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_arguments, 2, 0, 0),
   [313] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_arguments, 2, 0, 0),
   [315] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_string, 2, 0, 0),
   [317] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_string, 2, 0, 0),
   [319] = {.entry = {.count = 1, .reusable = true}}, SHIFT(44),
-  [321] = {.entry = {.count = 1, .reusable = false}}, SHIFT(58),
-  [323] = {.entry = {.count = 1, .reusable = true}}, SHIFT(342),
-  [325] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(353),
+  [321] = {.entry = {.count = 1, .reusable = true}}, SHIFT(58),
+  [323] = {.entry = {.count = 1, .reusable = true}}, SHIFT(343),
+  [325] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(355),
   [328] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(44),
-  [331] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(58),
-  [334] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(342),
-  [337] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 1, 0, 5),
-  [339] = {.entry = {.count = 1, .reusable = true}}, SHIFT(182),
-  [341] = {.entry = {.count = 1, .reusable = false}}, SHIFT(251),
-  [343] = {.entry = {.count = 1, .reusable = true}}, SHIFT(159),
-  [345] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 1, 0, 5),
-  [347] = {.entry = {.count = 1, .reusable = true}}, SHIFT(84),
-  [349] = {.entry = {.count = 1, .reusable = false}}, SHIFT(357),
-  [351] = {.entry = {.count = 1, .reusable = true}}, SHIFT(278),
-  [353] = {.entry = {.count = 1, .reusable = true}}, SHIFT(249),
+  [331] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(58),
+  [334] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(343),
+  [337] = {.entry = {.count = 1, .reusable = true}}, SHIFT(84),
+  [339] = {.entry = {.count = 1, .reusable = false}}, SHIFT(358),
+  [341] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 1, 0, 5),
+  [343] = {.entry = {.count = 1, .reusable = true}}, SHIFT(183),
+  [345] = {.entry = {.count = 1, .reusable = false}}, SHIFT(252),
+  [347] = {.entry = {.count = 1, .reusable = true}}, SHIFT(161),
+  [349] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 1, 0, 5),
+  [351] = {.entry = {.count = 1, .reusable = true}}, SHIFT(279),
+  [353] = {.entry = {.count = 1, .reusable = true}}, SHIFT(250),
   [355] = {.entry = {.count = 1, .reusable = true}}, SHIFT(41),
-  [357] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 2, 0, 0),
-  [359] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 2, 0, 0),
-  [361] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 3, 0, 4),
-  [363] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 3, 0, 4),
-  [365] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 2, 0, 4),
-  [367] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 2, 0, 4),
-  [369] = {.entry = {.count = 1, .reusable = true}}, SHIFT(64),
-  [371] = {.entry = {.count = 1, .reusable = true}}, SHIFT(88),
-  [373] = {.entry = {.count = 1, .reusable = false}}, SHIFT(363),
-  [375] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_arguments, 3, 0, 0),
-  [377] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_arguments, 3, 0, 0),
-  [379] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(365),
-  [382] = {.entry = {.count = 1, .reusable = true}}, SHIFT(233),
-  [384] = {.entry = {.count = 1, .reusable = true}}, SHIFT(259),
-  [386] = {.entry = {.count = 1, .reusable = true}}, SHIFT(66),
-  [388] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 3, 0, 0),
-  [390] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 3, 0, 0),
-  [392] = {.entry = {.count = 1, .reusable = true}}, SHIFT(71),
-  [394] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_arguments, 4, 0, 0),
-  [396] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_arguments, 4, 0, 0),
-  [398] = {.entry = {.count = 1, .reusable = true}}, SHIFT(330),
-  [400] = {.entry = {.count = 1, .reusable = true}}, SHIFT(85),
-  [402] = {.entry = {.count = 1, .reusable = false}}, SHIFT(335),
-  [404] = {.entry = {.count = 1, .reusable = true}}, SHIFT(274),
-  [406] = {.entry = {.count = 1, .reusable = true}}, SHIFT(318),
-  [408] = {.entry = {.count = 1, .reusable = true}}, SHIFT(51),
-  [410] = {.entry = {.count = 1, .reusable = true}}, SHIFT(283),
-  [412] = {.entry = {.count = 1, .reusable = true}}, SHIFT(400),
-  [414] = {.entry = {.count = 1, .reusable = true}}, SHIFT(289),
-  [416] = {.entry = {.count = 1, .reusable = true}}, SHIFT(179),
-  [418] = {.entry = {.count = 1, .reusable = true}}, SHIFT(113),
-  [420] = {.entry = {.count = 1, .reusable = true}}, SHIFT(268),
-  [422] = {.entry = {.count = 1, .reusable = true}}, SHIFT(248),
-  [424] = {.entry = {.count = 1, .reusable = true}}, SHIFT(127),
-  [426] = {.entry = {.count = 1, .reusable = true}}, SHIFT(315),
-  [428] = {.entry = {.count = 1, .reusable = true}}, SHIFT(247),
-  [430] = {.entry = {.count = 1, .reusable = true}}, SHIFT(139),
-  [432] = {.entry = {.count = 1, .reusable = true}}, SHIFT(196),
-  [434] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(361),
-  [437] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(303),
+  [357] = {.entry = {.count = 1, .reusable = true}}, SHIFT(85),
+  [359] = {.entry = {.count = 1, .reusable = false}}, SHIFT(362),
+  [361] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 2, 0, 0),
+  [363] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 2, 0, 0),
+  [365] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 3, 0, 4),
+  [367] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 3, 0, 4),
+  [369] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(365),
+  [372] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 2, 0, 4),
+  [374] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 2, 0, 4),
+  [376] = {.entry = {.count = 1, .reusable = true}}, SHIFT(64),
+  [378] = {.entry = {.count = 1, .reusable = true}}, SHIFT(88),
+  [380] = {.entry = {.count = 1, .reusable = false}}, SHIFT(367),
+  [382] = {.entry = {.count = 1, .reusable = true}}, SHIFT(261),
+  [384] = {.entry = {.count = 1, .reusable = true}}, SHIFT(235),
+  [386] = {.entry = {.count = 1, .reusable = false}}, SHIFT(67),
+  [388] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_arguments, 3, 0, 0),
+  [390] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_arguments, 3, 0, 0),
+  [392] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(368),
+  [395] = {.entry = {.count = 1, .reusable = true}}, SHIFT(73),
+  [397] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 3, 0, 0),
+  [399] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 3, 0, 0),
+  [401] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_arguments, 4, 0, 0),
+  [403] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_arguments, 4, 0, 0),
+  [405] = {.entry = {.count = 1, .reusable = true}}, SHIFT(291),
+  [407] = {.entry = {.count = 1, .reusable = true}}, SHIFT(276),
+  [409] = {.entry = {.count = 1, .reusable = true}}, SHIFT(320),
+  [411] = {.entry = {.count = 1, .reusable = true}}, SHIFT(51),
+  [413] = {.entry = {.count = 1, .reusable = true}}, SHIFT(286),
+  [415] = {.entry = {.count = 1, .reusable = true}}, SHIFT(396),
+  [417] = {.entry = {.count = 1, .reusable = true}}, SHIFT(290),
+  [419] = {.entry = {.count = 1, .reusable = true}}, SHIFT(181),
+  [421] = {.entry = {.count = 1, .reusable = true}}, SHIFT(113),
+  [423] = {.entry = {.count = 1, .reusable = true}}, SHIFT(270),
+  [425] = {.entry = {.count = 1, .reusable = true}}, SHIFT(243),
+  [427] = {.entry = {.count = 1, .reusable = true}}, SHIFT(126),
+  [429] = {.entry = {.count = 1, .reusable = true}}, SHIFT(315),
+  [431] = {.entry = {.count = 1, .reusable = true}}, SHIFT(247),
+  [433] = {.entry = {.count = 1, .reusable = true}}, SHIFT(137),
+  [435] = {.entry = {.count = 1, .reusable = true}}, SHIFT(196),
+  [437] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(305),
   [440] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_url_repeat1, 2, 0, 0),
   [442] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_url_repeat1, 2, 0, 0), SHIFT_REPEAT(94),
   [445] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_url_repeat1, 2, 0, 0), SHIFT_REPEAT(94),
   [448] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_url_repeat1, 2, 0, 0), SHIFT_REPEAT(61),
   [451] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_url_repeat1, 2, 0, 0),
-  [453] = {.entry = {.count = 1, .reusable = true}}, SHIFT(322),
-  [455] = {.entry = {.count = 1, .reusable = true}}, SHIFT(280),
+  [453] = {.entry = {.count = 1, .reusable = true}}, SHIFT(324),
+  [455] = {.entry = {.count = 1, .reusable = true}}, SHIFT(283),
   [457] = {.entry = {.count = 1, .reusable = true}}, SHIFT(45),
   [459] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_url, 1, 0, 0),
   [461] = {.entry = {.count = 1, .reusable = true}}, SHIFT(146),
@@ -13075,408 +12993,410 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [465] = {.entry = {.count = 1, .reusable = true}}, SHIFT(61),
   [467] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_url, 1, 0, 0),
   [469] = {.entry = {.count = 1, .reusable = false}}, SHIFT(106),
-  [471] = {.entry = {.count = 1, .reusable = true}}, SHIFT(153),
-  [473] = {.entry = {.count = 1, .reusable = true}}, SHIFT(332),
+  [471] = {.entry = {.count = 1, .reusable = true}}, SHIFT(154),
+  [473] = {.entry = {.count = 1, .reusable = true}}, SHIFT(334),
   [475] = {.entry = {.count = 1, .reusable = true}}, SHIFT(143),
-  [477] = {.entry = {.count = 1, .reusable = true}}, SHIFT(505),
+  [477] = {.entry = {.count = 1, .reusable = true}}, SHIFT(507),
   [479] = {.entry = {.count = 1, .reusable = true}}, SHIFT(106),
   [481] = {.entry = {.count = 1, .reusable = true}}, SHIFT(81),
-  [483] = {.entry = {.count = 1, .reusable = false}}, SHIFT(347),
-  [485] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(350),
+  [483] = {.entry = {.count = 1, .reusable = false}}, SHIFT(348),
+  [485] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(352),
   [488] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_json_array_repeat1, 2, 0, 0), SHIFT_REPEAT(106),
-  [491] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_json_array_repeat1, 2, 0, 0), SHIFT_REPEAT(153),
-  [494] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_json_array_repeat1, 2, 0, 0), SHIFT_REPEAT(332),
+  [491] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_json_array_repeat1, 2, 0, 0), SHIFT_REPEAT(154),
+  [494] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_json_array_repeat1, 2, 0, 0), SHIFT_REPEAT(334),
   [497] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_json_array_repeat1, 2, 0, 0), SHIFT_REPEAT(143),
   [500] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_json_array_repeat1, 2, 0, 0),
   [502] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_json_array_repeat1, 2, 0, 0), SHIFT_REPEAT(106),
   [505] = {.entry = {.count = 1, .reusable = true}}, SHIFT(110),
   [507] = {.entry = {.count = 1, .reusable = true}}, SHIFT(112),
-  [509] = {.entry = {.count = 1, .reusable = true}}, SHIFT(334),
-  [511] = {.entry = {.count = 1, .reusable = false}}, SHIFT(260),
-  [513] = {.entry = {.count = 1, .reusable = true}}, SHIFT(60),
-  [515] = {.entry = {.count = 1, .reusable = true}}, SHIFT(74),
-  [517] = {.entry = {.count = 1, .reusable = false}}, SHIFT(327),
-  [519] = {.entry = {.count = 1, .reusable = false}}, SHIFT(360),
-  [521] = {.entry = {.count = 1, .reusable = true}}, SHIFT(124),
-  [523] = {.entry = {.count = 1, .reusable = true}}, SHIFT(126),
-  [525] = {.entry = {.count = 1, .reusable = true}}, SHIFT(296),
-  [527] = {.entry = {.count = 1, .reusable = true}}, SHIFT(271),
-  [529] = {.entry = {.count = 1, .reusable = true}}, SHIFT(49),
-  [531] = {.entry = {.count = 1, .reusable = true}}, SHIFT(135),
-  [533] = {.entry = {.count = 1, .reusable = true}}, SHIFT(138),
-  [535] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(366),
-  [538] = {.entry = {.count = 1, .reusable = false}}, SHIFT(144),
-  [540] = {.entry = {.count = 1, .reusable = true}}, SHIFT(374),
-  [542] = {.entry = {.count = 1, .reusable = true}}, SHIFT(144),
-  [544] = {.entry = {.count = 1, .reusable = true}}, SHIFT(371),
-  [546] = {.entry = {.count = 1, .reusable = true}}, SHIFT(77),
+  [509] = {.entry = {.count = 1, .reusable = true}}, SHIFT(333),
+  [511] = {.entry = {.count = 1, .reusable = false}}, SHIFT(267),
+  [513] = {.entry = {.count = 1, .reusable = true}}, SHIFT(59),
+  [515] = {.entry = {.count = 1, .reusable = false}}, SHIFT(363),
+  [517] = {.entry = {.count = 1, .reusable = true}}, SHIFT(75),
+  [519] = {.entry = {.count = 1, .reusable = false}}, SHIFT(329),
+  [521] = {.entry = {.count = 1, .reusable = true}}, SHIFT(125),
+  [523] = {.entry = {.count = 1, .reusable = true}}, SHIFT(133),
+  [525] = {.entry = {.count = 1, .reusable = true}}, SHIFT(136),
+  [527] = {.entry = {.count = 1, .reusable = true}}, SHIFT(299),
+  [529] = {.entry = {.count = 1, .reusable = true}}, SHIFT(273),
+  [531] = {.entry = {.count = 1, .reusable = true}}, SHIFT(49),
+  [533] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(369),
+  [536] = {.entry = {.count = 1, .reusable = false}}, SHIFT(144),
+  [538] = {.entry = {.count = 1, .reusable = true}}, SHIFT(376),
+  [540] = {.entry = {.count = 1, .reusable = true}}, SHIFT(144),
+  [542] = {.entry = {.count = 1, .reusable = true}}, SHIFT(381),
+  [544] = {.entry = {.count = 1, .reusable = true}}, SHIFT(77),
+  [546] = {.entry = {.count = 1, .reusable = false}}, SHIFT(336),
   [548] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_url, 2, 0, 0),
   [550] = {.entry = {.count = 1, .reusable = true}}, SHIFT(94),
   [552] = {.entry = {.count = 1, .reusable = false}}, SHIFT(94),
   [554] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_url, 2, 0, 0),
   [556] = {.entry = {.count = 1, .reusable = false}}, SHIFT(100),
-  [558] = {.entry = {.count = 1, .reusable = true}}, SHIFT(501),
+  [558] = {.entry = {.count = 1, .reusable = true}}, SHIFT(520),
   [560] = {.entry = {.count = 1, .reusable = true}}, SHIFT(100),
-  [562] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(331),
-  [565] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 2, 0, 17),
-  [567] = {.entry = {.count = 1, .reusable = true}}, SHIFT(229),
-  [569] = {.entry = {.count = 1, .reusable = true}}, SHIFT(304),
-  [571] = {.entry = {.count = 1, .reusable = false}}, SHIFT(304),
-  [573] = {.entry = {.count = 1, .reusable = true}}, SHIFT(118),
-  [575] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 2, 0, 17),
-  [577] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_body_repeat1, 2, 0, 0),
-  [579] = {.entry = {.count = 1, .reusable = true}}, SHIFT(185),
-  [581] = {.entry = {.count = 1, .reusable = false}}, SHIFT(185),
-  [583] = {.entry = {.count = 1, .reusable = true}}, SHIFT(97),
-  [585] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_body_repeat1, 2, 0, 0),
-  [587] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 2, 0, 5),
-  [589] = {.entry = {.count = 1, .reusable = true}}, SHIFT(251),
-  [591] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 2, 0, 5),
-  [593] = {.entry = {.count = 1, .reusable = true}}, SHIFT(382),
-  [595] = {.entry = {.count = 1, .reusable = true}}, SHIFT(291),
-  [597] = {.entry = {.count = 1, .reusable = true}}, SHIFT(102),
-  [599] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__form_path, 2, 0, 0),
-  [601] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__form_path, 2, 0, 0), SHIFT_REPEAT(304),
-  [604] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__form_path, 2, 0, 0), SHIFT_REPEAT(304),
-  [607] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__form_path, 2, 0, 0), SHIFT_REPEAT(118),
-  [610] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__form_path, 2, 0, 0),
-  [612] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(357),
-  [615] = {.entry = {.count = 1, .reusable = true}}, SHIFT(379),
-  [617] = {.entry = {.count = 1, .reusable = true}}, SHIFT(323),
-  [619] = {.entry = {.count = 1, .reusable = true}}, SHIFT(119),
-  [621] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_file_reference, 1, 0, 0),
-  [623] = {.entry = {.count = 1, .reusable = true}}, SHIFT(214),
-  [625] = {.entry = {.count = 1, .reusable = false}}, SHIFT(214),
-  [627] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_file_reference, 1, 0, 0),
-  [629] = {.entry = {.count = 1, .reusable = true}}, SHIFT(260),
-  [631] = {.entry = {.count = 1, .reusable = true}}, SHIFT(120),
-  [633] = {.entry = {.count = 1, .reusable = true}}, SHIFT(87),
-  [635] = {.entry = {.count = 1, .reusable = false}}, SHIFT(362),
-  [637] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(163),
-  [640] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(202),
-  [643] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0),
-  [645] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(163),
-  [648] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(321),
-  [651] = {.entry = {.count = 1, .reusable = true}}, SHIFT(168),
-  [653] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0),
-  [655] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0), SHIFT_REPEAT(166),
-  [658] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0), SHIFT_REPEAT(166),
-  [661] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0), SHIFT_REPEAT(131),
-  [664] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0),
-  [666] = {.entry = {.count = 1, .reusable = true}}, SHIFT(178),
-  [668] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(363),
-  [671] = {.entry = {.count = 1, .reusable = true}}, SHIFT(308),
-  [673] = {.entry = {.count = 1, .reusable = true}}, SHIFT(309),
-  [675] = {.entry = {.count = 1, .reusable = true}}, SHIFT(162),
-  [677] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_directive, 2, 0, 4),
-  [679] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_directive, 2, 0, 4),
-  [681] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_query_continuation, 1, 0, 0),
-  [683] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_query_continuation, 1, 0, 0),
-  [685] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_assertion, 1, 0, 0),
-  [687] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_assertion, 1, 0, 0),
-  [689] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(171),
-  [692] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(177),
-  [695] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(348),
-  [698] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_output_redirect, 1, 0, 0),
-  [700] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_output_redirect, 1, 0, 0),
-  [702] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 1, 0, 0),
-  [704] = {.entry = {.count = 1, .reusable = true}}, SHIFT(234),
-  [706] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 1, 0, 0),
-  [708] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_response_reference, 1, 0, 0),
-  [710] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_response_reference, 1, 0, 0),
-  [712] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0),
-  [714] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0), SHIFT_REPEAT(185),
-  [717] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0), SHIFT_REPEAT(185),
-  [720] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0), SHIFT_REPEAT(97),
-  [723] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0),
-  [725] = {.entry = {.count = 1, .reusable = true}}, SHIFT(193),
-  [727] = {.entry = {.count = 1, .reusable = true}}, SHIFT(195),
-  [729] = {.entry = {.count = 1, .reusable = true}}, SHIFT(171),
-  [731] = {.entry = {.count = 1, .reusable = false}}, SHIFT(177),
-  [733] = {.entry = {.count = 1, .reusable = true}}, SHIFT(348),
-  [735] = {.entry = {.count = 1, .reusable = false}}, SHIFT(163),
-  [737] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 1, 0, 0),
-  [739] = {.entry = {.count = 1, .reusable = true}}, SHIFT(163),
-  [741] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header_name, 1, 0, 0),
-  [743] = {.entry = {.count = 1, .reusable = true}}, SHIFT(166),
-  [745] = {.entry = {.count = 1, .reusable = false}}, SHIFT(166),
-  [747] = {.entry = {.count = 1, .reusable = true}}, SHIFT(131),
-  [749] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header_name, 1, 0, 0),
-  [751] = {.entry = {.count = 1, .reusable = true}}, SHIFT(376),
-  [753] = {.entry = {.count = 1, .reusable = true}}, SHIFT(306),
-  [755] = {.entry = {.count = 1, .reusable = true}}, SHIFT(145),
-  [757] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(341),
-  [760] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(335),
-  [763] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 4, 0, 4),
-  [765] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 4, 0, 4),
-  [767] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 3, 0, 4),
-  [769] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 3, 0, 4),
-  [771] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_path, 1, 0, 0),
-  [773] = {.entry = {.count = 1, .reusable = true}}, SHIFT(252),
-  [775] = {.entry = {.count = 1, .reusable = false}}, SHIFT(252),
-  [777] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_path, 1, 0, 0),
-  [779] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(347),
-  [782] = {.entry = {.count = 1, .reusable = true}}, SHIFT(80),
-  [784] = {.entry = {.count = 1, .reusable = false}}, SHIFT(344),
-  [786] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 4, 0, 19),
-  [788] = {.entry = {.count = 1, .reusable = true}}, SHIFT(161),
-  [790] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 4, 0, 19),
-  [792] = {.entry = {.count = 1, .reusable = true}}, SHIFT(232),
-  [794] = {.entry = {.count = 1, .reusable = true}}, SHIFT(264),
-  [796] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(327),
-  [799] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 3, 0, 17),
-  [801] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 3, 0, 17),
-  [803] = {.entry = {.count = 1, .reusable = true}}, SHIFT(246),
-  [805] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 2, 0, 0),
-  [807] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 2, 0, 0),
-  [809] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 2, 0, 1),
-  [811] = {.entry = {.count = 1, .reusable = true}}, SHIFT(98),
-  [813] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 2, 0, 1),
-  [815] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__form_path, 2, 0, 0), SHIFT_REPEAT(161),
-  [818] = {.entry = {.count = 1, .reusable = true}}, SHIFT(210),
-  [820] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 3, 0, 18),
-  [822] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 3, 0, 18),
-  [824] = {.entry = {.count = 1, .reusable = true}}, SHIFT(263),
-  [826] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_value, 1, 0, 0),
-  [828] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_value, 1, 0, 0),
-  [830] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0),
-  [832] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0), SHIFT_REPEAT(252),
-  [835] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0), SHIFT_REPEAT(252),
-  [838] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0), SHIFT_REPEAT(159),
-  [841] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0),
-  [843] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(360),
-  [846] = {.entry = {.count = 1, .reusable = true}}, SHIFT(241),
-  [848] = {.entry = {.count = 1, .reusable = true}}, SHIFT(288),
-  [850] = {.entry = {.count = 1, .reusable = true}}, SHIFT(405),
-  [852] = {.entry = {.count = 1, .reusable = true}}, SHIFT(393),
-  [854] = {.entry = {.count = 1, .reusable = true}}, SHIFT(220),
-  [856] = {.entry = {.count = 1, .reusable = true}}, SHIFT(290),
-  [858] = {.entry = {.count = 1, .reusable = true}}, SHIFT(299),
-  [860] = {.entry = {.count = 1, .reusable = true}}, SHIFT(301),
-  [862] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(362),
-  [865] = {.entry = {.count = 1, .reusable = true}}, SHIFT(325),
-  [867] = {.entry = {.count = 1, .reusable = true}}, SHIFT(367),
-  [869] = {.entry = {.count = 1, .reusable = true}}, SHIFT(375),
-  [871] = {.entry = {.count = 1, .reusable = true}}, SHIFT(369),
-  [873] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0), SHIFT_REPEAT(302),
-  [876] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0), SHIFT_REPEAT(261),
-  [879] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0),
-  [881] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0), SHIFT_REPEAT(302),
-  [884] = {.entry = {.count = 1, .reusable = true}}, SHIFT(17),
-  [886] = {.entry = {.count = 1, .reusable = true}}, SHIFT(328),
-  [888] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__form_path, 1, 0, 0),
-  [890] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__form_path, 1, 0, 0),
-  [892] = {.entry = {.count = 1, .reusable = true}}, SHIFT(373),
-  [894] = {.entry = {.count = 1, .reusable = true}}, SHIFT(368),
-  [896] = {.entry = {.count = 1, .reusable = true}}, SHIFT(311),
-  [898] = {.entry = {.count = 1, .reusable = true}}, SHIFT(286),
-  [900] = {.entry = {.count = 1, .reusable = false}}, SHIFT(302),
-  [902] = {.entry = {.count = 1, .reusable = true}}, SHIFT(261),
-  [904] = {.entry = {.count = 1, .reusable = true}}, SHIFT(378),
-  [906] = {.entry = {.count = 1, .reusable = true}}, SHIFT(302),
-  [908] = {.entry = {.count = 1, .reusable = false}}, SHIFT(314),
-  [910] = {.entry = {.count = 1, .reusable = true}}, SHIFT(383),
-  [912] = {.entry = {.count = 1, .reusable = true}}, SHIFT(314),
-  [914] = {.entry = {.count = 1, .reusable = true}}, SHIFT(381),
-  [916] = {.entry = {.count = 1, .reusable = true}}, SHIFT(372),
-  [918] = {.entry = {.count = 1, .reusable = true}}, SHIFT(42),
-  [920] = {.entry = {.count = 1, .reusable = true}}, SHIFT(336),
-  [922] = {.entry = {.count = 1, .reusable = false}}, SHIFT(329),
-  [924] = {.entry = {.count = 1, .reusable = true}}, SHIFT(53),
-  [926] = {.entry = {.count = 1, .reusable = true}}, SHIFT(329),
-  [928] = {.entry = {.count = 1, .reusable = true}}, SHIFT(48),
-  [930] = {.entry = {.count = 1, .reusable = true}}, SHIFT(22),
-  [932] = {.entry = {.count = 1, .reusable = true}}, SHIFT(339),
-  [934] = {.entry = {.count = 1, .reusable = false}}, SHIFT(333),
-  [936] = {.entry = {.count = 1, .reusable = true}}, SHIFT(380),
-  [938] = {.entry = {.count = 1, .reusable = true}}, SHIFT(333),
-  [940] = {.entry = {.count = 1, .reusable = true}}, SHIFT(370),
-  [942] = {.entry = {.count = 1, .reusable = true}}, SHIFT(55),
-  [944] = {.entry = {.count = 1, .reusable = false}}, SHIFT(337),
-  [946] = {.entry = {.count = 1, .reusable = true}}, SHIFT(206),
-  [948] = {.entry = {.count = 1, .reusable = true}}, SHIFT(337),
-  [950] = {.entry = {.count = 1, .reusable = true}}, SHIFT(207),
-  [952] = {.entry = {.count = 1, .reusable = false}}, SHIFT(340),
-  [954] = {.entry = {.count = 1, .reusable = true}}, SHIFT(95),
-  [956] = {.entry = {.count = 1, .reusable = true}}, SHIFT(340),
-  [958] = {.entry = {.count = 1, .reusable = true}}, SHIFT(96),
-  [960] = {.entry = {.count = 1, .reusable = true}}, SHIFT(21),
-  [962] = {.entry = {.count = 1, .reusable = true}}, SHIFT(345),
-  [964] = {.entry = {.count = 1, .reusable = false}}, SHIFT(343),
-  [966] = {.entry = {.count = 1, .reusable = true}}, SHIFT(255),
-  [968] = {.entry = {.count = 1, .reusable = true}}, SHIFT(343),
-  [970] = {.entry = {.count = 1, .reusable = true}}, SHIFT(223),
-  [972] = {.entry = {.count = 1, .reusable = true}}, SHIFT(199),
-  [974] = {.entry = {.count = 1, .reusable = false}}, SHIFT(346),
-  [976] = {.entry = {.count = 1, .reusable = true}}, SHIFT(99),
-  [978] = {.entry = {.count = 1, .reusable = true}}, SHIFT(346),
-  [980] = {.entry = {.count = 1, .reusable = true}}, SHIFT(101),
-  [982] = {.entry = {.count = 1, .reusable = true}}, SHIFT(46),
-  [984] = {.entry = {.count = 1, .reusable = false}}, SHIFT(349),
-  [986] = {.entry = {.count = 1, .reusable = true}}, SHIFT(293),
-  [988] = {.entry = {.count = 1, .reusable = true}}, SHIFT(349),
-  [990] = {.entry = {.count = 1, .reusable = true}}, SHIFT(297),
-  [992] = {.entry = {.count = 1, .reusable = false}}, SHIFT(352),
-  [994] = {.entry = {.count = 1, .reusable = true}}, SHIFT(218),
-  [996] = {.entry = {.count = 1, .reusable = true}}, SHIFT(352),
-  [998] = {.entry = {.count = 1, .reusable = true}}, SHIFT(222),
-  [1000] = {.entry = {.count = 1, .reusable = false}}, SHIFT(355),
-  [1002] = {.entry = {.count = 1, .reusable = true}}, SHIFT(92),
-  [1004] = {.entry = {.count = 1, .reusable = true}}, SHIFT(355),
-  [1006] = {.entry = {.count = 1, .reusable = true}}, SHIFT(116),
-  [1008] = {.entry = {.count = 1, .reusable = true}}, SHIFT(25),
-  [1010] = {.entry = {.count = 1, .reusable = true}}, SHIFT(354),
-  [1012] = {.entry = {.count = 1, .reusable = false}}, SHIFT(359),
-  [1014] = {.entry = {.count = 1, .reusable = true}}, SHIFT(157),
-  [1016] = {.entry = {.count = 1, .reusable = true}}, SHIFT(359),
-  [1018] = {.entry = {.count = 1, .reusable = true}}, SHIFT(158),
-  [1020] = {.entry = {.count = 1, .reusable = true}}, SHIFT(39),
-  [1022] = {.entry = {.count = 1, .reusable = true}}, SHIFT(358),
-  [1024] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(344),
-  [1027] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_json_array, 3, 0, 0),
-  [1029] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_json_array, 3, 0, 0),
-  [1031] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_json_array, 2, 0, 0),
-  [1033] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_json_array, 2, 0, 0),
-  [1035] = {.entry = {.count = 1, .reusable = false}}, SHIFT(4),
-  [1037] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_document_repeat1, 2, 0, 0),
-  [1039] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_document_repeat1, 2, 0, 0), SHIFT_REPEAT(421),
-  [1042] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 3, 0, 0),
-  [1044] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 1, 0, 0),
-  [1046] = {.entry = {.count = 1, .reusable = false}}, SHIFT(3),
-  [1048] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 5, 0, 0),
-  [1050] = {.entry = {.count = 1, .reusable = true}}, SHIFT(413),
-  [1052] = {.entry = {.count = 1, .reusable = true}}, SHIFT(401),
-  [1054] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 2, 0, 0),
-  [1056] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 2, 0, 0),
-  [1058] = {.entry = {.count = 1, .reusable = false}}, SHIFT(11),
-  [1060] = {.entry = {.count = 1, .reusable = false}}, SHIFT(7),
-  [1062] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 2, 0, 6),
-  [1064] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 2, 0, 6),
-  [1066] = {.entry = {.count = 1, .reusable = true}}, SHIFT(447),
-  [1068] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 2, 0, 2),
-  [1070] = {.entry = {.count = 1, .reusable = false}}, SHIFT(10),
-  [1072] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 2, 0, 0),
-  [1074] = {.entry = {.count = 1, .reusable = false}}, SHIFT(14),
-  [1076] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 1, 0, 1),
-  [1078] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 1, 0, 1),
-  [1080] = {.entry = {.count = 1, .reusable = true}}, SHIFT(236),
-  [1082] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0),
-  [1084] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0), SHIFT_REPEAT(15),
-  [1087] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 1, 0, 0),
-  [1089] = {.entry = {.count = 1, .reusable = false}}, SHIFT(13),
-  [1091] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0),
-  [1093] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0), SHIFT_REPEAT(18),
-  [1096] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 1, 0, 3),
-  [1098] = {.entry = {.count = 1, .reusable = true}}, SHIFT(404),
-  [1100] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 1, 0, 3),
-  [1102] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 1, 0, 2),
-  [1104] = {.entry = {.count = 1, .reusable = false}}, SHIFT(9),
-  [1106] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_body_repeat1, 2, 0, 0), SHIFT_REPEAT(5),
-  [1109] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 1, 0, 0),
-  [1111] = {.entry = {.count = 1, .reusable = false}}, SHIFT(12),
-  [1113] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_body, 1, 0, 0),
-  [1115] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__document_separator, 1, 0, 0),
-  [1117] = {.entry = {.count = 1, .reusable = true}}, SHIFT(428),
-  [1119] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__document_separator, 1, 0, 0),
-  [1121] = {.entry = {.count = 1, .reusable = false}}, SHIFT(6),
-  [1123] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_separator, 1, 0, 0),
-  [1125] = {.entry = {.count = 1, .reusable = true}}, SHIFT(454),
-  [1127] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_separator, 1, 0, 0),
-  [1129] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 4, 0, 10),
-  [1131] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 4, 0, 10),
-  [1133] = {.entry = {.count = 1, .reusable = true}}, SHIFT(474),
-  [1135] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 1, 0, 5),
-  [1137] = {.entry = {.count = 1, .reusable = true}}, SHIFT(152),
-  [1139] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 1, 0, 5),
-  [1141] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 3, 0, 8),
-  [1143] = {.entry = {.count = 1, .reusable = true}}, SHIFT(422),
-  [1145] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 3, 0, 8),
-  [1147] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0),
-  [1149] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0), SHIFT_REPEAT(482),
-  [1152] = {.entry = {.count = 1, .reusable = true}}, SHIFT(215),
-  [1154] = {.entry = {.count = 1, .reusable = true}}, SHIFT(298),
-  [1156] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_response_reference, 2, 0, 12),
-  [1158] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_response_reference, 2, 0, 12),
-  [1160] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__document_separator, 2, 0, 4),
-  [1162] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__document_separator, 2, 0, 4),
-  [1164] = {.entry = {.count = 1, .reusable = true}}, SHIFT(319),
-  [1166] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 3, 0, 16),
-  [1168] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 3, 0, 16),
-  [1170] = {.entry = {.count = 1, .reusable = true}}, SHIFT(320),
-  [1172] = {.entry = {.count = 1, .reusable = true}}, SHIFT(67),
-  [1174] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_file_reference, 2, 0, 12),
-  [1176] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_file_reference, 2, 0, 12),
-  [1178] = {.entry = {.count = 1, .reusable = true}}, SHIFT(73),
-  [1180] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_directive, 3, 0, 7),
-  [1182] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_directive, 3, 0, 7),
-  [1184] = {.entry = {.count = 1, .reusable = true}}, SHIFT(284),
-  [1186] = {.entry = {.count = 1, .reusable = true}}, SHIFT(285),
-  [1188] = {.entry = {.count = 1, .reusable = true}}, SHIFT(385),
-  [1190] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_query_continuation, 2, 0, 11),
-  [1192] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_query_continuation, 2, 0, 11),
-  [1194] = {.entry = {.count = 1, .reusable = true}}, SHIFT(384),
-  [1196] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_assertion, 2, 0, 11),
-  [1198] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_assertion, 2, 0, 11),
-  [1200] = {.entry = {.count = 1, .reusable = true}}, SHIFT(294),
-  [1202] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_arguments_repeat1, 2, 0, 0), SHIFT_REPEAT(215),
-  [1205] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_arguments_repeat1, 2, 0, 0),
-  [1207] = {.entry = {.count = 1, .reusable = true}}, SHIFT(292),
-  [1209] = {.entry = {.count = 1, .reusable = true}}, SHIFT(184),
-  [1211] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 3, 0, 6),
-  [1213] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 3, 0, 6),
-  [1215] = {.entry = {.count = 1, .reusable = true}}, SHIFT(187),
-  [1217] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_output_redirect, 2, 0, 12),
-  [1219] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_output_redirect, 2, 0, 12),
-  [1221] = {.entry = {.count = 1, .reusable = true}}, SHIFT(276),
-  [1223] = {.entry = {.count = 1, .reusable = true}}, SHIFT(115),
-  [1225] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0),
+  [562] = {.entry = {.count = 1, .reusable = true}}, SHIFT(123),
+  [564] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(371),
+  [567] = {.entry = {.count = 1, .reusable = false}}, SHIFT(165),
+  [569] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_argument, 1, 0, 0),
+  [571] = {.entry = {.count = 1, .reusable = true}}, SHIFT(165),
+  [573] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_body_repeat1, 2, 0, 0),
+  [575] = {.entry = {.count = 1, .reusable = true}}, SHIFT(186),
+  [577] = {.entry = {.count = 1, .reusable = false}}, SHIFT(186),
+  [579] = {.entry = {.count = 1, .reusable = true}}, SHIFT(97),
+  [581] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_body_repeat1, 2, 0, 0),
+  [583] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 2, 0, 17),
+  [585] = {.entry = {.count = 1, .reusable = true}}, SHIFT(213),
+  [587] = {.entry = {.count = 1, .reusable = true}}, SHIFT(317),
+  [589] = {.entry = {.count = 1, .reusable = false}}, SHIFT(317),
+  [591] = {.entry = {.count = 1, .reusable = true}}, SHIFT(118),
+  [593] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 2, 0, 17),
+  [595] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 2, 0, 5),
+  [597] = {.entry = {.count = 1, .reusable = true}}, SHIFT(252),
+  [599] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 2, 0, 5),
+  [601] = {.entry = {.count = 1, .reusable = true}}, SHIFT(384),
+  [603] = {.entry = {.count = 1, .reusable = true}}, SHIFT(322),
+  [605] = {.entry = {.count = 1, .reusable = true}}, SHIFT(102),
+  [607] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0),
+  [609] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0), SHIFT_REPEAT(155),
+  [612] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0), SHIFT_REPEAT(155),
+  [615] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0), SHIFT_REPEAT(135),
+  [618] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_header_name_repeat1, 2, 0, 0),
+  [620] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__form_path, 2, 0, 0),
+  [622] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__form_path, 2, 0, 0), SHIFT_REPEAT(317),
+  [625] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__form_path, 2, 0, 0), SHIFT_REPEAT(317),
+  [628] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__form_path, 2, 0, 0), SHIFT_REPEAT(118),
+  [631] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__form_path, 2, 0, 0),
+  [633] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(358),
+  [636] = {.entry = {.count = 1, .reusable = true}}, SHIFT(373),
+  [638] = {.entry = {.count = 1, .reusable = true}}, SHIFT(326),
+  [640] = {.entry = {.count = 1, .reusable = true}}, SHIFT(121),
+  [642] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(362),
+  [645] = {.entry = {.count = 1, .reusable = true}}, SHIFT(267),
+  [647] = {.entry = {.count = 1, .reusable = true}}, SHIFT(120),
+  [649] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(165),
+  [652] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(204),
+  [655] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0),
+  [657] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(165),
+  [660] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(323),
+  [663] = {.entry = {.count = 1, .reusable = true}}, SHIFT(170),
+  [665] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_response_reference, 1, 0, 0),
+  [667] = {.entry = {.count = 1, .reusable = true}}, SHIFT(219),
+  [669] = {.entry = {.count = 1, .reusable = false}}, SHIFT(219),
+  [671] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_response_reference, 1, 0, 0),
+  [673] = {.entry = {.count = 1, .reusable = true}}, SHIFT(179),
+  [675] = {.entry = {.count = 1, .reusable = true}}, SHIFT(87),
+  [677] = {.entry = {.count = 1, .reusable = false}}, SHIFT(366),
+  [679] = {.entry = {.count = 1, .reusable = true}}, SHIFT(309),
+  [681] = {.entry = {.count = 1, .reusable = true}}, SHIFT(310),
+  [683] = {.entry = {.count = 1, .reusable = false}}, SHIFT(172),
+  [685] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_directive, 2, 0, 4),
+  [687] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_directive, 2, 0, 4),
+  [689] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(367),
+  [692] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_query_continuation, 1, 0, 0),
+  [694] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_query_continuation, 1, 0, 0),
+  [696] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_file_reference, 1, 0, 0),
+  [698] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_file_reference, 1, 0, 0),
+  [700] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_assertion, 1, 0, 0),
+  [702] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_assertion, 1, 0, 0),
+  [704] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 1, 0, 0),
+  [706] = {.entry = {.count = 1, .reusable = true}}, SHIFT(258),
+  [708] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 1, 0, 0),
+  [710] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0),
+  [712] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0), SHIFT_REPEAT(186),
+  [715] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0), SHIFT_REPEAT(186),
+  [718] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0), SHIFT_REPEAT(97),
+  [721] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__body_line_repeat1, 2, 0, 0),
+  [723] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_output_redirect, 1, 0, 0),
+  [725] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_output_redirect, 1, 0, 0),
+  [727] = {.entry = {.count = 1, .reusable = true}}, SHIFT(193),
+  [729] = {.entry = {.count = 1, .reusable = true}}, SHIFT(195),
+  [731] = {.entry = {.count = 1, .reusable = true}}, SHIFT(173),
+  [733] = {.entry = {.count = 1, .reusable = true}}, SHIFT(205),
+  [735] = {.entry = {.count = 1, .reusable = true}}, SHIFT(349),
+  [737] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(342),
+  [740] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header_name, 1, 0, 0),
+  [742] = {.entry = {.count = 1, .reusable = true}}, SHIFT(155),
+  [744] = {.entry = {.count = 1, .reusable = false}}, SHIFT(155),
+  [746] = {.entry = {.count = 1, .reusable = true}}, SHIFT(135),
+  [748] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header_name, 1, 0, 0),
+  [750] = {.entry = {.count = 1, .reusable = true}}, SHIFT(375),
+  [752] = {.entry = {.count = 1, .reusable = true}}, SHIFT(306),
+  [754] = {.entry = {.count = 1, .reusable = true}}, SHIFT(145),
+  [756] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(173),
+  [759] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(205),
+  [762] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(349),
+  [765] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 4, 0, 4),
+  [767] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 4, 0, 4),
+  [769] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 3, 0, 4),
+  [771] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 3, 0, 4),
+  [773] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 3, 0, 17),
+  [775] = {.entry = {.count = 1, .reusable = true}}, SHIFT(164),
+  [777] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 3, 0, 17),
+  [779] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(348),
+  [782] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_path, 1, 0, 0),
+  [784] = {.entry = {.count = 1, .reusable = true}}, SHIFT(253),
+  [786] = {.entry = {.count = 1, .reusable = false}}, SHIFT(253),
+  [788] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_path, 1, 0, 0),
+  [790] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 4, 0, 19),
+  [792] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 4, 0, 19),
+  [794] = {.entry = {.count = 1, .reusable = true}}, SHIFT(229),
+  [796] = {.entry = {.count = 1, .reusable = true}}, SHIFT(266),
+  [798] = {.entry = {.count = 1, .reusable = true}}, SHIFT(236),
+  [800] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(329),
+  [803] = {.entry = {.count = 1, .reusable = true}}, SHIFT(80),
+  [805] = {.entry = {.count = 1, .reusable = false}}, SHIFT(345),
+  [807] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 3, 0, 18),
+  [809] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 3, 0, 18),
+  [811] = {.entry = {.count = 1, .reusable = true}}, SHIFT(239),
+  [813] = {.entry = {.count = 1, .reusable = true}}, SHIFT(244),
+  [815] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 2, 0, 1),
+  [817] = {.entry = {.count = 1, .reusable = true}}, SHIFT(98),
+  [819] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 2, 0, 1),
+  [821] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__form_path, 2, 0, 0), SHIFT_REPEAT(164),
+  [824] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(336),
+  [827] = {.entry = {.count = 1, .reusable = true}}, SHIFT(265),
+  [829] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_value, 1, 0, 0),
+  [831] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_value, 1, 0, 0),
+  [833] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0),
+  [835] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0), SHIFT_REPEAT(253),
+  [838] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0), SHIFT_REPEAT(253),
+  [841] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0), SHIFT_REPEAT(161),
+  [844] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_value_repeat1, 2, 0, 0),
+  [846] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 2, 0, 0),
+  [848] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 2, 0, 0),
+  [850] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(363),
+  [853] = {.entry = {.count = 1, .reusable = true}}, SHIFT(413),
+  [855] = {.entry = {.count = 1, .reusable = true}}, SHIFT(399),
+  [857] = {.entry = {.count = 1, .reusable = true}}, SHIFT(233),
+  [859] = {.entry = {.count = 1, .reusable = true}}, SHIFT(292),
+  [861] = {.entry = {.count = 1, .reusable = true}}, SHIFT(293),
+  [863] = {.entry = {.count = 1, .reusable = true}}, SHIFT(301),
+  [865] = {.entry = {.count = 1, .reusable = true}}, SHIFT(303),
+  [867] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(366),
+  [870] = {.entry = {.count = 1, .reusable = true}}, SHIFT(325),
+  [872] = {.entry = {.count = 1, .reusable = true}}, SHIFT(327),
+  [874] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0), SHIFT_REPEAT(304),
+  [877] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0), SHIFT_REPEAT(263),
+  [880] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0),
+  [882] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0), SHIFT_REPEAT(304),
+  [885] = {.entry = {.count = 1, .reusable = true}}, SHIFT(17),
+  [887] = {.entry = {.count = 1, .reusable = true}}, SHIFT(330),
+  [889] = {.entry = {.count = 1, .reusable = true}}, SHIFT(378),
+  [891] = {.entry = {.count = 1, .reusable = true}}, SHIFT(380),
+  [893] = {.entry = {.count = 1, .reusable = true}}, SHIFT(312),
+  [895] = {.entry = {.count = 1, .reusable = true}}, SHIFT(314),
+  [897] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__form_path, 1, 0, 0),
+  [899] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__form_path, 1, 0, 0),
+  [901] = {.entry = {.count = 1, .reusable = true}}, SHIFT(382),
+  [903] = {.entry = {.count = 1, .reusable = false}}, SHIFT(370),
+  [905] = {.entry = {.count = 1, .reusable = true}}, SHIFT(263),
+  [907] = {.entry = {.count = 1, .reusable = true}}, SHIFT(386),
+  [909] = {.entry = {.count = 1, .reusable = true}}, SHIFT(370),
+  [911] = {.entry = {.count = 1, .reusable = true}}, SHIFT(377),
+  [913] = {.entry = {.count = 1, .reusable = true}}, SHIFT(379),
+  [915] = {.entry = {.count = 1, .reusable = true}}, SHIFT(42),
+  [917] = {.entry = {.count = 1, .reusable = true}}, SHIFT(337),
+  [919] = {.entry = {.count = 1, .reusable = false}}, SHIFT(331),
+  [921] = {.entry = {.count = 1, .reusable = true}}, SHIFT(53),
+  [923] = {.entry = {.count = 1, .reusable = true}}, SHIFT(331),
+  [925] = {.entry = {.count = 1, .reusable = false}}, SHIFT(304),
+  [927] = {.entry = {.count = 1, .reusable = true}}, SHIFT(48),
+  [929] = {.entry = {.count = 1, .reusable = true}}, SHIFT(304),
+  [931] = {.entry = {.count = 1, .reusable = false}}, SHIFT(335),
+  [933] = {.entry = {.count = 1, .reusable = true}}, SHIFT(383),
+  [935] = {.entry = {.count = 1, .reusable = true}}, SHIFT(335),
+  [937] = {.entry = {.count = 1, .reusable = true}}, SHIFT(374),
+  [939] = {.entry = {.count = 1, .reusable = true}}, SHIFT(55),
+  [941] = {.entry = {.count = 1, .reusable = false}}, SHIFT(338),
+  [943] = {.entry = {.count = 1, .reusable = true}}, SHIFT(206),
+  [945] = {.entry = {.count = 1, .reusable = true}}, SHIFT(338),
+  [947] = {.entry = {.count = 1, .reusable = true}}, SHIFT(207),
+  [949] = {.entry = {.count = 1, .reusable = false}}, SHIFT(341),
+  [951] = {.entry = {.count = 1, .reusable = true}}, SHIFT(95),
+  [953] = {.entry = {.count = 1, .reusable = true}}, SHIFT(341),
+  [955] = {.entry = {.count = 1, .reusable = true}}, SHIFT(96),
+  [957] = {.entry = {.count = 1, .reusable = true}}, SHIFT(21),
+  [959] = {.entry = {.count = 1, .reusable = true}}, SHIFT(346),
+  [961] = {.entry = {.count = 1, .reusable = false}}, SHIFT(344),
+  [963] = {.entry = {.count = 1, .reusable = true}}, SHIFT(245),
+  [965] = {.entry = {.count = 1, .reusable = true}}, SHIFT(344),
+  [967] = {.entry = {.count = 1, .reusable = true}}, SHIFT(256),
+  [969] = {.entry = {.count = 1, .reusable = true}}, SHIFT(198),
+  [971] = {.entry = {.count = 1, .reusable = false}}, SHIFT(347),
+  [973] = {.entry = {.count = 1, .reusable = true}}, SHIFT(99),
+  [975] = {.entry = {.count = 1, .reusable = true}}, SHIFT(347),
+  [977] = {.entry = {.count = 1, .reusable = true}}, SHIFT(101),
+  [979] = {.entry = {.count = 1, .reusable = true}}, SHIFT(46),
+  [981] = {.entry = {.count = 1, .reusable = false}}, SHIFT(350),
+  [983] = {.entry = {.count = 1, .reusable = true}}, SHIFT(294),
+  [985] = {.entry = {.count = 1, .reusable = true}}, SHIFT(350),
+  [987] = {.entry = {.count = 1, .reusable = true}}, SHIFT(297),
+  [989] = {.entry = {.count = 1, .reusable = false}}, SHIFT(354),
+  [991] = {.entry = {.count = 1, .reusable = true}}, SHIFT(218),
+  [993] = {.entry = {.count = 1, .reusable = true}}, SHIFT(354),
+  [995] = {.entry = {.count = 1, .reusable = true}}, SHIFT(222),
+  [997] = {.entry = {.count = 1, .reusable = true}}, SHIFT(22),
+  [999] = {.entry = {.count = 1, .reusable = true}}, SHIFT(340),
+  [1001] = {.entry = {.count = 1, .reusable = false}}, SHIFT(357),
+  [1003] = {.entry = {.count = 1, .reusable = true}}, SHIFT(115),
+  [1005] = {.entry = {.count = 1, .reusable = true}}, SHIFT(357),
+  [1007] = {.entry = {.count = 1, .reusable = true}}, SHIFT(116),
+  [1009] = {.entry = {.count = 1, .reusable = true}}, SHIFT(25),
+  [1011] = {.entry = {.count = 1, .reusable = true}}, SHIFT(356),
+  [1013] = {.entry = {.count = 1, .reusable = false}}, SHIFT(360),
+  [1015] = {.entry = {.count = 1, .reusable = true}}, SHIFT(159),
+  [1017] = {.entry = {.count = 1, .reusable = true}}, SHIFT(360),
+  [1019] = {.entry = {.count = 1, .reusable = true}}, SHIFT(160),
+  [1021] = {.entry = {.count = 1, .reusable = true}}, SHIFT(387),
+  [1023] = {.entry = {.count = 1, .reusable = true}}, SHIFT(39),
+  [1025] = {.entry = {.count = 1, .reusable = true}}, SHIFT(359),
+  [1027] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(345),
+  [1030] = {.entry = {.count = 1, .reusable = true}}, SHIFT(385),
+  [1032] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_json_array, 2, 0, 0),
+  [1034] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_json_array, 2, 0, 0),
+  [1036] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_json_array, 3, 0, 0),
+  [1038] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_json_array, 3, 0, 0),
+  [1040] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 2, 0, 0),
+  [1042] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_document_repeat1, 2, 0, 0),
+  [1044] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_document_repeat1, 2, 0, 0), SHIFT_REPEAT(428),
+  [1047] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 3, 0, 0),
+  [1049] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 1, 0, 0),
+  [1051] = {.entry = {.count = 1, .reusable = false}}, SHIFT(3),
+  [1053] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 5, 0, 0),
+  [1055] = {.entry = {.count = 1, .reusable = true}}, SHIFT(415),
+  [1057] = {.entry = {.count = 1, .reusable = false}}, SHIFT(4),
+  [1059] = {.entry = {.count = 1, .reusable = true}}, SHIFT(420),
+  [1061] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 2, 0, 2),
+  [1063] = {.entry = {.count = 1, .reusable = false}}, SHIFT(10),
+  [1065] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 2, 0, 6),
+  [1067] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 2, 0, 6),
+  [1069] = {.entry = {.count = 1, .reusable = true}}, SHIFT(472),
+  [1071] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 1, 0, 0),
+  [1073] = {.entry = {.count = 1, .reusable = false}}, SHIFT(13),
+  [1075] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0),
+  [1077] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0), SHIFT_REPEAT(18),
+  [1080] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 3, 0, 8),
+  [1082] = {.entry = {.count = 1, .reusable = true}}, SHIFT(418),
+  [1084] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 3, 0, 8),
+  [1086] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_body_repeat1, 2, 0, 0), SHIFT_REPEAT(5),
+  [1089] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0),
+  [1091] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0), SHIFT_REPEAT(15),
+  [1094] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 2, 0, 0),
+  [1096] = {.entry = {.count = 1, .reusable = false}}, SHIFT(14),
+  [1098] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 1, 0, 5),
+  [1100] = {.entry = {.count = 1, .reusable = true}}, SHIFT(153),
+  [1102] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 1, 0, 5),
+  [1104] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__document_separator, 1, 0, 0),
+  [1106] = {.entry = {.count = 1, .reusable = true}}, SHIFT(435),
+  [1108] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__document_separator, 1, 0, 0),
+  [1110] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 4, 0, 10),
+  [1112] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 4, 0, 10),
+  [1114] = {.entry = {.count = 1, .reusable = true}}, SHIFT(479),
+  [1116] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 1, 0, 1),
+  [1118] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 1, 0, 1),
+  [1120] = {.entry = {.count = 1, .reusable = true}}, SHIFT(238),
+  [1122] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 1, 0, 3),
+  [1124] = {.entry = {.count = 1, .reusable = true}}, SHIFT(406),
+  [1126] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 1, 0, 3),
+  [1128] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 2, 0, 0),
+  [1130] = {.entry = {.count = 1, .reusable = false}}, SHIFT(11),
+  [1132] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 1, 0, 0),
+  [1134] = {.entry = {.count = 1, .reusable = false}}, SHIFT(12),
+  [1136] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 1, 0, 2),
+  [1138] = {.entry = {.count = 1, .reusable = false}}, SHIFT(9),
+  [1140] = {.entry = {.count = 1, .reusable = false}}, SHIFT(7),
+  [1142] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_body, 1, 0, 0),
+  [1144] = {.entry = {.count = 1, .reusable = false}}, SHIFT(6),
+  [1146] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_separator, 1, 0, 0),
+  [1148] = {.entry = {.count = 1, .reusable = true}}, SHIFT(432),
+  [1150] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_separator, 1, 0, 0),
+  [1152] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0),
+  [1154] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0), SHIFT_REPEAT(495),
+  [1157] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 2, 0, 15),
+  [1159] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 2, 0, 15),
+  [1161] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_separator, 2, 0, 4),
+  [1163] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_separator, 2, 0, 4),
+  [1165] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0),
+  [1167] = {.entry = {.count = 1, .reusable = true}}, SHIFT(215),
+  [1169] = {.entry = {.count = 1, .reusable = true}}, SHIFT(289),
+  [1171] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__document_separator, 2, 0, 4),
+  [1173] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__document_separator, 2, 0, 4),
+  [1175] = {.entry = {.count = 1, .reusable = true}}, SHIFT(69),
+  [1177] = {.entry = {.count = 1, .reusable = true}}, SHIFT(74),
+  [1179] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_response_reference, 2, 0, 12),
+  [1181] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_response_reference, 2, 0, 12),
+  [1183] = {.entry = {.count = 1, .reusable = true}}, SHIFT(241),
+  [1185] = {.entry = {.count = 1, .reusable = true}}, SHIFT(287),
+  [1187] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0),
+  [1189] = {.entry = {.count = 1, .reusable = true}}, SHIFT(288),
+  [1191] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_file_reference, 2, 0, 12),
+  [1193] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_file_reference, 2, 0, 12),
+  [1195] = {.entry = {.count = 1, .reusable = true}}, SHIFT(400),
+  [1197] = {.entry = {.count = 1, .reusable = true}}, SHIFT(404),
+  [1199] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 3, 0, 16),
+  [1201] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 3, 0, 16),
+  [1203] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 4, 0, 9),
+  [1205] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 4, 0, 9),
+  [1207] = {.entry = {.count = 1, .reusable = true}}, SHIFT(295),
+  [1209] = {.entry = {.count = 1, .reusable = true}}, SHIFT(300),
+  [1211] = {.entry = {.count = 1, .reusable = true}}, SHIFT(296),
+  [1213] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0),
+  [1215] = {.entry = {.count = 1, .reusable = true}}, SHIFT(185),
+  [1217] = {.entry = {.count = 1, .reusable = true}}, SHIFT(188),
+  [1219] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_directive, 3, 0, 7),
+  [1221] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_directive, 3, 0, 7),
+  [1223] = {.entry = {.count = 1, .reusable = true}}, SHIFT(217),
+  [1225] = {.entry = {.count = 1, .reusable = true}}, SHIFT(92),
   [1227] = {.entry = {.count = 1, .reusable = true}}, SHIFT(117),
-  [1229] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_separator, 2, 0, 4),
-  [1231] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_separator, 2, 0, 4),
-  [1233] = {.entry = {.count = 1, .reusable = true}}, SHIFT(295),
-  [1235] = {.entry = {.count = 1, .reusable = true}}, SHIFT(269),
-  [1237] = {.entry = {.count = 1, .reusable = true}}, SHIFT(270),
-  [1239] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 4, 0, 9),
-  [1241] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 4, 0, 9),
-  [1243] = {.entry = {.count = 1, .reusable = true}}, SHIFT(212),
-  [1245] = {.entry = {.count = 1, .reusable = true}}, SHIFT(213),
-  [1247] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0),
-  [1249] = {.entry = {.count = 1, .reusable = true}}, SHIFT(128),
-  [1251] = {.entry = {.count = 1, .reusable = true}}, SHIFT(129),
-  [1253] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 2, 0, 14),
-  [1255] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 2, 0, 14),
-  [1257] = {.entry = {.count = 1, .reusable = true}}, SHIFT(316),
-  [1259] = {.entry = {.count = 1, .reusable = true}}, SHIFT(317),
-  [1261] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 5, 0, 13),
-  [1263] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 5, 0, 13),
-  [1265] = {.entry = {.count = 1, .reusable = true}}, SHIFT(253),
-  [1267] = {.entry = {.count = 1, .reusable = true}}, SHIFT(256),
-  [1269] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0),
-  [1271] = {.entry = {.count = 1, .reusable = true}}, SHIFT(275),
-  [1273] = {.entry = {.count = 1, .reusable = true}}, SHIFT(141),
-  [1275] = {.entry = {.count = 1, .reusable = true}}, SHIFT(142),
-  [1277] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 5, 0, 10),
-  [1279] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 5, 0, 10),
-  [1281] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 2, 0, 15),
-  [1283] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 2, 0, 15),
-  [1285] = {.entry = {.count = 1, .reusable = true}}, SHIFT(197),
-  [1287] = {.entry = {.count = 1, .reusable = true}}, SHIFT(198),
-  [1289] = {.entry = {.count = 1, .reusable = true}}, SHIFT(219),
-  [1291] = {.entry = {.count = 1, .reusable = true}}, SHIFT(243),
-  [1293] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 4, 0, 0),
-  [1295] = {.entry = {.count = 1, .reusable = true}}, SHIFT(173),
-  [1297] = {.entry = {.count = 1, .reusable = true}}, SHIFT(209),
-  [1299] = {.entry = {.count = 1, .reusable = true}}, SHIFT(497),
-  [1301] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 3, 0, 0),
-  [1303] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 4, 0, 0),
-  [1305] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 3, 0, 0),
-  [1307] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 6, 0, 0),
-  [1309] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 3, 0, 2),
-  [1311] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 4, 0, 2),
-  [1313] = {.entry = {.count = 1, .reusable = true}}, SHIFT(208),
-  [1315] = {.entry = {.count = 1, .reusable = true}}, SHIFT(483),
-  [1317] = {.entry = {.count = 1, .reusable = true}}, SHIFT(172),
-  [1319] = {.entry = {.count = 1, .reusable = true}},  ACCEPT_INPUT(),
+  [1229] = {.entry = {.count = 1, .reusable = true}}, SHIFT(298),
+  [1231] = {.entry = {.count = 1, .reusable = true}}, SHIFT(271),
+  [1233] = {.entry = {.count = 1, .reusable = true}}, SHIFT(272),
+  [1235] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_query_continuation, 2, 0, 11),
+  [1237] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_query_continuation, 2, 0, 11),
+  [1239] = {.entry = {.count = 1, .reusable = true}}, SHIFT(211),
+  [1241] = {.entry = {.count = 1, .reusable = true}}, SHIFT(212),
+  [1243] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_assertion, 2, 0, 11),
+  [1245] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_assertion, 2, 0, 11),
+  [1247] = {.entry = {.count = 1, .reusable = true}}, SHIFT(128),
+  [1249] = {.entry = {.count = 1, .reusable = true}}, SHIFT(129),
+  [1251] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_output_redirect, 2, 0, 12),
+  [1253] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_output_redirect, 2, 0, 12),
+  [1255] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_arguments_repeat1, 2, 0, 0), SHIFT_REPEAT(215),
+  [1258] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_arguments_repeat1, 2, 0, 0),
+  [1260] = {.entry = {.count = 1, .reusable = true}}, SHIFT(318),
+  [1262] = {.entry = {.count = 1, .reusable = true}}, SHIFT(319),
+  [1264] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 5, 0, 13),
+  [1266] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 5, 0, 13),
+  [1268] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 3, 0, 6),
+  [1270] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 3, 0, 6),
+  [1272] = {.entry = {.count = 1, .reusable = true}}, SHIFT(254),
+  [1274] = {.entry = {.count = 1, .reusable = true}}, SHIFT(257),
+  [1276] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 2, 0, 14),
+  [1278] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 2, 0, 14),
+  [1280] = {.entry = {.count = 1, .reusable = true}}, SHIFT(277),
+  [1282] = {.entry = {.count = 1, .reusable = true}}, SHIFT(139),
+  [1284] = {.entry = {.count = 1, .reusable = true}}, SHIFT(140),
+  [1286] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 5, 0, 10),
+  [1288] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 5, 0, 10),
+  [1290] = {.entry = {.count = 1, .reusable = true}}, SHIFT(199),
+  [1292] = {.entry = {.count = 1, .reusable = true}}, SHIFT(200),
+  [1294] = {.entry = {.count = 1, .reusable = true}}, SHIFT(278),
+  [1296] = {.entry = {.count = 1, .reusable = true}}, SHIFT(321),
+  [1298] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 3, 0, 2),
+  [1300] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 4, 0, 0),
+  [1302] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 4, 0, 2),
+  [1304] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 3, 0, 0),
+  [1306] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 4, 0, 0),
+  [1308] = {.entry = {.count = 1, .reusable = true}}, SHIFT(177),
+  [1310] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 3, 0, 0),
+  [1312] = {.entry = {.count = 1, .reusable = true}}, SHIFT(209),
+  [1314] = {.entry = {.count = 1, .reusable = true}}, SHIFT(521),
+  [1316] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 6, 0, 0),
+  [1318] = {.entry = {.count = 1, .reusable = true}},  ACCEPT_INPUT(),
+  [1320] = {.entry = {.count = 1, .reusable = true}}, SHIFT(497),
+  [1322] = {.entry = {.count = 1, .reusable = true}}, SHIFT(174),
+  [1324] = {.entry = {.count = 1, .reusable = true}}, SHIFT(208),
 };
 
 #ifdef __cplusplus

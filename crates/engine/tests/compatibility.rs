@@ -202,3 +202,13 @@ async fn a_request_name_stands_for_its_response_body_as_in_httpyac() {
     let analysis = client.analyze(&document, &text, None);
     assert!(analysis.diagnostics.is_empty(), "{:?}", analysis.diagnostics);
 }
+
+#[tokio::test]
+async fn a_quoted_word_argument_may_hold_a_variable() {
+    let server = TestServer::start().await;
+    let text = format!("@format = YYYY\n\nGET {}/{{{{$datetime '{{{{format}}}}' 1 d}}}}\n", server.url("/echo"));
+    let echo = run(&text).await;
+    let url = echo["url"].as_str().unwrap();
+    let year = url.strip_prefix("/echo/").unwrap();
+    assert!(year.len() == 4 && year.bytes().all(|byte| byte.is_ascii_digit()), "{url}");
+}
