@@ -97,6 +97,9 @@ impl<'a> Analyzer<'a> {
         for header in &request.headers {
             self.template(&header.name, out);
             self.template(&header.value, out);
+            if header.is_named("authorization") {
+                Self::credentials(request, header, out);
+            }
         }
         for directive in request.assertions() {
             if let Some(value) = &directive.value {
@@ -167,6 +170,25 @@ impl<'a> Analyzer<'a> {
                     self.json_body(variables, out);
                 }
             }
+        }
+    }
+
+    /// `Authorization` credentials written in clear that a run would refuse (`Digest` with
+    /// a user and no password, `Digest` on a WebSocket), when the value is literal.
+    fn credentials(request: &Request, header: &volley_syntax::Header, out: &mut Vec<Diagnostic>) {
+        let Some(value) = header.value.as_literal() else { return };
+        let refusal = match crate::credentials::interpret(&value, &[]) {
+            Err(refusal) => Some((refusal.reason, refusal.hint)),
+            Ok(crate::credentials::Authorization::Digest(_)) if matches!(request.protocol, Protocol::WebSocket(_)) => {
+                Some((
+                    "`Digest` credentials cannot answer a challenge on a WebSocket handshake".to_owned(),
+                    "use `Basic` credentials, or a header with the complete value".to_owned(),
+                ))
+            }
+            Ok(_) => None,
+        };
+        if let Some((reason, hint)) = refusal {
+            out.push(Diagnostic::new(Code::InvalidCredentials, header.value.span, reason).with_hint(hint));
         }
     }
 

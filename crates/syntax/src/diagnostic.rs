@@ -103,6 +103,9 @@ pub enum Code {
     /// A request uses a file variable declared on a line with errors (a reason of
     /// [`Document::refusal_of`](crate::Document::refusal_of), not a diagnostic of the file).
     BrokenVariable,
+    /// Credentials written in clear that cannot be sent: `Digest` without a password, or
+    /// on a WebSocket (semantic).
+    InvalidCredentials,
 }
 
 impl Code {
@@ -141,6 +144,7 @@ impl Code {
         Code::RequestLineInBody,
         Code::UnsupportedExpression,
         Code::BrokenVariable,
+        Code::InvalidCredentials,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -155,6 +159,7 @@ impl Code {
                 | Code::MissingFile
                 | Code::InvalidJsonBody
                 | Code::InvalidAssertion
+                | Code::InvalidCredentials
         )
     }
 
@@ -195,6 +200,7 @@ impl Code {
             Code::RequestLineInBody => "request-line-in-body",
             Code::UnsupportedExpression => "unsupported-expression",
             Code::BrokenVariable => "broken-variable",
+            Code::InvalidCredentials => "invalid-credentials",
         }
     }
 
@@ -220,7 +226,8 @@ impl Code {
             | Code::InvalidAssertion
             | Code::UnsupportedRequest
             | Code::UnsupportedExpression
-            | Code::BrokenVariable => Severity::Error,
+            | Code::BrokenVariable
+            | Code::InvalidCredentials => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective
