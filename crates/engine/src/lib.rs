@@ -66,8 +66,8 @@ pub use remote::{
     WsSessionOptions, WsSessionReceiver, WsSessionSender, WsSessionSocket,
 };
 pub use resolvers::{
-    BuiltinResolver, CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment, Resolver, ResolverResult, async_resolver,
-    builtin_resolvers, resolver,
+    BuiltinResolver, CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment, KnownResolver, Resolver, ResolverResult,
+    async_resolver, builtin_resolvers, known_resolver, resolver,
 };
 pub use response::{BodyError, Response, SentRequest, Timing};
 pub use sse::{EventStream, SseEvent, SseParser};

@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use volley_engine::KnownResolver;
 use volley_syntax::directive::{IGNORED, SUPPORTED};
 
 use crate::documents::Snapshot;
@@ -89,13 +90,17 @@ fn variable(scope: &Scope, name: &str) -> String {
 
 fn resolver(scope: &Scope, call: &str) -> Option<String> {
     let name = call.split(|character: char| character == '(' || character.is_whitespace()).next()?;
-    if let Some(builtin) = volley_engine::builtin_resolvers().find(|resolver| resolver.name == name) {
-        return Some(format!("`${name}{}`\n\n{}", builtin.parameters, builtin.doc));
-    }
     if scope.resolvers.iter().any(|resolver| resolver == name) {
         return Some(format!("`${name}`\n\ncommand resolver (volley.jsonc)"));
     }
-    Some(format!("`${name}` is not a known resolver"))
+    Some(match volley_engine::known_resolver(name) {
+        Some(KnownResolver::Builtin(builtin)) => format!("`${name}{}`\n\n{}", builtin.parameters, builtin.doc),
+        Some(KnownResolver::EnvironmentVariable(variable)) => {
+            format!("`${name}`\n\nThe environment variable `{variable}` (empty when unset). JetBrains.")
+        }
+        Some(KnownResolver::Refused { message, instead }) => format!("`${name}`\n\n{message}\n\nhint: {instead}"),
+        None => format!("`${name}` is not a known resolver"),
+    })
 }
 
 fn directive(name: &str) -> Option<String> {

@@ -30,7 +30,7 @@ pub(crate) async fn preview(
         Some(profile) => format!("**Request preview** (profile `{profile}`)"),
         None => "**Request preview**".to_owned(),
     };
-    if let Some(name) = command_resolver(request) {
+    if let Some(name) = command_resolver(request, scope) {
         return format!(
             "{heading}\n\nnot resolved: it uses `${name}`, a command resolver, which runs only when the request is sent"
         );
@@ -76,14 +76,15 @@ pub(crate) async fn preview(
     markdown
 }
 
-/// The first resolver of the request that is not a built-in (a command resolver).
-fn command_resolver(request: &Request) -> Option<String> {
-    let builtins: Vec<&str> = volley_engine::builtin_resolvers().map(|resolver| resolver.name).collect();
+/// The first resolver of the request that may be a command resolver: one of the
+/// configuration's, or one Volley does not know (a refused resolver of another tool is
+/// left to the engine, which says why).
+fn command_resolver(request: &Request, scope: &Scope) -> Option<String> {
     let mut found = None;
     let mut visit = |interpolation: &volley_syntax::Interpolation| {
         if let Some(Expression::Resolver(call)) = &interpolation.expression
             && found.is_none()
-            && !builtins.contains(&call.name.value.as_str())
+            && (scope.resolvers.contains(&call.name.value) || volley_engine::known_resolver(&call.name.value).is_none())
         {
             found = Some(call.name.value.clone());
         }

@@ -31,7 +31,8 @@ use crate::scope::Scope;
 use crate::{completion, convert, formatting, hover, jsonc, navigation, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
-const CONFIG_GLOBS: [&str; 3] = ["**/volley.jsonc", "**/http-client.env.json", "**/http-client.private.env.json"];
+const CONFIG_GLOBS: [&str; 4] =
+    ["**/volley.jsonc", "**/http-client.env.json", "**/http-client.private.env.json", "**/.env"];
 
 /// The state of the language server. Cheap to clone: handlers and background tasks
 /// share the same documents and engine.

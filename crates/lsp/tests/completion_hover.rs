@@ -149,3 +149,24 @@ async fn hover_shows_values_sources_and_docs() {
     assert_eq!(hover(&mut client, &uri, 6, 3).await, Value::Null);
     client.shutdown().await;
 }
+
+#[tokio::test]
+async fn hover_explains_environment_and_refused_resolvers_of_other_tools() {
+    let (_dir, uri, mut client) = open().await;
+    let other = uri.replace("api.http", "other.http");
+    let text = "GET https://example.com/{{$env.HOME}}\nAuthorization: Bearer {{$aadToken}}\n";
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": other, "languageId": "http", "version": 1, "text": text}}),
+        )
+        .await;
+    let env = markdown(&hover(&mut client, &other, 0, 28).await);
+    assert!(env.contains("environment variable `HOME`") && env.contains("JetBrains"), "{env}");
+    let refused = markdown(&hover(&mut client, &other, 1, 28).await);
+    assert!(
+        refused.contains("REST Client") && refused.contains("not supported") && refused.contains("hint:"),
+        "{refused}"
+    );
+    client.shutdown().await;
+}

@@ -329,6 +329,32 @@ async fn volley_jsonc_is_watched_and_its_changes_republish() {
 }
 
 #[tokio::test]
+async fn dot_env_files_are_watched_and_their_changes_republish() {
+    let server = TestServer::start().await;
+    let params = json!({"capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}});
+    let (dir, uri, mut client, _) = open(&server, params).await;
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 2},
+                   "contentChanges": [{"range": range((13, 0), (13, 0)), "text": "X-Env: {{from_dotenv}}\n"}]}),
+        )
+        .await;
+    let diagnostics = client.diagnostics(2).await;
+    assert!(codes(&diagnostics).contains(&"undefined-variable".to_owned()), "{diagnostics:?}");
+    let registration = client.server_requests.iter().find(|request| request["method"] == "client/registerCapability");
+    let watchers =
+        &registration.expect("the server watches files")["params"]["registrations"][0]["registerOptions"]["watchers"];
+    assert!(watchers.as_array().expect("watchers").iter().any(|watcher| watcher["globPattern"] == "**/.env"));
+
+    std::fs::write(dir.path.join(".env"), "from_dotenv=1\n").expect(".env file");
+    let changed = format!("{}/.env", uri.trim_end_matches("/api.http"));
+    client.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": changed, "type": 1}]})).await;
+    assert_eq!(client.diagnostics(2).await, Vec::<Value>::new());
+    client.shutdown().await;
+}
+
+#[tokio::test]
 async fn hovering_a_request_line_previews_the_resolved_request() {
     let server = TestServer::start().await;
     let (_dir, uri, mut client, _) =

@@ -31,6 +31,37 @@ pub struct BuiltinResolver {
     pub doc: &'static str,
 }
 
+/// What Volley makes of a resolver name, as editors explain it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KnownResolver {
+    /// A built-in (its documentation).
+    Builtin(BuiltinResolver),
+    /// JetBrains' `$env.NAME`: the environment variable `NAME`.
+    EnvironmentVariable(String),
+    /// A resolver of another tool that Volley refuses by name: why, and what to do
+    /// instead.
+    Refused {
+        /// Why it is refused (names the tool).
+        message: String,
+        /// What to write instead.
+        instead: String,
+    },
+}
+
+/// What `name` (without `$`) is to Volley apart from the configuration's command
+/// resolvers; `None` for a name it does not know.
+#[must_use]
+pub fn known_resolver(name: &str) -> Option<KnownResolver> {
+    if let Some(builtin) = builtin_resolvers().find(|resolver| resolver.name == name) {
+        return Some(KnownResolver::Builtin(builtin));
+    }
+    if builtin::is_builtin(name) {
+        let variable = name.split_once('.').map_or(name, |(_, variable)| variable);
+        return Some(KnownResolver::EnvironmentVariable(variable.to_owned()));
+    }
+    builtin::refusal(name).map(|(message, instead)| KnownResolver::Refused { message, instead })
+}
+
 /// Every built-in resolver, aliases included, in documentation order.
 pub fn builtin_resolvers() -> impl Iterator<Item = BuiltinResolver> {
     builtin::names().map(|name| BuiltinResolver {
