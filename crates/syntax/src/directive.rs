@@ -35,6 +35,8 @@ pub enum DirectiveKind {
     Disabled,
     /// `@note` (REST Client): ask for confirmation before sending.
     Note,
+    /// `@graphql` (Kulala): a GraphQL request.
+    GraphQl,
     /// A directive of another tool that Volley reads and ignores.
     Ignored,
     /// Not a directive anyone defines.
@@ -161,6 +163,15 @@ pub const SUPPORTED: &[DirectiveInfo] = &[
         doc: "Skips the request: runs report it as skipped and send nothing (httpyac).",
     },
     DirectiveInfo {
+        name: "graphql",
+        kind: DirectiveKind::GraphQl,
+        value: ValueRule::None,
+        placeholder: "",
+        doc: "Marks a GraphQL request (Kulala), as the `GRAPHQL` method and an \
+              `X-Request-Type: GraphQL` header do: the body is the query and an optional JSON \
+              object of variables.",
+    },
+    DirectiveInfo {
         name: "note",
         kind: DirectiveKind::Note,
         value: ValueRule::Optional,
@@ -222,7 +233,17 @@ pub const IGNORED: &[&str] = &[
     "post-redirect-get",
     "lang",
     "language",
+    // Kulala's
+    "jq",
+    "accept",
+    "env-stdin-cmd",
+    "env-json-key",
+    "env-header-key",
 ];
+
+/// Families of directives of other tools, read and ignored: Kulala's `curl-*`, `grpc-*`
+/// and `kulala-*` options.
+pub const IGNORED_PREFIXES: &[&str] = &["curl-", "grpc-", "kulala-"];
 
 /// The kind of a directive name (exact spelling; directive names are case-sensitive).
 #[must_use]
@@ -233,7 +254,7 @@ pub fn kind_of(name: &str) -> DirectiveKind {
     if let Some((_, kind)) = ALIASES.iter().find(|(alias, _)| *alias == name) {
         return *kind;
     }
-    if IGNORED.contains(&name) {
+    if IGNORED.contains(&name) || IGNORED_PREFIXES.iter().any(|prefix| name.starts_with(prefix)) {
         return DirectiveKind::Ignored;
     }
     DirectiveKind::Unknown

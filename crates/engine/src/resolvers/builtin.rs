@@ -51,6 +51,12 @@ const BUILTINS: &[Builtin] = &[
               optionally shifted (`-1 d`). REST Client.",
     },
     Builtin {
+        name: "date",
+        arities: &[0],
+        parameters: "()",
+        doc: "Today's date in the local time zone, `YYYY-MM-DD` (UTC when the system cannot tell). Kulala.",
+    },
+    Builtin {
         name: "localDatetime",
         arities: &[1, 3],
         parameters: "(format[, offset, unit])",
@@ -228,6 +234,11 @@ pub(crate) fn call_builtin(
         "timestampMs" => Ok((now().unix_timestamp_nanos() / 1_000_000).to_string()),
         "isoTimestamp" => Ok(datetime::iso_timestamp(now())),
         "datetime" => datetime::datetime(arguments, now(), false),
+        "date" => {
+            let now = now();
+            let offset = context.local_offset.unwrap_or_else(|| datetime::local_offset(now));
+            datetime::datetime(&["'YYYY-MM-DD'".to_owned()], now.to_offset(offset), true)
+        }
         "localDatetime" => {
             let now = now();
             let offset = context.local_offset.unwrap_or_else(|| datetime::local_offset(now));
@@ -326,6 +337,7 @@ mod tests {
         assert_eq!(call("datetime", &["DD-MM-YYYY", "1", "d"]).unwrap(), "15-11-2023");
         assert_eq!(call("localDatetime", &["iso8601"]).unwrap(), "2023-11-14T23:13:20+01:00");
         assert_eq!(call("localDatetime", &["'HH:mm'", "-2", "h"]).unwrap(), "21:13");
+        assert_eq!(call("date", &[]).unwrap(), "2023-11-14", "Kulala's, local");
         assert_eq!(call("env", &["HOME"]).unwrap(), "/home/ada");
         assert_eq!(call("env", &["NOPE"]).unwrap(), "");
         assert_eq!(call("processEnv", &["HOME"]).unwrap(), "/home/ada");
@@ -374,7 +386,7 @@ mod tests {
         for name in names() {
             let doc = doc(name);
             assert!(
-                ["Volley.", "JetBrains.", "REST Client.", "Volley, JetBrains.", "REST Client, JetBrains."]
+                ["Volley.", "JetBrains.", "REST Client.", "Kulala.", "Volley, JetBrains.", "REST Client, JetBrains."]
                     .iter()
                     .any(|tool| doc.ends_with(tool))
                     || doc.ends_with("offsets: REST Client."),

@@ -131,7 +131,9 @@ impl Lowerer<'_> {
             self.append_continuation(&mut line.url, continuation);
         }
         let unsupported = self.unsupported_protocol(&line);
-        let marked = line.special == Some(SpecialMethod::GraphQl) || take_graphql_marker(&mut headers);
+        let marked = line.special == Some(SpecialMethod::GraphQl)
+            || take_graphql_marker(&mut headers)
+            || directives.iter().any(|directive| directive.kind == DirectiveKind::GraphQl);
         let content_type = ContentType::of(&headers);
         let graphql =
             marked || (content_type.allows_graphql() && body_node.is_some_and(|body| self.starts_graphql(body)));
@@ -394,7 +396,7 @@ impl Lowerer<'_> {
                     let text = directive.value.as_ref().map_or_else(String::new, Template::to_source);
                     request.note = Some(Spanned::new(text, directive.span));
                 }
-                DirectiveKind::Assert | DirectiveKind::Ignored | DirectiveKind::Unknown => {}
+                DirectiveKind::Assert | DirectiveKind::GraphQl | DirectiveKind::Ignored | DirectiveKind::Unknown => {}
             }
         }
         request.directives = directives;
