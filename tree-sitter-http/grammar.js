@@ -44,8 +44,11 @@ const SCRIPT = new RegExp(String.raw`[<>][ \t]*\{%(${SCRIPT_BODY})*${NL}*%+\}[ \
 // response` …) up to a line of `}}`. A line inside may be anything but `}}` alone and a
 // line starting with `###`, so the block never hides a separator.
 const JS_LINE = String.raw`[^#}\r\n][^\r\n]*|\}([^}\r\n][^\r\n]*)?|\}\}[ \t]*[^ \t\r\n][^\r\n]*|##?([^#\r\n][^\r\n]*)?`;
+// The opening line is exactly httpyac's: `{{`, a modifier (`+`, `@`) and an event name at
+// most, so a line that starts with an unclosed `{{name` is never tried as a block.
 const JS_BLOCK = new RegExp(
-  String.raw`\{\{(@js[ \t]+)?[+@]?[A-Za-z]*[ \t]*(${NL}(${JS_LINE})?)*${NL}\}\}[ \t]*`,
+  String.raw`\{\{(@js[ \t]+)?[+@]?(request|streaming|response|after|responseLogging)?[ \t]*` +
+    String.raw`(${NL}(${JS_LINE})?)*${NL}\}\}[ \t]*`,
 );
 
 // httpyac's GraphQL fragments: `fragment Parts on Type {` at the end of its line up to a

@@ -1404,285 +1404,282 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
   eof = lexer->eof(lexer);
   switch (state) {
     case 0:
-      if (eof) ADVANCE(133);
+      if (eof) ADVANCE(160);
       ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 301,
-        '#', 139,
-        '$', 72,
-        '(', 284,
-        ')', 286,
-        ',', 285,
-        '/', 47,
-        ':', 207,
-        '<', 250,
-        '=', 154,
-        '>', 251,
-        '@', 219,
-        '[', 311,
-        ']', 312,
-        '_', 152,
-        '{', 252,
-        '|', 220,
-        '}', 61,
-        0xfeff, 134,
-        '\t', 326,
-        ' ', 326,
+        '\n', 346,
+        '\r', 344,
+        '"', 328,
+        '#', 166,
+        '$', 99,
+        '(', 311,
+        ')', 313,
+        ',', 312,
+        '/', 46,
+        ':', 234,
+        '<', 277,
+        '=', 181,
+        '>', 278,
+        '@', 246,
+        '[', 338,
+        ']', 339,
+        '_', 179,
+        '{', 279,
+        '|', 247,
+        '}', 87,
+        0xfeff, 161,
+        '\t', 353,
+        ' ', 353,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(151);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(178);
       END_STATE();
     case 1:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == '#') ADVANCE(2);
-      if (lookahead == '}') ADVANCE(5);
-      if (lookahead != 0) ADVANCE(11);
+      if (lookahead == '}') ADVANCE(7);
+      if (lookahead != 0) ADVANCE(10);
       END_STATE();
     case 2:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '#') ADVANCE(10);
-      if (lookahead != 0) ADVANCE(11);
+      if (lookahead == '#') ADVANCE(9);
+      if (lookahead != 0) ADVANCE(10);
       END_STATE();
     case 3:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == 'j') ADVANCE(4);
+      if (lookahead == 'L') ADVANCE(68);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(6);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(7);
+          lookahead == ' ') ADVANCE(8);
       END_STATE();
     case 4:
-      if (lookahead == '\n') ADVANCE(1);
-      if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == 's') ADVANCE(9);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(6);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(7);
+      ADVANCE_MAP(
+        '\n', 1,
+        '\r', 1,
+        'a', 58,
+        'j', 74,
+        'r', 53,
+        's', 78,
+        '\t', 8,
+        ' ', 8,
+      );
       END_STATE();
     case 5:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '}') ADVANCE(165);
-      if (lookahead != 0) ADVANCE(11);
+      if (lookahead == 'a') ADVANCE(58);
+      if (lookahead == 'r') ADVANCE(53);
+      if (lookahead == 's') ADVANCE(78);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(8);
       END_STATE();
     case 6:
-      if (lookahead == '\n') ADVANCE(1);
-      if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(6);
+      ADVANCE_MAP(
+        '\n', 1,
+        '\r', 1,
+        'a', 58,
+        'r', 53,
+        's', 78,
+        '\t', 6,
+        ' ', 6,
+        '+', 5,
+        '@', 5,
+      );
       END_STATE();
     case 7:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(6);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(7);
+      if (lookahead == '}') ADVANCE(192);
+      if (lookahead != 0) ADVANCE(10);
       END_STATE();
     case 8:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(8);
-      if (lookahead == '+' ||
-          lookahead == '@') ADVANCE(7);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(7);
       END_STATE();
     case 9:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(8);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(7);
+      if (lookahead != 0 &&
+          lookahead != '#') ADVANCE(10);
       END_STATE();
     case 10:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead != 0 &&
-          lookahead != '#') ADVANCE(11);
+      if (lookahead != 0) ADVANCE(10);
       END_STATE();
     case 11:
-      if (lookahead == '\n') ADVANCE(1);
-      if (lookahead == '\r') ADVANCE(1);
-      if (lookahead != 0) ADVANCE(11);
+      if (lookahead == '\n') ADVANCE(11);
+      if (lookahead == '\r') ADVANCE(11);
+      if (lookahead == '#') ADVANCE(41);
+      if (lookahead == '%') ADVANCE(44);
+      if (lookahead != 0) ADVANCE(12);
       END_STATE();
     case 12:
-      if (lookahead == '\n') ADVANCE(12);
-      if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '#') ADVANCE(42);
-      if (lookahead == '%') ADVANCE(45);
-      if (lookahead != 0) ADVANCE(13);
+      if (lookahead == '\n') ADVANCE(11);
+      if (lookahead == '\r') ADVANCE(11);
+      if (lookahead == '%') ADVANCE(44);
+      if (lookahead != 0) ADVANCE(12);
       END_STATE();
     case 13:
-      if (lookahead == '\n') ADVANCE(12);
-      if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(45);
-      if (lookahead != 0) ADVANCE(13);
-      END_STATE();
-    case 14:
       ADVANCE_MAP(
-        '\n', 60,
-        '{', 78,
-        '\t', 248,
-        ' ', 248,
-        '"', 248,
-        '\'', 248,
-        ')', 248,
-        ',', 248,
-        ':', 248,
-        ']', 248,
-        '}', 248,
+        '\n', 86,
+        '{', 105,
+        '\t', 275,
+        ' ', 275,
+        '"', 275,
+        '\'', 275,
+        ')', 275,
+        ',', 275,
+        ':', 275,
+        ']', 275,
+        '}', 275,
       );
       END_STATE();
+    case 14:
+      if (lookahead == '\n') ADVANCE(14);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '#') ADVANCE(15);
+      if (lookahead == '}') ADVANCE(194);
+      if (lookahead != 0) ADVANCE(18);
+      END_STATE();
     case 15:
-      if (lookahead == '\n') ADVANCE(15);
-      if (lookahead == '\r') ADVANCE(15);
-      if (lookahead == '#') ADVANCE(16);
-      if (lookahead == '}') ADVANCE(167);
-      if (lookahead != 0) ADVANCE(19);
+      if (lookahead == '\n') ADVANCE(14);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '#') ADVANCE(17);
+      if (lookahead != 0) ADVANCE(18);
       END_STATE();
     case 16:
-      if (lookahead == '\n') ADVANCE(15);
-      if (lookahead == '\r') ADVANCE(15);
-      if (lookahead == '#') ADVANCE(18);
-      if (lookahead != 0) ADVANCE(19);
+      if (lookahead == '\n') ADVANCE(14);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '}') ADVANCE(193);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(16);
+      if (lookahead != 0) ADVANCE(88);
       END_STATE();
     case 17:
-      if (lookahead == '\n') ADVANCE(15);
-      if (lookahead == '\r') ADVANCE(15);
-      if (lookahead == '}') ADVANCE(166);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(17);
-      if (lookahead != 0) ADVANCE(62);
+      if (lookahead == '\n') ADVANCE(14);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead != 0 &&
+          lookahead != '#') ADVANCE(18);
       END_STATE();
     case 18:
-      if (lookahead == '\n') ADVANCE(15);
-      if (lookahead == '\r') ADVANCE(15);
-      if (lookahead != 0 &&
-          lookahead != '#') ADVANCE(19);
+      if (lookahead == '\n') ADVANCE(14);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead != 0) ADVANCE(18);
       END_STATE();
     case 19:
-      if (lookahead == '\n') ADVANCE(15);
-      if (lookahead == '\r') ADVANCE(15);
-      if (lookahead != 0) ADVANCE(19);
+      ADVANCE_MAP(
+        '"', 328,
+        '(', 311,
+        ')', 313,
+        ',', 312,
+        '{', 283,
+        '}', 87,
+        '\t', 354,
+        ' ', 354,
+        '[', 326,
+        ']', 326,
+        0x0b, 316,
+        '\f', 316,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(326);
       END_STATE();
     case 20:
       ADVANCE_MAP(
-        '"', 301,
-        '(', 284,
-        ')', 286,
-        ',', 285,
-        '{', 256,
-        '}', 61,
-        '\t', 327,
-        ' ', 327,
-        '[', 299,
-        ']', 299,
-        0x0b, 289,
-        '\f', 289,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(299);
-      END_STATE();
-    case 21:
-      ADVANCE_MAP(
-        '"', 301,
-        '(', 284,
-        ')', 286,
-        ',', 285,
-        '{', 256,
-        '}', 61,
-        '\t', 327,
-        ' ', 327,
+        '"', 328,
+        '(', 311,
+        ')', 313,
+        ',', 312,
+        '{', 283,
+        '}', 87,
+        '\t', 354,
+        ' ', 354,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(289);
+          lookahead != ']') ADVANCE(316);
+      END_STATE();
+    case 21:
+      ADVANCE_MAP(
+        '"', 328,
+        '(', 311,
+        '[', 338,
+        ']', 339,
+        '{', 285,
+        '}', 340,
+        '\t', 359,
+        ' ', 359,
+      );
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(343);
       END_STATE();
     case 22:
       ADVANCE_MAP(
-        '"', 301,
-        '(', 284,
-        '[', 311,
-        ']', 312,
-        '{', 258,
-        '}', 313,
-        '\t', 332,
-        ' ', 332,
+        '"', 328,
+        '(', 311,
+        '[', 326,
+        ']', 326,
+        '{', 285,
+        '}', 340,
+        '\t', 359,
+        ' ', 359,
+        0x0b, 343,
+        '\f', 343,
+        ')', 343,
+        ',', 343,
       );
       if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(316);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(324);
       END_STATE();
     case 23:
-      ADVANCE_MAP(
-        '"', 301,
-        '(', 284,
-        '[', 299,
-        ']', 299,
-        '{', 258,
-        '}', 313,
-        '\t', 332,
-        ' ', 332,
-        0x0b, 316,
-        '\f', 316,
-        ')', 316,
-        ',', 316,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(297);
-      END_STATE();
-    case 24:
-      if (lookahead == '"') ADVANCE(301);
-      if (lookahead == '(') ADVANCE(284);
-      if (lookahead == '\\') ADVANCE(80);
-      if (lookahead == '{') ADVANCE(259);
-      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '"') ADVANCE(328);
+      if (lookahead == '(') ADVANCE(311);
+      if (lookahead == '\\') ADVANCE(107);
+      if (lookahead == '{') ADVANCE(286);
+      if (lookahead == '}') ADVANCE(334);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(333);
+          lookahead == ' ') ADVANCE(360);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          lookahead != '\r') ADVANCE(337);
+      END_STATE();
+    case 24:
+      ADVANCE_MAP(
+        '"', 328,
+        '(', 311,
+        '\\', 327,
+        '{', 286,
+        '}', 334,
+        '\t', 360,
+        ' ', 360,
+        0x0b, 337,
+        '\f', 337,
+        ')', 337,
+        ',', 337,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(320);
       END_STATE();
     case 25:
       ADVANCE_MAP(
-        '"', 301,
-        '(', 284,
-        '\\', 300,
-        '{', 259,
-        '}', 307,
-        '\t', 333,
-        ' ', 333,
-        0x0b, 310,
-        '\f', 310,
-        ')', 310,
-        ',', 310,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(293);
-      END_STATE();
-    case 26:
-      ADVANCE_MAP(
-        '"', 301,
-        ')', 286,
-        ',', 285,
-        '[', 311,
-        '{', 256,
-        '}', 61,
-        '\t', 287,
-        ' ', 287,
+        '"', 328,
+        ')', 313,
+        ',', 312,
+        '[', 338,
+        '{', 283,
+        '}', 87,
+        '\t', 314,
+        ' ', 314,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
@@ -1690,1216 +1687,1302 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ']') ADVANCE(289);
+          lookahead != ']') ADVANCE(316);
+      END_STATE();
+    case 26:
+      if (lookahead == '"') ADVANCE(328);
+      if (lookahead == '[') ADVANCE(338);
+      if (lookahead == ']') ADVANCE(339);
+      if (lookahead == '{') ADVANCE(285);
+      if (lookahead == '}') ADVANCE(340);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(341);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(343);
       END_STATE();
     case 27:
-      if (lookahead == '"') ADVANCE(301);
-      if (lookahead == '[') ADVANCE(311);
-      if (lookahead == ']') ADVANCE(312);
-      if (lookahead == '{') ADVANCE(258);
-      if (lookahead == '}') ADVANCE(313);
+      if (lookahead == '"') ADVANCE(328);
+      if (lookahead == '[') ADVANCE(338);
+      if (lookahead == ']') ADVANCE(339);
+      if (lookahead == '{') ADVANCE(285);
+      if (lookahead == '}') ADVANCE(340);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(314);
+          lookahead == ' ') ADVANCE(359);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(316);
+          lookahead != '\r') ADVANCE(343);
       END_STATE();
     case 28:
-      if (lookahead == '"') ADVANCE(301);
-      if (lookahead == '[') ADVANCE(311);
-      if (lookahead == ']') ADVANCE(312);
-      if (lookahead == '{') ADVANCE(258);
-      if (lookahead == '}') ADVANCE(313);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(332);
+      if (lookahead == '"') ADVANCE(328);
+      if (lookahead == '[') ADVANCE(338);
+      if (lookahead == ']') ADVANCE(339);
+      if (lookahead == '{') ADVANCE(285);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(316);
+          lookahead != '\r') ADVANCE(343);
       END_STATE();
     case 29:
-      if (lookahead == '"') ADVANCE(301);
-      if (lookahead == '[') ADVANCE(311);
-      if (lookahead == ']') ADVANCE(312);
-      if (lookahead == '{') ADVANCE(258);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(316);
-      END_STATE();
-    case 30:
       ADVANCE_MAP(
-        '"', 301,
-        '[', 299,
-        ']', 299,
-        '{', 258,
-        '}', 313,
-        '\t', 332,
-        ' ', 332,
-        0x0b, 316,
-        '\f', 316,
-        '(', 316,
-        ')', 316,
-        ',', 316,
+        '"', 328,
+        '[', 326,
+        ']', 326,
+        '{', 285,
+        '}', 340,
+        '\t', 359,
+        ' ', 359,
+        0x0b, 343,
+        '\f', 343,
+        '(', 343,
+        ')', 343,
+        ',', 343,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(297);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(324);
+      END_STATE();
+    case 30:
+      if (lookahead == '"') ADVANCE(328);
+      if (lookahead == '\\') ADVANCE(107);
+      if (lookahead == '{') ADVANCE(286);
+      if (lookahead == '}') ADVANCE(334);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(335);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(337);
       END_STATE();
     case 31:
-      if (lookahead == '"') ADVANCE(301);
-      if (lookahead == '\\') ADVANCE(80);
-      if (lookahead == '{') ADVANCE(259);
-      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '"') ADVANCE(328);
+      if (lookahead == '\\') ADVANCE(107);
+      if (lookahead == '{') ADVANCE(286);
+      if (lookahead == '}') ADVANCE(334);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(308);
+          lookahead == ' ') ADVANCE(360);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          lookahead != '\r') ADVANCE(337);
       END_STATE();
     case 32:
-      if (lookahead == '"') ADVANCE(301);
-      if (lookahead == '\\') ADVANCE(80);
-      if (lookahead == '{') ADVANCE(259);
-      if (lookahead == '}') ADVANCE(307);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(333);
+      if (lookahead == '"') ADVANCE(328);
+      if (lookahead == '\\') ADVANCE(107);
+      if (lookahead == '{') ADVANCE(286);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          lookahead != '\r') ADVANCE(337);
       END_STATE();
     case 33:
-      if (lookahead == '"') ADVANCE(301);
-      if (lookahead == '\\') ADVANCE(80);
-      if (lookahead == '{') ADVANCE(259);
+      ADVANCE_MAP(
+        '"', 328,
+        '\\', 327,
+        '{', 286,
+        '}', 334,
+        '\t', 360,
+        ' ', 360,
+        0x0b, 337,
+        '\f', 337,
+        '(', 337,
+        ')', 337,
+        ',', 337,
+      );
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(320);
       END_STATE();
     case 34:
       ADVANCE_MAP(
-        '"', 301,
-        '\\', 300,
-        '{', 259,
-        '}', 307,
-        '\t', 333,
-        ' ', 333,
-        0x0b, 310,
-        '\f', 310,
-        '(', 310,
-        ')', 310,
-        ',', 310,
+        '"', 303,
+        '$', 325,
+        '(', 303,
+        ')', 303,
+        ',', 303,
+        '{', 283,
+        '}', 87,
+        '\t', 354,
+        ' ', 354,
+        '[', 301,
+        ']', 301,
+        0x0b, 316,
+        '\f', 316,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(293);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
       END_STATE();
     case 35:
       ADVANCE_MAP(
-        '"', 276,
-        '$', 298,
-        '(', 276,
-        ')', 276,
-        ',', 276,
-        '{', 256,
-        '}', 61,
-        '\t', 327,
-        ' ', 327,
-        '[', 274,
-        ']', 274,
-        0x0b, 289,
-        '\f', 289,
+        '"', 303,
+        '$', 323,
+        '[', 301,
+        ']', 301,
+        '{', 285,
+        '}', 340,
+        '\t', 359,
+        ' ', 359,
+        0x0b, 343,
+        '\f', 343,
+        '(', 300,
+        ')', 300,
+        ',', 300,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(274);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(295);
       END_STATE();
     case 36:
       ADVANCE_MAP(
-        '"', 276,
-        '$', 296,
-        '[', 274,
-        ']', 274,
-        '{', 258,
-        '}', 313,
-        '\t', 332,
-        ' ', 332,
-        0x0b, 316,
-        '\f', 316,
-        '(', 273,
-        ')', 273,
-        ',', 273,
+        '"', 303,
+        '$', 342,
+        '[', 303,
+        ']', 303,
+        '{', 285,
+        '}', 340,
+        '\t', 341,
+        ' ', 341,
+        0x0b, 343,
+        '\f', 343,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(268);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(300);
       END_STATE();
     case 37:
       ADVANCE_MAP(
-        '"', 276,
+        '"', 303,
+        '$', 319,
+        '\\', 302,
+        '{', 286,
+        '}', 334,
+        '\t', 360,
+        ' ', 360,
+        0x0b, 337,
+        '\f', 337,
+        '(', 293,
+        ')', 293,
+        ',', 293,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+      END_STATE();
+    case 38:
+      ADVANCE_MAP(
+        '"', 303,
         '$', 315,
-        '[', 276,
-        ']', 276,
-        '{', 258,
-        '}', 313,
+        ')', 303,
+        ',', 303,
+        '{', 283,
+        '}', 87,
         '\t', 314,
         ' ', 314,
         0x0b, 316,
         '\f', 316,
+        '(', 303,
+        '[', 303,
+        ']', 303,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(273);
-      END_STATE();
-    case 38:
-      ADVANCE_MAP(
-        '"', 276,
-        '$', 292,
-        '\\', 275,
-        '{', 259,
-        '}', 307,
-        '\t', 333,
-        ' ', 333,
-        0x0b, 310,
-        '\f', 310,
-        '(', 266,
-        ')', 266,
-        ',', 266,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(267);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
       END_STATE();
     case 39:
       ADVANCE_MAP(
-        '"', 276,
-        '$', 288,
-        ')', 276,
-        ',', 276,
-        '{', 256,
-        '}', 61,
-        '\t', 287,
-        ' ', 287,
-        0x0b, 289,
-        '\f', 289,
-        '(', 276,
-        '[', 276,
-        ']', 276,
+        '"', 303,
+        '$', 336,
+        '\\', 304,
+        '{', 286,
+        '}', 334,
+        '\t', 335,
+        ' ', 335,
+        0x0b, 337,
+        '\f', 337,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(274);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(293);
       END_STATE();
     case 40:
-      ADVANCE_MAP(
-        '"', 276,
-        '$', 309,
-        '\\', 277,
-        '{', 259,
-        '}', 307,
-        '\t', 308,
-        ' ', 308,
-        0x0b, 310,
-        '\f', 310,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(266);
+      if (lookahead == '#') ADVANCE(163);
       END_STATE();
     case 41:
-      if (lookahead == '#') ADVANCE(136);
-      END_STATE();
-    case 42:
-      if (lookahead == '#') ADVANCE(77);
+      if (lookahead == '#') ADVANCE(104);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '%') ADVANCE(13);
+          lookahead != '%') ADVANCE(12);
+      END_STATE();
+    case 42:
+      if (lookahead == '#') ADVANCE(40);
       END_STATE();
     case 43:
-      if (lookahead == '#') ADVANCE(41);
+      if (lookahead == '%') ADVANCE(184);
       END_STATE();
     case 44:
-      if (lookahead == '%') ADVANCE(157);
-      END_STATE();
-    case 45:
-      if (lookahead == '%') ADVANCE(45);
-      if (lookahead == '}') ADVANCE(156);
+      if (lookahead == '%') ADVANCE(44);
+      if (lookahead == '}') ADVANCE(183);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(13);
+          lookahead != '\r') ADVANCE(12);
       END_STATE();
-    case 46:
-      if (lookahead == '%') ADVANCE(158);
+    case 45:
+      if (lookahead == '%') ADVANCE(185);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(196);
+          lookahead != '{') ADVANCE(223);
+      END_STATE();
+    case 46:
+      if (lookahead == '/') ADVANCE(171);
       END_STATE();
     case 47:
-      if (lookahead == '/') ADVANCE(144);
+      if (lookahead == '/') ADVANCE(98);
       END_STATE();
     case 48:
-      if (lookahead == '/') ADVANCE(71);
-      END_STATE();
-    case 49:
-      if (lookahead == '=') ADVANCE(154);
+      if (lookahead == '=') ADVANCE(181);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(325);
+          lookahead == ' ') ADVANCE(352);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(152);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(179);
+      END_STATE();
+    case 49:
+      if (lookahead == 'P') ADVANCE(47);
       END_STATE();
     case 50:
-      if (lookahead == 'P') ADVANCE(48);
+      if (lookahead == 'T') ADVANCE(49);
       END_STATE();
     case 51:
       if (lookahead == 'T') ADVANCE(50);
       END_STATE();
     case 52:
-      if (lookahead == 'T') ADVANCE(51);
+      if (lookahead == 'a') ADVANCE(63);
       END_STATE();
     case 53:
-      if (lookahead == 'n') ADVANCE(67);
+      if (lookahead == 'e') ADVANCE(71);
       END_STATE();
     case 54:
-      if (lookahead == 'o') ADVANCE(53);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(54);
+      if (lookahead == 'e') ADVANCE(52);
       END_STATE();
     case 55:
-      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == 'e') ADVANCE(3);
+      END_STATE();
+    case 56:
+      if (lookahead == 'e') ADVANCE(75);
+      END_STATE();
+    case 57:
+      if (lookahead == 'e') ADVANCE(72);
+      END_STATE();
+    case 58:
+      if (lookahead == 'f') ADVANCE(79);
+      END_STATE();
+    case 59:
+      if (lookahead == 'g') ADVANCE(8);
+      END_STATE();
+    case 60:
+      if (lookahead == 'g') ADVANCE(62);
+      END_STATE();
+    case 61:
+      if (lookahead == 'g') ADVANCE(60);
+      END_STATE();
+    case 62:
+      if (lookahead == 'i') ADVANCE(64);
+      END_STATE();
+    case 63:
+      if (lookahead == 'm') ADVANCE(62);
+      END_STATE();
+    case 64:
+      if (lookahead == 'n') ADVANCE(59);
+      END_STATE();
+    case 65:
+      if (lookahead == 'n') ADVANCE(94);
+      END_STATE();
+    case 66:
+      if (lookahead == 'n') ADVANCE(76);
+      END_STATE();
+    case 67:
+      if (lookahead == 'o') ADVANCE(66);
+      END_STATE();
+    case 68:
+      if (lookahead == 'o') ADVANCE(61);
+      END_STATE();
+    case 69:
+      if (lookahead == 'o') ADVANCE(65);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(55);
+          lookahead == ' ') ADVANCE(69);
+      END_STATE();
+    case 70:
+      if (lookahead == 'p') ADVANCE(67);
+      END_STATE();
+    case 71:
+      if (lookahead == 'q') ADVANCE(80);
+      if (lookahead == 's') ADVANCE(70);
+      END_STATE();
+    case 72:
+      if (lookahead == 'r') ADVANCE(8);
+      END_STATE();
+    case 73:
+      if (lookahead == 'r') ADVANCE(54);
+      END_STATE();
+    case 74:
+      if (lookahead == 's') ADVANCE(91);
+      END_STATE();
+    case 75:
+      if (lookahead == 's') ADVANCE(77);
+      END_STATE();
+    case 76:
+      if (lookahead == 's') ADVANCE(55);
+      END_STATE();
+    case 77:
+      if (lookahead == 't') ADVANCE(8);
+      END_STATE();
+    case 78:
+      if (lookahead == 't') ADVANCE(73);
+      END_STATE();
+    case 79:
+      if (lookahead == 't') ADVANCE(57);
+      END_STATE();
+    case 80:
+      if (lookahead == 'u') ADVANCE(56);
+      END_STATE();
+    case 81:
+      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(81);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != '%' &&
-          lookahead != '>') ADVANCE(164);
+          lookahead != '>') ADVANCE(191);
       END_STATE();
-    case 56:
-      if (lookahead == '{') ADVANCE(44);
+    case 82:
+      if (lookahead == '{') ADVANCE(43);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(56);
+          lookahead == ' ') ADVANCE(82);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(162);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(189);
       END_STATE();
-    case 57:
-      if (lookahead == '{') ADVANCE(44);
+    case 83:
+      if (lookahead == '{') ADVANCE(43);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(57);
+          lookahead == ' ') ADVANCE(83);
       END_STATE();
-    case 58:
-      if (lookahead == '{') ADVANCE(17);
+    case 84:
+      if (lookahead == '{') ADVANCE(16);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(58);
+          lookahead == ' ') ADVANCE(84);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(59);
+          lookahead != '\r') ADVANCE(85);
       END_STATE();
-    case 59:
-      if (lookahead == '{') ADVANCE(17);
+    case 85:
+      if (lookahead == '{') ADVANCE(16);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(59);
+          lookahead != '\r') ADVANCE(85);
       END_STATE();
-    case 60:
+    case 86:
       ADVANCE_MAP(
-        '{', 78,
-        '\t', 248,
-        ' ', 248,
-        '"', 248,
-        '\'', 248,
-        ')', 248,
-        ',', 248,
-        ':', 248,
-        ']', 248,
-        '}', 248,
+        '{', 105,
+        '\t', 275,
+        ' ', 275,
+        '"', 275,
+        '\'', 275,
+        ')', 275,
+        ',', 275,
+        ':', 275,
+        ']', 275,
+        '}', 275,
       );
       END_STATE();
-    case 61:
-      if (lookahead == '}') ADVANCE(265);
+    case 87:
+      if (lookahead == '}') ADVANCE(292);
       END_STATE();
-    case 62:
-      if (lookahead == '}') ADVANCE(166);
+    case 88:
+      if (lookahead == '}') ADVANCE(193);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(62);
+          lookahead != '\r') ADVANCE(88);
       END_STATE();
-    case 63:
-      if (lookahead == '}') ADVANCE(213);
+    case 89:
+      if (lookahead == '}') ADVANCE(240);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(63);
+          lookahead == ' ') ADVANCE(89);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(215);
+          lookahead != '{') ADVANCE(242);
       END_STATE();
-    case 64:
+    case 90:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(217);
+          lookahead == ' ') ADVANCE(244);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(64);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(90);
       END_STATE();
-    case 65:
+    case 91:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(65);
+          lookahead == ' ') ADVANCE(6);
+      END_STATE();
+    case 92:
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(92);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(66);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(93);
       END_STATE();
-    case 66:
+    case 93:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(54);
+          lookahead == ' ') ADVANCE(69);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(66);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(93);
       END_STATE();
-    case 67:
+    case 94:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(58);
+          lookahead == ' ') ADVANCE(84);
       END_STATE();
-    case 68:
+    case 95:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(68);
+          lookahead == ' ') ADVANCE(95);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(215);
+          lookahead != '{') ADVANCE(242);
       END_STATE();
-    case 69:
+    case 96:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(70);
+          lookahead == ' ') ADVANCE(97);
       if (lookahead == '&' ||
-          lookahead == '?') ADVANCE(200);
+          lookahead == '?') ADVANCE(227);
       if (lookahead == '$' ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(155);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(182);
       END_STATE();
-    case 70:
+    case 97:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(70);
+          lookahead == ' ') ADVANCE(97);
       if (lookahead == '&' ||
           lookahead == '/' ||
-          lookahead == '?') ADVANCE(200);
+          lookahead == '?') ADVANCE(227);
       END_STATE();
-    case 71:
+    case 98:
       if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(199);
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(226);
       END_STATE();
-    case 72:
+    case 99:
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
       END_STATE();
-    case 73:
+    case 100:
       if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(289);
+          lookahead == ']') ADVANCE(316);
       END_STATE();
-    case 74:
+    case 101:
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(196);
+          lookahead != '{') ADVANCE(223);
       END_STATE();
-    case 75:
+    case 102:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
           lookahead != ']' &&
-          lookahead != '{') ADVANCE(316);
+          lookahead != '{') ADVANCE(343);
       END_STATE();
-    case 76:
+    case 103:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '\\' &&
-          lookahead != '{') ADVANCE(310);
+          lookahead != '{') ADVANCE(337);
       END_STATE();
-    case 77:
+    case 104:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '#' &&
-          lookahead != '%') ADVANCE(13);
-      END_STATE();
-    case 78:
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '{') ADVANCE(248);
-      END_STATE();
-    case 79:
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '{') ADVANCE(231);
-      END_STATE();
-    case 80:
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
-      END_STATE();
-    case 81:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 303,
-        '(', 284,
-        '{', 257,
-        '}', 194,
-        '\t', 326,
-        ' ', 326,
-        ')', 196,
-        ',', 196,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(299);
-      END_STATE();
-    case 82:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 303,
-        '{', 257,
-        '}', 194,
-        '\t', 326,
-        ' ', 326,
-        '(', 196,
-        ')', 196,
-        ',', 196,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(299);
-      END_STATE();
-    case 83:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 276,
-        '$', 298,
-        '{', 257,
-        '}', 194,
-        '\t', 326,
-        ' ', 326,
-        '(', 276,
-        ')', 276,
-        ',', 276,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(274);
-      END_STATE();
-    case 84:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 276,
-        '$', 298,
-        '{', 261,
-        '}', 228,
-        '\t', 331,
-        ' ', 331,
-        0x0b, 231,
-        '\f', 231,
-        '(', 276,
-        ')', 276,
-        ',', 276,
-      );
-      if (lookahead != 0) ADVANCE(274);
-      END_STATE();
-    case 85:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 305,
-        '(', 284,
-        ':', 299,
-        '{', 255,
-        '}', 213,
-        '\t', 329,
-        ' ', 329,
-        ')', 215,
-        ',', 215,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(291);
-      END_STATE();
-    case 86:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 305,
-        ':', 299,
-        '{', 255,
-        '}', 213,
-        '\t', 329,
-        ' ', 329,
-        '(', 215,
-        ')', 215,
-        ',', 215,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(291);
-      END_STATE();
-    case 87:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 306,
-        '(', 284,
-        '{', 255,
-        '|', 220,
-        '}', 221,
-        '\t', 330,
-        ' ', 330,
-        0x0b, 224,
-        '\f', 224,
-        ')', 224,
-        ',', 224,
-      );
-      if (lookahead != 0) ADVANCE(295);
-      END_STATE();
-    case 88:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 306,
-        '(', 284,
-        '{', 255,
-        '|', 299,
-        '}', 221,
-        '\t', 330,
-        ' ', 330,
-        0x0b, 224,
-        '\f', 224,
-        ')', 224,
-        ',', 224,
-      );
-      if (lookahead != 0) ADVANCE(295);
-      END_STATE();
-    case 89:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 306,
-        '{', 255,
-        '|', 220,
-        '}', 221,
-        '\t', 330,
-        ' ', 330,
-        0x0b, 224,
-        '\f', 224,
-        '(', 224,
-        ')', 224,
-        ',', 224,
-      );
-      if (lookahead != 0) ADVANCE(295);
-      END_STATE();
-    case 90:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 306,
-        '{', 255,
-        '|', 299,
-        '}', 221,
-        '\t', 330,
-        ' ', 330,
-        0x0b, 224,
-        '\f', 224,
-        '(', 224,
-        ')', 224,
-        ',', 224,
-      );
-      if (lookahead != 0) ADVANCE(295);
-      END_STATE();
-    case 91:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 269,
-        '$', 290,
-        ':', 274,
-        '{', 255,
-        '}', 213,
-        '\t', 329,
-        ' ', 329,
-        '(', 269,
-        ')', 269,
-        ',', 269,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(270);
-      END_STATE();
-    case 92:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 271,
-        '$', 294,
-        '{', 255,
-        '|', 220,
-        '}', 221,
-        '\t', 330,
-        ' ', 330,
-        0x0b, 224,
-        '\f', 224,
-        '(', 271,
-        ')', 271,
-        ',', 271,
-      );
-      if (lookahead != 0) ADVANCE(272);
-      END_STATE();
-    case 93:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 271,
-        '$', 294,
-        '{', 255,
-        '|', 274,
-        '}', 221,
-        '\t', 330,
-        ' ', 330,
-        0x0b, 224,
-        '\f', 224,
-        '(', 271,
-        ')', 271,
-        ',', 271,
-      );
-      if (lookahead != 0) ADVANCE(272);
-      END_STATE();
-    case 94:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 304,
-        '(', 284,
-        '{', 261,
-        '}', 228,
-        '\t', 331,
-        ' ', 331,
-        0x0b, 231,
-        '\f', 231,
-        ')', 231,
-        ',', 231,
-      );
-      if (lookahead != 0) ADVANCE(299);
-      END_STATE();
-    case 95:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '"', 304,
-        '{', 261,
-        '}', 228,
-        '\t', 331,
-        ' ', 331,
-        0x0b, 231,
-        '\f', 231,
-        '(', 231,
-        ')', 231,
-        ',', 231,
-      );
-      if (lookahead != 0) ADVANCE(299);
-      END_STATE();
-    case 96:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '#', 142,
-        '/', 193,
-        '<', 197,
-        '>', 198,
-        '@', 153,
-        'f', 183,
-        'g', 182,
-        'i', 174,
-        'p', 184,
-        'r', 189,
-        '{', 253,
-        0xfeff, 135,
-        '\t', 325,
-        ' ', 325,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
-      END_STATE();
-    case 97:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '#', 142,
-        '/', 193,
-        '<', 197,
-        '>', 198,
-        '@', 153,
-        'f', 183,
-        'g', 182,
-        'i', 174,
-        'p', 184,
-        'r', 189,
-        '{', 253,
-        '\t', 325,
-        ' ', 325,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
-      END_STATE();
-    case 98:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '#', 143,
-        '/', 193,
-        '<', 197,
-        '>', 198,
-        '@', 153,
-        'f', 183,
-        'g', 182,
-        'i', 174,
-        'p', 184,
-        'r', 189,
-        '{', 253,
-        '\t', 325,
-        ' ', 325,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
-      END_STATE();
-    case 99:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '#', 145,
-        '&', 200,
-        '/', 208,
-        '<', 212,
-        '>', 210,
-        '?', 201,
-        '{', 252,
-        '\t', 321,
-        ' ', 321,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(215);
-      END_STATE();
-    case 100:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '#', 145,
-        '/', 208,
-        '<', 212,
-        '>', 210,
-        '?', 211,
-        '{', 252,
-        '\t', 322,
-        ' ', 322,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(215);
-      END_STATE();
-    case 101:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '$') ADVANCE(195);
-      if (lookahead == '{') ADVANCE(257);
-      if (lookahead == '}') ADVANCE(194);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(323);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(276);
-      END_STATE();
-    case 102:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '$', 223,
-        '{', 255,
-        '|', 220,
-        '}', 221,
-        '\t', 222,
-        ' ', 222,
-        0x0b, 224,
-        '\f', 224,
-      );
-      if (lookahead != 0) ADVANCE(271);
-      END_STATE();
-    case 103:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '$', 223,
-        '{', 255,
-        '|', 276,
-        '}', 221,
-        '\t', 222,
-        ' ', 222,
-        0x0b, 224,
-        '\f', 224,
-      );
-      if (lookahead != 0) ADVANCE(271);
-      END_STATE();
-    case 104:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '$', 214,
-        ':', 276,
-        '{', 255,
-        '}', 213,
-        '\t', 63,
-        ' ', 63,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(269);
+          lookahead != '%') ADVANCE(12);
       END_STATE();
     case 105:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '$', 230,
-        '{', 261,
-        '}', 228,
-        '\t', 229,
-        ' ', 229,
-        0x0b, 231,
-        '\f', 231,
-      );
-      if (lookahead != 0) ADVANCE(276);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '{') ADVANCE(275);
       END_STATE();
     case 106:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '(', 284,
-        ':', 207,
-        '{', 255,
-        '}', 213,
-        '\t', 329,
-        ' ', 329,
-      );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '{') ADVANCE(258);
       END_STATE();
     case 107:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 319,
-        '\r', 317,
-        '(', 284,
-        '{', 255,
-        '|', 220,
-        '}', 221,
-        '\t', 330,
-        ' ', 330,
-      );
-      if (lookahead != 0) ADVANCE(224);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(337);
       END_STATE();
     case 108:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '(') ADVANCE(284);
-      if (lookahead == '{') ADVANCE(257);
-      if (lookahead == '}') ADVANCE(194);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(326);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 330,
+        '(', 311,
+        '{', 284,
+        '}', 221,
+        '\t', 353,
+        ' ', 353,
+        ')', 223,
+        ',', 223,
+      );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(326);
       END_STATE();
     case 109:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '(') ADVANCE(284);
-      if (lookahead == '{') ADVANCE(261);
-      if (lookahead == '}') ADVANCE(228);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(331);
-      if (lookahead != 0) ADVANCE(231);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 330,
+        '{', 284,
+        '}', 221,
+        '\t', 353,
+        ' ', 353,
+        '(', 223,
+        ')', 223,
+        ',', 223,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(326);
       END_STATE();
     case 110:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == ':') ADVANCE(207);
-      if (lookahead == '{') ADVANCE(255);
-      if (lookahead == '}') ADVANCE(213);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(63);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 303,
+        '$', 325,
+        '{', 284,
+        '}', 221,
+        '\t', 353,
+        ' ', 353,
+        '(', 303,
+        ')', 303,
+        ',', 303,
+      );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
       END_STATE();
     case 111:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == ':') ADVANCE(207);
-      if (lookahead == '{') ADVANCE(255);
-      if (lookahead == '}') ADVANCE(213);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(329);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 303,
+        '$', 325,
+        '{', 288,
+        '}', 255,
+        '\t', 358,
+        ' ', 358,
+        0x0b, 258,
+        '\f', 258,
+        '(', 303,
+        ')', 303,
+        ',', 303,
+      );
+      if (lookahead != 0) ADVANCE(301);
       END_STATE();
     case 112:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == ':') ADVANCE(207);
-      if (lookahead == '{') ADVANCE(255);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(68);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 332,
+        '(', 311,
+        ':', 326,
+        '{', 282,
+        '}', 240,
+        '\t', 356,
+        ' ', 356,
+        ')', 242,
+        ',', 242,
+      );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(318);
       END_STATE();
     case 113:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '@') ADVANCE(219);
-      if (lookahead == '{') ADVANCE(261);
-      if (lookahead != 0) ADVANCE(231);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 332,
+        ':', 326,
+        '{', 282,
+        '}', 240,
+        '\t', 356,
+        ' ', 356,
+        '(', 242,
+        ')', 242,
+        ',', 242,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(318);
       END_STATE();
     case 114:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '{') ADVANCE(255);
-      if (lookahead == '|') ADVANCE(220);
-      if (lookahead == '}') ADVANCE(221);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(222);
-      if (lookahead != 0) ADVANCE(224);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 333,
+        '(', 311,
+        '{', 282,
+        '|', 247,
+        '}', 248,
+        '\t', 357,
+        ' ', 357,
+        0x0b, 251,
+        '\f', 251,
+        ')', 251,
+        ',', 251,
+      );
+      if (lookahead != 0) ADVANCE(322);
       END_STATE();
     case 115:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '{') ADVANCE(255);
-      if (lookahead == '|') ADVANCE(220);
-      if (lookahead == '}') ADVANCE(221);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(330);
-      if (lookahead != 0) ADVANCE(224);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 333,
+        '(', 311,
+        '{', 282,
+        '|', 326,
+        '}', 248,
+        '\t', 357,
+        ' ', 357,
+        0x0b, 251,
+        '\f', 251,
+        ')', 251,
+        ',', 251,
+      );
+      if (lookahead != 0) ADVANCE(322);
       END_STATE();
     case 116:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '{') ADVANCE(255);
-      if (lookahead == '|') ADVANCE(220);
-      if (lookahead != 0) ADVANCE(224);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 333,
+        '{', 282,
+        '|', 247,
+        '}', 248,
+        '\t', 357,
+        ' ', 357,
+        0x0b, 251,
+        '\f', 251,
+        '(', 251,
+        ')', 251,
+        ',', 251,
+      );
+      if (lookahead != 0) ADVANCE(322);
       END_STATE();
     case 117:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '{') ADVANCE(257);
-      if (lookahead == '}') ADVANCE(194);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(326);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 333,
+        '{', 282,
+        '|', 326,
+        '}', 248,
+        '\t', 357,
+        ' ', 357,
+        0x0b, 251,
+        '\f', 251,
+        '(', 251,
+        ')', 251,
+        ',', 251,
+      );
+      if (lookahead != 0) ADVANCE(322);
       END_STATE();
     case 118:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '{') ADVANCE(257);
-      if (lookahead == '}') ADVANCE(194);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(323);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 296,
+        '$', 317,
+        ':', 301,
+        '{', 282,
+        '}', 240,
+        '\t', 356,
+        ' ', 356,
+        '(', 296,
+        ')', 296,
+        ',', 296,
+      );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(297);
       END_STATE();
     case 119:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '{') ADVANCE(257);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(324);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 298,
+        '$', 321,
+        '{', 282,
+        '|', 247,
+        '}', 248,
+        '\t', 357,
+        ' ', 357,
+        0x0b, 251,
+        '\f', 251,
+        '(', 298,
+        ')', 298,
+        ',', 298,
+      );
+      if (lookahead != 0) ADVANCE(299);
       END_STATE();
     case 120:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '{') ADVANCE(261);
-      if (lookahead == '}') ADVANCE(228);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(229);
-      if (lookahead != 0) ADVANCE(231);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 298,
+        '$', 321,
+        '{', 282,
+        '|', 301,
+        '}', 248,
+        '\t', 357,
+        ' ', 357,
+        0x0b, 251,
+        '\f', 251,
+        '(', 298,
+        ')', 298,
+        ',', 298,
+      );
+      if (lookahead != 0) ADVANCE(299);
       END_STATE();
     case 121:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '{') ADVANCE(261);
-      if (lookahead == '}') ADVANCE(228);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(331);
-      if (lookahead != 0) ADVANCE(231);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 331,
+        '(', 311,
+        '{', 288,
+        '}', 255,
+        '\t', 358,
+        ' ', 358,
+        0x0b, 258,
+        '\f', 258,
+        ')', 258,
+        ',', 258,
+      );
+      if (lookahead != 0) ADVANCE(326);
       END_STATE();
     case 122:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead == '{') ADVANCE(261);
-      if (lookahead != 0) ADVANCE(231);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '"', 331,
+        '{', 288,
+        '}', 255,
+        '\t', 358,
+        ' ', 358,
+        0x0b, 258,
+        '\f', 258,
+        '(', 258,
+        ')', 258,
+        ',', 258,
+      );
+      if (lookahead != 0) ADVANCE(326);
       END_STATE();
     case 123:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '\r') ADVANCE(317);
-      if (lookahead != 0) ADVANCE(138);
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '#', 169,
+        '/', 220,
+        '<', 224,
+        '>', 225,
+        '@', 180,
+        'f', 210,
+        'g', 209,
+        'i', 201,
+        'p', 211,
+        'r', 216,
+        '{', 280,
+        0xfeff, 162,
+        '\t', 352,
+        ' ', 352,
+      );
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
       END_STATE();
     case 124:
-      if (eof) ADVANCE(133);
+      if (eof) ADVANCE(160);
       ADVANCE_MAP(
-        '\n', 320,
-        '\r', 318,
-        '"', 276,
-        '$', 298,
-        '{', 260,
-        '}', 243,
-        '\t', 328,
-        ' ', 328,
-        '<', 274,
-        '>', 274,
-        0x0b, 248,
-        '\f', 248,
-        '(', 276,
-        ')', 276,
-        ',', 276,
+        '\n', 346,
+        '\r', 344,
+        '#', 169,
+        '/', 220,
+        '<', 224,
+        '>', 225,
+        '@', 180,
+        'f', 210,
+        'g', 209,
+        'i', 201,
+        'p', 211,
+        'r', 216,
+        '{', 280,
+        '\t', 352,
+        ' ', 352,
       );
-      if (lookahead != 0) ADVANCE(274);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
       END_STATE();
     case 125:
-      if (eof) ADVANCE(133);
+      if (eof) ADVANCE(160);
       ADVANCE_MAP(
-        '\n', 320,
-        '\r', 318,
-        '"', 302,
-        '(', 284,
-        '{', 260,
-        '}', 243,
-        '\t', 328,
-        ' ', 328,
-        '<', 299,
-        '>', 299,
-        0x0b, 248,
-        '\f', 248,
-        ')', 248,
-        ',', 248,
+        '\n', 346,
+        '\r', 344,
+        '#', 170,
+        '/', 220,
+        '<', 224,
+        '>', 225,
+        '@', 180,
+        'f', 210,
+        'g', 209,
+        'i', 201,
+        'p', 211,
+        'r', 216,
+        '{', 280,
+        '\t', 352,
+        ' ', 352,
       );
-      if (lookahead != 0) ADVANCE(299);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
       END_STATE();
     case 126:
-      if (eof) ADVANCE(133);
+      if (eof) ADVANCE(160);
       ADVANCE_MAP(
-        '\n', 320,
-        '\r', 318,
-        '"', 302,
-        '{', 260,
-        '}', 243,
-        '\t', 328,
-        ' ', 328,
-        '<', 299,
-        '>', 299,
-        0x0b, 248,
-        '\f', 248,
-        '(', 248,
-        ')', 248,
-        ',', 248,
+        '\n', 346,
+        '\r', 344,
+        '#', 172,
+        '&', 227,
+        '/', 235,
+        '<', 239,
+        '>', 237,
+        '?', 228,
+        '{', 279,
+        '\t', 348,
+        ' ', 348,
       );
-      if (lookahead != 0) ADVANCE(299);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(242);
       END_STATE();
     case 127:
-      if (eof) ADVANCE(133);
+      if (eof) ADVANCE(160);
       ADVANCE_MAP(
-        '\n', 320,
-        '\r', 318,
-        '$', 247,
-        '{', 260,
-        '}', 243,
-        '\t', 244,
-        ' ', 244,
-        '<', 276,
-        '>', 276,
-        0x0b, 248,
-        '\f', 248,
+        '\n', 346,
+        '\r', 344,
+        '#', 172,
+        '/', 235,
+        '<', 239,
+        '>', 237,
+        '?', 238,
+        '{', 279,
+        '\t', 349,
+        ' ', 349,
       );
-      if (lookahead != 0) ADVANCE(276);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(242);
       END_STATE();
     case 128:
-      if (eof) ADVANCE(133);
-      ADVANCE_MAP(
-        '\n', 320,
-        '\r', 318,
-        '(', 284,
-        '{', 260,
-        '}', 243,
-        '\t', 328,
-        ' ', 328,
-        '<', 249,
-        '>', 249,
-      );
-      if (lookahead != 0) ADVANCE(248);
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '$') ADVANCE(222);
+      if (lookahead == '{') ADVANCE(284);
+      if (lookahead == '}') ADVANCE(221);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(350);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(303);
       END_STATE();
     case 129:
-      if (eof) ADVANCE(133);
+      if (eof) ADVANCE(160);
       ADVANCE_MAP(
-        '\n', 320,
-        '\r', 318,
-        '<', 250,
-        '>', 251,
-        '?', 241,
-        'H', 235,
-        '{', 254,
-        '\t', 242,
-        ' ', 242,
+        '\n', 346,
+        '\r', 344,
+        '$', 250,
+        '{', 282,
+        '|', 247,
+        '}', 248,
+        '\t', 249,
+        ' ', 249,
+        0x0b, 251,
+        '\f', 251,
+      );
+      if (lookahead != 0) ADVANCE(298);
+      END_STATE();
+    case 130:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '$', 250,
+        '{', 282,
+        '|', 303,
+        '}', 248,
+        '\t', 249,
+        ' ', 249,
+        0x0b, 251,
+        '\f', 251,
+      );
+      if (lookahead != 0) ADVANCE(298);
+      END_STATE();
+    case 131:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '$', 241,
+        ':', 303,
+        '{', 282,
+        '}', 240,
+        '\t', 89,
+        ' ', 89,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(296);
+      END_STATE();
+    case 132:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '$', 257,
+        '{', 288,
+        '}', 255,
+        '\t', 256,
+        ' ', 256,
+        0x0b, 258,
+        '\f', 258,
+      );
+      if (lookahead != 0) ADVANCE(303);
+      END_STATE();
+    case 133:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '(', 311,
+        ':', 234,
+        '{', 282,
+        '}', 240,
+        '\t', 356,
+        ' ', 356,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(242);
+      END_STATE();
+    case 134:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 346,
+        '\r', 344,
+        '(', 311,
+        '{', 282,
+        '|', 247,
+        '}', 248,
+        '\t', 357,
+        ' ', 357,
+      );
+      if (lookahead != 0) ADVANCE(251);
+      END_STATE();
+    case 135:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '(') ADVANCE(311);
+      if (lookahead == '{') ADVANCE(284);
+      if (lookahead == '}') ADVANCE(221);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(353);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
+      END_STATE();
+    case 136:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '(') ADVANCE(311);
+      if (lookahead == '{') ADVANCE(288);
+      if (lookahead == '}') ADVANCE(255);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(358);
+      if (lookahead != 0) ADVANCE(258);
+      END_STATE();
+    case 137:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == ':') ADVANCE(234);
+      if (lookahead == '{') ADVANCE(282);
+      if (lookahead == '}') ADVANCE(240);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(89);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(242);
+      END_STATE();
+    case 138:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == ':') ADVANCE(234);
+      if (lookahead == '{') ADVANCE(282);
+      if (lookahead == '}') ADVANCE(240);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(356);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(242);
+      END_STATE();
+    case 139:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == ':') ADVANCE(234);
+      if (lookahead == '{') ADVANCE(282);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(95);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(242);
+      END_STATE();
+    case 140:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '@') ADVANCE(246);
+      if (lookahead == '{') ADVANCE(288);
+      if (lookahead != 0) ADVANCE(258);
+      END_STATE();
+    case 141:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '{') ADVANCE(282);
+      if (lookahead == '|') ADVANCE(247);
+      if (lookahead == '}') ADVANCE(248);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(249);
+      if (lookahead != 0) ADVANCE(251);
+      END_STATE();
+    case 142:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '{') ADVANCE(282);
+      if (lookahead == '|') ADVANCE(247);
+      if (lookahead == '}') ADVANCE(248);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(357);
+      if (lookahead != 0) ADVANCE(251);
+      END_STATE();
+    case 143:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '{') ADVANCE(282);
+      if (lookahead == '|') ADVANCE(247);
+      if (lookahead != 0) ADVANCE(251);
+      END_STATE();
+    case 144:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '{') ADVANCE(284);
+      if (lookahead == '}') ADVANCE(221);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(353);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
+      END_STATE();
+    case 145:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '{') ADVANCE(284);
+      if (lookahead == '}') ADVANCE(221);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(350);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
+      END_STATE();
+    case 146:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '{') ADVANCE(284);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(351);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
+      END_STATE();
+    case 147:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '{') ADVANCE(288);
+      if (lookahead == '}') ADVANCE(255);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(256);
+      if (lookahead != 0) ADVANCE(258);
+      END_STATE();
+    case 148:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '{') ADVANCE(288);
+      if (lookahead == '}') ADVANCE(255);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(358);
+      if (lookahead != 0) ADVANCE(258);
+      END_STATE();
+    case 149:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead == '{') ADVANCE(288);
+      if (lookahead != 0) ADVANCE(258);
+      END_STATE();
+    case 150:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '\r') ADVANCE(344);
+      if (lookahead != 0) ADVANCE(165);
+      END_STATE();
+    case 151:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 347,
+        '\r', 345,
+        '"', 303,
+        '$', 325,
+        '{', 287,
+        '}', 270,
+        '\t', 355,
+        ' ', 355,
+        '<', 301,
+        '>', 301,
+        0x0b, 275,
+        '\f', 275,
+        '(', 303,
+        ')', 303,
+        ',', 303,
+      );
+      if (lookahead != 0) ADVANCE(301);
+      END_STATE();
+    case 152:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 347,
+        '\r', 345,
+        '"', 329,
+        '(', 311,
+        '{', 287,
+        '}', 270,
+        '\t', 355,
+        ' ', 355,
+        '<', 326,
+        '>', 326,
+        0x0b, 275,
+        '\f', 275,
+        ')', 275,
+        ',', 275,
+      );
+      if (lookahead != 0) ADVANCE(326);
+      END_STATE();
+    case 153:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 347,
+        '\r', 345,
+        '"', 329,
+        '{', 287,
+        '}', 270,
+        '\t', 355,
+        ' ', 355,
+        '<', 326,
+        '>', 326,
+        0x0b, 275,
+        '\f', 275,
+        '(', 275,
+        ')', 275,
+        ',', 275,
+      );
+      if (lookahead != 0) ADVANCE(326);
+      END_STATE();
+    case 154:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 347,
+        '\r', 345,
+        '$', 274,
+        '{', 287,
+        '}', 270,
+        '\t', 271,
+        ' ', 271,
+        '<', 303,
+        '>', 303,
+        0x0b, 275,
+        '\f', 275,
+      );
+      if (lookahead != 0) ADVANCE(303);
+      END_STATE();
+    case 155:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 347,
+        '\r', 345,
+        '(', 311,
+        '{', 287,
+        '}', 270,
+        '\t', 355,
+        ' ', 355,
+        '<', 276,
+        '>', 276,
+      );
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 156:
+      if (eof) ADVANCE(160);
+      ADVANCE_MAP(
+        '\n', 347,
+        '\r', 345,
+        '<', 277,
+        '>', 278,
+        '?', 268,
+        'H', 262,
+        '{', 281,
+        '\t', 269,
+        ' ', 269,
       );
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -2907,211 +2990,211 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(237);
-      if (lookahead != 0) ADVANCE(248);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(264);
+      if (lookahead != 0) ADVANCE(275);
       END_STATE();
-    case 130:
-      if (eof) ADVANCE(133);
+    case 157:
+      if (eof) ADVANCE(160);
       ADVANCE_MAP(
-        '\n', 320,
-        '\r', 318,
-        '{', 260,
-        '}', 243,
-        '\t', 328,
-        ' ', 328,
-        '<', 249,
-        '>', 249,
+        '\n', 347,
+        '\r', 345,
+        '{', 287,
+        '}', 270,
+        '\t', 355,
+        ' ', 355,
+        '<', 276,
+        '>', 276,
       );
-      if (lookahead != 0) ADVANCE(248);
+      if (lookahead != 0) ADVANCE(275);
       END_STATE();
-    case 131:
-      if (eof) ADVANCE(133);
+    case 158:
+      if (eof) ADVANCE(160);
       ADVANCE_MAP(
-        '\n', 320,
-        '\r', 318,
-        '{', 260,
-        '}', 243,
-        '\t', 244,
-        ' ', 244,
-        '<', 249,
-        '>', 249,
+        '\n', 347,
+        '\r', 345,
+        '{', 287,
+        '}', 270,
+        '\t', 271,
+        ' ', 271,
+        '<', 276,
+        '>', 276,
       );
-      if (lookahead != 0) ADVANCE(248);
+      if (lookahead != 0) ADVANCE(275);
       END_STATE();
-    case 132:
-      if (eof) ADVANCE(133);
-      if (lookahead == '\n') ADVANCE(320);
-      if (lookahead == '\r') ADVANCE(318);
-      if (lookahead == '{') ADVANCE(260);
+    case 159:
+      if (eof) ADVANCE(160);
+      if (lookahead == '\n') ADVANCE(347);
+      if (lookahead == '\r') ADVANCE(345);
+      if (lookahead == '{') ADVANCE(287);
       if (lookahead == '<' ||
-          lookahead == '>') ADVANCE(249);
-      if (lookahead != 0) ADVANCE(248);
+          lookahead == '>') ADVANCE(276);
+      if (lookahead != 0) ADVANCE(275);
       END_STATE();
-    case 133:
+    case 160:
       ACCEPT_TOKEN(ts_builtin_sym_end);
       END_STATE();
-    case 134:
+    case 161:
       ACCEPT_TOKEN(aux_sym_document_token1);
       END_STATE();
-    case 135:
+    case 162:
       ACCEPT_TOKEN(aux_sym_document_token1);
-      if (lookahead == '{') ADVANCE(74);
+      if (lookahead == '{') ADVANCE(101);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
-    case 136:
+    case 163:
       ACCEPT_TOKEN(aux_sym_separator_token1);
-      if (lookahead == '#') ADVANCE(136);
+      if (lookahead == '#') ADVANCE(163);
       END_STATE();
-    case 137:
+    case 164:
       ACCEPT_TOKEN(aux_sym__document_separator_token1);
-      if (lookahead == '#') ADVANCE(137);
+      if (lookahead == '#') ADVANCE(164);
       END_STATE();
-    case 138:
+    case 165:
       ACCEPT_TOKEN(sym_separator_name);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(138);
+          lookahead != '\r') ADVANCE(165);
       END_STATE();
-    case 139:
+    case 166:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(141);
-      if (lookahead == '@') ADVANCE(150);
+      if (lookahead == '#') ADVANCE(168);
+      if (lookahead == '@') ADVANCE(177);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(144);
+          lookahead == ' ') ADVANCE(171);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(149);
+          lookahead != '\r') ADVANCE(176);
       END_STATE();
-    case 140:
+    case 167:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(137);
-      if (lookahead == '{') ADVANCE(148);
+      if (lookahead == '#') ADVANCE(164);
+      if (lookahead == '{') ADVANCE(175);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(149);
+          lookahead == ' ') ADVANCE(176);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
       END_STATE();
-    case 141:
+    case 168:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(137);
+      if (lookahead == '#') ADVANCE(164);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(149);
+          lookahead != '\r') ADVANCE(176);
       END_STATE();
-    case 142:
+    case 169:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(140);
-      if (lookahead == '@') ADVANCE(150);
-      if (lookahead == '{') ADVANCE(148);
+      if (lookahead == '#') ADVANCE(167);
+      if (lookahead == '@') ADVANCE(177);
+      if (lookahead == '{') ADVANCE(175);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(144);
+          lookahead == ' ') ADVANCE(171);
       if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(149);
+          lookahead == '\f') ADVANCE(176);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
       END_STATE();
-    case 143:
+    case 170:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(150);
-      if (lookahead == '{') ADVANCE(148);
+      if (lookahead == '@') ADVANCE(177);
+      if (lookahead == '{') ADVANCE(175);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(144);
+          lookahead == ' ') ADVANCE(171);
       if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(149);
+          lookahead == '\f') ADVANCE(176);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
       END_STATE();
-    case 144:
+    case 171:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(150);
+      if (lookahead == '@') ADVANCE(177);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(144);
+          lookahead == ' ') ADVANCE(171);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(149);
+          lookahead != '\r') ADVANCE(176);
       END_STATE();
-    case 145:
+    case 172:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(150);
+      if (lookahead == '@') ADVANCE(177);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(145);
+          lookahead == ' ') ADVANCE(172);
       if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(149);
+          lookahead == '{') ADVANCE(176);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(147);
+          lookahead != '\r') ADVANCE(174);
       END_STATE();
-    case 146:
+    case 173:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '{') ADVANCE(148);
+      if (lookahead == '{') ADVANCE(175);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(149);
+          lookahead == ' ') ADVANCE(176);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
       END_STATE();
-    case 147:
+    case 174:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(149);
+          lookahead == '{') ADVANCE(176);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(147);
+          lookahead != '\r') ADVANCE(174);
       END_STATE();
-    case 148:
+    case 175:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
           lookahead == ' ' ||
-          lookahead == '{') ADVANCE(149);
+          lookahead == '{') ADVANCE(176);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(146);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
       END_STATE();
-    case 149:
+    case 176:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(149);
+          lookahead != '\r') ADVANCE(176);
       END_STATE();
-    case 150:
+    case 177:
       ACCEPT_TOKEN(aux_sym_directive_token1);
       END_STATE();
-    case 151:
+    case 178:
       ACCEPT_TOKEN(sym_directive_name);
-      if (lookahead == '.') ADVANCE(152);
+      if (lookahead == '.') ADVANCE(179);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(151);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(178);
       END_STATE();
-    case 152:
+    case 179:
       ACCEPT_TOKEN(sym_directive_name);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(152);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(179);
       END_STATE();
-    case 153:
+    case 180:
       ACCEPT_TOKEN(anon_sym_AT);
       END_STATE();
-    case 154:
+    case 181:
       ACCEPT_TOKEN(aux_sym_variable_declaration_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(154);
+          lookahead == ' ') ADVANCE(181);
       END_STATE();
-    case 155:
+    case 182:
       ACCEPT_TOKEN(sym_variable_declaration_name);
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -3119,1192 +3202,1195 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(155);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(182);
       END_STATE();
-    case 156:
+    case 183:
       ACCEPT_TOKEN(sym_script);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(156);
+          lookahead == ' ') ADVANCE(183);
       END_STATE();
-    case 157:
+    case 184:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '\n') ADVANCE(12);
-      if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(160);
-      if (lookahead != 0) ADVANCE(157);
+      if (lookahead == '\n') ADVANCE(11);
+      if (lookahead == '\r') ADVANCE(11);
+      if (lookahead == '%') ADVANCE(187);
+      if (lookahead != 0) ADVANCE(184);
       END_STATE();
-    case 158:
+    case 185:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '\n') ADVANCE(12);
-      if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(161);
-      if (lookahead == '{') ADVANCE(159);
+      if (lookahead == '\n') ADVANCE(11);
+      if (lookahead == '\r') ADVANCE(11);
+      if (lookahead == '%') ADVANCE(188);
+      if (lookahead == '{') ADVANCE(186);
       if (('\t' <= lookahead && lookahead <= '\f') ||
-          lookahead == ' ') ADVANCE(157);
-      if (lookahead != 0) ADVANCE(158);
+          lookahead == ' ') ADVANCE(184);
+      if (lookahead != 0) ADVANCE(185);
       END_STATE();
-    case 159:
+    case 186:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '\n') ADVANCE(12);
-      if (lookahead == '\r') ADVANCE(12);
-      if (lookahead == '%') ADVANCE(161);
+      if (lookahead == '\n') ADVANCE(11);
+      if (lookahead == '\r') ADVANCE(11);
+      if (lookahead == '%') ADVANCE(188);
       if (('\t' <= lookahead && lookahead <= '\f') ||
           lookahead == ' ' ||
-          lookahead == '{') ADVANCE(157);
-      if (lookahead != 0) ADVANCE(158);
+          lookahead == '{') ADVANCE(184);
+      if (lookahead != 0) ADVANCE(185);
       END_STATE();
-    case 160:
+    case 187:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '%') ADVANCE(160);
-      if (lookahead == '}') ADVANCE(156);
+      if (lookahead == '%') ADVANCE(187);
+      if (lookahead == '}') ADVANCE(183);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(157);
+          lookahead != '\r') ADVANCE(184);
       END_STATE();
-    case 161:
+    case 188:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '%') ADVANCE(161);
-      if (lookahead == '{') ADVANCE(159);
-      if (lookahead == '}') ADVANCE(156);
+      if (lookahead == '%') ADVANCE(188);
+      if (lookahead == '{') ADVANCE(186);
+      if (lookahead == '}') ADVANCE(183);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(157);
+          lookahead == ' ') ADVANCE(184);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(158);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(185);
       END_STATE();
-    case 162:
+    case 189:
       ACCEPT_TOKEN(sym__pre_request_file);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(162);
-      END_STATE();
-    case 163:
-      ACCEPT_TOKEN(sym__handler_file);
-      if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(164);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(163);
-      END_STATE();
-    case 164:
-      ACCEPT_TOKEN(sym__handler_file);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(164);
-      END_STATE();
-    case 165:
-      ACCEPT_TOKEN(sym_js_block);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(165);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(11);
-      END_STATE();
-    case 166:
-      ACCEPT_TOKEN(sym_graphql_fragment);
-      if (lookahead == '}') ADVANCE(166);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(166);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(62);
-      END_STATE();
-    case 167:
-      ACCEPT_TOKEN(sym_graphql_fragment);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(167);
-      END_STATE();
-    case 168:
-      ACCEPT_TOKEN(sym_command);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(168);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(169);
-      END_STATE();
-    case 169:
-      ACCEPT_TOKEN(sym_command);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(169);
-      END_STATE();
-    case 170:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'a') ADVANCE(172);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('b' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 171:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'e') ADVANCE(177);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 172:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'g') ADVANCE(175);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 173:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'l') ADVANCE(190);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 174:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'm') ADVANCE(181);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 175:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'm') ADVANCE(171);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 176:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'n') ADVANCE(190);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 177:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'n') ADVANCE(187);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 178:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(190);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 179:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(188);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 180:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(185);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 181:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'p') ADVANCE(180);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 182:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'q') ADVANCE(173);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 183:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(170);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 184:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(179);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 185:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(186);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 186:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(190);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 187:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(191);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 188:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(178);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 189:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'u') ADVANCE(176);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
+          lookahead != '\r') ADVANCE(189);
       END_STATE();
     case 190:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(168);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
+      ACCEPT_TOKEN(sym__handler_file);
+      if (lookahead == ':' ||
+          lookahead == '{') ADVANCE(191);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(190);
       END_STATE();
     case 191:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(65);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
+      ACCEPT_TOKEN(sym__handler_file);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(191);
       END_STATE();
     case 192:
+      ACCEPT_TOKEN(sym_js_block);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(192);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(10);
+      END_STATE();
+    case 193:
+      ACCEPT_TOKEN(sym_graphql_fragment);
+      if (lookahead == '}') ADVANCE(193);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(193);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(88);
+      END_STATE();
+    case 194:
+      ACCEPT_TOKEN(sym_graphql_fragment);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(194);
+      END_STATE();
+    case 195:
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(195);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(196);
+      END_STATE();
+    case 196:
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(196);
+      END_STATE();
+    case 197:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(74);
+      if (lookahead == 'a') ADVANCE(199);
+      if (lookahead == '{') ADVANCE(101);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(192);
+          ('b' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 193:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '/') ADVANCE(143);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 194:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead == '}') ADVANCE(265);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 195:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(74);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 196:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 197:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(46);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(56);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 198:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(46);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(57);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'e') ADVANCE(204);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(196);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 199:
-      ACCEPT_TOKEN(sym_http_version);
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(199);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'g') ADVANCE(202);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 200:
-      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'l') ADVANCE(217);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 201:
-      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
-      if (lookahead == '?') ADVANCE(202);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'm') ADVANCE(208);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 202:
-      ACCEPT_TOKEN(aux_sym_assertion_token1);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'm') ADVANCE(198);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 203:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '{') ADVANCE(206);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'n') ADVANCE(217);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(204);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 204:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '{') ADVANCE(203);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'n') ADVANCE(214);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(204);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 205:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(204);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'o') ADVANCE(217);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 206:
-      ACCEPT_TOKEN(sym_response_line);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'o') ADVANCE(215);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(206);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 207:
-      ACCEPT_TOKEN(aux_sym_header_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(207);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'o') ADVANCE(212);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 208:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '/') ADVANCE(145);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'p') ADVANCE(207);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 209:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == ':') ADVANCE(164);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(209);
-      if (lookahead == 0x0b ||
-          lookahead == '\f' ||
-          lookahead == '%' ||
-          lookahead == '>') ADVANCE(215);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'q') ADVANCE(200);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(163);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 210:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '>') ADVANCE(225);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(209);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'r') ADVANCE(197);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':') ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 211:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '?') ADVANCE(202);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'r') ADVANCE(206);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 212:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(212);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'r') ADVANCE(213);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':') ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 213:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '}') ADVANCE(265);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(217);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 214:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(218);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          (lookahead < 'a' || '{' < lookahead)) ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 215:
-      ACCEPT_TOKEN(sym__header_name_text);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(205);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(215);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 216:
-      ACCEPT_TOKEN(aux_sym_file_reference_token1);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(216);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'u') ADVANCE(203);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 217:
-      ACCEPT_TOKEN(aux_sym_file_reference_token2);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(101);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(217);
+          lookahead == ' ') ADVANCE(195);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
       END_STATE();
     case 218:
-      ACCEPT_TOKEN(sym_form_field_name);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(101);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(218);
+          lookahead == ' ') ADVANCE(92);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
       END_STATE();
     case 219:
-      ACCEPT_TOKEN(anon_sym_AT2);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 220:
-      ACCEPT_TOKEN(aux_sym_form_file_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(220);
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '/') ADVANCE(170);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 221:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(265);
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '}') ADVANCE(292);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(224);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 222:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(221);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(222);
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(101);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(224);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 223:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(101);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          (lookahead < 'a' || '|' < lookahead)) ADVANCE(224);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
       END_STATE();
     case 224:
-      ACCEPT_TOKEN(sym__form_path_text);
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(45);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(82);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '{' &&
-          lookahead != '|') ADVANCE(224);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
       END_STATE();
     case 225:
-      ACCEPT_TOKEN(aux_sym_output_redirect_token1);
-      if (lookahead == '!') ADVANCE(226);
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(45);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(226);
+          lookahead == ' ') ADVANCE(83);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
       END_STATE();
     case 226:
-      ACCEPT_TOKEN(aux_sym_output_redirect_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(226);
+      ACCEPT_TOKEN(sym_http_version);
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(226);
       END_STATE();
     case 227:
-      ACCEPT_TOKEN(aux_sym_response_reference_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(227);
+      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
       END_STATE();
     case 228:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead == '}') ADVANCE(265);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(231);
+      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
+      if (lookahead == '?') ADVANCE(229);
       END_STATE();
     case 229:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead == '}') ADVANCE(228);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(229);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(231);
+      ACCEPT_TOKEN(aux_sym_assertion_token1);
       END_STATE();
     case 230:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(79);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '{') ADVANCE(233);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(231);
       END_STATE();
     case 231:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(79);
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '{') ADVANCE(230);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(231);
       END_STATE();
     case 232:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '/', 236,
-        '=', 218,
-        '{', 78,
-        '\t', 238,
-        ' ', 238,
-        0x0b, 248,
-        '\f', 248,
-        '}', 248,
-      );
-      if (lookahead != 0) ADVANCE(237);
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(231);
       END_STATE();
     case 233:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 218,
-        'P', 232,
-        '{', 78,
-        '\t', 238,
-        ' ', 238,
-        0x0b, 248,
-        '\f', 248,
-        '}', 248,
-      );
-      if (lookahead != 0) ADVANCE(237);
-      END_STATE();
-    case 234:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 218,
-        'T', 233,
-        '{', 78,
-        '\t', 238,
-        ' ', 238,
-        0x0b, 248,
-        '\f', 248,
-        '}', 248,
-      );
-      if (lookahead != 0) ADVANCE(237);
-      END_STATE();
-    case 235:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 218,
-        'T', 234,
-        '{', 78,
-        '\t', 238,
-        ' ', 238,
-        0x0b, 248,
-        '\f', 248,
-        '}', 248,
-      );
-      if (lookahead != 0) ADVANCE(237);
-      END_STATE();
-    case 236:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 218,
-        '{', 78,
-        '\t', 238,
-        ' ', 238,
-        0x0b, 248,
-        '\f', 248,
-        '}', 248,
-      );
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(239);
-      if (lookahead != 0) ADVANCE(237);
-      END_STATE();
-    case 237:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 218,
-        '{', 78,
-        '\t', 238,
-        ' ', 238,
-        0x0b, 248,
-        '\f', 248,
-        '}', 248,
-      );
-      if (lookahead != 0) ADVANCE(237);
-      END_STATE();
-    case 238:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '=') ADVANCE(218);
-      if (lookahead == '{') ADVANCE(78);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(238);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 239:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 60,
-        '\r', 14,
-        '=', 218,
-        '{', 78,
-        '\t', 240,
-        ' ', 240,
-        0x0b, 248,
-        '\f', 248,
-        '}', 248,
-      );
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(239);
-      if (lookahead != 0) ADVANCE(237);
-      END_STATE();
-    case 240:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '=') ADVANCE(218);
-      if (lookahead == '{') ADVANCE(78);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(240);
-      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(246);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 241:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '?') ADVANCE(202);
-      if (lookahead == '{') ADVANCE(78);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 242:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '?') ADVANCE(241);
-      if (lookahead == '{') ADVANCE(78);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(242);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 243:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(78);
-      if (lookahead == '}') ADVANCE(265);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 244:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(78);
-      if (lookahead == '}') ADVANCE(243);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(244);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 245:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(78);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(205);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 246:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(78);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(245);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 247:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(78);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 248:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(78);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 249:
-      ACCEPT_TOKEN(sym__angle);
-      END_STATE();
-    case 250:
-      ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(227);
-      if (lookahead == '@') ADVANCE(64);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(216);
-      END_STATE();
-    case 251:
-      ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(225);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(55);
-      END_STATE();
-    case 252:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(262);
-      END_STATE();
-    case 253:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(262);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 254:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(262);
+      ACCEPT_TOKEN(sym_response_line);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(248);
+          lookahead != '\r') ADVANCE(233);
+      END_STATE();
+    case 234:
+      ACCEPT_TOKEN(aux_sym_header_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(234);
+      END_STATE();
+    case 235:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '/') ADVANCE(172);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(242);
+      END_STATE();
+    case 236:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == ':') ADVANCE(191);
+      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(236);
+      if (lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == '%' ||
+          lookahead == '>') ADVANCE(242);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(190);
+      END_STATE();
+    case 237:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '>') ADVANCE(252);
+      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(236);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':') ADVANCE(242);
+      END_STATE();
+    case 238:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '?') ADVANCE(229);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(242);
+      END_STATE();
+    case 239:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(239);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':') ADVANCE(242);
+      END_STATE();
+    case 240:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(242);
+      END_STATE();
+    case 241:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          (lookahead < 'a' || '{' < lookahead)) ADVANCE(242);
+      END_STATE();
+    case 242:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(242);
+      END_STATE();
+    case 243:
+      ACCEPT_TOKEN(aux_sym_file_reference_token1);
+      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(243);
+      END_STATE();
+    case 244:
+      ACCEPT_TOKEN(aux_sym_file_reference_token2);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(244);
+      END_STATE();
+    case 245:
+      ACCEPT_TOKEN(sym_form_field_name);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(245);
+      END_STATE();
+    case 246:
+      ACCEPT_TOKEN(anon_sym_AT2);
+      END_STATE();
+    case 247:
+      ACCEPT_TOKEN(aux_sym_form_file_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(247);
+      END_STATE();
+    case 248:
+      ACCEPT_TOKEN(sym__form_path_text);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(251);
+      END_STATE();
+    case 249:
+      ACCEPT_TOKEN(sym__form_path_text);
+      if (lookahead == '}') ADVANCE(248);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(249);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(251);
+      END_STATE();
+    case 250:
+      ACCEPT_TOKEN(sym__form_path_text);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          (lookahead < 'a' || '|' < lookahead)) ADVANCE(251);
+      END_STATE();
+    case 251:
+      ACCEPT_TOKEN(sym__form_path_text);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '{' &&
+          lookahead != '|') ADVANCE(251);
+      END_STATE();
+    case 252:
+      ACCEPT_TOKEN(aux_sym_output_redirect_token1);
+      if (lookahead == '!') ADVANCE(253);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(253);
+      END_STATE();
+    case 253:
+      ACCEPT_TOKEN(aux_sym_output_redirect_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(253);
+      END_STATE();
+    case 254:
+      ACCEPT_TOKEN(aux_sym_response_reference_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(254);
       END_STATE();
     case 255:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(264);
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(106);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(258);
       END_STATE();
     case 256:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(264);
-      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(289);
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(106);
+      if (lookahead == '}') ADVANCE(255);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(256);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(258);
       END_STATE();
     case 257:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(264);
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(106);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(258);
       END_STATE();
     case 258:
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(106);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(258);
+      END_STATE();
+    case 259:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 86,
+        '\r', 13,
+        '/', 263,
+        '=', 245,
+        '{', 105,
+        '\t', 265,
+        ' ', 265,
+        0x0b, 275,
+        '\f', 275,
+        '}', 275,
+      );
+      if (lookahead != 0) ADVANCE(264);
+      END_STATE();
+    case 260:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 86,
+        '\r', 13,
+        '=', 245,
+        'P', 259,
+        '{', 105,
+        '\t', 265,
+        ' ', 265,
+        0x0b, 275,
+        '\f', 275,
+        '}', 275,
+      );
+      if (lookahead != 0) ADVANCE(264);
+      END_STATE();
+    case 261:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 86,
+        '\r', 13,
+        '=', 245,
+        'T', 260,
+        '{', 105,
+        '\t', 265,
+        ' ', 265,
+        0x0b, 275,
+        '\f', 275,
+        '}', 275,
+      );
+      if (lookahead != 0) ADVANCE(264);
+      END_STATE();
+    case 262:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 86,
+        '\r', 13,
+        '=', 245,
+        'T', 261,
+        '{', 105,
+        '\t', 265,
+        ' ', 265,
+        0x0b, 275,
+        '\f', 275,
+        '}', 275,
+      );
+      if (lookahead != 0) ADVANCE(264);
+      END_STATE();
+    case 263:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 86,
+        '\r', 13,
+        '=', 245,
+        '{', 105,
+        '\t', 265,
+        ' ', 265,
+        0x0b, 275,
+        '\f', 275,
+        '}', 275,
+      );
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(266);
+      if (lookahead != 0) ADVANCE(264);
+      END_STATE();
+    case 264:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 86,
+        '\r', 13,
+        '=', 245,
+        '{', 105,
+        '\t', 265,
+        ' ', 265,
+        0x0b, 275,
+        '\f', 275,
+        '}', 275,
+      );
+      if (lookahead != 0) ADVANCE(264);
+      END_STATE();
+    case 265:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '=') ADVANCE(245);
+      if (lookahead == '{') ADVANCE(105);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(265);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 266:
+      ACCEPT_TOKEN(sym__body_text);
+      ADVANCE_MAP(
+        '\n', 86,
+        '\r', 13,
+        '=', 245,
+        '{', 105,
+        '\t', 267,
+        ' ', 267,
+        0x0b, 275,
+        '\f', 275,
+        '}', 275,
+      );
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(266);
+      if (lookahead != 0) ADVANCE(264);
+      END_STATE();
+    case 267:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '=') ADVANCE(245);
+      if (lookahead == '{') ADVANCE(105);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(267);
+      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(273);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 268:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '?') ADVANCE(229);
+      if (lookahead == '{') ADVANCE(105);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 269:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '?') ADVANCE(268);
+      if (lookahead == '{') ADVANCE(105);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(269);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 270:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '{') ADVANCE(105);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 271:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '{') ADVANCE(105);
+      if (lookahead == '}') ADVANCE(270);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(271);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 272:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '{') ADVANCE(105);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(232);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 273:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '{') ADVANCE(105);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(272);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 274:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '{') ADVANCE(105);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 275:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '{') ADVANCE(105);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 276:
+      ACCEPT_TOKEN(sym__angle);
+      END_STATE();
+    case 277:
+      ACCEPT_TOKEN(sym__angle);
+      if (lookahead == '>') ADVANCE(254);
+      if (lookahead == '@') ADVANCE(90);
+      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(243);
+      END_STATE();
+    case 278:
+      ACCEPT_TOKEN(sym__angle);
+      if (lookahead == '>') ADVANCE(252);
+      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(81);
+      END_STATE();
+    case 279:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(264);
+      if (lookahead == '{') ADVANCE(289);
+      END_STATE();
+    case 280:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(289);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
+      END_STATE();
+    case 281:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(289);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(275);
+      END_STATE();
+    case 282:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(291);
+      END_STATE();
+    case 283:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(291);
+      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(316);
+      END_STATE();
+    case 284:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(291);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
+      END_STATE();
+    case 285:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(316);
+          lookahead != ']') ADVANCE(343);
       END_STATE();
-    case 259:
+    case 286:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(264);
+      if (lookahead == '{') ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
-          lookahead != '\\') ADVANCE(310);
+          lookahead != '\\') ADVANCE(337);
       END_STATE();
-    case 260:
+    case 287:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(264);
+      if (lookahead == '{') ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(248);
+          lookahead != '\r') ADVANCE(275);
       END_STATE();
-    case 261:
+    case 288:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(264);
+      if (lookahead == '{') ADVANCE(291);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(231);
+          lookahead != '\r') ADVANCE(258);
       END_STATE();
-    case 262:
+    case 289:
+      ACCEPT_TOKEN(aux_sym_variable_token1);
+      ADVANCE_MAP(
+        '\n', 1,
+        '\r', 1,
+        '+', 5,
+        '@', 4,
+        'a', 58,
+        'r', 53,
+        's', 78,
+        '\t', 290,
+        ' ', 290,
+      );
+      END_STATE();
+    case 290:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '+') ADVANCE(7);
-      if (lookahead == '@') ADVANCE(3);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(263);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(7);
+          lookahead == ' ') ADVANCE(290);
       END_STATE();
-    case 263:
-      ACCEPT_TOKEN(aux_sym_variable_token1);
-      if (lookahead == '\n') ADVANCE(1);
-      if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(263);
-      END_STATE();
-    case 264:
+    case 291:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(264);
+          lookahead == ' ') ADVANCE(291);
       END_STATE();
-    case 265:
+    case 292:
       ACCEPT_TOKEN(aux_sym_variable_token2);
       END_STATE();
-    case 266:
+    case 293:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(276);
-      if (lookahead == '\\') ADVANCE(277);
+      if (lookahead == '"') ADVANCE(303);
+      if (lookahead == '\\') ADVANCE(304);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(266);
+          lookahead != '}') ADVANCE(293);
       END_STATE();
-    case 267:
+    case 294:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(276);
-      if (lookahead == '\\') ADVANCE(275);
+      if (lookahead == '"') ADVANCE(303);
+      if (lookahead == '\\') ADVANCE(302);
       if (lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(266);
+          lookahead == ',') ADVANCE(293);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(267);
+          lookahead != '}') ADVANCE(294);
       END_STATE();
-    case 268:
+    case 295:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(276);
+      if (lookahead == '"') ADVANCE(303);
       if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(274);
+          lookahead == ']') ADVANCE(301);
       if (lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(273);
+          lookahead == ',') ADVANCE(300);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(268);
+          lookahead != '}') ADVANCE(295);
       END_STATE();
-    case 269:
+    case 296:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(276);
+      if (lookahead == ':') ADVANCE(303);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(269);
+          lookahead != '}') ADVANCE(296);
       END_STATE();
-    case 270:
+    case 297:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(274);
+      if (lookahead == ':') ADVANCE(301);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(269);
+          lookahead == ',') ADVANCE(296);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(270);
+          lookahead != '}') ADVANCE(297);
       END_STATE();
-    case 271:
+    case 298:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(276);
+      if (lookahead == '|') ADVANCE(303);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(271);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(298);
       END_STATE();
-    case 272:
+    case 299:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(274);
+      if (lookahead == '|') ADVANCE(301);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(271);
+          lookahead == ',') ADVANCE(298);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(272);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(299);
       END_STATE();
-    case 273:
+    case 300:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(276);
+          lookahead == ']') ADVANCE(303);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(273);
+          lookahead != '}') ADVANCE(300);
       END_STATE();
-    case 274:
+    case 301:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(276);
+          lookahead == ',') ADVANCE(303);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(274);
+          lookahead != '}') ADVANCE(301);
       END_STATE();
-    case 275:
+    case 302:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(266);
+          lookahead == ',') ADVANCE(293);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(267);
+          lookahead != '}') ADVANCE(294);
       END_STATE();
-    case 276:
+    case 303:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(276);
+          lookahead != '}') ADVANCE(303);
       END_STATE();
-    case 277:
+    case 304:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(266);
+          lookahead != '}') ADVANCE(293);
       END_STATE();
-    case 278:
+    case 305:
       ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == ':') ADVANCE(299);
+      if (lookahead == ':') ADVANCE(326);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(305);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
           lookahead == ']') &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(291);
+          lookahead != ' ') ADVANCE(318);
       END_STATE();
-    case 279:
+    case 306:
       ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '\\') ADVANCE(300);
+      if (lookahead == '\\') ADVANCE(327);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(279);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(306);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           ('[' <= lookahead && lookahead <= ']')) &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(293);
+          lookahead != ' ') ADVANCE(320);
       END_STATE();
-    case 280:
+    case 307:
       ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '|') ADVANCE(299);
+      if (lookahead == '|') ADVANCE(326);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(280);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(307);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4312,336 +4398,62 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           (lookahead < ',' || '.' < lookahead) &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(295);
-      END_STATE();
-    case 281:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(299);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(281);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(297);
-      END_STATE();
-    case 282:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
-      END_STATE();
-    case 283:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(283);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(299);
-      END_STATE();
-    case 284:
-      ACCEPT_TOKEN(anon_sym_LPAREN);
-      END_STATE();
-    case 285:
-      ACCEPT_TOKEN(anon_sym_COMMA);
-      END_STATE();
-    case 286:
-      ACCEPT_TOKEN(anon_sym_RPAREN);
-      END_STATE();
-    case 287:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(73);
-      if (lookahead == '}') ADVANCE(61);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(287);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',') ADVANCE(289);
-      END_STATE();
-    case 288:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(73);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(289);
-      END_STATE();
-    case 289:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(73);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(289);
-      END_STATE();
-    case 290:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ':') ADVANCE(299);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(291);
-      END_STATE();
-    case 291:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ':') ADVANCE(299);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(291);
-      END_STATE();
-    case 292:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '\\') ADVANCE(300);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(279);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          ('[' <= lookahead && lookahead <= ']')) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(293);
-      END_STATE();
-    case 293:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '\\') ADVANCE(300);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          ('[' <= lookahead && lookahead <= ']')) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(293);
-      END_STATE();
-    case 294:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '|') ADVANCE(299);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(280);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(295);
-      END_STATE();
-    case 295:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '|') ADVANCE(299);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(295);
-      END_STATE();
-    case 296:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(299);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(281);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(297);
-      END_STATE();
-    case 297:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(299);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(297);
-      END_STATE();
-    case 298:
-      ACCEPT_TOKEN(sym__word_text);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(283);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(299);
-      END_STATE();
-    case 299:
-      ACCEPT_TOKEN(sym__word_text);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(299);
-      END_STATE();
-    case 300:
-      ACCEPT_TOKEN(sym__word_text);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(293);
-      END_STATE();
-    case 301:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      END_STATE();
-    case 302:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '\n') ADVANCE(60);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(78);
-      if (lookahead != 0) ADVANCE(248);
-      END_STATE();
-    case 303:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(74);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(196);
-      END_STATE();
-    case 304:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(79);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(231);
-      END_STATE();
-    case 305:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(215);
-      END_STATE();
-    case 306:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '{' &&
-          lookahead != '|') ADVANCE(224);
-      END_STATE();
-    case 307:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(80);
-      if (lookahead == '{') ADVANCE(76);
-      if (lookahead == '}') ADVANCE(265);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(310);
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(322);
       END_STATE();
     case 308:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(80);
-      if (lookahead == '{') ADVANCE(76);
-      if (lookahead == '}') ADVANCE(307);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(308);
-      if (lookahead != 0 &&
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(326);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(308);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
           lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(310);
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(324);
       END_STATE();
     case 309:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(80);
-      if (lookahead == '{') ADVANCE(76);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(310);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
       END_STATE();
     case 310:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(80);
-      if (lookahead == '{') ADVANCE(76);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(310);
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(310);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(326);
       END_STATE();
     case 311:
-      ACCEPT_TOKEN(anon_sym_LBRACK);
+      ACCEPT_TOKEN(anon_sym_LPAREN);
       END_STATE();
     case 312:
-      ACCEPT_TOKEN(anon_sym_RBRACK);
+      ACCEPT_TOKEN(anon_sym_COMMA);
       END_STATE();
     case 313:
-      ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(75);
-      if (lookahead == '}') ADVANCE(265);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '[' &&
-          lookahead != ']') ADVANCE(316);
+      ACCEPT_TOKEN(anon_sym_RPAREN);
       END_STATE();
     case 314:
-      ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(75);
-      if (lookahead == '}') ADVANCE(313);
+      ACCEPT_TOKEN(sym__argument_text);
+      if (lookahead == '{') ADVANCE(100);
+      if (lookahead == '}') ADVANCE(87);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(314);
       if (lookahead != 0 &&
@@ -4649,162 +4461,436 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
-          lookahead != '[' &&
-          lookahead != ']') ADVANCE(316);
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',') ADVANCE(316);
       END_STATE();
     case 315:
-      ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(75);
+      ACCEPT_TOKEN(sym__argument_text);
+      if (lookahead == '{') ADVANCE(100);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(282);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          lookahead != '}') ADVANCE(316);
+      END_STATE();
+    case 316:
+      ACCEPT_TOKEN(sym__argument_text);
+      if (lookahead == '{') ADVANCE(100);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          lookahead != '}') ADVANCE(316);
+      END_STATE();
+    case 317:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == ':') ADVANCE(326);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(305);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(318);
+      END_STATE();
+    case 318:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == ':') ADVANCE(326);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(318);
+      END_STATE();
+    case 319:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '\\') ADVANCE(327);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(306);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          ('[' <= lookahead && lookahead <= ']')) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(320);
+      END_STATE();
+    case 320:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '\\') ADVANCE(327);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          ('[' <= lookahead && lookahead <= ']')) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(320);
+      END_STATE();
+    case 321:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '|') ADVANCE(326);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(307);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(322);
+      END_STATE();
+    case 322:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '|') ADVANCE(326);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(322);
+      END_STATE();
+    case 323:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(326);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(308);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(324);
+      END_STATE();
+    case 324:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(326);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(324);
+      END_STATE();
+    case 325:
+      ACCEPT_TOKEN(sym__word_text);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(310);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(326);
+      END_STATE();
+    case 326:
+      ACCEPT_TOKEN(sym__word_text);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(326);
+      END_STATE();
+    case 327:
+      ACCEPT_TOKEN(sym__word_text);
+      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
+          lookahead == '[' ||
+          lookahead == ']') &&
+          lookahead != '\t' &&
+          lookahead != 0x0b &&
+          lookahead != '\f' &&
+          lookahead != ' ') ADVANCE(320);
+      END_STATE();
+    case 328:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      END_STATE();
+    case 329:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      if (lookahead == '\n') ADVANCE(86);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '{') ADVANCE(105);
+      if (lookahead != 0) ADVANCE(275);
+      END_STATE();
+    case 330:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      if (lookahead == '{') ADVANCE(101);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(223);
+      END_STATE();
+    case 331:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      if (lookahead == '{') ADVANCE(106);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(258);
+      END_STATE();
+    case 332:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(242);
+      END_STATE();
+    case 333:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '{' &&
+          lookahead != '|') ADVANCE(251);
+      END_STATE();
+    case 334:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(107);
+      if (lookahead == '{') ADVANCE(103);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(337);
+      END_STATE();
+    case 335:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(107);
+      if (lookahead == '{') ADVANCE(103);
+      if (lookahead == '}') ADVANCE(334);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(335);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(337);
+      END_STATE();
+    case 336:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(107);
+      if (lookahead == '{') ADVANCE(103);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(337);
+      END_STATE();
+    case 337:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(107);
+      if (lookahead == '{') ADVANCE(103);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(337);
+      END_STATE();
+    case 338:
+      ACCEPT_TOKEN(anon_sym_LBRACK);
+      END_STATE();
+    case 339:
+      ACCEPT_TOKEN(anon_sym_RBRACK);
+      END_STATE();
+    case 340:
+      ACCEPT_TOKEN(sym__json_text);
+      if (lookahead == '{') ADVANCE(102);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '[' &&
+          lookahead != ']') ADVANCE(343);
+      END_STATE();
+    case 341:
+      ACCEPT_TOKEN(sym__json_text);
+      if (lookahead == '{') ADVANCE(102);
+      if (lookahead == '}') ADVANCE(340);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(341);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '[' &&
+          lookahead != ']') ADVANCE(343);
+      END_STATE();
+    case 342:
+      ACCEPT_TOKEN(sym__json_text);
+      if (lookahead == '{') ADVANCE(102);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           (lookahead < 'A' || '[' < lookahead) &&
-          lookahead != ']') ADVANCE(316);
+          lookahead != ']') ADVANCE(343);
       END_STATE();
-    case 316:
+    case 343:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(75);
+      if (lookahead == '{') ADVANCE(102);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(316);
+          lookahead != ']') ADVANCE(343);
       END_STATE();
-    case 317:
+    case 344:
       ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '\n') ADVANCE(319);
-      if (lookahead == '#') ADVANCE(43);
+      if (lookahead == '\n') ADVANCE(346);
+      if (lookahead == '#') ADVANCE(42);
       END_STATE();
-    case 318:
-      ACCEPT_TOKEN(sym__newline);
-      ADVANCE_MAP(
-        '\n', 320,
-        '#', 43,
-        '{', 78,
-        '\t', 248,
-        ' ', 248,
-        '"', 248,
-        '\'', 248,
-        ')', 248,
-        ',', 248,
-        ':', 248,
-        ']', 248,
-        '}', 248,
-      );
-      END_STATE();
-    case 319:
-      ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '#') ADVANCE(43);
-      END_STATE();
-    case 320:
+    case 345:
       ACCEPT_TOKEN(sym__newline);
       ADVANCE_MAP(
-        '#', 43,
-        '{', 78,
-        '\t', 248,
-        ' ', 248,
-        '"', 248,
-        '\'', 248,
-        ')', 248,
-        ',', 248,
-        ':', 248,
-        ']', 248,
-        '}', 248,
+        '\n', 347,
+        '#', 42,
+        '{', 105,
+        '\t', 275,
+        ' ', 275,
+        '"', 275,
+        '\'', 275,
+        ')', 275,
+        ',', 275,
+        ':', 275,
+        ']', 275,
+        '}', 275,
       );
       END_STATE();
-    case 321:
+    case 346:
+      ACCEPT_TOKEN(sym__newline);
+      if (lookahead == '#') ADVANCE(42);
+      END_STATE();
+    case 347:
+      ACCEPT_TOKEN(sym__newline);
+      ADVANCE_MAP(
+        '#', 42,
+        '{', 105,
+        '\t', 275,
+        ' ', 275,
+        '"', 275,
+        '\'', 275,
+        ')', 275,
+        ',', 275,
+        ':', 275,
+        ']', 275,
+        '}', 275,
+      );
+      END_STATE();
+    case 348:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(201);
+      if (lookahead == '?') ADVANCE(228);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(321);
+          lookahead == ' ') ADVANCE(348);
       if (lookahead == '&' ||
-          lookahead == '/') ADVANCE(200);
+          lookahead == '/') ADVANCE(227);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(215);
+          lookahead != '{') ADVANCE(242);
       END_STATE();
-    case 322:
+    case 349:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(211);
+      if (lookahead == '?') ADVANCE(238);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(322);
+          lookahead == ' ') ADVANCE(349);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(215);
+          lookahead != '{') ADVANCE(242);
       END_STATE();
-    case 323:
+    case 350:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(52);
-      if (lookahead == '}') ADVANCE(61);
+      if (lookahead == 'H') ADVANCE(51);
+      if (lookahead == '}') ADVANCE(87);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(323);
+          lookahead == ' ') ADVANCE(350);
       END_STATE();
-    case 324:
+    case 351:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(52);
+      if (lookahead == 'H') ADVANCE(51);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(324);
+          lookahead == ' ') ADVANCE(351);
       END_STATE();
-    case 325:
+    case 352:
       ACCEPT_TOKEN(sym__space);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(325);
+          lookahead == ' ') ADVANCE(352);
       END_STATE();
-    case 326:
+    case 353:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == 'H') ADVANCE(52);
-      if (lookahead == '}') ADVANCE(61);
+      if (lookahead == 'H') ADVANCE(51);
+      if (lookahead == '}') ADVANCE(87);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(326);
+          lookahead == ' ') ADVANCE(353);
       END_STATE();
-    case 327:
+    case 354:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(61);
+      if (lookahead == '}') ADVANCE(87);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(327);
+          lookahead == ' ') ADVANCE(354);
       END_STATE();
-    case 328:
+    case 355:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(243);
+      if (lookahead == '}') ADVANCE(270);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(328);
+          lookahead == ' ') ADVANCE(355);
       END_STATE();
-    case 329:
+    case 356:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(213);
+      if (lookahead == '}') ADVANCE(240);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(329);
+          lookahead == ' ') ADVANCE(356);
       END_STATE();
-    case 330:
+    case 357:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(221);
+      if (lookahead == '}') ADVANCE(248);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(330);
+          lookahead == ' ') ADVANCE(357);
       END_STATE();
-    case 331:
+    case 358:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(228);
+      if (lookahead == '}') ADVANCE(255);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(331);
+          lookahead == ' ') ADVANCE(358);
       END_STATE();
-    case 332:
+    case 359:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(313);
+      if (lookahead == '}') ADVANCE(340);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(332);
+          lookahead == ' ') ADVANCE(359);
       END_STATE();
-    case 333:
+    case 360:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '}') ADVANCE(334);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(333);
+          lookahead == ' ') ADVANCE(360);
       END_STATE();
     default:
       return false;
@@ -4813,426 +4899,426 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
 
 static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
-  [1] = {.lex_state = 96},
-  [2] = {.lex_state = 97},
-  [3] = {.lex_state = 99},
-  [4] = {.lex_state = 99},
-  [5] = {.lex_state = 129},
-  [6] = {.lex_state = 100},
-  [7] = {.lex_state = 100},
-  [8] = {.lex_state = 98},
-  [9] = {.lex_state = 98},
-  [10] = {.lex_state = 98},
-  [11] = {.lex_state = 98},
-  [12] = {.lex_state = 98},
-  [13] = {.lex_state = 98},
-  [14] = {.lex_state = 98},
-  [15] = {.lex_state = 100},
-  [16] = {.lex_state = 82},
-  [17] = {.lex_state = 82},
-  [18] = {.lex_state = 98},
-  [19] = {.lex_state = 83},
-  [20] = {.lex_state = 81},
-  [21] = {.lex_state = 126},
-  [22] = {.lex_state = 86},
-  [23] = {.lex_state = 86},
-  [24] = {.lex_state = 89},
-  [25] = {.lex_state = 89},
-  [26] = {.lex_state = 91},
-  [27] = {.lex_state = 85},
-  [28] = {.lex_state = 126},
-  [29] = {.lex_state = 92},
-  [30] = {.lex_state = 125},
-  [31] = {.lex_state = 124},
-  [32] = {.lex_state = 87},
-  [33] = {.lex_state = 84},
-  [34] = {.lex_state = 93},
-  [35] = {.lex_state = 82},
-  [36] = {.lex_state = 82},
-  [37] = {.lex_state = 95},
-  [38] = {.lex_state = 94},
-  [39] = {.lex_state = 90},
-  [40] = {.lex_state = 90},
-  [41] = {.lex_state = 108},
-  [42] = {.lex_state = 95},
-  [43] = {.lex_state = 88},
-  [44] = {.lex_state = 35},
-  [45] = {.lex_state = 128},
-  [46] = {.lex_state = 30},
-  [47] = {.lex_state = 30},
-  [48] = {.lex_state = 82},
-  [49] = {.lex_state = 106},
-  [50] = {.lex_state = 26},
-  [51] = {.lex_state = 82},
-  [52] = {.lex_state = 82},
-  [53] = {.lex_state = 82},
-  [54] = {.lex_state = 82},
-  [55] = {.lex_state = 20},
-  [56] = {.lex_state = 86},
-  [57] = {.lex_state = 86},
-  [58] = {.lex_state = 20},
-  [59] = {.lex_state = 107},
-  [60] = {.lex_state = 113},
-  [61] = {.lex_state = 101},
-  [62] = {.lex_state = 20},
-  [63] = {.lex_state = 82},
-  [64] = {.lex_state = 82},
-  [65] = {.lex_state = 126},
-  [66] = {.lex_state = 82},
-  [67] = {.lex_state = 23},
-  [68] = {.lex_state = 36},
-  [69] = {.lex_state = 82},
-  [70] = {.lex_state = 89},
-  [71] = {.lex_state = 89},
-  [72] = {.lex_state = 82},
-  [73] = {.lex_state = 82},
-  [74] = {.lex_state = 82},
-  [75] = {.lex_state = 26},
-  [76] = {.lex_state = 26},
-  [77] = {.lex_state = 26},
-  [78] = {.lex_state = 26},
-  [79] = {.lex_state = 26},
-  [80] = {.lex_state = 26},
-  [81] = {.lex_state = 26},
-  [82] = {.lex_state = 26},
-  [83] = {.lex_state = 26},
-  [84] = {.lex_state = 26},
-  [85] = {.lex_state = 26},
-  [86] = {.lex_state = 26},
-  [87] = {.lex_state = 26},
-  [88] = {.lex_state = 26},
-  [89] = {.lex_state = 26},
-  [90] = {.lex_state = 26},
-  [91] = {.lex_state = 126},
-  [92] = {.lex_state = 86},
-  [93] = {.lex_state = 117},
-  [94] = {.lex_state = 119},
-  [95] = {.lex_state = 86},
-  [96] = {.lex_state = 86},
-  [97] = {.lex_state = 127},
-  [98] = {.lex_state = 119},
-  [99] = {.lex_state = 126},
-  [100] = {.lex_state = 29},
-  [101] = {.lex_state = 126},
-  [102] = {.lex_state = 22},
-  [103] = {.lex_state = 117},
-  [104] = {.lex_state = 95},
-  [105] = {.lex_state = 95},
-  [106] = {.lex_state = 29},
-  [107] = {.lex_state = 86},
-  [108] = {.lex_state = 86},
-  [109] = {.lex_state = 86},
-  [110] = {.lex_state = 86},
-  [111] = {.lex_state = 86},
-  [112] = {.lex_state = 86},
-  [113] = {.lex_state = 86},
-  [114] = {.lex_state = 86},
-  [115] = {.lex_state = 89},
-  [116] = {.lex_state = 89},
-  [117] = {.lex_state = 86},
-  [118] = {.lex_state = 102},
-  [119] = {.lex_state = 126},
-  [120] = {.lex_state = 107},
-  [121] = {.lex_state = 109},
-  [122] = {.lex_state = 126},
-  [123] = {.lex_state = 126},
-  [124] = {.lex_state = 126},
-  [125] = {.lex_state = 126},
-  [126] = {.lex_state = 126},
-  [127] = {.lex_state = 126},
-  [128] = {.lex_state = 126},
-  [129] = {.lex_state = 126},
-  [130] = {.lex_state = 89},
-  [131] = {.lex_state = 89},
-  [132] = {.lex_state = 89},
-  [133] = {.lex_state = 89},
-  [134] = {.lex_state = 89},
-  [135] = {.lex_state = 104},
-  [136] = {.lex_state = 89},
-  [137] = {.lex_state = 89},
-  [138] = {.lex_state = 89},
-  [139] = {.lex_state = 89},
-  [140] = {.lex_state = 89},
-  [141] = {.lex_state = 90},
-  [142] = {.lex_state = 90},
-  [143] = {.lex_state = 29},
-  [144] = {.lex_state = 29},
-  [145] = {.lex_state = 21},
-  [146] = {.lex_state = 119},
-  [147] = {.lex_state = 29},
-  [148] = {.lex_state = 126},
-  [149] = {.lex_state = 111},
-  [150] = {.lex_state = 26},
-  [151] = {.lex_state = 132},
-  [152] = {.lex_state = 116},
-  [153] = {.lex_state = 122},
-  [154] = {.lex_state = 37},
-  [155] = {.lex_state = 112},
-  [156] = {.lex_state = 116},
-  [157] = {.lex_state = 115},
-  [158] = {.lex_state = 115},
-  [159] = {.lex_state = 90},
-  [160] = {.lex_state = 90},
-  [161] = {.lex_state = 105},
-  [162] = {.lex_state = 20},
-  [163] = {.lex_state = 20},
-  [164] = {.lex_state = 103},
-  [165] = {.lex_state = 26},
-  [166] = {.lex_state = 95},
-  [167] = {.lex_state = 95},
-  [168] = {.lex_state = 122},
-  [169] = {.lex_state = 95},
-  [170] = {.lex_state = 95},
-  [171] = {.lex_state = 95},
-  [172] = {.lex_state = 25},
-  [173] = {.lex_state = 38},
-  [174] = {.lex_state = 122},
-  [175] = {.lex_state = 30},
-  [176] = {.lex_state = 30},
-  [177] = {.lex_state = 122},
-  [178] = {.lex_state = 122},
-  [179] = {.lex_state = 95},
-  [180] = {.lex_state = 122},
-  [181] = {.lex_state = 95},
-  [182] = {.lex_state = 95},
-  [183] = {.lex_state = 116},
-  [184] = {.lex_state = 130},
-  [185] = {.lex_state = 95},
-  [186] = {.lex_state = 132},
-  [187] = {.lex_state = 122},
-  [188] = {.lex_state = 95},
-  [189] = {.lex_state = 111},
-  [190] = {.lex_state = 90},
-  [191] = {.lex_state = 90},
-  [192] = {.lex_state = 90},
-  [193] = {.lex_state = 90},
-  [194] = {.lex_state = 90},
-  [195] = {.lex_state = 90},
-  [196] = {.lex_state = 90},
-  [197] = {.lex_state = 90},
-  [198] = {.lex_state = 34},
-  [199] = {.lex_state = 90},
-  [200] = {.lex_state = 90},
-  [201] = {.lex_state = 117},
-  [202] = {.lex_state = 130},
-  [203] = {.lex_state = 112},
-  [204] = {.lex_state = 39},
-  [205] = {.lex_state = 34},
-  [206] = {.lex_state = 95},
-  [207] = {.lex_state = 95},
-  [208] = {.lex_state = 122},
-  [209] = {.lex_state = 122},
-  [210] = {.lex_state = 115},
-  [211] = {.lex_state = 20},
-  [212] = {.lex_state = 20},
-  [213] = {.lex_state = 116},
-  [214] = {.lex_state = 28},
-  [215] = {.lex_state = 26},
-  [216] = {.lex_state = 28},
-  [217] = {.lex_state = 118},
-  [218] = {.lex_state = 30},
-  [219] = {.lex_state = 122},
-  [220] = {.lex_state = 116},
-  [221] = {.lex_state = 121},
-  [222] = {.lex_state = 30},
-  [223] = {.lex_state = 20},
-  [224] = {.lex_state = 20},
-  [225] = {.lex_state = 118},
-  [226] = {.lex_state = 118},
-  [227] = {.lex_state = 111},
-  [228] = {.lex_state = 20},
-  [229] = {.lex_state = 20},
-  [230] = {.lex_state = 121},
-  [231] = {.lex_state = 130},
-  [232] = {.lex_state = 20},
-  [233] = {.lex_state = 24},
-  [234] = {.lex_state = 116},
-  [235] = {.lex_state = 30},
-  [236] = {.lex_state = 20},
-  [237] = {.lex_state = 30},
-  [238] = {.lex_state = 119},
-  [239] = {.lex_state = 30},
-  [240] = {.lex_state = 30},
-  [241] = {.lex_state = 118},
-  [242] = {.lex_state = 116},
-  [243] = {.lex_state = 20},
-  [244] = {.lex_state = 30},
-  [245] = {.lex_state = 20},
-  [246] = {.lex_state = 21},
-  [247] = {.lex_state = 30},
-  [248] = {.lex_state = 21},
-  [249] = {.lex_state = 30},
-  [250] = {.lex_state = 118},
-  [251] = {.lex_state = 20},
-  [252] = {.lex_state = 122},
-  [253] = {.lex_state = 122},
-  [254] = {.lex_state = 30},
-  [255] = {.lex_state = 118},
-  [256] = {.lex_state = 20},
-  [257] = {.lex_state = 30},
-  [258] = {.lex_state = 116},
-  [259] = {.lex_state = 115},
-  [260] = {.lex_state = 115},
-  [261] = {.lex_state = 30},
-  [262] = {.lex_state = 114},
-  [263] = {.lex_state = 40},
-  [264] = {.lex_state = 28},
-  [265] = {.lex_state = 119},
-  [266] = {.lex_state = 119},
-  [267] = {.lex_state = 114},
-  [268] = {.lex_state = 114},
-  [269] = {.lex_state = 121},
-  [270] = {.lex_state = 114},
-  [271] = {.lex_state = 114},
-  [272] = {.lex_state = 114},
-  [273] = {.lex_state = 110},
-  [274] = {.lex_state = 110},
-  [275] = {.lex_state = 110},
-  [276] = {.lex_state = 110},
-  [277] = {.lex_state = 110},
-  [278] = {.lex_state = 110},
-  [279] = {.lex_state = 119},
-  [280] = {.lex_state = 34},
-  [281] = {.lex_state = 34},
-  [282] = {.lex_state = 21},
-  [283] = {.lex_state = 131},
-  [284] = {.lex_state = 131},
-  [285] = {.lex_state = 131},
-  [286] = {.lex_state = 131},
-  [287] = {.lex_state = 131},
-  [288] = {.lex_state = 131},
-  [289] = {.lex_state = 26},
-  [290] = {.lex_state = 27},
-  [291] = {.lex_state = 120},
-  [292] = {.lex_state = 116},
-  [293] = {.lex_state = 116},
-  [294] = {.lex_state = 34},
-  [295] = {.lex_state = 27},
-  [296] = {.lex_state = 120},
-  [297] = {.lex_state = 34},
-  [298] = {.lex_state = 120},
-  [299] = {.lex_state = 112},
-  [300] = {.lex_state = 27},
-  [301] = {.lex_state = 112},
-  [302] = {.lex_state = 27},
-  [303] = {.lex_state = 112},
-  [304] = {.lex_state = 33},
-  [305] = {.lex_state = 30},
-  [306] = {.lex_state = 26},
-  [307] = {.lex_state = 26},
-  [308] = {.lex_state = 26},
-  [309] = {.lex_state = 34},
-  [310] = {.lex_state = 34},
-  [311] = {.lex_state = 34},
-  [312] = {.lex_state = 34},
-  [313] = {.lex_state = 34},
-  [314] = {.lex_state = 34},
-  [315] = {.lex_state = 34},
-  [316] = {.lex_state = 34},
-  [317] = {.lex_state = 116},
-  [318] = {.lex_state = 34},
-  [319] = {.lex_state = 34},
-  [320] = {.lex_state = 26},
-  [321] = {.lex_state = 26},
-  [322] = {.lex_state = 27},
-  [323] = {.lex_state = 33},
-  [324] = {.lex_state = 132},
-  [325] = {.lex_state = 132},
-  [326] = {.lex_state = 120},
-  [327] = {.lex_state = 132},
-  [328] = {.lex_state = 120},
-  [329] = {.lex_state = 30},
-  [330] = {.lex_state = 33},
-  [331] = {.lex_state = 33},
-  [332] = {.lex_state = 120},
-  [333] = {.lex_state = 116},
-  [334] = {.lex_state = 33},
-  [335] = {.lex_state = 33},
-  [336] = {.lex_state = 30},
-  [337] = {.lex_state = 33},
-  [338] = {.lex_state = 33},
-  [339] = {.lex_state = 30},
-  [340] = {.lex_state = 33},
-  [341] = {.lex_state = 33},
-  [342] = {.lex_state = 30},
-  [343] = {.lex_state = 33},
-  [344] = {.lex_state = 33},
-  [345] = {.lex_state = 30},
-  [346] = {.lex_state = 33},
-  [347] = {.lex_state = 33},
-  [348] = {.lex_state = 30},
-  [349] = {.lex_state = 33},
-  [350] = {.lex_state = 33},
-  [351] = {.lex_state = 32},
-  [352] = {.lex_state = 30},
-  [353] = {.lex_state = 33},
-  [354] = {.lex_state = 33},
-  [355] = {.lex_state = 30},
-  [356] = {.lex_state = 33},
-  [357] = {.lex_state = 33},
-  [358] = {.lex_state = 30},
-  [359] = {.lex_state = 33},
-  [360] = {.lex_state = 33},
-  [361] = {.lex_state = 27},
-  [362] = {.lex_state = 30},
-  [363] = {.lex_state = 30},
-  [364] = {.lex_state = 32},
-  [365] = {.lex_state = 30},
-  [366] = {.lex_state = 30},
-  [367] = {.lex_state = 30},
-  [368] = {.lex_state = 30},
-  [369] = {.lex_state = 30},
-  [370] = {.lex_state = 33},
-  [371] = {.lex_state = 30},
-  [372] = {.lex_state = 32},
-  [373] = {.lex_state = 122},
-  [374] = {.lex_state = 29},
-  [375] = {.lex_state = 26},
-  [376] = {.lex_state = 29},
-  [377] = {.lex_state = 122},
-  [378] = {.lex_state = 26},
-  [379] = {.lex_state = 122},
-  [380] = {.lex_state = 26},
-  [381] = {.lex_state = 29},
-  [382] = {.lex_state = 29},
-  [383] = {.lex_state = 29},
-  [384] = {.lex_state = 29},
-  [385] = {.lex_state = 26},
-  [386] = {.lex_state = 26},
-  [387] = {.lex_state = 29},
+  [1] = {.lex_state = 123},
+  [2] = {.lex_state = 124},
+  [3] = {.lex_state = 126},
+  [4] = {.lex_state = 126},
+  [5] = {.lex_state = 156},
+  [6] = {.lex_state = 127},
+  [7] = {.lex_state = 127},
+  [8] = {.lex_state = 125},
+  [9] = {.lex_state = 125},
+  [10] = {.lex_state = 125},
+  [11] = {.lex_state = 125},
+  [12] = {.lex_state = 125},
+  [13] = {.lex_state = 125},
+  [14] = {.lex_state = 125},
+  [15] = {.lex_state = 127},
+  [16] = {.lex_state = 109},
+  [17] = {.lex_state = 109},
+  [18] = {.lex_state = 125},
+  [19] = {.lex_state = 110},
+  [20] = {.lex_state = 108},
+  [21] = {.lex_state = 153},
+  [22] = {.lex_state = 113},
+  [23] = {.lex_state = 113},
+  [24] = {.lex_state = 116},
+  [25] = {.lex_state = 116},
+  [26] = {.lex_state = 118},
+  [27] = {.lex_state = 112},
+  [28] = {.lex_state = 153},
+  [29] = {.lex_state = 119},
+  [30] = {.lex_state = 152},
+  [31] = {.lex_state = 151},
+  [32] = {.lex_state = 114},
+  [33] = {.lex_state = 111},
+  [34] = {.lex_state = 120},
+  [35] = {.lex_state = 109},
+  [36] = {.lex_state = 109},
+  [37] = {.lex_state = 122},
+  [38] = {.lex_state = 121},
+  [39] = {.lex_state = 117},
+  [40] = {.lex_state = 117},
+  [41] = {.lex_state = 135},
+  [42] = {.lex_state = 122},
+  [43] = {.lex_state = 115},
+  [44] = {.lex_state = 34},
+  [45] = {.lex_state = 155},
+  [46] = {.lex_state = 29},
+  [47] = {.lex_state = 29},
+  [48] = {.lex_state = 109},
+  [49] = {.lex_state = 133},
+  [50] = {.lex_state = 25},
+  [51] = {.lex_state = 109},
+  [52] = {.lex_state = 109},
+  [53] = {.lex_state = 109},
+  [54] = {.lex_state = 109},
+  [55] = {.lex_state = 19},
+  [56] = {.lex_state = 113},
+  [57] = {.lex_state = 113},
+  [58] = {.lex_state = 19},
+  [59] = {.lex_state = 134},
+  [60] = {.lex_state = 140},
+  [61] = {.lex_state = 128},
+  [62] = {.lex_state = 19},
+  [63] = {.lex_state = 109},
+  [64] = {.lex_state = 109},
+  [65] = {.lex_state = 153},
+  [66] = {.lex_state = 109},
+  [67] = {.lex_state = 22},
+  [68] = {.lex_state = 35},
+  [69] = {.lex_state = 109},
+  [70] = {.lex_state = 116},
+  [71] = {.lex_state = 116},
+  [72] = {.lex_state = 109},
+  [73] = {.lex_state = 109},
+  [74] = {.lex_state = 109},
+  [75] = {.lex_state = 25},
+  [76] = {.lex_state = 25},
+  [77] = {.lex_state = 25},
+  [78] = {.lex_state = 25},
+  [79] = {.lex_state = 25},
+  [80] = {.lex_state = 25},
+  [81] = {.lex_state = 25},
+  [82] = {.lex_state = 25},
+  [83] = {.lex_state = 25},
+  [84] = {.lex_state = 25},
+  [85] = {.lex_state = 25},
+  [86] = {.lex_state = 25},
+  [87] = {.lex_state = 25},
+  [88] = {.lex_state = 25},
+  [89] = {.lex_state = 25},
+  [90] = {.lex_state = 25},
+  [91] = {.lex_state = 153},
+  [92] = {.lex_state = 113},
+  [93] = {.lex_state = 144},
+  [94] = {.lex_state = 146},
+  [95] = {.lex_state = 113},
+  [96] = {.lex_state = 113},
+  [97] = {.lex_state = 154},
+  [98] = {.lex_state = 146},
+  [99] = {.lex_state = 153},
+  [100] = {.lex_state = 28},
+  [101] = {.lex_state = 153},
+  [102] = {.lex_state = 21},
+  [103] = {.lex_state = 144},
+  [104] = {.lex_state = 122},
+  [105] = {.lex_state = 122},
+  [106] = {.lex_state = 28},
+  [107] = {.lex_state = 113},
+  [108] = {.lex_state = 113},
+  [109] = {.lex_state = 113},
+  [110] = {.lex_state = 113},
+  [111] = {.lex_state = 113},
+  [112] = {.lex_state = 113},
+  [113] = {.lex_state = 113},
+  [114] = {.lex_state = 113},
+  [115] = {.lex_state = 116},
+  [116] = {.lex_state = 116},
+  [117] = {.lex_state = 113},
+  [118] = {.lex_state = 129},
+  [119] = {.lex_state = 153},
+  [120] = {.lex_state = 134},
+  [121] = {.lex_state = 136},
+  [122] = {.lex_state = 153},
+  [123] = {.lex_state = 153},
+  [124] = {.lex_state = 153},
+  [125] = {.lex_state = 153},
+  [126] = {.lex_state = 153},
+  [127] = {.lex_state = 153},
+  [128] = {.lex_state = 153},
+  [129] = {.lex_state = 153},
+  [130] = {.lex_state = 116},
+  [131] = {.lex_state = 116},
+  [132] = {.lex_state = 116},
+  [133] = {.lex_state = 116},
+  [134] = {.lex_state = 116},
+  [135] = {.lex_state = 131},
+  [136] = {.lex_state = 116},
+  [137] = {.lex_state = 116},
+  [138] = {.lex_state = 116},
+  [139] = {.lex_state = 116},
+  [140] = {.lex_state = 116},
+  [141] = {.lex_state = 117},
+  [142] = {.lex_state = 117},
+  [143] = {.lex_state = 28},
+  [144] = {.lex_state = 28},
+  [145] = {.lex_state = 20},
+  [146] = {.lex_state = 146},
+  [147] = {.lex_state = 28},
+  [148] = {.lex_state = 153},
+  [149] = {.lex_state = 138},
+  [150] = {.lex_state = 25},
+  [151] = {.lex_state = 159},
+  [152] = {.lex_state = 143},
+  [153] = {.lex_state = 149},
+  [154] = {.lex_state = 36},
+  [155] = {.lex_state = 139},
+  [156] = {.lex_state = 143},
+  [157] = {.lex_state = 142},
+  [158] = {.lex_state = 142},
+  [159] = {.lex_state = 117},
+  [160] = {.lex_state = 117},
+  [161] = {.lex_state = 132},
+  [162] = {.lex_state = 19},
+  [163] = {.lex_state = 19},
+  [164] = {.lex_state = 130},
+  [165] = {.lex_state = 25},
+  [166] = {.lex_state = 122},
+  [167] = {.lex_state = 122},
+  [168] = {.lex_state = 149},
+  [169] = {.lex_state = 122},
+  [170] = {.lex_state = 122},
+  [171] = {.lex_state = 122},
+  [172] = {.lex_state = 24},
+  [173] = {.lex_state = 37},
+  [174] = {.lex_state = 149},
+  [175] = {.lex_state = 29},
+  [176] = {.lex_state = 29},
+  [177] = {.lex_state = 149},
+  [178] = {.lex_state = 149},
+  [179] = {.lex_state = 122},
+  [180] = {.lex_state = 149},
+  [181] = {.lex_state = 122},
+  [182] = {.lex_state = 122},
+  [183] = {.lex_state = 143},
+  [184] = {.lex_state = 157},
+  [185] = {.lex_state = 122},
+  [186] = {.lex_state = 159},
+  [187] = {.lex_state = 149},
+  [188] = {.lex_state = 122},
+  [189] = {.lex_state = 138},
+  [190] = {.lex_state = 117},
+  [191] = {.lex_state = 117},
+  [192] = {.lex_state = 117},
+  [193] = {.lex_state = 117},
+  [194] = {.lex_state = 117},
+  [195] = {.lex_state = 117},
+  [196] = {.lex_state = 117},
+  [197] = {.lex_state = 117},
+  [198] = {.lex_state = 33},
+  [199] = {.lex_state = 117},
+  [200] = {.lex_state = 117},
+  [201] = {.lex_state = 144},
+  [202] = {.lex_state = 157},
+  [203] = {.lex_state = 139},
+  [204] = {.lex_state = 38},
+  [205] = {.lex_state = 33},
+  [206] = {.lex_state = 122},
+  [207] = {.lex_state = 122},
+  [208] = {.lex_state = 149},
+  [209] = {.lex_state = 149},
+  [210] = {.lex_state = 142},
+  [211] = {.lex_state = 19},
+  [212] = {.lex_state = 19},
+  [213] = {.lex_state = 143},
+  [214] = {.lex_state = 27},
+  [215] = {.lex_state = 25},
+  [216] = {.lex_state = 27},
+  [217] = {.lex_state = 145},
+  [218] = {.lex_state = 29},
+  [219] = {.lex_state = 149},
+  [220] = {.lex_state = 143},
+  [221] = {.lex_state = 148},
+  [222] = {.lex_state = 29},
+  [223] = {.lex_state = 19},
+  [224] = {.lex_state = 19},
+  [225] = {.lex_state = 145},
+  [226] = {.lex_state = 145},
+  [227] = {.lex_state = 138},
+  [228] = {.lex_state = 19},
+  [229] = {.lex_state = 19},
+  [230] = {.lex_state = 148},
+  [231] = {.lex_state = 157},
+  [232] = {.lex_state = 19},
+  [233] = {.lex_state = 23},
+  [234] = {.lex_state = 143},
+  [235] = {.lex_state = 29},
+  [236] = {.lex_state = 19},
+  [237] = {.lex_state = 29},
+  [238] = {.lex_state = 146},
+  [239] = {.lex_state = 29},
+  [240] = {.lex_state = 29},
+  [241] = {.lex_state = 145},
+  [242] = {.lex_state = 143},
+  [243] = {.lex_state = 19},
+  [244] = {.lex_state = 29},
+  [245] = {.lex_state = 19},
+  [246] = {.lex_state = 20},
+  [247] = {.lex_state = 29},
+  [248] = {.lex_state = 20},
+  [249] = {.lex_state = 29},
+  [250] = {.lex_state = 145},
+  [251] = {.lex_state = 19},
+  [252] = {.lex_state = 149},
+  [253] = {.lex_state = 149},
+  [254] = {.lex_state = 29},
+  [255] = {.lex_state = 145},
+  [256] = {.lex_state = 19},
+  [257] = {.lex_state = 29},
+  [258] = {.lex_state = 143},
+  [259] = {.lex_state = 142},
+  [260] = {.lex_state = 142},
+  [261] = {.lex_state = 29},
+  [262] = {.lex_state = 141},
+  [263] = {.lex_state = 39},
+  [264] = {.lex_state = 27},
+  [265] = {.lex_state = 146},
+  [266] = {.lex_state = 146},
+  [267] = {.lex_state = 141},
+  [268] = {.lex_state = 141},
+  [269] = {.lex_state = 148},
+  [270] = {.lex_state = 141},
+  [271] = {.lex_state = 141},
+  [272] = {.lex_state = 141},
+  [273] = {.lex_state = 137},
+  [274] = {.lex_state = 137},
+  [275] = {.lex_state = 137},
+  [276] = {.lex_state = 137},
+  [277] = {.lex_state = 137},
+  [278] = {.lex_state = 137},
+  [279] = {.lex_state = 146},
+  [280] = {.lex_state = 33},
+  [281] = {.lex_state = 33},
+  [282] = {.lex_state = 20},
+  [283] = {.lex_state = 158},
+  [284] = {.lex_state = 158},
+  [285] = {.lex_state = 158},
+  [286] = {.lex_state = 158},
+  [287] = {.lex_state = 158},
+  [288] = {.lex_state = 158},
+  [289] = {.lex_state = 25},
+  [290] = {.lex_state = 26},
+  [291] = {.lex_state = 147},
+  [292] = {.lex_state = 143},
+  [293] = {.lex_state = 143},
+  [294] = {.lex_state = 33},
+  [295] = {.lex_state = 26},
+  [296] = {.lex_state = 147},
+  [297] = {.lex_state = 33},
+  [298] = {.lex_state = 147},
+  [299] = {.lex_state = 139},
+  [300] = {.lex_state = 26},
+  [301] = {.lex_state = 139},
+  [302] = {.lex_state = 26},
+  [303] = {.lex_state = 139},
+  [304] = {.lex_state = 32},
+  [305] = {.lex_state = 29},
+  [306] = {.lex_state = 25},
+  [307] = {.lex_state = 25},
+  [308] = {.lex_state = 25},
+  [309] = {.lex_state = 33},
+  [310] = {.lex_state = 33},
+  [311] = {.lex_state = 33},
+  [312] = {.lex_state = 33},
+  [313] = {.lex_state = 33},
+  [314] = {.lex_state = 33},
+  [315] = {.lex_state = 33},
+  [316] = {.lex_state = 33},
+  [317] = {.lex_state = 143},
+  [318] = {.lex_state = 33},
+  [319] = {.lex_state = 33},
+  [320] = {.lex_state = 25},
+  [321] = {.lex_state = 25},
+  [322] = {.lex_state = 26},
+  [323] = {.lex_state = 32},
+  [324] = {.lex_state = 159},
+  [325] = {.lex_state = 159},
+  [326] = {.lex_state = 147},
+  [327] = {.lex_state = 159},
+  [328] = {.lex_state = 147},
+  [329] = {.lex_state = 29},
+  [330] = {.lex_state = 32},
+  [331] = {.lex_state = 32},
+  [332] = {.lex_state = 147},
+  [333] = {.lex_state = 143},
+  [334] = {.lex_state = 32},
+  [335] = {.lex_state = 32},
+  [336] = {.lex_state = 29},
+  [337] = {.lex_state = 32},
+  [338] = {.lex_state = 32},
+  [339] = {.lex_state = 29},
+  [340] = {.lex_state = 32},
+  [341] = {.lex_state = 32},
+  [342] = {.lex_state = 29},
+  [343] = {.lex_state = 32},
+  [344] = {.lex_state = 32},
+  [345] = {.lex_state = 29},
+  [346] = {.lex_state = 32},
+  [347] = {.lex_state = 32},
+  [348] = {.lex_state = 29},
+  [349] = {.lex_state = 32},
+  [350] = {.lex_state = 32},
+  [351] = {.lex_state = 31},
+  [352] = {.lex_state = 29},
+  [353] = {.lex_state = 32},
+  [354] = {.lex_state = 32},
+  [355] = {.lex_state = 29},
+  [356] = {.lex_state = 32},
+  [357] = {.lex_state = 32},
+  [358] = {.lex_state = 29},
+  [359] = {.lex_state = 32},
+  [360] = {.lex_state = 32},
+  [361] = {.lex_state = 26},
+  [362] = {.lex_state = 29},
+  [363] = {.lex_state = 29},
+  [364] = {.lex_state = 31},
+  [365] = {.lex_state = 29},
+  [366] = {.lex_state = 29},
+  [367] = {.lex_state = 29},
+  [368] = {.lex_state = 29},
+  [369] = {.lex_state = 29},
+  [370] = {.lex_state = 32},
+  [371] = {.lex_state = 29},
+  [372] = {.lex_state = 31},
+  [373] = {.lex_state = 149},
+  [374] = {.lex_state = 28},
+  [375] = {.lex_state = 25},
+  [376] = {.lex_state = 28},
+  [377] = {.lex_state = 149},
+  [378] = {.lex_state = 25},
+  [379] = {.lex_state = 149},
+  [380] = {.lex_state = 25},
+  [381] = {.lex_state = 28},
+  [382] = {.lex_state = 28},
+  [383] = {.lex_state = 28},
+  [384] = {.lex_state = 28},
+  [385] = {.lex_state = 25},
+  [386] = {.lex_state = 25},
+  [387] = {.lex_state = 28},
   [388] = {.lex_state = 0},
   [389] = {.lex_state = 0},
-  [390] = {.lex_state = 31},
+  [390] = {.lex_state = 30},
   [391] = {.lex_state = 0},
   [392] = {.lex_state = 0},
   [393] = {.lex_state = 0},
   [394] = {.lex_state = 0},
   [395] = {.lex_state = 0},
-  [396] = {.lex_state = 31},
+  [396] = {.lex_state = 30},
   [397] = {.lex_state = 0},
   [398] = {.lex_state = 0},
-  [399] = {.lex_state = 31},
-  [400] = {.lex_state = 31},
+  [399] = {.lex_state = 30},
+  [400] = {.lex_state = 30},
   [401] = {.lex_state = 0},
   [402] = {.lex_state = 0},
-  [403] = {.lex_state = 31},
-  [404] = {.lex_state = 31},
+  [403] = {.lex_state = 30},
+  [404] = {.lex_state = 30},
   [405] = {.lex_state = 0},
-  [406] = {.lex_state = 96},
+  [406] = {.lex_state = 123},
   [407] = {.lex_state = 0},
   [408] = {.lex_state = 0},
   [409] = {.lex_state = 0},
   [410] = {.lex_state = 0},
   [411] = {.lex_state = 0},
   [412] = {.lex_state = 0},
-  [413] = {.lex_state = 33},
+  [413] = {.lex_state = 32},
   [414] = {.lex_state = 0},
-  [415] = {.lex_state = 33},
-  [416] = {.lex_state = 123},
+  [415] = {.lex_state = 32},
+  [416] = {.lex_state = 150},
   [417] = {.lex_state = 0},
-  [418] = {.lex_state = 96},
-  [419] = {.lex_state = 96},
-  [420] = {.lex_state = 33},
+  [418] = {.lex_state = 123},
+  [419] = {.lex_state = 123},
+  [420] = {.lex_state = 32},
   [421] = {.lex_state = 0},
   [422] = {.lex_state = 0},
   [423] = {.lex_state = 0},
@@ -5240,7 +5326,7 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [425] = {.lex_state = 0},
   [426] = {.lex_state = 0},
   [427] = {.lex_state = 0},
-  [428] = {.lex_state = 123},
+  [428] = {.lex_state = 150},
   [429] = {.lex_state = 0},
   [430] = {.lex_state = 0},
   [431] = {.lex_state = 0},
@@ -5307,9 +5393,9 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [492] = {.lex_state = 0},
   [493] = {.lex_state = 0},
   [494] = {.lex_state = 0},
-  [495] = {.lex_state = 69},
+  [495] = {.lex_state = 96},
   [496] = {.lex_state = 0},
-  [497] = {.lex_state = 49},
+  [497] = {.lex_state = 48},
   [498] = {.lex_state = 0},
   [499] = {.lex_state = 0},
   [500] = {.lex_state = 0},
@@ -5324,14 +5410,14 @@ static const TSLexerMode ts_lex_modes[STATE_COUNT] = {
   [509] = {.lex_state = 0},
   [510] = {.lex_state = 0},
   [511] = {.lex_state = 0},
-  [512] = {.lex_state = 69},
+  [512] = {.lex_state = 96},
   [513] = {.lex_state = 0},
   [514] = {.lex_state = 0},
   [515] = {.lex_state = 0},
   [516] = {.lex_state = 0},
   [517] = {.lex_state = 0},
   [518] = {.lex_state = 0},
-  [519] = {.lex_state = 49},
+  [519] = {.lex_state = 48},
   [520] = {.lex_state = 0},
   [521] = {.lex_state = 0},
 };

@@ -10,7 +10,7 @@ mod template;
 
 pub(crate) use standalone::template_text;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Node;
 
@@ -480,24 +480,31 @@ impl<'a> Lowerer<'a> {
             line_start = self.skip_newline(line_end).max(line_end + 1);
         }
         self.block_end = Some(from);
+        // Syntax errors of this text were found in the whole block's tree too: the parts'
+        // own parses report them again. One pass, whatever the number of parts.
+        let range = self.base + from..self.base + to;
+        self.diagnostics
+            .retain(|diagnostic| diagnostic.code != Code::SyntaxError || !range.contains(&diagnostic.span.start));
         for (index, &start) in starts.iter().enumerate() {
             let end = starts.get(index + 1).copied().unwrap_or(to);
             let position = self.place(self.lines.position(start));
             let chunk = Chunk::parse(self.slice(start, end).to_owned());
             let sub = Lowerer::placed(&chunk, self.base + start, position.line, position.column);
             let Lowered { mut document, .. } = lower_with(sub, &chunk);
-            // Syntax errors of this text were found in the whole block's tree too.
-            let range = self.base + start..self.base + end;
-            self.diagnostics
-                .retain(|diagnostic| diagnostic.code != Code::SyntaxError || !range.contains(&diagnostic.span.start));
-            if let Some(request) = document.blocks.first().and_then(|block| block.request.as_ref()) {
+            // One note for the block: a file written without any `###` is read so on purpose.
+            if index == 0
+                && let Some(request) = document.blocks.first().and_then(|block| block.request.as_ref())
+            {
                 document.diagnostics.push(
                     Diagnostic::new(
                         Code::RequestLineInBody,
                         request.line_span,
                         "a request line without `###` before it starts a new request",
                     )
-                    .with_hint("write `###` above it, as every `.http` tool reads it"),
+                    .with_hint(
+                        "so do the request lines after it up to the next `###`; write `###` above each, as \
+                         every `.http` tool reads it",
+                    ),
                 );
             }
             self.implicit.push(document);
@@ -611,22 +618,29 @@ impl<'a> Lowerer<'a> {
 /// means its first definition.
 fn spread_fragments(document: &mut Document) {
     let fragments = std::mem::take(&mut document.fragments);
+    let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(fragments.len());
+    for (index, fragment) in fragments.iter().enumerate() {
+        by_name.entry(fragment.name.as_str()).or_insert(index);
+    }
     for block in &mut document.blocks {
         let Some(request) = &mut block.request else { continue };
         let Body::GraphQl(graphql) = &mut request.body else { continue };
-        let mut used = vec![false; fragments.len()];
+        // Only the fragments it spreads are visited: the cost follows the query, not the
+        // number of fragments in the file.
+        let mut used: Vec<usize> = Vec::new();
+        let mut seen: HashSet<usize> = HashSet::new();
         let mut pending = vec![graphql.query.to_source()];
         while let Some(text) = pending.pop() {
             for name in spreads(&text) {
-                let Some(index) = fragments.iter().position(|fragment| fragment.name == name) else { continue };
-                if !used[index] {
-                    used[index] = true;
+                let Some(&index) = by_name.get(name) else { continue };
+                if seen.insert(index) {
+                    used.push(index);
                     pending.push(fragments[index].text.clone());
                 }
             }
         }
-        graphql.fragments =
-            fragments.iter().zip(&used).filter(|(_, used)| **used).map(|(fragment, _)| fragment.text.clone()).collect();
+        used.sort_unstable();
+        graphql.fragments = used.into_iter().map(|index| fragments[index].text.clone()).collect();
     }
     document.fragments = fragments;
 }

@@ -72,12 +72,13 @@ impl Lowerer<'_> {
                 continuations.push(child);
             } else if kind == kinds.header {
                 let text = self.node_text(child).trim_start();
-                if let Some((first, _)) = early_body {
-                    early_body = Some((first, child.end_byte()));
-                } else if super::body::is_request_line(text) {
-                    // Never a header: a header's name has no space.
+                if super::body::is_request_line(text) {
+                    // Never a header (a header's name has no space), nor a body's line
+                    // as httpyac reads them.
                     split = Some(child.start_byte());
                     break;
+                } else if let Some((first, _)) = early_body {
+                    early_body = Some((first, child.end_byte()));
                 } else if starts_body(text, child) {
                     early_body = Some((child, child.end_byte()));
                 } else if child.child_count() == 1 && text.starts_with("...") {
