@@ -298,6 +298,18 @@ pub enum BuildError {
         /// Where the header is written.
         span: Span,
     },
+    /// A substituted value, or all the substituted text of a request, over its limit
+    /// (`MAX_RENDERED_BYTES`, `MAX_REQUEST_BYTES`): found while substituting, before
+    /// the text is built.
+    #[error("{}: {what} would exceed {} MiB once substituted", span, limit / (1024 * 1024))]
+    TooLarge {
+        /// What grew too large.
+        what: String,
+        /// The limit in bytes.
+        limit: usize,
+        /// The interpolation (or text) that crossed it.
+        span: Span,
+    },
     /// A body that cannot be built as its form requires (GraphQL variables that are
     /// not a JSON object).
     #[error("{}: {message}", span)]
@@ -328,6 +340,7 @@ impl BuildError {
             | BuildError::Credentials { span, .. }
             | BuildError::InvalidTimeout { span, .. }
             | BuildError::InvalidBody { span, .. }
+            | BuildError::TooLarge { span, .. }
             | BuildError::Included { span, .. } => *span,
         }
     }
@@ -350,6 +363,7 @@ impl BuildError {
             BuildError::Credentials { .. } => "invalid-credentials",
             BuildError::InvalidTimeout { .. } => "invalid-timeout",
             BuildError::InvalidBody { .. } => "invalid-body",
+            BuildError::TooLarge { .. } => "too-large",
             BuildError::Included { source, .. } => source.code(),
         }
     }
@@ -367,6 +381,11 @@ impl BuildError {
     #[must_use]
     pub fn hint(&self) -> Option<String> {
         match self {
+            BuildError::TooLarge { .. } => Some(
+                "a value that large is almost always a mistake (a variable that refers to itself twice, a \
+                 response body substituted whole); send large content from a file with `< ./file`"
+                    .to_owned(),
+            ),
             BuildError::UndefinedVariable { name, .. } => Some(format!(
                 "define it in the file (`@{root} = value`), in volley.jsonc `variables` or a profile, \
                  or pass `--var {root}=value`",

@@ -39,6 +39,14 @@ pub(crate) struct Scope<'a> {
     pub(crate) environment: &'a Environment,
 }
 
+/// The most bytes one substituted template (a URL, a header, a body's text, a file
+/// variable's value) may hold.
+pub const MAX_RENDERED_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most bytes all the templates substituted for one send may hold together (the
+/// files a body reads are not counted).
+pub const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
+
 /// Renders templates within one send.
 pub(crate) struct Renderer<'a> {
     scope: Scope<'a>,
@@ -48,11 +56,13 @@ pub(crate) struct Renderer<'a> {
     file_values: HashMap<String, String>,
     /// File variables being evaluated, to catch `@a = {{b}}`, `@b = {{a}}`.
     resolving: Vec<String>,
+    /// Bytes substituted so far in this send (see [`MAX_REQUEST_BYTES`]).
+    rendered: usize,
 }
 
 impl<'a> Renderer<'a> {
     pub(crate) fn new(scope: Scope<'a>) -> Self {
-        Self { scope, secrets: Vec::new(), file_values: HashMap::new(), resolving: Vec::new() }
+        Self { scope, secrets: Vec::new(), file_values: HashMap::new(), resolving: Vec::new(), rendered: 0 }
     }
 
     /// The duration of a `@timeout` or `@ws-connect-timeout` value, if the request has
@@ -79,18 +89,43 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// The text of `template` with every interpolation substituted.
+    /// The text of `template` with every interpolation substituted. The text is checked
+    /// against the limits as it grows, before each piece is added: a template that
+    /// would exceed them is never built (`too-large`, at the piece that crossed them).
     pub(crate) fn render<'b>(&'b mut self, template: &'b Template) -> BoxFuture<'b, Result<String, BuildError>> {
         Box::pin(async move {
             let mut out = String::new();
             for part in &template.parts {
                 match part {
-                    Part::Text(text) => out.push_str(&text.value),
-                    Part::Interpolation(interpolation) => out.push_str(&self.interpolation(interpolation).await?),
+                    Part::Text(text) => {
+                        self.grow(&mut out, &text.value, text.span)?;
+                    }
+                    Part::Interpolation(interpolation) => {
+                        let value = self.interpolation(interpolation).await?;
+                        self.grow(&mut out, &value, interpolation.span)?;
+                    }
                 }
             }
             Ok(out)
         })
+    }
+
+    /// Appends `piece` to `out` unless that would cross [`MAX_RENDERED_BYTES`] for the
+    /// template or [`MAX_REQUEST_BYTES`] for the send.
+    fn grow(&mut self, out: &mut String, piece: &str, span: Span) -> Result<(), BuildError> {
+        let template = out.len().saturating_add(piece.len());
+        let request = self.rendered.saturating_add(piece.len());
+        if template > MAX_RENDERED_BYTES || request > MAX_REQUEST_BYTES {
+            let (what, limit) = if template > MAX_RENDERED_BYTES {
+                ("this value", MAX_RENDERED_BYTES)
+            } else {
+                ("the request's substituted text", MAX_REQUEST_BYTES)
+            };
+            return Err(BuildError::TooLarge { what: what.to_owned(), limit, span });
+        }
+        self.rendered = request;
+        out.push_str(piece);
+        Ok(())
     }
 
     async fn interpolation(&mut self, interpolation: &Interpolation) -> Result<String, BuildError> {

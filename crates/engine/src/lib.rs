@@ -40,6 +40,8 @@ mod digest;
 mod dotenv;
 mod error;
 mod interpolate;
+
+pub use interpolate::{MAX_RENDERED_BYTES, MAX_REQUEST_BYTES};
 mod io;
 mod remote;
 mod resolvers;

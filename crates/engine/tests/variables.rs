@@ -343,3 +343,38 @@ async fn a_fork_shares_the_setup_but_not_the_state() {
     let missing = other.run_string(&file, in_project().index(1)).await;
     assert!(missing.is_err(), "a fresh fork has no `first` response to chain from");
 }
+
+#[tokio::test]
+async fn a_value_that_doubles_itself_is_stopped_before_it_is_built() {
+    // 614 bytes that would make 1.3 GB: `@aN = {{aN-1}}{{aN-1}}`.
+    use std::fmt::Write as _;
+    let mut text = String::from("@a0 = 0123456789\n");
+    for n in 1..=27 {
+        let previous = n - 1;
+        let _ = writeln!(text, "@a{n} = {{{{a{previous}}}}}{{{{a{previous}}}}}");
+    }
+    text.push_str("\nGET http://127.0.0.1:1/{{a27}}\n");
+    let started = std::time::Instant::now();
+    let error = support::client().run_string(&text, RunOptions::default()).await.unwrap_err();
+    let Error::Build(build) = &error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "too-large", "{build}");
+    assert!(build.to_string().contains("would exceed 16 MiB"), "{build}");
+    // Stopped at the first value over 16 MiB (a21, 20 MB), not after building 1.3 GB.
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn all_the_substituted_text_of_a_request_is_bounded_too() {
+    // Five headers of 15 MiB each: every one within the value limit, not together.
+    use std::fmt::Write as _;
+    let mut text = String::from("@big = ");
+    text.push_str(&"x".repeat(15 * 1024 * 1024));
+    text.push_str("\n\nGET http://127.0.0.1:1/\n");
+    for n in 0..5 {
+        let _ = writeln!(text, "X-{n}: {{{{big}}}}");
+    }
+    let error = support::client().run_string(&text, RunOptions::default()).await.unwrap_err();
+    let Error::Build(build) = &error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "too-large");
+    assert!(build.to_string().contains("the request's substituted text would exceed 64 MiB"), "{build}");
+}
