@@ -48,6 +48,13 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WS_SESSIONS)]
     max_ws_sessions: usize,
 
+    /// Environment variables that callers with a scoped token may read through `$env`,
+    /// `$processEnv` and `$secret` (comma-separated names). Without it they read none;
+    /// the main token's holder reads the server's environment, and nobody reads the
+    /// token itself.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    allow_env: Vec<String>,
+
     /// Log lines on stderr as text or JSON (level from `RUST_LOG`, default `info`).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -91,6 +98,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
         port: args.port,
         workspace: args.workspace.clone(),
         token: args.token.clone(),
+        allow_env: args.allow_env.clone(),
         cors: args.cors.clone(),
         max_body_size: args.max_body_size,
         max_sessions: args.max_sessions,

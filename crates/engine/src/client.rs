@@ -156,6 +156,9 @@ pub struct RunOptions {
     /// Keep at most this many bytes of a response body; the rest is not read and
     /// [`Response::truncated`] says so.
     pub max_body_bytes: Option<usize>,
+    /// What `$env`, `$processEnv` and `$secret` read for this run, instead of the
+    /// client's environment (an execution server narrows it for scoped callers).
+    pub environment: Option<Environment>,
 }
 
 impl RunOptions {
@@ -345,6 +348,12 @@ struct Settings {
 }
 
 impl Client {
+    /// What `$env`, `$processEnv` and `$secret` read for this client.
+    #[must_use]
+    pub fn environment(&self) -> Environment {
+        self.inner.config.environment.clone()
+    }
+
     /// A client.
     #[must_use]
     pub fn new(config: ClientConfig) -> Self {
@@ -649,7 +658,7 @@ impl Client {
             chain: &chain,
             custom: &self.inner.config.resolvers,
             commands: &settings.commands,
-            environment: &self.inner.config.environment,
+            environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
         };
         let mut renderer = Renderer::new(scope);
         let files = Files { io: &*self.inner.config.io, base: &directory };

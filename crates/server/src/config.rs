@@ -53,8 +53,12 @@ pub struct ServerConfig {
     pub heartbeat: Duration,
     /// How long shutdown waits for in-flight executions.
     pub shutdown_grace: Duration,
-    /// What `$env` and `$secret` read (the server's environment).
+    /// What `$env` and `$secret` read (the server's environment). The token is never
+    /// readable through it, whatever variable holds it.
     pub environment: volley_engine::Environment,
+    /// The environment variables callers with a scoped token may read (`--allow-env`);
+    /// they read none by default.
+    pub allow_env: Vec<String>,
 }
 
 impl Default for ServerConfig {
@@ -78,6 +82,7 @@ impl Default for ServerConfig {
             heartbeat: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
             environment: volley_engine::Environment::process(),
+            allow_env: Vec::new(),
         }
     }
 }

@@ -34,7 +34,7 @@ pub(crate) struct Shared {
     pub(crate) shutdown: CancellationToken,
     /// What every execution's client is forked from: the workspace files, the shared
     /// transport, the environment, and the configurations found so far.
-    base_client: Client,
+    pub(crate) base_client: Client,
 }
 
 impl Deref for AppState {
@@ -51,7 +51,7 @@ impl AppState {
         let base_client = Client::new(ClientConfig {
             io: Arc::new(WorkspaceFs { workspace: workspace.clone() }),
             transport: Some(Arc::clone(&transport)),
-            environment: config.environment.clone(),
+            environment: config.environment.clone().hiding(["VOLLEY_TOKEN".to_owned()], config.token.clone()),
             ..ClientConfig::default()
         });
         let shared = Shared {

@@ -1677,6 +1677,42 @@ mod auth {
     }
 
     #[tokio::test]
+    async fn a_scoped_token_reads_only_the_allowed_environment_and_nobody_reads_the_token() {
+        let upstream = TestServer::start().await;
+        let api = Api::with(|config| {
+            config.token = Some(MAIN.to_owned());
+            config.environment = volley_engine::Environment::fixed([
+                ("VOLLEY_TOKEN".to_owned(), MAIN.to_owned()),
+                ("STASH".to_owned(), MAIN.to_owned()),
+                ("PRIVATE".to_owned(), "private-value".to_owned()),
+                ("ALLOWED".to_owned(), "allowed-value".to_owned()),
+            ]);
+            config.allow_env = vec!["ALLOWED".to_owned(), "VOLLEY_TOKEN".to_owned()];
+        });
+        let flow = api.flow(Some(MAIN), json!({})).await;
+        let (token, _) = scoped(&api, json!({ "flowId": flow })).await;
+        let content = format!(
+            "GET {}?token={{{{$env(VOLLEY_TOKEN)}}}}&stash={{{{$processEnv STASH}}}}&private={{{{$env(PRIVATE)}}}}&allowed={{{{$env(ALLOWED)}}}}",
+            upstream.url("/echo")
+        );
+        let query = |reply: &Reply| -> String {
+            let echoed: Value =
+                serde_json::from_str(ok(reply, StatusCode::OK)["response"]["body"].as_str().expect("text"))
+                    .expect("echo");
+            echoed["query"].as_str().expect("query").to_owned()
+        };
+        let scoped_reply = api.post("/execute", Some(token.as_str()), json!({ "content": content })).await;
+        assert_eq!(query(&scoped_reply), "token=&stash=&private=&allowed=allowed-value");
+        let main_reply = api.post("/execute", Some(MAIN), json!({ "content": content, "flowId": flow })).await;
+        assert_eq!(query(&main_reply), "token=&stash=&private=private-value&allowed=allowed-value");
+        // `$secret` is refused rather than empty when nothing it may read has the name.
+        let secret = format!("GET {}?s={{{{$secret(PRIVATE)}}}}", upstream.url("/echo"));
+        let reply = api.post("/execute", Some(token.as_str()), json!({ "content": secret })).await;
+        assert!(reply.0.is_client_error(), "{}", reply.2);
+        assert!(!reply.2.to_string().contains("private-value"), "{}", reply.2);
+    }
+
+    #[tokio::test]
     async fn a_session_scoped_token_executes_in_its_session_only() {
         let upstream = TestServer::start().await;
         let api = Api::secured();

@@ -148,6 +148,11 @@ where
 #[derive(Clone, Default)]
 pub struct Environment {
     fixed: Option<Arc<HashMap<String, String>>>,
+    /// When set, only these names are read.
+    allowed: Option<Arc<Vec<String>>>,
+    /// Names never read, and values never given out (a server's own token).
+    hidden_names: Arc<Vec<String>>,
+    hidden_values: Arc<Vec<String>>,
 }
 
 impl fmt::Debug for Environment {
@@ -169,16 +174,47 @@ impl Environment {
     /// A fixed set of variables instead of the process environment.
     #[must_use]
     pub fn fixed(variables: impl IntoIterator<Item = (String, String)>) -> Self {
-        Self { fixed: Some(Arc::new(variables.into_iter().collect())) }
+        Self { fixed: Some(Arc::new(variables.into_iter().collect())), ..Self::default() }
     }
 
-    /// The value of `name`, when set.
+    /// The same environment with only `names` readable (an execution server's scoped
+    /// callers: nothing unless the server allows it).
+    #[must_use]
+    pub fn allowing(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        let mut names: Vec<String> = names.into_iter().collect();
+        if let Some(already) = &self.allowed {
+            names.retain(|name| already.contains(name));
+        }
+        self.allowed = Some(Arc::new(names));
+        self
+    }
+
+    /// The same environment with `names` never readable, and no variable whose value is
+    /// one of `values` (a server's token, whatever variable holds it).
+    #[must_use]
+    pub fn hiding(mut self, names: impl IntoIterator<Item = String>, values: impl IntoIterator<Item = String>) -> Self {
+        let mut hidden_names = self.hidden_names.as_ref().clone();
+        hidden_names.extend(names);
+        let mut hidden_values = self.hidden_values.as_ref().clone();
+        hidden_values.extend(values.into_iter().filter(|value| !value.is_empty()));
+        self.hidden_names = Arc::new(hidden_names);
+        self.hidden_values = Arc::new(hidden_values);
+        self
+    }
+
+    /// The value of `name`, when set and readable.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<String> {
-        match &self.fixed {
+        if self.hidden_names.iter().any(|hidden| hidden == name)
+            || self.allowed.as_ref().is_some_and(|allowed| !allowed.iter().any(|allowed| allowed == name))
+        {
+            return None;
+        }
+        let value = match &self.fixed {
             Some(map) => map.get(name).cloned(),
             None => std::env::var(name).ok(),
-        }
+        }?;
+        (!self.hidden_values.contains(&value)).then_some(value)
     }
 }
 

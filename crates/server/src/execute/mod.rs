@@ -47,6 +47,9 @@ pub(crate) struct Run {
     pub(crate) emitter: Emitter,
     start_ms: u64,
     started: Instant,
+    /// What the run's resolvers read of the server's environment: nothing but
+    /// `--allow-env` for a scoped token, the client's otherwise.
+    environment: Option<volley_engine::Environment>,
 }
 
 /// A request sent and answered.
@@ -96,10 +99,13 @@ impl Run {
     /// Starts an execution: ids, `requestQueued`, a `pending` entry in the flow's store.
     pub(crate) fn begin(
         state: &AppState,
+        access: &Access,
         session: Option<Arc<Session>>,
         flow: Option<Arc<Flow>>,
         label: Option<&str>,
     ) -> Self {
+        let environment =
+            access.claims().map(|_| state.base_client.environment().allowing(state.config.allow_env.clone()));
         let run_id = new_id("run");
         let req_exec_id = new_id("exec");
         let sequence = flow.as_ref().map_or_else(Sequence::run, |flow| Sequence::Flow(Arc::clone(&flow.sequence)));
@@ -134,7 +140,17 @@ impl Run {
             );
         }
         emitter.emit("requestQueued", json!({ "reqLabel": label }));
-        Self { state: state.clone(), run_id, req_exec_id, session, flow, emitter, start_ms, started: Instant::now() }
+        Self {
+            state: state.clone(),
+            run_id,
+            req_exec_id,
+            session,
+            flow,
+            emitter,
+            start_ms,
+            started: Instant::now(),
+            environment,
+        }
     }
 
     fn store(&self, change: impl FnOnce(&mut StoredExecution)) {
@@ -189,6 +205,7 @@ impl Run {
             follow_redirects: body.follow_redirects,
             validate_ssl: body.validate_ssl,
             max_body_bytes: Some(self.state.config.max_body_size),
+            environment: self.environment.clone(),
             ..RunOptions::default()
         };
         let engine_path = source.engine_path();
@@ -400,7 +417,7 @@ pub(crate) async fn execute(
 ) -> Result<ExecuteResponse, ApiError> {
     validate(&body, state.config.max_body_size)?;
     let (session, flow) = scope(state, access, &body)?;
-    let run = Run::begin(state, session, flow, body.req_label.as_deref());
+    let run = Run::begin(state, access, session, flow, body.req_label.as_deref());
     match run.fetch_in_turn(&body, Route::Execute).await {
         Ok(fetched) => Ok(run.answer(&fetched)),
         Err(failure) => Err(run.fail(failure)),

@@ -45,7 +45,7 @@ pub(crate) async fn execute_sse(
 ) -> Result<Response, ApiError> {
     execute::validate(&body, state.config.max_body_size)?;
     let (session, flow) = execute::scope(&state, &access, &body)?;
-    let run = Run::begin(&state, session, flow, body.req_label.as_deref());
+    let run = Run::begin(&state, &access, session, flow, body.req_label.as_deref());
     let fetched = run.fetch_in_turn(&body, Route::EventStream).await;
     let fetched = match fetched {
         Ok(fetched) => fetched,
