@@ -5,11 +5,7 @@ use tree_sitter::Node;
 
 use super::{Lowerer, Mark, named_children};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::document::{
-    Body, BodyPart, Directive, FileBody, FormBody, FormField, FormValue, GraphQlBody, Header, PartsBody, Script,
-    ScriptKind,
-};
-use crate::method::Method;
+use crate::document::{Body, BodyPart, Directive, FileBody, FormBody, FormField, FormValue, Header, PartsBody, Script};
 use crate::span::{Position, Spanned};
 use crate::template::Template;
 
@@ -59,7 +55,7 @@ impl ContentType {
 
 /// How one line of a body reads.
 #[derive(Clone, Copy)]
-enum Line<'tree> {
+pub(super) enum Line<'tree> {
     Blank,
     Text,
     File(Node<'tree>),
@@ -101,7 +97,7 @@ impl Lowerer<'_> {
         let children: Vec<Node<'_>> = named_children(node).collect();
         if !graphql
             && children.iter().all(|child| child.kind_id() == kinds.variable)
-            && !has_request_line(&self.text.as_bytes()[first_line..end])
+            && !super::implicit::has_request_line(&self.text.as_bytes()[first_line..end])
         {
             return self.text_body(node, &children, first_line, end);
         }
@@ -138,7 +134,7 @@ impl Lowerer<'_> {
                 (Some(child), Some(kind)) if kind == kinds.assertion => Line::Assertion(*child),
                 (Some(_), Some(kind)) if kind == kinds.response_line => Line::Response,
                 _ if self.slice(position, line_end).trim().is_empty() => Line::Blank,
-                _ if is_request_line(self.slice(position, line_end)) => Line::Request,
+                _ if super::implicit::is_request_line(self.slice(position, line_end)) => Line::Request,
                 _ => Line::Text,
             };
             lines.push((position, line_end, line));
@@ -306,46 +302,6 @@ impl Lowerer<'_> {
         PartsBody { span: self.mark_span(start, end), parts }
     }
 
-    /// A GraphQL body: the query, and the JSON object of variables after its last blank
-    /// line when the text there starts with `{` (REST Client, JetBrains, httpyac).
-    fn graphql_body(
-        &mut self,
-        node: Node<'_>,
-        start: Mark,
-        end: Mark,
-        lines: &[(usize, usize, Line<'_>)],
-    ) -> GraphQlBody {
-        let row_mark = |row: usize, offset: usize, column: usize| Mark {
-            offset,
-            position: Position::new(start.position.line + row as u32, column as u32),
-        };
-        // The last blank line with query text before it and `{` after it.
-        let split = lines.iter().enumerate().rposition(|(row, (_, _, line))| {
-            matches!(line, Line::Blank)
-                && lines[..row].iter().any(|(_, _, line)| !matches!(line, Line::Blank))
-                && lines[row + 1..].iter().find(|(_, _, line)| !matches!(line, Line::Blank)).is_some_and(
-                    |(line_start, line_end, _)| self.slice(*line_start, *line_end).trim_start().starts_with('{'),
-                )
-        });
-        let (query, variables) = match split {
-            Some(blank) => {
-                let last_query = lines[..blank].iter().rposition(|(_, _, line)| !matches!(line, Line::Blank));
-                let query_end = last_query.map_or(start, |row| {
-                    let (line_start, line_end, _) = lines[row];
-                    row_mark(row, line_end, line_end - line_start)
-                });
-                let first_variable = blank
-                    + 1
-                    + lines[blank + 1..].iter().position(|(_, _, line)| !matches!(line, Line::Blank)).unwrap_or(0);
-                let variables_start = row_mark(first_variable, lines[first_variable].0, 0);
-                (self.template_in(node, start, query_end), Some(self.template_in(node, variables_start, end)))
-            }
-            None => (self.template_in(node, start, end), None),
-        };
-        let operation_name = operation_name(&query.to_source());
-        GraphQlBody { span: self.mark_span(start, end), query, variables, operation_name, fragments: Vec::new() }
-    }
-
     /// `a=1&b=2`: written without spaces around `=` and with `&` in the value, the line
     /// is an already-encoded query string, so the body stays raw.
     fn is_query_string_line(&self, field: Node<'_>) -> bool {
@@ -396,95 +352,10 @@ impl Lowerer<'_> {
         };
         FormField { span, name, value }
     }
-
-    pub(crate) fn handler(&mut self, node: Node<'_>) -> Script {
-        let kind = node.kind_id();
-        if kind == self.kinds.script
-            || kind == self.kinds.unclosed_script
-            || kind == self.kinds.js_block
-            || kind == self.kinds.script_file
-        {
-            self.script(node)
-        } else if kind == self.kinds.output_redirect {
-            let span = self.node_span(node);
-            self.report(
-                Diagnostic::new(Code::UnsupportedScript, span, "response output redirection (`>>`) is not supported")
-                    .with_hint("`volley run --json` writes responses to stdout, redirect that instead"),
-            );
-            Script { span, kind: ScriptKind::OutputRedirect }
-        } else {
-            let span = self.node_span(node);
-            self.report(
-                Diagnostic::new(Code::ResponseReference, span, "response references (`<>`) are ignored")
-                    .with_hint("Volley keeps no response history in files; the line is not part of the body"),
-            );
-            Script { span, kind: ScriptKind::ResponseReference }
-        }
-    }
-}
-
-/// `true` when a line reads as a request line written where a body is: an upper-case
-/// registered method (or `WEBSOCKET`, `GRAPHQL`), spaces, and a target that starts like
-/// a URL (`http://`, `https://`, `ws://`, `wss://`, `/` or `{{`), as httpyac splits
-/// requests.
-pub(crate) fn is_request_line(line: &str) -> bool {
-    // Upper-case letters and `-`, then a space: most lines (and every header) fail here,
-    // at their first lower-case letter or `:`.
-    let bytes = line.as_bytes();
-    let method_end = bytes.iter().position(|byte| !(byte.is_ascii_uppercase() || *byte == b'-')).unwrap_or(bytes.len());
-    if method_end == 0 || !matches!(bytes.get(method_end), Some(b' ' | b'\t')) {
-        return false;
-    }
-    let (method, rest) = line.trim_end().split_at(method_end);
-    let registered = Method::KNOWN.contains(&method)
-        || Method::REGISTERED.contains(&method)
-        || method == "WEBSOCKET"
-        || method == "GRAPHQL";
-    let target = rest.trim_start();
-    registered && ["http://", "https://", "ws://", "wss://", "/", "{{"].iter().any(|prefix| target.starts_with(prefix))
-}
-
-/// `true` when some line of `text` is a request line (see [`is_request_line`]): the
-/// cheap test that lets plain text bodies skip the line by line reading.
-fn has_request_line(text: &[u8]) -> bool {
-    let mut line_start = 0;
-    loop {
-        let rest = &text[line_start..];
-        let line_end = memchr::memchr2(b'\n', b'\r', rest).map_or(text.len(), |at| line_start + at);
-        if text.get(line_start).is_some_and(u8::is_ascii_uppercase)
-            && std::str::from_utf8(&text[line_start..line_end]).is_ok_and(is_request_line)
-        {
-            return true;
-        }
-        if line_end >= text.len() {
-            return false;
-        }
-        line_start = line_end + 1;
-    }
-}
-
-/// The name of the first named operation of a GraphQL document (`query GetUser(…) {`);
-/// `None` when the first operation has no name (`query {`, `{`).
-fn operation_name(query: &str) -> Option<String> {
-    let is_name_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut rest = query;
-    loop {
-        rest = rest.trim_start();
-        if rest.starts_with('#') {
-            rest = rest.split_once('\n').map_or("", |(_, after)| after);
-            continue;
-        }
-        let keyword = ["query", "mutation", "subscription"]
-            .into_iter()
-            .find(|keyword| rest.strip_prefix(keyword).is_some_and(|after| !after.starts_with(is_name_char)))?;
-        let after = rest[keyword.len()..].trim_start();
-        let name: String = after.chars().take_while(|&c| is_name_char(c)).collect();
-        return (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name);
-    }
 }
 
 /// The end of the line starting at `start` (before its line break), at most `end`.
-fn line_end_from(bytes: &[u8], start: usize, end: usize) -> usize {
+pub(super) fn line_end_from(bytes: &[u8], start: usize, end: usize) -> usize {
     let limit = end.min(bytes.len());
     memchr::memchr2(b'\n', b'\r', &bytes[start.min(limit)..limit]).map_or(limit, |offset| start + offset)
 }

@@ -4,22 +4,24 @@
 
 mod body;
 mod errors;
+mod graphql;
+mod implicit;
 mod request;
+mod request_line;
+mod scripts;
 mod standalone;
 mod template;
 
 pub(crate) use standalone::template_text;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use tree_sitter::Node;
 
 use crate::chunk::Chunk;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::directive;
-use crate::document::{
-    Block, Body, Directive, Document, GraphQlFragment, Script, ScriptKind, Separator, VariableDeclaration,
-};
+use crate::document::{Block, Directive, Document, GraphQlFragment, Separator, VariableDeclaration};
 use crate::span::{LineIndex, Position, Span, Spanned};
 use crate::tree::Kinds;
 
@@ -97,7 +99,7 @@ pub(crate) fn merge(parts: Vec<Lowered>) -> Document {
         document.fragments.extend(part.fragments);
     }
     if !document.fragments.is_empty() {
-        spread_fragments(&mut document);
+        graphql::spread_fragments(&mut document);
     }
     check_duplicate_names(&document.blocks, &mut document.diagnostics);
     document.diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
@@ -462,196 +464,11 @@ impl<'a> Lowerer<'a> {
         self.variables.push(VariableDeclaration { span, name, value, block });
     }
 
-    /// Requests written one after the other without `###` (httpyac reads them so): from
-    /// `from`, where a request line was found inside the request before it, to `to`,
-    /// every line that reads as a request line starts a request of its own. Each such
-    /// part is parsed on its own (the same grammar, the same lowering) and placed after
-    /// the current block; the current block and request end at `from`. Every byte is
-    /// parsed once more at most, so the cost stays linear.
-    pub(crate) fn split_requests(&mut self, from: usize, to: usize) {
-        let bytes = self.text.as_bytes();
-        let mut starts = Vec::new();
-        let mut line_start = from;
-        while line_start < to {
-            let line_end = memchr::memchr2(b'\n', b'\r', &bytes[line_start..to]).map_or(to, |at| line_start + at);
-            if line_start == from || body::is_request_line(self.slice(line_start, line_end)) {
-                starts.push(line_start);
-            }
-            line_start = self.skip_newline(line_end).max(line_end + 1);
-        }
-        self.block_end = Some(from);
-        // Syntax errors of this text were found in the whole block's tree too: the parts'
-        // own parses report them again. One pass, whatever the number of parts.
-        let range = self.base + from..self.base + to;
-        self.diagnostics
-            .retain(|diagnostic| diagnostic.code != Code::SyntaxError || !range.contains(&diagnostic.span.start));
-        for (index, &start) in starts.iter().enumerate() {
-            let end = starts.get(index + 1).copied().unwrap_or(to);
-            let position = self.place(self.lines.position(start));
-            let chunk = Chunk::parse(self.slice(start, end).to_owned());
-            let sub = Lowerer::placed(&chunk, self.base + start, position.line, position.column);
-            let Lowered { mut document, .. } = lower_with(sub, &chunk);
-            // One note for the block: a file written without any `###` is read so on purpose.
-            if index == 0
-                && let Some(request) = document.blocks.first().and_then(|block| block.request.as_ref())
-            {
-                document.diagnostics.push(
-                    Diagnostic::new(
-                        Code::RequestLineInBody,
-                        request.line_span,
-                        "a request line without `###` before it starts a new request",
-                    )
-                    .with_hint(
-                        "so do the request lines after it up to the next `###`; write `###` above each, as \
-                         every `.http` tool reads it",
-                    ),
-                );
-            }
-            self.implicit.push(document);
-        }
-    }
-
-    /// Appends the blocks of requests split off the block just lowered.
-    fn place_implicit(&mut self, blocks: &mut Vec<Block>) {
-        for document in std::mem::take(&mut self.implicit) {
-            let offset = blocks.len();
-            for mut block in document.blocks {
-                block.index += offset;
-                if let Some(request) = &mut block.request {
-                    request.block = block.index;
-                    request.index = self.next_request_index();
-                }
-                blocks.push(block);
-            }
-            self.variables.extend(document.variables.into_iter().map(|mut variable| {
-                variable.block += offset;
-                variable
-            }));
-            self.diagnostics.extend(document.diagnostics);
-            self.fragments.extend(document.fragments);
-        }
-    }
-
-    /// Kulala's `import ./file.http` and `run #name`, httpyac's `proto < ./file.proto`
-    /// and `gql Name < ./file.gql`: reported, not run.
-    fn command(&mut self, node: Node<'_>) {
-        let span = self.node_span(node);
-        let text = self.node_text(node).trim();
-        let (message, hint) = if text.starts_with("proto") {
-            (
-                "httpyac `proto` imports (gRPC) are not supported",
-                "Volley sends HTTP, Server-Sent Events and WebSocket requests",
-            )
-        } else if text.starts_with("gql") {
-            (
-                "httpyac `gql` imports are not supported",
-                "write the query in the request's body, and shared parts as `fragment Name on Type { … }` above it",
-            )
-        } else if text.starts_with("import") {
-            (
-                "Kulala `import` commands are not supported",
-                "Volley runs the requests of each file given to it: `volley run this.http other.http`",
-            )
-        } else {
-            (
-                "Kulala `run` commands are not supported",
-                "name the requests to run instead: `volley run file.http --name login --name me`",
-            )
-        };
-        self.report(Diagnostic::new(Code::UnsupportedCommand, span, message).with_hint(hint));
-    }
-
-    pub(crate) fn script(&mut self, node: Node<'_>) -> Script {
-        let span = self.node_span(node);
-        if node.kind_id() == self.kinds.js_block {
-            self.report(
-                Diagnostic::new(Code::UnsupportedScript, span, "httpyac script blocks (`{{` … `}}`) are not supported")
-                    .with_hint(
-                        "check responses with `# @assert …` or `?? …` lines and reuse values with request \
-                         variables (`{{login.response.body.$.token}}`)",
-                    ),
-            );
-            return Script { span, kind: ScriptKind::HttpyacScript };
-        }
-        if node.kind_id() == self.kinds.script_file {
-            let before = self.node_text(node).starts_with('<');
-            let (kind, message) = if before {
-                (ScriptKind::PreRequestFile, "pre-request script files (`< ./script.js`) are not supported")
-            } else {
-                (ScriptKind::ResponseHandlerFile, "response-handler script files (`> ./handler.js`) are not supported")
-            };
-            self.report(Diagnostic::new(Code::UnsupportedScript, span, message).with_hint(
-                "check responses with `# @assert …` and reuse values with request variables \
-                 (`{{login.response.body.$.token}}`)",
-            ));
-            return Script { span, kind };
-        }
-        let kind =
-            if self.node_text(node).starts_with('<') { ScriptKind::PreRequest } else { ScriptKind::ResponseHandler };
-        if node.kind_id() == self.kinds.unclosed_script {
-            self.report(
-                Diagnostic::new(Code::UnclosedScript, span, "script `{%` is not closed")
-                    .with_hint("end it with `%}`; a line starting with `###` always starts a new block"),
-            );
-            return Script { span, kind };
-        }
-        let what = match kind {
-            ScriptKind::PreRequest => "pre-request scripts are not supported",
-            _ => "response-handler scripts are not supported",
-        };
-        self.report(Diagnostic::new(Code::UnsupportedScript, span, what).with_hint(
-            "check responses with `# @assert …` and reuse values with request variables \
-             (`{{login.response.body.$.token}}`)",
-        ));
-        Script { span, kind }
-    }
-
     pub(crate) fn next_request_index(&mut self) -> usize {
         let index = self.request_count;
         self.request_count += 1;
         index
     }
-}
-
-/// Gives every GraphQL body the fragments of the file it spreads (`...Parts`), directly
-/// or through other fragments, in the order they are defined. A name defined twice
-/// means its first definition.
-fn spread_fragments(document: &mut Document) {
-    let fragments = std::mem::take(&mut document.fragments);
-    let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(fragments.len());
-    for (index, fragment) in fragments.iter().enumerate() {
-        by_name.entry(fragment.name.as_str()).or_insert(index);
-    }
-    for block in &mut document.blocks {
-        let Some(request) = &mut block.request else { continue };
-        let Body::GraphQl(graphql) = &mut request.body else { continue };
-        // Only the fragments it spreads are visited: the cost follows the query, not the
-        // number of fragments in the file.
-        let mut used: Vec<usize> = Vec::new();
-        let mut seen: HashSet<usize> = HashSet::new();
-        let mut pending = vec![graphql.query.to_source()];
-        while let Some(text) = pending.pop() {
-            for name in spreads(&text) {
-                let Some(&index) = by_name.get(name) else { continue };
-                if seen.insert(index) {
-                    used.push(index);
-                    pending.push(fragments[index].text.clone());
-                }
-            }
-        }
-        used.sort_unstable();
-        graphql.fragments = used.into_iter().map(|index| fragments[index].text.clone()).collect();
-    }
-    document.fragments = fragments;
-}
-
-/// The names spread in a GraphQL text: `Parts` of `...Parts` (not `... on Type`).
-fn spreads(text: &str) -> impl Iterator<Item = &str> {
-    text.match_indices("...").filter_map(|(at, _)| {
-        let rest = text[at + 3..].trim_start();
-        let name = &rest[..rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len())];
-        (!name.is_empty() && name != "on").then_some(name)
-    })
 }
 
 /// Warns on every request named like an earlier one.
