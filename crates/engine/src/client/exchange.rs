@@ -1,0 +1,261 @@
+//! The exchange of one request: the transport's request and response, the redirects
+//! (followed here, not by the transport) with the cookies of every hop, a Digest
+//! challenge answered once per URL, one timeout over the whole exchange, cancellation;
+//! and the WebSocket handshake.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt as _;
+use http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
+use tokio_util::sync::CancellationToken;
+
+use super::{Client, Exchange, MAX_REDIRECTS, PreparedRequest};
+use crate::cookies::CookieJar;
+use crate::digest::Challenge;
+use crate::error::{Error, TransportError};
+use crate::response::{Pending, Response, SentRequest, Timing};
+use crate::transport::TransportRequest;
+
+impl Client {
+    /// Sends a prepared request: redirects, cookies of every hop, the timeout over the
+    /// whole exchange (body included), cancellation.
+    pub(super) async fn exchange(
+        &self,
+        prepared: PreparedRequest,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Response, Error> {
+        let timeout = prepared.timeout;
+        let work = self.exchange_inner(prepared, cancel.cloned());
+        let timed = async {
+            match tokio::time::timeout(timeout, work).await {
+                Ok(result) => result,
+                Err(_) => Err(Error::Transport(TransportError::Timeout { after: timeout })),
+            }
+        };
+        match cancel {
+            Some(token) => tokio::select! {
+                result = timed => result,
+                () = token.cancelled() => Err(Error::Cancelled),
+            },
+            None => timed.await,
+        }
+    }
+
+    async fn exchange_inner(
+        &self,
+        prepared: PreparedRequest,
+        cancel: Option<CancellationToken>,
+    ) -> Result<Response, Error> {
+        let started = Instant::now();
+        let jar = if prepared.use_cookies { self.active_jar() } else { None };
+        let secrets: Arc<[String]> = prepared.secrets.into();
+        let mut method = prepared.method;
+        let mut url = prepared.url;
+        let mut headers = prepared.headers;
+        let mut body = prepared.body;
+        let mut hops = 0;
+        // Digest: the request goes without credentials; a challenge is answered once
+        // per URL of the chain, and never across origins.
+        let mut digest = prepared.digest;
+        let mut digest_answered = false;
+        loop {
+            // The headers as they go out (with the jar's cookies); `headers` stays as
+            // written for the next hop of a redirect.
+            let mut sent_headers = headers.clone();
+            add_jar_cookies(&mut sent_headers, jar, &url);
+            let request = TransportRequest {
+                method: method.clone(),
+                url: url.clone(),
+                headers: sent_headers.clone(),
+                body: body.clone(),
+                validate_ssl: prepared.validate_ssl,
+                version: prepared.version,
+            };
+            let response = self.inner.transport.send(request).await?;
+            let ttfb = started.elapsed();
+            if let Some(jar) = jar {
+                let values = response.headers.get_all(SET_COOKIE).iter().filter_map(|value| value.to_str().ok());
+                jar.store(&url, values);
+            }
+            if response.status == http::StatusCode::UNAUTHORIZED
+                && !digest_answered
+                && let Some(credentials) = &digest
+                && let Some(challenge) = Challenge::best(&response.headers)
+            {
+                // Read to the end, so that the connection serves the answer.
+                let mut rest = response.body;
+                while let Some(chunk) = rest.next().await {
+                    chunk?;
+                }
+                let target = match url.query() {
+                    Some(query) => format!("{}?{query}", url.path()),
+                    None => url.path().to_owned(),
+                };
+                let answer = challenge.answer(credentials, method.as_str(), &target, &body);
+                let value = http::HeaderValue::from_str(&answer).map_err(|_| TransportError::Other {
+                    message: "the server's Digest challenge has characters a header cannot carry".to_owned(),
+                })?;
+                headers.insert(AUTHORIZATION, value);
+                digest_answered = true;
+                continue;
+            }
+            let location = response.headers.get(LOCATION).and_then(|value| value.to_str().ok());
+            // 300, 304 and 305 are not redirects to follow.
+            let redirect = matches!(response.status.as_u16(), 301 | 302 | 303 | 307 | 308);
+            if let Some(location) = location.filter(|_| prepared.follow_redirects && redirect) {
+                if hops == MAX_REDIRECTS {
+                    return Err(TransportError::TooManyRedirects { limit: MAX_REDIRECTS }.into());
+                }
+                hops += 1;
+                let next = url.join(location).map_err(|error| TransportError::Other {
+                    message: format!("invalid redirect location `{location}`: {error}"),
+                })?;
+                let status = response.status.as_u16();
+                if status == 303 || (matches!(status, 301 | 302) && method == http::Method::POST) {
+                    if method != http::Method::HEAD {
+                        method = http::Method::GET;
+                    }
+                    body = Bytes::new();
+                    headers.remove(CONTENT_TYPE);
+                    headers.remove(CONTENT_LENGTH);
+                }
+                if next.origin() != url.origin() {
+                    headers.remove(AUTHORIZATION);
+                    headers.remove(COOKIE);
+                    digest = None;
+                }
+                if digest.is_some() && digest_answered {
+                    // The answer was for the previous URL: the next one is challenged anew.
+                    headers.remove(AUTHORIZATION);
+                    digest_answered = false;
+                }
+                url = next;
+                continue;
+            }
+            let event_stream = prepared.exchange == Exchange::EventStream
+                && response
+                    .headers
+                    .get(CONTENT_TYPE)
+                    .and_then(|value| value.to_str().ok())
+                    .is_some_and(|value| value.trim().to_ascii_lowercase().starts_with("text/event-stream"));
+            let mut truncated = false;
+            let (body_read, stream, total) = if event_stream {
+                // The body streams past the timeout; cancellation ends it cleanly.
+                let stream: crate::transport::BodyStream = match cancel {
+                    Some(token) => Box::pin(response.body.take_until(token.cancelled_owned())),
+                    None => response.body,
+                };
+                (Bytes::new(), Some(Pending::new(stream)), ttfb)
+            } else {
+                let limit = prepared.max_body_bytes.unwrap_or(usize::MAX);
+                let mut stream = response.body;
+                // One chunk (the usual case for small bodies) is kept as is, without a copy.
+                let mut first: Option<Bytes> = None;
+                let mut collected = BytesMut::new();
+                let mut kept = 0usize;
+                while let Some(chunk) = stream.next().await {
+                    let mut chunk = chunk?;
+                    if kept + chunk.len() > limit {
+                        // The rest is left unread: the connection is dropped with the stream.
+                        chunk.truncate(limit - kept);
+                        truncated = true;
+                    }
+                    kept += chunk.len();
+                    match first.take() {
+                        None if collected.is_empty() => first = Some(chunk),
+                        None => collected.extend_from_slice(&chunk),
+                        Some(previous) => {
+                            collected.extend_from_slice(&previous);
+                            collected.extend_from_slice(&chunk);
+                        }
+                    }
+                    if truncated {
+                        break;
+                    }
+                }
+                (first.unwrap_or_else(|| collected.freeze()), None, started.elapsed())
+            };
+            return Ok(Response {
+                status: response.status,
+                version: response.version,
+                headers: response.headers,
+                url: url.clone(),
+                redirected: hops > 0,
+                body: body_read,
+                truncated,
+                stream,
+                websocket: None,
+                timing: Timing { ttfb, total },
+                request: SentRequest { method, url, headers: sent_headers, body },
+                secrets,
+                assertions: Vec::new(),
+            });
+        }
+    }
+
+    /// The handshake of a WebSocket request: cookies of the jar for its URL, the
+    /// connect timeout, cancellation; the response is the handshake's.
+    pub(super) async fn connect_websocket(
+        &self,
+        prepared: PreparedRequest,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Response, Error> {
+        let started = Instant::now();
+        let jar = if prepared.use_cookies { self.active_jar() } else { None };
+        // Cookies belong to http(s) origins: ws(s) URLs look them up as http(s).
+        let mut cookie_url = prepared.url.clone();
+        let _ = cookie_url.set_scheme(if prepared.url.scheme() == "wss" { "https" } else { "http" });
+        let mut headers = prepared.headers.clone();
+        add_jar_cookies(&mut headers, jar, &cookie_url);
+        let connecting = crate::websocket::connect(&prepared.url, &headers, prepared.validate_ssl, prepared.timeout);
+        let handshake = match cancel {
+            Some(token) => tokio::select! {
+                result = connecting => result,
+                () = token.cancelled() => return Err(Error::Cancelled),
+            },
+            None => connecting.await,
+        }?;
+        if let Some(jar) = jar {
+            let values = handshake.headers.get_all(SET_COOKIE).iter().filter_map(|value| value.to_str().ok());
+            jar.store(&cookie_url, values);
+        }
+        let elapsed = started.elapsed();
+        let secrets: Arc<[String]> = prepared.secrets.into();
+        Ok(Response {
+            status: handshake.status,
+            version: http::Version::HTTP_11,
+            headers: handshake.headers,
+            url: prepared.url.clone(),
+            redirected: false,
+            body: Bytes::new(),
+            truncated: false,
+            stream: None,
+            websocket: Some(Pending::new(handshake.socket)),
+            timing: Timing { ttfb: elapsed, total: elapsed },
+            request: SentRequest { method: http::Method::GET, url: prepared.url, headers, body: Bytes::new() },
+            secrets,
+            assertions: Vec::new(),
+        })
+    }
+}
+
+/// Adds the jar's cookies for `url` to the `Cookie` header the request may have
+/// written: one header (RFC 6265 §5.4), the written pairs first.
+fn add_jar_cookies(headers: &mut http::HeaderMap, jar: Option<&CookieJar>, url: &url::Url) {
+    let Some(cookies) = jar.and_then(|jar| jar.header_for(url)) else { return };
+    let mut joined: Vec<u8> = Vec::new();
+    for written in headers.get_all(COOKIE) {
+        let written = written.as_bytes().trim_ascii();
+        let written = written.strip_suffix(b";").unwrap_or(written).trim_ascii_end();
+        if !written.is_empty() {
+            joined.extend_from_slice(written);
+            joined.extend_from_slice(b"; ");
+        }
+    }
+    joined.extend_from_slice(cookies.as_bytes());
+    if let Ok(value) = http::HeaderValue::from_bytes(&joined) {
+        headers.insert(COOKIE, value);
+    }
+}
