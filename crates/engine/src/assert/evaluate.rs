@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use super::Outcome;
 use super::check::{Check, Field, Predicate, TimingPart};
-use super::parse::{Assertion, TextCheck, unquote};
+use super::lex::unquote;
+use super::parse::{Assertion, TextCheck};
 use super::predicate::{Found, holds};
 use crate::response::Timing;
 

@@ -14,10 +14,8 @@
 //! Volley runs no JavaScript and reads no XML.
 
 use super::check::{Field, Predicate};
-use super::parse::{
-    Assertion, AssertionSyntaxError, Flavour, Operand, duration, is_httpyac_operator, leading, syntax_error, token_end,
-    word,
-};
+use super::lex::{leading, syntax_error, token_end, word};
+use super::parse::{Assertion, AssertionSyntaxError, Flavour, Operand, duration, is_httpyac_operator};
 
 const FIELD_HINT: &str = "a `??` assertion starts with `status`, `header <name>`, `body [<property>]` or `duration`";
 const STATUS_HINT: &str = "write `?? status == 200`";

@@ -1,10 +1,11 @@
 //! Checks on a response, `# @assert` and httpyac's `??` lines: parsing the expression
-//! language (`parse.rs`, `httpyac.rs`, the shared `check.rs`) and evaluating it
+//! language (`parse.rs`, `httpyac.rs`, the shared `check.rs` and `lex.rs`) and evaluating it
 //! (`evaluate.rs`, `predicate.rs`), with one result model.
 
 mod check;
 mod evaluate;
 mod httpyac;
+mod lex;
 mod parse;
 mod predicate;
 
