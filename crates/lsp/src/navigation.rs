@@ -291,13 +291,7 @@ fn templates(document: &Document) -> Vec<&Template> {
         let Some(request) = &block.request else {
             continue;
         };
-        templates.extend(request.directives.iter().filter_map(|directive| directive.value.as_ref()));
-        templates.push(&request.url);
-        for header in &request.headers {
-            templates.push(&header.name);
-            templates.push(&header.value);
-        }
-        request.body.for_each_template(&mut |template| templates.push(template));
+        request.for_each_template(&mut |template| templates.push(template));
     }
     templates
 }

@@ -159,6 +159,23 @@ impl Request {
         self.directives_of(DirectiveKind::Assert)
     }
 
+    /// Visits every template of the request in which `{{ }}` are substituted: the URL,
+    /// the headers, the directives' values (the options read from them, timeouts and
+    /// stream options, are the same templates) and the body.
+    pub fn for_each_template<'a>(&'a self, visit: &mut impl FnMut(&'a Template)) {
+        visit(&self.url);
+        for header in &self.headers {
+            visit(&header.name);
+            visit(&header.value);
+        }
+        for directive in &self.directives {
+            if let Some(value) = &directive.value {
+                visit(value);
+            }
+        }
+        self.body.for_each_template(visit);
+    }
+
     /// The headers with this name (case-insensitive, literal names only).
     pub fn headers_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a Header> {
         self.headers.iter().filter(move |header| header.is_named(name))

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::document::{Block, Document, Protocol, Request, Timeout, VariableDeclaration};
+use crate::document::{Block, Document, Request, VariableDeclaration};
 use crate::span::Span;
 use crate::template::{Expression, Template};
 
@@ -141,7 +141,7 @@ impl Document {
         let mut seen = BTreeSet::new();
         // (a variable, where the request uses it, the variable used there)
         let mut pending: Vec<(String, Span, Option<String>)> = Vec::new();
-        for_each_template(request, &mut |template| uses(template, &mut |name, span| pending.push((name, span, None))));
+        request.for_each_template(&mut |template| uses(template, &mut |name, span| pending.push((name, span, None))));
         while let Some((name, used_at, through)) = pending.pop() {
             if !seen.insert(name.clone()) {
                 continue;
@@ -187,40 +187,6 @@ fn uses(template: &Template, found: &mut impl FnMut(String, Span)) {
             found(name.value.clone(), name.span);
         }
     });
-}
-
-/// Every template of a request: URL, headers, directive values, options, body.
-fn for_each_template(request: &Request, visit: &mut impl FnMut(&Template)) {
-    visit(&request.url);
-    for header in &request.headers {
-        visit(&header.name);
-        visit(&header.value);
-    }
-    for directive in &request.directives {
-        if let Some(value) = &directive.value {
-            visit(value);
-        }
-    }
-    if let Some(Timeout::Template(value)) = &request.timeout {
-        visit(value);
-    }
-    match &request.protocol {
-        Protocol::Http => {}
-        Protocol::Sse(sse) => {
-            if let Some(id) = &sse.last_event_id {
-                visit(id);
-            }
-        }
-        Protocol::WebSocket(websocket) => {
-            if let Some(list) = &websocket.subprotocols {
-                visit(list);
-            }
-            if let Some(Timeout::Template(value)) = &websocket.connect_timeout {
-                visit(value);
-            }
-        }
-    }
-    request.body.for_each_template(&mut |template| visit(template));
 }
 
 #[cfg(test)]
