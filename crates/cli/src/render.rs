@@ -48,8 +48,17 @@ pub(crate) fn report(path: &str, text: &str, lines: &LineIndex, report: &Report<
     let last_line = report.span.end_position.line.min(first_line + 4);
     // Only the lines around the span go to the renderer: a large file with many
     // diagnostics is not rescanned for each one.
-    let start = lines.line_start(first_line).unwrap_or(0).min(text.len());
-    let end = lines.line_range(text, last_line).map_or(text.len(), |range| range.end).max(start);
+    let mut start = lines.line_start(first_line).unwrap_or(0).min(text.len());
+    let mut end = lines.line_range(text, last_line).map_or(text.len(), |range| range.end).max(start);
+    // Of a very long line, only the part around the span: rendering measures every
+    // character it is given, and a megabyte line with two hundred diagnostics on it
+    // would be measured two hundred times.
+    if end - start > 2 * SHOWN_AROUND {
+        let line_end = lines.line_range(text, first_line).map_or(text.len(), |range| range.end).max(start);
+        start = char_boundary_before(text, report.span.start.saturating_sub(SHOWN_AROUND).max(start));
+        end = char_boundary_before(text, (report.span.end.max(report.span.start) + SHOWN_AROUND).min(line_end))
+            .max(start);
+    }
     let source = &text[start..end];
     let span_start = report.span.start.clamp(start, end) - start;
     let span_end = report.span.end.clamp(start, end).max(report.span.start.clamp(start, end)) - start;
@@ -73,6 +82,18 @@ pub(crate) fn report(path: &str, text: &str, lines: &LineIndex, report: &Report<
         group = group.element(Level::HELP.message(hint));
     }
     renderer().render(&[group]).clone()
+}
+
+/// How many bytes of a long line are shown on each side of a span.
+const SHOWN_AROUND: usize = 160;
+
+/// `offset`, or the nearest character boundary before it.
+fn char_boundary_before(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 /// A problem without a place in a file: `error: …`, then `help: …`.

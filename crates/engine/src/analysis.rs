@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use volley_syntax::{
-    Arguments, Body, BodyPart, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Protocol, Request,
-    Span, Template, Timeout, variable_path_segments,
+    Arguments, Body, BodyPart, Code, Diagnostic, Document, Expression, FormValue, Interpolation, Listing, Protocol,
+    Request, Span, Template, Timeout, variable_path_segments,
 };
 
 use crate::assert;
@@ -50,15 +50,16 @@ pub struct AnalysisContext {
 #[must_use]
 pub fn analyze(document: &Document, text: &str, io: &dyn Io, context: &AnalysisContext) -> Vec<Diagnostic> {
     let analyzer = Analyzer::new(document, text, io, context);
-    let mut diagnostics = Vec::new();
+    // At most `MAX_LISTED` of each code, as the parser lists its own: a file of a million
+    // undefined variables gets two hundred warnings and a count.
+    let mut diagnostics = Listing::new();
     for declaration in &document.variables {
         analyzer.template(&declaration.value, &mut diagnostics);
     }
     for request in document.requests() {
         analyzer.request(request, &mut diagnostics);
     }
-    diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
-    diagnostics
+    diagnostics.finish().0
 }
 
 struct Analyzer<'a> {
@@ -92,7 +93,7 @@ impl<'a> Analyzer<'a> {
         Self { document, text, io, context, layers, resolvers }
     }
 
-    fn request(&self, request: &Request, out: &mut Vec<Diagnostic>) {
+    fn request(&self, request: &Request, out: &mut Listing) {
         self.template(&request.url, out);
         for header in &request.headers {
             self.template(&header.name, out);
@@ -175,7 +176,7 @@ impl<'a> Analyzer<'a> {
 
     /// `Authorization` credentials written in clear that a run would refuse (`Digest` with
     /// a user and no password, `Digest` on a WebSocket), when the value is literal.
-    fn credentials(request: &Request, header: &volley_syntax::Header, out: &mut Vec<Diagnostic>) {
+    fn credentials(request: &Request, header: &volley_syntax::Header, out: &mut Listing) {
         let Some(value) = header.value.as_literal() else { return };
         let refusal = match crate::credentials::interpret(&value, &[]) {
             Err(refusal) => Some((refusal.reason, refusal.hint)),
@@ -193,11 +194,11 @@ impl<'a> Analyzer<'a> {
     }
 
     /// Every interpolation of a template, nested ones included.
-    fn template(&self, template: &Template, out: &mut Vec<Diagnostic>) {
+    fn template(&self, template: &Template, out: &mut Listing) {
         template.walk(&mut |interpolation| self.interpolation(interpolation, out));
     }
 
-    fn interpolation(&self, interpolation: &Interpolation, out: &mut Vec<Diagnostic>) {
+    fn interpolation(&self, interpolation: &Interpolation, out: &mut Listing) {
         if !interpolation.closed {
             return; // The parser reports it (`unclosed-variable`); its name may be unfinished.
         }
@@ -311,7 +312,7 @@ impl<'a> Analyzer<'a> {
         Some(Diagnostic::new(Code::UndefinedVariable, span, format!("undefined variable `{path}`")).with_hint(hint))
     }
 
-    fn file(&self, path: &Template, out: &mut Vec<Diagnostic>) {
+    fn file(&self, path: &Template, out: &mut Listing) {
         let (Some(directory), Some(relative)) = (&self.context.directory, path.as_literal()) else { return };
         let relative = relative.trim();
         if relative.is_empty() {
@@ -328,7 +329,7 @@ impl<'a> Analyzer<'a> {
 
     /// Checks a JSON body with each `{{…}}` masked by a JSON number of the same width,
     /// so positions in the parser's error are positions in the file.
-    fn json_body(&self, template: &Template, out: &mut Vec<Diagnostic>) {
+    fn json_body(&self, template: &Template, out: &mut Listing) {
         let Some(source) = self.text.get(template.span.range()) else { return };
         if source.trim().is_empty() {
             return;
@@ -359,7 +360,7 @@ impl<'a> Analyzer<'a> {
 }
 
 /// An `invalid-assertion` for a literal `@assert` or `??` line that does not parse.
-fn assertion(value: &Template, flavour: assert::Flavour, out: &mut Vec<Diagnostic>) {
+fn assertion(value: &Template, flavour: assert::Flavour, out: &mut Listing) {
     let Some(expression) = value.as_literal() else { return };
     if let Err(error) = assert::parse_as(&expression, flavour) {
         let span = assert::narrow(value.span, error.range.clone());

@@ -13,6 +13,12 @@ pub const DEFAULT_MAX_BODY_SIZE: usize = 10 * 1024 * 1024;
 pub const DEFAULT_MAX_SESSIONS: usize = 100;
 /// The default number of live WebSocket sessions.
 pub const DEFAULT_MAX_WS_SESSIONS: usize = 1000;
+/// How long parsing one execution's text may take: real files parse at tens of
+/// megabytes a second, so only text made to be slow comes near it.
+pub const DEFAULT_PARSE_BUDGET: Duration = Duration::from_secs(5);
+/// How many bytes of syntax trees the texts being parsed may take at once: a real file
+/// of the largest `content` (10 MiB) needs about 100 MiB.
+pub const DEFAULT_PARSE_MEMORY: usize = 512 * 1024 * 1024;
 
 /// The settings of a server. `ServerConfig::default()` is `volley serve` without flags
 /// in the current directory.
@@ -53,6 +59,13 @@ pub struct ServerConfig {
     pub heartbeat: Duration,
     /// How long shutdown waits for in-flight executions.
     pub shutdown_grace: Duration,
+    /// The most time parsing the `.http` text of one execution may take; past it the
+    /// execution fails with `422 PARSE_BUDGET_EXCEEDED`.
+    pub parse_budget: Duration,
+    /// The most bytes the syntax trees of the texts being parsed may take at once;
+    /// past it the execution fails with `413 PARSE_BUDGET_EXCEEDED`. Counted where
+    /// tree-sitter allocates through `volley_syntax::allocator` (the `volley` binary).
+    pub parse_memory: usize,
     /// What `$env` and `$secret` read (the server's environment). The token is never
     /// readable through it, whatever variable holds it.
     pub environment: volley_engine::Environment,
@@ -81,6 +94,8 @@ impl Default for ServerConfig {
             sweep_interval: Duration::from_secs(30),
             heartbeat: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
+            parse_budget: DEFAULT_PARSE_BUDGET,
+            parse_memory: DEFAULT_PARSE_MEMORY,
             environment: volley_engine::Environment::process(),
             allow_env: Vec::new(),
         }

@@ -5,6 +5,34 @@
 //! [`use_mimalloc_for_trees`] first thing in `main` so that the trees use it too.
 
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The bytes tree-sitter holds at the moment (trees, parse stacks), once
+/// [`use_mimalloc_for_trees`] routes its allocations here: what a memory budget on
+/// parsing ([`crate::Budget::tree_bytes`]) compares with.
+static TREE_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// The most [`TREE_BYTES`] held at once since [`reset_tree_peak`].
+static TREE_PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// The most bytes tree-sitter held at once since the last [`reset_tree_peak`] (for
+/// tests and measurements of what parsing costs).
+#[must_use]
+pub fn tree_peak() -> usize {
+    TREE_PEAK.load(Ordering::Relaxed)
+}
+
+/// Starts a new [`tree_peak`] from what tree-sitter holds now.
+pub fn reset_tree_peak() {
+    TREE_PEAK.store(tree_bytes(), Ordering::Relaxed);
+}
+
+/// How many bytes tree-sitter holds now, in the whole process (0 until
+/// [`use_mimalloc_for_trees`] is called).
+#[must_use]
+pub fn tree_bytes() -> usize {
+    TREE_BYTES.load(Ordering::Relaxed)
+}
 
 /// Routes tree-sitter's allocations to mimalloc.
 ///
@@ -13,23 +41,71 @@ use std::ffi::c_void;
 /// query may exist yet), and not concurrently with other threads using tree-sitter.
 #[allow(unsafe_code)] // Installing C allocator functions is inherently unsafe.
 pub unsafe fn use_mimalloc_for_trees() {
-    let allocator = tree_sitter::Allocator {
-        malloc: libmimalloc_sys::mi_malloc,
-        calloc,
-        realloc: libmimalloc_sys::mi_realloc,
-        free: libmimalloc_sys::mi_free,
-    };
+    let allocator = tree_sitter::Allocator { malloc, calloc, realloc, free };
     // SAFETY: the four functions are one allocator family with malloc's alignment; the
     // caller guarantees no tree-sitter object exists yet.
     unsafe { tree_sitter::set_allocator(Some(allocator)) };
 }
 
-/// `calloc` on mimalloc: zeroed memory, null on overflow.
+/// Counts the block at `pointer` (null counts nothing) as taken.
+#[allow(unsafe_code)] // Reads mimalloc's size of a block it gave out.
+fn taken(pointer: *mut c_void) -> *mut c_void {
+    if !pointer.is_null() {
+        // SAFETY: `pointer` is a live block from mimalloc.
+        let size = unsafe { libmimalloc_sys::mi_usable_size(pointer) };
+        let now = TREE_BYTES.fetch_add(size, Ordering::Relaxed) + size;
+        // Not exact under races between threads; close enough for a peak.
+        if now > TREE_PEAK.load(Ordering::Relaxed) {
+            TREE_PEAK.store(now, Ordering::Relaxed);
+        }
+    }
+    pointer
+}
+
+/// Counts the block at `pointer` (null counts nothing) as given back.
+#[allow(unsafe_code)] // Reads mimalloc's size of a block it gave out.
+fn given_back(pointer: *mut c_void) {
+    if !pointer.is_null() {
+        // SAFETY: `pointer` is a live block from mimalloc, not yet freed.
+        TREE_BYTES.fetch_sub(unsafe { libmimalloc_sys::mi_usable_size(pointer) }, Ordering::Relaxed);
+    }
+}
+
+/// `malloc` on mimalloc, counted.
+#[allow(unsafe_code)] // An allocator entry point for C.
+unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
+    // SAFETY: mi_malloc accepts any size and returns null on failure.
+    taken(unsafe { libmimalloc_sys::mi_malloc(size) })
+}
+
+/// `calloc` on mimalloc: zeroed memory, null on overflow; counted.
 #[allow(unsafe_code)] // An allocator entry point for C.
 unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
     match count.checked_mul(size) {
         // SAFETY: mi_zalloc accepts any size and returns null on failure.
-        Some(total) => unsafe { libmimalloc_sys::mi_zalloc(total) },
+        Some(total) => taken(unsafe { libmimalloc_sys::mi_zalloc(total) }),
         None => std::ptr::null_mut(),
     }
+}
+
+/// `realloc` on mimalloc, counted.
+#[allow(unsafe_code)] // An allocator entry point for C.
+unsafe extern "C" fn realloc(pointer: *mut c_void, size: usize) -> *mut c_void {
+    // SAFETY: `pointer` is null or a live block from these functions.
+    let before = if pointer.is_null() { 0 } else { unsafe { libmimalloc_sys::mi_usable_size(pointer) } };
+    // SAFETY: as above; on failure mi_realloc leaves the block as it was.
+    let moved = unsafe { libmimalloc_sys::mi_realloc(pointer, size) };
+    if !moved.is_null() {
+        TREE_BYTES.fetch_sub(before, Ordering::Relaxed);
+        taken(moved);
+    }
+    moved
+}
+
+/// `free` on mimalloc, counted.
+#[allow(unsafe_code)] // An allocator entry point for C.
+unsafe extern "C" fn free(pointer: *mut c_void) {
+    given_back(pointer);
+    // SAFETY: `pointer` is null or a live block from these functions.
+    unsafe { libmimalloc_sys::mi_free(pointer) }
 }

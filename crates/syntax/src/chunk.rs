@@ -107,7 +107,14 @@ pub(crate) fn parse_chunks<T: Send>(text: &str, target: usize, then: impl Fn(Chu
     // Where every range starts, in lines and columns, from one pass over the text: any
     // thread can then place any range, and the threads take ranges as they get free.
     let starts = range_starts(text, &ranges);
+    let budget = crate::budget::current();
     let parse_range = |index: usize| -> Vec<T> {
+        // Every thread parses within the caller's budget; once it is exceeded, the
+        // remaining ranges are skipped (the caller throws the result away).
+        let _budget = crate::budget::enter(budget.clone());
+        if crate::budget::exceeded().is_some() {
+            return Vec::new();
+        }
         let range = ranges[index].clone();
         let (line, column) = starts[index];
         let mut results = Vec::with_capacity(1);

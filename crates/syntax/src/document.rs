@@ -22,6 +22,11 @@ pub struct Document {
     pub diagnostics: Vec<Diagnostic>,
     /// httpyac's GraphQL fragments (`fragment Parts on Type { … }`), in file order.
     pub fragments: Vec<GraphQlFragment>,
+    /// The earliest error that `diagnostics` does not list: at most
+    /// [`crate::MAX_LISTED`] of each code are listed, and the others counted. Every
+    /// request that does not end before it is refused ([`Document::refusal_of`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_unlisted_error: Option<Diagnostic>,
 }
 
 /// A GraphQL fragment defined in the file, added to the queries that spread it.
@@ -38,7 +43,7 @@ pub struct GraphQlFragment {
 impl Document {
     /// The requests of the file, in order.
     pub fn requests(&self) -> impl Iterator<Item = &Request> {
-        self.blocks.iter().filter_map(|block| block.request.as_ref())
+        self.blocks.iter().filter_map(|block| block.request.as_deref())
     }
 
     /// The request at `index` (0-based, counting requests only).
@@ -64,7 +69,7 @@ impl Document {
     /// The request of the block that contains the byte `offset`.
     #[must_use]
     pub fn request_at(&self, offset: usize) -> Option<&Request> {
-        self.block_at(offset).and_then(|block| block.request.as_ref())
+        self.block_at(offset).and_then(|block| block.request.as_deref())
     }
 
     /// `true` when any diagnostic is an error.
@@ -91,7 +96,7 @@ pub struct Block {
     /// The `###` line that opens the block; `None` for text before the first one.
     pub separator: Option<Separator>,
     /// The request of the block, when it has a request line.
-    pub request: Option<Request>,
+    pub request: Option<Box<Request>>,
     /// Directives of a block without a request line (they apply to nothing).
     pub orphan_directives: Vec<Directive>,
 }

@@ -19,10 +19,12 @@
 
 #[cfg(feature = "mimalloc")]
 pub mod allocator;
+mod budget;
 mod chunk;
 mod diagnostic;
 pub mod directive;
 mod document;
+mod listing;
 mod lower;
 mod method;
 mod refusal;
@@ -31,6 +33,7 @@ mod suggest;
 mod template;
 mod tree;
 
+pub use budget::{Budget, Exceeded};
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
 pub use document::{
@@ -38,6 +41,7 @@ pub use document::{
     Header, PartsBody, Protocol, Request, Script, ScriptKind, Separator, SseOptions, Timeout, VariableDeclaration,
     WebSocketOptions,
 };
+pub use listing::{Listing, MAX_LISTED};
 pub use lower::duplicate_names;
 pub use method::Method;
 pub use refusal::{BrokenVariable, Refusal};
@@ -52,6 +56,19 @@ pub fn parse(text: &str) -> Document {
     // Each chunk is lowered on the thread that parsed it and its tree dropped there.
     let parts = chunk::parse_chunks(text, chunk::TARGET_CHUNK_BYTES, |chunk| lower::lower_chunk(&chunk));
     lower::merge(parts)
+}
+
+/// [`parse`] within a [`Budget`] of time and tree memory: the limit exceeded when the
+/// document could not be made within it. The parse stops soon after (tree-sitter checks
+/// the budget as it goes, the typed layer between blocks), so a caller that must stay
+/// responsive (the execution server) bounds what any text costs it.
+pub fn parse_within(text: &str, budget: Budget) -> Result<Document, Exceeded> {
+    let _budget = budget::start(budget);
+    let document = parse(text);
+    match budget::exceeded() {
+        Some(exceeded) => Err(exceeded),
+        None => Ok(document),
+    }
 }
 
 /// Reads text that is only a template, such as the content of a `<@ ./file` body:

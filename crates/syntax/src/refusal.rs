@@ -91,7 +91,11 @@ impl Document {
     /// ([`Document::broken_variables_of`]).
     #[must_use]
     pub fn refusal_of(&self, request: &Request) -> Option<Refusal> {
-        let errors: Vec<Diagnostic> = self.errors_of(request).cloned().collect();
+        let mut errors: Vec<Diagnostic> = self.errors_of(request).cloned().collect();
+        let (_, end) = self.owned_range(request);
+        if let Some(first) = self.first_unlisted_error.as_ref().filter(|first| first.span.start < end) {
+            errors.push(crate::listing::unlisted_reason(first));
+        }
         let broken_variables = self.broken_variables_of(request);
         (!errors.is_empty() || !broken_variables.is_empty()).then_some(Refusal { errors, broken_variables })
     }
@@ -100,9 +104,26 @@ impl Document {
     /// to the next), except on file variable lines, which refuse the requests that use
     /// the variable instead ([`Document::broken_variables_of`]).
     pub fn errors_of<'a>(&'a self, request: &'a Request) -> impl Iterator<Item = &'a Diagnostic> {
-        let span = self.blocks.get(request.block).map_or(request.span, |block| block.span);
-        self.diagnostics_in(span)
+        let (start, end) = self.owned_range(request);
+        // The diagnostics are in source order.
+        let first = self.diagnostics.partition_point(|diagnostic| diagnostic.span.start < start);
+        self.diagnostics[first..]
+            .iter()
+            .take_while(move |diagnostic| diagnostic.span.start < end)
             .filter(|diagnostic| diagnostic.is_error() && self.variable_on_line(line(diagnostic)).is_none())
+    }
+
+    /// The bytes whose errors belong to `request`: from the start of its block to the
+    /// start of the next block (text after the block's last node that the grammar could
+    /// not place is still the request's), or to the end of the file.
+    fn owned_range(&self, request: &Request) -> (usize, usize) {
+        match self.blocks.get(request.block) {
+            Some(block) => {
+                let end = self.blocks.get(request.block + 1).map_or(usize::MAX, |next| next.span.start);
+                (block.span.start, end)
+            }
+            None => (request.span.start, request.span.end.max(request.span.start + 1)),
+        }
     }
 
     /// The errors no request owns: on file variable lines, before the first request, in
@@ -168,11 +189,10 @@ impl Document {
         (self.variables[position].span.end_position.line >= line).then_some(position)
     }
 
-    /// The block whose span holds the start of `diagnostic`, by the rule of
-    /// [`Document::diagnostics_in`].
+    /// The block whose owned range (see `Document::owned_range`) holds the start of
+    /// `diagnostic`: the last block that starts at or before it.
     fn owning_block(&self, diagnostic: &Diagnostic) -> Option<&Block> {
-        let start = diagnostic.span.start;
-        self.block_at(start).filter(|block| start < block.span.end.max(block.span.start + 1))
+        self.block_at(diagnostic.span.start)
     }
 }
 

@@ -31,10 +31,24 @@ fn new_parser() -> Parser {
 
 pub(crate) fn parse_tree(text: &str, old: Option<&Tree>) -> Tree {
     PARSER.with(|parser| {
-        parser
-            .borrow_mut()
-            .parse(text, old)
-            .expect("parsing cannot fail: the language is set and no cancellation is used")
+        let mut parser = parser.borrow_mut();
+        if !crate::budget::is_active() {
+            return parser.parse(text, old).expect("parsing cannot fail: the language is set and nothing cancels it");
+        }
+        // Within a budget ([`crate::parse_within`]) the parse stops when it is exceeded; the
+        // empty tree then stands in, and the caller throws the whole result away.
+        let bytes = text.as_bytes();
+        let mut progress = |_: &tree_sitter::ParseState| crate::budget::progress();
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
+        let tree = parser.parse_with_options(
+            &mut |offset: usize, _: tree_sitter::Point| bytes.get(offset..).unwrap_or_default(),
+            old,
+            Some(options),
+        );
+        tree.unwrap_or_else(|| {
+            parser.reset();
+            parser.parse("", None).expect("an empty text parses")
+        })
     })
 }
 

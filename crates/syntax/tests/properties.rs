@@ -397,3 +397,40 @@ fn syntax_errors_past_two_hundred_are_counted_in_one_diagnostic() {
     let last = part.diagnostics.last().expect("diagnostics");
     assert_eq!((part.diagnostics.len(), last.message.as_str()), (201, "100 more syntax errors are not listed"));
 }
+
+#[test]
+fn requests_past_the_listed_errors_are_refused() {
+    // 300 requests with a syntax error each (a line of a form feed): only
+    // 200 errors are listed, and a request whose error is not listed must not be sent.
+    let text = "###\nGET https://e.com/\n\u{c}\n".repeat(300);
+    let document = volley_syntax::parse(&text);
+    let requests: Vec<_> = document.requests().collect();
+    assert_eq!(requests.len(), 300);
+    let first = document.first_unlisted_error.as_ref().expect("errors past the limit");
+    assert_eq!(first.code.as_str(), "syntax-error");
+    for request in &requests {
+        let refusal = document.refusal_of(request);
+        assert!(refusal.is_some(), "request {} is sent", request.index);
+    }
+    let last = document.refusal_of(requests[299]).expect("refused");
+    assert!(last.errors.iter().any(|error| error.message.contains("more errors than are listed")), "{last:?}");
+    // Before the first unlisted error, requests are refused for their own errors only.
+    let early = document.refusal_of(requests[10]).expect("refused");
+    assert!(early.errors.iter().all(|error| !error.message.contains("more errors than are listed")));
+}
+
+#[test]
+fn every_kind_of_diagnostic_is_listed_two_hundred_times_at_most() {
+    // One `unclosed-variable` per `{{`, one `empty-variable` per `{{}}`: a long line of
+    // each gives two codes over the limit, each counted in one more diagnostic.
+    let text = format!("GET https://e.com/{}\nX-A: {}\n", "{{".repeat(5_000), "{{}}".repeat(1_000));
+    let document = volley_syntax::parse(&text);
+    for (code, total) in [("unclosed-variable", 5_000), ("empty-variable", 1_000)] {
+        let listed: Vec<_> =
+            document.diagnostics.iter().filter(|diagnostic| diagnostic.code.as_str() == code).collect();
+        assert_eq!(listed.len(), 201, "{code}");
+        let summary = listed.last().expect("summary");
+        assert_eq!(summary.message, format!("{} more `{code}` diagnostics are not listed", total - 200));
+    }
+    assert!(document.refusal_of(document.request(0).expect("request")).is_some());
+}

@@ -164,8 +164,10 @@ impl Run {
         self.store(|stored| stored.status = "running");
         // Parse.
         self.emitter.emit("parseStarted", json!({ "source": if body.path.is_some() { "path" } else { "content" } }));
-        let source = source::read(&self.state, body).map_err(Failure::at("parse"))?;
-        let document = volley_syntax::parse(&source.text);
+        let mut source = source::read(&self.state, body).map_err(Failure::at("parse"))?;
+        let (text, document) = parse(std::mem::take(&mut source.text), &self.state.config).await;
+        source.text = text;
+        let document = document.map_err(Failure::at("parse"))?;
         let selection = match (&body.request_name, body.request_index) {
             (Some(name), _) => Selection::Name(name.clone()),
             (None, Some(index)) => Selection::Index(usize::try_from(index).unwrap_or(usize::MAX)),
@@ -421,6 +423,51 @@ pub(crate) async fn execute(
     match run.fetch_in_turn(&body, Route::Execute).await {
         Ok(fetched) => Ok(run.answer(&fetched)),
         Err(failure) => Err(run.fail(failure)),
+    }
+}
+
+/// Parses on the blocking pool (a large text never holds up the runtime's workers),
+/// within the server's budget of time and tree memory. The text comes back with the
+/// document.
+async fn parse(
+    text: String,
+    config: &crate::config::ServerConfig,
+) -> (String, Result<volley_syntax::Document, ApiError>) {
+    let budget = volley_syntax::Budget {
+        deadline: Some(Instant::now() + config.parse_budget),
+        tree_bytes: Some(config.parse_memory),
+    };
+    let parsed = tokio::task::spawn_blocking(move || {
+        let document = volley_syntax::parse_within(&text, budget);
+        (text, document)
+    })
+    .await;
+    match parsed {
+        Ok((text, Ok(document))) => (text, Ok(document)),
+        Ok((text, Err(exceeded))) => (text, Err(over_budget(exceeded, config))),
+        Err(error) => (String::new(), Err(ApiError::internal(&error))),
+    }
+}
+
+/// `PARSE_BUDGET_EXCEEDED`: `422` for time, `413` for memory.
+fn over_budget(exceeded: volley_syntax::Exceeded, config: &crate::config::ServerConfig) -> ApiError {
+    let millis = u64::try_from(config.parse_budget.as_millis()).unwrap_or(u64::MAX);
+    match exceeded {
+        volley_syntax::Exceeded::Time => ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "PARSE_BUDGET_EXCEEDED",
+            format!("parsing the text took longer than the {millis} ms this server allows"),
+        )
+        .with_details(json!({ "limit": "time", "budgetMs": millis })),
+        volley_syntax::Exceeded::Memory => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PARSE_BUDGET_EXCEEDED",
+            format!(
+                "parsing the text needed more than the {} MiB of syntax trees this server allows",
+                config.parse_memory / (1024 * 1024)
+            ),
+        )
+        .with_details(json!({ "limit": "memory", "budgetBytes": config.parse_memory })),
     }
 }
 

@@ -101,6 +101,9 @@ fn check(result: &AssertionResult, text: &str) -> Check {
     check
 }
 
+/// The most diagnostics a `PARSE_ERROR` answer lists; `omitted` counts the others.
+pub(crate) const MAX_ANSWERED_DIAGNOSTICS: usize = 100;
+
 /// An engine error as the API answers it.
 pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
     match error {
@@ -113,8 +116,11 @@ pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
             ApiError::validation(message).with_details(json!({ "code": code, "hint": hint }))
         }
         Error::Invalid { diagnostics } => {
+            // The answer stays small whatever the text: the first diagnostics, and a count.
+            let omitted = diagnostics.len().saturating_sub(MAX_ANSWERED_DIAGNOSTICS);
             let details: Vec<Value> = diagnostics
                 .iter()
+                .take(MAX_ANSWERED_DIAGNOSTICS)
                 .map(|diagnostic| {
                     json!({
                         "code": diagnostic.code.as_str(),
@@ -125,8 +131,12 @@ pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
                     })
                 })
                 .collect();
-            ApiError::new(StatusCode::BAD_REQUEST, "PARSE_ERROR", error.to_string())
-                .with_details(json!({ "diagnostics": details }))
+            let details = if omitted > 0 {
+                json!({ "diagnostics": details, "omitted": omitted })
+            } else {
+                json!({ "diagnostics": details })
+            };
+            ApiError::new(StatusCode::BAD_REQUEST, "PARSE_ERROR", error.to_string()).with_details(details)
         }
         Error::Selection(selection) => selection_error(selection),
         Error::Config(config) => ApiError::validation(format!("configuration: {config}")),

@@ -24,7 +24,8 @@ use crate::wire::{ApiJson, ErrorBody, ExecuteRequest, ExecuteResponse};
         (status = 400, description = "VALIDATION_ERROR, CONTENT_OR_PATH_REQUIRED, REQUEST_INDEX_OUT_OF_RANGE, NO_REQUESTS_FOUND, PARSE_ERROR, EXECUTE_ERROR", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, description = "FORBIDDEN, PATH_OUTSIDE_WORKSPACE", body = ErrorBody),
         (status = 404, description = "SESSION_NOT_FOUND, FLOW_NOT_FOUND, REQUEST_NOT_FOUND, FILE_NOT_FOUND", body = ErrorBody),
-        (status = 413, body = ErrorBody)))]
+        (status = 413, description = "PAYLOAD_TOO_LARGE, PARSE_BUDGET_EXCEEDED (the parse needed more tree memory than the server allows)", body = ErrorBody),
+        (status = 422, description = "PARSE_BUDGET_EXCEEDED (the parse took longer than the server allows)", body = ErrorBody)))]
 pub(crate) async fn execute(
     State(state): State<AppState>,
     Extension(access): Extension<Access>,
@@ -37,7 +38,9 @@ pub(crate) async fn execute(
     responses(
         (status = 200, description = "`text/event-stream`: the upstream events (`event`, `id`, `retry`, `data`); an `error` event if the upstream fails after opening. Headers `x-volley-upstream-status`, `x-volley-upstream-url`, `x-volley-run-id`, `x-volley-req-exec-id`, and each upstream header as `x-volley-upstream-header-<name>`.", content_type = "text/event-stream"),
         (status = 400, description = "as /execute; EXECUTE_ERROR when the request is not SSE or the upstream did not open a stream", body = ErrorBody),
-        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 413, description = "PAYLOAD_TOO_LARGE, PARSE_BUDGET_EXCEEDED", body = ErrorBody),
+        (status = 422, description = "PARSE_BUDGET_EXCEEDED", body = ErrorBody)))]
 pub(crate) async fn execute_sse(
     State(state): State<AppState>,
     Extension(access): Extension<Access>,

@@ -62,6 +62,8 @@ pub(crate) struct SessionInfo {
         (status = 200, description = "The upstream WebSocket is open; connect to `ws.downstreamPath`", body = ExecuteWsResponse),
         (status = 400, description = "EXECUTE_ERROR (not a WebSocket request, or the upstream refused), VALIDATION_ERROR (a body, a method other than GET, bad limits), and the errors of /execute", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 413, description = "PAYLOAD_TOO_LARGE, PARSE_BUDGET_EXCEEDED", body = ErrorBody),
+        (status = 422, description = "PARSE_BUDGET_EXCEEDED", body = ErrorBody),
         (status = 429, description = "WS_SESSION_LIMIT_REACHED (checked before dialing)", body = ErrorBody)))]
 pub(crate) async fn execute_ws(
     State(state): State<AppState>,

@@ -7,18 +7,10 @@ use super::Lowerer;
 use super::request::clip;
 use crate::diagnostic::{Code, Diagnostic};
 
-/// The most `syntax-error` diagnostics a document lists; the others are counted, and
-/// one more diagnostic says how many. Text far from the format (a binary file, a NUL
-/// byte on every line) has an error on every line: listing them all would take memory
-/// and output in proportion to the garbage, and help nobody.
-pub(crate) const MAX_LISTED: usize = 200;
-
 /// Reports the ERROR and MISSING nodes below `root` (not descending into an ERROR: one
-/// broken stretch is one diagnostic), the first [`MAX_LISTED`] as diagnostics; returns
-/// how many more there are.
-pub(crate) fn collect(lowerer: &mut Lowerer<'_>, root: Node<'_>) -> usize {
-    let mut listed = 0;
-    let mut omitted = 0;
+/// broken stretch is one diagnostic). Once [`crate::MAX_LISTED`] are listed, the others
+/// are only counted: their hints are not worked out.
+pub(crate) fn collect(lowerer: &mut Lowerer<'_>, root: Node<'_>) {
     // Iterative: error trees can be deep, and recursion would follow their depth. The
     // walk keeps what the hints need (the ancestors, and the named node before each
     // error): tree-sitter finds a node's parent or previous sibling by descending from
@@ -30,15 +22,16 @@ pub(crate) fn collect(lowerer: &mut Lowerer<'_>, root: Node<'_>) -> usize {
     let mut passed: Vec<Option<Node<'_>>> = vec![None];
     'nodes: loop {
         let node = cursor.node();
-        if (node.is_missing() || node.is_error()) && listed == MAX_LISTED {
-            omitted += 1;
+        if (node.is_missing() || node.is_error()) && lowerer.diagnostics.is_full(Code::SyntaxError) {
+            let span = lowerer.node_span(node);
+            lowerer
+                .diagnostics
+                .skip(Code::SyntaxError, span, || Diagnostic::new(Code::SyntaxError, span, "syntax error"));
         } else if node.is_missing() {
             report_missing(lowerer, node);
-            listed += 1;
         } else if node.is_error() {
             let previous = passed.last().copied().flatten();
             report_error(lowerer, node, &Context { ancestors: &ancestors, previous });
-            listed += 1;
         } else if node.has_error() && cursor.goto_first_child() {
             ancestors.push(node);
             passed.push(None);
@@ -62,34 +55,6 @@ pub(crate) fn collect(lowerer: &mut Lowerer<'_>, root: Node<'_>) -> usize {
             current = parent;
         }
     }
-    omitted
-}
-
-/// Keeps the first [`MAX_LISTED`] `syntax-error` diagnostics of `diagnostics` (sorted
-/// by position) and counts the others with `omitted` (errors never listed) in one
-/// more, placed after the last one kept.
-pub(crate) fn cap(diagnostics: &mut Vec<Diagnostic>, omitted: usize) {
-    let mut listed = 0;
-    let mut last = None;
-    let mut dropped = omitted;
-    diagnostics.retain(|diagnostic| {
-        if diagnostic.code != Code::SyntaxError {
-            return true;
-        }
-        if listed < MAX_LISTED {
-            listed += 1;
-            last = Some(diagnostic.span);
-            return true;
-        }
-        dropped += 1;
-        false
-    });
-    let Some(span) = last.filter(|_| dropped > 0) else { return };
-    let at = diagnostics
-        .partition_point(|diagnostic| (diagnostic.span.start, diagnostic.span.end) <= (span.start, span.end));
-    let summary = Diagnostic::new(Code::SyntaxError, span, format!("{dropped} more syntax errors are not listed"))
-        .with_hint("fix the errors above first; text with this many is probably not a .http file");
-    diagnostics.insert(at, summary);
 }
 
 /// Where an ERROR node is: its ancestors (the root first) and the named node before it

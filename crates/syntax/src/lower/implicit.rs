@@ -32,12 +32,12 @@ impl Lowerer<'_> {
             let position = self.place(self.lines.position(start));
             let chunk = Chunk::parse(self.slice(start, end).to_owned());
             let sub = Lowerer::placed(&chunk, self.base + start, position.line, position.column);
-            let Lowered { mut document, .. } = lower_with(sub, &chunk);
+            let mut lowered = lower_with(sub, &chunk);
             // One note for the block: a file written without any `###` is read so on purpose.
             if index == 0
-                && let Some(request) = document.blocks.first().and_then(|block| block.request.as_ref())
+                && let Some(request) = lowered.document.blocks.first().and_then(|block| block.request.as_ref())
             {
-                document.diagnostics.push(
+                lowered.diagnostics.push(
                     Diagnostic::new(
                         Code::RequestLineInBody,
                         request.line_span,
@@ -49,13 +49,13 @@ impl Lowerer<'_> {
                     ),
                 );
             }
-            self.implicit.push(document);
+            self.implicit.push(lowered);
         }
     }
 
     /// Appends the blocks of requests split off the block just lowered.
     pub(super) fn place_implicit(&mut self, blocks: &mut Vec<Block>) {
-        for document in std::mem::take(&mut self.implicit) {
+        for Lowered { document, diagnostics } in std::mem::take(&mut self.implicit) {
             let offset = blocks.len();
             for mut block in document.blocks {
                 block.index += offset;
@@ -69,7 +69,7 @@ impl Lowerer<'_> {
                 variable.block += offset;
                 variable
             }));
-            self.diagnostics.extend(document.diagnostics);
+            self.diagnostics.extend(diagnostics);
             self.fragments.extend(document.fragments);
         }
     }

@@ -22,14 +22,15 @@ use crate::chunk::Chunk;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::directive;
 use crate::document::{Block, Directive, Document, GraphQlFragment, Separator, VariableDeclaration};
+use crate::listing::Listing;
 use crate::span::{LineIndex, Position, Span, Spanned};
 use crate::tree::Kinds;
 
-/// The document of one chunk, and how many of its syntax errors it does not list (see
-/// [`errors::MAX_LISTED`]): [`merge`] counts them in the file's.
+/// The document of one chunk, its diagnostics still being collected (the document's
+/// own list is empty until [`finish`]).
 pub(crate) struct Lowered {
     document: Document,
-    omitted_errors: usize,
+    diagnostics: Listing,
 }
 
 /// Lowers one chunk. Indices (blocks, requests) count from 0 within the chunk;
@@ -41,19 +42,20 @@ pub(crate) fn lower_chunk(chunk: &Chunk) -> Lowered {
 /// The document of one chunk alone, its offsets and positions counted from the chunk's
 /// start. Duplicate request names are not checked (that needs the whole file).
 pub(crate) fn lower_chunk_relative(chunk: &Chunk) -> Document {
-    let Lowered { mut document, omitted_errors } = lower_with(Lowerer::relative(chunk), chunk);
-    if omitted_errors > 0 {
-        document.diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
-        errors::cap(&mut document.diagnostics, omitted_errors);
-    }
-    document
+    let Lowered { document, diagnostics } = lower_with(Lowerer::relative(chunk), chunk);
+    finish(document, diagnostics)
 }
 
 fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Lowered {
     let root = chunk.tree.root_node();
-    let omitted_errors = if root.has_error() { errors::collect(&mut lowerer, root) } else { 0 };
+    if root.has_error() {
+        errors::collect(&mut lowerer, root);
+    }
     let mut blocks = Vec::new();
     for node in named_children(root) {
+        if blocks.len() % 256 == 255 && crate::budget::exceeded().is_some() {
+            break;
+        }
         if node.kind_id() == lowerer.kinds.block {
             let block = lowerer.block(node, blocks.len());
             blocks.push(block);
@@ -63,10 +65,17 @@ fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Lowered {
     let document = Document {
         blocks,
         variables: lowerer.variables,
-        diagnostics: lowerer.diagnostics,
+        diagnostics: Vec::new(),
         fragments: lowerer.fragments,
+        first_unlisted_error: None,
     };
-    Lowered { document, omitted_errors }
+    Lowered { document, diagnostics: lowerer.diagnostics }
+}
+
+/// The document with its diagnostics listed (see [`Listing::finish`]).
+fn finish(mut document: Document, diagnostics: Listing) -> Document {
+    (document.diagnostics, document.first_unlisted_error) = diagnostics.finish();
+    document
 }
 
 /// Joins the documents of consecutive chunks into the document of the file.
@@ -74,13 +83,13 @@ pub(crate) fn merge(parts: Vec<Lowered>) -> Document {
     let mut document = Document {
         blocks: Vec::with_capacity(parts.iter().map(|part| part.document.blocks.len()).sum()),
         variables: Vec::with_capacity(parts.iter().map(|part| part.document.variables.len()).sum()),
-        diagnostics: Vec::with_capacity(parts.iter().map(|part| part.document.diagnostics.len()).sum()),
+        diagnostics: Vec::new(),
         fragments: Vec::new(),
+        first_unlisted_error: None,
     };
+    let mut diagnostics = Listing::new();
     let mut requests = 0;
-    let mut omitted_errors = 0;
-    for Lowered { document: part, omitted_errors: omitted } in parts {
-        omitted_errors += omitted;
+    for Lowered { document: part, diagnostics: listing } in parts {
         let block_offset = document.blocks.len();
         for mut block in part.blocks {
             block.index += block_offset;
@@ -95,16 +104,16 @@ pub(crate) fn merge(parts: Vec<Lowered>) -> Document {
             variable.block += block_offset;
             variable
         }));
-        document.diagnostics.extend(part.diagnostics);
+        diagnostics.extend(listing);
         document.fragments.extend(part.fragments);
     }
     if !document.fragments.is_empty() {
         graphql::spread_fragments(&mut document);
     }
-    check_duplicate_names(&document.blocks, &mut document.diagnostics);
-    document.diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
-    errors::cap(&mut document.diagnostics, omitted_errors);
-    document
+    for duplicate in duplicate_names(document.requests().filter_map(|request| request.name.as_ref())) {
+        diagnostics.push(duplicate);
+    }
+    finish(document, diagnostics)
 }
 
 /// The named children of a node, in order. One cursor, one node per step (the
@@ -220,7 +229,7 @@ pub(crate) struct Lowerer<'a> {
     /// not count: positions then come from the line index.
     points_agree: bool,
     pub(crate) kinds: &'static Kinds,
-    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) diagnostics: Listing,
     variables: Vec<VariableDeclaration>,
     request_count: usize,
     /// Depth of interpolations being lowered (see [`template::MAX_NESTING`]).
@@ -229,9 +238,11 @@ pub(crate) struct Lowerer<'a> {
     parts: Vec<crate::template::Part>,
     /// The documents of requests written without `###` before them (see
     /// [`Lowerer::split_requests`]), to be placed after the block being lowered.
-    implicit: Vec<Document>,
+    implicit: Vec<Lowered>,
     /// Where the block being lowered ends when a request line without `###` cut it.
     block_end: Option<usize>,
+    /// The line searched last for a closing `}}` (see `closed_later_on_the_line`).
+    pub(crate) closing: template::ClosingOnLine,
     /// httpyac's GraphQL fragments, in order.
     fragments: Vec<GraphQlFragment>,
 }
@@ -431,7 +442,7 @@ impl<'a> Lowerer<'a> {
                 );
             }
         }
-        Block { index, span, separator, request, orphan_directives: directives }
+        Block { index, span, separator, request: request.map(Box::new), orphan_directives: directives }
     }
 
     fn separator(&self, node: Node<'_>) -> Separator {
@@ -469,12 +480,6 @@ impl<'a> Lowerer<'a> {
         self.request_count += 1;
         index
     }
-}
-
-/// Warns on every request named like an earlier one.
-fn check_duplicate_names(blocks: &[Block], diagnostics: &mut Vec<Diagnostic>) {
-    let names = blocks.iter().filter_map(|block| block.request.as_ref()).filter_map(|request| request.name.as_ref());
-    diagnostics.extend(duplicate_names(names));
 }
 
 /// The `duplicate-name` diagnostics of request names given in file order: every name

@@ -9,6 +9,7 @@
 use super::{Lowerer, Mark, named_children};
 use crate::chunk::Chunk;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::listing::Listing;
 use crate::span::{LineIndex, Position, Span, Spanned};
 use crate::template::{Arguments, Expression, Interpolation, Part, Template};
 use crate::tree::KINDS;
@@ -84,6 +85,7 @@ pub(crate) fn template_text(text: &str) -> (Template, Vec<Diagnostic>) {
     }
     let diagnostics = lowerer
         .diagnostics
+        .into_listed()
         .into_iter()
         .filter(|diagnostic| {
             matches!(diagnostic.code, Code::UnclosedVariable | Code::EmptyVariable | Code::SyntaxError)
@@ -160,13 +162,14 @@ impl<'a> Lowerer<'a> {
             base_column,
             points_agree: crate::chunk::points_agree(&chunk.text),
             kinds: &KINDS,
-            diagnostics: Vec::new(),
+            diagnostics: Listing::new(),
             variables: Vec::new(),
             request_count: 0,
             nesting: 0,
             parts: Vec::new(),
             implicit: Vec::new(),
             block_end: None,
+            closing: super::template::ClosingOnLine::default(),
             fragments: Vec::new(),
         }
     }

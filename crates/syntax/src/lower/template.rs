@@ -11,6 +11,22 @@ use crate::template::{Arguments, Expression, Interpolation, Part, ResolverCall, 
 /// recurses along the nesting, so the limit keeps hostile input from exhausting the stack.
 pub(crate) const MAX_NESTING: usize = 32;
 
+/// The last `}}` of the rest of a line, from `from` to `line_end`. A line of many unclosed
+/// `{{` asks the question once per `{{`: searched once, it is answered for all of them,
+/// so the cost stays linear in the line.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ClosingOnLine {
+    from: usize,
+    line_end: usize,
+    last_close: Option<usize>,
+}
+
+impl ClosingOnLine {
+    fn covers(self, offset: usize) -> bool {
+        self.from <= offset && offset <= self.line_end && self.line_end > self.from
+    }
+}
+
 impl Lowerer<'_> {
     /// The template of a node with the spaces at both ends trimmed.
     pub(crate) fn template_trimmed(&mut self, node: Node<'_>) -> Template {
@@ -193,10 +209,17 @@ impl Lowerer<'_> {
     /// `true` when `}}` follows an unclosed `{{` later on its line: what is between is
     /// not a name or a resolver call, but an expression of another tool
     /// (`{{user.replace(' ', '+')}}`, `{{ $global.token }}`).
-    fn closed_later_on_the_line(&self, node: Node<'_>) -> bool {
-        let rest = &self.text.as_bytes()[node.end_byte()..];
-        let line_end = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
-        memchr::memmem::find(&rest[..line_end], b"}}").is_some()
+    fn closed_later_on_the_line(&mut self, node: Node<'_>) -> bool {
+        let from = node.end_byte();
+        let searched = self.closing;
+        if searched.covers(from) {
+            return searched.last_close.is_some_and(|close| close >= from);
+        }
+        let rest = &self.text.as_bytes()[from..];
+        let line_end = from + memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+        let last_close = memchr::memmem::rfind(&self.text.as_bytes()[from..line_end], b"}}").map(|at| from + at);
+        self.closing = ClosingOnLine { from, line_end, last_close };
+        last_close.is_some()
     }
 
     /// The expression a `variable_name` or `resolver` node holds.
