@@ -1106,3 +1106,53 @@ async fn under_auth_the_observer_socket_needs_a_filter_and_scoped_tokens_their_f
     let events = observer.until("wsSessionOpened").await;
     assert_eq!(events.last().expect("opened")["payload"]["wsSessionId"], session_id(&answer).as_str());
 }
+
+/// Waits until `path` answers 404 with `error_code` (something expiring on a timer).
+async fn until_gone(http: &reqwest::Client, server: &Running, path: &str, error_code: &str) {
+    let deadline = tokio::time::Instant::now() + READ;
+    loop {
+        let (status, answer) = send(http.get(format!("{}{path}", server.base)), None, None).await;
+        if status == 404 && code(&answer) == error_code {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{path} still answers {status} {answer}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_session_outliving_its_flow_does_not_bring_back_the_flows_events() {
+    let upstream = TestServer::start().await;
+    let config = ServerConfig {
+        flow_ttl: Duration::from_millis(200),
+        sweep_interval: Duration::from_millis(20),
+        ..ServerConfig::default()
+    };
+    let server = start(config).await;
+    let http = client();
+    let (flow, mut live) = observed_flow(&http, &server).await;
+    let url = ws_url(&upstream, "/ws/echo");
+    let answer = open(&http, &server, json!({ "content": format!("GET {url}\n"), "flowId": flow })).await;
+    let mut control = attach_fresh(&server, &session_id(&answer)).await;
+    // The flow expires; the session it opened lives on.
+    until_gone(&http, &server, &format!("/flows/{flow}/executions/exec_none"), "FLOW_NOT_FOUND").await;
+
+    let (outbound, inbound) = control.echo(json!("after the flow")).await;
+    // Heard live: published (and retained, if anything still retained them).
+    let mut heard = Vec::new();
+    while heard.len() < 2 {
+        let event = live.next().await;
+        if event["type"] == "wsSessionMessage" {
+            heard.push(event["payload"]["wsSeq"].clone());
+        }
+    }
+    assert_eq!(heard, [json!(seq(&outbound)), json!(seq(&inbound))]);
+
+    // A replay of the gone flow has nothing: the first event is the next live one.
+    let path = format!("/event/ws?flowId={flow}&afterSeq=0");
+    let (mut replay, _) = Socket::connect(&server, &path, Auth::None).await.expect("observer");
+    let (next, _) = control.echo(json!("later")).await;
+    let first = replay.next().await;
+    assert_eq!(first["type"], "wsSessionMessage", "{first}");
+    assert_eq!(first["payload"]["wsSeq"], seq(&next), "no event of the gone flow was kept: {first}");
+}

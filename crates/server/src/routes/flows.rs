@@ -40,6 +40,8 @@ pub(crate) async fn create(
     if let Some(evicted) = evicted {
         state.hub.forget_flow(&evicted);
     }
+    // The hub keeps the flow's events from here until the flow is evicted or expires.
+    state.hub.open_flow(&flow.id);
     let emitter = flow_emitter(&state, &flow);
     emitter.emit("flowStarted", json!({ "label": flow.label, "meta": flow.meta }));
     Ok((StatusCode::CREATED, Json(FlowCreated { flow_id: flow.id.clone() })))
