@@ -13,6 +13,9 @@ pub const DEFAULT_MAX_BODY_SIZE: usize = 10 * 1024 * 1024;
 pub const DEFAULT_MAX_SESSIONS: usize = 100;
 /// The default number of live WebSocket sessions.
 pub const DEFAULT_MAX_WS_SESSIONS: usize = 1000;
+/// How long a WebSocket session that closed with no control socket attached is kept,
+/// closed, with its replay (60 s).
+pub const DEFAULT_WS_CLOSED_GRACE: Duration = Duration::from_secs(60);
 
 /// The settings of a server. `ServerConfig::default()` is `volley serve` without flags
 /// in the current directory.
@@ -39,6 +42,9 @@ pub struct ServerConfig {
     pub ws_max_frame: usize,
     /// Default idle timeout of a WebSocket session.
     pub ws_idle_timeout: Duration,
+    /// How long a WebSocket session that closed while no control socket was attached
+    /// stays findable, with its replay, before it is removed.
+    pub ws_closed_grace: Duration,
     /// Most live flows at once (finished flows are evicted first).
     pub max_flows: usize,
     /// Most executions kept per flow (the oldest are dropped).
@@ -75,6 +81,7 @@ impl Default for ServerConfig {
             max_ws_sessions: DEFAULT_MAX_WS_SESSIONS,
             ws_max_frame: 256 * 1024,
             ws_idle_timeout: Duration::from_secs(300),
+            ws_closed_grace: DEFAULT_WS_CLOSED_GRACE,
             max_executions_per_flow: 500,
             session_ttl: Duration::from_secs(30 * 60),
             flow_ttl: Duration::from_secs(5 * 60),

@@ -38,8 +38,8 @@ use axum::serve::ListenerExt as _;
 use utoipa::OpenApi as _;
 
 pub use config::{
-    DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PORT, ServerConfig, StartError,
-    is_loopback,
+    DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PORT, DEFAULT_WS_CLOSED_GRACE,
+    ServerConfig, StartError, is_loopback,
 };
 
 use crate::state::AppState;

@@ -479,9 +479,59 @@ async fn an_upstream_close_ends_the_session_and_observers_hear_of_it() {
     assert_eq!(closed["payload"]["code"], 4000);
     assert_eq!(closed["payload"]["wasClean"], true);
     assert!(seq(closed) > seq(opened));
+}
 
-    // `/ws/close?code=C&reason=R` closes right after the handshake, before any control
-    // socket could attach: observers see the code, and the session is gone after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_session_that_closed_before_anyone_attached_replays_its_messages_and_close() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig::default()).await;
+    let http = client();
+    let (flow, mut observer) = observed_flow(&http, &server).await;
+    // `/ws/count?n=3` sends `1`, `2`, `3` and closes with 1000 `done` right after the
+    // handshake, before any control socket can attach.
+    let url = ws_url(&upstream, "/ws/count?n=3");
+    let answer = open(&http, &server, json!({ "content": format!("GET {url}\n"), "flowId": flow })).await;
+    let id = session_id(&answer);
+    let events = observer.until("wsSessionClosed").await;
+    assert_eq!(events.last().expect("wsSessionClosed")["payload"]["wsSessionId"], id.as_str());
+    // Closed, and still known.
+    let (status, known) = send(http.get(format!("{}/ws/session/{id}", server.base)), None, None).await;
+    assert_eq!((status, code(&known)), (400, "VALIDATION_ERROR"), "{known}");
+
+    let mut control = Socket::control(&server, &id, 0).await;
+    let (replayed, end) = control.replay().await;
+    assert_eq!(
+        kinds(&replayed),
+        ["session.opened", "session.inbound", "session.inbound", "session.inbound", "session.closed"]
+    );
+    assert_eq!(replayed.iter().map(seq).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    let payloads: Vec<&Value> = replayed[1..4].iter().map(|envelope| &envelope["payload"]).collect();
+    assert_eq!(payloads, [&json!("1"), &json!("2"), &json!("3")]);
+    assert_eq!(replayed[4]["payload"], json!({ "code": 1000, "reason": "done", "wasClean": true }));
+    assert_eq!(end["payload"], json!({ "afterSeq": 0, "replayed": 5, "gap": false }));
+    assert_eq!(control.closed().await, 1000, "nothing more will come");
+
+    // Again from the last message seen: the close only.
+    let mut again = Socket::control(&server, &id, 4).await;
+    let (replayed, end) = again.replay().await;
+    assert_eq!(kinds(&replayed), ["session.closed"]);
+    assert_eq!(end["payload"], json!({ "afterSeq": 4, "replayed": 1, "gap": false }));
+    assert_eq!(again.closed().await, 1000);
+
+    // DELETE removes it before its grace period is over.
+    let (status, _) = send(http.delete(format!("{}/ws/session/{id}", server.base)), None, None).await;
+    assert_eq!(status, 204);
+    let (status, gone) = send(http.get(format!("{}/ws/session/{id}", server.base)), None, None).await;
+    assert_eq!((status, code(&gone)), (404, "WS_SESSION_NOT_FOUND"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_closed_session_is_removed_after_its_grace_period() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig { ws_closed_grace: Duration::from_millis(100), ..ServerConfig::default() }).await;
+    let http = client();
+    let (flow, mut observer) = observed_flow(&http, &server).await;
+    // `/ws/close?code=C&reason=R` sends `closing` and closes right after the handshake.
     let url = ws_url(&upstream, "/ws/close?code=4001&reason=done%20here");
     let answer = open(&http, &server, json!({ "content": format!("GET {url}\n"), "flowId": flow })).await;
     let id = session_id(&answer);
@@ -490,8 +540,8 @@ async fn an_upstream_close_ends_the_session_and_observers_hear_of_it() {
     assert_eq!(closed["payload"]["wsSessionId"], id.as_str(), "{events:?}");
     assert_eq!(closed["payload"]["code"], 4001);
     assert_eq!(closed["payload"]["reason"], "done here");
-    let (status, gone) = send(http.get(format!("{}/ws/session/{id}", server.base)), None, None).await;
-    assert_eq!((status, code(&gone)), (404, "WS_SESSION_NOT_FOUND"));
+    until_gone(&http, &server, &format!("/ws/session/{id}"), "WS_SESSION_NOT_FOUND").await;
+    assert_eq!(refused(Socket::connect(&server, &format!("/ws/session/{id}?afterSeq=0"), Auth::None).await), 404);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -187,7 +187,7 @@ fn controllable(state: &AppState, access: &Access, id: &str) -> Result<Arc<ws::W
 
 #[utoipa::path(delete, path = "/ws/session/{wsSessionId}", tag = "websocket",
     params(("wsSessionId" = String, Path)),
-    responses((status = 204, description = "The upstream is closed (1000) and the session removed; its control socket gets `session.closed`"),
+    responses((status = 204, description = "The upstream is closed (1000) and the session removed; its control socket gets `session.closed`. A closed session kept for its grace period is removed."),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, description = "WS_SESSION_NOT_FOUND", body = ErrorBody)))]
 pub(crate) async fn close_session(
@@ -199,11 +199,13 @@ pub(crate) async fn close_session(
     let order = ws::Command::Close { code: 1000, reason: "closed by DELETE /ws/session".to_owned() };
     // A session already closing has nothing left to take the order; either way it goes.
     let _ = session.commands.send(order).await;
-    // The upstream task removes the session before it reports the close.
+    // The upstream task frees the slot before it reports the close.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while state.ws_sessions.get(&id).is_ok() && tokio::time::Instant::now() < deadline {
+    while !session.is_closed() && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    // Not kept for a grace period: the caller asked for it to go.
+    state.ws_sessions.forget(&id);
     Ok(http::StatusCode::NO_CONTENT)
 }
 
