@@ -21,6 +21,7 @@ mod error;
 mod execute;
 mod flows;
 mod hub;
+mod openapi;
 mod redact;
 mod routes;
 mod sessions;

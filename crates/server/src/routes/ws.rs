@@ -57,6 +57,7 @@ pub(crate) struct SessionInfo {
     last_seq: u64,
 }
 
+// The document names its body `ExecuteWsRequest`: the fields of /execute and its own (openapi.rs).
 #[utoipa::path(post, path = "/execute/ws", tag = "websocket", request_body = ExecuteRequest,
     responses(
         (status = 200, description = "The upstream WebSocket is open; connect to `ws.downstreamPath`", body = ExecuteWsResponse),
@@ -68,18 +69,9 @@ pub(crate) async fn execute_ws(
     Extension(access): Extension<Access>,
     ApiJson(body): ApiJson<ExecuteRequest>,
 ) -> Result<Json<ExecuteWsResponse>, ApiError> {
-    execute::validate(&body, state.config.max_body_size)?;
+    execute::validate(&body, state.config.max_body_size, Route::WebSocket)?;
     let replay = body.replay_buffer_size.unwrap_or(ws::DEFAULT_REPLAY as u64);
-    if !(1..=ws::MAX_REPLAY as u64).contains(&replay) {
-        return Err(ApiError::validation(format!(
-            "`replayBufferSize` must be between 1 and {}, not {replay}",
-            ws::MAX_REPLAY
-        )));
-    }
     let idle = body.idle_timeout_ms.unwrap_or(state.config.ws_idle_timeout.as_millis() as u64);
-    if !(100..=86_400_000).contains(&idle) {
-        return Err(ApiError::validation("`idleTimeoutMs` must be between 100 and 86400000"));
-    }
     let (session, flow) = execute::scope(&state, &access, &body)?;
     let slot = state.ws_sessions.reserve()?;
     let run = Run::begin(&state, &access, session, flow, body.req_label.as_deref());
@@ -210,9 +202,8 @@ pub(crate) async fn close_session(
 }
 
 /// The filters of `/event/ws`, and `afterSeq`.
-#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[into_params(parameter_in = Query)]
 pub(crate) struct ObserveQuery {
     /// Only events of this session.
     session_id: Option<String>,
@@ -220,6 +211,15 @@ pub(crate) struct ObserveQuery {
     flow_id: Option<String>,
     /// With `flowId`: the retained events of the flow with a larger `seq` first.
     after_seq: Option<u64>,
+}
+
+/// One query object in the document, with its rules (`openapi.rs`).
+impl utoipa::IntoParams for ObserveQuery {
+    fn into_params(
+        _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
+    ) -> Vec<utoipa::openapi::path::Parameter> {
+        crate::openapi::observer_filters(true)
+    }
 }
 
 #[utoipa::path(get, path = "/event/ws", tag = "observers", params(ObserveQuery),

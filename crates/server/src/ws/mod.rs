@@ -490,6 +490,16 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_replay_after_the_largest_seq_is_empty_and_has_no_gap() {
+        let sessions = WsSessions::new(1);
+        let session = new_session(&sessions);
+        session.publish("session.opened", json!({})).await;
+        let (_, _, replay) = session.attach(u64::MAX).expect("attached");
+        assert!(replay.envelopes.is_empty());
+        assert_eq!(replay.gap, None);
+    }
+
+    #[tokio::test]
     async fn closed_sessions_free_their_slot_and_are_kept_within_the_cap() {
         let sessions = WsSessions::new(2);
         let first = new_session(&sessions);
