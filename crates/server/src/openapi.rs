@@ -2,7 +2,7 @@
 //! fields, the rules between the fields of a request (exactly one of `content` and
 //! `path`, not both `requestName` and `requestIndex`, a token's scope), and the observer
 //! filters as one query object (at least one filter under authentication, `afterSeq`
-//! only with a `flowId`). They are the rules the routes check (`execute/source.rs`,
+//! only with a `flowId`), and the headers of a WebSocket handshake. They are the rules the routes check (`execute/source.rs`,
 //! `routes/tokens.rs`, `routes/events.rs`, `routes/ws.rs`); `tests/openapi.rs` holds the
 //! document and the server to each other with requests generated from the document.
 
@@ -112,6 +112,31 @@ pub(crate) fn observer_filters(after_seq: bool) -> Vec<Parameter> {
         .schema(Some(schema))
         .build();
     vec![parameter]
+}
+
+/// The headers of a WebSocket handshake (RFC 6455) as required header parameters: a
+/// `GET` without them is not an upgrade, and the routes that upgrade answer it 400.
+pub(crate) fn handshake_headers() -> Vec<Parameter> {
+    let header = |name: &str, schema: ObjectBuilder, description: &str| {
+        ParameterBuilder::new()
+            .name(name)
+            .parameter_in(ParameterIn::Header)
+            .required(Required::True)
+            .description(Some(description))
+            .schema(Some(schema))
+            .build()
+    };
+    let one_of = |values: &[&str]| typed(Type::String).enum_values(Some(values.iter().copied()));
+    vec![
+        header("Upgrade", one_of(&["websocket"]), "A WebSocket handshake."),
+        header("Connection", one_of(&["Upgrade", "upgrade"]), "A WebSocket handshake."),
+        header("Sec-WebSocket-Version", one_of(&["13"]), "A WebSocket handshake (RFC 6455)."),
+        header(
+            "Sec-WebSocket-Key",
+            typed(Type::String).pattern(Some("^[A-Za-z0-9+/]{22}==$")),
+            "16 random bytes in base64 (RFC 6455).",
+        ),
+    ]
 }
 
 /// A flow's `meta`: an object of at most 10 keys, or null (utoipa's field attributes

@@ -190,7 +190,7 @@ impl Api {
                 format!("{path}?{}", substitute(&Value::String(query.clone()), &fixtures).as_str().unwrap_or_default());
         }
         let body = case.body.as_ref().map(|body| substitute(body, &fixtures));
-        if operation.upgrades {
+        if operation.upgrades && !case.plain {
             return self.upgrade(&path).await;
         }
         let (status, body) = self.call(operation.method.clone(), &path, body.as_ref()).await;
@@ -263,11 +263,24 @@ struct Operation {
 }
 
 /// One request of an operation.
+#[derive(Clone)]
 struct Case {
     body: Option<Value>,
     query: Option<String>,
     /// The rule it breaks, for an invalid one.
     breaks: Option<String>,
+    /// Sent without the handshake's headers, to a route that upgrades.
+    plain: bool,
+}
+
+impl Case {
+    fn valid(body: Option<Value>, query: Option<String>) -> Self {
+        Self { body, query, breaks: None, plain: false }
+    }
+
+    fn invalid(body: Option<Value>, query: Option<String>, rule: String) -> Self {
+        Self { body, query, breaks: Some(rule), plain: false }
+    }
 }
 
 impl Operation {
@@ -305,6 +318,9 @@ impl Operation {
                         query_parts.push(part);
                     }
                 }
+                // The handshake's headers: the WebSocket client sends them (and a case
+                // without them is added).
+                Some("header") => assert!(operation["responses"].get("101").is_some(), "a header of {path}"),
                 other => panic!("a parameter in {other:?} of {path}"),
             }
         }
@@ -351,14 +367,10 @@ impl Operation {
         if let Some((schema, required)) = &self.body {
             let instances = checker.instances(schema, &self.fixtures, seed);
             if !required {
-                cases.push(Case { body: None, query: None, breaks: None });
+                cases.push(Case::valid(None, None));
             }
-            cases.extend(instances.valid.into_iter().map(|body| Case { body: Some(body), query: None, breaks: None }));
-            cases.extend(instances.invalid.into_iter().map(|(body, rule)| Case {
-                body: Some(body),
-                query: None,
-                breaks: Some(rule),
-            }));
+            cases.extend(instances.valid.into_iter().map(|body| Case::valid(Some(body), None)));
+            cases.extend(instances.invalid.into_iter().map(|(body, rule)| Case::invalid(Some(body), None, rule)));
         }
         if let Some(schema) = &self.query {
             let instances = checker.instances(schema, &self.fixtures, seed);
@@ -372,12 +384,19 @@ impl Operation {
                 if !sent.insert(query.clone()) {
                     continue;
                 }
-                let breaks = checker.check(schema, &Value::Object(read)).err();
-                cases.push(Case { body: None, query: Some(query), breaks });
+                match checker.check(schema, &Value::Object(read)) {
+                    Ok(()) => cases.push(Case::valid(None, Some(query))),
+                    Err(rule) => cases.push(Case::invalid(None, Some(query), rule)),
+                }
             }
         }
         if cases.is_empty() {
-            cases.push(Case { body: None, query: None, breaks: None });
+            cases.push(Case::valid(None, None));
+        }
+        if self.upgrades {
+            let first = cases.iter().find(|case| case.breaks.is_none()).cloned().unwrap_or(Case::valid(None, None));
+            let rule = "the required handshake headers (`Upgrade`, …)".to_owned();
+            cases.push(Case { breaks: Some(rule), plain: true, ..first });
         }
         cases
     }

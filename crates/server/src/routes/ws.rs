@@ -136,7 +136,7 @@ pub(crate) struct AfterSeq {
 }
 
 #[utoipa::path(get, path = "/ws/session/{wsSessionId}", tag = "websocket",
-    params(("wsSessionId" = String, Path), AfterSeq),
+    params(("wsSessionId" = String, Path), AfterSeq, Handshake),
     responses((status = 101, description = "The control socket: JSON envelopes (replay, `session.replay.end`, then live); send `session.send`, `session.close`, `session.ping`"),
         (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, description = "WS_SESSION_NOT_FOUND", body = ErrorBody)))]
@@ -213,6 +213,18 @@ pub(crate) struct ObserveQuery {
     after_seq: Option<u64>,
 }
 
+/// The headers of a WebSocket handshake, in the document of the routes that upgrade:
+/// without them they answer 400.
+struct Handshake;
+
+impl utoipa::IntoParams for Handshake {
+    fn into_params(
+        _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
+    ) -> Vec<utoipa::openapi::path::Parameter> {
+        crate::openapi::handshake_headers()
+    }
+}
+
 /// One query object in the document, with its rules (`openapi.rs`).
 impl utoipa::IntoParams for ObserveQuery {
     fn into_params(
@@ -222,7 +234,7 @@ impl utoipa::IntoParams for ObserveQuery {
     }
 }
 
-#[utoipa::path(get, path = "/event/ws", tag = "observers", params(ObserveQuery),
+#[utoipa::path(get, path = "/event/ws", tag = "observers", params(ObserveQuery, Handshake),
     responses((status = 101, description = "One observer envelope per text frame; with `afterSeq`, the retained events of the flow first"),
         (status = 400, description = "VALIDATION_ERROR: no filter under auth, or `afterSeq` without `flowId`", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
