@@ -1174,7 +1174,7 @@ async fn until_gone(http: &reqwest::Client, server: &Running, path: &str, error_
 async fn a_session_outliving_its_flow_does_not_bring_back_the_flows_events() {
     let upstream = TestServer::start().await;
     let config = ServerConfig {
-        flow_ttl: Duration::from_millis(200),
+        flow_ttl: Duration::from_secs(1),
         sweep_interval: Duration::from_millis(20),
         ..ServerConfig::default()
     };
