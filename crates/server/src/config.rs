@@ -19,6 +19,9 @@ pub const DEFAULT_PARSE_BUDGET: Duration = Duration::from_secs(5);
 /// How many bytes of syntax trees the texts being parsed may take at once: a real file
 /// of the largest `content` (10 MiB) needs about 100 MiB.
 pub const DEFAULT_PARSE_MEMORY: usize = 512 * 1024 * 1024;
+/// How long a WebSocket session that closed with no control socket attached is kept,
+/// closed, with its replay (60 s).
+pub const DEFAULT_WS_CLOSED_GRACE: Duration = Duration::from_secs(60);
 
 /// The settings of a server. `ServerConfig::default()` is `volley serve` without flags
 /// in the current directory.
@@ -45,6 +48,9 @@ pub struct ServerConfig {
     pub ws_max_frame: usize,
     /// Default idle timeout of a WebSocket session.
     pub ws_idle_timeout: Duration,
+    /// How long a WebSocket session that closed while no control socket was attached
+    /// stays findable, with its replay, before it is removed.
+    pub ws_closed_grace: Duration,
     /// Most live flows at once (finished flows are evicted first).
     pub max_flows: usize,
     /// Most executions kept per flow (the oldest are dropped).
@@ -88,6 +94,7 @@ impl Default for ServerConfig {
             max_ws_sessions: DEFAULT_MAX_WS_SESSIONS,
             ws_max_frame: 256 * 1024,
             ws_idle_timeout: Duration::from_secs(300),
+            ws_closed_grace: DEFAULT_WS_CLOSED_GRACE,
             max_executions_per_flow: 500,
             session_ttl: Duration::from_secs(30 * 60),
             flow_ttl: Duration::from_secs(5 * 60),

@@ -1,7 +1,9 @@
 //! The observer hub: every execution publishes its events here; each observer stream
 //! subscribes with its filters. Publishing never waits for observers: each subscriber
 //! has a bounded queue, and one that falls behind is dropped (it gets a final `error`
-//! event). The last events of every flow are retained for replay.
+//! event). The last events of every flow are retained for replay, from the flow's
+//! creation to its removal: an event of a flow that is gone reaches live subscribers
+//! only, so nothing brings its buffer back.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -68,12 +70,21 @@ impl Hub {
         self.sender.subscribe()
     }
 
+    /// Starts retaining the events of a new flow (before its first event).
+    pub(crate) fn open_flow(&self, flow_id: &str) {
+        if let Ok(mut retained) = self.retained.lock() {
+            retained.entry(flow_id.to_owned()).or_default();
+        }
+    }
+
     pub(crate) fn publish(&self, event: ObserverEvent) {
         let event = Arc::new(event);
+        // Only the flows opened and not yet forgotten keep their events: a WebSocket
+        // session or a relayed stream outliving its flow must not bring its buffer back.
         if let Some(flow_id) = &event.flow_id
             && let Ok(mut retained) = self.retained.lock()
+            && let Some(events) = retained.get_mut(flow_id)
         {
-            let events = retained.entry(flow_id.clone()).or_default();
             if events.len() == RETAINED_PER_FLOW {
                 events.pop_front();
             }
@@ -91,10 +102,17 @@ impl Hub {
         (events.iter().filter(|event| event.seq > after).cloned().collect(), oldest)
     }
 
+    /// Drops the events of a flow that is gone (expired or evicted).
     pub(crate) fn forget_flow(&self, flow_id: &str) {
         if let Ok(mut retained) = self.retained.lock() {
             retained.remove(flow_id);
         }
+    }
+
+    /// How many flows have events retained.
+    #[cfg(test)]
+    pub(crate) fn retained_flows(&self) -> usize {
+        self.retained.lock().map_or(0, |retained| retained.len())
     }
 }
 
@@ -199,6 +217,7 @@ mod tests {
     #[test]
     fn retains_the_last_events_of_a_flow() {
         let hub = Arc::new(Hub::default());
+        hub.open_flow("flow_1");
         let emitter = emitter(&hub, Some("flow_1"));
         for _ in 0..RETAINED_PER_FLOW + 20 {
             emitter.emit("fetchStarted", json!({}));
@@ -209,6 +228,28 @@ mod tests {
         assert_eq!(events[0].seq, 511);
         hub.forget_flow("flow_1");
         assert_eq!(hub.retained_after("flow_1", 0).1, None);
+    }
+
+    #[test]
+    fn events_of_a_flow_that_is_gone_are_heard_live_and_never_retained() {
+        let hub = Arc::new(Hub::default());
+        hub.open_flow("flow_1");
+        let session = emitter(&hub, Some("flow_1"));
+        session.emit("flowStarted", json!({}));
+        assert_eq!(hub.retained_flows(), 1);
+        hub.forget_flow("flow_1");
+        // A WebSocket session of the flow goes on talking.
+        let mut live = hub.subscribe();
+        for _ in 0..3 {
+            session.emit("wsSessionMessage", json!({}));
+        }
+        assert_eq!(hub.retained_flows(), 0, "the buffer of a gone flow does not come back");
+        let (events, oldest) = hub.retained_after("flow_1", 0);
+        assert!(events.is_empty() && oldest.is_none(), "nothing to replay");
+        assert_eq!(live.try_recv().expect("heard live").kind, "wsSessionMessage");
+        // Nor is a buffer made for a flow that was never opened.
+        emitter(&hub, Some("flow_unknown")).emit("fetchStarted", json!({}));
+        assert_eq!(hub.retained_flows(), 0);
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod error;
 mod execute;
 mod flows;
 mod hub;
+mod openapi;
 mod redact;
 mod routes;
 mod sessions;
@@ -39,7 +40,7 @@ use utoipa::OpenApi as _;
 
 pub use config::{
     DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PARSE_BUDGET, DEFAULT_PARSE_MEMORY,
-    DEFAULT_PORT, ServerConfig, StartError, is_loopback,
+    DEFAULT_PORT, DEFAULT_WS_CLOSED_GRACE, ServerConfig, StartError, is_loopback,
 };
 
 use crate::state::AppState;

@@ -114,6 +114,11 @@ impl Sessions {
         Ok(session)
     }
 
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.map.read().map_or(0, |map| map.len())
+    }
+
     pub(crate) fn remove(&self, id: &str) -> bool {
         self.map.write().is_ok_and(|mut map| map.remove(id).is_some())
     }

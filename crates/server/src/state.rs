@@ -90,3 +90,71 @@ impl AppState {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Weak;
+
+    use axum::body::Body;
+    use http::{Method, Request};
+    use serde_json::json;
+    use tower::ServiceExt as _;
+    use volley_test_support::TestServer;
+
+    use super::*;
+    use crate::clock::now_ms;
+
+    /// Sends `body` to `path` through the router; the JSON answer.
+    async fn call(router: &axum::Router, method: Method, path: &str, body: Option<Value>) -> Value {
+        let request = Request::builder().method(method).uri(path).header("content-type", "application/json");
+        let body = body.map_or_else(Body::empty, |body| Body::from(body.to_string()));
+        let response = router.clone().oneshot(request.body(body).expect("request")).await.expect("answer");
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("body");
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null)
+    }
+
+    #[tokio::test]
+    async fn the_sweep_drops_every_reference_to_expired_flows_and_sessions() {
+        let upstream = TestServer::start().await;
+        let directory = std::env::temp_dir().join(format!("volley-sweep-{}", std::process::id()));
+        std::fs::create_dir_all(&directory).expect("workspace");
+        let config = ServerConfig { workspace: directory.clone(), ..ServerConfig::default() };
+        let (flow_ttl, session_ttl) = (config.flow_ttl.as_millis() as u64, config.session_ttl.as_millis() as u64);
+        let state = AppState::new(config, Workspace::new(&directory).expect("workspace"));
+        let router = crate::routes::router(state.clone());
+
+        let session = call(&router, Method::POST, "/session", Some(json!({ "variables": { "a": "b" } }))).await;
+        let session = session["sessionId"].as_str().expect("sessionId").to_owned();
+        let flow = call(&router, Method::POST, "/flows", Some(json!({ "sessionId": session }))).await;
+        let flow = flow["flowId"].as_str().expect("flowId").to_owned();
+        let content = format!("# @name echo\nGET {}/echo\n", upstream.base_url());
+        for _ in 0..3 {
+            let answer =
+                call(&router, Method::POST, "/execute", Some(json!({ "content": content, "flowId": flow }))).await;
+            assert_eq!(answer["response"]["status"], 200, "{answer}");
+        }
+
+        // Everything the server keeps of them, held weakly.
+        let stored = state.flows.peek(&flow).expect("the flow");
+        assert_eq!(stored.stored_count(), 3);
+        let flow_held = Arc::downgrade(&stored);
+        drop(stored);
+        let (events, _) = state.hub.retained_after(&flow, 0);
+        assert!(events.len() > 3, "the flow's events are retained");
+        let events_held: Vec<Weak<_>> = events.iter().map(Arc::downgrade).collect();
+        drop(events);
+        let session_held = Arc::downgrade(&state.sessions.get(&session).expect("the session"));
+
+        let now = now_ms();
+        state.sweep(now + flow_ttl);
+        assert_eq!((state.flows.len(), state.hub.retained_flows()), (0, 0));
+        assert!(flow_held.upgrade().is_none(), "the flow and its stored executions are freed");
+        assert!(events_held.iter().all(|event| event.upgrade().is_none()), "its events are freed");
+        assert!(session_held.upgrade().is_some(), "sessions live longer than flows");
+
+        state.sweep(now + session_ttl);
+        assert_eq!(state.sessions.len(), 0);
+        assert!(session_held.upgrade().is_none(), "the session, its client and its chained responses are freed");
+        let _ = std::fs::remove_dir_all(&directory);
+    }
+}

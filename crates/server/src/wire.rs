@@ -25,7 +25,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     }
 }
 
-/// A JSON body that may be left out (an empty body is `T::default()`).
+/// A JSON body that may be left out (an empty body, or `null`, is `T::default()`).
 #[derive(Debug)]
 pub(crate) struct OptionalJson<T>(pub(crate) T);
 
@@ -43,8 +43,8 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalJ
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(Self(T::default()));
         }
-        serde_json::from_slice(&bytes)
-            .map(Self)
+        serde_json::from_slice::<Option<T>>(&bytes)
+            .map(|body| Self(body.unwrap_or_default()))
             .map_err(|error| ApiError::validation(format!("invalid JSON body: {error}")))
     }
 }
@@ -69,17 +69,20 @@ fn json_rejection(rejection: &JsonRejection) -> ApiError {
     ApiError::validation(message)
 }
 
-/// The fields that select and parameterise a request, shared by the execute routes.
+/// The fields that select and parameterise a request, read by the three execute routes;
+/// the `OpenAPI` document gives each route its own fields (`openapi.rs`), and a route
+/// checks only its own (another route's are unknown fields there, and ignored).
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ExecuteRequest {
-    /// The `.http` text (exactly one of `content` and `path`).
+    /// The `.http` text (exactly one of `content` and `path`), at most `--max-body-size`
+    /// bytes (10 MiB by default; larger is 413).
     pub(crate) content: Option<String>,
-    /// A `.http` file relative to the workspace.
+    /// A `.http` file relative to the workspace (exactly one of `content` and `path`).
     pub(crate) path: Option<String>,
-    /// The request named so (`# @name` or `### Name`).
+    /// The request named so (`# @name` or `### Name`); not with `requestIndex`.
     pub(crate) request_name: Option<String>,
-    /// The request at this 0-based position (default 0).
+    /// The request at this 0-based position (default 0); not with `requestName`.
     pub(crate) request_index: Option<u64>,
     pub(crate) session_id: Option<String>,
     pub(crate) flow_id: Option<String>,
@@ -91,23 +94,30 @@ pub(crate) struct ExecuteRequest {
     /// A label shown to observers.
     pub(crate) req_label: Option<String>,
     /// Request timeout, 100..300000 ms.
+    #[schema(minimum = 100, maximum = 300_000)]
     pub(crate) timeout_ms: Option<u64>,
-    /// With `content`: where `< file` references and the configuration are found,
+    /// With `content` only: where `< file` references and the configuration are found,
     /// relative to the workspace.
     pub(crate) base_path: Option<String>,
     pub(crate) follow_redirects: Option<bool>,
     #[serde(rename = "validateSSL")]
     pub(crate) validate_ssl: Option<bool>,
-    /// `/execute/sse` only: connection timeout in ms (default 30000).
+    /// `/execute/sse` only: connection timeout, 100..300000 ms (default 30000).
+    #[schema(minimum = 100, maximum = 300_000)]
     pub(crate) timeout: Option<u64>,
-    /// `/execute/sse` only: sent as `Last-Event-ID`.
+    /// `/execute/sse` only: sent as `Last-Event-ID` (no control characters but tab).
+    #[schema(pattern = "^[^\\u0000-\\u0008\\u000A-\\u001F\\u007F]*$")]
     pub(crate) last_event_id: Option<String>,
     /// `/execute/ws` only: upstream connect timeout, 100..300000 ms (default: the
     /// definition's `@ws-connect-timeout`, else 30000).
+    #[schema(minimum = 100, maximum = 300_000)]
     pub(crate) connect_timeout_ms: Option<u64>,
-    /// `/execute/ws` only: the session closes after this long without traffic (default 300000).
+    /// `/execute/ws` only: the session closes after this long without traffic,
+    /// 100..86400000 ms (default 300000).
+    #[schema(minimum = 100, maximum = 86_400_000)]
     pub(crate) idle_timeout_ms: Option<u64>,
     /// `/execute/ws` only: envelopes kept for replay, 1..5000 (default 500).
+    #[schema(minimum = 1, maximum = 5000)]
     pub(crate) replay_buffer_size: Option<u64>,
 }
 
@@ -280,7 +290,17 @@ pub(crate) struct UpdateVariables {
     #[schema(value_type = Object)]
     pub(crate) variables: Map<String, Value>,
     /// `merge` (default) or `replace`.
-    pub(crate) mode: Option<String>,
+    pub(crate) mode: Option<VariablesMode>,
+}
+
+/// How `PUT /session/{id}/variables` applies its variables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum VariablesMode {
+    /// Set these, keep the others.
+    Merge,
+    /// These instead of all current ones.
+    Replace,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -296,9 +316,10 @@ pub(crate) struct VariablesUpdated {
 pub(crate) struct CreateFlow {
     pub(crate) session_id: Option<String>,
     /// At most 256 characters.
+    #[schema(max_length = 256)]
     pub(crate) label: Option<String>,
     /// At most 10 keys.
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = crate::openapi::flow_meta)]
     pub(crate) meta: Option<Map<String, Value>>,
 }
 
@@ -330,7 +351,8 @@ pub(crate) struct FlowSummary {
 pub(crate) struct CreateToken {
     pub(crate) flow_id: Option<String>,
     pub(crate) session_id: Option<String>,
-    /// Default 900000 (15 min), at most 86400000 (a day).
+    /// 1..86400000 ms (a day), default 900000 (15 min).
+    #[schema(minimum = 1, maximum = 86_400_000)]
     pub(crate) ttl_ms: Option<u64>,
 }
 

@@ -479,9 +479,59 @@ async fn an_upstream_close_ends_the_session_and_observers_hear_of_it() {
     assert_eq!(closed["payload"]["code"], 4000);
     assert_eq!(closed["payload"]["wasClean"], true);
     assert!(seq(closed) > seq(opened));
+}
 
-    // `/ws/close?code=C&reason=R` closes right after the handshake, before any control
-    // socket could attach: observers see the code, and the session is gone after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_session_that_closed_before_anyone_attached_replays_its_messages_and_close() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig::default()).await;
+    let http = client();
+    let (flow, mut observer) = observed_flow(&http, &server).await;
+    // `/ws/count?n=3` sends `1`, `2`, `3` and closes with 1000 `done` right after the
+    // handshake, before any control socket can attach.
+    let url = ws_url(&upstream, "/ws/count?n=3");
+    let answer = open(&http, &server, json!({ "content": format!("GET {url}\n"), "flowId": flow })).await;
+    let id = session_id(&answer);
+    let events = observer.until("wsSessionClosed").await;
+    assert_eq!(events.last().expect("wsSessionClosed")["payload"]["wsSessionId"], id.as_str());
+    // Closed, and still known.
+    let (status, known) = send(http.get(format!("{}/ws/session/{id}", server.base)), None, None).await;
+    assert_eq!((status, code(&known)), (400, "VALIDATION_ERROR"), "{known}");
+
+    let mut control = Socket::control(&server, &id, 0).await;
+    let (replayed, end) = control.replay().await;
+    assert_eq!(
+        kinds(&replayed),
+        ["session.opened", "session.inbound", "session.inbound", "session.inbound", "session.closed"]
+    );
+    assert_eq!(replayed.iter().map(seq).collect::<Vec<_>>(), [1, 2, 3, 4, 5]);
+    let payloads: Vec<&Value> = replayed[1..4].iter().map(|envelope| &envelope["payload"]).collect();
+    assert_eq!(payloads, [&json!("1"), &json!("2"), &json!("3")]);
+    assert_eq!(replayed[4]["payload"], json!({ "code": 1000, "reason": "done", "wasClean": true }));
+    assert_eq!(end["payload"], json!({ "afterSeq": 0, "replayed": 5, "gap": false }));
+    assert_eq!(control.closed().await, 1000, "nothing more will come");
+
+    // Again from the last message seen: the close only.
+    let mut again = Socket::control(&server, &id, 4).await;
+    let (replayed, end) = again.replay().await;
+    assert_eq!(kinds(&replayed), ["session.closed"]);
+    assert_eq!(end["payload"], json!({ "afterSeq": 4, "replayed": 1, "gap": false }));
+    assert_eq!(again.closed().await, 1000);
+
+    // DELETE removes it before its grace period is over.
+    let (status, _) = send(http.delete(format!("{}/ws/session/{id}", server.base)), None, None).await;
+    assert_eq!(status, 204);
+    let (status, gone) = send(http.get(format!("{}/ws/session/{id}", server.base)), None, None).await;
+    assert_eq!((status, code(&gone)), (404, "WS_SESSION_NOT_FOUND"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_closed_session_is_removed_after_its_grace_period() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig { ws_closed_grace: Duration::from_millis(100), ..ServerConfig::default() }).await;
+    let http = client();
+    let (flow, mut observer) = observed_flow(&http, &server).await;
+    // `/ws/close?code=C&reason=R` sends `closing` and closes right after the handshake.
     let url = ws_url(&upstream, "/ws/close?code=4001&reason=done%20here");
     let answer = open(&http, &server, json!({ "content": format!("GET {url}\n"), "flowId": flow })).await;
     let id = session_id(&answer);
@@ -490,8 +540,8 @@ async fn an_upstream_close_ends_the_session_and_observers_hear_of_it() {
     assert_eq!(closed["payload"]["wsSessionId"], id.as_str(), "{events:?}");
     assert_eq!(closed["payload"]["code"], 4001);
     assert_eq!(closed["payload"]["reason"], "done here");
-    let (status, gone) = send(http.get(format!("{}/ws/session/{id}", server.base)), None, None).await;
-    assert_eq!((status, code(&gone)), (404, "WS_SESSION_NOT_FOUND"));
+    until_gone(&http, &server, &format!("/ws/session/{id}"), "WS_SESSION_NOT_FOUND").await;
+    assert_eq!(refused(Socket::connect(&server, &format!("/ws/session/{id}?afterSeq=0"), Auth::None).await), 404);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -1105,4 +1155,54 @@ async fn under_auth_the_observer_socket_needs_a_filter_and_scoped_tokens_their_f
     assert_eq!(status, 200, "{answer}");
     let events = observer.until("wsSessionOpened").await;
     assert_eq!(events.last().expect("opened")["payload"]["wsSessionId"], session_id(&answer).as_str());
+}
+
+/// Waits until `path` answers 404 with `error_code` (something expiring on a timer).
+async fn until_gone(http: &reqwest::Client, server: &Running, path: &str, error_code: &str) {
+    let deadline = tokio::time::Instant::now() + READ;
+    loop {
+        let (status, answer) = send(http.get(format!("{}{path}", server.base)), None, None).await;
+        if status == 404 && code(&answer) == error_code {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{path} still answers {status} {answer}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_session_outliving_its_flow_does_not_bring_back_the_flows_events() {
+    let upstream = TestServer::start().await;
+    let config = ServerConfig {
+        flow_ttl: Duration::from_secs(1),
+        sweep_interval: Duration::from_millis(20),
+        ..ServerConfig::default()
+    };
+    let server = start(config).await;
+    let http = client();
+    let (flow, mut live) = observed_flow(&http, &server).await;
+    let url = ws_url(&upstream, "/ws/echo");
+    let answer = open(&http, &server, json!({ "content": format!("GET {url}\n"), "flowId": flow })).await;
+    let mut control = attach_fresh(&server, &session_id(&answer)).await;
+    // The flow expires; the session it opened lives on.
+    until_gone(&http, &server, &format!("/flows/{flow}/executions/exec_none"), "FLOW_NOT_FOUND").await;
+
+    let (outbound, inbound) = control.echo(json!("after the flow")).await;
+    // Heard live: published (and retained, if anything still retained them).
+    let mut heard = Vec::new();
+    while heard.len() < 2 {
+        let event = live.next().await;
+        if event["type"] == "wsSessionMessage" {
+            heard.push(event["payload"]["wsSeq"].clone());
+        }
+    }
+    assert_eq!(heard, [json!(seq(&outbound)), json!(seq(&inbound))]);
+
+    // A replay of the gone flow has nothing: the first event is the next live one.
+    let path = format!("/event/ws?flowId={flow}&afterSeq=0");
+    let (mut replay, _) = Socket::connect(&server, &path, Auth::None).await.expect("observer");
+    let (next, _) = control.echo(json!("later")).await;
+    let first = replay.next().await;
+    assert_eq!(first["type"], "wsSessionMessage", "{first}");
+    assert_eq!(first["payload"]["wsSeq"], seq(&next), "no event of the gone flow was kept: {first}");
 }

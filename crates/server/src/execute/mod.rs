@@ -417,7 +417,7 @@ pub(crate) async fn execute(
     access: &Access,
     body: ExecuteRequest,
 ) -> Result<ExecuteResponse, ApiError> {
-    validate(&body, state.config.max_body_size)?;
+    validate(&body, state.config.max_body_size, Route::Execute)?;
     let (session, flow) = scope(state, access, &body)?;
     let run = Run::begin(state, access, session, flow, body.req_label.as_deref());
     match run.fetch_in_turn(&body, Route::Execute).await {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use http::StatusCode;
 use serde_json::json;
 
+use super::Route;
 use crate::auth::Access;
 use crate::error::ApiError;
 use crate::flows::Flow;
@@ -14,8 +15,10 @@ use crate::sessions::Session;
 use crate::state::AppState;
 use crate::wire::ExecuteRequest;
 
-/// Shortest and longest `timeoutMs`.
+/// Shortest and longest `timeoutMs` (and `timeout`, `connectTimeoutMs`).
 pub(crate) const TIMEOUT_RANGE_MS: std::ops::RangeInclusive<u64> = 100..=300_000;
+/// Shortest and longest `idleTimeoutMs` of a WebSocket session.
+pub(crate) const IDLE_TIMEOUT_RANGE_MS: std::ops::RangeInclusive<u64> = 100..=86_400_000;
 
 /// The `.http` text of an execution and where it lives.
 #[derive(Debug)]
@@ -37,8 +40,10 @@ impl Source {
 /// The session and flow an execution runs in.
 pub(crate) type Scope = (Option<Arc<Session>>, Option<Arc<Flow>>);
 
-/// Checks what can be checked without reading anything.
-pub(crate) fn validate(body: &ExecuteRequest, max_body_size: usize) -> Result<(), ApiError> {
+/// Checks what can be checked without reading anything: the fields every execute route
+/// takes, and those of `route` (another route's fields are ignored, as unknown ones are).
+/// The `OpenAPI` document states the same rules (`openapi.rs`).
+pub(crate) fn validate(body: &ExecuteRequest, max_body_size: usize, route: Route) -> Result<(), ApiError> {
     match (&body.content, &body.path) {
         (Some(_), Some(_)) | (None, None) => {
             return Err(ApiError::new(
@@ -67,11 +72,32 @@ pub(crate) fn validate(body: &ExecuteRequest, max_body_size: usize) -> Result<()
     {
         return Err(ApiError::validation(format!("`timeoutMs` must be between 100 and 300000, not {timeout}")));
     }
-    if body.connect_timeout_ms.is_some_and(|timeout| !TIMEOUT_RANGE_MS.contains(&timeout)) {
-        return Err(ApiError::validation("`connectTimeoutMs` must be between 100 and 300000"));
-    }
-    if body.timeout.is_some_and(|timeout| !TIMEOUT_RANGE_MS.contains(&timeout)) {
-        return Err(ApiError::validation("`timeout` must be between 100 and 300000"));
+    match route {
+        Route::Execute => {}
+        Route::EventStream => {
+            if body.timeout.is_some_and(|timeout| !TIMEOUT_RANGE_MS.contains(&timeout)) {
+                return Err(ApiError::validation("`timeout` must be between 100 and 300000"));
+            }
+            if body.last_event_id.as_deref().is_some_and(|id| http::HeaderValue::from_str(id).is_err()) {
+                return Err(ApiError::validation("`lastEventId` contains a control character"));
+            }
+        }
+        Route::WebSocket => {
+            if body.connect_timeout_ms.is_some_and(|timeout| !TIMEOUT_RANGE_MS.contains(&timeout)) {
+                return Err(ApiError::validation("`connectTimeoutMs` must be between 100 and 300000"));
+            }
+            if body.idle_timeout_ms.is_some_and(|idle| !IDLE_TIMEOUT_RANGE_MS.contains(&idle)) {
+                return Err(ApiError::validation("`idleTimeoutMs` must be between 100 and 86400000"));
+            }
+            if let Some(replay) = body.replay_buffer_size
+                && !(1..=crate::ws::MAX_REPLAY as u64).contains(&replay)
+            {
+                return Err(ApiError::validation(format!(
+                    "`replayBufferSize` must be between 1 and {}, not {replay}",
+                    crate::ws::MAX_REPLAY
+                )));
+            }
+        }
     }
     Ok(())
 }

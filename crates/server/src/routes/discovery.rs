@@ -7,6 +7,7 @@ use utoipa::OpenApi;
 
 use crate::auth::Access;
 use crate::error::ApiError;
+use crate::openapi::Constraints;
 use crate::wire::{Capabilities, Features, Health};
 
 /// The server's version.
@@ -70,7 +71,7 @@ pub(crate) async fn doc(Extension(access): Extension<Access>) -> Result<Json<uto
         super::tokens::create,
         super::tokens::revoke,
     ),
-    modifiers(&BearerAuth),
+    modifiers(&BearerAuth, &Constraints),
     security(("bearer" = []))
 )]
 pub(crate) struct ApiDoc;

@@ -21,9 +21,8 @@ use crate::state::AppState;
 use crate::wire::ErrorBody;
 
 /// The filters of an observer subscription.
-#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[into_params(parameter_in = Query)]
 pub(crate) struct Filters {
     /// Only events of this session.
     pub(crate) session_id: Option<String>,
@@ -50,6 +49,15 @@ impl Filters {
 
     pub(crate) fn admit(&self, event: &ObserverEvent) -> bool {
         event.matches(self.session_id.as_deref(), self.flow_id.as_deref())
+    }
+}
+
+/// One query object in the document, with its rule (`openapi.rs`).
+impl utoipa::IntoParams for Filters {
+    fn into_params(
+        _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
+    ) -> Vec<utoipa::openapi::path::Parameter> {
+        crate::openapi::observer_filters(false)
     }
 }
 

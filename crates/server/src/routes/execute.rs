@@ -34,6 +34,7 @@ pub(crate) async fn execute(
     execute::execute(&state, &access, body).await.map(Json)
 }
 
+// The document names its body `ExecuteSseRequest`: the fields of /execute and its own (openapi.rs).
 #[utoipa::path(post, path = "/execute/sse", tag = "execute", request_body = ExecuteRequest,
     responses(
         (status = 200, description = "`text/event-stream`: the upstream events (`event`, `id`, `retry`, `data`); an `error` event if the upstream fails after opening. Headers `x-volley-upstream-status`, `x-volley-upstream-url`, `x-volley-run-id`, `x-volley-req-exec-id`, and each upstream header as `x-volley-upstream-header-<name>`.", content_type = "text/event-stream"),
@@ -46,7 +47,7 @@ pub(crate) async fn execute_sse(
     Extension(access): Extension<Access>,
     ApiJson(body): ApiJson<ExecuteRequest>,
 ) -> Result<Response, ApiError> {
-    execute::validate(&body, state.config.max_body_size)?;
+    execute::validate(&body, state.config.max_body_size, Route::EventStream)?;
     let (session, flow) = execute::scope(&state, &access, &body)?;
     let run = Run::begin(&state, &access, session, flow, body.req_label.as_deref());
     let fetched = run.fetch_in_turn(&body, Route::EventStream).await;

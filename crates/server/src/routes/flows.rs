@@ -15,10 +15,12 @@ use crate::wire::{CreateFlow, ErrorBody, FlowCreated, FlowFinished, OptionalJson
 /// Longest flow label, in characters.
 const MAX_LABEL: usize = 256;
 /// Most keys of a flow's `meta`.
-const MAX_META_KEYS: usize = 10;
+pub(crate) const MAX_META_KEYS: usize = 10;
 
-#[utoipa::path(post, path = "/flows", tag = "flows", request_body = CreateFlow,
-    responses((status = 201, body = FlowCreated), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+#[utoipa::path(post, path = "/flows", tag = "flows", request_body = Option<CreateFlow>,
+    responses((status = 201, body = FlowCreated),
+        (status = 400, description = "VALIDATION_ERROR: a `label` over 256 characters, a `meta` over 10 keys, a body that is not the schema's", body = ErrorBody),
+        (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, description = "SESSION_NOT_FOUND", body = ErrorBody),
         (status = 429, description = "FLOW_LIMIT_REACHED", body = ErrorBody)))]
 pub(crate) async fn create(
@@ -40,6 +42,8 @@ pub(crate) async fn create(
     if let Some(evicted) = evicted {
         state.hub.forget_flow(&evicted);
     }
+    // The hub keeps the flow's events from here until the flow is evicted or expires.
+    state.hub.open_flow(&flow.id);
     let emitter = flow_emitter(&state, &flow);
     emitter.emit("flowStarted", json!({ "label": flow.label, "meta": flow.meta }));
     Ok((StatusCode::CREATED, Json(FlowCreated { flow_id: flow.id.clone() })))

@@ -22,6 +22,7 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 pub(crate) use discovery::ApiDoc;
+pub(crate) use flows::MAX_META_KEYS;
 
 /// Room for the JSON around a `content` of the largest accepted size.
 const ENVELOPE_SLACK: usize = 1024 * 1024;

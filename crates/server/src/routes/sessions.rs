@@ -11,10 +11,11 @@ use crate::hub::{Emitter, Sequence};
 use crate::redact;
 use crate::state::AppState;
 use crate::wire::{
-    ApiJson, CreateSession, ErrorBody, OptionalJson, SessionCreated, SessionView, UpdateVariables, VariablesUpdated,
+    ApiJson, CreateSession, ErrorBody, OptionalJson, SessionCreated, SessionView, UpdateVariables, VariablesMode,
+    VariablesUpdated,
 };
 
-#[utoipa::path(post, path = "/session", tag = "sessions", request_body = CreateSession,
+#[utoipa::path(post, path = "/session", tag = "sessions", request_body = Option<CreateSession>,
     responses((status = 201, body = SessionCreated), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 429, description = "SESSION_LIMIT_REACHED", body = ErrorBody)))]
 pub(crate) async fn create(
@@ -62,7 +63,9 @@ pub(crate) async fn remove(
 }
 
 #[utoipa::path(put, path = "/session/{id}/variables", tag = "sessions", params(("id" = String, Path)), request_body = UpdateVariables,
-    responses((status = 200, body = VariablesUpdated), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+    responses((status = 200, body = VariablesUpdated),
+        (status = 400, description = "VALIDATION_ERROR: no `variables`, a `mode` other than `merge` and `replace`", body = ErrorBody),
+        (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, description = "SESSION_NOT_FOUND", body = ErrorBody)))]
 pub(crate) async fn update_variables(
     State(state): State<AppState>,
@@ -75,11 +78,7 @@ pub(crate) async fn update_variables(
     {
         return Err(ApiError::forbidden("the scoped token may only change the variables of its own session"));
     }
-    let replace = match body.mode.as_deref() {
-        None | Some("merge") => false,
-        Some("replace") => true,
-        Some(other) => return Err(ApiError::validation(format!("`mode` is `merge` or `replace`, not `{other}`"))),
-    };
+    let replace = body.mode == Some(VariablesMode::Replace);
     let session = state.sessions.get(&id)?;
     let changed = session.update_variables(body.variables, replace);
     let snapshot_version = if changed {

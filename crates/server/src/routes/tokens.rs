@@ -11,7 +11,9 @@ use crate::tokens::{DEFAULT_TTL_MS, MAX_TTL_MS};
 use crate::wire::{ApiJson, CreateToken, ErrorBody, TokenCreated};
 
 #[utoipa::path(post, path = "/tokens", tag = "tokens", request_body = CreateToken,
-    responses((status = 201, body = TokenCreated), (status = 400, body = ErrorBody), (status = 401, body = ErrorBody),
+    responses((status = 201, body = TokenCreated),
+        (status = 400, description = "VALIDATION_ERROR: `ttlMs` out of range, neither `flowId` nor `sessionId`, a flow of another session, or a server without --token", body = ErrorBody),
+        (status = 401, body = ErrorBody),
         (status = 403, body = ErrorBody), (status = 404, description = "FLOW_NOT_FOUND, SESSION_NOT_FOUND", body = ErrorBody)))]
 pub(crate) async fn create(
     State(state): State<AppState>,

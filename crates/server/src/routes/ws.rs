@@ -57,6 +57,7 @@ pub(crate) struct SessionInfo {
     last_seq: u64,
 }
 
+// The document names its body `ExecuteWsRequest`: the fields of /execute and its own (openapi.rs).
 #[utoipa::path(post, path = "/execute/ws", tag = "websocket", request_body = ExecuteRequest,
     responses(
         (status = 200, description = "The upstream WebSocket is open; connect to `ws.downstreamPath`", body = ExecuteWsResponse),
@@ -70,18 +71,9 @@ pub(crate) async fn execute_ws(
     Extension(access): Extension<Access>,
     ApiJson(body): ApiJson<ExecuteRequest>,
 ) -> Result<Json<ExecuteWsResponse>, ApiError> {
-    execute::validate(&body, state.config.max_body_size)?;
+    execute::validate(&body, state.config.max_body_size, Route::WebSocket)?;
     let replay = body.replay_buffer_size.unwrap_or(ws::DEFAULT_REPLAY as u64);
-    if !(1..=ws::MAX_REPLAY as u64).contains(&replay) {
-        return Err(ApiError::validation(format!(
-            "`replayBufferSize` must be between 1 and {}, not {replay}",
-            ws::MAX_REPLAY
-        )));
-    }
     let idle = body.idle_timeout_ms.unwrap_or(state.config.ws_idle_timeout.as_millis() as u64);
-    if !(100..=86_400_000).contains(&idle) {
-        return Err(ApiError::validation("`idleTimeoutMs` must be between 100 and 86400000"));
-    }
     let (session, flow) = execute::scope(&state, &access, &body)?;
     let slot = state.ws_sessions.reserve()?;
     let run = Run::begin(&state, &access, session, flow, body.req_label.as_deref());
@@ -146,7 +138,7 @@ pub(crate) struct AfterSeq {
 }
 
 #[utoipa::path(get, path = "/ws/session/{wsSessionId}", tag = "websocket",
-    params(("wsSessionId" = String, Path), AfterSeq),
+    params(("wsSessionId" = String, Path), AfterSeq, Handshake),
     responses((status = 101, description = "The control socket: JSON envelopes (replay, `session.replay.end`, then live); send `session.send`, `session.close`, `session.ping`"),
         (status = 400, body = ErrorBody), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, description = "WS_SESSION_NOT_FOUND", body = ErrorBody)))]
@@ -189,7 +181,7 @@ fn controllable(state: &AppState, access: &Access, id: &str) -> Result<Arc<ws::W
 
 #[utoipa::path(delete, path = "/ws/session/{wsSessionId}", tag = "websocket",
     params(("wsSessionId" = String, Path)),
-    responses((status = 204, description = "The upstream is closed (1000) and the session removed; its control socket gets `session.closed`"),
+    responses((status = 204, description = "The upstream is closed (1000) and the session removed; its control socket gets `session.closed`. A closed session kept for its grace period is removed."),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
         (status = 404, description = "WS_SESSION_NOT_FOUND", body = ErrorBody)))]
 pub(crate) async fn close_session(
@@ -201,18 +193,19 @@ pub(crate) async fn close_session(
     let order = ws::Command::Close { code: 1000, reason: "closed by DELETE /ws/session".to_owned() };
     // A session already closing has nothing left to take the order; either way it goes.
     let _ = session.commands.send(order).await;
-    // The upstream task removes the session before it reports the close.
+    // The upstream task frees the slot before it reports the close.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while state.ws_sessions.get(&id).is_ok() && tokio::time::Instant::now() < deadline {
+    while !session.is_closed() && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    // Not kept for a grace period: the caller asked for it to go.
+    state.ws_sessions.forget(&id);
     Ok(http::StatusCode::NO_CONTENT)
 }
 
 /// The filters of `/event/ws`, and `afterSeq`.
-#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[into_params(parameter_in = Query)]
 pub(crate) struct ObserveQuery {
     /// Only events of this session.
     session_id: Option<String>,
@@ -222,7 +215,28 @@ pub(crate) struct ObserveQuery {
     after_seq: Option<u64>,
 }
 
-#[utoipa::path(get, path = "/event/ws", tag = "observers", params(ObserveQuery),
+/// The headers of a WebSocket handshake, in the document of the routes that upgrade:
+/// without them they answer 400.
+struct Handshake;
+
+impl utoipa::IntoParams for Handshake {
+    fn into_params(
+        _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
+    ) -> Vec<utoipa::openapi::path::Parameter> {
+        crate::openapi::handshake_headers()
+    }
+}
+
+/// One query object in the document, with its rules (`openapi.rs`).
+impl utoipa::IntoParams for ObserveQuery {
+    fn into_params(
+        _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
+    ) -> Vec<utoipa::openapi::path::Parameter> {
+        crate::openapi::observer_filters(true)
+    }
+}
+
+#[utoipa::path(get, path = "/event/ws", tag = "observers", params(ObserveQuery, Handshake),
     responses((status = 101, description = "One observer envelope per text frame; with `afterSeq`, the retained events of the flow first"),
         (status = 400, description = "VALIDATION_ERROR: no filter under auth, or `afterSeq` without `flowId`", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]

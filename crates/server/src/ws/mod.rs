@@ -1,6 +1,8 @@
 //! Server-owned WebSocket sessions: the server holds the upstream connection, numbers
 //! everything that happens on it as envelopes, keeps the last ones for replay, and
-//! lets one control socket at a time follow and drive it.
+//! lets one control socket at a time follow and drive it. A session that closes while
+//! no control socket is attached is kept, closed, for a grace period, so that a client
+//! connecting late still reads its last messages and its close.
 
 mod control;
 mod upstream;
@@ -59,7 +61,8 @@ struct Buffer {
     bytes: usize,
     last_seq: u64,
     control: Option<Attached>,
-    closed: bool,
+    /// Set once `session.closed` is published: the code a control socket closes with.
+    closed: Option<u16>,
 }
 
 /// One session.
@@ -172,7 +175,7 @@ impl WsSession {
     async fn publish_with(&self, build: impl FnOnce(u64) -> String) -> Option<u64> {
         let (text, control, seq) = {
             let Ok(mut buffer) = self.buffer.lock() else { return None };
-            if buffer.closed {
+            if buffer.closed.is_some() {
                 return None;
             }
             buffer.last_seq += 1;
@@ -215,19 +218,20 @@ impl WsSession {
 
     /// Attaches a control socket (the previous one is closed with 1000) and returns
     /// what it must replay, atomically with the attachment: nothing published in
-    /// between is lost or sent twice.
+    /// between is lost or sent twice. A closed session (kept for its grace period)
+    /// gives its replay, then the socket is closed.
     pub(crate) fn attach(&self, after_seq: u64) -> Option<(u64, mpsc::Receiver<ToControl>, Replay)> {
         let mut buffer = self.buffer.lock().ok()?;
-        if buffer.closed {
-            return None;
-        }
         let (sender, receiver) = mpsc::channel(CONTROL_QUEUE);
         let id = self.next_control.fetch_add(1, Ordering::Relaxed);
-        if let Some(old) = buffer.control.replace(Attached { id, sender }) {
+        if let Some(code) = buffer.closed {
+            // Nothing more will come: the socket closes after the replay.
+            let _ = sender.try_send(ToControl::Close(code, "session closed"));
+        } else if let Some(old) = buffer.control.replace(Attached { id, sender }) {
             let _ = old.sender.try_send(ToControl::Close(1000, "replaced by a new control socket"));
         }
         let oldest = buffer.retained.front().map(|(seq, _)| *seq);
-        let gap = oldest.filter(|oldest| *oldest > after_seq + 1);
+        let gap = oldest.filter(|oldest| *oldest > after_seq.saturating_add(1));
         let envelopes = if gap.is_some() {
             Vec::new()
         } else {
@@ -245,12 +249,22 @@ impl WsSession {
         }
     }
 
+    /// Whether a control socket is attached.
+    pub(crate) fn has_control(&self) -> bool {
+        self.buffer.lock().is_ok_and(|buffer| buffer.control.is_some())
+    }
+
+    /// Whether `session.closed` was published.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.buffer.lock().is_ok_and(|buffer| buffer.closed.is_some())
+    }
+
     /// Publishes `session.closed`, closes the control socket and refuses more.
     pub(crate) async fn close(&self, code: u16, reason: &str, was_clean: bool, socket_code: u16) {
         self.publish("session.closed", json!({ "payload": { "code": code, "reason": reason, "wasClean": was_clean } }))
             .await;
         if let Ok(mut buffer) = self.buffer.lock() {
-            buffer.closed = true;
+            buffer.closed = Some(socket_code);
             if let Some(control) = buffer.control.take() {
                 let reason = if socket_code == 1001 { "session closed (idle or shutdown)" } else { "session closed" };
                 let _ = control.sender.try_send(ToControl::Close(socket_code, reason));
@@ -296,13 +310,23 @@ fn merge(envelope: &mut Value, fields: Value) {
     }
 }
 
-/// The live sessions, capped.
+/// The sessions: the live ones, capped, and the closed ones kept for their grace period.
 #[derive(Debug)]
 pub(crate) struct WsSessions {
-    map: RwLock<HashMap<String, Arc<WsSession>>>,
-    /// Sessions live or being opened (a slot is taken before dialing).
+    registry: RwLock<Registry>,
+    /// Sessions live or being opened (a slot is taken before dialing); closed sessions
+    /// kept for their grace period take none.
     taken: AtomicUsize,
     max: usize,
+}
+
+#[derive(Debug, Default)]
+struct Registry {
+    /// Every session that can be found by id, closed ones in their grace period included.
+    sessions: HashMap<String, Arc<WsSession>>,
+    /// The ids of the closed sessions kept, oldest first: at most `max` (the oldest goes
+    /// first), so they hold no more than the live ones may.
+    closed: VecDeque<String>,
 }
 
 /// A slot for a session being opened; released on drop unless the session was added.
@@ -334,7 +358,7 @@ pub(crate) struct NewSession {
 
 impl WsSessions {
     pub(crate) fn new(max: usize) -> Self {
-        Self { map: RwLock::default(), taken: AtomicUsize::new(0), max }
+        Self { registry: RwLock::default(), taken: AtomicUsize::new(0), max }
     }
 
     /// Takes a slot, or 429 at the cap (checked before dialing upstream).
@@ -368,15 +392,16 @@ impl WsSessions {
             next_control: AtomicU64::new(1),
             buffer: Mutex::default(),
         });
-        if let Ok(mut map) = self.map.write() {
-            map.insert(session.id.clone(), Arc::clone(&session));
+        if let Ok(mut registry) = self.registry.write() {
+            registry.sessions.insert(session.id.clone(), Arc::clone(&session));
             slot.used = true;
         }
         session
     }
 
+    /// The session `id`, live or closed in its grace period.
     pub(crate) fn get(&self, id: &str) -> Result<Arc<WsSession>, ApiError> {
-        self.map.read().ok().and_then(|map| map.get(id).cloned()).ok_or_else(|| {
+        self.registry.read().ok().and_then(|registry| registry.sessions.get(id).cloned()).ok_or_else(|| {
             ApiError::new(
                 StatusCode::NOT_FOUND,
                 "WS_SESSION_NOT_FOUND",
@@ -385,12 +410,43 @@ impl WsSessions {
         })
     }
 
-    pub(crate) fn remove(&self, id: &str) {
-        if let Ok(mut map) = self.map.write()
-            && map.remove(id).is_some()
-        {
-            self.taken.fetch_sub(1, Ordering::AcqRel);
+    /// Frees the slot of a session whose upstream task ended (before its close is
+    /// published); the session stays findable, closed, when it is to be `kept` for its
+    /// grace period, and is removed otherwise. A session leaves the registry only after
+    /// this, and a kept one is released once: each frees its slot exactly once.
+    pub(crate) fn release(&self, id: &str, kept: bool) {
+        let Ok(mut registry) = self.registry.write() else { return };
+        if !registry.sessions.contains_key(id) || registry.closed.iter().any(|closed| closed == id) {
+            return;
         }
+        self.taken.fetch_sub(1, Ordering::AcqRel);
+        if !kept {
+            registry.sessions.remove(id);
+            return;
+        }
+        registry.closed.push_back(id.to_owned());
+        while registry.closed.len() > self.max {
+            if let Some(oldest) = registry.closed.pop_front() {
+                registry.sessions.remove(&oldest);
+            }
+        }
+    }
+
+    /// Removes a closed session (its grace period is over, or `DELETE` asked); a session
+    /// still open is left to its upstream task.
+    pub(crate) fn forget(&self, id: &str) {
+        let Ok(mut registry) = self.registry.write() else { return };
+        if registry.sessions.get(id).is_some_and(|session| session.is_closed()) {
+            registry.sessions.remove(id);
+            registry.closed.retain(|closed| closed != id);
+        }
+    }
+
+    /// How many sessions can be found (live and closed), and how many slots are taken.
+    #[cfg(test)]
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let found = self.registry.read().map_or(0, |registry| registry.sessions.len());
+        (found, self.taken.load(Ordering::Acquire))
     }
 }
 
@@ -404,4 +460,75 @@ fn cut(text: &str, limit: usize) -> &str {
         end -= 1;
     }
     &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hub::{Hub, Sequence};
+
+    fn new_session(sessions: &WsSessions) -> Arc<WsSession> {
+        let slot = sessions.reserve().expect("a slot");
+        let emitter = Emitter {
+            hub: Arc::new(Hub::default()),
+            run_id: None,
+            session_id: None,
+            flow_id: None,
+            req_exec_id: None,
+            sequence: Sequence::run(),
+        };
+        let new = NewSession {
+            flow_id: None,
+            session_id: None,
+            req_exec_id: None,
+            replay_capacity: DEFAULT_REPLAY,
+            idle_timeout: Duration::from_secs(60),
+            max_frame: 1024,
+            emitter,
+        };
+        sessions.add(slot, new, mpsc::channel(1).0)
+    }
+
+    #[tokio::test]
+    async fn a_replay_after_the_largest_seq_is_empty_and_has_no_gap() {
+        let sessions = WsSessions::new(1);
+        let session = new_session(&sessions);
+        session.publish("session.opened", json!({})).await;
+        let (_, _, replay) = session.attach(u64::MAX).expect("attached");
+        assert!(replay.envelopes.is_empty());
+        assert_eq!(replay.gap, None);
+    }
+
+    #[tokio::test]
+    async fn closed_sessions_free_their_slot_and_are_kept_within_the_cap() {
+        let sessions = WsSessions::new(2);
+        let first = new_session(&sessions);
+        let second = new_session(&sessions);
+        assert!(sessions.reserve().is_err(), "two live sessions fill the cap");
+        // An open session is left to its upstream task.
+        sessions.forget(&first.id);
+        assert_eq!(sessions.counts(), (2, 2));
+
+        for session in [&first, &second] {
+            sessions.release(&session.id, true);
+            session.close(1000, "done", true, 1000).await;
+        }
+        assert_eq!(sessions.counts(), (2, 0), "kept, without a slot");
+        sessions.release(&first.id, true);
+        assert_eq!(sessions.counts(), (2, 0), "a slot is freed once");
+
+        // A third closed session pushes the oldest out: no more closed than live ones.
+        let third = new_session(&sessions);
+        sessions.release(&third.id, true);
+        third.close(1000, "done", true, 1000).await;
+        assert!(sessions.get(&first.id).is_err());
+        assert!(sessions.get(&second.id).is_ok() && sessions.get(&third.id).is_ok());
+        sessions.forget(&second.id);
+        assert_eq!(sessions.counts(), (1, 0));
+
+        // Not kept: gone with its slot.
+        let fourth = new_session(&sessions);
+        sessions.release(&fourth.id, false);
+        assert_eq!(sessions.counts(), (1, 0));
+    }
 }

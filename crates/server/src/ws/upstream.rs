@@ -63,12 +63,24 @@ pub(crate) fn spawn_upstream(
 ) {
     let shutdown = state.shutdown.clone();
     tokio::spawn(async move {
-        let closing = run(&session, socket, commands, shutdown).await;
-        // The slot is free and the id unknown before anyone hears of the close: a
-        // client that opens a new session on `session.closed` is not refused at the cap.
-        state.ws_sessions.remove(&session.id);
+        let closing = run(&session, socket, commands, shutdown.clone()).await;
+        // Nobody attached heard the close: the session stays findable, closed, for the
+        // grace period, so that a client connecting late reads the last messages and the
+        // close code. A session whose control socket hears it is gone at once.
+        let kept = closing.is_some() && !shutdown.is_cancelled() && !session.has_control();
+        // The slot is free (and, unless kept, the id unknown) before anyone hears of the
+        // close: a client that opens a new session on `session.closed` is not refused at
+        // the cap.
+        state.ws_sessions.release(&session.id, kept);
         if let Some(Closing { code, reason, was_clean, socket_code }) = closing {
             session.close(code, &reason, was_clean, socket_code).await;
+        }
+        if kept {
+            tokio::select! {
+                () = tokio::time::sleep(state.config.ws_closed_grace) => {}
+                () = shutdown.cancelled() => {}
+            }
+            state.ws_sessions.forget(&session.id);
         }
     });
 }

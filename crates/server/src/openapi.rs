@@ -1,0 +1,161 @@
+//! What the derives cannot state in the `OpenAPI` document: each execute route's own
+//! fields, the rules between the fields of a request (exactly one of `content` and
+//! `path`, not both `requestName` and `requestIndex`, a token's scope), and the observer
+//! filters as one query object (at least one filter under authentication, `afterSeq`
+//! only with a `flowId`), and the headers of a WebSocket handshake. They are the rules the routes check (`execute/source.rs`,
+//! `routes/tokens.rs`, `routes/events.rs`, `routes/ws.rs`); `tests/openapi.rs` holds the
+//! document and the server to each other with requests generated from the document.
+
+use serde_json::json;
+use utoipa::openapi::extensions::Extensions;
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterStyle};
+use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::{KnownFormat, OpenApi, Ref, RefOr, Required, SchemaFormat};
+
+/// The fields of `ExecuteRequest` that only `/execute/sse` takes.
+const SSE_FIELDS: [&str; 2] = ["timeout", "lastEventId"];
+/// The fields of `ExecuteRequest` that only `/execute/ws` takes.
+const WS_FIELDS: [&str; 3] = ["connectTimeoutMs", "idleTimeoutMs", "replayBufferSize"];
+
+/// Adds the rules between fields to the schemas of the request bodies.
+pub(crate) struct Constraints;
+
+impl utoipa::Modify for Constraints {
+    fn modify(&self, openapi: &mut OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        if let Some(RefOr::T(Schema::Object(fields))) = components.schemas.remove("ExecuteRequest") {
+            // Each route without the fields of the others.
+            let routes: [(&str, &str, &[&str]); 3] = [
+                ("ExecuteRequest", "POST /execute", &[SSE_FIELDS.as_slice(), &WS_FIELDS].concat()),
+                ("ExecuteSseRequest", "POST /execute/sse", &WS_FIELDS),
+                ("ExecuteWsRequest", "POST /execute/ws", &SSE_FIELDS),
+            ];
+            for (name, route, others) in routes {
+                let mut object = fields.clone();
+                object.properties.retain(|field, _| !others.contains(&field.as_str()));
+                object.description = Some(format!(
+                    "The body of `{route}`. Unknown fields (those of the other execute routes too) are ignored."
+                ));
+                components.schemas.insert(name.to_owned(), execute_rules(object.into()));
+            }
+        }
+        if let Some(token) = components.schemas.remove("CreateToken") {
+            let scoped = AnyOfBuilder::new()
+                .description(Some("scoped to a flow, a session, or both: at least one of `flowId` and `sessionId`"))
+                .item(object().required("flowId").property("flowId", typed(Type::String)))
+                .item(object().required("sessionId").property("sessionId", typed(Type::String)));
+            components.schemas.insert("CreateToken".to_owned(), AllOfBuilder::new().item(token).item(scoped).into());
+        }
+        for (path, name) in [("/execute/sse", "ExecuteSseRequest"), ("/execute/ws", "ExecuteWsRequest")] {
+            let body = openapi.paths.paths.get_mut(path).and_then(|item| item.post.as_mut());
+            if let Some(body) = body.and_then(|operation| operation.request_body.as_mut()) {
+                for content in body.content.values_mut() {
+                    content.schema = Some(Ref::from_schema_name(name).into());
+                }
+            }
+        }
+    }
+}
+
+/// `fields` with the rules every execute route checks first.
+fn execute_rules(fields: RefOr<Schema>) -> RefOr<Schema> {
+    let source = OneOfBuilder::new()
+        .description(Some("exactly one of `content` and `path`; `basePath` goes with `content` only"))
+        .item(object().required("content").property("content", typed(Type::String)).property("path", typed(Type::Null)))
+        .item(
+            object()
+                .required("path")
+                .property("path", typed(Type::String))
+                .property("content", typed(Type::Null))
+                .property("basePath", typed(Type::Null)),
+        );
+    let selection = AnyOfBuilder::new()
+        .description(Some("not both `requestName` and `requestIndex`"))
+        .item(object().property("requestName", typed(Type::Null)))
+        .item(object().property("requestIndex", typed(Type::Null)));
+    AllOfBuilder::new().item(fields).item(source).item(selection).into()
+}
+
+/// The query of an observer stream as one object (`style: form`, exploded: each property
+/// is a query parameter of its own), so that the rules between its parameters can be
+/// stated; `after_seq` for `/event/ws`.
+pub(crate) fn observer_filters(after_seq: bool) -> Vec<Parameter> {
+    let mut filters = object()
+        .property("sessionId", described(Type::String, "Only events of this session."))
+        .property("flowId", described(Type::String, "Only events of this flow."));
+    if after_seq {
+        let after = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+            .minimum(Some(0))
+            .description(Some("With `flowId` only: the retained events of the flow with a larger `seq` first."));
+        // utoipa has no `dependentRequired` (JSON Schema 2020-12, which OpenAPI 3.1
+        // uses); the extension map is written into the object as it is.
+        let dependent = Extensions::from_iter([("dependentRequired", json!({ "afterSeq": ["flowId"] }))]);
+        filters = filters.property("afterSeq", after).extensions(Some(dependent));
+    }
+    let one_filter = AnyOfBuilder::new()
+        .description(Some(
+            "with authentication enabled (`--token`), at least one of `sessionId` and `flowId`; a server without a \
+             token also takes none",
+        ))
+        .item(object().required("sessionId"))
+        .item(object().required("flowId"));
+    let schema = AllOfBuilder::new().item(filters).item(one_filter);
+    let parameter = ParameterBuilder::new()
+        .name("filters")
+        .parameter_in(ParameterIn::Query)
+        .required(Required::True)
+        .style(Some(ParameterStyle::Form))
+        .explode(Some(true))
+        .description(Some("The filters, each a query parameter of its own (`?flowId=…&afterSeq=…`)."))
+        .schema(Some(schema))
+        .build();
+    vec![parameter]
+}
+
+/// The headers of a WebSocket handshake (RFC 6455) as required header parameters: a
+/// `GET` without them is not an upgrade, and the routes that upgrade answer it 400.
+pub(crate) fn handshake_headers() -> Vec<Parameter> {
+    let header = |name: &str, schema: ObjectBuilder, description: &str| {
+        ParameterBuilder::new()
+            .name(name)
+            .parameter_in(ParameterIn::Header)
+            .required(Required::True)
+            .description(Some(description))
+            .schema(Some(schema))
+            .build()
+    };
+    let one_of = |values: &[&str]| typed(Type::String).enum_values(Some(values.iter().copied()));
+    vec![
+        header("Upgrade", one_of(&["websocket"]), "A WebSocket handshake."),
+        header("Connection", one_of(&["Upgrade", "upgrade"]), "A WebSocket handshake."),
+        header("Sec-WebSocket-Version", one_of(&["13"]), "A WebSocket handshake (RFC 6455)."),
+        header(
+            "Sec-WebSocket-Key",
+            typed(Type::String).pattern(Some("^[A-Za-z0-9+/]{22}==$")),
+            "16 random bytes in base64 (RFC 6455).",
+        ),
+    ]
+}
+
+/// A flow's `meta`: an object of at most 10 keys, or null (utoipa's field attributes
+/// have no `maxProperties`).
+pub(crate) fn flow_meta() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Object, Type::Null]))
+        .max_properties(Some(crate::routes::MAX_META_KEYS))
+        .description(Some("At most 10 keys."))
+}
+
+fn object() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::Object)
+}
+
+fn typed(kind: Type) -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(kind)
+}
+
+fn described(kind: Type, description: &str) -> ObjectBuilder {
+    typed(kind).description(Some(description))
+}
