@@ -1,13 +1,12 @@
 //! What a connection is doing, as far as its timeouts care: waiting for a request head
 //! (since it opened, or since the first byte of a later request), idle between requests,
 //! busy with requests, or waiting for the rest of a request body. Bytes read, requests
-//! started and answered, and reads of a body update it; the connection's task asks it
-//! when the connection must be closed.
+//! started and answered, and reads of a body update it; the connection's watchdog asks
+//! it when the connection must be closed.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use tokio::sync::Notify;
 use tokio::time::Instant;
 
 /// The shared state of one connection.
@@ -16,9 +15,6 @@ pub(super) struct Activity {
     header_read_timeout: Duration,
     keep_alive_timeout: Duration,
     state: Mutex<State>,
-    /// Told when a deadline may have come closer (the connection's task sleeps on the
-    /// old one).
-    pub(super) changed: Notify,
 }
 
 #[derive(Debug)]
@@ -50,7 +46,6 @@ impl Activity {
                 body_since: None,
                 linger: false,
             }),
-            changed: Notify::new(),
         }
     }
 
@@ -64,8 +59,6 @@ impl Activity {
         let mut state = self.state();
         if state.in_flight == 0 && state.head_since.is_none() {
             state.head_since = Some(now);
-            drop(state);
-            self.changed.notify_one();
         }
     }
 
@@ -84,8 +77,6 @@ impl Activity {
             state.idle_since = now;
             state.head_since = None;
             state.body_since = None;
-            drop(state);
-            self.changed.notify_one();
         }
     }
 
@@ -94,8 +85,6 @@ impl Activity {
         let mut state = self.state();
         if state.body_since.is_none() {
             state.body_since = Some(now);
-            drop(state);
-            self.changed.notify_one();
         }
     }
 

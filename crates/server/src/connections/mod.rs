@@ -111,9 +111,13 @@ impl Connection {
         let service = ConnectionService::new(self.router, activity.clone(), limits.header_read_timeout);
         let connection = self.builder.serve_connection_with_upgrades(TokioIo::new(socket), service);
         let mut connection = std::pin::pin!(connection);
+        // The watchdog looks at the activity at its deadline, and at least every `check`:
+        // a deadline that appears meanwhile is never nearer than that, so it is never
+        // missed, and requests need not wake the watchdog.
+        let check = limits.header_read_timeout.min(limits.keep_alive_timeout);
+        let mut watchdog = std::pin::pin!(tokio::time::sleep(check));
         let mut stopping = false;
         loop {
-            let deadline = activity.deadline();
             tokio::select! {
                 result = connection.as_mut() => {
                     if let Err(error) = result {
@@ -126,22 +130,18 @@ impl Connection {
                     connection.as_mut().graceful_shutdown();
                     stopping = true;
                 }
-                () = activity.changed.notified() => {}
-                () = sleep_until(deadline), if deadline.is_some() => {
-                    if activity.deadline().is_some_and(|deadline| deadline <= Instant::now()) {
-                        tracing::debug!("closing a connection: a head or body too slow, or idle too long");
-                        return;
+                () = watchdog.as_mut() => {
+                    let now = Instant::now();
+                    match activity.deadline() {
+                        Some(deadline) if deadline <= now => {
+                            tracing::debug!("closing a connection: a head or body too slow, or idle too long");
+                            return;
+                        }
+                        deadline => watchdog.as_mut().reset(deadline.unwrap_or(now + check).min(now + check)),
                     }
                 }
             }
         }
-    }
-}
-
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
     }
 }
 
