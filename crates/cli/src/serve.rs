@@ -2,9 +2,13 @@
 //! what it found, logs to stderr, and stops gracefully on Ctrl-C or SIGTERM.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context as _;
-use volley_server::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PORT, Server, ServerConfig};
+use volley_server::{
+    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_WS_SESSIONS, DEFAULT_PORT, Server, ServerConfig,
+};
 
 use crate::exit::Exit;
 
@@ -47,6 +51,32 @@ pub(crate) struct ServeArgs {
     /// Most server-owned WebSocket sessions open at once; one more answers 429.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_WS_SESSIONS)]
     max_ws_sessions: usize,
+
+    /// Most connections served at once, WebSockets included. More wait to be accepted
+    /// until one closes; keep it under the file descriptor limit (`ulimit -n`).
+    #[arg(long, value_name = "N", value_parser = parse_count, default_value_t = DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+
+    /// Milliseconds a client has to send a request's head, counted from the connection's
+    /// opening or from the first byte of a later request; also the longest pause in a
+    /// request body. Then the connection is closed.
+    #[arg(
+        long,
+        value_name = "MS",
+        value_parser = clap::value_parser!(u64).range(1..),
+        default_value_t = DEFAULT_HEADER_READ_TIMEOUT.as_secs() * 1000
+    )]
+    header_timeout: u64,
+
+    /// Milliseconds a keep-alive connection may wait for its next request before it is
+    /// closed.
+    #[arg(
+        long,
+        value_name = "MS",
+        value_parser = clap::value_parser!(u64).range(1..),
+        default_value_t = DEFAULT_KEEP_ALIVE_TIMEOUT.as_secs() * 1000
+    )]
+    keep_alive_timeout: u64,
 
     /// Environment variables that callers with a scoped token may read through `$env`,
     /// `$processEnv` and `$secret` (comma-separated names). Without it they read none;
@@ -103,6 +133,9 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
         max_body_size: args.max_body_size,
         max_sessions: args.max_sessions,
         max_ws_sessions: args.max_ws_sessions,
+        max_connections: args.max_connections,
+        header_read_timeout: Duration::from_millis(args.header_timeout),
+        keep_alive_timeout: Duration::from_millis(args.keep_alive_timeout),
         ..ServerConfig::default()
     };
     let server = match Server::bind(config).await {
@@ -141,10 +174,11 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
     crate::output::line(&format!("  auth       {auth}"));
     crate::output::line(&format!("  observer   {base}/ (live page; `volley observe` in a terminal)"));
     crate::output::line(&format!(
-        "  limits     bodies {}, {} sessions, {} WebSocket sessions",
+        "  limits     bodies {}, {} sessions, {} WebSocket sessions, {} connections",
         format_size(args.max_body_size),
         args.max_sessions,
-        args.max_ws_sessions
+        args.max_ws_sessions,
+        args.max_connections
     ));
     crate::output::line(&format!("  api        {base}/doc (OpenAPI); Ctrl-C stops"));
     server.run(shutdown_signal()).await.context("the server failed")?;
@@ -207,6 +241,15 @@ fn parse_size(text: &str) -> Result<usize, String> {
     Ok(size)
 }
 
+/// A count of one or more.
+fn parse_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(0) => Err("the number must be more than 0".to_owned()),
+        Ok(count) => Ok(count),
+        Err(_) => Err(format!("`{text}` is not a number")),
+    }
+}
+
 fn format_size(bytes: usize) -> String {
     if bytes.is_multiple_of(1024 * 1024) {
         format!("{} MiB", bytes / (1024 * 1024))
@@ -231,5 +274,13 @@ mod tests {
         assert!(parse_size("ten").is_err());
         assert!(parse_size("5 parsecs").is_err());
         assert_eq!(format_size(10 * 1024 * 1024), "10 MiB");
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("512"), Ok(512));
+        assert!(parse_count("0").is_err());
+        assert!(parse_count("-1").is_err());
+        assert!(parse_count("many").is_err());
     }
 }

@@ -1,5 +1,5 @@
-//! `volley serve` as a process: it prints the address it picked, answers on it, and
-//! stops cleanly on SIGTERM.
+//! `volley serve` as a process: it prints the address it picked, answers on it, applies
+//! its connection flags, and stops cleanly on SIGTERM.
 #![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
@@ -12,7 +12,8 @@ fn serve_prints_its_address_answers_and_stops_on_sigterm() {
     let workspace = std::env::temp_dir().join(format!("volley-serve-{}", std::process::id()));
     std::fs::create_dir_all(&workspace).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_volley"))
-        .args(["serve", "--port", "0", "--token", "t0ken", "--workspace"])
+        .args(["serve", "--port", "0", "--token", "t0ken", "--max-connections", "64", "--header-timeout", "300"])
+        .arg("--workspace")
         .arg(&workspace)
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
@@ -28,6 +29,7 @@ fn serve_prints_its_address_answers_and_stops_on_sigterm() {
         stdout.read_line(&mut rest).unwrap();
     }
     assert!(rest.contains("auth       bearer token required"), "{rest}");
+    assert!(rest.contains(", 64 connections"), "{rest}");
     assert!(rest.contains(&workspace.canonicalize().unwrap().display().to_string()), "{rest}");
 
     let get = |token: Option<&str>| {
@@ -43,6 +45,10 @@ fn serve_prints_its_address_answers_and_stops_on_sigterm() {
     let healthy = get(Some("t0ken"));
     assert!(healthy.starts_with("HTTP/1.1 200"), "{healthy}");
     assert!(healthy.contains(r#""healthy":true"#), "{healthy}");
+    // A connection that sends nothing is closed after --header-timeout.
+    let mut silent = TcpStream::connect(&address).unwrap();
+    silent.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    assert!(matches!(silent.read(&mut [0u8; 16]), Ok(0)), "the silent connection is closed");
 
     let terminated = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(terminated.success());

@@ -22,6 +22,12 @@ pub const DEFAULT_PARSE_MEMORY: usize = 512 * 1024 * 1024;
 /// How long a WebSocket session that closed with no control socket attached is kept,
 /// closed, with its replay (60 s).
 pub const DEFAULT_WS_CLOSED_GRACE: Duration = Duration::from_secs(60);
+/// The default number of connections served at once; more wait to be accepted.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// The default time a client has to send a request's head (10 s).
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default time a keep-alive connection may wait for its next request (60 s).
+pub const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The settings of a server. `ServerConfig::default()` is `volley serve` without flags
 /// in the current directory.
@@ -44,6 +50,15 @@ pub struct ServerConfig {
     pub max_sessions: usize,
     /// Most WebSocket sessions at once (`POST /execute/ws` answers 429 beyond).
     pub max_ws_sessions: usize,
+    /// Most connections served at once, WebSockets included; more wait in the listen
+    /// backlog until one closes.
+    pub max_connections: usize,
+    /// A connection that has not sent a whole request head this long after it opened
+    /// (or after the first byte of a later request) is closed.
+    pub header_read_timeout: Duration,
+    /// A keep-alive connection with no new request this long after its last answer is
+    /// closed.
+    pub keep_alive_timeout: Duration,
     /// Largest WebSocket message a session relays either way, in bytes.
     pub ws_max_frame: usize,
     /// Default idle timeout of a WebSocket session.
@@ -92,6 +107,9 @@ impl Default for ServerConfig {
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_flows: 100,
             max_ws_sessions: DEFAULT_MAX_WS_SESSIONS,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
             ws_max_frame: 256 * 1024,
             ws_idle_timeout: Duration::from_secs(300),
             ws_closed_grace: DEFAULT_WS_CLOSED_GRACE,
@@ -120,6 +138,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("max_body_size", &self.max_body_size)
             .field("max_sessions", &self.max_sessions)
             .field("max_flows", &self.max_flows)
+            .field("max_connections", &self.max_connections)
             .finish_non_exhaustive()
     }
 }
@@ -155,6 +174,12 @@ pub enum StartError {
     /// An empty token.
     #[error("the token is empty")]
     EmptyToken,
+    /// A connection limit of zero: no connection could ever be served.
+    #[error("`{name}` must be more than zero")]
+    ZeroLimit {
+        /// The setting.
+        name: &'static str,
+    },
 }
 
 impl StartError {
@@ -168,6 +193,7 @@ impl StartError {
             Self::Bind { .. } => Some("pick another --port, or --port 0 for a free one"),
             Self::Workspace { .. } => Some("pass --workspace <directory>"),
             Self::EmptyToken => Some("pass a non-empty --token"),
+            Self::ZeroLimit { .. } => None,
         }
     }
 }
@@ -179,6 +205,14 @@ pub(crate) fn check(config: &ServerConfig) -> Result<(), StartError> {
     }
     if config.token.is_none() && !is_loopback(&config.host) {
         return Err(StartError::OpenToNetwork { host: config.host.clone() });
+    }
+    let zero = [
+        ("max_connections", config.max_connections == 0),
+        ("header_read_timeout", config.header_read_timeout.is_zero()),
+        ("keep_alive_timeout", config.keep_alive_timeout.is_zero()),
+    ];
+    if let Some((name, _)) = zero.into_iter().find(|(_, zero)| *zero) {
+        return Err(StartError::ZeroLimit { name });
     }
     Ok(())
 }
@@ -216,5 +250,13 @@ mod tests {
         assert!(check(&with_token).is_ok());
         let empty = ServerConfig { token: Some(String::new()), ..ServerConfig::default() };
         assert!(matches!(check(&empty), Err(StartError::EmptyToken)));
+    }
+
+    #[test]
+    fn connection_limits_are_more_than_zero() {
+        let no_connections = ServerConfig { max_connections: 0, ..ServerConfig::default() };
+        assert!(matches!(check(&no_connections), Err(StartError::ZeroLimit { name: "max_connections" })));
+        let no_time = ServerConfig { header_read_timeout: Duration::ZERO, ..ServerConfig::default() };
+        assert!(matches!(check(&no_time), Err(StartError::ZeroLimit { name: "header_read_timeout" })));
     }
 }

@@ -53,6 +53,12 @@ impl ApiError {
         Self::new(StatusCode::NOT_FOUND, "FLOW_NOT_FOUND", format!("no flow `{id}` (it may have expired)"))
     }
 
+    /// A request body over the server's limit.
+    pub(crate) fn payload_too_large(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", message)
+            .with_details(json!({ "hint": "send a smaller body, or start the server with a larger --max-body-size" }))
+    }
+
     pub(crate) fn not_found() -> Self {
         Self::new(StatusCode::NOT_FOUND, "NOT_FOUND", "no such route")
     }

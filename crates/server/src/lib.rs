@@ -17,6 +17,7 @@
 mod auth;
 mod clock;
 mod config;
+mod connections;
 mod error;
 mod execute;
 mod flows;
@@ -35,12 +36,12 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use axum::serve::ListenerExt as _;
 use utoipa::OpenApi as _;
 
 pub use config::{
-    DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PARSE_BUDGET, DEFAULT_PARSE_MEMORY,
-    DEFAULT_PORT, DEFAULT_WS_CLOSED_GRACE, ServerConfig, StartError, is_loopback,
+    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PARSE_BUDGET, DEFAULT_PARSE_MEMORY, DEFAULT_PORT,
+    DEFAULT_WS_CLOSED_GRACE, ServerConfig, StartError, is_loopback,
 };
 
 use crate::state::AppState;
@@ -88,15 +89,16 @@ impl Server {
         let sweeper = tokio::spawn(sweep(state.clone()));
         let app = routes::router(state.clone());
         let stop = state.shutdown.clone();
-        // Small messages (envelopes, events) go out at once, not after Nagle's delay.
-        let listener = self.listener.tap_io(|stream| {
-            let _ = stream.set_nodelay(true);
-        });
-        let server = axum::serve(listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
+        let limits = connections::Limits {
+            max_connections: state.config.max_connections,
+            header_read_timeout: state.config.header_read_timeout,
+            keep_alive_timeout: state.config.keep_alive_timeout,
+        };
+        let server = connections::serve(self.listener, app, limits, stop.clone());
         let grace = state.config.shutdown_grace;
-        let mut server = std::pin::pin!(server.into_future());
+        let mut server = std::pin::pin!(server);
         let result = tokio::select! {
-            result = &mut server => result,
+            () = &mut server => Ok(()),
             () = async {
                 shutdown.await;
                 tracing::info!("shutting down: finishing in-flight executions (at most {} s)", grace.as_secs());

@@ -1,5 +1,5 @@
 //! The router: every route registered in one place, the layers around them (CORS,
-//! authentication, body limit) and the fallbacks that keep the error shape.
+//! authentication, body limits) and the fallbacks that keep the error shape.
 
 mod discovery;
 mod events;
@@ -11,8 +11,9 @@ mod ui;
 mod ws;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
-use axum::middleware;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse as _, Response};
 use axum::routing::{delete, get, post, put};
 use http::{HeaderValue, Method, StatusCode, header};
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -56,9 +57,23 @@ pub(crate) fn router(state: AppState) -> Router {
         // After the authentication layer, so outside it: the page holds no data.
         .merge(ui::router())
         .layer(DefaultBodyLimit::max(limit))
+        .layer(middleware::from_fn(move |request, next| refuse_announced_over(limit, request, next)))
         // Outermost: preflight requests are answered before authentication.
         .layer(cors)
         .with_state(state)
+}
+
+/// A body whose `Content-Length` is over the limit is refused before a byte of it is
+/// read (the connection then closes: `connections/service.rs`).
+async fn refuse_announced_over(limit: usize, request: Request, next: Next) -> Response {
+    let announced = request.headers().get(header::CONTENT_LENGTH).and_then(|value| value.to_str().ok()?.parse().ok());
+    if let Some(length) = announced.filter(|length: &u64| *length > u64::try_from(limit).unwrap_or(u64::MAX)) {
+        return ApiError::payload_too_large(format!(
+            "the request announces a body of {length} bytes, more than the {limit} this server reads"
+        ))
+        .into_response();
+    }
+    next.run(request).await
 }
 
 /// `http://localhost:*`, `http://127.0.0.1:*` and the configured origins.

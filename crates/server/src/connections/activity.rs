@@ -1,0 +1,188 @@
+//! What a connection is doing, as far as its timeouts care: waiting for a request head
+//! (since it opened, or since the first byte of a later request), idle between requests,
+//! busy with requests, or waiting for the rest of a request body. Bytes read, requests
+//! started and answered, and reads of a body update it; the connection's watchdog asks
+//! it when the connection must be closed.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// The shared state of one connection.
+#[derive(Debug)]
+pub(super) struct Activity {
+    header_read_timeout: Duration,
+    keep_alive_timeout: Duration,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// Requests whose answer has not been sent yet.
+    in_flight: usize,
+    /// When the connection went idle (its last answer was sent).
+    idle_since: Instant,
+    /// When the head being read began: the connection's opening, or the first byte
+    /// read while idle.
+    head_since: Option<Instant>,
+    /// Since when a handler has been waiting for more of a request body.
+    body_since: Option<Instant>,
+    /// A request body was left unread on a connection that closes: the socket reads
+    /// on for a while before it closes, so that the answer is not destroyed by a reset.
+    linger: bool,
+}
+
+impl Activity {
+    /// A connection opened at `now`: its first head is due within the header timeout.
+    pub(super) fn new(now: Instant, header_read_timeout: Duration, keep_alive_timeout: Duration) -> Self {
+        Self {
+            header_read_timeout,
+            keep_alive_timeout,
+            state: Mutex::new(State {
+                in_flight: 0,
+                idle_since: now,
+                head_since: Some(now),
+                body_since: None,
+                linger: false,
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent whatever panicked while holding it.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Bytes came in at `now`. While idle, they are the beginning of a head.
+    pub(super) fn read(&self, now: Instant) {
+        let mut state = self.state();
+        if state.in_flight == 0 && state.head_since.is_none() {
+            state.head_since = Some(now);
+        }
+    }
+
+    /// A request's head was read: no timeout applies until its answer is sent.
+    pub(super) fn request_started(&self) {
+        let mut state = self.state();
+        state.in_flight += 1;
+        state.head_since = None;
+    }
+
+    /// A request's answer was sent (or abandoned) at `now`.
+    pub(super) fn request_ended(&self, now: Instant) {
+        let mut state = self.state();
+        state.in_flight = state.in_flight.saturating_sub(1);
+        if state.in_flight == 0 {
+            state.idle_since = now;
+            state.head_since = None;
+            state.body_since = None;
+        }
+    }
+
+    /// A handler waits for more of a request body from `now` on.
+    pub(super) fn body_waits(&self, now: Instant) {
+        let mut state = self.state();
+        if state.body_since.is_none() {
+            state.body_since = Some(now);
+        }
+    }
+
+    /// The body's next part came, or nobody waits for it any more.
+    pub(super) fn body_wait_over(&self) {
+        self.state().body_since = None;
+    }
+
+    /// When the connection must be closed if nothing changes: a request under way has
+    /// none, unless its body stopped arriving (the header timeout bounds that pause).
+    pub(super) fn deadline(&self) -> Option<Instant> {
+        let state = self.state();
+        if state.in_flight > 0 {
+            return state.body_since.map(|since| since + self.header_read_timeout);
+        }
+        Some(match state.head_since {
+            Some(since) => since + self.header_read_timeout,
+            None => state.idle_since + self.keep_alive_timeout,
+        })
+    }
+
+    /// The socket should read on for a while before it closes (see [`State::linger`]).
+    pub(super) fn set_linger(&self) {
+        self.state().linger = true;
+    }
+
+    pub(super) fn lingers(&self) -> bool {
+        self.state().linger
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: Duration = Duration::from_secs(10);
+    const IDLE: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn a_new_connection_has_the_header_timeout() {
+        let opened = Instant::now();
+        let activity = Activity::new(opened, HEAD, IDLE);
+        assert_eq!(activity.deadline(), Some(opened + HEAD));
+        // Bytes of the first head do not extend it.
+        activity.read(opened + Duration::from_secs(5));
+        assert_eq!(activity.deadline(), Some(opened + HEAD));
+    }
+
+    #[test]
+    fn requests_under_way_have_no_deadline() {
+        let opened = Instant::now();
+        let activity = Activity::new(opened, HEAD, IDLE);
+        activity.request_started();
+        activity.request_started();
+        assert_eq!(activity.deadline(), None);
+        activity.request_ended(opened + Duration::from_secs(100));
+        assert_eq!(activity.deadline(), None, "one of two is still under way");
+        let answered = opened + Duration::from_secs(200);
+        activity.request_ended(answered);
+        assert_eq!(activity.deadline(), Some(answered + IDLE));
+    }
+
+    #[test]
+    fn the_first_byte_after_idling_starts_the_header_timeout() {
+        let opened = Instant::now();
+        let activity = Activity::new(opened, HEAD, IDLE);
+        activity.request_started();
+        let answered = opened + Duration::from_secs(1);
+        activity.request_ended(answered);
+        let first_byte = answered + Duration::from_secs(30);
+        activity.read(first_byte);
+        assert_eq!(activity.deadline(), Some(first_byte + HEAD));
+        // Later bytes of the same head do not extend it.
+        activity.read(first_byte + Duration::from_secs(9));
+        assert_eq!(activity.deadline(), Some(first_byte + HEAD));
+        // Bytes read while a request is under way (its body) are not a head.
+        activity.request_started();
+        activity.read(first_byte + Duration::from_secs(20));
+        let done = first_byte + Duration::from_secs(21);
+        activity.request_ended(done);
+        assert_eq!(activity.deadline(), Some(done + IDLE));
+    }
+
+    #[test]
+    fn a_body_that_stops_arriving_has_the_header_timeout() {
+        let opened = Instant::now();
+        let activity = Activity::new(opened, HEAD, IDLE);
+        activity.request_started();
+        let waits = opened + Duration::from_secs(1);
+        activity.body_waits(waits);
+        activity.body_waits(waits + Duration::from_secs(1));
+        assert_eq!(activity.deadline(), Some(waits + HEAD));
+        activity.body_wait_over();
+        assert_eq!(activity.deadline(), None);
+        // An answer ends the wait.
+        activity.body_waits(waits + Duration::from_secs(2));
+        let answered = waits + Duration::from_secs(3);
+        activity.request_ended(answered);
+        assert_eq!(activity.deadline(), Some(answered + IDLE));
+    }
+}
