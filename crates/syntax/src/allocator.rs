@@ -109,3 +109,63 @@ unsafe extern "C" fn free(pointer: *mut c_void) {
     // SAFETY: `pointer` is null or a live block from these functions.
     unsafe { libmimalloc_sys::mi_free(pointer) }
 }
+
+/// A global allocator that passes everything on to mimalloc and counts the bytes Rust
+/// holds, for tests and measurements of what parsing costs (with [`tree_peak`], the
+/// whole of it): `#[global_allocator] static GLOBAL: Counting = Counting;`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Counting;
+
+static RUST_BYTES: AtomicUsize = AtomicUsize::new(0);
+static RUST_PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// How many bytes Rust holds now, counted by [`Counting`].
+#[must_use]
+pub fn rust_bytes() -> usize {
+    RUST_BYTES.load(Ordering::Relaxed)
+}
+
+/// The most bytes Rust held at once since the last [`reset_rust_peak`].
+#[must_use]
+pub fn rust_peak() -> usize {
+    RUST_PEAK.load(Ordering::Relaxed)
+}
+
+/// Starts a new [`rust_peak`] from what Rust holds now.
+pub fn reset_rust_peak() {
+    RUST_PEAK.store(rust_bytes(), Ordering::Relaxed);
+}
+
+fn rust_taken(size: usize) {
+    let now = RUST_BYTES.fetch_add(size, Ordering::Relaxed) + size;
+    RUST_PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call is passed on to mimalloc unchanged; only sizes are counted.
+#[allow(unsafe_code)] // A global allocator.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        rust_taken(layout.size());
+        // SAFETY: the caller's layout, passed on.
+        unsafe { libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast() }
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: std::alloc::Layout) {
+        RUST_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: the caller's block, from `alloc`.
+        unsafe { libmimalloc_sys::mi_free(pointer.cast()) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        rust_taken(layout.size());
+        // SAFETY: the caller's layout, passed on.
+        unsafe { libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast() }
+    }
+
+    unsafe fn realloc(&self, pointer: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        RUST_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
+        rust_taken(new_size);
+        // SAFETY: the caller's block, from `alloc`, with its alignment.
+        unsafe { libmimalloc_sys::mi_realloc_aligned(pointer.cast(), new_size, layout.align()).cast() }
+    }
+}

@@ -2,55 +2,20 @@
 //! allocations and tree-sitter's, at their peak) and the time grow linearly with the
 //! size of the text, with a small constant.
 //!
-//! Memory is counted, not sampled: this binary's global allocator counts every Rust
-//! allocation, and tree-sitter's go through `volley_syntax::allocator`, which counts
-//! them. Time bounds are generous (ten times what was measured), so they only catch a
+//! Memory is counted, not sampled: this binary's global allocator
+//! (`volley_syntax::allocator::Counting`) counts every Rust allocation, and tree-sitter's
+//! go through `volley_syntax::allocator`, which counts them too. Time bounds are generous (ten times what was measured), so they only catch a
 //! cost that grows faster than the text.
 
-#![allow(unsafe_code)] // A counting global allocator.
+#![allow(unsafe_code)] // Installing the counting allocator for trees.
 
-use std::alloc::{GlobalAlloc, Layout};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn note(size: usize) {
-    let now = LIVE.fetch_add(size, Ordering::Relaxed) + size;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: every call is passed on to mimalloc unchanged; only sizes are counted.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: the caller's layout, passed on.
-        unsafe { mimalloc::MiMalloc.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: the caller's block and layout, passed on.
-        unsafe { mimalloc::MiMalloc.dealloc(pointer, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: the caller's layout, passed on.
-        unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        note(new_size);
-        // SAFETY: the caller's block, layout and size, passed on.
-        unsafe { mimalloc::MiMalloc.realloc(pointer, layout, new_size) }
-    }
-}
+use volley_syntax::allocator;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: allocator::Counting = allocator::Counting;
 
 static TREES: Once = Once::new();
 
@@ -62,24 +27,23 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 fn count_trees() {
     // SAFETY: no tree-sitter object exists before the first call, and `Once` makes the
     // other callers wait until it is done.
-    TREES.call_once(|| unsafe { volley_syntax::allocator::use_mimalloc_for_trees() });
+    TREES.call_once(|| unsafe { allocator::use_mimalloc_for_trees() });
 }
 
 /// The peak memory (Rust and trees) and the time of parsing `text`, and the document's
 /// number of diagnostics.
 fn cost(text: &str) -> (usize, Duration, usize) {
     count_trees();
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    volley_syntax::allocator::reset_tree_peak();
-    let trees_before = volley_syntax::allocator::tree_bytes();
+    let (rust_before, trees_before) = (allocator::rust_bytes(), allocator::tree_bytes());
+    allocator::reset_rust_peak();
+    allocator::reset_tree_peak();
     let started = Instant::now();
     let document = volley_syntax::parse(text);
     let elapsed = started.elapsed();
     let diagnostics = document.diagnostics.len();
     drop(document);
-    let rust = PEAK.load(Ordering::Relaxed) - before;
-    let trees = volley_syntax::allocator::tree_peak() - trees_before;
+    let rust = allocator::rust_peak() - rust_before;
+    let trees = allocator::tree_peak() - trees_before;
     (rust + trees, elapsed, diagnostics)
 }
 
