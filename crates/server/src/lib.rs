@@ -21,7 +21,6 @@ mod error;
 mod execute;
 mod flows;
 mod hub;
-mod redact;
 mod routes;
 mod sessions;
 mod state;

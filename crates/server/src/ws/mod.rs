@@ -75,6 +75,8 @@ pub(crate) struct WsSession {
     /// Where the upstream task takes its orders.
     pub(crate) commands: mpsc::Sender<Command>,
     pub(crate) emitter: Emitter,
+    /// Hides the execution's secrets from the previews observers get.
+    redactor: volley_engine::Redactor,
     last_activity: AtomicU64,
     next_control: AtomicU64,
     buffer: Mutex<Buffer>,
@@ -151,7 +153,8 @@ impl WsSession {
             && self.emitter.is_heard()
         {
             let direction = if kind == "session.inbound" { "inbound" } else { "outbound" };
-            let preview = cut(text, OBSERVER_PREVIEW);
+            let shown = self.redactor.redact(text);
+            let preview = cut(&shown, OBSERVER_PREVIEW);
             self.emitter.emit(
                 "wsSessionMessage",
                 json!({
@@ -161,7 +164,7 @@ impl WsSession {
                     "payloadType": if json.is_some() { "json" } else { "text" },
                     "byteLength": text.len(),
                     "preview": preview,
-                    "truncated": preview.len() < text.len(),
+                    "truncated": preview.len() < shown.len(),
                 }),
             );
         }
@@ -330,6 +333,7 @@ pub(crate) struct NewSession {
     pub(crate) idle_timeout: Duration,
     pub(crate) max_frame: usize,
     pub(crate) emitter: Emitter,
+    pub(crate) redactor: volley_engine::Redactor,
 }
 
 impl WsSessions {
@@ -364,6 +368,7 @@ impl WsSessions {
             max_frame: new.max_frame,
             commands,
             emitter: new.emitter,
+            redactor: new.redactor,
             last_activity: AtomicU64::new(now_ms()),
             next_control: AtomicU64::new(1),
             buffer: Mutex::default(),
