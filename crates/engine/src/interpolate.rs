@@ -268,7 +268,7 @@ impl<'a> Renderer<'a> {
             return custom.resolve(arguments).await.map_err(|error| failure(error.to_string()));
         }
         if let Some(command) = self.scope.commands.get(name) {
-            return command.run(&arguments).await.map_err(failure);
+            return command.run(&arguments, self.scope.environment).await.map_err(failure);
         }
         if let Some((message, instead)) = refusal(name) {
             return Err(BuildError::UnsupportedResolver { name: name.to_owned(), message, hint: instead, span });
