@@ -669,10 +669,9 @@ impl Client {
             |secrets: &Secrets| if options.show_secrets { Redactor::reveal_all() } else { secrets.redactor() };
         match built {
             Ok(mut prepared) => {
+                // A URL's `user:password@` is sent as a `Basic` header (whose token is among
+                // the secrets); a Digest password is kept aside for the challenge.
                 secrets.add_headers(&prepared.headers);
-                if let Some(password) = prepared.url.password() {
-                    secrets.add_value(password);
-                }
                 if let Some(digest) = &prepared.digest {
                     secrets.add_value(digest.password());
                 }

@@ -1,6 +1,7 @@
 //! Errors of running a request, one enum per stage, each carrying the source span of
 //! the text at fault where there is one.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -87,13 +88,13 @@ impl Error {
                 diagnostics: diagnostics
                     .into_iter()
                     .map(|mut diagnostic| {
-                        diagnostic.message = redactor.redact(&diagnostic.message).into_owned();
-                        diagnostic.hint = diagnostic.hint.map(|hint| redactor.redact(&hint).into_owned());
+                        diagnostic.message = redactor.redact_owned(diagnostic.message);
+                        diagnostic.hint = diagnostic.hint.map(|hint| redactor.redact_owned(hint));
                         diagnostic
                     })
                     .collect(),
             },
-            Error::TokenRefresh { message } => Error::TokenRefresh { message: redactor.redact(&message).into_owned() },
+            Error::TokenRefresh { message } => Error::TokenRefresh { message: redactor.redact_owned(message) },
             other => other,
         }
     }
@@ -350,10 +351,7 @@ impl BuildError {
     /// The same error with the secrets `redactor` knows hidden in every text it quotes.
     #[must_use]
     pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
-        let clean = |text: String| match redactor.redact(&text) {
-            std::borrow::Cow::Borrowed(_) => text,
-            std::borrow::Cow::Owned(shown) => shown,
-        };
+        let clean = |text: String| redactor.redact_owned(text);
         match self {
             BuildError::UndefinedVariable { name, span } => BuildError::UndefinedVariable { name: clean(name), span },
             BuildError::RequestVariable { name, span, message } => {
@@ -372,13 +370,13 @@ impl BuildError {
             BuildError::Interpolation { message, span } => BuildError::Interpolation { message: clean(message), span },
             BuildError::File { path, span, source } => {
                 let path = match redactor.redact(&path.to_string_lossy()) {
-                    std::borrow::Cow::Borrowed(_) => path,
-                    std::borrow::Cow::Owned(shown) => PathBuf::from(shown),
+                    Cow::Borrowed(_) => path,
+                    Cow::Owned(shown) => PathBuf::from(shown),
                 };
                 // Rebuilt only when it quotes a secret: front ends read its inner error.
                 let source = match redactor.redact(&source.to_string()) {
-                    std::borrow::Cow::Borrowed(_) => source,
-                    std::borrow::Cow::Owned(shown) => std::io::Error::new(source.kind(), shown),
+                    Cow::Borrowed(_) => source,
+                    Cow::Owned(shown) => std::io::Error::new(source.kind(), shown),
                 };
                 BuildError::File { path, span, source }
             }
@@ -552,10 +550,7 @@ impl TransportError {
     /// The same error with the secrets `redactor` knows hidden in its texts.
     #[must_use]
     pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
-        let clean = |text: String| match redactor.redact(&text) {
-            std::borrow::Cow::Borrowed(_) => text,
-            std::borrow::Cow::Owned(shown) => shown,
-        };
+        let clean = |text: String| redactor.redact_owned(text);
         match self {
             TransportError::ConnectionRefused { host } => TransportError::ConnectionRefused { host: clean(host) },
             TransportError::Dns { host, message } => TransportError::Dns { host: clean(host), message: clean(message) },

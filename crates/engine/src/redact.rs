@@ -39,8 +39,10 @@ pub fn is_sensitive_header(name: &str) -> bool {
 /// `name` is secret: its name contains token, secret, password, key, auth or credential.
 #[must_use]
 pub fn is_sensitive_variable(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    SENSITIVE_NAME_PARTS.iter().any(|part| lower.contains(part))
+    // Without allocating: every variable of every layer is asked on every send.
+    SENSITIVE_NAME_PARTS
+        .iter()
+        .any(|part| name.as_bytes().windows(part.len()).any(|window| window.eq_ignore_ascii_case(part.as_bytes())))
 }
 
 /// The secret values of a request, gathered before a [`Redactor`] is built.
@@ -250,6 +252,16 @@ impl Redactor {
         }
         shown.push_str(&text[copied..]);
         Cow::Owned(shown)
+    }
+
+    /// [`redact`](Self::redact) on an owned text: the text itself when there is no
+    /// secret in it.
+    #[must_use]
+    pub fn redact_owned(&self, text: String) -> String {
+        match self.redact(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(shown) => shown,
+        }
     }
 
     /// The value of the header `name` as it may be shown: [`REDACTED`] for a credential
