@@ -16,6 +16,9 @@
 //!   runs.
 //! - expected `stdout`, `stderr` and `exit`; and for each `NAME.expected`, the file
 //!   `NAME` the run must have written (reports, cookie jars).
+//! - `secret-markers` (optional): values planted in the case's secret sources, one per
+//!   line; no output of the run (stdout, stderr, the files it wrote) may show any of
+//!   them. This is checked before comparing and never blessed away.
 //!
 //! Volatile parts are normalised before comparing: the servers' addresses (`$BASE`,
 //! `$TLS`, `$HOST`), the scratch folder (`$DIR`), durations (`[TIME]`), `Date` headers
@@ -151,6 +154,26 @@ fn cli_cases() {
                 failures.push(format!("{name}/{}: {problem}", xml.display()));
             }
         }
+        if let Ok(markers) = std::fs::read_to_string(case.join("secret-markers")) {
+            let mut outputs: Vec<(String, String)> = actual.clone();
+            for written in std::fs::read_dir(&scratch).unwrap().map(|entry| entry.unwrap().path()) {
+                // Written by the run: neither copied from the case nor compared already.
+                let file_name = written.file_name().unwrap().to_string_lossy().into_owned();
+                if written.is_file()
+                    && !case.join(&file_name).exists()
+                    && !case.join(format!("{file_name}.expected")).exists()
+                {
+                    outputs.push((file_name, String::from_utf8_lossy(&std::fs::read(&written).unwrap()).into_owned()));
+                }
+            }
+            for marker in markers.lines().map(str::trim).filter(|marker| !marker.is_empty()) {
+                for (output, text) in &outputs {
+                    if text.contains(marker) {
+                        failures.push(format!("{name}/{output} shows the secret `{marker}`:\n{text}"));
+                    }
+                }
+            }
+        }
         for (file, actual) in actual {
             let path = case.join(&file);
             let expected = std::fs::read_to_string(&path).unwrap_or_default();
@@ -180,7 +203,8 @@ fn copy_case(case: &Path, scratch: &Path) {
     for entry in std::fs::read_dir(case).unwrap() {
         let path = entry.unwrap().path();
         let file_name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let expectation = ["args", "env", "stdin", "stdout", "stderr", "exit"].contains(&file_name.as_str())
+        let expectation = ["args", "env", "stdin", "stdout", "stderr", "exit", "secret-markers"]
+            .contains(&file_name.as_str())
             || file_name.ends_with(".expected");
         if expectation {
             continue;

@@ -25,6 +25,7 @@ use crate::dotenv::{self, DotEnv};
 use crate::error::{BuildError, ConfigError, Error, SelectionError};
 use crate::interpolate::{Renderer, Scope};
 use crate::io::{Io, RealFs};
+use crate::redact::{Redactor, Secrets};
 use crate::resolvers::{CommandResolver, Environment, Resolver};
 use crate::response::Response;
 use crate::transport::{HttpTransport, Transport};
@@ -160,6 +161,10 @@ pub struct RunOptions {
     /// What `$env`, `$processEnv` and `$secret` read for this run, instead of the
     /// client's environment (an execution server narrows it for scoped callers).
     pub environment: Option<Environment>,
+    /// Hide nothing: the run's errors, assertion results and
+    /// [`Response::redactor`] show its secrets as they are (`volley run
+    /// --show-secrets`, on the user's own terminal). Off by default.
+    pub show_secrets: bool,
 }
 
 impl RunOptions {
@@ -232,8 +237,11 @@ pub struct PreparedRequest {
     pub validate_ssl: bool,
     /// Whether the cookie jar is used.
     pub use_cookies: bool,
-    /// Values of `$secret` used, to redact from anything shown.
-    pub secrets: Vec<String>,
+    /// What hides this request's secrets from anything shown of it: its `$secret`
+    /// values, the values of sensitive-named variables (every layer, `.env` files),
+    /// environment variables and credential headers ([`crate::Redactor`]). A run's
+    /// [`Response`] carries it on.
+    pub redactor: Redactor,
     /// The `# @assert` and `??` checks, rendered and parsed, to evaluate on the response.
     pub assertions: Vec<PendingAssertion>,
     /// What kind of exchange it is.
@@ -248,10 +256,6 @@ pub struct PreparedRequest {
     /// `Authorization: Digest user password`: the answer to the server's challenge is
     /// computed during the exchange.
     digest: Option<DigestCredentials>,
-    /// The configuration and profile the request was resolved with.
-    settings: Arc<Settings>,
-    /// The `.env` variables it was resolved with.
-    dotenv: Option<Arc<DotEnv>>,
 }
 
 /// What [`Client::analyze`] found.
@@ -576,18 +580,13 @@ impl Client {
         let pending = std::mem::take(&mut prepared.assertions);
         let name = prepared.name.take();
         // Transport messages may quote the URL (reqwest's do): what is secret in it is
-        // kept out of them. Kept aside as written (nothing when there are no secrets);
-        // their encodings are worked out only if an error needs them.
-        let exposed: Vec<String> =
-            prepared.secrets.iter().cloned().chain(prepared.url.password().map(str::to_owned)).collect();
+        // kept out of them.
+        let redactor = prepared.redactor.clone();
         let exchanged = match prepared.exchange {
             Exchange::WebSocket { .. } => self.connect_websocket(prepared, cancel).await,
             Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await,
         };
-        let mut response = exchanged.map_err(|error| match error {
-            Error::Transport(transport) => Error::Transport(transport.redacted(&with_url_encodings(exposed))),
-            other => other,
-        })?;
+        let mut response = exchanged.map_err(|error| error.redacted(&redactor))?;
         // A body that streams (events, WebSocket messages) is not there to check.
         let body = (response.stream.is_none() && response.websocket.is_none()).then_some(&response.body[..]);
         let parts = ResponseParts {
@@ -595,8 +594,9 @@ impl Client {
             headers: &response.headers,
             body,
             timing: Some(response.timing),
+            redactor: Some(&redactor),
         };
-        response.assertions = pending.iter().map(|check| check.evaluate(&parts)).collect();
+        response.assertions = pending.iter().map(|check| redactor.assertion(&check.evaluate(&parts))).collect();
         if let Some(name) = name {
             let stored = StoredResponse {
                 status: response.status(),
@@ -662,10 +662,40 @@ impl Client {
             environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
         };
         let mut renderer = Renderer::new(scope);
-        let files = Files { io: &*self.inner.config.io, base: &directory };
-        let layers = self.default_layers(&settings);
+        let built = self.build_prepared(request, &mut renderer, &settings, &directory, options).await;
+        // What this request must keep out of what is shown, its errors included.
+        let mut secrets = renderer.secrets();
+        let redactor =
+            |secrets: &Secrets| if options.show_secrets { Redactor::reveal_all() } else { secrets.redactor() };
+        match built {
+            Ok(mut prepared) => {
+                // A URL's `user:password@` is sent as a `Basic` header (whose token is among
+                // the secrets); a Digest password is kept aside for the challenge.
+                secrets.add_headers(&prepared.headers);
+                if let Some(digest) = &prepared.digest {
+                    secrets.add_value(digest.password());
+                }
+                prepared.redactor = redactor(&secrets);
+                Ok(prepared)
+            }
+            Err(error) => Err(error.redacted(&redactor(&secrets))),
+        }
+    }
+
+    /// Builds `request` with `renderer`: what [`prepare_request`](Self::prepare_request)
+    /// returns, before its redactor is known.
+    async fn build_prepared(
+        &self,
+        request: &Request,
+        renderer: &mut Renderer<'_>,
+        settings: &Settings,
+        directory: &Path,
+        options: &RunOptions,
+    ) -> Result<PreparedRequest, Error> {
+        let files = Files { io: &*self.inner.config.io, base: directory };
+        let layers = self.default_layers(settings);
         let headers = merged_headers(&layers);
-        let mut built = build(request, &mut renderer, &files, &headers).await?;
+        let mut built = build(request, renderer, &files, &headers).await?;
         let (exchange, connect_timeout) = match &request.protocol {
             // `GET {{socketUrl}}`: a WebSocket URL known only after substitution.
             Protocol::Http if matches!(built.url.scheme(), "ws" | "wss") => {
@@ -766,7 +796,6 @@ impl Client {
             follow_redirects: !request.no_redirect && follow.unwrap_or(true),
             validate_ssl: validate.unwrap_or(true),
             use_cookies: self.active_jar().is_some() && !request.no_cookie_jar,
-            secrets: renderer.secrets,
             assertions,
             exchange,
             name: request.name.as_ref().map(|name| name.value.clone()),
@@ -774,8 +803,7 @@ impl Client {
             config_path: settings.config.as_ref().map(|config| config.path.clone()),
             version,
             digest: digest.map(|(credentials, _)| credentials),
-            settings: Arc::clone(&settings),
-            dotenv: dotenv.ok(),
+            redactor: Redactor::default(),
         })
     }
 
@@ -905,25 +933,6 @@ impl Client {
     }
 }
 
-/// What a transport error's message must not show: each of `exposed` (the request's
-/// `$secret` values and the URL's password, as written) and how a URL's path and query
-/// encode it.
-fn with_url_encodings(exposed: Vec<String>) -> Vec<String> {
-    let mut hidden = Vec::with_capacity(exposed.len() * 3);
-    for value in exposed {
-        let in_path = url::Url::parse(&format!("http://h/{value}")).ok().map(|url| url.path()[1..].to_owned());
-        let in_query =
-            url::Url::parse(&format!("http://h/?{value}")).ok().and_then(|url| url.query().map(str::to_owned));
-        hidden.push(value);
-        for encoded in [in_path, in_query].into_iter().flatten() {
-            if !hidden.contains(&encoded) {
-                hidden.push(encoded);
-            }
-        }
-    }
-    hidden
-}
-
 /// Headers of the default layers (lowest first), later layers replacing a header of the
 /// same name.
 fn merged_headers(layers: &[Defaults]) -> Vec<(String, String)> {
@@ -975,18 +984,6 @@ fn select<'a>(document: &'a Document, selection: &Selection) -> Result<&'a Reque
 }
 
 impl PreparedRequest {
-    /// The variables of the profile in effect, then those of the configuration, then
-    /// those of the `.env` files: for front ends that hide the values of sensitive-named
-    /// variables from what they show (values from JetBrains' private env files and from
-    /// `.env` files come this way).
-    pub fn config_variables(&self) -> impl Iterator<Item = &Map<String, Value>> {
-        let profile = self.settings.profile.as_ref().map(|profile| &profile.variables);
-        profile
-            .into_iter()
-            .chain(self.settings.config.as_ref().map(|config| &config.variables))
-            .chain(self.dotenv.as_ref().map(|dotenv| &dotenv.variables))
-    }
-
     /// The HTTP version the request line asked for, if any.
     #[must_use]
     pub fn version(&self) -> Option<http::Version> {

@@ -29,6 +29,11 @@ impl DigestCredentials {
     pub(crate) fn new(user: &str, password: &str) -> Self {
         Self { user: user.to_owned(), password: password.to_owned() }
     }
+
+    /// The password, to keep out of what is shown.
+    pub(crate) fn password(&self) -> &str {
+        &self.password
+    }
 }
 
 /// The hash functions of RFC 7616 §3.2, best last.

@@ -1,10 +1,13 @@
 //! Errors of running a request, one enum per stage, each carrying the source span of
 //! the text at fault where there is one.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use volley_syntax::{Diagnostic, Span};
+
+use crate::redact::Redactor;
 
 /// Why a run did not produce a response. An HTTP status of 4xx or 5xx is *not* an
 /// error: it is a normal [`Response`](crate::Response).
@@ -73,6 +76,29 @@ pub enum Error {
 }
 
 impl Error {
+    /// The same error with the secrets `redactor` knows hidden in its texts (the
+    /// engine's errors quote values after substitution: URLs, header names, resolver
+    /// messages, transport messages).
+    #[must_use]
+    pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
+        match self {
+            Error::Build(build) => Error::Build(build.redacted(redactor)),
+            Error::Transport(transport) => Error::Transport(transport.redacted(redactor)),
+            Error::Invalid { diagnostics } => Error::Invalid {
+                diagnostics: diagnostics
+                    .into_iter()
+                    .map(|mut diagnostic| {
+                        diagnostic.message = redactor.redact_owned(diagnostic.message);
+                        diagnostic.hint = diagnostic.hint.map(|hint| redactor.redact_owned(hint));
+                        diagnostic
+                    })
+                    .collect(),
+            },
+            Error::TokenRefresh { message } => Error::TokenRefresh { message: redactor.redact_owned(message) },
+            other => other,
+        }
+    }
+
     /// The stable code of an [`Error::Server`] (`"REQUEST_NOT_FOUND"`), `None` for the
     /// other errors.
     #[must_use]
@@ -272,7 +298,7 @@ pub enum BuildError {
     InvalidTimeout {
         /// `timeout` or `ws-connect-timeout`.
         directive: String,
-        /// The value after substitution (secrets redacted).
+        /// The value after substitution.
         value: String,
         /// Where the value is written.
         span: Span,
@@ -322,6 +348,57 @@ pub enum BuildError {
 }
 
 impl BuildError {
+    /// The same error with the secrets `redactor` knows hidden in every text it quotes.
+    #[must_use]
+    pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
+        let clean = |text: String| redactor.redact_owned(text);
+        match self {
+            BuildError::UndefinedVariable { name, span } => BuildError::UndefinedVariable { name: clean(name), span },
+            BuildError::RequestVariable { name, span, message } => {
+                BuildError::RequestVariable { name: clean(name), span, message: clean(message) }
+            }
+            other @ (BuildError::Cycle { .. } | BuildError::TooLarge { .. }) => other,
+            BuildError::UnknownResolver { name, suggestion, span } => {
+                BuildError::UnknownResolver { name: clean(name), suggestion: suggestion.map(clean), span }
+            }
+            BuildError::UnsupportedResolver { name, message, hint, span } => {
+                BuildError::UnsupportedResolver { name, message: clean(message), hint: clean(hint), span }
+            }
+            BuildError::Resolver { name, message, span } => {
+                BuildError::Resolver { name, message: clean(message), span }
+            }
+            BuildError::Interpolation { message, span } => BuildError::Interpolation { message: clean(message), span },
+            BuildError::File { path, span, source } => {
+                let path = match redactor.redact(&path.to_string_lossy()) {
+                    Cow::Borrowed(_) => path,
+                    Cow::Owned(shown) => PathBuf::from(shown),
+                };
+                // Rebuilt only when it quotes a secret: front ends read its inner error.
+                let source = match redactor.redact(&source.to_string()) {
+                    Cow::Borrowed(_) => source,
+                    Cow::Owned(shown) => std::io::Error::new(source.kind(), shown),
+                };
+                BuildError::File { path, span, source }
+            }
+            BuildError::InvalidUrl { url, reason, span } => {
+                BuildError::InvalidUrl { url: clean(url), reason: clean(reason), span }
+            }
+            BuildError::Included { path, span, source } => {
+                BuildError::Included { path, span, source: Box::new(source.redacted(redactor)) }
+            }
+            BuildError::InvalidTimeout { directive, value, span } => {
+                BuildError::InvalidTimeout { directive, value: clean(value), span }
+            }
+            BuildError::Credentials { reason, hint, span } => {
+                BuildError::Credentials { reason: clean(reason), hint: clean(hint), span }
+            }
+            BuildError::InvalidHeader { name, reason, span } => {
+                BuildError::InvalidHeader { name: clean(name), reason: clean(reason), span }
+            }
+            BuildError::InvalidBody { message, span } => BuildError::InvalidBody { message: clean(message), span },
+        }
+    }
+
     /// Where in the `.http` text the problem is, when it is there (a `<@` file's
     /// template errors point into that file).
     #[must_use]
@@ -470,21 +547,19 @@ pub enum TransportError {
 }
 
 impl TransportError {
-    /// The same error with each of `hidden` replaced by `[REDACTED]` in its texts.
+    /// The same error with the secrets `redactor` knows hidden in its texts.
     #[must_use]
-    pub(crate) fn redacted(self, hidden: &[String]) -> Self {
-        if hidden.is_empty() {
-            return self;
-        }
-        let clean = |text: String| crate::response::redact(&text, hidden);
+    pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
+        let clean = |text: String| redactor.redact_owned(text);
         match self {
-            TransportError::Dns { host, message } => TransportError::Dns { host, message: clean(message) },
-            TransportError::Tls { host, message } => TransportError::Tls { host, message: clean(message) },
+            TransportError::ConnectionRefused { host } => TransportError::ConnectionRefused { host: clean(host) },
+            TransportError::Dns { host, message } => TransportError::Dns { host: clean(host), message: clean(message) },
+            TransportError::Tls { host, message } => TransportError::Tls { host: clean(host), message: clean(message) },
             TransportError::Handshake { status, message } => {
                 TransportError::Handshake { status, message: clean(message) }
             }
             TransportError::Other { message } => TransportError::Other { message: clean(message) },
-            other => other,
+            other @ (TransportError::Timeout { .. } | TransportError::TooManyRedirects { .. }) => other,
         }
     }
 

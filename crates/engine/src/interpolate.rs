@@ -15,6 +15,7 @@ use volley_syntax::{
 use crate::chaining::{self, StoredResponse};
 use crate::dotenv::DotEnv;
 use crate::error::{BuildError, ConfigError};
+use crate::redact::{Secrets, is_sensitive_variable};
 use crate::resolvers::builtin::{self, BuiltinContext, call_builtin, refusal};
 use crate::resolvers::{CommandResolver, Environment, Resolver, join_words, word_groups};
 use crate::transport::BoxFuture;
@@ -50,8 +51,12 @@ pub const MAX_REQUEST_BYTES: usize = 64 * 1024 * 1024;
 /// Renders templates within one send.
 pub(crate) struct Renderer<'a> {
     scope: Scope<'a>,
-    /// Values of `$secret` resolved so far, for redaction.
+    /// Values of `$secret` resolved so far (and credentials made with them), for
+    /// redaction.
     pub(crate) secrets: Vec<String>,
+    /// Environment variables and `.env` keys read by resolvers, with their names: the
+    /// values of sensitive names are redacted.
+    reads: Vec<(String, String)>,
     /// File variables already evaluated in this send.
     file_values: HashMap<String, String>,
     /// File variables being evaluated, to catch `@a = {{b}}`, `@b = {{a}}`.
@@ -62,7 +67,36 @@ pub(crate) struct Renderer<'a> {
 
 impl<'a> Renderer<'a> {
     pub(crate) fn new(scope: Scope<'a>) -> Self {
-        Self { scope, secrets: Vec::new(), file_values: HashMap::new(), resolving: Vec::new(), rendered: 0 }
+        Self {
+            scope,
+            secrets: Vec::new(),
+            reads: Vec::new(),
+            file_values: HashMap::new(),
+            resolving: Vec::new(),
+            rendered: 0,
+        }
+    }
+
+    /// Everything this send must keep out of what is shown: the `$secret` values, and
+    /// the values of sensitive names in every variable layer, the `.env` files, the file
+    /// variables evaluated and the environment variables read.
+    pub(crate) fn secrets(&self) -> Secrets {
+        let mut secrets = Secrets::new();
+        for value in &self.secrets {
+            secrets.add_value(value.as_str());
+        }
+        for layer in &self.scope.layers {
+            secrets.add_variables(layer);
+        }
+        if let Ok(dotenv) = self.scope.dotenv {
+            secrets.add_variables(&dotenv.variables);
+        }
+        for (name, value) in self.file_values.iter().chain(self.reads.iter().map(|(name, value)| (name, value))) {
+            if is_sensitive_variable(name) {
+                secrets.add_variable(name, &Value::String(value.clone()));
+            }
+        }
+        secrets
     }
 
     /// The duration of a `@timeout` or `@ws-connect-timeout` value, if the request has
@@ -83,7 +117,7 @@ impl<'a> Renderer<'a> {
             Some(millis) => Ok(Some(Duration::from_millis(millis))),
             None => Err(BuildError::InvalidTimeout {
                 directive: directive.to_owned(),
-                value: crate::response::redact(text.trim(), &self.secrets),
+                value: text.trim().to_owned(),
                 span: template.span,
             }),
         }
@@ -234,7 +268,7 @@ impl<'a> Renderer<'a> {
             return custom.resolve(arguments).await.map_err(|error| failure(error.to_string()));
         }
         if let Some(command) = self.scope.commands.get(name) {
-            return command.run(&arguments).await.map_err(failure);
+            return command.run(&arguments, self.scope.environment).await.map_err(failure);
         }
         if let Some((message, instead)) = refusal(name) {
             return Err(BuildError::UnsupportedResolver { name: name.to_owned(), message, hint: instead, span });
@@ -243,15 +277,19 @@ impl<'a> Renderer<'a> {
             "processEnv" => {
                 builtin::arity(name, &arguments).map_err(failure)?;
                 let key = self.indirect(&arguments[0], span).await?;
-                return Ok(self.scope.environment.get(&key).unwrap_or_default());
+                let value = self.scope.environment.get(&key).unwrap_or_default();
+                self.reads.push((key, value.clone()));
+                return Ok(value);
             }
             "dotenv" => {
                 builtin::arity(name, &arguments).map_err(failure)?;
                 let key = self.indirect(&arguments[0], span).await?;
                 let dotenv = self.scope.dotenv.map_err(|error| failure(error.to_string()))?;
-                return dotenv.get(&key).map(str::to_owned).ok_or_else(|| {
+                let value = dotenv.get(&key).map(str::to_owned).ok_or_else(|| {
                     failure(format!("`{key}` is not in any .env file (looked at {})", dotenv.describe_candidates()))
-                });
+                })?;
+                self.reads.push((key, value.clone()));
+                return Ok(value);
             }
             "secret" => {
                 builtin::arity(name, &arguments).map_err(failure)?;
@@ -271,7 +309,14 @@ impl<'a> Renderer<'a> {
         }
         let context = BuiltinContext { environment: self.scope.environment, now: None, local_offset: None };
         if let Some(result) = call_builtin(name, &arguments, &context) {
-            return result.map_err(failure);
+            let value = result.map_err(failure)?;
+            // `$env(NAME)` and JetBrains' `$env.NAME`: an environment variable by name.
+            if name == "env" {
+                self.reads.push((arguments[0].clone(), value.clone()));
+            } else if let Some(variable) = name.strip_prefix("env.") {
+                self.reads.push((variable.to_owned(), value.clone()));
+            }
+            return Ok(value);
         }
         let custom = self.scope.custom.keys().map(|key| key.trim_start_matches('$'));
         let commands = self.scope.commands.keys().map(String::as_str);

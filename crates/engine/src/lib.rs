@@ -43,6 +43,7 @@ mod interpolate;
 
 pub use interpolate::{MAX_RENDERED_BYTES, MAX_REQUEST_BYTES};
 mod io;
+mod redact;
 mod remote;
 mod resolvers;
 mod response;
@@ -63,6 +64,7 @@ pub use cookies::{CookieJar, CookieJarError};
 pub use credentials::redact_url_password;
 pub use error::{BuildError, ConfigError, Error, SelectionError, TransportError};
 pub use io::{Io, MemoryFs, RealFs, normalize};
+pub use redact::{REDACTED, Redactor, Secrets, is_sensitive_header, is_sensitive_variable};
 pub use remote::{
     RemoteClient, RemoteConfig, WsEnvelope, WsEnvelopeError, WsEnvelopeKind, WsSessionHandle, WsSessionInfo,
     WsSessionOptions, WsSessionReceiver, WsSessionSender, WsSessionSocket,

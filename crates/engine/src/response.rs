@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 
 use crate::assert::AssertionResult;
 use crate::error::TransportError;
+use crate::redact::Redactor;
 use crate::sse::EventStream;
 use crate::transport::BodyStream;
 use crate::websocket::WebSocket;
@@ -39,7 +40,8 @@ pub struct Response {
     pub(crate) websocket: Option<Pending<WebSocket>>,
     pub(crate) timing: Timing,
     pub(crate) request: SentRequest,
-    pub(crate) secrets: Arc<[String]>,
+    /// Hides the secrets of the request (see [`Response::redactor`]).
+    pub(crate) redactor: Redactor,
     pub(crate) assertions: Vec<AssertionResult>,
 }
 
@@ -261,7 +263,8 @@ impl Response {
         &self.request
     }
 
-    /// The outcomes of the request's `# @assert` directives, in order.
+    /// The outcomes of the request's `# @assert` directives, in order, with the
+    /// request's secrets already hidden ([`Response::redactor`]).
     #[must_use]
     pub fn assertions(&self) -> &[AssertionResult] {
         &self.assertions
@@ -273,16 +276,26 @@ impl Response {
         self.assertions.iter().all(AssertionResult::passed)
     }
 
-    /// `text` with the values of the `$secret(…)` resolvers used for this request
-    /// replaced by `[REDACTED]`: use it on anything shown or logged.
+    /// What hides the request's secrets — its `$secret` values, the values of the
+    /// sensitive-named variables, `.env` keys and environment variables it could read,
+    /// its credential headers — from whatever is shown or logged of the exchange: the
+    /// URLs, headers ([`Redactor::headers`]), bodies and stream items. The response
+    /// keeps them as they are (for chaining and checks).
+    #[must_use]
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// `text` with the request's secrets replaced by `[REDACTED]` (see
+    /// [`redactor`](Response::redactor)): use it on anything shown or logged.
     #[must_use]
     pub fn redact(&self, text: &str) -> String {
-        redact(text, &self.secrets)
+        self.redactor.redact(text).into_owned()
     }
 
     /// A response from its head, built by something else than an exchange (the remote
     /// client maps the execution server's answer): no body, no stream, no redirect, no
-    /// secrets, no assertions, which the caller sets on the `pub(crate)` fields. Kept
+    /// secret values (the rules of names only), no assertions, which the caller sets on the `pub(crate)` fields. Kept
     /// here so that a new field gets its default in the same file.
     pub(crate) fn from_parts(
         status: http::StatusCode,
@@ -304,23 +317,10 @@ impl Response {
             websocket: None,
             timing,
             request,
-            secrets: Arc::from(Vec::new()),
+            redactor: Redactor::default(),
             assertions: Vec::new(),
         }
     }
-}
-
-/// Replaces every secret value in `text` with `[REDACTED]` (longest secrets first, so a
-/// secret that contains another is replaced whole).
-#[must_use]
-pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
-    let mut sorted: Vec<&String> = secrets.iter().filter(|secret| !secret.is_empty()).collect();
-    sorted.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
-    let mut redacted = text.to_owned();
-    for secret in sorted {
-        redacted = redacted.replace(secret.as_str(), "[REDACTED]");
-    }
-    redacted
 }
 
 /// Decodes body bytes with the charset named in a `Content-Type` value.
@@ -349,11 +349,5 @@ mod tests {
         assert_eq!(decode_text(b"caf\xe9", Some(&latin1)), "café");
         assert_eq!(decode_text("café".as_bytes(), None), "café");
         assert_eq!(decode_text(b"caf\xe9", None), "caf\u{fffd}");
-    }
-
-    #[test]
-    fn redacts_longest_first() {
-        let secrets = vec!["abc".to_owned(), "abcdef".to_owned(), String::new()];
-        assert_eq!(redact("x abcdef y abc", &secrets), "x [REDACTED] y [REDACTED]");
     }
 }

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use support::{client, echo, echoed_header};
 use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
@@ -234,13 +234,15 @@ async fn a_broken_dotenv_matters_only_when_a_value_is_looked_for_there() {
 }
 
 #[tokio::test]
-async fn dotenv_values_join_the_configuration_for_redaction() {
+async fn the_values_of_sensitive_dotenv_keys_are_redacted_even_unused() {
     let files = project();
     let client = discovering(&files);
     let prepared =
-        client.prepare("GET http://localhost/{{TOKEN}}\n", &at("/work/project/api/users.http")).await.unwrap();
-    let layers: Vec<_> = prepared.config_variables().collect();
-    assert_eq!(layers.last().unwrap().get("DB_PASSWORD"), Some(&json!("hunter 2")));
+        client.prepare("GET http://localhost/{{REGION}}\n", &at("/work/project/api/users.http")).await.unwrap();
+    assert_eq!(
+        prepared.redactor.redact("api-token, hunter 2, hunter%202, eu"),
+        "[REDACTED], [REDACTED], [REDACTED], eu"
+    );
 }
 
 #[tokio::test]

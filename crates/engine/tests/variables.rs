@@ -184,6 +184,49 @@ async fn secrets_come_from_the_environment_or_the_project_env_file_and_are_redac
 }
 
 #[tokio::test]
+async fn errors_and_assertion_results_leave_the_engine_redacted() {
+    let server = TestServer::start().await;
+    let files = MemoryFs::new();
+    files.insert("/project/.env", "DB_PASSWORD=hunter2-from-dotenv\n");
+    files.insert("/project/volley.json", r#"{"variables": {"apiKey": "k3y-from-config"}}"#);
+    let client = Client::new(ClientConfig { io: Arc::new(files), config: ConfigSource::Discover, ..config() });
+    client.set_variable("sessionToken", "t0ken-of-the-client");
+    let all = "{{$secret(DB_PASSWORD)}}.{{apiKey}}.{{sessionToken}}.{{runSecret}}.{{$env(API_KEY)}}";
+    let values =
+        ["hunter2-from-dotenv", "k3y-from-config", "t0ken-of-the-client", "run-s3cret", volley_test_support::API_KEY];
+    let options = || in_project().variable("runSecret", "run-s3cret");
+    // A URL that fails to parse after substitution.
+    let error = client.run_string(&format!("GET http://[{all}/x\n"), options()).await.unwrap_err();
+    let Error::Build(build @ BuildError::InvalidUrl { .. }) = &error else { panic!("{error:?}") };
+    assert!(build.message().starts_with("invalid URL `http://[[REDACTED].[REDACTED]."), "{build}");
+    assert!(values.iter().all(|value| !error.to_string().contains(value)), "{error}");
+    // Assertion expressions, expected and actual values, the excerpt of a long body
+    // included (cut after the secrets are hidden, so no part of one is left).
+    let text = format!(
+        "# @assert header x-missing == {all}\n# @assert body contains nope\n# @assert jsonpath $.url == \"x\"\n\
+         POST {}?all={all}\nContent-Type: text/plain\n\n{}{all}\n",
+        server.url("/echo"),
+        // The echo's body is `{"body":"xxx…`: the 200 characters of the excerpt end 10
+        // characters into the first secret.
+        "x".repeat(181)
+    );
+    let response = client.run_string(&text, options()).await.unwrap();
+    let shown = format!("{:?}", response.assertions());
+    assert_eq!(response.assertions().len(), 3);
+    assert!(shown.contains("[REDACTED]"), "{shown}");
+    assert!(!shown.contains("hunter2-fr"), "no part of a secret: {shown}");
+    assert!(values.iter().all(|value| !shown.contains(value)), "{shown}");
+    assert_eq!(response.redact(response.request().url.as_str()).matches("[REDACTED]").count(), 5);
+    // Unless asked not to (`volley run --show-secrets`).
+    let options = RunOptions { show_secrets: true, ..options() };
+    let error = client.run_string(&format!("GET http://[{all}/x\n"), options.clone()).await.unwrap_err();
+    assert!(error.to_string().contains("hunter2-from-dotenv.k3y-from-config"), "{error}");
+    let response = client.run_string(&text, options).await.unwrap();
+    assert!(format!("{:?}", response.assertions()).contains("k3y-from-config"));
+    assert!(response.redact("k3y-from-config").contains("k3y-from-config"));
+}
+
+#[tokio::test]
 async fn custom_resolvers_sync_async_and_json_array_arguments() {
     let server = TestServer::start().await;
     let calls = Arc::new(AtomicUsize::new(0));

@@ -395,12 +395,10 @@ impl Listen<'_> {
     }
 }
 
+/// The response as the editor shows it: through the request's redactor (the engine's
+/// policy), as its errors and assertion results already are.
 async fn describe(response: &Response, listen: &Listen<'_>) -> ResponseInfo {
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
-        .collect();
+    let headers = response.redactor().headers(response.headers());
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let stream = if response.is_websocket() {
         Some(listen_websocket(response, listen).await)
@@ -419,7 +417,7 @@ async fn describe(response: &Response, listen: &Listen<'_>) -> ResponseInfo {
         status: response.status(),
         status_text: response.status_text().to_owned(),
         http_version: format!("{:?}", response.version()),
-        url: response.url().to_string(),
+        url: response.redact(response.url().as_str()),
         headers,
         content_type,
         body,
@@ -463,7 +461,7 @@ async fn listen_events(response: &Response, listen: &Listen<'_>) -> StreamInfo {
         Ok(events) => events,
         Err(error) => {
             info.stopped = "error";
-            info.error = Some(error.to_string());
+            info.error = Some(response.redact(&error.to_string()));
             return info;
         }
     };
@@ -487,7 +485,7 @@ async fn listen_events(response: &Response, listen: &Listen<'_>) -> StreamInfo {
             }
             Some(Err(error)) => {
                 info.stopped = "error";
-                info.error = Some(error.to_string());
+                info.error = Some(response.redact(&error.to_string()));
                 return info;
             }
             None => {
@@ -536,7 +534,7 @@ async fn listen_websocket(response: &Response, listen: &Listen<'_>) -> StreamInf
             }
             Some(Err(error)) => {
                 info.stopped = "error";
-                info.error = Some(error.to_string());
+                info.error = Some(response.redact(&error.to_string()));
                 return info;
             }
             None => {

@@ -1,7 +1,8 @@
 //! The hover of a request line: the request as it would be sent, resolved by the engine
 //! (variables, profile, defaults, file bodies), without sending it. Secrets, sensitive
-//! variables and credential headers are masked; requests that use command resolvers are
-//! not resolved (a hover must not run programs).
+//! variables and credential headers are hidden by the engine's redaction policy (the
+//! prepared request's redactor); requests that use command resolvers are not resolved
+//! (a hover must not run programs).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -9,13 +10,10 @@ use std::path::Path;
 use volley_engine::{Exchange, RunOptions};
 use volley_syntax::{Document, Expression, Request};
 
-use crate::scope::{MASK, Scope};
+use crate::scope::Scope;
 
 /// The most of a body the preview shows.
 const BODY_PREVIEW_BYTES: usize = 2048;
-
-/// Headers whose values are never shown.
-const CREDENTIAL_HEADERS: [&str; 5] = ["authorization", "proxy-authorization", "cookie", "x-api-key", "api-key"];
 
 /// Markdown previewing `request` of `document` as it would be sent now.
 pub(crate) async fn preview(
@@ -38,25 +36,23 @@ pub(crate) async fn preview(
     let options = RunOptions { profile: profile.map(str::to_owned), ..RunOptions::default() };
     let prepared = match engine.prepare_request(document, request, path, &options).await {
         Ok(prepared) => prepared,
-        Err(error) => return format!("{heading}\n\ncannot be resolved yet: {}", mask(&error.to_string(), &[], scope)),
+        // The engine's errors come with the request's secrets hidden.
+        Err(error) => return format!("{heading}\n\ncannot be resolved yet: {error}"),
     };
-    let mut text = format!("{} {}\n", prepared.method, prepared.url);
-    for (name, value) in &prepared.headers {
-        let value = if CREDENTIAL_HEADERS.contains(&name.as_str()) {
-            MASK.to_owned()
-        } else {
-            String::from_utf8_lossy(value.as_bytes()).into_owned()
-        };
+    // Everything shown goes through the request's redactor; a body before it is cut.
+    let redactor = &prepared.redactor;
+    let mut text = format!("{} {}\n", prepared.method, redactor.redact(prepared.url.as_str()));
+    for (name, value) in redactor.headers(&prepared.headers) {
         let _ = writeln!(text, "{name}: {value}");
     }
     if !prepared.body.is_empty() {
         text.push('\n');
-        match std::str::from_utf8(&prepared.body) {
-            Ok(body) if body.len() <= BODY_PREVIEW_BYTES => text.push_str(body),
+        match std::str::from_utf8(&prepared.body).map(|body| redactor.redact(body)) {
+            Ok(body) if body.len() <= BODY_PREVIEW_BYTES => text.push_str(&body),
             Ok(body) => {
                 let cut = (0..=BODY_PREVIEW_BYTES).rev().find(|&at| body.is_char_boundary(at)).unwrap_or(0);
                 text.push_str(&body[..cut]);
-                let _ = write!(text, "\n… ({} bytes in all)", body.len());
+                let _ = write!(text, "\n… ({} bytes in all)", prepared.body.len());
             }
             Err(_) => {
                 let _ = write!(text, "({} bytes of binary data)", prepared.body.len());
@@ -64,7 +60,6 @@ pub(crate) async fn preview(
         }
         text.push('\n');
     }
-    let text = mask(&text, &prepared.secrets, scope);
     let fence = if text.contains("```") { "~~~~" } else { "```" };
     let mut markdown = format!("{heading}\n\n{fence}http\n{text}{fence}");
     match &prepared.exchange {
@@ -96,14 +91,4 @@ fn command_resolver(request: &Request, scope: &Scope) -> Option<String> {
     }
     request.body.for_each_template(&mut |template| template.walk(&mut visit));
     found
-}
-
-/// `text` with every secret and the values of sensitive variables masked.
-fn mask(text: &str, secrets: &[String], scope: &Scope) -> String {
-    let mut masked = text.to_owned();
-    let sensitive = scope.sensitive_values();
-    for value in secrets.iter().chain(&sensitive).filter(|value| value.len() >= 3) {
-        masked = masked.replace(value.as_str(), MASK);
-    }
-    masked
 }

@@ -1,6 +1,7 @@
 //! What a document can refer to inside `{{ }}`: its `@vars`, the configuration's
 //! variables and the active profile's, request names for chaining, and command
-//! resolvers. Shared by completion and hover; values of sensitive names are masked.
+//! resolvers. Shared by completion and hover; values of sensitive names (the engine's
+//! rule, [`volley_engine::is_sensitive_variable`]) are masked.
 
 use std::path::Path;
 
@@ -9,10 +10,7 @@ use serde_json::{Map, Value};
 use crate::documents::Snapshot;
 
 /// What stands in for the value of a sensitive variable.
-pub(crate) const MASK: &str = "••••";
-
-/// Name parts that mark a variable as sensitive (case-insensitive).
-const SENSITIVE: [&str; 6] = ["token", "secret", "password", "key", "auth", "credential"];
+const MASK: &str = "••••";
 
 /// Where a variable is defined.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,8 +51,6 @@ pub(crate) struct Scope {
     pub(crate) requests: Vec<String>,
     /// Command resolvers of the configuration, without `$`.
     pub(crate) resolvers: Vec<String>,
-    /// The values of the sensitive variables, to mask wherever they appear.
-    sensitive: Vec<String>,
 }
 
 impl Scope {
@@ -100,41 +96,12 @@ impl Scope {
         if self.variable(name).is_some() {
             return;
         }
-        let value = if is_sensitive(name) {
-            self.sensitive.push(value);
-            MASK.to_owned()
-        } else {
-            value
-        };
+        let value = if volley_engine::is_sensitive_variable(name) { MASK.to_owned() } else { value };
         self.variables.push(Variable { name: name.to_owned(), value, source });
-    }
-
-    /// The values of the sensitive variables (unmasked), to mask in other text.
-    pub(crate) fn sensitive_values(&self) -> Vec<String> {
-        self.sensitive.clone()
     }
 
     /// The variable `name` as the document sees it.
     pub(crate) fn variable(&self, name: &str) -> Option<&Variable> {
         self.variables.iter().find(|variable| variable.name == name)
-    }
-}
-
-/// `true` for names whose values are not shown (`apiToken`, `db_password`, …).
-pub(crate) fn is_sensitive(name: &str) -> bool {
-    let name = name.to_lowercase();
-    SENSITIVE.iter().any(|part| name.contains(part))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sensitive_names() {
-        assert!(is_sensitive("apiToken"));
-        assert!(is_sensitive("DB_PASSWORD"));
-        assert!(is_sensitive("Authorization"));
-        assert!(!is_sensitive("host"));
     }
 }

@@ -524,3 +524,69 @@ async fn send_refuses_the_requests_the_cli_and_the_server_refuse() {
     assert_eq!(result["error"], broken_variable);
     client.shutdown().await;
 }
+
+/// A marker in each secret source the language server reads: a `$secret` (from a `.env`
+/// file), a sensitive variable of `volley.jsonc`, of the active profile and of a `.env`
+/// file, a literal `Authorization` header. None may show in a hover preview, a Send
+/// Request result (URLs, headers, assertions, errors; the upstream's body is the user's
+/// own, but secrets in it are hidden too) or a notification.
+#[tokio::test]
+async fn no_result_of_the_language_server_shows_a_secret() {
+    const MARKERS: [&str; 5] =
+        ["m4rk-lsp-secret", "m4rk-lsp-config", "m4rk-lsp-profile", "m4rk-lsp-dotenv", "m4rk-lsp-bearer"];
+    let server = TestServer::start().await;
+    let (dir, uri) = uri("secrets.http");
+    std::fs::write(
+        dir.path.join("volley.jsonc"),
+        format!(
+            r#"{{ "variables": {{ "host": "{}", "apiKey": "m4rk-lsp-config" }},
+                 "profiles": {{ "dev": {{ "variables": {{ "dbPassword": "m4rk-lsp-profile" }} }} }} }}"#,
+            server.base_url()
+        ),
+    )
+    .expect("config file");
+    std::fs::write(dir.path.join(".env"), "VAULT=m4rk-lsp-secret\nAPI_TOKEN=m4rk-lsp-dotenv\n").expect(".env file");
+    let all = "{{$secret(VAULT)}}.{{apiKey}}.{{dbPassword}}.{{API_TOKEN}}";
+    let text = format!(
+        "### everywhere\n# @assert header x-missing == {all}\n# @assert jsonpath $.url == \"nope\"\n\
+         POST {{{{host}}}}/echo?all={all}\nAuthorization: Bearer m4rk-lsp-bearer\nX-All: {all}\n\n{all}\n\n\
+         ### unparsable\nGET http://[{all}/x\n"
+    );
+    let mut client = TestClient::start();
+    client.initialize_with(json!({"capabilities": {}, "initializationOptions": {"profile": "dev"}})).await;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
+        )
+        .await;
+    let mut outputs = Vec::new();
+    for line in [3, 10] {
+        let hover = client
+            .request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 1}}),
+            )
+            .await;
+        assert!(hover["contents"]["value"].as_str().is_some_and(|text| text.contains("preview")), "{hover}");
+        outputs.push(("a hover preview".to_owned(), hover.to_string()));
+    }
+    let sent = execute(&mut client, "volley.send", json!({"uri": uri, "index": 0})).await;
+    let echoed = sent["response"]["body"].as_str().expect("the echo").to_owned();
+    assert!(echoed.contains("[REDACTED]"), "the request reached the upstream: {sent}");
+    assert_eq!(sent["response"]["assertions"].as_array().map(Vec::len), Some(2), "{sent}");
+    outputs.push(("the Send Request result".to_owned(), sent.to_string()));
+    let failed = execute(&mut client, "volley.send", json!({"uri": uri, "index": 1})).await;
+    assert_eq!(failed["error"]["kind"], "invalid-url", "{failed}");
+    outputs.push(("the Send Request error".to_owned(), failed.to_string()));
+    for notification in client.pending_notifications() {
+        outputs.push((format!("the notification {}", notification["method"]), notification.to_string()));
+    }
+    let leaks: Vec<String> = outputs
+        .iter()
+        .filter(|(_, text)| MARKERS.iter().any(|marker| text.contains(marker)))
+        .map(|(name, text)| format!("{name}: {text}"))
+        .collect();
+    assert!(leaks.is_empty(), "{}", leaks.join("\n\n"));
+    client.shutdown().await;
+}

@@ -23,7 +23,6 @@ mod execute;
 mod flows;
 mod hub;
 mod openapi;
-mod redact;
 mod routes;
 mod sessions;
 mod state;

@@ -94,6 +94,21 @@ async fn basic_auth_by_pre_encoded_variable_and_api_keys() {
 }
 
 #[tokio::test]
+async fn the_sensitive_variables_the_client_sent_are_redacted_from_what_it_shows() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig::default()).await;
+    let client = remote(&server.base);
+    client.set_variable("apiToken", "t0ken-of-the-client").await.unwrap();
+    let text = format!("GET {}?t={{{{apiToken}}}}&k={{{{runKey}}}}\n", upstream.url("/echo"));
+    let response = client.run_string(&text, RunOptions::default().variable("runKey", "k3y-of-the-run")).await.unwrap();
+    let echoed = response.text().await.unwrap();
+    assert!(echoed.contains("t0ken-of-the-client"), "the upstream's own answer: {echoed}");
+    assert_eq!(response.redact("t0ken-of-the-client k3y-of-the-run"), "[REDACTED] [REDACTED]");
+    // The server echoes the request redacted.
+    assert_eq!(response.request().url.query(), Some("t=[REDACTED]&k=[REDACTED]"));
+}
+
+#[tokio::test]
 async fn key_from_the_server_environment() {
     let upstream = TestServer::start().await;
     let text = format!("GET {}\nX-API-Key: {{{{$env(API_KEY)}}}}\n", upstream.url("/api-key"));

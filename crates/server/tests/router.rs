@@ -1713,6 +1713,47 @@ mod auth {
     }
 
     #[tokio::test]
+    async fn nobody_reads_the_token_through_the_configuration_or_a_command_resolver() {
+        let upstream = TestServer::start().await;
+        let api = Api::with(|config| {
+            config.token = Some(MAIN.to_owned());
+            config.environment = volley_engine::Environment::fixed([
+                ("VOLLEY_TOKEN".to_owned(), MAIN.to_owned()),
+                ("STASH".to_owned(), format!("prefix-{MAIN}")),
+                ("PRIVATE".to_owned(), "private-value".to_owned()),
+                ("ALLOWED".to_owned(), "allowed-value".to_owned()),
+            ]);
+            config.allow_env = vec!["ALLOWED".to_owned(), "VOLLEY_TOKEN".to_owned()];
+        });
+        // The workspace's configuration is the operator's: `{env:NAME}` reads the
+        // server's environment for every caller, but never the token.
+        api.workspace.write(
+            "volley.jsonc",
+            r#"{
+                "variables": { "token": "{env:VOLLEY_TOKEN}", "stash": "{env:STASH}", "private": "{env:PRIVATE}" },
+                "resolvers": { "environment": { "type": "command",
+                    "command": "printf '%s,%s,%s,%s' \"$VOLLEY_TOKEN\" \"$STASH\" \"$PRIVATE\" \"$ALLOWED\"" } }
+            }"#,
+        );
+        let flow = api.flow(Some(MAIN), json!({})).await;
+        let (scoped_token, _) = scoped(&api, json!({ "flowId": flow })).await;
+        let content = format!(
+            "GET {}?token={{{{token}}}}&stash={{{{stash}}}}&private={{{{private}}}}&command={{{{$environment}}}}",
+            upstream.url("/echo")
+        );
+        // Who calls, and what the configuration and the command's process give them.
+        let matrix = [
+            (MAIN, "token=&stash=&private=private-value&command=,,private-value,allowed-value"),
+            (scoped_token.as_str(), "token=&stash=&private=private-value&command=,,,allowed-value"),
+        ];
+        for (token, query) in matrix {
+            let reply = api.post("/execute", Some(token), json!({ "content": content, "flowId": flow })).await;
+            assert_eq!(echoed_query(&reply), query, "{}", reply.2);
+            assert!(!reply.2.to_string().contains(MAIN), "{}", reply.2);
+        }
+    }
+
+    #[tokio::test]
     async fn a_session_scoped_token_executes_in_its_session_only() {
         let upstream = TestServer::start().await;
         let api = Api::secured();

@@ -557,12 +557,17 @@ async fn observers_see_the_upstream_url_without_sensitive_values() {
         "variables": { "apiToken": "tok-123456" },
     });
     let answer = open(&http, &server, body).await;
-    // The caller's own answer is not redacted; what observers hear is.
-    assert_eq!(answer["request"]["urlResolved"], format!("{url}?access_token=tok-123456"), "{answer}");
+    // The answer's echo of the request follows the same policy (the control socket may
+    // be read by a token scoped to the flow).
+    assert_eq!(answer["request"]["urlResolved"], format!("{url}?access_token=[REDACTED]"), "{answer}");
+    assert_eq!(answer["ws"]["upstreamUrl"], format!("{url}?access_token=[REDACTED]"), "{answer}");
     let events = observer.until("wsSessionOpened").await;
     let opened = events.last().expect("wsSessionOpened");
     assert_eq!(opened["payload"]["upstreamUrl"], format!("{url}?access_token=[REDACTED]"));
     assert!(events.iter().all(|event| !event.to_string().contains("tok-123456")), "{events:?}");
+    let mut control = Socket::control(&server, &session_id(&answer), 0).await;
+    let session_opened = control.expect("session.opened").await;
+    assert_eq!(session_opened["payload"]["upstreamUrl"], format!("{url}?access_token=[REDACTED]"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

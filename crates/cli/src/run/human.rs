@@ -66,7 +66,7 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
                 out.push('\n');
             }
             for assertion in response.assertions() {
-                check(&mut out, assertion, response, file, mode);
+                check(&mut out, assertion, file, mode);
             }
             if !out.is_empty() {
                 let text = out.trim_end_matches('\n');
@@ -109,8 +109,7 @@ fn refused(result: &RequestResult, refusal: &Refusal, file: &File) {
 fn sent(out: &mut String, response: &Response) {
     let request = response.request();
     let _ = writeln!(out, "{DIM}>{DIM:#} {BOLD}{} {}{BOLD:#}", request.method, response.redact(request.url.as_str()));
-    for (name, value) in &request.headers {
-        let value = response.redact(&String::from_utf8_lossy(value.as_bytes()));
+    for (name, value) in response.redactor().headers(&request.headers) {
         let _ = writeln!(out, "{DIM}>{DIM:#} {DIM}{name}:{DIM:#} {value}");
     }
     if !request.body.is_empty() {
@@ -153,8 +152,7 @@ fn exchange(out: &mut String, response: &Response, text: &str) {
             size(response.body_bytes().len())
         },
     );
-    for (name, value) in response.headers() {
-        let value = response.redact(&String::from_utf8_lossy(value.as_bytes()));
+    for (name, value) in response.redactor().headers(response.headers()) {
         let _ = writeln!(out, "{DIM}{name}:{DIM:#} {value}");
     }
     let content_type = response.headers().get(http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok());
@@ -183,9 +181,10 @@ fn exchange(out: &mut String, response: &Response, text: &str) {
     }
 }
 
-/// `✓ status == 200`, or the failure compiler-style.
-fn check(out: &mut String, assertion: &AssertionResult, response: &Response, file: &File, mode: Mode) {
-    let expression = response.redact(&assertion.expression);
+/// `✓ status == 200`, or the failure compiler-style (the engine has hidden the
+/// secrets of its texts).
+fn check(out: &mut String, assertion: &AssertionResult, file: &File, mode: Mode) {
+    let expression = &assertion.expression;
     match &assertion.outcome {
         Check::Passed => {
             if mode != Mode::Quiet {
@@ -200,17 +199,14 @@ fn check(out: &mut String, assertion: &AssertionResult, response: &Response, fil
                 message: &title,
                 span: assertion.span,
                 label: None,
-                notes: vec![
-                    format!("expected: {}", response.redact(expected)),
-                    format!("  actual: {}", response.redact(actual)),
-                ],
+                notes: vec![format!("expected: {expected}"), format!("  actual: {actual}")],
                 hint: None,
             };
             let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
             let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
         }
         Check::Invalid { message, hint } => {
-            let title = format!("invalid assertion: {}", response.redact(message));
+            let title = format!("invalid assertion: {message}");
             let report = Report {
                 severity: Severity::Error,
                 code: "invalid-assertion",

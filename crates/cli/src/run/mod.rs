@@ -101,6 +101,13 @@ pub(crate) struct RunArgs {
     #[arg(long, short = 'v')]
     verbose: bool,
 
+    /// Show secrets in clear in every output of this run (text, --verbose, --json,
+    /// reports, error messages): `$secret` values, the values of sensitive variables,
+    /// credential headers. For debugging on your own terminal, never in CI logs; with
+    /// --server the server's redaction stands.
+    #[arg(long)]
+    show_secrets: bool,
+
     /// Print only failures and errors: no responses, no summary.
     #[arg(long, short = 'q', conflicts_with = "verbose")]
     quiet: bool,
@@ -463,6 +470,7 @@ impl Turn<'_> {
             // Through a server the client's defaults are not there: each run says them.
             follow_redirects: args.no_redirect.then_some(false),
             validate_ssl: args.insecure.then_some(false),
+            show_secrets: args.show_secrets,
             ..RunOptions::default()
         }
         .cancel(self.limits.interrupt.child_token());

@@ -222,7 +222,7 @@ pub(crate) async fn events(printer: &Printer<'_>, limits: &Limits) -> StreamSumm
         Ok(events) => events,
         Err(error) => {
             summary.ended = "error";
-            summary.errors.push(error.to_string());
+            summary.errors.push(printer.response.redact(&error.to_string()));
             return summary;
         }
     };
@@ -250,7 +250,7 @@ pub(crate) async fn events(printer: &Printer<'_>, limits: &Limits) -> StreamSumm
             }
             Some(Err(error)) => {
                 summary.ended = "error";
-                summary.errors.push(error.to_string());
+                summary.errors.push(printer.response.redact(&error.to_string()));
                 break;
             }
         }
@@ -331,7 +331,7 @@ pub(crate) async fn websocket(printer: &Printer<'_>, limits: &Limits) -> StreamS
                         break;
                     }
                     Some(Err(error)) => {
-                        let text = error.to_string();
+                        let text = printer.response.redact(&error.to_string());
                         printer.message("in", "error", Some(&text), None);
                         summary.errors.push(text);
                         if !matches!(error, volley_engine::WsError::Binary { .. }) {
@@ -404,7 +404,7 @@ async fn command(line: &str, sender: &WsSender, printer: &Printer<'_>, summary: 
         }
     };
     if let Err(error) = result {
-        let text = error.to_string();
+        let text = printer.response.redact(&error.to_string());
         printer.message("out", "error", Some(&text), None);
         summary.errors.push(text);
     }
@@ -414,7 +414,7 @@ async fn command(line: &str, sender: &WsSender, printer: &Printer<'_>, summary: 
 async fn close(sender: &WsSender, printer: &Printer<'_>, summary: &mut StreamSummary) {
     printer.message("out", "close", None, Some(1000));
     if let Err(error) = sender.close(1000, "").await {
-        summary.errors.push(error.to_string());
+        summary.errors.push(printer.response.redact(&error.to_string()));
     }
 }
 

@@ -1,5 +1,6 @@
 //! Evaluation of a parsed assertion against a response.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -9,6 +10,7 @@ use super::check::{Check, Field, Predicate, TimingPart};
 use super::lex::unquote;
 use super::parse::{Assertion, TextCheck};
 use super::predicate::{Found, holds};
+use crate::redact::Redactor;
 use crate::response::Timing;
 
 /// How much of a body a failure message shows.
@@ -27,13 +29,24 @@ pub struct ResponseParts<'a> {
     /// How long the exchange took; `None` when unknown (`duration` checks are then
     /// invalid).
     pub timing: Option<Timing>,
+    /// Hides secrets from a value before a failure message cuts it to an excerpt (a
+    /// cut would leave part of a secret that the redaction of the whole message no
+    /// longer recognises); `None` to show values as they are.
+    pub redactor: Option<&'a Redactor>,
+}
+
+impl ResponseParts<'_> {
+    /// `text` as a failure message may show it, before it is cut.
+    pub(crate) fn shown<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        self.redactor.map_or(Cow::Borrowed(text), |redactor| redactor.redact(text))
+    }
 }
 
 /// Evaluates `assertion` against a response's status, headers and body (its duration
 /// unknown).
 #[must_use]
 pub fn evaluate(assertion: &Assertion, status: u16, headers: &http::HeaderMap, body: &[u8]) -> Outcome {
-    evaluate_parts(assertion, &ResponseParts { status, headers, body: Some(body), timing: None })
+    evaluate_parts(assertion, &ResponseParts { status, headers, body: Some(body), timing: None, redactor: None })
 }
 
 /// Evaluates `assertion` against the parts of a response.
@@ -93,7 +106,7 @@ pub fn evaluate_parts(assertion: &Assertion, parts: &ResponseParts<'_>) -> Outco
                 Outcome::Passed
             } else {
                 let check = if *contains { "contains" } else { "not-contains" };
-                failed(format!("body {check} {}", quote(expected)), excerpt(&text))
+                failed(format!("body {check} {}", quote(expected)), excerpt(&parts.shown(&text)))
             }
         }
         Assertion::JsonPathExists { path } => match query(path, body) {
@@ -164,7 +177,7 @@ fn evaluate_check(check: &Check, parts: &ResponseParts<'_>, body: &[u8]) -> Outc
             Found { unit: " ms", ..Found::one(Value::from(milliseconds(duration))) }
         }
     };
-    holds(check, &found)
+    holds(check, &found, parts)
 }
 
 /// What a JSONPath selected: nothing, one value, or several as an array.
@@ -314,7 +327,10 @@ mod tests {
         headers.append("set-cookie", http::HeaderValue::from_static("b=2"));
         let body = br#"{"id": 7, "name": "Ada", "tags": ["x", "y"], "active": false, "none": null, "n": "12"}"#;
         let assertion = crate::assert::parse_as(expression, crate::assert::Flavour::Httpyac).unwrap();
-        evaluate_parts(&assertion, &ResponseParts { status: 201, headers: &headers, body: Some(body), timing })
+        evaluate_parts(
+            &assertion,
+            &ResponseParts { status: 201, headers: &headers, body: Some(body), timing, redactor: None },
+        )
     }
 
     #[test]
@@ -427,7 +443,7 @@ mod tests {
     #[test]
     fn streamed_bodies_refuse_body_checks_of_every_kind() {
         let headers = http::HeaderMap::new();
-        let parts = ResponseParts { status: 200, headers: &headers, body: None, timing: None };
+        let parts = ResponseParts { status: 200, headers: &headers, body: None, timing: None, redactor: None };
         for (expression, flavour, target) in [
             ("body contains x", crate::assert::Flavour::Volley, "body"),
             ("body a == 1", crate::assert::Flavour::Httpyac, "body"),

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::Outcome;
 use super::check::{Check, Field, Predicate, number, regex};
+use super::evaluate::ResponseParts;
 
 /// How much of a value a failure message shows.
 const EXCERPT: usize = 200;
@@ -39,7 +40,8 @@ impl Found<'_> {
 /// Whether `check` holds on what its field `found`: a repeated header passes when one
 /// of its values does (`!=`, `not-contains` and `isFalse`: when every value does); a
 /// missing field fails every check but `isFalse`.
-pub(crate) fn holds(check: &Check, found: &Found<'_>) -> Outcome {
+/// Values are shown as `parts` allows.
+pub(crate) fn holds(check: &Check, found: &Found<'_>, parts: &ResponseParts<'_>) -> Outcome {
     let expected = check.expected.as_deref().unwrap_or_default();
     let wanted = wanted(check, found.unit);
     if found.values.is_empty() {
@@ -77,7 +79,7 @@ pub(crate) fn holds(check: &Check, found: &Found<'_>) -> Outcome {
     if passed {
         return Outcome::Passed;
     }
-    let actual = found.values.iter().map(|value| show(value, found.unit)).collect::<Vec<_>>().join(", ");
+    let actual = found.values.iter().map(|value| show(value, found.unit, parts)).collect::<Vec<_>>().join(", ");
     let actual = match check.predicate {
         predicate if predicate.is_ordering() && found.values.iter().all(|value| number_of(value).is_none()) => {
             format!("{actual} (not a number)")
@@ -203,14 +205,14 @@ fn wanted(check: &Check, unit: &str) -> String {
 }
 
 /// A value in a failure message: text quoted and cut, numbers with their unit.
-fn show(value: &Value, unit: &str) -> String {
+fn show(value: &Value, unit: &str, parts: &ResponseParts<'_>) -> String {
     let text = match value {
         Value::String(text) if text.is_empty() => return "an empty string".to_owned(),
         Value::String(text) => text.clone(),
         Value::Number(number) => return format!("{number}{unit}"),
-        other => return excerpt(&other.to_string()),
+        other => return excerpt(&parts.shown(&other.to_string())),
     };
-    let excerpt = excerpt(&text);
+    let excerpt = excerpt(&parts.shown(&text));
     format!("{excerpt:?}")
 }
 

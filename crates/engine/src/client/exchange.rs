@@ -3,7 +3,6 @@
 //! challenge answered once per URL, one timeout over the whole exchange, cancellation;
 //! and the WebSocket handshake.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
@@ -50,7 +49,7 @@ impl Client {
     ) -> Result<Response, Error> {
         let started = Instant::now();
         let jar = if prepared.use_cookies { self.active_jar() } else { None };
-        let secrets: Arc<[String]> = prepared.secrets.into();
+        let redactor = prepared.redactor;
         let mut method = prepared.method;
         let mut url = prepared.url;
         let mut headers = prepared.headers;
@@ -189,7 +188,7 @@ impl Client {
                 websocket: None,
                 timing: Timing { ttfb, total },
                 request: SentRequest { method, url, headers: sent_headers, body },
-                secrets,
+                redactor,
                 assertions: Vec::new(),
             });
         }
@@ -222,7 +221,7 @@ impl Client {
             jar.store(&cookie_url, values);
         }
         let elapsed = started.elapsed();
-        let secrets: Arc<[String]> = prepared.secrets.into();
+        let redactor = prepared.redactor;
         Ok(Response {
             status: handshake.status,
             version: http::Version::HTTP_11,
@@ -235,7 +234,7 @@ impl Client {
             websocket: Some(Pending::new(handshake.socket)),
             timing: Timing { ttfb: elapsed, total: elapsed },
             request: SentRequest { method: http::Method::GET, url: prepared.url, headers, body: Bytes::new() },
-            secrets,
+            redactor,
             assertions: Vec::new(),
         })
     }

@@ -37,6 +37,7 @@ pub use ws::{
 
 use crate::client::{RunOptions, Selection};
 use crate::error::{Error, TransportError};
+use crate::redact::{Redactor, Secrets};
 use crate::response::{Pending, Response, SentRequest, Timing};
 use crate::transport::BodyStream;
 use request::{Defaults, ExecuteBody};
@@ -245,10 +246,30 @@ impl RemoteClient {
 
     async fn execute(&self, content: &str, base_path: Option<String>, options: RunOptions) -> Result<Response, Error> {
         let kind = kind_of(content, &options.request);
-        if kind == Kind::WebSocket {
-            return self.execute_websocket(content, base_path, &options).await;
-        }
-        cancellable(options.cancel.clone(), self.execute_inner(content, base_path, &options, kind)).await
+        let response = if kind == Kind::WebSocket {
+            self.execute_websocket(content, base_path, &options).await
+        } else {
+            cancellable(options.cancel.clone(), self.execute_inner(content, base_path, &options, kind)).await
+        }?;
+        Ok(self.with_known_secrets(response, &options))
+    }
+
+    /// `response` with a redactor of the secrets known here: the values of the
+    /// sensitive-named variables this client sent (its own, the run's). What the server
+    /// alone knew (its configuration, its `$secret` values) it redacted itself in what
+    /// it echoes of the request; the upstream's response comes as the upstream sent it.
+    fn with_known_secrets(&self, mut response: Response, options: &RunOptions) -> Response {
+        response.redactor = if options.show_secrets {
+            Redactor::reveal_all()
+        } else {
+            let mut secrets = Secrets::new();
+            secrets
+                .add_variables(&self.get_variables())
+                .add_variables(&options.variables)
+                .add_variables(&options.overrides);
+            secrets.redactor()
+        };
+        response
     }
 
     /// A WebSocket definition: a session opened on the server, as a [`Response`].

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
+use super::Environment;
+
 /// A resolver that runs a shell command; its trimmed standard output is the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandResolver {
@@ -21,8 +23,9 @@ pub struct CommandResolver {
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl CommandResolver {
-    /// Runs the command with `arguments`; the value, or a message saying why not.
-    pub(crate) async fn run(&self, arguments: &[String]) -> Result<String, String> {
+    /// Runs the command with `arguments` in what `environment` lets be read (see
+    /// [`Environment::apply_to`]); the value, or a message saying why not.
+    pub(crate) async fn run(&self, arguments: &[String], environment: &Environment) -> Result<String, String> {
         let mut command = if cfg!(windows) {
             let mut command = tokio::process::Command::new("cmd");
             command.arg("/C").arg(&self.command);
@@ -32,6 +35,7 @@ impl CommandResolver {
             command.arg("-c").arg(&self.command).arg("volley");
             command
         };
+        environment.apply_to(&mut command);
         command
             .args(arguments)
             .current_dir(&self.directory)
@@ -68,12 +72,35 @@ mod tests {
 
     #[tokio::test]
     async fn output_arguments_failures_and_timeouts() {
+        let process = Environment::process();
         let echo = resolver("printf '  %s-%s  \\n' \"$1\" \"$2\"", DEFAULT_COMMAND_TIMEOUT);
-        assert_eq!(echo.run(&["a".to_owned(), "b".to_owned()]).await.unwrap(), "a-b");
+        assert_eq!(echo.run(&["a".to_owned(), "b".to_owned()], &process).await.unwrap(), "a-b");
         let failing = resolver("echo nope >&2; exit 3", DEFAULT_COMMAND_TIMEOUT);
-        let error = failing.run(&[]).await.unwrap_err();
+        let error = failing.run(&[], &process).await.unwrap_err();
         assert!(error.contains("exit code 3") && error.contains("nope"), "{error}");
         let slow = resolver("sleep 5", Duration::from_millis(100));
-        assert!(slow.run(&[]).await.unwrap_err().contains("did not finish within 100 ms"));
+        assert!(slow.run(&[], &process).await.unwrap_err().contains("did not finish within 100 ms"));
+    }
+
+    #[tokio::test]
+    async fn the_process_gets_what_the_environment_lets_be_read() {
+        let home = std::env::var("HOME").expect("HOME is set for the tests");
+        let show = &resolver("printf '%s|%s|%s' \"$HOME\" \"$GIVEN\" \"$OTHER\"", DEFAULT_COMMAND_TIMEOUT);
+        let run = |environment: Environment| async move { show.run(&[], &environment).await.unwrap() };
+        // The process environment, without what is hidden (by name, or by value).
+        assert_eq!(run(Environment::process()).await, format!("{home}||"));
+        assert_eq!(run(Environment::process().hiding(["HOME".to_owned()], [])).await, "||");
+        assert_eq!(run(Environment::process().hiding([], [home.clone()])).await, "||");
+        // Narrowed or fixed: the basics of the process, and what may be read.
+        let fixed = || {
+            Environment::fixed([("GIVEN".to_owned(), "given-value".to_owned()), ("OTHER".to_owned(), "o".to_owned())])
+        };
+        assert_eq!(run(fixed()).await, format!("{home}|given-value|o"));
+        assert_eq!(run(fixed().allowing(["GIVEN".to_owned()])).await, format!("{home}|given-value|"));
+        assert_eq!(run(fixed().hiding(["OTHER".to_owned()], ["given-value".to_owned()])).await, format!("{home}||"));
+        assert_eq!(run(Environment::process().allowing(Vec::new())).await, format!("{home}||"));
+        let path = &resolver("printf %s \"$PATH\"", DEFAULT_COMMAND_TIMEOUT);
+        let narrowed = path.run(&[], &Environment::process().allowing(Vec::new())).await.unwrap();
+        assert_eq!(narrowed, std::env::var("PATH").expect("PATH is set for the tests"));
     }
 }

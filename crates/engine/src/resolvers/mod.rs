@@ -189,8 +189,8 @@ impl Environment {
         self
     }
 
-    /// The same environment with `names` never readable, and no variable whose value is
-    /// one of `values` (a server's token, whatever variable holds it).
+    /// The same environment with `names` never readable, and no variable whose value
+    /// holds one of `values` (a server's token, whatever variable holds it).
     #[must_use]
     pub fn hiding(mut self, names: impl IntoIterator<Item = String>, values: impl IntoIterator<Item = String>) -> Self {
         let mut hidden_names = self.hidden_names.as_ref().clone();
@@ -214,9 +214,74 @@ impl Environment {
             Some(map) => map.get(name).cloned(),
             None => std::env::var(name).ok(),
         }?;
-        (!self.hidden_values.contains(&value)).then_some(value)
+        (!self.holds_hidden(&value)).then_some(value)
+    }
+
+    /// Whether `value` holds one of the values never given out.
+    fn holds_hidden(&self, value: &str) -> bool {
+        self.hidden_values.iter().any(|hidden| value.contains(hidden.as_str()))
+    }
+
+    /// Sets the environment of a command resolver's process to what this environment
+    /// lets be read. The whole process environment (not narrowed, not fixed): inherited,
+    /// without the hidden names and the variables holding hidden values. A narrowed or
+    /// fixed one: only the [`COMMAND_BASICS`] of the process (`PATH`, `HOME`, …, that a
+    /// shell and the programs it starts need) and the variables this environment
+    /// gives, each unless hidden.
+    pub(crate) fn apply_to(&self, command: &mut tokio::process::Command) {
+        if self.fixed.is_none() && self.allowed.is_none() {
+            for (name, value) in std::env::vars_os() {
+                let hidden = name.to_str().is_some_and(|name| self.hidden_names.iter().any(|hidden| hidden == name))
+                    || value.to_str().is_some_and(|value| self.holds_hidden(value));
+                if hidden {
+                    command.env_remove(name);
+                }
+            }
+            return;
+        }
+        command.env_clear();
+        for name in COMMAND_BASICS {
+            if let Some(value) = std::env::var_os(name)
+                && !self.hidden_names.iter().any(|hidden| hidden == name)
+                && !value.to_str().is_some_and(|value| self.holds_hidden(value))
+            {
+                command.env(name, value);
+            }
+        }
+        let names: Vec<String> = match (&self.fixed, &self.allowed) {
+            (Some(map), _) => map.keys().cloned().collect(),
+            (None, Some(allowed)) => allowed.as_ref().clone(),
+            (None, None) => Vec::new(),
+        };
+        for name in names {
+            if let Some(value) = self.get(&name) {
+                command.env(name, value);
+            }
+        }
     }
 }
+
+/// The variables of the process a command resolver always gets, even from a narrowed
+/// environment: what a shell, and the programs it starts, need to run.
+pub(crate) const COMMAND_BASICS: [&str; 17] = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "SYSTEMROOT",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "USERPROFILE",
+];
 
 /// How the space-separated words of `{{$name a b c}}` make arguments: each word is one,
 /// except that a word opening a single quote (`'DD MMM`) runs through the word that

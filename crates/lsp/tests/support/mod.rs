@@ -150,6 +150,11 @@ impl TestClient {
         }
     }
 
+    /// The notifications received so far and not taken yet.
+    pub(crate) fn pending_notifications(&self) -> Vec<Value> {
+        self.notifications.iter().cloned().collect()
+    }
+
     /// The diagnostics published for `version` (earlier versions are skipped).
     pub(crate) async fn diagnostics(&mut self, version: i64) -> Vec<Value> {
         loop {

@@ -9,14 +9,13 @@ use std::time::Instant;
 
 use http::StatusCode;
 use serde_json::{Value, json};
-use volley_engine::{Exchange, PreparedRequest, Response, RunOptions, Selection};
+use volley_engine::{Exchange, PreparedRequest, Redactor, Response, RunOptions, Selection};
 
 use crate::auth::Access;
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
 use crate::flows::{BODY_PREVIEW_BYTES, Flow, STORED_BODY_BYTES, StageError, StoredExecution};
 use crate::hub::{Emitter, Sequence};
-use crate::redact;
 use crate::sessions::Session;
 use crate::state::AppState;
 use crate::wire::{ExecuteRequest, ExecuteResponse, Limits, RequestInfo, Resolved, SessionRef, TimingInfo};
@@ -60,16 +59,13 @@ pub(crate) struct Fetched {
     pub(crate) resolved: Resolved,
     pub(crate) text: String,
     cookies_before: Vec<(String, String, String, String)>,
-    /// Hides the secrets and sensitive variable values of this execution from what the
-    /// store and observers see.
-    scrubber: redact::Scrubber,
 }
 
 impl Fetched {
-    /// `text` as observers and the store may see it: secrets and the values of
-    /// sensitive-named variables hidden.
-    pub(crate) fn scrub(&self, text: &str) -> String {
-        self.scrubber.scrub(text)
+    /// What hides the secrets of this execution from observers, the store, the log
+    /// and the answer's echo of the request (the engine's policy).
+    pub(crate) fn redactor(&self) -> &Redactor {
+        self.response.redactor()
     }
 }
 
@@ -216,30 +212,22 @@ impl Run {
             .await
             .map_err(|error| report::engine_error(&error, &source.text))
             .map_err(Failure::at("interpolate"))?;
-        let session_variables = client.get_variables();
-        // Sensitive-named variables from every source: the session's, the execution's,
-        // and the configuration's and profile's (JetBrains' private env files included).
-        let mut sensitive_layers = vec![&session_variables, &options.variables];
-        sensitive_layers.extend(prepared.config_variables());
-        let scrubber = redact::Scrubber::new(&prepared.secrets, &sensitive_layers);
-        self.emitter.emit(
-            "interpolateFinished",
-            json!({ "method": prepared.method.as_str(), "url": scrubber.scrub(prepared.url.as_str()) }),
-        );
+        // Everything shown of the request goes through the engine's redaction policy:
+        // `$secret` values, sensitive-named variables of every layer (session,
+        // execution, configuration, profile, env files), credential headers.
+        let redactor = prepared.redactor.clone();
+        let shown_url = redactor.redact(prepared.url.as_str()).into_owned();
+        self.emitter.emit("interpolateFinished", json!({ "method": prepared.method.as_str(), "url": shown_url }));
         // Compile.
         self.emitter.emit("compileStarted", json!({}));
         compile(&mut prepared, body, route).map_err(Failure::at("compile"))?;
-        // The caller's own answer hides `$secret` values only; what observers and the
-        // store see hides sensitive variables too.
-        let url_resolved = redact::Scrubber::new(&prepared.secrets, &[]).scrub(prepared.url.as_str());
-        let headers = redact::headers(&prepared.headers, &|text| scrubber.scrub(text));
+        let headers = report::headers(&redactor, &prepared.headers);
         let preview = (!prepared.body.is_empty()).then(|| {
             let kept = &prepared.body[..prepared.body.len().min(BODY_PREVIEW_BYTES)];
-            scrubber.scrub(&String::from_utf8_lossy(kept))
+            redactor.redact(&String::from_utf8_lossy(kept)).into_owned()
         });
         let method = prepared.method.to_string();
         let config_path = prepared.config_path.as_ref().map(|path| path.display().to_string());
-        let shown_url = scrubber.scrub(prepared.url.as_str());
         self.store(|stored| {
             stored.method.clone_from(&method);
             stored.url_template.clone_from(&template);
@@ -267,8 +255,8 @@ impl Run {
             http_file_path: source.http_file.as_ref().map(|path| path.display().to_string()),
             config_path,
         };
-        let request = RequestInfo { index, name, method, url: template, url_resolved };
-        Ok(Fetched { response, request, resolved, text: source.text, cookies_before, scrubber })
+        let request = RequestInfo { index, name, method, url: template, url_resolved: shown_url };
+        Ok(Fetched { response, request, resolved, text: source.text, cookies_before })
     }
 
     /// [`fetch`](Self::fetch) in the session's turn: executions of one session run one
@@ -325,7 +313,7 @@ impl Run {
         let stored_timing = timing.clone();
         self.store(|stored| {
             stored.status = if passed { "success" } else { "failed" };
-            stored.response = Some(report::stored_response(response, STORED_BODY_BYTES, &fetched.scrubber));
+            stored.response = Some(report::stored_response(response, STORED_BODY_BYTES));
             stored.assertions.clone_from(&report);
             stored.timing = stored_timing;
         });

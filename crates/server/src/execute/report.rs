@@ -5,12 +5,11 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http::StatusCode;
 use serde_json::{Value, json};
-use volley_engine::{AssertionResult, BuildError, Error, Outcome, Response, SelectionError};
+use volley_engine::{AssertionResult, BuildError, Error, Outcome, Redactor, Response, SelectionError};
 
 use crate::error::ApiError;
 use crate::flows::StoredResponse;
-use crate::redact;
-use crate::wire::{AssertionReport, Check, ResponseInfo, SpanInfo};
+use crate::wire::{AssertionReport, Check, Header, ResponseInfo, SpanInfo};
 
 /// A body for the wire: the text when it is UTF-8, else base64.
 pub(crate) fn encode_body(body: &[u8]) -> (Option<String>, &'static str) {
@@ -30,7 +29,14 @@ pub(crate) fn response_info(response: &Response) -> ResponseInfo {
     ResponseInfo {
         status: response.status(),
         status_text: response.status_text().to_owned(),
-        headers: redact::plain_headers(response.headers()),
+        headers: response
+            .headers()
+            .iter()
+            .map(|(name, value)| Header {
+                name: name.as_str().to_owned(),
+                value: String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            })
+            .collect(),
         body_mode: if text.is_some() { "buffered" } else { "none" },
         body: text,
         encoding,
@@ -42,25 +48,32 @@ pub(crate) fn response_info(response: &Response) -> ResponseInfo {
     }
 }
 
-/// The response as the execution store keeps it: redacted (sensitive headers, `$secret`
-/// values, and what `scrubber` hides), body cut at `limit`.
-pub(crate) fn stored_response(response: &Response, limit: usize, scrubber: &redact::Scrubber) -> StoredResponse {
+/// The response as the execution store keeps it: redacted by the engine's policy (the
+/// response's [`Redactor`]), body cut at `limit`.
+pub(crate) fn stored_response(response: &Response, limit: usize) -> StoredResponse {
     let body = response.body_bytes();
     let kept = &body[..body.len().min(limit)];
     let (text, encoding) = encode_body(kept);
-    let hide = |text: &str| scrubber.scrub(&response.redact(text));
+    let redactor = response.redactor();
     StoredResponse {
         status: response.status(),
         status_text: response.status_text().to_owned(),
-        headers: redact::headers(response.headers(), &hide),
-        body: text.map(|text| if encoding == "utf-8" { hide(&text) } else { text }),
+        headers: headers(redactor, response.headers()),
+        body: text.map(|text| if encoding == "utf-8" { redactor.redact(&text).into_owned() } else { text }),
         encoding,
         truncated: response.truncated() || kept.len() < body.len(),
         body_bytes: body.len(),
     }
 }
 
-/// The checks of a response, `None` when it had none.
+/// Headers as the wire lists them (lower-case names, one entry per value), as
+/// `redactor` lets them be shown.
+pub(crate) fn headers(redactor: &Redactor, headers: &http::HeaderMap) -> Vec<Header> {
+    redactor.headers(headers).into_iter().map(|(name, value)| Header { name, value }).collect()
+}
+
+/// The checks of a response, `None` when it had none (the engine has hidden their
+/// secrets already).
 pub(crate) fn assertions(results: &[AssertionResult], text: &str) -> Option<AssertionReport> {
     if results.is_empty() {
         return None;

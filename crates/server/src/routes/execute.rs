@@ -132,9 +132,14 @@ fn relay(
                 Some((Ok(frame), Some((events, finish))))
             }
             Some(Err(error)) => {
-                tracing::info!("upstream event stream failed: {error}");
-                let data =
-                    json!({ "error": { "code": "EXECUTE_ERROR", "message": error.to_string(), "kind": error.kind() } });
+                // Transport messages may quote the URL: shown as the engine's policy lets it.
+                let message = error.to_string();
+                let message = finish
+                    .fetched
+                    .as_ref()
+                    .map_or(message.clone(), |fetched| fetched.redactor().redact(&message).into_owned());
+                tracing::info!("upstream event stream failed: {message}");
+                let data = json!({ "error": { "code": "EXECUTE_ERROR", "message": message, "kind": error.kind() } });
                 Some((Ok(sse_frame("error", None, None, &data.to_string())), None))
             }
             None => None,

@@ -4,11 +4,11 @@ use axum::Json;
 use axum::extract::{Extension, Path, State};
 use http::StatusCode;
 use serde_json::json;
+use volley_engine::Redactor;
 
 use crate::auth::Access;
 use crate::error::ApiError;
 use crate::hub::{Emitter, Sequence};
-use crate::redact;
 use crate::state::AppState;
 use crate::wire::{
     ApiJson, CreateSession, ErrorBody, OptionalJson, SessionCreated, SessionView, UpdateVariables, VariablesMode,
@@ -42,7 +42,7 @@ pub(crate) async fn view(
     let session = state.sessions.get(&id)?;
     Ok(Json(SessionView {
         session_id: session.id.clone(),
-        variables: redact::variables(&session.client.get_variables()),
+        variables: Redactor::default().variables(&session.client.get_variables()),
         cookie_count: session.client.cookie_jar().map_or(0, volley_engine::CookieJar::len),
         created_at: session.created_at,
         last_used_at: session.last_used(),

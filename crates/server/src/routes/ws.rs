@@ -96,6 +96,7 @@ pub(crate) async fn execute_ws(
             idle_timeout: Duration::from_millis(idle),
             max_frame: state.config.ws_max_frame,
             emitter: run.emitter.clone(),
+            redactor: fetched.redactor().clone(),
         },
         commands,
     );
@@ -104,9 +105,9 @@ pub(crate) async fn execute_ws(
         opened["subprotocol"] = json!(subprotocol);
     }
     session.publish("session.opened", json!({ "payload": opened })).await;
-    // Observers see the URL with sensitive variable values hidden; the caller, its own.
+    // The URL as the engine's policy lets it be shown, to observers as to the control
+    // socket (which a token scoped to the flow may read).
     let mut event = opened.clone();
-    event["upstreamUrl"] = json!(fetched.scrub(&upstream_url));
     event["wsSessionId"] = json!(session.id);
     run.emitter.emit("wsSessionOpened", event);
     ws::spawn_upstream(state.clone(), Arc::clone(&session), socket, orders);

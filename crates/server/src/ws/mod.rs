@@ -78,6 +78,8 @@ pub(crate) struct WsSession {
     /// Where the upstream task takes its orders.
     pub(crate) commands: mpsc::Sender<Command>,
     pub(crate) emitter: Emitter,
+    /// Hides the execution's secrets from the previews observers get.
+    redactor: volley_engine::Redactor,
     last_activity: AtomicU64,
     next_control: AtomicU64,
     buffer: Mutex<Buffer>,
@@ -154,7 +156,8 @@ impl WsSession {
             && self.emitter.is_heard()
         {
             let direction = if kind == "session.inbound" { "inbound" } else { "outbound" };
-            let preview = cut(text, OBSERVER_PREVIEW);
+            let shown = self.redactor.redact(text);
+            let preview = cut(&shown, OBSERVER_PREVIEW);
             self.emitter.emit(
                 "wsSessionMessage",
                 json!({
@@ -164,7 +167,7 @@ impl WsSession {
                     "payloadType": if json.is_some() { "json" } else { "text" },
                     "byteLength": text.len(),
                     "preview": preview,
-                    "truncated": preview.len() < text.len(),
+                    "truncated": preview.len() < shown.len(),
                 }),
             );
         }
@@ -354,6 +357,7 @@ pub(crate) struct NewSession {
     pub(crate) idle_timeout: Duration,
     pub(crate) max_frame: usize,
     pub(crate) emitter: Emitter,
+    pub(crate) redactor: volley_engine::Redactor,
 }
 
 impl WsSessions {
@@ -388,6 +392,7 @@ impl WsSessions {
             max_frame: new.max_frame,
             commands,
             emitter: new.emitter,
+            redactor: new.redactor,
             last_activity: AtomicU64::new(now_ms()),
             next_control: AtomicU64::new(1),
             buffer: Mutex::default(),
@@ -485,6 +490,7 @@ mod tests {
             idle_timeout: Duration::from_secs(60),
             max_frame: 1024,
             emitter,
+            redactor: volley_engine::Redactor::default(),
         };
         sessions.add(slot, new, mpsc::channel(1).0)
     }

@@ -1,0 +1,469 @@
+//! The one redaction policy of every front end: which values are secret (those of
+//! `$secret`, of variables, `.env` keys and environment variables whose names say they
+//! are secret, of credential headers) and how text that is shown, stored or logged is
+//! cleaned of them.
+//!
+//! The engine gathers the [`Secrets`] of a request while it builds it and hands a
+//! [`Redactor`] out with the result ([`PreparedRequest::redactor`](crate::PreparedRequest),
+//! [`Response::redactor`](crate::Response::redactor)); errors and assertion results
+//! leave the engine already redacted. Front ends map what they show of the exchange
+//! itself (URLs, headers, bodies, stream items) through that redactor.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use serde_json::{Map, Value};
+
+use crate::assert::{AssertionResult, Outcome};
+
+/// What stands in for a secret.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Headers whose values are credentials (compared without regard to case).
+const SENSITIVE_HEADERS: [&str; 6] =
+    ["authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-auth-token"];
+
+/// Parts of a variable name that mark its value as secret (compared without regard to
+/// case): `apiToken`, `DB_PASSWORD`, `clientSecret`, `x-api-key`, `authCode`.
+const SENSITIVE_NAME_PARTS: [&str; 6] = ["token", "secret", "password", "key", "auth", "credential"];
+
+/// Whether the value of a header called `name` is a credential, hidden whole.
+#[must_use]
+pub fn is_sensitive_header(name: &str) -> bool {
+    SENSITIVE_HEADERS.iter().any(|sensitive| name.trim().eq_ignore_ascii_case(sensitive))
+}
+
+/// Whether the value of a variable (or `.env` key, or environment variable) called
+/// `name` is secret: its name contains token, secret, password, key, auth or credential.
+#[must_use]
+pub fn is_sensitive_variable(name: &str) -> bool {
+    // Without allocating: every variable of every layer is asked on every send.
+    SENSITIVE_NAME_PARTS
+        .iter()
+        .any(|part| name.as_bytes().windows(part.len()).any(|window| window.eq_ignore_ascii_case(part.as_bytes())))
+}
+
+/// The secret values of a request, gathered before a [`Redactor`] is built.
+///
+/// A value given as secret ([`add_value`](Secrets::add_value): `$secret`, the encoded
+/// credentials made from it) is hidden whatever its length. A value found by its name
+/// (variables, headers) is hidden when it has at least [`Secrets::SHORTEST_GUESSED`]
+/// bytes: replacing `1` or `on` everywhere would mangle the text and protect nothing.
+#[derive(Clone, Default)]
+pub struct Secrets {
+    values: Vec<String>,
+}
+
+impl fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Secrets").field("values", &self.values.len()).finish()
+    }
+}
+
+impl Secrets {
+    /// The fewest bytes a value found by its name must have to be hidden.
+    pub const SHORTEST_GUESSED: usize = 4;
+
+    /// No secrets yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A value known to be secret (an empty one is ignored).
+    pub fn add_value(&mut self, value: impl Into<String>) -> &mut Self {
+        let value = value.into();
+        if !value.is_empty() {
+            self.values.push(value);
+        }
+        self
+    }
+
+    /// A value found to be secret by a name: kept when it is long enough.
+    fn add_guessed(&mut self, value: &str) {
+        if value.trim().len() >= Self::SHORTEST_GUESSED {
+            self.values.push(value.trim().to_owned());
+        }
+    }
+
+    /// The value of the variable `name` when the name is sensitive: a string or a
+    /// number, or every string and number inside an object or array.
+    pub fn add_variable(&mut self, name: &str, value: &Value) -> &mut Self {
+        self.add_leaves(value, is_sensitive_variable(name));
+        self
+    }
+
+    /// The values of the sensitive-named variables of `variables`, at any depth
+    /// (`{"api": {"token": "…"}}` hides the token).
+    pub fn add_variables(&mut self, variables: &Map<String, Value>) -> &mut Self {
+        for (name, value) in variables {
+            self.add_variable(name, value);
+        }
+        self
+    }
+
+    fn add_leaves(&mut self, value: &Value, sensitive: bool) {
+        match value {
+            Value::String(text) if sensitive => self.add_guessed(text),
+            Value::Number(number) if sensitive => self.add_guessed(&number.to_string()),
+            Value::Array(items) => items.iter().for_each(|item| self.add_leaves(item, sensitive)),
+            Value::Object(map) => {
+                for (name, item) in map {
+                    self.add_leaves(item, sensitive || is_sensitive_variable(name));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The values of the credential headers of `headers`: the credential after the
+    /// scheme word (`Bearer abc` hides `abc`, so text reads `Bearer [REDACTED]`), a
+    /// value without one whole, the value of each pair of a `Cookie`.
+    pub fn add_headers(&mut self, headers: &http::HeaderMap) -> &mut Self {
+        for (name, value) in headers {
+            if !is_sensitive_header(name.as_str()) {
+                continue;
+            }
+            let text = String::from_utf8_lossy(value.as_bytes());
+            if name == http::header::COOKIE {
+                for pair in text.split(';') {
+                    self.add_guessed(pair.split_once('=').map_or(pair, |(_, value)| value));
+                }
+            } else if let Some((_, credential)) = text.trim().split_once(char::is_whitespace) {
+                self.add_guessed(credential);
+            } else {
+                self.add_guessed(&text);
+            }
+        }
+        self
+    }
+
+    /// Every secret of `other` too.
+    pub fn extend(&mut self, other: &Secrets) -> &mut Self {
+        self.values.extend(other.values.iter().cloned());
+        self
+    }
+
+    /// `true` when there is nothing to hide.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The redactor of these secrets (and of sensitive header names).
+    #[must_use]
+    pub fn redactor(&self) -> Redactor {
+        Redactor::new(self)
+    }
+}
+
+/// Cleans text of the secrets it was built with, in one pass over the text whatever
+/// their number (Aho-Corasick, the longest secret winning where several overlap), and
+/// hides the values of sensitive headers and variables by their names. Cheap to clone.
+///
+/// A secret is also found as it appears in a URL's path or query (percent-encoded), in
+/// a form body (`+` for spaces), in a JSON string and in a quoted Rust string.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    mode: Mode,
+}
+
+#[derive(Clone, Default)]
+enum Mode {
+    /// Sensitive names only: no secret values.
+    #[default]
+    Names,
+    /// Sensitive names and these values.
+    Values(Arc<AhoCorasick>),
+    /// Nothing is hidden (`volley run --show-secrets`).
+    Nothing,
+    /// Every text is hidden whole: the secrets were too many to search for.
+    Everything,
+}
+
+impl fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mode = match &self.mode {
+            Mode::Names => "names".to_owned(),
+            Mode::Values(matcher) => format!("names and {} values", matcher.patterns_len()),
+            Mode::Nothing => "nothing".to_owned(),
+            Mode::Everything => "everything".to_owned(),
+        };
+        f.debug_tuple("Redactor").field(&mode).finish()
+    }
+}
+
+impl Redactor {
+    /// The redactor of `secrets`.
+    #[must_use]
+    pub fn new(secrets: &Secrets) -> Self {
+        let mut seen = std::collections::HashSet::new();
+        let mut patterns: Vec<String> = Vec::with_capacity(secrets.values.len() * 2);
+        for value in &secrets.values {
+            for form in forms(value) {
+                if seen.insert(form.clone()) {
+                    patterns.push(form);
+                }
+            }
+        }
+        if patterns.is_empty() {
+            return Self::default();
+        }
+        let matcher = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&patterns);
+        match matcher {
+            Ok(matcher) => Self { mode: Mode::Values(Arc::new(matcher)) },
+            Err(_) => Self { mode: Mode::Everything },
+        }
+    }
+
+    /// A redactor that hides nothing, not even credential headers: for a person who
+    /// asked to see the secrets on their own terminal (`volley run --show-secrets`).
+    #[must_use]
+    pub fn reveal_all() -> Self {
+        Self { mode: Mode::Nothing }
+    }
+
+    /// `true` when this redactor hides nothing at all ([`reveal_all`](Self::reveal_all)).
+    #[must_use]
+    pub fn reveals_all(&self) -> bool {
+        matches!(self.mode, Mode::Nothing)
+    }
+
+    /// `text` with every secret replaced by [`REDACTED`]; borrowed when there is none.
+    #[must_use]
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let matcher = match &self.mode {
+            Mode::Names | Mode::Nothing => return Cow::Borrowed(text),
+            Mode::Everything if text.is_empty() => return Cow::Borrowed(text),
+            Mode::Everything => return Cow::Borrowed(REDACTED),
+            Mode::Values(matcher) => matcher,
+        };
+        let mut shown = String::new();
+        let mut copied = 0;
+        for found in matcher.find_iter(text) {
+            shown.push_str(&text[copied..found.start()]);
+            shown.push_str(REDACTED);
+            copied = found.end();
+        }
+        if copied == 0 && shown.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        shown.push_str(&text[copied..]);
+        Cow::Owned(shown)
+    }
+
+    /// [`redact`](Self::redact) on an owned text: the text itself when there is no
+    /// secret in it.
+    #[must_use]
+    pub fn redact_owned(&self, text: String) -> String {
+        match self.redact(&text) {
+            Cow::Borrowed(_) => text,
+            Cow::Owned(shown) => shown,
+        }
+    }
+
+    /// The value of the header `name` as it may be shown: [`REDACTED`] for a credential
+    /// header, else the value with its secrets hidden.
+    #[must_use]
+    pub fn header<'a>(&self, name: &str, value: &'a str) -> Cow<'a, str> {
+        if !self.reveals_all() && is_sensitive_header(name) {
+            return Cow::Borrowed(REDACTED);
+        }
+        self.redact(value)
+    }
+
+    /// `headers` as they may be shown: lower-case names in order, one entry per value
+    /// (text read as UTF-8, invalid bytes replaced), through [`header`](Self::header).
+    #[must_use]
+    pub fn headers(&self, headers: &http::HeaderMap) -> Vec<(String, String)> {
+        headers
+            .iter()
+            .map(|(name, value)| {
+                let text = String::from_utf8_lossy(value.as_bytes());
+                (name.as_str().to_owned(), self.header(name.as_str(), &text).into_owned())
+            })
+            .collect()
+    }
+
+    /// `variables` as they may be shown: the value of a sensitive name is [`REDACTED`]
+    /// (at any depth), the secrets in other strings are hidden.
+    #[must_use]
+    pub fn variables(&self, variables: &Map<String, Value>) -> Map<String, Value> {
+        variables.iter().map(|(name, value)| (name.clone(), self.variable(name, value))).collect()
+    }
+
+    fn variable(&self, name: &str, value: &Value) -> Value {
+        if self.reveals_all() {
+            return value.clone();
+        }
+        if is_sensitive_variable(name) && !value.is_null() {
+            return Value::String(REDACTED.to_owned());
+        }
+        match value {
+            Value::String(text) => Value::String(self.redact(text).into_owned()),
+            Value::Array(items) => Value::Array(items.iter().map(|item| self.variable("", item)).collect()),
+            Value::Object(map) => Value::Object(self.variables(map)),
+            other => other.clone(),
+        }
+    }
+
+    /// An assertion's result as it may be shown: expression, expected and actual
+    /// values, message and hint with their secrets hidden.
+    #[must_use]
+    pub fn assertion(&self, result: &AssertionResult) -> AssertionResult {
+        let text = |text: &str| self.redact(text).into_owned();
+        let outcome = match &result.outcome {
+            Outcome::Passed => Outcome::Passed,
+            Outcome::Failed { expected, actual } => Outcome::Failed { expected: text(expected), actual: text(actual) },
+            Outcome::Invalid { message, hint } => {
+                Outcome::Invalid { message: text(message), hint: hint.as_deref().map(text) }
+            }
+        };
+        AssertionResult { expression: text(&result.expression), span: result.span, outcome }
+    }
+}
+
+/// The ways `value` appears in text: as it is, percent-encoded in a URL's path and
+/// query, form-encoded, escaped in a JSON string and in a quoted (`{:?}`) string.
+fn forms(value: &str) -> Vec<String> {
+    let mut forms = vec![value.to_owned()];
+    let mut add = |form: String| {
+        if !form.is_empty() && !forms.contains(&form) {
+            forms.push(form);
+        }
+    };
+    if let Ok(url) = url::Url::parse(&format!("http://h/{value}")) {
+        add(url.path()[1..].to_owned());
+    }
+    if let Ok(url) = url::Url::parse(&format!("http://h/?{value}"))
+        && let Some(query) = url.query()
+    {
+        add(query.to_owned());
+    }
+    add(url::form_urlencoded::byte_serialize(value.as_bytes()).collect());
+    if let Ok(json) = serde_json::to_string(value) {
+        add(json[1..json.len() - 1].to_owned());
+    }
+    let quoted = format!("{value:?}");
+    add(quoted[1..quoted.len() - 1].to_owned());
+    forms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redactor(values: &[&str]) -> Redactor {
+        let mut secrets = Secrets::new();
+        for value in values {
+            secrets.add_value(*value);
+        }
+        secrets.redactor()
+    }
+
+    #[test]
+    fn hides_every_secret_the_longest_first_and_borrows_when_none() {
+        let redactor = redactor(&["abc", "abcdef", "xyz"]);
+        assert_eq!(redactor.redact("x abcdef y abc xyzxyz"), "x [REDACTED] y [REDACTED] [REDACTED][REDACTED]");
+        assert!(matches!(redactor.redact("nothing here"), Cow::Borrowed(_)));
+        assert!(matches!(Redactor::default().redact("abc"), Cow::Borrowed("abc")));
+        assert_eq!(Redactor::reveal_all().redact("abc"), "abc");
+    }
+
+    #[test]
+    fn finds_secrets_as_urls_forms_and_json_write_them() {
+        let redactor = redactor(&["k3y/with spaces\"&"]);
+        for text in [
+            "http://h/k3y/with%20spaces%22&",
+            "http://h/?q=k3y/with%20spaces%22&",
+            "a=k3y%2Fwith+spaces%22%26",
+            r#"{"s": "k3y/with spaces\"&"}"#,
+        ] {
+            assert!(!redactor.redact(text).contains("spaces"), "{text}: {}", redactor.redact(text));
+        }
+    }
+
+    #[test]
+    fn sensitive_names_of_variables_and_headers() {
+        for name in ["apiKey", "AUTH_header", "userPassword", "sessionToken", "dbCredentials", "client_secret"] {
+            assert!(is_sensitive_variable(name), "{name}");
+        }
+        assert!(!is_sensitive_variable("host"));
+        for name in ["Authorization", "cookie", "X-Api-Key", "api-key", "proxy-authorization", "x-auth-token"] {
+            assert!(is_sensitive_header(name), "{name}");
+        }
+        assert!(!is_sensitive_header("x-trace"));
+    }
+
+    #[test]
+    fn variables_give_their_values_by_name_at_any_depth_when_long_enough() {
+        let variables: Map<String, Value> = serde_json::from_str(
+            r#"{"apiToken": "tok-123456", "host": "example.com", "pin_key": "12", "port": 8080,
+                "api": {"token": "nested-secret", "url": "u"}, "auth": {"user": "ada", "pass": ["lovelace"]},
+                "secretNumber": 123456}"#,
+        )
+        .unwrap();
+        let redactor = Secrets::new().add_variables(&variables).redactor();
+        assert_eq!(
+            redactor.redact("tok-123456 example.com 12 8080 nested-secret u ada lovelace 123456"),
+            "[REDACTED] example.com 12 8080 [REDACTED] u ada [REDACTED] [REDACTED]"
+        );
+        let shown = redactor.variables(&variables);
+        assert_eq!(shown["apiToken"], REDACTED);
+        assert_eq!(shown["host"], "example.com");
+        assert_eq!(shown["api"]["token"], REDACTED);
+        assert_eq!(shown["api"]["url"], "u");
+        assert_eq!(shown["auth"], REDACTED);
+    }
+
+    #[test]
+    fn credential_headers_give_their_values_and_are_hidden_by_name() {
+        let mut headers = http::HeaderMap::new();
+        headers.insert("authorization", http::HeaderValue::from_static("Bearer abc-token"));
+        headers.insert("cookie", http::HeaderValue::from_static("session=s3ss10n; theme=li"));
+        headers.insert("x-trace", http::HeaderValue::from_static("id-abc-token"));
+        let redactor = Secrets::new().add_headers(&headers).redactor();
+        assert_eq!(
+            redactor.headers(&headers),
+            [
+                ("authorization".to_owned(), REDACTED.to_owned()),
+                ("cookie".to_owned(), REDACTED.to_owned()),
+                ("x-trace".to_owned(), "id-[REDACTED]".to_owned()),
+            ]
+        );
+        assert_eq!(redactor.redact("s3ss10n li"), "[REDACTED] li");
+        assert_eq!(Redactor::reveal_all().header("authorization", "Bearer abc"), "Bearer abc");
+    }
+
+    #[test]
+    fn assertion_results_are_hidden_in_every_text() {
+        let redactor = redactor(&["hunter2"]);
+        let span = volley_syntax::Span::default();
+        let failed = AssertionResult {
+            expression: "body contains hunter2".to_owned(),
+            span,
+            outcome: Outcome::Failed { expected: "\"hunter2\"".to_owned(), actual: "hunter2!".to_owned() },
+        };
+        let shown = redactor.assertion(&failed);
+        assert_eq!(shown.expression, "body contains [REDACTED]");
+        assert_eq!(
+            shown.outcome,
+            Outcome::Failed { expected: "\"[REDACTED]\"".to_owned(), actual: "[REDACTED]!".to_owned() }
+        );
+    }
+
+    #[test]
+    fn many_secrets_are_found_in_one_pass() {
+        let values: Vec<String> = (0..2000).map(|index| format!("secret-value-{index:05}")).collect();
+        let mut secrets = Secrets::new();
+        for value in &values {
+            secrets.add_value(value.as_str());
+        }
+        let redactor = secrets.redactor();
+        let text = format!("{} and secret-value-01999", "plain text ".repeat(10_000));
+        let shown = redactor.redact(&text);
+        assert!(shown.ends_with("and [REDACTED]"));
+    }
+}
