@@ -92,6 +92,8 @@ pub struct Execution {
     pub flow_id: Option<String>,
     pub req_exec_id: Option<String>,
     pub label: String,
+    /// The request's `# @description`, empty when it has none.
+    pub description: String,
     pub method: String,
     pub url: String,
     pub status: Option<u16>,
@@ -114,7 +116,7 @@ impl Execution {
     /// What the filter words are matched against.
     fn haystack(&self) -> String {
         let status = self.status.map(|status| status.to_string()).unwrap_or_default();
-        format!("{} {} {} {}", self.method, self.url, status, self.label).to_lowercase()
+        format!("{} {} {} {} {}", self.method, self.url, status, self.label, self.description).to_lowercase()
     }
 }
 
@@ -206,6 +208,10 @@ impl State {
             "requestQueued" => self.execution(event).is_some_and(|execution| {
                 execution.label = text(payload, "reqLabel");
                 true
+            }),
+            "parseFinished" => self.execution(event).is_some_and(|execution| {
+                execution.description = text(payload, "description");
+                !execution.description.is_empty()
             }),
             "compileFinished" | "fetchStarted" => self.execution(event).is_some_and(|execution| {
                 if let Some(method) = payload["method"].as_str() {
@@ -377,6 +383,7 @@ impl State {
                     flow_id: event.flow_id.clone(),
                     req_exec_id: event.req_exec_id.clone(),
                     label: String::new(),
+                    description: String::new(),
                     method: String::new(),
                     url: String::new(),
                     status: None,
@@ -495,6 +502,16 @@ mod tests {
         for event in events {
             state.apply(event);
         }
+    }
+
+    #[test]
+    fn an_execution_keeps_the_description_of_its_request() {
+        let mut state = State::default();
+        let parsed = json!({"requestCount": 1, "index": 0, "name": "login", "description": "Logs in as Ada"});
+        apply_all(&mut state, &[event("parseFinished", Some("f1"), "e1", 2, parsed)]);
+        let execution = state.execution_by_key("e1").expect("e1");
+        assert_eq!(execution.description, "Logs in as Ada");
+        assert_eq!(state.visible("logs ADA", None), ["e1"]);
     }
 
     #[test]

@@ -248,6 +248,9 @@ fn execution_detail(app: &App, key: &str) -> Vec<Line<'static>> {
     if !execution.label.is_empty() {
         lines.push(Line::styled(execution.label.clone(), MUTED));
     }
+    if !execution.description.is_empty() {
+        lines.push(Line::raw(execution.description.clone()));
+    }
     if let Some((stage, message)) = &execution.error {
         lines.push(Line::styled(format!("failed at {stage}: {message}"), FAILED));
     }

@@ -74,7 +74,7 @@ async fn an_observer_sees_every_stage_of_every_execution_of_its_flow() {
     let flow = flow["flowId"].as_str().expect("flow").to_owned();
     let mut observer = Observer::open(&http, format!("{}/event?flowId={flow}", server.base)).await;
 
-    let content = "# @name set\n# @assert status == 200\nGET {{base}}/cookies/set?id=7\n\n###\n# @name gone\nGET http://127.0.0.1:9/nothing\n";
+    let content = "# @name set\n# @description Sets a cookie\n# @assert status == 200\nGET {{base}}/cookies/set?id=7\n\n###\n# @name gone\nGET http://127.0.0.1:9/nothing\n";
     let (status, first) =
         post(&http, format!("{}/execute", server.base), json!({ "content": content, "flowId": flow })).await;
     assert_eq!(status, 200, "{first}");
@@ -107,6 +107,7 @@ async fn an_observer_sees_every_stage_of_every_execution_of_its_flow() {
         assert_eq!(envelope["reqExecId"], first["reqExecId"]);
         assert_eq!(first_events[index].id.as_deref(), Some(format!("{flow}:{}", index + 2).as_str()));
     }
+    assert_eq!(envelopes[2]["payload"]["description"], "Sets a cookie");
     assert_eq!(envelopes[8]["payload"]["status"], 200);
     assert_eq!(envelopes[9]["payload"]["passed"], true);
     assert_eq!(envelopes[10]["payload"]["status"], 200);

@@ -125,7 +125,7 @@ function executionOf(event) {
   if (!execution) {
     execution = {
       key, flowId: event.flowId || null, runId: event.runId, reqExecId: event.reqExecId || null,
-      label: '', method: '', url: '', status: null, durationMs: null, ttfb: null,
+      label: '', description: '', method: '', url: '', status: null, durationMs: null, ttfb: null,
       assertions: null, error: null, state: 'pending', ts: event.ts, seen: 0,
     };
     state.executions.set(key, execution);
@@ -170,6 +170,9 @@ function apply(event) {
     case 'requestQueued':
       executionOf(event).label = payload.reqLabel || '';
       return true;
+    case 'parseFinished':
+      executionOf(event).description = payload.description || '';
+      return Boolean(payload.description);
     case 'compileFinished':
     case 'fetchStarted': {
       const execution = executionOf(event);
@@ -242,7 +245,7 @@ function scheduleDraw() {
 function matches(execution) {
   if (state.flowFilter && execution.flowId !== state.flowFilter) return false;
   if (!state.filter) return true;
-  const text = `${execution.method} ${execution.url} ${execution.status ?? ''} ${execution.label}`.toLowerCase();
+  const text = `${execution.method} ${execution.url} ${execution.status ?? ''} ${execution.label} ${execution.description}`.toLowerCase();
   return state.filter.split(/\s+/).every((word) => text.includes(word));
 }
 
@@ -329,6 +332,7 @@ async function showExecution(key) {
   drawList();
   const summary = `<h2>${escapeHtml(execution.method)} ${escapeHtml(execution.url)}</h2>`
     + (execution.label ? `<p class="muted">${escapeHtml(execution.label)}</p>` : '')
+    + (execution.description ? `<p class="description">${escapeHtml(execution.description)}</p>` : '')
     + (execution.error ? `<p class="fail">Failed at ${escapeHtml(execution.error.stage)}: ${escapeHtml(execution.error.message)}</p>` : '');
   if (!execution.flowId || !execution.reqExecId) {
     $('detail').innerHTML = `${summary}<p>Status ${escapeHtml(execution.status ?? '—')} · ${ms(execution.durationMs)} ms</p>`

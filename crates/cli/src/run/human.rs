@@ -55,7 +55,11 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
             if mode != Mode::Quiet {
                 if several {
                     let line = result.line_span.start_position.line + 1;
-                    let _ = writeln!(out, "{BOLD}### {}{BOLD:#} {DIM}· {}:{line}{DIM:#}", result.title, file.shown);
+                    let _ = write!(out, "{BOLD}### {}{BOLD:#}", result.title);
+                    if let Some(description) = &result.description {
+                        let _ = write!(out, " {DIM}—{DIM:#} {description}");
+                    }
+                    let _ = writeln!(out, " {DIM}· {}:{line}{DIM:#}", file.shown);
                 }
                 if mode == Mode::Verbose {
                     sent(&mut out, response);

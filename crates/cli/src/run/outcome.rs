@@ -16,6 +16,8 @@ pub(crate) struct RequestResult {
     /// 0-based position in the file.
     pub(crate) index: usize,
     pub(crate) name: Option<String>,
+    /// The text of its `# @description`.
+    pub(crate) description: Option<String>,
     /// The name, else `METHOD url` as written.
     pub(crate) title: String,
     /// The request line.
@@ -126,6 +128,7 @@ impl RequestResult {
             file: file.shown.clone(),
             index: request.index,
             name: request.name.as_ref().map(|name| name.value.clone()),
+            description: request.description.as_ref().map(|description| description.value.clone()),
             title: title(file, request),
             line_span: request.line_span,
             outcome,

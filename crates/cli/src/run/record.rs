@@ -18,6 +18,9 @@ pub(crate) struct Record {
     index: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<String>,
+    /// The text of the request's `# @description`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
     line: u32,
     /// `passed`, `failed` (an assertion), `error` (no response: not sent, or the
     /// exchange failed) or `skipped`.
@@ -105,6 +108,7 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         file: result.file.clone(),
         index: result.index,
         name: result.name.clone(),
+        description: result.description.clone(),
         line: result.line_span.start_position.line + 1,
         outcome: outcome_name(result),
         reason: match &result.outcome {

@@ -184,11 +184,17 @@ impl Run {
             return Err(Failure { stage: "parse", error: report::disabled(request) });
         }
         let name = request.name.as_ref().map(|name| name.value.clone());
+        let description = request.description.as_ref().map(|description| description.value.clone());
         // As written, but a password written in the URL never leaves the server.
         let template = volley_engine::redact_url_password(&request.url.to_source()).into_owned();
         self.emitter.emit(
             "parseFinished",
-            json!({ "requestCount": document.requests().count(), "index": index, "name": name }),
+            json!({
+                "requestCount": document.requests().count(),
+                "index": index,
+                "name": name,
+                "description": description,
+            }),
         );
         // Interpolate.
         self.emitter.emit("interpolateStarted", json!({}));
