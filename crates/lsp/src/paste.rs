@@ -46,7 +46,8 @@ pub(crate) fn conversion(rope: &Rope, line: usize) -> Option<Conversion> {
     }
     text.push_str(&parsed.to_http());
     // The replaced lines end without a line break only at the end of the text.
-    if end == rope.len_bytes() && !rope.to_string().ends_with('\n') {
+    let ends_with_break = rope.len_chars() > 0 && matches!(rope.char(rope.len_chars() - 1), '\n' | '\r');
+    if end == rope.len_bytes() && !ends_with_break {
         text.pop();
     }
     Some(Conversion { replace: start..end, text })
