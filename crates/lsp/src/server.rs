@@ -9,26 +9,29 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
 use tower_lsp_server::ls_types::ProgressToken;
 use tower_lsp_server::ls_types::{
-    CodeLens, CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
+    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability, CodeActionResponse, CodeLens,
+    CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
     DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
-    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    DidSaveTextDocumentParams, DocumentFormattingParams, DocumentLink, DocumentLinkOptions, DocumentLinkParams,
-    DocumentSymbolParams, DocumentSymbolResponse, ExecuteCommandOptions, ExecuteCommandParams, FileSystemWatcher,
-    FoldingRange, FoldingRangeParams, FoldingRangeProviderCapability, GlobPattern, GotoDefinitionParams,
-    GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability, InitializeParams, InitializeResult,
-    InitializedParams, Location, MessageType, OneOf, Position, PrepareRenameResponse, ReferenceParams, Registration,
-    RenameOptions, RenameParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentPositionParams,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit,
-    Uri, WorkDoneProgressCancelParams, WorkDoneProgressOptions, WorkspaceEdit,
+    DidChangeWatchedFilesRegistrationOptions, DidChangeWorkspaceFoldersParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentFormattingParams, DocumentLink, DocumentLinkOptions,
+    DocumentLinkParams, DocumentSymbolParams, DocumentSymbolResponse, ExecuteCommandOptions, ExecuteCommandParams,
+    FileSystemWatcher, FoldingRange, FoldingRangeParams, FoldingRangeProviderCapability, GlobPattern,
+    GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability, InitializeParams,
+    InitializeResult, InitializedParams, Location, MessageType, OneOf, Position, PrepareRenameResponse,
+    ReferenceParams, Registration, RenameOptions, RenameParams, SaveOptions, ServerCapabilities, ServerInfo,
+    TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, TextEdit, Uri, WorkDoneProgressCancelParams, WorkDoneProgressOptions, WorkspaceEdit,
+    WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::cookies::{self, Jars};
 use crate::diagnostics::{Context, Environment, Publisher};
 use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute::{self, SendArguments};
 use crate::progress::Progresses;
 use crate::scope::Scope;
-use crate::{completion, convert, formatting, hover, jsonc, navigation, preview};
+use crate::{completion, convert, copy, formatting, hover, jsonc, navigation, paste, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
 const CONFIG_GLOBS: [&str; 4] =
@@ -49,6 +52,8 @@ pub struct Backend {
     /// The client registers file watchers on request
     /// (`workspace.didChangeWatchedFiles.dynamicRegistration`).
     can_watch: Arc<AtomicBool>,
+    /// The cookie jars, one per workspace folder.
+    jars: Jars,
 }
 
 impl Backend {
@@ -65,6 +70,7 @@ impl Backend {
             environment: Arc::default(),
             progresses: Progresses::default(),
             can_watch: Arc::default(),
+            jars: Jars::default(),
         }
     }
 
@@ -141,8 +147,10 @@ impl Backend {
         let title = format!("Sending {} {}", request.method.value, request.url.to_source());
         let progress = self.progresses.begin(&self.client, token, &title).await;
         let profile = self.profile();
+        let cookie_jar = self.jar_for(snapshot.path.as_deref());
         let sender = execute::Sender {
             engine: &self.engine,
+            cookie_jar: &cookie_jar,
             document: &document,
             path: snapshot.path.as_deref(),
             profile: profile.as_deref(),
@@ -165,8 +173,10 @@ impl Backend {
             .map_or_else(|| "the document".to_owned(), |name| name.to_string_lossy().into_owned());
         let progress = self.progresses.begin(&self.client, token, &format!("Sending {count} requests of {name}")).await;
         let profile = self.profile();
+        let cookie_jar = self.jar_for(snapshot.path.as_deref());
         let sender = execute::Sender {
             engine: &self.engine,
+            cookie_jar: &cookie_jar,
             document: &document,
             path: snapshot.path.as_deref(),
             profile: profile.as_deref(),
@@ -187,6 +197,51 @@ impl Backend {
         let cancelled = progress.cancel.is_cancelled();
         progress.finish();
         Ok(json!({ "results": outcomes, "cancelled": cancelled }))
+    }
+
+    /// The cookie jar of the document at `path` (see `cookies.rs`).
+    fn jar_for(&self, path: Option<&std::path::Path>) -> std::result::Result<Option<volley_engine::CookieJar>, String> {
+        self.jars.jar_for(path, |directory| self.engine.config_for(directory).ok().flatten())
+    }
+
+    /// `volley.clearCookies`: empties the jar of the document `uri`, or every jar.
+    async fn clear_cookies(&self, arguments: &Value) -> Result<Value> {
+        let path = match arguments.get("uri").and_then(Value::as_str) {
+            Some(uri) => {
+                let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
+                Some(convert::path(&uri))
+            }
+            None => None,
+        };
+        let which = path.as_ref().map_or(cookies::Which::Every, |path| cookies::Which::Document(path.as_deref()));
+        let (cleared, errors) = self.jars.clear(which);
+        for error in errors {
+            self.client.log_message(MessageType::WARNING, error).await;
+        }
+        Ok(json!({ "cleared": cleared }))
+    }
+
+    /// `volley.copyAsCurl`: the request built as `volley.send` would send it, as curl.
+    async fn copy_as_curl(&self, arguments: SendArguments) -> Result<Value> {
+        let (snapshot, document) = self.document_for(&arguments.uri).await?;
+        let rope = snapshot.rope.clone();
+        let request = execute::select(&document, &arguments, |offset| convert::position(&rope, offset).line)
+            .map_err(invalid_params)?;
+        let profile = self.profile();
+        let cookie_jar = self.jar_for(snapshot.path.as_deref());
+        let cancel = volley_engine::CancellationToken::new();
+        let sender = execute::Sender {
+            engine: &self.engine,
+            cookie_jar: &cookie_jar,
+            document: &document,
+            path: snapshot.path.as_deref(),
+            profile: profile.as_deref(),
+            cancel: &cancel,
+            arguments: &arguments,
+            client: &self.client,
+        };
+        let copied = copy::copy_as_curl(&sender, request).await.map_err(request_failed)?;
+        Ok(serde_json::to_value(copied).unwrap_or(Value::Null))
     }
 
     fn profiles(&self, arguments: &Value) -> Result<Value> {
@@ -260,6 +315,11 @@ fn invalid_params(message: impl Into<String>) -> RpcError {
     RpcError::invalid_params(message.into())
 }
 
+/// LSP's `RequestFailed` (-32803): the request was understood but could not be done.
+fn request_failed(message: String) -> RpcError {
+    RpcError { code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803), message: message.into(), data: None }
+}
+
 /// What settings say of the active profile.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum ProfileSetting {
@@ -293,6 +353,16 @@ impl LanguageServer for Backend {
         if let Some(ProfileSetting::Profile(profile)) = params.initialization_options.as_ref().map(profile_setting) {
             self.environment.lock().unwrap_or_else(PoisonError::into_inner).profile = Some(profile);
         }
+        if let Some(options) = &params.initialization_options {
+            self.jars.set_file(cookies::setting(options));
+        }
+        #[allow(deprecated)] // `rootUri`: the folder of clients that send no `workspaceFolders`.
+        let folders: Vec<std::path::PathBuf> = match (&params.workspace_folders, &params.root_uri) {
+            (Some(folders), _) => folders.iter().filter_map(|folder| convert::path(&folder.uri)).collect(),
+            (None, Some(root)) => convert::path(root).into_iter().collect(),
+            (None, None) => Vec::new(),
+        };
+        self.jars.set_folders(folders);
         let capabilities = &params.capabilities;
         let progress = capabilities.window.as_ref().and_then(|window| window.work_done_progress).unwrap_or(false);
         self.progresses.client_creates.store(progress, Ordering::SeqCst);
@@ -330,6 +400,18 @@ impl LanguageServer for Backend {
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 document_formatting_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::REFACTOR_REWRITE]),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                    resolve_provider: Some(false),
+                })),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: execute::COMMANDS.map(str::to_owned).to_vec(),
                     work_done_progress_options: WorkDoneProgressOptions { work_done_progress: Some(true) },
@@ -406,7 +488,17 @@ impl LanguageServer for Backend {
         }
     }
 
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let removed: Vec<std::path::PathBuf> =
+            params.event.removed.iter().filter_map(|folder| convert::path(&folder.uri)).collect();
+        let mut folders: Vec<std::path::PathBuf> =
+            self.jars.folders().into_iter().filter(|folder| !removed.contains(folder)).collect();
+        folders.extend(params.event.added.iter().filter_map(|folder| convert::path(&folder.uri)));
+        self.jars.set_folders(folders);
+    }
+
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        self.jars.set_file(cookies::setting(&params.settings));
         match profile_setting(&params.settings) {
             ProfileSetting::Unsaid => {}
             ProfileSetting::Profile(profile) => self.set_profile(Some(profile)),
@@ -505,6 +597,19 @@ impl LanguageServer for Backend {
                 .await;
         let found = hover::Hover { markdown, range: line.start..line.end };
         Ok(Some(convert::hover(&snapshot.rope, &found)))
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri;
+        let Some(snapshot) = self.documents.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let line = params.range.start.line as usize;
+        let actions = paste::conversion(&snapshot.rope, line)
+            .map(|conversion| convert::code_action(&uri, &snapshot.rope, conversion))
+            .into_iter()
+            .collect();
+        Ok(Some(actions))
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
@@ -631,6 +736,8 @@ impl LanguageServer for Backend {
                 json!({ "active": self.profile() })
             }
             execute::PROFILES => self.profiles(params.arguments.first().unwrap_or(&Value::Null))?,
+            execute::COPY_AS_CURL => self.copy_as_curl(first_argument(&params)?).await?,
+            execute::CLEAR_COOKIES => self.clear_cookies(params.arguments.first().unwrap_or(&Value::Null)).await?,
             other => return Err(invalid_params(format!("unknown command `{other}`"))),
         };
         Ok(Some(result))
