@@ -403,6 +403,12 @@ local function completion_and_hover()
       vim.api.nvim_win_close(win, true)
     end
   end
+
+  -- The response's header line carries the request's @description.
+  vim.cmd('VolleySend')
+  wait('the response of a described request names it with its description', function()
+    return response_lines()[1] == '# echo — Echoes the request'
+  end)
 end
 
 -- examples/quickstart.http, sent whole: log in, the token, the session cookie.
