@@ -479,22 +479,12 @@ local function commands()
   local saved = table.concat(vim.fn.readfile(work .. '/body.json', 'b'), '\n')
   check(saved == body, ':VolleySaveBody writes the body as received')
 
-  -- :VolleyCopyCurl (from the .http buffer, the request under the cursor)
-  vim.fn.setreg('"', '')
-  vim.cmd('VolleyCopyCurl')
-  wait(':VolleyCopyCurl fills the " register', function()
-    return vim.fn.getreg('"'):find('^curl ') ~= nil
-  end)
-  local curl = vim.fn.getreg('"')
-  check(curl:find(url .. '/echo?from=nvim', 1, true) ~= nil and curl:find('X-Test: yes', 1, true) ~= nil,
-    'with the resolved URL and the header: ' .. curl:gsub('\n', ' '))
-
   -- :VolleySent
   vim.cmd('VolleySent')
   local sent = vim.fn.bufnr('volley://sent')
   local sent_lines = sent ~= -1 and vim.api.nvim_buf_get_lines(sent, 0, -1, false) or {}
   check(has_line(sent_lines, '^GET ' .. vim.pesc(url) .. '/echo%?from=nvim'), ':VolleySent shows the request line as sent')
-  check(has_line(sent_lines, '^X%-Test: yes$'), 'and its headers')
+  check(has_line(sent_lines, '^[Xx]%-[Tt]est: yes$'), 'and its headers: ' .. table.concat(sent_lines, ' | '))
 
   -- :VolleyRerun, from the response buffer.
   local count = #volley.history
@@ -526,10 +516,10 @@ local function commands()
 
   -- The profile picker key.
   vim.ui.select = function(items, _, on_choice)
+    vim.ui.select = original_select
     on_choice(items[2])
   end
   vim.cmd('normal \\p')
-  vim.ui.select = original_select
   wait('the profile key picks a profile (dev)', function()
     return notified[#notified] == 'volley: profile dev'
   end)
@@ -559,6 +549,22 @@ local function commands()
   vim.cmd('VolleySaveBody ' .. work .. '/big.txt')
   check(vim.fn.filereadable(work .. '/big.txt') == 0, ':VolleySaveBody refuses a truncated body')
   check(notified[#notified]:find('truncated', 1, true) ~= nil, 'saying why: ' .. notified[#notified])
+end
+
+-- :VolleyCopyCurl, from the .http buffer: the request under the cursor.
+local function copy_curl()
+  vim.cmd('edit ' .. work .. '/api.http')
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  -- :VolleyCopyCurl (from the .http buffer, the request under the cursor)
+  vim.fn.setreg('"', '')
+  vim.cmd('VolleyCopyCurl')
+  wait(':VolleyCopyCurl fills the " register', function()
+    return vim.fn.getreg('"'):find('^curl ') ~= nil
+  end)
+  local curl = vim.fn.getreg('"')
+  check(curl:find(url .. '/echo?from=nvim', 1, true) ~= nil and curl:find('X-Test: yes', 1, true) ~= nil,
+    'with the resolved URL and the header: ' .. curl:gsub('\n', ' '))
+
 end
 
 -- The cURL paste code action, through vim.lsp.buf.code_action().
@@ -624,6 +630,7 @@ local sections = {
   { 'completion and hover', completion_and_hover },
   { 'quickstart.http and cookies', quickstart },
   { 'commands', commands },
+  { 'copy as curl', copy_curl },
   { 'code action', code_action },
   { 'keymaps', keymaps },
 }
