@@ -11,7 +11,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
-use volley_engine::{CancellationToken, Error, Outcome as Check, Response, RunOptions, WsMessage};
+use volley_engine::{CancellationToken, Error, Outcome as Check, PreparedRequest, Response, RunOptions, WsMessage};
 use volley_syntax::{Document, Request};
 
 /// The command of the "Send Request" lens.
@@ -24,9 +24,11 @@ pub(crate) const SELECT_PROFILE: &str = "volley.selectProfile";
 pub(crate) const PROFILES: &str = "volley.profiles";
 /// Empties the cookie jar of a document's workspace folder (every jar without a `uri`).
 pub(crate) const CLEAR_COOKIES: &str = "volley.clearCookies";
+/// Writes a request, built as `volley.send` would send it, as a curl command line.
+pub(crate) const COPY_AS_CURL: &str = "volley.copyAsCurl";
 
 /// Every command the server executes.
-pub(crate) const COMMANDS: [&str; 5] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES];
+pub(crate) const COMMANDS: [&str; 6] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES, COPY_AS_CURL];
 
 /// How long a streaming response (SSE, WebSocket) is listened to by default.
 const STREAM_WINDOW: Duration = Duration::from_secs(2);
@@ -359,15 +361,11 @@ impl Sender<'_> {
         {
             return refused(ErrorInfo::new("not-confirmed", "not sent: its `# @note` was not confirmed"));
         }
-        let options = match self.options() {
-            Ok(options) => options,
-            Err(error) => return refused(error),
-        };
         // As `Client::run_request` does, in its two steps: the request as built is kept
         // to show when the transport fails.
-        let prepared = match self.engine.prepare_request(self.document, request, self.path, &options).await {
+        let (prepared, options) = match self.prepare(request).await {
             Ok(prepared) => prepared,
-            Err(error) => return refused(error_info(&error)),
+            Err(error) => return refused(error),
         };
         let version = prepared.version();
         let built = SentInfo::new(
@@ -394,10 +392,21 @@ impl Sender<'_> {
         }
     }
 
-    /// The options a send of this sender runs with (the copy as cURL builds with them
-    /// too): the active profile, the jar of the document's workspace folder, the
-    /// cancellation, the most of a body kept.
-    pub(crate) fn options(&self) -> Result<RunOptions, ErrorInfo> {
+    /// Builds `request` as a send does, without sending it (what `volley.send` sends,
+    /// and `volley.copyAsCurl` writes), with the options it runs with.
+    pub(crate) async fn prepare(&self, request: &Request) -> Result<(PreparedRequest, RunOptions), ErrorInfo> {
+        let options = self.options()?;
+        let prepared = self
+            .engine
+            .prepare_request(self.document, request, self.path, &options)
+            .await
+            .map_err(|error| error_info(&error))?;
+        Ok((prepared, options))
+    }
+
+    /// The options a send of this sender runs with: the active profile, the jar of the
+    /// document's workspace folder, the cancellation, the most of a body kept.
+    fn options(&self) -> Result<RunOptions, ErrorInfo> {
         let cookie_jar = match self.cookie_jar {
             Ok(jar) => jar.clone(),
             Err(message) => return Err(ErrorInfo::new("cookie-jar", message.clone())),

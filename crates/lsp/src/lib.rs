@@ -6,6 +6,7 @@
 mod completion;
 mod convert;
 mod cookies;
+mod copy;
 mod diagnostics;
 mod documents;
 mod execute;
@@ -13,6 +14,7 @@ mod formatting;
 mod hover;
 mod jsonc;
 mod navigation;
+mod paste;
 mod preview;
 mod progress;
 mod scope;

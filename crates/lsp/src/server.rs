@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
 use tower_lsp_server::ls_types::ProgressToken;
 use tower_lsp_server::ls_types::{
-    CodeLens, CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
+    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability, CodeActionResponse, CodeLens,
+    CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
     DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
     DidChangeWatchedFilesRegistrationOptions, DidChangeWorkspaceFoldersParams, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentFormattingParams, DocumentLink, DocumentLinkOptions,
@@ -30,7 +31,7 @@ use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute::{self, SendArguments};
 use crate::progress::Progresses;
 use crate::scope::Scope;
-use crate::{completion, convert, formatting, hover, jsonc, navigation, preview};
+use crate::{completion, convert, copy, formatting, hover, jsonc, navigation, paste, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
 const CONFIG_GLOBS: [&str; 4] =
@@ -220,6 +221,29 @@ impl Backend {
         Ok(json!({ "cleared": cleared }))
     }
 
+    /// `volley.copyAsCurl`: the request built as `volley.send` would send it, as curl.
+    async fn copy_as_curl(&self, arguments: SendArguments) -> Result<Value> {
+        let (snapshot, document) = self.document_for(&arguments.uri).await?;
+        let rope = snapshot.rope.clone();
+        let request = execute::select(&document, &arguments, |offset| convert::position(&rope, offset).line)
+            .map_err(invalid_params)?;
+        let profile = self.profile();
+        let cookie_jar = self.jar_for(snapshot.path.as_deref());
+        let cancel = volley_engine::CancellationToken::new();
+        let sender = execute::Sender {
+            engine: &self.engine,
+            cookie_jar: &cookie_jar,
+            document: &document,
+            path: snapshot.path.as_deref(),
+            profile: profile.as_deref(),
+            cancel: &cancel,
+            arguments: &arguments,
+            client: &self.client,
+        };
+        let copied = copy::copy_as_curl(&sender, request).await.map_err(request_failed)?;
+        Ok(serde_json::to_value(copied).unwrap_or(Value::Null))
+    }
+
     fn profiles(&self, arguments: &Value) -> Result<Value> {
         let uri =
             arguments.get("uri").and_then(Value::as_str).ok_or_else(|| invalid_params("give the document's `uri`"))?;
@@ -289,6 +313,11 @@ impl Backend {
 
 fn invalid_params(message: impl Into<String>) -> RpcError {
     RpcError::invalid_params(message.into())
+}
+
+/// LSP's `RequestFailed` (-32803): the request was understood but could not be done.
+fn request_failed(message: String) -> RpcError {
+    RpcError { code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803), message: message.into(), data: None }
 }
 
 /// What settings say of the active profile.
@@ -371,6 +400,11 @@ impl LanguageServer for Backend {
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 document_formatting_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::REFACTOR_REWRITE]),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                    resolve_provider: Some(false),
+                })),
                 workspace: Some(WorkspaceServerCapabilities {
                     workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                         supported: Some(true),
@@ -565,6 +599,19 @@ impl LanguageServer for Backend {
         Ok(Some(convert::hover(&snapshot.rope, &found)))
     }
 
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri;
+        let Some(snapshot) = self.documents.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let line = params.range.start.line as usize;
+        let actions = paste::conversion(&snapshot.rope, line)
+            .map(|conversion| convert::code_action(&uri, &snapshot.rope, conversion))
+            .into_iter()
+            .collect();
+        Ok(Some(actions))
+    }
+
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
         let Some(snapshot) = self.documents.snapshot(&uri) else {
@@ -689,6 +736,7 @@ impl LanguageServer for Backend {
                 json!({ "active": self.profile() })
             }
             execute::PROFILES => self.profiles(params.arguments.first().unwrap_or(&Value::Null))?,
+            execute::COPY_AS_CURL => self.copy_as_curl(first_argument(&params)?).await?,
             execute::CLEAR_COOKIES => self.clear_cookies(params.arguments.first().unwrap_or(&Value::Null)).await?,
             other => return Err(invalid_params(format!("unknown command `{other}`"))),
         };
