@@ -562,7 +562,7 @@ local function copy_curl()
     return vim.fn.getreg('"'):find('^curl ') ~= nil
   end)
   local curl = vim.fn.getreg('"')
-  check(curl:find(url .. '/echo?from=nvim', 1, true) ~= nil and curl:find('X-Test: yes', 1, true) ~= nil,
+  check(curl:find(url .. '/echo?from=nvim', 1, true) ~= nil and curl:lower():find('x-test: yes', 1, true) ~= nil,
     'with the resolved URL and the header: ' .. curl:gsub('\n', ' '))
 
 end
@@ -590,13 +590,14 @@ local function code_action()
     on_choice(nil)
   end
   vim.lsp.buf.code_action()
+  -- (curl follows no redirect unless told: the request may start with `# @no-redirect`.)
   local ok = vim.wait(15000, function()
-    return (vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] or ''):find('^POST ') ~= nil
+    return has_line(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '^POST ' .. vim.pesc(url) .. '/echo$')
   end, 50)
   vim.ui.select = original_select
-  check(ok, 'the code action "Convert cURL command to request" rewrites the lines (offered: '
-    .. table.concat(titles, ', ') .. ')')
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  check(ok, 'the code action "Convert cURL command to request" rewrites the lines (offered: '
+    .. table.concat(titles, ', ') .. '): ' .. table.concat(lines, ' | '))
   check(has_line(lines, '^X%-From: curl$') and has_line(lines, '^hello$'), 'into the request, its header and body')
 end
 
