@@ -169,10 +169,6 @@ end
 
 local function run()
   check(url ~= nil and url ~= '', 'the echo server is up')
-  write('volley.jsonc', string.format([[{
-  "variables": { "base": "%s" },
-  "profiles": { "dev": { "variables": { "who": "dev" } }, "prod": { "variables": { "who": "prod" } } }
-}]], url))
   write('api.http', table.concat({
     '# @name echo',
     '# @assert status == 200',
@@ -549,6 +545,35 @@ local function commands()
   vim.cmd('VolleySaveBody ' .. work .. '/big.txt')
   check(vim.fn.filereadable(work .. '/big.txt') == 0, ':VolleySaveBody refuses a truncated body')
   check(notified[#notified]:find('truncated', 1, true) ~= nil, 'saying why: ' .. notified[#notified])
+
+  -- HTML and XML bodies, each highlighted by its content type in one response buffer.
+  write('markup.http', 'GET ' .. files_url .. '/page.html\n\n###\nGET ' .. files_url .. '/order.xml\n')
+  vim.cmd('edit ' .. work .. '/markup.http')
+  local markup = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to markup.http', function()
+    return volley.client(markup) ~= nil
+  end)
+  vim.cmd('VolleySendAll')
+  wait('Send All shows the HTML and the XML body', function()
+    return has_line(response_lines(), '^<order id="1">')
+  end)
+  local response = vim.fn.bufnr('volley://response')
+  vim.api.nvim_win_call(vim.fn.bufwinid(response), function()
+    local lines = vim.api.nvim_buf_get_lines(response, 0, -1, false)
+    local html_group, xml_group, header_group = '', '', ''
+    for number, line in ipairs(lines) do
+      if line:find('^<body>') then
+        html_group = syntax_at(number, 2)
+      elseif line:find('^<order') then
+        xml_group = syntax_at(number, 2)
+      elseif line:lower():find('^content%-type: text/html') then
+        header_group = syntax_at(number, 1)
+      end
+    end
+    check(html_group:find('^html') ~= nil, 'the HTML body is highlighted as HTML (' .. html_group .. ')')
+    check(xml_group:find('^xml') ~= nil, 'the XML body is highlighted as XML (' .. xml_group .. ')')
+    check(header_group == 'volleyResponseHeaderName', 'the headers between them stay headers (' .. header_group .. ')')
+  end)
 end
 
 -- :VolleyCopyCurl, from the .http buffer: the request under the cursor.
@@ -623,6 +648,12 @@ local function keymaps()
   check(vim.fn.maparg('K', 'n', false, true).desc ~= 'Volley: hover', 'a K the user mapped is kept')
   vim.keymap.del('n', 'K')
 end
+
+-- The configuration first: every server of the run starts with it.
+write('volley.jsonc', string.format([[{
+"variables": { "base": "%s" },
+"profiles": { "dev": { "variables": { "who": "dev" } }, "prod": { "variables": { "who": "prod" } } }
+}]], url or "http://127.0.0.1:9"))
 
 local sections = {
   { 'ABI 15 parser falls back to the syntax file', abi15_fallback },
