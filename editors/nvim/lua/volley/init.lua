@@ -188,6 +188,9 @@ end
 M.history = {}
 local last_send
 
+-- The most outcomes the history keeps (each may hold a body of up to 4 MiB).
+local HISTORY_CAP = 50
+
 --- The `.http` buffer a command runs for: the current one, or from a response buffer
 --- the one of the last send.
 function M.source_buf()
@@ -229,6 +232,9 @@ local function finished(outcomes, cancelled)
   M.last = outcomes
   for _, outcome in ipairs(outcomes) do
     M.history[#M.history + 1] = { outcome = outcome, at = os.date('%H:%M:%S') }
+  end
+  while #M.history > HISTORY_CAP do
+    table.remove(M.history, 1)
   end
   local response = require('volley.response')
   response.show(outcomes, cancelled)
