@@ -655,7 +655,16 @@ write('volley.jsonc', string.format([[{
 "profiles": { "dev": { "variables": { "who": "dev" } }, "prod": { "variables": { "who": "prod" } } }
 }]], url or "http://127.0.0.1:9"))
 
+-- Programs nvim starts (volley lsp among them) run on the system's loader and libraries,
+-- even when this nvim runs on others' (trixie's, through test/setup's wrapper).
+local function child_processes()
+  local maps = vim.fn.system({ 'sh', '-c', 'grep -m1 "/libc[.-]" /proc/self/maps' })
+  check(maps:find('volley-test', 1, true) == nil and maps:find('libc', 1, true) ~= nil,
+    'a program nvim starts loads the system libc: ' .. (vim.trim(maps):match('%S+$') or maps))
+end
+
 local sections = {
+  { 'child processes', child_processes },
   { 'ABI 15 parser falls back to the syntax file', abi15_fallback },
   { 'send, lenses, profiles, streams', run },
   { 'syntax file', syntax_file },
