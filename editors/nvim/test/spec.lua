@@ -487,11 +487,14 @@ local function commands()
   vim.cmd('wincmd l')
   vim.cmd('buffer volley://response')
   check(vim.fn.exists(':VolleyRerun') == 2 and vim.fn.exists(':VolleySaveBody') == 2, 'the response buffer has the commands')
+  -- Scrolled to its end, the view goes back to the top for the next response.
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(0), 0 })
   vim.cmd('VolleyRerun')
   wait(':VolleyRerun sends the last request again', function()
     return #volley.history == count + 1
   end)
   check(volley.history[#volley.history].outcome.request.name == 'echo', 'the same request')
+  check(vim.api.nvim_win_get_cursor(0)[1] == 1 and vim.fn.line('w0') == 1, 'the new response is shown from its top')
   vim.cmd('wincmd p')
 
   -- :VolleyHistory: pick the oldest response (the last entry: newest first).
