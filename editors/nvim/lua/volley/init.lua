@@ -10,13 +10,32 @@ local defaults = {
   profile = nil,
   -- How long a streaming response (SSE, WebSocket) is listened to, in milliseconds.
   stream_window_ms = 2000,
+  -- Buffer-local normal-mode keys of `.http` buffers; `false` (for one, or for
+  -- `keymaps` itself) maps nothing. `hover` is mapped only when the key is not mapped
+  -- already (by you, or by Neovim 0.10+ on attach).
+  keymaps = {
+    send = '<LocalLeader>s',
+    send_all = '<LocalLeader>a',
+    profile = '<LocalLeader>p',
+    last_response = '<LocalLeader>r',
+    hover = 'K',
+  },
 }
 
 local config = vim.deepcopy(defaults)
 
 --- Changes the defaults (see `defaults` above). Call it before opening `.http` files.
 function M.setup(options)
-  config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), options or {})
+  options = vim.deepcopy(options or {})
+  -- `keymaps = false` is kept as is (tbl_deep_extend would not merge it into a table).
+  local keymaps = options.keymaps
+  options.keymaps = nil
+  config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), options)
+  if keymaps == false then
+    config.keymaps = false
+  elseif type(keymaps) == 'table' then
+    config.keymaps = vim.tbl_extend('force', config.keymaps, keymaps)
+  end
 end
 
 --- The directory of the nearest `volley.jsonc` above `path`, else `path`'s directory.
@@ -164,9 +183,30 @@ local function notify(message, level)
   vim.notify('volley: ' .. message, level or vim.log.levels.INFO)
 end
 
+-- What this session sent: `last_send` (how to send it again), `last` (the outcomes last
+-- shown) and `history` (every outcome, oldest first, with when it arrived).
+M.history = {}
+local last_send
+
+-- The most outcomes the history keeps (each may hold a body of up to 4 MiB).
+local HISTORY_CAP = 50
+
+--- The `.http` buffer a command runs for: the current one, or from a response buffer
+--- the one of the last send.
+function M.source_buf()
+  local buf = vim.api.nvim_get_current_buf()
+  if vim.bo[buf].filetype ~= 'volley_response' then
+    return buf
+  end
+  if last_send and vim.api.nvim_buf_is_valid(last_send.buf) then
+    return last_send.buf
+  end
+  return buf
+end
+
 --- Runs a server command on the buffer's client; `on_result` gets its result.
 function M.execute(command, argument, buf, on_result)
-  buf = buf or vim.api.nvim_get_current_buf()
+  buf = buf or M.source_buf()
   local client = M.client(buf)
   if not client then
     notify('the language server is not attached to this buffer (is `volley` on the PATH?)', vim.log.levels.ERROR)
@@ -186,6 +226,22 @@ local function uri_of(buf)
   return vim.uri_from_bufnr(buf)
 end
 
+-- Keeps what a finished send answered, shows it, and says the outcome on the command
+-- line in place of `sending…`.
+local function finished(outcomes, cancelled)
+  M.last = outcomes
+  for _, outcome in ipairs(outcomes) do
+    M.history[#M.history + 1] = { outcome = outcome, at = os.date('%H:%M:%S') }
+  end
+  while #M.history > HISTORY_CAP do
+    table.remove(M.history, 1)
+  end
+  local response = require('volley.response')
+  response.show(outcomes, cancelled)
+  local message, bad = response.summary(outcomes, cancelled)
+  notify(message, bad and vim.log.levels.WARN or vim.log.levels.INFO)
+end
+
 --- Sends the request under the cursor (or the one `argument` names) and shows the
 --- response. `buf`: the `.http` buffer (the current one by default).
 function M.send(argument, buf)
@@ -193,13 +249,18 @@ function M.send(argument, buf)
   argument = vim.deepcopy(argument
     or { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1, streamWindowMs = config.stream_window_ms })
   argument.live = start_live()
+  last_send = { command = 'volley.send', argument = argument, buf = buf }
   notify('sending…')
   M.execute('volley.send', argument, buf, function(outcome)
     if live.current and live.current.id == argument.live then
       live.current = nil
     end
-    M.last = { outcome }
-    require('volley.response').show(M.last)
+    -- Sending again picks the same request by its index, wherever the cursor is then.
+    local index = type(outcome.request) == 'table' and tonumber(outcome.request.index)
+    if index then
+      last_send.argument = { uri = argument.uri, index = index, streamWindowMs = argument.streamWindowMs }
+    end
+    finished({ outcome })
   end)
 end
 
@@ -208,13 +269,13 @@ function M.send_all(argument, buf)
   buf = buf or vim.api.nvim_get_current_buf()
   argument = vim.deepcopy(argument or { uri = uri_of(buf), streamWindowMs = config.stream_window_ms })
   argument.live = start_live()
+  last_send = { command = 'volley.sendAll', argument = argument, buf = buf }
   notify('sending every request…')
   M.execute('volley.sendAll', argument, buf, function(result)
     if live.current and live.current.id == argument.live then
       live.current = nil
     end
-    M.last = result.results
-    require('volley.response').show(M.last, result.cancelled == true)
+    finished(result.results, result.cancelled == true)
   end)
 end
 
@@ -264,6 +325,277 @@ function M.profile_names(prefix)
     end
   end
   return list
+end
+
+--- Lets the user pick a profile (`vim.ui.select`) and selects it.
+function M.pick_profile()
+  local buf = M.source_buf()
+  M.execute('volley.profiles', { uri = uri_of(buf) }, buf, function(result)
+    local names = vim.list_extend({ 'none' }, result.profiles or {})
+    vim.ui.select(names, { prompt = 'Volley profile (active: ' .. name_or_none(result.active) .. ')' }, function(choice)
+      if choice then
+        M.profile(choice)
+      end
+    end)
+  end)
+end
+
+--- Shows the outcomes of the last send again.
+function M.last_response()
+  if not M.last then
+    notify('nothing has been sent yet', vim.log.levels.WARN)
+    return
+  end
+  require('volley.response').show(M.last)
+end
+
+--- Sends the last request (or the last Send All) again.
+function M.rerun()
+  if not last_send or not vim.api.nvim_buf_is_valid(last_send.buf) then
+    notify('nothing has been sent yet', vim.log.levels.WARN)
+    return
+  end
+  if last_send.command == 'volley.sendAll' then
+    M.send_all(last_send.argument, last_send.buf)
+  else
+    M.send(last_send.argument, last_send.buf)
+  end
+end
+
+-- The newest outcome of the session that has a response.
+local function last_response_outcome()
+  for i = #M.history, 1, -1 do
+    local outcome = M.history[i].outcome
+    if type(outcome.response) == 'table' then
+      return outcome
+    end
+  end
+  return nil
+end
+
+local base64_alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+
+--- Decodes standard base64 (padding optional, whitespace ignored).
+function M.base64_decode(text)
+  local values = {}
+  for i = 1, #base64_alphabet do
+    values[base64_alphabet:byte(i)] = i - 1
+  end
+  local out, bits, count = {}, 0, 0
+  for i = 1, #text do
+    local value = values[text:byte(i)]
+    if value then
+      bits = bits * 64 + value
+      count = count + 6
+      if count >= 8 then
+        count = count - 8
+        local byte = math.floor(bits / 2 ^ count)
+        out[#out + 1] = string.char(byte)
+        bits = bits - byte * 2 ^ count
+      end
+    end
+  end
+  return table.concat(out)
+end
+
+--- Writes the body of the last response to `path` (base64 bodies decoded); refuses a
+--- truncated body. Returns `true` when it wrote the file.
+function M.save_body(path)
+  local outcome = last_response_outcome()
+  if not outcome then
+    notify('no response to save yet (send a request first)', vim.log.levels.ERROR)
+    return false
+  end
+  local response = outcome.response
+  if response.truncated then
+    notify('the body was truncated (only its first 4 MiB were kept): not saving a partial body', vim.log.levels.ERROR)
+    return false
+  end
+  if path == nil or path == '' then
+    notify(':VolleySaveBody needs a file name', vim.log.levels.ERROR)
+    return false
+  end
+  path = vim.fn.fnamemodify(vim.fn.expand(path), ':p')
+  local body = response.bodyEncoding == 'base64' and M.base64_decode(response.body) or response.body
+  local file, err = io.open(path, 'wb')
+  if not file then
+    notify('cannot write ' .. path .. ': ' .. tostring(err), vim.log.levels.ERROR)
+    return false
+  end
+  file:write(body)
+  file:close()
+  notify(string.format('saved the body (%d bytes) to %s', #body, path))
+  return true
+end
+
+-- The request a command is about: the one under the cursor in a `.http` buffer, the
+-- last one sent from a response buffer.
+local function request_argument()
+  local buf = vim.api.nvim_get_current_buf()
+  if vim.bo[buf].filetype == 'volley_response' then
+    local outcome = M.last and M.last[#M.last]
+    if not outcome or not last_send then
+      return nil
+    end
+    local index = type(outcome.request) == 'table' and tonumber(outcome.request.index) or 0
+    return { uri = uri_of(last_send.buf), index = index }, last_send.buf
+  end
+  return { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1 }, buf
+end
+
+--- Copies the request under the cursor as a curl command line to the `"` register (and
+--- `+` when there is a clipboard); `on_done` gets the command.
+function M.copy_curl(on_done)
+  local argument, buf = request_argument()
+  if not argument then
+    notify('nothing has been sent yet', vim.log.levels.WARN)
+    return
+  end
+  M.execute('volley.copyAsCurl', argument, buf, function(result)
+    vim.fn.setreg('"', result.curl)
+    if vim.fn.has('clipboard') == 1 then
+      pcall(vim.fn.setreg, '+', result.curl)
+    end
+    local warnings = result.warnings or {}
+    if #warnings > 0 then
+      notify('copied as curl; ' .. table.concat(warnings, '; '), vim.log.levels.WARN)
+    else
+      notify('copied as curl')
+    end
+    if on_done then
+      on_done(result.curl)
+    end
+  end)
+end
+
+--- Shows the last request as it was sent (redacted by the server).
+function M.show_sent()
+  local outcome = M.last and M.last[#M.last]
+  if not outcome or not require('volley.response').show_sent(outcome) then
+    notify('no request has been sent yet', vim.log.levels.WARN)
+  end
+end
+
+--- Lets the user pick a response of this session (`vim.ui.select`, newest first) and
+--- shows it.
+function M.show_history()
+  if #M.history == 0 then
+    notify('no responses yet', vim.log.levels.WARN)
+    return
+  end
+  local entries = {}
+  for i = #M.history, 1, -1 do
+    entries[#entries + 1] = M.history[i]
+  end
+  vim.ui.select(entries, {
+    prompt = 'Volley responses',
+    format_item = function(entry)
+      local outcome = entry.outcome
+      local request = type(outcome.request) == 'table' and outcome.request or {}
+      local what = type(request.name) == 'string' and request.name
+        or ((request.method or '') .. ' ' .. (request.url or ''))
+      local summary = require('volley.response').summary({ outcome })
+      return entry.at .. '  ' .. what .. '  ' .. summary
+    end,
+  }, function(entry)
+    if entry then
+      M.last = { entry.outcome }
+      require('volley.response').show(M.last)
+    end
+  end)
+end
+
+--- Empties the cookie jar of the buffer's workspace.
+function M.clear_cookies(on_done)
+  local buf = M.source_buf()
+  M.execute('volley.clearCookies', { uri = uri_of(buf) }, buf, function(result)
+    notify(string.format('cleared %d cookie(s)', tonumber(result.cleared) or 0))
+    if on_done then
+      on_done(result)
+    end
+  end)
+end
+
+-- The commands of `.http` buffers (`http`: true) and of response buffers.
+local commands = {
+  { 'VolleySend', function() M.send() end, { desc = 'Send the request under the cursor' }, true },
+  { 'VolleySendAll', function() M.send_all() end, { desc = 'Send every request of the file' }, true },
+  { 'VolleyProfile', function(command)
+    M.profile(command.args ~= '' and command.args or nil)
+  end, {
+    nargs = '?',
+    desc = 'Show or select the active configuration profile (`none` selects none)',
+    complete = function(prefix)
+      return M.profile_names(prefix)
+    end,
+  }, true },
+  { 'VolleyLast', function() M.last_response() end, { desc = 'Show the last response again' } },
+  { 'VolleyRerun', function() M.rerun() end, { desc = 'Send the last request (or Send All) again' } },
+  { 'VolleySaveBody', function(command) M.save_body(command.args) end,
+    { nargs = 1, complete = 'file', desc = "Save the last response's body to a file" } },
+  { 'VolleyCopyCurl', function() M.copy_curl() end, { desc = 'Copy the request as a curl command line' } },
+  { 'VolleySent', function() M.show_sent() end, { desc = 'Show the last request as it was sent' } },
+  { 'VolleyHistory', function() M.show_history() end, { desc = "Pick one of the session's responses" } },
+  { 'VolleyClearCookies', function() M.clear_cookies() end, { desc = 'Empty the cookie jar' } },
+}
+
+--- Creates the buffer-local commands (all of them in a `.http` buffer, those that do
+--- not need one in a response buffer).
+function M.buffer_commands(buf, http)
+  for _, command in ipairs(commands) do
+    if http or not command[4] then
+      vim.api.nvim_buf_create_user_command(buf, command[1], command[2], command[3])
+    end
+  end
+end
+
+local keymap_actions = {
+  send = { function() M.send() end, 'Volley: send the request under the cursor' },
+  send_all = { function() M.send_all() end, 'Volley: send every request' },
+  profile = { function() M.pick_profile() end, 'Volley: pick a profile' },
+  last_response = { function() M.last_response() end, 'Volley: show the last response' },
+  hover = { function() vim.lsp.buf.hover() end, 'Volley: hover' },
+}
+
+local function map_keys(buf)
+  if config.keymaps == false then
+    return
+  end
+  for action, lhs in pairs(config.keymaps) do
+    local entry = keymap_actions[action]
+    if entry and type(lhs) == 'string' and lhs ~= '' then
+      -- Hover never replaces a mapping of the key, global or buffer-local.
+      if action ~= 'hover' or vim.fn.maparg(lhs, 'n') == '' then
+        vim.keymap.set('n', lhs, entry[1], { buffer = buf, desc = entry[2] })
+      end
+    end
+  end
+end
+
+--- Everything an `http` buffer gets: highlighting (tree-sitter when the parser loads,
+--- else the syntax file), completion with `<C-x><C-o>`, the commands, the keys, and the
+--- server (unless `vim.g.volley_autostart` is false).
+function M.setup_buffer(buf)
+  local highlighted = false
+  if vim.g.volley_treesitter ~= false then
+    highlighted = require('volley.treesitter').start(buf)
+  end
+  if not highlighted then
+    vim.bo[buf].syntax = 'volley_http'
+    -- `:syntax on` sets `syntax=http` in a FileType autocommand of its own, which may
+    -- run after this one: set it again once they all ran.
+    vim.schedule(function()
+      if vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].filetype == 'http' and vim.bo[buf].syntax ~= 'volley_http' then
+        vim.bo[buf].syntax = 'volley_http'
+      end
+    end)
+  end
+  vim.bo[buf].omnifunc = 'v:lua.vim.lsp.omnifunc'
+  M.buffer_commands(buf, true)
+  map_keys(buf)
+  if vim.g.volley_autostart ~= false then
+    M.attach(buf)
+  end
 end
 
 -- The code lenses carry the server's commands (`vim.lsp.codelens.run()` looks here

@@ -54,10 +54,26 @@ function M.pretty_json(text)
   return table.concat(out)
 end
 
+--- The kind of a response's body, by its content type: `json`, `xml`, `html`, or `nil`
+--- (anything else, or a body that is not text).
+function M.body_kind(response)
+  if response.bodyEncoding ~= 'text' then
+    return nil
+  end
+  local content_type = (response.contentType or ''):lower()
+  if content_type:find('json', 1, true) then
+    return 'json'
+  elseif content_type:find('html', 1, true) then
+    return 'html'
+  elseif content_type:find('xml', 1, true) then
+    return 'xml'
+  end
+  return nil
+end
+
 --- `true` when the response says its body is JSON.
 function M.is_json(response)
-  local content_type = (response.contentType or ''):lower()
-  return content_type:find('json', 1, true) ~= nil and response.bodyEncoding == 'text'
+  return M.body_kind(response) == 'json'
 end
 
 local function split(text)
@@ -91,17 +107,24 @@ local function item_line(item)
   return string.format('[%.0f ms] %s: %s', present(item.atMs) or 0, label, tostring(present(item.data) or ''))
 end
 
---- The lines of one outcome of `volley.send`, and whether its body is JSON.
+--- The lines of one outcome of `volley.send`, and where its body is:
+--- `{first, last, kind}` (1-based lines of the returned list, kind `json`, `xml` or
+--- `html`), or `nil` when there is no body of such a kind.
 function M.lines(outcome)
   local lines = {}
   local request = present(outcome.request) or {}
   local title = present(request.name)
     or ((present(request.method) or '') .. ' ' .. (present(request.url) or ''))
+  local description = present(request.description)
+  if description and description ~= '' then
+    -- One line: a description written over several lines is joined.
+    title = title .. ' — ' .. (description:gsub('%s*\n%s*', ' '))
+  end
   lines[#lines + 1] = '# ' .. title
   local error = present(outcome.error)
   if error then
     append(lines, split(string.format('error[%s]: %s', present(error.kind) or '?', present(error.message) or '')))
-    return lines, false
+    return lines, nil
   end
   local response = outcome.response
   local timing = present(response.timing) or {}
@@ -115,12 +138,23 @@ function M.lines(outcome)
   for _, header in ipairs(response.headers) do
     lines[#lines + 1] = header[1] .. ': ' .. header[2]
   end
+  -- Header values may hold newlines: split them now, so the body's lines are counted.
+  local flat_head = {}
+  for _, line in ipairs(lines) do
+    append(flat_head, split(line))
+  end
+  lines = flat_head
   lines[#lines + 1] = ''
-  local json = M.is_json(response)
+  local kind = M.body_kind(response)
+  local body
   if response.bodyEncoding == 'base64' then
     lines[#lines + 1] = string.format('(binary body, %d bytes of base64)', #response.body)
   elseif response.body ~= '' then
-    append(lines, split(json and M.pretty_json(response.body) or response.body))
+    local first = #lines + 1
+    append(lines, split(kind == 'json' and M.pretty_json(response.body) or response.body))
+    if kind then
+      body = { first, #lines, kind }
+    end
   end
   if response.truncated then
     lines[#lines + 1] = '(truncated)'
@@ -148,12 +182,48 @@ function M.lines(outcome)
       lines[#lines + 1] = item_line(item)
     end
   end
-  -- A buffer line holds no newline: split what came with some (header values, events).
+  -- A buffer line holds no newline: split what came with some (messages, events).
   local flat = {}
   for _, line in ipairs(lines) do
     append(flat, split(line))
   end
-  return flat, json
+  return flat, body
+end
+
+--- The lines of the request an outcome sent (its `sent`, redacted by the server), or
+--- `nil` when it was not sent.
+function M.sent_lines(outcome)
+  local sent = present(outcome.sent)
+  if not sent then
+    return nil
+  end
+  local request = present(outcome.request) or {}
+  local lines = { '# sent: ' .. (present(request.name) or ('request #' .. tostring((present(request.index) or 0) + 1))) }
+  local first = sent.method .. ' ' .. sent.url
+  if present(sent.httpVersion) then
+    first = first .. ' ' .. sent.httpVersion
+  end
+  lines[#lines + 1] = first
+  for _, header in ipairs(sent.headers or {}) do
+    lines[#lines + 1] = header[1] .. ': ' .. header[2]
+  end
+  local body = present(sent.body)
+  if body and body ~= '' then
+    lines[#lines + 1] = ''
+    if sent.bodyEncoding == 'base64' then
+      lines[#lines + 1] = string.format('(binary body, %d bytes of base64)', #body)
+    else
+      append(lines, split(body))
+    end
+  end
+  if sent.truncated then
+    lines[#lines + 1] = '(truncated)'
+  end
+  local flat = {}
+  for _, line in ipairs(lines) do
+    append(flat, split(line))
+  end
+  return flat
 end
 
 local buffer_name = 'volley://response'
@@ -180,50 +250,117 @@ function M.live_lines(live)
   return flat
 end
 
-local function display(lines, filetype)
-  local buf = vim.fn.bufnr(buffer_name)
+-- Puts `lines` into the scratch buffer `name` (created once, reused), filetype
+-- `volley_response` with the body regions `bodies`, shown in a split on the right with
+-- its view at the top; the cursor stays where it was.
+local function display(lines, bodies, name)
+  name = name or buffer_name
+  local buf = vim.fn.bufnr(name)
   if buf == -1 then
     buf = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(buf, buffer_name)
+    vim.api.nvim_buf_set_name(buf, name)
     vim.bo[buf].bufhidden = 'hide'
     vim.bo[buf].swapfile = false
+    require('volley').buffer_commands(buf, false)
   end
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = filetype
+  vim.b[buf].volley_bodies = bodies or {}
+  -- Setting the filetype (again) reloads the syntax, with the new body regions.
+  vim.bo[buf].filetype = 'volley_response'
   if vim.fn.bufwinid(buf) == -1 then
     local current = vim.api.nvim_get_current_win()
     vim.cmd('botright vsplit')
     vim.api.nvim_win_set_buf(0, buf)
     vim.api.nvim_set_current_win(current)
   end
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    vim.api.nvim_win_set_cursor(win, { 1, 0 })
+    vim.api.nvim_win_call(win, function()
+      vim.cmd('normal! zt')
+    end)
+  end
   return buf
 end
 
 --- Shows the streams of a send while the server still listens.
 function M.show_live(live)
-  return display(M.live_lines(live), 'text')
+  return display(M.live_lines(live), {})
 end
 
---- Shows outcomes in the response split (one buffer, reused): filetype `json` when the
---- only outcome has a JSON body, plain text otherwise. `cancelled`: a Send All that
---- stopped early.
+--- Shows the request an outcome sent in its own split (`volley://sent`); `false` when
+--- the outcome has none.
+function M.show_sent(outcome)
+  local lines = M.sent_lines(outcome)
+  if not lines then
+    return false
+  end
+  return display(lines, {}, 'volley://sent')
+end
+
+--- Shows outcomes in the response split (one buffer, reused, filetype
+--- `volley_response`, each body highlighted by its content type). `cancelled`: a Send
+--- All that stopped early.
 function M.show(outcomes, cancelled)
-  local lines, json = {}, false
+  local lines, bodies = {}, {}
   for index, outcome in ipairs(outcomes) do
     if index > 1 then
       lines[#lines + 1] = ''
     end
-    local more, is_json = M.lines(outcome)
+    local offset = #lines
+    local more, body = M.lines(outcome)
     append(lines, more)
-    json = is_json and #outcomes == 1
+    if body then
+      bodies[#bodies + 1] = { body[1] + offset, body[2] + offset, body[3] }
+    end
   end
   if cancelled then
     lines[#lines + 1] = ''
     lines[#lines + 1] = '(cancelled: the other requests were not sent)'
   end
-  return display(lines, json and 'json' or 'text')
+  return display(lines, bodies)
+end
+
+--- What a finished send says on the command line: `200 OK · 12 ms · 2/2 assertions`,
+--- or `error[kind]: message`; for several outcomes, how many answered and failed.
+function M.summary(outcomes, cancelled)
+  local passed, total = 0, 0
+  local answered, failed = 0, 0
+  for _, outcome in ipairs(outcomes) do
+    local response = present(outcome.response)
+    if response then
+      answered = answered + 1
+      for _, check in ipairs(present(response.assertions) or {}) do
+        total = total + 1
+        passed = passed + (check.passed and 1 or 0)
+      end
+    else
+      failed = failed + 1
+    end
+  end
+  local parts = {}
+  if #outcomes == 1 then
+    local outcome = outcomes[1]
+    local error = present(outcome.error)
+    if error then
+      local message = (present(error.message) or ''):gsub('\n.*', '')
+      return string.format('error[%s]: %s', present(error.kind) or '?', message), true
+    end
+    local response = outcome.response
+    local timing = present(response.timing) or {}
+    parts[1] = (tostring(response.status) .. ' ' .. (present(response.statusText) or '')):gsub('%s+$', '')
+    parts[2] = string.format('%.0f ms', present(timing.totalMs) or 0)
+  else
+    parts[1] = string.format('%d request(s): %d answered, %d failed', #outcomes, answered, failed)
+  end
+  if total > 0 then
+    parts[#parts + 1] = string.format('%d/%d assertions', passed, total)
+  end
+  if cancelled then
+    parts[#parts + 1] = 'cancelled'
+  end
+  return table.concat(parts, ' · '), failed > 0 or passed < total
 end
 
 return M

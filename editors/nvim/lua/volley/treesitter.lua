@@ -1,7 +1,8 @@
 -- Highlighting with the volley_http tree-sitter grammar, when its parser is on the
 -- runtimepath (`parser/volley_http.so`: `scripts/build-parser`, or an nvim-treesitter
--- install of the grammar) and this Neovim can load it. Without it, nothing happens: the
--- language server still works.
+-- install of the grammar) and this Neovim can load it. Without it (or with a parser of
+-- an ABI this Neovim refuses) nothing is said: the caller falls back to the syntax
+-- file (syntax/volley_http.vim), and `M.why` keeps the reason.
 local M = {}
 
 -- Capture names of queries/volley_http/highlights.scm that Neovim 0.7's table of
@@ -41,9 +42,8 @@ function M.load()
   return loaded[1], loaded[2]
 end
 
-local warned = false
-
---- Starts tree-sitter highlighting of `buf`; `true` when it did.
+--- Starts tree-sitter highlighting of `buf`; `true` when it did, else `false` and the
+--- reason (also kept in `M.why`). Never prints: opening a file must not prompt.
 function M.start(buf)
   local ok, err = M.load()
   if ok then
@@ -66,12 +66,8 @@ function M.start(buf)
       end
     end)
   end
-  -- A missing parser is normal (tree-sitter is optional); a failing one is said once.
-  if not ok and err and not warned and not err:find('no parser/', 1, true) then
-    warned = true
-    vim.notify('volley: tree-sitter highlighting is off: ' .. err, vim.log.levels.WARN)
-  end
-  return ok
+  M.why = not ok and tostring(err) or nil
+  return ok, M.why
 end
 
 return M

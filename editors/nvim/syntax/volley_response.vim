@@ -1,0 +1,73 @@
+" Vim syntax for Volley's response buffer (filetype volley_response): the `# request`
+" title line, the status line, the headers, the assertion and error lines, and each body
+" highlighted by its content type. The bodies are regions over the lines listed in
+" `b:volley_bodies` ([[first, last, kind]…], 1-based, kind json, xml or html), set by
+" lua/volley/response.lua before the filetype, so the header lines never get the
+" body's syntax (and never its error groups).
+if exists('b:current_syntax')
+  finish
+endif
+
+syntax case match
+
+syntax match volleyResponseTitle /^# .*$/
+" HTTP/1.1 200 OK  12.3 ms
+syntax match volleyResponseStatusLine /^HTTP\/\S\+ \d\d\d\>.*$/ contains=volleyResponseVersion,volleyResponseSuccess,volleyResponseRedirect,volleyResponseFailure,volleyResponseInfo,volleyResponseTime
+syntax match volleyResponseVersion /^HTTP\/\S\+/ contained
+syntax match volleyResponseInfo /\%(^HTTP\/\S\+ \)\@<=1\d\d\>.\{-}\ze\%(\s\s\|$\)/ contained
+syntax match volleyResponseSuccess /\%(^HTTP\/\S\+ \)\@<=2\d\d\>.\{-}\ze\%(\s\s\|$\)/ contained
+syntax match volleyResponseRedirect /\%(^HTTP\/\S\+ \)\@<=3\d\d\>.\{-}\ze\%(\s\s\|$\)/ contained
+syntax match volleyResponseFailure /\%(^HTTP\/\S\+ \)\@<=[45]\d\d\>.\{-}\ze\%(\s\s\|$\)/ contained
+syntax match volleyResponseTime /\s\s\zs[0-9.]\+ ms$/ contained
+" The request as sent (:VolleySent): GET https://… HTTP/1.1
+syntax match volleyResponseMethod /^[A-Z]\{3,}\ze \S/ nextgroup=volleyResponseUrl skipwhite
+syntax match volleyResponseUrl /\S\+/ contained
+" Headers (a body region, defined below, wins on its own lines).
+syntax match volleyResponseHeaderName /^[A-Za-z0-9!#$%&'*+.^_`|~-]\+\ze: / nextgroup=volleyResponseHeaderValue
+syntax match volleyResponseHeaderValue /: \zs.*$/ contained
+syntax match volleyResponsePassed /^✓ .*$/
+syntax match volleyResponseFailed /^✗ .*$/
+syntax match volleyResponseError /^error\[[^\]]*\]: .*$/
+syntax match volleyResponseNote /^(.*)$/
+syntax match volleyResponseNote /^listening….*$/
+syntax match volleyResponseStream /^\%(sse\|websocket\): \d\+ item(s).*$/
+syntax match volleyResponseStream /^request #\d\+: .*$/
+syntax match volleyResponseItem /^\[\d\+ ms\] [^:]*:/
+
+let s:clusters = { 'json': 'syntax/json.vim', 'xml': 'syntax/xml.vim', 'html': 'syntax/html.vim' }
+let s:included = {}
+for [s:first, s:last, s:kind] in get(b:, 'volley_bodies', [])
+  if !has_key(s:clusters, s:kind) || s:first > s:last
+    continue
+  endif
+  if !has_key(s:included, s:kind)
+    unlet! b:current_syntax
+    execute 'syntax include @volleyBody_' . s:kind . ' ' . s:clusters[s:kind]
+    let s:included[s:kind] = 1
+  endif
+  execute printf('syntax region volleyResponseBody_%s start=/\%%%dl/ end=/\%%%dl$/ keepend contains=@volleyBody_%s',
+        \ s:kind, s:first, s:last, s:kind)
+endfor
+unlet! s:first s:last s:kind
+
+syntax sync fromstart
+
+highlight default link volleyResponseTitle Title
+highlight default link volleyResponseVersion Constant
+highlight default link volleyResponseInfo Constant
+highlight default link volleyResponseSuccess String
+highlight default link volleyResponseRedirect Constant
+highlight default link volleyResponseFailure WarningMsg
+highlight default link volleyResponseTime Number
+highlight default link volleyResponseMethod Function
+highlight default link volleyResponseUrl Underlined
+highlight default link volleyResponseHeaderName Type
+highlight default link volleyResponseHeaderValue String
+highlight default link volleyResponsePassed String
+highlight default link volleyResponseFailed WarningMsg
+highlight default link volleyResponseError ErrorMsg
+highlight default link volleyResponseNote Comment
+highlight default link volleyResponseStream Comment
+highlight default link volleyResponseItem Comment
+
+let b:current_syntax = 'volley_response'
