@@ -139,51 +139,61 @@ impl Backend {
         Ok((snapshot, document))
     }
 
+    /// What the sends of a command need of the document `uri` and of the session.
+    async fn send_context(&self, uri: &str) -> Result<SendContext> {
+        let (snapshot, document) = self.document_for(uri).await?;
+        let cookie_jar = self.jar_for(snapshot.path.as_deref());
+        Ok(SendContext { snapshot, document, profile: self.profile(), cookie_jar })
+    }
+
+    /// The sender of a command's requests, on its [`SendContext`].
+    fn sender<'a>(
+        &'a self,
+        context: &'a SendContext,
+        cancel: &'a volley_engine::CancellationToken,
+        arguments: &'a SendArguments,
+    ) -> execute::Sender<'a> {
+        execute::Sender {
+            engine: &self.engine,
+            cookie_jar: &context.cookie_jar,
+            document: &context.document,
+            path: context.snapshot.path.as_deref(),
+            profile: context.profile.as_deref(),
+            cancel,
+            arguments,
+            client: &self.client,
+        }
+    }
+
+    /// The request a command's arguments pick in its document.
+    fn selected<'a>(context: &'a SendContext, arguments: &SendArguments) -> Result<&'a volley_syntax::Request> {
+        let rope = &context.snapshot.rope;
+        execute::select(&context.document, arguments, |offset| convert::position(rope, offset).line)
+            .map_err(invalid_params)
+    }
+
     async fn send(&self, arguments: SendArguments, token: Option<ProgressToken>) -> Result<Value> {
-        let (snapshot, document) = self.document_for(&arguments.uri).await?;
-        let rope = snapshot.rope.clone();
-        let request = execute::select(&document, &arguments, |offset| convert::position(&rope, offset).line)
-            .map_err(invalid_params)?;
+        let context = self.send_context(&arguments.uri).await?;
+        let request = Self::selected(&context, &arguments)?;
         let title = format!("Sending {} {}", request.method.value, request.url.to_source());
         let progress = self.progresses.begin(&self.client, token, &title).await;
-        let profile = self.profile();
-        let cookie_jar = self.jar_for(snapshot.path.as_deref());
-        let sender = execute::Sender {
-            engine: &self.engine,
-            cookie_jar: &cookie_jar,
-            document: &document,
-            path: snapshot.path.as_deref(),
-            profile: profile.as_deref(),
-            cancel: &progress.cancel,
-            arguments: &arguments,
-            client: &self.client,
-        };
-        let outcome = sender.send(request).await;
+        let outcome = self.sender(&context, &progress.cancel, &arguments).send(request).await;
         progress.finish();
         Ok(serde_json::to_value(outcome).unwrap_or(Value::Null))
     }
 
     async fn send_all(&self, arguments: SendArguments, token: Option<ProgressToken>) -> Result<Value> {
-        let (snapshot, document) = self.document_for(&arguments.uri).await?;
+        let context = self.send_context(&arguments.uri).await?;
+        let document = &context.document;
         let count = document.requests().count();
-        let name = snapshot
+        let name = context
+            .snapshot
             .path
             .as_deref()
             .and_then(|path| path.file_name())
             .map_or_else(|| "the document".to_owned(), |name| name.to_string_lossy().into_owned());
         let progress = self.progresses.begin(&self.client, token, &format!("Sending {count} requests of {name}")).await;
-        let profile = self.profile();
-        let cookie_jar = self.jar_for(snapshot.path.as_deref());
-        let sender = execute::Sender {
-            engine: &self.engine,
-            cookie_jar: &cookie_jar,
-            document: &document,
-            path: snapshot.path.as_deref(),
-            profile: profile.as_deref(),
-            cancel: &progress.cancel,
-            arguments: &arguments,
-            client: &self.client,
-        };
+        let sender = self.sender(&context, &progress.cancel, &arguments);
         let mut outcomes = Vec::with_capacity(count);
         for (index, request) in document.requests().enumerate() {
             if progress.cancel.is_cancelled() {
@@ -223,24 +233,11 @@ impl Backend {
 
     /// `volley.copyAsCurl`: the request built as `volley.send` would send it, as curl.
     async fn copy_as_curl(&self, arguments: SendArguments) -> Result<Value> {
-        let (snapshot, document) = self.document_for(&arguments.uri).await?;
-        let rope = snapshot.rope.clone();
-        let request = execute::select(&document, &arguments, |offset| convert::position(&rope, offset).line)
-            .map_err(invalid_params)?;
-        let profile = self.profile();
-        let cookie_jar = self.jar_for(snapshot.path.as_deref());
+        let context = self.send_context(&arguments.uri).await?;
+        let request = Self::selected(&context, &arguments)?;
         let cancel = volley_engine::CancellationToken::new();
-        let sender = execute::Sender {
-            engine: &self.engine,
-            cookie_jar: &cookie_jar,
-            document: &document,
-            path: snapshot.path.as_deref(),
-            profile: profile.as_deref(),
-            cancel: &cancel,
-            arguments: &arguments,
-            client: &self.client,
-        };
-        let copied = copy::copy_as_curl(&sender, request).await.map_err(request_failed)?;
+        let copied =
+            copy::copy_as_curl(&self.sender(&context, &cancel, &arguments), request).await.map_err(request_failed)?;
         Ok(serde_json::to_value(copied).unwrap_or(Value::Null))
     }
 
@@ -742,4 +739,14 @@ impl LanguageServer for Backend {
         };
         Ok(Some(result))
     }
+}
+
+/// The document of a command that sends, and what its sends share: taken once, so that
+/// every request of a Send All sees the same text, profile and cookie jar.
+struct SendContext {
+    snapshot: Snapshot,
+    document: Arc<volley_syntax::Document>,
+    profile: Option<String>,
+    /// The jar of the document's workspace folder, or why it cannot be read.
+    cookie_jar: std::result::Result<Option<volley_engine::CookieJar>, String>,
 }

@@ -30,12 +30,7 @@ async fn a_curl_command_becomes_a_request_that_sends_the_same() {
     let mut client = TestClient::start();
     let capabilities = client.initialize().await["capabilities"].clone();
     assert_eq!(capabilities["codeActionProvider"]["codeActionKinds"], json!(["refactor.rewrite"]));
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
-        )
-        .await;
+    client.open(&uri, &text).await;
     let actions_at = |line: u32| {
         json!({
             "textDocument": {"uri": uri},

@@ -34,12 +34,7 @@ async fn open() -> (support::tempdir::Dir, String, TestClient) {
     let capabilities = client.initialize().await["capabilities"].clone();
     assert_eq!(capabilities["completionProvider"]["triggerCharacters"], json!(["{", "$", "@", ".", ":"]));
     assert_eq!(capabilities["hoverProvider"], json!(true));
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": TEXT}}),
-        )
-        .await;
+    client.open(&uri, TEXT).await;
     (dir, uri, client)
 }
 
@@ -146,12 +141,7 @@ async fn chaining_paths_are_offered_for_earlier_requests_whose_names_fit_in_brac
     let (_dir, uri) = uri("chain.http");
     let mut client = TestClient::start();
     client.initialize().await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
-        )
-        .await;
+    client.open(&uri, text).await;
     let paths = |items: &[Value]| -> Vec<String> {
         items
             .iter()
@@ -202,12 +192,7 @@ async fn hover_explains_environment_and_refused_resolvers_of_other_tools() {
     let (_dir, uri, mut client) = open().await;
     let other = uri.replace("api.http", "other.http");
     let text = "GET https://example.com/{{$env.HOME}}\nAuthorization: Bearer {{$aadToken}}\n";
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": other, "languageId": "http", "version": 1, "text": text}}),
-        )
-        .await;
+    client.open(&other, text).await;
     let env = markdown(&hover(&mut client, &other, 0, 28).await);
     assert!(env.contains("environment variable `HOME`") && env.contains("JetBrains"), "{env}");
     let refused = markdown(&hover(&mut client, &other, 1, 28).await);

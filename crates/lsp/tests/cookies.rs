@@ -15,12 +15,7 @@ async fn execute(client: &mut TestClient, command: &str, argument: Value) -> Val
 
 async fn open(client: &mut TestClient, path: &std::path::Path, text: &str) -> String {
     let uri = format!("file://{}", path.display());
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
-        )
-        .await;
+    client.open(&uri, text).await;
     uri
 }
 

@@ -95,12 +95,7 @@ async fn the_copied_command_sends_what_send_sends() {
             .expect("commands")
             .contains(&json!("volley.copyAsCurl"))
     );
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text(&server)}}),
-        )
-        .await;
+    client.open(&uri, &text(&server)).await;
 
     for (name, index) in [("json", 0), ("file", 1)] {
         let copied = execute(&mut client, "volley.copyAsCurl", json!({"uri": uri, "name": name})).await;

@@ -42,12 +42,7 @@ async fn open() -> (support::tempdir::Dir, String, TestClient) {
     assert_eq!(capabilities["renameProvider"], json!({"prepareProvider": true}));
     assert_eq!(capabilities["documentLinkProvider"], json!({"resolveProvider": false}));
     assert_eq!(capabilities["documentFormattingProvider"], true);
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": TEXT}}),
-        )
-        .await;
+    client.open(&uri, TEXT).await;
     client.diagnostics(1).await;
     (dir, uri, client)
 }

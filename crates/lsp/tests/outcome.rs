@@ -35,12 +35,7 @@ async fn open(server: &TestServer) -> (support::tempdir::Dir, String, TestClient
     let (dir, uri) = uri("outcome.http");
     let mut client = TestClient::start();
     client.initialize().await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text(server)}}),
-        )
-        .await;
+    client.open(&uri, &text(server)).await;
     (dir, uri, client)
 }
 

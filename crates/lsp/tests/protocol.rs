@@ -23,12 +23,7 @@ async fn diagnostics_follow_incremental_edits_in_utf16() {
     assert_eq!(capabilities["textDocumentSync"]["change"], json!(2), "incremental sync");
     assert_eq!(capabilities["documentSymbolProvider"], json!(true));
 
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": TEXT}}),
-        )
-        .await;
+    client.open(&uri, TEXT).await;
     let diagnostics = client.diagnostics(1).await;
     // `missing` starts at UTF-16 column 34 (byte column 37: `é` is 2 bytes, 🦀 is 4
     // bytes and 2 UTF-16 units).
@@ -87,12 +82,7 @@ async fn versions_are_published_in_order_and_close_clears() {
     let (_dir, uri) = uri("typing.http");
     let mut client = TestClient::start();
     client.initialize().await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": "GET https://example.com/\n"}}),
-        )
-        .await;
+    client.open(&uri, "GET https://example.com/\n").await;
     assert_eq!(client.diagnostics(1).await, Vec::<Value>::new());
     // Typing `{{a}}` one keystroke at a time, all sent at once: the changes that arrive
     // while a computation runs are coalesced, and no version is published after a newer.
@@ -137,12 +127,7 @@ async fn a_broken_config_is_one_error_at_the_top() {
     std::fs::write(dir.path.join("volley.jsonc"), "{ \"variables\": ").expect("config file");
     let mut client = TestClient::start();
     client.initialize().await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": "GET https://example.com/\n"}}),
-        )
-        .await;
+    client.open(&uri, "GET https://example.com/\n").await;
     let diagnostics = client.diagnostics(1).await;
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     assert_eq!(diagnostics[0]["range"], range((0, 0), (0, 0)));
@@ -199,12 +184,7 @@ async fn every_semantic_check_with_codes_ranges_and_messages() {
     let (_dir, uri) = uri("checks.http");
     let mut client = TestClient::start();
     client.initialize().await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": CHECKS}}),
-        )
-        .await;
+    client.open(&uri, CHECKS).await;
     let diagnostics = client.diagnostics(1).await;
     let summary: Vec<Value> = diagnostics
         .iter()

@@ -59,12 +59,7 @@ async fn open(server: &TestServer, params: Value) -> (support::tempdir::Dir, Str
         ])
     );
     assert_eq!(capabilities["codeLensProvider"]["resolveProvider"], json!(false));
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": TEXT}}),
-        )
-        .await;
+    client.open(&uri, TEXT).await;
     let diagnostics = client.diagnostics(1).await;
     (dir, uri, client, diagnostics)
 }
@@ -204,12 +199,7 @@ async fn a_long_request_is_cancelled_by_its_progress_or_by_cancel_request() {
     let text = format!("GET {}\n", server.url("/slow?ms=20000"));
     let mut client = TestClient::start();
     client.initialize().await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
-        )
-        .await;
+    client.open(&uri, &text).await;
 
     // The progress's cancel button.
     let id = client
@@ -391,12 +381,7 @@ async fn a_websocket_send_answers_its_first_messages() {
     );
     let mut client = TestClient::start();
     client.initialize().await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
-        )
-        .await;
+    client.open(&uri, &text).await;
     let result = execute(&mut client, "volley.send", json!({"uri": uri, "index": 0, "streamWindowMs": 5000})).await;
     let response = &result["response"];
     assert_eq!(response["status"], 101, "{result}");
@@ -435,12 +420,7 @@ async fn send_all_runs_every_request_without_errors_and_refuses_the_others() {
     );
     let mut client = TestClient::start();
     client.initialize().await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
-        )
-        .await;
+    client.open(&uri, &text).await;
 
     // The question of `# @note` is dismissed: not sent.
     let result = execute(&mut client, "volley.sendAll", json!({"uri": uri})).await;
@@ -499,12 +479,7 @@ async fn send_refuses_the_requests_the_cli_and_the_server_refuse() {
     );
     let mut client = TestClient::start();
     client.initialize().await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
-        )
-        .await;
+    client.open(&uri, &text).await;
 
     let broken_variable = json!({
         "kind": "invalid",
@@ -561,12 +536,7 @@ async fn no_result_of_the_language_server_shows_a_secret() {
     );
     let mut client = TestClient::start();
     client.initialize_with(json!({"capabilities": {}, "initializationOptions": {"profile": "dev"}})).await;
-    client
-        .notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
-        )
-        .await;
+    client.open(&uri, &text).await;
     let mut outputs = Vec::new();
     for line in [3, 10] {
         let hover = client

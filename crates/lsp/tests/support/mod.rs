@@ -81,6 +81,12 @@ impl TestClient {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params})).await;
     }
 
+    /// Opens `uri` with `text` (version 1), as an editor does when a file is opened.
+    pub(crate) async fn open(&mut self, uri: &str, text: &str) {
+        let document = json!({"uri": uri, "languageId": "http", "version": 1, "text": text});
+        self.notify("textDocument/didOpen", json!({ "textDocument": document })).await;
+    }
+
     /// The next message that is not a request of the server's: those are answered
     /// (with a `null` result, which accepts a progress token or a registration, unless
     /// `answers` says otherwise) and kept.
