@@ -82,5 +82,10 @@ impl TokenRefresh {
 
 /// The refresh definition runs where the request does, with nothing of its variables.
 fn refresh_options(options: &RunOptions) -> RunOptions {
-    RunOptions { source_path: options.source_path.clone(), cancel: options.cancel.clone(), ..RunOptions::default() }
+    RunOptions {
+        source_path: options.source_path.clone(),
+        cancel: options.cancel.clone(),
+        cookie_jar: options.cookie_jar.clone(),
+        ..RunOptions::default()
+    }
 }

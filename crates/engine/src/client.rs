@@ -168,6 +168,9 @@ pub struct RunOptions {
     /// [`Response::redactor`] show its secrets as they are (`volley run
     /// --show-secrets`, on the user's own terminal). Off by default.
     pub show_secrets: bool,
+    /// The cookie jar of this run, instead of the client's (the language server keeps
+    /// one per workspace folder). A request's `@no-cookie-jar` still wins.
+    pub cookie_jar: Option<CookieJar>,
 }
 
 impl RunOptions {
@@ -259,6 +262,9 @@ pub struct PreparedRequest {
     /// `Authorization: Digest user password`: the answer to the server's challenge is
     /// computed during the exchange.
     digest: Option<DigestCredentials>,
+    /// The jar the exchange reads and fills (when `use_cookies`): the run's, else the
+    /// client's.
+    cookie_jar: Option<CookieJar>,
 }
 
 /// What [`Client::analyze`] found.
@@ -538,6 +544,7 @@ impl Client {
         // Transport messages may quote the URL (reqwest's do): what is secret in it is
         // kept out of them.
         let redactor = prepared.redactor.clone();
+        let jar = prepared.cookie_jar.clone().filter(|_| prepared.use_cookies);
         let exchanged = match prepared.exchange {
             Exchange::WebSocket { .. } => self.connect_websocket(prepared, cancel).await,
             Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await,
@@ -563,7 +570,7 @@ impl Client {
                 Arc::make_mut(&mut chain).insert(name, stored);
             }
         }
-        if let Some(jar) = self.active_jar()
+        if let Some(jar) = &jar
             && let Err(error) = jar.save()
         {
             tracing::warn!("{error}");
@@ -733,6 +740,7 @@ impl Client {
             assertions.push(pending);
         }
         let BuiltRequest { method, url, headers, body, version, digest } = built;
+        let cookie_jar = options.cookie_jar.clone().or_else(|| self.active_jar().cloned());
         if let (Exchange::WebSocket { .. }, Some((_, span))) = (&exchange, &digest) {
             return Err(BuildError::Credentials {
                 reason: "Digest authentication is not supported for WebSocket handshakes".to_owned(),
@@ -751,7 +759,7 @@ impl Client {
             timeout,
             follow_redirects: !request.no_redirect && follow.unwrap_or(true),
             validate_ssl: validate.unwrap_or(true),
-            use_cookies: self.active_jar().is_some() && !request.no_cookie_jar,
+            use_cookies: cookie_jar.is_some() && !request.no_cookie_jar,
             assertions,
             exchange,
             name: request.name.as_ref().map(|name| name.value.clone()),
@@ -759,6 +767,7 @@ impl Client {
             config_path: settings.config.as_ref().map(|config| config.path.clone()),
             version,
             digest: digest.map(|(credentials, _)| credentials),
+            cookie_jar,
             redactor: Redactor::default(),
         })
     }

@@ -75,6 +75,18 @@ impl CookieJar {
         }
     }
 
+    /// The jar of a run, by the rule every front end follows: the file `explicit` names
+    /// (`volley run --cookie-jar`, the language server's `cookieJar` setting), else what
+    /// the configuration's `cookies` settings ask for ([`CookieJar::from_settings`]),
+    /// else one in memory.
+    pub fn chosen(explicit: Option<&Path>, config: Option<&crate::Config>) -> Result<Option<Self>, CookieJarError> {
+        match (explicit, config) {
+            (Some(path), _) => Self::persistent(path).map(Some),
+            (None, Some(config)) => Self::from_settings(&config.cookies),
+            (None, None) => Ok(Some(Self::new())),
+        }
+    }
+
     /// The file the jar is persisted to, if any.
     #[must_use]
     pub fn path(&self) -> Option<&Path> {

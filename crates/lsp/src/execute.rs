@@ -22,9 +22,11 @@ pub(crate) const SEND_ALL: &str = "volley.sendAll";
 pub(crate) const SELECT_PROFILE: &str = "volley.selectProfile";
 /// Lists the profiles of the configuration of a document and the active one.
 pub(crate) const PROFILES: &str = "volley.profiles";
+/// Empties the cookie jar of a document's workspace folder (every jar without a `uri`).
+pub(crate) const CLEAR_COOKIES: &str = "volley.clearCookies";
 
 /// Every command the server executes.
-pub(crate) const COMMANDS: [&str; 4] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES];
+pub(crate) const COMMANDS: [&str; 5] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES];
 
 /// How long a streaming response (SSE, WebSocket) is listened to by default.
 const STREAM_WINDOW: Duration = Duration::from_secs(2);
@@ -254,6 +256,8 @@ pub(crate) fn select<'a>(
 /// What sending requests of one document needs beside the request.
 pub(crate) struct Sender<'a> {
     pub(crate) engine: &'a volley_engine::Client,
+    /// The jar of the document's workspace folder, or why it cannot be read.
+    pub(crate) cookie_jar: &'a Result<Option<volley_engine::CookieJar>, String>,
     pub(crate) document: &'a Document,
     pub(crate) path: Option<&'a Path>,
     pub(crate) profile: Option<&'a str>,
@@ -292,8 +296,13 @@ impl Sender<'_> {
         {
             return refused(ErrorInfo::new("not-confirmed", "not sent: its `# @note` was not confirmed"));
         }
+        let cookie_jar = match self.cookie_jar {
+            Ok(jar) => jar.clone(),
+            Err(message) => return refused(ErrorInfo::new("cookie-jar", message.clone())),
+        };
         let options = RunOptions {
             profile: self.profile.map(str::to_owned),
+            cookie_jar,
             cancel: Some(self.cancel.clone()),
             max_body_bytes: Some(MAX_BODY_BYTES),
             ..RunOptions::default()

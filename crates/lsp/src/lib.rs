@@ -5,6 +5,7 @@
 
 mod completion;
 mod convert;
+mod cookies;
 mod diagnostics;
 mod documents;
 mod execute;

@@ -11,18 +11,20 @@ use tower_lsp_server::ls_types::ProgressToken;
 use tower_lsp_server::ls_types::{
     CodeLens, CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
     DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
-    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    DidSaveTextDocumentParams, DocumentFormattingParams, DocumentLink, DocumentLinkOptions, DocumentLinkParams,
-    DocumentSymbolParams, DocumentSymbolResponse, ExecuteCommandOptions, ExecuteCommandParams, FileSystemWatcher,
-    FoldingRange, FoldingRangeParams, FoldingRangeProviderCapability, GlobPattern, GotoDefinitionParams,
-    GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability, InitializeParams, InitializeResult,
-    InitializedParams, Location, MessageType, OneOf, Position, PrepareRenameResponse, ReferenceParams, Registration,
-    RenameOptions, RenameParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentPositionParams,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit,
-    Uri, WorkDoneProgressCancelParams, WorkDoneProgressOptions, WorkspaceEdit,
+    DidChangeWatchedFilesRegistrationOptions, DidChangeWorkspaceFoldersParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentFormattingParams, DocumentLink, DocumentLinkOptions,
+    DocumentLinkParams, DocumentSymbolParams, DocumentSymbolResponse, ExecuteCommandOptions, ExecuteCommandParams,
+    FileSystemWatcher, FoldingRange, FoldingRangeParams, FoldingRangeProviderCapability, GlobPattern,
+    GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability, InitializeParams,
+    InitializeResult, InitializedParams, Location, MessageType, OneOf, Position, PrepareRenameResponse,
+    ReferenceParams, Registration, RenameOptions, RenameParams, SaveOptions, ServerCapabilities, ServerInfo,
+    TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    TextDocumentSyncSaveOptions, TextEdit, Uri, WorkDoneProgressCancelParams, WorkDoneProgressOptions, WorkspaceEdit,
+    WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::cookies::{self, Jars};
 use crate::diagnostics::{Context, Environment, Publisher};
 use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute::{self, SendArguments};
@@ -49,6 +51,8 @@ pub struct Backend {
     /// The client registers file watchers on request
     /// (`workspace.didChangeWatchedFiles.dynamicRegistration`).
     can_watch: Arc<AtomicBool>,
+    /// The cookie jars, one per workspace folder.
+    jars: Jars,
 }
 
 impl Backend {
@@ -65,6 +69,7 @@ impl Backend {
             environment: Arc::default(),
             progresses: Progresses::default(),
             can_watch: Arc::default(),
+            jars: Jars::default(),
         }
     }
 
@@ -141,8 +146,10 @@ impl Backend {
         let title = format!("Sending {} {}", request.method.value, request.url.to_source());
         let progress = self.progresses.begin(&self.client, token, &title).await;
         let profile = self.profile();
+        let cookie_jar = self.jar_for(snapshot.path.as_deref());
         let sender = execute::Sender {
             engine: &self.engine,
+            cookie_jar: &cookie_jar,
             document: &document,
             path: snapshot.path.as_deref(),
             profile: profile.as_deref(),
@@ -165,8 +172,10 @@ impl Backend {
             .map_or_else(|| "the document".to_owned(), |name| name.to_string_lossy().into_owned());
         let progress = self.progresses.begin(&self.client, token, &format!("Sending {count} requests of {name}")).await;
         let profile = self.profile();
+        let cookie_jar = self.jar_for(snapshot.path.as_deref());
         let sender = execute::Sender {
             engine: &self.engine,
+            cookie_jar: &cookie_jar,
             document: &document,
             path: snapshot.path.as_deref(),
             profile: profile.as_deref(),
@@ -187,6 +196,28 @@ impl Backend {
         let cancelled = progress.cancel.is_cancelled();
         progress.finish();
         Ok(json!({ "results": outcomes, "cancelled": cancelled }))
+    }
+
+    /// The cookie jar of the document at `path` (see `cookies.rs`).
+    fn jar_for(&self, path: Option<&std::path::Path>) -> std::result::Result<Option<volley_engine::CookieJar>, String> {
+        self.jars.jar_for(path, |directory| self.engine.config_for(directory).ok().flatten())
+    }
+
+    /// `volley.clearCookies`: empties the jar of the document `uri`, or every jar.
+    async fn clear_cookies(&self, arguments: &Value) -> Result<Value> {
+        let path = match arguments.get("uri").and_then(Value::as_str) {
+            Some(uri) => {
+                let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
+                Some(convert::path(&uri))
+            }
+            None => None,
+        };
+        let which = path.as_ref().map_or(cookies::Which::Every, |path| cookies::Which::Document(path.as_deref()));
+        let (cleared, errors) = self.jars.clear(which);
+        for error in errors {
+            self.client.log_message(MessageType::WARNING, error).await;
+        }
+        Ok(json!({ "cleared": cleared }))
     }
 
     fn profiles(&self, arguments: &Value) -> Result<Value> {
@@ -293,6 +324,16 @@ impl LanguageServer for Backend {
         if let Some(ProfileSetting::Profile(profile)) = params.initialization_options.as_ref().map(profile_setting) {
             self.environment.lock().unwrap_or_else(PoisonError::into_inner).profile = Some(profile);
         }
+        if let Some(options) = &params.initialization_options {
+            self.jars.set_file(cookies::setting(options));
+        }
+        #[allow(deprecated)] // `rootUri`: the folder of clients that send no `workspaceFolders`.
+        let folders: Vec<std::path::PathBuf> = match (&params.workspace_folders, &params.root_uri) {
+            (Some(folders), _) => folders.iter().filter_map(|folder| convert::path(&folder.uri)).collect(),
+            (None, Some(root)) => convert::path(root).into_iter().collect(),
+            (None, None) => Vec::new(),
+        };
+        self.jars.set_folders(folders);
         let capabilities = &params.capabilities;
         let progress = capabilities.window.as_ref().and_then(|window| window.work_done_progress).unwrap_or(false);
         self.progresses.client_creates.store(progress, Ordering::SeqCst);
@@ -330,6 +371,13 @@ impl LanguageServer for Backend {
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 document_formatting_provider: Some(OneOf::Left(true)),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
                 execute_command_provider: Some(ExecuteCommandOptions {
                     commands: execute::COMMANDS.map(str::to_owned).to_vec(),
                     work_done_progress_options: WorkDoneProgressOptions { work_done_progress: Some(true) },
@@ -406,7 +454,17 @@ impl LanguageServer for Backend {
         }
     }
 
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let removed: Vec<std::path::PathBuf> =
+            params.event.removed.iter().filter_map(|folder| convert::path(&folder.uri)).collect();
+        let mut folders: Vec<std::path::PathBuf> =
+            self.jars.folders().into_iter().filter(|folder| !removed.contains(folder)).collect();
+        folders.extend(params.event.added.iter().filter_map(|folder| convert::path(&folder.uri)));
+        self.jars.set_folders(folders);
+    }
+
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        self.jars.set_file(cookies::setting(&params.settings));
         match profile_setting(&params.settings) {
             ProfileSetting::Unsaid => {}
             ProfileSetting::Profile(profile) => self.set_profile(Some(profile)),
@@ -631,6 +689,7 @@ impl LanguageServer for Backend {
                 json!({ "active": self.profile() })
             }
             execute::PROFILES => self.profiles(params.arguments.first().unwrap_or(&Value::Null))?,
+            execute::CLEAR_COOKIES => self.clear_cookies(params.arguments.first().unwrap_or(&Value::Null)).await?,
             other => return Err(invalid_params(format!("unknown command `{other}`"))),
         };
         Ok(Some(result))

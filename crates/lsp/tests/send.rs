@@ -49,7 +49,7 @@ async fn open(server: &TestServer, params: Value) -> (support::tempdir::Dir, Str
     let capabilities = client.initialize_with(params).await["capabilities"].clone();
     assert_eq!(
         capabilities["executeCommandProvider"]["commands"],
-        json!(["volley.send", "volley.sendAll", "volley.selectProfile", "volley.profiles"])
+        json!(["volley.send", "volley.sendAll", "volley.selectProfile", "volley.profiles", "volley.clearCookies"])
     );
     assert_eq!(capabilities["codeLensProvider"]["resolveProvider"], json!(false));
     client

@@ -555,16 +555,14 @@ fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Prob
             }
         }
     }
-    let jar = match &args.cookie_jar {
-        Some(path) => {
-            Some(CookieJar::persistent(path).map_err(|error| select::Problem::usage(error.to_string(), None))?)
+    let jar = CookieJar::chosen(args.cookie_jar.as_deref(), found.as_ref()).map_err(|error| {
+        // A file named on the command line is a usage problem; one of volley.jsonc, invalid.
+        if args.cookie_jar.is_some() {
+            select::Problem::usage(error.to_string(), None)
+        } else {
+            select::Problem::invalid(error.to_string(), None)
         }
-        None => match &found {
-            Some(found) => CookieJar::from_settings(&found.cookies)
-                .map_err(|error| select::Problem::invalid(error.to_string(), None))?,
-            None => Some(CookieJar::new()),
-        },
-    };
+    })?;
     config.cookie_jar = jar;
     Ok(Client::new(config))
 }

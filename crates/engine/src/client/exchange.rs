@@ -48,7 +48,7 @@ impl Client {
         cancel: Option<CancellationToken>,
     ) -> Result<Response, Error> {
         let started = Instant::now();
-        let jar = if prepared.use_cookies { self.active_jar() } else { None };
+        let jar = prepared.cookie_jar.as_ref().filter(|_| prepared.use_cookies);
         let redactor = prepared.redactor;
         let mut method = prepared.method;
         let mut url = prepared.url;
@@ -202,7 +202,7 @@ impl Client {
         cancel: Option<&CancellationToken>,
     ) -> Result<Response, Error> {
         let started = Instant::now();
-        let jar = if prepared.use_cookies { self.active_jar() } else { None };
+        let jar = prepared.cookie_jar.as_ref().filter(|_| prepared.use_cookies);
         // Cookies belong to http(s) origins: ws(s) URLs look them up as http(s).
         let mut cookie_url = prepared.url.clone();
         let _ = cookie_url.set_scheme(if prepared.url.scheme() == "wss" { "https" } else { "http" });
