@@ -831,4 +831,19 @@ impl PreparedRequest {
     pub fn version(&self) -> Option<http::Version> {
         self.version
     }
+
+    /// The user and password of `Authorization: Digest user password`, which the
+    /// exchange answers the server's challenge with (the header is not sent).
+    #[must_use]
+    pub fn digest_credentials(&self) -> Option<(&str, &str)> {
+        self.digest.as_ref().map(|credentials| (credentials.user(), credentials.password()))
+    }
+
+    /// Adds the cookies of the request's jar for its URL to its `Cookie` header, as the
+    /// exchange does before sending (nothing when it uses no jar): the headers as they
+    /// will go out, for a request shown or copied rather than sent.
+    pub fn add_jar_cookies(&mut self) {
+        let jar = self.cookie_jar.as_ref().filter(|_| self.use_cookies);
+        exchange::add_jar_cookies(&mut self.headers, jar, &self.url);
+    }
 }

@@ -30,6 +30,11 @@ impl DigestCredentials {
         Self { user: user.to_owned(), password: password.to_owned() }
     }
 
+    /// The user name.
+    pub(crate) fn user(&self) -> &str {
+        &self.user
+    }
+
     /// The password, to keep out of what is shown.
     pub(crate) fn password(&self) -> &str {
         &self.password

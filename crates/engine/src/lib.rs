@@ -36,6 +36,7 @@ mod client;
 pub mod config;
 mod cookies;
 mod credentials;
+pub mod curl;
 mod digest;
 mod dotenv;
 mod error;

@@ -125,10 +125,11 @@ fn candidates(
 
     if let Some(token) = interpolation_token(&prefix) {
         let replace = line_start + token..offset;
-        let scope = Scope::of(snapshot, engine, profile);
+        let mut scope = Scope::of(snapshot, engine, profile);
         return if prefix[token..].starts_with('$') {
             resolvers(&scope, &replace)
         } else {
+            scope.requests = chainable(snapshot, offset);
             variables(&scope, &replace, &prefix[token..].to_lowercase())
         };
     }
@@ -147,6 +148,23 @@ fn candidates(
         return methods(&(line_start..offset));
     }
     Vec::new()
+}
+
+/// The names a request at `offset` can chain to: those of the requests before it (a
+/// response exists only once its request ran, and Send All runs them in order) that
+/// are variable names inside `{{ }}` (`volley_syntax::is_variable_name`: a `###` title
+/// with a space is not one).
+fn chainable(snapshot: &Snapshot, offset: usize) -> Vec<String> {
+    let current =
+        snapshot.model.request_at(offset).map_or(offset, |(placed, request)| placed.place(request.span).start);
+    snapshot
+        .model
+        .requests()
+        .take_while(|(placed, request)| placed.place(request.span).start < current)
+        .filter_map(|(_, request)| request.name.as_ref().map(|name| name.value.as_str()))
+        .filter(|name| volley_syntax::is_variable_name(name))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Inside an unclosed `{{` of `prefix`: where the token being written starts.
@@ -239,11 +257,14 @@ fn resolvers(scope: &Scope, replace: &Range<usize>) -> Vec<Candidate> {
     builtins.chain(commands).collect()
 }
 
-/// `$randomInt(${1:min}, ${2:max})` for the required parameters; `$uuid` without any.
+/// `\$randomInt(${1:min}, ${2:max})` for the required parameters; `\$uuid` without
+/// any: an LSP snippet, its literal text escaped ([`escape_snippet`]) so that an editor
+/// inserts `$randomInt(min, max)`.
 fn snippet(name: &str, parameters: &str, arities: &[usize]) -> String {
     let required = arities.first().copied().unwrap_or(0);
+    let call = escape_snippet(&format!("${name}"));
     if required == 0 {
-        return format!("${name}");
+        return call;
     }
     let inside = parameters.trim_start_matches('(').trim_end_matches(')');
     let inside = inside.split('[').next().unwrap_or_default();
@@ -253,9 +274,22 @@ fn snippet(name: &str, parameters: &str, arities: &[usize]) -> String {
         .filter(|parameter| !parameter.is_empty())
         .take(required)
         .enumerate()
-        .map(|(index, parameter)| format!("${{{}:{parameter}}}", index + 1))
+        .map(|(index, parameter)| format!("${{{}:{}}}", index + 1, escape_snippet(parameter)))
         .collect();
-    format!("${name}({})", placeholders.join(", "))
+    format!("{call}({})", placeholders.join(", "))
+}
+
+/// `text` as literal text of an LSP snippet: `\`, `$` and `}` escaped with a `\` (the
+/// snippet grammar's escapes), so that none starts a tabstop or ends a placeholder.
+pub(crate) fn escape_snippet(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len() + 2);
+    for character in text.chars() {
+        if matches!(character, '\\' | '$' | '}') {
+            escaped.push('\\');
+        }
+        escaped.push(character);
+    }
+    escaped
 }
 
 fn directives(replace: &Range<usize>) -> Vec<Candidate> {
@@ -333,9 +367,90 @@ mod tests {
 
     #[test]
     fn snippets_hold_the_required_parameters() {
-        assert_eq!(snippet("uuid", "()", &[0]), "$uuid");
-        assert_eq!(snippet("randomInt", "(min, max)", &[2]), "$randomInt(${1:min}, ${2:max})");
-        assert_eq!(snippet("datetime", "(format[, amount, unit])", &[1, 3]), "$datetime(${1:format})");
+        assert_eq!(snippet("uuid", "()", &[0]), r"\$uuid");
+        assert_eq!(snippet("randomInt", "(min, max)", &[2]), r"\$randomInt(${1:min}, ${2:max})");
+        assert_eq!(snippet("datetime", "(format[, amount, unit])", &[1, 3]), r"\$datetime(${1:format})");
+    }
+
+    #[test]
+    fn snippet_text_escapes_dollars_braces_and_backslashes() {
+        assert_eq!(escape_snippet("plain {text}"), r"plain {text\}");
+        assert_eq!(escape_snippet(r"$a\b}$"), r"\$a\\b\}\$");
+        assert_eq!(read_snippet(&escape_snippet(r"$x}\y${1:z}")).0, r"$x}\y${1:z}");
+    }
+
+    /// A reader of the LSP snippet grammar, enough for completion items: text with the
+    /// escapes `\$`, `\}`, `\\`; tabstops `$1`, `${1}`; placeholders `${1:default}`
+    /// (nested allowed). Returns the text an editor inserts (placeholders at their
+    /// defaults) and the placeholders' defaults in order; panics on what the grammar
+    /// does not allow (an unescaped `$` that starts nothing, an unclosed `${`).
+    fn read_snippet(snippet: &str) -> (String, Vec<String>) {
+        fn read(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, nested: bool, out: &mut (String, Vec<String>)) {
+            while let Some(character) = chars.next() {
+                match character {
+                    '\\' if matches!(chars.peek(), Some('$' | '}' | '\\')) => out.0.push(chars.next().unwrap_or('\\')),
+                    '}' if nested => return,
+                    '$' if chars.peek().is_some_and(char::is_ascii_digit) => {
+                        while chars.peek().is_some_and(char::is_ascii_digit) {
+                            chars.next();
+                        }
+                    }
+                    '$' if chars.peek() == Some(&'{') => {
+                        chars.next();
+                        let mut digits = 0;
+                        while chars.peek().is_some_and(char::is_ascii_digit) {
+                            chars.next();
+                            digits += 1;
+                        }
+                        assert!(digits > 0, "`${{` without a number");
+                        match chars.next() {
+                            Some('}') => {}
+                            Some(':') => {
+                                let mut inner = (String::new(), Vec::new());
+                                read(chars, true, &mut inner);
+                                out.0.push_str(&inner.0);
+                                out.1.push(inner.0);
+                                out.1.extend(inner.1);
+                            }
+                            other => panic!("unexpected {other:?} in a placeholder"),
+                        }
+                    }
+                    '$' => panic!("an unescaped `$` that starts no tabstop"),
+                    '}' => out.0.push('}'),
+                    other => out.0.push(other),
+                }
+            }
+            assert!(!nested, "an unclosed placeholder");
+        }
+        let mut out = (String::new(), Vec::new());
+        read(&mut snippet.chars().peekable(), false, &mut out);
+        out
+    }
+
+    /// Every built-in resolver's completion inserts its call with the placeholders'
+    /// defaults: `$uuid`, `$random(min, max)`.
+    #[test]
+    fn every_resolver_snippet_inserts_its_call() {
+        let mut count = 0;
+        for resolver in volley_engine::builtin_resolvers() {
+            let text = snippet(resolver.name, resolver.parameters, resolver.arities);
+            let (inserted, defaults) = read_snippet(&text);
+            let required = resolver.arities.first().copied().unwrap_or(0);
+            assert_eq!(defaults.len(), required, "{}: {text}", resolver.name);
+            let expected = if defaults.is_empty() {
+                format!("${}", resolver.name)
+            } else {
+                format!("${}({})", resolver.name, defaults.join(", "))
+            };
+            assert_eq!(inserted, expected, "{text}");
+            for default in &defaults {
+                assert!(resolver.parameters.contains(default.as_str()), "{}: {default}", resolver.name);
+            }
+            count += 1;
+        }
+        assert!(count > 10);
+        let random = volley_engine::builtin_resolvers().find(|resolver| resolver.name == "random").expect("$random");
+        assert_eq!(read_snippet(&snippet(random.name, random.parameters, random.arities)).0, "$random(min, max)");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
-use volley_engine::{CancellationToken, Error, Outcome as Check, Response, RunOptions, WsMessage};
+use volley_engine::{CancellationToken, Error, Outcome as Check, PreparedRequest, Response, RunOptions, WsMessage};
 use volley_syntax::{Document, Request};
 
 /// The command of the "Send Request" lens.
@@ -24,9 +24,11 @@ pub(crate) const SELECT_PROFILE: &str = "volley.selectProfile";
 pub(crate) const PROFILES: &str = "volley.profiles";
 /// Empties the cookie jar of a document's workspace folder (every jar without a `uri`).
 pub(crate) const CLEAR_COOKIES: &str = "volley.clearCookies";
+/// Writes a request, built as `volley.send` would send it, as a curl command line.
+pub(crate) const COPY_AS_CURL: &str = "volley.copyAsCurl";
 
 /// Every command the server executes.
-pub(crate) const COMMANDS: [&str; 5] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES];
+pub(crate) const COMMANDS: [&str; 6] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES, COPY_AS_CURL];
 
 /// How long a streaming response (SSE, WebSocket) is listened to by default.
 const STREAM_WINDOW: Duration = Duration::from_secs(2);
@@ -104,6 +106,10 @@ pub(crate) struct Live<'a> {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Outcome {
     pub(crate) request: RequestInfo,
+    /// The request as it went out (whenever it was built and sent, also when the
+    /// transport then failed), through the request's redactor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) sent: Option<SentInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) response: Option<ResponseInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -121,6 +127,63 @@ pub(crate) struct RequestInfo {
     pub(crate) url: String,
     /// The request line, 0-based.
     pub(crate) line: u32,
+    /// The text of its `# @description`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) description: Option<String>,
+}
+
+/// The request as it went out: the method, URL, headers (the jar's cookies included) and
+/// body the engine sent (of the last hop when redirects were followed), or, when the
+/// transport failed, as built to be sent.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SentInfo {
+    pub(crate) method: String,
+    pub(crate) url: String,
+    /// The version the request line asks for (`HTTP/2.0`), when it asks for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) http_version: Option<String>,
+    /// In order, repeated names kept.
+    pub(crate) headers: Vec<(String, String)>,
+    /// The body: text, or base64 for a body that is not UTF-8; absent when empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) body: Option<String>,
+    /// `text` or `base64`.
+    pub(crate) body_encoding: &'static str,
+    /// The body was longer than what is kept.
+    pub(crate) truncated: bool,
+}
+
+impl SentInfo {
+    /// `method url headers body` through `redactor` (the request's, the engine's policy).
+    fn new(
+        method: &http::Method,
+        url: &url::Url,
+        version: Option<http::Version>,
+        headers: &http::HeaderMap,
+        body: &[u8],
+        redactor: &volley_engine::Redactor,
+    ) -> Self {
+        let truncated = body.len() > MAX_BODY_BYTES;
+        let kept = &body[..body.len().min(MAX_BODY_BYTES)];
+        let (text, body_encoding) = match std::str::from_utf8(kept) {
+            Ok(text) => (redactor.redact(text).into_owned(), "text"),
+            // A cut in the middle of a character is still text.
+            Err(error) if truncated && error.error_len().is_none() => {
+                (redactor.redact(&String::from_utf8_lossy(&kept[..error.valid_up_to()])).into_owned(), "text")
+            }
+            Err(_) => (base64::engine::general_purpose::STANDARD.encode(kept), "base64"),
+        };
+        Self {
+            method: method.to_string(),
+            url: redactor.redact(url.as_str()).into_owned(),
+            http_version: version.map(|version| format!("{version:?}")),
+            headers: redactor.headers(headers),
+            body: (!body.is_empty()).then_some(text),
+            body_encoding,
+            truncated,
+        }
+    }
 }
 
 /// The response, as the editor shows it.
@@ -211,7 +274,7 @@ pub(crate) struct ErrorInfo {
 }
 
 impl ErrorInfo {
-    fn new(kind: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: &str, message: impl Into<String>) -> Self {
         Self { kind: kind.to_owned(), message: message.into(), diagnostics: Vec::new() }
     }
 }
@@ -280,8 +343,10 @@ impl Sender<'_> {
             method: request.method.value.to_string(),
             url: request.url.to_source(),
             line: request.line_span.start_position.line,
+            description: request.description.as_ref().map(|description| description.value.clone()),
         };
-        let refused = |error: ErrorInfo| Outcome { request: info.clone(), response: None, error: Some(error) };
+        let refused =
+            |error: ErrorInfo| Outcome { request: info.clone(), sent: None, response: None, error: Some(error) };
         if request.disabled {
             return refused(ErrorInfo::new(
                 "disabled",
@@ -296,28 +361,63 @@ impl Sender<'_> {
         {
             return refused(ErrorInfo::new("not-confirmed", "not sent: its `# @note` was not confirmed"));
         }
-        let cookie_jar = match self.cookie_jar {
-            Ok(jar) => jar.clone(),
-            Err(message) => return refused(ErrorInfo::new("cookie-jar", message.clone())),
+        // As `Client::run_request` does, in its two steps: the request as built is kept
+        // to show when the transport fails.
+        let (prepared, options) = match self.prepare(request).await {
+            Ok(prepared) => prepared,
+            Err(error) => return refused(error),
         };
-        let options = RunOptions {
-            profile: self.profile.map(str::to_owned),
-            cookie_jar,
-            cancel: Some(self.cancel.clone()),
-            max_body_bytes: Some(MAX_BODY_BYTES),
-            ..RunOptions::default()
-        };
-        match self.engine.run_request(self.document, request, self.path, options).await {
+        let version = prepared.version();
+        let built = SentInfo::new(
+            &prepared.method,
+            &prepared.url,
+            version,
+            &prepared.headers,
+            &prepared.body,
+            &prepared.redactor,
+        );
+        match self.engine.send(prepared, options.cancel.as_ref()).await {
             Ok(response) => {
                 let window = self.arguments.stream_window_ms.map_or(STREAM_WINDOW, Duration::from_millis);
                 let items = self.arguments.max_stream_items.unwrap_or(STREAM_ITEMS);
                 let live = self.arguments.live.as_deref().map(|id| Live { client: self.client, id });
                 let listen = Listen { window, limit: items, cancel: self.cancel, live, request_index: request.index };
+                let went = response.request();
+                let sent =
+                    SentInfo::new(&went.method, &went.url, version, &went.headers, &went.body, response.redactor());
                 let response = describe(&response, &listen).await;
-                Outcome { request: info, response: Some(response), error: None }
+                Outcome { request: info, sent: Some(sent), response: Some(response), error: None }
             }
-            Err(error) => Outcome { request: info, response: None, error: Some(error_info(&error)) },
+            Err(error) => Outcome { request: info, sent: Some(built), response: None, error: Some(error_info(&error)) },
         }
+    }
+
+    /// Builds `request` as a send does, without sending it (what `volley.send` sends,
+    /// and `volley.copyAsCurl` writes), with the options it runs with.
+    pub(crate) async fn prepare(&self, request: &Request) -> Result<(PreparedRequest, RunOptions), ErrorInfo> {
+        let options = self.options()?;
+        let prepared = self
+            .engine
+            .prepare_request(self.document, request, self.path, &options)
+            .await
+            .map_err(|error| error_info(&error))?;
+        Ok((prepared, options))
+    }
+
+    /// The options a send of this sender runs with: the active profile, the jar of the
+    /// document's workspace folder, the cancellation, the most of a body kept.
+    fn options(&self) -> Result<RunOptions, ErrorInfo> {
+        let cookie_jar = match self.cookie_jar {
+            Ok(jar) => jar.clone(),
+            Err(message) => return Err(ErrorInfo::new("cookie-jar", message.clone())),
+        };
+        Ok(RunOptions {
+            profile: self.profile.map(str::to_owned),
+            cookie_jar,
+            cancel: Some(self.cancel.clone()),
+            max_body_bytes: Some(MAX_BODY_BYTES),
+            ..RunOptions::default()
+        })
     }
 }
 

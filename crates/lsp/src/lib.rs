@@ -6,6 +6,7 @@
 mod completion;
 mod convert;
 mod cookies;
+mod copy;
 mod diagnostics;
 mod documents;
 mod execute;

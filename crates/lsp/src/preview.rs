@@ -1,5 +1,6 @@
-//! The hover of a request line: the request as it would be sent, resolved by the engine
-//! (variables, profile, defaults, file bodies), without sending it. Secrets, sensitive
+//! The hover of a request line: its `# @description`, then the request as it would be
+//! sent, resolved by the engine (variables, profile, defaults, file bodies), without
+//! sending it. Secrets, sensitive
 //! variables and credential headers are hidden by the engine's redaction policy (the
 //! prepared request's redactor); requests that use command resolvers are not resolved
 //! (a hover must not run programs).
@@ -27,6 +28,13 @@ pub(crate) async fn preview(
     let heading = match profile {
         Some(profile) => format!("**Request preview** (profile `{profile}`)"),
         None => "**Request preview**".to_owned(),
+    };
+    // The request's `# @description` comes first, as written.
+    let heading = match &request.description {
+        Some(description) if !description.value.trim().is_empty() => {
+            format!("{}\n\n{heading}", description.value.trim())
+        }
+        _ => heading,
     };
     if let Some(name) = command_resolver(request, scope) {
         return format!(

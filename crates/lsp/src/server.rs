@@ -30,7 +30,7 @@ use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute::{self, SendArguments};
 use crate::progress::Progresses;
 use crate::scope::Scope;
-use crate::{completion, convert, formatting, hover, jsonc, navigation, preview};
+use crate::{completion, convert, copy, formatting, hover, jsonc, navigation, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
 const CONFIG_GLOBS: [&str; 4] =
@@ -220,6 +220,29 @@ impl Backend {
         Ok(json!({ "cleared": cleared }))
     }
 
+    /// `volley.copyAsCurl`: the request built as `volley.send` would send it, as curl.
+    async fn copy_as_curl(&self, arguments: SendArguments) -> Result<Value> {
+        let (snapshot, document) = self.document_for(&arguments.uri).await?;
+        let rope = snapshot.rope.clone();
+        let request = execute::select(&document, &arguments, |offset| convert::position(&rope, offset).line)
+            .map_err(invalid_params)?;
+        let profile = self.profile();
+        let cookie_jar = self.jar_for(snapshot.path.as_deref());
+        let cancel = volley_engine::CancellationToken::new();
+        let sender = execute::Sender {
+            engine: &self.engine,
+            cookie_jar: &cookie_jar,
+            document: &document,
+            path: snapshot.path.as_deref(),
+            profile: profile.as_deref(),
+            cancel: &cancel,
+            arguments: &arguments,
+            client: &self.client,
+        };
+        let copied = copy::copy_as_curl(&sender, request).await.map_err(request_failed)?;
+        Ok(serde_json::to_value(copied).unwrap_or(Value::Null))
+    }
+
     fn profiles(&self, arguments: &Value) -> Result<Value> {
         let uri =
             arguments.get("uri").and_then(Value::as_str).ok_or_else(|| invalid_params("give the document's `uri`"))?;
@@ -289,6 +312,11 @@ impl Backend {
 
 fn invalid_params(message: impl Into<String>) -> RpcError {
     RpcError::invalid_params(message.into())
+}
+
+/// LSP's `RequestFailed` (-32803): the request was understood but could not be done.
+fn request_failed(message: String) -> RpcError {
+    RpcError { code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803), message: message.into(), data: None }
 }
 
 /// What settings say of the active profile.
@@ -689,6 +717,7 @@ impl LanguageServer for Backend {
                 json!({ "active": self.profile() })
             }
             execute::PROFILES => self.profiles(params.arguments.first().unwrap_or(&Value::Null))?,
+            execute::COPY_AS_CURL => self.copy_as_curl(first_argument(&params)?).await?,
             execute::CLEAR_COOKIES => self.clear_cookies(params.arguments.first().unwrap_or(&Value::Null)).await?,
             other => return Err(invalid_params(format!("unknown command `{other}`"))),
         };

@@ -88,11 +88,12 @@ async fn completion_lists_variables_resolvers_directives_headers_and_methods() {
     // After `🦀/{{$`: the crab is 2 UTF-16 units (4 bytes).
     let items = complete(&mut client, &uri, 11, 30).await;
     let uuid = item(&items, "$uuid");
-    assert_eq!(uuid["textEdit"], json!({"range": range((11, 29), (11, 30)), "newText": "$uuid"}));
+    assert_eq!(uuid["textEdit"], json!({"range": range((11, 29), (11, 30)), "newText": "\\$uuid"}));
     let random = item(&items, "$random");
-    assert_eq!(random["textEdit"]["newText"], "$random(${1:min}, ${2:max})");
+    // Snippets: the literal `$` escaped, so that the editor inserts `$random(min, max)`.
+    assert_eq!(random["textEdit"]["newText"], "\\$random(${1:min}, ${2:max})");
     // Its arguments are optional (JetBrains' `{{$randomInt}}`): no placeholders.
-    assert_eq!(item(&items, "$randomInt")["textEdit"]["newText"], "$randomInt");
+    assert_eq!(item(&items, "$randomInt")["textEdit"]["newText"], "\\$randomInt");
     assert_eq!(random["insertTextFormat"], json!(2), "snippet");
     assert!(items.iter().all(|item| item["label"].as_str().expect("label").starts_with('$')));
 
@@ -118,6 +119,48 @@ async fn completion_lists_variables_resolvers_directives_headers_and_methods() {
 
     // In a body line: nothing.
     assert_eq!(complete(&mut client, &uri, 8, 0).await, Vec::<Value>::new());
+    client.shutdown().await;
+}
+
+#[tokio::test]
+async fn chaining_paths_are_offered_for_earlier_requests_whose_names_fit_in_braces() {
+    let text = concat!(
+        "### Basic authentication\n",       // 0
+        "GET https://example.com/basic\n",  // 1
+        "\n",                               // 2
+        "### login\n",                      // 3
+        "POST https://example.com/login\n", // 4
+        "X-First: {{\n",                    // 5
+        "\n",                               // 6
+        "### me\n",                         // 7
+        "GET https://example.com/me\n",     // 8
+        "X-Token: {{\n",                    // 9
+        "\n",                               // 10
+        "### later\n",                      // 11
+        "GET https://example.com/later\n",  // 12
+    );
+    let (_dir, uri) = uri("chain.http");
+    let mut client = TestClient::start();
+    client.initialize().await;
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text}}),
+        )
+        .await;
+    let paths = |items: &[Value]| -> Vec<String> {
+        items
+            .iter()
+            .filter(|item| item["detail"].as_str().is_some_and(|detail| detail.starts_with("request ")))
+            .map(|item| item["label"].as_str().expect("label").to_owned())
+            .collect()
+    };
+    // In `me`: only `login` (the request titled with a space cannot be written in `{{ }}`,
+    // `later` has not run yet, `me` is the request itself).
+    let items = complete(&mut client, &uri, 9, 11).await;
+    assert_eq!(paths(&items), ["login.response.body.$", "login.response.headers."]);
+    // In `login`: nothing before it can be chained to.
+    assert_eq!(paths(&complete(&mut client, &uri, 5, 11).await), Vec::<String>::new());
     client.shutdown().await;
 }
 

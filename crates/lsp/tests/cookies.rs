@@ -53,6 +53,9 @@ async fn sends_of_one_workspace_folder_share_a_cookie_jar_that_clear_cookies_emp
     assert_eq!(set["response"]["status"], 200, "{set}");
     let seen = execute(&mut client, "volley.send", json!({"uri": first, "index": 1})).await;
     assert_eq!(cookies_seen(&seen), json!({"a": "1"}), "the cookie set by the first send");
+    // `sent` lists the jar's `Cookie` header, hidden whole as a credential header.
+    let went = seen["sent"]["headers"].as_array().expect("the request as sent");
+    assert!(went.contains(&json!(["cookie", "[REDACTED]"])), "{went:?}");
     // Another file of the same folder: the same jar.
     let seen = execute(&mut client, "volley.send", json!({"uri": sibling, "index": 1})).await;
     assert_eq!(cookies_seen(&seen), json!({"a": "1"}));

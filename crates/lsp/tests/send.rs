@@ -49,7 +49,14 @@ async fn open(server: &TestServer, params: Value) -> (support::tempdir::Dir, Str
     let capabilities = client.initialize_with(params).await["capabilities"].clone();
     assert_eq!(
         capabilities["executeCommandProvider"]["commands"],
-        json!(["volley.send", "volley.sendAll", "volley.selectProfile", "volley.profiles", "volley.clearCookies"])
+        json!([
+            "volley.send",
+            "volley.sendAll",
+            "volley.selectProfile",
+            "volley.profiles",
+            "volley.clearCookies",
+            "volley.copyAsCurl"
+        ])
     );
     assert_eq!(capabilities["codeLensProvider"]["resolveProvider"], json!(false));
     client

@@ -47,7 +47,9 @@ pub use method::Method;
 pub use refusal::{BrokenVariable, Refusal};
 pub use span::{LineIndex, Position, Span, Spanned};
 pub use suggest::{closest, edit_distance};
-pub use template::{Arguments, Expression, Interpolation, Part, ResolverCall, Template, variable_path_segments};
+pub use template::{
+    Arguments, Expression, Interpolation, Part, ResolverCall, Template, is_variable_name, variable_path_segments,
+};
 pub use tree::{ChunkInfo, EditError, SyntaxTree, language};
 
 /// Parses `text` into a typed document. Never fails and never panics.

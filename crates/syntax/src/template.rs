@@ -239,9 +239,41 @@ pub fn variable_path_segments(path: &str) -> Vec<&str> {
     segments
 }
 
+/// `true` when `text` is read as one variable name inside `{{ }}` (`{{text}}`): the
+/// grammar's `variable_name`, at least one character, no whitespace and no `{` or `}`,
+/// not starting with `$` (a resolver). A request titled `### Basic authentication` has
+/// a name that is not one, so it cannot be chained to.
+#[must_use]
+pub fn is_variable_name(text: &str) -> bool {
+    !text.is_empty()
+        && !text.starts_with('$')
+        && !text.chars().any(|character| character.is_whitespace() || character == '{' || character == '}')
+}
+
 #[cfg(test)]
 mod tests {
-    use super::variable_path_segments;
+    use super::{Expression, is_variable_name, variable_path_segments};
+
+    /// The rule agrees with the parser: a name is valid exactly when `{{name}}` parses to
+    /// that variable without diagnostics.
+    #[test]
+    fn variable_names_follow_the_grammar() {
+        for name in ["login", "api.host", "my-req_2", "a.b.0", "é", "x$", "a:b", "日本"] {
+            assert!(is_variable_name(name), "{name}");
+        }
+        for name in ["", "Basic authentication", "$uuid", "a{b", "a}b", "tab\there"] {
+            assert!(!is_variable_name(name), "{name}");
+        }
+        for name in ["login", "api.host", "x$", "a:b", "Basic authentication", "a{b", "a}b", "a\tb"] {
+            let document = crate::parse(&format!("GET http://h/{{{{{name}}}}}\n"));
+            let request = document.request(0).expect("a request");
+            let mut found = Vec::new();
+            request.url.walk(&mut |interpolation| found.push(interpolation.expression.clone()));
+            let parsed_as_name = document.diagnostics.is_empty()
+                && matches!(found.as_slice(), [Some(Expression::Variable(variable))] if variable.value == name);
+            assert_eq!(parsed_as_name, is_variable_name(name), "{name}: {found:?} {:?}", document.diagnostics);
+        }
+    }
 
     #[test]
     fn splits_paths_and_keeps_jsonpath_whole() {

@@ -242,7 +242,7 @@ impl Client {
 
 /// Adds the jar's cookies for `url` to the `Cookie` header the request may have
 /// written: one header (RFC 6265 §5.4), the written pairs first.
-fn add_jar_cookies(headers: &mut http::HeaderMap, jar: Option<&CookieJar>, url: &url::Url) {
+pub(super) fn add_jar_cookies(headers: &mut http::HeaderMap, jar: Option<&CookieJar>, url: &url::Url) {
     let Some(cookies) = jar.and_then(|jar| jar.header_for(url)) else { return };
     let mut joined: Vec<u8> = Vec::new();
     for written in headers.get_all(COOKIE) {

@@ -1,0 +1,12 @@
+//! cURL command lines: a request written as one (`write.rs`, for "copy as cURL") and a
+//! command read back into `.http` text (`parse.rs`, for "paste a cURL command"), with
+//! POSIX shell quoting (`quote.rs`). The CLI and the language server share them.
+//!
+//! Invariant: what [`to_curl`] writes, [`parse_curl`] reads back into the same method,
+//! URL, headers, body and HTTP version.
+
+mod quote;
+mod write;
+
+pub use quote::quote;
+pub use write::{CurlBody, CurlCommand, CurlRequest, to_curl};

@@ -1,0 +1,37 @@
+//! `volley.copyAsCurl`: a request built exactly as `volley.send` would send it now
+//! (`Sender::prepare`: the active profile, the session's earlier responses, the jar's
+//! cookies), not sent, written as one curl command line by the engine's writer
+//! (`volley_engine::curl`). Secrets are not redacted: the user copies the command to run
+//! it.
+
+use serde::Serialize;
+use volley_engine::curl::{CurlBody, CurlRequest, to_curl};
+use volley_syntax::{Body, Request};
+
+use crate::execute::Sender;
+
+/// The answer of `volley.copyAsCurl`.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Copied {
+    /// One line, for a POSIX shell.
+    pub(crate) curl: String,
+    /// What the command leaves out, one sentence each.
+    pub(crate) warnings: Vec<String>,
+}
+
+/// `request` as a curl command line, or the message of the error that keeps it from
+/// being built.
+pub(crate) async fn copy_as_curl(sender: &Sender<'_>, request: &Request) -> Result<Copied, String> {
+    let (mut prepared, _) = sender.prepare(request).await.map_err(|error| error.message)?;
+    prepared.add_jar_cookies();
+    let mut curl = CurlRequest::from_prepared(&prepared);
+    // A file sent as it is goes as the file, not as its bytes on the command line.
+    if let Body::File(file) = &request.body
+        && !file.substitute
+        && let (Some(path), Some(directory)) = (file.path.as_literal(), sender.path.and_then(std::path::Path::parent))
+    {
+        curl = curl.body(CurlBody::File(volley_engine::normalize(&directory.join(path.trim()))));
+    }
+    let command = to_curl(&curl);
+    Ok(Copied { curl: command.command, warnings: command.warnings })
+}
