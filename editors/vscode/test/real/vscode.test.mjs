@@ -182,6 +182,35 @@ async function goToLine(line) {
   await page.keyboard.press('Home');
 }
 
+/**
+ * Types `text` like a user, asks for completions and waits until `label` is the focused
+ * suggestion. Answers the closing braces VS Code added while typing (`}}`, or none: it
+ * closes `{` only once the line's tokens are known), which stay after the insertion.
+ */
+async function complete(text, label) {
+  await page.keyboard.type(text);
+  const closing = await until(`the line to read ${text}`, async () => {
+    const lines = (await editorText()).split('\n');
+    return lines.includes(`${text}}}`) ? '}}' : lines.includes(text) ? 'none' : undefined;
+  });
+  // Suggestions opened while typing are closed: the list asked for now is for the whole text.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+Space');
+  await until(`${label} focused in the suggestions`, async () => {
+    const focused = page.locator('.suggest-widget .monaco-list-row.focused .label-name').first();
+    return (await focused.count()) > 0 && (await focused.innerText()).trim() === label;
+  });
+  return closing === 'none' ? '' : closing;
+}
+
+/** Empties the cursor's line. */
+async function clearLine() {
+  await page.keyboard.press('End');
+  await page.keyboard.press('Shift+Home');
+  await page.keyboard.press('Shift+Home');
+  await page.keyboard.press('Backspace');
+}
+
 /** The text of the active editor's lines as shown (every line is rendered: the file is short). */
 async function editorText() {
   const lines = await page.locator('.monaco-editor .view-lines .view-line').evaluateAll((nodes) =>
@@ -232,6 +261,20 @@ function toasts() {
 
 async function closeNotifications() {
   await palette('Notifications: Clear All Notifications');
+}
+
+/** A test that leaves a screenshot `failed-N.png` when it fails, to see why. */
+let scenarios = 0;
+function scenario(name, body) {
+  const number = String(++scenarios).padStart(2, '0');
+  test(name, async () => {
+    try {
+      await body();
+    } catch (error) {
+      await page?.screenshot({ path: join(artifacts, `failed-${number}.png`) }).catch(() => {});
+      throw error;
+    }
+  });
 }
 
 let echo = '';
@@ -332,7 +375,7 @@ after(async () => {
   }
 });
 
-test('activation: opening a .http file starts volley lsp and shows a lens on every request', async () => {
+scenario('activation: opening a .http file starts volley lsp and shows a lens on every request', async () => {
   await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget input').first();
   await input.waitFor({ state: 'visible', timeout: WAIT });
@@ -348,7 +391,7 @@ test('activation: opening a .http file starts volley lsp and shows a lens on eve
   await shot('01-activation-lenses');
 });
 
-test('Send Request from a lens shows the response and the description in the panel', async () => {
+scenario('Send Request from a lens shows the response and the description in the panel', async () => {
   await clickLens('Send Request', 0);
   const text = await panelMatching(/who=nobody/);
   assert.match(text, /200 OK/);
@@ -357,7 +400,7 @@ test('Send Request from a lens shows the response and the description in the pan
   await shot('02-send-request-panel');
 });
 
-test('profile picker: choosing a profile changes what Send uses', async () => {
+scenario('profile picker: choosing a profile changes what Send uses', async () => {
   await goToLine(3);
   await palette('Volley: Select Profile');
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: 'prod' }).first();
@@ -372,7 +415,7 @@ test('profile picker: choosing a profile changes what Send uses', async () => {
   await shot('03-profile-prod-sent');
 });
 
-test('Send All from the palette shows every outcome', async () => {
+scenario('Send All from the palette shows every outcome', async () => {
   await goToLine(1);
   await palette('Volley: Send All Requests');
   const text = await panelMatching(/4 requests sent/);
@@ -380,7 +423,7 @@ test('Send All from the palette shows every outcome', async () => {
   await shot('04-send-all');
 });
 
-test('cookies: a cookie set by one send is sent by the next', async () => {
+scenario('cookies: a cookie set by one send is sent by the next', async () => {
   await palette('Volley: Clear Cookies');
   await clickLens('Send Request', 1);
   await panelMatching(/cookies\/set\?a=1/);
@@ -390,7 +433,7 @@ test('cookies: a cookie set by one send is sent by the next', async () => {
   await shot('05-cookies');
 });
 
-test('copy as cURL puts the cursor request on the clipboard', async () => {
+scenario('copy as cURL puts the cursor request on the clipboard', async () => {
   await goToLine(3);
   await palette('Volley: Copy Request as cURL');
   const curl = await until('a curl command on the clipboard', async () => {
@@ -402,7 +445,7 @@ test('copy as cURL puts the cursor request on the clipboard', async () => {
   await shot('06-copy-as-curl');
 });
 
-test("re-run from the panel's link sends the request again", async () => {
+scenario("re-run from the panel's link sends the request again", async () => {
   await clickLens('Send Request', 0);
   const first = await panelMatching(/who=prod/);
   const firstId = /x-id[^0-9a-f]*([0-9a-f-]{36})/i.exec(first)?.[1];
@@ -418,14 +461,17 @@ test("re-run from the panel's link sends the request again", async () => {
   await shot('07-rerun');
 });
 
-test("save body from the panel's link writes the body to the chosen file", async () => {
+scenario("save body from the panel's link writes the body to the chosen file", async () => {
   const target = join(workspace, 'saved-body.json');
   const frame = await panelFrame();
   const shown = await panelText();
   await frame.locator('a.action', { hasText: 'Save body' }).first().click();
   const input = page.locator('.quick-input-widget input').first();
   await input.waitFor({ state: 'visible', timeout: WAIT });
+  // The dialog offers the URL's last segment with the content type's extension.
+  await until('the suggested name', async () => (await input.inputValue()).endsWith(`${workspace}/echo.json`));
   await input.fill(target);
+  await until('the typed path', async () => (await input.inputValue()) === target);
   await shot('08-save-dialog');
   await page.keyboard.press('Enter');
   const saved = await until('the saved file', () => existsSync(target) && readFileSync(target, 'utf8'));
@@ -435,7 +481,7 @@ test("save body from the panel's link writes the body to the chosen file", async
   await shot('08-saved');
 });
 
-test('diagnostics while typing: a bad header gets a squiggle and counts in Problems', async () => {
+scenario('diagnostics while typing: a bad header gets a squiggle and counts in Problems', async () => {
   await goToLine(17);
   await page.keyboard.type('X Bad Header: 1');
   await until('an error squiggle', async () => (await page.locator('.monaco-editor .squiggly-error').count()) > 0);
@@ -445,41 +491,39 @@ test('diagnostics while typing: a bad header gets a squiggle and counts in Probl
   }).catch(async () => page.locator('#status\\.problems').first().innerText());
   assert.match(problems, /1/);
   await shot('09-diagnostics');
-  await page.keyboard.press('Control+Z');
+  await clearLine();
   await until('the squiggle to go', async () => (await page.locator('.monaco-editor .squiggly-error').count()) === 0);
 });
 
-test('completion inserts resolvers as the snippet engine reads them', async () => {
+scenario('completion inserts resolvers as the snippet engine reads them', async () => {
   await goToLine(17);
-  await page.keyboard.type('X-A: {{$uu');
-  await page.keyboard.press('Control+Space');
-  const row = page.locator('.suggest-widget .monaco-list-row', { hasText: 'uuid' }).first();
-  await row.waitFor({ state: 'visible', timeout: WAIT });
+  const closingA = await complete('X-A: {{$uu', '$uuid');
   await shot('10-completion-uuid');
   await page.keyboard.press('Enter');
-  await until('{{$uuid}} in the document', async () => (await editorText()).includes('X-A: {{$uuid}}'));
+  await until('$uuid in the document', async () => (await editorText()).split('\n').includes(`X-A: {{$uuid${closingA}`));
   await page.keyboard.press('End');
   await page.keyboard.press('Enter');
-  await page.keyboard.type('X-B: {{$rand');
-  await page.keyboard.press('Control+Space');
-  await page.locator('.suggest-widget .monaco-list-row', { hasText: 'random' }).first().waitFor({ timeout: WAIT });
+  const closingB = await complete('X-B: {{$rand', '$random');
   await page.keyboard.press('Enter');
   await until('$random(min, max) with placeholders', async () =>
-    (await editorText()).includes('X-B: {{$random(min, max)}}'),
+    (await editorText()).split('\n').includes(`X-B: {{$random(min, max)${closingB}`),
   );
   // The placeholders are the snippet's tab stops: typing replaces `min`, Tab goes to `max`.
   await page.keyboard.type('1');
   await page.keyboard.press('Tab');
   await page.keyboard.type('9');
-  await until('the placeholders filled', async () => (await editorText()).includes('X-B: {{$random(1, 9)}}'));
+  await until('the placeholders filled', async () =>
+    (await editorText()).split('\n').includes(`X-B: {{$random(1, 9)${closingB}`),
+  );
   await shot('10-completion-random');
-  for (let i = 0; i < 12; i++) {
-    await page.keyboard.press('Control+Z');
-  }
+  await page.keyboard.press('Escape');
+  await clearLine();
+  await page.keyboard.press('Backspace');
+  await clearLine();
   await until('the lines gone', async () => !(await editorText()).includes('X-A:'));
 });
 
-test('hover on a request line previews it with its description', async () => {
+scenario('hover on a request line previews it with its description', async () => {
   await goToLine(1);
   const url = page.locator('.monaco-editor .view-line', { hasText: '/echo?who=' }).first();
   await url.hover({ position: { x: 30, y: 5 } });
@@ -494,7 +538,7 @@ test('hover on a request line previews it with its description', async () => {
   await page.keyboard.press('Escape');
 });
 
-test('a language server that crashes is restarted and the user is told', async () => {
+scenario('a language server that crashes is restarted and the user is told', async () => {
   await closeNotifications();
   const [before] = lspProcesses();
   assert.ok(before, 'volley lsp runs');
