@@ -554,3 +554,29 @@ scenario('a language server that crashes is restarted and the user is told', asy
   await clickLens('Send Request', 3);
   await panelMatching(/typed=1/);
 });
+
+scenario("history: the session's responses in a quick pick, the one picked shown", async () => {
+  await palette('Volley: Show Response History');
+  const rows = page.locator('.quick-input-list .monaco-list-row');
+  await rows.first().waitFor({ state: 'visible', timeout: WAIT });
+  const labels = await rows.allInnerTexts();
+  assert.match(labels[0], /200 OK · typing/, 'newest first');
+  await shot('13-history');
+  await page.locator('.quick-input-widget input').first().fill('setCookie');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'setCookie' }).first().waitFor({ timeout: WAIT });
+  await page.keyboard.press('Enter');
+  await panelMatching(/cookies\/set\?a=1/);
+});
+
+scenario("the request as sent, from the panel's link, opens beside with the resolved request", async () => {
+  const frame = await panelFrame();
+  await frame.locator('a.action', { hasText: 'Request as sent' }).first().click();
+  const sent = await until('an editor with the request as sent', async () => {
+    const text = await page.locator('.monaco-editor .view-lines').evaluateAll((nodes) =>
+      nodes.map((node) => node.innerText.replace(/\u00a0/g, ' ')),
+    );
+    return text.find((lines) => lines.includes(`GET ${echo}/cookies/set?a=1`));
+  });
+  assert.match(sent, /user-agent: volley/i);
+  await shot('14-request-as-sent');
+});
