@@ -179,7 +179,8 @@ class Extension implements vscode.Disposable {
     if (outcome?.error?.kind === 'cancelled') {
       void vscode.window.showInformationMessage('Volley: cancelled.');
     } else if (outcome) {
-      const entry = this.history.add(outcome, { command: 'send', uri: picked.uri, index: outcome.request.index }, fileName(picked.uri));
+      const origin = { command: 'send' as const, uri: picked.uri, index: outcome.request.index };
+      const entry = this.history.add(outcome, origin, fileName(picked.uri));
       this.panel.show({ kind: 'send', outcome, entry: entry.id });
     }
   }
@@ -198,9 +199,10 @@ class Extension implements vscode.Disposable {
     );
     if (result) {
       const file = fileName(picked.uri);
-      const entries = result.results.map(
-        (outcome) => this.history.add(outcome, { command: 'sendAll', uri: picked.uri, index: outcome.request.index }, file).id,
-      );
+      const entries = result.results.map((outcome) => {
+        const origin = { command: 'sendAll' as const, uri: picked.uri, index: outcome.request.index };
+        return this.history.add(outcome, origin, file).id;
+      });
       this.panel.show({ kind: 'sendAll', file, result, entries });
     }
   }

@@ -149,8 +149,9 @@ export function renderError(error: ErrorInfo): string {
       const hint = diagnostic.hint ? `<br><span class="muted">hint: ${escapeHtml(diagnostic.hint)}</span>` : '';
       return `<li><span class="muted">line ${diagnostic.line + 1}</span> <code>${escapeHtml(diagnostic.code)}</code>: ${escapeHtml(diagnostic.message)}${hint}</li>`;
     });
-    const list = items.length > 0 ? `\n<ul class="refusal">\n${items.join('\n')}\n</ul>` : '';
-    return `<p class="error"><span class="fail">Refused</span>: the request has errors, so it was not sent. ${escapeHtml(message)}</p>${list}\n<p class="muted">Fix the errors shown in the editor (Problems view), then send again.</p>`;
+    // The list says what the message sums up; the message alone when there is no list.
+    const details = items.length > 0 ? `</p>\n<ul class="refusal">\n${items.join('\n')}\n</ul>` : ` ${escapeHtml(message)}</p>`;
+    return `<p class="error"><span class="fail">Refused</span>: the request has errors, so it was not sent.${details}\n<p class="muted">Fix the errors shown in the editor (Problems view), then send again.</p>`;
   }
   if (kind === 'disabled') {
     return `<p class="error"><span class="redirect">Disabled</span>: the request has <code># @disabled</code>, so it is never sent. Remove the directive to send it.</p>`;

@@ -200,6 +200,8 @@ test('refusals say why and what to do', () => {
   assert.match(html, /Refused<\/span>: the request has errors/);
   assert.match(html, /line 7<\/span> <code>malformed-header<\/code>: invalid header name `X &lt;Y&gt;`/);
   assert.match(html, /hint: no spaces/);
+  assert.doesNotMatch(html, /the request has 1 error/, 'the list, not the summary');
+  assert.match(renderOutcome(failure('invalid', 'the request has 2 errors')), /not sent\. the request has 2 errors/);
   assert.match(renderOutcome(failure('disabled', 'disabled')), /Disabled<\/span>.*# @disabled/);
   assert.match(renderOutcome(failure('not-confirmed', 'not confirmed')), /Not confirmed<\/span>.*# @note/);
 });

@@ -481,7 +481,7 @@ scenario("save body from the panel's link writes the body to the chosen file", a
   await shot('08-saved');
 });
 
-scenario('diagnostics while typing: a bad header gets a squiggle and counts in Problems', async () => {
+scenario('diagnostics while typing: a bad header gets a squiggle, counts in Problems and refuses the send', async () => {
   await goToLine(17);
   await page.keyboard.type('X Bad Header: 1');
   await until('an error squiggle', async () => (await page.locator('.monaco-editor .squiggly-error').count()) > 0);
@@ -491,6 +491,13 @@ scenario('diagnostics while typing: a bad header gets a squiggle and counts in P
   }).catch(async () => page.locator('#status\\.problems').first().innerText());
   assert.match(problems, /1/);
   await shot('09-diagnostics');
+  // Sending it anyway: the panel says it was refused, and why.
+  await clickLens('Send Request', 3);
+  const refused = await panelMatching(/Refused/);
+  assert.match(refused, /line 17 malformed-header/);
+  assert.match(refused, /hint:/);
+  await shot('09-refused');
+  await goToLine(17);
   await clearLine();
   await until('the squiggle to go', async () => (await page.locator('.monaco-editor .squiggly-error').count()) === 0);
 });
