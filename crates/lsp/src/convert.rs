@@ -6,14 +6,16 @@ use std::path::PathBuf;
 
 use ropey::Rope;
 use tower_lsp_server::ls_types::{
-    CodeLens, Command, CompletionItem, CompletionItemKind, CompletionTextEdit, Diagnostic, DiagnosticSeverity,
-    DocumentLink, DocumentSymbol, Documentation, FoldingRange, FoldingRangeKind, Hover, HoverContents,
-    InsertTextFormat, Location, MarkupContent, MarkupKind, NumberOrString, Position, Range, SymbolKind, TextEdit, Uri,
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeLens, Command, CompletionItem, CompletionItemKind,
+    CompletionTextEdit, Diagnostic, DiagnosticSeverity, DocumentLink, DocumentSymbol, Documentation, FoldingRange,
+    FoldingRangeKind, Hover, HoverContents, InsertTextFormat, Location, MarkupContent, MarkupKind, NumberOrString,
+    Position, Range, SymbolKind, TextEdit, Uri, WorkspaceEdit,
 };
 use volley_syntax::{Request, Severity, Span};
 
 use crate::completion::{Candidate, Kind};
 use crate::hover;
+use crate::paste::Conversion;
 
 /// The `source` of every diagnostic this server publishes.
 pub(crate) const SOURCE: &str = "volley";
@@ -211,6 +213,20 @@ pub(crate) fn completion_item(rope: &Rope, candidate: &Candidate) -> CompletionI
 /// A location of `uri` over the bytes `range` of `rope` (its text).
 pub(crate) fn location(uri: &Uri, rope: &Rope, range: std::ops::Range<usize>) -> Location {
     Location::new(uri.clone(), self::range(rope, range.start, range.end))
+}
+
+/// The code action of a curl command's conversion in the document `uri`.
+pub(crate) fn code_action(uri: &Uri, rope: &Rope, conversion: Conversion) -> CodeActionOrCommand {
+    let edit = text_edit(rope, conversion.replace, conversion.text);
+    CodeActionOrCommand::CodeAction(CodeAction {
+        title: crate::paste::TITLE.to_owned(),
+        kind: Some(CodeActionKind::REFACTOR_REWRITE),
+        edit: Some(WorkspaceEdit {
+            changes: Some(std::collections::HashMap::from([(uri.clone(), vec![edit])])),
+            ..WorkspaceEdit::default()
+        }),
+        ..CodeAction::default()
+    })
 }
 
 /// An edit replacing the bytes `range` of `rope` with `new_text`.

@@ -14,6 +14,7 @@ mod formatting;
 mod hover;
 mod jsonc;
 mod navigation;
+mod paste;
 mod preview;
 mod progress;
 mod scope;

@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
 use tower_lsp_server::ls_types::ProgressToken;
 use tower_lsp_server::ls_types::{
-    CodeLens, CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
+    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability, CodeActionResponse, CodeLens,
+    CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
     DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
     DidChangeWatchedFilesRegistrationOptions, DidChangeWorkspaceFoldersParams, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentFormattingParams, DocumentLink, DocumentLinkOptions,
@@ -30,7 +31,7 @@ use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute::{self, SendArguments};
 use crate::progress::Progresses;
 use crate::scope::Scope;
-use crate::{completion, convert, copy, formatting, hover, jsonc, navigation, preview};
+use crate::{completion, convert, copy, formatting, hover, jsonc, navigation, paste, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
 const CONFIG_GLOBS: [&str; 4] =
@@ -399,6 +400,11 @@ impl LanguageServer for Backend {
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 document_formatting_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::REFACTOR_REWRITE]),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                    resolve_provider: Some(false),
+                })),
                 workspace: Some(WorkspaceServerCapabilities {
                     workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                         supported: Some(true),
@@ -591,6 +597,19 @@ impl LanguageServer for Backend {
                 .await;
         let found = hover::Hover { markdown, range: line.start..line.end };
         Ok(Some(convert::hover(&snapshot.rope, &found)))
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri;
+        let Some(snapshot) = self.documents.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let line = params.range.start.line as usize;
+        let actions = paste::conversion(&snapshot.rope, line)
+            .map(|conversion| convert::code_action(&uri, &snapshot.rope, conversion))
+            .into_iter()
+            .collect();
+        Ok(Some(actions))
     }
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {

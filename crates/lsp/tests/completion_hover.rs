@@ -96,6 +96,10 @@ async fn completion_lists_variables_resolvers_directives_headers_and_methods() {
     assert_eq!(item(&items, "$randomInt")["textEdit"]["newText"], "\\$randomInt");
     assert_eq!(random["insertTextFormat"], json!(2), "snippet");
     assert!(items.iter().all(|item| item["label"].as_str().expect("label").starts_with('$')));
+    // Every snippet escapes its literal `$` (docs/lsp.md).
+    for item in items.iter().filter(|item| item["insertTextFormat"] == 2) {
+        assert!(item["textEdit"]["newText"].as_str().expect("text").starts_with("\\$"), "{item}");
+    }
 
     let items = complete(&mut client, &uri, 10, 3).await;
     let name = item(&items, "name");

@@ -41,9 +41,14 @@ fn cookie_text(server: &TestServer) -> String {
 #[tokio::test]
 async fn sends_of_one_workspace_folder_share_a_cookie_jar_that_clear_cookies_empties() {
     let server = TestServer::start().await;
-    let (one, two) = (tempdir::Dir::new(), tempdir::Dir::new());
+    let (one, two, outside) = (tempdir::Dir::new(), tempdir::Dir::new(), tempdir::Dir::new());
     let mut client = TestClient::start();
-    client.initialize_with(json!({"capabilities": {}, "workspaceFolders": [folder(&one), folder(&two)]})).await;
+    let capabilities = client.initialize_with(json!({"capabilities": {}, "workspaceFolders": [folder(&one)]})).await;
+    assert_eq!(capabilities["capabilities"]["workspace"]["workspaceFolders"]["changeNotifications"], true);
+    // A folder added later has a jar of its own too.
+    client
+        .notify("workspace/didChangeWorkspaceFolders", json!({"event": {"added": [folder(&two)], "removed": []}}))
+        .await;
     let text = cookie_text(&server);
     let first = open(&mut client, &one.path.join("a.http"), &text).await;
     let sibling = open(&mut client, &one.path.join("nested/b.http"), &text).await;
@@ -62,6 +67,13 @@ async fn sends_of_one_workspace_folder_share_a_cookie_jar_that_clear_cookies_emp
     // Another workspace folder: a jar of its own.
     let seen = execute(&mut client, "volley.send", json!({"uri": other, "index": 1})).await;
     assert_eq!(cookies_seen(&seen), json!({}));
+    // Outside every folder: one more jar, not the second folder's.
+    let lone = open(&mut client, &outside.path.join("d.http"), &text).await;
+    execute(&mut client, "volley.send", json!({"uri": other, "index": 0})).await;
+    let seen = execute(&mut client, "volley.send", json!({"uri": lone, "index": 1})).await;
+    assert_eq!(cookies_seen(&seen), json!({}));
+    let seen = execute(&mut client, "volley.send", json!({"uri": other, "index": 1})).await;
+    assert_eq!(cookies_seen(&seen), json!({"a": "1"}));
 
     let cleared = execute(&mut client, "volley.clearCookies", json!({"uri": first})).await;
     assert_eq!(cleared, json!({"cleared": 1}));
@@ -69,11 +81,10 @@ async fn sends_of_one_workspace_folder_share_a_cookie_jar_that_clear_cookies_emp
     assert_eq!(cookies_seen(&seen), json!({}));
 
     // Send All shares the jar too; no `uri` clears every jar.
-    let all = execute(&mut client, "volley.sendAll", json!({"uri": other})).await;
+    let all = execute(&mut client, "volley.sendAll", json!({"uri": first})).await;
     assert_eq!(cookies_seen(&all["results"][1]), json!({"a": "1"}), "{all}");
-    execute(&mut client, "volley.send", json!({"uri": first, "index": 0})).await;
     let cleared = execute(&mut client, "volley.clearCookies", json!({})).await;
-    assert_eq!(cleared, json!({"cleared": 2}));
+    assert_eq!(cleared, json!({"cleared": 2}), "folder one's and folder two's");
     client.shutdown().await;
 }
 

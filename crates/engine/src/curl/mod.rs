@@ -5,8 +5,10 @@
 //! Invariant: what [`to_curl`] writes, [`parse_curl`] reads back into the same method,
 //! URL, headers, body and HTTP version.
 
+mod parse;
 mod quote;
 mod write;
 
+pub use parse::{CurlParseError, FormField, ParsedBody, ParsedCurl, parse_curl};
 pub use quote::quote;
 pub use write::{CurlBody, CurlCommand, CurlRequest, to_curl};
