@@ -8,6 +8,12 @@ export const Commands = {
   selectProfile: 'volley.selectProfile',
   showLastResponse: 'volley.showLastResponse',
   restartServer: 'volley.restartServer',
+  rerun: 'volley.rerun',
+  saveBody: 'volley.saveBody',
+  copyAsCurl: 'volley.copyAsCurl',
+  showSent: 'volley.showSent',
+  showHistory: 'volley.showHistory',
+  clearCookies: 'volley.clearCookies',
 } as const;
 
 /** The language server's `workspace/executeCommand` commands (docs/lsp.md). */
@@ -16,7 +22,14 @@ export const ServerCommands = {
   sendAll: 'volley.sendAll',
   selectProfile: 'volley.selectProfile',
   profiles: 'volley.profiles',
+  copyAsCurl: 'volley.copyAsCurl',
+  clearCookies: 'volley.clearCookies',
 } as const;
+
+/** The history entry a panel action names (`{entry: id}`), if it names one. */
+export function entryArgument(argument: unknown): number | undefined {
+  return isObject(argument) && typeof argument.entry === 'number' ? argument.entry : undefined;
+}
 
 /** The argument of `volley.send`: a request picked by index (a lens) or by line (the cursor). */
 export interface SendArguments {

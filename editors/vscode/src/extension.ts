@@ -17,6 +17,7 @@ import { createClient } from './client';
 import {
   Commands,
   Cursor,
+  entryArgument,
   executeCommandParams,
   failureMessage,
   fileName,
@@ -25,7 +26,8 @@ import {
   ServerCommands,
 } from './commands';
 import { LiveSend, STREAM_NOTIFICATION } from './live';
-import type { Outcome, SendAllResult } from './outcome';
+import { bodyBytes, History, HistoryEntry, historyLabel, sentText, suggestedBodyName } from './history';
+import type { CurlResult, Outcome, SendAllResult } from './outcome';
 import { ResponsePanel } from './panel';
 import {
   normalizeProfile,
@@ -59,6 +61,8 @@ class Extension implements vscode.Disposable {
   private readonly panel = new ResponsePanel();
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   private readonly restartPolicy = new RestartPolicy();
+  /** Every response of the session, for the panel's actions and the history. */
+  private readonly history = new History();
   private progressTokens = 0;
   /** The sends waiting for their answer, by `live` id: their streams shown live. */
   private readonly liveSends = new Map<string, LiveSend>();
@@ -73,6 +77,12 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand(Commands.selectProfile, () => this.selectProfile()),
       vscode.commands.registerCommand(Commands.showLastResponse, () => this.showLastResponse()),
       vscode.commands.registerCommand(Commands.restartServer, () => this.restart()),
+      vscode.commands.registerCommand(Commands.rerun, (argument?: unknown) => this.rerun(argument)),
+      vscode.commands.registerCommand(Commands.saveBody, (argument?: unknown) => this.saveBody(argument)),
+      vscode.commands.registerCommand(Commands.copyAsCurl, (argument?: unknown) => this.copyAsCurl(argument)),
+      vscode.commands.registerCommand(Commands.showSent, (argument?: unknown) => this.showSent(argument)),
+      vscode.commands.registerCommand(Commands.showHistory, () => this.showHistory()),
+      vscode.commands.registerCommand(Commands.clearCookies, () => this.clearCookies()),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateStatus()),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration('volley.path')) {
@@ -169,7 +179,9 @@ class Extension implements vscode.Disposable {
     if (outcome?.error?.kind === 'cancelled') {
       void vscode.window.showInformationMessage('Volley: cancelled.');
     } else if (outcome) {
-      this.panel.show({ kind: 'send', outcome });
+      const origin = { command: 'send' as const, uri: picked.uri, index: outcome.request.index };
+      const entry = this.history.add(outcome, origin, fileName(picked.uri));
+      this.panel.show({ kind: 'send', outcome, entry: entry.id });
     }
   }
 
@@ -186,7 +198,143 @@ class Extension implements vscode.Disposable {
       `Responses: ${fileName(picked.uri)}`,
     );
     if (result) {
-      this.panel.show({ kind: 'sendAll', file: fileName(picked.uri), result });
+      const file = fileName(picked.uri);
+      const entries = result.results.map((outcome) => {
+        const origin = { command: 'sendAll' as const, uri: picked.uri, index: outcome.request.index };
+        return this.history.add(outcome, origin, file).id;
+      });
+      this.panel.show({ kind: 'sendAll', file, result, entries });
+    }
+  }
+
+  /** The history entry a command is about: the one it names, else the one shown last. */
+  private entry(argument: unknown): HistoryEntry | undefined {
+    const id = entryArgument(argument) ?? this.panel.lastEntry();
+    const entry = id === undefined ? undefined : this.history.get(id);
+    if (!entry) {
+      void vscode.window.showInformationMessage('Volley: no response to act on yet: send a request first.');
+    }
+    return entry;
+  }
+
+  /** Sends the request of a history entry again (by its index in its document). */
+  private async rerun(argument: unknown): Promise<void> {
+    const entry = this.entry(argument);
+    if (entry) {
+      await this.sendRequest({ uri: entry.origin.uri, index: entry.origin.index });
+    }
+  }
+
+  /** Writes a response's body, as received (base64 decoded), to a file the user picks. */
+  private async saveBody(argument: unknown): Promise<void> {
+    const entry = this.entry(argument);
+    if (!entry) {
+      return;
+    }
+    const body = bodyBytes(entry.outcome);
+    if (!body) {
+      void vscode.window.showInformationMessage('Volley: this request has no response body: it was not sent.');
+      return;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const target = await vscode.window.showSaveDialog({
+      title: 'Save response body',
+      defaultUri: folder ? vscode.Uri.joinPath(folder, suggestedBodyName(entry.outcome)) : undefined,
+    });
+    if (!target) {
+      return;
+    }
+    await vscode.workspace.fs.writeFile(target, body.bytes);
+    const note = body.truncated ? ' The body was truncated: only its first 4 MiB were received and saved.' : '';
+    const message = `Volley: saved ${body.bytes.length} bytes to ${target.fsPath}.${note}`;
+    if (body.truncated) {
+      void vscode.window.showWarningMessage(message);
+    } else {
+      void vscode.window.showInformationMessage(message);
+    }
+  }
+
+  /** Copies a request as a curl command line: the cursor's request, or a history entry's. */
+  private async copyAsCurl(argument: unknown): Promise<void> {
+    let picked: unknown;
+    if (entryArgument(argument) === undefined && this.cursor()) {
+      picked = sendArguments(argument, this.cursor());
+    } else {
+      const entry = this.entry(argument);
+      picked = entry ? { uri: entry.origin.uri, index: entry.origin.index } : undefined;
+    }
+    if (!picked) {
+      return;
+    }
+    const client = await this.start();
+    if (!client) {
+      return;
+    }
+    let result: CurlResult;
+    try {
+      result = (await client.sendRequest(
+        ExecuteCommandRequest.type,
+        executeCommandParams(ServerCommands.copyAsCurl, picked),
+      )) as CurlResult;
+    } catch (error) {
+      this.showFailure(error);
+      return;
+    }
+    await vscode.env.clipboard.writeText(result.curl);
+    const warnings = result.warnings ?? [];
+    if (warnings.length > 0) {
+      void vscode.window.showWarningMessage(`Volley: copied as cURL, but: ${warnings.join('; ')}`);
+    } else {
+      void vscode.window.showInformationMessage('Volley: copied the request as a cURL command.');
+    }
+  }
+
+  /** Opens the request as it was sent (redacted) in an untitled editor beside the panel. */
+  private async showSent(argument: unknown): Promise<void> {
+    const entry = this.entry(argument);
+    if (!entry) {
+      return;
+    }
+    if (!entry.outcome.sent) {
+      void vscode.window.showInformationMessage('Volley: this request was not sent, so there is nothing to show.');
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument({ language: 'http', content: sentText(entry.outcome.sent) });
+    await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+  }
+
+  /** The session's responses, newest first; the one picked is shown in the panel. */
+  private async showHistory(): Promise<void> {
+    const entries = this.history.entries();
+    if (entries.length === 0) {
+      void vscode.window.showInformationMessage('Volley: no request was sent yet.');
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      entries.map((entry) => ({ ...historyLabel(entry), entry })),
+      { title: 'Volley: responses of this session', matchOnDescription: true, matchOnDetail: true },
+    );
+    if (picked) {
+      this.panel.show({ kind: 'send', outcome: picked.entry.outcome, entry: picked.entry.id });
+    }
+  }
+
+  /** Empties the cookie jar of the active document's workspace (every jar without one). */
+  private async clearCookies(): Promise<void> {
+    const client = await this.start();
+    if (!client) {
+      return;
+    }
+    const uri = this.httpDocument()?.uri.toString();
+    try {
+      const result = (await client.sendRequest(
+        ExecuteCommandRequest.type,
+        executeCommandParams(ServerCommands.clearCookies, uri === undefined ? {} : { uri }),
+      )) as { cleared?: number } | null;
+      const cleared = result?.cleared ?? 0;
+      void vscode.window.showInformationMessage(`Volley: cleared ${cleared} ${cleared === 1 ? 'cookie' : 'cookies'}.`);
+    } catch (error) {
+      this.showFailure(error);
     }
   }
 

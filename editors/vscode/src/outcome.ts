@@ -1,4 +1,5 @@
-// What `volley.send` and `volley.sendAll` answer (docs/lsp.md, "Commands"). Types only.
+// What `volley.send`, `volley.sendAll` and `volley.copyAsCurl` answer (docs/lsp.md,
+// "Commands"), and what the panel shows of them. Types only.
 
 /** Which request was sent. Lines are 0-based. */
 export interface RequestInfo {
@@ -8,6 +9,20 @@ export interface RequestInfo {
   /** The URL as written, variables unresolved. */
   url: string;
   line: number;
+  /** The text of the request's `# @description` directive. */
+  description?: string | null;
+}
+
+/** The request as it went out, redacted by the engine's redaction policy. */
+export interface SentInfo {
+  method: string;
+  /** The URL with variables resolved. */
+  url: string;
+  httpVersion?: string;
+  headers: [string, string][];
+  body?: string;
+  bodyEncoding: 'text' | 'base64';
+  truncated: boolean;
 }
 
 export interface Timing {
@@ -57,10 +72,24 @@ export interface ResponseInfo {
   stream?: StreamInfo;
 }
 
+/** One of the errors that refused a request (`invalid`). */
+export interface RefusalDiagnostic {
+  code: string;
+  message: string;
+  hint?: string | null;
+  /** 0-based. */
+  line: number;
+}
+
 export interface ErrorInfo {
-  /** `cancelled`, `invalid`, `config`, a build error's code or a transport error's kind. */
+  /**
+   * `cancelled`, `invalid`, `disabled`, `not-confirmed`, `config`, a build error's code
+   * or a transport error's kind.
+   */
   kind: string;
   message: string;
+  /** For `invalid`: the errors that refused the request. */
+  diagnostics?: RefusalDiagnostic[];
 }
 
 /** One request sent: a response, or the error that kept it from being sent. */
@@ -68,6 +97,8 @@ export interface Outcome {
   request: RequestInfo;
   response?: ResponseInfo;
   error?: ErrorInfo;
+  /** The request as sent, whenever it was built and sent (also when the transport failed). */
+  sent?: SentInfo;
 }
 
 /** The answer of `volley.sendAll`. */
@@ -78,5 +109,11 @@ export interface SendAllResult {
 
 /** What the response panel shows: one send, or a Send All. */
 export type ResponseView =
-  | { kind: 'send'; outcome: Outcome }
-  | { kind: 'sendAll'; file: string; result: SendAllResult };
+  | { kind: 'send'; outcome: Outcome; entry?: number }
+  | { kind: 'sendAll'; file: string; result: SendAllResult; entries?: number[] };
+
+/** What the server answers to `volley.copyAsCurl`. */
+export interface CurlResult {
+  curl: string;
+  warnings?: string[];
+}

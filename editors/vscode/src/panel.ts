@@ -1,12 +1,13 @@
 // The response panel: one webview beside the editor, reused for every send. While a
 // streaming send is listening, the panel shows its items live (redrawn at most every
-// `LIVE_REDRAW_MS`); the command's answer then replaces them.
+// `LIVE_REDRAW_MS`); the command's answer then replaces them. The page has no scripts:
+// its action links are `command:` links to the extension's panel commands only.
 
 import { randomBytes } from 'crypto';
 import * as vscode from 'vscode';
 import type { LiveView } from './live';
 import type { ResponseView } from './outcome';
-import { pageTitle, renderPage } from './render';
+import { PANEL_COMMANDS, pageTitle, renderPage } from './render';
 
 /** How often a live view is redrawn at most. */
 const LIVE_REDRAW_MS = 150;
@@ -21,6 +22,15 @@ export class ResponsePanel implements vscode.Disposable {
     this.cancelLive();
     this.last = view;
     this.draw(view);
+  }
+
+  /** The history id of the response shown last (the last one of a Send All). */
+  lastEntry(): number | undefined {
+    const view = this.last;
+    if (!view) {
+      return undefined;
+    }
+    return view.kind === 'send' ? view.entry : view.entries?.[view.entries.length - 1];
   }
 
   /** Shows `view` of a send still listening, soon (redraws are batched). */
@@ -69,7 +79,7 @@ export class ResponsePanel implements vscode.Disposable {
         'volley.response',
         pageTitle(view),
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-        { enableScripts: false, enableFindWidget: true, localResourceRoots: [] },
+        { enableScripts: false, enableCommandUris: PANEL_COMMANDS, enableFindWidget: true, localResourceRoots: [] },
       );
       this.panel.onDidDispose(() => {
         this.panel = undefined;

@@ -4,15 +4,31 @@
 import { escapeHtml } from './html';
 import { highlightJson, isJson } from './json';
 import type { LiveStream, LiveView } from './live';
-import type { Assertion, Outcome, ResponseInfo, ResponseView, StreamInfo, StreamItem } from './outcome';
+import type { Assertion, ErrorInfo, Outcome, ResponseInfo, ResponseView, StreamInfo, StreamItem } from './outcome';
+
+/**
+ * The panel's actions on one outcome, as links to the extension's commands (a webview
+ * without scripts follows `command:` links when the panel enables them). Each takes
+ * `{entry}`, the outcome's history id.
+ */
+export const PANEL_ACTIONS: { command: string; title: string; needs: 'response' | 'sent' | 'any' }[] = [
+  { command: 'volley.rerun', title: 'Re-run', needs: 'any' },
+  { command: 'volley.saveBody', title: 'Save body…', needs: 'response' },
+  { command: 'volley.copyAsCurl', title: 'Copy as cURL', needs: 'any' },
+  { command: 'volley.showSent', title: 'Request as sent', needs: 'sent' },
+  { command: 'volley.showHistory', title: 'History…', needs: 'any' },
+];
+
+/** The commands the panel's links may run. */
+export const PANEL_COMMANDS = PANEL_ACTIONS.map((action) => action.command);
 
 /** The whole page: a strict Content Security Policy, no scripts, one nonce'd style. */
 export function renderPage(view: ResponseView | LiveView, nonce: string): string {
   const body =
     view.kind === 'send'
-      ? renderOutcome(view.outcome)
+      ? renderOutcome(view.outcome, view.entry)
       : view.kind === 'sendAll'
-        ? renderSendAll(view.file, view.result)
+        ? renderSendAll(view.file, view.result, view.entries)
         : renderLive(view);
   return `<!DOCTYPE html>
 <html lang="en">
@@ -39,27 +55,51 @@ export function pageTitle(view: ResponseView | LiveView): string {
     return view.title;
   }
   const request = view.outcome.request;
-  return `Response: ${request.name ?? `${request.method} ${request.url}`}`;
+  const title = `Response: ${request.name ?? `${request.method} ${request.url}`}`;
+  return request.description ? `${title} — ${request.description}` : title;
 }
 
-/** One request and what came of it. */
-export function renderOutcome(outcome: Outcome): string {
+/**
+ * One request and what came of it; with `entry` (its history id), the action links.
+ * The heading line carries the request's `# @description` when it has one.
+ */
+export function renderOutcome(outcome: Outcome, entry?: number): string {
   const request = outcome.request;
   const name = request.name ? ` <span class="name">${escapeHtml(request.name)}</span>` : '';
-  const heading = `<h2><span class="method">${escapeHtml(request.method)}</span> ${escapeHtml(request.url)}${name} <span class="muted">line ${request.line + 1}</span></h2>`;
+  const description = request.description
+    ? ` <span class="description">— ${escapeHtml(request.description)}</span>`
+    : '';
+  const heading = `<h2><span class="method">${escapeHtml(request.method)}</span> ${escapeHtml(request.url)}${name}${description} <span class="muted">line ${request.line + 1}</span></h2>`;
   let content: string;
   if (outcome.response) {
     content = renderResponse(outcome.response);
   } else if (outcome.error) {
-    content = renderError(outcome.error.kind, outcome.error.message);
+    content = renderError(outcome.error);
   } else {
-    content = renderError('unknown', 'the server answered neither a response nor an error');
+    content = renderError({ kind: 'unknown', message: 'the server answered neither a response nor an error' });
   }
-  return `<section class="outcome">\n${heading}\n${content}\n</section>`;
+  const actions = entry === undefined ? '' : `\n${renderActions(outcome, entry)}`;
+  return `<section class="outcome">\n${heading}${actions}\n${content}\n</section>`;
 }
 
-/** Every outcome of a Send All, one section each, under a summary. */
-export function renderSendAll(file: string, result: { results: Outcome[]; cancelled: boolean }): string {
+/** The action links of one outcome (those that apply to it). */
+export function renderActions(outcome: Outcome, entry: number): string {
+  const argument = encodeURIComponent(JSON.stringify([{ entry }]));
+  const links = PANEL_ACTIONS.filter(
+    (action) =>
+      action.needs === 'any' ||
+      (action.needs === 'response' && outcome.response) ||
+      (action.needs === 'sent' && outcome.sent),
+  ).map((action) => `<a class="action" href="command:${action.command}?${argument}">${escapeHtml(action.title)}</a>`);
+  return `<p class="actions">${links.join(' · ')}</p>`;
+}
+
+/** Every outcome of a Send All, one section each, under a summary; `entries` are their history ids. */
+export function renderSendAll(
+  file: string,
+  result: { results: Outcome[]; cancelled: boolean },
+  entries?: number[],
+): string {
   const failed = result.results.filter(failedOutcome).length;
   const parts = [`${result.results.length} ${plural(result.results.length, 'request')} sent`];
   if (failed > 0) {
@@ -69,7 +109,7 @@ export function renderSendAll(file: string, result: { results: Outcome[]; cancel
     parts.push('<span class="fail">cancelled: the requests after the last one shown were not sent</span>');
   }
   const summary = `<h1>${escapeHtml(file)}</h1>\n<p class="summary">${parts.join(' · ')}</p>`;
-  const sections = result.results.map(renderOutcome);
+  const sections = result.results.map((outcome, i) => renderOutcome(outcome, entries?.[i]));
   return [summary, ...sections].join('\n');
 }
 
@@ -101,7 +141,24 @@ function renderResponse(response: ResponseInfo): string {
   return sections.join('\n');
 }
 
-function renderError(kind: string, message: string): string {
+/** Why a request was not sent; a refusal says what to do about it. */
+export function renderError(error: ErrorInfo): string {
+  const { kind, message } = error;
+  if (kind === 'invalid') {
+    const items = (error.diagnostics ?? []).map((diagnostic) => {
+      const hint = diagnostic.hint ? `<br><span class="muted">hint: ${escapeHtml(diagnostic.hint)}</span>` : '';
+      return `<li><span class="muted">line ${diagnostic.line + 1}</span> <code>${escapeHtml(diagnostic.code)}</code>: ${escapeHtml(diagnostic.message)}${hint}</li>`;
+    });
+    // The list says what the message sums up; the message alone when there is no list.
+    const details = items.length > 0 ? `</p>\n<ul class="refusal">\n${items.join('\n')}\n</ul>` : ` ${escapeHtml(message)}</p>`;
+    return `<p class="error"><span class="fail">Refused</span>: the request has errors, so it was not sent.${details}\n<p class="muted">Fix the errors shown in the editor (Problems view), then send again.</p>`;
+  }
+  if (kind === 'disabled') {
+    return `<p class="error"><span class="redirect">Disabled</span>: the request has <code># @disabled</code>, so it is never sent. Remove the directive to send it.</p>`;
+  }
+  if (kind === 'not-confirmed') {
+    return `<p class="error"><span class="redirect">Not confirmed</span>: the request has a <code># @note</code> and sending it was not confirmed. Send it again and choose Send.</p>`;
+  }
   return `<p class="error"><span class="fail">Not sent</span> <code>${escapeHtml(kind)}</code>: ${escapeHtml(message)}</p>`;
 }
 
@@ -171,7 +228,9 @@ function renderHeaders(headers: [string, string][]): string {
 }
 
 function renderBody(response: ResponseInfo): string {
-  const truncated = response.truncated ? '\n<p class="muted">The body was truncated: only its first 4 MiB are shown.</p>' : '';
+  const truncated = response.truncated
+    ? '\n<p class="muted">The body was truncated: only its first 4 MiB are shown (and saved).</p>'
+    : '';
   if (response.bodyEncoding === 'base64') {
     return `<h3>Body</h3>\n<p class="muted">binary, ${base64Length(response.body)} bytes</p>${truncated}`;
   }
@@ -236,6 +295,9 @@ ul.assertions { list-style: none; padding-left: 0; }
 summary { cursor: pointer; font-weight: 600; margin: 1em 0 0.4em; }
 .status { font-size: 1.1em; font-weight: 600; }
 .method, .name { font-weight: 700; }
+.description { font-weight: normal; font-style: italic; }
+p.actions a { color: var(--vscode-textLink-foreground); text-decoration: none; }
+p.actions a:hover { text-decoration: underline; }
 .muted { color: var(--vscode-descriptionForeground); font-weight: normal; }
 .pass { color: var(--vscode-testing-iconPassed, #3a3); }
 .redirect { color: var(--vscode-editorWarning-foreground, #b80); }

@@ -168,3 +168,40 @@ test('sizes and durations', () => {
   assert.equal(formatMs(123.4), '123 ms');
   assert.equal(formatMs(2500), '2.50 s');
 });
+
+test("the request's description is in the title and the heading, escaped", () => {
+  const described = outcome();
+  described.request.description = 'Logs <in>';
+  assert.equal(pageTitle({ kind: 'send', outcome: described }), 'Response: login — Logs <in>');
+  assert.match(renderOutcome(described), /<span class="description">— Logs &lt;in&gt;<\/span>/);
+  assert.equal(pageTitle({ kind: 'send', outcome: outcome() }), 'Response: login');
+});
+
+test("an outcome's actions are command links with its history id, only those that apply", () => {
+  const sent = outcome();
+  sent.sent = { method: 'POST', url: 'https://e.com/login', headers: [], bodyEncoding: 'text', truncated: false };
+  const html = renderOutcome(sent, 7);
+  const argument = encodeURIComponent(JSON.stringify([{ entry: 7 }]));
+  for (const command of ['volley.rerun', 'volley.saveBody', 'volley.copyAsCurl', 'volley.showSent', 'volley.showHistory']) {
+    assert.ok(html.includes(`href="command:${command}?${argument}"`), command);
+  }
+  const refused = renderOutcome(failure('invalid', 'refused'), 8);
+  assert.doesNotMatch(refused, /volley\.saveBody|volley\.showSent/);
+  assert.match(refused, /volley\.rerun/);
+  assert.doesNotMatch(renderOutcome(sent), /command:/, 'no links without a history id');
+  const all = renderSendAll('api.http', { results: [sent, sent], cancelled: false }, [3, 4]);
+  assert.ok(all.includes(encodeURIComponent(JSON.stringify([{ entry: 4 }]))));
+});
+
+test('refusals say why and what to do', () => {
+  const invalid = failure('invalid', 'the request has 1 error');
+  invalid.error!.diagnostics = [{ code: 'malformed-header', message: 'invalid header name `X <Y>`', hint: 'no spaces', line: 6 }];
+  const html = renderOutcome(invalid);
+  assert.match(html, /Refused<\/span>: the request has errors/);
+  assert.match(html, /line 7<\/span> <code>malformed-header<\/code>: invalid header name `X &lt;Y&gt;`/);
+  assert.match(html, /hint: no spaces/);
+  assert.doesNotMatch(html, /the request has 1 error/, 'the list, not the summary');
+  assert.match(renderOutcome(failure('invalid', 'the request has 2 errors')), /not sent\. the request has 2 errors/);
+  assert.match(renderOutcome(failure('disabled', 'disabled')), /Disabled<\/span>.*# @disabled/);
+  assert.match(renderOutcome(failure('not-confirmed', 'not confirmed')), /Not confirmed<\/span>.*# @note/);
+});

@@ -1,0 +1,119 @@
+// The session's responses: every outcome the panel showed, numbered, with what sent it
+// (so it can be re-run), and the pure helpers of the panel's actions on one of them
+// (the body as bytes to save, the request as sent as text). No `vscode` import.
+//
+// Invariants: ids are unique for the session and increase with time; the history keeps
+// at most `capacity` entries, dropping the oldest; an entry never changes once added.
+
+import type { Outcome, SentInfo } from './outcome';
+
+/** How a history entry was sent, so that re-running it sends the same request again. */
+export type Origin =
+  | { command: 'send'; uri: string; index: number }
+  | { command: 'sendAll'; uri: string; index: number };
+
+export interface HistoryEntry {
+  id: number;
+  /** Milliseconds since the epoch, when the answer came. */
+  at: number;
+  /** The document's file name, for labels. */
+  file: string;
+  outcome: Outcome;
+  origin: Origin;
+}
+
+/** How many responses a session keeps by default. */
+export const HISTORY_CAPACITY = 100;
+
+export class History {
+  private readonly items: HistoryEntry[] = [];
+  private nextId = 1;
+
+  constructor(private readonly capacity = HISTORY_CAPACITY) {}
+
+  /** Records `outcome` and answers its entry. */
+  add(outcome: Outcome, origin: Origin, file: string, at: number = Date.now()): HistoryEntry {
+    const entry: HistoryEntry = { id: this.nextId++, at, file, outcome, origin };
+    this.items.push(entry);
+    if (this.items.length > this.capacity) {
+      this.items.splice(0, this.items.length - this.capacity);
+    }
+    return entry;
+  }
+
+  get(id: number): HistoryEntry | undefined {
+    return this.items.find((entry) => entry.id === id);
+  }
+
+  /** Newest first. */
+  entries(): HistoryEntry[] {
+    return [...this.items].reverse();
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+}
+
+/** A quick pick line for `entry`: what was sent and what came of it. */
+export function historyLabel(entry: HistoryEntry): { label: string; description: string; detail: string } {
+  const { request, response, error } = entry.outcome;
+  const result = response ? `${response.status} ${response.statusText}`.trim() : `not sent: ${error?.kind ?? 'unknown'}`;
+  const what = request.name ? `${request.name} — ${request.method} ${request.url}` : `${request.method} ${request.url}`;
+  const time = new Date(entry.at).toISOString().slice(11, 19);
+  const timing = response ? ` · ${Math.round(response.timing.totalMs)} ms` : '';
+  return { label: `${result} · ${what}`, description: `${entry.file}:${request.line + 1}`, detail: `${time} UTC${timing}` };
+}
+
+/** The bytes of the response's body as received (base64 decoded), and whether it was cut. */
+export function bodyBytes(outcome: Outcome): { bytes: Uint8Array; truncated: boolean } | undefined {
+  const response = outcome.response;
+  if (!response) {
+    return undefined;
+  }
+  const bytes =
+    response.bodyEncoding === 'base64' ? Buffer.from(response.body, 'base64') : Buffer.from(response.body, 'utf8');
+  return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), truncated: response.truncated };
+}
+
+/** A file name to offer when saving the body: the URL's last segment, else by content type. */
+export function suggestedBodyName(outcome: Outcome): string {
+  const response = outcome.response;
+  const url = response?.url ?? outcome.request.url;
+  const path = url.replace(/^[a-z]+:\/\/[^/]*/i, '').replace(/[?#].*$/, '');
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  if (/^[\w.-]+\.\w+$/.test(last)) {
+    return last;
+  }
+  const type = (response?.contentType ?? '').toLowerCase();
+  const extension = type.includes('json')
+    ? 'json'
+    : type.includes('html')
+      ? 'html'
+      : type.includes('xml')
+        ? 'xml'
+        : type.startsWith('text/')
+          ? 'txt'
+          : response?.bodyEncoding === 'base64'
+            ? 'bin'
+            : 'txt';
+  return `${last && /^[\w.-]+$/.test(last) ? last : 'response'}.${extension}`;
+}
+
+/** The request as sent, as an HTTP message (the body as text, or a note when it is binary). */
+export function sentText(sent: SentInfo): string {
+  const lines = [`${sent.method} ${sent.url}${sent.httpVersion ? ` ${sent.httpVersion}` : ''}`];
+  for (const [name, value] of sent.headers) {
+    lines.push(`${name}: ${value}`);
+  }
+  let text = lines.join('\n');
+  if (sent.body !== undefined && sent.body !== '') {
+    const body =
+      sent.bodyEncoding === 'base64' ? `<binary body, ${Buffer.from(sent.body, 'base64').length} bytes>` : sent.body;
+    text += `\n\n${body}`;
+  }
+  if (sent.truncated) {
+    text += '\n\n# The body was truncated: only its first part is shown.';
+  }
+  return `${text}\n`;
+}
