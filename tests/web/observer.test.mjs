@@ -100,6 +100,7 @@ test('executions appear live with their status, failures in red, details on clic
   const flowId = flow.json.flowId;
   const content = [
     '# @name ok',
+    '# @description Says hello to the observer',
     '# @assert status == 200',
     `GET ${echo}/echo?n=1`,
     'Content-Type: application/json',
@@ -140,6 +141,7 @@ test('executions appear live with their status, failures in red, details on clic
   await detail.locator('h3', { hasText: 'Response headers' }).waitFor({ timeout: WAIT });
   const text = await detail.textContent();
   assert.match(text, /200 OK/);
+  assert.equal((await detail.locator('.description').textContent()).trim(), 'Says hello to the observer');
   assert.match(text, /Assertions: 1\/1 passed/);
   assert.match(text, /content-type/i);
   assert.match(text, /"query": "n=1"/, 'the JSON body, indented');
