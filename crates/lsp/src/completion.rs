@@ -126,12 +126,19 @@ fn candidates(
     if let Some(token) = interpolation_token(&prefix) {
         let replace = line_start + token..offset;
         let mut scope = Scope::of(snapshot, engine, profile);
-        return if prefix[token..].starts_with('$') {
+        let mut candidates = if prefix[token..].starts_with('$') {
             resolvers(&scope, &replace)
         } else {
             scope.requests = chainable(snapshot, offset);
             variables(&scope, &replace, &prefix[token..].to_lowercase())
         };
+        let line_end = rope.line_to_byte((line + 1).min(rope.len_lines()));
+        if !closed_after(&rope.byte_slice(offset..line_end).to_string()) {
+            for candidate in &mut candidates {
+                candidate.text.push_str(if candidate.snippet { r"\}\}" } else { "}}" });
+            }
+        }
+        return candidates;
     }
     if let Some(name) = directive_token(&prefix) {
         return directives(&(line_start + name..offset));
@@ -233,6 +240,15 @@ fn variables(scope: &Scope, replace: &Range<usize>, typed: &str) -> Vec<Candidat
         replace: replace.clone(),
     });
     variables.chain(chaining).take(MAX_CANDIDATES + 1).collect()
+}
+
+/// Whether the `{{` being completed is already closed: the rest of its line, after the
+/// rest of the word at the cursor and blanks, starts with `}}` (an editor that closes brackets
+/// typed it). When it is not, the inserted text closes it.
+fn closed_after(rest_of_line: &str) -> bool {
+    let rest =
+        rest_of_line.trim_start_matches(|character: char| character.is_alphanumeric() || "_.-$".contains(character));
+    rest.trim_start_matches([' ', '\t']).starts_with("}}")
 }
 
 fn resolvers(scope: &Scope, replace: &Range<usize>) -> Vec<Candidate> {
@@ -370,6 +386,17 @@ mod tests {
         assert_eq!(snippet("uuid", "()", &[0]), r"\$uuid");
         assert_eq!(snippet("randomInt", "(min, max)", &[2]), r"\$randomInt(${1:min}, ${2:max})");
         assert_eq!(snippet("datetime", "(format[, amount, unit])", &[1, 3]), r"\$datetime(${1:format})");
+    }
+
+    #[test]
+    fn braces_closed_after_the_word_at_the_cursor_are_not_closed_again() {
+        assert!(closed_after("}}"));
+        assert!(closed_after("ost}}/path"), "the rest of `{{h|ost}}`");
+        assert!(closed_after("id}} {{x"));
+        assert!(!closed_after(""));
+        assert!(!closed_after("\n"));
+        assert!(closed_after(" }}"), "`{{ host }}`");
+        assert!(!closed_after("/path {{other}}"));
     }
 
     #[test]

@@ -19,7 +19,7 @@ const TEXT: &str = concat!(
     "###\n",                                                                             // 9
     "# @\n",                                                                             // 10
     "GET https://example.com/🦀/{{$\n",                                                  // 11
-    "X-Trace: {{\n",                                                                     // 12
+    "X-Trace: {{}}\n",                                                                   // 12
 );
 
 const CONFIG: &str = r#"{
@@ -78,17 +78,21 @@ async fn completion_lists_variables_resolvers_directives_headers_and_methods() {
     assert_eq!(item(&items, "apiToken")["detail"], "•••• (file)");
     assert_eq!(item(&items, "dbPassword")["detail"], "•••• (volley.jsonc)");
     assert_eq!(item(&items, "login.response.body.$")["textEdit"]["range"], range((12, 11), (12, 11)));
+    // The editor closed the braces: nothing more is inserted.
+    assert_eq!(item(&items, "host")["textEdit"]["newText"], "host");
     item(&items, "login.response.headers.");
 
     // After `🦀/{{$`: the crab is 2 UTF-16 units (4 bytes).
     let items = complete(&mut client, &uri, 11, 30).await;
     let uuid = item(&items, "$uuid");
-    assert_eq!(uuid["textEdit"], json!({"range": range((11, 29), (11, 30)), "newText": "\\$uuid"}));
+    // The `{{` is not closed on its line: the inserted text closes it.
+    assert_eq!(uuid["textEdit"], json!({"range": range((11, 29), (11, 30)), "newText": "\\$uuid\\}\\}"}));
     let random = item(&items, "$random");
-    // Snippets: the literal `$` escaped, so that the editor inserts `$random(min, max)`.
-    assert_eq!(random["textEdit"]["newText"], "\\$random(${1:min}, ${2:max})");
+    // Snippets: the literal `$` and `}` escaped, so that the editor inserts
+    // `$random(min, max)}}`.
+    assert_eq!(random["textEdit"]["newText"], "\\$random(${1:min}, ${2:max})\\}\\}");
     // Its arguments are optional (JetBrains' `{{$randomInt}}`): no placeholders.
-    assert_eq!(item(&items, "$randomInt")["textEdit"]["newText"], "\\$randomInt");
+    assert_eq!(item(&items, "$randomInt")["textEdit"]["newText"], "\\$randomInt\\}\\}");
     assert_eq!(random["insertTextFormat"], json!(2), "snippet");
     assert!(items.iter().all(|item| item["label"].as_str().expect("label").starts_with('$')));
     // Every snippet escapes its literal `$` (docs/lsp.md).

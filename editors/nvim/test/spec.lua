@@ -372,9 +372,10 @@ local function completion_and_hover()
     return nil, nil
   end
   local uuid, uuid_raw = inserted('uuid')
-  check(uuid == '$uuid', 'completing $uuid inserts $uuid (snippet ' .. tostring(uuid_raw) .. ' → ' .. tostring(uuid) .. ')')
+  -- The `{{` of the line is not closed: the inserted text closes it.
+  check(uuid == '$uuid}}', 'completing $uuid inserts $uuid}} (snippet ' .. tostring(uuid_raw) .. ' → ' .. tostring(uuid) .. ')')
   local random, random_raw = inserted('random')
-  check(random == '$random(min, max)', 'completing $random inserts $random(min, max) (snippet '
+  check(random == '$random(min, max)}}', 'completing $random inserts $random(min, max)}} (snippet '
     .. tostring(random_raw) .. ' → ' .. tostring(random) .. ')')
 
   -- K (the plugin's mapping, or Neovim's own on 0.10) opens the hover of the request line.

@@ -504,23 +504,25 @@ scenario('diagnostics while typing: a bad header gets a squiggle, counts in Prob
 
 scenario('completion inserts resolvers as the snippet engine reads them', async () => {
   await goToLine(17);
-  const closingA = await complete('X-A: {{$uu', '$uuid');
+  // Whether VS Code closed the braces while typing or not, the line ends closed: the
+  // server closes what the editor did not.
+  await complete('X-A: {{$uu', '$uuid');
   await shot('10-completion-uuid');
   await page.keyboard.press('Enter');
-  await until('$uuid in the document', async () => (await editorText()).split('\n').includes(`X-A: {{$uuid${closingA}`));
+  await until('$uuid in the document', async () => (await editorText()).split('\n').includes('X-A: {{$uuid}}'));
   await page.keyboard.press('End');
   await page.keyboard.press('Enter');
-  const closingB = await complete('X-B: {{$rand', '$random');
+  await complete('X-B: {{$rand', '$random');
   await page.keyboard.press('Enter');
   await until('$random(min, max) with placeholders', async () =>
-    (await editorText()).split('\n').includes(`X-B: {{$random(min, max)${closingB}`),
+    (await editorText()).split('\n').includes('X-B: {{$random(min, max)}}'),
   );
   // The placeholders are the snippet's tab stops: typing replaces `min`, Tab goes to `max`.
   await page.keyboard.type('1');
   await page.keyboard.press('Tab');
   await page.keyboard.type('9');
   await until('the placeholders filled', async () =>
-    (await editorText()).split('\n').includes(`X-B: {{$random(1, 9)${closingB}`),
+    (await editorText()).split('\n').includes('X-B: {{$random(1, 9)}}'),
   );
   await shot('10-completion-random');
   await page.keyboard.press('Escape');
