@@ -26,6 +26,7 @@
 //! `{"error": "not found"}`.
 
 mod auth;
+mod bodies;
 mod cookies;
 mod digest;
 mod echo;
@@ -177,6 +178,7 @@ fn router() -> Router {
     let state = AppState::default();
     Router::new()
         .merge(echo::routes())
+        .merge(bodies::routes())
         .merge(redirect::routes())
         .merge(cookies::routes())
         .merge(auth::routes())

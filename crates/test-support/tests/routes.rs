@@ -395,3 +395,21 @@ async fn dropping_the_server_closes_the_port() {
         tokio::task::yield_now().await;
     }
 }
+
+#[tokio::test]
+async fn bodies_have_the_size_and_type_asked_for() {
+    let server = TestServer::start().await;
+    let binary = send(&server, "GET", "/bytes/300", &[], b"").await;
+    assert_eq!(binary.status, 200);
+    assert_eq!(binary.body.len(), 300);
+    assert_eq!((binary.body[0], binary.body[255], binary.body[256]), (0, 255, 0));
+    assert!(std::str::from_utf8(&binary.body).is_err(), "not UTF-8");
+    let text = send(&server, "GET", "/text/5", &[], b"").await;
+    assert_eq!(text.body, b"aaaaa");
+    assert_eq!(send(&server, "GET", "/bytes/67108865", &[], b"").await.status, 400);
+    for (path, kind) in [("/html", "text/html"), ("/xml", "application/xml")] {
+        let response = send(&server, "GET", path, &[], b"").await;
+        let content_type = response.header("content-type").expect("a content type");
+        assert!(content_type.starts_with(kind), "{path}: {content_type}");
+    }
+}

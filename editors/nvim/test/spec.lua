@@ -4,7 +4,6 @@
 local work = os.getenv('VOLLEY_TEST_WORK')
 local url = os.getenv('VOLLEY_ECHO_URL')
 local root = os.getenv('VOLLEY_TEST_ROOT')
-local files_url = os.getenv('VOLLEY_TEST_FILES') or ''
 local passed, failed = 0, 0
 
 -- What the plugin says with vim.notify, for the checks on messages.
@@ -524,11 +523,9 @@ local function commands()
     return notified[#notified] == 'volley: profile dev'
   end)
 
-  if files_url == '' then
-    check(true, 'SKIP binary and truncated bodies: python3 is not installed')
-    return
-  end
-  write('files.http', 'GET ' .. files_url .. '/binary.bin\n\n###\nGET ' .. files_url .. '/big.txt\n')
+  -- The echo server's bodies: 1024 bytes that are not UTF-8, and 5,000,000 bytes of text
+  -- (over the 4 MiB an outcome carries).
+  write('files.http', 'GET ' .. url .. '/bytes/1024\n\n###\nGET ' .. url .. '/text/5000000\n')
   vim.cmd('edit ' .. work .. '/files.http')
   local files = vim.api.nvim_get_current_buf()
   wait('volley lsp attaches to files.http', function()
@@ -539,7 +536,11 @@ local function commands()
     return volley.last and volley.last[1].response and volley.last[1].response.bodyEncoding == 'base64'
   end)
   vim.cmd('VolleySaveBody ' .. work .. '/binary.bin')
-  local expected = assert(io.open(os.getenv('VOLLEY_TEST_WORK') .. '/../files/binary.bin', 'rb')):read('*a')
+  local counting = {}
+  for index = 0, 1023 do
+    counting[#counting + 1] = string.char(index % 256)
+  end
+  local expected = table.concat(counting)
   local got = assert(io.open(work .. '/binary.bin', 'rb')):read('*a')
   check(got == expected, ':VolleySaveBody decodes a base64 body (' .. #got .. ' bytes)')
   volley.send({ uri = vim.uri_from_bufnr(files), index = 1 }, files)
@@ -551,7 +552,7 @@ local function commands()
   check(notified[#notified]:find('truncated', 1, true) ~= nil, 'saying why: ' .. notified[#notified])
 
   -- HTML and XML bodies, each highlighted by its content type in one response buffer.
-  write('markup.http', 'GET ' .. files_url .. '/page.html\n\n###\nGET ' .. files_url .. '/order.xml\n')
+  write('markup.http', 'GET ' .. url .. '/html\n\n###\nGET ' .. url .. '/xml\n')
   vim.cmd('edit ' .. work .. '/markup.http')
   local markup = vim.api.nvim_get_current_buf()
   wait('volley lsp attaches to markup.http', function()
