@@ -57,10 +57,10 @@ fn main() {
             let bare_elapsed = started.elapsed() / per_round;
             let started = Instant::now();
             for _ in 0..per_round {
-                let response = engine
-                    .run_request(&document, request, None, RunOptions::default())
-                    .await
-                    .expect("the echo server answers");
+                let response =
+                    volley_engine::stages::run_request(&engine, &document, request, None, RunOptions::default())
+                        .await
+                        .expect("the echo server answers");
                 std::hint::black_box(response.bytes().await.expect("a body"));
             }
             let engine_elapsed = started.elapsed() / per_round;

@@ -69,7 +69,7 @@ impl Jars {
     pub(crate) fn jar_for(
         &self,
         path: Option<&Path>,
-        config: impl FnOnce(&Path) -> Option<volley_engine::Config>,
+        config: impl FnOnce(&Path) -> Option<volley_engine::config::Config>,
     ) -> Result<Option<CookieJar>, String> {
         let mut inner = self.lock();
         let folder = path.and_then(|path| inner.folders.iter().find(|folder| path.starts_with(folder)).cloned());

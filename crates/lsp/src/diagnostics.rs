@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{Diagnostic, Uri};
-use volley_engine::{AnalysisContext, ConfigError};
+use volley_engine::ConfigError;
+use volley_engine::analysis::AnalysisContext;
 use volley_syntax::Spanned;
 
 use crate::convert;
@@ -75,7 +76,8 @@ pub(crate) fn compute(
     environment: &Environment,
 ) -> Vec<Diagnostic> {
     let model = &snapshot.model;
-    let (mut context, config_error) = engine.analysis_context(snapshot.path.as_deref(), environment.profile.as_deref());
+    let (mut context, config_error) = volley_engine::analysis::Analyzer::new(engine)
+        .context(snapshot.path.as_deref(), environment.profile.as_deref());
     context.file_variables = model.variables().map(|declaration| declaration.name.value.clone()).collect();
     context.request_names = model.request_names().map(str::to_owned).collect();
     let fingerprint = fingerprint(&context, environment.generation);
@@ -84,7 +86,7 @@ pub(crate) fn compute(
         let part = &placed.part;
         let syntax = part.diagnostics.syntax(part);
         let analysis = part.diagnostics.analysis(fingerprint, || {
-            engine
+            volley_engine::analysis::Analyzer::new(engine)
                 .analyze_in(&part.document, &part.text, &context)
                 .iter()
                 .map(|diagnostic| convert::relative_diagnostic(&part.text, diagnostic))

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use ropey::Rope;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
-use volley_engine::MemoryFs;
+use volley_engine::io::MemoryFs;
 use volley_syntax::{Document, Position, Request, Span, SyntaxTree, VariableDeclaration};
 
 use crate::convert;

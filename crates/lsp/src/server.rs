@@ -58,7 +58,7 @@ pub struct Backend {
 
 impl Backend {
     pub(crate) fn new(client: Client) -> Self {
-        let files = volley_engine::MemoryFs::over(volley_engine::RealFs);
+        let files = volley_engine::io::MemoryFs::over(volley_engine::io::RealFs);
         let config =
             volley_engine::ClientConfig { io: Arc::new(files.clone()), ..volley_engine::ClientConfig::default() };
         Self {
@@ -116,7 +116,7 @@ impl Backend {
 
     /// Files may have appeared or vanished, configurations changed: check again.
     fn files_changed(&self) {
-        self.engine.reload_config();
+        volley_engine::stages::reload_config(&self.engine);
         self.publish_all();
     }
 
@@ -211,7 +211,7 @@ impl Backend {
 
     /// The cookie jar of the document at `path` (see `cookies.rs`).
     fn jar_for(&self, path: Option<&std::path::Path>) -> std::result::Result<Option<volley_engine::CookieJar>, String> {
-        self.jars.jar_for(path, |directory| self.engine.config_for(directory).ok().flatten())
+        self.jars.jar_for(path, |directory| volley_engine::stages::config_for(&self.engine, directory).ok().flatten())
     }
 
     /// `volley.clearCookies`: empties the jar of the document `uri`, or every jar.
@@ -246,7 +246,7 @@ impl Backend {
             arguments.get("uri").and_then(Value::as_str).ok_or_else(|| invalid_params("give the document's `uri`"))?;
         let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
         let directory = convert::path(&uri).and_then(|path| path.parent().map(std::path::Path::to_path_buf));
-        let config = directory.map(|directory| self.engine.config_for(&directory));
+        let config = directory.map(|directory| volley_engine::stages::config_for(&self.engine, &directory));
         let (profiles, config_path, error) = match config {
             Some(Ok(Some(config))) => (config.profiles.keys().cloned().collect(), Some(config.path), None),
             Some(Ok(None)) | None => (Vec::new(), None, None),
@@ -288,7 +288,7 @@ impl Backend {
     fn config_declarations(&self, snapshot: &Snapshot, symbol: &navigation::Symbol) -> Vec<Location> {
         let navigation::Symbol::Variable(name) = symbol else { return Vec::new() };
         let Some(directory) = snapshot.path.as_deref().and_then(std::path::Path::parent) else { return Vec::new() };
-        let Ok(Some(config)) = self.engine.config_for(directory) else { return Vec::new() };
+        let Ok(Some(config)) = volley_engine::stages::config_for(&self.engine, directory) else { return Vec::new() };
         if !config.path.ends_with("volley.jsonc") {
             return Vec::new();
         }
@@ -452,7 +452,7 @@ impl LanguageServer for Backend {
         self.documents.open(&document.uri, document.version, &document.text);
         if is_config(&document.uri) {
             // Perhaps a configuration where there was none.
-            self.engine.reload_config();
+            volley_engine::stages::reload_config(&self.engine);
             self.publish_all();
         } else {
             self.publish(document.uri);
@@ -703,7 +703,7 @@ impl LanguageServer for Backend {
         let links = navigation::file_links(&document)
             .into_iter()
             .filter_map(|(range, path)| {
-                convert::document_link(&snapshot.rope, range, &volley_engine::normalize(&directory.join(&path)))
+                convert::document_link(&snapshot.rope, range, &volley_engine::io::normalize(&directory.join(&path)))
             })
             .collect();
         Ok(Some(links))

@@ -62,7 +62,7 @@ impl Session {
         if after == before {
             return false;
         }
-        self.client.replace_variables(after);
+        volley_engine::stages::replace_variables(&self.client, after);
         true
     }
 }

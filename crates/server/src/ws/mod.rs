@@ -79,7 +79,7 @@ pub(crate) struct WsSession {
     pub(crate) commands: mpsc::Sender<Command>,
     pub(crate) emitter: Emitter,
     /// Hides the execution's secrets from the previews observers get.
-    redactor: volley_engine::Redactor,
+    redactor: volley_engine::redact::Redactor,
     last_activity: AtomicU64,
     next_control: AtomicU64,
     buffer: Mutex<Buffer>,
@@ -357,7 +357,7 @@ pub(crate) struct NewSession {
     pub(crate) idle_timeout: Duration,
     pub(crate) max_frame: usize,
     pub(crate) emitter: Emitter,
-    pub(crate) redactor: volley_engine::Redactor,
+    pub(crate) redactor: volley_engine::redact::Redactor,
 }
 
 impl WsSessions {
@@ -490,7 +490,7 @@ mod tests {
             idle_timeout: Duration::from_secs(60),
             max_frame: 1024,
             emitter,
-            redactor: volley_engine::Redactor::default(),
+            redactor: volley_engine::redact::Redactor::default(),
         };
         sessions.add(slot, new, mpsc::channel(1).0)
     }
