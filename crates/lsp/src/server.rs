@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
@@ -31,6 +31,7 @@ use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute::{self, SendArguments};
 use crate::progress::Progresses;
 use crate::scope::Scope;
+use crate::sync::lock;
 use crate::{completion, convert, copy, formatting, hover, jsonc, navigation, paste, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
@@ -98,14 +99,14 @@ impl Backend {
     }
 
     fn profile(&self) -> Option<String> {
-        self.environment.lock().unwrap_or_else(PoisonError::into_inner).profile.clone()
+        lock(&self.environment).profile.clone()
     }
 
     /// Selects the active profile; every document's diagnostics follow.
     fn set_profile(&self, profile: Option<String>) {
         let profile = profile.filter(|name| !name.is_empty());
         {
-            let mut environment = self.environment.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut environment = lock(&self.environment);
             if environment.profile == profile {
                 return;
             }
@@ -348,7 +349,7 @@ fn first_argument<T: serde::de::DeserializeOwned>(params: &ExecuteCommandParams)
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         if let Some(ProfileSetting::Profile(profile)) = params.initialization_options.as_ref().map(profile_setting) {
-            self.environment.lock().unwrap_or_else(PoisonError::into_inner).profile = Some(profile);
+            lock(&self.environment).profile = Some(profile);
         }
         if let Some(options) = &params.initialization_options {
             self.jars.set_file(cookies::setting(options));
