@@ -3,7 +3,7 @@
 //! `cargo run --release -p volley-engine --example overhead -- [rounds] [requests per round]`.
 //!
 //! Each round sends the same request (GET with two headers, body read) N times with a
-//! bare reqwest client, then N times through `Client::run_request`, against the local
+//! bare reqwest client, then N times through `stages::run_request`, against the local
 //! echo server with keep-alive. Prints the median per-request time of each side over the
 //! rounds and their ratio.
 

@@ -364,7 +364,7 @@ impl Sender<'_> {
         {
             return refused(ErrorInfo::new("not-confirmed", "not sent: its `# @note` was not confirmed"));
         }
-        // As `Client::run_request` does, in its two steps: the request as built is kept
+        // As `stages::run_request` does, in its two steps: the request as built is kept
         // to show when the transport fails.
         let (prepared, options) = match self.prepare(request).await {
             Ok(prepared) => prepared,

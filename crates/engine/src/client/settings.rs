@@ -27,7 +27,7 @@ pub(crate) struct Settings {
 impl Client {
     /// The configuration that applies to `.http` files in `directory`, as runs see it.
     /// Kept while its files are unchanged, like run settings (see
-    /// [`Client::reload_config`] for a configuration created where there was none).
+    /// [`stages::reload_config`](crate::stages::reload_config) for a configuration created where there was none).
     pub(crate) fn config_for(&self, directory: &Path) -> Result<Option<Config>, ConfigError> {
         match &self.inner.config.config {
             ConfigSource::Discover => {
