@@ -21,17 +21,24 @@
 //! # }
 //! ```
 //!
-//! Text runs without a file, and files can live in memory ([`io::MemoryFs`]); with a
-//! [`Transport`] of its own a client sends nowhere:
+//! Files can live in memory ([`io::MemoryFs`]), and a request can be prepared without
+//! being sent ([`stages`]): here the configuration's variable, the client's and the
+//! file's path come together into a URL.
 //!
 //! ```
 //! # async fn example() -> Result<(), volley_engine::Error> {
-//! use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
+//! use std::sync::Arc;
 //!
-//! let client = Client::new(ClientConfig { config: ConfigSource::Disabled, ..ClientConfig::default() });
+//! use volley_engine::io::MemoryFs;
+//! use volley_engine::{Client, ClientConfig, RunOptions, stages};
+//!
+//! let files = MemoryFs::new();
+//! files.insert("/project/volley.jsonc", r#"{ "variables": { "host": "https://api.example.com" } }"#);
+//! let client = Client::new(ClientConfig { io: Arc::new(files), ..ClientConfig::default() });
 //! client.set_variable("id", 7);
-//! let error = client.run_string("GET http://[::1/users/{{id}}\n", RunOptions::default()).await.unwrap_err();
-//! assert!(error.to_string().contains("URL"));
+//! let options = RunOptions::default().source_path("/project/users.http");
+//! let prepared = stages::prepare(&client, "GET {{host}}/users/{{id}}\n", &options).await?;
+//! assert_eq!(prepared.url.as_str(), "https://api.example.com/users/7");
 //! # Ok(())
 //! # }
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(example()).unwrap();
