@@ -40,6 +40,10 @@ pub(crate) use settings::{Settings, merged_headers};
 
 /// Runs `.http` definitions. Clones share variables, request history and cookie jar.
 ///
+/// A run step by step (prepare, then send) is in [`stages`](crate::stages); the
+/// diagnostics of a document as the client's runs would see it, in
+/// [`Analyzer`](crate::analysis::Analyzer).
+///
 /// ```no_run
 /// # async fn example() -> Result<(), volley_engine::Error> {
 /// use volley_engine::{Client, ClientConfig, RunOptions};
