@@ -77,7 +77,7 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         let document = volley_syntax::parse(&text);
         let lines = LineIndex::new(&text);
         let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-        let analysis = client.analyze(&document, &text, Some(&absolute));
+        let analysis = volley_engine::analysis::Analyzer::new(&client).analyze(&document, &text, Some(&absolute));
         let mut diagnostics: Vec<&Diagnostic> = document.diagnostics.iter().chain(&analysis.diagnostics).collect();
         diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
         let config_error = analysis.config_error.map(|error| error.to_string());

@@ -153,10 +153,10 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
         format!("http://{address}")
     };
     let workspace = server.workspace().to_path_buf();
-    let config = match volley_engine::Config::discover(
-        &volley_engine::RealFs,
+    let config = match volley_engine::config::Config::discover(
+        &volley_engine::io::RealFs,
         &workspace,
-        &volley_engine::Environment::process(),
+        &volley_engine::resolvers::Environment::process(),
     ) {
         Ok(Some(config)) => {
             let profiles: Vec<&str> = config.profiles.keys().map(String::as_str).collect();

@@ -51,8 +51,7 @@ fn benchmarks(c: &mut Criterion) {
     let request = document.request(0).expect("one request");
     group.bench_function("volley engine run_request (parsed once)", |b| {
         b.to_async(&runtime).iter(|| async {
-            let response = engine
-                .run_request(&document, request, None, RunOptions::default())
+            let response = volley_engine::stages::run_request(&engine, &document, request, None, RunOptions::default())
                 .await
                 .expect("the echo server answers");
             black_box(response.bytes().await.expect("a body"))
@@ -92,13 +91,18 @@ fn benchmarks(c: &mut Criterion) {
     c.bench_function("interpolation/build a request with 50 variables", |b| {
         b.to_async(&runtime).iter(|| async {
             black_box(
-                interpolating.prepare_request(&document, request, None, &options).await.expect("the request builds"),
+                volley_engine::stages::prepare_request(&interpolating, &document, request, None, &options)
+                    .await
+                    .expect("the request builds"),
             )
         });
     });
     c.bench_function("interpolation/parse and build a request with 50 variables", |b| {
-        b.to_async(&runtime)
-            .iter(|| async { black_box(interpolating.prepare(&text, &options).await.expect("the request builds")) });
+        b.to_async(&runtime).iter(|| async {
+            black_box(
+                volley_engine::stages::prepare(&interpolating, &text, &options).await.expect("the request builds"),
+            )
+        });
     });
     drop(server);
 }

@@ -3,7 +3,7 @@
 //! `cargo run --release -p volley-engine --example overhead -- [rounds] [requests per round]`.
 //!
 //! Each round sends the same request (GET with two headers, body read) N times with a
-//! bare reqwest client, then N times through `Client::run_request`, against the local
+//! bare reqwest client, then N times through `stages::run_request`, against the local
 //! echo server with keep-alive. Prints the median per-request time of each side over the
 //! rounds and their ratio.
 
@@ -57,10 +57,10 @@ fn main() {
             let bare_elapsed = started.elapsed() / per_round;
             let started = Instant::now();
             for _ in 0..per_round {
-                let response = engine
-                    .run_request(&document, request, None, RunOptions::default())
-                    .await
-                    .expect("the echo server answers");
+                let response =
+                    volley_engine::stages::run_request(&engine, &document, request, None, RunOptions::default())
+                        .await
+                        .expect("the echo server answers");
                 std::hint::black_box(response.bytes().await.expect("a body"));
             }
             let engine_elapsed = started.elapsed() / per_round;

@@ -15,7 +15,9 @@
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt as _, StreamExt as _};
-use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions, SseParser, WsMessage};
+use volley_engine::sse::SseParser;
+use volley_engine::websocket::WsMessage;
+use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
 use volley_test_support::TestServer;
 
 #[global_allocator]

@@ -10,7 +10,8 @@ use crate::response::Response;
 ///
 /// ```no_run
 /// # async fn example(client: volley_engine::Client) -> Result<(), volley_engine::Error> {
-/// use volley_engine::{RunOptions, TokenRefresh};
+/// use volley_engine::RunOptions;
+/// use volley_engine::auth::TokenRefresh;
 ///
 /// let refresh = TokenRefresh {
 ///     definition: "POST {{host}}/oauth/refresh\n".to_owned(),

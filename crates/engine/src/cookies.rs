@@ -79,7 +79,10 @@ impl CookieJar {
     /// (`volley run --cookie-jar`, the language server's `cookieJar` setting), else what
     /// the configuration's `cookies` settings ask for ([`CookieJar::from_settings`]),
     /// else one in memory.
-    pub fn chosen(explicit: Option<&Path>, config: Option<&crate::Config>) -> Result<Option<Self>, CookieJarError> {
+    pub fn chosen(
+        explicit: Option<&Path>,
+        config: Option<&crate::config::Config>,
+    ) -> Result<Option<Self>, CookieJarError> {
         match (explicit, config) {
             (Some(path), _) => Self::persistent(path).map(Some),
             (None, Some(config)) => Self::from_settings(&config.cookies),
@@ -94,9 +97,7 @@ impl CookieJar {
     }
 
     fn lock(&self) -> MutexGuard<'_, CookieStore> {
-        // A panic while holding the lock cannot leave the store half-written in a way
-        // that matters here; keep using it.
-        self.store.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.store)
     }
 
     /// The `Cookie` header value for a request to `url`, when any cookie matches.

@@ -48,7 +48,7 @@ pub enum Error {
     /// The run was cancelled through [`RunOptions::cancel`](crate::RunOptions::cancel).
     #[error("the request was cancelled")]
     Cancelled,
-    /// [`TokenRefresh`](crate::TokenRefresh) could not get a new token.
+    /// [`TokenRefresh`](crate::auth::TokenRefresh) could not get a new token.
     #[error("token refresh failed: {message}")]
     TokenRefresh {
         /// Why.

@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
+use crate::sync::{read, write};
+
 /// Read access to files. Paths are absolute or relative to the process's working
 /// directory; the engine resolves references in a `.http` file against its directory
 /// before asking.
@@ -27,7 +29,7 @@ pub trait Io: Send + Sync + fmt::Debug {
 
     /// When the file last changed, if the filesystem knows: a client re-reads a cached
     /// configuration whose files changed. `None` (the default) when it cannot tell;
-    /// a configuration is then kept until [`Client::reload_config`](crate::Client::reload_config).
+    /// a configuration is then kept until [`stages::reload_config`](crate::stages::reload_config).
     fn modified(&self, path: &Path) -> Option<SystemTime> {
         let _ = path;
         None
@@ -62,7 +64,8 @@ impl Io for RealFs {
 ///
 /// ```
 /// use std::path::Path;
-/// use volley_engine::{Io, MemoryFs, RealFs};
+/// use volley_engine::Io;
+/// use volley_engine::io::{MemoryFs, RealFs};
 ///
 /// let files = MemoryFs::over(RealFs);
 /// files.insert("/project/api.http", "GET https://example.com\n");
@@ -77,7 +80,7 @@ pub struct MemoryFs {
 
 impl fmt::Debug for MemoryFs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let count = self.files.read().map_or(0, |files| files.len());
+        let count = read(&self.files).len();
         f.debug_struct("MemoryFs").field("files", &count).field("fallback", &self.fallback).finish()
     }
 }
@@ -97,24 +100,20 @@ impl MemoryFs {
 
     /// Adds or replaces a file.
     pub fn insert(&self, path: impl AsRef<Path>, content: impl Into<Vec<u8>>) {
-        if let Ok(mut files) = self.files.write() {
-            let version = VERSIONS.fetch_add(1, Ordering::Relaxed);
-            files.insert(normalize(path.as_ref()), (content.into(), version));
-        }
+        let version = VERSIONS.fetch_add(1, Ordering::Relaxed);
+        write(&self.files).insert(normalize(path.as_ref()), (content.into(), version));
     }
 
     /// Removes a file (the fallback answers for it again).
     pub fn remove(&self, path: impl AsRef<Path>) {
-        if let Ok(mut files) = self.files.write() {
-            files.remove(&normalize(path.as_ref()));
-        }
+        write(&self.files).remove(&normalize(path.as_ref()));
     }
 }
 
 impl Io for MemoryFs {
     fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         let key = normalize(path);
-        if let Some((content, _)) = self.files.read().ok().and_then(|files| files.get(&key).cloned()) {
+        if let Some((content, _)) = read(&self.files).get(&key).cloned() {
             return Ok(content);
         }
         match &self.fallback {
@@ -125,13 +124,12 @@ impl Io for MemoryFs {
 
     fn is_file(&self, path: &Path) -> bool {
         let key = normalize(path);
-        self.files.read().is_ok_and(|files| files.contains_key(&key))
-            || self.fallback.as_ref().is_some_and(|fallback| fallback.is_file(path))
+        read(&self.files).contains_key(&key) || self.fallback.as_ref().is_some_and(|fallback| fallback.is_file(path))
     }
 
     fn exists(&self, path: &Path) -> bool {
         let key = normalize(path);
-        self.files.read().is_ok_and(|files| files.keys().any(|file| file.starts_with(&key)))
+        read(&self.files).keys().any(|file| file.starts_with(&key))
             || self.fallback.as_ref().is_some_and(|fallback| fallback.exists(path))
     }
 
@@ -139,7 +137,7 @@ impl Io for MemoryFs {
     /// modification time.
     fn modified(&self, path: &Path) -> Option<SystemTime> {
         let key = normalize(path);
-        if let Some(version) = self.files.read().ok().and_then(|files| files.get(&key).map(|(_, version)| *version)) {
+        if let Some(version) = read(&self.files).get(&key).map(|(_, version)| *version) {
             return Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_nanos(version));
         }
         self.fallback.as_ref().and_then(|fallback| fallback.modified(path))

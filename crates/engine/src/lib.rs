@@ -21,14 +21,45 @@
 //! # }
 //! ```
 //!
+//! Files can live in memory ([`io::MemoryFs`]), and a request can be prepared without
+//! being sent ([`stages`]): here the configuration's variable, the client's and the
+//! file's path come together into a URL.
+//!
+//! ```
+//! # async fn example() -> Result<(), volley_engine::Error> {
+//! use std::sync::Arc;
+//!
+//! use volley_engine::io::MemoryFs;
+//! use volley_engine::{Client, ClientConfig, RunOptions, stages};
+//!
+//! let files = MemoryFs::new();
+//! files.insert("/project/volley.jsonc", r#"{ "variables": { "host": "https://api.example.com" } }"#);
+//! let client = Client::new(ClientConfig { io: Arc::new(files), ..ClientConfig::default() });
+//! client.set_variable("id", 7);
+//! let options = RunOptions::default().source_path("/project/users.http");
+//! let prepared = stages::prepare(&client, "GET {{host}}/users/{{id}}\n", &options).await?;
+//! assert_eq!(prepared.url.as_str(), "https://api.example.com/users/7");
+//! # Ok(())
+//! # }
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(example()).unwrap();
+//! ```
+//!
 //! Precedence of variables, lowest first: the `.env` files (the nearest wins), the file's
 //! `@name = value` lines, the configuration's `variables`, the profile's, the client's
-//! ([`Client::set_variable`]), the run's ([`RunOptions::variables`]), and
-//! [`RunOptions::overrides`] (the CLI's `--var`).
+//! ([`Client::set_variable`]), the run's ([`RunOptions::variable`]), and the overrides
+//! ([`RunOptions::override_variable`], the CLI's `--var`).
+//!
+//! The crate root holds the library's calls ([`Client`], [`RemoteClient`] and what they
+//! take and return), the traits that extend it ([`Io`], [`Transport`], [`Resolver`],
+//! [`Execute`]) and the errors. The rest is grouped by subject: [`stages`] (a run step
+//! by step, for front ends), [`analysis`] (diagnostics without sending), [`remote`]
+//! (execution-server sessions), [`websocket`] and [`sse`] (open connections and event
+//! streams), [`redact`] (keeping secrets out of what is shown), [`resolvers`], [`io`],
+//! [`transport`], [`config`], [`assert`](mod@assert), [`curl`] and [`auth`].
 
 pub mod analysis;
 pub mod assert;
-mod auth;
+pub mod auth;
 mod body;
 mod build;
 mod chaining;
@@ -40,42 +71,27 @@ pub mod curl;
 mod digest;
 mod dotenv;
 mod error;
+mod execute;
 mod interpolate;
+pub mod io;
+mod prepare;
+pub mod redact;
+pub mod remote;
+pub mod resolvers;
+pub mod response;
+pub mod sse;
+pub mod stages;
+mod sync;
+pub mod transport;
+pub mod websocket;
 
-pub use interpolate::{MAX_RENDERED_BYTES, MAX_REQUEST_BYTES};
-mod io;
-mod redact;
-mod remote;
-mod resolvers;
-mod response;
-mod sse;
-mod transport;
-mod websocket;
-
-pub use analysis::{AnalysisContext, analyze};
-pub use assert::{AssertionResult, Outcome, PendingAssertion};
-pub use auth::TokenRefresh;
-pub use build::DEFAULT_USER_AGENT;
-pub use client::{
-    Analysis, Client, ClientConfig, ConfigSource, DEFAULT_TIMEOUT, Exchange, MAX_REDIRECTS, PreparedRequest,
-    RequestDefaults, RunOptions, Selection,
-};
-pub use config::Config;
+pub use client::{Client, ClientConfig, ConfigSource, RequestDefaults, RunOptions, Selection};
 pub use cookies::{CookieJar, CookieJarError};
-pub use credentials::redact_url_password;
 pub use error::{BuildError, ConfigError, Error, SelectionError, TransportError};
-pub use io::{Io, MemoryFs, RealFs, normalize};
-pub use redact::{REDACTED, Redactor, Secrets, is_sensitive_header, is_sensitive_variable};
-pub use remote::{
-    RemoteClient, RemoteConfig, WsEnvelope, WsEnvelopeError, WsEnvelopeKind, WsSessionHandle, WsSessionInfo,
-    WsSessionOptions, WsSessionReceiver, WsSessionSender, WsSessionSocket,
-};
-pub use resolvers::{
-    BuiltinResolver, CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment, KnownResolver, Resolver, ResolverResult,
-    async_resolver, builtin_resolvers, known_resolver, resolver,
-};
-pub use response::{BodyError, Response, SentRequest, Timing};
-pub use sse::{EventStream, SseEvent, SseParser};
+pub use execute::Execute;
+pub use io::Io;
+pub use remote::{RemoteClient, RemoteConfig};
+pub use resolvers::Resolver;
+pub use response::{BodyError, Response};
 pub use tokio_util::sync::CancellationToken;
-pub use transport::{BodyStream, BoxFuture, HttpTransport, Transport, TransportRequest, TransportResponse};
-pub use websocket::{WebSocket, WsClose, WsError, WsMessage, WsReceiver, WsSender};
+pub use transport::Transport;

@@ -4,7 +4,7 @@
 //! cleaned of them.
 //!
 //! The engine gathers the [`Secrets`] of a request while it builds it and hands a
-//! [`Redactor`] out with the result ([`PreparedRequest::redactor`](crate::PreparedRequest),
+//! [`Redactor`] out with the result ([`PreparedRequest::redactor`](crate::stages::PreparedRequest),
 //! [`Response::redactor`](crate::Response::redactor)); errors and assertion results
 //! leave the engine already redacted. Front ends map what they show of the exchange
 //! itself (URLs, headers, bodies, stream items) through that redactor.
@@ -15,6 +15,8 @@ use std::sync::Arc;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use serde_json::{Map, Value};
+
+pub use crate::credentials::redact_url_password;
 
 use crate::assert::{AssertionResult, Outcome};
 

@@ -31,18 +31,42 @@ pub struct Response {
     pub(crate) headers: http::HeaderMap,
     pub(crate) url: url::Url,
     pub(crate) redirected: bool,
-    pub(crate) body: Bytes,
+    pub(crate) body: Body,
     /// The body was cut at [`RunOptions::max_body_bytes`](crate::RunOptions::max_body_bytes).
     pub(crate) truncated: bool,
-    /// A body that is still arriving (an event stream), until something takes it.
-    pub(crate) stream: Option<Pending<BodyStream>>,
-    /// The connection of a WebSocket request, until [`Response::websocket`] takes it.
-    pub(crate) websocket: Option<Pending<WebSocket>>,
     pub(crate) timing: Timing,
     pub(crate) request: SentRequest,
     /// Hides the secrets of the request (see [`Response::redactor`]).
     pub(crate) redactor: Redactor,
     pub(crate) assertions: Vec<AssertionResult>,
+}
+
+/// What a response has for a body: one of three states.
+#[derive(Debug, Clone)]
+pub(crate) enum Body {
+    /// Read with the response (an HTTP response, an event stream answered with another
+    /// type, a remote answer).
+    Read(Bytes),
+    /// Still arriving (an event stream), until something takes it.
+    Streaming(Pending<BodyStream>),
+    /// The connection of a WebSocket request, until [`Response::websocket`] takes it;
+    /// the handshake has no body.
+    WebSocket(Pending<WebSocket>),
+}
+
+impl Body {
+    /// The bytes read with the response: empty for a body that streams.
+    pub(crate) fn read(&self) -> Option<&Bytes> {
+        match self {
+            Body::Read(bytes) => Some(bytes),
+            Body::Streaming(_) | Body::WebSocket(_) => None,
+        }
+    }
+
+    /// The bytes read with the response, empty for a body that streams.
+    pub(crate) fn read_or_empty(&self) -> Bytes {
+        self.read().cloned().unwrap_or_default()
+    }
 }
 
 /// Something a response holds until one reader takes it (clones share it).
@@ -54,7 +78,7 @@ impl<T> Pending<T> {
     }
 
     fn take(&self) -> Option<T> {
-        self.0.lock().ok().and_then(|mut slot| slot.take())
+        crate::sync::lock(&self.0).take()
     }
 }
 
@@ -66,7 +90,7 @@ impl<T> Clone for Pending<T> {
 
 impl<T> std::fmt::Debug for Pending<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let taken = self.0.lock().map_or(true, |slot| slot.is_none());
+        let taken = crate::sync::lock(&self.0).is_none();
         f.debug_struct("Pending").field("taken", &taken).finish()
     }
 }
@@ -171,7 +195,7 @@ impl Response {
     /// The body bytes, after content decoding (gzip, brotli, deflate). A streamed body
     /// is read to its end first.
     pub async fn bytes(&self) -> Result<Bytes, BodyError> {
-        let Some(pending) = &self.stream else { return Ok(self.body.clone()) };
+        let Body::Streaming(pending) = &self.body else { return Ok(self.body.read_or_empty()) };
         let mut stream = pending.take().ok_or(BodyError::Consumed)?;
         let mut collected = BytesMut::new();
         while let Some(chunk) = stream.next().await {
@@ -184,22 +208,25 @@ impl Response {
     /// HTTP response; empty for a streamed body (see [`is_streaming`](Response::is_streaming)).
     #[must_use]
     pub fn body_bytes(&self) -> &[u8] {
-        &self.body
+        self.body.read().map_or(&[], |bytes| &bytes[..])
     }
 
     /// `true` when the body is a stream still arriving from the server (an event
     /// stream), not read with the response.
     #[must_use]
     pub fn is_streaming(&self) -> bool {
-        self.stream.is_some()
+        matches!(self.body, Body::Streaming(_))
     }
 
     /// The body as a stream of chunks: as they arrive for a streamed body (which it
     /// takes: a second call gives one [`BodyError::Consumed`] item), else the body read
     /// with the response in one chunk.
     pub fn body_stream(&self) -> impl Stream<Item = Result<Bytes, BodyError>> + Send + 'static {
-        let taken = self.stream.as_ref().map(Pending::take);
-        let body = self.body.clone();
+        let taken = match &self.body {
+            Body::Streaming(pending) => Some(pending.take()),
+            Body::Read(_) | Body::WebSocket(_) => None,
+        };
+        let body = self.body.read_or_empty();
         let stream: std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, BodyError>> + Send>> = match taken {
             None => Box::pin(futures_util::stream::iter(std::iter::once(Ok(body)))),
             Some(Some(stream)) => Box::pin(stream.map(|chunk| chunk.map_err(BodyError::from))),
@@ -224,9 +251,9 @@ impl Response {
     /// # }
     /// ```
     pub fn events(&self) -> Result<EventStream, BodyError> {
-        match &self.stream {
-            Some(pending) => pending.take().map(EventStream::new).ok_or(BodyError::Consumed),
-            None => Ok(EventStream::from_bytes(&self.body)),
+        match &self.body {
+            Body::Streaming(pending) => pending.take().map(EventStream::new).ok_or(BodyError::Consumed),
+            Body::Read(_) | Body::WebSocket(_) => Ok(EventStream::from_bytes(self.body_bytes())),
         }
     }
 
@@ -234,14 +261,17 @@ impl Response {
     /// taken).
     #[must_use]
     pub fn is_websocket(&self) -> bool {
-        self.websocket.is_some()
+        matches!(self.body, Body::WebSocket(_))
     }
 
     /// The connection of a WebSocket request (the response is the handshake's, status
     /// 101). It can be taken once; `None` for other requests and after the first call.
     #[must_use]
     pub fn websocket(&self) -> Option<WebSocket> {
-        self.websocket.as_ref().and_then(Pending::take)
+        match &self.body {
+            Body::WebSocket(pending) => pending.take(),
+            Body::Read(_) | Body::Streaming(_) => None,
+        }
     }
 
     /// Whether the body was cut at [`RunOptions::max_body_bytes`](crate::RunOptions::max_body_bytes)
@@ -311,10 +341,8 @@ impl Response {
             headers,
             url,
             redirected: false,
-            body: Bytes::new(),
+            body: Body::Read(Bytes::new()),
             truncated: false,
-            stream: None,
-            websocket: None,
             timing,
             request,
             redactor: Redactor::default(),

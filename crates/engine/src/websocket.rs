@@ -7,7 +7,7 @@
 //!
 //! A connection has one of two backends: its own socket (a local run), or something
 //! else that sends and receives messages for it (a session owned by the execution
-//! server, see `remote::ws_adapter`): an [`Outlet`] and a stream of messages.
+//! server, see `remote::ws_adapter`): an `Outlet` and a stream of messages.
 
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};

@@ -9,7 +9,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use support::config;
-use volley_engine::{Client, ClientConfig, MemoryFs, resolver};
+use volley_engine::io::MemoryFs;
+use volley_engine::resolvers::resolver;
+use volley_engine::{Client, ClientConfig};
 use volley_syntax::{Code, Diagnostic};
 
 const DOC: &str = include_str!("../../../docs/diagnostics.md");
@@ -21,7 +23,8 @@ fn client(files: &MemoryFs) -> Client {
 fn analyze(files: &MemoryFs, text: &str) -> Vec<Diagnostic> {
     let client = client(files);
     let document = volley_syntax::parse(text);
-    let analysis = client.analyze(&document, text, Some(Path::new("/project/api.http")));
+    let analysis =
+        volley_engine::analysis::Analyzer::new(&client).analyze(&document, text, Some(Path::new("/project/api.http")));
     assert!(analysis.config_error.is_none(), "{:?}", analysis.config_error);
     analysis.diagnostics
 }
@@ -92,7 +95,7 @@ fn client_variables_and_resolvers_count_too() {
     client.set_variable("base", "http://localhost");
     let text = "GET {{base}}/{{$tenant()}}/{{$tenat()}}\n";
     let document = volley_syntax::parse(text);
-    let diagnostics = client.analyze(&document, text, None).diagnostics;
+    let diagnostics = volley_engine::analysis::Analyzer::new(&client).analyze(&document, text, None).diagnostics;
     assert_eq!(codes(&diagnostics), ["unknown-resolver"]);
     assert_eq!(diagnostics[0].hint.as_deref(), Some("did you mean `$tenant`?"));
 }
@@ -173,7 +176,11 @@ fn analyze_httpyac(text: &str) -> Vec<Diagnostic> {
             }
         }
     }
-    let analysis = client(&MemoryFs::new()).analyze(&document, text, Some(Path::new("/project/api.http")));
+    let analysis = volley_engine::analysis::Analyzer::new(&client(&MemoryFs::new())).analyze(
+        &document,
+        text,
+        Some(Path::new("/project/api.http")),
+    );
     analysis.diagnostics
 }
 
@@ -264,7 +271,11 @@ fn dotenv_variables_count_as_defined_and_a_broken_file_is_reported() {
 
     files.insert("/project/.env", "TOKEN=t\nbroken line\n");
     let document = volley_syntax::parse(text);
-    let analysis = client(&files).analyze(&document, text, Some(Path::new("/project/api.http")));
+    let analysis = volley_engine::analysis::Analyzer::new(&client(&files)).analyze(
+        &document,
+        text,
+        Some(Path::new("/project/api.http")),
+    );
     let error = analysis.config_error.unwrap().to_string();
     assert_eq!(error, "`/project/.env`:2:1: expected `KEY=value`");
 }

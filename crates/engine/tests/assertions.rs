@@ -4,7 +4,8 @@
 mod support;
 
 use support::client;
-use volley_engine::{Outcome, RunOptions};
+use volley_engine::RunOptions;
+use volley_engine::assert::Outcome;
 use volley_test_support::TestServer;
 
 #[tokio::test]
@@ -81,7 +82,7 @@ fn as_httpyac(text: &str) -> (volley_syntax::Document, String) {
 async fn run_httpyac(text: &str) -> volley_engine::Response {
     let (document, _) = as_httpyac(text);
     let request = document.requests().next().unwrap();
-    client().run_request(&document, request, None, RunOptions::default()).await.unwrap()
+    volley_engine::stages::run_request(&client(), &document, request, None, RunOptions::default()).await.unwrap()
 }
 
 fn outcomes(response: &volley_engine::Response) -> Vec<(&str, &Outcome)> {

@@ -6,7 +6,9 @@ mod support;
 
 use serde_json::{Value, json};
 use support::{client, config};
-use volley_engine::{Client, ClientConfig, CookieJar, Environment, RunOptions, TokenRefresh};
+use volley_engine::auth::TokenRefresh;
+use volley_engine::resolvers::Environment;
+use volley_engine::{Client, ClientConfig, CookieJar, RunOptions};
 use volley_test_support::{API_KEY, CLIENT_ID, CLIENT_SECRET, PASSWORD, TestServer, USER};
 
 fn login_text(server: &TestServer) -> String {

@@ -5,7 +5,8 @@ mod support;
 
 use serde_json::Value;
 use support::{client, client_with_files, echo, echoed_body, echoed_header, in_project};
-use volley_engine::{MemoryFs, RunOptions};
+use volley_engine::RunOptions;
+use volley_engine::io::MemoryFs;
 use volley_test_support::TestServer;
 
 #[tokio::test]
@@ -169,6 +170,6 @@ async fn headers_repeat_in_order_and_defaults_fill_the_gaps() {
     assert_eq!(support::echoed_headers(&echo, "x-multi"), ["one", "two"]);
     assert_eq!(echoed_header(&echo, "accept"), Some("application/json"), "the request wins over defaults");
     assert_eq!(echoed_header(&echo, "x-default"), Some("d"));
-    assert_eq!(echoed_header(&echo, "user-agent"), Some(volley_engine::DEFAULT_USER_AGENT));
+    assert_eq!(echoed_header(&echo, "user-agent"), Some(volley_engine::stages::DEFAULT_USER_AGENT));
     assert_eq!(echoed_header(&echo, "x-greeting"), Some("grüß dich"));
 }

@@ -6,7 +6,8 @@ mod support;
 
 use serde_json::Value;
 use support::{client, client_with_files, echo, echoed_body, echoed_header, in_project};
-use volley_engine::{Error, MemoryFs, RunOptions};
+use volley_engine::io::MemoryFs;
+use volley_engine::{Error, RunOptions};
 use volley_test_support::TestServer;
 
 async fn run(text: &str) -> Value {
@@ -195,11 +196,14 @@ async fn a_request_name_stands_for_its_response_body_as_in_httpyac() {
     );
     let document = volley_syntax::parse(&text);
     let first = document.request(0).unwrap();
-    client.run_request(&document, first, None, RunOptions::default()).await.unwrap();
+    volley_engine::stages::run_request(&client, &document, first, None, RunOptions::default()).await.unwrap();
     let second = document.request(1).unwrap();
-    let echo = echo(&client.run_request(&document, second, None, RunOptions::default()).await.unwrap()).await;
+    let echo = echo(
+        &volley_engine::stages::run_request(&client, &document, second, None, RunOptions::default()).await.unwrap(),
+    )
+    .await;
     assert_eq!(echoed_body(&echo), b"/echo/one 2 content-type");
-    let analysis = client.analyze(&document, &text, None);
+    let analysis = volley_engine::analysis::Analyzer::new(&client).analyze(&document, &text, None);
     assert!(analysis.diagnostics.is_empty(), "{:?}", analysis.diagnostics);
 }
 

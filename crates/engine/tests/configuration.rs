@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use support::{echo, echoed_header, in_project};
-use volley_engine::{Client, ClientConfig, ConfigError, ConfigSource, Error, MemoryFs, RunOptions, TransportError};
+use volley_engine::io::MemoryFs;
+use volley_engine::{Client, ClientConfig, ConfigError, ConfigSource, Error, RunOptions, TransportError};
 use volley_test_support::TestServer;
 
 fn client(files: &MemoryFs, profile: Option<&str>) -> Client {
@@ -93,7 +94,7 @@ async fn unknown_profiles_and_broken_files_are_clear_errors() {
 #[tokio::test]
 async fn a_given_configuration_is_used_as_is() {
     let server = TestServer::start().await;
-    let mut config = volley_engine::Config::default();
+    let mut config = volley_engine::config::Config::default();
     config.variables.insert("host".to_owned(), server.base_url().into());
     let client = Client::new(ClientConfig { config: ConfigSource::Given(Arc::new(config)), ..support::config() });
     let response = client.run_string("GET {{host}}/echo/given\n", RunOptions::default()).await.unwrap();
@@ -116,6 +117,6 @@ async fn a_changed_configuration_is_read_again_and_a_new_one_after_reload() {
     assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=two");
     files.insert("/project/sub/volley.jsonc", r#"{"variables": {"v": "sub"}}"#);
     assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=two");
-    client.reload_config();
+    volley_engine::stages::reload_config(&client);
     assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=sub");
 }

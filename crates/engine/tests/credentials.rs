@@ -101,7 +101,7 @@ async fn basic_credentials_are_encoded_after_substitution() {
 async fn basic_credentials_from_a_secret_are_redacted_encoded_too() {
     let server = TestServer::start().await;
     let client = Client::new(ClientConfig {
-        environment: volley_engine::Environment::fixed([("PASSWORD".to_owned(), PASSWORD.to_owned())]),
+        environment: volley_engine::resolvers::Environment::fixed([("PASSWORD".to_owned(), PASSWORD.to_owned())]),
         ..config()
     });
     let text = format!("GET {}\nAuthorization: Basic ada {{{{$secret(PASSWORD)}}}}\n", server.url("/basic-auth"));
@@ -134,8 +134,13 @@ async fn cookie_lines_are_merged_with_the_jar() {
 
 #[tokio::test]
 async fn prepared_requests_show_one_cookie_header() {
-    let prepared =
-        client().prepare("GET http://127.0.0.1:9/x\nCookie: a=1\ncookie: b=2\n", &RunOptions::default()).await.unwrap();
+    let prepared = volley_engine::stages::prepare(
+        &client(),
+        "GET http://127.0.0.1:9/x\nCookie: a=1\ncookie: b=2\n",
+        &RunOptions::default(),
+    )
+    .await
+    .unwrap();
     let values: Vec<&str> = prepared.headers.get_all("cookie").iter().map(|value| value.to_str().unwrap()).collect();
     assert_eq!(values, ["a=1; b=2"]);
 }

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::{client, config, echo, echoed_header};
+use volley_engine::resolvers::Environment;
 use volley_engine::{
-    CancellationToken, Client, ClientConfig, CookieJar, Environment, Error, RequestDefaults, RunOptions, TransportError,
+    CancellationToken, Client, ClientConfig, CookieJar, Error, RequestDefaults, RunOptions, TransportError,
 };
 use volley_test_support::TestServer;
 

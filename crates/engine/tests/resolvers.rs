@@ -12,7 +12,8 @@ use serde_json::Value;
 use support::{client, echo, echoed_header};
 use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
-use volley_engine::{BuildError, Client, ClientConfig, ConfigSource, Error, MemoryFs, RunOptions};
+use volley_engine::io::MemoryFs;
+use volley_engine::{BuildError, Client, ClientConfig, ConfigSource, Error, RunOptions};
 use volley_test_support::TestServer;
 
 /// The headers `/echo` received for the request `headers` (one `Name: value` per line).
@@ -198,7 +199,7 @@ async fn dotenv_variables_are_the_lowest_layer() {
 
     // With a configuration, .env files apply up to its directory, not above it.
     files.insert("/work/project/api/volley.jsonc", "{}");
-    client.reload_config();
+    volley_engine::stages::reload_config(&client);
     let text = format!("GET {}\nX: {{{{$dotenv ROOT_ONLY}}}}\n", server.url("/echo"));
     let error = client.run_string(&text, at("/work/project/api/users.http")).await.unwrap_err().to_string();
     assert!(error.contains("looked at /work/project/api/.env)"), "{error}");
@@ -237,8 +238,13 @@ async fn a_broken_dotenv_matters_only_when_a_value_is_looked_for_there() {
 async fn the_values_of_sensitive_dotenv_keys_are_redacted_even_unused() {
     let files = project();
     let client = discovering(&files);
-    let prepared =
-        client.prepare("GET http://localhost/{{REGION}}\n", &at("/work/project/api/users.http")).await.unwrap();
+    let prepared = volley_engine::stages::prepare(
+        &client,
+        "GET http://localhost/{{REGION}}\n",
+        &at("/work/project/api/users.http"),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         prepared.redactor.redact("api-token, hunter 2, hunter%202, eu"),
         "[REDACTED], [REDACTED], [REDACTED], eu"

@@ -9,9 +9,11 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::Value;
 use support::{client, config, echoed_header};
+use volley_engine::assert::Outcome;
+use volley_engine::sse::SseEvent;
+use volley_engine::websocket::{WsClose, WsError, WsMessage};
 use volley_engine::{
-    CancellationToken, Client, ClientConfig, CookieJar, Error, Outcome, RequestDefaults, RunOptions, SseEvent,
-    TransportError, WsClose, WsError, WsMessage,
+    CancellationToken, Client, ClientConfig, CookieJar, Error, RequestDefaults, RunOptions, TransportError,
 };
 use volley_test_support::TestServer;
 

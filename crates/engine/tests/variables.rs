@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use support::{client, client_with_files, config, echo, echoed_header, in_project};
-use volley_engine::{
-    BuildError, Client, ClientConfig, ConfigSource, Error, MemoryFs, RunOptions, async_resolver, resolver,
-};
+use volley_engine::io::MemoryFs;
+use volley_engine::resolvers::{async_resolver, resolver};
+use volley_engine::{BuildError, Client, ClientConfig, ConfigSource, Error, RunOptions};
 use volley_test_support::TestServer;
 
 /// Echoes `{{x}}` in a header, with `x` defined at every level the `levels` say.
@@ -40,7 +40,7 @@ async fn winner(server: &TestServer, levels: &[&str]) -> String {
         options = options.variable("x", "run");
     }
     if levels.contains(&"cli") {
-        options.overrides.insert("x".to_owned(), json!("cli"));
+        options = options.override_variable("x", json!("cli"));
     }
     let file_line = if levels.contains(&"file") { "@x = file\n" } else { "" };
     let text = format!("{file_line}GET {}\nX-Value: {{{{x}}}}\n", server.url("/echo"));
@@ -218,7 +218,7 @@ async fn errors_and_assertion_results_leave_the_engine_redacted() {
     assert!(values.iter().all(|value| !shown.contains(value)), "{shown}");
     assert_eq!(response.redact(response.request().url.as_str()).matches("[REDACTED]").count(), 5);
     // Unless asked not to (`volley run --show-secrets`).
-    let options = RunOptions { show_secrets: true, ..options() };
+    let options = options().show_secrets(true);
     let error = client.run_string(&format!("GET http://[{all}/x\n"), options.clone()).await.unwrap_err();
     assert!(error.to_string().contains("hunter2-from-dotenv.k3y-from-config"), "{error}");
     let response = client.run_string(&text, options).await.unwrap();
@@ -376,13 +376,14 @@ async fn a_fork_shares_the_setup_but_not_the_state() {
         server.base_url()
     );
     parent.run_string(&file, in_project().name("first")).await.unwrap();
-    let fork = parent.fork(serde_json::Map::from_iter([("who".to_owned(), json!("fork"))]), None);
+    let fork =
+        volley_engine::stages::fork(&parent, serde_json::Map::from_iter([("who".to_owned(), json!("fork"))]), None);
     let response = fork.run_string(&file, in_project().name("first")).await.unwrap();
     let echoed = echo(&response).await;
     assert_eq!(echoed["query"], "who=fork&from=config", "own variables, the parent's configuration");
     assert_eq!(parent.get_variables()["who"], "parent");
     // The parent's history is not the fork's: its `first` is the fork's own run.
-    let other = fork.fork(serde_json::Map::new(), None);
+    let other = volley_engine::stages::fork(&fork, serde_json::Map::new(), None);
     let missing = other.run_string(&file, in_project().index(1)).await;
     assert!(missing.is_err(), "a fresh fork has no `first` response to chain from");
 }

@@ -252,7 +252,7 @@ fn closed_after(rest_of_line: &str) -> bool {
 }
 
 fn resolvers(scope: &Scope, replace: &Range<usize>) -> Vec<Candidate> {
-    let builtins = volley_engine::builtin_resolvers().map(|resolver| Candidate {
+    let builtins = volley_engine::resolvers::builtin_resolvers().map(|resolver| Candidate {
         label: format!("${}", resolver.name),
         kind: Kind::Function,
         detail: Some(format!("${}{}", resolver.name, resolver.parameters)),
@@ -459,7 +459,7 @@ mod tests {
     #[test]
     fn every_resolver_snippet_inserts_its_call() {
         let mut count = 0;
-        for resolver in volley_engine::builtin_resolvers() {
+        for resolver in volley_engine::resolvers::builtin_resolvers() {
             let text = snippet(resolver.name, resolver.parameters, resolver.arities);
             let (inserted, defaults) = read_snippet(&text);
             let required = resolver.arities.first().copied().unwrap_or(0);
@@ -476,7 +476,8 @@ mod tests {
             count += 1;
         }
         assert!(count > 10);
-        let random = volley_engine::builtin_resolvers().find(|resolver| resolver.name == "random").expect("$random");
+        let random =
+            volley_engine::resolvers::builtin_resolvers().find(|resolver| resolver.name == "random").expect("$random");
         assert_eq!(read_snippet(&snippet(random.name, random.parameters, random.arities)).0, "$random(min, max)");
     }
 

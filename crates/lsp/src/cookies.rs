@@ -10,8 +10,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
+use crate::sync::lock;
 use volley_engine::CookieJar;
 
 /// The jars of the session, made on first use and kept until the setting changes.
@@ -33,7 +34,7 @@ struct Inner {
 
 impl Jars {
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.inner)
     }
 
     /// Sets the workspace folders (`initialize`, `workspace/didChangeWorkspaceFolders`).
@@ -69,7 +70,7 @@ impl Jars {
     pub(crate) fn jar_for(
         &self,
         path: Option<&Path>,
-        config: impl FnOnce(&Path) -> Option<volley_engine::Config>,
+        config: impl FnOnce(&Path) -> Option<volley_engine::config::Config>,
     ) -> Result<Option<CookieJar>, String> {
         let mut inner = self.lock();
         let folder = path.and_then(|path| inner.folders.iter().find(|folder| path.starts_with(folder)).cloned());

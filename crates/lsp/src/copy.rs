@@ -30,7 +30,7 @@ pub(crate) async fn copy_as_curl(sender: &Sender<'_>, request: &Request) -> Resu
         && !file.substitute
         && let (Some(path), Some(directory)) = (file.path.as_literal(), sender.path.and_then(std::path::Path::parent))
     {
-        curl = curl.body(CurlBody::File(volley_engine::normalize(&directory.join(path.trim()))));
+        curl = curl.body(CurlBody::File(volley_engine::io::normalize(&directory.join(path.trim()))));
     }
     let command = to_curl(&curl);
     Ok(Copied { curl: command.command, warnings: command.warnings })

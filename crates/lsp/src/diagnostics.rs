@@ -13,15 +13,17 @@
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{Diagnostic, Uri};
-use volley_engine::{AnalysisContext, ConfigError};
+use volley_engine::ConfigError;
+use volley_engine::analysis::AnalysisContext;
 use volley_syntax::Spanned;
 
 use crate::convert;
 use crate::documents::{Documents, Part, Snapshot, is_config};
+use crate::sync::lock;
 
 /// What is computed from one part, kept with it.
 #[derive(Debug, Default)]
@@ -45,7 +47,7 @@ impl PartDiagnostics {
     }
 
     fn analysis(&self, fingerprint: u64, analyze: impl FnOnce() -> Vec<Diagnostic>) -> Arc<Vec<Diagnostic>> {
-        let mut cached = self.analysis.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut cached = lock(&self.analysis);
         if let Some((made_in, diagnostics)) = &*cached
             && *made_in == fingerprint
         {
@@ -75,7 +77,8 @@ pub(crate) fn compute(
     environment: &Environment,
 ) -> Vec<Diagnostic> {
     let model = &snapshot.model;
-    let (mut context, config_error) = engine.analysis_context(snapshot.path.as_deref(), environment.profile.as_deref());
+    let (mut context, config_error) = volley_engine::analysis::Analyzer::new(engine)
+        .context(snapshot.path.as_deref(), environment.profile.as_deref());
     context.file_variables = model.variables().map(|declaration| declaration.name.value.clone()).collect();
     context.request_names = model.request_names().map(str::to_owned).collect();
     let fingerprint = fingerprint(&context, environment.generation);
@@ -84,7 +87,7 @@ pub(crate) fn compute(
         let part = &placed.part;
         let syntax = part.diagnostics.syntax(part);
         let analysis = part.diagnostics.analysis(fingerprint, || {
-            engine
+            volley_engine::analysis::Analyzer::new(engine)
                 .analyze_in(&part.document, &part.text, &context)
                 .iter()
                 .map(|diagnostic| convert::relative_diagnostic(&part.text, diagnostic))
@@ -159,7 +162,7 @@ impl Publisher {
     /// computation of it is running, right after it.
     pub(crate) fn request(&self, context: &Context, uri: Uri) {
         {
-            let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut running = lock(&self.running);
             if let Some(changed) = running.get_mut(uri.as_str()) {
                 *changed = true;
                 return;
@@ -174,7 +177,7 @@ impl Publisher {
     /// Requests the diagnostics of every open document (the configuration, the files or
     /// the profile changed): a new generation, so every part is analysed again.
     pub(crate) fn request_all(&self, context: &Context) {
-        context.environment.lock().unwrap_or_else(PoisonError::into_inner).generation += 1;
+        lock(&context.environment).generation += 1;
         let uris: HashSet<Uri> =
             context.documents.all().into_iter().map(|(uri, _)| uri).filter(|uri| !is_config(uri)).collect();
         for uri in uris {
@@ -190,7 +193,7 @@ impl Publisher {
                 return;
             };
             let version = snapshot.version;
-            let environment = context.environment.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            let environment = lock(&context.environment).clone();
             if published == Some((version, environment.generation, environment.profile.clone())) {
                 // Asked again for what was just published (several changes of one version).
                 if self.done(&uri) {
@@ -218,7 +221,7 @@ impl Publisher {
     /// Ends a computation of `uri`: `true` when nothing changed since it started, else
     /// the caller computes again.
     fn done(&self, uri: &Uri) -> bool {
-        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut running = lock(&self.running);
         match running.get_mut(uri.as_str()) {
             Some(changed) if *changed => {
                 *changed = false;
@@ -232,6 +235,6 @@ impl Publisher {
     }
 
     fn finish(&self, uri: &Uri) {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner).remove(uri.as_str());
+        lock(&self.running).remove(uri.as_str());
     }
 }

@@ -12,11 +12,12 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use ropey::Rope;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
-use volley_engine::MemoryFs;
+use volley_engine::io::MemoryFs;
 use volley_syntax::{Document, Position, Request, Span, SyntaxTree, VariableDeclaration};
 
 use crate::convert;
 use crate::diagnostics::PartDiagnostics;
+use crate::sync::lock;
 
 /// The open documents, shared by every handler. Its lock is never held across `.await`.
 #[derive(Debug, Clone)]
@@ -185,7 +186,7 @@ impl Documents {
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
         // A panic in another handler leaves the map consistent (edits are applied whole).
-        self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.open)
     }
 
     /// Opens (or reopens) a document.

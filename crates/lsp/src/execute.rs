@@ -11,7 +11,10 @@ use std::time::Duration;
 use base64::Engine as _;
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
-use volley_engine::{CancellationToken, Error, Outcome as Check, PreparedRequest, Response, RunOptions, WsMessage};
+use volley_engine::assert::Outcome as Check;
+use volley_engine::stages::PreparedRequest;
+use volley_engine::websocket::WsMessage;
+use volley_engine::{CancellationToken, Error, Response, RunOptions};
 use volley_syntax::{Document, Request};
 
 /// The command of the "Send Request" lens.
@@ -162,7 +165,7 @@ impl SentInfo {
         version: Option<http::Version>,
         headers: &http::HeaderMap,
         body: &[u8],
-        redactor: &volley_engine::Redactor,
+        redactor: &volley_engine::redact::Redactor,
     ) -> Self {
         let truncated = body.len() > MAX_BODY_BYTES;
         let kept = &body[..body.len().min(MAX_BODY_BYTES)];
@@ -361,7 +364,7 @@ impl Sender<'_> {
         {
             return refused(ErrorInfo::new("not-confirmed", "not sent: its `# @note` was not confirmed"));
         }
-        // As `Client::run_request` does, in its two steps: the request as built is kept
+        // As `stages::run_request` does, in its two steps: the request as built is kept
         // to show when the transport fails.
         let (prepared, options) = match self.prepare(request).await {
             Ok(prepared) => prepared,
@@ -376,7 +379,7 @@ impl Sender<'_> {
             &prepared.body,
             &prepared.redactor,
         );
-        match self.engine.send(prepared, options.cancel.as_ref()).await {
+        match volley_engine::stages::send(self.engine, prepared, options.cancel_token()).await {
             Ok(response) => {
                 let window = self.arguments.stream_window_ms.map_or(STREAM_WINDOW, Duration::from_millis);
                 let items = self.arguments.max_stream_items.unwrap_or(STREAM_ITEMS);
@@ -396,9 +399,7 @@ impl Sender<'_> {
     /// and `volley.copyAsCurl` writes), with the options it runs with.
     pub(crate) async fn prepare(&self, request: &Request) -> Result<(PreparedRequest, RunOptions), ErrorInfo> {
         let options = self.options()?;
-        let prepared = self
-            .engine
-            .prepare_request(self.document, request, self.path, &options)
+        let prepared = volley_engine::stages::prepare_request(self.engine, self.document, request, self.path, &options)
             .await
             .map_err(|error| error_info(&error))?;
         Ok((prepared, options))
@@ -411,13 +412,11 @@ impl Sender<'_> {
             Ok(jar) => jar.clone(),
             Err(message) => return Err(ErrorInfo::new("cookie-jar", message.clone())),
         };
-        Ok(RunOptions {
-            profile: self.profile.map(str::to_owned),
-            cookie_jar,
-            cancel: Some(self.cancel.clone()),
-            max_body_bytes: Some(MAX_BODY_BYTES),
-            ..RunOptions::default()
-        })
+        Ok(RunOptions::default()
+            .profile_or_default(self.profile)
+            .cookie_jar(cookie_jar)
+            .cancel(self.cancel.clone())
+            .max_body_bytes(MAX_BODY_BYTES))
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use volley_engine::KnownResolver;
+use volley_engine::resolvers::KnownResolver;
 use volley_syntax::directive::{IGNORED, SUPPORTED};
 
 use crate::documents::Snapshot;
@@ -93,7 +93,7 @@ fn resolver(scope: &Scope, call: &str) -> Option<String> {
     if scope.resolvers.iter().any(|resolver| resolver == name) {
         return Some(format!("`${name}`\n\ncommand resolver (volley.jsonc)"));
     }
-    Some(match volley_engine::known_resolver(name) {
+    Some(match volley_engine::resolvers::known_resolver(name) {
         Some(KnownResolver::Builtin(builtin)) => format!("`${name}{}`\n\n{}", builtin.parameters, builtin.doc),
         Some(KnownResolver::EnvironmentVariable(variable)) => {
             format!("`${name}`\n\nThe environment variable `{variable}` (empty when unset). JetBrains.")

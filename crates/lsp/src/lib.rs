@@ -19,6 +19,7 @@ mod preview;
 mod progress;
 mod scope;
 mod server;
+mod sync;
 
 pub use server::Backend;
 use tower_lsp_server::{ClientSocket, LspService, Server};

@@ -8,7 +8,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use volley_engine::{Exchange, RunOptions};
+use volley_engine::RunOptions;
+use volley_engine::stages::Exchange;
 use volley_syntax::{Document, Expression, Request};
 
 use crate::scope::Scope;
@@ -41,8 +42,8 @@ pub(crate) async fn preview(
             "{heading}\n\nnot resolved: it uses `${name}`, a command resolver, which runs only when the request is sent"
         );
     }
-    let options = RunOptions { profile: profile.map(str::to_owned), ..RunOptions::default() };
-    let prepared = match engine.prepare_request(document, request, path, &options).await {
+    let options = RunOptions::default().profile_or_default(profile);
+    let prepared = match volley_engine::stages::prepare_request(engine, document, request, path, &options).await {
         Ok(prepared) => prepared,
         // The engine's errors come with the request's secrets hidden.
         Err(error) => return format!("{heading}\n\ncannot be resolved yet: {error}"),
@@ -87,7 +88,8 @@ fn command_resolver(request: &Request, scope: &Scope) -> Option<String> {
     let mut visit = |interpolation: &volley_syntax::Interpolation| {
         if let Some(Expression::Resolver(call)) = &interpolation.expression
             && found.is_none()
-            && (scope.resolvers.contains(&call.name.value) || volley_engine::known_resolver(&call.name.value).is_none())
+            && (scope.resolvers.contains(&call.name.value)
+                || volley_engine::resolvers::known_resolver(&call.name.value).is_none())
         {
             found = Some(call.name.value.clone());
         }

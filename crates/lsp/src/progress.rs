@@ -5,9 +5,10 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::sync::lock;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::notification::Progress as ProgressNotification;
 use tower_lsp_server::ls_types::{
@@ -63,7 +64,7 @@ impl Progresses {
         };
         let cancel = CancellationToken::new();
         if let Some(token) = &token {
-            self.running.lock().unwrap_or_else(PoisonError::into_inner).insert(key(token), cancel.clone());
+            lock(&self.running).insert(key(token), cancel.clone());
             let begin = WorkDoneProgressBegin {
                 title: title.to_owned(),
                 cancellable: Some(true),
@@ -77,7 +78,7 @@ impl Progresses {
 
     /// The client pressed the progress's cancel button.
     pub(crate) fn cancel(&self, token: &ProgressToken) {
-        if let Some(cancel) = self.running.lock().unwrap_or_else(PoisonError::into_inner).get(&key(token)) {
+        if let Some(cancel) = lock(&self.running).get(&key(token)) {
             cancel.cancel();
         }
     }
@@ -103,7 +104,7 @@ impl Ongoing {
 impl Drop for Ongoing {
     fn drop(&mut self) {
         let Some(token) = self.token.take() else { return };
-        self.progresses.running.lock().unwrap_or_else(PoisonError::into_inner).remove(&key(&token));
+        lock(&self.progresses.running).remove(&key(&token));
         let client = self.client.clone();
         let message = if self.finished && !self.cancel.is_cancelled() { "done" } else { "cancelled" };
         let end = WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message.to_owned()) });

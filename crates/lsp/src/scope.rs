@@ -1,7 +1,7 @@
 //! What a document can refer to inside `{{ }}`: its `@vars`, the configuration's
 //! variables and the active profile's, request names for chaining, and command
 //! resolvers. Shared by completion and hover; values of sensitive names (the engine's
-//! rule, [`volley_engine::is_sensitive_variable`]) are masked.
+//! rule, [`volley_engine::redact::is_sensitive_variable`]) are masked.
 
 use std::path::Path;
 
@@ -65,7 +65,7 @@ impl Scope {
             .path
             .as_deref()
             .and_then(Path::parent)
-            .and_then(|directory| engine.config_for(directory).ok().flatten());
+            .and_then(|directory| volley_engine::stages::config_for(engine, directory).ok().flatten());
         if let Some(config) = &config {
             if let Some((name, profile)) =
                 profile.and_then(|name| config.profiles.get(name).map(|profile| (name, profile)))
@@ -96,7 +96,7 @@ impl Scope {
         if self.variable(name).is_some() {
             return;
         }
-        let value = if volley_engine::is_sensitive_variable(name) { MASK.to_owned() } else { value };
+        let value = if volley_engine::redact::is_sensitive_variable(name) { MASK.to_owned() } else { value };
         self.variables.push(Variable { name: name.to_owned(), value, source });
     }
 

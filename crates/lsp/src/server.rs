@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
@@ -31,6 +31,7 @@ use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute::{self, SendArguments};
 use crate::progress::Progresses;
 use crate::scope::Scope;
+use crate::sync::lock;
 use crate::{completion, convert, copy, formatting, hover, jsonc, navigation, paste, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
@@ -58,7 +59,7 @@ pub struct Backend {
 
 impl Backend {
     pub(crate) fn new(client: Client) -> Self {
-        let files = volley_engine::MemoryFs::over(volley_engine::RealFs);
+        let files = volley_engine::io::MemoryFs::over(volley_engine::io::RealFs);
         let config =
             volley_engine::ClientConfig { io: Arc::new(files.clone()), ..volley_engine::ClientConfig::default() };
         Self {
@@ -98,14 +99,14 @@ impl Backend {
     }
 
     fn profile(&self) -> Option<String> {
-        self.environment.lock().unwrap_or_else(PoisonError::into_inner).profile.clone()
+        lock(&self.environment).profile.clone()
     }
 
     /// Selects the active profile; every document's diagnostics follow.
     fn set_profile(&self, profile: Option<String>) {
         let profile = profile.filter(|name| !name.is_empty());
         {
-            let mut environment = self.environment.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut environment = lock(&self.environment);
             if environment.profile == profile {
                 return;
             }
@@ -116,7 +117,7 @@ impl Backend {
 
     /// Files may have appeared or vanished, configurations changed: check again.
     fn files_changed(&self) {
-        self.engine.reload_config();
+        volley_engine::stages::reload_config(&self.engine);
         self.publish_all();
     }
 
@@ -211,7 +212,7 @@ impl Backend {
 
     /// The cookie jar of the document at `path` (see `cookies.rs`).
     fn jar_for(&self, path: Option<&std::path::Path>) -> std::result::Result<Option<volley_engine::CookieJar>, String> {
-        self.jars.jar_for(path, |directory| self.engine.config_for(directory).ok().flatten())
+        self.jars.jar_for(path, |directory| volley_engine::stages::config_for(&self.engine, directory).ok().flatten())
     }
 
     /// `volley.clearCookies`: empties the jar of the document `uri`, or every jar.
@@ -246,7 +247,7 @@ impl Backend {
             arguments.get("uri").and_then(Value::as_str).ok_or_else(|| invalid_params("give the document's `uri`"))?;
         let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
         let directory = convert::path(&uri).and_then(|path| path.parent().map(std::path::Path::to_path_buf));
-        let config = directory.map(|directory| self.engine.config_for(&directory));
+        let config = directory.map(|directory| volley_engine::stages::config_for(&self.engine, &directory));
         let (profiles, config_path, error) = match config {
             Some(Ok(Some(config))) => (config.profiles.keys().cloned().collect(), Some(config.path), None),
             Some(Ok(None)) | None => (Vec::new(), None, None),
@@ -288,7 +289,7 @@ impl Backend {
     fn config_declarations(&self, snapshot: &Snapshot, symbol: &navigation::Symbol) -> Vec<Location> {
         let navigation::Symbol::Variable(name) = symbol else { return Vec::new() };
         let Some(directory) = snapshot.path.as_deref().and_then(std::path::Path::parent) else { return Vec::new() };
-        let Ok(Some(config)) = self.engine.config_for(directory) else { return Vec::new() };
+        let Ok(Some(config)) = volley_engine::stages::config_for(&self.engine, directory) else { return Vec::new() };
         if !config.path.ends_with("volley.jsonc") {
             return Vec::new();
         }
@@ -348,7 +349,7 @@ fn first_argument<T: serde::de::DeserializeOwned>(params: &ExecuteCommandParams)
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         if let Some(ProfileSetting::Profile(profile)) = params.initialization_options.as_ref().map(profile_setting) {
-            self.environment.lock().unwrap_or_else(PoisonError::into_inner).profile = Some(profile);
+            lock(&self.environment).profile = Some(profile);
         }
         if let Some(options) = &params.initialization_options {
             self.jars.set_file(cookies::setting(options));
@@ -452,7 +453,7 @@ impl LanguageServer for Backend {
         self.documents.open(&document.uri, document.version, &document.text);
         if is_config(&document.uri) {
             // Perhaps a configuration where there was none.
-            self.engine.reload_config();
+            volley_engine::stages::reload_config(&self.engine);
             self.publish_all();
         } else {
             self.publish(document.uri);
@@ -703,7 +704,7 @@ impl LanguageServer for Backend {
         let links = navigation::file_links(&document)
             .into_iter()
             .filter_map(|(range, path)| {
-                convert::document_link(&snapshot.rope, range, &volley_engine::normalize(&directory.join(&path)))
+                convert::document_link(&snapshot.rope, range, &volley_engine::io::normalize(&directory.join(&path)))
             })
             .collect();
         Ok(Some(links))

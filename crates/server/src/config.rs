@@ -89,7 +89,7 @@ pub struct ServerConfig {
     pub parse_memory: usize,
     /// What `$env` and `$secret` read (the server's environment). The token is never
     /// readable through it, whatever variable holds it.
-    pub environment: volley_engine::Environment,
+    pub environment: volley_engine::resolvers::Environment,
     /// The environment variables callers with a scoped token may read (`--allow-env`);
     /// they read none by default.
     pub allow_env: Vec<String>,
@@ -121,7 +121,7 @@ impl Default for ServerConfig {
             shutdown_grace: Duration::from_secs(10),
             parse_budget: DEFAULT_PARSE_BUDGET,
             parse_memory: DEFAULT_PARSE_MEMORY,
-            environment: volley_engine::Environment::process(),
+            environment: volley_engine::resolvers::Environment::process(),
             allow_env: Vec::new(),
         }
     }

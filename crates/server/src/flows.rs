@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
+use crate::sync::{lock, read, write};
 use crate::wire::{AssertionReport, FlowSummary, Header, TimingInfo};
 
 /// Most bytes of a response body kept in the execution store (the `/execute` answer
@@ -100,49 +101,45 @@ impl Flow {
     }
 
     pub(crate) fn is_finished(&self) -> bool {
-        self.data.lock().is_ok_and(|data| data.finished.is_some())
+        lock(&self.data).finished.is_some()
     }
 
     /// Keeps a new execution; the oldest goes when the flow holds `limit`.
     pub(crate) fn record(&self, execution: StoredExecution, limit: usize) {
-        if let Ok(mut data) = self.data.lock() {
-            if data.executions.len() >= limit {
-                data.executions.pop_front();
-            }
-            data.executions.push_back(execution);
-            data.total += 1;
+        let mut data = lock(&self.data);
+        if data.executions.len() >= limit {
+            data.executions.pop_front();
         }
+        data.executions.push_back(execution);
+        data.total += 1;
     }
 
     /// Changes a kept execution (gone already when the flow dropped it).
     pub(crate) fn update(&self, req_exec_id: &str, change: impl FnOnce(&mut StoredExecution)) {
-        if let Ok(mut data) = self.data.lock() {
-            let data = &mut *data;
-            if let Some(execution) = data.executions.iter_mut().rev().find(|stored| stored.req_exec_id == req_exec_id) {
-                let was_final = matches!(execution.status, "success" | "failed");
-                change(execution);
-                if !was_final {
-                    match execution.status {
-                        "success" => data.succeeded += 1,
-                        "failed" => data.failed += 1,
-                        _ => {}
-                    }
+        let mut data = lock(&self.data);
+        let data = &mut *data;
+        if let Some(execution) = data.executions.iter_mut().rev().find(|stored| stored.req_exec_id == req_exec_id) {
+            let was_final = matches!(execution.status, "success" | "failed");
+            change(execution);
+            if !was_final {
+                match execution.status {
+                    "success" => data.succeeded += 1,
+                    "failed" => data.failed += 1,
+                    _ => {}
                 }
             }
         }
     }
 
     pub(crate) fn execution(&self, req_exec_id: &str) -> Option<StoredExecution> {
-        let data = self.data.lock().ok()?;
+        let data = lock(&self.data);
         data.executions.iter().find(|stored| stored.req_exec_id == req_exec_id).cloned()
     }
 
     /// Finishes the flow (once; later calls answer the same summary).
     pub(crate) fn finish(&self) -> (FlowSummary, bool) {
         let now = now_ms();
-        let Ok(mut data) = self.data.lock() else {
-            return (FlowSummary { total: 0, succeeded: 0, failed: 0, duration_ms: 0 }, false);
-        };
+        let mut data = lock(&self.data);
         if let Some(summary) = data.finished {
             return (summary, false);
         }
@@ -158,7 +155,7 @@ impl Flow {
 
     #[cfg(test)]
     pub(crate) fn stored_count(&self) -> usize {
-        self.data.lock().map_or(0, |data| data.executions.len())
+        lock(&self.data).executions.len()
     }
 }
 
@@ -193,7 +190,7 @@ impl Flows {
             sequence: Arc::new(AtomicU64::new(0)),
             data: Mutex::default(),
         });
-        let mut map = self.map.write().map_err(|error| ApiError::internal(&error))?;
+        let mut map = write(&self.map);
         let mut evicted = None;
         if map.len() >= self.max {
             let oldest_finished = map
@@ -220,25 +217,24 @@ impl Flows {
     }
 
     pub(crate) fn get(&self, id: &str) -> Result<Arc<Flow>, ApiError> {
-        let flow =
-            self.map.read().ok().and_then(|map| map.get(id).cloned()).ok_or_else(|| ApiError::flow_not_found(id))?;
+        let flow = read(&self.map).get(id).cloned().ok_or_else(|| ApiError::flow_not_found(id))?;
         flow.touch();
         Ok(flow)
     }
 
     /// The flow without marking it used (observers reading it do not keep it alive).
     pub(crate) fn peek(&self, id: &str) -> Option<Arc<Flow>> {
-        self.map.read().ok().and_then(|map| map.get(id).cloned())
+        read(&self.map).get(id).cloned()
     }
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.map.read().map_or(0, |map| map.len())
+        read(&self.map).len()
     }
 
     /// Removes flows idle for `ttl` at `now` (ms); returns their ids.
     pub(crate) fn sweep(&self, now: u64, ttl: Duration) -> Vec<String> {
-        let Ok(mut map) = self.map.write() else { return Vec::new() };
+        let mut map = write(&self.map);
         let ttl = ttl.as_millis() as u64;
         crate::clock::remove_where(&mut map, |flow| now.saturating_sub(flow.last_used.load(Ordering::Relaxed)) >= ttl)
     }

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use crate::clock::now_ms;
+use crate::sync::lock;
 
 /// Events queued per subscriber before it counts as lagging.
 pub(crate) const SUBSCRIBER_QUEUE: usize = 4096;
@@ -72,23 +73,22 @@ impl Hub {
 
     /// Starts retaining the events of a new flow (before its first event).
     pub(crate) fn open_flow(&self, flow_id: &str) {
-        if let Ok(mut retained) = self.retained.lock() {
-            retained.entry(flow_id.to_owned()).or_default();
-        }
+        let mut retained = lock(&self.retained);
+        retained.entry(flow_id.to_owned()).or_default();
     }
 
     pub(crate) fn publish(&self, event: ObserverEvent) {
         let event = Arc::new(event);
         // Only the flows opened and not yet forgotten keep their events: a WebSocket
         // session or a relayed stream outliving its flow must not bring its buffer back.
-        if let Some(flow_id) = &event.flow_id
-            && let Ok(mut retained) = self.retained.lock()
-            && let Some(events) = retained.get_mut(flow_id)
-        {
-            if events.len() == RETAINED_PER_FLOW {
-                events.pop_front();
+        if let Some(flow_id) = &event.flow_id {
+            let mut retained = lock(&self.retained);
+            if let Some(events) = retained.get_mut(flow_id) {
+                if events.len() == RETAINED_PER_FLOW {
+                    events.pop_front();
+                }
+                events.push_back(Arc::clone(&event));
             }
-            events.push_back(Arc::clone(&event));
         }
         // No subscriber is not an error.
         let _ = self.sender.send(event);
@@ -96,7 +96,7 @@ impl Hub {
 
     /// The retained events of `flow_id` with `seq > after`, and the oldest retained seq.
     pub(crate) fn retained_after(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
-        let Ok(retained) = self.retained.lock() else { return (Vec::new(), None) };
+        let retained = lock(&self.retained);
         let Some(events) = retained.get(flow_id) else { return (Vec::new(), None) };
         let oldest = events.front().map(|event| event.seq);
         (events.iter().filter(|event| event.seq > after).cloned().collect(), oldest)
@@ -104,15 +104,14 @@ impl Hub {
 
     /// Drops the events of a flow that is gone (expired or evicted).
     pub(crate) fn forget_flow(&self, flow_id: &str) {
-        if let Ok(mut retained) = self.retained.lock() {
-            retained.remove(flow_id);
-        }
+        let mut retained = lock(&self.retained);
+        retained.remove(flow_id);
     }
 
     /// How many flows have events retained.
     #[cfg(test)]
     pub(crate) fn retained_flows(&self) -> usize {
-        self.retained.lock().map_or(0, |retained| retained.len())
+        lock(&self.retained).len()
     }
 }
 

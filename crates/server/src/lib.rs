@@ -26,6 +26,7 @@ mod openapi;
 mod routes;
 mod sessions;
 mod state;
+mod sync;
 mod tokens;
 mod wire;
 mod workspace;

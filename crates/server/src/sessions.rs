@@ -12,6 +12,7 @@ use volley_engine::Client;
 
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
+use crate::sync::{read, write};
 
 /// One session.
 #[derive(Debug)]
@@ -62,7 +63,7 @@ impl Session {
         if after == before {
             return false;
         }
-        self.client.replace_variables(after);
+        volley_engine::stages::replace_variables(&self.client, after);
         true
     }
 }
@@ -90,7 +91,7 @@ impl Sessions {
             snapshot_version: AtomicU64::new(1),
             run_lock: tokio::sync::Mutex::new(()),
         });
-        let mut map = self.map.write().map_err(|error| ApiError::internal(&error))?;
+        let mut map = write(&self.map);
         if map.len() >= self.max {
             return Err(ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -108,25 +109,24 @@ impl Sessions {
 
     /// The session `id`, marked as used.
     pub(crate) fn get(&self, id: &str) -> Result<Arc<Session>, ApiError> {
-        let session =
-            self.map.read().ok().and_then(|map| map.get(id).cloned()).ok_or_else(|| ApiError::session_not_found(id))?;
+        let session = read(&self.map).get(id).cloned().ok_or_else(|| ApiError::session_not_found(id))?;
         session.touch();
         Ok(session)
     }
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.map.read().map_or(0, |map| map.len())
+        read(&self.map).len()
     }
 
     pub(crate) fn remove(&self, id: &str) -> bool {
-        self.map.write().is_ok_and(|mut map| map.remove(id).is_some())
+        write(&self.map).remove(id).is_some()
     }
 
     /// Removes sessions idle for `ttl` at `now` (ms), except those running an
     /// execution; returns their ids.
     pub(crate) fn sweep(&self, now: u64, ttl: Duration) -> Vec<String> {
-        let Ok(mut map) = self.map.write() else { return Vec::new() };
+        let mut map = write(&self.map);
         let ttl = ttl.as_millis() as u64;
         crate::clock::remove_where(&mut map, |session| {
             now.saturating_sub(session.last_used()) >= ttl && session.run_lock.try_lock().is_ok()

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use volley_engine::{Client, ClientConfig, CookieJar, HttpTransport, Transport};
+use volley_engine::transport::HttpTransport;
+use volley_engine::{Client, ClientConfig, CookieJar, Transport};
 
 use crate::config::ServerConfig;
 use crate::flows::Flows;
@@ -71,14 +72,14 @@ impl AppState {
     /// An engine client reading the workspace through the shared transport, with its
     /// own variables, cookie jar and request history.
     pub(crate) fn new_client(&self, variables: Map<String, Value>) -> Client {
-        self.base_client.fork(variables, Some(CookieJar::new()))
+        volley_engine::stages::fork(&self.base_client, variables, Some(CookieJar::new()))
     }
 
     /// Removes idle sessions and flows and expired tokens, and forgets the cached
     /// configurations so that a `volley.jsonc` created since is found (edits to a
     /// known one are seen at once).
     pub(crate) fn sweep(&self, now: u64) {
-        self.base_client.reload_config();
+        volley_engine::stages::reload_config(&self.base_client);
         let sessions = self.sessions.sweep(now, self.config.session_ttl);
         let flows = self.flows.sweep(now, self.config.flow_ttl);
         for id in &flows {

@@ -11,6 +11,7 @@ use ring::hmac;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{new_id, now_ms};
+use crate::sync::lock;
 
 /// Default lifetime of a scoped token (15 min).
 pub(crate) const DEFAULT_TTL_MS: u64 = 900_000;
@@ -87,7 +88,8 @@ impl Tokens {
         let claims = Claims { jti: new_id("tok"), flow_id, session_id, created_at: now, expires_at: now + ttl_ms };
         let part = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&claims).ok()?);
         let signature = URL_SAFE_NO_PAD.encode(hmac::sign(key, part.as_bytes()).as_ref());
-        if let Ok(mut issued) = self.issued.lock() {
+        {
+            let mut issued = lock(&self.issued);
             issued.insert(claims.jti.clone(), claims.expires_at);
         }
         Some((format!("{PREFIX}{part}.{signature}"), claims))
@@ -108,7 +110,7 @@ impl Tokens {
         if claims.expires_at <= now_ms() {
             return Err(Rejected::Expired);
         }
-        let known = self.issued.lock().is_ok_and(|issued| issued.contains_key(&claims.jti));
+        let known = lock(&self.issued).contains_key(&claims.jti);
         if !known {
             return Err(Rejected::Revoked);
         }
@@ -117,14 +119,13 @@ impl Tokens {
 
     /// Revokes the token `jti`; `false` when no live token has it.
     pub(crate) fn revoke(&self, jti: &str) -> bool {
-        self.issued.lock().is_ok_and(|mut issued| issued.remove(jti).is_some())
+        lock(&self.issued).remove(jti).is_some()
     }
 
     /// Forgets expired tokens.
     pub(crate) fn sweep(&self, now: u64) {
-        if let Ok(mut issued) = self.issued.lock() {
-            issued.retain(|_, expires_at| *expires_at > now);
-        }
+        let mut issued = lock(&self.issued);
+        issued.retain(|_, expires_at| *expires_at > now);
     }
 }
 

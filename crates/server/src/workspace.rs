@@ -6,7 +6,8 @@
 use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
-use volley_engine::{Io, RealFs};
+use volley_engine::Io;
+use volley_engine::io::RealFs;
 
 use crate::error::ApiError;
 
@@ -67,7 +68,7 @@ impl Workspace {
 
     /// Whether the path's text, `.` and `..` resolved, is inside (no filesystem access).
     fn lexically_contains(&self, path: &Path) -> bool {
-        volley_engine::normalize(path).starts_with(&self.root)
+        volley_engine::io::normalize(path).starts_with(&self.root)
     }
 
     /// Whether the path is inside once its symlinks are followed (a path that does not

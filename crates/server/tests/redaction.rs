@@ -127,7 +127,7 @@ async fn no_output_of_the_server_shows_a_secret_from_any_source() {
     let upstream = TestServer::start().await;
     let server = start(ServerConfig {
         token: Some(MAIN.to_owned()),
-        environment: volley_engine::Environment::fixed([
+        environment: volley_engine::resolvers::Environment::fixed([
             ("VAULT_SECRET".to_owned(), SECRET.to_owned()),
             ("SERVICE_TOKEN".to_owned(), ENVIRONMENT.to_owned()),
         ]),

@@ -8,7 +8,9 @@ mod support;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use support::{client, post, send, start};
-use volley_engine::{Environment, Error, RemoteClient, RemoteConfig, RunOptions, TokenRefresh};
+use volley_engine::auth::TokenRefresh;
+use volley_engine::resolvers::Environment;
+use volley_engine::{Error, RemoteClient, RemoteConfig, RunOptions};
 use volley_server::ServerConfig;
 use volley_test_support::{API_KEY, CLIENT_ID, CLIENT_SECRET, PASSWORD, TestServer, USER};
 

@@ -12,10 +12,9 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::json;
 use support::start;
-use volley_engine::{
-    RemoteClient, RemoteConfig, RunOptions, WebSocket, WsClose, WsEnvelope, WsEnvelopeKind, WsError, WsMessage,
-    WsSessionOptions, WsSessionSocket,
-};
+use volley_engine::remote::{WsEnvelope, WsEnvelopeKind, WsSessionOptions, WsSessionSocket};
+use volley_engine::websocket::{WebSocket, WsClose, WsError, WsMessage};
+use volley_engine::{RemoteClient, RemoteConfig, RunOptions};
 use volley_server::ServerConfig;
 use volley_test_support::TestServer;
 

@@ -1681,7 +1681,7 @@ mod auth {
         let upstream = TestServer::start().await;
         let api = Api::with(|config| {
             config.token = Some(MAIN.to_owned());
-            config.environment = volley_engine::Environment::fixed([
+            config.environment = volley_engine::resolvers::Environment::fixed([
                 ("VOLLEY_TOKEN".to_owned(), MAIN.to_owned()),
                 ("STASH".to_owned(), MAIN.to_owned()),
                 ("PRIVATE".to_owned(), "private-value".to_owned()),
@@ -1717,7 +1717,7 @@ mod auth {
         let upstream = TestServer::start().await;
         let api = Api::with(|config| {
             config.token = Some(MAIN.to_owned());
-            config.environment = volley_engine::Environment::fixed([
+            config.environment = volley_engine::resolvers::Environment::fixed([
                 ("VOLLEY_TOKEN".to_owned(), MAIN.to_owned()),
                 ("STASH".to_owned(), format!("prefix-{MAIN}")),
                 ("PRIVATE".to_owned(), "private-value".to_owned()),

@@ -38,6 +38,7 @@ mod slow;
 mod sse;
 mod state;
 mod stats;
+mod sync;
 #[cfg(feature = "tls")]
 mod tls;
 mod upload;

@@ -1,7 +1,8 @@
 //! Shared server state: issued tokens and sessions, and per-path request counts.
 
+use crate::sync::lock;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// State shared by all handlers of one server. Cheap to clone; the lock is never held across
 /// an `.await`.
@@ -29,7 +30,7 @@ struct Inner {
 impl AppState {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // No handler panics while holding the lock, and the data stays consistent anyway.
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.inner)
     }
 
     /// A login: a bearer token `token-<n>` and a session id `session-<n>`, both remembered.

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use anstyle::{AnsiColor, Style};
-use volley_engine::{AssertionResult, Outcome as Check, Response};
+use volley_engine::Response;
+use volley_engine::assert::{AssertionResult, Outcome as Check};
 use volley_syntax::Severity;
 
 use super::Mode;

@@ -19,7 +19,8 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
 use volley_engine::{
-    CancellationToken, Client, ClientConfig, CookieJar, RemoteClient, RemoteConfig, RequestDefaults, RunOptions,
+    CancellationToken, Client, ClientConfig, CookieJar, Execute, RemoteClient, RemoteConfig, RequestDefaults,
+    RunOptions,
 };
 
 use crate::exit::Exit;
@@ -257,15 +258,14 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         results
     } else {
         let executor = match &args.server {
-            Some(url) => remote(args, url).map(Executor::Remote),
-            None => client(args, &files).map(Executor::Local),
+            Some(url) => remote(args, url).map(|remote| Box::new(remote) as Box<dyn Execute>),
+            None => client(args, &files).map(|client| Box::new(client) as Box<dyn Execute>),
         };
         match executor {
             Ok(executor) => {
-                let sent = send(args, &executor, &files, &plan, mode).await?;
-                if let Executor::Remote(remote) = &executor
-                    && let Err(error) = remote.close().await
-                {
+                let sent = send(args, &*executor, &files, &plan, mode).await?;
+                // A remote client's flow is finished; nothing to do for a local one.
+                if let Err(error) = executor.close().await {
                     anstream::eprintln!(
                         "{}",
                         render::plain(&format!("could not finish the server's flow: {error}"), None)
@@ -304,34 +304,10 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
-/// Where requests run: here, or through an execution server.
-enum Executor {
-    Local(Client),
-    Remote(RemoteClient),
-}
-
-impl Executor {
-    async fn run(
-        &self,
-        file: &select::File,
-        request: &volley_syntax::Request,
-        mut options: RunOptions,
-    ) -> Result<volley_engine::Response, volley_engine::Error> {
-        match self {
-            Executor::Local(client) => client.run_request(&file.document, request, Some(&file.path), options).await,
-            Executor::Remote(client) => {
-                options.request = volley_engine::Selection::Index(request.index);
-                options.source_path = Some(file.path.clone());
-                client.run_string(&file.text, options).await
-            }
-        }
-    }
-}
-
 /// Sends the planned requests in order through one client.
 async fn send(
     args: &RunArgs,
-    client: &Executor,
+    client: &dyn Execute,
     files: &[select::File],
     plan: &[select::Step],
     mode: Mode,
@@ -424,7 +400,7 @@ async fn send(
 /// What each turn of the run needs beside its request.
 struct Turn<'a> {
     args: &'a RunArgs,
-    client: &'a Executor,
+    client: &'a dyn Execute,
     overrides: &'a Map<String, Value>,
     limits: &'a stream::Limits,
     progress: &'a ProgressBar,
@@ -465,20 +441,18 @@ impl Turn<'_> {
     ) -> RequestResult {
         let (args, mode) = (self.args, self.mode);
         self.progress.set_message(outcome::title(file, request));
-        let mut options = RunOptions {
-            overrides: self.overrides.clone(),
+        let mut options = RunOptions::default()
+            .overrides(self.overrides.clone())
             // Through a server the client's defaults are not there: each run says them.
-            follow_redirects: args.no_redirect.then_some(false),
-            validate_ssl: args.insecure.then_some(false),
-            show_secrets: args.show_secrets,
-            ..RunOptions::default()
-        }
-        .cancel(self.limits.interrupt.child_token());
+            .follow_redirects(args.no_redirect.then_some(false))
+            .validate_ssl(args.insecure.then_some(false))
+            .show_secrets(args.show_secrets)
+            .cancel(self.limits.interrupt.child_token());
         if let Some(timeout) = args.timeout {
             options = options.timeout(Duration::from_millis(timeout));
         }
         let started = Instant::now();
-        let response = self.client.run(file, request, options).await;
+        let response = self.client.run_parsed(&file.text, &file.document, request, Some(&file.path), options).await;
         let mut result = RequestResult::new(file, request, response).await;
         result.missing = result
             .needed_response()
@@ -541,7 +515,8 @@ fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Prob
     // The configuration of the first file decides the profile check and the jar.
     let probe = Client::new(ClientConfig::default());
     let directory = files.first().and_then(|file| file.path.parent()).map(PathBuf::from).unwrap_or_default();
-    let found = probe.config_for(&directory).map_err(|error| select::Problem::invalid(error.to_string(), None))?;
+    let found = volley_engine::stages::config_for(&probe, &directory)
+        .map_err(|error| select::Problem::invalid(error.to_string(), None))?;
     if let Some(profile) = &args.profile {
         match &found {
             Some(found) => {

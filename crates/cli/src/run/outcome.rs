@@ -86,7 +86,7 @@ pub(crate) fn title(file: &File, request: &Request) -> String {
     }
     let line = request.line_span.text(&file.text);
     let title = line.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
-    volley_engine::redact_url_password(&title).into_owned()
+    volley_engine::redact::redact_url_password(&title).into_owned()
 }
 
 impl RequestResult {

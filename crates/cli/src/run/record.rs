@@ -4,7 +4,8 @@
 
 use base64::Engine as _;
 use serde::Serialize;
-use volley_engine::{Outcome as Check, Response};
+use volley_engine::Response;
+use volley_engine::assert::Outcome as Check;
 
 use super::outcome::{Outcome, RequestResult, error_code};
 use super::select::File;

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use volley_engine::Outcome as Check;
+use volley_engine::assert::Outcome as Check;
 
 use super::outcome::{Outcome, RequestResult};
 use super::record::{self, error_record};

@@ -9,7 +9,9 @@ use anstyle::{AnsiColor, Style};
 use futures_util::StreamExt as _;
 use serde::Serialize;
 use tokio::io::AsyncBufReadExt as _;
-use volley_engine::{Response, SseEvent, WsMessage, WsSender};
+use volley_engine::Response;
+use volley_engine::sse::SseEvent;
+use volley_engine::websocket::{WsMessage, WsSender};
 
 use super::Mode;
 
@@ -334,7 +336,7 @@ pub(crate) async fn websocket(printer: &Printer<'_>, limits: &Limits) -> StreamS
                         let text = printer.response.redact(&error.to_string());
                         printer.message("in", "error", Some(&text), None);
                         summary.errors.push(text);
-                        if !matches!(error, volley_engine::WsError::Binary { .. }) {
+                        if !matches!(error, volley_engine::websocket::WsError::Binary { .. }) {
                             summary.ended = "error";
                             break;
                         }
@@ -419,7 +421,11 @@ async fn close(sender: &WsSender, printer: &Printer<'_>, summary: &mut StreamSum
 }
 
 /// After our close: the server's close frame, for up to a second.
-async fn drain_close(receiver: &mut volley_engine::WsReceiver, printer: &Printer<'_>, summary: &mut StreamSummary) {
+async fn drain_close(
+    receiver: &mut volley_engine::websocket::WsReceiver,
+    printer: &Printer<'_>,
+    summary: &mut StreamSummary,
+) {
     let _ = tokio::time::timeout(Duration::from_secs(1), async {
         while let Some(message) = receiver.next().await {
             if let Ok(WsMessage::Close(frame)) = message {

@@ -7,14 +7,16 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt as _;
-use http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
+use http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, COOKIE, SET_COOKIE};
 use tokio_util::sync::CancellationToken;
 
-use super::{Client, Exchange, MAX_REDIRECTS, PreparedRequest};
+use super::Client;
+use super::redirect::{self, MAX_REDIRECTS};
 use crate::cookies::CookieJar;
 use crate::digest::Challenge;
 use crate::error::{Error, TransportError};
-use crate::response::{Pending, Response, SentRequest, Timing};
+use crate::prepare::{Exchange, PreparedRequest};
+use crate::response::{Body, Pending, Response, SentRequest, Timing};
 use crate::transport::TransportRequest;
 
 impl Client {
@@ -100,27 +102,21 @@ impl Client {
                 digest_answered = true;
                 continue;
             }
-            let location = response.headers.get(LOCATION).and_then(|value| value.to_str().ok());
-            // 300, 304 and 305 are not redirects to follow.
-            let redirect = matches!(response.status.as_u16(), 301 | 302 | 303 | 307 | 308);
-            if let Some(location) = location.filter(|_| prepared.follow_redirects && redirect) {
+            if let Some(location) = redirect::location(response.status, &response.headers)
+                && prepared.follow_redirects
+            {
                 if hops == MAX_REDIRECTS {
                     return Err(TransportError::TooManyRedirects { limit: MAX_REDIRECTS }.into());
                 }
                 hops += 1;
-                let next = url.join(location).map_err(|error| TransportError::Other {
-                    message: format!("invalid redirect location `{location}`: {error}"),
-                })?;
-                let status = response.status.as_u16();
-                if status == 303 || (matches!(status, 301 | 302) && method == http::Method::POST) {
-                    if method != http::Method::HEAD {
-                        method = http::Method::GET;
-                    }
+                let hop = redirect::follow(response.status, location, &url, &method)?;
+                method = hop.method;
+                if hop.drop_body {
                     body = Bytes::new();
                     headers.remove(CONTENT_TYPE);
                     headers.remove(CONTENT_LENGTH);
                 }
-                if next.origin() != url.origin() {
+                if hop.cross_origin {
                     headers.remove(AUTHORIZATION);
                     headers.remove(COOKIE);
                     digest = None;
@@ -130,7 +126,7 @@ impl Client {
                     headers.remove(AUTHORIZATION);
                     digest_answered = false;
                 }
-                url = next;
+                url = hop.url;
                 continue;
             }
             let event_stream = prepared.exchange == Exchange::EventStream
@@ -140,13 +136,13 @@ impl Client {
                     .and_then(|value| value.to_str().ok())
                     .is_some_and(|value| value.trim().to_ascii_lowercase().starts_with("text/event-stream"));
             let mut truncated = false;
-            let (body_read, stream, total) = if event_stream {
+            let (body_read, total) = if event_stream {
                 // The body streams past the timeout; cancellation ends it cleanly.
                 let stream: crate::transport::BodyStream = match cancel {
                     Some(token) => Box::pin(response.body.take_until(token.cancelled_owned())),
                     None => response.body,
                 };
-                (Bytes::new(), Some(Pending::new(stream)), ttfb)
+                (Body::Streaming(Pending::new(stream)), ttfb)
             } else {
                 let limit = prepared.max_body_bytes.unwrap_or(usize::MAX);
                 let mut stream = response.body;
@@ -174,7 +170,7 @@ impl Client {
                         break;
                     }
                 }
-                (first.unwrap_or_else(|| collected.freeze()), None, started.elapsed())
+                (Body::Read(first.unwrap_or_else(|| collected.freeze())), started.elapsed())
             };
             return Ok(Response {
                 status: response.status,
@@ -184,8 +180,6 @@ impl Client {
                 redirected: hops > 0,
                 body: body_read,
                 truncated,
-                stream,
-                websocket: None,
                 timing: Timing { ttfb, total },
                 request: SentRequest { method, url, headers: sent_headers, body },
                 redactor,
@@ -228,10 +222,8 @@ impl Client {
             headers: handshake.headers,
             url: prepared.url.clone(),
             redirected: false,
-            body: Bytes::new(),
+            body: Body::WebSocket(Pending::new(handshake.socket)),
             truncated: false,
-            stream: None,
-            websocket: Some(Pending::new(handshake.socket)),
             timing: Timing { ttfb: elapsed, total: elapsed },
             request: SentRequest { method: http::Method::GET, url: prepared.url, headers, body: Bytes::new() },
             redactor,
@@ -242,7 +234,7 @@ impl Client {
 
 /// Adds the jar's cookies for `url` to the `Cookie` header the request may have
 /// written: one header (RFC 6265 §5.4), the written pairs first.
-pub(super) fn add_jar_cookies(headers: &mut http::HeaderMap, jar: Option<&CookieJar>, url: &url::Url) {
+pub(crate) fn add_jar_cookies(headers: &mut http::HeaderMap, jar: Option<&CookieJar>, url: &url::Url) {
     let Some(cookies) = jar.and_then(|jar| jar.header_for(url)) else { return };
     let mut joined: Vec<u8> = Vec::new();
     for written in headers.get_all(COOKIE) {

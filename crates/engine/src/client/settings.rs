@@ -6,53 +6,38 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::cache::stamp;
 use super::{Client, ConfigSource};
 use crate::config::{Config, Defaults, dotenv_root};
 use crate::dotenv::{self, DotEnv};
 use crate::error::{ConfigError, Error};
 use crate::resolvers::CommandResolver;
 
-/// Settings found for a directory and the files they came from, with the modification
-/// time each had: a changed file makes the entry stale.
-pub(super) struct CachedSettings {
-    settings: Arc<Settings>,
-    sources: Vec<(PathBuf, Option<std::time::SystemTime>)>,
-}
-
 /// The configuration that applies to one run.
 #[derive(Debug)]
-pub(super) struct Settings {
-    pub(super) config: Option<Config>,
-    pub(super) profile: Option<crate::config::Profile>,
+pub(crate) struct Settings {
+    pub(crate) config: Option<Config>,
+    pub(crate) profile: Option<crate::config::Profile>,
     /// The directories whose `.env` files apply, nearest first: the `.http` file's and
     /// each one above it up to the configuration's directory or the project root.
-    pub(super) dotenv_directories: Vec<PathBuf>,
-    pub(super) commands: BTreeMap<String, CommandResolver>,
+    pub(crate) dotenv_directories: Vec<PathBuf>,
+    pub(crate) commands: BTreeMap<String, CommandResolver>,
 }
 
 impl Client {
     /// The configuration that applies to `.http` files in `directory`, as runs see it.
     /// Kept while its files are unchanged, like run settings (see
-    /// [`Client::reload_config`] for a configuration created where there was none).
-    pub fn config_for(&self, directory: &Path) -> Result<Option<Config>, ConfigError> {
+    /// [`stages::reload_config`](crate::stages::reload_config) for a configuration created where there was none).
+    pub(crate) fn config_for(&self, directory: &Path) -> Result<Option<Config>, ConfigError> {
         match &self.inner.config.config {
             ConfigSource::Discover => {
                 let io = &*self.inner.config.io;
-                if let Ok(cache) = self.inner.configs.lock()
-                    && let Some((config, sources)) = cache.get(directory)
-                    && sources.iter().all(|(path, modified)| io.modified(path) == *modified)
-                {
-                    return Ok(config.clone());
+                if let Some(config) = self.inner.configs.get(io, &directory.to_path_buf()) {
+                    return Ok(config);
                 }
                 let config = Config::discover(io, directory, &self.inner.config.environment)?;
-                let sources = config
-                    .iter()
-                    .flat_map(|config| &config.sources)
-                    .map(|path| (path.clone(), io.modified(path)))
-                    .collect();
-                if let Ok(mut cache) = self.inner.configs.lock() {
-                    cache.insert(directory.to_path_buf(), (config.clone(), sources));
-                }
+                let sources = stamp(io, config.iter().flat_map(|config| &config.sources));
+                self.inner.configs.insert(directory.to_path_buf(), config.clone(), sources);
                 Ok(config)
             }
             ConfigSource::Disabled => Ok(None),
@@ -62,70 +47,45 @@ impl Client {
 
     /// A client finds the configuration of a directory once and re-reads it when one
     /// of its files changes (a file's modification time, an in-memory file's
-    /// [`MemoryFs::insert`](crate::MemoryFs::insert)). A configuration file created
+    /// [`MemoryFs::insert`](crate::io::MemoryFs::insert)). A configuration file created
     /// where there was none is only seen after this call: the language server calls it
     /// when the editor reports a new `volley.jsonc`.
-    pub fn reload_config(&self) {
-        if let Ok(mut cache) = self.inner.settings.lock() {
-            cache.clear();
-        }
-        if let Ok(mut cache) = self.inner.configs.lock() {
-            cache.clear();
-        }
-        if let Ok(mut cache) = self.inner.dotenvs.lock() {
-            cache.clear();
-        }
+    pub(crate) fn reload_config(&self) {
+        self.inner.settings.clear();
+        self.inner.configs.clear();
+        self.inner.dotenvs.clear();
     }
 
     /// The variables of the `.env` files in `directories` (nearest first), from the
     /// cache while none of those files appeared, changed or went away.
-    pub(super) fn dotenv_for(&self, directories: &[PathBuf]) -> Result<Arc<DotEnv>, ConfigError> {
+    pub(crate) fn dotenv_for(&self, directories: &[PathBuf]) -> Result<Arc<DotEnv>, ConfigError> {
         let io = &*self.inner.config.io;
-        let Some(key) = directories.first() else { return Ok(Arc::default()) };
-        if let Ok(cache) = self.inner.dotenvs.lock()
-            && let Some((dotenv, sources)) = cache.get(key)
-            && sources.len() == directories.len()
-            && sources.iter().all(|(path, modified)| io.modified(path) == *modified)
-        {
-            return Ok(Arc::clone(dotenv));
+        if directories.is_empty() {
+            return Ok(Arc::default());
+        }
+        let key = directories.to_vec();
+        if let Some(dotenv) = self.inner.dotenvs.get(io, &key) {
+            return Ok(dotenv);
         }
         // The times are taken before reading: a file that changes meanwhile is read again.
-        let sources: Vec<_> = directories
-            .iter()
-            .map(|directory| {
-                let path = directory.join(dotenv::DOTENV_FILE);
-                let modified = io.modified(&path);
-                (path, modified)
-            })
-            .collect();
+        let paths: Vec<PathBuf> = directories.iter().map(|directory| directory.join(dotenv::DOTENV_FILE)).collect();
+        let sources = stamp(io, &paths);
         let dotenv = Arc::new(DotEnv::read(io, directories)?);
-        if let Ok(mut cache) = self.inner.dotenvs.lock() {
-            cache.insert(key.clone(), (Arc::clone(&dotenv), sources));
-        }
+        self.inner.dotenvs.insert(key, Arc::clone(&dotenv), sources);
         Ok(dotenv)
     }
 
     /// Configuration, profile, `.env` and command resolvers for a run in `directory`,
     /// from the cache while the configuration's files are unchanged.
-    pub(super) fn settings(&self, directory: &Path, profile: Option<&str>) -> Result<Arc<Settings>, Error> {
+    pub(crate) fn settings(&self, directory: &Path, profile: Option<&str>) -> Result<Arc<Settings>, Error> {
         let key = (directory.to_path_buf(), profile.map(str::to_owned));
         let io = &*self.inner.config.io;
-        if let Ok(cache) = self.inner.settings.lock()
-            && let Some(cached) = cache.get(&key)
-            && cached.sources.iter().all(|(path, modified)| io.modified(path) == *modified)
-        {
-            return Ok(Arc::clone(&cached.settings));
+        if let Some(settings) = self.inner.settings.get(io, &key) {
+            return Ok(settings);
         }
         let settings = Arc::new(self.load_settings(directory, profile)?);
-        let sources = settings
-            .config
-            .iter()
-            .flat_map(|config| &config.sources)
-            .map(|path| (path.clone(), io.modified(path)))
-            .collect();
-        if let Ok(mut cache) = self.inner.settings.lock() {
-            cache.insert(key, CachedSettings { settings: Arc::clone(&settings), sources });
-        }
+        let sources = stamp(io, settings.config.iter().flat_map(|config| &config.sources));
+        self.inner.settings.insert(key, Arc::clone(&settings), sources);
         Ok(settings)
     }
 
@@ -152,7 +112,7 @@ impl Client {
     }
 
     /// Defaults by precedence, lowest first: configuration, profile, client.
-    pub(super) fn default_layers(&self, settings: &Settings) -> Vec<Defaults> {
+    pub(crate) fn default_layers(&self, settings: &Settings) -> Vec<Defaults> {
         let mut layers = Vec::new();
         if let Some(config) = &settings.config {
             layers.push(config.defaults.clone());
@@ -173,7 +133,7 @@ impl Client {
 
 /// Headers of the default layers (lowest first), later layers replacing a header of the
 /// same name.
-pub(super) fn merged_headers(layers: &[Defaults]) -> Vec<(String, String)> {
+pub(crate) fn merged_headers(layers: &[Defaults]) -> Vec<(String, String)> {
     let mut merged: Vec<(String, String)> = Vec::new();
     for layer in layers {
         for (name, value) in &layer.headers {

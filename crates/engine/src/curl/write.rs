@@ -8,7 +8,7 @@ use bytes::Bytes;
 use http::header::CONTENT_TYPE;
 
 use super::quote::quote;
-use crate::client::PreparedRequest;
+use crate::prepare::PreparedRequest;
 
 /// What a curl command sends: the request as built, not yet sent.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -168,7 +168,7 @@ pub(crate) fn response_from_answer(
     let timing = Timing { ttfb: millis(answer.timing.ttfb), total: millis(answer.timing.duration_ms) };
     let version = wire.http_version.as_deref().map_or(http::Version::HTTP_11, version_of);
     let mut response = Response::from_parts(status, version, headers, url, request, timing);
-    response.body = body;
+    response.body = crate::response::Body::Read(body);
     response.truncated = truncated;
     response.redirected = wire.redirected;
     if let Some(assertions) = answer.assertions {

@@ -145,7 +145,7 @@ impl RemoteClient {
     /// `< file` references resolve on a server that shares the working directory.
     ///
     /// A WebSocket definition is opened as a session the server owns (`POST
-    /// /execute/ws`): the response (status 101) gives it as a [`WebSocket`](crate::WebSocket)
+    /// /execute/ws`): the response (status 101) gives it as a [`WebSocket`](crate::websocket::WebSocket)
     /// through [`Response::websocket`]; see [`open_websocket`](RemoteClient::open_websocket)
     /// for the session itself.
     pub async fn run(&self, path: impl AsRef<Path>, options: RunOptions) -> Result<Response, Error> {
@@ -368,7 +368,7 @@ impl RemoteClient {
         };
         let mut response =
             Response::from_parts(status, version, headers, upstream, request, Timing { ttfb, total: ttfb });
-        response.stream = Some(Pending::new(stream));
+        response.body = crate::response::Body::Streaming(Pending::new(stream));
         Ok(response)
     }
 

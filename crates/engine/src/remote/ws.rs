@@ -4,7 +4,7 @@
 //! commands and receives the session's numbered [`WsEnvelope`]s.
 //!
 //! [`RemoteClient::run`] on a WebSocket definition opens a session the same way and
-//! hands it out as a [`WebSocket`](crate::WebSocket) (see `ws_adapter`).
+//! hands it out as a [`WebSocket`](crate::websocket::WebSocket) (see `ws_adapter`).
 
 use std::path::Path;
 use std::pin::Pin;
@@ -108,7 +108,8 @@ pub struct WsSessionInfo {
 /// ```no_run
 /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt as _;
-/// use volley_engine::{RemoteClient, RemoteConfig, RunOptions, WsEnvelopeKind, WsSessionOptions};
+/// use volley_engine::remote::{WsEnvelopeKind, WsSessionOptions};
+/// use volley_engine::{RemoteClient, RemoteConfig, RunOptions};
 ///
 /// let client = RemoteClient::new(RemoteConfig::new("http://127.0.0.1:4097"))?;
 /// let session = client.open_websocket("chat.http", RunOptions::default(), WsSessionOptions::default()).await?;

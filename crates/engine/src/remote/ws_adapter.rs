@@ -61,7 +61,7 @@ pub(crate) async fn response(
         timing,
     );
     response.assertions = assertions;
-    response.websocket = Some(Pending::new(websocket(socket, info.subprotocol.clone())));
+    response.body = crate::response::Body::WebSocket(Pending::new(websocket(socket, info.subprotocol.clone())));
     Ok(response)
 }
 

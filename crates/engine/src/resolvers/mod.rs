@@ -116,7 +116,7 @@ where
 /// A resolver from a function.
 ///
 /// ```
-/// use volley_engine::resolver;
+/// use volley_engine::resolvers::resolver;
 ///
 /// let shout = resolver(|arguments| Ok(arguments.join(" ").to_uppercase()));
 /// ```
@@ -130,7 +130,7 @@ where
 /// A resolver from an async function (a token fetched over the network, a vault read).
 ///
 /// ```
-/// use volley_engine::async_resolver;
+/// use volley_engine::resolvers::async_resolver;
 ///
 /// let token = async_resolver(|arguments| async move { Ok(format!("token-for-{}", arguments.join(","))) });
 /// ```

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use serde_json::Value;
-use volley_engine::{Client, ClientConfig, ConfigSource, Environment, MemoryFs, Response, RunOptions};
+use volley_engine::io::MemoryFs;
+use volley_engine::resolvers::Environment;
+use volley_engine::{Client, ClientConfig, ConfigSource, Response, RunOptions};
 
 /// A client with no configuration discovery and a fixed environment.
 pub(crate) fn client() -> Client {

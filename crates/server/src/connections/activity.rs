@@ -4,9 +4,10 @@
 //! started and answered, and reads of a body update it; the connection's watchdog asks
 //! it when the connection must be closed.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use crate::sync::lock;
 use tokio::time::Instant;
 
 /// The shared state of one connection.
@@ -50,8 +51,7 @@ impl Activity {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        // The state stays consistent whatever panicked while holding it.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// Bytes came in at `now`. While idle, they are the beginning of a head.

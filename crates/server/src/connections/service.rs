@@ -14,7 +14,7 @@
 
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -27,6 +27,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::time::Instant;
 
 use super::activity::Activity;
+use crate::sync::lock;
 
 /// The most bytes of an unread request body read and discarded to keep its connection.
 pub(super) const MAX_DRAIN: u64 = 1024 * 1024;
@@ -112,11 +113,11 @@ struct Left(Mutex<Option<Incoming>>);
 
 impl Left {
     fn put(&self, body: Incoming) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(body);
+        *lock(&self.0) = Some(body);
     }
 
     fn take(&self) -> Option<Incoming> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
+        lock(&self.0).take()
     }
 }
 

@@ -9,7 +9,9 @@ use std::time::Instant;
 
 use http::StatusCode;
 use serde_json::{Value, json};
-use volley_engine::{Exchange, PreparedRequest, Redactor, Response, RunOptions, Selection};
+use volley_engine::redact::Redactor;
+use volley_engine::stages::{Exchange, PreparedRequest};
+use volley_engine::{Response, RunOptions, Selection};
 
 use crate::auth::Access;
 use crate::clock::{new_id, now_ms};
@@ -48,7 +50,7 @@ pub(crate) struct Run {
     started: Instant,
     /// What the run's resolvers read of the server's environment: nothing but
     /// `--allow-env` for a scoped token, the client's otherwise.
-    environment: Option<volley_engine::Environment>,
+    environment: Option<volley_engine::resolvers::Environment>,
 }
 
 /// A request sent and answered.
@@ -100,8 +102,9 @@ impl Run {
         flow: Option<Arc<Flow>>,
         label: Option<&str>,
     ) -> Self {
-        let environment =
-            access.claims().map(|_| state.base_client.environment().allowing(state.config.allow_env.clone()));
+        let environment = access
+            .claims()
+            .map(|_| volley_engine::stages::environment(&state.base_client).allowing(state.config.allow_env.clone()));
         let run_id = new_id("run");
         let req_exec_id = new_id("exec");
         let sequence = flow.as_ref().map_or_else(Sequence::run, |flow| Sequence::Flow(Arc::clone(&flow.sequence)));
@@ -186,7 +189,7 @@ impl Run {
         let name = request.name.as_ref().map(|name| name.value.clone());
         let description = request.description.as_ref().map(|description| description.value.clone());
         // As written, but a password written in the URL never leaves the server.
-        let template = volley_engine::redact_url_password(&request.url.to_source()).into_owned();
+        let template = volley_engine::redact::redact_url_password(&request.url.to_source()).into_owned();
         self.emitter.emit(
             "parseFinished",
             json!({
@@ -202,22 +205,20 @@ impl Run {
             Some(session) => session.client.clone(),
             None => self.state.new_client(serde_json::Map::new()),
         };
-        let options = RunOptions {
-            variables: body.variables.clone().unwrap_or_default(),
-            timeout: body.timeout_ms.map(std::time::Duration::from_millis),
-            profile: body.profile.clone(),
-            follow_redirects: body.follow_redirects,
-            validate_ssl: body.validate_ssl,
-            max_body_bytes: Some(self.state.config.max_body_size),
-            environment: self.environment.clone(),
-            ..RunOptions::default()
-        };
+        let options = RunOptions::default()
+            .variables(body.variables.clone().unwrap_or_default())
+            .timeout(body.timeout_ms.map(std::time::Duration::from_millis))
+            .profile_or_default(body.profile.clone())
+            .follow_redirects(body.follow_redirects)
+            .validate_ssl(body.validate_ssl)
+            .max_body_bytes(self.state.config.max_body_size)
+            .environment(self.environment.clone());
         let engine_path = source.engine_path();
-        let mut prepared = client
-            .prepare_request(&document, request, Some(&engine_path), &options)
-            .await
-            .map_err(|error| report::engine_error(&error, &source.text))
-            .map_err(Failure::at("interpolate"))?;
+        let mut prepared =
+            volley_engine::stages::prepare_request(&client, &document, request, Some(&engine_path), &options)
+                .await
+                .map_err(|error| report::engine_error(&error, &source.text))
+                .map_err(Failure::at("interpolate"))?;
         // Everything shown of the request goes through the engine's redaction policy:
         // `$secret` values, sensitive-named variables of every layer (session,
         // execution, configuration, profile, env files), credential headers.
@@ -245,8 +246,7 @@ impl Run {
         // Fetch.
         self.emitter.emit("fetchStarted", json!({ "method": method, "url": shown_url }));
         let cookies_before = self.session.as_ref().map(|session| session.cookies()).unwrap_or_default();
-        let response = client
-            .send(prepared, None)
+        let response = volley_engine::stages::send(&client, prepared, None)
             .await
             .map_err(|error| report::engine_error(&error, &source.text))
             .map_err(Failure::at("fetch"))?;

@@ -5,7 +5,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http::StatusCode;
 use serde_json::{Value, json};
-use volley_engine::{AssertionResult, BuildError, Error, Outcome, Redactor, Response, SelectionError};
+use volley_engine::assert::{AssertionResult, Outcome};
+use volley_engine::redact::Redactor;
+use volley_engine::{BuildError, Error, Response, SelectionError};
 
 use crate::error::ApiError;
 use crate::flows::StoredResponse;

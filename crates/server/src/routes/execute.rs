@@ -120,7 +120,7 @@ impl Drop for Finish {
 
 /// The upstream events as SSE events; an upstream failure becomes a last `error` event.
 fn relay(
-    events: volley_engine::EventStream,
+    events: volley_engine::sse::EventStream,
     finish: Finish,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> + Send + 'static {
     stream::unfold(Some((events, finish)), |state| async move {

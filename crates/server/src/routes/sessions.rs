@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::{Extension, Path, State};
 use http::StatusCode;
 use serde_json::json;
-use volley_engine::Redactor;
+use volley_engine::redact::Redactor;
 
 use crate::auth::Access;
 use crate::error::ApiError;

@@ -17,10 +17,7 @@ where
     S: Sink<Message> + Stream<Item = Result<Message, axum::Error>> + Unpin,
 {
     let (mut sink, mut stream) = socket.split();
-    let Some((id, mut outgoing, history)) = session.attach(after_seq) else {
-        let _ = sink.send(close(1008, "the session is gone")).await;
-        return;
-    };
+    let (id, mut outgoing, history) = session.attach(after_seq);
     let mut first = Vec::new();
     if let Some(oldest) = history.gap {
         first.push(session.local_envelope(

@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use crate::clock::now_ms;
 use crate::error::ApiError;
 use crate::hub::Emitter;
+use crate::sync::{lock, read, write};
 
 pub(crate) use control::serve_control;
 pub(crate) use upstream::{Command, Outbound, spawn_upstream};
@@ -79,7 +80,7 @@ pub(crate) struct WsSession {
     pub(crate) commands: mpsc::Sender<Command>,
     pub(crate) emitter: Emitter,
     /// Hides the execution's secrets from the previews observers get.
-    redactor: volley_engine::Redactor,
+    redactor: volley_engine::redact::Redactor,
     last_activity: AtomicU64,
     next_control: AtomicU64,
     buffer: Mutex<Buffer>,
@@ -102,7 +103,7 @@ impl WsSession {
     }
 
     pub(crate) fn last_seq(&self) -> u64 {
-        self.buffer.lock().map_or(0, |buffer| buffer.last_seq)
+        lock(&self.buffer).last_seq
     }
 
     /// The envelope fields every message carries.
@@ -177,7 +178,7 @@ impl WsSession {
     /// `None` when the session is closed.
     async fn publish_with(&self, build: impl FnOnce(u64) -> String) -> Option<u64> {
         let (text, control, seq) = {
-            let Ok(mut buffer) = self.buffer.lock() else { return None };
+            let mut buffer = lock(&self.buffer);
             if buffer.closed.is_some() {
                 return None;
             }
@@ -223,8 +224,8 @@ impl WsSession {
     /// what it must replay, atomically with the attachment: nothing published in
     /// between is lost or sent twice. A closed session (kept for its grace period)
     /// gives its replay, then the socket is closed.
-    pub(crate) fn attach(&self, after_seq: u64) -> Option<(u64, mpsc::Receiver<ToControl>, Replay)> {
-        let mut buffer = self.buffer.lock().ok()?;
+    pub(crate) fn attach(&self, after_seq: u64) -> (u64, mpsc::Receiver<ToControl>, Replay) {
+        let mut buffer = lock(&self.buffer);
         let (sender, receiver) = mpsc::channel(CONTROL_QUEUE);
         let id = self.next_control.fetch_add(1, Ordering::Relaxed);
         if let Some(code) = buffer.closed {
@@ -240,33 +241,33 @@ impl WsSession {
         } else {
             buffer.retained.iter().filter(|(seq, _)| *seq > after_seq).map(|(_, text)| Arc::clone(text)).collect()
         };
-        Some((id, receiver, Replay { envelopes, gap }))
+        (id, receiver, Replay { envelopes, gap })
     }
 
     /// Detaches control socket `id` if it is still the attached one.
     pub(crate) fn detach(&self, id: u64) {
-        if let Ok(mut buffer) = self.buffer.lock()
-            && buffer.control.as_ref().is_some_and(|control| control.id == id)
-        {
+        let mut buffer = lock(&self.buffer);
+        if buffer.control.as_ref().is_some_and(|control| control.id == id) {
             buffer.control = None;
         }
     }
 
     /// Whether a control socket is attached.
     pub(crate) fn has_control(&self) -> bool {
-        self.buffer.lock().is_ok_and(|buffer| buffer.control.is_some())
+        lock(&self.buffer).control.is_some()
     }
 
     /// Whether `session.closed` was published.
     pub(crate) fn is_closed(&self) -> bool {
-        self.buffer.lock().is_ok_and(|buffer| buffer.closed.is_some())
+        lock(&self.buffer).closed.is_some()
     }
 
     /// Publishes `session.closed`, closes the control socket and refuses more.
     pub(crate) async fn close(&self, code: u16, reason: &str, was_clean: bool, socket_code: u16) {
         self.publish("session.closed", json!({ "payload": { "code": code, "reason": reason, "wasClean": was_clean } }))
             .await;
-        if let Ok(mut buffer) = self.buffer.lock() {
+        {
+            let mut buffer = lock(&self.buffer);
             buffer.closed = Some(socket_code);
             if let Some(control) = buffer.control.take() {
                 let reason = if socket_code == 1001 { "session closed (idle or shutdown)" } else { "session closed" };
@@ -357,7 +358,7 @@ pub(crate) struct NewSession {
     pub(crate) idle_timeout: Duration,
     pub(crate) max_frame: usize,
     pub(crate) emitter: Emitter,
-    pub(crate) redactor: volley_engine::Redactor,
+    pub(crate) redactor: volley_engine::redact::Redactor,
 }
 
 impl WsSessions {
@@ -397,7 +398,8 @@ impl WsSessions {
             next_control: AtomicU64::new(1),
             buffer: Mutex::default(),
         });
-        if let Ok(mut registry) = self.registry.write() {
+        {
+            let mut registry = write(&self.registry);
             registry.sessions.insert(session.id.clone(), Arc::clone(&session));
             slot.used = true;
         }
@@ -406,7 +408,7 @@ impl WsSessions {
 
     /// The session `id`, live or closed in its grace period.
     pub(crate) fn get(&self, id: &str) -> Result<Arc<WsSession>, ApiError> {
-        self.registry.read().ok().and_then(|registry| registry.sessions.get(id).cloned()).ok_or_else(|| {
+        read(&self.registry).sessions.get(id).cloned().ok_or_else(|| {
             ApiError::new(
                 StatusCode::NOT_FOUND,
                 "WS_SESSION_NOT_FOUND",
@@ -420,7 +422,7 @@ impl WsSessions {
     /// grace period, and is removed otherwise. A session leaves the registry only after
     /// this, and a kept one is released once: each frees its slot exactly once.
     pub(crate) fn release(&self, id: &str, kept: bool) {
-        let Ok(mut registry) = self.registry.write() else { return };
+        let mut registry = write(&self.registry);
         if !registry.sessions.contains_key(id) || registry.closed.iter().any(|closed| closed == id) {
             return;
         }
@@ -440,7 +442,7 @@ impl WsSessions {
     /// Removes a closed session (its grace period is over, or `DELETE` asked); a session
     /// still open is left to its upstream task.
     pub(crate) fn forget(&self, id: &str) {
-        let Ok(mut registry) = self.registry.write() else { return };
+        let mut registry = write(&self.registry);
         if registry.sessions.get(id).is_some_and(|session| session.is_closed()) {
             registry.sessions.remove(id);
             registry.closed.retain(|closed| closed != id);
@@ -450,7 +452,7 @@ impl WsSessions {
     /// How many sessions can be found (live and closed), and how many slots are taken.
     #[cfg(test)]
     pub(crate) fn counts(&self) -> (usize, usize) {
-        let found = self.registry.read().map_or(0, |registry| registry.sessions.len());
+        let found = read(&self.registry).sessions.len();
         (found, self.taken.load(Ordering::Acquire))
     }
 }
@@ -490,7 +492,7 @@ mod tests {
             idle_timeout: Duration::from_secs(60),
             max_frame: 1024,
             emitter,
-            redactor: volley_engine::Redactor::default(),
+            redactor: volley_engine::redact::Redactor::default(),
         };
         sessions.add(slot, new, mpsc::channel(1).0)
     }
@@ -500,7 +502,7 @@ mod tests {
         let sessions = WsSessions::new(1);
         let session = new_session(&sessions);
         session.publish("session.opened", json!({})).await;
-        let (_, _, replay) = session.attach(u64::MAX).expect("attached");
+        let (_, _, replay) = session.attach(u64::MAX);
         assert!(replay.envelopes.is_empty());
         assert_eq!(replay.gap, None);
     }

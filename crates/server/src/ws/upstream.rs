@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use volley_engine::{WebSocket, WsError, WsMessage};
+use volley_engine::websocket::{WebSocket, WsError, WsMessage};
 
 use super::WsSession;
 use crate::clock::now_ms;

@@ -14,6 +14,10 @@ use volley_syntax::{
     Request, Span, Template, Timeout, variable_path_segments,
 };
 
+mod client;
+
+pub use client::{Analysis, Analyzer};
+
 use crate::assert;
 use crate::config::Config;
 use crate::interpolate::lookup;
@@ -49,7 +53,7 @@ pub struct AnalysisContext {
 /// parser's own diagnostics are not repeated.
 #[must_use]
 pub fn analyze(document: &Document, text: &str, io: &dyn Io, context: &AnalysisContext) -> Vec<Diagnostic> {
-    let analyzer = Analyzer::new(document, text, io, context);
+    let analyzer = Walker::new(document, text, io, context);
     // At most `MAX_LISTED` of each code, as the parser lists its own: a file of a million
     // undefined variables gets two hundred warnings and a count.
     let mut diagnostics = Listing::new();
@@ -62,7 +66,7 @@ pub fn analyze(document: &Document, text: &str, io: &dyn Io, context: &AnalysisC
     diagnostics.finish().0
 }
 
-struct Analyzer<'a> {
+struct Walker<'a> {
     document: &'a Document,
     text: &'a str,
     io: &'a dyn Io,
@@ -73,7 +77,7 @@ struct Analyzer<'a> {
     resolvers: BTreeSet<&'a str>,
 }
 
-impl<'a> Analyzer<'a> {
+impl<'a> Walker<'a> {
     fn new(document: &'a Document, text: &'a str, io: &'a dyn Io, context: &'a AnalysisContext) -> Self {
         let mut layers: Vec<&Map<String, Value>> = context.variables.iter().collect();
         let mut resolvers: BTreeSet<&str> = context.resolvers.iter().map(String::as_str).collect();

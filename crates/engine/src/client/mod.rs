@@ -1,0 +1,259 @@
+//! The client: the one executor behind every front end, and the facade of the library
+//! ([`Client`]). It selects a request in a document ([`select`]), prepares it with the
+//! settings of its directory ([`settings`], [`crate::prepare`]), and runs the exchange
+//! ([`exchange`]: redirects, cookies, timeout, cancellation).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use volley_syntax::{Document, Request};
+
+use crate::assert::ResponseParts;
+use crate::chaining::StoredResponse;
+use crate::config::Config;
+use crate::cookies::CookieJar;
+use crate::dotenv::DotEnv;
+use crate::error::Error;
+use crate::prepare::{Exchange, PreparedRequest};
+use crate::resolvers::Environment;
+use crate::response::Response;
+use crate::sync::{lock, read, write};
+use crate::transport::{HttpTransport, Transport};
+
+mod cache;
+mod exchange;
+mod options;
+mod redirect;
+mod select;
+mod settings;
+
+use cache::MtimeCache;
+pub(crate) use exchange::add_jar_cookies;
+pub use options::{ClientConfig, ConfigSource, DEFAULT_TIMEOUT, RequestDefaults, RunOptions};
+pub use redirect::MAX_REDIRECTS;
+pub use select::Selection;
+pub(crate) use select::{refuse, select};
+pub(crate) use settings::{Settings, merged_headers};
+
+/// Runs `.http` definitions. Clones share variables, request history and cookie jar.
+///
+/// A run step by step (prepare, then send) is in [`stages`](crate::stages); the
+/// diagnostics of a document as the client's runs would see it, in
+/// [`Analyzer`](crate::analysis::Analyzer).
+///
+/// ```no_run
+/// # async fn example() -> Result<(), volley_engine::Error> {
+/// use volley_engine::{Client, ClientConfig, RunOptions};
+///
+/// let client = Client::new(ClientConfig::default());
+/// client.set_variable("host", "https://httpbin.org");
+/// let response = client.run_string("GET {{host}}/json\n", RunOptions::default()).await?;
+/// println!("{} {}", response.status(), response.text().await.unwrap_or_default());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<Inner>,
+}
+
+/// A directory and the profile asked for.
+type SettingsKey = (PathBuf, Option<String>);
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("config", &self.inner.config).finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) config: ClientConfig,
+    pub(crate) transport: Arc<dyn Transport>,
+    /// Client variables; runs take a snapshot (an `Arc` clone), setters copy on write.
+    pub(crate) variables: RwLock<Arc<Map<String, Value>>>,
+    /// Last responses of named requests, snapshotted the same way.
+    pub(crate) chain: Mutex<Arc<HashMap<String, StoredResponse>>>,
+    /// The working directory, for text run without a source path.
+    working_directory: std::sync::OnceLock<PathBuf>,
+    /// Settings by directory and profile; shared by forks.
+    settings: Arc<MtimeCache<SettingsKey, Arc<Settings>>>,
+    /// Configurations by directory (`None` when none applies); shared by forks.
+    configs: Arc<MtimeCache<PathBuf, Option<Config>>>,
+    /// `.env` variables by the directories whose files apply, nearest first; shared by forks.
+    dotenvs: Arc<MtimeCache<Vec<PathBuf>, Arc<DotEnv>>>,
+}
+
+impl Client {
+    /// What `$env`, `$processEnv` and `$secret` read for this client.
+    #[must_use]
+    pub(crate) fn environment(&self) -> Environment {
+        self.inner.config.environment.clone()
+    }
+
+    /// A client.
+    #[must_use]
+    pub fn new(config: ClientConfig) -> Self {
+        let transport = config.transport.clone().unwrap_or_else(|| Arc::new(HttpTransport::new()));
+        let variables = RwLock::new(Arc::new(config.variables.clone()));
+        let inner = Inner {
+            config,
+            transport,
+            variables,
+            chain: Mutex::default(),
+            working_directory: std::sync::OnceLock::new(),
+            settings: Arc::default(),
+            configs: Arc::default(),
+            dotenvs: Arc::default(),
+        };
+        Self { inner: Arc::new(inner) }
+    }
+
+    /// A client with the same setup (files, transport, resolvers, defaults, profile,
+    /// configuration and its cache) and state of its own: `variables`, `cookie_jar`
+    /// and no request history. The execution server forks one per session, so that
+    /// sessions share the configuration found on disk but nothing else.
+    #[must_use]
+    pub(crate) fn fork(&self, variables: Map<String, Value>, cookie_jar: Option<CookieJar>) -> Self {
+        let config = ClientConfig { variables: variables.clone(), cookie_jar, ..self.inner.config.clone() };
+        let working_directory = std::sync::OnceLock::new();
+        if let Some(directory) = self.inner.working_directory.get() {
+            let _ = working_directory.set(directory.clone());
+        }
+        let inner = Inner {
+            config,
+            transport: Arc::clone(&self.inner.transport),
+            variables: RwLock::new(Arc::new(variables)),
+            chain: Mutex::default(),
+            working_directory,
+            settings: Arc::clone(&self.inner.settings),
+            configs: Arc::clone(&self.inner.configs),
+            dotenvs: Arc::clone(&self.inner.dotenvs),
+        };
+        Self { inner: Arc::new(inner) }
+    }
+
+    /// Sets a client variable (above the configuration's, below a run's).
+    pub fn set_variable(&self, name: impl Into<String>, value: impl Into<Value>) {
+        Arc::make_mut(&mut write(&self.inner.variables)).insert(name.into(), value.into());
+    }
+
+    /// Sets several client variables.
+    pub fn set_variables(&self, variables: impl IntoIterator<Item = (String, Value)>) {
+        Arc::make_mut(&mut write(&self.inner.variables)).extend(variables);
+    }
+
+    /// Replaces every client variable with `variables`.
+    pub(crate) fn replace_variables(&self, variables: Map<String, Value>) {
+        *write(&self.inner.variables) = Arc::new(variables);
+    }
+
+    /// The client variables: the initial ones and those set since.
+    #[must_use]
+    pub fn get_variables(&self) -> Map<String, Value> {
+        (**read(&self.inner.variables)).clone()
+    }
+
+    /// The cookie jar, when the client has one.
+    #[must_use]
+    pub fn cookie_jar(&self) -> Option<&CookieJar> {
+        self.inner.config.cookie_jar.as_ref()
+    }
+
+    /// Reads the `.http` file at `path` and runs the selected request.
+    pub async fn run(&self, path: impl AsRef<Path>, options: RunOptions) -> Result<Response, Error> {
+        let path = path.as_ref();
+        let bytes =
+            self.inner.config.io.read(path).map_err(|source| Error::ReadFile { path: path.to_path_buf(), source })?;
+        let text = String::from_utf8(bytes).map_err(|error| Error::ReadFile {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text: {error}")),
+        })?;
+        let document = volley_syntax::parse(&text);
+        let request = select(&document, &options.request)?;
+        self.run_request(&document, request, Some(path), options).await
+    }
+
+    /// Runs the selected request of `content` (`.http` text); relative paths and the
+    /// configuration are found from [`RunOptions::source_path`](RunOptions::source_path).
+    pub async fn run_string(&self, content: &str, options: RunOptions) -> Result<Response, Error> {
+        let document = volley_syntax::parse(content);
+        let request = select(&document, &options.request)?;
+        let source = options.source_path.clone();
+        self.run_request(&document, request, source.as_deref(), options).await
+    }
+
+    /// Runs `request` of an already parsed `document` (the CLI runs every request of a
+    /// file this way). The options' selection is ignored.
+    pub(crate) async fn run_request(
+        &self,
+        document: &Document,
+        request: &Request,
+        source_path: Option<&Path>,
+        options: RunOptions,
+    ) -> Result<Response, Error> {
+        let prepared = self.prepare_request(document, request, source_path, &options).await?;
+        self.send(prepared, options.cancel.as_ref()).await
+    }
+
+    /// Sends a prepared request (what [`stages::prepare_request`](crate::stages::prepare_request) built, perhaps
+    /// changed since): the exchange, its assertions, the response kept for chaining
+    /// under the request's name, the cookie jar saved. Front ends that report each
+    /// stage (the execution server) run the two steps themselves.
+    pub(crate) async fn send(
+        &self,
+        mut prepared: PreparedRequest,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Response, Error> {
+        let pending = std::mem::take(&mut prepared.assertions);
+        let name = prepared.name.take();
+        // Transport messages may quote the URL (reqwest's do): what is secret in it is
+        // kept out of them.
+        let redactor = prepared.redactor.clone();
+        let jar = prepared.cookie_jar.clone().filter(|_| prepared.use_cookies);
+        let exchanged = match prepared.exchange {
+            Exchange::WebSocket { .. } => self.connect_websocket(prepared, cancel).await,
+            Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await,
+        };
+        let mut response = exchanged.map_err(|error| error.redacted(&redactor))?;
+        // A body that streams (events, WebSocket messages) is not there to check.
+        let body = response.body.read().map(|bytes| &bytes[..]);
+        let parts = ResponseParts {
+            status: response.status(),
+            headers: &response.headers,
+            body,
+            timing: Some(response.timing),
+            redactor: Some(&redactor),
+        };
+        response.assertions = pending.iter().map(|check| redactor.assertion(&check.evaluate(&parts))).collect();
+        if let Some(name) = name {
+            let stored = StoredResponse {
+                status: response.status(),
+                headers: response.headers().clone(),
+                body: response.body.read_or_empty(),
+            };
+            Arc::make_mut(&mut lock(&self.inner.chain)).insert(name, stored);
+        }
+        if let Some(jar) = &jar
+            && let Err(error) = jar.save()
+        {
+            tracing::warn!("{error}");
+        }
+        Ok(response)
+    }
+
+    /// The process's working directory, read once.
+    pub(crate) fn working_directory(&self) -> Option<PathBuf> {
+        if let Some(directory) = self.inner.working_directory.get() {
+            return Some(directory.clone());
+        }
+        let directory = std::env::current_dir().ok()?;
+        Some(self.inner.working_directory.get_or_init(|| directory).clone())
+    }
+
+    pub(crate) fn active_jar(&self) -> Option<&CookieJar> {
+        self.inner.config.cookie_jar.as_ref()
+    }
+}

@@ -1,0 +1,302 @@
+//! How a client and its runs are set up: [`ClientConfig`] (files, transport, variables,
+//! resolvers, cookie jar, defaults, profile, configuration) and [`RunOptions`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::Selection;
+use crate::config::Config;
+use crate::cookies::CookieJar;
+use crate::io::{Io, RealFs};
+use crate::resolvers::{Environment, Resolver};
+use crate::transport::Transport;
+
+/// The request timeout when nothing sets one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How a client is set up. `ClientConfig::default()` reads the real filesystem, sends
+/// over the network, discovers `volley.jsonc`, and keeps no cookies.
+#[derive(Clone)]
+pub struct ClientConfig {
+    /// Where `.http`, body and config files are read.
+    pub io: Arc<dyn Io>,
+    /// How requests are sent; `None` for [`HttpTransport`](crate::transport::HttpTransport).
+    pub transport: Option<Arc<dyn Transport>>,
+    /// Initial client variables (above the configuration's, below a run's).
+    pub variables: Map<String, Value>,
+    /// Custom resolvers, keys with the `$` (`"$token"`); they win over built-ins.
+    pub resolvers: HashMap<String, Arc<dyn Resolver>>,
+    /// The cookie jar; `None` for no cookies.
+    pub cookie_jar: Option<CookieJar>,
+    /// The client's default timeout (above the configuration's, below a run's).
+    pub timeout: Option<Duration>,
+    /// Default headers and settings (above the configuration's and profile's).
+    pub defaults: RequestDefaults,
+    /// The configuration profile to use.
+    pub profile: Option<String>,
+    /// Where the configuration comes from.
+    pub config: ConfigSource,
+    /// What `$env` and `$secret` read.
+    pub environment: Environment,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        Self {
+            io: Arc::new(RealFs),
+            transport: None,
+            variables: Map::new(),
+            resolvers: HashMap::new(),
+            cookie_jar: None,
+            timeout: None,
+            defaults: RequestDefaults::default(),
+            profile: None,
+            config: ConfigSource::Discover,
+            environment: Environment::process(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("io", &self.io)
+            .field("transport", &self.transport)
+            .field("variables", &self.variables.keys().collect::<Vec<_>>())
+            .field("resolvers", &self.resolvers.keys().collect::<Vec<_>>())
+            .field("cookie_jar", &self.cookie_jar)
+            .field("timeout", &self.timeout)
+            .field("defaults", &self.defaults)
+            .field("profile", &self.profile)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Default headers and settings of a client.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestDefaults {
+    /// Headers added to requests that do not set them.
+    pub headers: Vec<(String, String)>,
+    /// Follow redirects (default `true`).
+    pub follow_redirects: Option<bool>,
+    /// Check TLS certificates (default `true`).
+    pub validate_ssl: Option<bool>,
+}
+
+/// Where a client's configuration comes from.
+#[derive(Debug, Clone, Default)]
+pub enum ConfigSource {
+    /// Found next to the `.http` file or above it, on every run.
+    #[default]
+    Discover,
+    /// No configuration.
+    Disabled,
+    /// This configuration.
+    Given(Arc<Config>),
+}
+
+/// Options of one run, each set with its builder method (the optional ones take a value
+/// or `None`, which keeps what the client and the configuration say).
+///
+/// ```
+/// use std::time::Duration;
+/// use volley_engine::RunOptions;
+///
+/// let options = RunOptions::default().name("login").variable("user", "ada").timeout(Duration::from_secs(5));
+/// assert_eq!(options.selection(), &volley_engine::Selection::Name("login".to_owned()));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Variables for this run (above the client's).
+    pub(crate) variables: Map<String, Value>,
+    /// Variables above everything else (the CLI's `--var`).
+    pub(crate) overrides: Map<String, Value>,
+    /// Timeout for this run (a request's `@timeout` still wins).
+    pub(crate) timeout: Option<Duration>,
+    /// Cancels the run when triggered (the Fetch API's `AbortSignal`).
+    pub(crate) cancel: Option<CancellationToken>,
+    /// Which request to run.
+    pub(crate) request: Selection,
+    /// For [`Client::run_string`](crate::Client::run_string): the file the text belongs to, for relative paths
+    /// and configuration discovery (default: the working directory).
+    pub(crate) source_path: Option<PathBuf>,
+    /// The configuration profile of this run (instead of the client's).
+    pub(crate) profile: Option<String>,
+    /// Follow redirects (above the configuration's and the client's defaults; a
+    /// request's `@no-redirect` still wins).
+    pub(crate) follow_redirects: Option<bool>,
+    /// Check TLS certificates (above the configuration's and the client's defaults).
+    pub(crate) validate_ssl: Option<bool>,
+    /// Keep at most this many bytes of a response body; the rest is not read and
+    /// [`Response::truncated`](crate::Response::truncated) says so.
+    pub(crate) max_body_bytes: Option<usize>,
+    /// What `$env`, `$processEnv` and `$secret` read for this run, instead of the
+    /// client's environment (an execution server narrows it for scoped callers).
+    pub(crate) environment: Option<Environment>,
+    /// Hide nothing: the run's errors, assertion results and
+    /// [`Response::redactor`] show its secrets as they are (`volley run
+    /// --show-secrets`, on the user's own terminal). Off by default.
+    pub(crate) show_secrets: bool,
+    /// The cookie jar of this run, instead of the client's (the language server keeps
+    /// one per workspace folder). A request's `@no-cookie-jar` still wins.
+    pub(crate) cookie_jar: Option<CookieJar>,
+}
+
+impl RunOptions {
+    /// Selects the request named `name`.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.request = Selection::Name(name.into());
+        self
+    }
+
+    /// Selects the request at `index` (0-based).
+    #[must_use]
+    pub fn index(mut self, index: usize) -> Self {
+        self.request = Selection::Index(index);
+        self
+    }
+
+    /// Adds a run variable.
+    #[must_use]
+    pub fn variable(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.variables.insert(name.into(), value.into());
+        self
+    }
+
+    /// Sets the timeout of the run (`None`: the client's; a request's `@timeout` still
+    /// wins).
+    #[must_use]
+    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.timeout = timeout.into();
+        self
+    }
+
+    /// Sets the cancellation token of the run.
+    #[must_use]
+    pub fn cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Sets the file the text of [`Client::run_string`](crate::Client::run_string) belongs to.
+    #[must_use]
+    pub fn source_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.source_path = Some(path.into());
+        self
+    }
+
+    /// Uses the configuration profile `name` for this run.
+    #[must_use]
+    pub fn profile(mut self, name: impl Into<String>) -> Self {
+        self.profile = Some(name.into());
+        self
+    }
+
+    /// Uses the configuration profile `name` for this run, or the client's for `None`.
+    #[must_use]
+    pub fn profile_or_default(mut self, name: Option<impl Into<String>>) -> Self {
+        self.profile = name.map(Into::into);
+        self
+    }
+
+    /// Selects the request to run.
+    #[must_use]
+    pub fn request(mut self, selection: Selection) -> Self {
+        self.request = selection;
+        self
+    }
+
+    /// Sets the run variables (above the client's), replacing those set before.
+    #[must_use]
+    pub fn variables(mut self, variables: Map<String, Value>) -> Self {
+        self.variables = variables;
+        self
+    }
+
+    /// Adds a variable above everything else (the CLI's `--var`).
+    #[must_use]
+    pub fn override_variable(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.overrides.insert(name.into(), value.into());
+        self
+    }
+
+    /// Sets the variables above everything else, replacing those set before.
+    #[must_use]
+    pub fn overrides(mut self, overrides: Map<String, Value>) -> Self {
+        self.overrides = overrides;
+        self
+    }
+
+    /// Follows redirects or not (above the configuration's and the client's defaults;
+    /// a request's `@no-redirect` still wins).
+    #[must_use]
+    pub fn follow_redirects(mut self, follow: impl Into<Option<bool>>) -> Self {
+        self.follow_redirects = follow.into();
+        self
+    }
+
+    /// Checks TLS certificates or not (above the configuration's and the client's
+    /// defaults).
+    #[must_use]
+    pub fn validate_ssl(mut self, validate: impl Into<Option<bool>>) -> Self {
+        self.validate_ssl = validate.into();
+        self
+    }
+
+    /// Keeps at most `limit` bytes of a response body; the rest is not read and
+    /// [`Response::truncated`](crate::Response::truncated) says so.
+    #[must_use]
+    pub fn max_body_bytes(mut self, limit: impl Into<Option<usize>>) -> Self {
+        self.max_body_bytes = limit.into();
+        self
+    }
+
+    /// What `$env`, `$processEnv` and `$secret` read for this run, instead of the
+    /// client's environment.
+    #[must_use]
+    pub fn environment(mut self, environment: impl Into<Option<Environment>>) -> Self {
+        self.environment = environment.into();
+        self
+    }
+
+    /// Hides nothing when `show` is set: errors, assertion results and the response's
+    /// redactor show the run's secrets as they are. Off by default.
+    #[must_use]
+    pub fn show_secrets(mut self, show: bool) -> Self {
+        self.show_secrets = show;
+        self
+    }
+
+    /// Uses `jar` for this run instead of the client's (a request's `@no-cookie-jar`
+    /// still wins).
+    #[must_use]
+    pub fn cookie_jar(mut self, jar: impl Into<Option<CookieJar>>) -> Self {
+        self.cookie_jar = jar.into();
+        self
+    }
+
+    /// Which request the run selects.
+    #[must_use]
+    pub fn selection(&self) -> &Selection {
+        &self.request
+    }
+
+    /// The cancellation token of the run, if any.
+    #[must_use]
+    pub fn cancel_token(&self) -> Option<&CancellationToken> {
+        self.cancel.as_ref()
+    }
+
+    /// The file the text of a run belongs to, if set.
+    #[must_use]
+    pub fn source(&self) -> Option<&Path> {
+        self.source_path.as_deref()
+    }
+}

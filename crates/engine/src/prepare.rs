@@ -1,0 +1,311 @@
+//! Preparation: a selected request resolved with the client's settings and variables,
+//! built ([`crate::build`]), given its protocol's headers, timeout, redirect and TLS
+//! settings, assertions and redactor: a [`PreparedRequest`], sent by the exchange.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::ACCEPT;
+use serde_json::Map;
+use volley_syntax::{Document, Protocol, Request};
+
+use crate::assert::{Flavour, PendingAssertion};
+use crate::body::Files;
+use crate::build::{BuiltRequest, build};
+use crate::client::{Client, DEFAULT_TIMEOUT, RunOptions, Settings, merged_headers, refuse, select};
+use crate::cookies::CookieJar;
+use crate::digest::DigestCredentials;
+use crate::error::{BuildError, Error};
+use crate::interpolate::{Renderer, Scope};
+use crate::redact::{Redactor, Secrets};
+use crate::sync::{lock, read};
+
+/// A request resolved and built, not sent: what [`stages::prepare`](crate::stages::prepare) returns.
+#[derive(Debug, Clone)]
+pub struct PreparedRequest {
+    /// The method.
+    pub method: http::Method,
+    /// The URL.
+    pub url: url::Url,
+    /// The headers, defaults included (cookies are added when sending).
+    pub headers: http::HeaderMap,
+    /// The body.
+    pub body: Bytes,
+    /// The effective timeout.
+    pub timeout: Duration,
+    /// Whether redirects are followed.
+    pub follow_redirects: bool,
+    /// Whether TLS certificates are checked.
+    pub validate_ssl: bool,
+    /// Whether the cookie jar is used.
+    pub use_cookies: bool,
+    /// What hides this request's secrets from anything shown of it: its `$secret`
+    /// values, the values of sensitive-named variables (every layer, `.env` files),
+    /// environment variables and credential headers ([`Redactor`](crate::redact::Redactor)). A run's
+    /// [`Response`](crate::Response) carries it on.
+    pub redactor: Redactor,
+    /// The `# @assert` and `??` checks, rendered and parsed, to evaluate on the response.
+    pub assertions: Vec<PendingAssertion>,
+    /// What kind of exchange it is.
+    pub exchange: Exchange,
+    /// The request's name, under which its response is kept for chaining.
+    pub name: Option<String>,
+    /// Keep at most this many bytes of the response body.
+    pub max_body_bytes: Option<usize>,
+    /// The configuration file that applied, if any.
+    pub config_path: Option<PathBuf>,
+    pub(crate) version: Option<http::Version>,
+    /// `Authorization: Digest user password`: the answer to the server's challenge is
+    /// computed during the exchange.
+    pub(crate) digest: Option<DigestCredentials>,
+    /// The jar the exchange reads and fills (when `use_cookies`): the run's, else the
+    /// client's.
+    pub(crate) cookie_jar: Option<CookieJar>,
+}
+
+/// The kind of exchange of a prepared request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exchange {
+    /// A request and its whole response.
+    Http,
+    /// Server-Sent Events: the response streams when it is `text/event-stream`; the
+    /// timeout covers the connection and the response head only.
+    EventStream,
+    /// A WebSocket handshake (`ws://`/`wss://`), then an open connection.
+    WebSocket {
+        /// `@ws-subprotocols`, in order.
+        subprotocols: Vec<String>,
+    },
+}
+
+impl Client {
+    /// Resolves and builds the selected request of `content` without sending it: the
+    /// request a run would send (cookies aside).
+    pub(crate) async fn prepare(&self, content: &str, options: &RunOptions) -> Result<PreparedRequest, Error> {
+        let document = volley_syntax::parse(content);
+        let request = select(&document, &options.request)?;
+        self.prepare_request(&document, request, options.source_path.as_deref(), options).await
+    }
+
+    /// Resolves and builds `request` of a parsed `document` without sending it (the
+    /// CLI's `--verbose`, the language server's preview). The options' selection is ignored.
+    pub(crate) async fn prepare_request(
+        &self,
+        document: &Document,
+        request: &Request,
+        source_path: Option<&Path>,
+        options: &RunOptions,
+    ) -> Result<PreparedRequest, Error> {
+        refuse(document, request)?;
+        let directory = source_path
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .or_else(|| self.working_directory())
+            .unwrap_or_default();
+        let profile = options.profile.as_deref().or(self.inner.config.profile.as_deref());
+        let settings = self.settings(&directory, profile)?;
+        let client_variables = Arc::clone(&read(&self.inner.variables));
+        let chain = Arc::clone(&lock(&self.inner.chain));
+        let empty = Map::new();
+        let profile_variables = settings.profile.as_ref().map_or(&empty, |profile| &profile.variables);
+        let config_variables = settings.config.as_ref().map_or(&empty, |config| &config.variables);
+        let dotenv = self.dotenv_for(&settings.dotenv_directories);
+        let scope = Scope {
+            layers: vec![
+                &options.overrides,
+                &options.variables,
+                &client_variables,
+                profile_variables,
+                config_variables,
+            ],
+            file_variables: &document.variables,
+            dotenv: dotenv.as_deref(),
+            chain: &chain,
+            custom: &self.inner.config.resolvers,
+            commands: &settings.commands,
+            environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
+        };
+        let mut renderer = Renderer::new(scope);
+        let built = self.build_prepared(request, &mut renderer, &settings, &directory, options).await;
+        // What this request must keep out of what is shown, its errors included.
+        let mut secrets = renderer.secrets();
+        let redactor =
+            |secrets: &Secrets| if options.show_secrets { Redactor::reveal_all() } else { secrets.redactor() };
+        match built {
+            Ok(mut prepared) => {
+                // A URL's `user:password@` is sent as a `Basic` header (whose token is among
+                // the secrets); a Digest password is kept aside for the challenge.
+                secrets.add_headers(&prepared.headers);
+                if let Some(digest) = &prepared.digest {
+                    secrets.add_value(digest.password());
+                }
+                prepared.redactor = redactor(&secrets);
+                Ok(prepared)
+            }
+            Err(error) => Err(error.redacted(&redactor(&secrets))),
+        }
+    }
+
+    /// Builds `request` with `renderer`: what [`prepare_request`](Self::prepare_request)
+    /// returns, before its redactor is known.
+    async fn build_prepared(
+        &self,
+        request: &Request,
+        renderer: &mut Renderer<'_>,
+        settings: &Settings,
+        directory: &Path,
+        options: &RunOptions,
+    ) -> Result<PreparedRequest, Error> {
+        let files = Files { io: &*self.inner.config.io, base: directory };
+        let layers = self.default_layers(settings);
+        let headers = merged_headers(&layers);
+        let mut built = build(request, renderer, &files, &headers).await?;
+        let (exchange, connect_timeout) = protocol_rules(request, &mut built, renderer).await?;
+        let request_timeout = renderer.duration(request.timeout.as_ref(), "timeout").await?;
+        let timeout = connect_timeout
+            .or(request_timeout)
+            .or(options.timeout)
+            .or(self.inner.config.timeout)
+            .or_else(|| layers.iter().rev().find_map(|defaults| defaults.timeout))
+            .unwrap_or(DEFAULT_TIMEOUT);
+        let follow = options
+            .follow_redirects
+            .or(self.inner.config.defaults.follow_redirects)
+            .or_else(|| layers.iter().rev().find_map(|d| d.follow_redirects));
+        let validate = options
+            .validate_ssl
+            .or(self.inner.config.defaults.validate_ssl)
+            .or_else(|| layers.iter().rev().find_map(|d| d.validate_ssl));
+        let mut assertions = Vec::new();
+        for directive in request.assertions() {
+            let Some(template) = &directive.value else { continue };
+            let pending = match renderer.render(template).await {
+                Ok(expression) => {
+                    let flavour = Flavour::of_directive(&directive.name.value);
+                    PendingAssertion::new(expression, template.span, template.as_literal().is_some(), flavour)
+                }
+                Err(error) => {
+                    PendingAssertion::invalid(template.to_source(), error.span(), error.message(), error.hint())
+                }
+            };
+            assertions.push(pending);
+        }
+        let BuiltRequest { method, url, headers, body, version, digest } = built;
+        let cookie_jar = options.cookie_jar.clone().or_else(|| self.active_jar().cloned());
+        if let (Exchange::WebSocket { .. }, Some((_, span))) = (&exchange, &digest) {
+            return Err(BuildError::Credentials {
+                reason: "Digest authentication is not supported for WebSocket handshakes".to_owned(),
+                hint: "send `Authorization: Basic user:password` or a token, or open the socket after an \
+                       authenticated request that sets a cookie"
+                    .to_owned(),
+                span: *span,
+            }
+            .into());
+        }
+        Ok(PreparedRequest {
+            method,
+            url,
+            headers,
+            body,
+            timeout,
+            follow_redirects: !request.no_redirect && follow.unwrap_or(true),
+            validate_ssl: validate.unwrap_or(true),
+            use_cookies: cookie_jar.is_some() && !request.no_cookie_jar,
+            assertions,
+            exchange,
+            name: request.name.as_ref().map(|name| name.value.clone()),
+            max_body_bytes: options.max_body_bytes,
+            config_path: settings.config.as_ref().map(|config| config.path.clone()),
+            version,
+            digest: digest.map(|(credentials, _)| credentials),
+            cookie_jar,
+            redactor: Redactor::default(),
+        })
+    }
+}
+
+/// The per-protocol rules of a built request: its kind of exchange, the headers its
+/// protocol adds (`Accept` and `Last-Event-ID` for events, `Sec-WebSocket-Protocol`),
+/// and the WebSocket connect timeout.
+async fn protocol_rules(
+    request: &Request,
+    built: &mut BuiltRequest,
+    renderer: &mut Renderer<'_>,
+) -> Result<(Exchange, Option<Duration>), Error> {
+    let rules = match &request.protocol {
+        // `GET {{socketUrl}}`: a WebSocket URL known only after substitution.
+        Protocol::Http if matches!(built.url.scheme(), "ws" | "wss") => {
+            if let Some(span) = request.body.span() {
+                let diagnostic = volley_syntax::Diagnostic::new(
+                    volley_syntax::Code::WebSocketBody,
+                    span,
+                    format!("`{}` is a WebSocket URL, and a WebSocket request cannot have a body", built.url),
+                )
+                .with_hint("send messages after connecting; remove the body");
+                return Err(Error::Invalid { diagnostics: vec![diagnostic] });
+            }
+            (Exchange::WebSocket { subprotocols: Vec::new() }, None)
+        }
+        Protocol::Http => (Exchange::Http, None),
+        Protocol::Sse(sse) => {
+            if !built.headers.contains_key(ACCEPT) {
+                built.headers.insert(ACCEPT, http::HeaderValue::from_static("text/event-stream"));
+            }
+            if let Some(template) = &sse.last_event_id {
+                let id = renderer.render(template).await?;
+                let value = http::HeaderValue::from_str(id.trim()).map_err(|_| BuildError::InvalidHeader {
+                    name: "Last-Event-ID".to_owned(),
+                    reason: "the id contains a line break or another control character".to_owned(),
+                    span: template.span,
+                })?;
+                built.headers.insert("last-event-id", value);
+            }
+            (Exchange::EventStream, None)
+        }
+        Protocol::WebSocket(websocket) => {
+            let mut subprotocols = Vec::new();
+            if let Some(template) = &websocket.subprotocols {
+                let list = renderer.render(template).await?;
+                subprotocols.extend(list.split(',').map(str::trim).filter(|item| !item.is_empty()).map(str::to_owned));
+                if !subprotocols.is_empty() {
+                    let value = http::HeaderValue::from_str(&subprotocols.join(", ")).map_err(|_| {
+                        BuildError::InvalidHeader {
+                            name: "Sec-WebSocket-Protocol".to_owned(),
+                            reason: "a subprotocol contains a control character".to_owned(),
+                            span: template.span,
+                        }
+                    })?;
+                    built.headers.insert("sec-websocket-protocol", value);
+                }
+            }
+            let connect = renderer.duration(websocket.connect_timeout.as_ref(), "ws-connect-timeout").await?;
+            (Exchange::WebSocket { subprotocols }, connect)
+        }
+    };
+    Ok(rules)
+}
+
+impl PreparedRequest {
+    /// The HTTP version the request line asked for, if any.
+    #[must_use]
+    pub fn version(&self) -> Option<http::Version> {
+        self.version
+    }
+
+    /// The user and password of `Authorization: Digest user password`, which the
+    /// exchange answers the server's challenge with (the header is not sent).
+    #[must_use]
+    pub fn digest_credentials(&self) -> Option<(&str, &str)> {
+        self.digest.as_ref().map(|credentials| (credentials.user(), credentials.password()))
+    }
+
+    /// Adds the cookies of the request's jar for its URL to its `Cookie` header, as the
+    /// exchange does before sending (nothing when it uses no jar): the headers as they
+    /// will go out, for a request shown or copied rather than sent.
+    pub fn add_jar_cookies(&mut self) {
+        let jar = self.cookie_jar.as_ref().filter(|_| self.use_cookies);
+        crate::client::add_jar_cookies(&mut self.headers, jar, &self.url);
+    }
+}

@@ -1,0 +1,114 @@
+//! The stages of a run, for front ends that show or change a request between them: a
+//! run is [`prepare_request`] (select, resolve, build) then [`send`] (the exchange,
+//! assertions, chaining, the cookie jar saved). [`Client::run`] does both; the CLI's
+//! `--verbose`, the language server's preview and the execution server's per-stage
+//! reports call them one by one. Also here: the client plumbing those front ends need
+//! (a configuration's lookup and reload, forks per session) and the defaults and limits
+//! a prepared request is built with.
+//!
+//! ```
+//! # async fn example() -> Result<(), volley_engine::Error> {
+//! use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions, stages};
+//!
+//! let client = Client::new(ClientConfig { config: ConfigSource::Disabled, ..ClientConfig::default() });
+//! let prepared = stages::prepare(&client, "GET https://example.com/users/1\n", &RunOptions::default()).await?;
+//! assert_eq!(prepared.url.as_str(), "https://example.com/users/1");
+//! assert_eq!(prepared.timeout, stages::DEFAULT_TIMEOUT);
+//! # Ok(())
+//! # }
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(example()).unwrap();
+//! ```
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+use volley_syntax::{Document, Request};
+
+use crate::client::{Client, RunOptions};
+use crate::config::Config;
+use crate::cookies::CookieJar;
+use crate::error::{ConfigError, Error};
+use crate::resolvers::Environment;
+use crate::response::Response;
+
+pub use crate::build::DEFAULT_USER_AGENT;
+pub use crate::client::{DEFAULT_TIMEOUT, MAX_REDIRECTS};
+pub use crate::interpolate::{MAX_RENDERED_BYTES, MAX_REQUEST_BYTES};
+pub use crate::prepare::{Exchange, PreparedRequest};
+
+/// Resolves and builds the selected request of `content` (`.http` text) without sending
+/// it: the request a run would send (cookies aside).
+pub async fn prepare(client: &Client, content: &str, options: &RunOptions) -> Result<PreparedRequest, Error> {
+    client.prepare(content, options).await
+}
+
+/// Resolves and builds `request` of a parsed `document` (read from `source_path`)
+/// without sending it. The options' selection is ignored.
+pub async fn prepare_request(
+    client: &Client,
+    document: &Document,
+    request: &Request,
+    source_path: Option<&Path>,
+    options: &RunOptions,
+) -> Result<PreparedRequest, Error> {
+    client.prepare_request(document, request, source_path, options).await
+}
+
+/// Sends a prepared request (perhaps changed since it was prepared): the exchange, its
+/// assertions, the response kept for chaining under the request's name, the cookie jar
+/// saved.
+pub async fn send(
+    client: &Client,
+    prepared: PreparedRequest,
+    cancel: Option<&CancellationToken>,
+) -> Result<Response, Error> {
+    client.send(prepared, cancel).await
+}
+
+/// Runs `request` of an already parsed `document` (the CLI runs every request of a file
+/// this way): [`prepare_request`] then [`send`]. The options' selection is ignored.
+pub async fn run_request(
+    client: &Client,
+    document: &Document,
+    request: &Request,
+    source_path: Option<&Path>,
+    options: RunOptions,
+) -> Result<Response, Error> {
+    client.run_request(document, request, source_path, options).await
+}
+
+/// The configuration that applies to `.http` files in `directory`, as the client's runs
+/// see it. Kept while its files are unchanged (see [`reload_config`] for a
+/// configuration created where there was none).
+pub fn config_for(client: &Client, directory: &Path) -> Result<Option<Config>, ConfigError> {
+    client.config_for(directory)
+}
+
+/// Forgets the configurations, settings and `.env` files the client found: the next run
+/// looks for them again. A configuration file created where there was none is only
+/// seen after this call (the language server calls it when the editor reports a new
+/// `volley.jsonc`); changed files are seen without it.
+pub fn reload_config(client: &Client) {
+    client.reload_config();
+}
+
+/// A client with the same setup as `client` (files, transport, resolvers, defaults,
+/// profile, configuration and its cache) and state of its own: `variables`,
+/// `cookie_jar` and no request history. The execution server forks one per session, so
+/// that sessions share the configuration found on disk but nothing else.
+#[must_use]
+pub fn fork(client: &Client, variables: Map<String, Value>, cookie_jar: Option<CookieJar>) -> Client {
+    client.fork(variables, cookie_jar)
+}
+
+/// Replaces every client variable with `variables`.
+pub fn replace_variables(client: &Client, variables: Map<String, Value>) {
+    client.replace_variables(variables);
+}
+
+/// What `$env`, `$processEnv` and `$secret` read for the client's runs.
+#[must_use]
+pub fn environment(client: &Client) -> Environment {
+    client.environment()
+}
