@@ -129,6 +129,13 @@ impl std::fmt::Display for ErrorCode {
     }
 }
 
+/// A code equals its wire name.
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +149,6 @@ mod tests {
         }
         assert_eq!(ErrorCode::WsSessionNotFound.to_string(), "WS_SESSION_NOT_FOUND");
         assert_eq!(ErrorCode::RequestIndexOutOfRange.as_str(), "REQUEST_INDEX_OUT_OF_RANGE");
+        assert_eq!(ErrorCode::FileNotFound, "FILE_NOT_FOUND");
     }
 }

@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
+use volley_protocol::ErrorCode;
 
 use crate::error::ApiError;
 
@@ -35,7 +36,11 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalJ
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = axum::body::Bytes::from_request(request, state).await.map_err(|rejection| {
             if rejection.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(http::StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", "the request body is too large")
+                ApiError::new(
+                    http::StatusCode::PAYLOAD_TOO_LARGE,
+                    ErrorCode::PayloadTooLarge,
+                    "the request body is too large",
+                )
             } else {
                 ApiError::validation(rejection.body_text())
             }
@@ -53,7 +58,7 @@ fn json_rejection(rejection: &JsonRejection) -> ApiError {
     if rejection.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
         return ApiError::new(
             http::StatusCode::PAYLOAD_TOO_LARGE,
-            "PAYLOAD_TOO_LARGE",
+            ErrorCode::PayloadTooLarge,
             "the request body is too large",
         )
         .with_details(
@@ -222,40 +227,8 @@ pub(crate) struct TimingInfo {
     pub(crate) ttfb: Option<f64>,
 }
 
-/// The `@assert` checks of a request.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub(crate) struct AssertionReport {
-    pub(crate) passed: bool,
-    pub(crate) total: usize,
-    pub(crate) failed: usize,
-    pub(crate) checks: Vec<Check>,
-}
-
-/// One check: `outcome` is `passed`, `failed` (with `expected`/`actual`) or `invalid`
-/// (with `message`/`hint`).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub(crate) struct Check {
-    pub(crate) expression: String,
-    pub(crate) outcome: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) expected: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) actual: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) message: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) hint: Option<String>,
-    pub(crate) span: SpanInfo,
-}
-
-/// Byte offsets in the `.http` text, and the 1-based line and column of `start`.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-pub(crate) struct SpanInfo {
-    pub(crate) start: usize,
-    pub(crate) end: usize,
-    pub(crate) line: u32,
-    pub(crate) column: u32,
-}
+/// The `@assert` report, shared with observers (the `assertionReport` event).
+pub(crate) use volley_protocol::{AssertionReport, Check, SpanInfo};
 
 /// `POST /session`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]

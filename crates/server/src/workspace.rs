@@ -7,6 +7,7 @@ use std::path::{Component, Path, PathBuf};
 use std::time::SystemTime;
 
 use volley_engine::{Io, RealFs};
+use volley_protocol::ErrorCode;
 
 use crate::error::ApiError;
 
@@ -49,7 +50,7 @@ impl Workspace {
         let canonical = joined.canonicalize().map_err(|_| {
             ApiError::new(
                 http::StatusCode::NOT_FOUND,
-                "FILE_NOT_FOUND",
+                ErrorCode::FileNotFound,
                 format!("`{relative}` does not exist in the workspace"),
             )
         })?;

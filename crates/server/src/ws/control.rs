@@ -8,6 +8,7 @@ use axum::extract::ws::{CloseFrame, Message};
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use volley_protocol::{ErrorCode, SessionEnvelopeKind};
 
 use super::{Command, Outbound, ToControl, WsSession};
 
@@ -23,10 +24,9 @@ where
     };
     let mut first = Vec::new();
     if let Some(oldest) = history.gap {
-        first.push(session.local_envelope(
-            "session.error",
+        first.push(session.local_envelope(SessionEnvelopeKind::Error,
             json!({
-                "error": { "code": "WS_REPLAY_GAP", "message": format!("envelopes after {after_seq} are no longer kept; the oldest is {oldest}") },
+                "error": { "code": ErrorCode::WsReplayGap, "message": format!("envelopes after {after_seq} are no longer kept; the oldest is {oldest}") },
                 "payload": { "afterSeq": after_seq, "oldestAvailableSeq": oldest },
             }),
         ));
@@ -39,7 +39,7 @@ where
         }
     }
     first.push(session.local_envelope(
-        "session.replay.end",
+        SessionEnvelopeKind::ReplayEnd,
         json!({ "payload": { "afterSeq": after_seq, "replayed": replayed, "gap": history.gap.is_some() } }),
     ));
     for text in first {
@@ -58,8 +58,8 @@ where
                     session.touch();
                     command(&session, text.as_str()).await
                 }
-                Ok(Message::Binary(bytes)) => Some(session.local_envelope("session.error", json!({
-                    "error": { "code": "WS_BINARY_UNSUPPORTED", "message": "binary messages are not supported; send session.send with a text or json payload" },
+                Ok(Message::Binary(bytes)) => Some(session.local_envelope(SessionEnvelopeKind::Error, json!({
+                    "error": { "code": ErrorCode::WsBinaryUnsupported, "message": "binary messages are not supported; send session.send with a text or json payload" },
                     "byteLength": bytes.len(),
                 }))),
                 Ok(Message::Ping(_) | Message::Pong(_)) => {
@@ -141,26 +141,30 @@ fn close(code: u16, reason: &'static str) -> Message {
 async fn command(session: &WsSession, text: &str) -> Option<String> {
     if text.len() > session.max_frame {
         let message = format!("a message of {} bytes is over the {} byte limit", text.len(), session.max_frame);
-        return Some(error(session, "WS_FRAME_TOO_LARGE", &message));
+        return Some(error(session, ErrorCode::WsFrameTooLarge, &message));
     }
     let message = match serde_json::from_str::<ClientMessage<'_>>(text) {
         Ok(message) => message,
         Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
-            return Some(error(session, "WS_PROTOCOL_ERROR", "the message is not an object with a string `type`"));
+            return Some(error(
+                session,
+                ErrorCode::WsProtocolError,
+                "the message is not an object with a string `type`",
+            ));
         }
-        Err(_) => return Some(error(session, "WS_INVALID_JSON", "the message is not JSON")),
+        Err(_) => return Some(error(session, ErrorCode::WsInvalidJson, "the message is not JSON")),
     };
     let order = match message.kind.as_deref() {
         Some("session.send") => match send_command(&message) {
             Ok(order) => order,
-            Err(problem) => return Some(error(session, "WS_PROTOCOL_ERROR", &problem)),
+            Err(problem) => return Some(error(session, ErrorCode::WsProtocolError, &problem)),
         },
         Some("session.close") => {
             let code = message.code.as_ref().and_then(Value::as_u64).unwrap_or(1000);
             let Some(code) = u16::try_from(code).ok().filter(|code| sendable_close_code(*code)) else {
                 return Some(error(
                     session,
-                    "WS_PROTOCOL_ERROR",
+                    ErrorCode::WsProtocolError,
                     "`code` must be one a close frame may carry: 1000-1003, 1007-1014 or 3000-4999",
                 ));
             };
@@ -171,14 +175,14 @@ async fn command(session: &WsSession, text: &str) -> Option<String> {
         Some(other) => {
             return Some(error(
                 session,
-                "WS_PROTOCOL_ERROR",
+                ErrorCode::WsProtocolError,
                 &format!("unknown message type `{other}` (session.send, session.close, session.ping)"),
             ));
         }
-        None => return Some(error(session, "WS_PROTOCOL_ERROR", "the message has no `type`")),
+        None => return Some(error(session, ErrorCode::WsProtocolError, "the message has no `type`")),
     };
     if session.commands.send(order).await.is_err() {
-        return Some(error(session, "WS_UPSTREAM_NOT_OPEN", "the upstream connection is closed"));
+        return Some(error(session, ErrorCode::WsUpstreamNotOpen, "the upstream connection is closed"));
     }
     None
 }
@@ -219,8 +223,8 @@ fn send_command(message: &ClientMessage<'_>) -> Result<Command, String> {
     Ok(Command::Send(message))
 }
 
-fn error(session: &WsSession, code: &str, message: &str) -> String {
-    session.local_envelope("session.error", json!({ "error": { "code": code, "message": message } }))
+fn error(session: &WsSession, code: ErrorCode, message: &str) -> String {
+    session.local_envelope(SessionEnvelopeKind::Error, json!({ "error": { "code": code, "message": message } }))
 }
 
 /// Close codes an endpoint may send (RFC 6455 7.4; 1004-1006 and 1015 are reserved).
