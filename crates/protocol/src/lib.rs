@@ -17,7 +17,7 @@ pub use event::{
 };
 pub use execution::{ExecutionStatus, Stage};
 pub use report::{AssertionReport, Check, CheckOutcome, SpanInfo};
-pub use session::SessionEnvelopeKind;
+pub use session::{SessionCommand, SessionCommandKind, SessionEnvelopeKind};
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,10 @@
-//! The `type`s of the envelopes a WebSocket session's control socket sends
-//! (`GET /ws/session/{id}`), and which of them are kept for replay.
+//! A WebSocket session's control socket (`GET /ws/session/{id}`): the `type`s of the
+//! envelopes it sends (and which are kept for replay), and the commands it takes.
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::event::PayloadType;
 
 /// The `type` of a control socket envelope (server → client).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -58,6 +61,59 @@ impl SessionEnvelopeKind {
     }
 }
 
+/// The `type` of a command a control socket takes (client → server).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SessionCommandKind {
+    /// `session.send`: a message to send upstream.
+    #[serde(rename = "session.send")]
+    Send,
+    /// `session.close`: close the upstream connection.
+    #[serde(rename = "session.close")]
+    Close,
+    /// `session.ping`: keeps the session from idling; nothing answers it.
+    #[serde(rename = "session.ping")]
+    Ping,
+}
+
+impl SessionCommandKind {
+    /// The wire name (`session.send`).
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Send => "session.send",
+            Self::Close => "session.close",
+            Self::Ping => "session.ping",
+        }
+    }
+
+    /// The kind of a wire name; `None` for a name this protocol does not have.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::Send, Self::Close, Self::Ping].into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
+/// A command as a client writes it. A `json` payload is written as the given text, so
+/// its keys keep their order and its numbers their spelling.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type")]
+pub enum SessionCommand<'a> {
+    /// `{"type": "session.send", "payloadType", "payload"}`.
+    #[serde(rename = "session.send")]
+    Send {
+        #[serde(rename = "payloadType")]
+        payload_type: PayloadType,
+        /// A JSON string for `text`; any JSON text for `json`.
+        payload: &'a RawValue,
+    },
+    /// `{"type": "session.close", "code", "reason"}`.
+    #[serde(rename = "session.close")]
+    Close { code: u16, reason: &'a str },
+    /// `{"type": "session.ping"}`.
+    #[serde(rename = "session.ping")]
+    Ping,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,7 +134,42 @@ mod tests {
             assert_eq!(SessionEnvelopeKind::from_name(kind.as_str()), Some(kind));
         }
         assert_eq!(SessionEnvelopeKind::from_name("session.send"), None);
+        for kind in [SessionCommandKind::Send, SessionCommandKind::Close, SessionCommandKind::Ping] {
+            assert_eq!(SessionCommandKind::from_name(kind.as_str()), Some(kind));
+            assert_eq!(serde_json::to_string(&kind).expect("serialise"), format!("\"{}\"", kind.as_str()));
+        }
+        assert_eq!(SessionCommandKind::from_name("session.opened"), None);
         assert!(SessionEnvelopeKind::Closed.is_retained());
         assert!(!SessionEnvelopeKind::ReplayEnd.is_retained());
+    }
+}
+
+#[cfg(test)]
+mod command_tests {
+    use serde_json::value::to_raw_value;
+
+    use super::*;
+
+    #[test]
+    fn commands_are_written_as_documented() {
+        let text = to_raw_value("hello").expect("raw");
+        let send = SessionCommand::Send { payload_type: PayloadType::Text, payload: &text };
+        assert_eq!(
+            serde_json::to_string(&send).expect("writes"),
+            r#"{"type":"session.send","payloadType":"text","payload":"hello"}"#
+        );
+        let json = RawValue::from_string(r#"{"b": 1.50, "a": [2]}"#.to_owned()).expect("raw");
+        let send = SessionCommand::Send { payload_type: PayloadType::Json, payload: &json };
+        assert_eq!(
+            serde_json::to_string(&send).expect("writes"),
+            r#"{"type":"session.send","payloadType":"json","payload":{"b": 1.50, "a": [2]}}"#,
+            "the payload's own text"
+        );
+        let close = SessionCommand::Close { code: 4000, reason: "done" };
+        assert_eq!(
+            serde_json::to_string(&close).expect("writes"),
+            r#"{"type":"session.close","code":4000,"reason":"done"}"#
+        );
+        assert_eq!(serde_json::to_string(&SessionCommand::Ping).expect("writes"), r#"{"type":"session.ping"}"#);
     }
 }

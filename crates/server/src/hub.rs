@@ -175,9 +175,15 @@ impl Emitter {
             flow_id: self.flow_id.clone(),
             run_id: self.run_id.clone(),
             seq,
-            json: serde_json::to_string(&envelope).unwrap_or_default(),
+            json: sorted_json(&envelope),
         });
     }
+}
+
+/// The JSON text of an envelope with the keys of every object sorted, as the server has
+/// always written its events (through a `serde_json::Value`, whose maps are sorted).
+fn sorted_json(envelope: &ObserverEnvelope) -> String {
+    serde_json::to_value(envelope).map(|value| value.to_string()).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -213,6 +219,30 @@ mod tests {
         assert_eq!(envelope["type"], "parseStarted");
         assert_eq!(envelope["runId"], "run_1");
         assert_eq!(envelope["seq"], 1);
+    }
+
+    #[test]
+    fn envelopes_are_written_with_sorted_keys_as_before_the_typed_events() {
+        let hub = Arc::new(Hub::default());
+        let mut receiver = hub.subscribe();
+        let mut emitter = emitter(&hub, Some("flow_1"));
+        emitter.req_exec_id = Some("exec_1".to_owned());
+        emitter.emit(Event::FetchFinished(volley_protocol::FetchFinished {
+            method: "GET".to_owned(),
+            url: "http://api/items".to_owned(),
+            status: 200,
+            ttfb: 1.5,
+        }));
+        let event = receiver.try_recv().expect("published");
+        let ts = serde_json::from_str::<Value>(&event.json).expect("json")["ts"].clone();
+        // What `emit("fetchFinished", json!(…))` wrote.
+        let before = serde_json::json!({
+            "type": "fetchFinished", "ts": ts, "seq": 1,
+            "payload": { "method": "GET", "url": "http://api/items", "status": 200, "ttfb": 1.5 },
+            "runId": "run_1", "sessionId": "ses_1", "flowId": "flow_1", "reqExecId": "exec_1",
+        });
+        assert_eq!(event.json, before.to_string());
+        assert!(event.json.starts_with(r#"{"flowId":"flow_1","payload":{"method":"GET","status":200,"ttfb":1.5,"#));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use axum::extract::ws::{CloseFrame, Message};
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use volley_protocol::{ErrorCode, SessionEnvelopeKind};
+use volley_protocol::{ErrorCode, SessionCommandKind, SessionEnvelopeKind};
 
 use super::{Command, Outbound, ToControl, WsSession};
 
@@ -154,12 +154,15 @@ async fn command(session: &WsSession, text: &str) -> Option<String> {
         }
         Err(_) => return Some(error(session, ErrorCode::WsInvalidJson, "the message is not JSON")),
     };
-    let order = match message.kind.as_deref() {
-        Some("session.send") => match send_command(&message) {
+    let Some(kind) = message.kind.as_deref() else {
+        return Some(error(session, ErrorCode::WsProtocolError, "the message has no `type`"));
+    };
+    let order = match SessionCommandKind::from_name(kind) {
+        Some(SessionCommandKind::Send) => match send_command(&message) {
             Ok(order) => order,
             Err(problem) => return Some(error(session, ErrorCode::WsProtocolError, &problem)),
         },
-        Some("session.close") => {
+        Some(SessionCommandKind::Close) => {
             let code = message.code.as_ref().and_then(Value::as_u64).unwrap_or(1000);
             let Some(code) = u16::try_from(code).ok().filter(|code| sendable_close_code(*code)) else {
                 return Some(error(
@@ -171,15 +174,14 @@ async fn command(session: &WsSession, text: &str) -> Option<String> {
             let reason = message.reason.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
             Command::Close { code, reason }
         }
-        Some("session.ping") => Command::Ping,
-        Some(other) => {
+        Some(SessionCommandKind::Ping) => Command::Ping,
+        None => {
             return Some(error(
                 session,
                 ErrorCode::WsProtocolError,
-                &format!("unknown message type `{other}` (session.send, session.close, session.ping)"),
+                &format!("unknown message type `{kind}` (session.send, session.close, session.ping)"),
             ));
         }
-        None => return Some(error(session, ErrorCode::WsProtocolError, "the message has no `type`")),
     };
     if session.commands.send(order).await.is_err() {
         return Some(error(session, ErrorCode::WsUpstreamNotOpen, "the upstream connection is closed"));
