@@ -312,7 +312,7 @@ impl RemoteClient {
     /// stream, its body the re-emitted events.
     async fn execute_event_stream(
         &self,
-        body: &ExecuteBody<'_>,
+        body: &ExecuteBody,
         options: &RunOptions,
         head_timeout: Duration,
     ) -> Result<Response, Error> {

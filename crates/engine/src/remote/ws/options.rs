@@ -42,9 +42,9 @@ impl WsSessionOptions {
         self
     }
 
-    pub(super) fn apply(&self, body: &mut ExecuteBody<'_>) {
+    pub(super) fn apply(&self, body: &mut ExecuteBody) {
         body.connect_timeout_ms = self.connect_timeout.map(request::timeout_ms);
         body.idle_timeout_ms = self.idle_timeout.map(|timeout| u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
-        body.replay_buffer_size = self.replay_buffer_size;
+        body.replay_buffer_size = self.replay_buffer_size.map(|size| u64::try_from(size).unwrap_or(u64::MAX));
     }
 }
