@@ -2,7 +2,8 @@
 //! with its typed payload, and the envelope that carries an event with its ids.
 //!
 //! Payloads are read leniently: a field left out takes its default, so an observer
-//! reads the events of a server that sends less than this version does.
+//! reads the events of a server that sends less than this version does (the assertion
+//! report excepted: its fields are required, as `/doc` says of the execute answers).
 
 use serde::de::Error as _;
 use serde::ser::SerializeMap as _;

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 /// The `@assert` checks of a request.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(default)]
 pub struct AssertionReport {
     pub passed: bool,
     pub total: usize,

@@ -44,7 +44,7 @@ pub(crate) struct StoredExecution {
     pub(crate) response: Option<StoredResponse>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) assertions: Option<AssertionReport>,
-    /// `failed`: an error, or a failed assertion.
+    /// `pending`, `running`, `success` or `failed` (an error, or a failed assertion).
     pub(crate) status: ExecutionStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) error: Option<StageError>,
