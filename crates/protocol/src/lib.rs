@@ -20,7 +20,10 @@ pub use event::{
 pub use execute::ExecuteRequest;
 pub use execution::{ExecutionStatus, Stage};
 pub use report::{AssertionReport, Check, CheckOutcome, SpanInfo};
-pub use session::{SessionCommand, SessionCommandKind, SessionEnvelopeKind};
+pub use session::{
+    ReplayGap, SessionClosed, SessionCommand, SessionCommandKind, SessionEnvelopeKind, SessionError, SessionOpened,
+    SessionReplayEnd,
+};
 
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::error::ErrorCode;
 use crate::event::PayloadType;
 
 /// The `type` of a control socket envelope (server → client).
@@ -59,6 +60,51 @@ impl SessionEnvelopeKind {
     pub const fn is_retained(self) -> bool {
         matches!(self, Self::Opened | Self::Inbound | Self::Outbound | Self::Closed)
     }
+}
+
+/// The `payload` of `session.opened`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SessionOpened {
+    pub upstream_url: String,
+    /// When the upstream chose one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subprotocol: Option<String>,
+}
+
+/// The `payload` of `session.closed`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SessionClosed {
+    pub code: u16,
+    pub reason: String,
+    pub was_clean: bool,
+}
+
+/// The `payload` of `session.replay.end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct SessionReplayEnd {
+    pub after_seq: u64,
+    pub replayed: usize,
+    /// Envelopes after `afterSeq` were no longer kept (a `WS_REPLAY_GAP` came first).
+    pub gap: bool,
+}
+
+/// The `payload` of the `session.error` `WS_REPLAY_GAP`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ReplayGap {
+    pub after_seq: u64,
+    /// Reconnecting with `afterSeq = oldestAvailableSeq - 1` gets what is still kept.
+    pub oldest_available_seq: u64,
+}
+
+/// The `error` of a `session.error`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionError {
+    pub code: ErrorCode,
+    pub message: String,
 }
 
 /// The `type` of a command a control socket takes (client → server).
@@ -141,6 +187,35 @@ mod tests {
         assert_eq!(SessionCommandKind::from_name("session.opened"), None);
         assert!(SessionEnvelopeKind::Closed.is_retained());
         assert!(!SessionEnvelopeKind::ReplayEnd.is_retained());
+    }
+}
+
+#[cfg(test)]
+mod payload_tests {
+    use super::*;
+
+    #[test]
+    fn payloads_read_and_write_the_documented_json() {
+        let texts = [
+            r#"{"upstreamUrl":"ws://127.0.0.1:9000/chat","subprotocol":"chat.v1"}"#,
+            r#"{"upstreamUrl":"ws://127.0.0.1:9000/chat"}"#,
+        ];
+        for text in texts {
+            let opened: SessionOpened = serde_json::from_str(text).expect("reads");
+            assert_eq!(serde_json::to_string(&opened).expect("writes"), text);
+        }
+        let closed: SessionClosed =
+            serde_json::from_str(r#"{"code":1006,"reason":"","wasClean":false}"#).expect("reads");
+        assert_eq!(closed.code, 1006);
+        assert_eq!(serde_json::to_string(&closed).expect("writes"), r#"{"code":1006,"reason":"","wasClean":false}"#);
+        let end = SessionReplayEnd { after_seq: 3, replayed: 0, gap: true };
+        assert_eq!(serde_json::to_string(&end).expect("writes"), r#"{"afterSeq":3,"replayed":0,"gap":true}"#);
+        let gap = ReplayGap { after_seq: 3, oldest_available_seq: 40 };
+        assert_eq!(serde_json::to_string(&gap).expect("writes"), r#"{"afterSeq":3,"oldestAvailableSeq":40}"#);
+        let error: SessionError =
+            serde_json::from_str(r#"{"code":"WS_REPLAY_GAP","message":"envelopes after 3 are no longer kept"}"#)
+                .expect("reads");
+        assert_eq!(error.code, ErrorCode::WsReplayGap);
     }
 }
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use utoipa::ToSchema;
-use volley_protocol::{ErrorCode, ObserverEvent, SessionEnvelopeKind, WsSessionOpened};
+use volley_protocol::{ErrorCode, ObserverEvent, SessionEnvelopeKind, SessionOpened, WsSessionOpened};
 
 use super::events::{Filters, query_error};
 use crate::auth::{ANSWER_SUBPROTOCOL, Access};
@@ -101,10 +101,7 @@ pub(crate) async fn execute_ws(
         },
         commands,
     );
-    let mut opened = json!({ "upstreamUrl": upstream_url });
-    if let Some(subprotocol) = &subprotocol {
-        opened["subprotocol"] = json!(subprotocol);
-    }
+    let opened = SessionOpened { upstream_url: upstream_url.clone(), subprotocol: subprotocol.clone() };
     session.publish(SessionEnvelopeKind::Opened, json!({ "payload": opened })).await;
     // The URL as the engine's policy lets it be shown, to observers as to the control
     // socket (which a token scoped to the flow may read).

@@ -8,7 +8,7 @@ use axum::extract::ws::{CloseFrame, Message};
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use volley_protocol::{ErrorCode, SessionCommandKind, SessionEnvelopeKind};
+use volley_protocol::{ErrorCode, ReplayGap, SessionCommandKind, SessionEnvelopeKind, SessionError, SessionReplayEnd};
 
 use super::{Command, Outbound, ToControl, WsSession};
 
@@ -24,10 +24,14 @@ where
     };
     let mut first = Vec::new();
     if let Some(oldest) = history.gap {
-        first.push(session.local_envelope(SessionEnvelopeKind::Error,
+        first.push(session.local_envelope(
+            SessionEnvelopeKind::Error,
             json!({
-                "error": { "code": ErrorCode::WsReplayGap, "message": format!("envelopes after {after_seq} are no longer kept; the oldest is {oldest}") },
-                "payload": { "afterSeq": after_seq, "oldestAvailableSeq": oldest },
+                "error": SessionError {
+                    code: ErrorCode::WsReplayGap,
+                    message: format!("envelopes after {after_seq} are no longer kept; the oldest is {oldest}"),
+                },
+                "payload": ReplayGap { after_seq, oldest_available_seq: oldest },
             }),
         ));
     }
@@ -40,7 +44,7 @@ where
     }
     first.push(session.local_envelope(
         SessionEnvelopeKind::ReplayEnd,
-        json!({ "payload": { "afterSeq": after_seq, "replayed": replayed, "gap": history.gap.is_some() } }),
+        json!({ "payload": SessionReplayEnd { after_seq, replayed, gap: history.gap.is_some() } }),
     ));
     for text in first {
         if sink.send(Message::Text(text.into())).await.is_err() {
@@ -59,7 +63,10 @@ where
                     command(&session, text.as_str()).await
                 }
                 Ok(Message::Binary(bytes)) => Some(session.local_envelope(SessionEnvelopeKind::Error, json!({
-                    "error": { "code": ErrorCode::WsBinaryUnsupported, "message": "binary messages are not supported; send session.send with a text or json payload" },
+                    "error": SessionError {
+                        code: ErrorCode::WsBinaryUnsupported,
+                        message: "binary messages are not supported; send session.send with a text or json payload".to_owned(),
+                    },
                     "byteLength": bytes.len(),
                 }))),
                 Ok(Message::Ping(_) | Message::Pong(_)) => {
@@ -226,7 +233,10 @@ fn send_command(message: &ClientMessage<'_>) -> Result<Command, String> {
 }
 
 fn error(session: &WsSession, code: ErrorCode, message: &str) -> String {
-    session.local_envelope(SessionEnvelopeKind::Error, json!({ "error": { "code": code, "message": message } }))
+    session.local_envelope(
+        SessionEnvelopeKind::Error,
+        json!({ "error": SessionError { code, message: message.to_owned() } }),
+    )
 }
 
 /// Close codes an endpoint may send (RFC 6455 7.4; 1004-1006 and 1015 are reserved).

@@ -17,7 +17,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use volley_protocol::{
-    Direction, ErrorCode, ObserverEvent, PayloadType, SessionEnvelopeKind, WsSessionClosed, WsSessionMessage,
+    Direction, ErrorCode, ObserverEvent, PayloadType, SessionClosed, SessionEnvelopeKind, WsSessionClosed,
+    WsSessionMessage,
 };
 
 use crate::clock::now_ms;
@@ -267,7 +268,7 @@ impl WsSession {
     pub(crate) async fn close(&self, code: u16, reason: &str, was_clean: bool, socket_code: u16) {
         self.publish(
             SessionEnvelopeKind::Closed,
-            json!({ "payload": { "code": code, "reason": reason, "wasClean": was_clean } }),
+            json!({ "payload": SessionClosed { code, reason: reason.to_owned(), was_clean } }),
         )
         .await;
         if let Ok(mut buffer) = self.buffer.lock() {

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use volley_engine::{WebSocket, WsError, WsMessage};
-use volley_protocol::{ErrorCode, SessionEnvelopeKind};
+use volley_protocol::{ErrorCode, SessionEnvelopeKind, SessionError};
 
 use super::WsSession;
 use crate::clock::now_ms;
@@ -114,7 +114,7 @@ pub(crate) fn json_payload(text: &str) -> Option<&RawValue> {
 }
 
 fn error_fields(code: ErrorCode, message: &str) -> Value {
-    json!({ "error": { "code": code, "message": message } })
+    json!({ "error": SessionError { code, message: message.to_owned() } })
 }
 
 async fn run(
