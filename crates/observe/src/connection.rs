@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 use url::Url;
+use volley_protocol::ObserverEvent;
 
 use crate::state::Envelope;
 
@@ -332,16 +333,17 @@ impl Positions {
     }
 
     fn note_session(&mut self, event: &Envelope) {
-        let Some(id) = event.payload["wsSessionId"].as_str() else { return };
-        match event.kind.as_str() {
-            "wsSessionOpened" if !self.open_sessions.iter().any(|open| open == id) => {
-                self.open_sessions.push_back(id.to_owned());
+        let event = event.event();
+        if let Some(ObserverEvent::WsSessionOpened(opened)) = event {
+            let id = opened.ws_session_id;
+            if !id.is_empty() && !self.open_sessions.contains(&id) {
+                self.open_sessions.push_back(id);
                 if self.open_sessions.len() > OPEN_SESSIONS {
                     self.open_sessions.pop_front();
                 }
             }
-            "wsSessionClosed" => self.open_sessions.retain(|open| open != id),
-            _ => {}
+        } else if let Some(ObserverEvent::WsSessionClosed(closed)) = event {
+            self.open_sessions.retain(|open| *open != closed.ws_session_id);
         }
     }
 

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::Deserialize;
 use serde_json::Value;
+use volley_protocol::{Direction as Wire, ExecutionFailed, ExecutionFinished, ObserverEvent, PayloadType};
 
 /// Executions kept; older ones are dropped (and counted in [`State::dropped`]).
 pub const MAX_EXECUTIONS: usize = 20_000;
@@ -15,7 +16,8 @@ const SEEN_PER_STREAM: usize = 4_096;
 /// Streams whose sequence numbers are remembered; the oldest are forgotten first.
 const MAX_STREAMS: usize = 4_096;
 
-/// One observer event as the server sends it (docs/protocol.md, "Observer streams").
+/// One observer event as the server sends it (docs/protocol.md, "Observer events"), its
+/// payload not yet typed: [`Envelope::event`] reads it as the protocol's event.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Envelope {
@@ -44,6 +46,13 @@ impl Envelope {
     /// When the frame is not an envelope.
     pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
         serde_json::from_str(text)
+    }
+
+    /// The typed event: `None` for a type this observer does not know, or a payload of
+    /// another shape.
+    #[must_use]
+    pub fn event(&self) -> Option<ObserverEvent> {
+        ObserverEvent::from_parts(&self.kind, &self.payload).ok()
     }
 
     /// The stream its `seq` counts in: its flow, else its run.
@@ -185,76 +194,91 @@ impl State {
         if !self.first_sight(event) {
             return false;
         }
-        let payload = &event.payload;
-        let applied = match event.kind.as_str() {
-            "flowStarted" => event.flow_id.as_deref().is_some_and(|id| {
-                self.flow(id).label = text(payload, "label");
+        // A type this observer does not know, or a payload of another shape: ignored.
+        let Some(typed) = event.event() else { return false };
+        let applied = match typed {
+            ObserverEvent::FlowStarted(started) => event.flow_id.as_deref().is_some_and(|id| {
+                self.flow(id).label = started.label.unwrap_or_default();
                 true
             }),
-            "flowFinished" => event.flow_id.as_deref().is_some_and(|id| {
+            ObserverEvent::FlowFinished(summary) => event.flow_id.as_deref().is_some_and(|id| {
                 let flow = self.flow(id);
                 flow.finished = true;
-                flow.duration_ms = payload["durationMs"].as_f64();
-                for (field, name) in [(&mut flow.total, "total"), (&mut flow.succeeded, "succeeded")] {
-                    if let Some(value) = payload[name].as_u64() {
-                        *field = value;
-                    }
-                }
-                if let Some(failed) = payload["failed"].as_u64() {
-                    flow.failed = failed;
-                }
+                #[allow(clippy::cast_precision_loss)] // Milliseconds of a flow fit an f64 exactly.
+                let duration = summary.duration_ms as f64;
+                flow.duration_ms = Some(duration);
+                flow.total = summary.total;
+                flow.succeeded = summary.succeeded;
+                flow.failed = summary.failed;
                 true
             }),
-            "requestQueued" => self.execution(event).is_some_and(|execution| {
-                execution.label = text(payload, "reqLabel");
+            ObserverEvent::RequestQueued(queued) => self.execution(event).is_some_and(|execution| {
+                execution.label = queued.req_label.unwrap_or_default();
                 true
             }),
-            "parseFinished" => self.execution(event).is_some_and(|execution| {
-                execution.description = text(payload, "description");
+            ObserverEvent::ParseFinished(parsed) => self.execution(event).is_some_and(|execution| {
+                execution.description = parsed.description.unwrap_or_default();
                 !execution.description.is_empty()
             }),
-            "compileFinished" | "fetchStarted" => self.execution(event).is_some_and(|execution| {
-                if let Some(method) = payload["method"].as_str() {
-                    method.clone_into(&mut execution.method);
-                }
-                if let Some(url) = payload["url"].as_str() {
-                    url.clone_into(&mut execution.url);
-                }
-                if execution.outcome == Outcome::Pending {
-                    execution.outcome = Outcome::Running;
-                }
+            ObserverEvent::CompileFinished(line) | ObserverEvent::FetchStarted(line) => {
+                self.execution(event).is_some_and(|execution| {
+                    if !line.method.is_empty() {
+                        execution.method = line.method;
+                    }
+                    if !line.url.is_empty() {
+                        execution.url = line.url;
+                    }
+                    if execution.outcome == Outcome::Pending {
+                        execution.outcome = Outcome::Running;
+                    }
+                    true
+                })
+            }
+            ObserverEvent::FetchFinished(fetched) => self.execution(event).is_some_and(|execution| {
+                execution.status = status(fetched.status).or(execution.status);
                 true
             }),
-            "fetchFinished" => self.execution(event).is_some_and(|execution| {
-                execution.status = status(payload).or(execution.status);
-                true
-            }),
-            "executionFinished" => self.finish(event),
-            "executionFailed" => self.fail(event),
-            "wsSessionOpened" => self.session(event).is_some_and(|session| {
-                session.upstream_url = text(payload, "upstreamUrl");
-                true
-            }),
-            "wsSessionMessage" => self.session(event).is_some_and(|session| {
-                session.messages.push_back(Message {
-                    direction: if payload["direction"] == "inbound" { Direction::Inbound } else { Direction::Outbound },
-                    ts: event.ts,
-                    json: payload["payloadType"] == "json",
-                    byte_length: payload["byteLength"].as_u64().unwrap_or_default(),
-                    preview: text(payload, "preview"),
-                    truncated: payload["truncated"].as_bool().unwrap_or_default(),
-                });
-                if session.messages.len() > MAX_MESSAGES {
-                    session.messages.pop_front();
-                    session.dropped += 1;
-                }
-                true
-            }),
-            "wsSessionClosed" => self.session(event).is_some_and(|session| {
-                session.closed = Some((payload["code"].as_u64().unwrap_or_default(), text(payload, "reason")));
-                true
-            }),
-            _ => false,
+            ObserverEvent::ExecutionFinished(finished) => self.finish(event, &finished),
+            ObserverEvent::ExecutionFailed(failed) => self.fail(event, failed),
+            ObserverEvent::WsSessionOpened(opened) => {
+                self.session(event, &opened.ws_session_id).is_some_and(|session| {
+                    session.upstream_url = opened.upstream_url;
+                    true
+                })
+            }
+            ObserverEvent::WsSessionMessage(message) => {
+                self.session(event, &message.ws_session_id).is_some_and(|session| {
+                    session.messages.push_back(Message {
+                        direction: match message.direction {
+                            Wire::Inbound => Direction::Inbound,
+                            Wire::Outbound => Direction::Outbound,
+                        },
+                        ts: event.ts,
+                        json: message.payload_type == PayloadType::Json,
+                        byte_length: message.byte_length as u64,
+                        preview: message.preview,
+                        truncated: message.truncated,
+                    });
+                    if session.messages.len() > MAX_MESSAGES {
+                        session.messages.pop_front();
+                        session.dropped += 1;
+                    }
+                    true
+                })
+            }
+            ObserverEvent::WsSessionClosed(closed) => {
+                self.session(event, &closed.ws_session_id).is_some_and(|session| {
+                    session.closed = Some((u64::from(closed.code), closed.reason));
+                    true
+                })
+            }
+            // Stages the view does not show, and what it reads elsewhere (the execution store).
+            ObserverEvent::ParseStarted(_)
+            | ObserverEvent::InterpolateStarted(_)
+            | ObserverEvent::InterpolateFinished(_)
+            | ObserverEvent::CompileStarted(_)
+            | ObserverEvent::AssertionReport(_)
+            | ObserverEvent::SessionUpdated(_) => false,
         };
         self.applied += u64::from(applied);
         applied
@@ -398,14 +422,12 @@ impl State {
         self.executions.get_mut(&key)
     }
 
-    fn finish(&mut self, event: &Envelope) -> bool {
-        let payload = &event.payload;
+    fn finish(&mut self, event: &Envelope, finished: &ExecutionFinished) -> bool {
         let Some(execution) = self.execution(event) else { return false };
-        execution.status = status(payload).or(execution.status);
-        execution.duration_ms = payload["durationMs"].as_f64();
-        execution.checks = payload["assertions"].as_object().map(|report| {
-            let total = report.get("total").and_then(Value::as_u64).unwrap_or_default();
-            let failed = report.get("failed").and_then(Value::as_u64).unwrap_or_default();
+        execution.status = status(finished.status).or(execution.status);
+        execution.duration_ms = Some(finished.duration_ms);
+        execution.checks = finished.assertions.map(|report| {
+            let (total, failed) = (report.total as u64, report.failed as u64);
             Checks { passed: total.saturating_sub(failed), total }
         });
         let failed = execution.checks.is_some_and(|checks| checks.passed < checks.total)
@@ -422,10 +444,9 @@ impl State {
         true
     }
 
-    fn fail(&mut self, event: &Envelope) -> bool {
-        let payload = &event.payload;
+    fn fail(&mut self, event: &Envelope, failed: ExecutionFailed) -> bool {
         let Some(execution) = self.execution(event) else { return false };
-        execution.error = Some((text(payload, "stage"), text(payload, "message")));
+        execution.error = Some((failed.stage.as_str().to_owned(), failed.message));
         execution.outcome = Outcome::Failed;
         if let Some(flow) = execution.flow_id.clone() {
             self.flow(&flow).failed += 1;
@@ -433,8 +454,10 @@ impl State {
         true
     }
 
-    fn session(&mut self, event: &Envelope) -> Option<&mut WsSession> {
-        let id = event.payload["wsSessionId"].as_str()?;
+    fn session(&mut self, event: &Envelope, id: &str) -> Option<&mut WsSession> {
+        if id.is_empty() {
+            return None;
+        }
         let index = if let Some(&index) = self.session_index.get(id) {
             index
         } else {
@@ -454,12 +477,9 @@ impl State {
     }
 }
 
-fn text(payload: &Value, name: &str) -> String {
-    payload[name].as_str().unwrap_or_default().to_owned()
-}
-
-fn status(payload: &Value) -> Option<u16> {
-    payload["status"].as_u64().and_then(|status| u16::try_from(status).ok())
+/// A status an event carries (0: none).
+fn status(status: u16) -> Option<u16> {
+    (status != 0).then_some(status)
 }
 
 #[cfg(test)]

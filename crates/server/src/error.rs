@@ -5,18 +5,19 @@
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 use serde_json::{Value, json};
+use volley_protocol::ErrorCode;
 
 /// An error answered to a client.
 #[derive(Debug, Clone)]
 pub(crate) struct ApiError {
     pub(crate) status: StatusCode,
-    pub(crate) code: &'static str,
+    pub(crate) code: ErrorCode,
     pub(crate) message: String,
     pub(crate) details: Option<Value>,
 }
 
 impl ApiError {
-    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
         Self { status, code, message: message.into(), details: None }
     }
 
@@ -26,47 +27,51 @@ impl ApiError {
     }
 
     pub(crate) fn validation(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message)
+        Self::new(StatusCode::BAD_REQUEST, ErrorCode::ValidationError, message)
     }
 
     pub(crate) fn unauthorized() -> Self {
         Self::new(
             StatusCode::UNAUTHORIZED,
-            "UNAUTHORIZED",
+            ErrorCode::Unauthorized,
             "missing or invalid bearer token: send `Authorization: Bearer <token>`",
         )
     }
 
     pub(crate) fn forbidden(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::FORBIDDEN, "FORBIDDEN", message)
+        Self::new(StatusCode::FORBIDDEN, ErrorCode::Forbidden, message)
     }
 
     pub(crate) fn outside_workspace(path: &str) -> Self {
-        Self::new(StatusCode::FORBIDDEN, "PATH_OUTSIDE_WORKSPACE", format!("`{path}` is outside the workspace"))
+        Self::new(StatusCode::FORBIDDEN, ErrorCode::PathOutsideWorkspace, format!("`{path}` is outside the workspace"))
     }
 
     pub(crate) fn session_not_found(id: &str) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", format!("no session `{id}` (it may have expired)"))
+        Self::new(StatusCode::NOT_FOUND, ErrorCode::SessionNotFound, format!("no session `{id}` (it may have expired)"))
     }
 
     pub(crate) fn flow_not_found(id: &str) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "FLOW_NOT_FOUND", format!("no flow `{id}` (it may have expired)"))
+        Self::new(StatusCode::NOT_FOUND, ErrorCode::FlowNotFound, format!("no flow `{id}` (it may have expired)"))
     }
 
     /// A request body over the server's limit.
     pub(crate) fn payload_too_large(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", message)
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge, message)
             .with_details(json!({ "hint": "send a smaller body, or start the server with a larger --max-body-size" }))
     }
 
     pub(crate) fn not_found() -> Self {
-        Self::new(StatusCode::NOT_FOUND, "NOT_FOUND", "no such route")
+        Self::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no such route")
     }
 
     /// Something went wrong inside: logged with its cause, answered without it.
     pub(crate) fn internal(cause: &dyn std::fmt::Display) -> Self {
         tracing::error!("internal error: {cause}");
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "internal error (details are in the server log)")
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::InternalError,
+            "internal error (details are in the server log)",
+        )
     }
 
     /// The JSON body.
@@ -82,9 +87,9 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if self.status.is_server_error() {
-            tracing::warn!(code = self.code, "{}", self.message);
+            tracing::warn!(code = self.code.as_str(), "{}", self.message);
         } else {
-            tracing::debug!(code = self.code, status = self.status.as_u16(), "{}", self.message);
+            tracing::debug!(code = self.code.as_str(), status = self.status.as_u16(), "{}", self.message);
         }
         (self.status, axum::Json(self.body())).into_response()
     }

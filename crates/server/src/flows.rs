@@ -5,6 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
+use volley_protocol::{ErrorCode, ExecutionStatus, Stage};
 
 use http::StatusCode;
 use serde::Serialize;
@@ -45,7 +46,7 @@ pub(crate) struct StoredExecution {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) assertions: Option<AssertionReport>,
     /// `pending`, `running`, `success` or `failed` (an error, or a failed assertion).
-    pub(crate) status: &'static str,
+    pub(crate) status: ExecutionStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) error: Option<StageError>,
 }
@@ -67,8 +68,7 @@ pub(crate) struct StoredResponse {
 /// Where an execution failed.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct StageError {
-    /// `parse`, `interpolate`, `compile` or `fetch`.
-    pub(crate) stage: &'static str,
+    pub(crate) stage: Stage,
     pub(crate) message: String,
 }
 
@@ -119,13 +119,13 @@ impl Flow {
         let mut data = lock(&self.data);
         let data = &mut *data;
         if let Some(execution) = data.executions.iter_mut().rev().find(|stored| stored.req_exec_id == req_exec_id) {
-            let was_final = matches!(execution.status, "success" | "failed");
+            let was_final = matches!(execution.status, ExecutionStatus::Success | ExecutionStatus::Failed);
             change(execution);
             if !was_final {
                 match execution.status {
-                    "success" => data.succeeded += 1,
-                    "failed" => data.failed += 1,
-                    _ => {}
+                    ExecutionStatus::Success => data.succeeded += 1,
+                    ExecutionStatus::Failed => data.failed += 1,
+                    ExecutionStatus::Pending | ExecutionStatus::Running => {}
                 }
             }
         }
@@ -201,7 +201,7 @@ impl Flows {
             let Some(id) = oldest_finished else {
                 return Err(ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
-                    "FLOW_LIMIT_REACHED",
+                    ErrorCode::FlowLimitReached,
                     format!("{} flows are running, the most this server keeps", self.max),
                 )
                 .with_details(serde_json::json!({
@@ -258,7 +258,7 @@ mod tests {
             timing: TimingInfo { start_time: 0, end_time: None, duration_ms: None, ttfb: None },
             response: None,
             assertions: None,
-            status: "running",
+            status: ExecutionStatus::Running,
             error: None,
         }
     }
@@ -272,9 +272,9 @@ mod tests {
         }
         assert_eq!(flow.stored_count(), 3);
         assert!(flow.execution("x1").is_none());
-        flow.update("x4", |stored| stored.status = "success");
-        flow.update("x4", |stored| stored.status = "success");
-        flow.update("x3", |stored| stored.status = "failed");
+        flow.update("x4", |stored| stored.status = ExecutionStatus::Success);
+        flow.update("x4", |stored| stored.status = ExecutionStatus::Success);
+        flow.update("x3", |stored| stored.status = ExecutionStatus::Failed);
         let (summary, first) = flow.finish();
         assert!(first);
         assert_eq!((summary.total, summary.succeeded, summary.failed), (5, 1, 1));

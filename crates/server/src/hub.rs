@@ -9,8 +9,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
 use tokio::sync::broadcast;
+use volley_protocol::{ObserverEnvelope, ObserverEvent as Event};
 
 use crate::clock::now_ms;
 use crate::sync::lock;
@@ -20,7 +20,7 @@ pub(crate) const SUBSCRIBER_QUEUE: usize = 4096;
 /// Events retained per flow for replay.
 pub(crate) const RETAINED_PER_FLOW: usize = 500;
 
-/// One observer event, serialised once for every subscriber.
+/// One observer event as published: its envelope serialised once for every subscriber.
 #[derive(Debug)]
 pub(crate) struct ObserverEvent {
     pub(crate) kind: &'static str,
@@ -152,37 +152,44 @@ impl Emitter {
         self.flow_id.is_some() || self.hub.has_subscribers()
     }
 
-    #[allow(clippy::needless_pass_by_value)] // Call sites build the payload with `json!` in place.
-    pub(crate) fn emit(&self, kind: &'static str, payload: Value) {
+    /// Numbers `event` and publishes it in its envelope (when anyone would hear it).
+    pub(crate) fn emit(&self, event: Event) {
         let seq = self.sequence.next();
         if !self.is_heard() {
             return;
         }
-        let mut envelope = json!({ "type": kind, "ts": now_ms(), "seq": seq, "payload": payload });
-        let fields = [
-            ("runId", &self.run_id),
-            ("sessionId", &self.session_id),
-            ("flowId", &self.flow_id),
-            ("reqExecId", &self.req_exec_id),
-        ];
-        for (name, value) in fields {
-            if let Some(value) = value {
-                envelope[name] = Value::String(value.clone());
-            }
-        }
+        let kind = event.name();
+        let envelope = ObserverEnvelope {
+            event,
+            ts: now_ms(),
+            seq,
+            run_id: self.run_id.clone(),
+            session_id: self.session_id.clone(),
+            flow_id: self.flow_id.clone(),
+            req_exec_id: self.req_exec_id.clone(),
+        };
         self.hub.publish(ObserverEvent {
             kind,
             session_id: self.session_id.clone(),
             flow_id: self.flow_id.clone(),
             run_id: self.run_id.clone(),
             seq,
-            json: envelope.to_string(),
+            json: sorted_json(&envelope),
         });
     }
 }
 
+/// The JSON text of an envelope with the keys of every object sorted, as the server has
+/// always written its events (through a `serde_json::Value`, whose maps are sorted).
+fn sorted_json(envelope: &ObserverEnvelope) -> String {
+    serde_json::to_value(envelope).map(|value| value.to_string()).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+    use volley_protocol::{FlowStarted, ParseSource, ParseStarted, RequestLine, WsSessionMessage};
+
     use super::*;
 
     fn emitter(hub: &Arc<Hub>, flow: Option<&str>) -> Emitter {
@@ -200,7 +207,7 @@ mod tests {
     fn filters_match_every_given_field() {
         let hub = Arc::new(Hub::default());
         let mut receiver = hub.subscribe();
-        emitter(&hub, Some("flow_1")).emit("parseStarted", json!({}));
+        emitter(&hub, Some("flow_1")).emit(Event::ParseStarted(ParseStarted { source: ParseSource::Content }));
         let event = receiver.try_recv().expect("published");
         assert!(event.matches(None, None));
         assert!(event.matches(Some("ses_1"), Some("flow_1")));
@@ -214,12 +221,36 @@ mod tests {
     }
 
     #[test]
+    fn envelopes_are_written_with_sorted_keys_as_before_the_typed_events() {
+        let hub = Arc::new(Hub::default());
+        let mut receiver = hub.subscribe();
+        let mut emitter = emitter(&hub, Some("flow_1"));
+        emitter.req_exec_id = Some("exec_1".to_owned());
+        emitter.emit(Event::FetchFinished(volley_protocol::FetchFinished {
+            method: "GET".to_owned(),
+            url: "http://api/items".to_owned(),
+            status: 200,
+            ttfb: 1.5,
+        }));
+        let event = receiver.try_recv().expect("published");
+        let ts = serde_json::from_str::<Value>(&event.json).expect("json")["ts"].clone();
+        // What `emit("fetchFinished", json!(…))` wrote.
+        let before = serde_json::json!({
+            "type": "fetchFinished", "ts": ts, "seq": 1,
+            "payload": { "method": "GET", "url": "http://api/items", "status": 200, "ttfb": 1.5 },
+            "runId": "run_1", "sessionId": "ses_1", "flowId": "flow_1", "reqExecId": "exec_1",
+        });
+        assert_eq!(event.json, before.to_string());
+        assert!(event.json.starts_with(r#"{"flowId":"flow_1","payload":{"method":"GET","status":200,"ttfb":1.5,"#));
+    }
+
+    #[test]
     fn retains_the_last_events_of_a_flow() {
         let hub = Arc::new(Hub::default());
         hub.open_flow("flow_1");
         let emitter = emitter(&hub, Some("flow_1"));
         for _ in 0..RETAINED_PER_FLOW + 20 {
-            emitter.emit("fetchStarted", json!({}));
+            emitter.emit(Event::FetchStarted(RequestLine::default()));
         }
         let (events, oldest) = hub.retained_after("flow_1", 510);
         assert_eq!(oldest, Some(21));
@@ -234,20 +265,20 @@ mod tests {
         let hub = Arc::new(Hub::default());
         hub.open_flow("flow_1");
         let session = emitter(&hub, Some("flow_1"));
-        session.emit("flowStarted", json!({}));
+        session.emit(Event::FlowStarted(FlowStarted::default()));
         assert_eq!(hub.retained_flows(), 1);
         hub.forget_flow("flow_1");
         // A WebSocket session of the flow goes on talking.
         let mut live = hub.subscribe();
         for _ in 0..3 {
-            session.emit("wsSessionMessage", json!({}));
+            session.emit(Event::WsSessionMessage(WsSessionMessage::default()));
         }
         assert_eq!(hub.retained_flows(), 0, "the buffer of a gone flow does not come back");
         let (events, oldest) = hub.retained_after("flow_1", 0);
         assert!(events.is_empty() && oldest.is_none(), "nothing to replay");
         assert_eq!(live.try_recv().expect("heard live").kind, "wsSessionMessage");
         // Nor is a buffer made for a flow that was never opened.
-        emitter(&hub, Some("flow_unknown")).emit("fetchStarted", json!({}));
+        emitter(&hub, Some("flow_unknown")).emit(Event::FetchStarted(RequestLine::default()));
         assert_eq!(hub.retained_flows(), 0);
     }
 
@@ -257,7 +288,7 @@ mod tests {
         let mut slow = hub.subscribe();
         let emitter = emitter(&hub, None);
         for _ in 0..SUBSCRIBER_QUEUE + 5 {
-            emitter.emit("fetchStarted", json!({}));
+            emitter.emit(Event::FetchStarted(RequestLine::default()));
         }
         assert!(matches!(slow.try_recv(), Err(broadcast::error::TryRecvError::Lagged(5))));
     }

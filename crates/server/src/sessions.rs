@@ -9,6 +9,7 @@ use std::time::Duration;
 use http::StatusCode;
 use serde_json::{Map, Value};
 use volley_engine::Client;
+use volley_protocol::ErrorCode;
 
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
@@ -95,7 +96,7 @@ impl Sessions {
         if map.len() >= self.max {
             return Err(ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
-                "SESSION_LIMIT_REACHED",
+                ErrorCode::SessionLimitReached,
                 format!("{} sessions are open, the most this server keeps", self.max),
             )
             .with_details(serde_json::json!({

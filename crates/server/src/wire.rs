@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
+use volley_protocol::ErrorCode;
 
 use crate::error::ApiError;
 
@@ -35,7 +36,11 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalJ
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = axum::body::Bytes::from_request(request, state).await.map_err(|rejection| {
             if rejection.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(http::StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE", "the request body is too large")
+                ApiError::new(
+                    http::StatusCode::PAYLOAD_TOO_LARGE,
+                    ErrorCode::PayloadTooLarge,
+                    "the request body is too large",
+                )
             } else {
                 ApiError::validation(rejection.body_text())
             }
@@ -53,7 +58,7 @@ fn json_rejection(rejection: &JsonRejection) -> ApiError {
     if rejection.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
         return ApiError::new(
             http::StatusCode::PAYLOAD_TOO_LARGE,
-            "PAYLOAD_TOO_LARGE",
+            ErrorCode::PayloadTooLarge,
             "the request body is too large",
         )
         .with_details(
@@ -69,57 +74,7 @@ fn json_rejection(rejection: &JsonRejection) -> ApiError {
     ApiError::validation(message)
 }
 
-/// The fields that select and parameterise a request, read by the three execute routes;
-/// the `OpenAPI` document gives each route its own fields (`openapi.rs`), and a route
-/// checks only its own (another route's are unknown fields there, and ignored).
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ExecuteRequest {
-    /// The `.http` text (exactly one of `content` and `path`), at most `--max-body-size`
-    /// bytes (10 MiB by default; larger is 413).
-    pub(crate) content: Option<String>,
-    /// A `.http` file relative to the workspace (exactly one of `content` and `path`).
-    pub(crate) path: Option<String>,
-    /// The request named so (`# @name` or `### Name`); not with `requestIndex`.
-    pub(crate) request_name: Option<String>,
-    /// The request at this 0-based position (default 0); not with `requestName`.
-    pub(crate) request_index: Option<u64>,
-    pub(crate) session_id: Option<String>,
-    pub(crate) flow_id: Option<String>,
-    /// A configuration profile.
-    pub(crate) profile: Option<String>,
-    /// Variables of this execution (above the session's).
-    #[schema(value_type = Option<Object>)]
-    pub(crate) variables: Option<Map<String, Value>>,
-    /// A label shown to observers.
-    pub(crate) req_label: Option<String>,
-    /// Request timeout, 100..300000 ms.
-    #[schema(minimum = 100, maximum = 300_000)]
-    pub(crate) timeout_ms: Option<u64>,
-    /// With `content` only: where `< file` references and the configuration are found,
-    /// relative to the workspace.
-    pub(crate) base_path: Option<String>,
-    pub(crate) follow_redirects: Option<bool>,
-    #[serde(rename = "validateSSL")]
-    pub(crate) validate_ssl: Option<bool>,
-    /// `/execute/sse` only: connection timeout, 100..300000 ms (default 30000).
-    #[schema(minimum = 100, maximum = 300_000)]
-    pub(crate) timeout: Option<u64>,
-    /// `/execute/sse` only: sent as `Last-Event-ID` (no control characters but tab).
-    #[schema(pattern = "^[^\\u0000-\\u0008\\u000A-\\u001F\\u007F]*$")]
-    pub(crate) last_event_id: Option<String>,
-    /// `/execute/ws` only: upstream connect timeout, 100..300000 ms (default: the
-    /// definition's `@ws-connect-timeout`, else 30000).
-    #[schema(minimum = 100, maximum = 300_000)]
-    pub(crate) connect_timeout_ms: Option<u64>,
-    /// `/execute/ws` only: the session closes after this long without traffic,
-    /// 100..86400000 ms (default 300000).
-    #[schema(minimum = 100, maximum = 86_400_000)]
-    pub(crate) idle_timeout_ms: Option<u64>,
-    /// `/execute/ws` only: envelopes kept for replay, 1..5000 (default 500).
-    #[schema(minimum = 1, maximum = 5000)]
-    pub(crate) replay_buffer_size: Option<u64>,
-}
+pub(crate) use volley_protocol::ExecuteRequest;
 
 /// One header of a response, names in lower case, one entry per value.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -222,40 +177,8 @@ pub(crate) struct TimingInfo {
     pub(crate) ttfb: Option<f64>,
 }
 
-/// The `@assert` checks of a request.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub(crate) struct AssertionReport {
-    pub(crate) passed: bool,
-    pub(crate) total: usize,
-    pub(crate) failed: usize,
-    pub(crate) checks: Vec<Check>,
-}
-
-/// One check: `outcome` is `passed`, `failed` (with `expected`/`actual`) or `invalid`
-/// (with `message`/`hint`).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub(crate) struct Check {
-    pub(crate) expression: String,
-    pub(crate) outcome: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) expected: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) actual: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) message: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) hint: Option<String>,
-    pub(crate) span: SpanInfo,
-}
-
-/// Byte offsets in the `.http` text, and the 1-based line and column of `start`.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-pub(crate) struct SpanInfo {
-    pub(crate) start: usize,
-    pub(crate) end: usize,
-    pub(crate) line: u32,
-    pub(crate) column: u32,
-}
+/// The `@assert` report, shared with observers (the `assertionReport` event).
+pub(crate) use volley_protocol::{AssertionReport, Check, SpanInfo};
 
 /// `POST /session`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 
 use volley_engine::Io;
 use volley_engine::io::RealFs;
+use volley_protocol::ErrorCode;
 
 use crate::error::ApiError;
 
@@ -50,7 +51,7 @@ impl Workspace {
         let canonical = joined.canonicalize().map_err(|_| {
             ApiError::new(
                 http::StatusCode::NOT_FOUND,
-                "FILE_NOT_FOUND",
+                ErrorCode::FileNotFound,
                 format!("`{relative}` does not exist in the workspace"),
             )
         })?;

@@ -17,6 +17,7 @@ mod ws_adapter;
 #[cfg(test)]
 mod tests;
 
+use crate::sync::lock;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -175,7 +176,7 @@ impl RemoteClient {
             return Ok(());
         }
         let session = {
-            let mut state = self.inner.variables.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut state = lock(&self.inner.variables);
             state.all.extend(variables.clone());
             if !state.session_open {
                 state.unsent.extend(variables);
@@ -205,7 +206,7 @@ impl RemoteClient {
     /// server's views redact secrets).
     #[must_use]
     pub fn get_variables(&self) -> Map<String, Value> {
-        self.inner.variables.lock().map(|state| state.all.clone()).unwrap_or_default()
+        lock(&self.inner.variables).all.clone()
     }
 
     /// Finishes the flow this client created (`POST /flows/{id}/finish`), once. Does
@@ -312,7 +313,7 @@ impl RemoteClient {
     /// stream, its body the re-emitted events.
     async fn execute_event_stream(
         &self,
-        body: &ExecuteBody<'_>,
+        body: &ExecuteBody,
         options: &RunOptions,
         head_timeout: Duration,
     ) -> Result<Response, Error> {
@@ -384,7 +385,7 @@ impl RemoteClient {
     /// them into it.
     async fn open_session(&self) -> Result<String, Error> {
         let snapshot = {
-            let mut state = self.inner.variables.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut state = lock(&self.inner.variables);
             std::mem::take(&mut state.unsent)
         };
         let result = match &self.inner.config.session_id {
@@ -394,7 +395,7 @@ impl RemoteClient {
         };
         match result {
             Ok(id) => {
-                let mut state = self.inner.variables.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut state = lock(&self.inner.variables);
                 state.session_open = true;
                 Ok(id)
             }
@@ -441,7 +442,7 @@ impl RemoteClient {
     /// failed.
     async fn flush_variables(&self, session: &str) -> Result<(), Error> {
         let unsent = {
-            let mut state = self.inner.variables.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut state = lock(&self.inner.variables);
             std::mem::take(&mut state.unsent)
         };
         if unsent.is_empty() {
@@ -457,7 +458,7 @@ impl RemoteClient {
     /// Puts variables whose sending failed back among the unsent ones, unless a newer
     /// value was set meanwhile.
     fn restore_unsent(&self, variables: Map<String, Value>) {
-        let mut state = self.inner.variables.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut state = lock(&self.inner.variables);
         for (name, value) in variables {
             if state.all.get(&name) == Some(&value) && !state.unsent.contains_key(&name) {
                 state.unsent.insert(name, value);

@@ -2,11 +2,12 @@
 //! `/execute/ws`): the body of a run, its `basePath` and its timeout as the server
 //! takes them.
 
+use std::ops::{Deref, DerefMut};
 use std::path::{Component, Path};
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use volley_protocol::ExecuteRequest;
 
 use crate::client::{RunOptions, Selection};
 
@@ -15,79 +16,58 @@ const MIN_TIMEOUT_MS: u64 = 100;
 /// The largest `timeoutMs` the server takes.
 pub(crate) const MAX_TIMEOUT_MS: u64 = 300_000;
 
-/// The body of `POST /execute`, `/execute/sse` and `/execute/ws` (fields left out
-/// when unset).
+/// The body of `POST /execute`, `/execute/sse` and `/execute/ws`: the protocol's
+/// [`ExecuteRequest`], built from a run's options.
 #[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ExecuteBody<'a> {
-    pub(crate) content: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) base_path: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) request_name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) request_index: Option<usize>,
-    pub(crate) session_id: &'a str,
-    pub(crate) flow_id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) profile: Option<&'a str>,
-    #[serde(skip_serializing_if = "Map::is_empty")]
-    pub(crate) variables: Map<String, Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) timeout_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) follow_redirects: Option<bool>,
-    #[serde(rename = "validateSSL", skip_serializing_if = "Option::is_none")]
-    pub(crate) validate_ssl: Option<bool>,
-    /// `/execute/sse` only: the connection timeout, in milliseconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) timeout: Option<u64>,
-    /// `/execute/ws` only: the upstream connection timeout, in milliseconds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) connect_timeout_ms: Option<u64>,
-    /// `/execute/ws` only: the session closes after this long without traffic.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) idle_timeout_ms: Option<u64>,
-    /// `/execute/ws` only: how many envelopes the server keeps for replay.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) replay_buffer_size: Option<usize>,
+#[serde(transparent)]
+pub(crate) struct ExecuteBody(ExecuteRequest);
+
+impl Deref for ExecuteBody {
+    type Target = ExecuteRequest;
+
+    fn deref(&self) -> &ExecuteRequest {
+        &self.0
+    }
 }
 
-impl<'a> ExecuteBody<'a> {
+impl DerefMut for ExecuteBody {
+    fn deref_mut(&mut self) -> &mut ExecuteRequest {
+        &mut self.0
+    }
+}
+
+impl ExecuteBody {
     /// The body of one run: selection, variables (the run's, its overrides on top),
     /// profile and timeout (the run's, else the client's), redirects and TLS checks
     /// when the run sets them.
     pub(crate) fn new(
-        content: &'a str,
+        content: &str,
         base_path: Option<String>,
-        options: &'a RunOptions,
-        defaults: Defaults<'a>,
-        ids: (&'a str, &'a str),
+        options: &RunOptions,
+        defaults: Defaults<'_>,
+        ids: (&str, &str),
     ) -> Self {
         let (request_name, request_index) = match &options.request {
             Selection::First => (None, None),
-            Selection::Name(name) => (Some(name.as_str()), None),
-            Selection::Index(index) => (None, Some(*index)),
+            Selection::Name(name) => (Some(name.clone()), None),
+            Selection::Index(index) => (None, Some(u64::try_from(*index).unwrap_or(u64::MAX))),
         };
         let mut variables = options.variables.clone();
         variables.extend(options.overrides.iter().map(|(name, value)| (name.clone(), value.clone())));
-        Self {
-            content,
+        Self(ExecuteRequest {
+            content: Some(content.to_owned()),
             base_path,
             request_name,
             request_index,
-            session_id: ids.0,
-            flow_id: ids.1,
-            profile: options.profile.as_deref().or(defaults.profile),
-            variables,
+            session_id: Some(ids.0.to_owned()),
+            flow_id: Some(ids.1.to_owned()),
+            profile: options.profile.as_deref().or(defaults.profile).map(str::to_owned),
+            variables: (!variables.is_empty()).then_some(variables),
             timeout_ms: options.timeout.or(defaults.timeout).map(timeout_ms),
             follow_redirects: options.follow_redirects,
             validate_ssl: options.validate_ssl,
-            timeout: None,
-            connect_timeout_ms: None,
-            idle_timeout_ms: None,
-            replay_buffer_size: None,
-        }
+            ..ExecuteRequest::default()
+        })
     }
 }
 

@@ -8,10 +8,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use volley_engine::redact::Redactor;
 use volley_engine::stages::{Exchange, PreparedRequest};
 use volley_engine::{Response, RunOptions, Selection};
+use volley_protocol::{
+    AssertionSummary, Empty, ErrorCode, ExecutionFailed, ExecutionFinished, ExecutionStatus, FetchFinished,
+    ObserverEvent, ParseFinished, ParseSource, ParseStarted, RequestLine, RequestQueued, SessionUpdated, Stage,
+};
 
 use crate::auth::Access;
 use crate::clock::{new_id, now_ms};
@@ -83,12 +87,12 @@ pub(crate) struct Finished {
 /// A stage that failed, and how the API answers it.
 #[derive(Debug)]
 pub(crate) struct Failure {
-    stage: &'static str,
+    stage: Stage,
     error: ApiError,
 }
 
 impl Failure {
-    fn at(stage: &'static str) -> impl FnOnce(ApiError) -> Self {
+    fn at(stage: Stage) -> impl FnOnce(ApiError) -> Self {
         move |error| Self { stage, error }
     }
 }
@@ -132,13 +136,13 @@ impl Run {
                     timing: TimingInfo { start_time: start_ms, end_time: None, duration_ms: None, ttfb: None },
                     response: None,
                     assertions: None,
-                    status: "pending",
+                    status: ExecutionStatus::Pending,
                     error: None,
                 },
                 state.config.max_executions_per_flow,
             );
         }
-        emitter.emit("requestQueued", json!({ "reqLabel": label }));
+        emitter.emit(ObserverEvent::RequestQueued(RequestQueued { req_label: label.map(str::to_owned) }));
         Self {
             state: state.clone(),
             run_id,
@@ -160,13 +164,14 @@ impl Run {
 
     /// Parses, interpolates, compiles and sends the selected request.
     pub(crate) async fn fetch(&self, body: &ExecuteRequest, route: Route) -> Result<Fetched, Failure> {
-        self.store(|stored| stored.status = "running");
+        self.store(|stored| stored.status = ExecutionStatus::Running);
         // Parse.
-        self.emitter.emit("parseStarted", json!({ "source": if body.path.is_some() { "path" } else { "content" } }));
-        let mut source = source::read(&self.state, body).map_err(Failure::at("parse"))?;
+        let source = if body.path.is_some() { ParseSource::Path } else { ParseSource::Content };
+        self.emitter.emit(ObserverEvent::ParseStarted(ParseStarted { source }));
+        let mut source = source::read(&self.state, body).map_err(Failure::at(Stage::Parse))?;
         let (text, document) = parse(std::mem::take(&mut source.text), &self.state.config).await;
         source.text = text;
-        let document = document.map_err(Failure::at("parse"))?;
+        let document = document.map_err(Failure::at(Stage::Parse))?;
         let selection = match (&body.request_name, body.request_index) {
             (Some(name), _) => Selection::Name(name.clone()),
             (None, Some(index)) => Selection::Index(usize::try_from(index).unwrap_or(usize::MAX)),
@@ -175,32 +180,29 @@ impl Run {
         let request = selection
             .find(&document)
             .map_err(|error| report::engine_error(&error.into(), &source.text))
-            .map_err(Failure::at("parse"))?;
+            .map_err(Failure::at(Stage::Parse))?;
         let index = request.index;
         // Refused by the rule of every front end: its own errors, or a broken file
         // variable it uses. The rest of the content may have errors of its own.
         if let Some(refusal) = document.refusal_of(request) {
             let error = volley_engine::Error::Invalid { diagnostics: refusal.into_diagnostics() };
-            return Err(Failure { stage: "parse", error: report::engine_error(&error, &source.text) });
+            return Err(Failure { stage: Stage::Parse, error: report::engine_error(&error, &source.text) });
         }
         if request.disabled {
-            return Err(Failure { stage: "parse", error: report::disabled(request) });
+            return Err(Failure { stage: Stage::Parse, error: report::disabled(request) });
         }
         let name = request.name.as_ref().map(|name| name.value.clone());
         let description = request.description.as_ref().map(|description| description.value.clone());
         // As written, but a password written in the URL never leaves the server.
         let template = volley_engine::redact::redact_url_password(&request.url.to_source()).into_owned();
-        self.emitter.emit(
-            "parseFinished",
-            json!({
-                "requestCount": document.requests().count(),
-                "index": index,
-                "name": name,
-                "description": description,
-            }),
-        );
+        self.emitter.emit(ObserverEvent::ParseFinished(ParseFinished {
+            request_count: document.requests().count(),
+            index,
+            name: name.clone(),
+            description,
+        }));
         // Interpolate.
-        self.emitter.emit("interpolateStarted", json!({}));
+        self.emitter.emit(ObserverEvent::InterpolateStarted(Empty {}));
         let client = match &self.session {
             Some(session) => session.client.clone(),
             None => self.state.new_client(serde_json::Map::new()),
@@ -218,16 +220,19 @@ impl Run {
             volley_engine::stages::prepare_request(&client, &document, request, Some(&engine_path), &options)
                 .await
                 .map_err(|error| report::engine_error(&error, &source.text))
-                .map_err(Failure::at("interpolate"))?;
+                .map_err(Failure::at(Stage::Interpolate))?;
         // Everything shown of the request goes through the engine's redaction policy:
         // `$secret` values, sensitive-named variables of every layer (session,
         // execution, configuration, profile, env files), credential headers.
         let redactor = prepared.redactor.clone();
         let shown_url = redactor.redact(prepared.url.as_str()).into_owned();
-        self.emitter.emit("interpolateFinished", json!({ "method": prepared.method.as_str(), "url": shown_url }));
+        self.emitter.emit(ObserverEvent::InterpolateFinished(RequestLine {
+            method: prepared.method.as_str().to_owned(),
+            url: shown_url.clone(),
+        }));
         // Compile.
-        self.emitter.emit("compileStarted", json!({}));
-        compile(&mut prepared, body, route).map_err(Failure::at("compile"))?;
+        self.emitter.emit(ObserverEvent::CompileStarted(Empty {}));
+        compile(&mut prepared, body, route).map_err(Failure::at(Stage::Compile))?;
         let headers = report::headers(&redactor, &prepared.headers);
         let preview = (!prepared.body.is_empty()).then(|| {
             let kept = &prepared.body[..prepared.body.len().min(BODY_PREVIEW_BYTES)];
@@ -242,19 +247,22 @@ impl Run {
             stored.headers = headers;
             stored.body_preview = preview;
         });
-        self.emitter.emit("compileFinished", json!({ "method": method, "url": shown_url }));
+        self.emitter
+            .emit(ObserverEvent::CompileFinished(RequestLine { method: method.clone(), url: shown_url.clone() }));
         // Fetch.
-        self.emitter.emit("fetchStarted", json!({ "method": method, "url": shown_url }));
+        self.emitter.emit(ObserverEvent::FetchStarted(RequestLine { method: method.clone(), url: shown_url.clone() }));
         let cookies_before = self.session.as_ref().map(|session| session.cookies()).unwrap_or_default();
         let response = volley_engine::stages::send(&client, prepared, None)
             .await
             .map_err(|error| report::engine_error(&error, &source.text))
-            .map_err(Failure::at("fetch"))?;
+            .map_err(Failure::at(Stage::Fetch))?;
         let ttfb = millis(response.timing().ttfb);
-        self.emitter.emit(
-            "fetchFinished",
-            json!({ "method": method, "url": shown_url, "status": response.status(), "ttfb": ttfb }),
-        );
+        self.emitter.emit(ObserverEvent::FetchFinished(FetchFinished {
+            method: method.clone(),
+            url: shown_url.clone(),
+            status: response.status(),
+            ttfb,
+        }));
         let resolved = Resolved {
             workspace_root: self.state.workspace.root.display().to_string(),
             base_path: source.base.display().to_string(),
@@ -279,11 +287,15 @@ impl Run {
     /// Reports a failed stage: `executionFailed`, the store; the error to answer.
     pub(crate) fn fail(&self, failure: Failure) -> ApiError {
         let Failure { stage, error } = failure;
-        self.emitter.emit("executionFailed", json!({ "stage": stage, "message": error.message, "code": error.code }));
+        self.emitter.emit(ObserverEvent::ExecutionFailed(ExecutionFailed {
+            stage,
+            message: error.message.clone(),
+            code: error.code,
+        }));
         let end = now_ms();
         let duration = millis(self.started.elapsed());
         self.store(|stored| {
-            stored.status = "failed";
+            stored.status = ExecutionStatus::Failed;
             stored.error = Some(StageError { stage, message: error.message.clone() });
             stored.timing.end_time = Some(end);
             stored.timing.duration_ms = Some(duration);
@@ -293,22 +305,25 @@ impl Run {
 
     /// Reports a finished exchange (assertions, `executionFinished`, a session whose
     /// cookies changed) and keeps it in the store.
-    pub(crate) fn finish(&self, fetched: &Fetched, extra: Option<Value>) -> Finished {
+    pub(crate) fn finish(&self, fetched: &Fetched, events: Option<u64>) -> Finished {
         let response = &fetched.response;
         let report = assertions(response.assertions(), &fetched.text);
         if let Some(report) = &report {
-            self.emitter.emit("assertionReport", serde_json::to_value(report).unwrap_or_default());
+            self.emitter.emit(ObserverEvent::AssertionReport(report.clone()));
         }
         let duration = millis(self.started.elapsed());
         let end = now_ms();
-        let summary = report
-            .as_ref()
-            .map(|report| json!({ "passed": report.passed, "total": report.total, "failed": report.failed }));
-        let mut payload = json!({ "status": response.status(), "durationMs": duration, "assertions": summary });
-        if let Some(Value::Object(extra)) = extra {
-            payload.as_object_mut().into_iter().for_each(|object| object.extend(extra.clone()));
-        }
-        self.emitter.emit("executionFinished", payload);
+        let summary = report.as_ref().map(|report| AssertionSummary {
+            passed: report.passed,
+            total: report.total,
+            failed: report.failed,
+        });
+        self.emitter.emit(ObserverEvent::ExecutionFinished(ExecutionFinished {
+            status: response.status(),
+            duration_ms: duration,
+            assertions: summary,
+            events,
+        }));
         let passed = report.as_ref().is_none_or(|report| report.passed);
         let timing = TimingInfo {
             start_time: self.start_ms,
@@ -318,7 +333,7 @@ impl Run {
         };
         let stored_timing = timing.clone();
         self.store(|stored| {
-            stored.status = if passed { "success" } else { "failed" };
+            stored.status = if passed { ExecutionStatus::Success } else { ExecutionStatus::Failed };
             stored.response = Some(report::stored_response(response, STORED_BODY_BYTES));
             stored.assertions.clone_from(&report);
             stored.timing = stored_timing;
@@ -327,7 +342,11 @@ impl Run {
             let mut version = session.snapshot_version();
             if session.cookies() != fetched.cookies_before {
                 version = session.changed();
-                self.emitter.emit("sessionUpdated", json!({ "variablesChanged": false, "cookiesChanged": true }));
+                self.emitter.emit(ObserverEvent::SessionUpdated(SessionUpdated {
+                    variables_changed: false,
+                    cookies_changed: true,
+                    snapshot_version: None,
+                }));
             }
             SessionRef { session_id: session.id.clone(), snapshot_version: version }
         });
@@ -387,13 +406,13 @@ fn compile(prepared: &mut PreparedRequest, body: &ExecuteRequest, route: Route) 
         }
         (_, Route::WebSocket) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "EXECUTE_ERROR",
+            ErrorCode::ExecuteError,
             "the request is not a WebSocket request: mark it `# @ws`, write `WEBSOCKET url`, or use a ws:// URL",
         )
         .with_details(json!({ "kind": "not_websocket" }))),
         (_, Route::EventStream) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "EXECUTE_ERROR",
+            ErrorCode::ExecuteError,
             "the request is not a Server-Sent Events request: mark it `# @sse` or send `Accept: text/event-stream`",
         )
         .with_details(json!({ "kind": "not_event_stream" }))),
@@ -459,13 +478,13 @@ fn over_budget(exceeded: volley_syntax::Exceeded, config: &crate::config::Server
     match exceeded {
         volley_syntax::Exceeded::Time => ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            "PARSE_BUDGET_EXCEEDED",
+            ErrorCode::ParseBudgetExceeded,
             format!("parsing the text took longer than the {millis} ms this server allows"),
         )
         .with_details(json!({ "limit": "time", "budgetMs": millis })),
         volley_syntax::Exceeded::Memory => ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "PARSE_BUDGET_EXCEEDED",
+            ErrorCode::ParseBudgetExceeded,
             format!(
                 "parsing the text needed more than the {} MiB of syntax trees this server allows",
                 config.parse_memory / (1024 * 1024)

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use volley_engine::assert::{AssertionResult, Outcome};
 use volley_engine::redact::Redactor;
 use volley_engine::{BuildError, Error, Response, SelectionError};
+use volley_protocol::{CheckOutcome, ErrorCode};
 
 use crate::error::ApiError;
 use crate::flows::StoredResponse;
@@ -93,7 +94,7 @@ fn check(result: &AssertionResult, text: &str) -> Check {
         .map_or(span.start_position.column + 1, |prefix| prefix.chars().count() as u32 + 1);
     let mut check = Check {
         expression: result.expression.clone(),
-        outcome: "passed",
+        outcome: CheckOutcome::Passed,
         expected: None,
         actual: None,
         message: None,
@@ -103,12 +104,12 @@ fn check(result: &AssertionResult, text: &str) -> Check {
     match &result.outcome {
         Outcome::Passed => {}
         Outcome::Failed { expected, actual } => {
-            check.outcome = "failed";
+            check.outcome = CheckOutcome::Failed;
             check.expected = Some(expected.clone());
             check.actual = Some(actual.clone());
         }
         Outcome::Invalid { message, hint } => {
-            check.outcome = "invalid";
+            check.outcome = CheckOutcome::Invalid;
             check.message = Some(message.clone());
             check.hint.clone_from(hint);
         }
@@ -151,16 +152,20 @@ pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
             } else {
                 json!({ "diagnostics": details })
             };
-            ApiError::new(StatusCode::BAD_REQUEST, "PARSE_ERROR", error.to_string()).with_details(details)
+            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ParseError, error.to_string()).with_details(details)
         }
         Error::Selection(selection) => selection_error(selection),
         Error::Config(config) => ApiError::validation(format!("configuration: {config}")),
         Error::Build(build) => build_error(build, text),
-        Error::Transport(transport) => ApiError::new(StatusCode::BAD_REQUEST, "EXECUTE_ERROR", transport.to_string())
-            .with_details(json!({ "kind": transport.kind() })),
-        Error::Cancelled => ApiError::new(StatusCode::BAD_REQUEST, "EXECUTE_ERROR", "the execution was cancelled")
-            .with_details(json!({ "kind": "cancelled" })),
-        other => ApiError::new(StatusCode::BAD_REQUEST, "EXECUTE_ERROR", other.to_string())
+        Error::Transport(transport) => {
+            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, transport.to_string())
+                .with_details(json!({ "kind": transport.kind() }))
+        }
+        Error::Cancelled => {
+            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, "the execution was cancelled")
+                .with_details(json!({ "kind": "cancelled" }))
+        }
+        other => ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, other.to_string())
             .with_details(json!({ "kind": "other" })),
     }
 }
@@ -185,13 +190,13 @@ fn is_websocket_rule(diagnostic: &volley_syntax::Diagnostic) -> bool {
 fn selection_error(error: &SelectionError) -> ApiError {
     let message = error.to_string();
     match error {
-        SelectionError::NoRequests => ApiError::new(StatusCode::BAD_REQUEST, "NO_REQUESTS_FOUND", message),
+        SelectionError::NoRequests => ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::NoRequestsFound, message),
         SelectionError::IndexOutOfRange { index, count } => {
-            ApiError::new(StatusCode::BAD_REQUEST, "REQUEST_INDEX_OUT_OF_RANGE", message)
+            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::RequestIndexOutOfRange, message)
                 .with_details(json!({ "index": index, "count": count }))
         }
         SelectionError::NameNotFound { name, suggestion } => {
-            ApiError::new(StatusCode::NOT_FOUND, "REQUEST_NOT_FOUND", message)
+            ApiError::new(StatusCode::NOT_FOUND, ErrorCode::RequestNotFound, message)
                 .with_details(json!({ "name": name, "suggestion": suggestion }))
         }
         _ => ApiError::validation(message),
@@ -207,12 +212,12 @@ fn build_error(error: &BuildError, text: &str) -> ApiError {
         if crate::workspace::is_outside(source) {
             return ApiError::new(
                 StatusCode::FORBIDDEN,
-                "PATH_OUTSIDE_WORKSPACE",
+                ErrorCode::PathOutsideWorkspace,
                 "the request refers to a file outside the workspace",
             );
         }
         if source.kind() == std::io::ErrorKind::NotFound {
-            return ApiError::new(StatusCode::NOT_FOUND, "FILE_NOT_FOUND", error.message())
+            return ApiError::new(StatusCode::NOT_FOUND, ErrorCode::FileNotFound, error.message())
                 .with_details(location(error, text));
         }
     }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use http::StatusCode;
 use serde_json::json;
+use volley_protocol::ErrorCode;
 
 use super::Route;
 use crate::auth::Access;
@@ -48,14 +49,14 @@ pub(crate) fn validate(body: &ExecuteRequest, max_body_size: usize, route: Route
         (Some(_), Some(_)) | (None, None) => {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "CONTENT_OR_PATH_REQUIRED",
+                ErrorCode::ContentOrPathRequired,
                 "send exactly one of `content` (the .http text) and `path` (a file in the workspace)",
             ));
         }
         (Some(content), None) if content.len() > max_body_size => {
             return Err(ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                "PAYLOAD_TOO_LARGE",
+                ErrorCode::PayloadTooLarge,
                 format!("`content` has {} bytes, more than the {max_body_size} this server accepts", content.len()),
             ));
         }
@@ -156,7 +157,7 @@ pub(crate) fn read(state: &AppState, body: &ExecuteRequest) -> Result<Source, Ap
         let file = workspace.resolve(path)?;
         let bytes = std::fs::read(&file).map_err(|error| {
             tracing::warn!(path = %file.display(), "cannot read: {error}");
-            ApiError::new(StatusCode::NOT_FOUND, "FILE_NOT_FOUND", format!("cannot read `{path}`"))
+            ApiError::new(StatusCode::NOT_FOUND, ErrorCode::FileNotFound, format!("cannot read `{path}`"))
         })?;
         let text = String::from_utf8(bytes).map_err(|_| ApiError::validation(format!("`{path}` is not UTF-8 text")))?;
         let base = file.parent().map_or_else(|| workspace.root.clone(), std::path::Path::to_path_buf);

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
+use volley_protocol::ErrorCode;
 
 use crate::auth::Access;
 use crate::clock::now_ms;
@@ -102,7 +103,7 @@ async fn next_event(state: Option<Subscription>) -> Option<(Result<Event, Infall
                 Err(RecvError::Lagged(missed)) => {
                     tracing::info!(missed, "dropped an observer that fell behind");
                     let data = json!({ "error": {
-                        "code": "OBSERVER_LAGGED",
+                        "code": ErrorCode::ObserverLagged,
                         "message": format!("this observer fell {missed} events behind and was disconnected; reconnect to continue"),
                     }});
                     return Some((Ok(Event::default().event("error").data(data.to_string())), None));
@@ -135,7 +136,7 @@ mod tests {
             sequence: Sequence::run(),
         };
         for _ in 0..=SUBSCRIBER_QUEUE {
-            emitter.emit("fetchStarted", json!({}));
+            emitter.emit(volley_protocol::ObserverEvent::FetchStarted(volley_protocol::RequestLine::default()));
         }
         let heartbeat = tokio::time::interval(std::time::Duration::from_secs(60));
         let (event, rest) = next_event(Some((receiver, heartbeat, Filters::default()))).await.expect("an event");

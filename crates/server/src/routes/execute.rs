@@ -11,6 +11,7 @@ use futures_util::{Stream, StreamExt as _, stream};
 use http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderName, HeaderValue, StatusCode};
 use serde_json::json;
+use volley_protocol::ErrorCode;
 
 use crate::auth::Access;
 use crate::error::ApiError;
@@ -61,7 +62,7 @@ pub(crate) async fn execute_sse(
             let status = fetched.response.status();
             let error = ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "EXECUTE_ERROR",
+                ErrorCode::ExecuteError,
                 format!("the upstream answered {status} without an event stream"),
             )
             .with_details(json!({ "kind": "not_event_stream", "status": status }));
@@ -113,7 +114,7 @@ struct Finish {
 impl Drop for Finish {
     fn drop(&mut self) {
         if let (Some(run), Some(fetched)) = (self.run.take(), self.fetched.take()) {
-            run.finish(&fetched, Some(json!({ "events": self.events })));
+            run.finish(&fetched, Some(self.events));
         }
     }
 }
@@ -139,7 +140,8 @@ fn relay(
                     .as_ref()
                     .map_or(message.clone(), |fetched| fetched.redactor().redact(&message).into_owned());
                 tracing::info!("upstream event stream failed: {message}");
-                let data = json!({ "error": { "code": "EXECUTE_ERROR", "message": message, "kind": error.kind() } });
+                let data =
+                    json!({ "error": { "code": ErrorCode::ExecuteError, "message": message, "kind": error.kind() } });
                 Some((Ok(sse_frame("error", None, None, &data.to_string())), None))
             }
             None => None,

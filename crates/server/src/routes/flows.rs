@@ -3,7 +3,7 @@
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use http::StatusCode;
-use serde_json::json;
+use volley_protocol::{ErrorCode, FlowStarted, ObserverEvent};
 
 use crate::auth::Access;
 use crate::error::ApiError;
@@ -45,7 +45,7 @@ pub(crate) async fn create(
     // The hub keeps the flow's events from here until the flow is evicted or expires.
     state.hub.open_flow(&flow.id);
     let emitter = flow_emitter(&state, &flow);
-    emitter.emit("flowStarted", json!({ "label": flow.label, "meta": flow.meta }));
+    emitter.emit(ObserverEvent::FlowStarted(FlowStarted { label: flow.label.clone(), meta: flow.meta.clone() }));
     Ok((StatusCode::CREATED, Json(FlowCreated { flow_id: flow.id.clone() })))
 }
 
@@ -61,7 +61,12 @@ pub(crate) async fn finish(
     let flow = state.flows.get(&id)?;
     let (summary, first) = flow.finish();
     if first {
-        flow_emitter(&state, &flow).emit("flowFinished", serde_json::to_value(summary).unwrap_or_default());
+        flow_emitter(&state, &flow).emit(ObserverEvent::FlowFinished(volley_protocol::FlowFinished {
+            total: summary.total,
+            succeeded: summary.succeeded,
+            failed: summary.failed,
+            duration_ms: summary.duration_ms,
+        }));
     }
     Ok(Json(FlowFinished { flow_id: flow.id.clone(), summary }))
 }
@@ -84,7 +89,7 @@ pub(crate) async fn execution(
     flow.execution(&exec).map(Json).ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
-            "EXECUTION_NOT_FOUND",
+            ErrorCode::ExecutionNotFound,
             format!(
                 "flow `{id}` has no execution `{exec}` (a flow keeps its last {} executions)",
                 state.config.max_executions_per_flow

@@ -17,6 +17,7 @@ use axum::response::{IntoResponse as _, Response};
 use axum::routing::{delete, get, post, put};
 use http::{HeaderValue, Method, StatusCode, header};
 use tower_http::cors::{AllowOrigin, CorsLayer};
+use volley_protocol::ErrorCode;
 
 use crate::auth;
 use crate::error::ApiError;
@@ -51,7 +52,11 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/tokens/{jti}", delete(tokens::revoke))
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async {
-            ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "the route does not take this method")
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                ErrorCode::MethodNotAllowed,
+                "the route does not take this method",
+            )
         })
         .layer(middleware::from_fn_with_state(state.clone(), auth::authenticate))
         // After the authentication layer, so outside it: the page holds no data.

@@ -3,8 +3,8 @@
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use http::StatusCode;
-use serde_json::json;
 use volley_engine::redact::Redactor;
+use volley_protocol::{ObserverEvent, SessionUpdated};
 
 use crate::auth::Access;
 use crate::error::ApiError;
@@ -91,10 +91,11 @@ pub(crate) async fn update_variables(
             req_exec_id: None,
             sequence: Sequence::run(),
         };
-        emitter.emit(
-            "sessionUpdated",
-            json!({ "variablesChanged": true, "cookiesChanged": false, "snapshotVersion": version }),
-        );
+        emitter.emit(ObserverEvent::SessionUpdated(SessionUpdated {
+            variables_changed: true,
+            cookies_changed: false,
+            snapshot_version: Some(version),
+        }));
         version
     } else {
         session.snapshot_version()

@@ -3,6 +3,7 @@
 use axum::Json;
 use axum::extract::{Extension, Path, State};
 use http::StatusCode;
+use volley_protocol::ErrorCode;
 
 use crate::auth::Access;
 use crate::error::ApiError;
@@ -67,6 +68,6 @@ pub(crate) async fn revoke(
     if state.tokens.revoke(&jti) {
         Ok(StatusCode::NO_CONTENT)
     } else {
-        Err(ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", format!("no live token `{jti}`")))
+        Err(ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no live token `{jti}`")))
     }
 }

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 use utoipa::ToSchema;
+use volley_protocol::{ErrorCode, ObserverEvent, SessionEnvelopeKind, SessionOpened, WsSessionOpened};
 
 use super::events::{Filters, query_error};
 use crate::auth::{ANSWER_SUBPROTOCOL, Access};
@@ -100,16 +101,15 @@ pub(crate) async fn execute_ws(
         },
         commands,
     );
-    let mut opened = json!({ "upstreamUrl": upstream_url });
-    if let Some(subprotocol) = &subprotocol {
-        opened["subprotocol"] = json!(subprotocol);
-    }
-    session.publish("session.opened", json!({ "payload": opened })).await;
+    let opened = SessionOpened { upstream_url: upstream_url.clone(), subprotocol: subprotocol.clone() };
+    session.publish(SessionEnvelopeKind::Opened, json!({ "payload": opened })).await;
     // The URL as the engine's policy lets it be shown, to observers as to the control
     // socket (which a token scoped to the flow may read).
-    let mut event = opened.clone();
-    event["wsSessionId"] = json!(session.id);
-    run.emitter.emit("wsSessionOpened", event);
+    run.emitter.emit(ObserverEvent::WsSessionOpened(WsSessionOpened {
+        upstream_url: upstream_url.clone(),
+        subprotocol: subprotocol.clone(),
+        ws_session_id: session.id.clone(),
+    }));
     ws::spawn_upstream(state.clone(), Arc::clone(&session), socket, orders);
     Ok(Json(ExecuteWsResponse {
         run_id: run.run_id.clone(),
@@ -299,7 +299,7 @@ async fn observer(
                 Ok(_) => {}
                 Err(RecvError::Lagged(missed)) => {
                     let error = json!({ "type": "error", "ts": crate::clock::now_ms(), "payload": {
-                        "code": "OBSERVER_LAGGED",
+                        "code": ErrorCode::ObserverLagged,
                         "message": format!("this observer fell {missed} events behind and was disconnected; reconnect with afterSeq"),
                     }});
                     let _ = sink.send(Message::Text(error.to_string().into())).await;

@@ -8,6 +8,7 @@ use axum::extract::ws::{CloseFrame, Message};
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use volley_protocol::{ErrorCode, ReplayGap, SessionCommandKind, SessionEnvelopeKind, SessionError, SessionReplayEnd};
 
 use super::{Command, Outbound, ToControl, WsSession};
 
@@ -21,10 +22,13 @@ where
     let mut first = Vec::new();
     if let Some(oldest) = history.gap {
         first.push(session.local_envelope(
-            "session.error",
+            SessionEnvelopeKind::Error,
             json!({
-                "error": { "code": "WS_REPLAY_GAP", "message": format!("envelopes after {after_seq} are no longer kept; the oldest is {oldest}") },
-                "payload": { "afterSeq": after_seq, "oldestAvailableSeq": oldest },
+                "error": SessionError {
+                    code: ErrorCode::WsReplayGap,
+                    message: format!("envelopes after {after_seq} are no longer kept; the oldest is {oldest}"),
+                },
+                "payload": ReplayGap { after_seq, oldest_available_seq: oldest },
             }),
         ));
     }
@@ -36,8 +40,8 @@ where
         }
     }
     first.push(session.local_envelope(
-        "session.replay.end",
-        json!({ "payload": { "afterSeq": after_seq, "replayed": replayed, "gap": history.gap.is_some() } }),
+        SessionEnvelopeKind::ReplayEnd,
+        json!({ "payload": SessionReplayEnd { after_seq, replayed, gap: history.gap.is_some() } }),
     ));
     for text in first {
         if sink.send(Message::Text(text.into())).await.is_err() {
@@ -55,8 +59,11 @@ where
                     session.touch();
                     command(&session, text.as_str()).await
                 }
-                Ok(Message::Binary(bytes)) => Some(session.local_envelope("session.error", json!({
-                    "error": { "code": "WS_BINARY_UNSUPPORTED", "message": "binary messages are not supported; send session.send with a text or json payload" },
+                Ok(Message::Binary(bytes)) => Some(session.local_envelope(SessionEnvelopeKind::Error, json!({
+                    "error": SessionError {
+                        code: ErrorCode::WsBinaryUnsupported,
+                        message: "binary messages are not supported; send session.send with a text or json payload".to_owned(),
+                    },
                     "byteLength": bytes.len(),
                 }))),
                 Ok(Message::Ping(_) | Message::Pong(_)) => {
@@ -138,44 +145,50 @@ fn close(code: u16, reason: &'static str) -> Message {
 async fn command(session: &WsSession, text: &str) -> Option<String> {
     if text.len() > session.max_frame {
         let message = format!("a message of {} bytes is over the {} byte limit", text.len(), session.max_frame);
-        return Some(error(session, "WS_FRAME_TOO_LARGE", &message));
+        return Some(error(session, ErrorCode::WsFrameTooLarge, &message));
     }
     let message = match serde_json::from_str::<ClientMessage<'_>>(text) {
         Ok(message) => message,
         Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
-            return Some(error(session, "WS_PROTOCOL_ERROR", "the message is not an object with a string `type`"));
+            return Some(error(
+                session,
+                ErrorCode::WsProtocolError,
+                "the message is not an object with a string `type`",
+            ));
         }
-        Err(_) => return Some(error(session, "WS_INVALID_JSON", "the message is not JSON")),
+        Err(_) => return Some(error(session, ErrorCode::WsInvalidJson, "the message is not JSON")),
     };
-    let order = match message.kind.as_deref() {
-        Some("session.send") => match send_command(&message) {
+    let Some(kind) = message.kind.as_deref() else {
+        return Some(error(session, ErrorCode::WsProtocolError, "the message has no `type`"));
+    };
+    let order = match SessionCommandKind::from_name(kind) {
+        Some(SessionCommandKind::Send) => match send_command(&message) {
             Ok(order) => order,
-            Err(problem) => return Some(error(session, "WS_PROTOCOL_ERROR", &problem)),
+            Err(problem) => return Some(error(session, ErrorCode::WsProtocolError, &problem)),
         },
-        Some("session.close") => {
+        Some(SessionCommandKind::Close) => {
             let code = message.code.as_ref().and_then(Value::as_u64).unwrap_or(1000);
             let Some(code) = u16::try_from(code).ok().filter(|code| sendable_close_code(*code)) else {
                 return Some(error(
                     session,
-                    "WS_PROTOCOL_ERROR",
+                    ErrorCode::WsProtocolError,
                     "`code` must be one a close frame may carry: 1000-1003, 1007-1014 or 3000-4999",
                 ));
             };
             let reason = message.reason.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
             Command::Close { code, reason }
         }
-        Some("session.ping") => Command::Ping,
-        Some(other) => {
+        Some(SessionCommandKind::Ping) => Command::Ping,
+        None => {
             return Some(error(
                 session,
-                "WS_PROTOCOL_ERROR",
-                &format!("unknown message type `{other}` (session.send, session.close, session.ping)"),
+                ErrorCode::WsProtocolError,
+                &format!("unknown message type `{kind}` (session.send, session.close, session.ping)"),
             ));
         }
-        None => return Some(error(session, "WS_PROTOCOL_ERROR", "the message has no `type`")),
     };
     if session.commands.send(order).await.is_err() {
-        return Some(error(session, "WS_UPSTREAM_NOT_OPEN", "the upstream connection is closed"));
+        return Some(error(session, ErrorCode::WsUpstreamNotOpen, "the upstream connection is closed"));
     }
     None
 }
@@ -216,8 +229,11 @@ fn send_command(message: &ClientMessage<'_>) -> Result<Command, String> {
     Ok(Command::Send(message))
 }
 
-fn error(session: &WsSession, code: &str, message: &str) -> String {
-    session.local_envelope("session.error", json!({ "error": { "code": code, "message": message } }))
+fn error(session: &WsSession, code: ErrorCode, message: &str) -> String {
+    session.local_envelope(
+        SessionEnvelopeKind::Error,
+        json!({ "error": SessionError { code, message: message.to_owned() } }),
+    )
 }
 
 /// Close codes an endpoint may send (RFC 6455 7.4; 1004-1006 and 1015 are reserved).

@@ -16,6 +16,10 @@ use http::StatusCode;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use volley_protocol::{
+    Direction, ErrorCode, ObserverEvent, PayloadType, SessionClosed, SessionEnvelopeKind, WsSessionClosed,
+    WsSessionMessage,
+};
 
 use crate::clock::now_ms;
 use crate::error::ApiError;
@@ -107,7 +111,7 @@ impl WsSession {
     }
 
     /// The envelope fields every message carries.
-    fn envelope(&self, kind: &str, seq: u64) -> Value {
+    fn envelope(&self, kind: SessionEnvelopeKind, seq: u64) -> Value {
         let mut envelope = json!({ "type": kind, "ts": now_ms(), "seq": seq, "wsSessionId": self.id });
         if let Some(flow) = &self.flow_id {
             envelope["flowId"] = json!(flow);
@@ -123,7 +127,7 @@ impl WsSession {
     /// order of `seq` is the order of delivery. A control socket that has had no room
     /// for [`CONTROL_PATIENCE`] is detached (it reconnects with `afterSeq`); until then
     /// the upstream task waits, and with it the reading of the upstream.
-    pub(crate) async fn publish(&self, kind: &str, fields: Value) {
+    pub(crate) async fn publish(&self, kind: SessionEnvelopeKind, fields: Value) {
         self.publish_with(|seq| {
             let mut envelope = self.envelope(kind, seq);
             merge(&mut envelope, fields);
@@ -135,7 +139,8 @@ impl WsSession {
     /// Publishes a message that went upstream (`session.outbound`) or came from it
     /// (`session.inbound`): the hot path, serialised without building a JSON tree.
     /// Observers of the hub hear of it too, as a `wsSessionMessage` event with a preview.
-    pub(crate) async fn publish_message(&self, kind: &str, text: &str, json: Option<&RawValue>) {
+    pub(crate) async fn publish_message(&self, kind: SessionEnvelopeKind, text: &str, json: Option<&RawValue>) {
+        let payload_type = if json.is_some() { PayloadType::Json } else { PayloadType::Text };
         let seq = self
             .publish_with(|seq| {
                 let envelope = MessageEnvelope {
@@ -145,7 +150,7 @@ impl WsSession {
                     ws_session_id: &self.id,
                     flow_id: self.flow_id.as_deref(),
                     req_exec_id: self.req_exec_id.as_deref(),
-                    payload_type: if json.is_some() { "json" } else { "text" },
+                    payload_type,
                     encoding: "utf-8",
                     byte_length: text.len(),
                     payload: json.map_or(Payload::Text(text), Payload::Json),
@@ -156,21 +161,18 @@ impl WsSession {
         if let Some(seq) = seq
             && self.emitter.is_heard()
         {
-            let direction = if kind == "session.inbound" { "inbound" } else { "outbound" };
+            let direction = if kind == SessionEnvelopeKind::Inbound { Direction::Inbound } else { Direction::Outbound };
             let shown = self.redactor.redact(text);
             let preview = cut(&shown, OBSERVER_PREVIEW);
-            self.emitter.emit(
-                "wsSessionMessage",
-                json!({
-                    "wsSessionId": self.id,
-                    "direction": direction,
-                    "wsSeq": seq,
-                    "payloadType": if json.is_some() { "json" } else { "text" },
-                    "byteLength": text.len(),
-                    "preview": preview,
-                    "truncated": preview.len() < shown.len(),
-                }),
-            );
+            self.emitter.emit(ObserverEvent::WsSessionMessage(WsSessionMessage {
+                ws_session_id: self.id.clone(),
+                direction,
+                ws_seq: seq,
+                payload_type,
+                byte_length: text.len(),
+                preview: preview.to_owned(),
+                truncated: preview.len() < shown.len(),
+            }));
         }
     }
 
@@ -214,7 +216,7 @@ impl WsSession {
 
     /// An envelope for the current control socket only (replay ends, errors about what
     /// it sent): it carries the session's last `seq` and is not kept.
-    pub(crate) fn local_envelope(&self, kind: &str, fields: Value) -> String {
+    pub(crate) fn local_envelope(&self, kind: SessionEnvelopeKind, fields: Value) -> String {
         let mut envelope = self.envelope(kind, self.last_seq());
         merge(&mut envelope, fields);
         envelope.to_string()
@@ -264,8 +266,11 @@ impl WsSession {
 
     /// Publishes `session.closed`, closes the control socket and refuses more.
     pub(crate) async fn close(&self, code: u16, reason: &str, was_clean: bool, socket_code: u16) {
-        self.publish("session.closed", json!({ "payload": { "code": code, "reason": reason, "wasClean": was_clean } }))
-            .await;
+        self.publish(
+            SessionEnvelopeKind::Closed,
+            json!({ "payload": SessionClosed { code, reason: reason.to_owned(), was_clean } }),
+        )
+        .await;
         {
             let mut buffer = lock(&self.buffer);
             buffer.closed = Some(socket_code);
@@ -274,10 +279,12 @@ impl WsSession {
                 let _ = control.sender.try_send(ToControl::Close(socket_code, reason));
             }
         }
-        self.emitter.emit(
-            "wsSessionClosed",
-            json!({ "wsSessionId": self.id, "code": code, "reason": reason, "wasClean": was_clean }),
-        );
+        self.emitter.emit(ObserverEvent::WsSessionClosed(WsSessionClosed {
+            ws_session_id: self.id.clone(),
+            code,
+            reason: reason.to_owned(),
+            was_clean,
+        }));
     }
 }
 
@@ -286,7 +293,7 @@ impl WsSession {
 #[serde(rename_all = "camelCase")]
 struct MessageEnvelope<'a> {
     #[serde(rename = "type")]
-    kind: &'a str,
+    kind: SessionEnvelopeKind,
     ts: u64,
     seq: u64,
     ws_session_id: &'a str,
@@ -294,7 +301,7 @@ struct MessageEnvelope<'a> {
     flow_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     req_exec_id: Option<&'a str>,
-    payload_type: &'static str,
+    payload_type: PayloadType,
     encoding: &'static str,
     byte_length: usize,
     payload: Payload<'a>,
@@ -373,7 +380,7 @@ impl WsSessions {
             self.taken.fetch_sub(1, Ordering::AcqRel);
             return Err(ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
-                "WS_SESSION_LIMIT_REACHED",
+                ErrorCode::WsSessionLimitReached,
                 format!("{} WebSocket sessions are open, the most this server keeps", self.max),
             )
             .with_details(json!({ "limit": self.max, "hint": "close sessions you no longer need (session.close)" })));
@@ -411,7 +418,7 @@ impl WsSessions {
         read(&self.registry).sessions.get(id).cloned().ok_or_else(|| {
             ApiError::new(
                 StatusCode::NOT_FOUND,
-                "WS_SESSION_NOT_FOUND",
+                ErrorCode::WsSessionNotFound,
                 format!("no WebSocket session `{id}` (it may have closed)"),
             )
         })
@@ -501,7 +508,7 @@ mod tests {
     async fn a_replay_after_the_largest_seq_is_empty_and_has_no_gap() {
         let sessions = WsSessions::new(1);
         let session = new_session(&sessions);
-        session.publish("session.opened", json!({})).await;
+        session.publish(SessionEnvelopeKind::Opened, json!({})).await;
         let (_, _, replay) = session.attach(u64::MAX);
         assert!(replay.envelopes.is_empty());
         assert_eq!(replay.gap, None);

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use volley_engine::websocket::{WebSocket, WsError, WsMessage};
+use volley_protocol::{ErrorCode, SessionEnvelopeKind, SessionError};
 
 use super::WsSession;
 use crate::clock::now_ms;
@@ -112,8 +113,8 @@ pub(crate) fn json_payload(text: &str) -> Option<&RawValue> {
     serde_json::from_str(text).ok()
 }
 
-fn error_fields(code: &str, message: &str) -> Value {
-    json!({ "error": { "code": code, "message": message } })
+fn error_fields(code: ErrorCode, message: &str) -> Value {
+    json!({ "error": SessionError { code, message: message.to_owned() } })
 }
 
 async fn run(
@@ -136,8 +137,8 @@ async fn run(
                 Some(Command::Send(message)) => {
                     session.touch();
                     match sender.send_text(message.text().to_owned()).await {
-                        Ok(()) => session.publish_message("session.outbound", message.text(), message.json()).await,
-                        Err(error) => session.publish("session.error", error_fields("WS_SEND_FAILED", &error.to_string())).await,
+                        Ok(()) => session.publish_message(SessionEnvelopeKind::Outbound, message.text(), message.json()).await,
+                        Err(error) => session.publish(SessionEnvelopeKind::Error, error_fields(ErrorCode::WsSendFailed, &error.to_string())).await,
                     }
                 }
                 Some(Command::Close { code, reason }) => {
@@ -152,11 +153,11 @@ async fn run(
                     session.touch();
                     if text.len() > session.max_frame {
                         let message = format!("an upstream message of {} bytes is over the {} byte limit", text.len(), session.max_frame);
-                        let mut fields = error_fields("WS_FRAME_TOO_LARGE", &message);
+                        let mut fields = error_fields(ErrorCode::WsFrameTooLarge, &message);
                         fields["byteLength"] = json!(text.len());
-                        session.publish("session.error", fields).await;
+                        session.publish(SessionEnvelopeKind::Error, fields).await;
                     } else {
-                        session.publish_message("session.inbound", &text, json_payload(&text)).await;
+                        session.publish_message(SessionEnvelopeKind::Inbound, &text, json_payload(&text)).await;
                     }
                 }
                 Some(Ok(WsMessage::Pong(_))) => {}
@@ -165,12 +166,12 @@ async fn run(
                     return Some(Closing::new(code, reason, true, 1000));
                 }
                 Some(Err(WsError::Binary { len })) => {
-                    let mut fields = error_fields("WS_BINARY_UNSUPPORTED", "the upstream sent a binary message; protocol 1.1 carries text only");
+                    let mut fields = error_fields(ErrorCode::WsBinaryUnsupported, "the upstream sent a binary message; protocol 1.1 carries text only");
                     fields["byteLength"] = json!(len);
-                    session.publish("session.error", fields).await;
+                    session.publish(SessionEnvelopeKind::Error, fields).await;
                 }
                 Some(Err(error)) => {
-                    session.publish("session.error", error_fields("WS_UPSTREAM_ERROR", &error.to_string())).await;
+                    session.publish(SessionEnvelopeKind::Error, error_fields(ErrorCode::WsUpstreamError, &error.to_string())).await;
                     return Some(Closing::new(1006, "the upstream connection failed", false, 1000));
                 }
                 None => {

@@ -1,0 +1,29 @@
+//! The execution server's wire contract (docs/protocol.md) as types: observer events and
+//! their envelope, the kinds of a WebSocket session's envelopes and the commands it
+//! takes, error codes, execution statuses and stages, the execute request body and the
+//! assertion report. Types only: no IO, no async. The server serialises them; the
+//! engine's remote client and the terminal observer read (or write) them.
+
+mod error;
+mod event;
+mod execute;
+mod execution;
+mod report;
+mod session;
+
+pub use error::ErrorCode;
+pub use event::{
+    AssertionSummary, Direction, Empty, ExecutionFailed, ExecutionFinished, FetchFinished, FlowFinished, FlowStarted,
+    ObserverEnvelope, ObserverEvent, ParseFinished, ParseSource, ParseStarted, PayloadType, RequestLine, RequestQueued,
+    SessionUpdated, WsSessionClosed, WsSessionMessage, WsSessionOpened,
+};
+pub use execute::ExecuteRequest;
+pub use execution::{ExecutionStatus, Stage};
+pub use report::{AssertionReport, Check, CheckOutcome, SpanInfo};
+pub use session::{
+    ReplayGap, SessionClosed, SessionCommand, SessionCommandKind, SessionEnvelopeKind, SessionError, SessionOpened,
+    SessionReplayEnd,
+};
+
+#[cfg(test)]
+mod tests;

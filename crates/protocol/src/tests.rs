@@ -1,0 +1,137 @@
+//! Each type round-trips the JSON of docs/protocol.md, byte for byte: a typed value writes
+//! its fields in the order of its declaration (the server sorts them, see `hub.rs`).
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::*;
+
+/// `text` reads as a value that writes `text` again.
+fn round_trip<T: Serialize + DeserializeOwned + std::fmt::Debug + PartialEq>(text: &str) -> T {
+    let value: T = serde_json::from_str(text).expect("reads");
+    assert_eq!(serde_json::to_string(&value).expect("writes"), text);
+    value
+}
+
+#[test]
+fn envelopes_of_an_execution() {
+    let queued: ObserverEnvelope = round_trip(
+        r#"{"type":"requestQueued","ts":1700000000000,"seq":2,"payload":{"reqLabel":"login"},"runId":"run_1","sessionId":"ses_1","flowId":"flow_1","reqExecId":"exec_1"}"#,
+    );
+    assert_eq!(queued.event, ObserverEvent::RequestQueued(RequestQueued { req_label: Some("login".to_owned()) }));
+    assert_eq!(queued.stream(), Some("flow_1"));
+    let started: ObserverEnvelope =
+        round_trip(r#"{"type":"parseStarted","ts":1,"seq":3,"payload":{"source":"path"},"runId":"run_1"}"#);
+    assert_eq!(started.event, ObserverEvent::ParseStarted(ParseStarted { source: ParseSource::Path }));
+    assert_eq!(started.stream(), Some("run_1"));
+    let parsed: ObserverEnvelope = round_trip(
+        r#"{"type":"parseFinished","ts":1,"seq":4,"payload":{"requestCount":2,"index":1,"name":"login","description":null},"runId":"run_1"}"#,
+    );
+    assert!(matches!(parsed.event, ObserverEvent::ParseFinished(ParseFinished { index: 1, description: None, .. })));
+    let _: ObserverEnvelope =
+        round_trip(r#"{"type":"interpolateStarted","ts":1,"seq":5,"payload":{},"runId":"run_1"}"#);
+    let fetched: ObserverEnvelope = round_trip(
+        r#"{"type":"fetchFinished","ts":1,"seq":9,"payload":{"method":"GET","url":"http://api/items","status":404,"ttfb":2.5},"runId":"run_1"}"#,
+    );
+    assert!(matches!(fetched.event, ObserverEvent::FetchFinished(FetchFinished { status: 404, .. })));
+    let finished: ObserverEnvelope = round_trip(
+        r#"{"type":"executionFinished","ts":1,"seq":11,"payload":{"status":200,"durationMs":12.345,"assertions":{"passed":false,"total":2,"failed":1}},"runId":"run_1"}"#,
+    );
+    let ObserverEvent::ExecutionFinished(finished) = finished.event else { panic!("executionFinished") };
+    assert_eq!(finished.assertions, Some(AssertionSummary { passed: false, total: 2, failed: 1 }));
+    let _: ObserverEnvelope = round_trip(
+        r#"{"type":"executionFinished","ts":1,"seq":11,"payload":{"status":200,"durationMs":3.0,"assertions":null,"events":4},"runId":"run_1"}"#,
+    );
+    let failed: ObserverEnvelope = round_trip(
+        r#"{"type":"executionFailed","ts":1,"seq":5,"payload":{"stage":"interpolate","message":"undefined variable `host`","code":"VALIDATION_ERROR"},"runId":"run_1"}"#,
+    );
+    assert_eq!(
+        failed.event,
+        ObserverEvent::ExecutionFailed(ExecutionFailed {
+            stage: Stage::Interpolate,
+            message: "undefined variable `host`".to_owned(),
+            code: ErrorCode::ValidationError,
+        })
+    );
+}
+
+#[test]
+fn assertion_reports() {
+    let report: ObserverEnvelope = round_trip(
+        r#"{"type":"assertionReport","ts":1,"seq":10,"payload":{"passed":false,"total":2,"failed":1,"checks":[{"expression":"status == 200","outcome":"passed","span":{"start":20,"end":42,"line":2,"column":11}},{"expression":"body.id == 3","outcome":"failed","expected":"3","actual":"4","span":{"start":50,"end":70,"line":3,"column":11}}]},"runId":"run_1"}"#,
+    );
+    let ObserverEvent::AssertionReport(report) = report.event else { panic!("assertionReport") };
+    assert_eq!(report.checks[1].outcome, CheckOutcome::Failed);
+    assert_eq!(report.checks[0].span, SpanInfo { start: 20, end: 42, line: 2, column: 11 });
+    let invalid: Check = round_trip(
+        r#"{"expression":"nope(body)","outcome":"invalid","message":"unknown function","hint":"did you mean `not`?","span":{"start":0,"end":10,"line":1,"column":1}}"#,
+    );
+    assert_eq!(invalid.outcome, CheckOutcome::Invalid);
+}
+
+#[test]
+fn envelopes_of_sessions_and_flows() {
+    let _: ObserverEnvelope = round_trip(
+        r#"{"type":"sessionUpdated","ts":1,"seq":12,"payload":{"variablesChanged":false,"cookiesChanged":true},"runId":"run_1","sessionId":"ses_1"}"#,
+    );
+    let update: ObserverEnvelope = round_trip(
+        r#"{"type":"sessionUpdated","ts":1,"seq":1,"payload":{"variablesChanged":true,"cookiesChanged":false,"snapshotVersion":3},"sessionId":"ses_1"}"#,
+    );
+    assert_eq!(update.run_id, None);
+    let started: ObserverEnvelope = round_trip(
+        r#"{"type":"flowStarted","ts":1,"seq":1,"payload":{"label":"checkout","meta":{"build":42,"ci":"true"}},"flowId":"flow_1"}"#,
+    );
+    let ObserverEvent::FlowStarted(started) = started.event else { panic!("flowStarted") };
+    assert_eq!(started.meta.expect("meta")["build"], 42);
+    let _: ObserverEnvelope =
+        round_trip(r#"{"type":"flowStarted","ts":1,"seq":1,"payload":{"label":null,"meta":null},"flowId":"flow_1"}"#);
+    let _: ObserverEnvelope = round_trip(
+        r#"{"type":"flowFinished","ts":1,"seq":40,"payload":{"total":3,"succeeded":2,"failed":1,"durationMs":812},"flowId":"flow_1"}"#,
+    );
+}
+
+#[test]
+fn envelopes_of_websocket_sessions() {
+    let opened: ObserverEnvelope = round_trip(
+        r#"{"type":"wsSessionOpened","ts":1,"seq":13,"payload":{"upstreamUrl":"ws://127.0.0.1:9000/chat","subprotocol":"chat.v1","wsSessionId":"ws_8f0c"},"runId":"run_1","flowId":"flow_1","reqExecId":"exec_1"}"#,
+    );
+    assert!(matches!(opened.event, ObserverEvent::WsSessionOpened(WsSessionOpened { subprotocol: Some(_), .. })));
+    let _: ObserverEnvelope = round_trip(
+        r#"{"type":"wsSessionOpened","ts":1,"seq":13,"payload":{"upstreamUrl":"ws://up/chat","wsSessionId":"ws_1"},"runId":"run_1"}"#,
+    );
+    let message: ObserverEnvelope = round_trip(
+        r#"{"type":"wsSessionMessage","ts":1,"seq":14,"payload":{"wsSessionId":"ws_1","direction":"inbound","wsSeq":2,"payloadType":"json","byteLength":11,"preview":"{\"a\":1.50}","truncated":false},"runId":"run_1"}"#,
+    );
+    let ObserverEvent::WsSessionMessage(message) = message.event else { panic!("wsSessionMessage") };
+    assert_eq!((message.direction, message.payload_type), (Direction::Inbound, PayloadType::Json));
+    let _: ObserverEnvelope = round_trip(
+        r#"{"type":"wsSessionClosed","ts":1,"seq":15,"payload":{"wsSessionId":"ws_1","code":1000,"reason":"bye","wasClean":true},"runId":"run_1"}"#,
+    );
+}
+
+#[test]
+fn every_event_name_is_read_and_unknown_ones_are_refused() {
+    for name in ObserverEvent::NAMES {
+        // Every payload but the assertion report's reads with nothing in it.
+        let payload = if *name == "assertionReport" {
+            serde_json::json!({"passed": true, "total": 0, "failed": 0, "checks": []})
+        } else {
+            serde_json::Value::Null
+        };
+        let event = ObserverEvent::from_parts(name, &payload).expect(name);
+        assert_eq!(event.name(), *name);
+    }
+    assert!(ObserverEvent::from_parts("somethingNew", &serde_json::json!({})).is_err());
+    assert!(serde_json::from_str::<ObserverEnvelope>(r#"{"type":"x","seq":1}"#).is_err());
+    // A payload with less than this version sends reads with defaults.
+    let event: ObserverEvent =
+        serde_json::from_str(r#"{"type":"executionFailed","payload":{"stage":"fetch"}}"#).expect("reads");
+    assert_eq!(
+        event,
+        ObserverEvent::ExecutionFailed(ExecutionFailed { stage: Stage::Fetch, ..ExecutionFailed::default() })
+    );
+    assert_eq!(
+        serde_json::to_string(&event).expect("writes"),
+        r#"{"type":"executionFailed","payload":{"stage":"fetch","message":"","code":"INTERNAL_ERROR"}}"#
+    );
+}
