@@ -15,8 +15,8 @@
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt as _, StreamExt as _};
+use volley_echo_server::TestServer;
 use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions, SseParser, WsMessage};
-use volley_test_support::TestServer;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

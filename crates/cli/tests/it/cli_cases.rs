@@ -37,7 +37,7 @@ use std::process::Command;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use volley_test_support::TestServer;
+use volley_echo_server::TestServer;
 
 /// An execution server on 127.0.0.1 port 0 over `workspace`, running until the sender drops.
 async fn serve(workspace: &Path, token: Option<String>) -> (String, tokio::sync::oneshot::Sender<()>) {

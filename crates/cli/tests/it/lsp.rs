@@ -62,7 +62,7 @@ fn next_where(receiver: &mpsc::Receiver<Value>, matches: impl Fn(&Value) -> bool
 #[test]
 fn lsp_over_stdio_publishes_diagnostics_sends_requests_and_exits_cleanly() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let server = runtime.block_on(volley_test_support::TestServer::start());
+    let server = runtime.block_on(volley_echo_server::TestServer::start());
     let directory = std::env::temp_dir().join(format!("volley-lsp-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap();
     let uri = format!("file://{}", directory.join("api.http").display());

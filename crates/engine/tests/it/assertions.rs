@@ -4,8 +4,8 @@
 use crate::support;
 
 use support::client;
+use volley_echo_server::TestServer;
 use volley_engine::{Outcome, RunOptions};
-use volley_test_support::TestServer;
 
 #[tokio::test]
 async fn every_assertion_of_a_request_is_evaluated_in_order() {

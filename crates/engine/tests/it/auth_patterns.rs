@@ -6,8 +6,8 @@ use crate::support;
 
 use serde_json::{Value, json};
 use support::{client, config};
+use volley_echo_server::{API_KEY, CLIENT_ID, CLIENT_SECRET, PASSWORD, TestServer, USER};
 use volley_engine::{Client, ClientConfig, CookieJar, Environment, RunOptions, TokenRefresh};
-use volley_test_support::{API_KEY, CLIENT_ID, CLIENT_SECRET, PASSWORD, TestServer, USER};
 
 fn login_text(server: &TestServer) -> String {
     format!(

@@ -5,8 +5,8 @@ use crate::support;
 
 use serde_json::Value;
 use support::{client, client_with_files, echo, echoed_body, echoed_header, in_project};
+use volley_echo_server::TestServer;
 use volley_engine::{MemoryFs, RunOptions};
-use volley_test_support::TestServer;
 
 #[tokio::test]
 async fn inline_bodies_are_sent_byte_for_byte_after_substitution() {

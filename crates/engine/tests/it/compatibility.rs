@@ -6,8 +6,8 @@ use crate::support;
 
 use serde_json::Value;
 use support::{client, client_with_files, echo, echoed_body, echoed_header, in_project};
+use volley_echo_server::TestServer;
 use volley_engine::{Error, MemoryFs, RunOptions};
-use volley_test_support::TestServer;
 
 async fn run(text: &str) -> Value {
     echo(&client().run_string(text, RunOptions::default()).await.unwrap()).await

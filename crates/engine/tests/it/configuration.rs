@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use support::{echo, echoed_header, in_project};
+use volley_echo_server::TestServer;
 use volley_engine::{Client, ClientConfig, ConfigError, ConfigSource, Error, MemoryFs, RunOptions, TransportError};
-use volley_test_support::TestServer;
 
 fn client(files: &MemoryFs, profile: Option<&str>) -> Client {
     Client::new(ClientConfig {

@@ -7,8 +7,8 @@ use crate::support;
 
 use base64::Engine as _;
 use support::{client, config, echo, echoed_header, echoed_headers};
+use volley_echo_server::{PASSWORD, TestServer, USER};
 use volley_engine::{Client, ClientConfig, CookieJar, RunOptions};
-use volley_test_support::{PASSWORD, TestServer, USER};
 
 fn base64(text: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(text)

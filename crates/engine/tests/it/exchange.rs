@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::{client, config, echo, echoed_header};
+use volley_echo_server::TestServer;
 use volley_engine::{
     CancellationToken, Client, ClientConfig, CookieJar, Environment, Error, RequestDefaults, RunOptions, TransportError,
 };
-use volley_test_support::TestServer;
 
 fn with_jar() -> Client {
     Client::new(ClientConfig { cookie_jar: Some(CookieJar::new()), ..config() })

@@ -12,8 +12,8 @@ use serde_json::Value;
 use support::{client, echo, echoed_header};
 use time::format_description::well_known::Rfc3339;
 use time::{Duration, OffsetDateTime};
+use volley_echo_server::TestServer;
 use volley_engine::{BuildError, Client, ClientConfig, ConfigSource, Error, MemoryFs, RunOptions};
-use volley_test_support::TestServer;
 
 /// The headers `/echo` received for the request `headers` (one `Name: value` per line).
 async fn sent(client: &Client, server: &TestServer, headers: &str, options: RunOptions) -> Value {
@@ -128,7 +128,7 @@ async fn process_env_reads_a_variable_named_by_percent() {
                    X-Fallback: {{$processEnv %HOME}}\nX-Unset: [{{$processEnv NOT_SET}}]\n";
     let echo = sent(&client, &server, headers, RunOptions::default()).await;
     assert_eq!(header(&echo, "x-direct"), "/home/ada");
-    assert_eq!(header(&echo, "x-indirect"), volley_test_support::API_KEY, "`keyName` names the variable");
+    assert_eq!(header(&echo, "x-indirect"), volley_echo_server::API_KEY, "`keyName` names the variable");
     assert_eq!(header(&echo, "x-fallback"), "/home/ada", "no variable `HOME`: the name itself");
     assert_eq!(header(&echo, "x-unset"), "[]");
 }

@@ -9,11 +9,11 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::Value;
 use support::{client, config, echoed_header};
+use volley_echo_server::TestServer;
 use volley_engine::{
     CancellationToken, Client, ClientConfig, CookieJar, Error, Outcome, RequestDefaults, RunOptions, SseEvent,
     TransportError, WsClose, WsError, WsMessage,
 };
-use volley_test_support::TestServer;
 
 async fn all_events(response: &volley_engine::Response) -> Vec<SseEvent> {
     let events: Vec<_> = response.events().unwrap().collect().await;

@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use support::{client, client_with_files, config, echo, echoed_header, in_project};
+use volley_echo_server::TestServer;
 use volley_engine::{
     BuildError, Client, ClientConfig, ConfigSource, Error, MemoryFs, RunOptions, async_resolver, resolver,
 };
-use volley_test_support::TestServer;
 
 /// Echoes `{{x}}` in a header, with `x` defined at every level the `levels` say.
 async fn winner(server: &TestServer, levels: &[&str]) -> String {
@@ -174,7 +174,7 @@ async fn secrets_come_from_the_environment_or_the_project_env_file_and_are_redac
     let response = client.run_string(&text, in_project()).await.unwrap();
     let echo = echo(&response).await;
     assert_eq!(echoed_header(&echo, "x-password"), Some("hunter2"));
-    assert_eq!(echoed_header(&echo, "x-key"), Some(volley_test_support::API_KEY));
+    assert_eq!(echoed_header(&echo, "x-key"), Some(volley_echo_server::API_KEY));
     let shown = response.redact(&format!("sent {}", response.text().await.unwrap()));
     assert!(!shown.contains("hunter2") && shown.contains("[REDACTED]"), "{shown}");
 
@@ -193,7 +193,7 @@ async fn errors_and_assertion_results_leave_the_engine_redacted() {
     client.set_variable("sessionToken", "t0ken-of-the-client");
     let all = "{{$secret(DB_PASSWORD)}}.{{apiKey}}.{{sessionToken}}.{{runSecret}}.{{$env(API_KEY)}}";
     let values =
-        ["hunter2-from-dotenv", "k3y-from-config", "t0ken-of-the-client", "run-s3cret", volley_test_support::API_KEY];
+        ["hunter2-from-dotenv", "k3y-from-config", "t0ken-of-the-client", "run-s3cret", volley_echo_server::API_KEY];
     let options = || in_project().variable("runSecret", "run-s3cret");
     // A URL that fails to parse after substitution.
     let error = client.run_string(&format!("GET http://[{all}/x\n"), options()).await.unwrap_err();

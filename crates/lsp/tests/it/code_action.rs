@@ -6,7 +6,7 @@ use crate::support;
 
 use serde_json::{Value, json};
 use support::{TestClient, uri};
-use volley_test_support::TestServer;
+use volley_echo_server::TestServer;
 
 /// `text` with one LSP edit applied (line and character positions; ASCII text).
 fn apply(text: &str, edit: &Value) -> String {

@@ -7,7 +7,7 @@ use crate::support;
 
 use serde_json::{Value, json};
 use support::{TestClient, tempdir};
-use volley_test_support::TestServer;
+use volley_echo_server::TestServer;
 
 async fn execute(client: &mut TestClient, command: &str, argument: Value) -> Value {
     client.request("workspace/executeCommand", json!({"command": command, "arguments": [argument]})).await

@@ -7,7 +7,7 @@ use crate::support;
 
 use serde_json::{Value, json};
 use support::{TestClient, uri};
-use volley_test_support::TestServer;
+use volley_echo_server::TestServer;
 
 fn text(server: &TestServer) -> String {
     format!(

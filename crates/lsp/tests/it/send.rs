@@ -1,5 +1,5 @@
 //! Code lenses and `workspace/executeCommand` through real JSON-RPC messages, sending to
-//! a real HTTP server on 127.0.0.1 (`volley-test-support`): structured results,
+//! a real HTTP server on 127.0.0.1 (`volley-echo-server`): structured results,
 //! assertions, streaming responses, progress, cancellation, Send All; the active
 //! profile (initialization options, `didChangeConfiguration`, `volley.selectProfile`)
 //! and `volley.jsonc` changes, with the diagnostics that follow them; the hover preview
@@ -9,7 +9,7 @@ use crate::support;
 
 use serde_json::{Value, json};
 use support::{TestClient, range, uri};
-use volley_test_support::TestServer;
+use volley_echo_server::TestServer;
 
 const TEXT: &str = concat!(
     "# Requests for the 🦀 service\n",                     // 0

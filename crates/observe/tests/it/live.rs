@@ -9,10 +9,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use url::Url;
+use volley_echo_server::TestServer;
 use volley_observe::app::{Action, App, Link};
 use volley_observe::connection::{self, Refusal, Target, Update};
 use volley_server::{Server, ServerConfig};
-use volley_test_support::TestServer;
 
 const WAIT: Duration = Duration::from_secs(15);
 

@@ -7,7 +7,7 @@
 //!
 //! HTTP operations go through `volley_server::router` with `oneshot`; operations that
 //! answer 101 (WebSocket upgrades) go over a real socket to the same router served on
-//! 127.0.0.1. Executions reach the local upstream of `volley-test-support`. The ids the
+//! 127.0.0.1. Executions reach the local upstream of `volley-echo-server`. The ids the
 //! routes need (a session, a flow in it, a token, a WebSocket session, a stored
 //! execution) are made fresh for every request, so that no request depends on another.
 
@@ -21,8 +21,8 @@ use http::{Method, Request, header};
 use serde_json::{Map, Value, json};
 use tokio_tungstenite::tungstenite::{self, Message, client::IntoClientRequest as _};
 use tower::ServiceExt as _;
+use volley_echo_server::TestServer;
 use volley_server::ServerConfig;
-use volley_test_support::TestServer;
 
 mod schema;
 

@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 use support::{Running, client, send, start};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+use volley_echo_server::TestServer;
 use volley_server::ServerConfig;
-use volley_test_support::TestServer;
 
 use crate::support;
 

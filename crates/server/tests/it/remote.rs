@@ -8,9 +8,9 @@ use crate::support;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use support::{client, post, send, start};
+use volley_echo_server::{API_KEY, CLIENT_ID, CLIENT_SECRET, PASSWORD, TestServer, USER};
 use volley_engine::{Environment, Error, RemoteClient, RemoteConfig, RunOptions, TokenRefresh};
 use volley_server::ServerConfig;
-use volley_test_support::{API_KEY, CLIENT_ID, CLIENT_SECRET, PASSWORD, TestServer, USER};
 
 fn remote(base: &str) -> RemoteClient {
     RemoteClient::new(RemoteConfig::new(base)).unwrap()

@@ -12,12 +12,12 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::json;
 use support::start;
+use volley_echo_server::TestServer;
 use volley_engine::{
     RemoteClient, RemoteConfig, RunOptions, WebSocket, WsClose, WsEnvelope, WsEnvelopeKind, WsError, WsMessage,
     WsSessionOptions, WsSessionSocket,
 };
 use volley_server::ServerConfig;
-use volley_test_support::TestServer;
 
 /// How long any one expected envelope or message may take.
 const PATIENCE: Duration = Duration::from_secs(10);

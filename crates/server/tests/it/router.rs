@@ -1,6 +1,6 @@
 //! Every route of the execution server, driven through the public `router()` with
 //! `tower::ServiceExt::oneshot`: status codes, answer shapes and the one error shape of
-//! PROTOCOL.md. Executions go to the local upstream of `volley-test-support` (127.0.0.1,
+//! PROTOCOL.md. Executions go to the local upstream of `volley-echo-server` (127.0.0.1,
 //! never the internet); each test has its own workspace in a temporary directory.
 
 use std::path::{Path, PathBuf};
@@ -13,8 +13,8 @@ use futures_util::StreamExt as _;
 use http::{HeaderMap, Method, Request, Response, StatusCode, header};
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
+use volley_echo_server::TestServer;
 use volley_server::{DEFAULT_MAX_BODY_SIZE, ServerConfig};
-use volley_test_support::TestServer;
 
 /// The main token of servers started with one.
 const MAIN: &str = "main-secret";

@@ -7,9 +7,9 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use support::{client, post, start};
+use volley_echo_server::TestServer;
 use volley_engine::{SseEvent, SseParser};
 use volley_server::ServerConfig;
-use volley_test_support::TestServer;
 
 use crate::support;
 

@@ -20,8 +20,8 @@ use tokio_tungstenite::tungstenite::handshake::client::Response as Handshake;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use volley_echo_server::TestServer;
 use volley_server::ServerConfig;
-use volley_test_support::TestServer;
 
 use crate::support;
 

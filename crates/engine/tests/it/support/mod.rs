@@ -18,7 +18,7 @@ pub(crate) fn config() -> ClientConfig {
         config: ConfigSource::Disabled,
         environment: Environment::fixed([
             ("HOME".to_owned(), "/home/ada".to_owned()),
-            ("API_KEY".to_owned(), volley_test_support::API_KEY.to_owned()),
+            ("API_KEY".to_owned(), volley_echo_server::API_KEY.to_owned()),
         ]),
         ..ClientConfig::default()
     }

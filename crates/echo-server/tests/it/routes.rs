@@ -10,7 +10,7 @@ use raw::Response;
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt as _;
 use tokio::net::TcpStream;
-use volley_test_support::{API_KEY, CLIENT_ID, CLIENT_SECRET, PASSWORD, TestServer, USER};
+use volley_echo_server::{API_KEY, CLIENT_ID, CLIENT_SECRET, PASSWORD, TestServer, USER};
 
 async fn send(server: &TestServer, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
     raw::send(server, method, target, headers, body).await

@@ -6,7 +6,7 @@
 use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
-use volley_test_support::TestServer;
+use volley_echo_server::TestServer;
 
 /// A parsed HTTP/1.1 response; `chunks` are the sizes of a chunked body's chunks.
 #[derive(Debug)]

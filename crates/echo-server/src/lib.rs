@@ -80,7 +80,7 @@ const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 ///
 /// ```
 /// # async fn example() {
-/// let server = volley_test_support::TestServer::start().await;
+/// let server = volley_echo_server::TestServer::start().await;
 /// assert_eq!(server.url("/echo"), format!("http://127.0.0.1:{}/echo", server.addr().port()));
 /// # }
 /// ```

@@ -15,7 +15,7 @@ use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
-use volley_test_support::TestServer;
+use volley_echo_server::TestServer;
 
 /// How long a route that never answers is watched before the test is satisfied.
 const SILENCE: Duration = Duration::from_millis(300);
