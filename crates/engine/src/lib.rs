@@ -53,7 +53,7 @@ mod transport;
 mod websocket;
 
 pub use analysis::{AnalysisContext, analyze};
-pub use assert::{AssertionResult, Outcome, PendingAssertion};
+pub use assert::{AssertionResult, Outcome, PendingAssertion, Place};
 pub use auth::TokenRefresh;
 pub use build::DEFAULT_USER_AGENT;
 pub use client::{
