@@ -1,5 +1,5 @@
 //! The remote client against a real server: the authentication patterns of the local
-//! client's tests (`crates/engine/tests/auth_patterns.rs`) run through `volley serve`, the
+//! client's tests (`crates/engine/tests/it/auth_patterns.rs`) run through `volley serve`, the
 //! server's own token, scoped tokens, flows, event streams and errors.
 #![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
 

@@ -32,7 +32,7 @@ fn every_code_is_documented_and_nothing_else() {
 fn every_example_produces_its_code() {
     for (code, example) in sections() {
         if Code::from_name(&code).is_some_and(Code::is_semantic) {
-            continue; // Produced by the engine's analysis: crates/engine/tests/analysis.rs.
+            continue; // Produced by the engine's analysis: crates/engine/tests/it/analysis.rs.
         }
         let document = volley_syntax::parse(&example);
         // The parser's diagnostics, and the reasons why its requests are refused.
