@@ -86,9 +86,9 @@ async fn the_observer_page_needs_no_token_and_holds_no_data() {
 async fn the_main_token_opens_the_routes() {
     let upstream = TestServer::start().await;
     let api = Api::secured();
-    ok(&api.get("/health", Some(MAIN)).await, StatusCode::OK);
-    ok(&api.get("/capabilities", Some(MAIN)).await, StatusCode::OK);
-    ok(&api.get("/doc", Some(MAIN)).await, StatusCode::OK);
+    for path in ["/health", "/capabilities", "/doc"] {
+        ok(&api.get(path, Some(MAIN)).await, StatusCode::OK);
+    }
     let session = api.session(Some(MAIN), json!({})).await;
     ok(&api.get(&format!("/session/{session}"), Some(MAIN)).await, StatusCode::OK);
     let reply = api
