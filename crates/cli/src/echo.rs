@@ -59,7 +59,7 @@ pub(crate) fn run(args: &EchoArgs) -> anyhow::Result<Exit> {
             .with_context(|| format!("cannot listen on {address} (is the port taken? try --port 0)"))?;
         let local = listener.local_addr()?;
         let url = format!("http://{local}");
-        let server = tokio::spawn(volley_test_support::serve(listener));
+        let server = tokio::spawn(volley_echo_server::serve(listener));
         let Some((program, arguments)) = args.command.split_first() else {
             anstream::eprintln!("echo server listening on {url} (Ctrl-C stops it)");
             server.await.context("the server stopped")??;

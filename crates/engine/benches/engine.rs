@@ -12,7 +12,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
 
-use volley_test_support::TestServer;
+use volley_echo_server::TestServer;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

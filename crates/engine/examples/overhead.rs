@@ -12,8 +12,8 @@
 
 use std::time::{Duration, Instant};
 
+use volley_echo_server::TestServer;
 use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
-use volley_test_support::TestServer;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -15,10 +15,10 @@
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt as _, StreamExt as _};
+use volley_echo_server::TestServer;
 use volley_engine::sse::SseParser;
 use volley_engine::websocket::WsMessage;
 use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
-use volley_test_support::TestServer;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use volley_echo_server::TestServer;
 use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
 use volley_server::{Server, ServerConfig};
-use volley_test_support::TestServer;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -21,8 +21,8 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use volley_echo_server::TestServer;
 use volley_server::{Server, ServerConfig};
-use volley_test_support::TestServer;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

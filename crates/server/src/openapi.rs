@@ -3,7 +3,7 @@
 //! `path`, not both `requestName` and `requestIndex`, a token's scope), and the observer
 //! filters as one query object (at least one filter under authentication, `afterSeq`
 //! only with a `flowId`), and the headers of a WebSocket handshake. They are the rules the routes check (`execute/source.rs`,
-//! `routes/tokens.rs`, `routes/events.rs`, `routes/ws.rs`); `tests/openapi.rs` holds the
+//! `routes/tokens.rs`, `routes/events.rs`, `routes/ws.rs`); `tests/it/openapi.rs` holds the
 //! document and the server to each other with requests generated from the document.
 
 use serde_json::json;

@@ -100,7 +100,7 @@ mod tests {
     use http::{Method, Request};
     use serde_json::json;
     use tower::ServiceExt as _;
-    use volley_test_support::TestServer;
+    use volley_echo_server::TestServer;
 
     use super::*;
     use crate::clock::now_ms;

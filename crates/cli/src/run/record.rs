@@ -5,7 +5,7 @@
 use base64::Engine as _;
 use serde::Serialize;
 use volley_engine::Response;
-use volley_engine::assert::Outcome as Check;
+use volley_engine::assert::{Outcome as Check, Place};
 
 use super::outcome::{Outcome, RequestResult, error_code};
 use super::select::File;
@@ -184,13 +184,8 @@ pub(crate) fn error_record(result: &RequestResult, file: &File) -> Option<ErrorR
         }
         Outcome::Response { .. } | Outcome::Skipped(_) => return None,
     };
-    Some(ErrorRecord {
-        code,
-        message,
-        line: span.start_position.line + 1,
-        column: file.lines.char_column(&file.text, span.start.min(file.text.len())) + 1,
-        hint,
-    })
+    let Place { line, column } = Place::of(span, &file.text);
+    Some(ErrorRecord { code, message, line, column, hint })
 }
 
 pub(crate) fn assertions(response: &Response, file: &File) -> Vec<AssertionRecord> {
@@ -203,10 +198,11 @@ pub(crate) fn assertions(response: &Response, file: &File) -> Vec<AssertionRecor
                 Check::Failed { expected, actual } => ("failed", Some(expected.clone()), Some(actual.clone()), None),
                 Check::Invalid { message, .. } => ("invalid", None, None, Some(message.clone())),
             };
+            let Place { line, column } = assertion.place(&file.text);
             AssertionRecord {
                 expression: assertion.expression.clone(),
-                line: assertion.span.start_position.line + 1,
-                column: file.lines.char_column(&file.text, assertion.span.start.min(file.text.len())) + 1,
+                line,
+                column,
                 outcome,
                 expected,
                 actual,

@@ -32,6 +32,34 @@ impl AssertionResult {
     pub fn passed(&self) -> bool {
         matches!(self.outcome, Outcome::Passed)
     }
+
+    /// Where the assertion is written in `text`, the `.http` text it was run from: the
+    /// position every report shows (the CLI's and the execution server's alike).
+    #[must_use]
+    pub fn place(&self, text: &str) -> Place {
+        Place::of(self.span, text)
+    }
+}
+
+/// A position as people count it: 1-based line, 1-based column in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters from the start of the line.
+    pub column: u32,
+}
+
+impl Place {
+    /// Where `span` starts in `text`. A span that does not fit the text (not on a
+    /// character boundary) keeps its byte column.
+    #[must_use]
+    pub fn of(span: Span, text: &str) -> Self {
+        let line_start = span.start.saturating_sub(span.start_position.column as usize);
+        let column =
+            text.get(line_start..span.start).map_or(span.start_position.column, |prefix| prefix.chars().count() as u32);
+        Self { line: span.start_position.line + 1, column: column + 1 }
+    }
 }
 
 /// What came of an assertion.
@@ -114,5 +142,21 @@ pub(crate) fn narrow(span: Span, range: std::ops::Range<usize>) -> Span {
         end: span.start + end,
         start_position: volley_syntax::Position::new(span.start_position.line, column(start)),
         end_position: volley_syntax::Position::new(span.start_position.line, column(end)),
+    }
+}
+
+#[cfg(test)]
+mod place_tests {
+    use volley_syntax::LineIndex;
+
+    use super::Place;
+
+    #[test]
+    fn columns_count_characters_and_start_at_one() {
+        let text = "GET /\n# @assert «é» == 1\n";
+        let lines = LineIndex::new(text);
+        let start = text.find("==").unwrap_or_default();
+        let place = Place::of(lines.span(start..start + 2), text);
+        assert_eq!(place, Place { line: 2, column: 15 });
     }
 }

@@ -5,7 +5,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http::StatusCode;
 use serde_json::{Value, json};
-use volley_engine::assert::{AssertionResult, Outcome};
+use volley_engine::assert::{AssertionResult, Outcome, Place};
 use volley_engine::redact::Redactor;
 use volley_engine::{BuildError, Error, Response, SelectionError};
 use volley_protocol::{CheckOutcome, ErrorCode};
@@ -88,10 +88,7 @@ pub(crate) fn assertions(results: &[AssertionResult], text: &str) -> Option<Asse
 
 fn check(result: &AssertionResult, text: &str) -> Check {
     let span = result.span;
-    let line = span.start_position.line + 1;
-    let column = text
-        .get(span.start - span.start_position.column as usize..span.start)
-        .map_or(span.start_position.column + 1, |prefix| prefix.chars().count() as u32 + 1);
+    let Place { line, column } = result.place(text);
     let mut check = Check {
         expression: result.expression.clone(),
         outcome: CheckOutcome::Passed,

@@ -1,0 +1,5 @@
+//! The integration tests of `volley-cli` in one binary (dependencies linked once), a module per concern.
+
+mod cli_cases;
+mod lsp;
+mod serve;

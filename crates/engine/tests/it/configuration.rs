@@ -1,0 +1,122 @@
+//! Configuration files as runs see them: discovery, profiles, defaults, JetBrains env
+//! files, and clear errors.
+#![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
+
+use crate::support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use support::{echo, echoed_header, in_project};
+use volley_echo_server::TestServer;
+use volley_engine::io::MemoryFs;
+use volley_engine::{Client, ClientConfig, ConfigError, ConfigSource, Error, RunOptions, TransportError};
+
+fn client(files: &MemoryFs, profile: Option<&str>) -> Client {
+    Client::new(ClientConfig {
+        io: Arc::new(files.clone()),
+        config: ConfigSource::Discover,
+        profile: profile.map(str::to_owned),
+        ..support::config()
+    })
+}
+
+#[tokio::test]
+async fn config_and_profile_defaults_apply_with_profile_over_config() {
+    let server = TestServer::start().await;
+    let files = MemoryFs::new();
+    files.insert(
+        "/project/volley.jsonc",
+        r#"{
+          // The nearest config above the .http file is used.
+          "variables": {"host": "unused"},
+          "defaults": {"headers": {"X-Team": "platform", "X-Env": "base"}, "followRedirects": false, "timeoutMs": 100},
+          "profiles": {
+            "dev": {"variables": {"host": "HOST"}, "defaults": {"headers": {"X-Env": "dev"}, "timeoutMs": 3000}},
+          },
+        }"#
+        .replace("HOST", &server.base_url()),
+    );
+    let client = client(&files, Some("dev"));
+    let response = client.run_string("GET {{host}}/echo\n", in_project()).await.unwrap();
+    let echo = echo(&response).await;
+    assert_eq!(echoed_header(&echo, "x-team"), Some("platform"));
+    assert_eq!(echoed_header(&echo, "x-env"), Some("dev"));
+    let redirect = client.run_string("GET {{host}}/redirect/1\n", in_project()).await.unwrap();
+    assert_eq!(redirect.status(), 302, "followRedirects: false from the config");
+    // The profile's 3 s timeout wins over the config's 100 ms.
+    let slow = client.run_string("GET {{host}}/slow?ms=300\n", in_project()).await.unwrap();
+    assert_eq!(slow.status(), 200);
+
+    let base = self::client(&files, None);
+    let error = base.run_string(&format!("GET {}\n", server.url("/slow?ms=1000")), in_project()).await.unwrap_err();
+    assert!(
+        matches!(error, Error::Transport(TransportError::Timeout { after }) if after == Duration::from_millis(100)),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn jetbrains_env_files_are_profiles_when_there_is_no_volley_config() {
+    let server = TestServer::start().await;
+    let files = MemoryFs::new();
+    files.insert(
+        "/project/http-client.env.json",
+        format!(r#"{{"dev": {{"host": "{}", "user": "public"}}}}"#, server.base_url()),
+    );
+    files.insert("/project/http-client.private.env.json", r#"{"dev": {"user": "private"}}"#);
+    let client = client(&files, Some("dev"));
+    let response = client.run_string("GET {{host}}/echo\nX-User: {{user}}\n", in_project()).await.unwrap();
+    assert_eq!(echoed_header(&echo(&response).await, "x-user"), Some("private"));
+}
+
+#[tokio::test]
+async fn unknown_profiles_and_broken_files_are_clear_errors() {
+    let files = MemoryFs::new();
+    files.insert("/project/volley.json", r#"{"profiles": {"staging": {}, "dev": {}}}"#);
+    let error = client(&files, Some("stagng")).run_string("GET http://127.0.0.1/\n", in_project()).await.unwrap_err();
+    assert_eq!(error.to_string(), "unknown profile `stagng` (did you mean `staging`?)");
+    let error =
+        client(&MemoryFs::new(), Some("dev")).run_string("GET http://127.0.0.1/\n", in_project()).await.unwrap_err();
+    assert!(matches!(error, Error::Config(ConfigError::UnknownProfile { .. })), "{error}");
+
+    files.insert("/project/volley.json", "{\n  \"defaults\": {\"folowRedirects\": true}\n}");
+    let error = client(&files, None).run_string("GET http://127.0.0.1/\n", in_project()).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "`/project/volley.json`: unknown key `defaults.folowRedirects` (did you mean `followRedirects`?)"
+    );
+    files.insert("/project/volley.json", "{\n  \"variables\": {\"a\": }\n}");
+    let error = client(&files, None).run_string("GET http://127.0.0.1/\n", in_project()).await.unwrap_err();
+    assert!(error.to_string().starts_with("`/project/volley.json`:2:"), "{error}");
+}
+
+#[tokio::test]
+async fn a_given_configuration_is_used_as_is() {
+    let server = TestServer::start().await;
+    let mut config = volley_engine::config::Config::default();
+    config.variables.insert("host".to_owned(), server.base_url().into());
+    let client = Client::new(ClientConfig { config: ConfigSource::Given(Arc::new(config)), ..support::config() });
+    let response = client.run_string("GET {{host}}/echo/given\n", RunOptions::default()).await.unwrap();
+    assert_eq!(echo(&response).await["path"], "/echo/given");
+}
+
+#[tokio::test]
+async fn a_changed_configuration_is_read_again_and_a_new_one_after_reload() {
+    let server = TestServer::start().await;
+    let files = MemoryFs::new();
+    let client = client(&files, None);
+    let text = format!("GET {}/echo?v={{{{v}}}}\n", server.base_url());
+    files.insert("/project/volley.jsonc", r#"{"variables": {"v": "one"}}"#);
+    let query = |response: &volley_engine::Response| response.url().query().unwrap_or_default().to_owned();
+    assert_eq!(query(&client.run_string(&text, in_project()).await.unwrap()), "v=one");
+    files.insert("/project/volley.jsonc", r#"{"variables": {"v": "two"}}"#);
+    assert_eq!(query(&client.run_string(&text, in_project()).await.unwrap()), "v=two", "an edit is seen");
+    // A configuration nearer to the file is only found after a reload.
+    let options = || RunOptions::default().source_path("/project/sub/requests.http");
+    assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=two");
+    files.insert("/project/sub/volley.jsonc", r#"{"variables": {"v": "sub"}}"#);
+    assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=two");
+    volley_engine::stages::reload_config(&client);
+    assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=sub");
+}

@@ -1,0 +1,255 @@
+//! Credentials and cookies on the wire: what a request written the way REST Client,
+//! httpyac, JetBrains and curl users write it actually sends, checked on the test
+//! server's `/echo`, `/basic-auth` and `/digest-auth`.
+#![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
+
+use crate::support;
+
+use base64::Engine as _;
+use support::{client, config, echo, echoed_header, echoed_headers};
+use volley_echo_server::{PASSWORD, TestServer, USER};
+use volley_engine::{Client, ClientConfig, CookieJar, RunOptions};
+
+fn base64(text: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+/// The `Authorization` header `/echo` received for a request with `authorization` written.
+async fn sent_authorization(server: &TestServer, authorization: &str) -> Option<String> {
+    let text = format!("GET {}\nAuthorization: {authorization}\n", server.url("/echo"));
+    let response = client().run_string(&text, RunOptions::default()).await.unwrap();
+    echoed_header(&echo(&response).await, "authorization").map(str::to_owned)
+}
+
+#[tokio::test]
+async fn url_credentials_become_a_basic_header_and_leave_the_url() {
+    let server = TestServer::start().await;
+    let port = server.addr().port();
+    let text = format!("GET http://{USER}:{PASSWORD}@127.0.0.1:{port}/basic-auth\n");
+    let response = client().run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(response.status(), 200, "the server saw the credentials");
+    let sent = response.request();
+    assert_eq!(sent.url.as_str(), format!("http://127.0.0.1:{port}/basic-auth"), "no userinfo on the wire");
+    assert_eq!(sent.headers["authorization"], format!("Basic {}", base64("ada:lovelace")).as_str());
+    for shown in [response.redact(sent.url.as_str()), response.redact(sent.headers["authorization"].to_str().unwrap())]
+    {
+        assert!(!shown.contains(PASSWORD) && !shown.contains(&base64("ada:lovelace")), "{shown}");
+    }
+}
+
+#[tokio::test]
+async fn url_credentials_are_percent_decoded() {
+    let server = TestServer::start().await;
+    let port = server.addr().port();
+    let text = format!("GET http://a%20d%C3%A5:p%40ss%3Aw%2Frd@127.0.0.1:{port}/echo\n");
+    let response = client().run_string(&text, RunOptions::default()).await.unwrap();
+    let echoed = echo(&response).await;
+    assert_eq!(echoed_header(&echoed, "authorization"), Some(format!("Basic {}", base64("a då:p@ss:w/rd")).as_str()));
+    let user_only = format!("GET http://ada@127.0.0.1:{port}/echo\n");
+    let response = client().run_string(&user_only, RunOptions::default()).await.unwrap();
+    assert_eq!(
+        echoed_header(&echo(&response).await, "authorization"),
+        Some(format!("Basic {}", base64("ada:")).as_str())
+    );
+}
+
+#[tokio::test]
+async fn a_written_authorization_header_wins_over_url_credentials() {
+    let server = TestServer::start().await;
+    let port = server.addr().port();
+    let text = format!("GET http://ada:lovelace@127.0.0.1:{port}/echo\nAuthorization: Bearer abc\n");
+    let response = client().run_string(&text, RunOptions::default()).await.unwrap();
+    let echoed = echo(&response).await;
+    assert_eq!(echoed_headers(&echoed, "authorization"), ["Bearer abc"]);
+    assert_eq!(echoed["url"], "/echo");
+}
+
+#[tokio::test]
+async fn basic_credentials_written_in_clear_are_encoded() {
+    let server = TestServer::start().await;
+    let encoded = |text: &str| Some(format!("Basic {}", base64(text)));
+    assert_eq!(sent_authorization(&server, "Basic ada:lovelace").await, encoded("ada:lovelace"));
+    assert_eq!(sent_authorization(&server, "Basic ada lovelace").await, encoded("ada:lovelace"));
+    assert_eq!(sent_authorization(&server, "basic ada lovelace").await, encoded("ada:lovelace"), "any case");
+    // The password keeps its spaces and colons; the first word is the user.
+    assert_eq!(sent_authorization(&server, "Basic ada:it's a: secret").await, encoded("ada:it's a: secret"));
+    assert_eq!(sent_authorization(&server, "Basic ada  pass:word two").await, encoded("ada:pass:word two"));
+    // One token without `:` is already encoded (or is the author's business): as written.
+    let token = base64("ada:lovelace");
+    assert_eq!(sent_authorization(&server, &format!("Basic {token}")).await, Some(format!("Basic {token}")));
+    assert_eq!(sent_authorization(&server, "Basic c29tZXRoaW5n").await.as_deref(), Some("Basic c29tZXRoaW5n"));
+    assert_eq!(sent_authorization(&server, "Bearer a b:c").await.as_deref(), Some("Bearer a b:c"));
+}
+
+#[tokio::test]
+async fn basic_credentials_are_encoded_after_substitution() {
+    let server = TestServer::start().await;
+    let client = client();
+    client.set_variable("user", USER);
+    client.set_variable("password", PASSWORD);
+    for written in ["Basic {{user}}:{{password}}", "Basic {{user}} {{password}}"] {
+        let text = format!("GET {}\nAuthorization: {written}\n", server.url("/basic-auth"));
+        let response = client.run_string(&text, RunOptions::default()).await.unwrap();
+        assert_eq!(response.status(), 200, "{written}");
+    }
+    client.set_variable("credentials", "ada:lovelace");
+    let text = format!("GET {}\nAuthorization: Basic {{{{credentials}}}}\n", server.url("/basic-auth"));
+    assert_eq!(client.run_string(&text, RunOptions::default()).await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn basic_credentials_from_a_secret_are_redacted_encoded_too() {
+    let server = TestServer::start().await;
+    let client = Client::new(ClientConfig {
+        environment: volley_engine::resolvers::Environment::fixed([("PASSWORD".to_owned(), PASSWORD.to_owned())]),
+        ..config()
+    });
+    let text = format!("GET {}\nAuthorization: Basic ada {{{{$secret(PASSWORD)}}}}\n", server.url("/basic-auth"));
+    let response = client.run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let shown = response.redact(response.request().headers["authorization"].to_str().unwrap());
+    assert_eq!(shown, "Basic [REDACTED]");
+}
+
+#[tokio::test]
+async fn cookie_lines_go_out_as_one_header() {
+    let server = TestServer::start().await;
+    let text = format!("GET {}\nCookie: a=1\nCookie: b=2; c=3\n", server.url("/echo"));
+    let response = client().run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(echoed_headers(&echo(&response).await, "cookie"), ["a=1; b=2; c=3"]);
+}
+
+#[tokio::test]
+async fn cookie_lines_are_merged_with_the_jar() {
+    let server = TestServer::start().await;
+    let jar = CookieJar::new();
+    let client = Client::new(ClientConfig { cookie_jar: Some(jar.clone()), ..config() });
+    let set = format!("GET {}?jar=3\n", server.url("/cookies/set"));
+    client.run_string(&set, RunOptions::default()).await.unwrap();
+    let text = format!("GET {}\nCookie: a=1\nCookie: b=2\n", server.url("/echo"));
+    let response = client.run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(echoed_headers(&echo(&response).await, "cookie"), ["a=1; b=2; jar=3"]);
+    assert_eq!(response.request().headers.get_all("cookie").iter().count(), 1);
+}
+
+#[tokio::test]
+async fn prepared_requests_show_one_cookie_header() {
+    let prepared = volley_engine::stages::prepare(
+        &client(),
+        "GET http://127.0.0.1:9/x\nCookie: a=1\ncookie: b=2\n",
+        &RunOptions::default(),
+    )
+    .await
+    .unwrap();
+    let values: Vec<&str> = prepared.headers.get_all("cookie").iter().map(|value| value.to_str().unwrap()).collect();
+    assert_eq!(values, ["a=1; b=2"]);
+}
+
+/// How many requests the test server received on `path`.
+async fn requests_to(server: &TestServer, path: &str) -> u64 {
+    let stats = client().run_string(&format!("GET {}\n", server.url("/stats")), RunOptions::default()).await.unwrap();
+    let stats: serde_json::Value = stats.json().await.unwrap();
+    stats["requests"][path].as_u64().unwrap_or(0)
+}
+
+/// Runs `GET /digest-auth?{query}` with `Authorization: Digest {credentials}`.
+async fn digest(server: &TestServer, query: &str, credentials: &str) -> volley_engine::Response {
+    let text = format!("GET {}?{query}\nAuthorization: Digest {credentials}\n", server.url("/digest-auth"));
+    client().run_string(&text, RunOptions::default()).await.unwrap()
+}
+
+#[tokio::test]
+async fn digest_answers_the_challenge_once() {
+    let server = TestServer::start().await;
+    let response = digest(&server, "algorithm=MD5", "ada lovelace").await;
+    assert_eq!(response.status(), 200);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["algorithm"], "MD5");
+    assert_eq!(body["qop"], "auth");
+    let sent = response.request().headers["authorization"].to_str().unwrap().to_owned();
+    assert!(
+        sent.starts_with("Digest username=\"ada\", realm=\"volley@127.0.0.1\", uri=\"/digest-auth?algorithm=MD5\""),
+        "{sent}"
+    );
+    assert!(!sent.contains(PASSWORD), "{sent}");
+    assert_eq!(requests_to(&server, "/digest-auth").await, 2, "the challenge, then the answer");
+}
+
+#[tokio::test]
+async fn digest_with_every_algorithm_and_protection() {
+    let server = TestServer::start().await;
+    for (query, algorithm, qop) in [
+        ("algorithm=SHA-256", "SHA-256", Some("auth")),
+        ("algorithm=SHA-512-256", "SHA-512-256", Some("auth")),
+        ("algorithm=MD5-sess", "MD5-sess", Some("auth")),
+        ("algorithm=SHA-256-sess&qop=auth-int", "SHA-256-sess", Some("auth-int")),
+        ("algorithm=SHA-256&qop=none", "SHA-256", None),
+        ("algorithm=SHA-256&userhash=true", "SHA-256", Some("auth")),
+        // Two challenges: the stronger one is answered.
+        ("algorithm=MD5,SHA-256", "SHA-256", Some("auth")),
+    ] {
+        let response = digest(&server, query, "ada:lovelace").await;
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(body["authenticated"], true, "{query}: {body}");
+        assert_eq!(body["algorithm"], algorithm, "{query}");
+        assert_eq!(body["qop"].as_str(), qop, "{query}");
+    }
+}
+
+#[tokio::test]
+async fn digest_protects_the_body_with_auth_int() {
+    let server = TestServer::start().await;
+    let text = format!(
+        "POST {}?qop=auth-int\nAuthorization: Digest ada lovelace\nContent-Type: application/json\n\n{{\"a\": 1}}\n",
+        server.url("/digest-auth")
+    );
+    let response = client().run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+}
+
+#[tokio::test]
+async fn a_wrong_digest_password_is_a_401_response() {
+    let server = TestServer::start().await;
+    let response = digest(&server, "algorithm=SHA-256", "ada wrong").await;
+    assert_eq!(response.status(), 401);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["reason"], "wrong response (user or password)");
+    assert_eq!(requests_to(&server, "/digest-auth").await, 2, "answered once, not again");
+}
+
+#[tokio::test]
+async fn digest_credentials_are_never_sent_without_a_challenge() {
+    let server = TestServer::start().await;
+    let text = format!("GET {}\nAuthorization: Digest ada lovelace\n", server.url("/echo"));
+    let response = client().run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(echoed_header(&echo(&response).await, "authorization"), None);
+}
+
+#[tokio::test]
+async fn digest_is_answered_after_a_redirect() {
+    let server = TestServer::start().await;
+    let text = format!(
+        "GET {}?url=/digest-auth%3Falgorithm%3DSHA-256\nAuthorization: Digest ada lovelace\n",
+        server.url("/redirect-to")
+    );
+    let response = client().run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.redirected());
+}
+
+#[tokio::test]
+async fn digest_without_a_password_is_refused_before_sending() {
+    let text = "GET http://127.0.0.1:9/x\nAuthorization: Digest {{user}}\n";
+    let client = client();
+    client.set_variable("user", "ada");
+    let error = client.run_string(text, RunOptions::default()).await.unwrap_err();
+    let volley_engine::Error::Build(build) = error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "invalid-credentials");
+    assert_eq!(build.message(), "invalid credentials: `Digest` needs a user and a password");
+    assert_eq!(build.span().start_position.line, 1);
+    assert!(build.hint().unwrap().contains("Digest user password"));
+    let websocket = "WEBSOCKET ws://127.0.0.1:9/ws\nAuthorization: Digest ada lovelace\n";
+    let error = client.run_string(websocket, RunOptions::default()).await.unwrap_err();
+    let volley_engine::Error::Build(build) = error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "invalid-credentials");
+}

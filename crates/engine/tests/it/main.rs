@@ -1,0 +1,14 @@
+//! The integration tests of `volley-engine` in one binary (dependencies linked once), a module per concern.
+
+mod analysis;
+mod assertions;
+mod auth_patterns;
+mod bodies;
+mod compatibility;
+mod configuration;
+mod credentials;
+mod exchange;
+mod resolvers;
+mod streaming;
+mod support;
+mod variables;

@@ -1,0 +1,11 @@
+//! The integration tests of `volley-lsp` in one binary (dependencies linked once), a module per concern.
+
+mod code_action;
+mod completion_hover;
+mod cookies;
+mod curl;
+mod navigation;
+mod outcome;
+mod protocol;
+mod send;
+mod support;

@@ -1,0 +1,12 @@
+//! The integration tests of `volley-server` in one binary (dependencies linked once), a module per concern.
+
+mod budget;
+mod connections;
+mod openapi;
+mod redaction;
+mod remote;
+mod remote_ws;
+mod router;
+mod sockets;
+mod support;
+mod ws_sessions;
