@@ -150,6 +150,8 @@ pub struct ResponseInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Limits {
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub max_body_bytes: usize,
 }
 
