@@ -1,9 +1,10 @@
 //! The execution server's wire contract (docs/protocol.md) as types: observer events and
 //! their envelope, the kinds of a WebSocket session's envelopes and the commands it
-//! takes, error codes, execution statuses and stages, the execute request body and the
-//! assertion report. Types only: no IO, no async. The server serialises them; the
-//! engine's remote client and the terminal observer read (or write) them.
+//! takes, error codes, execution statuses and stages, the execute request body and its
+//! answer, the assertion report. Types only: no IO, no async. The server serialises
+//! them; the engine's remote client and the terminal observer read (or write) them.
 
+mod answer;
 mod error;
 mod event;
 mod execute;
@@ -11,6 +12,7 @@ mod execution;
 mod report;
 mod session;
 
+pub use answer::{ExecuteResponse, Header, Limits, RequestInfo, Resolved, ResponseInfo, SessionRef, TimingInfo};
 pub use error::ErrorCode;
 pub use event::{
     AssertionSummary, Direction, Empty, ExecutionFailed, ExecutionFinished, FetchFinished, FlowFinished, FlowStarted,

@@ -135,3 +135,62 @@ fn every_event_name_is_read_and_unknown_ones_are_refused() {
         r#"{"type":"executionFailed","payload":{"stage":"fetch","message":"","code":"INTERNAL_ERROR"}}"#
     );
 }
+
+#[test]
+fn execute_answers() {
+    // The answer of docs/protocol.md, every field present.
+    let answer: ExecuteResponse = round_trip(concat!(
+        r#"{"runId":"run_1","reqExecId":"exec_1","flowId":"flow_1","session":{"sessionId":"ses_1","snapshotVersion":2},"#,
+        r#""request":{"index":0,"name":"login","method":"POST","url":"{{base}}/login","urlResolved":"http://127.0.0.1:5555/login"},"#,
+        r#""resolved":{"workspaceRoot":"/srv/api","basePath":"/srv/api/auth","httpFilePath":"/srv/api/auth/login.http","configPath":"/srv/api/volley.jsonc"},"#,
+        r#""response":{"status":200,"statusText":"OK","headers":[{"name":"content-type","value":"application/json"}],"bodyMode":"buffered","body":"{\"ok\":true}","encoding":"utf-8","truncated":false,"bodyBytes":11,"url":"http://127.0.0.1:5555/login","redirected":false,"httpVersion":"HTTP/1.1"},"#,
+        r#""limits":{"maxBodyBytes":10485760},"#,
+        r#""timing":{"startTime":1795322237559,"endTime":1795322237570,"durationMs":11.084,"ttfb":8.913},"#,
+        r#""assertions":{"passed":false,"total":2,"failed":1,"checks":[{"expression":"status == 200","outcome":"passed","span":{"start":10,"end":23,"line":1,"column":11}},{"expression":"header content-type contains xml","outcome":"failed","expected":"contains \"xml\"","actual":"application/json","span":{"start":30,"end":62,"line":2,"column":11}}]}}"#,
+    ));
+    assert_eq!(answer.session, Some(SessionRef { session_id: "ses_1".to_owned(), snapshot_version: 2 }));
+    assert_eq!(
+        answer.response.headers,
+        [Header { name: "content-type".to_owned(), value: "application/json".to_owned() }]
+    );
+    assert_eq!(answer.timing.ttfb, Some(8.913));
+    assert_eq!(answer.assertions.expect("assertions").checks[1].outcome, CheckOutcome::Failed);
+
+    // Without a flow, a session, a body or assertions: the optional fields are left out.
+    let bare: ExecuteResponse = round_trip(concat!(
+        r#"{"runId":"run_2","reqExecId":"exec_2","#,
+        r#""request":{"index":1,"method":"GET","url":"http://x/","urlResolved":"http://x/"},"#,
+        r#""resolved":{"workspaceRoot":"/w","basePath":"/w"},"#,
+        r#""response":{"status":204,"statusText":"No Content","headers":[],"bodyMode":"none","encoding":"utf-8","truncated":false,"bodyBytes":0,"url":"http://x/","redirected":false,"httpVersion":"HTTP/2.0"},"#,
+        r#""limits":{"maxBodyBytes":1024},"timing":{"startTime":1}}"#,
+    ));
+    assert_eq!((bare.flow_id, bare.response.body), (None, None));
+    let base64: ResponseInfo = round_trip(
+        r#"{"status":200,"statusText":"OK","headers":[],"bodyMode":"buffered","body":"AP8=","encoding":"base64","truncated":true,"bodyBytes":2,"url":"http://x/","redirected":true,"httpVersion":"HTTP/1.1"}"#,
+    );
+    assert_eq!((base64.encoding, base64.truncated), ("base64", true));
+}
+
+#[test]
+fn partial_answers_read_with_defaults() {
+    let answer: ExecuteResponse =
+        serde_json::from_str(r#"{"response":{"status":200,"body":"hi","encoding":"utf8"}}"#).expect("reads");
+    assert_eq!((answer.response.body_mode, answer.response.encoding), ("buffered", "utf-8"));
+    assert_eq!(answer.request, RequestInfo::default());
+    assert_eq!(answer.timing, TimingInfo::default());
+    assert!(answer.response.headers.is_empty() && answer.assertions.is_none());
+    // The one part an answer needs, and words the protocol does not know, are refused.
+    assert!(serde_json::from_str::<ExecuteResponse>(r#"{"runId":"run_1"}"#).is_err());
+    let error = serde_json::from_str::<ResponseInfo>(r#"{"status":200,"encoding":"utf-16"}"#).expect_err("refused");
+    assert!(error.to_string().contains("unknown body encoding `utf-16`"), "{error}");
+    assert!(serde_json::from_str::<ResponseInfo>(r#"{"status":200,"bodyMode":"chunked"}"#).is_err());
+
+    // A check with values that are not strings, an outcome of a later version, no span.
+    let report: AssertionReport = serde_json::from_str(
+        r#"{"checks":[{"expression":"status == 201","outcome":"failed","expected":201,"actual":null},{"expression":"x","outcome":"skipped"}]}"#,
+    )
+    .expect("reads");
+    assert_eq!((report.passed, report.total, report.failed), (false, 0, 0));
+    assert_eq!((report.checks[0].expected.as_deref(), report.checks[0].actual.as_deref()), (Some("201"), None));
+    assert_eq!((report.checks[1].outcome, report.checks[1].span), (CheckOutcome::Invalid, SpanInfo::default()));
+}

@@ -1,7 +1,8 @@
 //! What comes back from the execution server: a `POST /execute` answer turned into
 //! a [`Response`], an `{"error": …}` body into [`Error::Server`], assertion reports
 //! into [`AssertionResult`]s. Pure functions over
-//! bytes, so the mapping is tested without a server.
+//! bytes, so the mapping is tested without a server. The answer's types are the
+//! server's own (`volley-protocol`), which read a partial answer with defaults.
 
 use std::time::Duration;
 
@@ -9,89 +10,12 @@ use base64::Engine as _;
 use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::Value;
+use volley_protocol::{AssertionReport, Check, CheckOutcome, ExecuteResponse, SpanInfo};
 use volley_syntax::{LineIndex, Position, Span};
 
 use crate::assert::{AssertionResult, Outcome};
 use crate::error::Error;
 use crate::response::{Response, SentRequest, Timing};
-
-/// The answer of `POST /execute` (the fields the client uses; the others are ignored).
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ExecuteAnswer {
-    #[serde(default)]
-    request: WireRequest,
-    response: WireResponse,
-    #[serde(default)]
-    timing: WireTiming,
-    assertions: Option<WireAssertions>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireRequest {
-    method: Option<String>,
-    url_resolved: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireResponse {
-    status: u16,
-    #[serde(default)]
-    headers: Vec<WireHeader>,
-    body_mode: Option<String>,
-    body: Option<String>,
-    encoding: Option<String>,
-    #[serde(default)]
-    truncated: bool,
-    url: Option<String>,
-    #[serde(default)]
-    redirected: bool,
-    http_version: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct WireHeader {
-    name: String,
-    value: String,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireTiming {
-    duration_ms: Option<f64>,
-    ttfb: Option<f64>,
-}
-
-/// The `assertions` of an answer: `/execute`'s, and `/execute/ws`'s when the server
-/// sends them.
-#[derive(Debug, Deserialize)]
-pub(crate) struct WireAssertions {
-    #[serde(default)]
-    checks: Vec<WireCheck>,
-}
-
-#[derive(Debug, Deserialize)]
-struct WireCheck {
-    expression: String,
-    outcome: String,
-    expected: Option<Value>,
-    actual: Option<Value>,
-    message: Option<String>,
-    hint: Option<String>,
-    span: Option<WireSpan>,
-}
-
-#[derive(Debug, Deserialize)]
-struct WireSpan {
-    start: usize,
-    end: usize,
-    /// 1-based.
-    line: Option<u32>,
-    /// 1-based.
-    column: Option<u32>,
-}
 
 /// The `{"error": {…}}` body of every non-2xx answer.
 #[derive(Debug, Deserialize)]
@@ -116,7 +40,7 @@ pub(crate) fn response_from_answer(
     content: Option<&str>,
     max_body_bytes: Option<usize>,
 ) -> Result<Response, String> {
-    let answer: ExecuteAnswer = serde_json::from_slice(answer).map_err(|error| format!("invalid JSON: {error}"))?;
+    let answer: ExecuteResponse = serde_json::from_slice(answer).map_err(|error| format!("invalid JSON: {error}"))?;
     let wire = answer.response;
     let status = http::StatusCode::from_u16(wire.status).map_err(|_| format!("invalid status {}", wire.status))?;
     let mut headers = http::HeaderMap::with_capacity(wire.headers.len());
@@ -128,16 +52,14 @@ pub(crate) fn response_from_answer(
             tracing::debug!(name = %header.name, "skipping a header that is not valid HTTP");
         }
     }
-    let mut body = match (wire.body_mode.as_deref(), wire.body) {
-        (Some("none"), _) | (_, None) => Bytes::new(),
-        (_, Some(text)) => match wire.encoding.as_deref() {
-            None | Some("utf-8" | "utf8") => Bytes::from(text),
-            Some("base64") => base64::engine::general_purpose::STANDARD
-                .decode(text.as_bytes())
-                .map(Bytes::from)
-                .map_err(|error| format!("the body is not valid base64: {error}"))?,
-            Some(other) => return Err(format!("unknown body encoding `{other}`")),
-        },
+    // The protocol reads `bodyMode` and `encoding` as the words it knows (and refuses others).
+    let mut body = match (wire.body_mode, wire.body) {
+        ("none", _) | (_, None) => Bytes::new(),
+        (_, Some(text)) if wire.encoding == "base64" => base64::engine::general_purpose::STANDARD
+            .decode(text.as_bytes())
+            .map(Bytes::from)
+            .map_err(|error| format!("the body is not valid base64: {error}"))?,
+        (_, Some(text)) => Bytes::from(text),
     };
     let mut truncated = wire.truncated;
     if let Some(limit) = max_body_bytes
@@ -146,19 +68,9 @@ pub(crate) fn response_from_answer(
         body.truncate(limit);
         truncated = true;
     }
-    let resolved = answer.request.url_resolved.as_deref().and_then(|url| url::Url::parse(url).ok());
-    let url = wire
-        .url
-        .as_deref()
-        .and_then(|url| url::Url::parse(url).ok())
-        .or_else(|| resolved.clone())
-        .unwrap_or_else(blank_url);
-    let method = answer
-        .request
-        .method
-        .as_deref()
-        .and_then(|method| http::Method::from_bytes(method.as_bytes()).ok())
-        .unwrap_or(http::Method::GET);
+    let resolved = url::Url::parse(&answer.request.url_resolved).ok();
+    let url = url::Url::parse(&wire.url).ok().or_else(|| resolved.clone()).unwrap_or_else(blank_url);
+    let method = http::Method::from_bytes(answer.request.method.as_bytes()).unwrap_or(http::Method::GET);
     let request = SentRequest {
         method,
         url: resolved.unwrap_or_else(|| url.clone()),
@@ -166,7 +78,7 @@ pub(crate) fn response_from_answer(
         body: Bytes::new(),
     };
     let timing = Timing { ttfb: millis(answer.timing.ttfb), total: millis(answer.timing.duration_ms) };
-    let version = wire.http_version.as_deref().map_or(http::Version::HTTP_11, version_of);
+    let version = version_of(&wire.http_version);
     let mut response = Response::from_parts(status, version, headers, url, request, timing);
     response.body = crate::response::Body::Read(body);
     response.truncated = truncated;
@@ -179,7 +91,7 @@ pub(crate) fn response_from_answer(
 
 /// The outcomes of an answer's `assertions`, their spans positioned in `content` (the
 /// `.http` text that was sent) when they fall in it.
-pub(crate) fn assertions_of(assertions: WireAssertions, content: Option<&str>) -> Vec<AssertionResult> {
+pub(crate) fn assertions_of(assertions: AssertionReport, content: Option<&str>) -> Vec<AssertionResult> {
     let index = content.map(|content| (LineIndex::new(content), content.len()));
     assertions.checks.into_iter().map(|check| assertion_of(check, index.as_ref())).collect()
 }
@@ -226,40 +138,30 @@ fn version_of(text: &str) -> http::Version {
     }
 }
 
-fn assertion_of(check: WireCheck, index: Option<&(LineIndex, usize)>) -> AssertionResult {
-    let outcome = match check.outcome.as_str() {
-        "passed" => Outcome::Passed,
-        "failed" => Outcome::Failed { expected: text_of(check.expected), actual: text_of(check.actual) },
-        "invalid" => Outcome::Invalid { message: check.message.unwrap_or_default(), hint: check.hint },
-        other => Outcome::Invalid {
-            message: check.message.unwrap_or_else(|| format!("the server reported the outcome `{other}`")),
-            hint: check.hint,
-        },
+fn assertion_of(check: Check, index: Option<&(LineIndex, usize)>) -> AssertionResult {
+    let outcome = match check.outcome {
+        CheckOutcome::Passed => Outcome::Passed,
+        CheckOutcome::Failed => {
+            Outcome::Failed { expected: check.expected.unwrap_or_default(), actual: check.actual.unwrap_or_default() }
+        }
+        CheckOutcome::Invalid => Outcome::Invalid { message: check.message.unwrap_or_default(), hint: check.hint },
     };
-    let span = check.span.map(|span| span_of(&span, index)).unwrap_or_default();
+    // A check without a span reads as the zero span: no place rather than the first byte.
+    let span = if check.span == SpanInfo::default() { Span::default() } else { span_of(&check.span, index) };
     AssertionResult { expression: check.expression, span, outcome }
 }
 
 /// A span in the sent text: positioned by the text itself when its offsets fall in it,
 /// else by the wire's 1-based line and column (both ends at the start).
-fn span_of(wire: &WireSpan, index: Option<&(LineIndex, usize)>) -> Span {
+fn span_of(wire: &SpanInfo, index: Option<&(LineIndex, usize)>) -> Span {
     if let Some((index, length)) = index
         && wire.start <= wire.end
         && wire.end <= *length
     {
         return index.span(wire.start..wire.end);
     }
-    let position = Position::new(wire.line.unwrap_or(1).saturating_sub(1), wire.column.unwrap_or(1).saturating_sub(1));
+    let position = Position::new(wire.line.saturating_sub(1), wire.column.saturating_sub(1));
     Span { start: wire.start, end: wire.end.max(wire.start), start_position: position, end_position: position }
-}
-
-/// An `expected`/`actual` value as text: strings as they are, other JSON as written.
-fn text_of(value: Option<Value>) -> String {
-    match value {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(text)) => text,
-        Some(other) => other.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use std::time::Duration;
 use http::header::AUTHORIZATION;
 use serde::Deserialize;
 use serde_json::Value;
+use volley_protocol::AssertionReport;
 
-use super::super::answer::{self, WireAssertions};
+use super::super::answer;
 use super::super::request::{self, Defaults, ExecuteBody};
 use super::super::{RUN_MARGIN, RemoteClient, cancellable};
 use super::options::WsSessionOptions;
@@ -227,7 +228,7 @@ struct WireAnswer {
     #[serde(default)]
     resolved: Value,
     ws: WireSession,
-    assertions: Option<WireAssertions>,
+    assertions: Option<AssertionReport>,
 }
 
 #[derive(Debug, Deserialize)]
