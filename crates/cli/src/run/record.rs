@@ -6,6 +6,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use volley_engine::Response;
 use volley_engine::assert::{Outcome as Check, Place};
+use volley_engine::report::{PlacedAssertion, place_assertions};
 
 use super::outcome::{Outcome, RequestResult, error_code};
 use super::select::File;
@@ -189,25 +190,15 @@ pub(crate) fn error_record(result: &RequestResult, file: &File) -> Option<ErrorR
 }
 
 pub(crate) fn assertions(response: &Response, file: &File) -> Vec<AssertionRecord> {
-    response
-        .assertions()
-        .iter()
-        .map(|assertion| {
+    place_assertions(response.assertions(), &file.text)
+        .into_iter()
+        .map(|PlacedAssertion { result: assertion, place: Place { line, column } }| {
             let (outcome, expected, actual, message) = match &assertion.outcome {
                 Check::Passed => ("passed", None, None, None),
                 Check::Failed { expected, actual } => ("failed", Some(expected.clone()), Some(actual.clone()), None),
                 Check::Invalid { message, .. } => ("invalid", None, None, Some(message.clone())),
             };
-            let Place { line, column } = assertion.place(&file.text);
-            AssertionRecord {
-                expression: assertion.expression.clone(),
-                line,
-                column,
-                outcome,
-                expected,
-                actual,
-                message,
-            }
+            AssertionRecord { expression: assertion.expression, line, column, outcome, expected, actual, message }
         })
         .collect()
 }

@@ -7,6 +7,7 @@ use http::StatusCode;
 use serde_json::{Value, json};
 use volley_engine::assert::{AssertionResult, Outcome, Place};
 use volley_engine::redact::Redactor;
+use volley_engine::report::{PlacedAssertion, place_assertions};
 use volley_engine::{BuildError, Error, Response, SelectionError};
 use volley_protocol::{CheckOutcome, ErrorCode};
 
@@ -81,14 +82,14 @@ pub(crate) fn assertions(results: &[AssertionResult], text: &str) -> Option<Asse
     if results.is_empty() {
         return None;
     }
-    let checks: Vec<Check> = results.iter().map(|result| check(result, text)).collect();
+    let checks: Vec<Check> = place_assertions(results, text).iter().map(check).collect();
     let failed = results.iter().filter(|result| !result.passed()).count();
     Some(AssertionReport { passed: failed == 0, total: checks.len(), failed, checks })
 }
 
-fn check(result: &AssertionResult, text: &str) -> Check {
-    let span = result.span;
-    let Place { line, column } = result.place(text);
+fn check(placed: &PlacedAssertion) -> Check {
+    let PlacedAssertion { result, place: Place { line, column } } = placed;
+    let (span, line, column) = (result.span, *line, *column);
     let mut check = Check {
         expression: result.expression.clone(),
         outcome: CheckOutcome::Passed,
