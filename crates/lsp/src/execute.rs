@@ -12,7 +12,7 @@ use base64::Engine as _;
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use volley_engine::assert::Outcome as Check;
-use volley_engine::report::{ErrorKind, place_assertions};
+use volley_engine::report::{ErrorKind, Exchange};
 use volley_engine::stages::PreparedRequest;
 use volley_engine::websocket::WsMessage;
 use volley_engine::{CancellationToken, Error, Response, RunOptions};
@@ -508,10 +508,9 @@ impl Listen<'_> {
     }
 }
 
-/// The response as the editor shows it: through the request's redactor (the engine's
-/// policy), as its errors and assertion results already are.
+/// The response as the editor shows it: the engine's result model (redacted by its
+/// policy, assertions placed in `text`), mapped field by field.
 async fn describe(response: &Response, text: &str, listen: &Listen<'_>) -> ResponseInfo {
-    let headers = response.redactor().headers(response.headers());
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let stream = if response.is_websocket() {
         Some(listen_websocket(response, listen).await)
@@ -520,25 +519,24 @@ async fn describe(response: &Response, text: &str, listen: &Listen<'_>) -> Respo
     } else {
         None
     };
-    let bytes = response.body_bytes();
-    let (body, body_encoding) = match std::str::from_utf8(bytes) {
-        Ok(text) => (response.redact(text), "text"),
-        Err(_) => (base64::engine::general_purpose::STANDARD.encode(bytes), "base64"),
+    let Exchange { response: received, timing, assertions, .. } = Exchange::new(response, text);
+    let (body, body_encoding) = match received.body.base64() {
+        Some(encoded) => (encoded, "base64"),
+        None => (received.body.into_text(), "text"),
     };
-    let timing = response.timing();
     ResponseInfo {
-        status: response.status(),
-        status_text: response.status_text().to_owned(),
-        http_version: format!("{:?}", response.version()),
-        url: response.redact(response.url().as_str()),
-        headers,
+        status: received.status,
+        status_text: received.status_text.to_owned(),
+        http_version: received.http_version,
+        url: received.url,
+        headers: received.headers,
         content_type,
         body,
         body_encoding,
-        truncated: response.truncated(),
+        truncated: received.truncated,
         timing: TimingInfo { ttfb_ms: milliseconds(timing.ttfb), total_ms: milliseconds(timing.total) },
         // The editor counts lines from 0; the engine's place from 1.
-        assertions: place_assertions(response.assertions(), text)
+        assertions: assertions
             .into_iter()
             .map(|placed| AssertionInfo {
                 passed: placed.passed(),
