@@ -41,8 +41,6 @@ pub enum ErrorKind {
         /// For `EXECUTE_ERROR`, the transport kind.
         kind: Option<String>,
     },
-    /// Any other error.
-    Other,
 }
 
 impl ErrorKind {
@@ -79,7 +77,6 @@ impl ErrorKind {
             Self::TokenRefresh => "token-refresh".to_owned(),
             Self::Server { code, kind: Some(kind) } if code == "EXECUTE_ERROR" => kind.replace('_', "-"),
             Self::Server { code, .. } => code.to_ascii_lowercase().replace('_', "-"),
-            Self::Other => "error".to_owned(),
         }
     }
 }
