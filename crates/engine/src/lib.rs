@@ -77,6 +77,7 @@ pub mod io;
 mod prepare;
 pub mod redact;
 pub mod remote;
+pub mod report;
 pub mod resolvers;
 pub mod response;
 pub mod sse;

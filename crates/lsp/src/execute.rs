@@ -12,6 +12,7 @@ use base64::Engine as _;
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use volley_engine::assert::Outcome as Check;
+use volley_engine::report::{ErrorKind, Exchange};
 use volley_engine::stages::PreparedRequest;
 use volley_engine::websocket::WsMessage;
 use volley_engine::{CancellationToken, Error, Response, RunOptions};
@@ -325,6 +326,8 @@ pub(crate) struct Sender<'a> {
     /// The jar of the document's workspace folder, or why it cannot be read.
     pub(crate) cookie_jar: &'a Result<Option<volley_engine::CookieJar>, String>,
     pub(crate) document: &'a Document,
+    /// The document's text, which the spans of its requests point into.
+    pub(crate) text: &'a str,
     pub(crate) path: Option<&'a Path>,
     pub(crate) profile: Option<&'a str>,
     pub(crate) cancel: &'a CancellationToken,
@@ -388,7 +391,7 @@ impl Sender<'_> {
                 let went = response.request();
                 let sent =
                     SentInfo::new(&went.method, &went.url, version, &went.headers, &went.body, response.redactor());
-                let response = describe(&response, &listen).await;
+                let response = describe(&response, self.text, &listen).await;
                 Outcome { request: info, sent: Some(sent), response: Some(response), error: None }
             }
             Err(error) => Outcome { request: info, sent: Some(built), response: None, error: Some(error_info(&error)) },
@@ -459,13 +462,15 @@ fn error_info(error: &Error) -> ErrorInfo {
             .collect(),
         _ => Vec::new(),
     };
-    let kind = match error {
-        Error::Cancelled => "cancelled",
-        Error::Invalid { .. } => "invalid",
-        Error::Config(_) => "config",
-        Error::Selection(_) => "selection",
-        Error::Build(build) => build.code(),
-        Error::Transport(transport) => transport.kind(),
+    // The editor's spelling of the engine's kinds: transport kinds keep their
+    // underscores, a refused request is `invalid` whatever its first diagnostic.
+    let kind = match ErrorKind::of(error) {
+        ErrorKind::Cancelled => "cancelled",
+        ErrorKind::Invalid { .. } => "invalid",
+        ErrorKind::Config => "config",
+        ErrorKind::Selection => "selection",
+        ErrorKind::Build { code } => code,
+        ErrorKind::Transport { kind } => kind,
         _ => "error",
     };
     ErrorInfo { kind: kind.to_owned(), message: error.to_string(), diagnostics }
@@ -503,10 +508,9 @@ impl Listen<'_> {
     }
 }
 
-/// The response as the editor shows it: through the request's redactor (the engine's
-/// policy), as its errors and assertion results already are.
-async fn describe(response: &Response, listen: &Listen<'_>) -> ResponseInfo {
-    let headers = response.redactor().headers(response.headers());
+/// The response as the editor shows it: the engine's result model (redacted by its
+/// policy, assertions placed in `text`), mapped field by field.
+async fn describe(response: &Response, text: &str, listen: &Listen<'_>) -> ResponseInfo {
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let stream = if response.is_websocket() {
         Some(listen_websocket(response, listen).await)
@@ -515,31 +519,30 @@ async fn describe(response: &Response, listen: &Listen<'_>) -> ResponseInfo {
     } else {
         None
     };
-    let bytes = response.body_bytes();
-    let (body, body_encoding) = match std::str::from_utf8(bytes) {
-        Ok(text) => (response.redact(text), "text"),
-        Err(_) => (base64::engine::general_purpose::STANDARD.encode(bytes), "base64"),
+    let Exchange { response: received, timing, assertions, .. } = Exchange::new(response, text);
+    let (body, body_encoding) = match received.body.base64() {
+        Some(encoded) => (encoded, "base64"),
+        None => (received.body.into_text(), "text"),
     };
-    let timing = response.timing();
     ResponseInfo {
-        status: response.status(),
-        status_text: response.status_text().to_owned(),
-        http_version: format!("{:?}", response.version()),
-        url: response.redact(response.url().as_str()),
-        headers,
+        status: received.status,
+        status_text: received.status_text.to_owned(),
+        http_version: received.http_version,
+        url: received.url,
+        headers: received.headers,
         content_type,
         body,
         body_encoding,
-        truncated: response.truncated(),
+        truncated: received.truncated,
         timing: TimingInfo { ttfb_ms: milliseconds(timing.ttfb), total_ms: milliseconds(timing.total) },
-        assertions: response
-            .assertions()
-            .iter()
-            .map(|result| AssertionInfo {
-                expression: result.expression.clone(),
-                passed: result.passed(),
-                message: failure(&result.outcome),
-                line: result.span.start_position.line,
+        // The editor counts lines from 0; the engine's place from 1.
+        assertions: assertions
+            .into_iter()
+            .map(|placed| AssertionInfo {
+                passed: placed.passed(),
+                message: failure(&placed.result.outcome),
+                line: placed.place.line - 1,
+                expression: placed.result.expression,
             })
             .collect(),
         stream,

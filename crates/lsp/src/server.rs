@@ -144,7 +144,8 @@ impl Backend {
     async fn send_context(&self, uri: &str) -> Result<SendContext> {
         let (snapshot, document) = self.document_for(uri).await?;
         let cookie_jar = self.jar_for(snapshot.path.as_deref());
-        Ok(SendContext { snapshot, document, profile: self.profile(), cookie_jar })
+        let text = snapshot.rope.to_string();
+        Ok(SendContext { snapshot, document, profile: self.profile(), text, cookie_jar })
     }
 
     /// The sender of a command's requests, on its [`SendContext`].
@@ -158,6 +159,7 @@ impl Backend {
             engine: &self.engine,
             cookie_jar: &context.cookie_jar,
             document: &context.document,
+            text: &context.text,
             path: context.snapshot.path.as_deref(),
             profile: context.profile.as_deref(),
             cancel,
@@ -748,6 +750,8 @@ struct SendContext {
     snapshot: Snapshot,
     document: Arc<volley_syntax::Document>,
     profile: Option<String>,
+    /// The whole text, where the engine places assertion results.
+    text: String,
     /// The jar of the document's workspace folder, or why it cannot be read.
     cookie_jar: std::result::Result<Option<volley_engine::CookieJar>, String>,
 }

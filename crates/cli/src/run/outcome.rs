@@ -219,19 +219,7 @@ pub(crate) fn error_exit(error: &Error) -> Exit {
 
 /// A stable name for an error (`undefined-variable`, `connection-refused`, …).
 pub(crate) fn error_code(error: &Error) -> String {
-    match error {
-        Error::Build(build) => build.code().to_owned(),
-        Error::Transport(transport) => transport.kind().replace('_', "-"),
-        Error::Invalid { diagnostics } => diagnostics.first().map_or("invalid", |d| d.code.as_str()).to_owned(),
-        Error::ReadFile { .. } => "unreadable-file".to_owned(),
-        Error::Selection(_) => "no-such-request".to_owned(),
-        Error::Config(_) => "config".to_owned(),
-        Error::Cancelled => "cancelled".to_owned(),
-        Error::TokenRefresh { .. } => "token-refresh".to_owned(),
-        Error::Server { code, kind: Some(kind), .. } if code == "EXECUTE_ERROR" => kind.replace('_', "-"),
-        Error::Server { code, .. } => code.to_ascii_lowercase().replace('_', "-"),
-        _ => "error".to_owned(),
-    }
+    volley_engine::report::ErrorKind::of(error).name()
 }
 
 /// The error's message without the location its `Display` form may start with, and

@@ -1,11 +1,12 @@
 //! A request of the run as JSON: one line of `--json` output, one entry of the JSON
-//! report. Everything shown of the exchange goes through the response's redactor (the
-//! engine's policy); errors and assertion results come redacted from the engine.
+//! report. The exchange, its assertions' places and the errors' kinds come from the
+//! engine's result model (`volley_engine::report`), redacted by its policy: this maps
+//! fields.
 
-use base64::Engine as _;
 use serde::Serialize;
 use volley_engine::Response;
 use volley_engine::assert::{Outcome as Check, Place};
+use volley_engine::report::{BodySummary, Exchange, PlacedAssertion, place_assertions};
 
 use super::outcome::{Outcome, RequestResult, error_code};
 use super::select::File;
@@ -128,25 +129,21 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         Outcome::Error(_) | Outcome::Refused(_) => record.error = error_record(result, file),
         Outcome::Response { response, .. } => {
             record.error = error_record(result, file);
-            let sent = response.request();
-            record.request = Some(SentRecord {
-                method: sent.method.to_string(),
-                url: response.redact(sent.url.as_str()),
-                headers: pairs(response, &sent.headers),
-                body: body(response, &sent.body),
-            });
+            let Exchange { request: sent, response: received, timing, assertions } =
+                Exchange::new(response, &file.text);
+            record.request =
+                Some(SentRecord { method: sent.method, url: sent.url, headers: sent.headers, body: body(sent.body) });
             record.response = Some(ResponseRecord {
-                status: response.status(),
-                status_text: response.status_text(),
-                http_version: format!("{:?}", response.version()),
-                url: response.redact(response.url().as_str()),
-                redirected: response.redirected(),
-                headers: pairs(response, response.headers()),
-                body: body(response, response.body_bytes()),
+                status: received.status,
+                status_text: received.status_text,
+                http_version: received.http_version,
+                url: received.url,
+                redirected: received.redirected,
+                headers: received.headers,
+                body: body(received.body),
             });
-            let timing = response.timing();
             record.timing = Some(TimingRecord { ttfb_ms: millis(timing.ttfb), total_ms: millis(timing.total) });
-            record.assertions = assertions(response, file);
+            record.assertions = assertion_records(assertions);
         }
     }
     record
@@ -189,37 +186,27 @@ pub(crate) fn error_record(result: &RequestResult, file: &File) -> Option<ErrorR
 }
 
 pub(crate) fn assertions(response: &Response, file: &File) -> Vec<AssertionRecord> {
-    response
-        .assertions()
-        .iter()
-        .map(|assertion| {
+    assertion_records(place_assertions(response.assertions(), &file.text))
+}
+
+fn assertion_records(assertions: Vec<PlacedAssertion>) -> Vec<AssertionRecord> {
+    assertions
+        .into_iter()
+        .map(|PlacedAssertion { result: assertion, place: Place { line, column } }| {
             let (outcome, expected, actual, message) = match &assertion.outcome {
                 Check::Passed => ("passed", None, None, None),
                 Check::Failed { expected, actual } => ("failed", Some(expected.clone()), Some(actual.clone()), None),
                 Check::Invalid { message, .. } => ("invalid", None, None, Some(message.clone())),
             };
-            let Place { line, column } = assertion.place(&file.text);
-            AssertionRecord {
-                expression: assertion.expression.clone(),
-                line,
-                column,
-                outcome,
-                expected,
-                actual,
-                message,
-            }
+            AssertionRecord { expression: assertion.expression, line, column, outcome, expected, actual, message }
         })
         .collect()
 }
 
-fn pairs(response: &Response, headers: &http::HeaderMap) -> Vec<(String, String)> {
-    response.redactor().headers(headers)
-}
-
-fn body(response: &Response, bytes: &[u8]) -> BodyRecord {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => BodyRecord::Text { body: response.redact(text) },
-        Err(_) => BodyRecord::Binary { body_base64: base64::engine::general_purpose::STANDARD.encode(bytes) },
+fn body(body: BodySummary) -> BodyRecord {
+    match body.base64() {
+        Some(body_base64) => BodyRecord::Binary { body_base64 },
+        None => BodyRecord::Text { body: body.into_text() },
     }
 }
 

@@ -7,6 +7,7 @@ use http::StatusCode;
 use serde_json::{Value, json};
 use volley_engine::assert::{AssertionResult, Outcome, Place};
 use volley_engine::redact::Redactor;
+use volley_engine::report::{ErrorKind, PlacedAssertion, place_assertions};
 use volley_engine::{BuildError, Error, Response, SelectionError};
 use volley_protocol::{CheckOutcome, ErrorCode};
 
@@ -81,14 +82,14 @@ pub(crate) fn assertions(results: &[AssertionResult], text: &str) -> Option<Asse
     if results.is_empty() {
         return None;
     }
-    let checks: Vec<Check> = results.iter().map(|result| check(result, text)).collect();
+    let checks: Vec<Check> = place_assertions(results, text).iter().map(check).collect();
     let failed = results.iter().filter(|result| !result.passed()).count();
     Some(AssertionReport { passed: failed == 0, total: checks.len(), failed, checks })
 }
 
-fn check(result: &AssertionResult, text: &str) -> Check {
-    let span = result.span;
-    let Place { line, column } = result.place(text);
+fn check(placed: &PlacedAssertion) -> Check {
+    let PlacedAssertion { result, place: Place { line, column } } = placed;
+    let (span, line, column) = (result.span, *line, *column);
     let mut check = Check {
         expression: result.expression.clone(),
         outcome: CheckOutcome::Passed,
@@ -154,16 +155,22 @@ pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
         Error::Selection(selection) => selection_error(selection),
         Error::Config(config) => ApiError::validation(format!("configuration: {config}")),
         Error::Build(build) => build_error(build, text),
-        Error::Transport(transport) => {
-            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, transport.to_string())
-                .with_details(json!({ "kind": transport.kind() }))
-        }
         Error::Cancelled => {
             ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, "the execution was cancelled")
-                .with_details(json!({ "kind": "cancelled" }))
+                .with_details(json!({ "kind": execute_kind(error) }))
         }
         other => ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, other.to_string())
-            .with_details(json!({ "kind": "other" })),
+            .with_details(json!({ "kind": execute_kind(error) })),
+    }
+}
+
+/// The `details.kind` of an `EXECUTE_ERROR`: the engine's kind as the protocol spells
+/// it (a transport kind with its underscores, `cancelled`, else `other`).
+fn execute_kind(error: &Error) -> &'static str {
+    match ErrorKind::of(error) {
+        ErrorKind::Transport { kind } => kind,
+        ErrorKind::Cancelled => "cancelled",
+        _ => "other",
     }
 }
 

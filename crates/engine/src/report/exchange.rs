@@ -1,0 +1,195 @@
+//! What came of one request that got a response, as every front end shows it: the
+//! request as sent, the response, the timing and the placed assertion results, with
+//! everything shown already through the request's redactor.
+
+use base64::Engine as _;
+
+use super::assertion::{PlacedAssertion, place_assertions};
+use crate::Response;
+use crate::response::Timing;
+
+/// One exchange, built once from the engine's [`Response`] and the `.http` text.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    /// The request as it went (the last one, after redirects).
+    pub request: SentSummary,
+    /// The response.
+    pub response: ResponseSummary,
+    /// How long it took.
+    pub timing: Timing,
+    /// The assertion results, each with its place in the text.
+    pub assertions: Vec<PlacedAssertion>,
+}
+
+/// The request as sent, redacted.
+#[derive(Debug, Clone)]
+pub struct SentSummary {
+    /// The method.
+    pub method: String,
+    /// The URL, redacted.
+    pub url: String,
+    /// The headers (lower-case names, one entry per value), redacted.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: BodySummary,
+}
+
+/// The response, redacted.
+#[derive(Debug, Clone)]
+pub struct ResponseSummary {
+    /// The status code.
+    pub status: u16,
+    /// The status's reason phrase.
+    pub status_text: &'static str,
+    /// The HTTP version (`HTTP/1.1`).
+    pub http_version: String,
+    /// The final URL, redacted.
+    pub url: String,
+    /// The response came after a redirect.
+    pub redirected: bool,
+    /// The headers (lower-case names, one entry per value), redacted.
+    pub headers: Vec<(String, String)>,
+    /// The body as read (empty for a body that streams).
+    pub body: BodySummary,
+    /// The body was cut at the size limit.
+    pub truncated: bool,
+}
+
+/// A body: its text (redacted) when it is UTF-8, else its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodySummary {
+    /// UTF-8 text, redacted.
+    Text(String),
+    /// Bytes that are not UTF-8 (not redacted: no text to search).
+    Binary(Vec<u8>),
+}
+
+impl BodySummary {
+    /// The text of a text body; empty for a binary one.
+    #[must_use]
+    pub fn into_text(self) -> String {
+        match self {
+            Self::Text(text) => text,
+            Self::Binary(_) => String::new(),
+        }
+    }
+
+    /// The bytes of a binary body in standard base64; `None` for a text body.
+    #[must_use]
+    pub fn base64(&self) -> Option<String> {
+        match self {
+            Self::Text(_) => None,
+            Self::Binary(bytes) => Some(base64::engine::general_purpose::STANDARD.encode(bytes)),
+        }
+    }
+}
+
+impl Exchange {
+    /// The exchange of `response`, whose assertions are placed in `text`, the `.http`
+    /// text it was run from.
+    #[must_use]
+    pub fn new(response: &Response, text: &str) -> Self {
+        let redactor = response.redactor();
+        let sent = response.request();
+        let body = |bytes: &[u8]| match std::str::from_utf8(bytes) {
+            Ok(text) => BodySummary::Text(redactor.redact(text).into_owned()),
+            Err(_) => BodySummary::Binary(bytes.to_vec()),
+        };
+        Self {
+            request: SentSummary {
+                method: sent.method.to_string(),
+                url: redactor.redact(sent.url.as_str()).into_owned(),
+                headers: redactor.headers(&sent.headers),
+                body: body(&sent.body),
+            },
+            response: ResponseSummary {
+                status: response.status(),
+                status_text: response.status_text(),
+                http_version: format!("{:?}", response.version()),
+                url: redactor.redact(response.url().as_str()).into_owned(),
+                redirected: response.redirected(),
+                headers: redactor.headers(response.headers()),
+                body: body(response.body_bytes()),
+                truncated: response.truncated(),
+            },
+            timing: response.timing(),
+            assertions: place_assertions(response.assertions(), text),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use bytes::Bytes;
+    use volley_syntax::LineIndex;
+
+    use super::{BodySummary, Exchange};
+    use crate::Response;
+    use crate::assert::{AssertionResult, Outcome, Place};
+    use crate::redact::{Redactor, Secrets};
+    use crate::response::{SentRequest, Timing};
+
+    fn response(secret: &str, text: &str) -> Response {
+        let mut headers = http::HeaderMap::new();
+        headers.insert("authorization", http::HeaderValue::from_static("Bearer abc"));
+        headers.insert("x-api-key", http::HeaderValue::from_str(secret).unwrap_or(http::HeaderValue::from_static("")));
+        headers.insert("accept", http::HeaderValue::from_static("application/json"));
+        let url = url::Url::parse(&format!("https://example.test/items?key={secret}")).ok().unwrap_or_else(|| {
+            url::Url::parse("https://example.test/").unwrap_or_else(|_| unreachable!("a valid URL"))
+        });
+        let request = SentRequest {
+            method: http::Method::POST,
+            url: url.clone(),
+            headers,
+            body: Bytes::from(format!("{{\"key\":\"{secret}\"}}")),
+        };
+        let timing = Timing { ttfb: Duration::from_millis(3), total: Duration::from_millis(5) };
+        let mut response = Response::from_parts(
+            http::StatusCode::OK,
+            http::Version::HTTP_11,
+            http::HeaderMap::new(),
+            url,
+            request,
+            timing,
+        );
+        let mut secrets = Secrets::new();
+        secrets.add_value(secret);
+        response.redactor = Redactor::new(&secrets);
+        let start = text.find("status").unwrap_or_default();
+        response.assertions = vec![AssertionResult {
+            expression: "status == 200".to_owned(),
+            span: LineIndex::new(text).span(start..start + 6),
+            outcome: Outcome::Passed,
+        }];
+        response
+    }
+
+    #[test]
+    fn the_request_as_sent_is_redacted_by_the_policy() {
+        let text = "POST https://example.test/items\n# ☃ @assert status == 200\n";
+        let exchange = Exchange::new(&response("s3cr3t-value", text), text);
+        let shown = format!("{:?}", exchange.request);
+        assert!(!shown.contains("s3cr3t-value"), "{shown}");
+        assert!(!shown.contains("Bearer abc"), "{shown}");
+        let header =
+            |name: &str| exchange.request.headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
+        assert_eq!(header("accept").as_deref(), Some("application/json"));
+        assert_ne!(header("authorization").as_deref(), Some("Bearer abc"));
+        assert_ne!(header("x-api-key").as_deref(), Some("s3cr3t-value"));
+        assert!(matches!(&exchange.request.body, BodySummary::Text(body) if !body.contains("s3cr3t")));
+        assert_eq!(exchange.request.method, "POST");
+        assert_eq!(exchange.response.status, 200);
+        assert_eq!(exchange.timing.total, Duration::from_millis(5));
+        // `# ☃ @assert ` is 12 characters (14 bytes): the place counts characters.
+        assert_eq!(exchange.assertions[0].place, Place { line: 2, column: 13 });
+    }
+
+    #[test]
+    fn a_body_that_is_not_utf8_is_kept_as_bytes() {
+        let body = BodySummary::Binary(vec![0xff, 0x00]);
+        assert_eq!(body.base64().as_deref(), Some("/wA="));
+        assert_eq!(BodySummary::Text("a".to_owned()).base64(), None);
+    }
+}

@@ -1,0 +1,13 @@
+//! The result model every front end maps from: the exchange of a request that got a
+//! response (`exchange.rs`), assertion results with their place in
+//! the `.http` text computed once (`assertion.rs`), and the kind of an error named once
+//! (`kind.rs`). Secrets are hidden by the engine's one policy ([`crate::redact`]) before
+//! anything reaches here; front ends decide neither positions, kinds nor secrets.
+
+mod assertion;
+mod exchange;
+mod kind;
+
+pub use assertion::{PlacedAssertion, place_assertions};
+pub use exchange::{BodySummary, Exchange, ResponseSummary, SentSummary};
+pub use kind::ErrorKind;
