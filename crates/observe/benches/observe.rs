@@ -8,6 +8,7 @@ use serde_json::json;
 use volley_observe::App;
 use volley_observe::connection::Update;
 use volley_observe::state::{Envelope, State};
+use volley_protocol::ObserverEvent;
 
 /// The four events of each of `count` executions in one flow.
 fn events(count: u64) -> Vec<Envelope> {
@@ -33,7 +34,7 @@ fn events(count: u64) -> Vec<Envelope> {
                 flow_id: Some("flow_bench".to_owned()),
                 req_exec_id: Some(format!("exec_{n}")),
                 seq: Some(seq),
-                payload,
+                event: ObserverEvent::from_owned_parts(kind, payload).ok(),
             });
         }
     }

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use serde_json::Value;
+use volley_protocol::StoredExecution;
 
 use crate::connection::Update;
 use crate::state::{Execution, State};
@@ -44,7 +44,8 @@ pub enum Detail {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Fetched {
     Loading,
-    Loaded(Value),
+    /// Read as the protocol's type.
+    Loaded(Box<StoredExecution>),
     Failed(String),
 }
 
@@ -137,8 +138,11 @@ impl App {
             Update::FlowGone(flow) => self.state.flow_gone(&flow),
             Update::SessionGone(id) => self.state.session_gone(&id),
             Update::Detail { key, result } => {
-                let fetched = match result {
-                    Ok(value) => Fetched::Loaded(value),
+                let fetched = match result.and_then(|value| {
+                    serde_json::from_value::<StoredExecution>(value)
+                        .map_err(|error| format!("the execution store answered something else: {error}"))
+                }) {
+                    Ok(stored) => Fetched::Loaded(Box::new(stored)),
                     Err(message) => Fetched::Failed(message),
                 };
                 self.remember(key, fetched);
@@ -327,6 +331,8 @@ mod tests {
     use ratatui::crossterm::event::KeyEvent;
     use serde_json::json;
 
+    use volley_protocol::ObserverEvent;
+
     use super::*;
     use crate::state::Envelope;
 
@@ -347,7 +353,7 @@ mod tests {
                 flow_id: Some(flow.to_owned()),
                 req_exec_id: Some(format!("exec{n}")),
                 seq: Some(n * 10 + u64::from(kind == "executionFinished")),
-                payload,
+                event: ObserverEvent::from_owned_parts(kind, payload).ok(),
             };
             app.update(Update::Event(event), 0);
         }

@@ -333,16 +333,15 @@ impl Positions {
     }
 
     fn note_session(&mut self, event: &Envelope) {
-        let event = event.event();
-        if let Some(ObserverEvent::WsSessionOpened(opened)) = event {
-            let id = opened.ws_session_id;
-            if !id.is_empty() && !self.open_sessions.contains(&id) {
-                self.open_sessions.push_back(id);
+        if let Some(ObserverEvent::WsSessionOpened(opened)) = &event.event {
+            let id = &opened.ws_session_id;
+            if !id.is_empty() && !self.open_sessions.contains(id) {
+                self.open_sessions.push_back(id.clone());
                 if self.open_sessions.len() > OPEN_SESSIONS {
                     self.open_sessions.pop_front();
                 }
             }
-        } else if let Some(ObserverEvent::WsSessionClosed(closed)) = event {
+        } else if let Some(ObserverEvent::WsSessionClosed(closed)) = &event.event {
             self.open_sessions.retain(|open| *open != closed.ws_session_id);
         }
     }

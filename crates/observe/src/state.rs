@@ -17,26 +17,21 @@ const SEEN_PER_STREAM: usize = 4_096;
 const MAX_STREAMS: usize = 4_096;
 
 /// One observer event as the server sends it (docs/protocol.md, "Observer events"), its
-/// payload not yet typed: [`Envelope::event`] reads it as the protocol's event.
+/// payload read as the protocol's event when this observer knows its type.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(from = "RawEnvelope")]
 pub struct Envelope {
-    #[serde(rename = "type")]
+    /// The `type` as sent (for an event this observer does not know too).
     pub kind: String,
-    #[serde(default)]
     pub ts: u64,
-    #[serde(default)]
     pub run_id: Option<String>,
-    #[serde(default)]
     pub session_id: Option<String>,
-    #[serde(default)]
     pub flow_id: Option<String>,
-    #[serde(default)]
     pub req_exec_id: Option<String>,
-    #[serde(default)]
     pub seq: Option<u64>,
-    #[serde(default)]
-    pub payload: Value,
+    /// The typed event: `None` for a type this observer does not know, or a payload of
+    /// another shape (skipped, not an error: its `seq` still counts).
+    pub event: Option<ObserverEvent>,
 }
 
 impl Envelope {
@@ -48,17 +43,49 @@ impl Envelope {
         serde_json::from_str(text)
     }
 
-    /// The typed event: `None` for a type this observer does not know, or a payload of
-    /// another shape.
-    #[must_use]
-    pub fn event(&self) -> Option<ObserverEvent> {
-        ObserverEvent::from_parts(&self.kind, &self.payload).ok()
-    }
-
     /// The stream its `seq` counts in: its flow, else its run.
     #[must_use]
     pub fn stream(&self) -> Option<&str> {
         self.flow_id.as_deref().or(self.run_id.as_deref())
+    }
+}
+
+/// An envelope as read, before its payload is typed. The protocol's `ObserverEnvelope`
+/// refuses an unknown `type`, which an observer skips instead, and needs a `seq`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawEnvelope {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    ts: u64,
+    #[serde(default)]
+    run_id: Option<String>,
+    #[serde(default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    flow_id: Option<String>,
+    #[serde(default)]
+    req_exec_id: Option<String>,
+    #[serde(default)]
+    seq: Option<u64>,
+    #[serde(default)]
+    payload: Value,
+}
+
+impl From<RawEnvelope> for Envelope {
+    fn from(raw: RawEnvelope) -> Self {
+        let event = ObserverEvent::from_owned_parts(&raw.kind, raw.payload).ok();
+        Self {
+            kind: raw.kind,
+            ts: raw.ts,
+            run_id: raw.run_id,
+            session_id: raw.session_id,
+            flow_id: raw.flow_id,
+            req_exec_id: raw.req_exec_id,
+            seq: raw.seq,
+            event,
+        }
     }
 }
 
@@ -195,7 +222,7 @@ impl State {
             return false;
         }
         // A type this observer does not know, or a payload of another shape: ignored.
-        let Some(typed) = event.event() else { return false };
+        let Some(typed) = event.event.clone() else { return false };
         let applied = match typed {
             ObserverEvent::FlowStarted(started) => event.flow_id.as_deref().is_some_and(|id| {
                 self.flow(id).label = started.label.unwrap_or_default();
@@ -497,7 +524,7 @@ mod tests {
             flow_id: flow.map(str::to_owned),
             req_exec_id: Some(exec.to_owned()),
             seq: Some(seq),
-            payload,
+            event: ObserverEvent::from_owned_parts(kind, payload).ok(),
         }
     }
 

@@ -8,6 +8,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, List, ListItem, ListState, Paragraph, Row, Table, Wrap};
 use serde_json::Value;
+use volley_protocol::{CheckOutcome, Header, StoredExecution};
 
 use crate::app::{App, Detail, Fetched, Link, Pane};
 use crate::state::{Direction, Execution, Outcome};
@@ -274,74 +275,66 @@ fn execution_detail(app: &App, key: &str) -> Vec<Line<'static>> {
 }
 
 /// What the execution store kept, under the headline (method and `shown_url`, from the events).
-fn stored_detail(stored: &Value, shown_url: &str, lines: &mut Vec<Line<'static>>) {
-    let timing = &stored["timing"];
+fn stored_detail(stored: &StoredExecution, shown_url: &str, lines: &mut Vec<Line<'static>>) {
+    let timing = &stored.timing;
     // The URL as written, when variables made it differ; the resolved one only when it is news.
-    if let Some(template) = stored["urlTemplate"].as_str().filter(|template| *template != shown_url) {
-        lines.push(Line::styled(format!("written as {template}"), MUTED));
+    for (url, style) in [(&stored.url_template, "written as "), (&stored.url_resolved, "")] {
+        if !url.is_empty() && url != shown_url {
+            lines.push(Line::styled(format!("{style}{url}"), MUTED));
+        }
     }
-    if let Some(url) = stored["urlResolved"].as_str().filter(|url| *url != shown_url) {
-        lines.push(Line::styled(url.to_owned(), MUTED));
-    }
-    let response = &stored["response"];
-    if let Some(status) = response["status"].as_u64() {
-        let style = if status >= 400 { FAILED } else { PASSED };
+    if let Some(response) = &stored.response {
+        let style = if response.status >= 400 { FAILED } else { PASSED };
         lines.push(Line::from(vec![
-            Span::styled(
-                format!("{status} {}", response["statusText"].as_str().unwrap_or_default()),
-                style.add_modifier(Modifier::BOLD),
-            ),
+            Span::styled(format!("{} {}", response.status, response.status_text), style.add_modifier(Modifier::BOLD)),
             Span::raw(format!(
                 " · {} · first byte {} · {} bytes",
-                timing["durationMs"].as_f64().map(milliseconds).unwrap_or_default(),
-                timing["ttfb"].as_f64().map(milliseconds).unwrap_or_default(),
-                response["bodyBytes"].as_u64().unwrap_or_default()
+                timing.duration_ms.map(milliseconds).unwrap_or_default(),
+                timing.ttfb.map(milliseconds).unwrap_or_default(),
+                response.body_bytes
             )),
         ]));
     }
-    if let Some(checks) = stored["assertions"]["checks"].as_array() {
+    if let Some(report) = &stored.assertions {
         lines.push(Line::default());
         lines.push(Line::styled(
-            format!(
-                "Assertions: {}/{} passed",
-                stored["assertions"]["total"]
-                    .as_u64()
-                    .unwrap_or_default()
-                    .saturating_sub(stored["assertions"]["failed"].as_u64().unwrap_or_default()),
-                stored["assertions"]["total"].as_u64().unwrap_or_default()
-            ),
+            format!("Assertions: {}/{} passed", report.total.saturating_sub(report.failed), report.total),
             BOLD,
         ));
-        for check in checks {
-            let expression = check["expression"].as_str().unwrap_or_default().to_owned();
-            lines.push(match check["outcome"].as_str() {
-                Some("passed") => Line::from(vec![Span::styled("✓ ", PASSED), Span::raw(expression)]),
-                Some("failed") => Line::from(vec![
+        for check in &report.checks {
+            let expression = check.expression.clone();
+            lines.push(match check.outcome {
+                CheckOutcome::Passed => Line::from(vec![Span::styled("✓ ", PASSED), Span::raw(expression)]),
+                CheckOutcome::Failed => Line::from(vec![
                     Span::styled("✗ ", FAILED),
                     Span::raw(expression),
                     Span::styled(
-                        format!(" — expected {}, got {}", plain(&check["expected"]), plain(&check["actual"])),
+                        format!(
+                            " — expected {}, got {}",
+                            check.expected.as_deref().unwrap_or("null"),
+                            check.actual.as_deref().unwrap_or("null")
+                        ),
                         FAILED,
                     ),
                 ]),
-                _ => Line::from(vec![
+                CheckOutcome::Invalid => Line::from(vec![
                     Span::styled("✗ ", FAILED),
                     Span::raw(expression),
-                    Span::styled(format!(" — {}", check["message"].as_str().unwrap_or("invalid")), FAILED),
+                    Span::styled(format!(" — {}", check.message.as_deref().unwrap_or("invalid")), FAILED),
                 ]),
             });
         }
     }
-    section(lines, "Request headers", headers(&stored["headers"]));
-    if let Some(body) = stored["bodyPreview"].as_str() {
+    section(lines, "Request headers", headers(&stored.headers));
+    if let Some(body) = &stored.body_preview {
         section(lines, "Request body", pretty(body));
     }
-    if response.is_object() {
-        section(lines, "Response headers", headers(&response["headers"]));
-        if let Some(body) = response["body"].as_str() {
-            let title = if response["truncated"] == true { "Response body (cut)" } else { "Response body" };
-            let text = if response["encoding"] == "base64" {
-                vec![Line::styled(format!("binary, {} bytes", response["bodyBytes"]), MUTED)]
+    if let Some(response) = &stored.response {
+        section(lines, "Response headers", headers(&response.headers));
+        if let Some(body) = &response.body {
+            let title = if response.truncated { "Response body (cut)" } else { "Response body" };
+            let text = if response.encoding == "base64" {
+                vec![Line::styled(format!("binary, {} bytes", response.body_bytes), MUTED)]
             } else {
                 pretty(body)
             };
@@ -359,24 +352,16 @@ fn section(lines: &mut Vec<Line<'static>>, title: &str, content: Vec<Line<'stati
     lines.extend(content);
 }
 
-fn headers(value: &Value) -> Vec<Line<'static>> {
-    value
-        .as_array()
-        .map(|headers| {
-            headers
-                .iter()
-                .map(|header| {
-                    Line::from(vec![
-                        Span::styled(
-                            format!("{}: ", header["name"].as_str().unwrap_or_default()),
-                            Style::new().fg(Color::Cyan),
-                        ),
-                        Span::raw(header["value"].as_str().unwrap_or_default().to_owned()),
-                    ])
-                })
-                .collect()
+fn headers(headers: &[Header]) -> Vec<Line<'static>> {
+    headers
+        .iter()
+        .map(|header| {
+            Line::from(vec![
+                Span::styled(format!("{}: ", header.name), Style::new().fg(Color::Cyan)),
+                Span::raw(header.value.clone()),
+            ])
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 /// JSON indented (key order kept), anything else as it is, a line per line.
@@ -387,10 +372,6 @@ fn pretty(text: &str) -> Vec<Line<'static>> {
         .and_then(|value| serde_json::to_string_pretty(&value).ok())
         .unwrap_or_else(|| text.to_owned());
     shown.lines().map(|line| Line::raw(line.to_owned())).collect()
-}
-
-fn plain(value: &Value) -> String {
-    value.as_str().map_or_else(|| value.to_string(), str::to_owned)
 }
 
 fn session_detail(app: &App, id: &str) -> Vec<Line<'static>> {

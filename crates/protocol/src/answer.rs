@@ -1,5 +1,5 @@
-//! The answer of `POST /execute` (and the request and resolution parts `/execute/ws`
-//! shares): what the server writes and the engine's remote client reads.
+//! The answers of `POST /execute` and `POST /execute/ws` (which share the request and
+//! resolution parts): what the server writes and the engine's remote client reads.
 //!
 //! Writing and the `/doc` schema follow the server: a field it always sends is
 //! required, an optional one is left out when unset. Reading is lenient, so that a
@@ -174,13 +174,13 @@ pub struct TimingInfo {
 /// One of the few words a field may hold (`bodyMode`, `encoding`): the server names it
 /// with a literal, the reader maps what it reads onto the same literals. An alias, not
 /// `&'static str` written out, so that serde does not borrow it from the input.
-type Word = &'static str;
+pub(crate) type Word = &'static str;
 
 fn buffered() -> &'static str {
     "buffered"
 }
 
-fn utf_8() -> &'static str {
+pub(crate) fn utf_8() -> &'static str {
     "utf-8"
 }
 
@@ -196,11 +196,61 @@ fn body_mode<'de, D: Deserializer<'de>>(deserializer: D) -> Result<&'static str,
 }
 
 /// `encoding` as one of the words the protocol knows (`utf8` read as `utf-8`).
-fn encoding<'de, D: Deserializer<'de>>(deserializer: D) -> Result<&'static str, D::Error> {
+pub(crate) fn encoding<'de, D: Deserializer<'de>>(deserializer: D) -> Result<&'static str, D::Error> {
     let word = String::deserialize(deserializer)?;
     match word.as_str() {
         "utf-8" | "utf8" => Ok("utf-8"),
         "base64" => Ok("base64"),
         other => Err(serde::de::Error::custom(format!("unknown body encoding `{other}`"))),
     }
+}
+
+/// The answer of `POST /execute/ws`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ExecuteWsResponse {
+    pub run_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_id: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub req_exec_id: String,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub request: RequestInfo,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub resolved: Resolved,
+    // With `runId`, what an answer cannot be read without.
+    pub ws: WsSessionInfo,
+    /// The `@assert` checks of the handshake (status, headers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertions: Option<AssertionReport>,
+}
+
+/// A server-owned WebSocket session.
+// Named `SessionInfo` in `/doc`, as it always was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = SessionInfo))]
+#[serde(rename_all = "camelCase")]
+pub struct WsSessionInfo {
+    /// `ws_<uuid>`.
+    pub ws_session_id: String,
+    /// `/ws/session/<wsSessionId>`: where the control socket connects.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub downstream_path: String,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub upstream_url: String,
+    /// Only when the upstream chose one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subprotocol: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub replay_buffer_size: usize,
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub last_seq: u64,
 }

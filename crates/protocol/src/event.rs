@@ -227,6 +227,19 @@ macro_rules! events {
                 }
             }
 
+            /// [`from_parts`](Self::from_parts) of a payload the caller gives away: its
+            /// strings are moved into the event, not copied.
+            ///
+            /// # Errors
+            /// An unknown `type`, or a payload of the wrong shape.
+            pub fn from_owned_parts(name: &str, payload: Value) -> Result<Self, serde_json::Error> {
+                let payload = if payload.is_null() { Value::Object(Map::new()) } else { payload };
+                match name {
+                    $($name => <$payload>::deserialize(payload).map(Self::$variant),)*
+                    other => Err(serde_json::Error::custom(format!("unknown observer event `{other}`"))),
+                }
+            }
+
             fn serialize_payload<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 match self {
                     $(Self::$variant(payload) => payload.serialize(serializer),)*

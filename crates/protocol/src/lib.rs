@@ -1,8 +1,9 @@
 //! The execution server's wire contract (docs/protocol.md) as types: observer events and
 //! their envelope, the kinds of a WebSocket session's envelopes and the commands it
 //! takes, error codes, execution statuses and stages, the execute request body and its
-//! answer, the assertion report. Types only: no IO, no async. The server serialises
-//! them; the engine's remote client and the terminal observer read (or write) them.
+//! answers (`/execute`, `/execute/ws`), a stored execution, the assertion report. Types
+//! only: no IO, no async. The server serialises them; the engine's remote client and the
+//! terminal observer read (or write) them.
 
 mod answer;
 mod error;
@@ -11,8 +12,12 @@ mod execute;
 mod execution;
 mod report;
 mod session;
+mod stored;
 
-pub use answer::{ExecuteResponse, Header, Limits, RequestInfo, Resolved, ResponseInfo, SessionRef, TimingInfo};
+pub use answer::{
+    ExecuteResponse, ExecuteWsResponse, Header, Limits, RequestInfo, Resolved, ResponseInfo, SessionRef, TimingInfo,
+    WsSessionInfo,
+};
 pub use error::ErrorCode;
 pub use event::{
     AssertionSummary, Direction, Empty, ExecutionFailed, ExecutionFinished, FetchFinished, FlowFinished, FlowStarted,
@@ -26,6 +31,7 @@ pub use session::{
     ReplayGap, SessionClosed, SessionCommand, SessionCommandKind, SessionEnvelopeKind, SessionError, SessionOpened,
     SessionReplayEnd,
 };
+pub use stored::{StageError, StoredExecution, StoredResponse};
 
 #[cfg(test)]
 mod tests;

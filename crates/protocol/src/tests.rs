@@ -194,3 +194,88 @@ fn partial_answers_read_with_defaults() {
     assert_eq!((report.checks[0].expected.as_deref(), report.checks[0].actual.as_deref()), (Some("201"), None));
     assert_eq!((report.checks[1].outcome, report.checks[1].span), (CheckOutcome::Invalid, SpanInfo::default()));
 }
+
+#[test]
+fn execute_ws_answers() {
+    // The answer of docs/protocol.md ("WebSocket sessions"), its `…` filled in.
+    let answer: ExecuteWsResponse = round_trip(concat!(
+        r#"{"runId":"run_1","flowId":"flow_1","reqExecId":"exec_1","#,
+        r#""request":{"index":0,"name":"chat","method":"GET","url":"{{ws}}/chat","urlResolved":"ws://127.0.0.1:9000/chat"},"#,
+        r#""resolved":{"workspaceRoot":"/srv/api","basePath":"/srv/api"},"#,
+        r#""ws":{"wsSessionId":"ws_8f0c","downstreamPath":"/ws/session/ws_8f0c","upstreamUrl":"ws://127.0.0.1:9000/chat","subprotocol":"chat.v1","replayBufferSize":500,"lastSeq":1},"#,
+        r#""assertions":{"passed":true,"total":1,"failed":0,"checks":[{"expression":"status == 101","outcome":"passed","span":{"start":10,"end":23,"line":1,"column":11}}]}}"#,
+    ));
+    assert_eq!(answer.ws.subprotocol.as_deref(), Some("chat.v1"));
+    assert_eq!((answer.ws.replay_buffer_size, answer.ws.last_seq), (500, 1));
+    assert_eq!(answer.request.url_resolved, "ws://127.0.0.1:9000/chat");
+
+    // Without a flow, a subprotocol or assertions: left out.
+    let bare: ExecuteWsResponse = round_trip(concat!(
+        r#"{"runId":"run_2","reqExecId":"exec_2","#,
+        r#""request":{"index":1,"method":"GET","url":"ws://up/","urlResolved":"ws://up/"},"#,
+        r#""resolved":{"workspaceRoot":"/w","basePath":"/w"},"#,
+        r#""ws":{"wsSessionId":"ws_2","downstreamPath":"/ws/session/ws_2","upstreamUrl":"ws://up/","replayBufferSize":1,"lastSeq":1}}"#,
+    ));
+    assert_eq!((bare.flow_id, bare.ws.subprotocol, bare.assertions), (None, None, None));
+
+    // Read leniently: `runId` and the session's id are all an answer needs.
+    let least: ExecuteWsResponse =
+        serde_json::from_str(r#"{"runId":"run_3","ws":{"wsSessionId":"ws_3"}}"#).expect("reads");
+    assert_eq!((least.req_exec_id.as_str(), least.ws.downstream_path.as_str()), ("", ""));
+    assert_eq!(least.request, RequestInfo::default());
+    assert!(serde_json::from_str::<ExecuteWsResponse>(r#"{"ws":{"wsSessionId":"ws_3"}}"#).is_err());
+    assert!(serde_json::from_str::<ExecuteWsResponse>(r#"{"runId":"run_3"}"#).is_err());
+}
+
+#[test]
+fn stored_executions() {
+    // GET /flows/{flowId}/executions/{reqExecId} of docs/protocol.md, every field present.
+    let stored: StoredExecution = round_trip(concat!(
+        r#"{"reqExecId":"exec_1","flowId":"flow_1","sessionId":"ses_1","reqLabel":"login","#,
+        r#""method":"POST","urlTemplate":"{{base}}/login","urlResolved":"http://127.0.0.1:5555/login","#,
+        r#""headers":[{"name":"content-type","value":"application/json"},{"name":"authorization","value":"[REDACTED]"}],"#,
+        r#""bodyPreview":"{\"user\":\"ada\"}","#,
+        r#""timing":{"startTime":1795322237559,"endTime":1795322237570,"durationMs":11.084,"ttfb":8.913},"#,
+        r#""response":{"status":401,"statusText":"Unauthorized","headers":[],"body":"{\"error\":\"no\"}","encoding":"utf-8","truncated":false,"bodyBytes":14},"#,
+        r#""assertions":{"passed":false,"total":1,"failed":1,"checks":[{"expression":"status == 200","outcome":"failed","expected":"200","actual":"401","span":{"start":10,"end":23,"line":1,"column":11}}]},"#,
+        r#""status":"failed"}"#,
+    ));
+    assert_eq!(stored.status, ExecutionStatus::Failed);
+    assert_eq!(stored.response.expect("a response").status, 401);
+
+    // One that failed before an answer: no response, the stage and message instead.
+    let failed: StoredExecution = round_trip(concat!(
+        r#"{"reqExecId":"exec_2","flowId":"flow_1","method":"GET","urlTemplate":"{{host}}/","urlResolved":"","headers":[],"#,
+        r#""timing":{"startTime":1},"status":"failed","error":{"stage":"interpolate","message":"undefined variable `host`"}}"#,
+    ));
+    assert_eq!(
+        failed.error,
+        Some(StageError { stage: Stage::Interpolate, message: "undefined variable `host`".to_owned() })
+    );
+    let binary: StoredResponse = round_trip(
+        r#"{"status":200,"statusText":"OK","headers":[],"body":"AP8=","encoding":"base64","truncated":true,"bodyBytes":9000}"#,
+    );
+    assert_eq!(binary.encoding, "base64");
+
+    // Read leniently: a partial execution takes defaults; a response needs its status.
+    let pending: StoredExecution = serde_json::from_str(r#"{"status":"pending"}"#).expect("reads");
+    assert_eq!(pending, StoredExecution { status: ExecutionStatus::Pending, ..StoredExecution::default() });
+    let response: StoredResponse = serde_json::from_str(r#"{"status":204}"#).expect("reads");
+    assert_eq!((response.encoding, response.body_bytes), ("utf-8", 0));
+    assert!(serde_json::from_str::<StoredResponse>(r#"{"statusText":"OK"}"#).is_err());
+    assert!(serde_json::from_str::<StoredResponse>(r#"{"status":200,"encoding":"utf-16"}"#).is_err());
+}
+
+#[test]
+fn an_owned_payload_reads_as_a_borrowed_one() {
+    let payload = serde_json::json!({"wsSessionId": "ws_1", "direction": "inbound", "preview": "hi"});
+    let owned = ObserverEvent::from_owned_parts("wsSessionMessage", payload.clone()).expect("reads");
+    assert_eq!(owned, ObserverEvent::from_parts("wsSessionMessage", &payload).expect("reads"));
+    let ObserverEvent::WsSessionMessage(message) = owned else { panic!("wsSessionMessage") };
+    assert_eq!((message.direction, message.preview.as_str()), (Direction::Inbound, "hi"));
+    assert_eq!(
+        ObserverEvent::from_owned_parts("interpolateStarted", serde_json::Value::Null).expect("reads"),
+        ObserverEvent::InterpolateStarted(Empty {})
+    );
+    assert!(ObserverEvent::from_owned_parts("somethingNew", serde_json::json!({})).is_err());
+}

@@ -5,17 +5,15 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
-use volley_protocol::{ErrorCode, ExecutionStatus, Stage};
+use volley_protocol::{ErrorCode, ExecutionStatus};
 
 use http::StatusCode;
-use serde::Serialize;
 use serde_json::{Map, Value};
-use utoipa::ToSchema;
 
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
 use crate::sync::{lock, read, write};
-use crate::wire::{AssertionReport, FlowSummary, Header, TimingInfo};
+use crate::wire::FlowSummary;
 
 /// Most bytes of a response body kept in the execution store (the `/execute` answer
 /// has the whole body, up to `--max-body-size`).
@@ -23,54 +21,9 @@ pub(crate) const STORED_BODY_BYTES: usize = 8 * 1024;
 /// Most bytes of a request body kept as `bodyPreview`.
 pub(crate) const BODY_PREVIEW_BYTES: usize = 4 * 1024;
 
-/// An execution as the store keeps it (`GET /flows/{flowId}/executions/{reqExecId}`).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct StoredExecution {
-    pub(crate) req_exec_id: String,
-    pub(crate) flow_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) session_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) req_label: Option<String>,
-    pub(crate) method: String,
-    pub(crate) url_template: String,
-    pub(crate) url_resolved: String,
-    /// The request headers as sent, sensitive values redacted.
-    pub(crate) headers: Vec<Header>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) body_preview: Option<String>,
-    pub(crate) timing: TimingInfo,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) response: Option<StoredResponse>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) assertions: Option<AssertionReport>,
-    /// `pending`, `running`, `success` or `failed` (an error, or a failed assertion).
-    pub(crate) status: ExecutionStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) error: Option<StageError>,
-}
-
-/// The response of a stored execution (its body cut at 8 KiB).
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct StoredResponse {
-    pub(crate) status: u16,
-    pub(crate) status_text: String,
-    pub(crate) headers: Vec<Header>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) body: Option<String>,
-    pub(crate) encoding: &'static str,
-    pub(crate) truncated: bool,
-    pub(crate) body_bytes: usize,
-}
-
-/// Where an execution failed.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub(crate) struct StageError {
-    pub(crate) stage: Stage,
-    pub(crate) message: String,
-}
+/// An execution as the store keeps it, and its parts: the answer of
+/// `GET /flows/{flowId}/executions/{reqExecId}`, shared with the observer.
+pub(crate) use volley_protocol::{StageError, StoredExecution, StoredResponse};
 
 /// One flow.
 #[derive(Debug)]
@@ -243,6 +196,7 @@ impl Flows {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::TimingInfo;
 
     fn execution(id: &str) -> StoredExecution {
         StoredExecution {

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use volley_observe::App;
 use volley_observe::connection::Update;
 use volley_observe::state::Envelope;
+use volley_protocol::ObserverEvent;
 
 fn event(kind: &str, flow: Option<&str>, exec: &str, seq: u64, payload: Value) -> Update {
     Update::Event(Envelope {
@@ -20,7 +21,7 @@ fn event(kind: &str, flow: Option<&str>, exec: &str, seq: u64, payload: Value) -
         flow_id: flow.map(str::to_owned),
         req_exec_id: Some(exec.to_owned()),
         seq: Some(seq),
-        payload,
+        event: ObserverEvent::from_owned_parts(kind, payload).ok(),
     })
 }
 

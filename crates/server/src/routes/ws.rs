@@ -12,51 +12,20 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Extension, Path, Query, State};
 use axum::response::Response;
 use futures_util::{SinkExt as _, StreamExt as _};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
-use utoipa::ToSchema;
-use volley_protocol::{ErrorCode, ObserverEvent, SessionEnvelopeKind, SessionOpened, WsSessionOpened};
+use volley_protocol::{
+    ErrorCode, ExecuteWsResponse, ObserverEvent, SessionEnvelopeKind, SessionOpened, WsSessionInfo, WsSessionOpened,
+};
 
 use super::events::{Filters, query_error};
 use crate::auth::{ANSWER_SUBPROTOCOL, Access};
 use crate::error::ApiError;
 use crate::execute::{self, Route, Run};
 use crate::state::AppState;
-use crate::wire::{ApiJson, ErrorBody, ExecuteRequest, RequestInfo, Resolved};
+use crate::wire::{ApiJson, ErrorBody, ExecuteRequest};
 use crate::ws::{self, NewSession};
-
-/// The answer of `POST /execute/ws`.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ExecuteWsResponse {
-    run_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    flow_id: Option<String>,
-    req_exec_id: String,
-    request: RequestInfo,
-    resolved: Resolved,
-    ws: SessionInfo,
-    /// The `@assert` checks of the handshake (status, headers).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    assertions: Option<crate::wire::AssertionReport>,
-}
-
-/// A server-owned WebSocket session.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct SessionInfo {
-    /// `ws_<uuid>`.
-    ws_session_id: String,
-    /// `/ws/session/<wsSessionId>`: where the control socket connects.
-    downstream_path: String,
-    upstream_url: String,
-    /// Only when the upstream chose one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    subprotocol: Option<String>,
-    replay_buffer_size: usize,
-    last_seq: u64,
-}
 
 // The document names its body `ExecuteWsRequest`: the fields of /execute and its own (openapi.rs).
 #[utoipa::path(post, path = "/execute/ws", tag = "websocket", request_body = ExecuteRequest,
@@ -118,7 +87,7 @@ pub(crate) async fn execute_ws(
         request: fetched.request.clone(),
         resolved: fetched.resolved.clone(),
         assertions: finished.assertions,
-        ws: SessionInfo {
+        ws: WsSessionInfo {
             downstream_path: format!("/ws/session/{}", session.id),
             ws_session_id: session.id.clone(),
             upstream_url,

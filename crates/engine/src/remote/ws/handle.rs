@@ -7,9 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use http::header::AUTHORIZATION;
-use serde::Deserialize;
 use serde_json::Value;
-use volley_protocol::AssertionReport;
+use volley_protocol::ExecuteWsResponse;
 
 use super::super::answer;
 use super::super::request::{self, Defaults, ExecuteBody};
@@ -34,9 +33,11 @@ pub struct WsSessionInfo {
     pub flow_id: Option<String>,
     /// The execution of the run (stored in the flow).
     pub req_exec_id: Option<String>,
-    /// The request as the server selected it: `{index, name?, method, url, urlResolved}`.
+    /// The request as the server selected it: `{index, name?, method, url, urlResolved}`
+    /// (the protocol's `RequestInfo` as read; its defaults when the server left it out).
     pub request: Value,
-    /// Where the server found things: `{workspaceRoot, basePath, httpFilePath?, configPath?}`.
+    /// Where the server found things: `{workspaceRoot, basePath, httpFilePath?, configPath?}`
+    /// (the protocol's `Resolved` as read).
     pub resolved: Value,
     /// The session's id (`ws_<uuid>`).
     pub ws_session_id: String,
@@ -216,56 +217,27 @@ impl RemoteClient {
     }
 }
 
-/// The answer of `POST /execute/ws` (the fields the client uses).
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireAnswer {
-    run_id: String,
-    flow_id: Option<String>,
-    req_exec_id: Option<String>,
-    #[serde(default)]
-    request: Value,
-    #[serde(default)]
-    resolved: Value,
-    ws: WireSession,
-    assertions: Option<AssertionReport>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireSession {
-    ws_session_id: String,
-    downstream_path: Option<String>,
-    #[serde(default)]
-    upstream_url: String,
-    subprotocol: Option<String>,
-    #[serde(default)]
-    replay_buffer_size: usize,
-    #[serde(default)]
-    last_seq: u64,
-}
-
 /// The session of a `POST /execute/ws` answer, and its assertions (positioned in
 /// `content`) when it has some; `Err` says what is wrong with an answer of another shape.
 pub(super) fn session_from_answer(
     answer: &[u8],
     content: Option<&str>,
 ) -> Result<(WsSessionInfo, Vec<AssertionResult>), String> {
-    let answer: WireAnswer = serde_json::from_slice(answer).map_err(|error| format!("invalid JSON: {error}"))?;
+    // The server's own type, read leniently (only `runId` and `ws.wsSessionId` are needed).
+    let answer: ExecuteWsResponse = serde_json::from_slice(answer).map_err(|error| format!("invalid JSON: {error}"))?;
     let ws = answer.ws;
     if ws.ws_session_id.is_empty() {
         return Err("the session has no id".to_owned());
     }
-    let downstream_path = ws
-        .downstream_path
+    let downstream_path = Some(ws.downstream_path)
         .filter(|path| path.starts_with('/'))
         .unwrap_or_else(|| format!("/ws/session/{}", ws.ws_session_id));
     let info = WsSessionInfo {
         run_id: answer.run_id,
         flow_id: answer.flow_id,
-        req_exec_id: answer.req_exec_id,
-        request: answer.request,
-        resolved: answer.resolved,
+        req_exec_id: Some(answer.req_exec_id).filter(|id| !id.is_empty()),
+        request: serde_json::to_value(&answer.request).unwrap_or_default(),
+        resolved: serde_json::to_value(&answer.resolved).unwrap_or_default(),
         ws_session_id: ws.ws_session_id,
         downstream_path,
         upstream_url: ws.upstream_url,
