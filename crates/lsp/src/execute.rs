@@ -8,11 +8,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use base64::Engine as _;
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use volley_engine::assert::Outcome as Check;
-use volley_engine::report::{ErrorKind, Exchange};
+use volley_engine::report::{ErrorKind, Exchange, PlacedError, SentSummary};
 use volley_engine::stages::PreparedRequest;
 use volley_engine::websocket::WsMessage;
 use volley_engine::{CancellationToken, Error, Response, RunOptions};
@@ -159,31 +158,21 @@ pub(crate) struct SentInfo {
 }
 
 impl SentInfo {
-    /// `method url headers body` through `redactor` (the request's, the engine's policy).
-    fn new(
-        method: &http::Method,
-        url: &url::Url,
-        version: Option<http::Version>,
-        headers: &http::HeaderMap,
-        body: &[u8],
-        redactor: &volley_engine::redact::Redactor,
-    ) -> Self {
-        let truncated = body.len() > MAX_BODY_BYTES;
-        let kept = &body[..body.len().min(MAX_BODY_BYTES)];
-        let (text, body_encoding) = match std::str::from_utf8(kept) {
-            Ok(text) => (redactor.redact(text).into_owned(), "text"),
-            // A cut in the middle of a character is still text.
-            Err(error) if truncated && error.error_len().is_none() => {
-                (redactor.redact(&String::from_utf8_lossy(&kept[..error.valid_up_to()])).into_owned(), "text")
-            }
-            Err(_) => (base64::engine::general_purpose::STANDARD.encode(kept), "base64"),
+    /// The engine's summary of the request (redacted by its policy) for the version
+    /// the request line asks for, the body cut after redaction.
+    fn new(sent: SentSummary, version: Option<http::Version>) -> Self {
+        let empty = sent.body.is_empty();
+        let (kept, truncated) = sent.body.cut(MAX_BODY_BYTES);
+        let (text, body_encoding) = match kept.base64() {
+            Some(encoded) => (encoded, "base64"),
+            None => (kept.into_text(), "text"),
         };
         Self {
-            method: method.to_string(),
-            url: redactor.redact(url.as_str()).into_owned(),
+            method: sent.method,
+            url: sent.url,
             http_version: version.map(|version| format!("{version:?}")),
-            headers: redactor.headers(headers),
-            body: (!body.is_empty()).then_some(text),
+            headers: sent.headers,
+            body: (!empty).then_some(text),
             body_encoding,
             truncated,
         }
@@ -374,27 +363,25 @@ impl Sender<'_> {
             Err(error) => return refused(error),
         };
         let version = prepared.version();
-        let built = SentInfo::new(
-            &prepared.method,
-            &prepared.url,
-            version,
-            &prepared.headers,
-            &prepared.body,
-            &prepared.redactor,
-        );
+        let built =
+            SentSummary::of(&prepared.method, &prepared.url, &prepared.headers, &prepared.body, &prepared.redactor);
         match volley_engine::stages::send(self.engine, prepared, options.cancel_token()).await {
             Ok(response) => {
                 let window = self.arguments.stream_window_ms.map_or(STREAM_WINDOW, Duration::from_millis);
                 let items = self.arguments.max_stream_items.unwrap_or(STREAM_ITEMS);
                 let live = self.arguments.live.as_deref().map(|id| Live { client: self.client, id });
                 let listen = Listen { window, limit: items, cancel: self.cancel, live, request_index: request.index };
-                let went = response.request();
-                let sent =
-                    SentInfo::new(&went.method, &went.url, version, &went.headers, &went.body, response.redactor());
-                let response = describe(&response, self.text, &listen).await;
+                let exchange = Exchange::new(&response, self.text);
+                let sent = SentInfo::new(exchange.request.clone(), version);
+                let response = describe(&response, exchange, &listen).await;
                 Outcome { request: info, sent: Some(sent), response: Some(response), error: None }
             }
-            Err(error) => Outcome { request: info, sent: Some(built), response: None, error: Some(error_info(&error)) },
+            Err(error) => Outcome {
+                request: info,
+                sent: Some(SentInfo::new(built, version)),
+                response: None,
+                error: Some(error_info(&error, request, self.text)),
+            },
         }
     }
 
@@ -404,7 +391,7 @@ impl Sender<'_> {
         let options = self.options()?;
         let prepared = volley_engine::stages::prepare_request(self.engine, self.document, request, self.path, &options)
             .await
-            .map_err(|error| error_info(&error))?;
+            .map_err(|error| error_info(&error, request, self.text))?;
         Ok((prepared, options))
     }
 
@@ -449,22 +436,22 @@ impl Sender<'_> {
 /// The action of the question before a `# @note` request is sent.
 const SEND_ACTION: &str = "Send";
 
-fn error_info(error: &Error) -> ErrorInfo {
-    let diagnostics = match error {
-        Error::Invalid { diagnostics } => diagnostics
-            .iter()
-            .map(|diagnostic| DiagnosticInfo {
-                code: diagnostic.code.as_str(),
-                message: diagnostic.message.clone(),
-                hint: diagnostic.hint.clone(),
-                line: diagnostic.span.start_position.line,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+/// `error` as the editor shows it: the engine's [`PlacedError`], mapped (lines from 0).
+fn error_info(error: &Error, request: &Request, text: &str) -> ErrorInfo {
+    let placed = PlacedError::new(error, request.line_span, text);
+    let diagnostics = placed
+        .diagnostics
+        .into_iter()
+        .map(|diagnostic| DiagnosticInfo {
+            code: diagnostic.code,
+            message: diagnostic.message,
+            hint: diagnostic.hint,
+            line: diagnostic.place.line - 1,
+        })
+        .collect();
     // The editor's spelling of the engine's kinds: transport kinds keep their
     // underscores, a refused request is `invalid` whatever its first diagnostic.
-    let kind = match ErrorKind::of(error) {
+    let kind = match placed.kind {
         ErrorKind::Cancelled => "cancelled",
         ErrorKind::Invalid { .. } => "invalid",
         ErrorKind::Config => "config",
@@ -473,7 +460,7 @@ fn error_info(error: &Error) -> ErrorInfo {
         ErrorKind::Transport { kind } => kind,
         _ => "error",
     };
-    ErrorInfo { kind: kind.to_owned(), message: error.to_string(), diagnostics }
+    ErrorInfo { kind: kind.to_owned(), message: placed.full_message, diagnostics }
 }
 
 /// How to listen to a streaming response.
@@ -509,8 +496,8 @@ impl Listen<'_> {
 }
 
 /// The response as the editor shows it: the engine's result model (redacted by its
-/// policy, assertions placed in `text`), mapped field by field.
-async fn describe(response: &Response, text: &str, listen: &Listen<'_>) -> ResponseInfo {
+/// policy, assertions placed in the document's text), mapped field by field.
+async fn describe(response: &Response, exchange: Exchange, listen: &Listen<'_>) -> ResponseInfo {
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let stream = if response.is_websocket() {
         Some(listen_websocket(response, listen).await)
@@ -519,7 +506,7 @@ async fn describe(response: &Response, text: &str, listen: &Listen<'_>) -> Respo
     } else {
         None
     };
-    let Exchange { response: received, timing, assertions, .. } = Exchange::new(response, text);
+    let Exchange { response: received, timing, assertions, .. } = exchange;
     let (body, body_encoding) = match received.body.base64() {
         Some(encoded) => (encoded, "base64"),
         None => (received.body.into_text(), "text"),

@@ -10,7 +10,7 @@ use volley_engine::assert::{AssertionResult, Outcome as Check};
 use volley_syntax::Severity;
 
 use super::Mode;
-use super::outcome::{Outcome, RequestResult, Skip, error_code};
+use super::outcome::{Outcome, RequestResult, Skip};
 use super::refusal::Refusal;
 use super::select::File;
 use crate::render::{self, Report};
@@ -38,16 +38,16 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
         }
         Outcome::Refused(refusal) => refused(result, refusal, file),
         Outcome::Error(error) => {
-            let (message, span, hint) = result.error_parts(error);
-            let code = error_code(error);
+            let placed = result.error_parts(error, &file.text);
+            let code = placed.kind.name();
             let report = Report {
                 severity: Severity::Error,
                 code: &code,
-                message: &message,
-                span,
+                message: &placed.message,
+                span: placed.span,
                 label: None,
                 notes: Vec::new(),
-                hint: hint.as_deref(),
+                hint: placed.hint.as_deref(),
             };
             anstream::eprintln!("{}\n", render::report(&file.shown, &file.text, &file.lines, &report));
         }

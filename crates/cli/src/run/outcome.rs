@@ -1,5 +1,6 @@
 //! What came of each request of a run, and what it means for the exit code.
 
+use volley_engine::report::PlacedError;
 use volley_engine::{BuildError, Error, Response};
 use volley_syntax::{Request, Span};
 
@@ -137,19 +138,16 @@ impl RequestResult {
         }
     }
 
-    /// The message, place and hint of an [`Outcome::Error`]: [`error_parts`], except
-    /// for a response of a request this run did not send, which says so.
-    pub(crate) fn error_parts(&self, error: &Error) -> (String, Span, Option<String>) {
-        if let (Error::Build(BuildError::RequestVariable { name, span, .. }), Some((request, why))) =
-            (error, &self.missing)
-        {
-            return (
-                format!("`{name}`: request `{request}` has no response in this run ({why})"),
-                *span,
-                Some(format!("see what happened to `{request}` above; this request needs its response")),
-            );
+    /// The message, place and hint of an [`Outcome::Error`]: the engine's
+    /// [`PlacedError`], except for a response of a request this run did not send, whose
+    /// message and hint say so.
+    pub(crate) fn error_parts(&self, error: &Error, text: &str) -> PlacedError {
+        let mut placed = PlacedError::new(error, self.line_span, text);
+        if let (Error::Build(BuildError::RequestVariable { name, .. }), Some((request, why))) = (error, &self.missing) {
+            placed.message = format!("`{name}`: request `{request}` has no response in this run ({why})");
+            placed.hint = Some(format!("see what happened to `{request}` above; this request needs its response"));
         }
-        error_parts(error, self.line_span)
+        placed
     }
 
     /// The request whose response this one could not read (`login` for a failed
@@ -214,41 +212,5 @@ pub(crate) fn error_exit(error: &Error) -> Exit {
             _ => Exit::Usage,
         },
         _ => Exit::Invalid,
-    }
-}
-
-/// A stable name for an error (`undefined-variable`, `connection-refused`, …).
-pub(crate) fn error_code(error: &Error) -> String {
-    volley_engine::report::ErrorKind::of(error).name()
-}
-
-/// The error's message without the location its `Display` form may start with, and
-/// the place in the `.http` text it belongs to (the request line when it has none of
-/// its own).
-pub(crate) fn error_parts(error: &Error, line_span: Span) -> (String, Span, Option<String>) {
-    match error {
-        Error::Build(build) => (build.message(), build.span(), build.hint()),
-        Error::Transport(transport) => {
-            let hint = match transport.kind() {
-                "connection_refused" => Some("is the server running? check the host and port of the URL"),
-                "timeout" => Some(
-                    "allow more time with `# @timeout 60000` on the request (`# @ws-connect-timeout` for a \
-                     WebSocket) or `--timeout 60000`",
-                ),
-                "dns" => Some("check the host name, or the variable that gives it"),
-                "tls" => Some("for a development server with a self-signed certificate, use --insecure"),
-                "too_many_redirects" => Some("add `# @no-redirect` to see the first response"),
-                "websocket_handshake" => {
-                    Some("the server did not accept the WebSocket upgrade: check the URL and the headers it needs")
-                }
-                _ => None,
-            };
-            (transport.to_string(), line_span, hint.map(str::to_owned))
-        }
-        Error::Invalid { diagnostics } => match diagnostics.first() {
-            Some(first) => (first.message.clone(), first.span, first.hint.clone()),
-            None => (error.to_string(), line_span, None),
-        },
-        _ => (error.to_string(), line_span, None),
     }
 }

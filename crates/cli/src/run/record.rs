@@ -8,7 +8,7 @@ use volley_engine::Response;
 use volley_engine::assert::{Outcome as Check, Place};
 use volley_engine::report::{BodySummary, Exchange, PlacedAssertion, place_assertions};
 
-use super::outcome::{Outcome, RequestResult, error_code};
+use super::outcome::{Outcome, RequestResult};
 use super::select::File;
 
 /// One request and what came of it. The shape is documented in docs/cli.md.
@@ -170,19 +170,19 @@ pub(crate) fn error_record(result: &RequestResult, file: &File) -> Option<ErrorR
             hint: None,
         });
     }
-    let (code, message, span, hint) = match &result.outcome {
+    match &result.outcome {
         Outcome::Error(error) => {
-            let (message, span, hint) = result.error_parts(error);
-            (error_code(error), message, span, hint)
+            let placed = result.error_parts(error, &file.text);
+            let Place { line, column } = placed.place;
+            Some(ErrorRecord { code: placed.kind.name(), message: placed.message, line, column, hint: placed.hint })
         }
         Outcome::Refused(refusal) => {
             let first = refusal.problems().into_iter().next()?;
-            (first.code, first.message, first.span, first.hint)
+            let Place { line, column } = Place::of(first.span, &file.text);
+            Some(ErrorRecord { code: first.code, message: first.message, line, column, hint: first.hint })
         }
-        Outcome::Response { .. } | Outcome::Skipped(_) => return None,
-    };
-    let Place { line, column } = Place::of(span, &file.text);
-    Some(ErrorRecord { code, message, line, column, hint })
+        Outcome::Response { .. } | Outcome::Skipped(_) => None,
+    }
 }
 
 pub(crate) fn assertions(response: &Response, file: &File) -> Vec<AssertionRecord> {

@@ -6,7 +6,8 @@ use base64::Engine as _;
 
 use super::assertion::{PlacedAssertion, place_assertions};
 use crate::Response;
-use crate::response::Timing;
+use crate::redact::Redactor;
+use crate::response::{SentRequest, Timing};
 
 /// One exchange, built once from the engine's [`Response`] and the `.http` text.
 #[derive(Debug, Clone)]
@@ -51,6 +52,8 @@ pub struct ResponseSummary {
     pub headers: Vec<(String, String)>,
     /// The body as read (empty for a body that streams).
     pub body: BodySummary,
+    /// The size of the body as received, before redaction.
+    pub body_bytes: usize,
     /// The body was cut at the size limit.
     pub truncated: bool,
 }
@@ -65,6 +68,42 @@ pub enum BodySummary {
 }
 
 impl BodySummary {
+    /// `bytes` as shown through `redactor`: text when UTF-8, else the bytes.
+    fn of(bytes: &[u8], redactor: &Redactor) -> Self {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Self::Text(redactor.redact(text).into_owned()),
+            Err(_) => Self::Binary(bytes.to_vec()),
+        }
+    }
+
+    /// The body cut to its first `limit` bytes (a text on a character boundary), and
+    /// whether anything was cut. The cut comes after redaction, so no part of a secret
+    /// is kept where the limit falls inside one.
+    #[must_use]
+    pub fn cut(self, limit: usize) -> (Self, bool) {
+        match self {
+            Self::Text(mut text) if text.len() > limit => {
+                let end = (0..=limit).rev().find(|&end| text.is_char_boundary(end)).unwrap_or(0);
+                text.truncate(end);
+                (Self::Text(text), true)
+            }
+            Self::Binary(mut bytes) if bytes.len() > limit => {
+                bytes.truncate(limit);
+                (Self::Binary(bytes), true)
+            }
+            whole => (whole, false),
+        }
+    }
+
+    /// `true` for an empty body.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Self::Text(text) => text.is_empty(),
+            Self::Binary(bytes) => bytes.is_empty(),
+        }
+    }
+
     /// The text of a text body; empty for a binary one.
     #[must_use]
     pub fn into_text(self) -> String {
@@ -89,31 +128,56 @@ impl Exchange {
     /// text it was run from.
     #[must_use]
     pub fn new(response: &Response, text: &str) -> Self {
-        let redactor = response.redactor();
-        let sent = response.request();
-        let body = |bytes: &[u8]| match std::str::from_utf8(bytes) {
-            Ok(text) => BodySummary::Text(redactor.redact(text).into_owned()),
-            Err(_) => BodySummary::Binary(bytes.to_vec()),
-        };
         Self {
-            request: SentSummary {
-                method: sent.method.to_string(),
-                url: redactor.redact(sent.url.as_str()).into_owned(),
-                headers: redactor.headers(&sent.headers),
-                body: body(&sent.body),
-            },
-            response: ResponseSummary {
-                status: response.status(),
-                status_text: response.status_text(),
-                http_version: format!("{:?}", response.version()),
-                url: redactor.redact(response.url().as_str()).into_owned(),
-                redirected: response.redirected(),
-                headers: redactor.headers(response.headers()),
-                body: body(response.body_bytes()),
-                truncated: response.truncated(),
-            },
+            request: SentSummary::new(response.request(), response.redactor()),
+            response: ResponseSummary::new(response),
             timing: response.timing(),
             assertions: place_assertions(response.assertions(), text),
+        }
+    }
+}
+
+impl SentSummary {
+    /// `sent` as `redactor` (the request's) lets it be shown.
+    #[must_use]
+    pub fn new(sent: &SentRequest, redactor: &Redactor) -> Self {
+        Self::of(&sent.method, &sent.url, &sent.headers, &sent.body, redactor)
+    }
+
+    /// A request from its parts (one built but not sent, too), as `redactor` lets it be
+    /// shown.
+    #[must_use]
+    pub fn of(
+        method: &http::Method,
+        url: &url::Url,
+        headers: &http::HeaderMap,
+        body: &[u8],
+        redactor: &Redactor,
+    ) -> Self {
+        Self {
+            method: method.to_string(),
+            url: redactor.redact(url.as_str()).into_owned(),
+            headers: redactor.headers(headers),
+            body: BodySummary::of(body, redactor),
+        }
+    }
+}
+
+impl ResponseSummary {
+    /// `response` as its redactor lets it be shown.
+    #[must_use]
+    pub fn new(response: &Response) -> Self {
+        let redactor = response.redactor();
+        Self {
+            status: response.status(),
+            status_text: response.status_text(),
+            http_version: format!("{:?}", response.version()),
+            url: redactor.redact(response.url().as_str()).into_owned(),
+            redirected: response.redirected(),
+            headers: redactor.headers(response.headers()),
+            body: BodySummary::of(response.body_bytes(), redactor),
+            body_bytes: response.body_bytes().len(),
+            truncated: response.truncated(),
         }
     }
 }
@@ -184,6 +248,23 @@ mod tests {
         assert_eq!(exchange.timing.total, Duration::from_millis(5));
         // `# ☃ @assert ` is 12 characters (14 bytes): the place counts characters.
         assert_eq!(exchange.assertions[0].place, Place { line: 2, column: 13 });
+    }
+
+    #[test]
+    fn a_body_is_cut_after_redaction_on_a_character_boundary() {
+        let mut secrets = Secrets::new();
+        secrets.add_value("s3cr3t-value");
+        let redactor = Redactor::new(&secrets);
+        // The limit falls inside the secret: cut before redaction, its start would be kept.
+        let body = BodySummary::of("ab s3cr3t-value".as_bytes(), &redactor);
+        let (cut, truncated) = body.clone().cut(6);
+        assert!(truncated);
+        assert_eq!(cut, BodySummary::Text("ab [RE".to_owned()));
+        assert_eq!(body.clone().cut(1000), (body, false));
+        // `é` is two bytes: a cut in its middle keeps the text before it.
+        assert_eq!(BodySummary::Text("aé".to_owned()).cut(2), (BodySummary::Text("a".to_owned()), true));
+        assert_eq!(BodySummary::Binary(vec![0xff, 1, 2]).cut(2), (BodySummary::Binary(vec![0xff, 1]), true));
+        assert!(BodySummary::Text(String::new()).is_empty());
     }
 
     #[test]

@@ -189,7 +189,7 @@ impl Run {
             return Err(Failure { stage: Stage::Parse, error: report::engine_error(&error, &source.text) });
         }
         if request.disabled {
-            return Err(Failure { stage: Stage::Parse, error: report::disabled(request) });
+            return Err(Failure { stage: Stage::Parse, error: report::disabled(request, &source.text) });
         }
         let name = request.name.as_ref().map(|name| name.value.clone());
         let description = request.description.as_ref().map(|description| description.value.clone());

@@ -7,9 +7,10 @@ use http::StatusCode;
 use serde_json::{Value, json};
 use volley_engine::assert::{AssertionResult, Outcome, Place};
 use volley_engine::redact::Redactor;
-use volley_engine::report::{ErrorKind, PlacedAssertion, place_assertions};
+use volley_engine::report::{ErrorKind, PlacedAssertion, PlacedError, ResponseSummary, place_assertions};
 use volley_engine::{BuildError, Error, Response, SelectionError};
 use volley_protocol::{CheckOutcome, ErrorCode};
+use volley_syntax::Span;
 
 use crate::error::ApiError;
 use crate::flows::StoredResponse;
@@ -26,7 +27,10 @@ pub(crate) fn encode_body(body: &[u8]) -> (Option<String>, &'static str) {
     }
 }
 
-/// The response as `/execute` answers it (the caller's own: unredacted).
+/// The response as `/execute` answers it. Not the engine's [`ResponseSummary`], which
+/// is redacted: docs/protocol.md ("Redaction") leaves unredacted what the upstream sent
+/// back to the caller (status, headers, body, URL), the caller's own response; what
+/// echoes the request (`urlResolved`, the assertions) is redacted elsewhere.
 pub(crate) fn response_info(response: &Response) -> ResponseInfo {
     let body = response.body_bytes();
     let (text, encoding) = encode_body(body);
@@ -52,21 +56,24 @@ pub(crate) fn response_info(response: &Response) -> ResponseInfo {
     }
 }
 
-/// The response as the execution store keeps it: redacted by the engine's policy (the
-/// response's [`Redactor`]), body cut at `limit`.
+/// The response as the execution store keeps it: the engine's [`ResponseSummary`]
+/// (redacted by its policy), the body cut at `limit` after redaction.
 pub(crate) fn stored_response(response: &Response, limit: usize) -> StoredResponse {
-    let body = response.body_bytes();
-    let kept = &body[..body.len().min(limit)];
-    let (text, encoding) = encode_body(kept);
-    let redactor = response.redactor();
+    let received = ResponseSummary::new(response);
+    let (body, cut) = received.body.cut(limit);
+    let (body, encoding) = match body.base64() {
+        _ if body.is_empty() => (None, "utf-8"),
+        Some(encoded) => (Some(encoded), "base64"),
+        None => (Some(body.into_text()), "utf-8"),
+    };
     StoredResponse {
-        status: response.status(),
-        status_text: response.status_text().to_owned(),
-        headers: headers(redactor, response.headers()),
-        body: text.map(|text| if encoding == "utf-8" { redactor.redact(&text).into_owned() } else { text }),
+        status: received.status,
+        status_text: received.status_text.to_owned(),
+        headers: received.headers.into_iter().map(|(name, value)| Header { name, value }).collect(),
+        body,
         encoding,
-        truncated: response.truncated() || kept.len() < body.len(),
-        body_bytes: body.len(),
+        truncated: received.truncated || cut,
+        body_bytes: received.body_bytes,
     }
 }
 
@@ -118,8 +125,12 @@ fn check(placed: &PlacedAssertion) -> Check {
 /// The most diagnostics a `PARSE_ERROR` answer lists; `omitted` counts the others.
 pub(crate) const MAX_ANSWERED_DIAGNOSTICS: usize = 100;
 
-/// An engine error as the API answers it.
+/// An engine error as the API answers it: the engine's [`PlacedError`] (lines and
+/// columns from 1, columns in characters as docs/protocol.md counts them), mapped.
 pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
+    // Every error the server answers with a place has a span of its own: no request
+    // line is needed for the others.
+    let placed = PlacedError::new(error, Span::default(), text);
     match error {
         // A body on a WebSocket request, or a WebSocket URL with another method, breaks a
         // rule of the WebSocket route rather than the syntax.
@@ -129,19 +140,20 @@ pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
                 first.map_or_else(|| (String::new(), "", None), |d| (d.message, d.code.as_str(), d.hint));
             ApiError::validation(message).with_details(json!({ "code": code, "hint": hint }))
         }
-        Error::Invalid { diagnostics } => {
+        Error::Invalid { .. } => {
             // The answer stays small whatever the text: the first diagnostics, and a count.
-            let omitted = diagnostics.len().saturating_sub(MAX_ANSWERED_DIAGNOSTICS);
-            let details: Vec<Value> = diagnostics
+            let omitted = placed.diagnostics.len().saturating_sub(MAX_ANSWERED_DIAGNOSTICS);
+            let details: Vec<Value> = placed
+                .diagnostics
                 .iter()
                 .take(MAX_ANSWERED_DIAGNOSTICS)
                 .map(|diagnostic| {
                     json!({
-                        "code": diagnostic.code.as_str(),
+                        "code": diagnostic.code,
                         "message": diagnostic.message,
                         "hint": diagnostic.hint,
-                        "line": diagnostic.span.start_position.line + 1,
-                        "column": diagnostic.span.start_position.column + 1,
+                        "line": diagnostic.place.line,
+                        "column": diagnostic.place.column,
                     })
                 })
                 .collect();
@@ -150,24 +162,24 @@ pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
             } else {
                 json!({ "diagnostics": details })
             };
-            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ParseError, error.to_string()).with_details(details)
+            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ParseError, placed.full_message).with_details(details)
         }
         Error::Selection(selection) => selection_error(selection),
         Error::Config(config) => ApiError::validation(format!("configuration: {config}")),
-        Error::Build(build) => build_error(build, text),
+        Error::Build(build) => build_error(build, &placed),
         Error::Cancelled => {
             ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, "the execution was cancelled")
-                .with_details(json!({ "kind": execute_kind(error) }))
+                .with_details(json!({ "kind": execute_kind(&placed.kind) }))
         }
-        other => ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, other.to_string())
-            .with_details(json!({ "kind": execute_kind(error) })),
+        _ => ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, placed.full_message.clone())
+            .with_details(json!({ "kind": execute_kind(&placed.kind) })),
     }
 }
 
 /// The `details.kind` of an `EXECUTE_ERROR`: the engine's kind as the protocol spells
 /// it (a transport kind with its underscores, `cancelled`, else `other`).
-fn execute_kind(error: &Error) -> &'static str {
-    match ErrorKind::of(error) {
+fn execute_kind(kind: &ErrorKind) -> &'static str {
+    match kind {
         ErrorKind::Transport { kind } => kind,
         ErrorKind::Cancelled => "cancelled",
         _ => "other",
@@ -175,15 +187,16 @@ fn execute_kind(error: &Error) -> &'static str {
 }
 
 /// A `# @disabled` request: never sent, even when selected by name or index.
-pub(crate) fn disabled(request: &volley_syntax::Request) -> ApiError {
+pub(crate) fn disabled(request: &volley_syntax::Request, text: &str) -> ApiError {
     let directive =
         request.directives.iter().find(|directive| directive.kind == volley_syntax::DirectiveKind::Disabled);
     let span = directive.map_or(request.line_span, |directive| directive.span);
+    let Place { line, column } = Place::of(span, text);
     ApiError::validation("the request is disabled (`# @disabled`): it is never sent").with_details(json!({
         "code": "request-disabled",
         "hint": "remove `# @disabled` to send it",
-        "line": span.start_position.line + 1,
-        "column": span.start_position.column + 1,
+        "line": line,
+        "column": column,
     }))
 }
 
@@ -207,7 +220,7 @@ fn selection_error(error: &SelectionError) -> ApiError {
     }
 }
 
-fn build_error(error: &BuildError, text: &str) -> ApiError {
+fn build_error(error: &BuildError, placed: &PlacedError) -> ApiError {
     let mut root = error;
     while let BuildError::Included { source, .. } = root {
         root = source;
@@ -221,23 +234,22 @@ fn build_error(error: &BuildError, text: &str) -> ApiError {
             );
         }
         if source.kind() == std::io::ErrorKind::NotFound {
-            return ApiError::new(StatusCode::NOT_FOUND, ErrorCode::FileNotFound, error.message())
-                .with_details(location(error, text));
+            return ApiError::new(StatusCode::NOT_FOUND, ErrorCode::FileNotFound, placed.message.clone())
+                .with_details(location(placed));
         }
     }
-    let mut details = location(error, text);
+    let mut details = location(placed);
     details["code"] = json!(error.code());
-    if let Some(hint) = error.hint() {
+    if let Some(hint) = &placed.hint {
         details["hint"] = json!(hint);
     }
-    ApiError::validation(error.message()).with_details(details)
+    ApiError::validation(placed.message.clone()).with_details(details)
 }
 
-fn location(error: &BuildError, text: &str) -> Value {
-    let span = error.span();
-    // Spans of a `<@` file's own text are not in `text`.
-    if span.end > text.len() {
+fn location(placed: &PlacedError) -> Value {
+    // Spans of a `<@` file's own text are not in the execution's text.
+    if !placed.in_text {
         return json!({});
     }
-    json!({ "line": span.start_position.line + 1, "column": span.start_position.column + 1 })
+    json!({ "line": placed.place.line, "column": placed.place.column })
 }

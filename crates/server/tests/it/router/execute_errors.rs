@@ -154,6 +154,25 @@ async fn an_undefined_variable_is_a_validation_error_with_its_place() {
 }
 
 #[tokio::test]
+async fn the_column_of_an_error_counts_characters() {
+    let api = Api::open();
+    // `GET http://127.0.0.1:9/«é»/{{` is 29 characters but 32 bytes: the name is at
+    // column 30 in characters (33 in bytes).
+    let reply = api.execute(json!({ "content": "# ☃\nGET http://127.0.0.1:9/«é»/{{nowhere}}\n" })).await;
+    expect_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(reply.2["error"]["details"]["line"], 2);
+    assert_eq!(reply.2["error"]["details"]["column"], 30, "{}", reply.2);
+    // The reasons of a refused request, the same way.
+    let reply = api.execute(json!({ "content": "GET http://127.0.0.1:9/\nX-«é»: {{unclosed\n" })).await;
+    expect_error(&reply, StatusCode::BAD_REQUEST, "PARSE_ERROR");
+    let diagnostics = reply.2["error"]["details"]["diagnostics"].as_array().cloned().unwrap_or_default();
+    assert!(
+        diagnostics.iter().any(|diagnostic| diagnostic["line"] == 2 && diagnostic["column"] == 8),
+        "{diagnostics:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_refused_connection_is_an_execute_error_with_its_kind() {
     let api = Api::open();
     let reply = api.execute(json!({ "content": format!("GET http://127.0.0.1:{}/", unused_port()) })).await;

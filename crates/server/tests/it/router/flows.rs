@@ -263,3 +263,32 @@ async fn at_the_cap_creating_a_flow_is_429_until_one_is_finished() {
     expect_error(&reply, StatusCode::NOT_FOUND, "FLOW_NOT_FOUND");
     expect_error(&api.post("/flows", None, json!({})).await, StatusCode::TOO_MANY_REQUESTS, "FLOW_LIMIT_REACHED");
 }
+
+#[tokio::test]
+async fn a_stored_body_is_cut_after_redaction() {
+    let upstream = TestServer::start().await;
+    let api = Api::open();
+    let secret = "zq-secret-across-the-cut-9f";
+    let session = api.session(None, json!({ "apiToken": secret })).await;
+    let flow = api.flow(None, json!({ "sessionId": session })).await;
+    let execute = |padding: usize| {
+        let content = format!("POST {}\n\n{}{{{{apiToken}}}}\n", upstream.url("/echo"), "a".repeat(padding));
+        api.execute(json!({ "content": content, "flowId": flow }))
+    };
+    // Where the secret lands in the echoed body (the caller's own answer shows it), then
+    // a padding that puts its first four bytes before the 8 KiB the store keeps.
+    let first = execute(8000).await;
+    let body = ok(&first, StatusCode::OK)["response"]["body"].as_str().unwrap_or_default().to_owned();
+    let at = body.find(secret).expect("the secret in the caller's answer");
+    let reply = execute(8000 + 8 * 1024 - 4 - at).await;
+    let answer = ok(&reply, StatusCode::OK);
+    let body = answer["response"]["body"].as_str().unwrap_or_default();
+    assert_eq!(body.find(secret), Some(8 * 1024 - 4), "the secret straddles the cut");
+    let exec = answer["reqExecId"].as_str().expect("reqExecId");
+    let stored =
+        ok(&api.get(&format!("/flows/{flow}/executions/{exec}"), None).await, StatusCode::OK)["response"].clone();
+    assert_eq!(stored["truncated"], true);
+    let kept = stored["body"].as_str().unwrap_or_default();
+    assert!(!kept.contains("zq-s"), "a part of the secret is stored: …{}", &kept[kept.len().saturating_sub(40)..]);
+    assert!(kept.ends_with("[RED"), "…{}", &kept[kept.len().saturating_sub(40)..]);
+}
