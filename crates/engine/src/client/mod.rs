@@ -257,3 +257,26 @@ impl Client {
         self.inner.config.cookie_jar.as_ref()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Client, ClientConfig};
+
+    /// A thread that panics while it holds the variables' lock poisons it; the client's
+    /// variables stay usable (the workspace's lock policy, `crate::sync`).
+    #[test]
+    fn variables_survive_a_poisoned_lock() {
+        let client = Client::new(ClientConfig::default());
+        client.set_variable("before", 1);
+        let poisoner = client.clone();
+        let panicked = std::thread::spawn(move || {
+            let _held = poisoner.inner.variables.write().expect("not poisoned yet");
+            panic!("poisons the lock");
+        })
+        .join();
+        assert!(panicked.is_err() && client.inner.variables.is_poisoned());
+        client.set_variable("after", 2);
+        let variables = client.get_variables();
+        assert_eq!((variables["before"].as_i64(), variables["after"].as_i64()), (Some(1), Some(2)));
+    }
+}

@@ -358,3 +358,20 @@ fn debug_never_shows_the_token() {
     let shown = format!("{client:?}");
     assert!(!shown.contains("hunter2"), "{shown}");
 }
+
+/// A thread that panics while it holds the variables' lock poisons it; the local copy of
+/// the variables stays readable (`get_variables` answered an empty map before).
+#[tokio::test]
+async fn variables_survive_a_poisoned_lock() {
+    let mut config = RemoteConfig::new("http://127.0.0.1:9");
+    config.variables.insert("before".to_owned(), 1.into());
+    let client = RemoteClient::new(config).expect("a valid URL");
+    let poisoner = client.clone();
+    let panicked = std::thread::spawn(move || {
+        let _held = poisoner.inner.variables.lock().expect("not poisoned yet");
+        panic!("poisons the lock");
+    })
+    .join();
+    assert!(panicked.is_err() && client.inner.variables.is_poisoned());
+    assert_eq!(client.get_variables()["before"], 1);
+}
