@@ -188,6 +188,12 @@ end
 M.history = {}
 local last_send
 
+-- For `volley.actions` (lua/volley/actions.lua): the last send, and the messages.
+function M._last_send()
+  return last_send
+end
+M._notify = notify
+
 -- The most outcomes the history keeps (each may hold a body of up to 4 MiB).
 local HISTORY_CAP = 50
 
@@ -349,172 +355,15 @@ function M.last_response()
   require('volley.response').show(M.last)
 end
 
---- Sends the last request (or the last Send All) again.
-function M.rerun()
-  if not last_send or not vim.api.nvim_buf_is_valid(last_send.buf) then
-    notify('nothing has been sent yet', vim.log.levels.WARN)
-    return
-  end
-  if last_send.command == 'volley.sendAll' then
-    M.send_all(last_send.argument, last_send.buf)
-  else
-    M.send(last_send.argument, last_send.buf)
-  end
-end
-
--- The newest outcome of the session that has a response.
-local function last_response_outcome()
-  for i = #M.history, 1, -1 do
-    local outcome = M.history[i].outcome
-    if type(outcome.response) == 'table' then
-      return outcome
-    end
-  end
-  return nil
-end
-
-local base64_alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-
---- Decodes standard base64 (padding optional, whitespace ignored).
-function M.base64_decode(text)
-  local values = {}
-  for i = 1, #base64_alphabet do
-    values[base64_alphabet:byte(i)] = i - 1
-  end
-  local out, bits, count = {}, 0, 0
-  for i = 1, #text do
-    local value = values[text:byte(i)]
-    if value then
-      bits = bits * 64 + value
-      count = count + 6
-      if count >= 8 then
-        count = count - 8
-        local byte = math.floor(bits / 2 ^ count)
-        out[#out + 1] = string.char(byte)
-        bits = bits - byte * 2 ^ count
-      end
-    end
-  end
-  return table.concat(out)
-end
-
---- Writes the body of the last response to `path` (base64 bodies decoded); refuses a
---- truncated body. Returns `true` when it wrote the file.
-function M.save_body(path)
-  local outcome = last_response_outcome()
-  if not outcome then
-    notify('no response to save yet (send a request first)', vim.log.levels.ERROR)
-    return false
-  end
-  local response = outcome.response
-  if response.truncated then
-    notify('the body was truncated (only its first 4 MiB were kept): not saving a partial body', vim.log.levels.ERROR)
-    return false
-  end
-  if path == nil or path == '' then
-    notify(':VolleySaveBody needs a file name', vim.log.levels.ERROR)
-    return false
-  end
-  path = vim.fn.fnamemodify(vim.fn.expand(path), ':p')
-  local body = response.bodyEncoding == 'base64' and M.base64_decode(response.body) or response.body
-  local file, err = io.open(path, 'wb')
-  if not file then
-    notify('cannot write ' .. path .. ': ' .. tostring(err), vim.log.levels.ERROR)
-    return false
-  end
-  file:write(body)
-  file:close()
-  notify(string.format('saved the body (%d bytes) to %s', #body, path))
-  return true
-end
-
--- The request a command is about: the one under the cursor in a `.http` buffer, the
--- last one sent from a response buffer.
-local function request_argument()
-  local buf = vim.api.nvim_get_current_buf()
-  if vim.bo[buf].filetype == 'volley_response' then
-    local outcome = M.last and M.last[#M.last]
-    if not outcome or not last_send then
-      return nil
-    end
-    local index = type(outcome.request) == 'table' and tonumber(outcome.request.index) or 0
-    return { uri = uri_of(last_send.buf), index = index }, last_send.buf
-  end
-  return { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1 }, buf
-end
-
---- Copies the request under the cursor as a curl command line to the `"` register (and
---- `+` when there is a clipboard); `on_done` gets the command.
-function M.copy_curl(on_done)
-  local argument, buf = request_argument()
-  if not argument then
-    notify('nothing has been sent yet', vim.log.levels.WARN)
-    return
-  end
-  M.execute('volley.copyAsCurl', argument, buf, function(result)
-    vim.fn.setreg('"', result.curl)
-    if vim.fn.has('clipboard') == 1 then
-      pcall(vim.fn.setreg, '+', result.curl)
-    end
-    local warnings = result.warnings or {}
-    if #warnings > 0 then
-      notify('copied as curl; ' .. table.concat(warnings, '; '), vim.log.levels.WARN)
-    else
-      notify('copied as curl')
-    end
-    if on_done then
-      on_done(result.curl)
-    end
-  end)
-end
-
---- Shows the last request as it was sent (redacted by the server).
-function M.show_sent()
-  local outcome = M.last and M.last[#M.last]
-  if not outcome or not require('volley.response').show_sent(outcome) then
-    notify('no request has been sent yet', vim.log.levels.WARN)
-  end
-end
-
---- Lets the user pick a response of this session (`vim.ui.select`, newest first) and
---- shows it.
-function M.show_history()
-  if #M.history == 0 then
-    notify('no responses yet', vim.log.levels.WARN)
-    return
-  end
-  local entries = {}
-  for i = #M.history, 1, -1 do
-    entries[#entries + 1] = M.history[i]
-  end
-  vim.ui.select(entries, {
-    prompt = 'Volley responses',
-    format_item = function(entry)
-      local outcome = entry.outcome
-      local request = type(outcome.request) == 'table' and outcome.request or {}
-      local what = type(request.name) == 'string' and request.name
-        or ((request.method or '') .. ' ' .. (request.url or ''))
-      local summary = require('volley.response').summary({ outcome })
-      return entry.at .. '  ' .. what .. '  ' .. summary
-    end,
-  }, function(entry)
-    if entry then
-      M.last = { entry.outcome }
-      require('volley.response').show(M.last)
-    end
-  end)
-end
-
---- Empties the cookie jar of the buffer's workspace.
-function M.clear_cookies(on_done)
-  local buf = M.source_buf()
-  M.execute('volley.clearCookies', { uri = uri_of(buf) }, buf, function(result)
-    notify(string.format('cleared %d cookie(s)', tonumber(result.cleared) or 0))
-    if on_done then
-      on_done(result)
-    end
-  end)
-end
+-- The actions on the session's responses (lua/volley/actions.lua), under the same names.
+local actions = require('volley.actions')
+M.rerun = actions.rerun
+M.base64_decode = actions.base64_decode
+M.save_body = actions.save_body
+M.copy_curl = actions.copy_curl
+M.show_sent = actions.show_sent
+M.show_history = actions.show_history
+M.clear_cookies = actions.clear_cookies
 
 -- The commands of `.http` buffers (`http`: true) and of response buffers.
 local commands = {

@@ -1,0 +1,192 @@
+-- Volley for Neovim: the actions on the session's responses (send again, save a body,
+-- copy as curl, show the request as sent, pick from the history, empty the cookie jar).
+-- `require('volley')` exposes each under the same name; the client (`execute`, `last`,
+-- `history`, the last send) is required when an action runs, so neither file requires
+-- the other while loading.
+local M = {}
+
+local function notify(message, level)
+  require('volley')._notify(message, level)
+end
+
+local function uri_of(buf)
+  return vim.uri_from_bufnr(buf)
+end
+
+--- Sends the last request (or the last Send All) again.
+function M.rerun()
+  local volley = require('volley')
+  local last_send = volley._last_send()
+  if not last_send or not vim.api.nvim_buf_is_valid(last_send.buf) then
+    notify('nothing has been sent yet', vim.log.levels.WARN)
+    return
+  end
+  if last_send.command == 'volley.sendAll' then
+    volley.send_all(last_send.argument, last_send.buf)
+  else
+    volley.send(last_send.argument, last_send.buf)
+  end
+end
+
+-- The newest outcome of the session that has a response.
+local function last_response_outcome()
+  local volley = require('volley')
+  for i = #volley.history, 1, -1 do
+    local outcome = volley.history[i].outcome
+    if type(outcome.response) == 'table' then
+      return outcome
+    end
+  end
+  return nil
+end
+
+local base64_alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+
+--- Decodes standard base64 (padding optional, whitespace ignored).
+function M.base64_decode(text)
+  local values = {}
+  for i = 1, #base64_alphabet do
+    values[base64_alphabet:byte(i)] = i - 1
+  end
+  local out, bits, count = {}, 0, 0
+  for i = 1, #text do
+    local value = values[text:byte(i)]
+    if value then
+      bits = bits * 64 + value
+      count = count + 6
+      if count >= 8 then
+        count = count - 8
+        local byte = math.floor(bits / 2 ^ count)
+        out[#out + 1] = string.char(byte)
+        bits = bits - byte * 2 ^ count
+      end
+    end
+  end
+  return table.concat(out)
+end
+
+--- Writes the body of the last response to `path` (base64 bodies decoded); refuses a
+--- truncated body. Returns `true` when it wrote the file.
+function M.save_body(path)
+  local outcome = last_response_outcome()
+  if not outcome then
+    notify('no response to save yet (send a request first)', vim.log.levels.ERROR)
+    return false
+  end
+  local response = outcome.response
+  if response.truncated then
+    notify('the body was truncated (only its first 4 MiB were kept): not saving a partial body', vim.log.levels.ERROR)
+    return false
+  end
+  if path == nil or path == '' then
+    notify(':VolleySaveBody needs a file name', vim.log.levels.ERROR)
+    return false
+  end
+  path = vim.fn.fnamemodify(vim.fn.expand(path), ':p')
+  local body = response.bodyEncoding == 'base64' and M.base64_decode(response.body) or response.body
+  local file, err = io.open(path, 'wb')
+  if not file then
+    notify('cannot write ' .. path .. ': ' .. tostring(err), vim.log.levels.ERROR)
+    return false
+  end
+  file:write(body)
+  file:close()
+  notify(string.format('saved the body (%d bytes) to %s', #body, path))
+  return true
+end
+
+-- The request a command is about: the one under the cursor in a `.http` buffer, the
+-- last one sent from a response buffer.
+local function request_argument()
+  local volley = require('volley')
+  local last_send = volley._last_send()
+  local buf = vim.api.nvim_get_current_buf()
+  if vim.bo[buf].filetype == 'volley_response' then
+    local outcome = volley.last and volley.last[#volley.last]
+    if not outcome or not last_send then
+      return nil
+    end
+    local index = type(outcome.request) == 'table' and tonumber(outcome.request.index) or 0
+    return { uri = uri_of(last_send.buf), index = index }, last_send.buf
+  end
+  return { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1 }, buf
+end
+
+--- Copies the request under the cursor as a curl command line to the `"` register (and
+--- `+` when there is a clipboard); `on_done` gets the command.
+function M.copy_curl(on_done)
+  local volley = require('volley')
+  local argument, buf = request_argument()
+  if not argument then
+    notify('nothing has been sent yet', vim.log.levels.WARN)
+    return
+  end
+  volley.execute('volley.copyAsCurl', argument, buf, function(result)
+    vim.fn.setreg('"', result.curl)
+    if vim.fn.has('clipboard') == 1 then
+      pcall(vim.fn.setreg, '+', result.curl)
+    end
+    local warnings = result.warnings or {}
+    if #warnings > 0 then
+      notify('copied as curl; ' .. table.concat(warnings, '; '), vim.log.levels.WARN)
+    else
+      notify('copied as curl')
+    end
+    if on_done then
+      on_done(result.curl)
+    end
+  end)
+end
+
+--- Shows the last request as it was sent (redacted by the server).
+function M.show_sent()
+  local volley = require('volley')
+  local outcome = volley.last and volley.last[#volley.last]
+  if not outcome or not require('volley.response').show_sent(outcome) then
+    notify('no request has been sent yet', vim.log.levels.WARN)
+  end
+end
+
+--- Lets the user pick a response of this session (`vim.ui.select`, newest first) and
+--- shows it.
+function M.show_history()
+  local volley = require('volley')
+  if #volley.history == 0 then
+    notify('no responses yet', vim.log.levels.WARN)
+    return
+  end
+  local entries = {}
+  for i = #volley.history, 1, -1 do
+    entries[#entries + 1] = volley.history[i]
+  end
+  vim.ui.select(entries, {
+    prompt = 'Volley responses',
+    format_item = function(entry)
+      local outcome = entry.outcome
+      local request = type(outcome.request) == 'table' and outcome.request or {}
+      local what = type(request.name) == 'string' and request.name
+        or ((request.method or '') .. ' ' .. (request.url or ''))
+      local summary = require('volley.response').summary({ outcome })
+      return entry.at .. '  ' .. what .. '  ' .. summary
+    end,
+  }, function(entry)
+    if entry then
+      volley.last = { entry.outcome }
+      require('volley.response').show(volley.last)
+    end
+  end)
+end
+
+--- Empties the cookie jar of the buffer's workspace.
+function M.clear_cookies(on_done)
+  local volley = require('volley')
+  local buf = volley.source_buf()
+  volley.execute('volley.clearCookies', { uri = uri_of(buf) }, buf, function(result)
+    notify(string.format('cleared %d cookie(s)', tonumber(result.cleared) or 0))
+    if on_done then
+      on_done(result)
+    end
+  end)
+end
+
+return M
