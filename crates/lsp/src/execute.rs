@@ -3,19 +3,24 @@
 //! Requests go through the engine in this process, with the unsaved text of the
 //! document, the active profile and one client per language server (so chaining and
 //! cookies carry over from one send to the next). The result is JSON for editors to
-//! display (documented in docs/lsp.md).
+//! display (`outcome.rs`, documented in docs/lsp.md); streaming responses are listened
+//! to by `listen.rs`.
 
 use std::path::Path;
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use volley_engine::assert::Outcome as Check;
 use volley_engine::report::{ErrorKind, Exchange, PlacedError, SentSummary};
 use volley_engine::stages::PreparedRequest;
-use volley_engine::websocket::WsMessage;
 use volley_engine::{CancellationToken, Error, Response, RunOptions};
 use volley_syntax::{Document, Request};
+
+use crate::listen::{Listen, Live, STREAM_ITEMS, STREAM_WINDOW, listen_events, listen_websocket};
+use crate::outcome::{
+    AssertionInfo, DiagnosticInfo, ErrorInfo, MAX_BODY_BYTES, Outcome, RequestInfo, ResponseInfo, SentInfo, TimingInfo,
+    milliseconds,
+};
 
 /// The command of the "Send Request" lens.
 pub(crate) const SEND: &str = "volley.send";
@@ -32,13 +37,6 @@ pub(crate) const COPY_AS_CURL: &str = "volley.copyAsCurl";
 
 /// Every command the server executes.
 pub(crate) const COMMANDS: [&str; 6] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES, COPY_AS_CURL];
-
-/// How long a streaming response (SSE, WebSocket) is listened to by default.
-const STREAM_WINDOW: Duration = Duration::from_secs(2);
-/// How many events or messages of a streaming response are kept by default.
-const STREAM_ITEMS: usize = 50;
-/// The most of a response body the result carries.
-const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// The arguments of `volley.send` and `volley.sendAll` (the first element of
 /// `arguments`).
@@ -69,222 +67,6 @@ pub(crate) struct SendArguments {
     #[serde(default)]
     pub(crate) live: Option<String>,
 }
-
-/// The notification of a streaming response's progress, for sends given a `live` id.
-#[derive(Debug)]
-pub(crate) enum StreamNotification {}
-
-impl tower_lsp_server::ls_types::notification::Notification for StreamNotification {
-    type Params = StreamUpdate;
-    const METHOD: &'static str = "volley/stream";
-}
-
-/// What `volley/stream` carries: first the opening (status, no item), then one
-/// notification per event or message.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct StreamUpdate {
-    /// The `live` id of the send.
-    pub(crate) live: String,
-    /// The request's index in its file.
-    pub(crate) request_index: usize,
-    /// `sse` or `websocket`.
-    pub(crate) kind: String,
-    /// The response status, on the opening notification.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub(crate) status: Option<u16>,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub(crate) item: Option<StreamItem>,
-}
-
-/// Where the items of a streaming response go as they arrive.
-#[derive(Clone, Copy)]
-pub(crate) struct Live<'a> {
-    pub(crate) client: &'a tower_lsp_server::Client,
-    pub(crate) id: &'a str,
-}
-
-/// What came of sending one request.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Outcome {
-    pub(crate) request: RequestInfo,
-    /// The request as it went out (whenever it was built and sent, also when the
-    /// transport then failed), through the request's redactor.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) sent: Option<SentInfo>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) response: Option<ResponseInfo>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) error: Option<ErrorInfo>,
-}
-
-/// Which request was sent.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RequestInfo {
-    pub(crate) index: usize,
-    pub(crate) name: Option<String>,
-    pub(crate) method: String,
-    /// The URL as written (variables unresolved).
-    pub(crate) url: String,
-    /// The request line, 0-based.
-    pub(crate) line: u32,
-    /// The text of its `# @description`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) description: Option<String>,
-}
-
-/// The request as it went out: the method, URL, headers (the jar's cookies included) and
-/// body the engine sent (of the last hop when redirects were followed), or, when the
-/// transport failed, as built to be sent.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct SentInfo {
-    pub(crate) method: String,
-    pub(crate) url: String,
-    /// The version the request line asks for (`HTTP/2.0`), when it asks for one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) http_version: Option<String>,
-    /// In order, repeated names kept.
-    pub(crate) headers: Vec<(String, String)>,
-    /// The body: text, or base64 for a body that is not UTF-8; absent when empty.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) body: Option<String>,
-    /// `text` or `base64`.
-    pub(crate) body_encoding: &'static str,
-    /// The body was longer than what is kept.
-    pub(crate) truncated: bool,
-}
-
-impl SentInfo {
-    /// The engine's summary of the request (redacted by its policy) for the version
-    /// the request line asks for, the body cut after redaction.
-    fn new(sent: SentSummary, version: Option<http::Version>) -> Self {
-        let empty = sent.body.is_empty();
-        let (kept, truncated) = sent.body.cut(MAX_BODY_BYTES);
-        let (text, body_encoding) = match kept.base64() {
-            Some(encoded) => (encoded, "base64"),
-            None => (kept.into_text(), "text"),
-        };
-        Self {
-            method: sent.method,
-            url: sent.url,
-            http_version: version.map(|version| format!("{version:?}")),
-            headers: sent.headers,
-            body: (!empty).then_some(text),
-            body_encoding,
-            truncated,
-        }
-    }
-}
-
-/// The response, as the editor shows it.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ResponseInfo {
-    pub(crate) status: u16,
-    pub(crate) status_text: String,
-    pub(crate) http_version: String,
-    /// The URL the response came from (after redirects).
-    pub(crate) url: String,
-    /// In order, repeated names kept.
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) content_type: Option<String>,
-    /// The body: text, or base64 for a body that is not UTF-8.
-    pub(crate) body: String,
-    /// `text` or `base64`.
-    pub(crate) body_encoding: &'static str,
-    /// The body was longer than what is kept.
-    pub(crate) truncated: bool,
-    pub(crate) timing: TimingInfo,
-    pub(crate) assertions: Vec<AssertionInfo>,
-    /// For an event stream or a WebSocket: what was received in the listening window.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) stream: Option<StreamInfo>,
-}
-
-/// Milliseconds.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct TimingInfo {
-    pub(crate) ttfb_ms: f64,
-    pub(crate) total_ms: f64,
-}
-
-/// One `# @assert` check.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct AssertionInfo {
-    pub(crate) expression: String,
-    pub(crate) passed: bool,
-    /// Why it failed (expected and actual), when it did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) message: Option<String>,
-    /// The line of the `@assert`, 0-based.
-    pub(crate) line: u32,
-}
-
-/// The first events or messages of a streaming response.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct StreamInfo {
-    /// `sse` or `websocket`.
-    pub(crate) kind: &'static str,
-    pub(crate) items: Vec<StreamItem>,
-    /// Why listening stopped: `ended` (the server ended the stream), `window` (the
-    /// listening time ran out), `limit` (enough items), `error`.
-    pub(crate) stopped: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) error: Option<String>,
-}
-
-/// One event (SSE) or message (WebSocket).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct StreamItem {
-    /// The SSE event type; `text`, `pong` or `close` for a WebSocket message.
-    pub(crate) event: String,
-    pub(crate) data: String,
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub(crate) id: Option<String>,
-    /// Milliseconds since the response head.
-    pub(crate) at_ms: f64,
-}
-
-/// Why a request got no response.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ErrorInfo {
-    /// A stable kind: `cancelled`, `invalid`, `disabled`, `not-confirmed`, `config`,
-    /// `selection`, a build error's code (`undefined-variable`, `missing-file`, …) or a
-    /// transport error's kind (`connection_refused`, `timeout`, …).
-    pub(crate) kind: String,
-    pub(crate) message: String,
-    /// For `invalid`: the errors that kept the request from being sent.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) diagnostics: Vec<DiagnosticInfo>,
-}
-
-impl ErrorInfo {
-    pub(crate) fn new(kind: &str, message: impl Into<String>) -> Self {
-        Self { kind: kind.to_owned(), message: message.into(), diagnostics: Vec::new() }
-    }
-}
-
-/// An error of the document that refuses a request.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct DiagnosticInfo {
-    /// The stable code (docs/diagnostics.md).
-    pub(crate) code: &'static str,
-    pub(crate) message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) hint: Option<String>,
-    /// 0-based.
-    pub(crate) line: u32,
-}
-
 /// The requests `arguments` select in `document`: one for `volley.send`, all for
 /// `volley.sendAll`. An error message when none matches.
 pub(crate) fn select<'a>(
@@ -462,39 +244,6 @@ fn error_info(error: &Error, request: &Request, text: &str) -> ErrorInfo {
     };
     ErrorInfo { kind: kind.to_owned(), message: placed.full_message, diagnostics }
 }
-
-/// How to listen to a streaming response.
-struct Listen<'a> {
-    window: Duration,
-    limit: usize,
-    cancel: &'a CancellationToken,
-    live: Option<Live<'a>>,
-    request_index: usize,
-}
-
-impl Listen<'_> {
-    /// Sends what the stream of `info` got live (the opening's `status`, or an item), when
-    /// the send has a `live` id.
-    async fn send(&self, info: &StreamInfo, status: Option<u16>, item: Option<&StreamItem>) {
-        if let Some(live) = self.live {
-            let update = StreamUpdate {
-                live: live.id.to_owned(),
-                request_index: self.request_index,
-                kind: info.kind.to_owned(),
-                status,
-                item: item.cloned(),
-            };
-            live.client.send_notification::<StreamNotification>(update).await;
-        }
-    }
-
-    /// Keeps `item` and sends it live.
-    async fn push(&self, info: &mut StreamInfo, item: StreamItem) {
-        self.send(info, None, Some(&item)).await;
-        info.items.push(item);
-    }
-}
-
 /// The response as the editor shows it: the engine's result model (redacted by its
 /// policy, assertions placed in the document's text), mapped field by field.
 async fn describe(response: &Response, exchange: Exchange, listen: &Listen<'_>) -> ResponseInfo {
@@ -544,106 +293,4 @@ fn failure(outcome: &Check) -> Option<String> {
         Check::Invalid { message, hint: Some(hint) } => Some(format!("{message} (hint: {hint})")),
         Check::Invalid { message, hint: None } => Some(message.clone()),
     }
-}
-
-fn milliseconds(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
-}
-
-/// The first events of an event stream, within `window`.
-async fn listen_events(response: &Response, listen: &Listen<'_>) -> StreamInfo {
-    let Listen { window, limit, cancel, .. } = *listen;
-    let mut info = StreamInfo { kind: "sse", items: Vec::new(), stopped: "window", error: None };
-    listen.send(&info, Some(response.status()), None).await;
-    let mut events = match response.events() {
-        Ok(events) => events,
-        Err(error) => {
-            info.stopped = "error";
-            info.error = Some(response.redact(&error.to_string()));
-            return info;
-        }
-    };
-    let started = tokio::time::Instant::now();
-    let deadline = started + window;
-    while info.items.len() < limit {
-        let next = tokio::select! {
-            next = events.next() => next,
-            () = tokio::time::sleep_until(deadline) => return info,
-            () = cancel.cancelled() => return info,
-        };
-        match next {
-            Some(Ok(event)) => {
-                let item = StreamItem {
-                    event: event.event,
-                    data: response.redact(&event.data),
-                    id: event.id,
-                    at_ms: milliseconds(started.elapsed()),
-                };
-                listen.push(&mut info, item).await;
-            }
-            Some(Err(error)) => {
-                info.stopped = "error";
-                info.error = Some(response.redact(&error.to_string()));
-                return info;
-            }
-            None => {
-                info.stopped = "ended";
-                return info;
-            }
-        }
-    }
-    info.stopped = "limit";
-    info
-}
-
-/// The first messages of a WebSocket within `window`; the socket is then closed.
-async fn listen_websocket(response: &Response, listen: &Listen<'_>) -> StreamInfo {
-    let Listen { window, limit, cancel, .. } = *listen;
-    let mut info = StreamInfo { kind: "websocket", items: Vec::new(), stopped: "window", error: None };
-    listen.send(&info, Some(response.status()), None).await;
-    let Some(mut socket) = response.websocket() else {
-        info.stopped = "error";
-        info.error = Some("the WebSocket was already taken".to_owned());
-        return info;
-    };
-    let started = tokio::time::Instant::now();
-    let deadline = started + window;
-    while info.items.len() < limit {
-        let next = tokio::select! {
-            next = socket.next() => next,
-            () = tokio::time::sleep_until(deadline) => break,
-            () = cancel.cancelled() => break,
-        };
-        let at_ms = milliseconds(started.elapsed());
-        match next {
-            Some(Ok(WsMessage::Text(text))) => {
-                let item = StreamItem { event: "text".to_owned(), data: response.redact(&text), id: None, at_ms };
-                listen.push(&mut info, item).await;
-            }
-            Some(Ok(WsMessage::Pong(payload))) => {
-                let data = String::from_utf8_lossy(&payload).into_owned();
-                listen.push(&mut info, StreamItem { event: "pong".to_owned(), data, id: None, at_ms }).await;
-            }
-            Some(Ok(WsMessage::Close(close))) => {
-                let data = close.map(|close| format!("{} {}", close.code, close.reason)).unwrap_or_default();
-                listen.push(&mut info, StreamItem { event: "close".to_owned(), data, id: None, at_ms }).await;
-                info.stopped = "ended";
-                return info;
-            }
-            Some(Err(error)) => {
-                info.stopped = "error";
-                info.error = Some(response.redact(&error.to_string()));
-                return info;
-            }
-            None => {
-                info.stopped = "ended";
-                return info;
-            }
-        }
-    }
-    if info.items.len() >= limit {
-        info.stopped = "limit";
-    }
-    let _ = socket.close(1000, "").await;
-    info
 }

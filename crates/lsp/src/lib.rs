@@ -3,6 +3,7 @@
 //! are computed on snapshots with the syntax crate and the engine, and every conversion
 //! to LSP types is in `convert.rs`.
 
+mod commands;
 mod completion;
 mod convert;
 mod cookies;
@@ -13,7 +14,9 @@ mod execute;
 mod formatting;
 mod hover;
 mod jsonc;
+mod listen;
 mod navigation;
+mod outcome;
 mod paste;
 mod preview;
 mod progress;

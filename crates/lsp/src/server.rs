@@ -1,5 +1,6 @@
 //! The `LanguageServer` implementation: the one place where every handler is registered
-//! (`initialize` announces them, the trait methods below answer them).
+//! (`initialize` announces them, the trait methods below answer them). The
+//! `workspace/executeCommand` commands are implemented in `commands.rs`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,7 +8,6 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
-use tower_lsp_server::ls_types::ProgressToken;
 use tower_lsp_server::ls_types::{
     CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability, CodeActionResponse, CodeLens,
     CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
@@ -28,11 +28,11 @@ use tower_lsp_server::{Client, LanguageServer};
 use crate::cookies::{self, Jars};
 use crate::diagnostics::{Context, Environment, Publisher};
 use crate::documents::{Documents, Snapshot, is_config};
-use crate::execute::{self, SendArguments};
+use crate::execute;
 use crate::progress::Progresses;
 use crate::scope::Scope;
 use crate::sync::lock;
-use crate::{completion, convert, copy, formatting, hover, jsonc, navigation, paste, preview};
+use crate::{completion, convert, formatting, hover, jsonc, navigation, paste, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
 const CONFIG_GLOBS: [&str; 4] =
@@ -42,19 +42,19 @@ const CONFIG_GLOBS: [&str; 4] =
 /// share the same documents and engine.
 #[derive(Debug, Clone)]
 pub struct Backend {
-    client: Client,
-    documents: Documents,
-    engine: volley_engine::Client,
+    pub(crate) client: Client,
+    pub(crate) documents: Documents,
+    pub(crate) engine: volley_engine::Client,
     /// Set by `shutdown`: the process exits with 0 only after it (LSP's `exit` rule).
     shut_down: Arc<AtomicBool>,
     publisher: Publisher,
     environment: Arc<Mutex<Environment>>,
-    progresses: Progresses,
+    pub(crate) progresses: Progresses,
     /// The client registers file watchers on request
     /// (`workspace.didChangeWatchedFiles.dynamicRegistration`).
     can_watch: Arc<AtomicBool>,
     /// The cookie jars, one per workspace folder.
-    jars: Jars,
+    pub(crate) jars: Jars,
 }
 
 impl Backend {
@@ -98,7 +98,7 @@ impl Backend {
         self.publisher.request_all(&self.context());
     }
 
-    fn profile(&self) -> Option<String> {
+    pub(crate) fn profile(&self) -> Option<String> {
         lock(&self.environment).profile.clone()
     }
 
@@ -127,140 +127,10 @@ impl Backend {
     pub(crate) async fn cancel_progress(&self, params: WorkDoneProgressCancelParams) {
         self.progresses.cancel(&params.token);
     }
-
-    fn snapshot(&self, uri: &Uri) -> Result<Snapshot> {
-        self.documents.snapshot(uri).ok_or_else(|| invalid_params(format!("`{}` is not open", uri.as_str())))
-    }
-
-    /// The open document `uri` of a command's arguments, and its whole typed document.
-    async fn document_for(&self, uri: &str) -> Result<(Snapshot, Arc<volley_syntax::Document>)> {
-        let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
-        let snapshot = self.snapshot(&uri)?;
-        let document = document_of(&snapshot).await?;
-        Ok((snapshot, document))
-    }
-
-    /// What the sends of a command need of the document `uri` and of the session.
-    async fn send_context(&self, uri: &str) -> Result<SendContext> {
-        let (snapshot, document) = self.document_for(uri).await?;
-        let cookie_jar = self.jar_for(snapshot.path.as_deref());
-        let text = snapshot.rope.to_string();
-        Ok(SendContext { snapshot, document, profile: self.profile(), text, cookie_jar })
-    }
-
-    /// The sender of a command's requests, on its [`SendContext`].
-    fn sender<'a>(
-        &'a self,
-        context: &'a SendContext,
-        cancel: &'a volley_engine::CancellationToken,
-        arguments: &'a SendArguments,
-    ) -> execute::Sender<'a> {
-        execute::Sender {
-            engine: &self.engine,
-            cookie_jar: &context.cookie_jar,
-            document: &context.document,
-            text: &context.text,
-            path: context.snapshot.path.as_deref(),
-            profile: context.profile.as_deref(),
-            cancel,
-            arguments,
-            client: &self.client,
-        }
-    }
-
-    /// The request a command's arguments pick in its document.
-    fn selected<'a>(context: &'a SendContext, arguments: &SendArguments) -> Result<&'a volley_syntax::Request> {
-        let rope = &context.snapshot.rope;
-        execute::select(&context.document, arguments, |offset| convert::position(rope, offset).line)
-            .map_err(invalid_params)
-    }
-
-    async fn send(&self, arguments: SendArguments, token: Option<ProgressToken>) -> Result<Value> {
-        let context = self.send_context(&arguments.uri).await?;
-        let request = Self::selected(&context, &arguments)?;
-        let title = format!("Sending {} {}", request.method.value, request.url.to_source());
-        let progress = self.progresses.begin(&self.client, token, &title).await;
-        let outcome = self.sender(&context, &progress.cancel, &arguments).send(request).await;
-        progress.finish();
-        Ok(serde_json::to_value(outcome).unwrap_or(Value::Null))
-    }
-
-    async fn send_all(&self, arguments: SendArguments, token: Option<ProgressToken>) -> Result<Value> {
-        let context = self.send_context(&arguments.uri).await?;
-        let document = &context.document;
-        let count = document.requests().count();
-        let name = context
-            .snapshot
-            .path
-            .as_deref()
-            .and_then(|path| path.file_name())
-            .map_or_else(|| "the document".to_owned(), |name| name.to_string_lossy().into_owned());
-        let progress = self.progresses.begin(&self.client, token, &format!("Sending {count} requests of {name}")).await;
-        let sender = self.sender(&context, &progress.cancel, &arguments);
-        let mut outcomes = Vec::with_capacity(count);
-        for (index, request) in document.requests().enumerate() {
-            if progress.cancel.is_cancelled() {
-                break;
-            }
-            let percentage = u32::try_from(index * 100 / count.max(1)).unwrap_or(100);
-            let label = request.name.as_ref().map_or_else(|| request.url.to_source(), |name| name.value.clone());
-            progress.report(format!("{}/{count} {label}", index + 1), Some(percentage)).await;
-            outcomes.push(sender.send(request).await);
-        }
-        let cancelled = progress.cancel.is_cancelled();
-        progress.finish();
-        Ok(json!({ "results": outcomes, "cancelled": cancelled }))
-    }
-
-    /// The cookie jar of the document at `path` (see `cookies.rs`).
-    fn jar_for(&self, path: Option<&std::path::Path>) -> std::result::Result<Option<volley_engine::CookieJar>, String> {
-        self.jars.jar_for(path, |directory| volley_engine::stages::config_for(&self.engine, directory).ok().flatten())
-    }
-
-    /// `volley.clearCookies`: empties the jar of the document `uri`, or every jar.
-    async fn clear_cookies(&self, arguments: &Value) -> Result<Value> {
-        let path = match arguments.get("uri").and_then(Value::as_str) {
-            Some(uri) => {
-                let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
-                Some(convert::path(&uri))
-            }
-            None => None,
-        };
-        let which = path.as_ref().map_or(cookies::Which::Every, |path| cookies::Which::Document(path.as_deref()));
-        let (cleared, errors) = self.jars.clear(which);
-        for error in errors {
-            self.client.log_message(MessageType::WARNING, error).await;
-        }
-        Ok(json!({ "cleared": cleared }))
-    }
-
-    /// `volley.copyAsCurl`: the request built as `volley.send` would send it, as curl.
-    async fn copy_as_curl(&self, arguments: SendArguments) -> Result<Value> {
-        let context = self.send_context(&arguments.uri).await?;
-        let request = Self::selected(&context, &arguments)?;
-        let cancel = volley_engine::CancellationToken::new();
-        let copied =
-            copy::copy_as_curl(&self.sender(&context, &cancel, &arguments), request).await.map_err(request_failed)?;
-        Ok(serde_json::to_value(copied).unwrap_or(Value::Null))
-    }
-
-    fn profiles(&self, arguments: &Value) -> Result<Value> {
-        let uri =
-            arguments.get("uri").and_then(Value::as_str).ok_or_else(|| invalid_params("give the document's `uri`"))?;
-        let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
-        let directory = convert::path(&uri).and_then(|path| path.parent().map(std::path::Path::to_path_buf));
-        let config = directory.map(|directory| volley_engine::stages::config_for(&self.engine, &directory));
-        let (profiles, config_path, error) = match config {
-            Some(Ok(Some(config))) => (config.profiles.keys().cloned().collect(), Some(config.path), None),
-            Some(Ok(None)) | None => (Vec::new(), None, None),
-            Some(Err(error)) => (Vec::new(), None, Some(error.to_string())),
-        };
-        Ok(json!({ "profiles": profiles, "active": self.profile(), "config": config_path, "error": error }))
-    }
 }
 
 /// The whole typed document of a snapshot, built off the async workers.
-async fn document_of(snapshot: &Snapshot) -> Result<Arc<volley_syntax::Document>> {
+pub(crate) async fn document_of(snapshot: &Snapshot) -> Result<Arc<volley_syntax::Document>> {
     let snapshot = snapshot.clone();
     tokio::task::spawn_blocking(move || snapshot.document()).await.map_err(|_| RpcError::internal_error())
 }
@@ -311,13 +181,8 @@ impl Backend {
     }
 }
 
-fn invalid_params(message: impl Into<String>) -> RpcError {
+pub(crate) fn invalid_params(message: impl Into<String>) -> RpcError {
     RpcError::invalid_params(message.into())
-}
-
-/// LSP's `RequestFailed` (-32803): the request was understood but could not be done.
-fn request_failed(message: String) -> RpcError {
-    RpcError { code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803), message: message.into(), data: None }
 }
 
 /// What settings say of the active profile.
@@ -742,16 +607,4 @@ impl LanguageServer for Backend {
         };
         Ok(Some(result))
     }
-}
-
-/// The document of a command that sends, and what its sends share: taken once, so that
-/// every request of a Send All sees the same text, profile and cookie jar.
-struct SendContext {
-    snapshot: Snapshot,
-    document: Arc<volley_syntax::Document>,
-    profile: Option<String>,
-    /// The whole text, where the engine places assertion results.
-    text: String,
-    /// The jar of the document's workspace folder, or why it cannot be read.
-    cookie_jar: std::result::Result<Option<volley_engine::CookieJar>, String>,
 }
