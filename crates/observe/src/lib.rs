@@ -2,6 +2,7 @@
 //! server's observer stream only (`/event/ws` with `afterSeq`, the execution store, the
 //! `wsSessionMessage` events). See docs/observer.md.
 //!
+//! - `envelope.rs`: one frame of the observer stream read, its payload typed when known.
 //! - `state.rs`: envelopes reduced into flows, executions and sessions (pure, capped).
 //! - `app.rs`: the screen state and what keys and updates do to it (pure).
 //! - `view.rs`: drawing it with ratatui (only the rows in view are built).
@@ -10,6 +11,7 @@
 
 pub mod app;
 pub mod connection;
+mod envelope;
 pub mod state;
 pub mod view;
 

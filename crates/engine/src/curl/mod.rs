@@ -1,12 +1,14 @@
 //! cURL command lines: a request written as one (`write.rs`, for "copy as cURL") and a
-//! command read back into `.http` text (`parse.rs`, for "paste a cURL command"), with
-//! POSIX shell quoting (`quote.rs`). The CLI and the language server share them.
+//! command read back (`parse.rs`) and written as `.http` text (`to_http.rs`), for "paste a
+//! cURL command", with POSIX shell quoting (`quote.rs`). The CLI and the language server
+//! share them.
 //!
 //! Invariant: what [`to_curl`] writes, [`parse_curl`] reads back into the same method,
 //! URL, headers, body and HTTP version.
 
 mod parse;
 mod quote;
+mod to_http;
 mod write;
 
 pub use parse::{CurlParseError, FormField, ParsedBody, ParsedCurl, parse_curl};
