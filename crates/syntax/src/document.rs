@@ -452,13 +452,33 @@ pub struct VariableDeclaration {
 }
 
 /// A script or redirection line the grammar recognises so that it never becomes part
-/// of a body. Volley does not run scripts.
+/// of a body. Pre-request scripts and response handlers, written in place or in a
+/// file, are run by the engine; the other kinds are reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Script {
     /// The whole script.
     pub span: Span,
     /// Which kind.
     pub kind: ScriptKind,
+    /// The JavaScript between `{%` and `%}` of a closed `< {% %}` or `> {% %}` script.
+    pub code: Option<Spanned<String>>,
+    /// The path of `< ./script.js` or `> ./handler.js`, as written.
+    pub path: Option<Spanned<String>>,
+}
+
+impl Script {
+    /// `true` for the kinds the engine runs: a closed script in place or a script file,
+    /// before the request line or after the request.
+    #[must_use]
+    pub fn runs(&self) -> bool {
+        self.code.is_some() || self.path.is_some()
+    }
+
+    /// `true` for a script that runs before the request is built.
+    #[must_use]
+    pub fn is_pre_request(&self) -> bool {
+        matches!(self.kind, ScriptKind::PreRequest | ScriptKind::PreRequestFile)
+    }
 }
 
 /// The kinds of [`Script`].
