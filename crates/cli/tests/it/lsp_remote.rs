@@ -92,6 +92,16 @@ fn sends_go_through_volley_serve_whose_session_keeps_cookies_and_chained_respons
         all["results"].as_array().unwrap().iter().map(|o| o["response"]["status"].clone()).collect();
     assert_eq!(statuses, [200, 200, 200, 200].map(|status| json!(status)), "{all}");
 
+    // An event stream is relayed by the server and listened to as a local one is.
+    let events = editor.open(
+        &workspace.0.join("events.http"),
+        &format!("GET {}\nAccept: text/event-stream\n", upstream.url("/sse/events")),
+    );
+    let streamed = editor.command("volley.send", &json!({"uri": events, "index": 0}))["result"].clone();
+    assert_eq!(streamed["response"]["status"], 200, "{streamed}");
+    assert_eq!(streamed["response"]["stream"]["kind"], "sse", "{streamed}");
+    assert!(!streamed["response"]["stream"]["items"].as_array().unwrap().is_empty(), "{streamed}");
+
     // What the server's session keeps cannot be cleared from here: said, not ignored.
     let cleared = editor.command("volley.clearCookies", &json!({"uri": uri}));
     let message = cleared["error"]["message"].as_str().unwrap();
