@@ -20,6 +20,7 @@ mod outcome;
 mod paste;
 mod preview;
 mod progress;
+mod remote;
 mod scope;
 mod server;
 mod sync;
