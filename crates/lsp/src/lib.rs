@@ -22,7 +22,6 @@ mod preview;
 mod progress;
 mod scope;
 mod server;
-mod sync;
 
 pub use server::Backend;
 use tower_lsp_server::{ClientSocket, LspService, Server};
