@@ -82,7 +82,6 @@ pub mod resolvers;
 pub mod response;
 pub mod sse;
 pub mod stages;
-mod sync;
 pub mod transport;
 pub mod websocket;
 

@@ -20,7 +20,6 @@ use crate::digest::DigestCredentials;
 use crate::error::{BuildError, Error};
 use crate::interpolate::{Renderer, Scope};
 use crate::redact::{Redactor, Secrets};
-use crate::sync::{lock, read};
 
 /// A request resolved and built, not sent: what [`stages::prepare`](crate::stages::prepare) returns.
 #[derive(Debug, Clone)]
@@ -106,8 +105,8 @@ impl Client {
             .unwrap_or_default();
         let profile = options.profile.as_deref().or(self.inner.config.profile.as_deref());
         let settings = self.settings(&directory, profile)?;
-        let client_variables = Arc::clone(&read(&self.inner.variables));
-        let chain = Arc::clone(&lock(&self.inner.chain));
+        let client_variables = Arc::clone(&self.inner.variables.read());
+        let chain = Arc::clone(&self.inner.chain.lock());
         let empty = Map::new();
         let profile_variables = settings.profile.as_ref().map_or(&empty, |profile| &profile.variables);
         let config_variables = settings.config.as_ref().map_or(&empty, |config| &config.variables);

@@ -23,7 +23,6 @@ mod progress;
 mod remote;
 mod scope;
 mod server;
-mod sync;
 
 pub use server::Backend;
 use tower_lsp_server::{ClientSocket, LspService, Server};

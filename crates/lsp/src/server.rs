@@ -3,9 +3,10 @@
 //! `workspace/executeCommand` commands are implemented in `commands.rs`.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
 use tower_lsp_server::ls_types::{
@@ -32,7 +33,6 @@ use crate::execute;
 use crate::progress::Progresses;
 use crate::remote::{self, Remote};
 use crate::scope::Scope;
-use crate::sync::lock;
 use crate::{completion, convert, formatting, hover, jsonc, navigation, paste, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
@@ -103,14 +103,14 @@ impl Backend {
     }
 
     pub(crate) fn profile(&self) -> Option<String> {
-        lock(&self.environment).profile.clone()
+        self.environment.lock().profile.clone()
     }
 
     /// Selects the active profile; every document's diagnostics follow.
     fn set_profile(&self, profile: Option<String>) {
         let profile = profile.filter(|name| !name.is_empty());
         {
-            let mut environment = lock(&self.environment);
+            let mut environment = self.environment.lock();
             if environment.profile == profile {
                 return;
             }
@@ -247,7 +247,7 @@ fn first_argument<T: serde::de::DeserializeOwned>(params: &ExecuteCommandParams)
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         if let Some(ProfileSetting::Profile(profile)) = params.initialization_options.as_ref().map(profile_setting) {
-            lock(&self.environment).profile = Some(profile);
+            self.environment.lock().profile = Some(profile);
         }
         if let Some(options) = &params.initialization_options {
             self.apply_send_settings(options).await;
