@@ -12,7 +12,9 @@
 //! relative to its workspace folder.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use serde_json::Value;
 use volley_engine::report::Exchange;
@@ -21,7 +23,6 @@ use volley_syntax::Request;
 
 use crate::execute::{Sender, describe, error_info};
 use crate::outcome::{ErrorInfo, MAX_BODY_BYTES, Outcome, RequestInfo, SentInfo};
-use crate::sync::lock;
 
 /// The label of the flow a language server's client creates on the server.
 const FLOW_LABEL: &str = "volley lsp";
@@ -77,10 +78,10 @@ impl Remote {
     pub(crate) fn set(&self, setting: Setting) -> Option<Connection> {
         let (url, token) = match setting {
             Setting::Unsaid => return None,
-            Setting::Nothing => return lock(&self.inner).take(),
+            Setting::Nothing => return self.inner.lock().take(),
             Setting::Server { url, token } => (url, token),
         };
-        let mut current = lock(&self.inner);
+        let mut current = self.inner.lock();
         if current.as_ref().is_some_and(|connection| connection.url == url && connection.token == token) {
             return None;
         }
@@ -90,7 +91,7 @@ impl Remote {
 
     /// The connection sends go through; `None`: they are sent from this process.
     pub(crate) fn connection(&self) -> Option<Connection> {
-        lock(&self.inner).clone()
+        self.inner.lock().clone()
     }
 }
 
