@@ -38,7 +38,6 @@ mod slow;
 mod sse;
 mod state;
 mod stats;
-mod sync;
 #[cfg(feature = "tls")]
 mod tls;
 mod upload;

@@ -1,8 +1,9 @@
 //! Shared server state: issued tokens and sessions, and per-path request counts.
 
-use crate::sync::lock;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, MutexGuard};
 
 /// State shared by all handlers of one server. Cheap to clone; the lock is never held across
 /// an `.await`.
@@ -30,7 +31,7 @@ struct Inner {
 impl AppState {
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // No handler panics while holding the lock, and the data stays consistent anyway.
-        lock(&self.inner)
+        self.inner.lock()
     }
 
     /// A login: a bearer token `token-<n>` and a session id `session-<n>`, both remembered.

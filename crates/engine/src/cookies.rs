@@ -5,9 +5,10 @@
 use std::fmt;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use cookie_store::{CookieStore, RawCookie};
+use parking_lot::{Mutex, MutexGuard};
 
 /// A cookie jar shared by every request of a client (clones share the jar).
 ///
@@ -97,7 +98,7 @@ impl CookieJar {
     }
 
     fn lock(&self) -> MutexGuard<'_, CookieStore> {
-        crate::sync::lock(&self.store)
+        self.store.lock()
     }
 
     /// The `Cookie` header value for a request to `url`, when any cookie matches.

@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 
-use crate::sync::{read, write};
+use parking_lot::RwLock;
 
 /// Read access to files. Paths are absolute or relative to the process's working
 /// directory; the engine resolves references in a `.http` file against its directory
@@ -80,7 +80,7 @@ pub struct MemoryFs {
 
 impl fmt::Debug for MemoryFs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let count = read(&self.files).len();
+        let count = self.files.read().len();
         f.debug_struct("MemoryFs").field("files", &count).field("fallback", &self.fallback).finish()
     }
 }
@@ -101,19 +101,19 @@ impl MemoryFs {
     /// Adds or replaces a file.
     pub fn insert(&self, path: impl AsRef<Path>, content: impl Into<Vec<u8>>) {
         let version = VERSIONS.fetch_add(1, Ordering::Relaxed);
-        write(&self.files).insert(normalize(path.as_ref()), (content.into(), version));
+        self.files.write().insert(normalize(path.as_ref()), (content.into(), version));
     }
 
     /// Removes a file (the fallback answers for it again).
     pub fn remove(&self, path: impl AsRef<Path>) {
-        write(&self.files).remove(&normalize(path.as_ref()));
+        self.files.write().remove(&normalize(path.as_ref()));
     }
 }
 
 impl Io for MemoryFs {
     fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         let key = normalize(path);
-        if let Some((content, _)) = read(&self.files).get(&key).cloned() {
+        if let Some((content, _)) = self.files.read().get(&key).cloned() {
             return Ok(content);
         }
         match &self.fallback {
@@ -124,12 +124,12 @@ impl Io for MemoryFs {
 
     fn is_file(&self, path: &Path) -> bool {
         let key = normalize(path);
-        read(&self.files).contains_key(&key) || self.fallback.as_ref().is_some_and(|fallback| fallback.is_file(path))
+        self.files.read().contains_key(&key) || self.fallback.as_ref().is_some_and(|fallback| fallback.is_file(path))
     }
 
     fn exists(&self, path: &Path) -> bool {
         let key = normalize(path);
-        read(&self.files).keys().any(|file| file.starts_with(&key))
+        self.files.read().keys().any(|file| file.starts_with(&key))
             || self.fallback.as_ref().is_some_and(|fallback| fallback.exists(path))
     }
 
@@ -137,7 +137,7 @@ impl Io for MemoryFs {
     /// modification time.
     fn modified(&self, path: &Path) -> Option<SystemTime> {
         let key = normalize(path);
-        if let Some(version) = read(&self.files).get(&key).map(|(_, version)| *version) {
+        if let Some(version) = self.files.read().get(&key).map(|(_, version)| *version) {
             return Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_nanos(version));
         }
         self.fallback.as_ref().and_then(|fallback| fallback.modified(path))

@@ -83,7 +83,6 @@ pub mod response;
 mod script;
 pub mod sse;
 pub mod stages;
-mod sync;
 pub mod transport;
 pub mod websocket;
 

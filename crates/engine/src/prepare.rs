@@ -21,7 +21,6 @@ use crate::error::{BuildError, Error};
 use crate::interpolate::{Renderer, Scope};
 use crate::redact::{Redactor, Secrets};
 use crate::script::{self, PreRequest, RequestView, ScriptLimits, Scripts};
-use crate::sync::{lock, read};
 
 /// A request resolved and built, not sent: what [`stages::prepare`](crate::stages::prepare) returns.
 #[derive(Debug, Clone)]
@@ -143,7 +142,7 @@ impl Client {
         let mut pre_request = PreRequest::default();
         let mut script_input = None;
         if !scripts.is_empty() {
-            let globals = Arc::clone(&read(&self.inner.variables));
+            let globals = Arc::clone(&self.inner.variables.read());
             let layers = [&options.overrides, &options.variables, &*globals, profile_variables, config_variables];
             let mut input = script::Input {
                 variables: known_variables(&layers, document),
@@ -167,8 +166,8 @@ impl Client {
             script_input = Some(input);
         }
         // Read after the pre-request scripts, which may have set globals.
-        let client_variables = Arc::clone(&read(&self.inner.variables));
-        let chain = Arc::clone(&lock(&self.inner.chain));
+        let client_variables = Arc::clone(&self.inner.variables.read());
+        let chain = Arc::clone(&self.inner.chain.lock());
         let scope = Scope {
             layers: vec![
                 &pre_request.variables,

@@ -1,10 +1,11 @@
 //! The result of a run, shaped after the Fetch API `Response`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{Stream, StreamExt as _};
+use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
 
 use crate::assert::AssertionResult;
@@ -80,7 +81,7 @@ impl<T> Pending<T> {
     }
 
     fn take(&self) -> Option<T> {
-        crate::sync::lock(&self.0).take()
+        self.0.lock().take()
     }
 }
 
@@ -92,7 +93,7 @@ impl<T> Clone for Pending<T> {
 
 impl<T> std::fmt::Debug for Pending<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let taken = crate::sync::lock(&self.0).is_none();
+        let taken = self.0.lock().is_none();
         f.debug_struct("Pending").field("taken", &taken).finish()
     }
 }

@@ -32,7 +32,8 @@ impl Backend {
         let (snapshot, document) = self.document_for(uri).await?;
         let cookie_jar = self.jar_for(snapshot.path.as_deref());
         let text = snapshot.rope.to_string();
-        Ok(SendContext { snapshot, document, profile: self.profile(), text, cookie_jar })
+        let (remote, folders) = (self.remote.connection(), self.jars.folders());
+        Ok(SendContext { snapshot, document, profile: self.profile(), text, cookie_jar, remote, folders })
     }
 
     /// The sender of a command's requests, on its [`SendContext`].
@@ -52,6 +53,8 @@ impl Backend {
             cancel,
             arguments,
             client: &self.client,
+            remote: context.remote.as_ref(),
+            folders: &context.folders,
         }
     }
 
@@ -104,8 +107,17 @@ impl Backend {
         self.jars.jar_for(path, |directory| volley_engine::stages::config_for(&self.engine, directory).ok().flatten())
     }
 
-    /// `volley.clearCookies`: empties the jar of the document `uri`, or every jar.
+    /// `volley.clearCookies`: empties the jar of the document `uri`, or every jar. Not
+    /// through an execution server, whose session keeps the cookies: an error says so.
     pub(crate) async fn clear_cookies(&self, arguments: &Value) -> Result<Value> {
+        if let Some(connection) = self.remote.connection() {
+            return Err(request_failed(format!(
+                "the cookies of requests sent through the execution server at {} are kept by its session there, \
+                 which volley.clearCookies cannot clear (hint: change or unset the `server` setting to start a new \
+                 session)",
+                connection.url
+            )));
+        }
         let path = match arguments.get("uri").and_then(Value::as_str) {
             Some(uri) => {
                 let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
@@ -161,4 +173,8 @@ struct SendContext {
     text: String,
     /// The jar of the document's workspace folder, or why it cannot be read.
     cookie_jar: std::result::Result<Option<volley_engine::CookieJar>, String>,
+    /// The execution server of the `server` setting, when sends go through one.
+    remote: Option<crate::remote::Connection>,
+    /// The workspace folders, innermost first.
+    folders: Vec<std::path::PathBuf>,
 }

@@ -10,9 +10,9 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
-use crate::sync::lock;
+use parking_lot::{Mutex, MutexGuard};
 use volley_engine::CookieJar;
 
 /// The jars of the session, made on first use and kept until the setting changes.
@@ -34,7 +34,7 @@ struct Inner {
 
 impl Jars {
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        lock(&self.inner)
+        self.inner.lock()
     }
 
     /// Sets the workspace folders (`initialize`, `workspace/didChangeWorkspaceFolders`).

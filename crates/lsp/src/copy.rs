@@ -2,7 +2,9 @@
 //! (`Sender::prepare`: the active profile, the session's earlier responses, the jar's
 //! cookies), not sent, written as one curl command line by the engine's writer
 //! (`volley_engine::curl`). Secrets are not redacted: the user copies the command to run
-//! it.
+//! it. With the `server` setting the command is still built here (copying sends
+//! nothing): a warning says that the execution server's session (its variables,
+//! chained responses and cookies) and its files are not in it.
 
 use serde::Serialize;
 use volley_engine::curl::{CurlBody, CurlRequest, to_curl};
@@ -32,6 +34,13 @@ pub(crate) async fn copy_as_curl(sender: &Sender<'_>, request: &Request) -> Resu
     {
         curl = curl.body(CurlBody::File(volley_engine::io::normalize(&directory.join(path.trim()))));
     }
-    let command = to_curl(&curl);
+    let mut command = to_curl(&curl);
+    if let Some(connection) = sender.remote {
+        command.warnings.push(format!(
+            "built by the language server, not by the execution server at {}: the variables, earlier responses and \
+             cookies of its session, and its configuration, are not in the command",
+            connection.url
+        ));
+    }
     Ok(Copied { curl: command.command, warnings: command.warnings })
 }

@@ -13,8 +13,9 @@
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
+use parking_lot::Mutex;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::{Diagnostic, Uri};
 use volley_engine::ConfigError;
@@ -23,7 +24,6 @@ use volley_syntax::Spanned;
 
 use crate::convert;
 use crate::documents::{Documents, Part, Snapshot, is_config};
-use crate::sync::lock;
 
 /// What is computed from one part, kept with it.
 #[derive(Debug, Default)]
@@ -47,7 +47,7 @@ impl PartDiagnostics {
     }
 
     fn analysis(&self, fingerprint: u64, analyze: impl FnOnce() -> Vec<Diagnostic>) -> Arc<Vec<Diagnostic>> {
-        let mut cached = lock(&self.analysis);
+        let mut cached = self.analysis.lock();
         if let Some((made_in, diagnostics)) = &*cached
             && *made_in == fingerprint
         {
@@ -162,7 +162,7 @@ impl Publisher {
     /// computation of it is running, right after it.
     pub(crate) fn request(&self, context: &Context, uri: Uri) {
         {
-            let mut running = lock(&self.running);
+            let mut running = self.running.lock();
             if let Some(changed) = running.get_mut(uri.as_str()) {
                 *changed = true;
                 return;
@@ -177,7 +177,7 @@ impl Publisher {
     /// Requests the diagnostics of every open document (the configuration, the files or
     /// the profile changed): a new generation, so every part is analysed again.
     pub(crate) fn request_all(&self, context: &Context) {
-        lock(&context.environment).generation += 1;
+        context.environment.lock().generation += 1;
         let uris: HashSet<Uri> =
             context.documents.all().into_iter().map(|(uri, _)| uri).filter(|uri| !is_config(uri)).collect();
         for uri in uris {
@@ -193,7 +193,7 @@ impl Publisher {
                 return;
             };
             let version = snapshot.version;
-            let environment = lock(&context.environment).clone();
+            let environment = context.environment.lock().clone();
             if published == Some((version, environment.generation, environment.profile.clone())) {
                 // Asked again for what was just published (several changes of one version).
                 if self.done(&uri) {
@@ -221,7 +221,7 @@ impl Publisher {
     /// Ends a computation of `uri`: `true` when nothing changed since it started, else
     /// the caller computes again.
     fn done(&self, uri: &Uri) -> bool {
-        let mut running = lock(&self.running);
+        let mut running = self.running.lock();
         match running.get_mut(uri.as_str()) {
             Some(changed) if *changed => {
                 *changed = false;
@@ -235,6 +235,6 @@ impl Publisher {
     }
 
     fn finish(&self, uri: &Uri) {
-        lock(&self.running).remove(uri.as_str());
+        self.running.lock().remove(uri.as_str());
     }
 }

@@ -8,8 +8,9 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, OnceLock};
 
+use parking_lot::{Mutex, MutexGuard};
 use ropey::Rope;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 use volley_engine::io::MemoryFs;
@@ -17,7 +18,6 @@ use volley_syntax::{Document, Position, Request, Span, SyntaxTree, VariableDecla
 
 use crate::convert;
 use crate::diagnostics::PartDiagnostics;
-use crate::sync::lock;
 
 /// The open documents, shared by every handler. Its lock is never held across `.await`.
 #[derive(Debug, Clone)]
@@ -186,7 +186,7 @@ impl Documents {
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
         // A panic in another handler leaves the map consistent (edits are applied whole).
-        lock(&self.open)
+        self.open.lock()
     }
 
     /// Opens (or reopens) a document.

@@ -2,11 +2,12 @@
 //! `workspace/executeCommand` (what the "Send Request" and "Send All" code lenses run).
 //! Requests go through the engine in this process, with the unsaved text of the
 //! document, the active profile and one client per language server (so chaining and
-//! cookies carry over from one send to the next). The result is JSON for editors to
+//! cookies carry over from one send to the next), or, with the `server` setting,
+//! through an execution server (`remote.rs`). The result is JSON for editors to
 //! display (`outcome.rs`, documented in docs/lsp.md); streaming responses are listened
 //! to by `listen.rs`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -105,6 +106,10 @@ pub(crate) struct Sender<'a> {
     pub(crate) arguments: &'a SendArguments,
     /// Where streaming items go as they arrive (when the arguments gave a `live` id).
     pub(crate) client: &'a tower_lsp_server::Client,
+    /// The execution server sends go through (the `server` setting); `None`: here.
+    pub(crate) remote: Option<&'a crate::remote::Connection>,
+    /// The workspace folders, innermost first.
+    pub(crate) folders: &'a [PathBuf],
 }
 
 impl Sender<'_> {
@@ -122,8 +127,13 @@ impl Sender<'_> {
             line: request.line_span.start_position.line,
             description: request.description.as_ref().map(|description| description.value.clone()),
         };
-        let refused =
-            |error: ErrorInfo| Outcome { request: info.clone(), sent: None, response: None, error: Some(error) };
+        let refused = |error: ErrorInfo| Outcome {
+            request: info.clone(),
+            server: self.remote.map(|connection| connection.url.clone()),
+            sent: None,
+            response: None,
+            error: Some(error),
+        };
         if request.disabled {
             return refused(ErrorInfo::new(
                 "disabled",
@@ -138,6 +148,9 @@ impl Sender<'_> {
         {
             return refused(ErrorInfo::new("not-confirmed", "not sent: its `# @note` was not confirmed"));
         }
+        if let Some(connection) = self.remote {
+            return crate::remote::send(self, connection, request, info).await;
+        }
         // As `stages::run_request` does, in its two steps: the request as built is kept
         // to show when the transport fails.
         let (prepared, options) = match self.prepare(request).await {
@@ -149,22 +162,28 @@ impl Sender<'_> {
             SentSummary::of(&prepared.method, &prepared.url, &prepared.headers, &prepared.body, &prepared.redactor);
         match volley_engine::stages::send(self.engine, prepared, options.cancel_token()).await {
             Ok(response) => {
-                let window = self.arguments.stream_window_ms.map_or(STREAM_WINDOW, Duration::from_millis);
-                let items = self.arguments.max_stream_items.unwrap_or(STREAM_ITEMS);
-                let live = self.arguments.live.as_deref().map(|id| Live { client: self.client, id });
-                let listen = Listen { window, limit: items, cancel: self.cancel, live, request_index: request.index };
                 let exchange = Exchange::new(&response, self.text);
                 let sent = SentInfo::new(exchange.request.clone(), version);
-                let response = describe(&response, exchange, &listen).await;
-                Outcome { request: info, sent: Some(sent), response: Some(response), error: None }
+                let response = describe(&response, exchange, &self.listen(request)).await;
+                Outcome { request: info, server: None, sent: Some(sent), response: Some(response), error: None }
             }
             Err(error) => Outcome {
                 request: info,
+                server: None,
                 sent: Some(SentInfo::new(built, version)),
                 response: None,
                 error: Some(error_info(&error, request, self.text)),
             },
         }
+    }
+
+    /// How a streaming response to `request` is listened to: the arguments' window and
+    /// limit, live items when they gave an id.
+    pub(crate) fn listen(&self, request: &Request) -> Listen<'_> {
+        let window = self.arguments.stream_window_ms.map_or(STREAM_WINDOW, Duration::from_millis);
+        let limit = self.arguments.max_stream_items.unwrap_or(STREAM_ITEMS);
+        let live = self.arguments.live.as_deref().map(|id| Live { client: self.client, id });
+        Listen { window, limit, cancel: self.cancel, live, request_index: request.index }
     }
 
     /// Builds `request` as a send does, without sending it (what `volley.send` sends,
@@ -219,7 +238,7 @@ impl Sender<'_> {
 const SEND_ACTION: &str = "Send";
 
 /// `error` as the editor shows it: the engine's [`PlacedError`], mapped (lines from 0).
-fn error_info(error: &Error, request: &Request, text: &str) -> ErrorInfo {
+pub(crate) fn error_info(error: &Error, request: &Request, text: &str) -> ErrorInfo {
     let placed = PlacedError::new(error, request.line_span, text);
     let diagnostics = placed
         .diagnostics
@@ -246,7 +265,7 @@ fn error_info(error: &Error, request: &Request, text: &str) -> ErrorInfo {
 }
 /// The response as the editor shows it: the engine's result model (redacted by its
 /// policy, assertions placed in the document's text), mapped field by field.
-async fn describe(response: &Response, exchange: Exchange, listen: &Listen<'_>) -> ResponseInfo {
+pub(crate) async fn describe(response: &Response, exchange: Exchange, listen: &Listen<'_>) -> ResponseInfo {
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let stream = if response.is_websocket() {
         Some(listen_websocket(response, listen).await)

@@ -20,9 +20,9 @@ mod outcome;
 mod paste;
 mod preview;
 mod progress;
+mod remote;
 mod scope;
 mod server;
-mod sync;
 
 pub use server::Backend;
 use tower_lsp_server::{ClientSocket, LspService, Server};

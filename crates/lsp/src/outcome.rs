@@ -15,6 +15,10 @@ pub(crate) const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Outcome {
     pub(crate) request: RequestInfo,
+    /// The execution server the request went through (the `server` setting), absent
+    /// when it was sent from the language server's process.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) server: Option<String>,
     /// The request as it went out (whenever it was built and sent, also when the
     /// transport then failed), through the request's redactor.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -61,6 +65,10 @@ pub(crate) struct SentInfo {
     pub(crate) body_encoding: &'static str,
     /// The body was longer than what is kept.
     pub(crate) truncated: bool,
+    /// Sent through an execution server, whose answer gives the method and the URL of
+    /// the request as sent but not its headers and body.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) partial: bool,
 }
 
 impl SentInfo {
@@ -81,6 +89,7 @@ impl SentInfo {
             body: (!empty).then_some(text),
             body_encoding,
             truncated,
+            partial: false,
         }
     }
 }

@@ -4,11 +4,11 @@
 //! ends, from the guard's `Drop`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::sync::lock;
+use parking_lot::Mutex;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::notification::Progress as ProgressNotification;
 use tower_lsp_server::ls_types::{
@@ -64,7 +64,7 @@ impl Progresses {
         };
         let cancel = CancellationToken::new();
         if let Some(token) = &token {
-            lock(&self.running).insert(key(token), cancel.clone());
+            self.running.lock().insert(key(token), cancel.clone());
             let begin = WorkDoneProgressBegin {
                 title: title.to_owned(),
                 cancellable: Some(true),
@@ -78,7 +78,7 @@ impl Progresses {
 
     /// The client pressed the progress's cancel button.
     pub(crate) fn cancel(&self, token: &ProgressToken) {
-        if let Some(cancel) = lock(&self.running).get(&key(token)) {
+        if let Some(cancel) = self.running.lock().get(&key(token)) {
             cancel.cancel();
         }
     }
@@ -104,7 +104,7 @@ impl Ongoing {
 impl Drop for Ongoing {
     fn drop(&mut self) {
         let Some(token) = self.token.take() else { return };
-        lock(&self.progresses.running).remove(&key(&token));
+        self.progresses.running.lock().remove(&key(&token));
         let client = self.client.clone();
         let message = if self.finished && !self.cancel.is_cancelled() { "done" } else { "cancelled" };
         let end = WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message.to_owned()) });

@@ -3,9 +3,10 @@
 //! `workspace/executeCommand` commands are implemented in `commands.rs`.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
 use tower_lsp_server::ls_types::{
@@ -30,8 +31,8 @@ use crate::diagnostics::{Context, Environment, Publisher};
 use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute;
 use crate::progress::Progresses;
+use crate::remote::{self, Remote};
 use crate::scope::Scope;
-use crate::sync::lock;
 use crate::{completion, convert, formatting, hover, jsonc, navigation, paste, preview};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
@@ -55,6 +56,8 @@ pub struct Backend {
     can_watch: Arc<AtomicBool>,
     /// The cookie jars, one per workspace folder.
     pub(crate) jars: Jars,
+    /// The execution server sends go through, when the `server` setting names one.
+    pub(crate) remote: Remote,
 }
 
 impl Backend {
@@ -72,6 +75,7 @@ impl Backend {
             progresses: Progresses::default(),
             can_watch: Arc::default(),
             jars: Jars::default(),
+            remote: Remote::default(),
         }
     }
 
@@ -99,14 +103,14 @@ impl Backend {
     }
 
     pub(crate) fn profile(&self) -> Option<String> {
-        lock(&self.environment).profile.clone()
+        self.environment.lock().profile.clone()
     }
 
     /// Selects the active profile; every document's diagnostics follow.
     fn set_profile(&self, profile: Option<String>) {
         let profile = profile.filter(|name| !name.is_empty());
         {
-            let mut environment = lock(&self.environment);
+            let mut environment = self.environment.lock();
             if environment.profile == profile {
                 return;
             }
@@ -119,6 +123,33 @@ impl Backend {
     fn files_changed(&self) {
         volley_engine::stages::reload_config(&self.engine);
         self.publish_all();
+    }
+
+    /// Applies the `server` and `cookieJar` settings of `settings`: a replaced execution
+    /// server's flow is finished in the background, and a `cookieJar` that remote sends
+    /// do not use is said so rather than ignored in silence.
+    async fn apply_send_settings(&self, settings: &Value) {
+        self.jars.set_file(cookies::setting(settings));
+        if let Some(replaced) = self.remote.set(remote::setting(settings))
+            && let Ok(client) = replaced.client
+        {
+            tokio::spawn(async move { drop(client.close().await) });
+        }
+        let jar_file = matches!(cookies::setting(settings), cookies::Setting::File(_));
+        if let Some(connection) = self.remote.connection() {
+            let message = match &connection.client {
+                Err(message) => Some(message.clone()),
+                Ok(_) if jar_file => Some(format!(
+                    "the `cookieJar` setting is not used while requests are sent through the execution server at \
+                     {}: its session keeps the cookies",
+                    connection.url
+                )),
+                Ok(_) => None,
+            };
+            if let Some(message) = message {
+                self.client.show_message(MessageType::WARNING, message).await;
+            }
+        }
     }
 
     /// `window/workDoneProgress/cancel`: the cancel button of a progress (async: the
@@ -216,10 +247,10 @@ fn first_argument<T: serde::de::DeserializeOwned>(params: &ExecuteCommandParams)
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         if let Some(ProfileSetting::Profile(profile)) = params.initialization_options.as_ref().map(profile_setting) {
-            lock(&self.environment).profile = Some(profile);
+            self.environment.lock().profile = Some(profile);
         }
         if let Some(options) = &params.initialization_options {
-            self.jars.set_file(cookies::setting(options));
+            self.apply_send_settings(options).await;
         }
         #[allow(deprecated)] // `rootUri`: the folder of clients that send no `workspaceFolders`.
         let folders: Vec<std::path::PathBuf> = match (&params.workspace_folders, &params.root_uri) {
@@ -363,7 +394,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        self.jars.set_file(cookies::setting(&params.settings));
+        self.apply_send_settings(&params.settings).await;
         match profile_setting(&params.settings) {
             ProfileSetting::Unsaid => {}
             ProfileSetting::Profile(profile) => self.set_profile(Some(profile)),

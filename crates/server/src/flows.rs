@@ -2,17 +2,17 @@
 //! executions (bounded per flow) and their lifecycle (finish, idle expiry, cap).
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use volley_protocol::{ErrorCode, ExecutionStatus};
 
 use http::StatusCode;
+use parking_lot::{Mutex, RwLock};
 use serde_json::{Map, Value};
 
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
-use crate::sync::{lock, read, write};
 use crate::wire::FlowSummary;
 
 /// Most bytes of a response body kept in the execution store (the `/execute` answer
@@ -54,12 +54,12 @@ impl Flow {
     }
 
     pub(crate) fn is_finished(&self) -> bool {
-        lock(&self.data).finished.is_some()
+        self.data.lock().finished.is_some()
     }
 
     /// Keeps a new execution; the oldest goes when the flow holds `limit`.
     pub(crate) fn record(&self, execution: StoredExecution, limit: usize) {
-        let mut data = lock(&self.data);
+        let mut data = self.data.lock();
         if data.executions.len() >= limit {
             data.executions.pop_front();
         }
@@ -69,7 +69,7 @@ impl Flow {
 
     /// Changes a kept execution (gone already when the flow dropped it).
     pub(crate) fn update(&self, req_exec_id: &str, change: impl FnOnce(&mut StoredExecution)) {
-        let mut data = lock(&self.data);
+        let mut data = self.data.lock();
         let data = &mut *data;
         if let Some(execution) = data.executions.iter_mut().rev().find(|stored| stored.req_exec_id == req_exec_id) {
             let was_final = matches!(execution.status, ExecutionStatus::Success | ExecutionStatus::Failed);
@@ -85,14 +85,14 @@ impl Flow {
     }
 
     pub(crate) fn execution(&self, req_exec_id: &str) -> Option<StoredExecution> {
-        let data = lock(&self.data);
+        let data = self.data.lock();
         data.executions.iter().find(|stored| stored.req_exec_id == req_exec_id).cloned()
     }
 
     /// Finishes the flow (once; later calls answer the same summary).
     pub(crate) fn finish(&self) -> (FlowSummary, bool) {
         let now = now_ms();
-        let mut data = lock(&self.data);
+        let mut data = self.data.lock();
         if let Some(summary) = data.finished {
             return (summary, false);
         }
@@ -108,7 +108,7 @@ impl Flow {
 
     #[cfg(test)]
     pub(crate) fn stored_count(&self) -> usize {
-        lock(&self.data).executions.len()
+        self.data.lock().executions.len()
     }
 }
 
@@ -143,7 +143,7 @@ impl Flows {
             sequence: Arc::new(AtomicU64::new(0)),
             data: Mutex::default(),
         });
-        let mut map = write(&self.map);
+        let mut map = self.map.write();
         let mut evicted = None;
         if map.len() >= self.max {
             let oldest_finished = map
@@ -170,24 +170,24 @@ impl Flows {
     }
 
     pub(crate) fn get(&self, id: &str) -> Result<Arc<Flow>, ApiError> {
-        let flow = read(&self.map).get(id).cloned().ok_or_else(|| ApiError::flow_not_found(id))?;
+        let flow = self.map.read().get(id).cloned().ok_or_else(|| ApiError::flow_not_found(id))?;
         flow.touch();
         Ok(flow)
     }
 
     /// The flow without marking it used (observers reading it do not keep it alive).
     pub(crate) fn peek(&self, id: &str) -> Option<Arc<Flow>> {
-        read(&self.map).get(id).cloned()
+        self.map.read().get(id).cloned()
     }
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        read(&self.map).len()
+        self.map.read().len()
     }
 
     /// Removes flows idle for `ttl` at `now` (ms); returns their ids.
     pub(crate) fn sweep(&self, now: u64, ttl: Duration) -> Vec<String> {
-        let mut map = write(&self.map);
+        let mut map = self.map.write();
         let ttl = ttl.as_millis() as u64;
         crate::clock::remove_where(&mut map, |flow| now.saturating_sub(flow.last_used.load(Ordering::Relaxed)) >= ttl)
     }

@@ -6,14 +6,14 @@
 //! only, so nothing brings its buffer back.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
+use parking_lot::Mutex;
 use tokio::sync::broadcast;
 use volley_protocol::{ObserverEnvelope, ObserverEvent as Event};
 
 use crate::clock::now_ms;
-use crate::sync::lock;
 
 /// Events queued per subscriber before it counts as lagging.
 pub(crate) const SUBSCRIBER_QUEUE: usize = 4096;
@@ -73,7 +73,7 @@ impl Hub {
 
     /// Starts retaining the events of a new flow (before its first event).
     pub(crate) fn open_flow(&self, flow_id: &str) {
-        let mut retained = lock(&self.retained);
+        let mut retained = self.retained.lock();
         retained.entry(flow_id.to_owned()).or_default();
     }
 
@@ -82,7 +82,7 @@ impl Hub {
         // Only the flows opened and not yet forgotten keep their events: a WebSocket
         // session or a relayed stream outliving its flow must not bring its buffer back.
         if let Some(flow_id) = &event.flow_id {
-            let mut retained = lock(&self.retained);
+            let mut retained = self.retained.lock();
             if let Some(events) = retained.get_mut(flow_id) {
                 if events.len() == RETAINED_PER_FLOW {
                     events.pop_front();
@@ -96,7 +96,7 @@ impl Hub {
 
     /// The retained events of `flow_id` with `seq > after`, and the oldest retained seq.
     pub(crate) fn retained_after(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
-        let retained = lock(&self.retained);
+        let retained = self.retained.lock();
         let Some(events) = retained.get(flow_id) else { return (Vec::new(), None) };
         let oldest = events.front().map(|event| event.seq);
         (events.iter().filter(|event| event.seq > after).cloned().collect(), oldest)
@@ -104,14 +104,14 @@ impl Hub {
 
     /// Drops the events of a flow that is gone (expired or evicted).
     pub(crate) fn forget_flow(&self, flow_id: &str) {
-        let mut retained = lock(&self.retained);
+        let mut retained = self.retained.lock();
         retained.remove(flow_id);
     }
 
     /// How many flows have events retained.
     #[cfg(test)]
     pub(crate) fn retained_flows(&self) -> usize {
-        lock(&self.retained).len()
+        self.retained.lock().len()
     }
 }
 

@@ -26,7 +26,6 @@ mod openapi;
 mod routes;
 mod sessions;
 mod state;
-mod sync;
 mod tokens;
 mod wire;
 mod workspace;

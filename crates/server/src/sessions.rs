@@ -2,18 +2,18 @@
 //! own engine client; capped in number and removed when idle.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use http::StatusCode;
+use parking_lot::RwLock;
 use serde_json::{Map, Value};
 use volley_engine::Client;
 use volley_protocol::ErrorCode;
 
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
-use crate::sync::{read, write};
 
 /// One session.
 #[derive(Debug)]
@@ -92,7 +92,7 @@ impl Sessions {
             snapshot_version: AtomicU64::new(1),
             run_lock: tokio::sync::Mutex::new(()),
         });
-        let mut map = write(&self.map);
+        let mut map = self.map.write();
         if map.len() >= self.max {
             return Err(ApiError::new(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -110,24 +110,24 @@ impl Sessions {
 
     /// The session `id`, marked as used.
     pub(crate) fn get(&self, id: &str) -> Result<Arc<Session>, ApiError> {
-        let session = read(&self.map).get(id).cloned().ok_or_else(|| ApiError::session_not_found(id))?;
+        let session = self.map.read().get(id).cloned().ok_or_else(|| ApiError::session_not_found(id))?;
         session.touch();
         Ok(session)
     }
 
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        read(&self.map).len()
+        self.map.read().len()
     }
 
     pub(crate) fn remove(&self, id: &str) -> bool {
-        write(&self.map).remove(id).is_some()
+        self.map.write().remove(id).is_some()
     }
 
     /// Removes sessions idle for `ttl` at `now` (ms), except those running an
     /// execution; returns their ids.
     pub(crate) fn sweep(&self, now: u64, ttl: Duration) -> Vec<String> {
-        let mut map = write(&self.map);
+        let mut map = self.map.write();
         let ttl = ttl.as_millis() as u64;
         crate::clock::remove_where(&mut map, |session| {
             now.saturating_sub(session.last_used()) >= ttl && session.run_lock.try_lock().is_ok()

@@ -3,15 +3,14 @@
 //! with revocation.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use parking_lot::Mutex;
 use ring::hmac;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{new_id, now_ms};
-use crate::sync::lock;
 
 /// Default lifetime of a scoped token (15 min).
 pub(crate) const DEFAULT_TTL_MS: u64 = 900_000;
@@ -89,7 +88,7 @@ impl Tokens {
         let part = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&claims).ok()?);
         let signature = URL_SAFE_NO_PAD.encode(hmac::sign(key, part.as_bytes()).as_ref());
         {
-            let mut issued = lock(&self.issued);
+            let mut issued = self.issued.lock();
             issued.insert(claims.jti.clone(), claims.expires_at);
         }
         Some((format!("{PREFIX}{part}.{signature}"), claims))
@@ -110,7 +109,7 @@ impl Tokens {
         if claims.expires_at <= now_ms() {
             return Err(Rejected::Expired);
         }
-        let known = lock(&self.issued).contains_key(&claims.jti);
+        let known = self.issued.lock().contains_key(&claims.jti);
         if !known {
             return Err(Rejected::Revoked);
         }
@@ -119,12 +118,12 @@ impl Tokens {
 
     /// Revokes the token `jti`; `false` when no live token has it.
     pub(crate) fn revoke(&self, jti: &str) -> bool {
-        lock(&self.issued).remove(jti).is_some()
+        self.issued.lock().remove(jti).is_some()
     }
 
     /// Forgets expired tokens.
     pub(crate) fn sweep(&self, now: u64) {
-        let mut issued = lock(&self.issued);
+        let mut issued = self.issued.lock();
         issued.retain(|_, expires_at| *expires_at > now);
     }
 }

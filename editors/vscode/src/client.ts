@@ -1,5 +1,6 @@
 // Starting `volley lsp` with vscode-languageclient: the document selector, the lens
-// rewriting middleware, the initial profile and the restart-on-crash policy.
+// rewriting middleware, the initial profile and execution server, and the restart-on-crash
+// policy.
 
 import * as vscode from 'vscode';
 import {
@@ -14,6 +15,7 @@ import {
 } from 'vscode-languageclient/node';
 import { rewriteLenses } from './commands';
 import { initializationOptions } from './profile';
+import { ServerOption } from './remote';
 import { RestartPolicy } from './restart';
 
 /**
@@ -37,6 +39,8 @@ export interface ClientSettings {
   output: vscode.OutputChannel;
   /** The profile to start with, read at every (re)start. */
   profile: () => string | undefined;
+  /** The execution server to send through (`volley.server.*`), read at every (re)start. */
+  server: () => ServerOption | null;
   restartPolicy: RestartPolicy;
 }
 
@@ -49,7 +53,7 @@ export function createClient(settings: ClientSettings): LanguageClient {
     ],
     outputChannel: settings.output,
     traceOutputChannel: settings.output,
-    initializationOptions: () => initializationOptions(settings.profile()),
+    initializationOptions: () => ({ ...initializationOptions(settings.profile()), server: settings.server() }),
     middleware: {
       provideCodeLenses: async (document, token, next) => rewriteLenses(await next(document, token)),
     },

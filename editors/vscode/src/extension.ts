@@ -37,6 +37,7 @@ import {
   selectProfileArgument,
   statusText,
 } from './profile';
+import { serverOption } from './remote';
 import { RestartPolicy } from './restart';
 
 /** How long a cancelled command may take to answer before its request is cancelled too. */
@@ -85,7 +86,8 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand(Commands.clearCookies, () => this.clearCookies()),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateStatus()),
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if (event.affectsConfiguration('volley.path')) {
+        // The server reads these when it starts: a restart applies them.
+        if (event.affectsConfiguration('volley.path') || event.affectsConfiguration('volley.server')) {
           void this.restart();
         }
       }),
@@ -144,6 +146,10 @@ class Extension implements vscode.Disposable {
       binary: resolution.path,
       output: this.output,
       profile: () => this.profile(),
+      server: () => {
+        const settings = vscode.workspace.getConfiguration('volley.server');
+        return serverOption(settings.get('url'), settings.get('token'));
+      },
       restartPolicy: this.restartPolicy,
     });
     try {

@@ -115,5 +115,8 @@ export function sentText(sent: SentInfo): string {
   if (sent.truncated) {
     text += '\n\n# The body was truncated: only its first part is shown.';
   }
+  if (sent.partial) {
+    text += '\n\n# Sent through an execution server: its answer gives the method and URL, not the headers and body.';
+  }
   return `${text}\n`;
 }

@@ -23,6 +23,8 @@ export interface SentInfo {
   body?: string;
   bodyEncoding: 'text' | 'base64';
   truncated: boolean;
+  /** Sent through an execution server: only the method and URL are known. */
+  partial?: boolean;
 }
 
 export interface Timing {
@@ -99,6 +101,8 @@ export interface Outcome {
   error?: ErrorInfo;
   /** The request as sent, whenever it was built and sent (also when the transport failed). */
   sent?: SentInfo;
+  /** The execution server it went through (the `server` setting). */
+  server?: string;
 }
 
 /** The answer of `volley.sendAll`. */

@@ -80,4 +80,8 @@ test('the request as sent reads as an HTTP message', () => {
     sentText({ ...sent, httpVersion: undefined, headers: [], body: 'AAEC', bodyEncoding: 'base64', truncated: true }),
     'POST https://e.com/login\n\n<binary body, 3 bytes>\n\n# The body was truncated: only its first part is shown.\n',
   );
+  assert.equal(
+    sentText({ ...sent, httpVersion: undefined, headers: [], body: undefined, partial: true }),
+    'POST https://e.com/login\n\n# Sent through an execution server: its answer gives the method and URL, not the headers and body.\n',
+  );
 });

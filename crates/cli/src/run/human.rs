@@ -94,10 +94,11 @@ fn place(result: &RequestResult, file: &File) -> String {
 
 /// Why a request was not sent, compiler-style, then which request it was.
 fn refused(result: &RequestResult, refusal: &Refusal, file: &File) {
-    for problem in refusal.problems() {
+    let problems = refusal.problems(&file.text);
+    for problem in &problems {
         let report = Report {
             severity: Severity::Error,
-            code: &problem.code,
+            code: problem.code,
             message: &problem.message,
             span: problem.span,
             label: None,
@@ -108,7 +109,7 @@ fn refused(result: &RequestResult, refusal: &Refusal, file: &File) {
     }
     let why = match refusal {
         Refusal::Errors(_) => {
-            let count = refusal.problems().len();
+            let count = problems.len();
             format!("{count} {} above", if count == 1 { "error" } else { "errors" })
         }
         Refusal::Unconfirmed { .. } => "its `# @note` was not confirmed".to_owned(),

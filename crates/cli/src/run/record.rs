@@ -1,12 +1,12 @@
 //! A request of the run as JSON: one line of `--json` output, one entry of the JSON
-//! report. The exchange, its assertions' places and the errors' kinds come from the
-//! engine's result model (`volley_engine::report`), redacted by its policy: this maps
-//! fields.
+//! report. The exchange, its assertions' places, the errors' kinds and places and the
+//! places of the reasons a request is refused come from the engine's result model
+//! (`volley_engine::report`), redacted by its policy: this maps fields.
 
 use serde::Serialize;
 use volley_engine::Response;
 use volley_engine::assert::{Outcome as Check, Place};
-use volley_engine::report::{BodySummary, Exchange, PlacedAssertion, place_assertions};
+use volley_engine::report::{BodySummary, Exchange, PlacedAssertion, PlacedDiagnostic, place_assertions};
 
 use super::outcome::{Outcome, RequestResult};
 use super::select::File;
@@ -167,13 +167,8 @@ pub(crate) fn outcome_name(result: &RequestResult) -> &'static str {
 pub(crate) fn error_record(result: &RequestResult, file: &File) -> Option<ErrorRecord> {
     if result.stream_failed() {
         let message = result.stream.as_ref().and_then(|stream| stream.errors.last().cloned()).unwrap_or_default();
-        return Some(ErrorRecord {
-            code: "stream-broken".to_owned(),
-            message,
-            line: result.line_span.start_position.line + 1,
-            column: result.line_span.start_position.column + 1,
-            hint: None,
-        });
+        let broken = PlacedDiagnostic::new("stream-broken", message, None, result.line_span, &file.text);
+        return Some(error_of(broken));
     }
     match &result.outcome {
         Outcome::Error(error) => {
@@ -181,13 +176,15 @@ pub(crate) fn error_record(result: &RequestResult, file: &File) -> Option<ErrorR
             let Place { line, column } = placed.place;
             Some(ErrorRecord { code: placed.kind.name(), message: placed.message, line, column, hint: placed.hint })
         }
-        Outcome::Refused(refusal) => {
-            let first = refusal.problems().into_iter().next()?;
-            let Place { line, column } = Place::of(first.span, &file.text);
-            Some(ErrorRecord { code: first.code, message: first.message, line, column, hint: first.hint })
-        }
+        Outcome::Refused(refusal) => refusal.problems(&file.text).into_iter().next().map(error_of),
         Outcome::Response { .. } | Outcome::Skipped(_) => None,
     }
+}
+
+/// A placed problem (a refusal's first reason, a broken stream) as a JSON error.
+fn error_of(problem: PlacedDiagnostic) -> ErrorRecord {
+    let Place { line, column } = problem.place;
+    ErrorRecord { code: problem.code.to_owned(), message: problem.message, line, column, hint: problem.hint }
 }
 
 pub(crate) fn assertions(response: &Response, file: &File) -> Vec<AssertionRecord> {

@@ -1,7 +1,9 @@
 //! Why a run does not send a request, as the CLI shows it: refused by the rule of every
-//! front end ([`Document::refusal_of`]), or a `# @note` nobody could confirm.
+//! front end ([`Document::refusal_of`]), or a `# @note` nobody could confirm. The reasons
+//! are placed by the engine ([`PlacedDiagnostic`]); this chooses their words.
 
-use volley_syntax::{Diagnostic, Document, Request, Span};
+use volley_engine::report::PlacedDiagnostic;
+use volley_syntax::{Document, Request, Span};
 
 /// Why a request is not sent.
 #[derive(Debug, Clone)]
@@ -16,52 +18,32 @@ pub(crate) enum Refusal {
     },
 }
 
-/// One reason of a refusal, as it is shown: compiler-style, or as a JSON error.
-#[derive(Debug, Clone)]
-pub(crate) struct Problem {
-    pub(crate) code: String,
-    pub(crate) message: String,
-    pub(crate) span: Span,
-    pub(crate) hint: Option<String>,
-}
-
 impl Refusal {
-    /// Every reason, in the order they are shown.
-    pub(crate) fn problems(&self) -> Vec<Problem> {
+    /// Every reason, in the order they are shown (compiler-style, or the first as a JSON
+    /// error), placed in `text`, the file's text.
+    pub(crate) fn problems(&self, text: &str) -> Vec<PlacedDiagnostic> {
         match self {
             Refusal::Errors(refusal) => refusal
                 .errors
                 .iter()
-                .map(Problem::of)
-                .chain(refusal.broken_variables.iter().map(|variable| Problem {
+                .map(|error| PlacedDiagnostic::of(error, text))
+                .chain(refusal.broken_variables.iter().map(|variable| PlacedDiagnostic {
                     // Its error is printed before the run, with those no request owns.
                     hint: Some(format!(
                         "fix `@{}` on line {} (its error is shown before the run); the requests that do not use \
                          it still run",
                         variable.name, variable.declared_line
                     )),
-                    ..Problem::of(&variable.diagnostic())
+                    ..PlacedDiagnostic::of(&variable.diagnostic(), text)
                 }))
                 .collect(),
-            Refusal::Unconfirmed { note } => vec![Problem {
-                code: "note-not-confirmed".to_owned(),
-                message: "the request has a `# @note` to confirm, and stdin is not a terminal".to_owned(),
-                span: *note,
-                hint: Some(
-                    "run it from a terminal to be asked, or pass --yes (-y) to send it without asking".to_owned(),
-                ),
-            }],
-        }
-    }
-}
-
-impl Problem {
-    fn of(diagnostic: &Diagnostic) -> Self {
-        Problem {
-            code: diagnostic.code.as_str().to_owned(),
-            message: diagnostic.message.clone(),
-            span: diagnostic.span,
-            hint: diagnostic.hint.clone(),
+            Refusal::Unconfirmed { note } => vec![PlacedDiagnostic::new(
+                "note-not-confirmed",
+                "the request has a `# @note` to confirm, and stdin is not a terminal",
+                Some("run it from a terminal to be asked, or pass --yes (-y) to send it without asking".to_owned()),
+                *note,
+                text,
+            )],
         }
     }
 }
@@ -77,10 +59,12 @@ mod tests {
 
     #[test]
     fn a_broken_variable_is_shown_with_the_hint_of_a_run() {
-        let document = volley_syntax::parse("@token = {{unclosed\nGET https://h/{{token}}\nbad header\n");
-        let problems = of(&document, document.request(0).unwrap()).unwrap().problems();
-        let codes: Vec<_> = problems.iter().map(|problem| problem.code.as_str()).collect();
+        let text = "@token = {{unclosed\nGET https://h/{{token}}\nbad header\n";
+        let document = volley_syntax::parse(text);
+        let problems = of(&document, document.request(0).unwrap()).unwrap().problems(text);
+        let codes: Vec<_> = problems.iter().map(|problem| problem.code).collect();
         assert_eq!(codes, ["malformed-header", "broken-variable"]);
+        assert_eq!((problems[1].place.line, problems[1].place.column), (2, 17));
         assert_eq!(
             problems[1].hint.as_deref(),
             Some(

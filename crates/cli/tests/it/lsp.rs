@@ -3,61 +3,13 @@
 //! to a real server on 127.0.0.1) → shutdown → exit with code 0.
 #![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::process::{ChildStdin, Command, Stdio};
+use std::io::Read as _;
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
-/// Only reached when the test fails.
-const TIMEOUT: Duration = Duration::from_secs(30);
-
-fn send(stdin: &mut ChildStdin, message: &Value) {
-    let body = message.to_string();
-    write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-    stdin.flush().unwrap();
-}
-
-/// Reads framed messages on a thread, so a silent server fails the test instead of
-/// hanging it.
-fn messages(stdout: impl std::io::Read + Send + 'static) -> mpsc::Receiver<Value> {
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut stdout = BufReader::new(stdout);
-        loop {
-            let mut length = None;
-            loop {
-                let mut line = String::new();
-                if stdout.read_line(&mut line).unwrap() == 0 {
-                    return;
-                }
-                let line = line.trim_end();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some(value) = line.strip_prefix("Content-Length: ") {
-                    length = Some(value.parse::<usize>().unwrap());
-                }
-            }
-            let mut body = vec![0; length.unwrap()];
-            stdout.read_exact(&mut body).unwrap();
-            if sender.send(serde_json::from_slice(&body).unwrap()).is_err() {
-                return;
-            }
-        }
-    });
-    receiver
-}
-
-fn next_where(receiver: &mpsc::Receiver<Value>, matches: impl Fn(&Value) -> bool) -> Value {
-    loop {
-        let message = receiver.recv_timeout(TIMEOUT).expect("a message from volley lsp in time");
-        if matches(&message) {
-            return message;
-        }
-    }
-}
+use crate::support::stdio::{TIMEOUT, messages, next_where, send};
 
 #[test]
 fn lsp_over_stdio_publishes_diagnostics_sends_requests_and_exits_cleanly() {

@@ -2,4 +2,6 @@
 
 mod cli_cases;
 mod lsp;
+mod lsp_remote;
 mod serve;
+mod support;

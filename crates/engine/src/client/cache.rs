@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::SystemTime;
 
+use parking_lot::Mutex;
+
 use crate::io::Io;
-use crate::sync::lock;
 
 /// Files and the modification time each had when read.
 pub(crate) type Sources = Vec<(PathBuf, Option<SystemTime>)>;
@@ -28,19 +28,19 @@ impl<K, V> Default for MtimeCache<K, V> {
 impl<K: Hash + Eq, V: Clone> MtimeCache<K, V> {
     /// The value of `key`, when none of its files changed since it was read.
     pub(crate) fn get(&self, io: &dyn Io, key: &K) -> Option<V> {
-        let entries = lock(&self.entries);
+        let entries = self.entries.lock();
         let (value, sources) = entries.get(key)?;
         sources.iter().all(|(path, modified)| io.modified(path) == *modified).then(|| value.clone())
     }
 
     /// Keeps `value` for `key`, read from `sources`.
     pub(crate) fn insert(&self, key: K, value: V, sources: Sources) {
-        lock(&self.entries).insert(key, (value, sources));
+        self.entries.lock().insert(key, (value, sources));
     }
 
     /// Forgets every entry.
     pub(crate) fn clear(&self) {
-        lock(&self.entries).clear();
+        self.entries.lock().clear();
     }
 }
 

@@ -17,14 +17,14 @@ mod ws_adapter;
 #[cfg(test)]
 mod tests;
 
-use crate::sync::lock;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use http::header::ACCEPT;
+use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
@@ -176,7 +176,7 @@ impl RemoteClient {
             return Ok(());
         }
         let session = {
-            let mut state = lock(&self.inner.variables);
+            let mut state = self.inner.variables.lock();
             state.all.extend(variables.clone());
             if !state.session_open {
                 state.unsent.extend(variables);
@@ -206,7 +206,7 @@ impl RemoteClient {
     /// server's views redact secrets).
     #[must_use]
     pub fn get_variables(&self) -> Map<String, Value> {
-        lock(&self.inner.variables).all.clone()
+        self.inner.variables.lock().all.clone()
     }
 
     /// Finishes the flow this client created (`POST /flows/{id}/finish`), once. Does
@@ -385,7 +385,7 @@ impl RemoteClient {
     /// them into it.
     async fn open_session(&self) -> Result<String, Error> {
         let snapshot = {
-            let mut state = lock(&self.inner.variables);
+            let mut state = self.inner.variables.lock();
             std::mem::take(&mut state.unsent)
         };
         let result = match &self.inner.config.session_id {
@@ -395,7 +395,7 @@ impl RemoteClient {
         };
         match result {
             Ok(id) => {
-                let mut state = lock(&self.inner.variables);
+                let mut state = self.inner.variables.lock();
                 state.session_open = true;
                 Ok(id)
             }
@@ -442,7 +442,7 @@ impl RemoteClient {
     /// failed.
     async fn flush_variables(&self, session: &str) -> Result<(), Error> {
         let unsent = {
-            let mut state = lock(&self.inner.variables);
+            let mut state = self.inner.variables.lock();
             std::mem::take(&mut state.unsent)
         };
         if unsent.is_empty() {
@@ -458,7 +458,7 @@ impl RemoteClient {
     /// Puts variables whose sending failed back among the unsent ones, unless a newer
     /// value was set meanwhile.
     fn restore_unsent(&self, variables: Map<String, Value>) {
-        let mut state = lock(&self.inner.variables);
+        let mut state = self.inner.variables.lock();
         for (name, value) in variables {
             if state.all.get(&name) == Some(&value) && !state.unsent.contains_key(&name) {
                 state.unsent.insert(name, value);

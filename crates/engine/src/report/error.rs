@@ -3,6 +3,7 @@
 
 use volley_syntax::Span;
 
+use super::diagnostic::PlacedDiagnostic;
 use super::kind::ErrorKind;
 use crate::Error;
 use crate::assert::Place;
@@ -26,23 +27,8 @@ pub struct PlacedError {
     pub place: Place,
     /// The span is in the `.http` text (not in a `<@` file's own text).
     pub in_text: bool,
-    /// For a refused request: every reason, placed.
+    /// For a refused request: every reason, placed ([`PlacedDiagnostic::of`]).
     pub diagnostics: Vec<PlacedDiagnostic>,
-}
-
-/// One reason a request is refused, placed in the text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlacedDiagnostic {
-    /// The stable code (docs/diagnostics.md).
-    pub code: &'static str,
-    /// What is wrong.
-    pub message: String,
-    /// How to fix it.
-    pub hint: Option<String>,
-    /// Where it is.
-    pub span: Span,
-    /// [`Self::span`] as people count it.
-    pub place: Place,
 }
 
 impl PlacedError {
@@ -62,16 +48,9 @@ impl PlacedError {
             _ => (error.to_string(), request_line, None),
         };
         let diagnostics = match error {
-            Error::Invalid { diagnostics } => diagnostics
-                .iter()
-                .map(|diagnostic| PlacedDiagnostic {
-                    code: diagnostic.code.as_str(),
-                    message: diagnostic.message.clone(),
-                    hint: diagnostic.hint.clone(),
-                    span: diagnostic.span,
-                    place: Place::of(diagnostic.span, text),
-                })
-                .collect(),
+            Error::Invalid { diagnostics } => {
+                diagnostics.iter().map(|diagnostic| PlacedDiagnostic::of(diagnostic, text)).collect()
+            }
             _ => Vec::new(),
         };
         Self {

@@ -133,7 +133,7 @@ impl Client {
                 outcome.variables.insert(name, value);
             }
             if let Some(failure) = run.failure {
-                return Err(program.error("pre-request script", failure));
+                return Err(program.error("pre-request script", &failure));
             }
         }
         Ok(outcome)
@@ -200,9 +200,9 @@ impl Program {
     }
 
     /// The failure as a build error placed in the `.http` text.
-    fn error(&self, what: &str, failure: Failure) -> BuildError {
+    fn error(&self, what: &str, failure: &Failure) -> BuildError {
         BuildError::Script {
-            message: format!("{what} failed: {}", self.located(&failure)),
+            message: format!("{what} failed: {}", self.located(failure)),
             stack: failure.stack.clone(),
             span: self.place(failure.place),
         }

@@ -203,25 +203,23 @@ fn thrown(ctx: &Ctx<'_>) -> Failure {
 /// A thrown value as a failure: `Name: message`, the script's frames of its stack and
 /// the innermost one's place.
 fn describe(value: &Value<'_>) -> Failure {
-    let (message, stack) = match value.as_object().and_then(|object| Exception::from_object(object.clone())) {
-        Some(exception) => {
-            let name: Option<String> = exception.get("name").ok();
-            let message = exception.message().unwrap_or_default();
-            let message = match name.as_deref() {
-                Some(name) if !name.is_empty() && name != "Error" => format!("{name}: {message}"),
-                _ => message,
-            };
-            (message, exception.stack().unwrap_or_default())
-        }
-        None => {
-            let text = value
-                .as_string()
-                .and_then(|text| text.to_string().ok())
-                .or_else(|| value.as_number().map(|number| number.to_string()))
-                .or_else(|| value.as_bool().map(|flag| flag.to_string()))
-                .unwrap_or_else(|| format!("a {} was thrown", value.type_name()));
-            (format!("uncaught {text}"), String::new())
-        }
+    let exception = value.as_object().and_then(|object| Exception::from_object(object.clone()));
+    let (message, stack) = if let Some(exception) = exception {
+        let name: Option<String> = exception.get("name").ok();
+        let message = exception.message().unwrap_or_default();
+        let message = match name.as_deref() {
+            Some(name) if !name.is_empty() && name != "Error" => format!("{name}: {message}"),
+            _ => message,
+        };
+        (message, exception.stack().unwrap_or_default())
+    } else {
+        let text = value
+            .as_string()
+            .and_then(|text| text.to_string().ok())
+            .or_else(|| value.as_number().map(|number| number.to_string()))
+            .or_else(|| value.as_bool().map(|flag| flag.to_string()))
+            .unwrap_or_else(|| format!("a {} was thrown", value.type_name()));
+        (format!("uncaught {text}"), String::new())
     };
     let frames: Vec<&str> = stack.lines().map(str::trim).filter(|frame| frame.contains(SCRIPT_NAME)).collect();
     let place = frames.first().and_then(|frame| frame_place(frame));

@@ -4,10 +4,9 @@
 //! started and answered, and reads of a body update it; the connection's watchdog asks
 //! it when the connection must be closed.
 
-use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::sync::lock;
+use parking_lot::{Mutex, MutexGuard};
 use tokio::time::Instant;
 
 /// The shared state of one connection.
@@ -51,7 +50,7 @@ impl Activity {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        lock(&self.state)
+        self.state.lock()
     }
 
     /// Bytes came in at `now`. While idle, they are the beginning of a head.

@@ -14,7 +14,7 @@
 
 use std::convert::Infallible;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -24,10 +24,10 @@ use futures_util::future::BoxFuture;
 use http::{HeaderValue, Request, Response, Version, header};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper_util::service::TowerToHyperService;
+use parking_lot::Mutex;
 use tokio::time::Instant;
 
 use super::activity::Activity;
-use crate::sync::lock;
 
 /// The most bytes of an unread request body read and discarded to keep its connection.
 pub(super) const MAX_DRAIN: u64 = 1024 * 1024;
@@ -113,11 +113,11 @@ struct Left(Mutex<Option<Incoming>>);
 
 impl Left {
     fn put(&self, body: Incoming) {
-        *lock(&self.0) = Some(body);
+        *self.0.lock() = Some(body);
     }
 
     fn take(&self) -> Option<Incoming> {
-        lock(&self.0).take()
+        self.0.lock().take()
     }
 }
 

@@ -7,7 +7,9 @@ use http::StatusCode;
 use serde_json::{Value, json};
 use volley_engine::assert::{AssertionResult, Outcome, Place};
 use volley_engine::redact::Redactor;
-use volley_engine::report::{ErrorKind, PlacedAssertion, PlacedError, ResponseSummary, place_assertions};
+use volley_engine::report::{
+    ErrorKind, PlacedAssertion, PlacedDiagnostic, PlacedError, ResponseSummary, place_assertions,
+};
 use volley_engine::{BuildError, Error, Response, SelectionError};
 use volley_protocol::{CheckOutcome, ErrorCode};
 use volley_syntax::Span;
@@ -200,12 +202,18 @@ pub(crate) fn disabled(request: &volley_syntax::Request, text: &str) -> ApiError
     let directive =
         request.directives.iter().find(|directive| directive.kind == volley_syntax::DirectiveKind::Disabled);
     let span = directive.map_or(request.line_span, |directive| directive.span);
-    let Place { line, column } = Place::of(span, text);
-    ApiError::validation("the request is disabled (`# @disabled`): it is never sent").with_details(json!({
-        "code": "request-disabled",
-        "hint": "remove `# @disabled` to send it",
-        "line": line,
-        "column": column,
+    let placed = PlacedDiagnostic::new(
+        "request-disabled",
+        "the request is disabled (`# @disabled`): it is never sent",
+        Some("remove `# @disabled` to send it".to_owned()),
+        span,
+        text,
+    );
+    ApiError::validation(placed.message).with_details(json!({
+        "code": placed.code,
+        "hint": placed.hint,
+        "line": placed.place.line,
+        "column": placed.place.column,
     }))
 }
 

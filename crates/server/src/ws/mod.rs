@@ -8,11 +8,12 @@ mod control;
 mod upstream;
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use http::StatusCode;
+use parking_lot::{Mutex, RwLock};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -24,7 +25,6 @@ use volley_protocol::{
 use crate::clock::now_ms;
 use crate::error::ApiError;
 use crate::hub::Emitter;
-use crate::sync::{lock, read, write};
 
 pub(crate) use control::serve_control;
 pub(crate) use upstream::{Command, Outbound, spawn_upstream};
@@ -107,7 +107,7 @@ impl WsSession {
     }
 
     pub(crate) fn last_seq(&self) -> u64 {
-        lock(&self.buffer).last_seq
+        self.buffer.lock().last_seq
     }
 
     /// The envelope fields every message carries.
@@ -180,7 +180,7 @@ impl WsSession {
     /// `None` when the session is closed.
     async fn publish_with(&self, build: impl FnOnce(u64) -> String) -> Option<u64> {
         let (text, control, seq) = {
-            let mut buffer = lock(&self.buffer);
+            let mut buffer = self.buffer.lock();
             if buffer.closed.is_some() {
                 return None;
             }
@@ -227,7 +227,7 @@ impl WsSession {
     /// between is lost or sent twice. A closed session (kept for its grace period)
     /// gives its replay, then the socket is closed.
     pub(crate) fn attach(&self, after_seq: u64) -> (u64, mpsc::Receiver<ToControl>, Replay) {
-        let mut buffer = lock(&self.buffer);
+        let mut buffer = self.buffer.lock();
         let (sender, receiver) = mpsc::channel(CONTROL_QUEUE);
         let id = self.next_control.fetch_add(1, Ordering::Relaxed);
         if let Some(code) = buffer.closed {
@@ -248,7 +248,7 @@ impl WsSession {
 
     /// Detaches control socket `id` if it is still the attached one.
     pub(crate) fn detach(&self, id: u64) {
-        let mut buffer = lock(&self.buffer);
+        let mut buffer = self.buffer.lock();
         if buffer.control.as_ref().is_some_and(|control| control.id == id) {
             buffer.control = None;
         }
@@ -256,12 +256,12 @@ impl WsSession {
 
     /// Whether a control socket is attached.
     pub(crate) fn has_control(&self) -> bool {
-        lock(&self.buffer).control.is_some()
+        self.buffer.lock().control.is_some()
     }
 
     /// Whether `session.closed` was published.
     pub(crate) fn is_closed(&self) -> bool {
-        lock(&self.buffer).closed.is_some()
+        self.buffer.lock().closed.is_some()
     }
 
     /// Publishes `session.closed`, closes the control socket and refuses more.
@@ -272,7 +272,7 @@ impl WsSession {
         )
         .await;
         {
-            let mut buffer = lock(&self.buffer);
+            let mut buffer = self.buffer.lock();
             buffer.closed = Some(socket_code);
             if let Some(control) = buffer.control.take() {
                 let reason = if socket_code == 1001 { "session closed (idle or shutdown)" } else { "session closed" };
@@ -406,7 +406,7 @@ impl WsSessions {
             buffer: Mutex::default(),
         });
         {
-            let mut registry = write(&self.registry);
+            let mut registry = self.registry.write();
             registry.sessions.insert(session.id.clone(), Arc::clone(&session));
             slot.used = true;
         }
@@ -415,7 +415,7 @@ impl WsSessions {
 
     /// The session `id`, live or closed in its grace period.
     pub(crate) fn get(&self, id: &str) -> Result<Arc<WsSession>, ApiError> {
-        read(&self.registry).sessions.get(id).cloned().ok_or_else(|| {
+        self.registry.read().sessions.get(id).cloned().ok_or_else(|| {
             ApiError::new(
                 StatusCode::NOT_FOUND,
                 ErrorCode::WsSessionNotFound,
@@ -429,7 +429,7 @@ impl WsSessions {
     /// grace period, and is removed otherwise. A session leaves the registry only after
     /// this, and a kept one is released once: each frees its slot exactly once.
     pub(crate) fn release(&self, id: &str, kept: bool) {
-        let mut registry = write(&self.registry);
+        let mut registry = self.registry.write();
         if !registry.sessions.contains_key(id) || registry.closed.iter().any(|closed| closed == id) {
             return;
         }
@@ -449,7 +449,7 @@ impl WsSessions {
     /// Removes a closed session (its grace period is over, or `DELETE` asked); a session
     /// still open is left to its upstream task.
     pub(crate) fn forget(&self, id: &str) {
-        let mut registry = write(&self.registry);
+        let mut registry = self.registry.write();
         if registry.sessions.get(id).is_some_and(|session| session.is_closed()) {
             registry.sessions.remove(id);
             registry.closed.retain(|closed| closed != id);
@@ -459,7 +459,7 @@ impl WsSessions {
     /// How many sessions can be found (live and closed), and how many slots are taken.
     #[cfg(test)]
     pub(crate) fn counts(&self) -> (usize, usize) {
-        let found = read(&self.registry).sessions.len();
+        let found = self.registry.read().sessions.len();
         (found, self.taken.load(Ordering::Acquire))
     }
 }

@@ -12,10 +12,11 @@
 //! holds this test only.
 
 use std::io::Write as _;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 use support::{Running, client, send, start};
 use tokio_tungstenite::tungstenite::Message;
@@ -63,7 +64,7 @@ struct Capture(Arc<Mutex<Vec<u8>>>);
 
 impl std::io::Write for Capture {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("the log buffer").extend_from_slice(bytes);
+        self.0.lock().extend_from_slice(bytes);
         Ok(bytes.len())
     }
 
@@ -242,7 +243,7 @@ async fn no_output_of_the_server_shows_a_secret_from_any_source() {
     channels.push(("the session view".to_owned(), view.to_string()));
     // The log.
     let _ = std::io::stdout().flush();
-    let logged = String::from_utf8_lossy(&logs.lock().expect("the log buffer")).into_owned();
+    let logged = String::from_utf8_lossy(&logs.lock()).into_owned();
     assert!(logged.contains("invalid URL"), "the log holds the failure:\n{logged}");
     channels.push(("the log".to_owned(), logged));
 

@@ -8,6 +8,10 @@ local defaults = {
   cmd = { 'volley', 'lsp' },
   -- The configuration profile to start with (`nil`: none).
   profile = nil,
+  -- An execution server (`volley serve`) to send through instead of locally:
+  -- `{ url = 'http://127.0.0.1:4097', token = '…' }` (`token` optional: else the
+  -- server's `VOLLEY_TOKEN`). `nil`: requests are sent by the language server itself.
+  server = nil,
   -- How long a streaming response (SSE, WebSocket) is listened to, in milliseconds.
   stream_window_ms = 2000,
   -- Buffer-local normal-mode keys of `.http` buffers; `false` (for one, or for
@@ -146,7 +150,7 @@ function M.attach(buf)
     name = 'volley',
     cmd = config.cmd,
     root_dir = root,
-    init_options = { profile = config.profile },
+    init_options = { profile = config.profile, server = config.server },
     on_attach = on_attach,
     handlers = { ['volley/stream'] = on_stream },
   }

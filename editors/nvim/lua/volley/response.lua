@@ -219,6 +219,10 @@ function M.sent_lines(outcome)
   if sent.truncated then
     lines[#lines + 1] = '(truncated)'
   end
+  if present(sent.partial) then
+    lines[#lines + 1] = '# sent through ' .. (present(outcome.server) or 'an execution server')
+      .. ': its answer gives the method and URL, not the headers and body'
+  end
   local flat = {}
   for _, line in ipairs(lines) do
     append(flat, split(line))

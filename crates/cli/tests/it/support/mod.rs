@@ -1,0 +1,6 @@
+//! Helpers shared by the test modules: the language server over stdio, `volley serve`
+//! as a process.
+#![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
+
+pub(crate) mod serve;
+pub(crate) mod stdio;
