@@ -164,6 +164,7 @@ impl Code {
                 | Code::InvalidJsonBody
                 | Code::InvalidAssertion
                 | Code::InvalidCredentials
+                | Code::ScriptSyntax
         )
     }
 

@@ -99,6 +99,8 @@ pub struct Block {
     pub request: Option<Box<Request>>,
     /// Directives of a block without a request line (they apply to nothing).
     pub orphan_directives: Vec<Directive>,
+    /// Scripts of a block without a request line (they do not run).
+    pub orphan_scripts: Vec<Script>,
 }
 
 /// A `###` line.
@@ -504,6 +506,16 @@ pub enum ScriptKind {
 #[cfg(test)]
 mod tests {
     const TEXT: &str = "@host = h\n\n### First\nGET https://a\n\n### Second\n# @name second\nPOST https://b\n\nbody\n###\n# just a comment\n";
+
+    #[test]
+    fn a_script_without_a_request_is_kept_and_reported() {
+        let document = crate::parse("GET https://a\n\n###\n> {% client.log(1) %}\n");
+        let orphans = &document.blocks[1].orphan_scripts;
+        assert_eq!(orphans.len(), 1);
+        assert_eq!(orphans[0].code.as_ref().map(|code| code.value.trim()), Some("client.log(1)"));
+        let codes: Vec<_> = document.diagnostics.iter().map(|diagnostic| diagnostic.code).collect();
+        assert_eq!(codes, [crate::Code::BlockWithoutRequest]);
+    }
 
     #[test]
     fn finds_requests_by_index_name_and_offset() {
