@@ -153,6 +153,9 @@
 
   globalThis.client = client;
   globalThis.request = request;
+  // Scripts written for Node-based runners log with `console`: the same lines as `client.log`.
+  const log = (...values) => client.log(...values);
+  globalThis.console = Object.freeze({ log, info: log, warn: log, error: log, debug: log });
   if (input.response) {
     const answered = input.response;
     let parsed;
