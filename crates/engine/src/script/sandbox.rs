@@ -322,6 +322,8 @@ mod tests {
 
     #[test]
     fn request_variables_and_the_environment() {
+        let logged = run("console.log('a', 1); console.error({ b: 2 });", &input(false), "", LIMITS);
+        assert_eq!(logged.output.logs, vec!["a 1".to_owned(), r#"{"b":2}"#.to_owned()]);
         let code = "request.variables.set('ts', 42);\nclient.log(request.environment.get('env'), request.url.tryGetSubstituted(), request.variables.get('ts'), client.global.get('kept'));";
         let run = run(code, &input(false), "", LIMITS);
         assert_eq!(run.failure, None);
@@ -461,5 +463,6 @@ mod tests {
         "client",
         "request",
         "response",
+        "console",
     ];
 }
