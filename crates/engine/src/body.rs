@@ -34,7 +34,7 @@ impl Files<'_> {
         if path.is_absolute() { normalize(path) } else { normalize(&self.base.join(path)) }
     }
 
-    fn read(&self, path: &str, span: Span) -> Result<(PathBuf, Vec<u8>), BuildError> {
+    pub(crate) fn read(&self, path: &str, span: Span) -> Result<(PathBuf, Vec<u8>), BuildError> {
         let resolved = self.resolve(path);
         let bytes =
             self.io.read(&resolved).map_err(|source| BuildError::File { path: resolved.clone(), span, source })?;

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::error::ConfigError;
 use crate::io::Io;
 use crate::resolvers::{CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment};
+pub use crate::script::{DEFAULT_SCRIPT_MEMORY, DEFAULT_SCRIPT_TIMEOUT, ScriptLimits};
 
 /// Names of the configuration file, in the order they are looked for in a directory.
 pub const CONFIG_FILE_NAMES: [&str; 2] = ["volley.jsonc", "volley.json"];
@@ -38,6 +39,8 @@ pub struct Config {
     pub defaults: Defaults,
     /// `cookies`.
     pub cookies: CookieSettings,
+    /// `scripts`: the limits of pre-request scripts and response handlers.
+    pub scripts: ScriptLimits,
     /// Every file it was read from (the config file; or the JetBrains env files).
     pub sources: Vec<PathBuf>,
 }
@@ -265,7 +268,11 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn config(&self, root: Map<String, Value>) -> Result<Config, ConfigError> {
-        self.known_keys(&root, "", &["$schema", "variables", "profiles", "resolvers", "defaults", "cookies"])?;
+        self.known_keys(
+            &root,
+            "",
+            &["$schema", "variables", "profiles", "resolvers", "defaults", "cookies", "scripts"],
+        )?;
         let mut config =
             Config { path: self.path.to_path_buf(), sources: vec![self.path.to_path_buf()], ..Config::default() };
         for (key, value) in root {
@@ -281,6 +288,7 @@ impl Reader<'_> {
                 "resolvers" => config.resolvers = self.resolvers(value, "resolvers")?,
                 "defaults" => config.defaults = self.defaults(value, "defaults")?,
                 "cookies" => config.cookies = self.cookies(value)?,
+                "scripts" => config.scripts = self.scripts(value)?,
                 _ => {}
             }
         }
@@ -348,6 +356,31 @@ impl Reader<'_> {
             }
         }
         Ok(settings)
+    }
+
+    fn scripts(&self, value: Value) -> Result<ScriptLimits, ConfigError> {
+        let map = self.object(value, "scripts")?;
+        self.known_keys(&map, "scripts", &["timeoutMs", "memoryMb"])?;
+        let mut limits = ScriptLimits::default();
+        for (key, value) in map {
+            match key.as_str() {
+                "timeoutMs" => limits.timeout = self.milliseconds(&value, "scripts.timeoutMs")?,
+                "memoryMb" => {
+                    let megabytes =
+                        value.as_u64().filter(|&megabytes| (1..=4096).contains(&megabytes)).ok_or_else(|| {
+                            invalid(
+                                self.path,
+                                "scripts.memoryMb",
+                                "`scripts.memoryMb` must be a number from 1 to 4096",
+                                None,
+                            )
+                        })?;
+                    limits.memory = usize::try_from(megabytes).unwrap_or(4096) << 20;
+                }
+                _ => {}
+            }
+        }
+        Ok(limits)
     }
 
     fn resolvers(&self, value: Value, at: &str) -> Result<BTreeMap<String, CommandResolver>, ConfigError> {

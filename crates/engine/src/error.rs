@@ -345,6 +345,17 @@ pub enum BuildError {
         /// Where the body (or its part) is written.
         span: Span,
     },
+    /// A pre-request script threw, ran past its time limit or its memory limit.
+    #[error("{}: {message}", span)]
+    Script {
+        /// What happened (`pre-request script failed: TypeError: …`), with the place
+        /// in a script file.
+        message: String,
+        /// The script's frames of the JavaScript stack, one per line.
+        stack: String,
+        /// The line of the script at fault, or the `< ./script.js` line.
+        span: Span,
+    },
 }
 
 impl BuildError {
@@ -396,6 +407,9 @@ impl BuildError {
                 BuildError::InvalidHeader { name: clean(name), reason: clean(reason), span }
             }
             BuildError::InvalidBody { message, span } => BuildError::InvalidBody { message: clean(message), span },
+            BuildError::Script { message, stack, span } => {
+                BuildError::Script { message: clean(message), stack: clean(stack), span }
+            }
         }
     }
 
@@ -418,6 +432,7 @@ impl BuildError {
             | BuildError::InvalidTimeout { span, .. }
             | BuildError::InvalidBody { span, .. }
             | BuildError::TooLarge { span, .. }
+            | BuildError::Script { span, .. }
             | BuildError::Included { span, .. } => *span,
         }
     }
@@ -441,6 +456,7 @@ impl BuildError {
             BuildError::InvalidTimeout { .. } => "invalid-timeout",
             BuildError::InvalidBody { .. } => "invalid-body",
             BuildError::TooLarge { .. } => "too-large",
+            BuildError::Script { .. } => "script-error",
             BuildError::Included { source, .. } => source.code(),
         }
     }
@@ -487,6 +503,7 @@ impl BuildError {
             }
             BuildError::InvalidTimeout { .. } => Some(volley_syntax::directive::DURATION_HINT.to_owned()),
             BuildError::Credentials { hint, .. } => Some(hint.clone()),
+            BuildError::Script { stack, .. } if !stack.is_empty() => Some(format!("JavaScript stack:\n{stack}")),
             _ => None,
         }
     }

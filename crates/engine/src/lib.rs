@@ -80,6 +80,7 @@ pub mod remote;
 pub mod report;
 pub mod resolvers;
 pub mod response;
+mod script;
 pub mod sse;
 pub mod stages;
 pub mod transport;

@@ -20,6 +20,7 @@ use crate::digest::DigestCredentials;
 use crate::error::{BuildError, Error};
 use crate::interpolate::{Renderer, Scope};
 use crate::redact::{Redactor, Secrets};
+use crate::script::{self, PreRequest, RequestView, ScriptLimits, Scripts};
 
 /// A request resolved and built, not sent: what [`stages::prepare`](crate::stages::prepare) returns.
 #[derive(Debug, Clone)]
@@ -62,6 +63,32 @@ pub struct PreparedRequest {
     /// The jar the exchange reads and fills (when `use_cookies`): the run's, else the
     /// client's.
     pub(crate) cookie_jar: Option<CookieJar>,
+    /// What the pre-request scripts logged (`client.log`), not yet redacted.
+    pub(crate) logs: Vec<String>,
+    /// The response handlers to run on the response, with what they are handed.
+    pub(crate) scripts: Option<Box<PendingScripts>>,
+}
+
+/// A request's response handlers and their input, the request as written.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingScripts {
+    pub(crate) scripts: Scripts,
+    pub(crate) input: script::Input,
+}
+
+/// What `request.variables.get` knows before the request is built: every layer's
+/// variables (the highest wins) and the file's variables whose values are literal.
+fn known_variables(layers: &[&Map<String, serde_json::Value>], document: &Document) -> Map<String, serde_json::Value> {
+    let mut known = Map::new();
+    for declaration in &document.variables {
+        if let Some(value) = declaration.value.as_literal() {
+            known.insert(declaration.name.value.clone(), serde_json::Value::String(value));
+        }
+    }
+    for layer in layers.iter().rev() {
+        known.extend(layer.iter().map(|(name, value)| (name.clone(), value.clone())));
+    }
+    known
 }
 
 /// The kind of exchange of a prepared request.
@@ -105,14 +132,45 @@ impl Client {
             .unwrap_or_default();
         let profile = options.profile.as_deref().or(self.inner.config.profile.as_deref());
         let settings = self.settings(&directory, profile)?;
-        let client_variables = Arc::clone(&self.inner.variables.read());
-        let chain = Arc::clone(&self.inner.chain.lock());
         let empty = Map::new();
         let profile_variables = settings.profile.as_ref().map_or(&empty, |profile| &profile.variables);
         let config_variables = settings.config.as_ref().map_or(&empty, |config| &config.variables);
         let dotenv = self.dotenv_for(&settings.dotenv_directories);
+        let files = Files { io: &*self.inner.config.io, base: &directory };
+        let limits = settings.config.as_ref().map_or_else(ScriptLimits::default, |config| config.scripts);
+        let scripts = Scripts::load(request, &files, limits)?;
+        let mut pre_request = PreRequest::default();
+        let mut script_input = None;
+        if !scripts.is_empty() {
+            let globals = Arc::clone(&self.inner.variables.read());
+            let layers = [&options.overrides, &options.variables, &*globals, profile_variables, config_variables];
+            let mut input = script::Input {
+                variables: known_variables(&layers, document),
+                environment: config_variables
+                    .iter()
+                    .chain(profile_variables)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+                request: RequestView::written(request),
+                ..script::Input::default()
+            };
+            pre_request = self.run_pre_request(&scripts, &mut input).map_err(|error| {
+                let mut secrets = Secrets::new();
+                for layer in layers {
+                    secrets.add_variables(layer);
+                }
+                secrets.add_variables(&input.variables);
+                let redactor = if options.show_secrets { Redactor::reveal_all() } else { secrets.redactor() };
+                Error::from(error.redacted(&redactor))
+            })?;
+            script_input = Some(input);
+        }
+        // Read after the pre-request scripts, which may have set globals.
+        let client_variables = Arc::clone(&self.inner.variables.read());
+        let chain = Arc::clone(&self.inner.chain.lock());
         let scope = Scope {
             layers: vec![
+                &pre_request.variables,
                 &options.overrides,
                 &options.variables,
                 &client_variables,
@@ -128,6 +186,13 @@ impl Client {
         };
         let mut renderer = Renderer::new(scope);
         let built = self.build_prepared(request, &mut renderer, &settings, &directory, options).await;
+        let built = built.map(|mut prepared| {
+            prepared.logs = pre_request.logs;
+            prepared.scripts = script_input
+                .filter(|_| !scripts.handlers.is_empty())
+                .map(|input| Box::new(PendingScripts { scripts, input }));
+            prepared
+        });
         // What this request must keep out of what is shown, its errors included.
         let mut secrets = renderer.secrets();
         let redactor =
@@ -221,6 +286,8 @@ impl Client {
             digest: digest.map(|(credentials, _)| credentials),
             cookie_jar,
             redactor: Redactor::default(),
+            logs: Vec::new(),
+            scripts: None,
         })
     }
 }

@@ -319,6 +319,10 @@ impl Redactor {
         let outcome = match &result.outcome {
             Outcome::Passed => Outcome::Passed,
             Outcome::Failed { expected, actual } => Outcome::Failed { expected: text(expected), actual: text(actual) },
+            Outcome::ScriptFailed { message } => Outcome::ScriptFailed { message: text(message) },
+            Outcome::HandlerFailed { message, stack } => {
+                Outcome::HandlerFailed { message: text(message), stack: text(stack) }
+            }
             Outcome::Invalid { message, hint } => {
                 Outcome::Invalid { message: text(message), hint: hint.as_deref().map(text) }
             }

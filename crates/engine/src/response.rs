@@ -40,6 +40,8 @@ pub struct Response {
     /// Hides the secrets of the request (see [`Response::redactor`]).
     pub(crate) redactor: Redactor,
     pub(crate) assertions: Vec<AssertionResult>,
+    /// What the request's scripts logged (`client.log`), secrets hidden.
+    pub(crate) logs: Vec<String>,
 }
 
 /// What a response has for a body: one of three states.
@@ -294,11 +296,19 @@ impl Response {
         &self.request
     }
 
-    /// The outcomes of the request's `# @assert` directives, in order, with the
-    /// request's secrets already hidden ([`Response::redactor`]).
+    /// The outcomes of the request's `# @assert` directives, in order, then those of its
+    /// response handlers' `client.test` calls, with the request's secrets already
+    /// hidden ([`Response::redactor`]).
     #[must_use]
     pub fn assertions(&self) -> &[AssertionResult] {
         &self.assertions
+    }
+
+    /// The lines the request's pre-request scripts and response handlers logged with
+    /// `client.log`, in order, with the request's secrets hidden.
+    #[must_use]
+    pub fn logs(&self) -> &[String] {
+        &self.logs
     }
 
     /// `true` when every `# @assert` passed (also when there are none).
@@ -348,6 +358,7 @@ impl Response {
             request,
             redactor: Redactor::default(),
             assertions: Vec::new(),
+            logs: Vec::new(),
         }
     }
 }

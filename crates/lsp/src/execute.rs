@@ -309,6 +309,7 @@ fn failure(outcome: &Check) -> Option<String> {
     match outcome {
         Check::Passed => None,
         Check::Failed { expected, actual } => Some(format!("expected {expected}, got {actual}")),
+        Check::ScriptFailed { message } | Check::HandlerFailed { message, .. } => Some(message.clone()),
         Check::Invalid { message, hint: Some(hint) } => Some(format!("{message} (hint: {hint})")),
         Check::Invalid { message, hint: None } => Some(message.clone()),
     }

@@ -119,10 +119,12 @@ fn mark_comments(
     }
 }
 
-/// The spans of scripts: those of requests, and those the diagnostics point at (a script
-/// in a block without a request line is only known from its diagnostic).
+/// The spans of scripts: those of requests and of blocks without one, and those the
+/// diagnostics point at.
 fn script_spans(document: &Document) -> Vec<Range<usize>> {
     let of_requests = document.requests().flat_map(|request| request.scripts.iter().map(|script| script.span));
+    let orphans = document.blocks.iter().flat_map(|block| block.orphan_scripts.iter().map(|script| script.span));
+    let of_requests = of_requests.chain(orphans);
     let reported = document
         .diagnostics
         .iter()

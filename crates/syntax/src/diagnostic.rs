@@ -66,10 +66,13 @@ pub enum Code {
     WebSocketBody,
     /// Both `@sse` and WebSocket markers on one request.
     ConflictingProtocol,
-    /// A response-handler or pre-request script, or output redirection.
+    /// A script of another tool that Volley does not run (httpyac's JavaScript blocks,
+    /// output redirection).
     UnsupportedScript,
     /// A `{%` script without its closing `%}`.
     UnclosedScript,
+    /// A pre-request script or response handler that is not valid JavaScript.
+    ScriptSyntax,
     /// Two requests with the same name.
     DuplicateRequestName,
     /// A block with a name or directives but no request line.
@@ -128,6 +131,7 @@ impl Code {
         Code::ConflictingProtocol,
         Code::UnsupportedScript,
         Code::UnclosedScript,
+        Code::ScriptSyntax,
         Code::DuplicateRequestName,
         Code::BlockWithoutRequest,
         Code::TextAfterHandler,
@@ -160,6 +164,7 @@ impl Code {
                 | Code::InvalidJsonBody
                 | Code::InvalidAssertion
                 | Code::InvalidCredentials
+                | Code::ScriptSyntax
         )
     }
 
@@ -184,6 +189,7 @@ impl Code {
             Code::ConflictingProtocol => "conflicting-protocol",
             Code::UnsupportedScript => "unsupported-script",
             Code::UnclosedScript => "unclosed-script",
+            Code::ScriptSyntax => "script-syntax",
             Code::DuplicateRequestName => "duplicate-request-name",
             Code::BlockWithoutRequest => "block-without-request",
             Code::TextAfterHandler => "text-after-handler",
@@ -220,6 +226,7 @@ impl Code {
             | Code::WebSocketBody
             | Code::ConflictingProtocol
             | Code::UnclosedScript
+            | Code::ScriptSyntax
             | Code::UnknownResolver
             | Code::ResolverArguments
             | Code::MissingFile

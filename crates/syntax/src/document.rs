@@ -99,6 +99,8 @@ pub struct Block {
     pub request: Option<Box<Request>>,
     /// Directives of a block without a request line (they apply to nothing).
     pub orphan_directives: Vec<Directive>,
+    /// Scripts of a block without a request line (they do not run).
+    pub orphan_scripts: Vec<Script>,
 }
 
 /// A `###` line.
@@ -452,13 +454,33 @@ pub struct VariableDeclaration {
 }
 
 /// A script or redirection line the grammar recognises so that it never becomes part
-/// of a body. Volley does not run scripts.
+/// of a body. Pre-request scripts and response handlers, written in place or in a
+/// file, are run by the engine; the other kinds are reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Script {
     /// The whole script.
     pub span: Span,
     /// Which kind.
     pub kind: ScriptKind,
+    /// The JavaScript between `{%` and `%}` of a closed `< {% %}` or `> {% %}` script.
+    pub code: Option<Spanned<String>>,
+    /// The path of `< ./script.js` or `> ./handler.js`, as written.
+    pub path: Option<Spanned<String>>,
+}
+
+impl Script {
+    /// `true` for the kinds the engine runs: a closed script in place or a script file,
+    /// before the request line or after the request.
+    #[must_use]
+    pub fn runs(&self) -> bool {
+        self.code.is_some() || self.path.is_some()
+    }
+
+    /// `true` for a script that runs before the request is built.
+    #[must_use]
+    pub fn is_pre_request(&self) -> bool {
+        matches!(self.kind, ScriptKind::PreRequest | ScriptKind::PreRequestFile)
+    }
 }
 
 /// The kinds of [`Script`].
@@ -484,6 +506,16 @@ pub enum ScriptKind {
 #[cfg(test)]
 mod tests {
     const TEXT: &str = "@host = h\n\n### First\nGET https://a\n\n### Second\n# @name second\nPOST https://b\n\nbody\n###\n# just a comment\n";
+
+    #[test]
+    fn a_script_without_a_request_is_kept_and_reported() {
+        let document = crate::parse("GET https://a\n\n###\n> {% client.log(1) %}\n");
+        let orphans = &document.blocks[1].orphan_scripts;
+        assert_eq!(orphans.len(), 1);
+        assert_eq!(orphans[0].code.as_ref().map(|code| code.value.trim()), Some("client.log(1)"));
+        let codes: Vec<_> = document.diagnostics.iter().map(|diagnostic| diagnostic.code).collect();
+        assert_eq!(codes, [crate::Code::BlockWithoutRequest]);
+    }
 
     #[test]
     fn finds_requests_by_index_name_and_offset() {

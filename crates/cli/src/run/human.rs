@@ -66,6 +66,12 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
                     sent(&mut out, response);
                 }
                 exchange(&mut out, response, text);
+                if !response.logs().is_empty() {
+                    out.push('\n');
+                }
+                for line in response.logs() {
+                    let _ = writeln!(out, "{DIM}log{DIM:#} {line}");
+                }
             }
             if mode != Mode::Quiet && !response.assertions().is_empty() {
                 out.push('\n');
@@ -207,6 +213,34 @@ fn check(out: &mut String, assertion: &AssertionResult, file: &File, mode: Mode)
                 label: None,
                 notes: vec![format!("expected: {expected}"), format!("  actual: {actual}")],
                 hint: None,
+            };
+            let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
+            let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
+        }
+        Check::ScriptFailed { message } => {
+            let title = format!("test failed: {expression}");
+            let report = Report {
+                severity: Severity::Error,
+                code: "test-failed",
+                message: &title,
+                span: assertion.span,
+                label: None,
+                notes: vec![message.clone()],
+                hint: None,
+            };
+            let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
+            let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
+        }
+        Check::HandlerFailed { message, stack } => {
+            let hint = (!stack.is_empty()).then(|| format!("JavaScript stack:\n{stack}"));
+            let report = Report {
+                severity: Severity::Error,
+                code: "handler-failed",
+                message: &format!("response handler failed: {message}"),
+                span: assertion.span,
+                label: None,
+                notes: Vec::new(),
+                hint: hint.as_deref(),
             };
             let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
             let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));

@@ -37,6 +37,9 @@ pub(crate) struct Record {
     #[serde(skip_serializing_if = "Option::is_none")]
     timing: Option<TimingRecord>,
     assertions: Vec<AssertionRecord>,
+    /// What the request's scripts logged (`client.log`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    logs: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<ErrorRecord>,
     /// An event stream's or a WebSocket's summary.
@@ -121,6 +124,7 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         response: None,
         timing: None,
         assertions: Vec::new(),
+        logs: Vec::new(),
         error: None,
         stream: result.stream.clone(),
     };
@@ -129,7 +133,7 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         Outcome::Error(_) | Outcome::Refused(_) => record.error = error_record(result, file),
         Outcome::Response { response, .. } => {
             record.error = error_record(result, file);
-            let Exchange { request: sent, response: received, timing, assertions } =
+            let Exchange { request: sent, response: received, timing, assertions, logs } =
                 Exchange::new(response, &file.text);
             record.request =
                 Some(SentRecord { method: sent.method, url: sent.url, headers: sent.headers, body: body(sent.body) });
@@ -144,6 +148,7 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
             });
             record.timing = Some(TimingRecord { ttfb_ms: millis(timing.ttfb), total_ms: millis(timing.total) });
             record.assertions = assertion_records(assertions);
+            record.logs = logs;
         }
     }
     record
@@ -193,6 +198,8 @@ fn assertion_records(assertions: Vec<PlacedAssertion>) -> Vec<AssertionRecord> {
             let (outcome, expected, actual, message) = match &assertion.outcome {
                 Check::Passed => ("passed", None, None, None),
                 Check::Failed { expected, actual } => ("failed", Some(expected.clone()), Some(actual.clone()), None),
+                Check::ScriptFailed { message } => ("failed", None, None, Some(message.clone())),
+                Check::HandlerFailed { message, .. } => ("invalid", None, None, Some(message.clone())),
                 Check::Invalid { message, .. } => ("invalid", None, None, Some(message.clone())),
             };
             AssertionRecord { expression: assertion.expression, line, column, outcome, expected, actual, message }

@@ -102,6 +102,8 @@ fn testcase(xml: &mut String, result: &RequestResult, file: &File) -> anyhow::Re
                             shown.actual.as_deref().unwrap_or_default()
                         ),
                     ),
+                    Check::ScriptFailed { .. } => ("test", shown.message.clone().unwrap_or_default()),
+                    Check::HandlerFailed { .. } => ("handler", shown.message.clone().unwrap_or_default()),
                     _ => ("invalid-assertion", shown.message.clone().unwrap_or_default()),
                 };
                 writeln!(

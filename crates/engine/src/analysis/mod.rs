@@ -98,6 +98,7 @@ impl<'a> Walker<'a> {
     }
 
     fn request(&self, request: &Request, out: &mut Listing) {
+        self.scripts(request, out);
         self.template(&request.url, out);
         for header in &request.headers {
             self.template(&header.name, out);
@@ -316,8 +317,38 @@ impl<'a> Walker<'a> {
         Some(Diagnostic::new(Code::UndefinedVariable, span, format!("undefined variable `{path}`")).with_hint(hint))
     }
 
+    /// Script files that are missing, and scripts in place that do not parse (checked
+    /// by compiling, never running them).
+    fn scripts(&self, request: &Request, out: &mut Listing) {
+        for script in &request.scripts {
+            if let Some(path) = &script.path {
+                self.file_at(&path.value, path.span, out);
+            }
+            if let Some(code) = &script.code
+                && let Some(error) = crate::script::syntax_error(&code.value, code.span)
+            {
+                out.push(
+                    Diagnostic::new(
+                        Code::ScriptSyntax,
+                        error.span,
+                        format!("the script does not parse: {}", error.message),
+                    )
+                    .with_hint(
+                        "scripts are JavaScript (ES2023); the request is still sent, the script fails when it runs",
+                    ),
+                );
+            }
+        }
+    }
+
     fn file(&self, path: &Template, out: &mut Listing) {
-        let (Some(directory), Some(relative)) = (&self.context.directory, path.as_literal()) else { return };
+        if let Some(relative) = path.as_literal() {
+            self.file_at(&relative, path.span, out);
+        }
+    }
+
+    fn file_at(&self, relative: &str, span: Span, out: &mut Listing) {
+        let Some(directory) = &self.context.directory else { return };
         let relative = relative.trim();
         if relative.is_empty() {
             return;
@@ -325,7 +356,7 @@ impl<'a> Walker<'a> {
         let resolved = resolve(directory, relative);
         if !self.io.exists(&resolved) {
             out.push(
-                Diagnostic::new(Code::MissingFile, path.span, format!("file `{relative}` not found"))
+                Diagnostic::new(Code::MissingFile, span, format!("file `{relative}` not found"))
                     .with_hint(format!("paths are relative to the .http file (looked for {})", resolved.display())),
             );
         }

@@ -74,6 +74,18 @@ pub enum Outcome {
         /// What the response had.
         actual: String,
     },
+    /// A script's `client.test` failed: what it threw.
+    ScriptFailed {
+        /// The message of what the test threw (`AssertionError: status is 200`).
+        message: String,
+    },
+    /// A response handler threw, or ran past its time or memory limit, before its end.
+    HandlerFailed {
+        /// What happened, with the place in a script file.
+        message: String,
+        /// The script's frames of the JavaScript stack, one per line (may be empty).
+        stack: String,
+    },
     /// The expression cannot be evaluated (a syntax error, an undefined variable in it).
     Invalid {
         /// What is wrong.

@@ -184,6 +184,7 @@ impl Client {
                 request: SentRequest { method, url, headers: sent_headers, body },
                 redactor,
                 assertions: Vec::new(),
+                logs: Vec::new(),
             });
         }
     }
@@ -228,6 +229,7 @@ impl Client {
             request: SentRequest { method: http::Method::GET, url: prepared.url, headers, body: Bytes::new() },
             redactor,
             assertions: Vec::new(),
+            logs: Vec::new(),
         })
     }
 }

@@ -13,14 +13,17 @@ use tokio_util::sync::CancellationToken;
 use volley_syntax::{Document, Request};
 
 use crate::assert::ResponseParts;
+use crate::assert::{AssertionResult, Outcome};
 use crate::chaining::StoredResponse;
 use crate::config::Config;
 use crate::cookies::CookieJar;
 use crate::dotenv::DotEnv;
 use crate::error::Error;
-use crate::prepare::{Exchange, PreparedRequest};
+use crate::prepare::{Exchange, PendingScripts, PreparedRequest};
+use crate::redact::{Redactor, Secrets};
 use crate::resolvers::Environment;
 use crate::response::Response;
+use crate::script::ResponseView;
 use crate::transport::{HttpTransport, Transport};
 
 mod cache;
@@ -209,6 +212,8 @@ impl Client {
     ) -> Result<Response, Error> {
         let pending = std::mem::take(&mut prepared.assertions);
         let name = prepared.name.take();
+        let scripts = prepared.scripts.take();
+        let logs = std::mem::take(&mut prepared.logs);
         // Transport messages may quote the URL (reqwest's do): what is secret in it is
         // kept out of them.
         let redactor = prepared.redactor.clone();
@@ -228,6 +233,10 @@ impl Client {
             redactor: Some(&redactor),
         };
         response.assertions = pending.iter().map(|check| redactor.assertion(&check.evaluate(&parts))).collect();
+        response.logs = logs.into_iter().map(|line| redactor.redact_owned(line)).collect();
+        if let Some(pending) = scripts {
+            self.handle(&mut response, *pending, &redactor);
+        }
         if let Some(name) = name {
             let stored = StoredResponse {
                 status: response.status(),
@@ -242,6 +251,43 @@ impl Client {
             tracing::warn!("{error}");
         }
         Ok(response)
+    }
+
+    /// Runs the response handlers of a request on its response: their tests join its
+    /// assertions, their logs its logs, both with secrets hidden (the request's, and
+    /// the sensitive-named globals the handlers set).
+    fn handle(&self, response: &mut Response, pending: PendingScripts, redactor: &Redactor) {
+        let PendingScripts { scripts, mut input } = pending;
+        let Some(body) = response.body.read() else {
+            let span = scripts.handlers_span();
+            response.assertions.push(AssertionResult {
+                expression: "response handler".to_owned(),
+                span,
+                outcome: Outcome::HandlerFailed {
+                    message: "response handlers do not run on a streamed response (Server-Sent Events, WebSocket)"
+                        .to_owned(),
+                    stack: String::new(),
+                },
+            });
+            return;
+        };
+        let text = crate::response::decode_text(body, response.headers.get(http::header::CONTENT_TYPE));
+        let sent = &response.request;
+        input.request = std::mem::take(&mut input.request).sent(&sent.url, &sent.headers, &sent.body);
+        input.response = Some(ResponseView::new(response.status(), &response.headers));
+        let before = self.get_variables();
+        let (results, logs) = self.run_handlers(&scripts, &mut input, &text);
+        let mut secrets = Secrets::new();
+        let changed: Map<String, Value> =
+            self.get_variables().into_iter().filter(|(name, value)| before.get(name) != Some(value)).collect();
+        secrets.add_variables(&changed);
+        let globals = secrets.redactor();
+        let hide = |text: String| globals.redact_owned(redactor.redact_owned(text));
+        for result in results {
+            let result = redactor.assertion(&globals.assertion(&result));
+            response.assertions.push(result);
+        }
+        response.logs.extend(logs.into_iter().map(hide));
     }
 
     /// The process's working directory, read once.

@@ -141,6 +141,10 @@ fn version_of(text: &str) -> http::Version {
 fn assertion_of(check: Check, index: Option<&(LineIndex, usize)>) -> AssertionResult {
     let outcome = match check.outcome {
         CheckOutcome::Passed => Outcome::Passed,
+        // A script test's failure has a message and no expected value.
+        CheckOutcome::Failed if check.expected.is_none() && check.message.is_some() => {
+            Outcome::ScriptFailed { message: check.message.unwrap_or_default() }
+        }
         CheckOutcome::Failed => {
             Outcome::Failed { expected: check.expected.unwrap_or_default(), actual: check.actual.unwrap_or_default() }
         }

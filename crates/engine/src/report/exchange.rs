@@ -18,8 +18,11 @@ pub struct Exchange {
     pub response: ResponseSummary,
     /// How long it took.
     pub timing: Timing,
-    /// The assertion results, each with its place in the text.
+    /// The assertion results (`client.test` results included), each with its place in
+    /// the text.
     pub assertions: Vec<PlacedAssertion>,
+    /// What the request's scripts logged (`client.log`), redacted.
+    pub logs: Vec<String>,
 }
 
 /// The request as sent, redacted.
@@ -133,6 +136,7 @@ impl Exchange {
             response: ResponseSummary::new(response),
             timing: response.timing(),
             assertions: place_assertions(response.assertions(), text),
+            logs: response.logs().to_vec(),
         }
     }
 }

@@ -115,6 +115,15 @@ fn check(placed: &PlacedAssertion) -> Check {
             check.expected = Some(expected.clone());
             check.actual = Some(actual.clone());
         }
+        Outcome::ScriptFailed { message } => {
+            check.outcome = CheckOutcome::Failed;
+            check.message = Some(message.clone());
+        }
+        Outcome::HandlerFailed { message, stack } => {
+            check.outcome = CheckOutcome::Invalid;
+            check.message = Some(message.clone());
+            check.hint = (!stack.is_empty()).then(|| format!("JavaScript stack:\n{stack}"));
+        }
         Outcome::Invalid { message, hint } => {
             check.outcome = CheckOutcome::Invalid;
             check.message = Some(message.clone());

@@ -422,6 +422,19 @@ impl<'a> Lowerer<'a> {
             span = self.span(span.start - self.base, end);
         }
         if request.is_none() {
+            for script in scripts.iter().filter(|script| script.runs()) {
+                self.report(
+                    Diagnostic::new(
+                        Code::BlockWithoutRequest,
+                        script.span,
+                        "a script in a block without a request line does not run",
+                    )
+                    .with_hint(
+                        "put a pre-request script (`< {% … %}`) just above a request line, and a response \
+                         handler (`> {% … %}`) below its request",
+                    ),
+                );
+            }
             if let Some(first) = directives.first() {
                 self.report(
                     Diagnostic::new(
@@ -442,7 +455,14 @@ impl<'a> Lowerer<'a> {
                 );
             }
         }
-        Block { index, span, separator, request: request.map(Box::new), orphan_directives: directives }
+        Block {
+            index,
+            span,
+            separator,
+            request: request.map(Box::new),
+            orphan_directives: directives,
+            orphan_scripts: scripts,
+        }
     }
 
     fn separator(&self, node: Node<'_>) -> Separator {

@@ -1,13 +1,14 @@
 //! Scripts and other tools' lines that are not requests: JetBrains' `{% %}` handlers and
-//! script files, httpyac's JavaScript blocks, output redirections, response references,
-//! Kulala's and httpyac's commands. Recognised so they never read as something else,
-//! and reported.
+//! script files (kept with their code or path, for the engine to run), httpyac's
+//! JavaScript blocks, output redirections, response references, Kulala's and httpyac's
+//! commands (recognised so they never read as something else, and reported).
 
 use tree_sitter::Node;
 
 use super::Lowerer;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::document::{Script, ScriptKind};
+use crate::span::Spanned;
 
 impl Lowerer<'_> {
     /// Kulala's `import ./file.http` and `run #name`, httpyac's `proto < ./file.proto`
@@ -41,47 +42,39 @@ impl Lowerer<'_> {
 
     pub(crate) fn script(&mut self, node: Node<'_>) -> Script {
         let span = self.node_span(node);
+        let bare = |kind| Script { span, kind, code: None, path: None };
         if node.kind_id() == self.kinds.js_block {
             self.report(
                 Diagnostic::new(Code::UnsupportedScript, span, "httpyac script blocks (`{{` … `}}`) are not supported")
                     .with_hint(
-                        "check responses with `# @assert …` or `?? …` lines and reuse values with request \
-                         variables (`{{login.response.body.$.token}}`)",
+                        "write the script as a JetBrains handler, `> {% … %}` after the request (or \
+                         `< {% … %}` before it), or check responses with `# @assert …` lines",
                     ),
             );
-            return Script { span, kind: ScriptKind::HttpyacScript };
+            return bare(ScriptKind::HttpyacScript);
         }
+        let text = self.node_text(node);
+        let before = text.starts_with('<');
         if node.kind_id() == self.kinds.script_file {
-            let before = self.node_text(node).starts_with('<');
-            let (kind, message) = if before {
-                (ScriptKind::PreRequestFile, "pre-request script files (`< ./script.js`) are not supported")
-            } else {
-                (ScriptKind::ResponseHandlerFile, "response-handler script files (`> ./handler.js`) are not supported")
-            };
-            self.report(Diagnostic::new(Code::UnsupportedScript, span, message).with_hint(
-                "check responses with `# @assert …` and reuse values with request variables \
-                 (`{{login.response.body.$.token}}`)",
-            ));
-            return Script { span, kind };
+            let kind = if before { ScriptKind::PreRequestFile } else { ScriptKind::ResponseHandlerFile };
+            let (start, end) = self.trimmed(node.start_byte() + 1, node.end_byte());
+            let path = Spanned::new(self.slice(start, end).to_owned(), self.span(start, end));
+            return Script { path: Some(path), ..bare(kind) };
         }
-        let kind =
-            if self.node_text(node).starts_with('<') { ScriptKind::PreRequest } else { ScriptKind::ResponseHandler };
+        let kind = if before { ScriptKind::PreRequest } else { ScriptKind::ResponseHandler };
         if node.kind_id() == self.kinds.unclosed_script {
             self.report(
                 Diagnostic::new(Code::UnclosedScript, span, "script `{%` is not closed")
                     .with_hint("end it with `%}`; a line starting with `###` always starts a new block"),
             );
-            return Script { span, kind };
+            return bare(kind);
         }
-        let what = match kind {
-            ScriptKind::PreRequest => "pre-request scripts are not supported",
-            _ => "response-handler scripts are not supported",
-        };
-        self.report(Diagnostic::new(Code::UnsupportedScript, span, what).with_hint(
-            "check responses with `# @assert …` and reuse values with request variables \
-             (`{{login.response.body.$.token}}`)",
-        ));
-        Script { span, kind }
+        // The grammar's token is `<` or `>`, `{%`, the code, `%}` (and trailing blanks).
+        let open = text.find("{%").map_or(0, |at| at + 2);
+        let close = text.rfind("%}").filter(|close| *close >= open).unwrap_or(text.len());
+        let (start, end) = (node.start_byte() + open, node.start_byte() + close);
+        let code = Spanned::new(self.slice(start, end).to_owned(), self.span(start, end));
+        Script { code: Some(code), ..bare(kind) }
     }
 
     pub(crate) fn handler(&mut self, node: Node<'_>) -> Script {
@@ -98,14 +91,14 @@ impl Lowerer<'_> {
                 Diagnostic::new(Code::UnsupportedScript, span, "response output redirection (`>>`) is not supported")
                     .with_hint("`volley run --json` writes responses to stdout, redirect that instead"),
             );
-            Script { span, kind: ScriptKind::OutputRedirect }
+            Script { span, kind: ScriptKind::OutputRedirect, code: None, path: None }
         } else {
             let span = self.node_span(node);
             self.report(
                 Diagnostic::new(Code::ResponseReference, span, "response references (`<>`) are ignored")
                     .with_hint("Volley keeps no response history in files; the line is not part of the body"),
             );
-            Script { span, kind: ScriptKind::ResponseReference }
+            Script { span, kind: ScriptKind::ResponseReference, code: None, path: None }
         }
     }
 }

@@ -1,0 +1,296 @@
+//! Pre-request scripts and response handlers: the JetBrains HTTP Client script API
+//! (`client`, `request`, `response`) in an embedded, sandboxed JavaScript engine
+//! (QuickJS through rquickjs, `sandbox.rs`; the API itself is `api.js`).
+//!
+//! A request's scripts are loaded when it is prepared ([`Scripts::load`]): `< {% %}`
+//! and `< ./script.js` run then, before the request is built, and may set request
+//! variables (the highest layer, for this request) and globals (the client's
+//! variables); `> {% %}` and `> ./handler.js` run after the response, and their
+//! `client.test` results join the request's assertions. What a script logs and its
+//! errors pass through the request's redactor like everything else shown.
+
+mod input;
+mod sandbox;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use volley_syntax::{Position, Request, Span, Spanned};
+
+use crate::assert::{AssertionResult, Outcome};
+use crate::body::Files;
+use crate::client::Client;
+use crate::error::BuildError;
+
+pub(crate) use input::{Input, RequestView, ResponseView};
+use sandbox::{Failure, FailureKind, Limits, Run};
+
+/// The default time a script (with its tests) may run.
+pub const DEFAULT_SCRIPT_TIMEOUT: Duration = Duration::from_secs(5);
+/// The default memory a script may allocate.
+pub const DEFAULT_SCRIPT_MEMORY: usize = 128 << 20;
+
+/// `scripts` of the configuration: what each script may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScriptLimits {
+    /// `timeoutMs`: the time a script and its tests may take together.
+    pub timeout: Duration,
+    /// `memoryMb`: the memory its JavaScript runtime may allocate, in bytes.
+    pub memory: usize,
+}
+
+impl Default for ScriptLimits {
+    fn default() -> Self {
+        Self { timeout: DEFAULT_SCRIPT_TIMEOUT, memory: DEFAULT_SCRIPT_MEMORY }
+    }
+}
+
+/// One script, ready to run.
+#[derive(Debug, Clone)]
+pub(crate) struct Program {
+    code: Arc<str>,
+    origin: Origin,
+}
+
+/// Where a script's code comes from.
+#[derive(Debug, Clone)]
+enum Origin {
+    /// Between `{%` and `%}`: the code's span in the `.http` text.
+    Inline(Span),
+    /// A file: the path as written, with its span.
+    File { written: Spanned<String> },
+}
+
+/// The scripts of a prepared request.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scripts {
+    pub(crate) pre_request: Vec<Program>,
+    pub(crate) handlers: Vec<Program>,
+    pub(crate) limits: ScriptLimits,
+}
+
+impl Scripts {
+    /// The scripts of `request`, script files read relative to the `.http` file.
+    pub(crate) fn load(request: &Request, files: &Files<'_>, limits: ScriptLimits) -> Result<Self, BuildError> {
+        let mut scripts = Self { limits, ..Self::default() };
+        for script in request.scripts.iter().filter(|script| script.runs()) {
+            let program = if let Some(code) = &script.code {
+                Program { code: Arc::from(code.value.as_str()), origin: Origin::Inline(code.span) }
+            } else if let Some(written) = &script.path {
+                let (path, bytes) = files.read(&written.value, written.span)?;
+                let code = String::from_utf8(bytes).map_err(|_| BuildError::File {
+                    path,
+                    span: written.span,
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
+                })?;
+                Program { code: Arc::from(code), origin: Origin::File { written: written.clone() } }
+            } else {
+                continue;
+            };
+            if script.is_pre_request() {
+                scripts.pre_request.push(program);
+            } else {
+                scripts.handlers.push(program);
+            }
+        }
+        Ok(scripts)
+    }
+
+    /// Where the first response handler is written: the place of what is said about
+    /// the handlers as a whole.
+    pub(crate) fn handlers_span(&self) -> Span {
+        self.handlers.first().map_or_else(Span::default, |program| program.place(None))
+    }
+
+    /// `true` when the request has no script to run.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pre_request.is_empty() && self.handlers.is_empty()
+    }
+}
+
+/// What the pre-request scripts of a request did.
+#[derive(Debug, Default)]
+pub(crate) struct PreRequest {
+    /// `request.variables.set` values, for this request only.
+    pub(crate) variables: Map<String, Value>,
+    /// `client.log` lines.
+    pub(crate) logs: Vec<String>,
+}
+
+impl Client {
+    /// Runs the pre-request scripts in order: each sees the request variables and
+    /// globals the ones before it set. Globals are set on the client as they go.
+    pub(crate) fn run_pre_request(&self, scripts: &Scripts, input: &mut Input) -> Result<PreRequest, BuildError> {
+        let mut outcome = PreRequest::default();
+        for program in &scripts.pre_request {
+            input.globals = self.get_variables();
+            let run = program.run(input, "", scripts.limits);
+            self.apply_globals(&run);
+            outcome.logs.extend(run.output.logs);
+            for (name, value) in run.output.variables {
+                input.variables.insert(name.clone(), value.clone());
+                outcome.variables.insert(name, value);
+            }
+            if let Some(failure) = run.failure {
+                return Err(program.error("pre-request script", &failure));
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Runs the response handlers in order: their tests as assertion results (a
+    /// handler that fails is one more failed result), their logs, their globals set.
+    pub(crate) fn run_handlers(
+        &self,
+        scripts: &Scripts,
+        input: &mut Input,
+        body: &str,
+    ) -> (Vec<AssertionResult>, Vec<String>) {
+        let mut results = Vec::new();
+        let mut logs = Vec::new();
+        for program in &scripts.handlers {
+            input.globals = self.get_variables();
+            let run = program.run(input, body, scripts.limits);
+            self.apply_globals(&run);
+            logs.extend(run.output.logs.iter().cloned());
+            for test in &run.output.tests {
+                let outcome = if test.passed {
+                    Outcome::Passed
+                } else {
+                    Outcome::ScriptFailed { message: test.message.clone().unwrap_or_default() }
+                };
+                let span = program.place(test.place);
+                results.push(AssertionResult { expression: test.name.clone(), span, outcome });
+            }
+            if let Some(failure) = run.failure {
+                let message = program.located(&failure);
+                results.push(AssertionResult {
+                    expression: "response handler".to_owned(),
+                    span: program.place(failure.place),
+                    outcome: Outcome::HandlerFailed { message, stack: failure.stack },
+                });
+            }
+        }
+        (results, logs)
+    }
+
+    /// `client.global` changes of a script, applied to the client's variables.
+    fn apply_globals(&self, run: &Run) {
+        let output = &run.output;
+        if !output.clear_all && output.globals.is_empty() {
+            return;
+        }
+        let mut variables = if output.clear_all { Map::new() } else { self.get_variables() };
+        for (name, value, cleared) in &output.globals {
+            if *cleared {
+                variables.remove(name);
+            } else {
+                variables.insert(name.clone(), value.clone());
+            }
+        }
+        self.replace_variables(variables);
+    }
+}
+
+impl Program {
+    fn run(&self, input: &Input, body: &str, limits: ScriptLimits) -> Run {
+        let json = serde_json::to_string(input).unwrap_or_else(|_| "{}".to_owned());
+        sandbox::run(&self.code, &json, body, Limits { timeout: limits.timeout, memory: limits.memory })
+    }
+
+    /// The failure as a build error placed in the `.http` text.
+    fn error(&self, what: &str, failure: &Failure) -> BuildError {
+        BuildError::Script {
+            message: format!("{what} failed: {}", self.located(failure)),
+            stack: failure.stack.clone(),
+            span: self.place(failure.place),
+        }
+    }
+
+    /// `TypeError: … (handler.js:3:5)`; for a script in place, the place is the error's.
+    fn located(&self, failure: &Failure) -> String {
+        let limit = matches!(failure.kind, FailureKind::Timeout | FailureKind::Memory);
+        match (&self.origin, failure.place) {
+            (Origin::File { written, .. }, Some((line, column))) if !limit => {
+                format!("{} ({}:{line}:{column})", failure.message, written.value)
+            }
+            _ => failure.message.clone(),
+        }
+    }
+
+    /// Where a place of the script (1-based line and column) is in the `.http` text:
+    /// the line of code for a script in place, the `> ./file.js` line for a file.
+    fn place(&self, place: Option<(u32, u32)>) -> Span {
+        match &self.origin {
+            Origin::File { written, .. } => written.span,
+            Origin::Inline(span) => {
+                let Some((line, _)) = place else { return *span };
+                line_span(&self.code, *span, line)
+            }
+        }
+    }
+}
+
+/// A syntax error of a script in place written at `span`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SyntaxError {
+    pub(crate) message: String,
+    /// The line at fault, or the whole code when the line is not known.
+    pub(crate) span: Span,
+}
+
+/// The syntax error of `code`, written at `span`, if it does not parse.
+pub(crate) fn syntax_error(code: &str, span: Span) -> Option<SyntaxError> {
+    let (message, place) = sandbox::syntax_error(code)?;
+    let span = place.map_or(span, |(line, _)| line_span(code, span, line));
+    Some(SyntaxError { message, span })
+}
+
+/// The span in the `.http` text of line `line` (1-based) of `code`, written at
+/// `span`, from its first character that is not blank to its end.
+fn line_span(code: &str, span: Span, line: u32) -> Span {
+    let mut offset = 0;
+    for (index, text) in code.split_inclusive('\n').enumerate() {
+        if index + 1 == line as usize {
+            let content = text.trim_end_matches(['\n', '\r']);
+            let indent = content.len() - content.trim_start().len();
+            let (start, end) = (offset + indent, offset + content.len());
+            let column = |at: usize| {
+                if index == 0 {
+                    span.start_position.column + u32::try_from(at).unwrap_or(0)
+                } else {
+                    u32::try_from(at - offset).unwrap_or(0)
+                }
+            };
+            let row = span.start_position.line + u32::try_from(index).unwrap_or(0);
+            return Span {
+                start: span.start + start,
+                end: span.start + end,
+                start_position: Position::new(row, column(start)),
+                end_position: Position::new(row, column(end)),
+            };
+        }
+        offset += text.len();
+    }
+    span
+}
+
+#[cfg(test)]
+mod tests {
+    use volley_syntax::LineIndex;
+
+    use super::line_span;
+
+    #[test]
+    fn a_line_of_code_is_placed_in_the_http_text() {
+        let text = "GET /\n\n> {%\n  client.test('a', () => {});\n  oops();\n%}\n";
+        let script = volley_syntax::parse(text);
+        let code = script.requests().next().and_then(|request| request.scripts[0].code.clone()).expect("code");
+        let span = line_span(&code.value, code.span, 3);
+        assert_eq!(&text[span.start..span.end], "oops();");
+        assert_eq!(span, LineIndex::new(text).span(span.start..span.end));
+        let first = line_span("a();\nb();", code.span, 1);
+        assert_eq!(first.start_position, code.span.start_position);
+    }
+}

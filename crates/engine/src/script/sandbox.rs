@@ -1,0 +1,468 @@
+//! The sandbox a script runs in: a QuickJS runtime with a memory limit, a stack limit
+//! and a deadline, one context with the standard built-ins only (no file system,
+//! network, process or timers: QuickJS's own `std` and `os` modules are not part of
+//! rquickjs), the API of `api.js` installed, the script evaluated, then its tests run.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use rquickjs::context::EvalOptions;
+use rquickjs::{Context, Ctx, Exception, Function, Object, Runtime, Value};
+use serde::Deserialize;
+use serde_json::Map;
+
+/// The API installed before every script.
+const API: &str = include_str!("api.js");
+
+/// The file name scripts are evaluated under; `api.js` finds a script's frames by it.
+const SCRIPT_NAME: &str = "volley-script";
+
+/// The stack a script may use: deep enough for any real handler, far below the
+/// thread's, so that runaway recursion is an error and not a crash.
+const MAX_STACK_BYTES: usize = 512 * 1024;
+
+/// How much a script may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limits {
+    /// The time the script and its tests may take together.
+    pub(crate) timeout: Duration,
+    /// The memory its runtime may allocate, in bytes.
+    pub(crate) memory: usize,
+}
+
+/// What a script did: its output when it got that far, and its error if it failed.
+#[derive(Debug, Default)]
+pub(crate) struct Run {
+    pub(crate) output: Output,
+    pub(crate) failure: Option<Failure>,
+}
+
+/// What `finish` answers (see `api.js`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Output {
+    /// `client.global` changes, in order: name, value, cleared.
+    pub(crate) globals: Vec<(String, serde_json::Value, bool)>,
+    /// Whether `client.global.clearAll()` ran (before the changes listed).
+    pub(crate) clear_all: bool,
+    /// `request.variables.set` values.
+    pub(crate) variables: Map<String, serde_json::Value>,
+    /// `client.test` results, in the order the tests were registered.
+    pub(crate) tests: Vec<TestOutcome>,
+    /// `client.log` lines.
+    pub(crate) logs: Vec<String>,
+}
+
+/// One `client.test`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct TestOutcome {
+    pub(crate) name: String,
+    pub(crate) passed: bool,
+    #[serde(default)]
+    pub(crate) message: Option<String>,
+    /// 1-based line and column of the `client.test` call in the script.
+    pub(crate) place: Option<(u32, u32)>,
+}
+
+/// Why a script stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Failure {
+    pub(crate) kind: FailureKind,
+    /// `TypeError: cannot read property 'token' of undefined`.
+    pub(crate) message: String,
+    /// The script's frames of the JavaScript stack, innermost first, one per line.
+    pub(crate) stack: String,
+    /// 1-based line and column in the script of the innermost frame.
+    pub(crate) place: Option<(u32, u32)>,
+}
+
+/// The kinds of [`Failure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FailureKind {
+    /// The script threw (or does not parse).
+    Thrown,
+    /// It ran past [`Limits::timeout`].
+    Timeout,
+    /// It tried to allocate past [`Limits::memory`].
+    Memory,
+}
+
+/// Runs `code` with the API over `input` (the JSON `api.js` reads) and `body` (the
+/// response body as text, empty before a request).
+pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
+    let failure = |message: String| Run {
+        output: Output::default(),
+        failure: Some(Failure { kind: FailureKind::Thrown, message, stack: String::new(), place: None }),
+    };
+    let Ok(runtime) = Runtime::new() else {
+        return failure("the JavaScript runtime could not be created".to_owned());
+    };
+    runtime.set_memory_limit(limits.memory);
+    runtime.set_max_stack_size(MAX_STACK_BYTES);
+    let deadline = Instant::now() + limits.timeout;
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    runtime.set_interrupt_handler(Some(Box::new(move || {
+        let late = Instant::now() >= deadline;
+        if late {
+            flag.store(true, Ordering::Relaxed);
+        }
+        late
+    })));
+    let Ok(context) = Context::full(&runtime) else {
+        return failure("the JavaScript context could not be created".to_owned());
+    };
+    let run = context.with(|ctx| evaluate(&ctx, code, input, body));
+    match run {
+        Ok(mut run) => {
+            if let Some(failure) = &mut run.failure {
+                classify(failure, &interrupted, limits);
+            }
+            run
+        }
+        Err(mut failure) => {
+            classify(&mut failure, &interrupted, limits);
+            Run { output: Output::default(), failure: Some(failure) }
+        }
+    }
+}
+
+/// The syntax error of `code`, if it has one: the message and the 1-based line and
+/// column in `code`. The code is compiled as the body of a function (`Function(code)`,
+/// the text passed as a value, so nothing in it can run), never called.
+pub(crate) fn syntax_error(code: &str) -> Option<(String, Option<(u32, u32)>)> {
+    let runtime = Runtime::new().ok()?;
+    runtime.set_memory_limit(64 << 20);
+    runtime.set_max_stack_size(MAX_STACK_BYTES);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    runtime.set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline)));
+    let context = Context::full(&runtime).ok()?;
+    context.with(|ctx| {
+        let compile: Function<'_> = ctx.globals().get("Function").ok()?;
+        let source = rquickjs::String::from_str(ctx.clone(), code).ok()?;
+        compile.call::<_, Value<'_>>((source,)).err()?;
+        let exception = ctx.catch();
+        let exception = Exception::from_object(exception.as_object()?.clone())?;
+        let message = exception.message().unwrap_or_default();
+        // QuickJS names the compiled text `<input>`; its body starts on line 3.
+        let place = exception.stack().and_then(|stack| {
+            let frame = stack.lines().find(|line| line.contains("<input>:"))?.to_owned();
+            let after = &frame[frame.find("<input>:")? + "<input>:".len()..];
+            let mut numbers = after.split(|c: char| !c.is_ascii_digit()).filter(|part| !part.is_empty());
+            let line: u32 = numbers.next()?.parse().ok()?;
+            let column = numbers.next().and_then(|column| column.parse().ok()).unwrap_or(1);
+            Some((line.checked_sub(FUNCTION_BODY_LINE - 1).filter(|line| *line > 0)?, column))
+        });
+        Some((message, place))
+    })
+}
+
+/// The line of the text `Function(code)` compiles on which `code` starts.
+const FUNCTION_BODY_LINE: u32 = 3;
+
+/// Installs the API, evaluates the script, runs its tests. `Err` when the API could not
+/// be installed or its output read (the limits hit outside the script, mostly).
+fn evaluate(ctx: &Ctx<'_>, code: &str, input: &str, body: &str) -> Result<Run, Failure> {
+    let install: Function<'_> = ctx.eval_with_options(API, options("volley-api")).map_err(|_| thrown(ctx))?;
+    let api: Object<'_> = install.call((input, body)).map_err(|_| thrown(ctx))?;
+    let finish: Function<'_> = api.get("finish").map_err(|_| thrown(ctx))?;
+    let is_exit: Function<'_> = api.get("isExit").map_err(|_| thrown(ctx))?;
+    let mut failure = None;
+    if ctx.eval_with_options::<Value<'_>, _>(code, options(SCRIPT_NAME)).is_err() {
+        let exception = ctx.catch();
+        if !is_exit.call::<_, bool>((exception.clone(),)).unwrap_or(false) {
+            failure = Some(describe(&exception));
+        }
+    }
+    // The tests run after the script (and after `client.exit()`); a script that
+    // failed still sets what it set before failing.
+    let answer: String = finish.call(()).map_err(|_| thrown(ctx))?;
+    let output = serde_json::from_str(&answer).map_err(|error| Failure {
+        kind: FailureKind::Thrown,
+        message: format!("the script's results cannot be read: {error}"),
+        stack: String::new(),
+        place: None,
+    })?;
+    Ok(Run { output, failure })
+}
+
+fn options(file: &str) -> EvalOptions {
+    let mut options = EvalOptions::default();
+    options.global = true;
+    options.strict = false;
+    options.filename = Some(file.to_owned());
+    options
+}
+
+/// The pending exception of `ctx`, described.
+fn thrown(ctx: &Ctx<'_>) -> Failure {
+    describe(&ctx.catch())
+}
+
+/// A thrown value as a failure: `Name: message`, the script's frames of its stack and
+/// the innermost one's place.
+fn describe(value: &Value<'_>) -> Failure {
+    let exception = value.as_object().and_then(|object| Exception::from_object(object.clone()));
+    let (message, stack) = if let Some(exception) = exception {
+        let name: Option<String> = exception.get("name").ok();
+        let message = exception.message().unwrap_or_default();
+        let message = match name.as_deref() {
+            Some(name) if !name.is_empty() && name != "Error" => format!("{name}: {message}"),
+            _ => message,
+        };
+        (message, exception.stack().unwrap_or_default())
+    } else {
+        let text = value
+            .as_string()
+            .and_then(|text| text.to_string().ok())
+            .or_else(|| value.as_number().map(|number| number.to_string()))
+            .or_else(|| value.as_bool().map(|flag| flag.to_string()))
+            .unwrap_or_else(|| format!("a {} was thrown", value.type_name()));
+        (format!("uncaught {text}"), String::new())
+    };
+    let frames: Vec<&str> = stack.lines().map(str::trim).filter(|frame| frame.contains(SCRIPT_NAME)).collect();
+    let place = frames.first().and_then(|frame| frame_place(frame));
+    let stack = frames.iter().map(|frame| frame.replace(SCRIPT_NAME, "script")).collect::<Vec<_>>().join("\n");
+    Failure { kind: FailureKind::Thrown, message, stack, place }
+}
+
+/// `at f (volley-script:3:14)` or `at volley-script:1:9`: line 3, column 14.
+fn frame_place(frame: &str) -> Option<(u32, u32)> {
+    let after = &frame[frame.find(SCRIPT_NAME)? + SCRIPT_NAME.len()..];
+    let mut numbers = after.strip_prefix(':')?.split(|c: char| !c.is_ascii_digit());
+    let line = numbers.next()?.parse().ok()?;
+    let column = numbers.next().and_then(|column| column.parse().ok()).unwrap_or(1);
+    Some((line, column))
+}
+
+/// Names a failure the limits caused.
+fn classify(failure: &mut Failure, interrupted: &AtomicBool, limits: Limits) {
+    if interrupted.load(Ordering::Relaxed) {
+        failure.kind = FailureKind::Timeout;
+        failure.message = format!("the script ran for longer than its limit of {} ms", limits.timeout.as_millis());
+    } else if failure.message.contains("out of memory") {
+        failure.kind = FailureKind::Memory;
+        failure.message = format!("the script used more than its memory limit of {} MiB", limits.memory >> 20);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{FailureKind, Limits, run};
+
+    const LIMITS: Limits = Limits { timeout: Duration::from_secs(2), memory: 32 << 20 };
+
+    fn input(response: bool) -> String {
+        let response = if response {
+            r#","response":{"status":200,"headers":[["Content-Type","application/json"]],"mimeType":"application/json","charset":"utf-8"}"#
+        } else {
+            ""
+        };
+        format!(
+            r#"{{"globals":{{"kept":"yes"}},"variables":{{"host":"h"}},"environment":{{"env":"dev"}},"request":{{"method":"GET","url":"https://{{{{host}}}}/","headers":[]}}{response}}}"#
+        )
+    }
+
+    #[test]
+    fn a_handler_sets_globals_from_the_json_body() {
+        let code = "client.global.set('token', response.body.token);\nclient.log('got', response.status);";
+        let run = run(code, &input(true), r#"{"token":"abc"}"#, LIMITS);
+        assert_eq!(run.failure, None);
+        assert_eq!(run.output.globals, vec![("token".to_owned(), serde_json::json!("abc"), false)]);
+        assert_eq!(run.output.logs, vec!["got 200".to_owned()]);
+    }
+
+    #[test]
+    fn tests_run_after_the_script_with_their_places() {
+        let code = "client.test('ok', () => client.assert(true));\nclient.test('no', function () {\n  client.assert(response.status === 201, 'want 201');\n});";
+        let run = run(code, &input(true), "{}", LIMITS);
+        let tests: Vec<_> = run
+            .output
+            .tests
+            .iter()
+            .map(|test| (test.name.as_str(), test.passed, test.place.map(|place| place.0)))
+            .collect();
+        assert_eq!(tests, vec![("ok", true, Some(1)), ("no", false, Some(2))]);
+        assert_eq!(run.output.tests[1].message.as_deref(), Some("AssertionError: want 201"));
+    }
+
+    #[test]
+    fn a_thrown_error_has_its_place_and_stack() {
+        let run = run("let a = 1;\n\nnull.token;", &input(false), "", LIMITS);
+        let failure = run.failure.expect("it throws");
+        assert_eq!((failure.kind, failure.place.map(|place| place.0)), (FailureKind::Thrown, Some(3)));
+        assert!(failure.message.starts_with("TypeError: "), "{}", failure.message);
+        assert!(failure.stack.contains("script:3:"), "{}", failure.stack);
+    }
+
+    #[test]
+    fn exit_ends_the_script_without_an_error() {
+        let run =
+            run("client.global.set('a', 1); client.exit(); client.global.set('b', 2);", &input(false), "", LIMITS);
+        assert_eq!(run.failure, None);
+        assert_eq!(run.output.globals.len(), 1);
+    }
+
+    #[test]
+    fn an_endless_loop_stops_at_the_deadline() {
+        let limits = Limits { timeout: Duration::from_millis(100), ..LIMITS };
+        let run = run("while (true) {}", &input(false), "", limits);
+        assert_eq!(run.failure.map(|failure| failure.kind), Some(FailureKind::Timeout));
+    }
+
+    #[test]
+    fn an_allocation_bomb_stops_at_the_memory_limit() {
+        let code = "let a = []; while (true) a.push('x'.repeat(1e6) + a.length);";
+        let run = run(code, &input(false), "", LIMITS);
+        assert_eq!(run.failure.map(|failure| failure.kind), Some(FailureKind::Memory));
+    }
+
+    #[test]
+    fn request_variables_and_the_environment() {
+        let logged = run("console.log('a', 1); console.error({ b: 2 });", &input(false), "", LIMITS);
+        assert_eq!(logged.output.logs, vec!["a 1".to_owned(), r#"{"b":2}"#.to_owned()]);
+        let code = "request.variables.set('ts', 42);\nclient.log(request.environment.get('env'), request.url.tryGetSubstituted(), request.variables.get('ts'), client.global.get('kept'));";
+        let run = run(code, &input(false), "", LIMITS);
+        assert_eq!(run.failure, None);
+        assert_eq!(run.output.variables.get("ts"), Some(&serde_json::json!(42)));
+        assert_eq!(run.output.logs, vec!["dev https://h/ 42 yes".to_owned()]);
+    }
+
+    #[test]
+    fn a_syntax_error_is_found_without_running_anything() {
+        let (message, place) = super::syntax_error("let a = 1;\nclient.log(a;\n").expect("a syntax error");
+        assert!(message.contains("';'") || message.contains("expecting"), "{message}");
+        assert_eq!(place.map(|place| place.0), Some(2));
+        assert_eq!(super::syntax_error("client.test('a', () => {});\n"), None);
+        assert!(
+            super::syntax_error("}); while (true) {} (function () {").is_some(),
+            "the text cannot close the function"
+        );
+    }
+
+    #[test]
+    fn nothing_outside_the_context_is_reachable() {
+        let code = "client.log([typeof require, typeof fetch, typeof std, typeof os, typeof process, typeof setTimeout, typeof XMLHttpRequest, typeof import_meta].join());";
+        let reached = run(code, &input(false), "", LIMITS);
+        assert_eq!(
+            reached.output.logs,
+            vec!["undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined".to_owned()]
+        );
+        let module = run("import('fs').then(() => client.log('imported'))", &input(false), "", LIMITS);
+        assert!(module.output.logs.is_empty());
+    }
+
+    /// The only names a script can reach are ECMAScript's built-ins and the API: no
+    /// file system, network, process, timers or module loading, whatever it tries.
+    #[test]
+    fn a_script_reaches_nothing_but_the_language_and_the_api() {
+        let code = "client.log(Object.getOwnPropertyNames(globalThis).sort().join(' '));";
+        let globals = run(code, &input(true), "{}", LIMITS).output.logs.join("");
+        let names: Vec<&str> = globals.split(' ').collect();
+        let unexpected: Vec<&&str> = names.iter().filter(|name| !ECMASCRIPT_AND_API.contains(name)).collect();
+        assert!(unexpected.is_empty(), "unexpected globals: {unexpected:?}");
+        for attempt in [
+            "require('fs').readFileSync('/etc/passwd')",
+            "fetch('http://127.0.0.1:1/')",
+            "new XMLHttpRequest()",
+            "std.loadFile('/etc/passwd')",
+            "os.exec(['true'])",
+            "process.exit(1)",
+            "setTimeout(() => {}, 1)",
+            "Deno.readTextFileSync('/etc/passwd')",
+            "new WebSocket('ws://127.0.0.1:1/')",
+            "globalThis.constructor.constructor('return this')().require('fs')",
+        ] {
+            let failure = run(attempt, &input(false), "", LIMITS).failure.expect(attempt);
+            assert!(
+                failure.message.starts_with("ReferenceError: ") || failure.message.starts_with("TypeError: "),
+                "{attempt}: {}",
+                failure.message
+            );
+        }
+        let imported = run("import('fs').then(() => client.global.set('reached', true))", &input(false), "", LIMITS);
+        assert!(imported.output.globals.is_empty(), "a module was loaded");
+    }
+
+    /// ECMAScript's global names (as QuickJS provides them, with its `atob`, `btoa`,
+    /// `queueMicrotask`, `performance.now()` and `DOMException`) and the script API's.
+    const ECMASCRIPT_AND_API: &[&str] = &[
+        "AsyncDisposableStack",
+        "DOMException",
+        "DisposableStack",
+        "InternalError",
+        "SuppressedError",
+        "atob",
+        "btoa",
+        "performance",
+        "queueMicrotask",
+        "AggregateError",
+        "Array",
+        "ArrayBuffer",
+        "Atomics",
+        "BigInt",
+        "BigInt64Array",
+        "BigUint64Array",
+        "Boolean",
+        "DataView",
+        "Date",
+        "Error",
+        "EvalError",
+        "FinalizationRegistry",
+        "Float16Array",
+        "Float32Array",
+        "Float64Array",
+        "Function",
+        "Infinity",
+        "Int16Array",
+        "Int32Array",
+        "Int8Array",
+        "Iterator",
+        "JSON",
+        "Map",
+        "Math",
+        "NaN",
+        "Number",
+        "Object",
+        "Promise",
+        "Proxy",
+        "RangeError",
+        "ReferenceError",
+        "Reflect",
+        "RegExp",
+        "Set",
+        "SharedArrayBuffer",
+        "String",
+        "Symbol",
+        "SyntaxError",
+        "TypeError",
+        "URIError",
+        "Uint16Array",
+        "Uint32Array",
+        "Uint8Array",
+        "Uint8ClampedArray",
+        "WeakMap",
+        "WeakRef",
+        "WeakSet",
+        "decodeURI",
+        "decodeURIComponent",
+        "encodeURI",
+        "encodeURIComponent",
+        "escape",
+        "eval",
+        "globalThis",
+        "isFinite",
+        "isNaN",
+        "parseFloat",
+        "parseInt",
+        "undefined",
+        "unescape",
+        "client",
+        "request",
+        "response",
+        "console",
+    ];
+}
