@@ -1,7 +1,7 @@
 //! Completion: a small classifier over the line text before the cursor and the request
-//! around it decides the context (inside `{{ }}`, after `$`, after `# @`, a line start,
-//! the header zone), then the candidates of that context are listed. LSP types are
-//! built in `convert.rs`.
+//! around it decides the context (inside `{{ }}`, inside a `{% %}` script, after `$`,
+//! after `# @`, a line start, the header zone), then the candidates of that context are
+//! listed. LSP types are built in `convert.rs`.
 
 use std::ops::Range;
 
@@ -10,6 +10,8 @@ use volley_syntax::directive::SUPPORTED;
 
 use crate::documents::Snapshot;
 use crate::scope::Scope;
+use crate::script_api::{self, Member, MemberKind};
+use crate::script_context::{self, ScriptAt};
 
 /// What a candidate is, for its icon.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +19,7 @@ pub(crate) enum Kind {
     Variable,
     Reference,
     Function,
+    Method,
     Keyword,
     Property,
     Value,
@@ -85,14 +88,16 @@ pub(crate) struct Completion {
 }
 
 /// The completion candidates at byte `offset` of a snapshot, at most
-/// [`MAX_CANDIDATES`] of them.
+/// [`MAX_CANDIDATES`] of them. `snippets`: the editor accepts snippets in completion
+/// items (`completionItem.snippetSupport`); the script API's calls are snippets only then.
 pub(crate) fn complete(
     snapshot: &Snapshot,
     engine: &volley_engine::Client,
     profile: Option<&str>,
     offset: usize,
+    snippets: bool,
 ) -> Completion {
-    let candidates = candidates(snapshot, engine, profile, offset);
+    let candidates = candidates(snapshot, engine, profile, offset, snippets);
     if candidates.len() <= MAX_CANDIDATES {
         return Completion { candidates, incomplete: false };
     }
@@ -116,6 +121,7 @@ fn candidates(
     engine: &volley_engine::Client,
     profile: Option<&str>,
     offset: usize,
+    snippets: bool,
 ) -> Vec<Candidate> {
     let rope = &snapshot.rope;
     let offset = offset.min(rope.len_bytes());
@@ -140,6 +146,9 @@ fn candidates(
         }
         return candidates;
     }
+    if let Some(script) = script_context::script_at(snapshot, offset) {
+        return script_members(snapshot, &script, offset, snippets);
+    }
     if let Some(name) = directive_token(&prefix) {
         return directives(&(line_start + name..offset));
     }
@@ -155,6 +164,67 @@ fn candidates(
         return methods(&(line_start..offset));
     }
     Vec::new()
+}
+
+/// In a script's code: the members of the script API after the path written before
+/// `offset` (`client.` → `global`, `test`, …), the API's roots at the start of a name;
+/// nothing in strings and comments, after other objects, or right after `{`, `:` or `@`
+/// (the trigger characters of other contexts).
+fn script_members(snapshot: &Snapshot, script: &ScriptAt, offset: usize, snippets: bool) -> Vec<Candidate> {
+    let code = snapshot.rope.byte_slice(script.code.start..offset).to_string();
+    if !script_context::ends_in_code(&code) {
+        return Vec::new();
+    }
+    let Some((qualifier, name_start)) = script_context::path_before(&code) else {
+        return Vec::new();
+    };
+    if qualifier.is_empty() && name_start == code.len() && code.ends_with(['{', ':', '@']) {
+        return Vec::new();
+    }
+    let replace = script.code.start + name_start..offset;
+    script_api::members_of(&qualifier, script.kind)
+        .map(|member| {
+            let (text, snippet) = call(member, snippets);
+            Candidate {
+                label: member.name().to_owned(),
+                kind: match member.kind {
+                    MemberKind::Object if qualifier.is_empty() => Kind::Variable,
+                    MemberKind::Object | MemberKind::Property => Kind::Property,
+                    MemberKind::Method => Kind::Method,
+                },
+                detail: Some(member.signature()),
+                documentation: Some(member.documentation()),
+                text,
+                snippet,
+                replace: replace.clone(),
+            }
+        })
+        .collect()
+}
+
+/// What completing `member` inserts, and whether it is a snippet: a method's call with a
+/// placeholder per required parameter (`set(${1:name}, ${2:value})`, `log($1)` for
+/// optional ones, `isEmpty()`); without snippets, `isEmpty()` or `set(`.
+fn call(member: &Member, snippets: bool) -> (String, bool) {
+    let name = member.name();
+    if member.kind != MemberKind::Method {
+        return (name.to_owned(), false);
+    }
+    let takes_arguments = member.parameters != "()";
+    if !snippets {
+        return (if takes_arguments { format!("{name}(") } else { format!("{name}()") }, false);
+    }
+    let placeholders: Vec<String> = member
+        .required_parameters()
+        .enumerate()
+        .map(|(index, parameter)| format!("${{{}:{}}}", index + 1, escape_snippet(parameter)))
+        .collect();
+    let name = escape_snippet(name);
+    match (placeholders.is_empty(), takes_arguments) {
+        (false, _) => (format!("{name}({})", placeholders.join(", ")), true),
+        (true, true) => (format!("{name}($1)"), true),
+        (true, false) => (format!("{name}()"), false),
+    }
 }
 
 /// The names a request at `offset` can chain to: those of the requests before it (a
@@ -479,6 +549,34 @@ mod tests {
         let random =
             volley_engine::resolvers::builtin_resolvers().find(|resolver| resolver.name == "random").expect("$random");
         assert_eq!(read_snippet(&snippet(random.name, random.parameters, random.arities)).0, "$random(min, max)");
+    }
+
+    /// Every method of the script API completes to its call: the snippet inserts the
+    /// call with its required parameters as placeholders, the plain text opens it.
+    #[test]
+    fn script_api_calls_insert_their_required_parameters() {
+        for member in script_api::MEMBERS {
+            let (text, snippet) = call(member, true);
+            let (plain, plain_snippet) = call(member, false);
+            assert!(!plain_snippet);
+            if member.kind != MemberKind::Method {
+                assert_eq!((text.as_str(), snippet), (member.name(), false));
+                assert_eq!(plain, member.name());
+                continue;
+            }
+            let (inserted, defaults) = if snippet { read_snippet(&text) } else { (text.clone(), Vec::new()) };
+            let required: Vec<&str> = member.required_parameters().collect();
+            assert_eq!(defaults, required, "{}", member.path);
+            let expected =
+                if member.parameters == "()" { "()".to_owned() } else { format!("({})", required.join(", ")) };
+            assert_eq!(inserted, format!("{}{expected}", member.name()), "{}", member.path);
+            assert!(inserted.starts_with(&plain), "{plain} {inserted}");
+        }
+        let set = script_api::member("client.global.set").expect("client.global.set");
+        assert_eq!(call(set, true), ("set(${1:name}, ${2:value})".to_owned(), true));
+        assert_eq!(call(set, false), ("set(".to_owned(), false));
+        let log = script_api::member("client.log").expect("client.log");
+        assert_eq!(call(log, true), ("log($1)".to_owned(), true));
     }
 
     #[test]

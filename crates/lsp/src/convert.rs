@@ -188,6 +188,7 @@ pub(crate) fn completion_item(rope: &Rope, candidate: &Candidate) -> CompletionI
         Kind::Variable => CompletionItemKind::VARIABLE,
         Kind::Reference => CompletionItemKind::REFERENCE,
         Kind::Function => CompletionItemKind::FUNCTION,
+        Kind::Method => CompletionItemKind::METHOD,
         Kind::Keyword => CompletionItemKind::KEYWORD,
         Kind::Property => CompletionItemKind::PROPERTY,
         Kind::Value => CompletionItemKind::VALUE,

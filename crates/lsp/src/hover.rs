@@ -1,6 +1,7 @@
 //! Hover: on `{{name}}` the variable's value and source (masked when sensitive), or
-//! "undefined" with a hint; on `{{$resolver(…)}}` the resolver's doc; on `# @directive`
-//! the directive's doc. Markdown; LSP types are built in `convert.rs`.
+//! "undefined" with a hint; on `{{$resolver(…)}}` the resolver's doc; on a member of the
+//! script API in a `{% %}` script (`client.global.set`) its signature and doc; on
+//! `# @directive` the directive's doc. Markdown; LSP types are built in `convert.rs`.
 
 use std::ops::Range;
 
@@ -9,6 +10,8 @@ use volley_syntax::directive::{IGNORED, SUPPORTED};
 
 use crate::documents::Snapshot;
 use crate::scope::Scope;
+use crate::script_api;
+use crate::script_context::{self, ScriptAt};
 
 /// What a hover shows: Markdown over the bytes `range`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,9 +42,37 @@ pub(crate) fn hover(
         };
         return Some(Hover { markdown, range });
     }
+    if let Some(script) = script_context::script_at(snapshot, offset) {
+        return script_member(snapshot, &script, &text, line_start, column);
+    }
     let (name, range) = directive_at(&text, column)?;
     let markdown = directive(name)?;
     Some(Hover { markdown, range: line_start + range.start..line_start + range.end })
+}
+
+/// The member of the script API whose name is under `column` of `line` (which starts at
+/// byte `line_start`), in the code of `script`: its signature and doc.
+fn script_member(
+    snapshot: &Snapshot,
+    script: &ScriptAt,
+    line: &str,
+    line_start: usize,
+    column: usize,
+) -> Option<Hover> {
+    let (path, range) = script_context::path_at(line, column)?;
+    let range = line_start + range.start..line_start + range.end;
+    if range.start < script.code.start || range.end > script.code.end {
+        return None;
+    }
+    if !script_context::ends_in_code(&snapshot.rope.byte_slice(script.code.start..range.start).to_string()) {
+        return None;
+    }
+    let member = script_api::member(&path)?;
+    let mut markdown = format!("`{}`\n\n{}", member.signature(), member.documentation());
+    if !member.available_in(script.kind) {
+        markdown.push_str("\n\nThis pre-request script runs before there is a response.");
+    }
+    Some(Hover { markdown, range })
 }
 
 /// The trimmed inside and the range of the `{{ … }}` of `line` that holds `column`.

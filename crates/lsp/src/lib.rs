@@ -22,6 +22,8 @@ mod preview;
 mod progress;
 mod remote;
 mod scope;
+mod script_api;
+mod script_context;
 mod server;
 
 pub use server::Backend;

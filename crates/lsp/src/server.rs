@@ -54,6 +54,9 @@ pub struct Backend {
     /// The client registers file watchers on request
     /// (`workspace.didChangeWatchedFiles.dynamicRegistration`).
     can_watch: Arc<AtomicBool>,
+    /// The client accepts snippets in completion items
+    /// (`textDocument.completion.completionItem.snippetSupport`).
+    snippets: Arc<AtomicBool>,
     /// The cookie jars, one per workspace folder.
     pub(crate) jars: Jars,
     /// The execution server sends go through, when the `server` setting names one.
@@ -74,6 +77,7 @@ impl Backend {
             environment: Arc::default(),
             progresses: Progresses::default(),
             can_watch: Arc::default(),
+            snippets: Arc::default(),
             jars: Jars::default(),
             remote: Remote::default(),
         }
@@ -269,6 +273,14 @@ impl LanguageServer for Backend {
             .and_then(|watched| watched.dynamic_registration)
             .unwrap_or(false);
         self.can_watch.store(watch, Ordering::SeqCst);
+        let snippets = capabilities
+            .text_document
+            .as_ref()
+            .and_then(|text_document| text_document.completion.as_ref())
+            .and_then(|completion| completion.completion_item.as_ref())
+            .and_then(|item| item.snippet_support)
+            .unwrap_or(false);
+        self.snippets.store(snippets, Ordering::SeqCst);
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
                 text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
@@ -436,10 +448,11 @@ impl LanguageServer for Backend {
         };
         let engine = self.engine.clone();
         let profile = self.profile();
+        let snippets = self.snippets.load(Ordering::SeqCst);
         // Reading the configuration: off the async workers, on the snapshot (no lock held).
         let list = tokio::task::spawn_blocking(move || {
             let offset = convert::offset(&snapshot.rope, position.position);
-            let completion = completion::complete(&snapshot, &engine, profile.as_deref(), offset);
+            let completion = completion::complete(&snapshot, &engine, profile.as_deref(), offset, snippets);
             CompletionList {
                 is_incomplete: completion.incomplete,
                 items: completion

@@ -38,7 +38,7 @@ async fn open() -> (support::tempdir::Dir, String, TestClient) {
     (dir, uri, client)
 }
 
-async fn complete(client: &mut TestClient, uri: &str, line: u32, character: u32) -> Vec<Value> {
+pub(crate) async fn complete(client: &mut TestClient, uri: &str, line: u32, character: u32) -> Vec<Value> {
     let result = client
         .request(
             "textDocument/completion",
@@ -49,11 +49,11 @@ async fn complete(client: &mut TestClient, uri: &str, line: u32, character: u32)
     result["items"].as_array().expect("completion items").clone()
 }
 
-fn item<'a>(items: &'a [Value], label: &str) -> &'a Value {
+pub(crate) fn item<'a>(items: &'a [Value], label: &str) -> &'a Value {
     items.iter().find(|item| item["label"] == label).unwrap_or_else(|| panic!("no {label} in {items:#?}"))
 }
 
-async fn hover(client: &mut TestClient, uri: &str, line: u32, character: u32) -> Value {
+pub(crate) async fn hover(client: &mut TestClient, uri: &str, line: u32, character: u32) -> Value {
     client
         .request(
             "textDocument/hover",
@@ -62,7 +62,7 @@ async fn hover(client: &mut TestClient, uri: &str, line: u32, character: u32) ->
         .await
 }
 
-fn markdown(hover: &Value) -> String {
+pub(crate) fn markdown(hover: &Value) -> String {
     assert_eq!(hover["contents"]["kind"], "markdown", "{hover}");
     hover["contents"]["value"].as_str().expect("hover text").to_owned()
 }

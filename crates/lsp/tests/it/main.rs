@@ -7,5 +7,6 @@ mod curl;
 mod navigation;
 mod outcome;
 mod protocol;
+mod scripts;
 mod send;
 mod support;
