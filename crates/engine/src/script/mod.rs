@@ -307,7 +307,8 @@ mod tests {
                     tokio::time::sleep(Duration::from_millis(10)).await;
                 }
             });
-            let program = Program { code: Arc::from("while (true) {}"), origin: Origin::Inline(Default::default()) };
+            let program =
+                Program { code: Arc::from("while (true) {}"), origin: Origin::Inline(volley_syntax::Span::default()) };
             let limits = ScriptLimits { timeout: Duration::from_millis(400), ..ScriptLimits::default() };
             let script = tokio::spawn(async move {
                 tokio::time::sleep(Duration::from_millis(20)).await;
