@@ -465,4 +465,42 @@ mod tests {
         "response",
         "console",
     ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+        /// Whatever name a script reaches for and whatever it calls on it with a path or
+        /// a URL, no file appears and no connection arrives: it reaches neither the file
+        /// system nor the network.
+        #[test]
+        fn a_script_never_reaches_files_or_the_network(
+            owner in proptest::sample::select(vec![
+                "globalThis", "require('fs')", "require('net')", "require('child_process')", "process", "std", "os",
+                "Deno", "Bun", "navigator", "window", "self", "import.meta", "this", "Function('return this')()",
+            ]),
+            member in proptest::sample::select(vec![
+                "writeFileSync", "writeFile", "open", "openSync", "fetch", "connect", "createConnection", "exec",
+                "spawn", "system", "send", "loadFile", "writeTextFile", "sendBeacon", "import",
+            ]),
+            target in proptest::sample::select(vec![0_usize, 1]),
+        ) {
+            let directory = std::env::temp_dir().join(format!("volley-sandbox-{}", std::process::id()));
+            std::fs::create_dir_all(&directory).unwrap();
+            let file = directory.join("reached");
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.set_nonblocking(true).unwrap();
+            let url = format!("http://{}/", listener.local_addr().unwrap());
+            let argument = if target == 0 { file.display().to_string() } else { url.clone() };
+            let code = format!(
+                "try {{ const o = {owner}; o[{member:?}]({argument:?}, 'x'); }} catch (e) {{ client.log(String(e)); }}\n\
+                 try {{ {member}({argument:?}); }} catch (e) {{ client.log(String(e)); }}\n\
+                 try {{ import({argument:?}).catch(() => {{}}); }} catch (e) {{}}"
+            );
+            let run = run(&code, &input(false), "", LIMITS);
+            proptest::prop_assert!(!file.exists(), "{code}: a file was written");
+            proptest::prop_assert!(listener.accept().is_err(), "{code}: a connection arrived");
+            let reached = run.output.logs.iter().all(|line| line.contains("Error"));
+            proptest::prop_assert!(reached, "{code}: every attempt fails with an error: {:?}", run.output.logs);
+        }
+    }
 }
