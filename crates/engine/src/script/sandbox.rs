@@ -130,32 +130,78 @@ pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
 
 /// The syntax error of `code`, if it has one: the message and the 1-based line and
 /// column in `code`. The code is compiled as the body of a function (`Function(code)`,
-/// the text passed as a value, so nothing in it can run), never called.
+/// the text passed as a value, so nothing in it can run), never called. One checker
+/// per thread is kept: an editor checks every script of a file on each change.
 pub(crate) fn syntax_error(code: &str) -> Option<(String, Option<(u32, u32)>)> {
-    let runtime = Runtime::new().ok()?;
-    runtime.set_memory_limit(64 << 20);
-    runtime.set_max_stack_size(MAX_STACK_BYTES);
-    let deadline = Instant::now() + Duration::from_secs(2);
-    runtime.set_interrupt_handler(Some(Box::new(move || Instant::now() >= deadline)));
-    let context = Context::full(&runtime).ok()?;
-    context.with(|ctx| {
-        let compile: Function<'_> = ctx.globals().get("Function").ok()?;
-        let source = rquickjs::String::from_str(ctx.clone(), code).ok()?;
-        compile.call::<_, Value<'_>>((source,)).err()?;
-        let exception = ctx.catch();
-        let exception = Exception::from_object(exception.as_object()?.clone())?;
-        let message = exception.message().unwrap_or_default();
-        // QuickJS names the compiled text `<input>`; its body starts on line 3.
-        let place = exception.stack().and_then(|stack| {
-            let frame = stack.lines().find(|line| line.contains("<input>:"))?.to_owned();
-            let after = &frame[frame.find("<input>:")? + "<input>:".len()..];
-            let mut numbers = after.split(|c: char| !c.is_ascii_digit()).filter(|part| !part.is_empty());
-            let line: u32 = numbers.next()?.parse().ok()?;
-            let column = numbers.next().and_then(|column| column.parse().ok()).unwrap_or(1);
-            Some((line.checked_sub(FUNCTION_BODY_LINE - 1).filter(|line| *line > 0)?, column))
-        });
-        Some((message, place))
+    CHECKER.with(|checker| {
+        let mut checker = checker.borrow_mut();
+        if checker.is_none() {
+            *checker = Checker::new();
+        }
+        let result = checker.as_ref()?.check(code);
+        // Made anew after a failed check, and now and then, so that what compiling
+        // leaves behind never adds up.
+        if result.is_none() || checker.as_ref().is_some_and(|checker| checker.used.get() > CHECKER_REUSE) {
+            *checker = None;
+        }
+        result.unwrap_or(None)
     })
+}
+
+/// How many scripts one checker compiles before it is made anew.
+const CHECKER_REUSE: usize = 1_000;
+
+thread_local! {
+    static CHECKER: std::cell::RefCell<Option<Checker>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A runtime and context kept for syntax checks, with a deadline per check.
+struct Checker {
+    context: Context,
+    deadline: std::rc::Rc<std::cell::Cell<Instant>>,
+    used: std::cell::Cell<usize>,
+    // Dropped after the context.
+    _runtime: Runtime,
+}
+
+impl Checker {
+    fn new() -> Option<Self> {
+        let runtime = Runtime::new().ok()?;
+        runtime.set_memory_limit(64 << 20);
+        runtime.set_max_stack_size(MAX_STACK_BYTES);
+        let deadline = std::rc::Rc::new(std::cell::Cell::new(Instant::now()));
+        let shared = std::rc::Rc::clone(&deadline);
+        runtime.set_interrupt_handler(Some(Box::new(move || Instant::now() >= shared.get())));
+        let context = Context::full(&runtime).ok()?;
+        Some(Self { context, deadline, used: std::cell::Cell::new(0), _runtime: runtime })
+    }
+
+    /// `None` when the check itself failed (the checker is then made anew); else the
+    /// syntax error, if any.
+    fn check(&self, code: &str) -> Option<Option<(String, Option<(u32, u32)>)>> {
+        self.used.set(self.used.get() + 1);
+        self.deadline.set(Instant::now() + Duration::from_secs(2));
+        self.context.with(|ctx| {
+            let compile: Function<'_> = ctx.globals().get("Function").ok()?;
+            let source = rquickjs::String::from_str(ctx.clone(), code).ok()?;
+            if compile.call::<_, Value<'_>>((source,)).is_ok() {
+                return Some(None);
+            }
+            let exception = ctx.catch();
+            let exception = Exception::from_object(exception.as_object()?.clone())?;
+            let message = exception.message().unwrap_or_default();
+            // QuickJS names the compiled text `<input>`; its body starts on line 3.
+            let place = exception.stack().and_then(|stack| {
+                let frame = stack.lines().find(|line| line.contains("<input>:"))?.to_owned();
+                let after = &frame[frame.find("<input>:")? + "<input>:".len()..];
+                let mut numbers = after.split(|c: char| !c.is_ascii_digit()).filter(|part| !part.is_empty());
+                let line: u32 = numbers.next()?.parse().ok()?;
+                let column = numbers.next().and_then(|column| column.parse().ok()).unwrap_or(1);
+                Some((line.checked_sub(FUNCTION_BODY_LINE - 1).filter(|line| *line > 0)?, column))
+            });
+            Some(Some((message, place)))
+        })
+    }
 }
 
 /// The line of the text `Function(code)` compiles on which `code` starts.
