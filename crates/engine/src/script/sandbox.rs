@@ -132,7 +132,7 @@ pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
 /// column in `code`. The code is compiled as the body of a function (`Function(code)`,
 /// the text passed as a value, so nothing in it can run), never called. One checker
 /// per thread is kept: an editor checks every script of a file on each change.
-pub(crate) fn syntax_error(code: &str) -> Option<(String, Option<(u32, u32)>)> {
+pub(crate) fn syntax_error(code: &str) -> Option<SyntaxError> {
     CHECKER.with(|checker| {
         let mut checker = checker.borrow_mut();
         if checker.is_none() {
@@ -147,6 +147,9 @@ pub(crate) fn syntax_error(code: &str) -> Option<(String, Option<(u32, u32)>)> {
         result.unwrap_or(None)
     })
 }
+
+/// A syntax error: the message, and the 1-based line and column in the code.
+pub(crate) type SyntaxError = (String, Option<(u32, u32)>);
 
 /// How many scripts one checker compiles before it is made anew.
 const CHECKER_REUSE: usize = 1_000;
@@ -178,7 +181,7 @@ impl Checker {
 
     /// `None` when the check itself failed (the checker is then made anew); else the
     /// syntax error, if any.
-    fn check(&self, code: &str) -> Option<Option<(String, Option<(u32, u32)>)>> {
+    fn check(&self, code: &str) -> Option<Option<SyntaxError>> {
         self.used.set(self.used.get() + 1);
         self.deadline.set(Instant::now() + Duration::from_secs(2));
         self.context.with(|ctx| {
