@@ -138,13 +138,18 @@ pub(crate) fn syntax_error(code: &str) -> Option<SyntaxError> {
         if checker.is_none() {
             *checker = Checker::new();
         }
-        let result = checker.as_ref()?.check(code);
+        let result = checker.as_ref().map_or(Checked::Failed, |checker| checker.check(code));
         // Made anew after a failed check, and now and then, so that what compiling
         // leaves behind never adds up.
-        if result.is_none() || checker.as_ref().is_some_and(|checker| checker.used.get() > CHECKER_REUSE) {
+        if matches!(result, Checked::Failed)
+            || checker.as_ref().is_some_and(|checker| checker.used.get() > CHECKER_REUSE)
+        {
             *checker = None;
         }
-        result.unwrap_or(None)
+        match result {
+            Checked::Error(error) => Some(error),
+            Checked::Clean | Checked::Failed => None,
+        }
     })
 }
 
@@ -179,16 +184,19 @@ impl Checker {
         Some(Self { context, deadline, used: std::cell::Cell::new(0), _runtime: runtime })
     }
 
-    /// `None` when the check itself failed (the checker is then made anew); else the
-    /// syntax error, if any.
-    fn check(&self, code: &str) -> Option<Option<SyntaxError>> {
+    fn check(&self, code: &str) -> Checked {
         self.used.set(self.used.get() + 1);
         self.deadline.set(Instant::now() + Duration::from_secs(2));
-        self.context.with(|ctx| {
+        self.context.with(|ctx| Self::compile(&ctx, code).unwrap_or(Checked::Failed))
+    }
+
+    /// `None` when the check itself failed.
+    fn compile(ctx: &Ctx<'_>, code: &str) -> Option<Checked> {
+        {
             let compile: Function<'_> = ctx.globals().get("Function").ok()?;
             let source = rquickjs::String::from_str(ctx.clone(), code).ok()?;
             if compile.call::<_, Value<'_>>((source,)).is_ok() {
-                return Some(None);
+                return Some(Checked::Clean);
             }
             let exception = ctx.catch();
             let exception = Exception::from_object(exception.as_object()?.clone())?;
@@ -202,9 +210,17 @@ impl Checker {
                 let column = numbers.next().and_then(|column| column.parse().ok()).unwrap_or(1);
                 Some((line.checked_sub(FUNCTION_BODY_LINE - 1).filter(|line| *line > 0)?, column))
             });
-            Some(Some((message, place)))
-        })
+            Some(Checked::Error((message, place)))
+        }
     }
+}
+
+/// What came of a check.
+enum Checked {
+    Clean,
+    Error(SyntaxError),
+    /// The check itself failed (the checker is then made anew).
+    Failed,
 }
 
 /// The line of the text `Function(code)` compiles on which `code` starts.
