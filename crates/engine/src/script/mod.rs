@@ -9,6 +9,7 @@
 //! `client.test` results join the request's assertions. What a script logs and its
 //! errors pass through the request's redactor like everything else shown.
 
+mod check;
 mod input;
 mod sandbox;
 
@@ -249,7 +250,7 @@ pub(crate) struct SyntaxError {
 
 /// The syntax error of `code`, written at `span`, if it does not parse.
 pub(crate) fn syntax_error(code: &str, span: Span) -> Option<SyntaxError> {
-    let (message, place) = sandbox::syntax_error(code)?;
+    let (message, place) = check::syntax_error(code)?;
     let span = place.map_or(span, |(line, _)| line_span(code, span, line));
     Some(SyntaxError { message, span })
 }

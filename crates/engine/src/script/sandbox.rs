@@ -20,7 +20,7 @@ const SCRIPT_NAME: &str = "volley-script";
 
 /// The stack a script may use: deep enough for any real handler, far below the
 /// thread's, so that runaway recursion is an error and not a crash.
-const MAX_STACK_BYTES: usize = 512 * 1024;
+pub(super) const MAX_STACK_BYTES: usize = 512 * 1024;
 
 /// How much a script may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,104 +127,6 @@ pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
         }
     }
 }
-
-/// The syntax error of `code`, if it has one: the message and the 1-based line and
-/// column in `code`. The code is compiled as the body of a function (`Function(code)`,
-/// the text passed as a value, so nothing in it can run), never called. One checker
-/// per thread is kept: an editor checks every script of a file on each change.
-pub(crate) fn syntax_error(code: &str) -> Option<SyntaxError> {
-    CHECKER.with(|checker| {
-        let mut checker = checker.borrow_mut();
-        if checker.is_none() {
-            *checker = Checker::new();
-        }
-        let result = checker.as_ref().map_or(Checked::Failed, |checker| checker.check(code));
-        // Made anew after a failed check, and now and then, so that what compiling
-        // leaves behind never adds up.
-        if matches!(result, Checked::Failed)
-            || checker.as_ref().is_some_and(|checker| checker.used.get() > CHECKER_REUSE)
-        {
-            *checker = None;
-        }
-        match result {
-            Checked::Error(error) => Some(error),
-            Checked::Clean | Checked::Failed => None,
-        }
-    })
-}
-
-/// A syntax error: the message, and the 1-based line and column in the code.
-pub(crate) type SyntaxError = (String, Option<(u32, u32)>);
-
-/// How many scripts one checker compiles before it is made anew.
-const CHECKER_REUSE: usize = 1_000;
-
-thread_local! {
-    static CHECKER: std::cell::RefCell<Option<Checker>> = const { std::cell::RefCell::new(None) };
-}
-
-/// A runtime and context kept for syntax checks, with a deadline per check.
-struct Checker {
-    context: Context,
-    deadline: std::rc::Rc<std::cell::Cell<Instant>>,
-    used: std::cell::Cell<usize>,
-    // Dropped after the context.
-    _runtime: Runtime,
-}
-
-impl Checker {
-    fn new() -> Option<Self> {
-        let runtime = Runtime::new().ok()?;
-        runtime.set_memory_limit(64 << 20);
-        runtime.set_max_stack_size(MAX_STACK_BYTES);
-        let deadline = std::rc::Rc::new(std::cell::Cell::new(Instant::now()));
-        let shared = std::rc::Rc::clone(&deadline);
-        runtime.set_interrupt_handler(Some(Box::new(move || Instant::now() >= shared.get())));
-        let context = Context::full(&runtime).ok()?;
-        Some(Self { context, deadline, used: std::cell::Cell::new(0), _runtime: runtime })
-    }
-
-    fn check(&self, code: &str) -> Checked {
-        self.used.set(self.used.get() + 1);
-        self.deadline.set(Instant::now() + Duration::from_secs(2));
-        self.context.with(|ctx| Self::compile(&ctx, code).unwrap_or(Checked::Failed))
-    }
-
-    /// `None` when the check itself failed.
-    fn compile(ctx: &Ctx<'_>, code: &str) -> Option<Checked> {
-        {
-            let compile: Function<'_> = ctx.globals().get("Function").ok()?;
-            let source = rquickjs::String::from_str(ctx.clone(), code).ok()?;
-            if compile.call::<_, Value<'_>>((source,)).is_ok() {
-                return Some(Checked::Clean);
-            }
-            let exception = ctx.catch();
-            let exception = Exception::from_object(exception.as_object()?.clone())?;
-            let message = exception.message().unwrap_or_default();
-            // QuickJS names the compiled text `<input>`; its body starts on line 3.
-            let place = exception.stack().and_then(|stack| {
-                let frame = stack.lines().find(|line| line.contains("<input>:"))?.to_owned();
-                let after = &frame[frame.find("<input>:")? + "<input>:".len()..];
-                let mut numbers = after.split(|c: char| !c.is_ascii_digit()).filter(|part| !part.is_empty());
-                let line: u32 = numbers.next()?.parse().ok()?;
-                let column = numbers.next().and_then(|column| column.parse().ok()).unwrap_or(1);
-                Some((line.checked_sub(FUNCTION_BODY_LINE - 1).filter(|line| *line > 0)?, column))
-            });
-            Some(Checked::Error((message, place)))
-        }
-    }
-}
-
-/// What came of a check.
-enum Checked {
-    Clean,
-    Error(SyntaxError),
-    /// The check itself failed (the checker is then made anew).
-    Failed,
-}
-
-/// The line of the text `Function(code)` compiles on which `code` starts.
-const FUNCTION_BODY_LINE: u32 = 3;
 
 /// Installs the API, evaluates the script, runs its tests. `Err` when the API could not
 /// be installed or its output read (the limits hit outside the script, mostly).
@@ -394,18 +296,6 @@ mod tests {
         assert_eq!(run.failure, None);
         assert_eq!(run.output.variables.get("ts"), Some(&serde_json::json!(42)));
         assert_eq!(run.output.logs, vec!["dev https://h/ 42 yes".to_owned()]);
-    }
-
-    #[test]
-    fn a_syntax_error_is_found_without_running_anything() {
-        let (message, place) = super::syntax_error("let a = 1;\nclient.log(a;\n").expect("a syntax error");
-        assert!(message.contains("';'") || message.contains("expecting"), "{message}");
-        assert_eq!(place.map(|place| place.0), Some(2));
-        assert_eq!(super::syntax_error("client.test('a', () => {});\n"), None);
-        assert!(
-            super::syntax_error("}); while (true) {} (function () {").is_some(),
-            "the text cannot close the function"
-        );
     }
 
     #[test]
