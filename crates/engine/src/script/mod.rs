@@ -9,6 +9,7 @@
 //! `client.test` results join the request's assertions. What a script logs and its
 //! errors pass through the request's redactor like everything else shown.
 
+mod check;
 mod input;
 mod sandbox;
 
@@ -194,9 +195,16 @@ impl Client {
 }
 
 impl Program {
+    /// Runs the script on this thread. On a multi-threaded runtime (the execution
+    /// server's) the worker is handed over first, so that a script running to its
+    /// time limit never holds up the other connections of its worker.
     fn run(&self, input: &Input, body: &str, limits: ScriptLimits) -> Run {
         let json = serde_json::to_string(input).unwrap_or_else(|_| "{}".to_owned());
-        sandbox::run(&self.code, &json, body, Limits { timeout: limits.timeout, memory: limits.memory })
+        let limits = Limits { timeout: limits.timeout, memory: limits.memory };
+        let run = || sandbox::run(&self.code, &json, body, limits);
+        let multi_threaded = tokio::runtime::Handle::try_current()
+            .is_ok_and(|handle| handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi_threaded { tokio::task::block_in_place(run) } else { run() }
     }
 
     /// The failure as a build error placed in the `.http` text.
@@ -242,7 +250,7 @@ pub(crate) struct SyntaxError {
 
 /// The syntax error of `code`, written at `span`, if it does not parse.
 pub(crate) fn syntax_error(code: &str, span: Span) -> Option<SyntaxError> {
-    let (message, place) = sandbox::syntax_error(code)?;
+    let (message, place) = check::syntax_error(code)?;
     let span = place.map_or(span, |(line, _)| line_span(code, span, line));
     Some(SyntaxError { message, span })
 }
@@ -278,9 +286,42 @@ fn line_span(code: &str, span: Span, line: u32) -> Span {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
     use volley_syntax::LineIndex;
 
-    use super::line_span;
+    use super::{Input, Origin, Program, ScriptLimits, line_span};
+
+    /// A script running to its time limit on the only worker of a multi-threaded
+    /// runtime (the server's) leaves the runtime free for other tasks.
+    #[test]
+    fn a_long_script_does_not_hold_up_other_tasks() {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let ticks = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&ticks);
+        runtime.block_on(async move {
+            let ticker = tokio::spawn(async move {
+                loop {
+                    counted.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            });
+            let program =
+                Program { code: Arc::from("while (true) {}"), origin: Origin::Inline(volley_syntax::Span::default()) };
+            let limits = ScriptLimits { timeout: Duration::from_millis(400), ..ScriptLimits::default() };
+            let script = tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                program.run(&Input::default(), "", limits)
+            });
+            let run = script.await.unwrap();
+            assert!(run.failure.is_some(), "the loop stops at the limit");
+            ticker.abort();
+        });
+        // 400 ms of script: a blocked worker would have ticked about twice.
+        assert!(ticks.load(Ordering::Relaxed) >= 15, "ticks: {}", ticks.load(Ordering::Relaxed));
+    }
 
     #[test]
     fn a_line_of_code_is_placed_in_the_http_text() {
