@@ -133,6 +133,7 @@ impl Sender<'_> {
             sent: None,
             response: None,
             error: Some(error),
+            logs: Vec::new(),
         };
         if request.disabled {
             return refused(ErrorInfo::new(
@@ -164,8 +165,8 @@ impl Sender<'_> {
             Ok(response) => {
                 let exchange = Exchange::new(&response, self.text);
                 let sent = SentInfo::new(exchange.request.clone(), version);
-                let response = describe(&response, exchange, &self.listen(request)).await;
-                Outcome { request: info, server: None, sent: Some(sent), response: Some(response), error: None }
+                let (response, logs) = describe(&response, exchange, &self.listen(request)).await;
+                Outcome { request: info, server: None, sent: Some(sent), response: Some(response), error: None, logs }
             }
             Err(error) => Outcome {
                 request: info,
@@ -173,6 +174,7 @@ impl Sender<'_> {
                 sent: Some(SentInfo::new(built, version)),
                 response: None,
                 error: Some(error_info(&error, request, self.text)),
+                logs: Vec::new(),
             },
         }
     }
@@ -263,9 +265,14 @@ pub(crate) fn error_info(error: &Error, request: &Request, text: &str) -> ErrorI
     };
     ErrorInfo { kind: kind.to_owned(), message: placed.full_message, diagnostics }
 }
-/// The response as the editor shows it: the engine's result model (redacted by its
-/// policy, assertions placed in the document's text), mapped field by field.
-pub(crate) async fn describe(response: &Response, exchange: Exchange, listen: &Listen<'_>) -> ResponseInfo {
+/// The response as the editor shows it, and what the request's scripts logged: the
+/// engine's result model (redacted by its policy, assertions placed in the document's
+/// text, `client.test` results among them), mapped field by field.
+pub(crate) async fn describe(
+    response: &Response,
+    exchange: Exchange,
+    listen: &Listen<'_>,
+) -> (ResponseInfo, Vec<String>) {
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let stream = if response.is_websocket() {
         Some(listen_websocket(response, listen).await)
@@ -274,12 +281,12 @@ pub(crate) async fn describe(response: &Response, exchange: Exchange, listen: &L
     } else {
         None
     };
-    let Exchange { response: received, timing, assertions, .. } = exchange;
+    let Exchange { response: received, timing, assertions, logs, .. } = exchange;
     let (body, body_encoding) = match received.body.base64() {
         Some(encoded) => (encoded, "base64"),
         None => (received.body.into_text(), "text"),
     };
-    ResponseInfo {
+    let response = ResponseInfo {
         status: received.status,
         status_text: received.status_text.to_owned(),
         http_version: received.http_version,
@@ -301,7 +308,8 @@ pub(crate) async fn describe(response: &Response, exchange: Exchange, listen: &L
             })
             .collect(),
         stream,
-    }
+    };
+    (response, logs)
 }
 
 /// Why a check did not pass, in a line.

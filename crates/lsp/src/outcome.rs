@@ -1,6 +1,6 @@
 //! The outcome of a send: the JSON `volley.send` and `volley.sendAll` answer with (the
-//! request, the request as sent, the response with its timing, assertions and stream, or
-//! why there is none), documented in docs/lsp.md.
+//! request, the request as sent, the response with its timing, assertions and stream,
+//! what its scripts logged, or why there is no response), documented in docs/lsp.md.
 
 use std::time::Duration;
 
@@ -27,6 +27,10 @@ pub(crate) struct Outcome {
     pub(crate) response: Option<ResponseInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) error: Option<ErrorInfo>,
+    /// What the request's scripts logged (`client.log`, `console.log`), one line each,
+    /// through the request's redactor; absent when they logged nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) logs: Vec<String>,
 }
 
 /// Which request was sent.
@@ -127,16 +131,20 @@ pub(crate) struct TimingInfo {
     pub(crate) total_ms: f64,
 }
 
-/// One `# @assert` check.
+/// One check: a `# @assert` (or httpyac `??`) line, a script's `client.test`, or a
+/// response handler that failed.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct AssertionInfo {
+    /// The assertion's expression, the test's name, or `response handler`.
     pub(crate) expression: String,
     pub(crate) passed: bool,
-    /// Why it failed (expected and actual), when it did.
+    /// Why it failed (expected and actual; what the test threw; what stopped the
+    /// handler), when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) message: Option<String>,
-    /// The line of the `@assert`, 0-based.
+    /// The line of the `@assert`, of the `client.test` call, or where the handler
+    /// failed; 0-based.
     pub(crate) line: u32,
 }
 

@@ -127,6 +127,7 @@ pub(crate) async fn send(
         sent: None,
         response: None,
         error: Some(error),
+        logs: Vec::new(),
     };
     let client = match &connection.client {
         Ok(client) => client,
@@ -149,8 +150,8 @@ pub(crate) async fn send(
             // The answer gives the method and the URL of the request as sent, no more.
             let mut sent = SentInfo::new(exchange.request.clone(), None);
             sent.partial = true;
-            let response = describe(&response, exchange, &sender.listen(request)).await;
-            Outcome { request: info, server, sent: Some(sent), response: Some(response), error: None }
+            let (response, logs) = describe(&response, exchange, &sender.listen(request)).await;
+            Outcome { request: info, server, sent: Some(sent), response: Some(response), error: None, logs }
         }
         Err(error) => refused(remote_error(&error, request, sender.text, client)),
     }

@@ -1,9 +1,9 @@
 " Vim syntax for Volley's response buffer (filetype volley_response): the `# request`
-" title line, the status line, the headers, the assertion and error lines, and each body
-" highlighted by its content type. The bodies are regions over the lines listed in
-" `b:volley_bodies` ([[first, last, kind]…], 1-based, kind json, xml or html), set by
-" lua/volley/response.lua before the filetype, so the header lines never get the
-" body's syntax (and never its error groups).
+" title line, the status line, the headers, the assertion, log and error lines, and
+" each body highlighted by its content type. The bodies are regions over the lines
+" listed in `b:volley_bodies` ([[first, last, kind]…], 1-based, kind json, xml or
+" html), set by lua/volley/response.lua before the filetype, so the header lines never
+" get the body's syntax (and never its error groups).
 if exists('b:current_syntax')
   finish
 endif
@@ -27,6 +27,8 @@ syntax match volleyResponseHeaderName /^[A-Za-z0-9!#$%&'*+.^_`|~-]\+\ze: / nextg
 syntax match volleyResponseHeaderValue /: \zs.*$/ contained
 syntax match volleyResponsePassed /^✓ .*$/
 syntax match volleyResponseFailed /^✗ .*$/
+" A script's `client.log` line: `log got 200` (its continuation lines are indented).
+syntax match volleyResponseLog /^log\ze /
 syntax match volleyResponseError /^error\[[^\]]*\]: .*$/
 syntax match volleyResponseNote /^(.*)$/
 syntax match volleyResponseNote /^listening….*$/
@@ -65,6 +67,7 @@ highlight default link volleyResponseHeaderName Type
 highlight default link volleyResponseHeaderValue String
 highlight default link volleyResponsePassed String
 highlight default link volleyResponseFailed WarningMsg
+highlight default link volleyResponseLog Special
 highlight default link volleyResponseError ErrorMsg
 highlight default link volleyResponseNote Comment
 highlight default link volleyResponseStream Comment

@@ -631,6 +631,61 @@ local function code_action()
   check(has_line(lines, '^X%-From: curl$') and has_line(lines, '^hello$'), 'into the request, its header and body')
 end
 
+-- A response handler: its tests and its failure among the results, its log lines after
+-- them, in the response buffer.
+local function scripts()
+  write('scripts.http', table.concat({
+    '### login',
+    'POST {{base}}/login',
+    'Content-Type: application/json',
+    '',
+    '{"user": "ada", "password": "lovelace"}',
+    '',
+    '> {%',
+    '  client.global.set("token", response.body.token);',
+    '  client.log("got", response.status);',
+    '  client.test("ok", () => client.assert(response.status === 200));',
+    '  client.test("created", () => client.assert(response.status === 201, "status " + response.status));',
+    '  response.body.missing.field;',
+    '%}',
+    '',
+  }, '\n'))
+  vim.cmd('edit ' .. work .. '/scripts.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to scripts.http', function()
+    return require('volley').client(buf) ~= nil
+  end)
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  vim.cmd('VolleySend')
+  wait(':VolleySend shows the log line of the handler', function()
+    return has_line(response_lines(), '^log got 200$')
+  end)
+  local lines = response_lines()
+  check(lines[1] == '# login', 'the response of the request with the handler')
+  check(has_line(lines, '^✓ ok$'), 'its passed test')
+  check(has_line(lines, '^✗ created — AssertionError: status 200$'), 'its failed test, with what it threw')
+  check(has_line(lines, "^✗ response handler — TypeError: cannot read property 'field' of undefined$"),
+    'the handler that threw, with its message')
+  local result, log
+  for number, line in ipairs(lines) do
+    if line == '✓ ok' then
+      result = number
+    elseif line == 'log got 200' then
+      log = number
+    end
+  end
+  check(result ~= nil and log ~= nil and result < log, 'the log line after the results')
+  local response = vim.fn.bufnr('volley://response')
+  vim.api.nvim_win_call(vim.fn.bufwinid(response), function()
+    local name = syntax_at(log, 1)
+    check(name == 'volleyResponseLog', 'the log line is ' .. name)
+  end)
+  wait('the command line counts the tests among the assertions', function()
+    return (notified[#notified] or ''):find('^volley: 200 OK · %d+ ms · 1/3 assertions$') ~= nil
+  end)
+  check(true, 'as: ' .. notified[#notified])
+end
+
 -- setup({ keymaps = … }): a key changed, all of them off.
 local function keymaps()
   local volley = require('volley')
@@ -678,6 +733,7 @@ local sections = {
   { 'commands', commands },
   { 'copy as curl', copy_curl },
   { 'code action', code_action },
+  { 'scripts: tests and log lines', scripts },
   { 'keymaps', keymaps },
 }
 for _, section in ipairs(sections) do

@@ -32,12 +32,14 @@ export interface Timing {
   totalMs: number;
 }
 
+/** A `# @assert`, a script's `client.test`, or a response handler that failed. */
 export interface Assertion {
+  /** The assertion's expression, the test's name, or `response handler`. */
   expression: string;
   passed: boolean;
-  /** Why it failed, when it did. */
+  /** Why it failed (what a test or a handler threw), when it did. */
   message?: string;
-  /** The line of the `# @assert`, 0-based. */
+  /** The line of the `# @assert`, of the `client.test` call, or where the handler failed; 0-based. */
   line: number;
 }
 
@@ -103,6 +105,8 @@ export interface Outcome {
   sent?: SentInfo;
   /** The execution server it went through (the `server` setting). */
   server?: string;
+  /** What the request's scripts logged (`client.log`), one line each, redacted; absent when none. */
+  logs?: string[];
 }
 
 /** The answer of `volley.sendAll`. */

@@ -70,13 +70,17 @@ export function renderOutcome(outcome: Outcome, entry?: number): string {
     ? ` <span class="description">— ${escapeHtml(request.description)}</span>`
     : '';
   const heading = `<h2><span class="method">${escapeHtml(request.method)}</span> ${escapeHtml(request.url)}${name}${description} <span class="muted">line ${request.line + 1}</span></h2>`;
+  const logs = outcome.logs ?? [];
   let content: string;
   if (outcome.response) {
-    content = renderResponse(outcome.response);
-  } else if (outcome.error) {
-    content = renderError(outcome.error);
+    content = renderResponse(outcome.response, logs);
   } else {
-    content = renderError({ kind: 'unknown', message: 'the server answered neither a response nor an error' });
+    content = renderError(
+      outcome.error ?? { kind: 'unknown', message: 'the server answered neither a response nor an error' },
+    );
+    if (logs.length > 0) {
+      content += `\n${renderLogs(logs)}`;
+    }
   }
   const actions = entry === undefined ? '' : `\n${renderActions(outcome, entry)}`;
   return `<section class="outcome">\n${heading}${actions}\n${content}\n</section>`;
@@ -122,13 +126,17 @@ export function failedOutcome(outcome: Outcome): boolean {
   return response.status >= 400 || response.assertions.some((assertion) => !assertion.passed);
 }
 
-function renderResponse(response: ResponseInfo): string {
+/** The response; the scripts' log lines after the assertions, near the tests they go with. */
+function renderResponse(response: ResponseInfo, logs: string[]): string {
   const statusClass = response.status >= 400 ? 'fail' : response.status >= 300 ? 'redirect' : 'pass';
   const statusLine = `<p class="status"><span class="${statusClass}">${escapeHtml(response.httpVersion)} ${response.status} ${escapeHtml(response.statusText)}</span> · ${formatMs(response.timing.totalMs)} · ${escapeHtml(bodySize(response))}</p>`;
   const url = `<p class="muted url">${escapeHtml(response.url)}</p>`;
   const sections = [statusLine, url];
   if (response.assertions.length > 0) {
     sections.push(renderAssertions(response.assertions));
+  }
+  if (logs.length > 0) {
+    sections.push(renderLogs(logs));
   }
   if (response.stream) {
     sections.push(renderStream(response.stream));
@@ -170,6 +178,11 @@ function renderAssertions(assertions: Assertion[]): string {
     return `<li>${mark} <code>${escapeHtml(assertion.expression)}</code>${message} <span class="muted">line ${assertion.line + 1}</span></li>`;
   });
   return `<h3>Assertions: ${passed}/${assertions.length} passed</h3>\n<ul class="assertions">\n${items.join('\n')}\n</ul>`;
+}
+
+/** What the scripts logged (`client.log`), one line each, as text. */
+function renderLogs(logs: string[]): string {
+  return `<h3>Log</h3>\n<pre class="log">${logs.map(escapeHtml).join('\n')}</pre>`;
 }
 
 const STOPPED: Record<StreamInfo['stopped'], string> = {
@@ -286,6 +299,7 @@ section.outcome + section.outcome { border-top: 1px solid var(--vscode-panel-bor
 pre, code { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
 pre { white-space: pre-wrap; word-break: break-all; margin: 0; }
 pre.body { background: var(--vscode-textCodeBlock-background); padding: 0.6em; }
+pre.log { border-left: 2px solid var(--vscode-panel-border, #8884); padding: 0.2em 0.6em; }
 table { border-collapse: collapse; }
 th, td { text-align: left; vertical-align: top; padding: 0.15em 0.8em 0.15em 0; }
 table.headers th { font-weight: 600; white-space: nowrap; }

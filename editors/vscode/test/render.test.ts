@@ -205,3 +205,53 @@ test('refusals say why and what to do', () => {
   assert.match(renderOutcome(failure('disabled', 'disabled')), /Disabled<\/span>.*# @disabled/);
   assert.match(renderOutcome(failure('not-confirmed', 'not confirmed')), /Not confirmed<\/span>.*# @note/);
 });
+
+test("a script's tests are assertions, a failed handler one more, its log lines a section of text", () => {
+  const scripted = outcome({
+    assertions: [
+      { expression: 'status == 200', passed: true, line: 3 },
+      { expression: 'ok', passed: true, line: 11 },
+      { expression: 'created', passed: false, message: 'AssertionError: status 200', line: 12 },
+      { expression: 'response handler', passed: false, message: "TypeError: cannot read property 'field' of undefined", line: 13 },
+    ],
+  });
+  scripted.logs = ['got 200', '<b>bold</b> & "quoted"', 'two\nlines'];
+  const html = renderOutcome(scripted);
+  assert.match(html, /Assertions: 2\/4 passed/);
+  assert.match(html, /<span class="pass">✓<\/span> <code>ok<\/code> <span class="muted">line 12<\/span>/);
+  assert.match(html, /<span class="fail">✗<\/span> <code>created<\/code> — AssertionError: status 200 <span class="muted">line 13<\/span>/);
+  assert.match(
+    html,
+    /<span class="fail">✗<\/span> <code>response handler<\/code> — TypeError: cannot read property &#39;field&#39; of undefined <span class="muted">line 14<\/span>/,
+  );
+  assert.match(html, /<h3>Log<\/h3>\n<pre class="log">got 200\n&lt;b&gt;bold&lt;\/b&gt; &amp; &quot;quoted&quot;\ntwo\nlines<\/pre>/);
+  assert.doesNotMatch(html, /<b>bold/);
+  // Under the response's results, before its headers and body.
+  assert.ok(html.indexOf('Assertions:') < html.indexOf('<h3>Log</h3>'));
+  assert.ok(html.indexOf('<h3>Log</h3>') < html.indexOf('Headers ('));
+  assert.equal(failedOutcome(scripted), true);
+});
+
+test('no log section without log lines', () => {
+  assert.doesNotMatch(renderOutcome(outcome()), /<h3>Log<\/h3>/);
+  const empty = outcome();
+  empty.logs = [];
+  assert.doesNotMatch(renderOutcome(empty), /<h3>Log<\/h3>/);
+});
+
+test('log lines of a request without a response follow its error', () => {
+  const failed = failure('connection_refused', 'connection refused');
+  failed.logs = ['before <sending>'];
+  const html = renderOutcome(failed);
+  assert.ok(html.indexOf('connection refused') < html.indexOf('<h3>Log</h3>'));
+  assert.match(html, /<pre class="log">before &lt;sending&gt;<\/pre>/);
+});
+
+test('send all: each outcome shows its own log lines', () => {
+  const first = outcome();
+  first.logs = ['first'];
+  const second = outcome({}, 'second');
+  const html = renderSendAll('a.http', { results: [first, second], cancelled: false });
+  assert.equal(html.match(/<h3>Log<\/h3>/g)?.length, 1);
+  assert.ok(html.indexOf('first') < html.indexOf('name">second'));
+});

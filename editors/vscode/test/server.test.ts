@@ -1,7 +1,8 @@
 // The extension's side of the protocol against the real `volley lsp` (VOLLEY_BIN) and a
 // real upstream (`volley echo-server` on a free port): the arguments the extension
-// builds, the live `volley/stream` notifications gathered by `LiveSend`, and
-// cancelling through the work-done progress. Skipped when VOLLEY_BIN is not set.
+// builds, the live `volley/stream` notifications gathered by `LiveSend`,
+// cancelling through the work-done progress, and a response handler's results and log
+// lines rendered by the panel. Skipped when VOLLEY_BIN is not set.
 
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import { createMessageConnection, MessageConnection, StreamMessageReader, Stream
 import { executeCommandParams, sendAllArguments, sendArguments, ServerCommands } from '../src/commands';
 import { LiveSend, STREAM_NOTIFICATION } from '../src/live';
 import type { Outcome, SendAllResult } from '../src/outcome';
+import { renderOutcome } from '../src/render';
 
 const binary = process.env.VOLLEY_BIN;
 const skip = binary ? false : 'VOLLEY_BIN is not set (scripts/test sets it)';
@@ -23,6 +25,8 @@ let server: ChildProcess | undefined;
 let connection: MessageConnection | undefined;
 let directory = '';
 let uri = '';
+let scriptsUri = '';
+let scriptsText = '';
 const updates: unknown[] = [];
 
 before(async () => {
@@ -65,6 +69,25 @@ before(async () => {
   ].join('\n');
   writeFileSync(file, text);
   uri = pathToFileURL(file).toString();
+  scriptsText = [
+    '# @name login',
+    `POST ${base}/login`,
+    'Content-Type: application/json',
+    '',
+    '{"user": "ada", "password": "lovelace"}',
+    '',
+    '> {%',
+    '  client.global.set("token", response.body.token);',
+    '  client.log("got", response.status);',
+    '  client.test("ok", () => client.assert(response.status === 200));',
+    '  client.test("created", () => client.assert(response.status === 201, "status " + response.status));',
+    '  response.body.missing.field;',
+    '%}',
+    '',
+  ].join('\n');
+  const scriptsFile = join(directory, 'scripts.http');
+  writeFileSync(scriptsFile, scriptsText);
+  scriptsUri = pathToFileURL(scriptsFile).toString();
   server = spawn(binary, ['lsp'], { stdio: ['pipe', 'pipe', 'ignore'] });
   connection = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
   connection.onNotification(STREAM_NOTIFICATION, (update: unknown) => updates.push(update));
@@ -79,6 +102,9 @@ before(async () => {
   });
   await connection.sendNotification('initialized', {});
   await connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'http', version: 1, text } });
+  await connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri: scriptsUri, languageId: 'http', version: 1, text: scriptsText },
+  });
 });
 
 after(async () => {
@@ -150,4 +176,22 @@ test('cancelling the progress ends a Send All with what it has', { skip }, async
   assert.equal(result.results[0].response?.status, 200);
   assert.equal(result.results[1].response?.stream?.items.length, 3);
   assert.equal(live.view().streams.length, 0, 'no live id was given: nothing live');
+});
+
+test("a response handler's tests, failure and log lines, as the panel shows them", { skip }, async () => {
+  const outcome = await execute<Outcome>(ServerCommands.send, sendArguments({ uri: scriptsUri, index: 0 }, undefined), 'token-4');
+  assert.equal(outcome.response?.status, 200);
+  assert.deepEqual(outcome.logs, ['got 200']);
+  assert.deepEqual(
+    outcome.response?.assertions.map(({ expression, passed, message, line }) => [expression, passed, message, line]),
+    [
+      ['ok', true, undefined, 9],
+      ['created', false, 'AssertionError: status 200', 10],
+      ['response handler', false, "TypeError: cannot read property 'field' of undefined", 11],
+    ],
+  );
+  const html = renderOutcome(outcome);
+  assert.match(html, /Assertions: 1\/3 passed/);
+  assert.match(html, /<code>response handler<\/code> — TypeError: cannot read property &#39;field&#39; of undefined/);
+  assert.match(html, /<h3>Log<\/h3>\n<pre class="log">got 200<\/pre>/);
 });

@@ -1,8 +1,9 @@
 //! The language server sending through an execution server, as people use it: a real
 //! `volley serve` on 127.0.0.1, the real `volley lsp` spoken to over stdio with the
-//! `server` setting, and the test server upstream. The server's session carries cookies
-//! and chained responses from one send to the next; an unreachable server is a clear
-//! error naming it. (`server` and `lsp` never depend on each other: this crate has both.)
+//! `server` setting, and the test server upstream. The server's session carries cookies,
+//! chained responses and scripts' globals from one send to the next; script tests and a
+//! failed response handler come back as a local send gives them; an unreachable server
+//! is a clear error naming it. (`server` and `lsp` never depend on each other: this crate has both.)
 #![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
 
 use std::path::PathBuf;
@@ -126,6 +127,84 @@ fn sends_go_through_volley_serve_whose_session_keeps_cookies_and_chained_respons
     let local = send(&mut editor, 2);
     assert!(local.get("server").is_none(), "{local}");
     assert_eq!(body_of(&local)["cookies"], json!({}), "{local}");
+    editor.finish();
+}
+
+/// Requests with response handlers; `LOGIN` and `BEARER` stand for the upstream's URLs.
+const SCRIPTS: &str = r#"### login
+POST LOGIN
+Content-Type: application/json
+
+{"user": "ada", "password": "lovelace"}
+
+> {%
+  client.global.set("token", response.body.token);
+  client.log("got", response.status);
+  client.test("ok", () => client.assert(response.status === 200));
+%}
+
+### me
+GET BEARER
+Authorization: Bearer {{token}}
+
+> {%
+  client.test("created", () => client.assert(response.status === 201, "status " + response.status));
+  response.body.missing.field;
+%}
+"#;
+
+/// The 0-based line of [`SCRIPTS`] that holds `needle`.
+fn scripts_line(needle: &str) -> u64 {
+    SCRIPTS.lines().position(|line| line.contains(needle)).unwrap() as u64
+}
+
+/// An outcome's assertions as `(expression, passed, message, line)`.
+fn assertions_of(outcome: &Value) -> Vec<(String, bool, Option<String>, u64)> {
+    let assertions = outcome["response"]["assertions"].as_array().unwrap();
+    assertions
+        .iter()
+        .map(|check| {
+            let message = check["message"].as_str().map(str::to_owned);
+            (check["expression"].as_str().unwrap().to_owned(), check["passed"].as_bool().unwrap(), message, {
+                check["line"].as_u64().unwrap()
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn script_tests_and_handler_failures_come_back_through_the_server() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let upstream = runtime.block_on(volley_echo_server::TestServer::start());
+    let workspace = Workspace::new("scripts");
+    let serve = Serve::start(&workspace.0, "t0ken");
+    let mut editor = Editor::start(&json!({"server": {"url": serve.url, "token": "t0ken"}}), &workspace.0, &[]);
+    let text = SCRIPTS.replace("LOGIN", &upstream.url("/login")).replace("BEARER", &upstream.url("/bearer"));
+    let uri = editor.open(&workspace.0.join("scripts.http"), &text);
+
+    // The test's name, result and line, as a local send gives them.
+    let login = editor.command("volley.send", &json!({"uri": uri, "index": 0}))["result"].clone();
+    assert_eq!(login["server"], json!(serve.url), "{login}");
+    assert_eq!(assertions_of(&login), [("ok".to_owned(), true, None, scripts_line("client.test(\"ok\""))], "{login}");
+
+    // The global the handler set is the server session's: the next send uses it. A
+    // failed test has what it threw; a handler that throws is one more failed result,
+    // on the line it threw from, with the same message as a local send.
+    let me = editor.command("volley.send", &json!({"uri": uri, "index": 1}))["result"].clone();
+    assert_eq!(me["response"]["status"], 200, "the token was sent: {me}");
+    assert_eq!(
+        assertions_of(&me),
+        [
+            ("created".to_owned(), false, Some("AssertionError: status 200".to_owned()), scripts_line("\"created\"")),
+            (
+                "response handler".to_owned(),
+                false,
+                Some("TypeError: cannot read property 'field' of undefined".to_owned()),
+                scripts_line("missing.field")
+            ),
+        ],
+        "{me}"
+    );
     editor.finish();
 }
 

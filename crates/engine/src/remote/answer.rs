@@ -138,6 +138,11 @@ fn version_of(text: &str) -> http::Version {
     }
 }
 
+/// The expression of a response handler's failure, as the engine names it.
+const HANDLER: &str = "response handler";
+/// How the server's hint of a handler's failure starts, before the stack's frames.
+const STACK_HINT: &str = "JavaScript stack:\n";
+
 fn assertion_of(check: Check, index: Option<&(LineIndex, usize)>) -> AssertionResult {
     let outcome = match check.outcome {
         CheckOutcome::Passed => Outcome::Passed,
@@ -147,6 +152,15 @@ fn assertion_of(check: Check, index: Option<&(LineIndex, usize)>) -> AssertionRe
         }
         CheckOutcome::Failed => {
             Outcome::Failed { expected: check.expected.unwrap_or_default(), actual: check.actual.unwrap_or_default() }
+        }
+        // A response handler that failed: the server reports it as an invalid check named
+        // `response handler` with its JavaScript stack in the hint (`volley-server`'s
+        // `execute/report.rs`), read back as the local result it came from.
+        CheckOutcome::Invalid
+            if check.expression == HANDLER && check.hint.as_deref().is_none_or(|hint| hint.starts_with(STACK_HINT)) =>
+        {
+            let stack = check.hint.as_deref().and_then(|hint| hint.strip_prefix(STACK_HINT)).unwrap_or_default();
+            Outcome::HandlerFailed { message: check.message.unwrap_or_default(), stack: stack.to_owned() }
         }
         CheckOutcome::Invalid => Outcome::Invalid { message: check.message.unwrap_or_default(), hint: check.hint },
     };
@@ -320,6 +334,38 @@ mod tests {
         // Outside the text: the wire's 1-based line and column.
         assert_eq!((checks[2].span.start, checks[2].span.end), (900, 905));
         assert_eq!(checks[2].span.start_position, Position::new(6, 3));
+    }
+
+    #[test]
+    fn script_results_read_back_as_the_engine_gives_them() {
+        let value = json!({
+            "response": {"status": 200},
+            "assertions": {"checks": [
+                {"expression": "ok", "outcome": "failed", "message": "AssertionError: status 200"},
+                {"expression": "response handler", "outcome": "invalid", "message": "Error: boom",
+                 "hint": "JavaScript stack:\nat <eval> (script:3:3)"},
+                {"expression": "response handler", "outcome": "invalid", "message": "not on a stream"},
+                {"expression": "response handler", "outcome": "invalid", "message": "unknown subject",
+                 "hint": "write `status == 200`"},
+            ]},
+        });
+        let outcomes: Vec<Outcome> = map(&value, None).assertions().iter().map(|check| check.outcome.clone()).collect();
+        assert_eq!(
+            outcomes,
+            [
+                Outcome::ScriptFailed { message: "AssertionError: status 200".to_owned() },
+                Outcome::HandlerFailed {
+                    message: "Error: boom".to_owned(),
+                    stack: "at <eval> (script:3:3)".to_owned()
+                },
+                Outcome::HandlerFailed { message: "not on a stream".to_owned(), stack: String::new() },
+                // An `# @assert response handler` that does not parse stays what it is.
+                Outcome::Invalid {
+                    message: "unknown subject".to_owned(),
+                    hint: Some("write `status == 200`".to_owned())
+                },
+            ]
+        );
     }
 
     #[test]

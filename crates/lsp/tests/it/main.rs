@@ -7,6 +7,7 @@ mod curl;
 mod navigation;
 mod outcome;
 mod protocol;
+mod script_sends;
 mod scripts;
 mod send;
 mod support;

@@ -1,6 +1,7 @@
 -- The response of a send as lines of a scratch buffer: a status line, the headers, the
--- body (JSON re-indented, key order kept), then the `@assert` results and the first
--- events or messages of a stream. Pure functions, so the test can check them too.
+-- body (JSON re-indented, key order kept), then the `@assert` and script test results,
+-- the scripts' log lines and the first events or messages of a stream. Pure functions,
+-- so the test can check them too.
 local M = {}
 
 --- Re-indents JSON text (two spaces), keeping its key order and string contents; text
@@ -107,6 +108,22 @@ local function item_line(item)
   return string.format('[%.0f ms] %s: %s', present(item.atMs) or 0, label, tostring(present(item.data) or ''))
 end
 
+-- What the request's scripts logged (`client.log`): a blank line, then `log …` per
+-- line logged (a line logged with line breaks goes on, indented, on the next lines).
+local function log_lines(outcome)
+  local logs = present(outcome.logs) or {}
+  if #logs == 0 then
+    return {}
+  end
+  local lines = { '' }
+  for _, logged in ipairs(logs) do
+    for index, part in ipairs(split(tostring(logged))) do
+      lines[#lines + 1] = (index == 1 and 'log ' or '    ') .. part
+    end
+  end
+  return lines
+end
+
 --- The lines of one outcome of `volley.send`, and where its body is:
 --- `{first, last, kind}` (1-based lines of the returned list, kind `json`, `xml` or
 --- `html`), or `nil` when there is no body of such a kind.
@@ -124,6 +141,7 @@ function M.lines(outcome)
   local error = present(outcome.error)
   if error then
     append(lines, split(string.format('error[%s]: %s', present(error.kind) or '?', present(error.message) or '')))
+    append(lines, log_lines(outcome))
     return lines, nil
   end
   local response = outcome.response
@@ -171,6 +189,7 @@ function M.lines(outcome)
       end
     end
   end
+  append(lines, log_lines(outcome))
   local stream = present(response.stream)
   if stream then
     lines[#lines + 1] = ''

@@ -298,6 +298,23 @@ const requests = [
   '',
 ];
 
+/** A request whose response handler tests the response, logs and fails. */
+const scripted = [
+  '### login',
+  'POST {{base}}/login',
+  'Content-Type: application/json',
+  '',
+  '{"user": "ada", "password": "lovelace"}',
+  '',
+  '> {%',
+  '  client.global.set("token", response.body.token);',
+  '  client.log("got", response.status);',
+  '  client.test("ok", () => client.assert(response.status === 200));',
+  '  client.test("created", () => client.assert(response.status === 201, "status " + response.status));',
+  '%}',
+  '',
+];
+
 before(async () => {
   mkdirSync(artifacts, { recursive: true });
   home = mkdtempSync(join(tmpdir(), 'volley-vscode-real-'));
@@ -316,6 +333,7 @@ before(async () => {
     }),
   );
   writeFileSync(join(workspace, 'api.http'), `${requests.join('\n')}\n`);
+  writeFileSync(join(workspace, 'scripts.http'), `${scripted.join('\n')}\n`);
   writeFileSync(
     join(userData, 'User', 'settings.json'),
     JSON.stringify({
@@ -588,4 +606,26 @@ scenario("the request as sent, from the panel's link, opens beside with the reso
   });
   assert.match(sent, /user-agent: volley/i);
   await shot('14-request-as-sent');
+});
+
+scenario("a response handler: the panel shows its tests and its log lines", async () => {
+  await closeNotifications();
+  // Opened where api.http is, so that the panel beside stays in view.
+  await page.locator('.tab', { hasText: 'api.http' }).first().click();
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input').first();
+  await input.waitFor({ state: 'visible', timeout: WAIT });
+  await input.fill('scripts.http');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'scripts.http' }).first().waitFor({ timeout: WAIT });
+  await page.keyboard.press('Enter');
+  // The lens of scripts.http's editor group (others may show other .http editors).
+  const group = page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: 'scripts.http' }) });
+  const lens = group.locator('.codelens-decoration a', { hasText: 'Send Request' }).first();
+  await lens.waitFor({ state: 'visible', timeout: WAIT });
+  await lens.click();
+  const text = await panelMatching(/Log\s+got 200/);
+  assert.match(text, /Assertions: 1\/2 passed/);
+  assert.match(text, /✓ ok line 10/);
+  assert.match(text, /✗ created — AssertionError: status 200 line 11/);
+  await shot('15-script-tests-and-log');
 });
