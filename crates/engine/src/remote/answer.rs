@@ -86,6 +86,8 @@ pub(crate) fn response_from_answer(
     if let Some(assertions) = answer.assertions {
         response.assertions = assertions_of(assertions, content);
     }
+    // The scripts' `client.log` lines, redacted by the server.
+    response.logs = answer.logs;
     Ok(response)
 }
 
@@ -366,6 +368,49 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn script_results_are_placed_and_logs_kept() {
+        let content = "GET http://x/\n\n> {%\n  client.test(\"ok\", () => {});\n  client.test(\"bad\", () => client.assert(false, \"no\"));\n  boom();\n%}\n";
+        let at = |text: &str| content.find(text).expect("in the text");
+        let (ok, bad, boom) = (at("client.test(\"ok\""), at("client.test(\"bad\""), at("boom();"));
+        let value = json!({
+            "request": {"method": "GET", "urlResolved": "http://x/"},
+            "response": {"status": 200, "bodyMode": "none"},
+            "assertions": {"passed": false, "total": 4, "failed": 3, "checks": [
+                {"expression": "ok", "outcome": "passed", "span": {"start": ok, "end": ok + 30, "line": 4, "column": 3}},
+                {"expression": "bad", "outcome": "failed", "message": "AssertionError: no",
+                 "span": {"start": bad, "end": bad + 50, "line": 5, "column": 3}},
+                {"expression": "response handler", "outcome": "invalid", "message": "ReferenceError: 'boom' is not defined",
+                 "hint": "JavaScript stack:\nat <eval> (script:4:3)",
+                 "span": {"start": boom, "end": boom + 7, "line": 6, "column": 3}},
+                {"expression": "response handler", "outcome": "invalid", "message": "the script ran out of time",
+                 "span": {"start": boom, "end": boom + 7, "line": 6, "column": 3}},
+            ]},
+            "logs": ["status 200", "token [REDACTED]"],
+        });
+        let response = map(&value, Some(content));
+        let checks = response.assertions();
+        assert_eq!(checks[0].outcome, Outcome::Passed);
+        assert_eq!(checks[1].outcome, Outcome::ScriptFailed { message: "AssertionError: no".to_owned() });
+        assert_eq!(checks[1].expression, "bad");
+        assert_eq!(
+            checks[2].outcome,
+            Outcome::HandlerFailed {
+                message: "ReferenceError: 'boom' is not defined".to_owned(),
+                stack: "at <eval> (script:4:3)".to_owned(),
+            }
+        );
+        assert_eq!(checks[2].span.text(content), "boom();");
+        assert_eq!(
+            checks[3].outcome,
+            Outcome::HandlerFailed { message: "the script ran out of time".to_owned(), stack: String::new() }
+        );
+        assert_eq!(response.logs(), ["status 200", "token [REDACTED]"]);
+        // Without `logs`, none.
+        let bare = map(&json!({"response": {"status": 200}}), None);
+        assert!(bare.logs().is_empty());
     }
 
     #[test]

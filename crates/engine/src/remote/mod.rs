@@ -281,9 +281,9 @@ impl RemoteClient {
         options: &RunOptions,
     ) -> Result<Response, Error> {
         let started = Instant::now();
-        let (handle, assertions) =
+        let (handle, opening) =
             self.open_websocket_text(content, base_path, options, &WsSessionOptions::default()).await?;
-        cancellable(options.cancel.clone(), ws_adapter::response(&handle, assertions, started)).await
+        cancellable(options.cancel.clone(), ws_adapter::response(&handle, opening, started)).await
     }
 
     async fn execute_inner(
