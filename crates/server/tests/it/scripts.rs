@@ -305,3 +305,19 @@ async fn a_websocket_answer_has_the_pre_request_scripts_lines() {
     let (status, _) = send(http.delete(format!("{}/ws/session/{id}", server.base)), None, None).await;
     assert_eq!(status, 204);
 }
+
+#[tokio::test]
+async fn through_the_remote_client_a_pre_request_script_error_is_the_engines_own() {
+    let upstream = TestServer::start().await;
+    let server = start(ServerConfig::default()).await;
+    let remote = RemoteClient::new(RemoteConfig::new(&server.base)).unwrap();
+    remote.set_variable("base", upstream.base_url()).await.unwrap();
+    let content = "< {%\n  client.log(\"about to fail\");\n  throw new Error(\"no user\");\n%}\nGET {{base}}/echo\n";
+    let error = remote.run_string(content, RunOptions::default()).await.expect_err("the script throws");
+    let volley_engine::Error::Build(build) = &error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "script-error");
+    let volley_engine::BuildError::Script { message, stack, span } = build else { panic!("{build:?}") };
+    assert_eq!(message, "pre-request script failed: no user");
+    assert!(stack.contains("script:3"), "{stack}");
+    assert_eq!(span.text(content), "throw new Error(\"no user\");");
+}

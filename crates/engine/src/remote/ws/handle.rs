@@ -214,7 +214,9 @@ impl RemoteClient {
             let connect = body.connect_timeout_ms.or(body.timeout_ms).unwrap_or(request::MAX_TIMEOUT_MS);
             let timeout = Duration::from_millis(connect) + RUN_MARGIN;
             let server = &self.inner.server;
-            let answer = server.call(http::Method::POST, &["execute", "ws"], Some(&body), Some(timeout)).await?;
+            let answer = server
+                .call_on(http::Method::POST, &["execute", "ws"], Some(&body), Some(timeout), Some(content))
+                .await?;
             let bytes = answer.bytes().await.map_err(|error| server.transport_error(&error, timeout))?;
             let (info, opening) =
                 session_from_answer(&bytes, Some(content)).map_err(|problem| server.unexpected_answer(&problem))?;
