@@ -20,6 +20,7 @@
 //! ```
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -105,6 +106,14 @@ pub fn fork(client: &Client, variables: Map<String, Value>, cookie_jar: Option<C
 /// Replaces every client variable with `variables`.
 pub fn replace_variables(client: &Client, variables: Map<String, Value>) {
     client.replace_variables(variables);
+}
+
+/// The client variables as they are now, shared rather than copied: a front end that
+/// keeps them (the execution server's sessions) tells from it whether a run changed them
+/// (`client.global.set` in a script).
+#[must_use]
+pub fn variables(client: &Client) -> Arc<Map<String, Value>> {
+    Arc::clone(&client.inner.variables.read())
 }
 
 /// What `$env`, `$processEnv` and `$secret` read for the client's runs.

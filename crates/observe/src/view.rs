@@ -305,6 +305,12 @@ fn stored_detail(stored: &StoredExecution, shown_url: &str, lines: &mut Vec<Line
             let expression = check.expression.clone();
             lines.push(match check.outcome {
                 CheckOutcome::Passed => Line::from(vec![Span::styled("✓ ", PASSED), Span::raw(expression)]),
+                // A script's `client.test` fails with a message, no expected value.
+                CheckOutcome::Failed if check.expected.is_none() && check.message.is_some() => Line::from(vec![
+                    Span::styled("✗ ", FAILED),
+                    Span::raw(expression),
+                    Span::styled(format!(" — {}", check.message.as_deref().unwrap_or_default()), FAILED),
+                ]),
                 CheckOutcome::Failed => Line::from(vec![
                     Span::styled("✗ ", FAILED),
                     Span::raw(expression),
@@ -324,6 +330,11 @@ fn stored_detail(stored: &StoredExecution, shown_url: &str, lines: &mut Vec<Line
                 ]),
             });
         }
+    }
+    if !stored.logs.is_empty() {
+        // Redacted by the server, as everything in the store.
+        let title = if stored.logs_truncated { "Script log (cut)" } else { "Script log" };
+        section(lines, title, stored.logs.iter().map(|line| Line::raw(line.clone())).collect());
     }
     section(lines, "Request headers", headers(&stored.headers));
     if let Some(body) = &stored.body_preview {

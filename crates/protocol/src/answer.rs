@@ -42,6 +42,10 @@ pub struct ExecuteResponse {
     pub timing: TimingInfo,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assertions: Option<AssertionReport>,
+    /// The `client.log` lines of the request's scripts (pre-request scripts, then
+    /// response handlers), secrets redacted; left out when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<String>,
 }
 
 // The session an execution ran in, at the version its variables had after it.
@@ -227,6 +231,10 @@ pub struct ExecuteWsResponse {
     /// The `@assert` checks of the handshake (status, headers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assertions: Option<AssertionReport>,
+    /// The `client.log` lines of the request's pre-request scripts, secrets redacted;
+    /// left out when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<String>,
 }
 
 /// A server-owned WebSocket session.

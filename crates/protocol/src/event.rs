@@ -95,6 +95,10 @@ pub struct ExecutionFinished {
     /// The events a streamed (`/execute/sse`) response relayed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events: Option<u64>,
+    /// How many `client.log` lines the request's scripts wrote, when they wrote some
+    /// (the lines are in the answer and the execution store, not in the event).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logs: Option<usize>,
 }
 
 /// `executionFailed`.

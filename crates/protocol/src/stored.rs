@@ -46,12 +46,24 @@ pub struct StoredExecution {
     pub response: Option<StoredResponse>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assertions: Option<AssertionReport>,
+    /// The `client.log` lines of the request's scripts, secrets redacted, the first
+    /// 8 KiB of them (cut on a character boundary); left out when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logs: Vec<String>,
+    /// The scripts logged more than `logs` holds; left out when they did not.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub logs_truncated: bool,
     /// `pending`, `running`, `success` or `failed` (an error, or a failed assertion).
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub status: ExecutionStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<StageError>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference.
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// The response of a stored execution (its body cut at 8 KiB).

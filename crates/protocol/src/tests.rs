@@ -42,6 +42,12 @@ fn envelopes_of_an_execution() {
     let _: ObserverEnvelope = round_trip(
         r#"{"type":"executionFinished","ts":1,"seq":11,"payload":{"status":200,"durationMs":3.0,"assertions":null,"events":4},"runId":"run_1"}"#,
     );
+    // The scripts' log lines as a count only: events stay small.
+    let logged: ObserverEnvelope = round_trip(
+        r#"{"type":"executionFinished","ts":1,"seq":11,"payload":{"status":200,"durationMs":3.0,"assertions":{"passed":true,"total":1,"failed":0},"logs":2},"runId":"run_1"}"#,
+    );
+    let ObserverEvent::ExecutionFinished(logged) = logged.event else { panic!("executionFinished") };
+    assert_eq!(logged.logs, Some(2));
     let failed: ObserverEnvelope = round_trip(
         r#"{"type":"executionFailed","ts":1,"seq":5,"payload":{"stage":"interpolate","message":"undefined variable `host`","code":"VALIDATION_ERROR"},"runId":"run_1"}"#,
     );
@@ -146,7 +152,8 @@ fn execute_answers() {
         r#""response":{"status":200,"statusText":"OK","headers":[{"name":"content-type","value":"application/json"}],"bodyMode":"buffered","body":"{\"ok\":true}","encoding":"utf-8","truncated":false,"bodyBytes":11,"url":"http://127.0.0.1:5555/login","redirected":false,"httpVersion":"HTTP/1.1"},"#,
         r#""limits":{"maxBodyBytes":10485760},"#,
         r#""timing":{"startTime":1795322237559,"endTime":1795322237570,"durationMs":11.084,"ttfb":8.913},"#,
-        r#""assertions":{"passed":false,"total":2,"failed":1,"checks":[{"expression":"status == 200","outcome":"passed","span":{"start":10,"end":23,"line":1,"column":11}},{"expression":"header content-type contains xml","outcome":"failed","expected":"contains \"xml\"","actual":"application/json","span":{"start":30,"end":62,"line":2,"column":11}}]}}"#,
+        r#""assertions":{"passed":false,"total":2,"failed":1,"checks":[{"expression":"status == 200","outcome":"passed","span":{"start":10,"end":23,"line":1,"column":11}},{"expression":"header content-type contains xml","outcome":"failed","expected":"contains \"xml\"","actual":"application/json","span":{"start":30,"end":62,"line":2,"column":11}}]},"#,
+        r#""logs":["logged in as ada","token [REDACTED]"]}"#,
     ));
     assert_eq!(answer.session, Some(SessionRef { session_id: "ses_1".to_owned(), snapshot_version: 2 }));
     assert_eq!(
@@ -155,6 +162,7 @@ fn execute_answers() {
     );
     assert_eq!(answer.timing.ttfb, Some(8.913));
     assert_eq!(answer.assertions.expect("assertions").checks[1].outcome, CheckOutcome::Failed);
+    assert_eq!(answer.logs, ["logged in as ada", "token [REDACTED]"]);
 
     // Without a flow, a session, a body or assertions: the optional fields are left out.
     let bare: ExecuteResponse = round_trip(concat!(
@@ -165,6 +173,7 @@ fn execute_answers() {
         r#""limits":{"maxBodyBytes":1024},"timing":{"startTime":1}}"#,
     ));
     assert_eq!((bare.flow_id, bare.response.body), (None, None));
+    assert!(bare.logs.is_empty());
     let base64: ResponseInfo = round_trip(
         r#"{"status":200,"statusText":"OK","headers":[],"bodyMode":"buffered","body":"AP8=","encoding":"base64","truncated":true,"bodyBytes":2,"url":"http://x/","redirected":true,"httpVersion":"HTTP/1.1"}"#,
     );
@@ -203,8 +212,10 @@ fn execute_ws_answers() {
         r#""request":{"index":0,"name":"chat","method":"GET","url":"{{ws}}/chat","urlResolved":"ws://127.0.0.1:9000/chat"},"#,
         r#""resolved":{"workspaceRoot":"/srv/api","basePath":"/srv/api"},"#,
         r#""ws":{"wsSessionId":"ws_8f0c","downstreamPath":"/ws/session/ws_8f0c","upstreamUrl":"ws://127.0.0.1:9000/chat","subprotocol":"chat.v1","replayBufferSize":500,"lastSeq":1},"#,
-        r#""assertions":{"passed":true,"total":1,"failed":0,"checks":[{"expression":"status == 101","outcome":"passed","span":{"start":10,"end":23,"line":1,"column":11}}]}}"#,
+        r#""assertions":{"passed":true,"total":1,"failed":0,"checks":[{"expression":"status == 101","outcome":"passed","span":{"start":10,"end":23,"line":1,"column":11}}]},"#,
+        r#""logs":["connecting"]}"#,
     ));
+    assert_eq!(answer.logs, ["connecting"]);
     assert_eq!(answer.ws.subprotocol.as_deref(), Some("chat.v1"));
     assert_eq!((answer.ws.replay_buffer_size, answer.ws.last_seq), (500, 1));
     assert_eq!(answer.request.url_resolved, "ws://127.0.0.1:9000/chat");
@@ -238,9 +249,10 @@ fn stored_executions() {
         r#""timing":{"startTime":1795322237559,"endTime":1795322237570,"durationMs":11.084,"ttfb":8.913},"#,
         r#""response":{"status":401,"statusText":"Unauthorized","headers":[],"body":"{\"error\":\"no\"}","encoding":"utf-8","truncated":false,"bodyBytes":14},"#,
         r#""assertions":{"passed":false,"total":1,"failed":1,"checks":[{"expression":"status == 200","outcome":"failed","expected":"200","actual":"401","span":{"start":10,"end":23,"line":1,"column":11}}]},"#,
-        r#""status":"failed"}"#,
+        r#""logs":["status 401"],"logsTruncated":true,"status":"failed"}"#,
     ));
     assert_eq!(stored.status, ExecutionStatus::Failed);
+    assert_eq!((stored.logs.as_slice(), stored.logs_truncated), (["status 401".to_owned()].as_slice(), true));
     assert_eq!(stored.response.expect("a response").status, 401);
 
     // One that failed before an answer: no response, the stage and message instead.

@@ -20,6 +20,8 @@ use crate::wire::FlowSummary;
 pub(crate) const STORED_BODY_BYTES: usize = 8 * 1024;
 /// Most bytes of a request body kept as `bodyPreview`.
 pub(crate) const BODY_PREVIEW_BYTES: usize = 4 * 1024;
+/// Most bytes of the scripts' log lines kept (the `/execute` answer has them all).
+pub(crate) const STORED_LOG_BYTES: usize = 8 * 1024;
 
 /// An execution as the store keeps it, and its parts: the answer of
 /// `GET /flows/{flowId}/executions/{reqExecId}`, shared with the observer.
@@ -212,6 +214,8 @@ mod tests {
             timing: TimingInfo { start_time: 0, end_time: None, duration_ms: None, ttfb: None },
             response: None,
             assertions: None,
+            logs: Vec::new(),
+            logs_truncated: false,
             status: ExecutionStatus::Running,
             error: None,
         }

@@ -51,6 +51,18 @@ impl Session {
         self.client.cookie_jar().map(volley_engine::CookieJar::cookies).unwrap_or_default()
     }
 
+    /// The variables as they are now (shared, not copied), to tell whether an
+    /// execution's scripts changed them.
+    pub(crate) fn variables(&self) -> Arc<Map<String, Value>> {
+        volley_engine::stages::variables(&self.client)
+    }
+
+    /// `true` when the variables differ from `before` (a script's `client.global.set`).
+    pub(crate) fn variables_differ(&self, before: &Arc<Map<String, Value>>) -> bool {
+        let now = self.variables();
+        !Arc::ptr_eq(&now, before) && *now != **before
+    }
+
     /// Sets variables (`replace`: instead of all current ones); `true` when they changed.
     pub(crate) fn update_variables(&self, variables: Map<String, Value>, replace: bool) -> bool {
         let before = self.client.get_variables();
@@ -168,5 +180,19 @@ mod tests {
         assert!(!session.update_variables(variables, true));
         assert!(session.update_variables(Map::new(), true));
         assert!(session.client.get_variables().is_empty());
+    }
+
+    #[test]
+    fn a_script_like_change_of_the_variables_is_seen() {
+        let sessions = Sessions::new(1);
+        let session = sessions.create(client()).expect("created");
+        let before = session.variables();
+        assert!(!session.variables_differ(&before));
+        session.client.set_variable("token", "t-1");
+        assert!(session.variables_differ(&before));
+        let after = session.variables();
+        // Set again to the same value: a new map, the same variables.
+        session.client.set_variable("token", "t-1");
+        assert!(!session.variables_differ(&after));
     }
 }

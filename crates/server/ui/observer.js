@@ -318,7 +318,10 @@ function checksHtml(report) {
   if (!report) return '';
   const items = (report.checks || []).map((check) => {
     const mark = check.outcome === 'passed' ? '<span class="pass">✓</span>' : '<span class="fail">✗</span>';
-    const why = check.outcome === 'failed' ? ` — expected ${escapeHtml(check.expected)}, got ${escapeHtml(check.actual)}`
+    // A script's `client.test` fails with a message and no expected value.
+    const scriptTest = check.outcome === 'failed' && check.expected == null && check.message != null;
+    const why = scriptTest ? ` — ${escapeHtml(check.message)}`
+      : check.outcome === 'failed' ? ` — expected ${escapeHtml(check.expected)}, got ${escapeHtml(check.actual)}`
       : check.outcome === 'invalid' ? ` — ${escapeHtml(check.message || 'invalid')}` : '';
     return `<li>${mark} <code>${escapeHtml(check.expression)}</code>${why}</li>`;
   });
@@ -359,6 +362,9 @@ async function showExecution(key) {
     html += `<p><strong class="${statusClass}">${response.status} ${escapeHtml(response.statusText || '')}</strong> · ${ms(timing.durationMs)} ms · first byte ${ms(timing.ttfb)} ms · ${response.bodyBytes} bytes</p>`;
   }
   html += checksHtml(stored.assertions);
+  if (stored.logs && stored.logs.length > 0) {
+    html += `<h3>Script log${stored.logsTruncated ? ' (cut)' : ''}</h3><pre>${escapeHtml(stored.logs.join('\n'))}</pre>`;
+  }
   html += `<h3>Request headers</h3>${table(stored.headers)}`;
   if (stored.bodyPreview) html += `<h3>Request body</h3><pre>${prettyBody(stored.bodyPreview)}</pre>`;
   if (response) {

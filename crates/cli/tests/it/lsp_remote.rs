@@ -186,6 +186,8 @@ fn script_tests_and_handler_failures_come_back_through_the_server() {
     let login = editor.command("volley.send", &json!({"uri": uri, "index": 0}))["result"].clone();
     assert_eq!(login["server"], json!(serve.url), "{login}");
     assert_eq!(assertions_of(&login), [("ok".to_owned(), true, None, scripts_line("client.test(\"ok\""))], "{login}");
+    // What the handler logged, from the server's answer.
+    assert_eq!(login["logs"], json!(["got 200"]), "{login}");
 
     // The global the handler set is the server session's: the next send uses it. A
     // failed test has what it threw; a handler that throws is one more failed result,

@@ -4,5 +4,6 @@ mod cli_cases;
 mod examples;
 mod lsp;
 mod lsp_remote;
+mod run_remote_scripts;
 mod serve;
 mod support;

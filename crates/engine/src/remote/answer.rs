@@ -14,7 +14,7 @@ use volley_protocol::{AssertionReport, Check, CheckOutcome, ExecuteResponse, Spa
 use volley_syntax::{LineIndex, Position, Span};
 
 use crate::assert::{AssertionResult, Outcome};
-use crate::error::Error;
+use crate::error::{BuildError, Error};
 use crate::response::{Response, SentRequest, Timing};
 
 /// The `{"error": {…}}` body of every non-2xx answer.
@@ -86,6 +86,8 @@ pub(crate) fn response_from_answer(
     if let Some(assertions) = answer.assertions {
         response.assertions = assertions_of(assertions, content);
     }
+    // The scripts' `client.log` lines, redacted by the server.
+    response.logs = answer.logs;
     Ok(response)
 }
 
@@ -112,6 +114,33 @@ pub(crate) fn server_error(status: u16, body: &[u8]) -> Error {
         (reason, false) => format!("{reason}: {text}"),
     };
     Error::Server { status, code: "HTTP_ERROR".to_owned(), message, kind: None }
+}
+
+/// The error of a non-2xx answer of an execute route run on `content`: a pre-request
+/// script's failure (`VALIDATION_ERROR` with `details.code` `script-error`) is the
+/// engine's own [`BuildError::Script`], placed on the script's line in `content` with
+/// its JavaScript stack, as a local run reports it; any other answer is
+/// [`server_error`]'s.
+pub(crate) fn execute_error(status: u16, body: &[u8], content: &str) -> Error {
+    script_error(body, content).unwrap_or_else(|| server_error(status, body))
+}
+
+fn script_error(body: &[u8], content: &str) -> Option<Error> {
+    let ErrorEnvelope { error } = serde_json::from_slice(body).ok()?;
+    let details = error.details?;
+    if error.code != "VALIDATION_ERROR" || details.get("code")?.as_str()? != "script-error" {
+        return None;
+    }
+    // 1-based, the column in characters (docs/protocol.md).
+    let line = u32::try_from(details.get("line")?.as_u64()?.checked_sub(1)?).ok()?;
+    let column = usize::try_from(details.get("column")?.as_u64()?.checked_sub(1)?).ok()?;
+    let index = LineIndex::new(content);
+    let range = index.line_range(content, line)?;
+    let text = &content[range.clone()];
+    let start = range.start + text.char_indices().nth(column).map_or(text.len(), |(at, _)| at);
+    let hint = details.get("hint").and_then(Value::as_str).unwrap_or_default();
+    let stack = hint.strip_prefix(STACK_HINT).unwrap_or(hint).to_owned();
+    Some(Error::Build(BuildError::Script { message: error.message, stack, span: index.span(start..range.end) }))
 }
 
 /// `about:blank`, the URL of an answer that names none.
@@ -369,6 +398,49 @@ mod tests {
     }
 
     #[test]
+    fn script_results_are_placed_and_logs_kept() {
+        let content = "GET http://x/\n\n> {%\n  client.test(\"ok\", () => {});\n  client.test(\"bad\", () => client.assert(false, \"no\"));\n  boom();\n%}\n";
+        let at = |text: &str| content.find(text).expect("in the text");
+        let (ok, bad, boom) = (at("client.test(\"ok\""), at("client.test(\"bad\""), at("boom();"));
+        let value = json!({
+            "request": {"method": "GET", "urlResolved": "http://x/"},
+            "response": {"status": 200, "bodyMode": "none"},
+            "assertions": {"passed": false, "total": 4, "failed": 3, "checks": [
+                {"expression": "ok", "outcome": "passed", "span": {"start": ok, "end": ok + 30, "line": 4, "column": 3}},
+                {"expression": "bad", "outcome": "failed", "message": "AssertionError: no",
+                 "span": {"start": bad, "end": bad + 50, "line": 5, "column": 3}},
+                {"expression": "response handler", "outcome": "invalid", "message": "ReferenceError: 'boom' is not defined",
+                 "hint": "JavaScript stack:\nat <eval> (script:4:3)",
+                 "span": {"start": boom, "end": boom + 7, "line": 6, "column": 3}},
+                {"expression": "response handler", "outcome": "invalid", "message": "the script ran out of time",
+                 "span": {"start": boom, "end": boom + 7, "line": 6, "column": 3}},
+            ]},
+            "logs": ["status 200", "token [REDACTED]"],
+        });
+        let response = map(&value, Some(content));
+        let checks = response.assertions();
+        assert_eq!(checks[0].outcome, Outcome::Passed);
+        assert_eq!(checks[1].outcome, Outcome::ScriptFailed { message: "AssertionError: no".to_owned() });
+        assert_eq!(checks[1].expression, "bad");
+        assert_eq!(
+            checks[2].outcome,
+            Outcome::HandlerFailed {
+                message: "ReferenceError: 'boom' is not defined".to_owned(),
+                stack: "at <eval> (script:4:3)".to_owned(),
+            }
+        );
+        assert_eq!(checks[2].span.text(content), "boom();");
+        assert_eq!(
+            checks[3].outcome,
+            Outcome::HandlerFailed { message: "the script ran out of time".to_owned(), stack: String::new() }
+        );
+        assert_eq!(response.logs(), ["status 200", "token [REDACTED]"]);
+        // Without `logs`, none.
+        let bare = map(&json!({"response": {"status": 200}}), None);
+        assert!(bare.logs().is_empty());
+    }
+
+    #[test]
     fn assertion_values_that_are_not_strings() {
         let value = json!({
             "response": {"status": 200},
@@ -412,6 +484,28 @@ mod tests {
 
         let body = json!({"error": {"code": "VALIDATION_ERROR", "message": "bad", "details": [1, 2]}});
         assert!(matches!(server_error(400, body.to_string().as_bytes()), Error::Server { kind: None, .. }));
+    }
+
+    #[test]
+    fn a_pre_request_script_error_is_the_engines_own() {
+        let content = "### Broken\n< {%\n  const é = 1;\n  throw new Error(\"no user\");\n%}\nGET http://x/\n";
+        let body = json!({"error": {"code": "VALIDATION_ERROR", "message": "pre-request script failed: no user",
+            "details": {"code": "script-error", "line": 4, "column": 3, "hint": "JavaScript stack:\nat <eval> (script:3:9)"}}});
+        let error = execute_error(400, body.to_string().as_bytes(), content);
+        let Error::Build(BuildError::Script { message, stack, span }) = &error else { panic!("{error:?}") };
+        assert_eq!(message, "pre-request script failed: no user");
+        assert_eq!(stack, "at <eval> (script:3:9)");
+        assert_eq!(span.text(content), "throw new Error(\"no user\");");
+        assert_eq!(span.start_position, Position::new(3, 2));
+
+        // Another code, a place outside the text, or no text: the server's error.
+        let other = json!({"error": {"code": "VALIDATION_ERROR", "message": "undefined variable `x`",
+            "details": {"code": "undefined-variable", "line": 4, "column": 3}}});
+        assert!(matches!(execute_error(400, other.to_string().as_bytes(), content), Error::Server { .. }));
+        let outside = json!({"error": {"code": "VALIDATION_ERROR", "message": "m",
+            "details": {"code": "script-error", "line": 40, "column": 1}}});
+        assert!(matches!(execute_error(400, outside.to_string().as_bytes(), content), Error::Server { .. }));
+        assert!(matches!(execute_error(502, b"<html>", content), Error::Server { status: 502, .. }));
     }
 
     #[test]

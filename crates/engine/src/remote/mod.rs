@@ -281,9 +281,9 @@ impl RemoteClient {
         options: &RunOptions,
     ) -> Result<Response, Error> {
         let started = Instant::now();
-        let (handle, assertions) =
+        let (handle, opening) =
             self.open_websocket_text(content, base_path, options, &WsSessionOptions::default()).await?;
-        cancellable(options.cancel.clone(), ws_adapter::response(&handle, assertions, started)).await
+        cancellable(options.cancel.clone(), ws_adapter::response(&handle, opening, started)).await
     }
 
     async fn execute_inner(
@@ -303,7 +303,9 @@ impl RemoteClient {
             body.timeout = body.timeout_ms;
             return self.execute_event_stream(&body, options, run_timeout).await;
         }
-        let answer = self.inner.server.call(http::Method::POST, &["execute"], Some(&body), Some(run_timeout)).await?;
+        let server = &self.inner.server;
+        let answer =
+            server.call_on(http::Method::POST, &["execute"], Some(&body), Some(run_timeout), Some(content)).await?;
         let bytes = answer.bytes().await.map_err(|error| self.inner.server.transport_error(&error, run_timeout))?;
         answer::response_from_answer(&bytes, Some(content), options.max_body_bytes)
             .map_err(|problem| self.inner.server.unexpected_answer(&problem))
@@ -325,7 +327,7 @@ impl RemoteClient {
             Ok(result) => result.map_err(|error| self.inner.server.transport_error(&error, head_timeout))?,
             Err(_) => return Err(Error::Transport(TransportError::Timeout { after: head_timeout })),
         };
-        let answer = self.inner.server.check_status(answer).await?;
+        let answer = self.inner.server.check_execute_status(answer, body.content.as_deref()).await?;
         let ttfb = started.elapsed();
         let version = answer.version();
         let mut headers = answer.headers().clone();

@@ -73,12 +73,25 @@ impl Server {
         body: Option<&(impl Serialize + ?Sized)>,
         timeout: Option<Duration>,
     ) -> Result<reqwest::Response, Error> {
+        self.call_on(method, segments, body, timeout, None).await
+    }
+
+    /// [`call`](Self::call) of an execute route run on `content` (its errors read by
+    /// [`check_execute_status`](Self::check_execute_status)).
+    pub(crate) async fn call_on(
+        &self,
+        method: http::Method,
+        segments: &[&str],
+        body: Option<&(impl Serialize + ?Sized)>,
+        timeout: Option<Duration>,
+        content: Option<&str>,
+    ) -> Result<reqwest::Response, Error> {
         let mut request = self.request(method, self.endpoint(segments), body);
         if let Some(timeout) = timeout {
             request = request.timeout(timeout);
         }
         let answer = request.send().await.map_err(|error| self.transport_error(&error, timeout.unwrap_or_default()))?;
-        self.check_status(answer).await
+        self.check_execute_status(answer, content).await
     }
 
     /// A request to the server: the bearer token, a JSON body.
@@ -100,14 +113,23 @@ impl Server {
         request
     }
 
-    /// The answer when it is 2xx, else the server's error.
-    pub(crate) async fn check_status(&self, answer: reqwest::Response) -> Result<reqwest::Response, Error> {
+    /// The answer when it is 2xx, else the server's error; for an execute route run on
+    /// `content`, an error about the text reads as the engine's own where it can
+    /// ([`answer::execute_error`]).
+    pub(crate) async fn check_execute_status(
+        &self,
+        answer: reqwest::Response,
+        content: Option<&str>,
+    ) -> Result<reqwest::Response, Error> {
         if answer.status().is_success() {
             return Ok(answer);
         }
         let status = answer.status().as_u16();
         let body = answer.bytes().await.unwrap_or_default();
-        Err(answer::server_error(status, &body))
+        Err(match content {
+            Some(content) => answer::execute_error(status, &body, content),
+            None => answer::server_error(status, &body),
+        })
     }
 
     /// The URL of a route: the base URL's path, then `segments` (each percent-encoded).

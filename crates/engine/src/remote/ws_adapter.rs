@@ -21,8 +21,9 @@ use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
 
 use super::answer;
-use super::ws::{WsEnvelope, WsEnvelopeKind, WsSessionHandle, WsSessionReceiver, WsSessionSender, WsSessionSocket};
-use crate::assert::AssertionResult;
+use super::ws::{
+    Opening, WsEnvelope, WsEnvelopeKind, WsSessionHandle, WsSessionReceiver, WsSessionSender, WsSessionSocket,
+};
 use crate::error::Error;
 use crate::response::{Pending, Response, SentRequest, Timing};
 use crate::transport::BoxFuture;
@@ -31,12 +32,8 @@ use crate::websocket::{Outgoing, Outlet, WebSocket, WsError, WsMessage};
 /// The response of a WebSocket definition run through the server: its control socket
 /// opened from the start of the session (nothing that arrived is missed), status 101,
 /// the upstream URL, `Sec-WebSocket-Protocol` when the upstream chose a subprotocol,
-/// and the assertions the server reported. `started` is when the run began.
-pub(crate) async fn response(
-    handle: &WsSessionHandle,
-    assertions: Vec<AssertionResult>,
-    started: Instant,
-) -> Result<Response, Error> {
+/// and the assertions and log lines the server reported. `started` is when the run began.
+pub(crate) async fn response(handle: &WsSessionHandle, opening: Opening, started: Instant) -> Result<Response, Error> {
     let socket = handle.connect(None).await?;
     let elapsed = started.elapsed();
     let info = handle.info();
@@ -60,7 +57,8 @@ pub(crate) async fn response(
         request,
         timing,
     );
-    response.assertions = assertions;
+    response.assertions = opening.assertions;
+    response.logs = opening.logs;
     response.body = crate::response::Body::WebSocket(Pending::new(websocket(socket, info.subprotocol.clone())));
     Ok(response)
 }

@@ -135,6 +135,34 @@ fn execution_detail_from_the_store() {
     insta::assert_snapshot!(draw(&mut app, 0));
 }
 
+/// A stored execution with script results: `client.test` passed and failed, a handler
+/// that threw, and the scripts' log lines.
+#[test]
+fn execution_detail_with_script_results() {
+    let mut app = busy();
+    draw(&mut app, 0);
+    key(&mut app, KeyCode::Up);
+    key(&mut app, KeyCode::Up);
+    app.on_key(KeyEvent::from(KeyCode::Enter));
+    let stored = json!({
+        "reqExecId": "exec_cart", "flowId": "flow_1", "method": "GET",
+        "urlTemplate": "http://api.test/cart?id=7", "urlResolved": "http://api.test/cart?id=7",
+        "headers": [],
+        "timing": {"startTime": 1, "endTime": 13, "durationMs": 12.5, "ttfb": 9.0},
+        "response": {"status": 200, "statusText": "OK", "headers": [], "encoding": "utf-8", "truncated": false, "bodyBytes": 0},
+        "assertions": {"passed": false, "total": 3, "failed": 2, "checks": [
+            {"expression": "cart found", "outcome": "passed"},
+            {"expression": "seven items", "outcome": "failed", "message": "AssertionError: 3 items"},
+            {"expression": "response handler", "outcome": "invalid", "message": "TypeError: cannot read property 'x' of undefined",
+             "hint": "JavaScript stack:\n    at <eval> (volley-script:4)"}]},
+        "logs": ["cart 7 has 3 items", "token [REDACTED]"],
+        "logsTruncated": true,
+        "status": "failed"
+    });
+    app.update(Update::Detail { key: "exec_cart".into(), result: Ok(stored) }, 0);
+    insta::assert_snapshot!(draw(&mut app, 0));
+}
+
 #[test]
 fn websocket_session() {
     let mut app = busy();

@@ -20,7 +20,7 @@ use volley_protocol::{
 use crate::auth::Access;
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
-use crate::flows::{BODY_PREVIEW_BYTES, Flow, STORED_BODY_BYTES, StageError, StoredExecution};
+use crate::flows::{BODY_PREVIEW_BYTES, Flow, STORED_BODY_BYTES, STORED_LOG_BYTES, StageError, StoredExecution};
 use crate::hub::{Emitter, Sequence};
 use crate::sessions::Session;
 use crate::state::AppState;
@@ -65,6 +65,9 @@ pub(crate) struct Fetched {
     pub(crate) resolved: Resolved,
     pub(crate) text: String,
     cookies_before: Vec<(String, String, String, String)>,
+    /// The execution's scripts changed the session's variables (`client.global.set`),
+    /// told in its turn (a stream finishes after it, when others may have run).
+    variables_changed: bool,
 }
 
 impl Fetched {
@@ -75,13 +78,14 @@ impl Fetched {
     }
 }
 
-/// What a finished exchange reported: its timing, the session's state after it, and
-/// its assertion checks.
+/// What a finished exchange reported: its timing, the session's state after it, its
+/// assertion checks and its scripts' log lines (redacted by the engine).
 #[derive(Debug)]
 pub(crate) struct Finished {
     pub(crate) timing: TimingInfo,
     pub(crate) session: Option<SessionRef>,
     pub(crate) assertions: Option<crate::wire::AssertionReport>,
+    pub(crate) logs: Vec<String>,
 }
 
 /// A stage that failed, and how the API answers it.
@@ -136,6 +140,8 @@ impl Run {
                     timing: TimingInfo { start_time: start_ms, end_time: None, duration_ms: None, ttfb: None },
                     response: None,
                     assertions: None,
+                    logs: Vec::new(),
+                    logs_truncated: false,
                     status: ExecutionStatus::Pending,
                     error: None,
                 },
@@ -163,7 +169,7 @@ impl Run {
     }
 
     /// Parses, interpolates, compiles and sends the selected request.
-    pub(crate) async fn fetch(&self, body: &ExecuteRequest, route: Route) -> Result<Fetched, Failure> {
+    async fn fetch(&self, body: &ExecuteRequest, route: Route) -> Result<Fetched, Failure> {
         self.store(|stored| stored.status = ExecutionStatus::Running);
         // Parse.
         let source = if body.path.is_some() { ParseSource::Path } else { ParseSource::Content };
@@ -270,7 +276,7 @@ impl Run {
             config_path,
         };
         let request = RequestInfo { index, name, method, url: template, url_resolved: shown_url };
-        Ok(Fetched { response, request, resolved, text: source.text, cookies_before })
+        Ok(Fetched { response, request, resolved, text: source.text, cookies_before, variables_changed: false })
     }
 
     /// [`fetch`](Self::fetch) in the session's turn: executions of one session run one
@@ -281,7 +287,37 @@ impl Run {
             Some(session) => Some(session.run_lock.lock().await),
             None => None,
         };
-        self.fetch(body, route).await
+        let before = self.session.as_ref().map(|session| session.variables());
+        let fetched = self.fetch(body, route).await;
+        let changed = match (&self.session, &before) {
+            (Some(session), Some(before)) => session.variables_differ(before),
+            _ => false,
+        };
+        match fetched {
+            Ok(mut fetched) => {
+                fetched.variables_changed = changed;
+                Ok(fetched)
+            }
+            Err(failure) => {
+                // What a pre-request script set before it failed stays set.
+                if let (Some(session), true) = (&self.session, changed) {
+                    self.session_updated(session, true, false);
+                }
+                Err(failure)
+            }
+        }
+    }
+
+    /// A session whose variables (a script's `client.global.set`) or cookies an
+    /// execution changed: a new snapshot version, and `sessionUpdated`.
+    fn session_updated(&self, session: &Session, variables_changed: bool, cookies_changed: bool) -> u64 {
+        let version = session.changed();
+        self.emitter.emit(ObserverEvent::SessionUpdated(SessionUpdated {
+            variables_changed,
+            cookies_changed,
+            snapshot_version: None,
+        }));
+        version
     }
 
     /// Reports a failed stage: `executionFailed`, the store; the error to answer.
@@ -318,11 +354,14 @@ impl Run {
             total: report.total,
             failed: report.failed,
         });
+        // The engine has hidden the secrets of its scripts' lines already.
+        let logs = response.logs().to_vec();
         self.emitter.emit(ObserverEvent::ExecutionFinished(ExecutionFinished {
             status: response.status(),
             duration_ms: duration,
             assertions: summary,
             events,
+            logs: (!logs.is_empty()).then_some(logs.len()),
         }));
         let passed = report.as_ref().is_none_or(|report| report.passed);
         let timing = TimingInfo {
@@ -336,26 +375,25 @@ impl Run {
             stored.status = if passed { ExecutionStatus::Success } else { ExecutionStatus::Failed };
             stored.response = Some(report::stored_response(response, STORED_BODY_BYTES));
             stored.assertions.clone_from(&report);
+            (stored.logs, stored.logs_truncated) = report::stored_logs(&logs, STORED_LOG_BYTES);
             stored.timing = stored_timing;
         });
         let session = self.session.as_ref().map(|session| {
-            let mut version = session.snapshot_version();
-            if session.cookies() != fetched.cookies_before {
-                version = session.changed();
-                self.emitter.emit(ObserverEvent::SessionUpdated(SessionUpdated {
-                    variables_changed: false,
-                    cookies_changed: true,
-                    snapshot_version: None,
-                }));
-            }
+            let variables_changed = fetched.variables_changed;
+            let cookies_changed = session.cookies() != fetched.cookies_before;
+            let version = if variables_changed || cookies_changed {
+                self.session_updated(session, variables_changed, cookies_changed)
+            } else {
+                session.snapshot_version()
+            };
             SessionRef { session_id: session.id.clone(), snapshot_version: version }
         });
-        Finished { timing, session, assertions: report }
+        Finished { timing, session, assertions: report, logs }
     }
 
     /// The whole `/execute` answer.
     pub(crate) fn answer(&self, fetched: &Fetched) -> ExecuteResponse {
-        let Finished { timing, session, assertions } = self.finish(fetched, None);
+        let Finished { timing, session, assertions, logs } = self.finish(fetched, None);
         ExecuteResponse {
             run_id: self.run_id.clone(),
             req_exec_id: self.req_exec_id.clone(),
@@ -367,6 +405,7 @@ impl Run {
             limits: Limits { max_body_bytes: self.state.config.max_body_size },
             timing,
             assertions,
+            logs,
         }
     }
 }

@@ -79,6 +79,29 @@ pub(crate) fn stored_response(response: &Response, limit: usize) -> StoredRespon
     }
 }
 
+/// The log lines as the execution store keeps them: the first `limit` bytes of them
+/// (the last one kept cut on a character boundary), and whether any were left out.
+pub(crate) fn stored_logs(lines: &[String], limit: usize) -> (Vec<String>, bool) {
+    let mut kept = Vec::new();
+    let mut left = limit;
+    for line in lines {
+        if line.len() <= left {
+            left -= line.len();
+            kept.push(line.clone());
+            continue;
+        }
+        let mut end = left;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end > 0 {
+            kept.push(line[..end].to_owned());
+        }
+        return (kept, true);
+    }
+    (kept, false)
+}
+
 /// Headers as the wire lists them (lower-case names, one entry per value), as
 /// `redactor` lets them be shown.
 pub(crate) fn headers(redactor: &Redactor, headers: &http::HeaderMap) -> Vec<Header> {
@@ -269,4 +292,21 @@ fn location(placed: &PlacedError) -> Value {
         return json!({});
     }
     json!({ "line": placed.place.line, "column": placed.place.column })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stored_logs;
+
+    #[test]
+    fn stored_logs_keep_their_first_bytes_whole_characters_only() {
+        let lines = ["abc".to_owned(), "déf".to_owned(), "ghi".to_owned()];
+        assert_eq!(stored_logs(&lines, 100), (lines.to_vec(), false));
+        assert_eq!(stored_logs(&lines, 6), (vec!["abc".to_owned(), "dé".to_owned()], true));
+        assert_eq!(stored_logs(&lines, 7), (vec!["abc".to_owned(), "déf".to_owned()], true));
+        // `é` is two bytes: a cut inside it keeps what is before it.
+        assert_eq!(stored_logs(&lines, 5), (vec!["abc".to_owned(), "d".to_owned()], true));
+        assert_eq!(stored_logs(&lines, 3), (vec!["abc".to_owned()], true));
+        assert_eq!(stored_logs(&[], 0), (Vec::new(), false));
+    }
 }

@@ -87,6 +87,7 @@ pub(crate) async fn execute_ws(
         request: fetched.request.clone(),
         resolved: fetched.resolved.clone(),
         assertions: finished.assertions,
+        logs: finished.logs,
         ws: WsSessionInfo {
             downstream_path: format!("/ws/session/{}", session.id),
             ws_session_id: session.id.clone(),

@@ -7,6 +7,7 @@ mod redaction;
 mod remote;
 mod remote_ws;
 mod router;
+mod scripts;
 mod sockets;
 mod support;
 mod ws_sessions;

@@ -4,57 +4,13 @@
 
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
 use serde_json::{Value, json};
-use support::{client, post, start};
+use support::{Observer, client, post, start};
 use volley_echo_server::TestServer;
-use volley_engine::sse::{SseEvent, SseParser};
+use volley_engine::sse::SseEvent;
 use volley_server::ServerConfig;
 
 use crate::support;
-
-/// An observer subscription read event by event.
-struct Observer {
-    body: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
-    parser: SseParser,
-}
-
-impl Observer {
-    async fn open(client: &reqwest::Client, url: String) -> Self {
-        let response = client.get(url).send().await.expect("subscribe");
-        assert_eq!(response.status(), 200);
-        let mut observer = Self { body: response.bytes_stream().boxed(), parser: SseParser::new() };
-        let connected = observer.next().await.expect("connected");
-        assert_eq!(connected.event, "connected");
-        observer
-    }
-
-    async fn next(&mut self) -> Option<SseEvent> {
-        loop {
-            if let Some(event) = self.parser.next_event() {
-                return Some(event);
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(10), self.body.next()).await.ok()??.ok()?;
-            self.parser.feed(&chunk);
-        }
-    }
-
-    /// Events (heartbeats skipped) until one of type `last`, inclusive.
-    async fn until(&mut self, last: &str) -> Vec<SseEvent> {
-        let mut events = Vec::new();
-        while let Some(event) = self.next().await {
-            if event.event == "heartbeat" {
-                continue;
-            }
-            let done = event.event == last;
-            events.push(event);
-            if done {
-                return events;
-            }
-        }
-        panic!("the stream ended before `{last}`: {:?}", events.iter().map(|e| &e.event).collect::<Vec<_>>());
-    }
-}
 
 fn kinds(events: &[SseEvent]) -> Vec<&str> {
     events.iter().map(|event| event.event.as_str()).collect()
@@ -203,7 +159,7 @@ async fn a_streamed_execution_relays_events_and_reports_its_end() {
         .expect("execute/sse");
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["x-volley-upstream-status"], "200");
-    let mut relayed = Observer { body: response.bytes_stream().boxed(), parser: SseParser::new() };
+    let mut relayed = Observer::reading(response);
     for _ in 0..3 {
         let event = relayed.next().await.expect("an upstream event");
         assert!(!event.data.is_empty());

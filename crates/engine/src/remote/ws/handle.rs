@@ -23,6 +23,14 @@ use crate::websocket::{self, ConnectFailure};
 /// How long opening a control socket may take.
 const CONTROL_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// What the server reported of a session's opening besides the session: the
+/// `@assert` checks of the handshake and the pre-request scripts' `client.log` lines.
+#[derive(Debug, Default)]
+pub(in crate::remote) struct Opening {
+    pub(in crate::remote) assertions: Vec<AssertionResult>,
+    pub(in crate::remote) logs: Vec<String>,
+}
+
 /// What `POST /execute/ws` answered: the run that opened the session, and the session.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -187,15 +195,15 @@ impl RemoteClient {
         self.open_websocket_text(content, base_path, &options, &session).await.map(|(handle, _)| handle)
     }
 
-    /// `POST /execute/ws` in the client's session and flow: the handle, and the
-    /// assertions the server checked on the handshake when it reports them.
+    /// `POST /execute/ws` in the client's session and flow: the handle, and what the
+    /// server reported of the opening (assertions, log lines).
     pub(in crate::remote) async fn open_websocket_text(
         &self,
         content: &str,
         base_path: Option<String>,
         options: &RunOptions,
         session: &WsSessionOptions,
-    ) -> Result<(WsSessionHandle, Vec<AssertionResult>), Error> {
+    ) -> Result<(WsSessionHandle, Opening), Error> {
         let work = async {
             let (session_id, flow_id) = self.ensure_session_and_flow().await?;
             self.flush_variables(&session_id).await?;
@@ -206,23 +214,23 @@ impl RemoteClient {
             let connect = body.connect_timeout_ms.or(body.timeout_ms).unwrap_or(request::MAX_TIMEOUT_MS);
             let timeout = Duration::from_millis(connect) + RUN_MARGIN;
             let server = &self.inner.server;
-            let answer = server.call(http::Method::POST, &["execute", "ws"], Some(&body), Some(timeout)).await?;
+            let answer = server
+                .call_on(http::Method::POST, &["execute", "ws"], Some(&body), Some(timeout), Some(content))
+                .await?;
             let bytes = answer.bytes().await.map_err(|error| server.transport_error(&error, timeout))?;
-            let (info, assertions) =
+            let (info, opening) =
                 session_from_answer(&bytes, Some(content)).map_err(|problem| server.unexpected_answer(&problem))?;
             let handle = WsSessionHandle { client: self.clone(), info: Arc::new(info), seen: Arc::default() };
-            Ok((handle, assertions))
+            Ok((handle, opening))
         };
         cancellable(options.cancel.clone(), work).await
     }
 }
 
 /// The session of a `POST /execute/ws` answer, and its assertions (positioned in
-/// `content`) when it has some; `Err` says what is wrong with an answer of another shape.
-pub(super) fn session_from_answer(
-    answer: &[u8],
-    content: Option<&str>,
-) -> Result<(WsSessionInfo, Vec<AssertionResult>), String> {
+/// `content`) and log lines when it has some; `Err` says what is wrong with an answer of
+/// another shape.
+pub(super) fn session_from_answer(answer: &[u8], content: Option<&str>) -> Result<(WsSessionInfo, Opening), String> {
     // The server's own type, read leniently (only `runId` and `ws.wsSessionId` are needed).
     let answer: ExecuteWsResponse = serde_json::from_slice(answer).map_err(|error| format!("invalid JSON: {error}"))?;
     let ws = answer.ws;
@@ -246,7 +254,7 @@ pub(super) fn session_from_answer(
         last_seq: ws.last_seq,
     };
     let assertions = answer.assertions.map(|assertions| answer::assertions_of(assertions, content)).unwrap_or_default();
-    Ok((info, assertions))
+    Ok((info, Opening { assertions, logs: answer.logs }))
 }
 
 /// The URL of a control socket: the server's base URL (its path prefix kept) with

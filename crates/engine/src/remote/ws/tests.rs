@@ -101,8 +101,8 @@ fn answers() {
         "ws": {"wsSessionId": "ws_1", "downstreamPath": "/ws/session/ws_1", "upstreamUrl": "ws://up/echo",
                "subprotocol": "json", "replayBufferSize": 500, "lastSeq": 1},
     });
-    let (info, assertions) = session_from_answer(answer.to_string().as_bytes(), None).expect("an answer");
-    assert!(assertions.is_empty());
+    let (info, opening) = session_from_answer(answer.to_string().as_bytes(), None).expect("an answer");
+    assert!(opening.assertions.is_empty() && opening.logs.is_empty());
     assert_eq!(info.run_id, "run_1");
     assert_eq!((info.flow_id.as_deref(), info.req_exec_id.as_deref()), (Some("flow_1"), Some("exec_1")));
     assert_eq!(info.request["urlResolved"], "ws://up/echo");
@@ -119,12 +119,14 @@ fn answers() {
         "runId": "run_2", "ws": {"wsSessionId": "ws_2"},
         "assertions": {"passed": true, "total": 1, "failed": 0, "checks": [
             {"expression": "status == 101", "outcome": "passed", "span": {"start": 10, "end": 23, "line": 1, "column": 11}}]},
+        "logs": ["connecting to chat"],
     });
-    let (info, assertions) = session_from_answer(answer.to_string().as_bytes(), Some(content)).expect("an answer");
+    let (info, opening) = session_from_answer(answer.to_string().as_bytes(), Some(content)).expect("an answer");
     assert_eq!(info.downstream_path, "/ws/session/ws_2");
     assert_eq!(info.subprotocol, None);
-    assert_eq!(assertions.len(), 1);
-    assert_eq!(assertions[0].span.text(content), "status == 101");
+    assert_eq!(opening.assertions.len(), 1);
+    assert_eq!(opening.assertions[0].span.text(content), "status == 101");
+    assert_eq!(opening.logs, ["connecting to chat"]);
 
     assert!(session_from_answer(b"{}", None).is_err());
     assert!(session_from_answer(br#"{"runId": "r", "ws": {"wsSessionId": ""}}"#, None).is_err());

@@ -2,6 +2,9 @@
 //! temporary workspace, and an HTTP client.
 #![allow(dead_code)] // Each test file uses a different part.
 
+mod observer;
+
+pub(crate) use observer::Observer;
 use tokio::sync::oneshot;
 use volley_server::{Server, ServerConfig};
 
