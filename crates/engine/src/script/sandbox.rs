@@ -303,6 +303,16 @@ mod tests {
         assert!(failure.stack.contains("script:3:"), "{}", failure.stack);
     }
 
+    /// Each script runs in a context of its own: nothing of the scripts before it.
+    #[test]
+    fn a_script_sees_nothing_of_the_scripts_before_it() {
+        let first =
+            run("globalThis.leak = 1; Array.prototype.leaked = 2; JSON.parse = () => 3;", &input(false), "", LIMITS);
+        assert_eq!(first.failure, None);
+        let second = run("client.log(typeof leak, typeof [].leaked, JSON.parse('4'));", &input(false), "", LIMITS);
+        assert_eq!(second.output.logs, vec!["undefined undefined 4".to_owned()]);
+    }
+
     #[test]
     fn exit_ends_the_script_without_an_error() {
         let run =
