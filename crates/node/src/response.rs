@@ -1,0 +1,139 @@
+//! `NativeResponse`: the parts of the engine's [`Response`] that a Fetch API `Response`
+//! is built from, with a body that can be read whole or chunk by chunk.
+
+use std::pin::Pin;
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt as _};
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+use volley_engine::{BodyError, Response};
+
+type Chunks = Pin<Box<dyn Stream<Item = Result<Bytes, BodyError>> + Send>>;
+
+/// A response: status line, headers, final URL, and a body that was read with the
+/// response (`bodyBytes()`) or still arrives (`streaming`, then `read()` until `null`).
+#[napi]
+pub struct NativeResponse {
+    status: u16,
+    status_text: String,
+    headers: Vec<Vec<String>>,
+    url: String,
+    redirected: bool,
+    /// The body read with the response; empty for a streamed one.
+    body: Bytes,
+    /// The body still to come, taken by the first `read()`.
+    chunks: tokio::sync::Mutex<Option<Chunks>>,
+    streaming: bool,
+}
+
+impl std::fmt::Debug for NativeResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeResponse")
+            .field("status", &self.status)
+            .field("url", &self.url)
+            .field("streaming", &self.streaming)
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<Response> for NativeResponse {
+    fn from(response: Response) -> Self {
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| vec![name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()])
+            .collect();
+        let streaming = response.is_streaming();
+        let chunks: Chunks = Box::pin(response.body_stream());
+        Self {
+            status: response.status(),
+            status_text: response.status_text().to_owned(),
+            headers,
+            url: response.url().to_string(),
+            redirected: response.redirected(),
+            body: Bytes::copy_from_slice(response.body_bytes()),
+            chunks: tokio::sync::Mutex::new(Some(chunks)),
+            streaming,
+        }
+    }
+}
+
+#[napi]
+impl NativeResponse {
+    /// The status code.
+    #[napi(getter)]
+    #[must_use]
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The reason phrase of the status (`"OK"`), empty for an unknown status.
+    #[napi(getter)]
+    #[must_use]
+    pub fn status_text(&self) -> String {
+        self.status_text.clone()
+    }
+
+    /// The headers as `[name, value]` pairs in the order received (names lowercase;
+    /// a repeated header is one pair per value).
+    #[napi(getter)]
+    #[must_use]
+    pub fn headers(&self) -> Vec<Vec<String>> {
+        self.headers.clone()
+    }
+
+    /// The URL of the final response (after redirects).
+    #[napi(getter)]
+    #[must_use]
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// `true` when redirects were followed.
+    #[napi(getter)]
+    #[must_use]
+    pub fn redirected(&self) -> bool {
+        self.redirected
+    }
+
+    /// `true` when the body still arrives (an event stream): read it with `read()`.
+    #[napi(getter)]
+    #[must_use]
+    pub fn streaming(&self) -> bool {
+        self.streaming
+    }
+
+    /// The body read with the response, decoded (gzip, brotli, deflate); empty for a
+    /// streamed body.
+    #[napi]
+    #[must_use]
+    pub fn body_bytes(&self) -> Buffer {
+        self.body.to_vec().into()
+    }
+
+    /// The next chunk of the body, `null` at its end: as they arrive for a streamed
+    /// body, else the body read with the response in one chunk.
+    #[napi]
+    pub async fn read(&self) -> napi::Result<Option<Buffer>> {
+        let mut guard = self.chunks.lock().await;
+        let Some(chunks) = guard.as_mut() else { return Ok(None) };
+        match chunks.next().await {
+            Some(Ok(chunk)) => Ok(Some(chunk.to_vec().into())),
+            Some(Err(error)) => {
+                *guard = None;
+                Err(napi::Error::from_reason(error.to_string()))
+            }
+            None => {
+                *guard = None;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Stops a streamed body: the connection is closed and `read()` gives `null`.
+    #[napi]
+    pub async fn cancel(&self) {
+        self.chunks.lock().await.take();
+    }
+}
