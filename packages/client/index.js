@@ -1,0 +1,264 @@
+// The client library of SPEC.md for Node.js: createClient(config) gives a Client whose
+// run(path) and runString(content) resolve to a standard Fetch API Response. The work is
+// done by the engine through the native addon (volley.node, built from crates/node);
+// this file only adapts it to JavaScript: options checked, the Response built, failures
+// turned into VolleyError, an AbortSignal turned into a cancellation.
+'use strict';
+
+const path = require('node:path');
+
+const native = loadNative();
+
+/** Why a run gave no response (an HTTP status of 4xx or 5xx is a Response, not this). */
+class VolleyError extends Error {
+  constructor(failure) {
+    super(failure.message);
+    this.name = 'VolleyError';
+    this.kind = failure.kind;
+    this.code = failure.code ?? undefined;
+    this.hint = failure.hint ?? undefined;
+    this.line = failure.line ?? undefined;
+    this.column = failure.column ?? undefined;
+  }
+}
+
+// The native jar of each CookieJar, out of sight of users.
+const nativeJars = new WeakMap();
+
+/** A cookie jar in memory; clients given the same jar share its cookies. */
+class CookieJar {
+  constructor() {
+    nativeJars.set(this, new native.NativeCookieJar());
+  }
+
+  /** The unexpired cookies held. */
+  cookies() {
+    return nativeJars.get(this).cookies();
+  }
+
+  /** Forgets every cookie. */
+  clear() {
+    nativeJars.get(this).clear();
+  }
+}
+
+/** A client that runs `.http` definitions locally. */
+function createClient(config = {}) {
+  return new LocalClient(config);
+}
+
+/** The client that runs through the execution server: not in this package yet. */
+function createRemoteClient() {
+  throw new VolleyError({
+    kind: 'unsupported',
+    message: 'createRemoteClient is not available in @volley-http/client yet; use createClient',
+  });
+}
+
+class LocalClient {
+  #native;
+
+  constructor(config) {
+    checkObject(config, 'config');
+    for (const option of ['io', 'transport', 'resolvers']) {
+      if (config[option] !== undefined) {
+        throw new TypeError(
+          `config.${option} is not supported by @volley-http/client yet: the engine reads the real ` +
+            'filesystem, sends with its own HTTP client and has the built-in resolvers',
+        );
+      }
+    }
+    let jar;
+    if (config.cookieJar !== undefined) {
+      jar = nativeJars.get(config.cookieJar);
+      if (jar === undefined) throw new TypeError('config.cookieJar must be a CookieJar of @volley-http/client');
+    }
+    const defaults = config.defaults ?? {};
+    checkObject(defaults, 'config.defaults');
+    this.#native = new native.NativeClient(
+      {
+        variables: variablesOf(config.variables, 'config.variables'),
+        timeout: timeoutOf(config.timeout, 'config.timeout'),
+        defaults: {
+          headers: defaults.headers === undefined ? undefined : headerPairs(defaults.headers),
+          followRedirects: booleanOf(defaults.followRedirects, 'config.defaults.followRedirects'),
+          validateSsl: booleanOf(defaults.validateSSL, 'config.defaults.validateSSL'),
+        },
+      },
+      jar,
+    );
+  }
+
+  /** Runs the first request of the `.http` file at `path`. */
+  run(path, options) {
+    return this.#start((nativeOptions) => this.#native.run(stringOf(path, 'path'), nativeOptions), options);
+  }
+
+  /** Runs the first request of `content` (`.http` text). */
+  runString(content, options) {
+    return this.#start((nativeOptions) => this.#native.runString(stringOf(content, 'content'), nativeOptions), options);
+  }
+
+  setVariable(key, value) {
+    this.#native.setVariable(stringOf(key, 'key'), value);
+  }
+
+  setVariables(variables) {
+    this.#native.setVariables(variablesOf(variables, 'variables') ?? {});
+  }
+
+  getVariables() {
+    return this.#native.getVariables();
+  }
+
+  async #start(create, options = {}) {
+    checkObject(options, 'options');
+    const signal = options.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new TypeError('options.signal must be an AbortSignal');
+    }
+    if (signal?.aborted) throw abortReason(signal);
+    const run = create({
+      variables: variablesOf(options.variables, 'options.variables'),
+      timeout: timeoutOf(options.timeout, 'options.timeout'),
+    });
+    const cancel = () => run.cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    let outcome;
+    try {
+      outcome = await run.start();
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
+    if (outcome instanceof native.NativeResponse) return toResponse(outcome, run, signal);
+    if (outcome.kind === 'aborted' && signal?.aborted) throw abortReason(signal);
+    throw new VolleyError(outcome);
+  }
+}
+
+// Statuses whose Response has no body (the Fetch standard's null body statuses).
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** A global Response from the native one; `url` and `redirected` set on the instance. */
+function toResponse(nativeResponse, run, signal) {
+  const status = nativeResponse.status;
+  let body = null;
+  if (!NULL_BODY_STATUSES.has(status)) {
+    body = nativeResponse.streaming ? bodyStream(nativeResponse, run, signal) : nativeResponse.bodyBytes();
+  }
+  // The constructor takes 200..=599 only; a WebSocket handshake's 101 is set afterwards.
+  const inRange = status >= 200 && status <= 599;
+  const response = new Response(body, {
+    status: inRange ? status : 200,
+    statusText: nativeResponse.statusText,
+    headers: nativeResponse.headers,
+  });
+  const own = {
+    url: { value: nativeResponse.url, enumerable: true },
+    redirected: { value: nativeResponse.redirected, enumerable: true },
+  };
+  if (!inRange) {
+    own.status = { value: status, enumerable: true };
+    own.ok = { value: false, enumerable: true };
+  }
+  Object.defineProperties(response, own);
+  // A clone is a new Response: it gets the same own properties.
+  const clone = response.clone;
+  Object.defineProperty(response, 'clone', {
+    value() {
+      return Object.defineProperties(clone.call(this), own);
+    },
+  });
+  return response;
+}
+
+/** A body still arriving (an event stream) as a ReadableStream; the signal stops it. */
+function bodyStream(nativeResponse, run, signal) {
+  let onAbort;
+  const detach = () => signal?.removeEventListener('abort', onAbort);
+  return new ReadableStream({
+    start(controller) {
+      onAbort = () => {
+        run.cancel();
+        nativeResponse.cancel().catch(() => {});
+        controller.error(abortReason(signal));
+      };
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    },
+    async pull(controller) {
+      try {
+        const chunk = await nativeResponse.read();
+        if (signal?.aborted) return;
+        if (chunk === null) {
+          detach();
+          controller.close();
+        } else {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        }
+      } catch (error) {
+        detach();
+        if (!signal?.aborted) controller.error(new VolleyError({ kind: 'transport', message: error.message }));
+      }
+    },
+    async cancel() {
+      detach();
+      await nativeResponse.cancel();
+    },
+  });
+}
+
+function abortReason(signal) {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+function checkObject(value, name) {
+  if (value === null || typeof value !== 'object') throw new TypeError(`${name} must be an object`);
+}
+
+function stringOf(value, name) {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string`);
+  return value;
+}
+
+function booleanOf(value, name) {
+  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean`);
+  return value;
+}
+
+function timeoutOf(value, name) {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new TypeError(`${name} must be a number of milliseconds, 0 or more`);
+  }
+  return value;
+}
+
+function variablesOf(value, name) {
+  if (value === undefined) return undefined;
+  checkObject(value, name);
+  return value;
+}
+
+/** `Record<string, string>`, `Headers` or `[name, value]` pairs, as pairs. */
+function headerPairs(headers) {
+  if (headers instanceof Headers || Array.isArray(headers)) return [...headers].map(([name, value]) => [name, value]);
+  checkObject(headers, 'config.defaults.headers');
+  return Object.entries(headers).map(([name, value]) => [name, String(value)]);
+}
+
+function loadNative() {
+  const file = path.join(__dirname, 'volley.node');
+  try {
+    return require(file);
+  } catch (error) {
+    if (error.code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(
+      `@volley-http/client: the native addon ${file} is missing; build it with \`npm run build\` ` +
+        '(needs the Rust toolchain and the Volley repository)',
+      { cause: error },
+    );
+  }
+}
+
+module.exports = { createClient, createRemoteClient, CookieJar, VolleyError };
