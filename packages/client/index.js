@@ -100,7 +100,7 @@ class LocalClient {
   }
 
   setVariable(key, value) {
-    this.#native.setVariable(stringOf(key, 'key'), value);
+    this.#native.setVariable(stringOf(key, 'key'), jsonOf(value, `variable ${key}`));
   }
 
   setVariables(variables) {
@@ -234,10 +234,23 @@ function timeoutOf(value, name) {
   return value;
 }
 
+/** Variables as JSON values: what `JSON.stringify` makes of them (a `Date` becomes its
+ * ISO string, `undefined` properties are left out); a `BigInt` is a TypeError. */
 function variablesOf(value, name) {
   if (value === undefined) return undefined;
   checkObject(value, name);
-  return value;
+  return jsonOf(value, name);
+}
+
+function jsonOf(value, name) {
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new TypeError(`${name} cannot be represented as JSON: ${error.message}`, { cause: error });
+  }
+  if (text === undefined) throw new TypeError(`${name} cannot be represented as JSON`);
+  return JSON.parse(text);
 }
 
 /** `Record<string, string>`, `Headers` or `[name, value]` pairs, as pairs. */

@@ -18,10 +18,6 @@
 //! thrown error, so the JavaScript layer decides what to throw. Everything runs on
 //! napi's tokio runtime; nothing here blocks Node's thread on the network.
 
-// napi-derive's macros expand to the `unsafe` FFI glue of every exported item; the
-// code written here has none.
-#![allow(unsafe_code)]
-
 mod client;
 mod config;
 mod cookie_jar;

@@ -119,6 +119,14 @@ describe('variables', () => {
     assert.deepEqual(client.getVariables(), { a: 'one', b: { nested: [true, null] }, c: 'three' });
   });
 
+  it('takes values as JSON does', () => {
+    const client = createClient({ variables: { when: new Date(0), gone: undefined, nan: NaN } });
+    assert.deepEqual(client.getVariables(), { when: '1970-01-01T00:00:00.000Z', nan: null });
+    assert.throws(() => client.setVariable('big', 1n), TypeError);
+    assert.throws(() => client.setVariable('nothing', undefined), TypeError);
+    assert.throws(() => client.setVariables({ big: 1n }), TypeError);
+  });
+
   it('sends a bearer token stored with setVariable', async () => {
     const client = createClient({ variables: { host: url } });
     const login = await client.runString(
