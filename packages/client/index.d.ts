@@ -19,12 +19,16 @@ export interface Transport {
   fetch(request: Request): Promise<Response>;
 }
 
+/** What a resolver may give: a string as it is, an object as JSON, others as `String()` gives them. */
+export type ResolverValue = string | number | boolean | object;
+
 /**
- * A custom resolver: `{{$name(a, b)}}` calls it with the arguments after their
- * variables are interpolated. Passing `resolvers` throws a `TypeError` until custom
- * resolvers are supported; the built-in ones (`$uuid`, `$timestamp`, `$env`, …) work.
+ * A custom resolver: `{{$name(a, b)}}` calls it with the arguments, as strings, after
+ * their own `{{variables}}` are interpolated. It may return a value or a Promise, and
+ * may throw: the run then rejects with a `VolleyError` of kind `build` and code
+ * `resolver-failed`. Custom resolvers win over the built-ins of the same name.
  */
-export type Resolver = (...args: string[]) => string | Promise<string>;
+export type Resolver = (...args: string[]) => ResolverValue | Promise<ResolverValue>;
 
 /** One cookie of a jar. */
 export interface Cookie {
@@ -61,7 +65,7 @@ export interface ClientConfig {
   transport?: Transport;
   /** Initial variables for all requests. */
   variables?: Record<string, unknown>;
-  /** Custom resolver functions, keys with the `$` prefix (not supported yet). */
+  /** Custom resolver functions, keys with the `$` prefix (`{ $token: () => … }`). */
   resolvers?: Record<string, Resolver>;
   /** Automatic cookie management. */
   cookieJar?: CookieJar;

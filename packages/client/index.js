@@ -60,14 +60,15 @@ class LocalClient {
 
   constructor(config) {
     checkObject(config, 'config');
-    for (const option of ['io', 'transport', 'resolvers']) {
+    for (const option of ['io', 'transport']) {
       if (config[option] !== undefined) {
         throw new TypeError(
           `config.${option} is not supported by @volley-http/client yet: the engine reads the real ` +
-            'filesystem, sends with its own HTTP client and has the built-in resolvers',
+            'filesystem and sends with its own HTTP client',
         );
       }
     }
+    const resolvers = resolversOf(config.resolvers);
     let jar;
     if (config.cookieJar !== undefined) {
       jar = nativeJars.get(config.cookieJar);
@@ -84,8 +85,10 @@ class LocalClient {
           followRedirects: booleanOf(defaults.followRedirects, 'config.defaults.followRedirects'),
           validateSsl: booleanOf(defaults.validateSSL, 'config.defaults.validateSSL'),
         },
+        resolvers: resolvers === undefined ? undefined : Object.keys(resolvers),
       },
       jar,
+      resolvers === undefined ? undefined : dispatcherOf(resolvers),
     );
   }
 
@@ -206,6 +209,30 @@ function bodyStream(nativeResponse, run, signal) {
       await nativeResponse.cancel();
     },
   });
+}
+
+/** `config.resolvers` checked: functions keyed by `$name`; undefined when empty. */
+function resolversOf(resolvers) {
+  if (resolvers === undefined) return undefined;
+  checkObject(resolvers, 'config.resolvers');
+  const entries = Object.entries(resolvers);
+  for (const [name, resolver] of entries) {
+    if (!/^\$./.test(name)) throw new TypeError(`config.resolvers: the key ${JSON.stringify(name)} must start with $`);
+    if (typeof resolver !== 'function') throw new TypeError(`config.resolvers.${name} must be a function`);
+  }
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/** The one function the addon calls for every custom resolver: always a Promise of a
+ * string, so a resolver may return a value or a Promise, and may throw. */
+function dispatcherOf(resolvers) {
+  return ({ name, arguments: args }) =>
+    Promise.resolve()
+      .then(() => resolvers[name](...args))
+      .then((value) => {
+        if (value === undefined || value === null) throw new TypeError(`resolver ${name} returned ${value}`);
+        return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+      });
 }
 
 function abortReason(signal) {

@@ -8,6 +8,7 @@ use volley_engine::Client;
 
 use crate::config::{NativeConfig, NativeRunOptions};
 use crate::cookie_jar::NativeCookieJar;
+use crate::resolvers::Dispatcher;
 use crate::run::{NativeRun, Source};
 
 /// A client: variables, defaults and an optional shared cookie jar; runs read files
@@ -20,10 +21,15 @@ pub struct NativeClient {
 
 #[napi]
 impl NativeClient {
-    /// A client with `config`, sharing `jar` when given.
+    /// A client with `config`, sharing `jar` when given; `resolve` answers the calls
+    /// of the custom resolvers that `config.resolvers` names.
     #[napi(constructor)]
-    pub fn new(config: Option<NativeConfig>, jar: Option<&NativeCookieJar>) -> napi::Result<Self> {
-        let config = config.unwrap_or_default().into_client_config(jar.map(|jar| jar.jar.clone()))?;
+    pub fn new(
+        config: Option<NativeConfig>,
+        jar: Option<&NativeCookieJar>,
+        resolve: Option<Dispatcher>,
+    ) -> napi::Result<Self> {
+        let config = config.unwrap_or_default().into_client_config(jar.map(|jar| jar.jar.clone()), resolve)?;
         Ok(Self { client: Client::new(config) })
     }
 

@@ -1,11 +1,15 @@
 //! What JavaScript passes in: a client's configuration and a run's options, checked
 //! and turned into the engine's [`ClientConfig`] and [`RunOptions`].
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use napi_derive::napi;
 use serde_json::{Map, Value};
-use volley_engine::{ClientConfig, CookieJar, RequestDefaults, RunOptions};
+use volley_engine::{ClientConfig, CookieJar, RequestDefaults, Resolver, RunOptions};
+
+use crate::resolvers::{Dispatcher, JsResolver};
 
 /// A client's configuration (SPEC.md's `ClientConfig` less what the JavaScript layer
 /// keeps: the cookie jar comes as its own argument).
@@ -18,6 +22,9 @@ pub struct NativeConfig {
     pub timeout: Option<f64>,
     /// Default headers and settings.
     pub defaults: Option<NativeDefaults>,
+    /// The names of the custom resolvers, with their `$` (`"$token"`); the dispatcher
+    /// given beside the configuration answers their calls.
+    pub resolvers: Option<Vec<String>>,
 }
 
 /// `RequestDefaults`, headers as `[name, value]` pairs in their order.
@@ -45,8 +52,13 @@ pub struct NativeRunOptions {
 
 impl NativeConfig {
     /// The engine's configuration: the real filesystem, configuration discovery, the
-    /// process environment, and `jar` when given.
-    pub(crate) fn into_client_config(self, jar: Option<CookieJar>) -> napi::Result<ClientConfig> {
+    /// process environment, `jar` when given, and the custom resolvers answered by
+    /// `dispatcher`.
+    pub(crate) fn into_client_config(
+        self,
+        jar: Option<CookieJar>,
+        dispatcher: Option<Dispatcher>,
+    ) -> napi::Result<ClientConfig> {
         let defaults = self.defaults.unwrap_or_default();
         let headers = defaults
             .headers
@@ -57,7 +69,23 @@ impl NativeConfig {
                 Err(_) => Err(invalid_argument("defaults.headers: every entry is a [name, value] pair")),
             })
             .collect::<napi::Result<Vec<_>>>()?;
+        let names = self.resolvers.unwrap_or_default();
+        let mut resolvers: HashMap<String, Arc<dyn Resolver>> = HashMap::new();
+        if !names.is_empty() {
+            let Some(dispatcher) = dispatcher else {
+                return Err(invalid_argument("resolvers: named without a dispatcher to call"));
+            };
+            let dispatcher = Arc::new(dispatcher);
+            for name in names {
+                if !name.starts_with('$') || name.len() < 2 {
+                    return Err(invalid_argument(&format!("resolvers: `{name}` is not a `$name` key")));
+                }
+                let resolver = JsResolver { name: name.clone(), dispatcher: Arc::clone(&dispatcher) };
+                resolvers.insert(name, Arc::new(resolver));
+            }
+        }
         Ok(ClientConfig {
+            resolvers,
             variables: self.variables.unwrap_or_default(),
             cookie_jar: jar,
             timeout: self.timeout.map(|ms| milliseconds("timeout", ms)).transpose()?,
@@ -111,8 +139,16 @@ mod tests {
             ..NativeConfig::default()
         };
         let pair = vec!["X-A".to_owned(), "1".to_owned()];
-        let given = config(vec![pair]).into_client_config(None).map(|config| config.defaults.headers);
+        let given = config(vec![pair]).into_client_config(None, None).map(|config| config.defaults.headers);
         assert_eq!(given.ok(), Some(vec![("X-A".to_owned(), "1".to_owned())]));
-        assert!(config(vec![vec!["X-A".to_owned()]]).into_client_config(None).is_err());
+        assert!(config(vec![vec!["X-A".to_owned()]]).into_client_config(None, None).is_err());
+    }
+
+    #[test]
+    fn resolvers_need_a_dispatcher() {
+        let config = NativeConfig { resolvers: Some(vec!["$token".to_owned()]), ..NativeConfig::default() };
+        assert!(config.into_client_config(None, None).is_err());
+        let none = NativeConfig { resolvers: Some(Vec::new()), ..NativeConfig::default() };
+        assert!(none.into_client_config(None, None).is_ok_and(|config| config.resolvers.is_empty()));
     }
 }

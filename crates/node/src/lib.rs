@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! const jar = new NativeCookieJar()
-//! const client = new NativeClient({ variables, timeout, defaults: { headers: [[name, value]] } }, jar)
+//! const client = new NativeClient({ variables, timeout, defaults: { headers: [[name, value]] },
+//!                                   resolvers: ['$token'] }, jar, ({ name, arguments }) => promiseOfString)
 //! const run = client.runString(text, { variables, timeout })   // or client.run(path, options)
 //! signal.addEventListener('abort', () => run.cancel())
 //! const outcome = await run.start()                              // NativeResponse | NativeFailure
@@ -22,6 +23,7 @@ mod client;
 mod config;
 mod cookie_jar;
 mod failure;
+mod resolvers;
 mod response;
 mod run;
 
@@ -29,5 +31,6 @@ pub use client::NativeClient;
 pub use config::{NativeConfig, NativeDefaults, NativeRunOptions};
 pub use cookie_jar::{NativeCookie, NativeCookieJar};
 pub use failure::NativeFailure;
+pub use resolvers::NativeResolverCall;
 pub use response::NativeResponse;
 pub use run::NativeRun;

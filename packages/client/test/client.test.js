@@ -165,6 +165,57 @@ describe('variables', () => {
   });
 });
 
+describe('resolvers', () => {
+  it('calls custom resolvers, sync and async, with interpolated arguments', async () => {
+    const client = createClient({
+      variables: { host: url, user: 'ada' },
+      resolvers: {
+        $greet: (name) => `hello-${name}`,
+        $join: async (...parts) => parts.join('+'),
+        $count: () => 42,
+      },
+    });
+    const echo = await (
+      await client.runString('GET {{host}}/echo/{{$greet({{user}})}}/{{$join(a, b, {{user}})}}/{{$count()}}\n')
+    ).json();
+    assert.equal(echo.path, '/echo/hello-ada/a+b+ada/42');
+  });
+
+  it('win over the built-ins', async () => {
+    const client = createClient({ resolvers: { $uuid: () => 'not-random' } });
+    const echo = await (await client.runString(`GET ${url}/echo/{{$uuid()}}\n`)).json();
+    assert.equal(echo.path, '/echo/not-random');
+  });
+
+  it('a throwing resolver rejects with kind build, code resolver-failed', async () => {
+    const client = createClient({
+      resolvers: {
+        $broken: () => {
+          throw new Error('vault is sealed');
+        },
+        $rejects: () => Promise.reject(new Error('no network')),
+      },
+    });
+    for (const name of ['broken', 'rejects']) {
+      const error = await client.runString(`GET ${url}/echo/{{$${name}()}}\n`).catch((error) => error);
+      assert.ok(error instanceof VolleyError, String(error));
+      assert.equal(error.kind, 'build');
+      assert.equal(error.code, 'resolver-failed');
+      assert.match(error.message, name === 'broken' ? /vault is sealed/ : /no network/);
+    }
+  });
+
+  it('do not keep the process alive', () => {
+    const script = "require('.').createClient({ resolvers: { $a: () => 'a' } }); console.log('done')";
+    const output = require('node:child_process').execFileSync(process.execPath, ['-e', script], {
+      cwd: path.resolve(__dirname, '..'),
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    assert.equal(output.trim(), 'done');
+  });
+});
+
 describe('failures', () => {
   it('rejects a refused connection with kind connection_refused', async () => {
     const port = await closedPort();
@@ -182,7 +233,8 @@ describe('failures', () => {
 
   it('refuses options it does not support yet', () => {
     assert.throws(() => createClient({ io: {} }), TypeError);
-    assert.throws(() => createClient({ resolvers: { $x: () => 'x' } }), TypeError);
+    assert.throws(() => createClient({ resolvers: { x: () => 'x' } }), TypeError);
+    assert.throws(() => createClient({ resolvers: { $x: 'x' } }), TypeError);
     assert.throws(() => createClient({ cookieJar: {} }), TypeError);
     assert.throws(() => createClient({ timeout: -1 }), TypeError);
     assert.throws(() => createRemoteClient({ serverUrl: url }), { name: 'VolleyError', kind: 'unsupported' });

@@ -15,6 +15,10 @@ async function bearerFlow(): Promise<void> {
   const config: ClientConfig = {
     variables: { host: 'http://127.0.0.1:8080', user: { name: 'ada' } },
     cookieJar: new CookieJar(),
+    resolvers: {
+      $tenant: () => 'acme',
+      $signature: async (payload: string, key: string) => `${payload}.${key}`,
+    },
     timeout: 5000,
     defaults: { headers: { 'X-Client': 'example' }, followRedirects: true, validateSSL: false },
   };
