@@ -121,14 +121,21 @@ export interface RemoteClientConfig {
 export interface RemoteClient extends Client {
   /** Finishes the flow, best effort; the server's time-to-live still applies. */
   close(): Promise<void>;
+  /** The server session's id, once the first run created it. */
   getSessionId(): string | undefined;
+  /** The flow's id, once the first run created it. */
   getFlowId(): string | undefined;
 }
 
 /** A client that runs `.http` definitions locally, through the native engine. */
 export function createClient(config?: ClientConfig): Client;
 
-/** Not available in this package yet: throws a `VolleyError` of kind `unsupported`. */
+/**
+ * A client that runs through an execution server (`volley serve`): the session and the
+ * flow are created by the first run; `setVariable` returns at once and the server
+ * hears of it before the next run (a refusal rejects that run, or `close()`). Throws
+ * a `VolleyError` for a `serverUrl` that is not a URL.
+ */
 export function createRemoteClient(config: RemoteClientConfig): RemoteClient;
 
 /** What kind of failure a {@link VolleyError} is. */
@@ -153,9 +160,8 @@ export type VolleyErrorKind =
   /** Any other failure of the exchange (connection reset, protocol error). */
   | 'transport'
   | 'token_refresh'
+  /** The execution server refused a remote client's call (`code`: its stable code). */
   | 'server'
-  /** A call this package does not offer yet. */
-  | 'unsupported'
   | 'other';
 
 /**

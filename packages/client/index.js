@@ -47,12 +47,9 @@ function createClient(config = {}) {
   return new LocalClient(config);
 }
 
-/** The client that runs through the execution server: not in this package yet. */
-function createRemoteClient() {
-  throw new VolleyError({
-    kind: 'unsupported',
-    message: 'createRemoteClient is not available in @volley-http/client yet; use createClient',
-  });
+/** A client that runs through an execution server (`volley serve`). */
+function createRemoteClient(config) {
+  return new RemoteClient(config);
 }
 
 class LocalClient {
@@ -114,29 +111,121 @@ class LocalClient {
     return this.#native.getVariables();
   }
 
-  async #start(create, options = {}) {
-    checkObject(options, 'options');
-    const signal = options.signal;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new TypeError('options.signal must be an AbortSignal');
-    }
-    if (signal?.aborted) throw abortReason(signal);
-    const run = create({
-      variables: variablesOf(options.variables, 'options.variables'),
-      timeout: timeoutOf(options.timeout, 'options.timeout'),
-    });
-    const cancel = () => run.cancel();
-    signal?.addEventListener('abort', cancel, { once: true });
-    let outcome;
-    try {
-      outcome = await run.start();
-    } finally {
-      signal?.removeEventListener('abort', cancel);
-    }
-    if (outcome instanceof native.NativeResponse) return toResponse(outcome, run, signal);
-    if (outcome.kind === 'aborted' && signal?.aborted) throw abortReason(signal);
-    throw new VolleyError(outcome);
+  #start(create, options) {
+    return startRun(create, options);
   }
+}
+
+class RemoteClient {
+  #native;
+  // The variables as set here, at once (the server hears of them asynchronously).
+  #variables;
+  // Variable updates on their way to the server, in order; runs wait for them.
+  #sync = Promise.resolve();
+  // Why the server refused an update, reported by the next run or close().
+  #syncFailure;
+
+  constructor(config) {
+    checkObject(config, 'config');
+    const variables = variablesOf(config.variables, 'config.variables') ?? {};
+    const outcome = native.createRemoteClient({
+      serverUrl: stringOf(config.serverUrl, 'config.serverUrl'),
+      token: optionalStringOf(config.token, 'config.token'),
+      variables,
+      flowLabel: optionalStringOf(config.flowLabel, 'config.flowLabel'),
+      flowMeta: config.flowMeta === undefined ? undefined : variablesOf(config.flowMeta, 'config.flowMeta'),
+      profile: optionalStringOf(config.profile, 'config.profile'),
+      timeout: timeoutOf(config.timeout, 'config.timeout'),
+    });
+    if (!(outcome instanceof native.NativeRemoteClient)) throw new VolleyError(outcome);
+    this.#native = outcome;
+    this.#variables = variables;
+  }
+
+  /** Runs the first request of the `.http` file at `path` through the server. */
+  run(path, options) {
+    return this.#start((nativeOptions) => this.#native.run(stringOf(path, 'path'), nativeOptions), options);
+  }
+
+  /** Runs the first request of `content` (`.http` text) through the server. */
+  runString(content, options) {
+    return this.#start((nativeOptions) => this.#native.runString(stringOf(content, 'content'), nativeOptions), options);
+  }
+
+  setVariable(key, value) {
+    this.#set({ [stringOf(key, 'key')]: jsonOf(value, `variable ${key}`) });
+  }
+
+  setVariables(variables) {
+    this.#set(variablesOf(variables, 'variables') ?? {});
+  }
+
+  getVariables() {
+    return structuredClone(this.#variables);
+  }
+
+  /** Finishes the flow, best effort; the server's time-to-live still applies. */
+  async close() {
+    await this.#settled();
+    const failure = await this.#native.close();
+    if (failure) throw new VolleyError(failure);
+  }
+
+  getSessionId() {
+    return this.#native.sessionId() ?? undefined;
+  }
+
+  getFlowId() {
+    return this.#native.flowId() ?? undefined;
+  }
+
+  #set(variables) {
+    this.#variables = { ...this.#variables, ...variables };
+    this.#sync = this.#sync
+      .then(() => this.#native.setVariables(variables))
+      .then((failure) => {
+        if (failure) this.#syncFailure ??= failure;
+      });
+  }
+
+  /** Waits for the variable updates under way; throws the first the server refused. */
+  async #settled() {
+    await this.#sync;
+    const failure = this.#syncFailure;
+    this.#syncFailure = undefined;
+    if (failure) throw new VolleyError(failure);
+  }
+
+  async #start(create, options) {
+    if (options?.signal?.aborted) throw abortReason(options.signal);
+    await this.#settled();
+    return startRun(create, options);
+  }
+}
+
+/** One run: options checked, the signal wired to the native run, the outcome shaped. */
+async function startRun(create, options = {}) {
+  checkObject(options, 'options');
+  const signal = options.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError('options.signal must be an AbortSignal');
+  }
+  if (signal?.aborted) throw abortReason(signal);
+  const run = create({
+    variables: variablesOf(options.variables, 'options.variables'),
+    timeout: timeoutOf(options.timeout, 'options.timeout'),
+  });
+  const cancel = () => run.cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  let outcome;
+  try {
+    outcome = await run.start();
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+  }
+  if (outcome instanceof native.NativeResponse) return toResponse(outcome, run, signal);
+  if (outcome.kind === 'aborted' && signal?.aborted) throw abortReason(signal);
+  throw new VolleyError(outcome);
 }
 
 // Statuses whose Response has no body (the Fetch standard's null body statuses).
@@ -246,6 +335,10 @@ function checkObject(value, name) {
 function stringOf(value, name) {
   if (typeof value !== 'string') throw new TypeError(`${name} must be a string`);
   return value;
+}
+
+function optionalStringOf(value, name) {
+  return value === undefined ? undefined : stringOf(value, name);
 }
 
 function booleanOf(value, name) {

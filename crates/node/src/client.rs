@@ -1,6 +1,7 @@
 //! `NativeClient`: the engine's [`Client`] with its variables, and the runs it starts.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use napi_derive::napi;
 use serde_json::{Map, Value};
@@ -37,7 +38,7 @@ impl NativeClient {
     #[napi]
     pub fn run_string(&self, content: String, options: Option<NativeRunOptions>) -> napi::Result<NativeRun> {
         let options = options.unwrap_or_default().into_run_options()?;
-        Ok(NativeRun::new(self.client.clone(), Source::Text(content), options))
+        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::Text(content), options))
     }
 
     /// A run of the first request of the `.http` file at `path` (relative to the
@@ -45,7 +46,7 @@ impl NativeClient {
     #[napi]
     pub fn run(&self, path: String, options: Option<NativeRunOptions>) -> napi::Result<NativeRun> {
         let options = options.unwrap_or_default().into_run_options()?;
-        Ok(NativeRun::new(self.client.clone(), Source::File(PathBuf::from(path)), options))
+        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::File(PathBuf::from(path)), options))
     }
 
     /// Sets a client variable (above the configuration's, below a run's).

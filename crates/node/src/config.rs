@@ -108,7 +108,7 @@ impl NativeRunOptions {
 }
 
 /// A duration from a number of milliseconds, refused when it is negative or not finite.
-fn milliseconds(what: &str, ms: f64) -> napi::Result<Duration> {
+pub(crate) fn milliseconds(what: &str, ms: f64) -> napi::Result<Duration> {
     if ms.is_finite() && ms >= 0.0 {
         Ok(Duration::from_secs_f64(ms / 1000.0))
     } else {

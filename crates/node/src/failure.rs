@@ -8,7 +8,7 @@ use volley_engine::{ConfigError, Error};
 /// `packages/client/index.d.ts`): `read_file`, `invalid_request`, `selection`,
 /// `config`, `build`, the transport kinds (`timeout`, `connection_refused`, `dns`,
 /// `tls`, `too_many_redirects`, `websocket_handshake`, `transport`), `aborted`,
-/// `token_refresh`, `server`.
+/// `token_refresh`, `server`, `other`.
 #[napi(object)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NativeFailure {

@@ -15,6 +15,9 @@
 //! await outcome.read()                                           // else chunk by chunk, null at the end
 //! ```
 //!
+//! `createRemoteClient(config)` gives a `NativeRemoteClient` (or a `NativeFailure`)
+//! with the same `runString`/`run`, plus `setVariables`, `close`, `sessionId`, `flowId`.
+//!
 //! A run's failure is data (`NativeFailure`: kind, code, message, line, column), not a
 //! thrown error, so the JavaScript layer decides what to throw. Everything runs on
 //! napi's tokio runtime; nothing here blocks Node's thread on the network.
@@ -23,6 +26,7 @@ mod client;
 mod config;
 mod cookie_jar;
 mod failure;
+mod remote;
 mod resolvers;
 mod response;
 mod run;
@@ -31,6 +35,7 @@ pub use client::NativeClient;
 pub use config::{NativeConfig, NativeDefaults, NativeRunOptions};
 pub use cookie_jar::{NativeCookie, NativeCookieJar};
 pub use failure::NativeFailure;
+pub use remote::{NativeRemoteClient, NativeRemoteConfig, create_remote_client};
 pub use resolvers::NativeResolverCall;
 pub use response::NativeResponse;
 pub use run::NativeRun;

@@ -1,12 +1,14 @@
-//! `NativeRun`: one run, created by `runString`/`run`, started by `start()` and
-//! cancelled by `cancel()` (the JavaScript layer calls it from an `AbortSignal`).
+//! `NativeRun`: one run of a local or a remote client, created by `runString`/`run`,
+//! started by `start()` and cancelled by `cancel()` (the JavaScript layer calls it from
+//! an `AbortSignal`).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use parking_lot::Mutex;
-use volley_engine::{CancellationToken, Client, RunOptions};
+use volley_engine::{CancellationToken, Execute, RunOptions};
 
 use crate::failure::NativeFailure;
 use crate::response::NativeResponse;
@@ -20,21 +22,35 @@ pub(crate) enum Source {
     File(PathBuf),
 }
 
+/// What `start()` takes: who runs, what, and how.
+struct Pending {
+    client: Arc<dyn Execute>,
+    source: Source,
+    options: RunOptions,
+}
+
 /// A run not started yet, started, or finished. `cancel()` works in every state: a run
 /// cancelled before `start()` ends at once as `aborted`.
 #[napi]
-#[derive(Debug)]
 pub struct NativeRun {
     /// Taken by `start()`.
-    pending: Mutex<Option<(Client, Source, RunOptions)>>,
+    pending: Mutex<Option<Pending>>,
     cancel: CancellationToken,
 }
 
+impl std::fmt::Debug for NativeRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let started = self.pending.lock().is_none();
+        f.debug_struct("NativeRun").field("started", &started).field("cancelled", &self.cancel.is_cancelled()).finish()
+    }
+}
+
 impl NativeRun {
-    pub(crate) fn new(client: Client, source: Source, options: RunOptions) -> Self {
+    /// A run of `source` by `client`, local or remote.
+    pub(crate) fn new(client: Arc<dyn Execute>, source: Source, options: RunOptions) -> Self {
         let cancel = CancellationToken::new();
         let options = options.cancel(cancel.clone());
-        Self { pending: Mutex::new(Some((client, source, options))), cancel }
+        Self { pending: Mutex::new(Some(Pending { client, source, options })), cancel }
     }
 }
 
@@ -44,7 +60,7 @@ impl NativeRun {
     /// twice.
     #[napi]
     pub async fn start(&self) -> napi::Result<Either<NativeResponse, NativeFailure>> {
-        let Some((client, source, options)) = self.pending.lock().take() else {
+        let Some(Pending { client, source, options }) = self.pending.lock().take() else {
             return Err(napi::Error::from_reason("the run was started already"));
         };
         if self.cancel.is_cancelled() {
@@ -52,7 +68,7 @@ impl NativeRun {
         }
         let result = match source {
             Source::Text(text) => client.run_string(&text, options).await,
-            Source::File(path) => client.run(path, options).await,
+            Source::File(path) => client.run(&path, options).await,
         };
         Ok(match result {
             Ok(response) => Either::A(NativeResponse::from(response)),

@@ -8,7 +8,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { after, before, describe, it } = require('node:test');
 
-const { createClient, createRemoteClient, CookieJar, VolleyError } = require('..');
+const { createClient, CookieJar, VolleyError } = require('..');
 const { closedPort, startEchoServer } = require('./support');
 
 let server;
@@ -237,7 +237,6 @@ describe('failures', () => {
     assert.throws(() => createClient({ resolvers: { $x: 'x' } }), TypeError);
     assert.throws(() => createClient({ cookieJar: {} }), TypeError);
     assert.throws(() => createClient({ timeout: -1 }), TypeError);
-    assert.throws(() => createRemoteClient({ serverUrl: url }), { name: 'VolleyError', kind: 'unsupported' });
   });
 
   it('rejects invalid run options', async () => {

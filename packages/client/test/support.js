@@ -1,5 +1,6 @@
-// Test helpers: the `volley echo-server` the tests send to (started on port 0 by each
-// test file), and a port nothing listens on.
+// Test helpers: the `volley echo-server` the tests send to and the `volley serve` the
+// remote client runs through (started on port 0 by each test file), and a port
+// nothing listens on.
 'use strict';
 
 const { spawn } = require('node:child_process');
@@ -18,19 +19,31 @@ function volleyBin() {
 
 /** Starts `volley echo-server --port 0`; resolves to its URL and a `stop()`. */
 function startEchoServer() {
+  return startVolley(['echo-server', '--port', '0'], 'stderr');
+}
+
+/** Starts `volley serve --port 0` with `args`; resolves to its URL and a `stop()`. */
+function startExecutionServer(args) {
+  return startVolley(['serve', '--port', '0', '--color', 'never', ...args], 'stdout');
+}
+
+/** Runs `volley` with `args` until it prints its URL on `stream`. */
+function startVolley(args, stream) {
   const bin = volleyBin();
   if (!fs.existsSync(bin)) {
     throw new Error(`no volley binary at ${bin}: build it (cargo build -p volley-cli) or set VOLLEY_BIN`);
   }
-  const child = spawn(bin, ['echo-server', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stdio = ['ignore', stream === 'stdout' ? 'pipe' : 'ignore', 'pipe'];
+  const child = spawn(bin, args, { stdio });
+  const output = child[stream];
   return new Promise((resolve, reject) => {
-    let stderr = '';
+    let text = '';
     const onData = (data) => {
-      stderr += data;
-      const url = /https?:\/\/[^\s]+/.exec(stderr)?.[0];
+      text += data;
+      const url = /https?:\/\/[^\s]+/.exec(text)?.[0];
       if (url === undefined) return;
-      child.stderr.off('data', onData);
-      child.stderr.resume();
+      output.off('data', onData);
+      output.resume();
       resolve({
         url,
         stop: () =>
@@ -40,10 +53,11 @@ function startEchoServer() {
           }),
       });
     };
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', onData);
+    output.setEncoding('utf8');
+    output.on('data', onData);
+    if (stream === 'stdout') child.stderr.resume();
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`echo server exited with ${code}: ${stderr}`)));
+    child.once('exit', (code) => reject(new Error(`volley ${args[0]} exited with ${code}: ${text}`)));
   });
 }
 
@@ -59,4 +73,4 @@ function closedPort() {
   });
 }
 
-module.exports = { startEchoServer, closedPort, repository };
+module.exports = { startEchoServer, startExecutionServer, closedPort, repository };

@@ -62,6 +62,8 @@ async function remote(): Promise<void> {
   const flowId: string | undefined = client.getFlowId();
   void [sessionId, flowId];
   await client.run('./api.http');
+  client.setVariable('token', 'next');
+  await client.runString('GET {{host}}/me\n', { signal: AbortSignal.timeout(1000) });
   await client.close();
 }
 
