@@ -169,6 +169,17 @@ export type VolleyErrorKind =
  * this. A cancelled run rejects with the signal's reason instead (an `AbortError`).
  */
 export class VolleyError extends Error {
+  constructor(
+    message: string,
+    details?: {
+      kind?: VolleyErrorKind;
+      code?: string;
+      hint?: string;
+      line?: number;
+      column?: number;
+      cause?: unknown;
+    },
+  );
   readonly name: 'VolleyError';
   readonly kind: VolleyErrorKind;
   /** A finer stable code: `undefined-variable`, `syntax-error`, … */

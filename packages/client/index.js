@@ -1,6 +1,7 @@
-// The client library of SPEC.md for Node.js: createClient(config) gives a Client whose
-// run(path) and runString(content) resolve to a standard Fetch API Response. The work is
-// done by the engine through the native addon (volley.node, built from crates/node);
+// The client library of SPEC.md for Node.js: createClient(config) (local) and
+// createRemoteClient(config) (through `volley serve`) give a Client whose run(path) and
+// runString(content) resolve to a standard Fetch API Response. The work is done by the
+// engine through the native addon (volley.node, built from crates/node);
 // this file only adapts it to JavaScript: options checked, the Response built, failures
 // turned into VolleyError, an AbortSignal turned into a cancellation.
 'use strict';
@@ -11,15 +12,20 @@ const native = loadNative();
 
 /** Why a run gave no response (an HTTP status of 4xx or 5xx is a Response, not this). */
 class VolleyError extends Error {
-  constructor(failure) {
-    super(failure.message);
+  constructor(message, { kind = 'other', code, hint, line, column, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'VolleyError';
-    this.kind = failure.kind;
-    this.code = failure.code ?? undefined;
-    this.hint = failure.hint ?? undefined;
-    this.line = failure.line ?? undefined;
-    this.column = failure.column ?? undefined;
+    this.kind = kind;
+    this.code = code ?? undefined;
+    this.hint = hint ?? undefined;
+    this.line = line ?? undefined;
+    this.column = column ?? undefined;
   }
+}
+
+/** The error of a NativeFailure. */
+function failureError(failure) {
+  return new VolleyError(failure.message, failure);
 }
 
 // The native jar of each CookieJar, out of sight of users.
@@ -137,7 +143,7 @@ class RemoteClient {
       profile: optionalStringOf(config.profile, 'config.profile'),
       timeout: timeoutOf(config.timeout, 'config.timeout'),
     });
-    if (!(outcome instanceof native.NativeRemoteClient)) throw new VolleyError(outcome);
+    if (!(outcome instanceof native.NativeRemoteClient)) throw failureError(outcome);
     this.#native = outcome;
     this.#variables = variables;
   }
@@ -168,7 +174,7 @@ class RemoteClient {
   async close() {
     await this.#settled();
     const failure = await this.#native.close();
-    if (failure) throw new VolleyError(failure);
+    if (failure) throw failureError(failure);
   }
 
   getSessionId() {
@@ -193,7 +199,7 @@ class RemoteClient {
     await this.#sync;
     const failure = this.#syncFailure;
     this.#syncFailure = undefined;
-    if (failure) throw new VolleyError(failure);
+    if (failure) throw failureError(failure);
   }
 
   async #start(create, options) {
@@ -225,7 +231,7 @@ async function startRun(create, options = {}) {
   }
   if (outcome instanceof native.NativeResponse) return toResponse(outcome, run, signal);
   if (outcome.kind === 'aborted' && signal?.aborted) throw abortReason(signal);
-  throw new VolleyError(outcome);
+  throw failureError(outcome);
 }
 
 // Statuses whose Response has no body (the Fetch standard's null body statuses).
@@ -290,7 +296,7 @@ function bodyStream(nativeResponse, run, signal) {
         }
       } catch (error) {
         detach();
-        if (!signal?.aborted) controller.error(new VolleyError({ kind: 'transport', message: error.message }));
+        if (!signal?.aborted) controller.error(new VolleyError(error.message, { kind: 'transport', cause: error }));
       }
     },
     async cancel() {

@@ -81,6 +81,21 @@ describe('runString', () => {
   });
 });
 
+describe('streaming', () => {
+  it('gives the events of an endless stream as they arrive, and stops when cancelled', async () => {
+    const response = await createClient().runString(`GET ${url}/sse/forever?interval_ms=20\nAccept: text/event-stream\n`);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('tick 3')) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false);
+      text += value;
+    }
+    assert.match(text, /^data: tick 1$/m);
+    await reader.cancel();
+  });
+});
+
 describe('run', () => {
   it('runs a file, with relative body files and the variables of client and run', async () => {
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'volley-client-'));
@@ -225,6 +240,15 @@ describe('failures', () => {
       assert.match(error.message, /connection refused/);
       return true;
     });
+  });
+
+  it('VolleyError can be made by callers too', () => {
+    const error = new VolleyError('no token', { kind: 'other', hint: 'log in first' });
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, 'VolleyError');
+    assert.equal(error.kind, 'other');
+    assert.equal(error.hint, 'log in first');
+    assert.equal(new VolleyError('plain').kind, 'other');
   });
 
   it('rejects text without a request with kind selection', async () => {

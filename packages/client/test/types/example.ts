@@ -67,6 +67,9 @@ async function remote(): Promise<void> {
   await client.close();
 }
 
+const custom = new VolleyError('no token in the login response', { kind: 'other', hint: 'log in first' });
+void custom.kind;
+
 // @ts-expect-error: timeout is a number of milliseconds
 createClient({ timeout: '5s' });
 // @ts-expect-error: run needs a path
