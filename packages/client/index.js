@@ -242,7 +242,7 @@ function toResponse(nativeResponse, run, signal) {
   const status = nativeResponse.status;
   let body = null;
   if (!NULL_BODY_STATUSES.has(status)) {
-    body = nativeResponse.streaming ? bodyStream(nativeResponse, run, signal) : nativeResponse.bodyBytes();
+    body = nativeResponse.streaming ? bodyStream(nativeResponse, run, signal) : nativeResponse.takeBody();
   }
   // The constructor takes 200..=599 only; a WebSocket handshake's 101 is set afterwards.
   const inRange = status >= 200 && status <= 599;

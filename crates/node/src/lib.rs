@@ -11,7 +11,7 @@
 //! const run = client.runString(text, { variables, timeout })   // or client.run(path, options)
 //! signal.addEventListener('abort', () => run.cancel())
 //! const outcome = await run.start()                              // NativeResponse | NativeFailure
-//! outcome.bodyBytes()                                            // a body read with the response
+//! outcome.takeBody()                                             // a body read with the response
 //! await outcome.read()                                           // else chunk by chunk, null at the end
 //! ```
 //!

@@ -12,7 +12,7 @@ use volley_engine::{BodyError, Response};
 type Chunks = Pin<Box<dyn Stream<Item = Result<Bytes, BodyError>> + Send>>;
 
 /// A response: status line, headers, final URL, and a body that was read with the
-/// response (`bodyBytes()`) or still arrives (`streaming`, then `read()` until `null`).
+/// response (`takeBody()`) or still arrives (`streaming`, then `read()` until `null`).
 #[napi]
 pub struct NativeResponse {
     status: u16,
@@ -20,9 +20,9 @@ pub struct NativeResponse {
     headers: Vec<Vec<String>>,
     url: String,
     redirected: bool,
-    /// The body read with the response; empty for a streamed one.
-    body: Bytes,
-    /// The body still to come, taken by the first `read()`.
+    /// The body read with the response (empty for a streamed one), until `takeBody()`.
+    body: parking_lot::Mutex<Option<Vec<u8>>>,
+    /// A streamed body still to come; `None` once it ended or for a body read whole.
     chunks: tokio::sync::Mutex<Option<Chunks>>,
     streaming: bool,
 }
@@ -45,15 +45,16 @@ impl From<Response> for NativeResponse {
             .map(|(name, value)| vec![name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()])
             .collect();
         let streaming = response.is_streaming();
-        let chunks: Chunks = Box::pin(response.body_stream());
+        // Only a streamed body needs its stream: a body read whole is handed over once.
+        let chunks = streaming.then(|| -> Chunks { Box::pin(response.body_stream()) });
         Self {
             status: response.status(),
             status_text: response.status_text().to_owned(),
             headers,
             url: response.url().to_string(),
             redirected: response.redirected(),
-            body: Bytes::copy_from_slice(response.body_bytes()),
-            chunks: tokio::sync::Mutex::new(Some(chunks)),
+            body: parking_lot::Mutex::new(Some(response.body_bytes().to_vec())),
+            chunks: tokio::sync::Mutex::new(chunks),
             streaming,
         }
     }
@@ -104,18 +105,22 @@ impl NativeResponse {
         self.streaming
     }
 
-    /// The body read with the response, decoded (gzip, brotli, deflate); empty for a
-    /// streamed body.
+    /// The body read with the response, decoded (gzip, brotli, deflate), handed over
+    /// without a copy: a second call gives an empty buffer, as does a streamed body.
     #[napi]
     #[must_use]
-    pub fn body_bytes(&self) -> Buffer {
-        self.body.to_vec().into()
+    pub fn take_body(&self) -> Buffer {
+        self.body.lock().take().unwrap_or_default().into()
     }
 
     /// The next chunk of the body, `null` at its end: as they arrive for a streamed
-    /// body, else the body read with the response in one chunk.
+    /// body, else the body read with the response in one chunk (unless `takeBody()`
+    /// took it).
     #[napi]
     pub async fn read(&self) -> napi::Result<Option<Buffer>> {
+        if !self.streaming {
+            return Ok(self.body.lock().take().map(Buffer::from));
+        }
         let mut guard = self.chunks.lock().await;
         let Some(chunks) = guard.as_mut() else { return Ok(None) };
         match chunks.next().await {
