@@ -278,7 +278,7 @@ function bodyStream(nativeResponse, run, signal) {
     start(controller) {
       onAbort = () => {
         run.cancel();
-        nativeResponse.cancel().catch(() => {});
+        nativeResponse.cancel();
         controller.error(abortReason(signal));
       };
       if (signal?.aborted) onAbort();
@@ -299,9 +299,9 @@ function bodyStream(nativeResponse, run, signal) {
         if (!signal?.aborted) controller.error(new VolleyError(error.message, { kind: 'transport', cause: error }));
       }
     },
-    async cancel() {
+    cancel() {
       detach();
-      await nativeResponse.cancel();
+      nativeResponse.cancel();
     },
   });
 }

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
-use volley_engine::{BodyError, Response};
+use volley_engine::{BodyError, CancellationToken, Response};
 
 type Chunks = Pin<Box<dyn Stream<Item = Result<Bytes, BodyError>> + Send>>;
 
@@ -24,6 +24,8 @@ pub struct NativeResponse {
     body: parking_lot::Mutex<Option<Vec<u8>>>,
     /// A streamed body still to come; `None` once it ended or for a body read whole.
     chunks: tokio::sync::Mutex<Option<Chunks>>,
+    /// Triggered by `cancel()`: ends a `read()` under way, which holds `chunks`.
+    stop: CancellationToken,
     streaming: bool,
 }
 
@@ -55,6 +57,7 @@ impl From<Response> for NativeResponse {
             redirected: response.redirected(),
             body: parking_lot::Mutex::new(Some(response.body_bytes().to_vec())),
             chunks: tokio::sync::Mutex::new(chunks),
+            stop: CancellationToken::new(),
             streaming,
         }
     }
@@ -123,7 +126,12 @@ impl NativeResponse {
         }
         let mut guard = self.chunks.lock().await;
         let Some(chunks) = guard.as_mut() else { return Ok(None) };
-        match chunks.next().await {
+        let next = tokio::select! {
+            biased;
+            () = self.stop.cancelled() => None,
+            next = chunks.next() => next,
+        };
+        match next {
             Some(Ok(chunk)) => Ok(Some(chunk.to_vec().into())),
             Some(Err(error)) => {
                 *guard = None;
@@ -136,9 +144,14 @@ impl NativeResponse {
         }
     }
 
-    /// Stops a streamed body: the connection is closed and `read()` gives `null`.
+    /// Stops a streamed body: a `read()` waiting for a chunk gives `null` at once, and
+    /// the stream (the connection) is dropped.
     #[napi]
-    pub async fn cancel(&self) {
-        self.chunks.lock().await.take();
+    pub fn cancel(&self) {
+        self.stop.cancel();
+        // Without a `read()` under way, the stream goes now; else that read drops it.
+        if let Ok(mut chunks) = self.chunks.try_lock() {
+            chunks.take();
+        }
     }
 }
