@@ -12,8 +12,12 @@ export interface IO {
 }
 
 /**
- * An HTTP transport adapter. The native engine sends requests itself; passing one
- * throws a `TypeError` until adapters are supported.
+ * An HTTP transport adapter: makes each exchange instead of the engine's HTTP client
+ * (which is the default). It gets a Fetch `Request` per hop (`redirect: 'manual'`:
+ * redirects, cookies, timeouts and cancellation stay the engine's) and answers with a
+ * `Response`, whose body is read whole. `{ fetch: globalThis.fetch }` is one; a
+ * recorder or a stub is another. A throw or a rejection fails the run with
+ * `VolleyError` kind `transport`.
  */
 export interface Transport {
   fetch(request: Request): Promise<Response>;
@@ -61,7 +65,7 @@ export interface RequestDefaults {
 export interface ClientConfig {
   /** Filesystem adapter (not supported yet: see {@link IO}). */
   io?: IO;
-  /** HTTP transport adapter (not supported yet: see {@link Transport}). */
+  /** HTTP transport adapter; default: the engine's own HTTP client. */
   transport?: Transport;
   /** Initial variables for all requests. */
   variables?: Record<string, unknown>;

@@ -63,13 +63,12 @@ class LocalClient {
 
   constructor(config) {
     checkObject(config, 'config');
-    for (const option of ['io', 'transport']) {
-      if (config[option] !== undefined) {
-        throw new TypeError(
-          `config.${option} is not supported by @volley-http/client yet: the engine reads the real ` +
-            'filesystem and sends with its own HTTP client',
-        );
-      }
+    if (config.io !== undefined) {
+      throw new TypeError('config.io is not supported by @volley-http/client yet: the engine reads the real filesystem');
+    }
+    const transport = config.transport;
+    if (transport !== undefined && typeof transport?.fetch !== 'function') {
+      throw new TypeError('config.transport must have a fetch(request) method');
     }
     const resolvers = resolversOf(config.resolvers);
     let jar;
@@ -92,6 +91,7 @@ class LocalClient {
       },
       jar,
       resolvers === undefined ? undefined : dispatcherOf(resolvers),
+      transport === undefined ? undefined : transportDispatcherOf(transport),
     );
   }
 
@@ -327,6 +327,34 @@ function dispatcherOf(resolvers) {
       .then((value) => {
         if (value === undefined || value === null) throw new TypeError(`resolver ${name} returned ${value}`);
         return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+      });
+}
+
+// Methods whose Request may not have a body.
+const BODYLESS_METHODS = new Set(['GET', 'HEAD']);
+
+/** The one function the addon calls for every exchange through `config.transport`:
+ * a Fetch `Request` in (redirects are the engine's: `redirect: 'manual'`), the parts
+ * of the adapter's `Response` out, its body read whole. */
+function transportDispatcherOf(transport) {
+  return ({ method, url, headers, body }) =>
+    Promise.resolve()
+      .then(() => {
+        const request = new Request(url, {
+          method,
+          headers,
+          body: BODYLESS_METHODS.has(method) || body.length === 0 ? null : body,
+          redirect: 'manual',
+        });
+        return transport.fetch(request);
+      })
+      .then(async (response) => {
+        if (!(response instanceof Response)) throw new TypeError('transport.fetch must resolve to a Response');
+        return {
+          status: response.status,
+          headers: [...response.headers],
+          body: Buffer.from(await response.arrayBuffer()),
+        };
       });
 }
 

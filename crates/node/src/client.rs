@@ -11,6 +11,7 @@ use crate::config::{NativeConfig, NativeRunOptions};
 use crate::cookie_jar::NativeCookieJar;
 use crate::resolvers::Dispatcher;
 use crate::run::{NativeRun, Source};
+use crate::transport::TransportDispatcher;
 
 /// A client: variables, defaults and an optional shared cookie jar; runs read files
 /// from the real filesystem and find `volley.jsonc` as the CLI does.
@@ -23,14 +24,17 @@ pub struct NativeClient {
 #[napi]
 impl NativeClient {
     /// A client with `config`, sharing `jar` when given; `resolve` answers the calls
-    /// of the custom resolvers that `config.resolvers` names.
+    /// of the custom resolvers that `config.resolvers` names; `transport`, when given,
+    /// makes every exchange instead of the engine's HTTP client.
     #[napi(constructor)]
     pub fn new(
         config: Option<NativeConfig>,
         jar: Option<&NativeCookieJar>,
         resolve: Option<Dispatcher>,
+        transport: Option<TransportDispatcher>,
     ) -> napi::Result<Self> {
-        let config = config.unwrap_or_default().into_client_config(jar.map(|jar| jar.jar.clone()), resolve)?;
+        let jar = jar.map(|jar| jar.jar.clone());
+        let config = config.unwrap_or_default().into_client_config(jar, resolve, transport)?;
         Ok(Self { client: Client::new(config) })
     }
 

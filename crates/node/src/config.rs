@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use napi_derive::napi;
 use serde_json::{Map, Value};
-use volley_engine::{ClientConfig, CookieJar, RequestDefaults, Resolver, RunOptions};
+use volley_engine::{ClientConfig, CookieJar, RequestDefaults, Resolver, RunOptions, Transport};
 
 use crate::resolvers::{Dispatcher, JsResolver};
+use crate::transport::{JsTransport, TransportDispatcher};
 
 /// A client's configuration (SPEC.md's `ClientConfig` less what the JavaScript layer
 /// keeps: the cookie jar comes as its own argument).
@@ -52,12 +53,13 @@ pub struct NativeRunOptions {
 
 impl NativeConfig {
     /// The engine's configuration: the real filesystem, configuration discovery, the
-    /// process environment, `jar` when given, and the custom resolvers answered by
-    /// `dispatcher`.
+    /// process environment, `jar` when given, the custom resolvers answered by
+    /// `dispatcher`, and `transport` instead of the engine's HTTP client when given.
     pub(crate) fn into_client_config(
         self,
         jar: Option<CookieJar>,
         dispatcher: Option<Dispatcher>,
+        transport: Option<TransportDispatcher>,
     ) -> napi::Result<ClientConfig> {
         let defaults = self.defaults.unwrap_or_default();
         let headers = defaults
@@ -84,8 +86,11 @@ impl NativeConfig {
                 resolvers.insert(name, Arc::new(resolver));
             }
         }
+        let transport = transport
+            .map(|dispatcher| -> Arc<dyn Transport> { Arc::new(JsTransport { dispatcher: Arc::new(dispatcher) }) });
         Ok(ClientConfig {
             resolvers,
+            transport,
             variables: self.variables.unwrap_or_default(),
             cookie_jar: jar,
             timeout: self.timeout.map(|ms| milliseconds("timeout", ms)).transpose()?,
@@ -139,16 +144,16 @@ mod tests {
             ..NativeConfig::default()
         };
         let pair = vec!["X-A".to_owned(), "1".to_owned()];
-        let given = config(vec![pair]).into_client_config(None, None).map(|config| config.defaults.headers);
+        let given = config(vec![pair]).into_client_config(None, None, None).map(|config| config.defaults.headers);
         assert_eq!(given.ok(), Some(vec![("X-A".to_owned(), "1".to_owned())]));
-        assert!(config(vec![vec!["X-A".to_owned()]]).into_client_config(None, None).is_err());
+        assert!(config(vec![vec!["X-A".to_owned()]]).into_client_config(None, None, None).is_err());
     }
 
     #[test]
     fn resolvers_need_a_dispatcher() {
         let config = NativeConfig { resolvers: Some(vec!["$token".to_owned()]), ..NativeConfig::default() };
-        assert!(config.into_client_config(None, None).is_err());
+        assert!(config.into_client_config(None, None, None).is_err());
         let none = NativeConfig { resolvers: Some(Vec::new()), ..NativeConfig::default() };
-        assert!(none.into_client_config(None, None).is_ok_and(|config| config.resolvers.is_empty()));
+        assert!(none.into_client_config(None, None, None).is_ok_and(|config| config.resolvers.is_empty()));
     }
 }

@@ -7,7 +7,8 @@
 //! ```text
 //! const jar = new NativeCookieJar()
 //! const client = new NativeClient({ variables, timeout, defaults: { headers: [[name, value]] },
-//!                                   resolvers: ['$token'] }, jar, ({ name, arguments }) => promiseOfString)
+//!                                   resolvers: ['$token'] }, jar, ({ name, arguments }) => promiseOfString,
+//!                                 ({ method, url, headers, body }) => promiseOfStatusHeadersBody)
 //! const run = client.runString(text, { variables, timeout })   // or client.run(path, options)
 //! signal.addEventListener('abort', () => run.cancel())
 //! const outcome = await run.start()                              // NativeResponse | NativeFailure
@@ -30,6 +31,7 @@ mod remote;
 mod resolvers;
 mod response;
 mod run;
+mod transport;
 
 pub use client::NativeClient;
 pub use config::{NativeConfig, NativeDefaults, NativeRunOptions};
@@ -39,3 +41,4 @@ pub use remote::{NativeRemoteClient, NativeRemoteConfig, create_remote_client};
 pub use resolvers::NativeResolverCall;
 pub use response::NativeResponse;
 pub use run::NativeRun;
+pub use transport::{NativeTransportRequest, NativeTransportResponse};

@@ -231,6 +231,56 @@ describe('resolvers', () => {
   });
 });
 
+describe('transport', () => {
+  it('makes the exchange with a custom fetch', async () => {
+    const seen = [];
+    const transport = {
+      async fetch(request) {
+        seen.push({ method: request.method, url: request.url, auth: request.headers.get('x-auth'), body: await request.text() });
+        return new Response('{"stub": true}', { status: 201, headers: { 'content-type': 'application/json', 'x-stub': '1' } });
+      },
+    };
+    const client = createClient({ transport, variables: { token: 't0k' } });
+    const response = await client.runString('POST https://api.invalid/items\nX-Auth: {{token}}\n\n{"a": 1}\n');
+    assert.equal(response.status, 201);
+    assert.equal(response.headers.get('x-stub'), '1');
+    assert.deepEqual(await response.json(), { stub: true });
+    assert.deepEqual(seen, [{ method: 'POST', url: 'https://api.invalid/items', auth: 't0k', body: '{"a": 1}' }]);
+  });
+
+  it('leaves redirects and cookies to the engine', async () => {
+    const urls = [];
+    const jar = new CookieJar();
+    const client = createClient({
+      cookieJar: jar,
+      transport: { fetch: (request) => (urls.push(new URL(request.url).pathname), fetch(request)) },
+    });
+    const response = await client.runString(`GET ${url}/redirect/2\n`);
+    assert.equal(response.status, 200);
+    assert.equal(response.redirected, true);
+    assert.deepEqual(urls, ['/redirect/2', '/redirect/1', '/redirect/0']);
+    await client.runString(`GET ${url}/cookies/set?via=transport\n`);
+    assert.deepEqual(await (await client.runString(`GET ${url}/cookies\n`)).json(), { cookies: { via: 'transport' } });
+  });
+
+  it('a failing transport rejects with kind transport', async () => {
+    const client = createClient({
+      transport: {
+        fetch: () => {
+          throw new Error('offline mode');
+        },
+      },
+    });
+    await assert.rejects(client.runString(`GET ${url}/echo\n`), (error) => {
+      assert.ok(error instanceof VolleyError);
+      assert.equal(error.kind, 'transport');
+      assert.match(error.message, /offline mode/);
+      return true;
+    });
+    assert.throws(() => createClient({ transport: {} }), TypeError);
+  });
+});
+
 describe('failures', () => {
   it('rejects a refused connection with kind connection_refused', async () => {
     const port = await closedPort();
@@ -257,6 +307,7 @@ describe('failures', () => {
 
   it('refuses options it does not support yet', () => {
     assert.throws(() => createClient({ io: {} }), TypeError);
+    assert.throws(() => createClient({ transport: { send() {} } }), TypeError);
     assert.throws(() => createClient({ resolvers: { x: () => 'x' } }), TypeError);
     assert.throws(() => createClient({ resolvers: { $x: 'x' } }), TypeError);
     assert.throws(() => createClient({ cookieJar: {} }), TypeError);

@@ -15,6 +15,7 @@ async function bearerFlow(): Promise<void> {
   const config: ClientConfig = {
     variables: { host: 'http://127.0.0.1:8080', user: { name: 'ada' } },
     cookieJar: new CookieJar(),
+    transport: { fetch: (request: Request) => fetch(request) },
     resolvers: {
       $tenant: () => 'acme',
       $signature: async (payload: string, key: string) => `${payload}.${key}`,
