@@ -1,0 +1,74 @@
+//! `NativeClient`: the engine's [`Client`] with its variables, and the runs it starts.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use napi_derive::napi;
+use serde_json::{Map, Value};
+use volley_engine::Client;
+
+use crate::config::{NativeConfig, NativeRunOptions};
+use crate::cookie_jar::NativeCookieJar;
+use crate::resolvers::Dispatcher;
+use crate::run::{NativeRun, Source};
+use crate::transport::TransportDispatcher;
+
+/// A client: variables, defaults and an optional shared cookie jar; runs read files
+/// from the real filesystem and find `volley.jsonc` as the CLI does.
+#[napi]
+#[derive(Debug)]
+pub struct NativeClient {
+    client: Client,
+}
+
+#[napi]
+impl NativeClient {
+    /// A client with `config`, sharing `jar` when given; `resolve` answers the calls
+    /// of the custom resolvers that `config.resolvers` names; `transport`, when given,
+    /// makes every exchange instead of the engine's HTTP client.
+    #[napi(constructor)]
+    pub fn new(
+        config: Option<NativeConfig>,
+        jar: Option<&NativeCookieJar>,
+        resolve: Option<Dispatcher>,
+        transport: Option<TransportDispatcher>,
+    ) -> napi::Result<Self> {
+        let jar = jar.map(|jar| jar.jar.clone());
+        let config = config.unwrap_or_default().into_client_config(jar, resolve, transport)?;
+        Ok(Self { client: Client::new(config) })
+    }
+
+    /// A run of the first request of `content` (`.http` text); `start()` sends it.
+    #[napi]
+    pub fn run_string(&self, content: String, options: Option<NativeRunOptions>) -> napi::Result<NativeRun> {
+        let options = options.unwrap_or_default().into_run_options()?;
+        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::Text(content), options))
+    }
+
+    /// A run of the first request of the `.http` file at `path` (relative to the
+    /// working directory); `start()` reads and sends it.
+    #[napi]
+    pub fn run(&self, path: String, options: Option<NativeRunOptions>) -> napi::Result<NativeRun> {
+        let options = options.unwrap_or_default().into_run_options()?;
+        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::File(PathBuf::from(path)), options))
+    }
+
+    /// Sets a client variable (above the configuration's, below a run's).
+    #[napi]
+    pub fn set_variable(&self, key: String, value: Value) {
+        self.client.set_variable(key, value);
+    }
+
+    /// Sets several client variables.
+    #[napi]
+    pub fn set_variables(&self, variables: Map<String, Value>) {
+        self.client.set_variables(variables);
+    }
+
+    /// The client variables: the initial ones and those set since.
+    #[napi]
+    #[must_use]
+    pub fn get_variables(&self) -> Map<String, Value> {
+        self.client.get_variables()
+    }
+}

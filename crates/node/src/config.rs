@@ -1,0 +1,159 @@
+//! What JavaScript passes in: a client's configuration and a run's options, checked
+//! and turned into the engine's [`ClientConfig`] and [`RunOptions`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use napi_derive::napi;
+use serde_json::{Map, Value};
+use volley_engine::{ClientConfig, CookieJar, RequestDefaults, Resolver, RunOptions, Transport};
+
+use crate::resolvers::{Dispatcher, JsResolver};
+use crate::transport::{JsTransport, TransportDispatcher};
+
+/// A client's configuration (SPEC.md's `ClientConfig` less what the JavaScript layer
+/// keeps: the cookie jar comes as its own argument).
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct NativeConfig {
+    /// Initial client variables.
+    pub variables: Option<Map<String, Value>>,
+    /// Default timeout of every request, in milliseconds.
+    pub timeout: Option<f64>,
+    /// Default headers and settings.
+    pub defaults: Option<NativeDefaults>,
+    /// The names of the custom resolvers, with their `$` (`"$token"`); the dispatcher
+    /// given beside the configuration answers their calls.
+    pub resolvers: Option<Vec<String>>,
+}
+
+/// `RequestDefaults`, headers as `[name, value]` pairs in their order.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct NativeDefaults {
+    /// Headers added to requests that do not set them.
+    pub headers: Option<Vec<Vec<String>>>,
+    /// Follow redirects (default `true`).
+    pub follow_redirects: Option<bool>,
+    /// Check TLS certificates (default `true`).
+    pub validate_ssl: Option<bool>,
+}
+
+/// A run's options (SPEC.md's `RunOptions` less `signal`, which the JavaScript layer
+/// turns into [`NativeRun::cancel`](crate::NativeRun::cancel)).
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct NativeRunOptions {
+    /// Variables of this run (above the client's).
+    pub variables: Option<Map<String, Value>>,
+    /// Timeout of this run, in milliseconds (a request's `@timeout` still wins).
+    pub timeout: Option<f64>,
+}
+
+impl NativeConfig {
+    /// The engine's configuration: the real filesystem, configuration discovery, the
+    /// process environment, `jar` when given, the custom resolvers answered by
+    /// `dispatcher`, and `transport` instead of the engine's HTTP client when given.
+    pub(crate) fn into_client_config(
+        self,
+        jar: Option<CookieJar>,
+        dispatcher: Option<Dispatcher>,
+        transport: Option<TransportDispatcher>,
+    ) -> napi::Result<ClientConfig> {
+        let defaults = self.defaults.unwrap_or_default();
+        let headers = defaults
+            .headers
+            .unwrap_or_default()
+            .into_iter()
+            .map(|pair| match <[String; 2]>::try_from(pair) {
+                Ok([name, value]) => Ok((name, value)),
+                Err(_) => Err(invalid_argument("defaults.headers: every entry is a [name, value] pair")),
+            })
+            .collect::<napi::Result<Vec<_>>>()?;
+        let names = self.resolvers.unwrap_or_default();
+        let mut resolvers: HashMap<String, Arc<dyn Resolver>> = HashMap::new();
+        if !names.is_empty() {
+            let Some(dispatcher) = dispatcher else {
+                return Err(invalid_argument("resolvers: named without a dispatcher to call"));
+            };
+            let dispatcher = Arc::new(dispatcher);
+            for name in names {
+                if !name.starts_with('$') || name.len() < 2 {
+                    return Err(invalid_argument(&format!("resolvers: `{name}` is not a `$name` key")));
+                }
+                let resolver = JsResolver { name: name.clone(), dispatcher: Arc::clone(&dispatcher) };
+                resolvers.insert(name, Arc::new(resolver));
+            }
+        }
+        let transport = transport
+            .map(|dispatcher| -> Arc<dyn Transport> { Arc::new(JsTransport { dispatcher: Arc::new(dispatcher) }) });
+        Ok(ClientConfig {
+            resolvers,
+            transport,
+            variables: self.variables.unwrap_or_default(),
+            cookie_jar: jar,
+            timeout: self.timeout.map(|ms| milliseconds("timeout", ms)).transpose()?,
+            defaults: RequestDefaults {
+                headers,
+                follow_redirects: defaults.follow_redirects,
+                validate_ssl: defaults.validate_ssl,
+            },
+            ..ClientConfig::default()
+        })
+    }
+}
+
+impl NativeRunOptions {
+    /// The engine's options of one run (the first request of the text is selected).
+    pub(crate) fn into_run_options(self) -> napi::Result<RunOptions> {
+        let timeout = self.timeout.map(|ms| milliseconds("timeout", ms)).transpose()?;
+        Ok(RunOptions::default().variables(self.variables.unwrap_or_default()).timeout(timeout))
+    }
+}
+
+/// A duration from a number of milliseconds, refused when it is negative or not finite.
+pub(crate) fn milliseconds(what: &str, ms: f64) -> napi::Result<Duration> {
+    if ms.is_finite() && ms >= 0.0 {
+        Ok(Duration::from_secs_f64(ms / 1000.0))
+    } else {
+        Err(invalid_argument(&format!("{what}: a number of milliseconds, 0 or more (got {ms})")))
+    }
+}
+
+fn invalid_argument(message: &str) -> napi::Error {
+    napi::Error::new(napi::Status::InvalidArg, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn milliseconds_are_checked() {
+        assert_eq!(milliseconds("timeout", 1500.0).ok(), Some(Duration::from_millis(1500)));
+        assert!(milliseconds("timeout", -1.0).is_err());
+        assert!(milliseconds("timeout", f64::NAN).is_err());
+        assert!(milliseconds("timeout", f64::INFINITY).is_err());
+    }
+
+    #[test]
+    fn headers_must_be_pairs() {
+        let config = |headers: Vec<Vec<String>>| NativeConfig {
+            defaults: Some(NativeDefaults { headers: Some(headers), ..NativeDefaults::default() }),
+            ..NativeConfig::default()
+        };
+        let pair = vec!["X-A".to_owned(), "1".to_owned()];
+        let given = config(vec![pair]).into_client_config(None, None, None).map(|config| config.defaults.headers);
+        assert_eq!(given.ok(), Some(vec![("X-A".to_owned(), "1".to_owned())]));
+        assert!(config(vec![vec!["X-A".to_owned()]]).into_client_config(None, None, None).is_err());
+    }
+
+    #[test]
+    fn resolvers_need_a_dispatcher() {
+        let config = NativeConfig { resolvers: Some(vec!["$token".to_owned()]), ..NativeConfig::default() };
+        assert!(config.into_client_config(None, None, None).is_err());
+        let none = NativeConfig { resolvers: Some(Vec::new()), ..NativeConfig::default() };
+        assert!(none.into_client_config(None, None, None).is_ok_and(|config| config.resolvers.is_empty()));
+    }
+}

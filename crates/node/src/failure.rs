@@ -1,0 +1,113 @@
+//! `NativeFailure`: why a run gave no response, as data the JavaScript layer turns into
+//! a `VolleyError` (or an `AbortError` for a cancelled run).
+
+use napi_derive::napi;
+use volley_engine::{ConfigError, Error};
+
+/// Why a run gave no response. `kind` is stable (the `VolleyError.kind` values of
+/// `packages/client/index.d.ts`): `read_file`, `invalid_request`, `selection`,
+/// `config`, `build`, the transport kinds (`timeout`, `connection_refused`, `dns`,
+/// `tls`, `too_many_redirects`, `websocket_handshake`, `transport`), `aborted`,
+/// `token_refresh`, `server`, `other`.
+#[napi(object)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NativeFailure {
+    /// The kind of failure.
+    pub kind: String,
+    /// A finer stable code where there is one: the diagnostic code of a refused request
+    /// (`syntax-error`, …), the build error's (`undefined-variable`, …), the execution
+    /// server's (`REQUEST_NOT_FOUND`, …).
+    pub code: Option<String>,
+    /// What went wrong, lowercase, as the CLI prints it.
+    pub message: String,
+    /// How to fix it, when there is something to say.
+    pub hint: Option<String>,
+    /// 1-based line in the `.http` text (or the configuration file) of the fault.
+    pub line: Option<u32>,
+    /// 1-based column, in bytes of UTF-8, of the fault.
+    pub column: Option<u32>,
+}
+
+impl NativeFailure {
+    fn new(kind: &str, error: &Error) -> Self {
+        Self { kind: kind.to_owned(), code: None, message: error.to_string(), hint: None, line: None, column: None }
+    }
+
+    fn at(mut self, line: u32, column: u32) -> Self {
+        self.line = Some(line + 1);
+        self.column = Some(column + 1);
+        self
+    }
+}
+
+impl From<&Error> for NativeFailure {
+    fn from(error: &Error) -> Self {
+        match error {
+            Error::ReadFile { .. } => Self::new("read_file", error),
+            Error::Invalid { diagnostics } => {
+                let failure = Self::new("invalid_request", error);
+                match diagnostics.first() {
+                    Some(first) => {
+                        let position = first.span.start_position;
+                        Self { code: Some(first.code.as_str().to_owned()), hint: first.hint.clone(), ..failure }
+                            .at(position.line, position.column)
+                    }
+                    None => failure,
+                }
+            }
+            Error::Selection(_) => Self::new("selection", error),
+            Error::Config(config) => {
+                let failure = Self::new("config", error);
+                match config {
+                    // The configuration's positions are 1-based already.
+                    ConfigError::Syntax { line, column, .. } => {
+                        Self { line: u32::try_from(*line).ok(), column: u32::try_from(*column).ok(), ..failure }
+                    }
+                    _ => failure,
+                }
+            }
+            Error::Build(build) => {
+                let position = build.span().start_position;
+                Self {
+                    code: Some(build.code().to_owned()),
+                    message: build.message(),
+                    hint: build.hint(),
+                    ..Self::new("build", error)
+                }
+                .at(position.line, position.column)
+            }
+            Error::Transport(transport) => match transport.kind() {
+                "other" => Self::new("transport", error),
+                kind => Self::new(kind, error),
+            },
+            Error::Cancelled => Self::new("aborted", error),
+            Error::TokenRefresh { .. } => Self::new("token_refresh", error),
+            Error::Server { code, .. } => Self { code: Some(code.clone()), ..Self::new("server", error) },
+            // `Error` is non-exhaustive: a new variant is a failure of its own until it
+            // gets a kind here.
+            _ => Self::new("other", error),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use volley_engine::TransportError;
+
+    use super::*;
+
+    #[test]
+    fn transport_errors_keep_their_kind() {
+        let refused = Error::Transport(TransportError::ConnectionRefused { host: "127.0.0.1:9".to_owned() });
+        let failure = NativeFailure::from(&refused);
+        assert_eq!(failure.kind, "connection_refused");
+        assert_eq!(failure.message, "connection refused by 127.0.0.1:9");
+        let other = Error::Transport(TransportError::Other { message: "reset".to_owned() });
+        assert_eq!(NativeFailure::from(&other).kind, "transport");
+    }
+
+    #[test]
+    fn cancelled_runs_are_aborted() {
+        assert_eq!(NativeFailure::from(&Error::Cancelled).kind, "aborted");
+    }
+}

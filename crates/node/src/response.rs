@@ -1,0 +1,157 @@
+//! `NativeResponse`: the parts of the engine's [`Response`] that a Fetch API `Response`
+//! is built from, with a body that can be read whole or chunk by chunk.
+
+use std::pin::Pin;
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt as _};
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+use volley_engine::{BodyError, CancellationToken, Response};
+
+type Chunks = Pin<Box<dyn Stream<Item = Result<Bytes, BodyError>> + Send>>;
+
+/// A response: status line, headers, final URL, and a body that was read with the
+/// response (`takeBody()`) or still arrives (`streaming`, then `read()` until `null`).
+#[napi]
+pub struct NativeResponse {
+    status: u16,
+    status_text: String,
+    headers: Vec<Vec<String>>,
+    url: String,
+    redirected: bool,
+    /// The body read with the response (empty for a streamed one), until `takeBody()`.
+    body: parking_lot::Mutex<Option<Vec<u8>>>,
+    /// A streamed body still to come; `None` once it ended or for a body read whole.
+    chunks: tokio::sync::Mutex<Option<Chunks>>,
+    /// Triggered by `cancel()`: ends a `read()` under way, which holds `chunks`.
+    stop: CancellationToken,
+    streaming: bool,
+}
+
+impl std::fmt::Debug for NativeResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeResponse")
+            .field("status", &self.status)
+            .field("url", &self.url)
+            .field("streaming", &self.streaming)
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<Response> for NativeResponse {
+    fn from(response: Response) -> Self {
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| vec![name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()])
+            .collect();
+        let streaming = response.is_streaming();
+        // Only a streamed body needs its stream: a body read whole is handed over once.
+        let chunks = streaming.then(|| -> Chunks { Box::pin(response.body_stream()) });
+        Self {
+            status: response.status(),
+            status_text: response.status_text().to_owned(),
+            headers,
+            url: response.url().to_string(),
+            redirected: response.redirected(),
+            body: parking_lot::Mutex::new(Some(response.body_bytes().to_vec())),
+            chunks: tokio::sync::Mutex::new(chunks),
+            stop: CancellationToken::new(),
+            streaming,
+        }
+    }
+}
+
+#[napi]
+impl NativeResponse {
+    /// The status code.
+    #[napi(getter)]
+    #[must_use]
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The reason phrase of the status (`"OK"`), empty for an unknown status.
+    #[napi(getter)]
+    #[must_use]
+    pub fn status_text(&self) -> String {
+        self.status_text.clone()
+    }
+
+    /// The headers as `[name, value]` pairs in the order received (names lowercase;
+    /// a repeated header is one pair per value).
+    #[napi(getter)]
+    #[must_use]
+    pub fn headers(&self) -> Vec<Vec<String>> {
+        self.headers.clone()
+    }
+
+    /// The URL of the final response (after redirects).
+    #[napi(getter)]
+    #[must_use]
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// `true` when redirects were followed.
+    #[napi(getter)]
+    #[must_use]
+    pub fn redirected(&self) -> bool {
+        self.redirected
+    }
+
+    /// `true` when the body still arrives (an event stream): read it with `read()`.
+    #[napi(getter)]
+    #[must_use]
+    pub fn streaming(&self) -> bool {
+        self.streaming
+    }
+
+    /// The body read with the response, decoded (gzip, brotli, deflate), handed over
+    /// without a copy: a second call gives an empty buffer, as does a streamed body.
+    #[napi]
+    #[must_use]
+    pub fn take_body(&self) -> Buffer {
+        self.body.lock().take().unwrap_or_default().into()
+    }
+
+    /// The next chunk of the body, `null` at its end: as they arrive for a streamed
+    /// body, else the body read with the response in one chunk (unless `takeBody()`
+    /// took it).
+    #[napi]
+    pub async fn read(&self) -> napi::Result<Option<Buffer>> {
+        if !self.streaming {
+            return Ok(self.body.lock().take().map(Buffer::from));
+        }
+        let mut guard = self.chunks.lock().await;
+        let Some(chunks) = guard.as_mut() else { return Ok(None) };
+        let next = tokio::select! {
+            biased;
+            () = self.stop.cancelled() => None,
+            next = chunks.next() => next,
+        };
+        match next {
+            Some(Ok(chunk)) => Ok(Some(chunk.to_vec().into())),
+            Some(Err(error)) => {
+                *guard = None;
+                Err(napi::Error::from_reason(error.to_string()))
+            }
+            None => {
+                *guard = None;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Stops a streamed body: a `read()` waiting for a chunk gives `null` at once, and
+    /// the stream (the connection) is dropped.
+    #[napi]
+    pub fn cancel(&self) {
+        self.stop.cancel();
+        // Without a `read()` under way, the stream goes now; else that read drops it.
+        if let Ok(mut chunks) = self.chunks.try_lock() {
+            chunks.take();
+        }
+    }
+}

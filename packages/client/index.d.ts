@@ -1,0 +1,197 @@
+// Types of @volley-http/client, written by hand after SPEC.md's client library tables
+// (createClient, createRemoteClient, Client, ClientConfig, RequestDefaults, RunOptions,
+// the remote configuration): the names are SPEC.md's, one for one.
+
+/**
+ * A filesystem adapter (SPEC.md: "required in Node.js for `run()`"). This package reads
+ * the real filesystem through its native addon, so `run()` needs none; passing one
+ * throws a `TypeError` until adapters are supported.
+ */
+export interface IO {
+  readFile(path: string): Promise<string | Uint8Array>;
+}
+
+/**
+ * An HTTP transport adapter: makes each exchange instead of the engine's HTTP client
+ * (which is the default). It gets a Fetch `Request` per hop (`redirect: 'manual'`:
+ * redirects, cookies, timeouts and cancellation stay the engine's) and answers with a
+ * `Response`, whose body is read whole. `{ fetch: globalThis.fetch }` is one; a
+ * recorder or a stub is another. A throw or a rejection fails the run with
+ * `VolleyError` kind `transport`.
+ */
+export interface Transport {
+  fetch(request: Request): Promise<Response>;
+}
+
+/** What a resolver may give: a string as it is, an object as JSON, others as `String()` gives them. */
+export type ResolverValue = string | number | boolean | object;
+
+/**
+ * A custom resolver: `{{$name(a, b)}}` calls it with the arguments, as strings, after
+ * their own `{{variables}}` are interpolated. It may return a value or a Promise, and
+ * may throw: the run then rejects with a `VolleyError` of kind `build` and code
+ * `resolver-failed`. Custom resolvers win over the built-ins of the same name.
+ */
+export type Resolver = (...args: string[]) => ResolverValue | Promise<ResolverValue>;
+
+/** One cookie of a jar. */
+export interface Cookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+}
+
+/** Automatic cookie management: clients given the same jar share its cookies. */
+export class CookieJar {
+  constructor();
+  /** The unexpired cookies held. */
+  cookies(): Cookie[];
+  /** Forgets every cookie. */
+  clear(): void;
+}
+
+/** Default headers and settings of a client. */
+export interface RequestDefaults {
+  /** Headers added to requests that do not set them. */
+  headers?: Record<string, string>;
+  /** Follow redirects (default `true`). */
+  followRedirects?: boolean;
+  /** Check TLS certificates (default `true`). */
+  validateSSL?: boolean;
+}
+
+/** The configuration of `createClient`. */
+export interface ClientConfig {
+  /** Filesystem adapter (not supported yet: see {@link IO}). */
+  io?: IO;
+  /** HTTP transport adapter; default: the engine's own HTTP client. */
+  transport?: Transport;
+  /** Initial variables for all requests. */
+  variables?: Record<string, unknown>;
+  /** Custom resolver functions, keys with the `$` prefix (`{ $token: () => … }`). */
+  resolvers?: Record<string, Resolver>;
+  /** Automatic cookie management. */
+  cookieJar?: CookieJar;
+  /** Default timeout for all requests, in milliseconds. */
+  timeout?: number;
+  /** Default headers and settings. */
+  defaults?: RequestDefaults;
+}
+
+/** The second argument of `run` and `runString`. */
+export interface RunOptions {
+  /** Variables for this run (above the client's). */
+  variables?: Record<string, unknown>;
+  /** Timeout of this run, in milliseconds (a request's `@timeout` still wins). */
+  timeout?: number;
+  /** Cancels the run: an aborted signal rejects with its `reason` (an `AbortError`). */
+  signal?: AbortSignal;
+}
+
+/** Runs `.http` definitions. */
+export interface Client {
+  /** Runs the first request of the `.http` file at `path`. */
+  run(path: string, options?: RunOptions): Promise<Response>;
+  /** Runs the first request of `content` (`.http` text). */
+  runString(content: string, options?: RunOptions): Promise<Response>;
+  /** Sets a variable for all later requests. */
+  setVariable(key: string, value: unknown): void;
+  /** Sets several variables for all later requests. */
+  setVariables(variables: Record<string, unknown>): void;
+  /** All current client variables. */
+  getVariables(): Record<string, unknown>;
+}
+
+/** The configuration of `createRemoteClient`. */
+export interface RemoteClientConfig {
+  /** Base URL of the execution server. */
+  serverUrl: string;
+  /** Bearer token, needed when the server was started with `--token`. */
+  token?: string;
+  /** Initial variables, synced to the server session. */
+  variables?: Record<string, unknown>;
+  /** Label shown in Observer Mode. */
+  flowLabel?: string;
+  /** Flow metadata. */
+  flowMeta?: Record<string, unknown>;
+  /** Server configuration profile. */
+  profile?: string;
+  /** Default timeout, in milliseconds. */
+  timeout?: number;
+}
+
+/** A client that runs through the execution server. */
+export interface RemoteClient extends Client {
+  /** Finishes the flow, best effort; the server's time-to-live still applies. */
+  close(): Promise<void>;
+  /** The server session's id, once the first run created it. */
+  getSessionId(): string | undefined;
+  /** The flow's id, once the first run created it. */
+  getFlowId(): string | undefined;
+}
+
+/** A client that runs `.http` definitions locally, through the native engine. */
+export function createClient(config?: ClientConfig): Client;
+
+/**
+ * A client that runs through an execution server (`volley serve`): the session and the
+ * flow are created by the first run; `setVariable` returns at once and the server
+ * hears of it before the next run (a refusal rejects that run, or `close()`). Throws
+ * a `VolleyError` for a `serverUrl` that is not a URL.
+ */
+export function createRemoteClient(config: RemoteClientConfig): RemoteClient;
+
+/** What kind of failure a {@link VolleyError} is. */
+export type VolleyErrorKind =
+  /** The `.http` file could not be read. */
+  | 'read_file'
+  /** The request has errors of its own and was not sent (`code`: the diagnostic's). */
+  | 'invalid_request'
+  /** The text has no request. */
+  | 'selection'
+  /** The configuration file (`volley.jsonc`) is broken. */
+  | 'config'
+  /** The request could not be built: undefined variable, failing resolver, missing file (`code`). */
+  | 'build'
+  /** No response within the timeout. */
+  | 'timeout'
+  | 'connection_refused'
+  | 'dns'
+  | 'tls'
+  | 'too_many_redirects'
+  | 'websocket_handshake'
+  /** Any other failure of the exchange (connection reset, protocol error). */
+  | 'transport'
+  | 'token_refresh'
+  /** The execution server refused a remote client's call (`code`: its stable code). */
+  | 'server'
+  | 'other';
+
+/**
+ * Why a run gave no response. A response with status 4xx or 5xx resolves; it is not
+ * this. A cancelled run rejects with the signal's reason instead (an `AbortError`).
+ */
+export class VolleyError extends Error {
+  constructor(
+    message: string,
+    details?: {
+      kind?: VolleyErrorKind;
+      code?: string;
+      hint?: string;
+      line?: number;
+      column?: number;
+      cause?: unknown;
+    },
+  );
+  readonly name: 'VolleyError';
+  readonly kind: VolleyErrorKind;
+  /** A finer stable code: `undefined-variable`, `syntax-error`, … */
+  readonly code?: string;
+  /** How to fix it, when there is something to say. */
+  readonly hint?: string;
+  /** 1-based line of the fault in the `.http` text (or the configuration file). */
+  readonly line?: number;
+  /** 1-based column of the fault, in bytes of UTF-8. */
+  readonly column?: number;
+}

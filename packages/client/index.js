@@ -1,0 +1,431 @@
+// The client library of SPEC.md for Node.js: createClient(config) (local) and
+// createRemoteClient(config) (through `volley serve`) give a Client whose run(path) and
+// runString(content) resolve to a standard Fetch API Response. The work is done by the
+// engine through the native addon (volley.node, built from crates/node);
+// this file only adapts it to JavaScript: options checked, the Response built, failures
+// turned into VolleyError, an AbortSignal turned into a cancellation.
+'use strict';
+
+const path = require('node:path');
+
+const native = loadNative();
+
+/** Why a run gave no response (an HTTP status of 4xx or 5xx is a Response, not this). */
+class VolleyError extends Error {
+  constructor(message, { kind = 'other', code, hint, line, column, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = 'VolleyError';
+    this.kind = kind;
+    this.code = code ?? undefined;
+    this.hint = hint ?? undefined;
+    this.line = line ?? undefined;
+    this.column = column ?? undefined;
+  }
+}
+
+/** The error of a NativeFailure. */
+function failureError(failure) {
+  return new VolleyError(failure.message, failure);
+}
+
+// The native jar of each CookieJar, out of sight of users.
+const nativeJars = new WeakMap();
+
+/** A cookie jar in memory; clients given the same jar share its cookies. */
+class CookieJar {
+  constructor() {
+    nativeJars.set(this, new native.NativeCookieJar());
+  }
+
+  /** The unexpired cookies held. */
+  cookies() {
+    return nativeJars.get(this).cookies();
+  }
+
+  /** Forgets every cookie. */
+  clear() {
+    nativeJars.get(this).clear();
+  }
+}
+
+/** A client that runs `.http` definitions locally. */
+function createClient(config = {}) {
+  return new LocalClient(config);
+}
+
+/** A client that runs through an execution server (`volley serve`). */
+function createRemoteClient(config) {
+  return new RemoteClient(config);
+}
+
+class LocalClient {
+  #native;
+
+  constructor(config) {
+    checkObject(config, 'config');
+    if (config.io !== undefined) {
+      throw new TypeError('config.io is not supported by @volley-http/client yet: the engine reads the real filesystem');
+    }
+    const transport = config.transport;
+    if (transport !== undefined && typeof transport?.fetch !== 'function') {
+      throw new TypeError('config.transport must have a fetch(request) method');
+    }
+    const resolvers = resolversOf(config.resolvers);
+    let jar;
+    if (config.cookieJar !== undefined) {
+      jar = nativeJars.get(config.cookieJar);
+      if (jar === undefined) throw new TypeError('config.cookieJar must be a CookieJar of @volley-http/client');
+    }
+    const defaults = config.defaults ?? {};
+    checkObject(defaults, 'config.defaults');
+    this.#native = new native.NativeClient(
+      {
+        variables: variablesOf(config.variables, 'config.variables'),
+        timeout: timeoutOf(config.timeout, 'config.timeout'),
+        defaults: {
+          headers: defaults.headers === undefined ? undefined : headerPairs(defaults.headers),
+          followRedirects: booleanOf(defaults.followRedirects, 'config.defaults.followRedirects'),
+          validateSsl: booleanOf(defaults.validateSSL, 'config.defaults.validateSSL'),
+        },
+        resolvers: resolvers === undefined ? undefined : Object.keys(resolvers),
+      },
+      jar,
+      resolvers === undefined ? undefined : dispatcherOf(resolvers),
+      transport === undefined ? undefined : transportDispatcherOf(transport),
+    );
+  }
+
+  /** Runs the first request of the `.http` file at `path`. */
+  run(path, options) {
+    return this.#start((nativeOptions) => this.#native.run(stringOf(path, 'path'), nativeOptions), options);
+  }
+
+  /** Runs the first request of `content` (`.http` text). */
+  runString(content, options) {
+    return this.#start((nativeOptions) => this.#native.runString(stringOf(content, 'content'), nativeOptions), options);
+  }
+
+  setVariable(key, value) {
+    this.#native.setVariable(stringOf(key, 'key'), jsonOf(value, `variable ${key}`));
+  }
+
+  setVariables(variables) {
+    this.#native.setVariables(variablesOf(variables, 'variables') ?? {});
+  }
+
+  getVariables() {
+    return this.#native.getVariables();
+  }
+
+  #start(create, options) {
+    return startRun(create, options);
+  }
+}
+
+class RemoteClient {
+  #native;
+  // The variables as set here, at once (the server hears of them asynchronously).
+  #variables;
+  // Variable updates on their way to the server, in order; runs wait for them.
+  #sync = Promise.resolve();
+  // Why the server refused an update, reported by the next run or close().
+  #syncFailure;
+
+  constructor(config) {
+    checkObject(config, 'config');
+    const variables = variablesOf(config.variables, 'config.variables') ?? {};
+    const outcome = native.createRemoteClient({
+      serverUrl: stringOf(config.serverUrl, 'config.serverUrl'),
+      token: optionalStringOf(config.token, 'config.token'),
+      variables,
+      flowLabel: optionalStringOf(config.flowLabel, 'config.flowLabel'),
+      flowMeta: config.flowMeta === undefined ? undefined : variablesOf(config.flowMeta, 'config.flowMeta'),
+      profile: optionalStringOf(config.profile, 'config.profile'),
+      timeout: timeoutOf(config.timeout, 'config.timeout'),
+    });
+    if (!(outcome instanceof native.NativeRemoteClient)) throw failureError(outcome);
+    this.#native = outcome;
+    this.#variables = variables;
+  }
+
+  /** Runs the first request of the `.http` file at `path` through the server. */
+  run(path, options) {
+    return this.#start((nativeOptions) => this.#native.run(stringOf(path, 'path'), nativeOptions), options);
+  }
+
+  /** Runs the first request of `content` (`.http` text) through the server. */
+  runString(content, options) {
+    return this.#start((nativeOptions) => this.#native.runString(stringOf(content, 'content'), nativeOptions), options);
+  }
+
+  setVariable(key, value) {
+    this.#set({ [stringOf(key, 'key')]: jsonOf(value, `variable ${key}`) });
+  }
+
+  setVariables(variables) {
+    this.#set(variablesOf(variables, 'variables') ?? {});
+  }
+
+  getVariables() {
+    return structuredClone(this.#variables);
+  }
+
+  /** Finishes the flow, best effort; the server's time-to-live still applies. */
+  async close() {
+    await this.#settled();
+    const failure = await this.#native.close();
+    if (failure) throw failureError(failure);
+  }
+
+  getSessionId() {
+    return this.#native.sessionId() ?? undefined;
+  }
+
+  getFlowId() {
+    return this.#native.flowId() ?? undefined;
+  }
+
+  #set(variables) {
+    this.#variables = { ...this.#variables, ...variables };
+    this.#sync = this.#sync
+      .then(() => this.#native.setVariables(variables))
+      .then((failure) => {
+        if (failure) this.#syncFailure ??= failure;
+      });
+  }
+
+  /** Waits for the variable updates under way; throws the first the server refused. */
+  async #settled() {
+    await this.#sync;
+    const failure = this.#syncFailure;
+    this.#syncFailure = undefined;
+    if (failure) throw failureError(failure);
+  }
+
+  async #start(create, options) {
+    if (options?.signal?.aborted) throw abortReason(options.signal);
+    await this.#settled();
+    return startRun(create, options);
+  }
+}
+
+/** One run: options checked, the signal wired to the native run, the outcome shaped. */
+async function startRun(create, options = {}) {
+  checkObject(options, 'options');
+  const signal = options.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError('options.signal must be an AbortSignal');
+  }
+  if (signal?.aborted) throw abortReason(signal);
+  const run = create({
+    variables: variablesOf(options.variables, 'options.variables'),
+    timeout: timeoutOf(options.timeout, 'options.timeout'),
+  });
+  const cancel = () => run.cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  let outcome;
+  try {
+    outcome = await run.start();
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+  }
+  if (outcome instanceof native.NativeResponse) return toResponse(outcome, run, signal);
+  if (outcome.kind === 'aborted' && signal?.aborted) throw abortReason(signal);
+  throw failureError(outcome);
+}
+
+// Statuses whose Response has no body (the Fetch standard's null body statuses).
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** A global Response from the native one; `url` and `redirected` set on the instance. */
+function toResponse(nativeResponse, run, signal) {
+  const status = nativeResponse.status;
+  let body = null;
+  if (!NULL_BODY_STATUSES.has(status)) {
+    body = nativeResponse.streaming ? bodyStream(nativeResponse, run, signal) : nativeResponse.takeBody();
+  }
+  // The constructor takes 200..=599 only; a WebSocket handshake's 101 is set afterwards.
+  const inRange = status >= 200 && status <= 599;
+  const response = new Response(body, {
+    status: inRange ? status : 200,
+    statusText: nativeResponse.statusText,
+    headers: nativeResponse.headers,
+  });
+  const own = {
+    url: { value: nativeResponse.url, enumerable: true },
+    redirected: { value: nativeResponse.redirected, enumerable: true },
+  };
+  if (!inRange) {
+    own.status = { value: status, enumerable: true };
+    own.ok = { value: false, enumerable: true };
+  }
+  Object.defineProperties(response, own);
+  // A clone is a new Response: it gets the same own properties.
+  const clone = response.clone;
+  Object.defineProperty(response, 'clone', {
+    value() {
+      return Object.defineProperties(clone.call(this), own);
+    },
+  });
+  return response;
+}
+
+/** A body still arriving (an event stream) as a ReadableStream; the signal stops it. */
+function bodyStream(nativeResponse, run, signal) {
+  let onAbort;
+  const detach = () => signal?.removeEventListener('abort', onAbort);
+  return new ReadableStream({
+    start(controller) {
+      onAbort = () => {
+        run.cancel();
+        nativeResponse.cancel();
+        controller.error(abortReason(signal));
+      };
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    },
+    async pull(controller) {
+      try {
+        const chunk = await nativeResponse.read();
+        if (signal?.aborted) return;
+        if (chunk === null) {
+          detach();
+          controller.close();
+        } else {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        }
+      } catch (error) {
+        detach();
+        if (!signal?.aborted) controller.error(new VolleyError(error.message, { kind: 'transport', cause: error }));
+      }
+    },
+    cancel() {
+      detach();
+      nativeResponse.cancel();
+    },
+  });
+}
+
+/** `config.resolvers` checked: functions keyed by `$name`; undefined when empty. */
+function resolversOf(resolvers) {
+  if (resolvers === undefined) return undefined;
+  checkObject(resolvers, 'config.resolvers');
+  const entries = Object.entries(resolvers);
+  for (const [name, resolver] of entries) {
+    if (!/^\$./.test(name)) throw new TypeError(`config.resolvers: the key ${JSON.stringify(name)} must start with $`);
+    if (typeof resolver !== 'function') throw new TypeError(`config.resolvers.${name} must be a function`);
+  }
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/** The one function the addon calls for every custom resolver: always a Promise of a
+ * string, so a resolver may return a value or a Promise, and may throw. */
+function dispatcherOf(resolvers) {
+  return ({ name, arguments: args }) =>
+    Promise.resolve()
+      .then(() => resolvers[name](...args))
+      .then((value) => {
+        if (value === undefined || value === null) throw new TypeError(`resolver ${name} returned ${value}`);
+        return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+      });
+}
+
+// Methods whose Request may not have a body.
+const BODYLESS_METHODS = new Set(['GET', 'HEAD']);
+
+/** The one function the addon calls for every exchange through `config.transport`:
+ * a Fetch `Request` in (redirects are the engine's: `redirect: 'manual'`), the parts
+ * of the adapter's `Response` out, its body read whole. */
+function transportDispatcherOf(transport) {
+  return ({ method, url, headers, body }) =>
+    Promise.resolve()
+      .then(() => {
+        const request = new Request(url, {
+          method,
+          headers,
+          body: BODYLESS_METHODS.has(method) || body.length === 0 ? null : body,
+          redirect: 'manual',
+        });
+        return transport.fetch(request);
+      })
+      .then(async (response) => {
+        if (!(response instanceof Response)) throw new TypeError('transport.fetch must resolve to a Response');
+        return {
+          status: response.status,
+          headers: [...response.headers],
+          body: Buffer.from(await response.arrayBuffer()),
+        };
+      });
+}
+
+function abortReason(signal) {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+function checkObject(value, name) {
+  if (value === null || typeof value !== 'object') throw new TypeError(`${name} must be an object`);
+}
+
+function stringOf(value, name) {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string`);
+  return value;
+}
+
+function optionalStringOf(value, name) {
+  return value === undefined ? undefined : stringOf(value, name);
+}
+
+function booleanOf(value, name) {
+  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean`);
+  return value;
+}
+
+function timeoutOf(value, name) {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new TypeError(`${name} must be a number of milliseconds, 0 or more`);
+  }
+  return value;
+}
+
+/** Variables as JSON values: what `JSON.stringify` makes of them (a `Date` becomes its
+ * ISO string, `undefined` properties are left out); a `BigInt` is a TypeError. */
+function variablesOf(value, name) {
+  if (value === undefined) return undefined;
+  checkObject(value, name);
+  return jsonOf(value, name);
+}
+
+function jsonOf(value, name) {
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new TypeError(`${name} cannot be represented as JSON: ${error.message}`, { cause: error });
+  }
+  if (text === undefined) throw new TypeError(`${name} cannot be represented as JSON`);
+  return JSON.parse(text);
+}
+
+/** `Record<string, string>`, `Headers` or `[name, value]` pairs, as pairs. */
+function headerPairs(headers) {
+  if (headers instanceof Headers || Array.isArray(headers)) return [...headers].map(([name, value]) => [name, value]);
+  checkObject(headers, 'config.defaults.headers');
+  return Object.entries(headers).map(([name, value]) => [name, String(value)]);
+}
+
+function loadNative() {
+  const file = path.join(__dirname, 'volley.node');
+  try {
+    return require(file);
+  } catch (error) {
+    if (error.code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(
+      `@volley-http/client: the native addon ${file} is missing; build it with \`npm run build\` ` +
+        '(needs the Rust toolchain and the Volley repository)',
+      { cause: error },
+    );
+  }
+}
+
+module.exports = { createClient, createRemoteClient, CookieJar, VolleyError };

@@ -1,0 +1,401 @@
+// createClient against a real `volley echo-server`: runs, variables, errors,
+// cancellation, timeouts, defaults and a shared cookie jar.
+'use strict';
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { after, before, describe, it } = require('node:test');
+
+const { createClient, CookieJar, VolleyError } = require('..');
+const { closedPort, startEchoServer } = require('./support');
+
+let server;
+let url;
+
+before(async () => {
+  server = await startEchoServer();
+  url = server.url;
+});
+
+after(async () => {
+  await server?.stop();
+});
+
+describe('runString', () => {
+  it('resolves a GET to a global Response with url and redirected', async () => {
+    const response = await createClient().runString(`GET ${url}/echo/hello?x=1\n`);
+    assert.ok(response instanceof Response);
+    assert.equal(response.status, 200);
+    assert.equal(response.statusText, 'OK');
+    assert.equal(response.ok, true);
+    assert.equal(response.url, `${url}/echo/hello?x=1`);
+    assert.equal(response.redirected, false);
+    assert.equal(response.headers.get('content-type'), 'application/json');
+    const echo = await response.json();
+    assert.equal(echo.method, 'GET');
+    assert.equal(echo.path, '/echo/hello');
+  });
+
+  it('sends a JSON body', async () => {
+    const text = `POST ${url}/echo\nContent-Type: application/json\n\n{"name": "ada"}\n`;
+    const echo = await (await createClient().runString(text)).json();
+    assert.equal(echo.method, 'POST');
+    assert.deepEqual(JSON.parse(echo.body), { name: 'ada' });
+    assert.ok(echo.headers.some(([name, value]) => name === 'content-type' && value === 'application/json'));
+  });
+
+  it('resolves a non-2xx status', async () => {
+    const response = await createClient().runString(`GET ${url}/status/404\n`);
+    assert.equal(response.status, 404);
+    assert.equal(response.ok, false);
+  });
+
+  it('follows redirects, or not with defaults.followRedirects', async () => {
+    const followed = await createClient().runString(`GET ${url}/redirect/2\n`);
+    assert.equal(followed.status, 200);
+    assert.equal(followed.redirected, true);
+    assert.equal(followed.url, `${url}/redirect/0`);
+    const clone = followed.clone();
+    assert.equal(clone.url, followed.url);
+    assert.equal(clone.redirected, true);
+
+    const stopped = await createClient({ defaults: { followRedirects: false } }).runString(`GET ${url}/redirect/2\n`);
+    assert.equal(stopped.status, 302);
+    assert.equal(stopped.headers.get('location'), '/redirect/1');
+  });
+
+  it('sends defaults.headers', async () => {
+    const client = createClient({ defaults: { headers: { 'X-Default': 'yes' } } });
+    const echo = await (await client.runString(`GET ${url}/echo\n`)).json();
+    assert.ok(echo.headers.some(([name, value]) => name === 'x-default' && value === 'yes'));
+  });
+
+  it('streams an event stream body', async () => {
+    const response = await createClient().runString(`GET ${url}/sse/events\nAccept: text/event-stream\n`);
+    assert.equal(response.headers.get('content-type'), 'text/event-stream');
+    const text = await response.text();
+    assert.match(text, /^data: /m);
+    assert.match(text, /^id: 7$/m);
+  });
+});
+
+describe('streaming', () => {
+  it('gives the events of an endless stream as they arrive, and stops when cancelled', async () => {
+    const response = await createClient().runString(`GET ${url}/sse/forever?interval_ms=20\nAccept: text/event-stream\n`);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('tick 3')) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false);
+      text += value;
+    }
+    assert.match(text, /^data: tick 1$/m);
+    await reader.cancel();
+  });
+});
+
+describe('run', () => {
+  it('runs a file, with relative body files and the variables of client and run', async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'volley-client-'));
+    try {
+      fs.writeFileSync(path.join(directory, 'body.json'), '{"from": "file"}\n');
+      const file = path.join(directory, 'api.http');
+      fs.writeFileSync(file, 'POST {{host}}/echo/{{item}}\nContent-Type: application/json\n\n< ./body.json\n');
+      const client = createClient({ variables: { host: url, item: 'client' } });
+
+      const echo = await (await client.run(file)).json();
+      assert.equal(echo.path, '/echo/client');
+      assert.deepEqual(JSON.parse(echo.body), { from: 'file' });
+
+      const perRun = await (await client.run(file, { variables: { item: 'run' } })).json();
+      assert.equal(perRun.path, '/echo/run');
+      // A run's variables do not stay.
+      assert.equal(client.getVariables().item, 'client');
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects a missing file with kind read_file', async () => {
+    await assert.rejects(createClient().run(path.join(os.tmpdir(), 'no-such-volley-file.http')), {
+      name: 'VolleyError',
+      kind: 'read_file',
+    });
+  });
+});
+
+describe('variables', () => {
+  it('keeps what setVariable and setVariables set', () => {
+    const client = createClient({ variables: { a: 1 } });
+    client.setVariable('b', { nested: [true, null] });
+    client.setVariables({ c: 'three', a: 'one' });
+    assert.deepEqual(client.getVariables(), { a: 'one', b: { nested: [true, null] }, c: 'three' });
+  });
+
+  it('takes values as JSON does', () => {
+    const client = createClient({ variables: { when: new Date(0), gone: undefined, nan: NaN } });
+    assert.deepEqual(client.getVariables(), { when: '1970-01-01T00:00:00.000Z', nan: null });
+    assert.throws(() => client.setVariable('big', 1n), TypeError);
+    assert.throws(() => client.setVariable('nothing', undefined), TypeError);
+    assert.throws(() => client.setVariables({ big: 1n }), TypeError);
+  });
+
+  it('sends a bearer token stored with setVariable', async () => {
+    const client = createClient({ variables: { host: url } });
+    const login = await client.runString(
+      'POST {{host}}/login\nContent-Type: application/json\n\n{"user": "ada", "password": "lovelace"}\n',
+    );
+    assert.equal(login.status, 200);
+    const { token } = await login.json();
+    client.setVariable('token', token);
+    const me = await client.runString('GET {{host}}/bearer\nAuthorization: Bearer {{token}}\n');
+    assert.equal(me.status, 200);
+    assert.deepEqual(await me.json(), { authenticated: true, token });
+
+    const other = createClient({ variables: { host: url, token: 'wrong' } });
+    const refused = await other.runString('GET {{host}}/bearer\nAuthorization: Bearer {{token}}\n');
+    assert.equal(refused.status, 401);
+  });
+
+  it('nested properties with dot notation', async () => {
+    const client = createClient({ variables: { api: { base: url, version: 'v2' } } });
+    const echo = await (await client.runString('GET {{api.base}}/echo/{{api.version}}\n')).json();
+    assert.equal(echo.path, '/echo/v2');
+  });
+
+  it('rejects an undefined variable with kind build, code and position', async () => {
+    const error = await createClient()
+      .runString(`GET ${url}/echo\nX-Id: {{missing}}\n`)
+      .catch((error) => error);
+    assert.ok(error instanceof VolleyError);
+    assert.ok(error instanceof Error);
+    assert.equal(error.kind, 'build');
+    assert.equal(error.code, 'undefined-variable');
+    assert.equal(error.line, 2);
+    // The name inside the braces: `X-Id: {{` is 8 bytes.
+    assert.equal(error.column, 9);
+    assert.match(error.message, /undefined variable `missing`/);
+  });
+});
+
+describe('resolvers', () => {
+  it('calls custom resolvers, sync and async, with interpolated arguments', async () => {
+    const client = createClient({
+      variables: { host: url, user: 'ada' },
+      resolvers: {
+        $greet: (name) => `hello-${name}`,
+        $join: async (...parts) => parts.join('+'),
+        $count: () => 42,
+      },
+    });
+    const echo = await (
+      await client.runString('GET {{host}}/echo/{{$greet({{user}})}}/{{$join(a, b, {{user}})}}/{{$count()}}\n')
+    ).json();
+    assert.equal(echo.path, '/echo/hello-ada/a+b+ada/42');
+  });
+
+  it('win over the built-ins', async () => {
+    const client = createClient({ resolvers: { $uuid: () => 'not-random' } });
+    const echo = await (await client.runString(`GET ${url}/echo/{{$uuid()}}\n`)).json();
+    assert.equal(echo.path, '/echo/not-random');
+  });
+
+  it('a throwing resolver rejects with kind build, code resolver-failed', async () => {
+    const client = createClient({
+      resolvers: {
+        $broken: () => {
+          throw new Error('vault is sealed');
+        },
+        $rejects: () => Promise.reject(new Error('no network')),
+      },
+    });
+    for (const name of ['broken', 'rejects']) {
+      const error = await client.runString(`GET ${url}/echo/{{$${name}()}}\n`).catch((error) => error);
+      assert.ok(error instanceof VolleyError, String(error));
+      assert.equal(error.kind, 'build');
+      assert.equal(error.code, 'resolver-failed');
+      assert.match(error.message, name === 'broken' ? /vault is sealed/ : /no network/);
+    }
+  });
+
+  it('do not keep the process alive', () => {
+    const script = "require('.').createClient({ resolvers: { $a: () => 'a' } }); console.log('done')";
+    const output = require('node:child_process').execFileSync(process.execPath, ['-e', script], {
+      cwd: path.resolve(__dirname, '..'),
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    assert.equal(output.trim(), 'done');
+  });
+});
+
+describe('transport', () => {
+  it('makes the exchange with a custom fetch', async () => {
+    const seen = [];
+    const transport = {
+      async fetch(request) {
+        seen.push({ method: request.method, url: request.url, auth: request.headers.get('x-auth'), body: await request.text() });
+        return new Response('{"stub": true}', { status: 201, headers: { 'content-type': 'application/json', 'x-stub': '1' } });
+      },
+    };
+    const client = createClient({ transport, variables: { token: 't0k' } });
+    const response = await client.runString('POST https://api.invalid/items\nX-Auth: {{token}}\n\n{"a": 1}\n');
+    assert.equal(response.status, 201);
+    assert.equal(response.headers.get('x-stub'), '1');
+    assert.deepEqual(await response.json(), { stub: true });
+    assert.deepEqual(seen, [{ method: 'POST', url: 'https://api.invalid/items', auth: 't0k', body: '{"a": 1}' }]);
+  });
+
+  it('leaves redirects and cookies to the engine', async () => {
+    const urls = [];
+    const jar = new CookieJar();
+    const client = createClient({
+      cookieJar: jar,
+      transport: { fetch: (request) => (urls.push(new URL(request.url).pathname), fetch(request)) },
+    });
+    const response = await client.runString(`GET ${url}/redirect/2\n`);
+    assert.equal(response.status, 200);
+    assert.equal(response.redirected, true);
+    assert.deepEqual(urls, ['/redirect/2', '/redirect/1', '/redirect/0']);
+    await client.runString(`GET ${url}/cookies/set?via=transport\n`);
+    assert.deepEqual(await (await client.runString(`GET ${url}/cookies\n`)).json(), { cookies: { via: 'transport' } });
+  });
+
+  it('a failing transport rejects with kind transport', async () => {
+    const client = createClient({
+      transport: {
+        fetch: () => {
+          throw new Error('offline mode');
+        },
+      },
+    });
+    await assert.rejects(client.runString(`GET ${url}/echo\n`), (error) => {
+      assert.ok(error instanceof VolleyError);
+      assert.equal(error.kind, 'transport');
+      assert.match(error.message, /offline mode/);
+      return true;
+    });
+    assert.throws(() => createClient({ transport: {} }), TypeError);
+  });
+});
+
+describe('failures', () => {
+  it('rejects a refused connection with kind connection_refused', async () => {
+    const port = await closedPort();
+    await assert.rejects(createClient().runString(`GET http://127.0.0.1:${port}/\n`), (error) => {
+      assert.ok(error instanceof VolleyError);
+      assert.equal(error.kind, 'connection_refused');
+      assert.match(error.message, /connection refused/);
+      return true;
+    });
+  });
+
+  it('VolleyError can be made by callers too', () => {
+    const error = new VolleyError('no token', { kind: 'other', hint: 'log in first' });
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, 'VolleyError');
+    assert.equal(error.kind, 'other');
+    assert.equal(error.hint, 'log in first');
+    assert.equal(new VolleyError('plain').kind, 'other');
+  });
+
+  it('rejects text without a request with kind selection', async () => {
+    await assert.rejects(createClient().runString('# nothing here\n'), { name: 'VolleyError', kind: 'selection' });
+  });
+
+  it('refuses options it does not support yet', () => {
+    assert.throws(() => createClient({ io: {} }), TypeError);
+    assert.throws(() => createClient({ transport: { send() {} } }), TypeError);
+    assert.throws(() => createClient({ resolvers: { x: () => 'x' } }), TypeError);
+    assert.throws(() => createClient({ resolvers: { $x: 'x' } }), TypeError);
+    assert.throws(() => createClient({ cookieJar: {} }), TypeError);
+    assert.throws(() => createClient({ timeout: -1 }), TypeError);
+  });
+
+  it('rejects invalid run options', async () => {
+    await assert.rejects(createClient().runString(`GET ${url}/echo\n`, { timeout: 'soon' }), TypeError);
+    await assert.rejects(createClient().runString(`GET ${url}/echo\n`, { signal: {} }), TypeError);
+  });
+});
+
+describe('timeout', () => {
+  it('rejects with kind timeout after the client timeout', async () => {
+    const client = createClient({ timeout: 200 });
+    const started = Date.now();
+    await assert.rejects(client.runString(`GET ${url}/slow?ms=5000\n`), { name: 'VolleyError', kind: 'timeout' });
+    assert.ok(Date.now() - started < 4000);
+  });
+
+  it('a run timeout wins over the client timeout', async () => {
+    const client = createClient({ timeout: 200 });
+    const response = await client.runString(`GET ${url}/slow?ms=300\n`, { timeout: 5000 });
+    assert.equal(response.status, 200);
+    await assert.rejects(createClient().runString(`GET ${url}/slow?ms=5000\n`, { timeout: 100 }), {
+      kind: 'timeout',
+    });
+  });
+});
+
+describe('abort', () => {
+  it('rejects at once with an AbortError when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const port = await closedPort();
+    await assert.rejects(createClient().runString(`GET http://127.0.0.1:${port}/\n`, { signal: controller.signal }), (error) => {
+      assert.ok(error instanceof DOMException);
+      assert.equal(error.name, 'AbortError');
+      return true;
+    });
+  });
+
+  it('rejects with the signal reason when given one', async () => {
+    const reason = new Error('stop');
+    await assert.rejects(
+      createClient().runString(`GET ${url}/echo\n`, { signal: AbortSignal.abort(reason) }),
+      (error) => error === reason,
+    );
+  });
+
+  it('cancels a run under way', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const run = createClient().runString(`GET ${url}/slow?ms=10000\n`, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    await assert.rejects(run, { name: 'AbortError' });
+    assert.ok(Date.now() - started < 5000, 'the run ended long before the server answered');
+  });
+
+  it('cancels a body that is still arriving, while it waits for the next event', async () => {
+    const controller = new AbortController();
+    const text = `GET ${url}/sse/slow?count=2&interval_ms=5000\nAccept: text/event-stream\n`;
+    const response = await createClient().runString(text, { signal: controller.signal });
+    const started = Date.now();
+    const reading = response.text();
+    setTimeout(() => controller.abort(), 100);
+    await assert.rejects(reading, { name: 'AbortError' });
+    assert.ok(Date.now() - started < 2000);
+  });
+});
+
+describe('cookieJar', () => {
+  it('is shared by two clients', async () => {
+    const jar = new CookieJar();
+    const first = createClient({ cookieJar: jar });
+    const second = createClient({ cookieJar: jar });
+    await first.runString(`GET ${url}/cookies/set?a=1\n`);
+    assert.deepEqual(
+      jar.cookies().map(({ name, value }) => [name, value]),
+      [['a', '1']],
+    );
+    const seen = await (await second.runString(`GET ${url}/cookies\n`)).json();
+    assert.deepEqual(seen, { cookies: { a: '1' } });
+
+    const without = await (await createClient().runString(`GET ${url}/cookies\n`)).json();
+    assert.deepEqual(without, { cookies: {} });
+
+    jar.clear();
+    assert.deepEqual(jar.cookies(), []);
+  });
+});

@@ -1,0 +1,109 @@
+// createRemoteClient through a real `volley serve` (with a token) to a real
+// `volley echo-server`: runs, session and flow ids, variables, close, failures, abort.
+'use strict';
+
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { after, before, describe, it } = require('node:test');
+
+const { createRemoteClient, VolleyError } = require('..');
+const { closedPort, startEchoServer, startExecutionServer } = require('./support');
+
+const TOKEN = 'remote-test-token';
+let echo;
+let server;
+let workspace;
+
+before(async () => {
+  workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'volley-remote-'));
+  [echo, server] = await Promise.all([
+    startEchoServer(),
+    startExecutionServer(['--token', TOKEN, '--workspace', workspace]),
+  ]);
+});
+
+after(async () => {
+  await Promise.all([echo?.stop(), server?.stop()]);
+  if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
+});
+
+function client(config = {}) {
+  return createRemoteClient({ serverUrl: server.url, token: TOKEN, ...config });
+}
+
+describe('createRemoteClient', () => {
+  it('runs through the server and creates the session and the flow on the first run', async () => {
+    const remote = client({ variables: { host: echo.url }, flowLabel: 'node tests', flowMeta: { suite: 'remote' } });
+    assert.equal(remote.getSessionId(), undefined);
+    assert.equal(remote.getFlowId(), undefined);
+
+    const response = await remote.runString('GET {{host}}/echo/remote\n');
+    assert.ok(response instanceof Response);
+    assert.equal(response.status, 200);
+    assert.equal((await response.json()).path, '/echo/remote');
+    assert.equal(typeof remote.getSessionId(), 'string');
+    assert.equal(typeof remote.getFlowId(), 'string');
+    await remote.close();
+  });
+
+  it('sends variables set before and after the session exists, and per run', async () => {
+    const remote = client();
+    remote.setVariable('host', echo.url);
+    assert.deepEqual(remote.getVariables(), { host: echo.url });
+    assert.equal((await (await remote.runString('GET {{host}}/echo/first\n')).json()).path, '/echo/first');
+
+    remote.setVariables({ item: 'second' });
+    assert.deepEqual(remote.getVariables(), { host: echo.url, item: 'second' });
+    assert.equal((await (await remote.runString('GET {{host}}/echo/{{item}}\n')).json()).path, '/echo/second');
+
+    const perRun = await remote.runString('GET {{host}}/echo/{{item}}\n', { variables: { item: 'third' } });
+    assert.equal((await perRun.json()).path, '/echo/third');
+    await remote.close();
+  });
+
+  it('runs a file read on this side', async () => {
+    const file = path.join(workspace, 'remote.http');
+    fs.writeFileSync(file, `POST ${echo.url}/echo\nContent-Type: application/json\n\n{"remote": true}\n`);
+    const remote = client();
+    const echoed = await (await remote.run(file)).json();
+    assert.deepEqual(JSON.parse(echoed.body), { remote: true });
+    await remote.close();
+  });
+
+  it('resolves a non-2xx upstream status', async () => {
+    const response = await client().runString(`GET ${echo.url}/status/503\n`);
+    assert.equal(response.status, 503);
+  });
+
+  it('rejects a wrong token with kind server', async () => {
+    const remote = createRemoteClient({ serverUrl: server.url, token: 'wrong' });
+    await assert.rejects(remote.runString(`GET ${echo.url}/echo\n`), (error) => {
+      assert.ok(error instanceof VolleyError);
+      assert.equal(error.kind, 'server');
+      assert.equal(typeof error.code, 'string');
+      return true;
+    });
+  });
+
+  it('rejects an unreachable server as a transport failure', async () => {
+    const port = await closedPort();
+    const remote = createRemoteClient({ serverUrl: `http://127.0.0.1:${port}` });
+    await assert.rejects(remote.runString(`GET ${echo.url}/echo\n`), { name: 'VolleyError', kind: 'connection_refused' });
+  });
+
+  it('throws a VolleyError for a server URL that is not one', () => {
+    assert.throws(() => createRemoteClient({ serverUrl: 'not a url' }), { name: 'VolleyError' });
+    assert.throws(() => createRemoteClient({}), TypeError);
+  });
+
+  it('cancels a run under way', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const run = client().runString(`GET ${echo.url}/slow?ms=10000\n`, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    await assert.rejects(run, { name: 'AbortError' });
+    assert.ok(Date.now() - started < 5000);
+  });
+});

@@ -1,0 +1,76 @@
+// Test helpers: the `volley echo-server` the tests send to and the `volley serve` the
+// remote client runs through (started on port 0 by each test file), and a port
+// nothing listens on.
+'use strict';
+
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+const repository = path.resolve(__dirname, '..', '..', '..');
+
+/** The `volley` binary: $VOLLEY_BIN, else the debug build of the target directory. */
+function volleyBin() {
+  if (process.env.VOLLEY_BIN) return process.env.VOLLEY_BIN;
+  const targetDir = path.resolve(repository, process.env.CARGO_TARGET_DIR || 'target');
+  return path.join(targetDir, 'debug', process.platform === 'win32' ? 'volley.exe' : 'volley');
+}
+
+/** Starts `volley echo-server --port 0`; resolves to its URL and a `stop()`. */
+function startEchoServer() {
+  return startVolley(['echo-server', '--port', '0'], 'stderr');
+}
+
+/** Starts `volley serve --port 0` with `args`; resolves to its URL and a `stop()`. */
+function startExecutionServer(args) {
+  return startVolley(['serve', '--port', '0', '--color', 'never', ...args], 'stdout');
+}
+
+/** Runs `volley` with `args` until it prints its URL on `stream`. */
+function startVolley(args, stream) {
+  const bin = volleyBin();
+  if (!fs.existsSync(bin)) {
+    throw new Error(`no volley binary at ${bin}: build it (cargo build -p volley-cli) or set VOLLEY_BIN`);
+  }
+  const stdio = ['ignore', stream === 'stdout' ? 'pipe' : 'ignore', 'pipe'];
+  const child = spawn(bin, args, { stdio });
+  const output = child[stream];
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (data) => {
+      text += data;
+      const url = /https?:\/\/[^\s]+/.exec(text)?.[0];
+      if (url === undefined) return;
+      output.off('data', onData);
+      output.resume();
+      resolve({
+        url,
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', done);
+            child.kill();
+          }),
+      });
+    };
+    output.setEncoding('utf8');
+    output.on('data', onData);
+    if (stream === 'stdout') child.stderr.resume();
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`volley ${args[0]} exited with ${code}: ${text}`)));
+  });
+}
+
+/** A local port with nothing listening on it (bound, then released). */
+function closedPort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+module.exports = { startEchoServer, startExecutionServer, closedPort, repository };
