@@ -277,6 +277,9 @@ impl Client {
         input.response = Some(ResponseView::new(response.status(), &response.headers));
         let before = self.get_variables();
         let (results, logs) = self.run_handlers(&scripts, &mut input, &text);
+        if results.is_empty() && logs.is_empty() {
+            return;
+        }
         let mut secrets = Secrets::new();
         let changed: Map<String, Value> =
             self.get_variables().into_iter().filter(|(name, value)| before.get(name) != Some(value)).collect();

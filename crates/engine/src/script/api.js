@@ -1,10 +1,11 @@
 // The JetBrains HTTP Client script API (`client`, `request`, `response`) over the data
-// Volley hands in. Evaluated before each script; its value is a function that installs
-// the globals and returns `finish`, which runs the registered tests and answers what
-// the script did as JSON, and `isExit`, which tells `client.exit()` from an error.
+// Volley hands in. A module, compiled once per process to bytecode and loaded into each
+// script's context: its `install` puts the globals in place and returns `finish`, which
+// runs the registered tests and answers what the script did as JSON, and `isExit`,
+// which tells `client.exit()` from an error.
 // Nothing here reaches outside the context: scripts get no file system, network,
 // process or timers.
-(function install(inputJson, responseBody) {
+export function install(inputJson, responseBody) {
   "use strict";
   const input = JSON.parse(inputJson);
   const own = (map, key) => map != null && Object.prototype.hasOwnProperty.call(map, key);
@@ -200,4 +201,4 @@
     return JSON.stringify({ globals, clearAll: clearedAll, variables: requestVariables, tests: results, logs });
   }
   return Object.freeze({ finish, isExit: (value) => value === EXIT });
-})
+}
