@@ -204,62 +204,39 @@ fn check(out: &mut String, assertion: &AssertionResult, file: &File, mode: Mode)
             }
         }
         Check::Failed { expected, actual } => {
-            let title = format!("assertion failed: {expression}");
-            let report = Report {
-                severity: Severity::Error,
-                code: "assertion-failed",
-                message: &title,
-                span: assertion.span,
-                label: None,
-                notes: vec![format!("expected: {expected}"), format!("  actual: {actual}")],
-                hint: None,
-            };
-            let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
-            let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
+            let notes = vec![format!("expected: {expected}"), format!("  actual: {actual}")];
+            failed(out, assertion, file, "assertion-failed", &format!("assertion failed: {expression}"), notes, None);
         }
         Check::ScriptFailed { message } => {
             let title = format!("test failed: {expression}");
-            let report = Report {
-                severity: Severity::Error,
-                code: "test-failed",
-                message: &title,
-                span: assertion.span,
-                label: None,
-                notes: vec![message.clone()],
-                hint: None,
-            };
-            let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
-            let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
+            failed(out, assertion, file, "test-failed", &title, vec![message.clone()], None);
         }
         Check::HandlerFailed { message, stack } => {
             let hint = (!stack.is_empty()).then(|| format!("JavaScript stack:\n{stack}"));
-            let report = Report {
-                severity: Severity::Error,
-                code: "handler-failed",
-                message: &format!("response handler failed: {message}"),
-                span: assertion.span,
-                label: None,
-                notes: Vec::new(),
-                hint: hint.as_deref(),
-            };
-            let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
-            let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
+            let title = format!("response handler failed: {message}");
+            failed(out, assertion, file, "handler-failed", &title, Vec::new(), hint.as_deref());
         }
         Check::Invalid { message, hint } => {
             let title = format!("invalid assertion: {message}");
-            let report = Report {
-                severity: Severity::Error,
-                code: "invalid-assertion",
-                message: &title,
-                span: assertion.span,
-                label: None,
-                notes: Vec::new(),
-                hint: hint.as_deref(),
-            };
-            let _ = writeln!(out, "{RED}✗{RED:#} {expression}");
-            let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
+            failed(out, assertion, file, "invalid-assertion", &title, Vec::new(), hint.as_deref());
         }
     }
+}
+
+/// `✗ expression` and the report of why, compiler-style, at the assertion's place.
+fn failed(
+    out: &mut String,
+    assertion: &AssertionResult,
+    file: &File,
+    code: &str,
+    title: &str,
+    notes: Vec<String>,
+    hint: Option<&str>,
+) {
+    let report =
+        Report { severity: Severity::Error, code, message: title, span: assertion.span, label: None, notes, hint };
+    let _ = writeln!(out, "{RED}✗{RED:#} {}", assertion.expression);
+    let _ = writeln!(out, "{}", render::report(&file.shown, &file.text, &file.lines, &report));
 }
 
 /// The line that ends a stream: `── 3 events in 1.2 s, the server ended the stream`.
