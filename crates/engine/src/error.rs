@@ -71,6 +71,8 @@ pub enum Error {
         message: String,
         /// For `EXECUTE_ERROR` (the upstream exchange failed): `details.kind`, the same
         /// names as [`TransportError::kind`] (`timeout`, `connection_refused`, `dns`, …).
+        /// For `VALIDATION_ERROR` of a request the server could not build: `details.code`,
+        /// the build error's code ([`BuildError::code`]: `undefined-variable`, …).
         kind: Option<String>,
     },
 }

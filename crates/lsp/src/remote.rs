@@ -179,7 +179,9 @@ fn remote_error(error: &Error, request: &Request, text: &str, client: &RemoteCli
                  `server` setting)"
             ),
         ),
-        Error::Server { code, kind: Some(kind), message, .. } if code == "EXECUTE_ERROR" => {
+        Error::Server { code, kind: Some(kind), message, .. }
+            if code == "EXECUTE_ERROR" || code == "VALIDATION_ERROR" =>
+        {
             ErrorInfo::new(kind, message.clone())
         }
         Error::Server { status: 401 | 403, .. } => ErrorInfo::new(

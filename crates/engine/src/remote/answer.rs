@@ -102,7 +102,10 @@ pub(crate) fn assertions_of(assertions: AssertionReport, content: Option<&str>) 
 /// start of the body when it has another shape (a proxy's page).
 pub(crate) fn server_error(status: u16, body: &[u8]) -> Error {
     if let Ok(ErrorEnvelope { error }) = serde_json::from_slice::<ErrorEnvelope>(body) {
-        let kind = error.details.as_ref().and_then(|details| details.get("kind")).and_then(Value::as_str);
+        // `details.kind` of an exchange that failed; `details.code` of a request the
+        // server could not build (`undefined-variable`, …).
+        let detail = |name: &str| error.details.as_ref().and_then(|details| details.get(name)).and_then(Value::as_str);
+        let kind = detail("kind").or_else(|| detail("code").filter(|_| error.code == "VALIDATION_ERROR"));
         return Error::Server { status, code: error.code, message: error.message, kind: kind.map(str::to_owned) };
     }
     let reason = http::StatusCode::from_u16(status).ok().and_then(|status| status.canonical_reason()).unwrap_or("");

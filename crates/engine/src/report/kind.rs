@@ -38,7 +38,8 @@ pub enum ErrorKind {
     Server {
         /// Its stable code (`EXECUTE_ERROR`, …).
         code: String,
-        /// For `EXECUTE_ERROR`, the transport kind.
+        /// For `EXECUTE_ERROR`, the transport kind; for `VALIDATION_ERROR`, the build
+        /// error's code.
         kind: Option<String>,
     },
 }
@@ -76,6 +77,7 @@ impl ErrorKind {
             Self::Cancelled => "cancelled".to_owned(),
             Self::TokenRefresh => "token-refresh".to_owned(),
             Self::Server { code, kind: Some(kind) } if code == "EXECUTE_ERROR" => kind.replace('_', "-"),
+            Self::Server { code, kind: Some(kind) } if code == "VALIDATION_ERROR" => kind.clone(),
             Self::Server { code, .. } => code.to_ascii_lowercase().replace('_', "-"),
         }
     }
