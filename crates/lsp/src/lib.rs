@@ -25,6 +25,7 @@ mod scope;
 mod script_api;
 mod script_context;
 mod server;
+mod settings;
 
 pub use server::Backend;
 use tower_lsp_server::{ClientSocket, LspService, Server};

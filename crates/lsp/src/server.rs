@@ -26,14 +26,14 @@ use tower_lsp_server::ls_types::{
 };
 use tower_lsp_server::{Client, LanguageServer};
 
-use crate::cookies::{self, Jars};
+use crate::cookies::Jars;
 use crate::diagnostics::{Context, Environment, Publisher};
 use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute;
 use crate::progress::Progresses;
-use crate::remote::{self, Remote};
+use crate::remote::Remote;
 use crate::scope::Scope;
-use crate::{completion, convert, formatting, hover, jsonc, navigation, paste, preview};
+use crate::{completion, convert, formatting, hover, jsonc, navigation, paste, preview, settings};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
 const CONFIG_GLOBS: [&str; 4] =
@@ -49,7 +49,7 @@ pub struct Backend {
     /// Set by `shutdown`: the process exits with 0 only after it (LSP's `exit` rule).
     shut_down: Arc<AtomicBool>,
     publisher: Publisher,
-    environment: Arc<Mutex<Environment>>,
+    pub(crate) environment: Arc<Mutex<Environment>>,
     pub(crate) progresses: Progresses,
     /// The client registers file watchers on request
     /// (`workspace.didChangeWatchedFiles.dynamicRegistration`).
@@ -102,7 +102,7 @@ impl Backend {
         self.publisher.request(&self.context(), uri);
     }
 
-    fn publish_all(&self) {
+    pub(crate) fn publish_all(&self) {
         self.publisher.request_all(&self.context());
     }
 
@@ -110,50 +110,10 @@ impl Backend {
         self.environment.lock().profile.clone()
     }
 
-    /// Selects the active profile; every document's diagnostics follow.
-    fn set_profile(&self, profile: Option<String>) {
-        let profile = profile.filter(|name| !name.is_empty());
-        {
-            let mut environment = self.environment.lock();
-            if environment.profile == profile {
-                return;
-            }
-            environment.profile = profile;
-        }
-        self.publish_all();
-    }
-
     /// Files may have appeared or vanished, configurations changed: check again.
     fn files_changed(&self) {
         volley_engine::stages::reload_config(&self.engine);
         self.publish_all();
-    }
-
-    /// Applies the `server` and `cookieJar` settings of `settings`: a replaced execution
-    /// server's flow is finished in the background, and a `cookieJar` that remote sends
-    /// do not use is said so rather than ignored in silence.
-    async fn apply_send_settings(&self, settings: &Value) {
-        self.jars.set_file(cookies::setting(settings));
-        if let Some(replaced) = self.remote.set(remote::setting(settings))
-            && let Ok(client) = replaced.client
-        {
-            tokio::spawn(async move { drop(client.close().await) });
-        }
-        let jar_file = matches!(cookies::setting(settings), cookies::Setting::File(_));
-        if let Some(connection) = self.remote.connection() {
-            let message = match &connection.client {
-                Err(message) => Some(message.clone()),
-                Ok(_) if jar_file => Some(format!(
-                    "the `cookieJar` setting is not used while requests are sent through the execution server at \
-                     {}: its session keeps the cookies",
-                    connection.url
-                )),
-                Ok(_) => None,
-            };
-            if let Some(message) = message {
-                self.client.show_message(MessageType::WARNING, message).await;
-            }
-        }
     }
 
     /// `window/workDoneProgress/cancel`: the cancel button of a progress (async: the
@@ -220,29 +180,6 @@ pub(crate) fn invalid_params(message: impl Into<String>) -> RpcError {
     RpcError::invalid_params(message.into())
 }
 
-/// What settings say of the active profile.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum ProfileSetting {
-    /// Nothing.
-    Unsaid,
-    /// This profile.
-    Profile(String),
-    /// No profile (`null` or `""`).
-    Nothing,
-}
-
-/// The active profile in settings: `{"volley": {"profile": …}}` or `{"profile": …}`.
-fn profile_setting(settings: &Value) -> ProfileSetting {
-    let section = settings.get("volley").unwrap_or(settings);
-    match section.get("profile") {
-        None => ProfileSetting::Unsaid,
-        Some(value) => value
-            .as_str()
-            .filter(|name| !name.is_empty())
-            .map_or(ProfileSetting::Nothing, |name| ProfileSetting::Profile(name.to_owned())),
-    }
-}
-
 fn first_argument<T: serde::de::DeserializeOwned>(params: &ExecuteCommandParams) -> Result<T> {
     let argument = params.arguments.first().cloned().unwrap_or(Value::Null);
     serde_json::from_value(argument).map_err(|error| invalid_params(format!("`{}`: {error}", params.command)))
@@ -250,7 +187,7 @@ fn first_argument<T: serde::de::DeserializeOwned>(params: &ExecuteCommandParams)
 
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
-        if let Some(ProfileSetting::Profile(profile)) = params.initialization_options.as_ref().map(profile_setting) {
+        if let Some(profile) = params.initialization_options.as_ref().and_then(settings::initial_profile) {
             self.environment.lock().profile = Some(profile);
         }
         if let Some(options) = &params.initialization_options {
@@ -406,12 +343,7 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        self.apply_send_settings(&params.settings).await;
-        match profile_setting(&params.settings) {
-            ProfileSetting::Unsaid => {}
-            ProfileSetting::Profile(profile) => self.set_profile(Some(profile)),
-            ProfileSetting::Nothing => self.set_profile(None),
-        }
+        self.apply_settings(&params.settings).await;
     }
 
     async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
