@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rquickjs::{Context, Ctx, Exception, Function, Runtime, Value};
 
-use super::sandbox::MAX_STACK_BYTES;
+use super::sandbox::{MAX_STACK_BYTES, frame_place};
 
 /// The syntax error of `code`, if it has one: the message and the 1-based line and
 /// column in `code`. The code is compiled as the body of a function (`Function(code)`,
@@ -84,11 +84,7 @@ impl Checker {
             let message = exception.message().unwrap_or_default();
             // QuickJS names the compiled text `<input>`; its body starts on line 3.
             let place = exception.stack().and_then(|stack| {
-                let frame = stack.lines().find(|line| line.contains("<input>:"))?.to_owned();
-                let after = &frame[frame.find("<input>:")? + "<input>:".len()..];
-                let mut numbers = after.split(|c: char| !c.is_ascii_digit()).filter(|part| !part.is_empty());
-                let line: u32 = numbers.next()?.parse().ok()?;
-                let column = numbers.next().and_then(|column| column.parse().ok()).unwrap_or(1);
+                let (line, column) = stack.lines().find_map(|frame| frame_place(frame, "<input>"))?;
                 Some((line.checked_sub(FUNCTION_BODY_LINE - 1).filter(|line| *line > 0)?, column))
             });
             Some(Checked::Error((message, place)))

@@ -227,14 +227,15 @@ fn describe(value: &Value<'_>) -> Failure {
         (format!("uncaught {text}"), String::new())
     };
     let frames: Vec<&str> = stack.lines().map(str::trim).filter(|frame| frame.contains(SCRIPT_NAME)).collect();
-    let place = frames.first().and_then(|frame| frame_place(frame));
+    let place = frames.first().and_then(|frame| frame_place(frame, SCRIPT_NAME));
     let stack = frames.iter().map(|frame| frame.replace(SCRIPT_NAME, "script")).collect::<Vec<_>>().join("\n");
     Failure { kind: FailureKind::Thrown, message, stack, place }
 }
 
-/// `at f (volley-script:3:14)` or `at volley-script:1:9`: line 3, column 14.
-fn frame_place(frame: &str) -> Option<(u32, u32)> {
-    let after = &frame[frame.find(SCRIPT_NAME)? + SCRIPT_NAME.len()..];
+/// The place in the code named `name` of a stack frame: `at f (volley-script:3:14)` or
+/// `at volley-script:1:9` is line 3, column 14.
+pub(super) fn frame_place(frame: &str, name: &str) -> Option<(u32, u32)> {
+    let after = &frame[frame.find(name)? + name.len()..];
     let mut numbers = after.strip_prefix(':')?.split(|c: char| !c.is_ascii_digit());
     let line = numbers.next()?.parse().ok()?;
     let column = numbers.next().and_then(|column| column.parse().ok()).unwrap_or(1);
