@@ -367,16 +367,20 @@ impl Response {
 pub(crate) fn decode_text(body: &[u8], content_type: Option<&http::HeaderValue>) -> String {
     let charset = content_type
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| {
-            value.split(';').skip(1).find_map(|parameter| {
-                let (name, value) = parameter.split_once('=')?;
-                name.trim().eq_ignore_ascii_case("charset").then(|| value.trim().trim_matches('"').to_owned())
-            })
-        })
+        .and_then(charset_of)
         .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()))
         .unwrap_or(encoding_rs::UTF_8);
     let (text, _, _) = charset.decode(body);
     text.into_owned()
+}
+
+/// The `charset` parameter of a `Content-Type` value (`utf-8` of
+/// `application/json; charset="utf-8"`), if it has one.
+pub(crate) fn charset_of(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|parameter| {
+        let (name, value) = parameter.split_once('=')?;
+        name.trim().eq_ignore_ascii_case("charset").then(|| value.trim().trim_matches('"').to_owned())
+    })
 }
 
 #[cfg(test)]

@@ -100,12 +100,8 @@ impl ResponseView {
             .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
             .collect();
         let content_type = headers.get(http::header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or("");
-        let mut parts = content_type.split(';');
-        let mime_type = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let charset = parts.find_map(|part| {
-            let (name, value) = part.split_once('=')?;
-            name.trim().eq_ignore_ascii_case("charset").then(|| value.trim().trim_matches('"').to_owned())
-        });
+        let mime_type = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let charset = crate::response::charset_of(content_type);
         Self { status, headers: pairs, mime_type, charset }
     }
 }
