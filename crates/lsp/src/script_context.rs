@@ -1,5 +1,5 @@
-//! Where a position is in a `{% %}` script: the script around it (from the request's
-//! `Script` spans and the `{%`/`%}` of the text), whether it is in code rather than in a
+//! Where a position is in a `{% %}` script: the script around it (the parser's span of
+//! its code; for a script not closed yet, from its `{%`), whether it is in code rather than in a
 //! string or a comment, and the member path (`client.global.se`) written there.
 
 use std::ops::Range;
@@ -26,20 +26,25 @@ pub(crate) fn script_at(snapshot: &Snapshot, offset: usize) -> Option<ScriptAt> 
     let request = block.request.as_deref()?;
     let block_end = placed.place(block.span).end;
     let request_line = placed.place(request.line_span).start;
-    let scripts: Vec<_> = request.scripts.iter().map(|script| (script.kind, placed.place(script.span))).collect();
-    scripts.iter().enumerate().find_map(|(index, (kind, span))| {
+    let scripts: Vec<_> = request.scripts.iter().map(|script| (script, placed.place(script.span))).collect();
+    scripts.iter().enumerate().find_map(|(index, (script, span))| {
+        let kind = script.kind;
         if !matches!(kind, ScriptKind::PreRequest | ScriptKind::ResponseHandler) || offset < span.start {
             return None;
         }
+        // A closed script: the parser's span of its code.
+        if let Some(code) = &script.code {
+            let code = placed.place(code.span);
+            return (code.start..=code.end).contains(&offset).then_some(ScriptAt { kind, code: code.start..code.end });
+        }
+        // Not closed yet (being written): from its `{%` to the next script, its request
+        // line (a pre-request script) or the end of its block.
         let text = snapshot.rope.byte_slice(span.start..span.end).to_string();
         let open = span.start + text.find("{%")? + 2;
-        let close = text[open - span.start..].rfind("%}").map(|close| open + close);
-        let end = close.unwrap_or_else(|| {
-            let next_script = scripts.get(index + 1).map_or(block_end, |(_, next)| next.start);
-            let request_line = if request_line > span.start { request_line } else { block_end };
-            next_script.min(request_line).min(block_end).max(open)
-        });
-        (open..=end).contains(&offset).then_some(ScriptAt { kind: *kind, code: open..end })
+        let next_script = scripts.get(index + 1).map_or(block_end, |(_, next)| next.start);
+        let request_line = if request_line > span.start { request_line } else { block_end };
+        let end = next_script.min(request_line).min(block_end).max(open);
+        (open..=end).contains(&offset).then_some(ScriptAt { kind, code: open..end })
     })
 }
 
