@@ -6,11 +6,13 @@
 //! Invariant: what [`to_curl`] writes, [`parse_curl`] reads back into the same method,
 //! URL, headers, body and HTTP version.
 
+mod command;
 mod parse;
 mod quote;
 mod to_http;
 mod write;
 
-pub use parse::{CurlParseError, FormField, ParsedBody, ParsedCurl, parse_curl};
+pub use command::{CurlParseError, FormField, ParsedBody, ParsedCurl};
+pub use parse::parse_curl;
 pub use quote::quote;
 pub use write::{CurlBody, CurlCommand, CurlRequest, to_curl};

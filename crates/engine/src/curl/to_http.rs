@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::parse::{ParsedBody, ParsedCurl};
+use super::command::{ParsedBody, ParsedCurl};
 
 impl ParsedCurl {
     /// The request as `.http` text, ending with a line break: a `# ` comment line naming
