@@ -12,6 +12,7 @@
 pub mod app;
 pub mod connection;
 mod envelope;
+mod records;
 pub mod state;
 pub mod view;
 
