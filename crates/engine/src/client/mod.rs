@@ -23,7 +23,7 @@ use crate::prepare::{Exchange, PendingScripts, PreparedRequest};
 use crate::redact::{Redactor, Secrets};
 use crate::resolvers::Environment;
 use crate::response::Response;
-use crate::script::ResponseView;
+use crate::script::{Handled, ResponseView};
 use crate::transport::{HttpTransport, Transport};
 
 mod cache;
@@ -275,15 +275,12 @@ impl Client {
         let sent = &response.request;
         input.request = std::mem::take(&mut input.request).sent(&sent.url, &sent.headers, &sent.body);
         input.response = Some(ResponseView::new(response.status(), &response.headers));
-        let before = self.get_variables();
-        let (results, logs) = self.run_handlers(&scripts, &mut input, &text);
+        let Handled { results, logs, globals } = self.run_handlers(&scripts, &mut input, &text);
         if results.is_empty() && logs.is_empty() {
             return;
         }
         let mut secrets = Secrets::new();
-        let changed: Map<String, Value> =
-            self.get_variables().into_iter().filter(|(name, value)| before.get(name) != Some(value)).collect();
-        secrets.add_variables(&changed);
+        secrets.add_variables(&globals);
         let globals = secrets.redactor();
         let hide = |text: String| globals.redact_owned(redactor.redact_owned(text));
         for result in results {

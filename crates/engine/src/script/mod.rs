@@ -119,6 +119,17 @@ pub(crate) struct PreRequest {
     pub(crate) logs: Vec<String>,
 }
 
+/// What the response handlers of a request did.
+#[derive(Debug, Default)]
+pub(crate) struct Handled {
+    /// Their tests' results, then a failure of each handler that failed.
+    pub(crate) results: Vec<AssertionResult>,
+    /// `client.log` lines.
+    pub(crate) logs: Vec<String>,
+    /// The globals they set (and did not clear after).
+    pub(crate) globals: Map<String, Value>,
+}
+
 impl Client {
     /// Runs the pre-request scripts in order: each sees the request variables and
     /// globals the ones before it set. Globals are set on the client as they go.
@@ -142,19 +153,20 @@ impl Client {
 
     /// Runs the response handlers in order: their tests as assertion results (a
     /// handler that fails is one more failed result), their logs, their globals set.
-    pub(crate) fn run_handlers(
-        &self,
-        scripts: &Scripts,
-        input: &mut Input,
-        body: &str,
-    ) -> (Vec<AssertionResult>, Vec<String>) {
-        let mut results = Vec::new();
-        let mut logs = Vec::new();
+    pub(crate) fn run_handlers(&self, scripts: &Scripts, input: &mut Input, body: &str) -> Handled {
+        let mut handled = Handled::default();
         for program in &scripts.handlers {
             input.globals = self.get_variables();
             let run = program.run(input, body, scripts.limits);
             self.apply_globals(&run);
-            logs.extend(run.output.logs.iter().cloned());
+            for (name, value, cleared) in &run.output.globals {
+                if *cleared {
+                    handled.globals.remove(name);
+                } else {
+                    handled.globals.insert(name.clone(), value.clone());
+                }
+            }
+            handled.logs.extend(run.output.logs.iter().cloned());
             for test in &run.output.tests {
                 let outcome = if test.passed {
                     Outcome::Passed
@@ -162,18 +174,18 @@ impl Client {
                     Outcome::ScriptFailed { message: test.message.clone().unwrap_or_default() }
                 };
                 let span = program.place(test.place);
-                results.push(AssertionResult { expression: test.name.clone(), span, outcome });
+                handled.results.push(AssertionResult { expression: test.name.clone(), span, outcome });
             }
             if let Some(failure) = run.failure {
                 let message = program.located(&failure);
-                results.push(AssertionResult {
+                handled.results.push(AssertionResult {
                     expression: "response handler".to_owned(),
                     span: program.place(failure.place),
                     outcome: Outcome::HandlerFailed { message, stack: failure.stack },
                 });
             }
         }
-        (results, logs)
+        handled
     }
 
     /// `client.global` changes of a script, applied to the client's variables.
