@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::error::ConfigError;
 use crate::io::Io;
 use crate::resolvers::{CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment};
-pub use crate::script::{DEFAULT_SCRIPT_MEMORY, DEFAULT_SCRIPT_TIMEOUT, ScriptLimits};
+pub use crate::script::{DEFAULT_SCRIPT_MEMORY, DEFAULT_SCRIPT_TIMEOUT, ScriptRealm, ScriptSettings};
 
 /// Names of the configuration file, in the order they are looked for in a directory.
 pub const CONFIG_FILE_NAMES: [&str; 2] = ["volley.jsonc", "volley.json"];
@@ -39,8 +39,8 @@ pub struct Config {
     pub defaults: Defaults,
     /// `cookies`.
     pub cookies: CookieSettings,
-    /// `scripts`: the limits of pre-request scripts and response handlers.
-    pub scripts: ScriptLimits,
+    /// `scripts`: the limits of pre-request scripts and response handlers, and their realm.
+    pub scripts: ScriptSettings,
     /// Every file it was read from (the config file; or the JetBrains env files).
     pub sources: Vec<PathBuf>,
 }
@@ -358,10 +358,10 @@ impl Reader<'_> {
         Ok(settings)
     }
 
-    fn scripts(&self, value: Value) -> Result<ScriptLimits, ConfigError> {
+    fn scripts(&self, value: Value) -> Result<ScriptSettings, ConfigError> {
         let map = self.object(value, "scripts")?;
-        self.known_keys(&map, "scripts", &["timeoutMs", "memoryMb"])?;
-        let mut limits = ScriptLimits::default();
+        self.known_keys(&map, "scripts", &["timeoutMs", "memoryMb", "realm"])?;
+        let mut limits = ScriptSettings::default();
         for (key, value) in map {
             match key.as_str() {
                 "timeoutMs" => limits.timeout = self.milliseconds(&value, "scripts.timeoutMs")?,
@@ -376,6 +376,20 @@ impl Reader<'_> {
                             )
                         })?;
                     limits.memory = usize::try_from(megabytes).unwrap_or(4096) << 20;
+                }
+                "realm" => {
+                    limits.realm = match value.as_str() {
+                        Some("client") => ScriptRealm::Client,
+                        Some("script") => ScriptRealm::Script,
+                        _ => {
+                            return Err(invalid(
+                                self.path,
+                                "scripts.realm",
+                                "`scripts.realm` must be \"client\" (the scripts of a client share one JavaScript realm) or \"script\" (a new realm for every script)",
+                                None,
+                            ));
+                        }
+                    };
                 }
                 _ => {}
             }
@@ -487,6 +501,7 @@ mod tests {
               "resolvers": {"vault": {"type": "command", "command": "echo hi", "timeoutMs": 2000}},
               "defaults": {"headers": {"User-Agent": "volley-test"}, "followRedirects": false, "validateSSL": false},
               "cookies": {"enabled": true, "jarPath": ".volley/cookies.json"},
+              "scripts": {"timeoutMs": 250, "memoryMb": 16, "realm": "script"},
             }"#,
         );
         let config = Config::load(&files, Path::new("/p/volley.jsonc"), &environment()).unwrap();
@@ -497,6 +512,9 @@ mod tests {
         assert_eq!(config.defaults.headers, [("User-Agent".to_owned(), "volley-test".to_owned())]);
         assert_eq!(config.defaults.follow_redirects, Some(false));
         assert_eq!(config.cookies.jar_path.as_deref(), Some(Path::new("/p/.volley/cookies.json")));
+        let scripts =
+            ScriptSettings { timeout: Duration::from_millis(250), memory: 16 << 20, realm: ScriptRealm::Script };
+        assert_eq!(config.scripts, scripts);
         let error = config.profile("prod").unwrap_err().to_string();
         assert!(error.contains("unknown profile `prod`") && error.contains("dev"), "{error}");
         let error = config.profile("dve").unwrap_err().to_string();
@@ -518,6 +536,9 @@ mod tests {
         files.insert("/p/volley.json", r#"{"resolvers": {"x": {"type": "script", "command": "x"}}}"#);
         let error = Config::load(&files, Path::new("/p/volley.json"), &environment()).unwrap_err().to_string();
         assert!(error.contains("unknown resolver type"), "{error}");
+        files.insert("/p/volley.json", r#"{"scripts": {"realm": "file"}}"#);
+        let error = Config::load(&files, Path::new("/p/volley.json"), &environment()).unwrap_err().to_string();
+        assert!(error.contains("`scripts.realm` must be \"client\"") && error.contains("\"script\""), "{error}");
     }
 
     #[test]

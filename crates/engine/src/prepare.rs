@@ -20,7 +20,7 @@ use crate::digest::DigestCredentials;
 use crate::error::{BuildError, Error};
 use crate::interpolate::{Renderer, Scope};
 use crate::redact::{Redactor, Secrets};
-use crate::script::{self, PreRequest, RequestView, ScriptLimits, Scripts};
+use crate::script::{self, PreRequest, RequestView, ScriptSettings, Scripts};
 
 /// A request resolved and built, not sent: what [`stages::prepare`](crate::stages::prepare) returns.
 #[derive(Debug, Clone)]
@@ -137,7 +137,7 @@ impl Client {
         let config_variables = settings.config.as_ref().map_or(&empty, |config| &config.variables);
         let dotenv = self.dotenv_for(&settings.dotenv_directories);
         let files = Files { io: &*self.inner.config.io, base: &directory };
-        let limits = settings.config.as_ref().map_or_else(ScriptLimits::default, |config| config.scripts);
+        let limits = settings.config.as_ref().map_or_else(ScriptSettings::default, |config| config.scripts);
         let scripts = Scripts::load(request, &files, limits)?;
         let mut pre_request = PreRequest::default();
         let mut script_input = None;

@@ -23,7 +23,7 @@ use crate::prepare::{Exchange, PendingScripts, PreparedRequest};
 use crate::redact::{Redactor, Secrets};
 use crate::resolvers::Environment;
 use crate::response::Response;
-use crate::script::{Handled, ResponseView};
+use crate::script::{Handled, Realms, ResponseView};
 use crate::transport::{HttpTransport, Transport};
 
 mod cache;
@@ -87,6 +87,8 @@ pub(crate) struct Inner {
     configs: Arc<MtimeCache<PathBuf, Option<Config>>>,
     /// `.env` variables by the directories whose files apply, nearest first; shared by forks.
     dotenvs: Arc<MtimeCache<Vec<PathBuf>, Arc<DotEnv>>>,
+    /// The JavaScript realms this client's scripts run in; never shared with forks.
+    pub(crate) realms: Realms,
 }
 
 impl Client {
@@ -110,6 +112,7 @@ impl Client {
             settings: Arc::default(),
             configs: Arc::default(),
             dotenvs: Arc::default(),
+            realms: Realms::default(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -134,6 +137,7 @@ impl Client {
             settings: Arc::clone(&self.inner.settings),
             configs: Arc::clone(&self.inner.configs),
             dotenvs: Arc::clone(&self.inner.dotenvs),
+            realms: Realms::default(),
         };
         Self { inner: Arc::new(inner) }
     }

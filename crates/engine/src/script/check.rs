@@ -2,12 +2,12 @@
 //! the code compiled as the body of a function by one QuickJS context kept per thread.
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use rquickjs::{Context, Ctx, Exception, Function, Runtime, Value};
 
-use super::sandbox::{MAX_STACK_BYTES, frame_place};
+use super::sandbox::{Clock, MAX_STACK_BYTES, frame_place};
 
 /// The syntax error of `code`, if it has one: the message and the 1-based line and
 /// column in `code`. The code is compiled as the body of a function (`Function(code)`,
@@ -47,7 +47,7 @@ thread_local! {
 /// A runtime and context kept for syntax checks, with a deadline per check.
 struct Checker {
     context: Context,
-    deadline: Rc<Cell<Instant>>,
+    clock: Arc<Clock>,
     used: Cell<usize>,
     // Dropped after the context.
     _runtime: Runtime,
@@ -58,16 +58,14 @@ impl Checker {
         let runtime = Runtime::new().ok()?;
         runtime.set_memory_limit(64 << 20);
         runtime.set_max_stack_size(MAX_STACK_BYTES);
-        let deadline = Rc::new(Cell::new(Instant::now()));
-        let shared = Rc::clone(&deadline);
-        runtime.set_interrupt_handler(Some(Box::new(move || Instant::now() >= shared.get())));
+        let clock = Clock::install(&runtime);
         let context = Context::full(&runtime).ok()?;
-        Some(Self { context, deadline, used: Cell::new(0), _runtime: runtime })
+        Some(Self { context, clock, used: Cell::new(0), _runtime: runtime })
     }
 
     fn check(&self, code: &str) -> Checked {
         self.used.set(self.used.get() + 1);
-        self.deadline.set(Instant::now() + Duration::from_secs(2));
+        self.clock.start(Duration::from_secs(2));
         self.context.with(|ctx| Self::compile(&ctx, code).unwrap_or(Checked::Failed))
     }
 

@@ -1,10 +1,13 @@
-//! The sandbox a script runs in: a QuickJS runtime with a memory limit, a stack limit
-//! and a deadline, one context with the standard built-ins only (no file system,
-//! network, process or timers: QuickJS's own `std` and `os` modules are not part of
-//! rquickjs), the API of `api.js` installed, the script evaluated, then its tests run.
+//! The sandbox scripts run in: a realm, that is a QuickJS runtime with a memory limit,
+//! a stack limit and a deadline per script, and one context with the standard
+//! built-ins only (no file system, network, process or timers: QuickJS's own `std` and
+//! `os` modules are not part of rquickjs) and the API of `api.js` loaded. Each script
+//! runs as the body of a function, then its tests run, then the global object is put
+//! back as the realm made it, so that the next script of the same client can use the
+//! realm again (see `Realms` in `mod.rs`).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rquickjs::context::EvalOptions;
@@ -19,7 +22,7 @@ const API: &str = include_str!("api.js");
 const API_NAME: &str = "volley-api";
 
 /// The API compiled to QuickJS bytecode, once per process: loading it into a context
-/// costs a third of compiling its text there (0.15 ms against 0.5 ms per script).
+/// costs a third of compiling its text there.
 static API_BYTECODE: std::sync::OnceLock<Result<Box<[u8]>, String>> = std::sync::OnceLock::new();
 
 /// [`API_BYTECODE`], compiled on first use.
@@ -36,21 +39,136 @@ fn api_bytecode() -> Result<&'static [u8], String> {
     compiled.as_deref().map_err(Clone::clone)
 }
 
-/// The API's `install` function in `ctx`, from its bytecode.
-fn load_api<'js>(ctx: &Ctx<'js>) -> Result<Function<'js>, Failure> {
-    let bytes = api_bytecode().map_err(|message| Failure {
-        kind: FailureKind::Thrown,
-        message: format!("the script API could not be compiled: {message}"),
-        stack: String::new(),
-        place: None,
-    })?;
+/// The API module's namespace in `ctx`, from its bytecode.
+fn load_api<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>, Failure> {
+    let bytes = api_bytecode()
+        .map_err(|message| Failure::thrown(format!("the script API could not be compiled: {message}")))?;
     // SAFETY: the bytes are what `Module::write` made of `api.js` in this process, with
     // this same QuickJS: valid bytecode, never read from outside. They are `'static`,
     // as reading with QuickJS's ROM-data flag requires.
     #[allow(unsafe_code)]
     let module = unsafe { Module::load(ctx.clone(), bytes) }.map_err(|_| thrown(ctx))?;
     let (module, _evaluated) = module.eval().map_err(|_| thrown(ctx))?;
-    module.get("install").map_err(|_| thrown(ctx))
+    module.namespace().map_err(|_| thrown(ctx))
+}
+
+/// How many scripts a realm runs before it is made anew, so that whatever scripts
+/// leave behind in it (atoms, shapes, what they hung on the built-ins) never adds up.
+const REALM_REUSE: usize = 1_000;
+
+/// A QuickJS runtime and its one context, with the API loaded and the global
+/// object's own properties as they were made recorded (`api.js`'s `baseline`).
+pub(crate) struct Realm {
+    context: Context,
+    clock: Arc<Clock>,
+    used: usize,
+    // Dropped after the context.
+    runtime: Runtime,
+}
+
+impl std::fmt::Debug for Realm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Realm").field("used", &self.used).finish_non_exhaustive()
+    }
+}
+
+/// A script's deadline, read by a runtime's interrupt handler.
+pub(super) struct Clock {
+    start: Instant,
+    /// Nanoseconds from `start`.
+    deadline: AtomicU64,
+    /// Set when the handler stopped a script.
+    interrupted: AtomicBool,
+}
+
+impl Clock {
+    /// A clock for `runtime`, its interrupt handler installed, the deadline passed.
+    pub(super) fn install(runtime: &Runtime) -> Arc<Self> {
+        let clock =
+            Arc::new(Self { start: Instant::now(), deadline: AtomicU64::new(0), interrupted: AtomicBool::new(false) });
+        let shared = Arc::clone(&clock);
+        runtime.set_interrupt_handler(Some(Box::new(move || {
+            let late = shared.nanos(Instant::now()) >= shared.deadline.load(Ordering::Relaxed);
+            if late {
+                shared.interrupted.store(true, Ordering::Relaxed);
+            }
+            late
+        })));
+        clock
+    }
+
+    /// Starts the time of the next script.
+    pub(super) fn start(&self, timeout: Duration) {
+        self.deadline.store(self.nanos(Instant::now() + timeout), Ordering::Relaxed);
+        self.interrupted.store(false, Ordering::Relaxed);
+    }
+
+    fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.start).as_nanos()).unwrap_or(u64::MAX)
+    }
+}
+
+impl Realm {
+    /// A new realm: runtime, context, the API loaded and the global object recorded.
+    pub(crate) fn new() -> Result<Self, Failure> {
+        let runtime =
+            Runtime::new().map_err(|_| Failure::thrown("the JavaScript runtime could not be created".to_owned()))?;
+        runtime.set_max_stack_size(MAX_STACK_BYTES);
+        let clock = Clock::install(&runtime);
+        let context = Context::full(&runtime)
+            .map_err(|_| Failure::thrown("the JavaScript context could not be created".to_owned()))?;
+        let realm = Self { context, clock, used: 0, runtime };
+        realm.arm(Limits { timeout: Duration::from_secs(5), memory: 64 << 20 });
+        realm.context.with(|ctx| {
+            let api = load_api(&ctx)?;
+            let baseline: Function<'_> = api.get("baseline").map_err(|_| thrown(&ctx))?;
+            baseline.call::<_, ()>(()).map_err(|_| thrown(&ctx))?;
+            ctx.store_userdata(api).map_err(|_| Failure::thrown("the script API could not be kept".to_owned()))?;
+            Ok::<_, Failure>(())
+        })?;
+        Ok(realm)
+    }
+
+    /// Sets the limits of the next script and starts its clock.
+    fn arm(&self, limits: Limits) {
+        self.runtime.set_memory_limit(limits.memory);
+        self.clock.start(limits.timeout);
+    }
+
+    /// Runs `code` with the API over `input` (the JSON `api.js` reads) and `body` (the
+    /// response body as text, empty before a request). The answer says too whether the
+    /// realm may run another script: not after a limit was hit or the global object
+    /// could not be put back, nor with work left queued, nor after [`REALM_REUSE`]
+    /// scripts.
+    pub(crate) fn run(&mut self, code: &str, input: &str, body: &str, limits: Limits) -> (Run, bool) {
+        self.used += 1;
+        self.arm(limits);
+        let run = self.context.with(|ctx| evaluate(&ctx, code, input, body));
+        let (run, restored) = match run {
+            Ok((mut run, restored)) => {
+                if let Some(failure) = &mut run.failure {
+                    classify(failure, &self.clock.interrupted, limits);
+                }
+                (run, restored)
+            }
+            Err(mut failure) => {
+                classify(&mut failure, &self.clock.interrupted, limits);
+                (Run { output: Output::default(), failure: Some(failure) }, false)
+            }
+        };
+        let limited = run.failure.as_ref().is_some_and(|failure| failure.kind != FailureKind::Thrown);
+        let reusable = restored && !limited && !self.runtime.is_job_pending() && self.used < REALM_REUSE;
+        (run, reusable)
+    }
+}
+
+/// Runs `code` in a realm of its own.
+#[cfg(test)]
+pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
+    match Realm::new() {
+        Ok(mut realm) => realm.run(code, input, body, limits).0,
+        Err(failure) => Run { output: Output::default(), failure: Some(failure) },
+    }
 }
 
 /// The file name scripts are evaluated under; `api.js` finds a script's frames by it.
@@ -126,70 +244,35 @@ pub(crate) enum FailureKind {
     Memory,
 }
 
-/// Runs `code` with the API over `input` (the JSON `api.js` reads) and `body` (the
-/// response body as text, empty before a request).
-pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
-    let failure = |message: String| Run {
-        output: Output::default(),
-        failure: Some(Failure { kind: FailureKind::Thrown, message, stack: String::new(), place: None }),
-    };
-    let Ok(runtime) = Runtime::new() else {
-        return failure("the JavaScript runtime could not be created".to_owned());
-    };
-    runtime.set_memory_limit(limits.memory);
-    runtime.set_max_stack_size(MAX_STACK_BYTES);
-    let deadline = Instant::now() + limits.timeout;
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&interrupted);
-    runtime.set_interrupt_handler(Some(Box::new(move || {
-        let late = Instant::now() >= deadline;
-        if late {
-            flag.store(true, Ordering::Relaxed);
-        }
-        late
-    })));
-    let Ok(context) = Context::full(&runtime) else {
-        return failure("the JavaScript context could not be created".to_owned());
-    };
-    let run = context.with(|ctx| evaluate(&ctx, code, input, body));
-    match run {
-        Ok(mut run) => {
-            if let Some(failure) = &mut run.failure {
-                classify(failure, &interrupted, limits);
-            }
-            run
-        }
-        Err(mut failure) => {
-            classify(&mut failure, &interrupted, limits);
-            Run { output: Output::default(), failure: Some(failure) }
-        }
-    }
-}
-
-/// Installs the API, evaluates the script, runs its tests. `Err` when the API could not
-/// be installed or its output read (the limits hit outside the script, mostly).
-fn evaluate(ctx: &Ctx<'_>, code: &str, input: &str, body: &str) -> Result<Run, Failure> {
-    let install = load_api(ctx)?;
-    let api: Object<'_> = install.call((input, body)).map_err(|_| thrown(ctx))?;
-    let finish: Function<'_> = api.get("finish").map_err(|_| thrown(ctx))?;
-    let is_exit: Function<'_> = api.get("isExit").map_err(|_| thrown(ctx))?;
+/// Installs the API, evaluates the script, runs its tests, puts the global object
+/// back (the flag: whether that worked). `Err` when the API could not be installed or
+/// its output read (the limits hit outside the script, mostly).
+fn evaluate(ctx: &Ctx<'_>, code: &str, input: &str, body: &str) -> Result<(Run, bool), Failure> {
+    let api = ctx
+        .userdata::<Object<'_>>()
+        .map(|api| api.clone())
+        .ok_or_else(|| Failure::thrown("the script API is missing".to_owned()))?;
+    let install: Function<'_> = api.get("install").map_err(|_| thrown(ctx))?;
+    let restore: Function<'_> = api.get("restore").map_err(|_| thrown(ctx))?;
+    let installed: Object<'_> = install.call((input, body)).map_err(|_| thrown(ctx))?;
+    let finish: Function<'_> = installed.get("finish").map_err(|_| thrown(ctx))?;
+    let is_exit: Function<'_> = installed.get("isExit").map_err(|_| thrown(ctx))?;
     let mut failure = None;
-    if ctx.eval_with_options::<Value<'_>, _>(code, options(SCRIPT_NAME)).is_err() {
+    let wrapped = format!("(function () {{\n{code}\n}}).call(globalThis);");
+    if ctx.eval_with_options::<Value<'_>, _>(wrapped, options(SCRIPT_NAME)).is_err() {
         let exception = ctx.catch();
         if !is_exit.call::<_, bool>((exception.clone(),)).unwrap_or(false) {
-            failure = Some(describe(&exception));
+            let lines = u32::try_from(code.split('\n').count()).unwrap_or(u32::MAX);
+            failure = Some(describe(&exception, lines));
         }
     }
     // The tests run after the script (and after `client.exit()`); a script that
     // failed still sets what it set before failing.
     let answer: String = finish.call(()).map_err(|_| thrown(ctx))?;
-    let output = serde_json::from_str(&answer).map_err(|error| Failure {
-        kind: FailureKind::Thrown,
-        message: format!("the script's results cannot be read: {error}"),
-        stack: String::new(),
-        place: None,
-    })?;
-    Ok(Run { output, failure })
+    let output = serde_json::from_str(&answer)
+        .map_err(|error| Failure::thrown(format!("the script's results cannot be read: {error}")))?;
+    let restored = restore.call::<_, bool>(()).unwrap_or(false);
+    Ok((Run { output, failure }, restored))
 }
 
 fn options(file: &str) -> EvalOptions {
@@ -200,14 +283,15 @@ fn options(file: &str) -> EvalOptions {
     options
 }
 
-/// The pending exception of `ctx`, described.
+/// The pending exception of `ctx` (thrown outside any script), described.
 fn thrown(ctx: &Ctx<'_>) -> Failure {
-    describe(&ctx.catch())
+    describe(&ctx.catch(), 0)
 }
 
-/// A thrown value as a failure: `Name: message`, the script's frames of its stack and
-/// the innermost one's place.
-fn describe(value: &Value<'_>) -> Failure {
+/// A thrown value as a failure: `Name: message`, the frames of its stack in the
+/// script's code (of `lines` lines, run as the body of a function that starts one line
+/// before it) and the innermost one's place.
+fn describe(value: &Value<'_>, lines: u32) -> Failure {
     let exception = value.as_object().and_then(|object| Exception::from_object(object.clone()));
     let (message, stack) = if let Some(exception) = exception {
         let name: Option<String> = exception.get("name").ok();
@@ -226,10 +310,30 @@ fn describe(value: &Value<'_>) -> Failure {
             .unwrap_or_else(|| format!("a {} was thrown", value.type_name()));
         (format!("uncaught {text}"), String::new())
     };
-    let frames: Vec<&str> = stack.lines().map(str::trim).filter(|frame| frame.contains(SCRIPT_NAME)).collect();
-    let place = frames.first().and_then(|frame| frame_place(frame, SCRIPT_NAME));
-    let stack = frames.iter().map(|frame| frame.replace(SCRIPT_NAME, "script")).collect::<Vec<_>>().join("\n");
+    let frames: Vec<(String, (u32, u32))> =
+        stack.lines().filter_map(|frame| script_frame(frame.trim(), lines)).collect();
+    let place = frames.first().map(|(_, place)| *place);
+    let stack = frames.into_iter().map(|(frame, _)| frame).collect::<Vec<_>>().join("\n");
     Failure { kind: FailureKind::Thrown, message, stack, place }
+}
+
+/// A frame of the script's code as shown (`at f (script:3:14)`, lines counted in the
+/// code) with its place; `None` for a frame elsewhere, the wrapping function's included.
+fn script_frame(frame: &str, lines: u32) -> Option<(String, (u32, u32))> {
+    let (line, column) = frame_place(frame, SCRIPT_NAME)?;
+    let line = line.checked_sub(1).filter(|line| (1..=lines).contains(line))?;
+    let at = frame.find(SCRIPT_NAME)?;
+    let after = &frame[at + SCRIPT_NAME.len()..];
+    let rest = after.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit());
+    let shown = format!("{}script:{line}:{column}{rest}", &frame[..at]);
+    Some((shown, (line, column)))
+}
+
+impl Failure {
+    /// A failure of the machinery around a script, with no place in it.
+    fn thrown(message: String) -> Self {
+        Self { kind: FailureKind::Thrown, message, stack: String::new(), place: None }
+    }
 }
 
 /// The place in the code named `name` of a stack frame: `at f (volley-script:3:14)` or
@@ -257,7 +361,7 @@ fn classify(failure: &mut Failure, interrupted: &AtomicBool, limits: Limits) {
 mod tests {
     use std::time::Duration;
 
-    use super::{FailureKind, Limits, run};
+    use super::{FailureKind, Limits, Realm, run};
 
     const LIMITS: Limits = Limits { timeout: Duration::from_secs(2), memory: 32 << 20 };
 
@@ -304,7 +408,87 @@ mod tests {
         assert!(failure.stack.contains("script:3:"), "{}", failure.stack);
     }
 
-    /// Each script runs in a context of its own: nothing of the scripts before it.
+    /// Runs `code` in `realm`, which must stay usable.
+    fn again(realm: &mut Realm, code: &str, response: bool) -> Vec<String> {
+        let (run, reusable) = realm.run(code, &input(response), r#"{"token":"abc"}"#, LIMITS);
+        assert_eq!(run.failure, None, "{code}");
+        assert!(reusable, "{code}: the realm can be used again");
+        run.output.logs
+    }
+
+    /// In a realm used again, a script's declarations are its own and what it did to
+    /// the global object is undone: the next script sees the realm as it was made.
+    #[test]
+    fn scripts_of_one_realm_keep_their_names_apart() {
+        let mut realm = Realm::new().unwrap();
+        again(
+            &mut realm,
+            "const data = 1; var v = 2; function f() {}\nleaked = 3; globalThis.also = 4; this.more = 5;",
+            true,
+        );
+        again(&mut realm, "JSON = null; Math = 1; delete globalThis.Array; globalThis.client = 6;", true);
+        let logs = again(
+            &mut realm,
+            "const data = 7;\nclient.log(typeof v, typeof f, typeof leaked, typeof also, typeof more, data);\nclient.log(typeof JSON.parse, typeof Math.max, typeof Array.isArray, typeof response);",
+            false,
+        );
+        assert_eq!(
+            logs,
+            vec!["undefined undefined undefined undefined undefined 7", "function function function undefined"]
+        );
+    }
+
+    /// What a script changes in the built-ins themselves stays for the scripts after it
+    /// in the same realm, as documented for `scripts.realm: "client"`; the API's
+    /// answers do not depend on it.
+    #[test]
+    fn changes_to_the_built_ins_stay_in_the_realm() {
+        let mut realm = Realm::new().unwrap();
+        let code = "Array.prototype.last = function () { return this[this.length - 1]; };\nJSON.parse = () => 3; JSON.stringify = () => 'x'; Object.keys = () => [];";
+        again(&mut realm, code, false);
+        let code = "client.global.set('t', response.body.token);\nclient.log([1, 2].last());";
+        let (run, reusable) = realm.run(code, &input(true), r#"{"token":"abc"}"#, LIMITS);
+        assert!(reusable && run.failure.is_none(), "{:?}", run.failure);
+        assert_eq!(run.output.logs, vec!["2".to_owned()]);
+        assert_eq!(run.output.globals, vec![("t".to_owned(), serde_json::json!("abc"), false)]);
+    }
+
+    /// A realm is left behind after a script hit a limit, left work queued or made the
+    /// global object impossible to put back; a script that merely threw leaves it usable.
+    #[test]
+    fn a_realm_is_used_again_only_when_it_is_as_it_was() {
+        let mut realm = Realm::new().unwrap();
+        let (run, reusable) = realm.run("null.x;", &input(false), "", LIMITS);
+        assert!(run.failure.is_some() && reusable);
+        for code in [
+            "Promise.resolve().then(() => {});",
+            "Object.defineProperty(globalThis, 'fixed', { value: 1, configurable: false });",
+            "Object.preventExtensions(globalThis);",
+        ] {
+            let mut realm = Realm::new().unwrap();
+            let (run, reusable) = realm.run(code, &input(false), "", LIMITS);
+            assert!(run.failure.is_none() && !reusable, "{code}");
+        }
+        let mut realm = Realm::new().unwrap();
+        let limits = Limits { timeout: Duration::from_millis(50), ..LIMITS };
+        let (run, reusable) = realm.run("while (true) {}", &input(false), "", limits);
+        assert!(run.failure.is_some_and(|failure| failure.kind == FailureKind::Timeout) && !reusable);
+    }
+
+    /// Places and stacks count lines in the script, not in the function it runs as.
+    #[test]
+    fn a_stack_counts_the_lines_of_the_script() {
+        let code = "function inner() {\n  throw new Error('deep');\n}\ninner();";
+        let failure = run(code, &input(false), "", LIMITS).failure.expect("it throws");
+        assert_eq!(failure.place, Some((2, 13)));
+        let frames: Vec<&str> = failure.stack.lines().collect();
+        assert_eq!(frames.len(), 2, "{}", failure.stack);
+        assert!(frames[0].contains("inner") && frames[0].contains("script:2:13"), "{}", failure.stack);
+        assert!(frames[1].contains("script:4:"), "{}", failure.stack);
+    }
+
+    /// A realm of its own for each script (`scripts.realm: "script"`): nothing of the
+    /// scripts before it, not even changes to the built-ins.
     #[test]
     fn a_script_sees_nothing_of_the_scripts_before_it() {
         let first =
