@@ -238,12 +238,13 @@ const IDLE_REALMS: usize = 2;
 impl Realms {
     fn run(&self, code: &str, input: &str, body: &str, limits: Limits, shared: bool) -> Run {
         let idle = if shared { self.idle.lock().pop() } else { None };
-        let mut realm = match idle.map_or_else(Realm::new, Ok) {
+        let made = || if shared { Realm::shared() } else { Realm::single() };
+        let mut realm = match idle.map_or_else(made, Ok) {
             Ok(realm) => realm,
             Err(failure) => return Run { output: Output::default(), failure: Some(failure) },
         };
         let (run, reusable) = realm.run(code, input, body, limits);
-        if reusable && shared {
+        if reusable {
             let mut idle = self.idle.lock();
             if idle.len() < IDLE_REALMS {
                 idle.push(realm);

@@ -56,12 +56,15 @@ fn load_api<'js>(ctx: &Ctx<'js>) -> Result<Object<'js>, Failure> {
 /// leave behind in it (atoms, shapes, what they hung on the built-ins) never adds up.
 const REALM_REUSE: usize = 1_000;
 
-/// A QuickJS runtime and its one context, with the API loaded and the global
-/// object's own properties as they were made recorded (`api.js`'s `baseline`).
+/// A QuickJS runtime and its one context, with the API loaded and, for a realm that
+/// runs more than one script, the global object's own properties as they were made
+/// recorded (`api.js`'s `baseline`).
 pub(crate) struct Realm {
     context: Context,
     clock: Arc<Clock>,
     used: usize,
+    /// Whether the realm may run more than one script.
+    shared: bool,
     // Dropped after the context.
     runtime: Runtime,
 }
@@ -109,20 +112,32 @@ impl Clock {
 }
 
 impl Realm {
-    /// A new realm: runtime, context, the API loaded and the global object recorded.
-    pub(crate) fn new() -> Result<Self, Failure> {
+    /// A new realm for any number of scripts: runtime, context, the API loaded and the
+    /// global object recorded.
+    pub(crate) fn shared() -> Result<Self, Failure> {
+        Self::new(true)
+    }
+
+    /// A new realm for one script: nothing recorded, nothing put back after it.
+    pub(crate) fn single() -> Result<Self, Failure> {
+        Self::new(false)
+    }
+
+    fn new(shared: bool) -> Result<Self, Failure> {
         let runtime =
             Runtime::new().map_err(|_| Failure::thrown("the JavaScript runtime could not be created".to_owned()))?;
         runtime.set_max_stack_size(MAX_STACK_BYTES);
         let clock = Clock::install(&runtime);
         let context = Context::full(&runtime)
             .map_err(|_| Failure::thrown("the JavaScript context could not be created".to_owned()))?;
-        let realm = Self { context, clock, used: 0, runtime };
+        let realm = Self { context, clock, used: 0, shared, runtime };
         realm.arm(Limits { timeout: Duration::from_secs(5), memory: 64 << 20 });
         realm.context.with(|ctx| {
             let api = load_api(&ctx)?;
-            let baseline: Function<'_> = api.get("baseline").map_err(|_| thrown(&ctx))?;
-            baseline.call::<_, ()>(()).map_err(|_| thrown(&ctx))?;
+            if shared {
+                let baseline: Function<'_> = api.get("baseline").map_err(|_| thrown(&ctx))?;
+                baseline.call::<_, ()>(()).map_err(|_| thrown(&ctx))?;
+            }
             ctx.store_userdata(api).map_err(|_| Failure::thrown("the script API could not be kept".to_owned()))?;
             Ok::<_, Failure>(())
         })?;
@@ -137,13 +152,14 @@ impl Realm {
 
     /// Runs `code` with the API over `input` (the JSON `api.js` reads) and `body` (the
     /// response body as text, empty before a request). The answer says too whether the
-    /// realm may run another script: not after a limit was hit or the global object
-    /// could not be put back, nor with work left queued, nor after [`REALM_REUSE`]
-    /// scripts.
+    /// realm may run another script: never a single one's; a shared one not after a
+    /// limit was hit or the global object could not be put back, nor with work left
+    /// queued, nor after [`REALM_REUSE`] scripts.
     pub(crate) fn run(&mut self, code: &str, input: &str, body: &str, limits: Limits) -> (Run, bool) {
         self.used += 1;
         self.arm(limits);
-        let run = self.context.with(|ctx| evaluate(&ctx, code, input, body));
+        let shared = self.shared;
+        let run = self.context.with(|ctx| evaluate(&ctx, code, input, body, shared));
         let (run, restored) = match run {
             Ok((mut run, restored)) => {
                 if let Some(failure) = &mut run.failure {
@@ -165,7 +181,7 @@ impl Realm {
 /// Runs `code` in a realm of its own.
 #[cfg(test)]
 pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
-    match Realm::new() {
+    match Realm::single() {
         Ok(mut realm) => realm.run(code, input, body, limits).0,
         Err(failure) => Run { output: Output::default(), failure: Some(failure) },
     }
@@ -244,16 +260,16 @@ pub(crate) enum FailureKind {
     Memory,
 }
 
-/// Installs the API, evaluates the script, runs its tests, puts the global object
-/// back (the flag: whether that worked). `Err` when the API could not be installed or
-/// its output read (the limits hit outside the script, mostly).
-fn evaluate(ctx: &Ctx<'_>, code: &str, input: &str, body: &str) -> Result<(Run, bool), Failure> {
+/// Installs the API, evaluates the script, runs its tests and, in a `shared` realm,
+/// puts the global object back (the flag: whether the realm is as it was made). `Err`
+/// when the API could not be installed or its output read (the limits hit outside the
+/// script, mostly).
+fn evaluate(ctx: &Ctx<'_>, code: &str, input: &str, body: &str, shared: bool) -> Result<(Run, bool), Failure> {
     let api = ctx
         .userdata::<Object<'_>>()
         .map(|api| api.clone())
         .ok_or_else(|| Failure::thrown("the script API is missing".to_owned()))?;
     let install: Function<'_> = api.get("install").map_err(|_| thrown(ctx))?;
-    let restore: Function<'_> = api.get("restore").map_err(|_| thrown(ctx))?;
     let installed: Object<'_> = install.call((input, body)).map_err(|_| thrown(ctx))?;
     let finish: Function<'_> = installed.get("finish").map_err(|_| thrown(ctx))?;
     let is_exit: Function<'_> = installed.get("isExit").map_err(|_| thrown(ctx))?;
@@ -271,7 +287,8 @@ fn evaluate(ctx: &Ctx<'_>, code: &str, input: &str, body: &str) -> Result<(Run, 
     let answer: String = finish.call(()).map_err(|_| thrown(ctx))?;
     let output = serde_json::from_str(&answer)
         .map_err(|error| Failure::thrown(format!("the script's results cannot be read: {error}")))?;
-    let restored = restore.call::<_, bool>(()).unwrap_or(false);
+    let restored = shared
+        && api.get::<_, Function<'_>>("restore").and_then(|restore| restore.call::<_, bool>(())).unwrap_or(false);
     Ok((Run { output, failure }, restored))
 }
 
@@ -420,7 +437,7 @@ mod tests {
     /// the global object is undone: the next script sees the realm as it was made.
     #[test]
     fn scripts_of_one_realm_keep_their_names_apart() {
-        let mut realm = Realm::new().unwrap();
+        let mut realm = Realm::shared().unwrap();
         again(
             &mut realm,
             "const data = 1; var v = 2; function f() {}\nleaked = 3; globalThis.also = 4; this.more = 5;",
@@ -443,7 +460,7 @@ mod tests {
     /// answers do not depend on it.
     #[test]
     fn changes_to_the_built_ins_stay_in_the_realm() {
-        let mut realm = Realm::new().unwrap();
+        let mut realm = Realm::shared().unwrap();
         let code = "Array.prototype.last = function () { return this[this.length - 1]; };\nJSON.parse = () => 3; JSON.stringify = () => 'x'; Object.keys = () => [];";
         again(&mut realm, code, false);
         let code = "client.global.set('t', response.body.token);\nclient.log([1, 2].last());";
@@ -457,7 +474,7 @@ mod tests {
     /// global object impossible to put back; a script that merely threw leaves it usable.
     #[test]
     fn a_realm_is_used_again_only_when_it_is_as_it_was() {
-        let mut realm = Realm::new().unwrap();
+        let mut realm = Realm::shared().unwrap();
         let (run, reusable) = realm.run("null.x;", &input(false), "", LIMITS);
         assert!(run.failure.is_some() && reusable);
         for code in [
@@ -465,11 +482,11 @@ mod tests {
             "Object.defineProperty(globalThis, 'fixed', { value: 1, configurable: false });",
             "Object.preventExtensions(globalThis);",
         ] {
-            let mut realm = Realm::new().unwrap();
+            let mut realm = Realm::shared().unwrap();
             let (run, reusable) = realm.run(code, &input(false), "", LIMITS);
             assert!(run.failure.is_none() && !reusable, "{code}");
         }
-        let mut realm = Realm::new().unwrap();
+        let mut realm = Realm::shared().unwrap();
         let limits = Limits { timeout: Duration::from_millis(50), ..LIMITS };
         let (run, reusable) = realm.run("while (true) {}", &input(false), "", limits);
         assert!(run.failure.is_some_and(|failure| failure.kind == FailureKind::Timeout) && !reusable);
