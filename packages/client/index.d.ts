@@ -3,13 +3,29 @@
 // the remote configuration): the names are SPEC.md's, one for one.
 
 /**
- * A filesystem adapter (SPEC.md: "required in Node.js for `run()`"). This package reads
- * the real filesystem through its native addon, so `run()` needs none; passing one
- * throws a `TypeError` until adapters are supported.
+ * A filesystem adapter (SPEC.md's `io`). Without one the engine reads the real
+ * filesystem, so `run()` needs none in Node.js or Bun; with one, every file the engine
+ * reads goes through it: the `.http` file of `run(path)`, `< file` bodies, script
+ * files, and `volley.jsonc`, `http-client.env.json` and `.env` files (looked for only
+ * when `exists` is given). Methods may return values or Promises. A read that rejects
+ * fails the run with `VolleyError` kind `read_file` (or `build` for a body file); an
+ * error with `code: 'ENOENT'` is a missing file. {@link createNodeIO} is one over
+ * `node:fs`.
  */
 export interface IO {
-  readFile(path: string): Promise<string | Uint8Array>;
+  /** The file's bytes. One of `readBinary` and `readText` is required; `readBinary` wins. */
+  readBinary?(path: string): ArrayBuffer | Uint8Array | Promise<ArrayBuffer | Uint8Array>;
+  /** The file's text (sent as UTF-8). */
+  readText?(path: string): string | Promise<string>;
+  /** Whether a file or directory exists at `path` (configuration discovery). */
+  exists?(path: string): boolean | Promise<boolean>;
+  /** The directory `run(path)` resolves a relative path against (with `path.resolve`). */
+  cwd?(): string;
+  path?: { resolve(...parts: string[]): string };
 }
+
+/** An {@link IO} over `node:fs` and `node:path`: what the engine does without one. */
+export function createNodeIO(): Required<Pick<IO, 'readBinary' | 'readText' | 'exists' | 'cwd' | 'path'>>;
 
 /**
  * An HTTP transport adapter: makes each exchange instead of the engine's HTTP client
@@ -44,7 +60,14 @@ export interface Cookie {
 
 /** Automatic cookie management: clients given the same jar share its cookies. */
 export class CookieJar {
-  constructor();
+  /**
+   * An empty jar in memory; with `path`, a jar kept in that file: loaded now when it
+   * exists (a file that cannot be read or parsed throws), written after every request
+   * that changed it (JSON, session cookies included).
+   */
+  constructor(options?: { path?: string });
+  /** The file the jar is kept in, or `undefined` for a jar in memory. */
+  readonly path: string | undefined;
   /** The unexpired cookies held. */
   cookies(): Cookie[];
   /** Forgets every cookie. */
@@ -63,7 +86,7 @@ export interface RequestDefaults {
 
 /** The configuration of `createClient`. */
 export interface ClientConfig {
-  /** Filesystem adapter (not supported yet: see {@link IO}). */
+  /** Filesystem adapter; default: the real filesystem (see {@link IO}). */
   io?: IO;
   /** HTTP transport adapter; default: the engine's own HTTP client. */
   transport?: Transport;

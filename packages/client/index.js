@@ -33,8 +33,16 @@ const nativeJars = new WeakMap();
 
 /** A cookie jar in memory; clients given the same jar share its cookies. */
 class CookieJar {
-  constructor() {
-    nativeJars.set(this, new native.NativeCookieJar());
+  /** An empty jar in memory; with `{ path }`, a jar kept in that file (loaded now when
+   * it exists, written after every request that changed it). */
+  constructor(options = {}) {
+    checkObject(options, 'options');
+    nativeJars.set(this, new native.NativeCookieJar(optionalStringOf(options.path, 'options.path')));
+  }
+
+  /** The file the jar is kept in, or `undefined` for a jar in memory. */
+  get path() {
+    return nativeJars.get(this).path ?? undefined;
   }
 
   /** The unexpired cookies held. */
@@ -60,12 +68,12 @@ function createRemoteClient(config) {
 
 class LocalClient {
   #native;
+  #io;
 
   constructor(config) {
     checkObject(config, 'config');
-    if (config.io !== undefined) {
-      throw new TypeError('config.io is not supported by @volley-http/client yet: the engine reads the real filesystem');
-    }
+    const io = ioOf(config.io);
+    this.#io = io;
     const transport = config.transport;
     if (transport !== undefined && typeof transport?.fetch !== 'function') {
       throw new TypeError('config.transport must have a fetch(request) method');
@@ -92,12 +100,19 @@ class LocalClient {
       jar,
       resolvers === undefined ? undefined : dispatcherOf(resolvers),
       transport === undefined ? undefined : transportDispatcherOf(transport),
+      io === undefined ? undefined : ioDispatcherOf(io),
     );
   }
 
-  /** Runs the first request of the `.http` file at `path`. */
+  /** Runs the first request of the `.http` file at `path` (relative to `io.cwd()` when
+   * the adapter has one, else to the working directory). */
   run(path, options) {
-    return this.#start((nativeOptions) => this.#native.run(stringOf(path, 'path'), nativeOptions), options);
+    const io = this.#io;
+    let file = stringOf(path, 'path');
+    if (io !== undefined && typeof io.cwd === 'function' && typeof io.path?.resolve === 'function') {
+      file = io.path.resolve(io.cwd(), file);
+    }
+    return this.#start((nativeOptions) => this.#native.run(file, nativeOptions), options);
   }
 
   /** Runs the first request of `content` (`.http` text). */
@@ -330,6 +345,65 @@ function dispatcherOf(resolvers) {
       });
 }
 
+/** An IO adapter over `node:fs`: what the engine reads without one, as an adapter. */
+function createNodeIO() {
+  const fs = require('node:fs/promises');
+  const path = require('node:path');
+  return {
+    readBinary: (file) => fs.readFile(file),
+    readText: (file) => fs.readFile(file, 'utf8'),
+    exists: (file) =>
+      fs.access(file).then(
+        () => true,
+        () => false,
+      ),
+    cwd: () => process.cwd(),
+    path: { resolve: (...parts) => path.resolve(...parts) },
+  };
+}
+
+/** `config.io` checked: it reads with `readBinary` or `readText`; `exists` is optional
+ * (without it no `volley.jsonc` or `.env` file is looked for). */
+function ioOf(io) {
+  if (io === undefined) return undefined;
+  checkObject(io, 'config.io');
+  if (typeof io.readBinary !== 'function' && typeof io.readText !== 'function') {
+    throw new TypeError('config.io must have a readBinary(path) or readText(path) method');
+  }
+  for (const name of ['exists', 'cwd']) {
+    if (io[name] !== undefined && typeof io[name] !== 'function') throw new TypeError(`config.io.${name} must be a function`);
+  }
+  return io;
+}
+
+/** The one function the addon calls for every file the engine reads or looks for
+ * through `config.io`: `{ op: 'read' | 'exists', path }` in, `{ bytes }` or
+ * `{ exists }` out. A read that fails rejects with the adapter's error, its `code`
+ * (`ENOENT` for a missing file) first. */
+function ioDispatcherOf(io) {
+  return ({ op, path }) =>
+    Promise.resolve()
+      .then(async () => {
+        if (op === 'exists') {
+          return { exists: typeof io.exists === 'function' ? (await io.exists(path)) === true : false };
+        }
+        if (typeof io.readBinary === 'function') {
+          const data = await io.readBinary(path);
+          if (data instanceof ArrayBuffer) return { bytes: Buffer.from(data) };
+          if (ArrayBuffer.isView(data)) return { bytes: Buffer.from(data.buffer, data.byteOffset, data.byteLength) };
+          throw new TypeError(`config.io.readBinary must resolve to an ArrayBuffer or a Uint8Array (${path})`);
+        }
+        const text = await io.readText(path);
+        if (typeof text !== 'string') throw new TypeError(`config.io.readText must resolve to a string (${path})`);
+        return { bytes: Buffer.from(text, 'utf8') };
+      })
+      .catch((error) => {
+        const message = error instanceof Error ? error.message : String(error);
+        const code = typeof error?.code === 'string' ? error.code : undefined;
+        throw new Error(code !== undefined && !message.startsWith(code) ? `${code}: ${message}` : message);
+      });
+}
+
 // Methods whose Request may not have a body.
 const BODYLESS_METHODS = new Set(['GET', 'HEAD']);
 
@@ -428,4 +502,4 @@ function loadNative() {
   }
 }
 
-module.exports = { createClient, createRemoteClient, CookieJar, VolleyError };
+module.exports = { createClient, createRemoteClient, createNodeIO, CookieJar, VolleyError };

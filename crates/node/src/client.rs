@@ -9,12 +9,14 @@ use volley_engine::Client;
 
 use crate::config::{NativeConfig, NativeRunOptions};
 use crate::cookie_jar::NativeCookieJar;
+use crate::io::IoDispatcher;
 use crate::resolvers::Dispatcher;
 use crate::run::{NativeRun, Source};
 use crate::transport::TransportDispatcher;
 
 /// A client: variables, defaults and an optional shared cookie jar; runs read files
-/// from the real filesystem and find `volley.jsonc` as the CLI does.
+/// from the real filesystem (or through `config.io`) and find `volley.jsonc` as the
+/// CLI does.
 #[napi]
 #[derive(Debug)]
 pub struct NativeClient {
@@ -25,16 +27,18 @@ pub struct NativeClient {
 impl NativeClient {
     /// A client with `config`, sharing `jar` when given; `resolve` answers the calls
     /// of the custom resolvers that `config.resolvers` names; `transport`, when given,
-    /// makes every exchange instead of the engine's HTTP client.
+    /// makes every exchange instead of the engine's HTTP client; `io`, when given,
+    /// reads every file instead of the real filesystem.
     #[napi(constructor)]
     pub fn new(
         config: Option<NativeConfig>,
         jar: Option<&NativeCookieJar>,
         resolve: Option<Dispatcher>,
         transport: Option<TransportDispatcher>,
+        io: Option<IoDispatcher>,
     ) -> napi::Result<Self> {
         let jar = jar.map(|jar| jar.jar.clone());
-        let config = config.unwrap_or_default().into_client_config(jar, resolve, transport)?;
+        let config = config.unwrap_or_default().into_client_config(jar, resolve, transport, io)?;
         Ok(Self { client: Client::new(config) })
     }
 

@@ -9,6 +9,7 @@ use napi_derive::napi;
 use serde_json::{Map, Value};
 use volley_engine::{ClientConfig, CookieJar, RequestDefaults, Resolver, RunOptions, Transport};
 
+use crate::io::{IoDispatcher, JsIo};
 use crate::resolvers::{Dispatcher, JsResolver};
 use crate::transport::{JsTransport, TransportDispatcher};
 
@@ -54,12 +55,14 @@ pub struct NativeRunOptions {
 impl NativeConfig {
     /// The engine's configuration: the real filesystem, configuration discovery, the
     /// process environment, `jar` when given, the custom resolvers answered by
-    /// `dispatcher`, and `transport` instead of the engine's HTTP client when given.
+    /// `dispatcher`, `transport` instead of the engine's HTTP client and `io` instead of
+    /// the real filesystem when given.
     pub(crate) fn into_client_config(
         self,
         jar: Option<CookieJar>,
         dispatcher: Option<Dispatcher>,
         transport: Option<TransportDispatcher>,
+        io: Option<IoDispatcher>,
     ) -> napi::Result<ClientConfig> {
         let defaults = self.defaults.unwrap_or_default();
         let headers = defaults
@@ -88,6 +91,10 @@ impl NativeConfig {
         }
         let transport = transport
             .map(|dispatcher| -> Arc<dyn Transport> { Arc::new(JsTransport { dispatcher: Arc::new(dispatcher) }) });
+        let mut config = ClientConfig::default();
+        if let Some(io) = io {
+            config.io = Arc::new(JsIo { dispatcher: Arc::new(io) });
+        }
         Ok(ClientConfig {
             resolvers,
             transport,
@@ -99,7 +106,7 @@ impl NativeConfig {
                 follow_redirects: defaults.follow_redirects,
                 validate_ssl: defaults.validate_ssl,
             },
-            ..ClientConfig::default()
+            ..config
         })
     }
 }
@@ -144,16 +151,16 @@ mod tests {
             ..NativeConfig::default()
         };
         let pair = vec!["X-A".to_owned(), "1".to_owned()];
-        let given = config(vec![pair]).into_client_config(None, None, None).map(|config| config.defaults.headers);
+        let given = config(vec![pair]).into_client_config(None, None, None, None).map(|config| config.defaults.headers);
         assert_eq!(given.ok(), Some(vec![("X-A".to_owned(), "1".to_owned())]));
-        assert!(config(vec![vec!["X-A".to_owned()]]).into_client_config(None, None, None).is_err());
+        assert!(config(vec![vec!["X-A".to_owned()]]).into_client_config(None, None, None, None).is_err());
     }
 
     #[test]
     fn resolvers_need_a_dispatcher() {
         let config = NativeConfig { resolvers: Some(vec!["$token".to_owned()]), ..NativeConfig::default() };
-        assert!(config.into_client_config(None, None, None).is_err());
+        assert!(config.into_client_config(None, None, None, None).is_err());
         let none = NativeConfig { resolvers: Some(Vec::new()), ..NativeConfig::default() };
-        assert!(none.into_client_config(None, None, None).is_ok_and(|config| config.resolvers.is_empty()));
+        assert!(none.into_client_config(None, None, None, None).is_ok_and(|config| config.resolvers.is_empty()));
     }
 }

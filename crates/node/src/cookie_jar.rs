@@ -4,8 +4,8 @@
 use napi_derive::napi;
 use volley_engine::CookieJar;
 
-/// A cookie jar in memory. Clients created with the same jar send and store the same
-/// cookies.
+/// A cookie jar, in memory or kept in a file. Clients created with the same jar send
+/// and store the same cookies.
 #[napi]
 #[derive(Debug, Default)]
 pub struct NativeCookieJar {
@@ -28,11 +28,24 @@ pub struct NativeCookie {
 
 #[napi]
 impl NativeCookieJar {
-    /// An empty jar.
+    /// An empty jar in memory, or with `path` a jar kept in that file: loaded now when
+    /// it exists (an unreadable file is an error), written after every request that
+    /// changed it (as JSON, session cookies included).
     #[napi(constructor)]
+    pub fn new(path: Option<String>) -> napi::Result<Self> {
+        let jar = match path {
+            None => CookieJar::new(),
+            Some(path) => CookieJar::persistent(path)
+                .map_err(|error| napi::Error::new(napi::Status::InvalidArg, error.to_string()))?,
+        };
+        Ok(Self { jar })
+    }
+
+    /// The file the jar is kept in, if any.
+    #[napi(getter)]
     #[must_use]
-    pub fn new() -> Self {
-        Self { jar: CookieJar::new() }
+    pub fn path(&self) -> Option<String> {
+        self.jar.path().map(|path| path.to_string_lossy().into_owned())
     }
 
     /// The unexpired cookies held.

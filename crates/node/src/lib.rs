@@ -8,7 +8,8 @@
 //! const jar = new NativeCookieJar()
 //! const client = new NativeClient({ variables, timeout, defaults: { headers: [[name, value]] },
 //!                                   resolvers: ['$token'] }, jar, ({ name, arguments }) => promiseOfString,
-//!                                 ({ method, url, headers, body }) => promiseOfStatusHeadersBody)
+//!                                 ({ method, url, headers, body }) => promiseOfStatusHeadersBody,
+//!                                 ({ op, path }) => promiseOfBytesOrExists)
 //! const run = client.runString(text, { variables, timeout })   // or client.run(path, options)
 //! signal.addEventListener('abort', () => run.cancel())
 //! const outcome = await run.start()                              // NativeResponse | NativeFailure
@@ -27,6 +28,7 @@ mod client;
 mod config;
 mod cookie_jar;
 mod failure;
+mod io;
 mod remote;
 mod resolvers;
 mod response;
@@ -37,6 +39,7 @@ pub use client::NativeClient;
 pub use config::{NativeConfig, NativeDefaults, NativeRunOptions};
 pub use cookie_jar::{NativeCookie, NativeCookieJar};
 pub use failure::NativeFailure;
+pub use io::{NativeIoAnswer, NativeIoCall};
 pub use remote::{NativeRemoteClient, NativeRemoteConfig, create_remote_client};
 pub use resolvers::NativeResolverCall;
 pub use response::NativeResponse;

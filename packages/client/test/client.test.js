@@ -305,8 +305,9 @@ describe('failures', () => {
     await assert.rejects(createClient().runString('# nothing here\n'), { name: 'VolleyError', kind: 'selection' });
   });
 
-  it('refuses options it does not support yet', () => {
+  it('refuses options it cannot use', () => {
     assert.throws(() => createClient({ io: {} }), TypeError);
+    assert.throws(() => createClient({ io: { readText() {}, exists: true } }), TypeError);
     assert.throws(() => createClient({ transport: { send() {} } }), TypeError);
     assert.throws(() => createClient({ resolvers: { x: () => 'x' } }), TypeError);
     assert.throws(() => createClient({ resolvers: { $x: 'x' } }), TypeError);
@@ -397,5 +398,26 @@ describe('cookieJar', () => {
 
     jar.clear();
     assert.deepEqual(jar.cookies(), []);
+  });
+
+  it('kept in a file, is there for a jar made later from the same file', async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'volley-jar-'));
+    try {
+      const file = path.join(directory, 'nested', 'cookies.json');
+      const jar = new CookieJar({ path: file });
+      assert.equal(jar.path, file);
+      assert.equal(new CookieJar().path, undefined);
+      await createClient({ cookieJar: jar }).runString(`GET ${url}/cookies/set?kept=yes\n`);
+      assert.ok(fs.existsSync(file), 'the jar was written after the request that changed it');
+
+      const later = createClient({ cookieJar: new CookieJar({ path: file }) });
+      assert.deepEqual(await (await later.runString(`GET ${url}/cookies\n`)).json(), { cookies: { kept: 'yes' } });
+
+      fs.writeFileSync(file, 'not json');
+      assert.throws(() => new CookieJar({ path: file }), /cannot load/);
+      assert.throws(() => new CookieJar({ path: 7 }), TypeError);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

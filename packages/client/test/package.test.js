@@ -37,7 +37,7 @@ it('loads with require and with import', () => {
     execFileSync(process.execPath, ['--input-type', type, '-e', code], { cwd: scratch, encoding: 'utf8' }).trim();
   assert.equal(
     script("const v = require('@volley-http/client'); console.log(Object.keys(v).sort().join())", 'commonjs'),
-    'CookieJar,VolleyError,createClient,createRemoteClient',
+    'CookieJar,VolleyError,createClient,createNodeIO,createRemoteClient',
   );
   assert.equal(
     script(

@@ -8,13 +8,21 @@ import {
   CookieJar,
   VolleyError,
   createClient,
+  createNodeIO,
   createRemoteClient,
+  type IO,
 } from '@volley-http/client';
 
 async function bearerFlow(): Promise<void> {
+  const memory: IO = {
+    readText: async (path: string) => (path.endsWith('.http') ? 'GET {{host}}/health\n' : ''),
+    exists: (path: string) => path.endsWith('.http'),
+  };
+  const io: IO = Math.random() > 2 ? memory : createNodeIO();
   const config: ClientConfig = {
+    io,
     variables: { host: 'http://127.0.0.1:8080', user: { name: 'ada' } },
-    cookieJar: new CookieJar(),
+    cookieJar: new CookieJar({ path: '.volley/cookies.json' }),
     transport: { fetch: (request: Request) => fetch(request) },
     resolvers: {
       $tenant: () => 'acme',
