@@ -45,3 +45,21 @@ pub use resolvers::NativeResolverCall;
 pub use response::NativeResponse;
 pub use run::NativeRun;
 pub use transport::{NativeTransportRequest, NativeTransportResponse};
+
+/// The runtime the engine runs on: one worker thread unless `VOLLEY_NODE_THREADS` asks
+/// for more. A call is a request or two on a connection kept open, waited for by
+/// Node; with a second worker, tasks woken by the network move between threads, and
+/// those wake-ups made a `runString` cost 1.6 times a `fetch` instead of about as
+/// much (docs/benchmarks.md). CPU-heavy work does not hold the worker: scripts and
+/// `config.io` calls hand it over first (`block_in_place`).
+#[napi_derive::module_init]
+fn init() {
+    let threads = std::env::var("VOLLEY_NODE_THREADS")
+        .ok()
+        .and_then(|value| value.trim().parse::<usize>().ok())
+        .filter(|threads| (1..=256).contains(threads))
+        .unwrap_or(1);
+    if let Ok(runtime) = tokio::runtime::Builder::new_multi_thread().worker_threads(threads).enable_all().build() {
+        napi::bindgen_prelude::create_custom_tokio_runtime(runtime);
+    }
+}
