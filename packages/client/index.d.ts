@@ -215,6 +215,6 @@ export class VolleyError extends Error {
   readonly hint?: string;
   /** 1-based line of the fault in the `.http` text (or the configuration file). */
   readonly line?: number;
-  /** 1-based column of the fault, in bytes of UTF-8. */
+  /** 1-based column of the fault; in the `.http` text, in UTF-16 code units (as JavaScript indexes strings). */
   readonly column?: number;
 }

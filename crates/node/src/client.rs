@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use napi_derive::napi;
 use serde_json::{Map, Value};
-use volley_engine::Client;
+use volley_engine::{Client, Io};
 
 use crate::config::{NativeConfig, NativeRunOptions};
 use crate::cookie_jar::NativeCookieJar;
@@ -21,6 +21,8 @@ use crate::transport::TransportDispatcher;
 #[derive(Debug)]
 pub struct NativeClient {
     client: Client,
+    /// What the client reads files with (to place a failure in a file run).
+    io: Arc<dyn Io>,
 }
 
 #[napi]
@@ -39,14 +41,15 @@ impl NativeClient {
     ) -> napi::Result<Self> {
         let jar = jar.map(|jar| jar.jar.clone());
         let config = config.unwrap_or_default().into_client_config(jar, resolve, transport, io)?;
-        Ok(Self { client: Client::new(config) })
+        let io = Arc::clone(&config.io);
+        Ok(Self { client: Client::new(config), io })
     }
 
     /// A run of the first request of `content` (`.http` text); `start()` sends it.
     #[napi]
     pub fn run_string(&self, content: String, options: Option<NativeRunOptions>) -> napi::Result<NativeRun> {
         let options = options.unwrap_or_default().into_run_options()?;
-        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::Text(content), options))
+        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::Text(content), options, Arc::clone(&self.io)))
     }
 
     /// A run of the first request of the `.http` file at `path` (relative to the
@@ -54,7 +57,12 @@ impl NativeClient {
     #[napi]
     pub fn run(&self, path: String, options: Option<NativeRunOptions>) -> napi::Result<NativeRun> {
         let options = options.unwrap_or_default().into_run_options()?;
-        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::File(PathBuf::from(path)), options))
+        Ok(NativeRun::new(
+            Arc::new(self.client.clone()),
+            Source::File(PathBuf::from(path)),
+            options,
+            Arc::clone(&self.io),
+        ))
     }
 
     /// Sets a client variable (above the configuration's, below a run's).

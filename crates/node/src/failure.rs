@@ -38,6 +38,23 @@ impl NativeFailure {
         self.column = Some(column + 1);
         self
     }
+
+    /// The failure with its column in UTF-16 code units, as JavaScript counts a
+    /// string's characters, when it is placed in `text` (the `.http` text that was
+    /// run): the engine counts bytes of UTF-8.
+    #[must_use]
+    pub(crate) fn in_text(mut self, text: &str) -> Self {
+        if !matches!(self.kind.as_str(), "build" | "invalid_request") {
+            return self;
+        }
+        let (Some(line), Some(column)) = (self.line, self.column) else { return self };
+        let index = volley_syntax::LineIndex::new(text);
+        let position = volley_syntax::Position::new(line - 1, column - 1);
+        if let Some(offset) = index.offset(position) {
+            self.column = Some(index.utf16_column(text, offset) + 1);
+        }
+        self
+    }
 }
 
 impl From<&Error> for NativeFailure {
@@ -95,6 +112,17 @@ mod tests {
     use volley_engine::TransportError;
 
     use super::*;
+
+    #[test]
+    fn columns_in_the_text_count_utf16_code_units() {
+        let text = "GET https://example.com/\nX-Name: é😀 {{missing}}\n";
+        let byte_column = u32::try_from("X-Name: é😀 ".len()).unwrap();
+        let failure = NativeFailure::new("build", &Error::Cancelled).at(1, byte_column).in_text(text);
+        let utf16_column = u32::try_from("X-Name: é😀 ".encode_utf16().count()).unwrap();
+        assert_eq!((failure.line, failure.column), (Some(2), Some(utf16_column + 1)));
+        let transport = NativeFailure::new("timeout", &Error::Cancelled).at(1, byte_column).in_text(text);
+        assert_eq!(transport.column, Some(byte_column + 1), "only failures placed in the text are converted");
+    }
 
     #[test]
     fn transport_errors_keep_their_kind() {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use serde_json::{Map, Value};
+use volley_engine::io::RealFs;
 use volley_engine::{RemoteClient, RemoteConfig};
 
 use crate::config::{NativeRunOptions, milliseconds};
@@ -67,7 +68,7 @@ impl NativeRemoteClient {
     #[napi]
     pub fn run_string(&self, content: String, options: Option<NativeRunOptions>) -> napi::Result<NativeRun> {
         let options = options.unwrap_or_default().into_run_options()?;
-        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::Text(content), options))
+        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::Text(content), options, Arc::new(RealFs)))
     }
 
     /// A run of the first request of the `.http` file at `path`, read here and sent
@@ -75,7 +76,7 @@ impl NativeRemoteClient {
     #[napi]
     pub fn run(&self, path: String, options: Option<NativeRunOptions>) -> napi::Result<NativeRun> {
         let options = options.unwrap_or_default().into_run_options()?;
-        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::File(PathBuf::from(path)), options))
+        Ok(NativeRun::new(Arc::new(self.client.clone()), Source::File(PathBuf::from(path)), options, Arc::new(RealFs)))
     }
 
     /// Sets session variables: kept until the session exists, else sent at once.

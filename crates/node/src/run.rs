@@ -8,7 +8,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::Either;
 use napi_derive::napi;
 use parking_lot::Mutex;
-use volley_engine::{CancellationToken, Execute, RunOptions};
+use volley_engine::{CancellationToken, Execute, Io, RunOptions};
 
 use crate::failure::NativeFailure;
 use crate::response::NativeResponse;
@@ -22,11 +22,13 @@ pub(crate) enum Source {
     File(PathBuf),
 }
 
-/// What `start()` takes: who runs, what, and how.
+/// What `start()` takes: who runs, what, and how, and what reads the file of a
+/// [`Source::File`] again to place a failure in it.
 struct Pending {
     client: Arc<dyn Execute>,
     source: Source,
     options: RunOptions,
+    io: Arc<dyn Io>,
 }
 
 /// A run not started yet, started, or finished. `cancel()` works in every state: a run
@@ -46,11 +48,11 @@ impl std::fmt::Debug for NativeRun {
 }
 
 impl NativeRun {
-    /// A run of `source` by `client`, local or remote.
-    pub(crate) fn new(client: Arc<dyn Execute>, source: Source, options: RunOptions) -> Self {
+    /// A run of `source` by `client`, local or remote, whose files `io` reads.
+    pub(crate) fn new(client: Arc<dyn Execute>, source: Source, options: RunOptions, io: Arc<dyn Io>) -> Self {
         let cancel = CancellationToken::new();
         let options = options.cancel(cancel.clone());
-        Self { pending: Mutex::new(Some(Pending { client, source, options })), cancel }
+        Self { pending: Mutex::new(Some(Pending { client, source, options, io })), cancel }
     }
 }
 
@@ -60,19 +62,34 @@ impl NativeRun {
     /// twice.
     #[napi]
     pub async fn start(&self) -> napi::Result<Either<NativeResponse, NativeFailure>> {
-        let Some(Pending { client, source, options }) = self.pending.lock().take() else {
+        let Some(Pending { client, source, options, io }) = self.pending.lock().take() else {
             return Err(napi::Error::from_reason("the run was started already"));
         };
         if self.cancel.is_cancelled() {
             return Ok(Either::B(NativeFailure::from(&volley_engine::Error::Cancelled)));
         }
-        let result = match source {
-            Source::Text(text) => client.run_string(&text, options).await,
-            Source::File(path) => client.run(&path, options).await,
+        let result = match &source {
+            Source::Text(text) => client.run_string(text, options).await,
+            Source::File(path) => client.run(path, options).await,
         };
         Ok(match result {
             Ok(response) => Either::A(NativeResponse::from(response)),
-            Err(error) => Either::B(NativeFailure::from(&error)),
+            Err(error) => {
+                let failure = NativeFailure::from(&error);
+                if failure.line.is_none() {
+                    return Ok(Either::B(failure));
+                }
+                // Placed in the `.http` text: its column in UTF-16 code units. A file
+                // is read again for that (a failure only), through the client's `io`.
+                let text = match source {
+                    Source::Text(text) => Some(text),
+                    Source::File(path) => io.read(&path).ok().and_then(|bytes| String::from_utf8(bytes).ok()),
+                };
+                Either::B(match text {
+                    Some(text) => failure.in_text(&text),
+                    None => failure,
+                })
+            }
         })
     }
 

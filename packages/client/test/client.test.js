@@ -174,9 +174,27 @@ describe('variables', () => {
     assert.equal(error.kind, 'build');
     assert.equal(error.code, 'undefined-variable');
     assert.equal(error.line, 2);
-    // The name inside the braces: `X-Id: {{` is 8 bytes.
+    // The name inside the braces: `X-Id: {{` is 8 characters.
     assert.equal(error.column, 9);
     assert.match(error.message, /undefined variable `missing`/);
+  });
+
+  it('counts the column in UTF-16 code units, as JavaScript strings do, in text and in files', async () => {
+    const line = 'X-Name: é😀 {{missing}}';
+    const expected = line.indexOf('missing') + 1;
+    const text = `GET ${url}/echo\n${line}\n`;
+    const inText = await createClient().runString(text).catch((error) => error);
+    assert.equal(inText.code, 'undefined-variable');
+    assert.deepEqual([inText.line, inText.column], [2, expected]);
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'volley-column-'));
+    try {
+      const file = path.join(directory, 'columns.http');
+      fs.writeFileSync(file, text);
+      const inFile = await createClient().run(file).catch((error) => error);
+      assert.deepEqual([inFile.line, inFile.column], [2, expected]);
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 
