@@ -1,5 +1,6 @@
 // createRemoteClient through a real `volley serve` (with a token) to a real
-// `volley echo-server`: runs, session and flow ids, variables, close, failures, abort.
+// `volley echo-server`: runs, session and flow ids, variables, close, failures, abort,
+// event streams read through `response.body`.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -105,5 +106,46 @@ describe('createRemoteClient', () => {
     setTimeout(() => controller.abort(), 200);
     await assert.rejects(run, { name: 'AbortError' });
     assert.ok(Date.now() - started < 5000);
+  });
+});
+
+describe('createRemoteClient event streams', () => {
+  it('gives the events of an endless stream through response.body as they arrive, and stops when cancelled', async () => {
+    const remote = client();
+    const response = await remote.runString(`GET ${echo.url}/sse/forever?interval_ms=20\nAccept: text/event-stream\n`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'text/event-stream');
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('tick 3')) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false, 'an endless stream does not end');
+      text += value;
+    }
+    assert.match(text, /^data: tick 1$/m);
+    await reader.cancel();
+    // The session goes on after the cancelled stream.
+    assert.equal((await remote.runString(`GET ${echo.url}/echo/after\n`)).status, 200);
+    await remote.close();
+  });
+
+  it('cancels a body that is still arriving, while it waits for the next event', async () => {
+    const remote = client();
+    const controller = new AbortController();
+    const text = `GET ${echo.url}/sse/slow?count=3&interval_ms=5000\nAccept: text/event-stream\n`;
+    const response = await remote.runString(text, { signal: controller.signal });
+    assert.equal(response.status, 200);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 100);
+    await assert.rejects(
+      (async () => {
+        for (;;) if ((await reader.read()).done) return;
+      })(),
+      { name: 'AbortError' },
+    );
+    assert.ok(Date.now() - started < 2000, 'the read ended long before the next event');
+    assert.equal((await remote.runString(`GET ${echo.url}/echo/after\n`)).status, 200);
+    await remote.close();
   });
 });

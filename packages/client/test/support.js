@@ -22,19 +22,21 @@ function startEchoServer() {
   return startVolley(['echo-server', '--port', '0'], 'stderr');
 }
 
-/** Starts `volley serve --port 0` with `args`; resolves to its URL and a `stop()`. */
-function startExecutionServer(args) {
-  return startVolley(['serve', '--port', '0', '--color', 'never', ...args], 'stdout');
+/** Starts `volley serve --port 0` with `args`, and `env` added to this process's
+ * environment (what `{{$env(NAME)}}` reads on the server); resolves to its URL and a
+ * `stop()`. */
+function startExecutionServer(args, env = {}) {
+  return startVolley(['serve', '--port', '0', '--color', 'never', ...args], 'stdout', env);
 }
 
 /** Runs `volley` with `args` until it prints its URL on `stream`. */
-function startVolley(args, stream) {
+function startVolley(args, stream, env = {}) {
   const bin = volleyBin();
   if (!fs.existsSync(bin)) {
     throw new Error(`no volley binary at ${bin}: build it (cargo build -p volley-cli) or set VOLLEY_BIN`);
   }
   const stdio = ['ignore', stream === 'stdout' ? 'pipe' : 'ignore', 'pipe'];
-  const child = spawn(bin, args, { stdio });
+  const child = spawn(bin, args, { stdio, env: { ...process.env, ...env } });
   const output = child[stream];
   return new Promise((resolve, reject) => {
     let text = '';
