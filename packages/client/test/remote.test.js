@@ -10,7 +10,7 @@ const path = require('node:path');
 const { after, before, describe, it } = require('node:test');
 
 const { createRemoteClient, VolleyError } = require('..');
-const { closedPort, startEchoServer, startExecutionServer } = require('./support');
+const { closedPort, startEchoServer, startExecutionServer, untilEventStreamsClosed } = require('./support');
 
 const TOKEN = 'remote-test-token';
 let echo;
@@ -124,7 +124,8 @@ describe('createRemoteClient event streams', () => {
     }
     assert.match(text, /^data: tick 1$/m);
     await reader.cancel();
-    // The session goes on after the cancelled stream.
+    // The server stops reading the upstream stream, and the session goes on.
+    await untilEventStreamsClosed(echo.url);
     assert.equal((await remote.runString(`GET ${echo.url}/echo/after\n`)).status, 200);
     await remote.close();
   });
@@ -145,6 +146,7 @@ describe('createRemoteClient event streams', () => {
       { name: 'AbortError' },
     );
     assert.ok(Date.now() - started < 2000, 'the read ended long before the next event');
+    await untilEventStreamsClosed(echo.url, 2000);
     assert.equal((await remote.runString(`GET ${echo.url}/echo/after\n`)).status, 200);
     await remote.close();
   });

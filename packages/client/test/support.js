@@ -1,6 +1,6 @@
 // Test helpers: the `volley echo-server` the tests send to and the `volley serve` the
-// remote client runs through (started on port 0 by each test file), and a port
-// nothing listens on.
+// remote client runs through (started on port 0 by each test file), a port nothing
+// listens on, and a wait for the echo server's event streams to close.
 'use strict';
 
 const { spawn } = require('node:child_process');
@@ -75,4 +75,16 @@ function closedPort() {
   });
 }
 
-module.exports = { startEchoServer, startExecutionServer, closedPort, repository };
+/** Resolves once the echo server at `echoUrl` has no event stream open (its `/stats`
+ * counts the stream bodies it is still sending); rejects after `ms`. */
+async function untilEventStreamsClosed(echoUrl, ms = 5000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const { open_event_streams: open } = await (await fetch(`${echoUrl}/stats`)).json();
+    if (open === 0) return;
+    if (Date.now() > deadline) throw new Error(`the echo server still sends ${open} event stream(s) after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+module.exports = { startEchoServer, startExecutionServer, closedPort, untilEventStreamsClosed, repository };
