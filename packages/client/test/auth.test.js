@@ -277,10 +277,10 @@ for (const target of targets) {
       first.setVariable('onlyFirst', 'yes');
       await exchange(first, BEARER);
       assert.equal(second.getVariables().onlyFirst, undefined);
-      // (The local client rejects with kind build; the remote one with the server's
-      // VALIDATION_ERROR, kind server: the message is what both share.)
       await assert.rejects(second.runString('GET {{host}}/echo/{{onlyFirst}}\n'), {
         name: 'VolleyError',
+        kind: 'build',
+        code: 'undefined-variable',
         message: /undefined variable `onlyFirst`/,
       });
 

@@ -88,6 +88,17 @@ describe('createRemoteClient', () => {
     });
   });
 
+  it('rejects an upstream the server cannot reach with the kind of a local run', async () => {
+    const port = await closedPort();
+    await assert.rejects(client().runString(`GET http://127.0.0.1:${port}/\n`), (error) => {
+      assert.ok(error instanceof VolleyError);
+      assert.equal(error.kind, 'connection_refused');
+      assert.equal(error.code, 'EXECUTE_ERROR');
+      assert.match(error.message, /connection refused/);
+      return true;
+    });
+  });
+
   it('rejects an unreachable server as a transport failure', async () => {
     const port = await closedPort();
     const remote = createRemoteClient({ serverUrl: `http://127.0.0.1:${port}` });
