@@ -66,11 +66,13 @@ async function requestCounts() {
   return (await (await fetch(`${echo.url}/stats`)).json()).requests;
 }
 
-/** What each path received between `before` and `now` (paths with none left out). */
-function countsSince(before, now) {
+/** What each path received between the counts `earlier` and `now` (paths that received
+ * nothing, and `/stats` itself, left out). */
+function countsSince(earlier, now) {
   const delta = {};
   for (const [route, count] of Object.entries(now)) {
-    if (route !== '/stats' && count !== (before[route] ?? 0)) delta[route] = count - (before[route] ?? 0);
+    const received = count - (earlier[route] ?? 0);
+    if (route !== '/stats' && received !== 0) delta[route] = received;
   }
   return delta;
 }
