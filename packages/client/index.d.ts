@@ -187,7 +187,11 @@ export type VolleyErrorKind =
   /** Any other failure of the exchange (connection reset, protocol error). */
   | 'transport'
   | 'token_refresh'
-  /** The execution server refused a remote client's call (`code`: its stable code). */
+  /**
+   * The execution server refused a remote client's call (`code`: its stable code). A
+   * request it could not build is `build` instead, and an exchange it made that failed
+   * has its transport kind (`timeout`, `connection_refused`, …, `code` `EXECUTE_ERROR`).
+   */
   | 'server'
   | 'other';
 

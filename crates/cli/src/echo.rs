@@ -31,10 +31,13 @@ Routes:
   /echo, /echo/*         the request as JSON (method, path, query, headers, body)
   /status/{code}         answers with that status
   /drain                 reads the body, answers with its length
-  /redirect/{n}          n redirects, then /redirect/0
+  /redirect/N            N redirects, then /redirect/0
   /cookies/set?k=v       sets cookies; /cookies shows the ones sent
-  /basic-auth, /login, /bearer, /session, /api-key, /oauth/token
-                         authentication patterns (user ada, password lovelace)
+  /basic-auth, /digest-auth, /login, /bearer, /session, /api-key, /api-key-query
+                         authentication patterns (user ada, password lovelace, key test-api-key)
+  /oauth/token, /refresh, /expiring
+                         OAuth client credentials (volley-client, volley-secret), token refresh
+  /stats                 requests per path, event streams still open
   /slow?ms=N             answers after N ms
   /upload                multipart forms
   /sse/events, /sse/slow, /sse/never, /sse/forever, /sse/fast, /sse/status/{code}

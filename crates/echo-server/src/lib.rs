@@ -14,7 +14,7 @@
 //! - `/oauth/token`, `/refresh`, `/expiring`: OAuth client credentials and token refresh.
 //! - `/slow`, `/slow-body`: timeouts.
 //! - `/upload`: multipart forms.
-//! - `/stats`: how many requests each path received.
+//! - `/stats`: how many requests each path received, and how many event streams are open.
 //! - `/sse/events`, `/sse/slow`, `/sse/never`, `/sse/forever`, `/sse/fast`, `/sse/status/{code}`:
 //!   Server-Sent Events, byte for byte (a scripted stream honouring `Last-Event-ID`, slow,
 //!   stalled, endless and fast streams, error statuses).

@@ -11,13 +11,13 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Query};
+use axum::extract::{Path, Query, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use futures_util::Stream;
 use futures_util::stream;
+use futures_util::{Stream, StreamExt as _};
 use serde_json::json;
 
 use crate::query;
@@ -88,7 +88,7 @@ pub(crate) fn routes() -> Router<AppState> {
 /// With `Last-Event-ID: N` (a decimal number) every event whose last event id is ≤ N is left
 /// out, so `Last-Event-ID: 3` gets the first line, then the events from `id: 5` on. The first
 /// line is always sent. A `Last-Event-ID` that is not a number is ignored (the whole script).
-async fn events(headers: HeaderMap) -> Response {
+async fn events(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let resume_after = headers
         .get("last-event-id")
         .and_then(|value| value.to_str().ok())
@@ -98,16 +98,22 @@ async fn events(headers: HeaderMap) -> Response {
         .iter()
         .filter(move |block| block.last_event_id > resume_after)
         .map(|block| Ok(Bytes::from_static(block.bytes)));
-    event_stream(stream::iter(std::iter::once(Ok(Bytes::from_static(PREAMBLE))).chain(blocks)))
+    event_stream(&state, stream::iter(std::iter::once(Ok(Bytes::from_static(PREAMBLE))).chain(blocks)))
 }
 
 /// `?count=N&interval_ms=M` (defaults 5 and 200, N ≤ 10000): 200 and the headers at once, then
 /// `id: i\ndata: {"i": i}\n\n` for i in 1..=N, event i after i × M ms, then the body ends.
-async fn slow(Query(query): Query<HashMap<String, String>>) -> Result<Response, Response> {
+async fn slow(
+    State(state): State<AppState>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, Response> {
     let count = query::number(&query, "count", DEFAULT_SLOW_COUNT, MAX_SLOW_COUNT).map_err(response::bad_request)?;
     let interval =
         query::milliseconds(&query, "interval_ms", DEFAULT_SLOW_INTERVAL_MS).map_err(response::bad_request)?;
-    Ok(event_stream(ticks(interval, move |i| (i <= count).then(|| format!("id: {i}\ndata: {{\"i\": {i}}}\n\n")))))
+    Ok(event_stream(
+        &state,
+        ticks(interval, move |i| (i <= count).then(|| format!("id: {i}\ndata: {{\"i\": {i}}}\n\n"))),
+    ))
 }
 
 /// Never answers: not even the status line. The handler waits until the client goes away
@@ -118,16 +124,22 @@ async fn never() -> Response {
 
 /// `?interval_ms=M` (default 100): 200 and the headers at once, then `data: tick i\n\n`
 /// (i = 1, 2, …) every M ms, without end.
-async fn forever(Query(query): Query<HashMap<String, String>>) -> Result<Response, Response> {
+async fn forever(
+    State(state): State<AppState>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, Response> {
     let interval =
         query::milliseconds(&query, "interval_ms", DEFAULT_FOREVER_INTERVAL_MS).map_err(response::bad_request)?;
-    Ok(event_stream(ticks(interval, |i| Some(format!("data: tick {i}\n\n")))))
+    Ok(event_stream(&state, ticks(interval, |i| Some(format!("data: tick {i}\n\n")))))
 }
 
 /// `?count=N` (default 1000, N ≤ 10 000 000): `data: x\n\n` N times (9 × N body bytes) as fast
 /// as the client reads, in chunks of up to 7281 events (65 529 bytes), then the body ends.
 /// For throughput benchmarks of SSE parsers.
-async fn fast(Query(query): Query<HashMap<String, String>>) -> Result<Response, Response> {
+async fn fast(
+    State(state): State<AppState>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Response, Response> {
     let count = query::number(&query, "count", DEFAULT_FAST_COUNT, MAX_FAST_COUNT).map_err(response::bad_request)?;
     let full_chunk = Bytes::from(FAST_EVENT.repeat(FAST_EVENTS_PER_CHUNK as usize));
     let chunks = count.div_ceil(FAST_EVENTS_PER_CHUNK);
@@ -135,7 +147,7 @@ async fn fast(Query(query): Query<HashMap<String, String>>) -> Result<Response, 
         let events = (count - chunk * FAST_EVENTS_PER_CHUNK).min(FAST_EVENTS_PER_CHUNK);
         Ok(full_chunk.slice(..events as usize * FAST_EVENT.len()))
     });
-    Ok(event_stream(stream::iter(chunks)))
+    Ok(event_stream(&state, stream::iter(chunks)))
 }
 
 /// Answers `code` (200–599) with `application/json` `{"status": code, "error": "<reason>"}`
@@ -150,11 +162,18 @@ async fn status(Path(code): Path<String>) -> Response {
     response::json_unless_bodiless(status, json!({"status": status.as_u16(), "error": reason}))
 }
 
-/// 200 with `Content-Type: text/event-stream`, `Cache-Control: no-cache` and `body`.
-fn event_stream<S>(body: S) -> Response
+/// 200 with `Content-Type: text/event-stream`, `Cache-Control: no-cache` and `body`,
+/// counted in `/stats` as open until hyper drops it (it ended, or the client went away).
+fn event_stream<S>(state: &AppState, body: S) -> Response
 where
     S: Stream<Item = Result<Bytes, Infallible>> + Send + 'static,
 {
+    let open = OpenEventStream::new(state.clone());
+    // The closure owns the guard, so the guard lives exactly as long as the body.
+    let body = body.map(move |chunk| {
+        let _open = &open;
+        chunk
+    });
     (
         StatusCode::OK,
         [
@@ -177,4 +196,20 @@ where
         tokio::time::sleep(interval).await;
         Some((Ok(Bytes::from(bytes)), (i + 1, event)))
     })
+}
+
+/// An event stream body in `/stats`' `open_event_streams`, from its creation to its drop.
+struct OpenEventStream(AppState);
+
+impl OpenEventStream {
+    fn new(state: AppState) -> Self {
+        state.event_stream_opened();
+        Self(state)
+    }
+}
+
+impl Drop for OpenEventStream {
+    fn drop(&mut self) {
+        self.0.event_stream_closed();
+    }
 }

@@ -1,4 +1,5 @@
-//! Shared server state: issued tokens and sessions, and per-path request counts.
+//! Shared server state: issued tokens and sessions, per-path request counts and the
+//! event streams still open.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -26,6 +27,8 @@ struct Inner {
     digest_nonces: HashMap<String, u32>,
     /// Requests per path (without query), since the server started.
     requests: BTreeMap<String, u64>,
+    /// Event stream bodies not yet dropped: still sending, or waiting for the next event.
+    open_event_streams: u64,
 }
 
 impl AppState {
@@ -107,5 +110,19 @@ impl AppState {
 
     pub(crate) fn request_counts(&self) -> BTreeMap<String, u64> {
         self.lock().requests.clone()
+    }
+
+    /// An event stream body starts: counted until [`event_stream_closed`](Self::event_stream_closed).
+    pub(crate) fn event_stream_opened(&self) {
+        self.lock().open_event_streams += 1;
+    }
+
+    pub(crate) fn event_stream_closed(&self) {
+        let mut inner = self.lock();
+        inner.open_event_streams = inner.open_event_streams.saturating_sub(1);
+    }
+
+    pub(crate) fn open_event_streams(&self) -> u64 {
+        self.lock().open_event_streams
     }
 }

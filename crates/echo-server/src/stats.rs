@@ -1,5 +1,6 @@
 //! Request counting: a middleware that counts every request by path, and `/stats` to read the
-//! counts (handy for "retried exactly once").
+//! counts (handy for "retried exactly once") and how many event streams are still open (handy
+//! for "the stream stopped when the client cancelled it").
 
 use axum::Router;
 use axum::extract::{Request, State};
@@ -23,7 +24,11 @@ pub(crate) async fn count_requests(State(state): State<AppState>, request: Reque
     next.run(request).await
 }
 
-/// `{"requests": {"<path>": count, …}}`.
+/// `{"requests": {"<path>": count, …}, "open_event_streams": n}`: `n` counts the `/sse/*`
+/// streams whose body is still being sent (not ended, and the client still there).
 async fn stats(State(state): State<AppState>) -> Response {
-    response::json(StatusCode::OK, json!({"requests": state.request_counts()}))
+    response::json(
+        StatusCode::OK,
+        json!({"requests": state.request_counts(), "open_event_streams": state.open_event_streams()}),
+    )
 }

@@ -99,6 +99,18 @@ impl From<&Error> for NativeFailure {
             },
             Error::Cancelled => Self::new("aborted", error),
             Error::TokenRefresh { .. } => Self::new("token_refresh", error),
+            // The upstream exchange failed on the server: the transport kind a local run
+            // gives (`details.kind`; `other` and `cancelled` are not transport kinds).
+            Error::Server { code, kind: Some(kind), .. }
+                if code == "EXECUTE_ERROR" && !matches!(kind.as_str(), "other" | "cancelled") =>
+            {
+                Self { code: Some(code.clone()), ..Self::new(kind, error) }
+            }
+            // A request the server could not build: the build error's code
+            // (`details.code`: `undefined-variable`, …), as a local run and the CLI give it.
+            Error::Server { code, kind: Some(build_code), .. } if code == "VALIDATION_ERROR" => {
+                Self { code: Some(build_code.clone()), ..Self::new("build", error) }
+            }
             Error::Server { code, .. } => Self { code: Some(code.clone()), ..Self::new("server", error) },
             // `Error` is non-exhaustive: a new variant is a failure of its own until it
             // gets a kind here.
@@ -132,6 +144,30 @@ mod tests {
         assert_eq!(failure.message, "connection refused by 127.0.0.1:9");
         let other = Error::Transport(TransportError::Other { message: "reset".to_owned() });
         assert_eq!(NativeFailure::from(&other).kind, "transport");
+    }
+
+    #[test]
+    fn failures_on_the_server_keep_the_kind_of_a_local_run() {
+        let server = |code: &str, kind: Option<&str>| Error::Server {
+            status: 400,
+            code: code.to_owned(),
+            message: "m".to_owned(),
+            kind: kind.map(str::to_owned),
+        };
+        let refused = NativeFailure::from(&server("EXECUTE_ERROR", Some("connection_refused")));
+        assert_eq!((refused.kind.as_str(), refused.code.as_deref()), ("connection_refused", Some("EXECUTE_ERROR")));
+        let unbuilt = NativeFailure::from(&server("VALIDATION_ERROR", Some("undefined-variable")));
+        assert_eq!((unbuilt.kind.as_str(), unbuilt.code.as_deref()), ("build", Some("undefined-variable")));
+        for (code, kind) in [
+            ("EXECUTE_ERROR", Some("other")),
+            ("EXECUTE_ERROR", Some("cancelled")),
+            ("EXECUTE_ERROR", None),
+            ("VALIDATION_ERROR", None),
+            ("UNAUTHORIZED", None),
+        ] {
+            let failure = NativeFailure::from(&server(code, kind));
+            assert_eq!((failure.kind.as_str(), failure.code.as_deref()), ("server", Some(code)), "{code} {kind:?}");
+        }
     }
 
     #[test]

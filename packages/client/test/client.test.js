@@ -9,7 +9,7 @@ const path = require('node:path');
 const { after, before, describe, it } = require('node:test');
 
 const { createClient, CookieJar, VolleyError } = require('..');
-const { closedPort, startEchoServer } = require('./support');
+const { closedPort, startEchoServer, untilEventStreamsClosed } = require('./support');
 
 let server;
 let url;
@@ -93,6 +93,7 @@ describe('streaming', () => {
     }
     assert.match(text, /^data: tick 1$/m);
     await reader.cancel();
+    await untilEventStreamsClosed(url);
   });
 });
 
@@ -395,6 +396,8 @@ describe('abort', () => {
     setTimeout(() => controller.abort(), 100);
     await assert.rejects(reading, { name: 'AbortError' });
     assert.ok(Date.now() - started < 2000);
+    // The connection is closed: the server is not left sending to nobody.
+    await untilEventStreamsClosed(url, 2000);
   });
 });
 

@@ -1,5 +1,6 @@
 // createRemoteClient through a real `volley serve` (with a token) to a real
-// `volley echo-server`: runs, session and flow ids, variables, close, failures, abort.
+// `volley echo-server`: runs, session and flow ids, variables, close, failures, abort,
+// event streams read through `response.body`.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -9,7 +10,7 @@ const path = require('node:path');
 const { after, before, describe, it } = require('node:test');
 
 const { createRemoteClient, VolleyError } = require('..');
-const { closedPort, startEchoServer, startExecutionServer } = require('./support');
+const { closedPort, startEchoServer, startExecutionServer, untilEventStreamsClosed } = require('./support');
 
 const TOKEN = 'remote-test-token';
 let echo;
@@ -87,6 +88,17 @@ describe('createRemoteClient', () => {
     });
   });
 
+  it('rejects an upstream the server cannot reach with the kind of a local run', async () => {
+    const port = await closedPort();
+    await assert.rejects(client().runString(`GET http://127.0.0.1:${port}/\n`), (error) => {
+      assert.ok(error instanceof VolleyError);
+      assert.equal(error.kind, 'connection_refused');
+      assert.equal(error.code, 'EXECUTE_ERROR');
+      assert.match(error.message, /connection refused/);
+      return true;
+    });
+  });
+
   it('rejects an unreachable server as a transport failure', async () => {
     const port = await closedPort();
     const remote = createRemoteClient({ serverUrl: `http://127.0.0.1:${port}` });
@@ -105,5 +117,48 @@ describe('createRemoteClient', () => {
     setTimeout(() => controller.abort(), 200);
     await assert.rejects(run, { name: 'AbortError' });
     assert.ok(Date.now() - started < 5000);
+  });
+});
+
+describe('createRemoteClient event streams', () => {
+  it('gives the events of an endless stream through response.body as they arrive, and stops when cancelled', async () => {
+    const remote = client();
+    const response = await remote.runString(`GET ${echo.url}/sse/forever?interval_ms=20\nAccept: text/event-stream\n`);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'text/event-stream');
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('tick 3')) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false, 'an endless stream does not end');
+      text += value;
+    }
+    assert.match(text, /^data: tick 1$/m);
+    await reader.cancel();
+    // The server stops reading the upstream stream, and the session goes on.
+    await untilEventStreamsClosed(echo.url);
+    assert.equal((await remote.runString(`GET ${echo.url}/echo/after\n`)).status, 200);
+    await remote.close();
+  });
+
+  it('cancels a body that is still arriving, while it waits for the next event', async () => {
+    const remote = client();
+    const controller = new AbortController();
+    const text = `GET ${echo.url}/sse/slow?count=3&interval_ms=5000\nAccept: text/event-stream\n`;
+    const response = await remote.runString(text, { signal: controller.signal });
+    assert.equal(response.status, 200);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 100);
+    await assert.rejects(
+      (async () => {
+        for (;;) if ((await reader.read()).done) return;
+      })(),
+      { name: 'AbortError' },
+    );
+    assert.ok(Date.now() - started < 2000, 'the read ended long before the next event');
+    await untilEventStreamsClosed(echo.url, 2000);
+    assert.equal((await remote.runString(`GET ${echo.url}/echo/after\n`)).status, 200);
+    await remote.close();
   });
 });

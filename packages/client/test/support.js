@@ -1,6 +1,6 @@
 // Test helpers: the `volley echo-server` the tests send to and the `volley serve` the
-// remote client runs through (started on port 0 by each test file), and a port
-// nothing listens on.
+// remote client runs through (started on port 0 by each test file), a port nothing
+// listens on, and a wait for the echo server's event streams to close.
 'use strict';
 
 const { spawn } = require('node:child_process');
@@ -22,19 +22,21 @@ function startEchoServer() {
   return startVolley(['echo-server', '--port', '0'], 'stderr');
 }
 
-/** Starts `volley serve --port 0` with `args`; resolves to its URL and a `stop()`. */
-function startExecutionServer(args) {
-  return startVolley(['serve', '--port', '0', '--color', 'never', ...args], 'stdout');
+/** Starts `volley serve --port 0` with `args`, and `env` added to this process's
+ * environment (what `{{$env(NAME)}}` reads on the server); resolves to its URL and a
+ * `stop()`. */
+function startExecutionServer(args, env = {}) {
+  return startVolley(['serve', '--port', '0', '--color', 'never', ...args], 'stdout', env);
 }
 
 /** Runs `volley` with `args` until it prints its URL on `stream`. */
-function startVolley(args, stream) {
+function startVolley(args, stream, env = {}) {
   const bin = volleyBin();
   if (!fs.existsSync(bin)) {
     throw new Error(`no volley binary at ${bin}: build it (cargo build -p volley-cli) or set VOLLEY_BIN`);
   }
   const stdio = ['ignore', stream === 'stdout' ? 'pipe' : 'ignore', 'pipe'];
-  const child = spawn(bin, args, { stdio });
+  const child = spawn(bin, args, { stdio, env: { ...process.env, ...env } });
   const output = child[stream];
   return new Promise((resolve, reject) => {
     let text = '';
@@ -73,4 +75,16 @@ function closedPort() {
   });
 }
 
-module.exports = { startEchoServer, startExecutionServer, closedPort, repository };
+/** Resolves once the echo server at `echoUrl` has no event stream open (its `/stats`
+ * counts the stream bodies it is still sending); rejects after `ms`. */
+async function untilEventStreamsClosed(echoUrl, ms = 5000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const { open_event_streams: open } = await (await fetch(`${echoUrl}/stats`)).json();
+    if (open === 0) return;
+    if (Date.now() > deadline) throw new Error(`the echo server still sends ${open} event stream(s) after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+module.exports = { startEchoServer, startExecutionServer, closedPort, untilEventStreamsClosed, repository };

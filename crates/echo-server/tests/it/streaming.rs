@@ -175,6 +175,41 @@ async fn sse_forever_ticks_until_the_client_leaves() {
     assert_eq!(get(&server, "/sse/forever?interval_ms=x", &[]).await.status, 400);
 }
 
+/// `open_event_streams` of `/stats`.
+async fn open_event_streams(server: &TestServer) -> u64 {
+    get(server, "/stats", &[]).await.json()["open_event_streams"].as_u64().expect("a count")
+}
+
+/// Waits until `/stats` counts `expected` open event streams.
+async fn until_open_event_streams(server: &TestServer, expected: u64) {
+    tokio::time::timeout(PROMPTLY, async {
+        while open_event_streams(server).await != expected {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("/stats never counted {expected} open event streams"));
+}
+
+#[tokio::test]
+async fn stats_count_the_event_streams_still_open() {
+    let server = TestServer::start().await;
+    assert_eq!(open_event_streams(&server).await, 0);
+    // Between two events of a slow stream: open until the client goes away.
+    let mut waiting = send_get(&server, "/sse/slow?count=2&interval_ms=60000", &[]).await;
+    read_head(&mut waiting).await;
+    let mut ticking = send_get(&server, "/sse/forever?interval_ms=10", &[]).await;
+    read_head(&mut ticking).await;
+    until_open_event_streams(&server, 2).await;
+    drop(waiting);
+    until_open_event_streams(&server, 1).await;
+    drop(ticking);
+    until_open_event_streams(&server, 0).await;
+    // A stream that ends is closed too.
+    get(&server, "/sse/events", &[]).await.assert_event_stream();
+    assert_eq!(open_event_streams(&server).await, 0);
+}
+
 #[tokio::test]
 async fn sse_never_sends_a_head() {
     let server = TestServer::start().await;
