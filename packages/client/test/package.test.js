@@ -29,8 +29,8 @@ function scratchProject(prefix) {
   return directory;
 }
 
-/** Runs `code` in a file of `directory` with this runtime (Node, or Bun under `bun test`):
- * `--input-type` and `-e` with ESM are Node's alone. */
+/** Runs `code` from a file of `directory` with this runtime (Node, or Bun under `bun
+ * test`); a file rather than `-e`, since Bun has no `--input-type`. */
 function script(directory, name, code) {
   fs.writeFileSync(path.join(directory, name), code);
   return execFileSync(process.execPath, [name], { cwd: directory, encoding: 'utf8' }).trim();
