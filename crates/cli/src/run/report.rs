@@ -52,9 +52,13 @@ pub(crate) fn junit(results: &[RequestResult], files: &[File], elapsed: Duration
 
 fn testcase(xml: &mut String, result: &RequestResult, file: &File) -> anyhow::Result<()> {
     let line = result.line_span.start_position.line + 1;
+    let title = match result.repetition {
+        Some(run) => format!("{} (run {run})", result.title),
+        None => result.title.clone(),
+    };
     let open = format!(
         "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" line=\"{line}\" time=\"{}\"",
-        escape(&result.title),
+        escape(&title),
         escape(&file.shown),
         escape(&file.shown),
         seconds(case_time(result))
@@ -87,11 +91,20 @@ fn testcase(xml: &mut String, result: &RequestResult, file: &File) -> anyhow::Re
                 .zip(record::assertions(response, file))
                 .filter(|(assertion, _)| !assertion.passed())
                 .collect();
-            if problems.is_empty() {
+            if problems.is_empty() && result.attempts == 1 {
                 writeln!(xml, "{open}/>")?;
                 return Ok(());
             }
             writeln!(xml, "{open}>")?;
+            if result.attempts > 1 {
+                // Not part of JUnit's schema everywhere, but read by the CI servers that
+                // show testcase properties (Jenkins, GitLab); others ignore it.
+                writeln!(
+                    xml,
+                    "      <properties><property name=\"attempts\" value=\"{}\"/></properties>",
+                    result.attempts
+                )?;
+            }
             for (assertion, shown) in problems {
                 let (kind, detail) = match &assertion.outcome {
                     Check::Failed { .. } => (

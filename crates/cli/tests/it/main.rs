@@ -6,4 +6,5 @@ mod lsp;
 mod lsp_remote;
 mod run_remote_scripts;
 mod serve;
+mod suites;
 mod support;
