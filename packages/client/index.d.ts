@@ -89,7 +89,7 @@ export interface ClientConfig {
   /** Filesystem adapter; default: the real filesystem (see {@link IO}). */
   io?: IO;
   /** HTTP transport adapter; default: the engine's own HTTP client. */
-  transport?: Transport;
+  transport?: Transport | Transport['fetch'];
   /** Initial variables for all requests. */
   variables?: Record<string, unknown>;
   /** Custom resolver functions, keys with the `$` prefix (`{ $token: () => … }`). */

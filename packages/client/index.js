@@ -74,9 +74,10 @@ class LocalClient {
     checkObject(config, 'config');
     const io = ioOf(config.io);
     this.#io = io;
-    const transport = config.transport;
+    // An object with `fetch(request)` (SPEC.md's Transport), or that function itself.
+    const transport = typeof config.transport === 'function' ? { fetch: config.transport } : config.transport;
     if (transport !== undefined && typeof transport?.fetch !== 'function') {
-      throw new TypeError('config.transport must have a fetch(request) method');
+      throw new TypeError('config.transport must be a function or have a fetch(request) method');
     }
     const resolvers = resolversOf(config.resolvers);
     let jar;

@@ -283,6 +283,14 @@ describe('transport', () => {
     assert.deepEqual(seen, [{ method: 'POST', url: 'https://api.invalid/items', auth: 't0k', body: '{"a": 1}' }]);
   });
 
+  it('may be the fetch function itself', async () => {
+    const seen = [];
+    const client = createClient({ transport: (request) => (seen.push(request.method), fetch(request)) });
+    const response = await client.runString(`DELETE ${url}/echo/fn\n`);
+    assert.equal((await response.json()).method, 'DELETE');
+    assert.deepEqual(seen, ['DELETE']);
+  });
+
   it('leaves redirects and cookies to the engine', async () => {
     const urls = [];
     const jar = new CookieJar();

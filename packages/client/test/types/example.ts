@@ -32,6 +32,8 @@ async function bearerFlow(): Promise<void> {
     defaults: { headers: { 'X-Client': 'example' }, followRedirects: true, validateSSL: false },
   };
   const client: Client = createClient(config);
+  const viaFunction: Client = createClient({ transport: (request: Request) => fetch(request) });
+  void viaFunction;
 
   const login: Response = await client.run('./api.http', { variables: { password: 'lovelace' } });
   const { token } = (await login.json()) as { token: string };
