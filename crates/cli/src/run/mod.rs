@@ -93,10 +93,11 @@ pub(crate) struct RunArgs {
     #[arg(long, conflicts_with_all = ["verbose", "quiet"])]
     json: bool,
 
-    /// Write a report after the run: `junit=report.xml` or `json=report.json`.
+    /// Write a report after the run: `junit=report.xml`, `json=report.json`,
+    /// `tap=report.tap` (TAP 14) or `html=report.html` (one self-contained page).
     /// Repeatable.
-    #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_report)]
-    report: Vec<(ReportFormat, PathBuf)>,
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = crate::report::parse_target)]
+    report: Vec<(crate::report::Format, PathBuf)>,
 
     /// Also print each request as sent (method, URL, headers, body), secrets redacted.
     #[arg(long, short = 'v')]
@@ -172,32 +173,11 @@ Exit codes:
   130 interrupted with Ctrl-C (the reports are still written)
 With several failures the code is the first of 3, 4, 1.";
 
-/// A report format of `--report`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ReportFormat {
-    Junit,
-    Json,
-}
-
 fn parse_var(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_owned(), value.to_owned())),
         _ => Err(format!("expected NAME=VALUE, got `{text}`")),
     }
-}
-
-fn parse_report(text: &str) -> Result<(ReportFormat, PathBuf), String> {
-    let (format, path) =
-        text.split_once('=').ok_or_else(|| format!("expected junit=PATH or json=PATH, got `{text}`"))?;
-    let format = match format {
-        "junit" => ReportFormat::Junit,
-        "json" => ReportFormat::Json,
-        other => return Err(format!("unknown report format `{other}` (junit or json)")),
-    };
-    if path.is_empty() {
-        return Err("the report needs a path: junit=PATH or json=PATH".to_owned());
-    }
-    Ok((format, PathBuf::from(path)))
 }
 
 /// How the run shows things.
@@ -282,17 +262,9 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     if found.outside > 0 {
         exit = exit.worst(Exit::Invalid);
     }
-    for (format, path) in &args.report {
-        let written = match format {
-            ReportFormat::Junit => report::junit(&results, &files, elapsed),
-            ReportFormat::Json => report::json(&results, &files, elapsed),
-        };
-        if let Err(error) = written.and_then(|text| {
-            std::fs::write(path, text).with_context(|| format!("cannot write the report `{}`", path.display()))
-        }) {
-            anstream::eprintln!("{}", render::plain(&format!("{error:#}"), None));
-            exit = exit.worst(Exit::Usage);
-        }
+    if let Err(error) = report::write(&args.report, &results, &files, elapsed) {
+        anstream::eprintln!("{}", render::plain(&format!("{error:#}"), None));
+        exit = exit.worst(Exit::Usage);
     }
     if matches!(mode, Mode::Normal | Mode::Verbose) && !blocked {
         human::summary(&results, found.outside, elapsed);
