@@ -34,13 +34,13 @@ pub(super) fn render(report: &Report) -> String {
     let _ = writeln!(html, "<style>{STYLE}</style>\n</head>\n<body>\n<h1>Volley report</h1>");
     let _ = writeln!(
         html,
-        "<p class=\"summary\"><span>{} requests</span><span class=\"ok\">{} passed</span>\
-         <span class=\"ko\">{} failed</span><span class=\"ko\">{} errors</span><span>{} skipped</span>\
+        "<p class=\"summary\"><span>{}</span><span class=\"ok\">{} passed</span>\
+         <span class=\"ko\">{} failed</span><span class=\"ko\">{}</span><span>{} skipped</span>\
          <span>in {} s</span></p>",
-        report.requests.len(),
+        super::counted(report.requests.len(), "request"),
         report.count("passed"),
         report.count("failed"),
-        report.count("error"),
+        super::counted(report.count("error"), "error"),
         report.count("skipped"),
         seconds(report.duration_ms)
     );
@@ -61,18 +61,22 @@ fn request(html: &mut String, entry: &Entry) {
         _ => "✗",
     };
     let open = if matches!(entry.outcome.as_str(), "failed" | "error") { " open" } else { "" };
-    let status = entry.response.as_ref().map(|response| format!(" · {}", response.status)).unwrap_or_default();
-    let (passed, total) = entry.assertion_counts();
+    // Status, assertions and time for an exchange; the outcome alone otherwise.
+    let mut meta = vec![escape(&entry.outcome)];
+    if let Some(response) = &entry.response {
+        let (passed, total) = entry.assertion_counts();
+        meta.push(response.status.to_string());
+        meta.push(format!("{passed}/{total} assertions"));
+        meta.push(format!("{} ms", entry.millis()));
+    }
+    meta.push(format!("{}:{}", escape(&entry.file), entry.line));
     let _ = writeln!(
         html,
         "<details class=\"{}\"{open}><summary><span class=\"mark\">{mark}</span> <b>{}</b>\
-         <span class=\"meta\">{}{status} · {passed}/{total} assertions · {} ms · {}:{}</span></summary>",
+         <span class=\"meta\">{}</span></summary>",
         escape(&entry.outcome),
         escape(&entry.title()),
-        escape(&entry.outcome),
-        entry.millis(),
-        escape(&entry.file),
-        entry.line
+        meta.join(" · ")
     );
     if let Some(description) = &entry.description {
         let _ = writeln!(html, "<p>{}</p>", escape(description));
@@ -96,7 +100,7 @@ fn request(html: &mut String, entry: &Entry) {
     }
     assertions(html, entry);
     if let Some(sent) = &entry.request {
-        let _ = writeln!(html, "<h3>Request</h3>\n<pre>{} {}", escape(&sent.method), escape(&sent.url));
+        let _ = write!(html, "<h3>Request</h3>\n<pre>{} {}", escape(&sent.method), escape(&sent.url));
         headers(html, &sent.headers);
         html.push_str("</pre>\n");
         body(html, &sent.body);

@@ -91,12 +91,12 @@ pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         }
     }
     anstream::eprintln!(
-        "merged {} reports: {} requests: {} passed, {} failed, {} errors, {} skipped",
-        args.reports.len(),
-        merged.requests.len(),
+        "merged {}: {}: {} passed, {} failed, {}, {} skipped",
+        super::counted(args.reports.len(), "report"),
+        super::counted(merged.requests.len(), "request"),
         merged.count("passed"),
         merged.count("failed"),
-        merged.count("error"),
+        super::counted(merged.count("error"), "error"),
         merged.count("skipped")
     );
     Ok(Exit::Success)

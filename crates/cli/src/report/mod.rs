@@ -162,6 +162,11 @@ impl Report {
     }
 }
 
+/// `1 request`, `2 requests`.
+pub(crate) fn counted(count: usize, noun: &str) -> String {
+    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
+
 /// `0.012`: seconds with milliseconds, from milliseconds.
 pub(crate) fn seconds(millis: f64) -> String {
     format!("{:.3}", millis / 1000.0)

@@ -4,11 +4,13 @@
 mod confirm;
 mod human;
 mod outcome;
+mod part;
 mod record;
 mod refusal;
 mod report;
 mod select;
 mod stream;
+mod test_mode;
 
 use std::collections::HashMap;
 use std::io::IsTerminal as _;
@@ -99,6 +101,17 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "FORMAT=PATH", value_parser = crate::report::parse_target)]
     report: Vec<(crate::report::Format, PathBuf)>,
 
+    /// Print one line per request (✓, ✗ or -, its name, status, assertions passed, time)
+    /// once the run is over, then each failure in full and the summary.
+    #[arg(long, conflicts_with_all = ["json", "verbose", "quiet"])]
+    test: bool,
+
+    /// Print only this part of the response of the one request run: `body` (the bytes
+    /// as received, for a pipe into jq), `headers`, `status` or `none`. Failures and
+    /// errors go to stderr; the exit code is the run's.
+    #[arg(long, short = 'o', value_name = "PART", value_enum, conflicts_with_all = ["json", "verbose", "quiet", "test"])]
+    output: Option<part::Part>,
+
     /// Also print each request as sent (method, URL, headers, body), secrets redacted.
     #[arg(long, short = 'v')]
     verbose: bool,
@@ -148,6 +161,9 @@ Examples:
   volley run api.http -p staging --var id=7  with a profile and one more variable
   volley run tests/ --report junit=out.xml   a directory, with a JUnit report for CI
   volley run api.http --json | jq .response.status
+  volley run api.http -n me -o body | jq .id  only the response body, as received
+  volley run tests/ --test                   a line per request, then the failures
+  volley run tests/ --report html=report.html  a self-contained HTML report
   volley run events.http --max-events 10       an event stream, ended after 10 events
   printf 'hi\\n' | volley run chat.http          a WebSocket: send stdin's lines, print replies
   volley run api.http --server http://127.0.0.1:4097   through a running `volley serve`
@@ -187,6 +203,10 @@ pub(crate) enum Mode {
     Verbose,
     Quiet,
     Json,
+    /// `--test`: the list of requests and the failures, once the run is over.
+    Test,
+    /// `--output`: one part of the one response, once the run is over.
+    Part(part::Part),
 }
 
 pub(crate) fn run(args: &RunArgs) -> anyhow::Result<Exit> {
@@ -207,6 +227,10 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     };
     let mode = if args.json {
         Mode::Json
+    } else if let Some(part) = args.output {
+        Mode::Part(part)
+    } else if args.test {
+        Mode::Test
     } else if args.quiet {
         Mode::Quiet
     } else if args.verbose {
@@ -214,6 +238,11 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     } else {
         Mode::Normal
     };
+    if matches!(mode, Mode::Part(_))
+        && let Err(problem) = part::check(plan.len())
+    {
+        return Ok(problem.print());
+    }
     // A report that cannot be written fails the run before anything is sent.
     for (_, path) in &args.report {
         if let Err(error) = std::fs::File::create(path) {
@@ -266,8 +295,11 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         anstream::eprintln!("{}", render::plain(&format!("{error:#}"), None));
         exit = exit.worst(Exit::Usage);
     }
-    if matches!(mode, Mode::Normal | Mode::Verbose) && !blocked {
-        human::summary(&results, found.outside, elapsed);
+    match mode {
+        Mode::Normal | Mode::Verbose if !blocked => human::summary(&results, found.outside, elapsed),
+        Mode::Test => test_mode::finish(&results, &files, found.outside, elapsed, blocked),
+        Mode::Part(part) => part::print(part, &results, &files),
+        _ => {}
     }
     if interrupted {
         anstream::eprintln!("{}", render::plain("interrupted (Ctrl-C): the requests after it were not sent", None));
