@@ -38,31 +38,36 @@ Examples:
   volley report merge shard-*.json --json all.json --tap all.tap";
 
 #[derive(Debug, clap::Args)]
-#[command(group = clap::ArgGroup::new("outputs").required(true).multiple(true))]
 struct MergeArgs {
     /// The JSON reports to merge.
     #[arg(required = true, value_name = "REPORT")]
     reports: Vec<PathBuf>,
 
     /// Write the merged report as JUnit XML to this file.
-    #[arg(long, value_name = "PATH", group = "outputs")]
+    #[arg(long, value_name = "PATH")]
     junit: Option<PathBuf>,
 
     /// Write the merged report as a JSON report to this file.
-    #[arg(long, value_name = "PATH", group = "outputs")]
+    #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
 
     /// Write the merged report as TAP (version 14) to this file.
-    #[arg(long, value_name = "PATH", group = "outputs")]
+    #[arg(long, value_name = "PATH")]
     tap: Option<PathBuf>,
 
     /// Write the merged report as one self-contained HTML file.
-    #[arg(long, value_name = "PATH", group = "outputs")]
+    #[arg(long, value_name = "PATH")]
     html: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
     let ReportCommand::Merge(args) = &args.command;
+    if args.junit.is_none() && args.json.is_none() && args.tap.is_none() && args.html.is_none() {
+        return Ok(usage(
+            "nothing to write: say which reports to make",
+            Some("add --junit PATH, --json PATH, --tap PATH or --html PATH (several may be given)"),
+        ));
+    }
     let mut reports = Vec::with_capacity(args.reports.len());
     for path in &args.reports {
         let text = match std::fs::read_to_string(path) {
