@@ -79,6 +79,22 @@ describe('runString', () => {
     assert.match(text, /^data: /m);
     assert.match(text, /^id: 7$/m);
   });
+
+  // The status the Response constructor refuses, set on the instance: the part of the
+  // Response that depends most on the runtime's own (Node's or Bun's).
+  it('resolves a WebSocket handshake with status 101 and no body, kept by clone()', async () => {
+    const response = await createClient().runString(`GET ${url.replace(/^http/, 'ws')}/ws/echo\n`);
+    assert.ok(response instanceof Response);
+    assert.equal(response.status, 101);
+    assert.equal(response.ok, false);
+    assert.equal(response.statusText, 'Switching Protocols');
+    assert.equal(response.body, null);
+    assert.equal(response.url, `${url.replace(/^http/, 'ws')}/ws/echo`);
+    const clone = response.clone();
+    assert.equal(clone.status, 101);
+    assert.equal(clone.ok, false);
+    assert.equal(clone.url, response.url);
+  });
 });
 
 describe('streaming', () => {

@@ -69,6 +69,9 @@ fn request(html: &mut String, entry: &Entry) {
         meta.push(format!("{passed}/{total} assertions"));
         meta.push(format!("{} ms", entry.millis()));
     }
+    if entry.attempts > 1 {
+        meta.push(format!("after {} attempts", entry.attempts));
+    }
     meta.push(format!("{}:{}", escape(&entry.file), entry.line));
     let _ = writeln!(
         html,

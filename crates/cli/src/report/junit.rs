@@ -68,11 +68,20 @@ fn testcase(xml: &mut String, entry: &Entry) -> anyhow::Result<()> {
         }
         _ => {
             let problems: Vec<_> = entry.assertions.iter().filter(|assertion| !assertion.passed()).collect();
-            if problems.is_empty() {
+            if problems.is_empty() && entry.attempts == 1 {
                 writeln!(xml, "{open}/>")?;
                 return Ok(());
             }
             writeln!(xml, "{open}>")?;
+            if entry.attempts > 1 {
+                // Not part of JUnit's schema everywhere, but read by the CI servers that
+                // show testcase properties (Jenkins, GitLab); others ignore it.
+                writeln!(
+                    xml,
+                    "      <properties><property name=\"attempts\" value=\"{}\"/></properties>",
+                    entry.attempts
+                )?;
+            }
             for assertion in problems {
                 writeln!(
                     xml,

@@ -95,7 +95,7 @@ pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
             std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))?;
         }
     }
-    anstream::eprintln!(
+    crate::output::error_line(&format!(
         "merged {}: {}: {} passed, {} failed, {}, {} skipped",
         super::counted(args.reports.len(), "report"),
         super::counted(merged.requests.len(), "request"),
@@ -103,12 +103,12 @@ pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         merged.count("failed"),
         super::counted(merged.count("error"), "error"),
         merged.count("skipped")
-    );
+    ));
     Ok(Exit::Success)
 }
 
 fn usage(message: &str, hint: Option<&str>) -> Exit {
-    anstream::eprintln!("{}", render::plain(message, hint));
+    crate::output::error_line(&render::plain(message, hint));
     Exit::Usage
 }
 

@@ -119,6 +119,11 @@ impl Report {
         self.entries().filter(|entry| entry.outcome == outcome).count()
     }
 
+    /// The sends beyond the first of each request (`--retry`).
+    pub(crate) fn retries(&self) -> u32 {
+        self.entries().map(|entry| entry.attempts.saturating_sub(1)).sum()
+    }
+
     /// The report in `format`.
     pub(crate) fn render(&self, format: Format) -> anyhow::Result<String> {
         match format {
@@ -144,7 +149,13 @@ impl Report {
             failed: usize,
             errors: usize,
             skipped: usize,
+            #[serde(skip_serializing_if = "is_zero")]
+            retries: u32,
             duration_ms: f64,
+        }
+        #[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference.
+        fn is_zero(value: &u32) -> bool {
+            *value == 0
         }
         let out = Out {
             version: VERSION,
@@ -154,6 +165,7 @@ impl Report {
                 failed: self.count("failed"),
                 errors: self.count("error"),
                 skipped: self.count("skipped"),
+                retries: self.retries(),
                 duration_ms: self.duration_ms,
             },
             requests: self.requests.iter().map(|(_, raw)| raw.as_ref()).collect(),

@@ -35,6 +35,16 @@ pub(crate) struct Entry {
     pub(crate) logs: Vec<String>,
     #[serde(default)]
     pub(crate) error: Option<Problem>,
+    /// How many times it was sent (`--retry`); absent means once.
+    #[serde(default = "once")]
+    pub(crate) attempts: u32,
+    /// Which run of the selection it belongs to (`--repeat`, from 1).
+    #[serde(default)]
+    pub(crate) repetition: Option<u32>,
+}
+
+fn once() -> u32 {
+    1
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -141,14 +151,17 @@ pub(crate) struct Problem {
 
 impl Entry {
     /// The name, else the method and URL as written (reports of older versions have
-    /// no `title`: the URL as sent, else the position).
+    /// no `title`: the URL as sent, else the position); `(run N)` after it for a run
+    /// of `--repeat`.
     pub(crate) fn title(&self) -> String {
-        if let Some(title) = self.name.as_ref().or(self.title.as_ref()) {
-            return title.clone();
-        }
-        match &self.request {
-            Some(sent) => format!("{} {}", sent.method, sent.url),
-            None => format!("request {} of {}", self.index, self.file),
+        let title = match (self.name.as_ref().or(self.title.as_ref()), &self.request) {
+            (Some(title), _) => title.clone(),
+            (None, Some(sent)) => format!("{} {}", sent.method, sent.url),
+            (None, None) => format!("request {} of {}", self.index, self.file),
+        };
+        match self.repetition {
+            Some(run) => format!("{title} (run {run})"),
+            None => title,
         }
     }
 

@@ -48,6 +48,9 @@ fn diagnostic(tap: &mut String, entry: &Entry) {
     if let Some(timing) = entry.timing {
         let _ = writeln!(tap, "  duration_ms: {}", timing.total_ms);
     }
+    if entry.attempts > 1 {
+        let _ = writeln!(tap, "  attempts: {}", entry.attempts);
+    }
     if let Some(error) = &entry.error {
         tap.push_str("  error:\n");
         let _ = writeln!(tap, "    code: {}", scalar(&error.code));

@@ -34,7 +34,7 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
         Outcome::Skipped(why @ (Skip::Disabled | Skip::Declined)) => {
             if mode != Mode::Quiet {
                 let reason = if *why == Skip::Disabled { "it is disabled (`# @disabled`)" } else { "not confirmed" };
-                anstream::eprintln!("{DIM}skipped{DIM:#} {}: {reason}", place(result, file));
+                crate::output::error_line(&format!("{DIM}skipped{DIM:#} {}: {reason}", place(result, file)));
             }
         }
         Outcome::Refused(refusal) => refused(result, refusal, file),
@@ -50,7 +50,10 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
                 notes: Vec::new(),
                 hint: placed.hint.as_deref(),
             };
-            anstream::eprintln!("{}\n", render::report(&file.shown, &file.text, &file.lines, &report));
+            crate::output::error_line(&format!("{}\n", render::report(&file.shown, &file.text, &file.lines, &report)));
+            if result.attempts > 1 {
+                crate::output::error_line(&format!("{}{}\n", place(result, file), attempts(result)));
+            }
         }
         Outcome::Response { response, text } => {
             let mut out = String::new();
@@ -58,10 +61,15 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
                 if several {
                     let line = result.line_span.start_position.line + 1;
                     let _ = write!(out, "{BOLD}### {}{BOLD:#}", result.title);
+                    if let Some(run) = result.repetition {
+                        let _ = write!(out, " {DIM}(run {run}){DIM:#}");
+                    }
                     if let Some(description) = &result.description {
                         let _ = write!(out, " {DIM}—{DIM:#} {description}");
                     }
-                    let _ = writeln!(out, " {DIM}· {}:{line}{DIM:#}", file.shown);
+                    let _ = writeln!(out, " {DIM}· {}:{line}{DIM:#}{}", file.shown, attempts(result));
+                } else if result.attempts > 1 {
+                    let _ = writeln!(out, "{}", attempts(result).trim_start());
                 }
                 if mode == Mode::Verbose {
                     sent(&mut out, response);
@@ -88,6 +96,29 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
     }
 }
 
+/// A failed attempt of `--retry`, before the next: which request, what went wrong.
+pub(crate) fn retrying(result: &RequestResult, file: &File, attempt: u32, attempts: u32, interval: u64) {
+    let why = match &result.outcome {
+        Outcome::Response { response, .. } => {
+            let failed = response.assertions().iter().filter(|assertion| !assertion.passed()).count();
+            let total = response.assertions().len();
+            format!("{} · {failed} of {total} assertions failed", response.status())
+        }
+        Outcome::Error(error) => result.error_parts(error, &file.text).message,
+        Outcome::Refused(_) | Outcome::Skipped(_) => "not sent".to_owned(),
+    };
+    crate::output::error_line(&format!(
+        "{YELLOW}retry {attempt}/{}{YELLOW:#} {} in {interval} ms: {why}",
+        attempts - 1,
+        place(result, file)
+    ));
+}
+
+/// `(after 3 attempts)` for a request sent more than once (`--retry`), else nothing.
+fn attempts(result: &RequestResult) -> String {
+    if result.attempts > 1 { format!(" {DIM}(after {} attempts){DIM:#}", result.attempts) } else { String::new() }
+}
+
 /// `` `login` (api.http:12) ``: which request, and where.
 fn place(result: &RequestResult, file: &File) -> String {
     format!("`{}` ({}:{})", result.title, file.shown, result.line_span.start_position.line + 1)
@@ -106,7 +137,7 @@ fn refused(result: &RequestResult, refusal: &Refusal, file: &File) {
             notes: Vec::new(),
             hint: problem.hint.as_deref(),
         };
-        anstream::eprintln!("{}\n", render::report(&file.shown, &file.text, &file.lines, &report));
+        crate::output::error_line(&format!("{}\n", render::report(&file.shown, &file.text, &file.lines, &report)));
     }
     let why = match refusal {
         Refusal::Errors(_) => {
@@ -115,7 +146,10 @@ fn refused(result: &RequestResult, refusal: &Refusal, file: &File) {
         }
         Refusal::Unconfirmed { .. } => "its `# @note` was not confirmed".to_owned(),
     };
-    anstream::eprintln!("{}\n", render::plain(&format!("request {} was not sent: {why}", place(result, file)), None));
+    crate::output::error_line(&format!(
+        "{}\n",
+        render::plain(&format!("request {} was not sent: {why}", place(result, file)), None)
+    ));
 }
 
 /// `> POST url`, the headers and the body as sent.
@@ -256,7 +290,7 @@ pub(crate) fn stream_end(summary: &super::stream::StreamSummary, mode: Mode) {
         Mode::Json => {}
         Mode::Quiet | Mode::Test | Mode::Part(_) => {
             for error in &summary.errors {
-                anstream::eprintln!("{}", crate::render::plain(error, None));
+                crate::output::error_line(&crate::render::plain(error, None));
             }
         }
         Mode::Normal | Mode::Verbose => {
@@ -286,12 +320,16 @@ pub(crate) fn summary(results: &[RequestResult], outside: usize, elapsed: Durati
     if skipped > 0 {
         let _ = write!(line, ", {skipped} skipped");
     }
+    let retries = super::record::retries(results);
+    if retries > 0 {
+        let _ = write!(line, ", {retries} {}", if retries == 1 { "retry" } else { "retries" });
+    }
     if outside > 0 {
         let noun = if outside == 1 { "error" } else { "errors" };
         let _ = write!(line, "; {}{outside} {noun} outside any request{:#}", RED.bold(), RED.bold());
     }
     let _ = write!(line, " {DIM}in {}{DIM:#}", duration(elapsed));
-    anstream::eprintln!("{line}");
+    crate::output::error_line(&line);
 }
 
 /// `12 ms`, `1.25 s`.

@@ -9,15 +9,18 @@ mod record;
 mod refusal;
 mod report;
 mod select;
+mod shard;
 mod stream;
 mod test_mode;
 
 use std::collections::HashMap;
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
+use futures_util::StreamExt as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
 use volley_engine::{
@@ -26,7 +29,7 @@ use volley_engine::{
 };
 
 use crate::exit::Exit;
-use crate::render;
+use crate::{output, render};
 use outcome::{Outcome, RequestResult, Skip};
 
 /// Arguments of `volley run`.
@@ -141,6 +144,38 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     wait: u64,
 
+    /// Run this many files at the same time. The requests of a file still run in
+    /// order, each file with its own variables, cookies and responses (its requests
+    /// cannot use another file's); the output stays grouped per file, in file order.
+    /// Default: the number of cores when a directory is given, else 1 (one client for
+    /// every file, in order, as with `--jobs 1`).
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
+
+    /// Run the selected requests this many times (each time a file starts afresh).
+    /// With `--jobs`, the runs of the files go at the same time: a simple load.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+
+    /// Send a request again, up to N more times, when its assertions fail or its
+    /// exchange fails (connection, timeout); the attempts are shown and reported.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    retry: u32,
+
+    /// Wait this long before each retry.
+    #[arg(long, value_name = "MS", default_value_t = 1000, requires = "retry")]
+    retry_interval: u64,
+
+    /// Wait this long between two requests of a file.
+    #[arg(long, value_name = "MS")]
+    delay: Option<u64>,
+
+    /// Run only shard K of N of the files (1 <= K <= N), for a CI matrix of N
+    /// machines: the split depends on the files' paths only, so the N shards run
+    /// every file exactly once between them.
+    #[arg(long, value_name = "K/N", value_parser = shard::parse)]
+    shard: Option<shard::Shard>,
+
     /// Send the requests through the execution server at this URL (`volley serve`)
     /// instead of from here: one server session and flow for the run, visible to its
     /// observers. Files are sent as text; `< file` references and volley.jsonc are
@@ -159,7 +194,11 @@ Examples:
   volley run api.http --name login --name me run two requests, in that order
   volley run api.http --index 2              run the third request
   volley run api.http -p staging --var id=7  with a profile and one more variable
-  volley run tests/ --report junit=out.xml   a directory, with a JUnit report for CI
+  volley run tests/ --report junit=out.xml   a directory (its files at the same time), a JUnit report
+  volley run tests/ --jobs 1                 the files one after the other, one client for all
+  volley run tests/ --shard 2/4              the second quarter of the files (a CI matrix)
+  volley run api.http --retry 3 --retry-interval 500   send failing requests again
+  volley run smoke.http --repeat 100 --jobs 8          a simple load
   volley run api.http --json | jq .response.status
   volley run api.http -n me -o body | jq .id  only the response body, as received
   volley run tests/ --test                   a line per request, then the failures
@@ -217,11 +256,27 @@ pub(crate) fn run(args: &RunArgs) -> anyhow::Result<Exit> {
 
 async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     let started = Instant::now();
-    let files = match select::load(&args.files) {
+    let mut files = match select::load(&args.files) {
         Ok(files) => files,
         Err(problem) => return Ok(problem.print()),
     };
-    let plan = match select::plan(&files, &args.names, args.index) {
+    if let Some(shard) = args.shard {
+        // `--name` and `--index` are checked against every file, then the shard keeps
+        // its part: a shard without the named request is no error, a misspelt name is.
+        if let Err(problem) = select::plan(&files, &args.names, args.index, false) {
+            return Ok(problem.print());
+        }
+        files = shard::select(files, |file| Path::new(&file.shown), shard);
+        if files.is_empty() {
+            let message = format!("shard {shard} has no files: the other shards run them all");
+            output::error_line(&format!("note: {message}"));
+        }
+    }
+    let jobs = match jobs(args) {
+        Ok(jobs) => jobs,
+        Err(problem) => return Ok(problem.print()),
+    };
+    let plan = match select::plan(&files, &args.names, args.index, args.shard.is_some()) {
         Ok(plan) => plan,
         Err(problem) => return Ok(problem.print()),
     };
@@ -266,25 +321,26 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         }
         results
     } else {
-        let executor = match &args.server {
-            Some(url) => remote(args, url).map(|remote| Box::new(remote) as Box<dyn Execute>),
-            None => client(args, &files).map(|client| Box::new(client) as Box<dyn Execute>),
+        let (mut local, mut remote_client) = (None, None);
+        let chosen = match &args.server {
+            Some(url) => remote(args, url).map(|made| remote_client = Some(made)),
+            None => client(args, &files).map(|made| local = Some(made)),
         };
-        match executor {
-            Ok(executor) => {
-                let sent = send(args, &*executor, &files, &plan, mode).await?;
-                // A remote client's flow is finished; nothing to do for a local one.
-                if let Err(error) = executor.close().await {
-                    anstream::eprintln!(
-                        "{}",
-                        render::plain(&format!("could not finish the server's flow: {error}"), None)
-                    );
-                }
-                interrupted = sent.interrupted;
-                sent.results
-            }
-            Err(problem) => return Ok(problem.print()),
+        if let Err(problem) = chosen {
+            return Ok(problem.print());
         }
+        let executor: &dyn Execute = match (&local, &remote_client) {
+            (Some(client), _) => client,
+            (_, Some(remote)) => remote,
+            (None, None) => anyhow::bail!("a local or a remote client is made"),
+        };
+        let sent = send(args, executor, local.as_ref(), &files, &plan, mode, jobs).await?;
+        // A remote client's flow is finished; nothing to do for a local one.
+        if let Err(error) = executor.close().await {
+            output::error_line(&render::plain(&format!("could not finish the server's flow: {error}"), None));
+        }
+        interrupted = sent.interrupted;
+        sent.results
     };
     let elapsed = started.elapsed();
     let mut exit = results.iter().map(RequestResult::exit).fold(Exit::Success, Exit::worst);
@@ -292,7 +348,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         exit = exit.worst(Exit::Invalid);
     }
     if let Err(error) = report::write(&args.report, &results, &files, elapsed) {
-        anstream::eprintln!("{}", render::plain(&format!("{error:#}"), None));
+        output::error_line(&render::plain(&format!("{error:#}"), None));
         exit = exit.worst(Exit::Usage);
     }
     match mode {
@@ -308,28 +364,36 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
-/// Sends the planned requests in order through one client.
+/// Sends the planned requests: with one job, in order through one client; with more,
+/// each file (of each `--repeat` run) through a client of its own, that many files at
+/// a time, each file's output kept and written when the files before it are done.
 async fn send(
     args: &RunArgs,
     client: &dyn Execute,
+    local: Option<&Client>,
     files: &[select::File],
     plan: &[select::Step],
     mode: Mode,
+    jobs: usize,
 ) -> anyhow::Result<Sent> {
     let overrides: Map<String, Value> =
         args.vars.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
     // The requests of each file by index (`Document::request` walks the blocks).
     let requests: Vec<Vec<&volley_syntax::Request>> =
         files.iter().map(|file| file.document.requests().collect()).collect();
+    let parallel = jobs > 1;
     // Streams print as they go: a progress bar would be redrawn between their lines.
     let streams = plan.iter().any(|step| {
         requests[step.file].get(step.request).is_some_and(|request| request.protocol != volley_syntax::Protocol::Http)
     });
-    // A question on the terminal (`# @note`) would be overdrawn by a progress bar too.
-    let asks = !args.yes && confirm::can_ask();
+    // A question on the terminal (`# @note`) would be overdrawn by a progress bar too;
+    // files running at the same time cannot take turns asking.
+    let asks = !args.yes && !parallel && confirm::can_ask();
     let questions = asks
         && plan.iter().any(|step| requests[step.file].get(step.request).is_some_and(|request| request.note.is_some()));
-    let progress = if streams || questions { ProgressBar::hidden() } else { progress_bar(plan.len(), mode) };
+    let repeat = usize::try_from(args.repeat).unwrap_or(1).max(1);
+    let total = plan.len() * repeat;
+    let progress = if streams || questions { ProgressBar::hidden() } else { progress_bar(total, mode) };
     // Ctrl-C: the request or stream under way ends, the rest are skipped, the reports
     // are written; a second Ctrl-C exits at once.
     let interrupt = CancellationToken::new();
@@ -348,6 +412,7 @@ async fn send(
         max_time: args.max_time.map(Duration::from_millis),
         wait: Duration::from_millis(args.wait),
     };
+    let stop = AtomicBool::new(false);
     let turn = Turn {
         args,
         client,
@@ -355,53 +420,89 @@ async fn send(
         limits: &limits,
         progress: &progress,
         mode,
-        several: plan.len() > 1,
+        several: total > 1,
         asks,
+        stop: &stop,
     };
-    let mut results: Vec<RequestResult> = Vec::with_capacity(plan.len());
-    let mut stop = false;
-    // The named requests this run did not send or got no response for, and why: a
-    // later request that needs their response says so.
-    let mut missing: HashMap<String, &'static str> = HashMap::new();
-    for step in plan {
-        let file = &files[step.file];
-        let request = *requests[step.file].get(step.request).context("planned request exists")?;
-        let result = if stop || interrupt.is_cancelled() {
-            RequestResult::skipped(file, request, Skip::Stopped)
-        } else if request.disabled {
-            RequestResult::skipped(file, request, Skip::Disabled)
-        } else if let Some(refusal) = refusal::of(&file.document, request) {
-            RequestResult::refused(file, request, refusal)
-        } else if let Some(unsent) = turn.confirm(file, request).await {
-            unsent
-        } else {
-            turn.exchange(file, request, &missing).await
-        };
-        if !matches!(result.outcome, Outcome::Response { .. } | Outcome::Error(_)) {
-            progress.suspend(|| human::print(&result, file, mode, turn.several));
+    let units = units(plan, repeat, parallel.then_some(files.len()));
+    let mut results: Vec<Option<RequestResult>> = (0..total).map(|_| None).collect();
+    if parallel {
+        // A client per file, forked from the run's: the configuration found, no
+        // variables or responses of other files; the run's cookie jar when one is kept
+        // in a file (`--cookie-jar`, volley.jsonc), else a jar of its own.
+        let mut done = futures_util::stream::iter(units.iter().map(|unit| {
+            let forked = local.map(|local| {
+                let jar =
+                    local.cookie_jar().map(|jar| if jar.path().is_some() { jar.clone() } else { CookieJar::new() });
+                volley_engine::stages::fork(local, Map::new(), jar)
+            });
+            let turn = &turn;
+            let files = &files;
+            let requests = &requests;
+            async move {
+                let client: &dyn Execute = match &forked {
+                    Some(forked) => forked,
+                    None => turn.client,
+                };
+                let unit_turn = Turn { client, ..turn.clone() };
+                output::captured(unit_turn.run_unit(files, requests, unit)).await
+            }
+        }))
+        .buffered(jobs);
+        while let Some((finished, lines)) = done.next().await {
+            progress.suspend(|| output::replay(lines));
+            for (position, result) in finished? {
+                results[position] = Some(result);
+            }
         }
-        if !matches!(result.outcome, Outcome::Skipped(Skip::Stopped)) {
-            progress.inc(1);
+    } else {
+        for unit in &units {
+            for (position, result) in turn.run_unit(files, &requests, unit).await? {
+                results[position] = Some(result);
+            }
         }
-        if let Some(name) = &result.name {
-            match result.missing_reason() {
-                Some(why) => missing.insert(name.clone(), why),
-                None => missing.remove(name),
-            };
-        }
-        stop = stop || (args.fail_fast && !result.passed());
-        if mode == Mode::Json {
-            let line = serde_json::to_string(&record::record(&result, file))?;
-            progress.suspend(|| crate::output::line(&line));
-        }
-        results.push(result);
     }
     progress.finish_and_clear();
     signals.abort();
+    let results = results.into_iter().flatten().collect();
     Ok(Sent { results, interrupted: interrupt.is_cancelled() })
 }
 
+/// Requests that run in order, one after the other, through one client: with one job,
+/// the whole plan (once per `--repeat` run); with more, one file's part of it.
+#[derive(Debug)]
+struct Unit {
+    /// Each step with the place of its result in the run's results.
+    steps: Vec<(usize, select::Step)>,
+    /// The `--repeat` run, from 1, when there are several.
+    repetition: Option<u32>,
+}
+
+/// The units of a run: the plan `repeat` times, each time whole or (with `files`, the
+/// number of files, for parallel runs) split by file, in file order.
+fn units(plan: &[select::Step], repeat: usize, files: Option<usize>) -> Vec<Unit> {
+    let mut units = Vec::new();
+    for round in 0..repeat {
+        let repetition = (repeat > 1).then(|| u32::try_from(round + 1).unwrap_or(u32::MAX));
+        let offset = round * plan.len();
+        let numbered = plan.iter().enumerate().map(|(index, step)| (offset + index, *step));
+        match files {
+            None => units.push(Unit { steps: numbered.collect(), repetition }),
+            Some(count) => {
+                for file in 0..count {
+                    let steps: Vec<_> = numbered.clone().filter(|(_, step)| step.file == file).collect();
+                    if !steps.is_empty() {
+                        units.push(Unit { steps, repetition });
+                    }
+                }
+            }
+        }
+    }
+    units
+}
+
 /// What each turn of the run needs beside its request.
+#[derive(Clone)]
 struct Turn<'a> {
     args: &'a RunArgs,
     client: &'a dyn Execute,
@@ -413,9 +514,71 @@ struct Turn<'a> {
     several: bool,
     /// A `# @note` is asked about on the terminal.
     asks: bool,
+    /// Set by `--fail-fast` at the first failure: the requests after it are skipped.
+    stop: &'a AtomicBool,
 }
 
 impl Turn<'_> {
+    /// Runs the requests of `unit` in order, printing each as it ends (`--json`: its
+    /// record); their results with their places in the run's results.
+    async fn run_unit(
+        &self,
+        files: &[select::File],
+        requests: &[Vec<&volley_syntax::Request>],
+        unit: &Unit,
+    ) -> anyhow::Result<Vec<(usize, RequestResult)>> {
+        let (args, mode, progress) = (self.args, self.mode, self.progress);
+        let interrupt = &self.limits.interrupt;
+        let mut results = Vec::with_capacity(unit.steps.len());
+        // The named requests this unit did not send or got no response for, and why: a
+        // later request that needs their response says so.
+        let mut missing: HashMap<String, &'static str> = HashMap::new();
+        for (number, (position, step)) in unit.steps.iter().enumerate() {
+            let file = &files[step.file];
+            let request = *requests[step.file].get(step.request).context("planned request exists")?;
+            let stopped = self.stop.load(Ordering::Relaxed) || interrupt.is_cancelled();
+            if let Some(delay) = args.delay.filter(|_| number > 0 && !stopped) {
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_millis(delay)) => {}
+                    () = interrupt.cancelled() => {}
+                }
+            }
+            let mut result = if stopped || interrupt.is_cancelled() {
+                RequestResult::skipped(file, request, Skip::Stopped)
+            } else if request.disabled {
+                RequestResult::skipped(file, request, Skip::Disabled)
+            } else if let Some(refusal) = refusal::of(&file.document, request) {
+                RequestResult::refused(file, request, refusal)
+            } else if let Some(unsent) = self.confirm(file, request).await {
+                unsent
+            } else {
+                self.exchange(file, request, &missing).await
+            };
+            result.repetition = unit.repetition;
+            if !matches!(result.outcome, Outcome::Response { .. } | Outcome::Error(_)) {
+                progress.suspend(|| human::print(&result, file, mode, self.several));
+            }
+            if !matches!(result.outcome, Outcome::Skipped(Skip::Stopped)) {
+                progress.inc(1);
+            }
+            if let Some(name) = &result.name {
+                match result.missing_reason() {
+                    Some(why) => missing.insert(name.clone(), why),
+                    None => missing.remove(name),
+                };
+            }
+            if args.fail_fast && !result.passed() {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            if mode == Mode::Json {
+                let line = serde_json::to_string(&record::record(&result, file))?;
+                progress.suspend(|| output::line(&line));
+            }
+            results.push((*position, result));
+        }
+        Ok(results)
+    }
+
     /// `None` when `request` may be sent: it has no `# @note`, `--yes` confirmed it or
     /// the answer was yes. Else what came of it: declined, interrupted, or refused
     /// because nobody can be asked.
@@ -455,9 +618,24 @@ impl Turn<'_> {
         if let Some(timeout) = args.timeout {
             options = options.timeout(Duration::from_millis(timeout));
         }
-        let started = Instant::now();
-        let response = self.client.run_parsed(&file.text, &file.document, request, Some(&file.path), options).await;
-        let mut result = RequestResult::new(file, request, response).await;
+        let attempts = args.retry.saturating_add(1);
+        let mut attempt = 1;
+        let (mut result, started) = loop {
+            let started = Instant::now();
+            let response =
+                self.client.run_parsed(&file.text, &file.document, request, Some(&file.path), options.clone()).await;
+            let result = RequestResult::new(file, request, response).await;
+            if attempt >= attempts || !result.retryable() || self.limits.interrupt.is_cancelled() {
+                break (result, started);
+            }
+            self.progress.suspend(|| human::retrying(&result, file, attempt, attempts, args.retry_interval));
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_millis(args.retry_interval)) => {}
+                () = self.limits.interrupt.cancelled() => break (result, started),
+            }
+            attempt += 1;
+        };
+        result.attempts = attempt;
         result.missing = result
             .needed_response()
             .and_then(|name| missing.get_key_value(name))
@@ -484,6 +662,29 @@ impl Turn<'_> {
 struct Sent {
     results: Vec<RequestResult>,
     interrupted: bool,
+}
+
+/// How many files run at the same time: `--jobs`, else the number of cores when a
+/// directory is given and 1 otherwise. Through `--server` the run is one session and
+/// its requests go one at a time.
+fn jobs(args: &RunArgs) -> Result<usize, select::Problem> {
+    let given = args.jobs.map(usize::from);
+    if args.server.is_some() {
+        return match given {
+            Some(jobs) if jobs > 1 => Err(select::Problem::usage(
+                "--jobs with --server is not supported: the run is one server session, its requests sent one at a time",
+                Some("drop --jobs, or run without --server"),
+            )),
+            _ => Ok(1),
+        };
+    }
+    Ok(given.unwrap_or_else(|| {
+        if args.files.iter().any(|path| path.is_dir()) {
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        } else {
+            1
+        }
+    }))
 }
 
 /// The remote client of `--server`: a session and a flow labelled with the run.

@@ -29,6 +29,10 @@ pub(crate) struct RequestResult {
     /// The request whose response this one needed got none in this run: its name and
     /// why (`it was refused: it has errors`), said instead of "has not run yet".
     pub(crate) missing: Option<(String, &'static str)>,
+    /// How many times it was sent (`--retry`); 1 without retries.
+    pub(crate) attempts: u32,
+    /// Which run of the selection it belongs to (`--repeat`, from 1); `None` without.
+    pub(crate) repetition: Option<u32>,
 }
 
 /// What came of a request.
@@ -125,6 +129,21 @@ impl RequestResult {
             outcome,
             stream: None,
             missing: None,
+            attempts: 1,
+            repetition: None,
+        }
+    }
+
+    /// Worth sending again (`--retry`): an assertion failed, or the exchange failed on
+    /// the network. A request that could not be built would fail the same way again; a
+    /// stream has been shown as it came.
+    pub(crate) fn retryable(&self) -> bool {
+        match &self.outcome {
+            Outcome::Response { response, .. } => {
+                !response.is_streaming() && !response.is_websocket() && !response.assertions_passed()
+            }
+            Outcome::Error(error) => matches!(error, Error::Transport(_)),
+            Outcome::Refused(_) | Outcome::Skipped(_) => false,
         }
     }
 

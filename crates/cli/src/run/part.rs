@@ -68,6 +68,6 @@ pub(crate) fn print(part: Part, results: &[RequestResult], files: &[File]) {
     }
     let failures = super::human::failed_checks(response, file);
     if !failures.is_empty() {
-        anstream::eprint!("{failures}");
+        crate::output::error_line(failures.trim_end_matches('\n'));
     }
 }

@@ -48,6 +48,17 @@ pub(crate) struct Record {
     /// An event stream's or a WebSocket's summary.
     #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<super::stream::StreamSummary>,
+    /// How many times it was sent (`--retry`), when more than once.
+    #[serde(skip_serializing_if = "is_one")]
+    attempts: u32,
+    /// Which run of the selection (`--repeat`, from 1), when it ran more than once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repetition: Option<u32>,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference.
+fn is_one(value: &u32) -> bool {
+    *value == 1
 }
 
 #[derive(Debug, Serialize)]
@@ -136,6 +147,8 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         logs: Vec::new(),
         error: None,
         stream: result.stream.clone(),
+        attempts: result.attempts,
+        repetition: result.repetition,
     };
     match &result.outcome {
         Outcome::Skipped(_) => {}
@@ -236,7 +249,20 @@ pub(crate) struct Summary {
     failed: usize,
     errors: usize,
     skipped: usize,
+    /// The sends beyond the first of each request (`--retry`), when there were any.
+    #[serde(skip_serializing_if = "is_zero")]
+    retries: u32,
     duration_ms: f64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference.
+fn is_zero(value: &u32) -> bool {
+    *value == 0
+}
+
+/// The sends beyond the first of each request (`--retry`).
+pub(crate) fn retries(results: &[RequestResult]) -> u32 {
+    results.iter().map(|result| result.attempts.saturating_sub(1)).sum()
 }
 
 pub(crate) fn summary(results: &[RequestResult], elapsed: std::time::Duration) -> Summary {
@@ -247,6 +273,7 @@ pub(crate) fn summary(results: &[RequestResult], elapsed: std::time::Duration) -
         failed: count("failed"),
         errors: count("error"),
         skipped: count("skipped"),
+        retries: retries(results),
         duration_ms: millis(elapsed),
     }
 }

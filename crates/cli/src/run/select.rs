@@ -77,7 +77,14 @@ pub(crate) fn load(paths: &[PathBuf]) -> Result<Vec<File>, Problem> {
 
 /// The requests to send, in order: every request of every file; the named ones (in
 /// the order of `--name`, each file in turn); or the one at `index` of each file.
-pub(crate) fn plan(files: &[File], names: &[String], index: Option<usize>) -> Result<Vec<Step>, Problem> {
+/// `lenient` (a shard's part of the files, checked whole before): a name none of the
+/// files has, or no request at all, is no error.
+pub(crate) fn plan(
+    files: &[File],
+    names: &[String],
+    index: Option<usize>,
+    lenient: bool,
+) -> Result<Vec<Step>, Problem> {
     let mut steps = Vec::new();
     if let Some(index) = index {
         for (number, file) in files.iter().enumerate() {
@@ -96,7 +103,7 @@ pub(crate) fn plan(files: &[File], names: &[String], index: Option<usize>) -> Re
         for (number, file) in files.iter().enumerate() {
             steps.extend(file.document.requests().map(|request| Step { file: number, request: request.index }));
         }
-        if steps.is_empty() {
+        if steps.is_empty() && !lenient {
             return Err(Problem::usage(
                 "no requests to run: the files have no request line",
                 Some("a request starts with a line like `GET https://example.com`"),
@@ -111,7 +118,7 @@ pub(crate) fn plan(files: &[File], names: &[String], index: Option<usize>) -> Re
                 steps.push(Step { file: number, request: request.index });
             }
         }
-        if steps.len() == before {
+        if steps.len() == before && !lenient {
             let every: BTreeSet<&str> = files
                 .iter()
                 .flat_map(|file| file.document.requests())

@@ -278,9 +278,9 @@ pub(crate) async fn websocket(printer: &Printer<'_>, limits: &Limits) -> StreamS
     let deadline = limits.max_time.map(|max| tokio::time::Instant::now() + max);
     let mut idle_since = tokio::time::Instant::now();
     if interactive && printer.mode != Mode::Json {
-        anstream::eprintln!(
+        crate::output::error_line(&format!(
             "{DIM}connected; type a message and Enter to send it; /json VALUE, /ping, /close [CODE [REASON]]; Ctrl-D closes{DIM:#}"
-        );
+        ));
     }
     loop {
         if limits.max_events.is_some_and(|max| summary.received >= max) {

@@ -34,7 +34,7 @@ pub(crate) fn finish(results: &[RequestResult], files: &[File], outside: usize, 
         for result in failed {
             let Some(file) = file_of(result, files) else { continue };
             let place = format!("{}:{}", file.shown, result.line_span.start_position.line + 1);
-            crate::output::line(&format!("\n{RED}✗{RED:#} {BOLD}{}{BOLD:#} {DIM}· {place}{DIM:#}", result.title));
+            crate::output::line(&format!("\n{RED}✗{RED:#} {BOLD}{}{BOLD:#} {DIM}· {place}{DIM:#}", title(result)));
             // As `--quiet` prints it: the failed assertions on stdout, compiler-style,
             // and the errors and refusals on stderr.
             super::human::print(result, file, Mode::Quiet, false);
@@ -44,12 +44,17 @@ pub(crate) fn finish(results: &[RequestResult], files: &[File], outside: usize, 
     super::human::summary(results, outside, elapsed);
 }
 
-/// `✓ login · 200 · 2/2 passed · 12 ms · api.http:5`.
+/// `✓ login · 200 · 2/2 passed · 12 ms · api.http:5`, with `(run 2)` after the name
+/// for a run of `--repeat` and `after 3 attempts` before the place with `--retry`.
 fn line(result: &RequestResult, file: &File) -> String {
-    let place = format!("{DIM}· {}:{}{DIM:#}", file.shown, result.line_span.start_position.line + 1);
+    let mut place = format!("{DIM}· {}:{}{DIM:#}", file.shown, result.line_span.start_position.line + 1);
+    if result.attempts > 1 {
+        place = format!("· after {} attempts {place}", result.attempts);
+    }
+    let title = title(result);
     match &result.outcome {
         Outcome::Skipped(why) => {
-            format!("{DIM}-{DIM:#} {} {DIM}· skipped: {}{DIM:#} {place}", result.title, why.name())
+            format!("{DIM}-{DIM:#} {title} {DIM}· skipped: {}{DIM:#} {place}", why.name())
         }
         Outcome::Response { response, .. } if !result.stream_failed() => {
             let mark = if result.passed() { format!("{GREEN}✓{GREEN:#}") } else { format!("{RED}✗{RED:#}") };
@@ -61,8 +66,7 @@ fn line(result: &RequestResult, file: &File) -> String {
                 format!("{passed}/{} passed", assertions.len())
             };
             format!(
-                "{mark} {} · {} · {checks} · {} {place}",
-                result.title,
+                "{mark} {title} · {} · {checks} · {} {place}",
                 response.status(),
                 super::human::duration(response.timing().total)
             )
@@ -70,8 +74,16 @@ fn line(result: &RequestResult, file: &File) -> String {
         _ => {
             let code = record::error_record(result, file).map_or_else(|| "error".to_owned(), |error| error.code);
             let what = if matches!(result.outcome, Outcome::Refused(_)) { "refused" } else { "error" };
-            format!("{RED}✗{RED:#} {} · {what}: {code} {place}", result.title)
+            format!("{RED}✗{RED:#} {title} · {what}: {code} {place}")
         }
+    }
+}
+
+/// The name or request line, and `(run 2)` for a run of `--repeat`.
+fn title(result: &RequestResult) -> String {
+    match result.repetition {
+        Some(run) => format!("{} {DIM}(run {run}){DIM:#}", result.title),
+        None => result.title.clone(),
     }
 }
 

@@ -8,4 +8,5 @@ mod reports;
 mod run_output;
 mod run_remote_scripts;
 mod serve;
+mod suites;
 mod support;

@@ -137,6 +137,18 @@ fn merged_shards_equal_one_run_of_all_files() {
     // The HTML report of the run and of the merge: the same page.
     suite.volley(&server, &["run", "a.http", "b.http", "c.http", "-q", "--report", "html=all.html"]);
     assert_eq!(stable(&suite.read("m.html")), stable(&suite.read("all.html")));
+    // The same with `--shard`, as a CI matrix runs it: the shards of the folder,
+    // merged, are the run of the folder.
+    suite.volley(&server, &["run", ".", "-q", "--report", "json=dir.json", "--report", "junit=dir.xml"]);
+    for shard in ["1/2", "2/2"] {
+        let report = format!("json=shard-{}.json", &shard[..1]);
+        suite.volley(&server, &["run", ".", "-q", "--shard", shard, "--report", &report]);
+    }
+    let merge = suite
+        .volley(&server, &["report", "merge", "shard-1.json", "shard-2.json", "--json", "s.json", "--junit", "s.xml"]);
+    assert_eq!(merge.status.code(), Some(0), "{merge:?}");
+    assert_eq!(stable(&suite.read("s.json")), stable(&suite.read("dir.json")));
+    assert_eq!(stable(&suite.read("s.xml")), stable(&suite.read("dir.xml")));
     let tap = suite.read("m.tap");
     assert!(tap.starts_with("TAP version 14\n1..5\nok 1 - passes (a.http:6)\nnot ok 2 - fails (a.http:10)\n"), "{tap}");
     assert!(tap.contains("ok 4 - off (b.http:8) # SKIP not run: the request is disabled (`\\# @disabled`)\n"), "{tap}");
