@@ -105,7 +105,7 @@ fn request(html: &mut String, entry: &Entry) {
     if let Some(sent) = &entry.request {
         let _ = write!(html, "<h3>Request</h3>\n<pre>{} {}", escape(&sent.method), escape(&sent.url));
         headers(html, &sent.headers);
-        html.push_str("</pre>\n");
+        html.push_str("\n</pre>\n");
         body(html, &sent.body);
     }
     if let Some(response) = &entry.response {
@@ -117,8 +117,24 @@ fn request(html: &mut String, entry: &Entry) {
             escape(&response.status_text)
         );
         headers(html, &response.headers);
-        html.push_str("</pre>\n");
+        html.push_str("\n</pre>\n");
         body(html, &response.body);
+    }
+    if let Some(stream) = &entry.stream {
+        let counts = if stream.kind == "websocket" {
+            format!("WebSocket: {} messages received, {} sent", stream.received, stream.sent)
+        } else {
+            format!("event stream: {} events received", stream.received)
+        };
+        let _ = writeln!(
+            html,
+            "<p class=\"note\">{counts} in {} ms; ended: {}</p>",
+            stream.duration_ms,
+            escape(&stream.ended)
+        );
+        for error in &stream.errors {
+            let _ = writeln!(html, "<p class=\"ko\">{}</p>", escape(error));
+        }
     }
     if let Some(timing) = entry.timing {
         let _ = writeln!(

@@ -35,6 +35,8 @@ pub(crate) struct Entry {
     pub(crate) logs: Vec<String>,
     #[serde(default)]
     pub(crate) error: Option<Problem>,
+    #[serde(default)]
+    pub(crate) stream: Option<Stream>,
     /// How many times it was sent (`--retry`); absent means once.
     #[serde(default = "once")]
     pub(crate) attempts: u32,
@@ -136,6 +138,22 @@ impl Assertion {
             _ => self.message.clone().unwrap_or_default(),
         }
     }
+}
+
+/// What came through an event stream or a WebSocket.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Stream {
+    /// `events` or `websocket`.
+    pub(crate) kind: String,
+    pub(crate) received: usize,
+    #[serde(default)]
+    pub(crate) sent: usize,
+    /// Why it ended (`server_closed`, `max_events`, …).
+    pub(crate) ended: String,
+    #[serde(default)]
+    pub(crate) errors: Vec<String>,
+    #[serde(default)]
+    pub(crate) duration_ms: f64,
 }
 
 /// An error of a request without a response (or whose stream broke).
