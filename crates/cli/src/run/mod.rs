@@ -294,7 +294,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         Mode::Normal
     };
     if matches!(mode, Mode::Part(_))
-        && let Err(problem) = part::check(plan.len())
+        && let Err(problem) = part::check(plan.len().saturating_mul(usize::try_from(args.repeat).unwrap_or(usize::MAX)))
     {
         return Ok(problem.print());
     }

@@ -21,14 +21,15 @@ pub(crate) enum Part {
     None,
 }
 
-/// One part is of one response: more requests than one is a usage error.
-pub(crate) fn check(selected: usize) -> Result<(), Problem> {
-    if selected == 1 {
+/// One part is of one response: a run that would send more than one request (`sends`,
+/// `--repeat` counted) is a usage error.
+pub(crate) fn check(sends: usize) -> Result<(), Problem> {
+    if sends == 1 {
         return Ok(());
     }
     Err(Problem::usage(
-        format!("--output prints a part of one response, and {selected} requests are selected"),
-        Some("select one request with --name NAME or --index N (and one file)"),
+        format!("--output prints a part of one response, and this run would send {sends} requests"),
+        Some("select one request with --name NAME or --index N, in one file and without --repeat"),
     ))
 }
 
