@@ -27,7 +27,9 @@ pub(crate) fn finish(results: &[RequestResult], files: &[File], outside: usize, 
             let _ = writeln!(list, "{}", line(result, file));
         }
     }
-    crate::output::line(list.trim_end_matches('\n'));
+    if !list.is_empty() {
+        crate::output::line(list.trim_end_matches('\n'));
+    }
     let failed: Vec<&RequestResult> = results.iter().filter(|result| !result.passed()).collect();
     if !blocked && !failed.is_empty() {
         crate::output::line(&format!("\n{BOLD}failures:{BOLD:#}"));
