@@ -11,6 +11,7 @@ mod observe;
 mod output;
 mod pretty;
 mod render;
+mod report;
 mod run;
 mod serve;
 
@@ -32,6 +33,7 @@ Examples:
   volley run api.http                  send every request of the file, in order
   volley run api.http --name login     send one request
   volley check .                       check every .http file below the directory
+  volley report merge a.json b.json --junit junit.xml   merge the reports of shards
 
 Documentation: docs/cli.md in the repository.";
 
@@ -102,6 +104,9 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Work with the reports of runs: merge the JSON reports of several runs (the
+    /// shards of a suite) into JUnit, JSON, TAP or HTML.
+    Report(report::merge::ReportArgs),
     /// Serve the local echo server of Volley's tests (127.0.0.1:8088), to try .http
     /// files offline.
     EchoServer(echo::EchoArgs),
@@ -143,6 +148,7 @@ fn main() -> ExitCode {
             Ok(exit::Exit::Success)
         }
         Command::EchoServer(args) => echo::run(&args),
+        Command::Report(args) => report::merge::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Observe(args) => observe::run(&args),
         Command::Lsp => lsp::run(),

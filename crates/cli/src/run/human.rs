@@ -25,7 +25,8 @@ const CYAN: Style = Style::new().fg_color(Some(anstyle::Color::Ansi(AnsiColor::C
 /// Prints what came of one request. `several`: more than one request runs, so each
 /// gets a title line.
 pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bool) {
-    if mode == Mode::Json {
+    // These modes print once the run is over.
+    if matches!(mode, Mode::Json | Mode::Test | Mode::Part(_)) {
         return;
     }
     match &result.outcome {
@@ -227,6 +228,16 @@ fn exchange(out: &mut String, response: &Response, text: &str) {
     }
 }
 
+/// The assertions of `response` that did not pass, compiler-style (empty when all
+/// passed).
+pub(crate) fn failed_checks(response: &Response, file: &File) -> String {
+    let mut out = String::new();
+    for assertion in response.assertions() {
+        check(&mut out, assertion, file, Mode::Quiet);
+    }
+    out
+}
+
 /// `✓ status == 200`, or the failure compiler-style (the engine has hidden the
 /// secrets of its texts).
 fn check(out: &mut String, assertion: &AssertionResult, file: &File, mode: Mode) {
@@ -277,7 +288,7 @@ fn failed(
 pub(crate) fn stream_end(summary: &super::stream::StreamSummary, mode: Mode) {
     match mode {
         Mode::Json => {}
-        Mode::Quiet => {
+        Mode::Quiet | Mode::Test | Mode::Part(_) => {
             for error in &summary.errors {
                 crate::output::error_line(&crate::render::plain(error, None));
             }

@@ -4,12 +4,14 @@
 mod confirm;
 mod human;
 mod outcome;
+mod part;
 mod record;
 mod refusal;
 mod report;
 mod select;
 mod shard;
 mod stream;
+mod test_mode;
 
 use std::collections::HashMap;
 use std::io::IsTerminal as _;
@@ -96,10 +98,22 @@ pub(crate) struct RunArgs {
     #[arg(long, conflicts_with_all = ["verbose", "quiet"])]
     json: bool,
 
-    /// Write a report after the run: `junit=report.xml` or `json=report.json`.
+    /// Write a report after the run: `junit=report.xml`, `json=report.json`,
+    /// `tap=report.tap` (TAP 14) or `html=report.html` (one self-contained page).
     /// Repeatable.
-    #[arg(long, value_name = "FORMAT=PATH", value_parser = parse_report)]
-    report: Vec<(ReportFormat, PathBuf)>,
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = crate::report::parse_target)]
+    report: Vec<(crate::report::Format, PathBuf)>,
+
+    /// Print one line per request (✓, ✗ or -, its name, status, assertions passed, time)
+    /// once the run is over, then each failure in full and the summary.
+    #[arg(long, conflicts_with_all = ["json", "verbose", "quiet"])]
+    test: bool,
+
+    /// Print only this part of the response of the one request run: `body` (the bytes
+    /// as received, for a pipe into jq), `headers`, `status` or `none`. Failures and
+    /// errors go to stderr; the exit code is the run's.
+    #[arg(long, short = 'o', value_name = "PART", value_enum, conflicts_with_all = ["json", "verbose", "quiet", "test"])]
+    output: Option<part::Part>,
 
     /// Also print each request as sent (method, URL, headers, body), secrets redacted.
     #[arg(long, short = 'v')]
@@ -186,6 +200,9 @@ Examples:
   volley run api.http --retry 3 --retry-interval 500   send failing requests again
   volley run smoke.http --repeat 100 --jobs 8          a simple load
   volley run api.http --json | jq .response.status
+  volley run api.http -n me -o body | jq .id  only the response body, as received
+  volley run tests/ --test                   a line per request, then the failures
+  volley run tests/ --report html=report.html  a self-contained HTML report
   volley run events.http --max-events 10       an event stream, ended after 10 events
   printf 'hi\\n' | volley run chat.http          a WebSocket: send stdin's lines, print replies
   volley run api.http --server http://127.0.0.1:4097   through a running `volley serve`
@@ -211,32 +228,11 @@ Exit codes:
   130 interrupted with Ctrl-C (the reports are still written)
 With several failures the code is the first of 3, 4, 1.";
 
-/// A report format of `--report`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ReportFormat {
-    Junit,
-    Json,
-}
-
 fn parse_var(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_owned(), value.to_owned())),
         _ => Err(format!("expected NAME=VALUE, got `{text}`")),
     }
-}
-
-fn parse_report(text: &str) -> Result<(ReportFormat, PathBuf), String> {
-    let (format, path) =
-        text.split_once('=').ok_or_else(|| format!("expected junit=PATH or json=PATH, got `{text}`"))?;
-    let format = match format {
-        "junit" => ReportFormat::Junit,
-        "json" => ReportFormat::Json,
-        other => return Err(format!("unknown report format `{other}` (junit or json)")),
-    };
-    if path.is_empty() {
-        return Err("the report needs a path: junit=PATH or json=PATH".to_owned());
-    }
-    Ok((format, PathBuf::from(path)))
 }
 
 /// How the run shows things.
@@ -246,6 +242,10 @@ pub(crate) enum Mode {
     Verbose,
     Quiet,
     Json,
+    /// `--test`: the list of requests and the failures, once the run is over.
+    Test,
+    /// `--output`: one part of the one response, once the run is over.
+    Part(part::Part),
 }
 
 pub(crate) fn run(args: &RunArgs) -> anyhow::Result<Exit> {
@@ -282,6 +282,10 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     };
     let mode = if args.json {
         Mode::Json
+    } else if let Some(part) = args.output {
+        Mode::Part(part)
+    } else if args.test {
+        Mode::Test
     } else if args.quiet {
         Mode::Quiet
     } else if args.verbose {
@@ -289,6 +293,11 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     } else {
         Mode::Normal
     };
+    if matches!(mode, Mode::Part(_))
+        && let Err(problem) = part::check(plan.len().saturating_mul(usize::try_from(args.repeat).unwrap_or(usize::MAX)))
+    {
+        return Ok(problem.print());
+    }
     // A report that cannot be written fails the run before anything is sent.
     for (_, path) in &args.report {
         if let Err(error) = std::fs::File::create(path) {
@@ -338,20 +347,15 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     if found.outside > 0 {
         exit = exit.worst(Exit::Invalid);
     }
-    for (format, path) in &args.report {
-        let written = match format {
-            ReportFormat::Junit => report::junit(&results, &files, elapsed),
-            ReportFormat::Json => report::json(&results, &files, elapsed),
-        };
-        if let Err(error) = written.and_then(|text| {
-            std::fs::write(path, text).with_context(|| format!("cannot write the report `{}`", path.display()))
-        }) {
-            anstream::eprintln!("{}", render::plain(&format!("{error:#}"), None));
-            exit = exit.worst(Exit::Usage);
-        }
+    if let Err(error) = report::write(&args.report, &results, &files, elapsed) {
+        output::error_line(&render::plain(&format!("{error:#}"), None));
+        exit = exit.worst(Exit::Usage);
     }
-    if matches!(mode, Mode::Normal | Mode::Verbose) && !blocked {
-        human::summary(&results, found.outside, elapsed);
+    match mode {
+        Mode::Normal | Mode::Verbose if !blocked => human::summary(&results, found.outside, elapsed),
+        Mode::Test => test_mode::finish(&results, &files, found.outside, elapsed, blocked),
+        Mode::Part(part) => part::print(part, &results, &files),
+        _ => {}
     }
     if interrupted {
         anstream::eprintln!("{}", render::plain("interrupted (Ctrl-C): the requests after it were not sent", None));

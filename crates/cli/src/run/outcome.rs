@@ -71,16 +71,6 @@ impl Skip {
             Skip::NotSent => "not-sent",
         }
     }
-
-    /// Why, in words (JUnit's `<skipped message>`).
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            Skip::Stopped => "not run: the run stopped before it (--fail-fast or Ctrl-C)",
-            Skip::Disabled => "not run: the request is disabled (`# @disabled`)",
-            Skip::Declined => "not run: its `# @note` was not confirmed",
-            Skip::NotSent => "not sent: a request of the run has errors (--strict)",
-        }
-    }
 }
 
 /// `login`, or `GET {{host}}/users` for a request without a name (a password written

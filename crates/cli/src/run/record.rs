@@ -4,9 +4,8 @@
 //! (`volley_engine::report`), redacted by its policy: this maps fields.
 
 use serde::Serialize;
-use volley_engine::Response;
 use volley_engine::assert::{Outcome as Check, Place};
-use volley_engine::report::{BodySummary, Exchange, PlacedAssertion, PlacedDiagnostic, place_assertions};
+use volley_engine::report::{BodySummary, Exchange, PlacedAssertion, PlacedDiagnostic};
 
 use super::outcome::{Outcome, RequestResult};
 use super::select::File;
@@ -20,6 +19,10 @@ pub(crate) struct Record {
     index: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<String>,
+    /// For a request without a name: its method and URL as written, which reports
+    /// show as its title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
     /// The text of the request's `# @description`.
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<String>,
@@ -96,6 +99,11 @@ struct TimingRecord {
 #[derive(Debug, Serialize)]
 pub(crate) struct AssertionRecord {
     pub(crate) expression: String,
+    /// Which check did not pass, when it was not an `# @assert`: `test` (a script's
+    /// `client.test`) or `handler` (a response handler threw). Reports name failures
+    /// by it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) kind: Option<&'static str>,
     pub(crate) line: u32,
     pub(crate) column: u32,
     /// `passed`, `failed` or `invalid`.
@@ -124,6 +132,7 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
         file: result.file.clone(),
         index: result.index,
         name: result.name.clone(),
+        title: result.name.is_none().then(|| result.title.clone()),
         description: result.description.clone(),
         line: result.line_span.start_position.line + 1,
         outcome: outcome_name(result),
@@ -200,10 +209,6 @@ fn error_of(problem: PlacedDiagnostic) -> ErrorRecord {
     ErrorRecord { code: problem.code.to_owned(), message: problem.message, line, column, hint: problem.hint }
 }
 
-pub(crate) fn assertions(response: &Response, file: &File) -> Vec<AssertionRecord> {
-    assertion_records(place_assertions(response.assertions(), &file.text))
-}
-
 fn assertion_records(assertions: Vec<PlacedAssertion>) -> Vec<AssertionRecord> {
     assertions
         .into_iter()
@@ -215,7 +220,12 @@ fn assertion_records(assertions: Vec<PlacedAssertion>) -> Vec<AssertionRecord> {
                 Check::HandlerFailed { message, .. } => ("invalid", None, None, Some(message.clone())),
                 Check::Invalid { message, .. } => ("invalid", None, None, Some(message.clone())),
             };
-            AssertionRecord { expression: assertion.expression, line, column, outcome, expected, actual, message }
+            let kind = match &assertion.outcome {
+                Check::HandlerFailed { .. } => Some("handler"),
+                Check::ScriptFailed { .. } => Some("test"),
+                _ => None,
+            };
+            AssertionRecord { expression: assertion.expression, kind, line, column, outcome, expected, actual, message }
         })
         .collect()
 }

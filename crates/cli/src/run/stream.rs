@@ -168,7 +168,7 @@ impl Printer<'_> {
                     retry_ms: event.retry.map(|retry| retry.as_millis()),
                 },
             ),
-            Mode::Quiet => {}
+            Mode::Quiet | Mode::Test | Mode::Part(_) => {}
             Mode::Normal | Mode::Verbose => {
                 let mut head = format!("{} {BOLD}{}{BOLD:#}", self.stamp(), event.event);
                 if let Some(id) = &event.id {
@@ -187,7 +187,7 @@ impl Printer<'_> {
     fn message(&self, direction: &'static str, kind: &'static str, data: Option<&str>, code: Option<u16>) {
         match self.mode {
             Mode::Json => self.json("message", Item::Message { direction, message: kind, data, code }),
-            Mode::Quiet => {}
+            Mode::Quiet | Mode::Test | Mode::Part(_) => {}
             Mode::Normal | Mode::Verbose => {
                 let arrow =
                     if direction == "out" { format!("{GREEN}→{GREEN:#}") } else { format!("{CYAN}←{CYAN:#}") };

@@ -4,6 +4,8 @@ mod cli_cases;
 mod examples;
 mod lsp;
 mod lsp_remote;
+mod reports;
+mod run_output;
 mod run_remote_scripts;
 mod serve;
 mod suites;

@@ -1,0 +1,124 @@
+//! `volley report merge`: the JSON reports of several runs (the shards of a suite, run
+//! by parallel CI jobs) as one report, in any format.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+
+use super::{Format, Report};
+use crate::exit::Exit;
+use crate::render;
+
+/// Arguments of `volley report`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReportArgs {
+    #[command(subcommand)]
+    command: ReportCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum ReportCommand {
+    /// Merge the JSON reports of several runs into one report (JUnit, JSON, TAP, HTML).
+    ///
+    /// Reads reports written by `volley run --report json=PATH` (the shards of a suite,
+    /// run by parallel jobs) and writes the formats asked for, as one run of all their
+    /// files would have: the files sorted by path, each file's requests in the order
+    /// they ran, the counts added up. The duration is the sum of the runs' durations
+    /// (the time the requests took, not the wall-clock time of parallel jobs).
+    /// The exit code says whether the reports could be merged, not whether their
+    /// requests passed: each run's own exit code said that.
+    #[command(after_long_help = MERGE_EXAMPLES)]
+    Merge(MergeArgs),
+}
+
+const MERGE_EXAMPLES: &str = "\
+Examples:
+  volley report merge report-1.json report-2.json --junit junit.xml
+  volley report merge report-*.json --junit junit.xml --html report.html
+  volley report merge shard-*.json --json all.json --tap all.tap";
+
+#[derive(Debug, clap::Args)]
+struct MergeArgs {
+    /// The JSON reports to merge.
+    #[arg(required = true, value_name = "REPORT")]
+    reports: Vec<PathBuf>,
+
+    /// Write the merged report as JUnit XML to this file.
+    #[arg(long, value_name = "PATH")]
+    junit: Option<PathBuf>,
+
+    /// Write the merged report as a JSON report to this file.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+
+    /// Write the merged report as TAP (version 14) to this file.
+    #[arg(long, value_name = "PATH")]
+    tap: Option<PathBuf>,
+
+    /// Write the merged report as one self-contained HTML file.
+    #[arg(long, value_name = "PATH")]
+    html: Option<PathBuf>,
+}
+
+pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
+    let ReportCommand::Merge(args) = &args.command;
+    if args.junit.is_none() && args.json.is_none() && args.tap.is_none() && args.html.is_none() {
+        return Ok(usage(
+            "nothing to write: say which reports to make",
+            Some("add --junit PATH, --json PATH, --tap PATH or --html PATH (several may be given)"),
+        ));
+    }
+    let mut reports = Vec::with_capacity(args.reports.len());
+    for path in &args.reports {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) => return Ok(usage(&format!("cannot read `{}`: {error}", path.display()), None)),
+        };
+        match Report::parse(&text) {
+            Ok(report) => reports.push(report),
+            Err(why) => {
+                let message = format!("`{}` is not a Volley JSON report: {why}", path.display());
+                return Ok(usage(&message, Some("merge the files `volley run --report json=PATH` writes")));
+            }
+        }
+    }
+    let merged = merge(reports);
+    let targets = [
+        (Format::Junit, &args.junit),
+        (Format::Json, &args.json),
+        (Format::Tap, &args.tap),
+        (Format::Html, &args.html),
+    ];
+    for (format, path) in targets {
+        if let Some(path) = path {
+            let text = merged.render(format)?;
+            std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))?;
+        }
+    }
+    crate::output::error_line(&format!(
+        "merged {}: {}: {} passed, {} failed, {}, {} skipped",
+        super::counted(args.reports.len(), "report"),
+        super::counted(merged.requests.len(), "request"),
+        merged.count("passed"),
+        merged.count("failed"),
+        super::counted(merged.count("error"), "error"),
+        merged.count("skipped")
+    ));
+    Ok(Exit::Success)
+}
+
+fn usage(message: &str, hint: Option<&str>) -> Exit {
+    crate::output::error_line(&render::plain(message, hint));
+    Exit::Usage
+}
+
+/// The reports as one: the files sorted by path (a stable order whatever the order of
+/// the reports and however the files were spread over them), each file's requests in
+/// the order they came (the reports' order, then each report's), the durations added.
+pub(crate) fn merge(reports: Vec<Report>) -> Report {
+    let duration_ms = reports.iter().map(|report| report.duration_ms).sum();
+    let mut requests: Vec<_> = reports.into_iter().flat_map(|report| report.requests).collect();
+    // A stable sort: within a file, the order of the runs stays.
+    requests.sort_by(|(a, _), (b, _)| a.file.cmp(&b.file));
+    Report { duration_ms, requests }
+}
