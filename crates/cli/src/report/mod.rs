@@ -142,21 +142,6 @@ impl Report {
             summary: Summary,
             requests: Vec<&'a RawValue>,
         }
-        #[derive(serde::Serialize)]
-        struct Summary {
-            requests: usize,
-            passed: usize,
-            failed: usize,
-            errors: usize,
-            skipped: usize,
-            #[serde(skip_serializing_if = "is_zero")]
-            retries: u32,
-            duration_ms: f64,
-        }
-        #[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference.
-        fn is_zero(value: &u32) -> bool {
-            *value == 0
-        }
         let out = Out {
             version: VERSION,
             summary: Summary {
@@ -172,6 +157,25 @@ impl Report {
         };
         Ok(serde_json::to_string_pretty(&out)? + "\n")
     }
+}
+
+/// The `summary` of a JSON report.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct Summary {
+    pub(crate) requests: usize,
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
+    pub(crate) errors: usize,
+    pub(crate) skipped: usize,
+    /// The sends beyond the first of each request (`--retry`), when there were any.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) retries: u32,
+    pub(crate) duration_ms: f64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference.
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 /// `1 request`, `2 requests`.

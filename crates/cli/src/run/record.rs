@@ -241,33 +241,15 @@ fn millis(duration: std::time::Duration) -> f64 {
     (duration.as_secs_f64() * 1_000_000.0).round() / 1000.0
 }
 
-/// The summary of a run, as the JSON report has it.
-#[derive(Debug, Serialize)]
-pub(crate) struct Summary {
-    requests: usize,
-    passed: usize,
-    failed: usize,
-    errors: usize,
-    skipped: usize,
-    /// The sends beyond the first of each request (`--retry`), when there were any.
-    #[serde(skip_serializing_if = "is_zero")]
-    retries: u32,
-    duration_ms: f64,
-}
-
-#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference.
-fn is_zero(value: &u32) -> bool {
-    *value == 0
-}
-
 /// The sends beyond the first of each request (`--retry`).
 pub(crate) fn retries(results: &[RequestResult]) -> u32 {
     results.iter().map(|result| result.attempts.saturating_sub(1)).sum()
 }
 
-pub(crate) fn summary(results: &[RequestResult], elapsed: std::time::Duration) -> Summary {
+/// The summary of a run, as the JSON report has it.
+pub(crate) fn summary(results: &[RequestResult], elapsed: std::time::Duration) -> crate::report::Summary {
     let count = |name: &str| results.iter().filter(|result| outcome_name(result) == name).count();
-    Summary {
+    crate::report::Summary {
         requests: results.len(),
         passed: count("passed"),
         failed: count("failed"),

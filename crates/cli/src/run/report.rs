@@ -58,6 +58,6 @@ pub(crate) fn json(results: &[RequestResult], files: &[File], elapsed: Duration)
 #[derive(serde::Serialize)]
 struct JsonReport {
     version: u32,
-    summary: record::Summary,
+    summary: crate::report::Summary,
     requests: Vec<record::Record>,
 }
