@@ -9,28 +9,20 @@ mod record;
 mod refusal;
 mod report;
 mod select;
+mod send;
 mod shard;
 mod stream;
 mod test_mode;
 
-use std::collections::HashMap;
-use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use futures_util::StreamExt as _;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::{Map, Value};
-use volley_engine::{
-    CancellationToken, Client, ClientConfig, CookieJar, Execute, RemoteClient, RemoteConfig, RequestDefaults,
-    RunOptions,
-};
+use volley_engine::{Client, ClientConfig, CookieJar, Execute, RemoteClient, RemoteConfig, RequestDefaults};
 
 use crate::exit::Exit;
 use crate::{output, render};
-use outcome::{Outcome, RequestResult, Skip};
+use outcome::RequestResult;
 
 /// Arguments of `volley run`.
 #[derive(Debug, clap::Args)]
@@ -334,7 +326,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
             (_, Some(remote)) => remote,
             (None, None) => anyhow::bail!("a local or a remote client is made"),
         };
-        let sent = send(args, executor, local.as_ref(), &files, &plan, mode, jobs).await?;
+        let sent = send::send(args, executor, local.as_ref(), &files, &plan, mode, jobs).await?;
         // A remote client's flow is finished; nothing to do for a local one.
         if let Err(error) = executor.close().await {
             output::error_line(&render::plain(&format!("could not finish the server's flow: {error}"), None));
@@ -362,306 +354,6 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Code(Exit::INTERRUPTED));
     }
     Ok(exit)
-}
-
-/// Sends the planned requests: with one job, in order through one client; with more,
-/// each file (of each `--repeat` run) through a client of its own, that many files at
-/// a time, each file's output kept and written when the files before it are done.
-async fn send(
-    args: &RunArgs,
-    client: &dyn Execute,
-    local: Option<&Client>,
-    files: &[select::File],
-    plan: &[select::Step],
-    mode: Mode,
-    jobs: usize,
-) -> anyhow::Result<Sent> {
-    let overrides: Map<String, Value> =
-        args.vars.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
-    // The requests of each file by index (`Document::request` walks the blocks).
-    let requests: Vec<Vec<&volley_syntax::Request>> =
-        files.iter().map(|file| file.document.requests().collect()).collect();
-    let parallel = jobs > 1;
-    // Streams print as they go: a progress bar would be redrawn between their lines.
-    let streams = plan.iter().any(|step| {
-        requests[step.file].get(step.request).is_some_and(|request| request.protocol != volley_syntax::Protocol::Http)
-    });
-    // A question on the terminal (`# @note`) would be overdrawn by a progress bar too;
-    // files running at the same time cannot take turns asking.
-    let asks = !args.yes && !parallel && confirm::can_ask();
-    let questions = asks
-        && plan.iter().any(|step| requests[step.file].get(step.request).is_some_and(|request| request.note.is_some()));
-    let repeat = usize::try_from(args.repeat).unwrap_or(1).max(1);
-    let total = plan.len() * repeat;
-    let progress = if streams || questions { ProgressBar::hidden() } else { progress_bar(total, mode) };
-    // Ctrl-C: the request or stream under way ends, the rest are skipped, the reports
-    // are written; a second Ctrl-C exits at once.
-    let interrupt = CancellationToken::new();
-    let watcher = interrupt.clone();
-    let signals = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            watcher.cancel();
-            if tokio::signal::ctrl_c().await.is_ok() {
-                std::process::exit(i32::from(Exit::INTERRUPTED));
-            }
-        }
-    });
-    let limits = stream::Limits {
-        interrupt: interrupt.clone(),
-        max_events: args.max_events.and_then(|max| usize::try_from(max).ok()),
-        max_time: args.max_time.map(Duration::from_millis),
-        wait: Duration::from_millis(args.wait),
-    };
-    let stop = AtomicBool::new(false);
-    let turn = Turn {
-        args,
-        client,
-        overrides: &overrides,
-        limits: &limits,
-        progress: &progress,
-        mode,
-        several: total > 1,
-        asks,
-        stop: &stop,
-    };
-    let units = units(plan, repeat, parallel.then_some(files.len()));
-    let mut results: Vec<Option<RequestResult>> = (0..total).map(|_| None).collect();
-    if parallel {
-        // A client per file, forked from the run's: the configuration found, no
-        // variables or responses of other files; the run's cookie jar when one is kept
-        // in a file (`--cookie-jar`, volley.jsonc), else a jar of its own.
-        let mut done = futures_util::stream::iter(units.iter().map(|unit| {
-            let forked = local.map(|local| {
-                let jar =
-                    local.cookie_jar().map(|jar| if jar.path().is_some() { jar.clone() } else { CookieJar::new() });
-                volley_engine::stages::fork(local, Map::new(), jar)
-            });
-            let turn = &turn;
-            let files = &files;
-            let requests = &requests;
-            async move {
-                let client: &dyn Execute = match &forked {
-                    Some(forked) => forked,
-                    None => turn.client,
-                };
-                let unit_turn = Turn { client, ..turn.clone() };
-                output::captured(unit_turn.run_unit(files, requests, unit)).await
-            }
-        }))
-        .buffered(jobs);
-        while let Some((finished, lines)) = done.next().await {
-            progress.suspend(|| output::replay(lines));
-            for (position, result) in finished? {
-                results[position] = Some(result);
-            }
-        }
-    } else {
-        for unit in &units {
-            for (position, result) in turn.run_unit(files, &requests, unit).await? {
-                results[position] = Some(result);
-            }
-        }
-    }
-    progress.finish_and_clear();
-    signals.abort();
-    let results = results.into_iter().flatten().collect();
-    Ok(Sent { results, interrupted: interrupt.is_cancelled() })
-}
-
-/// Requests that run in order, one after the other, through one client: with one job,
-/// the whole plan (once per `--repeat` run); with more, one file's part of it.
-#[derive(Debug)]
-struct Unit {
-    /// Each step with the place of its result in the run's results.
-    steps: Vec<(usize, select::Step)>,
-    /// The `--repeat` run, from 1, when there are several.
-    repetition: Option<u32>,
-}
-
-/// The units of a run: the plan `repeat` times, each time whole or (with `files`, the
-/// number of files, for parallel runs) split by file, in file order.
-fn units(plan: &[select::Step], repeat: usize, files: Option<usize>) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for round in 0..repeat {
-        let repetition = (repeat > 1).then(|| u32::try_from(round + 1).unwrap_or(u32::MAX));
-        let offset = round * plan.len();
-        let numbered = plan.iter().enumerate().map(|(index, step)| (offset + index, *step));
-        match files {
-            None => units.push(Unit { steps: numbered.collect(), repetition }),
-            Some(count) => {
-                for file in 0..count {
-                    let steps: Vec<_> = numbered.clone().filter(|(_, step)| step.file == file).collect();
-                    if !steps.is_empty() {
-                        units.push(Unit { steps, repetition });
-                    }
-                }
-            }
-        }
-    }
-    units
-}
-
-/// What each turn of the run needs beside its request.
-#[derive(Clone)]
-struct Turn<'a> {
-    args: &'a RunArgs,
-    client: &'a dyn Execute,
-    overrides: &'a Map<String, Value>,
-    limits: &'a stream::Limits,
-    progress: &'a ProgressBar,
-    mode: Mode,
-    /// More than one request runs: each gets a title line.
-    several: bool,
-    /// A `# @note` is asked about on the terminal.
-    asks: bool,
-    /// Set by `--fail-fast` at the first failure: the requests after it are skipped.
-    stop: &'a AtomicBool,
-}
-
-impl Turn<'_> {
-    /// Runs the requests of `unit` in order, printing each as it ends (`--json`: its
-    /// record); their results with their places in the run's results.
-    async fn run_unit(
-        &self,
-        files: &[select::File],
-        requests: &[Vec<&volley_syntax::Request>],
-        unit: &Unit,
-    ) -> anyhow::Result<Vec<(usize, RequestResult)>> {
-        let (args, mode, progress) = (self.args, self.mode, self.progress);
-        let interrupt = &self.limits.interrupt;
-        let mut results = Vec::with_capacity(unit.steps.len());
-        // The named requests this unit did not send or got no response for, and why: a
-        // later request that needs their response says so.
-        let mut missing: HashMap<String, &'static str> = HashMap::new();
-        for (number, (position, step)) in unit.steps.iter().enumerate() {
-            let file = &files[step.file];
-            let request = *requests[step.file].get(step.request).context("planned request exists")?;
-            let stopped = self.stop.load(Ordering::Relaxed) || interrupt.is_cancelled();
-            if let Some(delay) = args.delay.filter(|_| number > 0 && !stopped) {
-                tokio::select! {
-                    () = tokio::time::sleep(Duration::from_millis(delay)) => {}
-                    () = interrupt.cancelled() => {}
-                }
-            }
-            let mut result = if stopped || interrupt.is_cancelled() {
-                RequestResult::skipped(file, request, Skip::Stopped)
-            } else if request.disabled {
-                RequestResult::skipped(file, request, Skip::Disabled)
-            } else if let Some(refusal) = refusal::of(&file.document, request) {
-                RequestResult::refused(file, request, refusal)
-            } else if let Some(unsent) = self.confirm(file, request).await {
-                unsent
-            } else {
-                self.exchange(file, request, &missing).await
-            };
-            result.repetition = unit.repetition;
-            if !matches!(result.outcome, Outcome::Response { .. } | Outcome::Error(_)) {
-                progress.suspend(|| human::print(&result, file, mode, self.several));
-            }
-            if !matches!(result.outcome, Outcome::Skipped(Skip::Stopped)) {
-                progress.inc(1);
-            }
-            if let Some(name) = &result.name {
-                match result.missing_reason() {
-                    Some(why) => missing.insert(name.clone(), why),
-                    None => missing.remove(name),
-                };
-            }
-            if args.fail_fast && !result.passed() {
-                self.stop.store(true, Ordering::Relaxed);
-            }
-            if mode == Mode::Json {
-                let line = serde_json::to_string(&record::record(&result, file))?;
-                progress.suspend(|| output::line(&line));
-            }
-            results.push((*position, result));
-        }
-        Ok(results)
-    }
-
-    /// `None` when `request` may be sent: it has no `# @note`, `--yes` confirmed it or
-    /// the answer was yes. Else what came of it: declined, interrupted, or refused
-    /// because nobody can be asked.
-    async fn confirm(&self, file: &select::File, request: &volley_syntax::Request) -> Option<RequestResult> {
-        let note = request.note.as_ref()?;
-        if self.args.yes {
-            return None;
-        }
-        if !self.asks {
-            let refusal = refusal::Refusal::Unconfirmed { note: note.span };
-            return Some(RequestResult::refused(file, request, refusal));
-        }
-        let title = outcome::title(file, request);
-        match confirm::ask(file, request, &title, &self.limits.interrupt).await {
-            confirm::Answer::Yes => None,
-            confirm::Answer::No => Some(RequestResult::skipped(file, request, Skip::Declined)),
-            confirm::Answer::Interrupted => Some(RequestResult::skipped(file, request, Skip::Stopped)),
-        }
-    }
-
-    /// Sends `request`, prints what came of it, and follows its stream.
-    async fn exchange(
-        &self,
-        file: &select::File,
-        request: &volley_syntax::Request,
-        missing: &HashMap<String, &'static str>,
-    ) -> RequestResult {
-        let (args, mode) = (self.args, self.mode);
-        self.progress.set_message(outcome::title(file, request));
-        let mut options = RunOptions::default()
-            .overrides(self.overrides.clone())
-            // Through a server the client's defaults are not there: each run says them.
-            .follow_redirects(args.no_redirect.then_some(false))
-            .validate_ssl(args.insecure.then_some(false))
-            .show_secrets(args.show_secrets)
-            .cancel(self.limits.interrupt.child_token());
-        if let Some(timeout) = args.timeout {
-            options = options.timeout(Duration::from_millis(timeout));
-        }
-        let attempts = args.retry.saturating_add(1);
-        let mut attempt = 1;
-        let (mut result, started) = loop {
-            let started = Instant::now();
-            let response =
-                self.client.run_parsed(&file.text, &file.document, request, Some(&file.path), options.clone()).await;
-            let result = RequestResult::new(file, request, response).await;
-            if attempt >= attempts || !result.retryable() || self.limits.interrupt.is_cancelled() {
-                break (result, started);
-            }
-            self.progress.suspend(|| human::retrying(&result, file, attempt, attempts, args.retry_interval));
-            tokio::select! {
-                () = tokio::time::sleep(Duration::from_millis(args.retry_interval)) => {}
-                () = self.limits.interrupt.cancelled() => break (result, started),
-            }
-            attempt += 1;
-        };
-        result.attempts = attempt;
-        result.missing = result
-            .needed_response()
-            .and_then(|name| missing.get_key_value(name))
-            .map(|(name, why)| (name.clone(), *why));
-        self.progress.suspend(|| human::print(&result, file, mode, self.several));
-        if let Outcome::Response { response, .. } = &result.outcome
-            && (response.is_streaming() || response.is_websocket())
-        {
-            let printer =
-                stream::Printer { mode, file: &file.shown, index: request.index, started, response: response.as_ref() };
-            let summary = if response.is_websocket() {
-                stream::websocket(&printer, self.limits).await
-            } else {
-                stream::events(&printer, self.limits).await
-            };
-            human::stream_end(&summary, mode);
-            result.stream = Some(summary);
-        }
-        result
-    }
-}
-
-/// The results of the requests sent, and whether Ctrl-C stopped the run.
-struct Sent {
-    results: Vec<RequestResult>,
-    interrupted: bool,
 }
 
 /// How many files run at the same time: `--jobs`, else the number of cores when a
@@ -745,16 +437,4 @@ fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Prob
     })?;
     config.cookie_jar = jar;
     Ok(Client::new(config))
-}
-
-fn progress_bar(total: usize, mode: Mode) -> ProgressBar {
-    if total < 2 || mode == Mode::Quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template("{spinner} [{pos}/{len}] {wide_msg} {elapsed}") {
-        bar.set_style(style);
-    }
-    bar.enable_steady_tick(Duration::from_millis(120));
-    bar
 }
