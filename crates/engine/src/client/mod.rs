@@ -223,7 +223,9 @@ impl Client {
         let redactor = prepared.redactor.clone();
         let jar = prepared.cookie_jar.clone().filter(|_| prepared.use_cookies);
         let exchanged = match prepared.exchange {
-            Exchange::WebSocket { .. } => self.connect_websocket(prepared, cancel).await,
+            // Boxed: the handshake's state is large, and inline it would be carried by
+            // the future of every HTTP request too (copied whole when that is boxed).
+            Exchange::WebSocket { .. } => Box::pin(self.connect_websocket(prepared, cancel)).await,
             Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await,
         };
         let mut response = exchanged.map_err(|error| error.redacted(&redactor))?;
