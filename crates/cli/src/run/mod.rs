@@ -179,7 +179,7 @@ pub(crate) enum ReportFormat {
     Json,
 }
 
-fn parse_var(text: &str) -> Result<(String, String), String> {
+pub(crate) fn parse_var(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_owned(), value.to_owned())),
         _ => Err(format!("expected NAME=VALUE, got `{text}`")),
