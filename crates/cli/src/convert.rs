@@ -143,7 +143,7 @@ pub(crate) fn import(args: &ImportArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Success);
     }
     anstream::eprintln!(
-        "{} part(s) of the source not converted or changed (listed above, and as `#` comments in the requests)",
+        "{} part(s) of the source not converted or changed (listed above; those of a request are also `#` comments above it)",
         conversion.unconverted.len()
     );
     Ok(if args.strict { Exit::Failed } else { Exit::Success })

@@ -68,6 +68,15 @@ impl HttpRequest {
         Self { method: method.to_ascii_uppercase(), url: url.to_owned(), ..Self::default() }
     }
 
+    /// Adds `name=value` to the URL's query, as written (no encoding: either may be a
+    /// `{{variable}}`).
+    pub fn add_query(&mut self, name: &str, value: &str) {
+        self.url.push(if self.url.contains('?') { '&' } else { '?' });
+        self.url.push_str(name);
+        self.url.push('=');
+        self.url.push_str(value);
+    }
+
     /// `true` when a header `name` is set (any case).
     #[must_use]
     pub fn has_header(&self, name: &str) -> bool {

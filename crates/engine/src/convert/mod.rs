@@ -16,6 +16,9 @@
 mod curl_import;
 mod har;
 mod http;
+mod insomnia;
+mod openapi;
+mod postman;
 
 use std::collections::BTreeMap;
 
@@ -120,9 +123,9 @@ pub fn import(format: Format, source: &str, stem: &str) -> Result<Conversion, Co
     match format {
         Format::Curl => curl_import::import(source, stem),
         Format::Har => har::import(source, stem),
-        Format::Postman | Format::Insomnia | Format::OpenApi => {
-            Err(ConvertError::new(format!("`{}` is not converted yet", format.name())))
-        }
+        Format::Postman => postman::import(source),
+        Format::Insomnia => insomnia::import(source),
+        Format::OpenApi => openapi::import(source),
     }
 }
 
@@ -153,4 +156,82 @@ pub(crate) fn parse_json(source: &str, what: &str) -> Result<serde_json::Value, 
 /// A JSON value's string at `key`, when it is one.
 pub(crate) fn str_at<'a>(value: &'a serde_json::Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(serde_json::Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import").join(name);
+        std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+    }
+
+    /// Compares a conversion with the files `<stem>.expected/<path>` and the notes with
+    /// `<stem>.expected/unconverted.txt`; `VOLLEY_BLESS=1` writes them instead.
+    fn check(format: Format, source: &str, stem: &str) {
+        let conversion = import(format, &fixture(source), stem).unwrap_or_else(|error| panic!("{source}: {error}"));
+        let expected =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import").join(format!("{stem}.expected"));
+        let mut actual: BTreeMap<String, String> = conversion.files.clone();
+        if let Some(config) = &conversion.config {
+            actual.insert("volley.jsonc".to_owned(), config.clone());
+        }
+        let notes: String = conversion.unconverted.iter().map(|entry| entry.to_string() + "\n").collect();
+        actual.insert("unconverted.txt".to_owned(), notes);
+        if std::env::var_os("VOLLEY_BLESS").is_some() {
+            std::fs::remove_dir_all(&expected).ok();
+            std::fs::create_dir_all(&expected).unwrap();
+            for (path, text) in &actual {
+                std::fs::write(expected.join(path), text).unwrap();
+            }
+        }
+        let mut written: Vec<String> = std::fs::read_dir(&expected)
+            .unwrap_or_else(|error| panic!("{}: {error} (bless with VOLLEY_BLESS=1)", expected.display()))
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        written.sort();
+        assert_eq!(written, actual.keys().cloned().collect::<Vec<_>>(), "{stem}: the files");
+        for (path, text) in &actual {
+            let want = std::fs::read_to_string(expected.join(path)).unwrap();
+            assert_eq!(text, &want, "{stem}/{path}");
+        }
+        // What is written parses without errors.
+        for (path, text) in &conversion.files {
+            let document = volley_syntax::parse(text);
+            let errors: Vec<_> = document
+                .diagnostics
+                .iter()
+                .filter(|diagnostic| diagnostic.severity == volley_syntax::Severity::Error)
+                .collect();
+            assert!(errors.is_empty(), "{stem}/{path}: {errors:?}\n{text}");
+        }
+        if let Some(config) = &conversion.config {
+            let json = config.lines().filter(|line| !line.starts_with("//")).collect::<Vec<_>>().join("\n");
+            serde_json::from_str::<serde_json::Value>(&json).unwrap_or_else(|error| panic!("{stem}: {error}"));
+        }
+    }
+
+    #[test]
+    fn insomnia_export() {
+        check(Format::Insomnia, "shop.insomnia.json", "insomnia");
+        assert!(import(Format::Insomnia, "{\"__export_format\": 3, \"resources\": []}", "x").is_err());
+    }
+
+    #[test]
+    fn openapi_descriptions() {
+        check(Format::OpenApi, "petstore-3.0.yaml", "openapi-3.0");
+        check(Format::OpenApi, "notes-3.1.json", "openapi-3.1");
+        assert!(import(Format::OpenApi, "swagger: '2.0'\ninfo: {title: x}\n", "x").is_err());
+        assert!(import(Format::OpenApi, "{", "x").is_err());
+    }
+
+    #[test]
+    fn postman_collection() {
+        check(Format::Postman, "shop.postman_collection.json", "postman");
+        assert!(import(Format::Postman, "{\"info\": {}}", "x").is_err());
+        assert!(import(Format::Postman, "{\"info\": {\"schema\": \"https://x/v1.0.0/\"}, \"item\": []}", "x").is_err());
+    }
 }
