@@ -1,6 +1,7 @@
 //! `volley export curl` then `volley import curl` gives a request that sends the same
 //! thing: for every body form and auth pattern, the test server's `/echo` answers the
-//! same method, URL, headers and body for the original request and the imported one.
+//! same method, URL, headers and body for the original request and the imported one,
+//! and for the exported command run by the real curl.
 
 #![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
 
@@ -37,7 +38,12 @@ fn received(directory: &Path, file: &str, name: Option<&str>) -> Value {
     }
     let record: Value = serde_json::from_str(volley(directory, &args).lines().next().unwrap()).unwrap();
     let body = record["response"]["body"].as_str().unwrap_or_else(|| panic!("no response: {record}"));
-    let echo: Value = serde_json::from_str(body).unwrap();
+    normalize(&serde_json::from_str(body).unwrap())
+}
+
+/// What `/echo` answered, as compared: method, URL, headers and body, a multipart
+/// boundary replaced by `BOUNDARY` (each client draws its own).
+fn normalize(echo: &Value) -> Value {
     let mut headers: Vec<(String, String)> = serde_json::from_value(echo["headers"].clone()).unwrap();
     let mut body = base64::engine::general_purpose::STANDARD.decode(echo["body_base64"].as_str().unwrap()).unwrap();
     let boundary = headers.iter().find_map(|(_, value)| value.split_once("boundary=").map(|(_, b)| b.to_owned()));
@@ -46,6 +52,8 @@ fn received(directory: &Path, file: &str, name: Option<&str>) -> Value {
             *value = value.replace(&boundary, "BOUNDARY");
         }
         body = String::from_utf8(body).unwrap().replace(&boundary, "BOUNDARY").into_bytes();
+        // The length counts the boundary: the bodies are compared instead.
+        headers.retain(|(name, _)| name != "content-length");
     }
     // Headers of different names may come in another order (curl puts a form's type
     // last); their meaning does not depend on it.
@@ -56,6 +64,27 @@ fn received(directory: &Path, file: &str, name: Option<&str>) -> Value {
         "headers": headers,
         "body": String::from_utf8_lossy(&body),
     })
+}
+
+/// What the real `curl` sends with `command` (`apt-get install curl`; `.ci/run`
+/// installs it), as [`normalize`] shows it, without `Accept-Encoding`: the engine asks
+/// for compressed responses, curl does not without `--compressed`.
+fn sent_by_curl(command: &str) -> Value {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{command} --silent --show-error --max-time 20"))
+        .output()
+        .expect("sh runs");
+    assert!(output.status.success(), "{command}: {}", String::from_utf8_lossy(&output.stderr));
+    let echo: Value = serde_json::from_slice(&output.stdout).unwrap();
+    without_accept_encoding(normalize(&echo))
+}
+
+fn without_accept_encoding(mut received: Value) -> Value {
+    if let Some(headers) = received["headers"].as_array_mut() {
+        headers.retain(|pair| pair[0] != "accept-encoding");
+    }
+    received
 }
 
 #[test]
@@ -90,6 +119,8 @@ fn export_then_import_sends_the_same_request() {
         let before = received(&directory, "original.http", Some(name));
         let after = received(&directory, &file, None);
         assert_eq!(before, after, "{name}: {command}\n{imported}");
+        // The command itself, run by curl, sends what `volley run` sends.
+        assert_eq!(without_accept_encoding(before), sent_by_curl(command.trim_end()), "{name}: {command}");
     }
     // The patterns written by hand in curl's own words are read as a request sends them.
     let base = server.base_url();
