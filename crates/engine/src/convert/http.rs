@@ -88,11 +88,7 @@ impl HttpRequest {
     pub fn to_text(&self) -> String {
         let mut text = String::new();
         for comment in &self.comments {
-            for line in comment.lines() {
-                // `# @` would be read as a directive.
-                let line = if line.trim_start().starts_with('@') { format!(" {line}") } else { line.to_owned() };
-                let _ = writeln!(text, "# {}", line.trim_end());
-            }
+            text.push_str(&comment_lines(comment));
         }
         for directive in &self.directives {
             let _ = writeln!(text, "# @{directive}");
@@ -133,6 +129,18 @@ impl HttpRequest {
         }
         text
     }
+}
+
+/// `text` as `# ` comment lines, each ending with a line break.
+#[must_use]
+pub(super) fn comment_lines(text: &str) -> String {
+    let mut lines = String::new();
+    for line in text.lines() {
+        // `# @` would be read as a directive.
+        let line = if line.trim_start().starts_with('@') { format!(" {line}") } else { line.to_owned() };
+        let _ = writeln!(lines, "# {}", line.trim_end());
+    }
+    lines
 }
 
 /// Requests as the text of one `.http` file: each after a `###` line with its title,

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::http::{HttpBody, HttpField, HttpRequest, config_text, file_name, http_text};
+use super::http::{HttpBody, HttpField, HttpRequest, comment_lines, config_text, file_name, http_text};
 use super::{Conversion, ConvertError, Notes, parse_json, str_at};
 
 pub(super) fn import(source: &str) -> Result<Conversion, ConvertError> {
@@ -50,12 +50,7 @@ pub(super) fn import(source: &str) -> Result<Conversion, ConvertError> {
     }
     // The collection's description heads each file (comments before the first `###`).
     if let Some(text) = description(info.get("description")) {
-        let mut head = String::new();
-        for line in text.lines() {
-            head.push_str("# ");
-            head.push_str(line);
-            head.push('\n');
-        }
+        let head = comment_lines(&text);
         for file in files.values_mut() {
             file.insert_str(0, &format!("{head}\n"));
         }
@@ -107,7 +102,7 @@ impl Importer {
         let name = str_at(folder, "name").unwrap_or("folder");
         let inner = Scope {
             title: format!("{}{name} / ", scope.title),
-            auth: folder.get("auth").cloned().or_else(|| scope.auth.clone()),
+            auth: folder.get("auth").filter(|auth| !auth.is_null()).cloned().or_else(|| scope.auth.clone()),
             location: format!("item \"{}{name}\"", scope.title),
         };
         let before = self.inherited_comments.len();
@@ -154,7 +149,8 @@ impl Importer {
                 converted.headers.push((key.to_owned(), value.to_owned()));
             }
         }
-        let auth = request.get("auth").cloned().or_else(|| scope.auth.clone());
+        // No auth (or `null`) inherits; `noauth` stops the inheritance.
+        let auth = request.get("auth").filter(|auth| !auth.is_null()).cloned().or_else(|| scope.auth.clone());
         if let Some(auth) = auth {
             self.auth(&auth, &mut converted, &location);
         }
@@ -349,8 +345,8 @@ impl Importer {
     }
 
     /// Postman's `{{$name}}` variables: those Volley has the same are kept (`$guid`,
-    /// `$timestamp`, `$randomInt`, `$isoTimestamp`), `$randomUUID` becomes `$uuid`, the
-    /// others are reported.
+    /// `$timestamp`, `$randomInt`, `$isoTimestamp`), `$randomUUID` becomes `$uuid` and
+    /// `$randomEmail` `$random.email`, the others are reported.
     fn dynamic_variables(&mut self, request: &mut HttpRequest, location: &str) {
         let mut texts: Vec<&mut String> = vec![&mut request.url];
         for (_, value) in &mut request.headers {
@@ -361,11 +357,11 @@ impl Importer {
         }
         let mut unknown = Vec::new();
         for text in texts {
-            *text = text.replace("{{$randomUUID}}", "{{$uuid}}");
+            *text = text.replace("{{$randomUUID}}", "{{$uuid}}").replace("{{$randomEmail}}", "{{$random.email}}");
             let mut rest = text.as_str();
             while let Some(at) = rest.find("{{$") {
                 let name = rest[at + 3..].split("}}").next().unwrap_or_default();
-                if !matches!(name, "guid" | "timestamp" | "randomInt" | "isoTimestamp" | "uuid") {
+                if !matches!(name, "guid" | "timestamp" | "randomInt" | "isoTimestamp" | "uuid" | "random.email") {
                     unknown.push(format!("{{{{${name}}}}}"));
                 }
                 rest = &rest[at + 3..];
