@@ -36,7 +36,20 @@ pub(super) fn import(source: &str) -> Result<Conversion, ConvertError> {
         let id = str_at(resource, "_id").unwrap_or_default();
         let location = format!("{} \"{}\"", kind(resource), str_at(resource, "name").unwrap_or(id));
         match kind(resource).as_str() {
-            "workspace" | "request_group" => {}
+            "workspace" => {}
+            "request_group" => {
+                // Folder environments and auth would apply to the folder's requests only:
+                // Volley has no such scope.
+                if resource.get("environment").and_then(Value::as_object).is_some_and(|data| !data.is_empty()) {
+                    notes.add(
+                        &location,
+                        "the folder's environment is not converted: move its variables to volley.jsonc",
+                    );
+                }
+                if resource.pointer("/authentication/type").is_some() {
+                    notes.add(&location, "the folder's authentication is not converted: add it to its requests");
+                }
+            }
             "environment" => {
                 let parent = str_at(resource, "parentId").and_then(|parent| by_id.get(parent));
                 let data: BTreeMap<String, Value> = resource

@@ -52,9 +52,7 @@ pub(super) fn import(source: &str) -> Result<Conversion, ConvertError> {
             files.entry(format!("{}.http", file_name(tag))).or_default().push(request);
         }
         for key in item.as_object().into_iter().flat_map(Map::keys) {
-            if !METHODS.contains(&key.as_str())
-                && !matches!(key.as_str(), "parameters" | "summary" | "description" | "servers")
-            {
+            if !METHODS.contains(&key.as_str()) && !matches!(key.as_str(), "parameters" | "summary" | "description") {
                 importer.notes.add(&location, format!("`{key}` of the path item is not converted"));
             }
         }
@@ -198,6 +196,10 @@ impl<'a> Importer<'a> {
             && let Some(body) = self.resolve(body, location)
         {
             self.body(body, &mut request, location);
+        }
+        if operation.get("servers").is_some() {
+            let reason = self.notes.add(location, "the operation's own servers are not converted: it uses `baseUrl`");
+            request.comments.push(reason);
         }
         for name in operation.get("callbacks").and_then(Value::as_object).into_iter().flat_map(Map::keys) {
             let reason =

@@ -105,6 +105,9 @@ impl Importer {
             auth: folder.get("auth").filter(|auth| !auth.is_null()).cloned().or_else(|| scope.auth.clone()),
             location: format!("item \"{}{name}\"", scope.title),
         };
+        for variable in folder.get("variable").and_then(Value::as_array).into_iter().flatten() {
+            self.variable(variable, &inner.location);
+        }
         let before = self.inherited_comments.len();
         let mut comments = Vec::new();
         self.scripts(folder, &inner.location, &mut comments);
@@ -131,6 +134,9 @@ impl Importer {
                 return None;
             }
         };
+        for variable in item.get("variable").and_then(Value::as_array).into_iter().flatten() {
+            self.variable(variable, &location);
+        }
         let method = str_at(&request, "method").unwrap_or("GET");
         let url = self.url(request.get("url"), &location);
         let mut converted = HttpRequest::new(method, &url);
@@ -160,6 +166,17 @@ impl Importer {
         let mut comments = Vec::new();
         self.scripts(item, &location, &mut comments);
         converted.comments.extend(comments);
+        for (setting, value) in item.get("protocolProfileBehavior").and_then(Value::as_object).into_iter().flatten() {
+            match (setting.as_str(), value) {
+                ("followRedirects", Value::Bool(false)) => converted.directives.push("no-redirect".to_owned()),
+                ("followRedirects", Value::Bool(true)) => {}
+                _ => {
+                    let reason =
+                        self.notes.add(&location, format!("the setting `{setting}: {value}` is not converted"));
+                    converted.comments.push(reason);
+                }
+            }
+        }
         let examples = item.get("response").and_then(Value::as_array).map_or(0, Vec::len);
         if examples > 0 {
             self.notes.add(&location, format!("{examples} saved example response(s): not converted"));
