@@ -225,6 +225,17 @@ pub(crate) fn export(args: &ExportArgs) -> anyhow::Result<Exit> {
     let directory = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let probe = Client::new(ClientConfig::default());
     let found = volley_engine::stages::config_for(&probe, &directory)?;
+    if let Some(profile) = &args.profile {
+        // Once, as `volley run` checks it, rather than once per request.
+        let known = match &found {
+            Some(config) => config.profile(profile).map(|_| ()).map_err(|error| error.to_string()),
+            None => Err(format!("unknown profile `{profile}`: no volley.jsonc or http-client.env.json was found")),
+        };
+        if let Err(message) = known {
+            anstream::eprintln!("{}", render::plain(&message, None));
+            return Ok(Exit::Usage);
+        }
+    }
     let jar = CookieJar::chosen(None, found.as_ref())?;
     let client =
         Client::new(ClientConfig { profile: args.profile.clone(), cookie_jar: jar, ..ClientConfig::default() });
