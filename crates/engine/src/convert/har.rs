@@ -1,8 +1,8 @@
 //! HAR 1.2 (HTTP Archive, as browsers' developer tools save a capture): every entry's
 //! request becomes one request of one `.http` file, in the order captured. What a
 //! `.http` file cannot hold is reported: the responses and timings, HTTP/2
-//! pseudo-headers, the `Content-Length` Volley computes itself, the bytes of uploaded
-//! files (not in a HAR).
+//! pseudo-headers, the `Content-Length` Volley computes itself, a browser's
+//! `Accept-Encoding`, the bytes of uploaded files (not in a HAR).
 
 use serde_json::Value;
 
@@ -53,6 +53,13 @@ fn convert_request(request: &Value, entry: &Value, location: &str, notes: &mut N
             converted.comments.push(reason);
         } else if name.eq_ignore_ascii_case("content-length") {
             let reason = notes.add(location, "`Content-Length` left out: Volley computes it from the body");
+            converted.comments.push(reason);
+        } else if name.eq_ignore_ascii_case("accept-encoding") {
+            // A browser's list (`zstd`, …) may name encodings Volley cannot decode.
+            let reason = notes.add(
+                location,
+                format!("`Accept-Encoding: {value}` left out: Volley asks for the encodings it decodes"),
+            );
             converted.comments.push(reason);
         } else {
             converted.headers.push((name.to_owned(), value.to_owned()));
@@ -124,6 +131,7 @@ mod tests {
             unconverted,
             [
                 "log.entries[0]: the HTTP/2 pseudo-header `:authority` is not a header: left out",
+                "log.entries[0]: `Accept-Encoding: gzip, deflate, br, zstd` left out: Volley asks for the encodings it decodes",
                 "log.entries[1]: `Content-Length` left out: Volley computes it from the body",
                 "log.entries[2]: the file of the form field `avatar` is not in the capture: `./me.png` must be put there",
                 "log.entries: 3 responses and their timings: a .http file holds requests only",
