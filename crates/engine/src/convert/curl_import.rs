@@ -6,7 +6,10 @@ use super::{Conversion, ConvertError, Unconverted};
 use crate::curl::parse_curl;
 
 pub(super) fn import(source: &str, stem: &str) -> Result<Conversion, ConvertError> {
-    let parsed = parse_curl(source.trim()).map_err(|error| ConvertError::new(error.message))?;
+    // A command copied with its prompt (`$ curl …`) is read without it.
+    let command = source.trim();
+    let command = command.strip_prefix("$ ").unwrap_or(command);
+    let parsed = parse_curl(command).map_err(|error| ConvertError::new(error.message))?;
     let mut conversion = Conversion::default();
     conversion.files.insert(format!("{stem}.http"), parsed.to_http());
     conversion.unconverted = parsed

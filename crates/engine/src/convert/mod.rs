@@ -112,7 +112,7 @@ impl ConvertError {
 /// ```
 /// use volley_engine::convert::{Format, import};
 ///
-/// let conversion = import(Format::Curl, "curl -u ada:pw https://example.com/me", "me").unwrap();
+/// let conversion = import(Format::Curl, "$ curl -u ada:pw https://example.com/me", "me").unwrap();
 /// assert_eq!(
 ///     conversion.files["me.http"],
 ///     "# @no-redirect\nGET https://example.com/me\nAuthorization: Basic ada:pw\n"
