@@ -3,6 +3,7 @@
 //! prints.
 
 mod check;
+mod convert;
 mod echo;
 mod exit;
 mod files;
@@ -34,6 +35,8 @@ Examples:
   volley run api.http --name login     send one request
   volley check .                       check every .http file below the directory
   volley report merge a.json b.json --junit junit.xml   merge the reports of shards
+  volley import postman api.json -o api/   a Postman collection as .http files
+  volley export curl api.http -n login     a request as a cURL command
 
 Documentation: docs/cli.md in the repository.";
 
@@ -71,6 +74,22 @@ enum Command {
     /// hint. Variables and resolvers of volley.jsonc (every profile) count as defined.
     /// Directories are searched for `.http` and `.rest` files. Exits with 1 on errors.
     Check(check::CheckArgs),
+    /// Convert a cURL command, HAR, Postman, Insomnia or OpenAPI file to .http files.
+    ///
+    /// Reads a cURL command, a HAR capture, a Postman collection (v2.1), an Insomnia
+    /// export (v4) or an OpenAPI description (3.0, 3.1). One `.http` file is printed; several files (and a generated volley.jsonc with
+    /// the source's variables and servers as profiles) are written into --out. What
+    /// could not be converted is listed on stderr and kept as `#` comments in the
+    /// requests; the exit code is still 0 unless --strict (then 1). A source that
+    /// cannot be read at all exits with 3. See docs/import.md.
+    Import(convert::ImportArgs),
+    /// Write requests of a .http file as cURL commands.
+    ///
+    /// Each command sends exactly what `volley run` would send. Variables are resolved with the profile, volley.jsonc, .env files and --var as
+    /// in a run (earlier responses are not there: nothing is sent), the cookie jar's
+    /// cookies added. Secrets (credential headers, `$secret` values, sensitive
+    /// variables) are written `[REDACTED]` unless --reveal. One line per request.
+    Export(convert::ExportArgs),
     /// Start the execution server: run .http definitions for remote clients, keep
     /// sessions and flows, stream events to observers.
     ///
@@ -140,6 +159,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Import(args) => convert::import(&args),
+        Command::Export(args) => convert::export(&args),
         Command::Completions { shell } => {
             // Into memory first: `volley completions bash | head` must not panic on a closed pipe.
             let mut script = Vec::new();

@@ -65,6 +65,7 @@ mod build;
 mod chaining;
 mod client;
 pub mod config;
+pub mod convert;
 mod cookies;
 mod credentials;
 pub mod curl;

@@ -1,6 +1,6 @@
 //! The `workspace/executeCommand` commands of `execute.rs` as the `Backend` runs them:
 //! sending one request or all of a document's (with progress and cancellation), copying a
-//! request as curl, clearing cookie jars, listing profiles, and what a command's sends
+//! request as curl, importing other tools' files (`import.rs`), clearing cookie jars, listing profiles, and what a command's sends
 //! share (`SendContext`). They are registered in `server.rs` (`execute_command`).
 
 use std::sync::Arc;
@@ -141,6 +141,12 @@ impl Backend {
         let copied =
             copy::copy_as_curl(&self.sender(&context, &cancel, &arguments), request).await.map_err(request_failed)?;
         Ok(serde_json::to_value(copied).unwrap_or(Value::Null))
+    }
+
+    /// `volley.import`: the conversion (and the files written, when a directory is given).
+    pub(crate) fn import(arguments: &crate::import::ImportArguments) -> Result<Value> {
+        let imported = crate::import::import(arguments).map_err(request_failed)?;
+        Ok(serde_json::to_value(imported).unwrap_or(Value::Null))
     }
 
     pub(crate) fn profiles(&self, arguments: &Value) -> Result<Value> {

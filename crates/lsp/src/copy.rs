@@ -7,8 +7,8 @@
 //! chained responses and cookies) and its files are not in it.
 
 use serde::Serialize;
-use volley_engine::curl::{CurlBody, CurlRequest, to_curl};
-use volley_syntax::{Body, Request};
+use volley_engine::curl::{CurlRequest, to_curl};
+use volley_syntax::Request;
 
 use crate::execute::Sender;
 
@@ -26,14 +26,9 @@ pub(crate) struct Copied {
 pub(crate) async fn copy_as_curl(sender: &Sender<'_>, request: &Request) -> Result<Copied, String> {
     let (mut prepared, _) = sender.prepare(request).await.map_err(|error| error.message)?;
     prepared.add_jar_cookies();
-    let mut curl = CurlRequest::from_prepared(&prepared);
-    // A file sent as it is goes as the file, not as its bytes on the command line.
-    if let Body::File(file) = &request.body
-        && !file.substitute
-        && let (Some(path), Some(directory)) = (file.path.as_literal(), sender.path.and_then(std::path::Path::parent))
-    {
-        curl = curl.body(CurlBody::File(volley_engine::io::normalize(&directory.join(path.trim()))));
-    }
+    // A file goes as the file and a multipart form as `-F` fields, as `volley export curl` writes them.
+    let directory = sender.path.and_then(std::path::Path::parent);
+    let curl = CurlRequest::from_request(&prepared, request, directory);
     let mut command = to_curl(&curl);
     if let Some(connection) = sender.remote {
         command.warnings.push(format!(

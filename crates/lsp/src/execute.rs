@@ -36,8 +36,11 @@ pub(crate) const CLEAR_COOKIES: &str = "volley.clearCookies";
 /// Writes a request, built as `volley.send` would send it, as a curl command line.
 pub(crate) const COPY_AS_CURL: &str = "volley.copyAsCurl";
 
+/// Converts a cURL command, HAR, Postman, Insomnia or OpenAPI file to `.http` files.
+pub(crate) const IMPORT: &str = "volley.import";
+
 /// Every command the server executes.
-pub(crate) const COMMANDS: [&str; 6] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES, COPY_AS_CURL];
+pub(crate) const COMMANDS: [&str; 7] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES, COPY_AS_CURL, IMPORT];
 
 /// The arguments of `volley.send` and `volley.sendAll` (the first element of
 /// `arguments`).

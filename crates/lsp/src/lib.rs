@@ -13,6 +13,7 @@ mod documents;
 mod execute;
 mod formatting;
 mod hover;
+mod import;
 mod jsonc;
 mod listen;
 mod navigation;

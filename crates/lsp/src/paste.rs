@@ -28,7 +28,8 @@ pub(crate) fn conversion(rope: &Rope, line: usize) -> Option<Conversion> {
     }
     let first = rope.line(line).to_string();
     let command_start = first.trim_start().strip_prefix("$ ").unwrap_or(first.trim_start());
-    if !(command_start.starts_with("curl ") || command_start.trim_end() == "curl") {
+    let program = command_start.split_whitespace().next().unwrap_or_default();
+    if !(program == "curl" || program == "curl.exe") {
         return None;
     }
     let mut command = command_start.to_owned();
@@ -53,9 +54,10 @@ pub(crate) fn conversion(rope: &Rope, line: usize) -> Option<Conversion> {
     Some(Conversion { replace: start..end, text })
 }
 
-/// The line (with its line break) ends with a `\` that continues it.
+/// The line (with its line break) ends with a `\` that continues it (or the `^` of
+/// Windows `cmd`, the backtick of PowerShell).
 fn continues(line: &str) -> bool {
-    line.trim_end_matches(['\n', '\r']).ends_with('\\')
+    line.trim_end_matches(['\n', '\r']).ends_with(['\\', '^', '`'])
 }
 
 /// The request would join the one above it: the nearest line above that is not blank

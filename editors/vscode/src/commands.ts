@@ -14,6 +14,7 @@ export const Commands = {
   showSent: 'volley.showSent',
   showHistory: 'volley.showHistory',
   clearCookies: 'volley.clearCookies',
+  importFile: 'volley.importFile',
 } as const;
 
 /** The language server's `workspace/executeCommand` commands (docs/lsp.md). */
@@ -24,7 +25,41 @@ export const ServerCommands = {
   profiles: 'volley.profiles',
   copyAsCurl: 'volley.copyAsCurl',
   clearCookies: 'volley.clearCookies',
+  import: 'volley.import',
 } as const;
+
+/** The formats `volley.import` reads from a file (docs/import.md). */
+export const IMPORT_FORMATS = ['postman', 'insomnia', 'openapi', 'har'] as const;
+
+/** What `volley.import` answers (docs/lsp.md). */
+export interface ImportResult {
+  files: { path: string; text: string }[];
+  written: string[];
+  unconverted: { location: string; reason: string }[];
+}
+
+/**
+ * The format of a file to import, from its name and the start of its text: a HAR by
+ * its extension or `"log"`, an Insomnia export by `__export_format`, a Postman
+ * collection by its schema, an OpenAPI description by `openapi` (JSON or YAML);
+ * undefined when none fits (the user is asked).
+ */
+export function guessImportFormat(fileName: string, text: string): (typeof IMPORT_FORMATS)[number] | undefined {
+  const head = text.slice(0, 4096);
+  if (/\.har$/i.test(fileName) || /^\s*\{\s*"log"\s*:/.test(head)) {
+    return 'har';
+  }
+  if (head.includes('"__export_format"')) {
+    return 'insomnia';
+  }
+  if (head.includes('schema.getpostman.com') || /"_postman_id"/.test(head)) {
+    return 'postman';
+  }
+  if (/(^|\n)\s*"?openapi"?\s*:/.test(head)) {
+    return 'openapi';
+  }
+  return undefined;
+}
 
 /** The history entry a panel action names (`{entry: id}`), if it names one. */
 export function entryArgument(argument: unknown): number | undefined {

@@ -7,6 +7,7 @@ import {
   executeCommandParams,
   failureMessage,
   fileName,
+  guessImportFormat,
   REQUEST_CANCELLED,
   rewriteLensCommand,
   rewriteLenses,
@@ -73,6 +74,17 @@ test('the extension command ids match package.json', () => {
   const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
   const contributed = manifest.contributes.commands.map((command: { command: string }) => command.command).sort();
   assert.deepEqual(contributed, Object.values(Commands).sort());
+});
+
+test('the format of a file to import is guessed from its name and text', () => {
+  assert.equal(guessImportFormat('/tmp/capture.har', '{}'), 'har');
+  assert.equal(guessImportFormat('/tmp/x.json', '{ "log": {"entries": []}}'), 'har');
+  assert.equal(guessImportFormat('/tmp/x.json', '{"_type": "export", "__export_format": 4}'), 'insomnia');
+  const postman = '{"info": {"schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"}}';
+  assert.equal(guessImportFormat('/tmp/x.json', postman), 'postman');
+  assert.equal(guessImportFormat('/tmp/api.yaml', 'openapi: 3.1.0\ninfo: {}'), 'openapi');
+  assert.equal(guessImportFormat('/tmp/api.json', '{\n  "openapi": "3.0.3"}'), 'openapi');
+  assert.equal(guessImportFormat('/tmp/other.json', '{"a": 1}'), undefined);
 });
 
 test('executeCommand parameters', () => {

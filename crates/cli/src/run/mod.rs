@@ -220,7 +220,7 @@ Exit codes:
   130 interrupted with Ctrl-C (the reports are still written)
 With several failures the code is the first of 3, 4, 1.";
 
-fn parse_var(text: &str) -> Result<(String, String), String> {
+pub(crate) fn parse_var(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_owned(), value.to_owned())),
         _ => Err(format!("expected NAME=VALUE, got `{text}`")),

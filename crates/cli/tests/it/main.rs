@@ -1,6 +1,7 @@
 //! The integration tests of `volley-cli` in one binary (dependencies linked once), a module per concern.
 
 mod cli_cases;
+mod convert;
 mod examples;
 mod lsp;
 mod lsp_remote;

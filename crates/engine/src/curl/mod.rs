@@ -7,8 +7,10 @@
 //! URL, headers, body and HTTP version.
 
 mod command;
+mod export;
 mod parse;
 mod quote;
+mod shells;
 mod to_http;
 mod write;
 

@@ -4,6 +4,7 @@
 //! silence.
 
 use super::command::{CurlParseError, FormField, ParsedBody, ParsedCurl};
+use super::shells;
 
 /// Options that take an argument, besides those converted: skipped with their argument.
 const WITH_ARGUMENT: &[&str] = &[
@@ -84,7 +85,8 @@ const WITH_ARGUMENT: &[&str] = &[
 /// Short options that take an argument (`-XPOST` or `-X POST`).
 const SHORT_WITH_ARGUMENT: &str = "XHdFuAebTmowxUErCKDcyYzQP";
 
-/// Reads a curl command (`curl` first; lines may be continued with a `\` at their end).
+/// Reads a curl command (`curl` or `curl.exe` first), quoted for a POSIX shell (lines
+/// continued with `\`), Windows `cmd` (`^`) or PowerShell (a backtick): see `shells.rs`.
 ///
 /// ```
 /// use volley_engine::curl::parse_curl;
@@ -99,8 +101,8 @@ const SHORT_WITH_ARGUMENT: &str = "XHdFuAebTmowxUErCKDcyYzQP";
 /// ```
 pub fn parse_curl(command: &str) -> Result<ParsedCurl, CurlParseError> {
     let error = |message: &str| CurlParseError { message: message.to_owned() };
-    let joined = join_continued_lines(command);
-    let words = shlex::split(&joined).ok_or_else(|| error("the command has an unclosed quote"))?;
+    let words = shells::split(command, shells::Shell::guess(command))
+        .ok_or_else(|| error("the command has an unclosed quote"))?;
     let mut words = words.into_iter();
     match words.next() {
         Some(first) if first == "curl" || first.ends_with("/curl") || first == "curl.exe" => {}
@@ -140,11 +142,6 @@ pub fn parse_curl(command: &str) -> Result<ParsedCurl, CurlParseError> {
         }
     }
     reader.finish()
-}
-
-/// `\` at a line's end continues the command on the next line (outside quotes too).
-fn join_continued_lines(command: &str) -> String {
-    command.replace("\\\r\n", " ").replace("\\\n", " ")
 }
 
 /// What the options said so far.
@@ -390,6 +387,9 @@ impl Reader {
             body = ParsedBody::File(path);
             data_type = Some(if self.json { "application/json" } else { "application/x-www-form-urlencoded" });
         } else if let Some(data) = data {
+            if !self.form.is_empty() {
+                self.note("`-F` with `-d`: curl refuses the mix; only the data is sent".to_owned());
+            }
             body = ParsedBody::Text(data);
             data_type = Some(if self.json { "application/json" } else { "application/x-www-form-urlencoded" });
         } else if !self.form.is_empty() {
@@ -569,6 +569,7 @@ mod tests {
                 CurlBody::None => ParsedBody::None,
                 CurlBody::Text(text) => ParsedBody::Text(text.clone()),
                 CurlBody::File(path) => ParsedBody::File(path.display().to_string()),
+                CurlBody::Form(fields) => ParsedBody::Form(fields.clone()),
                 CurlBody::Binary(_) => unreachable!(),
             };
             assert_eq!(parsed.body, body, "{command}");

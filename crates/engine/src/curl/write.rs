@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use bytes::Bytes;
 use http::header::CONTENT_TYPE;
 
+use super::command::FormField;
 use super::quote::quote;
 use crate::prepare::PreparedRequest;
 
@@ -41,6 +42,9 @@ pub enum CurlBody {
     File(PathBuf),
     /// Bytes that are not text: a command line cannot carry them.
     Binary(Bytes),
+    /// A multipart form: `--form-string name=value` and `-F 'name=@path;filename=x'`
+    /// (curl writes its own `Content-Type` with the boundary).
+    Form(Vec<FormField>),
 }
 
 /// A curl command line and what it could not say.
@@ -128,7 +132,12 @@ pub fn to_curl(request: &CurlRequest) -> CurlCommand {
         Some(http::Version::HTTP_3) => command.push_str(" --http3"),
         _ => {}
     }
+    let form = matches!(request.body, CurlBody::Form(_));
     for (name, value) in &request.headers {
+        // curl sends a form's type with its own boundary.
+        if form && name.eq_ignore_ascii_case(CONTENT_TYPE.as_str()) && value.starts_with("multipart/form-data") {
+            continue;
+        }
         let _ = write!(command, " -H {}", quote(&format!("{name}: {value}")));
     }
     let has_content_type = request.headers.iter().any(|(name, _)| name.eq_ignore_ascii_case(CONTENT_TYPE.as_str()));
@@ -142,6 +151,21 @@ pub fn to_curl(request: &CurlRequest) -> CurlCommand {
                  save it to a file and add `--data-binary @file`",
                 bytes.len()
             ));
+            None
+        }
+        CurlBody::Form(fields) => {
+            for field in fields {
+                if field.file {
+                    let mut value = format!("{}=@{}", field.name, field.value);
+                    if let Some(filename) = &field.filename {
+                        let _ = write!(value, ";filename={filename}");
+                    }
+                    let _ = write!(command, " -F {}", quote(&value));
+                } else {
+                    // `--form-string`: a value starting with `@` or `<` is text, not a file.
+                    let _ = write!(command, " --form-string {}", quote(&format!("{}={}", field.name, field.value)));
+                }
+            }
             None
         }
     };

@@ -55,7 +55,8 @@ async fn open(server: &TestServer, params: Value) -> (support::tempdir::Dir, Str
             "volley.selectProfile",
             "volley.profiles",
             "volley.clearCookies",
-            "volley.copyAsCurl"
+            "volley.copyAsCurl",
+            "volley.import"
         ])
     );
     assert_eq!(capabilities["codeLensProvider"]["resolveProvider"], json!(false));
