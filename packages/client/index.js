@@ -97,6 +97,10 @@ class LocalClient {
           validateSsl: booleanOf(defaults.validateSSL, 'config.defaults.validateSSL'),
         },
         resolvers: resolvers === undefined ? undefined : Object.keys(resolvers),
+        // Bun's process.env is its own: what a script sets there never reaches the
+        // native environment the engine reads, so `$env` gets a copy of it, as it is
+        // now. Node's process.env writes through, and the engine reads it live.
+        environment: typeof Bun === 'undefined' ? undefined : { ...process.env },
       },
       jar,
       resolvers === undefined ? undefined : dispatcherOf(resolvers),

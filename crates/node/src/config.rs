@@ -27,6 +27,10 @@ pub struct NativeConfig {
     /// The names of the custom resolvers, with their `$` (`"$token"`); the dispatcher
     /// given beside the configuration answers their calls.
     pub resolvers: Option<Vec<String>>,
+    /// What `$env` and `$secret` read instead of the process's environment (under Bun,
+    /// whose `process.env` changes never reach native code, `process.env` as it was
+    /// when the client was made).
+    pub environment: Option<HashMap<String, String>>,
 }
 
 /// `RequestDefaults`, headers as `[name, value]` pairs in their order.
@@ -92,6 +96,9 @@ impl NativeConfig {
         let transport = transport
             .map(|dispatcher| -> Arc<dyn Transport> { Arc::new(JsTransport { dispatcher: Arc::new(dispatcher) }) });
         let mut config = ClientConfig::default();
+        if let Some(environment) = self.environment {
+            config.environment = volley_engine::resolvers::Environment::fixed(environment);
+        }
         if let Some(io) = io {
             config.io = Arc::new(JsIo { dispatcher: Arc::new(io) });
         }
