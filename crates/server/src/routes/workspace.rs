@@ -491,6 +491,10 @@ pub(crate) fn write_atomically(target: &Path, content: &str, create_new: bool) -
         use std::io::Write as _;
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
         file.write_all(content.as_bytes())?;
+        // The replaced file keeps its mode (a 0600 file stays private).
+        if !create_new && let Ok(metadata) = std::fs::metadata(target) {
+            file.set_permissions(metadata.permissions())?;
+        }
         file.sync_all()?;
         if create_new {
             // A hard link fails when the name exists: no file created in between is replaced.

@@ -174,11 +174,22 @@ async fn files_are_created_updated_and_deleted_and_each_change_is_announced() {
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(leftovers, ["a.http"], "no temporary file is left beside it");
+    // An update keeps the file's mode (a private file stays private).
+    let file = api.workspace.root.join("new/dir/a.http");
+    #[cfg(unix)]
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).expect("chmod");
+    let reply = put(&api, None, json!({ "path": "new/dir/a.http", "content": "GET http://127.0.0.1:9/b\n" })).await;
+    ok(&reply, StatusCode::OK);
+    #[cfg(unix)]
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&file).expect("metadata").permissions()) & 0o777,
+        0o600
+    );
 
     assert_eq!(delete(&api, "new/dir/a.http").await.0, StatusCode::NO_CONTENT);
     assert!(!api.workspace.root.join("new/dir/a.http").exists());
 
-    let changes: Vec<(Value, Value)> = events_of(observer, "workspaceFileChanged", 4)
+    let changes: Vec<(Value, Value)> = events_of(observer, "workspaceFileChanged", 5)
         .await
         .into_iter()
         .map(|event| (event["payload"]["path"].clone(), event["payload"]["change"].clone()))
@@ -188,6 +199,7 @@ async fn files_are_created_updated_and_deleted_and_each_change_is_announced() {
         [
             (json!("new/dir/a.http"), json!("created")),
             (json!("empty.http"), json!("created")),
+            (json!("new/dir/a.http"), json!("updated")),
             (json!("new/dir/a.http"), json!("updated")),
             (json!("new/dir/a.http"), json!("deleted")),
         ]
