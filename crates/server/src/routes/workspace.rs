@@ -164,8 +164,12 @@ pub(crate) async fn files(
 }
 
 /// The `.http` and `.rest` files under `root`, symlinks not followed, the ignored
-/// directories and hidden ones left out.
+/// directories and hidden ones left out. Their requests are counted within one parse
+/// budget for the whole listing (the server's time budget of one parse): a workspace
+/// of many large files is listed in bounded time, the files after the budget with a
+/// count of 0.
 fn list_files(root: &Path, ignore: &[String], config: &crate::config::ServerConfig) -> Vec<WorkspaceFile> {
+    let deadline = std::time::Instant::now() + config.parse_budget;
     let mut files = Vec::new();
     let mut pending = vec![(root.to_path_buf(), 0_usize)];
     while let Some((directory, depth)) = pending.pop() {
@@ -188,10 +192,10 @@ fn list_files(root: &Path, ignore: &[String], config: &crate::config::ServerConf
             } else if kind.is_file() && is_writable(&path) {
                 let metadata = entry.metadata().ok();
                 let size = metadata.as_ref().map_or(0, std::fs::Metadata::len);
-                let request_count = if size <= config.max_body_size as u64 {
+                let request_count = if size <= config.max_body_size as u64 && std::time::Instant::now() < deadline {
                     std::fs::read_to_string(&path)
                         .ok()
-                        .and_then(|text| parse(&text, config))
+                        .and_then(|text| parse_until(&text, config, deadline))
                         .map_or(0, |document| document.requests().count())
                 } else {
                     0
@@ -226,10 +230,12 @@ fn is_ignored(relative: &str, ignore: &[String]) -> bool {
 
 /// Parses within the server's budget; `None` over it.
 pub(crate) fn parse(text: &str, config: &crate::config::ServerConfig) -> Option<Document> {
-    let budget = volley_syntax::Budget {
-        deadline: Some(std::time::Instant::now() + config.parse_budget),
-        tree_bytes: Some(config.parse_memory),
-    };
+    parse_until(text, config, std::time::Instant::now() + config.parse_budget)
+}
+
+/// Parses within the server's tree memory and until `deadline`; `None` over either.
+fn parse_until(text: &str, config: &crate::config::ServerConfig, deadline: std::time::Instant) -> Option<Document> {
+    let budget = volley_syntax::Budget { deadline: Some(deadline), tree_bytes: Some(config.parse_memory) };
     volley_syntax::parse_within(text, budget).ok()
 }
 

@@ -477,3 +477,16 @@ async fn only_the_main_token_reaches_the_workspace() {
     }
     assert_eq!(std::fs::read_to_string(api.workspace.root.join("users.http")).expect("kept"), USERS);
 }
+
+#[tokio::test]
+async fn the_listing_counts_requests_within_one_budget() {
+    let api = Api::with(|config| config.parse_budget = Duration::ZERO);
+    api.workspace.write("users.http", USERS);
+    let reply = api.get("/workspace/files", None).await;
+    let files = &ok(&reply, StatusCode::OK)["files"];
+    assert_eq!(
+        (&files[0]["path"], &files[0]["requestCount"]),
+        (&json!("users.http"), &json!(0)),
+        "listed, not counted"
+    );
+}
