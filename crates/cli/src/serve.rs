@@ -110,7 +110,7 @@ Routes (protocol 1.1, docs/protocol.md; the OpenAPI document is at /doc):
   POST /tokens    DELETE /tokens/{jti}   scoped tokens (needs --token)
   GET  /workspace/files, /workspace/requests?path=   the .http files and their requests
   GET|POST|PUT|DELETE /workspace/file    read, create, update, delete a .http file
-  POST /parse     GET /config   GET /plugins   POST /import/curl/preview|apply
+  POST /parse     GET /config   GET /plugins   POST /import/{source}/preview|apply
   /script*, /test*                       not served (501): no scripts or test suites run
 
 Examples:

@@ -419,11 +419,6 @@ async fn curl_imports_are_previewed_then_applied() {
         StatusCode::BAD_REQUEST,
         "VALIDATION_ERROR",
     );
-    expect_error(
-        &api.post("/import/postman/preview", None, json!({ "input": "{}", "planOptions": { "outputDir": "." } })).await,
-        StatusCode::NOT_IMPLEMENTED,
-        "NOT_IMPLEMENTED",
-    );
 }
 
 #[tokio::test]
@@ -489,4 +484,73 @@ async fn the_listing_counts_requests_within_one_budget() {
         (&json!("users.http"), &json!(0)),
         "listed, not counted"
     );
+}
+
+const COLLECTION: &str = r#"{"info": {"name": "Shop API", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+  "variable": [{"key": "baseUrl", "value": "http://127.0.0.1:9"}],
+  "item": [{"name": "Users", "item": [
+    {"name": "List users", "request": {"method": "GET", "url": "{{baseUrl}}/users"}},
+    {"name": "Create user", "request": {"method": "POST", "url": "{{baseUrl}}/users", "body": {"mode": "raw", "raw": "{}"}}}]}]}"#;
+
+#[tokio::test]
+async fn postman_collections_are_imported_with_their_variables_when_asked() {
+    let api = Api::open();
+    let plan = json!({ "input": COLLECTION, "planOptions": { "outputDir": "shop" } });
+    let reply = api.post("/import/postman/preview", None, plan).await;
+    let body = ok(&reply, StatusCode::OK);
+    assert_eq!(body["result"]["written"], json!(["shop/Users.http"]));
+    assert_eq!(body["result"]["variablesMerged"], json!(false));
+    assert!(
+        body["result"]["variableMergeInstructions"].as_str().is_some_and(|text| text.contains("baseUrl")),
+        "{body}"
+    );
+    assert_eq!((&body["stats"]["requestCount"], &body["stats"]["fileCount"]), (&json!(2), &json!(1)));
+    assert!(!api.workspace.root.join("shop").exists(), "a preview writes nothing");
+
+    let apply = json!({ "input": COLLECTION, "applyOptions": { "outputDir": "shop", "mergeVariables": true } });
+    let reply = api.post("/import/postman/apply", None, apply.clone()).await;
+    assert_eq!(ok(&reply, StatusCode::OK)["result"]["variablesMerged"], json!(true));
+    let listed = api.get("/workspace/requests?path=shop/Users.http", None).await;
+    let names: Vec<&Value> = ok(&listed, StatusCode::OK)["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .map(|request| &request["name"])
+        .collect();
+    assert_eq!(names, [&json!("Users / List users"), &json!("Users / Create user")]);
+    let config = std::fs::read_to_string(api.workspace.root.join("shop/volley.jsonc")).expect("volley.jsonc");
+    assert!(config.contains("\"baseUrl\""), "{config}");
+
+    // Again, overwriting: the volley.jsonc written before is not changed, and says so.
+    std::fs::write(api.workspace.root.join("shop/volley.jsonc"), "{ \"variables\": {} }").expect("edit");
+    let mut again = apply;
+    again["applyOptions"]["onConflict"] = json!("overwrite");
+    let reply = api.post("/import/postman/apply", None, again).await;
+    let body = ok(&reply, StatusCode::OK);
+    assert_eq!(body["result"]["variablesMerged"], json!(false));
+    assert!(body["result"]["variableMergeInstructions"].as_str().is_some_and(|text| text.contains("exists")), "{body}");
+    assert_eq!(
+        std::fs::read_to_string(api.workspace.root.join("shop/volley.jsonc")).expect("kept"),
+        "{ \"variables\": {} }"
+    );
+
+    let broken = api
+        .post("/import/postman/apply", None, json!({ "input": "{ not json", "applyOptions": { "outputDir": "x" } }))
+        .await;
+    assert_eq!(broken.0, StatusCode::UNPROCESSABLE_ENTITY, "{}", broken.2);
+    for source in ["har", "insomnia", "openapi"] {
+        let reply = api
+            .post(
+                &format!("/import/{source}/preview"),
+                None,
+                json!({ "input": "{}", "planOptions": { "outputDir": "x" } }),
+            )
+            .await;
+        assert!(
+            matches!(reply.0, StatusCode::OK | StatusCode::UNPROCESSABLE_ENTITY),
+            "{source}: {} {}",
+            reply.0,
+            reply.2
+        );
+    }
 }
