@@ -108,6 +108,10 @@ Routes (protocol 1.1, docs/protocol.md; the OpenAPI document is at /doc):
   GET  /event?sessionId=&flowId=         observer events (Server-Sent Events)
   GET  /event/ws?flowId=&afterSeq=       observer events (WebSocket, with replay)
   POST /tokens    DELETE /tokens/{jti}   scoped tokens (needs --token)
+  GET  /workspace/files, /workspace/requests?path=   the .http files and their requests
+  GET|POST|PUT|DELETE /workspace/file    read, create, update, delete a .http file
+  POST /parse     GET /config   GET /plugins   POST /import/{source}/preview|apply
+  /script*, /test*                       not served (501): no scripts or test suites run
 
 Examples:
   volley serve                              127.0.0.1:4097, this directory

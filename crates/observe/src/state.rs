@@ -132,7 +132,8 @@ impl State {
             | ObserverEvent::InterpolateFinished(_)
             | ObserverEvent::CompileStarted(_)
             | ObserverEvent::AssertionReport(_)
-            | ObserverEvent::SessionUpdated(_) => false,
+            | ObserverEvent::SessionUpdated(_)
+            | ObserverEvent::WorkspaceFileChanged(_) => false,
         };
         self.applied += u64::from(applied);
         applied

@@ -44,11 +44,15 @@ pub enum ErrorCode {
     WsBinaryUnsupported,
     WsFrameTooLarge,
     WsReplayGap,
+    /// A route of the protocol this server deliberately does not serve (`501`).
+    NotImplemented,
+    /// A file to create exists already (`409`).
+    FileExists,
 }
 
 impl ErrorCode {
     /// Every code, in the order of the declaration.
-    pub const ALL: [ErrorCode; 32] = [
+    pub const ALL: [ErrorCode; 34] = [
         Self::ValidationError,
         Self::ContentOrPathRequired,
         Self::RequestIndexOutOfRange,
@@ -81,6 +85,8 @@ impl ErrorCode {
         Self::WsBinaryUnsupported,
         Self::WsFrameTooLarge,
         Self::WsReplayGap,
+        Self::NotImplemented,
+        Self::FileExists,
     ];
 
     /// The wire name.
@@ -119,6 +125,8 @@ impl ErrorCode {
             Self::WsBinaryUnsupported => "WS_BINARY_UNSUPPORTED",
             Self::WsFrameTooLarge => "WS_FRAME_TOO_LARGE",
             Self::WsReplayGap => "WS_REPLAY_GAP",
+            Self::NotImplemented => "NOT_IMPLEMENTED",
+            Self::FileExists => "FILE_EXISTS",
         }
     }
 }

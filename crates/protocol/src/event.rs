@@ -130,6 +130,18 @@ pub struct FlowStarted {
     pub meta: Option<Map<String, Value>>,
 }
 
+/// `workspaceFileChanged`: a file of the workspace was created, updated or deleted
+/// through the server (`/workspace/file`, `/import/{source}/apply`). It belongs to no
+/// session or flow.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct WorkspaceFileChanged {
+    /// The path, relative to the workspace, with `/` separators.
+    pub path: String,
+    /// `created`, `updated` or `deleted`.
+    pub change: String,
+}
+
 /// `flowFinished`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -274,6 +286,8 @@ events! {
     WsSessionOpened(WsSessionOpened) = "wsSessionOpened",
     WsSessionMessage(WsSessionMessage) = "wsSessionMessage",
     WsSessionClosed(WsSessionClosed) = "wsSessionClosed",
+    /// A workspace file was written or deleted through the server.
+    WorkspaceFileChanged(WorkspaceFileChanged) = "workspaceFileChanged",
 }
 
 impl Serialize for ObserverEvent {

@@ -22,7 +22,7 @@ pub use error::ErrorCode;
 pub use event::{
     AssertionSummary, Direction, Empty, ExecutionFailed, ExecutionFinished, FetchFinished, FlowFinished, FlowStarted,
     ObserverEnvelope, ObserverEvent, ParseFinished, ParseSource, ParseStarted, PayloadType, RequestLine, RequestQueued,
-    SessionUpdated, WsSessionClosed, WsSessionMessage, WsSessionOpened,
+    SessionUpdated, WorkspaceFileChanged, WsSessionClosed, WsSessionMessage, WsSessionOpened,
 };
 pub use execute::ExecuteRequest;
 pub use execution::{ExecutionStatus, Stage};

@@ -51,12 +51,14 @@ impl ObserverEvent {
 pub(crate) struct Hub {
     sender: broadcast::Sender<Arc<ObserverEvent>>,
     retained: Mutex<HashMap<String, VecDeque<Arc<ObserverEvent>>>>,
+    /// The `seq` of workspace events, which belong to no run, session or flow.
+    workspace_sequence: Arc<AtomicU64>,
 }
 
 impl Default for Hub {
     fn default() -> Self {
         let (sender, _) = broadcast::channel(SUBSCRIBER_QUEUE);
-        Self { sender, retained: Mutex::default() }
+        Self { sender, retained: Mutex::default(), workspace_sequence: Arc::default() }
     }
 }
 
@@ -100,6 +102,24 @@ impl Hub {
         let Some(events) = retained.get(flow_id) else { return (Vec::new(), None) };
         let oldest = events.front().map(|event| event.seq);
         (events.iter().filter(|event| event.seq > after).cloned().collect(), oldest)
+    }
+
+    /// Announces a file of the workspace created, updated or deleted through the
+    /// server (`workspaceFileChanged`). The event has no session or flow: it reaches the
+    /// subscribers without filters, which only a server without a token has.
+    pub(crate) fn announce_file(self: &Arc<Self>, path: &str, change: &'static str) {
+        let emitter = Emitter {
+            hub: Arc::clone(self),
+            run_id: None,
+            session_id: None,
+            flow_id: None,
+            req_exec_id: None,
+            sequence: Sequence::Run(Arc::clone(&self.workspace_sequence)),
+        };
+        emitter.emit(Event::WorkspaceFileChanged(volley_protocol::WorkspaceFileChanged {
+            path: path.to_owned(),
+            change: change.to_owned(),
+        }));
     }
 
     /// Drops the events of a flow that is gone (expired or evicted).

@@ -46,6 +46,23 @@ impl utoipa::Modify for Constraints {
                 .item(object().required("sessionId").property("sessionId", typed(Type::String)));
             components.schemas.insert("CreateToken".to_owned(), AllOfBuilder::new().item(token).item(scoped).into());
         }
+        if let Some(parse) = components.schemas.remove("ParseRequest") {
+            let source = OneOfBuilder::new()
+                .description(Some("exactly one of `content` and `path`"))
+                .item(
+                    object()
+                        .required("content")
+                        .property("content", typed(Type::String))
+                        .property("path", typed(Type::Null)),
+                )
+                .item(
+                    object()
+                        .required("path")
+                        .property("path", typed(Type::String))
+                        .property("content", typed(Type::Null)),
+                );
+            components.schemas.insert("ParseRequest".to_owned(), AllOfBuilder::new().item(parse).item(source).into());
+        }
         for (path, name) in [("/execute/sse", "ExecuteSseRequest"), ("/execute/ws", "ExecuteWsRequest")] {
             let body = openapi.paths.paths.get_mut(path).and_then(|item| item.post.as_mut());
             if let Some(body) = body.and_then(|operation| operation.request_body.as_mut()) {

@@ -61,6 +61,44 @@ impl Workspace {
         Ok(canonical)
     }
 
+    /// Where a file that does not exist yet would be created: `relative` refused as in
+    /// [`resolve`](Self::resolve), and its deepest existing directory, symlinks
+    /// followed, inside the workspace. The directories after it do not exist, so none of
+    /// them is a link. 400 when the path names the workspace itself or ends in `.`.
+    pub(crate) fn resolve_new(&self, relative: &str) -> Result<PathBuf, ApiError> {
+        let path = Path::new(relative);
+        let escapes = path.is_absolute()
+            || path.components().any(|component| matches!(component, Component::ParentDir | Component::Prefix(_)));
+        if escapes {
+            return Err(ApiError::outside_workspace(relative));
+        }
+        let parts: Vec<&std::ffi::OsStr> = path
+            .components()
+            .filter_map(|component| match component {
+                Component::Normal(part) => Some(part),
+                _ => None,
+            })
+            .collect();
+        if parts.is_empty() || relative.ends_with('/') {
+            return Err(ApiError::validation(format!("`{relative}` does not name a file")));
+        }
+        let mut existing = self.root.clone();
+        let mut rest = parts.as_slice();
+        while let Some((first, others)) = rest.split_first() {
+            let next = existing.join(first);
+            if std::fs::symlink_metadata(&next).is_err() {
+                break;
+            }
+            existing = next;
+            rest = others;
+        }
+        let canonical = existing.canonicalize().map_err(|error| ApiError::internal(&error))?;
+        if !canonical.starts_with(&self.root) {
+            return Err(ApiError::outside_workspace(relative));
+        }
+        Ok(rest.iter().fold(canonical, |path, part| path.join(part)))
+    }
+
     /// Whether `path` (absolute) is inside the workspace once symlinks are followed;
     /// a path that does not exist is judged by its text.
     pub(crate) fn contains(&self, path: &Path) -> bool {
@@ -133,10 +171,17 @@ mod tests {
             assert_eq!(workspace.resolve(path).expect_err(path).code, "PATH_OUTSIDE_WORKSPACE", "{path}");
         }
         assert_eq!(workspace.resolve("missing.http").expect_err("missing").code, "FILE_NOT_FOUND");
+        assert_eq!(workspace.resolve_new("new/dir/c.http").expect("new"), workspace.root.join("new/dir/c.http"));
+        for path in ["/tmp/c.http", "../c.http", "sub/../../c.http"] {
+            assert_eq!(workspace.resolve_new(path).expect_err(path).code, "PATH_OUTSIDE_WORKSPACE", "{path}");
+        }
+        assert_eq!(workspace.resolve_new(".").expect_err("the root").code, "VALIDATION_ERROR");
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(directory.join("outside.txt"), root.join("link.txt")).expect("symlink");
             assert_eq!(workspace.resolve("link.txt").expect_err("link").code, "PATH_OUTSIDE_WORKSPACE");
+            std::os::unix::fs::symlink(&directory, root.join("out")).expect("symlink");
+            assert_eq!(workspace.resolve_new("out/c.http").expect_err("out").code, "PATH_OUTSIDE_WORKSPACE");
             let fs = WorkspaceFs { workspace: workspace.clone() };
             let refused = fs.read(&workspace.root.join("link.txt")).expect_err("refused");
             assert!(is_outside(&refused));

@@ -67,37 +67,61 @@ pub(crate) fn query_error(rejection: &QueryRejection) -> ApiError {
 }
 
 #[utoipa::path(get, path = "/event", tag = "observers", params(Filters),
-    responses((status = 200, description = "`text/event-stream`: `connected`, then each event as `event: <type>`, `id: <flowId or runId>:<seq>`, `data: <envelope>`; `heartbeat` every 15 s; a last `error` event when the subscriber fell behind", content_type = "text/event-stream"),
+    responses((status = 200, description = "`text/event-stream`: `connected`, then, with a `flowId` filter, the flow's retained events (after the seq of a `Last-Event-ID: <flowId>:<seq>` header), then each event as `event: <type>`, `id: <flowId or runId>:<seq>`, `data: <envelope>`; `heartbeat` every 15 s; a last `error` event when the subscriber fell behind", content_type = "text/event-stream"),
         (status = 400, description = "VALIDATION_ERROR: no filter under auth", body = ErrorBody),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub(crate) async fn subscribe(
     State(state): State<AppState>,
     Extension(access): Extension<Access>,
+    headers: http::HeaderMap,
     filters: Result<Query<Filters>, QueryRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let Query(filters) = filters.map_err(|rejection| query_error(&rejection))?;
     filters.check(&access)?;
+    // Subscribed before the replay is read: nothing falls between the two.
     let receiver = state.hub.subscribe();
+    // A client that creates a flow, subscribes to it and executes at once (t-req's TUI
+    // does not wait for the stream to open) would miss the first events: the flow's
+    // retained events come first, after those a reconnecting client has already seen.
+    let replayed = filters.flow_id.as_deref().map_or_else(Vec::new, |flow| {
+        let after = headers
+            .get("last-event-id")
+            .and_then(|value| value.to_str().ok())
+            .and_then(|id| id.rsplit_once(':'))
+            .filter(|(scope, _)| *scope == flow)
+            .and_then(|(_, seq)| seq.parse().ok())
+            .unwrap_or(0);
+        let (events, _) = state.hub.retained_after(flow, after);
+        events.into_iter().filter(|event| filters.admit(event)).collect()
+    });
+    let replayed_up_to = replayed.last().map_or(0, |event| event.seq);
+    let replay = stream::iter(replayed)
+        .map(|event| Ok(Event::default().event(event.kind).id(event.sse_id()).data(event.json.as_str())));
     let mut heartbeat = tokio::time::interval_at(Instant::now() + state.config.heartbeat, state.config.heartbeat);
     heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let connected = Event::default()
         .event("connected")
         .data(json!({ "sessionId": filters.session_id, "flowId": filters.flow_id, "ts": now_ms() }).to_string());
-    let live = stream::unfold(Some((receiver, heartbeat, filters)), next_event);
-    let stream = stream::once(async { Ok(connected) }).chain(live).take_until(state.shutdown.clone().cancelled_owned());
+    let live = stream::unfold(Some((receiver, heartbeat, filters, replayed_up_to)), next_event);
+    let stream = stream::once(async { Ok(connected) })
+        .chain(replay)
+        .chain(live)
+        .take_until(state.shutdown.clone().cancelled_owned());
     Ok(Sse::new(stream))
 }
 
-type Subscription = (tokio::sync::broadcast::Receiver<Arc<ObserverEvent>>, Interval, Filters);
+/// The receiver, the heartbeat, the filters and the last seq replayed of the flow.
+type Subscription = (tokio::sync::broadcast::Receiver<Arc<ObserverEvent>>, Interval, Filters, u64);
 
 async fn next_event(state: Option<Subscription>) -> Option<(Result<Event, Infallible>, Option<Subscription>)> {
-    let (mut receiver, mut heartbeat, filters) = state?;
+    let (mut receiver, mut heartbeat, filters, replayed_up_to) = state?;
     loop {
         tokio::select! {
             next = receiver.recv() => match next {
-                Ok(event) if filters.admit(&event) => {
+                // Skipped: flow events the replay already sent.
+                Ok(event) if filters.admit(&event) && !(event.flow_id.is_some() && event.seq <= replayed_up_to) => {
                     let out = Event::default().event(event.kind).id(event.sse_id()).data(event.json.as_str());
-                    return Some((Ok(out), Some((receiver, heartbeat, filters))));
+                    return Some((Ok(out), Some((receiver, heartbeat, filters, replayed_up_to))));
                 }
                 Ok(_) => {}
                 Err(RecvError::Lagged(missed)) => {
@@ -112,7 +136,7 @@ async fn next_event(state: Option<Subscription>) -> Option<(Result<Event, Infall
             },
             _ = heartbeat.tick() => {
                 let out = Event::default().event("heartbeat").data(json!({ "ts": now_ms() }).to_string());
-                return Some((Ok(out), Some((receiver, heartbeat, filters))));
+                return Some((Ok(out), Some((receiver, heartbeat, filters, replayed_up_to))));
             }
         }
     }
@@ -139,7 +163,7 @@ mod tests {
             emitter.emit(volley_protocol::ObserverEvent::FetchStarted(volley_protocol::RequestLine::default()));
         }
         let heartbeat = tokio::time::interval(std::time::Duration::from_secs(60));
-        let (event, rest) = next_event(Some((receiver, heartbeat, Filters::default()))).await.expect("an event");
+        let (event, rest) = next_event(Some((receiver, heartbeat, Filters::default(), 0))).await.expect("an event");
         assert!(rest.is_none(), "the stream ends after the error");
         let text = format!("{:?}", event.expect("infallible"));
         assert!(text.contains("OBSERVER_LAGGED"), "{text}");

@@ -5,9 +5,14 @@ mod discovery;
 mod events;
 mod execute;
 mod flows;
+mod import;
+mod parse;
+mod project;
+mod runners;
 mod sessions;
 mod tokens;
 mod ui;
+mod workspace;
 mod ws;
 
 use axum::Router;
@@ -50,6 +55,23 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/event", get(events::subscribe))
         .route("/tokens", post(tokens::create))
         .route("/tokens/{jti}", delete(tokens::revoke))
+        .route("/config", get(project::config))
+        .route("/plugins", get(project::plugins))
+        .route("/parse", post(parse::parse))
+        .route("/workspace/files", get(workspace::files))
+        .route("/workspace/requests", get(workspace::requests))
+        .route(
+            "/workspace/file",
+            get(workspace::read).post(workspace::create).put(workspace::update).delete(workspace::remove),
+        )
+        .route("/import/{source}/preview", post(import::preview))
+        .route("/import/{source}/apply", post(import::apply))
+        .route("/script", post(runners::run_script))
+        .route("/script/runners", get(runners::script_runners))
+        .route("/script/{run_id}", delete(runners::cancel_script))
+        .route("/test", post(runners::run_test))
+        .route("/test/frameworks", get(runners::test_frameworks))
+        .route("/test/{run_id}", delete(runners::cancel_test))
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

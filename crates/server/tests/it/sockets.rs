@@ -29,6 +29,8 @@ async fn an_observer_sees_every_stage_of_every_execution_of_its_flow() {
     assert_eq!(status, 201);
     let flow = flow["flowId"].as_str().expect("flow").to_owned();
     let mut observer = Observer::open(&http, format!("{}/event?flowId={flow}", server.base)).await;
+    // The flow's events from before the subscription come first.
+    assert_eq!(kinds(&observer.until("flowStarted").await), ["flowStarted"]);
 
     let content = "# @name set\n# @description Sets a cookie\n# @assert status == 200\nGET {{base}}/cookies/set?id=7\n\n###\n# @name gone\nGET http://127.0.0.1:9/nothing\n";
     let (status, first) =
@@ -101,6 +103,7 @@ async fn filters_keep_other_flows_and_sessions_out() {
     let (_, b) = post(&http, format!("{}/flows", server.base), json!({})).await;
     let (a, b) = (a["flowId"].as_str().expect("a").to_owned(), b["flowId"].as_str().expect("b").to_owned());
     let mut only_b = Observer::open(&http, format!("{}/event?flowId={b}", server.base)).await;
+    assert_eq!(kinds(&only_b.until("flowStarted").await), ["flowStarted"], "b's own, replayed");
     let mut everything = Observer::open(&http, format!("{}/event", server.base)).await;
     let content = format!("GET {}/echo\n", upstream.base_url());
     for flow in [&a, &b] {
@@ -127,6 +130,7 @@ async fn an_observer_that_vanishes_disturbs_nobody() {
     let (_, flow) = post(&http, format!("{}/flows", server.base), json!({})).await;
     let flow = flow["flowId"].as_str().expect("flow").to_owned();
     let mut staying = Observer::open(&http, format!("{}/event?flowId={flow}", server.base)).await;
+    staying.until("flowStarted").await;
     let leaving = Observer::open(&http, format!("{}/event?flowId={flow}", server.base)).await;
     drop(leaving);
     let content = format!("GET {}/echo\n", upstream.base_url());

@@ -6,7 +6,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use super::*;
 
 /// Every route, with ids that need not exist (authentication comes first).
-const ROUTES: [(&str, &str); 16] = [
+const ROUTES: [(&str, &str); 33] = [
     ("GET", "/health"),
     ("GET", "/capabilities"),
     ("GET", "/doc"),
@@ -22,6 +22,23 @@ const ROUTES: [(&str, &str); 16] = [
     ("GET", "/event"),
     ("POST", "/tokens"),
     ("DELETE", "/tokens/tok_x"),
+    ("GET", "/config"),
+    ("GET", "/plugins"),
+    ("POST", "/parse"),
+    ("GET", "/workspace/files"),
+    ("GET", "/workspace/requests"),
+    ("GET", "/workspace/file"),
+    ("POST", "/workspace/file"),
+    ("PUT", "/workspace/file"),
+    ("DELETE", "/workspace/file"),
+    ("POST", "/import/curl/preview"),
+    ("POST", "/import/curl/apply"),
+    ("POST", "/script"),
+    ("GET", "/script/runners"),
+    ("DELETE", "/script/run_x"),
+    ("POST", "/test"),
+    ("GET", "/test/frameworks"),
+    ("DELETE", "/test/run_x"),
     ("GET", "/nope"),
 ];
 

@@ -26,6 +26,7 @@ mod execute_sse;
 mod flows;
 mod paths;
 mod sessions;
+mod workspace;
 
 /// The main token of servers started with one.
 const MAIN: &str = "main-secret";
