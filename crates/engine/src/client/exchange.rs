@@ -170,12 +170,12 @@ impl Client {
                         break;
                     }
                 }
-                (Body::Read(first.unwrap_or_else(|| collected.freeze())), started.elapsed())
+                (Body::Read(first.map_or_else(|| collected.freeze(), owned)), started.elapsed())
             };
             return Ok(Response {
                 status: response.status,
                 version: response.version,
-                headers: response.headers,
+                headers: owned_headers(response.headers),
                 url: url.clone(),
                 redirected: hops > 0,
                 body: body_read,
@@ -251,4 +251,33 @@ pub(crate) fn add_jar_cookies(headers: &mut http::HeaderMap, jar: Option<&Cookie
     if let Ok(value) = http::HeaderValue::from_bytes(&joined) {
         headers.insert(COOKIE, value);
     }
+}
+
+/// Below this size, a body read in one chunk is copied: the chunk is a slice of the
+/// connection's read buffer, and kept as it is it would keep the whole buffer (8 KB
+/// and more) alive for as long as the response is kept — a run keeps its responses
+/// for its reports, so memory grew by that much per request.
+const COPIED_BODY_BYTES: usize = 64 * 1024;
+
+/// `chunk`, copied when it is small (see [`COPIED_BODY_BYTES`]).
+fn owned(chunk: Bytes) -> Bytes {
+    if chunk.len() < COPIED_BODY_BYTES { Bytes::copy_from_slice(&chunk) } else { chunk }
+}
+
+/// The headers with values of their own: as parsed, each value is a slice of the
+/// connection's read buffer and would keep it alive with the response.
+fn owned_headers(headers: http::HeaderMap) -> http::HeaderMap {
+    let mut owned = http::HeaderMap::with_capacity(headers.len());
+    let mut name = None;
+    for (key, value) in headers {
+        if let Some(key) = key {
+            name = Some(key);
+        }
+        let Some(name) = &name else { continue };
+        let sensitive = value.is_sensitive();
+        let mut copy = http::HeaderValue::from_bytes(value.as_bytes()).unwrap_or(value);
+        copy.set_sensitive(sensitive);
+        owned.append(name.clone(), copy);
+    }
+    owned
 }
