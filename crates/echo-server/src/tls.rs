@@ -1,5 +1,7 @@
 //! HTTPS for the test server: a self-signed certificate for `localhost` and
-//! `127.0.0.1`, made when the server starts, and a listener that does the TLS handshake.
+//! `127.0.0.1`, made when the server starts, or a test CA ([`TestPki`]) that signs the
+//! server's certificate and client certificates; and a listener that does the TLS
+//! handshake, asking for a client certificate signed by the test CA when told to.
 
 use std::io;
 use std::net::SocketAddr;
@@ -17,7 +19,105 @@ pub(crate) struct TlsListener {
     acceptor: TlsAcceptor,
 }
 
+/// A test certificate authority made at run time (no key is ever written to the
+/// repository): its certificate, a server certificate for `localhost` and `127.0.0.1`
+/// signed by it, and a client certificate signed by it, all as PEM.
+pub struct TestPki {
+    ca: String,
+    server: String,
+    server_key: String,
+    client: String,
+    client_key: String,
+}
+
+impl std::fmt::Debug for TestPki {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestPki").finish_non_exhaustive()
+    }
+}
+
+impl TestPki {
+    /// A new CA (common name `name`) with its server and client certificates.
+    #[must_use]
+    pub fn generate(name: &str) -> Self {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+        let fail = |what: &str| -> ! { panic!("test PKI: cannot make the {what}") };
+        let ca_key = KeyPair::generate().unwrap_or_else(|_| fail("CA key"));
+        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap_or_else(|_| fail("CA"));
+        ca_params.distinguished_name.push(DnType::CommonName, name);
+        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        let ca_cert = ca_params.self_signed(&ca_key).unwrap_or_else(|_| fail("CA certificate"));
+        let issuer = Issuer::new(ca_params, ca_key);
+
+        let server_key = KeyPair::generate().unwrap_or_else(|_| fail("server key"));
+        let mut server_params = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+            .unwrap_or_else(|_| fail("server certificate"));
+        server_params.distinguished_name.push(DnType::CommonName, "localhost");
+        let server = server_params.signed_by(&server_key, &issuer).unwrap_or_else(|_| fail("server certificate"));
+
+        let client_key = KeyPair::generate().unwrap_or_else(|_| fail("client key"));
+        let mut client_params =
+            CertificateParams::new(Vec::<String>::new()).unwrap_or_else(|_| fail("client certificate"));
+        client_params.distinguished_name.push(DnType::CommonName, "volley test client");
+        client_params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+        let client = client_params.signed_by(&client_key, &issuer).unwrap_or_else(|_| fail("client certificate"));
+
+        Self {
+            ca: ca_cert.pem(),
+            server: server.pem(),
+            server_key: server_key.serialize_pem(),
+            client: client.pem(),
+            client_key: client_key.serialize_pem(),
+        }
+    }
+
+    /// The CA's certificate (PEM): what clients trust.
+    #[must_use]
+    pub fn ca_pem(&self) -> &str {
+        &self.ca
+    }
+
+    /// The client certificate (PEM), signed by the CA.
+    #[must_use]
+    pub fn client_pem(&self) -> &str {
+        &self.client
+    }
+
+    /// The client certificate's private key (PKCS#8 PEM).
+    #[must_use]
+    pub fn client_key_pem(&self) -> &str {
+        &self.client_key
+    }
+}
+
 impl TlsListener {
+    /// HTTPS with `pki`'s server certificate; with `require_client_certificate`, the
+    /// handshake fails unless the client presents a certificate signed by `pki`'s CA.
+    pub(crate) fn with_pki(tcp: TcpListener, pki: &TestPki, require_client_certificate: bool) -> Self {
+        use rustls::pki_types::pem::PemObject as _;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let chain = vec![CertificateDer::from_pem_slice(pki.server.as_bytes()).expect("test PKI: server PEM")];
+        let key = PrivateKeyDer::from_pem_slice(pki.server_key.as_bytes()).expect("test PKI: server key PEM");
+        let builder = rustls::ServerConfig::builder();
+        let builder = if require_client_certificate {
+            let mut roots = rustls::RootCertStore::empty();
+            roots
+                .add(CertificateDer::from_pem_slice(pki.ca.as_bytes()).expect("test PKI: CA PEM"))
+                .expect("test PKI: the CA is a usable root");
+            let verifier = rustls::server::WebPkiClientVerifier::builder(Arc::new(roots))
+                .build()
+                .expect("test PKI: a client verifier");
+            builder.with_client_cert_verifier(verifier)
+        } else {
+            builder.with_no_client_auth()
+        };
+        let mut config = builder.with_single_cert(chain, key).expect("test PKI: the server certificate is usable");
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Self { tcp, acceptor: TlsAcceptor::from(Arc::new(config)) }
+    }
+
     pub(crate) fn new(tcp: TcpListener) -> Self {
         // The process may have installed a provider already; ring otherwise.
         let _ = rustls::crypto::ring::default_provider().install_default();

@@ -361,9 +361,10 @@ pub(crate) async fn connect(
     url: &url::Url,
     headers: &http::HeaderMap,
     validate_ssl: bool,
+    network: Option<&crate::network::Network>,
     timeout: Duration,
 ) -> Result<Handshake, TransportError> {
-    handshake(url, headers, validate_ssl, timeout).await.map_err(TransportError::from)
+    handshake(url, headers, validate_ssl, network, timeout).await.map_err(TransportError::from)
 }
 
 /// [`connect`], a refused handshake kept with its status and body (the execution
@@ -372,6 +373,7 @@ pub(crate) async fn handshake(
     url: &url::Url,
     headers: &http::HeaderMap,
     validate_ssl: bool,
+    network: Option<&crate::network::Network>,
     timeout: Duration,
 ) -> Result<Handshake, ConnectFailure> {
     let host = crate::transport::host_of(url);
@@ -385,7 +387,17 @@ pub(crate) async fn handshake(
             request.headers_mut().append(name.clone(), value.clone());
         }
     }
-    let connector = if url.scheme() == "wss" { Some(Connector::Rustls(tls_config(validate_ssl)?)) } else { None };
+    let connector = match (url.scheme(), network) {
+        ("wss", None) => Some(Connector::Rustls(tls_config(validate_ssl)?)),
+        // CA bundles and the client certificate chosen for this host; a new
+        // configuration per connection, as sockets are few and long-lived.
+        ("wss", Some(network)) => {
+            let choice = crate::network::TlsChoice::for_url(network, url)?;
+            let config = crate::network::rustls_config(&choice, validate_ssl, &[b"http/1.1"])?;
+            Some(Connector::Rustls(Arc::new(config)))
+        }
+        _ => None,
+    };
     // 16 KiB read buffers instead of tungstenite's 128 KiB: a server holding a thousand
     // sessions keeps a thousand of them; larger messages still grow the buffer.
     let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(16 * 1024);
@@ -466,12 +478,12 @@ fn tls_config(validate_ssl: bool) -> Result<Arc<rustls::ClientConfig>, Transport
 
 /// `validate_ssl: false`: any certificate is accepted (signatures are still checked).
 #[derive(Debug)]
-struct AcceptAnyCertificate {
+pub(crate) struct AcceptAnyCertificate {
     algorithms: rustls::crypto::WebPkiSupportedAlgorithms,
 }
 
 impl AcceptAnyCertificate {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self { algorithms: rustls::crypto::ring::default_provider().signature_verification_algorithms }
     }
 }
