@@ -28,6 +28,8 @@ pub struct TestPki {
     server_key: String,
     client: String,
     client_key: String,
+    client_der: Vec<u8>,
+    client_key_der: Vec<u8>,
 }
 
 impl std::fmt::Debug for TestPki {
@@ -69,6 +71,8 @@ impl TestPki {
             server_key: server_key.serialize_pem(),
             client: client.pem(),
             client_key: client_key.serialize_pem(),
+            client_der: client.der().to_vec(),
+            client_key_der: client_key.serialize_der(),
         }
     }
 
@@ -88,6 +92,50 @@ impl TestPki {
     #[must_use]
     pub fn client_key_pem(&self) -> &str {
         &self.client_key
+    }
+
+    /// The client certificate's private key encrypted with `passphrase` (PKCS#8
+    /// `ENCRYPTED PRIVATE KEY`, PBES2 with PBKDF2-SHA256 and AES-256-CBC, as
+    /// `openssl pkcs8 -topk8 -v2 aes-256-cbc` writes it).
+    #[must_use]
+    pub fn client_key_encrypted_pem(&self, passphrase: &str) -> String {
+        use pkcs8::der::pem::LineEnding;
+        // A fixed salt and IV: a test key, and no random generator to thread through.
+        let parameters = pkcs8::pkcs5::pbes2::Parameters::generate_pbkdf2_sha256_aes256cbc(2048, &[7; 16], [9; 16])
+            .expect("test PKI: PBES2 parameters");
+        let info = pkcs8::PrivateKeyInfoRef::try_from(self.client_key_der.as_slice()).expect("test PKI: PKCS#8 key");
+        let encrypted = info.encrypt_with_params(parameters, passphrase).expect("test PKI: key encryption");
+        encrypted.to_pem("ENCRYPTED PRIVATE KEY", LineEnding::LF).expect("test PKI: PEM").to_string()
+    }
+
+    /// The client certificate and its key as a PKCS#12 file protected by `passphrase`
+    /// (AES-256 and HMAC-SHA256, as OpenSSL 3 writes them).
+    #[must_use]
+    pub fn client_pkcs12(&self, passphrase: &str) -> Vec<u8> {
+        self.pkcs12(passphrase, false)
+    }
+
+    /// The same, with the legacy 3DES and HMAC-SHA1 of Windows and OpenSSL 1.x exports.
+    #[must_use]
+    pub fn client_pkcs12_legacy(&self, passphrase: &str) -> Vec<u8> {
+        self.pkcs12(passphrase, true)
+    }
+
+    fn pkcs12(&self, passphrase: &str, legacy: bool) -> Vec<u8> {
+        let key = p12_keystore::PrivateKey::from_der(&self.client_key_der).expect("test PKI: PKCS#8 key");
+        let certificate = p12_keystore::Certificate::from_der(&self.client_der).expect("test PKI: client certificate");
+        let chain = p12_keystore::PrivateKeyChain::new("volley-test-client", key, [certificate]);
+        let mut store = p12_keystore::KeyStore::new();
+        store.add_entry("volley test client", p12_keystore::KeyStoreEntry::PrivateKeyChain(chain));
+        let writer = store.writer(passphrase);
+        let writer = if legacy {
+            writer
+                .encryption_algorithm(p12_keystore::EncryptionAlgorithm::PbeWithShaAnd3KeyTripleDesCbc)
+                .mac_algorithm(p12_keystore::MacAlgorithm::HmacSha1)
+        } else {
+            writer
+        };
+        writer.write().expect("test PKI: PKCS#12 writing")
     }
 }
 

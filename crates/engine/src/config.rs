@@ -192,7 +192,8 @@ impl Config {
 /// JetBrains' `SSLConfiguration` of an environment: a client certificate for every host
 /// (`clientCertificate`, `clientCertificateKey`, each a path or `{"path": …}`) and
 /// `verifyHostCertificate`. `hasCertificatePassphrase` asks the IDE's user for the
-/// key's passphrase; Volley reads no encrypted keys and says so when it meets one.
+/// key's passphrase; here an encrypted key or PKCS#12 file is reported as needing a
+/// `passphrase`, which only `volley.jsonc` and `--cert-passphrase` give.
 fn jetbrains_ssl(
     value: Value,
     path: &Path,
@@ -217,7 +218,16 @@ fn jetbrains_ssl(
             })
         };
         match key.as_str() {
-            "clientCertificate" => host.cert = Some(file(&value)?),
+            "clientCertificate" => {
+                let path = file(&value)?;
+                let format = value.get("format").and_then(Value::as_str).unwrap_or_default().to_ascii_uppercase();
+                let extension = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+                if format == "PKCS12" || format == "PFX" || extension == "p12" || extension == "pfx" {
+                    host.pfx = Some(path);
+                } else {
+                    host.cert = Some(path);
+                }
+            }
             "clientCertificateKey" => host.key = Some(file(&value)?),
             "verifyHostCertificate" => {
                 verify = Some(
@@ -246,7 +256,8 @@ fn merge_jetbrains_host(tls: &mut TlsSettings, host: HostTls) {
     if let Some(existing) = tls.hosts.iter_mut().find(|entry| entry.host == host.host) {
         existing.cert = host.cert.or(existing.cert.take());
         existing.key = host.key.or(existing.key.take());
-    } else if host.cert.is_some() || host.key.is_some() {
+        existing.pfx = host.pfx.or(existing.pfx.take());
+    } else if host.cert.is_some() || host.key.is_some() || host.pfx.is_some() {
         tls.hosts.push(host);
     }
 }
@@ -558,26 +569,29 @@ impl Reader<'_> {
                 "ca" => entry.ca = self.paths(value, &inner)?,
                 "cert" => entry.cert = Some(self.path_value(value, &inner)?),
                 "key" => entry.key = Some(self.path_value(value, &inner)?),
-                "pfx" => {
-                    let hint = Some(
-                        "convert it to PEM once: `openssl pkcs12 -in FILE.p12 -out client.pem -nodes` (keep the \
-                         file private), then name it with `cert`"
-                            .to_owned(),
-                    );
-                    return Err(invalid(self.path, &inner, "PKCS#12 (`pfx`) files are not read yet", hint));
-                }
+                "pfx" => entry.pfx = Some(self.path_value(value, &inner)?),
                 "passphrase" => {
-                    let hint = Some(
-                        "decrypt the key into a file only you can read: `openssl pkey -in KEY -out KEY.plain.pem`"
-                            .to_owned(),
-                    );
-                    return Err(invalid(self.path, &inner, "encrypted keys are not read yet", hint));
+                    let Value::String(passphrase) = value else {
+                        return Err(invalid(self.path, &inner, "`passphrase` must be a string", None));
+                    };
+                    if !passphrase.contains("{{") && !passphrase.is_empty() {
+                        // Said once per load: a passphrase in clear in a committed file.
+                        tracing::warn!(
+                            "{}: `{inner}` is written in clear; `{{{{$secret NAME}}}}` reads it from the environment or .env",
+                            self.path.display()
+                        );
+                    }
+                    entry.passphrase = Some(passphrase);
                 }
                 _ => {}
             }
         }
         if entry.key.is_some() && entry.cert.is_none() {
             return Err(invalid(self.path, at, "a client `key` needs its `cert`", None));
+        }
+        if entry.pfx.is_some() && entry.cert.is_some() {
+            let hint = Some("a PKCS#12 file holds the certificate and its key: keep `pfx` or `cert`/`key`".to_owned());
+            return Err(invalid(self.path, at, "`pfx` and `cert` cannot both be given", hint));
         }
         Ok(entry)
     }

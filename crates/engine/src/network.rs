@@ -43,8 +43,14 @@ pub struct HostTls {
     pub ca: Vec<PathBuf>,
     /// `cert`: the client certificate chain (PEM); with `key`, or a PEM file holding both.
     pub cert: Option<PathBuf>,
-    /// `key`: the client certificate's private key (PEM, PKCS#8, PKCS#1 or SEC1).
+    /// `key`: the client certificate's private key (PEM, PKCS#8, PKCS#1 or SEC1; PKCS#8
+    /// encrypted with `passphrase`).
     pub key: Option<PathBuf>,
+    /// `pfx`: the certificate chain and key in one PKCS#12 file (`.p12`, `.pfx`).
+    pub pfx: Option<PathBuf>,
+    /// `passphrase`: of an encrypted key or of the PKCS#12 file; a template
+    /// (`{{$secret CLIENT_KEY_PASSPHRASE}}`), rendered when a request is prepared.
+    pub passphrase: Option<String>,
 }
 
 impl HostTls {
@@ -223,11 +229,32 @@ impl Network {
 }
 
 /// The trust and client certificate of one TLS connection.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub(crate) struct TlsChoice {
     pub(crate) ca: Vec<PemFile>,
     pub(crate) cert: Option<PemFile>,
     pub(crate) key: Option<PemFile>,
+    pub(crate) pfx: Option<PemFile>,
+    pub(crate) passphrase: Option<String>,
+}
+
+impl fmt::Debug for TlsChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsChoice")
+            .field("ca", &self.ca)
+            .field("cert", &self.cert)
+            .field("key", &self.key)
+            .field("pfx", &self.pfx)
+            .field("passphrase", &self.passphrase.as_ref().map(|_| "***"))
+            .finish()
+    }
+}
+
+impl TlsChoice {
+    /// Whether a client certificate is presented.
+    pub(crate) fn has_certificate(&self) -> bool {
+        self.cert.is_some() || self.pfx.is_some()
+    }
 }
 
 impl TlsChoice {
@@ -254,6 +281,8 @@ impl TlsChoice {
             }
             choice.cert = entry.cert.as_deref().map(read).transpose()?;
             choice.key = entry.key.as_deref().map(read).transpose()?;
+            choice.pfx = entry.pfx.as_deref().map(read).transpose()?;
+            choice.passphrase.clone_from(&entry.passphrase);
         }
         Ok(choice)
     }
@@ -287,8 +316,21 @@ pub(crate) fn rustls_config(
         Arc::new(crate::websocket::AcceptAnyCertificate::new())
     };
     let builder = builder.dangerous().with_custom_certificate_verifier(verifier);
+    let passphrase = choice.passphrase.as_deref();
     let mut config = match (&choice.cert, &choice.key) {
-        (None, None) => builder.with_no_client_auth(),
+        (None, None) => match &choice.pfx {
+            None => builder.with_no_client_auth(),
+            Some(pfx) => {
+                let (chain, key) = pkcs12(pfx, passphrase)?;
+                builder.with_client_auth_cert(chain, key).map_err(|error| {
+                    certificate_error(
+                        &pfx.path,
+                        &format!("the PKCS#12 file's certificate and key cannot be used: {error}"),
+                        "export the file again with its certificate chain and private key",
+                    )
+                })?
+            }
+        },
         (None, Some(key)) => {
             return Err(certificate_error(
                 &key.path,
@@ -298,7 +340,7 @@ pub(crate) fn rustls_config(
         }
         (Some(cert), key) => {
             let chain = certificates(cert, "client certificate")?;
-            let key = private_key(key.as_ref().unwrap_or(cert))?;
+            let key = private_key(key.as_ref().unwrap_or(cert), passphrase)?;
             builder.with_client_auth_cert(chain, key).map_err(|error| {
                 certificate_error(
                     &cert.path,
@@ -345,15 +387,64 @@ fn certificates(file: &PemFile, what: &str) -> Result<Vec<CertificateDer<'static
     Ok(found)
 }
 
-/// The private key of a PEM file.
-fn private_key(file: &PemFile) -> Result<PrivateKeyDer<'static>, TransportError> {
-    let text = String::from_utf8_lossy(&file.bytes);
-    if text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED") {
+/// The certificate chain and the key of a PKCS#12 file.
+fn pkcs12(
+    file: &PemFile,
+    passphrase: Option<&str>,
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), TransportError> {
+    use p12_keystore::error::Error as P12Error;
+    let store = p12_keystore::KeyStore::from_pkcs12(
+        &file.bytes,
+        passphrase.unwrap_or(""),
+        p12_keystore::Pkcs12ImportPolicy::Relaxed,
+    )
+    .map_err(|error| {
+        let (problem, hint) = match error {
+            P12Error::MacError(_) if passphrase.is_none() => (
+                "the PKCS#12 file is protected by a passphrase, and none was given".to_owned(),
+                "give it with `passphrase` (`\"{{$secret CLIENT_CERT_PASSPHRASE}}\"`) or `--cert-passphrase`",
+            ),
+            P12Error::MacError(_) => (
+                "wrong passphrase for the PKCS#12 file".to_owned(),
+                "check the `passphrase` (or `--cert-passphrase`) and the secret it names",
+            ),
+            P12Error::UnsupportedEncryptionScheme => (
+                "the PKCS#12 file is encrypted with a legacy scheme (3DES or RC2) that Volley does not read".to_owned(),
+                "export it again with AES: `openssl pkcs12 -in OLD.p12 -nodes | openssl pkcs12 -export -out NEW.p12`",
+            ),
+            other => (
+                format!("not a readable PKCS#12 file: {other}"),
+                "`pfx` names a `.p12`/`.pfx` file; PEM files go in `cert` and `key`",
+            ),
+        };
+        certificate_error(&file.path, &problem, hint)
+    })?;
+    let Some((_, chain)) = store.private_key_chain() else {
         return Err(certificate_error(
             &file.path,
-            "the client key is encrypted, which Volley does not read yet",
-            "decrypt it into a file only you can read: `openssl pkey -in KEY -out KEY.plain.pem`",
+            "the PKCS#12 file holds no private key with its certificate",
+            "export the file with the private key (`openssl pkcs12 -export -inkey KEY -in CERT`)",
         ));
+    };
+    let certificates: Vec<CertificateDer<'static>> =
+        chain.certs().iter().map(|certificate| CertificateDer::from(certificate.as_der().to_vec())).collect();
+    let key = PrivateKeyDer::Pkcs8(chain.key().as_der().to_vec().into());
+    Ok((certificates, key))
+}
+
+/// The private key of a PEM file, decrypted with `passphrase` when it is encrypted
+/// (PKCS#8 `ENCRYPTED PRIVATE KEY`).
+fn private_key(file: &PemFile, passphrase: Option<&str>) -> Result<PrivateKeyDer<'static>, TransportError> {
+    let text = String::from_utf8_lossy(&file.bytes);
+    if text.contains("Proc-Type: 4,ENCRYPTED") {
+        return Err(certificate_error(
+            &file.path,
+            "the client key is encrypted in the legacy OpenSSL format, which Volley does not read",
+            "convert it to encrypted PKCS#8: `openssl pkcs8 -topk8 -v2 aes-256-cbc -in KEY -out KEY.p8.pem`",
+        ));
+    }
+    if let Some(start) = text.find("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
+        return encrypted_private_key(file, &text[start..], passphrase);
     }
     PrivateKeyDer::from_pem_slice(&file.bytes).map_err(|error| {
         let problem = match error {
@@ -367,6 +458,37 @@ fn private_key(file: &PemFile) -> Result<PrivateKeyDer<'static>, TransportError>
              `EC PRIVATE KEY` block",
         )
     })
+}
+
+fn encrypted_private_key(
+    file: &PemFile,
+    pem: &str,
+    passphrase: Option<&str>,
+) -> Result<PrivateKeyDer<'static>, TransportError> {
+    use pkcs8::der::Decode as _;
+    let Some(passphrase) = passphrase else {
+        return Err(certificate_error(
+            &file.path,
+            "the client key is encrypted, and no passphrase was given",
+            "give it with `passphrase` (`\"{{$secret CLIENT_KEY_PASSPHRASE}}\"`) or `--cert-passphrase`",
+        ));
+    };
+    let end = pem.find("-----END ENCRYPTED PRIVATE KEY-----").map_or(pem.len(), |end| end + 35);
+    let (_, document) = pkcs8::der::Document::from_pem(&pem[..end]).map_err(|error| {
+        certificate_error(&file.path, &format!("the encrypted key is not valid PEM: {error}"), "export the key again")
+    })?;
+    let info = pkcs8::EncryptedPrivateKeyInfoRef::from_der(document.as_bytes()).map_err(|error| {
+        certificate_error(&file.path, &format!("not an encrypted PKCS#8 key: {error}"), "export the key again")
+    })?;
+    let decrypted = info.decrypt(passphrase).map_err(|_| {
+        certificate_error(
+            &file.path,
+            "wrong passphrase for the client key (or an encryption scheme Volley does not read)",
+            "check the `passphrase` (or `--cert-passphrase`) and the secret it names; keys are read when \
+             encrypted with PBES2 (AES, `openssl pkcs8 -topk8 -v2 aes-256-cbc`)",
+        )
+    })?;
+    Ok(PrivateKeyDer::Pkcs8(decrypted.as_bytes().to_vec().into()))
 }
 
 #[cfg(test)]

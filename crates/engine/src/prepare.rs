@@ -324,6 +324,9 @@ impl Client {
             proxies: None,
             io: Arc::clone(&client.io),
         };
+        for host in &mut network.hosts {
+            host.passphrase = render_setting(renderer, host.passphrase.take()).await?;
+        }
         if !proxy.is_empty() {
             let environment = |names: &[&str]| names.iter().find_map(|name| std::env::var(name).ok());
             let http = proxy.http.or_else(|| environment(&["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]));
@@ -340,8 +343,9 @@ impl Client {
     }
 }
 
-/// A setting that may hold `{{…}}` (a proxy's password from `$secret`), rendered; the
-/// values of secrets it uses join the request's, so errors never show them.
+/// A setting that may hold `{{…}}` (a proxy's password, a key's passphrase from
+/// `$secret`), rendered; the values of secrets it uses join the request's, so errors
+/// never show them.
 async fn render_setting(renderer: &mut Renderer<'_>, text: Option<String>) -> Result<Option<String>, Error> {
     let Some(text) = text else { return Ok(None) };
     if !text.contains("{{") {

@@ -207,7 +207,7 @@ impl Transport for HttpTransport {
                 Some(network) => {
                     let choice = if tls { TlsChoice::for_url(network, &request.url)? } else { TlsChoice::default() };
                     proxy = network.proxies.as_ref().and_then(|proxies| proxies.for_url(&request.url));
-                    sends_certificate = choice.cert.is_some();
+                    sends_certificate = choice.has_certificate();
                     let key = ClientKey {
                         tls,
                         validate_ssl: request.validate_ssl,

@@ -75,14 +75,20 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "FILE")]
     cacert: Vec<PathBuf>,
 
-    /// Present this client certificate (PEM; mutual TLS) to every host, over volley.jsonc
-    /// `tls.hosts`. With `--key`, or a PEM file holding the key too.
+    /// Present this client certificate (mutual TLS) to every host, over volley.jsonc
+    /// `tls.hosts`: PEM with `--key` (or a PEM file holding the key too), or PKCS#12
+    /// (`.p12`, `.pfx`).
     #[arg(long, value_name = "FILE")]
     cert: Option<PathBuf>,
 
     /// The private key of `--cert` (PEM).
     #[arg(long, value_name = "FILE", requires = "cert")]
     key: Option<PathBuf>,
+
+    /// The passphrase of an encrypted `--key` or a PKCS#12 `--cert`, best as
+    /// `{{$secret NAME}}` (read from the environment or .env, never shown).
+    #[arg(long, value_name = "TEMPLATE", requires = "cert")]
+    cert_passphrase: Option<String>,
 
     /// Send every request through this proxy (`http://host:port`, `socks5://host:port`),
     /// over volley.jsonc `proxy` and `HTTP_PROXY`/`HTTPS_PROXY`; `""` for none.
@@ -747,11 +753,18 @@ fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Prob
             hosts: args
                 .cert
                 .iter()
-                .map(|cert| volley_engine::config::HostTls {
-                    host: "*".to_owned(),
-                    cert: Some(absolute(cert)),
-                    key: args.key.as_deref().map(absolute),
-                    ..volley_engine::config::HostTls::default()
+                .map(|cert| {
+                    let pkcs12 = cert.extension().is_some_and(|extension| {
+                        extension.eq_ignore_ascii_case("p12") || extension.eq_ignore_ascii_case("pfx")
+                    });
+                    volley_engine::config::HostTls {
+                        host: "*".to_owned(),
+                        cert: (!pkcs12).then(|| absolute(cert)),
+                        pfx: pkcs12.then(|| absolute(cert)),
+                        key: args.key.as_deref().map(absolute),
+                        passphrase: args.cert_passphrase.clone(),
+                        ..volley_engine::config::HostTls::default()
+                    }
                 })
                 .collect(),
         },

@@ -8,11 +8,11 @@
 //!   `$PKI` is an HTTPS server whose certificate is signed by a test CA made for the case,
 //!   `$MTLS` one that also wants a client certificate signed by it, and `$PROXY` a
 //!   recording HTTP proxy; a case that names any of them (in `args`, `env` or a file)
-//!   gets the CA as `ca.pem`, a client certificate as `client.pem` and `client.key`
-//!   written to its scratch folder (made at run time: no key is committed), and the
-//!   requests the proxy received as `proxy-records` (`METHOD target`, a line each).
-//!   `$SERVE` is the URL of an execution server (`volley serve`, in-process) whose
-//!   workspace is the case's scratch folder; a `serve-token` file gives it a token.
+//!   gets in its scratch folder the CA as `ca.pem`, a client certificate as `client.pem`
+//!   and `client.key`, that key encrypted as `client.enc.key` and both as `client.p12`
+//!   (passphrase `correct-horse-7f3a`), all made at run time (no key is committed), and
+//!   after the run the requests the proxy received as `proxy-records` (`METHOD target`,
+//!   a line each).
 //! - `stdin` (optional): piped to the binary (otherwise stdin is empty).
 //! - `env` (optional): `NAME=value` lines set for the run. `BASE` and `TLS` are always
 //!   set (and `WS`, the server's `ws://` URL), so `.http` files write
@@ -58,6 +58,8 @@ impl Network {
         std::fs::write(scratch.join("ca.pem"), pki.ca_pem()).unwrap();
         std::fs::write(scratch.join("client.pem"), pki.client_pem()).unwrap();
         std::fs::write(scratch.join("client.key"), pki.client_key_pem()).unwrap();
+        std::fs::write(scratch.join("client.p12"), pki.client_pkcs12("correct-horse-7f3a")).unwrap();
+        std::fs::write(scratch.join("client.enc.key"), pki.client_key_encrypted_pem("correct-horse-7f3a")).unwrap();
         Network {
             pki_server: TestServer::start_tls_with(&pki, false).await,
             mtls: TestServer::start_tls_with(&pki, true).await,

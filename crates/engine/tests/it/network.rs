@@ -142,20 +142,71 @@ async fn a_client_certificate_is_presented_to_the_hosts_it_is_for() {
     let error = get(&client_in(&files, |_| {}), &url).await.unwrap_err();
     let Error::Transport(TransportError::Certificate { path, message, .. }) = &error else { panic!("{error:?}") };
     assert!(path.ends_with("certs/client.pem") && message.contains("do not go together"), "{message}");
+}
 
-    // An encrypted key: said so, with how to decrypt it.
-    files.insert(
-        "/project/certs/encrypted.key",
-        "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n",
-    );
+fn environment_with(passphrase: &str) -> Environment {
+    Environment::fixed([("CLIENT_PASSPHRASE".to_owned(), passphrase.to_owned())])
+}
+
+#[tokio::test]
+async fn encrypted_keys_and_pkcs12_files_open_with_their_passphrase_from_a_secret() {
+    let pki = TestPki::generate("Volley Test CA");
+    let server = TestServer::start_tls_with(&pki, true).await;
+    let url = server.url("/echo");
+    let files = project(&pki, "");
+    files.insert("/project/certs/client.enc.key", pki.client_key_encrypted_pem("correct horse"));
+    files.insert("/project/certs/client.p12", pki.client_pkcs12("battery staple"));
+    let with = |entry: &str, passphrase: &str| {
+        files.insert(
+            "/project/volley.jsonc",
+            format!(r#"{{"tls": {{"ca": "certs/ca.pem", "hosts": {{"127.0.0.1": {{{entry}}}}}}}}}"#),
+        );
+        client_in(&files, |config| config.environment = environment_with(passphrase))
+    };
+    let encrypted =
+        r#""cert": "certs/client.pem", "key": "certs/client.enc.key", "passphrase": "{{$secret CLIENT_PASSPHRASE}}""#;
+    let pkcs12 = r#""pfx": "certs/client.p12", "passphrase": "{{$secret CLIENT_PASSPHRASE}}""#;
+
+    echo(&get(&with(encrypted, "correct horse"), &url).await.unwrap()).await;
+    echo(&get(&with(pkcs12, "battery staple"), &url).await.unwrap()).await;
+    files.insert("/project/certs/legacy.p12", pki.client_pkcs12_legacy("battery staple"));
+    let legacy = r#""pfx": "certs/legacy.p12", "passphrase": "{{$secret CLIENT_PASSPHRASE}}""#;
+    echo(&get(&with(legacy, "battery staple"), &url).await.unwrap()).await;
+
+    for (entry, what) in [(encrypted, "client key"), (pkcs12, "PKCS#12 file")] {
+        let error = get(&with(entry, "wrong guess"), &url).await.unwrap_err();
+        let Error::Transport(transport @ TransportError::Certificate { message, .. }) = &error else {
+            panic!("{error:?}")
+        };
+        assert!(message.contains("wrong passphrase") && message.contains(what), "{message}");
+        let shown = format!("{transport} {}", transport.hint().unwrap_or_default());
+        assert!(!shown.contains("wrong guess"), "the passphrase is never shown: {shown}");
+    }
+
+    // No passphrase at all.
     files.insert(
         "/project/volley.jsonc",
-        r#"{"tls": {"ca": "certs/ca.pem", "hosts": {"*": {"cert": "certs/client.pem", "key": "certs/encrypted.key"}}}}"#,
+        r#"{"tls": {"ca": "certs/ca.pem", "hosts": {"*": {"cert": "certs/client.pem", "key": "certs/client.enc.key"}}}}"#,
     );
     let error = get(&client_in(&files, |_| {}), &url).await.unwrap_err();
     let Error::Transport(transport) = &error else { panic!("{error:?}") };
     let (message, hint) = (transport.to_string(), transport.hint().unwrap_or_default());
-    assert!(message.contains("encrypted.key") && hint.contains("openssl pkey"), "{message} / {hint}");
+    assert!(message.contains("client.enc.key") && message.contains("no passphrase"), "{message}");
+    assert!(hint.contains("$secret"), "{hint}");
+
+    // The library's (the CLI's `--cert FILE.p12 --cert-passphrase`).
+    let from_client = client_in(&project(&pki, r#"{"tls": {"ca": "certs/ca.pem"}}"#), |config| {
+        config.io = Arc::new(files.clone());
+        config.environment = environment_with("battery staple");
+        config.tls.hosts = vec![HostTls {
+            host: "*".to_owned(),
+            pfx: Some(PathBuf::from("/project/certs/client.p12")),
+            passphrase: Some("{{$secret CLIENT_PASSPHRASE}}".to_owned()),
+            ..HostTls::default()
+        }];
+    });
+    files.insert("/project/volley.jsonc", r#"{"tls": {"ca": "certs/ca.pem"}}"#);
+    echo(&get(&from_client, &url).await.unwrap()).await;
 }
 
 #[tokio::test]
