@@ -311,7 +311,7 @@ pub(crate) fn rustls_config(
         } else {
             rustls_platform_verifier::Verifier::new_with_extra_roots(roots, provider)
         };
-        Arc::new(verifier.map_err(|error| setup_error(&error.to_string()))?)
+        Arc::new(NamingVerifier(verifier.map_err(|error| setup_error(&error.to_string()))?))
     } else {
         Arc::new(crate::websocket::AcceptAnyCertificate::new())
     };
@@ -352,6 +352,59 @@ pub(crate) fn rustls_config(
     };
     config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
     Ok(config)
+}
+
+/// The platform's verifier, whose "unknown issuer" says which issuer it does not know:
+/// the name a user needs to find the CA bundle to trust.
+#[derive(Debug)]
+struct NamingVerifier(rustls_platform_verifier::Verifier);
+
+impl rustls::client::danger::ServerCertVerifier for NamingVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &rustls::pki_types::ServerName<'_>,
+        ocsp_response: &[u8],
+        now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        self.0.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now).map_err(|error| {
+            if !matches!(error, rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer)) {
+                return error;
+            }
+            // The top of the chain the server sent names the CA that is missing.
+            let top = intermediates.last().unwrap_or(end_entity);
+            match x509_parser::parse_x509_certificate(top) {
+                Ok((_, certificate)) => rustls::Error::General(format!(
+                    "invalid peer certificate: UnknownIssuer: it is issued by `{}`, a CA this machine does not trust",
+                    certificate.issuer()
+                )),
+                Err(_) => error,
+            }
+        })
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
 }
 
 fn setup_error(message: &str) -> TransportError {

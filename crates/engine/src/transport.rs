@@ -182,8 +182,14 @@ fn build_client(tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<
         .redirect(reqwest::redirect::Policy::none())
         .referer(false)
         .http1_title_case_headers();
-    builder = if tls {
-        builder.tls_danger_accept_invalid_certs(!validate_ssl).tls_danger_accept_invalid_hostnames(!validate_ssl)
+    builder = if tls && validate_ssl {
+        // The same configuration as requests with CA bundles of their own, so that an
+        // unknown issuer is named the same way.
+        let config = crate::network::rustls_config(&TlsChoice::default(), true, &[b"h2", b"http/1.1"])
+            .map_err(|error| error.to_string())?;
+        builder.tls_backend_preconfigured(config)
+    } else if tls {
+        builder.tls_danger_accept_invalid_certs(true).tls_danger_accept_invalid_hostnames(true)
     } else {
         // Never used for TLS (`https://` goes to another client): no roots to load.
         builder.tls_certs_only(std::iter::empty())
@@ -287,6 +293,15 @@ fn through_proxy(error: TransportError, proxy: &str) -> TransportError {
     }
 }
 
+/// What rustls said, without the "unexpected error" it puts before the messages of
+/// our verifier (which names the unknown issuer).
+pub(crate) fn tls_message(error: &rustls::Error) -> String {
+    match error {
+        rustls::Error::General(message) => message.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// `host:port` of a URL, for messages.
 pub(crate) fn host_of(url: &url::Url) -> String {
     match (url.host_str(), url.port_or_known_default()) {
@@ -309,11 +324,11 @@ fn classify(error: &reqwest::Error, host: &str) -> TransportError {
             // A TLS alert after the handshake (a refused client certificate under TLS 1.3)
             // arrives as an I/O error on the connection.
             if let Some(tls) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
-                return TransportError::Tls { host: host.to_owned(), message: tls.to_string() };
+                return TransportError::Tls { host: host.to_owned(), message: tls_message(tls) };
             }
         }
-        if current.downcast_ref::<rustls::Error>().is_some() {
-            return TransportError::Tls { host: host.to_owned(), message: current.to_string() };
+        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
+            return TransportError::Tls { host: host.to_owned(), message: tls_message(tls) };
         }
         messages.push(current.to_string());
         cause = current.source();
@@ -333,7 +348,10 @@ fn classify(error: &reqwest::Error, host: &str) -> TransportError {
         || lower.contains("handshake")
         || lower.contains("fatal alert")
     {
-        return TransportError::Tls { host: host.to_owned(), message: messages.last().cloned().unwrap_or_default() };
+        let message = messages.last().cloned().unwrap_or_default();
+        // rustls puts this before the messages of our verifier (see `tls_message`).
+        let message = message.strip_prefix("unexpected error: ").map_or(message.clone(), str::to_owned);
+        return TransportError::Tls { host: host.to_owned(), message };
     }
     if error.is_timeout() {
         return TransportError::Other { message: format!("{host}: {text}") };

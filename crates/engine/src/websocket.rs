@@ -435,7 +435,7 @@ fn classify_transport(error: tungstenite::Error, host: &str) -> TransportError {
                 return TransportError::ConnectionRefused { host: host.to_owned() };
             }
             if let Some(tls) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
-                return TransportError::Tls { host: host.to_owned(), message: tls.to_string() };
+                return TransportError::Tls { host: host.to_owned(), message: crate::transport::tls_message(tls) };
             }
             let message = io.to_string();
             if message.contains("failed to lookup address") || message.contains("Name or service not known") {
@@ -443,7 +443,13 @@ fn classify_transport(error: tungstenite::Error, host: &str) -> TransportError {
             }
             TransportError::Other { message: format!("{host}: {message}") }
         }
-        tungstenite::Error::Tls(tls) => TransportError::Tls { host: host.to_owned(), message: tls.to_string() },
+        tungstenite::Error::Tls(tls) => {
+            let message = match &tls {
+                tungstenite::error::TlsError::Rustls(inner) => crate::transport::tls_message(inner),
+                other => other.to_string(),
+            };
+            TransportError::Tls { host: host.to_owned(), message }
+        }
         other => TransportError::Other { message: format!("{host}: WebSocket handshake failed: {other}") },
     }
 }
@@ -465,13 +471,9 @@ fn tls_config(validate_ssl: bool) -> Result<Arc<rustls::ClientConfig>, Transport
         })));
     }
     let built = CHECKED.get_or_init(|| {
-        use rustls_platform_verifier::BuilderVerifierExt as _;
-        let mut config = rustls::ClientConfig::builder()
-            .with_platform_verifier()
-            .map_err(|error| error.to_string())?
-            .with_no_client_auth();
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Ok(Arc::new(config))
+        crate::network::rustls_config(&crate::network::TlsChoice::default(), true, &[b"http/1.1"])
+            .map(Arc::new)
+            .map_err(|error| error.to_string())
     });
     built.clone().map_err(|message| TransportError::Other { message: format!("cannot set up TLS: {message}") })
 }

@@ -65,6 +65,7 @@ async fn a_private_ca_is_trusted_from_a_file_for_every_host_or_for_one() {
     let untrusted = get(&client_in(&project(&pki, ""), |_| {}), &url).await.unwrap_err();
     let message = tls_error(&untrusted);
     assert!(message.contains("UnknownIssuer") && message.contains("--cacert"), "{message}");
+    assert!(message.contains("issued by `CN=Volley Test CA`"), "the issuer is named: {message}");
 
     let everywhere = project(&pki, r#"{"tls": {"ca": "certs/ca.pem"}}"#);
     echo(&get(&client_in(&everywhere, |_| {}), &url).await.unwrap()).await;
