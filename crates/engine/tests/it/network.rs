@@ -301,6 +301,37 @@ async fn http_and_https_go_through_the_configured_proxy_unless_no_proxy_says_not
 }
 
 #[tokio::test]
+async fn websockets_go_through_the_proxy_with_its_credentials() {
+    let pki = TestPki::generate("Volley Test CA");
+    let plain = TestServer::start().await;
+    let secure = TestServer::start_tls_with(&pki, true).await;
+    let proxy = TestProxy::start(Some(("ada", "s3cret-pass"))).await;
+    let address = proxy.url().replace("http://", "");
+    let config = r#"{"tls": {"ca": "certs/ca.pem", "hosts": {"*": {"cert": "certs/client.pem", "key": "certs/client.key"}}},
+        "proxy": {"http": "http://ada:{{$secret PROXY_PASSWORD}}@ADDRESS", "https": "http://ada:{{$secret PROXY_PASSWORD}}@ADDRESS"}}"#
+        .replace("ADDRESS", &address);
+    let client = client_in(&project(&pki, &config), |_| {});
+    for server in [&plain, &secure] {
+        let url = server.url("/ws/echo").replacen("http", "ws", 1);
+        let response = get(&client, &url).await.unwrap();
+        let mut socket = response.websocket().unwrap();
+        socket.send_text("tunnelled").await.unwrap();
+        assert_eq!(socket.next().await.unwrap().unwrap(), WsMessage::Text("tunnelled".to_owned()));
+    }
+    let records = proxy.records();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(records.iter().all(|record| record.method == "CONNECT"), "{records:?}");
+    assert_eq!(records[1].target, secure.addr().to_string());
+    assert_eq!(records[0].authorization.as_deref(), Some("Basic YWRhOnMzY3JldC1wYXNz"));
+
+    let wrong = r#"{"proxy": {"http": "http://ada:nope@ADDRESS"}}"#.replace("ADDRESS", &address);
+    let url = plain.url("/ws/echo").replacen("http", "ws", 1);
+    let error = get(&client_in(&project(&pki, &wrong), |_| {}), &url).await.unwrap_err();
+    let Error::Transport(TransportError::Proxy { proxy: named, message }) = &error else { panic!("{error:?}") };
+    assert!(message.contains("407") && !named.contains("nope"), "{named}: {message}");
+}
+
+#[tokio::test]
 async fn proxy_credentials_come_from_secrets_and_failures_name_the_proxy() {
     let pki = TestPki::generate("Volley Test CA");
     let secure = TestServer::start_tls_with(&pki, false).await;
