@@ -787,6 +787,68 @@ mod tests {
     }
 
     #[test]
+    fn reads_tls_and_proxy_with_paths_from_the_configuration_and_clear_errors() {
+        let files = MemoryFs::new();
+        files.insert(
+            "/p/volley.jsonc",
+            r#"{
+              "tls": {"ca": "ca.pem", "hosts": {"api.example.com:8443": {"pfx": "me.p12", "passphrase": "{{$secret P}}"}}},
+              "proxy": {"http": "http://proxy:3128", "noProxy": "localhost, .internal"},
+              "profiles": {"home": {"proxy": {"http": ""}, "tls": {"ca": ["home.pem"]}}},
+            }"#,
+        );
+        let config = Config::load(&files, Path::new("/p/volley.jsonc"), &environment()).unwrap();
+        assert_eq!(config.tls.ca, [PathBuf::from("/p/ca.pem")]);
+        let host = &config.tls.hosts[0];
+        assert_eq!(host.host, "api.example.com:8443");
+        assert_eq!(host.pfx.as_deref(), Some(Path::new("/p/me.p12")));
+        assert_eq!(host.passphrase.as_deref(), Some("{{$secret P}}"));
+        assert_eq!(config.proxy.no_proxy, Some(vec!["localhost".to_owned(), ".internal".to_owned()]));
+        let home = config.profile("home").unwrap();
+        assert_eq!(home.proxy.over(&config.proxy).http.as_deref(), Some(""), "the profile's empty proxy wins");
+        assert_eq!(home.tls.ca, [PathBuf::from("/p/home.pem")]);
+
+        for (text, expected) in [
+            (r#"{"tls": {"hosts": {"*": {"crt": "a.pem"}}}}"#, "did you mean `cert`"),
+            (r#"{"tls": {"hosts": {"*": {"pfx": "a.p12", "cert": "a.pem"}}}}"#, "`pfx` and `cert` cannot both"),
+            (r#"{"tls": {"hosts": {"*": {"key": "a.key"}}}}"#, "needs its `cert`"),
+            (r#"{"proxy": {"https": "proxy:3128"}}"#, "not a proxy URL"),
+            (r#"{"proxy": {"noProxy": [1]}}"#, "list of hosts"),
+        ] {
+            files.insert("/p/volley.jsonc", text);
+            let error = Config::load(&files, Path::new("/p/volley.jsonc"), &environment()).unwrap_err().to_string();
+            assert!(error.contains(expected), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn reads_jetbrains_ssl_configuration_per_environment() {
+        let files = MemoryFs::new();
+        files.insert(
+            "/q/http-client.env.json",
+            r#"{"dev": {"SSLConfiguration": {"clientCertificate": {"path": "me.p12", "format": "PKCS12"},
+                "verifyHostCertificate": false}},
+               "prod": {"SSLConfiguration": {"clientCertificate": "me.pem"}}}"#,
+        );
+        files.insert(
+            "/q/http-client.private.env.json",
+            r#"{"prod": {"SSLConfiguration": {"clientCertificateKey": "me.key"}}}"#,
+        );
+        let config = Config::discover(&files, Path::new("/q"), &environment()).unwrap().unwrap();
+        let dev = config.profile("dev").unwrap();
+        assert_eq!(dev.tls.hosts[0].pfx.as_deref(), Some(Path::new("/q/me.p12")));
+        assert_eq!(dev.defaults.validate_ssl, Some(false));
+        assert!(!dev.variables.contains_key("SSLConfiguration"));
+        let prod = &config.profile("prod").unwrap().tls.hosts[0];
+        assert_eq!((prod.host.as_str(), prod.cert.as_deref()), ("*", Some(Path::new("/q/me.pem"))));
+        assert_eq!(prod.key.as_deref(), Some(Path::new("/q/me.key")), "the private file's key joins the entry");
+        files.insert("/q/http-client.env.json", r#"{"dev": {"SSLConfiguration": {"clientCert": "x"}}}"#);
+        files.remove("/q/http-client.private.env.json");
+        let error = Config::discover(&files, Path::new("/q"), &environment()).unwrap_err().to_string();
+        assert!(error.contains("unknown key `clientCert`"), "{error}");
+    }
+
+    #[test]
     fn dotenv_files_apply_up_to_the_configuration_or_the_project_root() {
         let files = MemoryFs::new();
         files.insert("/repo/.git/HEAD", "ref: main");

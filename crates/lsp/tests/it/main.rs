@@ -5,6 +5,7 @@ mod completion_hover;
 mod cookies;
 mod curl;
 mod navigation;
+mod network;
 mod outcome;
 mod protocol;
 mod script_sends;
