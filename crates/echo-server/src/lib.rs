@@ -24,6 +24,13 @@
 //!
 //! Every JSON response carries `Content-Type: application/json`; unknown paths answer 404
 //! `{"error": "not found"}`.
+//!
+//! Over HTTPS, [`TestServer::start_tls`] serves them with a self-signed certificate, and
+//! [`TestServer::start_tls_with`] with the certificate of a [`TestPki`] (a CA made at run
+//! time, which also signs a client certificate given as PEM, an encrypted key or
+//! PKCS#12), optionally refusing clients without such a certificate. [`TestProxy`] is a
+//! recording HTTP proxy (forwarding, `CONNECT` tunnels, optional Basic credentials) that
+//! also speaks SOCKS5.
 
 mod auth;
 mod bodies;

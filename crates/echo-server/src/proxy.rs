@@ -1,7 +1,8 @@
-//! A recording HTTP proxy for tests: plain requests in absolute form (`GET
+//! A recording proxy for tests: plain requests in absolute form (`GET
 //! http://host/path`) are forwarded, `CONNECT host:port` opens a tunnel (HTTPS, `wss://`
-//! through the proxy), and every request line is kept with its `Proxy-Authorization`, so
-//! that a test can tell what went through the proxy and what did not.
+//! through the proxy), a SOCKS5 client (no authentication) gets a tunnel too, and every
+//! request is kept with its `Proxy-Authorization`, so that a test can tell what went
+//! through the proxy and what did not.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -14,9 +15,10 @@ use tokio::task::JoinHandle;
 /// What one request to the proxy was.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProxyRecord {
-    /// The method: `CONNECT` for a tunnel, else the forwarded request's.
+    /// The method: `CONNECT` for a tunnel, `SOCKS5` for a SOCKS tunnel, else the
+    /// forwarded request's.
     pub method: String,
-    /// The target: `host:port` for `CONNECT`, the absolute URL otherwise.
+    /// The target: `host:port` for tunnels, the absolute URL otherwise.
     pub target: String,
     /// The `Proxy-Authorization` header, if any.
     pub authorization: Option<String>,
@@ -62,6 +64,12 @@ impl TestProxy {
         format!("http://{}", self.addr)
     }
 
+    /// `socks5://127.0.0.1:PORT`: the same port speaks SOCKS5 to clients that do.
+    #[must_use]
+    pub fn socks_url(&self) -> String {
+        format!("socks5://{}", self.addr)
+    }
+
     /// Every request the proxy received, in order.
     #[must_use]
     pub fn records(&self) -> Vec<ProxyRecord> {
@@ -84,6 +92,14 @@ async fn handle(
     expected: Option<&str>,
 ) -> std::io::Result<()> {
     let mut buffer = Vec::new();
+    let mut first = [0_u8; 1];
+    if client.read(&mut first).await? == 0 {
+        return Ok(());
+    }
+    if first[0] == 5 {
+        return socks(client, records).await;
+    }
+    buffer.push(first[0]);
     let head_end = loop {
         let mut chunk = [0_u8; 4096];
         let read = client.read(&mut chunk).await?;
@@ -159,6 +175,43 @@ async fn handle(
     forwarded.push_str("Connection: close\r\n\r\n");
     server.write_all(forwarded.as_bytes()).await?;
     server.write_all(&rest).await?;
+    tokio::io::copy_bidirectional(&mut client, &mut server).await?;
+    Ok(())
+}
+
+/// SOCKS5 (RFC 1928), no authentication, `CONNECT` only; the version byte is read.
+async fn socks(mut client: TcpStream, records: &Mutex<Vec<ProxyRecord>>) -> std::io::Result<()> {
+    let methods = client.read_u8().await?;
+    let mut offered = vec![0_u8; usize::from(methods)];
+    client.read_exact(&mut offered).await?;
+    client.write_all(&[5, 0]).await?;
+    let mut request = [0_u8; 4];
+    client.read_exact(&mut request).await?;
+    let host = match request[3] {
+        1 => {
+            let mut octets = [0_u8; 4];
+            client.read_exact(&mut octets).await?;
+            std::net::Ipv4Addr::from(octets).to_string()
+        }
+        3 => {
+            let length = client.read_u8().await?;
+            let mut name = vec![0_u8; usize::from(length)];
+            client.read_exact(&mut name).await?;
+            String::from_utf8_lossy(&name).into_owned()
+        }
+        _ => {
+            client.write_all(&[5, 8, 0, 1, 0, 0, 0, 0, 0, 0]).await?;
+            return Ok(());
+        }
+    };
+    let port = client.read_u16().await?;
+    let target = format!("{host}:{port}");
+    records.lock().push(ProxyRecord { method: "SOCKS5".to_owned(), target: target.clone(), authorization: None });
+    let Ok(mut server) = TcpStream::connect(&target).await else {
+        client.write_all(&[5, 5, 0, 1, 0, 0, 0, 0, 0, 0]).await?;
+        return Ok(());
+    };
+    client.write_all(&[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]).await?;
     tokio::io::copy_bidirectional(&mut client, &mut server).await?;
     Ok(())
 }

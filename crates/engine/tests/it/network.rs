@@ -332,6 +332,24 @@ async fn websockets_go_through_the_proxy_with_its_credentials() {
 }
 
 #[tokio::test]
+async fn http_and_https_go_through_a_socks5_proxy() {
+    let pki = TestPki::generate("Volley Test CA");
+    let plain = TestServer::start().await;
+    let secure = TestServer::start_tls_with(&pki, false).await;
+    let proxy = TestProxy::start(None).await;
+    let config = r#"{"tls": {"ca": "certs/ca.pem"}, "proxy": {"http": "SOCKS", "https": "SOCKS"}}"#
+        .replace("SOCKS", &proxy.socks_url());
+    let client = client_in(&project(&pki, &config), |_| {});
+    echo(&get(&client, &plain.url("/echo")).await.unwrap()).await;
+    echo(&get(&client, &secure.url("/echo")).await.unwrap()).await;
+    let records = proxy.records();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(records.iter().all(|record| record.method == "SOCKS5"), "{records:?}");
+    assert_eq!(records[0].target, plain.addr().to_string());
+    assert_eq!(records[1].target, secure.addr().to_string());
+}
+
+#[tokio::test]
 async fn proxy_credentials_come_from_secrets_and_failures_name_the_proxy() {
     let pki = TestPki::generate("Volley Test CA");
     let secure = TestServer::start_tls_with(&pki, false).await;
