@@ -72,13 +72,13 @@ pub(crate) struct RunArgs {
     insecure: bool,
 
     /// Trust the CA certificates of this PEM bundle beside the system's (repeatable).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "server")]
     cacert: Vec<PathBuf>,
 
     /// Present this client certificate (mutual TLS) to every host, over volley.jsonc
     /// `tls.hosts`: PEM with `--key` (or a PEM file holding the key too), or PKCS#12
     /// (`.p12`, `.pfx`).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "server")]
     cert: Option<PathBuf>,
 
     /// The private key of `--cert` (PEM).
@@ -92,20 +92,20 @@ pub(crate) struct RunArgs {
 
     /// Send every request through this proxy (`http://host:port`, `socks5://host:port`),
     /// over volley.jsonc `proxy` and `HTTP_PROXY`/`HTTPS_PROXY`; `""` for none.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", conflicts_with = "server")]
     proxy: Option<String>,
 
     /// Reach these hosts directly, not through a proxy (comma-separated, like `NO_PROXY`).
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", conflicts_with = "server")]
     noproxy: Option<String>,
 
     /// Use HTTP/1.1 for requests whose request line names no version.
-    #[arg(long = "http1.1", conflicts_with = "http2")]
+    #[arg(long = "http1.1", conflicts_with_all = ["http2", "server"])]
     http1_1: bool,
 
     /// Use HTTP/2 for requests whose request line names no version (prior knowledge on
     /// `http://`, ALPN on `https://`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "server")]
     http2: bool,
 
     /// Keep cookies in this file: read before the run, saved after each request.
