@@ -81,7 +81,7 @@ impl<T: Transport + ?Sized> Transport for Arc<T> {
 /// reuse. It follows no redirects and keeps no cookies: the engine does both.
 #[derive(Debug, Default)]
 pub struct HttpTransport {
-    clients: [OnceLock<Result<reqwest::Client, String>>; 4],
+    clients: [OnceLock<Result<reqwest::Client, String>>; 6],
     /// Clients of requests with certificates or proxies of their own, by what they were
     /// built with (a client certificate is chosen by host, so a run may need several).
     configured: parking_lot::Mutex<std::collections::HashMap<ClientKey, reqwest::Client>>,
@@ -105,11 +105,22 @@ impl HttpTransport {
     }
 
     /// The client for a request: for `http://`, with or without HTTP/2 prior knowledge;
-    /// for `https://`, checking certificates or not. Plain-HTTP clients load no root
+    /// for `https://`, checking certificates or not, offering HTTP/2 by ALPN or keeping
+    /// to HTTP/1.1 (`HTTP/1.1` on the request line: with HTTP/2 offered, a server that
+    /// speaks it would be answered in it). Plain-HTTP clients load no root
     /// certificates, so a run that only speaks HTTP never reads the system's store.
-    fn client(&self, tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<&reqwest::Client, TransportError> {
-        let index = if tls { 2 + usize::from(!validate_ssl) } else { usize::from(prior_knowledge) };
-        let built = self.clients[index].get_or_init(|| build_client(tls, validate_ssl, prior_knowledge));
+    fn client(
+        &self,
+        tls: bool,
+        validate_ssl: bool,
+        version: Option<http::Version>,
+    ) -> Result<&reqwest::Client, TransportError> {
+        let index = if tls {
+            2 + 2 * usize::from(!validate_ssl) + usize::from(version == Some(http::Version::HTTP_11))
+        } else {
+            usize::from(version == Some(http::Version::HTTP_2))
+        };
+        let built = self.clients[index].get_or_init(|| build_client(tls, validate_ssl, version));
         built.as_ref().map_err(|message| TransportError::Other { message: message.clone() })
     }
 
@@ -176,7 +187,11 @@ pub(crate) fn install_crypto_provider() {
     });
 }
 
-fn build_client(tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<reqwest::Client, String> {
+/// A shared client: `version` is `HTTP_2` for prior knowledge on `http://`, `HTTP_11` to
+/// offer only HTTP/1.1 on `https://`.
+fn build_client(tls: bool, validate_ssl: bool, version: Option<http::Version>) -> Result<reqwest::Client, String> {
+    let prior_knowledge = !tls && version == Some(http::Version::HTTP_2);
+    let http1_only = tls && version == Some(http::Version::HTTP_11);
     install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -185,8 +200,9 @@ fn build_client(tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<
     builder = if tls && validate_ssl {
         // The same configuration as requests with CA bundles of their own, so that an
         // unknown issuer is named the same way.
-        let config = crate::network::rustls_config(&TlsChoice::default(), true, &[b"h2", b"http/1.1"])
-            .map_err(|error| error.to_string())?;
+        let alpn: &[&[u8]] = if http1_only { &[b"http/1.1"] } else { &[b"h2", b"http/1.1"] };
+        let config =
+            crate::network::rustls_config(&TlsChoice::default(), true, alpn).map_err(|error| error.to_string())?;
         builder.tls_backend_preconfigured(config)
     } else if tls {
         builder.tls_danger_accept_invalid_certs(true).tls_danger_accept_invalid_hostnames(true)
@@ -194,6 +210,9 @@ fn build_client(tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<
         // Never used for TLS (`https://` goes to another client): no roots to load.
         builder.tls_certs_only(std::iter::empty())
     };
+    if http1_only {
+        builder = builder.http1_only();
+    }
     if prior_knowledge {
         builder = builder.http2_prior_knowledge();
     }
@@ -203,13 +222,12 @@ fn build_client(tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<
 impl Transport for HttpTransport {
     fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
         Box::pin(async move {
-            let prior_knowledge = request.version == Some(http::Version::HTTP_2) && request.url.scheme() == "http";
             let tls = request.url.scheme() != "http";
             let mut proxy = None;
             let mut sends_certificate = false;
             let configured;
             let client = match &request.network {
-                None => self.client(tls, request.validate_ssl, prior_knowledge)?,
+                None => self.client(tls, request.validate_ssl, request.version)?,
                 Some(network) => {
                     let choice = if tls { TlsChoice::for_url(network, &request.url)? } else { TlsChoice::default() };
                     proxy = network.proxies.as_ref().and_then(|proxies| proxies.for_url(&request.url));

@@ -395,3 +395,16 @@ async fn the_client_http_version_applies_to_requests_that_name_none() {
     let response = h1.run_string(&format!("GET {} HTTP/2\n", secure.url("/echo")), in_project()).await.unwrap();
     assert_eq!(response.version(), HttpVersion::HTTP_2, "the request line wins");
 }
+
+#[tokio::test]
+async fn http_1_1_on_the_request_line_keeps_to_http_1_1_over_tls() {
+    let server = TestServer::start_tls().await;
+    let client = Client::new(ClientConfig {
+        defaults: volley_engine::RequestDefaults { validate_ssl: Some(false), ..Default::default() },
+        ..support::config()
+    });
+    let negotiated = client.run_string(&format!("GET {}\n", server.url("/echo")), in_project()).await.unwrap();
+    assert_eq!(negotiated.version(), HttpVersion::HTTP_2, "ALPN picks HTTP/2 when the line names none");
+    let kept = client.run_string(&format!("GET {} HTTP/1.1\n", server.url("/echo")), in_project()).await.unwrap();
+    assert_eq!(kept.version(), HttpVersion::HTTP_11);
+}
