@@ -42,6 +42,16 @@ impl TestPki {
     /// A new CA (common name `name`) with its server and client certificates.
     #[must_use]
     pub fn generate(name: &str) -> Self {
+        Self::make(name, false)
+    }
+
+    /// The same, the server certificate expired (valid in 2020 only).
+    #[must_use]
+    pub fn generate_with_expired_server(name: &str) -> Self {
+        Self::make(name, true)
+    }
+
+    fn make(name: &str, expired_server: bool) -> Self {
         use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
         let fail = |what: &str| -> ! { panic!("test PKI: cannot make the {what}") };
         let ca_key = KeyPair::generate().unwrap_or_else(|_| fail("CA key"));
@@ -56,6 +66,10 @@ impl TestPki {
         let mut server_params = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
             .unwrap_or_else(|_| fail("server certificate"));
         server_params.distinguished_name.push(DnType::CommonName, "localhost");
+        if expired_server {
+            server_params.not_before = rcgen::date_time_ymd(2020, 1, 1);
+            server_params.not_after = rcgen::date_time_ymd(2020, 12, 31);
+        }
         let server = server_params.signed_by(&server_key, &issuer).unwrap_or_else(|_| fail("server certificate"));
 
         let client_key = KeyPair::generate().unwrap_or_else(|_| fail("client key"));

@@ -585,6 +585,7 @@ pub enum TransportError {
 
 /// What to try after a TLS failure, by what rustls said.
 fn tls_hint(message: &str) -> &'static str {
+    let lower = message.to_ascii_lowercase();
     if message.contains("UnknownIssuer") {
         "the certificate is signed by a CA this machine does not trust: add the CA's PEM bundle with \
          `--cacert FILE` or volley.jsonc `tls.ca`; for a development server with a self-signed certificate, \
@@ -594,9 +595,9 @@ fn tls_hint(message: &str) -> &'static str {
         || message.contains("no client certificate")
     {
         "the server wants a client certificate: name one with `--cert FILE --key FILE` or volley.jsonc `tls.hosts`"
-    } else if message.contains("Expired") {
+    } else if lower.contains("expired") {
         "the server's certificate has expired (or this machine's clock is wrong)"
-    } else if message.contains("NotValidForName") {
+    } else if message.contains("NotValidForName") || lower.contains("not valid for name") {
         "the certificate is for another host name: use the name it was issued for"
     } else if message.contains("UnknownCA") || message.contains("BadCertificate") {
         "the server does not accept the client certificate: is it signed by the CA this server trusts?"

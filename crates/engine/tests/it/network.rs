@@ -94,6 +94,15 @@ async fn a_private_ca_is_trusted_from_a_file_for_every_host_or_for_one() {
 }
 
 #[tokio::test]
+async fn an_expired_server_certificate_is_said_to_be_expired() {
+    let pki = TestPki::generate_with_expired_server("Volley Test CA");
+    let server = TestServer::start_tls_with(&pki, false).await;
+    let trusting = project(&pki, r#"{"tls": {"ca": "certs/ca.pem"}}"#);
+    let message = tls_error(&get(&client_in(&trusting, |_| {}), &server.url("/echo")).await.unwrap_err());
+    assert!(message.contains("certificate expired") && message.contains("has expired"), "{message}");
+}
+
+#[tokio::test]
 async fn a_client_certificate_is_presented_to_the_hosts_it_is_for() {
     let pki = TestPki::generate("Volley Test CA");
     let server = TestServer::start_tls_with(&pki, true).await;
