@@ -100,6 +100,44 @@ export interface ClientConfig {
   timeout?: number;
   /** Default headers and settings. */
   defaults?: RequestDefaults;
+  /** CA bundles and client certificates, beside those of `volley.jsonc` `tls`. */
+  tls?: TlsConfig;
+  /** Proxies, over those of `volley.jsonc` `proxy` and of the environment. */
+  proxy?: ProxyConfig;
+  /** The HTTP version of requests whose request line names none. */
+  httpVersion?: '1.1' | '2';
+}
+
+/** Certificates (paths relative to the working directory). */
+export interface TlsConfig {
+  /** PEM bundles of CA certificates trusted beside the system's roots. */
+  ca?: string | string[];
+  /** By host pattern: `host`, `host:port`, `*.domain` or `*`. */
+  hosts?: Record<string, HostTls>;
+}
+
+/** What to use with the hosts a pattern matches. */
+export interface HostTls {
+  /** PEM bundles trusted for these hosts only. */
+  ca?: string | string[];
+  /** The client certificate (PEM). */
+  cert?: string;
+  /** Its private key (PEM). */
+  key?: string;
+  /** The certificate and key in a PKCS#12 file, instead of `cert` and `key`. */
+  pfx?: string;
+  /** The passphrase of an encrypted key or of `pfx`; best `'{{$secret NAME}}'`. */
+  passphrase?: string;
+}
+
+/** Proxies; `''` for none. Credentials go in the URL (`{{$secret NAME}}` works). */
+export interface ProxyConfig {
+  /** The proxy of `http://` and `ws://` URLs. */
+  http?: string;
+  /** The proxy of `https://` and `wss://` URLs. */
+  https?: string;
+  /** Hosts reached directly. */
+  noProxy?: string[] | string;
 }
 
 /** The second argument of `run` and `runString`. */

@@ -101,6 +101,9 @@ class LocalClient {
         // native environment the engine reads, so `$env` gets a copy of it, as it is
         // now. Node's process.env writes through, and the engine reads it live.
         environment: typeof Bun === 'undefined' ? undefined : { ...process.env },
+        tls: tlsOf(config.tls),
+        proxy: proxyOf(config.proxy),
+        httpVersion: httpVersionOf(config.httpVersion),
       },
       jar,
       resolvers === undefined ? undefined : dispatcherOf(resolvers),
@@ -439,6 +442,57 @@ function transportDispatcherOf(transport) {
 
 function abortReason(signal) {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** `config.tls`: `{ ca?: string[], hosts?: { [pattern]: { ca?, cert?, key?, pfx?, passphrase? } } }`. */
+function tlsOf(tls) {
+  if (tls === undefined) return undefined;
+  checkObject(tls, 'config.tls');
+  const paths = (value, name) => {
+    if (value === undefined) return undefined;
+    const list = typeof value === 'string' ? [value] : value;
+    if (!Array.isArray(list)) throw new TypeError(`${name} must be a path or a list of paths`);
+    return list.map((path, index) => stringOf(path, `${name}[${index}]`));
+  };
+  let hosts;
+  if (tls.hosts !== undefined) {
+    checkObject(tls.hosts, 'config.tls.hosts');
+    hosts = Object.entries(tls.hosts).map(([host, entry]) => {
+      const name = `config.tls.hosts[${JSON.stringify(host)}]`;
+      checkObject(entry, name);
+      return {
+        host,
+        ca: paths(entry.ca, `${name}.ca`),
+        cert: optionalStringOf(entry.cert, `${name}.cert`),
+        key: optionalStringOf(entry.key, `${name}.key`),
+        pfx: optionalStringOf(entry.pfx, `${name}.pfx`),
+        passphrase: optionalStringOf(entry.passphrase, `${name}.passphrase`),
+      };
+    });
+  }
+  return { ca: paths(tls.ca, 'config.tls.ca'), hosts };
+}
+
+/** `config.proxy`: `{ http?: string, https?: string, noProxy?: string[] }`. */
+function proxyOf(proxy) {
+  if (proxy === undefined) return undefined;
+  checkObject(proxy, 'config.proxy');
+  let noProxy = proxy.noProxy;
+  if (typeof noProxy === 'string') noProxy = noProxy.split(',').map((host) => host.trim());
+  if (noProxy !== undefined && !Array.isArray(noProxy)) {
+    throw new TypeError('config.proxy.noProxy must be a list of hosts');
+  }
+  return {
+    http: optionalStringOf(proxy.http, 'config.proxy.http'),
+    https: optionalStringOf(proxy.https, 'config.proxy.https'),
+    noProxy: noProxy?.map((host, index) => stringOf(host, `config.proxy.noProxy[${index}]`)),
+  };
+}
+
+function httpVersionOf(version) {
+  if (version === undefined) return undefined;
+  if (version !== '1.1' && version !== '2') throw new TypeError('config.httpVersion must be "1.1" or "2"');
+  return version;
 }
 
 function checkObject(value, name) {

@@ -54,6 +54,8 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+// Parsed once per process: the size of `run`'s many flags costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Send the requests of .http files and check their `# @assert`s.
     ///

@@ -24,6 +24,13 @@
 //!
 //! Every JSON response carries `Content-Type: application/json`; unknown paths answer 404
 //! `{"error": "not found"}`.
+//!
+//! Over HTTPS, [`TestServer::start_tls`] serves them with a self-signed certificate, and
+//! [`TestServer::start_tls_with`] with the certificate of a [`TestPki`] (a CA made at run
+//! time, which also signs a client certificate given as PEM, an encrypted key or
+//! PKCS#12), optionally refusing clients without such a certificate. [`TestProxy`] is a
+//! recording HTTP proxy (forwarding, `CONNECT` tunnels, optional Basic credentials) that
+//! also speaks SOCKS5.
 
 mod auth;
 mod bodies;
@@ -31,6 +38,7 @@ mod cookies;
 mod digest;
 mod echo;
 mod oauth;
+mod proxy;
 mod query;
 mod redirect;
 mod response;
@@ -57,7 +65,10 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use crate::digest::DIGEST_REALM;
+pub use crate::proxy::{ProxyRecord, TestProxy};
 use crate::state::AppState;
+#[cfg(feature = "tls")]
+pub use crate::tls::TestPki;
 
 /// The user name `/basic-auth` and `/login` accept.
 pub const USER: &str = "ada";
@@ -118,9 +129,24 @@ impl TestServer {
     #[cfg(feature = "tls")]
     pub async fn start_tls() -> TestServer {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.expect("test server: cannot bind 127.0.0.1:0");
+        Self::serve_tls(listener, tls::TlsListener::new)
+    }
+
+    /// Like [`start_tls`](Self::start_tls), with the server certificate of `pki`
+    /// (clients trust it by trusting [`TestPki::ca_pem`]); with
+    /// `require_client_certificate`, a connection without a client certificate signed
+    /// by that CA is refused during the handshake (mutual TLS).
+    #[cfg(feature = "tls")]
+    pub async fn start_tls_with(pki: &TestPki, require_client_certificate: bool) -> TestServer {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.expect("test server: cannot bind 127.0.0.1:0");
+        Self::serve_tls(listener, |tcp| tls::TlsListener::with_pki(tcp, pki, require_client_certificate))
+    }
+
+    #[cfg(feature = "tls")]
+    fn serve_tls(listener: TcpListener, make: impl FnOnce(TcpListener) -> tls::TlsListener) -> TestServer {
         let addr = listener.local_addr().expect("test server: bound listener has no local address");
         let (shutdown, shutdown_signal) = oneshot::channel::<()>();
-        let server = axum::serve(tls::TlsListener::new(listener), router()).with_graceful_shutdown(async move {
+        let server = axum::serve(make(listener), router()).with_graceful_shutdown(async move {
             shutdown_signal.await.ok();
         });
         let task = tokio::spawn(async move {

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::error::ConfigError;
 use crate::io::Io;
+pub use crate::network::{HostTls, ProxySettings, TlsSettings};
 use crate::resolvers::{CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment};
 pub use crate::script::{DEFAULT_SCRIPT_MEMORY, DEFAULT_SCRIPT_TIMEOUT, ScriptRealm, ScriptSettings};
 
@@ -41,6 +42,10 @@ pub struct Config {
     pub cookies: CookieSettings,
     /// `scripts`: the limits of pre-request scripts and response handlers, and their realm.
     pub scripts: ScriptSettings,
+    /// `tls`: CA bundles and client certificates, paths resolved against the file's directory.
+    pub tls: TlsSettings,
+    /// `proxy`.
+    pub proxy: ProxySettings,
     /// Every file it was read from (the config file; or the JetBrains env files).
     pub sources: Vec<PathBuf>,
 }
@@ -54,6 +59,10 @@ pub struct Profile {
     pub defaults: Defaults,
     /// Command resolvers over the configuration's.
     pub resolvers: BTreeMap<String, CommandResolver>,
+    /// `tls` beside the configuration's (its host entries first).
+    pub tls: TlsSettings,
+    /// `proxy` over the configuration's.
+    pub proxy: ProxySettings,
 }
 
 /// Request defaults (`defaults` of the config, of a profile, or of a client).
@@ -150,9 +159,24 @@ impl Config {
                 return Err(invalid(path, "", "an env file must be a JSON object of environments", None));
             };
             for (name, variables) in environments {
-                let Value::Object(variables) = variables else {
+                let Value::Object(mut variables) = variables else {
                     return Err(invalid(path, &name, "an environment must be a JSON object of variables", None));
                 };
+                if let Some(ssl) = variables.remove("SSLConfiguration") {
+                    let directory = path.parent().unwrap_or_else(|| Path::new("."));
+                    let at = format!("{name}.SSLConfiguration");
+                    let (host, verify) = jetbrains_ssl(ssl, path, directory, &at)?;
+                    let (tls, defaults) = if name == "$shared" {
+                        (&mut config.tls, &mut config.defaults)
+                    } else {
+                        let profile = config.profiles.entry(name.clone()).or_default();
+                        (&mut profile.tls, &mut profile.defaults)
+                    };
+                    merge_jetbrains_host(tls, host);
+                    if verify.is_some() {
+                        defaults.validate_ssl = verify;
+                    }
+                }
                 let target = if name == "$shared" {
                     &mut config.variables
                 } else {
@@ -162,6 +186,79 @@ impl Config {
             }
         }
         Ok(config)
+    }
+}
+
+/// JetBrains' `SSLConfiguration` of an environment: a client certificate for every host
+/// (`clientCertificate`, `clientCertificateKey`, each a path or `{"path": …}`) and
+/// `verifyHostCertificate`. `hasCertificatePassphrase` asks the IDE's user for the
+/// key's passphrase; here an encrypted key or PKCS#12 file is reported as needing a
+/// `passphrase`, which only `volley.jsonc` and `--cert-passphrase` give.
+fn jetbrains_ssl(
+    value: Value,
+    path: &Path,
+    directory: &Path,
+    at: &str,
+) -> Result<(HostTls, Option<bool>), ConfigError> {
+    let Value::Object(map) = value else {
+        return Err(invalid(path, at, "`SSLConfiguration` must be an object", None));
+    };
+    let mut host = HostTls { host: "*".to_owned(), ..HostTls::default() };
+    let mut verify = None;
+    for (key, value) in map {
+        let inner = format!("{at}.{key}");
+        let file = |value: &Value| -> Result<PathBuf, ConfigError> {
+            let text = match value {
+                Value::String(text) => Some(text.as_str()),
+                Value::Object(object) => object.get("path").and_then(Value::as_str),
+                _ => None,
+            };
+            text.map(|text| directory.join(text)).ok_or_else(|| {
+                invalid(path, &inner, format!("`{key}` must be a path or an object with a `path`"), None)
+            })
+        };
+        match key.as_str() {
+            "clientCertificate" => {
+                let path = file(&value)?;
+                let format = value.get("format").and_then(Value::as_str).unwrap_or_default().to_ascii_uppercase();
+                let extension = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+                if format == "PKCS12" || format == "PFX" || extension == "p12" || extension == "pfx" {
+                    host.pfx = Some(path);
+                } else {
+                    host.cert = Some(path);
+                }
+            }
+            "clientCertificateKey" => host.key = Some(file(&value)?),
+            "verifyHostCertificate" => {
+                verify = Some(
+                    value
+                        .as_bool()
+                        .ok_or_else(|| invalid(path, &inner, "`verifyHostCertificate` must be true or false", None))?,
+                );
+            }
+            // Asked of the IDE's user; an encrypted key is reported when it is read.
+            "hasCertificatePassphrase" => {}
+            _ => {
+                let hint = Some(
+                    "known keys: clientCertificate, clientCertificateKey, hasCertificatePassphrase, \
+                     verifyHostCertificate"
+                        .to_owned(),
+                );
+                return Err(invalid(path, &inner, format!("unknown key `{key}`"), hint));
+            }
+        }
+    }
+    Ok((host, verify))
+}
+
+/// The private env file's `SSLConfiguration` over the public one's, field by field.
+fn merge_jetbrains_host(tls: &mut TlsSettings, host: HostTls) {
+    if let Some(existing) = tls.hosts.iter_mut().find(|entry| entry.host == host.host) {
+        existing.cert = host.cert.or(existing.cert.take());
+        existing.key = host.key.or(existing.key.take());
+        existing.pfx = host.pfx.or(existing.pfx.take());
+    } else if host.cert.is_some() || host.key.is_some() || host.pfx.is_some() {
+        tls.hosts.push(host);
     }
 }
 
@@ -271,7 +368,7 @@ impl Reader<'_> {
         self.known_keys(
             &root,
             "",
-            &["$schema", "variables", "profiles", "resolvers", "defaults", "cookies", "scripts"],
+            &["$schema", "variables", "profiles", "resolvers", "defaults", "cookies", "scripts", "tls", "proxy"],
         )?;
         let mut config =
             Config { path: self.path.to_path_buf(), sources: vec![self.path.to_path_buf()], ..Config::default() };
@@ -289,6 +386,8 @@ impl Reader<'_> {
                 "defaults" => config.defaults = self.defaults(value, "defaults")?,
                 "cookies" => config.cookies = self.cookies(value)?,
                 "scripts" => config.scripts = self.scripts(value)?,
+                "tls" => config.tls = self.tls(value, "tls")?,
+                "proxy" => config.proxy = self.proxy(value, "proxy")?,
                 _ => {}
             }
         }
@@ -296,7 +395,7 @@ impl Reader<'_> {
     }
 
     fn profile(&self, map: Map<String, Value>, at: &str) -> Result<Profile, ConfigError> {
-        self.known_keys(&map, at, &["variables", "defaults", "resolvers"])?;
+        self.known_keys(&map, at, &["variables", "defaults", "resolvers", "tls", "proxy"])?;
         let mut profile = Profile::default();
         for (key, value) in map {
             let inner = format!("{at}.{key}");
@@ -304,6 +403,8 @@ impl Reader<'_> {
                 "variables" => profile.variables = self.object(value, &inner)?,
                 "defaults" => profile.defaults = self.defaults(value, &inner)?,
                 "resolvers" => profile.resolvers = self.resolvers(value, &inner)?,
+                "tls" => profile.tls = self.tls(value, &inner)?,
+                "proxy" => profile.proxy = self.proxy(value, &inner)?,
                 _ => {}
             }
         }
@@ -434,6 +535,123 @@ impl Reader<'_> {
         Ok(resolvers)
     }
 
+    /// `tls`: `ca` (a path or a list) and `hosts` (by host pattern: `ca`, `cert`, `key`).
+    fn tls(&self, value: Value, at: &str) -> Result<TlsSettings, ConfigError> {
+        let map = self.object(value, at)?;
+        self.known_keys(&map, at, &["ca", "hosts"])?;
+        let mut tls = TlsSettings::default();
+        for (key, value) in map {
+            let inner = format!("{at}.{key}");
+            match key.as_str() {
+                "ca" => tls.ca = self.paths(value, &inner)?,
+                "hosts" => {
+                    for (host, entry) in self.object(value, &inner)? {
+                        let at = format!("{inner}.{host}");
+                        tls.hosts.push(self.host_tls(host, entry, &at)?);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(tls)
+    }
+
+    fn host_tls(&self, host: String, value: Value, at: &str) -> Result<HostTls, ConfigError> {
+        let map = self.object(value, at)?;
+        self.known_keys(&map, at, &["ca", "cert", "key", "pfx", "passphrase"])?;
+        if host.trim().is_empty() {
+            return Err(invalid(self.path, at, "a host pattern cannot be empty", None));
+        }
+        let mut entry = HostTls { host, ..HostTls::default() };
+        for (key, value) in map {
+            let inner = format!("{at}.{key}");
+            match key.as_str() {
+                "ca" => entry.ca = self.paths(value, &inner)?,
+                "cert" => entry.cert = Some(self.path_value(value, &inner)?),
+                "key" => entry.key = Some(self.path_value(value, &inner)?),
+                "pfx" => entry.pfx = Some(self.path_value(value, &inner)?),
+                "passphrase" => {
+                    let Value::String(passphrase) = value else {
+                        return Err(invalid(self.path, &inner, "`passphrase` must be a string", None));
+                    };
+                    if !passphrase.contains("{{") && !passphrase.is_empty() {
+                        // Said once per load: a passphrase in clear in a committed file.
+                        tracing::warn!(
+                            "{}: `{inner}` is written in clear; `{{{{$secret NAME}}}}` reads it from the environment or .env",
+                            self.path.display()
+                        );
+                    }
+                    entry.passphrase = Some(passphrase);
+                }
+                _ => {}
+            }
+        }
+        if entry.key.is_some() && entry.cert.is_none() {
+            return Err(invalid(self.path, at, "a client `key` needs its `cert`", None));
+        }
+        if entry.pfx.is_some() && entry.cert.is_some() {
+            let hint = Some("a PKCS#12 file holds the certificate and its key: keep `pfx` or `cert`/`key`".to_owned());
+            return Err(invalid(self.path, at, "`pfx` and `cert` cannot both be given", hint));
+        }
+        Ok(entry)
+    }
+
+    /// `proxy`: `http`, `https` (URLs, templates) and `noProxy` (a list of hosts).
+    fn proxy(&self, value: Value, at: &str) -> Result<ProxySettings, ConfigError> {
+        let map = self.object(value, at)?;
+        self.known_keys(&map, at, &["http", "https", "noProxy"])?;
+        let mut proxy = ProxySettings::default();
+        for (key, value) in map {
+            let inner = format!("{at}.{key}");
+            match key.as_str() {
+                "http" | "https" => {
+                    let Value::String(url) = value else {
+                        return Err(invalid(self.path, &inner, format!("`{inner}` must be a proxy URL"), None));
+                    };
+                    if !url.is_empty() && !url.contains("{{") {
+                        check_proxy_url(&url).map_err(|message| {
+                            let hint =
+                                Some("like `http://proxy.example.com:3128` or `socks5://127.0.0.1:1080`".to_owned());
+                            invalid(self.path, &inner, message, hint)
+                        })?;
+                    }
+                    if key == "http" { proxy.http = Some(url) } else { proxy.https = Some(url) }
+                }
+                "noProxy" => {
+                    let hosts = match value {
+                        Value::String(text) => text.split(',').map(|host| host.trim().to_owned()).collect(),
+                        Value::Array(items) => items
+                            .into_iter()
+                            .map(|item| match item {
+                                Value::String(host) => Ok(host),
+                                _ => Err(invalid(self.path, &inner, "`noProxy` must be a list of hosts", None)),
+                            })
+                            .collect::<Result<Vec<_>, _>>()?,
+                        _ => return Err(invalid(self.path, &inner, "`noProxy` must be a list of hosts", None)),
+                    };
+                    proxy.no_proxy = Some(hosts);
+                }
+                _ => {}
+            }
+        }
+        Ok(proxy)
+    }
+
+    /// A path or a list of paths, resolved against the configuration's directory.
+    fn paths(&self, value: Value, at: &str) -> Result<Vec<PathBuf>, ConfigError> {
+        match value {
+            Value::Array(items) => items.into_iter().map(|item| self.path_value(item, at)).collect(),
+            other => Ok(vec![self.path_value(other, at)?]),
+        }
+    }
+
+    fn path_value(&self, value: Value, at: &str) -> Result<PathBuf, ConfigError> {
+        match value {
+            Value::String(path) if !path.is_empty() => Ok(self.directory.join(path)),
+            _ => Err(invalid(self.path, at, format!("`{at}` must be a file path (or a list of them)"), None)),
+        }
+    }
+
     fn object(&self, value: Value, at: &str) -> Result<Map<String, Value>, ConfigError> {
         match value {
             Value::Object(map) => Ok(map),
@@ -465,6 +683,15 @@ impl Reader<'_> {
         }
         Ok(())
     }
+}
+
+/// Checks that `url` can name a proxy: a URL with a host and a scheme reqwest speaks to proxies.
+pub fn check_proxy_url(url: &str) -> Result<(), String> {
+    let parsed = url::Url::parse(url).map_err(|error| format!("`{url}` is not a proxy URL: {error}"))?;
+    if !matches!(parsed.scheme(), "http" | "https" | "socks5" | "socks5h") || parsed.host_str().is_none() {
+        return Err(format!("`{url}` is not a proxy URL: the scheme must be http, https, socks5 or socks5h"));
+    }
+    Ok(())
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -557,6 +784,68 @@ mod tests {
         assert_eq!(dev.variables["host"], "a");
         assert_eq!(dev.variables["user"], "private");
         assert!(Config::discover(&MemoryFs::new(), Path::new("/none"), &environment()).unwrap().is_none());
+    }
+
+    #[test]
+    fn reads_tls_and_proxy_with_paths_from_the_configuration_and_clear_errors() {
+        let files = MemoryFs::new();
+        files.insert(
+            "/p/volley.jsonc",
+            r#"{
+              "tls": {"ca": "ca.pem", "hosts": {"api.example.com:8443": {"pfx": "me.p12", "passphrase": "{{$secret P}}"}}},
+              "proxy": {"http": "http://proxy:3128", "noProxy": "localhost, .internal"},
+              "profiles": {"home": {"proxy": {"http": ""}, "tls": {"ca": ["home.pem"]}}},
+            }"#,
+        );
+        let config = Config::load(&files, Path::new("/p/volley.jsonc"), &environment()).unwrap();
+        assert_eq!(config.tls.ca, [PathBuf::from("/p/ca.pem")]);
+        let host = &config.tls.hosts[0];
+        assert_eq!(host.host, "api.example.com:8443");
+        assert_eq!(host.pfx.as_deref(), Some(Path::new("/p/me.p12")));
+        assert_eq!(host.passphrase.as_deref(), Some("{{$secret P}}"));
+        assert_eq!(config.proxy.no_proxy, Some(vec!["localhost".to_owned(), ".internal".to_owned()]));
+        let home = config.profile("home").unwrap();
+        assert_eq!(home.proxy.over(&config.proxy).http.as_deref(), Some(""), "the profile's empty proxy wins");
+        assert_eq!(home.tls.ca, [PathBuf::from("/p/home.pem")]);
+
+        for (text, expected) in [
+            (r#"{"tls": {"hosts": {"*": {"crt": "a.pem"}}}}"#, "did you mean `cert`"),
+            (r#"{"tls": {"hosts": {"*": {"pfx": "a.p12", "cert": "a.pem"}}}}"#, "`pfx` and `cert` cannot both"),
+            (r#"{"tls": {"hosts": {"*": {"key": "a.key"}}}}"#, "needs its `cert`"),
+            (r#"{"proxy": {"https": "proxy:3128"}}"#, "not a proxy URL"),
+            (r#"{"proxy": {"noProxy": [1]}}"#, "list of hosts"),
+        ] {
+            files.insert("/p/volley.jsonc", text);
+            let error = Config::load(&files, Path::new("/p/volley.jsonc"), &environment()).unwrap_err().to_string();
+            assert!(error.contains(expected), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn reads_jetbrains_ssl_configuration_per_environment() {
+        let files = MemoryFs::new();
+        files.insert(
+            "/q/http-client.env.json",
+            r#"{"dev": {"SSLConfiguration": {"clientCertificate": {"path": "me.p12", "format": "PKCS12"},
+                "verifyHostCertificate": false}},
+               "prod": {"SSLConfiguration": {"clientCertificate": "me.pem"}}}"#,
+        );
+        files.insert(
+            "/q/http-client.private.env.json",
+            r#"{"prod": {"SSLConfiguration": {"clientCertificateKey": "me.key"}}}"#,
+        );
+        let config = Config::discover(&files, Path::new("/q"), &environment()).unwrap().unwrap();
+        let dev = config.profile("dev").unwrap();
+        assert_eq!(dev.tls.hosts[0].pfx.as_deref(), Some(Path::new("/q/me.p12")));
+        assert_eq!(dev.defaults.validate_ssl, Some(false));
+        assert!(!dev.variables.contains_key("SSLConfiguration"));
+        let prod = &config.profile("prod").unwrap().tls.hosts[0];
+        assert_eq!((prod.host.as_str(), prod.cert.as_deref()), ("*", Some(Path::new("/q/me.pem"))));
+        assert_eq!(prod.key.as_deref(), Some(Path::new("/q/me.key")), "the private file's key joins the entry");
+        files.insert("/q/http-client.env.json", r#"{"dev": {"SSLConfiguration": {"clientCert": "x"}}}"#);
+        files.remove("/q/http-client.private.env.json");
+        let error = Config::discover(&files, Path::new("/q"), &environment()).unwrap_err().to_string();
+        assert!(error.contains("unknown key `clientCert`"), "{error}");
     }
 
     #[test]

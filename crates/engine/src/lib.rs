@@ -75,6 +75,7 @@ mod error;
 mod execute;
 mod interpolate;
 pub mod io;
+pub mod network;
 mod prepare;
 pub mod redact;
 pub mod remote;
@@ -91,6 +92,8 @@ pub use client::{Client, ClientConfig, ConfigSource, RequestDefaults, RunOptions
 pub use cookies::{CookieJar, CookieJarError};
 pub use error::{BuildError, ConfigError, Error, SelectionError, TransportError};
 pub use execute::Execute;
+/// HTTP versions, as [`ClientConfig::http_version`] takes them.
+pub use http::Version as HttpVersion;
 pub use io::Io;
 pub use remote::{RemoteClient, RemoteConfig};
 pub use resolvers::Resolver;

@@ -19,6 +19,7 @@ use crate::cookies::CookieJar;
 use crate::digest::DigestCredentials;
 use crate::error::{BuildError, Error};
 use crate::interpolate::{Renderer, Scope};
+use crate::network::{Network, Proxies, ProxySettings, TlsSettings};
 use crate::redact::{Redactor, Secrets};
 use crate::script::{self, PreRequest, RequestView, ScriptSettings, Scripts};
 
@@ -57,6 +58,9 @@ pub struct PreparedRequest {
     /// The configuration file that applied, if any.
     pub config_path: Option<PathBuf>,
     pub(crate) version: Option<http::Version>,
+    /// CA bundles, client certificates and proxies, read and rendered; `None` when
+    /// nothing sets any.
+    pub(crate) network: Option<Arc<Network>>,
     /// `Authorization: Digest user password`: the answer to the server's challenge is
     /// computed during the exchange.
     pub(crate) digest: Option<DigestCredentials>,
@@ -256,7 +260,9 @@ impl Client {
             };
             assertions.push(pending);
         }
+        let network = self.network(settings, renderer).await?;
         let BuiltRequest { method, url, headers, body, version, digest } = built;
+        let version = version.or(self.inner.config.http_version);
         let cookie_jar = options.cookie_jar.clone().or_else(|| self.active_jar().cloned());
         if let (Exchange::WebSocket { .. }, Some((_, span))) = (&exchange, &digest) {
             return Err(BuildError::Credentials {
@@ -283,6 +289,7 @@ impl Client {
             max_body_bytes: options.max_body_bytes,
             config_path: settings.config.as_ref().map(|config| config.path.clone()),
             version,
+            network,
             digest: digest.map(|(credentials, _)| credentials),
             cookie_jar,
             redactor: Redactor::default(),
@@ -290,6 +297,62 @@ impl Client {
             scripts: None,
         })
     }
+}
+
+impl Client {
+    /// The certificates and proxies of a request: the client's, the profile's and the
+    /// configuration's CA bundles together; their host entries in that order (the first
+    /// of equally specific patterns wins); proxies field by field, the client's over the
+    /// profile's over the configuration's over the environment's. `None` when none of
+    /// them sets anything, so that most runs share the transport's plain clients.
+    async fn network(&self, settings: &Settings, renderer: &mut Renderer<'_>) -> Result<Option<Arc<Network>>, Error> {
+        let client = &self.inner.config;
+        let none_tls = TlsSettings::default();
+        let none_proxy = ProxySettings::default();
+        let config_tls = settings.config.as_ref().map_or(&none_tls, |config| &config.tls);
+        let profile_tls = settings.profile.as_ref().map_or(&none_tls, |profile| &profile.tls);
+        let config_proxy = settings.config.as_ref().map_or(&none_proxy, |config| &config.proxy);
+        let profile_proxy = settings.profile.as_ref().map_or(&none_proxy, |profile| &profile.proxy);
+        let layers = [&client.tls, profile_tls, config_tls];
+        let proxy = client.proxy.over(&profile_proxy.over(config_proxy));
+        if layers.iter().all(|tls| tls.is_empty()) && proxy.is_empty() {
+            return Ok(None);
+        }
+        let mut network = Network {
+            ca: layers.iter().flat_map(|tls| tls.ca.iter().cloned()).collect(),
+            hosts: layers.iter().flat_map(|tls| tls.hosts.iter().cloned()).collect(),
+            proxies: None,
+            io: Arc::clone(&client.io),
+        };
+        for host in &mut network.hosts {
+            host.passphrase = render_setting(renderer, host.passphrase.take()).await?;
+        }
+        if !proxy.is_empty() {
+            let environment = |names: &[&str]| names.iter().find_map(|name| std::env::var(name).ok());
+            let http = proxy.http.or_else(|| environment(&["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]));
+            let https = proxy.https.or_else(|| environment(&["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]));
+            let no_proxy =
+                proxy.no_proxy.map(|hosts| hosts.join(",")).or_else(|| environment(&["no_proxy", "NO_PROXY"]));
+            network.proxies = Some(Proxies {
+                http: render_setting(renderer, http).await?,
+                https: render_setting(renderer, https).await?,
+                no_proxy,
+            });
+        }
+        Ok(Some(Arc::new(network)))
+    }
+}
+
+/// A setting that may hold `{{…}}` (a proxy's password, a key's passphrase from
+/// `$secret`), rendered; the values of secrets it uses join the request's, so errors
+/// never show them.
+async fn render_setting(renderer: &mut Renderer<'_>, text: Option<String>) -> Result<Option<String>, Error> {
+    let Some(text) = text else { return Ok(None) };
+    if !text.contains("{{") {
+        return Ok(Some(text));
+    }
+    let (template, _) = volley_syntax::parse_template(&text);
+    Ok(Some(renderer.render(&template).await?))
 }
 
 /// The per-protocol rules of a built request: its kind of exchange, the headers its

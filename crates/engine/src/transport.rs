@@ -11,6 +11,7 @@ use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
 
 use crate::error::TransportError;
+use crate::network::{Network, Proxies, TlsChoice};
 
 /// A boxed future, as the transport trait returns it.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -34,6 +35,9 @@ pub struct TransportRequest {
     /// `Some(HTTP_2)` when the request line asked for `HTTP/2` (prior knowledge on plain
     /// `http://`), `Some(HTTP_11)` to keep HTTP/1.1; `None` to negotiate.
     pub version: Option<http::Version>,
+    /// CA bundles, client certificates and proxies; `None` for the platform's roots, no
+    /// client certificate and the environment's proxies.
+    pub network: Option<Arc<Network>>,
 }
 
 /// The head of a response and its body stream.
@@ -77,7 +81,20 @@ impl<T: Transport + ?Sized> Transport for Arc<T> {
 /// reuse. It follows no redirects and keeps no cookies: the engine does both.
 #[derive(Debug, Default)]
 pub struct HttpTransport {
-    clients: [OnceLock<Result<reqwest::Client, String>>; 4],
+    clients: [OnceLock<Result<reqwest::Client, String>>; 6],
+    /// Clients of requests with certificates or proxies of their own, by what they were
+    /// built with (a client certificate is chosen by host, so a run may need several).
+    configured: parking_lot::Mutex<std::collections::HashMap<ClientKey, reqwest::Client>>,
+}
+
+/// What a client with certificates or proxies is built from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ClientKey {
+    tls: bool,
+    validate_ssl: bool,
+    version: Option<http::Version>,
+    choice: TlsChoice,
+    proxies: Option<Proxies>,
 }
 
 impl HttpTransport {
@@ -88,13 +105,76 @@ impl HttpTransport {
     }
 
     /// The client for a request: for `http://`, with or without HTTP/2 prior knowledge;
-    /// for `https://`, checking certificates or not. Plain-HTTP clients load no root
+    /// for `https://`, checking certificates or not, offering HTTP/2 by ALPN or keeping
+    /// to HTTP/1.1 (`HTTP/1.1` on the request line: with HTTP/2 offered, a server that
+    /// speaks it would be answered in it). Plain-HTTP clients load no root
     /// certificates, so a run that only speaks HTTP never reads the system's store.
-    fn client(&self, tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<&reqwest::Client, TransportError> {
-        let index = if tls { 2 + usize::from(!validate_ssl) } else { usize::from(prior_knowledge) };
-        let built = self.clients[index].get_or_init(|| build_client(tls, validate_ssl, prior_knowledge));
+    fn client(
+        &self,
+        tls: bool,
+        validate_ssl: bool,
+        version: Option<http::Version>,
+    ) -> Result<&reqwest::Client, TransportError> {
+        let index = if tls {
+            2 + 2 * usize::from(!validate_ssl) + usize::from(version == Some(http::Version::HTTP_11))
+        } else {
+            usize::from(version == Some(http::Version::HTTP_2))
+        };
+        let built = self.clients[index].get_or_init(|| build_client(tls, validate_ssl, version));
         built.as_ref().map_err(|message| TransportError::Other { message: message.clone() })
     }
+
+    /// The client of a request with certificates or proxies: built on first use, kept
+    /// while the transport lives. Failures are not kept, so a fixed file is read again.
+    fn configured_client(&self, key: ClientKey) -> Result<reqwest::Client, TransportError> {
+        if let Some(client) = self.configured.lock().get(&key) {
+            return Ok(client.clone());
+        }
+        let client = build_configured_client(&key)?;
+        self.configured.lock().insert(key, client.clone());
+        Ok(client)
+    }
+}
+
+fn build_configured_client(key: &ClientKey) -> Result<reqwest::Client, TransportError> {
+    install_crypto_provider();
+    let mut builder = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .referer(false)
+        .http1_title_case_headers();
+    let prior_knowledge = !key.tls && key.version == Some(http::Version::HTTP_2);
+    if key.tls {
+        let alpn: &[&[u8]] =
+            if key.version == Some(http::Version::HTTP_11) { &[b"http/1.1"] } else { &[b"h2", b"http/1.1"] };
+        let config = crate::network::rustls_config(&key.choice, key.validate_ssl, alpn)?;
+        builder = builder.tls_backend_preconfigured(config);
+    } else if key.proxies.is_none() {
+        builder = builder.tls_certs_only(std::iter::empty());
+    }
+    if key.version == Some(http::Version::HTTP_11) {
+        builder = builder.http1_only();
+    }
+    if prior_knowledge {
+        builder = builder.http2_prior_knowledge();
+    }
+    if let Some(proxies) = &key.proxies {
+        // Set proxies replace the environment's altogether: the engine already fell back
+        // to `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` for what the settings leave unset.
+        builder = builder.no_proxy();
+        let no_proxy = || proxies.no_proxy.as_deref().and_then(reqwest::NoProxy::from_string);
+        for (url, secure) in [(&proxies.http, false), (&proxies.https, true)] {
+            let Some(url) = url.as_deref().filter(|url| !url.is_empty()) else { continue };
+            let made = if secure { reqwest::Proxy::https(url) } else { reqwest::Proxy::http(url) };
+            let proxy = made.map_err(|error| TransportError::Proxy {
+                proxy: crate::network::without_password(url),
+                message: format!("not a usable proxy URL: {}", describe(&error)),
+            })?;
+            builder = builder.proxy(proxy.no_proxy(no_proxy()));
+        }
+    }
+    builder.build().map_err(|error| TransportError::Other {
+        message: format!("cannot set up the HTTP client: {}", describe(&error)),
+    })
 }
 
 /// Installs rustls's ring provider once per process: reqwest is built without a default
@@ -107,18 +187,32 @@ pub(crate) fn install_crypto_provider() {
     });
 }
 
-fn build_client(tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<reqwest::Client, String> {
+/// A shared client: `version` is `HTTP_2` for prior knowledge on `http://`, `HTTP_11` to
+/// offer only HTTP/1.1 on `https://`.
+fn build_client(tls: bool, validate_ssl: bool, version: Option<http::Version>) -> Result<reqwest::Client, String> {
+    let prior_knowledge = !tls && version == Some(http::Version::HTTP_2);
+    let http1_only = tls && version == Some(http::Version::HTTP_11);
     install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .referer(false)
         .http1_title_case_headers();
-    builder = if tls {
-        builder.tls_danger_accept_invalid_certs(!validate_ssl).tls_danger_accept_invalid_hostnames(!validate_ssl)
+    builder = if tls && validate_ssl {
+        // The same configuration as requests with CA bundles of their own, so that an
+        // unknown issuer is named the same way.
+        let alpn: &[&[u8]] = if http1_only { &[b"http/1.1"] } else { &[b"h2", b"http/1.1"] };
+        let config =
+            crate::network::rustls_config(&TlsChoice::default(), true, alpn).map_err(|error| error.to_string())?;
+        builder.tls_backend_preconfigured(config)
+    } else if tls {
+        builder.tls_danger_accept_invalid_certs(true).tls_danger_accept_invalid_hostnames(true)
     } else {
         // Never used for TLS (`https://` goes to another client): no roots to load.
         builder.tls_certs_only(std::iter::empty())
     };
+    if http1_only {
+        builder = builder.http1_only();
+    }
     if prior_knowledge {
         builder = builder.http2_prior_knowledge();
     }
@@ -128,9 +222,27 @@ fn build_client(tls: bool, validate_ssl: bool, prior_knowledge: bool) -> Result<
 impl Transport for HttpTransport {
     fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
         Box::pin(async move {
-            let prior_knowledge = request.version == Some(http::Version::HTTP_2) && request.url.scheme() == "http";
             let tls = request.url.scheme() != "http";
-            let client = self.client(tls, request.validate_ssl, prior_knowledge)?;
+            let mut proxy = None;
+            let mut sends_certificate = false;
+            let configured;
+            let client = match &request.network {
+                None => self.client(tls, request.validate_ssl, request.version)?,
+                Some(network) => {
+                    let choice = if tls { TlsChoice::for_url(network, &request.url)? } else { TlsChoice::default() };
+                    proxy = network.proxies.as_ref().and_then(|proxies| proxies.for_url(&request.url));
+                    sends_certificate = choice.has_certificate();
+                    let key = ClientKey {
+                        tls,
+                        validate_ssl: request.validate_ssl,
+                        version: request.version,
+                        choice,
+                        proxies: network.proxies.clone(),
+                    };
+                    configured = self.configured_client(key)?;
+                    &configured
+                }
+            };
             let host = host_of(&request.url);
             // Built in place (reqwest's `Url` is `url::Url`): no URL parse and no header
             // copy on the way out.
@@ -142,7 +254,16 @@ impl Transport for HttpTransport {
             if !request.body.is_empty() {
                 *outgoing.body_mut() = Some(reqwest::Body::from(request.body));
             }
-            let mut response = client.execute(outgoing).await.map_err(|error| classify(&error, &host))?;
+            let mut response = client.execute(outgoing).await.map_err(|error| {
+                let mut classified = classify(&error, &host);
+                if tls && !sends_certificate {
+                    classified = closed_after_handshake(classified, &host);
+                }
+                match proxy {
+                    Some(proxy) => through_proxy(classified, &proxy),
+                    None => classified,
+                }
+            })?;
             let status = response.status();
             let version = response.version();
             let headers = std::mem::take(response.headers_mut());
@@ -150,6 +271,52 @@ impl Transport for HttpTransport {
             let body = response.bytes_stream().map(move |chunk| chunk.map_err(|error| classify(&error, &body_host)));
             Ok(TransportResponse { status, version, headers, body: Box::pin(body) })
         })
+    }
+}
+
+/// Under TLS 1.3 a server refuses a missing client certificate after the handshake; over
+/// HTTP/2 its alert is often lost behind the connection closing. Said as what it most
+/// likely is when no certificate was sent.
+fn closed_after_handshake(error: TransportError, host: &str) -> TransportError {
+    match error {
+        TransportError::Other { message }
+            if ["connection closed", "connection reset", "broken pipe"].iter().any(|said| message.contains(said)) =>
+        {
+            TransportError::Tls {
+                host: host.to_owned(),
+                message: "the server closed the connection after the TLS handshake, and no client certificate \
+                          was sent: it may want one"
+                    .to_owned(),
+            }
+        }
+        other => other,
+    }
+}
+
+/// A failure of a request sent through `proxy`: what the proxy did, said of the proxy.
+fn through_proxy(error: TransportError, proxy: &str) -> TransportError {
+    let proxy = crate::network::without_password(proxy);
+    match error {
+        TransportError::ConnectionRefused { .. } => TransportError::Proxy {
+            proxy,
+            message: "the proxy refused the connection (is it running, and is the port right?)".to_owned(),
+        },
+        TransportError::Dns { host, message } => {
+            TransportError::Proxy { proxy, message: format!("cannot resolve `{host}`: {message}") }
+        }
+        TransportError::Other { message } if message.contains("tunnel") || message.contains("proxy") => {
+            TransportError::Proxy { proxy, message }
+        }
+        other => other,
+    }
+}
+
+/// What rustls said, without the "unexpected error" it puts before the messages of
+/// our verifier (which names the unknown issuer).
+pub(crate) fn tls_message(error: &rustls::Error) -> String {
+    match error {
+        rustls::Error::General(message) => message.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -168,13 +335,18 @@ fn classify(error: &reqwest::Error, host: &str) -> TransportError {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
     let mut messages = Vec::new();
     while let Some(current) = cause {
-        if let Some(io) = current.downcast_ref::<std::io::Error>()
-            && io.kind() == std::io::ErrorKind::ConnectionRefused
-        {
-            return TransportError::ConnectionRefused { host: host.to_owned() };
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::ConnectionRefused {
+                return TransportError::ConnectionRefused { host: host.to_owned() };
+            }
+            // A TLS alert after the handshake (a refused client certificate under TLS 1.3)
+            // arrives as an I/O error on the connection.
+            if let Some(tls) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
+                return TransportError::Tls { host: host.to_owned(), message: tls_message(tls) };
+            }
         }
-        if current.downcast_ref::<rustls::Error>().is_some() {
-            return TransportError::Tls { host: host.to_owned(), message: current.to_string() };
+        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
+            return TransportError::Tls { host: host.to_owned(), message: tls_message(tls) };
         }
         messages.push(current.to_string());
         cause = current.source();
@@ -189,8 +361,15 @@ fn classify(error: &reqwest::Error, host: &str) -> TransportError {
         let message = messages.last().cloned().unwrap_or_default();
         return TransportError::Dns { host: hostname, message };
     }
-    if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
-        return TransportError::Tls { host: host.to_owned(), message: messages.last().cloned().unwrap_or_default() };
+    if lower.contains("certificate")
+        || lower.contains("tls")
+        || lower.contains("handshake")
+        || lower.contains("fatal alert")
+    {
+        let message = messages.last().cloned().unwrap_or_default();
+        // rustls puts this before the messages of our verifier (see `tls_message`).
+        let message = message.strip_prefix("unexpected error: ").map_or(message.clone(), str::to_owned);
+        return TransportError::Tls { host: host.to_owned(), message };
     }
     if error.is_timeout() {
         return TransportError::Other { message: format!("{host}: {text}") };

@@ -361,9 +361,10 @@ pub(crate) async fn connect(
     url: &url::Url,
     headers: &http::HeaderMap,
     validate_ssl: bool,
+    network: Option<&crate::network::Network>,
     timeout: Duration,
 ) -> Result<Handshake, TransportError> {
-    handshake(url, headers, validate_ssl, timeout).await.map_err(TransportError::from)
+    handshake(url, headers, validate_ssl, network, timeout).await.map_err(TransportError::from)
 }
 
 /// [`connect`], a refused handshake kept with its status and body (the execution
@@ -372,6 +373,7 @@ pub(crate) async fn handshake(
     url: &url::Url,
     headers: &http::HeaderMap,
     validate_ssl: bool,
+    network: Option<&crate::network::Network>,
     timeout: Duration,
 ) -> Result<Handshake, ConnectFailure> {
     let host = crate::transport::host_of(url);
@@ -385,15 +387,38 @@ pub(crate) async fn handshake(
             request.headers_mut().append(name.clone(), value.clone());
         }
     }
-    let connector = if url.scheme() == "wss" { Some(Connector::Rustls(tls_config(validate_ssl)?)) } else { None };
+    let connector = match (url.scheme(), network) {
+        ("wss", None) => Some(Connector::Rustls(tls_config(validate_ssl)?)),
+        // CA bundles and the client certificate chosen for this host; a new
+        // configuration per connection, as sockets are few and long-lived.
+        ("wss", Some(network)) => {
+            let choice = crate::network::TlsChoice::for_url(network, url)?;
+            let config = crate::network::rustls_config(&choice, validate_ssl, &[b"http/1.1"])?;
+            Some(Connector::Rustls(Arc::new(config)))
+        }
+        _ => None,
+    };
     // 16 KiB read buffers instead of tungstenite's 128 KiB: a server holding a thousand
     // sessions keeps a thousand of them; larger messages still grow the buffer.
     let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(16 * 1024);
-    let connecting = tokio_tungstenite::connect_async_tls_with_config(request, Some(config), true, connector);
-    let (socket, response) = tokio::time::timeout(timeout, connecting)
+    let proxy = network.and_then(|network| network.proxies.as_ref()).and_then(|proxies| proxies.for_url(url));
+    let connecting = async {
+        match &proxy {
+            None => tokio_tungstenite::connect_async_tls_with_config(request, Some(config), true, connector)
+                .await
+                .map_err(|error| classify(error, &host)),
+            Some(proxy) => {
+                let tunnel = tunnel(proxy, url).await?;
+                tokio_tungstenite::client_async_tls_with_config(request, tunnel, Some(config), connector)
+                    .await
+                    .map_err(|error| classify(error, &host))
+            }
+        }
+    };
+    // Boxed: both ways of connecting in one future would make every caller's future large.
+    let (socket, response) = tokio::time::timeout(timeout, Box::pin(connecting))
         .await
-        .map_err(|_| TransportError::Timeout { after: timeout })?
-        .map_err(|error| classify(error, &host))?;
+        .map_err(|_| TransportError::Timeout { after: timeout })??;
     let protocol =
         response.headers().get("sec-websocket-protocol").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let (sink, stream) = socket.split();
@@ -403,6 +428,60 @@ pub(crate) async fn handshake(
         protocol,
     };
     Ok(Handshake { socket, status: response.status(), headers: response.headers().clone() })
+}
+
+/// A TCP connection to `url`'s host through the HTTP proxy `proxy` (`CONNECT`, with
+/// the proxy URL's credentials as `Proxy-Authorization: Basic`), as browsers open
+/// WebSockets through proxies.
+async fn tunnel(proxy: &str, url: &url::Url) -> Result<tokio::net::TcpStream, ConnectFailure> {
+    use base64::Engine as _;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let shown = crate::network::without_password(proxy);
+    let failed = |message: String| ConnectFailure::Transport(TransportError::Proxy { proxy: shown.clone(), message });
+    let parsed = url::Url::parse(proxy).map_err(|error| failed(format!("not a proxy URL: {error}")))?;
+    if parsed.scheme() != "http" {
+        return Err(failed(format!(
+            "WebSocket connections go through `http://` proxies only, not `{}://`",
+            parsed.scheme()
+        )));
+    }
+    let (Some(proxy_host), Some(proxy_port)) = (parsed.host_str(), parsed.port_or_known_default()) else {
+        return Err(failed("the proxy URL has no host".to_owned()));
+    };
+    let mut stream = tokio::net::TcpStream::connect((proxy_host, proxy_port)).await.map_err(|error| {
+        if error.kind() == std::io::ErrorKind::ConnectionRefused {
+            failed("the proxy refused the connection (is it running, and is the port right?)".to_owned())
+        } else {
+            failed(error.to_string())
+        }
+    })?;
+    let target = crate::transport::host_of(url);
+    let mut head = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n");
+    if !parsed.username().is_empty() {
+        let decode = |text: &str| percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned();
+        let credentials = format!("{}:{}", decode(parsed.username()), decode(parsed.password().unwrap_or("")));
+        let token = base64::engine::general_purpose::STANDARD.encode(credentials);
+        head.push_str("Proxy-Authorization: Basic ");
+        head.push_str(&token);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.map_err(|error| failed(error.to_string()))?;
+    // The answer's head, byte by byte: nothing of the tunnelled stream may be read here.
+    let mut answer = Vec::new();
+    while !answer.ends_with(b"\r\n\r\n") {
+        if answer.len() > 16 * 1024 {
+            return Err(failed("the proxy's answer to CONNECT has no end".to_owned()));
+        }
+        let byte = stream.read_u8().await.map_err(|error| failed(format!("the proxy closed the tunnel: {error}")))?;
+        answer.push(byte);
+    }
+    let status_line = String::from_utf8_lossy(&answer).lines().next().unwrap_or_default().to_owned();
+    let status = status_line.split(' ').nth(1).unwrap_or_default();
+    if !status.starts_with('2') {
+        return Err(failed(format!("the proxy answered CONNECT with `{}`", status_line.trim())));
+    }
+    Ok(stream)
 }
 
 fn classify(error: tungstenite::Error, host: &str) -> ConnectFailure {
@@ -423,7 +502,7 @@ fn classify_transport(error: tungstenite::Error, host: &str) -> TransportError {
                 return TransportError::ConnectionRefused { host: host.to_owned() };
             }
             if let Some(tls) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
-                return TransportError::Tls { host: host.to_owned(), message: tls.to_string() };
+                return TransportError::Tls { host: host.to_owned(), message: crate::transport::tls_message(tls) };
             }
             let message = io.to_string();
             if message.contains("failed to lookup address") || message.contains("Name or service not known") {
@@ -431,7 +510,13 @@ fn classify_transport(error: tungstenite::Error, host: &str) -> TransportError {
             }
             TransportError::Other { message: format!("{host}: {message}") }
         }
-        tungstenite::Error::Tls(tls) => TransportError::Tls { host: host.to_owned(), message: tls.to_string() },
+        tungstenite::Error::Tls(tls) => {
+            let message = match &tls {
+                tungstenite::error::TlsError::Rustls(inner) => crate::transport::tls_message(inner),
+                other => other.to_string(),
+            };
+            TransportError::Tls { host: host.to_owned(), message }
+        }
         other => TransportError::Other { message: format!("{host}: WebSocket handshake failed: {other}") },
     }
 }
@@ -453,25 +538,21 @@ fn tls_config(validate_ssl: bool) -> Result<Arc<rustls::ClientConfig>, Transport
         })));
     }
     let built = CHECKED.get_or_init(|| {
-        use rustls_platform_verifier::BuilderVerifierExt as _;
-        let mut config = rustls::ClientConfig::builder()
-            .with_platform_verifier()
-            .map_err(|error| error.to_string())?
-            .with_no_client_auth();
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Ok(Arc::new(config))
+        crate::network::rustls_config(&crate::network::TlsChoice::default(), true, &[b"http/1.1"])
+            .map(Arc::new)
+            .map_err(|error| error.to_string())
     });
     built.clone().map_err(|message| TransportError::Other { message: format!("cannot set up TLS: {message}") })
 }
 
 /// `validate_ssl: false`: any certificate is accepted (signatures are still checked).
 #[derive(Debug)]
-struct AcceptAnyCertificate {
+pub(crate) struct AcceptAnyCertificate {
     algorithms: rustls::crypto::WebPkiSupportedAlgorithms,
 }
 
 impl AcceptAnyCertificate {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self { algorithms: rustls::crypto::ring::default_provider().signature_verification_algorithms }
     }
 }

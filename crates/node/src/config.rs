@@ -2,11 +2,13 @@
 //! and turned into the engine's [`ClientConfig`] and [`RunOptions`].
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use napi_derive::napi;
 use serde_json::{Map, Value};
+use volley_engine::config::{HostTls, ProxySettings, TlsSettings};
 use volley_engine::{ClientConfig, CookieJar, RequestDefaults, Resolver, RunOptions, Transport};
 
 use crate::io::{IoDispatcher, JsIo};
@@ -31,6 +33,53 @@ pub struct NativeConfig {
     /// whose `process.env` changes never reach native code, `process.env` as it was
     /// when the client was made).
     pub environment: Option<HashMap<String, String>>,
+    /// CA bundles and client certificates beside the configuration's (`volley.jsonc` `tls`).
+    pub tls: Option<NativeTls>,
+    /// Proxies over the configuration's and the environment's (`volley.jsonc` `proxy`).
+    pub proxy: Option<NativeProxy>,
+    /// `"1.1"` or `"2"`: the HTTP version of requests whose line names none.
+    pub http_version: Option<String>,
+}
+
+/// `tls`: paths of PEM CA bundles, and client certificates by host pattern.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct NativeTls {
+    /// PEM bundles trusted beside the system's roots.
+    pub ca: Option<Vec<String>>,
+    /// Entries by host pattern, the first of equally specific ones winning.
+    pub hosts: Option<Vec<NativeHostTls>>,
+}
+
+/// One `tls.hosts` entry.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct NativeHostTls {
+    /// `host`, `host:port`, `*.domain` or `*`.
+    pub host: String,
+    /// PEM bundles trusted for these hosts only.
+    pub ca: Option<Vec<String>>,
+    /// The client certificate (PEM).
+    pub cert: Option<String>,
+    /// Its private key (PEM).
+    pub key: Option<String>,
+    /// A PKCS#12 file instead of `cert` and `key`.
+    pub pfx: Option<String>,
+    /// The passphrase of an encrypted key or of the PKCS#12 file (a template:
+    /// `{{$secret NAME}}`).
+    pub passphrase: Option<String>,
+}
+
+/// `proxy`.
+#[napi(object)]
+#[derive(Debug, Default)]
+pub struct NativeProxy {
+    /// The proxy of `http://` and `ws://` URLs (a template; `""` for none).
+    pub http: Option<String>,
+    /// The proxy of `https://` and `wss://` URLs.
+    pub https: Option<String>,
+    /// Hosts reached directly.
+    pub no_proxy: Option<Vec<String>>,
 }
 
 /// `RequestDefaults`, headers as `[name, value]` pairs in their order.
@@ -102,9 +151,44 @@ impl NativeConfig {
         if let Some(io) = io {
             config.io = Arc::new(JsIo { dispatcher: Arc::new(io) });
         }
+        let tls = self.tls.unwrap_or_default();
+        let paths = |list: Option<Vec<String>>| list.unwrap_or_default().into_iter().map(PathBuf::from).collect();
+        let tls = TlsSettings {
+            ca: paths(tls.ca),
+            hosts: tls
+                .hosts
+                .unwrap_or_default()
+                .into_iter()
+                .map(|entry| HostTls {
+                    host: entry.host,
+                    ca: paths(entry.ca),
+                    cert: entry.cert.map(PathBuf::from),
+                    key: entry.key.map(PathBuf::from),
+                    pfx: entry.pfx.map(PathBuf::from),
+                    passphrase: entry.passphrase,
+                })
+                .collect(),
+        };
+        let proxy = self.proxy.unwrap_or_default();
+        for url in [&proxy.http, &proxy.https].into_iter().flatten() {
+            if !url.is_empty() && !url.contains("{{") {
+                volley_engine::config::check_proxy_url(url)
+                    .map_err(|message| invalid_argument(&format!("proxy: {message}")))?;
+            }
+        }
+        let proxy = ProxySettings { http: proxy.http, https: proxy.https, no_proxy: proxy.no_proxy };
+        let http_version = match self.http_version.as_deref() {
+            None => None,
+            Some("1.1") => Some(volley_engine::HttpVersion::HTTP_11),
+            Some("2") => Some(volley_engine::HttpVersion::HTTP_2),
+            Some(other) => return Err(invalid_argument(&format!("httpVersion: \"1.1\" or \"2\" (got {other:?})"))),
+        };
         Ok(ClientConfig {
             resolvers,
             transport,
+            tls,
+            proxy,
+            http_version,
             variables: self.variables.unwrap_or_default(),
             cookie_jar: jar,
             timeout: self.timeout.map(|ms| milliseconds("timeout", ms)).transpose()?,

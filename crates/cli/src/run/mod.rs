@@ -65,6 +65,43 @@ pub(crate) struct RunArgs {
     #[arg(long, short = 'k')]
     insecure: bool,
 
+    /// Trust the CA certificates of this PEM bundle beside the system's (repeatable).
+    #[arg(long, value_name = "FILE", conflicts_with = "server")]
+    cacert: Vec<PathBuf>,
+
+    /// Present this client certificate (mutual TLS) to every host, over volley.jsonc
+    /// `tls.hosts`: PEM with `--key` (or a PEM file holding the key too), or PKCS#12
+    /// (`.p12`, `.pfx`).
+    #[arg(long, value_name = "FILE", conflicts_with = "server")]
+    cert: Option<PathBuf>,
+
+    /// The private key of `--cert` (PEM).
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    key: Option<PathBuf>,
+
+    /// The passphrase of an encrypted `--key` or a PKCS#12 `--cert`, best as
+    /// `{{$secret NAME}}` (read from the environment or .env, never shown).
+    #[arg(long, value_name = "TEMPLATE", requires = "cert")]
+    cert_passphrase: Option<String>,
+
+    /// Send every request through this proxy (`http://host:port`, `socks5://host:port`),
+    /// over volley.jsonc `proxy` and `HTTP_PROXY`/`HTTPS_PROXY`; `""` for none.
+    #[arg(long, value_name = "URL", conflicts_with = "server")]
+    proxy: Option<String>,
+
+    /// Reach these hosts directly, not through a proxy (comma-separated, like `NO_PROXY`).
+    #[arg(long, value_name = "LIST", conflicts_with = "server")]
+    noproxy: Option<String>,
+
+    /// Use HTTP/1.1 for requests whose request line names no version.
+    #[arg(long = "http1.1", conflicts_with_all = ["http2", "server"])]
+    http1_1: bool,
+
+    /// Use HTTP/2 for requests whose request line names no version (prior knowledge on
+    /// `http://`, ALPN on `https://`).
+    #[arg(long, conflicts_with = "server")]
+    http2: bool,
+
     /// Keep cookies in this file: read before the run, saved after each request.
     /// Without it cookies live for the run only (or where volley.jsonc `cookies` says).
     #[arg(long, value_name = "FILE")]
@@ -407,8 +444,50 @@ fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Prob
             validate_ssl: args.insecure.then_some(false),
             ..RequestDefaults::default()
         },
+        tls: volley_engine::config::TlsSettings {
+            ca: args.cacert.iter().map(|path| absolute(path)).collect(),
+            hosts: args
+                .cert
+                .iter()
+                .map(|cert| {
+                    let pkcs12 = cert.extension().is_some_and(|extension| {
+                        extension.eq_ignore_ascii_case("p12") || extension.eq_ignore_ascii_case("pfx")
+                    });
+                    volley_engine::config::HostTls {
+                        host: "*".to_owned(),
+                        cert: (!pkcs12).then(|| absolute(cert)),
+                        pfx: pkcs12.then(|| absolute(cert)),
+                        key: args.key.as_deref().map(absolute),
+                        passphrase: args.cert_passphrase.clone(),
+                        ..volley_engine::config::HostTls::default()
+                    }
+                })
+                .collect(),
+        },
+        proxy: volley_engine::config::ProxySettings {
+            http: args.proxy.clone(),
+            https: args.proxy.clone(),
+            no_proxy: args.noproxy.as_ref().map(|list| list.split(',').map(|host| host.trim().to_owned()).collect()),
+        },
+        http_version: if args.http2 {
+            Some(volley_engine::HttpVersion::HTTP_2)
+        } else {
+            args.http1_1.then_some(volley_engine::HttpVersion::HTTP_11)
+        },
         ..ClientConfig::default()
     };
+    if let Some(proxy) = args.proxy.as_deref().filter(|proxy| !proxy.is_empty()) {
+        volley_engine::config::check_proxy_url(proxy)
+            .map_err(|message| select::Problem::usage(format!("--proxy: {message}"), None))?;
+    }
+    for path in args.cacert.iter().chain(&args.cert).chain(&args.key) {
+        if !path.is_file() {
+            return Err(select::Problem::usage(
+                format!("cannot read `{}`: no such file", path.display()),
+                Some("--cacert, --cert and --key name PEM files, relative to the working directory"),
+            ));
+        }
+    }
     // The configuration of the first file decides the profile check and the jar.
     let probe = Client::new(ClientConfig::default());
     let directory = files.first().and_then(|file| file.path.parent()).map(PathBuf::from).unwrap_or_default();
@@ -437,4 +516,10 @@ fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Prob
     })?;
     config.cookie_jar = jar;
     Ok(Client::new(config))
+}
+
+/// A path of the command line, relative to the working directory, made absolute: the
+/// engine resolves relative paths against the `.http` file's directory.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

@@ -5,8 +5,14 @@
 //!   server (`http://127.0.0.1:PORT`), `$WS` the same with `ws://`, `$TLS` of its
 //!   HTTPS twin, `$HOST` its `127.0.0.1:PORT` (for URLs with `user:password@`),
 //!   `$VOLLEY` the binary.
-//!   `$SERVE` is the URL of an execution server (`volley serve`, in-process) whose
-//!   workspace is the case's scratch folder; a `serve-token` file gives it a token.
+//!   `$PKI` is an HTTPS server whose certificate is signed by a test CA made for the case,
+//!   `$MTLS` one that also wants a client certificate signed by it, and `$PROXY` a
+//!   recording HTTP proxy; a case that names any of them (in `args`, `env` or a file)
+//!   gets in its scratch folder the CA as `ca.pem`, a client certificate as `client.pem`
+//!   and `client.key`, that key encrypted as `client.enc.key` and both as `client.p12`
+//!   (passphrase `correct-horse-7f3a`), all made at run time (no key is committed), and
+//!   after the run the requests the proxy received as `proxy-records` (`METHOD target`,
+//!   a line each).
 //! - `stdin` (optional): piped to the binary (otherwise stdin is empty).
 //! - `env` (optional): `NAME=value` lines set for the run. `BASE` and `TLS` are always
 //!   set (and `WS`, the server's `ws://` URL), so `.http` files write
@@ -37,7 +43,62 @@ use std::process::Command;
 use std::sync::LazyLock;
 
 use regex::Regex;
-use volley_echo_server::TestServer;
+use volley_echo_server::{TestPki, TestProxy, TestServer};
+
+/// The TLS servers and the proxy of a case that names `$PKI`, `$MTLS` or `$PROXY`.
+struct Network {
+    pki_server: TestServer,
+    mtls: TestServer,
+    proxy: TestProxy,
+}
+
+impl Network {
+    async fn start(scratch: &Path) -> Network {
+        let pki = TestPki::generate("Volley CLI Test CA");
+        std::fs::write(scratch.join("ca.pem"), pki.ca_pem()).unwrap();
+        std::fs::write(scratch.join("client.pem"), pki.client_pem()).unwrap();
+        std::fs::write(scratch.join("client.key"), pki.client_key_pem()).unwrap();
+        std::fs::write(scratch.join("client.p12"), pki.client_pkcs12("correct-horse-7f3a")).unwrap();
+        std::fs::write(scratch.join("client.enc.key"), pki.client_key_encrypted_pem("correct-horse-7f3a")).unwrap();
+        Network {
+            pki_server: TestServer::start_tls_with(&pki, false).await,
+            mtls: TestServer::start_tls_with(&pki, true).await,
+            proxy: TestProxy::start(None).await,
+        }
+    }
+
+    fn substitute(&self, text: &str) -> String {
+        text.replace("$PKI", &self.pki_server.base_url())
+            .replace("$MTLS", &self.mtls.base_url())
+            .replace("$PROXY", &self.proxy.url())
+    }
+
+    fn normalize(&self, text: &str) -> String {
+        text.replace(&self.pki_server.base_url(), "$PKI")
+            .replace(&self.mtls.base_url(), "$MTLS")
+            .replace(&self.proxy.url(), "$PROXY")
+            .replace(&self.pki_server.addr().to_string(), "$HOST")
+            .replace(&self.mtls.addr().to_string(), "$HOST")
+    }
+
+    fn write_records(&self, scratch: &Path) {
+        let mut lines = String::new();
+        for record in self.proxy.records() {
+            for part in [record.method.as_str(), " ", record.target.as_str(), "\n"] {
+                lines.push_str(part);
+            }
+        }
+        std::fs::write(scratch.join("proxy-records"), lines).unwrap();
+    }
+}
+
+/// Whether any file of the case names one of `names`.
+fn names_any(case: &Path, names: &[&str]) -> bool {
+    std::fs::read_dir(case).unwrap().any(|entry| {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
+        names.iter().any(|name| text.contains(name))
+    })
+}
 
 /// An execution server on 127.0.0.1 port 0 over `workspace`, running until the sender drops.
 async fn serve(workspace: &Path, token: Option<String>) -> (String, tokio::sync::oneshot::Sender<()>) {
@@ -84,7 +145,10 @@ fn cli_cases() {
             runtime.block_on(serve(&scratch, token))
         });
         let serve_url = execution_server.as_ref().map(|(url, _)| url.clone()).unwrap_or_default();
+        let network = names_any(case, &["$PKI", "$MTLS", "$PROXY", "env(PKI)", "env(MTLS)"])
+            .then(|| runtime.block_on(Network::start(&scratch)));
         let substitute = |text: &str| {
+            let text = network.as_ref().map_or_else(|| text.to_owned(), |network| network.substitute(text));
             text.replace("$SERVE", &serve_url)
                 .replace("$BASE", &server.base_url())
                 .replace("$WS", &server.base_url().replacen("http", "ws", 1))
@@ -107,6 +171,9 @@ fn cli_cases() {
             .env("BASE", server.base_url())
             .env("WS", server.base_url().replacen("http", "ws", 1))
             .env("TLS", tls.base_url());
+        if let Some(network) = &network {
+            command.env("PKI", network.pki_server.base_url()).env("MTLS", network.mtls.base_url());
+        }
         if let Ok(env) = std::fs::read_to_string(case.join("env")) {
             for line in env.lines().filter(|line| !line.is_empty()) {
                 let (key, value) = line.split_once('=').expect("env lines are NAME=value");
@@ -125,8 +192,12 @@ fn cli_cases() {
         let output = child.wait_with_output().expect("the volley binary runs");
         writer.join().expect("the stdin writer ends").ok();
         drop(execution_server);
+        if let Some(network) = &network {
+            network.write_records(&scratch);
+        }
         let normalize = |text: &str| {
             let text = if serve_url.is_empty() { text.to_owned() } else { text.replace(&serve_url, "$SERVE") };
+            let text = network.as_ref().map_or(text.clone(), |network| network.normalize(&text));
             normalize(&text, &server, &tls, &scratch)
         };
         let mut actual = vec![

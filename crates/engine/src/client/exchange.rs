@@ -73,6 +73,7 @@ impl Client {
                 body: body.clone(),
                 validate_ssl: prepared.validate_ssl,
                 version: prepared.version,
+                network: prepared.network.clone(),
             };
             let response = self.inner.transport.send(request).await?;
             let ttfb = started.elapsed();
@@ -203,7 +204,13 @@ impl Client {
         let _ = cookie_url.set_scheme(if prepared.url.scheme() == "wss" { "https" } else { "http" });
         let mut headers = prepared.headers.clone();
         add_jar_cookies(&mut headers, jar, &cookie_url);
-        let connecting = crate::websocket::connect(&prepared.url, &headers, prepared.validate_ssl, prepared.timeout);
+        let connecting = crate::websocket::connect(
+            &prepared.url,
+            &headers,
+            prepared.validate_ssl,
+            prepared.network.as_deref(),
+            prepared.timeout,
+        );
         let handshake = match cancel {
             Some(token) => tokio::select! {
                 result = connecting => result,

@@ -13,6 +13,7 @@ use super::Selection;
 use crate::config::Config;
 use crate::cookies::CookieJar;
 use crate::io::{Io, RealFs};
+use crate::network::{ProxySettings, TlsSettings};
 use crate::resolvers::{Environment, Resolver};
 use crate::transport::Transport;
 
@@ -43,6 +44,14 @@ pub struct ClientConfig {
     pub config: ConfigSource,
     /// What `$env` and `$secret` read.
     pub environment: Environment,
+    /// CA bundles and client certificates beside the configuration's (the CLI's
+    /// `--cacert`, `--cert`, `--key`); its host entries win over the configuration's.
+    pub tls: TlsSettings,
+    /// Proxies over the configuration's (the CLI's `--proxy`, `--noproxy`).
+    pub proxy: ProxySettings,
+    /// The HTTP version of requests whose request line names none (`HTTP_11` or
+    /// `HTTP_2`; the CLI's `--http1.1`, `--http2`); `None` to negotiate.
+    pub http_version: Option<http::Version>,
 }
 
 impl Default for ClientConfig {
@@ -58,6 +67,9 @@ impl Default for ClientConfig {
             profile: None,
             config: ConfigSource::Discover,
             environment: Environment::process(),
+            tls: TlsSettings::default(),
+            proxy: ProxySettings::default(),
+            http_version: None,
         }
     }
 }
@@ -74,6 +86,9 @@ impl std::fmt::Debug for ClientConfig {
             .field("defaults", &self.defaults)
             .field("profile", &self.profile)
             .field("config", &self.config)
+            .field("tls", &self.tls)
+            .field("proxy", &self.proxy.http.as_deref().map(crate::network::without_password))
+            .field("http_version", &self.http_version)
             .finish_non_exhaustive()
     }
 }

@@ -38,9 +38,7 @@ impl PlacedError {
     pub fn new(error: &Error, request_line: Span, text: &str) -> Self {
         let (message, span, hint) = match error {
             Error::Build(build) => (build.message(), build.span(), build.hint()),
-            Error::Transport(transport) => {
-                (transport.to_string(), request_line, transport_hint(transport.kind()).map(str::to_owned))
-            }
+            Error::Transport(transport) => (transport.to_string(), request_line, transport.hint()),
             Error::Invalid { diagnostics } => match diagnostics.first() {
                 Some(first) => (first.message.clone(), first.span, first.hint.clone()),
                 None => (error.to_string(), request_line, None),
@@ -63,24 +61,6 @@ impl PlacedError {
             span,
             diagnostics,
         }
-    }
-}
-
-/// What to try after a transport error of `kind`.
-fn transport_hint(kind: &str) -> Option<&'static str> {
-    match kind {
-        "connection_refused" => Some("is the server running? check the host and port of the URL"),
-        "timeout" => Some(
-            "allow more time with `# @timeout 60000` on the request (`# @ws-connect-timeout` for a \
-             WebSocket) or `--timeout 60000`",
-        ),
-        "dns" => Some("check the host name, or the variable that gives it"),
-        "tls" => Some("for a development server with a self-signed certificate, use --insecure"),
-        "too_many_redirects" => Some("add `# @no-redirect` to see the first response"),
-        "websocket_handshake" => {
-            Some("the server did not accept the WebSocket upgrade: check the URL and the headers it needs")
-        }
-        _ => None,
     }
 }
 

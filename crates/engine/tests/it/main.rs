@@ -8,6 +8,7 @@ mod compatibility;
 mod configuration;
 mod credentials;
 mod exchange;
+mod network;
 mod resolvers;
 mod streaming;
 mod support;

@@ -6,6 +6,7 @@ mod cookies;
 mod curl;
 mod import;
 mod navigation;
+mod network;
 mod outcome;
 mod protocol;
 mod script_sends;

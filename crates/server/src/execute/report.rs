@@ -10,7 +10,7 @@ use volley_engine::redact::Redactor;
 use volley_engine::report::{
     ErrorKind, PlacedAssertion, PlacedDiagnostic, PlacedError, ResponseSummary, place_assertions,
 };
-use volley_engine::{BuildError, Error, Response, SelectionError};
+use volley_engine::{BuildError, Error, Response, SelectionError, TransportError};
 use volley_protocol::{CheckOutcome, ErrorCode};
 use volley_syntax::Span;
 
@@ -201,6 +201,20 @@ pub(crate) fn engine_error(error: &Error, text: &str) -> ApiError {
         Error::Selection(selection) => selection_error(selection),
         Error::Config(config) => ApiError::validation(format!("configuration: {config}")),
         Error::Build(build) => build_error(build, &placed),
+        Error::Transport(TransportError::Certificate { path, message, hint }) => {
+            // Files are read through the workspace: one outside it is refused like a body
+            // file; otherwise the file is named without the workspace's own path.
+            if message.contains("outside the workspace") {
+                return ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    ErrorCode::PathOutsideWorkspace,
+                    "the configuration refers to a certificate file outside the workspace",
+                );
+            }
+            let name = path.file_name().map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, format!("{name}: {message}"))
+                .with_details(json!({ "kind": "certificate", "hint": hint }))
+        }
         Error::Cancelled => {
             ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::ExecuteError, "the execution was cancelled")
                 .with_details(json!({ "kind": execute_kind(&placed.kind) }))

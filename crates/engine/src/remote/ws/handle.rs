@@ -150,17 +150,16 @@ impl WsSessionHandle {
             headers.insert(AUTHORIZATION, value);
         }
         // Boxed: the handshake's future is large, and would make every run's future so.
-        let handshake =
-            Box::pin(websocket::handshake(&url, &headers, true, CONTROL_CONNECT_TIMEOUT)).await.map_err(|failure| {
-                match failure {
-                    ConnectFailure::Refused { status, body } => answer::server_error(status, &body),
-                    ConnectFailure::Transport(TransportError::ConnectionRefused { .. }) => {
-                        Error::Transport(TransportError::ConnectionRefused {
-                            host: format!("the execution server at {}", server.base()),
-                        })
-                    }
-                    ConnectFailure::Transport(error) => Error::Transport(error),
+        let handshake = Box::pin(websocket::handshake(&url, &headers, true, None, CONTROL_CONNECT_TIMEOUT))
+            .await
+            .map_err(|failure| match failure {
+                ConnectFailure::Refused { status, body } => answer::server_error(status, &body),
+                ConnectFailure::Transport(TransportError::ConnectionRefused { .. }) => {
+                    Error::Transport(TransportError::ConnectionRefused {
+                        host: format!("the execution server at {}", server.base()),
+                    })
                 }
+                ConnectFailure::Transport(error) => Error::Transport(error),
             })?;
         let (sender, receiver) = handshake.socket.split();
         Ok(WsSessionSocket::new(sender, receiver, Arc::clone(&self.seen)))

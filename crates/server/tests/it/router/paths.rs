@@ -60,3 +60,22 @@ async fn a_base_path_outside_the_workspace_is_refused() {
     let reply = api.execute(json!({ "content": content, "basePath": "missing" })).await;
     expect_error(&reply, StatusCode::NOT_FOUND, "FILE_NOT_FOUND");
 }
+
+#[tokio::test]
+async fn certificate_files_outside_the_workspace_are_not_read() {
+    let api = Api::open();
+    for tls in [r#"{"ca": "../outside.txt"}"#, r#"{"hosts": {"*": {"cert": "/etc/hostname"}}}"#] {
+        api.workspace.write("volley.jsonc", &format!(r#"{{"tls": {tls}}}"#));
+        let reply = api.execute(json!({ "content": "GET https://127.0.0.1:9/\n" })).await;
+        expect_error(&reply, StatusCode::FORBIDDEN, "PATH_OUTSIDE_WORKSPACE");
+    }
+    // Inside the workspace, a file that is no certificate: named without the workspace's path.
+    api.workspace.write("certs/ca.pem", "not a certificate");
+    api.workspace.write("volley.jsonc", r#"{"tls": {"ca": "certs/ca.pem"}}"#);
+    let reply = api.execute(json!({ "content": "GET https://127.0.0.1:9/\n" })).await;
+    expect_error(&reply, StatusCode::BAD_REQUEST, "EXECUTE_ERROR");
+    let message = reply.2["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("ca.pem: the CA bundle holds no certificate"), "{message}");
+    assert!(!message.contains(&api.workspace.root.display().to_string()), "{message}");
+    assert_eq!(reply.2["error"]["details"]["kind"], "certificate");
+}

@@ -1,0 +1,582 @@
+//! Certificates and proxies of a run: the CA bundles to trust beside the platform's
+//! roots, the client certificate to present to each host (mutual TLS), and the proxies
+//! to go through. Front ends and `volley.jsonc` name files and templates
+//! ([`TlsSettings`], [`ProxySettings`]); preparing a request reads the files through the
+//! client's [`Io`](crate::io::Io) and renders the templates into a [`Network`], which
+//! the transport turns into a rustls configuration and reqwest proxies.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustls::pki_types::pem::PemObject as _;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+use crate::error::TransportError;
+
+/// `tls` of `volley.jsonc` (and of a profile), JetBrains' `SSLConfiguration`, or a
+/// client's [`ClientConfig::tls`](crate::ClientConfig::tls).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsSettings {
+    /// `ca`: PEM bundles of CA certificates trusted beside the platform's roots.
+    pub ca: Vec<PathBuf>,
+    /// `hosts`: what to use with some hosts only.
+    pub hosts: Vec<HostTls>,
+}
+
+impl TlsSettings {
+    /// Whether nothing is set.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ca.is_empty() && self.hosts.is_empty()
+    }
+}
+
+/// One entry of `tls.hosts`: a client certificate and CA bundles for the hosts `host`
+/// matches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostTls {
+    /// `api.example.com` (any port), `api.example.com:8443`, `*.example.com` (its
+    /// subdomains) or `*` (every host).
+    pub host: String,
+    /// `ca`: PEM bundles trusted for these hosts only.
+    pub ca: Vec<PathBuf>,
+    /// `cert`: the client certificate chain (PEM); with `key`, or a PEM file holding both.
+    pub cert: Option<PathBuf>,
+    /// `key`: the client certificate's private key (PEM, PKCS#8, PKCS#1 or SEC1; PKCS#8
+    /// encrypted with `passphrase`).
+    pub key: Option<PathBuf>,
+    /// `pfx`: the certificate chain and key in one PKCS#12 file (`.p12`, `.pfx`).
+    pub pfx: Option<PathBuf>,
+    /// `passphrase`: of an encrypted key or of the PKCS#12 file; a template
+    /// (`{{$secret CLIENT_KEY_PASSPHRASE}}`), rendered when a request is prepared.
+    pub passphrase: Option<String>,
+}
+
+impl HostTls {
+    /// How well `host` (lowercase) and `port` match this entry: `None` for no match,
+    /// else higher for more specific patterns (`host:port` > `host` > `*.domain` > `*`).
+    #[must_use]
+    pub fn matches(&self, host: &str, port: u16) -> Option<u8> {
+        let pattern = self.host.trim().to_ascii_lowercase();
+        if pattern == "*" {
+            return Some(0);
+        }
+        if let Some(domain) = pattern.strip_prefix("*.") {
+            let suffix = format!(".{domain}");
+            return host.ends_with(&suffix).then_some(1);
+        }
+        match split_port(&pattern) {
+            Some((name, wanted)) => (name == host && wanted == port).then_some(3),
+            None => (pattern == host).then_some(2),
+        }
+    }
+}
+
+/// `host:port` into its parts (`[::1]:443` too); `None` without a port.
+fn split_port(pattern: &str) -> Option<(&str, u16)> {
+    let (name, port) = pattern.rsplit_once(':')?;
+    if name.contains(':') && !name.ends_with(']') {
+        return None;
+    }
+    let port = port.parse().ok()?;
+    Some((name.trim_start_matches('[').trim_end_matches(']'), port))
+}
+
+/// `proxy` of `volley.jsonc` (and of a profile), or a client's
+/// [`ClientConfig::proxy`](crate::ClientConfig::proxy). Unset fields fall back to the
+/// layer below, and in the end to `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProxySettings {
+    /// `http`: the proxy of `http://` (and `ws://`) URLs; a template
+    /// (`http://user:{{$secret PROXY_PASSWORD}}@proxy:3128`). Empty for none.
+    pub http: Option<String>,
+    /// `https`: the proxy of `https://` URLs, the same way.
+    pub https: Option<String>,
+    /// `noProxy`: hosts reached directly (`localhost`, `.internal.example`, `10.0.0.0/8`, `*`).
+    pub no_proxy: Option<Vec<String>>,
+}
+
+impl ProxySettings {
+    /// Whether nothing is set.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.http.is_none() && self.https.is_none() && self.no_proxy.is_none()
+    }
+
+    /// Fields unset here taken from `below`.
+    #[must_use]
+    pub fn over(&self, below: &ProxySettings) -> ProxySettings {
+        ProxySettings {
+            http: self.http.clone().or_else(|| below.http.clone()),
+            https: self.https.clone().or_else(|| below.https.clone()),
+            no_proxy: self.no_proxy.clone().or_else(|| below.no_proxy.clone()),
+        }
+    }
+}
+
+/// A file read for the transport: its path, for messages, and its bytes.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct PemFile {
+    /// Where it was read.
+    pub path: PathBuf,
+    /// What it holds.
+    pub bytes: Arc<[u8]>,
+}
+
+impl fmt::Debug for PemFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The bytes may be a private key.
+        f.debug_struct("PemFile").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+/// The proxies of a request, rendered.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Proxies {
+    /// For `http://` URLs.
+    pub http: Option<String>,
+    /// For `https://` URLs.
+    pub https: Option<String>,
+    /// Comma-separated hosts reached directly.
+    pub no_proxy: Option<String>,
+}
+
+impl fmt::Debug for Proxies {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Proxies")
+            .field("http", &self.http.as_deref().map(without_password))
+            .field("https", &self.https.as_deref().map(without_password))
+            .field("no_proxy", &self.no_proxy)
+            .finish()
+    }
+}
+
+impl Proxies {
+    /// The proxy `url` goes through, unless `no_proxy` lists its host.
+    #[must_use]
+    pub fn for_url(&self, url: &url::Url) -> Option<String> {
+        let proxy = match url.scheme() {
+            "http" | "ws" => self.http.as_deref(),
+            _ => self.https.as_deref(),
+        }
+        .filter(|proxy| !proxy.is_empty())?;
+        let host = url.host_str()?.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+        let excluded = self.no_proxy.as_deref().unwrap_or("").split(',').map(str::trim).any(|entry| {
+            let entry = entry.to_ascii_lowercase();
+            let entry = entry.strip_prefix("*.").map_or(entry.as_str(), |domain| domain);
+            let entry = entry.strip_prefix('.').unwrap_or(entry);
+            entry == "*" || (!entry.is_empty() && (host == entry || host.ends_with(&format!(".{entry}"))))
+        });
+        (!excluded).then(|| proxy.to_owned())
+    }
+}
+
+/// A proxy URL with its password replaced, for messages.
+#[must_use]
+pub fn without_password(proxy: &str) -> String {
+    match url::Url::parse(proxy) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(Some("***"));
+            url.to_string()
+        }
+        _ => proxy.to_owned(),
+    }
+}
+
+/// What the transport needs of a request's certificates and proxies. Files are read
+/// when a connection needs them, through the client's [`Io`](crate::io::Io) (the
+/// execution server's keeps to its workspace), so the files of hosts a run never
+/// reaches are never read.
+#[derive(Clone)]
+pub struct Network {
+    /// CA bundles trusted for every host.
+    pub ca: Vec<PathBuf>,
+    /// Entries by host, the client's first, then the profile's, then the configuration's.
+    pub hosts: Vec<HostTls>,
+    /// The proxies; `None` for those of the environment.
+    pub proxies: Option<Proxies>,
+    /// Where the files are read.
+    pub io: Arc<dyn crate::io::Io>,
+}
+
+impl fmt::Debug for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Network")
+            .field("ca", &self.ca)
+            .field("hosts", &self.hosts)
+            .field("proxies", &self.proxies)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Network {
+    /// The entry for `url`: the most specific pattern that matches it, the first of equals.
+    #[must_use]
+    pub fn host_for(&self, url: &url::Url) -> Option<&HostTls> {
+        let host = url.host_str()?.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+        let port = url.port_or_known_default()?;
+        let mut best: Option<(u8, &HostTls)> = None;
+        for entry in &self.hosts {
+            if let Some(score) = entry.matches(&host, port)
+                && best.is_none_or(|(top, _)| score > top)
+            {
+                best = Some((score, entry));
+            }
+        }
+        best.map(|(_, entry)| entry)
+    }
+}
+
+/// The trust and client certificate of one TLS connection.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub(crate) struct TlsChoice {
+    pub(crate) ca: Vec<PemFile>,
+    pub(crate) cert: Option<PemFile>,
+    pub(crate) key: Option<PemFile>,
+    pub(crate) pfx: Option<PemFile>,
+    pub(crate) passphrase: Option<String>,
+}
+
+impl fmt::Debug for TlsChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TlsChoice")
+            .field("ca", &self.ca)
+            .field("cert", &self.cert)
+            .field("key", &self.key)
+            .field("pfx", &self.pfx)
+            .field("passphrase", &self.passphrase.as_ref().map(|_| "***"))
+            .finish()
+    }
+}
+
+impl TlsChoice {
+    /// Whether a client certificate is presented.
+    pub(crate) fn has_certificate(&self) -> bool {
+        self.cert.is_some() || self.pfx.is_some()
+    }
+}
+
+impl TlsChoice {
+    /// What `network` says for `url`, its files read.
+    pub(crate) fn for_url(network: &Network, url: &url::Url) -> Result<Self, TransportError> {
+        let read = |path: &Path| -> Result<PemFile, TransportError> {
+            let bytes = network.io.read(path).map_err(|error| {
+                certificate_error(
+                    path,
+                    &format!("cannot read the file: {error}"),
+                    "paths in volley.jsonc are relative to its directory; on the command line, to the working \
+                     directory",
+                )
+            })?;
+            Ok(PemFile { path: path.to_path_buf(), bytes: Arc::from(bytes) })
+        };
+        let mut choice = TlsChoice::default();
+        for path in &network.ca {
+            choice.ca.push(read(path)?);
+        }
+        if let Some(entry) = network.host_for(url) {
+            for path in &entry.ca {
+                choice.ca.push(read(path)?);
+            }
+            choice.cert = entry.cert.as_deref().map(read).transpose()?;
+            choice.key = entry.key.as_deref().map(read).transpose()?;
+            choice.pfx = entry.pfx.as_deref().map(read).transpose()?;
+            choice.passphrase.clone_from(&entry.passphrase);
+        }
+        Ok(choice)
+    }
+}
+
+/// A rustls client configuration: the platform's verifier with `choice`'s CA bundles
+/// added (or no verification for `validate_ssl: false`), `choice`'s client certificate,
+/// and `alpn`.
+pub(crate) fn rustls_config(
+    choice: &TlsChoice,
+    validate_ssl: bool,
+    alpn: &[&[u8]],
+) -> Result<rustls::ClientConfig, TransportError> {
+    crate::transport::install_crypto_provider();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .map_err(|error| setup_error(&error.to_string()))?;
+    let verifier: Arc<dyn rustls::client::danger::ServerCertVerifier> = if validate_ssl {
+        let mut roots = Vec::new();
+        for file in &choice.ca {
+            roots.extend(certificates(file, "CA bundle")?);
+        }
+        let verifier = if roots.is_empty() {
+            rustls_platform_verifier::Verifier::new(provider)
+        } else {
+            rustls_platform_verifier::Verifier::new_with_extra_roots(roots, provider)
+        };
+        Arc::new(NamingVerifier(verifier.map_err(|error| setup_error(&error.to_string()))?))
+    } else {
+        Arc::new(crate::websocket::AcceptAnyCertificate::new())
+    };
+    let builder = builder.dangerous().with_custom_certificate_verifier(verifier);
+    let passphrase = choice.passphrase.as_deref();
+    let mut config = match (&choice.cert, &choice.key) {
+        (None, None) => match &choice.pfx {
+            None => builder.with_no_client_auth(),
+            Some(pfx) => {
+                let (chain, key) = pkcs12(pfx, passphrase)?;
+                builder.with_client_auth_cert(chain, key).map_err(|error| {
+                    certificate_error(
+                        &pfx.path,
+                        &format!("the PKCS#12 file's certificate and key cannot be used: {error}"),
+                        "export the file again with its certificate chain and private key",
+                    )
+                })?
+            }
+        },
+        (None, Some(key)) => {
+            return Err(certificate_error(
+                &key.path,
+                "a client key without a certificate",
+                "name the certificate too (`cert`, or `--cert FILE`)",
+            ));
+        }
+        (Some(cert), key) => {
+            let chain = certificates(cert, "client certificate")?;
+            let key = private_key(key.as_ref().unwrap_or(cert), passphrase)?;
+            builder.with_client_auth_cert(chain, key).map_err(|error| {
+                certificate_error(
+                    &cert.path,
+                    &format!("the client certificate and its key do not go together: {error}"),
+                    "`cert` and `key` must be the certificate and the private key of the same pair",
+                )
+            })?
+        }
+    };
+    config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
+    Ok(config)
+}
+
+/// The platform's verifier, whose "unknown issuer" says which issuer it does not know:
+/// the name a user needs to find the CA bundle to trust.
+#[derive(Debug)]
+struct NamingVerifier(rustls_platform_verifier::Verifier);
+
+impl rustls::client::danger::ServerCertVerifier for NamingVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &rustls::pki_types::ServerName<'_>,
+        ocsp_response: &[u8],
+        now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        self.0.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now).map_err(|error| {
+            if !matches!(error, rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer)) {
+                return error;
+            }
+            // The top of the chain the server sent names the CA that is missing.
+            let top = intermediates.last().unwrap_or(end_entity);
+            match x509_parser::parse_x509_certificate(top) {
+                Ok((_, certificate)) => rustls::Error::General(format!(
+                    "invalid peer certificate: UnknownIssuer: it is issued by `{}`, a CA this machine does not trust",
+                    certificate.issuer()
+                )),
+                Err(_) => error,
+            }
+        })
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
+}
+
+fn setup_error(message: &str) -> TransportError {
+    TransportError::Other { message: format!("cannot set up TLS: {message}") }
+}
+
+/// An error about a certificate or key file, with what went wrong and a hint.
+pub(crate) fn certificate_error(path: &Path, problem: &str, hint: &str) -> TransportError {
+    TransportError::Certificate { path: path.to_path_buf(), message: problem.to_owned(), hint: hint.to_owned() }
+}
+
+/// The certificates of a PEM file; an error when it holds none.
+fn certificates(file: &PemFile, what: &str) -> Result<Vec<CertificateDer<'static>>, TransportError> {
+    let mut found = Vec::new();
+    for item in CertificateDer::pem_slice_iter(&file.bytes) {
+        let certificate = item.map_err(|error| {
+            certificate_error(
+                &file.path,
+                &format!("the {what} is not valid PEM: {error}"),
+                "the file must hold `-----BEGIN CERTIFICATE-----` blocks",
+            )
+        })?;
+        found.push(certificate);
+    }
+    if found.is_empty() {
+        let hint = if file.bytes.starts_with(&[0x30]) {
+            "this looks like DER: convert it with `openssl x509 -inform der -in FILE -out FILE.pem`"
+        } else {
+            "the file must hold `-----BEGIN CERTIFICATE-----` blocks"
+        };
+        return Err(certificate_error(&file.path, &format!("the {what} holds no certificate"), hint));
+    }
+    Ok(found)
+}
+
+/// The certificate chain and the key of a PKCS#12 file.
+fn pkcs12(
+    file: &PemFile,
+    passphrase: Option<&str>,
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), TransportError> {
+    use p12_keystore::error::Error as P12Error;
+    let store = p12_keystore::KeyStore::from_pkcs12(
+        &file.bytes,
+        passphrase.unwrap_or(""),
+        p12_keystore::Pkcs12ImportPolicy::Relaxed,
+    )
+    .map_err(|error| {
+        let (problem, hint) = match error {
+            P12Error::MacError(_) if passphrase.is_none() => (
+                "the PKCS#12 file is protected by a passphrase, and none was given".to_owned(),
+                "give it with `passphrase` (`\"{{$secret CLIENT_CERT_PASSPHRASE}}\"`) or `--cert-passphrase`",
+            ),
+            P12Error::MacError(_) => (
+                "wrong passphrase for the PKCS#12 file".to_owned(),
+                "check the `passphrase` (or `--cert-passphrase`) and the secret it names",
+            ),
+            P12Error::UnsupportedEncryptionScheme => (
+                "the PKCS#12 file is encrypted with a legacy scheme (3DES or RC2) that Volley does not read".to_owned(),
+                "export it again with AES: `openssl pkcs12 -in OLD.p12 -nodes | openssl pkcs12 -export -out NEW.p12`",
+            ),
+            other => (
+                format!("not a readable PKCS#12 file: {other}"),
+                "`pfx` names a `.p12`/`.pfx` file; PEM files go in `cert` and `key`",
+            ),
+        };
+        certificate_error(&file.path, &problem, hint)
+    })?;
+    let Some((_, chain)) = store.private_key_chain() else {
+        return Err(certificate_error(
+            &file.path,
+            "the PKCS#12 file holds no private key with its certificate",
+            "export the file with the private key (`openssl pkcs12 -export -inkey KEY -in CERT`)",
+        ));
+    };
+    let certificates: Vec<CertificateDer<'static>> =
+        chain.certs().iter().map(|certificate| CertificateDer::from(certificate.as_der().to_vec())).collect();
+    let key = PrivateKeyDer::Pkcs8(chain.key().as_der().to_vec().into());
+    Ok((certificates, key))
+}
+
+/// The private key of a PEM file, decrypted with `passphrase` when it is encrypted
+/// (PKCS#8 `ENCRYPTED PRIVATE KEY`).
+fn private_key(file: &PemFile, passphrase: Option<&str>) -> Result<PrivateKeyDer<'static>, TransportError> {
+    let text = String::from_utf8_lossy(&file.bytes);
+    if text.contains("Proc-Type: 4,ENCRYPTED") {
+        return Err(certificate_error(
+            &file.path,
+            "the client key is encrypted in the legacy OpenSSL format, which Volley does not read",
+            "convert it to encrypted PKCS#8: `openssl pkcs8 -topk8 -v2 aes-256-cbc -in KEY -out KEY.p8.pem`",
+        ));
+    }
+    if let Some(start) = text.find("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
+        return encrypted_private_key(file, &text[start..], passphrase);
+    }
+    PrivateKeyDer::from_pem_slice(&file.bytes).map_err(|error| {
+        let problem = match error {
+            rustls::pki_types::pem::Error::NoItemsFound => "the file holds no private key".to_owned(),
+            other => format!("the private key is not valid PEM: {other}"),
+        };
+        certificate_error(
+            &file.path,
+            &problem,
+            "name the key with `key` (`--key FILE`): a `-----BEGIN PRIVATE KEY-----`, `RSA PRIVATE KEY` or \
+             `EC PRIVATE KEY` block",
+        )
+    })
+}
+
+fn encrypted_private_key(
+    file: &PemFile,
+    pem: &str,
+    passphrase: Option<&str>,
+) -> Result<PrivateKeyDer<'static>, TransportError> {
+    use pkcs8::der::Decode as _;
+    let Some(passphrase) = passphrase else {
+        return Err(certificate_error(
+            &file.path,
+            "the client key is encrypted, and no passphrase was given",
+            "give it with `passphrase` (`\"{{$secret CLIENT_KEY_PASSPHRASE}}\"`) or `--cert-passphrase`",
+        ));
+    };
+    let end = pem.find("-----END ENCRYPTED PRIVATE KEY-----").map_or(pem.len(), |end| end + 35);
+    let (_, document) = pkcs8::der::Document::from_pem(&pem[..end]).map_err(|error| {
+        certificate_error(&file.path, &format!("the encrypted key is not valid PEM: {error}"), "export the key again")
+    })?;
+    let info = pkcs8::EncryptedPrivateKeyInfoRef::from_der(document.as_bytes()).map_err(|error| {
+        certificate_error(&file.path, &format!("not an encrypted PKCS#8 key: {error}"), "export the key again")
+    })?;
+    let decrypted = info.decrypt(passphrase).map_err(|_| {
+        certificate_error(
+            &file.path,
+            "wrong passphrase for the client key (or an encryption scheme Volley does not read)",
+            "check the `passphrase` (or `--cert-passphrase`) and the secret it names; keys are read when \
+             encrypted with PBES2 (AES, `openssl pkcs8 -topk8 -v2 aes-256-cbc`)",
+        )
+    })?;
+    Ok(PrivateKeyDer::Pkcs8(decrypted.as_bytes().to_vec().into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(host: &str) -> HostTls {
+        HostTls { host: host.to_owned(), ..HostTls::default() }
+    }
+
+    #[test]
+    fn host_patterns_match_from_the_most_specific() {
+        assert_eq!(entry("api.example.com:8443").matches("api.example.com", 8443), Some(3));
+        assert_eq!(entry("api.example.com:8443").matches("api.example.com", 443), None);
+        assert_eq!(entry("API.example.com").matches("api.example.com", 443), Some(2));
+        assert_eq!(entry("*.example.com").matches("api.example.com", 443), Some(1));
+        assert_eq!(entry("*.example.com").matches("example.com", 443), None);
+        assert_eq!(entry("*").matches("anything", 1), Some(0));
+        assert_eq!(entry("[::1]:8443").matches("::1", 8443), Some(3));
+        let host = |pattern: &str, cert: &str| HostTls { cert: Some(PathBuf::from(cert)), ..entry(pattern) };
+        let network = Network {
+            ca: Vec::new(),
+            hosts: vec![host("*", "any"), host("*.example.com", "wild"), host("api.example.com", "exact")],
+            proxies: None,
+            io: Arc::new(crate::io::MemoryFs::new()),
+        };
+        let chosen = |url: &str| network.host_for(&url::Url::parse(url).unwrap()).and_then(|e| e.cert.clone());
+        assert_eq!(chosen("https://api.example.com/x"), Some(PathBuf::from("exact")));
+        assert_eq!(chosen("https://www.example.com/x"), Some(PathBuf::from("wild")));
+        assert_eq!(chosen("https://other.org/x"), Some(PathBuf::from("any")));
+    }
+
+    #[test]
+    fn passwords_stay_out_of_proxy_messages() {
+        assert_eq!(without_password("http://ada:s3cret@proxy:3128"), "http://ada:***@proxy:3128/");
+        assert_eq!(without_password("http://proxy:3128"), "http://proxy:3128");
+    }
+}
