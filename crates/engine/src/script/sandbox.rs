@@ -11,9 +11,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rquickjs::context::EvalOptions;
-use rquickjs::{Context, Ctx, Exception, Function, Module, Object, Runtime, Value, WriteOptions};
+use rquickjs::{Context, Ctx, Function, Module, Object, Runtime, Value, WriteOptions};
 use serde::Deserialize;
 use serde_json::Map;
+
+pub(crate) use super::failure::{Failure, FailureKind};
+use super::failure::{classify, describe};
 
 /// The API installed before every script (a module).
 const API: &str = include_str!("api.js");
@@ -188,7 +191,7 @@ pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
 }
 
 /// The file name scripts are evaluated under; `api.js` finds a script's frames by it.
-const SCRIPT_NAME: &str = "volley-script";
+pub(super) const SCRIPT_NAME: &str = "volley-script";
 
 /// The stack a script may use: deep enough for any real handler, far below the
 /// thread's, so that runaway recursion is an error and not a crash.
@@ -237,29 +240,6 @@ pub(crate) struct TestOutcome {
     pub(crate) place: Option<(u32, u32)>,
 }
 
-/// Why a script stopped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Failure {
-    pub(crate) kind: FailureKind,
-    /// `TypeError: cannot read property 'token' of undefined`.
-    pub(crate) message: String,
-    /// The script's frames of the JavaScript stack, innermost first, one per line.
-    pub(crate) stack: String,
-    /// 1-based line and column in the script of the innermost frame.
-    pub(crate) place: Option<(u32, u32)>,
-}
-
-/// The kinds of [`Failure`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FailureKind {
-    /// The script threw (or does not parse).
-    Thrown,
-    /// It ran past [`Limits::timeout`].
-    Timeout,
-    /// It tried to allocate past [`Limits::memory`].
-    Memory,
-}
-
 /// Installs the API, evaluates the script, runs its tests and, in a `shared` realm,
 /// puts the global object back (the flag: whether the realm is as it was made). `Err`
 /// when the API could not be installed or its output read (the limits hit outside the
@@ -303,75 +283,6 @@ fn options(file: &str) -> EvalOptions {
 /// The pending exception of `ctx` (thrown outside any script), described.
 fn thrown(ctx: &Ctx<'_>) -> Failure {
     describe(&ctx.catch(), 0)
-}
-
-/// A thrown value as a failure: `Name: message`, the frames of its stack in the
-/// script's code (of `lines` lines, run as the body of a function that starts one line
-/// before it) and the innermost one's place.
-fn describe(value: &Value<'_>, lines: u32) -> Failure {
-    let exception = value.as_object().and_then(|object| Exception::from_object(object.clone()));
-    let (message, stack) = if let Some(exception) = exception {
-        let name: Option<String> = exception.get("name").ok();
-        let message = exception.message().unwrap_or_default();
-        let message = match name.as_deref() {
-            Some(name) if !name.is_empty() && name != "Error" => format!("{name}: {message}"),
-            _ => message,
-        };
-        (message, exception.stack().unwrap_or_default())
-    } else {
-        let text = value
-            .as_string()
-            .and_then(|text| text.to_string().ok())
-            .or_else(|| value.as_number().map(|number| number.to_string()))
-            .or_else(|| value.as_bool().map(|flag| flag.to_string()))
-            .unwrap_or_else(|| format!("a {} was thrown", value.type_name()));
-        (format!("uncaught {text}"), String::new())
-    };
-    let frames: Vec<(String, (u32, u32))> =
-        stack.lines().filter_map(|frame| script_frame(frame.trim(), lines)).collect();
-    let place = frames.first().map(|(_, place)| *place);
-    let stack = frames.into_iter().map(|(frame, _)| frame).collect::<Vec<_>>().join("\n");
-    Failure { kind: FailureKind::Thrown, message, stack, place }
-}
-
-/// A frame of the script's code as shown (`at f (script:3:14)`, lines counted in the
-/// code) with its place; `None` for a frame elsewhere, the wrapping function's included.
-fn script_frame(frame: &str, lines: u32) -> Option<(String, (u32, u32))> {
-    let (line, column) = frame_place(frame, SCRIPT_NAME)?;
-    let line = line.checked_sub(1).filter(|line| (1..=lines).contains(line))?;
-    let at = frame.find(SCRIPT_NAME)?;
-    let after = &frame[at + SCRIPT_NAME.len()..];
-    let rest = after.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit());
-    let shown = format!("{}script:{line}:{column}{rest}", &frame[..at]);
-    Some((shown, (line, column)))
-}
-
-impl Failure {
-    /// A failure of the machinery around a script, with no place in it.
-    fn thrown(message: String) -> Self {
-        Self { kind: FailureKind::Thrown, message, stack: String::new(), place: None }
-    }
-}
-
-/// The place in the code named `name` of a stack frame: `at f (volley-script:3:14)` or
-/// `at volley-script:1:9` is line 3, column 14.
-pub(super) fn frame_place(frame: &str, name: &str) -> Option<(u32, u32)> {
-    let after = &frame[frame.find(name)? + name.len()..];
-    let mut numbers = after.strip_prefix(':')?.split(|c: char| !c.is_ascii_digit());
-    let line = numbers.next()?.parse().ok()?;
-    let column = numbers.next().and_then(|column| column.parse().ok()).unwrap_or(1);
-    Some((line, column))
-}
-
-/// Names a failure the limits caused.
-fn classify(failure: &mut Failure, interrupted: &AtomicBool, limits: Limits) {
-    if interrupted.load(Ordering::Relaxed) {
-        failure.kind = FailureKind::Timeout;
-        failure.message = format!("the script ran for longer than its limit of {} ms", limits.timeout.as_millis());
-    } else if failure.message.contains("out of memory") {
-        failure.kind = FailureKind::Memory;
-        failure.message = format!("the script used more than its memory limit of {} MiB", limits.memory >> 20);
-    }
 }
 
 #[cfg(test)]
