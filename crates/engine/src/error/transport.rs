@@ -1,0 +1,173 @@
+//! The errors of the exchange itself, after the request was built: the network, TLS,
+//! certificates and proxies, WebSocket handshakes, redirects, each with what to try.
+
+use std::time::Duration;
+
+use crate::redact::Redactor;
+
+/// The exchange failed after the request was built.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// No response within the timeout (connection, headers and body together).
+    #[error("timed out after {} ms", after.as_millis())]
+    Timeout {
+        /// The timeout that expired.
+        after: Duration,
+    },
+    /// The host refused the connection.
+    #[error("connection refused by {host}")]
+    ConnectionRefused {
+        /// `host:port`.
+        host: String,
+    },
+    /// The host name could not be resolved.
+    #[error("cannot resolve host `{host}`: {message}")]
+    Dns {
+        /// The host name.
+        host: String,
+        /// What the resolver said.
+        message: String,
+    },
+    /// The TLS handshake failed (certificate, protocol).
+    #[error("TLS error with {host}: {message}")]
+    Tls {
+        /// `host:port`.
+        host: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The server answered a WebSocket handshake with something else than 101.
+    #[error("the WebSocket handshake was refused with status {status}{message}")]
+    Handshake {
+        /// The status of the answer.
+        status: u16,
+        /// `: ` and the start of the answer's body, or nothing.
+        message: String,
+    },
+    /// Too many redirects.
+    #[error("more than {limit} redirects")]
+    TooManyRedirects {
+        /// The limit.
+        limit: usize,
+    },
+    /// A CA bundle, client certificate or key could not be used.
+    #[error("{}: {message}", path.display())]
+    Certificate {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        message: String,
+        /// What to do about it.
+        hint: String,
+    },
+    /// The proxy could not be reached, refused the connection or the tunnel.
+    #[error("proxy {proxy}: {message}")]
+    Proxy {
+        /// The proxy's URL, its password hidden.
+        proxy: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Anything else (connection reset, protocol error, invalid redirect).
+    #[error("{message}")]
+    Other {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// What to try after a TLS failure, by what rustls said.
+fn tls_hint(message: &str) -> &'static str {
+    let lower = message.to_ascii_lowercase();
+    if message.contains("UnknownIssuer") {
+        "the certificate is signed by a CA this machine does not trust: add the CA's PEM bundle with \
+         `--cacert FILE` or volley.jsonc `tls.ca`; for a development server with a self-signed certificate, \
+         use --insecure"
+    } else if message.contains("CertificateRequired")
+        || message.contains("HandshakeFailure")
+        || message.contains("no client certificate")
+    {
+        "the server wants a client certificate: name one with `--cert FILE --key FILE` or volley.jsonc `tls.hosts`"
+    } else if lower.contains("expired") {
+        "the server's certificate has expired (or this machine's clock is wrong)"
+    } else if message.contains("NotValidForName") || lower.contains("not valid for name") {
+        "the certificate is for another host name: use the name it was issued for"
+    } else if message.contains("UnknownCA") || message.contains("BadCertificate") {
+        "the server does not accept the client certificate: is it signed by the CA this server trusts?"
+    } else {
+        "for a development server with a self-signed certificate, use --insecure"
+    }
+}
+
+impl TransportError {
+    /// The same error with the secrets `redactor` knows hidden in its texts.
+    #[must_use]
+    pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
+        let clean = |text: String| redactor.redact_owned(text);
+        match self {
+            TransportError::ConnectionRefused { host } => TransportError::ConnectionRefused { host: clean(host) },
+            TransportError::Dns { host, message } => TransportError::Dns { host: clean(host), message: clean(message) },
+            TransportError::Tls { host, message } => TransportError::Tls { host: clean(host), message: clean(message) },
+            TransportError::Handshake { status, message } => {
+                TransportError::Handshake { status, message: clean(message) }
+            }
+            TransportError::Other { message } => TransportError::Other { message: clean(message) },
+            TransportError::Certificate { path, message, hint } => {
+                TransportError::Certificate { path, message: clean(message), hint }
+            }
+            TransportError::Proxy { proxy, message } => {
+                TransportError::Proxy { proxy: clean(proxy), message: clean(message) }
+            }
+            other @ (TransportError::Timeout { .. } | TransportError::TooManyRedirects { .. }) => other,
+        }
+    }
+
+    /// What to try, when something can be said: for TLS failures by what the handshake
+    /// said (an unknown CA, a client certificate wanted or refused, an expired one).
+    #[must_use]
+    pub fn hint(&self) -> Option<String> {
+        let hint = match self {
+            TransportError::ConnectionRefused { .. } => "is the server running? check the host and port of the URL",
+            TransportError::Timeout { .. } => {
+                "allow more time with `# @timeout 60000` on the request (`# @ws-connect-timeout` for a \
+                 WebSocket) or `--timeout 60000`"
+            }
+            TransportError::Dns { .. } => "check the host name, or the variable that gives it",
+            TransportError::Tls { message, .. } => tls_hint(message),
+            TransportError::TooManyRedirects { .. } => "add `# @no-redirect` to see the first response",
+            TransportError::Handshake { .. } => {
+                "the server did not accept the WebSocket upgrade: check the URL and the headers it needs"
+            }
+            TransportError::Certificate { hint, .. } => return Some(hint.clone()),
+            TransportError::Proxy { message, .. } => {
+                if message.contains("407") {
+                    "the proxy wants credentials: `http://user:{{$secret PROXY_PASSWORD}}@host:port` in volley.jsonc \
+                     `proxy`"
+                } else {
+                    "check the proxy's URL (`--proxy`, volley.jsonc `proxy`, `HTTP_PROXY`/`HTTPS_PROXY`), or reach \
+                     the host directly with `--noproxy HOST`"
+                }
+            }
+            TransportError::Other { .. } => return None,
+        };
+        Some(hint.to_owned())
+    }
+
+    /// A stable name for the kind (`timeout`, `connection_refused`, `dns`, `tls`,
+    /// `too_many_redirects`, `websocket_handshake`, `certificate`, `proxy`, `other`), as the server reports it in `details.kind`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportError::Timeout { .. } => "timeout",
+            TransportError::ConnectionRefused { .. } => "connection_refused",
+            TransportError::Dns { .. } => "dns",
+            TransportError::Tls { .. } => "tls",
+            TransportError::TooManyRedirects { .. } => "too_many_redirects",
+            TransportError::Handshake { .. } => "websocket_handshake",
+            TransportError::Certificate { .. } => "certificate",
+            TransportError::Proxy { .. } => "proxy",
+            TransportError::Other { .. } => "other",
+        }
+    }
+}
