@@ -92,7 +92,6 @@ pub(super) async fn send(
                 volley_engine::stages::fork(local, Map::new(), jar)
             });
             let turn = &turn;
-            let files = &files;
             let requests = &requests;
             async move {
                 let client: &dyn Execute = match &forked {

@@ -20,11 +20,9 @@ let pristine = null;
 // Records the global object's own properties as the realm made them.
 export function baseline() {
   const keys = ownKeys(globalThis);
-  pristine = { keys, values: [], descriptors: [], index: create(null) };
+  pristine = { keys, descriptors: [], index: create(null) };
   for (let i = 0; i < keys.length; i++) {
-    const descriptor = getOwnPropertyDescriptor(globalThis, keys[i]);
-    pristine.descriptors[i] = descriptor;
-    pristine.values[i] = descriptor.value;
+    pristine.descriptors[i] = getOwnPropertyDescriptor(globalThis, keys[i]);
     pristine.index[keys[i]] = true;
   }
 }
@@ -38,7 +36,7 @@ export function restore() {
       if (pristine.index[keys[i]] !== true && !deleteProperty(globalThis, keys[i])) return false;
     }
     for (let i = 0; i < pristine.keys.length; i++) {
-      if (globalThis[pristine.keys[i]] === pristine.values[i]) continue;
+      if (globalThis[pristine.keys[i]] === pristine.descriptors[i].value) continue;
       if (!defineProperty(globalThis, pristine.keys[i], pristine.descriptors[i])) return false;
     }
     return getPrototypeOf(globalThis) === GLOBAL_PROTOTYPE && isExtensible(globalThis);
