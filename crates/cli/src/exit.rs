@@ -4,9 +4,10 @@ use std::process::ExitCode;
 
 /// How a command ended. When several things went wrong, [`Exit::worst`] keeps the one
 /// the documentation puts first: 3, then 4, then 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum Exit {
     /// 0: everything passed.
+    #[default]
     Success,
     /// 1: an assertion failed or is invalid (`run`); a file has errors (`check`).
     Failed,

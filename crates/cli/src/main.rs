@@ -145,6 +145,29 @@ enum Color {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc asks the kernel for transparent huge pages on its arenas by default: the
+/// first small allocation then makes 2 MiB resident, and a `volley run` of 1,000
+/// requests held 31.8 MB where it needs 18.3 MB (docs/benchmarks.md, issue 25). Turned
+/// off before mimalloc's first allocation by a constructor that the loader runs before
+/// mimalloc's own (objects of the binary come before native libraries in the link, and
+/// `.init_array` runs in link order). mimalloc then also sets `PR_SET_THP_DISABLE`, which
+/// children of the process inherit.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // A constructor is a link section; see `huge_pages_off`.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static HUGE_PAGES_OFF: extern "C" fn() = huge_pages_off;
+
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+extern "C" fn huge_pages_off() {
+    /// `mi_option_allow_thp` in mimalloc 3's `mi_option_e` (libmimalloc-sys has no constant for it).
+    const MI_OPTION_ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
+    // SAFETY: writes one entry of mimalloc's option table, a plain static; no thread
+    // exists yet and nothing has allocated.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ALLOW_THP, 0) }
+}
+
 fn main() -> ExitCode {
     #[allow(unsafe_code)] // The one unsafe call of the binary; see its safety contract.
     // SAFETY: first thing in main, before any thread or tree-sitter object exists.

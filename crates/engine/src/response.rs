@@ -317,6 +317,19 @@ impl Response {
         self.assertions.iter().all(AssertionResult::passed)
     }
 
+    /// Lets go of what only showing the exchange needs — the body (read, streaming or a
+    /// WebSocket's connection), the headers, the request as sent and the scripts' logs —
+    /// and keeps the status, version, URLs, timing and assertion results. A long run
+    /// keeps, of each response it has printed, what its summary still reads, so its
+    /// memory does not grow with the bodies.
+    pub fn release_payload(&mut self) {
+        self.body = Body::Read(Bytes::new());
+        self.headers = http::HeaderMap::new();
+        self.request.headers = http::HeaderMap::new();
+        self.request.body = Bytes::new();
+        self.logs = Vec::new();
+    }
+
     /// What hides the request's secrets — its `$secret` values, the values of the
     /// sensitive-named variables, `.env` keys and environment variables it could read,
     /// its credential headers — from whatever is shown or logged of the exchange: the

@@ -10,7 +10,7 @@ use volley_engine::assert::{AssertionResult, Outcome as Check};
 use volley_syntax::Severity;
 
 use super::Mode;
-use super::outcome::{Outcome, RequestResult, Skip};
+use super::outcome::{Outcome, RequestResult, Skip, Tally};
 use super::refusal::Refusal;
 use super::select::File;
 use crate::render::{self, Report};
@@ -303,15 +303,13 @@ pub(crate) fn stream_end(summary: &super::stream::StreamSummary, mode: Mode) {
 /// `4 requests: 2 passed, 1 failed, 1 error in 12 ms` on stderr: failed are requests
 /// whose assertions failed, errors those without a response (as in the reports).
 /// `outside`: errors outside any request, counted after the requests.
-pub(crate) fn summary(results: &[RequestResult], outside: usize, elapsed: Duration) {
-    let count = |name: &str| results.iter().filter(|result| super::record::outcome_name(result) == name).count();
-    let (passed, failed, errors, skipped) = (count("passed"), count("failed"), count("error"), count("skipped"));
-    let noun = if results.len() == 1 { "request" } else { "requests" };
+pub(crate) fn summary(tally: &Tally, outside: usize, elapsed: Duration) {
+    let Tally { requests, passed, failed, errors, skipped, retries, .. } = *tally;
+    let noun = if requests == 1 { "request" } else { "requests" };
     let passed_style = if passed > 0 { GREEN } else { Style::new() };
     let failed_style = if failed > 0 { RED.bold() } else { Style::new() };
     let mut line = format!(
-        "{} {noun}: {passed_style}{passed} passed{passed_style:#}, {failed_style}{failed} failed{failed_style:#}",
-        results.len()
+        "{requests} {noun}: {passed_style}{passed} passed{passed_style:#}, {failed_style}{failed} failed{failed_style:#}"
     );
     if errors > 0 {
         let _ =
@@ -320,7 +318,6 @@ pub(crate) fn summary(results: &[RequestResult], outside: usize, elapsed: Durati
     if skipped > 0 {
         let _ = write!(line, ", {skipped} skipped");
     }
-    let retries = super::record::retries(results);
     if retries > 0 {
         let _ = write!(line, ", {retries} {}", if retries == 1 { "retry" } else { "retries" });
     }

@@ -22,7 +22,7 @@ use volley_engine::{Client, ClientConfig, CookieJar, Execute, RemoteClient, Remo
 
 use crate::exit::Exit;
 use crate::{output, render};
-use outcome::RequestResult;
+use outcome::{RequestResult, Tally};
 
 /// Arguments of `volley run`.
 #[derive(Debug, clap::Args)]
@@ -337,7 +337,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     let found = select::diagnostics(&files, &plan, mode, args.strict);
     let blocked = args.strict && found.errors > 0;
     let mut interrupted = false;
-    let results = if blocked {
+    let (results, tally) = if blocked {
         // Nothing is sent; the records and reports still say why, request by request.
         let mut results = Vec::with_capacity(plan.len());
         for step in &plan {
@@ -348,7 +348,8 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
             }
             results.push(result);
         }
-        results
+        let tally = Tally::of(&results);
+        (results, tally)
     } else {
         let (mut local, mut remote_client) = (None, None);
         let chosen = match &args.server {
@@ -369,10 +370,10 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
             output::error_line(&render::plain(&format!("could not finish the server's flow: {error}"), None));
         }
         interrupted = sent.interrupted;
-        sent.results
+        (sent.results, sent.tally)
     };
     let elapsed = started.elapsed();
-    let mut exit = results.iter().map(RequestResult::exit).fold(Exit::Success, Exit::worst);
+    let mut exit = tally.exit;
     if found.outside > 0 {
         exit = exit.worst(Exit::Invalid);
     }
@@ -381,7 +382,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         exit = exit.worst(Exit::Usage);
     }
     match mode {
-        Mode::Normal | Mode::Verbose if !blocked => human::summary(&results, found.outside, elapsed),
+        Mode::Normal | Mode::Verbose if !blocked => human::summary(&tally, found.outside, elapsed),
         Mode::Test => test_mode::finish(&results, &files, found.outside, elapsed, blocked),
         Mode::Part(part) => part::print(part, &results, &files),
         _ => {}

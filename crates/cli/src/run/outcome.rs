@@ -197,6 +197,15 @@ impl RequestResult {
         }
     }
 
+    /// Lets go of the response's body, headers and request as sent once the result is
+    /// printed ([`Response::release_payload`](volley_engine::Response::release_payload)).
+    pub(crate) fn release_payload(&mut self) {
+        if let Outcome::Response { response, text } = &mut self.outcome {
+            response.release_payload();
+            *text = String::new();
+        }
+    }
+
     /// What this request means for the exit code.
     pub(crate) fn exit(&self) -> Exit {
         match &self.outcome {
@@ -221,5 +230,56 @@ pub(crate) fn error_exit(error: &Error) -> Exit {
             _ => Exit::Usage,
         },
         _ => Exit::Invalid,
+    }
+}
+
+/// What a run's summary and exit code read of its results, counted as they come: a run
+/// that keeps no result whole (no report, no `-o`) keeps this alone.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Tally {
+    pub(crate) requests: usize,
+    pub(crate) passed: usize,
+    pub(crate) failed: usize,
+    pub(crate) errors: usize,
+    pub(crate) skipped: usize,
+    /// The sends beyond the first of each request (`--retry`).
+    pub(crate) retries: u32,
+    /// The worst of the results' exit codes.
+    pub(crate) exit: Exit,
+}
+
+impl Tally {
+    /// The tally of `results`.
+    pub(crate) fn of<'a>(results: impl IntoIterator<Item = &'a RequestResult>) -> Tally {
+        let mut tally = Tally::default();
+        for result in results {
+            tally.count(result);
+        }
+        tally
+    }
+
+    pub(crate) fn count(&mut self, result: &RequestResult) {
+        self.requests += 1;
+        match super::record::outcome_name(result) {
+            "passed" => self.passed += 1,
+            "failed" => self.failed += 1,
+            "skipped" => self.skipped += 1,
+            _ => self.errors += 1,
+        }
+        self.retries += result.attempts.saturating_sub(1);
+        self.exit = self.exit.worst(result.exit());
+    }
+
+    /// Both tallies together.
+    pub(crate) fn add(self, other: Tally) -> Tally {
+        Tally {
+            requests: self.requests + other.requests,
+            passed: self.passed + other.passed,
+            failed: self.failed + other.failed,
+            errors: self.errors + other.errors,
+            skipped: self.skipped + other.skipped,
+            retries: self.retries + other.retries,
+            exit: self.exit.worst(other.exit),
+        }
     }
 }

@@ -241,21 +241,16 @@ fn millis(duration: std::time::Duration) -> f64 {
     (duration.as_secs_f64() * 1_000_000.0).round() / 1000.0
 }
 
-/// The sends beyond the first of each request (`--retry`).
-pub(crate) fn retries(results: &[RequestResult]) -> u32 {
-    results.iter().map(|result| result.attempts.saturating_sub(1)).sum()
-}
-
 /// The summary of a run, as the JSON report has it.
 pub(crate) fn summary(results: &[RequestResult], elapsed: std::time::Duration) -> crate::report::Summary {
-    let count = |name: &str| results.iter().filter(|result| outcome_name(result) == name).count();
+    let tally = super::outcome::Tally::of(results);
     crate::report::Summary {
-        requests: results.len(),
-        passed: count("passed"),
-        failed: count("failed"),
-        errors: count("error"),
-        skipped: count("skipped"),
-        retries: retries(results),
+        requests: tally.requests,
+        passed: tally.passed,
+        failed: tally.failed,
+        errors: tally.errors,
+        skipped: tally.skipped,
+        retries: tally.retries,
         duration_ms: millis(elapsed),
     }
 }

@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
 use volley_engine::{CancellationToken, Client, CookieJar, Execute, RunOptions};
 
-use super::outcome::{self, Outcome, RequestResult, Skip};
+use super::outcome::{self, Outcome, RequestResult, Skip, Tally};
 use super::{Mode, RunArgs, confirm, human, record, refusal, select, stream};
 use crate::exit::Exit;
 use crate::output;
@@ -68,8 +68,19 @@ pub(super) async fn send(
         wait: Duration::from_millis(args.wait),
     };
     let stop = AtomicBool::new(false);
+    // A report and `-o` read the results after the run, `--test` lists them; else only
+    // their tally is kept once they are printed, so that a long run's memory does not
+    // grow with the number of requests it sends.
+    let keep = if !args.report.is_empty() || matches!(mode, Mode::Part(_)) {
+        Keep::Whole
+    } else if mode == Mode::Test {
+        Keep::Failures
+    } else {
+        Keep::Summary
+    };
     let turn = Turn {
         args,
+        keep,
         client,
         overrides: &overrides,
         limits: &limits,
@@ -80,7 +91,8 @@ pub(super) async fn send(
         stop: &stop,
     };
     let units = units(plan, repeat, parallel.then_some(files.len()));
-    let mut results: Vec<Option<RequestResult>> = (0..total).map(|_| None).collect();
+    let mut results: Vec<(usize, RequestResult)> = Vec::new();
+    let mut tally = Tally::default();
     if parallel {
         // A client per file, forked from the run's: the configuration found, no
         // variables or responses of other files; the run's cookie jar when one is kept
@@ -105,21 +117,22 @@ pub(super) async fn send(
         .buffered(jobs);
         while let Some((finished, lines)) = done.next().await {
             progress.suspend(|| output::replay(lines));
-            for (position, result) in finished? {
-                results[position] = Some(result);
-            }
+            let (kept, counted) = finished?;
+            results.extend(kept);
+            tally = tally.add(counted);
         }
     } else {
         for unit in &units {
-            for (position, result) in turn.run_unit(files, &requests, unit).await? {
-                results[position] = Some(result);
-            }
+            let (kept, counted) = turn.run_unit(files, &requests, unit).await?;
+            results.extend(kept);
+            tally = tally.add(counted);
         }
     }
     progress.finish_and_clear();
     signals.abort();
-    let results = results.into_iter().flatten().collect();
-    Ok(Sent { results, interrupted: interrupt.is_cancelled() })
+    results.sort_unstable_by_key(|(position, _)| *position);
+    let results = results.into_iter().map(|(_, result)| result).collect();
+    Ok(Sent { results, tally, interrupted: interrupt.is_cancelled() })
 }
 
 /// Requests that run in order, one after the other, through one client: with one job,
@@ -155,10 +168,24 @@ fn units(plan: &[select::Step], repeat: usize, files: Option<usize>) -> Vec<Unit
     units
 }
 
+/// What a run keeps of a response once it is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// All of it: a report or `-o` reads it after the run.
+    Whole,
+    /// All of a failed request's (`--test` prints failures in full at the end), the
+    /// status, timing and assertion results of the others (its list of requests).
+    Failures,
+    /// Only the run's [`Tally`].
+    Summary,
+}
+
 /// What each turn of the run needs beside its request.
 #[derive(Clone)]
 struct Turn<'a> {
     args: &'a RunArgs,
+    /// What is kept of each response once it is printed.
+    keep: Keep,
     client: &'a dyn Execute,
     overrides: &'a Map<String, Value>,
     limits: &'a stream::Limits,
@@ -174,16 +201,18 @@ struct Turn<'a> {
 
 impl Turn<'_> {
     /// Runs the requests of `unit` in order, printing each as it ends (`--json`: its
-    /// record); their results with their places in the run's results.
+    /// record); the results kept (see [`Keep`]) with their places in the run's results,
+    /// and the tally of all.
     async fn run_unit(
         &self,
         files: &[select::File],
         requests: &[Vec<&volley_syntax::Request>],
         unit: &Unit,
-    ) -> anyhow::Result<Vec<(usize, RequestResult)>> {
+    ) -> anyhow::Result<(Vec<(usize, RequestResult)>, Tally)> {
         let (args, mode, progress) = (self.args, self.mode, self.progress);
         let interrupt = &self.limits.interrupt;
-        let mut results = Vec::with_capacity(unit.steps.len());
+        let mut results = Vec::new();
+        let mut tally = Tally::default();
         // The named requests this unit did not send or got no response for, and why: a
         // later request that needs their response says so.
         let mut missing: HashMap<String, &'static str> = HashMap::new();
@@ -228,9 +257,19 @@ impl Turn<'_> {
                 let line = serde_json::to_string(&record::record(&result, file))?;
                 progress.suspend(|| output::line(&line));
             }
-            results.push((*position, result));
+            tally.count(&result);
+            match self.keep {
+                Keep::Whole => results.push((*position, result)),
+                Keep::Failures => {
+                    if result.passed() {
+                        result.release_payload();
+                    }
+                    results.push((*position, result));
+                }
+                Keep::Summary => {}
+            }
         }
-        Ok(results)
+        Ok((results, tally))
     }
 
     /// `None` when `request` may be sent: it has no `# @note`, `--yes` confirmed it or
@@ -312,9 +351,11 @@ impl Turn<'_> {
     }
 }
 
-/// The results of the requests sent, and whether Ctrl-C stopped the run.
+/// The results of the requests sent (those kept, see [`Keep`]), the tally of all, and
+/// whether Ctrl-C stopped the run.
 pub(super) struct Sent {
     pub(super) results: Vec<RequestResult>,
+    pub(super) tally: Tally,
     pub(super) interrupted: bool,
 }
 

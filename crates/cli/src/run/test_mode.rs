@@ -9,7 +9,7 @@ use std::time::Duration;
 use anstyle::{AnsiColor, Style};
 
 use super::Mode;
-use super::outcome::{Outcome, RequestResult};
+use super::outcome::{Outcome, RequestResult, Tally};
 use super::record;
 use super::select::File;
 
@@ -43,7 +43,7 @@ pub(crate) fn finish(results: &[RequestResult], files: &[File], outside: usize, 
         }
         crate::output::line("");
     }
-    super::human::summary(results, outside, elapsed);
+    super::human::summary(&Tally::of(results), outside, elapsed);
 }
 
 /// `✓ login · 200 · 2/2 passed · 12 ms · api.http:5`, with `(run 2)` after the name
