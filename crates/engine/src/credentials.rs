@@ -120,6 +120,9 @@ pub(crate) fn take_from_url(url: &mut url::Url) -> Option<(Vec<u8>, Vec<u8>)> {
 /// known secret value.
 #[must_use]
 pub fn redact_url_password(text: &str) -> Cow<'_, str> {
+    if !text.contains('@') {
+        return Cow::Borrowed(text);
+    }
     let mut shown = String::new();
     let mut rest = text;
     let mut changed = false;

@@ -340,9 +340,12 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     let (results, tally) = if blocked {
         // Nothing is sent; the records and reports still say why, request by request.
         let mut results = Vec::with_capacity(plan.len());
+        let requests: Vec<Vec<&volley_syntax::Request>> =
+            files.iter().map(|file| file.document.requests().collect()).collect();
         for step in &plan {
             let file = &files[step.file];
-            let result = RequestResult::not_sent(file, step.request).context("planned request exists")?;
+            let request = requests[step.file].get(step.request).context("planned request exists")?;
+            let result = RequestResult::not_sent(file, request);
             if mode == Mode::Json {
                 crate::output::line(&serde_json::to_string(&record::record(&result, file))?);
             }

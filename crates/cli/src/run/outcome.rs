@@ -79,9 +79,15 @@ pub(crate) fn title(file: &File, request: &Request) -> String {
     if let Some(name) = &request.name {
         return name.value.clone();
     }
-    let line = request.line_span.text(&file.text);
-    let title = line.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
-    volley_engine::redact::redact_url_password(&title).into_owned()
+    let mut words = request.line_span.text(&file.text).split_whitespace();
+    let title = match (words.next(), words.next()) {
+        (Some(method), Some(url)) => format!("{method} {url}"),
+        (first, _) => first.unwrap_or_default().to_owned(),
+    };
+    match volley_engine::redact::redact_url_password(&title) {
+        std::borrow::Cow::Borrowed(_) => title,
+        std::borrow::Cow::Owned(redacted) => redacted,
+    }
 }
 
 impl RequestResult {
@@ -106,16 +112,15 @@ impl RequestResult {
         Self::with(file, request, Outcome::Refused(refusal))
     }
 
-    /// The request `index` of `file` in a run that sends nothing (`--strict`): refused
-    /// when it has errors, else [`Skip::NotSent`].
-    pub(crate) fn not_sent(file: &File, index: usize) -> Option<Self> {
-        let request = file.document.request(index)?;
+    /// `request` of `file` in a run that sends nothing (`--strict`): refused when it has
+    /// errors, else [`Skip::NotSent`].
+    pub(crate) fn not_sent(file: &File, request: &Request) -> Self {
         let outcome = match refusal::of(&file.document, request) {
             _ if request.disabled => Outcome::Skipped(Skip::Disabled),
             Some(refusal) => Outcome::Refused(refusal),
             None => Outcome::Skipped(Skip::NotSent),
         };
-        Some(Self::with(file, request, outcome))
+        Self::with(file, request, outcome)
     }
 
     fn with(file: &File, request: &Request, outcome: Outcome) -> Self {

@@ -165,10 +165,12 @@ pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode, strict: boo
     let mut found = Found::default();
     for (number, file) in files.iter().enumerate() {
         let document = &file.document;
+        // By index: `Document::request` walks the blocks from the first.
+        let all: Vec<&volley_syntax::Request> = document.requests().collect();
         let requests: Vec<_> = plan
             .iter()
             .filter(|step| step.file == number)
-            .filter_map(|step| document.request(step.request))
+            .filter_map(|step| all.get(step.request).copied())
             .filter(|request| !request.disabled)
             .collect();
         let planned: BTreeSet<usize> = requests.iter().map(|request| request.block).collect();
