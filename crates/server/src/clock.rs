@@ -7,9 +7,12 @@ pub(crate) fn now_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis() as u64)
 }
 
-/// A new opaque id: `prefix` and a random UUID without dashes.
+/// A new opaque id: `prefix` and a random (version 4) UUID without dashes. The bytes
+/// come from the thread's cryptographic generator (seeded from the system's), not from
+/// a `getrandom` call per id: every execution takes two ids.
 pub(crate) fn new_id(prefix: &str) -> String {
-    format!("{prefix}_{}", uuid::Uuid::new_v4().simple())
+    let uuid = uuid::Builder::from_random_bytes(rand::random()).into_uuid();
+    format!("{prefix}_{}", uuid.simple())
 }
 
 /// Removes the entries of `map` that `expired` picks; returns their keys.

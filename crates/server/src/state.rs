@@ -1,6 +1,7 @@
 //! The state every handler shares: configuration, workspace, the base engine client
 //! (one HTTP transport and one configuration cache for all executions), sessions,
-//! flows, tokens, the observer hub and the shutdown signal.
+//! flows, tokens, the observer hub, the recently parsed documents and the shutdown
+//! signal.
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use volley_engine::transport::HttpTransport;
 use volley_engine::{Client, ClientConfig, CookieJar, Transport};
 
 use crate::config::ServerConfig;
+use crate::execute::Documents;
 use crate::flows::Flows;
 use crate::hub::Hub;
 use crate::sessions::Sessions;
@@ -36,6 +38,8 @@ pub(crate) struct Shared {
     /// What every execution's client is forked from: the workspace files, the shared
     /// transport, the environment, and the configurations found so far.
     pub(crate) base_client: Client,
+    /// The documents of the small texts executed last, so that they are not parsed again.
+    pub(crate) documents: Documents,
 }
 
 impl Deref for AppState {
@@ -65,6 +69,7 @@ impl AppState {
             workspace,
             config,
             base_client,
+            documents: Documents::default(),
         };
         Self(Arc::new(shared))
     }

@@ -1,6 +1,7 @@
 //! One execution, stage by stage (parse, interpolate, compile, fetch), each reported to
 //! observers, kept in the flow's store, and answered in the wire's shapes.
 
+mod documents;
 mod report;
 mod source;
 
@@ -26,6 +27,7 @@ use crate::sessions::Session;
 use crate::state::AppState;
 use crate::wire::{ExecuteRequest, ExecuteResponse, Limits, RequestInfo, Resolved, SessionRef, TimingInfo};
 
+pub(crate) use documents::Documents;
 pub(crate) use report::assertions;
 pub(crate) use source::{scope, validate};
 
@@ -175,7 +177,7 @@ impl Run {
         let source = if body.path.is_some() { ParseSource::Path } else { ParseSource::Content };
         self.emitter.emit(ObserverEvent::ParseStarted(ParseStarted { source }));
         let mut source = source::read(&self.state, body).map_err(Failure::at(Stage::Parse))?;
-        let (text, document) = parse(std::mem::take(&mut source.text), &self.state.config).await;
+        let (text, document) = parse(std::mem::take(&mut source.text), &self.state).await;
         source.text = text;
         let document = document.map_err(Failure::at(Stage::Parse))?;
         let selection = match (&body.request_name, body.request_index) {
@@ -484,17 +486,19 @@ pub(crate) async fn execute(
 pub(crate) const PARSED_IN_PLACE_BYTES: usize = 4 * 1024;
 
 /// Parses within the server's budget of time and tree memory; larger texts on the
-/// blocking pool, so that they never hold up the runtime's workers. The text comes back
-/// with the document.
-async fn parse(
-    text: String,
-    config: &crate::config::ServerConfig,
-) -> (String, Result<volley_syntax::Document, ApiError>) {
+/// blocking pool, so that they never hold up the runtime's workers. A small text run
+/// recently is not parsed again (`documents.rs`). The text comes back with the document.
+async fn parse(text: String, state: &AppState) -> (String, Result<Arc<volley_syntax::Document>, ApiError>) {
+    let config = &state.config;
+    let in_place = text.len() <= PARSED_IN_PLACE_BYTES;
+    if in_place && let Some(document) = state.documents.get(&text) {
+        return (text, Ok(document));
+    }
     let budget = volley_syntax::Budget {
         deadline: Some(Instant::now() + config.parse_budget),
         tree_bytes: Some(config.parse_memory),
     };
-    let parsed = if text.len() <= PARSED_IN_PLACE_BYTES {
+    let parsed = if in_place {
         let document = volley_syntax::parse_within(&text, budget);
         Ok((text, document))
     } else {
@@ -505,7 +509,13 @@ async fn parse(
         .await
     };
     match parsed {
-        Ok((text, Ok(document))) => (text, Ok(document)),
+        Ok((text, Ok(document))) => {
+            let document = Arc::new(document);
+            if in_place {
+                state.documents.keep(&text, Arc::clone(&document));
+            }
+            (text, Ok(document))
+        }
         Ok((text, Err(exceeded))) => (text, Err(over_budget(exceeded, config))),
         Err(error) => (String::new(), Err(ApiError::internal(&error))),
     }
