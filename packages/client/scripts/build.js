@@ -35,10 +35,9 @@ const built = path.join(metadata.target_directory, release ? 'release' : 'debug'
 // keeps its mapping, and a half-written volley.node is never seen.
 const destination = path.join(packageDir, 'volley.node');
 const temporary = `${destination}.${process.pid}.tmp`;
-// A release addon ships without debug info (the workspace's release profile keeps line
-// tables: 71 MB instead of 15 MB). `strip -S` (GNU and macOS) does it after the build;
-// setting the profile's `strip` instead would rebuild every crate. Without a `strip`
-// tool, the addon is copied as built.
+// A release addon ships without debug info. The workspace's release profile strips it
+// already; `strip -S` (GNU and macOS) also covers a target directory built with
+// another profile's settings. Without a `strip` tool, the addon is copied as built.
 let stripped = false;
 if (release && process.platform !== 'win32') {
   try {
