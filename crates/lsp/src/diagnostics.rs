@@ -13,7 +13,7 @@
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 use tower_lsp_server::Client;
@@ -23,27 +23,25 @@ use volley_engine::analysis::AnalysisContext;
 use volley_syntax::Spanned;
 
 use crate::convert;
-use crate::documents::{Documents, Part, Snapshot, is_config};
+use crate::documents::{Documents, Snapshot, is_config};
 
 /// What is computed from one part, kept with it.
 #[derive(Debug, Default)]
 pub(crate) struct PartDiagnostics {
     /// The parser's, ranges counted from the part's start.
-    syntax: OnceLock<Vec<Diagnostic>>,
+    syntax: Vec<Diagnostic>,
     /// The analysis's, ranges counted from the part's start, with the fingerprint of
     /// the context they were made in.
     analysis: Mutex<Option<(u64, Arc<Vec<Diagnostic>>)>>,
 }
 
 impl PartDiagnostics {
-    fn syntax(&self, part: &Part) -> &[Diagnostic] {
-        self.syntax.get_or_init(|| {
-            part.document
-                .diagnostics
-                .iter()
-                .map(|diagnostic| convert::relative_diagnostic(&part.text, diagnostic))
-                .collect()
-        })
+    /// The diagnostics of a part with this text and typed document: the parser's now,
+    /// the analysis's when first asked for.
+    pub(crate) fn new(text: &str, document: &volley_syntax::Document) -> Self {
+        let syntax =
+            document.diagnostics.iter().map(|diagnostic| convert::relative_diagnostic(text, diagnostic)).collect();
+        PartDiagnostics { syntax, analysis: Mutex::default() }
     }
 
     fn analysis(&self, fingerprint: u64, analyze: impl FnOnce() -> Vec<Diagnostic>) -> Arc<Vec<Diagnostic>> {
@@ -83,12 +81,15 @@ pub(crate) fn compute(
     context.request_names = model.request_names().map(str::to_owned).collect();
     let fingerprint = fingerprint(&context, environment.generation);
     let mut found = Vec::new();
+    // Bytes of text whose typed document was made again for the analysis.
+    let mut reparsed = 0;
     for placed in &model.parts {
         let part = &placed.part;
-        let syntax = part.diagnostics.syntax(part);
+        let syntax = &part.diagnostics.syntax;
         let analysis = part.diagnostics.analysis(fingerprint, || {
+            reparsed += part.text.len();
             volley_engine::analysis::Analyzer::new(engine)
-                .analyze_in(&part.document, &part.text, &context)
+                .analyze_in(&part.document_once(), &part.text, &context)
                 .iter()
                 .map(|diagnostic| convert::relative_diagnostic(&part.text, diagnostic))
                 .collect()
@@ -114,8 +115,17 @@ pub(crate) fn compute(
         let range = diagnostic.range;
         (range.start.line, range.start.character, range.end.line, range.end.character)
     });
+    if reparsed > RELEASE_AFTER_BYTES {
+        // The trees and documents made for the analysis, freed on this thread: several
+        // times the size of the text, resident until this thread allocates again.
+        volley_syntax::allocator::release_free_memory();
+    }
     config_error.map(|error| convert::config_error(&error.to_string(), hint(&error))).into_iter().chain(found).collect()
 }
+
+/// The analysis of more text than this (the first one, or one after the context
+/// changed) gives the memory it freed back to the system at once.
+const RELEASE_AFTER_BYTES: usize = 1024 * 1024;
 
 fn hint(error: &ConfigError) -> &'static str {
     match error {

@@ -5,6 +5,12 @@
 //! The typed model is kept per chunk of the syntax tree ([`Part`]): an edit relowers
 //! only the chunks it touched, and what is computed from a part (its diagnostics) is
 //! kept with it, so the cost of a keystroke does not grow with the size of the file.
+//!
+//! A part keeps its text and an [`Outline`] (blocks, requests and their names, file
+//! variables: what features over the whole file read), not its typed document: that
+//! costs about 7 bytes per byte of text, and a chunk's text gives it again in about a
+//! millisecond ([`Part::document`]). The parts the latest edit made keep theirs, since
+//! the features that follow a keystroke (completion, diagnostics) read them.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -14,7 +20,7 @@ use parking_lot::{Mutex, MutexGuard};
 use ropey::Rope;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 use volley_engine::io::MemoryFs;
-use volley_syntax::{Document, Position, Request, Span, SyntaxTree, VariableDeclaration};
+use volley_syntax::{Document, Position, Span, Spanned, SyntaxTree, VariableDeclaration};
 
 use crate::convert;
 use crate::diagnostics::PartDiagnostics;
@@ -67,18 +73,108 @@ impl Snapshot {
     }
 }
 
-/// One chunk of a document's syntax tree with its typed document, whose offsets and
-/// positions count from the chunk's start.
+/// One chunk of a document's syntax tree with what is known of it, offsets and
+/// positions counted from the chunk's start.
 #[derive(Debug)]
 pub(crate) struct Part {
     /// The chunk's id (see `volley_syntax::ChunkInfo::id`).
     pub(crate) id: u64,
-    /// The chunk's text (a part shared by two versions may start elsewhere in each: see
-    /// [`Placed`]).
+    /// The chunk's text, shared with the syntax tree (a part shared by two versions may
+    /// start elsewhere in each: see [`Placed`]).
     pub(crate) text: Arc<str>,
-    pub(crate) document: Document,
+    /// What features over the whole file read of the chunk's typed document.
+    pub(crate) outline: Outline,
+    /// The typed document, while it is kept (see [`Part::document`]).
+    document: Mutex<Option<Arc<Document>>>,
     /// Diagnostics computed from this part, kept while the chunk is unchanged.
     pub(crate) diagnostics: PartDiagnostics,
+}
+
+impl Part {
+    /// A part of the chunk `id` with this text and typed document; `keep` keeps the
+    /// document (else it is made again when asked for).
+    fn new(id: u64, text: Arc<str>, document: Document, keep: bool) -> Part {
+        let diagnostics = PartDiagnostics::new(&text, &document);
+        let outline = Outline::of(&document);
+        let document = Mutex::new(keep.then(|| Arc::new(document)));
+        Part { id, text, outline, document, diagnostics }
+    }
+
+    /// The chunk's typed document: the one kept, else made again from the text (in
+    /// about a millisecond for a chunk of 32 KiB) and kept until the next edit of the
+    /// file.
+    pub(crate) fn document(&self) -> Arc<Document> {
+        let mut kept = self.document.lock();
+        Arc::clone(kept.get_or_insert_with(|| Arc::new(volley_syntax::parse_chunk(&self.text))))
+    }
+
+    /// The chunk's typed document without keeping it when it was not kept: for walks
+    /// over every part, which would otherwise keep them all.
+    pub(crate) fn document_once(&self) -> Arc<Document> {
+        let kept = self.document.lock().clone();
+        kept.unwrap_or_else(|| Arc::new(volley_syntax::parse_chunk(&self.text)))
+    }
+
+    fn forget_document(&self) {
+        self.document.lock().take();
+    }
+}
+
+/// What features over the whole file read of a part's typed document (completion's
+/// request names, folding, code lenses, the duplicate-name check), kept where the
+/// document is not: about 2% of its size.
+#[derive(Debug, Default)]
+pub(crate) struct Outline {
+    /// The blocks in order.
+    pub(crate) blocks: Vec<OutlineBlock>,
+    /// The file variable declarations in order.
+    pub(crate) variables: Vec<VariableDeclaration>,
+}
+
+/// A block of an [`Outline`].
+#[derive(Debug)]
+pub(crate) struct OutlineBlock {
+    /// As `volley_syntax::Block::span`.
+    pub(crate) span: Span,
+    /// The block's request, when it has one.
+    pub(crate) request: Option<RequestOutline>,
+}
+
+/// A request of an [`Outline`]: the fields of `volley_syntax::Request` of the same names.
+#[derive(Debug)]
+pub(crate) struct RequestOutline {
+    pub(crate) span: Span,
+    pub(crate) line_span: Span,
+    pub(crate) name: Option<Spanned<String>>,
+}
+
+impl Outline {
+    fn of(document: &Document) -> Outline {
+        let blocks = document
+            .blocks
+            .iter()
+            .map(|block| OutlineBlock {
+                span: block.span,
+                request: block.request.as_deref().map(|request| RequestOutline {
+                    span: request.span,
+                    line_span: request.line_span,
+                    name: request.name.clone(),
+                }),
+            })
+            .collect();
+        Outline { blocks, variables: document.variables.clone() }
+    }
+
+    /// The request of the block that contains the byte `offset` (as
+    /// `volley_syntax::Document::request_at`).
+    fn request_at(&self, offset: usize) -> Option<&RequestOutline> {
+        let index = self.blocks.partition_point(|block| block.span.start <= offset);
+        index.checked_sub(1).and_then(|index| self.blocks.get(index)).and_then(|block| block.request.as_ref())
+    }
+
+    fn requests(&self) -> impl Iterator<Item = &RequestOutline> {
+        self.blocks.iter().filter_map(|block| block.request.as_ref())
+    }
 }
 
 /// A part where it is in one version of the file.
@@ -124,25 +220,39 @@ pub(crate) struct Model {
 }
 
 impl Model {
-    /// The model of `tree`, reusing the parts of `previous` whose chunks are unchanged.
-    fn build(tree: &SyntaxTree, previous: Option<&Model>) -> Model {
-        let reusable: HashMap<u64, &Arc<Part>> = previous
-            .map(|model| model.parts.iter().map(|placed| (placed.part.id, &placed.part)).collect())
-            .unwrap_or_default();
+    /// A text parsed from scratch and its model. The parts are made on the threads that
+    /// parse their chunks, each document dropped there, so that the documents of the
+    /// whole file are never held at once.
+    fn parse(text: &str) -> (SyntaxTree, Model) {
+        let (tree, parts) = SyntaxTree::with_chunk_documents(text, |chunk, document| {
+            Arc::new(Part::new(chunk.id, Arc::clone(chunk.text), document, false))
+        });
+        let parts = tree
+            .chunks()
+            .zip(parts)
+            .map(|(chunk, part)| Placed { part, start: chunk.start, start_position: chunk.start_position })
+            .collect();
+        (tree, Model { parts, whole: OnceLock::new() })
+    }
+
+    /// The model of `tree` after an edit, reusing the parts of `previous` whose chunks
+    /// are unchanged. The new parts keep their documents; the reused ones forget theirs.
+    fn build(tree: &SyntaxTree, previous: &Model) -> Model {
+        let reusable: HashMap<u64, &Arc<Part>> =
+            previous.parts.iter().map(|placed| (placed.part.id, &placed.part)).collect();
         let parts = tree
             .chunks()
             .enumerate()
             .map(|(index, chunk)| {
                 let part = reusable.get(&chunk.id).map_or_else(
                     || {
-                        Arc::new(Part {
-                            id: chunk.id,
-                            text: Arc::from(chunk.text),
-                            document: tree.chunk_document(index).unwrap_or_default(),
-                            diagnostics: PartDiagnostics::default(),
-                        })
+                        let document = tree.chunk_document(index).unwrap_or_default();
+                        Arc::new(Part::new(chunk.id, Arc::clone(chunk.text), document, true))
                     },
-                    |part| Arc::clone(part),
+                    |part| {
+                        part.forget_document();
+                        Arc::clone(part)
+                    },
                 );
                 Placed { part, start: chunk.start, start_position: chunk.start_position }
             })
@@ -158,19 +268,19 @@ impl Model {
     }
 
     /// The request whose block holds the byte `offset` of the file, with its part.
-    pub(crate) fn request_at(&self, offset: usize) -> Option<(&Placed, &Request)> {
+    pub(crate) fn request_at(&self, offset: usize) -> Option<(&Placed, &RequestOutline)> {
         let placed = self.part_at(offset)?;
-        placed.part.document.request_at(placed.local(offset)).map(|request| (placed, request))
+        placed.part.outline.request_at(placed.local(offset)).map(|request| (placed, request))
     }
 
     /// Every request of the file in order, with its part.
-    pub(crate) fn requests(&self) -> impl Iterator<Item = (&Placed, &Request)> {
-        self.parts.iter().flat_map(|placed| placed.part.document.requests().map(move |request| (placed, request)))
+    pub(crate) fn requests(&self) -> impl Iterator<Item = (&Placed, &RequestOutline)> {
+        self.parts.iter().flat_map(|placed| placed.part.outline.requests().map(move |request| (placed, request)))
     }
 
     /// Every file variable declaration of the file, in order.
     pub(crate) fn variables(&self) -> impl Iterator<Item = &VariableDeclaration> {
-        self.parts.iter().flat_map(|placed| &placed.part.document.variables)
+        self.parts.iter().flat_map(|placed| &placed.part.outline.variables)
     }
 
     /// The names of the file's named requests, in order.
@@ -195,10 +305,13 @@ impl Documents {
         if let Some(path) = &path {
             self.files.insert(path, text);
         }
-        let tree = SyntaxTree::new(text);
-        let model = Arc::new(Model::build(&tree, None));
-        let entry = Entry { version, rope: Rope::from_str(text), tree, model, path, unsynced: false };
+        let (tree, model) = Model::parse(text);
+        let entry = Entry { version, rope: Rope::from_str(text), tree, model: Arc::new(model), path, unsynced: false };
         self.lock().insert(uri.as_str().to_owned(), entry);
+        if text.len() > SYNC_AT_ONCE_BYTES {
+            // Parsing freed trees and documents of several times the text's size.
+            volley_syntax::allocator::release_free_memory();
+        }
     }
 
     /// Applies `changes` in order and stamps the document with `version`. Returns `false`
@@ -208,8 +321,11 @@ impl Documents {
         let Some(entry) = open.get_mut(uri.as_str()) else {
             return false;
         };
+        // The model of a text replaced whole, made as it was parsed.
+        let mut replaced = None;
         for change in changes {
             if let Some(range) = change.range {
+                replaced = None;
                 let bytes = convert::byte_range(&entry.rope, range);
                 let chars = entry.rope.byte_to_char(bytes.start)..entry.rope.byte_to_char(bytes.end);
                 entry.rope.remove(chars.clone());
@@ -220,11 +336,16 @@ impl Documents {
                 }
             } else {
                 entry.rope = Rope::from_str(&change.text);
-                entry.tree = SyntaxTree::new(&change.text);
+                let (tree, model) = Model::parse(&change.text);
+                entry.tree = tree;
+                replaced = Some(model);
             }
         }
         entry.version = version;
-        entry.model = Arc::new(Model::build(&entry.tree, Some(&entry.model)));
+        entry.model = Arc::new(match replaced {
+            Some(model) => model,
+            None => Model::build(&entry.tree, &entry.model),
+        });
         entry.unsynced = entry.path.is_some();
         if let Some(path) = &entry.path
             && entry.rope.len_bytes() <= SYNC_AT_ONCE_BYTES
@@ -246,6 +367,8 @@ impl Documents {
         };
         if let Some(path) = path {
             self.files.insert(path, rope.to_string());
+            // The copy it replaced, and what computing the diagnostics freed.
+            volley_syntax::allocator::release_free_memory();
         }
     }
 

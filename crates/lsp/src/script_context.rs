@@ -22,7 +22,8 @@ pub(crate) struct ScriptAt {
 /// included: right after `{%`, right before `%}`).
 pub(crate) fn script_at(snapshot: &Snapshot, offset: usize) -> Option<ScriptAt> {
     let placed = snapshot.model.part_at(offset)?;
-    let block = placed.part.document.block_at(placed.local(offset))?;
+    let document = placed.part.document();
+    let block = document.block_at(placed.local(offset))?;
     let request = block.request.as_deref()?;
     let block_end = placed.place(block.span).end;
     let request_line = placed.place(request.line_span).start;

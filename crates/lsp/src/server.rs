@@ -367,7 +367,7 @@ impl LanguageServer for Backend {
             .model
             .parts
             .iter()
-            .flat_map(|placed| placed.part.document.blocks.iter().map(move |block| placed.place(block.span)))
+            .flat_map(|placed| placed.part.outline.blocks.iter().map(move |block| placed.place(block.span)))
             .filter_map(|span| convert::folding_range(&snapshot.rope, &span))
             .collect();
         Ok(Some(ranges))

@@ -1,5 +1,5 @@
-//! Chunks: a text cut at block boundaries into pieces of whole blocks, each with its
-//! own tree-sitter tree.
+//! Chunks: a text cut at block boundaries into pieces of whole blocks, each parsed into
+//! its own tree-sitter tree.
 //!
 //! Every line break followed by `###` starts a block, whatever comes before it: the
 //! grammar guarantees it (no token runs over such a line). Blocks therefore parse the
@@ -13,8 +13,16 @@
 //! whose tree has errors is parsed again one block per chunk: an error then never
 //! reaches past its block, and the document does not depend on how the text happened
 //! to be cut.
+//!
+//! A chunk keeps its text, not its tree: a tree costs about 7 bytes per byte of text,
+//! and a chunk of [`TARGET_CHUNK_BYTES`] parses again in well under a millisecond. Only
+//! the chunks the latest edit reparsed keep theirs ([`Chunk::kept_tree`]), so that the
+//! typed document of an edited chunk is lowered from the tree the edit made, and the
+//! next keystroke in the same chunk reparses it incrementally.
 
+use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tree_sitter::{InputEdit, Point, Tree};
@@ -28,12 +36,17 @@ pub(crate) const TARGET_CHUNK_BYTES: usize = 32 * 1024;
 /// Texts below this size are parsed on the calling thread only.
 const PARALLEL_THRESHOLD_BYTES: usize = 512 * 1024;
 
-/// A run of whole blocks with its tree. Offsets and positions inside are local to the
-/// chunk; `start`, `start_line` and `start_column` place it in the file.
+/// A run of whole blocks. Offsets and positions inside are local to the chunk; `start`,
+/// `start_line` and `start_column` place it in the file.
 #[derive(Clone)]
 pub(crate) struct Chunk {
-    pub(crate) text: String,
-    pub(crate) tree: Tree,
+    /// Shared with the front ends that keep it ([`crate::ChunkInfo::text`]).
+    pub(crate) text: Arc<str>,
+    /// The tree of `text`, while the chunk is one the latest edit reparsed (see the
+    /// module documentation); [`Chunk::tree`] parses again without it.
+    pub(crate) kept_tree: Option<Tree>,
+    /// The tree has syntax errors.
+    pub(crate) has_error: bool,
     pub(crate) lines: LineIndex,
     /// Byte offset of the chunk in the file.
     pub(crate) start: usize,
@@ -55,10 +68,21 @@ fn next_id() -> u64 {
 }
 
 impl Chunk {
-    pub(crate) fn parse(text: String) -> Chunk {
+    /// Parses `text` into a chunk that keeps its tree.
+    pub(crate) fn parse(text: impl Into<Arc<str>>) -> Chunk {
+        let text = text.into();
         let tree = parse_tree(&text, None);
         let lines = LineIndex::new(&text);
-        Chunk { text, tree, lines, start: 0, start_line: 0, start_column: 0, id: next_id() }
+        let has_error = tree.root_node().has_error();
+        Chunk { text, kept_tree: Some(tree), has_error, lines, start: 0, start_line: 0, start_column: 0, id: next_id() }
+    }
+
+    /// The chunk's tree: the one it keeps, else its text parsed again.
+    pub(crate) fn tree(&self) -> Cow<'_, Tree> {
+        match &self.kept_tree {
+            Some(tree) => Cow::Borrowed(tree),
+            None => Cow::Owned(parse_tree(&self.text, None)),
+        }
     }
 
     fn end(&self) -> usize {
@@ -171,8 +195,8 @@ fn on_threads<R: Send>(count: usize, threads: usize, f: impl Fn(usize) -> R + Sy
 /// Parses one piece of whole blocks: one chunk, or one chunk per block when the piece
 /// has syntax errors (see the module documentation).
 fn parse_piece(text: &str) -> Vec<Chunk> {
-    let chunk = Chunk::parse(text.to_owned());
-    if !chunk.tree.root_node().has_error() {
+    let chunk = Chunk::parse(text);
+    if !chunk.has_error {
         return vec![chunk];
     }
     let mut starts: Vec<usize> = block_boundaries(text).into_iter().filter(|&start| start > 0).collect();
@@ -181,7 +205,7 @@ fn parse_piece(text: &str) -> Vec<Chunk> {
     }
     starts.insert(0, 0);
     starts.push(text.len());
-    starts.windows(2).map(|pair| Chunk::parse(text[pair[0]..pair[1]].to_owned())).collect()
+    starts.windows(2).map(|pair| Chunk::parse(&text[pair[0]..pair[1]])).collect()
 }
 
 /// Runs `f` on every chunk, on several threads when the chunks are large in total.
@@ -279,10 +303,16 @@ fn starts_a_block(chunks: &[Chunk], index: usize) -> bool {
     index == 0 || text_starts_a_block(&chunks[index].text, &chunks[index - 1].text)
 }
 
-/// Applies an edit to the chunks (offsets in the whole text, already validated).
+/// Applies an edit to the chunks (offsets in the whole text, already validated). The
+/// chunks it reparses keep their trees; the others drop theirs.
 pub(crate) fn edit(chunks: &mut Vec<Chunk>, target: usize, range: Range<usize>, new_text: &str) {
     let first = chunk_for_edit(chunks, range.start);
     let last = chunk_for_edit(chunks, range.end).max(first);
+    for (index, chunk) in chunks.iter_mut().enumerate() {
+        if !(first..=last).contains(&index) {
+            chunk.kept_tree = None;
+        }
+    }
     if first == last {
         let base = chunks[first].start;
         edit_one(&mut chunks[first], range.start - base..range.end - base, new_text);
@@ -295,8 +325,8 @@ pub(crate) fn edit(chunks: &mut Vec<Chunk>, target: usize, range: Range<usize>, 
         if first + 1 < chunks.len() && !starts_a_block(chunks, first + 1) {
             high = first + 1;
         }
-        let split_blocks = chunks[first].tree.root_node().has_error()
-            && block_boundaries(&chunks[first].text).iter().any(|&start| start > 0);
+        let split_blocks =
+            chunks[first].has_error && block_boundaries(&chunks[first].text).iter().any(|&start| start > 0);
         if low != first || high != first || split_blocks || chunks[first].text.len() > target.saturating_mul(4) {
             resplit(chunks, target, low..=high, None);
         }
@@ -305,22 +335,30 @@ pub(crate) fn edit(chunks: &mut Vec<Chunk>, target: usize, range: Range<usize>, 
     }
 }
 
-/// Incremental reparse of one chunk.
+/// Reparse of one chunk: incremental when it kept its tree.
 fn edit_one(chunk: &mut Chunk, range: Range<usize>, new_text: &str) {
     let start_position = tree_sitter_point(&chunk.text, range.start);
     let old_end_position = tree_sitter_point(&chunk.text, range.end);
-    chunk.text.replace_range(range.clone(), new_text);
+    let mut text = String::with_capacity(chunk.text.len() - range.len() + new_text.len());
+    text.push_str(&chunk.text[..range.start]);
+    text.push_str(new_text);
+    text.push_str(&chunk.text[range.end..]);
+    chunk.text = Arc::from(text);
     chunk.lines.apply_edit(&chunk.text, range.clone(), new_text);
     let new_end = range.start + new_text.len();
-    chunk.tree.edit(&InputEdit {
-        start_byte: range.start,
-        old_end_byte: range.end,
-        new_end_byte: new_end,
-        start_position,
-        old_end_position,
-        new_end_position: tree_sitter_point(&chunk.text, new_end),
-    });
-    chunk.tree = parse_tree(&chunk.text, Some(&chunk.tree));
+    if let Some(tree) = &mut chunk.kept_tree {
+        tree.edit(&InputEdit {
+            start_byte: range.start,
+            old_end_byte: range.end,
+            new_end_byte: new_end,
+            start_position,
+            old_end_position,
+            new_end_position: tree_sitter_point(&chunk.text, new_end),
+        });
+    }
+    let tree = parse_tree(&chunk.text, chunk.kept_tree.as_ref());
+    chunk.has_error = tree.root_node().has_error();
+    chunk.kept_tree = Some(tree);
     chunk.id = next_id();
 }
 

@@ -60,6 +60,14 @@ pub fn parse(text: &str) -> Document {
     lower::merge(parts)
 }
 
+/// The typed document of a chunk's text alone, as [`SyntaxTree::chunk_document`] gives
+/// it for a chunk with this text: for front ends that keep a chunk's text
+/// ([`ChunkInfo::text`]) and make its document again when they need it.
+#[must_use]
+pub fn parse_chunk(text: &str) -> Document {
+    lower::lower_chunk_relative(&chunk::Chunk::parse(text))
+}
+
 /// [`parse`] within a [`Budget`] of time and tree memory: the limit exceeded when the
 /// document could not be made within it. The parse stops soon after (tree-sitter checks
 /// the budget as it goes, the typed layer between blocks), so a caller that must stay

@@ -30,9 +30,9 @@ impl Lowerer<'_> {
         for (index, &start) in starts.iter().enumerate() {
             let end = starts.get(index + 1).copied().unwrap_or(to);
             let position = self.place(self.lines.position(start));
-            let chunk = Chunk::parse(self.slice(start, end).to_owned());
+            let chunk = Chunk::parse(self.slice(start, end));
             let sub = Lowerer::placed(&chunk, self.base + start, position.line, position.column);
-            let mut lowered = lower_with(sub, &chunk);
+            let mut lowered = lower_with(sub, &chunk.tree());
             // One note for the block: a file written without any `###` is read so on purpose.
             if index == 0
                 && let Some(request) = lowered.document.blocks.first().and_then(|block| block.request.as_ref())

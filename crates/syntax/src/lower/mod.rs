@@ -36,18 +36,18 @@ pub(crate) struct Lowered {
 /// Lowers one chunk. Indices (blocks, requests) count from 0 within the chunk;
 /// [`merge`] renumbers them.
 pub(crate) fn lower_chunk(chunk: &Chunk) -> Lowered {
-    lower_with(Lowerer::for_chunk(chunk), chunk)
+    lower_with(Lowerer::for_chunk(chunk), &chunk.tree())
 }
 
 /// The document of one chunk alone, its offsets and positions counted from the chunk's
 /// start. Duplicate request names are not checked (that needs the whole file).
 pub(crate) fn lower_chunk_relative(chunk: &Chunk) -> Document {
-    let Lowered { document, diagnostics } = lower_with(Lowerer::relative(chunk), chunk);
+    let Lowered { document, diagnostics } = lower_with(Lowerer::relative(chunk), &chunk.tree());
     finish(document, diagnostics)
 }
 
-fn lower_with<'a>(mut lowerer: Lowerer<'a>, chunk: &'a Chunk) -> Lowered {
-    let root = chunk.tree.root_node();
+fn lower_with(mut lowerer: Lowerer<'_>, tree: &tree_sitter::Tree) -> Lowered {
+    let root = tree.root_node();
     if root.has_error() {
         errors::collect(&mut lowerer, root);
     }

@@ -33,7 +33,8 @@ pub(crate) fn template_text(text: &str) -> (Template, Vec<Diagnostic>) {
     }
     let chunk = Chunk::parse(synthetic);
     let mut lowerer = Lowerer::for_chunk(&chunk);
-    let root = chunk.tree.root_node();
+    let tree = chunk.tree();
+    let root = tree.root_node();
     // The directive of each line, by row (one line of the text, one synthetic line).
     let mut by_row = vec![None; ranges.len()];
     for directive in named_children(root)

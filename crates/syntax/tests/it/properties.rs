@@ -286,7 +286,7 @@ proptest! {
     fn chunk_documents_placed_are_the_document(text in http_text(), edits in edits(), size in 1usize..64) {
         let mut tree = SyntaxTree::with_chunk_size(&text, size);
         let mut current = text.clone();
-        let mut ids_before: Vec<(u64, String)> = tree.chunks().map(|chunk| (chunk.id, chunk.text.to_owned())).collect();
+        let mut ids_before: Vec<(u64, String)> = tree.chunks().map(|chunk| (chunk.id, chunk.text.to_string())).collect();
         for (at, length, insert) in edits {
             let start = floor_boundary(&current, at * current.len() / 1000);
             let end = floor_boundary(&current, start + length * current.len() / 1000);
@@ -295,16 +295,16 @@ proptest! {
             // An id that survives an edit still names the same text.
             for chunk in tree.chunks() {
                 if let Some((_, before)) = ids_before.iter().find(|(id, _)| *id == chunk.id) {
-                    prop_assert_eq!(before.as_str(), chunk.text);
+                    prop_assert_eq!(before.as_str(), &**chunk.text);
                 }
             }
-            ids_before = tree.chunks().map(|chunk| (chunk.id, chunk.text.to_owned())).collect();
+            ids_before = tree.chunks().map(|chunk| (chunk.id, chunk.text.to_string())).collect();
             let whole = tree.document();
             let mut spans = Vec::new();
             let mut diagnostics = Vec::new();
             for (index, chunk) in tree.chunks().enumerate() {
                 let part = tree.chunk_document(index).expect("chunk exists");
-                prop_assert_eq!(&current[chunk.start..chunk.start + chunk.text.len()], chunk.text);
+                prop_assert_eq!(&current[chunk.start..chunk.start + chunk.text.len()], &**chunk.text);
                 spans.extend(part.blocks.iter().map(|block| chunk.place(block.span)));
                 diagnostics.extend(part.diagnostics.iter().map(|diagnostic| (diagnostic.code, chunk.place(diagnostic.span))));
             }
