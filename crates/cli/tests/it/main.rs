@@ -1,5 +1,6 @@
 //! The integration tests of `volley-cli` in one binary (dependencies linked once), a module per concern.
 
+mod allocator;
 mod cli_cases;
 mod convert;
 mod examples;
