@@ -90,6 +90,7 @@ pub(super) async fn send(
         asks,
         stop: &stop,
     };
+    // Made as they are reached: `--repeat 10000` does not hold 10,000 units.
     let units = units(plan, repeat, parallel.then_some(files.len()));
     let mut results: Vec<(usize, RequestResult)> = Vec::new();
     let mut tally = Tally::default();
@@ -97,7 +98,7 @@ pub(super) async fn send(
         // A client per file, forked from the run's: the configuration found, no
         // variables or responses of other files; the run's cookie jar when one is kept
         // in a file (`--cookie-jar`, volley.jsonc), else a jar of its own.
-        let mut done = futures_util::stream::iter(units.iter().map(|unit| {
+        let mut done = futures_util::stream::iter(units.map(|unit| {
             let forked = local.map(|local| {
                 let jar =
                     local.cookie_jar().map(|jar| if jar.path().is_some() { jar.clone() } else { CookieJar::new() });
@@ -111,7 +112,7 @@ pub(super) async fn send(
                     None => turn.client,
                 };
                 let unit_turn = Turn { client, ..turn.clone() };
-                output::captured(unit_turn.run_unit(files, requests, unit)).await
+                output::captured(unit_turn.run_unit(files, requests, &unit)).await
             }
         }))
         .buffered(jobs);
@@ -122,8 +123,8 @@ pub(super) async fn send(
             tally = tally.add(counted);
         }
     } else {
-        for unit in &units {
-            let (kept, counted) = turn.run_unit(files, &requests, unit).await?;
+        for unit in units {
+            let (kept, counted) = turn.run_unit(files, &requests, &unit).await?;
             results.extend(kept);
             tally = tally.add(counted);
         }
@@ -146,26 +147,21 @@ struct Unit {
 }
 
 /// The units of a run: the plan `repeat` times, each time whole or (with `files`, the
-/// number of files, for parallel runs) split by file, in file order.
-fn units(plan: &[select::Step], repeat: usize, files: Option<usize>) -> Vec<Unit> {
-    let mut units = Vec::new();
-    for round in 0..repeat {
+/// number of files, for parallel runs) split by file, in file order; made one by one.
+fn units(plan: &[select::Step], repeat: usize, files: Option<usize>) -> impl Iterator<Item = Unit> + '_ {
+    (0..repeat).flat_map(move |round| {
         let repetition = (repeat > 1).then(|| u32::try_from(round + 1).unwrap_or(u32::MAX));
         let offset = round * plan.len();
-        let numbered = plan.iter().enumerate().map(|(index, step)| (offset + index, *step));
-        match files {
-            None => units.push(Unit { steps: numbered.collect(), repetition }),
-            Some(count) => {
-                for file in 0..count {
-                    let steps: Vec<_> = numbered.clone().filter(|(_, step)| step.file == file).collect();
-                    if !steps.is_empty() {
-                        units.push(Unit { steps, repetition });
-                    }
-                }
-            }
-        }
-    }
-    units
+        let numbered = move || plan.iter().enumerate().map(move |(index, step)| (offset + index, *step));
+        let parts: Box<dyn Iterator<Item = Unit>> = match files {
+            None => Box::new(std::iter::once(Unit { steps: numbered().collect(), repetition })),
+            Some(count) => Box::new((0..count).filter_map(move |file| {
+                let steps: Vec<_> = numbered().filter(|(_, step)| step.file == file).collect();
+                (!steps.is_empty()).then_some(Unit { steps, repetition })
+            })),
+        };
+        parts
+    })
 }
 
 /// What a run keeps of a response once it is printed.
