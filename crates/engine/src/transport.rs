@@ -83,8 +83,21 @@ impl<T: Transport + ?Sized> Transport for Arc<T> {
 pub struct HttpTransport {
     clients: [OnceLock<Result<reqwest::Client, String>>; 6],
     /// Clients of requests with certificates or proxies of their own, by what they were
-    /// built with (a client certificate is chosen by host, so a run may need several).
-    configured: parking_lot::Mutex<std::collections::HashMap<ClientKey, reqwest::Client>>,
+    /// built with (a client certificate is chosen by host, so a run may need several),
+    /// at most [`MAX_CONFIGURED_CLIENTS`]: the oldest goes first.
+    configured: parking_lot::Mutex<Configured>,
+}
+
+/// How many clients with certificates or proxies of their own a transport keeps: each
+/// holds its connection pool and TLS configuration, and an execution server's callers
+/// may send any number of different ones.
+const MAX_CONFIGURED_CLIENTS: usize = 32;
+
+/// The configured clients and the order they were built in.
+#[derive(Debug, Default)]
+struct Configured {
+    clients: std::collections::HashMap<ClientKey, reqwest::Client>,
+    order: std::collections::VecDeque<ClientKey>,
 }
 
 /// What a client with certificates or proxies is built from.
@@ -127,11 +140,20 @@ impl HttpTransport {
     /// The client of a request with certificates or proxies: built on first use, kept
     /// while the transport lives. Failures are not kept, so a fixed file is read again.
     fn configured_client(&self, key: ClientKey) -> Result<reqwest::Client, TransportError> {
-        if let Some(client) = self.configured.lock().get(&key) {
+        if let Some(client) = self.configured.lock().clients.get(&key) {
             return Ok(client.clone());
         }
         let client = build_configured_client(&key)?;
-        self.configured.lock().insert(key, client.clone());
+        let mut configured = self.configured.lock();
+        if configured.clients.insert(key.clone(), client.clone()).is_none() {
+            configured.order.push_back(key);
+            // A request under way keeps its own handle on a client dropped here.
+            while configured.order.len() > MAX_CONFIGURED_CLIENTS {
+                if let Some(oldest) = configured.order.pop_front() {
+                    configured.clients.remove(&oldest);
+                }
+            }
+        }
         Ok(client)
     }
 }
@@ -389,4 +411,31 @@ pub(crate) fn describe(error: &dyn std::error::Error) -> String {
         cause = current.source();
     }
     parts.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every different set of certificates or proxies builds a client; a long-running
+    /// caller (the execution server) must not keep them all.
+    #[test]
+    fn configured_clients_are_bounded() {
+        let transport = HttpTransport::new();
+        let key = |port: usize| ClientKey {
+            tls: false,
+            validate_ssl: true,
+            version: None,
+            choice: TlsChoice::default(),
+            proxies: Some(Proxies { http: Some(format!("http://127.0.0.1:{port}")), https: None, no_proxy: None }),
+        };
+        for port in 1..=MAX_CONFIGURED_CLIENTS + 8 {
+            transport.configured_client(key(port)).expect("a client with a proxy");
+        }
+        let configured = transport.configured.lock();
+        assert_eq!(configured.clients.len(), MAX_CONFIGURED_CLIENTS);
+        assert_eq!(configured.order.len(), MAX_CONFIGURED_CLIENTS);
+        assert!(!configured.clients.contains_key(&key(1)), "the oldest went first");
+        assert!(configured.clients.contains_key(&key(MAX_CONFIGURED_CLIENTS + 8)));
+    }
 }
