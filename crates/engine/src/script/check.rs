@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use rquickjs::{Context, Ctx, Exception, Function, Runtime, Value};
 
+use super::clock::Clock;
 use super::failure::frame_place;
-use super::sandbox::{Clock, MAX_STACK_BYTES};
+use super::sandbox::MAX_STACK_BYTES;
 
 /// The syntax error of `code`, if it has one: the message and the 1-based line and
 /// column in `code`. The code is compiled as the body of a function (`Function(code)`,

@@ -10,6 +10,7 @@
 //! errors pass through the request's redactor like everything else shown.
 
 mod check;
+mod clock;
 mod failure;
 mod input;
 mod sandbox;
