@@ -85,6 +85,17 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     allow_env: Vec<String>,
 
+    /// Share sessions, flows, stored executions, observer events (with their replay),
+    /// scoped tokens and WebSocket sessions with every instance given the same Redis,
+    /// e.g. `redis://127.0.0.1:6379/`: run several behind a load balancer
+    /// (docs/cluster.md). Without it everything stays in this process's memory.
+    #[arg(long, value_name = "URL", env = "VOLLEY_REDIS", hide_env_values = true)]
+    redis: Option<String>,
+
+    /// The prefix of every Redis key, so that several clusters may share one Redis.
+    #[arg(long, value_name = "PREFIX", default_value = "volley:", requires = "redis")]
+    redis_prefix: String,
+
     /// Log lines on stderr as text or JSON (level from `RUST_LOG`, default `info`).
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -117,6 +128,7 @@ Examples:
   volley serve                              127.0.0.1:4097, this directory
   volley serve --port 0                     a free port (printed)
   volley serve --host 0.0.0.0 --token \"$SECRET\"
+  volley serve --port 4101 --token \"$SECRET\" --redis redis://127.0.0.1:6379/   one of several instances
   volley run api.http --server http://127.0.0.1:4097";
 
 pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
@@ -140,6 +152,8 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
         max_connections: args.max_connections,
         header_read_timeout: Duration::from_millis(args.header_timeout),
         keep_alive_timeout: Duration::from_millis(args.keep_alive_timeout),
+        redis: args.redis.clone(),
+        redis_prefix: args.redis_prefix.clone(),
         ..ServerConfig::default()
     };
     let server = match Server::bind(config).await {
@@ -177,6 +191,13 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
     crate::output::line(&format!("  config     {config}"));
     crate::output::line(&format!("  auth       {auth}"));
     crate::output::line(&format!("  observer   {base}/ (live page; `volley observe` in a terminal)"));
+    if let Some(url) = &args.redis {
+        crate::output::line(&format!(
+            "  shared     Redis {} (sessions, flows, events, tokens, WebSocket sessions; keys `{}*`)",
+            volley_server::shown_redis_url(url),
+            args.redis_prefix
+        ));
+    }
     crate::output::line(&format!(
         "  limits     bodies {}, {} sessions, {} WebSocket sessions, {} connections",
         format_size(args.max_body_size),

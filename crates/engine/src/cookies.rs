@@ -151,6 +151,23 @@ impl CookieJar {
         self.lock().clear();
     }
 
+    /// Every cookie (session cookies included) as the JSON text a persistent jar's file
+    /// holds: what a server sharing its sessions between instances stores.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        let mut content = Vec::new();
+        // Writing into a vector fails only when a cookie does not serialise.
+        let _ = cookie_store::serde::json::save_incl_expired_and_nonpersistent(&self.lock(), &mut content);
+        String::from_utf8(content).unwrap_or_default()
+    }
+
+    /// Replaces every cookie by those of `json` (as [`CookieJar::to_json`] writes it).
+    pub fn replace_from_json(&self, json: &str) -> Result<(), String> {
+        let store = cookie_store::serde::json::load_all(json.as_bytes()).map_err(|error| error.to_string())?;
+        *self.lock() = store;
+        Ok(())
+    }
+
     /// Writes the jar to its file (session cookies included), atomically: to a
     /// temporary file beside it, then renamed over it. Does nothing for a jar without a
     /// file.
@@ -181,6 +198,26 @@ mod tests {
 
     fn url(text: &str) -> url::Url {
         url::Url::parse(text).unwrap()
+    }
+
+    #[test]
+    fn json_round_trip_keeps_session_cookies_and_their_rules() {
+        let jar = CookieJar::new();
+        let site = url("https://app.example.com/api/login");
+        jar.store(&site, ["sid=1; Path=/api; Secure; HttpOnly", "pref=dark; Path=/; Max-Age=3600"]);
+        let copy = CookieJar::new();
+        copy.store(&site, ["old=1; Path=/"]);
+        copy.replace_from_json(&jar.to_json()).expect("loads");
+        let mut sent: Vec<String> = copy
+            .header_for(&url("https://app.example.com/api/x"))
+            .unwrap_or_default()
+            .split("; ")
+            .map(str::to_owned)
+            .collect();
+        sent.sort();
+        assert_eq!(sent, ["pref=dark", "sid=1"], "the old cookie is gone, both new ones are sent");
+        assert_eq!(copy.header_for(&url("http://app.example.com/api/x")).as_deref(), Some("pref=dark"));
+        assert!(copy.replace_from_json("not json").is_err());
     }
 
     #[test]

@@ -55,7 +55,10 @@ impl Access {
 /// Checks the bearer token of every request (when the server has one) and leaves the
 /// [`Access`] for the handlers.
 pub(crate) async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let access = match access_of(&state, &request) {
+    // Read before the await: a request is not `Sync`.
+    let presented = bearer(&request);
+    let path = request.uri().path().to_owned();
+    let access = match access_of(&state, presented, &path).await {
         Ok(access) => access,
         Err(error) => return error.into_response(),
     };
@@ -63,24 +66,27 @@ pub(crate) async fn authenticate(State(state): State<AppState>, mut request: Req
     next.run(request).await
 }
 
-fn access_of(state: &AppState, request: &Request) -> Result<Access, ApiError> {
+async fn access_of(state: &AppState, presented: Option<String>, path: &str) -> Result<Access, ApiError> {
     let tokens = &state.tokens;
     if !tokens.enabled() {
         return Ok(Access::Open);
     }
-    let presented = bearer(request).ok_or_else(ApiError::unauthorized)?;
+    let presented = presented.ok_or_else(ApiError::unauthorized)?;
     if tokens.is_main(&presented) {
         return Ok(Access::Main);
     }
-    match tokens.verify(&presented) {
+    match tokens.verify(&presented).await {
         Ok(claims) => Ok(Access::Scoped(Arc::new(claims))),
         Err(rejected) => {
             let reason = match rejected {
                 Rejected::Invalid => "invalid",
                 Rejected::Expired => "expired",
                 Rejected::Revoked => "revoked",
+                Rejected::Unavailable => {
+                    return Err(crate::cluster::unavailable_error());
+                }
             };
-            tracing::info!(path = %request.uri().path(), "rejected a {reason} token");
+            tracing::info!(path, "rejected a {reason} token");
             let mut error = ApiError::unauthorized();
             if rejected != Rejected::Invalid {
                 error.message = format!("the scoped token is {reason}");

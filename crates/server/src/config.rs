@@ -93,6 +93,12 @@ pub struct ServerConfig {
     /// The environment variables callers with a scoped token may read (`--allow-env`);
     /// they read none by default.
     pub allow_env: Vec<String>,
+    /// `--redis`: the Redis (`redis://[:password@]host:port[/db]`) that several
+    /// instances share sessions, flows, events, tokens and WebSocket sessions through;
+    /// `None` keeps everything in this process's memory.
+    pub redis: Option<String>,
+    /// The prefix of every Redis key (`volley:`), so that clusters may share a Redis.
+    pub redis_prefix: String,
 }
 
 impl Default for ServerConfig {
@@ -123,6 +129,8 @@ impl Default for ServerConfig {
             parse_memory: DEFAULT_PARSE_MEMORY,
             environment: volley_engine::resolvers::Environment::process(),
             allow_env: Vec::new(),
+            redis: None,
+            redis_prefix: "volley:".to_owned(),
         }
     }
 }
@@ -139,6 +147,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("max_sessions", &self.max_sessions)
             .field("max_flows", &self.max_flows)
             .field("max_connections", &self.max_connections)
+            .field("redis", &self.redis.as_deref().map(crate::cluster::shown_url))
             .finish_non_exhaustive()
     }
 }
@@ -174,6 +183,9 @@ pub enum StartError {
     /// An empty token.
     #[error("the token is empty")]
     EmptyToken,
+    /// `--redis` was given and Redis cannot be used.
+    #[error(transparent)]
+    Redis(#[from] crate::cluster::RedisError),
     /// A connection limit of zero: no connection could ever be served.
     #[error("`{name}` must be more than zero")]
     ZeroLimit {
@@ -193,6 +205,9 @@ impl StartError {
             Self::Bind { .. } => Some("pick another --port, or --port 0 for a free one"),
             Self::Workspace { .. } => Some("pass --workspace <directory>"),
             Self::EmptyToken => Some("pass a non-empty --token"),
+            Self::Redis(_) => Some(
+                "start redis-server (e.g. `redis-server --port 6379`) and pass its URL: --redis redis://127.0.0.1:6379/",
+            ),
             Self::ZeroLimit { .. } => None,
         }
     }

@@ -1,5 +1,7 @@
 //! Flows: groups of executions that observers follow, with the store of their
-//! executions (bounded per flow) and their lifecycle (finish, idle expiry, cap).
+//! executions (bounded per flow) and their lifecycle (finish, idle expiry, cap). With
+//! `--redis` flows and their executions are Redis keys (`cluster/store.rs`): a `Flow`
+//! here is then what one execution or request read of it.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -12,7 +14,9 @@ use parking_lot::{Mutex, RwLock};
 use serde_json::{Map, Value};
 
 use crate::clock::{new_id, now_ms};
+use crate::cluster::{Cluster, FlowRecord};
 use crate::error::ApiError;
+use crate::hub::Sequence;
 use crate::wire::FlowSummary;
 
 /// Most bytes of a response body kept in the execution store (the `/execute` answer
@@ -37,8 +41,11 @@ pub(crate) struct Flow {
     pub(crate) created_at: u64,
     last_used: AtomicU64,
     /// The `seq` of the flow's observer events.
-    pub(crate) sequence: Arc<AtomicU64>,
+    sequence: Arc<AtomicU64>,
     data: Mutex<FlowData>,
+    /// With `--redis`: where the flow is kept (`data` then holds only the executions
+    /// this copy recorded, to change them).
+    cluster: Option<Arc<Cluster>>,
 }
 
 #[derive(Debug, Default)]
@@ -59,8 +66,21 @@ impl Flow {
         self.data.lock().finished.is_some()
     }
 
+    /// Where the `seq` of the flow's events comes from.
+    pub(crate) fn sequence(&self) -> Sequence {
+        match &self.cluster {
+            Some(_) => Sequence::Shared,
+            None => Sequence::Flow(Arc::clone(&self.sequence)),
+        }
+    }
+
     /// Keeps a new execution; the oldest goes when the flow holds `limit`.
     pub(crate) fn record(&self, execution: StoredExecution, limit: usize) {
+        if let Some(cluster) = &self.cluster {
+            cluster.record_execution(&self.id, &execution, limit);
+            self.data.lock().executions.push_back(execution);
+            return;
+        }
         let mut data = self.data.lock();
         if data.executions.len() >= limit {
             data.executions.pop_front();
@@ -76,6 +96,11 @@ impl Flow {
         if let Some(execution) = data.executions.iter_mut().rev().find(|stored| stored.req_exec_id == req_exec_id) {
             let was_final = matches!(execution.status, ExecutionStatus::Success | ExecutionStatus::Failed);
             change(execution);
+            if let Some(cluster) = &self.cluster {
+                let outcome = (!was_final).then_some(execution.status);
+                cluster.update_execution(&self.id, execution, outcome);
+                return;
+            }
             if !was_final {
                 match execution.status {
                     ExecutionStatus::Success => data.succeeded += 1,
@@ -86,13 +111,23 @@ impl Flow {
         }
     }
 
-    pub(crate) fn execution(&self, req_exec_id: &str) -> Option<StoredExecution> {
+    pub(crate) async fn execution(&self, req_exec_id: &str) -> Result<Option<StoredExecution>, ApiError> {
+        if let Some(cluster) = &self.cluster {
+            return cluster.execution(&self.id, req_exec_id).await;
+        }
         let data = self.data.lock();
-        data.executions.iter().find(|stored| stored.req_exec_id == req_exec_id).cloned()
+        Ok(data.executions.iter().find(|stored| stored.req_exec_id == req_exec_id).cloned())
     }
 
     /// Finishes the flow (once; later calls answer the same summary).
-    pub(crate) fn finish(&self) -> (FlowSummary, bool) {
+    pub(crate) async fn finish(&self) -> Result<(FlowSummary, bool), ApiError> {
+        if let Some(cluster) = &self.cluster {
+            return cluster.finish_flow(&self.id).await?.ok_or_else(|| ApiError::flow_not_found(&self.id));
+        }
+        Ok(self.finish_here())
+    }
+
+    fn finish_here(&self) -> (FlowSummary, bool) {
         let now = now_ms();
         let mut data = self.data.lock();
         if let Some(summary) = data.finished {
@@ -114,37 +149,65 @@ impl Flow {
     }
 }
 
-/// The live flows.
+/// The live flows (with `--redis`, in Redis).
 #[derive(Debug)]
 pub(crate) struct Flows {
     map: RwLock<HashMap<String, Arc<Flow>>>,
     max: usize,
+    cluster: Option<Arc<Cluster>>,
 }
 
 impl Flows {
     pub(crate) fn new(max: usize) -> Self {
-        Self { map: RwLock::default(), max }
+        Self { map: RwLock::default(), max, cluster: None }
+    }
+
+    /// Flows kept in Redis.
+    pub(crate) fn shared(max: usize, cluster: Arc<Cluster>) -> Self {
+        Self { map: RwLock::default(), max, cluster: Some(cluster) }
+    }
+
+    fn flow(&self, id: String, record: FlowRecord) -> Flow {
+        Flow {
+            id,
+            session_id: record.session_id,
+            label: record.label,
+            meta: record.meta,
+            created_at: record.created_at,
+            last_used: AtomicU64::new(now_ms()),
+            sequence: Arc::new(AtomicU64::new(0)),
+            data: Mutex::default(),
+            cluster: self.cluster.clone(),
+        }
+    }
+
+    fn limit_reached(&self) -> ApiError {
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::FlowLimitReached,
+            format!("{} flows are running, the most this server keeps", self.max),
+        )
+        .with_details(serde_json::json!({
+            "limit": self.max,
+            "hint": "finish flows when done (POST /flows/{id}/finish); finished flows make room",
+        }))
     }
 
     /// A new flow; at the cap the oldest finished flow makes room, else 429. Returns
     /// the ids of evicted flows beside it.
-    pub(crate) fn create(
+    pub(crate) async fn create(
         &self,
         session_id: Option<String>,
         label: Option<String>,
         meta: Option<Map<String, Value>>,
     ) -> Result<(Arc<Flow>, Option<String>), ApiError> {
-        let now = now_ms();
-        let flow = Arc::new(Flow {
-            id: new_id("flow"),
-            session_id,
-            label,
-            meta,
-            created_at: now,
-            last_used: AtomicU64::new(now),
-            sequence: Arc::new(AtomicU64::new(0)),
-            data: Mutex::default(),
-        });
+        let record = FlowRecord { session_id, label, meta, created_at: now_ms() };
+        let id = new_id("flow");
+        if let Some(cluster) = &self.cluster {
+            let evicted = cluster.create_flow(&id, &record, self.max).await?.ok_or_else(|| self.limit_reached())?;
+            return Ok((Arc::new(self.flow(id, record)), evicted));
+        }
+        let flow = Arc::new(self.flow(id, record));
         let mut map = self.map.write();
         let mut evicted = None;
         if map.len() >= self.max {
@@ -154,15 +217,7 @@ impl Flows {
                 .min_by_key(|flow| flow.last_used.load(Ordering::Relaxed))
                 .map(|flow| flow.id.clone());
             let Some(id) = oldest_finished else {
-                return Err(ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    ErrorCode::FlowLimitReached,
-                    format!("{} flows are running, the most this server keeps", self.max),
-                )
-                .with_details(serde_json::json!({
-                    "limit": self.max,
-                    "hint": "finish flows when done (POST /flows/{id}/finish); finished flows make room",
-                })));
+                return Err(self.limit_reached());
             };
             map.remove(&id);
             evicted = Some(id);
@@ -171,15 +226,22 @@ impl Flows {
         Ok((flow, evicted))
     }
 
-    pub(crate) fn get(&self, id: &str) -> Result<Arc<Flow>, ApiError> {
+    pub(crate) async fn get(&self, id: &str) -> Result<Arc<Flow>, ApiError> {
+        if let Some(cluster) = &self.cluster {
+            let record = cluster.flow(id, true).await?.ok_or_else(|| ApiError::flow_not_found(id))?;
+            return Ok(Arc::new(self.flow(id.to_owned(), record)));
+        }
         let flow = self.map.read().get(id).cloned().ok_or_else(|| ApiError::flow_not_found(id))?;
         flow.touch();
         Ok(flow)
     }
 
     /// The flow without marking it used (observers reading it do not keep it alive).
-    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Flow>> {
-        self.map.read().get(id).cloned()
+    pub(crate) async fn peek(&self, id: &str) -> Result<Option<Arc<Flow>>, ApiError> {
+        if let Some(cluster) = &self.cluster {
+            return Ok(cluster.flow(id, false).await?.map(|record| Arc::new(self.flow(id.to_owned(), record))));
+        }
+        Ok(self.map.read().get(id).cloned())
     }
 
     #[cfg(test)]
@@ -221,43 +283,43 @@ mod tests {
         }
     }
 
-    #[test]
-    fn keeps_the_newest_executions_and_counts_outcomes_once() {
+    #[tokio::test]
+    async fn keeps_the_newest_executions_and_counts_outcomes_once() {
         let flows = Flows::new(2);
-        let (flow, _) = flows.create(None, None, None).expect("created");
+        let (flow, _) = flows.create(None, None, None).await.expect("created");
         for index in 0..5 {
             flow.record(execution(&format!("x{index}")), 3);
         }
         assert_eq!(flow.stored_count(), 3);
-        assert!(flow.execution("x1").is_none());
+        assert!(flow.execution("x1").await.expect("read").is_none());
         flow.update("x4", |stored| stored.status = ExecutionStatus::Success);
         flow.update("x4", |stored| stored.status = ExecutionStatus::Success);
         flow.update("x3", |stored| stored.status = ExecutionStatus::Failed);
-        let (summary, first) = flow.finish();
+        let (summary, first) = flow.finish().await.expect("finished");
         assert!(first);
         assert_eq!((summary.total, summary.succeeded, summary.failed), (5, 1, 1));
-        assert!(!flow.finish().1);
+        assert!(!flow.finish().await.expect("finished").1);
     }
 
-    #[test]
-    fn at_the_cap_finished_flows_make_room_and_live_ones_do_not() {
+    #[tokio::test]
+    async fn at_the_cap_finished_flows_make_room_and_live_ones_do_not() {
         let flows = Flows::new(2);
-        let (first, _) = flows.create(None, None, None).expect("first");
-        flows.create(None, None, None).expect("second");
-        let error = flows.create(None, None, None).expect_err("cap");
+        let (first, _) = flows.create(None, None, None).await.expect("first");
+        flows.create(None, None, None).await.expect("second");
+        let error = flows.create(None, None, None).await.expect_err("cap");
         assert_eq!(error.code, "FLOW_LIMIT_REACHED");
-        first.finish();
-        let (_, evicted) = flows.create(None, None, None).expect("room made");
+        first.finish().await.expect("finished");
+        let (_, evicted) = flows.create(None, None, None).await.expect("room made");
         assert_eq!(evicted.as_deref(), Some(first.id.as_str()));
         assert_eq!(flows.len(), 2);
     }
 
-    #[test]
-    fn idle_flows_expire() {
+    #[tokio::test]
+    async fn idle_flows_expire() {
         let flows = Flows::new(10);
-        let (flow, _) = flows.create(None, None, None).expect("created");
+        let (flow, _) = flows.create(None, None, None).await.expect("created");
         assert!(flows.sweep(now_ms(), Duration::from_secs(60)).is_empty());
         assert_eq!(flows.sweep(now_ms() + 60_000, Duration::from_secs(60)), vec![flow.id.clone()]);
-        assert!(flows.get(&flow.id).is_err());
+        assert!(flows.get(&flow.id).await.is_err());
     }
 }

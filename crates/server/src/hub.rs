@@ -4,7 +4,12 @@
 //! event). The last events of every flow are retained for replay, from the flow's
 //! creation to its removal: an event of a flow that is gone reaches live subscribers
 //! only, so nothing brings its buffer back.
+//!
+//! With `--redis` the hub publishes into Redis instead (`cluster/events.rs`), which
+//! numbers flow events and keeps them for replay; the instance's pump delivers every
+//! event of the cluster back into the hub's subscribers.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,6 +19,8 @@ use tokio::sync::broadcast;
 use volley_protocol::{ObserverEnvelope, ObserverEvent as Event};
 
 use crate::clock::now_ms;
+use crate::cluster::events::SEQ_PLACEHOLDER;
+use crate::cluster::{Cluster, EventRecord};
 
 /// Events queued per subscriber before it counts as lagging.
 pub(crate) const SUBSCRIBER_QUEUE: usize = 4096;
@@ -23,7 +30,7 @@ pub(crate) const RETAINED_PER_FLOW: usize = 500;
 /// One observer event as published: its envelope serialised once for every subscriber.
 #[derive(Debug)]
 pub(crate) struct ObserverEvent {
-    pub(crate) kind: &'static str,
+    pub(crate) kind: Cow<'static, str>,
     pub(crate) session_id: Option<String>,
     pub(crate) flow_id: Option<String>,
     pub(crate) run_id: Option<String>,
@@ -53,33 +60,71 @@ pub(crate) struct Hub {
     retained: Mutex<HashMap<String, VecDeque<Arc<ObserverEvent>>>>,
     /// The `seq` of workspace events, which belong to no run, session or flow.
     workspace_sequence: Arc<AtomicU64>,
+    /// With `--redis`: where events are published, numbered and retained instead.
+    cluster: Option<Arc<Cluster>>,
 }
 
 impl Default for Hub {
     fn default() -> Self {
-        let (sender, _) = broadcast::channel(SUBSCRIBER_QUEUE);
-        Self { sender, retained: Mutex::default(), workspace_sequence: Arc::default() }
+        Self::new(None)
     }
 }
 
 impl Hub {
+    pub(crate) fn new(cluster: Option<Arc<Cluster>>) -> Self {
+        let (sender, _) = broadcast::channel(SUBSCRIBER_QUEUE);
+        Self { sender, retained: Mutex::default(), workspace_sequence: Arc::default(), cluster }
+    }
+
     /// Whether anyone would see an event outside a flow (flow events are retained
-    /// for replay either way).
+    /// for replay either way): with `--redis`, an observer of any instance.
     pub(crate) fn has_subscribers(&self) -> bool {
+        match &self.cluster {
+            Some(cluster) => cluster.is_listened(),
+            None => self.has_local_subscribers(),
+        }
+    }
+
+    /// Whether this instance has observers.
+    pub(crate) fn has_local_subscribers(&self) -> bool {
         self.sender.receiver_count() > 0
     }
 
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<ObserverEvent>> {
+        if let Some(cluster) = &self.cluster {
+            cluster.listening();
+        }
         self.sender.subscribe()
     }
 
-    /// Starts retaining the events of a new flow (before its first event).
-    pub(crate) fn open_flow(&self, flow_id: &str) {
-        let mut retained = self.retained.lock();
-        retained.entry(flow_id.to_owned()).or_default();
+    /// Hands an event of the cluster to this instance's subscribers.
+    pub(crate) fn deliver(&self, event: Arc<ObserverEvent>) {
+        let _ = self.sender.send(event);
     }
 
-    pub(crate) fn publish(&self, event: ObserverEvent) {
+    /// Starts retaining the events of a new flow (before its first event); with
+    /// `--redis` the flow's key does.
+    pub(crate) fn open_flow(&self, flow_id: &str) {
+        if self.cluster.is_none() {
+            let mut retained = self.retained.lock();
+            retained.entry(flow_id.to_owned()).or_default();
+        }
+    }
+
+    /// Publishes an event; `seq` is `None` when Redis numbers it (a flow's event with
+    /// `--redis`: its envelope holds [`SEQ_PLACEHOLDER`]).
+    pub(crate) fn publish(&self, event: ObserverEvent, seq: Option<u64>) {
+        if let Some(cluster) = &self.cluster {
+            cluster.publish(&EventRecord {
+                kind: &event.kind,
+                session_id: event.session_id.as_deref(),
+                flow_id: event.flow_id.as_deref(),
+                run_id: event.run_id.as_deref(),
+                seq,
+                json: &event.json,
+            });
+            return;
+        }
         let event = Arc::new(event);
         // Only the flows opened and not yet forgotten keep their events: a WebSocket
         // session or a relayed stream outliving its flow must not bring its buffer back.
@@ -97,7 +142,14 @@ impl Hub {
     }
 
     /// The retained events of `flow_id` with `seq > after`, and the oldest retained seq.
-    pub(crate) fn retained_after(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
+    pub(crate) async fn retained_after(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
+        if let Some(cluster) = &self.cluster {
+            return cluster.retained_after(flow_id, after).await;
+        }
+        self.retained_here(flow_id, after)
+    }
+
+    fn retained_here(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
         let retained = self.retained.lock();
         let Some(events) = retained.get(flow_id) else { return (Vec::new(), None) };
         let oldest = events.front().map(|event| event.seq);
@@ -135,11 +187,13 @@ impl Hub {
     }
 }
 
-/// Where an event's `seq` comes from: its flow's counter, else its run's.
+/// Where an event's `seq` comes from: its flow's counter, else its run's; with
+/// `--redis`, a flow's counter is in Redis.
 #[derive(Debug, Clone)]
 pub(crate) enum Sequence {
     Flow(Arc<AtomicU64>),
     Run(Arc<AtomicU64>),
+    Shared,
 }
 
 impl Sequence {
@@ -147,9 +201,11 @@ impl Sequence {
         Self::Run(Arc::new(AtomicU64::new(0)))
     }
 
-    fn next(&self) -> u64 {
+    /// The next `seq`, `None` when Redis takes it.
+    fn next(&self) -> Option<u64> {
         match self {
-            Self::Flow(counter) | Self::Run(counter) => counter.fetch_add(1, Ordering::Relaxed) + 1,
+            Self::Flow(counter) | Self::Run(counter) => Some(counter.fetch_add(1, Ordering::Relaxed) + 1),
+            Self::Shared => None,
         }
     }
 }
@@ -182,20 +238,21 @@ impl Emitter {
         let envelope = ObserverEnvelope {
             event,
             ts: now_ms(),
-            seq,
+            seq: seq.unwrap_or(SEQ_PLACEHOLDER),
             run_id: self.run_id.clone(),
             session_id: self.session_id.clone(),
             flow_id: self.flow_id.clone(),
             req_exec_id: self.req_exec_id.clone(),
         };
-        self.hub.publish(ObserverEvent {
-            kind,
+        let event = ObserverEvent {
+            kind: Cow::Borrowed(kind),
             session_id: self.session_id.clone(),
             flow_id: self.flow_id.clone(),
             run_id: self.run_id.clone(),
-            seq,
+            seq: seq.unwrap_or(0),
             json: sorted_json(&envelope),
-        });
+        };
+        self.hub.publish(event, seq);
     }
 }
 
@@ -272,12 +329,12 @@ mod tests {
         for _ in 0..RETAINED_PER_FLOW + 20 {
             emitter.emit(Event::FetchStarted(RequestLine::default()));
         }
-        let (events, oldest) = hub.retained_after("flow_1", 510);
+        let (events, oldest) = hub.retained_here("flow_1", 510);
         assert_eq!(oldest, Some(21));
         assert_eq!(events.len(), 10);
         assert_eq!(events[0].seq, 511);
         hub.forget_flow("flow_1");
-        assert_eq!(hub.retained_after("flow_1", 0).1, None);
+        assert_eq!(hub.retained_here("flow_1", 0).1, None);
     }
 
     #[test]
@@ -294,7 +351,7 @@ mod tests {
             session.emit(Event::WsSessionMessage(WsSessionMessage::default()));
         }
         assert_eq!(hub.retained_flows(), 0, "the buffer of a gone flow does not come back");
-        let (events, oldest) = hub.retained_after("flow_1", 0);
+        let (events, oldest) = hub.retained_here("flow_1", 0);
         assert!(events.is_empty() && oldest.is_none(), "nothing to replay");
         assert_eq!(live.try_recv().expect("heard live").kind, "wsSessionMessage");
         // Nor is a buffer made for a flow that was never opened.

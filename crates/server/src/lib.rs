@@ -16,6 +16,7 @@
 
 mod auth;
 mod clock;
+mod cluster;
 mod config;
 mod connections;
 mod error;
@@ -43,6 +44,14 @@ pub use config::{
     DEFAULT_WS_CLOSED_GRACE, ServerConfig, StartError, is_loopback,
 };
 
+pub use cluster::RedisError;
+
+/// A Redis URL with its password hidden, for messages.
+#[must_use]
+pub fn shown_redis_url(url: &str) -> String {
+    cluster::shown_url(url)
+}
+
 use crate::state::AppState;
 use crate::workspace::Workspace;
 
@@ -66,7 +75,17 @@ impl Server {
             .await
             .map_err(|source| StartError::Bind { address: address.clone(), source })?;
         let address = listener.local_addr().map_err(|source| StartError::Bind { address, source })?;
-        Ok(Self { listener, state: AppState::new(config, workspace), address })
+        let cluster = match &config.redis {
+            Some(url) => {
+                let lifetimes = cluster::Lifetimes {
+                    session_ms: config.session_ttl.as_millis() as u64,
+                    flow_ms: config.flow_ttl.as_millis() as u64,
+                };
+                Some(cluster::Cluster::connect(url, &config.redis_prefix, lifetimes).await?)
+            }
+            None => None,
+        };
+        Ok(Self { listener, state: AppState::new(config, workspace, cluster), address })
     }
 
     /// The address the server listens on.
@@ -109,17 +128,20 @@ impl Server {
             }
         };
         sweeper.abort();
+        if let Some(cluster) = &state.cluster {
+            cluster.stop.cancel();
+        }
         result
     }
 }
 
 /// The router of a server over `config` without binding, for tests that drive it
-/// with `tower::ServiceExt::oneshot`.
+/// with `tower::ServiceExt::oneshot`; state in memory (`redis` is not used).
 pub fn router(config: ServerConfig) -> Result<axum::Router, StartError> {
     config::check(&config)?;
     let workspace = Workspace::new(&config.workspace)
         .map_err(|source| StartError::Workspace { path: config.workspace.clone(), source })?;
-    Ok(routes::router(AppState::new(config, workspace)))
+    Ok(routes::router(AppState::new(config, workspace, None)))
 }
 
 /// The `OpenAPI` document of the server, as `GET /doc` serves it.

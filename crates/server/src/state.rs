@@ -1,7 +1,7 @@
 //! The state every handler shares: configuration, workspace, the base engine client
 //! (one HTTP transport and one configuration cache for all executions), sessions,
 //! flows, tokens, the observer hub, the recently parsed documents and the shutdown
-//! signal.
+//! signal; with `--redis`, the link to the cluster they are kept in.
 
 use std::ops::Deref;
 use std::sync::Arc;
@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use volley_engine::transport::HttpTransport;
 use volley_engine::{Client, ClientConfig, CookieJar, Transport};
 
+use crate::cluster::Cluster;
 use crate::config::ServerConfig;
 use crate::execute::Documents;
 use crate::flows::Flows;
@@ -40,6 +41,8 @@ pub(crate) struct Shared {
     pub(crate) base_client: Client,
     /// The documents of the small texts executed last, so that they are not parsed again.
     pub(crate) documents: Documents,
+    /// With `--redis`: the cluster sessions, flows, events and tokens are shared in.
+    pub(crate) cluster: Option<Arc<Cluster>>,
 }
 
 impl Deref for AppState {
@@ -51,7 +54,7 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    pub(crate) fn new(config: ServerConfig, workspace: Workspace) -> Self {
+    pub(crate) fn new(config: ServerConfig, workspace: Workspace, cluster: Option<Arc<Cluster>>) -> Self {
         let transport: Arc<dyn Transport> = Arc::new(HttpTransport::new());
         let base_client = Client::new(ClientConfig {
             io: Arc::new(WorkspaceFs { workspace: workspace.clone() }),
@@ -59,19 +62,35 @@ impl AppState {
             environment: config.environment.clone().hiding(["VOLLEY_TOKEN".to_owned()], config.token.clone()),
             ..ClientConfig::default()
         });
+        let (sessions, flows) = match &cluster {
+            Some(cluster) => (
+                Sessions::shared(config.max_sessions, Arc::clone(cluster), base_client.clone()),
+                Flows::shared(config.max_flows, Arc::clone(cluster)),
+            ),
+            None => (Sessions::new(config.max_sessions), Flows::new(config.max_flows)),
+        };
+        let hub = Arc::new(Hub::new(cluster.clone()));
+        if let Some(cluster) = &cluster {
+            cluster.start(&hub);
+        }
         let shared = Shared {
-            sessions: Sessions::new(config.max_sessions),
-            flows: Flows::new(config.max_flows),
+            sessions,
+            flows,
             ws_sessions: WsSessions::new(config.max_ws_sessions),
-            tokens: Tokens::new(config.token.as_deref()),
-            hub: Arc::new(Hub::default()),
+            tokens: Tokens::new(config.token.as_deref(), cluster.clone()),
+            hub,
             shutdown: CancellationToken::new(),
             workspace,
             config,
             base_client,
             documents: Documents::default(),
+            cluster,
         };
-        Self(Arc::new(shared))
+        let state = Self(Arc::new(shared));
+        if let Some(cluster) = &state.cluster {
+            tokio::spawn(crate::cluster::ws::receive_commands(Arc::clone(cluster), state.clone()));
+        }
+        state
     }
 
     /// An engine client reading the workspace through the shared transport, with its
@@ -126,7 +145,7 @@ mod tests {
         std::fs::create_dir_all(&directory).expect("workspace");
         let config = ServerConfig { workspace: directory.clone(), ..ServerConfig::default() };
         let (flow_ttl, session_ttl) = (config.flow_ttl.as_millis() as u64, config.session_ttl.as_millis() as u64);
-        let state = AppState::new(config, Workspace::new(&directory).expect("workspace"));
+        let state = AppState::new(config, Workspace::new(&directory).expect("workspace"), None);
         let router = crate::routes::router(state.clone());
 
         let session = call(&router, Method::POST, "/session", Some(json!({ "variables": { "a": "b" } }))).await;
@@ -141,15 +160,15 @@ mod tests {
         }
 
         // Everything the server keeps of them, held weakly.
-        let stored = state.flows.peek(&flow).expect("the flow");
+        let stored = state.flows.peek(&flow).await.expect("read").expect("the flow");
         assert_eq!(stored.stored_count(), 3);
         let flow_held = Arc::downgrade(&stored);
         drop(stored);
-        let (events, _) = state.hub.retained_after(&flow, 0);
+        let (events, _) = state.hub.retained_after(&flow, 0).await;
         assert!(events.len() > 3, "the flow's events are retained");
         let events_held: Vec<Weak<_>> = events.iter().map(Arc::downgrade).collect();
         drop(events);
-        let session_held = Arc::downgrade(&state.sessions.get(&session).expect("the session"));
+        let session_held = Arc::downgrade(&state.sessions.get(&session).await.expect("the session"));
 
         let now = now_ms();
         state.sweep(now + flow_ttl);

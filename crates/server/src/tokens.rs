@@ -1,8 +1,11 @@
 //! Tokens: the main bearer token (compared in constant time) and scoped tokens
 //! `script.<base64url(claims)>.<base64url(HMAC-SHA256(main token, claims part))>`,
-//! with revocation.
+//! with revocation. With `--redis` the live tokens are Redis keys, so that a token
+//! issued by one instance is accepted by every instance given the same main token,
+//! and revoking it on one revokes it everywhere.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -11,6 +14,8 @@ use ring::hmac;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{new_id, now_ms};
+use crate::cluster::Cluster;
+use crate::error::ApiError;
 
 /// Default lifetime of a scoped token (15 min).
 pub(crate) const DEFAULT_TTL_MS: u64 = 900_000;
@@ -38,6 +43,8 @@ pub(crate) enum Rejected {
     Invalid,
     Expired,
     Revoked,
+    /// The shared store could not be asked.
+    Unavailable,
 }
 
 /// The server's tokens.
@@ -45,6 +52,8 @@ pub(crate) struct Tokens {
     key: Option<(hmac::Key, hmac::Tag)>,
     /// Scoped tokens issued, by `jti`, with their expiry; revoked ones are removed.
     issued: Mutex<HashMap<String, u64>>,
+    /// With `--redis`: where live tokens are kept instead.
+    cluster: Option<Arc<Cluster>>,
 }
 
 impl std::fmt::Debug for Tokens {
@@ -54,13 +63,13 @@ impl std::fmt::Debug for Tokens {
 }
 
 impl Tokens {
-    pub(crate) fn new(main: Option<&str>) -> Self {
+    pub(crate) fn new(main: Option<&str>, cluster: Option<Arc<Cluster>>) -> Self {
         let key = main.map(|main| {
             let key = hmac::Key::new(hmac::HMAC_SHA256, main.as_bytes());
             let tag = hmac::sign(&key, main.as_bytes());
             (key, tag)
         });
-        Self { key, issued: Mutex::default() }
+        Self { key, issued: Mutex::default(), cluster }
     }
 
     pub(crate) fn enabled(&self) -> bool {
@@ -75,27 +84,30 @@ impl Tokens {
         hmac::verify(key, presented.as_bytes(), expected.as_ref()).is_ok()
     }
 
-    /// A new scoped token and its claims.
-    pub(crate) fn issue(
+    /// A new scoped token and its claims (`None` without a main token).
+    pub(crate) async fn issue(
         &self,
         flow_id: Option<String>,
         session_id: Option<String>,
         ttl_ms: u64,
-    ) -> Option<(String, Claims)> {
-        let (key, _) = self.key.as_ref()?;
+    ) -> Result<Option<(String, Claims)>, ApiError> {
+        let Some((key, _)) = self.key.as_ref() else { return Ok(None) };
         let now = now_ms();
         let claims = Claims { jti: new_id("tok"), flow_id, session_id, created_at: now, expires_at: now + ttl_ms };
-        let part = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&claims).ok()?);
+        let Ok(json) = serde_json::to_vec(&claims) else { return Ok(None) };
+        let part = URL_SAFE_NO_PAD.encode(json);
         let signature = URL_SAFE_NO_PAD.encode(hmac::sign(key, part.as_bytes()).as_ref());
-        {
+        if let Some(cluster) = &self.cluster {
+            cluster.token_issued(&claims.jti, claims.expires_at).await?;
+        } else {
             let mut issued = self.issued.lock();
             issued.insert(claims.jti.clone(), claims.expires_at);
         }
-        Some((format!("{PREFIX}{part}.{signature}"), claims))
+        Ok(Some((format!("{PREFIX}{part}.{signature}"), claims)))
     }
 
     /// The claims of a valid, unexpired, unrevoked scoped token.
-    pub(crate) fn verify(&self, presented: &str) -> Result<Claims, Rejected> {
+    pub(crate) async fn verify(&self, presented: &str) -> Result<Claims, Rejected> {
         let (key, _) = self.key.as_ref().ok_or(Rejected::Invalid)?;
         let rest = presented.strip_prefix(PREFIX).ok_or(Rejected::Invalid)?;
         let (part, signature) = rest.split_once('.').ok_or(Rejected::Invalid)?;
@@ -109,7 +121,10 @@ impl Tokens {
         if claims.expires_at <= now_ms() {
             return Err(Rejected::Expired);
         }
-        let known = self.issued.lock().contains_key(&claims.jti);
+        let known = match &self.cluster {
+            Some(cluster) => cluster.token_live(&claims.jti).await.map_err(|_| Rejected::Unavailable)?,
+            None => self.issued.lock().contains_key(&claims.jti),
+        };
         if !known {
             return Err(Rejected::Revoked);
         }
@@ -117,8 +132,11 @@ impl Tokens {
     }
 
     /// Revokes the token `jti`; `false` when no live token has it.
-    pub(crate) fn revoke(&self, jti: &str) -> bool {
-        self.issued.lock().remove(jti).is_some()
+    pub(crate) async fn revoke(&self, jti: &str) -> Result<bool, ApiError> {
+        match &self.cluster {
+            Some(cluster) => cluster.revoke_token(jti).await,
+            None => Ok(self.issued.lock().remove(jti).is_some()),
+        }
     }
 
     /// Forgets expired tokens.
@@ -134,31 +152,32 @@ mod tests {
 
     #[test]
     fn main_token_matches_only_itself() {
-        let tokens = Tokens::new(Some("s3cret"));
+        let tokens = Tokens::new(Some("s3cret"), None);
         assert!(tokens.is_main("s3cret"));
         for wrong in ["", "s3cre", "s3cret ", "S3CRET", "script.x.y"] {
             assert!(!tokens.is_main(wrong), "{wrong}");
         }
-        assert!(!Tokens::new(None).is_main("anything"));
+        assert!(!Tokens::new(None, None).is_main("anything"));
     }
 
-    #[test]
-    fn scoped_tokens_verify_expire_and_revoke() {
-        let tokens = Tokens::new(Some("main"));
-        let (token, claims) = tokens.issue(Some("flow_1".to_owned()), None, 60_000).expect("issued");
-        assert_eq!(tokens.verify(&token), Ok(claims.clone()));
+    #[tokio::test]
+    async fn scoped_tokens_verify_expire_and_revoke() {
+        let tokens = Tokens::new(Some("main"), None);
+        let (token, claims) =
+            tokens.issue(Some("flow_1".to_owned()), None, 60_000).await.expect("issued").expect("a key");
+        assert_eq!(tokens.verify(&token).await, Ok(claims.clone()));
         // Another server's key does not verify it.
-        assert_eq!(Tokens::new(Some("other")).verify(&token), Err(Rejected::Invalid));
+        assert_eq!(Tokens::new(Some("other"), None).verify(&token).await, Err(Rejected::Invalid));
         // Tampered claims fail the signature.
         let (_, rest) = token.split_once('.').expect("prefix");
         let (_, signature) = rest.split_once('.').expect("signature");
         let forged =
             URL_SAFE_NO_PAD.encode(br#"{"jti":"x","flowId":"other","createdAt":0,"expiresAt":99999999999999}"#);
-        assert_eq!(tokens.verify(&format!("script.{forged}.{signature}")), Err(Rejected::Invalid));
-        assert!(tokens.revoke(&claims.jti));
-        assert_eq!(tokens.verify(&token), Err(Rejected::Revoked));
-        assert!(!tokens.revoke(&claims.jti));
-        let (expired, _) = tokens.issue(None, Some("ses_1".to_owned()), 0).expect("issued");
-        assert_eq!(tokens.verify(&expired), Err(Rejected::Expired));
+        assert_eq!(tokens.verify(&format!("script.{forged}.{signature}")).await, Err(Rejected::Invalid));
+        assert!(tokens.revoke(&claims.jti).await.expect("revoked"));
+        assert_eq!(tokens.verify(&token).await, Err(Rejected::Revoked));
+        assert!(!tokens.revoke(&claims.jti).await.expect("answered"));
+        let (expired, _) = tokens.issue(None, Some("ses_1".to_owned()), 0).await.expect("issued").expect("a key");
+        assert_eq!(tokens.verify(&expired).await, Err(Rejected::Expired));
     }
 }

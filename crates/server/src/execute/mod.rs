@@ -70,6 +70,8 @@ pub(crate) struct Fetched {
     /// The execution's scripts changed the session's variables (`client.global.set`),
     /// told in its turn (a stream finishes after it, when others may have run).
     variables_changed: bool,
+    /// The exchange changed the session's cookies, told in its turn.
+    cookies_changed: bool,
 }
 
 impl Fetched {
@@ -117,7 +119,7 @@ impl Run {
             .map(|_| volley_engine::stages::environment(&state.base_client).allowing(state.config.allow_env.clone()));
         let run_id = new_id("run");
         let req_exec_id = new_id("exec");
-        let sequence = flow.as_ref().map_or_else(Sequence::run, |flow| Sequence::Flow(Arc::clone(&flow.sequence)));
+        let sequence = flow.as_ref().map_or_else(Sequence::run, |flow| flow.sequence());
         let emitter = Emitter {
             hub: Arc::clone(&state.hub),
             run_id: Some(run_id.clone()),
@@ -161,6 +163,16 @@ impl Run {
             start_ms,
             started: Instant::now(),
             environment,
+        }
+    }
+
+    /// With `--redis`: waits until the events and stored states of the execution are
+    /// in Redis, so that what the answer tells can be read from any instance.
+    pub(crate) async fn written(&self) {
+        if let Some(cluster) = &self.state.cluster
+            && (self.flow.is_some() || self.emitter.is_heard())
+        {
+            cluster.flush().await;
         }
     }
 
@@ -278,16 +290,36 @@ impl Run {
             config_path,
         };
         let request = RequestInfo { index, name, method, url: template, url_resolved: shown_url };
-        Ok(Fetched { response, request, resolved, text: source.text, cookies_before, variables_changed: false })
+        Ok(Fetched {
+            response,
+            request,
+            resolved,
+            text: source.text,
+            cookies_before,
+            variables_changed: false,
+            cookies_changed: false,
+        })
     }
 
     /// [`fetch`](Self::fetch) in the session's turn: executions of one session run one
     /// at a time, and the turn ends once the request is answered (a stream or a
     /// WebSocket lives on without it).
+    /// With `--redis` the turn is the cluster's: the session is read from Redis once
+    /// the turn is taken, and what the execution changed of it is saved before the
+    /// turn ends.
     pub(crate) async fn fetch_in_turn(&self, body: &ExecuteRequest, route: Route) -> Result<Fetched, Failure> {
         let _turn = match &self.session {
             Some(session) => Some(session.run_lock.lock().await),
             None => None,
+        };
+        let sessions = &self.state.sessions;
+        let _shared_turn = match (&self.session, sessions.cluster()) {
+            (Some(session), Some(cluster)) => {
+                let turn = cluster.session_turn(&session.id).await.map_err(Failure::at(Stage::Interpolate))?;
+                sessions.refresh(session).await.map_err(Failure::at(Stage::Interpolate))?;
+                Some(turn)
+            }
+            _ => None,
         };
         let before = self.session.as_ref().map(|session| session.variables());
         let fetched = self.fetch(body, route).await;
@@ -298,11 +330,21 @@ impl Run {
         match fetched {
             Ok(mut fetched) => {
                 fetched.variables_changed = changed;
+                if let Some(session) = &self.session {
+                    fetched.cookies_changed = session.cookies() != fetched.cookies_before;
+                    sessions
+                        .save(session, changed, fetched.cookies_changed)
+                        .await
+                        .map_err(Failure::at(Stage::Fetch))?;
+                }
                 Ok(fetched)
             }
             Err(failure) => {
                 // What a pre-request script set before it failed stays set.
                 if let (Some(session), true) = (&self.session, changed) {
+                    if let Err(error) = sessions.save(session, true, false).await {
+                        tracing::warn!(session = %session.id, "cannot save the session's variables: {}", error.message);
+                    }
                     self.session_updated(session, true, false);
                 }
                 Err(failure)
@@ -381,8 +423,7 @@ impl Run {
             stored.timing = stored_timing;
         });
         let session = self.session.as_ref().map(|session| {
-            let variables_changed = fetched.variables_changed;
-            let cookies_changed = session.cookies() != fetched.cookies_before;
+            let (variables_changed, cookies_changed) = (fetched.variables_changed, fetched.cookies_changed);
             let version = if variables_changed || cookies_changed {
                 self.session_updated(session, variables_changed, cookies_changed)
             } else {
@@ -472,12 +513,14 @@ pub(crate) async fn execute(
     body: ExecuteRequest,
 ) -> Result<ExecuteResponse, ApiError> {
     validate(&body, state.config.max_body_size, Route::Execute)?;
-    let (session, flow) = scope(state, access, &body)?;
+    let (session, flow) = scope(state, access, &body).await?;
     let run = Run::begin(state, access, session, flow, body.req_label.as_deref());
-    match run.fetch_in_turn(&body, Route::Execute).await {
+    let answer = match run.fetch_in_turn(&body, Route::Execute).await {
         Ok(fetched) => Ok(run.answer(&fetched)),
         Err(failure) => Err(run.fail(failure)),
-    }
+    };
+    run.written().await;
+    answer
 }
 
 /// Texts up to this size are parsed where the execution runs: a few milliseconds at

@@ -105,7 +105,7 @@ pub(crate) fn validate(body: &ExecuteRequest, max_body_size: usize, route: Route
 
 /// The session and flow of an execution after the token's scope: a scoped token runs
 /// only inside its own flow or session, and fills in the ids the body leaves out.
-pub(crate) fn scope(state: &AppState, access: &Access, body: &ExecuteRequest) -> Result<Scope, ApiError> {
+pub(crate) async fn scope(state: &AppState, access: &Access, body: &ExecuteRequest) -> Result<Scope, ApiError> {
     let mut flow_id = body.flow_id.clone();
     let mut session_id = body.session_id.clone();
     if let Some(claims) = access.claims() {
@@ -121,7 +121,10 @@ pub(crate) fn scope(state: &AppState, access: &Access, body: &ExecuteRequest) ->
             return Err(ApiError::forbidden("the scoped token may only execute in its own flow and session"));
         }
     }
-    let flow = flow_id.as_deref().map(|id| state.flows.get(id)).transpose()?;
+    let flow = match flow_id.as_deref() {
+        Some(id) => Some(state.flows.get(id).await?),
+        None => None,
+    };
     // Before the flow's session is compared with the body's: a scoped token must not
     // learn which session owns a flow outside its scope.
     if let (Some(claims), Some(flow)) = (access.claims(), &flow)
@@ -146,7 +149,10 @@ pub(crate) fn scope(state: &AppState, access: &Access, body: &ExecuteRequest) ->
     if access.claims().is_some() && flow.is_none() && session_id.is_none() {
         return Err(ApiError::forbidden("a scoped token executes only inside its flow or session"));
     }
-    let session = session_id.as_deref().map(|id| state.sessions.get(id)).transpose()?;
+    let session = match session_id.as_deref() {
+        Some(id) => Some(state.sessions.get(id).await?),
+        None => None,
+    };
     Ok((session, flow))
 }
 

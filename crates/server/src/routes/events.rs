@@ -83,7 +83,8 @@ pub(crate) async fn subscribe(
     // A client that creates a flow, subscribes to it and executes at once (t-req's TUI
     // does not wait for the stream to open) would miss the first events: the flow's
     // retained events come first, after those a reconnecting client has already seen.
-    let replayed = filters.flow_id.as_deref().map_or_else(Vec::new, |flow| {
+    let mut replayed = Vec::new();
+    if let Some(flow) = filters.flow_id.as_deref() {
         let after = headers
             .get("last-event-id")
             .and_then(|value| value.to_str().ok())
@@ -91,12 +92,12 @@ pub(crate) async fn subscribe(
             .filter(|(scope, _)| *scope == flow)
             .and_then(|(_, seq)| seq.parse().ok())
             .unwrap_or(0);
-        let (events, _) = state.hub.retained_after(flow, after);
-        events.into_iter().filter(|event| filters.admit(event)).collect()
-    });
+        let (events, _) = state.hub.retained_after(flow, after).await;
+        replayed = events.into_iter().filter(|event| filters.admit(event)).collect();
+    }
     let replayed_up_to = replayed.last().map_or(0, |event| event.seq);
     let replay = stream::iter(replayed)
-        .map(|event| Ok(Event::default().event(event.kind).id(event.sse_id()).data(event.json.as_str())));
+        .map(|event| Ok(Event::default().event(event.kind.as_ref()).id(event.sse_id()).data(event.json.as_str())));
     let mut heartbeat = tokio::time::interval_at(Instant::now() + state.config.heartbeat, state.config.heartbeat);
     heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let connected = Event::default()
@@ -120,7 +121,7 @@ async fn next_event(state: Option<Subscription>) -> Option<(Result<Event, Infall
             next = receiver.recv() => match next {
                 // Skipped: flow events the replay already sent.
                 Ok(event) if filters.admit(&event) && !(event.flow_id.is_some() && event.seq <= replayed_up_to) => {
-                    let out = Event::default().event(event.kind).id(event.sse_id()).data(event.json.as_str());
+                    let out = Event::default().event(event.kind.as_ref()).id(event.sse_id()).data(event.json.as_str());
                     return Some((Ok(out), Some((receiver, heartbeat, filters, replayed_up_to))));
                 }
                 Ok(_) => {}

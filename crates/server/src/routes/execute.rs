@@ -61,7 +61,7 @@ pub(crate) async fn execute_sse(
     ApiJson(body): ApiJson<ExecuteRequest>,
 ) -> Result<Response, ApiError> {
     execute::validate(&body, state.config.max_body_size, Route::EventStream)?;
-    let (session, flow) = execute::scope(&state, &access, &body)?;
+    let (session, flow) = execute::scope(&state, &access, &body).await?;
     let run = Run::begin(&state, &access, session, flow, body.req_label.as_deref());
     let fetched = run.fetch_in_turn(&body, Route::EventStream).await;
     let fetched = match fetched {

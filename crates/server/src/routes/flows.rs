@@ -8,7 +8,7 @@ use volley_protocol::{ErrorCode, FlowStarted, ObserverEvent};
 use crate::auth::Access;
 use crate::error::ApiError;
 use crate::flows::StoredExecution;
-use crate::hub::{Emitter, Sequence};
+use crate::hub::Emitter;
 use crate::state::AppState;
 use crate::wire::{CreateFlow, ErrorBody, FlowCreated, FlowFinished, OptionalJson};
 
@@ -36,9 +36,9 @@ pub(crate) async fn create(
         return Err(ApiError::validation(format!("`meta` has more than {MAX_META_KEYS} keys")));
     }
     if let Some(id) = &body.session_id {
-        state.sessions.get(id)?;
+        state.sessions.get(id).await?;
     }
-    let (flow, evicted) = state.flows.create(body.session_id, body.label, body.meta)?;
+    let (flow, evicted) = state.flows.create(body.session_id, body.label, body.meta).await?;
     if let Some(evicted) = evicted {
         state.hub.forget_flow(&evicted);
     }
@@ -58,8 +58,8 @@ pub(crate) async fn finish(
     Path(id): Path<String>,
 ) -> Result<Json<FlowFinished>, ApiError> {
     access.require_full()?;
-    let flow = state.flows.get(&id)?;
-    let (summary, first) = flow.finish();
+    let flow = state.flows.get(&id).await?;
+    let (summary, first) = flow.finish().await?;
     if first {
         flow_emitter(&state, &flow).emit(ObserverEvent::FlowFinished(volley_protocol::FlowFinished {
             total: summary.total,
@@ -85,8 +85,8 @@ pub(crate) async fn execution(
     {
         return Err(ApiError::forbidden("the scoped token may only read executions of its own flow"));
     }
-    let flow = state.flows.peek(&id).ok_or_else(|| ApiError::flow_not_found(&id))?;
-    flow.execution(&exec).map(Json).ok_or_else(|| {
+    let flow = state.flows.peek(&id).await?.ok_or_else(|| ApiError::flow_not_found(&id))?;
+    flow.execution(&exec).await?.map(Json).ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
             ErrorCode::ExecutionNotFound,
@@ -105,6 +105,6 @@ fn flow_emitter(state: &AppState, flow: &crate::flows::Flow) -> Emitter {
         session_id: flow.session_id.clone(),
         flow_id: Some(flow.id.clone()),
         req_exec_id: None,
-        sequence: Sequence::Flow(flow.sequence.clone()),
+        sequence: flow.sequence(),
     }
 }

@@ -25,7 +25,7 @@ pub(crate) async fn create(
 ) -> Result<(StatusCode, Json<SessionCreated>), ApiError> {
     access.require_full()?;
     let variables = body.variables.unwrap_or_default();
-    let session = state.sessions.create(state.new_client(variables))?;
+    let session = state.sessions.create(state.new_client(variables)).await?;
     tracing::debug!(session = %session.id, "session created");
     Ok((StatusCode::CREATED, Json(SessionCreated { session_id: session.id.clone() })))
 }
@@ -39,7 +39,7 @@ pub(crate) async fn view(
     Path(id): Path<String>,
 ) -> Result<Json<SessionView>, ApiError> {
     access.require_full()?;
-    let session = state.sessions.get(&id)?;
+    let session = state.sessions.get(&id).await?;
     Ok(Json(SessionView {
         session_id: session.id.clone(),
         variables: Redactor::default().variables(&session.client.get_variables()),
@@ -59,7 +59,7 @@ pub(crate) async fn remove(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     access.require_full()?;
-    if state.sessions.remove(&id) { Ok(StatusCode::NO_CONTENT) } else { Err(ApiError::session_not_found(&id)) }
+    if state.sessions.remove(&id).await? { Ok(StatusCode::NO_CONTENT) } else { Err(ApiError::session_not_found(&id)) }
 }
 
 #[utoipa::path(put, path = "/session/{id}/variables", tag = "sessions", params(("id" = String, Path)), request_body = UpdateVariables,
@@ -79,7 +79,7 @@ pub(crate) async fn update_variables(
         return Err(ApiError::forbidden("the scoped token may only change the variables of its own session"));
     }
     let replace = body.mode == Some(VariablesMode::Replace);
-    let session = state.sessions.get(&id)?;
+    let session = state.sessions.get(&id).await?;
     let changed = session.update_variables(body.variables, replace);
     let snapshot_version = if changed {
         let version = session.changed();

@@ -37,7 +37,7 @@ pub(crate) async fn create(
         return Err(ApiError::validation("a scoped token needs a `flowId` or a `sessionId` to be scoped to"));
     }
     if let Some(id) = &body.flow_id {
-        let flow = state.flows.get(id)?;
+        let flow = state.flows.get(id).await?;
         if let (Some(session), Some(own)) = (&body.session_id, &flow.session_id)
             && session != own
         {
@@ -45,11 +45,12 @@ pub(crate) async fn create(
         }
     }
     if let Some(id) = &body.session_id {
-        state.sessions.get(id)?;
+        state.sessions.get(id).await?;
     }
     let (token, claims) = state
         .tokens
         .issue(body.flow_id, body.session_id, ttl)
+        .await?
         .ok_or_else(|| ApiError::internal(&"cannot sign a token"))?;
     Ok((StatusCode::CREATED, Json(TokenCreated { token, jti: claims.jti, expires_at: claims.expires_at })))
 }
@@ -65,7 +66,7 @@ pub(crate) async fn revoke(
     if !matches!(access, Access::Main | Access::Open) {
         return Err(ApiError::forbidden("only the main token revokes scoped tokens"));
     }
-    if state.tokens.revoke(&jti) {
+    if state.tokens.revoke(&jti).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, format!("no live token `{jti}`")))

@@ -44,7 +44,7 @@ pub(crate) async fn execute_ws(
     execute::validate(&body, state.config.max_body_size, Route::WebSocket)?;
     let replay = body.replay_buffer_size.unwrap_or(ws::DEFAULT_REPLAY as u64);
     let idle = body.idle_timeout_ms.unwrap_or(state.config.ws_idle_timeout.as_millis() as u64);
-    let (session, flow) = execute::scope(&state, &access, &body)?;
+    let (session, flow) = execute::scope(&state, &access, &body).await?;
     let slot = state.ws_sessions.reserve()?;
     let run = Run::begin(&state, &access, session, flow, body.req_label.as_deref());
     let fetched = run.fetch_in_turn(&body, Route::WebSocket).await;
@@ -67,9 +67,16 @@ pub(crate) async fn execute_ws(
             max_frame: state.config.ws_max_frame,
             emitter: run.emitter.clone(),
             redactor: fetched.redactor().clone(),
+            shared: state
+                .cluster
+                .clone()
+                .map(|cluster| (cluster, Duration::from_millis(idle) + state.config.ws_closed_grace)),
         },
         commands,
     );
+    if let Some(cluster) = &state.cluster {
+        cluster.ws_opened(&session);
+    }
     let opened = SessionOpened { upstream_url: upstream_url.clone(), subprotocol: subprotocol.clone() };
     session.publish(SessionEnvelopeKind::Opened, json!({ "payload": opened })).await;
     // The URL as the engine's policy lets it be shown, to observers as to the control
@@ -80,6 +87,11 @@ pub(crate) async fn execute_ws(
         ws_session_id: session.id.clone(),
     }));
     ws::spawn_upstream(state.clone(), Arc::clone(&session), socket, orders);
+    // Every instance can find the session before the client hears of it.
+    run.written().await;
+    if let Some(cluster) = &state.cluster {
+        cluster.flush().await;
+    }
     Ok(Json(ExecuteWsResponse {
         run_id: run.run_id.clone(),
         flow_id: session.flow_id.clone(),
@@ -121,26 +133,53 @@ pub(crate) async fn session_socket(
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|rejection| query_error(&rejection))?;
-    let session = controllable(&state, &access, &id)?;
+    let session = controllable(&state, &access, &id).await?;
     let upgrade = upgrade.map_err(|rejection| {
         ApiError::validation(format!("expected a WebSocket upgrade: {}", rejection.body_text()))
     })?;
     let after_seq = query.after_seq.unwrap_or(0);
-    session.touch();
-    Ok(upgrade
+    let upgrade = upgrade
         .protocols([ANSWER_SUBPROTOCOL])
         .read_buffer_size(16 * 1024)
-        .max_message_size(state.config.ws_max_frame.saturating_mul(4).saturating_add(64 * 1024))
-        .on_upgrade(move |socket| ws::serve_control(socket, session, after_seq)))
+        .max_message_size(state.config.ws_max_frame.saturating_mul(4).saturating_add(64 * 1024));
+    Ok(match session {
+        Controlled::Here(session) => {
+            session.touch();
+            upgrade.on_upgrade(move |socket| ws::serve_control(socket, session, after_seq))
+        }
+        Controlled::Elsewhere(cluster, session) => {
+            let grace = state.config.ws_closed_grace;
+            upgrade.on_upgrade(move |socket| {
+                crate::cluster::ws::serve_remote_control(socket, cluster, session, after_seq, grace)
+            })
+        }
+    })
+}
+
+/// A session to control: on this instance, or (with `--redis`) on another.
+enum Controlled {
+    Here(Arc<ws::WsSession>),
+    Elsewhere(Arc<crate::cluster::Cluster>, crate::cluster::ws::RemoteSession),
 }
 
 /// The session `id`, if the caller may control it (a scoped token: its flow's or
 /// session's).
-fn controllable(state: &AppState, access: &Access, id: &str) -> Result<Arc<ws::WsSession>, ApiError> {
-    let session = state.ws_sessions.get(id)?;
+async fn controllable(state: &AppState, access: &Access, id: &str) -> Result<Controlled, ApiError> {
+    let (session, flow_id, session_id) = match (state.ws_sessions.get(id), &state.cluster) {
+        (Ok(session), _) => {
+            let (flow, owner) = (session.flow_id.clone(), session.session_id.clone());
+            (Controlled::Here(session), flow, owner)
+        }
+        (Err(error), None) => return Err(error),
+        (Err(error), Some(cluster)) => {
+            let remote = cluster.ws_session(id).await?.ok_or(error)?;
+            let (flow, owner) = (remote.flow_id.clone(), remote.session_id.clone());
+            (Controlled::Elsewhere(Arc::clone(cluster), remote), flow, owner)
+        }
+    };
     if let Some(claims) = access.claims() {
-        let in_flow = claims.flow_id.is_some() && claims.flow_id == session.flow_id;
-        let in_session = claims.session_id.is_some() && claims.session_id == session.session_id;
+        let in_flow = claims.flow_id.is_some() && claims.flow_id == flow_id;
+        let in_session = claims.session_id.is_some() && claims.session_id == session_id;
         if !in_flow && !in_session {
             return Err(ApiError::forbidden(
                 "the scoped token may only control WebSocket sessions of its flow or session",
@@ -160,7 +199,22 @@ pub(crate) async fn close_session(
     Extension(access): Extension<Access>,
     Path(id): Path<String>,
 ) -> Result<http::StatusCode, ApiError> {
-    let session = controllable(&state, &access, &id)?;
+    let session = match controllable(&state, &access, &id).await? {
+        Controlled::Here(session) => session,
+        Controlled::Elsewhere(cluster, session) => {
+            let order = ws::Command::Close { code: 1000, reason: "closed by DELETE /ws/session".to_owned() };
+            cluster.ws_command(&session, &order).await?;
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+            while tokio::time::Instant::now() < deadline {
+                let now = cluster.ws_session(&id).await?;
+                if now.is_none_or(|session| session.is_closed()) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            return Ok(http::StatusCode::NO_CONTENT);
+        }
+    };
     let order = ws::Command::Close { code: 1000, reason: "closed by DELETE /ws/session".to_owned() };
     // A session already closing has nothing left to take the order; either way it goes.
     let _ = session.commands.send(order).await;
@@ -245,7 +299,7 @@ async fn observer(
     let (mut sink, mut stream) = socket.split();
     let mut replayed_up_to = 0;
     if let (Some(after), Some(flow)) = (after_seq, &filters.flow_id) {
-        let (events, _) = state.hub.retained_after(flow, after);
+        let (events, _) = state.hub.retained_after(flow, after).await;
         for event in events.iter().filter(|event| filters.admit(event)) {
             if sink.send(Message::Text(event.json.as_str().into())).await.is_err() {
                 return;

@@ -137,60 +137,61 @@ where
     session.detach(id);
 }
 
-fn close(code: u16, reason: &'static str) -> Message {
+pub(crate) fn close(code: u16, reason: &'static str) -> Message {
     Message::Close(Some(CloseFrame { code, reason: reason.into() }))
 }
 
 /// Carries out one client message; the answer for this socket only, if any.
 async fn command(session: &WsSession, text: &str) -> Option<String> {
-    if text.len() > session.max_frame {
-        let message = format!("a message of {} bytes is over the {} byte limit", text.len(), session.max_frame);
-        return Some(error(session, ErrorCode::WsFrameTooLarge, &message));
-    }
-    let message = match serde_json::from_str::<ClientMessage<'_>>(text) {
-        Ok(message) => message,
-        Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
-            return Some(error(
-                session,
-                ErrorCode::WsProtocolError,
-                "the message is not an object with a string `type`",
-            ));
-        }
-        Err(_) => return Some(error(session, ErrorCode::WsInvalidJson, "the message is not JSON")),
-    };
-    let Some(kind) = message.kind.as_deref() else {
-        return Some(error(session, ErrorCode::WsProtocolError, "the message has no `type`"));
-    };
-    let order = match SessionCommandKind::from_name(kind) {
-        Some(SessionCommandKind::Send) => match send_command(&message) {
-            Ok(order) => order,
-            Err(problem) => return Some(error(session, ErrorCode::WsProtocolError, &problem)),
-        },
-        Some(SessionCommandKind::Close) => {
-            let code = message.code.as_ref().and_then(Value::as_u64).unwrap_or(1000);
-            let Some(code) = u16::try_from(code).ok().filter(|code| sendable_close_code(*code)) else {
-                return Some(error(
-                    session,
-                    ErrorCode::WsProtocolError,
-                    "`code` must be one a close frame may carry: 1000-1003, 1007-1014 or 3000-4999",
-                ));
-            };
-            let reason = message.reason.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
-            Command::Close { code, reason }
-        }
-        Some(SessionCommandKind::Ping) => Command::Ping,
-        None => {
-            return Some(error(
-                session,
-                ErrorCode::WsProtocolError,
-                &format!("unknown message type `{kind}` (session.send, session.close, session.ping)"),
-            ));
-        }
+    let order = match parse_command(text, session.max_frame) {
+        Ok(order) => order,
+        Err((code, message)) => return Some(error(session, code, &message)),
     };
     if session.commands.send(order).await.is_err() {
         return Some(error(session, ErrorCode::WsUpstreamNotOpen, "the upstream connection is closed"));
     }
     None
+}
+
+/// The command a client message asks for, or the error to answer it with; the same
+/// rules for a control socket on the session's own instance and on another.
+pub(crate) fn parse_command(text: &str, max_frame: usize) -> Result<Command, (ErrorCode, String)> {
+    let refuse = |code: ErrorCode, message: &str| Err((code, message.to_owned()));
+    if text.len() > max_frame {
+        let message = format!("a message of {} bytes is over the {max_frame} byte limit", text.len());
+        return refuse(ErrorCode::WsFrameTooLarge, &message);
+    }
+    let message = match serde_json::from_str::<ClientMessage<'_>>(text) {
+        Ok(message) => message,
+        Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() => {
+            return refuse(ErrorCode::WsProtocolError, "the message is not an object with a string `type`");
+        }
+        Err(_) => return refuse(ErrorCode::WsInvalidJson, "the message is not JSON"),
+    };
+    let Some(kind) = message.kind.as_deref() else {
+        return refuse(ErrorCode::WsProtocolError, "the message has no `type`");
+    };
+    match SessionCommandKind::from_name(kind) {
+        Some(SessionCommandKind::Send) => {
+            send_command(&message).map_err(|problem| (ErrorCode::WsProtocolError, problem))
+        }
+        Some(SessionCommandKind::Close) => {
+            let code = message.code.as_ref().and_then(Value::as_u64).unwrap_or(1000);
+            let Some(code) = u16::try_from(code).ok().filter(|code| sendable_close_code(*code)) else {
+                return refuse(
+                    ErrorCode::WsProtocolError,
+                    "`code` must be one a close frame may carry: 1000-1003, 1007-1014 or 3000-4999",
+                );
+            };
+            let reason = message.reason.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
+            Ok(Command::Close { code, reason })
+        }
+        Some(SessionCommandKind::Ping) => Ok(Command::Ping),
+        None => refuse(
+            ErrorCode::WsProtocolError,
+            &format!("unknown message type `{kind}` (session.send, session.close, session.ping)"),
+        ),
+    }
 }
 
 /// A message of the client. Its payload is kept as the client wrote it, so that a `json`

@@ -3,6 +3,11 @@
 //! lets one control socket at a time follow and drive it. A session that closes while
 //! no control socket is attached is kept, closed, for a grace period, so that a client
 //! connecting late still reads its last messages and its close.
+//!
+//! With `--redis` the upstream connection still lives on the instance that opened it;
+//! every envelope is also written to the session's Redis stream, so that a control
+//! socket on another instance replays and follows it and sends its commands through
+//! Redis (`cluster/ws.rs`).
 
 mod control;
 mod upstream;
@@ -23,10 +28,11 @@ use volley_protocol::{
 };
 
 use crate::clock::now_ms;
+use crate::cluster::Cluster;
 use crate::error::ApiError;
 use crate::hub::Emitter;
 
-pub(crate) use control::serve_control;
+pub(crate) use control::{close as close_message, parse_command, serve_control};
 pub(crate) use upstream::{Command, Outbound, spawn_upstream};
 
 /// Default number of envelopes kept for replay.
@@ -88,6 +94,9 @@ pub(crate) struct WsSession {
     last_activity: AtomicU64,
     next_control: AtomicU64,
     buffer: Mutex<Buffer>,
+    /// With `--redis`: where its envelopes are mirrored, and how long they are kept
+    /// there after the last one (the idle timeout and the closed grace period).
+    shared: Option<(Arc<Cluster>, Duration)>,
 }
 
 /// The replay a new control socket gets.
@@ -112,14 +121,7 @@ impl WsSession {
 
     /// The envelope fields every message carries.
     fn envelope(&self, kind: SessionEnvelopeKind, seq: u64) -> Value {
-        let mut envelope = json!({ "type": kind, "ts": now_ms(), "seq": seq, "wsSessionId": self.id });
-        if let Some(flow) = &self.flow_id {
-            envelope["flowId"] = json!(flow);
-        }
-        if let Some(exec) = &self.req_exec_id {
-            envelope["reqExecId"] = json!(exec);
-        }
-        envelope
+        envelope(kind, seq, &self.id, self.flow_id.as_deref(), self.req_exec_id.as_deref())
     }
 
     /// Numbers, keeps and forwards an envelope: `fields` are merged into it. Only the
@@ -128,7 +130,7 @@ impl WsSession {
     /// for [`CONTROL_PATIENCE`] is detached (it reconnects with `afterSeq`); until then
     /// the upstream task waits, and with it the reading of the upstream.
     pub(crate) async fn publish(&self, kind: SessionEnvelopeKind, fields: Value) {
-        self.publish_with(|seq| {
+        self.publish_with(kind, |seq| {
             let mut envelope = self.envelope(kind, seq);
             merge(&mut envelope, fields);
             envelope.to_string()
@@ -142,7 +144,7 @@ impl WsSession {
     pub(crate) async fn publish_message(&self, kind: SessionEnvelopeKind, text: &str, json: Option<&RawValue>) {
         let payload_type = if json.is_some() { PayloadType::Json } else { PayloadType::Text };
         let seq = self
-            .publish_with(|seq| {
+            .publish_with(kind, |seq| {
                 let envelope = MessageEnvelope {
                     kind,
                     ts: now_ms(),
@@ -178,7 +180,7 @@ impl WsSession {
 
     /// Numbers and keeps an envelope and hands it to the control socket; its `seq`, or
     /// `None` when the session is closed.
-    async fn publish_with(&self, build: impl FnOnce(u64) -> String) -> Option<u64> {
+    async fn publish_with(&self, kind: SessionEnvelopeKind, build: impl FnOnce(u64) -> String) -> Option<u64> {
         let (text, control, seq) = {
             let mut buffer = self.buffer.lock();
             if buffer.closed.is_some() {
@@ -197,6 +199,10 @@ impl WsSession {
                 }
             }
             let control = buffer.control.as_ref().map(|control| (control.id, control.sender.clone()));
+            if let Some((cluster, lifetime)) = &self.shared {
+                // In the order of `seq`: the lock is held.
+                cluster.ws_envelope(&self.id, seq, kind, &text, buffer.retained.len(), *lifetime);
+            }
             (text, control, seq)
         };
         let Some((id, sender)) = control else { return Some(seq) };
@@ -274,6 +280,9 @@ impl WsSession {
         {
             let mut buffer = self.buffer.lock();
             buffer.closed = Some(socket_code);
+            if let Some((cluster, _)) = &self.shared {
+                cluster.ws_closed(&self.id, socket_code);
+            }
             if let Some(control) = buffer.control.take() {
                 let reason = if socket_code == 1001 { "session closed (idle or shutdown)" } else { "session closed" };
                 let _ = control.sender.try_send(ToControl::Close(socket_code, reason));
@@ -315,7 +324,25 @@ enum Payload<'a> {
     Json(&'a RawValue),
 }
 
-fn merge(envelope: &mut Value, fields: Value) {
+/// The fields every envelope of a session carries.
+pub(crate) fn envelope(
+    kind: SessionEnvelopeKind,
+    seq: u64,
+    ws_session_id: &str,
+    flow_id: Option<&str>,
+    req_exec_id: Option<&str>,
+) -> Value {
+    let mut envelope = json!({ "type": kind, "ts": now_ms(), "seq": seq, "wsSessionId": ws_session_id });
+    if let Some(flow) = flow_id {
+        envelope["flowId"] = json!(flow);
+    }
+    if let Some(exec) = req_exec_id {
+        envelope["reqExecId"] = json!(exec);
+    }
+    envelope
+}
+
+pub(crate) fn merge(envelope: &mut Value, fields: Value) {
     if let (Value::Object(envelope), Value::Object(fields)) = (envelope, fields) {
         envelope.extend(fields);
     }
@@ -366,6 +393,8 @@ pub(crate) struct NewSession {
     pub(crate) max_frame: usize,
     pub(crate) emitter: Emitter,
     pub(crate) redactor: volley_engine::redact::Redactor,
+    /// With `--redis`: the cluster, and how long its envelopes stay there idle.
+    pub(crate) shared: Option<(Arc<Cluster>, Duration)>,
 }
 
 impl WsSessions {
@@ -404,6 +433,7 @@ impl WsSessions {
             last_activity: AtomicU64::new(now_ms()),
             next_control: AtomicU64::new(1),
             buffer: Mutex::default(),
+            shared: new.shared,
         });
         {
             let mut registry = self.registry.write();
@@ -500,6 +530,7 @@ mod tests {
             max_frame: 1024,
             emitter,
             redactor: volley_engine::redact::Redactor::default(),
+            shared: None,
         };
         sessions.add(slot, new, mpsc::channel(1).0)
     }

@@ -1,0 +1,174 @@
+//! Observer events through Redis: every instance publishes into the stream of every
+//! event (and, for a flow's events, into the flow's stream, which replays), with the
+//! flow's `seq` taken in Redis in the same step, so that one order holds for every
+//! instance. Each instance pumps the stream of every event into its own hub, whose
+//! subscribers filter as they always have.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use redis::streams::{StreamRangeReply, StreamReadOptions, StreamReadReply};
+
+use super::{Cluster, GLOBAL_EVENTS, scripts, text};
+use crate::hub::{Hub, ObserverEvent, RETAINED_PER_FLOW};
+
+/// The `seq` written in an envelope whose `seq` Redis assigns: replaced there.
+pub(crate) const SEQ_PLACEHOLDER: u64 = u64::MAX;
+
+/// An event to publish: its envelope, and its `seq` unless Redis takes the flow's next.
+#[derive(Debug)]
+pub(crate) struct EventRecord<'a> {
+    pub(crate) kind: &'a str,
+    pub(crate) session_id: Option<&'a str>,
+    pub(crate) flow_id: Option<&'a str>,
+    pub(crate) run_id: Option<&'a str>,
+    pub(crate) seq: Option<u64>,
+    pub(crate) json: &'a str,
+}
+
+impl Cluster {
+    /// Queues `event` for the streams (in this instance's order of writes).
+    pub(crate) fn publish(&self, event: &EventRecord<'_>) {
+        // The envelope's keys are sorted: `seq` comes after `payload`, so the last
+        // placeholder is the envelope's own whatever the payload holds.
+        let marker = format!("\"seq\":{SEQ_PLACEHOLDER}");
+        let (head, tail, seq) = match (event.seq, event.json.rfind(&marker)) {
+            (None, Some(at)) => (&event.json[..at + 6], &event.json[at + marker.len()..], String::new()),
+            (Some(seq), _) => (event.json, "", seq.to_string()),
+            (None, None) => return,
+        };
+        let mut keys = vec![self.keys.events()];
+        if let Some(flow) = event.flow_id {
+            keys.extend([self.keys.flow(flow), self.keys.flow_part(flow, "events"), self.keys.flow_part(flow, "seq")]);
+        }
+        let (flow_ttl, per_flow, global) =
+            (self.lifetimes.flow_ms.to_string(), RETAINED_PER_FLOW.to_string(), GLOBAL_EVENTS.to_string());
+        let args = [
+            head,
+            tail,
+            seq.as_str(),
+            event.kind,
+            event.session_id.unwrap_or(""),
+            event.flow_id.unwrap_or(""),
+            event.run_id.unwrap_or(""),
+            flow_ttl.as_str(),
+            per_flow.as_str(),
+            global.as_str(),
+        ];
+        self.write(scripts::eval(scripts::PUBLISH, &keys, &args));
+    }
+
+    /// The events of `flow_id` kept in its stream with `seq > after`, and the oldest
+    /// kept `seq`.
+    pub(crate) async fn retained_after(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
+        let mut connection = self.connection();
+        let reply: redis::RedisResult<StreamRangeReply> = redis::cmd("XRANGE")
+            .arg(self.keys.flow_part(flow_id, "events"))
+            .arg("-")
+            .arg("+")
+            .query_async(&mut connection)
+            .await;
+        let entries = match reply {
+            Ok(reply) => reply.ids,
+            Err(error) => {
+                tracing::warn!(flow = flow_id, "cannot read the flow's events from Redis: {error}");
+                return (Vec::new(), None);
+            }
+        };
+        let events: Vec<Arc<ObserverEvent>> =
+            entries.iter().filter_map(|entry| decode(&entry.map)).map(Arc::new).collect();
+        let oldest = events.first().map(|event| event.seq);
+        (events.into_iter().filter(|event| event.seq > after).collect(), oldest)
+    }
+}
+
+/// Reads the stream of every event into `hub`, from the moment the instance starts;
+/// reconnects (from the last entry read) when Redis goes away.
+pub(crate) async fn pump(cluster: Arc<Cluster>, hub: Arc<Hub>) {
+    let key = cluster.keys.events();
+    let mut last: Option<String> = None;
+    loop {
+        let mut connection = match cluster.blocking_connection().await {
+            Ok(connection) => connection,
+            Err(error) => {
+                tracing::warn!("cannot reach Redis for observer events: {error}; retrying");
+                if wait_or_stop(&cluster, Duration::from_secs(1)).await {
+                    return;
+                }
+                continue;
+            }
+        };
+        if last.is_none() {
+            let newest: redis::RedisResult<StreamRangeReply> = redis::cmd("XREVRANGE")
+                .arg(&key)
+                .arg("+")
+                .arg("-")
+                .arg("COUNT")
+                .arg(1)
+                .query_async(&mut connection)
+                .await;
+            match newest {
+                Ok(reply) => last = Some(reply.ids.first().map_or_else(|| "0-0".to_owned(), |entry| entry.id.clone())),
+                Err(error) => {
+                    tracing::warn!("cannot read observer events from Redis: {error}; retrying");
+                    if wait_or_stop(&cluster, Duration::from_secs(1)).await {
+                        return;
+                    }
+                    continue;
+                }
+            }
+        }
+        loop {
+            let from = last.clone().unwrap_or_else(|| "0-0".to_owned());
+            let options = StreamReadOptions::default().block(2000).count(1000);
+            let mut command = redis::cmd("XREAD");
+            command.arg(&options).arg("STREAMS").arg(&key).arg(&from);
+            let read = command.query_async(&mut connection);
+            let reply: redis::RedisResult<Option<StreamReadReply>> = tokio::select! {
+                reply = read => reply,
+                () = cluster.stop.cancelled() => return,
+            };
+            match reply {
+                Ok(Some(reply)) => {
+                    for entry in reply.keys.into_iter().flat_map(|stream| stream.ids) {
+                        if hub.has_local_subscribers()
+                            && let Some(event) = decode(&entry.map)
+                        {
+                            hub.deliver(Arc::new(event));
+                        }
+                        last = Some(entry.id);
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!("reading observer events from Redis failed: {error}; reconnecting");
+                    break;
+                }
+            }
+        }
+        if wait_or_stop(&cluster, Duration::from_millis(200)).await {
+            return;
+        }
+    }
+}
+
+/// Sleeps `pause`; `true` when the server stopped meanwhile.
+async fn wait_or_stop(cluster: &Cluster, pause: Duration) -> bool {
+    tokio::select! {
+        () = tokio::time::sleep(pause) => false,
+        () = cluster.stop.cancelled() => true,
+    }
+}
+
+/// An event as a stream entry holds it.
+fn decode(map: &HashMap<String, redis::Value>) -> Option<ObserverEvent> {
+    Some(ObserverEvent {
+        kind: text(map, "k")?.into(),
+        session_id: text(map, "s"),
+        flow_id: text(map, "f"),
+        run_id: text(map, "r"),
+        seq: text(map, "q")?.parse().ok()?,
+        json: text(map, "j")?,
+    })
+}

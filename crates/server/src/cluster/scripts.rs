@@ -1,0 +1,206 @@
+//! The Lua scripts that make each shared change atomic in Redis. Keys of a flow's
+//! parts are named from its key inside the scripts (`<flow key>:events`, …): the
+//! cluster runs on one Redis, not on Redis Cluster.
+
+use std::sync::LazyLock;
+
+use redis::Script;
+
+/// KEYS: instance key, listeners. ARGV: instance, alive ms, now, listening (0/1).
+/// Answers how many instances have observers.
+pub(crate) static HEARTBEAT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[2])
+if ARGV[4] == '1' then
+  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[1])
+else
+  redis.call('ZREM', KEYS[2], ARGV[1])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+return redis.call('ZCARD', KEYS[2])
+",
+    )
+});
+
+/// Publishes an observer event. KEYS: the stream of every event; for an event of a
+/// flow also the flow, its stream and its `seq` counter. ARGV: the envelope's text
+/// before and after its `seq`, the `seq` ('' to take the flow's next), kind, session,
+/// flow, run, the flow's lifetime (ms), events kept per flow, events kept in all.
+/// A flow's stream is written only while the flow exists.
+pub(crate) const PUBLISH: &str = r"
+local seq = ARGV[3]
+if seq == '' then
+  seq = tostring(redis.call('INCR', KEYS[4]))
+  redis.call('PEXPIRE', KEYS[4], ARGV[8])
+end
+local json = ARGV[1] .. seq .. ARGV[2]
+if #KEYS > 1 and redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], '*', 'k', ARGV[4], 's', ARGV[5], 'f', ARGV[6], 'r', ARGV[7], 'q', seq, 'j', json)
+  redis.call('PEXPIRE', KEYS[3], ARGV[8])
+end
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[10], '*', 'k', ARGV[4], 's', ARGV[5], 'f', ARGV[6], 'r', ARGV[7], 'q', seq, 'j', json)
+return seq
+";
+
+/// KEYS: sessions, the session. ARGV: id, now, lifetime (ms), cap, variables, cookies.
+/// Answers 1, or 0 at the cap.
+pub(crate) static SESSION_CREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[3]))
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], 'createdAt', ARGV[2], 'lastUsed', ARGV[2], 'version', 1, 'variables', ARGV[5], 'cookies', ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1
+",
+    )
+});
+
+/// KEYS: sessions, the session. ARGV: id, now, lifetime (ms), touch (0/1).
+/// Answers the session's fields, or nil when it is gone.
+pub(crate) static SESSION_GET: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[2]) == 0 then return false end
+if ARGV[4] == '1' then
+  redis.call('HSET', KEYS[2], 'lastUsed', ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+end
+return redis.call('HGETALL', KEYS[2])
+",
+    )
+});
+
+/// KEYS: the session. ARGV: variables or '', cookies or '' (each '' = unchanged),
+/// whether each is given (0/1). Answers the new version, or nil when it is gone.
+pub(crate) static SESSION_SAVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'variables', ARGV[1]) end
+if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'cookies', ARGV[2]) end
+return redis.call('HINCRBY', KEYS[1], 'version', 1)
+",
+    )
+});
+
+/// KEYS: the lock. ARGV: its holder's token. Releases it when still held by them.
+pub(crate) static UNLOCK: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+",
+    )
+});
+
+/// KEYS: the lock. ARGV: its holder's token, lifetime (ms). Extends it when still held.
+pub(crate) static EXTEND: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+",
+    )
+});
+
+/// KEYS: flows, the flow. ARGV: id, now, lifetime (ms), cap, key prefix of flows
+/// (`<prefix>flow:`), the flow's record (JSON). At the cap the least recently used
+/// finished flow is removed with its parts. Answers {1, evicted id or ''} or {0, ''}.
+pub(crate) static FLOW_CREATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[3]))
+local evicted = ''
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if redis.call('HEXISTS', ARGV[5] .. id, 'finished') == 1 then
+      evicted = id
+      break
+    end
+  end
+  if evicted == '' then return {0, ''} end
+  redis.call('ZREM', KEYS[1], evicted)
+  local base = ARGV[5] .. evicted
+  redis.call('DEL', base, base .. ':executions', base .. ':order', base .. ':events', base .. ':seq')
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], 'record', ARGV[6], 'createdAt', ARGV[2], 'total', 0, 'succeeded', 0, 'failed', 0)
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return {1, evicted}
+",
+    )
+});
+
+/// KEYS: flows, the flow. ARGV: id, now, lifetime (ms), touch (0/1). Answers the
+/// flow's record, or nil when it is gone; touching extends every part's life.
+pub(crate) static FLOW_GET: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[2]) == 0 then return false end
+if ARGV[4] == '1' then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+  for _, part in ipairs({'', ':executions', ':order', ':events', ':seq'}) do
+    redis.call('PEXPIRE', KEYS[2] .. part, ARGV[3])
+  end
+end
+return redis.call('HGET', KEYS[2], 'record')
+",
+    )
+});
+
+/// KEYS: the flow. ARGV: now. Finishes it once. Answers {first (0/1), total,
+/// succeeded, failed, duration ms}, or nil when it is gone.
+pub(crate) static FLOW_FINISH: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local done = redis.call('HGET', KEYS[1], 'finished')
+if done then
+  local parts = {0}
+  for value in string.gmatch(done, '[^,]+') do table.insert(parts, tonumber(value)) end
+  return parts
+end
+local fields = redis.call('HMGET', KEYS[1], 'total', 'succeeded', 'failed', 'createdAt')
+local duration = math.max(0, tonumber(ARGV[1]) - tonumber(fields[4]))
+local summary = {tonumber(fields[1]), tonumber(fields[2]), tonumber(fields[3]), duration}
+redis.call('HSET', KEYS[1], 'finished', table.concat(summary, ','))
+return {1, summary[1], summary[2], summary[3], summary[4]}
+",
+    )
+});
+
+/// Keeps a new execution. KEYS: the flow, its executions, their order. ARGV: id,
+/// the execution (JSON), executions kept, the flow's lifetime (ms).
+pub(crate) const EXECUTION_RECORD: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('RPUSH', KEYS[3], ARGV[1])
+while redis.call('LLEN', KEYS[3]) > tonumber(ARGV[3]) do
+  redis.call('HDEL', KEYS[2], redis.call('LPOP', KEYS[3]))
+end
+redis.call('HINCRBY', KEYS[1], 'total', 1)
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+return 1
+";
+
+/// Changes a kept execution (gone already when the flow dropped it). KEYS: the flow,
+/// its executions. ARGV: id, the execution (JSON), the count its outcome adds to
+/// ('' when it has none yet, `succeeded` or `failed`).
+pub(crate) const EXECUTION_UPDATE: &str = r"
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+if ARGV[3] ~= '' then redis.call('HINCRBY', KEYS[1], ARGV[3], 1) end
+return 1
+";
+
+/// The `EVAL` of `source` with `keys` and `args`, for the ordered write queue.
+pub(crate) fn eval(source: &str, keys: &[String], args: &[&str]) -> redis::Cmd {
+    let mut command = redis::cmd("EVAL");
+    command.arg(source).arg(keys.len()).arg(keys).arg(args);
+    command
+}

@@ -1,0 +1,337 @@
+//! Sessions, flows, stored executions and scoped tokens as Redis keys, with the
+//! lifetimes and caps of the in-memory store: Redis expires them, each cap is checked
+//! in the script that adds.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use volley_protocol::{ErrorCode, ExecutionStatus, StoredExecution};
+
+use super::{Cluster, scripts};
+use crate::clock::{new_id, now_ms};
+use crate::error::ApiError;
+use crate::wire::FlowSummary;
+
+/// How long a session's turn is held without being extended (its holder extends it
+/// while the execution runs; a holder that died frees it after this).
+const TURN_LEASE: Duration = Duration::from_secs(15);
+
+/// A session as Redis keeps it.
+#[derive(Debug)]
+pub(crate) struct SessionRecord {
+    pub(crate) created_at: u64,
+    pub(crate) last_used: u64,
+    pub(crate) version: u64,
+    pub(crate) variables: Map<String, Value>,
+    /// The cookie jar as `CookieJar::to_json` writes it.
+    pub(crate) cookies: String,
+}
+
+/// What a flow is, written once when it is created.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FlowRecord {
+    pub(crate) session_id: Option<String>,
+    pub(crate) label: Option<String>,
+    pub(crate) meta: Option<Map<String, Value>>,
+    pub(crate) created_at: u64,
+}
+
+/// Redis did not answer: the request cannot be served by this instance now.
+pub(crate) fn unavailable(error: &redis::RedisError) -> ApiError {
+    tracing::warn!("Redis request failed: {error}");
+    unavailable_error()
+}
+
+/// `503`: the shared store could not be asked.
+pub(crate) fn unavailable_error() -> ApiError {
+    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::InternalError, "the shared store (Redis) is unavailable")
+        .with_details(
+            serde_json::json!({ "hint": "check that redis-server is running and reachable from every instance" }),
+        )
+}
+
+impl Cluster {
+    /// Adds a session; `false` at the cap.
+    pub(crate) async fn create_session(
+        &self,
+        id: &str,
+        variables: &Map<String, Value>,
+        cookies: &str,
+        max: usize,
+    ) -> Result<bool, ApiError> {
+        let variables = serde_json::to_string(variables).unwrap_or_default();
+        let created: i64 = scripts::SESSION_CREATE
+            .key(self.keys.sessions())
+            .key(self.keys.session(id))
+            .arg(id)
+            .arg(now_ms())
+            .arg(self.lifetimes.session_ms)
+            .arg(max)
+            .arg(variables)
+            .arg(cookies)
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok(created == 1)
+    }
+
+    /// The session `id` (`touch`: marked as used), `None` when it is gone.
+    pub(crate) async fn session(&self, id: &str, touch: bool) -> Result<Option<SessionRecord>, ApiError> {
+        let fields: Option<HashMap<String, String>> = scripts::SESSION_GET
+            .key(self.keys.sessions())
+            .key(self.keys.session(id))
+            .arg(id)
+            .arg(now_ms())
+            .arg(self.lifetimes.session_ms)
+            .arg(u8::from(touch))
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok(fields.map(|fields| {
+            let number = |name: &str| fields.get(name).and_then(|value| value.parse().ok()).unwrap_or(0);
+            SessionRecord {
+                created_at: number("createdAt"),
+                last_used: number("lastUsed"),
+                version: number("version"),
+                variables: fields.get("variables").and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default(),
+                cookies: fields.get("cookies").cloned().unwrap_or_default(),
+            }
+        }))
+    }
+
+    /// Writes what changed of a session; its new version, `None` when it is gone.
+    pub(crate) async fn save_session(
+        &self,
+        id: &str,
+        variables: Option<&Map<String, Value>>,
+        cookies: Option<&str>,
+    ) -> Result<Option<u64>, ApiError> {
+        let text = variables.map(|variables| serde_json::to_string(variables).unwrap_or_default());
+        scripts::SESSION_SAVE
+            .key(self.keys.session(id))
+            .arg(text.as_deref().unwrap_or(""))
+            .arg(cookies.unwrap_or(""))
+            .arg(u8::from(text.is_some()))
+            .arg(u8::from(cookies.is_some()))
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))
+    }
+
+    /// Removes a session; `false` when it was gone.
+    pub(crate) async fn remove_session(&self, id: &str) -> Result<bool, ApiError> {
+        let mut pipeline = redis::pipe();
+        pipeline.del(self.keys.session(id)).zrem(self.keys.sessions(), id).ignore();
+        let (removed,): (u32,) =
+            pipeline.query_async(&mut self.connection()).await.map_err(|error| unavailable(&error))?;
+        Ok(removed > 0)
+    }
+
+    /// Waits for the session's turn, cluster-wide: one execution of a session at a
+    /// time, whatever instance runs it. The turn ends when the guard is dropped.
+    pub(crate) async fn session_turn(self: &Arc<Self>, id: &str) -> Result<Turn, ApiError> {
+        let key = self.keys.session_lock(id);
+        let holder = new_id("turn");
+        let mut pause = Duration::from_millis(1);
+        loop {
+            let taken: Option<String> = redis::cmd("SET")
+                .arg(&key)
+                .arg(&holder)
+                .arg("NX")
+                .arg("PX")
+                .arg(TURN_LEASE.as_millis() as u64)
+                .query_async(&mut self.connection())
+                .await
+                .map_err(|error| unavailable(&error))?;
+            if taken.is_some() {
+                break;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_millis(25));
+        }
+        let cluster = Arc::clone(self);
+        let (lease_key, lease_holder) = (key.clone(), holder.clone());
+        let lease = tokio::spawn(async move {
+            let mut interval = tokio::time::interval(TURN_LEASE / 3);
+            interval.tick().await;
+            loop {
+                interval.tick().await;
+                let extended: redis::RedisResult<i64> = scripts::EXTEND
+                    .key(&lease_key)
+                    .arg(&lease_holder)
+                    .arg(TURN_LEASE.as_millis() as u64)
+                    .invoke_async(&mut cluster.connection())
+                    .await;
+                if !matches!(extended, Ok(1)) {
+                    return;
+                }
+            }
+        });
+        Ok(Turn { cluster: Arc::clone(self), key, holder, lease })
+    }
+
+    /// Adds a flow; `None` at the cap (no finished flow to evict), else the id of the
+    /// flow evicted to make room, if any.
+    pub(crate) async fn create_flow(
+        &self,
+        id: &str,
+        record: &FlowRecord,
+        max: usize,
+    ) -> Result<Option<Option<String>>, ApiError> {
+        let (created, evicted): (i64, String) = scripts::FLOW_CREATE
+            .key(self.keys.flows())
+            .key(self.keys.flow(id))
+            .arg(id)
+            .arg(record.created_at)
+            .arg(self.lifetimes.flow_ms)
+            .arg(max)
+            .arg(self.keys.flow(""))
+            .arg(serde_json::to_string(record).unwrap_or_default())
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok((created == 1).then(|| (!evicted.is_empty()).then_some(evicted)))
+    }
+
+    /// The flow `id` (`touch`: marked as used), `None` when it is gone.
+    pub(crate) async fn flow(&self, id: &str, touch: bool) -> Result<Option<FlowRecord>, ApiError> {
+        let record: Option<String> = scripts::FLOW_GET
+            .key(self.keys.flows())
+            .key(self.keys.flow(id))
+            .arg(id)
+            .arg(now_ms())
+            .arg(self.lifetimes.flow_ms)
+            .arg(u8::from(touch))
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok(record.and_then(|record| serde_json::from_str(&record).ok()))
+    }
+
+    /// Finishes a flow once: its summary and whether this call finished it; `None`
+    /// when it is gone.
+    pub(crate) async fn finish_flow(&self, id: &str) -> Result<Option<(FlowSummary, bool)>, ApiError> {
+        let parts: Option<Vec<u64>> = scripts::FLOW_FINISH
+            .key(self.keys.flow(id))
+            .arg(now_ms())
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok(parts.and_then(|parts| match parts[..] {
+            [first, total, succeeded, failed, duration_ms] => {
+                Some((FlowSummary { total, succeeded, failed, duration_ms }, first == 1))
+            }
+            _ => None,
+        }))
+    }
+
+    /// Queues a new execution of a flow (the oldest goes past `limit`).
+    pub(crate) fn record_execution(&self, flow_id: &str, execution: &StoredExecution, limit: usize) {
+        let keys = [
+            self.keys.flow(flow_id),
+            self.keys.flow_part(flow_id, "executions"),
+            self.keys.flow_part(flow_id, "order"),
+        ];
+        let json = serde_json::to_string(execution).unwrap_or_default();
+        let (limit, lifetime) = (limit.to_string(), self.lifetimes.flow_ms.to_string());
+        let args = [execution.req_exec_id.as_str(), json.as_str(), limit.as_str(), lifetime.as_str()];
+        self.write(scripts::eval(scripts::EXECUTION_RECORD, &keys, &args));
+    }
+
+    /// Queues the new state of an execution; `outcome` the count it just joined.
+    pub(crate) fn update_execution(
+        &self,
+        flow_id: &str,
+        execution: &StoredExecution,
+        outcome: Option<ExecutionStatus>,
+    ) {
+        let keys = [self.keys.flow(flow_id), self.keys.flow_part(flow_id, "executions")];
+        let json = serde_json::to_string(execution).unwrap_or_default();
+        let counter = match outcome {
+            Some(ExecutionStatus::Success) => "succeeded",
+            Some(ExecutionStatus::Failed) => "failed",
+            _ => "",
+        };
+        self.write(scripts::eval(
+            scripts::EXECUTION_UPDATE,
+            &keys,
+            &[execution.req_exec_id.as_str(), json.as_str(), counter],
+        ));
+    }
+
+    /// A stored execution of a flow.
+    pub(crate) async fn execution(
+        &self,
+        flow_id: &str,
+        req_exec_id: &str,
+    ) -> Result<Option<StoredExecution>, ApiError> {
+        let json: Option<String> = redis::cmd("HGET")
+            .arg(self.keys.flow_part(flow_id, "executions"))
+            .arg(req_exec_id)
+            .query_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok(json.and_then(|json| serde_json::from_str(&json).ok()))
+    }
+
+    /// Records a scoped token as live until `expires_at` (ms).
+    pub(crate) async fn token_issued(&self, jti: &str, expires_at: u64) -> Result<(), ApiError> {
+        let lifetime = expires_at.saturating_sub(now_ms()).max(1);
+        redis::cmd("SET")
+            .arg(self.keys.token(jti))
+            .arg(expires_at)
+            .arg("PX")
+            .arg(lifetime)
+            .query_async::<()>(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))
+    }
+
+    /// Whether the token `jti` is live (issued by any instance, not revoked).
+    pub(crate) async fn token_live(&self, jti: &str) -> Result<bool, ApiError> {
+        redis::cmd("EXISTS")
+            .arg(self.keys.token(jti))
+            .query_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))
+    }
+
+    /// Revokes the token `jti` for every instance; `false` when no live token has it.
+    pub(crate) async fn revoke_token(&self, jti: &str) -> Result<bool, ApiError> {
+        let removed: u32 = redis::cmd("DEL")
+            .arg(self.keys.token(jti))
+            .query_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok(removed > 0)
+    }
+}
+
+/// A session's turn, held until dropped.
+#[derive(Debug)]
+pub(crate) struct Turn {
+    cluster: Arc<Cluster>,
+    key: String,
+    holder: String,
+    lease: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        self.lease.abort();
+        let (cluster, key, holder) =
+            (Arc::clone(&self.cluster), std::mem::take(&mut self.key), std::mem::take(&mut self.holder));
+        tokio::spawn(async move {
+            let released: redis::RedisResult<i64> =
+                scripts::UNLOCK.key(key).arg(holder).invoke_async(&mut cluster.connection()).await;
+            if let Err(error) = released {
+                tracing::warn!("cannot release a session's turn in Redis: {error}");
+            }
+        });
+    }
+}
