@@ -80,7 +80,20 @@ pub(crate) async fn update_variables(
     }
     let replace = body.mode == Some(VariablesMode::Replace);
     let session = state.sessions.get(&id).await?;
+    // With `--redis`, in the session's turn: no execution of another instance saves
+    // over the change.
+    let _turn = match state.sessions.cluster() {
+        Some(cluster) => {
+            let turn = cluster.session_turn(&id).await?;
+            state.sessions.refresh(&session).await?;
+            Some(turn)
+        }
+        None => None,
+    };
     let changed = session.update_variables(body.variables, replace);
+    if changed {
+        state.sessions.save(&session, true, false).await?;
+    }
     let snapshot_version = if changed {
         let version = session.changed();
         let emitter = Emitter {
