@@ -15,6 +15,8 @@ pub(crate) mod events;
 mod keys;
 mod scripts;
 mod store;
+#[cfg(test)]
+mod tests;
 pub(crate) mod ws;
 
 use std::sync::Arc;

@@ -1,0 +1,221 @@
+//! The Redis store against a real `redis-server` (started on a free loopback port):
+//! the caps, lifetimes, counts and `seq` the scripts keep. `scripts/test` installs
+//! Debian's `redis-server` when it is missing.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use volley_protocol::{ExecutionStatus, StoredExecution};
+
+use super::{Cluster, FlowRecord, Lifetimes};
+use crate::clock::now_ms;
+use crate::hub::{Emitter, Hub, Sequence};
+use crate::wire::TimingInfo;
+
+/// A `redis-server` of its own, stopped on drop.
+struct Redis {
+    child: Child,
+    url: String,
+}
+
+impl Redis {
+    fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("port").port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server runs (scripts/install-packages redis-server=redis-server installs it)");
+        let url = format!("redis://127.0.0.1:{port}/");
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "redis-server did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Self { child, url }
+    }
+
+    async fn cluster(&self, lifetimes: Lifetimes) -> Arc<Cluster> {
+        Cluster::connect(&self.url, "test:", lifetimes).await.expect("connects")
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const LONG: Lifetimes = Lifetimes { session_ms: 60_000, flow_ms: 60_000 };
+
+fn execution(id: &str, flow: &str) -> StoredExecution {
+    StoredExecution {
+        req_exec_id: id.to_owned(),
+        flow_id: flow.to_owned(),
+        session_id: None,
+        req_label: None,
+        method: "GET".to_owned(),
+        url_template: String::new(),
+        url_resolved: String::new(),
+        headers: Vec::new(),
+        body_preview: None,
+        timing: TimingInfo { start_time: 0, end_time: None, duration_ms: None, ttfb: None },
+        response: None,
+        assertions: None,
+        logs: Vec::new(),
+        logs_truncated: false,
+        status: ExecutionStatus::Running,
+        error: None,
+    }
+}
+
+fn record() -> FlowRecord {
+    FlowRecord { session_id: None, label: Some("checkout".to_owned()), meta: None, created_at: now_ms() }
+}
+
+#[tokio::test]
+async fn flows_keep_their_newest_executions_count_outcomes_once_and_finish_once() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    assert_eq!(cluster.create_flow("flow_a", &record(), 10).await.expect("answered"), Some(None));
+    for index in 0..5 {
+        cluster.record_execution("flow_a", &execution(&format!("x{index}"), "flow_a"), 3);
+    }
+    let mut done = execution("x4", "flow_a");
+    done.status = ExecutionStatus::Success;
+    cluster.update_execution("flow_a", &done, Some(ExecutionStatus::Success));
+    let mut failed = execution("x1", "flow_a");
+    failed.status = ExecutionStatus::Failed;
+    // Dropped already (only the last 3 are kept): neither kept nor counted.
+    cluster.update_execution("flow_a", &failed, Some(ExecutionStatus::Failed));
+    cluster.flush().await;
+    assert!(cluster.execution("flow_a", "x1").await.expect("answered").is_none());
+    let kept = cluster.execution("flow_a", "x4").await.expect("answered").expect("kept");
+    assert_eq!(kept.status, ExecutionStatus::Success);
+    let (summary, first) = cluster.finish_flow("flow_a").await.expect("answered").expect("the flow");
+    assert!(first);
+    assert_eq!((summary.total, summary.succeeded, summary.failed), (5, 1, 0));
+    let (again, first) = cluster.finish_flow("flow_a").await.expect("answered").expect("the flow");
+    assert!(!first);
+    assert_eq!(
+        (again.total, again.succeeded, again.duration_ms),
+        (summary.total, summary.succeeded, summary.duration_ms)
+    );
+    assert_eq!(
+        cluster.flow("flow_a", false).await.expect("answered").expect("kept").label.as_deref(),
+        Some("checkout")
+    );
+}
+
+#[tokio::test]
+async fn at_the_cap_the_least_recently_used_finished_flow_makes_room() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    for id in ["flow_1", "flow_2"] {
+        assert_eq!(cluster.create_flow(id, &record(), 2).await.expect("answered"), Some(None));
+    }
+    assert_eq!(cluster.create_flow("flow_3", &record(), 2).await.expect("answered"), None, "no finished flow");
+    cluster.finish_flow("flow_2").await.expect("answered");
+    let evicted = cluster.create_flow("flow_3", &record(), 2).await.expect("answered");
+    assert_eq!(evicted, Some(Some("flow_2".to_owned())));
+    assert!(cluster.flow("flow_2", false).await.expect("answered").is_none(), "gone with its parts");
+}
+
+#[tokio::test]
+async fn redis_expires_idle_sessions_and_flows() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(Lifetimes { session_ms: 300, flow_ms: 300 }).await;
+    assert!(cluster.create_session("ses_1", &Map::new(), "", 1).await.expect("answered"));
+    cluster.create_flow("flow_1", &record(), 1).await.expect("answered");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Used: it lives on.
+    assert!(cluster.session("ses_1", true).await.expect("answered").is_some());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(cluster.session("ses_1", false).await.expect("answered").is_some(), "touched 200 ms ago");
+    assert!(cluster.flow("flow_1", false).await.expect("answered").is_none(), "idle 400 ms: expired");
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert!(cluster.session("ses_1", false).await.expect("answered").is_none());
+    // The cap counts live sessions only.
+    assert!(cluster.create_session("ses_2", &Map::new(), "", 1).await.expect("answered"));
+}
+
+#[tokio::test]
+async fn sessions_are_capped_and_versioned() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    let mut variables = Map::new();
+    variables.insert("who".to_owned(), Value::from("alice"));
+    assert!(cluster.create_session("ses_1", &variables, "", 1).await.expect("answered"));
+    assert!(!cluster.create_session("ses_2", &Map::new(), "", 1).await.expect("answered"), "at the cap");
+    let read = cluster.session("ses_1", true).await.expect("answered").expect("kept");
+    assert_eq!((read.version, read.variables.get("who")), (1, Some(&Value::from("alice"))));
+    variables.insert("token".to_owned(), Value::from("t-1"));
+    assert_eq!(cluster.save_session("ses_1", Some(&variables), None).await.expect("answered"), Some(2));
+    assert_eq!(cluster.save_session("ses_1", None, Some("[]")).await.expect("answered"), Some(3));
+    let read = cluster.session("ses_1", false).await.expect("answered").expect("kept");
+    assert_eq!((read.version, read.variables.len(), read.cookies.as_str()), (3, 2, "[]"));
+    assert!(cluster.remove_session("ses_1").await.expect("answered"));
+    assert_eq!(cluster.save_session("ses_1", Some(&variables), None).await.expect("answered"), None);
+    assert!(cluster.create_session("ses_2", &Map::new(), "", 1).await.expect("answered"), "room again");
+}
+
+#[tokio::test]
+async fn a_sessions_turn_is_one_at_a_time() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    let first = cluster.session_turn("ses_1").await.expect("taken");
+    let other = Arc::clone(&cluster);
+    let waiting = tokio::spawn(async move { other.session_turn("ses_1").await.map(drop) });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!waiting.is_finished(), "the second waits for the first");
+    drop(first);
+    tokio::time::timeout(Duration::from_secs(5), waiting).await.expect("taken once freed").expect("ran").expect("ok");
+}
+
+#[tokio::test]
+async fn flow_events_are_numbered_in_redis_and_replayed_from_the_flows_stream() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    let other_instance = redis.cluster(LONG).await;
+    cluster.create_flow("flow_1", &record(), 10).await.expect("answered");
+    let emitter = |cluster: &Arc<Cluster>| Emitter {
+        hub: Arc::new(Hub::new(Some(Arc::clone(cluster)))),
+        run_id: Some("run_1".to_owned()),
+        session_id: None,
+        flow_id: Some("flow_1".to_owned()),
+        req_exec_id: None,
+        sequence: Sequence::Shared,
+    };
+    // Two instances publish into one flow: one count.
+    for round in 0..3 {
+        let payload =
+            volley_protocol::RequestLine { method: "GET".to_owned(), url: format!("http://a/\"seq\":{round}") };
+        emitter(&cluster).emit(volley_protocol::ObserverEvent::FetchStarted(payload.clone()));
+        cluster.flush().await;
+        emitter(&other_instance).emit(volley_protocol::ObserverEvent::FetchStarted(payload));
+        other_instance.flush().await;
+    }
+    let (events, oldest) = cluster.retained_after("flow_1", 2).await;
+    assert_eq!(oldest, Some(1));
+    let seqs: Vec<u64> = events.iter().map(|event| event.seq).collect();
+    assert_eq!(seqs, [3, 4, 5, 6]);
+    let envelope: Value = serde_json::from_str(&events[0].json).expect("json");
+    assert_eq!(envelope["seq"], 3, "{envelope}");
+    assert_eq!(envelope["payload"]["url"], "http://a/\"seq\":1", "a payload that looks like the seq is kept");
+    assert_eq!(events[0].kind, "fetchStarted");
+}
+
+#[tokio::test]
+async fn revoking_on_one_instance_revokes_everywhere() {
+    let redis = Redis::start();
+    let (one, two) = (redis.cluster(LONG).await, redis.cluster(LONG).await);
+    one.token_issued("tok_1", now_ms() + 60_000).await.expect("kept");
+    assert!(two.token_live("tok_1").await.expect("answered"));
+    assert!(two.revoke_token("tok_1").await.expect("answered"));
+    assert!(!one.token_live("tok_1").await.expect("answered"));
+    assert!(!one.revoke_token("tok_1").await.expect("answered"));
+}
