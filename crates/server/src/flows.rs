@@ -97,8 +97,12 @@ impl Flow {
             let was_final = matches!(execution.status, ExecutionStatus::Success | ExecutionStatus::Failed);
             change(execution);
             if let Some(cluster) = &self.cluster {
-                let outcome = (!was_final).then_some(execution.status);
-                cluster.update_execution(&self.id, execution, outcome);
+                // Written when it ends (and as recorded, `pending`, before): the steps
+                // between would each rewrite the whole execution in Redis.
+                let is_final = matches!(execution.status, ExecutionStatus::Success | ExecutionStatus::Failed);
+                if is_final {
+                    cluster.update_execution(&self.id, execution, (!was_final).then_some(execution.status));
+                }
                 return;
             }
             if !was_final {

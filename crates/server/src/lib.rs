@@ -129,6 +129,8 @@ impl Server {
         };
         sweeper.abort();
         if let Some(cluster) = &state.cluster {
+            // The closes of its WebSocket sessions and the last events reach Redis.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), cluster.flush()).await;
             cluster.stop.cancel();
         }
         result

@@ -75,6 +75,9 @@ pub(crate) struct Cluster {
     listening_here: AtomicBool,
     /// Writes dropped because the queue was full.
     dropped: AtomicU64,
+    /// The control sockets attached here to sessions other instances own: one per
+    /// session, a new one replaces the previous (`ws.rs`).
+    pub(crate) remote_controls: ws::RemoteControls,
     /// Cancelled when the server stops: the background tasks end.
     pub(crate) stop: CancellationToken,
 }
@@ -124,6 +127,7 @@ impl Cluster {
             listened: AtomicBool::new(false),
             listening_here: AtomicBool::new(false),
             dropped: AtomicU64::new(0),
+            remote_controls: ws::RemoteControls::default(),
             stop,
         }))
     }

@@ -27,17 +27,22 @@ return redis.call('ZCARD', KEYS[2])
 /// flow also the flow, its stream and its `seq` counter. ARGV: the envelope's text
 /// before and after its `seq`, the `seq` ('' to take the flow's next), kind, session,
 /// flow, run, the flow's lifetime (ms), events kept per flow, events kept in all.
-/// A flow's stream is written only while the flow exists.
+/// A flow's stream is written only while the flow exists. The counter and the stream
+/// get the flow's lifetime when they are made (its first event); using the flow
+/// extends every part of it (`FLOW_GET`).
 pub(crate) const PUBLISH: &str = r"
 local seq = ARGV[3]
+local first = false
 if seq == '' then
-  seq = tostring(redis.call('INCR', KEYS[4]))
-  redis.call('PEXPIRE', KEYS[4], ARGV[8])
+  local next = redis.call('INCR', KEYS[4])
+  first = next == 1
+  if first then redis.call('PEXPIRE', KEYS[4], ARGV[8]) end
+  seq = tostring(next)
 end
 local json = ARGV[1] .. seq .. ARGV[2]
 if #KEYS > 1 and redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], '*', 'k', ARGV[4], 's', ARGV[5], 'f', ARGV[6], 'r', ARGV[7], 'q', seq, 'j', json)
-  redis.call('PEXPIRE', KEYS[3], ARGV[8])
+  if first or redis.call('PTTL', KEYS[3]) < 0 then redis.call('PEXPIRE', KEYS[3], ARGV[8]) end
 end
 redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[10], '*', 'k', ARGV[4], 's', ARGV[5], 'f', ARGV[6], 'r', ARGV[7], 'q', seq, 'j', json)
 return seq

@@ -53,6 +53,33 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
 ";
 
+/// The control sockets attached on this instance to sessions others own, by session:
+/// an id, and the signal that replaces it.
+#[derive(Debug, Default)]
+pub(crate) struct RemoteControls {
+    attached: parking_lot::Mutex<HashMap<String, (u64, tokio::sync::oneshot::Sender<()>)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl RemoteControls {
+    /// Attaches a new control socket to `session`; the previous one here is told to go.
+    fn attach(&self, session: &str) -> (u64, tokio::sync::oneshot::Receiver<()>) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (replace, replaced) = tokio::sync::oneshot::channel();
+        if let Some((_, previous)) = self.attached.lock().insert(session.to_owned(), (id, replace)) {
+            let _ = previous.send(());
+        }
+        (id, replaced)
+    }
+
+    fn detach(&self, session: &str, id: u64) {
+        let mut attached = self.attached.lock();
+        if attached.get(session).is_some_and(|(attached, _)| *attached == id) {
+            attached.remove(session);
+        }
+    }
+}
+
 /// A session owned by another instance, as Redis describes it.
 #[derive(Debug, Clone)]
 pub(crate) struct RemoteSession {
@@ -150,8 +177,24 @@ impl Cluster {
             Command::Send(Outbound::Json(json)) => entry.arg("t").arg("json").arg("p").arg(json.get()),
             Command::Close { code, reason } => entry.arg("t").arg("close").arg("c").arg(*code).arg("r").arg(reason),
             Command::Ping => entry.arg("t").arg("ping"),
+            Command::Forget => entry.arg("t").arg("forget"),
         };
         entry.query_async::<()>(&mut self.connection()).await.map_err(|error| super::store::unavailable(&error))
+    }
+
+    /// A control socket here heard the session close: it goes at once, here, in Redis
+    /// and on its owner, as it does when the owner's own control socket hears it.
+    async fn heard_close(&self, session: &RemoteSession) {
+        let mut connection = self.connection();
+        let removed: redis::RedisResult<()> = redis::pipe()
+            .del(self.keys.ws(&session.id))
+            .del(self.keys.ws_part(&session.id, "envelopes"))
+            .query_async(&mut connection)
+            .await;
+        if let Err(error) = removed {
+            tracing::warn!("cannot remove a closed WebSocket session from Redis: {error}");
+        }
+        let _ = self.ws_command(session, &Command::Forget).await;
     }
 
     /// Whether the instance `owner` is alive.
@@ -296,6 +339,7 @@ pub(crate) async fn serve_remote_control<S>(
         let _ = sink.send(close_message(code, "session closed")).await;
         return;
     }
+    let (control, mut replaced) = cluster.remote_controls.attach(&session.id);
     let (answers, mut answer_queue) = tokio::sync::mpsc::channel::<String>(64);
     let reader = async {
         while let Some(incoming) = stream.next().await {
@@ -349,6 +393,7 @@ pub(crate) async fn serve_remote_control<S>(
                             let code = cluster.ws_session(&session.id).await.ok().flatten().and_then(|now| now.closed).unwrap_or(1000);
                             let reason = if code == 1001 { "session closed (idle or shutdown)" } else { "session closed" };
                             let _ = sink.send(close_message(code, reason)).await;
+                            cluster.heard_close(&session).await;
                             return;
                         }
                     }
@@ -365,6 +410,10 @@ pub(crate) async fn serve_remote_control<S>(
                         return;
                     }
                 }
+                _ = &mut replaced => {
+                    let _ = sink.send(close_message(1000, "replaced by a new control socket")).await;
+                    return;
+                }
                 () = cluster.stop.cancelled() => {
                     let _ = sink.send(close_message(1001, "server shutdown")).await;
                     return;
@@ -376,6 +425,7 @@ pub(crate) async fn serve_remote_control<S>(
         () = reader => {}
         () = writer => {}
     }
+    cluster.remote_controls.detach(&session.id, control);
 }
 
 /// The envelopes after `last_id` (waiting up to the owner check's period).
@@ -418,7 +468,9 @@ pub(crate) async fn receive_commands(cluster: Arc<Cluster>, state: AppState) {
                 last.clone_from(&entry.id);
                 let Some(order) = decode_command(&entry.map) else { continue };
                 let Some(id) = text(&entry.map, "w") else { continue };
-                if let Ok(session) = state.ws_sessions.get(&id) {
+                if matches!(order, Command::Forget) {
+                    state.ws_sessions.forget(&id);
+                } else if let Ok(session) = state.ws_sessions.get(&id) {
                     session.touch();
                     let _ = session.commands.send(order).await;
                 }
@@ -442,6 +494,7 @@ fn decode_command(map: &HashMap<String, redis::Value>) -> Option<Command> {
             reason: text(map, "r").unwrap_or_default(),
         }),
         "ping" => Some(Command::Ping),
+        "forget" => Some(Command::Forget),
         _ => None,
     }
 }

@@ -26,6 +26,9 @@ pub(crate) enum Command {
     Close { code: u16, reason: String },
     /// Keep the session from idling.
     Ping,
+    /// With `--redis`: a control socket on another instance heard the session close;
+    /// the closed session is removed at once (never sent to the upstream task).
+    Forget,
 }
 
 /// A message for the upstream, as the client's `session.send` gave it.
@@ -146,6 +149,7 @@ async fn run(
                     return Some(Closing::new(code, reason, true, 1000));
                 }
                 Some(Command::Ping) => session.touch(),
+                Some(Command::Forget) => {}
                 None => return None,
             },
             message = receiver.next() => match message {
