@@ -319,8 +319,10 @@ impl Cluster {
     }
 
     fn nginx_conf(&self, port: u16) -> String {
-        let servers: String =
-            self.instances.iter().map(|instance| format!("        server 127.0.0.1:{};\n", instance.port)).collect();
+        let mut servers = String::new();
+        for instance in &self.instances {
+            let _ = writeln!(servers, "        server 127.0.0.1:{};", instance.port);
+        }
         NGINX_CONF
             .replace("{scratch}", &self.scratch.display().to_string())
             .replace("{port}", &port.to_string())
