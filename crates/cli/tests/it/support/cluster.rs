@@ -275,7 +275,9 @@ impl Cluster {
             .arg(&workspace)
             .env("NO_COLOR", "1")
             .env("RUST_LOG", std::env::var("VOLLEY_CLUSTER_LOG").unwrap_or_else(|_| "info".to_owned()))
-            .env_remove("VOLLEY_TOKEN");
+            .env_remove("VOLLEY_TOKEN")
+            // Only `--redis` says whether an instance shares.
+            .env_remove("VOLLEY_REDIS");
         self.instances[index].process = Some(Process::spawn(&format!("instance {index}"), command, &log));
     }
 
