@@ -286,7 +286,7 @@ async fn cluster_a_websocket_session_opened_on_one_instance_is_driven_from_anoth
     for index in 0..cluster.len() {
         let url = format!("{}/ws/session/{id}", cluster.instance_url(index));
         let gone = eventually(|| async { api.get(&url).await }, |answer| answer.status == 404).await;
-        assert_eq!(code(&gone), "WS_SESSION_NOT_FOUND", "{gone:?}");
+        assert_eq!(code(&gone), "WS_SESSION_NOT_FOUND", "instance {index}: {gone:?}");
     }
 }
 
