@@ -139,7 +139,7 @@ impl Cluster {
             .arg(cluster.scratch.join("redis.log"))
             .arg("--dir")
             .arg(&redis_dir);
-        cluster.redis = Some(Process::spawn("redis-server", command, &cluster.scratch.join("redis.out")));
+        cluster.redis = Some(Process::spawn("redis-server", command, &cluster.scratch.join("redis-server.out")));
         let deadline = Instant::now() + START;
         while !redis_answers(redis_port) {
             cluster.check_alive("redis-server", deadline);
