@@ -308,9 +308,11 @@ async fn cluster_a_websocket_session_ends_for_its_client_when_its_owner_dies() {
     // The owner's liveness key expires within seconds: B tells its client, never hangs.
     let started = std::time::Instant::now();
     let error = socket.expect("session.error").await;
-    assert!(error["error"]["code"].is_string() && error["error"]["message"].is_string(), "{error}");
+    assert_eq!(error["error"]["code"], "WS_UPSTREAM_ERROR", "{error}");
+    assert!(error["error"]["message"].is_string(), "{error}");
     let closed = socket.expect("session.closed").await;
-    assert!(closed["payload"]["code"].is_u64(), "{closed}");
+    assert_eq!(closed["payload"]["code"], 1006, "{closed}");
+    assert_eq!(closed["payload"]["wasClean"], false, "{closed}");
     assert!(socket.closed().await.is_some(), "the control socket closes after session.closed");
     assert!(started.elapsed() < READ, "ended after {:?}", started.elapsed());
 }
