@@ -2,6 +2,7 @@
 
 mod allocator;
 mod cli_cases;
+mod cluster;
 mod convert;
 mod examples;
 mod lsp;
