@@ -128,7 +128,7 @@ Examples:
   volley serve                              127.0.0.1:4097, this directory
   volley serve --port 0                     a free port (printed)
   volley serve --host 0.0.0.0 --token \"$SECRET\"
-  volley serve --port 4101 --token \"$SECRET\" --redis redis://127.0.0.1:6379/   one of several instances
+  volley serve --redis redis://127.0.0.1:6379/  one of several instances (docs/cluster.md)
   volley run api.http --server http://127.0.0.1:4097";
 
 pub(crate) fn run(args: &ServeArgs) -> anyhow::Result<Exit> {
