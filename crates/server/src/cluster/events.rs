@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use redis::streams::{StreamRangeReply, StreamReadOptions, StreamReadReply};
 
-use super::{Cluster, GLOBAL_EVENTS, scripts, text};
+use super::{Cluster, GLOBAL_EVENTS, Write, scripts, text};
 use crate::hub::{Hub, ObserverEvent, RETAINED_PER_FLOW};
 
 /// The `seq` written in an envelope whose `seq` Redis assigns: replaced there.
@@ -38,25 +38,39 @@ impl Cluster {
             (Some(seq), _) => (event.json, "", seq.to_string()),
             (None, None) => return,
         };
-        let mut keys = vec![self.keys.events()];
-        if let Some(flow) = event.flow_id {
-            keys.extend([self.keys.flow(flow), self.keys.flow_part(flow, "events"), self.keys.flow_part(flow, "seq")]);
+        let [flow, stream, counter] = match event.flow_id {
+            Some(flow) => [self.keys.flow(flow), self.keys.flow_part(flow, "events"), self.keys.flow_part(flow, "seq")],
+            None => [String::new(), String::new(), String::new()],
+        };
+        let text = |value: Option<&str>| value.unwrap_or("").to_owned();
+        self.queue(Write::Event([
+            flow,
+            stream,
+            counter,
+            head.to_owned(),
+            tail.to_owned(),
+            seq,
+            event.kind.to_owned(),
+            text(event.session_id),
+            text(event.flow_id),
+            text(event.run_id),
+        ]));
+    }
+
+    /// The `EVAL` that publishes `events` (ten arguments each, as [`Write::Event`]).
+    pub(crate) fn publish_command(&self, events: &[[String; 10]]) -> redis::Cmd {
+        let mut command = redis::cmd("EVAL");
+        command
+            .arg(scripts::PUBLISH)
+            .arg(1)
+            .arg(self.keys.events())
+            .arg(self.lifetimes.flow_ms)
+            .arg(RETAINED_PER_FLOW)
+            .arg(GLOBAL_EVENTS);
+        for event in events {
+            command.arg(event.as_slice());
         }
-        let (flow_ttl, per_flow, global) =
-            (self.lifetimes.flow_ms.to_string(), RETAINED_PER_FLOW.to_string(), GLOBAL_EVENTS.to_string());
-        let args = [
-            head,
-            tail,
-            seq.as_str(),
-            event.kind,
-            event.session_id.unwrap_or(""),
-            event.flow_id.unwrap_or(""),
-            event.run_id.unwrap_or(""),
-            flow_ttl.as_str(),
-            per_flow.as_str(),
-            global.as_str(),
-        ];
-        self.write(scripts::eval(scripts::PUBLISH, &keys, &args));
+        command
     }
 
     /// The events of `flow_id` kept in its stream with `seq > after`, and the oldest

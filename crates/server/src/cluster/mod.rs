@@ -56,6 +56,9 @@ pub(crate) struct Lifetimes {
 #[derive(Debug)]
 enum Write {
     Command(redis::Cmd),
+    /// An observer event: the arguments of `scripts::PUBLISH` for it. Events in a row
+    /// are published by one script.
+    Event([String; 10]),
     Flush(oneshot::Sender<()>),
 }
 
@@ -116,8 +119,7 @@ impl Cluster {
             redis::cmd("PING").query_async(&mut connection).await.map_err(|error| fail(error.to_string()))?;
         let (writes, queue) = mpsc::channel(WRITE_QUEUE);
         let stop = CancellationToken::new();
-        tokio::spawn(write_loop(connection.clone(), queue));
-        Ok(Arc::new(Self {
+        let cluster = Arc::new(Self {
             client,
             connection,
             instance: new_id("inst"),
@@ -129,7 +131,9 @@ impl Cluster {
             dropped: AtomicU64::new(0),
             remote_controls: ws::RemoteControls::default(),
             stop,
-        }))
+        });
+        tokio::spawn(write_loop(Arc::downgrade(&cluster), cluster.connection(), queue));
+        Ok(cluster)
     }
 
     /// A connection for requests that need an answer (shared, multiplexed).
@@ -149,7 +153,11 @@ impl Cluster {
     /// A queue full of [`WRITE_QUEUE`] writes (Redis far slower than the executions)
     /// drops it, as a lagging observer is dropped: the instance never waits on it.
     pub(crate) fn write(&self, command: redis::Cmd) {
-        if self.writes.try_send(Write::Command(command)).is_err() {
+        self.queue(Write::Command(command));
+    }
+
+    fn queue(&self, write: Write) {
+        if self.writes.try_send(write).is_err() {
             let dropped = self.dropped.fetch_add(1, Ordering::Relaxed);
             if (dropped + 1).is_power_of_two() {
                 tracing::warn!(dropped = dropped + 1, "Redis is behind: events and stored executions were dropped");
@@ -188,20 +196,37 @@ impl Cluster {
 
 /// Sends the queued writes in pipelines, in order; answers flush markers once the
 /// writes before them are sent.
-async fn write_loop(mut connection: ConnectionManager, mut queue: mpsc::Receiver<Write>) {
+async fn write_loop(
+    cluster: std::sync::Weak<Cluster>,
+    mut connection: ConnectionManager,
+    mut queue: mpsc::Receiver<Write>,
+) {
     let mut batch = Vec::with_capacity(WRITE_BATCH);
+    let mut events = Vec::new();
     while queue.recv_many(&mut batch, WRITE_BATCH).await > 0 {
+        let Some(cluster) = cluster.upgrade() else { return };
         let mut pipeline = redis::pipe();
         let mut flushed = Vec::new();
         let mut commands = 0;
         for write in batch.drain(..) {
             match write {
                 Write::Command(command) => {
+                    if !events.is_empty() {
+                        pipeline.add_command(cluster.publish_command(&events)).ignore();
+                        events.clear();
+                        commands += 1;
+                    }
                     pipeline.add_command(command).ignore();
                     commands += 1;
                 }
+                Write::Event(event) => events.push(event),
                 Write::Flush(done) => flushed.push(done),
             }
+        }
+        if !events.is_empty() {
+            pipeline.add_command(cluster.publish_command(&events)).ignore();
+            events.clear();
+            commands += 1;
         }
         if commands > 0 {
             let sent: redis::RedisResult<()> = pipeline.query_async(&mut connection).await;

@@ -23,29 +23,37 @@ return redis.call('ZCARD', KEYS[2])
     )
 });
 
-/// Publishes an observer event. KEYS: the stream of every event; for an event of a
-/// flow also the flow, its stream and its `seq` counter. ARGV: the envelope's text
-/// before and after its `seq`, the `seq` ('' to take the flow's next), kind, session,
-/// flow, run, the flow's lifetime (ms), events kept per flow, events kept in all.
-/// A flow's stream is written only while the flow exists. The counter and the stream
-/// get the flow's lifetime when they are made (its first event); using the flow
-/// extends every part of it (`FLOW_GET`).
+/// Publishes observer events, as many as the write queue holds in a row. KEYS: the
+/// stream of every event. ARGV: a flow's lifetime (ms), events kept per flow, events
+/// kept in all; then ten per event: the flow, its stream, its `seq` counter (three ''
+/// outside a flow), the envelope's text before and after its `seq`, the `seq` ('' to
+/// take the flow's next), kind, session, flow, run. A flow's stream is written only
+/// while the flow exists. The counter and the stream get the flow's lifetime when they
+/// are made (its first event); using the flow extends every part (`FLOW_GET`).
 pub(crate) const PUBLISH: &str = r"
-local seq = ARGV[3]
-local first = false
-if seq == '' then
-  local next = redis.call('INCR', KEYS[4])
-  first = next == 1
-  if first then redis.call('PEXPIRE', KEYS[4], ARGV[8]) end
-  seq = tostring(next)
+local ttl, per_flow, kept = ARGV[1], ARGV[2], ARGV[3]
+local live = {}
+for a = 4, #ARGV, 10 do
+  local flow, stream, counter = ARGV[a], ARGV[a + 1], ARGV[a + 2]
+  local seq = ARGV[a + 5]
+  local first = false
+  if seq == '' then
+    local next = redis.call('INCR', counter)
+    first = next == 1
+    if first then redis.call('PEXPIRE', counter, ttl) end
+    seq = tostring(next)
+  end
+  local json = ARGV[a + 3] .. seq .. ARGV[a + 4]
+  if flow ~= '' then
+    if live[flow] == nil then live[flow] = redis.call('EXISTS', flow) == 1 end
+    if live[flow] then
+      redis.call('XADD', stream, 'MAXLEN', per_flow, '*', 'k', ARGV[a + 6], 's', ARGV[a + 7], 'f', ARGV[a + 8], 'r', ARGV[a + 9], 'q', seq, 'j', json)
+      if first then redis.call('PEXPIRE', stream, ttl) end
+    end
+  end
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', kept, '*', 'k', ARGV[a + 6], 's', ARGV[a + 7], 'f', ARGV[a + 8], 'r', ARGV[a + 9], 'q', seq, 'j', json)
 end
-local json = ARGV[1] .. seq .. ARGV[2]
-if #KEYS > 1 and redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[9], '*', 'k', ARGV[4], 's', ARGV[5], 'f', ARGV[6], 'r', ARGV[7], 'q', seq, 'j', json)
-  if first or redis.call('PTTL', KEYS[3]) < 0 then redis.call('PEXPIRE', KEYS[3], ARGV[8]) end
-end
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[10], '*', 'k', ARGV[4], 's', ARGV[5], 'f', ARGV[6], 'r', ARGV[7], 'q', seq, 'j', json)
-return seq
+return 1
 ";
 
 /// KEYS: sessions, the session. ARGV: id, now, lifetime (ms), cap, variables, cookies.
