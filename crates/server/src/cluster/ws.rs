@@ -339,7 +339,7 @@ pub(crate) async fn serve_remote_control<S>(
         let _ = sink.send(close_message(code, "session closed")).await;
         return;
     }
-    let (control, mut replaced) = cluster.remote_controls.attach(&session.id);
+    let (control, mut superseded) = cluster.remote_controls.attach(&session.id);
     let (answers, mut answer_queue) = tokio::sync::mpsc::channel::<String>(64);
     let reader = async {
         while let Some(incoming) = stream.next().await {
@@ -410,7 +410,7 @@ pub(crate) async fn serve_remote_control<S>(
                         return;
                     }
                 }
-                _ = &mut replaced => {
+                _ = &mut superseded => {
                     let _ = sink.send(close_message(1000, "replaced by a new control socket")).await;
                     return;
                 }
