@@ -262,11 +262,12 @@ impl Flows {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::wire::TimingInfo;
 
-    fn execution(id: &str) -> StoredExecution {
+    /// A running execution `id`, nothing of it known yet.
+    pub(crate) fn execution(id: &str) -> StoredExecution {
         StoredExecution {
             req_exec_id: id.to_owned(),
             flow_id: "flow".to_owned(),

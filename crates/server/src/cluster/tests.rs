@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use volley_protocol::{ExecutionStatus, StoredExecution};
+use volley_protocol::ExecutionStatus;
 
 use super::{Cluster, FlowRecord, Lifetimes};
 use crate::clock::now_ms;
+use crate::flows::tests::execution;
 use crate::hub::{Emitter, Hub, Sequence};
-use crate::wire::TimingInfo;
 
 /// A `redis-server` of its own, stopped on drop.
 struct Redis {
@@ -52,27 +52,6 @@ impl Drop for Redis {
 
 const LONG: Lifetimes = Lifetimes { session_ms: 60_000, flow_ms: 60_000 };
 
-fn execution(id: &str, flow: &str) -> StoredExecution {
-    StoredExecution {
-        req_exec_id: id.to_owned(),
-        flow_id: flow.to_owned(),
-        session_id: None,
-        req_label: None,
-        method: "GET".to_owned(),
-        url_template: String::new(),
-        url_resolved: String::new(),
-        headers: Vec::new(),
-        body_preview: None,
-        timing: TimingInfo { start_time: 0, end_time: None, duration_ms: None, ttfb: None },
-        response: None,
-        assertions: None,
-        logs: Vec::new(),
-        logs_truncated: false,
-        status: ExecutionStatus::Running,
-        error: None,
-    }
-}
-
 fn record() -> FlowRecord {
     FlowRecord { session_id: None, label: Some("checkout".to_owned()), meta: None, created_at: now_ms() }
 }
@@ -83,12 +62,12 @@ async fn flows_keep_their_newest_executions_count_outcomes_once_and_finish_once(
     let cluster = redis.cluster(LONG).await;
     assert_eq!(cluster.create_flow("flow_a", &record(), 10).await.expect("answered"), Some(None));
     for index in 0..5 {
-        cluster.record_execution("flow_a", &execution(&format!("x{index}"), "flow_a"), 3);
+        cluster.record_execution("flow_a", &execution(&format!("x{index}")), 3);
     }
-    let mut done = execution("x4", "flow_a");
+    let mut done = execution("x4");
     done.status = ExecutionStatus::Success;
     cluster.update_execution("flow_a", &done, Some(ExecutionStatus::Success));
-    let mut failed = execution("x1", "flow_a");
+    let mut failed = execution("x1");
     failed.status = ExecutionStatus::Failed;
     // Dropped already (only the last 3 are kept): neither kept nor counted.
     cluster.update_execution("flow_a", &failed, Some(ExecutionStatus::Failed));
