@@ -108,6 +108,46 @@ pub fn replace_variables(client: &Client, variables: Map<String, Value>) {
     client.replace_variables(variables);
 }
 
+/// What `{{name.response…}}` reads of the last response of the request named `name`
+/// in the client's runs: its status, headers and body. A front end that shares a
+/// session between processes (the execution server with `--redis`) copies it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainedResponse {
+    /// The status code.
+    pub status: u16,
+    /// The headers.
+    pub headers: http::HeaderMap,
+    /// The body as received (cut at the run's body limit).
+    pub body: bytes::Bytes,
+}
+
+/// The last response of the request named `name`, kept for chaining.
+#[must_use]
+pub fn chained_response(client: &Client, name: &str) -> Option<ChainedResponse> {
+    let chain = Arc::clone(&client.inner.chain.lock());
+    chain.get(name).map(|stored| ChainedResponse {
+        status: stored.status,
+        headers: stored.headers.clone(),
+        body: stored.body.clone(),
+    })
+}
+
+/// Replaces every response kept for chaining with `responses`, by request name.
+pub fn replace_chained_responses(client: &Client, responses: impl IntoIterator<Item = (String, ChainedResponse)>) {
+    let chain = responses
+        .into_iter()
+        .map(|(name, response)| {
+            let stored = crate::chaining::StoredResponse {
+                status: response.status,
+                headers: response.headers,
+                body: response.body,
+            };
+            (name, stored)
+        })
+        .collect();
+    *client.inner.chain.lock() = Arc::new(chain);
+}
+
 /// The client variables as they are now, shared rather than copied: a front end that
 /// keeps them (the execution server's sessions) tells from it whether a run changed them
 /// (`client.global.set` in a script).

@@ -30,6 +30,8 @@ pub(crate) struct Session {
     pub(crate) run_lock: tokio::sync::Mutex<()>,
     /// A copy of a session kept in Redis: its version is Redis's.
     shared: bool,
+    /// With `--redis`: the version of the chained responses this copy holds.
+    chain_version: AtomicU64,
 }
 
 impl Session {
@@ -164,6 +166,7 @@ impl Sessions {
             snapshot_version: AtomicU64::new(1),
             run_lock: tokio::sync::Mutex::new(()),
             shared: self.shared.is_some(),
+            chain_version: AtomicU64::new(0),
         });
         if let Some(cluster) = self.cluster() {
             let variables = session.client.get_variables();
@@ -192,9 +195,11 @@ impl Sessions {
             self.map.write().remove(id);
             return Err(ApiError::session_not_found(id));
         };
+        let chain = record.chain;
         let cached = self.map.read().get(id).cloned();
         if let Some(session) = cached {
             session.load(record);
+            Self::load_chain(cluster, &session, chain).await?;
             return Ok(session);
         }
         let client = volley_engine::stages::fork(base, Map::new(), Some(CookieJar::new()));
@@ -206,10 +211,35 @@ impl Sessions {
             snapshot_version: AtomicU64::new(0),
             run_lock: tokio::sync::Mutex::new(()),
             shared: true,
+            chain_version: AtomicU64::new(0),
         });
         session.load(record);
+        Self::load_chain(cluster, &session, chain).await?;
         let mut map = self.map.write();
         Ok(Arc::clone(map.entry(id.to_owned()).or_insert(session)))
+    }
+
+    /// Takes the responses Redis keeps for chaining when they are newer than this
+    /// copy's (`version`: Redis's).
+    async fn load_chain(cluster: &Cluster, session: &Session, version: u64) -> Result<(), ApiError> {
+        if version == session.chain_version.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let responses = cluster.chained(&session.id).await?;
+        volley_engine::stages::replace_chained_responses(&session.client, responses);
+        session.chain_version.store(version, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// With `--redis`: keeps the response of the session's request `name` for
+    /// chaining from any instance (in the session's turn).
+    pub(crate) async fn save_chained(&self, session: &Session, name: &str) -> Result<(), ApiError> {
+        let Some(cluster) = self.cluster() else { return Ok(()) };
+        let Some(response) = volley_engine::stages::chained_response(&session.client, name) else { return Ok(()) };
+        if let Some(version) = cluster.save_chained(&session.id, name, &response).await? {
+            session.chain_version.store(version, Ordering::Relaxed);
+        }
+        Ok(())
     }
 
     /// With `--redis`, inside the session's turn: brings this copy up to date.
@@ -217,8 +247,9 @@ impl Sessions {
         let Some(cluster) = self.cluster() else { return Ok(()) };
         match cluster.session(&session.id, false).await? {
             Some(record) => {
+                let chain = record.chain;
                 session.load(record);
-                Ok(())
+                Self::load_chain(cluster, session, chain).await
             }
             None => Err(ApiError::session_not_found(&session.id)),
         }

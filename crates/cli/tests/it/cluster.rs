@@ -200,6 +200,23 @@ async fn cluster_sessions_cookies_and_stored_executions_are_shared() {
     assert_eq!(answer.status, 200, "{answer:?}");
     assert_eq!(upstream_body(&answer)["query"], "who=grace", "{answer:?}");
 
+    // A named request's response on A is chained by an execution on B.
+    let answer = api
+        .post(
+            &format!("{a}/execute"),
+            json!({ "content": "# @name login\nGET {{base}}/echo?token=t-42\n", "sessionId": session }),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let answer = api
+        .post(
+            &format!("{b}/execute"),
+            json!({ "content": "GET {{base}}/echo?again={{login.response.body.$.query}}\n", "sessionId": session }),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(upstream_body(&answer)["query"], "again=token=t-42", "{answer:?}");
+
     // An execution stored on B is read on C, and on A.
     let created = api.post(&format!("{a}/flows"), json!({ "sessionId": session })).await;
     assert_eq!(created.status, 201, "{created:?}");

@@ -38,6 +38,11 @@ impl Keys {
         format!("{}session:{id}", self.prefix)
     }
 
+    /// The responses of a session's named requests, kept for chaining, by name.
+    pub(crate) fn session_responses(&self, id: &str) -> String {
+        format!("{}session:{id}:responses", self.prefix)
+    }
+
     /// The lock of a session's turn (its executions run one at a time cluster-wide).
     pub(crate) fn session_lock(&self, id: &str) -> String {
         format!("{}session:{id}:lock", self.prefix)

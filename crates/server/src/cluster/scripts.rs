@@ -64,15 +64,15 @@ pub(crate) static SESSION_CREATE: LazyLock<Script> = LazyLock::new(|| {
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[3]))
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-redis.call('HSET', KEYS[2], 'createdAt', ARGV[2], 'lastUsed', ARGV[2], 'version', 1, 'variables', ARGV[5], 'cookies', ARGV[6])
+redis.call('HSET', KEYS[2], 'createdAt', ARGV[2], 'lastUsed', ARGV[2], 'version', 1, 'chain', 0, 'variables', ARGV[5], 'cookies', ARGV[6])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 ",
     )
 });
 
-/// KEYS: sessions, the session. ARGV: id, now, lifetime (ms), touch (0/1).
-/// Answers the session's fields, or nil when it is gone.
+/// KEYS: sessions, the session, its chained responses. ARGV: id, now, lifetime (ms),
+/// touch (0/1). Answers the session's fields, or nil when it is gone.
 pub(crate) static SESSION_GET: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -80,6 +80,7 @@ if redis.call('EXISTS', KEYS[2]) == 0 then return false end
 if ARGV[4] == '1' then
   redis.call('HSET', KEYS[2], 'lastUsed', ARGV[2])
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  redis.call('PEXPIRE', KEYS[3], ARGV[3])
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 end
 return redis.call('HGETALL', KEYS[2])
@@ -96,6 +97,20 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'variables', ARGV[1]) end
 if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'cookies', ARGV[2]) end
 return redis.call('HINCRBY', KEYS[1], 'version', 1)
+",
+    )
+});
+
+/// KEYS: the session, its chained responses. ARGV: the request's name, its response
+/// (JSON), the session's lifetime (ms). Answers the new version of the responses, or
+/// nil when the session is gone.
+pub(crate) static SESSION_CHAIN: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return redis.call('HINCRBY', KEYS[1], 'chain', 1)
 ",
     )
 });

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use base64::Engine as _;
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -29,6 +30,17 @@ pub(crate) struct SessionRecord {
     pub(crate) variables: Map<String, Value>,
     /// The cookie jar as `CookieJar::to_json` writes it.
     pub(crate) cookies: String,
+    /// The version of the responses kept for chaining (`{{name.response…}}`).
+    pub(crate) chain: u64,
+}
+
+/// A response kept for chaining, as Redis holds it: header values and body in base64
+/// (they need not be UTF-8).
+#[derive(Debug, Serialize, Deserialize)]
+struct StoredChained {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
 }
 
 /// What a flow is, written once when it is created.
@@ -85,6 +97,7 @@ impl Cluster {
         let fields: Option<HashMap<String, String>> = scripts::SESSION_GET
             .key(self.keys.sessions())
             .key(self.keys.session(id))
+            .key(self.keys.session_responses(id))
             .arg(id)
             .arg(now_ms())
             .arg(self.lifetimes.session_ms)
@@ -100,6 +113,7 @@ impl Cluster {
                 version: number("version"),
                 variables: fields.get("variables").and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default(),
                 cookies: fields.get("cookies").cloned().unwrap_or_default(),
+                chain: number("chain"),
             }
         }))
     }
@@ -123,10 +137,70 @@ impl Cluster {
             .map_err(|error| unavailable(&error))
     }
 
+    /// Keeps the response of the session's request `name` for chaining; the new version
+    /// of its responses, `None` when the session is gone.
+    pub(crate) async fn save_chained(
+        &self,
+        id: &str,
+        name: &str,
+        response: &volley_engine::stages::ChainedResponse,
+    ) -> Result<Option<u64>, ApiError> {
+        let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        let stored = StoredChained {
+            status: response.status,
+            headers: response
+                .headers
+                .iter()
+                .map(|(name, value)| (name.to_string(), encode(value.as_bytes())))
+                .collect(),
+            body: encode(&response.body),
+        };
+        scripts::SESSION_CHAIN
+            .key(self.keys.session(id))
+            .key(self.keys.session_responses(id))
+            .arg(name)
+            .arg(serde_json::to_string(&stored).unwrap_or_default())
+            .arg(self.lifetimes.session_ms)
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))
+    }
+
+    /// The responses a session keeps for chaining, by request name.
+    pub(crate) async fn chained(
+        &self,
+        id: &str,
+    ) -> Result<Vec<(String, volley_engine::stages::ChainedResponse)>, ApiError> {
+        let fields: HashMap<String, String> = redis::cmd("HGETALL")
+            .arg(self.keys.session_responses(id))
+            .query_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        let decode = |text: &str| base64::engine::general_purpose::STANDARD.decode(text).ok();
+        Ok(fields
+            .into_iter()
+            .filter_map(|(name, json)| {
+                let stored: StoredChained = serde_json::from_str(&json).ok()?;
+                let mut headers = http::HeaderMap::new();
+                for (header, value) in stored.headers {
+                    let value = http::HeaderValue::from_bytes(&decode(&value)?).ok()?;
+                    headers.append(http::HeaderName::from_bytes(header.as_bytes()).ok()?, value);
+                }
+                let body = bytes::Bytes::from(decode(&stored.body)?);
+                Some((name, volley_engine::stages::ChainedResponse { status: stored.status, headers, body }))
+            })
+            .collect())
+    }
+
     /// Removes a session; `false` when it was gone.
     pub(crate) async fn remove_session(&self, id: &str) -> Result<bool, ApiError> {
         let mut pipeline = redis::pipe();
-        pipeline.del(self.keys.session(id)).zrem(self.keys.sessions(), id).ignore();
+        pipeline
+            .del(self.keys.session(id))
+            .zrem(self.keys.sessions(), id)
+            .ignore()
+            .del(self.keys.session_responses(id))
+            .ignore();
         let (removed,): (u32,) =
             pipeline.query_async(&mut self.connection()).await.map_err(|error| unavailable(&error))?;
         Ok(removed > 0)

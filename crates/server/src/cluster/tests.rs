@@ -198,3 +198,28 @@ async fn revoking_on_one_instance_revokes_everywhere() {
     assert!(!one.token_live("tok_1").await.expect("answered"));
     assert!(!one.revoke_token("tok_1").await.expect("answered"));
 }
+
+#[tokio::test]
+async fn chained_responses_keep_their_bytes_and_are_versioned() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    assert!(cluster.create_session("ses_1", &Map::new(), "", 1).await.expect("answered"));
+    let mut headers = http::HeaderMap::new();
+    headers.insert("x-token", http::HeaderValue::from_bytes(b"t\xff-1").expect("a value"));
+    headers.append("set-cookie", http::HeaderValue::from_static("a=1"));
+    headers.append("set-cookie", http::HeaderValue::from_static("b=2"));
+    let response = volley_engine::stages::ChainedResponse {
+        status: 201,
+        headers,
+        body: bytes::Bytes::from_static(b"\x00\x01 not text"),
+    };
+    assert_eq!(cluster.save_chained("ses_1", "login", &response).await.expect("answered"), Some(1));
+    assert_eq!(cluster.save_chained("ses_1", "login", &response).await.expect("answered"), Some(2));
+    let read = cluster.session("ses_1", false).await.expect("answered").expect("kept");
+    assert_eq!(read.chain, 2);
+    let chained = cluster.chained("ses_1").await.expect("answered");
+    assert_eq!(chained, [("login".to_owned(), response.clone())]);
+    cluster.remove_session("ses_1").await.expect("answered");
+    assert!(cluster.chained("ses_1").await.expect("answered").is_empty(), "removed with the session");
+    assert_eq!(cluster.save_chained("ses_1", "login", &response).await.expect("answered"), None);
+}

@@ -336,6 +336,9 @@ impl Run {
                         .save(session, changed, fetched.cookies_changed)
                         .await
                         .map_err(Failure::at(Stage::Fetch))?;
+                    if let Some(name) = &fetched.request.name {
+                        sessions.save_chained(session, name).await.map_err(Failure::at(Stage::Fetch))?;
+                    }
                 }
                 Ok(fetched)
             }
