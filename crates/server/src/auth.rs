@@ -57,21 +57,26 @@ impl Access {
 pub(crate) async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     // Read before the await: a request is not `Sync`.
     let presented = bearer(&request);
-    let path = request.uri().path().to_owned();
-    let access = match access_of(&state, presented, &path).await {
+    let access = match access_of(&state, presented).await {
         Ok(access) => access,
-        Err(error) => return error.into_response(),
+        Err((error, rejected)) => {
+            if let Some(reason) = rejected {
+                tracing::info!(path = %request.uri().path(), "rejected a {reason} token");
+            }
+            return error.into_response();
+        }
     };
     request.extensions_mut().insert(access);
     next.run(request).await
 }
 
-async fn access_of(state: &AppState, presented: Option<String>, path: &str) -> Result<Access, ApiError> {
+/// Who is calling; else the answer, and why a scoped token was rejected (for the log).
+async fn access_of(state: &AppState, presented: Option<String>) -> Result<Access, (ApiError, Option<&'static str>)> {
     let tokens = &state.tokens;
     if !tokens.enabled() {
         return Ok(Access::Open);
     }
-    let presented = presented.ok_or_else(ApiError::unauthorized)?;
+    let presented = presented.ok_or_else(|| (ApiError::unauthorized(), None))?;
     if tokens.is_main(&presented) {
         return Ok(Access::Main);
     }
@@ -82,16 +87,13 @@ async fn access_of(state: &AppState, presented: Option<String>, path: &str) -> R
                 Rejected::Invalid => "invalid",
                 Rejected::Expired => "expired",
                 Rejected::Revoked => "revoked",
-                Rejected::Unavailable => {
-                    return Err(crate::cluster::unavailable_error());
-                }
+                Rejected::Unavailable => return Err((crate::cluster::unavailable_error(), None)),
             };
-            tracing::info!(path, "rejected a {reason} token");
             let mut error = ApiError::unauthorized();
             if rejected != Rejected::Invalid {
                 error.message = format!("the scoped token is {reason}");
             }
-            Err(error)
+            Err((error, Some(reason)))
         }
     }
 }

@@ -15,7 +15,7 @@ use volley_engine::{Client, CookieJar};
 use volley_protocol::ErrorCode;
 
 use crate::clock::{new_id, now_ms};
-use crate::cluster::{Cluster, SessionRecord};
+use crate::cluster::{Cluster, SessionRecord, Turn};
 use crate::error::ApiError;
 
 /// One session.
@@ -242,9 +242,18 @@ impl Sessions {
         Ok(())
     }
 
-    /// With `--redis`, inside the session's turn: brings this copy up to date.
-    pub(crate) async fn refresh(&self, session: &Session) -> Result<(), ApiError> {
-        let Some(cluster) = self.cluster() else { return Ok(()) };
+    /// With `--redis`: waits for the session's turn across the cluster (its changes
+    /// are then this caller's to make) and brings this copy up to date in it. The turn
+    /// ends when the guard is dropped; `None` without `--redis`.
+    pub(crate) async fn turn(&self, session: &Session) -> Result<Option<Turn>, ApiError> {
+        let Some(cluster) = self.cluster() else { return Ok(None) };
+        let turn = cluster.session_turn(&session.id).await?;
+        Self::refresh(cluster, session).await?;
+        Ok(Some(turn))
+    }
+
+    /// Inside the session's turn: brings this copy up to date.
+    async fn refresh(cluster: &Cluster, session: &Session) -> Result<(), ApiError> {
         match cluster.session(&session.id, false).await? {
             Some(record) => {
                 let chain = record.chain;

@@ -10,11 +10,24 @@ use std::time::Duration;
 
 use redis::streams::{StreamRangeReply, StreamReadOptions, StreamReadReply};
 
-use super::{Cluster, GLOBAL_EVENTS, Write, scripts, text};
+use super::{Cluster, GLOBAL_EVENTS, Keys, Write, scripts, text};
 use crate::hub::{Hub, ObserverEvent, RETAINED_PER_FLOW};
 
 /// The `seq` written in an envelope whose `seq` Redis assigns: replaced there.
 pub(crate) const SEQ_PLACEHOLDER: u64 = u64::MAX;
+/// The key before an envelope's `seq`.
+const SEQ_KEY: &str = "\"seq\":";
+/// [`SEQ_PLACEHOLDER`] as an envelope holds it.
+const SEQ_MARKER: &str = "\"seq\":18446744073709551615";
+
+/// The text of an envelope written with [`SEQ_PLACEHOLDER`] before and after the
+/// number, for Redis to put the `seq` between. Envelopes are written with sorted keys,
+/// so `seq` comes after `payload` and `error`: the last marker is the envelope's own,
+/// whatever they hold.
+pub(crate) fn split_at_seq(json: &str) -> Option<(&str, &str)> {
+    let at = json.rfind(SEQ_MARKER)?;
+    Some((&json[..at + SEQ_KEY.len()], &json[at + SEQ_MARKER.len()..]))
+}
 
 /// An event to publish: its envelope, and its `seq` unless Redis takes the flow's next.
 #[derive(Debug)]
@@ -30,11 +43,8 @@ pub(crate) struct EventRecord<'a> {
 impl Cluster {
     /// Queues `event` for the streams (in this instance's order of writes).
     pub(crate) fn publish(&self, event: &EventRecord<'_>) {
-        // The envelope's keys are sorted: `seq` comes after `payload`, so the last
-        // placeholder is the envelope's own whatever the payload holds.
-        let marker = format!("\"seq\":{SEQ_PLACEHOLDER}");
-        let (head, tail, seq) = match (event.seq, event.json.rfind(&marker)) {
-            (None, Some(at)) => (&event.json[..at + 6], &event.json[at + marker.len()..], String::new()),
+        let (head, tail, seq) = match (event.seq, split_at_seq(event.json)) {
+            (None, Some((head, tail))) => (head, tail, String::new()),
             (Some(seq), _) => (event.json, "", seq.to_string()),
             (None, None) => return,
         };
@@ -56,23 +66,19 @@ impl Cluster {
             text(event.run_id),
         ]));
     }
+}
 
-    /// The `EVAL` that publishes `events` (ten arguments each, as [`Write::Event`]).
-    pub(crate) fn publish_command(&self, events: &[[String; 10]]) -> redis::Cmd {
-        let mut command = redis::cmd("EVAL");
-        command
-            .arg(scripts::PUBLISH)
-            .arg(1)
-            .arg(self.keys.events())
-            .arg(self.lifetimes.flow_ms)
-            .arg(RETAINED_PER_FLOW)
-            .arg(GLOBAL_EVENTS);
-        for event in events {
-            command.arg(event.as_slice());
-        }
-        command
+/// The `EVAL` that publishes `events` (ten arguments each, as [`Write::Event`]).
+pub(crate) fn publish_command(keys: &Keys, flow_ms: u64, events: &[[String; 10]]) -> redis::Cmd {
+    let mut command = redis::cmd("EVAL");
+    command.arg(scripts::PUBLISH).arg(1).arg(keys.events()).arg(flow_ms).arg(RETAINED_PER_FLOW).arg(GLOBAL_EVENTS);
+    for event in events {
+        command.arg(event.as_slice());
     }
+    command
+}
 
+impl Cluster {
     /// The events of `flow_id` kept in its stream with `seq > after`, and the oldest
     /// kept `seq`.
     pub(crate) async fn retained_after(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {

@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use events::EventRecord;
 pub(crate) use keys::Keys;
-pub(crate) use store::{FlowRecord, SessionRecord, unavailable_error};
+pub(crate) use store::{FlowRecord, SessionRecord, Turn, unavailable_error};
 
 use crate::clock::new_id;
 
@@ -132,7 +132,7 @@ impl Cluster {
             remote_controls: ws::RemoteControls::default(),
             stop,
         });
-        tokio::spawn(write_loop(Arc::downgrade(&cluster), cluster.connection(), queue));
+        tokio::spawn(write_loop(cluster.keys.clone(), lifetimes.flow_ms, cluster.connection(), queue));
         Ok(cluster)
     }
 
@@ -196,15 +196,10 @@ impl Cluster {
 
 /// Sends the queued writes in pipelines, in order; answers flush markers once the
 /// writes before them are sent.
-async fn write_loop(
-    cluster: std::sync::Weak<Cluster>,
-    mut connection: ConnectionManager,
-    mut queue: mpsc::Receiver<Write>,
-) {
+async fn write_loop(keys: Keys, flow_ms: u64, mut connection: ConnectionManager, mut queue: mpsc::Receiver<Write>) {
     let mut batch = Vec::with_capacity(WRITE_BATCH);
     let mut events = Vec::new();
     while queue.recv_many(&mut batch, WRITE_BATCH).await > 0 {
-        let Some(cluster) = cluster.upgrade() else { return };
         let mut pipeline = redis::pipe();
         let mut flushed = Vec::new();
         let mut commands = 0;
@@ -212,7 +207,7 @@ async fn write_loop(
             match write {
                 Write::Command(command) => {
                     if !events.is_empty() {
-                        pipeline.add_command(cluster.publish_command(&events)).ignore();
+                        pipeline.add_command(events::publish_command(&keys, flow_ms, &events)).ignore();
                         events.clear();
                         commands += 1;
                     }
@@ -224,7 +219,7 @@ async fn write_loop(
             }
         }
         if !events.is_empty() {
-            pipeline.add_command(cluster.publish_command(&events)).ignore();
+            pipeline.add_command(events::publish_command(&keys, flow_ms, &events)).ignore();
             events.clear();
             commands += 1;
         }

@@ -223,3 +223,11 @@ async fn chained_responses_keep_their_bytes_and_are_versioned() {
     assert!(cluster.chained("ses_1").await.expect("answered").is_empty(), "removed with the session");
     assert_eq!(cluster.save_chained("ses_1", "login", &response).await.expect("answered"), None);
 }
+
+#[test]
+fn the_seq_marker_is_the_placeholder_as_written() {
+    let json = format!(r#"{{"payload":{{"url":"\"seq\":{0}"}},"seq":{0},"ts":1}}"#, super::events::SEQ_PLACEHOLDER);
+    let (head, tail) = super::events::split_at_seq(&json).expect("a placeholder");
+    assert_eq!(format!("{head}7{tail}"), r#"{"payload":{"url":"\"seq\":18446744073709551615"},"seq":7,"ts":1}"#);
+    assert!(super::events::split_at_seq(r#"{"seq":3}"#).is_none());
+}

@@ -21,7 +21,7 @@ use volley_protocol::{ErrorCode, SessionEnvelopeKind, SessionError, SessionRepla
 use super::{Cluster, scripts, text};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::ws::{Command, Outbound, WsSession, close_message, envelope, merge, parse_command};
+use crate::ws::{Command, Outbound, WsSession, binary_refused, close_message, envelope, merge, parse_command};
 
 /// How often a control socket on another instance checks that the owner is alive.
 const OWNER_CHECK: Duration = Duration::from_secs(1);
@@ -216,9 +216,9 @@ impl Cluster {
             );
             merge(&mut value, fields);
             let text = value.to_string();
-            let marker = format!("\"seq\":{}", super::events::SEQ_PLACEHOLDER);
-            let at = text.rfind(&marker).unwrap_or(0);
-            (text[..at + 6].to_owned(), text[at + marker.len()..].to_owned())
+            super::events::split_at_seq(&text)
+                .map(|(head, tail)| (head.to_owned(), tail.to_owned()))
+                .unwrap_or_default()
         };
         let message = "the instance that held the upstream connection is gone";
         let (error_head, error_tail) = envelope_of(
@@ -356,13 +356,9 @@ pub(crate) async fn serve_remote_control<S>(
                         Some(local(SessionEnvelopeKind::Error, last_seq.load(Ordering::Relaxed), json!({ "error": SessionError { code, message } })))
                     }
                 },
-                Ok(Message::Binary(bytes)) => Some(local(SessionEnvelopeKind::Error, last_seq.load(Ordering::Relaxed), json!({
-                    "error": SessionError {
-                        code: ErrorCode::WsBinaryUnsupported,
-                        message: "binary messages are not supported; send session.send with a text or json payload".to_owned(),
-                    },
-                    "byteLength": bytes.len(),
-                }))),
+                Ok(Message::Binary(bytes)) => {
+                    Some(local(SessionEnvelopeKind::Error, last_seq.load(Ordering::Relaxed), binary_refused(bytes.len())))
+                }
                 Ok(Message::Ping(_) | Message::Pong(_)) => None,
                 Ok(Message::Close(_)) | Err(_) => break,
             };

@@ -315,13 +315,9 @@ impl Run {
             None => None,
         };
         let sessions = &self.state.sessions;
-        let _shared_turn = match (&self.session, sessions.cluster()) {
-            (Some(session), Some(cluster)) => {
-                let turn = cluster.session_turn(&session.id).await.map_err(Failure::at(Stage::Interpolate))?;
-                sessions.refresh(session).await.map_err(Failure::at(Stage::Interpolate))?;
-                Some(turn)
-            }
-            _ => None,
+        let _shared_turn = match &self.session {
+            Some(session) => sessions.turn(session).await.map_err(Failure::at(Stage::Interpolate))?,
+            None => None,
         };
         let before = self.session.as_ref().map(|session| session.variables());
         let fetched = self.fetch(body, route).await;

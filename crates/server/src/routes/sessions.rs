@@ -82,14 +82,7 @@ pub(crate) async fn update_variables(
     let session = state.sessions.get(&id).await?;
     // With `--redis`, in the session's turn: no execution of another instance saves
     // over the change.
-    let _turn = match state.sessions.cluster() {
-        Some(cluster) => {
-            let turn = cluster.session_turn(&id).await?;
-            state.sessions.refresh(&session).await?;
-            Some(turn)
-        }
-        None => None,
-    };
+    let _turn = state.sessions.turn(&session).await?;
     let changed = session.update_variables(body.variables, replace);
     if changed {
         state.sessions.save(&session, true, false).await?;

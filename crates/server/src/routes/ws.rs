@@ -74,9 +74,6 @@ pub(crate) async fn execute_ws(
         },
         commands,
     );
-    if let Some(cluster) = &state.cluster {
-        cluster.ws_opened(&session);
-    }
     let opened = SessionOpened { upstream_url: upstream_url.clone(), subprotocol: subprotocol.clone() };
     session.publish(SessionEnvelopeKind::Opened, json!({ "payload": opened })).await;
     // The URL as the engine's policy lets it be shown, to observers as to the control
@@ -87,8 +84,8 @@ pub(crate) async fn execute_ws(
         ws_session_id: session.id.clone(),
     }));
     ws::spawn_upstream(state.clone(), Arc::clone(&session), socket, orders);
-    // Every instance can find the session before the client hears of it.
-    run.written().await;
+    // Every instance can find the session (and the execution) before the client
+    // hears of it.
     if let Some(cluster) = &state.cluster {
         cluster.flush().await;
     }

@@ -59,13 +59,9 @@ where
                     session.touch();
                     command(&session, text.as_str()).await
                 }
-                Ok(Message::Binary(bytes)) => Some(session.local_envelope(SessionEnvelopeKind::Error, json!({
-                    "error": SessionError {
-                        code: ErrorCode::WsBinaryUnsupported,
-                        message: "binary messages are not supported; send session.send with a text or json payload".to_owned(),
-                    },
-                    "byteLength": bytes.len(),
-                }))),
+                Ok(Message::Binary(bytes)) => {
+                    Some(session.local_envelope(SessionEnvelopeKind::Error, binary_refused(bytes.len())))
+                }
                 Ok(Message::Ping(_) | Message::Pong(_)) => {
                     session.touch();
                     None
@@ -139,6 +135,17 @@ where
 
 pub(crate) fn close(code: u16, reason: &'static str) -> Message {
     Message::Close(Some(CloseFrame { code, reason: reason.into() }))
+}
+
+/// The fields of the error a binary message from a control socket is answered with.
+pub(crate) fn binary_refused(byte_length: usize) -> Value {
+    json!({
+        "error": SessionError {
+            code: ErrorCode::WsBinaryUnsupported,
+            message: "binary messages are not supported; send session.send with a text or json payload".to_owned(),
+        },
+        "byteLength": byte_length,
+    })
 }
 
 /// Carries out one client message; the answer for this socket only, if any.

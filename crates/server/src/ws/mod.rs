@@ -32,7 +32,7 @@ use crate::cluster::Cluster;
 use crate::error::ApiError;
 use crate::hub::Emitter;
 
-pub(crate) use control::{close as close_message, parse_command, serve_control};
+pub(crate) use control::{binary_refused, close as close_message, parse_command, serve_control};
 pub(crate) use upstream::{Command, Outbound, spawn_upstream};
 
 /// Default number of envelopes kept for replay.
@@ -435,6 +435,10 @@ impl WsSessions {
             buffer: Mutex::default(),
             shared: new.shared,
         });
+        if let Some((cluster, _)) = &session.shared {
+            // Every instance finds it from here (before anyone hears of it).
+            cluster.ws_opened(&session);
+        }
         {
             let mut registry = self.registry.write();
             registry.sessions.insert(session.id.clone(), Arc::clone(&session));
