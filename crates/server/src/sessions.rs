@@ -64,14 +64,14 @@ impl Session {
     /// Takes the state Redis has of the session when it is newer than this copy's.
     fn load(&self, record: SessionRecord) {
         self.last_used.store(record.last_used, Ordering::Relaxed);
-        if record.version == self.snapshot_version() {
+        let Some((variables, cookies)) = record.state.filter(|_| record.version != self.snapshot_version()) else {
             return;
-        }
-        volley_engine::stages::replace_variables(&self.client, record.variables);
+        };
+        volley_engine::stages::replace_variables(&self.client, variables);
         if let Some(jar) = self.client.cookie_jar() {
-            if record.cookies.is_empty() {
+            if cookies.is_empty() {
                 jar.clear();
-            } else if let Err(error) = jar.replace_from_json(&record.cookies) {
+            } else if let Err(error) = jar.replace_from_json(&cookies) {
                 tracing::warn!(session = %self.id, "cannot read the session's cookies from Redis: {error}");
             }
         }
@@ -191,12 +191,13 @@ impl Sessions {
             session.touch();
             return Ok(session);
         };
-        let Some(record) = cluster.session(id, true).await? else {
+        let cached = self.map.read().get(id).cloned();
+        let held = cached.as_ref().map_or(0, |session| session.snapshot_version());
+        let Some(record) = cluster.session(id, true, held).await? else {
             self.map.write().remove(id);
             return Err(ApiError::session_not_found(id));
         };
         let chain = record.chain;
-        let cached = self.map.read().get(id).cloned();
         if let Some(session) = cached {
             session.load(record);
             Self::load_chain(cluster, &session, chain).await?;
@@ -254,7 +255,7 @@ impl Sessions {
 
     /// Inside the session's turn: brings this copy up to date.
     async fn refresh(cluster: &Cluster, session: &Session) -> Result<(), ApiError> {
-        match cluster.session(&session.id, false).await? {
+        match cluster.session(&session.id, false, session.snapshot_version()).await? {
             Some(record) => {
                 let chain = record.chain;
                 session.load(record);

@@ -72,7 +72,9 @@ return 1
 });
 
 /// KEYS: sessions, the session, its chained responses. ARGV: id, now, lifetime (ms),
-/// touch (0/1). Answers the session's fields, or nil when it is gone.
+/// touch (0/1), the version the caller holds. Answers the session's fields as
+/// HGETALL does (its variables and cookies only when their version is another), or
+/// nil when it is gone.
 pub(crate) static SESSION_GET: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -83,7 +85,20 @@ if ARGV[4] == '1' then
   redis.call('PEXPIRE', KEYS[3], ARGV[3])
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 end
-return redis.call('HGETALL', KEYS[2])
+local names = {'createdAt', 'lastUsed', 'version', 'chain'}
+if redis.call('HGET', KEYS[2], 'version') ~= ARGV[5] then
+  table.insert(names, 'variables')
+  table.insert(names, 'cookies')
+end
+local values = redis.call('HMGET', KEYS[2], unpack(names))
+local fields = {}
+for index, name in ipairs(names) do
+  if values[index] then
+    table.insert(fields, name)
+    table.insert(fields, values[index])
+  end
+end
+return fields
 ",
     )
 });

@@ -27,9 +27,9 @@ pub(crate) struct SessionRecord {
     pub(crate) created_at: u64,
     pub(crate) last_used: u64,
     pub(crate) version: u64,
-    pub(crate) variables: Map<String, Value>,
-    /// The cookie jar as `CookieJar::to_json` writes it.
-    pub(crate) cookies: String,
+    /// The variables and the cookie jar (as `CookieJar::to_json` writes it), when their
+    /// version is not the one the caller holds.
+    pub(crate) state: Option<(Map<String, Value>, String)>,
     /// The version of the responses kept for chaining (`{{name.response…}}`).
     pub(crate) chain: u64,
 }
@@ -92,8 +92,9 @@ impl Cluster {
         Ok(created == 1)
     }
 
-    /// The session `id` (`touch`: marked as used), `None` when it is gone.
-    pub(crate) async fn session(&self, id: &str, touch: bool) -> Result<Option<SessionRecord>, ApiError> {
+    /// The session `id` (`touch`: marked as used), `None` when it is gone; its
+    /// variables and cookies only when their version is not `held`.
+    pub(crate) async fn session(&self, id: &str, touch: bool, held: u64) -> Result<Option<SessionRecord>, ApiError> {
         let fields: Option<HashMap<String, String>> = scripts::SESSION_GET
             .key(self.keys.sessions())
             .key(self.keys.session(id))
@@ -102,6 +103,7 @@ impl Cluster {
             .arg(now_ms())
             .arg(self.lifetimes.session_ms)
             .arg(u8::from(touch))
+            .arg(held)
             .invoke_async(&mut self.connection())
             .await
             .map_err(|error| unavailable(&error))?;
@@ -111,8 +113,10 @@ impl Cluster {
                 created_at: number("createdAt"),
                 last_used: number("lastUsed"),
                 version: number("version"),
-                variables: fields.get("variables").and_then(|text| serde_json::from_str(text).ok()).unwrap_or_default(),
-                cookies: fields.get("cookies").cloned().unwrap_or_default(),
+                state: fields.get("variables").map(|variables| {
+                    let variables = serde_json::from_str(variables).unwrap_or_default();
+                    (variables, fields.get("cookies").cloned().unwrap_or_default())
+                }),
                 chain: number("chain"),
             }
         }))

@@ -112,12 +112,12 @@ async fn redis_expires_idle_sessions_and_flows() {
     cluster.create_flow("flow_1", &record(), 1).await.expect("answered");
     tokio::time::sleep(Duration::from_millis(200)).await;
     // Used: it lives on.
-    assert!(cluster.session("ses_1", true).await.expect("answered").is_some());
+    assert!(cluster.session("ses_1", true, 0).await.expect("answered").is_some());
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(cluster.session("ses_1", false).await.expect("answered").is_some(), "touched 200 ms ago");
+    assert!(cluster.session("ses_1", false, 0).await.expect("answered").is_some(), "touched 200 ms ago");
     assert!(cluster.flow("flow_1", false).await.expect("answered").is_none(), "idle 400 ms: expired");
     tokio::time::sleep(Duration::from_millis(250)).await;
-    assert!(cluster.session("ses_1", false).await.expect("answered").is_none());
+    assert!(cluster.session("ses_1", false, 0).await.expect("answered").is_none());
     // The cap counts live sessions only.
     assert!(cluster.create_session("ses_2", &Map::new(), "", 1).await.expect("answered"));
 }
@@ -130,13 +130,17 @@ async fn sessions_are_capped_and_versioned() {
     variables.insert("who".to_owned(), Value::from("alice"));
     assert!(cluster.create_session("ses_1", &variables, "", 1).await.expect("answered"));
     assert!(!cluster.create_session("ses_2", &Map::new(), "", 1).await.expect("answered"), "at the cap");
-    let read = cluster.session("ses_1", true).await.expect("answered").expect("kept");
-    assert_eq!((read.version, read.variables.get("who")), (1, Some(&Value::from("alice"))));
+    let read = cluster.session("ses_1", true, 0).await.expect("answered").expect("kept");
+    let (read_variables, _) = read.state.expect("another version than the one held");
+    assert_eq!((read.version, read_variables.get("who")), (1, Some(&Value::from("alice"))));
     variables.insert("token".to_owned(), Value::from("t-1"));
     assert_eq!(cluster.save_session("ses_1", Some(&variables), None).await.expect("answered"), Some(2));
     assert_eq!(cluster.save_session("ses_1", None, Some("[]")).await.expect("answered"), Some(3));
-    let read = cluster.session("ses_1", false).await.expect("answered").expect("kept");
-    assert_eq!((read.version, read.variables.len(), read.cookies.as_str()), (3, 2, "[]"));
+    let read = cluster.session("ses_1", false, 0).await.expect("answered").expect("kept");
+    let (variables, cookies) = read.state.expect("another version than the one held");
+    assert_eq!((read.version, variables.len(), cookies.as_str()), (3, 2, "[]"));
+    let read = cluster.session("ses_1", false, 3).await.expect("answered").expect("kept");
+    assert!(read.state.is_none(), "the version held: nothing more to read");
     assert!(cluster.remove_session("ses_1").await.expect("answered"));
     assert_eq!(cluster.save_session("ses_1", Some(&variables), None).await.expect("answered"), None);
     assert!(cluster.create_session("ses_2", &Map::new(), "", 1).await.expect("answered"), "room again");
@@ -215,7 +219,7 @@ async fn chained_responses_keep_their_bytes_and_are_versioned() {
     };
     assert_eq!(cluster.save_chained("ses_1", "login", &response).await.expect("answered"), Some(1));
     assert_eq!(cluster.save_chained("ses_1", "login", &response).await.expect("answered"), Some(2));
-    let read = cluster.session("ses_1", false).await.expect("answered").expect("kept");
+    let read = cluster.session("ses_1", false, 0).await.expect("answered").expect("kept");
     assert_eq!(read.chain, 2);
     let chained = cluster.chained("ses_1").await.expect("answered");
     assert_eq!(chained, [("login".to_owned(), response.clone())]);
