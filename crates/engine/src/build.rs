@@ -53,8 +53,13 @@ fn authorization(
             Ok(Some(Credentials::Basic(basic.value)))
         }
         Ok(Authorization::Digest(credentials)) => Ok(Some(Credentials::Digest(credentials))),
-        Err(refusal) => Err(BuildError::Credentials { reason: refusal.reason, hint: refusal.hint, span }),
+        Err(refusal) => Err(refused(refusal, span)),
     }
+}
+
+/// A refusal of `credentials.rs` as the error of the header at `span`.
+fn refused(refusal: credentials::Refusal, span: volley_syntax::Span) -> BuildError {
+    BuildError::Credentials { code: refusal.code(), reason: refusal.reason, hint: refusal.hint, span }
 }
 
 /// Adds the cookies of a `Cookie` line to the one `Cookie` header (RFC 6265 §5.4: a
@@ -97,6 +102,9 @@ pub(crate) async fn build(
         };
         let header_name = HeaderName::from_bytes(name.trim().as_bytes())
             .map_err(|_| invalid("not a valid header name (letters, digits and !#$%&'*+-.^_`|~)"))?;
+        if let Some(refusal) = credentials::client_certificate_header(&name, &value) {
+            return Err(refused(refusal, header.span));
+        }
         if header_name == AUTHORIZATION {
             match authorization(&value, &mut renderer.secrets, header.span)? {
                 Some(Credentials::Basic(encoded)) => value = encoded,
@@ -150,6 +158,10 @@ pub(crate) async fn build(
         };
         if headers.contains_key(&name) || (name == AUTHORIZATION && digest.is_some()) {
             continue;
+        }
+        if let Some(refusal) = credentials::client_certificate_header(name.as_str(), value.to_str().unwrap_or_default())
+        {
+            return Err(refused(refusal, request.line_span));
         }
         if name == AUTHORIZATION {
             let written = value.to_str().unwrap_or_default().to_owned();

@@ -40,6 +40,20 @@ pub(crate) struct Refusal {
     pub(crate) reason: String,
     /// How to write it.
     pub(crate) hint: String,
+    /// `true` for another tool's syntax that Volley does not run (`unsupported-auth`);
+    /// `false` for credentials written wrong (`invalid-credentials`).
+    pub(crate) unsupported: bool,
+}
+
+impl Refusal {
+    fn unsupported(reason: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self { reason: reason.into(), hint: hint.into(), unsupported: true }
+    }
+
+    /// The stable name of the refusal's code.
+    pub(crate) fn code(&self) -> volley_syntax::Code {
+        if self.unsupported { volley_syntax::Code::UnsupportedAuth } else { volley_syntax::Code::InvalidCredentials }
+    }
 }
 
 /// Reads an `Authorization` value: `Basic` and `Digest` with a user and password in
@@ -71,10 +85,61 @@ pub(crate) fn interpret(value: &str, secrets: &[String]) -> Result<Authorization
                 hint: "write `Authorization: Digest user password` (Volley answers the server's challenge), \
                        or a complete `Digest username=\"…\", …` value"
                     .to_owned(),
+                unsupported: false,
             }),
         };
     }
+    if let Some(refusal) = other_tool(scheme, rest) {
+        return Err(refusal);
+    }
     Ok(Authorization::AsWritten)
+}
+
+/// Another tool's `Authorization` syntax that Volley does not run: refused, so that what
+/// it holds (a client secret, an AWS secret key, a password) never goes out as written.
+fn other_tool(scheme: &str, rest: &str) -> Option<Refusal> {
+    let words = rest.split_whitespace().count();
+    if scheme.eq_ignore_ascii_case("oauth2") || scheme.eq_ignore_ascii_case("openid") {
+        return Some(Refusal::unsupported(
+            format!("httpyac's `{scheme}` authorization (an OAuth 2.0 flow) is not run by Volley"),
+            "get the token with a request of its own (`# @name token` … `POST {{tokenEndpoint}}`) and send \
+             `Authorization: Bearer {{token.response.body.$.access_token}}`",
+        ));
+    }
+    // `AWS <key> <secret> [token:…] [region:…] [service:…]` (httpyac, REST Client); one
+    // word after `AWS` is a signature computed elsewhere (`AWS key:signature`).
+    if scheme.eq_ignore_ascii_case("aws") && words >= 2 {
+        return Some(Refusal::unsupported(
+            "AWS Signature Version 4 from `Authorization: AWS <key> <secret> …` is not run by Volley",
+            "sign the request elsewhere and send the complete `AWS4-HMAC-SHA256 Credential=…` value",
+        ));
+    }
+    if scheme.eq_ignore_ascii_case("cognito") && words >= 2 {
+        return Some(Refusal::unsupported(
+            "REST Client's `COGNITO` authorization (an Amazon Cognito sign-in) is not run by Volley",
+            "get the token with a request of its own and send `Authorization: Bearer …`",
+        ));
+    }
+    None
+}
+
+/// httpyac's client certificate written as a header (`X-ClientCert: pfx: ./client.p12
+/// passphrase: …`, or `cert: … key: …`; any header whose name ends in `clientcert`):
+/// a refusal when the value is in that form, so it is never sent as written.
+pub(crate) fn client_certificate_header(name: &str, value: &str) -> Option<Refusal> {
+    if !name.trim().to_ascii_lowercase().ends_with("clientcert") {
+        return None;
+    }
+    let keyed = value.split_whitespace().any(|word| {
+        let word = word.to_ascii_lowercase();
+        ["cert:", "key:", "pfx:", "passphrase:"].iter().any(|key| word.starts_with(key))
+    });
+    keyed.then(|| {
+        Refusal::unsupported(
+            format!("httpyac's client certificate header `{}` is not run by Volley", name.trim()),
+            "give the certificate with `--cert`/`--key`/`--cert-passphrase`, or in volley.jsonc `tls.hosts`",
+        )
+    })
 }
 
 /// `user:password` or `user password`: the first word (up to a `:` or a space) is the

@@ -266,6 +266,7 @@ impl Client {
         let cookie_jar = options.cookie_jar.clone().or_else(|| self.active_jar().cloned());
         if let (Exchange::WebSocket { .. }, Some((_, span))) = (&exchange, &digest) {
             return Err(BuildError::Credentials {
+                code: volley_syntax::Code::InvalidCredentials,
                 reason: "Digest authentication is not supported for WebSocket handshakes".to_owned(),
                 hint: "send `Authorization: Basic user:password` or a token, or open the socket after an \
                        authenticated request that sets a cookie"

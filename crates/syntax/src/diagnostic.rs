@@ -109,6 +109,10 @@ pub enum Code {
     /// Credentials written in clear that cannot be sent: `Digest` without a password, or
     /// on a WebSocket (semantic).
     InvalidCredentials,
+    /// Another tool's authentication syntax that Volley does not run (httpyac's
+    /// `oauth2`/`openid`, REST Client's `COGNITO`, httpyac's client certificate header):
+    /// refused, never sent as written (semantic).
+    UnsupportedAuth,
 }
 
 impl Code {
@@ -149,6 +153,7 @@ impl Code {
         Code::UnsupportedExpression,
         Code::BrokenVariable,
         Code::InvalidCredentials,
+        Code::UnsupportedAuth,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -164,6 +169,7 @@ impl Code {
                 | Code::InvalidJsonBody
                 | Code::InvalidAssertion
                 | Code::InvalidCredentials
+                | Code::UnsupportedAuth
                 | Code::ScriptSyntax
         )
     }
@@ -207,6 +213,7 @@ impl Code {
             Code::UnsupportedExpression => "unsupported-expression",
             Code::BrokenVariable => "broken-variable",
             Code::InvalidCredentials => "invalid-credentials",
+            Code::UnsupportedAuth => "unsupported-auth",
         }
     }
 
@@ -234,7 +241,8 @@ impl Code {
             | Code::UnsupportedRequest
             | Code::UnsupportedExpression
             | Code::BrokenVariable
-            | Code::InvalidCredentials => Severity::Error,
+            | Code::InvalidCredentials
+            | Code::UnsupportedAuth => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective

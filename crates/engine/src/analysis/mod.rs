@@ -106,6 +106,11 @@ impl<'a> Walker<'a> {
             if header.is_named("authorization") {
                 Self::credentials(request, header, out);
             }
+            if let (Some(name), Some(value)) = (header.name.as_literal(), header.value.as_literal())
+                && let Some(refusal) = crate::credentials::client_certificate_header(&name, &value)
+            {
+                out.push(Diagnostic::new(refusal.code(), header.span, refusal.reason).with_hint(refusal.hint));
+            }
         }
         for directive in request.assertions() {
             if let Some(value) = &directive.value {
@@ -184,17 +189,18 @@ impl<'a> Walker<'a> {
     fn credentials(request: &Request, header: &volley_syntax::Header, out: &mut Listing) {
         let Some(value) = header.value.as_literal() else { return };
         let refusal = match crate::credentials::interpret(&value, &[]) {
-            Err(refusal) => Some((refusal.reason, refusal.hint)),
+            Err(refusal) => Some((refusal.code(), refusal.reason, refusal.hint)),
             Ok(crate::credentials::Authorization::Digest(_)) if matches!(request.protocol, Protocol::WebSocket(_)) => {
                 Some((
+                    Code::InvalidCredentials,
                     "`Digest` credentials cannot answer a challenge on a WebSocket handshake".to_owned(),
                     "use `Basic` credentials, or a header with the complete value".to_owned(),
                 ))
             }
             Ok(_) => None,
         };
-        if let Some((reason, hint)) = refusal {
-            out.push(Diagnostic::new(Code::InvalidCredentials, header.value.span, reason).with_hint(hint));
+        if let Some((code, reason, hint)) = refusal {
+            out.push(Diagnostic::new(code, header.value.span, reason).with_hint(hint));
         }
     }
 

@@ -310,8 +310,11 @@ pub enum BuildError {
     },
     /// An `Authorization` value with credentials that cannot be sent as written nor
     /// turned into what they mean (`Digest` without a password).
-    #[error("{}: invalid credentials: {reason}", span)]
+    #[error("{}: {}{reason}", span, credentials_prefix(*.code))]
     Credentials {
+        /// `invalid-credentials`, or `unsupported-auth` for another tool's syntax that
+        /// Volley does not run.
+        code: volley_syntax::Code,
         /// What is wrong.
         reason: String,
         /// How to write it.
@@ -405,8 +408,8 @@ impl BuildError {
             BuildError::InvalidTimeout { directive, value, span } => {
                 BuildError::InvalidTimeout { directive, value: clean(value), span }
             }
-            BuildError::Credentials { reason, hint, span } => {
-                BuildError::Credentials { reason: clean(reason), hint: clean(hint), span }
+            BuildError::Credentials { code, reason, hint, span } => {
+                BuildError::Credentials { code, reason: clean(reason), hint: clean(hint), span }
             }
             BuildError::InvalidHeader { name, reason, span } => {
                 BuildError::InvalidHeader { name: clean(name), reason: clean(reason), span }
@@ -457,7 +460,7 @@ impl BuildError {
             BuildError::File { .. } => "unreadable-file",
             BuildError::InvalidUrl { .. } => "invalid-url",
             BuildError::InvalidHeader { .. } => "invalid-header",
-            BuildError::Credentials { .. } => "invalid-credentials",
+            BuildError::Credentials { code, .. } => code.as_str(),
             BuildError::InvalidTimeout { .. } => "invalid-timeout",
             BuildError::InvalidBody { .. } => "invalid-body",
             BuildError::TooLarge { .. } => "too-large",
@@ -512,4 +515,10 @@ impl BuildError {
             _ => None,
         }
     }
+}
+
+/// What a `Credentials` error's message starts with: `invalid credentials: ` for
+/// credentials written wrong, nothing for another tool's syntax (its reason names it).
+fn credentials_prefix(code: volley_syntax::Code) -> &'static str {
+    if code == volley_syntax::Code::InvalidCredentials { "invalid credentials: " } else { "" }
 }

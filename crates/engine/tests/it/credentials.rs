@@ -253,3 +253,70 @@ async fn digest_without_a_password_is_refused_before_sending() {
     let volley_engine::Error::Build(build) = error else { panic!("{error:?}") };
     assert_eq!(build.code(), "invalid-credentials");
 }
+
+/// A server on 127.0.0.1 that keeps every byte it is sent and answers each connection
+/// `200` with no body: what a request that should never leave would reach.
+async fn capture_server() -> (std::net::SocketAddr, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = std::sync::Arc::clone(&received);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let kept = std::sync::Arc::clone(&kept);
+            tokio::spawn(async move {
+                let mut buffer = [0_u8; 4096];
+                let mut seen = Vec::new();
+                while !seen.windows(4).any(|window| window == b"\r\n\r\n") {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(read) => seen.extend_from_slice(&buffer[..read]),
+                    }
+                }
+                kept.lock().unwrap().extend_from_slice(&seen);
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n").await;
+            });
+        }
+    });
+    (addr, received)
+}
+
+#[tokio::test]
+async fn other_tools_auth_syntax_never_reaches_the_server() {
+    let (addr, received) = capture_server().await;
+    let client = client();
+    client.set_variable("flow", "oauth2 client_credentials job");
+    let cases = [
+        ("Authorization: oauth2 client_credentials job", "`oauth2` authorization"),
+        ("Authorization: OAuth2", "`OAuth2` authorization"),
+        ("Authorization: openid password keycloak", "`openid` authorization"),
+        ("Authorization: oauth2 authorization_code token_exchange other", "`oauth2` authorization"),
+        ("Authorization: {{flow}}", "`oauth2` authorization"),
+        ("Authorization: AWS AKIDEXAMPLE wJalrXUtnFEMI/K7MDENG region:eu-west-1 service:s3", "AWS Signature"),
+        ("Authorization: COGNITO ada lovelace eu-west-1 eu-west-1_pool client", "`COGNITO` authorization"),
+        ("X-ClientCert: pfx: ./client.p12 passphrase: hunter2", "`X-ClientCert`"),
+        ("clientcert: cert: ./client.pem key: ./client.key", "`clientcert`"),
+    ];
+    for (header, named) in cases {
+        for method in ["GET", "DELETE", "WEBSOCKET"] {
+            let scheme = if method == "WEBSOCKET" { "ws" } else { "http" };
+            let text = format!("{method} {scheme}://{addr}/x\n{header}\n");
+            let error = client.run_string(&text, RunOptions::default()).await.unwrap_err();
+            let volley_engine::Error::Build(build) = error else { panic!("{header}: {error:?}") };
+            assert_eq!(build.code(), "unsupported-auth", "{header}");
+            assert!(build.message().contains(named), "{header}: {}", build.message());
+            assert!(build.message().contains("not run by Volley"), "{}", build.message());
+            assert_eq!(build.span().start_position.line, 1, "{header}");
+            assert!(build.hint().is_some(), "{header}");
+        }
+    }
+    assert!(received.lock().unwrap().is_empty(), "{}", String::from_utf8_lossy(&received.lock().unwrap()));
+    // What is not another tool's syntax still goes as written: a SigV2 answer, a token.
+    for header in ["Authorization: AWS AKIDEXAMPLE:c2lnbmF0dXJl", "Authorization: Bearer oauth2", "X-ClientCert: abc"] {
+        let text = format!("GET http://{addr}/x\n{header}\n");
+        client.run_string(&text, RunOptions::default()).await.unwrap();
+        let seen = String::from_utf8_lossy(&received.lock().unwrap()).into_owned();
+        assert!(seen.to_ascii_lowercase().contains(&header.to_ascii_lowercase()), "{header}: {seen}");
+    }
+}
