@@ -60,7 +60,7 @@ enum Command {
     /// Send the requests of .http files and check their `# @assert`s.
     ///
     /// Every request of each file runs in order (so later requests can use earlier
-    /// responses), unless `--name` or `--index` selects some. Each response is printed
+    /// responses), unless `--name`, `--index` or `--line` selects some. Each response is printed
     /// with its status, headers, body (JSON pretty-printed) and timing; a summary line
     /// ends the run. Server-Sent Events and WebSocket messages print as they arrive
     /// (stdin's lines are sent on a WebSocket). A request with errors is refused and

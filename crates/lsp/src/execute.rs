@@ -85,12 +85,20 @@ pub(crate) fn select<'a>(
         return document.request_named(name).ok_or_else(|| format!("the document has no request named `{name}`"));
     }
     if let Some(line) = arguments.line {
-        return document
-            .requests()
-            .filter(|request| line_of(request.span.start) <= line)
-            .last()
-            .or_else(|| document.requests().next())
-            .ok_or_else(|| "the document has no request".to_owned());
+        // A request owns its whole block, from its `###` line to the next: a cursor on
+        // the separator, a `# @name`, a directive or a comment above the request line
+        // selects it, never the request before.
+        let block =
+            document.block_at_line_by(line, &line_of).ok_or_else(|| "the document has no request".to_owned())?;
+        return block.request.as_deref().ok_or_else(|| {
+            let first = line_of(block.span.start) + 1;
+            let last = line_of(block.span.end.saturating_sub(1).max(block.span.start)) + 1;
+            format!(
+                "line {} is in a block without a request (lines {first}–{last}); put the cursor in the request to \
+                 send, anywhere from its `###` line to the next",
+                line + 1
+            )
+        });
     }
     Err("say which request to send: `index`, `name` or `line`".to_owned())
 }

@@ -66,6 +66,21 @@ impl Document {
         index.checked_sub(1).and_then(|index| self.blocks.get(index))
     }
 
+    /// The block that holds the 0-based `line`: the last block whose first line (its
+    /// `###` line, or the start of the file) is at or before it. A request owns its
+    /// whole block, so this is how every front end picks "the request under the cursor"
+    /// (`volley run --line`, the language server's `volley.send`).
+    #[must_use]
+    pub fn block_at_line(&self, line: u32) -> Option<&Block> {
+        self.blocks.iter().take_while(|block| block.span.start_position.line <= line).last()
+    }
+
+    /// [`Document::block_at_line`] with lines counted by `line_of` (a byte offset's
+    /// 0-based line, as an editor counts them).
+    pub fn block_at_line_by(&self, line: u32, line_of: impl Fn(usize) -> u32) -> Option<&Block> {
+        self.blocks.iter().take_while(|block| line_of(block.span.start) <= line).last()
+    }
+
     /// The request of the block that contains the byte `offset`.
     #[must_use]
     pub fn request_at(&self, offset: usize) -> Option<&Request> {

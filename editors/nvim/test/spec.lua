@@ -304,6 +304,47 @@ local function run()
 end
 
 
+-- The request under the cursor: a request owns its whole block, so a cursor on its
+-- `###` line, `# @name`, a directive, a comment, a header or the body sends it, never the
+-- request above (which here is a DELETE).
+local function cursor_lines()
+  local lines = {
+    '### first',             -- 1
+    'DELETE ' .. url .. '/echo/one',
+    '',
+    '### second',            -- 4
+    '# @name second',
+    '# @timeout 10s',
+    '# a comment',
+    'POST ' .. url .. '/echo/two',
+    'Content-Type: text/plain',
+    '',
+    'body',                  -- 11
+  }
+  write('cursor.http', table.concat(lines, '\n') .. '\n')
+  vim.cmd('edit ' .. work .. '/cursor.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to cursor.http', function()
+    return require('volley').client(buf) ~= nil
+  end)
+  local response = vim.fn.bufnr('volley://response')
+  for line = 1, #lines do
+    local expected = line <= 3 and '/echo/one' or '/echo/two'
+    if response ~= -1 then
+      vim.bo[response].modifiable = true
+      vim.api.nvim_buf_set_lines(response, 0, -1, false, {})
+    end
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+    vim.api.nvim_win_set_cursor(0, { line, 0 })
+    vim.cmd('VolleySend')
+    wait('line ' .. line .. ' (' .. lines[line] .. ') sends ' .. expected, function()
+      return has_line(response_lines(), '"path": "' .. expected .. '"')
+    end)
+    response = vim.fn.bufnr('volley://response')
+  end
+  check(true, 'every line of a block sends its own request')
+end
+
 -- Before any parser is loaded: an ABI 15 parser first on the runtimepath, which Neovim
 -- before 0.11 refuses. Opening a file must then fall back to the syntax file, silently.
 local function abi15_fallback()
@@ -727,6 +768,7 @@ local sections = {
   { 'child processes', child_processes },
   { 'ABI 15 parser falls back to the syntax file', abi15_fallback },
   { 'send, lenses, profiles, streams', run },
+  { 'the request under the cursor', cursor_lines },
   { 'syntax file', syntax_file },
   { 'completion and hover', completion_and_hover },
   { 'quickstart.http and cookies', quickstart },

@@ -43,6 +43,12 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", conflicts_with = "names")]
     index: Option<usize>,
 
+    /// Run only the request whose block holds this line of each file (1 is the first):
+    /// a request owns every line from its `###` line to the next, so the line of its
+    /// `###`, its `# @name`, a directive or a comment above it picks it, as a cursor does.
+    #[arg(long, value_name = "N", conflicts_with_all = ["names", "index"], value_parser = clap::value_parser!(u32).range(1..))]
+    line: Option<u32>,
+
     /// Set a variable for this run: `--var token=abc`. Repeatable; beats every other
     /// source (file, config, profile).
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
@@ -277,6 +283,18 @@ pub(crate) enum Mode {
     Part(part::Part),
 }
 
+impl RunArgs {
+    /// Which requests of the files `--name`, `--index` or `--line` select.
+    fn selection(&self) -> select::Selection<'_> {
+        match (self.index, self.line) {
+            (Some(index), _) => select::Selection::Index(index),
+            (None, Some(line)) => select::Selection::Line(line - 1),
+            (None, None) if self.names.is_empty() => select::Selection::All,
+            (None, None) => select::Selection::Names(&self.names),
+        }
+    }
+}
+
 pub(crate) fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
@@ -292,7 +310,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     if let Some(shard) = args.shard {
         // `--name` and `--index` are checked against every file, then the shard keeps
         // its part: a shard without the named request is no error, a misspelt name is.
-        if let Err(problem) = select::plan(&files, &args.names, args.index, false) {
+        if let Err(problem) = select::plan(&files, &args.selection(), false) {
             return Ok(problem.print());
         }
         files = shard::select(files, |file| Path::new(&file.shown), shard);
@@ -305,7 +323,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         Ok(jobs) => jobs,
         Err(problem) => return Ok(problem.print()),
     };
-    let plan = match select::plan(&files, &args.names, args.index, args.shard.is_some()) {
+    let plan = match select::plan(&files, &args.selection(), args.shard.is_some()) {
         Ok(plan) => plan,
         Err(problem) => return Ok(problem.print()),
     };

@@ -75,30 +75,30 @@ pub(crate) fn load(paths: &[PathBuf]) -> Result<Vec<File>, Problem> {
     Ok(files)
 }
 
-/// The requests to send, in order: every request of every file; the named ones (in
-/// the order of `--name`, each file in turn); or the one at `index` of each file.
-/// `lenient` (a shard's part of the files, checked whole before): a name none of the
-/// files has, or no request at all, is no error.
-pub(crate) fn plan(
-    files: &[File],
-    names: &[String],
-    index: Option<usize>,
-    lenient: bool,
-) -> Result<Vec<Step>, Problem> {
+/// Which requests of the files a run sends.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Selection<'a> {
+    /// Every request of every file.
+    All,
+    /// The named ones, in the order of `--name`, each file in turn.
+    Names(&'a [String]),
+    /// The one at this index (0-based) of each file.
+    Index(usize),
+    /// The one whose block holds this 0-based line of each file.
+    Line(u32),
+}
+
+/// The requests to send, in order, as `selection` says. `lenient` (a shard's part of the
+/// files, checked whole before): a name none of the files has, or no request at all, is
+/// no error.
+pub(crate) fn plan(files: &[File], selection: &Selection<'_>, lenient: bool) -> Result<Vec<Step>, Problem> {
     let mut steps = Vec::new();
-    if let Some(index) = index {
-        for (number, file) in files.iter().enumerate() {
-            let count = file.document.requests().count();
-            if index >= count {
-                return Err(Problem::usage(
-                    format!("`{}` has {count} request(s): there is no index {index}", file.shown),
-                    Some("--index counts from 0"),
-                ));
-            }
-            steps.push(Step { file: number, request: index });
-        }
-        return Ok(steps);
-    }
+    let names = match *selection {
+        Selection::All => &[][..],
+        Selection::Names(names) => names,
+        Selection::Index(index) => return by_index(files, index),
+        Selection::Line(line) => return by_line(files, line),
+    };
     if names.is_empty() {
         for (number, file) in files.iter().enumerate() {
             steps.extend(file.document.requests().map(|request| Step { file: number, request: request.index }));
@@ -131,6 +131,42 @@ pub(crate) fn plan(
             };
             return Err(Problem::usage(format!("no request named `{name}`"), Some(&hint)));
         }
+    }
+    Ok(steps)
+}
+
+/// The request at `index` of each file.
+fn by_index(files: &[File], index: usize) -> Result<Vec<Step>, Problem> {
+    let mut steps = Vec::new();
+    for (number, file) in files.iter().enumerate() {
+        let count = file.document.requests().count();
+        if index >= count {
+            return Err(Problem::usage(
+                format!("`{}` has {count} request(s): there is no index {index}", file.shown),
+                Some("--index counts from 0"),
+            ));
+        }
+        steps.push(Step { file: number, request: index });
+    }
+    Ok(steps)
+}
+
+/// The request whose block holds the 0-based `line` of each file.
+fn by_line(files: &[File], line: u32) -> Result<Vec<Step>, Problem> {
+    let mut steps = Vec::new();
+    for (number, file) in files.iter().enumerate() {
+        let hint = "--line counts from 1 and picks the request whose block (from its `###` line to the next) holds it";
+        let lines = file.text.lines().count();
+        if line as usize >= lines {
+            let message = format!("`{}` has {lines} line(s): there is no line {}", file.shown, line + 1);
+            return Err(Problem::usage(message, Some(hint)));
+        }
+        let block = file.document.block_at_line(line);
+        let Some(request) = block.and_then(|block| block.request.as_deref()) else {
+            let message = format!("line {} of `{}` is in a block without a request", line + 1, file.shown);
+            return Err(Problem::usage(message, Some(hint)));
+        };
+        steps.push(Step { file: number, request: request.index });
     }
     Ok(steps)
 }

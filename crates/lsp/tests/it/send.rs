@@ -568,3 +568,56 @@ async fn no_result_of_the_language_server_shows_a_secret() {
     assert!(leaks.is_empty(), "{}", leaks.join("\n\n"));
     client.shutdown().await;
 }
+
+/// A request owns its whole block: a cursor on any line from its `###` line to the next
+/// (the separator, `# @name`, a directive, a comment, the request line, a header, the
+/// body, a blank line) sends it, never the request before. Checked on the echo server:
+/// each request's path says which one was sent.
+#[tokio::test]
+async fn a_cursor_anywhere_in_a_block_sends_that_blocks_request() {
+    let server = TestServer::start().await;
+    let host = server.base_url();
+    let lines = [
+        ("@base = x", None),          // 0: before the first `###`, no request there
+        ("### first", Some("first")), // 1
+        ("DELETE {{host}}/echo/one", Some("first")),
+        ("", Some("first")),
+        ("### second", Some("second")), // 4
+        ("# @name second", Some("second")),
+        ("# @timeout 10s", Some("second")),
+        ("# a comment", Some("second")),
+        ("// another", Some("second")),
+        ("POST {{host}}/echo/two", Some("second")),
+        ("Content-Type: text/plain", Some("second")),
+        ("", Some("second")),
+        ("body", Some("second")),
+        ("", Some("second")),
+        ("###", Some("third")), // 14
+        ("# @name third", Some("third")),
+        ("GET {{host}}/echo/three", Some("third")),
+    ];
+    let text: String = lines.iter().flat_map(|(line, _)| [*line, "\n"]).collect();
+    let (dir, uri) = uri("cursor.http");
+    std::fs::write(dir.path.join("volley.jsonc"), format!(r#"{{"variables": {{"host": "{host}"}}}}"#)).expect("config");
+    let mut client = TestClient::start();
+    client.initialize().await;
+    client.open(&uri, &text).await;
+    client.diagnostics(1).await;
+    let paths = [("first", "/echo/one"), ("second", "/echo/two"), ("third", "/echo/three")];
+    for (line, (written, owner)) in lines.iter().enumerate() {
+        let argument = json!({"uri": uri, "line": line});
+        let Some(owner) = owner else {
+            let error = client
+                .request_error("workspace/executeCommand", json!({"command": "volley.send", "arguments": [argument]}))
+                .await;
+            let message = error["message"].as_str().expect("message");
+            assert!(message.contains("line 1 is in a block without a request"), "{message}");
+            continue;
+        };
+        let result = execute(&mut client, "volley.send", argument).await;
+        assert_eq!(result["request"]["name"], *owner, "line {line} `{written}`: {result}");
+        let echoed: Value = serde_json::from_str(result["response"]["body"].as_str().expect("body")).expect("echo");
+        let path = paths.iter().find(|(name, _)| name == owner).expect("path").1;
+        assert_eq!(echoed["path"], path, "line {line} `{written}` was sent to the server as its own request");
+    }
+}

@@ -466,6 +466,25 @@ scenario('copy as cURL puts the cursor request on the clipboard', async () => {
   await shot('06-copy-as-curl');
 });
 
+scenario("a cursor on a request's ### or # @name line sends that request, not the one above", async () => {
+  // api.http: line 6 `###` and 7 `# @name setCookie` belong to setCookie; 14 `###` and
+  // 15 `# @name typing` to typing. Alternating makes each send change the panel.
+  for (const [line, shown, other] of [
+    [6, 'cookies/set?a=1', 'typed=1'],
+    [15, 'typed=1', 'cookies/set?a=1'],
+    [7, 'cookies/set?a=1', 'typed=1'],
+    [14, 'typed=1', 'cookies/set?a=1'],
+  ]) {
+    await goToLine(line);
+    await palette('Volley: Send Request');
+    await until(`line ${line} to send the request with ${shown}`, async () => {
+      const text = await panelText();
+      return text.includes(shown) && !text.includes(other) ? text : undefined;
+    });
+  }
+  await shot('06-cursor-lines');
+});
+
 scenario("re-run from the panel's link sends the request again", async () => {
   await clickLens('Send Request', 0);
   const first = await panelMatching(/who=prod/);
