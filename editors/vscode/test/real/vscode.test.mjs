@@ -168,7 +168,9 @@ async function palette(title) {
   await input.fill(`>${title}`);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   await row.waitFor({ state: 'visible', timeout: WAIT });
-  await page.keyboard.press('Enter');
+  // The row itself, not Enter: Enter runs the highlighted row, which is a recently used
+  // command first (Send All Requests above Send Request once Send All ran).
+  await row.click();
 }
 
 /** Focuses the editor of `api.http` and puts the cursor at the start of line `line` (1-based). */
