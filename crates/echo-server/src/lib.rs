@@ -38,6 +38,7 @@ mod cookies;
 mod digest;
 mod echo;
 mod oauth;
+mod oidc;
 mod proxy;
 mod query;
 mod redirect;
@@ -65,6 +66,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use crate::digest::DIGEST_REALM;
+pub use crate::oidc::{OidcProvider, oidc_directory, stand_in_browser};
 pub use crate::proxy::{ProxyRecord, TestProxy};
 use crate::state::AppState;
 #[cfg(feature = "tls")]

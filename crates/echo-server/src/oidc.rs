@@ -1,0 +1,161 @@
+//! [`OidcProvider`]: the tests' real `OpenID` provider (oidc-provider, certified, from
+//! npm), started from `tests/oidc/provider.mjs` on 127.0.0.1 with a client per OAuth 2.0
+//! grant (see `tests/oidc/README.md`), and the few calls the tests make to it: its
+//! counters, token introspection, a device code approved as a user would.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
+
+use base64::Engine as _;
+use serde_json::Value;
+
+/// The provider's folder: `tests/oidc` of the repository.
+#[must_use]
+pub fn oidc_directory() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/oidc")
+}
+
+/// The stand-in browser of the authorization-code tests: `tests/oidc/browser.sh`, which
+/// signs in as `ada` and follows the redirects (what `VOLLEY_BROWSER` names in them).
+#[must_use]
+pub fn stand_in_browser() -> PathBuf {
+    oidc_directory().join("browser.sh")
+}
+
+/// A running provider, stopped when dropped (its stdin closes and it is killed).
+#[derive(Debug)]
+pub struct OidcProvider {
+    /// `http://127.0.0.1:PORT`, the issuer.
+    pub issuer: String,
+    child: Child,
+    _stdin: ChildStdin,
+}
+
+impl OidcProvider {
+    /// Starts a provider whose access tokens live `access_ttl` seconds (3600 when
+    /// `None`); runs `npm ci` in `tests/oidc` first when its packages are missing.
+    ///
+    /// # Panics
+    /// When Node.js or npm is missing, or the provider does not start.
+    #[must_use]
+    pub fn start(access_ttl: Option<u64>) -> OidcProvider {
+        install();
+        let mut command = Command::new("node");
+        command.arg("provider.mjs").current_dir(oidc_directory()).stdin(Stdio::piped()).stdout(Stdio::piped());
+        if let Some(ttl) = access_ttl {
+            command.env("OIDC_ACCESS_TTL", ttl.to_string());
+        }
+        let mut child = command.spawn().expect("node (20+) starts tests/oidc/provider.mjs");
+        let stdin = child.stdin.take().expect("the provider's stdin");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("the provider's stdout");
+        BufReader::new(stdout).read_line(&mut line).expect("the provider's first line");
+        let issuer =
+            line.trim().strip_prefix("listening on ").expect("`listening on URL` from the provider").to_owned();
+        OidcProvider { issuer, child, _stdin: stdin }
+    }
+
+    /// `GET /test/stats`: the token requests by grant, device authorizations, ….
+    #[must_use]
+    pub fn stats(&self) -> Value {
+        self.call("GET", "/test/stats", "", None)
+    }
+
+    /// What the provider's introspection endpoint says of `token` (`active`, `sub`,
+    /// `client_id`, `scope`).
+    #[must_use]
+    pub fn introspect(&self, token: &str) -> Value {
+        let body = format!("token={}", encode(token));
+        self.call("POST", "/token/introspection", &body, Some(("rs", "rs-secret")))
+    }
+
+    /// Approves the device flow's `user_code` as `user`, through the provider's own
+    /// device pages.
+    #[must_use]
+    pub fn approve_device(&self, user_code: &str, user: &str) -> Value {
+        let body = format!("user_code={}&user={}", encode(user_code), encode(user));
+        self.call("POST", "/test/device/approve", &body, None)
+    }
+
+    /// One HTTP/1.1 exchange with the provider (a form body), its JSON answer.
+    fn call(&self, method: &str, path: &str, body: &str, basic: Option<(&str, &str)>) -> Value {
+        let address = self.issuer.trim_start_matches("http://");
+        let mut stream = TcpStream::connect(address).expect("the provider's port");
+        let authorization = basic
+            .map(|(user, password)| {
+                let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+                format!("authorization: Basic {token}\r\n")
+            })
+            .unwrap_or_default();
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nhost: {address}\r\nconnection: close\r\n{authorization}content-type: \
+             application/x-www-form-urlencoded\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).expect("a request to the provider");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).expect("the provider's answer");
+        let (head, content) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+        let content = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+            dechunk(content)
+        } else {
+            content.to_owned()
+        };
+        serde_json::from_str(&content).unwrap_or_else(|_| panic!("JSON from {path}: {answer}"))
+    }
+}
+
+impl Drop for OidcProvider {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `npm ci` in tests/oidc, once per process, when its packages are missing.
+fn install() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let directory = oidc_directory();
+        if directory.join("node_modules/oidc-provider").is_dir() {
+            return;
+        }
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&directory)
+            .stdout(Stdio::null())
+            .status()
+            .expect("npm (Node 20+) installs the test OpenID provider");
+        assert!(status.success(), "npm ci in tests/oidc failed");
+    });
+}
+
+/// `text` percent-encoded for a form.
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|byte| {
+            if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+                char::from(byte).to_string()
+            } else {
+                format!("%{byte:02X}")
+            }
+        })
+        .collect()
+}
+
+/// A chunked body joined.
+fn dechunk(mut body: &str) -> String {
+    let mut joined = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else { break };
+        if size == 0 || rest.len() < size {
+            break;
+        }
+        joined.push_str(&rest[..size]);
+        body = rest[size..].trim_start_matches("\r\n");
+    }
+    joined
+}
