@@ -1,6 +1,8 @@
 //! The token-refresh pattern: on a 401, run a refresh definition, store the new token
 //! in a variable, and retry once.
 
+pub use crate::oauth::{AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt};
+
 use crate::client::{Client, RunOptions};
 use crate::error::Error;
 use crate::remote::RemoteClient;

@@ -8,10 +8,11 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use volley_syntax::Request;
 
 use crate::body::{Files, build_body};
-use crate::credentials::{self, Authorization};
+use crate::credentials::{self, Authorization, ClientCertificate};
 use crate::digest::DigestCredentials;
 use crate::error::BuildError;
 use crate::interpolate::Renderer;
+use crate::sigv4::AwsCredentials;
 
 /// The `User-Agent` sent when neither the request nor the defaults set one.
 pub const DEFAULT_USER_AGENT: &str = concat!("volley/", env!("CARGO_PKG_VERSION"));
@@ -27,6 +28,32 @@ pub(crate) struct BuiltRequest {
     /// `Authorization: Digest user password` and where it is written: answered when
     /// the server challenges.
     pub(crate) digest: Option<(DigestCredentials, volley_syntax::Span)>,
+    /// `Authorization: AWS <key> <secret> …` and where it is written: the request is
+    /// signed once every header is final (`sign_aws`).
+    pub(crate) aws: Option<(AwsCredentials, volley_syntax::Span)>,
+    /// httpyac's `Authorization: oauth2 …` read, and where it is written: the token is
+    /// got when the request is sent.
+    pub(crate) oauth: Option<(crate::oauth::OAuthConfig, volley_syntax::Span)>,
+    /// httpyac's `X-ClientCert: …` and where it is written: the client certificate of
+    /// this request's connection; the header is not sent.
+    pub(crate) client_certificate: Option<(ClientCertificate, volley_syntax::Span)>,
+}
+
+impl BuiltRequest {
+    /// Signs the request with its AWS credentials, when it has some: the last step of
+    /// building, after the protocol's own headers. `now` is `YYYYMMDDTHHMMSSZ`.
+    pub(crate) fn sign_aws(&mut self, now: &str) -> Result<(), BuildError> {
+        let Some((credentials, span)) = self.aws.take() else { return Ok(()) };
+        crate::sigv4::sign(&self.method, &self.url, &mut self.headers, &self.body, &credentials, now).map_err(
+            |reason| BuildError::Credentials {
+                code: volley_syntax::Code::InvalidCredentials,
+                reason: format!("cannot sign with AWS Signature V4: {reason}"),
+                hint: "name the scope: `Authorization: AWS <key> <secret> region:eu-west-1 service:execute-api`"
+                    .to_owned(),
+                span,
+            },
+        )
+    }
 }
 
 /// What an `Authorization` value written in clear becomes.
@@ -35,6 +62,8 @@ enum Credentials {
     Basic(String),
     /// Kept aside for the server's challenge; the header is not sent.
     Digest(DigestCredentials),
+    /// Kept aside to sign the final request; the header is replaced by the signature.
+    Aws(AwsCredentials),
 }
 
 /// Reads an `Authorization` value (see `credentials.rs`); `None` sends it as written.
@@ -53,6 +82,10 @@ fn authorization(
             Ok(Some(Credentials::Basic(basic.value)))
         }
         Ok(Authorization::Digest(credentials)) => Ok(Some(Credentials::Digest(credentials))),
+        Ok(Authorization::Aws(credentials)) => {
+            secrets.extend(credentials.secrets().map(str::to_owned));
+            Ok(Some(Credentials::Aws(credentials)))
+        }
         Err(refusal) => Err(refused(refusal, span)),
     }
 }
@@ -92,6 +125,9 @@ pub(crate) async fn build(
     let mut headers = HeaderMap::new();
     let mut content_type_written = None;
     let mut digest = None;
+    let mut aws = None;
+    let mut client_certificate = None;
+    let mut oauth = None;
     for header in &request.headers {
         let name = renderer.render(&header.name).await?;
         let mut value = renderer.render(&header.value).await?;
@@ -102,14 +138,28 @@ pub(crate) async fn build(
         };
         let header_name = HeaderName::from_bytes(name.trim().as_bytes())
             .map_err(|_| invalid("not a valid header name (letters, digits and !#$%&'*+-.^_`|~)"))?;
-        if let Some(refusal) = credentials::client_certificate_header(&name, &value) {
-            return Err(refused(refusal, header.span));
+        match credentials::client_certificate_header(&name, &value) {
+            Some(Ok(certificate)) => {
+                renderer.secrets.extend(certificate.passphrase.iter().cloned());
+                client_certificate = Some((certificate, header.span));
+                continue;
+            }
+            Some(Err(refusal)) => return Err(refused(refusal, header.span)),
+            None => {}
         }
         if header_name == AUTHORIZATION {
+            if let Some((scheme, rest)) = credentials::oauth_scheme(&value) {
+                oauth = Some((crate::oauth::read_config(scheme, rest, renderer, header.span).await?, header.span));
+                continue;
+            }
             match authorization(&value, &mut renderer.secrets, header.span)? {
                 Some(Credentials::Basic(encoded)) => value = encoded,
                 Some(Credentials::Digest(credentials)) => {
                     digest = Some((credentials, header.span));
+                    continue;
+                }
+                Some(Credentials::Aws(credentials)) => {
+                    aws = Some((credentials, header.span));
                     continue;
                 }
                 None => {}
@@ -133,6 +183,8 @@ pub(crate) async fn build(
     if let Some((user, password)) = credentials::take_from_url(&mut url)
         && !headers.contains_key(AUTHORIZATION)
         && digest.is_none()
+        && aws.is_none()
+        && oauth.is_none()
     {
         let basic = credentials::basic(&user, &password, true);
         renderer.secrets.push(basic.token.clone());
@@ -156,12 +208,28 @@ pub(crate) async fn build(
         let (Ok(name), Ok(mut value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) else {
             continue;
         };
-        if headers.contains_key(&name) || (name == AUTHORIZATION && digest.is_some()) {
+        if headers.contains_key(&name)
+            || (name == AUTHORIZATION && (digest.is_some() || aws.is_some() || oauth.is_some()))
+        {
             continue;
         }
-        if let Some(refusal) = credentials::client_certificate_header(name.as_str(), value.to_str().unwrap_or_default())
+        if name == AUTHORIZATION
+            && let Some((scheme, rest)) = credentials::oauth_scheme(value.to_str().unwrap_or_default())
         {
-            return Err(refused(refusal, request.line_span));
+            let (scheme, rest) = (scheme.to_owned(), rest.to_owned());
+            oauth = Some((
+                crate::oauth::read_config(&scheme, &rest, renderer, request.line_span).await?,
+                request.line_span,
+            ));
+            continue;
+        }
+        if credentials::client_certificate_header(name.as_str(), value.to_str().unwrap_or_default()).is_some() {
+            return Err(BuildError::Credentials {
+                code: volley_syntax::Code::UnsupportedAuth,
+                reason: format!("the default header `{name}` is httpyac's client certificate header"),
+                hint: "give the configuration's client certificates in volley.jsonc `tls.hosts`".to_owned(),
+                span: request.line_span,
+            });
         }
         if name == AUTHORIZATION {
             let written = value.to_str().unwrap_or_default().to_owned();
@@ -171,6 +239,10 @@ pub(crate) async fn build(
                 }
                 Some(Credentials::Digest(credentials)) => {
                     digest = Some((credentials, request.line_span));
+                    continue;
+                }
+                Some(Credentials::Aws(credentials)) => {
+                    aws = Some((credentials, request.line_span));
                     continue;
                 }
                 None => {}
@@ -187,7 +259,7 @@ pub(crate) async fn build(
         "HTTP/1.1" | "HTTP/1.0" | "HTTP/1" => Some(http::Version::HTTP_11),
         _ => None,
     });
-    Ok(BuiltRequest { method, url, headers, body: body.bytes, version, digest })
+    Ok(BuiltRequest { method, url, headers, body: body.bytes, version, digest, aws, client_certificate, oauth })
 }
 
 /// The URL: substituted, given `http://` when written without a scheme, and built from

@@ -1,8 +1,9 @@
 //! Credentials written in clear, turned into what goes on the wire: `Basic user:pass`
 //! and `Basic user pass` encoded (as REST Client and httpyac do), a URL's
 //! `user:password@` sent as a `Basic` header (as curl does), and `Digest user pass`
-//! kept aside to answer the server's challenge (`digest.rs`). Nothing written in clear
-//! is ever sent literally.
+//! kept aside to answer the server's challenge (`digest.rs`), `AWS key secret …` kept
+//! aside to sign the final request (`sigv4.rs`); other tools' schemes that Volley does
+//! not run are refused. Nothing written in clear is ever sent literally.
 
 use std::borrow::Cow;
 
@@ -10,6 +11,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
 use crate::digest::DigestCredentials;
+use crate::sigv4::AwsCredentials;
 
 /// What an `Authorization` value (after `{{ }}` substitution) means.
 #[derive(Debug)]
@@ -20,6 +22,9 @@ pub(crate) enum Authorization {
     Basic(BasicCredentials),
     /// `Digest user password`: nothing is sent until the server challenges.
     Digest(DigestCredentials),
+    /// `AWS <key> <secret> …`: the request is signed with AWS Signature V4 (`sigv4.rs`)
+    /// once it is final.
+    Aws(AwsCredentials),
 }
 
 /// A `Basic` header made from a user and password.
@@ -33,7 +38,7 @@ pub(crate) struct BasicCredentials {
     pub(crate) secret: bool,
 }
 
-/// Why an `Authorization` value cannot be sent.
+/// Why an `Authorization` value (or a client certificate header) cannot be sent.
 #[derive(Debug)]
 pub(crate) struct Refusal {
     /// What is wrong.
@@ -89,31 +94,37 @@ pub(crate) fn interpret(value: &str, secrets: &[String]) -> Result<Authorization
             }),
         };
     }
+    // `AWS <key> <secret> [token:…] [region:…] [service:…]` (httpyac, REST Client); one
+    // word after `AWS` is a signature computed elsewhere (`AWS key:signature`).
+    if scheme.eq_ignore_ascii_case("aws") {
+        return match AwsCredentials::parse(rest) {
+            Ok(Some(credentials)) => Ok(Authorization::Aws(credentials)),
+            Ok(None) => Ok(Authorization::AsWritten),
+            Err(reason) => Err(Refusal {
+                reason,
+                hint: "write `Authorization: AWS <accessKey> <secretKey> [token:…] [region:…] [service:…]`".to_owned(),
+                unsupported: false,
+            }),
+        };
+    }
     if let Some(refusal) = other_tool(scheme, rest) {
         return Err(refusal);
     }
     Ok(Authorization::AsWritten)
 }
 
+/// httpyac's `oauth2 …` / `openid …` value: its scheme and the words after it (read by
+/// `oauth::read_config` with the request's variables).
+pub(crate) fn oauth_scheme(value: &str) -> Option<(&str, &str)> {
+    let value = value.trim();
+    let (scheme, rest) = value.split_once(char::is_whitespace).unwrap_or((value, ""));
+    (scheme.eq_ignore_ascii_case("oauth2") || scheme.eq_ignore_ascii_case("openid")).then_some((scheme, rest.trim()))
+}
+
 /// Another tool's `Authorization` syntax that Volley does not run: refused, so that what
 /// it holds (a client secret, an AWS secret key, a password) never goes out as written.
 fn other_tool(scheme: &str, rest: &str) -> Option<Refusal> {
     let words = rest.split_whitespace().count();
-    if scheme.eq_ignore_ascii_case("oauth2") || scheme.eq_ignore_ascii_case("openid") {
-        return Some(Refusal::unsupported(
-            format!("httpyac's `{scheme}` authorization (an OAuth 2.0 flow) is not run by Volley"),
-            "get the token with a request of its own (`# @name token` … `POST {{tokenEndpoint}}`) and send \
-             `Authorization: Bearer {{token.response.body.$.access_token}}`",
-        ));
-    }
-    // `AWS <key> <secret> [token:…] [region:…] [service:…]` (httpyac, REST Client); one
-    // word after `AWS` is a signature computed elsewhere (`AWS key:signature`).
-    if scheme.eq_ignore_ascii_case("aws") && words >= 2 {
-        return Some(Refusal::unsupported(
-            "AWS Signature Version 4 from `Authorization: AWS <key> <secret> …` is not run by Volley",
-            "sign the request elsewhere and send the complete `AWS4-HMAC-SHA256 Credential=…` value",
-        ));
-    }
     if scheme.eq_ignore_ascii_case("cognito") && words >= 2 {
         return Some(Refusal::unsupported(
             "REST Client's `COGNITO` authorization (an Amazon Cognito sign-in) is not run by Volley",
@@ -124,22 +135,91 @@ fn other_tool(scheme: &str, rest: &str) -> Option<Refusal> {
 }
 
 /// httpyac's client certificate written as a header (`X-ClientCert: pfx: ./client.p12
-/// passphrase: …`, or `cert: … key: …`; any header whose name ends in `clientcert`):
-/// a refusal when the value is in that form, so it is never sent as written.
-pub(crate) fn client_certificate_header(name: &str, value: &str) -> Option<Refusal> {
-    if !name.trim().to_ascii_lowercase().ends_with("clientcert") {
+/// passphrase: …` or `cert: ./client.pem key: ./client.key`): the files, relative to the
+/// `.http` file, and the passphrase.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct ClientCertificate {
+    pub(crate) cert: Option<String>,
+    pub(crate) key: Option<String>,
+    pub(crate) pfx: Option<String>,
+    pub(crate) passphrase: Option<String>,
+}
+
+impl std::fmt::Debug for ClientCertificate {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ClientCertificate")
+            .field("cert", &self.cert)
+            .field("key", &self.key)
+            .field("pfx", &self.pfx)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether a header called `name` is httpyac's client certificate header (a name that
+/// ends in `clientcert`, in any case: `X-ClientCert`, `clientcert`).
+pub(crate) fn is_client_certificate_header(name: &str) -> bool {
+    name.trim().to_ascii_lowercase().ends_with("clientcert")
+}
+
+/// Reads the value of httpyac's client certificate header: `None` when it is not in
+/// that form (no `cert:`, `key:`, `pfx:` or `passphrase:`; sent as written), else the
+/// certificate, or why it cannot be one (never sent either way).
+pub(crate) fn client_certificate_header(name: &str, value: &str) -> Option<Result<ClientCertificate, Refusal>> {
+    const KEYS: [&str; 4] = ["cert", "key", "pfx", "passphrase"];
+    if !is_client_certificate_header(name) {
         return None;
     }
-    let keyed = value.split_whitespace().any(|word| {
-        let word = word.to_ascii_lowercase();
-        ["cert:", "key:", "pfx:", "passphrase:"].iter().any(|key| word.starts_with(key))
-    });
-    keyed.then(|| {
-        Refusal::unsupported(
-            format!("httpyac's client certificate header `{}` is not run by Volley", name.trim()),
-            "give the certificate with `--cert`/`--key`/`--cert-passphrase`, or in volley.jsonc `tls.hosts`",
-        )
-    })
+    let keyed = |word: &str| {
+        let lower = word.to_ascii_lowercase();
+        KEYS.iter().any(|key| lower.strip_prefix(key).is_some_and(|rest| rest.starts_with(':')))
+    };
+    if !value.split_whitespace().any(keyed) {
+        return None;
+    }
+    let invalid = |reason: String| Refusal {
+        reason,
+        hint: "write `X-ClientCert: cert: ./client.pem key: ./client.key [passphrase: …]` or `X-ClientCert: pfx: \
+               ./client.p12 [passphrase: …]`"
+            .to_owned(),
+        unsupported: false,
+    };
+    // Each key's value runs to the next key: a passphrase (from a secret) or a path may
+    // hold spaces.
+    let mut certificate = ClientCertificate { cert: None, key: None, pfx: None, passphrase: None };
+    let mut current: Option<(String, Vec<&str>)> = None;
+    let mut entries = Vec::new();
+    for word in value.split_whitespace() {
+        if keyed(word) {
+            let (key, inline) = word.split_once(':').unwrap_or((word, ""));
+            entries.extend(current.take());
+            current = Some((key.to_ascii_lowercase(), if inline.is_empty() { Vec::new() } else { vec![inline] }));
+        } else if let Some((_, words)) = &mut current {
+            words.push(word);
+        } else {
+            return Some(Err(invalid(format!(
+                "`{word}` in `{}` is not `cert:`, `key:`, `pfx:` or `passphrase:`",
+                name.trim()
+            ))));
+        }
+    }
+    entries.extend(current);
+    for (key, words) in entries {
+        if words.is_empty() {
+            return Some(Err(invalid(format!("`{key}:` in `{}` has no value", name.trim()))));
+        }
+        let slot = match key.as_str() {
+            "cert" => &mut certificate.cert,
+            "key" => &mut certificate.key,
+            "pfx" => &mut certificate.pfx,
+            _ => &mut certificate.passphrase,
+        };
+        *slot = Some(words.join(" "));
+    }
+    if certificate.cert.is_none() && certificate.pfx.is_none() {
+        return Some(Err(invalid(format!("`{}` names no certificate: it needs `cert:` or `pfx:`", name.trim()))));
+    }
+    Some(Ok(certificate))
 }
 
 /// `user:password` or `user password`: the first word (up to a `:` or a space) is the

@@ -19,7 +19,7 @@ use crate::cookies::CookieJar;
 use crate::digest::DigestCredentials;
 use crate::error::{BuildError, Error};
 use crate::interpolate::{Renderer, Scope};
-use crate::network::{Network, Proxies, ProxySettings, TlsSettings};
+use crate::network::{HostTls, Network, Proxies, ProxySettings, TlsSettings};
 use crate::redact::{Redactor, Secrets};
 use crate::script::{self, PreRequest, RequestView, ScriptSettings, Scripts};
 
@@ -71,6 +71,8 @@ pub struct PreparedRequest {
     pub(crate) logs: Vec<String>,
     /// The response handlers to run on the response, with what they are handed.
     pub(crate) scripts: Option<Box<PendingScripts>>,
+    /// A token to get before sending (httpyac's `Authorization: oauth2 …`).
+    pub(crate) auth: Option<crate::oauth::PendingAuth>,
 }
 
 /// A request's response handlers and their input, the request as written.
@@ -209,6 +211,9 @@ impl Client {
                 if let Some(digest) = &prepared.digest {
                     secrets.add_value(digest.password());
                 }
+                if let Some(auth) = &mut prepared.auth {
+                    auth.secrets = secrets.clone();
+                }
                 prepared.redactor = redactor(&secrets);
                 Ok(prepared)
             }
@@ -231,6 +236,7 @@ impl Client {
         let headers = merged_headers(&layers);
         let mut built = build(request, renderer, &files, &headers).await?;
         let (exchange, connect_timeout) = protocol_rules(request, &mut built, renderer).await?;
+        built.sign_aws(&aws_datetime(time::OffsetDateTime::now_utc()))?;
         let request_timeout = renderer.duration(request.timeout.as_ref(), "timeout").await?;
         let timeout = connect_timeout
             .or(request_timeout)
@@ -260,8 +266,11 @@ impl Client {
             };
             assertions.push(pending);
         }
-        let network = self.network(settings, renderer).await?;
-        let BuiltRequest { method, url, headers, body, version, digest } = built;
+        let mut network = self.network(settings, renderer).await?;
+        if let Some((certificate, _)) = &built.client_certificate {
+            network = Some(self.with_client_certificate(network, certificate, &built.url, directory));
+        }
+        let BuiltRequest { method, url, headers, body, version, digest, oauth, .. } = built;
         let version = version.or(self.inner.config.http_version);
         let cookie_jar = options.cookie_jar.clone().or_else(|| self.active_jar().cloned());
         if let (Exchange::WebSocket { .. }, Some((_, span))) = (&exchange, &digest) {
@@ -296,6 +305,7 @@ impl Client {
             redactor: Redactor::default(),
             logs: Vec::new(),
             scripts: None,
+            auth: oauth.map(|(config, span)| crate::oauth::PendingAuth { config, span, secrets: Secrets::default() }),
         })
     }
 }
@@ -341,6 +351,40 @@ impl Client {
             });
         }
         Ok(Some(Arc::new(network)))
+    }
+}
+
+impl Client {
+    /// `network` with httpyac's client certificate header of a request first among its
+    /// hosts, for the request's host and port only: that request's connection presents
+    /// it. Its files are relative to the `.http` file's `directory`.
+    fn with_client_certificate(
+        &self,
+        network: Option<Arc<Network>>,
+        certificate: &crate::credentials::ClientCertificate,
+        url: &url::Url,
+        directory: &Path,
+    ) -> Arc<Network> {
+        let mut network = network.map_or_else(
+            || Network { ca: Vec::new(), hosts: Vec::new(), proxies: None, io: Arc::clone(&self.inner.config.io) },
+            |network| (*network).clone(),
+        );
+        let file = |path: &Option<String>| path.as_deref().map(|path| directory.join(path));
+        let host = url.host_str().unwrap_or_default().trim_start_matches('[').trim_end_matches(']');
+        let port = url.port_or_known_default().unwrap_or(443);
+        let host = if host.contains(':') { format!("[{host}]:{port}") } else { format!("{host}:{port}") };
+        network.hosts.insert(
+            0,
+            HostTls {
+                host,
+                ca: Vec::new(),
+                cert: file(&certificate.cert),
+                key: file(&certificate.key),
+                pfx: file(&certificate.pfx),
+                passphrase: certificate.passphrase.clone(),
+            },
+        );
+        Arc::new(network)
     }
 }
 
@@ -438,4 +482,17 @@ impl PreparedRequest {
         let jar = self.cookie_jar.as_ref().filter(|_| self.use_cookies);
         crate::client::add_jar_cookies(&mut self.headers, jar, &self.url);
     }
+}
+
+/// `20150830T123600Z`: the moment a request is signed, as AWS Signature V4 writes it.
+fn aws_datetime(now: time::OffsetDateTime) -> String {
+    format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+        now.year(),
+        u8::from(now.month()),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    )
 }

@@ -38,9 +38,19 @@ pub fn is_sensitive_header(name: &str) -> bool {
 }
 
 /// Whether the value of a variable (or `.env` key, or environment variable) called
-/// `name` is secret: its name contains token, secret, password, key, auth or credential.
+/// `name` is secret: its name contains token, secret, password, key, auth or credential,
+/// and does not end in `Endpoint`, `Url`, `Uri` or `Issuer` (an address: OAuth's
+/// `oauth2_tokenEndpoint`, `oauth2_issuer`, `authUrl`, `redirectUri` are shown, so that
+/// errors can name the server that answered).
 #[must_use]
 pub fn is_sensitive_variable(name: &str) -> bool {
+    let ends_with = |suffix: &str| {
+        name.len() >= suffix.len()
+            && name.as_bytes()[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    if ["endpoint", "url", "uri", "issuer"].iter().any(|suffix| ends_with(suffix)) {
+        return false;
+    }
     // Without allocating: every variable of every layer is asked on every send.
     SENSITIVE_NAME_PARTS
         .iter()
@@ -397,6 +407,9 @@ mod tests {
             assert!(is_sensitive_variable(name), "{name}");
         }
         assert!(!is_sensitive_variable("host"));
+        for name in ["oauth2_tokenEndpoint", "authUrl", "AUTH_REDIRECT_URI", "oauth2_issuer"] {
+            assert!(!is_sensitive_variable(name), "an address: {name}");
+        }
         for name in ["Authorization", "cookie", "X-Api-Key", "api-key", "proxy-authorization", "x-auth-token"] {
             assert!(is_sensitive_header(name), "{name}");
         }

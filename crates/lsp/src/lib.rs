@@ -21,6 +21,7 @@ mod outcome;
 mod paste;
 mod preview;
 mod progress;
+mod prompt;
 mod remote;
 mod scope;
 mod script_api;

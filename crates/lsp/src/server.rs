@@ -61,13 +61,21 @@ pub struct Backend {
     pub(crate) jars: Jars,
     /// The execution server sends go through, when the `server` setting names one.
     pub(crate) remote: Remote,
+    /// The client can open a URL in the user's browser (`window/showDocument`).
+    can_show_document: Arc<AtomicBool>,
 }
 
 impl Backend {
     pub(crate) fn new(client: Client) -> Self {
         let files = volley_engine::io::MemoryFs::over(volley_engine::io::RealFs);
-        let config =
-            volley_engine::ClientConfig { io: Arc::new(files.clone()), ..volley_engine::ClientConfig::default() };
+        let can_show_document = Arc::new(AtomicBool::new(false));
+        let prompt =
+            crate::prompt::EditorPrompt { client: client.clone(), can_show_document: Arc::clone(&can_show_document) };
+        let config = volley_engine::ClientConfig {
+            io: Arc::new(files.clone()),
+            auth_prompt: Some(Arc::new(prompt)),
+            ..volley_engine::ClientConfig::default()
+        };
         Self {
             client,
             documents: Documents::new(files),
@@ -80,6 +88,7 @@ impl Backend {
             snippets: Arc::default(),
             jars: Jars::default(),
             remote: Remote::default(),
+            can_show_document,
         }
     }
 
@@ -202,6 +211,12 @@ impl LanguageServer for Backend {
         self.jars.set_folders(folders);
         let capabilities = &params.capabilities;
         let progress = capabilities.window.as_ref().and_then(|window| window.work_done_progress).unwrap_or(false);
+        let show_document = capabilities
+            .window
+            .as_ref()
+            .and_then(|window| window.show_document.as_ref())
+            .is_some_and(|show| show.support);
+        self.can_show_document.store(show_document, Ordering::SeqCst);
         self.progresses.client_creates.store(progress, Ordering::SeqCst);
         let watch = capabilities
             .workspace

@@ -60,6 +60,8 @@ impl AppState {
             io: Arc::new(WorkspaceFs { workspace: workspace.clone() }),
             transport: Some(Arc::clone(&transport)),
             environment: config.environment.clone().hiding(["VOLLEY_TOKEN".to_owned()], config.token.clone()),
+            // No person at a browser here: the authorization-code grant says so at once.
+            auth_prompt: Some(Arc::new(volley_engine::auth::NoBrowserPrompt)),
             ..ClientConfig::default()
         });
         let (sessions, flows) = match &cluster {

@@ -7,6 +7,7 @@ mod convert;
 mod examples;
 mod lsp;
 mod lsp_remote;
+mod oauth;
 mod reports;
 mod run_output;
 mod run_remote_scripts;

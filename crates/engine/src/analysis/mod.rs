@@ -107,7 +107,7 @@ impl<'a> Walker<'a> {
                 Self::credentials(request, header, out);
             }
             if let (Some(name), Some(value)) = (header.name.as_literal(), header.value.as_literal())
-                && let Some(refusal) = crate::credentials::client_certificate_header(&name, &value)
+                && let Some(Err(refusal)) = crate::credentials::client_certificate_header(&name, &value)
             {
                 out.push(Diagnostic::new(refusal.code(), header.span, refusal.reason).with_hint(refusal.hint));
             }
@@ -188,6 +188,12 @@ impl<'a> Walker<'a> {
     /// a user and no password, `Digest` on a WebSocket), when the value is literal.
     fn credentials(request: &Request, header: &volley_syntax::Header, out: &mut Listing) {
         let Some(value) = header.value.as_literal() else { return };
+        if let Some((scheme, rest)) = crate::credentials::oauth_scheme(&value) {
+            if let Err(refusal) = crate::oauth::parse_form(scheme, rest) {
+                out.push(Diagnostic::new(refusal.code(), header.value.span, refusal.reason).with_hint(refusal.hint));
+            }
+            return;
+        }
         let refusal = match crate::credentials::interpret(&value, &[]) {
             Err(refusal) => Some((refusal.code(), refusal.reason, refusal.hint)),
             Ok(crate::credentials::Authorization::Digest(_)) if matches!(request.protocol, Protocol::WebSocket(_)) => {

@@ -22,7 +22,7 @@ use crate::transport::TransportRequest;
 impl Client {
     /// Sends a prepared request: redirects, cookies of every hop, the timeout over the
     /// whole exchange (body included), cancellation.
-    pub(super) async fn exchange(
+    pub(crate) async fn exchange(
         &self,
         prepared: PreparedRequest,
         cancel: Option<&CancellationToken>,

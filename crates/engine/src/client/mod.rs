@@ -89,6 +89,8 @@ pub(crate) struct Inner {
     dotenvs: Arc<MtimeCache<Vec<PathBuf>, Arc<DotEnv>>>,
     /// The JavaScript realms this client's scripts run in; never shared with forks.
     pub(crate) realms: Realms,
+    /// OAuth 2.0 tokens and discovery documents; shared by forks.
+    pub(crate) oauth: Arc<crate::oauth::TokenCache>,
 }
 
 impl Client {
@@ -113,6 +115,7 @@ impl Client {
             configs: Arc::default(),
             dotenvs: Arc::default(),
             realms: Realms::default(),
+            oauth: Arc::default(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -138,6 +141,7 @@ impl Client {
             configs: Arc::clone(&self.inner.configs),
             dotenvs: Arc::clone(&self.inner.dotenvs),
             realms: Realms::default(),
+            oauth: Arc::clone(&self.inner.oauth),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -214,6 +218,9 @@ impl Client {
         mut prepared: PreparedRequest,
         cancel: Option<&CancellationToken>,
     ) -> Result<Response, Error> {
+        // A token the request needs (OAuth 2.0) is got first, through this client.
+        let auth_redactor = prepared.redactor.clone();
+        self.authorize(&mut prepared, cancel).await.map_err(|error| error.redacted(&auth_redactor))?;
         let pending = std::mem::take(&mut prepared.assertions);
         let name = prepared.name.take();
         let scripts = prepared.scripts.take();

@@ -52,6 +52,9 @@ pub struct ClientConfig {
     /// The HTTP version of requests whose request line names none (`HTTP_11` or
     /// `HTTP_2`; the CLI's `--http1.1`, `--http2`); `None` to negotiate.
     pub http_version: Option<http::Version>,
+    /// How a person takes part in an OAuth 2.0 flow (the browser of the authorization
+    /// code, the device code shown); `None` for [`CommandPrompt`](crate::auth::CommandPrompt).
+    pub auth_prompt: Option<Arc<dyn crate::auth::AuthPrompt>>,
 }
 
 impl Default for ClientConfig {
@@ -70,6 +73,7 @@ impl Default for ClientConfig {
             tls: TlsSettings::default(),
             proxy: ProxySettings::default(),
             http_version: None,
+            auth_prompt: None,
         }
     }
 }

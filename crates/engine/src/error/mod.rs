@@ -322,6 +322,18 @@ pub enum BuildError {
         /// Where the header is written.
         span: Span,
     },
+    /// An OAuth 2.0 token could not be got: a configuration that lacks what its grant
+    /// needs, an error answer of the authorization server (its `error` and
+    /// `error_description`), discovery that failed.
+    #[error("{}: {message}", span)]
+    Auth {
+        /// What went wrong, with the endpoint.
+        message: String,
+        /// How to fix it (empty when there is nothing to say).
+        hint: String,
+        /// Where the `Authorization` header is written.
+        span: Span,
+    },
     /// A header name or value that is not valid after substitution.
     #[error("{}: invalid header `{name}`: {reason}", span)]
     InvalidHeader {
@@ -414,6 +426,9 @@ impl BuildError {
             BuildError::InvalidHeader { name, reason, span } => {
                 BuildError::InvalidHeader { name: clean(name), reason: clean(reason), span }
             }
+            BuildError::Auth { message, hint, span } => {
+                BuildError::Auth { message: clean(message), hint: clean(hint), span }
+            }
             BuildError::InvalidBody { message, span } => BuildError::InvalidBody { message: clean(message), span },
             BuildError::Script { message, stack, span } => {
                 BuildError::Script { message: clean(message), stack: clean(stack), span }
@@ -437,6 +452,7 @@ impl BuildError {
             | BuildError::InvalidUrl { span, .. }
             | BuildError::InvalidHeader { span, .. }
             | BuildError::Credentials { span, .. }
+            | BuildError::Auth { span, .. }
             | BuildError::InvalidTimeout { span, .. }
             | BuildError::InvalidBody { span, .. }
             | BuildError::TooLarge { span, .. }
@@ -461,6 +477,7 @@ impl BuildError {
             BuildError::InvalidUrl { .. } => "invalid-url",
             BuildError::InvalidHeader { .. } => "invalid-header",
             BuildError::Credentials { code, .. } => code.as_str(),
+            BuildError::Auth { .. } => "auth-failed",
             BuildError::InvalidTimeout { .. } => "invalid-timeout",
             BuildError::InvalidBody { .. } => "invalid-body",
             BuildError::TooLarge { .. } => "too-large",
@@ -511,6 +528,7 @@ impl BuildError {
             }
             BuildError::InvalidTimeout { .. } => Some(volley_syntax::directive::DURATION_HINT.to_owned()),
             BuildError::Credentials { hint, .. } => Some(hint.clone()),
+            BuildError::Auth { hint, .. } if !hint.is_empty() => Some(hint.clone()),
             BuildError::Script { stack, .. } if !stack.is_empty() => Some(format!("JavaScript stack:\n{stack}")),
             _ => None,
         }

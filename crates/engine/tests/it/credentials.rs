@@ -287,16 +287,18 @@ async fn other_tools_auth_syntax_never_reaches_the_server() {
     let (addr, received) = capture_server().await;
     let client = client();
     client.set_variable("flow", "oauth2 client_credentials job");
+    // httpyac's OAuth 2.0 forms run a flow; without a configured client they fail
+    // before anything is sent (`auth-failed`), and the grants Volley does not run are
+    // refused by name (`unsupported-auth`).
     let cases = [
-        ("Authorization: oauth2 client_credentials job", "`oauth2` authorization"),
-        ("Authorization: OAuth2", "`OAuth2` authorization"),
-        ("Authorization: openid password keycloak", "`openid` authorization"),
-        ("Authorization: oauth2 authorization_code token_exchange other", "`oauth2` authorization"),
-        ("Authorization: {{flow}}", "`oauth2` authorization"),
-        ("Authorization: AWS AKIDEXAMPLE wJalrXUtnFEMI/K7MDENG region:eu-west-1 service:s3", "AWS Signature"),
+        ("Authorization: oauth2 client_credentials job", "`job_clientId` is not set"),
+        ("Authorization: OAuth2", "`oauth2_clientId` is not set"),
+        ("Authorization: openid password keycloak", "`keycloak_clientId` is not set"),
+        ("Authorization: oauth2 authorization_code", "`oauth2_clientId` is not set"),
+        ("Authorization: oauth2 implicit", "`oauth2 implicit`"),
+        ("Authorization: oauth2 client token_exchange other", "token exchange"),
+        ("Authorization: {{flow}}", "`job_clientId` is not set"),
         ("Authorization: COGNITO ada lovelace eu-west-1 eu-west-1_pool client", "`COGNITO` authorization"),
-        ("X-ClientCert: pfx: ./client.p12 passphrase: hunter2", "`X-ClientCert`"),
-        ("clientcert: cert: ./client.pem key: ./client.key", "`clientcert`"),
     ];
     for (header, named) in cases {
         for method in ["GET", "DELETE", "WEBSOCKET"] {
@@ -304,14 +306,33 @@ async fn other_tools_auth_syntax_never_reaches_the_server() {
             let text = format!("{method} {scheme}://{addr}/x\n{header}\n");
             let error = client.run_string(&text, RunOptions::default()).await.unwrap_err();
             let volley_engine::Error::Build(build) = error else { panic!("{header}: {error:?}") };
-            assert_eq!(build.code(), "unsupported-auth", "{header}");
+            assert!(matches!(build.code(), "unsupported-auth" | "auth-failed"), "{header}: {}", build.code());
             assert!(build.message().contains(named), "{header}: {}", build.message());
-            assert!(build.message().contains("not run by Volley"), "{}", build.message());
             assert_eq!(build.span().start_position.line, 1, "{header}");
             assert!(build.hint().is_some(), "{header}");
         }
     }
     assert!(received.lock().unwrap().is_empty(), "{}", String::from_utf8_lossy(&received.lock().unwrap()));
+    // httpyac's client certificate header is the connection's certificate (none on
+    // plain HTTP), never a header.
+    for header in ["X-ClientCert: pfx: ./client.p12 passphrase: hunter2", "clientcert: cert: ./c.pem key: ./c.key"] {
+        client.run_string(&format!("GET http://{addr}/x\n{header}\n"), RunOptions::default()).await.unwrap();
+        let seen = String::from_utf8_lossy(&received.lock().unwrap()).to_ascii_lowercase();
+        assert!(!seen.contains("clientcert") && !seen.contains("hunter2"), "{seen}");
+    }
+    // AWS keys written in clear are signed with, never sent: the header on the wire is
+    // the signature.
+    let text = format!(
+        "POST http://{addr}/x\nAuthorization: AWS AKIDEXAMPLE wJalrXUtnFEMI/K7MDENG token:SESSION region:eu-west-1 \
+         service:execute-api\n\n{{}}\n"
+    );
+    client.run_string(&text, RunOptions::default()).await.unwrap();
+    let seen = String::from_utf8_lossy(&received.lock().unwrap()).to_ascii_lowercase();
+    assert!(seen.contains("authorization: aws4-hmac-sha256 credential=akidexample/"), "{seen}");
+    assert!(seen.contains("/eu-west-1/execute-api/aws4_request, signedheaders="), "{seen}");
+    assert!(seen.contains("x-amz-security-token: session"), "{seen}");
+    assert!(!seen.contains("wjalrxutnfemi"), "the secret key never leaves: {seen}");
+    received.lock().unwrap().clear();
     // What is not another tool's syntax still goes as written: a SigV2 answer, a token.
     for header in ["Authorization: AWS AKIDEXAMPLE:c2lnbmF0dXJl", "Authorization: Bearer oauth2", "X-ClientCert: abc"] {
         let text = format!("GET http://{addr}/x\n{header}\n");
@@ -319,4 +340,45 @@ async fn other_tools_auth_syntax_never_reaches_the_server() {
         let seen = String::from_utf8_lossy(&received.lock().unwrap()).into_owned();
         assert!(seen.to_ascii_lowercase().contains(&header.to_ascii_lowercase()), "{header}: {seen}");
     }
+}
+
+/// httpyac's `Authorization: oauth2` with the client credentials grant, on the test
+/// server's `/oauth/token`: the token is got once and reused, the secret goes as HTTP
+/// Basic or in the body, and an error answer is the request's error, placed at the
+/// header, with the server's `error`.
+#[tokio::test]
+async fn oauth2_client_credentials_are_got_once_and_sent_as_bearer() {
+    let server = TestServer::start().await;
+    let client = client();
+    client.set_variable("oauth2_tokenEndpoint", server.url("/oauth/token"));
+    client.set_variable("oauth2_clientId", volley_echo_server::CLIENT_ID);
+    client.set_variable("oauth2_clientSecret", volley_echo_server::CLIENT_SECRET);
+    let text = format!("GET {}\nAuthorization: oauth2 client_credentials\n", server.url("/echo"));
+    let first = client.run_string(&text, RunOptions::default()).await.unwrap();
+    let token = echoed_header(&echo(&first).await, "authorization").unwrap().to_owned();
+    assert!(token.starts_with("Bearer "), "{token}");
+    assert!(!first.redact(&token).contains(token.trim_start_matches("Bearer ")), "the token is a secret");
+    let second = client.run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(echoed_header(&echo(&second).await, "authorization"), Some(token.as_str()), "the cached token");
+    let bearer = format!("GET {}\nAuthorization: oauth2\n", server.url("/bearer"));
+    assert_eq!(client.run_string(&bearer, RunOptions::default()).await.unwrap().status(), 200);
+
+    // The secret in the body (httpyac's `useAuthorizationHeader: false`), another prefix.
+    let other = super::support::client();
+    other.set_variable("api_tokenEndpoint", server.url("/oauth/token"));
+    other.set_variable("api_clientId", volley_echo_server::CLIENT_ID);
+    other.set_variable("api_clientSecret", volley_echo_server::CLIENT_SECRET);
+    other.set_variable("api_useAuthorizationHeader", "false");
+    let text = format!("GET {}\nAuthorization: oauth2 client api\n", server.url("/bearer"));
+    assert_eq!(other.run_string(&text, RunOptions::default()).await.unwrap().status(), 200);
+
+    // A wrong secret: the server's answer, at the header; the secret never shown.
+    other.set_variable("api_clientSecret", "wrong-secret-4d1");
+    let error = other.run_string(&text, RunOptions::default()).await.unwrap_err();
+    let volley_engine::Error::Build(build) = error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "auth-failed");
+    assert!(build.message().contains("/oauth/token answered 401 Unauthorized: invalid_client"), "{}", build.message());
+    assert!(build.hint().unwrap().contains("api_clientSecret"));
+    assert_eq!(build.span().start_position.line, 1);
+    assert!(!format!("{build} {:?}", build.hint()).contains("wrong-secret-4d1"));
 }

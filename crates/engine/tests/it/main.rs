@@ -9,6 +9,7 @@ mod configuration;
 mod credentials;
 mod exchange;
 mod network;
+mod oauth;
 mod resolvers;
 mod streaming;
 mod support;

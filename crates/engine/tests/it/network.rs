@@ -417,3 +417,39 @@ async fn http_1_1_on_the_request_line_keeps_to_http_1_1_over_tls() {
     let kept = client.run_string(&format!("GET {} HTTP/1.1\n", server.url("/echo")), in_project()).await.unwrap();
     assert_eq!(kept.version(), HttpVersion::HTTP_11);
 }
+
+/// httpyac's client certificate header: the request's connection presents the files it
+/// names (relative to the `.http` file), the passphrase may come from a secret, and the
+/// header itself never reaches the server.
+#[tokio::test]
+async fn httpyacs_client_certificate_header_is_the_requests_certificate() {
+    let pki = TestPki::generate("Volley Test CA");
+    let server = TestServer::start_tls_with(&pki, true).await;
+    let url = server.url("/echo");
+    let files = project(&pki, r#"{"tls": {"ca": "certs/ca.pem"}}"#);
+    files.insert("/project/certs/client.p12", pki.client_pkcs12("battery staple"));
+    let client = client_in(&files, |config| config.environment = environment_with("battery staple"));
+    for header in [
+        "X-ClientCert: cert: ./certs/client.pem key: ./certs/client.key",
+        "clientcert: pfx:certs/client.p12 passphrase:{{$secret CLIENT_PASSPHRASE}}",
+    ] {
+        let response = client.run_string(&format!("GET {url}\n{header}\n"), in_project()).await.unwrap();
+        let echoed = echo(&response).await;
+        let names: Vec<&str> =
+            echoed["headers"].as_array().unwrap().iter().map(|pair| pair[0].as_str().unwrap()).collect();
+        assert!(!names.iter().any(|name| name.ends_with("clientcert")), "{header}: {names:?}");
+    }
+    // Without the header, the same request has no certificate: the server refuses it.
+    let error = client.run_string(&format!("GET {url}\n"), in_project()).await.unwrap_err();
+    assert!(tls_error(&error).contains("--cert"), "{error}");
+    // A wrong passphrase: a TLS error that never shows it.
+    let wrong = format!("GET {url}\nX-ClientCert: pfx: certs/client.p12 passphrase: wrong-horse-9\n");
+    let error = client.run_string(&wrong, in_project()).await.unwrap_err();
+    assert!(!error.to_string().contains("wrong-horse-9"), "{error}");
+    // No certificate named: refused before anything is sent.
+    let error =
+        client.run_string(&format!("GET {url}\nX-ClientCert: passphrase: x\n"), in_project()).await.unwrap_err();
+    let Error::Build(build) = error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "invalid-credentials");
+    assert!(build.message().contains("names no certificate"), "{}", build.message());
+}

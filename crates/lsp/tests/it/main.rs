@@ -7,6 +7,7 @@ mod curl;
 mod import;
 mod navigation;
 mod network;
+mod oauth;
 mod outcome;
 mod protocol;
 mod script_sends;

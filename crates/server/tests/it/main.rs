@@ -2,6 +2,7 @@
 
 mod budget;
 mod connections;
+mod oauth;
 mod openapi;
 mod redaction;
 mod remote;

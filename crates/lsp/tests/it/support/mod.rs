@@ -23,6 +23,9 @@ pub(crate) struct TestClient {
     pub(crate) server_requests: Vec<Value>,
     /// The result to answer the server's requests of a method with.
     pub(crate) answers: std::collections::HashMap<String, Value>,
+    /// The browser a `window/showDocument` with `external: true` starts, with the URI
+    /// (the OAuth tests' stand-in browser), as an editor opens the user's browser.
+    pub(crate) browser: Option<std::path::PathBuf>,
 }
 
 impl TestClient {
@@ -38,6 +41,7 @@ impl TestClient {
             notifications: VecDeque::new(),
             server_requests: Vec::new(),
             answers: std::collections::HashMap::new(),
+            browser: None,
         }
     }
 
@@ -94,6 +98,13 @@ impl TestClient {
         loop {
             let message = self.receive().await;
             if message.get("id").is_some() && message.get("method").is_some() {
+                if message["method"] == "window/showDocument"
+                    && message["params"]["external"] == true
+                    && let (Some(browser), Some(uri)) = (&self.browser, message["params"]["uri"].as_str())
+                {
+                    let mut child = std::process::Command::new(browser).arg(uri).spawn().expect("the stand-in browser");
+                    std::thread::spawn(move || child.wait());
+                }
                 let result = message["method"].as_str().and_then(|method| self.answers.get(method)).cloned();
                 self.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": result})).await;
                 self.server_requests.push(message);
