@@ -31,9 +31,6 @@ pub(crate) struct BuiltRequest {
     /// `Authorization: AWS <key> <secret> …` and where it is written: the request is
     /// signed once every header is final (`sign_aws`).
     pub(crate) aws: Option<(AwsCredentials, volley_syntax::Span)>,
-    /// httpyac's `Authorization: oauth2 …` read, and where it is written: the token is
-    /// got when the request is sent.
-    pub(crate) oauth: Option<(crate::oauth::OAuthConfig, volley_syntax::Span)>,
     /// httpyac's `X-ClientCert: …` and where it is written: the client certificate of
     /// this request's connection; the header is not sent.
     pub(crate) client_certificate: Option<(ClientCertificate, volley_syntax::Span)>,
@@ -127,7 +124,7 @@ pub(crate) async fn build(
     let mut digest = None;
     let mut aws = None;
     let mut client_certificate = None;
-    let mut oauth = None;
+    let mut oauth = false;
     for header in &request.headers {
         let name = renderer.render(&header.name).await?;
         let mut value = renderer.render(&header.value).await?;
@@ -149,8 +146,11 @@ pub(crate) async fn build(
         }
         if header_name == AUTHORIZATION {
             if let Some((scheme, rest)) = credentials::oauth_scheme(&value) {
-                oauth = Some((crate::oauth::read_config(scheme, rest, renderer, header.span).await?, header.span));
-                continue;
+                let config = crate::oauth::read_config(scheme, rest, renderer, header.span).await?;
+                let token = crate::oauth::PendingToken::new(config, false, header.span);
+                value = format!("Bearer {}", token.placeholder);
+                renderer.tokens.push(token);
+                oauth = true;
             }
             match authorization(&value, &mut renderer.secrets, header.span)? {
                 Some(Credentials::Basic(encoded)) => value = encoded,
@@ -184,7 +184,7 @@ pub(crate) async fn build(
         && !headers.contains_key(AUTHORIZATION)
         && digest.is_none()
         && aws.is_none()
-        && oauth.is_none()
+        && !oauth
     {
         let basic = credentials::basic(&user, &password, true);
         renderer.secrets.push(basic.token.clone());
@@ -208,19 +208,19 @@ pub(crate) async fn build(
         let (Ok(name), Ok(mut value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) else {
             continue;
         };
-        if headers.contains_key(&name)
-            || (name == AUTHORIZATION && (digest.is_some() || aws.is_some() || oauth.is_some()))
-        {
+        if headers.contains_key(&name) || (name == AUTHORIZATION && (digest.is_some() || aws.is_some())) {
             continue;
         }
         if name == AUTHORIZATION
             && let Some((scheme, rest)) = credentials::oauth_scheme(value.to_str().unwrap_or_default())
         {
             let (scheme, rest) = (scheme.to_owned(), rest.to_owned());
-            oauth = Some((
-                crate::oauth::read_config(&scheme, &rest, renderer, request.line_span).await?,
-                request.line_span,
-            ));
+            let config = crate::oauth::read_config(&scheme, &rest, renderer, request.line_span).await?;
+            let token = crate::oauth::PendingToken::new(config, false, request.line_span);
+            if let Ok(bearer) = HeaderValue::from_str(&format!("Bearer {}", token.placeholder)) {
+                headers.insert(AUTHORIZATION, bearer);
+            }
+            renderer.tokens.push(token);
             continue;
         }
         if credentials::client_certificate_header(name.as_str(), value.to_str().unwrap_or_default()).is_some() {
@@ -259,7 +259,7 @@ pub(crate) async fn build(
         "HTTP/1.1" | "HTTP/1.0" | "HTTP/1" => Some(http::Version::HTTP_11),
         _ => None,
     });
-    Ok(BuiltRequest { method, url, headers, body: body.bytes, version, digest, aws, client_certificate, oauth })
+    Ok(BuiltRequest { method, url, headers, body: body.bytes, version, digest, aws, client_certificate })
 }
 
 /// The URL: substituted, given `http://` when written without a scheme, and built from

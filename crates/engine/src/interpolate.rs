@@ -38,6 +38,8 @@ pub(crate) struct Scope<'a> {
     pub(crate) commands: &'a BTreeMap<String, CommandResolver>,
     /// What `$env`, `$processEnv` and `$secret` read.
     pub(crate) environment: &'a Environment,
+    /// Named OAuth 2.0 configurations (`$auth.token("id")`).
+    pub(crate) auth: &'a BTreeMap<String, crate::config::AuthEntry>,
 }
 
 /// The most bytes one substituted template (a URL, a header, a body's text, a file
@@ -63,6 +65,8 @@ pub(crate) struct Renderer<'a> {
     resolving: Vec<String>,
     /// Bytes substituted so far in this send (see [`MAX_REQUEST_BYTES`]).
     rendered: usize,
+    /// The OAuth 2.0 tokens this send needs, each rendered as its placeholder.
+    pub(crate) tokens: Vec<crate::oauth::PendingToken>,
 }
 
 impl<'a> Renderer<'a> {
@@ -74,6 +78,7 @@ impl<'a> Renderer<'a> {
             file_values: HashMap::new(),
             resolving: Vec::new(),
             rendered: 0,
+            tokens: Vec::new(),
         }
     }
 
@@ -270,6 +275,9 @@ impl<'a> Renderer<'a> {
         if let Some(command) = self.scope.commands.get(name) {
             return command.run(&arguments, self.scope.environment).await.map_err(failure);
         }
+        if matches!(name, "auth.token" | "auth.idToken") {
+            return self.auth_token(name, &arguments, span).await;
+        }
         if let Some((message, instead)) = refusal(name) {
             return Err(BuildError::UnsupportedResolver { name: name.to_owned(), message, hint: instead, span });
         }
@@ -323,6 +331,32 @@ impl<'a> Renderer<'a> {
         let candidates = builtin::names().chain(custom).chain(commands);
         let suggestion = volley_syntax::closest(name, candidates).map(str::to_owned);
         Err(BuildError::UnknownResolver { name: name.to_owned(), suggestion, span })
+    }
+
+    /// JetBrains' and Kulala's `{{$auth.token("id")}}` (and `$auth.idToken`): the named
+    /// configuration read, its token left to get when the request is sent; a placeholder
+    /// stands for it until then.
+    async fn auth_token(&mut self, name: &str, arguments: &[String], span: Span) -> Result<String, BuildError> {
+        let failure = |message: String| BuildError::Resolver { name: name.to_owned(), message, span };
+        let [id] = arguments else {
+            return Err(failure(format!("`${name}` takes one argument, the configuration's name: `${name}(\"id\")`")));
+        };
+        let Some(entry) = self.scope.auth.get(id).cloned() else {
+            let known: Vec<&str> = self.scope.auth.keys().map(String::as_str).collect();
+            let hint = match volley_syntax::closest(id, known.iter().copied()) {
+                Some(close) => format!("did you mean `{close}`?"),
+                None if known.is_empty() => "define it in volley.jsonc `auth` or in http-client.env.json \
+                                             `Security.Auth`"
+                    .to_owned(),
+                None => format!("configurations: {}", known.join(", ")),
+            };
+            return Err(failure(format!("no auth configuration named `{id}` ({hint})")));
+        };
+        let config = crate::oauth::read_entry(id, &entry, self, span).await?;
+        let token = crate::oauth::PendingToken::new(config, name == "auth.idToken", span);
+        let placeholder = token.placeholder.clone();
+        self.tokens.push(token);
+        Ok(placeholder)
     }
 
     /// REST Client's `%NAME` argument of `$processEnv` and `$dotenv`: the value of the

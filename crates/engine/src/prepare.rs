@@ -188,6 +188,7 @@ impl Client {
             chain: &chain,
             custom: &self.inner.config.resolvers,
             commands: &settings.commands,
+            auth: &settings.auth,
             environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
         };
         let mut renderer = Renderer::new(scope);
@@ -270,7 +271,8 @@ impl Client {
         if let Some((certificate, _)) = &built.client_certificate {
             network = Some(self.with_client_certificate(network, certificate, &built.url, directory));
         }
-        let BuiltRequest { method, url, headers, body, version, digest, oauth, .. } = built;
+        let BuiltRequest { method, url, headers, body, version, digest, .. } = built;
+        let tokens = std::mem::take(&mut renderer.tokens);
         let version = version.or(self.inner.config.http_version);
         let cookie_jar = options.cookie_jar.clone().or_else(|| self.active_jar().cloned());
         if let (Exchange::WebSocket { .. }, Some((_, span))) = (&exchange, &digest) {
@@ -305,7 +307,7 @@ impl Client {
             redactor: Redactor::default(),
             logs: Vec::new(),
             scripts: None,
-            auth: oauth.map(|(config, span)| crate::oauth::PendingAuth { config, span, secrets: Secrets::default() }),
+            auth: (!tokens.is_empty()).then(|| crate::oauth::PendingAuth { tokens, secrets: Secrets::default() }),
         })
     }
 }

@@ -22,6 +22,8 @@ pub(crate) struct Settings {
     /// each one above it up to the configuration's directory or the project root.
     pub(crate) dotenv_directories: Vec<PathBuf>,
     pub(crate) commands: BTreeMap<String, CommandResolver>,
+    /// Named OAuth 2.0 configurations: the configuration's, the profile's over them.
+    pub(crate) auth: BTreeMap<String, crate::config::AuthEntry>,
 }
 
 impl Client {
@@ -105,10 +107,12 @@ impl Client {
         let root = dotenv_root(&*self.inner.config.io, directory, config.as_ref());
         let dotenv_directories = dotenv::directories(directory, &root);
         let mut commands = config.as_ref().map(|config| config.resolvers.clone()).unwrap_or_default();
+        let mut auth = config.as_ref().map(|config| config.auth.clone()).unwrap_or_default();
         if let Some(profile) = &profile {
             commands.extend(profile.resolvers.clone());
+            auth.extend(profile.auth.clone());
         }
-        Ok(Settings { config, profile, dotenv_directories, commands })
+        Ok(Settings { config, profile, dotenv_directories, commands, auth })
     }
 
     /// Defaults by precedence, lowest first: configuration, profile, client.

@@ -36,6 +36,22 @@ impl Config {
                 let Value::Object(mut variables) = variables else {
                     return Err(invalid(path, &name, "an environment must be a JSON object of variables", None));
                 };
+                if let Some(security) = variables.remove("Security") {
+                    let entries = super::auth::jetbrains_security(security, path, &format!("{name}.Security"))?;
+                    let auth = if name == "$shared" {
+                        &mut config.auth
+                    } else {
+                        &mut config.profiles.entry(name.clone()).or_default().auth
+                    };
+                    // The private file's fields over the public one's.
+                    for (id, entry) in entries {
+                        let merged = auth.entry(id).or_default();
+                        if !entry.grant.is_empty() {
+                            merged.grant = entry.grant;
+                        }
+                        merged.fields.extend(entry.fields);
+                    }
+                }
                 if let Some(ssl) = variables.remove("SSLConfiguration") {
                     let directory = path.parent().unwrap_or_else(|| Path::new("."));
                     let at = format!("{name}.SSLConfiguration");

@@ -14,8 +14,11 @@ use crate::io::Io;
 pub use crate::network::{HostTls, ProxySettings, TlsSettings};
 use crate::resolvers::{CommandResolver, DEFAULT_COMMAND_TIMEOUT, Environment};
 
+pub(crate) mod auth;
 mod jetbrains;
 mod network;
+
+pub use auth::AuthEntry;
 
 pub use crate::script::{DEFAULT_SCRIPT_MEMORY, DEFAULT_SCRIPT_TIMEOUT, ScriptRealm, ScriptSettings};
 pub use network::check_proxy_url;
@@ -51,6 +54,8 @@ pub struct Config {
     pub tls: TlsSettings,
     /// `proxy`.
     pub proxy: ProxySettings,
+    /// `auth`: named OAuth 2.0 configurations (`{{$auth.token("id")}}`).
+    pub auth: BTreeMap<String, AuthEntry>,
     /// Every file it was read from (the config file; or the JetBrains env files).
     pub sources: Vec<PathBuf>,
 }
@@ -68,6 +73,8 @@ pub struct Profile {
     pub tls: TlsSettings,
     /// `proxy` over the configuration's.
     pub proxy: ProxySettings,
+    /// `auth` over the configuration's (an entry of the same name wins).
+    pub auth: BTreeMap<String, AuthEntry>,
 }
 
 /// Request defaults (`defaults` of the config, of a profile, or of a client).
@@ -251,7 +258,18 @@ impl Reader<'_> {
         self.known_keys(
             &root,
             "",
-            &["$schema", "variables", "profiles", "resolvers", "defaults", "cookies", "scripts", "tls", "proxy"],
+            &[
+                "$schema",
+                "variables",
+                "profiles",
+                "resolvers",
+                "defaults",
+                "cookies",
+                "scripts",
+                "tls",
+                "proxy",
+                "auth",
+            ],
         )?;
         let mut config =
             Config { path: self.path.to_path_buf(), sources: vec![self.path.to_path_buf()], ..Config::default() };
@@ -271,6 +289,7 @@ impl Reader<'_> {
                 "scripts" => config.scripts = self.scripts(value)?,
                 "tls" => config.tls = self.tls(value, "tls")?,
                 "proxy" => config.proxy = self.proxy(value, "proxy")?,
+                "auth" => config.auth = auth::volley_auth(value, self.path, "auth")?,
                 _ => {}
             }
         }
@@ -278,7 +297,7 @@ impl Reader<'_> {
     }
 
     fn profile(&self, map: Map<String, Value>, at: &str) -> Result<Profile, ConfigError> {
-        self.known_keys(&map, at, &["variables", "defaults", "resolvers", "tls", "proxy"])?;
+        self.known_keys(&map, at, &["variables", "defaults", "resolvers", "tls", "proxy", "auth"])?;
         let mut profile = Profile::default();
         for (key, value) in map {
             let inner = format!("{at}.{key}");
@@ -288,6 +307,7 @@ impl Reader<'_> {
                 "resolvers" => profile.resolvers = self.resolvers(value, &inner)?,
                 "tls" => profile.tls = self.tls(value, &inner)?,
                 "proxy" => profile.proxy = self.proxy(value, &inner)?,
+                "auth" => profile.auth = auth::volley_auth(value, self.path, &inner)?,
                 _ => {}
             }
         }

@@ -3,6 +3,10 @@
 //! `oauth2` when none is written; a variable missing under the prefix is looked up
 //! under `oauth2_` too, as httpyac does).
 
+use std::collections::HashMap;
+
+use crate::config::AuthEntry;
+use crate::config::auth::FIELDS;
 use crate::credentials::Refusal;
 use crate::error::BuildError;
 use crate::interpolate::Renderer;
@@ -33,6 +37,7 @@ impl Grant {
 
 /// One token's configuration.
 #[derive(Clone, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)] // The switches of the configuration, as written.
 pub(crate) struct OAuthConfig {
     pub(crate) grant: Grant,
     /// The variables' prefix (`oauth2`), for messages.
@@ -56,6 +61,8 @@ pub(crate) struct OAuthConfig {
     pub(crate) use_pkce: bool,
     /// The client secret with the device authorization request too.
     pub(crate) device_code_secret: bool,
+    /// `$auth.token` gives the ID token (JetBrains' `Use ID Token`).
+    pub(crate) use_id_token: bool,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -124,7 +131,7 @@ pub(crate) fn parse_form(scheme: &str, rest: &str) -> Result<(Grant, String), Re
             words.next();
             Grant::AuthorizationCode
         }
-        Some(word) if matches!(word.as_str(), "device" | "device_code") => {
+        Some(word) if matches!(word.as_str(), "device" | "device_code" | "device_authorization") => {
             words.next();
             Grant::DeviceCode
         }
@@ -174,35 +181,96 @@ pub(crate) async fn read_config(
 ) -> Result<OAuthConfig, BuildError> {
     let (grant, prefix) = parse_form(scheme, rest).map_err(|refusal| refused(refusal, span))?;
     let mut read = Reader { renderer, prefix: &prefix, span };
-    let client_id = read.text("clientId").await?;
-    let config = OAuthConfig {
-        grant,
-        token_endpoint: read.text("tokenEndpoint").await?,
-        issuer: read.text("issuer").await?,
-        client_secret: read.text("clientSecret").await?,
-        secret_in_body: read.text("useAuthorizationHeader").await?.is_some_and(|value| is_false(&value)),
-        scope: read.text("scope").await?,
-        audience: read.text("audience").await?,
-        resource: read.text("resource").await?,
-        username: read.text("username").await?,
-        password: read.text("password").await?,
-        authorization_endpoint: read.text("authorizationEndpoint").await?,
-        device_endpoint: read.text("deviceCodeEndpoint").await?,
-        redirect_uri: read.text("redirectUri").await?,
-        use_pkce: read.text("usePkce").await?.is_some_and(|value| !is_false(&value)),
-        device_code_secret: read.text("useDeviceCodeClientSecret").await?.is_some_and(|value| !is_false(&value)),
-        client_id: client_id.ok_or_else(|| BuildError::Auth {
-            message: format!("`{scheme}` needs a client id: `{prefix}_clientId` is not set"),
-            hint: format!(
-                "set `{prefix}_clientId`, `{prefix}_clientSecret` and `{prefix}_tokenEndpoint` (or `{prefix}_issuer`) \
-                 as variables (volley.jsonc, the profile, the file's `@{prefix}_clientId = …`)"
-            ),
-            span,
-        })?,
-        prefix,
+    let mut values = HashMap::new();
+    for field in FIELDS {
+        values.insert(field, read.text(field).await?);
+    }
+    let missing = |field: &str| BuildError::Auth {
+        message: format!("`{scheme}` needs a client id: `{prefix}_{field}` is not set"),
+        hint: format!(
+            "set `{prefix}_clientId`, `{prefix}_clientSecret` and `{prefix}_tokenEndpoint` (or `{prefix}_issuer`) as \
+             variables (volley.jsonc, the profile, the file's `@{prefix}_clientId = …`)"
+        ),
+        span,
     };
+    let config = OAuthConfig::from_values(grant, prefix.clone(), &values).map_err(missing)?;
     renderer.secrets.extend(config.secrets().map(str::to_owned));
     Ok(config)
+}
+
+/// The named configuration `id` (volley.jsonc `auth`, JetBrains' `Security.Auth`) as
+/// `{{$auth.token("id")}}` uses it: its values rendered with the request's variables.
+pub(crate) async fn read_entry(
+    id: &str,
+    entry: &AuthEntry,
+    renderer: &mut Renderer<'_>,
+    span: volley_syntax::Span,
+) -> Result<OAuthConfig, BuildError> {
+    let grant = entry.grant.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+    if grant.is_empty() {
+        return Err(BuildError::Auth {
+            message: format!("the auth configuration `{id}` names no grant"),
+            hint: "set `grant` (volley.jsonc) or `Grant Type` (http-client.env.json): client_credentials, password, \
+                   authorization_code or device_code"
+                .to_owned(),
+            span,
+        });
+    }
+    let (grant, _) = parse_form("auth", &grant).map_err(|refusal| refused(refusal, span))?;
+    let mut values = HashMap::new();
+    for field in FIELDS {
+        let value = match entry.fields.get(field) {
+            Some(text) if text.contains("{{") => {
+                let (template, _) = volley_syntax::parse_template(text);
+                Some(Box::pin(renderer.render(&template)).await?)
+            }
+            Some(text) => Some(text.clone()),
+            None => None,
+        };
+        values.insert(field, value.map(|value| value.trim().to_owned()).filter(|value| !value.is_empty()));
+    }
+    let config = OAuthConfig::from_values(grant, id.to_owned(), &values).map_err(|field| BuildError::Auth {
+        message: format!("the auth configuration `{id}` has no `{field}`"),
+        hint: "an OAuth 2.0 configuration needs `clientId` (JetBrains: `Client ID`) and a token endpoint \
+               (`tokenEndpoint`/`Token URL`, or `issuer`)"
+            .to_owned(),
+        span,
+    })?;
+    renderer.secrets.extend(config.secrets().map(str::to_owned));
+    Ok(config)
+}
+
+impl OAuthConfig {
+    /// The configuration of `grant` from its fields' values; the name of a field it
+    /// cannot do without when it is missing.
+    fn from_values(
+        grant: Grant,
+        prefix: String,
+        values: &HashMap<&str, Option<String>>,
+    ) -> Result<OAuthConfig, &'static str> {
+        let text = |name: &str| values.get(name).cloned().flatten();
+        let flag = |name: &str| text(name).is_some_and(|value| !is_false(&value));
+        Ok(OAuthConfig {
+            grant,
+            token_endpoint: text("tokenEndpoint"),
+            issuer: text("issuer"),
+            client_id: text("clientId").ok_or("clientId")?,
+            client_secret: text("clientSecret"),
+            secret_in_body: text("useAuthorizationHeader").is_some_and(|value| is_false(&value)),
+            scope: text("scope"),
+            audience: text("audience"),
+            resource: text("resource"),
+            username: text("username"),
+            password: text("password"),
+            authorization_endpoint: text("authorizationEndpoint"),
+            device_endpoint: text("deviceCodeEndpoint"),
+            redirect_uri: text("redirectUri"),
+            use_pkce: flag("usePkce"),
+            device_code_secret: flag("useDeviceCodeClientSecret"),
+            use_id_token: flag("useIdToken"),
+            prefix,
+        })
+    }
 }
 
 fn is_false(value: &str) -> bool {

@@ -27,7 +27,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use config::{Grant, OAuthConfig, parse_form, read_config};
+pub(crate) use config::{Grant, OAuthConfig, parse_form, read_config, read_entry};
 pub use prompt::{AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt};
 pub(crate) use token::Token;
 
@@ -42,13 +42,32 @@ const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 /// The largest token or discovery answer read.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
 
-/// What a prepared request still needs before it is sent: a token.
+/// A token a request needs: where it is used, the request holds `placeholder`, which
+/// the token replaces when the request is sent.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingToken {
+    pub(crate) config: OAuthConfig,
+    /// `$auth.idToken`: the ID token rather than the access token.
+    pub(crate) id_token: bool,
+    pub(crate) placeholder: String,
+    /// Where it is written (the `Authorization` header, the `{{$auth.token(…)}}`).
+    pub(crate) span: volley_syntax::Span,
+}
+
+impl PendingToken {
+    /// A token to get with `config`, used at `span`; its placeholder is random, so no
+    /// text of the request holds it by chance.
+    pub(crate) fn new(config: OAuthConfig, id_token: bool, span: volley_syntax::Span) -> Self {
+        let placeholder = format!("volley-pending-token-{}", interactive::random_text(18).replace(['-', '_'], "x"));
+        Self { config, id_token, placeholder, span }
+    }
+}
+
+/// What a prepared request still needs before it is sent: its tokens.
 #[derive(Debug, Clone)]
 pub(crate) struct PendingAuth {
-    pub(crate) config: OAuthConfig,
-    /// The `Authorization` header as written.
-    pub(crate) span: volley_syntax::Span,
-    /// The request's secrets, to which the token is added.
+    pub(crate) tokens: Vec<PendingToken>,
+    /// The request's secrets, to which the tokens are added.
     pub(crate) secrets: Secrets,
 }
 
@@ -61,19 +80,31 @@ pub(crate) struct TokenCache {
 }
 
 impl Client {
-    /// Gets the token `prepared` needs (from the cache, by refresh, or by its grant) and
-    /// sets `Authorization: Bearer <token>`; the token joins the request's secrets.
+    /// Gets the tokens `prepared` needs (from the cache, by refresh, or by their grant)
+    /// and puts each in place of its placeholder (headers, URL, body); the tokens join
+    /// the request's secrets.
     pub(crate) async fn authorize(
         &self,
         prepared: &mut PreparedRequest,
         cancel: Option<&CancellationToken>,
     ) -> Result<(), Error> {
         let Some(mut pending) = prepared.auth.take() else { return Ok(()) };
-        let token = self.token_for(prepared, &pending, cancel).await?;
-        let value = HeaderValue::from_str(&format!("Bearer {}", token.access))
-            .map_err(|_| auth_error(&pending, "the access token has characters a header cannot carry", None))?;
-        prepared.headers.insert(AUTHORIZATION, value);
-        pending.secrets.add_value(token.access.clone());
+        for wanted in &pending.tokens {
+            let token = self.token_for(prepared, wanted, cancel).await?;
+            let value = if wanted.id_token || wanted.config.use_id_token {
+                token.id.clone().ok_or_else(|| {
+                    auth_error(
+                        wanted,
+                        "the authorization server gave no ID token",
+                        Some("ask for one with the `openid` scope".to_owned()),
+                    )
+                })?
+            } else {
+                token.access.clone()
+            };
+            replace_placeholder(prepared, wanted, &value)?;
+            pending.secrets.add_value(value);
+        }
         if !prepared.redactor.reveals_all() {
             prepared.redactor = pending.secrets.redactor();
         }
@@ -83,7 +114,7 @@ impl Client {
     async fn token_for(
         &self,
         prepared: &PreparedRequest,
-        pending: &PendingAuth,
+        pending: &PendingToken,
         cancel: Option<&CancellationToken>,
     ) -> Result<Token, Error> {
         let cache = &self.inner.oauth;
@@ -156,7 +187,7 @@ impl Client {
     async fn token_endpoint(
         &self,
         prepared: &PreparedRequest,
-        pending: &PendingAuth,
+        pending: &PendingToken,
         cancel: Option<&CancellationToken>,
     ) -> Result<url::Url, Error> {
         let written = pending.config.token_endpoint.clone();
@@ -168,7 +199,7 @@ impl Client {
     async fn endpoint(
         &self,
         prepared: &PreparedRequest,
-        pending: &PendingAuth,
+        pending: &PendingToken,
         written: Option<String>,
         names: (&str, &str),
         cancel: Option<&CancellationToken>,
@@ -209,7 +240,7 @@ impl Client {
     async fn authorization_code(
         &self,
         prepared: &PreparedRequest,
-        pending: &PendingAuth,
+        pending: &PendingToken,
         token_endpoint: &url::Url,
         cancel: Option<&CancellationToken>,
     ) -> Result<Token, Error> {
@@ -301,7 +332,7 @@ impl Client {
     async fn device_code(
         &self,
         prepared: &PreparedRequest,
-        pending: &PendingAuth,
+        pending: &PendingToken,
         token_endpoint: &url::Url,
         cancel: Option<&CancellationToken>,
     ) -> Result<Token, Error> {
@@ -391,7 +422,7 @@ impl Client {
     async fn discover(
         &self,
         prepared: &PreparedRequest,
-        pending: &PendingAuth,
+        pending: &PendingToken,
         issuer: &str,
         cancel: Option<&CancellationToken>,
     ) -> Result<Arc<Value>, Error> {
@@ -428,7 +459,7 @@ impl Client {
     async fn token_request(
         &self,
         prepared: &PreparedRequest,
-        pending: &PendingAuth,
+        pending: &PendingToken,
         endpoint: &url::Url,
         form: Vec<(&str, String)>,
         cancel: Option<&CancellationToken>,
@@ -444,7 +475,7 @@ impl Client {
     async fn post_token(
         &self,
         prepared: &PreparedRequest,
-        pending: &PendingAuth,
+        pending: &PendingToken,
         endpoint: &url::Url,
         mut form: Vec<(&str, String)>,
         cancel: Option<&CancellationToken>,
@@ -594,7 +625,7 @@ fn side_request(
 
 /// An OAuth error answer (RFC 6749 §5.2) as an error of the request's header.
 fn oauth_error_answer(
-    pending: &PendingAuth,
+    pending: &PendingToken,
     endpoint: &url::Url,
     status: http::StatusCode,
     json: Option<&Value>,
@@ -619,7 +650,30 @@ fn oauth_error_answer(
     auth_error(pending, &message, hint)
 }
 
+/// `value` in place of `wanted`'s placeholder in the headers, the URL and the body.
+fn replace_placeholder(prepared: &mut PreparedRequest, wanted: &PendingToken, value: &str) -> Result<(), Error> {
+    let placeholder = wanted.placeholder.as_str();
+    for header in prepared.headers.values_mut() {
+        if let Ok(text) = header.to_str()
+            && text.contains(placeholder)
+        {
+            *header = HeaderValue::from_str(&text.replace(placeholder, value))
+                .map_err(|_| auth_error(wanted, "the token has characters a header cannot carry", None))?;
+        }
+    }
+    if prepared.url.as_str().contains(placeholder) {
+        let replaced = prepared.url.as_str().replace(placeholder, value);
+        prepared.url = url::Url::parse(&replaced)
+            .map_err(|error| auth_error(wanted, &format!("the URL with the token is not a URL: {error}"), None))?;
+    }
+    if memchr::memmem::find(&prepared.body, placeholder.as_bytes()).is_some() {
+        let text = String::from_utf8_lossy(&prepared.body).replace(placeholder, value);
+        prepared.body = Bytes::from(text);
+    }
+    Ok(())
+}
+
 /// An error of the flow, at the `Authorization` header.
-fn auth_error(pending: &PendingAuth, message: &str, hint: Option<String>) -> Error {
+fn auth_error(pending: &PendingToken, message: &str, hint: Option<String>) -> Error {
     Error::Build(BuildError::Auth { message: message.to_owned(), hint: hint.unwrap_or_default(), span: pending.span })
 }

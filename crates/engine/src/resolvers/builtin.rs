@@ -155,8 +155,6 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("aadV2Token", "REST Client", "an Azure Active Directory v2 token, signed in from the editor"),
     ("oidcAccessToken", "REST Client", "an OpenID Connect access token, signed in from the browser"),
     ("exampleServer", "JetBrains", "the address of the IDE's built-in example server"),
-    ("auth.token", "JetBrains", "a token of the IDE's OAuth 2.0 configuration"),
-    ("auth.idToken", "JetBrains", "an ID token of the IDE's OAuth 2.0 configuration"),
     ("input", "httpyac", "a value typed by the user when the request runs"),
     ("input-askonce", "httpyac", "a value typed by the user once per session"),
     ("password", "httpyac", "a password typed by the user when the request runs"),

@@ -235,3 +235,105 @@ async fn device_code_shown_polled_until_approved() {
     // Polled at the provider's interval (5 s): once, after the approval.
     assert_eq!(stats["token"]["urn:ietf:params:oauth:grant-type:device_code"].as_u64().unwrap(), 1);
 }
+
+/// A client reading the project's files (volley.jsonc, http-client.env.json) from
+/// `files`, with `profile` active.
+fn project_client(
+    files: &volley_engine::io::MemoryFs,
+    profile: Option<&str>,
+    prompt: Option<Arc<dyn AuthPrompt>>,
+) -> Client {
+    Client::new(ClientConfig {
+        io: Arc::new(files.clone()),
+        config: volley_engine::ConfigSource::Discover,
+        profile: profile.map(str::to_owned),
+        auth_prompt: prompt,
+        ..support::config()
+    })
+}
+
+/// The bearer token `/echo` received for `text` (with `{{echo}}` its URL), run in the
+/// project.
+async fn token_in_project(client: &Client, server: &TestServer, text: &str) -> Result<String, volley_engine::Error> {
+    let text = text.replace("{{echo}}", &server.url("/echo"));
+    let response = client.run_string(&text, support::in_project()).await?;
+    let echoed = support::echo(&response).await;
+    let header = support::echoed_header(&echoed, "authorization").unwrap().to_owned();
+    Ok(header.strip_prefix("Bearer ").expect("a bearer token").to_owned())
+}
+
+#[tokio::test]
+async fn named_configurations_of_volley_jsonc_with_auth_token() {
+    let provider = Provider::start(None);
+    let server = TestServer::start().await;
+    let files = volley_engine::io::MemoryFs::new();
+    let config = format!(
+        r#"{{
+  "variables": {{ "apiClient": "cc-basic" }},
+  "auth": {{
+    "api": {{ "grant": "client_credentials", "issuer": "{issuer}", "clientId": "{{{{apiClient}}}}",
+             "clientSecret": "{{{{$secret API_SECRET}}}}", "scope": "api:read" }}
+  }},
+  "profiles": {{
+    "post": {{ "auth": {{ "api": {{ "grant": "client_credentials", "tokenEndpoint": "{issuer}/token",
+                                  "clientId": "cc-post", "clientSecret": "cc-post-secret",
+                                  "useAuthorizationHeader": false }} }} }}
+  }}
+}}"#,
+        issuer = provider.issuer
+    );
+    files.insert("/project/volley.jsonc", config);
+    files.insert("/project/.env", "API_SECRET=cc-basic-secret\n");
+    let text = "GET {{echo}}\nAuthorization: Bearer {{$auth.token(\"api\")}}\n";
+    let token = token_in_project(&project_client(&files, None, None), &server, text).await.unwrap();
+    assert_eq!(provider.introspect(&token)["client_id"], "cc-basic");
+    // The profile's configuration of the same name wins.
+    let token = token_in_project(&project_client(&files, Some("post"), None), &server, text).await.unwrap();
+    assert_eq!(provider.introspect(&token)["client_id"], "cc-post");
+    // A name no configuration has: refused before anything is sent, with the names there are.
+    let error =
+        token_in_project(&project_client(&files, None, None), &server, "GET {{echo}}\nX-T: {{$auth.token(\"apj\")}}\n")
+            .await
+            .unwrap_err();
+    let error = build_error(error);
+    assert!(error.message().contains("no auth configuration named `apj` (did you mean `api`?)"), "{}", error.message());
+}
+
+#[tokio::test]
+async fn jetbrains_security_auth_with_auth_token_and_id_token() {
+    let provider = Provider::start(None);
+    let server = TestServer::start().await;
+    let files = volley_engine::io::MemoryFs::new();
+    let public = format!(
+        r#"{{
+  "dev": {{
+    "Security": {{ "Auth": {{
+      "password": {{ "Type": "OAuth2", "Grant Type": "Password", "Token URL": "{issuer}/token",
+                    "Client ID": "pw", "Client Credentials": "basic", "Username": "ada", "Scope": "api:read" }},
+      "sign-in": {{ "Type": "OAuth2", "Grant Type": "Authorization Code", "Auth URL": "{issuer}/auth",
+                   "Token URL": "{issuer}/token", "Client ID": "code-public", "PKCE": true,
+                   "Redirect URL": "http://127.0.0.1/callback", "Scope": "openid api:read" }}
+    }} }}
+  }}
+}}"#,
+        issuer = provider.issuer
+    );
+    files.insert("/project/http-client.env.json", public);
+    // The secrets in the private file, as JetBrains keeps them.
+    files.insert(
+        "/project/http-client.private.env.json",
+        r#"{"dev": {"Security": {"Auth": {"password": {"Client Secret": "pw-secret", "Password": "lovelace"}}}}}"#,
+    );
+    let client = project_client(&files, Some("dev"), Some(Arc::new(Browser)));
+    let token =
+        token_in_project(&client, &server, "GET {{echo}}\nAuthorization: Bearer {{$auth.token(\"password\")}}\n")
+            .await
+            .unwrap();
+    assert_eq!(provider.introspect(&token)["sub"], "ada");
+    let id_token =
+        token_in_project(&client, &server, "GET {{echo}}\nAuthorization: Bearer {{$auth.idToken(\"sign-in\")}}\n")
+            .await
+            .unwrap();
+    assert_eq!(id_token.matches('.').count(), 2, "an ID token is a JWT: {id_token}");
+    assert_eq!(provider.stats()["authorization"], 1);
+}
