@@ -2,6 +2,7 @@
 //! a request runs is decided in the library crates; this crate reads arguments and
 //! prints.
 
+mod auth;
 mod check;
 mod convert;
 mod echo;
@@ -115,6 +116,10 @@ enum Command {
     /// document symbols and folding ranges. Configure your editor to run `volley lsp`
     /// for .http and .rest files; see docs/lsp.md.
     Lsp,
+
+    /// OAuth 2.0 tokens kept between runs (`volley run --token-cache`).
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where your shell looks for completions, for example:
@@ -198,6 +203,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(&args),
         Command::Observe(args) => observe::run(&args),
         Command::Lsp => lsp::run(),
+        Command::Auth(command) => Ok(auth::run(&command)),
     };
     match result {
         Ok(code) => code.into(),

@@ -1,7 +1,9 @@
 //! The token-refresh pattern: on a 401, run a refresh definition, store the new token
 //! in a variable, and retry once.
 
-pub use crate::oauth::{AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt};
+pub use crate::oauth::{
+    AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt, clear_token_cache, default_token_cache,
+};
 
 use crate::client::{Client, RunOptions};
 use crate::error::Error;

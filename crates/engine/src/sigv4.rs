@@ -192,7 +192,7 @@ fn header_value(text: &str) -> Result<HeaderValue, String> {
     HeaderValue::from_str(text).map_err(|_| format!("`{text}` cannot be a header value"))
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut text, byte| {
         let _ = write!(text, "{byte:02x}");
         text

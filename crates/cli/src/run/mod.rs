@@ -43,6 +43,12 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", conflicts_with = "names")]
     index: Option<usize>,
 
+    /// Keep OAuth 2.0 tokens between runs in the user's cache directory
+    /// (`~/.cache/volley/tokens.json`, readable by its owner only), so that a later run
+    /// reuses or refreshes them rather than sign in again; `volley auth clear` removes it.
+    #[arg(long, env = "VOLLEY_TOKEN_CACHE", conflicts_with = "server")]
+    token_cache: bool,
+
     /// Run only the request whose block holds this line of each file (1 is the first):
     /// a request owns every line from its `###` line to the next, so the line of its
     /// `###`, its `# @name`, a directive or a comment above it picks it, as a cursor does.
@@ -496,6 +502,7 @@ fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Prob
         } else {
             args.http1_1.then_some(volley_engine::HttpVersion::HTTP_11)
         },
+        token_cache: if args.token_cache { volley_engine::auth::default_token_cache() } else { None },
         ..ClientConfig::default()
     };
     if let Some(proxy) = args.proxy.as_deref().filter(|proxy| !proxy.is_empty()) {

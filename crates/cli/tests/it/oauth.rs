@@ -52,3 +52,51 @@ async fn run_signs_in_through_volley_browser_and_sends_the_bearer_token() {
     let stats = provider.stats();
     assert_eq!((stats["authorization"].as_u64(), stats["token"]["authorization_code"].as_u64()), (Some(1), Some(1)));
 }
+
+#[tokio::test]
+async fn token_cache_keeps_a_sign_in_between_runs_until_auth_clear() {
+    let provider = OidcProvider::start(None);
+    let server = TestServer::start().await;
+    let scratch = std::env::temp_dir().join(format!("volley-token-cache-{}", std::process::id()));
+    let cache_home = scratch.join("cache-home");
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::fs::write(scratch.join(".git"), "").unwrap();
+    let text = format!(
+        "@oauth2_issuer = {}\n@oauth2_clientId = code-public\n@oauth2_usePkce = true\n@oauth2_scope = openid api:read\n\
+         @oauth2_redirectUri = http://127.0.0.1/callback\n\nGET {}\nAuthorization: oauth2 code\n",
+        provider.issuer,
+        server.url("/echo")
+    );
+    std::fs::write(scratch.join("api.http"), text).unwrap();
+    let volley = |args: &'static [&'static str]| {
+        let (scratch, cache_home) = (scratch.clone(), cache_home.clone());
+        tokio::task::spawn_blocking(move || {
+            Command::new(env!("CARGO_BIN_EXE_volley"))
+                .args(args)
+                .current_dir(&scratch)
+                .env("VOLLEY_BROWSER", volley_echo_server::stand_in_browser())
+                .env("XDG_CACHE_HOME", &cache_home)
+                .output()
+                .unwrap()
+        })
+    };
+    for _ in 0..2 {
+        let output = volley(&["run", "api.http", "--token-cache", "-q"]).await.unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    assert_eq!(provider.stats()["authorization"], 1, "the second run used the cached token");
+    let file = cache_home.join("volley/tokens.json");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let cleared = volley(&["auth", "clear"]).await.unwrap();
+    assert_eq!(String::from_utf8_lossy(&cleared.stdout).trim(), format!("removed {}", file.display()));
+    assert!(!file.exists());
+    // Signed in again after the cache is gone.
+    let output = volley(&["run", "api.http", "--token-cache", "-q"]).await.unwrap();
+    assert!(output.status.success());
+    assert_eq!(provider.stats()["authorization"], 2);
+    let _ = std::fs::remove_dir_all(&scratch);
+}

@@ -55,6 +55,10 @@ pub struct ClientConfig {
     /// How a person takes part in an OAuth 2.0 flow (the browser of the authorization
     /// code, the device code shown); `None` for [`CommandPrompt`](crate::auth::CommandPrompt).
     pub auth_prompt: Option<Arc<dyn crate::auth::AuthPrompt>>,
+    /// The on-disk token cache (a JSON file, written readable by its owner only);
+    /// `None` keeps tokens for the process alone. See
+    /// [`default_token_cache`](crate::auth::default_token_cache).
+    pub token_cache: Option<PathBuf>,
 }
 
 impl Default for ClientConfig {
@@ -74,6 +78,7 @@ impl Default for ClientConfig {
             proxy: ProxySettings::default(),
             http_version: None,
             auth_prompt: None,
+            token_cache: None,
         }
     }
 }

@@ -171,7 +171,12 @@ fn jetbrains_entry(entry: Map<String, Value>, path: &Path, at: &str) -> Result<A
                     "basic" => true,
                     "in body" | "body" | "none" => false,
                     _ => {
-                        return Err(invalid(path, &field, format!("`{how}` is not `basic`, `in body` or `none`"), None));
+                        return Err(invalid(
+                            path,
+                            &field,
+                            format!("`{how}` is not `basic`, `in body` or `none`"),
+                            None,
+                        ));
                     }
                 };
                 read.fields.insert("useAuthorizationHeader".to_owned(), in_header.to_string());

@@ -14,6 +14,7 @@
 mod config;
 mod interactive;
 mod prompt;
+mod store;
 mod token;
 
 use std::collections::HashMap;
@@ -29,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use config::{Grant, OAuthConfig, parse_form, read_config, read_entry};
 pub use prompt::{AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt};
+pub use store::{clear_token_cache, default_token_cache};
 pub(crate) use token::Token;
 
 use crate::client::Client;
@@ -119,7 +121,15 @@ impl Client {
     ) -> Result<Token, Error> {
         let cache = &self.inner.oauth;
         let key = pending.config.cache_key();
-        let cached = cache.tokens.lock().get(&key).cloned();
+        let mut cached = cache.tokens.lock().get(&key).cloned();
+        if cached.is_none()
+            && let Some(path) = &self.inner.config.token_cache
+        {
+            cached = store::load(path, &key);
+            if let Some(token) = &cached {
+                cache.tokens.lock().insert(key.clone(), token.clone());
+            }
+        }
         if let Some(token) = &cached
             && token.fresh(Instant::now(), EXPIRY_MARGIN)
         {
@@ -134,19 +144,19 @@ impl Client {
             // A refresh the server refuses (revoked, expired) falls back to the grant.
             if let Ok(mut token) = self.token_request(prepared, pending, &token_endpoint, form, cancel).await {
                 token.refresh.get_or_insert(refresh);
-                cache.tokens.lock().insert(key, token.clone());
+                self.remember(key, &token);
                 return Ok(token);
             }
         }
         let form = match pending.config.grant {
             Grant::AuthorizationCode => {
                 let token = self.authorization_code(prepared, pending, &token_endpoint, cancel).await?;
-                cache.tokens.lock().insert(key, token.clone());
+                self.remember(key, &token);
                 return Ok(token);
             }
             Grant::DeviceCode => {
                 let token = self.device_code(prepared, pending, &token_endpoint, cancel).await?;
-                cache.tokens.lock().insert(key, token.clone());
+                self.remember(key, &token);
                 return Ok(token);
             }
             Grant::ClientCredentials => vec![("grant_type", "client_credentials".to_owned())],
@@ -179,7 +189,7 @@ impl Client {
             }
         }
         let token = self.token_request(prepared, pending, &token_endpoint, form, cancel).await?;
-        cache.tokens.lock().insert(key, token.clone());
+        self.remember(key, &token);
         Ok(token)
     }
 
@@ -411,6 +421,17 @@ impl Client {
                 }
             }
         }
+    }
+
+    /// Keeps `token` for the process, and in the on-disk cache when there is one.
+    fn remember(&self, key: String, token: &Token) {
+        if let Some(path) = &self.inner.config.token_cache {
+            // A cache that cannot be written costs a sign-in later, nothing else.
+            if let Err(error) = store::save(path, &key, token) {
+                tracing::warn!("cannot write the token cache {}: {error}", path.display());
+            }
+        }
+        self.inner.oauth.tokens.lock().insert(key, token.clone());
     }
 
     /// The prompt of this client's front end.
