@@ -26,7 +26,13 @@ pub(crate) struct TestClient {
     /// The browser a `window/showDocument` with `external: true` starts, with the URI
     /// (the OAuth tests' stand-in browser), as an editor opens the user's browser.
     pub(crate) browser: Option<std::path::PathBuf>,
+    /// Called with the text of each `window/showMessage` as it arrives (the person who
+    /// reads it: the OAuth tests approve a device code shown this way).
+    pub(crate) reader: Option<Reader>,
 }
+
+/// Who reads the `window/showMessage` notifications of a [`TestClient`].
+pub(crate) type Reader = Box<dyn FnMut(&str) + Send>;
 
 impl TestClient {
     pub(crate) fn start() -> Self {
@@ -42,6 +48,7 @@ impl TestClient {
             server_requests: Vec::new(),
             answers: std::collections::HashMap::new(),
             browser: None,
+            reader: None,
         }
     }
 
@@ -109,6 +116,11 @@ impl TestClient {
                 self.send(&json!({"jsonrpc": "2.0", "id": message["id"], "result": result})).await;
                 self.server_requests.push(message);
                 continue;
+            }
+            if message["method"] == "window/showMessage"
+                && let (Some(reader), Some(text)) = (&mut self.reader, message["params"]["message"].as_str())
+            {
+                reader(text);
             }
             return message;
         }
