@@ -75,13 +75,19 @@ struct Walker<'a> {
     /// profile's.
     layers: Vec<&'a Map<String, Value>>,
     resolvers: BTreeSet<&'a str>,
+    /// The names of the OAuth 2.0 configurations `$auth.token` can use (the
+    /// configuration's and the active profile's, or every profile's); `None` without a
+    /// configuration.
+    auth: Option<BTreeSet<&'a str>>,
 }
 
 impl<'a> Walker<'a> {
     fn new(document: &'a Document, text: &'a str, io: &'a dyn Io, context: &'a AnalysisContext) -> Self {
         let mut layers: Vec<&Map<String, Value>> = context.variables.iter().collect();
         let mut resolvers: BTreeSet<&str> = context.resolvers.iter().map(String::as_str).collect();
+        let mut auth = None;
         if let Some(config) = &context.config {
+            let mut names: BTreeSet<&str> = config.auth.keys().map(String::as_str).collect();
             layers.push(&config.variables);
             resolvers.extend(config.resolvers.keys().map(String::as_str));
             let active = context.profile.as_deref().and_then(|name| config.profiles.get(name));
@@ -92,9 +98,11 @@ impl<'a> Walker<'a> {
             for profile in profiles {
                 layers.push(&profile.variables);
                 resolvers.extend(profile.resolvers.keys().map(String::as_str));
+                names.extend(profile.auth.keys().map(String::as_str));
             }
+            auth = Some(names);
         }
-        Self { document, text, io, context, layers, resolvers }
+        Self { document, text, io, context, layers, resolvers, auth }
     }
 
     fn request(&self, request: &Request, out: &mut Listing) {
@@ -229,9 +237,32 @@ impl<'a> Walker<'a> {
             Some(Expression::Resolver(call)) => {
                 let name = call.name.value.as_str();
                 let span = interpolation.span;
-                // JetBrains' and Kulala's named OAuth 2.0 configurations: the name is
-                // checked when the request is built, against the active profile's.
-                if self.resolvers.contains(name) || matches!(name, "auth.token" | "auth.idToken") {
+                if self.resolvers.contains(name) {
+                    return;
+                }
+                // JetBrains' and Kulala's named OAuth 2.0 configurations: a name written
+                // out must be one of the configuration's (a run refuses the request).
+                if matches!(name, "auth.token" | "auth.idToken") {
+                    if let [argument] = call.arguments.templates()
+                        && let Some(id) = argument.as_literal()
+                        && !self.auth.as_ref().is_some_and(|names| names.contains(id.as_str()))
+                    {
+                        let names = self.auth.iter().flatten().copied();
+                        let hint = match volley_syntax::closest(&id, names) {
+                            Some(close) => format!("did you mean `{close}`?"),
+                            None => {
+                                "define it in volley.jsonc `auth` or in http-client.env.json `Security.Auth`".to_owned()
+                            }
+                        };
+                        out.push(
+                            Diagnostic::new(
+                                Code::ResolverArguments,
+                                span,
+                                format!("no auth configuration named `{id}`"),
+                            )
+                            .with_hint(hint),
+                        );
+                    }
                     return;
                 }
                 if let Some((message, instead)) = refusal(name) {

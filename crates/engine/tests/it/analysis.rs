@@ -279,3 +279,20 @@ fn dotenv_variables_count_as_defined_and_a_broken_file_is_reported() {
     let error = analysis.config_error.unwrap().to_string();
     assert_eq!(error, "`/project/.env`:2:1: expected `KEY=value`");
 }
+
+#[test]
+fn auth_token_names_a_configuration_there_is() {
+    let files = MemoryFs::new();
+    files.insert(
+        "/project/volley.jsonc",
+        r#"{"auth": {"api": {"grant": "client_credentials", "clientId": "c", "tokenEndpoint": "http://127.0.0.1:9/t"}},
+            "profiles": {"dev": {"auth": {"dev-only": {"grant": "password", "clientId": "d"}}}}}"#,
+    );
+    let known = "GET http://127.0.0.1:9/x\nAuthorization: Bearer {{$auth.token(\"api\")}}\nX-Id: {{$auth.idToken(\"dev-only\")}}\n";
+    assert_eq!(codes(&analyze(&files, known)), Vec::<&str>::new());
+    let misspelt = "GET http://127.0.0.1:9/x\nAuthorization: Bearer {{$auth.token(\"apj\")}}\n";
+    let diagnostics = analyze(&files, misspelt);
+    assert_eq!(codes(&diagnostics), ["resolver-arguments"]);
+    assert_eq!(diagnostics[0].message, "no auth configuration named `apj`");
+    assert_eq!(diagnostics[0].hint.as_deref(), Some("did you mean `api`?"));
+}
