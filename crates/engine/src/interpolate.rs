@@ -275,7 +275,7 @@ impl<'a> Renderer<'a> {
         if let Some(command) = self.scope.commands.get(name) {
             return command.run(&arguments, self.scope.environment).await.map_err(failure);
         }
-        if matches!(name, "auth.token" | "auth.idToken") {
+        if matches!(name, "auth.token" | "auth.idToken" | "auth.aws") {
             return self.auth_token(name, &arguments, span).await;
         }
         if let Some((message, instead)) = refusal(name) {
@@ -352,11 +352,58 @@ impl<'a> Renderer<'a> {
             };
             return Err(failure(format!("no auth configuration named `{id}` ({hint})")));
         };
+        if entry.aws != (name == "auth.aws") {
+            let (what, instead) = if entry.aws {
+                ("AWS keys", "`{{$auth.aws(\"id\")}}` as the `Authorization` value")
+            } else {
+                ("an OAuth 2.0 configuration", "`Bearer {{$auth.token(\"id\")}}`")
+            };
+            return Err(failure(format!("`{id}` is {what}: use {instead}")));
+        }
+        if entry.aws {
+            return Box::pin(self.aws_authorization(&entry, span)).await;
+        }
         let config = crate::oauth::read_entry(id, &entry, self, span).await?;
         let token = crate::oauth::PendingToken::new(config, name == "auth.idToken", span);
         let placeholder = token.placeholder.clone();
         self.tokens.push(token);
         Ok(placeholder)
+    }
+
+    /// `{{$auth.aws("id")}}`: the AWS keys of a volley.jsonc `"type": "aws"` entry as the
+    /// `Authorization: AWS <key> <secret> …` value the build signs with; the secret key
+    /// and the session token are secrets.
+    async fn aws_authorization(&mut self, entry: &crate::config::AuthEntry, span: Span) -> Result<String, BuildError> {
+        let mut values = Vec::new();
+        for field in crate::config::auth::AWS_FIELDS {
+            let value = match entry.fields.get(field) {
+                Some(text) if text.contains("{{") => {
+                    let (template, _) = volley_syntax::parse_template(text);
+                    Some(Box::pin(self.render(&template)).await?)
+                }
+                other => other.cloned(),
+            };
+            values.push(value.map(|value| value.trim().to_owned()).filter(|value| !value.is_empty()));
+        }
+        let mut values = values.into_iter();
+        let mut next = || values.next().flatten();
+        let (access, secret, token, region, service) = (next(), next(), next(), next(), next());
+        let (Some(access), Some(secret)) = (access, secret) else {
+            return Err(BuildError::Resolver {
+                name: "auth.aws".to_owned(),
+                message: "an AWS configuration needs `accessKey` and `secretKey`".to_owned(),
+                span,
+            });
+        };
+        self.secrets.push(secret.clone());
+        self.secrets.extend(token.clone());
+        let mut value = format!("AWS {access} {secret}");
+        for (key, part) in [("token", token), ("region", region), ("service", service)] {
+            if let Some(part) = part {
+                value = format!("{value} {key}:{part}");
+            }
+        }
+        Ok(value)
     }
 
     /// REST Client's `%NAME` argument of `$processEnv` and `$dotenv`: the value of the

@@ -242,7 +242,7 @@ impl<'a> Walker<'a> {
                 }
                 // JetBrains' and Kulala's named OAuth 2.0 configurations: a name written
                 // out must be one of the configuration's (a run refuses the request).
-                if matches!(name, "auth.token" | "auth.idToken") {
+                if matches!(name, "auth.token" | "auth.idToken" | "auth.aws") {
                     if let [argument] = call.arguments.templates()
                         && let Some(id) = argument.as_literal()
                         && !self.auth.as_ref().is_some_and(|names| names.contains(id.as_str()))

@@ -16,6 +16,9 @@ use crate::error::ConfigError;
 /// variable), rendered when a request uses it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuthEntry {
+    /// `true` for AWS Signature V4 keys (`"type": "aws"`, used as
+    /// `{{$auth.aws("id")}}`); else an OAuth 2.0 configuration.
+    pub aws: bool,
     /// The grant as written (`client_credentials`, `Authorization Code`, …).
     pub grant: String,
     /// The fields by httpyac's names (`tokenEndpoint`, `clientId`, …).
@@ -42,6 +45,9 @@ pub(crate) const FIELDS: [&str; 16] = [
     "useIdToken",
 ];
 
+/// The fields of an `"type": "aws"` entry.
+pub(crate) const AWS_FIELDS: [&str; 5] = ["accessKey", "secretKey", "sessionToken", "region", "service"];
+
 /// A value of an entry as text: strings as they are, booleans and numbers written out.
 fn text(value: &Value) -> Option<String> {
     match value {
@@ -63,20 +69,34 @@ pub(crate) fn volley_auth(value: Value, path: &Path, at: &str) -> Result<BTreeMa
         let Value::Object(entry) = entry else {
             return Err(invalid(path, &inner, "an auth configuration must be an object", None));
         };
-        let mut read = AuthEntry::default();
+        let mut read = AuthEntry {
+            aws: entry.get("type").and_then(Value::as_str).is_some_and(|kind| kind.eq_ignore_ascii_case("aws")),
+            ..AuthEntry::default()
+        };
         for (key, value) in entry {
             let field = format!("{inner}.{key}");
             let Some(value) = text(&value) else {
                 return Err(invalid(path, &field, "must be a string, a boolean or a number", None));
             };
             match key.as_str() {
-                "type" if value.eq_ignore_ascii_case("oauth2") => {}
+                "type" if value.eq_ignore_ascii_case("oauth2") || value.eq_ignore_ascii_case("aws") => {}
+                name if read.aws && AWS_FIELDS.contains(&name) => {
+                    read.fields.insert(key, value);
+                }
+                name if read.aws => {
+                    return Err(invalid(
+                        path,
+                        &field,
+                        format!("unknown key `{name}` of an AWS configuration"),
+                        Some(format!("known keys: type, {}", AWS_FIELDS.join(", "))),
+                    ));
+                }
                 "type" => {
                     return Err(invalid(
                         path,
                         &field,
                         format!("`{value}` is not a type Volley runs"),
-                        Some("`oauth2`".to_owned()),
+                        Some("`oauth2` or `aws`".to_owned()),
                     ));
                 }
                 "grant" => read.grant = value,

@@ -382,3 +382,32 @@ async fn oauth2_client_credentials_are_got_once_and_sent_as_bearer() {
     assert_eq!(build.span().start_position.line, 1);
     assert!(!format!("{build} {:?}", build.hint()).contains("wrong-secret-4d1"));
 }
+
+/// AWS keys in volley.jsonc (`"type": "aws"` under `auth`), used as
+/// `Authorization: {{$auth.aws("id")}}`: the request is signed, the keys never sent.
+#[tokio::test]
+async fn aws_keys_of_volley_jsonc_sign_the_request() {
+    let (addr, received) = capture_server().await;
+    let files = volley_engine::io::MemoryFs::new();
+    files.insert(
+        "/project/volley.jsonc",
+        r#"{"variables": {"region": "eu-west-1"},
+            "auth": {"prod": {"type": "aws", "accessKey": "AKIDEXAMPLE", "secretKey": "m4rk-config-secret",
+                              "region": "{{region}}", "service": "execute-api"},
+                     "oauth": {"grant": "client_credentials", "clientId": "c", "tokenEndpoint": "http://127.0.0.1:9/t"}}}"#,
+    );
+    let client = Client::new(ClientConfig {
+        io: std::sync::Arc::new(files.clone()),
+        config: volley_engine::ConfigSource::Discover,
+        ..config()
+    });
+    let text = format!("GET http://{addr}/x\nAuthorization: {{{{$auth.aws(\"prod\")}}}}\n");
+    client.run_string(&text, support::in_project()).await.unwrap();
+    let seen = String::from_utf8_lossy(&received.lock().unwrap()).to_ascii_lowercase();
+    assert!(seen.contains("credential=akidexample/") && seen.contains("/eu-west-1/execute-api/aws4_request"), "{seen}");
+    assert!(!seen.contains("m4rk-config-secret"), "{seen}");
+    // The wrong kind of configuration for the resolver: said, nothing sent.
+    let wrong = format!("GET http://{addr}/x\nAuthorization: Bearer {{{{$auth.token(\"prod\")}}}}\n");
+    let error = client.run_string(&wrong, support::in_project()).await.unwrap_err();
+    assert!(error.to_string().contains("`prod` is AWS keys: use `{{$auth.aws(\"id\")}}`"), "{error}");
+}
