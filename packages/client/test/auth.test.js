@@ -110,6 +110,25 @@ for (const target of targets) {
       await Promise.all(closing);
     });
 
+    it("oauth2: httpyac's Authorization: oauth2 gets a client-credentials token once and sends it", async () => {
+      const before = await requestCounts();
+      const api = client({
+        variables: {
+          oauth2_tokenEndpoint: `${echo.url}/oauth/token`,
+          oauth2_clientId: 'volley-client',
+          oauth2_clientSecret: 'volley-secret',
+        },
+      });
+      const text = 'GET {{host}}/bearer\nAuthorization: oauth2 client_credentials\n';
+      for (let run = 0; run < 2; run += 1) {
+        const answer = await exchange(api, text);
+        assert.equal(answer.status, 200);
+        assert.equal(answer.body.authenticated, true);
+      }
+      const counts = countsSince(before, await requestCounts());
+      assert.deepEqual(counts, { '/oauth/token': 1, '/bearer': 2 }, 'one token request for two requests');
+    });
+
     it('bearer: a login returns a token, setVariable stores it, later requests send it', async () => {
       const api = client({ variables: { token: 'not-issued' } });
       assert.equal((await exchange(api, BEARER)).status, 401);
