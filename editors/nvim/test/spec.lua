@@ -554,6 +554,42 @@ local function commands()
   check(offered and offered[1]:find('^%d%d:%d%d:%d%d  echo  200 OK') ~= nil, 'newest first: ' .. tostring(offered and offered[1]))
   check(response_lines()[1] == '# echo', 'picking one shows it')
 
+  -- The response picked from the history is the one :VolleySaveBody saves, not the newest.
+  write('two.http', 'GET ' .. url .. '/echo?pick=first\n\n###\nGET ' .. url .. '/echo?pick=second\n')
+  vim.cmd('edit ' .. work .. '/two.http')
+  local two = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to two.http', function()
+    return volley.client(two) ~= nil
+  end)
+  for index, pick in ipairs({ 'first', 'second' }) do
+    volley.send({ uri = vim.uri_from_bufnr(two), index = index - 1 }, two)
+    wait('the ' .. pick .. ' response arrives', function()
+      local response = volley.last and volley.last[1].response
+      return type(response) == 'table' and response.body:find('pick=' .. pick, 1, true) ~= nil
+    end)
+  end
+  vim.ui.select = function(items, _, on_choice)
+    vim.ui.select = original_select
+    for _, item in ipairs(items) do
+      local response = item.outcome.response
+      if type(response) == 'table' and response.body:find('pick=first', 1, true) then
+        on_choice(item)
+        return
+      end
+    end
+  end
+  vim.cmd('VolleyHistory')
+  vim.cmd('VolleySaveBody ' .. work .. '/picked.json')
+  local picked = table.concat(vim.fn.readfile(work .. '/picked.json', 'b'), '\n')
+  check(picked:find('pick=first', 1, true) ~= nil, ':VolleySaveBody saves the response picked from the history')
+  local before = #volley.history
+  vim.cmd('VolleyRerun')
+  wait(':VolleyRerun sends the picked response\'s request again', function()
+    local newest = #volley.history > before and volley.history[#volley.history].outcome.response
+    return type(newest) == 'table' and newest.body:find('pick=first', 1, true) ~= nil
+  end)
+  vim.cmd('edit ' .. work .. '/api.http')
+
   -- The profile picker key.
   vim.ui.select = function(items, _, on_choice)
     vim.ui.select = original_select

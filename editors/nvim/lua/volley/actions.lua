@@ -16,6 +16,13 @@ end
 --- Sends the last request (or the last Send All) again.
 function M.rerun()
   local volley = require('volley')
+  -- A response picked from :VolleyHistory: its own request again.
+  local shown = volley.picked and volley.last and volley.last[1]
+  if shown and volley.shown_buf and vim.api.nvim_buf_is_valid(volley.shown_buf) and type(shown.request) == 'table' then
+    local argument = { uri = vim.uri_from_bufnr(volley.shown_buf), index = tonumber(shown.request.index) or 0 }
+    volley.send(argument, volley.shown_buf)
+    return
+  end
   local last_send = volley._last_send()
   if not last_send or not vim.api.nvim_buf_is_valid(last_send.buf) then
     notify('nothing has been sent yet', vim.log.levels.WARN)
@@ -28,9 +35,17 @@ function M.rerun()
   end
 end
 
--- The newest outcome of the session that has a response.
+-- The outcome whose body the response window shows (the last with a response of what it
+-- shows: a send's, or the one picked from :VolleyHistory), else the newest of the
+-- session that has a response.
 local function last_response_outcome()
   local volley = require('volley')
+  local shown = volley.last or {}
+  for i = #shown, 1, -1 do
+    if type(shown[i].response) == 'table' then
+      return shown[i]
+    end
+  end
   for i = #volley.history, 1, -1 do
     local outcome = volley.history[i].outcome
     if type(outcome.response) == 'table' then
@@ -65,8 +80,9 @@ function M.base64_decode(text)
   return table.concat(out)
 end
 
---- Writes the body of the last response to `path` (base64 bodies decoded); refuses a
---- truncated body. Returns `true` when it wrote the file.
+--- Writes the body of the response shown (the one picked from the history, else the
+--- last) to `path` (base64 bodies decoded); refuses a truncated body. Returns `true`
+--- when it wrote the file.
 function M.save_body(path)
   local outcome = last_response_outcome()
   if not outcome then
@@ -95,19 +111,20 @@ function M.save_body(path)
   return true
 end
 
--- The request a command is about: the one under the cursor in a `.http` buffer, the
--- last one sent from a response buffer.
+-- The request a command is about: the one under the cursor in a `.http` buffer; from a
+-- response buffer, the one of the response shown (sent last, or picked from the history).
 local function request_argument()
   local volley = require('volley')
   local last_send = volley._last_send()
   local buf = vim.api.nvim_get_current_buf()
   if vim.bo[buf].filetype == 'volley_response' then
     local outcome = volley.last and volley.last[#volley.last]
-    if not outcome or not last_send then
+    local source = volley.shown_buf or (last_send and last_send.buf)
+    if not outcome or not source or not vim.api.nvim_buf_is_valid(source) then
       return nil
     end
     local index = type(outcome.request) == 'table' and tonumber(outcome.request.index) or 0
-    return { uri = uri_of(last_send.buf), index = index }, last_send.buf
+    return { uri = uri_of(source), index = index }, source
   end
   return { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1 }, buf
 end
@@ -172,6 +189,9 @@ function M.show_history()
   }, function(entry)
     if entry then
       volley.last = { entry.outcome }
+      -- Saving, copying and running it again act on this one now.
+      volley.shown_buf = entry.buf
+      volley.picked = true
       require('volley.response').show(volley.last)
     end
   end)

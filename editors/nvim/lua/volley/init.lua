@@ -240,8 +240,11 @@ end
 -- line in place of `sending…`.
 local function finished(outcomes, cancelled)
   M.last = outcomes
+  -- What the response window shows came from this buffer (a history pick changes it).
+  M.shown_buf = last_send and last_send.buf
+  M.picked = false
   for _, outcome in ipairs(outcomes) do
-    M.history[#M.history + 1] = { outcome = outcome, at = os.date('%H:%M:%S') }
+    M.history[#M.history + 1] = { outcome = outcome, at = os.date('%H:%M:%S'), buf = M.shown_buf }
   end
   while #M.history > HISTORY_CAP do
     table.remove(M.history, 1)
