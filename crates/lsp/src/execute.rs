@@ -93,9 +93,10 @@ pub(crate) fn select<'a>(
         return block.request.as_deref().ok_or_else(|| {
             let first = line_of(block.span.start) + 1;
             let last = line_of(block.span.end.saturating_sub(1).max(block.span.start)) + 1;
+            let lines = if first == last { format!("line {first}") } else { format!("lines {first}–{last}") };
             format!(
-                "line {} is in a block without a request (lines {first}–{last}); put the cursor in the request to \
-                 send, anywhere from its `###` line to the next",
+                "line {} is in a block without a request ({lines}); put the cursor in the request to send, anywhere \
+                 from its `###` line to the next",
                 line + 1
             )
         });

@@ -345,6 +345,35 @@ local function cursor_lines()
   check(true, 'every line of a block sends its own request')
 end
 
+-- A message longer than the command line never waits for ENTER: it is cut to fit there,
+-- and shown whole in a float.
+local function long_messages()
+  vim.o.columns = 80
+  write('preamble.http', '@a = 1\n\n### x\nGET ' .. url .. '/echo\n')
+  vim.cmd('edit ' .. work .. '/preamble.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to preamble.http', function()
+    return require('volley').client(buf) ~= nil
+  end)
+  local before = #notified
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.cmd('VolleySend')
+  wait('the refusal is said', function()
+    return #notified > before and notified[#notified]:find('block without a request', 1, true) ~= nil
+  end)
+  local said = notified[#notified]
+  check(vim.fn.strdisplaywidth(said) <= vim.v.echospace, 'cut to the command line (' .. vim.fn.strdisplaywidth(said)
+    .. ' of ' .. vim.v.echospace .. ' columns): ' .. said)
+  local whole
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      whole = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), ' ')
+    end
+  end
+  check(whole ~= nil and whole:find('anywhere from its `###` line to the next', 1, true) ~= nil,
+    'and shown whole in a float: ' .. tostring(whole))
+end
+
 -- Before any parser is loaded: an ABI 15 parser first on the runtimepath, which Neovim
 -- before 0.11 refuses. Opening a file must then fall back to the syntax file, silently.
 local function abi15_fallback()
@@ -805,6 +834,7 @@ local sections = {
   { 'ABI 15 parser falls back to the syntax file', abi15_fallback },
   { 'send, lenses, profiles, streams', run },
   { 'the request under the cursor', cursor_lines },
+  { 'long messages', long_messages },
   { 'syntax file', syntax_file },
   { 'completion and hover', completion_and_hover },
   { 'quickstart.http and cookies', quickstart },

@@ -183,8 +183,26 @@ local function request_sync(client, method, params, timeout, buf)
   return client.request_sync(method, params, timeout, buf)
 end
 
+-- Messages never block: one that does not fit the command line (it would wait for
+-- ENTER) is cut to fit there, and shown whole in a float that closes when the cursor
+-- moves.
 local function notify(message, level)
-  vim.notify('volley: ' .. message, level or vim.log.levels.INFO)
+  local text = 'volley: ' .. message
+  local first = text:gsub('\n.*', '')
+  local room = math.max(20, (vim.v.echospace or (vim.o.columns - 12)) - 1)
+  if first ~= text or vim.fn.strdisplaywidth(first) > room then
+    pcall(vim.lsp.util.open_floating_preview, vim.split(text, '\n'), 'text', {
+      border = 'rounded',
+      max_width = math.max(40, math.floor(vim.o.columns * 0.8)),
+      wrap = true,
+      focusable = true,
+    })
+    while vim.fn.strdisplaywidth(first) > room - 1 do
+      first = vim.fn.strcharpart(first, 0, vim.fn.strchars(first) - 1)
+    end
+    first = first .. '…'
+  end
+  vim.notify(first, level or vim.log.levels.INFO)
 end
 
 -- What this session sent: `last_send` (how to send it again), `last` (the outcomes last
