@@ -113,6 +113,9 @@ pub enum Code {
     /// `oauth2`/`openid`, REST Client's `COGNITO`, httpyac's client certificate header):
     /// refused, never sent as written (semantic).
     UnsupportedAuth,
+    /// A directive one or two letters away from one Volley runs (`# @asert`): an error,
+    /// so that a misspelt check never lets a request run unchecked.
+    MisspeltDirective,
 }
 
 impl Code {
@@ -154,6 +157,7 @@ impl Code {
         Code::BrokenVariable,
         Code::InvalidCredentials,
         Code::UnsupportedAuth,
+        Code::MisspeltDirective,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -214,6 +218,7 @@ impl Code {
             Code::BrokenVariable => "broken-variable",
             Code::InvalidCredentials => "invalid-credentials",
             Code::UnsupportedAuth => "unsupported-auth",
+            Code::MisspeltDirective => "misspelt-directive",
         }
     }
 
@@ -242,7 +247,8 @@ impl Code {
             | Code::UnsupportedExpression
             | Code::BrokenVariable
             | Code::InvalidCredentials
-            | Code::UnsupportedAuth => Severity::Error,
+            | Code::UnsupportedAuth
+            | Code::MisspeltDirective => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective

@@ -191,7 +191,7 @@ pub(crate) struct Found {
 
 /// Prints, before anything is sent, the parser's diagnostics that concern the run:
 /// those in the block of a request to run (not a disabled one) and those outside any
-/// request. Warnings are shown and the run goes on (a misspelt `# @asert` must not pass
+/// request. Warnings are shown and the run goes on (an unknown `# @bogus` must not pass
 /// silently). Errors outside any request are shown with a line that counts them. The
 /// errors of a request are shown when its turn comes, where it is refused; with
 /// `strict` they are all shown here, because nothing will be sent. `--json` gives them

@@ -311,14 +311,21 @@ impl Lowerer<'_> {
         match directive.kind {
             DirectiveKind::Unknown => {
                 let candidates = directive::SUPPORTED.iter().map(|info| info.name);
-                let diagnostic = Diagnostic::new(
-                    Code::UnknownDirective,
-                    directive.name.span,
-                    format!("unknown directive `@{name}`"),
-                );
+                // One or two letters from a directive Volley runs: a misspelling, an
+                // error (a `# @asert` must not let the request run unchecked).
                 let diagnostic = match suggest::closest(name, candidates) {
-                    Some(best) => diagnostic.with_hint(format!("did you mean `@{best}`?")),
-                    None => diagnostic.with_hint("a plain comment is written `# text` without `@`"),
+                    Some(best) => Diagnostic::new(
+                        Code::MisspeltDirective,
+                        directive.name.span,
+                        format!("unknown directive `@{name}`, a letter or two from `@{best}`"),
+                    )
+                    .with_hint(format!("did you mean `@{best}`? A plain comment is written `# text`, without `@`")),
+                    None => Diagnostic::new(
+                        Code::UnknownDirective,
+                        directive.name.span,
+                        format!("unknown directive `@{name}`"),
+                    )
+                    .with_hint("a plain comment is written `# text` without `@`"),
                 };
                 self.report(diagnostic);
                 return false;
