@@ -129,6 +129,13 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     strict: bool,
 
+    /// Send nothing when a request to run, or its file outside any request, has a
+    /// warning (an unknown directive, an undefined variable the parser sees, …), as
+    /// `volley check --deny-warnings` fails on them: a CI gate that lets nothing through
+    /// unchecked. Exit code 3.
+    #[arg(long)]
+    deny_warnings: bool,
+
     /// Send the requests that have a `# @note` without asking. Without it, each one is
     /// shown and `send? [y/N]` is asked on the terminal; when stdin is not a terminal,
     /// it is refused.
@@ -359,7 +366,18 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         }
     }
     let found = select::diagnostics(&files, &plan, mode, args.strict);
-    let blocked = args.strict && found.errors > 0;
+    let denied = args.deny_warnings && found.warnings > 0;
+    if denied {
+        let noun = if found.warnings == 1 { "warning" } else { "warnings" };
+        anstream::eprintln!(
+            "{}",
+            render::plain(
+                &format!("{} {noun} and --deny-warnings: nothing was sent", found.warnings),
+                Some("fix them, or run without --deny-warnings"),
+            )
+        );
+    }
+    let blocked = (args.strict && found.errors > 0) || denied;
     let mut interrupted = false;
     let (results, tally) = if blocked {
         // Nothing is sent; the records and reports still say why, request by request.

@@ -187,6 +187,8 @@ pub(crate) struct Found {
     pub(crate) errors: usize,
     /// Errors outside any request (file variables, text that starts no request).
     pub(crate) outside: usize,
+    /// Warnings in the requests to run or outside any request.
+    pub(crate) warnings: usize,
 }
 
 /// Prints, before anything is sent, the parser's diagnostics that concern the run:
@@ -229,6 +231,7 @@ pub(crate) fn diagnostics(files: &[File], plan: &[Step], mode: Mode, strict: boo
         let outside_errors = concerned.iter().filter(|diagnostic| diagnostic.is_error() && outside(diagnostic)).count();
         found.errors += errors;
         found.outside += outside_errors;
+        found.warnings += concerned.iter().filter(|diagnostic| diagnostic.severity == Severity::Warning).count();
         if concerned.is_empty() {
             continue;
         }
