@@ -159,7 +159,9 @@ impl std::fmt::Debug for ClientCertificate {
 /// Whether a header called `name` is httpyac's client certificate header (a name that
 /// ends in `clientcert`, in any case: `X-ClientCert`, `clientcert`).
 pub(crate) fn is_client_certificate_header(name: &str) -> bool {
-    name.trim().to_ascii_lowercase().ends_with("clientcert")
+    // Asked of every header of every request: no allocation.
+    let name = name.trim().as_bytes();
+    name.len() >= 10 && name[name.len() - 10..].eq_ignore_ascii_case(b"clientcert")
 }
 
 /// Reads the value of httpyac's client certificate header: `None` when it is not in

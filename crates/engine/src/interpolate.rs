@@ -370,20 +370,35 @@ impl<'a> Renderer<'a> {
         Ok(placeholder)
     }
 
+    /// A setting's text (a proxy URL, a passphrase, a field of an `auth` entry) with its
+    /// `{{…}}` substituted; as it is when it holds none.
+    pub(crate) async fn render_text(&mut self, text: &str) -> Result<String, BuildError> {
+        if !text.contains("{{") {
+            return Ok(text.to_owned());
+        }
+        let (template, _) = volley_syntax::parse_template(text);
+        Box::pin(self.render(&template)).await
+    }
+
+    /// The field `name` of a named `auth` entry, rendered and trimmed; `None` when it is
+    /// not set or empty.
+    pub(crate) async fn auth_field(
+        &mut self,
+        entry: &crate::config::AuthEntry,
+        name: &str,
+    ) -> Result<Option<String>, BuildError> {
+        let Some(text) = entry.fields.get(name) else { return Ok(None) };
+        let value = self.render_text(text).await?;
+        Ok(Some(value.trim().to_owned()).filter(|value| !value.is_empty()))
+    }
+
     /// `{{$auth.aws("id")}}`: the AWS keys of a volley.jsonc `"type": "aws"` entry as the
     /// `Authorization: AWS <key> <secret> …` value the build signs with; the secret key
     /// and the session token are secrets.
     async fn aws_authorization(&mut self, entry: &crate::config::AuthEntry, span: Span) -> Result<String, BuildError> {
         let mut values = Vec::new();
         for field in crate::config::auth::AWS_FIELDS {
-            let value = match entry.fields.get(field) {
-                Some(text) if text.contains("{{") => {
-                    let (template, _) = volley_syntax::parse_template(text);
-                    Some(Box::pin(self.render(&template)).await?)
-                }
-                other => other.cloned(),
-            };
-            values.push(value.map(|value| value.trim().to_owned()).filter(|value| !value.is_empty()));
+            values.push(self.auth_field(entry, field).await?);
         }
         let mut values = values.into_iter();
         let mut next = || values.next().flatten();

@@ -237,7 +237,9 @@ impl Client {
         let headers = merged_headers(&layers);
         let mut built = build(request, renderer, &files, &headers).await?;
         let (exchange, connect_timeout) = protocol_rules(request, &mut built, renderer).await?;
-        built.sign_aws(&aws_datetime(time::OffsetDateTime::now_utc()))?;
+        if built.aws.is_some() {
+            built.sign_aws(&aws_datetime(time::OffsetDateTime::now_utc()))?;
+        }
         let request_timeout = renderer.duration(request.timeout.as_ref(), "timeout").await?;
         let timeout = connect_timeout
             .or(request_timeout)
@@ -395,11 +397,7 @@ impl Client {
 /// never show them.
 async fn render_setting(renderer: &mut Renderer<'_>, text: Option<String>) -> Result<Option<String>, Error> {
     let Some(text) = text else { return Ok(None) };
-    if !text.contains("{{") {
-        return Ok(Some(text));
-    }
-    let (template, _) = volley_syntax::parse_template(&text);
-    Ok(Some(renderer.render(&template).await?))
+    Ok(Some(renderer.render_text(&text).await?))
 }
 
 /// The per-protocol rules of a built request: its kind of exchange, the headers its

@@ -219,15 +219,7 @@ pub(crate) async fn read_entry(
     let (grant, _) = parse_form("auth", &grant).map_err(|refusal| refused(refusal, span))?;
     let mut values = HashMap::new();
     for field in FIELDS {
-        let value = match entry.fields.get(field) {
-            Some(text) if text.contains("{{") => {
-                let (template, _) = volley_syntax::parse_template(text);
-                Some(Box::pin(renderer.render(&template)).await?)
-            }
-            Some(text) => Some(text.clone()),
-            None => None,
-        };
-        values.insert(field, value.map(|value| value.trim().to_owned()).filter(|value| !value.is_empty()));
+        values.insert(field, renderer.auth_field(entry, field).await?);
     }
     let config = OAuthConfig::from_values(grant, id.to_owned(), &values).map_err(|field| BuildError::Auth {
         message: format!("the auth configuration `{id}` has no `{field}`"),

@@ -1,15 +1,23 @@
 //! The grants that need a person: the authorization code (RFC 6749 §4.1, with PKCE
 //! S256 from RFC 7636 when asked for) through a loopback redirect listener (RFC 8252),
 //! and the device authorization grant (RFC 8628). Both end within the request's
-//! timeout.
+//! timeout; the front end's part is its [`AuthPrompt`](super::AuthPrompt).
 
 use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::wire::{Answer, oauth_error_answer};
+use super::{DeviceCode, PendingToken, Token, auth_error};
+use crate::client::Client;
+use crate::error::Error;
+use crate::prepare::PreparedRequest;
 
 /// httpyac's default redirect URL.
 pub(crate) const DEFAULT_REDIRECT: &str = "http://localhost:3000/callback";
@@ -119,6 +127,201 @@ impl Loopback {
 /// The interval a device flow polls at: the server's, at least 1 s, 5 s by default.
 pub(crate) fn poll_interval(answer: Option<u64>) -> Duration {
     Duration::from_secs(answer.unwrap_or(5).max(1))
+}
+
+impl Client {
+    /// The authorization-code grant: the browser sent to the authorization endpoint,
+    /// the code taken on the loopback redirect (its `state` checked), exchanged.
+    pub(super) async fn authorization_code(
+        &self,
+        prepared: &PreparedRequest,
+        pending: &PendingToken,
+        token_endpoint: &url::Url,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Token, Error> {
+        let config = &pending.config;
+        if !self.prompt().has_browser() {
+            return Err(auth_error(
+                pending,
+                "the authorization-code grant needs a person at a browser, and this process has none (an execution \
+                 server)",
+                Some(
+                    "run the request from the editor or `volley run`, or use a grant without a browser \
+                      (`client_credentials`, `password`, `device_code`)"
+                        .to_owned(),
+                ),
+            ));
+        }
+        let written = config.authorization_endpoint.clone();
+        let mut url = self
+            .endpoint(prepared, pending, written, ("authorization_endpoint", "authorizationEndpoint"), cancel)
+            .await?;
+        let redirect = config.redirect_uri.as_deref().unwrap_or(DEFAULT_REDIRECT);
+        let loopback = Loopback::bind(redirect).await.map_err(|message| {
+            auth_error(pending, &message, Some(format!("set `{}_redirectUri` to `http://127.0.0.1/callback` (any free port) or a free port of this machine", config.prefix)))
+        })?;
+        let state = random_text(16);
+        let verifier = config.use_pkce.then(|| random_text(32));
+        {
+            let mut query = url.query_pairs_mut();
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", &config.client_id)
+                .append_pair("redirect_uri", &loopback.redirect_uri)
+                .append_pair("state", &state);
+            if let Some(scope) = &config.scope {
+                query.append_pair("scope", scope);
+            }
+            if let Some(verifier) = &verifier {
+                query.append_pair("code_challenge", &pkce_challenge(verifier));
+                query.append_pair("code_challenge_method", "S256");
+            }
+        }
+        let deadline = tokio::time::Instant::now() + prepared.timeout;
+        let redirect_uri = loopback.redirect_uri.clone();
+        self.prompt().open_browser(url.as_str());
+        let redirected = tokio::select! {
+            redirected = loopback.wait(deadline) => redirected,
+            () = cancelled(cancel) => return Err(Error::Cancelled),
+        };
+        let pairs = redirected.map_err(|message| {
+            auth_error(
+                pending,
+                &format!("{message} ({} s, the request's timeout, waiting for the sign-in at {})", prepared.timeout.as_secs(), without_query(&url)),
+                Some("sign in in the browser that opened (VOLLEY_BROWSER or BROWSER names it), or give the request more time (`# @timeout 5m`)".to_owned()),
+            )
+        })?;
+        let get = |name: &str| pairs.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
+        if let Some(error) = get("error") {
+            let description = get("error_description").map(|text| format!(" ({text})")).unwrap_or_default();
+            return Err(auth_error(
+                pending,
+                &format!("the authorization server refused the sign-in: {error}{description}"),
+                Some(format!(
+                    "check `{0}_clientId`, `{0}_scope` and that `{0}_redirectUri` is registered for the client",
+                    config.prefix
+                )),
+            ));
+        }
+        if get("state").as_deref() != Some(state.as_str()) {
+            return Err(auth_error(
+                pending,
+                "the redirect's `state` is not the one sent: the answer is not to this sign-in, and is not used",
+                Some(
+                    "sign in again from this request; another sign-in may have used the same redirect port".to_owned(),
+                ),
+            ));
+        }
+        let code = get("code").ok_or_else(|| auth_error(pending, "the redirect to Volley has no `code`", None))?;
+        let mut form =
+            vec![("grant_type", "authorization_code".to_owned()), ("code", code), ("redirect_uri", redirect_uri)];
+        if let Some(verifier) = verifier {
+            form.push(("code_verifier", verifier));
+        }
+        self.token_request(prepared, pending, token_endpoint, form, cancel).await
+    }
+
+    /// The device authorization grant: the code shown, the token endpoint polled at the
+    /// server's interval (slower after `slow_down`) until the code is approved, refused
+    /// or expired, or the request's timeout.
+    pub(super) async fn device_code(
+        &self,
+        prepared: &PreparedRequest,
+        pending: &PendingToken,
+        token_endpoint: &url::Url,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Token, Error> {
+        let config = &pending.config;
+        let written = config.device_endpoint.clone();
+        let endpoint = self
+            .endpoint(prepared, pending, written, ("device_authorization_endpoint", "deviceCodeEndpoint"), cancel)
+            .await?;
+        let mut form = vec![("client_id", config.client_id.clone())];
+        if let Some(scope) = &config.scope {
+            form.push(("scope", scope.clone()));
+        }
+        if config.device_code_secret
+            && let Some(secret) = &config.client_secret
+        {
+            form.push(("client_secret", secret.clone()));
+        }
+        let (status, answer) = self.post_form(prepared, &endpoint, form, cancel).await?;
+        let json: Option<Value> = serde_json::from_slice(&answer).ok();
+        if !status.is_success() {
+            return Err(oauth_error_answer(pending, &endpoint, status, json.as_ref()));
+        }
+        let text =
+            |name: &str| json.as_ref().and_then(|json| json.get(name)).and_then(Value::as_str).map(str::to_owned);
+        let number = |name: &str| json.as_ref().and_then(|json| json.get(name)).and_then(Value::as_u64);
+        let (Some(device_code), Some(user_code)) = (text("device_code"), text("user_code")) else {
+            return Err(auth_error(
+                pending,
+                &format!(
+                    "the device authorization endpoint {endpoint} answered {status} without `device_code` and `user_code`"
+                ),
+                None,
+            ));
+        };
+        let verification_uri = text("verification_uri").or_else(|| text("verification_url")).unwrap_or_default();
+        let expires_in = Duration::from_secs(number("expires_in").unwrap_or(600));
+        self.prompt().show_device_code(&DeviceCode {
+            user_code,
+            verification_uri,
+            verification_uri_complete: text("verification_uri_complete"),
+            expires_in,
+        });
+        let mut interval = poll_interval(number("interval"));
+        let started = tokio::time::Instant::now();
+        let deadline = started + expires_in.min(prepared.timeout);
+        loop {
+            if tokio::time::Instant::now() + interval > deadline {
+                return Err(auth_error(
+                    pending,
+                    &format!(
+                        "the device code was not approved within {} s",
+                        deadline.duration_since(started).as_secs()
+                    ),
+                    Some(
+                        "enter the code where it says, sooner, or give the request more time (`# @timeout 5m`)"
+                            .to_owned(),
+                    ),
+                ));
+            }
+            tokio::select! {
+                () = tokio::time::sleep(interval) => {}
+                () = cancelled(cancel) => return Err(Error::Cancelled),
+            }
+            let form = vec![
+                ("grant_type", "urn:ietf:params:oauth:grant-type:device_code".to_owned()),
+                ("device_code", device_code.clone()),
+            ];
+            match self.post_token(prepared, pending, token_endpoint, form, cancel).await? {
+                Answer::Token(token) => return Ok(token),
+                Answer::Refused { error, .. } if error.as_deref() == Some("authorization_pending") => {}
+                Answer::Refused { error, .. } if error.as_deref() == Some("slow_down") => {
+                    interval += Duration::from_secs(5);
+                }
+                Answer::Refused { status, json, .. } => {
+                    return Err(oauth_error_answer(pending, token_endpoint, status, json.as_ref()));
+                }
+            }
+        }
+    }
+}
+
+/// Resolves when `cancel` is cancelled; never without one.
+async fn cancelled(cancel: Option<&CancellationToken>) {
+    match cancel {
+        Some(cancel) => cancel.cancelled().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A URL without its query (an authorization request's parameters are long).
+fn without_query(url: &url::Url) -> String {
+    let mut shown = url.clone();
+    shown.set_query(None);
+    shown.to_string()
 }
 
 #[cfg(test)]
