@@ -2,7 +2,7 @@
 //! in a variable, and retry once.
 
 pub use crate::oauth::{
-    AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt, clear_token_cache, default_token_cache,
+    AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt, clear_token_cache, default_token_cache, with_prompt,
 };
 
 use crate::client::{Client, RunOptions};

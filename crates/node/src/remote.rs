@@ -54,6 +54,8 @@ pub fn create_remote_client(config: NativeRemoteConfig) -> napi::Result<Either<N
         flow_meta: config.flow_meta,
         profile: config.profile,
         timeout: config.timeout.map(|ms| milliseconds("timeout", ms)).transpose()?,
+        // As a local client: a device flow's code on stderr.
+        auth_prompt: Some(std::sync::Arc::new(volley_engine::auth::CommandPrompt)),
         ..RemoteConfig::default()
     };
     Ok(match RemoteClient::new(remote) {

@@ -45,6 +45,8 @@ pub struct Execution {
     pub label: String,
     /// The request's `# @description`, empty when it has none.
     pub description: String,
+    /// What a device flow asks of a person while the execution waits ("open …, enter …").
+    pub sign_in: Option<String>,
     pub method: String,
     pub url: String,
     pub status: Option<u16>,

@@ -88,7 +88,13 @@ impl State {
                     true
                 })
             }
+            ObserverEvent::AuthDeviceCode(code) => self.execution(event).is_some_and(|execution| {
+                let page = code.verification_uri_complete.unwrap_or(code.verification_uri);
+                execution.sign_in = Some(format!("to sign in, open {page} and enter the code {}", code.user_code));
+                true
+            }),
             ObserverEvent::FetchFinished(fetched) => self.execution(event).is_some_and(|execution| {
+                execution.sign_in = None;
                 execution.status = status(fetched.status).or(execution.status);
                 true
             }),
@@ -263,6 +269,7 @@ impl State {
                     req_exec_id: event.req_exec_id.clone(),
                     label: String::new(),
                     description: String::new(),
+                    sign_in: None,
                     method: String::new(),
                     url: String::new(),
                     status: None,
@@ -387,6 +394,20 @@ mod tests {
         let execution = state.execution_by_key("e1").expect("e1");
         assert_eq!(execution.description, "Logs in as Ada");
         assert_eq!(state.visible("logs ADA", None), ["e1"]);
+    }
+
+    #[test]
+    fn a_device_code_is_shown_until_the_request_is_answered() {
+        let mut state = State::default();
+        let code = json!({"userCode": "WDJB-MJHT", "verificationUri": "https://id.example/device", "expiresIn": 600});
+        apply_all(&mut state, &[event("authDeviceCode", Some("f1"), "e1", 2, code)]);
+        let execution = state.execution_by_key("e1").expect("e1");
+        assert_eq!(
+            execution.sign_in.as_deref(),
+            Some("to sign in, open https://id.example/device and enter the code WDJB-MJHT")
+        );
+        apply_all(&mut state, &[event("fetchFinished", Some("f1"), "e1", 3, json!({"status": 200}))]);
+        assert_eq!(state.execution_by_key("e1").expect("e1").sign_in, None);
     }
 
     #[test]

@@ -252,6 +252,9 @@ fn execution_detail(app: &App, key: &str) -> Vec<Line<'static>> {
     if !execution.description.is_empty() {
         lines.push(Line::raw(execution.description.clone()));
     }
+    if let Some(sign_in) = &execution.sign_in {
+        lines.push(Line::styled(sign_in.clone(), BOLD));
+    }
     if let Some((stage, message)) = &execution.error {
         lines.push(Line::styled(format!("failed at {stage}: {message}"), FAILED));
     }

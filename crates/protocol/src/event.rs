@@ -210,6 +210,21 @@ pub struct WsSessionClosed {
     pub was_clean: bool,
 }
 
+/// `authDeviceCode`: an execution waits for a person to enter a device code (RFC 8628).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AuthDeviceCode {
+    /// The code to enter.
+    pub user_code: String,
+    /// Where to enter it.
+    pub verification_uri: String,
+    /// The same page with the code filled in, when the authorization server gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification_uri_complete: Option<String>,
+    /// Seconds the code stays valid.
+    pub expires_in: u64,
+}
+
 macro_rules! events {
     ($($(#[$doc:meta])* $variant:ident($payload:ty) = $name:literal,)*) => {
         /// An observer event: its `type` and its payload.
@@ -273,6 +288,8 @@ events! {
     InterpolateFinished(RequestLine) = "interpolateFinished",
     CompileStarted(Empty) = "compileStarted",
     CompileFinished(RequestLine) = "compileFinished",
+    /// Between `fetchStarted` and `fetchFinished`, when a token comes from a device flow.
+    AuthDeviceCode(AuthDeviceCode) = "authDeviceCode",
     FetchStarted(RequestLine) = "fetchStarted",
     FetchFinished(FetchFinished) = "fetchFinished",
     /// When the request has `@assert`s.

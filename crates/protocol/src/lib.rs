@@ -20,9 +20,10 @@ pub use answer::{
 };
 pub use error::ErrorCode;
 pub use event::{
-    AssertionSummary, Direction, Empty, ExecutionFailed, ExecutionFinished, FetchFinished, FlowFinished, FlowStarted,
-    ObserverEnvelope, ObserverEvent, ParseFinished, ParseSource, ParseStarted, PayloadType, RequestLine, RequestQueued,
-    SessionUpdated, WorkspaceFileChanged, WsSessionClosed, WsSessionMessage, WsSessionOpened,
+    AssertionSummary, AuthDeviceCode, Direction, Empty, ExecutionFailed, ExecutionFinished, FetchFinished,
+    FlowFinished, FlowStarted, ObserverEnvelope, ObserverEvent, ParseFinished, ParseSource, ParseStarted, PayloadType,
+    RequestLine, RequestQueued, SessionUpdated, WorkspaceFileChanged, WsSessionClosed, WsSessionMessage,
+    WsSessionOpened,
 };
 pub use execute::ExecuteRequest;
 pub use execution::{ExecutionStatus, Stage};

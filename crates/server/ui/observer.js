@@ -125,7 +125,7 @@ function executionOf(event) {
   if (!execution) {
     execution = {
       key, flowId: event.flowId || null, runId: event.runId, reqExecId: event.reqExecId || null,
-      label: '', description: '', method: '', url: '', status: null, durationMs: null, ttfb: null,
+      label: '', description: '', signIn: '', method: '', url: '', status: null, durationMs: null, ttfb: null,
       assertions: null, error: null, state: 'pending', ts: event.ts, seen: 0,
     };
     state.executions.set(key, execution);
@@ -181,8 +181,14 @@ function apply(event) {
       execution.state = 'running';
       return true;
     }
+    case 'authDeviceCode': {
+      const page = payload.verificationUriComplete || payload.verificationUri || '';
+      executionOf(event).signIn = `To sign in, open ${page} and enter the code ${payload.userCode || ''}`;
+      return true;
+    }
     case 'fetchFinished': {
       const execution = executionOf(event);
+      execution.signIn = '';
       execution.status = payload.status ?? execution.status;
       execution.ttfb = payload.ttfb ?? null;
       return true;
@@ -336,6 +342,7 @@ async function showExecution(key) {
   const summary = `<h2>${escapeHtml(execution.method)} ${escapeHtml(execution.url)}</h2>`
     + (execution.label ? `<p class="muted">${escapeHtml(execution.label)}</p>` : '')
     + (execution.description ? `<p class="description">${escapeHtml(execution.description)}</p>` : '')
+    + (execution.signIn ? `<p class="sign-in"><strong>${escapeHtml(execution.signIn)}</strong></p>` : '')
     + (execution.error ? `<p class="fail">Failed at ${escapeHtml(execution.error.stage)}: ${escapeHtml(execution.error.message)}</p>` : '');
   if (!execution.flowId || !execution.reqExecId) {
     $('detail').innerHTML = `${summary}<p>Status ${escapeHtml(execution.status ?? '—')} · ${ms(execution.durationMs)} ms</p>`

@@ -470,6 +470,8 @@ fn remote(args: &RunArgs, url: &str) -> Result<RemoteClient, select::Problem> {
         profile: args.profile.clone(),
         timeout: args.timeout.map(Duration::from_millis),
         flow_label: Some(format!("volley run {}", files.join(" "))),
+        // A device flow run by the server shows its code here, where the person is.
+        auth_prompt: Some(std::sync::Arc::new(volley_engine::auth::CommandPrompt)),
         ..RemoteConfig::new(url)
     };
     config.fill_from_env();

@@ -31,7 +31,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use config::{Grant, OAuthConfig, parse_form, read_config, read_entry};
-pub use prompt::{AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt};
+pub use prompt::{AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt, with_prompt};
 pub use store::{clear_token_cache, default_token_cache};
 pub(crate) use token::Token;
 use wire::side_request;
@@ -261,7 +261,9 @@ impl Client {
 
     /// The prompt of this client's front end.
     fn prompt(&self) -> Arc<dyn AuthPrompt> {
-        self.inner.config.auth_prompt.clone().unwrap_or_else(|| Arc::new(CommandPrompt))
+        prompt::scoped_prompt()
+            .or_else(|| self.inner.config.auth_prompt.clone())
+            .unwrap_or_else(|| Arc::new(CommandPrompt))
     }
 
     /// The `OpenID` discovery document of `issuer`, read once per client.

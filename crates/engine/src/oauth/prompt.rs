@@ -4,8 +4,26 @@
 //! server asks the editor); [`CommandPrompt`] is the default: `$VOLLEY_BROWSER`, then
 //! `$BROWSER`, then the platform's opener, and the URL and the code on stderr.
 
+use std::future::Future;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
+
+tokio::task_local! {
+    /// The prompt of the execution running on this task, over the client's own.
+    static PROMPT: Arc<dyn AuthPrompt>;
+}
+
+/// Runs `future` (a send) with `prompt` in place of the client's: the execution server
+/// gives each execution one that tells that execution's observers.
+pub async fn with_prompt<F: Future>(prompt: Arc<dyn AuthPrompt>, future: F) -> F::Output {
+    PROMPT.scope(prompt, future).await
+}
+
+/// The prompt [`with_prompt`] set for the running task, if any.
+pub(crate) fn scoped_prompt() -> Option<Arc<dyn AuthPrompt>> {
+    PROMPT.try_with(Arc::clone).ok()
+}
 
 /// What the device authorization grant asks a person to do (RFC 8628 §3.3).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -40,6 +40,9 @@ pub struct RemoteConfig {
     pub session_id: Option<String>,
     /// Run in this existing flow instead of creating one (then `close` finishes nothing).
     pub flow_id: Option<String>,
+    /// Shows a device flow's code the server publishes while a run waits for it
+    /// (`authDeviceCode`); `None`: not watched. The CLI writes it to stderr.
+    pub auth_prompt: Option<std::sync::Arc<dyn crate::auth::AuthPrompt>>,
 }
 
 impl RemoteConfig {
@@ -106,6 +109,7 @@ impl std::fmt::Debug for RemoteConfig {
             .field("timeout", &self.timeout)
             .field("session_id", &self.session_id)
             .field("flow_id", &self.flow_id)
+            .field("auth_prompt", &self.auth_prompt.is_some())
             .finish()
     }
 }

@@ -9,6 +9,7 @@
 
 mod answer;
 mod config;
+mod device;
 mod request;
 mod server;
 mod ws;
@@ -85,6 +86,8 @@ struct Inner {
     flow: OnceCell<Flow>,
     /// `close` has finished the flow.
     finished: AtomicBool,
+    /// The device codes shown already (a flow's events are replayed to each watch).
+    shown_codes: Arc<Mutex<std::collections::HashSet<String>>>,
 }
 
 /// The client's variables: every one set (the local copy) and those the server does
@@ -137,6 +140,7 @@ impl RemoteClient {
             session: OnceCell::new(),
             flow: OnceCell::new_with(flow),
             finished: AtomicBool::new(false),
+            shown_codes: Arc::default(),
         };
         Ok(Self { inner: Arc::new(inner) })
     }
@@ -299,6 +303,12 @@ impl RemoteClient {
         let defaults = Defaults { profile: config.profile.as_deref(), timeout: config.timeout };
         let mut body = ExecuteBody::new(content, base_path, options, defaults, (&session, &flow));
         let run_timeout = Duration::from_millis(body.timeout_ms.unwrap_or(request::MAX_TIMEOUT_MS)) + RUN_MARGIN;
+        // Stopped when the run ends, whichever way.
+        let _watch = config
+            .auth_prompt
+            .clone()
+            .filter(|_| device::may_need_a_person(content))
+            .map(|prompt| device::watch(&self.inner.server, &flow, prompt, Arc::clone(&self.inner.shown_codes)));
         if kind == Kind::EventStream {
             body.timeout = body.timeout_ms;
             return self.execute_event_stream(&body, options, run_timeout).await;

@@ -15,8 +15,9 @@ use volley_engine::redact::Redactor;
 use volley_engine::stages::{Exchange, PreparedRequest};
 use volley_engine::{Response, RunOptions, Selection};
 use volley_protocol::{
-    AssertionSummary, Empty, ErrorCode, ExecutionFailed, ExecutionFinished, ExecutionStatus, FetchFinished,
-    ObserverEvent, ParseFinished, ParseSource, ParseStarted, RequestLine, RequestQueued, SessionUpdated, Stage,
+    AssertionSummary, AuthDeviceCode, Empty, ErrorCode, ExecutionFailed, ExecutionFinished, ExecutionStatus,
+    FetchFinished, ObserverEvent, ParseFinished, ParseSource, ParseStarted, RequestLine, RequestQueued, SessionUpdated,
+    Stage,
 };
 
 use crate::auth::Access;
@@ -42,6 +43,33 @@ pub(crate) enum Route {
     EventStream,
     /// `POST /execute/ws`: a WebSocket request, kept open by the server.
     WebSocket,
+}
+
+/// The prompt of one execution: no browser (the authorization-code grant fails at once,
+/// saying so); a device code is published as `authDeviceCode` to the execution's
+/// observers, the only people who can see it, and written to the server's log.
+struct ObservedPrompt {
+    emitter: Emitter,
+}
+
+impl volley_engine::auth::AuthPrompt for ObservedPrompt {
+    fn has_browser(&self) -> bool {
+        false
+    }
+
+    fn open_browser(&self, _: &str) -> bool {
+        false
+    }
+
+    fn show_device_code(&self, code: &volley_engine::auth::DeviceCode) {
+        volley_engine::auth::NoBrowserPrompt.show_device_code(code);
+        self.emitter.emit(ObserverEvent::AuthDeviceCode(AuthDeviceCode {
+            user_code: code.user_code.clone(),
+            verification_uri: code.verification_uri.clone(),
+            verification_uri_complete: code.verification_uri_complete.clone(),
+            expires_in: code.expires_in.as_secs(),
+        }));
+    }
 }
 
 /// An execution under way: its ids, where its events go, where it is kept.
@@ -274,10 +302,13 @@ impl Run {
         // Fetch.
         self.emitter.emit(ObserverEvent::FetchStarted(RequestLine { method: method.clone(), url: shown_url.clone() }));
         let cookies_before = self.session.as_ref().map(|session| session.cookies()).unwrap_or_default();
-        let response = volley_engine::stages::send(&client, prepared, None)
-            .await
-            .map_err(|error| report::engine_error(&error, &source.text))
-            .map_err(Failure::at(Stage::Fetch))?;
+        // A device flow's code goes to this execution's observers (and the server's log).
+        let prompt = Arc::new(ObservedPrompt { emitter: self.emitter.clone() });
+        let response =
+            volley_engine::auth::with_prompt(prompt, Box::pin(volley_engine::stages::send(&client, prepared, None)))
+                .await
+                .map_err(|error| report::engine_error(&error, &source.text))
+                .map_err(Failure::at(Stage::Fetch))?;
         let ttfb = millis(response.timing().ttfb);
         self.emitter.emit(ObserverEvent::FetchFinished(FetchFinished {
             method: method.clone(),
