@@ -43,6 +43,7 @@ mod proxy;
 mod query;
 mod redirect;
 mod response;
+mod sigv4;
 mod slow;
 mod sse;
 mod state;
@@ -68,6 +69,7 @@ use tokio::task::JoinHandle;
 pub use crate::digest::DIGEST_REALM;
 pub use crate::oidc::{OidcProvider, oidc_directory, stand_in_browser};
 pub use crate::proxy::{ProxyRecord, TestProxy};
+pub use crate::sigv4::SigV4Verifier;
 use crate::state::AppState;
 #[cfg(feature = "tls")]
 pub use crate::tls::TestPki;

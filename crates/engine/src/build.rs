@@ -41,16 +41,26 @@ impl BuiltRequest {
     /// building, after the protocol's own headers. `now` is `YYYYMMDDTHHMMSSZ`.
     pub(crate) fn sign_aws(&mut self, now: &str) -> Result<(), BuildError> {
         let Some((credentials, span)) = self.aws.take() else { return Ok(()) };
-        crate::sigv4::sign(&self.method, &self.url, &mut self.headers, &self.body, &credentials, now).map_err(
-            |reason| BuildError::Credentials {
-                code: volley_syntax::Code::InvalidCredentials,
-                reason: format!("cannot sign with AWS Signature V4: {reason}"),
-                hint: "name the scope: `Authorization: AWS <key> <secret> region:eu-west-1 service:execute-api`"
-                    .to_owned(),
-                span,
-            },
-        )
+        sign_aws(&self.method, &self.url, &mut self.headers, &self.body, &(credentials, span), now)
     }
+}
+
+/// Signs a request with AWS Signature V4 (`now`: `YYYYMMDDTHHMMSSZ`), an error located
+/// at the `Authorization` header when it cannot be.
+pub(crate) fn sign_aws(
+    method: &http::Method,
+    url: &url::Url,
+    headers: &mut HeaderMap,
+    body: &Bytes,
+    (credentials, span): &(AwsCredentials, volley_syntax::Span),
+    now: &str,
+) -> Result<(), BuildError> {
+    crate::sigv4::sign(method, url, headers, body, credentials, now).map_err(|reason| BuildError::Credentials {
+        code: volley_syntax::Code::InvalidCredentials,
+        reason: format!("cannot sign with AWS Signature V4: {reason}"),
+        hint: "name the scope: `Authorization: AWS <key> <secret> region:eu-west-1 service:execute-api`".to_owned(),
+        span: *span,
+    })
 }
 
 /// What an `Authorization` value written in clear becomes.

@@ -237,7 +237,8 @@ impl Client {
         let headers = merged_headers(&layers);
         let mut built = build(request, renderer, &files, &headers).await?;
         let (exchange, connect_timeout) = protocol_rules(request, &mut built, renderer).await?;
-        if built.aws.is_some() {
+        // With tokens still to get, the signature is made once they are in place.
+        if built.aws.is_some() && renderer.tokens.is_empty() {
             built.sign_aws(&aws_datetime(time::OffsetDateTime::now_utc()))?;
         }
         let request_timeout = renderer.duration(request.timeout.as_ref(), "timeout").await?;
@@ -273,7 +274,7 @@ impl Client {
         if let Some((certificate, _)) = &built.client_certificate {
             network = Some(self.with_client_certificate(network, certificate, &built.url, directory));
         }
-        let BuiltRequest { method, url, headers, body, version, digest, .. } = built;
+        let BuiltRequest { method, url, headers, body, version, digest, aws: built_aws, .. } = built;
         let tokens = std::mem::take(&mut renderer.tokens);
         let version = version.or(self.inner.config.http_version);
         let cookie_jar = options.cookie_jar.clone().or_else(|| self.active_jar().cloned());
@@ -309,7 +310,11 @@ impl Client {
             redactor: Redactor::default(),
             logs: Vec::new(),
             scripts: None,
-            auth: (!tokens.is_empty()).then(|| crate::oauth::PendingAuth { tokens, secrets: Secrets::default() }),
+            auth: (!tokens.is_empty()).then(|| crate::oauth::PendingAuth {
+                tokens,
+                secrets: Secrets::default(),
+                aws: built_aws,
+            }),
         })
     }
 }
@@ -485,7 +490,7 @@ impl PreparedRequest {
 }
 
 /// `20150830T123600Z`: the moment a request is signed, as AWS Signature V4 writes it.
-fn aws_datetime(now: time::OffsetDateTime) -> String {
+pub(crate) fn aws_datetime(now: time::OffsetDateTime) -> String {
     format!(
         "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
         now.year(),

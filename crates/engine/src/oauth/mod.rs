@@ -74,6 +74,9 @@ pub(crate) struct PendingAuth {
     pub(crate) tokens: Vec<PendingToken>,
     /// The request's secrets, to which the tokens are added.
     pub(crate) secrets: Secrets,
+    /// AWS credentials to sign with once the tokens are in place (a signature over a
+    /// placeholder would not hold).
+    pub(crate) aws: Option<(crate::sigv4::AwsCredentials, volley_syntax::Span)>,
 }
 
 /// The tokens a client got, by configuration, and the discovery documents it read, by
@@ -109,6 +112,10 @@ impl Client {
             };
             replace_placeholder(prepared, wanted, &value)?;
             pending.secrets.add_value(value);
+        }
+        if let Some(aws) = &pending.aws {
+            let now = crate::prepare::aws_datetime(time::OffsetDateTime::now_utc());
+            crate::build::sign_aws(&prepared.method, &prepared.url, &mut prepared.headers, &prepared.body, aws, &now)?;
         }
         if !prepared.redactor.reveals_all() {
             prepared.redactor = pending.secrets.redactor();

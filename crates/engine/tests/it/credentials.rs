@@ -411,3 +411,61 @@ async fn aws_keys_of_volley_jsonc_sign_the_request() {
     let error = client.run_string(&wrong, support::in_project()).await.unwrap_err();
     assert!(error.to_string().contains("`prod` is AWS keys: use `{{$auth.aws(\"id\")}}`"), "{error}");
 }
+
+/// Signature V4 as an independent implementation checks it (aws4, `tests/sigv4`): the
+/// query sorted, a body hashed, a session token, S3's own rules, and a request whose
+/// other header takes an OAuth 2.0 token, which is signed once the token is in place.
+#[tokio::test]
+async fn signatures_hold_for_an_independent_verifier() {
+    let verifier = volley_echo_server::SigV4Verifier::start(&[
+        ("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"),
+        ("AKIDCONFIG", "m4rk-config-secret"),
+    ]);
+    let base = &verifier.base;
+    let client = client();
+    let key = "AKIDEXAMPLE wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    let requests = [
+        format!(
+            "GET {base}/items/a%20b?z=1&a=2&a=1&q=x y\nAuthorization: AWS {key} region:eu-west-1 service:execute-api\n"
+        ),
+        format!(
+            "POST {base}/orders\nContent-Type: application/json\nX-Custom:  spaced   value \nAuthorization: AWS {key} \
+             token:SESSION/TOKEN+1 region:us-east-1 service:lambda\n\n{{\"id\": 1}}\n"
+        ),
+        format!("PUT {base}/bucket/some key.txt\nAuthorization: AWS {key} region:eu-central-1 service:s3\n\nhello\n"),
+    ];
+    for text in &requests {
+        let response = client.run_string(text, RunOptions::default()).await.unwrap();
+        let verdict: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(response.status(), 200, "{text}\n{verdict:#}");
+    }
+
+    let server = TestServer::start().await;
+    let files = volley_engine::io::MemoryFs::new();
+    files.insert(
+        "/project/volley.jsonc",
+        format!(
+            r#"{{"auth": {{"prod": {{"type": "aws", "accessKey": "AKIDCONFIG", "secretKey": "m4rk-config-secret",
+                                     "region": "eu-west-1", "service": "execute-api"}},
+                         "svc": {{"grant": "client_credentials", "clientId": "{}", "clientSecret": "{}",
+                                  "tokenEndpoint": "{}"}}}}}}"#,
+            volley_echo_server::CLIENT_ID,
+            volley_echo_server::CLIENT_SECRET,
+            server.url("/oauth/token")
+        ),
+    );
+    let client = Client::new(ClientConfig {
+        io: std::sync::Arc::new(files),
+        config: volley_engine::ConfigSource::Discover,
+        ..config()
+    });
+    let text = format!(
+        "POST {base}/tokens\nAuthorization: {{{{$auth.aws(\"prod\")}}}}\nX-Api-Token: {{{{$auth.token(\"svc\")}}}}\n\
+         Content-Type: application/json\n\n{{\"token\": \"{{{{$auth.token(\"svc\")}}}}\"}}\n"
+    );
+    let response = client.run_string(&text, support::in_project()).await.unwrap();
+    let verdict: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(response.status(), 200, "{verdict:#}");
+    let signed = verdict["signedHeaders"].as_array().unwrap();
+    assert!(signed.iter().any(|name| name == "x-api-token"), "{verdict:#}");
+}
