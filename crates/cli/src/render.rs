@@ -59,7 +59,12 @@ pub(crate) fn report(path: &str, text: &str, lines: &LineIndex, report: &Report<
         end = char_boundary_before(text, (report.span.end.max(report.span.start) + SHOWN_AROUND).min(line_end))
             .max(start);
     }
-    let source = &text[start..end];
+    // Secrets written in clear in the file (a password, a secret key) stay out of the
+    // output, as every value of the redaction policy does; masked byte for byte, so the
+    // span still points where it did. From the line's start, where a header's name is.
+    let line_start = lines.line_start(first_line).unwrap_or(0).min(start);
+    let masked = volley_engine::redact::mask_written_secrets(&text[line_start..end]);
+    let source = &masked[start - line_start..];
     let span_start = report.span.start.clamp(start, end) - start;
     let span_end = report.span.end.clamp(start, end).max(report.span.start.clamp(start, end)) - start;
     let level = match report.severity {

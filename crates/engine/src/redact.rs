@@ -16,7 +16,7 @@ use std::sync::Arc;
 use aho_corasick::{AhoCorasick, MatchKind};
 use serde_json::{Map, Value};
 
-pub use crate::credentials::redact_url_password;
+pub use crate::credentials::{mask_written_secrets, redact_url_password};
 
 use crate::assert::{AssertionResult, Outcome};
 
