@@ -28,6 +28,16 @@ pub(crate) struct CheckArgs {
     /// Fail (exit code 1) on warnings too, not only on errors.
     #[arg(long)]
     deny_warnings: bool,
+
+    /// Check as a run with this profile sees the files (`volley run -p NAME`): only its
+    /// variables count. Without one, a variable only profiles define is an error, as it
+    /// is in a run without `-p`.
+    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true)]
+    profile: Option<String>,
+
+    /// A variable the run will be given (`volley run --var NAME=VALUE`). Repeatable.
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::run::parse_var)]
+    vars: Vec<(String, String)>,
 }
 
 const CHECK_EXAMPLES: &str = "\
@@ -50,34 +60,59 @@ struct JsonFile<'a> {
     error: Option<String>,
 }
 
+/// A file read and parsed: its text and document.
+type Parsed = (String, volley_syntax::Document);
+
 pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     let files = collect_files(&args.paths)?;
     let client = Client::new(ClientConfig::default());
     let mut errors = 0usize;
     let mut warnings = 0usize;
+    // Every file first: a run of them shares request names and script variables.
+    let mut read: Vec<(&PathBuf, Result<Parsed, String>)> = Vec::new();
     for path in &files {
         let shown = path.display().to_string();
         let bytes = std::fs::read(path).with_context(|| format!("cannot read `{shown}`"))?;
-        let text = match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(error) => {
-                let at = error.utf8_error().valid_up_to();
-                let message = format!("`{shown}` is not UTF-8 text (invalid byte at offset {at})");
+        read.push((
+            path,
+            String::from_utf8(bytes)
+                .map(|text| {
+                    let document = volley_syntax::parse(&text);
+                    (text, document)
+                })
+                .map_err(|error| {
+                    let at = error.utf8_error().valid_up_to();
+                    format!("`{shown}` is not UTF-8 text (invalid byte at offset {at})")
+                }),
+        ));
+    }
+    let parsed: Vec<(&std::path::Path, &volley_syntax::Document)> = read
+        .iter()
+        .filter_map(|(path, file)| file.as_ref().ok().map(|(_, document)| (path.as_path(), document)))
+        .collect();
+    let invocation = crate::verdict::Invocation::new(&client, args.profile.as_deref(), &args.vars, &parsed);
+    for (path, file) in &read {
+        let shown = path.display().to_string();
+        let (text, document) = match file {
+            Ok(file) => file,
+            Err(message) => {
                 if args.json {
-                    let file =
-                        JsonFile { path: &shown, diagnostics: Vec::new(), config_error: None, error: Some(message) };
+                    let file = JsonFile {
+                        path: &shown,
+                        diagnostics: Vec::new(),
+                        config_error: None,
+                        error: Some(message.clone()),
+                    };
                     crate::output::line(&serde_json::to_string(&file)?);
                 } else {
-                    anstream::eprintln!("{}", render::plain(&message, Some("save the file as UTF-8")));
+                    anstream::eprintln!("{}", render::plain(message, Some("save the file as UTF-8")));
                 }
                 errors += 1;
                 continue;
             }
         };
-        let document = volley_syntax::parse(&text);
-        let lines = LineIndex::new(&text);
-        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-        let analysis = volley_engine::analysis::Analyzer::new(&client).analyze(&document, &text, Some(&absolute));
+        let lines = LineIndex::new(text);
+        let analysis = invocation.analyze(path, document, text);
         let mut diagnostics: Vec<&Diagnostic> = document.diagnostics.iter().chain(&analysis.diagnostics).collect();
         diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
         let config_error = analysis.config_error.map(|error| error.to_string());
@@ -96,7 +131,7 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
                 path: &shown,
                 diagnostics: diagnostics
                     .iter()
-                    .map(|diagnostic| JsonDiagnostic::new(&text, &lines, diagnostic))
+                    .map(|diagnostic| JsonDiagnostic::new(text, &lines, diagnostic))
                     .collect(),
                 config_error,
                 error: None,
@@ -110,7 +145,7 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
                 ));
             }
             for diagnostic in &diagnostics {
-                crate::output::line(&format!("{}\n", render::human(&shown, &text, &lines, diagnostic)));
+                crate::output::line(&format!("{}\n", render::human(&shown, text, &lines, diagnostic)));
             }
         }
     }

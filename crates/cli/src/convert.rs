@@ -74,7 +74,7 @@ pub(crate) struct ImportArgs {
     /// Write the files into this directory (created if needed). Without it the one
     /// `.http` file of the conversion is printed; a conversion that gives several files
     /// or a `volley.jsonc` needs it.
-    #[arg(long, short = 'o', value_name = "DIR")]
+    #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 
     /// Replace files that already exist in --out.
@@ -105,7 +105,7 @@ pub(crate) struct ExportArgs {
     index: Option<usize>,
 
     /// Use this profile of volley.jsonc (or environment of http-client.env.json).
-    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE")]
+    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true)]
     profile: Option<String>,
 
     /// Set a variable: `--var token=abc`. Repeatable; beats every other source.
@@ -255,7 +255,30 @@ pub(crate) fn export(args: &ExportArgs) -> anyhow::Result<Exit> {
         let mut prepared = match prepared {
             Ok(prepared) => prepared,
             Err(error) => {
-                anstream::eprintln!("{}", render::plain(&format!("{shown}: {error}"), None));
+                let mut placed = volley_engine::report::PlacedError::new(&error, request.line_span, &text);
+                // A response of an earlier request: export sends nothing, so none is there.
+                if let volley_engine::Error::Build(volley_engine::BuildError::RequestVariable { name, .. }) = &error {
+                    let needed = volley_syntax::variable_path_segments(name).first().copied().unwrap_or(name);
+                    placed.message =
+                        format!("`{name}` is read from the response of `{needed}`, and `volley export` sends nothing");
+                    placed.hint = Some(
+                        "put the value in a variable for the export (`{{token}}` in the request, `--var token=…`), or \
+                         copy the request as cURL in the editor once `{needed}` has run"
+                            .replace("{needed}", needed),
+                    );
+                }
+                let lines = volley_syntax::LineIndex::new(&text);
+                let code = placed.kind.name();
+                let report = render::Report {
+                    severity: volley_syntax::Severity::Error,
+                    code: &code,
+                    message: &placed.message,
+                    span: placed.span,
+                    label: None,
+                    notes: Vec::new(),
+                    hint: placed.hint.as_deref(),
+                };
+                anstream::eprintln!("{}", render::report(&shown, &text, &lines, &report));
                 exit = exit.worst(Exit::Invalid);
                 continue;
             }

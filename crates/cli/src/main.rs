@@ -5,6 +5,7 @@
 mod auth;
 mod check;
 mod convert;
+mod docs;
 mod echo;
 mod exit;
 mod files;
@@ -16,6 +17,7 @@ mod render;
 mod report;
 mod run;
 mod serve;
+mod verdict;
 
 use std::process::ExitCode;
 
@@ -36,10 +38,10 @@ Examples:
   volley run api.http --name login     send one request
   volley check .                       check every .http file below the directory
   volley report merge a.json b.json --junit junit.xml   merge the reports of shards
-  volley import postman api.json -o api/   a Postman collection as .http files
+  volley import postman api.json --out api/   a Postman collection as .http files
   volley export curl api.http -n login     a request as a cURL command
 
-Documentation: docs/cli.md in the repository.";
+Documentation: `volley docs` (built in: `volley docs cli`, `volley docs format`, …).";
 
 /// Volley: run, check and serve .http request files.
 #[derive(Debug, Parser)]
@@ -73,8 +75,9 @@ enum Command {
     /// Runs the diagnostics of the language server: syntax errors, unknown methods and
     /// directives, malformed headers, unclosed `{{`, invalid timeouts and assertions,
     /// undefined variables, unknown resolvers, missing body files, invalid JSON bodies,
-    /// duplicate request names and more, compiler-style with the line, a caret and a
-    /// hint. Variables and resolvers of volley.jsonc (every profile) count as defined.
+    /// URLs no run can send, duplicate request names and more, compiler-style with the
+    /// line, a caret and a hint. The verdict is `volley run`'s on the same files with the
+    /// same `-p` and `--var`: what is an error here, a run refuses before sending.
     /// Directories are searched for `.http` and `.rest` files. Exits with 1 on errors.
     Check(check::CheckArgs),
     /// Convert a cURL command, HAR, Postman, Insomnia or OpenAPI file to .http files.
@@ -84,7 +87,7 @@ enum Command {
     /// the source's variables and servers as profiles) are written into --out. What
     /// could not be converted is listed on stderr and kept as `#` comments in the
     /// requests; the exit code is still 0 unless --strict (then 1). A source that
-    /// cannot be read at all exits with 3. See docs/import.md.
+    /// cannot be read at all exits with 3. See `volley docs import`.
     Import(convert::ImportArgs),
     /// Write requests of a .http file as cURL commands.
     ///
@@ -96,7 +99,7 @@ enum Command {
     /// Start the execution server: run .http definitions for remote clients, keep
     /// sessions and flows, stream events to observers.
     ///
-    /// Serves protocol 1.1 over HTTP (docs/protocol.md, or GET /doc for its description) on
+    /// Serves protocol 1.1 over HTTP (`volley docs protocol`, or GET /doc) on
     /// 127.0.0.1:4097 by default. Files are read from the workspace only. With
     /// --token every request needs `Authorization: Bearer <token>`; without it the
     /// server refuses to listen beyond loopback. Ctrl-C or SIGTERM stops it after
@@ -114,7 +117,7 @@ enum Command {
     ///
     /// Speaks the Language Server Protocol: diagnostics as `volley check` reports them,
     /// document symbols and folding ranges. Configure your editor to run `volley lsp`
-    /// for .http and .rest files; see docs/lsp.md.
+    /// for .http and .rest files; see `volley docs lsp`.
     Lsp,
 
     /// OAuth 2.0 tokens kept between runs (`volley run --token-cache`).
@@ -130,6 +133,11 @@ enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Print Volley's documentation, built into the binary (Markdown).
+    ///
+    /// Without a topic, lists them: cli, format, configuration, diagnostics, scripts,
+    /// import, editors, lsp, observer, protocol, cluster.
+    Docs(docs::DocsArgs),
     /// Work with the reports of runs: merge the JSON reports of several runs (the
     /// shards of a suite) into JUnit, JSON, TAP or HTML.
     Report(report::merge::ReportArgs),
@@ -200,6 +208,7 @@ fn main() -> ExitCode {
         }
         Command::EchoServer(args) => echo::run(&args),
         Command::Report(args) => report::merge::run(&args),
+        Command::Docs(args) => Ok(docs::run(&args)),
         Command::Serve(args) => serve::run(&args),
         Command::Observe(args) => observe::run(&args),
         Command::Lsp => lsp::run(),

@@ -9,7 +9,13 @@ use crate::exit::Exit;
 #[command(after_long_help = OBSERVE_EXAMPLES)]
 pub(crate) struct ObserveArgs {
     /// The server to watch.
-    #[arg(long, env = "VOLLEY_SERVER", default_value = "http://127.0.0.1:4097", value_name = "URL")]
+    #[arg(
+        long,
+        env = "VOLLEY_SERVER",
+        hide_env_values = true,
+        default_value = "http://127.0.0.1:4097",
+        value_name = "URL"
+    )]
     server: String,
 
     /// The server's bearer token (or a scoped token). With a token, --flow or --session
@@ -19,11 +25,11 @@ pub(crate) struct ObserveArgs {
 
     /// Watch one flow (its past events first, then live; resumed where it was left
     /// after a reconnection).
-    #[arg(long, env = "VOLLEY_FLOW_ID", value_name = "ID")]
+    #[arg(long, env = "VOLLEY_FLOW_ID", hide_env_values = true, value_name = "ID")]
     flow: Option<String>,
 
     /// Watch one session.
-    #[arg(long, env = "VOLLEY_SESSION_ID", value_name = "ID")]
+    #[arg(long, env = "VOLLEY_SESSION_ID", hide_env_values = true, value_name = "ID")]
     session: Option<String>,
 }
 

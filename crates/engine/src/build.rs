@@ -309,30 +309,94 @@ async fn build_url(
             return Err(BuildError::InvalidUrl {
                 url: credentials::redact_url_password(written).into_owned(),
                 reason: "a path without a host needs a `Host` header or a variable `host`".to_owned(),
+                hint: None,
                 span: request.url.span,
             });
         }
     } else {
         format!("{default_scheme}://{written}")
     };
-    let mut url = url::Url::parse(&candidate).map_err(|error| BuildError::InvalidUrl {
-        url: credentials::redact_url_password(written).into_owned(),
-        reason: error.to_string(),
-        span: request.url.span,
-    })?;
     // A ws(s):// URL that only shows after substitution is a WebSocket too: the caller
     // looks at the scheme.
-    if !matches!(url.scheme(), "ws" | "wss" | "http" | "https") {
+    if let Some((reason, hint)) = url_problem(written, &candidate) {
         return Err(BuildError::InvalidUrl {
             url: credentials::redact_url_password(written).into_owned(),
-            reason: format!("the scheme `{}` is not http, https, ws or wss", url.scheme()),
+            reason,
+            hint,
             span: request.url.span,
         });
     }
+    let mut url = url::Url::parse(&candidate).map_err(|error| BuildError::InvalidUrl {
+        url: credentials::redact_url_password(written).into_owned(),
+        reason: error.to_string(),
+        hint: None,
+        span: request.url.span,
+    })?;
     // `@ws` on an http(s) URL: the WebSocket URL of the same place.
     if websocket && matches!(url.scheme(), "http" | "https") {
         let scheme = if url.scheme() == "https" { "wss" } else { "ws" };
         let _ = url.set_scheme(scheme);
     }
     Ok(url)
+}
+
+/// The schemes a request can be sent to.
+const SCHEMES: [&str; 4] = ["http", "https", "ws", "wss"];
+
+/// Why the URL `written` (with its scheme, `candidate`) cannot be sent, and a guess at
+/// what was meant: `None` when it is an http(s) or ws(s) URL. One rule for a run and for
+/// the analysis (`volley check`, the editors), so that both give the same verdict.
+pub(crate) fn url_problem(written: &str, candidate: &str) -> Option<(String, Option<String>)> {
+    for scheme in ["https", "http", "wss", "ws"] {
+        if written.len() >= scheme.len() + 2
+            && written[..scheme.len()].eq_ignore_ascii_case(scheme)
+            && written[scheme.len()..].starts_with("//")
+        {
+            return Some((
+                format!("`{}//` has no `:` after the scheme", &written[..scheme.len()]),
+                Some(format!("did you mean `{}:{}`?", &written[..scheme.len()], &written[scheme.len()..])),
+            ));
+        }
+    }
+    let error = match url::Url::parse(candidate) {
+        Ok(url) if SCHEMES.contains(&url.scheme()) => return None,
+        Ok(url) => {
+            let scheme = url.scheme();
+            let hint = volley_syntax::closest(scheme, SCHEMES.iter().copied())
+                .map(|close| format!("did you mean `{close}://`?"))
+                .or_else(|| Some("write the URL with http://, https://, ws:// or wss://".to_owned()));
+            return Some((format!("the scheme `{scheme}` is not http, https, ws or wss"), hint));
+        }
+        Err(error) => error,
+    };
+    let (scheme, after) = candidate.split_once("://").unwrap_or(("http", candidate));
+    let authority = &after[..after.find(['/', '?', '#']).unwrap_or(after.len())];
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, host_port)| host_port);
+    if authority.contains(char::is_whitespace) {
+        let joined: String = authority.chars().filter(|character| !character.is_whitespace()).collect();
+        let fixed = format!("{scheme}://{joined}{}", &after[authority.len()..]);
+        return Some((
+            format!("a space in the host and port `{}`", authority.trim_end()),
+            Some(format!("remove the space: `{fixed}`")),
+        ));
+    }
+    if error == url::ParseError::InvalidPort
+        && let Some((host, port)) = host_port.rsplit_once(':')
+    {
+        let digits = port.len() - port.trim_start_matches(|character: char| character.is_ascii_digit()).len();
+        if digits > 0 && digits < port.len() {
+            let (number, rest) = port.split_at(digits);
+            return Some((
+                format!("the port `{port}` is not a number"),
+                Some(format!("a `/` missing after the port? `{scheme}://{host}:{number}/{rest}…`")),
+            ));
+        }
+        if digits == port.len() {
+            return Some((
+                format!("the port {port} is out of range"),
+                Some("a port is a number from 1 to 65535".to_owned()),
+            ));
+        }
+    }
+    Some((error.to_string(), None))
 }

@@ -13,6 +13,20 @@ pub(crate) struct StoredResponse {
     pub(crate) body: Bytes,
 }
 
+/// The hint of a value not found in the response of `request`, which ran: what it
+/// answered, since a failed sign-in is the usual cause.
+pub(crate) fn ran_hint(request: &str, response: &StoredResponse) -> String {
+    let status = http::StatusCode::from_u16(response.status).map_or_else(
+        |_| response.status.to_string(),
+        |status| format!("{} {}", status.as_u16(), status.canonical_reason().unwrap_or_default()).trim().to_owned(),
+    );
+    if response.status >= 400 {
+        format!("`{request}` ran and answered {status}: see why it failed above; its response has no such value")
+    } else {
+        format!("`{request}` ran and answered {status}: check the path against what it answered")
+    }
+}
+
 /// The value of `segments` (what follows `name.response`) in a stored response, or why
 /// there is none.
 pub(crate) fn read(response: &StoredResponse, segments: &[&str]) -> Result<Value, String> {

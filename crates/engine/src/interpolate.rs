@@ -198,6 +198,7 @@ impl<'a> Renderer<'a> {
                 name: path.to_owned(),
                 span: name.span,
                 message: format!("`{path}`: {message}"),
+                hint: Some(chaining::ran_hint(request, stored)),
             });
         }
         for layer in &self.scope.layers {
@@ -232,6 +233,7 @@ impl<'a> Renderer<'a> {
                 name: path.to_owned(),
                 span: name.span,
                 message: format!("`{path}`: {message}"),
+                hint: Some(chaining::ran_hint(request, stored)),
             });
         }
         if let [request, "response", ..] = segments.as_slice() {
@@ -242,6 +244,7 @@ impl<'a> Renderer<'a> {
                     "`{path}`: no request named `{request}` has run yet in this client (run it first; \
                      `volley run` runs a file's requests in order)"
                 ),
+                hint: None,
             });
         }
         Err(BuildError::UndefinedVariable { name: path.to_owned(), span: name.span })

@@ -418,7 +418,7 @@ pub(crate) async fn handshake(
     // Boxed: both ways of connecting in one future would make every caller's future large.
     let (socket, response) = tokio::time::timeout(timeout, Box::pin(connecting))
         .await
-        .map_err(|_| TransportError::Timeout { after: timeout })??;
+        .map_err(|_| TransportError::HandshakeTimeout { after: timeout })??;
     let protocol =
         response.headers().get("sec-websocket-protocol").and_then(|value| value.to_str().ok()).map(str::to_owned);
     let (sink, stream) = socket.split();

@@ -79,6 +79,11 @@ pub(crate) fn compute(
         .context(snapshot.path.as_deref(), environment.profile.as_deref());
     context.file_variables = model.variables().map(|declaration| declaration.name.value.clone()).collect();
     context.request_names = model.request_names().map(str::to_owned).collect();
+    // A script in another part may set what this part uses.
+    context.script_variables = model.script_variables();
+    if let Some(directory) = &context.directory {
+        volley_engine::analysis::Analyzer::new(engine).read_script_files(&mut context.script_variables, directory);
+    }
     let fingerprint = fingerprint(&context, environment.generation);
     let mut found = Vec::new();
     // Bytes of text whose typed document was made again for the analysis.
@@ -144,6 +149,7 @@ fn fingerprint(context: &AnalysisContext, generation: u64) -> u64 {
     context.directory.hash(&mut hasher);
     context.file_variables.hash(&mut hasher);
     context.request_names.hash(&mut hasher);
+    context.script_variables.hash(&mut hasher);
     context.resolvers.hash(&mut hasher);
     // Configurations and variable maps are small; their debug text covers every value.
     format!("{:?}{:?}", context.config, context.variables).hash(&mut hasher);

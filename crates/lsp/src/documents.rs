@@ -129,6 +129,8 @@ pub(crate) struct Outline {
     pub(crate) blocks: Vec<OutlineBlock>,
     /// The file variable declarations in order.
     pub(crate) variables: Vec<VariableDeclaration>,
+    /// What the part's scripts may set (its script files not read).
+    pub(crate) script_variables: volley_engine::analysis::ScriptVariables,
 }
 
 /// A block of an [`Outline`].
@@ -162,7 +164,11 @@ impl Outline {
                 }),
             })
             .collect();
-        Outline { blocks, variables: document.variables.clone() }
+        Outline {
+            blocks,
+            variables: document.variables.clone(),
+            script_variables: volley_engine::analysis::ScriptVariables::of_document(document),
+        }
     }
 
     /// The request of the block that contains the byte `offset` (as
@@ -281,6 +287,15 @@ impl Model {
     /// Every file variable declaration of the file, in order.
     pub(crate) fn variables(&self) -> impl Iterator<Item = &VariableDeclaration> {
         self.parts.iter().flat_map(|placed| &placed.part.outline.variables)
+    }
+
+    /// What the scripts of every part may set (their script files not read).
+    pub(crate) fn script_variables(&self) -> volley_engine::analysis::ScriptVariables {
+        let mut all = volley_engine::analysis::ScriptVariables::default();
+        for placed in &self.parts {
+            all.extend(&placed.part.outline.script_variables);
+        }
+        all
     }
 
     /// The names of the file's named requests, in order.

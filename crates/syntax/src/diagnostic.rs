@@ -116,6 +116,9 @@ pub enum Code {
     /// A directive one or two letters away from one Volley runs (`# @asert`): an error,
     /// so that a misspelt check never lets a request run unchecked.
     MisspeltDirective,
+    /// A URL written out that no run can send (`htp://…`, port `99999`, a space before
+    /// the path): the analysis's form of the error a run gives (semantic).
+    InvalidUrl,
 }
 
 impl Code {
@@ -158,6 +161,7 @@ impl Code {
         Code::InvalidCredentials,
         Code::UnsupportedAuth,
         Code::MisspeltDirective,
+        Code::InvalidUrl,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -175,6 +179,7 @@ impl Code {
                 | Code::InvalidCredentials
                 | Code::UnsupportedAuth
                 | Code::ScriptSyntax
+                | Code::InvalidUrl
         )
     }
 
@@ -219,6 +224,7 @@ impl Code {
             Code::InvalidCredentials => "invalid-credentials",
             Code::UnsupportedAuth => "unsupported-auth",
             Code::MisspeltDirective => "misspelt-directive",
+            Code::InvalidUrl => "invalid-url",
         }
     }
 
@@ -248,7 +254,9 @@ impl Code {
             | Code::BrokenVariable
             | Code::InvalidCredentials
             | Code::UnsupportedAuth
-            | Code::MisspeltDirective => Severity::Error,
+            | Code::MisspeltDirective
+            | Code::UndefinedVariable
+            | Code::InvalidUrl => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective
@@ -256,7 +264,6 @@ impl Code {
             | Code::DuplicateRequestName
             | Code::BlockWithoutRequest
             | Code::TextAfterHandler
-            | Code::UndefinedVariable
             | Code::InvalidJsonBody
             | Code::UnsupportedCommand => Severity::Warning,
             Code::UnsupportedDirective | Code::ResponseReference | Code::SavedResponse | Code::RequestLineInBody => {

@@ -35,7 +35,8 @@ const MERGE_EXAMPLES: &str = "\
 Examples:
   volley report merge report-1.json report-2.json --junit junit.xml
   volley report merge report-*.json --junit junit.xml --html report.html
-  volley report merge shard-*.json --json all.json --tap all.tap";
+  volley report merge shard-*.json --json all.json --tap all.tap
+  volley report merge shard-*.json --report junit=out/junit.xml   as `volley run --report` writes";
 
 #[derive(Debug, clap::Args)]
 struct MergeArgs {
@@ -58,14 +59,24 @@ struct MergeArgs {
     /// Write the merged report as one self-contained HTML file.
     #[arg(long, value_name = "PATH")]
     html: Option<PathBuf>,
+
+    /// Write the merged report as `volley run --report` writes one: `junit=PATH`,
+    /// `json=PATH`, `tap=PATH` or `html=PATH`. Repeatable.
+    #[arg(long = "report", value_name = "FORMAT=PATH", value_parser = super::parse_target)]
+    report: Vec<(Format, PathBuf)>,
 }
 
 pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
     let ReportCommand::Merge(args) = &args.command;
-    if args.junit.is_none() && args.json.is_none() && args.tap.is_none() && args.html.is_none() {
+    if args.junit.is_none()
+        && args.json.is_none()
+        && args.tap.is_none()
+        && args.html.is_none()
+        && args.report.is_empty()
+    {
         return Ok(usage(
             "nothing to write: say which reports to make",
-            Some("add --junit PATH, --json PATH, --tap PATH or --html PATH (several may be given)"),
+            Some("add --report junit=PATH (json, tap, html), or --junit PATH, --json PATH, --tap PATH, --html PATH"),
         ));
     }
     let mut reports = Vec::with_capacity(args.reports.len());
@@ -83,17 +94,20 @@ pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         }
     }
     let merged = merge(reports);
-    let targets = [
+    let named = [
         (Format::Junit, &args.junit),
         (Format::Json, &args.json),
         (Format::Tap, &args.tap),
         (Format::Html, &args.html),
     ];
+    let targets = named
+        .into_iter()
+        .filter_map(|(format, path)| path.as_ref().map(|path| (format, path)))
+        .chain(args.report.iter().map(|(format, path)| (*format, path)));
     for (format, path) in targets {
-        if let Some(path) = path {
-            let text = merged.render(format)?;
-            std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))?;
-        }
+        let text = merged.render(format)?;
+        super::create_parent(path)?;
+        std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))?;
     }
     crate::output::error_line(&format!(
         "merged {}: {}: {} passed, {} failed, {}, {} skipped",

@@ -41,6 +41,15 @@ impl Format {
     }
 }
 
+/// Creates the directories `path` goes in, as `volley import --out` creates its own.
+pub(crate) fn create_parent(path: &std::path::Path) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|error| anyhow::anyhow!("cannot create the directory `{}`: {error}", parent.display()))?;
+    }
+    Ok(())
+}
+
 /// `junit=out.xml`: the format and the path of a `--report`.
 pub(crate) fn parse_target(text: &str) -> Result<(Format, PathBuf), String> {
     let (format, path) = text

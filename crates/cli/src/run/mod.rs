@@ -2,6 +2,7 @@
 //! the exchanges and writes reports.
 
 mod confirm;
+mod depends;
 mod human;
 mod outcome;
 mod part;
@@ -21,7 +22,7 @@ use anyhow::Context as _;
 use volley_engine::{Client, ClientConfig, CookieJar, Execute, RemoteClient, RemoteConfig, RequestDefaults};
 
 use crate::exit::Exit;
-use crate::{output, render};
+use crate::{output, render, verdict};
 use outcome::{RequestResult, Tally};
 
 /// Arguments of `volley run`.
@@ -46,7 +47,7 @@ pub(crate) struct RunArgs {
     /// Keep OAuth 2.0 tokens between runs in the user's cache directory
     /// (`~/.cache/volley/tokens.json`, readable by its owner only), so that a later run
     /// reuses or refreshes them rather than sign in again; `volley auth clear` removes it.
-    #[arg(long, env = "VOLLEY_TOKEN_CACHE", conflicts_with = "server")]
+    #[arg(long, env = "VOLLEY_TOKEN_CACHE", hide_env_values = true, conflicts_with = "server")]
     token_cache: bool,
 
     /// Run only the request whose block holds this line of each file (1 is the first):
@@ -61,7 +62,7 @@ pub(crate) struct RunArgs {
     vars: Vec<(String, String)>,
 
     /// Use this profile of volley.jsonc (or environment of http-client.env.json).
-    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE")]
+    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true)]
     profile: Option<String>,
 
     /// Timeout of each request in milliseconds (connection, headers and body), for
@@ -195,8 +196,8 @@ pub(crate) struct RunArgs {
     /// Run this many files at the same time. The requests of a file still run in
     /// order, each file with its own variables, cookies and responses (its requests
     /// cannot use another file's); the output stays grouped per file, in file order.
-    /// Default: the number of cores when a directory is given, else 1 (one client for
-    /// every file, in order, as with `--jobs 1`).
+    /// Default 1: the files, a directory's too, run in order with one client, so a
+    /// file can use the responses of the files before it.
     #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
 
@@ -228,7 +229,7 @@ pub(crate) struct RunArgs {
     /// instead of from here: one server session and flow for the run, visible to its
     /// observers. Files are sent as text; `< file` references and volley.jsonc are
     /// read on the server, relative to its workspace.
-    #[arg(long, value_name = "URL", env = "VOLLEY_SERVER", conflicts_with = "cookie_jar")]
+    #[arg(long, value_name = "URL", env = "VOLLEY_SERVER", hide_env_values = true, conflicts_with = "cookie_jar")]
     server: Option<String>,
 
     /// The bearer token of the execution server (with --server).
@@ -242,8 +243,8 @@ Examples:
   volley run api.http --name login --name me run two requests, in that order
   volley run api.http --index 2              run the third request
   volley run api.http -p staging --var id=7  with a profile and one more variable
-  volley run tests/ --report junit=out.xml   a directory (its files at the same time), a JUnit report
-  volley run tests/ --jobs 1                 the files one after the other, one client for all
+  volley run tests/ --report junit=out.xml   a directory (its files in order, one client), a JUnit report
+  volley run tests/ --jobs 4                 four files at a time, each with a client of its own
   volley run tests/ --shard 2/4              the second quarter of the files (a CI matrix)
   volley run api.http --retry 3 --retry-interval 500   send failing requests again
   volley run smoke.http --repeat 100 --jobs 8          a simple load
@@ -336,10 +337,25 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         Ok(jobs) => jobs,
         Err(problem) => return Ok(problem.print()),
     };
-    let plan = match select::plan(&files, &args.selection(), args.shard.is_some()) {
+    let mut plan = match select::plan(&files, &args.selection(), args.shard.is_some()) {
         Ok(plan) => plan,
         Err(problem) => return Ok(problem.print()),
     };
+    // A part of the files selected: the requests whose responses it reads run first.
+    if !matches!(args.selection(), select::Selection::All) {
+        match depends::with_dependencies(&files, plan) {
+            Ok((planned, added)) => {
+                plan = planned;
+                for added in added {
+                    output::error_line(&format!(
+                        "note: `{}` runs first: {} reads its response (`{}`)",
+                        added.needed, added.by, added.reference
+                    ));
+                }
+            }
+            Err(problem) => return Ok(problem.print()),
+        }
+    }
     let mode = if args.json {
         Mode::Json
     } else if let Some(part) = args.output {
@@ -360,9 +376,37 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     }
     // A report that cannot be written fails the run before anything is sent.
     for (_, path) in &args.report {
+        // Its directory is created, as `volley import --out` creates its own.
+        if let Err(error) = crate::report::create_parent(path) {
+            let message = format!("cannot write the report `{}`: {error:#}", path.display());
+            return Ok(select::Problem::usage(message, Some("choose a path whose directories can be made")).print());
+        }
         if let Err(error) = std::fs::File::create(path) {
             let message = format!("cannot write the report `{}`: {error}", path.display());
             return Ok(select::Problem::usage(message, Some("check that its directory exists")).print());
+        }
+    }
+    // The client is made before anything is shown: the analysis reads its configuration.
+    let (mut local, mut remote_client) = (None, None);
+    let chosen = match &args.server {
+        Some(url) => remote(args, url).map(|made| remote_client = Some(made)),
+        None => client(args, &files).map(|made| local = Some(made)),
+    };
+    if let Err(problem) = chosen {
+        return Ok(problem.print());
+    }
+    // The verdict of `volley check` on the same files, profile and variables: what it
+    // calls an error is refused here, at the same place. Through a server, whose
+    // configuration and variables are its own, the parser's diagnostics only.
+    if let Some(client) = &local {
+        let analyses: Vec<_> = {
+            let parsed: Vec<(&Path, &volley_syntax::Document)> =
+                files.iter().map(|file| (file.path.as_path(), &file.document)).collect();
+            let invocation = verdict::Invocation::new(client, args.profile.as_deref(), &args.vars, &parsed);
+            files.iter().map(|file| invocation.analyze(&file.path, &file.document, &file.text).diagnostics).collect()
+        };
+        for (file, analysis) in files.iter_mut().zip(analyses) {
+            verdict::merge(&mut file.document, analysis);
         }
     }
     let found = select::diagnostics(&files, &plan, mode, args.strict);
@@ -396,19 +440,16 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         let tally = Tally::of(&results);
         (results, tally)
     } else {
-        let (mut local, mut remote_client) = (None, None);
-        let chosen = match &args.server {
-            Some(url) => remote(args, url).map(|made| remote_client = Some(made)),
-            None => client(args, &files).map(|made| local = Some(made)),
-        };
-        if let Err(problem) = chosen {
-            return Ok(problem.print());
-        }
         let executor: &dyn Execute = match (&local, &remote_client) {
             (Some(client), _) => client,
             (_, Some(remote)) => remote,
             (None, None) => anyhow::bail!("a local or a remote client is made"),
         };
+        if let Some(remote) = &remote_client
+            && let Some(problem) = reach(remote, args, &files).await
+        {
+            return Ok(problem.print());
+        }
         let sent = send::send(args, executor, local.as_ref(), &files, &plan, mode, jobs).await?;
         // A remote client's flow is finished; nothing to do for a local one.
         if let Err(error) = executor.close().await {
@@ -439,9 +480,9 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
-/// How many files run at the same time: `--jobs`, else the number of cores when a
-/// directory is given and 1 otherwise. Through `--server` the run is one session and
-/// its requests go one at a time.
+/// How many files run at the same time: `--jobs`, else 1 (one client for every file,
+/// in order, however the files are given). Through `--server` the run is one session
+/// and its requests go one at a time.
 fn jobs(args: &RunArgs) -> Result<usize, select::Problem> {
     let given = args.jobs.map(usize::from);
     if args.server.is_some() {
@@ -453,13 +494,34 @@ fn jobs(args: &RunArgs) -> Result<usize, select::Problem> {
             _ => Ok(1),
         };
     }
-    Ok(given.unwrap_or_else(|| {
-        if args.files.iter().any(|path| path.is_dir()) {
-            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
-        } else {
-            1
-        }
-    }))
+    Ok(given.unwrap_or(1))
+}
+
+/// Reaches the server of `--server` before anything is sent: one error for a server that
+/// cannot be reached or refuses the token (rather than one per request), and a profile
+/// the server's configuration does not have refused as a local run refuses it (exit 2).
+async fn reach(remote: &RemoteClient, args: &RunArgs, files: &[select::File]) -> Option<select::Problem> {
+    let server = remote.server_url().to_string();
+    if let Err(error) = remote.connect().await {
+        let message = format!("cannot use the execution server at {server}: {error}");
+        return Some(match &error {
+            volley_engine::Error::Server { status: 401 | 403, .. } => {
+                select::Problem::usage(message, Some("pass the server's token with --token (or VOLLEY_TOKEN)"))
+            }
+            _ => select::Problem::transport(
+                message,
+                Some("is `volley serve` running there? check --server (or VOLLEY_SERVER), or run without it"),
+            ),
+        });
+    }
+    let profile = args.profile.as_deref()?;
+    let path = files.first().map(|file| file.shown.replace('\\', "/"));
+    (remote.has_profile(profile, path.as_deref()).await == Some(false)).then(|| {
+        select::Problem::usage(
+            format!("unknown profile `{profile}`: the execution server at {server} has no such profile"),
+            Some("profiles are declared in the volley.jsonc the server reads; run without -p, or name one it has"),
+        )
+    })
 }
 
 /// The remote client of `--server`: a session and a flow labelled with the run.

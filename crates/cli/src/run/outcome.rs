@@ -28,11 +28,20 @@ pub(crate) struct RequestResult {
     pub(crate) stream: Option<StreamSummary>,
     /// The request whose response this one needed got none in this run: its name and
     /// why (`it was refused: it has errors`), said instead of "has not run yet".
-    pub(crate) missing: Option<(String, &'static str)>,
+    pub(crate) missing: Option<(String, Missing)>,
     /// How many times it was sent (`--retry`); 1 without retries.
     pub(crate) attempts: u32,
     /// Which run of the selection it belongs to (`--repeat`, from 1); `None` without.
     pub(crate) repetition: Option<u32>,
+}
+
+/// Why a named request's response is not there for a later request of the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Missing {
+    /// It ran, or was reached, and gave none (`it was refused: it has errors`).
+    NoResponse(&'static str),
+    /// It is a request of another file, which runs with a client of its own (`--jobs`).
+    Apart { file: String, jobs: usize },
 }
 
 /// What came of a request.
@@ -157,9 +166,25 @@ impl RequestResult {
     /// message and hint say so.
     pub(crate) fn error_parts(&self, error: &Error, text: &str) -> PlacedError {
         let mut placed = PlacedError::new(error, self.line_span, text);
-        if let (Error::Build(BuildError::RequestVariable { name, .. }), Some((request, why))) = (error, &self.missing) {
-            placed.message = format!("`{name}`: request `{request}` has no response in this run ({why})");
-            placed.hint = Some(format!("see what happened to `{request}` above; this request needs its response"));
+        match (error, &self.missing) {
+            (Error::Build(BuildError::RequestVariable { name, .. }), Some((request, Missing::NoResponse(why)))) => {
+                placed.message = format!("`{name}`: request `{request}` has no response in this run ({why})");
+                placed.hint = Some(format!("see what happened to `{request}` above; this request needs its response"));
+            }
+            (
+                Error::Build(BuildError::RequestVariable { name, .. }),
+                Some((request, Missing::Apart { file, jobs })),
+            ) => {
+                placed.message = format!(
+                    "`{name}`: request `{request}` is in {file}, which runs apart from this file \
+                     (--jobs {jobs} gives each file a client of its own)"
+                );
+                placed.hint = Some(format!(
+                    "run with --jobs 1 (the default): the files then run in order with one client, so `{request}` \
+                     runs before this request"
+                ));
+            }
+            _ => {}
         }
         placed
     }

@@ -43,6 +43,11 @@ impl Problem {
         Self { exit: Exit::Usage, message: message.into(), hint: hint.map(str::to_owned) }
     }
 
+    /// A problem of the network, before anything was sent (exit code 4).
+    pub(crate) fn transport(message: impl Into<String>, hint: Option<&str>) -> Self {
+        Self { exit: Exit::Transport, message: message.into(), hint: hint.map(str::to_owned) }
+    }
+
     pub(crate) fn invalid(message: impl Into<String>, hint: Option<&str>) -> Self {
         Self { exit: Exit::Invalid, message: message.into(), hint: hint.map(str::to_owned) }
     }

@@ -14,7 +14,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
 use volley_engine::{CancellationToken, Client, CookieJar, Execute, RunOptions};
 
-use super::outcome::{self, Outcome, RequestResult, Skip, Tally};
+use super::outcome::{self, Missing, Outcome, RequestResult, Skip, Tally};
 use super::{Mode, RunArgs, confirm, human, record, refusal, select, stream};
 use crate::exit::Exit;
 use crate::output;
@@ -89,6 +89,7 @@ pub(super) async fn send(
         several: total > 1,
         asks,
         stop: &stop,
+        jobs: parallel.then_some(jobs),
     };
     // Made as they are reached: `--repeat 10000` does not hold 10,000 units.
     let units = units(plan, repeat, parallel.then_some(files.len()));
@@ -193,6 +194,8 @@ struct Turn<'a> {
     asks: bool,
     /// Set by `--fail-fast` at the first failure: the requests after it are skipped.
     stop: &'a AtomicBool,
+    /// Files run apart, this many at a time (`--jobs` above 1); `None`: one client.
+    jobs: Option<usize>,
 }
 
 impl Turn<'_> {
@@ -211,7 +214,7 @@ impl Turn<'_> {
         let mut tally = Tally::default();
         // The named requests this unit did not send or got no response for, and why: a
         // later request that needs their response says so.
-        let mut missing: HashMap<String, &'static str> = HashMap::new();
+        let mut missing: HashMap<String, Missing> = self.apart(files, requests, unit);
         for (number, (position, step)) in unit.steps.iter().enumerate() {
             let file = &files[step.file];
             let request = *requests[step.file].get(step.request).context("planned request exists")?;
@@ -242,7 +245,7 @@ impl Turn<'_> {
             }
             if let Some(name) = &result.name {
                 match result.missing_reason() {
-                    Some(why) => missing.insert(name.clone(), why),
+                    Some(why) => missing.insert(name.clone(), Missing::NoResponse(why)),
                     None => missing.remove(name),
                 };
             }
@@ -266,6 +269,29 @@ impl Turn<'_> {
             }
         }
         Ok((results, tally))
+    }
+
+    /// With files running apart (`--jobs` above 1): the named requests of the other
+    /// files of the run that this unit's file does not name itself, so that a request
+    /// that needs one says where it is and how to run them together.
+    fn apart(
+        &self,
+        files: &[select::File],
+        requests: &[Vec<&volley_syntax::Request>],
+        unit: &Unit,
+    ) -> HashMap<String, Missing> {
+        let mut apart = HashMap::new();
+        let Some(jobs) = self.jobs.filter(|jobs| *jobs > 1) else { return apart };
+        let Some(own) = unit.steps.first().map(|(_, step)| step.file) else { return apart };
+        let named =
+            |file: usize| requests[file].iter().filter_map(|request| request.name.as_ref().map(|name| &name.value));
+        let own_names: std::collections::HashSet<&String> = named(own).collect();
+        for (index, file) in files.iter().enumerate().filter(|(index, _)| *index != own) {
+            for name in named(index).filter(|name| !own_names.contains(name)) {
+                apart.entry(name.clone()).or_insert_with(|| Missing::Apart { file: file.shown.clone(), jobs });
+            }
+        }
+        apart
     }
 
     /// `None` when `request` may be sent: it has no `# @note`, `--yes` confirmed it or
@@ -293,7 +319,7 @@ impl Turn<'_> {
         &self,
         file: &select::File,
         request: &volley_syntax::Request,
-        missing: &HashMap<String, &'static str>,
+        missing: &HashMap<String, Missing>,
     ) -> RequestResult {
         let (args, mode) = (self.args, self.mode);
         self.progress.set_message(outcome::title(file, request));
@@ -328,7 +354,7 @@ impl Turn<'_> {
         result.missing = result
             .needed_response()
             .and_then(|name| missing.get_key_value(name))
-            .map(|(name, why)| (name.clone(), *why));
+            .map(|(name, why)| (name.clone(), why.clone()));
         self.progress.suspend(|| human::print(&result, file, mode, self.several));
         if let Outcome::Response { response, .. } = &result.outcome
             && (response.is_streaming() || response.is_websocket())

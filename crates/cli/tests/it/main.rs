@@ -14,3 +14,4 @@ mod run_remote_scripts;
 mod serve;
 mod suites;
 mod support;
+mod verdict;

@@ -50,6 +50,29 @@ fn serve_prints_its_address_answers_and_stops_on_sigterm() {
     silent.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     assert!(matches!(silent.read(&mut [0u8; 16]), Ok(0)), "the silent connection is closed");
 
+    // `volley run --server`: a refused token, and a profile the server does not have, are
+    // one error each before anything is sent, with the exit codes of a local run (2).
+    std::fs::write(workspace.join("two.http"), "GET http://127.0.0.1:1/a\n\n###\nGET http://127.0.0.1:1/b\n").unwrap();
+    let run = |arguments: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_volley"))
+            .args(["run", "two.http", "--server", &format!("http://{address}")])
+            .args(arguments)
+            .current_dir(&workspace)
+            .env("NO_COLOR", "1")
+            .env_remove("VOLLEY_TOKEN")
+            .env_remove("VOLLEY_PROFILE")
+            .output()
+            .unwrap();
+        (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let (code, stderr) = run(&["--token", "wrong"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stderr.matches("error:").count(), 1, "{stderr}");
+    assert!(stderr.contains("--token"), "{stderr}");
+    let (code, stderr) = run(&["--token", "t0ken", "-p", "staging"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("unknown profile `staging`"), "{stderr}");
+
     let terminated = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(terminated.success());
     let status = child.wait().unwrap();

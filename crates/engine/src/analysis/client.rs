@@ -105,6 +105,12 @@ impl<'a> Analyzer<'a> {
         (context, config_error)
     }
 
+    /// Reads the script files of `scripts` (relative to `directory`) through the
+    /// client's [`Io`](crate::Io), adding what they may set.
+    pub fn read_script_files(&self, scripts: &mut super::ScriptVariables, directory: &Path) {
+        scripts.read_files(directory, &*self.client.inner.config.io);
+    }
+
     /// The semantic diagnostics of `document` (parsed from `text`) in `context`, the
     /// files it refers to read through the client's [`Io`](crate::Io).
     #[must_use]

@@ -15,8 +15,10 @@ use volley_syntax::{
 };
 
 mod client;
+mod scripts;
 
 pub use client::{Analysis, Analyzer};
+pub use scripts::ScriptVariables;
 
 use crate::assert;
 use crate::config::Config;
@@ -40,8 +42,16 @@ pub struct AnalysisContext {
     /// file checks (unsaved text with no location).
     pub directory: Option<PathBuf>,
     /// The active profile: only its variables and resolvers count, not every
-    /// profile's. `None` (or a profile the configuration does not have) counts them all.
+    /// profile's. `None` (or a profile the configuration does not have) counts them all,
+    /// unless [`exact_profile`](Self::exact_profile).
     pub profile: Option<String>,
+    /// The profile is exactly [`profile`](Self::profile), as a run has it: with `None`,
+    /// no profile's variables count (a name only profiles define is undefined, with a
+    /// hint naming them).
+    pub exact_profile: bool,
+    /// What the scripts of the other documents of the run (or the other parts of the
+    /// file) may set; the analysed document's own scripts are read too.
+    pub script_variables: ScriptVariables,
     /// File variables declared outside the analysed document: the rest of the file,
     /// when a front end analyses a file one part at a time (the language server).
     pub file_variables: BTreeSet<String>,
@@ -79,6 +89,8 @@ struct Walker<'a> {
     /// configuration's and the active profile's, or every profile's); `None` without a
     /// configuration.
     auth: Option<BTreeSet<&'a str>>,
+    /// What the scripts may set: the context's and the document's own.
+    scripts: ScriptVariables,
 }
 
 impl<'a> Walker<'a> {
@@ -90,9 +102,14 @@ impl<'a> Walker<'a> {
             let mut names: BTreeSet<&str> = config.auth.keys().map(String::as_str).collect();
             layers.push(&config.variables);
             resolvers.extend(config.resolvers.keys().map(String::as_str));
-            let active = context.profile.as_deref().and_then(|name| config.profiles.get(name));
+            let active = context
+                .profile
+                .as_deref()
+                .or(config.default_profile.as_deref())
+                .and_then(|name| config.profiles.get(name));
             let profiles: Vec<_> = match active {
                 Some(profile) => vec![profile],
+                None if context.exact_profile => Vec::new(),
                 None => config.profiles.values().collect(),
             };
             for profile in profiles {
@@ -102,12 +119,19 @@ impl<'a> Walker<'a> {
             }
             auth = Some(names);
         }
-        Self { document, text, io, context, layers, resolvers, auth }
+        let mut scripts = ScriptVariables::of_document(document);
+        match &context.directory {
+            Some(directory) => scripts.read_files(directory, io),
+            None => scripts.files.clear(),
+        }
+        scripts.extend(&context.script_variables);
+        Self { document, text, io, context, layers, resolvers, auth, scripts }
     }
 
     fn request(&self, request: &Request, out: &mut Listing) {
         self.scripts(request, out);
         self.template(&request.url, out);
+        url(request, out);
         for header in &request.headers {
             self.template(&header.name, out);
             self.template(&header.value, out);
@@ -342,6 +366,9 @@ impl<'a> Walker<'a> {
         if self.document.request_named(root).is_some() || self.context.request_names.contains(root) {
             return None;
         }
+        if self.scripts.may_set(root) {
+            return None;
+        }
         let mut known: Vec<&str> = self
             .document
             .variables
@@ -352,8 +379,26 @@ impl<'a> Walker<'a> {
         for layer in &self.layers {
             known.extend(layer.keys().map(String::as_str));
         }
-        let hint = match volley_syntax::closest(root, known.iter().copied()) {
-            Some(suggestion) if suggestion != root => format!("did you mean `{suggestion}`?"),
+        // Defined only by profiles that are not active: say which, and how to pick one.
+        let profiles: Vec<&str> = match &self.context.config {
+            Some(config) if self.context.exact_profile => config
+                .profiles
+                .iter()
+                .filter(|(name, profile)| {
+                    Some(name.as_str()) != self.context.profile.as_deref().or(config.default_profile.as_deref())
+                        && lookup(&profile.variables, path, &segments).is_some()
+                })
+                .map(|(name, _)| name.as_str())
+                .collect(),
+            _ => Vec::new(),
+        };
+        let hint = match (profiles.first(), volley_syntax::closest(root, known.iter().copied())) {
+            (Some(first), _) => {
+                let listed = profiles.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
+                let noun = if profiles.len() == 1 { "profile" } else { "profiles" };
+                format!("`{root}` is defined in the {noun} {listed}: pass `-p {first}`")
+            }
+            (None, Some(suggestion)) if suggestion != root => format!("did you mean `{suggestion}`?"),
             _ => format!(
                 "define it in the file (`@{root} = value`), in volley.jsonc `variables` or a profile, \
                  or pass `--var {root}=value`"
@@ -473,6 +518,52 @@ fn point(text: &str, within: Span, at: usize) -> Span {
         }
     };
     Span { start: at, end, start_position: shift(relative.start_position), end_position: shift(relative.end_position) }
+}
+
+/// A URL a run would refuse (`invalid-url`), by the run's own rule: checked whole when it
+/// is written out; with variables, only as far as its text goes (the scheme, and the
+/// host and port when they are written before the first variable).
+fn url(request: &Request, out: &mut Listing) {
+    let template = &request.url;
+    let default_scheme = if matches!(request.protocol, Protocol::WebSocket(_)) { "ws" } else { "http" };
+    let (written, whole) = match template.as_literal() {
+        Some(literal) => (literal, true),
+        None => match template.parts.first() {
+            Some(volley_syntax::Part::Text(text)) => (text.value.clone(), false),
+            _ => return,
+        },
+    };
+    let written = written.trim();
+    // A path goes after a `Host` header or the `host` variable: the run decides.
+    if written.is_empty() || written.starts_with('/') {
+        return;
+    }
+    let with_scheme =
+        if written.contains("://") { written.to_owned() } else { format!("{default_scheme}://{written}") };
+    let candidate = if whole {
+        with_scheme
+    } else {
+        // Only what the text settles: the scheme, and the host and port when a `/`
+        // ends them before the first variable.
+        let Some((scheme, after)) = with_scheme.split_once("://") else { return };
+        match after.find(['/', '?', '#']) {
+            Some(end) => format!("{scheme}://{}/", &after[..end]),
+            None if written.contains("://") => format!("{scheme}://placeholder/"),
+            None => return,
+        }
+    };
+    if let Some((reason, hint)) = crate::build::url_problem(written, &candidate) {
+        let shown = crate::credentials::redact_url_password(written);
+        let mut diagnostic = Diagnostic::new(
+            Code::InvalidUrl,
+            template.span,
+            if whole { format!("invalid URL `{shown}`: {reason}") } else { format!("invalid URL: {reason}") },
+        );
+        diagnostic = diagnostic.with_hint(
+            hint.unwrap_or_else(|| "a URL needs a scheme and a host, e.g. `http://localhost:8080/path`".to_owned()),
+        );
+        out.push(diagnostic);
+    }
 }
 
 fn resolve(directory: &Path, relative: &str) -> PathBuf {

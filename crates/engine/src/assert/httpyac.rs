@@ -11,7 +11,8 @@
 //!
 //! The expected value is the rest of the line as written (no quotes are removed),
 //! `exists` means truthy as in httpyac, and the `js` and `xpath` fields are refused:
-//! Volley runs no JavaScript and reads no XML.
+//! httpyac's JavaScript expressions are not run here (response handlers run
+//! JavaScript), and Volley reads no XML.
 
 use super::check::{Field, Predicate};
 use super::lex::{leading, syntax_error, token_end, word};
@@ -34,7 +35,8 @@ pub(super) fn parse(expression: &str) -> Result<Assertion, AssertionSyntaxError>
             return Err(syntax_error(
                 "httpyac `js` assertions are not supported".to_owned(),
                 field_range,
-                "Volley runs no JavaScript: check a JSON property with `?? body <property> …` or `# @assert jsonpath …`",
+                "check a JSON property with `?? body <property> …` or `# @assert jsonpath …`, or write the check \
+                 in JavaScript in a response handler: `> {% client.test(\"…\", () => …) %}`",
             ));
         }
         "xpath" => {
@@ -236,6 +238,6 @@ mod tests {
         assert!(hint.contains("did you mean `equals`?"), "{hint}");
         let hint = parse("Status == 200").unwrap_err().hint;
         assert_eq!(hint, "did you mean `status`?");
-        assert!(parse("js x == 1").unwrap_err().hint.contains("no JavaScript"));
+        assert!(parse("js x == 1").unwrap_err().hint.contains("client.test"));
     }
 }

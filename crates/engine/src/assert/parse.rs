@@ -207,7 +207,8 @@ impl std::error::Error for AssertionSyntaxError {}
 const STATUS_HINT: &str = "write `status == 200` (operators: == != > >= < <=)";
 const HEADER_HINT: &str = "write `header Content-Type exists` or `header Content-Type contains json` (== != contains)";
 const BODY_HINT: &str = "write `body contains \"text\"` or `body not-contains \"text\"`";
-const JSONPATH_HINT: &str = "write `jsonpath $.id exists` or `jsonpath $.name == \"Ada\"` (== !=)";
+const JSONPATH_HINT: &str =
+    "write `jsonpath $.id exists` or `jsonpath $.name == \"Ada\"` (== != > >= < <= contains matches …)";
 const DURATION_HINT: &str = "write `duration < 500` (milliseconds)";
 const TARGET_HINT: &str = "an assertion starts with `status`, `header`, `body`, `jsonpath` or `duration`";
 

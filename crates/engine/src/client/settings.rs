@@ -94,7 +94,11 @@ impl Client {
     fn load_settings(&self, directory: &Path, profile: Option<&str>) -> Result<Settings, Error> {
         let config = self.config_for(directory)?;
         let profile = match (profile, &config) {
-            (None, _) => None,
+            // The configuration's `defaultProfile`, when the run names none.
+            (None, Some(config)) => {
+                config.default_profile.as_deref().map(|name| config.profile(name).cloned()).transpose()?
+            }
+            (None, None) => None,
             (Some(name), Some(config)) => Some(config.profile(name)?.clone()),
             (Some(name), None) => {
                 return Err(Error::Config(ConfigError::UnknownProfile {

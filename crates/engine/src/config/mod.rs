@@ -42,6 +42,8 @@ pub struct Config {
     pub variables: Map<String, Value>,
     /// `profiles`.
     pub profiles: BTreeMap<String, Profile>,
+    /// `defaultProfile`: the profile of a run that names none (`-p`, `VOLLEY_PROFILE`).
+    pub default_profile: Option<String>,
     /// `resolvers`: command resolvers by name (without `$`).
     pub resolvers: BTreeMap<String, CommandResolver>,
     /// `defaults`.
@@ -262,6 +264,7 @@ impl Reader<'_> {
                 "$schema",
                 "variables",
                 "profiles",
+                "defaultProfile",
                 "resolvers",
                 "defaults",
                 "cookies",
@@ -290,8 +293,34 @@ impl Reader<'_> {
                 "tls" => config.tls = self.tls(value, "tls")?,
                 "proxy" => config.proxy = self.proxy(value, "proxy")?,
                 "auth" => config.auth = auth::volley_auth(value, self.path, "auth")?,
+                "defaultProfile" => {
+                    let name = value.as_str().ok_or_else(|| {
+                        invalid(
+                            self.path,
+                            "defaultProfile",
+                            "`defaultProfile` must be a profile's name".to_owned(),
+                            None,
+                        )
+                    })?;
+                    config.default_profile = Some(name.to_owned());
+                }
                 _ => {}
             }
+        }
+        if let Some(name) = &config.default_profile
+            && !config.profiles.contains_key(name)
+        {
+            let known: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
+            let hint = volley_syntax::closest(name, known.iter().copied()).map_or_else(
+                || format!("profiles: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") }),
+                |close| format!("did you mean `{close}`?"),
+            );
+            return Err(invalid(
+                self.path,
+                "defaultProfile",
+                format!("`defaultProfile` is `{name}`, which is not a profile of `profiles`"),
+                Some(hint),
+            ));
         }
         Ok(config)
     }
@@ -316,7 +345,7 @@ impl Reader<'_> {
 
     fn defaults(&self, value: Value, at: &str) -> Result<Defaults, ConfigError> {
         let map = self.object(value, at)?;
-        self.known_keys(&map, at, &["headers", "timeoutMs", "followRedirects", "validateSSL"])?;
+        self.known_keys(&map, at, DEFAULTS_KEYS)?;
         let mut defaults = Defaults::default();
         for (key, value) in map {
             let inner = format!("{at}.{key}");
@@ -461,8 +490,15 @@ impl Reader<'_> {
         for key in map.keys() {
             if !known.contains(&key.as_str()) {
                 let place = if at.is_empty() { key.clone() } else { format!("{at}.{key}") };
-                let hint = volley_syntax::closest(key, known.iter().copied())
-                    .map(|best| format!("did you mean `{best}`?"))
+                // A request default written one level too high (`"timeoutMs": 5000`).
+                let nested = (known.contains(&"defaults") && DEFAULTS_KEYS.contains(&key.as_str())).then(|| {
+                    let defaults = if at.is_empty() { "defaults".to_owned() } else { format!("{at}.defaults") };
+                    format!("`{key}` goes in `{defaults}`: `\"defaults\": {{\"{key}\": …}}`")
+                });
+                let hint = nested
+                    .or_else(|| {
+                        volley_syntax::closest(key, known.iter().copied()).map(|best| format!("did you mean `{best}`?"))
+                    })
                     .or_else(|| Some(format!("known keys: {}", known.join(", "))));
                 return Err(invalid(self.path, &place, format!("unknown key `{place}`"), hint));
             }
@@ -470,6 +506,9 @@ impl Reader<'_> {
         Ok(())
     }
 }
+
+/// The keys of `defaults` (the configuration's and a profile's).
+const DEFAULTS_KEYS: &[&str] = &["headers", "timeoutMs", "followRedirects", "validateSSL"];
 
 fn kind(value: &Value) -> &'static str {
     match value {

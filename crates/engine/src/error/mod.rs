@@ -213,6 +213,8 @@ pub enum BuildError {
         span: Span,
         /// Why it has no value.
         message: String,
+        /// What to do, when it is not to run the named request first (it ran).
+        hint: Option<String>,
     },
     /// A file variable whose value refers back to itself.
     #[error("{}: variable `{name}` refers to itself (through {})", span, chain.join(" → "))]
@@ -283,6 +285,8 @@ pub enum BuildError {
         url: String,
         /// Why it is invalid.
         reason: String,
+        /// A guess at what was meant (`did you mean `http://…`?`), when there is one.
+        hint: Option<String>,
         /// Where the URL is written.
         span: Span,
     },
@@ -385,8 +389,8 @@ impl BuildError {
         let clean = |text: String| redactor.redact_owned(text);
         match self {
             BuildError::UndefinedVariable { name, span } => BuildError::UndefinedVariable { name: clean(name), span },
-            BuildError::RequestVariable { name, span, message } => {
-                BuildError::RequestVariable { name: clean(name), span, message: clean(message) }
+            BuildError::RequestVariable { name, span, message, hint } => {
+                BuildError::RequestVariable { name: clean(name), span, message: clean(message), hint: hint.map(clean) }
             }
             other @ (BuildError::Cycle { .. } | BuildError::TooLarge { .. }) => other,
             BuildError::UnknownResolver { name, suggestion, span } => {
@@ -411,8 +415,8 @@ impl BuildError {
                 };
                 BuildError::File { path, span, source }
             }
-            BuildError::InvalidUrl { url, reason, span } => {
-                BuildError::InvalidUrl { url: clean(url), reason: clean(reason), span }
+            BuildError::InvalidUrl { url, reason, hint, span } => {
+                BuildError::InvalidUrl { url: clean(url), reason: clean(reason), hint: hint.map(clean), span }
             }
             BuildError::Included { path, span, source } => {
                 BuildError::Included { path, span, source: Box::new(source.redacted(redactor)) }
@@ -509,7 +513,8 @@ impl BuildError {
                  or pass `--var {root}=value`",
                 root = name.split(['.', '[']).next().unwrap_or(name)
             )),
-            BuildError::RequestVariable { .. } => {
+            BuildError::RequestVariable { hint: Some(hint), .. } => Some(hint.clone()),
+            BuildError::RequestVariable { hint: None, .. } => {
                 Some("run the named request first, in the same run or session (requests run in file order)".to_owned())
             }
             BuildError::UnknownResolver { suggestion: None, .. } => Some(
@@ -520,7 +525,8 @@ impl BuildError {
             ),
             BuildError::UnsupportedResolver { hint, .. } => Some(hint.clone()),
             BuildError::File { .. } => Some("paths are relative to the .http file".to_owned()),
-            BuildError::InvalidUrl { .. } => {
+            BuildError::InvalidUrl { hint: Some(hint), .. } => Some(hint.clone()),
+            BuildError::InvalidUrl { hint: None, .. } => {
                 Some("a URL needs a scheme and a host after substitution, e.g. `http://localhost:8080/path`".to_owned())
             }
             BuildError::Cycle { .. } => {

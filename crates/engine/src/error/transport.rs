@@ -15,6 +15,12 @@ pub enum TransportError {
         /// The timeout that expired.
         after: Duration,
     },
+    /// A WebSocket handshake did not finish within its connect timeout.
+    #[error("the WebSocket handshake timed out after {} ms", after.as_millis())]
+    HandshakeTimeout {
+        /// The connect timeout that expired.
+        after: Duration,
+    },
     /// The host refused the connection.
     #[error("connection refused by {host}")]
     ConnectionRefused {
@@ -119,7 +125,9 @@ impl TransportError {
             TransportError::Proxy { proxy, message } => {
                 TransportError::Proxy { proxy: clean(proxy), message: clean(message) }
             }
-            other @ (TransportError::Timeout { .. } | TransportError::TooManyRedirects { .. }) => other,
+            other @ (TransportError::Timeout { .. }
+            | TransportError::HandshakeTimeout { .. }
+            | TransportError::TooManyRedirects { .. }) => other,
         }
     }
 
@@ -129,9 +137,15 @@ impl TransportError {
     pub fn hint(&self) -> Option<String> {
         let hint = match self {
             TransportError::ConnectionRefused { .. } => "is the server running? check the host and port of the URL",
-            TransportError::Timeout { .. } => {
-                "allow more time with `# @timeout 60000` on the request (`# @ws-connect-timeout` for a \
-                 WebSocket) or `--timeout 60000`"
+            TransportError::Timeout { after } => {
+                let millis = (after.as_millis() * 2).max(1000);
+                return Some(format!(
+                    "allow more time: `# @timeout {}` on the request, or `--timeout {millis}`",
+                    longer(*after)
+                ));
+            }
+            TransportError::HandshakeTimeout { after } => {
+                return Some(format!("allow more time: `# @ws-connect-timeout {}` on the request", longer(*after)));
             }
             TransportError::Dns { .. } => "check the host name, or the variable that gives it",
             TransportError::Tls { message, .. } => tls_hint(message),
@@ -159,7 +173,7 @@ impl TransportError {
     #[must_use]
     pub fn kind(&self) -> &'static str {
         match self {
-            TransportError::Timeout { .. } => "timeout",
+            TransportError::Timeout { .. } | TransportError::HandshakeTimeout { .. } => "timeout",
             TransportError::ConnectionRefused { .. } => "connection_refused",
             TransportError::Dns { .. } => "dns",
             TransportError::Tls { .. } => "tls",
@@ -170,4 +184,10 @@ impl TransportError {
             TransportError::Other { .. } => "other",
         }
     }
+}
+
+/// A timeout twice as long as `after` (a second at least), written as a directive takes it.
+fn longer(after: Duration) -> String {
+    let millis = (after.as_millis() * 2).max(1000);
+    if millis.is_multiple_of(1000) { format!("{} s", millis / 1000) } else { format!("{millis} ms") }
 }

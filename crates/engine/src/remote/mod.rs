@@ -385,6 +385,31 @@ impl RemoteClient {
         Ok(response)
     }
 
+    /// Reaches the server now rather than at the first run: creates the session and the
+    /// flow the runs go to. A front end calls it first, so that a server that cannot be
+    /// reached (or refuses the token) is one error rather than one per request.
+    pub async fn connect(&self) -> Result<(), Error> {
+        self.ensure_session_and_flow().await.map(|_| ())
+    }
+
+    /// Whether the server's configuration for the `.http` file at `path` (relative to
+    /// the server's workspace) has `profile`: `Some(false)` when the server says it does
+    /// not (`GET /config?profile=` answers 404), `None` when it cannot tell.
+    pub async fn has_profile(&self, profile: &str, path: Option<&str>) -> Option<bool> {
+        let mut url = self.inner.server.endpoint(&["config"]);
+        url.query_pairs_mut().append_pair("profile", profile);
+        if let Some(path) = path {
+            url.query_pairs_mut().append_pair("path", path);
+        }
+        let request = self.inner.server.request(http::Method::GET, url, None::<&()>).timeout(CALL_TIMEOUT);
+        let answer = request.send().await.ok()?;
+        match answer.status() {
+            status if status.is_success() => Some(true),
+            http::StatusCode::NOT_FOUND => Some(false),
+            _ => None,
+        }
+    }
+
     /// The session and the flow of the runs, created on the first run (one of each,
     /// however many runs start at once).
     async fn ensure_session_and_flow(&self) -> Result<(String, String), Error> {

@@ -56,6 +56,51 @@ async fn config_and_profile_defaults_apply_with_profile_over_config() {
     );
 }
 
+/// `defaultProfile`: the profile of a run that names none; a named one wins; a name
+/// `profiles` does not have is an error at the key, with the closest name; the analysis
+/// counts the default profile's variables as a run does.
+#[tokio::test]
+async fn the_default_profile_applies_when_none_is_named() {
+    let server = TestServer::start().await;
+    let files = MemoryFs::new();
+    files.insert(
+        "/project/volley.jsonc",
+        r#"{"defaultProfile": "dev",
+            "profiles": {"dev": {"variables": {"env": "dev"}}, "prod": {"variables": {"env": "prod"}}}}"#,
+    );
+    let text = format!(
+        "GET {}
+X-Env: {{{{env}}}}
+",
+        server.url("/echo")
+    );
+    let response = client(&files, None).run_string(&text, in_project()).await.unwrap();
+    assert_eq!(echoed_header(&echo(&response).await, "x-env"), Some("dev"));
+    let response = client(&files, Some("prod")).run_string(&text, in_project()).await.unwrap();
+    assert_eq!(echoed_header(&echo(&response).await, "x-env"), Some("prod"));
+    let analysed = client(&files, None);
+    let (mut context, error) = volley_engine::analysis::Analyzer::new(&analysed)
+        .context(Some(std::path::Path::new("/project/api.http")), None);
+    assert!(error.is_none(), "{error:?}");
+    context.exact_profile = true;
+    let document = volley_syntax::parse(&text);
+    assert_eq!(volley_engine::analysis::Analyzer::new(&analysed).analyze_in(&document, &text, &context), []);
+
+    files.insert("/project/volley.jsonc", r#"{"defaultProfile": "dve", "profiles": {"dev": {}}}"#);
+    let error = client(&files, None)
+        .run_string(
+            "GET http://127.0.0.1/
+",
+            in_project(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "`/project/volley.jsonc`: `defaultProfile` is `dve`, which is not a profile of `profiles` (did you mean `dev`?)"
+    );
+}
+
 #[tokio::test]
 async fn jetbrains_env_files_are_profiles_when_there_is_no_volley_config() {
     let server = TestServer::start().await;

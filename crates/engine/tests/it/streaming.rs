@@ -189,14 +189,14 @@ async fn failed_handshakes_are_transport_errors() {
     let text = format!("# @ws-connect-timeout 200\nGET {hang}\n");
     let error = client().run_string(&text, RunOptions::default()).await.unwrap_err();
     assert!(
-        matches!(error, Error::Transport(TransportError::Timeout { after }) if after == Duration::from_millis(200)),
+        matches!(error, Error::Transport(TransportError::HandshakeTimeout { after }) if after == Duration::from_millis(200)),
         "{error:?}"
     );
     // The same timeout from a variable.
     let text = format!("# @ws-connect-timeout {{{{connect}}}}\nGET {hang}\n");
     let error = client().run_string(&text, RunOptions::default().variable("connect", "250ms")).await.unwrap_err();
     assert!(
-        matches!(error, Error::Transport(TransportError::Timeout { after }) if after == Duration::from_millis(250)),
+        matches!(error, Error::Transport(TransportError::HandshakeTimeout { after }) if after == Duration::from_millis(250)),
         "{error:?}"
     );
     let reject = server.url("/ws/reject").replacen("http", "ws", 1);
