@@ -73,6 +73,9 @@ pub struct PreparedRequest {
     pub(crate) scripts: Option<Box<PendingScripts>>,
     /// A token to get before sending (httpyac's `Authorization: oauth2 …`).
     pub(crate) auth: Option<crate::oauth::PendingAuth>,
+    /// The secrets [`redactor`](Self::redactor) was built from: the response's
+    /// redactor adds those of the response to them.
+    pub(crate) secrets: Secrets,
 }
 
 /// A request's response handlers and their input, the request as written.
@@ -216,6 +219,7 @@ impl Client {
                     auth.secrets = secrets.clone();
                 }
                 prepared.redactor = redactor(&secrets);
+                prepared.secrets = secrets;
                 Ok(prepared)
             }
             Err(error) => Err(error.redacted(&redactor(&secrets))),
@@ -310,6 +314,7 @@ impl Client {
             redactor: Redactor::default(),
             logs: Vec::new(),
             scripts: None,
+            secrets: Secrets::default(),
             auth: (!tokens.is_empty()).then(|| crate::oauth::PendingAuth {
                 tokens,
                 secrets: Secrets::default(),

@@ -24,8 +24,26 @@ use crate::assert::{AssertionResult, Outcome};
 pub const REDACTED: &str = "[REDACTED]";
 
 /// Headers whose values are credentials (compared without regard to case).
-const SENSITIVE_HEADERS: [&str; 6] =
-    ["authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-auth-token"];
+const SENSITIVE_HEADERS: [&str; 7] =
+    ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token"];
+
+/// How the names of a response body's JSON fields that hold credentials end, once
+/// lowercased without `_` and `-` (`access_token`, `refreshToken`, `client_secret`,
+/// `password`, `apiKey`): narrower than the names of variables, which people choose,
+/// so that an API's `author` or `keyboard` stays readable.
+const SENSITIVE_FIELD_ENDINGS: [&str; 9] =
+    ["token", "secret", "password", "passwd", "apikey", "accesskey", "secretkey", "privatekey", "credentials"];
+
+/// Whether a response body's JSON field called `name` holds a credential.
+#[must_use]
+pub fn is_sensitive_field(name: &str) -> bool {
+    if name.len() > 64 {
+        return false;
+    }
+    let folded: String =
+        name.chars().filter(|character| !matches!(character, '_' | '-')).map(|c| c.to_ascii_lowercase()).collect();
+    SENSITIVE_FIELD_ENDINGS.iter().any(|ending| folded.ends_with(ending))
+}
 
 /// Parts of a variable name that mark its value as secret (compared without regard to
 /// case): `apiToken`, `DB_PASSWORD`, `clientSecret`, `x-api-key`, `authCode`.
@@ -143,6 +161,10 @@ impl Secrets {
                 for pair in text.split(';') {
                     self.add_guessed(pair.split_once('=').map_or(pair, |(_, value)| value));
                 }
+            } else if name == http::header::SET_COOKIE {
+                // `name=value; Path=/; HttpOnly`: the value only.
+                let pair = text.split(';').next().unwrap_or_default();
+                self.add_guessed(pair.split_once('=').map_or(pair, |(_, value)| value));
             } else if let Some((_, credential)) = text.trim().split_once(char::is_whitespace) {
                 self.add_guessed(credential);
             } else {
@@ -150,6 +172,40 @@ impl Secrets {
             }
         }
         self
+    }
+
+    /// The credentials a response gives: its `Set-Cookie` values, and the values of
+    /// the JSON fields of its body whose names say they are credentials
+    /// ([`is_sensitive_field`]: `access_token`, `password`, …, at any depth). `true`
+    /// when it found any. A body is read only when one of those words is in it.
+    pub fn add_response(&mut self, headers: &http::HeaderMap, body: &[u8]) -> bool {
+        let before = self.values.len();
+        for value in headers.get_all(http::header::SET_COOKIE) {
+            let text = String::from_utf8_lossy(value.as_bytes());
+            let pair = text.split(';').next().unwrap_or_default();
+            self.add_guessed(pair.split_once('=').map_or(pair, |(_, value)| value));
+        }
+        if body.len() <= MAX_SCANNED_BODY
+            && mentions_a_credential(body)
+            && let Ok(json) = serde_json::from_slice::<Value>(body)
+        {
+            self.add_fields(&json, false);
+        }
+        self.values.len() > before
+    }
+
+    fn add_fields(&mut self, value: &Value, sensitive: bool) {
+        match value {
+            Value::String(text) if sensitive => self.add_guessed(text),
+            Value::Number(number) if sensitive => self.add_guessed(&number.to_string()),
+            Value::Array(items) => items.iter().for_each(|item| self.add_fields(item, sensitive)),
+            Value::Object(map) => {
+                for (name, item) in map {
+                    self.add_fields(item, sensitive || is_sensitive_field(name));
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Every secret of `other` too.
@@ -169,6 +225,17 @@ impl Secrets {
     pub fn redactor(&self) -> Redactor {
         Redactor::new(self)
     }
+}
+
+/// The largest response body searched for credentials (larger ones are shown as sent).
+const MAX_SCANNED_BODY: usize = 4 * 1024 * 1024;
+
+/// Whether `body` holds one of the words a credential field's name ends with (any case):
+/// most bodies do not, and are not parsed.
+fn mentions_a_credential(body: &[u8]) -> bool {
+    ["token", "secret", "passw", "key", "credential"]
+        .iter()
+        .any(|word| body.windows(word.len()).any(|window| window.eq_ignore_ascii_case(word.as_bytes())))
 }
 
 /// Cleans text of the secrets it was built with, in one pass over the text whatever
@@ -280,6 +347,13 @@ impl Redactor {
     /// header, else the value with its secrets hidden.
     #[must_use]
     pub fn header<'a>(&self, name: &str, value: &'a str) -> Cow<'a, str> {
+        if !self.reveals_all() && name.trim().eq_ignore_ascii_case("set-cookie") {
+            // The cookie's value; its name and attributes are worth seeing.
+            let (pair, attributes) = value.split_once(';').map_or((value, None), |(pair, rest)| (pair, Some(rest)));
+            let name = pair.split_once('=').map_or(pair, |(name, _)| name).trim();
+            let attributes = attributes.map(|rest| format!(";{}", self.redact(rest))).unwrap_or_default();
+            return Cow::Owned(format!("{name}={REDACTED}{attributes}"));
+        }
         if !self.reveals_all() && is_sensitive_header(name) {
             return Cow::Borrowed(REDACTED);
         }
@@ -377,6 +451,25 @@ mod tests {
             secrets.add_value(*value);
         }
         secrets.redactor()
+    }
+
+    /// What a response gives: the cookies it sets and its JSON credential fields, at
+    /// any depth; an `author` or a `keyboard` is no credential; a body without any of
+    /// the words is not parsed.
+    #[test]
+    fn a_response_gives_its_cookies_and_credential_fields() {
+        let mut headers = http::HeaderMap::new();
+        headers.append(http::header::SET_COOKIE, "session=s3ss10n; Path=/; HttpOnly".parse().unwrap());
+        let body = br#"{"data": {"access_token": "t0k3n-1", "refreshToken": "r3fr3sh", "author": "Ada L", "keyboard": "qwerty"},
+                        "items": [{"client_secret": "cl13nt"}], "token_type": "Bearer"}"#;
+        let mut secrets = Secrets::new();
+        assert!(secrets.add_response(&headers, body));
+        let shown = secrets.redactor().redact("s3ss10n t0k3n-1 r3fr3sh cl13nt Ada L qwerty Bearer");
+        assert_eq!(shown, "[REDACTED] [REDACTED] [REDACTED] [REDACTED] Ada L qwerty Bearer");
+        assert!(!Secrets::new().add_response(&http::HeaderMap::new(), br#"{"name": "ada", "id": 7}"#));
+        let redactor = Redactor::default();
+        assert_eq!(redactor.header("Set-Cookie", "id=abc; Path=/; Secure"), "id=[REDACTED]; Path=/; Secure");
+        assert!(is_sensitive_field("id_token") && is_sensitive_field("apiKey") && !is_sensitive_field("keys"));
     }
 
     #[test]

@@ -24,7 +24,7 @@ summary{cursor:pointer}summary .meta{color:#57606a;margin-left:.5rem}
 .failed,.error{border-color:#cf222e}
 pre{background:#f6f8fa;padding:.5rem;overflow:auto;white-space:pre-wrap;word-break:break-all}
 table{border-collapse:collapse;margin:.3rem 0}td,th{border:1px solid #d0d7de;padding:.2rem .5rem;text-align:left;vertical-align:top}
-.ok{color:#1a7f37}.ko{color:#cf222e}.note{color:#57606a;font-style:italic}
+.ok{color:#1a7f37}.ko{color:#cf222e}.muted{color:#57606a}.note{color:#57606a;font-style:italic}
 ";
 
 pub(super) fn render(report: &Report) -> String {
@@ -32,15 +32,31 @@ pub(super) fn render(report: &Report) -> String {
     html.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     html.push_str("<title>Volley report</title>\n");
     let _ = writeln!(html, "<style>{STYLE}</style>\n</head>\n<body>\n<h1>Volley report</h1>");
+    let mut context = Vec::new();
+    if let Some(started) = &report.started_at {
+        // `2026-11-28T18:30:05.123Z` → `2026-11-28 18:30:05 UTC`.
+        let shown = started.get(..19).unwrap_or(started).replace('T', " ");
+        context.push(format!("run on {} UTC", escape(&shown)));
+    }
+    if let Some(profile) = &report.profile {
+        context.push(format!("profile <b>{}</b>", escape(profile)));
+    }
+    if !context.is_empty() {
+        let _ = writeln!(html, "<p class=\"note\">{}</p>", context.join(" · "));
+    }
+    // Red only for what went wrong: zero failures is no alarm.
+    let red = |count: usize| if count > 0 { "ko" } else { "muted" };
+    let (failed, errors) = (report.count("failed"), report.count("error"));
     let _ = writeln!(
         html,
         "<p class=\"summary\"><span>{}</span><span class=\"ok\">{} passed</span>\
-         <span class=\"ko\">{} failed</span><span class=\"ko\">{}</span><span>{} skipped</span>\
+         <span class=\"{}\">{failed} failed</span><span class=\"{}\">{}</span><span>{} skipped</span>\
          <span>in {} s</span></p>",
         super::counted(report.requests.len(), "request"),
         report.count("passed"),
-        report.count("failed"),
-        super::counted(report.count("error"), "error"),
+        red(failed),
+        red(errors),
+        super::counted(errors, "error"),
         report.count("skipped"),
         seconds(report.duration_ms)
     );
@@ -158,7 +174,7 @@ fn assertions(html: &mut String, entry: &Entry) {
     for assertion in &entry.assertions {
         let (mark, class) = if assertion.passed() { ("✓", "ok") } else { ("✗", "ko") };
         let (expected, actual) = match (&assertion.expected, &assertion.actual) {
-            (Some(expected), Some(actual)) => (escape(expected), escape(actual)),
+            (Some(expected), Some(actual)) => (escape(&expected_value(expected)), escape(actual)),
             _ => (String::new(), assertion.message.as_deref().map(escape).unwrap_or_default()),
         };
         let _ = writeln!(
@@ -173,6 +189,18 @@ fn assertions(html: &mut String, entry: &Entry) {
     html.push_str("</table>\n");
 }
 
+/// What an assertion expected, as a value: `== 201` of `status == 201` (the operator
+/// and what follows it), the expression itself when no operator is found.
+fn expected_value(expected: &str) -> String {
+    const OPERATORS: [&str; 11] =
+        [" == ", " != ", " >= ", " <= ", " > ", " < ", " not-contains ", " contains ", " matches ", " exists", " ?? "];
+    OPERATORS
+        .iter()
+        .filter_map(|operator| expected.find(operator))
+        .min()
+        .map_or_else(|| expected.to_owned(), |at| expected[at..].trim().to_owned())
+}
+
 fn headers(html: &mut String, headers: &[(String, String)]) {
     for (name, value) in headers {
         let _ = write!(html, "\n{}: {}", escape(name), escape(value));
@@ -183,6 +211,13 @@ fn body(html: &mut String, body: &Body) {
     match (&body.body, &body.body_base64) {
         (Some(text), _) if text.is_empty() => {}
         (Some(text), _) => {
+            // JSON as a person reads it: indented (what does not parse, as it came).
+            let pretty = (text.len() <= BODY_LIMIT)
+                .then(|| serde_json::from_str::<serde_json::Value>(text).ok())
+                .flatten()
+                .filter(|value| value.is_object() || value.is_array())
+                .and_then(|value| serde_json::to_string_pretty(&value).ok());
+            let text = pretty.as_deref().unwrap_or(text);
             let end = (0..=BODY_LIMIT.min(text.len())).rev().find(|&end| text.is_char_boundary(end)).unwrap_or(0);
             let _ = writeln!(html, "<pre>{}</pre>", escape(&text[..end]));
             if end < text.len() {
@@ -232,7 +267,7 @@ fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{escape, size};
+    use super::{escape, expected_value, size};
 
     #[test]
     fn escapes_markup() {
@@ -240,6 +275,15 @@ mod tests {
             escape("</script><script>alert('x')</script>&"),
             "&lt;/script&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"
         );
+    }
+
+    #[test]
+    fn the_expected_column_shows_the_expected_value() {
+        assert_eq!(expected_value("status == 201"), "== 201");
+        assert_eq!(expected_value("jsonpath $.name != \"Ada\""), "!= \"Ada\"");
+        assert_eq!(expected_value("header Content-Type contains json"), "contains json");
+        assert_eq!(expected_value("body not-contains error"), "not-contains error");
+        assert_eq!(expected_value("authenticated"), "authenticated");
     }
 
     #[test]

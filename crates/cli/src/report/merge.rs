@@ -131,8 +131,12 @@ fn usage(message: &str, hint: Option<&str>) -> Exit {
 /// the order they came (the reports' order, then each report's), the durations added.
 pub(crate) fn merge(reports: Vec<Report>) -> Report {
     let duration_ms = reports.iter().map(|report| report.duration_ms).sum();
+    // RFC 3339 in UTC compares as text.
+    let started_at = reports.iter().filter_map(|report| report.started_at.clone()).min();
+    let first = reports.first().and_then(|report| report.profile.clone());
+    let profile = first.filter(|first| reports.iter().all(|report| report.profile.as_ref() == Some(first)));
     let mut requests: Vec<_> = reports.into_iter().flat_map(|report| report.requests).collect();
     // A stable sort: within a file, the order of the runs stays.
     requests.sort_by(|(a, _), (b, _)| a.file.cmp(&b.file));
-    Report { duration_ms, requests }
+    Report { duration_ms, started_at, profile, requests }
 }

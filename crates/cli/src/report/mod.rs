@@ -68,6 +68,10 @@ pub(crate) fn parse_target(text: &str) -> Result<(Format, PathBuf), String> {
 #[derive(Debug)]
 pub(crate) struct Report {
     pub(crate) duration_ms: f64,
+    /// When the run started (RFC 3339, UTC); for a merge, the earliest run's.
+    pub(crate) started_at: Option<String>,
+    /// The profile of the run (`-p`); for a merge, when every run had the same.
+    pub(crate) profile: Option<String>,
     pub(crate) requests: Vec<(Entry, Box<RawValue>)>,
 }
 
@@ -82,6 +86,10 @@ struct Document {
 struct DocumentSummary {
     #[serde(default)]
     duration_ms: f64,
+    #[serde(default)]
+    started_at: Option<String>,
+    #[serde(default)]
+    profile: Option<String>,
 }
 
 impl Report {
@@ -104,7 +112,12 @@ impl Report {
                 .map_err(|error| format!("its request {} is not a request record ({error})", position + 1))?;
             requests.push((entry, value));
         }
-        Ok(Self { duration_ms: summary.duration_ms, requests })
+        Ok(Self {
+            duration_ms: summary.duration_ms,
+            started_at: summary.started_at,
+            profile: summary.profile,
+            requests,
+        })
     }
 
     /// The typed requests, in order.
@@ -161,6 +174,8 @@ impl Report {
                 skipped: self.count("skipped"),
                 retries: self.retries(),
                 duration_ms: self.duration_ms,
+                started_at: self.started_at.clone(),
+                profile: self.profile.clone(),
             },
             requests: self.requests.iter().map(|(_, raw)| raw.as_ref()).collect(),
         };
@@ -180,6 +195,12 @@ pub(crate) struct Summary {
     #[serde(skip_serializing_if = "is_zero")]
     pub(crate) retries: u32,
     pub(crate) duration_ms: f64,
+    /// When the run started, RFC 3339 in UTC (`2026-11-28T18:30:05.123Z`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) started_at: Option<String>,
+    /// The run's profile, when it had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) profile: Option<String>,
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference.

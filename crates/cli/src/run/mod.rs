@@ -14,6 +14,7 @@ mod send;
 mod shard;
 mod stream;
 mod test_mode;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -123,6 +124,12 @@ pub(crate) struct RunArgs {
     /// Stop at the first request that fails (an assertion, or an error).
     #[arg(long)]
     fail_fast: bool,
+
+    /// Run again each time a file of the run changes (the `.http` files, a directory's
+    /// new ones, the volley.jsonc, env and `.env` files that apply), the screen cleared
+    /// first on a terminal, until Ctrl-C; the exit code is the last run's.
+    #[arg(long)]
+    watch: bool,
 
     /// Send nothing when a request to run has errors, or its file has errors outside
     /// any request. Without it, each request with errors is refused and reported, and
@@ -251,6 +258,7 @@ Examples:
   volley run api.http --json | jq .response.status
   volley run api.http -n me -o body | jq .id  only the response body, as received
   volley run tests/ --test                   a line per request, then the failures
+  volley run api.http --watch                again on every save, until Ctrl-C
   volley run tests/ --report html=report.html  a self-contained HTML report
   volley run events.http --max-events 10       an event stream, ended after 10 events
   printf 'hi\\n' | volley run chat.http          a WebSocket: send stdin's lines, print replies
@@ -312,6 +320,9 @@ impl RunArgs {
 pub(crate) fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
+    if args.watch {
+        return runtime.block_on(watch::watch(&args.files, || execute(args)));
+    }
     runtime.block_on(execute(args))
 }
 
@@ -463,7 +474,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     if found.outside > 0 {
         exit = exit.worst(Exit::Invalid);
     }
-    if let Err(error) = report::write(&args.report, &results, &files, elapsed) {
+    if let Err(error) = report::write(&args.report, &results, &files, elapsed, args.profile.as_deref()) {
         output::error_line(&render::plain(&format!("{error:#}"), None));
         exit = exit.worst(Exit::Usage);
     }

@@ -44,15 +44,9 @@ pub(crate) fn print(part: Part, results: &[RequestResult], files: &[File]) {
         return;
     };
     match part {
-        Part::Body => {
-            let bytes = response.body_bytes();
-            // The bytes as they came, unless a secret of the run is in them: every
-            // output hides secrets, this one too (`--show-secrets` shows them).
-            match std::str::from_utf8(bytes).map(|text| (text, response.redact(text))) {
-                Ok((text, shown)) if shown != text => crate::output::raw(shown.as_bytes()),
-                _ => crate::output::raw(bytes),
-            }
-        }
+        // The bytes as they came, never rewritten: what a user takes on purpose (into a
+        // file, into `jq`) is the server's answer, as a saved body is.
+        Part::Body => crate::output::raw(response.body_bytes()),
         Part::Headers => {
             let lines: Vec<String> = response
                 .redactor()

@@ -242,7 +242,12 @@ fn millis(duration: std::time::Duration) -> f64 {
 }
 
 /// The summary of a run, as the JSON report has it.
-pub(crate) fn summary(results: &[RequestResult], elapsed: std::time::Duration) -> crate::report::Summary {
+pub(crate) fn summary(
+    results: &[RequestResult],
+    elapsed: std::time::Duration,
+    started_at: Option<String>,
+    profile: Option<String>,
+) -> crate::report::Summary {
     let tally = super::outcome::Tally::of(results);
     crate::report::Summary {
         requests: tally.requests,
@@ -252,5 +257,7 @@ pub(crate) fn summary(results: &[RequestResult], elapsed: std::time::Duration) -
         skipped: tally.skipped,
         retries: tally.retries,
         duration_ms: millis(elapsed),
+        started_at,
+        profile,
     }
 }

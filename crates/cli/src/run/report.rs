@@ -19,11 +19,12 @@ pub(crate) fn write(
     results: &[RequestResult],
     files: &[File],
     elapsed: Duration,
+    profile: Option<&str>,
 ) -> anyhow::Result<()> {
     if targets.is_empty() {
         return Ok(());
     }
-    let json = json(results, files, elapsed)?;
+    let json = json(results, files, elapsed, profile)?;
     let report =
         Report::parse(&json).map_err(|why| anyhow::anyhow!("the run's JSON report does not read back: {why}"))?;
     let mut failures = Vec::new();
@@ -43,15 +44,22 @@ pub(crate) fn write(
 }
 
 /// The JSON report: `{"version": 1, "summary": {…}, "requests": [records…]}`.
-pub(crate) fn json(results: &[RequestResult], files: &[File], elapsed: Duration) -> anyhow::Result<String> {
+pub(crate) fn json(
+    results: &[RequestResult],
+    files: &[File],
+    elapsed: Duration,
+    profile: Option<&str>,
+) -> anyhow::Result<String> {
     let records: Vec<_> = results
         .iter()
         .filter_map(|result| {
             files.iter().find(|file| file.shown == result.file).map(|file| record::record(result, file))
         })
         .collect();
-    let report =
-        JsonReport { version: crate::report::VERSION, summary: record::summary(results, elapsed), requests: records };
+    let started = time::OffsetDateTime::now_utc() - elapsed;
+    let started_at = started.format(&time::format_description::well_known::Rfc3339).ok();
+    let summary = record::summary(results, elapsed, started_at, profile.map(str::to_owned));
+    let report = JsonReport { version: crate::report::VERSION, summary, requests: records };
     Ok(serde_json::to_string_pretty(&report)? + "\n")
 }
 

@@ -295,6 +295,9 @@ static PATTERNS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"in \d+(\.\d+)? (ms|s)\b", "in [TIME]"),
         // JSON timings, JUnit times.
         (r#""(ttfb_ms|total_ms|duration_ms|elapsed_ms)": ?[0-9.]+"#, r#""$1": [TIME]"#),
+        // When a report's run started.
+        (r#""started_at": ?"[0-9T:.Z-]+""#, r#""started_at": "[DATE]""#),
+        (r"run on \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "run on [DATE] UTC"),
         // Stream items: `[+12 ms]`.
         (r"\[\+\d+(\.\d+)? (ms|s)\]", "[+TIME]"),
         (r#" time="[0-9.]+""#, r#" time="[TIME]""#),

@@ -15,3 +15,4 @@ mod serve;
 mod suites;
 mod support;
 mod verdict;
+mod watch;

@@ -16,6 +16,7 @@ use crate::cookies::CookieJar;
 use crate::digest::Challenge;
 use crate::error::{Error, TransportError};
 use crate::prepare::{Exchange, PreparedRequest};
+use crate::redact::{Redactor, Secrets};
 use crate::response::{Body, Pending, Response, SentRequest, Timing};
 use crate::transport::TransportRequest;
 
@@ -52,6 +53,7 @@ impl Client {
         let started = Instant::now();
         let jar = prepared.cookie_jar.as_ref().filter(|_| prepared.use_cookies);
         let redactor = prepared.redactor;
+        let secrets = prepared.secrets;
         let mut method = prepared.method;
         let mut url = prepared.url;
         let mut headers = prepared.headers;
@@ -173,10 +175,13 @@ impl Client {
                 }
                 (Body::Read(first.map_or_else(|| collected.freeze(), owned)), started.elapsed())
             };
+            let response_headers = owned_headers(response.headers);
+            let redactor =
+                response_redactor(redactor, &secrets, (&headers, &sent_headers), &response_headers, &body_read);
             return Ok(Response {
                 status: response.status,
                 version: response.version,
-                headers: owned_headers(response.headers),
+                headers: response_headers,
                 url: url.clone(),
                 redirected: hops > 0,
                 body: body_read,
@@ -239,6 +244,41 @@ impl Client {
             logs: Vec::new(),
         })
     }
+}
+
+/// The redactor of a response: the request's secrets, and those the exchange showed
+/// (the jar's cookies it sent, the cookies it set, the credential fields of its JSON
+/// body), so that the same value is hidden wherever the run shows it. Built anew only
+/// when the exchange added something.
+fn response_redactor(
+    redactor: Redactor,
+    secrets: &Secrets,
+    (written, sent): (&http::HeaderMap, &http::HeaderMap),
+    headers: &http::HeaderMap,
+    body: &Body,
+) -> Redactor {
+    if redactor.reveals_all() {
+        return redactor;
+    }
+    let mut found = Secrets::new();
+    if sent.get(COOKIE) != written.get(COOKIE) {
+        let mut cookies = http::HeaderMap::new();
+        for value in sent.get_all(COOKIE) {
+            cookies.append(COOKIE, value.clone());
+        }
+        found.add_headers(&cookies);
+    }
+    let bytes = match body {
+        Body::Read(bytes) => &bytes[..],
+        _ => &[],
+    };
+    found.add_response(headers, bytes);
+    if found.is_empty() {
+        return redactor;
+    }
+    let mut all = secrets.clone();
+    all.extend(&found);
+    all.redactor()
 }
 
 /// Adds the jar's cookies for `url` to the `Cookie` header the request may have

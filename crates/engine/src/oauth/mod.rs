@@ -120,6 +120,7 @@ impl Client {
         if !prepared.redactor.reveals_all() {
             prepared.redactor = pending.secrets.redactor();
         }
+        prepared.secrets = pending.secrets;
         Ok(())
     }
 

@@ -155,6 +155,7 @@ pub(super) fn side_request(
         validate_ssl: prepared.validate_ssl,
         use_cookies: false,
         redactor: prepared.redactor.clone(),
+        secrets: prepared.secrets.clone(),
         assertions: Vec::new(),
         exchange: Exchange::Http,
         name: None,
