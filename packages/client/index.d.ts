@@ -162,6 +162,12 @@ export interface Client {
   setVariables(variables: Record<string, unknown>): void;
   /** All current client variables. */
   getVariables(): Record<string, unknown>;
+  /** Local: cancels the runs under way and waits for them; later runs reject.
+   * Remote: finishes the flow. */
+  close(): Promise<void>;
+  // Both clients also have `[Symbol.asyncDispose]()` (`await using client = …` closes
+  // it at the end of the block); not declared here, so that projects whose TypeScript
+  // `lib` has no `esnext.disposable` still compile.
 }
 
 /** The configuration of `createRemoteClient`. */

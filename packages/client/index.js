@@ -69,6 +69,9 @@ function createRemoteClient(config) {
 class LocalClient {
   #native;
   #io;
+  // The runs under way (cancelled by close()), and whether close() was called.
+  #running = new Set();
+  #closed = false;
 
   constructor(config) {
     checkObject(config, 'config');
@@ -140,8 +143,41 @@ class LocalClient {
     return this.#native.getVariables();
   }
 
+  /** Cancels the runs under way and waits for them to end; later runs reject. The
+   * cookie jar keeps what the runs stored (a jar with a file has written it). */
+  async close() {
+    this.#closed = true;
+    const running = [...this.#running];
+    for (const run of running) run.cancel();
+    await Promise.allSettled(running.map((run) => run.done));
+  }
+
+  /** `await using client = createClient()` closes it at the end of the block. */
+  async [Symbol.asyncDispose]() {
+    await this.close();
+  }
+
   #start(create, options) {
-    return startRun(create, options);
+    if (this.#closed) {
+      return Promise.reject(new Error('the client is closed: make another with createClient()'));
+    }
+    const running = this.#running;
+    return startRun((nativeOptions) => {
+      const run = create(nativeOptions);
+      const entry = { cancel: () => run.cancel(), done: null };
+      running.add(entry);
+      entry.done = new Promise((resolve) => {
+        entry.finish = resolve;
+      });
+      return {
+        cancel: () => run.cancel(),
+        start: () =>
+          run.start().finally(() => {
+            running.delete(entry);
+            entry.finish();
+          }),
+      };
+    }, options);
   }
 }
 
@@ -198,6 +234,11 @@ class RemoteClient {
     await this.#settled();
     const failure = await this.#native.close();
     if (failure) throw failureError(failure);
+  }
+
+  /** `await using client = createRemoteClient(…)` finishes the flow at the end of the block. */
+  async [Symbol.asyncDispose]() {
+    await this.close();
   }
 
   getSessionId() {

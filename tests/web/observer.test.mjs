@@ -161,6 +161,24 @@ test('executions appear live with their status, failures in red, details on clic
   await tab.screenshot({ path: join(artifacts, 'observer.png') });
 });
 
+test('a row names its request and says in a word what ended it', async () => {
+  const base = await serve();
+  const tab = await page();
+  await tab.goto(`${base}/`);
+  await tab.locator('#connection', { hasText: 'connected' }).waitFor({ timeout: WAIT });
+  const flow = await api(base, '/flows', { body: { label: 'outcomes' } });
+  const flowId = flow.json.flowId;
+  const content = '# @name down\nGET http://127.0.0.1:1/nothing-listens\n';
+  const answer = await api(base, '/execute', { body: { content, flowId } });
+  assert.notEqual(answer.status, 200, JSON.stringify(answer.json));
+  const row = tab.locator('.list .row.failed', { hasText: '/nothing-listens' });
+  await row.waitFor({ timeout: WAIT });
+  assert.equal((await row.locator('.status').textContent()).trim(), 'refused', 'not the stage, `fetch`');
+  assert.equal((await row.locator('.name').textContent()).trim(), 'down');
+  await row.click();
+  assert.match(await tab.locator('#detail').textContent(), /refused \(at fetch\)/);
+});
+
 test('a WebSocket session shows its messages without taking the control socket', async () => {
   const base = await serve();
   const tab = await page();

@@ -308,7 +308,13 @@ impl State {
 
     fn fail(&mut self, event: &Envelope, failed: ExecutionFailed) -> bool {
         let Some(execution) = self.execution(event) else { return false };
-        execution.error = Some((failed.stage.as_str().to_owned(), failed.message));
+        // What ended it, in a word (`connection_refused` → `refused`), else the stage.
+        let what = match failed.kind.as_deref() {
+            Some("connection_refused") => "refused".to_owned(),
+            Some(kind) if kind != "other" => kind.replace('_', "-"),
+            _ => failed.stage.as_str().to_owned(),
+        };
+        execution.error = Some((what, failed.message));
         execution.outcome = Outcome::Failed;
         if let Some(flow) = execution.flow_id.clone() {
             self.flow(&flow).failed += 1;

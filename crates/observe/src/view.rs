@@ -256,7 +256,7 @@ fn execution_detail(app: &App, key: &str) -> Vec<Line<'static>> {
         lines.push(Line::styled(sign_in.clone(), BOLD));
     }
     if let Some((stage, message)) = &execution.error {
-        lines.push(Line::styled(format!("failed at {stage}: {message}"), FAILED));
+        lines.push(Line::styled(format!("failed ({stage}): {message}"), FAILED));
     }
     match app.details.get(key) {
         Some(Fetched::Loaded(stored)) => stored_detail(stored, &execution.url, &mut lines),

@@ -109,6 +109,10 @@ pub struct ExecutionFailed {
     pub message: String,
     /// The code of the error the execute route answered.
     pub code: ErrorCode,
+    /// What ended it, in a word, when the error says: its `details.kind` (`timeout`,
+    /// `connection_refused`, `dns`, `tls`, …) or `details.code` (`undefined-variable`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 /// `sessionUpdated`.

@@ -49,7 +49,7 @@ fn envelopes_of_an_execution() {
     let ObserverEvent::ExecutionFinished(logged) = logged.event else { panic!("executionFinished") };
     assert_eq!(logged.logs, Some(2));
     let failed: ObserverEnvelope = round_trip(
-        r#"{"type":"executionFailed","ts":1,"seq":5,"payload":{"stage":"interpolate","message":"undefined variable `host`","code":"VALIDATION_ERROR"},"runId":"run_1"}"#,
+        r#"{"type":"executionFailed","ts":1,"seq":5,"payload":{"stage":"interpolate","message":"undefined variable `host`","code":"VALIDATION_ERROR","kind":"undefined-variable"},"runId":"run_1"}"#,
     );
     assert_eq!(
         failed.event,
@@ -57,6 +57,7 @@ fn envelopes_of_an_execution() {
             stage: Stage::Interpolate,
             message: "undefined variable `host`".to_owned(),
             code: ErrorCode::ValidationError,
+            kind: Some("undefined-variable".to_owned()),
         })
     );
 }

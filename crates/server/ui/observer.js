@@ -125,7 +125,7 @@ function executionOf(event) {
   if (!execution) {
     execution = {
       key, flowId: event.flowId || null, runId: event.runId, reqExecId: event.reqExecId || null,
-      label: '', description: '', signIn: '', method: '', url: '', status: null, durationMs: null, ttfb: null,
+      label: '', name: '', description: '', signIn: '', method: '', url: '', status: null, durationMs: null, ttfb: null,
       assertions: null, error: null, state: 'pending', ts: event.ts, seen: 0,
     };
     state.executions.set(key, execution);
@@ -170,9 +170,12 @@ function apply(event) {
     case 'requestQueued':
       executionOf(event).label = payload.reqLabel || '';
       return true;
-    case 'parseFinished':
-      executionOf(event).description = payload.description || '';
-      return Boolean(payload.description);
+    case 'parseFinished': {
+      const execution = executionOf(event);
+      execution.description = payload.description || '';
+      execution.name = payload.name || '';
+      return Boolean(payload.description || payload.name);
+    }
     case 'compileFinished':
     case 'fetchStarted': {
       const execution = executionOf(event);
@@ -205,7 +208,7 @@ function apply(event) {
     }
     case 'executionFailed': {
       const execution = executionOf(event);
-      execution.error = { stage: payload.stage, message: payload.message };
+      execution.error = { stage: payload.stage, message: payload.message, kind: payload.kind || '' };
       execution.state = 'failed';
       if (execution.flowId) flowOf(execution.flowId).failed += 1;
       return true;
@@ -251,7 +254,7 @@ function scheduleDraw() {
 function matches(execution) {
   if (state.flowFilter && execution.flowId !== state.flowFilter) return false;
   if (!state.filter) return true;
-  const text = `${execution.method} ${execution.url} ${execution.status ?? ''} ${execution.label} ${execution.description}`.toLowerCase();
+  const text = `${execution.method} ${execution.url} ${execution.status ?? ''} ${execution.label} ${execution.name} ${execution.description} ${execution.error ? outcome(execution.error) : ''}`.toLowerCase();
   return state.filter.split(/\s+/).every((word) => text.includes(word));
 }
 
@@ -286,14 +289,26 @@ function drawSessions() {
   $('sessions').innerHTML = items.join('') || '<li class="muted">none</li>';
 }
 
+/** What ended an execution without a response, in a word: `refused`, `timeout`,
+ * `dns`, `tls`, `undefined-variable`, … (the event's `kind`), else the stage it
+ * stopped at. */
+function outcome(error) {
+  const words = { 'connection-refused': 'refused', 'websocket-handshake': 'handshake', 'too-many-redirects': 'redirects' };
+  const kind = (error.kind || '').toLowerCase().replace(/_/g, '-');
+  if (words[kind]) return words[kind];
+  if (kind && kind !== 'other') return kind;
+  return error.stage || 'error';
+}
+
 function rowHtml(execution, index) {
   const checks = execution.assertions ? `${execution.assertions.total - execution.assertions.failed}/${execution.assertions.total}` : '';
-  const status = execution.error ? escapeHtml(execution.error.stage) : escapeHtml(execution.status ?? '…');
+  const status = execution.error ? escapeHtml(outcome(execution.error)) : escapeHtml(execution.status ?? '…');
   const classes = ['row', execution.state === 'failed' ? 'failed' : execution.state === 'success' ? 'ok' : 'pending'];
   if (state.selected && state.selected.kind === 'execution' && state.selected.id === execution.key) classes.push('selected');
   const url = escapeHtml(execution.url || execution.label || execution.key);
+  const name = execution.name ? `<b class="name">${escapeHtml(execution.name)}</b> ` : '';
   return `<div class="${classes.join(' ')}" role="row" data-key="${escapeHtml(execution.key)}" data-index="${index}">`
-    + `<span>${clock(execution.ts)}</span><span>${escapeHtml(execution.method)}</span><span title="${url}">${url}</span>`
+    + `<span>${clock(execution.ts)}</span><span>${escapeHtml(execution.method)}</span><span title="${url}">${name}${url}</span>`
     + `<span class="status">${status}</span><span>${ms(execution.durationMs)}</span><span>${checks}</span></div>`;
 }
 
@@ -343,7 +358,8 @@ async function showExecution(key) {
     + (execution.label ? `<p class="muted">${escapeHtml(execution.label)}</p>` : '')
     + (execution.description ? `<p class="description">${escapeHtml(execution.description)}</p>` : '')
     + (execution.signIn ? `<p class="sign-in"><strong>${escapeHtml(execution.signIn)}</strong></p>` : '')
-    + (execution.error ? `<p class="fail">Failed at ${escapeHtml(execution.error.stage)}: ${escapeHtml(execution.error.message)}</p>` : '');
+    + (execution.name ? `<p><b>${escapeHtml(execution.name)}</b></p>` : '')
+    + (execution.error ? `<p class="fail">${escapeHtml(outcome(execution.error))} (at ${escapeHtml(execution.error.stage)}): ${escapeHtml(execution.error.message)}</p>` : '');
   if (!execution.flowId || !execution.reqExecId) {
     $('detail').innerHTML = `${summary}<p>Status ${escapeHtml(execution.status ?? '—')} · ${ms(execution.durationMs)} ms</p>`
       + '<p class="muted">Only executions in a flow are kept in the execution store; this one shows what its events carried.</p>';

@@ -466,3 +466,20 @@ describe('cookieJar', () => {
     }
   });
 });
+
+describe('close', () => {
+  it('cancels the runs under way, then refuses new ones; asyncDispose closes', async () => {
+    const client = createClient();
+    const slow = client.runString(`GET ${url}/slow?ms=5000\n`);
+    const started = Date.now();
+    await client.close();
+    await assert.rejects(slow);
+    assert.ok(Date.now() - started < 4000, 'the run was cancelled, not waited for');
+    await assert.rejects(client.runString(`GET ${url}/echo\n`), /the client is closed/);
+
+    const disposed = createClient();
+    assert.equal((await disposed.runString(`GET ${url}/echo\n`)).status, 200);
+    await disposed[Symbol.asyncDispose]();
+    await assert.rejects(disposed.runString(`GET ${url}/echo\n`), /the client is closed/);
+  });
+});

@@ -399,10 +399,12 @@ impl Run {
     /// Reports a failed stage: `executionFailed`, the store; the error to answer.
     pub(crate) fn fail(&self, failure: Failure) -> ApiError {
         let Failure { stage, error } = failure;
+        let detail = |key: &str| error.details.as_ref()?.get(key)?.as_str().map(str::to_owned);
         self.emitter.emit(ObserverEvent::ExecutionFailed(ExecutionFailed {
             stage,
             message: error.message.clone(),
             code: error.code,
+            kind: detail("kind").or_else(|| detail("code")),
         }));
         let end = now_ms();
         let duration = millis(self.started.elapsed());
@@ -447,7 +449,11 @@ impl Run {
             ttfb: Some(millis(response.timing().ttfb)),
         };
         let stored_timing = timing.clone();
+        // The headers as they went out (the jar's cookies, a token got by a grant
+        // included), no longer those written.
+        let sent = report::headers(response.redactor(), &response.request().headers);
         self.store(|stored| {
+            stored.headers = sent;
             stored.status = if passed { ExecutionStatus::Success } else { ExecutionStatus::Failed };
             stored.response = Some(report::stored_response(response, STORED_BODY_BYTES));
             stored.assertions.clone_from(&report);

@@ -292,3 +292,23 @@ async fn a_stored_body_is_cut_after_redaction() {
     assert!(!kept.contains("zq-s"), "a part of the secret is stored: …{}", &kept[kept.len().saturating_sub(40)..]);
     assert!(kept.ends_with("[RED"), "…{}", &kept[kept.len().saturating_sub(40)..]);
 }
+
+/// The store keeps the headers as they went out: the session jar's cookie is there
+/// (hidden), and its value is hidden where the upstream echoes it.
+#[tokio::test]
+async fn a_stored_execution_has_the_headers_as_sent() {
+    let upstream = TestServer::start().await;
+    let api = Api::open();
+    let session = api.session(None, json!({})).await;
+    let flow = api.flow(None, json!({ "sessionId": session })).await;
+    let set = format!("GET {}\n", upstream.url("/cookies/set?sid=s1d-7f3a9c"));
+    ok(&api.execute(json!({ "content": set, "flowId": flow })).await, StatusCode::OK);
+    let echo = format!("GET {}\n", upstream.url("/echo"));
+    let reply = api.execute(json!({ "content": echo, "flowId": flow })).await;
+    let exec = ok(&reply, StatusCode::OK)["reqExecId"].as_str().expect("reqExecId").to_owned();
+    let reply = api.get(&format!("/flows/{flow}/executions/{exec}"), None).await;
+    let stored = ok(&reply, StatusCode::OK);
+    let headers = stored["headers"].as_array().expect("headers");
+    assert!(headers.iter().any(|entry| entry["name"] == "cookie" && entry["value"] == "[REDACTED]"), "{headers:?}");
+    assert!(!stored.to_string().contains("s1d-7f3a9c"), "{stored}");
+}
