@@ -72,6 +72,52 @@ export class CookieJar {
   cookies(): Cookie[];
   /** Forgets every cookie. */
   clear(): void;
+
+  // tough-cookie's surface: a sync form, and a promise form (or a Node-style callback
+  // given last).
+  /** Stores a `Set-Cookie` value (or `{key, value, domain?, path?, …}`) as if `url` sent
+   * it; throws (rejects) when it is not kept. */
+  setCookieSync(cookie: string | JarCookieInit, url: string | URL): JarCookie;
+  setCookie(cookie: string | JarCookieInit, url: string | URL): Promise<JarCookie>;
+  /** The cookies a request to `url` sends. */
+  getCookiesSync(url: string | URL): JarCookie[];
+  getCookies(url: string | URL): Promise<JarCookie[]>;
+  /** The `Cookie` header a request to `url` sends (`''` when none). */
+  getCookieStringSync(url: string | URL): string;
+  getCookieString(url: string | URL): Promise<string>;
+  /** Every cookie, session ones included, as a JSON-ready object. */
+  serializeSync(): object;
+  serialize(): Promise<object>;
+  toJSON(): object;
+  /** A jar in memory with the cookies of `serialize()`'s object (or its JSON text). */
+  static deserializeSync(serialized: object | string): CookieJar;
+  static deserialize(serialized: object | string): Promise<CookieJar>;
+  /** Forgets every cookie. */
+  removeAllCookiesSync(): void;
+  removeAllCookies(): Promise<void>;
+}
+
+/** A cookie of a jar, as tough-cookie users read it. */
+export interface JarCookie {
+  /** The name (tough-cookie's field). */
+  key: string;
+  /** The name. */
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+}
+
+/** A cookie to store. */
+export interface JarCookieInit {
+  key?: string;
+  name?: string;
+  value?: string;
+  domain?: string;
+  path?: string;
+  secure?: boolean;
+  httpOnly?: boolean;
+  expires?: Date;
 }
 
 /** Default headers and settings of a client. */

@@ -54,6 +54,115 @@ class CookieJar {
   clear() {
     nativeJars.get(this).clear();
   }
+
+  // tough-cookie's surface, as people seed and read jars: each method in a sync form
+  // and a promise form (a callback, when given last, is called instead).
+
+  /** Stores a `Set-Cookie` value as if `url` had sent it; throws when it is not kept
+   * (not a cookie, or another host's). Returns the cookie. */
+  setCookieSync(cookie, url) {
+    const text = typeof cookie === 'string' ? cookie : cookieText(cookie);
+    const target = urlText(url);
+    if (!nativeJars.get(this).setCookie(text, target)) {
+      throw new Error(`the cookie \`${text.split(';')[0]}\` cannot be set from ${target}`);
+    }
+    const name = text.split(';')[0].split('=')[0].trim();
+    return this.getCookiesSync(target).find((held) => held.key === name) ?? cookieOf({ name, value: '', domain: '', path: '/' });
+  }
+
+  setCookie(cookie, url, ...rest) {
+    return promised(() => this.setCookieSync(cookie, url), rest);
+  }
+
+  /** The cookies a request to `url` sends, each `{key, name, value, domain, path}`. */
+  getCookiesSync(url) {
+    return nativeJars.get(this).cookiesFor(urlText(url)).map(cookieOf);
+  }
+
+  getCookies(url, ...rest) {
+    return promised(() => this.getCookiesSync(url), rest);
+  }
+
+  /** The `Cookie` header a request to `url` sends (`''` when none). */
+  getCookieStringSync(url) {
+    return nativeJars.get(this).cookieString(urlText(url));
+  }
+
+  getCookieString(url, ...rest) {
+    return promised(() => this.getCookieStringSync(url), rest);
+  }
+
+  /** Every cookie, session ones included, as a JSON-ready object (`deserialize` reads it). */
+  serializeSync() {
+    return JSON.parse(nativeJars.get(this).toJson());
+  }
+
+  serialize(...rest) {
+    return promised(() => this.serializeSync(), rest);
+  }
+
+  toJSON() {
+    return this.serializeSync();
+  }
+
+  /** A jar in memory holding the cookies of `serialized` (`serialize()`'s object or its JSON text). */
+  static deserializeSync(serialized) {
+    const jar = new CookieJar();
+    const text = typeof serialized === 'string' ? serialized : JSON.stringify(serialized);
+    nativeJars.get(jar).replaceFromJson(text);
+    return jar;
+  }
+
+  static deserialize(serialized, ...rest) {
+    return promised(() => CookieJar.deserializeSync(serialized), rest);
+  }
+
+  /** Forgets every cookie (tough-cookie's name for `clear`). */
+  removeAllCookiesSync() {
+    this.clear();
+  }
+
+  removeAllCookies(...rest) {
+    return promised(() => this.clear(), rest);
+  }
+}
+
+/** A cookie as tough-cookie users read it: `key` beside `name`. */
+function cookieOf(cookie) {
+  return { key: cookie.name, name: cookie.name, value: cookie.value, domain: cookie.domain, path: cookie.path };
+}
+
+/** The `Set-Cookie` text of a cookie object (`{key|name, value, domain, path, …}`). */
+function cookieText(cookie) {
+  checkObject(cookie, 'cookie');
+  const name = cookie.key ?? cookie.name;
+  if (typeof name !== 'string') throw new TypeError('cookie needs a key (or name)');
+  let text = `${name}=${cookie.value ?? ''}`;
+  if (cookie.domain) text += `; Domain=${cookie.domain}`;
+  if (cookie.path) text += `; Path=${cookie.path}`;
+  if (cookie.secure) text += '; Secure';
+  if (cookie.httpOnly) text += '; HttpOnly';
+  if (cookie.expires instanceof Date) text += `; Expires=${cookie.expires.toUTCString()}`;
+  return text;
+}
+
+function urlText(url) {
+  if (url instanceof URL) return url.href;
+  return stringOf(url, 'url');
+}
+
+/** `work()` as a promise, or through a Node-style callback when the last argument is one. */
+function promised(work, rest) {
+  const callback = rest.find((argument) => typeof argument === 'function');
+  let result;
+  try {
+    result = work();
+  } catch (error) {
+    if (callback) return void queueMicrotask(() => callback(error));
+    return Promise.reject(error);
+  }
+  if (callback) return void queueMicrotask(() => callback(null, result));
+  return Promise.resolve(result);
 }
 
 /** A client that runs `.http` definitions locally. */

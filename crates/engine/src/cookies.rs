@@ -146,6 +146,20 @@ impl CookieJar {
             .collect()
     }
 
+    /// `(domain, path, name, value)` of the unexpired cookies a request to `url` sends.
+    #[must_use]
+    pub fn cookies_for(&self, url: &url::Url) -> Vec<(String, String, String, String)> {
+        self.lock()
+            .matches(url)
+            .into_iter()
+            .map(|cookie| {
+                let domain = cookie.domain().unwrap_or_default().to_owned();
+                let path = cookie.path().unwrap_or_default().to_owned();
+                (domain, path, cookie.name().to_owned(), cookie.value().to_owned())
+            })
+            .collect()
+    }
+
     /// Removes every cookie.
     pub fn clear(&self) {
         self.lock().clear();

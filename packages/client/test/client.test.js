@@ -483,3 +483,32 @@ describe('close', () => {
     await assert.rejects(disposed.runString(`GET ${url}/echo\n`), /the client is closed/);
   });
 });
+
+describe('CookieJar, as tough-cookie users seed and read one', () => {
+  it('sets, reads, sends, serialises and restores cookies, sync and async', async () => {
+    const jar = new CookieJar();
+    const set = jar.setCookieSync('sid=abc123; Path=/', `${url}/`);
+    assert.equal(set.key, 'sid');
+    await jar.setCookie({ key: 'theme', value: 'dark', path: '/' }, new URL(url));
+    assert.deepEqual(
+      jar.getCookiesSync(`${url}/echo`).map((cookie) => [cookie.key, cookie.value]).sort(),
+      [['sid', 'abc123'], ['theme', 'dark']],
+    );
+    assert.match(await jar.getCookieString(`${url}/echo`), /sid=abc123/);
+    assert.throws(() => jar.setCookieSync('x=1; Domain=elsewhere.example', `${url}/`), /cannot be set/);
+    await new Promise((resolve, reject) => {
+      jar.getCookies(`${url}/`, (error, cookies) => (error ? reject(error) : resolve(assert.equal(cookies.length, 2))));
+    });
+
+    // A client sends what was seeded.
+    const response = await createClient({ cookieJar: jar }).runString(`GET ${url}/echo\n`);
+    const echoed = await response.json();
+    const cookie = echoed.headers.find(([name]) => name === 'cookie');
+    assert.match(cookie[1], /sid=abc123/);
+
+    const restored = await CookieJar.deserialize(JSON.parse(JSON.stringify(jar)));
+    assert.equal(restored.getCookieStringSync(`${url}/`), jar.getCookieStringSync(`${url}/`));
+    restored.removeAllCookiesSync();
+    assert.equal(restored.getCookieStringSync(`${url}/`), '');
+  });
+});
