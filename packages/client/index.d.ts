@@ -152,6 +152,10 @@ export interface ClientConfig {
   proxy?: ProxyConfig;
   /** The HTTP version of requests whose request line names none. */
   httpVersion?: '1.1' | '2';
+  /** Read files outside the project (`< ../../secret.txt`): the directory of volley.jsonc,
+   * else of the checkout's `.git`, else of the `.http` file. Refused by default
+   * (`VolleyError` of kind `build`, code `external-file`). */
+  allowExternalFiles?: boolean;
 }
 
 /** Certificates (paths relative to the working directory). */

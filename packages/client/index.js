@@ -216,6 +216,7 @@ class LocalClient {
         tls: tlsOf(config.tls),
         proxy: proxyOf(config.proxy),
         httpVersion: httpVersionOf(config.httpVersion),
+        allowExternalFiles: booleanOf(config.allowExternalFiles, 'config.allowExternalFiles'),
       },
       jar,
       resolvers === undefined ? undefined : dispatcherOf(resolvers),

@@ -38,6 +38,10 @@ pub(crate) struct CheckArgs {
     /// A variable the run will be given (`volley run --var NAME=VALUE`). Repeatable.
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::run::parse_var)]
     vars: Vec<(String, String)>,
+
+    /// As `volley run --allow-external-files`: files outside the project are no error.
+    #[arg(long)]
+    allow_external_files: bool,
 }
 
 const CHECK_EXAMPLES: &str = "\
@@ -90,7 +94,8 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         .iter()
         .filter_map(|(path, file)| file.as_ref().ok().map(|(_, document)| (path.as_path(), document)))
         .collect();
-    let invocation = crate::verdict::Invocation::new(&client, args.profile.as_deref(), &args.vars, &parsed);
+    let mut invocation = crate::verdict::Invocation::new(&client, args.profile.as_deref(), &args.vars, &parsed);
+    invocation.allow_external_files = args.allow_external_files;
     for (path, file) in &read {
         let shown = path.display().to_string();
         let (text, document) = match file {

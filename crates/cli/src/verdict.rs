@@ -24,6 +24,8 @@ pub(crate) struct Invocation<'a> {
     request_names: std::collections::BTreeSet<String>,
     /// What the scripts of every file may set, their script files read.
     scripts: ScriptVariables,
+    /// `--allow-external-files`.
+    pub(crate) allow_external_files: bool,
 }
 
 impl<'a> Invocation<'a> {
@@ -47,7 +49,7 @@ impl<'a> Invocation<'a> {
                 .extend(document.requests().filter_map(|request| request.name.as_ref()).map(|name| name.value.clone()));
         }
         let variables = variables.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
-        Self { client, profile, variables, request_names, scripts }
+        Self { client, profile, variables, request_names, scripts, allow_external_files: false }
     }
 
     /// The semantic diagnostics of the file at `path`.
@@ -61,6 +63,7 @@ impl<'a> Invocation<'a> {
         }
         context.request_names.clone_from(&self.request_names);
         context.script_variables.clone_from(&self.scripts);
+        context.allow_external_files = self.allow_external_files;
         let diagnostics = analyzer.analyze_in(document, text, &context);
         Analysis { diagnostics, config_error }
     }

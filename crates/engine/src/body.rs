@@ -21,11 +21,30 @@ pub(crate) struct BuiltBody {
     pub(crate) replaces_multipart: bool,
 }
 
+/// What a refused file's error says to do.
+pub(crate) const EXTERNAL_FILE_HINT: &str = "files are read from inside the project (the directory of volley.jsonc, \
+     else of the checkout's .git, else of the .http file): move the file there, or allow others with \
+     `--allow-external-files` (ClientConfig::allow_external_files; the npm option allowExternalFiles)";
+
 /// Where files named by the request are looked for.
 pub(crate) struct Files<'a> {
     pub(crate) io: &'a dyn Io,
     /// The directory of the `.http` file.
     pub(crate) base: &'a Path,
+    /// The project's root, outside which no file is read; `None`: any file.
+    pub(crate) root: Option<&'a Path>,
+}
+
+/// The root of the project of a `.http` file in `directory`: the directory of its
+/// configuration, else of the nearest `.git` above it, else `directory` itself.
+pub(crate) fn project_root(io: &dyn Io, directory: &Path, config: Option<&Path>) -> PathBuf {
+    if let Some(parent) = config.and_then(Path::parent) {
+        return normalize(parent);
+    }
+    directory
+        .ancestors()
+        .find(|ancestor| io.exists(&ancestor.join(".git")))
+        .map_or_else(|| normalize(directory), normalize)
 }
 
 impl Files<'_> {
@@ -36,6 +55,11 @@ impl Files<'_> {
 
     pub(crate) fn read(&self, path: &str, span: Span) -> Result<(PathBuf, Vec<u8>), BuildError> {
         let resolved = self.resolve(path);
+        if let Some(root) = self.root
+            && !resolved.starts_with(root)
+        {
+            return Err(BuildError::ExternalFile { path: resolved, root: root.to_path_buf(), span });
+        }
         let bytes =
             self.io.read(&resolved).map_err(|source| BuildError::File { path: resolved.clone(), span, source })?;
         Ok((resolved, bytes))

@@ -39,6 +39,8 @@ pub struct NativeConfig {
     pub proxy: Option<NativeProxy>,
     /// `"1.1"` or `"2"`: the HTTP version of requests whose line names none.
     pub http_version: Option<String>,
+    /// Read files outside the project (`allowExternalFiles`); refused by default.
+    pub allow_external_files: Option<bool>,
 }
 
 /// `tls`: paths of PEM CA bundles, and client certificates by host pattern.
@@ -189,6 +191,7 @@ impl NativeConfig {
             tls,
             proxy,
             http_version,
+            allow_external_files: self.allow_external_files.unwrap_or(false),
             variables: self.variables.unwrap_or_default(),
             cookie_jar: jar,
             timeout: self.timeout.map(|ms| milliseconds("timeout", ms)).transpose()?,

@@ -27,6 +27,7 @@ pub struct NativeCookie {
 }
 
 #[napi]
+#[allow(clippy::needless_pass_by_value)] // napi hands JavaScript strings over owned.
 impl NativeCookieJar {
     /// An empty jar in memory, or with `path` a jar kept in that file: loaded now when
     /// it exists (an unreadable file is an error), written after every request that

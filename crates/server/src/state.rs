@@ -62,6 +62,9 @@ impl AppState {
             environment: config.environment.clone().hiding(["VOLLEY_TOKEN".to_owned()], config.token.clone()),
             // No person at a browser here: the authorization-code grant says so at once.
             auth_prompt: Some(Arc::new(volley_engine::auth::NoBrowserPrompt)),
+            // The workspace is the boundary here (`PATH_OUTSIDE_WORKSPACE`), not each
+            // file's project.
+            allow_external_files: true,
             ..ClientConfig::default()
         });
         let (sessions, flows) = match &cluster {

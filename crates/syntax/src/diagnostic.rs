@@ -119,6 +119,9 @@ pub enum Code {
     /// A URL written out that no run can send (`htp://…`, port `99999`, a space before
     /// the path): the analysis's form of the error a run gives (semantic).
     InvalidUrl,
+    /// A file the request reads (`< ../../secret.txt`) outside the project, which runs
+    /// do not read unless allowed (semantic).
+    ExternalFile,
 }
 
 impl Code {
@@ -162,6 +165,7 @@ impl Code {
         Code::UnsupportedAuth,
         Code::MisspeltDirective,
         Code::InvalidUrl,
+        Code::ExternalFile,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -180,6 +184,7 @@ impl Code {
                 | Code::UnsupportedAuth
                 | Code::ScriptSyntax
                 | Code::InvalidUrl
+                | Code::ExternalFile
         )
     }
 
@@ -225,6 +230,7 @@ impl Code {
             Code::UnsupportedAuth => "unsupported-auth",
             Code::MisspeltDirective => "misspelt-directive",
             Code::InvalidUrl => "invalid-url",
+            Code::ExternalFile => "external-file",
         }
     }
 
@@ -256,7 +262,8 @@ impl Code {
             | Code::UnsupportedAuth
             | Code::MisspeltDirective
             | Code::UndefinedVariable
-            | Code::InvalidUrl => Severity::Error,
+            | Code::InvalidUrl
+            | Code::ExternalFile => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective

@@ -125,6 +125,12 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     fail_fast: bool,
 
+    /// Read files outside the project (`< ../../secret.txt`, a script file): the
+    /// directory of volley.jsonc, else of the checkout's `.git`, else of the `.http`
+    /// file. Without it such a request is refused before anything is sent.
+    #[arg(long)]
+    allow_external_files: bool,
+
     /// Run again each time a file of the run changes (the `.http` files, a directory's
     /// new ones, the volley.jsonc, env and `.env` files that apply), the screen cleared
     /// first on a terminal, until Ctrl-C; the exit code is the last run's.
@@ -413,7 +419,8 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         let analyses: Vec<_> = {
             let parsed: Vec<(&Path, &volley_syntax::Document)> =
                 files.iter().map(|file| (file.path.as_path(), &file.document)).collect();
-            let invocation = verdict::Invocation::new(client, args.profile.as_deref(), &args.vars, &parsed);
+            let mut invocation = verdict::Invocation::new(client, args.profile.as_deref(), &args.vars, &parsed);
+            invocation.allow_external_files = args.allow_external_files;
             files.iter().map(|file| invocation.analyze(&file.path, &file.document, &file.text).diagnostics).collect()
         };
         for (file, analysis) in files.iter_mut().zip(analyses) {
@@ -596,6 +603,7 @@ fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Prob
             args.http1_1.then_some(volley_engine::HttpVersion::HTTP_11)
         },
         token_cache: if args.token_cache { volley_engine::auth::default_token_cache() } else { None },
+        allow_external_files: args.allow_external_files,
         ..ClientConfig::default()
     };
     if let Some(proxy) = args.proxy.as_deref().filter(|proxy| !proxy.is_empty()) {

@@ -66,6 +66,12 @@ const CASES: &[Case] = &[
         &[("missing-file", "a.http", 3)],
     ),
     (
+        "a body file outside the project",
+        &[("a.http", "POST {{base}}/echo\n\n< ../../etc/hostname\n")],
+        &[],
+        &[("external-file", "a.http", 3)],
+    ),
+    (
         "a misspelt directive",
         &[("a.http", "# @asert status == 200\nGET {{base}}/echo\n")],
         &[],

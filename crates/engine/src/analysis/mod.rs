@@ -52,6 +52,9 @@ pub struct AnalysisContext {
     /// What the scripts of the other documents of the run (or the other parts of the
     /// file) may set; the analysed document's own scripts are read too.
     pub script_variables: ScriptVariables,
+    /// Files outside the project may be read (`--allow-external-files`): no
+    /// `external-file` error.
+    pub allow_external_files: bool,
     /// File variables declared outside the analysed document: the rest of the file,
     /// when a front end analyses a file one part at a time (the language server).
     pub file_variables: BTreeSet<String>,
@@ -444,6 +447,21 @@ impl<'a> Walker<'a> {
             return;
         }
         let resolved = resolve(directory, relative);
+        if !self.context.allow_external_files {
+            let config = self.context.config.as_ref().map(|config| config.path.as_path());
+            let root = crate::body::project_root(self.io, directory, config);
+            if !resolved.starts_with(&root) {
+                out.push(
+                    Diagnostic::new(
+                        Code::ExternalFile,
+                        span,
+                        format!("`{relative}` is outside the project ({})", root.display()),
+                    )
+                    .with_hint(crate::body::EXTERNAL_FILE_HINT),
+                );
+                return;
+            }
+        }
         if !self.io.exists(&resolved) {
             out.push(
                 Diagnostic::new(Code::MissingFile, span, format!("file `{relative}` not found"))

@@ -59,6 +59,10 @@ pub struct ClientConfig {
     /// `None` keeps tokens for the process alone. See
     /// [`default_token_cache`](crate::auth::default_token_cache).
     pub token_cache: Option<PathBuf>,
+    /// Read files outside the project (`< ../../secret.txt`): the directory of the
+    /// configuration, else of the checkout's `.git`, else of the `.http` file. `false`
+    /// (the default) refuses them, by name, before anything is sent.
+    pub allow_external_files: bool,
 }
 
 impl Default for ClientConfig {
@@ -79,6 +83,7 @@ impl Default for ClientConfig {
             http_version: None,
             auth_prompt: None,
             token_cache: None,
+            allow_external_files: false,
         }
     }
 }

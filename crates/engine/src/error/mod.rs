@@ -267,6 +267,17 @@ pub enum BuildError {
         /// Where.
         span: Span,
     },
+    /// A file referenced by the request (`< file`, a script file, a multipart file) is
+    /// outside the project, and the client does not read such files.
+    #[error("{}: `{}` is outside the project ({})", span, path.display(), root.display())]
+    ExternalFile {
+        /// The resolved path.
+        path: PathBuf,
+        /// The project's root.
+        root: PathBuf,
+        /// Where the reference is written.
+        span: Span,
+    },
     /// A file referenced by the request (`< file`, `<@ file`, multipart `@file`) could
     /// not be read.
     #[error("{}: cannot read `{}`: {source}", span, path.display())]
@@ -403,6 +414,7 @@ impl BuildError {
                 BuildError::Resolver { name, message: clean(message), span }
             }
             BuildError::Interpolation { message, span } => BuildError::Interpolation { message: clean(message), span },
+            other @ BuildError::ExternalFile { .. } => other,
             BuildError::File { path, span, source } => {
                 let path = match redactor.redact(&path.to_string_lossy()) {
                     Cow::Borrowed(_) => path,
@@ -453,6 +465,7 @@ impl BuildError {
             | BuildError::Resolver { span, .. }
             | BuildError::Interpolation { span, .. }
             | BuildError::File { span, .. }
+            | BuildError::ExternalFile { span, .. }
             | BuildError::InvalidUrl { span, .. }
             | BuildError::InvalidHeader { span, .. }
             | BuildError::Credentials { span, .. }
@@ -478,6 +491,7 @@ impl BuildError {
             BuildError::Interpolation { .. } => "invalid-interpolation",
             BuildError::File { source, .. } if source.kind() == std::io::ErrorKind::NotFound => "missing-file",
             BuildError::File { .. } => "unreadable-file",
+            BuildError::ExternalFile { .. } => "external-file",
             BuildError::InvalidUrl { .. } => "invalid-url",
             BuildError::InvalidHeader { .. } => "invalid-header",
             BuildError::Credentials { code, .. } => code.as_str(),
@@ -525,6 +539,7 @@ impl BuildError {
             ),
             BuildError::UnsupportedResolver { hint, .. } => Some(hint.clone()),
             BuildError::File { .. } => Some("paths are relative to the .http file".to_owned()),
+            BuildError::ExternalFile { .. } => Some(crate::body::EXTERNAL_FILE_HINT.to_owned()),
             BuildError::InvalidUrl { hint: Some(hint), .. } => Some(hint.clone()),
             BuildError::InvalidUrl { hint: None, .. } => {
                 Some("a URL needs a scheme and a host after substitution, e.g. `http://localhost:8080/path`".to_owned())

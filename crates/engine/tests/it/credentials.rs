@@ -469,3 +469,35 @@ async fn signatures_hold_for_an_independent_verifier() {
     let signed = verdict["signedHeaders"].as_array().unwrap();
     assert!(signed.iter().any(|name| name == "x-api-token"), "{verdict:#}");
 }
+
+/// A body file outside the project (the configuration's directory, else the checkout's,
+/// else the `.http` file's) is refused by name before anything is sent, unless the
+/// client allows such files.
+#[tokio::test]
+async fn files_outside_the_project_are_refused_unless_allowed() {
+    let (addr, received) = capture_server().await;
+    let files = volley_engine::io::MemoryFs::new();
+    files.insert("/home/ada/project/volley.jsonc", "{}");
+    files.insert("/home/ada/project/api/body.json", "{\"inside\": true}");
+    files.insert("/home/ada/.ssh/id_ed25519", "m4rk-private-key");
+    let client = |allow: bool| {
+        Client::new(ClientConfig {
+            io: std::sync::Arc::new(files.clone()),
+            config: volley_engine::ConfigSource::Discover,
+            allow_external_files: allow,
+            ..config()
+        })
+    };
+    let options = || RunOptions::default().source_path("/home/ada/project/api/api.http");
+    let outside = format!("POST http://{addr}/x\n\n< ../../.ssh/id_ed25519\n");
+    let error = client(false).run_string(&outside, options()).await.unwrap_err();
+    let volley_engine::Error::Build(build) = error else { panic!("{error:?}") };
+    assert_eq!(build.code(), "external-file");
+    assert!(build.message().contains("is outside the project (/home/ada/project)"), "{}", build.message());
+    assert!(build.hint().unwrap().contains("--allow-external-files"));
+    assert!(received.lock().unwrap().is_empty(), "nothing is sent");
+    let inside = format!("POST http://{addr}/x\n\n< ./body.json\n");
+    client(false).run_string(&inside, options()).await.unwrap();
+    client(true).run_string(&outside, options()).await.unwrap();
+    assert!(String::from_utf8_lossy(&received.lock().unwrap()).contains("m4rk-private-key"), "allowed, it is sent");
+}
