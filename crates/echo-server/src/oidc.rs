@@ -118,18 +118,26 @@ impl Drop for OidcProvider {
 /// `npm ci` in tests/oidc, once per process, when its packages are missing.
 fn install() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        let directory = oidc_directory();
-        if directory.join("node_modules/oidc-provider").is_dir() {
+    npm_ci(&INSTALLED, &oidc_directory(), "oidc-provider");
+}
+
+/// `npm ci` in `directory`, once per process (`once`), unless `node_modules/<marker>`
+/// is there.
+///
+/// # Panics
+/// When npm is missing or fails.
+pub(crate) fn npm_ci(once: &OnceLock<()>, directory: &Path, marker: &str) {
+    once.get_or_init(|| {
+        if directory.join("node_modules").join(marker).is_dir() {
             return;
         }
         let status = Command::new("npm")
             .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&directory)
+            .current_dir(directory)
             .stdout(Stdio::null())
             .status()
-            .expect("npm (Node 20+) installs the test OpenID provider");
-        assert!(status.success(), "npm ci in tests/oidc failed");
+            .unwrap_or_else(|error| panic!("npm (Node 20+) runs in {}: {error}", directory.display()));
+        assert!(status.success(), "npm ci in {} failed", directory.display());
     });
 }
 

@@ -59,16 +59,5 @@ impl Drop for SigV4Verifier {
 /// `npm ci` in tests/sigv4, once per process, when its packages are missing.
 fn install() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        if directory().join("node_modules/aws4").is_dir() {
-            return;
-        }
-        let status = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(directory())
-            .stdout(Stdio::null())
-            .status()
-            .expect("npm (Node 20+) installs the test Signature V4 verifier");
-        assert!(status.success(), "npm ci in tests/sigv4 failed");
-    });
+    crate::oidc::npm_ci(&INSTALLED, &directory(), "aws4");
 }

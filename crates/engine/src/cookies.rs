@@ -43,6 +43,13 @@ pub struct CookieJarError {
     pub message: String,
 }
 
+/// `(domain, path, name, value)` of a cookie of the store.
+fn held(cookie: &cookie_store::Cookie<'_>) -> (String, String, String, String) {
+    let domain = cookie.domain().unwrap_or_default().to_owned();
+    let path = cookie.path().unwrap_or_default().to_owned();
+    (domain, path, cookie.name().to_owned(), cookie.value().to_owned())
+}
+
 impl CookieJar {
     /// An empty jar in memory.
     #[must_use]
@@ -136,28 +143,13 @@ impl CookieJar {
     /// `(domain, path, name, value)` of every unexpired cookie.
     #[must_use]
     pub fn cookies(&self) -> Vec<(String, String, String, String)> {
-        self.lock()
-            .iter_unexpired()
-            .map(|cookie| {
-                let domain = cookie.domain().unwrap_or_default().to_owned();
-                let path = cookie.path().unwrap_or_default().to_owned();
-                (domain, path, cookie.name().to_owned(), cookie.value().to_owned())
-            })
-            .collect()
+        self.lock().iter_unexpired().map(held).collect()
     }
 
     /// `(domain, path, name, value)` of the unexpired cookies a request to `url` sends.
     #[must_use]
     pub fn cookies_for(&self, url: &url::Url) -> Vec<(String, String, String, String)> {
-        self.lock()
-            .matches(url)
-            .into_iter()
-            .map(|cookie| {
-                let domain = cookie.domain().unwrap_or_default().to_owned();
-                let path = cookie.path().unwrap_or_default().to_owned();
-                (domain, path, cookie.name().to_owned(), cookie.value().to_owned())
-            })
-            .collect()
+        self.lock().matches(url).into_iter().map(held).collect()
     }
 
     /// Removes every cookie.

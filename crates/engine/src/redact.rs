@@ -121,7 +121,7 @@ impl Secrets {
     /// The value of the variable `name` when the name is sensitive: a string or a
     /// number, or every string and number inside an object or array.
     pub fn add_variable(&mut self, name: &str, value: &Value) -> &mut Self {
-        self.add_leaves(value, is_sensitive_variable(name));
+        self.add_leaves(value, is_sensitive_variable(name), is_sensitive_variable);
         self
     }
 
@@ -134,14 +134,16 @@ impl Secrets {
         self
     }
 
-    fn add_leaves(&mut self, value: &Value, sensitive: bool) {
+    /// The strings and numbers of `value` that are `sensitive`, or under a key that
+    /// `sensitive_name` says is.
+    fn add_leaves(&mut self, value: &Value, sensitive: bool, sensitive_name: fn(&str) -> bool) {
         match value {
             Value::String(text) if sensitive => self.add_guessed(text),
             Value::Number(number) if sensitive => self.add_guessed(&number.to_string()),
-            Value::Array(items) => items.iter().for_each(|item| self.add_leaves(item, sensitive)),
+            Value::Array(items) => items.iter().for_each(|item| self.add_leaves(item, sensitive, sensitive_name)),
             Value::Object(map) => {
                 for (name, item) in map {
-                    self.add_leaves(item, sensitive || is_sensitive_variable(name));
+                    self.add_leaves(item, sensitive || sensitive_name(name), sensitive_name);
                 }
             }
             _ => {}
@@ -189,23 +191,9 @@ impl Secrets {
             && mentions_a_credential(body)
             && let Ok(json) = serde_json::from_slice::<Value>(body)
         {
-            self.add_fields(&json, false);
+            self.add_leaves(&json, false, is_sensitive_field);
         }
         self.values.len() > before
-    }
-
-    fn add_fields(&mut self, value: &Value, sensitive: bool) {
-        match value {
-            Value::String(text) if sensitive => self.add_guessed(text),
-            Value::Number(number) if sensitive => self.add_guessed(&number.to_string()),
-            Value::Array(items) => items.iter().for_each(|item| self.add_fields(item, sensitive)),
-            Value::Object(map) => {
-                for (name, item) in map {
-                    self.add_fields(item, sensitive || is_sensitive_field(name));
-                }
-            }
-            _ => {}
-        }
     }
 
     /// Every secret of `other` too.

@@ -183,7 +183,13 @@ async fn a_sign_in_that_never_comes_back_ends_with_the_requests_timeout() {
     let provider = Provider::start(None);
     let client = client_with(
         Some(Arc::new(NoBrowser)),
-        &[("oauth2_issuer", &provider.issuer), ("oauth2_clientId", "code-public"), ("oauth2_usePkce", "true")],
+        &[
+            ("oauth2_issuer", &provider.issuer),
+            ("oauth2_clientId", "code-public"),
+            ("oauth2_usePkce", "true"),
+            // A free port: httpyac's default (3000) may be taken on the machine.
+            ("oauth2_redirectUri", "http://127.0.0.1/callback"),
+        ],
     );
     let text = "# @timeout 1s\nGET http://127.0.0.1:9/never\nAuthorization: oauth2 code\n";
     let started = std::time::Instant::now();
