@@ -35,18 +35,6 @@ pub(crate) struct Files<'a> {
     pub(crate) root: Option<&'a Path>,
 }
 
-/// The root of the project of a `.http` file in `directory`: the directory of its
-/// configuration, else of the nearest `.git` above it, else `directory` itself.
-pub(crate) fn project_root(io: &dyn Io, directory: &Path, config: Option<&Path>) -> PathBuf {
-    if let Some(parent) = config.and_then(Path::parent) {
-        return normalize(parent);
-    }
-    directory
-        .ancestors()
-        .find(|ancestor| io.exists(&ancestor.join(".git")))
-        .map_or_else(|| normalize(directory), normalize)
-}
-
 impl Files<'_> {
     fn resolve(&self, path: &str) -> PathBuf {
         let path = Path::new(path);

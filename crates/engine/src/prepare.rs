@@ -145,11 +145,8 @@ impl Client {
         let profile_variables = settings.profile.as_ref().map_or(&empty, |profile| &profile.variables);
         let config_variables = settings.config.as_ref().map_or(&empty, |config| &config.variables);
         let dotenv = self.dotenv_for(&settings.dotenv_directories);
-        let root = (!self.inner.config.allow_external_files).then(|| {
-            let config = settings.config.as_ref().map(|config| config.path.as_path());
-            crate::body::project_root(&*self.inner.config.io, &directory, config)
-        });
-        let files = Files { io: &*self.inner.config.io, base: &directory, root: root.as_deref() };
+        let root = (!self.inner.config.allow_external_files).then_some(settings.root.as_path());
+        let files = Files { io: &*self.inner.config.io, base: &directory, root };
         let limits = settings.config.as_ref().map_or_else(ScriptSettings::default, |config| config.scripts);
         let scripts = Scripts::load(request, &files, limits)?;
         let mut pre_request = PreRequest::default();
@@ -240,11 +237,8 @@ impl Client {
         directory: &Path,
         options: &RunOptions,
     ) -> Result<PreparedRequest, Error> {
-        let root = (!self.inner.config.allow_external_files).then(|| {
-            let config = settings.config.as_ref().map(|config| config.path.as_path());
-            crate::body::project_root(&*self.inner.config.io, directory, config)
-        });
-        let files = Files { io: &*self.inner.config.io, base: directory, root: root.as_deref() };
+        let root = (!self.inner.config.allow_external_files).then_some(settings.root.as_path());
+        let files = Files { io: &*self.inner.config.io, base: directory, root };
         let layers = self.default_layers(settings);
         let headers = merged_headers(&layers);
         let mut built = build(request, renderer, &files, &headers).await?;

@@ -7,7 +7,7 @@ use volley_syntax::Document;
 
 use crate::analysis::AnalysisContext;
 use crate::client::Client;
-use crate::config::dotenv_root;
+use crate::config::project_root;
 use crate::dotenv;
 use crate::error::ConfigError;
 
@@ -81,7 +81,7 @@ impl<'a> Analyzer<'a> {
         }
         let mut variables = vec![self.client.get_variables()];
         if let Some(directory) = &directory {
-            let root = dotenv_root(&*self.client.inner.config.io, directory, config.as_ref());
+            let root = project_root(&*self.client.inner.config.io, directory, config.as_ref());
             match self.client.dotenv_for(&dotenv::directories(directory, &root)) {
                 Ok(dotenv) => variables.push(dotenv.variables.clone()),
                 Err(error) => config_error = config_error.or(Some(error)),

@@ -94,6 +94,8 @@ struct Walker<'a> {
     auth: Option<BTreeSet<&'a str>>,
     /// What the scripts may set: the context's and the document's own.
     scripts: ScriptVariables,
+    /// The project's root, outside which files are not read; `None`: any file.
+    root: Option<PathBuf>,
 }
 
 impl<'a> Walker<'a> {
@@ -128,7 +130,12 @@ impl<'a> Walker<'a> {
             None => scripts.files.clear(),
         }
         scripts.extend(&context.script_variables);
-        Self { document, text, io, context, layers, resolvers, auth, scripts }
+        let root = context
+            .directory
+            .as_deref()
+            .filter(|_| !context.allow_external_files)
+            .map(|directory| crate::config::project_root(io, directory, context.config.as_ref()));
+        Self { document, text, io, context, layers, resolvers, auth, scripts, root }
     }
 
     fn request(&self, request: &Request, out: &mut Listing) {
@@ -447,20 +454,16 @@ impl<'a> Walker<'a> {
             return;
         }
         let resolved = resolve(directory, relative);
-        if !self.context.allow_external_files {
-            let config = self.context.config.as_ref().map(|config| config.path.as_path());
-            let root = crate::body::project_root(self.io, directory, config);
-            if !resolved.starts_with(&root) {
-                out.push(
-                    Diagnostic::new(
-                        Code::ExternalFile,
-                        span,
-                        format!("`{relative}` is outside the project ({})", root.display()),
-                    )
-                    .with_hint(crate::body::EXTERNAL_FILE_HINT),
-                );
-                return;
-            }
+        if let Some(root) = self.root.as_ref().filter(|root| !resolved.starts_with(root)) {
+            out.push(
+                Diagnostic::new(
+                    Code::ExternalFile,
+                    span,
+                    format!("`{relative}` is outside the project ({})", root.display()),
+                )
+                .with_hint(crate::body::EXTERNAL_FILE_HINT),
+            );
+            return;
         }
         if !self.io.exists(&resolved) {
             out.push(

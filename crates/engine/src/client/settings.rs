@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::cache::stamp;
 use super::{Client, ConfigSource};
-use crate::config::{Config, Defaults, dotenv_root};
+use crate::config::{Config, Defaults, project_root};
 use crate::dotenv::{self, DotEnv};
 use crate::error::{ConfigError, Error};
 use crate::resolvers::CommandResolver;
@@ -21,6 +21,9 @@ pub(crate) struct Settings {
     /// The directories whose `.env` files apply, nearest first: the `.http` file's and
     /// each one above it up to the configuration's directory or the project root.
     pub(crate) dotenv_directories: Vec<PathBuf>,
+    /// The project's root ([`project_root`]): `.env` files apply up to it, and files
+    /// outside it are not read unless the client allows them.
+    pub(crate) root: PathBuf,
     pub(crate) commands: BTreeMap<String, CommandResolver>,
     /// Named OAuth 2.0 configurations: the configuration's, the profile's over them.
     pub(crate) auth: BTreeMap<String, crate::config::AuthEntry>,
@@ -108,7 +111,7 @@ impl Client {
                 }));
             }
         };
-        let root = dotenv_root(&*self.inner.config.io, directory, config.as_ref());
+        let root = project_root(&*self.inner.config.io, directory, config.as_ref());
         let dotenv_directories = dotenv::directories(directory, &root);
         let mut commands = config.as_ref().map(|config| config.resolvers.clone()).unwrap_or_default();
         let mut auth = config.as_ref().map(|config| config.auth.clone()).unwrap_or_default();
@@ -116,7 +119,7 @@ impl Client {
             commands.extend(profile.resolvers.clone());
             auth.extend(profile.auth.clone());
         }
-        Ok(Settings { config, profile, dotenv_directories, commands, auth })
+        Ok(Settings { config, profile, dotenv_directories, root, commands, auth })
     }
 
     /// Defaults by precedence, lowest first: configuration, profile, client.

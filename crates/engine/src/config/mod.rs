@@ -154,10 +154,11 @@ impl Config {
     }
 }
 
-/// The directory up to which `.env` files apply to `.http` files in `directory`: the
-/// configuration's directory when it is `directory` or above it, else the project root
-/// (the first directory with `.git`, going up), else `directory` alone.
-pub(crate) fn dotenv_root(io: &dyn Io, directory: &Path, config: Option<&Config>) -> PathBuf {
+/// The root of the project of `.http` files in `directory`: the configuration's
+/// directory when it is `directory` or above it, else the first directory with `.git`
+/// going up, else `directory` alone. `.env` files apply up to it, and files outside it
+/// are not read unless the client allows them.
+pub(crate) fn project_root(io: &dyn Io, directory: &Path, config: Option<&Config>) -> PathBuf {
     let directory = crate::io::normalize(directory);
     if let Some(config) = config {
         let config_directory = crate::io::normalize(config.directory());
@@ -643,7 +644,7 @@ mod tests {
         files.insert("/repo/.git/HEAD", "ref: main");
         files.insert("/repo/api/volley.jsonc", "{}");
         let config = Config::discover(&files, Path::new("/repo/api/users"), &environment()).unwrap();
-        let root = |directory: &str, config: Option<&Config>| dotenv_root(&files, Path::new(directory), config);
+        let root = |directory: &str, config: Option<&Config>| project_root(&files, Path::new(directory), config);
         assert_eq!(root("/repo/api/users", config.as_ref()), Path::new("/repo/api"));
         assert_eq!(root("/repo/web", None), Path::new("/repo"), "no configuration: the project root");
         assert_eq!(root("/repo/web", config.as_ref()), Path::new("/repo"), "a configuration elsewhere");
