@@ -16,6 +16,7 @@ mod hover;
 mod import;
 mod jsonc;
 mod listen;
+mod lookup;
 mod navigation;
 mod outcome;
 mod paste;

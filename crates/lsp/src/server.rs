@@ -18,11 +18,11 @@ use tower_lsp_server::ls_types::{
     DocumentLinkParams, DocumentSymbolParams, DocumentSymbolResponse, ExecuteCommandOptions, ExecuteCommandParams,
     FileSystemWatcher, FoldingRange, FoldingRangeParams, FoldingRangeProviderCapability, GlobPattern,
     GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability, InitializeParams,
-    InitializeResult, InitializedParams, Location, MessageType, OneOf, Position, PrepareRenameResponse,
-    ReferenceParams, Registration, RenameOptions, RenameParams, SaveOptions, ServerCapabilities, ServerInfo,
-    TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions, TextEdit, Uri, WorkDoneProgressCancelParams, WorkDoneProgressOptions, WorkspaceEdit,
-    WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities,
+    InitializeResult, InitializedParams, Location, MessageType, OneOf, PrepareRenameResponse, ReferenceParams,
+    Registration, RenameOptions, RenameParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentPositionParams,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit,
+    Uri, WorkDoneProgressCancelParams, WorkDoneProgressOptions, WorkspaceEdit, WorkspaceFoldersServerCapabilities,
+    WorkspaceServerCapabilities,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
@@ -33,7 +33,7 @@ use crate::execute;
 use crate::progress::Progresses;
 use crate::remote::Remote;
 use crate::scope::Scope;
-use crate::{completion, convert, formatting, hover, jsonc, navigation, paste, preview, settings};
+use crate::{completion, convert, formatting, hover, navigation, paste, preview, settings};
 
 /// The configuration files whose changes re-publish every document's diagnostics.
 const CONFIG_GLOBS: [&str; 4] =
@@ -137,52 +137,6 @@ impl Backend {
 pub(crate) async fn document_of(snapshot: &Snapshot) -> Result<Arc<volley_syntax::Document>> {
     let snapshot = snapshot.clone();
     tokio::task::spawn_blocking(move || snapshot.document()).await.map_err(|_| RpcError::internal_error())
-}
-
-impl Backend {
-    /// The symbol under `position` with the snapshot and document it was found in.
-    async fn symbol_at(
-        &self,
-        uri: &Uri,
-        position: Position,
-    ) -> Result<Option<(Snapshot, Arc<volley_syntax::Document>, navigation::Symbol, std::ops::Range<usize>)>> {
-        let Some(snapshot) = self.documents.snapshot(uri) else {
-            return Ok(None);
-        };
-        let document = document_of(&snapshot).await?;
-        let offset = convert::offset(&snapshot.rope, position);
-        let found = navigation::symbol_at(&document, offset);
-        Ok(found.map(|(symbol, range)| (snapshot, document, symbol, range)))
-    }
-
-    fn locations(uri: &Uri, snapshot: &Snapshot, ranges: Vec<std::ops::Range<usize>>) -> Vec<Location> {
-        ranges.into_iter().map(|range| convert::location(uri, &snapshot.rope, range)).collect()
-    }
-
-    /// Where a variable is declared in the `volley.jsonc` that applies to the snapshot:
-    /// the key under `variables` and under each profile's `variables` (the variable's
-    /// full name, else its first segment: `{{api.version}}` is under `"api"`).
-    fn config_declarations(&self, snapshot: &Snapshot, symbol: &navigation::Symbol) -> Vec<Location> {
-        let navigation::Symbol::Variable(name) = symbol else { return Vec::new() };
-        let Some(directory) = snapshot.path.as_deref().and_then(std::path::Path::parent) else { return Vec::new() };
-        let Ok(Some(config)) = volley_engine::stages::config_for(&self.engine, directory) else { return Vec::new() };
-        if !config.path.ends_with("volley.jsonc") {
-            return Vec::new();
-        }
-        let Some(uri) = Uri::from_file_path(&config.path) else { return Vec::new() };
-        // The unsaved text when the configuration is open, else the file.
-        let text = match self.documents.snapshot(&uri) {
-            Some(open) => open.rope.to_string(),
-            None => std::fs::read_to_string(&config.path).unwrap_or_default(),
-        };
-        let root = name.split('.').next().unwrap_or(name);
-        let mut ranges = jsonc::variable_keys(&text, name);
-        if ranges.is_empty() && root != name {
-            ranges = jsonc::variable_keys(&text, root);
-        }
-        let rope = ropey::Rope::from_str(&text);
-        ranges.into_iter().map(|range| convert::location(&uri, &rope, range)).collect()
-    }
 }
 
 pub(crate) fn invalid_params(message: impl Into<String>) -> RpcError {

@@ -1,6 +1,7 @@
 //! `volley run`: sends the requests of `.http` files, checks their `@assert`s, prints
 //! the exchanges and writes reports.
 
+mod clients;
 mod confirm;
 mod depends;
 mod human;
@@ -17,10 +18,10 @@ mod test_mode;
 mod watch;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context as _;
-use volley_engine::{Client, ClientConfig, CookieJar, Execute, RemoteClient, RemoteConfig, RequestDefaults};
+use volley_engine::Execute;
 
 use crate::exit::Exit;
 use crate::{output, render, verdict};
@@ -350,7 +351,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
             output::error_line(&format!("note: {message}"));
         }
     }
-    let jobs = match jobs(args) {
+    let jobs = match clients::jobs(args) {
         Ok(jobs) => jobs,
         Err(problem) => return Ok(problem.print()),
     };
@@ -406,8 +407,8 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     // The client is made before anything is shown: the analysis reads its configuration.
     let (mut local, mut remote_client) = (None, None);
     let chosen = match &args.server {
-        Some(url) => remote(args, url).map(|made| remote_client = Some(made)),
-        None => client(args, &files).map(|made| local = Some(made)),
+        Some(url) => clients::remote(args, url).map(|made| remote_client = Some(made)),
+        None => clients::client(args, &files).map(|made| local = Some(made)),
     };
     if let Err(problem) = chosen {
         return Ok(problem.print());
@@ -464,7 +465,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
             (None, None) => anyhow::bail!("a local or a remote client is made"),
         };
         if let Some(remote) = &remote_client
-            && let Some(problem) = reach(remote, args, &files).await
+            && let Some(problem) = clients::reach(remote, args, &files).await
         {
             return Ok(problem.print());
         }
@@ -496,160 +497,4 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Code(Exit::INTERRUPTED));
     }
     Ok(exit)
-}
-
-/// How many files run at the same time: `--jobs`, else 1 (one client for every file,
-/// in order, however the files are given). Through `--server` the run is one session
-/// and its requests go one at a time.
-fn jobs(args: &RunArgs) -> Result<usize, select::Problem> {
-    let given = args.jobs.map(usize::from);
-    if args.server.is_some() {
-        return match given {
-            Some(jobs) if jobs > 1 => Err(select::Problem::usage(
-                "--jobs with --server is not supported: the run is one server session, its requests sent one at a time",
-                Some("drop --jobs, or run without --server"),
-            )),
-            _ => Ok(1),
-        };
-    }
-    Ok(given.unwrap_or(1))
-}
-
-/// Reaches the server of `--server` before anything is sent: one error for a server that
-/// cannot be reached or refuses the token (rather than one per request), and a profile
-/// the server's configuration does not have refused as a local run refuses it (exit 2).
-async fn reach(remote: &RemoteClient, args: &RunArgs, files: &[select::File]) -> Option<select::Problem> {
-    let server = remote.server_url().to_string();
-    if let Err(error) = remote.connect().await {
-        let message = format!("cannot use the execution server at {server}: {error}");
-        return Some(match &error {
-            volley_engine::Error::Server { status: 401 | 403, .. } => {
-                select::Problem::usage(message, Some("pass the server's token with --token (or VOLLEY_TOKEN)"))
-            }
-            _ => select::Problem::transport(
-                message,
-                Some("is `volley serve` running there? check --server (or VOLLEY_SERVER), or run without it"),
-            ),
-        });
-    }
-    let profile = args.profile.as_deref()?;
-    let path = files.first().map(|file| file.shown.replace('\\', "/"));
-    (remote.has_profile(profile, path.as_deref()).await == Some(false)).then(|| {
-        select::Problem::usage(
-            format!("unknown profile `{profile}`: the execution server at {server} has no such profile"),
-            Some("profiles are declared in the volley.jsonc the server reads; run without -p, or name one it has"),
-        )
-    })
-}
-
-/// The remote client of `--server`: a session and a flow labelled with the run.
-fn remote(args: &RunArgs, url: &str) -> Result<RemoteClient, select::Problem> {
-    let files: Vec<String> = args.files.iter().map(|path| path.display().to_string()).collect();
-    let mut config = RemoteConfig {
-        token: args.token.clone(),
-        profile: args.profile.clone(),
-        timeout: args.timeout.map(Duration::from_millis),
-        flow_label: Some(format!("volley run {}", files.join(" "))),
-        // A device flow run by the server shows its code here, where the person is.
-        auth_prompt: Some(std::sync::Arc::new(volley_engine::auth::CommandPrompt)),
-        ..RemoteConfig::new(url)
-    };
-    config.fill_from_env();
-    RemoteClient::new(config).map_err(|error| {
-        select::Problem::usage(
-            error.to_string(),
-            Some("pass the server's base URL, like --server http://127.0.0.1:4097"),
-        )
-    })
-}
-
-/// The client of the run: profile, `--var`, `--no-redirect`, `--insecure`, cookies.
-fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Problem> {
-    let mut config = ClientConfig {
-        profile: args.profile.clone(),
-        defaults: RequestDefaults {
-            follow_redirects: args.no_redirect.then_some(false),
-            validate_ssl: args.insecure.then_some(false),
-            ..RequestDefaults::default()
-        },
-        tls: volley_engine::config::TlsSettings {
-            ca: args.cacert.iter().map(|path| absolute(path)).collect(),
-            hosts: args
-                .cert
-                .iter()
-                .map(|cert| {
-                    let pkcs12 = cert.extension().is_some_and(|extension| {
-                        extension.eq_ignore_ascii_case("p12") || extension.eq_ignore_ascii_case("pfx")
-                    });
-                    volley_engine::config::HostTls {
-                        host: "*".to_owned(),
-                        cert: (!pkcs12).then(|| absolute(cert)),
-                        pfx: pkcs12.then(|| absolute(cert)),
-                        key: args.key.as_deref().map(absolute),
-                        passphrase: args.cert_passphrase.clone(),
-                        ..volley_engine::config::HostTls::default()
-                    }
-                })
-                .collect(),
-        },
-        proxy: volley_engine::config::ProxySettings {
-            http: args.proxy.clone(),
-            https: args.proxy.clone(),
-            no_proxy: args.noproxy.as_ref().map(|list| list.split(',').map(|host| host.trim().to_owned()).collect()),
-        },
-        http_version: if args.http2 {
-            Some(volley_engine::HttpVersion::HTTP_2)
-        } else {
-            args.http1_1.then_some(volley_engine::HttpVersion::HTTP_11)
-        },
-        token_cache: if args.token_cache { volley_engine::auth::default_token_cache() } else { None },
-        allow_external_files: args.allow_external_files,
-        ..ClientConfig::default()
-    };
-    if let Some(proxy) = args.proxy.as_deref().filter(|proxy| !proxy.is_empty()) {
-        volley_engine::config::check_proxy_url(proxy)
-            .map_err(|message| select::Problem::usage(format!("--proxy: {message}"), None))?;
-    }
-    for path in args.cacert.iter().chain(&args.cert).chain(&args.key) {
-        if !path.is_file() {
-            return Err(select::Problem::usage(
-                format!("cannot read `{}`: no such file", path.display()),
-                Some("--cacert, --cert and --key name PEM files, relative to the working directory"),
-            ));
-        }
-    }
-    // The configuration of the first file decides the profile check and the jar.
-    let probe = Client::new(ClientConfig::default());
-    let directory = files.first().and_then(|file| file.path.parent()).map(PathBuf::from).unwrap_or_default();
-    let found = volley_engine::stages::config_for(&probe, &directory)
-        .map_err(|error| select::Problem::invalid(error.to_string(), None))?;
-    if let Some(profile) = &args.profile {
-        match &found {
-            Some(found) => {
-                found.profile(profile).map_err(|error| select::Problem::usage(error.to_string(), None))?;
-            }
-            None => {
-                return Err(select::Problem::usage(
-                    format!("unknown profile `{profile}`: no volley.jsonc or http-client.env.json was found"),
-                    Some("profiles are declared in volley.jsonc `profiles`, next to the .http file or above it"),
-                ));
-            }
-        }
-    }
-    let jar = CookieJar::chosen(args.cookie_jar.as_deref(), found.as_ref()).map_err(|error| {
-        // A file named on the command line is a usage problem; one of volley.jsonc, invalid.
-        if args.cookie_jar.is_some() {
-            select::Problem::usage(error.to_string(), None)
-        } else {
-            select::Problem::invalid(error.to_string(), None)
-        }
-    })?;
-    config.cookie_jar = jar;
-    Ok(Client::new(config))
-}
-
-/// A path of the command line, relative to the working directory, made absolute: the
-/// engine resolves relative paths against the `.http` file's directory.
-fn absolute(path: &Path) -> PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
