@@ -268,17 +268,7 @@ pub(crate) fn export(args: &ExportArgs) -> anyhow::Result<Exit> {
                     );
                 }
                 let lines = volley_syntax::LineIndex::new(&text);
-                let code = placed.kind.name();
-                let report = render::Report {
-                    severity: volley_syntax::Severity::Error,
-                    code: &code,
-                    message: &placed.message,
-                    span: placed.span,
-                    label: None,
-                    notes: Vec::new(),
-                    hint: placed.hint.as_deref(),
-                };
-                anstream::eprintln!("{}", render::report(&shown, &text, &lines, &report));
+                anstream::eprintln!("{}", render::placed_error(&shown, &text, &lines, &placed));
                 exit = exit.worst(Exit::Invalid);
                 continue;
             }

@@ -42,6 +42,26 @@ pub(crate) fn human(path: &str, text: &str, lines: &LineIndex, diagnostic: &Diag
     report(path, text, lines, &Report::from_diagnostic(diagnostic))
 }
 
+/// Renders an error placed by the engine (`error[code]: message`, the line, the hint).
+pub(crate) fn placed_error(
+    path: &str,
+    text: &str,
+    lines: &LineIndex,
+    placed: &volley_engine::report::PlacedError,
+) -> String {
+    let code = placed.kind.name();
+    let report = Report {
+        severity: Severity::Error,
+        code: &code,
+        message: &placed.message,
+        span: placed.span,
+        label: None,
+        notes: Vec::new(),
+        hint: placed.hint.as_deref(),
+    };
+    self::report(path, text, lines, &report)
+}
+
 /// Renders a [`Report`] compiler-style.
 pub(crate) fn report(path: &str, text: &str, lines: &LineIndex, report: &Report<'_>) -> String {
     let first_line = report.span.start_position.line;

@@ -40,17 +40,10 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
         Outcome::Refused(refusal) => refused(result, refusal, file),
         Outcome::Error(error) => {
             let placed = result.error_parts(error, &file.text);
-            let code = placed.kind.name();
-            let report = Report {
-                severity: Severity::Error,
-                code: &code,
-                message: &placed.message,
-                span: placed.span,
-                label: None,
-                notes: Vec::new(),
-                hint: placed.hint.as_deref(),
-            };
-            crate::output::error_line(&format!("{}\n", render::report(&file.shown, &file.text, &file.lines, &report)));
+            crate::output::error_line(&format!(
+                "{}\n",
+                render::placed_error(&file.shown, &file.text, &file.lines, &placed)
+            ));
             if result.attempts > 1 {
                 crate::output::error_line(&format!("{}{}\n", place(result, file), attempts(result)));
             }
