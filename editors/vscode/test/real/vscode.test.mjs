@@ -178,8 +178,12 @@ async function goToLine(line) {
   await page.locator('.tab', { hasText: 'api.http' }).first().click();
   await page.locator('.monaco-editor textarea').first().waitFor({ timeout: WAIT });
   await page.keyboard.press('Control+G');
-  await page.keyboard.type(String(line));
+  // The box opens a moment later: keys typed before it has focus go into the file.
+  const input = page.locator('.quick-input-widget input').first();
+  await input.waitFor({ state: 'visible', timeout: WAIT });
+  await input.fill(`:${line}`);
   await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: WAIT });
   await page.keyboard.press('Home');
   await page.keyboard.press('Home');
 }
