@@ -161,6 +161,39 @@ test('executions appear live with their status, failures in red, details on clic
   await tab.screenshot({ path: join(artifacts, 'observer.png') });
 });
 
+test('a page opened after the runs shows the flows and executions the server kept', async () => {
+  const base = await serve();
+  const flow = await api(base, '/flows', { body: { label: 'earlier' } });
+  const flowId = flow.json.flowId;
+  const content = `# @assert status == 200\nGET ${echo}/echo?before=1\n\n###\nGET http://127.0.0.1:1/refused-before\n`;
+  assert.equal((await api(base, '/execute', { body: { content, requestIndex: 0, flowId } })).status, 200);
+  assert.notEqual((await api(base, '/execute', { body: { content, requestIndex: 1, flowId } })).status, 200);
+  assert.equal((await api(base, `/flows/${flowId}/finish`, { body: {} })).status, 200);
+
+  const tab = await page();
+  await tab.goto(`${base}/`);
+  await tab.locator('#connection', { hasText: 'connected' }).waitFor({ timeout: WAIT });
+  const flowItem = tab.locator('#flows li', { hasText: 'earlier' });
+  await flowItem.waitFor({ timeout: WAIT });
+  assert.match(await flowItem.textContent(), /finished in .* · 2 run · 1 ok/);
+  const ok = tab.locator('.list .row.ok', { hasText: '/echo?before=1' });
+  await ok.waitFor({ timeout: WAIT });
+  assert.equal((await ok.locator('.status').textContent()).trim(), '200');
+  assert.equal((await ok.locator('span').nth(5).textContent()).trim(), '1/1');
+  const refused = tab.locator('.list .row.failed', { hasText: '/refused-before' });
+  assert.equal((await refused.locator('.status').textContent()).trim(), 'refused');
+  assert.ok(await tab.locator('#empty').isHidden(), 'not "none yet"');
+
+  // Details come from the store as for a live execution; a new run joins the list.
+  await ok.click();
+  await tab.locator('#detail h3', { hasText: 'Response body' }).waitFor({ timeout: WAIT });
+  assert.match(await tab.locator('#detail').textContent(), /"query": "before=1"/);
+  const next = await api(base, '/flows', { body: { label: 'after' } });
+  assert.equal((await api(base, '/execute', { body: { content, requestIndex: 0, flowId: next.json.flowId } })).status, 200);
+  await tab.waitForFunction(() => document.querySelectorAll('.list .row').length === 3);
+  assert.match(await tab.locator('#counts').textContent(), /3 of 3 executions, 1 failed/);
+});
+
 test('a row names its request and says in a word what ended it', async () => {
   const base = await serve();
   const tab = await page();
@@ -291,7 +324,7 @@ test('the page says when the server is gone and comes back after a restart', asy
     }
   }
   await tab.locator('#connection.connected').waitFor({ timeout: WAIT });
-  await tab.locator('#notice', { hasText: 'may be missing' }).waitFor({ timeout: WAIT });
+  await tab.locator('#notice', { hasText: 'runs outside flows during the disconnection are missing' }).waitFor({ timeout: WAIT });
   await api(restarted, '/execute', { body: { content: `GET ${echo}/echo?after=restart\n` } });
   await tab.locator('.list .row', { hasText: 'after=restart' }).waitFor({ timeout: WAIT });
   assert.equal(await tab.locator('.list .row', { hasText: 'before=restart' }).count(), 1, 'kept, and not twice');

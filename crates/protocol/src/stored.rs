@@ -103,4 +103,8 @@ pub struct StageError {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub message: String,
+    /// What ended it, in a word, as `executionFailed` says it (`timeout`,
+    /// `connection_refused`, `undefined-variable`, …), when the error says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }

@@ -263,7 +263,7 @@ fn stored_executions() {
     ));
     assert_eq!(
         failed.error,
-        Some(StageError { stage: Stage::Interpolate, message: "undefined variable `host`".to_owned() })
+        Some(StageError { stage: Stage::Interpolate, message: "undefined variable `host`".to_owned(), kind: None })
     );
     let binary: StoredResponse = round_trip(
         r#"{"status":200,"statusText":"OK","headers":[],"body":"AP8=","encoding":"base64","truncated":true,"bodyBytes":9000}"#,

@@ -17,7 +17,7 @@ use crate::clock::{new_id, now_ms};
 use crate::cluster::{Cluster, FlowRecord};
 use crate::error::ApiError;
 use crate::hub::Sequence;
-use crate::wire::FlowSummary;
+use crate::wire::{FlowListing, FlowSummary};
 
 /// Most bytes of a response body kept in the execution store (the `/execute` answer
 /// has the whole body, up to `--max-body-size`).
@@ -121,6 +121,44 @@ impl Flow {
         }
         let data = self.data.lock();
         Ok(data.executions.iter().find(|stored| stored.req_exec_id == req_exec_id).cloned())
+    }
+
+    /// The stored executions, oldest first, without their bodies and logs (what a
+    /// list of them shows; one execution's read has them).
+    pub(crate) async fn executions(&self) -> Result<Vec<StoredExecution>, ApiError> {
+        let mut executions = match &self.cluster {
+            Some(cluster) => cluster.executions(&self.id).await?,
+            None => self.data.lock().executions.iter().cloned().collect(),
+        };
+        for execution in &mut executions {
+            execution.body_preview = None;
+            execution.logs = Vec::new();
+            execution.logs_truncated = false;
+            if let Some(response) = &mut execution.response {
+                response.body = None;
+            }
+        }
+        Ok(executions)
+    }
+
+    /// The flow as `GET /flows` lists it (kept in this process).
+    fn listing(&self) -> FlowListing {
+        let data = self.data.lock();
+        let summary = data.finished.unwrap_or(FlowSummary {
+            total: data.total,
+            succeeded: data.succeeded,
+            failed: data.failed,
+            duration_ms: now_ms().saturating_sub(self.created_at),
+        });
+        FlowListing {
+            flow_id: self.id.clone(),
+            session_id: self.session_id.clone(),
+            label: self.label.clone(),
+            meta: self.meta.clone(),
+            created_at: self.created_at,
+            summary,
+            finished: data.finished.is_some(),
+        }
     }
 
     /// Finishes the flow (once; later calls answer the same summary).
@@ -248,6 +286,17 @@ impl Flows {
         Ok(self.map.read().get(id).cloned())
     }
 
+    /// The live flows, newest first; only those of `session_id` when given.
+    pub(crate) async fn list(&self, session_id: Option<&str>) -> Result<Vec<FlowListing>, ApiError> {
+        let mut flows = match &self.cluster {
+            Some(cluster) => cluster.list_flows().await?,
+            None => self.map.read().values().map(|flow| flow.listing()).collect(),
+        };
+        flows.retain(|flow| session_id.is_none_or(|id| flow.session_id.as_deref() == Some(id)));
+        flows.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| b.flow_id.cmp(&a.flow_id)));
+        Ok(flows)
+    }
+
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.map.read().len()
@@ -304,6 +353,40 @@ pub(crate) mod tests {
         assert!(first);
         assert_eq!((summary.total, summary.succeeded, summary.failed), (5, 1, 1));
         assert!(!flow.finish().await.expect("finished").1);
+    }
+
+    #[tokio::test]
+    async fn flows_are_listed_newest_first_with_their_executions_without_bodies() {
+        let flows = Flows::new(10);
+        let (first, _) = flows.create(Some("sess_a".to_owned()), Some("one".to_owned()), None).await.expect("first");
+        let (second, _) = flows.create(None, None, None).await.expect("second");
+        let mut stored = execution("x0");
+        stored.body_preview = Some("{}".to_owned());
+        stored.logs = vec!["line".to_owned()];
+        first.record(stored, 10);
+        first.record(execution("x1"), 10);
+        first.update("x1", |stored| stored.status = ExecutionStatus::Failed);
+        first.finish().await.expect("finished");
+
+        let listed = flows.list(None).await.expect("listed");
+        let ids: Vec<_> = listed.iter().map(|flow| flow.flow_id.as_str()).collect();
+        let expected = if second.created_at == first.created_at {
+            let mut ids = vec![first.id.as_str(), second.id.as_str()];
+            ids.sort_unstable_by(|a, b| b.cmp(a));
+            ids
+        } else {
+            vec![second.id.as_str(), first.id.as_str()]
+        };
+        assert_eq!(ids, expected);
+        let one = flows.list(Some("sess_a")).await.expect("listed");
+        assert_eq!(one.len(), 1);
+        assert!(one[0].finished);
+        assert_eq!((one[0].summary.total, one[0].summary.failed), (2, 1));
+
+        let executions = first.executions().await.expect("read");
+        let ids: Vec<_> = executions.iter().map(|stored| stored.req_exec_id.as_str()).collect();
+        assert_eq!(ids, ["x0", "x1"]);
+        assert!(executions[0].body_preview.is_none() && executions[0].logs.is_empty());
     }
 
     #[tokio::test]

@@ -172,6 +172,37 @@ pub(crate) struct FlowSummary {
     pub(crate) duration_ms: u64,
 }
 
+/// One flow of `GET /flows`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FlowListing {
+    pub(crate) flow_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) label: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::openapi::flow_meta)]
+    pub(crate) meta: Option<Map<String, Value>>,
+    pub(crate) created_at: u64,
+    /// Counted so far (`durationMs` is the time since the flow began until it finishes).
+    pub(crate) summary: FlowSummary,
+    pub(crate) finished: bool,
+}
+
+/// `GET /flows`: the live flows, newest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct FlowList {
+    pub(crate) flows: Vec<FlowListing>,
+}
+
+/// `GET /flows/{id}/executions`: a flow's stored executions, oldest first, without
+/// bodies and logs (`GET /flows/{id}/executions/{reqExecId}` has them).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ExecutionList {
+    pub(crate) executions: Vec<volley_protocol::StoredExecution>,
+}
+
 /// `POST /tokens`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

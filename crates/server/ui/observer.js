@@ -1,6 +1,8 @@
-// The observer page of `volley serve`: follows `/event/ws` and shows flows, executions
-// and WebSocket sessions as they happen; details come from the execution store
-// (`GET /flows/{flowId}/executions/{reqExecId}`). Nothing but the protocol is used.
+// The observer page of `volley serve`: shows what the server kept of its flows when it
+// opens (`GET /flows`, `GET /flows/{flowId}/executions`), then follows `/event/ws` for
+// flows, executions and WebSocket sessions as they happen; details come from the
+// execution store (`GET /flows/{flowId}/executions/{reqExecId}`). Nothing but the
+// protocol is used.
 
 /** Executions kept; older ones are dropped (and counted). */
 const MAX_EXECUTIONS = 10000;
@@ -10,6 +12,8 @@ const MAX_MESSAGES = 500;
 const SEEN_PER_STREAM = 4096;
 /** Height of an execution row, in pixels (the CSS says the same). */
 const ROW = 26;
+/** Flows whose stored executions are loaded when the page opens (the newest). */
+const STORED_FLOWS = 20;
 /** Reconnection delays, in milliseconds. */
 const BACKOFF = [500, 1000, 2000, 5000];
 const TOKEN_KEY = 'volley.observer.token';
@@ -238,6 +242,62 @@ function apply(event) {
   }
 }
 
+/** An execution the store kept, added unless events brought it already. */
+function addStored(stored) {
+  const key = stored.reqExecId;
+  if (!key || state.executions.has(key)) return;
+  const timing = stored.timing || {};
+  const error = stored.error ? { stage: stored.error.stage, message: stored.error.message, kind: stored.error.kind || '' } : null;
+  state.executions.set(key, {
+    key, flowId: stored.flowId || null, runId: null, reqExecId: key,
+    label: stored.reqLabel || '', name: '', description: '', signIn: '', method: stored.method || '',
+    url: stored.urlResolved || stored.urlTemplate || '', status: stored.response ? stored.response.status : null,
+    durationMs: timing.durationMs ?? null, ttfb: timing.ttfb ?? null, assertions: stored.assertions || null, error,
+    state: stored.status === 'success' || stored.status === 'failed' ? stored.status : 'running', ts: timing.startTime, seen: 0,
+  });
+  state.order.push(key);
+}
+
+/** What the server kept before the page opened: the flows (of the session when the
+ * page watches one) and the executions of the newest. */
+async function loadStored() {
+  if (state.flow) return; // a flow's events are replayed from its start instead
+  const query = state.session ? `?sessionId=${encodeURIComponent(state.session)}` : '';
+  let flows;
+  try {
+    const answer = await fetch(`/flows${query}`, { headers: headers() });
+    if (!answer.ok) return; // a scoped token lists nothing
+    flows = (await answer.json()).flows || [];
+  } catch {
+    return;
+  }
+  for (const listed of flows) {
+    const flow = flowOf(listed.flowId);
+    const summary = listed.summary || {};
+    Object.assign(flow, {
+      label: flow.label || listed.label || '', finished: flow.finished || Boolean(listed.finished),
+      total: summary.total ?? 0, succeeded: summary.succeeded ?? 0, failed: summary.failed ?? 0,
+      durationMs: listed.finished ? summary.durationMs ?? null : flow.durationMs,
+    });
+  }
+  const newest = flows.slice(0, STORED_FLOWS);
+  const lists = await Promise.all(newest.map(async (listed) => {
+    try {
+      const answer = await fetch(`/flows/${encodeURIComponent(listed.flowId)}/executions`, { headers: headers() });
+      return answer.ok ? (await answer.json()).executions || [] : [];
+    } catch {
+      return [];
+    }
+  }));
+  lists.flat().forEach(addStored);
+  state.order.sort((a, b) => (state.executions.get(a).ts || 0) - (state.executions.get(b).ts || 0));
+  while (state.order.length > MAX_EXECUTIONS) {
+    state.executions.delete(state.order.shift());
+    state.dropped += 1;
+  }
+  scheduleDraw();
+}
+
 // ---- Rendering -----------------------------------------------------------------
 
 let drawPending = false;
@@ -437,7 +497,7 @@ function connect() {
   state.socket = socket;
   socket.onopen = () => {
     if (state.everConnected && !state.flow) {
-      notice('Reconnected. Without a flow filter the server cannot replay: events of the time the page was disconnected may be missing.');
+      notice('Reconnected. The flows were read again from the store; runs outside flows during the disconnection are missing.');
     } else if (state.everConnected) {
       notice('');
     }
@@ -495,7 +555,9 @@ async function start() {
   $('login').hidden = true;
   $('main').hidden = false;
   $('scope').textContent = state.flow ? `flow ${state.flow}` : state.session ? `session ${state.session}` : 'everything';
+  // Events first, so that nothing that happens while the store is read is missed.
   connect();
+  loadStored();
 }
 
 function showLogin(message) {

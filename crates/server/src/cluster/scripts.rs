@@ -216,6 +216,41 @@ return {1, summary[1], summary[2], summary[3], summary[4]}
     )
 });
 
+/// KEYS: flows. ARGV: now, lifetime (ms), key prefix of flows (`<prefix>flow:`).
+/// Answers {id, record, total, succeeded, failed, createdAt, finished summary or ''}
+/// for each live flow.
+pub(crate) static FLOW_LIST: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local rows = {}
+local since = tonumber(ARGV[1]) - tonumber(ARGV[2])
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], since, '+inf')) do
+  local f = redis.call('HMGET', ARGV[3] .. id, 'record', 'total', 'succeeded', 'failed', 'createdAt', 'finished')
+  if f[1] then
+    table.insert(rows, {id, f[1], f[2] or '0', f[3] or '0', f[4] or '0', f[5] or '0', f[6] or ''})
+  end
+end
+return rows
+",
+    )
+});
+
+/// KEYS: a flow's order of executions, its executions. Answers the executions kept
+/// (JSON), oldest first.
+pub(crate) static EXECUTION_LIST: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local ids = redis.call('LRANGE', KEYS[1], 0, -1)
+if #ids == 0 then return {} end
+local rows = {}
+for _, json in ipairs(redis.call('HMGET', KEYS[2], unpack(ids))) do
+  if json then table.insert(rows, json) end
+end
+return rows
+",
+    )
+});
+
 /// Keeps a new execution. KEYS: the flow, its executions, their order. ARGV: id,
 /// the execution (JSON), executions kept, the flow's lifetime (ms).
 pub(crate) const EXECUTION_RECORD: &str = r"

@@ -15,7 +15,7 @@ use volley_protocol::{ErrorCode, ExecutionStatus, StoredExecution};
 use super::{Cluster, scripts};
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
-use crate::wire::FlowSummary;
+use crate::wire::{FlowListing, FlowSummary};
 
 /// How long a session's turn is held without being extended (its holder extends it
 /// while the execution runs; a holder that died frees it after this).
@@ -355,6 +355,50 @@ impl Cluster {
             .await
             .map_err(|error| unavailable(&error))?;
         Ok(json.and_then(|json| serde_json::from_str(&json).ok()))
+    }
+
+    /// The live flows (in no order).
+    pub(crate) async fn list_flows(&self) -> Result<Vec<FlowListing>, ApiError> {
+        let now = now_ms();
+        let rows: Vec<(String, String, u64, u64, u64, u64, String)> = scripts::FLOW_LIST
+            .key(self.keys.flows())
+            .arg(now)
+            .arg(self.lifetimes.flow_ms)
+            .arg(self.keys.flow(""))
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, record, total, succeeded, failed, created_at, finished)| {
+                let record: FlowRecord = serde_json::from_str(&record).ok()?;
+                let done: Vec<u64> = finished.split(',').filter_map(|part| part.parse().ok()).collect();
+                let summary = match done[..] {
+                    [total, succeeded, failed, duration_ms] => FlowSummary { total, succeeded, failed, duration_ms },
+                    _ => FlowSummary { total, succeeded, failed, duration_ms: now.saturating_sub(created_at) },
+                };
+                Some(FlowListing {
+                    flow_id: id,
+                    session_id: record.session_id,
+                    label: record.label,
+                    meta: record.meta,
+                    created_at: record.created_at,
+                    summary,
+                    finished: !finished.is_empty(),
+                })
+            })
+            .collect())
+    }
+
+    /// A flow's stored executions, oldest first.
+    pub(crate) async fn executions(&self, flow_id: &str) -> Result<Vec<StoredExecution>, ApiError> {
+        let rows: Vec<String> = scripts::EXECUTION_LIST
+            .key(self.keys.flow_part(flow_id, "order"))
+            .key(self.keys.flow_part(flow_id, "executions"))
+            .invoke_async(&mut self.connection())
+            .await
+            .map_err(|error| unavailable(&error))?;
+        Ok(rows.iter().filter_map(|json| serde_json::from_str(json).ok()).collect())
     }
 
     /// Records a scoped token as live until `expires_at` (ms).

@@ -91,6 +91,36 @@ async fn flows_keep_their_newest_executions_count_outcomes_once_and_finish_once(
 }
 
 #[tokio::test]
+async fn flows_and_their_executions_are_listed_from_redis() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    cluster.create_flow("flow_a", &record(), 10).await.expect("answered");
+    let later = FlowRecord { session_id: Some("ses_b".to_owned()), label: None, meta: None, created_at: now_ms() + 1 };
+    cluster.create_flow("flow_b", &later, 10).await.expect("answered");
+    for index in 0..3 {
+        cluster.record_execution("flow_a", &execution(&format!("x{index}")), 10);
+    }
+    let mut failed = execution("x1");
+    failed.status = ExecutionStatus::Failed;
+    cluster.update_execution("flow_a", &failed, Some(ExecutionStatus::Failed));
+    cluster.flush().await;
+    cluster.finish_flow("flow_a").await.expect("answered");
+
+    let mut flows = cluster.list_flows().await.expect("listed");
+    flows.sort_by(|a, b| a.flow_id.cmp(&b.flow_id));
+    let ids: Vec<_> = flows.iter().map(|flow| flow.flow_id.as_str()).collect();
+    assert_eq!(ids, ["flow_a", "flow_b"]);
+    assert!(flows[0].finished && !flows[1].finished);
+    assert_eq!((flows[0].summary.total, flows[0].summary.failed), (3, 1));
+    assert_eq!((flows[0].label.as_deref(), flows[1].session_id.as_deref()), (Some("checkout"), Some("ses_b")));
+    let executions = cluster.executions("flow_a").await.expect("listed");
+    let ids: Vec<_> = executions.iter().map(|stored| stored.req_exec_id.as_str()).collect();
+    assert_eq!(ids, ["x0", "x1", "x2"]);
+    assert_eq!(executions[1].status, ExecutionStatus::Failed);
+    assert!(cluster.executions("flow_b").await.expect("listed").is_empty());
+}
+
+#[tokio::test]
 async fn at_the_cap_the_least_recently_used_finished_flow_makes_room() {
     let redis = Redis::start();
     let cluster = redis.cluster(LONG).await;

@@ -400,17 +400,18 @@ impl Run {
     pub(crate) fn fail(&self, failure: Failure) -> ApiError {
         let Failure { stage, error } = failure;
         let detail = |key: &str| error.details.as_ref()?.get(key)?.as_str().map(str::to_owned);
+        let kind = detail("kind").or_else(|| detail("code"));
         self.emitter.emit(ObserverEvent::ExecutionFailed(ExecutionFailed {
             stage,
             message: error.message.clone(),
             code: error.code,
-            kind: detail("kind").or_else(|| detail("code")),
+            kind: kind.clone(),
         }));
         let end = now_ms();
         let duration = millis(self.started.elapsed());
         self.store(|stored| {
             stored.status = ExecutionStatus::Failed;
-            stored.error = Some(StageError { stage, message: error.message.clone() });
+            stored.error = Some(StageError { stage, message: error.message.clone(), kind });
             stored.timing.end_time = Some(end);
             stored.timing.duration_ms = Some(duration);
         });

@@ -66,6 +66,8 @@ pub(crate) async fn doc(Extension(access): Extension<Access>) -> Result<Json<uto
         super::sessions::update_variables,
         super::flows::create,
         super::flows::finish,
+        super::flows::list,
+        super::flows::executions,
         super::flows::execution,
         super::events::subscribe,
         super::tokens::create,

@@ -1,7 +1,7 @@
-//! Flows: create, finish, and read a stored execution.
+//! Flows: create, finish, list, and read their stored executions.
 
 use axum::Json;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, Path, Query, State};
 use http::StatusCode;
 use volley_protocol::{ErrorCode, FlowStarted, ObserverEvent};
 
@@ -10,7 +10,7 @@ use crate::error::ApiError;
 use crate::flows::StoredExecution;
 use crate::hub::Emitter;
 use crate::state::AppState;
-use crate::wire::{CreateFlow, ErrorBody, FlowCreated, FlowFinished, OptionalJson};
+use crate::wire::{CreateFlow, ErrorBody, ExecutionList, FlowCreated, FlowFinished, FlowList, OptionalJson};
 
 /// Longest flow label, in characters.
 const MAX_LABEL: usize = 256;
@@ -71,6 +71,50 @@ pub(crate) async fn finish(
     Ok(Json(FlowFinished { flow_id: flow.id.clone(), summary }))
 }
 
+/// The query of `GET /flows`.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+#[into_params(parameter_in = Query)]
+pub(crate) struct ListFlows {
+    /// Only the flows of this session.
+    session_id: Option<String>,
+}
+
+#[utoipa::path(get, path = "/flows", tag = "flows", params(ListFlows),
+    responses((status = 200, body = FlowList, description = "The live flows, newest first"),
+        (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    Query(query): Query<ListFlows>,
+) -> Result<Json<FlowList>, ApiError> {
+    access.require_full()?;
+    Ok(Json(FlowList { flows: state.flows.list(query.session_id.as_deref()).await? }))
+}
+
+#[utoipa::path(get, path = "/flows/{id}/executions", tag = "flows", params(("id" = String, Path)),
+    responses((status = 200, body = ExecutionList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, description = "FLOW_NOT_FOUND", body = ErrorBody)))]
+pub(crate) async fn executions(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+    Path(id): Path<String>,
+) -> Result<Json<ExecutionList>, ApiError> {
+    own_flow(&access, &id)?;
+    let flow = state.flows.peek(&id).await?.ok_or_else(|| ApiError::flow_not_found(&id))?;
+    Ok(Json(ExecutionList { executions: flow.executions().await? }))
+}
+
+/// A scoped token reads only its own flow.
+fn own_flow(access: &Access, id: &str) -> Result<(), ApiError> {
+    match access.claims() {
+        Some(claims) if claims.flow_id.as_deref() != Some(id) => {
+            Err(ApiError::forbidden("the scoped token may only read executions of its own flow"))
+        }
+        _ => Ok(()),
+    }
+}
+
 #[utoipa::path(get, path = "/flows/{id}/executions/{exec}", tag = "flows",
     params(("id" = String, Path), ("exec" = String, Path, description = "reqExecId")),
     responses((status = 200, body = StoredExecution), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
@@ -80,11 +124,7 @@ pub(crate) async fn execution(
     Extension(access): Extension<Access>,
     Path((id, exec)): Path<(String, String)>,
 ) -> Result<Json<StoredExecution>, ApiError> {
-    if let Some(claims) = access.claims()
-        && claims.flow_id.as_deref() != Some(id.as_str())
-    {
-        return Err(ApiError::forbidden("the scoped token may only read executions of its own flow"));
-    }
+    own_flow(&access, &id)?;
     let flow = state.flows.peek(&id).await?.ok_or_else(|| ApiError::flow_not_found(&id))?;
     flow.execution(&exec).await?.map(Json).ok_or_else(|| {
         ApiError::new(

@@ -6,7 +6,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use super::*;
 
 /// Every route, with ids that need not exist (authentication comes first).
-const ROUTES: [(&str, &str); 33] = [
+const ROUTES: [(&str, &str); 35] = [
     ("GET", "/health"),
     ("GET", "/capabilities"),
     ("GET", "/doc"),
@@ -18,6 +18,8 @@ const ROUTES: [(&str, &str); 33] = [
     ("PUT", "/session/ses_x/variables"),
     ("POST", "/flows"),
     ("POST", "/flows/flow_x/finish"),
+    ("GET", "/flows"),
+    ("GET", "/flows/flow_x/executions"),
     ("GET", "/flows/flow_x/executions/exec_x"),
     ("GET", "/event"),
     ("POST", "/tokens"),
@@ -211,6 +213,8 @@ async fn a_scoped_token_is_refused_outside_its_scope() {
         api.send(Method::DELETE, &format!("/session/{session}"), token, None).await,
         api.post("/flows", token, json!({ "sessionId": session })).await,
         api.post(&format!("/flows/{flow}/finish"), token, json!({})).await,
+        api.get("/flows", token).await,
+        api.get("/flows/flow_other/executions", token).await,
         api.post("/tokens", token, json!({ "flowId": flow })).await,
         api.send(Method::DELETE, &format!("/tokens/{jti}"), token, None).await,
     ];
@@ -219,6 +223,8 @@ async fn a_scoped_token_is_refused_outside_its_scope() {
     }
     // Nothing above took effect.
     ok(&api.get(&format!("/session/{session}"), Some(MAIN)).await, StatusCode::OK);
+    // Its own flow's executions it reads.
+    ok(&api.get(&format!("/flows/{flow}/executions"), token).await, StatusCode::OK);
     ok(&api.get("/health", token).await, StatusCode::OK);
 }
 

@@ -213,6 +213,43 @@ async fn finish_summarises_the_outcomes() {
         read(api.raw(Request::post(format!("/flows/{flow}/finish")).body(Body::empty()).expect("request")).await).await;
     assert_eq!(ok(&again, StatusCode::OK)["summary"], *summary);
     assert!(failed.is_string());
+
+    // The listing has the flow, finished, with the same summary; its executions in the
+    // order they ran, with their outcome and without bodies.
+    let other = api.flow(None, json!({ "label": "later" })).await;
+    let reply = api.get("/flows", None).await;
+    let listed = ok(&reply, StatusCode::OK);
+    let flows = listed["flows"].as_array().expect("flows");
+    let ids: Vec<_> = flows.iter().map(|flow| flow["flowId"].as_str().expect("an id")).collect();
+    assert_eq!(ids.len(), 2, "{listed}");
+    assert!(ids.contains(&flow.as_str()) && ids.contains(&other.as_str()), "{listed}");
+    let listing = flows.iter().find(|listed| listed["flowId"] == flow.as_str()).expect("the flow");
+    assert_eq!((listing["finished"].clone(), listing["summary"].clone()), (json!(true), summary.clone()));
+    assert!(listing["createdAt"].is_u64());
+    let reply = api.get(&format!("/flows/{flow}/executions"), None).await;
+    let executions = ok(&reply, StatusCode::OK);
+    let executions = executions["executions"].as_array().expect("executions");
+    let statuses: Vec<_> = executions.iter().map(|stored| stored["status"].as_str().expect("a status")).collect();
+    assert_eq!(statuses, ["success", "failed", "failed"]);
+    assert_eq!(executions[0]["response"]["status"], 200);
+    assert!(executions[0]["response"].get("body").is_none(), "{}", executions[0]);
+    assert_eq!(executions[2]["error"]["kind"], "connection_refused", "{}", executions[2]);
+    let unknown = api.get("/flows/flow_nope/executions", None).await;
+    expect_error(&unknown, StatusCode::NOT_FOUND, "FLOW_NOT_FOUND");
+}
+
+#[tokio::test]
+async fn flows_are_listed_by_session() {
+    let api = Api::open();
+    let session = api.session(None, json!({})).await;
+    let mine = api.flow(None, json!({ "sessionId": session })).await;
+    api.flow(None, json!({})).await;
+    let reply = api.get(&format!("/flows?sessionId={session}"), None).await;
+    let listed = ok(&reply, StatusCode::OK);
+    assert_eq!(listed["flows"].as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(listed["flows"][0]["flowId"], mine.as_str());
+    assert_eq!(listed["flows"][0]["sessionId"], session.as_str());
+    assert_eq!(listed["flows"][0]["finished"], false);
 }
 
 #[tokio::test]
@@ -245,6 +282,7 @@ async fn a_failed_execution_is_stored_with_its_stage() {
     assert_eq!(stored["status"], "failed");
     assert_eq!(stored["error"]["stage"], "fetch");
     assert_eq!(stored["error"]["message"], answer.2["error"]["message"]);
+    assert_eq!(stored["error"]["kind"], failed["payload"]["kind"]);
     assert!(stored.get("response").is_none());
     assert!(stored["timing"]["endTime"].is_u64());
 }
