@@ -362,6 +362,8 @@ local function long_messages()
     return #notified > before and notified[#notified]:find('block without a request', 1, true) ~= nil
   end)
   local said = notified[#notified]
+  check(vim.startswith(response_lines()[2] or '', 'not sent: line 1 is in a block without a request'),
+    'the response window says it was not sent: ' .. tostring(response_lines()[2]))
   check(vim.fn.strdisplaywidth(said) <= vim.v.echospace, 'cut to the command line (' .. vim.fn.strdisplaywidth(said)
     .. ' of ' .. vim.v.echospace .. ' columns): ' .. said)
   local whole
@@ -815,6 +817,376 @@ local function keymaps()
   vim.keymap.del('n', 'K')
 end
 
+-- Runs `keys` in the response window (typed, as a user would), then comes back.
+local function in_response(keys)
+  local back = vim.api.nvim_get_current_win()
+  vim.api.nvim_set_current_win(vim.fn.bufwinid('volley://response'))
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'x', false)
+  if vim.api.nvim_win_is_valid(back) then
+    vim.api.nvim_set_current_win(back)
+  end
+end
+
+-- The winbar of the response window ('' where there is none: Neovim 0.7).
+local function winbar()
+  local win = vim.fn.bufwinid('volley://response')
+  return (win ~= -1 and vim.fn.exists('+winbar') == 1) and vim.wo[win].winbar or ''
+end
+
+-- The response window: its views by key, its history by `[` and `]`, its winbar, a Send
+-- All's summary with the failures first, `q`, and the float.
+local function response_window()
+  local volley = require('volley')
+  write('views.http', table.concat({
+    '# @name echo',
+    '# @assert status == 200',
+    'GET {{base}}/echo?from=views',
+    'X-Test: yes',
+    '',
+    '### second',
+    'GET {{base}}/status/201',
+    '',
+    '### broken',
+    '# @assert status == 500',
+    'GET {{base}}/echo/{{nope}}',
+    '',
+  }, '\n'))
+  vim.cmd('edit ' .. work .. '/views.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to views.http', function()
+    return volley.client(buf) ~= nil
+  end)
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  vim.cmd('VolleySend')
+  wait('the response of echo', function()
+    return has_line(response_lines(), '"query": "from=views"')
+  end)
+  local function view_is(key, what, predicate)
+    in_response(key)
+    local lines = response_lines()
+    check(predicate(lines), key .. ' shows ' .. what .. ': ' .. table.concat(lines, ' | '):sub(1, 300))
+  end
+  view_is('H', 'the status and headers only', function(lines)
+    return lines[1] == '# echo' and lines[2]:find('^HTTP/1.1 200 OK') ~= nil
+      and has_line(lines, '^content%-type: application/json') and not has_line(lines, '"query"')
+  end)
+  view_is('B', 'the body only', function(lines)
+    return has_line(lines, '"query": "from=views"') and not has_line(lines, '^HTTP/') and not has_line(lines, '^✓')
+  end)
+  view_is('V', 'the request as sent, then the response', function(lines)
+    return lines[2] == '# sent' and has_line(lines, '^GET ' .. vim.pesc(url) .. '/echo%?from=views')
+      and has_line(lines, '^[Xx]%-[Tt]est: yes$') and has_line(lines, '^# received$') and has_line(lines, '^HTTP/1.1 200 OK')
+  end)
+  view_is('S', 'the timings and sizes', function(lines)
+    return has_line(lines, '^status      200 OK %(HTTP/1.1%)$') and has_line(lines, '^time        [%d.]+ ms in all: ')
+      and has_line(lines, '^body        %d+') and has_line(lines, '^assertions  1/1 passed$')
+  end)
+  view_is('O', 'the assertion results', function(lines)
+    return lines[2] == '' and lines[3] == '✓ status == 200' and #lines == 3
+  end)
+  view_is('A', 'everything again', function(lines)
+    return lines[2]:find('^HTTP/1.1 200 OK') ~= nil and has_line(lines, '"query"') and has_line(lines, '^✓ status == 200')
+  end)
+  if vim.fn.exists('+winbar') == 1 then
+    local bar = winbar()
+    check(bar:find('echo', 1, true) and bar:find('200 OK', 1, true) and bar:find('%d+ ms') and bar:find('profile ', 1, true)
+      and bar:find('view all', 1, true), 'the winbar names the request, status, time, profile and view: ' .. bar)
+  else
+    check(response_lines()[1] == '# echo', 'no winbar on this Neovim: the first line names the request')
+  end
+
+  -- A second send, then back and forth through the window's history.
+  vim.api.nvim_win_set_cursor(0, { 7, 0 })
+  vim.cmd('VolleySend')
+  wait('the response of second', function()
+    return response_lines()[1] == '# second' and has_line(response_lines(), '^HTTP/1.1 201')
+  end)
+  in_response('[')
+  check(response_lines()[1] == '# echo', '[ shows the previous response: ' .. tostring(response_lines()[1]))
+  check(volley.last[1].request.name == 'echo', 'which the commands then act on')
+  in_response(']')
+  check(response_lines()[1] == '# second', '] the next one: ' .. tostring(response_lines()[1]))
+  local count = #volley.history
+  in_response('R')
+  wait('R in the response window sends the request shown again', function()
+    return #volley.history == count + 1
+  end)
+  check(volley.history[#volley.history].outcome.request.name == 'second', 'the one shown (second)')
+
+  -- The done signs: ✓ on a request that passed.
+  local signs = require('volley.requests').signs(buf)
+  check(vim.tbl_contains(vim.tbl_map(function(sign) return sign[1] .. sign[2] end, signs), '6✓'),
+    'a ✓ sign on the request line of the request that passed: '
+    .. table.concat(vim.tbl_map(function(sign) return sign[1] .. ':' .. sign[2] end, signs), ' '))
+
+  -- Send All: a summary, the failure first, <CR> on it goes to its section.
+  vim.cmd('VolleySendAll')
+  wait('Send All shows its summary', function()
+    return (response_lines()[1] or ''):find('^# 3 request%(s%)') ~= nil
+  end)
+  local lines = response_lines()
+  check(lines[1] == '# 3 request(s): 2 answered, 1 failed · 1/1 assertions', 'the summary on top: ' .. lines[1])
+  check(lines[2]:find('^✗ broken  error%[undefined%-variable%]') ~= nil, 'the failure first: ' .. lines[2])
+  check(lines[3]:find('^✓ echo  200 OK') ~= nil and lines[4]:find('^✓ second  201 Created') ~= nil,
+    'then the others in order: ' .. lines[3] .. ' | ' .. lines[4])
+  local response = vim.fn.bufnr('volley://response')
+  local win = vim.fn.bufwinid(response)
+  vim.api.nvim_set_current_win(win)
+  vim.api.nvim_win_set_cursor(win, { 2, 0 })
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
+  local at = vim.api.nvim_win_get_cursor(win)[1]
+  check(lines[at] == '# broken' and lines[at + 1]:find('^error%[undefined%-variable%]') ~= nil,
+    '<CR> on its summary line goes to its section (line ' .. at .. ': ' .. tostring(lines[at]) .. ')')
+  local marks = {}
+  for _, sign in ipairs(require('volley.requests').signs(buf)) do
+    marks[#marks + 1] = sign[1] .. sign[2]
+  end
+  check(table.concat(marks, ' ') == '2✓ 6✓ 10✗', 'Send All marks each request line ✓ or ✗: ' .. table.concat(marks, ' '))
+
+  -- q closes the window.
+  vim.api.nvim_feedkeys('q', 'x', false)
+  check(vim.fn.bufwinid('volley://response') == -1, 'q closes the response window')
+
+  -- A float, by option.
+  volley.setup({ cmd = { os.getenv('VOLLEY_TEST_BIN'), 'lsp' }, stream_window_ms = 200, response = { position = 'float' } })
+  vim.api.nvim_set_current_buf(buf)
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  vim.cmd('VolleySend')
+  wait('with response.position = "float" the response opens in a float', function()
+    local float = vim.fn.bufwinid('volley://response')
+    return float ~= -1 and vim.api.nvim_win_get_config(float).relative ~= '' and has_line(response_lines(), '^HTTP/1.1 200')
+  end)
+  check(vim.api.nvim_get_current_win() == vim.fn.bufwinid('volley://response'), 'which takes the cursor')
+  vim.api.nvim_feedkeys('q', 'x', false)
+  check(vim.fn.bufwinid('volley://response') == -1 and vim.api.nvim_get_current_buf() == buf, 'and q closes it')
+  volley.setup({ cmd = { os.getenv('VOLLEY_TEST_BIN'), 'lsp' }, stream_window_ms = 200 })
+end
+
+-- Cancelling: <C-c> in the response window stops a slow request, :VolleyCancel a Send
+-- All (even asked before the server began it); a … sign while sending.
+local function cancel()
+  local volley = require('volley')
+  write('slow.http', 'GET {{base}}/slow?ms=8000\n\n###\nGET {{base}}/echo?after=slow\n')
+  vim.cmd('edit ' .. work .. '/slow.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to slow.http', function()
+    return volley.client(buf) ~= nil
+  end)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  local started = vim.loop.hrtime()
+  vim.cmd('VolleySend')
+  local signs = require('volley.requests').signs(buf)
+  check(#signs == 1 and signs[1][1] == 0 and signs[1][2] == '…', 'a … sign on the request line while sending')
+  check(response_lines()[1] == '# GET {{base}}/slow?ms=8000' and response_lines()[2] == 'sending… (<C-c> cancels)',
+    'the response window says what it is sending: ' .. table.concat(response_lines(), ' | '))
+  check(volley.statusline():find(', sending$') ~= nil, 'so does the statusline component: ' .. volley.statusline())
+  -- Once the server has begun (its progress), <C-c> in the response window.
+  vim.wait(300)
+  in_response('<C-c>')
+  wait('<C-c> in the response window cancels the request', function()
+    return has_line(response_lines(), '^error%[cancelled%]')
+  end)
+  local seconds = (vim.loop.hrtime() - started) / 1e9
+  check(seconds < 6, string.format('long before the server answers (%.1f s of 8)', seconds))
+  signs = require('volley.requests').signs(buf)
+  check(#signs == 1 and signs[1][2] == '✗', 'the sign turns to ✗')
+
+  started = vim.loop.hrtime()
+  vim.cmd('VolleySendAll')
+  vim.cmd('VolleyCancel')
+  wait(':VolleyCancel right after Send All stops it', function()
+    return has_line(response_lines(), '^%(cancelled: the other requests were not sent%)$')
+  end)
+  check(not has_line(response_lines(), 'after=slow'), 'the request after the slow one was not sent')
+  seconds = (vim.loop.hrtime() - started) / 1e9
+  check(seconds < 6, string.format('long before the slow request would answer (%.1f s of 8)', seconds))
+  vim.cmd('VolleyCancel')
+  check(notified[#notified] == 'volley: nothing is being sent', ':VolleyCancel with nothing under way says so')
+end
+
+-- ]r and [r between request lines; a visual selection (and a range) sends the requests
+-- it touches.
+local function motions_and_selection()
+  local volley = require('volley')
+  vim.cmd('edit ' .. work .. '/cursor.http')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  local function keys(typed)
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(typed, true, false, true), 'x', false)
+    return vim.api.nvim_win_get_cursor(0)[1]
+  end
+  check(keys(']r') == 2, ']r goes to the first request line (2)')
+  check(keys(']r') == 8, ']r again to the next (8)')
+  check(keys(']r') == 8, ']r on the last stays')
+  check(keys('[r') == 2, '[r goes back (2)')
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  check(keys('2]r') == 8, 'with a count: 2]r from the top (8)')
+
+  -- Lines 3–5: the end of the first block and the `###` of the second.
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  keys('Vjj\\s')
+  wait('a visual selection over two blocks sends both requests', function()
+    return (response_lines()[1] or ''):find('^# 2 request%(s%)') ~= nil
+  end)
+  check(vim.fn.mode() == 'n', 'and leaves visual mode')
+  check(has_line(response_lines(), '"path": "/echo/one"') and has_line(response_lines(), '"path": "/echo/two"'),
+    'the DELETE and the POST')
+  check(winbar() == '' or winbar():find('2 requests of lines 3–5', 1, true) ~= nil, 'named in the winbar: ' .. winbar())
+  vim.api.nvim_set_current_buf(buf)
+  vim.cmd('9,11VolleySend')
+  wait(':9,11VolleySend sends the one request of those lines', function()
+    return response_lines()[1] == '# second' and has_line(response_lines(), '"path": "/echo/two"')
+  end)
+end
+
+-- :VolleyScratch, a curl command from the clipboard as a request, the statusline.
+local function scratch_and_paste()
+  local volley = require('volley')
+  vim.cmd('cd ' .. work)
+  vim.cmd('VolleyScratch')
+  local buf = vim.api.nvim_get_current_buf()
+  check(vim.api.nvim_buf_get_name(buf) == work .. '/volley-scratch.http' and vim.bo[buf].buftype == 'nofile'
+    and vim.bo[buf].filetype == 'http', ':VolleyScratch opens an http buffer that is never written')
+  wait('the server attaches to it', function()
+    return volley.client(buf) ~= nil
+  end)
+  vim.fn.setreg('"', 'curl -X POST ' .. url .. "/echo -H 'X-From: clipboard' -d 'pasted'")
+  vim.cmd('VolleyPasteCurl')
+  wait(':VolleyPasteCurl adds the request of the curl command', function()
+    return has_line(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '^POST ' .. vim.pesc(url) .. '/echo$')
+  end)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  check(has_line(lines, '^X%-From: clipboard$') and has_line(lines, '^pasted$') and has_line(lines, '^###$'),
+    'after a ### line, with its header and body: ' .. table.concat(lines, ' | '))
+  local cursor = vim.api.nvim_win_get_cursor(0)[1]
+  check(lines[cursor]:find('^POST ') ~= nil, 'the cursor on its request line')
+  vim.cmd('VolleySend')
+  wait('the pasted request is sent from the scratch buffer', function()
+    return has_line(response_lines(), '"body": "pasted"')
+  end)
+  check(vim.tbl_count(vim.tbl_filter(function(b) return vim.api.nvim_buf_get_name(b):find('volley%-scratch') end,
+    vim.api.nvim_list_bufs())) == 1 and (vim.cmd('VolleyScratch') or vim.api.nvim_get_current_buf() == buf),
+    ':VolleyScratch again goes back to the same buffer')
+  vim.cmd('VolleyProfile dev')
+  wait('the statusline component names the active profile', function()
+    return volley.statusline() == 'volley: dev'
+  end)
+  vim.cmd('cd ' .. root)
+end
+
+-- A JSON array of about `bytes` bytes, of small objects (many lines once re-indented).
+local function json_of_size(bytes)
+  local items, total = {}, 0
+  while total < bytes do
+    local item = string.format('{"id": %d, "name": "item %d", "tags": ["a", "b"], "nested": {"x": %d, "empty": {}}}',
+      #items + 1, #items + 1, #items + 1)
+    items[#items + 1] = item
+    total = total + #item + 1
+  end
+  return '[' .. table.concat(items, ',') .. ']'
+end
+
+-- A real HTTP server on 127.0.0.1 (libuv, in this Neovim) answering every request with
+-- `body` as JSON: the echo server has no route for a large JSON body. Returns its port
+-- and a function that stops it.
+local function serve_json(body)
+  local server = vim.loop.new_tcp()
+  server:bind('127.0.0.1', 0)
+  server:listen(16, function()
+    local connection = vim.loop.new_tcp()
+    server:accept(connection)
+    local received = ''
+    connection:read_start(function(_, chunk)
+      if not chunk then
+        connection:close()
+        return
+      end
+      received = received .. chunk
+      if received:find('\r\n\r\n', 1, true) then
+        connection:read_stop()
+        connection:write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ' .. #body
+          .. '\r\nConnection: close\r\n\r\n' .. body, function()
+          connection:shutdown(function()
+            connection:close()
+          end)
+        end)
+      end
+    end)
+  end)
+  return server:getsockname().port, function()
+    server:close()
+  end
+end
+
+-- A 1 MB JSON body in a second Neovim driven over RPC (as a user types into it): a key
+-- typed while its body is re-indented is answered before that ends, and the body then
+-- shows re-indented; a body over `response.format_max_bytes` shows as received, with a
+-- line saying so.
+local function large_body()
+  local body = json_of_size(1000 * 1000)
+  local port, stop = serve_json(body)
+  write('big.http', 'GET http://127.0.0.1:' .. port .. '/big.json\n')
+  local nvim = os.getenv('VOLLEY_TEST_NVIM')
+  local channel = vim.fn.jobstart({ nvim, '--embed', '--headless', '--clean', '-u',
+    root .. '/editors/nvim/test/minimal_init.lua' }, { rpc = true })
+  local ok, err = pcall(function()
+    local function child(code, ...)
+      return vim.rpcrequest(channel, 'nvim_exec_lua', code, { ... })
+    end
+    child('vim.cmd("edit " .. ...)', work .. '/big.http')
+    wait('volley lsp attaches in the second Neovim', function()
+      return child('return require("volley").client(0) ~= nil')
+    end)
+    local response_text = [[
+      local buf = vim.fn.bufnr('volley://response')
+      return buf == -1 and '' or table.concat(vim.api.nvim_buf_get_lines(buf, 0, 20, false), '\n')
+        .. '\n' .. vim.api.nvim_buf_line_count(buf)]]
+    local sent = vim.loop.hrtime()
+    child('vim.api.nvim_win_set_cursor(0, { 1, 0 }); vim.cmd("VolleySend")')
+    wait('the 1 MB body arrives and is being re-indented', function()
+      return child(response_text):find('re-indenting the JSON body', 1, true) ~= nil
+    end)
+    local typed = vim.loop.hrtime()
+    vim.rpcrequest(channel, 'nvim_input', 'ix<Esc>')
+    local first_line, formatting
+    wait('the key typed meanwhile is answered', function()
+      first_line = child('return vim.api.nvim_buf_get_lines(0, 0, 1, false)[1]')
+      formatting = child(response_text):find('re-indenting the JSON body', 1, true) ~= nil
+      return first_line:sub(1, 1) == 'x'
+    end)
+    local answered = vim.loop.hrtime()
+    check(formatting, string.format('before the body is re-indented (the key took %.0f ms)', (answered - typed) / 1e6))
+    wait('then the body shows re-indented', function()
+      local shown = child(response_text)
+      return shown:find('^# GET') ~= nil and tonumber(shown:match('(%d+)$')) > 100000
+    end)
+    check(true, string.format('%s lines, %.0f ms after the send', child(response_text):match('(%d+)$'),
+      (vim.loop.hrtime() - sent) / 1e6))
+
+    -- Over the threshold: shown as received.
+    child('require("volley").setup({ cmd = { os.getenv("VOLLEY_TEST_BIN"), "lsp" }, response = { format_max_bytes = 100000 } })')
+    child('vim.cmd("normal! u"); vim.cmd("VolleySend")')
+    local note
+    wait('a body over response.format_max_bytes shows as received', function()
+      local buf = child('return vim.fn.bufnr("volley://response")')
+      local lines = vim.rpcrequest(channel, 'nvim_buf_get_lines', buf, 0, -1, false)
+      for _, line in ipairs(lines) do
+        if line:find('^%(JSON body of') then
+          note = line
+        end
+      end
+      return note ~= nil and #lines < 20 and lines[#lines] == body
+    end)
+    check(note == '(JSON body of 976.6 KB shown as received: bodies over 97.7 KB are not re-indented)',
+      'with a line saying so: ' .. tostring(note))
+  end)
+  vim.fn.jobstop(channel)
+  stop()
+  if not ok then
+    error(err, 0)
+  end
+end
+
 -- The configuration first: every server of the run starts with it.
 write('volley.jsonc', string.format([[{
 "variables": { "base": "%s" },
@@ -842,6 +1214,11 @@ local sections = {
   { 'copy as curl', copy_curl },
   { 'code action', code_action },
   { 'scripts: tests and log lines', scripts },
+  { 'response window: views, history, winbar, Send All, float', response_window },
+  { 'cancel and signs', cancel },
+  { 'motions and selection', motions_and_selection },
+  { 'scratch, paste curl, statusline', scratch_and_paste },
+  { 'a large JSON body', large_body },
   { 'keymaps', keymaps },
 }
 for _, section in ipairs(sections) do

@@ -1,5 +1,6 @@
 -- Volley for Neovim: the actions on the session's responses (send again, save a body,
--- copy as curl, show the request as sent, pick from the history, empty the cookie jar).
+-- copy as curl, show the request as sent, pick from the history, empty the cookie jar),
+-- and those that add requests (a curl command from the clipboard, a scratch buffer).
 -- `require('volley')` exposes each under the same name; the client (`execute`, `last`,
 -- `history`, the last send) is required when an action runs, so neither file requires
 -- the other while loading.
@@ -13,26 +14,16 @@ local function uri_of(buf)
   return vim.uri_from_bufnr(buf)
 end
 
---- Sends the last request (or the last Send All) again.
+--- Sends the request(s) of the response shown again: the last send (a request, a Send
+--- All, a selection), or the one picked from :VolleyHistory or stepped to in the window.
 function M.rerun()
   local volley = require('volley')
-  -- A response picked from :VolleyHistory: its own request again.
-  local shown = volley.picked and volley.last and volley.last[1]
-  if shown and volley.shown_buf and vim.api.nvim_buf_is_valid(volley.shown_buf) and type(shown.request) == 'table' then
-    local argument = { uri = vim.uri_from_bufnr(volley.shown_buf), index = tonumber(shown.request.index) or 0 }
-    volley.send(argument, volley.shown_buf)
-    return
-  end
-  local last_send = volley._last_send()
-  if not last_send or not vim.api.nvim_buf_is_valid(last_send.buf) then
+  local send = volley.shown and volley.shown.send or volley._last_send()
+  if not send or not vim.api.nvim_buf_is_valid(send.buf) then
     notify('nothing has been sent yet', vim.log.levels.WARN)
     return
   end
-  if last_send.command == 'volley.sendAll' then
-    volley.send_all(last_send.argument, last_send.buf)
-  else
-    volley.send(last_send.argument, last_send.buf)
-  end
+  volley.resend(send)
 end
 
 -- The outcome whose body the response window shows (the last with a response of what it
@@ -115,11 +106,10 @@ end
 -- response buffer, the one of the response shown (sent last, or picked from the history).
 local function request_argument()
   local volley = require('volley')
-  local last_send = volley._last_send()
   local buf = vim.api.nvim_get_current_buf()
   if vim.bo[buf].filetype == 'volley_response' then
     local outcome = volley.last and volley.last[#volley.last]
-    local source = volley.shown_buf or (last_send and last_send.buf)
+    local source = volley.shown and volley.shown.send.buf
     if not outcome or not source or not vim.api.nvim_buf_is_valid(source) then
       return nil
     end
@@ -159,7 +149,7 @@ end
 function M.show_sent()
   local volley = require('volley')
   local outcome = volley.last and volley.last[#volley.last]
-  if not outcome or not require('volley.response').show_sent(outcome) then
+  if not outcome or not require('volley.window').show_sent(outcome) then
     notify('no request has been sent yet', vim.log.levels.WARN)
   end
 end
@@ -187,12 +177,14 @@ function M.show_history()
       return entry.at .. '  ' .. what .. '  ' .. summary
     end,
   }, function(entry)
-    if entry then
-      volley.last = { entry.outcome }
+    if entry and vim.api.nvim_buf_is_valid(entry.buf) then
       -- Saving, copying and running it again act on this one now.
-      volley.shown_buf = entry.buf
-      volley.picked = true
-      require('volley.response').show(volley.last)
+      local index = type(entry.outcome.request) == 'table' and tonumber(entry.outcome.request.index) or 0
+      require('volley.window').push({
+        outcomes = { entry.outcome },
+        send = { command = 'volley.send', arguments = { { uri = uri_of(entry.buf), index = index } }, buf = entry.buf },
+        at = entry.at,
+      })
     end
   end)
 end
@@ -207,6 +199,89 @@ function M.clear_cookies(on_done)
       on_done(result)
     end
   end)
+end
+
+-- The text of the clipboard (`+`), or of the unnamed register without one.
+local function clipboard()
+  if vim.fn.has('clipboard') == 1 then
+    local ok, text = pcall(vim.fn.getreg, '+')
+    if ok and text ~= '' then
+      return text
+    end
+  end
+  return vim.fn.getreg('"')
+end
+
+--- Adds the curl command of the clipboard as a request after the request under the
+--- cursor (converted by the server's `volley.import`, as `volley import curl` does), and
+--- puts the cursor on its request line.
+function M.paste_curl()
+  local volley = require('volley')
+  local buf = vim.api.nvim_get_current_buf()
+  local text = vim.trim(clipboard())
+  if not text:match('^%$?%s*curl') then
+    notify('the clipboard holds no curl command', vim.log.levels.WARN)
+    return
+  end
+  volley.execute('volley.import', { format = 'curl', text = text }, buf, function(result)
+    local file = result.files and result.files[1]
+    if not file then
+      notify('the curl command converted to nothing', vim.log.levels.WARN)
+      return
+    end
+    local lines = vim.split(vim.trim(file.text), '\n', { plain = true })
+    local cursor = vim.api.nvim_win_get_cursor(0)[1] - 1
+    local owner = require('volley.requests').at(buf, cursor)
+    local after = owner and owner.last + 1 or cursor + 1
+    if after > 0 and not lines[1]:match('^###') then
+      table.insert(lines, 1, '###')
+    end
+    vim.api.nvim_buf_set_lines(buf, after, after, false, lines)
+    for offset, line in ipairs(lines) do
+      if line:match('^%u+%s') and not line:match('^#') then
+        vim.api.nvim_win_set_cursor(0, { after + offset, 0 })
+        break
+      end
+    end
+    local notes = {}
+    for _, note in ipairs(result.unconverted or {}) do
+      notes[#notes + 1] = note.reason
+    end
+    if #notes > 0 then
+      notify('pasted the curl command as a request; not converted: ' .. table.concat(notes, '; '), vim.log.levels.WARN)
+    else
+      notify('pasted the curl command as a request')
+    end
+  end)
+end
+
+-- What a new scratch buffer holds.
+local scratch_lines = {
+  '# A scratch buffer: not saved (`:saveas name.http` keeps it). Send with :VolleySend.',
+  '### scratch',
+  'GET https://example.com/',
+}
+
+--- Opens the scratch `.http` buffer (one per working directory, never written; it sees
+--- the `volley.jsonc` of that directory, its variables and profiles).
+function M.scratch()
+  local name = vim.fn.getcwd() .. '/volley-scratch.http'
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(buf) == name then
+      vim.api.nvim_set_current_buf(buf)
+      return buf
+    end
+  end
+  local buf = vim.api.nvim_create_buf(true, false)
+  vim.api.nvim_buf_set_name(buf, name)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, scratch_lines)
+  vim.api.nvim_set_current_buf(buf)
+  vim.bo[buf].filetype = 'http'
+  vim.api.nvim_win_set_cursor(0, { #scratch_lines, 0 })
+  return buf
 end
 
 return M

@@ -22,10 +22,27 @@ local defaults = {
     send_all = '<LocalLeader>a',
     profile = '<LocalLeader>p',
     last_response = '<LocalLeader>r',
+    rerun = '<LocalLeader>R',
+    paste_curl = '<LocalLeader>c',
+    next_request = ']r',
+    previous_request = '[r',
     hover = 'K',
   },
+  -- The response window: where it opens (`right`, `left`, `above`, `below` or `float`),
+  -- the view a new response opens in (`all`, `body`, `headers`, `verbose`, `stats`,
+  -- `script`), and the largest JSON body that is re-indented (larger ones are shown as
+  -- received, with a line that says so).
+  response = {
+    position = 'right',
+    view = 'all',
+    format_max_bytes = 2 * 1024 * 1024,
+  },
+  -- Buffer-local normal-mode keys of the response window (`false`: none).
+  response_keymaps = vim.deepcopy(require('volley.window').default_keys),
 }
 
+-- `config.profile` follows the profile the server sends with, as this client last
+-- heard it (a selection, or the server naming it).
 local config = vim.deepcopy(defaults)
 
 --- Changes the defaults (see `defaults` above). Call it before opening `.http` files.
@@ -34,12 +51,25 @@ function M.setup(options)
   -- `keymaps = false` is kept as is (tbl_deep_extend would not merge it into a table).
   local keymaps = options.keymaps
   options.keymaps = nil
+  local response_keymaps = options.response_keymaps
+  options.response_keymaps = nil
   config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), options)
   if keymaps == false then
     config.keymaps = false
   elseif type(keymaps) == 'table' then
     config.keymaps = vim.tbl_extend('force', config.keymaps, keymaps)
   end
+  if response_keymaps == false then
+    config.response_keymaps = false
+  elseif type(response_keymaps) == 'table' then
+    config.response_keymaps = vim.tbl_extend('force', config.response_keymaps, response_keymaps)
+  end
+  require('volley.response').format_max_bytes = config.response.format_max_bytes
+end
+
+--- The options in force (`setup`'s, over the defaults).
+function M.options()
+  return config
 end
 
 --- The directory of the nearest `volley.jsonc` above `path`, else `path`'s directory.
@@ -130,10 +160,57 @@ local function on_stream(_, update)
     vim.schedule(function()
       live.drawing = false
       if live.current == current then
-        require('volley.response').show_live(current)
+        require('volley.window').show_live(current)
       end
     end)
   end
+end
+
+-- Client methods are called with `:` from 0.11 on (`.` is deprecated there).
+local function request(client, method, params, handler, buf)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request(method, params, handler, buf)
+  end
+  return client.request(method, params, handler, buf)
+end
+
+local function request_sync(client, method, params, timeout, buf)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request_sync(method, params, timeout, buf)
+  end
+  return client.request_sync(method, params, timeout, buf)
+end
+
+local function client_notify(client, method, params)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
+-- The send under way: the progress token it was sent with (the server stops the work
+-- of a token on `window/workDoneProgress/cancel`), whether the server has begun that
+-- progress (before, it does not know the token: a cancel waits for the begin), and
+-- whether it was cancelled.
+local inflight
+local send_count = 0
+
+local function cancel_inflight(current)
+  client_notify(current.client, 'window/workDoneProgress/cancel', { token = current.token })
+end
+
+-- `$/progress` from the server: notes the begin of the send under way's progress, then
+-- hands the message to Neovim's own handler.
+local function on_progress(err, result, context, handler_config)
+  local current = inflight
+  if current and type(result) == 'table' and result.token == current.token
+    and type(result.value) == 'table' and result.value.kind == 'begin' then
+    current.begun = true
+    if current.cancelled then
+      cancel_inflight(current)
+    end
+  end
+  return vim.lsp.handlers['$/progress'](err, result, context, handler_config)
 end
 
 -- One server per root directory (what `vim.lsp.start` does on 0.8+, by hand on 0.7).
@@ -152,7 +229,7 @@ function M.attach(buf)
     root_dir = root,
     init_options = { profile = config.profile, server = config.server },
     on_attach = on_attach,
-    handlers = { ['volley/stream'] = on_stream },
+    handlers = { ['volley/stream'] = on_stream, ['$/progress'] = on_progress },
   }
   if vim.lsp.start then
     vim.lsp.start(client_config, { bufnr = buf })
@@ -166,21 +243,6 @@ function M.attach(buf)
   if id then
     vim.lsp.buf_attach_client(buf, id)
   end
-end
-
--- Client methods are called with `:` from 0.11 on (`.` is deprecated there).
-local function request(client, method, params, handler, buf)
-  if vim.fn.has('nvim-0.11') == 1 then
-    return client:request(method, params, handler, buf)
-  end
-  return client.request(method, params, handler, buf)
-end
-
-local function request_sync(client, method, params, timeout, buf)
-  if vim.fn.has('nvim-0.11') == 1 then
-    return client:request_sync(method, params, timeout, buf)
-  end
-  return client.request_sync(method, params, timeout, buf)
 end
 
 -- Messages never block: one that does not fit the command line (it would wait for
@@ -205,49 +267,66 @@ local function notify(message, level)
   vim.notify(first, level or vim.log.levels.INFO)
 end
 
--- What this session sent: `last_send` (how to send it again), `last` (the outcomes last
--- shown) and `history` (every outcome, oldest first, with when it arrived).
+-- What this session sent: `last_send` (how to send it again: `{command, arguments,
+-- buf, label}`), `shown` (the send the response window shows, and `last` its outcomes;
+-- set by lua/volley/window.lua) and `history` (every outcome, oldest first, with when
+-- it arrived).
 M.history = {}
 local last_send
 
--- For `volley.actions` (lua/volley/actions.lua): the last send, and the messages.
+-- For the other modules (lua/volley/*.lua): the last send, the messages, a request
+-- that waits for its answer.
 function M._last_send()
   return last_send
 end
 M._notify = notify
+M._request_sync = request_sync
 
 -- The most outcomes the history keeps (each may hold a body of up to 4 MiB).
 local HISTORY_CAP = 50
 
 --- The `.http` buffer a command runs for: the current one, or from a response buffer
---- the one of the last send.
+--- the one of the send shown.
 function M.source_buf()
   local buf = vim.api.nvim_get_current_buf()
   if vim.bo[buf].filetype ~= 'volley_response' then
     return buf
   end
-  if last_send and vim.api.nvim_buf_is_valid(last_send.buf) then
-    return last_send.buf
+  local send = M.shown and M.shown.send or last_send
+  if send and vim.api.nvim_buf_is_valid(send.buf) then
+    return send.buf
   end
   return buf
 end
 
 --- Runs a server command on the buffer's client; `on_result` gets its result.
-function M.execute(command, argument, buf, on_result)
+--- `options.token`: the progress token to send it with; `options.on_error`: called
+--- with the message (after it is said) when the command cannot run.
+function M.execute(command, argument, buf, on_result, options)
+  options = options or {}
   buf = buf or M.source_buf()
   local client = M.client(buf)
   if not client then
-    notify('the language server is not attached to this buffer (is `volley` on the PATH?)', vim.log.levels.ERROR)
+    local message = 'the language server is not attached to this buffer (is `volley` on the PATH?)'
+    notify(message, vim.log.levels.ERROR)
+    if options.on_error then
+      options.on_error(message)
+    end
     return
   end
-  local params = { command = command, arguments = { argument } }
+  local params = { command = command, arguments = { argument }, workDoneToken = options.token }
   request(client, 'workspace/executeCommand', params, function(err, result)
     if err then
-      notify(err.message or tostring(err), vim.log.levels.ERROR)
+      local message = err.message or tostring(err)
+      notify(message, vim.log.levels.ERROR)
+      if options.on_error then
+        options.on_error(message)
+      end
       return
     end
     on_result(result)
   end, buf)
+  return client
 end
 
 local function uri_of(buf)
@@ -256,21 +335,114 @@ end
 
 -- Keeps what a finished send answered, shows it, and says the outcome on the command
 -- line in place of `sending…`.
-local function finished(outcomes, cancelled)
-  M.last = outcomes
-  -- What the response window shows came from this buffer (a history pick changes it).
-  M.shown_buf = last_send and last_send.buf
-  M.picked = false
+local function finished(outcomes, cancelled, send)
   for _, outcome in ipairs(outcomes) do
-    M.history[#M.history + 1] = { outcome = outcome, at = os.date('%H:%M:%S'), buf = M.shown_buf }
+    M.history[#M.history + 1] = { outcome = outcome, at = os.date('%H:%M:%S'), buf = send.buf }
   end
   while #M.history > HISTORY_CAP do
     table.remove(M.history, 1)
   end
-  local response = require('volley.response')
-  response.show(outcomes, cancelled)
-  local message, bad = response.summary(outcomes, cancelled)
+  require('volley.window').push({
+    outcomes = outcomes,
+    cancelled = cancelled,
+    send = send,
+    profile = config.profile,
+    label = send.label,
+  })
+  local message, bad = require('volley.response').summary(outcomes, cancelled, send.label ~= nil)
   notify(message, bad and vim.log.levels.WARN or vim.log.levels.INFO)
+end
+
+-- The request lines a send is about to send (for their signs).
+local function lines_to_send(buf, command, arguments)
+  local requests = require('volley.requests')
+  local lines = {}
+  local listed = requests.list(buf)
+  for _, argument in ipairs(arguments) do
+    for _, candidate in ipairs(listed) do
+      local line = argument.line
+      if command == 'volley.sendAll' or candidate.index == argument.index
+        or (line and candidate.first <= line and candidate.last >= line) then
+        lines[#lines + 1] = candidate.line
+      end
+    end
+  end
+  return lines
+end
+
+-- Sends `send.arguments` one after the other with `send.command` (`volley.send`, or
+-- `volley.sendAll` with one argument), each with its own progress token so that it can
+-- be cancelled, a `…` sign on the request lines meanwhile; then shows every outcome
+-- together and marks each request line `✓` or `✗`.
+local function dispatch(send, what)
+  local requests = require('volley.requests')
+  local buf = send.buf
+  local pending = lines_to_send(buf, send.command, send.arguments)
+  for _, line in ipairs(pending) do
+    requests.sign(buf, line, 'sending')
+  end
+  last_send = send
+  require('volley.window').sending(what)
+  notify(send.command == 'volley.sendAll' and 'sending every request…' or 'sending…')
+  local outcomes, cancelled = {}, false
+  local function clear()
+    inflight = nil
+    for _, line in ipairs(pending) do
+      requests.sign(buf, line, nil)
+    end
+  end
+  local function step(position)
+    local argument = send.arguments[position]
+    if argument == nil or cancelled then
+      clear()
+      for _, outcome in ipairs(outcomes) do
+        if type(outcome.request) == 'table' then
+          requests.sign(buf, outcome.request.line, require('volley.response').failed(outcome) and 'failed' or 'passed')
+        end
+      end
+      finished(outcomes, cancelled, send)
+      return
+    end
+    argument.live = start_live()
+    send_count = send_count + 1
+    local current = { token = 'volley-nvim-' .. vim.fn.getpid() .. '-' .. send_count, begun = false }
+    inflight = current
+    current.client = M.execute(send.command, argument, buf, function(result)
+      if live.current and live.current.id == argument.live then
+        live.current = nil
+      end
+      argument.live = nil
+      if send.command == 'volley.sendAll' then
+        vim.list_extend(outcomes, result.results)
+        cancelled = result.cancelled == true
+      else
+        outcomes[#outcomes + 1] = result
+        cancelled = current.cancelled == true
+        -- Sending again picks the same request by its index, wherever the cursor is then.
+        local index = type(result.request) == 'table' and tonumber(result.request.index)
+        if index then
+          send.arguments[position] = { uri = argument.uri, index = index, streamWindowMs = argument.streamWindowMs }
+        end
+      end
+      step(position + 1)
+    end, {
+      token = current.token,
+      on_error = function(message)
+        clear()
+        require('volley.window').refused(message)
+      end,
+    })
+  end
+  step(1)
+end
+
+-- What the window says is being sent: the request line of the request at `line`.
+local function request_text(buf, line)
+  local request = require('volley.requests').at(buf, line)
+  if not request then
+    return 'the request on line ' .. (line + 1)
+  end
+  return vim.trim(vim.api.nvim_buf_get_lines(buf, request.line, request.line + 1, false)[1] or '')
 end
 
 --- Sends the request under the cursor (or the one `argument` names) and shows the
@@ -279,39 +451,82 @@ function M.send(argument, buf)
   buf = buf or vim.api.nvim_get_current_buf()
   argument = vim.deepcopy(argument
     or { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1, streamWindowMs = config.stream_window_ms })
-  argument.live = start_live()
-  last_send = { command = 'volley.send', argument = argument, buf = buf }
-  notify('sending…')
-  M.execute('volley.send', argument, buf, function(outcome)
-    if live.current and live.current.id == argument.live then
-      live.current = nil
-    end
-    -- Sending again picks the same request by its index, wherever the cursor is then.
-    local index = type(outcome.request) == 'table' and tonumber(outcome.request.index)
-    if index then
-      last_send.argument = { uri = argument.uri, index = index, streamWindowMs = argument.streamWindowMs }
-    end
-    finished({ outcome })
-  end)
+  local what = argument.line and request_text(buf, argument.line)
+    or (argument.name and ('request ' .. argument.name))
+    or ('request #' .. ((argument.index or 0) + 1))
+  dispatch({ command = 'volley.send', arguments = { argument }, buf = buf }, what)
 end
 
 --- Sends every request of the file, in order, and shows the responses.
 function M.send_all(argument, buf)
   buf = buf or vim.api.nvim_get_current_buf()
   argument = vim.deepcopy(argument or { uri = uri_of(buf), streamWindowMs = config.stream_window_ms })
-  argument.live = start_live()
-  last_send = { command = 'volley.sendAll', argument = argument, buf = buf }
-  notify('sending every request…')
-  M.execute('volley.sendAll', argument, buf, function(result)
-    if live.current and live.current.id == argument.live then
-      live.current = nil
-    end
-    finished(result.results, result.cancelled == true)
-  end)
+  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ':t')
+  dispatch({ command = 'volley.sendAll', arguments = { argument }, buf = buf, label = 'Send All of ' .. name },
+    'every request of ' .. name)
+end
+
+--- Sends the requests whose blocks the lines `first`..`last` (1-based) touch, one after
+--- the other, and shows their responses together (one request: as `send`).
+function M.send_lines(first, last, buf)
+  buf = buf or vim.api.nvim_get_current_buf()
+  local touched = require('volley.requests').touched(buf, first - 1, last - 1)
+  if #touched == 0 then
+    notify(string.format('no request in lines %d–%d', first, last), vim.log.levels.WARN)
+    return
+  end
+  if #touched == 1 then
+    M.send({ uri = uri_of(buf), index = touched[1].index, streamWindowMs = config.stream_window_ms }, buf)
+    return
+  end
+  local arguments = {}
+  for _, request in ipairs(touched) do
+    arguments[#arguments + 1] = { uri = uri_of(buf), index = request.index, streamWindowMs = config.stream_window_ms }
+  end
+  local label = string.format('%d requests of lines %d–%d', #touched, first, last)
+  dispatch({ command = 'volley.send', arguments = arguments, buf = buf, label = label }, label)
+end
+
+--- Sends again what `send` sent (a `last_send`, or the `send` of a response shown).
+function M.resend(send)
+  local copy = vim.deepcopy(send)
+  dispatch(copy, copy.label or 'the request again')
+end
+
+--- Cancels the send under way (a Send All stops after the request it is sending; the
+--- request being sent stops and says `error[cancelled]`).
+function M.cancel()
+  local current = inflight
+  if not current then
+    notify('nothing is being sent', vim.log.levels.WARN)
+    return
+  end
+  current.cancelled = true
+  if current.begun then
+    cancel_inflight(current)
+  end
+  notify('cancelling…')
+end
+
+--- For a statusline: `volley: <active profile>` (and `, sending` while a send is under
+--- way) in `.http` and response buffers, else an empty string.
+function M.statusline()
+  local filetype = vim.bo.filetype
+  if filetype ~= 'http' and filetype ~= 'volley_response' then
+    return ''
+  end
+  return 'volley: ' .. (config.profile or 'none') .. (inflight and ', sending' or '')
 end
 
 local function name_or_none(value)
   return (value ~= nil and value ~= vim.NIL and value ~= '') and value or 'none'
+end
+
+-- Keeps the active profile the server names.
+local function heard_profile(value)
+  local name = name_or_none(value)
+  config.profile = name ~= 'none' and name or nil
+  return name
 end
 
 --- Without a name: shows the active profile and the profiles there are. With one:
@@ -320,7 +535,7 @@ function M.profile(name)
   local buf = vim.api.nvim_get_current_buf()
   if name == nil then
     M.execute('volley.profiles', { uri = uri_of(buf) }, buf, function(result)
-      local message = string.format('profile %s (profiles: %s)', name_or_none(result.active),
+      local message = string.format('profile %s (profiles: %s)', heard_profile(result.active),
         #result.profiles > 0 and table.concat(result.profiles, ', ') or 'none defined')
       if result.error ~= nil and result.error ~= vim.NIL then
         notify(message .. '; volley.jsonc: ' .. tostring(result.error), vim.log.levels.WARN)
@@ -332,9 +547,7 @@ function M.profile(name)
   end
   local selected = name ~= 'none' and name or vim.NIL
   M.execute('volley.selectProfile', selected, buf, function(result)
-    local active = name_or_none(result.active)
-    config.profile = active ~= 'none' and active or nil
-    notify('profile ' .. active)
+    notify('profile ' .. heard_profile(result.active))
   end)
 end
 
@@ -363,7 +576,7 @@ function M.pick_profile()
   local buf = M.source_buf()
   M.execute('volley.profiles', { uri = uri_of(buf) }, buf, function(result)
     local names = vim.list_extend({ 'none' }, result.profiles or {})
-    vim.ui.select(names, { prompt = 'Volley profile (active: ' .. name_or_none(result.active) .. ')' }, function(choice)
+    vim.ui.select(names, { prompt = 'Volley profile (active: ' .. heard_profile(result.active) .. ')' }, function(choice)
       if choice then
         M.profile(choice)
       end
@@ -371,16 +584,15 @@ function M.pick_profile()
   end)
 end
 
---- Shows the outcomes of the last send again.
+--- Shows the send shown last again.
 function M.last_response()
-  if not M.last then
+  if not require('volley.window').show_current() then
     notify('nothing has been sent yet', vim.log.levels.WARN)
-    return
   end
-  require('volley.response').show(M.last)
 end
 
--- The actions on the session's responses (lua/volley/actions.lua), under the same names.
+-- The actions on the session's responses and on the clipboard (lua/volley/actions.lua),
+-- under the same names.
 local actions = require('volley.actions')
 M.rerun = actions.rerun
 M.base64_decode = actions.base64_decode
@@ -389,10 +601,18 @@ M.copy_curl = actions.copy_curl
 M.show_sent = actions.show_sent
 M.show_history = actions.show_history
 M.clear_cookies = actions.clear_cookies
+M.paste_curl = actions.paste_curl
+M.scratch = actions.scratch
 
 -- The commands of `.http` buffers (`http`: true) and of response buffers.
 local commands = {
-  { 'VolleySend', function() M.send() end, { desc = 'Send the request under the cursor' }, true },
+  { 'VolleySend', function(command)
+    if command.range > 0 then
+      M.send_lines(command.line1, command.line2)
+    else
+      M.send()
+    end
+  end, { range = true, desc = 'Send the request under the cursor (with a range: the requests it touches)' }, true },
   { 'VolleySendAll', function() M.send_all() end, { desc = 'Send every request of the file' }, true },
   { 'VolleyProfile', function(command)
     M.profile(command.args ~= '' and command.args or nil)
@@ -403,8 +623,11 @@ local commands = {
       return M.profile_names(prefix)
     end,
   }, true },
+  { 'VolleyPasteCurl', function() M.paste_curl() end,
+    { desc = 'Add the curl command of the clipboard as a request below the cursor' }, true },
   { 'VolleyLast', function() M.last_response() end, { desc = 'Show the last response again' } },
   { 'VolleyRerun', function() M.rerun() end, { desc = 'Send the last request (or Send All) again' } },
+  { 'VolleyCancel', function() M.cancel() end, { desc = 'Cancel the send under way' } },
   { 'VolleySaveBody', function(command) M.save_body(command.args) end,
     { nargs = 1, complete = 'file', desc = "Save the last response's body to a file" } },
   { 'VolleyCopyCurl', function() M.copy_curl() end, { desc = 'Copy the request as a curl command line' } },
@@ -423,12 +646,31 @@ function M.buffer_commands(buf, http)
   end
 end
 
+-- The requests a visual selection touches, sent; back to normal mode.
+local function send_selection()
+  local first, last = vim.fn.line('v'), vim.fn.line('.')
+  vim.cmd('normal! ' .. vim.api.nvim_replace_termcodes('<Esc>', true, false, true))
+  M.send_lines(math.min(first, last), math.max(first, last))
+end
+
+local function jump(direction)
+  return function()
+    require('volley.requests').jump(direction * vim.v.count1)
+  end
+end
+
+-- Per action: the function in normal mode, the one in visual mode (when it has one),
+-- and the description.
 local keymap_actions = {
-  send = { function() M.send() end, 'Volley: send the request under the cursor' },
-  send_all = { function() M.send_all() end, 'Volley: send every request' },
-  profile = { function() M.pick_profile() end, 'Volley: pick a profile' },
-  last_response = { function() M.last_response() end, 'Volley: show the last response' },
-  hover = { function() vim.lsp.buf.hover() end, 'Volley: hover' },
+  send = { function() M.send() end, send_selection, 'Volley: send the request under the cursor (or the selected ones)' },
+  send_all = { function() M.send_all() end, nil, 'Volley: send every request' },
+  profile = { function() M.pick_profile() end, nil, 'Volley: pick a profile' },
+  last_response = { function() M.last_response() end, nil, 'Volley: show the last response' },
+  rerun = { function() M.rerun() end, nil, 'Volley: send the request shown again' },
+  paste_curl = { function() M.paste_curl() end, nil, 'Volley: add the curl command of the clipboard as a request' },
+  next_request = { jump(1), jump(1), 'Volley: the next request' },
+  previous_request = { jump(-1), jump(-1), 'Volley: the previous request' },
+  hover = { function() vim.lsp.buf.hover() end, nil, 'Volley: hover' },
 }
 
 local function map_keys(buf)
@@ -440,7 +682,10 @@ local function map_keys(buf)
     if entry and type(lhs) == 'string' and lhs ~= '' then
       -- Hover never replaces a mapping of the key, global or buffer-local.
       if action ~= 'hover' or vim.fn.maparg(lhs, 'n') == '' then
-        vim.keymap.set('n', lhs, entry[1], { buffer = buf, desc = entry[2] })
+        vim.keymap.set('n', lhs, entry[1], { buffer = buf, desc = entry[3] })
+      end
+      if entry[2] then
+        vim.keymap.set('x', lhs, entry[2], { buffer = buf, desc = entry[3] })
       end
     end
   end

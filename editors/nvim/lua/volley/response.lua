@@ -1,58 +1,119 @@
--- The response of a send as lines of a scratch buffer: a status line, the headers, the
--- body (JSON re-indented, key order kept), then the `@assert` and script test results,
--- the scripts' log lines and the first events or messages of a stream. Pure functions,
--- so the test can check them too.
+-- The outcomes of a send as lines of the response buffer, in one of its views: `all`
+-- (status, headers, body, results, logs, stream), `body`, `headers`, `verbose` (the
+-- request as sent, then everything), `stats` (timings and sizes) and `script` (the
+-- `@assert` and `client.test` results and the scripts' log lines); a Send All as a
+-- summary, failures first, then one section per request. Pure functions (the window is
+-- lua/volley/window.lua), so the test can check them too.
 local M = {}
 
---- Re-indents JSON text (two spaces), keeping its key order and string contents; text
---- that is not JSON comes out re-indented as far as its brackets go.
-function M.pretty_json(text)
-  local out, depth, in_string, escaped = {}, 0, false, false
+-- JSON `null` arrives as `vim.NIL`; treat it as absent.
+local function present(value)
+  if value == vim.NIL then
+    return nil
+  end
+  return value
+end
+
+local function split(text)
+  local lines = {}
+  for line in (text .. '\n'):gmatch('(.-)\r?\n') do
+    lines[#lines + 1] = line
+  end
+  return lines
+end
+
+-- Appends `text` to `lines`, a line per line it holds (a buffer line holds no newline).
+local function add(lines, text)
+  if text:find('\n', 1, true) then
+    for _, line in ipairs(split(text)) do
+      lines[#lines + 1] = line
+    end
+  else
+    lines[#lines + 1] = text
+  end
+end
+
+local function append(lines, more)
+  for _, line in ipairs(more) do
+    lines[#lines + 1] = line
+  end
+end
+
+local close_patterns = { ['{'] = '^%s*}', ['['] = '^%s*%]' }
+
+--- The lines of JSON text re-indented (two spaces), its key order and string contents
+--- kept; text that is not JSON comes out re-indented as far as its brackets go. Linear
+--- in the text. With `yield_every` (bytes), it yields (`coroutine.yield`) after about
+--- that many bytes, so a caller running it in a coroutine can let the editor breathe.
+function M.json_lines(text, yield_every)
+  local lines, line, depth = {}, {}, 0
+  local indents = { [0] = '' }
   local function newline()
-    out[#out + 1] = '\n' .. string.rep('  ', depth)
+    lines[#lines + 1] = table.concat(line)
+    indents[depth] = indents[depth] or string.rep('  ', depth)
+    line = { indents[depth] }
   end
   local i, n = 1, #text
+  local next_yield = yield_every and (1 + yield_every) or math.huge
   while i <= n do
-    local c = text:sub(i, i)
-    if in_string then
-      out[#out + 1] = c
-      if escaped then
-        escaped = false
-      elseif c == '\\' then
-        escaped = true
-      elseif c == '"' then
-        in_string = false
+    if i >= next_yield then
+      next_yield = i + yield_every
+      coroutine.yield()
+    end
+    local at = text:find('[{}%[%],:"]', i)
+    local literal = text:sub(i, (at or n + 1) - 1):gsub('%s+', '')
+    if literal ~= '' then
+      line[#line + 1] = literal
+    end
+    if not at then
+      break
+    end
+    local c = text:sub(at, at)
+    i = at + 1
+    if c == '"' then
+      -- To the closing quote, over escaped characters.
+      local last = n
+      local from = at + 1
+      while true do
+        local quote = text:find('["\\]', from)
+        if not quote then
+          break
+        elseif text:byte(quote) == 92 then
+          from = quote + 2
+        else
+          last = quote
+          break
+        end
       end
-    elseif c == '"' then
-      in_string = true
-      out[#out + 1] = c
+      line[#line + 1] = text:sub(at, last)
+      i = last + 1
     elseif c == '{' or c == '[' then
       -- An empty object or array stays on one line.
-      local close = c == '{' and '}' or ']'
-      local rest = text:sub(i + 1):match('^%s*()' .. '%' .. close)
-      if rest then
-        out[#out + 1] = c .. close
-        i = i + rest
+      local _, close = text:find(close_patterns[c], at + 1)
+      if close then
+        line[#line + 1] = c .. text:sub(close, close)
+        i = close + 1
       else
+        line[#line + 1] = c
         depth = depth + 1
-        out[#out + 1] = c
         newline()
       end
     elseif c == '}' or c == ']' then
       depth = math.max(depth - 1, 0)
       newline()
-      out[#out + 1] = c
+      line[#line + 1] = c
     elseif c == ',' then
-      out[#out + 1] = c
+      line[#line + 1] = ','
       newline()
-    elseif c == ':' then
-      out[#out + 1] = ': '
-    elseif not c:match('%s') then
-      out[#out + 1] = c
+    else
+      line[#line + 1] = ': '
     end
-    i = i + 1
   end
-  return table.concat(out)
+  local last = table.concat(line)
+  if last:find('%S') or #lines == 0 then
+    lines[#lines + 1] = last
+  end
+  return lines
 end
 
 --- The kind of a response's body, by its content type: `json`, `xml`, `html`, or `nil`
@@ -77,26 +138,49 @@ function M.is_json(response)
   return M.body_kind(response) == 'json'
 end
 
-local function split(text)
-  local lines = {}
-  for line in (text .. '\n'):gmatch('(.-)\r?\n') do
-    lines[#lines + 1] = line
+local function size(bytes)
+  if bytes >= 1024 * 1024 then
+    return string.format('%.1f MB', bytes / (1024 * 1024))
+  elseif bytes >= 1024 then
+    return string.format('%.1f KB', bytes / 1024)
   end
-  return lines
+  return bytes .. ' bytes'
 end
 
-local function append(lines, more)
-  for _, line in ipairs(more) do
-    lines[#lines + 1] = line
+--- A JSON body is re-indented unless it is larger than this (bytes), or cut.
+M.format_max_bytes = 2 * 1024 * 1024
+
+--- How a JSON body is shown: `true` when it is re-indented; else the note that says why
+--- it is shown as received (`nil` for a body that is not JSON).
+function M.formats(response)
+  if not M.is_json(response) then
+    return false, nil
   end
+  if response.truncated then
+    return false, '(the JSON body was cut at 4 MiB: shown as received, not re-indented)'
+  end
+  if #response.body > M.format_max_bytes then
+    return false, string.format('(JSON body of %s shown as received: bodies over %s are not re-indented)',
+      size(#response.body), size(M.format_max_bytes))
+  end
+  return true, nil
 end
 
--- JSON `null` arrives as `vim.NIL`; treat it as absent.
-local function present(value)
-  if value == vim.NIL then
-    return nil
+--- The body of a response as shown: `{lines = …, kind = …, note = …}`. `formatted`: the
+--- JSON body's lines already re-indented (by the window, off the main loop), else they
+--- are re-indented here when they should be.
+function M.body(response, formatted)
+  local kind = M.body_kind(response)
+  if response.bodyEncoding == 'base64' then
+    return { lines = { string.format('(binary body, %d bytes of base64)', #response.body) } }
+  elseif response.body == '' then
+    return { lines = {}, kind = kind }
   end
-  return value
+  local reindent, note = M.formats(response)
+  if reindent then
+    return { lines = formatted or M.json_lines(response.body), kind = kind }
+  end
+  return { lines = split(response.body), kind = kind, note = note }
 end
 
 -- One event or message of a stream: `[12 ms] event #id: data`.
@@ -108,105 +192,211 @@ local function item_line(item)
   return string.format('[%.0f ms] %s: %s', present(item.atMs) or 0, label, tostring(present(item.data) or ''))
 end
 
--- What the request's scripts logged (`client.log`): a blank line, then `log …` per
--- line logged (a line logged with line breaks goes on, indented, on the next lines).
-local function log_lines(outcome)
-  local logs = present(outcome.logs) or {}
-  if #logs == 0 then
-    return {}
-  end
-  local lines = { '' }
-  for _, logged in ipairs(logs) do
-    for index, part in ipairs(split(tostring(logged))) do
-      lines[#lines + 1] = (index == 1 and 'log ' or '    ') .. part
-    end
-  end
-  return lines
-end
-
---- The lines of one outcome of `volley.send`, and where its body is:
---- `{first, last, kind}` (1-based lines of the returned list, kind `json`, `xml` or
---- `html`), or `nil` when there is no body of such a kind.
-function M.lines(outcome)
-  local lines = {}
+--- The `# title` line of an outcome: the request's name (or method and URL) and its
+--- `# @description`, on one line.
+function M.title(outcome)
   local request = present(outcome.request) or {}
   local title = present(request.name)
     or ((present(request.method) or '') .. ' ' .. (present(request.url) or ''))
   local description = present(request.description)
   if description and description ~= '' then
-    -- One line: a description written over several lines is joined.
     title = title .. ' — ' .. (description:gsub('%s*\n%s*', ' '))
   end
-  lines[#lines + 1] = '# ' .. title
-  local error = present(outcome.error)
-  if error then
-    append(lines, split(string.format('error[%s]: %s', present(error.kind) or '?', present(error.message) or '')))
-    append(lines, log_lines(outcome))
-    return lines, nil
-  end
-  local response = outcome.response
+  return title
+end
+
+local function status_text(response)
+  return (tostring(response.status) .. ' ' .. (present(response.statusText) or '')):gsub('%s+$', '')
+end
+
+local function status_lines(lines, response)
   local timing = present(response.timing) or {}
-  lines[#lines + 1] = string.format(
-    '%s %d %s  %.1f ms',
-    response.httpVersion,
-    response.status,
-    present(response.statusText) or '',
-    present(timing.totalMs) or 0
-  )
+  lines[#lines + 1] = string.format('%s %s  %.1f ms', response.httpVersion, status_text(response),
+    present(timing.totalMs) or 0)
   for _, header in ipairs(response.headers) do
-    lines[#lines + 1] = header[1] .. ': ' .. header[2]
+    add(lines, header[1] .. ': ' .. header[2])
   end
-  -- Header values may hold newlines: split them now, so the body's lines are counted.
-  local flat_head = {}
-  for _, line in ipairs(lines) do
-    append(flat_head, split(line))
+end
+
+-- The body, after a blank line; returns its region `{first, last, kind}` when it is of
+-- a highlighted kind.
+local function body_lines(lines, response, body)
+  local region
+  if body.note then
+    lines[#lines + 1] = body.note
   end
-  lines = flat_head
-  lines[#lines + 1] = ''
-  local kind = M.body_kind(response)
-  local body
-  if response.bodyEncoding == 'base64' then
-    lines[#lines + 1] = string.format('(binary body, %d bytes of base64)', #response.body)
-  elseif response.body ~= '' then
-    local first = #lines + 1
-    append(lines, split(kind == 'json' and M.pretty_json(response.body) or response.body))
-    if kind then
-      body = { first, #lines, kind }
-    end
+  local first = #lines + 1
+  append(lines, body.lines)
+  if body.kind and #lines >= first and response.bodyEncoding == 'text' then
+    region = { first, #lines, body.kind }
   end
   if response.truncated then
     lines[#lines + 1] = '(truncated)'
   end
+  return region
+end
+
+local function result_lines(lines, response)
   local assertions = present(response.assertions) or {}
-  if #assertions > 0 then
-    lines[#lines + 1] = ''
-    for _, check in ipairs(assertions) do
-      local message = present(check.message)
-      if check.passed then
-        lines[#lines + 1] = '✓ ' .. check.expression
-      else
-        lines[#lines + 1] = '✗ ' .. check.expression .. (message and (' — ' .. message) or '')
-      end
+  if #assertions == 0 then
+    return
+  end
+  lines[#lines + 1] = ''
+  for _, check in ipairs(assertions) do
+    local message = present(check.message)
+    if check.passed then
+      add(lines, '✓ ' .. check.expression)
+    else
+      add(lines, '✗ ' .. check.expression .. (message and (' — ' .. message) or ''))
     end
   end
-  append(lines, log_lines(outcome))
+end
+
+-- What the request's scripts logged (`client.log`): a blank line, then `log …` per
+-- line logged (a line logged with line breaks goes on, indented, on the next lines).
+local function log_lines(lines, outcome)
+  local logs = present(outcome.logs) or {}
+  if #logs == 0 then
+    return
+  end
+  lines[#lines + 1] = ''
+  for _, logged in ipairs(logs) do
+    for index, part in ipairs(split(tostring(logged))) do
+      lines[#lines + 1] = (index == 1 and 'log ' or '    ') .. part
+    end
+  end
+end
+
+local function stream_lines(lines, response)
+  local stream = present(response.stream)
+  if not stream then
+    return
+  end
+  lines[#lines + 1] = ''
+  lines[#lines + 1] = string.format('%s: %d item(s), stopped: %s', stream.kind, #stream.items, stream.stopped)
+  if present(stream.error) then
+    add(lines, 'stream error: ' .. tostring(stream.error))
+  end
+  for _, item in ipairs(stream.items) do
+    add(lines, item_line(item))
+  end
+end
+
+local function error_lines(lines, outcome)
+  local error = present(outcome.error)
+  add(lines, string.format('error[%s]: %s', present(error.kind) or '?', present(error.message) or ''))
+end
+
+-- The request as sent, without a title (`:VolleySent` and the verbose view).
+local function sent_request_lines(lines, outcome, sent)
+  local first = sent.method .. ' ' .. sent.url
+  if present(sent.httpVersion) then
+    first = first .. ' ' .. sent.httpVersion
+  end
+  lines[#lines + 1] = first
+  for _, header in ipairs(sent.headers or {}) do
+    add(lines, header[1] .. ': ' .. header[2])
+  end
+  local body = present(sent.body)
+  if body and body ~= '' then
+    lines[#lines + 1] = ''
+    if sent.bodyEncoding == 'base64' then
+      lines[#lines + 1] = string.format('(binary body, %d bytes of base64)', #body)
+    else
+      add(lines, body)
+    end
+  end
+  if sent.truncated then
+    lines[#lines + 1] = '(truncated)'
+  end
+  if present(sent.partial) then
+    lines[#lines + 1] = '# sent through ' .. (present(outcome.server) or 'an execution server')
+      .. ': its answer gives the method and URL, not the headers and body'
+  end
+end
+
+local function stats_lines(lines, outcome)
+  local response = present(outcome.response)
+  local sent = present(outcome.sent)
+  if not response then
+    error_lines(lines, outcome)
+    lines[#lines + 1] = 'sent        ' .. (sent and (sent.method .. ' ' .. sent.url) or 'no')
+    return
+  end
+  local timing = present(response.timing) or {}
+  local total, first_byte = present(timing.totalMs) or 0, present(timing.ttfbMs) or 0
+  lines[#lines + 1] = string.format('status      %s (%s)', status_text(response), response.httpVersion)
+  lines[#lines + 1] = 'url         ' .. tostring(present(response.url) or '')
+  lines[#lines + 1] = string.format('time        %.1f ms in all: %.1f ms to the first byte, %.1f ms for the rest',
+    total, first_byte, math.max(total - first_byte, 0))
+  local length = response.bodyEncoding == 'base64' and math.floor(#response.body * 3 / 4) or #response.body
+  lines[#lines + 1] = string.format('body        %s%s%s', size(length),
+    present(response.contentType) and (', ' .. response.contentType) or '',
+    response.truncated and ' (cut at 4 MiB)' or '')
+  lines[#lines + 1] = string.format('headers     %d', #response.headers)
+  local assertions = present(response.assertions) or {}
+  local passed = 0
+  for _, check in ipairs(assertions) do
+    passed = passed + (check.passed and 1 or 0)
+  end
+  lines[#lines + 1] = string.format('assertions  %d/%d passed', passed, #assertions)
+  lines[#lines + 1] = string.format('logs        %d line(s)', #(present(outcome.logs) or {}))
   local stream = present(response.stream)
   if stream then
+    lines[#lines + 1] = string.format('stream      %s: %d item(s), stopped: %s', stream.kind, #stream.items,
+      stream.stopped)
+  end
+  if sent and present(sent.body) then
+    lines[#lines + 1] = 'sent body   ' .. size(#sent.body)
+  end
+end
+
+--- The lines of one outcome in `view` (default `all`), and where its body is:
+--- `{first, last, kind}` (1-based lines of the returned list, kind `json`, `xml` or
+--- `html`), or `nil`. `formatted`: its JSON body already re-indented.
+function M.lines(outcome, view, formatted)
+  view = view or 'all'
+  local lines = { '# ' .. M.title(outcome) }
+  local response = present(outcome.response)
+  local sent = present(outcome.sent)
+  if view == 'stats' then
+    stats_lines(lines, outcome)
+    return lines, nil
+  end
+  if view == 'verbose' and sent then
+    lines[#lines + 1] = '# sent'
+    sent_request_lines(lines, outcome, sent)
     lines[#lines + 1] = ''
-    lines[#lines + 1] = string.format('%s: %d item(s), stopped: %s', stream.kind, #stream.items, stream.stopped)
-    if present(stream.error) then
-      lines[#lines + 1] = 'stream error: ' .. tostring(stream.error)
-    end
-    for _, item in ipairs(stream.items) do
-      lines[#lines + 1] = item_line(item)
-    end
+    lines[#lines + 1] = '# received'
   end
-  -- A buffer line holds no newline: split what came with some (messages, events).
-  local flat = {}
-  for _, line in ipairs(lines) do
-    append(flat, split(line))
+  if not response then
+    error_lines(lines, outcome)
+    log_lines(lines, outcome)
+    return lines, nil
   end
-  return flat, body
+  if view == 'script' then
+    local before = #lines
+    result_lines(lines, response)
+    log_lines(lines, outcome)
+    if #lines == before then
+      lines[#lines + 1] = '(no assertions, tests or log lines)'
+    end
+    return lines, nil
+  end
+  if view ~= 'body' then
+    status_lines(lines, response)
+    if view == 'headers' then
+      return lines, nil
+    end
+    lines[#lines + 1] = ''
+  end
+  local region = body_lines(lines, response, M.body(response, formatted))
+  if view ~= 'body' then
+    result_lines(lines, response)
+    log_lines(lines, outcome)
+  end
+  stream_lines(lines, response)
+  return lines, region
 end
 
 --- The lines of the request an outcome sent (its `sent`, redacted by the server), or
@@ -218,38 +408,9 @@ function M.sent_lines(outcome)
   end
   local request = present(outcome.request) or {}
   local lines = { '# sent: ' .. (present(request.name) or ('request #' .. tostring((present(request.index) or 0) + 1))) }
-  local first = sent.method .. ' ' .. sent.url
-  if present(sent.httpVersion) then
-    first = first .. ' ' .. sent.httpVersion
-  end
-  lines[#lines + 1] = first
-  for _, header in ipairs(sent.headers or {}) do
-    lines[#lines + 1] = header[1] .. ': ' .. header[2]
-  end
-  local body = present(sent.body)
-  if body and body ~= '' then
-    lines[#lines + 1] = ''
-    if sent.bodyEncoding == 'base64' then
-      lines[#lines + 1] = string.format('(binary body, %d bytes of base64)', #body)
-    else
-      append(lines, split(body))
-    end
-  end
-  if sent.truncated then
-    lines[#lines + 1] = '(truncated)'
-  end
-  if present(sent.partial) then
-    lines[#lines + 1] = '# sent through ' .. (present(outcome.server) or 'an execution server')
-      .. ': its answer gives the method and URL, not the headers and body'
-  end
-  local flat = {}
-  for _, line in ipairs(lines) do
-    append(flat, split(line))
-  end
-  return flat
+  sent_request_lines(lines, outcome, sent)
+  return lines
 end
-
-local buffer_name = 'volley://response'
 
 --- The lines of the streams of a send still listening (`live`: what init.lua gathers
 --- from `volley/stream` notifications).
@@ -263,91 +424,30 @@ function M.live_lines(live)
       stream.status and (', status ' .. tostring(stream.status)) or '', count,
       stream.dropped > 0 and string.format(' (the first %d no longer shown)', stream.dropped) or '')
     for _, item in ipairs(stream.items) do
-      lines[#lines + 1] = item_line(item)
+      add(lines, item_line(item))
     end
   end
-  local flat = {}
-  for _, line in ipairs(lines) do
-    append(flat, split(line))
-  end
-  return flat
+  return lines
 end
 
--- Puts `lines` into the scratch buffer `name` (created once, reused), filetype
--- `volley_response` with the body regions `bodies`, shown in a split on the right with
--- its view at the top; the cursor stays where it was.
-local function display(lines, bodies, name)
-  name = name or buffer_name
-  local buf = vim.fn.bufnr(name)
-  if buf == -1 then
-    buf = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(buf, name)
-    vim.bo[buf].bufhidden = 'hide'
-    vim.bo[buf].swapfile = false
-    require('volley').buffer_commands(buf, false)
+--- `true` when an outcome failed: no response, or an assertion or test that failed.
+function M.failed(outcome)
+  local response = present(outcome.response)
+  if not response then
+    return true
   end
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.b[buf].volley_bodies = bodies or {}
-  -- Setting the filetype (again) reloads the syntax, with the new body regions.
-  vim.bo[buf].filetype = 'volley_response'
-  if vim.fn.bufwinid(buf) == -1 then
-    local current = vim.api.nvim_get_current_win()
-    vim.cmd('botright vsplit')
-    vim.api.nvim_win_set_buf(0, buf)
-    vim.api.nvim_set_current_win(current)
-  end
-  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    vim.api.nvim_win_set_cursor(win, { 1, 0 })
-    vim.api.nvim_win_call(win, function()
-      vim.cmd('normal! zt')
-    end)
-  end
-  return buf
-end
-
---- Shows the streams of a send while the server still listens.
-function M.show_live(live)
-  return display(M.live_lines(live), {})
-end
-
---- Shows the request an outcome sent in its own split (`volley://sent`); `false` when
---- the outcome has none.
-function M.show_sent(outcome)
-  local lines = M.sent_lines(outcome)
-  if not lines then
-    return false
-  end
-  return display(lines, {}, 'volley://sent')
-end
-
---- Shows outcomes in the response split (one buffer, reused, filetype
---- `volley_response`, each body highlighted by its content type). `cancelled`: a Send
---- All that stopped early.
-function M.show(outcomes, cancelled)
-  local lines, bodies = {}, {}
-  for index, outcome in ipairs(outcomes) do
-    if index > 1 then
-      lines[#lines + 1] = ''
-    end
-    local offset = #lines
-    local more, body = M.lines(outcome)
-    append(lines, more)
-    if body then
-      bodies[#bodies + 1] = { body[1] + offset, body[2] + offset, body[3] }
+  for _, check in ipairs(present(response.assertions) or {}) do
+    if not check.passed then
+      return true
     end
   end
-  if cancelled then
-    lines[#lines + 1] = ''
-    lines[#lines + 1] = '(cancelled: the other requests were not sent)'
-  end
-  return display(lines, bodies)
+  return false
 end
 
 --- What a finished send says on the command line: `200 OK · 12 ms · 2/2 assertions`,
---- or `error[kind]: message`; for several outcomes, how many answered and failed.
-function M.summary(outcomes, cancelled)
+--- or `error[kind]: message`; for several outcomes (or `several`: a Send All), how many
+--- answered and failed.
+function M.summary(outcomes, cancelled, several)
   local passed, total = 0, 0
   local answered, failed = 0, 0
   for _, outcome in ipairs(outcomes) do
@@ -363,7 +463,7 @@ function M.summary(outcomes, cancelled)
     end
   end
   local parts = {}
-  if #outcomes == 1 then
+  if #outcomes == 1 and not several then
     local outcome = outcomes[1]
     local error = present(outcome.error)
     if error then
@@ -372,7 +472,7 @@ function M.summary(outcomes, cancelled)
     end
     local response = outcome.response
     local timing = present(response.timing) or {}
-    parts[1] = (tostring(response.status) .. ' ' .. (present(response.statusText) or '')):gsub('%s+$', '')
+    parts[1] = status_text(response)
     parts[2] = string.format('%.0f ms', present(timing.totalMs) or 0)
   else
     parts[1] = string.format('%d request(s): %d answered, %d failed', #outcomes, answered, failed)
@@ -384,6 +484,60 @@ function M.summary(outcomes, cancelled)
     parts[#parts + 1] = 'cancelled'
   end
   return table.concat(parts, ' · '), failed > 0 or passed < total
+end
+
+--- The order several outcomes are shown in: the failed ones first, each group in the
+--- order sent. A list of indexes into `outcomes`.
+function M.order(outcomes)
+  local order = {}
+  for pass = 1, 2 do
+    for index, outcome in ipairs(outcomes) do
+      if M.failed(outcome) == (pass == 1) then
+        order[#order + 1] = index
+      end
+    end
+  end
+  return order
+end
+
+--- The lines of what the window shows for one send (`outcomes`: one, or those of a
+--- Send All or a selection: `several`), in `view`: for several, a summary line, a line
+--- per request (failures first, `✗`/`✓`), then a section per request in that order.
+--- Returns the lines, the body regions, and `sections`: `{summary, line, outcome}` per
+--- request (the 1-based line of its summary line and of its section, its index in
+--- `outcomes`). `formatted(response)` gives a JSON body already re-indented, if any.
+function M.compose(outcomes, view, cancelled, several, formatted)
+  formatted = formatted or function() end
+  if not several then
+    local response = present(outcomes[1].response)
+    local lines, region = M.lines(outcomes[1], view, response and formatted(response))
+    return lines, { region }, {}
+  end
+  local lines, regions, sections = {}, {}, {}
+  local order = M.order(outcomes)
+  lines[1] = '# ' .. M.summary(outcomes, cancelled, true)
+  for _, index in ipairs(order) do
+    local outcome = outcomes[index]
+    local what = M.summary({ outcome })
+    lines[#lines + 1] = string.format('%s %s  %s', M.failed(outcome) and '✗' or '✓', M.title(outcome),
+      (what:gsub('\n.*', '')))
+    sections[#sections + 1] = { summary = #lines, outcome = index }
+  end
+  if cancelled then
+    lines[#lines + 1] = '(cancelled: the other requests were not sent)'
+  end
+  for position, index in ipairs(order) do
+    lines[#lines + 1] = ''
+    local offset = #lines
+    local response = present(outcomes[index].response)
+    local more, region = M.lines(outcomes[index], view, response and formatted(response))
+    append(lines, more)
+    sections[position].line = offset + 1
+    if region then
+      regions[#regions + 1] = { region[1] + offset, region[2] + offset, region[3] }
+    end
+  end
+  return lines, regions, sections
 end
 
 return M

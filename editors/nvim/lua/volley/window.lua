@@ -1,0 +1,334 @@
+-- The response window: one scratch buffer, `volley://response`, in a split or a float,
+-- that keeps the sends of the session as its own history. Buffer-local keys switch its
+-- view (lua/volley/response.lua builds the lines), step through that history, jump from
+-- a Send All's summary to a request, send again, cancel and close; its winbar names the
+-- request, the status, the time, the active profile and the view. Large JSON bodies are
+-- re-indented a slice at a time, between which the editor answers keys.
+local response = require('volley.response')
+
+local M = {}
+
+local buffer_name = 'volley://response'
+
+-- The keys of the response buffer (`response_keymaps` of setup), by action.
+M.default_keys = {
+  all = 'A',
+  body = 'B',
+  headers = 'H',
+  verbose = 'V',
+  stats = 'S',
+  script = 'O',
+  previous = '[',
+  next = ']',
+  jump = '<CR>',
+  rerun = 'R',
+  cancel = '<C-c>',
+  close = 'q',
+}
+
+-- The sends shown in this buffer, oldest first (each `{outcomes, cancelled, send,
+-- profile, label, at}`), the one shown, the view, where a Send All's sections are, and
+-- what is being sent.
+local state = { entries = {}, index = 0, view = nil, sections = {}, sending = nil }
+
+-- The most sends the window keeps (each may hold bodies of up to 4 MiB).
+local HISTORY_CAP = 50
+
+-- JSON bodies up to this size are re-indented at once; larger ones a slice at a time.
+local AT_ONCE_BYTES = 64 * 1024
+-- How much of a body one slice re-indents (a few milliseconds of work).
+local SLICE_BYTES = 32 * 1024
+
+-- Re-indented JSON bodies by response (forgotten with the response), and those under way.
+local formatted = setmetatable({}, { __mode = 'k' })
+local formatting = setmetatable({}, { __mode = 'k' })
+
+local function options()
+  return require('volley').options()
+end
+
+local render
+
+-- Re-indents a large JSON body a slice per event-loop turn, then draws again.
+local function format_later(body_of)
+  if formatting[body_of] then
+    return
+  end
+  formatting[body_of] = true
+  local job = coroutine.create(function()
+    return response.json_lines(body_of.body, SLICE_BYTES)
+  end)
+  local function step()
+    local ok, lines = coroutine.resume(job)
+    if coroutine.status(job) ~= 'dead' then
+      vim.defer_fn(step, 0)
+      return
+    end
+    formatting[body_of] = nil
+    formatted[body_of] = ok and lines or vim.split(body_of.body, '\n', { plain = true })
+    local entry = state.entries[state.index]
+    if entry then
+      for _, outcome in ipairs(entry.outcomes) do
+        if outcome.response == body_of then
+          render()
+          return
+        end
+      end
+    end
+  end
+  vim.defer_fn(step, 0)
+end
+
+-- The re-indented lines of a JSON body: at once when small, else those of an earlier
+-- slice-by-slice run, or a line saying it is under way (and starting it).
+local function formatted_body(body_of)
+  if formatted[body_of] then
+    return formatted[body_of]
+  end
+  if not response.formats(body_of) or #body_of.body <= AT_ONCE_BYTES then
+    return nil
+  end
+  format_later(body_of)
+  return { string.format('(re-indenting the JSON body, %d bytes…)', #body_of.body) }
+end
+
+-- `%` is special in a winbar.
+local function escape(text)
+  return (text:gsub('%%', '%%%%'))
+end
+
+--- The winbar of the response window: the request (or Send All), its status and time,
+--- the active profile, the view, and where the send is in the window's history.
+function M.winbar()
+  local entry = state.entries[state.index]
+  local parts = {}
+  if state.sending then
+    return 'sending ' .. escape(state.sending) .. '…'
+  end
+  if entry then
+    local title = entry.label or response.title(entry.outcomes[1])
+    parts[#parts + 1] = '%#Title#' .. escape(title) .. '%*'
+    parts[#parts + 1] = escape((response.summary(entry.outcomes, entry.cancelled, entry.label ~= nil)))
+    parts[#parts + 1] = 'profile ' .. escape(entry.profile or 'none')
+    parts[#parts + 1] = 'view ' .. state.view
+    parts[#parts + 1] = string.format('%d/%d', state.index, #state.entries)
+  end
+  return table.concat(parts, ' · ')
+end
+
+local function set_winbar(buf)
+  if vim.fn.exists('+winbar') == 0 then
+    return
+  end
+  local bar = M.winbar()
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    vim.wo[win].winbar = bar
+  end
+end
+
+-- Opens a window on `buf` where the options say (a split on the right by default, or a
+-- float); a split leaves the cursor where it was, a float takes it.
+local function open(buf)
+  local position = options().response.position
+  if position == 'float' then
+    local width = math.max(40, math.floor(vim.o.columns * 0.8))
+    local height = math.max(10, math.floor((vim.o.lines - 2) * 0.8))
+    vim.api.nvim_open_win(buf, true, {
+      relative = 'editor',
+      width = width,
+      height = height,
+      row = math.floor((vim.o.lines - 2 - height) / 2),
+      col = math.floor((vim.o.columns - width) / 2),
+      border = 'rounded',
+    })
+    return
+  end
+  local split = ({ right = 'botright vsplit', left = 'topleft vsplit', below = 'botright split',
+    above = 'topleft split' })[position] or 'botright vsplit'
+  local current = vim.api.nvim_get_current_win()
+  vim.cmd(split)
+  vim.api.nvim_win_set_buf(0, buf)
+  vim.api.nvim_set_current_win(current)
+end
+
+local map_keys
+
+-- Puts `lines` into the scratch buffer `name` (created once, reused), filetype
+-- `volley_response` with the body regions `regions`, shown with its view at the top.
+local function display(lines, regions, name)
+  name = name or buffer_name
+  local buf = vim.fn.bufnr(name)
+  if buf == -1 then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].bufhidden = 'hide'
+    vim.bo[buf].swapfile = false
+    require('volley').buffer_commands(buf, false)
+    if name == buffer_name then
+      map_keys(buf)
+    end
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.b[buf].volley_bodies = regions or {}
+  -- Setting the filetype (again) reloads the syntax, with the new body regions.
+  vim.bo[buf].filetype = 'volley_response'
+  if vim.fn.bufwinid(buf) == -1 then
+    open(buf)
+  end
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    vim.api.nvim_win_set_cursor(win, { 1, 0 })
+    vim.api.nvim_win_call(win, function()
+      vim.cmd('normal! zt')
+    end)
+  end
+  if name == buffer_name then
+    set_winbar(buf)
+  end
+  return buf
+end
+
+-- Draws the send at `state.index` in `state.view`, and makes it the one the commands
+-- (save, rerun, copy as curl, sent) act on.
+render = function()
+  local entry = state.entries[state.index]
+  if not entry then
+    return
+  end
+  local volley = require('volley')
+  volley.shown = entry
+  volley.last = entry.outcomes
+  local lines, regions, sections =
+    response.compose(entry.outcomes, state.view, entry.cancelled, entry.label ~= nil, formatted_body)
+  state.sections = sections
+  return display(lines, regions)
+end
+
+--- Shows a send (`entry`: `{outcomes, cancelled, send, profile, label}`; a `label`
+--- (`Send All of api.http`) for several requests) and keeps it in the window's history.
+function M.push(entry)
+  entry.at = entry.at or os.date('%H:%M:%S')
+  state.entries[#state.entries + 1] = entry
+  while #state.entries > HISTORY_CAP do
+    table.remove(state.entries, 1)
+  end
+  state.index = #state.entries
+  state.view = state.view or options().response.view
+  state.sending = nil
+  return render()
+end
+
+--- Shows the send shown last again; `false` when there is none.
+function M.show_current()
+  if state.index == 0 then
+    return false
+  end
+  state.sending = nil
+  render()
+  return true
+end
+
+--- Says in the window that `what` is being sent (`[` and `]` still show the others).
+function M.sending(what)
+  state.sending = what
+  local cancel = options().response_keymaps and options().response_keymaps.cancel
+  display({ '# ' .. what, 'sending…' .. (cancel and (' (' .. cancel .. ' cancels)') or '') }, {})
+end
+
+--- The server refused the send (`message`: why): the window says so.
+function M.refused(message)
+  local what = state.sending or 'the request'
+  state.sending = nil
+  display({ '# ' .. what, 'not sent: ' .. message:gsub('\n.*', '') }, {})
+end
+
+--- Switches the view (`all`, `body`, `headers`, `verbose`, `stats`, `script`).
+function M.set_view(view)
+  state.view = view
+  render()
+end
+
+--- Shows the previous (`-1`) or next (`1`) send of the window's history.
+function M.step(delta)
+  local index = state.index + delta
+  if index < 1 or index > #state.entries then
+    require('volley')._notify(delta < 0 and 'no older response' or 'no newer response', vim.log.levels.WARN)
+    return
+  end
+  state.index = index
+  render()
+end
+
+--- On a Send All's summary line: the cursor to that request's section (elsewhere, the
+--- next line, as `<CR>` does).
+function M.jump()
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  for _, section in ipairs(state.sections) do
+    if section.summary == line then
+      vim.api.nvim_win_set_cursor(0, { section.line, 0 })
+      vim.cmd('normal! zt')
+      return
+    end
+  end
+  vim.cmd('normal! +')
+end
+
+--- Closes the response window(s).
+function M.close()
+  local buf = vim.fn.bufnr(buffer_name)
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if not pcall(vim.api.nvim_win_close, win, false) then
+      -- The last window: show another buffer in it.
+      vim.api.nvim_win_call(win, function()
+        vim.cmd('silent! bprevious')
+      end)
+    end
+  end
+end
+
+--- Shows the streams of a send while the server still listens.
+function M.show_live(live)
+  return display(response.live_lines(live), {})
+end
+
+--- Shows the request an outcome sent in its own split (`volley://sent`); `false` when
+--- the outcome has none.
+function M.show_sent(outcome)
+  local lines = response.sent_lines(outcome)
+  if not lines then
+    return false
+  end
+  return display(lines, {}, 'volley://sent')
+end
+
+local key_actions = {
+  all = { function() M.set_view('all') end, 'status, headers, body, results' },
+  body = { function() M.set_view('body') end, 'the body' },
+  headers = { function() M.set_view('headers') end, 'the status and headers' },
+  verbose = { function() M.set_view('verbose') end, 'the request as sent, then the response' },
+  stats = { function() M.set_view('stats') end, 'timings and sizes' },
+  script = { function() M.set_view('script') end, 'assertion and test results, log lines' },
+  previous = { function() M.step(-1) end, 'the previous response' },
+  next = { function() M.step(1) end, 'the next response' },
+  jump = { function() M.jump() end, 'go to the request of a summary line' },
+  rerun = { function() require('volley').rerun() end, 'send the request shown again' },
+  cancel = { function() require('volley').cancel() end, 'cancel the send under way' },
+  close = { function() M.close() end, 'close the window' },
+}
+
+map_keys = function(buf)
+  local keys = options().response_keymaps
+  if keys == false then
+    return
+  end
+  for action, lhs in pairs(keys) do
+    local entry = key_actions[action]
+    if entry and type(lhs) == 'string' and lhs ~= '' then
+      -- `nowait`: `[` and `]` act at once, though `[d`, `]c`… exist.
+      vim.keymap.set('n', lhs, entry[1], { buffer = buf, nowait = true, desc = 'Volley: ' .. entry[2] })
+    end
+  end
+end
+
+return M
