@@ -32,7 +32,7 @@ pub(crate) struct CheckArgs {
     /// Check as a run with this profile sees the files (`volley run -p NAME`): only its
     /// variables count. Without one, a variable only profiles define is an error, as it
     /// is in a run without `-p`.
-    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true)]
+    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true, add = crate::complete::profiles())]
     profile: Option<String>,
 
     /// A variable the run will be given (`volley run --var NAME=VALUE`). Repeatable.

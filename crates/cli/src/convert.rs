@@ -97,7 +97,7 @@ pub(crate) struct ExportArgs {
     file: PathBuf,
 
     /// Export only the request with this name (`# @name` or the `###` text).
-    #[arg(long, short = 'n', value_name = "NAME")]
+    #[arg(long, short = 'n', value_name = "NAME", add = crate::complete::request_names())]
     name: Option<String>,
 
     /// Export only the request at this position (0 is the first).
@@ -105,7 +105,7 @@ pub(crate) struct ExportArgs {
     index: Option<usize>,
 
     /// Use this profile of volley.jsonc (or environment of http-client.env.json).
-    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true)]
+    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true, add = crate::complete::profiles())]
     profile: Option<String>,
 
     /// Set a variable: `--var token=abc`. Repeatable; beats every other source.

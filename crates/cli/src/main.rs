@@ -4,6 +4,7 @@
 
 mod auth;
 mod check;
+mod complete;
 mod convert;
 mod docs;
 mod echo;
@@ -125,10 +126,12 @@ enum Command {
     Auth(auth::AuthCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
-    /// Install it where your shell looks for completions, for example:
-    /// `volley completions bash > ~/.local/share/bash-completion/completions/volley`,
-    /// `volley completions zsh > ~/.zfunc/_volley`,
-    /// `volley completions fish > ~/.config/fish/completions/volley.fish`.
+    /// The script asks `volley` (on PATH) for candidates as you type: subcommands, flags,
+    /// the profiles of volley.jsonc after `-p` and the request names of the files on the
+    /// line after `-n`. Load it from your shell's startup file, for example:
+    /// `source <(volley completions bash)` in ~/.bashrc,
+    /// `source <(volley completions zsh)` in ~/.zshrc (after `compinit`),
+    /// `volley completions fish | source` in ~/.config/fish/config.fish.
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
@@ -187,6 +190,7 @@ fn main() -> ExitCode {
     unsafe {
         volley_syntax::allocator::use_mimalloc_for_trees();
     }
+    complete::answer_if_asked(Cli::command);
     let cli = Cli::parse();
     let choice = match cli.color {
         Color::Auto => anstream::ColorChoice::Auto,
@@ -201,9 +205,7 @@ fn main() -> ExitCode {
         Command::Export(args) => convert::export(&args),
         Command::Completions { shell } => {
             // Into memory first: `volley completions bash | head` must not panic on a closed pipe.
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "volley", &mut script);
-            output::raw(&script);
+            output::raw(&complete::registration(shell));
             Ok(exit::Exit::Success)
         }
         Command::EchoServer(args) => echo::run(&args),

@@ -39,7 +39,7 @@ pub(crate) struct RunArgs {
 
     /// Run only the request with this name (`# @name` or the `###` text). Repeat to run
     /// several, in the order given.
-    #[arg(long = "name", short = 'n', value_name = "NAME")]
+    #[arg(long = "name", short = 'n', value_name = "NAME", add = crate::complete::request_names())]
     names: Vec<String>,
 
     /// Run only the request at this position of each file (0 is the first).
@@ -64,7 +64,7 @@ pub(crate) struct RunArgs {
     vars: Vec<(String, String)>,
 
     /// Use this profile of volley.jsonc (or environment of http-client.env.json).
-    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true)]
+    #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true, add = crate::complete::profiles())]
     profile: Option<String>,
 
     /// Timeout of each request in milliseconds (connection, headers and body), for

@@ -3,6 +3,7 @@
 mod allocator;
 mod cli_cases;
 mod cluster;
+mod completion;
 mod convert;
 mod examples;
 mod lsp;
