@@ -195,6 +195,7 @@ local function run()
     and vim.fn.maparg('<LocalLeader>p', 'n') ~= '' and vim.fn.maparg('<LocalLeader>r', 'n') ~= '',
     'the default keys: <LocalLeader>s, a, p, r')
   local parser_loads, why = require('volley.treesitter').load()
+  check(parser_loads, 'the parser built from the committed grammar loads: ' .. tostring(why))
   if parser_loads then
     check(vim.treesitter.highlighter.active[buf] ~= nil, 'tree-sitter highlights the buffer (volley_http)')
     local at_method = captures_at(buf, 2, 0)
@@ -376,34 +377,88 @@ local function long_messages()
     'and shown whole in a float: ' .. tostring(whole))
 end
 
--- Before any parser is loaded: an ABI 15 parser first on the runtimepath, which Neovim
--- before 0.11 refuses. Opening a file must then fall back to the syntax file, silently.
-local function abi15_fallback()
-  local abi15 = os.getenv('VOLLEY_TEST_ABI15')
-  if vim.treesitter.language_version >= 15 then
-    check(true, 'this Neovim loads ABI 15: nothing to fall back from')
-    return
-  end
-  vim.opt.runtimepath:prepend(abi15)
-  write('abi15.http', '# @name echo\n# @assert status == 200\nGET {{base}}/echo?from=nvim\nX-Test: yes\n\n###\n')
+-- Before any parser is loaded: a parser that cannot load first on the runtimepath.
+-- Opening a file then says so once (and how to rebuild it), without waiting for ENTER,
+-- and falls back to the syntax file; a second file says nothing more.
+local function unloadable_parser()
+  local unloadable = os.getenv('VOLLEY_TEST_UNLOADABLE')
+  vim.opt.runtimepath:prepend(unloadable)
+  write('plain.http', '# @name echo\n# @assert status == 200\nGET {{base}}/echo?from=nvim\nX-Test: yes\n\n###\n')
   local before = #notified
   vim.v.errmsg = ''
-  vim.cmd('edit ' .. work .. '/abi15.http')
+  vim.cmd('edit ' .. work .. '/plain.http')
   local buf = vim.api.nvim_get_current_buf()
-  check(vim.treesitter.highlighter.active[buf] == nil, 'an ABI 15 parser is not used: '
-    .. tostring(require('volley.treesitter').why):gsub('\n.*', ''))
-  check_quiet_open(before, 'a file with an ABI 15 parser')
+  wait('a parser that does not load is said once', function()
+    return #notified == before + 1
+  end)
+  check(notified[#notified]:find('^volley: .*/unloadable/parser/volley_http.so does') ~= nil,
+    'naming the parser: ' .. notified[#notified])
+  local why = require('volley.treesitter').why
+  check(why:find('/unloadable/parser/volley_http.so does not load on this Neovim (', 1, true) ~= nil
+    and why:find('): highlighting with the syntax file; rebuild it with editors/nvim/scripts/build-parser', 1, true),
+    'the whole message (in a float, and in require("volley.treesitter").why): ' .. why)
+  check(vim.treesitter.highlighter.active[buf] == nil, 'the parser is not used')
   check_syntax_groups(buf)
+  check(vim.v.errmsg == '', 'no error message ' .. vim.v.errmsg)
+  before = #notified
+  write('plain2.http', 'GET {{base}}/echo\n')
+  vim.cmd('edit ' .. work .. '/plain2.http')
+  vim.wait(200)
+  check(#notified == before, 'a second file says nothing more')
+  vim.cmd('bwipeout! ' .. buf)
   vim.cmd('bwipeout!')
-  vim.opt.runtimepath:remove(abi15)
+  vim.opt.runtimepath:remove(unloadable)
   -- Forget the failed load, so the next file tries the parser test/run built.
   package.loaded['volley.treesitter'] = nil
+end
+
+-- The nodes a query captures as `name` in `buf`, and the metadata of their matches.
+local function query_captures(buf, query_name, name)
+  local get = vim.treesitter.query and vim.treesitter.query.get or vim.treesitter.get_query
+  local query = get('volley_http', query_name)
+  local tree = vim.treesitter.get_parser(buf, 'volley_http'):parse()[1]
+  local found = {}
+  for _, match, metadata in query:iter_matches(tree:root(), buf, 0, -1) do
+    for id, nodes in pairs(match) do
+      if query.captures[id] == name then
+        -- 0.11 gives every node of a capture, earlier versions one.
+        local node = type(nodes) == 'table' and nodes[1] or nodes
+        found[#found + 1] = { text = vim.treesitter.get_node_text(node, buf), metadata = metadata }
+      end
+    end
+  end
+  return found
+end
+
+-- With the parser: injections (a JSON body is injected as json) and folds (a request
+-- folds from its request line, where Neovim computes tree-sitter folds: 0.9+).
+local function injections_and_folds()
+  write('inject.http', 'POST {{base}}/echo\nContent-Type: application/json\n\n{"a": 1}\n')
+  vim.cmd('edit ' .. work .. '/inject.http')
+  local buf = vim.api.nvim_get_current_buf()
+  check(vim.treesitter.highlighter.active[buf] ~= nil, 'tree-sitter highlights inject.http')
+  local injected = query_captures(buf, 'injections', 'injection.content')
+  local language = injected[1] and (injected[1].metadata['injection.language']
+    or (injected[1].metadata[1] or {})['injection.language'])
+  check(#injected == 1 and vim.trim(injected[1].text) == '{"a": 1}' and language == 'json',
+    'the injections query marks the JSON body as json: ' .. vim.inspect(injected):gsub('%s+', ' '))
+  local folds = query_captures(buf, 'folds', 'fold')
+  check(#folds >= 1 and vim.startswith(folds[1].text, 'POST {{base}}/echo'), 'the folds query folds the request')
+  if vim.treesitter.foldexpr then
+    vim.wo.foldmethod = 'expr'
+    vim.wo.foldexpr = 'v:lua.vim.treesitter.foldexpr()'
+    vim.wait(1000, function()
+      return vim.fn.foldlevel(4) > 0
+    end, 20)
+    check(vim.fn.foldlevel(1) == 1 and vim.fn.foldlevel(4) >= 1, 'with foldexpr=v:lua.vim.treesitter.foldexpr() the '
+      .. 'request folds (levels ' .. vim.fn.foldlevel(1) .. ', ' .. vim.fn.foldlevel(4) .. ')')
+  end
 end
 
 -- The syntax file, whatever tree-sitter can do: `vim.g.volley_treesitter = false`.
 local function syntax_file()
   vim.g.volley_treesitter = false
-  vim.cmd('edit ' .. work .. '/abi15.http')
+  vim.cmd('edit ' .. work .. '/plain.http')
   check_syntax_groups(vim.api.nvim_get_current_buf())
   vim.g.volley_treesitter = nil
 end
@@ -1203,8 +1258,9 @@ end
 
 local sections = {
   { 'child processes', child_processes },
-  { 'ABI 15 parser falls back to the syntax file', abi15_fallback },
+  { 'a parser that cannot load', unloadable_parser },
   { 'send, lenses, profiles, streams', run },
+  { 'tree-sitter injections and folds', injections_and_folds },
   { 'the request under the cursor', cursor_lines },
   { 'long messages', long_messages },
   { 'syntax file', syntax_file },

@@ -1,8 +1,9 @@
 -- Highlighting with the volley_http tree-sitter grammar, when its parser is on the
 -- runtimepath (`parser/volley_http.so`: `scripts/build-parser`, or an nvim-treesitter
--- install of the grammar) and this Neovim can load it. Without it (or with a parser of
--- an ABI this Neovim refuses) nothing is said: the caller falls back to the syntax
--- file (syntax/volley_http.vim), and `M.why` keeps the reason.
+-- install of the grammar) and this Neovim can load it. Without a parser nothing is said;
+-- a parser that does not load (built for another ABI, or not a parser) is said once per
+-- session. Either way the caller falls back to the syntax file (syntax/volley_http.vim),
+-- and `M.why` keeps the reason.
 local M = {}
 
 -- Capture names of queries/volley_http/highlights.scm that Neovim 0.7's table of
@@ -18,10 +19,9 @@ local legacy_groups = {
 
 local loaded -- nil: not tried yet; else { ok, err }
 
---- Loads the parser once; returns `true`, or `false` and why not (no parser found, or an
---- ABI this Neovim cannot load: the committed parser is ABI 15, loaded from 0.11 on;
---- `scripts/build-parser` builds ABI 14 for older versions when the tree-sitter CLI is
---- installed).
+--- Loads the parser once; returns `true`, or `false` and why not (no parser found, or
+--- one this Neovim cannot load: the committed grammar is ABI 14, which Neovim 0.7 and
+--- later load, but an older build or another install may not be).
 function M.load()
   if loaded then
     return loaded[1], loaded[2]
@@ -38,12 +38,22 @@ function M.load()
       vim.treesitter.require_language('volley_http', parsers[1])
     end
   end)
-  loaded = { ok, not ok and tostring(err) or nil }
+  if not ok then
+    -- The first line of the error, without the Lua file and line it was raised at.
+    local reason = tostring(err):gsub('\n.*', ''):gsub('^%S*:%d+: ', '')
+    err = string.format('%s does not load on this Neovim (%s): highlighting with the syntax file; '
+      .. 'rebuild it with editors/nvim/scripts/build-parser', parsers[1], reason)
+    -- Said once, after the file opened (a message while it opens could wait for ENTER).
+    vim.schedule(function()
+      require('volley')._notify(err, vim.log.levels.WARN)
+    end)
+  end
+  loaded = { ok, err }
   return loaded[1], loaded[2]
 end
 
 --- Starts tree-sitter highlighting of `buf`; `true` when it did, else `false` and the
---- reason (also kept in `M.why`). Never prints: opening a file must not prompt.
+--- reason (also kept in `M.why`).
 function M.start(buf)
   local ok, err = M.load()
   if ok then
