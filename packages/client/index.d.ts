@@ -31,12 +31,24 @@ export function createNodeIO(): Required<Pick<IO, 'readBinary' | 'readText' | 'e
  * An HTTP transport adapter: makes each exchange instead of the engine's HTTP client
  * (which is the default). It gets a Fetch `Request` per hop (`redirect: 'manual'`:
  * redirects, cookies, timeouts and cancellation stay the engine's) and answers with a
- * `Response`, whose body is read whole. `{ fetch: globalThis.fetch }` is one; a
- * recorder or a stub is another. A throw or a rejection fails the run with
- * `VolleyError` kind `transport`.
+ * `Response`, whose body is read whole. The request's `signal` is aborted (an
+ * `AbortError`) when the engine stops waiting: the request's timeout, the run's
+ * `signal`, `close()`. `{ fetch: globalThis.fetch }` is one; a recorder or a stub is
+ * another. A throw or a rejection fails the run with `VolleyError` kind `transport`.
  */
 export interface Transport {
   fetch(request: Request): Promise<Response>;
+}
+
+/**
+ * t-req's transport shape, told apart by its `capabilities`: called as `fetch(url, init,
+ * ctx)` with `init.signal` aborted as a {@link Transport}'s is, and a form body in
+ * fetch's own types (`URLSearchParams`; `FormData` without the engine's Content-Type, so
+ * that fetch writes its boundary). Otherwise as {@link Transport}.
+ */
+export interface FetchTransport {
+  capabilities: { proxy: boolean; validateSSL: boolean };
+  fetch(url: string, init: RequestInit & { signal: AbortSignal }, ctx: { validateSSL?: boolean }): Promise<Response>;
 }
 
 /** What a resolver may give: a string as it is, an object as JSON, others as `String()` gives them. */
@@ -135,7 +147,7 @@ export interface ClientConfig {
   /** Filesystem adapter; default: the real filesystem (see {@link IO}). */
   io?: IO;
   /** HTTP transport adapter; default: the engine's own HTTP client. */
-  transport?: Transport | Transport['fetch'];
+  transport?: Transport | FetchTransport | Transport['fetch'];
   /** Initial variables for all requests. */
   variables?: Record<string, unknown>;
   /** Custom resolver functions, keys with the `$` prefix (`{ $token: () => … }`). */

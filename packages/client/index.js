@@ -186,11 +186,13 @@ class LocalClient {
     checkObject(config, 'config');
     const io = ioOf(config.io);
     this.#io = io;
-    // An object with `fetch(request)` (SPEC.md's Transport), or that function itself.
+    // An object with `fetch(request)` (SPEC.md's Transport), that function itself, or
+    // t-req's shape: `{ capabilities, fetch(url, init, ctx) }`.
     const transport = typeof config.transport === 'function' ? { fetch: config.transport } : config.transport;
     if (transport !== undefined && typeof transport?.fetch !== 'function') {
       throw new TypeError('config.transport must be a function or have a fetch(request) method');
     }
+    const exchanges = transport === undefined ? undefined : transportDispatcherOf(transport);
     const resolvers = resolversOf(config.resolvers);
     let jar;
     if (config.cookieJar !== undefined) {
@@ -220,7 +222,8 @@ class LocalClient {
       },
       jar,
       resolvers === undefined ? undefined : dispatcherOf(resolvers),
-      transport === undefined ? undefined : transportDispatcherOf(transport),
+      exchanges?.dispatch,
+      exchanges?.abort,
       io === undefined ? undefined : ioDispatcherOf(io),
     );
   }
@@ -566,20 +569,29 @@ function ioDispatcherOf(io) {
 // Methods whose Request may not have a body.
 const BODYLESS_METHODS = new Set(['GET', 'HEAD']);
 
-/** The one function the addon calls for every exchange through `config.transport`:
- * a Fetch `Request` in (redirects are the engine's: `redirect: 'manual'`), the parts
- * of the adapter's `Response` out, its body read whole. */
+/** The two functions the addon calls for `config.transport`: `dispatch` for every
+ * exchange (redirects are the engine's: `redirect: 'manual'`), the parts of the
+ * adapter's `Response` out, its body read whole; `abort` when the engine stops waiting
+ * for one (its timeout, the run's cancellation, `close()`), which aborts the signal the
+ * adapter was given. A transport with `capabilities` (t-req's shape) is called as
+ * `fetch(url, init, ctx)` with a form body as `URLSearchParams` or `FormData`; any other
+ * as `fetch(request)`, a Fetch `Request` that carries the signal. */
 function transportDispatcherOf(transport) {
-  return ({ method, url, headers, body }) =>
-    Promise.resolve()
-      .then(() => {
-        const request = new Request(url, {
-          method,
-          headers,
-          body: BODYLESS_METHODS.has(method) || body.length === 0 ? null : body,
-          redirect: 'manual',
-        });
-        return transport.fetch(request);
+  const controllers = new Map();
+  const dispatch = ({ id, method, url, headers, body, validateSsl }) => {
+    const controller = new AbortController();
+    controllers.set(id, controller);
+    const init = {
+      method,
+      headers,
+      body: BODYLESS_METHODS.has(method) || body.length === 0 ? null : body,
+      redirect: 'manual',
+      signal: controller.signal,
+    };
+    return Promise.resolve()
+      .then(async () => {
+        if (transport.capabilities === undefined) return transport.fetch(new Request(url, init));
+        return transport.fetch(url, await withFetchBody(init), { validateSSL: validateSsl });
       })
       .then(async (response) => {
         if (!(response instanceof Response)) throw new TypeError('transport.fetch must resolve to a Response');
@@ -588,7 +600,31 @@ function transportDispatcherOf(transport) {
           headers: [...response.headers],
           body: Buffer.from(await response.arrayBuffer()),
         };
-      });
+      })
+      .finally(() => controllers.delete(id));
+  };
+  const abort = (id) => {
+    const reason = new DOMException('Volley stopped waiting for this exchange (a timeout, a cancellation or close())', 'AbortError');
+    controllers.get(id)?.abort(reason);
+  };
+  return { dispatch, abort };
+}
+
+/** `init` with a form body in fetch's own types: `URLSearchParams` for
+ * `application/x-www-form-urlencoded`, `FormData` for `multipart/form-data` (without the
+ * Content-Type and Content-Length the engine wrote: fetch writes its own boundary). */
+async function withFetchBody(init) {
+  if (init.body === null) return init;
+  const type = init.headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+  if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
+    return { ...init, body: new URLSearchParams(Buffer.from(init.body).toString('utf8')) };
+  }
+  if (/^multipart\/form-data\b/i.test(type)) {
+    const form = await new Response(init.body, { headers: { 'content-type': type } }).formData();
+    const headers = init.headers.filter(([name]) => !['content-type', 'content-length'].includes(name.toLowerCase()));
+    return { ...init, headers, body: form };
+  }
+  return init;
 }
 
 function abortReason(signal) {

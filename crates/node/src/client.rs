@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use napi::Status;
 use napi_derive::napi;
 use serde_json::{Map, Value};
 use volley_engine::{Client, Io};
@@ -12,7 +13,7 @@ use crate::cookie_jar::NativeCookieJar;
 use crate::io::IoDispatcher;
 use crate::resolvers::Dispatcher;
 use crate::run::{NativeRun, Source};
-use crate::transport::TransportDispatcher;
+use crate::transport::{TransportAborter, TransportDispatcher};
 
 /// A client: variables, defaults and an optional shared cookie jar; runs read files
 /// from the real filesystem (or through `config.io`) and find `volley.jsonc` as the
@@ -29,7 +30,8 @@ pub struct NativeClient {
 impl NativeClient {
     /// A client with `config`, sharing `jar` when given; `resolve` answers the calls
     /// of the custom resolvers that `config.resolvers` names; `transport`, when given,
-    /// makes every exchange instead of the engine's HTTP client; `io`, when given,
+    /// makes every exchange instead of the engine's HTTP client, with `abort` called
+    /// with an exchange's id when the engine stops waiting for it; `io`, when given,
     /// reads every file instead of the real filesystem.
     #[napi(constructor)]
     pub fn new(
@@ -37,9 +39,15 @@ impl NativeClient {
         jar: Option<&NativeCookieJar>,
         resolve: Option<Dispatcher>,
         transport: Option<TransportDispatcher>,
+        abort: Option<TransportAborter>,
         io: Option<IoDispatcher>,
     ) -> napi::Result<Self> {
         let jar = jar.map(|jar| jar.jar.clone());
+        let transport = match (transport, abort) {
+            (Some(transport), Some(abort)) => Some((transport, abort)),
+            (None, _) => None,
+            (Some(_), None) => return Err(napi::Error::new(Status::InvalidArg, "transport: given without its abort")),
+        };
         let config = config.unwrap_or_default().into_client_config(jar, resolve, transport, io)?;
         let io = Arc::clone(&config.io);
         Ok(Self { client: Client::new(config), io })

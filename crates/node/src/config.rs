@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
 use napi_derive::napi;
@@ -13,7 +14,7 @@ use volley_engine::{ClientConfig, CookieJar, RequestDefaults, Resolver, RunOptio
 
 use crate::io::{IoDispatcher, JsIo};
 use crate::resolvers::{Dispatcher, JsResolver};
-use crate::transport::{JsTransport, TransportDispatcher};
+use crate::transport::{JsTransport, TransportAborter, TransportDispatcher};
 
 /// A client's configuration (SPEC.md's `ClientConfig` less what the JavaScript layer
 /// keeps: the cookie jar comes as its own argument).
@@ -116,7 +117,7 @@ impl NativeConfig {
         self,
         jar: Option<CookieJar>,
         dispatcher: Option<Dispatcher>,
-        transport: Option<TransportDispatcher>,
+        transport: Option<(TransportDispatcher, TransportAborter)>,
         io: Option<IoDispatcher>,
     ) -> napi::Result<ClientConfig> {
         let defaults = self.defaults.unwrap_or_default();
@@ -144,8 +145,13 @@ impl NativeConfig {
                 resolvers.insert(name, Arc::new(resolver));
             }
         }
-        let transport = transport
-            .map(|dispatcher| -> Arc<dyn Transport> { Arc::new(JsTransport { dispatcher: Arc::new(dispatcher) }) });
+        let transport = transport.map(|(dispatcher, aborter)| -> Arc<dyn Transport> {
+            Arc::new(JsTransport {
+                dispatcher: Arc::new(dispatcher),
+                aborter: Arc::new(aborter),
+                next: AtomicU32::new(0),
+            })
+        });
         let mut config = ClientConfig::default();
         if let Some(environment) = self.environment {
             config.environment = volley_engine::resolvers::Environment::fixed(environment);

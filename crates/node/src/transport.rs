@@ -1,15 +1,18 @@
-//! A transport written in JavaScript (`config.transport.fetch(request)`): each exchange
-//! the engine makes (every redirect hop and retry; redirects, cookies, timeouts and
+//! A transport written in JavaScript (`config.transport.fetch(…)`): each exchange the
+//! engine makes (every redirect hop and retry; redirects, cookies, timeouts and
 //! cancellation stay the engine's) calls one threadsafe function, the JavaScript layer's
-//! dispatcher, which builds a Fetch `Request`, awaits the adapter's `Response` and
-//! answers with its parts.
+//! dispatcher, which builds the adapter's arguments, awaits its `Response` and answers
+//! with its parts. When the engine stops waiting for an exchange (its timeout, the run's
+//! cancellation, the client's close) a second function aborts the `AbortSignal` the
+//! adapter was given.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use bytes::Bytes;
 use napi::Status;
 use napi::bindgen_prelude::{Buffer, Promise};
-use napi::threadsafe_function::ThreadsafeFunction;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use volley_engine::TransportError;
 use volley_engine::transport::{BoxFuture, Transport, TransportRequest, TransportResponse};
@@ -17,6 +20,8 @@ use volley_engine::transport::{BoxFuture, Transport, TransportRequest, Transport
 /// One request, as the dispatcher receives it.
 #[napi(object)]
 pub struct NativeTransportRequest {
+    /// The exchange's number, which an abort names.
+    pub id: u32,
     /// The method.
     pub method: String,
     /// The URL.
@@ -69,9 +74,36 @@ pub(crate) type TransportDispatcher = ThreadsafeFunction<
     true,
 >;
 
+/// Aborts the signal of exchange `id` (a call that answers nothing).
+pub(crate) type TransportAborter = ThreadsafeFunction<u32, (), u32, Status, false, true>;
+
 /// The engine's [`Transport`] over the dispatcher.
 pub(crate) struct JsTransport {
     pub(crate) dispatcher: Arc<TransportDispatcher>,
+    pub(crate) aborter: Arc<TransportAborter>,
+    pub(crate) next: AtomicU32,
+}
+
+/// Aborts its exchange's signal when dropped before the exchange answered: the engine
+/// stopped waiting (a timeout, a cancellation) and the adapter should stop too.
+struct AbortOnDrop {
+    id: u32,
+    aborter: Arc<TransportAborter>,
+    answered: bool,
+}
+
+impl AbortOnDrop {
+    fn answered(&mut self) {
+        self.answered = true;
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if !self.answered {
+            let _ = self.aborter.call(self.id, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
 }
 
 impl std::fmt::Debug for JsTransport {
@@ -83,8 +115,11 @@ impl std::fmt::Debug for JsTransport {
 impl Transport for JsTransport {
     fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
         let dispatcher = Arc::clone(&self.dispatcher);
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let mut guard = AbortOnDrop { id, aborter: Arc::clone(&self.aborter), answered: false };
         Box::pin(async move {
             let request = NativeTransportRequest {
+                id,
                 method: request.method.to_string(),
                 url: request.url.to_string(),
                 headers: request
@@ -98,8 +133,9 @@ impl Transport for JsTransport {
                 validate_ssl: request.validate_ssl,
             };
             let failed = |error: napi::Error| TransportError::Other { message: format!("transport: {}", error.reason) };
-            let answer = dispatcher.call_async_catch(request).await.map_err(failed)?.await.map_err(failed)?;
-            response_of(answer)
+            let answer = dispatcher.call_async_catch(request).await.map_err(failed)?.await;
+            guard.answered();
+            response_of(answer.map_err(failed)?)
         })
     }
 }

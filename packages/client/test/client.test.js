@@ -306,6 +306,63 @@ describe('transport', () => {
     assert.deepEqual(await (await client.runString(`GET ${url}/cookies\n`)).json(), { cookies: { via: 'transport' } });
   });
 
+  it('aborts the signal of an exchange the engine stops waiting for: a timeout, the run\'s signal', async () => {
+    const aborted = [];
+    const hang = (signal) =>
+      new Promise((_, reject) => {
+        signal.addEventListener('abort', () => {
+          aborted.push(signal.reason.name);
+          reject(signal.reason);
+        });
+      });
+    const client = createClient({ transport: (request) => hang(request.signal), timeout: 200 });
+    await assert.rejects(client.runString('GET https://api.invalid/slow\n'), { name: 'VolleyError', kind: 'timeout' });
+    const controller = new AbortController();
+    const run = client.runString('GET https://api.invalid/cancelled\n', { signal: controller.signal, timeout: 60_000 });
+    setTimeout(() => controller.abort(), 100);
+    await assert.rejects(run, { name: 'AbortError' });
+    for (let waited = 0; aborted.length < 2 && waited < 5000; waited += 20) await new Promise((done) => setTimeout(done, 20));
+    assert.deepEqual(aborted, ['AbortError', 'AbortError']);
+  });
+
+  it("takes t-req's shape: fetch(url, init, ctx) with the signal and form bodies in fetch's types", async () => {
+    const seen = [];
+    const transport = {
+      capabilities: { proxy: false, validateSSL: true },
+      async fetch(address, init, ctx) {
+        const kind = init.body instanceof URLSearchParams ? 'URLSearchParams' : init.body instanceof FormData ? 'FormData' : typeof init.body;
+        seen.push({ address, method: init.method, kind, signal: init.signal instanceof AbortSignal, ctx });
+        return fetch(address, init);
+      },
+    };
+    const client = createClient({ transport });
+    const form = await client.runString(
+      `POST ${url}/echo/form\nContent-Type: application/x-www-form-urlencoded\n\nname=Ada Lovelace&lang=en\n`,
+    );
+    assert.match((await form.json()).body, /^name=Ada(\+|%20)Lovelace&lang=en$/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'volley-transport-'));
+    fs.writeFileSync(path.join(dir, 'note.txt'), 'a note');
+    fs.writeFileSync(
+      path.join(dir, 'upload.http'),
+      `POST ${url}/echo/upload\nContent-Type: multipart/form-data; boundary=b0undary\n\n--b0undary\nContent-Disposition: form-data; name="title"\n\nhello\n--b0undary\nContent-Disposition: form-data; name="file"; filename="note.txt"\nContent-Type: text/plain\n\n< ./note.txt\n--b0undary--\n`,
+    );
+    const upload = await (await client.run(path.join(dir, 'upload.http'))).json();
+    const sent = upload.body;
+    assert.match(sent, /name="title"\r\n\r\nhello\r\n/);
+    assert.match(sent, /filename="note.txt"\r\nContent-Type: text\/plain\r\n\r\na note\r\n/);
+    const type = upload.headers.find(([name]) => name === 'content-type')[1];
+    assert.match(type, /^multipart\/form-data; boundary=/);
+    assert.doesNotMatch(type, /b0undary/, 'fetch wrote its own boundary');
+    assert.deepEqual(
+      seen.map(({ address, method, kind, signal, ctx }) => [address, method, kind, signal, ctx.validateSSL]),
+      [
+        [`${url}/echo/form`, 'POST', 'URLSearchParams', true, true],
+        [`${url}/echo/upload`, 'POST', 'FormData', true, true],
+      ],
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a failing transport rejects with kind transport', async () => {
     const client = createClient({
       transport: {

@@ -33,7 +33,14 @@ async function bearerFlow(): Promise<void> {
   };
   const client: Client = createClient(config);
   const viaFunction: Client = createClient({ transport: (request: Request) => fetch(request) });
+  const treqShape: Client = createClient({
+    transport: {
+      capabilities: { proxy: false, validateSSL: true },
+      fetch: (url: string, init: RequestInit & { signal: AbortSignal }) => fetch(url, init),
+    },
+  });
   void viaFunction;
+  void treqShape;
 
   const login: Response = await client.run('./api.http', { variables: { password: 'lovelace' } });
   const { token } = (await login.json()) as { token: string };
