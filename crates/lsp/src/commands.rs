@@ -65,14 +65,70 @@ impl Backend {
             .map_err(invalid_params)
     }
 
+    /// `volley.send`: the request the arguments pick, after the requests of the document
+    /// whose responses it reads and that have not answered in this session (as `volley
+    /// run --name` does; their outcomes are the answer's `ranFirst`).
     pub(crate) async fn send(&self, arguments: SendArguments, token: Option<ProgressToken>) -> Result<Value> {
         let context = self.send_context(&arguments.uri).await?;
         let request = Self::selected(&context, &arguments)?;
         let title = format!("Sending {} {}", request.method.value, request.url.to_source());
         let progress = self.progresses.begin(&self.client, token, &title).await;
-        let outcome = self.sender(&context, &progress.cancel, &arguments).send(request).await;
+        let sender = self.sender(&context, &progress.cancel, &arguments);
+        let mut first = Vec::new();
+        // Through an execution server the session's responses are the server's to know.
+        if context.remote.is_none() {
+            for dependency in self.unanswered_dependencies(&context.document, request) {
+                if progress.cancel.is_cancelled() {
+                    break;
+                }
+                let label =
+                    dependency.name.as_ref().map_or_else(|| dependency.url.to_source(), |name| name.value.clone());
+                progress.report(format!("first {label}, whose response it reads"), None).await;
+                first.push(sender.send(dependency).await);
+            }
+        }
+        let outcome = sender.send(request).await;
         progress.finish();
-        Ok(serde_json::to_value(outcome).unwrap_or(Value::Null))
+        let mut answer = serde_json::to_value(outcome).unwrap_or(Value::Null);
+        if !first.is_empty()
+            && let Value::Object(fields) = &mut answer
+        {
+            fields.insert("ranFirst".to_owned(), serde_json::to_value(first).unwrap_or(Value::Null));
+        }
+        Ok(answer)
+    }
+
+    /// The requests of `document` that `request` reads a response of, directly or
+    /// through each other, which have not answered in this session: each before those
+    /// that need it. A cycle is left to the send, which then says what is missing.
+    fn unanswered_dependencies<'a>(
+        &self,
+        document: &'a volley_syntax::Document,
+        request: &'a volley_syntax::Request,
+    ) -> Vec<&'a volley_syntax::Request> {
+        fn visit<'a>(
+            document: &'a volley_syntax::Document,
+            request: &'a volley_syntax::Request,
+            engine: &volley_engine::Client,
+            visiting: &mut Vec<usize>,
+            planned: &mut Vec<&'a volley_syntax::Request>,
+        ) {
+            visiting.push(request.index);
+            for (name, _) in document.responses_read_by(request) {
+                let Some(needed) = document.request_named(&name) else { continue };
+                let known =
+                    visiting.contains(&needed.index) || planned.iter().any(|planned| planned.index == needed.index);
+                if known || engine.has_response(&name) {
+                    continue;
+                }
+                visit(document, needed, engine, visiting, planned);
+                planned.push(needed);
+            }
+            visiting.pop();
+        }
+        let mut planned = Vec::new();
+        visit(document, request, &self.engine, &mut Vec::new(), &mut planned);
+        planned
     }
 
     pub(crate) async fn send_all(&self, arguments: SendArguments, token: Option<ProgressToken>) -> Result<Value> {

@@ -58,6 +58,45 @@ impl Document {
         self.requests().find(|request| request.name.as_ref().is_some_and(|n| n.value == name))
     }
 
+    /// The request names `request` reads a response of (`{{login.response.body.$.token}}`,
+    /// httpyac's `{{login.token}}`), directly or through the file variables it uses,
+    /// each with the reference that reads it (`{{login.response…}}`), in the order they
+    /// are written. What a front end runs first when a selection leaves them out.
+    #[must_use]
+    pub fn responses_read_by(&self, request: &Request) -> Vec<(String, String)> {
+        fn variables(template: &Template, found: &mut Vec<String>) {
+            template.walk(&mut |interpolation| {
+                if let Some(crate::Expression::Variable(name)) = &interpolation.expression {
+                    found.push(name.value.clone());
+                }
+            });
+        }
+        let mut found: Vec<(String, String)> = Vec::new();
+        let mut pending: Vec<String> = Vec::new();
+        request.for_each_template(&mut |template| variables(template, &mut pending));
+        pending.reverse();
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(path) = pending.pop() {
+            if !seen.insert(path.clone()) {
+                continue;
+            }
+            let segments = crate::variable_path_segments(&path);
+            let Some(root) = segments.first().copied() else { continue };
+            // A file variable is read first: `@token = {{login.response…}}`.
+            if let Some(declaration) = self.variables.iter().rev().find(|declaration| declaration.name.value == path) {
+                let mut inner = Vec::new();
+                variables(&declaration.value, &mut inner);
+                pending.extend(inner.into_iter().rev());
+                continue;
+            }
+            let reads_response = segments.get(1) == Some(&"response") || self.request_named(root).is_some();
+            if reads_response && !found.iter().any(|(name, _)| name == root) {
+                found.push((root.to_owned(), format!("{{{{{path}}}}}")));
+            }
+        }
+        found
+    }
+
     /// The block that contains the byte `offset`: the last block starting at or before
     /// it (a cursor on the line break before a separator belongs to the block above).
     #[must_use]

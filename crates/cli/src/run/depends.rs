@@ -4,10 +4,6 @@
 //! httpyac's `# @ref` does explicitly. A run of a whole file needs none of this: its
 //! requests run in order.
 
-use std::collections::BTreeSet;
-
-use volley_syntax::{Document, Expression, Request, Template, variable_path_segments};
-
 use super::select::{File, Problem, Step};
 
 /// A request run because another needs it: `(needed, by, the reference)`.
@@ -49,7 +45,7 @@ fn visit(
         ));
     }
     visiting.push(step);
-    for (name, reference) in needed(&files[step.file].document, request) {
+    for (name, reference) in files[step.file].document.responses_read_by(request) {
         let Some(dependency) = find(files, step.file, &name) else { continue };
         if dependency == step || planned.contains(&dependency) {
             continue;
@@ -79,41 +75,4 @@ fn title(files: &[File], step: Step) -> String {
         },
         None => file.shown.clone(),
     }
-}
-
-/// The request names `request` reads a response of, with the reference that reads it,
-/// through the file variables it uses too; in the order they are written.
-fn needed(document: &Document, request: &Request) -> Vec<(String, String)> {
-    let mut found: Vec<(String, String)> = Vec::new();
-    let mut pending: Vec<String> = Vec::new();
-    request.for_each_template(&mut |template| variables(template, &mut pending));
-    pending.reverse();
-    let mut seen = BTreeSet::new();
-    while let Some(path) = pending.pop() {
-        if !seen.insert(path.clone()) {
-            continue;
-        }
-        let segments = variable_path_segments(&path);
-        let Some(root) = segments.first().copied() else { continue };
-        // A file variable is read first: `@token = {{login.response…}}`.
-        if let Some(declaration) = document.variables.iter().rev().find(|declaration| declaration.name.value == path) {
-            let mut inner = Vec::new();
-            variables(&declaration.value, &mut inner);
-            pending.extend(inner.into_iter().rev());
-            continue;
-        }
-        let reads_response = segments.get(1) == Some(&"response") || document.request_named(root).is_some();
-        if reads_response && !found.iter().any(|(name, _)| name == root) {
-            found.push((root.to_owned(), format!("{{{{{path}}}}}")));
-        }
-    }
-    found
-}
-
-fn variables(template: &Template, found: &mut Vec<String>) {
-    template.walk(&mut |interpolation| {
-        if let Some(Expression::Variable(name)) = &interpolation.expression {
-            found.push(name.value.clone());
-        }
-    });
 }

@@ -167,6 +167,13 @@ impl Client {
         (**self.inner.variables.read()).clone()
     }
 
+    /// Whether a request named `name` has answered in this client (its response is
+    /// kept for `{{name.response…}}`).
+    #[must_use]
+    pub fn has_response(&self, name: &str) -> bool {
+        self.inner.chain.lock().contains_key(name)
+    }
+
     /// The cookie jar, when the client has one.
     #[must_use]
     pub fn cookie_jar(&self) -> Option<&CookieJar> {

@@ -621,3 +621,35 @@ async fn a_cursor_anywhere_in_a_block_sends_that_blocks_request() {
         assert_eq!(echoed["path"], path, "line {line} `{written}` was sent to the server as its own request");
     }
 }
+
+#[tokio::test]
+async fn a_send_runs_first_the_requests_whose_responses_it_reads_once_per_session() {
+    let server = TestServer::start().await;
+    let host = server.base_url();
+    let text = format!(
+        "@token = {{{{login.response.body.$.body_len}}}}\n\n### login\nPOST {host}/echo/login\nContent-Type: application/json\n\n{{\"token\": \"t-1\"}}\n\n### profile\nGET {host}/echo/profile?user={{{{profile_id}}}}\n\n### me\n# @name me\nGET {host}/echo/me?token={{{{token}}}}&seen={{{{login.response.status}}}}\n"
+    );
+    let (dir, uri) = uri("chain.http");
+    std::fs::write(dir.path.join("volley.jsonc"), "{}").expect("config");
+    let mut client = TestClient::start();
+    client.initialize().await;
+    client.open(&uri, &text).await;
+    client.diagnostics(1).await;
+
+    let me = execute(&mut client, "volley.send", json!({"uri": uri, "index": 2})).await;
+    assert_eq!(me["request"]["name"], "me", "{me}");
+    let first: Vec<&str> = me["ranFirst"]
+        .as_array()
+        .expect("ranFirst")
+        .iter()
+        .map(|outcome| outcome["request"]["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(first, ["login"], "only the request it reads: {me}");
+    let echoed: Value =
+        serde_json::from_str(me["response"]["body"].as_str().unwrap_or_else(|| panic!("a body: {me}"))).expect("echo");
+    assert_eq!(echoed["query"], "token=16&seen=200", "{echoed}");
+
+    // Once answered in this session, it is not sent again.
+    let again = execute(&mut client, "volley.send", json!({"uri": uri, "index": 2})).await;
+    assert!(again.get("ranFirst").is_none(), "{again}");
+}
