@@ -120,6 +120,13 @@ enum Command {
     /// document symbols and folding ranges. Configure your editor to run `volley lsp`
     /// for .http and .rest files; see `volley docs lsp`.
     Lsp,
+    /// Runs a jq filter on the JSON on stdin (the language server's filters run here,
+    /// in a process of their own).
+    #[command(hide = true)]
+    Jq {
+        /// The filter.
+        expression: String,
+    },
 
     /// OAuth 2.0 tokens kept between runs (`volley run --token-cache`).
     #[command(subcommand)]
@@ -214,6 +221,9 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(&args),
         Command::Observe(args) => observe::run(&args),
         Command::Lsp => lsp::run(),
+        Command::Jq { expression } => {
+            Ok(if volley_lsp::filter::evaluate_stdio(&expression) { exit::Exit::Success } else { exit::Exit::Failed })
+        }
         Command::Auth(command) => Ok(auth::run(&command)),
     };
     match result {

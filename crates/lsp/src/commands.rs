@@ -10,6 +10,15 @@ use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
 use tower_lsp_server::ls_types::{MessageType, ProgressToken, Uri};
 
 use crate::documents::Snapshot;
+
+/// The argument of `volley.filter`.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct FilterArguments {
+    /// The response body (JSON).
+    body: String,
+    /// The jq filter.
+    expression: String,
+}
 use crate::execute::{self, SendArguments};
 use crate::server::{Backend, document_of, invalid_params};
 use crate::{convert, cookies, copy};
@@ -90,12 +99,56 @@ impl Backend {
         let outcome = sender.send(request).await;
         progress.finish();
         let mut answer = serde_json::to_value(outcome).unwrap_or(Value::Null);
+        Self::apply_jq(request, &mut answer).await;
         if !first.is_empty()
             && let Value::Object(fields) = &mut answer
         {
             fields.insert("ranFirst".to_owned(), serde_json::to_value(first).unwrap_or(Value::Null));
         }
         Ok(answer)
+    }
+
+    /// `volley.filter`: `{output}`, what a jq filter makes of a body, or `{error}`
+    /// saying why it made nothing.
+    pub(crate) async fn filter(arguments: FilterArguments) -> Value {
+        match Self::jq(&arguments.body, &arguments.expression).await {
+            Ok(output) => json!({ "output": output }),
+            Err(error) => json!({ "error": error }),
+        }
+    }
+
+    async fn jq(body: &str, expression: &str) -> std::result::Result<String, String> {
+        let program = crate::filter::program()
+            .ok_or_else(|| "filters run in the `volley` binary, and this language server is not one".to_owned())?;
+        crate::filter::filter(&program, body, expression).await
+    }
+
+    /// A response of a request with `# @jq` gets `filtered`: `{expression, output}` or
+    /// `{expression, error}`.
+    async fn apply_jq(request: &volley_syntax::Request, answer: &mut Value) {
+        let Some(expression) = request
+            .directives
+            .iter()
+            .rev()
+            .find(|directive| directive.kind == volley_syntax::DirectiveKind::Jq)
+            .and_then(|directive| directive.value.as_ref())
+            .map(volley_syntax::Template::to_source)
+        else {
+            return;
+        };
+        let Some(response) = answer.get_mut("response").and_then(Value::as_object_mut) else { return };
+        let result = match (response.get("body").and_then(Value::as_str), response.get("truncated")) {
+            (_, Some(Value::Bool(true))) => Err("the body was cut: a filter needs all of it".to_owned()),
+            (Some(body), _) if response.get("bodyEncoding").and_then(Value::as_str) == Some("text") => {
+                Self::jq(body, &expression).await
+            }
+            _ => Err("the body is not text".to_owned()),
+        };
+        let filtered = match result {
+            Ok(output) => json!({ "expression": expression, "output": output }),
+            Err(error) => json!({ "expression": expression, "error": error }),
+        };
+        response.insert("filtered".to_owned(), filtered);
     }
 
     /// The requests of `document` that `request` reads a response of, directly or
@@ -151,7 +204,9 @@ impl Backend {
             let percentage = u32::try_from(index * 100 / count.max(1)).unwrap_or(100);
             let label = request.name.as_ref().map_or_else(|| request.url.to_source(), |name| name.value.clone());
             progress.report(format!("{}/{count} {label}", index + 1), Some(percentage)).await;
-            outcomes.push(sender.send(request).await);
+            let mut outcome = serde_json::to_value(sender.send(request).await).unwrap_or(Value::Null);
+            Self::apply_jq(request, &mut outcome).await;
+            outcomes.push(outcome);
         }
         let cancelled = progress.cancel.is_cancelled();
         progress.finish();

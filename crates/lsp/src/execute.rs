@@ -39,8 +39,12 @@ pub(crate) const COPY_AS_CURL: &str = "volley.copyAsCurl";
 /// Converts a cURL command, HAR, Postman, Insomnia or OpenAPI file to `.http` files.
 pub(crate) const IMPORT: &str = "volley.import";
 
+/// Runs a jq filter on a response body (the editors' interactive filter).
+pub(crate) const FILTER: &str = "volley.filter";
+
 /// Every command the server executes.
-pub(crate) const COMMANDS: [&str; 7] = [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES, COPY_AS_CURL, IMPORT];
+pub(crate) const COMMANDS: [&str; 8] =
+    [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES, COPY_AS_CURL, IMPORT, FILTER];
 
 /// The arguments of `volley.send` and `volley.sendAll` (the first element of
 /// `arguments`).

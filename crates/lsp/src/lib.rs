@@ -11,6 +11,7 @@ mod copy;
 mod diagnostics;
 mod documents;
 mod execute;
+pub mod filter;
 mod formatting;
 mod hover;
 mod import;

@@ -548,6 +548,7 @@ impl LanguageServer for Backend {
             execute::PROFILES => self.profiles(params.arguments.first().unwrap_or(&Value::Null))?,
             execute::COPY_AS_CURL => self.copy_as_curl(first_argument(&params)?).await?,
             execute::IMPORT => Self::import(&first_argument(&params)?)?,
+            execute::FILTER => Self::filter(first_argument(&params)?).await,
             execute::CLEAR_COOKIES => self.clear_cookies(params.arguments.first().unwrap_or(&Value::Null)).await?,
             other => return Err(invalid_params(format!("unknown command `{other}`"))),
         };

@@ -37,6 +37,8 @@ pub enum DirectiveKind {
     Note,
     /// `@graphql` (Kulala): a GraphQL request.
     GraphQl,
+    /// `@jq` (Kulala): the editors show the response body through a jq filter.
+    Jq,
     /// A directive of another tool that Volley reads and ignores.
     Ignored,
     /// Not a directive anyone defines.
@@ -172,6 +174,15 @@ pub const SUPPORTED: &[DirectiveInfo] = &[
               object of variables.",
     },
     DirectiveInfo {
+        name: "jq",
+        kind: DirectiveKind::Jq,
+        value: ValueRule::Required,
+        placeholder: "<jq filter>",
+        doc: "Shows the response body through a jq filter in the editors (as Kulala does): \
+              `.items[] | {id, name}`. What is sent, the assertions and `volley run` are \
+              unchanged.",
+    },
+    DirectiveInfo {
         name: "note",
         kind: DirectiveKind::Note,
         value: ValueRule::Optional,
@@ -234,7 +245,6 @@ pub const IGNORED: &[&str] = &[
     "lang",
     "language",
     // Kulala's
-    "jq",
     "accept",
     "env-stdin-cmd",
     "env-json-key",

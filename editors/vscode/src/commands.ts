@@ -10,6 +10,7 @@ export const Commands = {
   restartServer: 'volley.restartServer',
   rerun: 'volley.rerun',
   saveBody: 'volley.saveBody',
+  filterBody: 'volley.filterBody',
   copyAsCurl: 'volley.copyAsCurl',
   showSent: 'volley.showSent',
   showHistory: 'volley.showHistory',
@@ -26,6 +27,7 @@ export const ServerCommands = {
   copyAsCurl: 'volley.copyAsCurl',
   clearCookies: 'volley.clearCookies',
   import: 'volley.import',
+  filter: 'volley.filter',
 } as const;
 
 /** The formats `volley.import` reads from a file (docs/import.md). */

@@ -63,6 +63,8 @@ class Extension implements vscode.Disposable {
   private starting: Promise<LanguageClient | undefined> | undefined;
   private readonly output = vscode.window.createOutputChannel('Volley');
   private readonly panel = new ResponsePanel();
+  /** The jq filter typed last, offered again. */
+  private lastFilter = '.';
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   private readonly restartPolicy = new RestartPolicy();
   /** Every response of the session, for the panel's actions and the history. */
@@ -83,6 +85,7 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand(Commands.restartServer, () => this.restart()),
       vscode.commands.registerCommand(Commands.rerun, (argument?: unknown) => this.rerun(argument)),
       vscode.commands.registerCommand(Commands.saveBody, (argument?: unknown) => this.saveBody(argument)),
+      vscode.commands.registerCommand(Commands.filterBody, (argument?: unknown) => this.filterBody(argument)),
       vscode.commands.registerCommand(Commands.copyAsCurl, (argument?: unknown) => this.copyAsCurl(argument)),
       vscode.commands.registerCommand(Commands.showSent, (argument?: unknown) => this.showSent(argument)),
       vscode.commands.registerCommand(Commands.showHistory, () => this.showHistory()),
@@ -262,6 +265,51 @@ class Extension implements vscode.Disposable {
     } else {
       void vscode.window.showInformationMessage(message);
     }
+  }
+
+  /**
+   * Shows a response's body through a jq filter the user types (offered again next
+   * time); the language server runs it (`volley.filter`) and the panel shows the output
+   * above the body.
+   */
+  private async filterBody(argument: unknown): Promise<void> {
+    const entry = this.entry(argument);
+    const response = entry?.outcome.response;
+    if (!entry || !response) {
+      if (entry) {
+        void vscode.window.showInformationMessage('Volley: this request has no response to filter: it was not sent.');
+      }
+      return;
+    }
+    if (response.bodyEncoding !== 'text') {
+      void vscode.window.showInformationMessage('Volley: this response body is binary: a jq filter reads JSON.');
+      return;
+    }
+    const expression = await vscode.window.showInputBox({
+      title: 'Filter the response body (jq)',
+      prompt: 'A jq filter, such as .items[] | {id, name}',
+      value: response.filtered?.expression ?? this.lastFilter,
+    });
+    if (expression === undefined) {
+      return;
+    }
+    this.lastFilter = expression;
+    const client = await this.start();
+    if (!client) {
+      return;
+    }
+    let result: { output?: string; error?: string };
+    try {
+      result = (await client.sendRequest(
+        ExecuteCommandRequest.type,
+        executeCommandParams(ServerCommands.filter, { body: response.body, expression }),
+      )) as { output?: string; error?: string };
+    } catch (error) {
+      this.showFailure(error);
+      return;
+    }
+    response.filtered = { expression, ...result };
+    this.panel.show({ kind: 'send', outcome: entry.outcome, entry: entry.id });
   }
 
   /** Copies a request as a curl command line: the cursor's request, or a history entry's. */

@@ -74,6 +74,15 @@ export interface ResponseInfo {
   timing: Timing;
   assertions: Assertion[];
   stream?: StreamInfo;
+  /** The body through a jq filter: the request's `# @jq`, or one given in the panel. */
+  filtered?: Filtered;
+}
+
+/** What a jq filter made of a body (`output`), or why it made nothing (`error`). */
+export interface Filtered {
+  expression: string;
+  output?: string;
+  error?: string;
 }
 
 /** One of the errors that refused a request (`invalid`). */

@@ -4,7 +4,7 @@
 import { escapeHtml } from './html';
 import { highlightJson, isJson } from './json';
 import type { LiveStream, LiveView } from './live';
-import type { Assertion, ErrorInfo, Outcome, ResponseInfo, ResponseView, StreamInfo, StreamItem } from './outcome';
+import type { Assertion, ErrorInfo, Filtered, Outcome, ResponseInfo, ResponseView, StreamInfo, StreamItem } from './outcome';
 
 /**
  * The panel's actions on one outcome, as links to the extension's commands (a webview
@@ -14,6 +14,7 @@ import type { Assertion, ErrorInfo, Outcome, ResponseInfo, ResponseView, StreamI
 export const PANEL_ACTIONS: { command: string; title: string; needs: 'response' | 'sent' | 'any' }[] = [
   { command: 'volley.rerun', title: 'Re-run', needs: 'any' },
   { command: 'volley.saveBody', title: 'Save body…', needs: 'response' },
+  { command: 'volley.filterBody', title: 'Filter (jq)…', needs: 'response' },
   { command: 'volley.copyAsCurl', title: 'Copy as cURL', needs: 'any' },
   { command: 'volley.showSent', title: 'Request as sent', needs: 'sent' },
   { command: 'volley.showHistory', title: 'History…', needs: 'any' },
@@ -142,6 +143,9 @@ function renderResponse(response: ResponseInfo, logs: string[]): string {
     sections.push(renderStream(response.stream));
   }
   sections.push(renderHeaders(response.headers));
+  if (response.filtered) {
+    sections.push(renderFiltered(response.filtered));
+  }
   sections.push(renderBody(response));
   sections.push(
     `<p class="muted timing">Time to first byte ${formatMs(response.timing.ttfbMs)}, total ${formatMs(response.timing.totalMs)}</p>`,
@@ -253,6 +257,18 @@ function renderBody(response: ResponseInfo): string {
   const jsonLike = /json/i.test(response.contentType ?? '') || /^\s*[[{]/.test(response.body);
   const html = jsonLike && isJson(response.body) ? highlightJson(response.body) : escapeHtml(response.body);
   return `<h3>Body</h3>\n<pre class="body">${html}</pre>${truncated}`;
+}
+
+/** The body through a jq filter, above the body itself. */
+function renderFiltered(filtered: Filtered): string {
+  const heading = `<h3>Filtered by <code>${escapeHtml(filtered.expression)}</code></h3>`;
+  if (filtered.error !== undefined) {
+    return `${heading}\n<p class="error"><span class="fail">The filter made nothing</span>: ${escapeHtml(filtered.error)}</p>`;
+  }
+  const output = filtered.output ?? '';
+  const values = output.trim();
+  const html = isJson(values) ? highlightJson(values) : escapeHtml(output);
+  return `${heading}\n<pre class="body filtered">${html || '<span class="muted">no values</span>'}</pre>`;
 }
 
 /** `response`'s body size, as the status line shows it. */

@@ -255,3 +255,17 @@ test('send all: each outcome shows its own log lines', () => {
   assert.equal(html.match(/<h3>Log<\/h3>/g)?.length, 1);
   assert.ok(html.indexOf('first') < html.indexOf('name">second'));
 });
+
+test('a filtered body shows above the body, with the filter; an error says what the filter made', () => {
+  const base = outcome({ body: '{"items":[{"id":1},{"id":2}]}' });
+  const response = base.response!;
+  const html = renderOutcome({ ...base, response: { ...response, filtered: { expression: '[.items[].id]', output: '[\n  1,\n  2\n]\n' } } });
+  assert.match(html, /<h3>Filtered by <code>\[\.items\[\]\.id\]<\/code><\/h3>\n<pre class="body filtered"><span class="json-punctuation">\[<\/span>/);
+  assert.ok(html.indexOf('Filtered by') < html.indexOf('<h3>Body</h3>'), 'above the body');
+  const failed = renderOutcome({
+    ...base,
+    response: { ...response, filtered: { expression: '.a[', error: 'the filter does not parse: <expected>' } },
+  });
+  assert.match(failed, /The filter made nothing<\/span>: the filter does not parse: &lt;expected&gt;/);
+  assert.match(renderOutcome(base, 3), /command:volley\.filterBody\?/);
+});

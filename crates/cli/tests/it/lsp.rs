@@ -87,3 +87,84 @@ fn lsp_over_stdio_publishes_diagnostics_sends_requests_and_exits_cleanly() {
     assert!(status.success(), "{status}: {stderr}");
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+/// `# @jq` and `volley.filter` through `volley lsp`: the filter runs in a `volley jq`
+/// process of its own, so a filter that never ends, recurses without end or grows
+/// without bound costs a bounded time and leaves the language server answering.
+#[test]
+fn jq_filters_run_in_a_process_of_their_own_with_bounded_cost() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(volley_echo_server::TestServer::start());
+    let directory = std::env::temp_dir().join(format!("volley-lsp-jq-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let uri = format!("file://{}", directory.join("api.http").display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_volley"))
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let replies = messages(child.stdout.take().unwrap());
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
+    next_where(&replies, |message| message["id"] == 1);
+    let text = format!(
+        "# @jq .headers | map(select(.[0] == \"x-pick\")) | .[0][1]\nGET {}\nX-Pick: picked\n\n###\n# @jq .nosuch[\nGET {}\n",
+        server.url("/echo"),
+        server.url("/echo")
+    );
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text},
+        }}),
+    );
+    let mut id = 10;
+    let mut command = |stdin: &mut std::process::ChildStdin, name: &str, argument: Value| {
+        id += 1;
+        send(
+            stdin,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand", "params": {
+                "command": name, "arguments": [argument],
+            }}),
+        );
+        let wanted = id;
+        next_where(&replies, |message| message["id"] == wanted)["result"].clone()
+    };
+
+    let sent = command(&mut stdin, "volley.send", json!({"uri": uri, "index": 0}));
+    let filtered = &sent["response"]["filtered"];
+    assert_eq!(filtered["output"], "\"picked\"\n", "{sent}");
+    assert_eq!(filtered["expression"], ".headers | map(select(.[0] == \"x-pick\")) | .[0][1]");
+    assert!(sent["response"]["body"].as_str().unwrap().contains("x-pick"), "the body itself is kept: {sent}");
+    let broken = command(&mut stdin, "volley.send", json!({"uri": uri, "index": 1}));
+    let error = broken["response"]["filtered"]["error"].as_str().unwrap();
+    assert!(error.starts_with("the filter does not parse: expected"), "{broken}");
+
+    let body = r#"{"items": [{"id": 1}, {"id": 2}]}"#;
+    let picked = command(&mut stdin, "volley.filter", json!({"body": body, "expression": "[.items[].id]"}));
+    assert_eq!(picked["output"], "[\n  1,\n  2\n]\n");
+    let started = std::time::Instant::now();
+    let endless = command(&mut stdin, "volley.filter", json!({"body": body, "expression": "last(range(1e15))"}));
+    assert_eq!(endless["error"], "the filter did not finish in 5 s", "{endless}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(15));
+    // 3 GB at once: more than the filter's process may map, far less than this machine has.
+    for expression in ["def f: 1 + f; f", "\"x\" * 3000000000 | length"] {
+        let crashed = command(&mut stdin, "volley.filter", json!({"body": body, "expression": expression}));
+        let error = crashed["error"].as_str().unwrap_or_default();
+        assert!(error.starts_with("the filter stopped: it needed more than 2 GiB"), "{expression}: {crashed}");
+    }
+    let flood =
+        command(&mut stdin, "volley.filter", json!({"body": body, "expression": "(\"x\" * 1000000) | repeat(.)"}));
+    assert_eq!(flood["error"], "the filter's output passed 16 MiB", "{flood}");
+    // The language server still answers.
+    let again = command(&mut stdin, "volley.filter", json!({"body": "[1]", "expression": ".[0]"}));
+    assert_eq!(again["output"], "1\n");
+
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+    next_where(&replies, |message| message["id"] == 2);
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "exit"}));
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&directory);
+}

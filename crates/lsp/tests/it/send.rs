@@ -56,7 +56,8 @@ async fn open(server: &TestServer, params: Value) -> (support::tempdir::Dir, Str
             "volley.profiles",
             "volley.clearCookies",
             "volley.copyAsCurl",
-            "volley.import"
+            "volley.import",
+            "volley.filter"
         ])
     );
     assert_eq!(capabilities["codeLensProvider"]["resolveProvider"], json!(false));

@@ -249,7 +249,11 @@ impl Lowerer<'_> {
                     let text = directive.value.as_ref().map_or_else(String::new, Template::to_source);
                     request.note = Some(Spanned::new(text, directive.span));
                 }
-                DirectiveKind::Assert | DirectiveKind::GraphQl | DirectiveKind::Ignored | DirectiveKind::Unknown => {}
+                DirectiveKind::Assert
+                | DirectiveKind::GraphQl
+                | DirectiveKind::Jq
+                | DirectiveKind::Ignored
+                | DirectiveKind::Unknown => {}
             }
         }
         request.directives = directives;

@@ -527,6 +527,20 @@ scenario("save body from the panel's link writes the body to the chosen file", a
   await shot('08-saved');
 });
 
+scenario("filter from the panel's link shows the body through jq above it", async () => {
+  const frame = await panelFrame();
+  await frame.locator('a.action', { hasText: 'Filter (jq)' }).first().click();
+  const input = page.locator('.quick-input-widget input').first();
+  await input.waitFor({ state: 'visible', timeout: WAIT });
+  const expression = '.method + " " + .path';
+  await input.fill(expression);
+  await until('the typed filter', async () => (await input.inputValue()) === expression);
+  await page.keyboard.press('Enter');
+  const text = await panelMatching(/Filtered by/);
+  assert.match(text, /Filtered by \.method \+ " " \+ \.path\s+"[A-Z]+ \/echo"/);
+  await shot('08-filtered');
+});
+
 scenario('diagnostics while typing: a bad header gets a squiggle, counts in Problems and refuses the send', async () => {
   await goToLine(17);
   await page.keyboard.type('X Bad Header: 1');
