@@ -1092,6 +1092,24 @@ local function motions_and_selection()
   wait(':9,11VolleySend sends the one request of those lines', function()
     return response_lines()[1] == '# second' and has_line(response_lines(), '"path": "/echo/two"')
   end)
+
+  -- A request that reads another's response: the server sends that one first, and both
+  -- show as one entry.
+  write('reads.http', '### source\nGET {{base}}/echo?from=source\n\n### reader\nGET {{base}}/echo?read={{source.response.body.$.query}}\n')
+  vim.cmd('edit ' .. work .. '/reads.http')
+  local reads = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to reads.http', function()
+    return volley.client(reads) ~= nil
+  end)
+  vim.api.nvim_win_set_cursor(0, { 5, 0 })
+  vim.cmd('VolleySend')
+  wait('sending a request that reads another shows both', function()
+    return (response_lines()[1] or ''):find('^# 2 request%(s%)') ~= nil
+  end)
+  local lines = response_lines()
+  check(lines[1] == '# 2 request(s): 2 answered, 0 failed' and has_line(lines, '"query": "read=from=source"'),
+    'the one sent first, then it: ' .. table.concat(lines, ' | '):sub(1, 600))
+  check(winbar() == '' or winbar():find('reader and the requests it reads', 1, true) ~= nil, 'named so: ' .. winbar())
 end
 
 -- :VolleyScratch, a curl command from the clipboard as a request, the statusline.

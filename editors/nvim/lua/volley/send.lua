@@ -193,6 +193,12 @@ local function dispatch(send, what)
         vim.list_extend(outcomes, result.results)
         cancelled = result.cancelled == true
       else
+        -- The requests whose responses it reads, sent first by the server (`ranFirst`):
+        -- shown with it, as a Send All is.
+        if type(result.ranFirst) == 'table' and #result.ranFirst > 0 then
+          vim.list_extend(outcomes, result.ranFirst)
+          send.label = send.label or (require('volley.response').title(result) .. ' and the requests it reads')
+        end
         outcomes[#outcomes + 1] = result
         cancelled = current.cancelled == true
         -- Sending again picks the same request by its index, wherever the cursor is then.
