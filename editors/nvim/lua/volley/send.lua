@@ -291,9 +291,10 @@ function M.cancel()
   notify('cancelling…')
 end
 
---- `true` while a send is under way.
+--- `true` while a send is under way, and whether the server has begun it (from then on
+--- a cancel reaches it at once).
 function M.sending()
-  return inflight ~= nil
+  return inflight ~= nil, inflight ~= nil and inflight.begun
 end
 
 return M

@@ -50,13 +50,13 @@ end
 local render
 
 -- Re-indents a large JSON body a slice per event-loop turn, then draws again.
-local function format_later(body_of)
-  if formatting[body_of] then
+local function format_later(received)
+  if formatting[received] then
     return
   end
-  formatting[body_of] = true
+  formatting[received] = true
   local job = coroutine.create(function()
-    return response.json_lines(body_of.body, SLICE_BYTES)
+    return response.json_lines(received.body, SLICE_BYTES)
   end)
   local function step()
     local ok, lines = coroutine.resume(job)
@@ -64,12 +64,12 @@ local function format_later(body_of)
       vim.defer_fn(step, 0)
       return
     end
-    formatting[body_of] = nil
-    formatted[body_of] = ok and lines or vim.split(body_of.body, '\n', { plain = true })
+    formatting[received] = nil
+    formatted[received] = ok and lines or vim.split(received.body, '\n', { plain = true })
     local entry = state.entries[state.index]
     if entry then
       for _, outcome in ipairs(entry.outcomes) do
-        if outcome.response == body_of then
+        if outcome.response == received then
           render()
           return
         end
@@ -81,15 +81,15 @@ end
 
 -- The re-indented lines of a JSON body: at once when small, else those of an earlier
 -- slice-by-slice run, or a line saying it is under way (and starting it).
-local function formatted_body(body_of)
-  if formatted[body_of] then
-    return formatted[body_of]
+local function formatted_body(received)
+  if formatted[received] then
+    return formatted[received]
   end
-  if not response.formats(body_of) or #body_of.body <= AT_ONCE_BYTES then
+  if not response.formats(received) or #received.body <= AT_ONCE_BYTES then
     return nil
   end
-  format_later(body_of)
-  return { string.format('(re-indenting the JSON body, %d bytes…)', #body_of.body) }
+  format_later(received)
+  return { string.format('(re-indenting the JSON body, %d bytes…)', #received.body) }
 end
 
 -- `%` is special in a winbar.
@@ -97,14 +97,15 @@ local function escape(text)
   return (text:gsub('%%', '%%%%'))
 end
 
---- The winbar of the response window: the request (or Send All), its status and time,
---- the active profile, the view, and where the send is in the window's history.
-function M.winbar()
-  local entry = state.entries[state.index]
-  local parts = {}
+-- The winbar of the response window: what is being sent, or the request (or Send All),
+-- its outcome, the profile it was sent with, the view, and where the send is in the
+-- window's history.
+local function winbar()
   if state.sending then
     return 'sending ' .. escape(state.sending) .. '…'
   end
+  local entry = state.entries[state.index]
+  local parts = {}
   if entry then
     local title = entry.label or response.title(entry.outcomes[1])
     parts[#parts + 1] = '%#Title#' .. escape(title) .. '%*'
@@ -120,7 +121,7 @@ local function set_winbar(buf)
   if vim.fn.exists('+winbar') == 0 then
     return
   end
-  local bar = M.winbar()
+  local bar = winbar()
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
     vim.wo[win].winbar = bar
   end
