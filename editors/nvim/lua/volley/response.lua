@@ -14,13 +14,25 @@ local function present(value)
   return value
 end
 
-local function split(text)
-  local lines = {}
-  for line in (text .. '\n'):gmatch('(.-)\r?\n') do
+--- The lines of `text` (split at `\n`, a `\r` before it dropped). Linear, by plain
+--- search, so a body of megabytes splits in milliseconds.
+function M.split(text)
+  local lines, from = {}, 1
+  while true do
+    local at = text:find('\n', from, true)
+    local line = text:sub(from, (at or #text + 1) - 1)
+    if line:byte(-1) == 13 then
+      line = line:sub(1, -2)
+    end
     lines[#lines + 1] = line
+    if not at then
+      return lines
+    end
+    from = at + 1
   end
-  return lines
 end
+
+local split = M.split
 
 -- Appends `text` to `lines`, a line per line it holds (a buffer line holds no newline).
 local function add(lines, text)
@@ -166,10 +178,10 @@ function M.formats(response)
   return true, nil
 end
 
---- The body of a response as shown: `{lines = …, kind = …, note = …}`. `formatted`: the
---- JSON body's lines already re-indented (by the window, off the main loop), else they
---- are re-indented here when they should be.
-function M.body(response, formatted)
+--- The body of a response as shown: `{lines = …, kind = …, note = …}`. `prepared`: its
+--- lines already made (re-indented or split, by the window, which keeps them), else
+--- they are made here.
+function M.body(response, prepared)
   local kind = M.body_kind(response)
   if response.bodyEncoding == 'base64' then
     return { lines = { string.format('(binary body, %d bytes of base64)', #response.body) } }
@@ -178,9 +190,9 @@ function M.body(response, formatted)
   end
   local reindent, note = M.formats(response)
   if reindent then
-    return { lines = formatted or M.json_lines(response.body), kind = kind }
+    return { lines = prepared or M.json_lines(response.body), kind = kind }
   end
-  return { lines = split(response.body), kind = kind, note = note }
+  return { lines = prepared or split(response.body), kind = kind, note = note }
 end
 
 -- One event or message of a stream: `[12 ms] event #id: data`.
@@ -353,8 +365,8 @@ end
 
 --- The lines of one outcome in `view` (default `all`), and where its body is:
 --- `{first, last, kind}` (1-based lines of the returned list, kind `json`, `xml` or
---- `html`), or `nil`. `formatted`: its JSON body already re-indented.
-function M.lines(outcome, view, formatted)
+--- `html`), or `nil`. `prepared`: its body's lines already made (see `body`).
+function M.lines(outcome, view, prepared)
   view = view or 'all'
   local lines = { '# ' .. M.title(outcome) }
   local response = present(outcome.response)
@@ -390,7 +402,7 @@ function M.lines(outcome, view, formatted)
     end
     lines[#lines + 1] = ''
   end
-  local region = body_lines(lines, response, M.body(response, formatted))
+  local region = body_lines(lines, response, M.body(response, prepared))
   if view ~= 'body' then
     result_lines(lines, response)
     log_lines(lines, outcome)
@@ -505,12 +517,12 @@ end
 --- per request (failures first, `✗`/`✓`), then a section per request in that order.
 --- Returns the lines, the body regions, and `sections`: `{summary, line, outcome}` per
 --- request (the 1-based line of its summary line and of its section, its index in
---- `outcomes`). `formatted(response)` gives a JSON body already re-indented, if any.
-function M.compose(outcomes, view, cancelled, several, formatted)
-  formatted = formatted or function() end
+--- `outcomes`). `prepared(response)` gives a body's lines already made, if any.
+function M.compose(outcomes, view, cancelled, several, prepared)
+  prepared = prepared or function() end
   if not several then
     local response = present(outcomes[1].response)
-    local lines, region = M.lines(outcomes[1], view, response and formatted(response))
+    local lines, region = M.lines(outcomes[1], view, response and prepared(response))
     return lines, { region }, {}
   end
   local lines, regions, sections = {}, {}, {}
@@ -530,7 +542,7 @@ function M.compose(outcomes, view, cancelled, several, formatted)
     lines[#lines + 1] = ''
     local offset = #lines
     local response = present(outcomes[index].response)
-    local more, region = M.lines(outcomes[index], view, response and formatted(response))
+    local more, region = M.lines(outcomes[index], view, response and prepared(response))
     append(lines, more)
     sections[position].line = offset + 1
     if region then

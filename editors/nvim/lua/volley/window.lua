@@ -34,13 +34,15 @@ local state = { entries = {}, index = 0, view = nil, sections = {}, sending = ni
 -- The most sends the window keeps (each may hold bodies of up to 4 MiB).
 local HISTORY_CAP = 50
 
--- JSON bodies up to this size are re-indented at once; larger ones a slice at a time.
+-- Bodies up to this size are made into lines at each drawing; the lines of larger ones
+-- are kept, and a JSON body is re-indented a slice at a time.
 local AT_ONCE_BYTES = 64 * 1024
 -- How much of a body one slice re-indents (a few milliseconds of work).
 local SLICE_BYTES = 32 * 1024
 
--- Re-indented JSON bodies by response (forgotten with the response), and those under way.
-local formatted = setmetatable({}, { __mode = 'k' })
+-- The lines of large bodies by response (forgotten with the response), and the JSON
+-- bodies being re-indented.
+local prepared = setmetatable({}, { __mode = 'k' })
 local formatting = setmetatable({}, { __mode = 'k' })
 
 local function options()
@@ -65,7 +67,7 @@ local function format_later(received)
       return
     end
     formatting[received] = nil
-    formatted[received] = ok and lines or vim.split(received.body, '\n', { plain = true })
+    prepared[received] = ok and lines or response.split(received.body)
     local entry = state.entries[state.index]
     if entry then
       for _, outcome in ipairs(entry.outcomes) do
@@ -79,14 +81,19 @@ local function format_later(received)
   vim.defer_fn(step, 0)
 end
 
--- The re-indented lines of a JSON body: at once when small, else those of an earlier
--- slice-by-slice run, or a line saying it is under way (and starting it).
-local function formatted_body(received)
-  if formatted[received] then
-    return formatted[received]
+-- The lines of a large body: those kept, else its text split (and kept), or for a JSON
+-- body to re-indent a line saying it is under way (starting it). Small bodies: `nil`,
+-- response.lua makes their lines.
+local function body_lines(received)
+  if prepared[received] then
+    return prepared[received]
   end
-  if not response.formats(received) or #received.body <= AT_ONCE_BYTES then
+  if received.bodyEncoding ~= 'text' or #received.body <= AT_ONCE_BYTES then
     return nil
+  end
+  if not response.formats(received) then
+    prepared[received] = response.split(received.body)
+    return prepared[received]
   end
   format_later(received)
   return { string.format('(re-indenting the JSON body, %d bytes…)', #received.body) }
@@ -201,7 +208,7 @@ render = function()
   volley.shown = entry
   volley.last = entry.outcomes
   local lines, regions, sections =
-    response.compose(entry.outcomes, state.view, entry.cancelled, entry.label ~= nil, formatted_body)
+    response.compose(entry.outcomes, state.view, entry.cancelled, entry.label ~= nil, body_lines)
   state.sections = sections
   return display(lines, regions)
 end
