@@ -1,9 +1,9 @@
 " Vim syntax for Volley's response buffer (filetype volley_response): the `# request`
-" title line, the status line, the headers, the assertion, log and error lines, and
-" each body highlighted by its content type. The bodies are regions over the lines
-" listed in `b:volley_bodies` ([[first, last, kind]…], 1-based, kind json, xml or
-" html), set by lua/volley/response.lua before the filetype, so the header lines never
-" get the body's syntax (and never its error groups).
+" title line, the status line, the headers, the assertion, log and error lines, the
+" labels of the stats view, and each body highlighted by its content type. The bodies
+" are regions over the lines listed in `b:volley_bodies` ([[first, last, kind]…],
+" 1-based, kind json, xml or html), set by lua/volley/window.lua before the filetype, so
+" the header lines never get the body's syntax (and never its error groups).
 if exists('b:current_syntax')
   finish
 endif
@@ -30,6 +30,11 @@ syntax match volleyResponseFailed /^✗ .*$/
 " A script's `client.log` line: `log got 200` (its continuation lines are indented).
 syntax match volleyResponseLog /^log\ze /
 syntax match volleyResponseError /^error\[[^\]]*\]: .*$/
+" A send the server refused, and one under way.
+syntax match volleyResponseError /^not sent: .*$/
+syntax match volleyResponseNote /^sending….*$/
+" The stats view (S): `status      200 OK (HTTP/1.1)`.
+syntax match volleyResponseStatLabel /^\%(status\|url\|time\|body\|headers\|assertions\|logs\|stream\|sent body\|sent\) \{2,}\ze\S/
 syntax match volleyResponseNote /^(.*)$/
 syntax match volleyResponseNote /^listening….*$/
 syntax match volleyResponseStream /^\%(sse\|websocket\): \d\+ item(s).*$/
@@ -72,5 +77,6 @@ highlight default link volleyResponseError ErrorMsg
 highlight default link volleyResponseNote Comment
 highlight default link volleyResponseStream Comment
 highlight default link volleyResponseItem Comment
+highlight default link volleyResponseStatLabel Identifier
 
 let b:current_syntax = 'volley_response'
