@@ -217,7 +217,8 @@ end
 --- puts the cursor on its request line.
 function M.paste_curl()
   local volley = require('volley')
-  local buf = vim.api.nvim_get_current_buf()
+  local win, buf = vim.api.nvim_get_current_win(), vim.api.nvim_get_current_buf()
+  local cursor = vim.api.nvim_win_get_cursor(win)[1] - 1
   local text = vim.trim(clipboard())
   if not text:match('^%$?%s*curl') then
     notify('the clipboard holds no curl command', vim.log.levels.WARN)
@@ -230,16 +231,16 @@ function M.paste_curl()
       return
     end
     local lines = vim.split(vim.trim(file.text), '\n', { plain = true })
-    local cursor = vim.api.nvim_win_get_cursor(0)[1] - 1
     local owner = require('volley.requests').at(buf, cursor)
     local after = owner and owner.last + 1 or cursor + 1
     if after > 0 and not lines[1]:match('^###') then
       table.insert(lines, 1, '###')
     end
     vim.api.nvim_buf_set_lines(buf, after, after, false, lines)
+    -- The cursor on the request line (the first of a method and a space), where it was.
     for offset, line in ipairs(lines) do
-      if line:match('^%u+%s') and not line:match('^#') then
-        vim.api.nvim_win_set_cursor(0, { after + offset, 0 })
+      if line:match('^%u+%s') and vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == buf then
+        vim.api.nvim_win_set_cursor(win, { after + offset, 0 })
         break
       end
     end
