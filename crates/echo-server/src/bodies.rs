@@ -1,5 +1,5 @@
 //! Bodies of a given kind and size, for clients that show, save or cut them: `/bytes/{n}`
-//! (not UTF-8), `/text/{n}`, `/html` and `/xml`.
+//! (not UTF-8), `/text/{n}`, `/json/{n}`, `/html` and `/xml`.
 
 use axum::Router;
 use axum::extract::Path;
@@ -18,6 +18,7 @@ pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/bytes/{n}", get(bytes))
         .route("/text/{n}", get(text))
+        .route("/json/{n}", get(json))
         .route("/html", get(|| async { typed("text/html; charset=utf-8", HTML.into()) }))
         .route("/xml", get(|| async { typed("application/xml", XML.into()) }))
 }
@@ -40,6 +41,30 @@ async fn text(Path(n): Path<usize>) -> Response {
         return too_large(n);
     }
     typed("text/plain; charset=utf-8", vec![b'a'; n])
+}
+
+/// A JSON document of at least `n` bytes on one line, as APIs send them: `{"items":
+/// [{"id": 0, "name": "item 0", "tags": ["a", "b"], "active": true}, …]}` with as many
+/// items as it takes, then `"count"`.
+async fn json(Path(n): Path<usize>) -> Response {
+    if n > MAX_BYTES {
+        return too_large(n);
+    }
+    let mut body = String::with_capacity(n + 128);
+    body.push_str("{\"items\":[");
+    let mut count = 0usize;
+    while body.len() < n {
+        if count > 0 {
+            body.push(',');
+        }
+        let active = count % 2 == 0;
+        body.push_str(&format!(
+            "{{\"id\":{count},\"name\":\"item {count}\",\"tags\":[\"a\",\"b\"],\"active\":{active}}}"
+        ));
+        count += 1;
+    }
+    body.push_str(&format!("],\"count\":{count}}}"));
+    typed("application/json", body.into_bytes())
 }
 
 fn too_large(n: usize) -> Response {

@@ -14,6 +14,8 @@
 //! - `/oauth/token`, `/refresh`, `/expiring`: OAuth client credentials and token refresh.
 //! - `/slow`, `/slow-body`: timeouts.
 //! - `/upload`: multipart forms.
+//! - `/bytes/{n}`, `/text/{n}`, `/json/{n}`, `/html`, `/xml`: bodies of a kind and size
+//!   (`/json/{n}`: a one-line JSON document of at least `n` bytes).
 //! - `/stats`: how many requests each path received, and how many event streams are open.
 //! - `/sse/events`, `/sse/slow`, `/sse/never`, `/sse/forever`, `/sse/fast`, `/sse/status/{code}`:
 //!   Server-Sent Events, byte for byte (a scripted stream honouring `Last-Event-ID`, slow,

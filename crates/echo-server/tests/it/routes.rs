@@ -410,6 +410,14 @@ async fn bodies_have_the_size_and_type_asked_for() {
     let text = send(&server, "GET", "/text/5", &[], b"").await;
     assert_eq!(text.body, b"aaaaa");
     assert_eq!(send(&server, "GET", "/bytes/67108865", &[], b"").await.status, 400);
+    let json = send(&server, "GET", "/json/1000000", &[], b"").await;
+    assert_eq!(json.header("content-type"), Some("application/json"));
+    assert!(json.body.len() >= 1_000_000 && json.body.len() < 1_000_200, "{}", json.body.len());
+    let document: serde_json::Value = serde_json::from_slice(&json.body).expect("JSON");
+    let items = document["items"].as_array().expect("items");
+    assert_eq!(document["count"], items.len());
+    assert_eq!(items[1], serde_json::json!({"id": 1, "name": "item 1", "tags": ["a", "b"], "active": false}));
+    assert!(!json.body.contains(&b'\n'), "one line");
     for (path, kind) in [("/html", "text/html"), ("/xml", "application/xml")] {
         let response = send(&server, "GET", path, &[], b"").await;
         let content_type = response.header("content-type").expect("a content type");

@@ -141,7 +141,12 @@ impl<'a> Walker<'a> {
     fn request(&self, request: &Request, out: &mut Listing) {
         self.scripts(request, out);
         self.template(&request.url, out);
-        url(request, out);
+        // A request line refused for its protocol (`GRPC …`, `MQTT …`) has no HTTP URL.
+        let unsupported =
+            self.document.errors_of(request).any(|diagnostic| diagnostic.code == Code::UnsupportedRequest);
+        if !unsupported {
+            url(request, out);
+        }
         for header in &request.headers {
             self.template(&header.name, out);
             self.template(&header.value, out);
