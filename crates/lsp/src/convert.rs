@@ -148,10 +148,11 @@ fn severity(severity: Severity) -> DiagnosticSeverity {
     }
 }
 
-/// The symbol of a request: its name, else `METHOD url`; the range is the request, the
-/// selection its request line.
+/// The symbol of a request: its name, else `METHOD url`; the range is the block the
+/// request owns (from its `###` line to the next: what a cursor anywhere in it sends),
+/// the selection its request line.
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must be written to build the struct.
-pub(crate) fn symbol(rope: &Rope, request: &Request) -> DocumentSymbol {
+pub(crate) fn symbol(rope: &Rope, request: &Request, block: std::ops::Range<usize>) -> DocumentSymbol {
     let line = format!("{} {}", request.method.value, request.url.to_source());
     let (name, detail) = match &request.name {
         Some(name) => (name.value.clone(), Some(line)),
@@ -163,7 +164,7 @@ pub(crate) fn symbol(rope: &Rope, request: &Request) -> DocumentSymbol {
         kind: if request.name.is_some() { SymbolKind::FUNCTION } else { SymbolKind::METHOD },
         tags: None,
         deprecated: None,
-        range: span_range(rope, &request.span),
+        range: range(rope, block.start, block.end),
         selection_range: span_range(rope, &request.line_span),
         children: None,
     }

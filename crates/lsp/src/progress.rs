@@ -3,7 +3,7 @@
 //! request (`$/cancelRequest`, which drops the command's future; the progress still
 //! ends, from the guard's `Drop`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -19,11 +19,16 @@ use volley_engine::CancellationToken;
 
 /// How long the client may take to accept a progress token the server creates.
 const CREATE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Most tokens remembered as cancelled before their progress began.
+const EARLY_CANCELS: usize = 64;
 
 /// The progresses running, by token, each with the cancellation of its work.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Progresses {
     running: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    /// Client tokens cancelled before their progress began (a cancel pressed while the
+    /// command was still reading its document): the progress begins cancelled.
+    early: Arc<Mutex<VecDeque<String>>>,
     next: Arc<AtomicU64>,
     /// The client accepts server-created tokens (`window.workDoneProgress`).
     pub(crate) client_creates: Arc<std::sync::atomic::AtomicBool>,
@@ -64,7 +69,11 @@ impl Progresses {
         };
         let cancel = CancellationToken::new();
         if let Some(token) = &token {
-            self.running.lock().insert(key(token), cancel.clone());
+            let key = key(token);
+            if self.cancelled_early(&key) {
+                cancel.cancel();
+            }
+            self.running.lock().insert(key, cancel.clone());
             let begin = WorkDoneProgressBegin {
                 title: title.to_owned(),
                 cancellable: Some(true),
@@ -76,11 +85,27 @@ impl Progresses {
         Ongoing { client: client.clone(), token, progresses: self.clone(), cancel, finished: false }
     }
 
-    /// The client pressed the progress's cancel button.
+    /// Whether the client cancelled the token `key` before its progress began (then
+    /// forgotten).
+    fn cancelled_early(&self, key: &str) -> bool {
+        let mut early = self.early.lock();
+        let found = early.iter().position(|cancelled| cancelled == key);
+        found.map(|index| early.remove(index)).is_some()
+    }
+
+    /// The client pressed the progress's cancel button (perhaps before the progress
+    /// began: then it begins cancelled).
     pub(crate) fn cancel(&self, token: &ProgressToken) {
-        if let Some(cancel) = self.running.lock().get(&key(token)) {
+        let key = key(token);
+        if let Some(cancel) = self.running.lock().get(&key) {
             cancel.cancel();
+            return;
         }
+        let mut early = self.early.lock();
+        if early.len() == EARLY_CANCELS {
+            early.pop_front();
+        }
+        early.push_back(key);
     }
 }
 

@@ -324,7 +324,16 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;
-        let symbols = document.requests().map(|request| convert::symbol(&snapshot.rope, request)).collect();
+        // A block owns the lines up to the next `###` line, blank lines after it included.
+        let ends = document.blocks.iter().skip(1).map(|next| next.span.start).chain([snapshot.rope.len_bytes()]);
+        let symbols = document
+            .blocks
+            .iter()
+            .zip(ends)
+            .filter_map(|(block, end)| {
+                Some(convert::symbol(&snapshot.rope, block.request.as_deref()?, block.span.start..end))
+            })
+            .collect();
         Ok(Some(DocumentSymbolResponse::Nested(symbols)))
     }
 

@@ -60,6 +60,9 @@ async fn diagnostics_follow_incremental_edits_in_utf16() {
     assert_eq!(symbols[0]["name"], "GET https://example.com/café/🦀/{{missing}}");
     assert_eq!(symbols[0]["kind"], json!(6), "method");
     assert_eq!(symbols[0]["selectionRange"], range((2, 0), (2, 43)));
+    // A request's symbol is its whole block: the lines a send from the cursor picks it.
+    assert_eq!(symbols[0]["range"], range((0, 0), (4, 0)));
+    assert_eq!(symbols[1]["range"], range((4, 0), (9, 0)));
     assert_eq!(symbols[1]["name"], "create");
     assert_eq!(symbols[1]["detail"], "POST https://example.com/x");
     assert_eq!(symbols[1]["kind"], json!(12), "function");

@@ -231,6 +231,19 @@ async fn a_long_request_is_cancelled_by_its_progress_or_by_cancel_request() {
     assert_eq!(response["error"]["code"], -32800, "{response}");
     let end = client.notification("$/progress").await;
     assert_eq!(end["value"], json!({"kind": "end", "message": "cancelled"}));
+
+    // A cancel pressed before the progress began (the editor's token, cancelled while
+    // the command still read its document): the send begins cancelled and sends nothing.
+    client.notify("window/workDoneProgress/cancel", json!({"token": "early"})).await;
+    let started = std::time::Instant::now();
+    let response = client
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "volley.send", "arguments": [{"uri": uri, "index": 0}], "workDoneToken": "early"}),
+        )
+        .await;
+    assert_eq!(response["error"]["kind"], "cancelled", "{response}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "not the 20 s of the slow answer");
     drop(dir);
     client.shutdown().await;
 }
