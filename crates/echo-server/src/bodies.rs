@@ -1,6 +1,8 @@
 //! Bodies of a given kind and size, for clients that show, save or cut them: `/bytes/{n}`
 //! (not UTF-8), `/text/{n}`, `/json/{n}`, `/html` and `/xml`.
 
+use std::fmt::Write as _;
+
 use axum::Router;
 use axum::extract::Path;
 use axum::http::StatusCode;
@@ -57,13 +59,11 @@ async fn json(Path(n): Path<usize>) -> Response {
         if count > 0 {
             body.push(',');
         }
-        let active = count % 2 == 0;
-        body.push_str(&format!(
-            "{{\"id\":{count},\"name\":\"item {count}\",\"tags\":[\"a\",\"b\"],\"active\":{active}}}"
-        ));
+        let active = count.is_multiple_of(2);
+        let _ = write!(body, "{{\"id\":{count},\"name\":\"item {count}\",\"tags\":[\"a\",\"b\"],\"active\":{active}}}");
         count += 1;
     }
-    body.push_str(&format!("],\"count\":{count}}}"));
+    let _ = write!(body, "],\"count\":{count}}}");
     typed("application/json", body.into_bytes())
 }
 
