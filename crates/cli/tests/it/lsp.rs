@@ -11,11 +11,12 @@ use serde_json::{Value, json};
 
 use crate::support::stdio::{TIMEOUT, messages, next_where, send};
 
-#[test]
-fn lsp_over_stdio_publishes_diagnostics_sends_requests_and_exits_cleanly() {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let server = runtime.block_on(volley_echo_server::TestServer::start());
-    let directory = std::env::temp_dir().join(format!("volley-lsp-{}", std::process::id()));
+/// `volley lsp` started in a directory of its own, initialized: the process, its stdin,
+/// the messages it writes, the directory and the URI of `api.http` in it.
+fn start(
+    name: &str,
+) -> (std::process::Child, std::process::ChildStdin, mpsc::Receiver<Value>, std::path::PathBuf, String) {
+    let directory = std::env::temp_dir().join(format!("volley-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap();
     let uri = format!("file://{}", directory.join("api.http").display());
     let mut child = Command::new(env!("CARGO_BIN_EXE_volley"))
@@ -27,12 +28,18 @@ fn lsp_over_stdio_publishes_diagnostics_sends_requests_and_exits_cleanly() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let replies = messages(child.stdout.take().unwrap());
-
     send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
     let initialized = next_where(&replies, |message| message["id"] == 1);
     assert_eq!(initialized["result"]["serverInfo"]["name"], "volley");
     send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    (child, stdin, replies, directory, uri)
+}
 
+#[test]
+fn lsp_over_stdio_publishes_diagnostics_sends_requests_and_exits_cleanly() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(volley_echo_server::TestServer::start());
+    let (mut child, mut stdin, replies, directory, uri) = start("lsp");
     let text =
         format!("# é🦀\nGET https://example.com/🦀/{{{{token}}}}\n\n###\nGET {}\n", server.url("/echo?from=lsp"));
     send(
@@ -95,20 +102,7 @@ fn lsp_over_stdio_publishes_diagnostics_sends_requests_and_exits_cleanly() {
 fn jq_filters_run_in_a_process_of_their_own_with_bounded_cost() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let server = runtime.block_on(volley_echo_server::TestServer::start());
-    let directory = std::env::temp_dir().join(format!("volley-lsp-jq-{}", std::process::id()));
-    std::fs::create_dir_all(&directory).unwrap();
-    let uri = format!("file://{}", directory.join("api.http").display());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_volley"))
-        .arg("lsp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let replies = messages(child.stdout.take().unwrap());
-    send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}));
-    next_where(&replies, |message| message["id"] == 1);
+    let (mut child, mut stdin, replies, directory, uri) = start("lsp-jq");
     let text = format!(
         "# @jq .headers | map(select(.[0] == \"x-pick\")) | .[0][1]\nGET {}\nX-Pick: picked\n\n###\n# @jq .nosuch[\nGET {}\n",
         server.url("/echo"),
