@@ -1,49 +1,15 @@
 -- What editors/nvim/test/measure runs in a headless Neovim: a second Neovim (the one
--- measured) sends requests answered by a small HTTP server here with JSON bodies of
--- 1 MB, 10 MB, and 10 MB with one item per line. While each arrives and is shown, keys
--- are typed into it one after the other (`:let g:typed = N<CR>`, through `nvim_input`);
--- for each, the time until the command it typed has run. Prints, per body, when it was
--- shown (after the send) and the longest a key waited.
+-- measured) sends requests answered by the echo server's `/json/N` (one-line JSON
+-- documents of 1 MB and 10 MB). While each arrives and is shown, keys are typed into it
+-- one after the other (`:let g:typed = N<CR>`, through `nvim_input`); for each, the
+-- time until the command it typed has run. Prints, per body, when it was shown (after
+-- the send) and the longest a key waited.
 local work = os.getenv('VOLLEY_TEST_WORK')
 local root = os.getenv('VOLLEY_TEST_ROOT')
+local url = assert(os.getenv('VOLLEY_ECHO_URL'), 'run under `volley echo-server --port 0 --`')
 
-local function json_of_size(bytes, one_per_line)
-  local items, total = {}, 0
-  while total < bytes do
-    local item = string.format('{"id": %d, "name": "item %d", "tags": ["a", "b"], "nested": {"x": %d, "empty": {}}}',
-      #items + 1, #items + 1, #items + 1)
-    items[#items + 1] = item
-    total = total + #item + 1
-  end
-  return '[' .. table.concat(items, one_per_line and ',\n' or ',') .. ']'
-end
-
-local body = ''
-local server = vim.loop.new_tcp()
-server:bind('127.0.0.1', 0)
-server:listen(16, function()
-  local connection = vim.loop.new_tcp()
-  server:accept(connection)
-  local received = ''
-  connection:read_start(function(_, chunk)
-    if not chunk then
-      connection:close()
-      return
-    end
-    received = received .. chunk
-    if received:find('\r\n\r\n', 1, true) then
-      connection:read_stop()
-      connection:write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ' .. #body
-        .. '\r\nConnection: close\r\n\r\n' .. body, function()
-        connection:shutdown(function()
-          connection:close()
-        end)
-      end)
-    end
-  end)
-end)
 local file = assert(io.open(work .. '/measure.http', 'w'))
-file:write('GET http://127.0.0.1:' .. server:getsockname().port .. '/big.json\n')
+file:write('GET ' .. url .. '/json/1000000\n\n###\nGET ' .. url .. '/json/10000000\n')
 file:close()
 
 local ui = os.getenv('VOLLEY_MEASURE_UI') == '1'
@@ -68,12 +34,11 @@ child([[
     end
   end })]])
 
-for _, case in ipairs({ { 1000 * 1000, false, '1 MB' }, { 10 * 1000 * 1000, false, '10 MB' },
-  { 10 * 1000 * 1000, true, '10 MB, one item per line' } }) do
-  body = json_of_size(case[1], case[2])
+-- Per body: the line of its request in measure.http, and its name.
+for _, case in ipairs({ { 1, '1 MB' }, { 4, '10 MB' } }) do
   child('vim.g.shown = 0; vim.g.typed = 0')
   local sent = vim.loop.hrtime()
-  child('vim.api.nvim_win_set_cursor(0, { 1, 0 }); vim.cmd("VolleySend")')
+  child('vim.api.nvim_win_set_cursor(0, { ' .. case[1] .. ', 0 }); vim.cmd("VolleySend")')
   local longest, typed = 0, 0
   local shown
   repeat
@@ -89,9 +54,10 @@ for _, case in ipairs({ { 1000 * 1000, false, '1 MB' }, { 10 * 1000 * 1000, fals
     shown = vim.rpcrequest(channel, 'nvim_get_var', 'shown')
     longest = math.max(longest, (vim.loop.hrtime() - before) / 1e6)
   until shown ~= 0 or (vim.loop.hrtime() - sent) > 120e9
-  io.stdout:write(string.format('%s (%d bytes): shown %s after the send; a key waited at most %.0f ms (%d keys typed)\n',
-    case[3], #body, shown ~= 0 and string.format('%.0f ms', (shown - sent) / 1e6) or 'not', longest, typed))
+  local received = child('local last = require("volley").last; return last and #last[1].response.body or 0')
+  io.stdout:write(string.format(
+    '%s (%d bytes kept): shown %s after the send; a key waited at most %.0f ms (%d keys typed)\n', case[2], received,
+    shown ~= 0 and string.format('%.0f ms', (shown - sent) / 1e6) or 'not', longest, typed))
 end
 vim.fn.jobstop(channel)
-server:close()
 vim.cmd('qa!')

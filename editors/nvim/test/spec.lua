@@ -1155,58 +1155,172 @@ local function scratch_and_paste()
   vim.cmd('cd ' .. root)
 end
 
--- A JSON array of about `bytes` bytes, of small objects (many lines once re-indented).
-local function json_of_size(bytes)
-  local items, total = {}, 0
-  while total < bytes do
-    local item = string.format('{"id": %d, "name": "item %d", "tags": ["a", "b"], "nested": {"x": %d, "empty": {}}}',
-      #items + 1, #items + 1, #items + 1)
-    items[#items + 1] = item
-    total = total + #item + 1
+-- The line after the first line `line` of the response buffer ('' when none).
+local function line_after(lines, line)
+  for number, text in ipairs(lines) do
+    if text == line then
+      return lines[number + 1] or ''
+    end
   end
-  return '[' .. table.concat(items, ',') .. ']'
+  return nil
 end
 
--- A real HTTP server on 127.0.0.1 (libuv, in this Neovim) answering every request with
--- `body` as JSON: the echo server has no route for a large JSON body. Returns its port
--- and a function that stops it.
-local function serve_json(body)
-  local server = vim.loop.new_tcp()
-  server:bind('127.0.0.1', 0)
-  server:listen(16, function()
-    local connection = vim.loop.new_tcp()
-    server:accept(connection)
-    local received = ''
-    connection:read_start(function(_, chunk)
-      if not chunk then
-        connection:close()
-        return
-      end
-      received = received .. chunk
-      if received:find('\r\n\r\n', 1, true) then
-        connection:read_stop()
-        connection:write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ' .. #body
-          .. '\r\nConnection: close\r\n\r\n' .. body, function()
-          connection:shutdown(function()
-            connection:close()
-          end)
-        end)
-      end
-    end)
+-- jq filters: a request's `# @jq` shown above the body (and alone with F), one that
+-- does not parse said, both kept through `[`/`]`; `:VolleyFilter` and `f` on the
+-- response shown, asynchronously; an empty expression (or `:VolleyFilter!`) clears.
+local function filters()
+  local volley = require('volley')
+  write('filter.http', table.concat({
+    '### items',
+    '# @jq .items[0].id',
+    'GET {{base}}/json/300',
+    '',
+    '### broken',
+    '# @jq .items[',
+    'GET {{base}}/json/300',
+    '',
+  }, '\n'))
+  vim.cmd('edit ' .. work .. '/filter.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to filter.http', function()
+    return volley.client(buf) ~= nil
   end)
-  return server:getsockname().port, function()
-    server:close()
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  vim.cmd('VolleySend')
+  wait('the response of the @jq request', function()
+    return has_line(response_lines(), '^HTTP/1.1 200') and not has_line(response_lines(), '^sending')
+  end)
+  in_response('A')
+  local lines = response_lines()
+  local output_line, body_line
+  for number, line in ipairs(lines) do
+    if line == '# jq .items[0].id' then
+      output_line = number + 1
+    elseif line:find('"name": "item 0"', 1, true) then
+      body_line = number
+    end
   end
+  check(output_line and lines[output_line] == '0' and lines[output_line + 1] == '' and lines[output_line + 2] == '# body'
+    and lines[output_line - 2] == '',
+    'A shows the @jq output under its expression, between the headers and the body: '
+    .. table.concat(lines, ' | '):sub(1, 300))
+  check(body_line ~= nil and output_line ~= nil and body_line > output_line, 'then the body re-indented')
+  vim.api.nvim_win_call(vim.fn.bufwinid('volley://response'), function()
+    local name = syntax_at(output_line, 1)
+    check(name:find('^json') ~= nil or name == 'volleyResponseBody_json', 'the output a JSON region: ' .. name)
+  end)
+  if vim.fn.exists('+winbar') == 1 then
+    check(winbar():find('jq .items[0].id', 1, true) ~= nil, 'the winbar names the filter: ' .. winbar())
+  end
+  in_response('B')
+  lines = response_lines()
+  check(not has_line(lines, '^# jq') and has_line(lines, '"name": "item 0"'), 'B shows the body alone, unfiltered')
+  in_response('F')
+  lines = response_lines()
+  check(#lines == 3 and lines[1] == '# items' and lines[2] == '# jq .items[0].id' and lines[3] == '0',
+    'F shows the output alone: ' .. table.concat(lines, ' | '))
+
+  -- A @jq that does not parse: the error, marked.
+  vim.api.nvim_win_set_cursor(0, { 7, 0 })
+  vim.cmd('VolleySend')
+  wait('the response of the broken @jq request', function()
+    return response_lines()[1] == '# broken' and not has_line(response_lines(), '^sending')
+  end)
+  lines = response_lines()
+  local why = line_after(lines, '# jq .items[') or ''
+  check(why:find('^✗ the filter does not parse: ') ~= nil, 'a @jq that does not parse says why: ' .. why)
+  vim.api.nvim_win_call(vim.fn.bufwinid('volley://response'), function()
+    check(syntax_at(3, 1) == 'volleyResponseFailed', 'marked as a failure: ' .. syntax_at(3, 1))
+  end)
+  in_response('A')
+  lines = response_lines()
+  check(line_after(lines, '# jq .items[') == why and has_line(lines, '^# body$') and has_line(lines, '"name": "item 0"'),
+    'A: the error above the body')
+
+  -- Through the window's history.
+  in_response('[')
+  check(line_after(response_lines(), '# jq .items[0].id') == '0', '[: the previous response with its @jq output')
+  in_response(']')
+  check(line_after(response_lines(), '# jq .items[') == why, ']: the next one with its error')
+
+  -- :VolleyFilter on the response shown: under way at once (the editor is not blocked),
+  -- then its output.
+  vim.cmd('VolleyFilter .items[0].id')
+  check(line_after(response_lines(), '# jq .items[0].id') == '(filtering…)',
+    ':VolleyFilter returns at once, the window says it is filtering: ' .. table.concat(response_lines(), ' | '):sub(1, 200))
+  wait(':VolleyFilter .items[0].id shows its output', function()
+    return line_after(response_lines(), '# jq .items[0].id') == '0'
+  end)
+  check(not has_line(response_lines(), '^# jq %.items%[$'), 'in place of the @jq one')
+  in_response('[')
+  in_response(']')
+  check(line_after(response_lines(), '# jq .items[0].id') == '0', 'and kept through [ and ]')
+  vim.cmd('VolleyFilter [.items[] | select(.name == "item 1") | .id]')
+  wait(':VolleyFilter takes the rest of the line, | and " included', function()
+    local lines = response_lines()
+    return line_after(lines, '# jq [.items[] | select(.name == "item 1") | .id]') == '['
+      and has_line(lines, '^  1$')
+  end)
+  vim.cmd('VolleyFilter .items[')
+  wait(':VolleyFilter with an expression that does not parse says why', function()
+    return (line_after(response_lines(), '# jq .items[') or ''):find('^✗ the filter does not parse') ~= nil
+  end)
+
+  -- The key: asks (starting with the response's filter), from the body view to the
+  -- filter view.
+  local original_input = vim.ui.input
+  local asked
+  local answer = '.count'
+  vim.ui.input = function(options, on_confirm)
+    asked = options
+    on_confirm(answer)
+  end
+  local ok, err = pcall(function()
+    in_response('B')
+    in_response('f')
+    check(asked ~= nil and asked.default == '.items[', 'f asks, starting with the filter shown: ' .. tostring(asked and asked.default))
+    wait('then shows the output of the expression given', function()
+      return (line_after(response_lines(), '# jq .count') or ''):find('^%d+$') ~= nil
+    end)
+    check(response_lines()[2] == '# jq .count' and not has_line(response_lines(), '"name"'),
+      'in the filter view, from the body view: ' .. table.concat(response_lines(), ' | '):sub(1, 200))
+    -- An empty expression clears: from the filter view to the body alone.
+    answer = ''
+    in_response('f')
+    check(asked.default == '.count', 'f asks again, starting with .count: ' .. tostring(asked.default))
+    lines = response_lines()
+    check(not has_line(lines, '^# jq') and has_line(lines, '"name": "item 0"'),
+      'an empty expression clears the filter: the body alone')
+    in_response('A')
+    check(not has_line(response_lines(), '^# jq') and not has_line(response_lines(), '^# body$'), 'A without a filter too')
+  end)
+  vim.ui.input = original_input
+  if not ok then
+    error(err, 0)
+  end
+
+  -- :VolleyFilter! clears a @jq filter, for the response it is on.
+  in_response('[')
+  check(line_after(response_lines(), '# jq .items[0].id') == '0', 'the @jq response still has its output')
+  vim.cmd('VolleyFilter!')
+  check(not has_line(response_lines(), '^# jq'), ':VolleyFilter! shows it without a filter')
+
+  -- A Send All: each response with its @jq section.
+  vim.cmd('VolleySendAll')
+  wait('Send All of filter.http', function()
+    return (response_lines()[1] or ''):find('^# 2 request%(s%)') ~= nil
+  end)
+  lines = response_lines()
+  check(line_after(lines, '# jq .items[0].id') == '0' and (line_after(lines, '# jq .items[') or ''):find('^✗') ~= nil,
+    'Send All: each response with its @jq output or error')
 end
 
--- A 1 MB JSON body in a second Neovim driven over RPC (as a user types into it): a key
--- typed while its body is re-indented is answered before that ends, and the body then
--- shows re-indented; a body over `response.format_max_bytes` shows as received, with a
--- line saying so.
+-- A 1 MB JSON body (the echo server's /json/N) in a second Neovim driven over RPC (as a
+-- user types into it): a key typed while its body is re-indented is answered before
+-- that ends, and the body then shows re-indented; a body over
+-- `response.format_max_bytes` shows as received, with a line saying so.
 local function large_body()
-  local body = json_of_size(1000 * 1000)
-  local port, stop = serve_json(body)
-  write('big.http', 'GET http://127.0.0.1:' .. port .. '/big.json\n')
+  write('big.http', 'GET ' .. url .. '/json/1000000\n')
   local nvim = os.getenv('VOLLEY_TEST_NVIM')
   local channel = vim.fn.jobstart({ nvim, '--embed', '--headless', '--clean', '-u',
     root .. '/editors/nvim/test/minimal_init.lua' }, { rpc = true })
@@ -1256,7 +1370,7 @@ local function large_body()
     -- Over the threshold: shown as received.
     child('require("volley").setup({ cmd = { os.getenv("VOLLEY_TEST_BIN"), "lsp" }, response = { format_max_bytes = 100000 } })')
     child('vim.cmd("edit!"); vim.api.nvim_win_set_cursor(0, { 1, 0 }); vim.cmd("VolleySend")')
-    local note
+    local note, last, size
     wait('a body over response.format_max_bytes shows as received', function()
       local buf = child('return vim.fn.bufnr("volley://response")')
       local lines = vim.rpcrequest(channel, 'nvim_buf_get_lines', buf, 0, -1, false)
@@ -1265,13 +1379,16 @@ local function large_body()
           note = line
         end
       end
-      return note ~= nil and #lines < 20 and lines[#lines] == body
+      last = lines[#lines]
+      return note ~= nil and #lines < 20
     end)
-    check(note == '(JSON body of 976.6 KB shown as received: bodies over 97.7 KB are not re-indented)',
-      'with a line saying so: ' .. tostring(note))
+    size = child('return #require("volley").last[1].response.body')
+    check(size >= 1000000 and last == child('return require("volley").last[1].response.body'),
+      string.format('its one line as received (%d bytes)', size))
+    check(note == string.format('(JSON body of %.1f KB shown as received: bodies over 97.7 KB are not re-indented)',
+      size / 1024), 'with a line saying so: ' .. tostring(note))
   end)
   vim.fn.jobstop(channel)
-  stop()
   if not ok then
     error(err, 0)
   end
@@ -1309,6 +1426,7 @@ local sections = {
   { 'cancel and signs', cancel },
   { 'motions and selection', motions_and_selection },
   { 'scratch, paste curl, statusline', scratch_and_paste },
+  { 'jq filters', filters },
   { 'a large JSON body', large_body },
   { 'keymaps', keymaps },
 }

@@ -32,9 +32,9 @@ local defaults = {
     hover = 'K',
   },
   -- The response window: where it opens (`right`, `left`, `above`, `below` or `float`),
-  -- the view a new response opens in (`all`, `body`, `headers`, `verbose`, `stats`,
-  -- `script`), and the largest JSON body that is re-indented (larger ones are shown as
-  -- received, with a line that says so).
+  -- the view a new response opens in (`all`, `body`, `filter`, `headers`, `verbose`,
+  -- `stats`, `script`), and the largest JSON body that is re-indented (larger ones are
+  -- shown as received, with a line that says so).
   response = {
     position = 'right',
     view = 'all',
@@ -352,6 +352,12 @@ M.clear_cookies = actions.clear_cookies
 M.paste_curl = actions.paste_curl
 M.scratch = actions.scratch
 
+--- Filters the body of the response shown with the jq `expression` (lua/volley/filter.lua);
+--- without one, asks for it; `clear`: shows it without a filter.
+function M.filter(expression, clear)
+  require('volley.filter').ask(expression ~= '' and expression or nil, clear)
+end
+
 -- The commands of `.http` buffers (`http`: true) and of response buffers.
 local commands = {
   { 'VolleySend', function(command)
@@ -382,6 +388,11 @@ local commands = {
   { 'VolleySent', function() M.show_sent() end, { desc = 'Show the last request as it was sent' } },
   { 'VolleyHistory', function() M.show_history() end, { desc = "Pick one of the session's responses" } },
   { 'VolleyClearCookies', function() M.clear_cookies() end, { desc = 'Empty the cookie jar' } },
+  { 'VolleyFilter', function(command) M.filter(command.args, command.bang) end, {
+    nargs = '?',
+    bang = true,
+    desc = 'Filter the body of the response shown with jq (no expression: asks; !: no filter)',
+  } },
 }
 
 --- Creates the buffer-local commands (all of them in a `.http` buffer, those that do

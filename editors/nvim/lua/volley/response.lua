@@ -1,8 +1,9 @@
 -- The outcomes of a send as lines of the response buffer, in one of its views: `all`
--- (status, headers, body, results, logs, stream), `body`, `headers`, `verbose` (the
--- request as sent, then everything), `stats` (timings and sizes) and `script` (the
--- `@assert` and `client.test` results and the scripts' log lines); a Send All as a
--- summary, failures first, then one section per request. Pure functions (the window is
+-- (status, headers, the jq filter's output, body, results, logs, stream), `body`,
+-- `filter` (the jq filter's output), `headers`, `verbose` (the request as sent, then
+-- everything received), `stats` (timings and sizes) and `script` (the `@assert` and
+-- `client.test` results and the scripts' log lines); a Send All as a summary, failures
+-- first, then one section per request. Pure functions (the window is
 -- lua/volley/window.lua), so the test can check them too.
 local M = {}
 
@@ -195,6 +196,66 @@ function M.body(response, prepared)
   return { lines = prepared or split(response.body), kind = kind, note = note }
 end
 
+-- The lines of a filter's output, kept per filter (an output may be megabytes, and the
+-- window draws again on every key).
+local filter_output = setmetatable({}, { __mode = 'k' })
+
+-- More top-level values than this in a filter's output are not highlighted (a region
+-- each keeps one value's syntax from running into the next).
+local MOST_HIGHLIGHTED_VALUES = 200
+
+--- The filter a response is shown with by default: the one its request's `# @jq` got
+--- from the server (`response.filtered`: `{expression, output}` or `{expression,
+--- error}`), else `nil`.
+function M.jq_filter(response)
+  local filtered = present(response.filtered)
+  if type(filtered) == 'table' and present(filtered.expression) then
+    return filtered
+  end
+  return nil
+end
+
+-- Appends a jq filter's section to `lines`: `# jq <expression>`, then its output (a
+-- JSON region per top-level value, added to `regions`), `(filtering…)` while it runs,
+-- or `✗ <why it made nothing>`.
+local function filter_lines(lines, regions, filter)
+  lines[#lines + 1] = '# jq ' .. tostring(present(filter.expression) or ''):gsub('%s*\n%s*', ' ')
+  local error = present(filter.error)
+  if filter.pending then
+    lines[#lines + 1] = '(filtering…)'
+    return
+  elseif error then
+    add(lines, '✗ ' .. tostring(error))
+    return
+  end
+  local output = filter_output[filter]
+  if not output then
+    local text = tostring(present(filter.output) or ''):gsub('\n$', '')
+    output = text == '' and {} or split(text)
+    filter_output[filter] = output
+  end
+  if #output == 0 then
+    lines[#lines + 1] = '(no output)'
+    return
+  end
+  local first = #lines + 1
+  append(lines, output)
+  -- A value starts at a line that is not indented and does not close one.
+  local starts = {}
+  for number = first, #lines do
+    local byte = lines[number]:byte(1)
+    if byte and byte ~= 32 and byte ~= 125 and byte ~= 93 then
+      starts[#starts + 1] = number
+      if #starts > MOST_HIGHLIGHTED_VALUES then
+        return
+      end
+    end
+  end
+  for index, start in ipairs(starts) do
+    regions[#regions + 1] = { start, (starts[index + 1] or (#lines + 1)) - 1, 'json' }
+  end
+end
+
 -- One event or message of a stream: `[12 ms] event #id: data`.
 local function item_line(item)
   local label = present(item.event) or 'message'
@@ -363,17 +424,25 @@ local function stats_lines(lines, outcome)
   end
 end
 
---- The lines of one outcome in `view` (default `all`), and where its body is:
---- `{first, last, kind}` (1-based lines of the returned list, kind `json`, `xml` or
---- `html`), or `nil`. `prepared`: its body's lines already made (see `body`).
-function M.lines(outcome, view, prepared)
+--- The lines of one outcome in `view` (default `all`), and the regions of the lines
+--- to highlight as a body: `{first, last, kind}` each (1-based lines of the returned
+--- list, kind `json`, `xml` or `html`). `prepared`: its body's lines already made (see
+--- `body`). `filter`: the jq filter it is shown with (`{expression, output}`,
+--- `{expression, error}` or `{expression, pending = true}`; by default its `# @jq`
+--- one, `false` for none), in the `all` view above the body and alone in the `filter`
+--- view.
+function M.lines(outcome, view, prepared, filter)
   view = view or 'all'
   local lines = { '# ' .. M.title(outcome) }
+  local regions = {}
   local response = present(outcome.response)
   local sent = present(outcome.sent)
+  if filter == nil and response then
+    filter = M.jq_filter(response)
+  end
   if view == 'stats' then
     stats_lines(lines, outcome)
-    return lines, nil
+    return lines, regions
   end
   if view == 'verbose' and sent then
     lines[#lines + 1] = '# sent'
@@ -384,7 +453,7 @@ function M.lines(outcome, view, prepared)
   if not response then
     error_lines(lines, outcome)
     log_lines(lines, outcome)
-    return lines, nil
+    return lines, regions
   end
   if view == 'script' then
     local before = #lines
@@ -393,22 +462,35 @@ function M.lines(outcome, view, prepared)
     if #lines == before then
       lines[#lines + 1] = '(no assertions, tests or log lines)'
     end
-    return lines, nil
+    return lines, regions
+  end
+  if view == 'filter' then
+    if filter then
+      filter_lines(lines, regions, filter)
+    else
+      lines[#lines + 1] = '(no jq filter: give one with :VolleyFilter, or with `# @jq <filter>` on the request)'
+    end
+    return lines, regions
   end
   if view ~= 'body' then
     status_lines(lines, response)
     if view == 'headers' then
-      return lines, nil
+      return lines, regions
     end
     lines[#lines + 1] = ''
   end
-  local region = body_lines(lines, response, M.body(response, prepared))
+  if view == 'all' and filter then
+    filter_lines(lines, regions, filter)
+    lines[#lines + 1] = ''
+    lines[#lines + 1] = '# body'
+  end
+  regions[#regions + 1] = body_lines(lines, response, M.body(response, prepared))
   if view ~= 'body' then
     result_lines(lines, response)
     log_lines(lines, outcome)
   end
   stream_lines(lines, response)
-  return lines, region
+  return lines, regions
 end
 
 --- The lines of the request an outcome sent (its `sent`, redacted by the server), or
@@ -517,13 +599,18 @@ end
 --- per request (failures first, `✗`/`✓`), then a section per request in that order.
 --- Returns the lines, the body regions, and `sections`: `{summary, line, outcome}` per
 --- request (the 1-based line of its summary line and of its section, its index in
---- `outcomes`). `prepared(response)` gives a body's lines already made, if any.
-function M.compose(outcomes, view, cancelled, several, prepared)
+--- `outcomes`). `prepared(response)` gives a body's lines already made, if any;
+--- `filter(response)` the jq filter it is shown with (see `lines`), if not its `@jq` one.
+function M.compose(outcomes, view, cancelled, several, prepared, filter)
   prepared = prepared or function() end
+  filter = filter or function() end
+  local function lines_of(outcome)
+    local response = present(outcome.response)
+    return M.lines(outcome, view, response and prepared(response), response and filter(response))
+  end
   if not several then
-    local response = present(outcomes[1].response)
-    local lines, region = M.lines(outcomes[1], view, response and prepared(response))
-    return lines, { region }, {}
+    local lines, regions = lines_of(outcomes[1])
+    return lines, regions, {}
   end
   local lines, regions, sections = {}, {}, {}
   local order = M.order(outcomes)
@@ -541,11 +628,10 @@ function M.compose(outcomes, view, cancelled, several, prepared)
   for position, index in ipairs(order) do
     lines[#lines + 1] = ''
     local offset = #lines
-    local response = present(outcomes[index].response)
-    local more, region = M.lines(outcomes[index], view, response and prepared(response))
+    local more, more_regions = lines_of(outcomes[index])
     append(lines, more)
     sections[position].line = offset + 1
-    if region then
+    for _, region in ipairs(more_regions) do
       regions[#regions + 1] = { region[1] + offset, region[2] + offset, region[3] }
     end
   end

@@ -1,10 +1,12 @@
 -- The response window: one scratch buffer, `volley://response`, in a split or a float,
 -- that keeps the sends of the session as its own history. Buffer-local keys switch its
 -- view (lua/volley/response.lua builds the lines), step through that history, jump from
--- a Send All's summary to a request, send again, cancel and close; its winbar names the
--- request, the status, the time, the active profile and the view. Large JSON bodies are
--- re-indented a slice at a time, between which the editor answers keys.
+-- a Send All's summary to a request, filter the body with jq (lua/volley/filter.lua),
+-- send again, cancel and close; its winbar names the request, the status, the time, the
+-- active profile, the jq filter and the view. Large JSON bodies are re-indented a slice
+-- at a time, between which the editor answers keys.
 local response = require('volley.response')
+local filter = require('volley.filter')
 
 local M = {}
 
@@ -18,6 +20,8 @@ M.default_keys = {
   verbose = 'V',
   stats = 'S',
   script = 'O',
+  filter = 'F',
+  new_filter = 'f',
   previous = '[',
   next = ']',
   jump = '<CR>',
@@ -51,6 +55,17 @@ end
 
 local render
 
+-- `true` when the send shown holds `received`.
+local function shows(received)
+  local entry = state.entries[state.index]
+  for _, outcome in ipairs(entry and entry.outcomes or {}) do
+    if outcome.response == received then
+      return true
+    end
+  end
+  return false
+end
+
 -- Re-indents a large JSON body a slice per event-loop turn, then draws again.
 local function format_later(received)
   if formatting[received] then
@@ -68,14 +83,8 @@ local function format_later(received)
     end
     formatting[received] = nil
     prepared[received] = ok and lines or response.split(received.body)
-    local entry = state.entries[state.index]
-    if entry then
-      for _, outcome in ipairs(entry.outcomes) do
-        if outcome.response == received then
-          render()
-          return
-        end
-      end
+    if shows(received) then
+      render()
     end
   end
   vim.defer_fn(step, 0)
@@ -118,6 +127,12 @@ local function winbar()
     parts[#parts + 1] = '%#Title#' .. escape(title) .. '%*'
     parts[#parts + 1] = escape((response.summary(entry.outcomes, entry.cancelled, entry.label ~= nil)))
     parts[#parts + 1] = 'profile ' .. escape(entry.profile or 'none')
+    local shown = #entry.outcomes == 1 and type(entry.outcomes[1].response) == 'table'
+      and filter.shown(entry.outcomes[1].response)
+    if shown then
+      parts[#parts + 1] = 'jq ' .. escape(tostring(shown.expression):gsub('%s*\n%s*', ' '))
+        .. (shown.error and shown.error ~= vim.NIL and ' ✗' or '')
+    end
     parts[#parts + 1] = 'view ' .. state.view
     parts[#parts + 1] = string.format('%d/%d', state.index, #state.entries)
   end
@@ -162,8 +177,9 @@ end
 local map_keys
 
 -- Puts `lines` into the scratch buffer `name` (created once, reused), filetype
--- `volley_response` with the body regions `regions`, shown with its view at the top.
-local function display(lines, regions, name)
+-- `volley_response` with the body regions `regions`, shown with its view at the top
+-- (`keep`: with the cursor where it was).
+local function display(lines, regions, name, keep)
   name = name or buffer_name
   local buf = vim.fn.bufnr(name)
   if buf == -1 then
@@ -176,6 +192,10 @@ local function display(lines, regions, name)
       map_keys(buf)
     end
   end
+  local cursors = {}
+  for _, win in ipairs(keep and vim.fn.win_findbuf(buf) or {}) do
+    cursors[win] = vim.api.nvim_win_get_cursor(win)
+  end
   vim.bo[buf].modifiable = true
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
@@ -186,10 +206,14 @@ local function display(lines, regions, name)
     open(buf)
   end
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    vim.api.nvim_win_set_cursor(win, { 1, 0 })
-    vim.api.nvim_win_call(win, function()
-      vim.cmd('normal! zt')
-    end)
+    if cursors[win] then
+      vim.api.nvim_win_set_cursor(win, { math.min(cursors[win][1], #lines), cursors[win][2] })
+    else
+      vim.api.nvim_win_set_cursor(win, { 1, 0 })
+      vim.api.nvim_win_call(win, function()
+        vim.cmd('normal! zt')
+      end)
+    end
   end
   if name == buffer_name then
     set_winbar(buf)
@@ -198,8 +222,9 @@ local function display(lines, regions, name)
 end
 
 -- Draws the send at `state.index` in `state.view`, and makes it the one the commands
--- (save, rerun, copy as curl, sent) act on.
-render = function()
+-- (save, rerun, copy as curl, sent, filter) act on; `keep`: the cursor stays where it
+-- was.
+render = function(keep)
   local entry = state.entries[state.index]
   if not entry then
     return
@@ -208,9 +233,9 @@ render = function()
   volley.shown = entry
   volley.last = entry.outcomes
   local lines, regions, sections =
-    response.compose(entry.outcomes, state.view, entry.cancelled, entry.label ~= nil, body_lines)
+    response.compose(entry.outcomes, state.view, entry.cancelled, entry.label ~= nil, body_lines, filter.of)
   state.sections = sections
-  return display(lines, regions)
+  return display(lines, regions, nil, keep)
 end
 
 --- Shows a send (`entry`: `{outcomes, cancelled, send, profile, label}`; a `label`
@@ -251,7 +276,55 @@ function M.refused(message)
   display({ '# ' .. what, 'not sent: ' .. message:gsub('\n.*', '') }, {})
 end
 
---- Switches the view (`all`, `body`, `headers`, `verbose`, `stats`, `script`).
+--- The response a filter is for, and the `.http` buffer it was sent from: in the send
+--- shown, the response whose section (or summary line) holds the window's cursor, else
+--- the first with a response in the order shown. `nil` when the send shown has none.
+function M.filter_target()
+  local entry = state.entries[state.index]
+  if not entry then
+    return nil
+  end
+  local function answered(index)
+    local outcome = entry.outcomes[index]
+    return outcome and type(outcome.response) == 'table' and outcome.response or nil
+  end
+  local picked
+  local win = vim.fn.bufwinid(buffer_name)
+  if #state.sections > 0 and win ~= -1 then
+    local line = vim.api.nvim_win_get_cursor(win)[1]
+    for _, section in ipairs(state.sections) do
+      if section.summary == line or (section.line and section.line <= line) then
+        picked = section.outcome
+      end
+    end
+  end
+  local found = picked and answered(picked)
+  if not found then
+    for _, index in ipairs(#state.sections > 0 and response.order(entry.outcomes) or { 1 }) do
+      found = found or answered(index)
+    end
+  end
+  local buf = entry.send and entry.send.buf
+  return found, (buf and vim.api.nvim_buf_is_valid(buf)) and buf or nil
+end
+
+--- A filter of `received` changed (`shown`: it has one now; `false`: cleared). When the
+--- window shows it: to the `filter` view (unless in `all`, which shows filters too), or
+--- from it to the `body` view when cleared, and drawn again.
+function M.filter_changed(received, shown)
+  if not shows(received) then
+    return
+  end
+  local view = state.view
+  if shown and view ~= 'all' and view ~= 'filter' then
+    state.view = 'filter'
+  elseif not shown and view == 'filter' then
+    state.view = 'body'
+  end
+  render(view == state.view)
+end
+
+--- Switches the view (`all`, `body`, `filter`, `headers`, `verbose`, `stats`, `script`).
 function M.set_view(view)
   state.view = view
   render()
@@ -313,6 +386,8 @@ end
 local key_actions = {
   all = { function() M.set_view('all') end, 'status, headers, body, results' },
   body = { function() M.set_view('body') end, 'the body' },
+  filter = { function() M.set_view('filter') end, "the jq filter's output" },
+  new_filter = { function() filter.ask() end, 'filter the body with jq (empty: no filter)' },
   headers = { function() M.set_view('headers') end, 'the status and headers' },
   verbose = { function() M.set_view('verbose') end, 'the request as sent, then the response' },
   stats = { function() M.set_view('stats') end, 'timings and sizes' },
