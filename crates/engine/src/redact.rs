@@ -34,6 +34,22 @@ const SENSITIVE_HEADERS: [&str; 7] =
 const SENSITIVE_FIELD_ENDINGS: [&str; 9] =
     ["token", "secret", "password", "passwd", "apikey", "accesskey", "secretkey", "privatekey", "credentials"];
 
+/// Tokens that are places in a listing, not credentials (`nextPageToken`, AWS's
+/// `NextToken`, `continuationToken`, `syncToken`): what comes before `token` once folded.
+const PLACE_TOKEN_PREFIXES: [&str; 11] = [
+    "page",
+    "nextpage",
+    "prevpage",
+    "previouspage",
+    "next",
+    "continuation",
+    "pagination",
+    "cursor",
+    "sync",
+    "resume",
+    "marker",
+];
+
 /// Whether a response body's JSON field called `name` holds a credential.
 #[must_use]
 pub fn is_sensitive_field(name: &str) -> bool {
@@ -42,6 +58,9 @@ pub fn is_sensitive_field(name: &str) -> bool {
     }
     let folded: String =
         name.chars().filter(|character| !matches!(character, '_' | '-')).map(|c| c.to_ascii_lowercase()).collect();
+    if folded.strip_suffix("token").is_some_and(|before| PLACE_TOKEN_PREFIXES.contains(&before)) {
+        return false;
+    }
     SENSITIVE_FIELD_ENDINGS.iter().any(|ending| folded.ends_with(ending))
 }
 
@@ -458,6 +477,11 @@ mod tests {
         let redactor = Redactor::default();
         assert_eq!(redactor.header("Set-Cookie", "id=abc; Path=/; Secure"), "id=[REDACTED]; Path=/; Secure");
         assert!(is_sensitive_field("id_token") && is_sensitive_field("apiKey") && !is_sensitive_field("keys"));
+        // A place in a listing is not a credential; a token that merely contains `page` is.
+        for place in ["nextPageToken", "page_token", "NextToken", "continuationToken", "sync-token", "cursorToken"] {
+            assert!(!is_sensitive_field(place), "{place}");
+        }
+        assert!(is_sensitive_field("pageAccessToken") && is_sensitive_field("token"));
     }
 
     #[test]
