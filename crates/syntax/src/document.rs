@@ -210,6 +210,40 @@ pub struct Request {
 }
 
 impl Request {
+    /// The files a send of the request reads whose paths are written out (relative to
+    /// the `.http` file, as written): its body file, the files of its form and
+    /// multipart parts, its script files. What a watcher of the request looks at.
+    #[must_use]
+    pub fn file_paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = Vec::new();
+        match &self.body {
+            Body::File(file) => paths.extend(file.path.as_literal()),
+            Body::Form(form) => {
+                for field in &form.fields {
+                    if let FormValue::File { path, .. } = &field.value {
+                        paths.extend(path.as_literal());
+                    }
+                }
+            }
+            Body::Parts(parts) => {
+                for part in &parts.parts {
+                    if let BodyPart::File(file) = part {
+                        paths.extend(file.path.as_literal());
+                    }
+                }
+            }
+            Body::None | Body::Inline(_) | Body::GraphQl(_) => {}
+        }
+        paths.extend(
+            self.scripts
+                .iter()
+                .filter(|script| script.runs())
+                .filter_map(|script| script.path.as_ref())
+                .map(|path| path.value.clone()),
+        );
+        paths
+    }
+
     /// The directives of one kind, in order.
     pub fn directives_of(&self, kind: DirectiveKind) -> impl Iterator<Item = &Directive> {
         self.directives.iter().filter(move |directive| directive.kind == kind)

@@ -1,6 +1,7 @@
 //! `volley run --watch`: the run again each time one of its files changes — the `.http`
-//! files (a directory's new ones too), the configuration and `.env` files that apply to
-//! them — with the screen cleared first on a terminal, until Ctrl-C.
+//! files (a directory's new ones too), the body, form and script files their requests
+//! name, the configuration and `.env` files that apply to them — with the screen
+//! cleared first on a terminal, until Ctrl-C.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal as _;
@@ -20,6 +21,7 @@ const CONFIG_FILES: [&str; 5] =
 /// `None`, so that creating one counts as a change).
 fn snapshot(paths: &[PathBuf]) -> BTreeMap<PathBuf, Option<(SystemTime, u64)>> {
     let mut files: Vec<PathBuf> = collect_files(paths).unwrap_or_default();
+    let named: Vec<PathBuf> = files.iter().flat_map(|file| named_files(file)).collect();
     let mut directories: Vec<PathBuf> =
         files.iter().filter_map(|file| std::path::absolute(file).ok()?.parent().map(Path::to_path_buf)).collect();
     directories.sort();
@@ -32,6 +34,7 @@ fn snapshot(paths: &[PathBuf]) -> BTreeMap<PathBuf, Option<(SystemTime, u64)>> {
             }
         }
     }
+    files.extend(named);
     files
         .into_iter()
         .map(|path| {
@@ -40,6 +43,19 @@ fn snapshot(paths: &[PathBuf]) -> BTreeMap<PathBuf, Option<(SystemTime, u64)>> {
                 std::fs::metadata(&path).and_then(|metadata| Ok((metadata.modified()?, metadata.len()))).ok();
             (path, modified)
         })
+        .collect()
+}
+
+/// The files the requests of the `.http` file at `path` read (bodies, form and
+/// multipart files, scripts), where their paths are written out.
+fn named_files(path: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
+    let directory = path.parent().unwrap_or_else(|| Path::new("."));
+    let document = volley_syntax::parse(&text);
+    document
+        .requests()
+        .flat_map(volley_syntax::Request::file_paths)
+        .map(|relative| volley_engine::io::normalize(&directory.join(relative)))
         .collect()
 }
 

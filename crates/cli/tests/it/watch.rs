@@ -16,7 +16,8 @@ async fn a_change_runs_again_and_ctrl_c_stops_with_the_last_exit_code() {
     std::fs::remove_dir_all(&dir).ok();
     std::fs::create_dir_all(dir.join(".git")).unwrap();
     let file = dir.join("api.http");
-    std::fs::write(&file, "# @assert status == 200\nGET {{$env(BASE)}}/echo/one\n").unwrap();
+    std::fs::write(&file, "# @assert status == 200\nPOST {{$env(BASE)}}/echo/one\n\n< ./body.json\n").unwrap();
+    std::fs::write(dir.join("body.json"), "{\"n\": 1}").unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_volley"))
         .args(["run", "api.http", "--watch", "-q"])
         .current_dir(&dir)
@@ -41,6 +42,11 @@ async fn a_change_runs_again_and_ctrl_c_stops_with_the_last_exit_code() {
             return line;
         }
     };
+    assert!(wait_for("watching").contains("the run passed (exit code 0)"));
+    // The body file the request names is watched too.
+    std::thread::sleep(Duration::from_millis(50));
+    std::fs::write(dir.join("body.json"), "{\"n\": 22}").unwrap();
+    wait_for("`body.json` changed, running again");
     assert!(wait_for("watching").contains("the run passed (exit code 0)"));
     // The file now fails its check: the run comes again by itself.
     std::thread::sleep(Duration::from_millis(50));
