@@ -192,6 +192,9 @@ class Extension implements vscode.Disposable {
     if (outcome?.error?.kind === 'cancelled') {
       void vscode.window.showInformationMessage('Volley: cancelled.');
     } else if (outcome) {
+      for (const first of outcome.ranFirst ?? []) {
+        this.history.add(first, { command: 'send', uri: picked.uri, index: first.request.index }, fileName(picked.uri));
+      }
       const origin = { command: 'send' as const, uri: picked.uri, index: outcome.request.index };
       const entry = this.history.add(outcome, origin, fileName(picked.uri));
       this.panel.show({ kind: 'send', outcome, entry: entry.id });

@@ -116,6 +116,8 @@ export interface Outcome {
   server?: string;
   /** What the request's scripts logged (`client.log`), one line each, redacted; absent when none. */
   logs?: string[];
+  /** The requests whose responses it reads, sent first because they had not answered yet. */
+  ranFirst?: Outcome[];
 }
 
 /** The answer of `volley.sendAll`. */

@@ -84,7 +84,22 @@ export function renderOutcome(outcome: Outcome, entry?: number): string {
     }
   }
   const actions = entry === undefined ? '' : `\n${renderActions(outcome, entry)}`;
-  return `<section class="outcome">\n${heading}${actions}\n${content}\n</section>`;
+  const first = outcome.ranFirst?.length ? `\n${renderRanFirst(outcome.ranFirst)}` : '';
+  return `<section class="outcome">\n${heading}${actions}${first}\n${content}\n</section>`;
+}
+
+/** The requests sent first because this one reads their responses: one line each, the
+ * whole outcome of each under it (a `<details>` works without scripts). */
+function renderRanFirst(outcomes: Outcome[]): string {
+  const items = outcomes.map((outcome) => {
+    const request = outcome.request;
+    const label = escapeHtml(request.name ?? `${request.method} ${request.url}`);
+    const result = outcome.response
+      ? `<span class="${outcome.response.status >= 400 ? 'fail' : 'pass'}">${outcome.response.status} ${escapeHtml(outcome.response.statusText)}</span>`
+      : `<span class="fail">not sent: ${escapeHtml(outcome.error?.kind ?? 'unknown')}</span>`;
+    return `<details class="ran-first"><summary>${label} · ${result}</summary>\n${renderOutcome(outcome)}\n</details>`;
+  });
+  return `<p class="muted">Sent first, because this request reads their responses:</p>\n${items.join('\n')}`;
 }
 
 /** The action links of one outcome (those that apply to it). */

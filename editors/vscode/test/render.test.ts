@@ -269,3 +269,13 @@ test('a filtered body shows above the body, with the filter; an error says what 
   assert.match(failed, /The filter made nothing<\/span>: the filter does not parse: &lt;expected&gt;/);
   assert.match(renderOutcome(base, 3), /command:volley\.filterBody\?/);
 });
+
+test('the requests sent first are listed with their status, each in full under a summary', () => {
+  const login = outcome({ status: 200 }, 'login');
+  const me = { ...outcome({ body: '{"me":1}' }, 'me'), ranFirst: [login] };
+  const html = renderOutcome(me, 1);
+  assert.match(html, /Sent first, because this request reads their responses:/);
+  assert.match(html, /<details class="ran-first"><summary>login · <span class="pass">200 OK<\/span><\/summary>/);
+  assert.equal(html.match(/<section class="outcome">/g)?.length, 2, 'the first one in full');
+  assert.doesNotMatch(renderOutcome(outcome()), /Sent first/);
+});
