@@ -1,0 +1,327 @@
+//! One call over HTTP/2: the request messages (proto3 JSON) encoded and framed, sent
+//! with the metadata as headers, then the response headers, messages and status read.
+//! Every request message is sent before the answers are read, which serves every kind
+//! of call but a bidirectional one that waits for the server between messages.
+
+use std::time::Duration;
+
+use bytes::{Buf as _, BufMut as _, Bytes, BytesMut};
+use http_body_util::{BodyExt as _, Full};
+use prost::Message as _;
+use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor, MethodDescriptor, SerializeOptions};
+
+use crate::status::Status;
+use crate::target::Target;
+
+/// Most bytes of one response message.
+const MOST_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+/// Most bytes of all the response messages of a call.
+const MOST_RESPONSE_BYTES: usize = 256 * 1024 * 1024;
+
+/// The four kinds of call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// One message each way.
+    Unary,
+    /// One message out, a stream back.
+    ServerStreaming,
+    /// A stream out, one message back.
+    ClientStreaming,
+    /// Streams both ways.
+    Bidirectional,
+}
+
+impl Kind {
+    /// The kind of `method`'s calls.
+    #[must_use]
+    pub fn of(method: &MethodDescriptor) -> Self {
+        match (method.is_client_streaming(), method.is_server_streaming()) {
+            (false, false) => Self::Unary,
+            (false, true) => Self::ServerStreaming,
+            (true, false) => Self::ClientStreaming,
+            (true, true) => Self::Bidirectional,
+        }
+    }
+
+    /// `unary`, `server-streaming`, …
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Unary => "unary",
+            Self::ServerStreaming => "server-streaming",
+            Self::ClientStreaming => "client-streaming",
+            Self::Bidirectional => "bidirectional",
+        }
+    }
+}
+
+/// What a call answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutcome {
+    /// The response headers (the server's initial metadata), in order.
+    pub headers: Vec<(String, String)>,
+    /// The response messages, as proto3 JSON.
+    pub messages: Vec<serde_json::Value>,
+    /// How the call ended (a status that is not OK is an answer, not an error).
+    pub status: Status,
+    /// The trailers (the status's fields included), in order.
+    pub trailers: Vec<(String, String)>,
+}
+
+/// Why a call made no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// A request message that is not the method's input type.
+    #[error("request message {number} is not a `{message}`: {reason}")]
+    Json {
+        /// 1-based.
+        number: usize,
+        /// The input type's full name.
+        message: String,
+        /// serde's or prost-reflect's words.
+        reason: String,
+    },
+    /// More request messages than the kind of call takes.
+    #[error(
+        "a {kind} call sends one message, not {count}: separate messages with `===` only for client-streaming and bidirectional calls"
+    )]
+    TooManyMessages {
+        /// The kind's name.
+        kind: &'static str,
+        /// How many were written.
+        count: usize,
+    },
+    /// Calls over TLS are refused by name until they are supported.
+    #[error(
+        "gRPC over TLS is not supported yet: use a plaintext server (`grpc://`, or `# @grpc-plaintext` in Kulala's form)"
+    )]
+    Tls,
+    /// A metadata name or value HTTP/2 cannot carry.
+    #[error("metadata `{0}` cannot be sent: a name is lower-case letters, digits and `-_.`, a value visible ASCII")]
+    Metadata(String),
+    /// The server could not be reached.
+    #[error("cannot connect to {authority}: {reason}")]
+    Connect {
+        /// `host:port`.
+        authority: String,
+        /// The system's words.
+        reason: String,
+    },
+    /// The HTTP/2 exchange failed.
+    #[error("the HTTP/2 exchange failed: {0}")]
+    Http(String),
+    /// The answer is not gRPC.
+    #[error("the server answered HTTP {status} ({content_type}), not gRPC")]
+    NotGrpc {
+        /// The HTTP status.
+        status: u16,
+        /// Its content type.
+        content_type: String,
+    },
+    /// A response message that cannot be read.
+    #[error("a response message is not a `{message}`: {reason}")]
+    Decode {
+        /// The output type's full name.
+        message: String,
+        /// Why.
+        reason: String,
+    },
+    /// A response over the limits.
+    #[error("the response is larger than {0} MiB")]
+    TooLarge(usize),
+    /// The stream ended without `grpc-status`.
+    #[error("the server ended the call without a gRPC status")]
+    NoStatus,
+}
+
+/// Calls `method` at `target` with `messages` (proto3 JSON, one per request message; none
+/// sends one empty message for a call that takes one) and `metadata`, within `timeout`
+/// (also sent as the call's deadline, `grpc-timeout`; a call that does not end within it
+/// ends with `DEADLINE_EXCEEDED`).
+pub async fn call(
+    target: &Target,
+    method: &MethodDescriptor,
+    metadata: &[(String, String)],
+    messages: &[String],
+    timeout: Option<Duration>,
+) -> Result<CallOutcome, CallError> {
+    if target.tls.unwrap_or(target.grpcurl_form) {
+        return Err(CallError::Tls);
+    }
+    let kind = Kind::of(method);
+    if matches!(kind, Kind::Unary | Kind::ServerStreaming) && messages.len() > 1 {
+        return Err(CallError::TooManyMessages { kind: kind.name(), count: messages.len() });
+    }
+    let body = frames(&method.input(), messages, matches!(kind, Kind::Unary | Kind::ServerStreaming))?;
+    let request = request(target, metadata, body, timeout)?;
+    let output = method.output();
+    let exchange = exchange(target, request, &output);
+    let Some(limit) = timeout else { return exchange.await };
+    // As gRPC's own clients do, a deadline that passes here ends the call with
+    // DEADLINE_EXCEEDED, whether the server or this side saw it first.
+    match tokio::time::timeout(limit, exchange).await {
+        Ok(outcome) => outcome,
+        Err(_) => Ok(CallOutcome {
+            headers: Vec::new(),
+            messages: Vec::new(),
+            status: Status {
+                code: crate::status::Code::DeadlineExceeded,
+                number: 4,
+                message: format!("the call did not end within {} ms", limit.as_millis()),
+            },
+            trailers: Vec::new(),
+        }),
+    }
+}
+
+/// The request messages, encoded and framed (a flag byte, a 4-byte length, the bytes).
+fn frames(input: &MessageDescriptor, messages: &[String], one_at_least: bool) -> Result<Bytes, CallError> {
+    let empty = [String::from("{}")];
+    let messages = if messages.is_empty() && one_at_least { &empty[..] } else { messages };
+    let mut body = BytesMut::new();
+    for (index, json) in messages.iter().enumerate() {
+        let failed =
+            |reason: String| CallError::Json { number: index + 1, message: input.full_name().to_owned(), reason };
+        let mut reader = serde_json::Deserializer::from_str(json);
+        let options = DeserializeOptions::new().deny_unknown_fields(true);
+        let message = DynamicMessage::deserialize_with_options(input.clone(), &mut reader, &options)
+            .map_err(|error| failed(error.to_string()))?;
+        reader.end().map_err(|error| failed(error.to_string()))?;
+        let bytes = message.encode_to_vec();
+        let length = u32::try_from(bytes.len()).map_err(|_| failed("larger than 4 GiB".to_owned()))?;
+        body.put_u8(0);
+        body.put_u32(length);
+        body.put_slice(&bytes);
+    }
+    Ok(body.freeze())
+}
+
+fn request(
+    target: &Target,
+    metadata: &[(String, String)],
+    body: Bytes,
+    timeout: Option<Duration>,
+) -> Result<http::Request<Full<Bytes>>, CallError> {
+    let mut builder = http::Request::post(format!("http://{}{}", target.authority, target.path()))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .header("user-agent", concat!("volley/", env!("CARGO_PKG_VERSION"), " grpc"));
+    if let Some(limit) = timeout {
+        // Milliseconds, at most the 8 digits gRPC allows.
+        builder = builder.header("grpc-timeout", format!("{}m", limit.as_millis().min(99_999_999)));
+    }
+    for (name, value) in metadata {
+        let name = http::HeaderName::from_bytes(name.trim().to_ascii_lowercase().as_bytes())
+            .map_err(|_| CallError::Metadata(name.clone()))?;
+        let value = http::HeaderValue::from_str(value.trim()).map_err(|_| CallError::Metadata(name.to_string()))?;
+        builder = builder.header(name, value);
+    }
+    builder.body(Full::new(body)).map_err(|error| CallError::Http(error.to_string()))
+}
+
+async fn exchange(
+    target: &Target,
+    request: http::Request<Full<Bytes>>,
+    output: &MessageDescriptor,
+) -> Result<CallOutcome, CallError> {
+    let connect_failed =
+        |error: std::io::Error| CallError::Connect { authority: target.authority.clone(), reason: error.to_string() };
+    let stream = tokio::net::TcpStream::connect(&target.authority).await.map_err(connect_failed)?;
+    let _ = stream.set_nodelay(true);
+    let (mut sender, connection) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(stream),
+    )
+    .await
+    .map_err(|error| CallError::Http(error.to_string()))?;
+    let driver = tokio::spawn(connection);
+    let response = sender.send_request(request).await.map_err(|error| CallError::Http(error.to_string()));
+    let outcome = match response {
+        Ok(response) => read(response, output).await,
+        Err(error) => Err(error),
+    };
+    driver.abort();
+    outcome
+}
+
+async fn read(
+    response: http::Response<hyper::body::Incoming>,
+    output: &MessageDescriptor,
+) -> Result<CallOutcome, CallError> {
+    let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).unwrap_or("");
+    if response.status() != http::StatusCode::OK || !content_type.starts_with("application/grpc") {
+        return Err(CallError::NotGrpc { status: response.status().as_u16(), content_type: content_type.to_owned() });
+    }
+    let headers = pairs(response.headers());
+    // A call that fails at once answers "trailers only": the status in the headers.
+    let mut status = status_of(response.headers());
+    let mut trailers = Vec::new();
+    let mut messages = Vec::new();
+    let mut buffer = BytesMut::new();
+    let mut received = 0usize;
+    let mut body = response.into_body();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| CallError::Http(error.to_string()))?;
+        if let Some(data) = frame.data_ref() {
+            received += data.len();
+            if received > MOST_RESPONSE_BYTES {
+                return Err(CallError::TooLarge(MOST_RESPONSE_BYTES >> 20));
+            }
+            buffer.extend_from_slice(data);
+            while let Some(message) = next_message(&mut buffer, output)? {
+                messages.push(message);
+            }
+        } else if let Some(fields) = frame.trailers_ref() {
+            trailers = pairs(fields);
+            status = status_of(fields).or(status);
+        }
+    }
+    if !buffer.is_empty() {
+        return Err(CallError::Decode {
+            message: output.full_name().to_owned(),
+            reason: "the last message is cut".to_owned(),
+        });
+    }
+    let status = status.ok_or(CallError::NoStatus)?;
+    Ok(CallOutcome { headers, messages, status, trailers })
+}
+
+/// The next whole message of `buffer` as JSON, taken out of it.
+fn next_message(buffer: &mut BytesMut, output: &MessageDescriptor) -> Result<Option<serde_json::Value>, CallError> {
+    let failed = |reason: String| CallError::Decode { message: output.full_name().to_owned(), reason };
+    if buffer.len() < 5 {
+        return Ok(None);
+    }
+    let compressed = buffer[0] != 0;
+    let length =
+        usize::try_from(u32::from_be_bytes([buffer[1], buffer[2], buffer[3], buffer[4]])).unwrap_or(usize::MAX);
+    if length > MOST_MESSAGE_BYTES {
+        return Err(CallError::TooLarge(MOST_MESSAGE_BYTES >> 20));
+    }
+    if buffer.len() < 5 + length {
+        return Ok(None);
+    }
+    if compressed {
+        return Err(failed("it is compressed, and the call asked for no compression".to_owned()));
+    }
+    buffer.advance(5);
+    let bytes = buffer.split_to(length).freeze();
+    let message = DynamicMessage::decode(output.clone(), bytes).map_err(|error| failed(error.to_string()))?;
+    let options = SerializeOptions::new().skip_default_fields(false);
+    message
+        .serialize_with_options(serde_json::value::Serializer, &options)
+        .map(Some)
+        .map_err(|error| failed(error.to_string()))
+}
+
+fn pairs(headers: &http::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect()
+}
+
+fn status_of(headers: &http::HeaderMap) -> Option<Status> {
+    let field = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+    Status::from_fields(field("grpc-status"), field("grpc-message"))
+}

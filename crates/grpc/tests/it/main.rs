@@ -1,0 +1,193 @@
+//! gRPC calls against an independent implementation: grpc-js (`tests/grpc`, npm) on
+//! 127.0.0.1, serving `tests/grpc/protos/shop.proto` with every kind of call, errors,
+//! metadata and a slow answer. `scripts/test` installs its packages.
+#![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use volley_grpc::{CallError, Code, Kind, Schema, SchemaError, Target, call};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The grpc-js server of `tests/grpc`, stopped on drop.
+struct Server {
+    child: Child,
+    authority: String,
+}
+
+impl Server {
+    fn start() -> Self {
+        let directory = root().join("tests/grpc");
+        assert!(
+            directory.join("node_modules/@grpc/grpc-js").is_dir(),
+            "tests/grpc has no node_modules: run `npm ci` there (scripts/test does)"
+        );
+        let mut child = Command::new("node")
+            .arg("server.mjs")
+            .current_dir(&directory)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node runs the gRPC test server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let port = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("not ready: {line:?}"));
+        Self { authority: format!("127.0.0.1:{port}"), child }
+    }
+
+    fn target(&self, method: &str) -> Target {
+        Target::parse(&format!("{}/shop.v1.Orders/{method}", self.authority)).unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn schema() -> Schema {
+    let protos = root().join("tests/grpc/protos");
+    Schema::compile(&[protos.join("shop.proto")], &[protos]).unwrap()
+}
+
+fn json(messages: &[&str]) -> Vec<String> {
+    messages.iter().map(|message| (*message).to_owned()).collect()
+}
+
+#[tokio::test]
+async fn every_kind_of_call_with_the_proto3_json_mapping_and_metadata() {
+    let server = Server::start();
+    let schema = schema();
+
+    let place = schema.method("shop.v1.Orders", "Place").unwrap();
+    assert_eq!(Kind::of(&place), Kind::Unary);
+    let request = r#"{"item": "tea", "quantity": "9007199254740993", "price": {"currency": "EUR", "units": 3, "nanos": 500000000},
+                      "at": "2026-11-28T10:00:00Z"}"#;
+    let metadata = [("X-Request-Id".to_owned(), "r-1".to_owned())];
+    let outcome = call(&server.target("Place"), &place, &metadata, &json(&[request]), None).await.unwrap();
+    assert!(outcome.status.is_ok(), "{:?}", outcome.status);
+    assert_eq!(outcome.messages.len(), 1);
+    let order = &outcome.messages[0];
+    assert_eq!(order["id"], "order-1");
+    assert_eq!(order["quantity"], "9007199254740993", "int64 as a string, exactly");
+    assert_eq!(order["price"], serde_json::json!({"currency": "EUR", "units": "3", "nanos": 500_000_000}));
+    assert_eq!(order["at"], "2026-11-28T10:00:00Z", "a Timestamp as RFC 3339");
+    assert_eq!(order["requestId"], "r-1", "the metadata reached the server");
+    assert!(outcome.headers.contains(&("x-served-by".to_owned(), "grpc-js".to_owned())), "{:?}", outcome.headers);
+    assert!(outcome.trailers.iter().any(|(name, value)| name == "grpc-status" && value == "0"));
+
+    let list = schema.method("shop.v1.Orders", "List").unwrap();
+    assert_eq!(Kind::of(&list), Kind::ServerStreaming);
+    let listed = call(&server.target("List"), &list, &[], &json(&[r#"{"count": 3}"#]), None).await.unwrap();
+    let ids: Vec<&str> = listed.messages.iter().map(|order| order["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["order-1", "order-2", "order-3"]);
+
+    let total = schema.method("shop.v1.Orders", "Total").unwrap();
+    assert_eq!(Kind::of(&total), Kind::ClientStreaming);
+    let amounts = [
+        r#"{"currency": "EUR", "units": 10}"#,
+        r#"{"currency": "EUR", "units": 20}"#,
+        r#"{"currency": "EUR", "units": "30"}"#,
+    ];
+    let summed = call(&server.target("Total"), &total, &[], &json(&amounts), None).await.unwrap();
+    assert_eq!(summed.messages, [serde_json::json!({"currency": "EUR", "units": "60", "nanos": 0})]);
+
+    let chat = schema.method("shop.v1.Orders", "Chat").unwrap();
+    assert_eq!(Kind::of(&chat), Kind::Bidirectional);
+    let lines = [r#"{"text": "hello"}"#, r#"{"text": "again"}"#];
+    let echoed = call(&server.target("Chat"), &chat, &[], &json(&lines), None).await.unwrap();
+    let texts: Vec<(i64, &str)> = echoed
+        .messages
+        .iter()
+        .map(|line| (line["position"].as_i64().unwrap(), line["text"].as_str().unwrap()))
+        .collect();
+    assert_eq!(texts, [(1, "echo: hello"), (2, "echo: again")]);
+}
+
+#[tokio::test]
+async fn a_status_that_is_not_ok_is_an_answer_and_the_deadline_ends_a_call() {
+    let server = Server::start();
+    let schema = schema();
+    let place = schema.method("shop.v1.Orders", "Place").unwrap();
+    let failed = call(&server.target("Place"), &place, &[], &json(&[r#"{"item": "fail"}"#]), None).await.unwrap();
+    assert_eq!(failed.status.code, Code::InvalidArgument);
+    assert_eq!(failed.status.to_string(), "INVALID_ARGUMENT (3): no such item: \"fail\" (try another)");
+    assert!(failed.messages.is_empty());
+
+    let slow = json(&[r#"{"item": "slow"}"#]);
+    let started = std::time::Instant::now();
+    let late = call(&server.target("Place"), &place, &[], &slow, Some(Duration::from_millis(300))).await.unwrap();
+    assert_eq!(late.status.code, Code::DeadlineExceeded, "{:?}", late.status);
+    assert!(started.elapsed() < Duration::from_millis(1500), "not the 2 s of the answer");
+}
+
+#[tokio::test]
+async fn mistakes_are_said_before_or_instead_of_a_call() {
+    let server = Server::start();
+    let schema = schema();
+    let place = schema.method("shop.v1.Orders", "Place").unwrap();
+    let unknown = call(&server.target("Place"), &place, &[], &json(&[r#"{"itme": "tea"}"#]), None).await.unwrap_err();
+    assert!(matches!(unknown, CallError::Json { number: 1, .. }), "{unknown}");
+    assert!(
+        unknown
+            .to_string()
+            .starts_with("request message 1 is not a `shop.v1.PlaceRequest`: unrecognized field name 'itme'"),
+        "{unknown}"
+    );
+    let two = call(&server.target("Place"), &place, &[], &json(&["{}", "{}"]), None).await.unwrap_err();
+    assert!(matches!(two, CallError::TooManyMessages { kind: "unary", count: 2 }), "{two}");
+
+    let method = schema.method("shop.v1.Orders", "Plac").unwrap_err();
+    assert_eq!(method.to_string(), "the service `shop.v1.Orders` has no method `Plac`: did you mean `Place`?");
+    let service = schema.method("shop.Orders", "Place").unwrap_err();
+    assert!(matches!(service, SchemaError::UnknownService { .. }), "{service}");
+    assert_eq!(service.to_string(), "the schema has no service `shop.Orders`: did you mean `shop.v1.Orders`?");
+    let far = schema.method("billing.Invoices", "Send").unwrap_err();
+    assert_eq!(far.to_string(), "the schema has no service `billing.Invoices` (it has shop.v1.Orders)");
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let refused = Target::parse(&format!("127.0.0.1:{port}/shop.v1.Orders/Place")).unwrap();
+    let error = call(&refused, &place, &[], &[], None).await.unwrap_err();
+    assert!(matches!(error, CallError::Connect { .. }), "{error}");
+    let tls = Target::parse(&format!("grpcs://{}/shop.v1.Orders/Place", server.authority)).unwrap();
+    assert!(matches!(call(&tls, &place, &[], &[], None).await.unwrap_err(), CallError::Tls));
+    let grpcurl = Target::parse(&format!("{} shop.v1.Orders/Place", server.authority)).unwrap();
+    assert!(matches!(call(&grpcurl, &place, &[], &[], None).await.unwrap_err(), CallError::Tls), "grpcurl's default");
+}
+
+#[test]
+fn a_proto_that_does_not_compile_is_placed() {
+    let directory = std::env::temp_dir().join(format!("volley-grpc-proto-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let file = directory.join("broken.proto");
+    std::fs::write(&file, "syntax = \"proto3\";\n\nmessage A {\n  strin name = 1;\n}\n").unwrap();
+    let error = Schema::compile(std::slice::from_ref(&file), &[]).unwrap_err();
+    let SchemaError::Compile { location, message } = &error else { panic!("{error}") };
+    assert_eq!(location.as_deref(), Some("broken.proto:4:3"), "{message}");
+    let missing = directory.join("imports.proto");
+    std::fs::write(&missing, "syntax = \"proto3\";\nimport \"nowhere/else.proto\";\n").unwrap();
+    let error = Schema::compile(&[missing], &[]).unwrap_err();
+    assert!(error.to_string().contains("import 'nowhere/else.proto' not found"), "{error}");
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
+#[test]
+fn a_compiled_descriptor_set_is_a_schema_too() {
+    use prost::Message as _;
+    let protos = root().join("tests/grpc/protos");
+    let set = protox::compile([protos.join("shop.proto")], [&protos]).unwrap();
+    let schema = Schema::from_descriptor_set("shop.protoset", &set.encode_to_vec()).unwrap();
+    assert_eq!(schema.services(), ["shop.v1.Orders"]);
+    assert_eq!(Kind::of(&schema.method("shop.v1.Orders", "Chat").unwrap()), Kind::Bidirectional);
+    let error = Schema::from_descriptor_set("notes.txt", b"plain text").unwrap_err();
+    assert!(error.to_string().starts_with("`notes.txt` is not a compiled descriptor set"), "{error}");
+}

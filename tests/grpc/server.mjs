@@ -1,0 +1,71 @@
+// An independent gRPC server for Volley's tests: grpc-js with server reflection, on
+// 127.0.0.1 (port from --port, else a free one), serving protos/shop.proto. It prints
+// `listening on PORT` when ready. `Place` with item "fail" answers INVALID_ARGUMENT;
+// with item "slow" answers after 2 s.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import grpc from '@grpc/grpc-js';
+import loader from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const definition = loader.loadSync(join(here, 'protos', 'shop.proto'), {
+  includeDirs: [join(here, 'protos')],
+  longs: String,
+  defaults: true,
+  keepCase: false,
+});
+const shop = grpc.loadPackageDefinition(definition).shop.v1;
+
+function order(request, id, metadata) {
+  return { ...request, id, requestId: metadata.get('x-request-id')[0] ?? '' };
+}
+
+const server = new grpc.Server();
+server.addService(shop.Orders.service, {
+  Place(call, done) {
+    if (call.request.item === 'fail') {
+      done({ code: grpc.status.INVALID_ARGUMENT, details: 'no such item: "fail" (try another)' });
+      return;
+    }
+    const reply = () => {
+      const headers = new grpc.Metadata();
+      headers.set('x-served-by', 'grpc-js');
+      call.sendMetadata(headers);
+      done(null, order(call.request, 'order-1', call.metadata));
+    };
+    if (call.request.item === 'slow') setTimeout(reply, 2000);
+    else reply();
+  },
+  List(call) {
+    for (let index = 1; index <= call.request.count; index += 1) {
+      call.write({ id: `order-${index}`, item: `item ${index}`, quantity: String(index) });
+    }
+    call.end();
+  },
+  Total(call, done) {
+    let units = 0n;
+    let currency = '';
+    call.on('data', (money) => {
+      units += BigInt(money.units);
+      currency = money.currency;
+    });
+    call.on('end', () => done(null, { currency, units: units.toString() }));
+  },
+  Chat(call) {
+    let position = 0;
+    call.on('data', (line) => {
+      position += 1;
+      call.write({ position, text: `echo: ${line.text}` });
+    });
+    call.on('end', () => call.end());
+  },
+});
+new ReflectionService(definition).addToServer(server);
+
+const at = process.argv.indexOf('--port');
+const port = at === -1 ? 0 : Number(process.argv[at + 1]);
+server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => {
+  if (error) throw error;
+  console.log(`listening on ${bound}`);
+});
