@@ -1,6 +1,6 @@
-// An independent gRPC server for Volley's tests: grpc-js with server reflection, on
-// 127.0.0.1 (port from --port, else a free one), serving protos/shop.proto. It prints
-// `listening on PORT` when ready. `Place` with item "fail" answers INVALID_ARGUMENT;
+// An independent gRPC server for Volley's tests: grpc-js with server reflection (none
+// with --no-reflection), on 127.0.0.1 (port from --port, else a free one), serving
+// protos/shop.proto. It prints `listening on PORT` when ready. `Place` with item "fail" answers INVALID_ARGUMENT;
 // with item "slow" answers after 2 s.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +61,7 @@ server.addService(shop.Orders.service, {
     call.on('end', () => call.end());
   },
 });
-new ReflectionService(definition).addToServer(server);
+if (!process.argv.includes('--no-reflection')) new ReflectionService(definition).addToServer(server);
 
 const at = process.argv.indexOf('--port');
 const port = at === -1 ? 0 : Number(process.argv[at + 1]);

@@ -126,6 +126,12 @@ pub enum CallError {
         /// Why.
         reason: String,
     },
+    /// The stream ended in the middle of a message.
+    #[error("the server ended the call in the middle of a message")]
+    Cut,
+    /// A compressed response message (the call asks for none).
+    #[error("the server compressed a message although the call asked for no compression")]
+    Compressed,
     /// A response over the limits.
     #[error("the response is larger than {0} MiB")]
     TooLarge(usize),
@@ -145,23 +151,44 @@ pub async fn call(
     messages: &[String],
     timeout: Option<Duration>,
 ) -> Result<CallOutcome, CallError> {
-    if target.tls.unwrap_or(target.grpcurl_form) {
-        return Err(CallError::Tls);
-    }
     let kind = Kind::of(method);
     if matches!(kind, Kind::Unary | Kind::ServerStreaming) && messages.len() > 1 {
         return Err(CallError::TooManyMessages { kind: kind.name(), count: messages.len() });
     }
     let body = frames(&method.input(), messages, matches!(kind, Kind::Unary | Kind::ServerStreaming))?;
-    let request = request(target, metadata, body, timeout)?;
+    let raw = exchange(target, &target.path(), metadata, body, timeout).await?;
     let output = method.output();
-    let exchange = exchange(target, request, &output);
+    let messages = raw.messages.into_iter().map(|bytes| to_json(&output, bytes)).collect::<Result<_, _>>()?;
+    Ok(CallOutcome { headers: raw.headers, messages, status: raw.status, trailers: raw.trailers })
+}
+
+/// A call's answer before its messages are read: their bytes.
+pub(crate) struct RawOutcome {
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) messages: Vec<Bytes>,
+    pub(crate) status: Status,
+    pub(crate) trailers: Vec<(String, String)>,
+}
+
+/// Sends the framed `body` to `path` (`/package.Service/Method`) at `target` and reads the
+/// answer, within `timeout` (as gRPC's own clients do, a deadline that passes here ends
+/// the call with `DEADLINE_EXCEEDED`, whether the server or this side saw it first).
+pub(crate) async fn exchange(
+    target: &Target,
+    path: &str,
+    metadata: &[(String, String)],
+    body: Bytes,
+    timeout: Option<Duration>,
+) -> Result<RawOutcome, CallError> {
+    if target.tls.unwrap_or(target.grpcurl_form) {
+        return Err(CallError::Tls);
+    }
+    let request = request(target, path, metadata, body, timeout)?;
+    let exchange = send(target, request);
     let Some(limit) = timeout else { return exchange.await };
-    // As gRPC's own clients do, a deadline that passes here ends the call with
-    // DEADLINE_EXCEEDED, whether the server or this side saw it first.
     match tokio::time::timeout(limit, exchange).await {
         Ok(outcome) => outcome,
-        Err(_) => Ok(CallOutcome {
+        Err(_) => Ok(RawOutcome {
             headers: Vec::new(),
             messages: Vec::new(),
             status: Status {
@@ -174,11 +201,23 @@ pub async fn call(
     }
 }
 
+/// `messages` framed as gRPC writes them: a flag byte, a 4-byte length, the bytes.
+pub(crate) fn framed(messages: impl IntoIterator<Item = Vec<u8>>) -> Result<Bytes, CallError> {
+    let mut body = BytesMut::new();
+    for bytes in messages {
+        let length = u32::try_from(bytes.len()).map_err(|_| CallError::TooLarge(4096))?;
+        body.put_u8(0);
+        body.put_u32(length);
+        body.put_slice(&bytes);
+    }
+    Ok(body.freeze())
+}
+
 /// The request messages, encoded and framed (a flag byte, a 4-byte length, the bytes).
 fn frames(input: &MessageDescriptor, messages: &[String], one_at_least: bool) -> Result<Bytes, CallError> {
     let empty = [String::from("{}")];
     let messages = if messages.is_empty() && one_at_least { &empty[..] } else { messages };
-    let mut body = BytesMut::new();
+    let mut encoded = Vec::with_capacity(messages.len());
     for (index, json) in messages.iter().enumerate() {
         let failed =
             |reason: String| CallError::Json { number: index + 1, message: input.full_name().to_owned(), reason };
@@ -187,22 +226,19 @@ fn frames(input: &MessageDescriptor, messages: &[String], one_at_least: bool) ->
         let message = DynamicMessage::deserialize_with_options(input.clone(), &mut reader, &options)
             .map_err(|error| failed(error.to_string()))?;
         reader.end().map_err(|error| failed(error.to_string()))?;
-        let bytes = message.encode_to_vec();
-        let length = u32::try_from(bytes.len()).map_err(|_| failed("larger than 4 GiB".to_owned()))?;
-        body.put_u8(0);
-        body.put_u32(length);
-        body.put_slice(&bytes);
+        encoded.push(message.encode_to_vec());
     }
-    Ok(body.freeze())
+    framed(encoded)
 }
 
 fn request(
     target: &Target,
+    path: &str,
     metadata: &[(String, String)],
     body: Bytes,
     timeout: Option<Duration>,
 ) -> Result<http::Request<Full<Bytes>>, CallError> {
-    let mut builder = http::Request::post(format!("http://{}{}", target.authority, target.path()))
+    let mut builder = http::Request::post(format!("http://{}{path}", target.authority))
         .header("content-type", "application/grpc")
         .header("te", "trailers")
         .header("user-agent", concat!("volley/", env!("CARGO_PKG_VERSION"), " grpc"));
@@ -219,11 +255,7 @@ fn request(
     builder.body(Full::new(body)).map_err(|error| CallError::Http(error.to_string()))
 }
 
-async fn exchange(
-    target: &Target,
-    request: http::Request<Full<Bytes>>,
-    output: &MessageDescriptor,
-) -> Result<CallOutcome, CallError> {
+async fn send(target: &Target, request: http::Request<Full<Bytes>>) -> Result<RawOutcome, CallError> {
     let connect_failed =
         |error: std::io::Error| CallError::Connect { authority: target.authority.clone(), reason: error.to_string() };
     let stream = tokio::net::TcpStream::connect(&target.authority).await.map_err(connect_failed)?;
@@ -237,17 +269,14 @@ async fn exchange(
     let driver = tokio::spawn(connection);
     let response = sender.send_request(request).await.map_err(|error| CallError::Http(error.to_string()));
     let outcome = match response {
-        Ok(response) => read(response, output).await,
+        Ok(response) => read(response).await,
         Err(error) => Err(error),
     };
     driver.abort();
     outcome
 }
 
-async fn read(
-    response: http::Response<hyper::body::Incoming>,
-    output: &MessageDescriptor,
-) -> Result<CallOutcome, CallError> {
+async fn read(response: http::Response<hyper::body::Incoming>) -> Result<RawOutcome, CallError> {
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).unwrap_or("");
     if response.status() != http::StatusCode::OK || !content_type.starts_with("application/grpc") {
         return Err(CallError::NotGrpc { status: response.status().as_u16(), content_type: content_type.to_owned() });
@@ -268,7 +297,7 @@ async fn read(
                 return Err(CallError::TooLarge(MOST_RESPONSE_BYTES >> 20));
             }
             buffer.extend_from_slice(data);
-            while let Some(message) = next_message(&mut buffer, output)? {
+            while let Some(message) = next_message(&mut buffer)? {
                 messages.push(message);
             }
         } else if let Some(fields) = frame.trailers_ref() {
@@ -277,18 +306,14 @@ async fn read(
         }
     }
     if !buffer.is_empty() {
-        return Err(CallError::Decode {
-            message: output.full_name().to_owned(),
-            reason: "the last message is cut".to_owned(),
-        });
+        return Err(CallError::Cut);
     }
     let status = status.ok_or(CallError::NoStatus)?;
-    Ok(CallOutcome { headers, messages, status, trailers })
+    Ok(RawOutcome { headers, messages, status, trailers })
 }
 
-/// The next whole message of `buffer` as JSON, taken out of it.
-fn next_message(buffer: &mut BytesMut, output: &MessageDescriptor) -> Result<Option<serde_json::Value>, CallError> {
-    let failed = |reason: String| CallError::Decode { message: output.full_name().to_owned(), reason };
+/// The next whole message of `buffer`, taken out of it.
+fn next_message(buffer: &mut BytesMut) -> Result<Option<Bytes>, CallError> {
     if buffer.len() < 5 {
         return Ok(None);
     }
@@ -302,16 +327,18 @@ fn next_message(buffer: &mut BytesMut, output: &MessageDescriptor) -> Result<Opt
         return Ok(None);
     }
     if compressed {
-        return Err(failed("it is compressed, and the call asked for no compression".to_owned()));
+        return Err(CallError::Compressed);
     }
     buffer.advance(5);
-    let bytes = buffer.split_to(length).freeze();
+    Ok(Some(buffer.split_to(length).freeze()))
+}
+
+/// A response message of type `output` as proto3 JSON.
+fn to_json(output: &MessageDescriptor, bytes: Bytes) -> Result<serde_json::Value, CallError> {
+    let failed = |reason: String| CallError::Decode { message: output.full_name().to_owned(), reason };
     let message = DynamicMessage::decode(output.clone(), bytes).map_err(|error| failed(error.to_string()))?;
     let options = SerializeOptions::new().skip_default_fields(false);
-    message
-        .serialize_with_options(serde_json::value::Serializer, &options)
-        .map(Some)
-        .map_err(|error| failed(error.to_string()))
+    message.serialize_with_options(serde_json::value::Serializer, &options).map_err(|error| failed(error.to_string()))
 }
 
 fn pairs(headers: &http::HeaderMap) -> Vec<(String, String)> {

@@ -1,17 +1,19 @@
 //! gRPC calls of `.http` files, as JetBrains', httpyac's and Kulala's `GRPC` requests
 //! mean them: the target of a request line ([`Target`]), the schema from proto files
-//! compiled in process ([`Schema`]), and a call of any kind over HTTP/2 ([`call`]),
-//! messages written and read as proto3 JSON.
+//! compiled in process or asked of the server by reflection ([`Schema`]), and a call of
+//! any kind over HTTP/2 ([`call`]), messages written and read as proto3 JSON.
 //!
 //! This is the first layer of gRPC support: plaintext HTTP/2 (prior knowledge), every
 //! request message sent before the answers are read. The executor does not use it yet.
 
 mod call;
+mod reflection;
 mod schema;
 mod status;
 mod target;
 
 pub use call::{CallError, CallOutcome, Kind, call};
+pub use reflection::ReflectionError;
 pub use schema::{Schema, SchemaError};
 pub use status::{Code, Status};
 pub use target::{Target, TargetError};

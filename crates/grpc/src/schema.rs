@@ -110,6 +110,10 @@ impl Schema {
         })
     }
 
+    pub(crate) fn from_pool(pool: DescriptorPool) -> Self {
+        Self { pool }
+    }
+
     /// The fully qualified names of the services.
     #[must_use]
     pub fn services(&self) -> Vec<String> {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use volley_grpc::{CallError, Code, Kind, Schema, SchemaError, Target, call};
+use volley_grpc::{CallError, Code, Kind, ReflectionError, Schema, SchemaError, Target, call};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -22,6 +22,10 @@ struct Server {
 
 impl Server {
     fn start() -> Self {
+        Self::with(&[])
+    }
+
+    fn with(arguments: &[&str]) -> Self {
         let directory = root().join("tests/grpc");
         assert!(
             directory.join("node_modules/@grpc/grpc-js").is_dir(),
@@ -29,6 +33,7 @@ impl Server {
         );
         let mut child = Command::new("node")
             .arg("server.mjs")
+            .args(arguments)
             .current_dir(&directory)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -190,4 +195,31 @@ fn a_compiled_descriptor_set_is_a_schema_too() {
     assert_eq!(Kind::of(&schema.method("shop.v1.Orders", "Chat").unwrap()), Kind::Bidirectional);
     let error = Schema::from_descriptor_set("notes.txt", b"plain text").unwrap_err();
     assert!(error.to_string().starts_with("`notes.txt` is not a compiled descriptor set"), "{error}");
+}
+
+#[tokio::test]
+async fn a_schema_asked_of_the_server_by_reflection_serves_calls() {
+    let server = Server::start();
+    let deadline = Some(Duration::from_secs(10));
+    let schema = Schema::from_reflection(&server.target("Place"), "shop.v1.Orders", &[], deadline).await.unwrap();
+    let place = schema.method("shop.v1.Orders", "Place").unwrap();
+    let request = json(&[r#"{"item": "tea", "price": {"currency": "EUR", "units": 2}, "at": "2026-11-28T10:00:00Z"}"#]);
+    let outcome = call(&server.target("Place"), &place, &[], &request, deadline).await.unwrap();
+    assert!(outcome.status.is_ok(), "{:?}", outcome.status);
+    assert_eq!(outcome.messages[0]["price"]["units"], "2", "the imported Money type came with it");
+    assert_eq!(outcome.messages[0]["at"], "2026-11-28T10:00:00Z", "and Google's Timestamp");
+    assert_eq!(Kind::of(&schema.method("shop.v1.Orders", "Chat").unwrap()), Kind::Bidirectional);
+
+    let missing = Schema::from_reflection(&server.target("Place"), "shop.v1.Nothing", &[], deadline).await.unwrap_err();
+    assert!(matches!(missing, ReflectionError::Answered(_)), "{missing}");
+
+    let silent = Server::with(&["--no-reflection"]);
+    let error = Schema::from_reflection(&silent.target("Place"), "shop.v1.Orders", &[], deadline).await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the server at {} offers no gRPC reflection (v1 or v1alpha): give the schema as proto files",
+            silent.authority
+        )
+    );
 }
