@@ -1,7 +1,8 @@
 // An independent gRPC server for Volley's tests: grpc-js with server reflection (none
-// with --no-reflection), on 127.0.0.1 (port from --port, else a free one), serving
+// with --no-reflection), plaintext or TLS (--tls DIR), on 127.0.0.1 (port from --port, else a free one), serving
 // protos/shop.proto. It prints `listening on PORT` when ready. `Place` with item "fail" answers INVALID_ARGUMENT;
 // with item "slow" answers after 2 s.
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import grpc from '@grpc/grpc-js';
@@ -65,7 +66,15 @@ if (!process.argv.includes('--no-reflection')) new ReflectionService(definition)
 
 const at = process.argv.indexOf('--port');
 const port = at === -1 ? 0 : Number(process.argv[at + 1]);
-server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, bound) => {
+// --tls DIR: serve TLS with DIR/ca.pem, DIR/server.pem and DIR/server-key.pem.
+const tls = process.argv.indexOf('--tls');
+let credentials = grpc.ServerCredentials.createInsecure();
+if (tls !== -1) {
+  const directory = process.argv[tls + 1];
+  const read = (name) => readFileSync(join(directory, name));
+  credentials = grpc.ServerCredentials.createSsl(read('ca.pem'), [{ cert_chain: read('server.pem'), private_key: read('server-key.pem') }], false);
+}
+server.bindAsync(`127.0.0.1:${port}`, credentials, (error, bound) => {
   if (error) throw error;
   console.log(`listening on ${bound}`);
 });

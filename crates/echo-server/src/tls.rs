@@ -96,6 +96,19 @@ impl TestPki {
         &self.ca
     }
 
+    /// The server certificate (PEM, for `localhost` and `127.0.0.1`), signed by the CA:
+    /// for servers of other implementations in the tests.
+    #[must_use]
+    pub fn server_pem(&self) -> &str {
+        &self.server
+    }
+
+    /// The server certificate's private key (PKCS#8 PEM).
+    #[must_use]
+    pub fn server_key_pem(&self) -> &str {
+        &self.server_key
+    }
+
     /// The client certificate (PEM), signed by the CA.
     #[must_use]
     pub fn client_pem(&self) -> &str {

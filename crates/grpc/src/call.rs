@@ -3,6 +3,7 @@
 //! Every request message is sent before the answers are read, which serves every kind
 //! of call but a bidirectional one that waits for the server between messages.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Buf as _, BufMut as _, Bytes, BytesMut};
@@ -55,6 +56,17 @@ impl Kind {
     }
 }
 
+/// How calls connect.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// How long a call may take; also sent as its deadline (`grpc-timeout`).
+    pub timeout: Option<Duration>,
+    /// The TLS configuration of calls to `grpcs://` targets (and to Kulala's, by
+    /// grpcurl's default): the trusted roots and client certificate. HTTP/2 is asked
+    /// for by ALPN. Without one, such a call is refused.
+    pub tls: Option<Arc<rustls::ClientConfig>>,
+}
+
 /// What a call answered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallOutcome {
@@ -91,11 +103,19 @@ pub enum CallError {
         /// How many were written.
         count: usize,
     },
-    /// Calls over TLS are refused by name until they are supported.
+    /// A call over TLS without a TLS configuration.
     #[error(
-        "gRPC over TLS is not supported yet: use a plaintext server (`grpc://`, or `# @grpc-plaintext` in Kulala's form)"
+        "the call is over TLS, and no TLS configuration was given (`grpc://` or Kulala's `# @grpc-plaintext` for plaintext)"
     )]
     Tls,
+    /// The TLS handshake failed.
+    #[error("TLS with {authority} failed: {reason}")]
+    Handshake {
+        /// `host:port`.
+        authority: String,
+        /// rustls's words.
+        reason: String,
+    },
     /// A metadata name or value HTTP/2 cannot carry.
     #[error("metadata `{0}` cannot be sent: a name is lower-case letters, digits and `-_.`, a value visible ASCII")]
     Metadata(String),
@@ -141,22 +161,21 @@ pub enum CallError {
 }
 
 /// Calls `method` at `target` with `messages` (proto3 JSON, one per request message; none
-/// sends one empty message for a call that takes one) and `metadata`, within `timeout`
-/// (also sent as the call's deadline, `grpc-timeout`; a call that does not end within it
-/// ends with `DEADLINE_EXCEEDED`).
+/// sends one empty message for a call that takes one) and `metadata`, as `settings` say
+/// (a call that does not end within the timeout ends with `DEADLINE_EXCEEDED`).
 pub async fn call(
     target: &Target,
     method: &MethodDescriptor,
     metadata: &[(String, String)],
     messages: &[String],
-    timeout: Option<Duration>,
+    settings: &Settings,
 ) -> Result<CallOutcome, CallError> {
     let kind = Kind::of(method);
     if matches!(kind, Kind::Unary | Kind::ServerStreaming) && messages.len() > 1 {
         return Err(CallError::TooManyMessages { kind: kind.name(), count: messages.len() });
     }
     let body = frames(&method.input(), messages, matches!(kind, Kind::Unary | Kind::ServerStreaming))?;
-    let raw = exchange(target, &target.path(), metadata, body, timeout).await?;
+    let raw = exchange(target, &target.path(), metadata, body, settings).await?;
     let output = method.output();
     let messages = raw.messages.into_iter().map(|bytes| to_json(&output, bytes)).collect::<Result<_, _>>()?;
     Ok(CallOutcome { headers: raw.headers, messages, status: raw.status, trailers: raw.trailers })
@@ -178,14 +197,16 @@ pub(crate) async fn exchange(
     path: &str,
     metadata: &[(String, String)],
     body: Bytes,
-    timeout: Option<Duration>,
+    settings: &Settings,
 ) -> Result<RawOutcome, CallError> {
-    if target.tls.unwrap_or(target.grpcurl_form) {
-        return Err(CallError::Tls);
-    }
-    let request = request(target, path, metadata, body, timeout)?;
-    let exchange = send(target, request);
-    let Some(limit) = timeout else { return exchange.await };
+    let tls = if target.tls.unwrap_or(target.grpcurl_form) {
+        Some(settings.tls.clone().ok_or(CallError::Tls)?)
+    } else {
+        None
+    };
+    let request = request(target, path, metadata, body, settings.timeout, tls.is_some())?;
+    let exchange = send(target, request, tls);
+    let Some(limit) = settings.timeout else { return exchange.await };
     match tokio::time::timeout(limit, exchange).await {
         Ok(outcome) => outcome,
         Err(_) => Ok(RawOutcome {
@@ -237,8 +258,10 @@ fn request(
     metadata: &[(String, String)],
     body: Bytes,
     timeout: Option<Duration>,
+    tls: bool,
 ) -> Result<http::Request<Full<Bytes>>, CallError> {
-    let mut builder = http::Request::post(format!("http://{}{path}", target.authority))
+    let scheme = if tls { "https" } else { "http" };
+    let mut builder = http::Request::post(format!("{scheme}://{}{path}", target.authority))
         .header("content-type", "application/grpc")
         .header("te", "trailers")
         .header("user-agent", concat!("volley/", env!("CARGO_PKG_VERSION"), " grpc"));
@@ -255,11 +278,39 @@ fn request(
     builder.body(Full::new(body)).map_err(|error| CallError::Http(error.to_string()))
 }
 
-async fn send(target: &Target, request: http::Request<Full<Bytes>>) -> Result<RawOutcome, CallError> {
+async fn send(
+    target: &Target,
+    request: http::Request<Full<Bytes>>,
+    tls: Option<Arc<rustls::ClientConfig>>,
+) -> Result<RawOutcome, CallError> {
     let connect_failed =
         |error: std::io::Error| CallError::Connect { authority: target.authority.clone(), reason: error.to_string() };
     let stream = tokio::net::TcpStream::connect(&target.authority).await.map_err(connect_failed)?;
     let _ = stream.set_nodelay(true);
+    match tls {
+        None => over(stream, request).await,
+        Some(config) => {
+            let mut config = (*config).clone();
+            config.alpn_protocols = vec![b"h2".to_vec()];
+            let host = target.authority.rsplit_once(':').map_or(target.authority.as_str(), |(host, _)| host);
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            let name = rustls::pki_types::ServerName::try_from(host.to_owned()).map_err(|error| {
+                CallError::Handshake { authority: target.authority.clone(), reason: error.to_string() }
+            })?;
+            let stream =
+                tokio_rustls::TlsConnector::from(Arc::new(config)).connect(name, stream).await.map_err(|error| {
+                    CallError::Handshake { authority: target.authority.clone(), reason: error.to_string() }
+                })?;
+            over(stream, request).await
+        }
+    }
+}
+
+/// The call over an HTTP/2 connection on `stream` (prior knowledge, or ALPN's `h2`).
+async fn over<S>(stream: S, request: http::Request<Full<Bytes>>) -> Result<RawOutcome, CallError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let (mut sender, connection) = hyper::client::conn::http2::handshake(
         hyper_util::rt::TokioExecutor::new(),
         hyper_util::rt::TokioIo::new(stream),

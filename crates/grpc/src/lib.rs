@@ -3,8 +3,9 @@
 //! compiled in process or asked of the server by reflection ([`Schema`]), and a call of
 //! any kind over HTTP/2 ([`call`]), messages written and read as proto3 JSON.
 //!
-//! This is the first layer of gRPC support: plaintext HTTP/2 (prior knowledge), every
-//! request message sent before the answers are read. The executor does not use it yet.
+//! This is the first layer of gRPC support: HTTP/2 with prior knowledge, or over TLS
+//! (ALPN `h2`) with the configuration the caller gives; every request message sent
+//! before the answers are read. The executor does not use it yet.
 
 mod call;
 mod reflection;
@@ -12,7 +13,7 @@ mod schema;
 mod status;
 mod target;
 
-pub use call::{CallError, CallOutcome, Kind, call};
+pub use call::{CallError, CallOutcome, Kind, Settings, call};
 pub use reflection::ReflectionError;
 pub use schema::{Schema, SchemaError};
 pub use status::{Code, Status};

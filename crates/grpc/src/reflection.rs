@@ -3,11 +3,10 @@
 //! `v1alpha`, which older servers offer) until none is missing.
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use prost::Message as _;
 
-use crate::call::{CallError, exchange, framed};
+use crate::call::{CallError, Settings, exchange, framed};
 use crate::schema::{Schema, SchemaError};
 use crate::status::Code;
 use crate::target::Target;
@@ -93,17 +92,17 @@ struct FileHeader {
 
 impl Schema {
     /// The schema of `service` (fully qualified) as the server at `target` describes it by
-    /// reflection, each call within `timeout`.
+    /// reflection, its calls made as `settings` say.
     pub async fn from_reflection(
         target: &Target,
         service: &str,
         metadata: &[(String, String)],
-        timeout: Option<Duration>,
+        settings: &Settings,
     ) -> Result<Self, ReflectionError> {
         for reflection in SERVICES {
             let path = format!("/{reflection}/ServerReflectionInfo");
             let asks = vec![Ask::FileContainingSymbol(service.to_owned())];
-            match collect(target, &path, metadata, timeout, asks).await {
+            match collect(target, &path, metadata, settings, asks).await {
                 Err(ReflectionError::NotOffered(_)) => {}
                 Ok(files) => return Ok(Self::from_files(&files)?),
                 Err(other) => return Err(other),
@@ -119,7 +118,7 @@ async fn collect(
     target: &Target,
     path: &str,
     metadata: &[(String, String)],
-    timeout: Option<Duration>,
+    settings: &Settings,
     mut asks: Vec<Ask>,
 ) -> Result<Vec<(String, Vec<u8>)>, ReflectionError> {
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
@@ -129,7 +128,7 @@ async fn collect(
             return Ok(files);
         }
         let requests = asks.drain(..).map(|ask| Request { host: String::new(), ask: Some(ask) }.encode_to_vec());
-        let answer = exchange(target, path, metadata, framed(requests)?, timeout).await?;
+        let answer = exchange(target, path, metadata, framed(requests)?, settings).await?;
         if answer.status.code == Code::Unimplemented {
             return Err(ReflectionError::NotOffered(target.authority.clone()));
         }

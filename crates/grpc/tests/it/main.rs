@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use volley_grpc::{CallError, Code, Kind, ReflectionError, Schema, SchemaError, Target, call};
+use volley_grpc::{CallError, Code, Kind, ReflectionError, Schema, SchemaError, Settings, Target, call};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -76,7 +76,8 @@ async fn every_kind_of_call_with_the_proto3_json_mapping_and_metadata() {
     let request = r#"{"item": "tea", "quantity": "9007199254740993", "price": {"currency": "EUR", "units": 3, "nanos": 500000000},
                       "at": "2026-11-28T10:00:00Z"}"#;
     let metadata = [("X-Request-Id".to_owned(), "r-1".to_owned())];
-    let outcome = call(&server.target("Place"), &place, &metadata, &json(&[request]), None).await.unwrap();
+    let outcome =
+        call(&server.target("Place"), &place, &metadata, &json(&[request]), &Settings::default()).await.unwrap();
     assert!(outcome.status.is_ok(), "{:?}", outcome.status);
     assert_eq!(outcome.messages.len(), 1);
     let order = &outcome.messages[0];
@@ -90,7 +91,8 @@ async fn every_kind_of_call_with_the_proto3_json_mapping_and_metadata() {
 
     let list = schema.method("shop.v1.Orders", "List").unwrap();
     assert_eq!(Kind::of(&list), Kind::ServerStreaming);
-    let listed = call(&server.target("List"), &list, &[], &json(&[r#"{"count": 3}"#]), None).await.unwrap();
+    let listed =
+        call(&server.target("List"), &list, &[], &json(&[r#"{"count": 3}"#]), &Settings::default()).await.unwrap();
     let ids: Vec<&str> = listed.messages.iter().map(|order| order["id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["order-1", "order-2", "order-3"]);
 
@@ -101,13 +103,13 @@ async fn every_kind_of_call_with_the_proto3_json_mapping_and_metadata() {
         r#"{"currency": "EUR", "units": 20}"#,
         r#"{"currency": "EUR", "units": "30"}"#,
     ];
-    let summed = call(&server.target("Total"), &total, &[], &json(&amounts), None).await.unwrap();
+    let summed = call(&server.target("Total"), &total, &[], &json(&amounts), &Settings::default()).await.unwrap();
     assert_eq!(summed.messages, [serde_json::json!({"currency": "EUR", "units": "60", "nanos": 0})]);
 
     let chat = schema.method("shop.v1.Orders", "Chat").unwrap();
     assert_eq!(Kind::of(&chat), Kind::Bidirectional);
     let lines = [r#"{"text": "hello"}"#, r#"{"text": "again"}"#];
-    let echoed = call(&server.target("Chat"), &chat, &[], &json(&lines), None).await.unwrap();
+    let echoed = call(&server.target("Chat"), &chat, &[], &json(&lines), &Settings::default()).await.unwrap();
     let texts: Vec<(i64, &str)> = echoed
         .messages
         .iter()
@@ -121,14 +123,17 @@ async fn a_status_that_is_not_ok_is_an_answer_and_the_deadline_ends_a_call() {
     let server = Server::start();
     let schema = schema();
     let place = schema.method("shop.v1.Orders", "Place").unwrap();
-    let failed = call(&server.target("Place"), &place, &[], &json(&[r#"{"item": "fail"}"#]), None).await.unwrap();
+    let failed = call(&server.target("Place"), &place, &[], &json(&[r#"{"item": "fail"}"#]), &Settings::default())
+        .await
+        .unwrap();
     assert_eq!(failed.status.code, Code::InvalidArgument);
     assert_eq!(failed.status.to_string(), "INVALID_ARGUMENT (3): no such item: \"fail\" (try another)");
     assert!(failed.messages.is_empty());
 
     let slow = json(&[r#"{"item": "slow"}"#]);
     let started = std::time::Instant::now();
-    let late = call(&server.target("Place"), &place, &[], &slow, Some(Duration::from_millis(300))).await.unwrap();
+    let settings = Settings { timeout: Some(Duration::from_millis(300)), ..Settings::default() };
+    let late = call(&server.target("Place"), &place, &[], &slow, &settings).await.unwrap();
     assert_eq!(late.status.code, Code::DeadlineExceeded, "{:?}", late.status);
     assert!(started.elapsed() < Duration::from_millis(1500), "not the 2 s of the answer");
 }
@@ -138,7 +143,9 @@ async fn mistakes_are_said_before_or_instead_of_a_call() {
     let server = Server::start();
     let schema = schema();
     let place = schema.method("shop.v1.Orders", "Place").unwrap();
-    let unknown = call(&server.target("Place"), &place, &[], &json(&[r#"{"itme": "tea"}"#]), None).await.unwrap_err();
+    let unknown = call(&server.target("Place"), &place, &[], &json(&[r#"{"itme": "tea"}"#]), &Settings::default())
+        .await
+        .unwrap_err();
     assert!(matches!(unknown, CallError::Json { number: 1, .. }), "{unknown}");
     assert!(
         unknown
@@ -146,7 +153,7 @@ async fn mistakes_are_said_before_or_instead_of_a_call() {
             .starts_with("request message 1 is not a `shop.v1.PlaceRequest`: unrecognized field name 'itme'"),
         "{unknown}"
     );
-    let two = call(&server.target("Place"), &place, &[], &json(&["{}", "{}"]), None).await.unwrap_err();
+    let two = call(&server.target("Place"), &place, &[], &json(&["{}", "{}"]), &Settings::default()).await.unwrap_err();
     assert!(matches!(two, CallError::TooManyMessages { kind: "unary", count: 2 }), "{two}");
 
     let method = schema.method("shop.v1.Orders", "Plac").unwrap_err();
@@ -161,12 +168,15 @@ async fn mistakes_are_said_before_or_instead_of_a_call() {
     let port = closed.local_addr().unwrap().port();
     drop(closed);
     let refused = Target::parse(&format!("127.0.0.1:{port}/shop.v1.Orders/Place")).unwrap();
-    let error = call(&refused, &place, &[], &[], None).await.unwrap_err();
+    let error = call(&refused, &place, &[], &[], &Settings::default()).await.unwrap_err();
     assert!(matches!(error, CallError::Connect { .. }), "{error}");
     let tls = Target::parse(&format!("grpcs://{}/shop.v1.Orders/Place", server.authority)).unwrap();
-    assert!(matches!(call(&tls, &place, &[], &[], None).await.unwrap_err(), CallError::Tls));
+    assert!(matches!(call(&tls, &place, &[], &[], &Settings::default()).await.unwrap_err(), CallError::Tls));
     let grpcurl = Target::parse(&format!("{} shop.v1.Orders/Place", server.authority)).unwrap();
-    assert!(matches!(call(&grpcurl, &place, &[], &[], None).await.unwrap_err(), CallError::Tls), "grpcurl's default");
+    assert!(
+        matches!(call(&grpcurl, &place, &[], &[], &Settings::default()).await.unwrap_err(), CallError::Tls),
+        "grpcurl's default"
+    );
 }
 
 #[test]
@@ -200,7 +210,7 @@ fn a_compiled_descriptor_set_is_a_schema_too() {
 #[tokio::test]
 async fn a_schema_asked_of_the_server_by_reflection_serves_calls() {
     let server = Server::start();
-    let deadline = Some(Duration::from_secs(10));
+    let deadline = &Settings { timeout: Some(Duration::from_secs(10)), ..Settings::default() };
     let schema = Schema::from_reflection(&server.target("Place"), "shop.v1.Orders", &[], deadline).await.unwrap();
     let place = schema.method("shop.v1.Orders", "Place").unwrap();
     let request = json(&[r#"{"item": "tea", "price": {"currency": "EUR", "units": 2}, "at": "2026-11-28T10:00:00Z"}"#]);
@@ -222,4 +232,57 @@ async fn a_schema_asked_of_the_server_by_reflection_serves_calls() {
             silent.authority
         )
     );
+}
+
+/// The certificates of a test CA written where the grpc-js server reads them.
+fn certificates(pki: &volley_echo_server::TestPki) -> PathBuf {
+    let directory = std::env::temp_dir().join(format!("volley-grpc-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    std::fs::write(directory.join("ca.pem"), pki.ca_pem()).unwrap();
+    std::fs::write(directory.join("server.pem"), pki.server_pem()).unwrap();
+    std::fs::write(directory.join("server-key.pem"), pki.server_key_pem()).unwrap();
+    directory
+}
+
+/// A client configuration that trusts `ca_pem` only.
+fn trusting(ca_pem: &str) -> std::sync::Arc<rustls::ClientConfig> {
+    use rustls_pki_types::pem::PemObject as _;
+    let mut roots = rustls::RootCertStore::empty();
+    for certificate in rustls_pki_types::CertificateDer::pem_slice_iter(ca_pem.as_bytes()) {
+        roots.add(certificate.unwrap()).unwrap();
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    std::sync::Arc::new(config)
+}
+
+#[tokio::test]
+async fn calls_over_tls_negotiate_http2_and_check_the_certificate() {
+    let pki = volley_echo_server::TestPki::generate("grpc");
+    let directory = certificates(&pki);
+    let server = Server::with(&["--tls", directory.to_str().unwrap()]);
+    let schema = schema();
+    let place = schema.method("shop.v1.Orders", "Place").unwrap();
+    let target = Target::parse(&format!("grpcs://{}/shop.v1.Orders/Place", server.authority)).unwrap();
+    let settings = Settings { tls: Some(trusting(pki.ca_pem())), ..Settings::default() };
+    let outcome = call(&target, &place, &[], &json(&[r#"{"item": "tea"}"#]), &settings).await.unwrap();
+    assert!(outcome.status.is_ok(), "{:?}", outcome.status);
+    assert_eq!(outcome.messages[0]["item"], "tea");
+    // Kulala's grpcurl form is TLS unless it says otherwise.
+    let grpcurl = Target::parse(&format!("{} shop.v1.Orders/Place", server.authority)).unwrap();
+    assert!(call(&grpcurl, &place, &[], &[], &settings).await.unwrap().status.is_ok());
+    // Reflection goes over TLS too.
+    let reflected = Schema::from_reflection(&target, "shop.v1.Orders", &[], &settings).await.unwrap();
+    assert_eq!(reflected.services(), ["shop.v1.Orders"]);
+
+    let other = volley_echo_server::TestPki::generate("other");
+    let untrusted = Settings { tls: Some(trusting(other.ca_pem())), ..Settings::default() };
+    let error = call(&target, &place, &[], &[], &untrusted).await.unwrap_err();
+    assert!(matches!(error, CallError::Handshake { .. }), "{error}");
+    assert!(error.to_string().contains("UnknownIssuer"), "{error}");
+    let _ = std::fs::remove_dir_all(&directory);
 }
