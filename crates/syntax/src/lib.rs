@@ -28,6 +28,7 @@ mod listing;
 mod lower;
 mod method;
 mod refusal;
+mod request_body;
 mod span;
 mod suggest;
 mod template;
