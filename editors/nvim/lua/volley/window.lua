@@ -6,6 +6,7 @@
 -- active profile, the jq filter and the view. Large JSON bodies are re-indented a slice
 -- at a time, between which the editor answers keys.
 local response = require('volley.response')
+local text_lines = require('volley.text')
 local filter = require('volley.filter')
 
 local M = {}
@@ -73,7 +74,7 @@ local function format_later(received)
   end
   formatting[received] = true
   local job = coroutine.create(function()
-    return response.json_lines(received.body, SLICE_BYTES)
+    return text_lines.json_lines(received.body, SLICE_BYTES)
   end)
   local function step()
     local ok, lines = coroutine.resume(job)
@@ -82,7 +83,7 @@ local function format_later(received)
       return
     end
     formatting[received] = nil
-    prepared[received] = ok and lines or response.split(received.body)
+    prepared[received] = ok and lines or text_lines.split(received.body)
     if shows(received) then
       render()
     end
@@ -101,7 +102,7 @@ local function body_lines(received)
     return nil
   end
   if not response.formats(received) then
-    prepared[received] = response.split(received.body)
+    prepared[received] = text_lines.split(received.body)
     return prepared[received]
   end
   format_later(received)
