@@ -33,12 +33,21 @@
 //! PKCS#12), optionally refusing clients without such a certificate. [`TestProxy`] is a
 //! recording HTTP proxy (forwarding, `CONNECT` tunnels, optional Basic credentials) that
 //! also speaks SOCKS5.
+//!
+//! With the feature `grpc` (off by default, for tests only: the `volley` binary does not
+//! build tonic), `GrpcServer` is a gRPC server written with tonic that serves
+//! `tests/grpc/protos/shop.proto` as the grpc-js server of `tests/grpc` does (and sends
+//! rich error details, `google.rpc.BadRequest`, besides), with server reflection v1 and
+//! v1alpha unless its `GrpcOptions` say otherwise, over plaintext HTTP/2 or TLS with a
+//! [`TestPki`]. `build.rs` generates its code with protox and tonic-prost-build (no `protoc`).
 
 mod auth;
 mod bodies;
 mod cookies;
 mod digest;
 mod echo;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod oauth;
 mod oidc;
 mod proxy;
@@ -69,6 +78,8 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use crate::digest::DIGEST_REALM;
+#[cfg(feature = "grpc")]
+pub use crate::grpc::{GrpcOptions, GrpcServer};
 pub use crate::oidc::{OidcProvider, oidc_directory, stand_in_browser};
 pub use crate::proxy::{ProxyRecord, TestProxy};
 pub use crate::sigv4::SigV4Verifier;
