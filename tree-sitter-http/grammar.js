@@ -197,8 +197,18 @@ module.exports = grammar({
 
     // Kulala's `import ./other.http` and `run #name` lines (lower case, as Kulala
     // writes them); recognised so that they never read as request lines.
-    // httpyac's `proto < ./file.proto` (gRPC) and `gql Name < ./file.gql` lines too.
-    command: (_) => token(prec(PREC.comment, /(import|run|proto|gql)[ \t]+[^\r\n]*/)),
+    // httpyac's `proto < ./file.proto` (gRPC) and `gql Name < ./file.gql` lines too; a
+    // `proto` line keeps the @grpc/proto-loader option lines under it (`keepCase: true`).
+    command: (_) =>
+      token(
+        prec(
+          PREC.comment,
+          choice(
+            /(import|run|gql)[ \t]+[^\r\n]*/,
+            /proto[ \t]+[^\r\n]*(\r?\n[ \t]*(keepCase|longs|enums|bytes|defaults|arrays|objects|oneofs|json|includeDirs)[ \t]*:[^\r\n]*)*/,
+          ),
+        ),
+      ),
 
     // ---------------------------------------------------------------- request
 

@@ -212,12 +212,29 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+/** How a gRPC call (`GRPC host:port/package.Service/Method`) ended. */
+export interface GrpcStatus {
+  /** `OK`, `NOT_FOUND`, … */
+  readonly code: string;
+  /** 0 for `OK`. */
+  readonly number: number;
+  /** `grpc-message`, decoded; empty when the server sent none. */
+  readonly message: string;
+  /** `unary`, `server-streaming`, `client-streaming` or `bidirectional`. */
+  readonly kind: string;
+}
+
+/** The `Response` of a run: a Fetch API `Response`; for a gRPC call, its body is the
+ * response messages as proto3 JSON, one per line, `status` is 200 (the HTTP exchange's),
+ * `ok` is `true` for gRPC status OK only, and `grpc` says how the call ended. */
+export type VolleyResponse = Response & { readonly grpc?: GrpcStatus };
+
 /** Runs `.http` definitions. */
 export interface Client {
   /** Runs the first request of the `.http` file at `path`. */
-  run(path: string, options?: RunOptions): Promise<Response>;
+  run(path: string, options?: RunOptions): Promise<VolleyResponse>;
   /** Runs the first request of `content` (`.http` text). */
-  runString(content: string, options?: RunOptions): Promise<Response>;
+  runString(content: string, options?: RunOptions): Promise<VolleyResponse>;
   /** Sets a variable for all later requests. */
   setVariable(key: string, value: unknown): void;
   /** Sets several variables for all later requests. */

@@ -432,6 +432,12 @@ function toResponse(nativeResponse, run, signal) {
     url: { value: nativeResponse.url, enumerable: true },
     redirected: { value: nativeResponse.redirected, enumerable: true },
   };
+  // A gRPC call: its status, and `ok` for status OK (the HTTP exchange is always 200).
+  const grpc = nativeResponse.grpc;
+  if (grpc) {
+    own.grpc = { value: Object.freeze({ ...grpc }), enumerable: true };
+    own.ok = { value: grpc.number === 0, enumerable: true };
+  }
   if (!inRange) {
     own.status = { value: status, enumerable: true };
     own.ok = { value: false, enumerable: true };

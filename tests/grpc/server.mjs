@@ -54,12 +54,28 @@ server.addService(shop.Orders.service, {
     call.on('end', () => done(null, { currency, units: units.toString() }));
   },
   Chat(call) {
-    let position = 0;
+    // Each line echoed with its position and how many lines had come when the echo was
+    // written; a line whose text starts with "slow" is echoed after 300 ms, so that a
+    // client that waits for the echo before its next line can be told from one that
+    // does not.
+    let heard = 0;
+    let pending = 0;
+    let ended = false;
     call.on('data', (line) => {
-      position += 1;
-      call.write({ position, text: `echo: ${line.text}` });
+      heard += 1;
+      pending += 1;
+      const position = heard;
+      setTimeout(() => {
+        const slow = line.text.startsWith('slow');
+        call.write({ position, text: `echo: ${line.text}${slow ? ` (heard ${heard})` : ''}` });
+        pending -= 1;
+        if (ended && pending === 0) call.end();
+      }, line.text.startsWith('slow') ? 300 : 0);
     });
-    call.on('end', () => call.end());
+    call.on('end', () => {
+      ended = true;
+      if (pending === 0) call.end();
+    });
   },
 });
 if (!process.argv.includes('--no-reflection')) new ReflectionService(definition).addToServer(server);

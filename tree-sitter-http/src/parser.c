@@ -1404,34 +1404,34 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
   eof = lexer->eof(lexer);
   switch (state) {
     case 0:
-      if (eof) ADVANCE(160);
+      if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 328,
-        '#', 166,
-        '$', 99,
-        '(', 311,
-        ')', 313,
-        ',', 312,
-        '/', 46,
-        ':', 234,
-        '<', 277,
-        '=', 181,
-        '>', 278,
-        '@', 246,
-        '[', 338,
-        ']', 339,
-        '_', 179,
-        '{', 279,
-        '|', 247,
-        '}', 87,
-        0xfeff, 161,
-        '\t', 353,
-        ' ', 353,
+        '\n', 398,
+        '\r', 396,
+        '"', 380,
+        '#', 215,
+        '$', 148,
+        '(', 363,
+        ')', 365,
+        ',', 364,
+        '/', 47,
+        ':', 286,
+        '<', 329,
+        '=', 230,
+        '>', 330,
+        '@', 298,
+        '[', 390,
+        ']', 391,
+        '_', 228,
+        '{', 331,
+        '|', 299,
+        '}', 136,
+        0xfeff, 210,
+        '\t', 405,
+        ' ', 405,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(178);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(227);
       END_STATE();
     case 1:
       if (lookahead == '\n') ADVANCE(1);
@@ -1449,7 +1449,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 3:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == 'L') ADVANCE(68);
+      if (lookahead == 'L') ADVANCE(100);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(8);
       END_STATE();
@@ -1457,10 +1457,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       ADVANCE_MAP(
         '\n', 1,
         '\r', 1,
-        'a', 58,
-        'j', 74,
-        'r', 53,
-        's', 78,
+        'a', 78,
+        'j', 113,
+        'r', 65,
+        's', 120,
         '\t', 8,
         ' ', 8,
       );
@@ -1468,9 +1468,9 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 5:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == 'a') ADVANCE(58);
-      if (lookahead == 'r') ADVANCE(53);
-      if (lookahead == 's') ADVANCE(78);
+      if (lookahead == 'a') ADVANCE(78);
+      if (lookahead == 'r') ADVANCE(65);
+      if (lookahead == 's') ADVANCE(120);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(8);
       END_STATE();
@@ -1478,9 +1478,9 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       ADVANCE_MAP(
         '\n', 1,
         '\r', 1,
-        'a', 58,
-        'r', 53,
-        's', 78,
+        'a', 78,
+        'r', 65,
+        's', 120,
         '\t', 6,
         ' ', 6,
         '+', 5,
@@ -1490,7 +1490,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 7:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '}') ADVANCE(192);
+      if (lookahead == '}') ADVANCE(241);
       if (lookahead != 0) ADVANCE(10);
       END_STATE();
     case 8:
@@ -1513,173 +1513,176 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 11:
       if (lookahead == '\n') ADVANCE(11);
       if (lookahead == '\r') ADVANCE(11);
-      if (lookahead == '#') ADVANCE(41);
-      if (lookahead == '%') ADVANCE(44);
+      if (lookahead == '#') ADVANCE(42);
+      if (lookahead == '%') ADVANCE(45);
       if (lookahead != 0) ADVANCE(12);
       END_STATE();
     case 12:
       if (lookahead == '\n') ADVANCE(11);
       if (lookahead == '\r') ADVANCE(11);
-      if (lookahead == '%') ADVANCE(44);
+      if (lookahead == '%') ADVANCE(45);
       if (lookahead != 0) ADVANCE(12);
       END_STATE();
     case 13:
-      ADVANCE_MAP(
-        '\n', 86,
-        '{', 105,
-        '\t', 275,
-        ' ', 275,
-        '"', 275,
-        '\'', 275,
-        ')', 275,
-        ',', 275,
-        ':', 275,
-        ']', 275,
-        '}', 275,
-      );
+      if (lookahead == '\n') ADVANCE(58);
       END_STATE();
     case 14:
-      if (lookahead == '\n') ADVANCE(14);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '#') ADVANCE(15);
-      if (lookahead == '}') ADVANCE(194);
-      if (lookahead != 0) ADVANCE(18);
+      ADVANCE_MAP(
+        '\n', 135,
+        '{', 154,
+        '\t', 327,
+        ' ', 327,
+        '"', 327,
+        '\'', 327,
+        ')', 327,
+        ',', 327,
+        ':', 327,
+        ']', 327,
+        '}', 327,
+      );
       END_STATE();
     case 15:
-      if (lookahead == '\n') ADVANCE(14);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '#') ADVANCE(17);
-      if (lookahead != 0) ADVANCE(18);
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
+      if (lookahead == '#') ADVANCE(16);
+      if (lookahead == '}') ADVANCE(243);
+      if (lookahead != 0) ADVANCE(19);
       END_STATE();
     case 16:
-      if (lookahead == '\n') ADVANCE(14);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '}') ADVANCE(193);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(16);
-      if (lookahead != 0) ADVANCE(88);
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
+      if (lookahead == '#') ADVANCE(18);
+      if (lookahead != 0) ADVANCE(19);
       END_STATE();
     case 17:
-      if (lookahead == '\n') ADVANCE(14);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead != 0 &&
-          lookahead != '#') ADVANCE(18);
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
+      if (lookahead == '}') ADVANCE(242);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(17);
+      if (lookahead != 0) ADVANCE(137);
       END_STATE();
     case 18:
-      if (lookahead == '\n') ADVANCE(14);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead != 0) ADVANCE(18);
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
+      if (lookahead != 0 &&
+          lookahead != '#') ADVANCE(19);
       END_STATE();
     case 19:
-      ADVANCE_MAP(
-        '"', 328,
-        '(', 311,
-        ')', 313,
-        ',', 312,
-        '{', 283,
-        '}', 87,
-        '\t', 354,
-        ' ', 354,
-        '[', 326,
-        ']', 326,
-        0x0b, 316,
-        '\f', 316,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(326);
+      if (lookahead == '\n') ADVANCE(15);
+      if (lookahead == '\r') ADVANCE(15);
+      if (lookahead != 0) ADVANCE(19);
       END_STATE();
     case 20:
       ADVANCE_MAP(
-        '"', 328,
-        '(', 311,
-        ')', 313,
-        ',', 312,
-        '{', 283,
-        '}', 87,
-        '\t', 354,
-        ' ', 354,
+        '"', 380,
+        '(', 363,
+        ')', 365,
+        ',', 364,
+        '{', 335,
+        '}', 136,
+        '\t', 406,
+        ' ', 406,
+        '[', 378,
+        ']', 378,
+        0x0b, 368,
+        '\f', 368,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(378);
+      END_STATE();
+    case 21:
+      ADVANCE_MAP(
+        '"', 380,
+        '(', 363,
+        ')', 365,
+        ',', 364,
+        '{', 335,
+        '}', 136,
+        '\t', 406,
+        ' ', 406,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(316);
-      END_STATE();
-    case 21:
-      ADVANCE_MAP(
-        '"', 328,
-        '(', 311,
-        '[', 338,
-        ']', 339,
-        '{', 285,
-        '}', 340,
-        '\t', 359,
-        ' ', 359,
-      );
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(343);
+          lookahead != ']') ADVANCE(368);
       END_STATE();
     case 22:
       ADVANCE_MAP(
-        '"', 328,
-        '(', 311,
-        '[', 326,
-        ']', 326,
-        '{', 285,
-        '}', 340,
-        '\t', 359,
-        ' ', 359,
-        0x0b, 343,
-        '\f', 343,
-        ')', 343,
-        ',', 343,
+        '"', 380,
+        '(', 363,
+        '[', 390,
+        ']', 391,
+        '{', 337,
+        '}', 392,
+        '\t', 411,
+        ' ', 411,
       );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(324);
-      END_STATE();
-    case 23:
-      if (lookahead == '"') ADVANCE(328);
-      if (lookahead == '(') ADVANCE(311);
-      if (lookahead == '\\') ADVANCE(107);
-      if (lookahead == '{') ADVANCE(286);
-      if (lookahead == '}') ADVANCE(334);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(360);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(337);
+          lookahead != '\r') ADVANCE(395);
       END_STATE();
-    case 24:
+    case 23:
       ADVANCE_MAP(
-        '"', 328,
-        '(', 311,
-        '\\', 327,
-        '{', 286,
-        '}', 334,
-        '\t', 360,
-        ' ', 360,
-        0x0b, 337,
-        '\f', 337,
-        ')', 337,
-        ',', 337,
+        '"', 380,
+        '(', 363,
+        '[', 378,
+        ']', 378,
+        '{', 337,
+        '}', 392,
+        '\t', 411,
+        ' ', 411,
+        0x0b, 395,
+        '\f', 395,
+        ')', 395,
+        ',', 395,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(320);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(376);
+      END_STATE();
+    case 24:
+      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '(') ADVANCE(363);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(338);
+      if (lookahead == '}') ADVANCE(386);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(412);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(389);
       END_STATE();
     case 25:
       ADVANCE_MAP(
-        '"', 328,
-        ')', 313,
-        ',', 312,
-        '[', 338,
-        '{', 283,
-        '}', 87,
-        '\t', 314,
-        ' ', 314,
+        '"', 380,
+        '(', 363,
+        '\\', 379,
+        '{', 338,
+        '}', 386,
+        '\t', 412,
+        ' ', 412,
+        0x0b, 389,
+        '\f', 389,
+        ')', 389,
+        ',', 389,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(372);
+      END_STATE();
+    case 26:
+      ADVANCE_MAP(
+        '"', 380,
+        ')', 365,
+        ',', 364,
+        '[', 390,
+        '{', 335,
+        '}', 136,
+        '\t', 366,
+        ' ', 366,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
@@ -1687,1302 +1690,1461 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ']') ADVANCE(316);
-      END_STATE();
-    case 26:
-      if (lookahead == '"') ADVANCE(328);
-      if (lookahead == '[') ADVANCE(338);
-      if (lookahead == ']') ADVANCE(339);
-      if (lookahead == '{') ADVANCE(285);
-      if (lookahead == '}') ADVANCE(340);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(341);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(343);
+          lookahead != ']') ADVANCE(368);
       END_STATE();
     case 27:
-      if (lookahead == '"') ADVANCE(328);
-      if (lookahead == '[') ADVANCE(338);
-      if (lookahead == ']') ADVANCE(339);
-      if (lookahead == '{') ADVANCE(285);
-      if (lookahead == '}') ADVANCE(340);
+      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '[') ADVANCE(390);
+      if (lookahead == ']') ADVANCE(391);
+      if (lookahead == '{') ADVANCE(337);
+      if (lookahead == '}') ADVANCE(392);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(359);
+          lookahead == ' ') ADVANCE(393);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(343);
+          lookahead != '\r') ADVANCE(395);
       END_STATE();
     case 28:
-      if (lookahead == '"') ADVANCE(328);
-      if (lookahead == '[') ADVANCE(338);
-      if (lookahead == ']') ADVANCE(339);
-      if (lookahead == '{') ADVANCE(285);
+      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '[') ADVANCE(390);
+      if (lookahead == ']') ADVANCE(391);
+      if (lookahead == '{') ADVANCE(337);
+      if (lookahead == '}') ADVANCE(392);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(411);
       if (lookahead != 0 &&
+          lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(343);
+          lookahead != '\r') ADVANCE(395);
       END_STATE();
     case 29:
-      ADVANCE_MAP(
-        '"', 328,
-        '[', 326,
-        ']', 326,
-        '{', 285,
-        '}', 340,
-        '\t', 359,
-        ' ', 359,
-        0x0b, 343,
-        '\f', 343,
-        '(', 343,
-        ')', 343,
-        ',', 343,
-      );
+      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '[') ADVANCE(390);
+      if (lookahead == ']') ADVANCE(391);
+      if (lookahead == '{') ADVANCE(337);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(324);
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(395);
       END_STATE();
     case 30:
-      if (lookahead == '"') ADVANCE(328);
-      if (lookahead == '\\') ADVANCE(107);
-      if (lookahead == '{') ADVANCE(286);
-      if (lookahead == '}') ADVANCE(334);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(335);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(337);
-      END_STATE();
-    case 31:
-      if (lookahead == '"') ADVANCE(328);
-      if (lookahead == '\\') ADVANCE(107);
-      if (lookahead == '{') ADVANCE(286);
-      if (lookahead == '}') ADVANCE(334);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(360);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(337);
-      END_STATE();
-    case 32:
-      if (lookahead == '"') ADVANCE(328);
-      if (lookahead == '\\') ADVANCE(107);
-      if (lookahead == '{') ADVANCE(286);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(337);
-      END_STATE();
-    case 33:
       ADVANCE_MAP(
-        '"', 328,
-        '\\', 327,
-        '{', 286,
-        '}', 334,
-        '\t', 360,
-        ' ', 360,
-        0x0b, 337,
-        '\f', 337,
-        '(', 337,
-        ')', 337,
-        ',', 337,
+        '"', 380,
+        '[', 378,
+        ']', 378,
+        '{', 337,
+        '}', 392,
+        '\t', 411,
+        ' ', 411,
+        0x0b, 395,
+        '\f', 395,
+        '(', 395,
+        ')', 395,
+        ',', 395,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(320);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(376);
+      END_STATE();
+    case 31:
+      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(338);
+      if (lookahead == '}') ADVANCE(386);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(387);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(389);
+      END_STATE();
+    case 32:
+      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(338);
+      if (lookahead == '}') ADVANCE(386);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(412);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(389);
+      END_STATE();
+    case 33:
+      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(338);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(389);
       END_STATE();
     case 34:
       ADVANCE_MAP(
-        '"', 303,
-        '$', 325,
-        '(', 303,
-        ')', 303,
-        ',', 303,
-        '{', 283,
-        '}', 87,
-        '\t', 354,
-        ' ', 354,
-        '[', 301,
-        ']', 301,
-        0x0b, 316,
-        '\f', 316,
+        '"', 380,
+        '\\', 379,
+        '{', 338,
+        '}', 386,
+        '\t', 412,
+        ' ', 412,
+        0x0b, 389,
+        '\f', 389,
+        '(', 389,
+        ')', 389,
+        ',', 389,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(372);
       END_STATE();
     case 35:
       ADVANCE_MAP(
-        '"', 303,
-        '$', 323,
-        '[', 301,
-        ']', 301,
-        '{', 285,
-        '}', 340,
-        '\t', 359,
-        ' ', 359,
-        0x0b, 343,
-        '\f', 343,
-        '(', 300,
-        ')', 300,
-        ',', 300,
+        '"', 355,
+        '$', 377,
+        '(', 355,
+        ')', 355,
+        ',', 355,
+        '{', 335,
+        '}', 136,
+        '\t', 406,
+        ' ', 406,
+        '[', 353,
+        ']', 353,
+        0x0b, 368,
+        '\f', 368,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(295);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(353);
       END_STATE();
     case 36:
       ADVANCE_MAP(
-        '"', 303,
-        '$', 342,
-        '[', 303,
-        ']', 303,
-        '{', 285,
-        '}', 340,
-        '\t', 341,
-        ' ', 341,
-        0x0b, 343,
-        '\f', 343,
+        '"', 355,
+        '$', 375,
+        '[', 353,
+        ']', 353,
+        '{', 337,
+        '}', 392,
+        '\t', 411,
+        ' ', 411,
+        0x0b, 395,
+        '\f', 395,
+        '(', 352,
+        ')', 352,
+        ',', 352,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(300);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(347);
       END_STATE();
     case 37:
       ADVANCE_MAP(
-        '"', 303,
-        '$', 319,
-        '\\', 302,
-        '{', 286,
-        '}', 334,
-        '\t', 360,
-        ' ', 360,
-        0x0b, 337,
-        '\f', 337,
-        '(', 293,
-        ')', 293,
-        ',', 293,
+        '"', 355,
+        '$', 394,
+        '[', 355,
+        ']', 355,
+        '{', 337,
+        '}', 392,
+        '\t', 393,
+        ' ', 393,
+        0x0b, 395,
+        '\f', 395,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(352);
       END_STATE();
     case 38:
       ADVANCE_MAP(
-        '"', 303,
-        '$', 315,
-        ')', 303,
-        ',', 303,
-        '{', 283,
-        '}', 87,
-        '\t', 314,
-        ' ', 314,
-        0x0b, 316,
-        '\f', 316,
-        '(', 303,
-        '[', 303,
-        ']', 303,
+        '"', 355,
+        '$', 371,
+        '\\', 354,
+        '{', 338,
+        '}', 386,
+        '\t', 412,
+        ' ', 412,
+        0x0b, 389,
+        '\f', 389,
+        '(', 345,
+        ')', 345,
+        ',', 345,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(346);
       END_STATE();
     case 39:
       ADVANCE_MAP(
-        '"', 303,
-        '$', 336,
-        '\\', 304,
-        '{', 286,
-        '}', 334,
-        '\t', 335,
-        ' ', 335,
-        0x0b, 337,
-        '\f', 337,
+        '"', 355,
+        '$', 367,
+        ')', 355,
+        ',', 355,
+        '{', 335,
+        '}', 136,
+        '\t', 366,
+        ' ', 366,
+        0x0b, 368,
+        '\f', 368,
+        '(', 355,
+        '[', 355,
+        ']', 355,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(293);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(353);
       END_STATE();
     case 40:
-      if (lookahead == '#') ADVANCE(163);
+      ADVANCE_MAP(
+        '"', 355,
+        '$', 388,
+        '\\', 356,
+        '{', 338,
+        '}', 386,
+        '\t', 387,
+        ' ', 387,
+        0x0b, 389,
+        '\f', 389,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(345);
       END_STATE();
     case 41:
-      if (lookahead == '#') ADVANCE(104);
+      if (lookahead == '#') ADVANCE(212);
+      END_STATE();
+    case 42:
+      if (lookahead == '#') ADVANCE(153);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '%') ADVANCE(12);
       END_STATE();
-    case 42:
-      if (lookahead == '#') ADVANCE(40);
-      END_STATE();
     case 43:
-      if (lookahead == '%') ADVANCE(184);
+      if (lookahead == '#') ADVANCE(41);
       END_STATE();
     case 44:
-      if (lookahead == '%') ADVANCE(44);
-      if (lookahead == '}') ADVANCE(183);
+      if (lookahead == '%') ADVANCE(233);
+      END_STATE();
+    case 45:
+      if (lookahead == '%') ADVANCE(45);
+      if (lookahead == '}') ADVANCE(232);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(12);
       END_STATE();
-    case 45:
-      if (lookahead == '%') ADVANCE(185);
+    case 46:
+      if (lookahead == '%') ADVANCE(234);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(223);
-      END_STATE();
-    case 46:
-      if (lookahead == '/') ADVANCE(171);
+          lookahead != '{') ADVANCE(275);
       END_STATE();
     case 47:
-      if (lookahead == '/') ADVANCE(98);
+      if (lookahead == '/') ADVANCE(220);
       END_STATE();
     case 48:
-      if (lookahead == '=') ADVANCE(181);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(352);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(179);
+      if (lookahead == '/') ADVANCE(147);
       END_STATE();
     case 49:
-      if (lookahead == 'P') ADVANCE(47);
+      if (lookahead == ':') ADVANCE(245);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(49);
       END_STATE();
     case 50:
-      if (lookahead == 'T') ADVANCE(49);
+      if (lookahead == '=') ADVANCE(230);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(404);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(228);
       END_STATE();
     case 51:
-      if (lookahead == 'T') ADVANCE(50);
+      if (lookahead == 'C') ADVANCE(60);
       END_STATE();
     case 52:
-      if (lookahead == 'a') ADVANCE(63);
+      if (lookahead == 'D') ADVANCE(86);
       END_STATE();
     case 53:
-      if (lookahead == 'e') ADVANCE(71);
+      if (lookahead == 'P') ADVANCE(48);
       END_STATE();
     case 54:
-      if (lookahead == 'e') ADVANCE(52);
+      if (lookahead == 'T') ADVANCE(53);
       END_STATE();
     case 55:
-      if (lookahead == 'e') ADVANCE(3);
+      if (lookahead == 'T') ADVANCE(54);
       END_STATE();
     case 56:
-      if (lookahead == 'e') ADVANCE(75);
+      if (lookahead == 'a') ADVANCE(90);
       END_STATE();
     case 57:
-      if (lookahead == 'e') ADVANCE(72);
+      if (lookahead == 'a') ADVANCE(129);
       END_STATE();
     case 58:
-      if (lookahead == 'f') ADVANCE(79);
+      ADVANCE_MAP(
+        'a', 111,
+        'b', 128,
+        'd', 70,
+        'e', 96,
+        'i', 93,
+        'j', 118,
+        'k', 77,
+        'l', 102,
+        'o', 61,
+        '\t', 58,
+        ' ', 58,
+      );
       END_STATE();
     case 59:
-      if (lookahead == 'g') ADVANCE(8);
+      if (lookahead == 'a') ADVANCE(126);
       END_STATE();
     case 60:
-      if (lookahead == 'g') ADVANCE(62);
+      if (lookahead == 'a') ADVANCE(117);
       END_STATE();
     case 61:
-      if (lookahead == 'g') ADVANCE(60);
+      if (lookahead == 'b') ADVANCE(87);
+      if (lookahead == 'n') ADVANCE(75);
       END_STATE();
     case 62:
-      if (lookahead == 'i') ADVANCE(64);
+      if (lookahead == 'c') ADVANCE(88);
       END_STATE();
     case 63:
-      if (lookahead == 'm') ADVANCE(62);
+      if (lookahead == 'c') ADVANCE(122);
       END_STATE();
     case 64:
-      if (lookahead == 'n') ADVANCE(59);
+      if (lookahead == 'd') ADVANCE(69);
       END_STATE();
     case 65:
-      if (lookahead == 'n') ADVANCE(94);
+      if (lookahead == 'e') ADVANCE(107);
       END_STATE();
     case 66:
-      if (lookahead == 'n') ADVANCE(76);
+      if (lookahead == 'e') ADVANCE(56);
       END_STATE();
     case 67:
-      if (lookahead == 'o') ADVANCE(66);
+      if (lookahead == 'e') ADVANCE(3);
       END_STATE();
     case 68:
-      if (lookahead == 'o') ADVANCE(61);
+      if (lookahead == 'e') ADVANCE(49);
       END_STATE();
     case 69:
-      if (lookahead == 'o') ADVANCE(65);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(69);
+      if (lookahead == 'e') ADVANCE(52);
       END_STATE();
     case 70:
-      if (lookahead == 'p') ADVANCE(67);
+      if (lookahead == 'e') ADVANCE(79);
       END_STATE();
     case 71:
-      if (lookahead == 'q') ADVANCE(80);
-      if (lookahead == 's') ADVANCE(70);
+      if (lookahead == 'e') ADVANCE(115);
       END_STATE();
     case 72:
-      if (lookahead == 'r') ADVANCE(8);
+      if (lookahead == 'e') ADVANCE(108);
       END_STATE();
     case 73:
-      if (lookahead == 'r') ADVANCE(54);
+      if (lookahead == 'e') ADVANCE(106);
       END_STATE();
     case 74:
-      if (lookahead == 's') ADVANCE(91);
+      if (lookahead == 'e') ADVANCE(63);
       END_STATE();
     case 75:
-      if (lookahead == 's') ADVANCE(77);
+      if (lookahead == 'e') ADVANCE(101);
       END_STATE();
     case 76:
-      if (lookahead == 's') ADVANCE(55);
+      if (lookahead == 'e') ADVANCE(114);
       END_STATE();
     case 77:
-      if (lookahead == 't') ADVANCE(8);
+      if (lookahead == 'e') ADVANCE(73);
       END_STATE();
     case 78:
-      if (lookahead == 't') ADVANCE(73);
+      if (lookahead == 'f') ADVANCE(121);
       END_STATE();
     case 79:
-      if (lookahead == 't') ADVANCE(57);
+      if (lookahead == 'f') ADVANCE(59);
       END_STATE();
     case 80:
-      if (lookahead == 'u') ADVANCE(56);
+      if (lookahead == 'f') ADVANCE(114);
       END_STATE();
     case 81:
-      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == 'g') ADVANCE(8);
+      END_STATE();
+    case 82:
+      if (lookahead == 'g') ADVANCE(85);
+      END_STATE();
+    case 83:
+      if (lookahead == 'g') ADVANCE(82);
+      END_STATE();
+    case 84:
+      if (lookahead == 'g') ADVANCE(114);
+      END_STATE();
+    case 85:
+      if (lookahead == 'i') ADVANCE(92);
+      END_STATE();
+    case 86:
+      if (lookahead == 'i') ADVANCE(112);
+      END_STATE();
+    case 87:
+      if (lookahead == 'j') ADVANCE(74);
+      END_STATE();
+    case 88:
+      if (lookahead == 'l') ADVANCE(124);
+      END_STATE();
+    case 89:
+      if (lookahead == 'l') ADVANCE(122);
+      END_STATE();
+    case 90:
+      if (lookahead == 'm') ADVANCE(85);
+      END_STATE();
+    case 91:
+      if (lookahead == 'm') ADVANCE(114);
+      END_STATE();
+    case 92:
+      if (lookahead == 'n') ADVANCE(81);
+      END_STATE();
+    case 93:
+      if (lookahead == 'n') ADVANCE(62);
+      END_STATE();
+    case 94:
+      if (lookahead == 'n') ADVANCE(49);
+      END_STATE();
+    case 95:
+      if (lookahead == 'n') ADVANCE(143);
+      END_STATE();
+    case 96:
+      if (lookahead == 'n') ADVANCE(125);
+      END_STATE();
+    case 97:
+      if (lookahead == 'n') ADVANCE(116);
+      END_STATE();
+    case 98:
+      if (lookahead == 'n') ADVANCE(84);
+      END_STATE();
+    case 99:
+      if (lookahead == 'o') ADVANCE(97);
+      END_STATE();
+    case 100:
+      if (lookahead == 'o') ADVANCE(83);
+      END_STATE();
+    case 101:
+      if (lookahead == 'o') ADVANCE(80);
+      END_STATE();
+    case 102:
+      if (lookahead == 'o') ADVANCE(98);
+      END_STATE();
+    case 103:
+      if (lookahead == 'o') ADVANCE(94);
+      END_STATE();
+    case 104:
+      if (lookahead == 'o') ADVANCE(95);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(81);
+          lookahead == ' ') ADVANCE(104);
+      END_STATE();
+    case 105:
+      if (lookahead == 'p') ADVANCE(99);
+      END_STATE();
+    case 106:
+      if (lookahead == 'p') ADVANCE(51);
+      END_STATE();
+    case 107:
+      if (lookahead == 'q') ADVANCE(127);
+      if (lookahead == 's') ADVANCE(105);
+      END_STATE();
+    case 108:
+      if (lookahead == 'r') ADVANCE(8);
+      END_STATE();
+    case 109:
+      if (lookahead == 'r') ADVANCE(57);
+      END_STATE();
+    case 110:
+      if (lookahead == 'r') ADVANCE(66);
+      END_STATE();
+    case 111:
+      if (lookahead == 'r') ADVANCE(109);
+      END_STATE();
+    case 112:
+      if (lookahead == 'r') ADVANCE(114);
+      END_STATE();
+    case 113:
+      if (lookahead == 's') ADVANCE(140);
+      END_STATE();
+    case 114:
+      if (lookahead == 's') ADVANCE(49);
+      END_STATE();
+    case 115:
+      if (lookahead == 's') ADVANCE(119);
+      END_STATE();
+    case 116:
+      if (lookahead == 's') ADVANCE(67);
+      END_STATE();
+    case 117:
+      if (lookahead == 's') ADVANCE(68);
+      END_STATE();
+    case 118:
+      if (lookahead == 's') ADVANCE(103);
+      END_STATE();
+    case 119:
+      if (lookahead == 't') ADVANCE(8);
+      END_STATE();
+    case 120:
+      if (lookahead == 't') ADVANCE(110);
+      END_STATE();
+    case 121:
+      if (lookahead == 't') ADVANCE(72);
+      END_STATE();
+    case 122:
+      if (lookahead == 't') ADVANCE(114);
+      END_STATE();
+    case 123:
+      if (lookahead == 't') ADVANCE(76);
+      END_STATE();
+    case 124:
+      if (lookahead == 'u') ADVANCE(64);
+      END_STATE();
+    case 125:
+      if (lookahead == 'u') ADVANCE(91);
+      END_STATE();
+    case 126:
+      if (lookahead == 'u') ADVANCE(89);
+      END_STATE();
+    case 127:
+      if (lookahead == 'u') ADVANCE(71);
+      END_STATE();
+    case 128:
+      if (lookahead == 'y') ADVANCE(123);
+      END_STATE();
+    case 129:
+      if (lookahead == 'y') ADVANCE(114);
+      END_STATE();
+    case 130:
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(130);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != '%' &&
-          lookahead != '>') ADVANCE(191);
+          lookahead != '>') ADVANCE(240);
       END_STATE();
-    case 82:
-      if (lookahead == '{') ADVANCE(43);
+    case 131:
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(82);
+          lookahead == ' ') ADVANCE(131);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(189);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(238);
       END_STATE();
-    case 83:
-      if (lookahead == '{') ADVANCE(43);
+    case 132:
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(83);
+          lookahead == ' ') ADVANCE(132);
       END_STATE();
-    case 84:
-      if (lookahead == '{') ADVANCE(16);
+    case 133:
+      if (lookahead == '{') ADVANCE(17);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(84);
+          lookahead == ' ') ADVANCE(133);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(85);
+          lookahead != '\r') ADVANCE(134);
       END_STATE();
-    case 85:
-      if (lookahead == '{') ADVANCE(16);
+    case 134:
+      if (lookahead == '{') ADVANCE(17);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(85);
+          lookahead != '\r') ADVANCE(134);
       END_STATE();
-    case 86:
+    case 135:
       ADVANCE_MAP(
-        '{', 105,
-        '\t', 275,
-        ' ', 275,
-        '"', 275,
-        '\'', 275,
-        ')', 275,
-        ',', 275,
-        ':', 275,
-        ']', 275,
-        '}', 275,
+        '{', 154,
+        '\t', 327,
+        ' ', 327,
+        '"', 327,
+        '\'', 327,
+        ')', 327,
+        ',', 327,
+        ':', 327,
+        ']', 327,
+        '}', 327,
       );
       END_STATE();
-    case 87:
-      if (lookahead == '}') ADVANCE(292);
+    case 136:
+      if (lookahead == '}') ADVANCE(344);
       END_STATE();
-    case 88:
-      if (lookahead == '}') ADVANCE(193);
+    case 137:
+      if (lookahead == '}') ADVANCE(242);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(88);
+          lookahead != '\r') ADVANCE(137);
       END_STATE();
-    case 89:
-      if (lookahead == '}') ADVANCE(240);
+    case 138:
+      if (lookahead == '}') ADVANCE(292);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(89);
+          lookahead == ' ') ADVANCE(138);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(242);
+          lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 90:
+    case 139:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(244);
+          lookahead == ' ') ADVANCE(296);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(90);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(139);
       END_STATE();
-    case 91:
+    case 140:
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(6);
       END_STATE();
-    case 92:
+    case 141:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(92);
+          lookahead == ' ') ADVANCE(141);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(93);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(142);
       END_STATE();
-    case 93:
+    case 142:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(69);
+          lookahead == ' ') ADVANCE(104);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(93);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(142);
       END_STATE();
-    case 94:
+    case 143:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(84);
+          lookahead == ' ') ADVANCE(133);
       END_STATE();
-    case 95:
+    case 144:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(95);
+          lookahead == ' ') ADVANCE(144);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(242);
+          lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 96:
+    case 145:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(97);
+          lookahead == ' ') ADVANCE(146);
       if (lookahead == '&' ||
-          lookahead == '?') ADVANCE(227);
+          lookahead == '?') ADVANCE(279);
       if (lookahead == '$' ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(182);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(231);
       END_STATE();
-    case 97:
+    case 146:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(97);
+          lookahead == ' ') ADVANCE(146);
       if (lookahead == '&' ||
           lookahead == '/' ||
-          lookahead == '?') ADVANCE(227);
+          lookahead == '?') ADVANCE(279);
       END_STATE();
-    case 98:
+    case 147:
       if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(226);
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(278);
       END_STATE();
-    case 99:
+    case 148:
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
       END_STATE();
-    case 100:
+    case 149:
       if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(316);
+          lookahead == ']') ADVANCE(368);
       END_STATE();
-    case 101:
+    case 150:
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(223);
+          lookahead != '{') ADVANCE(275);
       END_STATE();
-    case 102:
+    case 151:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
           lookahead != ']' &&
-          lookahead != '{') ADVANCE(343);
+          lookahead != '{') ADVANCE(395);
       END_STATE();
-    case 103:
+    case 152:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '\\' &&
-          lookahead != '{') ADVANCE(337);
+          lookahead != '{') ADVANCE(389);
       END_STATE();
-    case 104:
+    case 153:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '#' &&
           lookahead != '%') ADVANCE(12);
       END_STATE();
-    case 105:
+    case 154:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '{') ADVANCE(275);
+          lookahead != '{') ADVANCE(327);
       END_STATE();
-    case 106:
+    case 155:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '{') ADVANCE(258);
+          lookahead != '{') ADVANCE(310);
       END_STATE();
-    case 107:
+    case 156:
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(337);
+          lookahead != '\r') ADVANCE(389);
       END_STATE();
-    case 108:
-      if (eof) ADVANCE(160);
+    case 157:
+      if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 330,
-        '(', 311,
-        '{', 284,
-        '}', 221,
-        '\t', 353,
-        ' ', 353,
-        ')', 223,
-        ',', 223,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(326);
-      END_STATE();
-    case 109:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 330,
-        '{', 284,
-        '}', 221,
-        '\t', 353,
-        ' ', 353,
-        '(', 223,
-        ')', 223,
-        ',', 223,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(326);
-      END_STATE();
-    case 110:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 303,
-        '$', 325,
-        '{', 284,
-        '}', 221,
-        '\t', 353,
-        ' ', 353,
-        '(', 303,
-        ')', 303,
-        ',', 303,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
-      END_STATE();
-    case 111:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 303,
-        '$', 325,
-        '{', 288,
-        '}', 255,
-        '\t', 358,
-        ' ', 358,
-        0x0b, 258,
-        '\f', 258,
-        '(', 303,
-        ')', 303,
-        ',', 303,
-      );
-      if (lookahead != 0) ADVANCE(301);
-      END_STATE();
-    case 112:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 332,
-        '(', 311,
-        ':', 326,
-        '{', 282,
-        '}', 240,
-        '\t', 356,
-        ' ', 356,
-        ')', 242,
-        ',', 242,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(318);
-      END_STATE();
-    case 113:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 332,
-        ':', 326,
-        '{', 282,
-        '}', 240,
-        '\t', 356,
-        ' ', 356,
-        '(', 242,
-        ')', 242,
-        ',', 242,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(318);
-      END_STATE();
-    case 114:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 333,
-        '(', 311,
-        '{', 282,
-        '|', 247,
-        '}', 248,
-        '\t', 357,
-        ' ', 357,
-        0x0b, 251,
-        '\f', 251,
-        ')', 251,
-        ',', 251,
-      );
-      if (lookahead != 0) ADVANCE(322);
-      END_STATE();
-    case 115:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 333,
-        '(', 311,
-        '{', 282,
-        '|', 326,
-        '}', 248,
-        '\t', 357,
-        ' ', 357,
-        0x0b, 251,
-        '\f', 251,
-        ')', 251,
-        ',', 251,
-      );
-      if (lookahead != 0) ADVANCE(322);
-      END_STATE();
-    case 116:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 333,
-        '{', 282,
-        '|', 247,
-        '}', 248,
-        '\t', 357,
-        ' ', 357,
-        0x0b, 251,
-        '\f', 251,
-        '(', 251,
-        ')', 251,
-        ',', 251,
-      );
-      if (lookahead != 0) ADVANCE(322);
-      END_STATE();
-    case 117:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 333,
-        '{', 282,
-        '|', 326,
-        '}', 248,
-        '\t', 357,
-        ' ', 357,
-        0x0b, 251,
-        '\f', 251,
-        '(', 251,
-        ')', 251,
-        ',', 251,
-      );
-      if (lookahead != 0) ADVANCE(322);
-      END_STATE();
-    case 118:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 296,
-        '$', 317,
-        ':', 301,
-        '{', 282,
-        '}', 240,
-        '\t', 356,
-        ' ', 356,
-        '(', 296,
-        ')', 296,
-        ',', 296,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(297);
-      END_STATE();
-    case 119:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 298,
-        '$', 321,
-        '{', 282,
-        '|', 247,
-        '}', 248,
-        '\t', 357,
-        ' ', 357,
-        0x0b, 251,
-        '\f', 251,
-        '(', 298,
-        ')', 298,
-        ',', 298,
-      );
-      if (lookahead != 0) ADVANCE(299);
-      END_STATE();
-    case 120:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 298,
-        '$', 321,
-        '{', 282,
-        '|', 301,
-        '}', 248,
-        '\t', 357,
-        ' ', 357,
-        0x0b, 251,
-        '\f', 251,
-        '(', 298,
-        ')', 298,
-        ',', 298,
-      );
-      if (lookahead != 0) ADVANCE(299);
-      END_STATE();
-    case 121:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 331,
-        '(', 311,
-        '{', 288,
-        '}', 255,
-        '\t', 358,
-        ' ', 358,
-        0x0b, 258,
-        '\f', 258,
-        ')', 258,
-        ',', 258,
-      );
-      if (lookahead != 0) ADVANCE(326);
-      END_STATE();
-    case 122:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '"', 331,
-        '{', 288,
-        '}', 255,
-        '\t', 358,
-        ' ', 358,
-        0x0b, 258,
-        '\f', 258,
-        '(', 258,
-        ')', 258,
-        ',', 258,
-      );
-      if (lookahead != 0) ADVANCE(326);
-      END_STATE();
-    case 123:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '#', 169,
-        '/', 220,
-        '<', 224,
-        '>', 225,
-        '@', 180,
-        'f', 210,
-        'g', 209,
-        'i', 201,
-        'p', 211,
-        'r', 216,
-        '{', 280,
-        0xfeff, 162,
-        '\t', 352,
-        ' ', 352,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 124:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '#', 169,
-        '/', 220,
-        '<', 224,
-        '>', 225,
-        '@', 180,
-        'f', 210,
-        'g', 209,
-        'i', 201,
-        'p', 211,
-        'r', 216,
-        '{', 280,
-        '\t', 352,
-        ' ', 352,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 125:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '#', 170,
-        '/', 220,
-        '<', 224,
-        '>', 225,
-        '@', 180,
-        'f', 210,
-        'g', 209,
-        'i', 201,
-        'p', 211,
-        'r', 216,
-        '{', 280,
-        '\t', 352,
-        ' ', 352,
-      );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 126:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '#', 172,
-        '&', 227,
-        '/', 235,
-        '<', 239,
-        '>', 237,
-        '?', 228,
-        '{', 279,
-        '\t', 348,
-        ' ', 348,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(242);
-      END_STATE();
-    case 127:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '#', 172,
-        '/', 235,
-        '<', 239,
-        '>', 237,
-        '?', 238,
-        '{', 279,
-        '\t', 349,
-        ' ', 349,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(242);
-      END_STATE();
-    case 128:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '$') ADVANCE(222);
-      if (lookahead == '{') ADVANCE(284);
-      if (lookahead == '}') ADVANCE(221);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(350);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(303);
-      END_STATE();
-    case 129:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '$', 250,
-        '{', 282,
-        '|', 247,
-        '}', 248,
-        '\t', 249,
-        ' ', 249,
-        0x0b, 251,
-        '\f', 251,
-      );
-      if (lookahead != 0) ADVANCE(298);
-      END_STATE();
-    case 130:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '$', 250,
-        '{', 282,
-        '|', 303,
-        '}', 248,
-        '\t', 249,
-        ' ', 249,
-        0x0b, 251,
-        '\f', 251,
-      );
-      if (lookahead != 0) ADVANCE(298);
-      END_STATE();
-    case 131:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '$', 241,
-        ':', 303,
-        '{', 282,
-        '}', 240,
-        '\t', 89,
-        ' ', 89,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(296);
-      END_STATE();
-    case 132:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '$', 257,
-        '{', 288,
-        '}', 255,
-        '\t', 256,
-        ' ', 256,
-        0x0b, 258,
-        '\f', 258,
-      );
-      if (lookahead != 0) ADVANCE(303);
-      END_STATE();
-    case 133:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '(', 311,
-        ':', 234,
-        '{', 282,
-        '}', 240,
-        '\t', 356,
-        ' ', 356,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(242);
-      END_STATE();
-    case 134:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 346,
-        '\r', 344,
-        '(', 311,
-        '{', 282,
-        '|', 247,
-        '}', 248,
-        '\t', 357,
-        ' ', 357,
-      );
-      if (lookahead != 0) ADVANCE(251);
-      END_STATE();
-    case 135:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '(') ADVANCE(311);
-      if (lookahead == '{') ADVANCE(284);
-      if (lookahead == '}') ADVANCE(221);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(353);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 136:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '(') ADVANCE(311);
-      if (lookahead == '{') ADVANCE(288);
-      if (lookahead == '}') ADVANCE(255);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(358);
-      if (lookahead != 0) ADVANCE(258);
-      END_STATE();
-    case 137:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == ':') ADVANCE(234);
-      if (lookahead == '{') ADVANCE(282);
-      if (lookahead == '}') ADVANCE(240);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(89);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(242);
-      END_STATE();
-    case 138:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == ':') ADVANCE(234);
-      if (lookahead == '{') ADVANCE(282);
-      if (lookahead == '}') ADVANCE(240);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(356);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(242);
-      END_STATE();
-    case 139:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == ':') ADVANCE(234);
-      if (lookahead == '{') ADVANCE(282);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(95);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(242);
-      END_STATE();
-    case 140:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '@') ADVANCE(246);
-      if (lookahead == '{') ADVANCE(288);
-      if (lookahead != 0) ADVANCE(258);
-      END_STATE();
-    case 141:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '{') ADVANCE(282);
-      if (lookahead == '|') ADVANCE(247);
-      if (lookahead == '}') ADVANCE(248);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(249);
-      if (lookahead != 0) ADVANCE(251);
-      END_STATE();
-    case 142:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '{') ADVANCE(282);
-      if (lookahead == '|') ADVANCE(247);
-      if (lookahead == '}') ADVANCE(248);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(357);
-      if (lookahead != 0) ADVANCE(251);
-      END_STATE();
-    case 143:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '{') ADVANCE(282);
-      if (lookahead == '|') ADVANCE(247);
-      if (lookahead != 0) ADVANCE(251);
-      END_STATE();
-    case 144:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '{') ADVANCE(284);
-      if (lookahead == '}') ADVANCE(221);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(353);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 145:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '{') ADVANCE(284);
-      if (lookahead == '}') ADVANCE(221);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(350);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 146:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '{') ADVANCE(284);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(351);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 147:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '{') ADVANCE(288);
-      if (lookahead == '}') ADVANCE(255);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(256);
-      if (lookahead != 0) ADVANCE(258);
-      END_STATE();
-    case 148:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '{') ADVANCE(288);
-      if (lookahead == '}') ADVANCE(255);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(358);
-      if (lookahead != 0) ADVANCE(258);
-      END_STATE();
-    case 149:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead == '{') ADVANCE(288);
-      if (lookahead != 0) ADVANCE(258);
-      END_STATE();
-    case 150:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '\r') ADVANCE(344);
-      if (lookahead != 0) ADVANCE(165);
-      END_STATE();
-    case 151:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 347,
-        '\r', 345,
-        '"', 303,
-        '$', 325,
-        '{', 287,
-        '}', 270,
-        '\t', 355,
-        ' ', 355,
-        '<', 301,
-        '>', 301,
-        0x0b, 275,
-        '\f', 275,
-        '(', 303,
-        ')', 303,
-        ',', 303,
-      );
-      if (lookahead != 0) ADVANCE(301);
-      END_STATE();
-    case 152:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 347,
-        '\r', 345,
-        '"', 329,
-        '(', 311,
-        '{', 287,
-        '}', 270,
-        '\t', 355,
-        ' ', 355,
-        '<', 326,
-        '>', 326,
-        0x0b, 275,
-        '\f', 275,
+        '\n', 398,
+        '\r', 396,
+        '"', 382,
+        '(', 363,
+        '{', 336,
+        '}', 273,
+        '\t', 405,
+        ' ', 405,
         ')', 275,
         ',', 275,
       );
-      if (lookahead != 0) ADVANCE(326);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(378);
       END_STATE();
-    case 153:
-      if (eof) ADVANCE(160);
+    case 158:
+      if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 347,
-        '\r', 345,
-        '"', 329,
-        '{', 287,
-        '}', 270,
-        '\t', 355,
-        ' ', 355,
-        '<', 326,
-        '>', 326,
-        0x0b, 275,
-        '\f', 275,
+        '\n', 398,
+        '\r', 396,
+        '"', 382,
+        '{', 336,
+        '}', 273,
+        '\t', 405,
+        ' ', 405,
         '(', 275,
         ')', 275,
         ',', 275,
       );
-      if (lookahead != 0) ADVANCE(326);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(378);
       END_STATE();
-    case 154:
-      if (eof) ADVANCE(160);
+    case 159:
+      if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 347,
-        '\r', 345,
-        '$', 274,
-        '{', 287,
-        '}', 270,
-        '\t', 271,
-        ' ', 271,
-        '<', 303,
-        '>', 303,
-        0x0b, 275,
-        '\f', 275,
+        '\n', 398,
+        '\r', 396,
+        '"', 355,
+        '$', 377,
+        '{', 336,
+        '}', 273,
+        '\t', 405,
+        ' ', 405,
+        '(', 355,
+        ')', 355,
+        ',', 355,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(353);
+      END_STATE();
+    case 160:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 355,
+        '$', 377,
+        '{', 340,
+        '}', 307,
+        '\t', 410,
+        ' ', 410,
+        0x0b, 310,
+        '\f', 310,
+        '(', 355,
+        ')', 355,
+        ',', 355,
+      );
+      if (lookahead != 0) ADVANCE(353);
+      END_STATE();
+    case 161:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 384,
+        '(', 363,
+        ':', 378,
+        '{', 334,
+        '}', 292,
+        '\t', 408,
+        ' ', 408,
+        ')', 294,
+        ',', 294,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(370);
+      END_STATE();
+    case 162:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 384,
+        ':', 378,
+        '{', 334,
+        '}', 292,
+        '\t', 408,
+        ' ', 408,
+        '(', 294,
+        ')', 294,
+        ',', 294,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(370);
+      END_STATE();
+    case 163:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 385,
+        '(', 363,
+        '{', 334,
+        '|', 299,
+        '}', 300,
+        '\t', 409,
+        ' ', 409,
+        0x0b, 303,
+        '\f', 303,
+        ')', 303,
+        ',', 303,
+      );
+      if (lookahead != 0) ADVANCE(374);
+      END_STATE();
+    case 164:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 385,
+        '(', 363,
+        '{', 334,
+        '|', 378,
+        '}', 300,
+        '\t', 409,
+        ' ', 409,
+        0x0b, 303,
+        '\f', 303,
+        ')', 303,
+        ',', 303,
+      );
+      if (lookahead != 0) ADVANCE(374);
+      END_STATE();
+    case 165:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 385,
+        '{', 334,
+        '|', 299,
+        '}', 300,
+        '\t', 409,
+        ' ', 409,
+        0x0b, 303,
+        '\f', 303,
+        '(', 303,
+        ')', 303,
+        ',', 303,
+      );
+      if (lookahead != 0) ADVANCE(374);
+      END_STATE();
+    case 166:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 385,
+        '{', 334,
+        '|', 378,
+        '}', 300,
+        '\t', 409,
+        ' ', 409,
+        0x0b, 303,
+        '\f', 303,
+        '(', 303,
+        ')', 303,
+        ',', 303,
+      );
+      if (lookahead != 0) ADVANCE(374);
+      END_STATE();
+    case 167:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 348,
+        '$', 369,
+        ':', 353,
+        '{', 334,
+        '}', 292,
+        '\t', 408,
+        ' ', 408,
+        '(', 348,
+        ')', 348,
+        ',', 348,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(349);
+      END_STATE();
+    case 168:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 350,
+        '$', 373,
+        '{', 334,
+        '|', 299,
+        '}', 300,
+        '\t', 409,
+        ' ', 409,
+        0x0b, 303,
+        '\f', 303,
+        '(', 350,
+        ')', 350,
+        ',', 350,
+      );
+      if (lookahead != 0) ADVANCE(351);
+      END_STATE();
+    case 169:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 350,
+        '$', 373,
+        '{', 334,
+        '|', 353,
+        '}', 300,
+        '\t', 409,
+        ' ', 409,
+        0x0b, 303,
+        '\f', 303,
+        '(', 350,
+        ')', 350,
+        ',', 350,
+      );
+      if (lookahead != 0) ADVANCE(351);
+      END_STATE();
+    case 170:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 383,
+        '(', 363,
+        '{', 340,
+        '}', 307,
+        '\t', 410,
+        ' ', 410,
+        0x0b, 310,
+        '\f', 310,
+        ')', 310,
+        ',', 310,
+      );
+      if (lookahead != 0) ADVANCE(378);
+      END_STATE();
+    case 171:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '"', 383,
+        '{', 340,
+        '}', 307,
+        '\t', 410,
+        ' ', 410,
+        0x0b, 310,
+        '\f', 310,
+        '(', 310,
+        ')', 310,
+        ',', 310,
+      );
+      if (lookahead != 0) ADVANCE(378);
+      END_STATE();
+    case 172:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '#', 218,
+        '/', 272,
+        '<', 276,
+        '>', 277,
+        '@', 229,
+        'f', 261,
+        'g', 260,
+        'i', 252,
+        'p', 262,
+        'r', 267,
+        '{', 332,
+        0xfeff, 211,
+        '\t', 404,
+        ' ', 404,
+      );
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 173:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '#', 218,
+        '/', 272,
+        '<', 276,
+        '>', 277,
+        '@', 229,
+        'f', 261,
+        'g', 260,
+        'i', 252,
+        'p', 262,
+        'r', 267,
+        '{', 332,
+        '\t', 404,
+        ' ', 404,
+      );
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 174:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '#', 219,
+        '/', 272,
+        '<', 276,
+        '>', 277,
+        '@', 229,
+        'f', 261,
+        'g', 260,
+        'i', 252,
+        'p', 262,
+        'r', 267,
+        '{', 332,
+        '\t', 404,
+        ' ', 404,
+      );
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 175:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '#', 221,
+        '&', 279,
+        '/', 287,
+        '<', 291,
+        '>', 289,
+        '?', 280,
+        '{', 331,
+        '\t', 400,
+        ' ', 400,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(294);
+      END_STATE();
+    case 176:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '#', 221,
+        '/', 287,
+        '<', 291,
+        '>', 289,
+        '?', 290,
+        '{', 331,
+        '\t', 401,
+        ' ', 401,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(294);
+      END_STATE();
+    case 177:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '$') ADVANCE(274);
+      if (lookahead == '{') ADVANCE(336);
+      if (lookahead == '}') ADVANCE(273);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(402);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(355);
+      END_STATE();
+    case 178:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '$', 302,
+        '{', 334,
+        '|', 299,
+        '}', 300,
+        '\t', 301,
+        ' ', 301,
+        0x0b, 303,
+        '\f', 303,
+      );
+      if (lookahead != 0) ADVANCE(350);
+      END_STATE();
+    case 179:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '$', 302,
+        '{', 334,
+        '|', 355,
+        '}', 300,
+        '\t', 301,
+        ' ', 301,
+        0x0b, 303,
+        '\f', 303,
+      );
+      if (lookahead != 0) ADVANCE(350);
+      END_STATE();
+    case 180:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '$', 293,
+        ':', 355,
+        '{', 334,
+        '}', 292,
+        '\t', 138,
+        ' ', 138,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(348);
+      END_STATE();
+    case 181:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '$', 309,
+        '{', 340,
+        '}', 307,
+        '\t', 308,
+        ' ', 308,
+        0x0b, 310,
+        '\f', 310,
+      );
+      if (lookahead != 0) ADVANCE(355);
+      END_STATE();
+    case 182:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '(', 363,
+        ':', 286,
+        '{', 334,
+        '}', 292,
+        '\t', 408,
+        ' ', 408,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+      END_STATE();
+    case 183:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 398,
+        '\r', 396,
+        '(', 363,
+        '{', 334,
+        '|', 299,
+        '}', 300,
+        '\t', 409,
+        ' ', 409,
       );
       if (lookahead != 0) ADVANCE(303);
       END_STATE();
-    case 155:
-      if (eof) ADVANCE(160);
-      ADVANCE_MAP(
-        '\n', 347,
-        '\r', 345,
-        '(', 311,
-        '{', 287,
-        '}', 270,
-        '\t', 355,
-        ' ', 355,
-        '<', 276,
-        '>', 276,
-      );
-      if (lookahead != 0) ADVANCE(275);
+    case 184:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '(') ADVANCE(363);
+      if (lookahead == '{') ADVANCE(336);
+      if (lookahead == '}') ADVANCE(273);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(405);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
       END_STATE();
-    case 156:
-      if (eof) ADVANCE(160);
+    case 185:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '(') ADVANCE(363);
+      if (lookahead == '{') ADVANCE(340);
+      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(410);
+      if (lookahead != 0) ADVANCE(310);
+      END_STATE();
+    case 186:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == ':') ADVANCE(286);
+      if (lookahead == '{') ADVANCE(334);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(138);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+      END_STATE();
+    case 187:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == ':') ADVANCE(286);
+      if (lookahead == '{') ADVANCE(334);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(408);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+      END_STATE();
+    case 188:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == ':') ADVANCE(286);
+      if (lookahead == '{') ADVANCE(334);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(144);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+      END_STATE();
+    case 189:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '@') ADVANCE(298);
+      if (lookahead == '{') ADVANCE(340);
+      if (lookahead != 0) ADVANCE(310);
+      END_STATE();
+    case 190:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '{') ADVANCE(334);
+      if (lookahead == '|') ADVANCE(299);
+      if (lookahead == '}') ADVANCE(300);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(301);
+      if (lookahead != 0) ADVANCE(303);
+      END_STATE();
+    case 191:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '{') ADVANCE(334);
+      if (lookahead == '|') ADVANCE(299);
+      if (lookahead == '}') ADVANCE(300);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(409);
+      if (lookahead != 0) ADVANCE(303);
+      END_STATE();
+    case 192:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '{') ADVANCE(334);
+      if (lookahead == '|') ADVANCE(299);
+      if (lookahead != 0) ADVANCE(303);
+      END_STATE();
+    case 193:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '{') ADVANCE(336);
+      if (lookahead == '}') ADVANCE(273);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(405);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 194:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '{') ADVANCE(336);
+      if (lookahead == '}') ADVANCE(273);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(402);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 195:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '{') ADVANCE(336);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(403);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 196:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '{') ADVANCE(340);
+      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(308);
+      if (lookahead != 0) ADVANCE(310);
+      END_STATE();
+    case 197:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '{') ADVANCE(340);
+      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(410);
+      if (lookahead != 0) ADVANCE(310);
+      END_STATE();
+    case 198:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '{') ADVANCE(340);
+      if (lookahead != 0) ADVANCE(310);
+      END_STATE();
+    case 199:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead != 0) ADVANCE(214);
+      END_STATE();
+    case 200:
+      if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 347,
-        '\r', 345,
-        '<', 277,
-        '>', 278,
-        '?', 268,
-        'H', 262,
-        '{', 281,
-        '\t', 269,
-        ' ', 269,
+        '\n', 399,
+        '\r', 397,
+        '"', 355,
+        '$', 377,
+        '{', 339,
+        '}', 322,
+        '\t', 407,
+        ' ', 407,
+        '<', 353,
+        '>', 353,
+        0x0b, 327,
+        '\f', 327,
+        '(', 355,
+        ')', 355,
+        ',', 355,
+      );
+      if (lookahead != 0) ADVANCE(353);
+      END_STATE();
+    case 201:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 399,
+        '\r', 397,
+        '"', 381,
+        '(', 363,
+        '{', 339,
+        '}', 322,
+        '\t', 407,
+        ' ', 407,
+        '<', 378,
+        '>', 378,
+        0x0b, 327,
+        '\f', 327,
+        ')', 327,
+        ',', 327,
+      );
+      if (lookahead != 0) ADVANCE(378);
+      END_STATE();
+    case 202:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 399,
+        '\r', 397,
+        '"', 381,
+        '{', 339,
+        '}', 322,
+        '\t', 407,
+        ' ', 407,
+        '<', 378,
+        '>', 378,
+        0x0b, 327,
+        '\f', 327,
+        '(', 327,
+        ')', 327,
+        ',', 327,
+      );
+      if (lookahead != 0) ADVANCE(378);
+      END_STATE();
+    case 203:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 399,
+        '\r', 397,
+        '$', 326,
+        '{', 339,
+        '}', 322,
+        '\t', 323,
+        ' ', 323,
+        '<', 355,
+        '>', 355,
+        0x0b, 327,
+        '\f', 327,
+      );
+      if (lookahead != 0) ADVANCE(355);
+      END_STATE();
+    case 204:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 399,
+        '\r', 397,
+        '(', 363,
+        '{', 339,
+        '}', 322,
+        '\t', 407,
+        ' ', 407,
+        '<', 328,
+        '>', 328,
+      );
+      if (lookahead != 0) ADVANCE(327);
+      END_STATE();
+    case 205:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 399,
+        '\r', 397,
+        '<', 329,
+        '>', 330,
+        '?', 320,
+        'H', 314,
+        '{', 333,
+        '\t', 321,
+        ' ', 321,
       );
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -2990,211 +3152,211 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(264);
-      if (lookahead != 0) ADVANCE(275);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(316);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 157:
-      if (eof) ADVANCE(160);
+    case 206:
+      if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 347,
-        '\r', 345,
-        '{', 287,
-        '}', 270,
-        '\t', 355,
-        ' ', 355,
-        '<', 276,
-        '>', 276,
+        '\n', 399,
+        '\r', 397,
+        '{', 339,
+        '}', 322,
+        '\t', 407,
+        ' ', 407,
+        '<', 328,
+        '>', 328,
       );
-      if (lookahead != 0) ADVANCE(275);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 158:
-      if (eof) ADVANCE(160);
+    case 207:
+      if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 347,
-        '\r', 345,
-        '{', 287,
-        '}', 270,
-        '\t', 271,
-        ' ', 271,
-        '<', 276,
-        '>', 276,
+        '\n', 399,
+        '\r', 397,
+        '{', 339,
+        '}', 322,
+        '\t', 323,
+        ' ', 323,
+        '<', 328,
+        '>', 328,
       );
-      if (lookahead != 0) ADVANCE(275);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 159:
-      if (eof) ADVANCE(160);
-      if (lookahead == '\n') ADVANCE(347);
-      if (lookahead == '\r') ADVANCE(345);
-      if (lookahead == '{') ADVANCE(287);
+    case 208:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(399);
+      if (lookahead == '\r') ADVANCE(397);
+      if (lookahead == '{') ADVANCE(339);
       if (lookahead == '<' ||
-          lookahead == '>') ADVANCE(276);
-      if (lookahead != 0) ADVANCE(275);
+          lookahead == '>') ADVANCE(328);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 160:
+    case 209:
       ACCEPT_TOKEN(ts_builtin_sym_end);
       END_STATE();
-    case 161:
+    case 210:
       ACCEPT_TOKEN(aux_sym_document_token1);
       END_STATE();
-    case 162:
+    case 211:
       ACCEPT_TOKEN(aux_sym_document_token1);
-      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '{') ADVANCE(150);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
+          lookahead != ' ') ADVANCE(275);
       END_STATE();
-    case 163:
+    case 212:
       ACCEPT_TOKEN(aux_sym_separator_token1);
-      if (lookahead == '#') ADVANCE(163);
+      if (lookahead == '#') ADVANCE(212);
       END_STATE();
-    case 164:
+    case 213:
       ACCEPT_TOKEN(aux_sym__document_separator_token1);
-      if (lookahead == '#') ADVANCE(164);
+      if (lookahead == '#') ADVANCE(213);
       END_STATE();
-    case 165:
+    case 214:
       ACCEPT_TOKEN(sym_separator_name);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(165);
+          lookahead != '\r') ADVANCE(214);
       END_STATE();
-    case 166:
+    case 215:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(168);
-      if (lookahead == '@') ADVANCE(177);
+      if (lookahead == '#') ADVANCE(217);
+      if (lookahead == '@') ADVANCE(226);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(171);
+          lookahead == ' ') ADVANCE(220);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(176);
+          lookahead != '\r') ADVANCE(225);
       END_STATE();
-    case 167:
+    case 216:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(164);
-      if (lookahead == '{') ADVANCE(175);
+      if (lookahead == '#') ADVANCE(213);
+      if (lookahead == '{') ADVANCE(224);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(176);
+          lookahead == ' ') ADVANCE(225);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
       END_STATE();
-    case 168:
+    case 217:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(164);
+      if (lookahead == '#') ADVANCE(213);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(176);
+          lookahead != '\r') ADVANCE(225);
       END_STATE();
-    case 169:
+    case 218:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(167);
-      if (lookahead == '@') ADVANCE(177);
-      if (lookahead == '{') ADVANCE(175);
+      if (lookahead == '#') ADVANCE(216);
+      if (lookahead == '@') ADVANCE(226);
+      if (lookahead == '{') ADVANCE(224);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(171);
+          lookahead == ' ') ADVANCE(220);
       if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(176);
+          lookahead == '\f') ADVANCE(225);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
       END_STATE();
-    case 170:
+    case 219:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(177);
-      if (lookahead == '{') ADVANCE(175);
+      if (lookahead == '@') ADVANCE(226);
+      if (lookahead == '{') ADVANCE(224);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(171);
+          lookahead == ' ') ADVANCE(220);
       if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(176);
+          lookahead == '\f') ADVANCE(225);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
       END_STATE();
-    case 171:
+    case 220:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(177);
+      if (lookahead == '@') ADVANCE(226);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(171);
+          lookahead == ' ') ADVANCE(220);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(176);
+          lookahead != '\r') ADVANCE(225);
       END_STATE();
-    case 172:
+    case 221:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(177);
+      if (lookahead == '@') ADVANCE(226);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(172);
+          lookahead == ' ') ADVANCE(221);
       if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(176);
+          lookahead == '{') ADVANCE(225);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(174);
+          lookahead != '\r') ADVANCE(223);
       END_STATE();
-    case 173:
+    case 222:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '{') ADVANCE(175);
+      if (lookahead == '{') ADVANCE(224);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(176);
+          lookahead == ' ') ADVANCE(225);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
       END_STATE();
-    case 174:
+    case 223:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(176);
+          lookahead == '{') ADVANCE(225);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(174);
+          lookahead != '\r') ADVANCE(223);
       END_STATE();
-    case 175:
+    case 224:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
           lookahead == ' ' ||
-          lookahead == '{') ADVANCE(176);
+          lookahead == '{') ADVANCE(225);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(173);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
       END_STATE();
-    case 176:
+    case 225:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(176);
+          lookahead != '\r') ADVANCE(225);
       END_STATE();
-    case 177:
+    case 226:
       ACCEPT_TOKEN(aux_sym_directive_token1);
       END_STATE();
-    case 178:
+    case 227:
       ACCEPT_TOKEN(sym_directive_name);
-      if (lookahead == '.') ADVANCE(179);
+      if (lookahead == '.') ADVANCE(228);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(178);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(227);
       END_STATE();
-    case 179:
+    case 228:
       ACCEPT_TOKEN(sym_directive_name);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(179);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(228);
       END_STATE();
-    case 180:
+    case 229:
       ACCEPT_TOKEN(anon_sym_AT);
       END_STATE();
-    case 181:
+    case 230:
       ACCEPT_TOKEN(aux_sym_variable_declaration_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(181);
+          lookahead == ' ') ADVANCE(230);
       END_STATE();
-    case 182:
+    case 231:
       ACCEPT_TOKEN(sym_variable_declaration_name);
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -3202,1195 +3364,1222 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(182);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(231);
       END_STATE();
-    case 183:
+    case 232:
       ACCEPT_TOKEN(sym_script);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(183);
+          lookahead == ' ') ADVANCE(232);
       END_STATE();
-    case 184:
+    case 233:
       ACCEPT_TOKEN(sym_unclosed_script);
       if (lookahead == '\n') ADVANCE(11);
       if (lookahead == '\r') ADVANCE(11);
-      if (lookahead == '%') ADVANCE(187);
-      if (lookahead != 0) ADVANCE(184);
+      if (lookahead == '%') ADVANCE(236);
+      if (lookahead != 0) ADVANCE(233);
       END_STATE();
-    case 185:
+    case 234:
       ACCEPT_TOKEN(sym_unclosed_script);
       if (lookahead == '\n') ADVANCE(11);
       if (lookahead == '\r') ADVANCE(11);
-      if (lookahead == '%') ADVANCE(188);
-      if (lookahead == '{') ADVANCE(186);
+      if (lookahead == '%') ADVANCE(237);
+      if (lookahead == '{') ADVANCE(235);
       if (('\t' <= lookahead && lookahead <= '\f') ||
-          lookahead == ' ') ADVANCE(184);
-      if (lookahead != 0) ADVANCE(185);
+          lookahead == ' ') ADVANCE(233);
+      if (lookahead != 0) ADVANCE(234);
       END_STATE();
-    case 186:
+    case 235:
       ACCEPT_TOKEN(sym_unclosed_script);
       if (lookahead == '\n') ADVANCE(11);
       if (lookahead == '\r') ADVANCE(11);
-      if (lookahead == '%') ADVANCE(188);
+      if (lookahead == '%') ADVANCE(237);
       if (('\t' <= lookahead && lookahead <= '\f') ||
           lookahead == ' ' ||
-          lookahead == '{') ADVANCE(184);
-      if (lookahead != 0) ADVANCE(185);
+          lookahead == '{') ADVANCE(233);
+      if (lookahead != 0) ADVANCE(234);
       END_STATE();
-    case 187:
+    case 236:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '%') ADVANCE(187);
-      if (lookahead == '}') ADVANCE(183);
+      if (lookahead == '%') ADVANCE(236);
+      if (lookahead == '}') ADVANCE(232);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(184);
+          lookahead != '\r') ADVANCE(233);
       END_STATE();
-    case 188:
+    case 237:
       ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '%') ADVANCE(188);
-      if (lookahead == '{') ADVANCE(186);
-      if (lookahead == '}') ADVANCE(183);
+      if (lookahead == '%') ADVANCE(237);
+      if (lookahead == '{') ADVANCE(235);
+      if (lookahead == '}') ADVANCE(232);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(184);
+          lookahead == ' ') ADVANCE(233);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(185);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(234);
       END_STATE();
-    case 189:
+    case 238:
       ACCEPT_TOKEN(sym__pre_request_file);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(189);
+          lookahead != '\r') ADVANCE(238);
       END_STATE();
-    case 190:
+    case 239:
       ACCEPT_TOKEN(sym__handler_file);
       if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(191);
+          lookahead == '{') ADVANCE(240);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(190);
+          lookahead != '\r') ADVANCE(239);
       END_STATE();
-    case 191:
+    case 240:
       ACCEPT_TOKEN(sym__handler_file);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(191);
+          lookahead != '\r') ADVANCE(240);
       END_STATE();
-    case 192:
+    case 241:
       ACCEPT_TOKEN(sym_js_block);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(192);
+          lookahead == ' ') ADVANCE(241);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(10);
       END_STATE();
-    case 193:
-      ACCEPT_TOKEN(sym_graphql_fragment);
-      if (lookahead == '}') ADVANCE(193);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(193);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(88);
-      END_STATE();
-    case 194:
-      ACCEPT_TOKEN(sym_graphql_fragment);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(194);
-      END_STATE();
-    case 195:
-      ACCEPT_TOKEN(sym_command);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(195);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(196);
-      END_STATE();
-    case 196:
-      ACCEPT_TOKEN(sym_command);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(196);
-      END_STATE();
-    case 197:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'a') ADVANCE(199);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('b' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 198:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'e') ADVANCE(204);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 199:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'g') ADVANCE(202);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 200:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'l') ADVANCE(217);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 201:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'm') ADVANCE(208);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 202:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'm') ADVANCE(198);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 203:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'n') ADVANCE(217);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 204:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'n') ADVANCE(214);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 205:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(217);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 206:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(215);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 207:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(212);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 208:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'p') ADVANCE(207);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 209:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'q') ADVANCE(200);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 210:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(197);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 211:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(206);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 212:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(213);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 213:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(217);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 214:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(218);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 215:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(205);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 216:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'u') ADVANCE(203);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 217:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(195);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 218:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(92);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 219:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(219);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 220:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '/') ADVANCE(170);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 221:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead == '}') ADVANCE(292);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 222:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(101);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 223:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(101);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
-      END_STATE();
-    case 224:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(45);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(82);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 225:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(45);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(83);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(223);
-      END_STATE();
-    case 226:
-      ACCEPT_TOKEN(sym_http_version);
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(226);
-      END_STATE();
-    case 227:
-      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
-      END_STATE();
-    case 228:
-      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
-      if (lookahead == '?') ADVANCE(229);
-      END_STATE();
-    case 229:
-      ACCEPT_TOKEN(aux_sym_assertion_token1);
-      END_STATE();
-    case 230:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '{') ADVANCE(233);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(231);
-      END_STATE();
-    case 231:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '{') ADVANCE(230);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(231);
-      END_STATE();
-    case 232:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(231);
-      END_STATE();
-    case 233:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(233);
-      END_STATE();
-    case 234:
-      ACCEPT_TOKEN(aux_sym_header_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(234);
-      END_STATE();
-    case 235:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '/') ADVANCE(172);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(242);
-      END_STATE();
-    case 236:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == ':') ADVANCE(191);
-      if (lookahead == '{') ADVANCE(43);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(236);
-      if (lookahead == 0x0b ||
-          lookahead == '\f' ||
-          lookahead == '%' ||
-          lookahead == '>') ADVANCE(242);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(190);
-      END_STATE();
-    case 237:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '>') ADVANCE(252);
-      if (lookahead == '{') ADVANCE(43);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(236);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':') ADVANCE(242);
-      END_STATE();
-    case 238:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '?') ADVANCE(229);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(242);
-      END_STATE();
-    case 239:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '{') ADVANCE(43);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(239);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':') ADVANCE(242);
-      END_STATE();
-    case 240:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '}') ADVANCE(292);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(242);
-      END_STATE();
-    case 241:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          (lookahead < 'a' || '{' < lookahead)) ADVANCE(242);
-      END_STATE();
     case 242:
-      ACCEPT_TOKEN(sym__header_name_text);
+      ACCEPT_TOKEN(sym_graphql_fragment);
+      if (lookahead == '}') ADVANCE(242);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(242);
       if (lookahead != 0 &&
+          lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(242);
+          lookahead != '\r') ADVANCE(137);
       END_STATE();
     case 243:
-      ACCEPT_TOKEN(aux_sym_file_reference_token1);
-      if (lookahead == '{') ADVANCE(43);
+      ACCEPT_TOKEN(sym_graphql_fragment);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(243);
       END_STATE();
     case 244:
-      ACCEPT_TOKEN(aux_sym_file_reference_token2);
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead == '\n') ADVANCE(58);
+      if (lookahead == '\r') ADVANCE(13);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(244);
+      if (lookahead != 0) ADVANCE(245);
       END_STATE();
     case 245:
-      ACCEPT_TOKEN(sym_form_field_name);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(245);
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead == '\n') ADVANCE(58);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead != 0) ADVANCE(245);
       END_STATE();
     case 246:
-      ACCEPT_TOKEN(anon_sym_AT2);
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(246);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(247);
       END_STATE();
     case 247:
-      ACCEPT_TOKEN(aux_sym_form_file_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(247);
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(247);
       END_STATE();
     case 248:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(292);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'a') ADVANCE(250);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('b' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 249:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'e') ADVANCE(255);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 250:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'g') ADVANCE(253);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 251:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'l') ADVANCE(268);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 252:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'm') ADVANCE(259);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 253:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'm') ADVANCE(249);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 254:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'n') ADVANCE(268);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 255:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'n') ADVANCE(266);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 256:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'o') ADVANCE(265);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 257:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'o') ADVANCE(269);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 258:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'o') ADVANCE(263);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 259:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'p') ADVANCE(258);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 260:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'q') ADVANCE(251);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 261:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'r') ADVANCE(248);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 262:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'r') ADVANCE(256);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 263:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'r') ADVANCE(264);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 264:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(268);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 265:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(257);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 266:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(270);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 267:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'u') ADVANCE(254);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 268:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(246);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 269:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(244);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 270:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(141);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 271:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 272:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '/') ADVANCE(219);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 273:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '}') ADVANCE(344);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 274:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(150);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 275:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(275);
+      END_STATE();
+    case 276:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(46);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(131);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 277:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(46);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(132);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+      END_STATE();
+    case 278:
+      ACCEPT_TOKEN(sym_http_version);
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(278);
+      END_STATE();
+    case 279:
+      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
+      END_STATE();
+    case 280:
+      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
+      if (lookahead == '?') ADVANCE(281);
+      END_STATE();
+    case 281:
+      ACCEPT_TOKEN(aux_sym_assertion_token1);
+      END_STATE();
+    case 282:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '{') ADVANCE(285);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(283);
+      END_STATE();
+    case 283:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '{') ADVANCE(282);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(283);
+      END_STATE();
+    case 284:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(283);
+      END_STATE();
+    case 285:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(285);
+      END_STATE();
+    case 286:
+      ACCEPT_TOKEN(aux_sym_header_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(286);
+      END_STATE();
+    case 287:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '/') ADVANCE(221);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(251);
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 249:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(248);
+    case 288:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == ':') ADVANCE(240);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(249);
+          lookahead == ' ') ADVANCE(288);
+      if (lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == '%' ||
+          lookahead == '>') ADVANCE(294);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(239);
+      END_STATE();
+    case 289:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '>') ADVANCE(304);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(288);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(251);
+          lookahead != ':') ADVANCE(294);
       END_STATE();
-    case 250:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+    case 290:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '?') ADVANCE(281);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < 'a' || '|' < lookahead)) ADVANCE(251);
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 251:
+    case 291:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(291);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':') ADVANCE(294);
+      END_STATE();
+    case 292:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '}') ADVANCE(344);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(294);
+      END_STATE();
+    case 293:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          (lookahead < 'a' || '{' < lookahead)) ADVANCE(294);
+      END_STATE();
+    case 294:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(294);
+      END_STATE();
+    case 295:
+      ACCEPT_TOKEN(aux_sym_file_reference_token1);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(295);
+      END_STATE();
+    case 296:
+      ACCEPT_TOKEN(aux_sym_file_reference_token2);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(296);
+      END_STATE();
+    case 297:
+      ACCEPT_TOKEN(sym_form_field_name);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(297);
+      END_STATE();
+    case 298:
+      ACCEPT_TOKEN(anon_sym_AT2);
+      END_STATE();
+    case 299:
+      ACCEPT_TOKEN(aux_sym_form_file_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(299);
+      END_STATE();
+    case 300:
+      ACCEPT_TOKEN(sym__form_path_text);
+      if (lookahead == '}') ADVANCE(344);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(303);
+      END_STATE();
+    case 301:
+      ACCEPT_TOKEN(sym__form_path_text);
+      if (lookahead == '}') ADVANCE(300);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(301);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(303);
+      END_STATE();
+    case 302:
+      ACCEPT_TOKEN(sym__form_path_text);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          (lookahead < 'a' || '|' < lookahead)) ADVANCE(303);
+      END_STATE();
+    case 303:
       ACCEPT_TOKEN(sym__form_path_text);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '{' &&
-          lookahead != '|') ADVANCE(251);
+          lookahead != '|') ADVANCE(303);
       END_STATE();
-    case 252:
+    case 304:
       ACCEPT_TOKEN(aux_sym_output_redirect_token1);
-      if (lookahead == '!') ADVANCE(253);
+      if (lookahead == '!') ADVANCE(305);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(253);
+          lookahead == ' ') ADVANCE(305);
       END_STATE();
-    case 253:
+    case 305:
       ACCEPT_TOKEN(aux_sym_output_redirect_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(253);
+          lookahead == ' ') ADVANCE(305);
       END_STATE();
-    case 254:
+    case 306:
       ACCEPT_TOKEN(aux_sym_response_reference_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(254);
+          lookahead == ' ') ADVANCE(306);
       END_STATE();
-    case 255:
+    case 307:
       ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(106);
-      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '{') ADVANCE(155);
+      if (lookahead == '}') ADVANCE(344);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(258);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
-    case 256:
+    case 308:
       ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(106);
-      if (lookahead == '}') ADVANCE(255);
+      if (lookahead == '{') ADVANCE(155);
+      if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(256);
+          lookahead == ' ') ADVANCE(308);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(258);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
-    case 257:
+    case 309:
       ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(106);
+      if (lookahead == '{') ADVANCE(155);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(258);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
-    case 258:
+    case 310:
       ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(106);
+      if (lookahead == '{') ADVANCE(155);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(258);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
-    case 259:
+    case 311:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 86,
-        '\r', 13,
-        '/', 263,
-        '=', 245,
-        '{', 105,
-        '\t', 265,
-        ' ', 265,
-        0x0b, 275,
-        '\f', 275,
-        '}', 275,
+        '\n', 135,
+        '\r', 14,
+        '/', 315,
+        '=', 297,
+        '{', 154,
+        '\t', 317,
+        ' ', 317,
+        0x0b, 327,
+        '\f', 327,
+        '}', 327,
       );
-      if (lookahead != 0) ADVANCE(264);
+      if (lookahead != 0) ADVANCE(316);
       END_STATE();
-    case 260:
+    case 312:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 86,
-        '\r', 13,
-        '=', 245,
-        'P', 259,
-        '{', 105,
-        '\t', 265,
-        ' ', 265,
-        0x0b, 275,
-        '\f', 275,
-        '}', 275,
+        '\n', 135,
+        '\r', 14,
+        '=', 297,
+        'P', 311,
+        '{', 154,
+        '\t', 317,
+        ' ', 317,
+        0x0b, 327,
+        '\f', 327,
+        '}', 327,
       );
-      if (lookahead != 0) ADVANCE(264);
+      if (lookahead != 0) ADVANCE(316);
       END_STATE();
-    case 261:
+    case 313:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 86,
-        '\r', 13,
-        '=', 245,
-        'T', 260,
-        '{', 105,
-        '\t', 265,
-        ' ', 265,
-        0x0b, 275,
-        '\f', 275,
-        '}', 275,
+        '\n', 135,
+        '\r', 14,
+        '=', 297,
+        'T', 312,
+        '{', 154,
+        '\t', 317,
+        ' ', 317,
+        0x0b, 327,
+        '\f', 327,
+        '}', 327,
       );
-      if (lookahead != 0) ADVANCE(264);
+      if (lookahead != 0) ADVANCE(316);
       END_STATE();
-    case 262:
+    case 314:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 86,
-        '\r', 13,
-        '=', 245,
-        'T', 261,
-        '{', 105,
-        '\t', 265,
-        ' ', 265,
-        0x0b, 275,
-        '\f', 275,
-        '}', 275,
+        '\n', 135,
+        '\r', 14,
+        '=', 297,
+        'T', 313,
+        '{', 154,
+        '\t', 317,
+        ' ', 317,
+        0x0b, 327,
+        '\f', 327,
+        '}', 327,
       );
-      if (lookahead != 0) ADVANCE(264);
+      if (lookahead != 0) ADVANCE(316);
       END_STATE();
-    case 263:
+    case 315:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 86,
-        '\r', 13,
-        '=', 245,
-        '{', 105,
-        '\t', 265,
-        ' ', 265,
-        0x0b, 275,
-        '\f', 275,
-        '}', 275,
-      );
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(266);
-      if (lookahead != 0) ADVANCE(264);
-      END_STATE();
-    case 264:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 86,
-        '\r', 13,
-        '=', 245,
-        '{', 105,
-        '\t', 265,
-        ' ', 265,
-        0x0b, 275,
-        '\f', 275,
-        '}', 275,
-      );
-      if (lookahead != 0) ADVANCE(264);
-      END_STATE();
-    case 265:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '=') ADVANCE(245);
-      if (lookahead == '{') ADVANCE(105);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(265);
-      if (lookahead != 0) ADVANCE(275);
-      END_STATE();
-    case 266:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 86,
-        '\r', 13,
-        '=', 245,
-        '{', 105,
-        '\t', 267,
-        ' ', 267,
-        0x0b, 275,
-        '\f', 275,
-        '}', 275,
+        '\n', 135,
+        '\r', 14,
+        '=', 297,
+        '{', 154,
+        '\t', 317,
+        ' ', 317,
+        0x0b, 327,
+        '\f', 327,
+        '}', 327,
       );
       if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(266);
-      if (lookahead != 0) ADVANCE(264);
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(318);
+      if (lookahead != 0) ADVANCE(316);
       END_STATE();
-    case 267:
+    case 316:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '=') ADVANCE(245);
-      if (lookahead == '{') ADVANCE(105);
+      ADVANCE_MAP(
+        '\n', 135,
+        '\r', 14,
+        '=', 297,
+        '{', 154,
+        '\t', 317,
+        ' ', 317,
+        0x0b, 327,
+        '\f', 327,
+        '}', 327,
+      );
+      if (lookahead != 0) ADVANCE(316);
+      END_STATE();
+    case 317:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '=') ADVANCE(297);
+      if (lookahead == '{') ADVANCE(154);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(267);
-      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(273);
-      if (lookahead != 0) ADVANCE(275);
+          lookahead == ' ') ADVANCE(317);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 268:
+    case 318:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '?') ADVANCE(229);
-      if (lookahead == '{') ADVANCE(105);
-      if (lookahead != 0) ADVANCE(275);
+      ADVANCE_MAP(
+        '\n', 135,
+        '\r', 14,
+        '=', 297,
+        '{', 154,
+        '\t', 319,
+        ' ', 319,
+        0x0b, 327,
+        '\f', 327,
+        '}', 327,
+      );
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(318);
+      if (lookahead != 0) ADVANCE(316);
       END_STATE();
-    case 269:
+    case 319:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '?') ADVANCE(268);
-      if (lookahead == '{') ADVANCE(105);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '=') ADVANCE(297);
+      if (lookahead == '{') ADVANCE(154);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(269);
-      if (lookahead != 0) ADVANCE(275);
+          lookahead == ' ') ADVANCE(319);
+      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(325);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 270:
+    case 320:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '{') ADVANCE(105);
-      if (lookahead == '}') ADVANCE(292);
-      if (lookahead != 0) ADVANCE(275);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '?') ADVANCE(281);
+      if (lookahead == '{') ADVANCE(154);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 271:
+    case 321:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '{') ADVANCE(105);
-      if (lookahead == '}') ADVANCE(270);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '?') ADVANCE(320);
+      if (lookahead == '{') ADVANCE(154);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(271);
-      if (lookahead != 0) ADVANCE(275);
+          lookahead == ' ') ADVANCE(321);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 272:
+    case 322:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '{') ADVANCE(105);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(232);
-      if (lookahead != 0) ADVANCE(275);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(154);
+      if (lookahead == '}') ADVANCE(344);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 273:
+    case 323:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '{') ADVANCE(105);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(272);
-      if (lookahead != 0) ADVANCE(275);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(154);
+      if (lookahead == '}') ADVANCE(322);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(323);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 274:
+    case 324:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '{') ADVANCE(105);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(154);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(284);
+      if (lookahead != 0) ADVANCE(327);
+      END_STATE();
+    case 325:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(154);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(324);
+      if (lookahead != 0) ADVANCE(327);
+      END_STATE();
+    case 326:
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(154);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
-      if (lookahead != 0) ADVANCE(275);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 275:
+    case 327:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '{') ADVANCE(105);
-      if (lookahead != 0) ADVANCE(275);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(154);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 276:
+    case 328:
       ACCEPT_TOKEN(sym__angle);
       END_STATE();
-    case 277:
+    case 329:
       ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(254);
-      if (lookahead == '@') ADVANCE(90);
-      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == '>') ADVANCE(306);
+      if (lookahead == '@') ADVANCE(139);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(243);
+          lookahead == ' ') ADVANCE(295);
       END_STATE();
-    case 278:
+    case 330:
       ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(252);
-      if (lookahead == '{') ADVANCE(43);
+      if (lookahead == '>') ADVANCE(304);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(81);
+          lookahead == ' ') ADVANCE(130);
       END_STATE();
-    case 279:
+    case 331:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(289);
+      if (lookahead == '{') ADVANCE(341);
       END_STATE();
-    case 280:
+    case 332:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(289);
+      if (lookahead == '{') ADVANCE(341);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
+          lookahead != ' ') ADVANCE(275);
       END_STATE();
-    case 281:
+    case 333:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(289);
+      if (lookahead == '{') ADVANCE(341);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(275);
+          lookahead != '\r') ADVANCE(327);
       END_STATE();
-    case 282:
+    case 334:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(291);
+      if (lookahead == '{') ADVANCE(343);
       END_STATE();
-    case 283:
+    case 335:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(291);
-      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(316);
+      if (lookahead == '{') ADVANCE(343);
+      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(368);
       END_STATE();
-    case 284:
+    case 336:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(291);
+      if (lookahead == '{') ADVANCE(343);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
+          lookahead != ' ') ADVANCE(275);
       END_STATE();
-    case 285:
+    case 337:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(291);
+      if (lookahead == '{') ADVANCE(343);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(343);
+          lookahead != ']') ADVANCE(395);
       END_STATE();
-    case 286:
+    case 338:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(291);
+      if (lookahead == '{') ADVANCE(343);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
-          lookahead != '\\') ADVANCE(337);
+          lookahead != '\\') ADVANCE(389);
       END_STATE();
-    case 287:
+    case 339:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(291);
+      if (lookahead == '{') ADVANCE(343);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(275);
+          lookahead != '\r') ADVANCE(327);
       END_STATE();
-    case 288:
+    case 340:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(291);
+      if (lookahead == '{') ADVANCE(343);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(258);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
-    case 289:
+    case 341:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       ADVANCE_MAP(
         '\n', 1,
         '\r', 1,
         '+', 5,
         '@', 4,
-        'a', 58,
-        'r', 53,
-        's', 78,
-        '\t', 290,
-        ' ', 290,
+        'a', 78,
+        'r', 65,
+        's', 120,
+        '\t', 342,
+        ' ', 342,
       );
       END_STATE();
-    case 290:
+    case 342:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(290);
+          lookahead == ' ') ADVANCE(342);
       END_STATE();
-    case 291:
+    case 343:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(291);
+          lookahead == ' ') ADVANCE(343);
       END_STATE();
-    case 292:
+    case 344:
       ACCEPT_TOKEN(aux_sym_variable_token2);
       END_STATE();
-    case 293:
+    case 345:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(303);
-      if (lookahead == '\\') ADVANCE(304);
+      if (lookahead == '"') ADVANCE(355);
+      if (lookahead == '\\') ADVANCE(356);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(293);
+          lookahead != '}') ADVANCE(345);
       END_STATE();
-    case 294:
+    case 346:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(303);
-      if (lookahead == '\\') ADVANCE(302);
+      if (lookahead == '"') ADVANCE(355);
+      if (lookahead == '\\') ADVANCE(354);
       if (lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(293);
+          lookahead == ',') ADVANCE(345);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(294);
+          lookahead != '}') ADVANCE(346);
       END_STATE();
-    case 295:
+    case 347:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(303);
+      if (lookahead == '"') ADVANCE(355);
       if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(301);
+          lookahead == ']') ADVANCE(353);
       if (lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(300);
+          lookahead == ',') ADVANCE(352);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(295);
+          lookahead != '}') ADVANCE(347);
       END_STATE();
-    case 296:
+    case 348:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(303);
+      if (lookahead == ':') ADVANCE(355);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(296);
+          lookahead != '}') ADVANCE(348);
       END_STATE();
-    case 297:
+    case 349:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(301);
+      if (lookahead == ':') ADVANCE(353);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(296);
+          lookahead == ',') ADVANCE(348);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(297);
+          lookahead != '}') ADVANCE(349);
       END_STATE();
-    case 298:
+    case 350:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(303);
+      if (lookahead == '|') ADVANCE(355);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(298);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(350);
       END_STATE();
-    case 299:
+    case 351:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(301);
+      if (lookahead == '|') ADVANCE(353);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(298);
+          lookahead == ',') ADVANCE(350);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(299);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(351);
       END_STATE();
-    case 300:
+    case 352:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(303);
+          lookahead == ']') ADVANCE(355);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(300);
+          lookahead != '}') ADVANCE(352);
       END_STATE();
-    case 301:
+    case 353:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(303);
+          lookahead == ',') ADVANCE(355);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(301);
+          lookahead != '}') ADVANCE(353);
       END_STATE();
-    case 302:
+    case 354:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '(' ||
           lookahead == ')' ||
-          lookahead == ',') ADVANCE(293);
+          lookahead == ',') ADVANCE(345);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(294);
+          lookahead != '}') ADVANCE(346);
       END_STATE();
-    case 303:
+    case 355:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(303);
+          lookahead != '}') ADVANCE(355);
       END_STATE();
-    case 304:
+    case 356:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(293);
+          lookahead != '}') ADVANCE(345);
       END_STATE();
-    case 305:
+    case 357:
       ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == ':') ADVANCE(326);
+      if (lookahead == ':') ADVANCE(378);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(305);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(357);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
           lookahead == ']') &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(318);
+          lookahead != ' ') ADVANCE(370);
       END_STATE();
-    case 306:
+    case 358:
       ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '\\') ADVANCE(327);
+      if (lookahead == '\\') ADVANCE(379);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(306);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(358);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           ('[' <= lookahead && lookahead <= ']')) &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(320);
+          lookahead != ' ') ADVANCE(372);
       END_STATE();
-    case 307:
+    case 359:
       ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '|') ADVANCE(326);
+      if (lookahead == '|') ADVANCE(378);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(307);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(359);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4398,64 +4587,64 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           (lookahead < ',' || '.' < lookahead) &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(322);
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(374);
       END_STATE();
-    case 308:
+    case 360:
       ACCEPT_TOKEN(sym_resolver_name);
       if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(326);
+          lookahead == ']') ADVANCE(378);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(308);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(360);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(324);
+          lookahead != ' ') ADVANCE(376);
       END_STATE();
-    case 309:
+    case 361:
       ACCEPT_TOKEN(sym_resolver_name);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
       END_STATE();
-    case 310:
+    case 362:
       ACCEPT_TOKEN(sym_resolver_name);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(310);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(362);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
           lookahead == ']') &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(326);
+          lookahead != ' ') ADVANCE(378);
       END_STATE();
-    case 311:
+    case 363:
       ACCEPT_TOKEN(anon_sym_LPAREN);
       END_STATE();
-    case 312:
+    case 364:
       ACCEPT_TOKEN(anon_sym_COMMA);
       END_STATE();
-    case 313:
+    case 365:
       ACCEPT_TOKEN(anon_sym_RPAREN);
       END_STATE();
-    case 314:
+    case 366:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(100);
-      if (lookahead == '}') ADVANCE(87);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '}') ADVANCE(136);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(314);
+          lookahead == ' ') ADVANCE(366);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
@@ -4463,14 +4652,14 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ',') ADVANCE(316);
+          lookahead != ',') ADVANCE(368);
       END_STATE();
-    case 315:
+    case 367:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(100);
+      if (lookahead == '{') ADVANCE(149);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
@@ -4478,11 +4667,11 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != ',' &&
-          lookahead != '}') ADVANCE(316);
+          lookahead != '}') ADVANCE(368);
       END_STATE();
-    case 316:
+    case 368:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(100);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
@@ -4490,62 +4679,62 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != ',' &&
-          lookahead != '}') ADVANCE(316);
+          lookahead != '}') ADVANCE(368);
       END_STATE();
-    case 317:
+    case 369:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ':') ADVANCE(326);
+      if (lookahead == ':') ADVANCE(378);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(305);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(357);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
           lookahead == ']') &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(318);
+          lookahead != ' ') ADVANCE(370);
       END_STATE();
-    case 318:
+    case 370:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ':') ADVANCE(326);
+      if (lookahead == ':') ADVANCE(378);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
           lookahead == ']') &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(318);
+          lookahead != ' ') ADVANCE(370);
       END_STATE();
-    case 319:
+    case 371:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '\\') ADVANCE(327);
+      if (lookahead == '\\') ADVANCE(379);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(306);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(358);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           ('[' <= lookahead && lookahead <= ']')) &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(320);
+          lookahead != ' ') ADVANCE(372);
       END_STATE();
-    case 320:
+    case 372:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '\\') ADVANCE(327);
+      if (lookahead == '\\') ADVANCE(379);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           ('[' <= lookahead && lookahead <= ']')) &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(320);
+          lookahead != ' ') ADVANCE(372);
       END_STATE();
-    case 321:
+    case 373:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '|') ADVANCE(326);
+      if (lookahead == '|') ADVANCE(378);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(307);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(359);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4553,11 +4742,11 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != ',' &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(322);
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(374);
       END_STATE();
-    case 322:
+    case 374:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '|') ADVANCE(326);
+      if (lookahead == '|') ADVANCE(378);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4565,45 +4754,45 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != ',' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(322);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(374);
       END_STATE();
-    case 323:
+    case 375:
       ACCEPT_TOKEN(sym__word_text);
       if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(326);
+          lookahead == ']') ADVANCE(378);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(308);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(360);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(324);
+          lookahead != ' ') ADVANCE(376);
       END_STATE();
-    case 324:
+    case 376:
       ACCEPT_TOKEN(sym__word_text);
       if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(326);
+          lookahead == ']') ADVANCE(378);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(324);
+          lookahead != ' ') ADVANCE(376);
       END_STATE();
-    case 325:
+    case 377:
       ACCEPT_TOKEN(sym__word_text);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(310);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(362);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
           lookahead == ']') &&
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(326);
+          lookahead != ' ') ADVANCE(378);
       END_STATE();
-    case 326:
+    case 378:
       ACCEPT_TOKEN(sym__word_text);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
@@ -4611,9 +4800,9 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(326);
+          lookahead != ' ') ADVANCE(378);
       END_STATE();
-    case 327:
+    case 379:
       ACCEPT_TOKEN(sym__word_text);
       if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
@@ -4621,276 +4810,276 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\t' &&
           lookahead != 0x0b &&
           lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(320);
+          lookahead != ' ') ADVANCE(372);
       END_STATE();
-    case 328:
+    case 380:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       END_STATE();
-    case 329:
+    case 381:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '\n') ADVANCE(86);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead == '{') ADVANCE(105);
-      if (lookahead != 0) ADVANCE(275);
+      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(154);
+      if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 330:
+    case 382:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(101);
+      if (lookahead == '{') ADVANCE(150);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(223);
+          lookahead != ' ') ADVANCE(275);
       END_STATE();
-    case 331:
+    case 383:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(106);
+      if (lookahead == '{') ADVANCE(155);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(258);
+          lookahead != '\r') ADVANCE(310);
       END_STATE();
-    case 332:
+    case 384:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(242);
+          lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 333:
+    case 385:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '{' &&
-          lookahead != '|') ADVANCE(251);
+          lookahead != '|') ADVANCE(303);
       END_STATE();
-    case 334:
+    case 386:
       ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(107);
-      if (lookahead == '{') ADVANCE(103);
-      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(152);
+      if (lookahead == '}') ADVANCE(344);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(337);
+          lookahead != '"') ADVANCE(389);
       END_STATE();
-    case 335:
+    case 387:
       ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(107);
-      if (lookahead == '{') ADVANCE(103);
-      if (lookahead == '}') ADVANCE(334);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(152);
+      if (lookahead == '}') ADVANCE(386);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(335);
+          lookahead == ' ') ADVANCE(387);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(337);
+          lookahead != '"') ADVANCE(389);
       END_STATE();
-    case 336:
+    case 388:
       ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(107);
-      if (lookahead == '{') ADVANCE(103);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(152);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(337);
+          lookahead != '"') ADVANCE(389);
       END_STATE();
-    case 337:
+    case 389:
       ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(107);
-      if (lookahead == '{') ADVANCE(103);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(152);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(337);
+          lookahead != '"') ADVANCE(389);
       END_STATE();
-    case 338:
+    case 390:
       ACCEPT_TOKEN(anon_sym_LBRACK);
       END_STATE();
-    case 339:
+    case 391:
       ACCEPT_TOKEN(anon_sym_RBRACK);
       END_STATE();
-    case 340:
+    case 392:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(102);
-      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '{') ADVANCE(151);
+      if (lookahead == '}') ADVANCE(344);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(343);
+          lookahead != ']') ADVANCE(395);
       END_STATE();
-    case 341:
+    case 393:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(102);
-      if (lookahead == '}') ADVANCE(340);
+      if (lookahead == '{') ADVANCE(151);
+      if (lookahead == '}') ADVANCE(392);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(341);
+          lookahead == ' ') ADVANCE(393);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(343);
+          lookahead != ']') ADVANCE(395);
       END_STATE();
-    case 342:
+    case 394:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(102);
+      if (lookahead == '{') ADVANCE(151);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(309);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           (lookahead < 'A' || '[' < lookahead) &&
-          lookahead != ']') ADVANCE(343);
+          lookahead != ']') ADVANCE(395);
       END_STATE();
-    case 343:
+    case 395:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(102);
+      if (lookahead == '{') ADVANCE(151);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(343);
+          lookahead != ']') ADVANCE(395);
       END_STATE();
-    case 344:
+    case 396:
       ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '\n') ADVANCE(346);
-      if (lookahead == '#') ADVANCE(42);
+      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '#') ADVANCE(43);
       END_STATE();
-    case 345:
-      ACCEPT_TOKEN(sym__newline);
-      ADVANCE_MAP(
-        '\n', 347,
-        '#', 42,
-        '{', 105,
-        '\t', 275,
-        ' ', 275,
-        '"', 275,
-        '\'', 275,
-        ')', 275,
-        ',', 275,
-        ':', 275,
-        ']', 275,
-        '}', 275,
-      );
-      END_STATE();
-    case 346:
-      ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '#') ADVANCE(42);
-      END_STATE();
-    case 347:
+    case 397:
       ACCEPT_TOKEN(sym__newline);
       ADVANCE_MAP(
-        '#', 42,
-        '{', 105,
-        '\t', 275,
-        ' ', 275,
-        '"', 275,
-        '\'', 275,
-        ')', 275,
-        ',', 275,
-        ':', 275,
-        ']', 275,
-        '}', 275,
+        '\n', 399,
+        '#', 43,
+        '{', 154,
+        '\t', 327,
+        ' ', 327,
+        '"', 327,
+        '\'', 327,
+        ')', 327,
+        ',', 327,
+        ':', 327,
+        ']', 327,
+        '}', 327,
       );
       END_STATE();
-    case 348:
+    case 398:
+      ACCEPT_TOKEN(sym__newline);
+      if (lookahead == '#') ADVANCE(43);
+      END_STATE();
+    case 399:
+      ACCEPT_TOKEN(sym__newline);
+      ADVANCE_MAP(
+        '#', 43,
+        '{', 154,
+        '\t', 327,
+        ' ', 327,
+        '"', 327,
+        '\'', 327,
+        ')', 327,
+        ',', 327,
+        ':', 327,
+        ']', 327,
+        '}', 327,
+      );
+      END_STATE();
+    case 400:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(228);
+      if (lookahead == '?') ADVANCE(280);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(348);
+          lookahead == ' ') ADVANCE(400);
       if (lookahead == '&' ||
-          lookahead == '/') ADVANCE(227);
+          lookahead == '/') ADVANCE(279);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(242);
+          lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 349:
+    case 401:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(238);
+      if (lookahead == '?') ADVANCE(290);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(349);
+          lookahead == ' ') ADVANCE(401);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(242);
+          lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 350:
+    case 402:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(51);
-      if (lookahead == '}') ADVANCE(87);
+      if (lookahead == 'H') ADVANCE(55);
+      if (lookahead == '}') ADVANCE(136);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(350);
+          lookahead == ' ') ADVANCE(402);
       END_STATE();
-    case 351:
+    case 403:
       ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(51);
+      if (lookahead == 'H') ADVANCE(55);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(351);
+          lookahead == ' ') ADVANCE(403);
       END_STATE();
-    case 352:
+    case 404:
       ACCEPT_TOKEN(sym__space);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(352);
+          lookahead == ' ') ADVANCE(404);
       END_STATE();
-    case 353:
+    case 405:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == 'H') ADVANCE(51);
-      if (lookahead == '}') ADVANCE(87);
+      if (lookahead == 'H') ADVANCE(55);
+      if (lookahead == '}') ADVANCE(136);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(353);
+          lookahead == ' ') ADVANCE(405);
       END_STATE();
-    case 354:
+    case 406:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(87);
+      if (lookahead == '}') ADVANCE(136);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(354);
+          lookahead == ' ') ADVANCE(406);
       END_STATE();
-    case 355:
+    case 407:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(270);
+      if (lookahead == '}') ADVANCE(322);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(355);
+          lookahead == ' ') ADVANCE(407);
       END_STATE();
-    case 356:
+    case 408:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(240);
+      if (lookahead == '}') ADVANCE(292);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(356);
+          lookahead == ' ') ADVANCE(408);
       END_STATE();
-    case 357:
+    case 409:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(248);
+      if (lookahead == '}') ADVANCE(300);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(357);
+          lookahead == ' ') ADVANCE(409);
       END_STATE();
-    case 358:
+    case 410:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(255);
+      if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(358);
+          lookahead == ' ') ADVANCE(410);
       END_STATE();
-    case 359:
+    case 411:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(340);
+      if (lookahead == '}') ADVANCE(392);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(359);
+          lookahead == ' ') ADVANCE(411);
       END_STATE();
-    case 360:
+    case 412:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(334);
+      if (lookahead == '}') ADVANCE(386);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(360);
+          lookahead == ' ') ADVANCE(412);
       END_STATE();
     default:
       return false;
@@ -4899,426 +5088,426 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
 
 static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
-  [1] = {.lex_state = 123},
-  [2] = {.lex_state = 124},
-  [3] = {.lex_state = 126},
-  [4] = {.lex_state = 126},
-  [5] = {.lex_state = 156},
-  [6] = {.lex_state = 127},
-  [7] = {.lex_state = 127},
-  [8] = {.lex_state = 125},
-  [9] = {.lex_state = 125},
-  [10] = {.lex_state = 125},
-  [11] = {.lex_state = 125},
-  [12] = {.lex_state = 125},
-  [13] = {.lex_state = 125},
-  [14] = {.lex_state = 125},
-  [15] = {.lex_state = 127},
-  [16] = {.lex_state = 109},
-  [17] = {.lex_state = 109},
-  [18] = {.lex_state = 125},
-  [19] = {.lex_state = 110},
-  [20] = {.lex_state = 108},
-  [21] = {.lex_state = 153},
-  [22] = {.lex_state = 113},
-  [23] = {.lex_state = 113},
-  [24] = {.lex_state = 116},
-  [25] = {.lex_state = 116},
-  [26] = {.lex_state = 118},
-  [27] = {.lex_state = 112},
-  [28] = {.lex_state = 153},
-  [29] = {.lex_state = 119},
-  [30] = {.lex_state = 152},
-  [31] = {.lex_state = 151},
-  [32] = {.lex_state = 114},
-  [33] = {.lex_state = 111},
-  [34] = {.lex_state = 120},
-  [35] = {.lex_state = 109},
-  [36] = {.lex_state = 109},
-  [37] = {.lex_state = 122},
-  [38] = {.lex_state = 121},
-  [39] = {.lex_state = 117},
-  [40] = {.lex_state = 117},
-  [41] = {.lex_state = 135},
-  [42] = {.lex_state = 122},
-  [43] = {.lex_state = 115},
-  [44] = {.lex_state = 34},
-  [45] = {.lex_state = 155},
-  [46] = {.lex_state = 29},
-  [47] = {.lex_state = 29},
-  [48] = {.lex_state = 109},
-  [49] = {.lex_state = 133},
-  [50] = {.lex_state = 25},
-  [51] = {.lex_state = 109},
-  [52] = {.lex_state = 109},
-  [53] = {.lex_state = 109},
-  [54] = {.lex_state = 109},
-  [55] = {.lex_state = 19},
-  [56] = {.lex_state = 113},
-  [57] = {.lex_state = 113},
-  [58] = {.lex_state = 19},
-  [59] = {.lex_state = 134},
-  [60] = {.lex_state = 140},
-  [61] = {.lex_state = 128},
-  [62] = {.lex_state = 19},
-  [63] = {.lex_state = 109},
-  [64] = {.lex_state = 109},
-  [65] = {.lex_state = 153},
-  [66] = {.lex_state = 109},
-  [67] = {.lex_state = 22},
-  [68] = {.lex_state = 35},
-  [69] = {.lex_state = 109},
-  [70] = {.lex_state = 116},
-  [71] = {.lex_state = 116},
-  [72] = {.lex_state = 109},
-  [73] = {.lex_state = 109},
-  [74] = {.lex_state = 109},
-  [75] = {.lex_state = 25},
-  [76] = {.lex_state = 25},
-  [77] = {.lex_state = 25},
-  [78] = {.lex_state = 25},
-  [79] = {.lex_state = 25},
-  [80] = {.lex_state = 25},
-  [81] = {.lex_state = 25},
-  [82] = {.lex_state = 25},
-  [83] = {.lex_state = 25},
-  [84] = {.lex_state = 25},
-  [85] = {.lex_state = 25},
-  [86] = {.lex_state = 25},
-  [87] = {.lex_state = 25},
-  [88] = {.lex_state = 25},
-  [89] = {.lex_state = 25},
-  [90] = {.lex_state = 25},
-  [91] = {.lex_state = 153},
-  [92] = {.lex_state = 113},
-  [93] = {.lex_state = 144},
-  [94] = {.lex_state = 146},
-  [95] = {.lex_state = 113},
-  [96] = {.lex_state = 113},
-  [97] = {.lex_state = 154},
-  [98] = {.lex_state = 146},
-  [99] = {.lex_state = 153},
-  [100] = {.lex_state = 28},
-  [101] = {.lex_state = 153},
-  [102] = {.lex_state = 21},
-  [103] = {.lex_state = 144},
-  [104] = {.lex_state = 122},
-  [105] = {.lex_state = 122},
-  [106] = {.lex_state = 28},
-  [107] = {.lex_state = 113},
-  [108] = {.lex_state = 113},
-  [109] = {.lex_state = 113},
-  [110] = {.lex_state = 113},
-  [111] = {.lex_state = 113},
-  [112] = {.lex_state = 113},
-  [113] = {.lex_state = 113},
-  [114] = {.lex_state = 113},
-  [115] = {.lex_state = 116},
-  [116] = {.lex_state = 116},
-  [117] = {.lex_state = 113},
-  [118] = {.lex_state = 129},
-  [119] = {.lex_state = 153},
-  [120] = {.lex_state = 134},
-  [121] = {.lex_state = 136},
-  [122] = {.lex_state = 153},
-  [123] = {.lex_state = 153},
-  [124] = {.lex_state = 153},
-  [125] = {.lex_state = 153},
-  [126] = {.lex_state = 153},
-  [127] = {.lex_state = 153},
-  [128] = {.lex_state = 153},
-  [129] = {.lex_state = 153},
-  [130] = {.lex_state = 116},
-  [131] = {.lex_state = 116},
-  [132] = {.lex_state = 116},
-  [133] = {.lex_state = 116},
-  [134] = {.lex_state = 116},
-  [135] = {.lex_state = 131},
-  [136] = {.lex_state = 116},
-  [137] = {.lex_state = 116},
-  [138] = {.lex_state = 116},
-  [139] = {.lex_state = 116},
-  [140] = {.lex_state = 116},
-  [141] = {.lex_state = 117},
-  [142] = {.lex_state = 117},
-  [143] = {.lex_state = 28},
-  [144] = {.lex_state = 28},
-  [145] = {.lex_state = 20},
-  [146] = {.lex_state = 146},
-  [147] = {.lex_state = 28},
-  [148] = {.lex_state = 153},
-  [149] = {.lex_state = 138},
-  [150] = {.lex_state = 25},
-  [151] = {.lex_state = 159},
-  [152] = {.lex_state = 143},
-  [153] = {.lex_state = 149},
-  [154] = {.lex_state = 36},
-  [155] = {.lex_state = 139},
-  [156] = {.lex_state = 143},
-  [157] = {.lex_state = 142},
-  [158] = {.lex_state = 142},
-  [159] = {.lex_state = 117},
-  [160] = {.lex_state = 117},
-  [161] = {.lex_state = 132},
-  [162] = {.lex_state = 19},
-  [163] = {.lex_state = 19},
-  [164] = {.lex_state = 130},
-  [165] = {.lex_state = 25},
-  [166] = {.lex_state = 122},
-  [167] = {.lex_state = 122},
-  [168] = {.lex_state = 149},
-  [169] = {.lex_state = 122},
-  [170] = {.lex_state = 122},
-  [171] = {.lex_state = 122},
-  [172] = {.lex_state = 24},
-  [173] = {.lex_state = 37},
-  [174] = {.lex_state = 149},
-  [175] = {.lex_state = 29},
-  [176] = {.lex_state = 29},
-  [177] = {.lex_state = 149},
-  [178] = {.lex_state = 149},
-  [179] = {.lex_state = 122},
-  [180] = {.lex_state = 149},
-  [181] = {.lex_state = 122},
-  [182] = {.lex_state = 122},
-  [183] = {.lex_state = 143},
-  [184] = {.lex_state = 157},
-  [185] = {.lex_state = 122},
-  [186] = {.lex_state = 159},
-  [187] = {.lex_state = 149},
-  [188] = {.lex_state = 122},
-  [189] = {.lex_state = 138},
-  [190] = {.lex_state = 117},
-  [191] = {.lex_state = 117},
-  [192] = {.lex_state = 117},
-  [193] = {.lex_state = 117},
-  [194] = {.lex_state = 117},
-  [195] = {.lex_state = 117},
-  [196] = {.lex_state = 117},
-  [197] = {.lex_state = 117},
-  [198] = {.lex_state = 33},
-  [199] = {.lex_state = 117},
-  [200] = {.lex_state = 117},
-  [201] = {.lex_state = 144},
-  [202] = {.lex_state = 157},
-  [203] = {.lex_state = 139},
-  [204] = {.lex_state = 38},
-  [205] = {.lex_state = 33},
-  [206] = {.lex_state = 122},
-  [207] = {.lex_state = 122},
-  [208] = {.lex_state = 149},
-  [209] = {.lex_state = 149},
-  [210] = {.lex_state = 142},
-  [211] = {.lex_state = 19},
-  [212] = {.lex_state = 19},
-  [213] = {.lex_state = 143},
-  [214] = {.lex_state = 27},
-  [215] = {.lex_state = 25},
-  [216] = {.lex_state = 27},
-  [217] = {.lex_state = 145},
-  [218] = {.lex_state = 29},
-  [219] = {.lex_state = 149},
-  [220] = {.lex_state = 143},
-  [221] = {.lex_state = 148},
-  [222] = {.lex_state = 29},
-  [223] = {.lex_state = 19},
-  [224] = {.lex_state = 19},
-  [225] = {.lex_state = 145},
-  [226] = {.lex_state = 145},
-  [227] = {.lex_state = 138},
-  [228] = {.lex_state = 19},
-  [229] = {.lex_state = 19},
-  [230] = {.lex_state = 148},
-  [231] = {.lex_state = 157},
-  [232] = {.lex_state = 19},
-  [233] = {.lex_state = 23},
-  [234] = {.lex_state = 143},
-  [235] = {.lex_state = 29},
-  [236] = {.lex_state = 19},
-  [237] = {.lex_state = 29},
-  [238] = {.lex_state = 146},
-  [239] = {.lex_state = 29},
-  [240] = {.lex_state = 29},
-  [241] = {.lex_state = 145},
-  [242] = {.lex_state = 143},
-  [243] = {.lex_state = 19},
-  [244] = {.lex_state = 29},
-  [245] = {.lex_state = 19},
-  [246] = {.lex_state = 20},
-  [247] = {.lex_state = 29},
-  [248] = {.lex_state = 20},
-  [249] = {.lex_state = 29},
-  [250] = {.lex_state = 145},
-  [251] = {.lex_state = 19},
-  [252] = {.lex_state = 149},
-  [253] = {.lex_state = 149},
-  [254] = {.lex_state = 29},
-  [255] = {.lex_state = 145},
-  [256] = {.lex_state = 19},
-  [257] = {.lex_state = 29},
-  [258] = {.lex_state = 143},
-  [259] = {.lex_state = 142},
-  [260] = {.lex_state = 142},
-  [261] = {.lex_state = 29},
-  [262] = {.lex_state = 141},
-  [263] = {.lex_state = 39},
-  [264] = {.lex_state = 27},
-  [265] = {.lex_state = 146},
-  [266] = {.lex_state = 146},
-  [267] = {.lex_state = 141},
-  [268] = {.lex_state = 141},
-  [269] = {.lex_state = 148},
-  [270] = {.lex_state = 141},
-  [271] = {.lex_state = 141},
-  [272] = {.lex_state = 141},
-  [273] = {.lex_state = 137},
-  [274] = {.lex_state = 137},
-  [275] = {.lex_state = 137},
-  [276] = {.lex_state = 137},
-  [277] = {.lex_state = 137},
-  [278] = {.lex_state = 137},
-  [279] = {.lex_state = 146},
-  [280] = {.lex_state = 33},
-  [281] = {.lex_state = 33},
-  [282] = {.lex_state = 20},
-  [283] = {.lex_state = 158},
-  [284] = {.lex_state = 158},
-  [285] = {.lex_state = 158},
-  [286] = {.lex_state = 158},
-  [287] = {.lex_state = 158},
-  [288] = {.lex_state = 158},
-  [289] = {.lex_state = 25},
-  [290] = {.lex_state = 26},
-  [291] = {.lex_state = 147},
-  [292] = {.lex_state = 143},
-  [293] = {.lex_state = 143},
-  [294] = {.lex_state = 33},
-  [295] = {.lex_state = 26},
-  [296] = {.lex_state = 147},
-  [297] = {.lex_state = 33},
-  [298] = {.lex_state = 147},
-  [299] = {.lex_state = 139},
-  [300] = {.lex_state = 26},
-  [301] = {.lex_state = 139},
-  [302] = {.lex_state = 26},
-  [303] = {.lex_state = 139},
-  [304] = {.lex_state = 32},
-  [305] = {.lex_state = 29},
-  [306] = {.lex_state = 25},
-  [307] = {.lex_state = 25},
-  [308] = {.lex_state = 25},
-  [309] = {.lex_state = 33},
-  [310] = {.lex_state = 33},
-  [311] = {.lex_state = 33},
-  [312] = {.lex_state = 33},
-  [313] = {.lex_state = 33},
-  [314] = {.lex_state = 33},
-  [315] = {.lex_state = 33},
-  [316] = {.lex_state = 33},
-  [317] = {.lex_state = 143},
-  [318] = {.lex_state = 33},
-  [319] = {.lex_state = 33},
-  [320] = {.lex_state = 25},
-  [321] = {.lex_state = 25},
-  [322] = {.lex_state = 26},
-  [323] = {.lex_state = 32},
-  [324] = {.lex_state = 159},
-  [325] = {.lex_state = 159},
-  [326] = {.lex_state = 147},
-  [327] = {.lex_state = 159},
-  [328] = {.lex_state = 147},
-  [329] = {.lex_state = 29},
-  [330] = {.lex_state = 32},
-  [331] = {.lex_state = 32},
-  [332] = {.lex_state = 147},
-  [333] = {.lex_state = 143},
-  [334] = {.lex_state = 32},
-  [335] = {.lex_state = 32},
-  [336] = {.lex_state = 29},
-  [337] = {.lex_state = 32},
-  [338] = {.lex_state = 32},
-  [339] = {.lex_state = 29},
-  [340] = {.lex_state = 32},
-  [341] = {.lex_state = 32},
-  [342] = {.lex_state = 29},
-  [343] = {.lex_state = 32},
-  [344] = {.lex_state = 32},
-  [345] = {.lex_state = 29},
-  [346] = {.lex_state = 32},
-  [347] = {.lex_state = 32},
-  [348] = {.lex_state = 29},
-  [349] = {.lex_state = 32},
-  [350] = {.lex_state = 32},
-  [351] = {.lex_state = 31},
-  [352] = {.lex_state = 29},
-  [353] = {.lex_state = 32},
-  [354] = {.lex_state = 32},
-  [355] = {.lex_state = 29},
-  [356] = {.lex_state = 32},
-  [357] = {.lex_state = 32},
-  [358] = {.lex_state = 29},
-  [359] = {.lex_state = 32},
-  [360] = {.lex_state = 32},
-  [361] = {.lex_state = 26},
-  [362] = {.lex_state = 29},
-  [363] = {.lex_state = 29},
-  [364] = {.lex_state = 31},
-  [365] = {.lex_state = 29},
-  [366] = {.lex_state = 29},
-  [367] = {.lex_state = 29},
-  [368] = {.lex_state = 29},
-  [369] = {.lex_state = 29},
-  [370] = {.lex_state = 32},
-  [371] = {.lex_state = 29},
-  [372] = {.lex_state = 31},
-  [373] = {.lex_state = 149},
-  [374] = {.lex_state = 28},
-  [375] = {.lex_state = 25},
-  [376] = {.lex_state = 28},
-  [377] = {.lex_state = 149},
-  [378] = {.lex_state = 25},
-  [379] = {.lex_state = 149},
-  [380] = {.lex_state = 25},
-  [381] = {.lex_state = 28},
-  [382] = {.lex_state = 28},
-  [383] = {.lex_state = 28},
-  [384] = {.lex_state = 28},
-  [385] = {.lex_state = 25},
-  [386] = {.lex_state = 25},
-  [387] = {.lex_state = 28},
+  [1] = {.lex_state = 172},
+  [2] = {.lex_state = 173},
+  [3] = {.lex_state = 175},
+  [4] = {.lex_state = 175},
+  [5] = {.lex_state = 205},
+  [6] = {.lex_state = 176},
+  [7] = {.lex_state = 176},
+  [8] = {.lex_state = 174},
+  [9] = {.lex_state = 174},
+  [10] = {.lex_state = 174},
+  [11] = {.lex_state = 174},
+  [12] = {.lex_state = 174},
+  [13] = {.lex_state = 174},
+  [14] = {.lex_state = 174},
+  [15] = {.lex_state = 176},
+  [16] = {.lex_state = 158},
+  [17] = {.lex_state = 158},
+  [18] = {.lex_state = 174},
+  [19] = {.lex_state = 159},
+  [20] = {.lex_state = 157},
+  [21] = {.lex_state = 202},
+  [22] = {.lex_state = 162},
+  [23] = {.lex_state = 162},
+  [24] = {.lex_state = 165},
+  [25] = {.lex_state = 165},
+  [26] = {.lex_state = 167},
+  [27] = {.lex_state = 161},
+  [28] = {.lex_state = 202},
+  [29] = {.lex_state = 168},
+  [30] = {.lex_state = 201},
+  [31] = {.lex_state = 200},
+  [32] = {.lex_state = 163},
+  [33] = {.lex_state = 160},
+  [34] = {.lex_state = 169},
+  [35] = {.lex_state = 158},
+  [36] = {.lex_state = 158},
+  [37] = {.lex_state = 171},
+  [38] = {.lex_state = 170},
+  [39] = {.lex_state = 166},
+  [40] = {.lex_state = 166},
+  [41] = {.lex_state = 184},
+  [42] = {.lex_state = 171},
+  [43] = {.lex_state = 164},
+  [44] = {.lex_state = 35},
+  [45] = {.lex_state = 204},
+  [46] = {.lex_state = 30},
+  [47] = {.lex_state = 30},
+  [48] = {.lex_state = 158},
+  [49] = {.lex_state = 182},
+  [50] = {.lex_state = 26},
+  [51] = {.lex_state = 158},
+  [52] = {.lex_state = 158},
+  [53] = {.lex_state = 158},
+  [54] = {.lex_state = 158},
+  [55] = {.lex_state = 20},
+  [56] = {.lex_state = 162},
+  [57] = {.lex_state = 162},
+  [58] = {.lex_state = 20},
+  [59] = {.lex_state = 183},
+  [60] = {.lex_state = 189},
+  [61] = {.lex_state = 177},
+  [62] = {.lex_state = 20},
+  [63] = {.lex_state = 158},
+  [64] = {.lex_state = 158},
+  [65] = {.lex_state = 202},
+  [66] = {.lex_state = 158},
+  [67] = {.lex_state = 23},
+  [68] = {.lex_state = 36},
+  [69] = {.lex_state = 158},
+  [70] = {.lex_state = 165},
+  [71] = {.lex_state = 165},
+  [72] = {.lex_state = 158},
+  [73] = {.lex_state = 158},
+  [74] = {.lex_state = 158},
+  [75] = {.lex_state = 26},
+  [76] = {.lex_state = 26},
+  [77] = {.lex_state = 26},
+  [78] = {.lex_state = 26},
+  [79] = {.lex_state = 26},
+  [80] = {.lex_state = 26},
+  [81] = {.lex_state = 26},
+  [82] = {.lex_state = 26},
+  [83] = {.lex_state = 26},
+  [84] = {.lex_state = 26},
+  [85] = {.lex_state = 26},
+  [86] = {.lex_state = 26},
+  [87] = {.lex_state = 26},
+  [88] = {.lex_state = 26},
+  [89] = {.lex_state = 26},
+  [90] = {.lex_state = 26},
+  [91] = {.lex_state = 202},
+  [92] = {.lex_state = 162},
+  [93] = {.lex_state = 193},
+  [94] = {.lex_state = 195},
+  [95] = {.lex_state = 162},
+  [96] = {.lex_state = 162},
+  [97] = {.lex_state = 203},
+  [98] = {.lex_state = 195},
+  [99] = {.lex_state = 202},
+  [100] = {.lex_state = 29},
+  [101] = {.lex_state = 202},
+  [102] = {.lex_state = 22},
+  [103] = {.lex_state = 193},
+  [104] = {.lex_state = 171},
+  [105] = {.lex_state = 171},
+  [106] = {.lex_state = 29},
+  [107] = {.lex_state = 162},
+  [108] = {.lex_state = 162},
+  [109] = {.lex_state = 162},
+  [110] = {.lex_state = 162},
+  [111] = {.lex_state = 162},
+  [112] = {.lex_state = 162},
+  [113] = {.lex_state = 162},
+  [114] = {.lex_state = 162},
+  [115] = {.lex_state = 165},
+  [116] = {.lex_state = 165},
+  [117] = {.lex_state = 162},
+  [118] = {.lex_state = 178},
+  [119] = {.lex_state = 202},
+  [120] = {.lex_state = 183},
+  [121] = {.lex_state = 185},
+  [122] = {.lex_state = 202},
+  [123] = {.lex_state = 202},
+  [124] = {.lex_state = 202},
+  [125] = {.lex_state = 202},
+  [126] = {.lex_state = 202},
+  [127] = {.lex_state = 202},
+  [128] = {.lex_state = 202},
+  [129] = {.lex_state = 202},
+  [130] = {.lex_state = 165},
+  [131] = {.lex_state = 165},
+  [132] = {.lex_state = 165},
+  [133] = {.lex_state = 165},
+  [134] = {.lex_state = 165},
+  [135] = {.lex_state = 180},
+  [136] = {.lex_state = 165},
+  [137] = {.lex_state = 165},
+  [138] = {.lex_state = 165},
+  [139] = {.lex_state = 165},
+  [140] = {.lex_state = 165},
+  [141] = {.lex_state = 166},
+  [142] = {.lex_state = 166},
+  [143] = {.lex_state = 29},
+  [144] = {.lex_state = 29},
+  [145] = {.lex_state = 21},
+  [146] = {.lex_state = 195},
+  [147] = {.lex_state = 29},
+  [148] = {.lex_state = 202},
+  [149] = {.lex_state = 187},
+  [150] = {.lex_state = 26},
+  [151] = {.lex_state = 208},
+  [152] = {.lex_state = 192},
+  [153] = {.lex_state = 198},
+  [154] = {.lex_state = 37},
+  [155] = {.lex_state = 188},
+  [156] = {.lex_state = 192},
+  [157] = {.lex_state = 191},
+  [158] = {.lex_state = 191},
+  [159] = {.lex_state = 166},
+  [160] = {.lex_state = 166},
+  [161] = {.lex_state = 181},
+  [162] = {.lex_state = 20},
+  [163] = {.lex_state = 20},
+  [164] = {.lex_state = 179},
+  [165] = {.lex_state = 26},
+  [166] = {.lex_state = 171},
+  [167] = {.lex_state = 171},
+  [168] = {.lex_state = 198},
+  [169] = {.lex_state = 171},
+  [170] = {.lex_state = 171},
+  [171] = {.lex_state = 171},
+  [172] = {.lex_state = 25},
+  [173] = {.lex_state = 38},
+  [174] = {.lex_state = 198},
+  [175] = {.lex_state = 30},
+  [176] = {.lex_state = 30},
+  [177] = {.lex_state = 198},
+  [178] = {.lex_state = 198},
+  [179] = {.lex_state = 171},
+  [180] = {.lex_state = 198},
+  [181] = {.lex_state = 171},
+  [182] = {.lex_state = 171},
+  [183] = {.lex_state = 192},
+  [184] = {.lex_state = 206},
+  [185] = {.lex_state = 171},
+  [186] = {.lex_state = 208},
+  [187] = {.lex_state = 198},
+  [188] = {.lex_state = 171},
+  [189] = {.lex_state = 187},
+  [190] = {.lex_state = 166},
+  [191] = {.lex_state = 166},
+  [192] = {.lex_state = 166},
+  [193] = {.lex_state = 166},
+  [194] = {.lex_state = 166},
+  [195] = {.lex_state = 166},
+  [196] = {.lex_state = 166},
+  [197] = {.lex_state = 166},
+  [198] = {.lex_state = 34},
+  [199] = {.lex_state = 166},
+  [200] = {.lex_state = 166},
+  [201] = {.lex_state = 193},
+  [202] = {.lex_state = 206},
+  [203] = {.lex_state = 188},
+  [204] = {.lex_state = 39},
+  [205] = {.lex_state = 34},
+  [206] = {.lex_state = 171},
+  [207] = {.lex_state = 171},
+  [208] = {.lex_state = 198},
+  [209] = {.lex_state = 198},
+  [210] = {.lex_state = 191},
+  [211] = {.lex_state = 20},
+  [212] = {.lex_state = 20},
+  [213] = {.lex_state = 192},
+  [214] = {.lex_state = 28},
+  [215] = {.lex_state = 26},
+  [216] = {.lex_state = 28},
+  [217] = {.lex_state = 194},
+  [218] = {.lex_state = 30},
+  [219] = {.lex_state = 198},
+  [220] = {.lex_state = 192},
+  [221] = {.lex_state = 197},
+  [222] = {.lex_state = 30},
+  [223] = {.lex_state = 20},
+  [224] = {.lex_state = 20},
+  [225] = {.lex_state = 194},
+  [226] = {.lex_state = 194},
+  [227] = {.lex_state = 187},
+  [228] = {.lex_state = 20},
+  [229] = {.lex_state = 20},
+  [230] = {.lex_state = 197},
+  [231] = {.lex_state = 206},
+  [232] = {.lex_state = 20},
+  [233] = {.lex_state = 24},
+  [234] = {.lex_state = 192},
+  [235] = {.lex_state = 30},
+  [236] = {.lex_state = 20},
+  [237] = {.lex_state = 30},
+  [238] = {.lex_state = 195},
+  [239] = {.lex_state = 30},
+  [240] = {.lex_state = 30},
+  [241] = {.lex_state = 194},
+  [242] = {.lex_state = 192},
+  [243] = {.lex_state = 20},
+  [244] = {.lex_state = 30},
+  [245] = {.lex_state = 20},
+  [246] = {.lex_state = 21},
+  [247] = {.lex_state = 30},
+  [248] = {.lex_state = 21},
+  [249] = {.lex_state = 30},
+  [250] = {.lex_state = 194},
+  [251] = {.lex_state = 20},
+  [252] = {.lex_state = 198},
+  [253] = {.lex_state = 198},
+  [254] = {.lex_state = 30},
+  [255] = {.lex_state = 194},
+  [256] = {.lex_state = 20},
+  [257] = {.lex_state = 30},
+  [258] = {.lex_state = 192},
+  [259] = {.lex_state = 191},
+  [260] = {.lex_state = 191},
+  [261] = {.lex_state = 30},
+  [262] = {.lex_state = 190},
+  [263] = {.lex_state = 40},
+  [264] = {.lex_state = 28},
+  [265] = {.lex_state = 195},
+  [266] = {.lex_state = 195},
+  [267] = {.lex_state = 190},
+  [268] = {.lex_state = 190},
+  [269] = {.lex_state = 197},
+  [270] = {.lex_state = 190},
+  [271] = {.lex_state = 190},
+  [272] = {.lex_state = 190},
+  [273] = {.lex_state = 186},
+  [274] = {.lex_state = 186},
+  [275] = {.lex_state = 186},
+  [276] = {.lex_state = 186},
+  [277] = {.lex_state = 186},
+  [278] = {.lex_state = 186},
+  [279] = {.lex_state = 195},
+  [280] = {.lex_state = 34},
+  [281] = {.lex_state = 34},
+  [282] = {.lex_state = 21},
+  [283] = {.lex_state = 207},
+  [284] = {.lex_state = 207},
+  [285] = {.lex_state = 207},
+  [286] = {.lex_state = 207},
+  [287] = {.lex_state = 207},
+  [288] = {.lex_state = 207},
+  [289] = {.lex_state = 26},
+  [290] = {.lex_state = 27},
+  [291] = {.lex_state = 196},
+  [292] = {.lex_state = 192},
+  [293] = {.lex_state = 192},
+  [294] = {.lex_state = 34},
+  [295] = {.lex_state = 27},
+  [296] = {.lex_state = 196},
+  [297] = {.lex_state = 34},
+  [298] = {.lex_state = 196},
+  [299] = {.lex_state = 188},
+  [300] = {.lex_state = 27},
+  [301] = {.lex_state = 188},
+  [302] = {.lex_state = 27},
+  [303] = {.lex_state = 188},
+  [304] = {.lex_state = 33},
+  [305] = {.lex_state = 30},
+  [306] = {.lex_state = 26},
+  [307] = {.lex_state = 26},
+  [308] = {.lex_state = 26},
+  [309] = {.lex_state = 34},
+  [310] = {.lex_state = 34},
+  [311] = {.lex_state = 34},
+  [312] = {.lex_state = 34},
+  [313] = {.lex_state = 34},
+  [314] = {.lex_state = 34},
+  [315] = {.lex_state = 34},
+  [316] = {.lex_state = 34},
+  [317] = {.lex_state = 192},
+  [318] = {.lex_state = 34},
+  [319] = {.lex_state = 34},
+  [320] = {.lex_state = 26},
+  [321] = {.lex_state = 26},
+  [322] = {.lex_state = 27},
+  [323] = {.lex_state = 33},
+  [324] = {.lex_state = 208},
+  [325] = {.lex_state = 208},
+  [326] = {.lex_state = 196},
+  [327] = {.lex_state = 208},
+  [328] = {.lex_state = 196},
+  [329] = {.lex_state = 30},
+  [330] = {.lex_state = 33},
+  [331] = {.lex_state = 33},
+  [332] = {.lex_state = 196},
+  [333] = {.lex_state = 192},
+  [334] = {.lex_state = 33},
+  [335] = {.lex_state = 33},
+  [336] = {.lex_state = 30},
+  [337] = {.lex_state = 33},
+  [338] = {.lex_state = 33},
+  [339] = {.lex_state = 30},
+  [340] = {.lex_state = 33},
+  [341] = {.lex_state = 33},
+  [342] = {.lex_state = 30},
+  [343] = {.lex_state = 33},
+  [344] = {.lex_state = 33},
+  [345] = {.lex_state = 30},
+  [346] = {.lex_state = 33},
+  [347] = {.lex_state = 33},
+  [348] = {.lex_state = 30},
+  [349] = {.lex_state = 33},
+  [350] = {.lex_state = 33},
+  [351] = {.lex_state = 32},
+  [352] = {.lex_state = 30},
+  [353] = {.lex_state = 33},
+  [354] = {.lex_state = 33},
+  [355] = {.lex_state = 30},
+  [356] = {.lex_state = 33},
+  [357] = {.lex_state = 33},
+  [358] = {.lex_state = 30},
+  [359] = {.lex_state = 33},
+  [360] = {.lex_state = 33},
+  [361] = {.lex_state = 27},
+  [362] = {.lex_state = 30},
+  [363] = {.lex_state = 30},
+  [364] = {.lex_state = 32},
+  [365] = {.lex_state = 30},
+  [366] = {.lex_state = 30},
+  [367] = {.lex_state = 30},
+  [368] = {.lex_state = 30},
+  [369] = {.lex_state = 30},
+  [370] = {.lex_state = 33},
+  [371] = {.lex_state = 30},
+  [372] = {.lex_state = 32},
+  [373] = {.lex_state = 198},
+  [374] = {.lex_state = 29},
+  [375] = {.lex_state = 26},
+  [376] = {.lex_state = 29},
+  [377] = {.lex_state = 198},
+  [378] = {.lex_state = 26},
+  [379] = {.lex_state = 198},
+  [380] = {.lex_state = 26},
+  [381] = {.lex_state = 29},
+  [382] = {.lex_state = 29},
+  [383] = {.lex_state = 29},
+  [384] = {.lex_state = 29},
+  [385] = {.lex_state = 26},
+  [386] = {.lex_state = 26},
+  [387] = {.lex_state = 29},
   [388] = {.lex_state = 0},
   [389] = {.lex_state = 0},
-  [390] = {.lex_state = 30},
+  [390] = {.lex_state = 31},
   [391] = {.lex_state = 0},
   [392] = {.lex_state = 0},
   [393] = {.lex_state = 0},
   [394] = {.lex_state = 0},
   [395] = {.lex_state = 0},
-  [396] = {.lex_state = 30},
+  [396] = {.lex_state = 31},
   [397] = {.lex_state = 0},
   [398] = {.lex_state = 0},
-  [399] = {.lex_state = 30},
-  [400] = {.lex_state = 30},
+  [399] = {.lex_state = 31},
+  [400] = {.lex_state = 31},
   [401] = {.lex_state = 0},
   [402] = {.lex_state = 0},
-  [403] = {.lex_state = 30},
-  [404] = {.lex_state = 30},
+  [403] = {.lex_state = 31},
+  [404] = {.lex_state = 31},
   [405] = {.lex_state = 0},
-  [406] = {.lex_state = 123},
+  [406] = {.lex_state = 172},
   [407] = {.lex_state = 0},
   [408] = {.lex_state = 0},
   [409] = {.lex_state = 0},
   [410] = {.lex_state = 0},
   [411] = {.lex_state = 0},
   [412] = {.lex_state = 0},
-  [413] = {.lex_state = 32},
+  [413] = {.lex_state = 33},
   [414] = {.lex_state = 0},
-  [415] = {.lex_state = 32},
-  [416] = {.lex_state = 150},
+  [415] = {.lex_state = 33},
+  [416] = {.lex_state = 199},
   [417] = {.lex_state = 0},
-  [418] = {.lex_state = 123},
-  [419] = {.lex_state = 123},
-  [420] = {.lex_state = 32},
+  [418] = {.lex_state = 172},
+  [419] = {.lex_state = 172},
+  [420] = {.lex_state = 33},
   [421] = {.lex_state = 0},
   [422] = {.lex_state = 0},
   [423] = {.lex_state = 0},
@@ -5326,7 +5515,7 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [425] = {.lex_state = 0},
   [426] = {.lex_state = 0},
   [427] = {.lex_state = 0},
-  [428] = {.lex_state = 150},
+  [428] = {.lex_state = 199},
   [429] = {.lex_state = 0},
   [430] = {.lex_state = 0},
   [431] = {.lex_state = 0},
@@ -5393,9 +5582,9 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [492] = {.lex_state = 0},
   [493] = {.lex_state = 0},
   [494] = {.lex_state = 0},
-  [495] = {.lex_state = 96},
+  [495] = {.lex_state = 145},
   [496] = {.lex_state = 0},
-  [497] = {.lex_state = 48},
+  [497] = {.lex_state = 50},
   [498] = {.lex_state = 0},
   [499] = {.lex_state = 0},
   [500] = {.lex_state = 0},
@@ -5410,14 +5599,14 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [509] = {.lex_state = 0},
   [510] = {.lex_state = 0},
   [511] = {.lex_state = 0},
-  [512] = {.lex_state = 96},
+  [512] = {.lex_state = 145},
   [513] = {.lex_state = 0},
   [514] = {.lex_state = 0},
   [515] = {.lex_state = 0},
   [516] = {.lex_state = 0},
   [517] = {.lex_state = 0},
   [518] = {.lex_state = 0},
-  [519] = {.lex_state = 48},
+  [519] = {.lex_state = 50},
   [520] = {.lex_state = 0},
   [521] = {.lex_state = 0},
 };

@@ -41,13 +41,19 @@ impl Files<'_> {
         if path.is_absolute() { normalize(path) } else { normalize(&self.base.join(path)) }
     }
 
-    pub(crate) fn read(&self, path: &str, span: Span) -> Result<(PathBuf, Vec<u8>), BuildError> {
+    /// `path` resolved, when it is inside the project (or any path is allowed).
+    pub(crate) fn inside(&self, path: &str, span: Span) -> Result<PathBuf, BuildError> {
         let resolved = self.resolve(path);
         if let Some(root) = self.root
             && !resolved.starts_with(root)
         {
             return Err(BuildError::ExternalFile { path: resolved, root: root.to_path_buf(), span });
         }
+        Ok(resolved)
+    }
+
+    pub(crate) fn read(&self, path: &str, span: Span) -> Result<(PathBuf, Vec<u8>), BuildError> {
+        let resolved = self.inside(path, span)?;
         let bytes =
             self.io.read(&resolved).map_err(|source| BuildError::File { path: resolved.clone(), span, source })?;
         Ok((resolved, bytes))

@@ -7,7 +7,7 @@ use http::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE, HOST, USER_AGENT};
 use http::{HeaderMap, HeaderName, HeaderValue};
 use volley_syntax::Request;
 
-use crate::body::{Files, build_body};
+use crate::body::{BuiltBody, Files, build_body};
 use crate::credentials::{self, Authorization, ClientCertificate};
 use crate::digest::DigestCredentials;
 use crate::error::BuildError;
@@ -187,7 +187,14 @@ pub(crate) async fn build(
         headers.append(header_name, header_value);
     }
 
-    let mut url = build_url(request, renderer, &headers).await?;
+    let grpc = match &request.protocol {
+        volley_syntax::Protocol::Grpc(options) => Some(options),
+        _ => None,
+    };
+    let mut url = match grpc {
+        Some(options) => grpc_url(request, options.plaintext, renderer).await?,
+        None => build_url(request, renderer, &headers).await?,
+    };
     // `user:password@` goes as a `Basic` header (as curl sends it), never in the URL; a
     // header the request writes itself wins.
     if let Some((user, password)) = credentials::take_from_url(&mut url)
@@ -203,7 +210,12 @@ pub(crate) async fn build(
         }
     }
 
-    let body = build_body(&request.body, renderer, files, content_type_written.as_deref()).await?;
+    // A gRPC call's messages are rendered one by one (`crate::grpc`).
+    let body = if grpc.is_some() {
+        BuiltBody { bytes: Bytes::new(), content_type: None, replaces_multipart: false }
+    } else {
+        build_body(&request.body, renderer, files, content_type_written.as_deref()).await?
+    };
     if let Some(content_type) = &body.content_type {
         let value = HeaderValue::from_str(content_type).map_err(|_| BuildError::InvalidHeader {
             name: "Content-Type".to_owned(),
@@ -338,6 +350,52 @@ async fn build_url(
         let _ = url.set_scheme(scheme);
     }
     Ok(url)
+}
+
+/// The URL of a gRPC call: its target read as each tool writes it (a path alone after
+/// the variable `host`, as httpyac does), written as the `http(s)://host:port/package.Service/Method`
+/// the call is posted to.
+async fn grpc_url(request: &Request, plaintext: bool, renderer: &mut Renderer<'_>) -> Result<url::Url, BuildError> {
+    let written = renderer.render(&request.url).await?;
+    let mut written = written.trim().to_owned();
+    if written.starts_with('/') {
+        match renderer.optional_variable("host", request.url.span).await? {
+            Some(host) => written = format!("{}{written}", host.trim().trim_end_matches('/')),
+            None => {
+                return Err(BuildError::Grpc {
+                    message: format!("`{written}` has no server before the method"),
+                    hint: Some("write `GRPC host:port/package.Service/Method`, or set a variable `host`".to_owned()),
+                    span: request.url.span,
+                });
+            }
+        }
+    }
+    let target = volley_grpc::Target::parse(&written).map_err(|error| BuildError::Grpc {
+        message: error.to_string(),
+        hint: Some(
+            "JetBrains and httpyac write `GRPC host:port/package.Service/Method` (`grpcs://` for TLS), Kulala \
+             `GRPC host:port package.Service/Method`"
+                .to_owned(),
+        ),
+        span: request.url.span,
+    })?;
+    let tls = target.tls.unwrap_or(target.grpcurl_form && !plaintext);
+    let scheme = if tls { "https" } else { "http" };
+    let has_port = target.authority.rsplit_once(':').is_some_and(|(_, port)| !port.contains(']'));
+    let port = if has_port {
+        ""
+    } else if tls {
+        ":443"
+    } else {
+        ":80"
+    };
+    let candidate = format!("{scheme}://{}{port}{}", target.authority, target.path());
+    url::Url::parse(&candidate).map_err(|error| BuildError::InvalidUrl {
+        url: credentials::redact_url_password(&written).into_owned(),
+        reason: error.to_string(),
+        hint: None,
+        span: request.url.span,
+    })
 }
 
 /// The schemes a request can be sent to.

@@ -113,6 +113,8 @@ pub enum Exchange {
         /// `@ws-subprotocols`, in order.
         subprotocols: Vec<String>,
     },
+    /// A gRPC call: its messages and where its schema comes from.
+    Grpc(Box<crate::grpc::GrpcCall>),
 }
 
 impl Client {
@@ -196,7 +198,9 @@ impl Client {
             environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
         };
         let mut renderer = Renderer::new(scope);
-        let built = self.build_prepared(request, &mut renderer, &settings, &directory, options).await;
+        let imports: Vec<volley_syntax::ProtoImport> =
+            document.proto_imports_of(request).into_iter().cloned().collect();
+        let built = self.build_prepared(request, &imports, &mut renderer, &settings, &directory, options).await;
         let built = built.map(|mut prepared| {
             prepared.logs = pre_request.logs;
             prepared.scripts = script_input
@@ -232,6 +236,7 @@ impl Client {
     async fn build_prepared(
         &self,
         request: &Request,
+        imports: &[volley_syntax::ProtoImport],
         renderer: &mut Renderer<'_>,
         settings: &Settings,
         directory: &Path,
@@ -242,7 +247,7 @@ impl Client {
         let layers = self.default_layers(settings);
         let headers = merged_headers(&layers);
         let mut built = build(request, renderer, &files, &headers).await?;
-        let (exchange, connect_timeout) = protocol_rules(request, &mut built, renderer).await?;
+        let (exchange, connect_timeout) = protocol_rules(request, &mut built, renderer, (&files, imports)).await?;
         // With tokens still to get, the signature is made once they are in place.
         if built.aws.is_some() && renderer.tokens.is_empty() {
             built.sign_aws(&aws_datetime(time::OffsetDateTime::now_utc()))?;
@@ -419,6 +424,7 @@ async fn protocol_rules(
     request: &Request,
     built: &mut BuiltRequest,
     renderer: &mut Renderer<'_>,
+    (files, imports): (&Files<'_>, &[volley_syntax::ProtoImport]),
 ) -> Result<(Exchange, Option<Duration>), Error> {
     let rules = match &request.protocol {
         // `GET {{socketUrl}}`: a WebSocket URL known only after substitution.
@@ -468,6 +474,11 @@ async fn protocol_rules(
             }
             let connect = renderer.duration(websocket.connect_timeout.as_ref(), "ws-connect-timeout").await?;
             (Exchange::WebSocket { subprotocols }, connect)
+        }
+        Protocol::Grpc(options) => {
+            let (call, bytes) = crate::grpc::prepare(request, options, imports, renderer, files).await?;
+            built.body = bytes;
+            (Exchange::Grpc(Box::new(call)), None)
         }
     };
     Ok(rules)

@@ -42,6 +42,44 @@ pub struct Response {
     pub(crate) assertions: Vec<AssertionResult>,
     /// What the request's scripts logged (`client.log`), secrets hidden.
     pub(crate) logs: Vec<String>,
+    /// How a gRPC call ended, and its messages; `None` for other requests.
+    pub(crate) grpc: Option<Arc<GrpcResult>>,
+}
+
+/// What a gRPC call answered besides its HTTP exchange: its status and its messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrpcResult {
+    /// The status's name: `OK`, `NOT_FOUND`, …
+    pub code: String,
+    /// The status's number (0 for `OK`).
+    pub number: u32,
+    /// `grpc-message`, decoded; empty when the server sent none.
+    pub message: String,
+    /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
+    pub kind: &'static str,
+    /// The response messages as proto3 JSON, in order.
+    pub messages: Vec<serde_json::Value>,
+}
+
+impl GrpcResult {
+    /// `true` for status `OK`.
+    #[must_use]
+    pub fn is_ok(&self) -> bool {
+        self.number == 0
+    }
+
+    /// What assertions and response handlers read as the body: the message of a call
+    /// that answers one, the array of the messages when the server streams.
+    #[must_use]
+    pub fn checked_body(&self) -> Vec<u8> {
+        let streams = matches!(self.kind, "server-streaming" | "bidirectional");
+        let value = match self.messages.as_slice() {
+            [one] if !streams => one.clone(),
+            [] if !streams => serde_json::Value::Null,
+            all => serde_json::Value::Array(all.to_vec()),
+        };
+        serde_json::to_vec(&value).unwrap_or_default()
+    }
 }
 
 /// What a response has for a body: one of three states.
@@ -151,10 +189,18 @@ impl Response {
         self.status.canonical_reason().unwrap_or("")
     }
 
-    /// `true` for a status in 200–299.
+    /// `true` for a status in 200–299; for a gRPC call, `true` for its status `OK`.
     #[must_use]
     pub fn ok(&self) -> bool {
-        self.status.is_success()
+        self.grpc.as_ref().map_or_else(|| self.status.is_success(), |grpc| grpc.is_ok())
+    }
+
+    /// How a gRPC call ended and what it answered; `None` for other requests. The
+    /// response's [`status`](Response::status) is then the HTTP exchange's (200), its
+    /// body the messages as JSON lines, its headers the response headers and trailers.
+    #[must_use]
+    pub fn grpc(&self) -> Option<&GrpcResult> {
+        self.grpc.as_deref()
     }
 
     /// The headers: names are case-insensitive and repeated headers keep every value
@@ -372,6 +418,7 @@ impl Response {
             redactor: Redactor::default(),
             assertions: Vec::new(),
             logs: Vec::new(),
+            grpc: None,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Buf as _, BufMut as _, Bytes, BytesMut};
-use http_body_util::{BodyExt as _, Full};
+use http_body_util::BodyExt as _;
 use prost::Message as _;
 use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor, MethodDescriptor, SerializeOptions};
 
@@ -65,6 +65,9 @@ pub struct Settings {
     /// grpcurl's default): the trusted roots and client certificate. HTTP/2 is asked
     /// for by ALPN. Without one, such a call is refused.
     pub tls: Option<Arc<rustls::ClientConfig>>,
+    /// Responses name fields as the proto file does (httpyac's `keepCase: true`), not by
+    /// their JSON names.
+    pub proto_field_names: bool,
 }
 
 /// What a call answered.
@@ -160,24 +163,56 @@ pub enum CallError {
     NoStatus,
 }
 
-/// Calls `method` at `target` with `messages` (proto3 JSON, one per request message; none
-/// sends one empty message for a call that takes one) and `metadata`, as `settings` say
-/// (a call that does not end within the timeout ends with `DEADLINE_EXCEEDED`).
+/// A request message, and how many messages of the server to wait for before it is
+/// sent (`=== wait-for-server`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Outgoing {
+    /// Wait until the server has sent this many more messages first.
+    pub wait_for_server: usize,
+    /// The message as proto3 JSON; `None` for waits after the last message.
+    pub json: Option<String>,
+}
+
+impl Outgoing {
+    /// A message sent without waiting.
+    #[must_use]
+    pub fn message(json: impl Into<String>) -> Self {
+        Self { wait_for_server: 0, json: Some(json.into()) }
+    }
+}
+
+/// The request messages of a call, encoded: each frame with the number of server messages
+/// received that must be reached before it goes.
+pub(crate) struct Frames(Vec<(usize, Option<Bytes>)>);
+
+impl Frames {
+    /// Frames sent at once, in order.
+    pub(crate) fn at_once(bytes: Bytes) -> Self {
+        Self(vec![(0, Some(bytes))])
+    }
+}
+
+/// Calls `method` at `target` with `messages` (proto3 JSON; none sends one empty
+/// message for a call that takes one) and `metadata`, as `settings` say (a call that
+/// does not end within the timeout ends with `DEADLINE_EXCEEDED`). The messages are
+/// checked against the method's input type before anything is sent.
 pub async fn call(
     target: &Target,
     method: &MethodDescriptor,
     metadata: &[(String, String)],
-    messages: &[String],
+    messages: &[Outgoing],
     settings: &Settings,
 ) -> Result<CallOutcome, CallError> {
     let kind = Kind::of(method);
-    if matches!(kind, Kind::Unary | Kind::ServerStreaming) && messages.len() > 1 {
-        return Err(CallError::TooManyMessages { kind: kind.name(), count: messages.len() });
+    let count = messages.iter().filter(|message| message.json.is_some()).count();
+    if matches!(kind, Kind::Unary | Kind::ServerStreaming) && count > 1 {
+        return Err(CallError::TooManyMessages { kind: kind.name(), count });
     }
-    let body = frames(&method.input(), messages, matches!(kind, Kind::Unary | Kind::ServerStreaming))?;
-    let raw = exchange(target, &target.path(), metadata, body, settings).await?;
+    let frames = frames(&method.input(), messages, matches!(kind, Kind::Unary | Kind::ServerStreaming))?;
+    let raw = exchange(target, &target.path(), metadata, frames, settings).await?;
     let output = method.output();
-    let messages = raw.messages.into_iter().map(|bytes| to_json(&output, bytes)).collect::<Result<_, _>>()?;
+    let options = SerializeOptions::new().skip_default_fields(false).use_proto_field_name(settings.proto_field_names);
+    let messages = raw.messages.into_iter().map(|bytes| to_json(&output, bytes, &options)).collect::<Result<_, _>>()?;
     Ok(CallOutcome { headers: raw.headers, messages, status: raw.status, trailers: raw.trailers })
 }
 
@@ -196,7 +231,7 @@ pub(crate) async fn exchange(
     target: &Target,
     path: &str,
     metadata: &[(String, String)],
-    body: Bytes,
+    body: Frames,
     settings: &Settings,
 ) -> Result<RawOutcome, CallError> {
     let tls = if target.tls.unwrap_or(target.grpcurl_form) {
@@ -204,8 +239,9 @@ pub(crate) async fn exchange(
     } else {
         None
     };
-    let request = request(target, path, metadata, body, settings.timeout, tls.is_some())?;
-    let exchange = send(target, request, tls);
+    let (sender, receiver) = tokio::sync::mpsc::channel(4);
+    let request = request(target, path, metadata, RequestBody::new(receiver), settings.timeout, tls.is_some())?;
+    let exchange = send(target, request, tls, body, sender);
     let Some(limit) = settings.timeout else { return exchange.await };
     match tokio::time::timeout(limit, exchange).await {
         Ok(outcome) => outcome,
@@ -234,32 +270,84 @@ pub(crate) fn framed(messages: impl IntoIterator<Item = Vec<u8>>) -> Result<Byte
     Ok(body.freeze())
 }
 
-/// The request messages, encoded and framed (a flag byte, a 4-byte length, the bytes).
-fn frames(input: &MessageDescriptor, messages: &[String], one_at_least: bool) -> Result<Bytes, CallError> {
-    let empty = [String::from("{}")];
-    let messages = if messages.is_empty() && one_at_least { &empty[..] } else { messages };
-    let mut encoded = Vec::with_capacity(messages.len());
-    for (index, json) in messages.iter().enumerate() {
-        let failed =
-            |reason: String| CallError::Json { number: index + 1, message: input.full_name().to_owned(), reason };
+/// The request messages, encoded and framed (a flag byte, a 4-byte length, the bytes),
+/// each with the count of server messages to wait for.
+fn frames(input: &MessageDescriptor, messages: &[Outgoing], one_at_least: bool) -> Result<Frames, CallError> {
+    let empty = [Outgoing::message("{}")];
+    let none_written = messages.iter().all(|message| message.json.is_none());
+    let messages = if none_written && one_at_least { &empty[..] } else { messages };
+    let mut frames = Vec::with_capacity(messages.len());
+    let mut waits = 0;
+    let mut number = 0;
+    for outgoing in messages {
+        waits += outgoing.wait_for_server;
+        let Some(json) = &outgoing.json else {
+            frames.push((waits, None));
+            continue;
+        };
+        number += 1;
+        let failed = |reason: String| CallError::Json { number, message: input.full_name().to_owned(), reason };
         let mut reader = serde_json::Deserializer::from_str(json);
         let options = DeserializeOptions::new().deny_unknown_fields(true);
         let message = DynamicMessage::deserialize_with_options(input.clone(), &mut reader, &options)
             .map_err(|error| failed(error.to_string()))?;
         reader.end().map_err(|error| failed(error.to_string()))?;
-        encoded.push(message.encode_to_vec());
+        frames.push((waits, Some(framed([message.encode_to_vec()])?)));
     }
-    framed(encoded)
+    Ok(Frames(frames))
+}
+
+/// The request body of a call: frames from the writer of the call, as they come.
+pub(crate) struct RequestBody {
+    receiver: tokio::sync::mpsc::Receiver<Bytes>,
+}
+
+impl RequestBody {
+    fn new(receiver: tokio::sync::mpsc::Receiver<Bytes>) -> Self {
+        Self { receiver }
+    }
+}
+
+impl hyper::body::Body for RequestBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        self.receiver.poll_recv(context).map(|bytes| bytes.map(|bytes| Ok(hyper::body::Frame::data(bytes))))
+    }
+}
+
+/// Sends the frames of a call as the server's messages come: each once the server has
+/// sent as many messages as it waits for. Ends the request stream after the last (or
+/// when the answer ends first).
+async fn write(
+    frames: Frames,
+    sender: tokio::sync::mpsc::Sender<Bytes>,
+    mut received: tokio::sync::watch::Receiver<usize>,
+) {
+    for (waits, frame) in frames.0 {
+        if received.wait_for(|count| *count >= waits).await.is_err() {
+            return;
+        }
+        if let Some(frame) = frame
+            && sender.send(frame).await.is_err()
+        {
+            return;
+        }
+    }
 }
 
 fn request(
     target: &Target,
     path: &str,
     metadata: &[(String, String)],
-    body: Bytes,
+    body: RequestBody,
     timeout: Option<Duration>,
     tls: bool,
-) -> Result<http::Request<Full<Bytes>>, CallError> {
+) -> Result<http::Request<RequestBody>, CallError> {
     let scheme = if tls { "https" } else { "http" };
     let mut builder = http::Request::post(format!("{scheme}://{}{path}", target.authority))
         .header("content-type", "application/grpc")
@@ -275,20 +363,22 @@ fn request(
         let value = http::HeaderValue::from_str(value.trim()).map_err(|_| CallError::Metadata(name.to_string()))?;
         builder = builder.header(name, value);
     }
-    builder.body(Full::new(body)).map_err(|error| CallError::Http(error.to_string()))
+    builder.body(body).map_err(|error| CallError::Http(error.to_string()))
 }
 
 async fn send(
     target: &Target,
-    request: http::Request<Full<Bytes>>,
+    request: http::Request<RequestBody>,
     tls: Option<Arc<rustls::ClientConfig>>,
+    frames: Frames,
+    sender: tokio::sync::mpsc::Sender<Bytes>,
 ) -> Result<RawOutcome, CallError> {
     let connect_failed =
         |error: std::io::Error| CallError::Connect { authority: target.authority.clone(), reason: error.to_string() };
     let stream = tokio::net::TcpStream::connect(&target.authority).await.map_err(connect_failed)?;
     let _ = stream.set_nodelay(true);
     match tls {
-        None => over(stream, request).await,
+        None => over(stream, request, frames, sender).await,
         Some(config) => {
             let mut config = (*config).clone();
             config.alpn_protocols = vec![b"h2".to_vec()];
@@ -301,33 +391,44 @@ async fn send(
                 tokio_rustls::TlsConnector::from(Arc::new(config)).connect(name, stream).await.map_err(|error| {
                     CallError::Handshake { authority: target.authority.clone(), reason: error.to_string() }
                 })?;
-            over(stream, request).await
+            over(stream, request, frames, sender).await
         }
     }
 }
 
 /// The call over an HTTP/2 connection on `stream` (prior knowledge, or ALPN's `h2`).
-async fn over<S>(stream: S, request: http::Request<Full<Bytes>>) -> Result<RawOutcome, CallError>
+async fn over<S>(
+    stream: S,
+    request: http::Request<RequestBody>,
+    frames: Frames,
+    sender: tokio::sync::mpsc::Sender<Bytes>,
+) -> Result<RawOutcome, CallError>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (mut sender, connection) = hyper::client::conn::http2::handshake(
+    let (mut request_sender, connection) = hyper::client::conn::http2::handshake(
         hyper_util::rt::TokioExecutor::new(),
         hyper_util::rt::TokioIo::new(stream),
     )
     .await
     .map_err(|error| CallError::Http(error.to_string()))?;
     let driver = tokio::spawn(connection);
-    let response = sender.send_request(request).await.map_err(|error| CallError::Http(error.to_string()));
+    let (count, received) = tokio::sync::watch::channel(0);
+    let writer = tokio::spawn(write(frames, sender, received));
+    let response = request_sender.send_request(request).await.map_err(|error| CallError::Http(error.to_string()));
     let outcome = match response {
-        Ok(response) => read(response).await,
+        Ok(response) => read(response, &count).await,
         Err(error) => Err(error),
     };
+    writer.abort();
     driver.abort();
     outcome
 }
 
-async fn read(response: http::Response<hyper::body::Incoming>) -> Result<RawOutcome, CallError> {
+async fn read(
+    response: http::Response<hyper::body::Incoming>,
+    count: &tokio::sync::watch::Sender<usize>,
+) -> Result<RawOutcome, CallError> {
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).unwrap_or("");
     if response.status() != http::StatusCode::OK || !content_type.starts_with("application/grpc") {
         return Err(CallError::NotGrpc { status: response.status().as_u16(), content_type: content_type.to_owned() });
@@ -350,6 +451,7 @@ async fn read(response: http::Response<hyper::body::Incoming>) -> Result<RawOutc
             buffer.extend_from_slice(data);
             while let Some(message) = next_message(&mut buffer)? {
                 messages.push(message);
+                count.send_replace(messages.len());
             }
         } else if let Some(fields) = frame.trailers_ref() {
             trailers = pairs(fields);
@@ -385,11 +487,14 @@ fn next_message(buffer: &mut BytesMut) -> Result<Option<Bytes>, CallError> {
 }
 
 /// A response message of type `output` as proto3 JSON.
-fn to_json(output: &MessageDescriptor, bytes: Bytes) -> Result<serde_json::Value, CallError> {
+fn to_json(
+    output: &MessageDescriptor,
+    bytes: Bytes,
+    options: &SerializeOptions,
+) -> Result<serde_json::Value, CallError> {
     let failed = |reason: String| CallError::Decode { message: output.full_name().to_owned(), reason };
     let message = DynamicMessage::decode(output.clone(), bytes).map_err(|error| failed(error.to_string()))?;
-    let options = SerializeOptions::new().skip_default_fields(false);
-    message.serialize_with_options(serde_json::value::Serializer, &options).map_err(|error| failed(error.to_string()))
+    message.serialize_with_options(serde_json::value::Serializer, options).map_err(|error| failed(error.to_string()))
 }
 
 fn pairs(headers: &http::HeaderMap) -> Vec<(String, String)> {

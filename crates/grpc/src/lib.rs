@@ -13,8 +13,8 @@ mod schema;
 mod status;
 mod target;
 
-pub use call::{CallError, CallOutcome, Kind, Settings, call};
+pub use call::{CallError, CallOutcome, Kind, Outgoing, Settings, call};
 pub use reflection::ReflectionError;
-pub use schema::{Schema, SchemaError};
+pub use schema::{Field, Schema, SchemaError};
 pub use status::{Code, Status};
 pub use target::{Target, TargetError};

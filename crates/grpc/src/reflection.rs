@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use prost::Message as _;
 
-use crate::call::{CallError, Settings, exchange, framed};
+use crate::call::{CallError, Frames, Settings, exchange, framed};
 use crate::schema::{Schema, SchemaError};
 use crate::status::Code;
 use crate::target::Target;
@@ -128,7 +128,7 @@ async fn collect(
             return Ok(files);
         }
         let requests = asks.drain(..).map(|ask| Request { host: String::new(), ask: Some(ask) }.encode_to_vec());
-        let answer = exchange(target, path, metadata, framed(requests)?, settings).await?;
+        let answer = exchange(target, path, metadata, Frames::at_once(framed(requests)?), settings).await?;
         if answer.status.code == Code::Unimplemented {
             return Err(ReflectionError::NotOffered(target.authority.clone()));
         }

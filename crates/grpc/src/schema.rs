@@ -66,12 +66,13 @@ fn hint(suggestion: Option<&str>, known: &[String]) -> String {
 
 impl Schema {
     /// Compiles `files`; an import is looked up in `imports` in order, then in the
-    /// directory of the file that names it.
+    /// directory of each file not under one of them (as `protoc -I`, a file is named by
+    /// its path from the first import directory that holds it).
     pub fn compile(files: &[PathBuf], imports: &[PathBuf]) -> Result<Self, SchemaError> {
         let mut includes: Vec<PathBuf> = imports.to_vec();
         for file in files {
             let directory = file.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-            if !includes.contains(&directory) {
+            if !imports.iter().any(|import| file.starts_with(import)) && !includes.contains(&directory) {
                 includes.push(directory);
             }
         }
@@ -91,9 +92,12 @@ impl Schema {
         Ok(Self { pool })
     }
 
-    /// The method `method` of the service `service` (fully qualified).
+    /// The method `method` of the service `service`. As httpyac finds them, a service
+    /// may be named without its package when one service of the schema has that name,
+    /// and a method in lower camel case (`sayHello` for `SayHello`) when no other
+    /// method of the service differs from it only in case.
     pub fn method(&self, service: &str, method: &str) -> Result<MethodDescriptor, SchemaError> {
-        let Some(found) = self.pool.get_service_by_name(service) else {
+        let Some(found) = self.service(service) else {
             let known: Vec<String> = self.pool.services().map(|service| service.full_name().to_owned()).collect();
             return Err(SchemaError::UnknownService {
                 service: service.to_owned(),
@@ -101,9 +105,15 @@ impl Schema {
                 known,
             });
         };
+        let exact = found.methods().find(|candidate| candidate.name() == method);
+        let folded = || {
+            let mut same = found.methods().filter(|candidate| candidate.name().eq_ignore_ascii_case(method));
+            let first = same.next();
+            first.filter(|_| same.next().is_none())
+        };
         let known: Vec<String> = found.methods().map(|method| method.name().to_owned()).collect();
-        found.methods().find(|candidate| candidate.name() == method).ok_or_else(|| SchemaError::UnknownMethod {
-            service: service.to_owned(),
+        exact.or_else(folded).ok_or_else(|| SchemaError::UnknownMethod {
+            service: found.full_name().to_owned(),
             method: method.to_owned(),
             suggestion: closest(method, &known),
             known,
@@ -114,11 +124,84 @@ impl Schema {
         Self { pool }
     }
 
+    /// The names of the files the schema was made of, as imported (`shop/v1/orders.proto`),
+    /// Google's well-known types left out.
+    #[must_use]
+    pub fn file_names(&self) -> Vec<String> {
+        self.pool
+            .files()
+            .map(|file| file.name().to_owned())
+            .filter(|name| !name.starts_with("google/protobuf/"))
+            .collect()
+    }
+
+    /// The names of the methods of `service` (as [`Schema::method`] finds services).
+    #[must_use]
+    pub fn methods(&self, service: &str) -> Vec<String> {
+        self.service(service)
+            .map(|found| found.methods().map(|method| method.name().to_owned()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The fields of a method's request message: each field's names and its type as a
+    /// proto file writes it.
+    #[must_use]
+    pub fn input_fields(&self, service: &str, method: &str) -> Vec<Field> {
+        let Ok(found) = self.method(service, method) else { return Vec::new() };
+        found
+            .input()
+            .fields()
+            .map(|field| Field {
+                name: field.name().to_owned(),
+                json_name: field.json_name().to_owned(),
+                kind: kind_name(&field),
+            })
+            .collect()
+    }
+
+    fn service(&self, service: &str) -> Option<prost_reflect::ServiceDescriptor> {
+        self.pool.get_service_by_name(service).or_else(|| {
+            let mut named =
+                self.pool.services().filter(|candidate| !service.contains('.') && candidate.name() == service);
+            let first = named.next();
+            first.filter(|_| named.next().is_none())
+        })
+    }
+
     /// The fully qualified names of the services.
     #[must_use]
     pub fn services(&self) -> Vec<String> {
         self.pool.services().map(|service| service.full_name().to_owned()).collect()
     }
+}
+
+/// A field of a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// As the proto file names it (`request_id`).
+    pub name: String,
+    /// Its proto3 JSON name (`requestId`).
+    pub json_name: String,
+    /// Its type as a proto file writes it: `string`, `repeated int64`, `shop.common.Money`,
+    /// `map<string, int32>`.
+    pub kind: String,
+}
+
+fn kind_name(field: &prost_reflect::FieldDescriptor) -> String {
+    use prost_reflect::Kind;
+    let scalar = |kind: &Kind| match kind {
+        Kind::Message(message) => message.full_name().to_owned(),
+        Kind::Enum(enumeration) => enumeration.full_name().to_owned(),
+        other => format!("{other:?}").to_ascii_lowercase(),
+    };
+    if field.is_map()
+        && let Kind::Message(entry) = field.kind()
+    {
+        let key = entry.map_entry_key_field().kind();
+        let value = entry.map_entry_value_field().kind();
+        return format!("map<{}, {}>", scalar(&key), scalar(&value));
+    }
+    if field.is_list() { format!("repeated {}", scalar(&field.kind())) } else { scalar(&field.kind()) }
 }
 
 /// A protox error as `file:line:column` and its message.

@@ -302,6 +302,21 @@ pub(crate) async fn describe(
         Some(encoded) => (encoded, "base64"),
         None => (received.body.into_text(), "text"),
     };
+    // A gRPC call shows its messages as JSON, as assertions and handlers read them.
+    let (body, content_type) = match response.grpc() {
+        Some(grpc) => {
+            let json = String::from_utf8_lossy(&grpc.checked_body()).into_owned();
+            (response.redact(&json), Some("application/json".to_owned()))
+        }
+        None => (body, content_type),
+    };
+    let grpc = received.grpc.map(|grpc| crate::outcome::GrpcInfo {
+        code: grpc.code,
+        number: grpc.number,
+        message: grpc.message,
+        kind: grpc.kind,
+        messages: grpc.messages,
+    });
     let response = ResponseInfo {
         status: received.status,
         status_text: received.status_text.to_owned(),
@@ -324,6 +339,7 @@ pub(crate) async fn describe(
             })
             .collect(),
         stream,
+        grpc,
     };
     (response, logs)
 }

@@ -121,6 +121,27 @@ pub(crate) struct ResponseInfo {
     /// For an event stream or a WebSocket: what was received in the listening window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) stream: Option<StreamInfo>,
+    /// For a gRPC call: how it ended. Its `body` is then the response message as JSON
+    /// (the array of the messages when the server streams), `contentType`
+    /// `application/json`; `status` stays the HTTP exchange's 200.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) grpc: Option<GrpcInfo>,
+}
+
+/// How a gRPC call ended.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GrpcInfo {
+    /// `OK`, `NOT_FOUND`, …
+    pub(crate) code: String,
+    /// 0 for `OK`.
+    pub(crate) number: u32,
+    /// `grpc-message`, redacted; empty when the server sent none.
+    pub(crate) message: String,
+    /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
+    pub(crate) kind: &'static str,
+    /// How many messages the server sent.
+    pub(crate) messages: usize,
 }
 
 /// Milliseconds.

@@ -74,6 +74,7 @@ pub(crate) async fn preview(
     match &prepared.exchange {
         Exchange::EventStream => markdown.push_str("\n\nan event stream (SSE)"),
         Exchange::WebSocket { .. } => markdown.push_str("\n\na WebSocket"),
+        Exchange::Grpc(_) => markdown.push_str("\n\na gRPC call (the body is its messages, one per line)"),
         Exchange::Http => {}
     }
     let _ = write!(markdown, "\n\ntimeout {} ms", prepared.timeout.as_millis());

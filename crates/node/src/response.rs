@@ -27,6 +27,21 @@ pub struct NativeResponse {
     /// Triggered by `cancel()`: ends a `read()` under way, which holds `chunks`.
     stop: CancellationToken,
     streaming: bool,
+    grpc: Option<GrpcStatus>,
+}
+
+/// How a gRPC call ended: the `grpc` property of its `Response`.
+#[napi(object)]
+#[derive(Debug, Clone)]
+pub struct GrpcStatus {
+    /// `OK`, `NOT_FOUND`, …
+    pub code: String,
+    /// 0 for `OK`.
+    pub number: u32,
+    /// `grpc-message`, decoded; empty when the server sent none.
+    pub message: String,
+    /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
+    pub kind: String,
 }
 
 impl std::fmt::Debug for NativeResponse {
@@ -59,6 +74,12 @@ impl From<Response> for NativeResponse {
             chunks: tokio::sync::Mutex::new(chunks),
             stop: CancellationToken::new(),
             streaming,
+            grpc: response.grpc().map(|grpc| GrpcStatus {
+                code: grpc.code.clone(),
+                number: grpc.number,
+                message: response.redact(&grpc.message),
+                kind: grpc.kind.to_owned(),
+            }),
         }
     }
 }
@@ -99,6 +120,13 @@ impl NativeResponse {
     #[must_use]
     pub fn redirected(&self) -> bool {
         self.redirected
+    }
+
+    /// How a gRPC call ended; `null` for other requests (whose body is then not JSON lines).
+    #[napi(getter)]
+    #[must_use]
+    pub fn grpc(&self) -> Option<GrpcStatus> {
+        self.grpc.clone()
     }
 
     /// `true` when the body still arrives (an event stream): read it with `read()`.

@@ -147,6 +147,28 @@ pub struct ResponseInfo {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub http_version: String,
+    /// How a gRPC call ended (absent for other requests); `body` is then the response
+    /// messages as proto3 JSON, one per line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<GrpcStatus>,
+}
+
+/// The status of a gRPC call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GrpcStatus {
+    /// `OK`, `NOT_FOUND`, …
+    pub code: String,
+    /// The status's number (0 for `OK`).
+    pub number: u32,
+    /// `grpc-message`, decoded; empty when the server sent none.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub message: String,
+    /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub kind: String,
 }
 
 // The limits an execution ran under.

@@ -15,8 +15,8 @@ mod session;
 mod stored;
 
 pub use answer::{
-    ExecuteResponse, ExecuteWsResponse, Header, Limits, RequestInfo, Resolved, ResponseInfo, SessionRef, TimingInfo,
-    WsSessionInfo,
+    ExecuteResponse, ExecuteWsResponse, GrpcStatus, Header, Limits, RequestInfo, Resolved, ResponseInfo, SessionRef,
+    TimingInfo, WsSessionInfo,
 };
 pub use error::ErrorCode;
 pub use event::{

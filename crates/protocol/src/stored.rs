@@ -91,6 +91,9 @@ pub struct StoredResponse {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub body_bytes: usize,
+    /// How a gRPC call ended (absent for other requests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<crate::GrpcStatus>,
 }
 
 /// Where an execution failed.

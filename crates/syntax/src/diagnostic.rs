@@ -122,6 +122,10 @@ pub enum Code {
     /// A file the request reads (`< ../../secret.txt`) outside the project, which runs
     /// do not read unless allowed (semantic).
     ExternalFile,
+    /// A gRPC request that cannot be sent as written: a target that is not
+    /// `host:port/package.Service/Method`, a body that is not messages, a `proto` line
+    /// without a file.
+    InvalidGrpc,
 }
 
 impl Code {
@@ -166,6 +170,7 @@ impl Code {
         Code::MisspeltDirective,
         Code::InvalidUrl,
         Code::ExternalFile,
+        Code::InvalidGrpc,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -230,6 +235,7 @@ impl Code {
             Code::UnsupportedAuth => "unsupported-auth",
             Code::MisspeltDirective => "misspelt-directive",
             Code::InvalidUrl => "invalid-url",
+            Code::InvalidGrpc => "invalid-grpc",
             Code::ExternalFile => "external-file",
         }
     }
@@ -263,7 +269,8 @@ impl Code {
             | Code::MisspeltDirective
             | Code::UndefinedVariable
             | Code::InvalidUrl
-            | Code::ExternalFile => Severity::Error,
+            | Code::ExternalFile
+            | Code::InvalidGrpc => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective

@@ -39,6 +39,16 @@ pub enum DirectiveKind {
     GraphQl,
     /// `@jq` (Kulala): the editors show the response body through a jq filter.
     Jq,
+    /// `@grpc-proto` (Kulala): a proto file of a gRPC request.
+    GrpcProto,
+    /// `@grpc-import-path` (Kulala): where a gRPC request's proto imports are found.
+    GrpcImportPath,
+    /// `@grpc-protoset` (Kulala): a compiled descriptor set.
+    GrpcProtoset,
+    /// `@grpc-plaintext` (Kulala): no TLS.
+    GrpcPlaintext,
+    /// `@grpc-reflection [server]` (httpyac): the schema by server reflection.
+    GrpcReflection,
     /// A directive of another tool that Volley reads and ignores.
     Ignored,
     /// Not a directive anyone defines.
@@ -183,6 +193,49 @@ pub const SUPPORTED: &[DirectiveInfo] = &[
               unchanged.",
     },
     DirectiveInfo {
+        name: "grpc-proto",
+        kind: DirectiveKind::GrpcProto,
+        value: ValueRule::Required,
+        placeholder: "<./file.proto>",
+        doc: "A proto file of a gRPC request (Kulala), compiled when the request runs; \
+              repeat it for several files. httpyac writes `proto < ./file.proto` above the \
+              request (or above the first `###`, for every request of the file).",
+    },
+    DirectiveInfo {
+        name: "grpc-import-path",
+        kind: DirectiveKind::GrpcImportPath,
+        value: ValueRule::Required,
+        placeholder: "<./directory>",
+        doc: "A directory where the imports of a gRPC request's proto files are found \
+              (Kulala); repeat it for several. The directory of each proto file is searched \
+              too, and Google's well-known types are built in.",
+    },
+    DirectiveInfo {
+        name: "grpc-protoset",
+        kind: DirectiveKind::GrpcProtoset,
+        value: ValueRule::Required,
+        placeholder: "<./file.protoset>",
+        doc: "A compiled descriptor set (`protoc --include_imports --descriptor_set_out`) \
+              that describes a gRPC request's service (Kulala).",
+    },
+    DirectiveInfo {
+        name: "grpc-plaintext",
+        kind: DirectiveKind::GrpcPlaintext,
+        value: ValueRule::None,
+        placeholder: "",
+        doc: "Calls a gRPC target written grpcurl's way (`GRPC host:port package.Service/Method`, \
+              Kulala) without TLS; without it such a call uses TLS, as grpcurl does.",
+    },
+    DirectiveInfo {
+        name: "grpc-reflection",
+        kind: DirectiveKind::GrpcReflection,
+        value: ValueRule::Optional,
+        placeholder: "<host:port>",
+        doc: "Asks the server for the gRPC request's schema by server reflection (httpyac), \
+              even when proto files are given; the value names another server to ask. A \
+              gRPC request without proto files uses reflection anyway.",
+    },
+    DirectiveInfo {
         name: "note",
         kind: DirectiveKind::Note,
         value: ValueRule::Optional,
@@ -240,7 +293,6 @@ pub const IGNORED: &[&str] = &[
     "no-response-view",
     "noResponseView",
     "metaDataLogging",
-    "grpc-reflection",
     "post-redirect-get",
     "lang",
     "language",

@@ -43,6 +43,15 @@ pub struct GraphQlFragment {
 }
 
 impl Document {
+    /// The `proto <` lines that apply to `request`: those of the blocks without a
+    /// request line (httpyac's global region), then those of its own block.
+    #[must_use]
+    pub fn proto_imports_of(&self, request: &Request) -> Vec<&ProtoImport> {
+        let global = self.blocks.iter().filter(|block| block.request.is_none() && block.index != request.block);
+        let own = self.blocks.iter().filter(|block| block.index == request.block);
+        global.chain(own).flat_map(|block| &block.proto_imports).collect()
+    }
+
     /// The requests of the file, in order.
     pub fn requests(&self) -> impl Iterator<Item = &Request> {
         self.blocks.iter().filter_map(|block| block.request.as_deref())
@@ -157,6 +166,22 @@ pub struct Block {
     pub orphan_directives: Vec<Directive>,
     /// Scripts of a block without a request line (they do not run).
     pub orphan_scripts: Vec<Script>,
+    /// httpyac's `proto < ./file.proto` lines: those of a block without a request line
+    /// apply to every gRPC request of the file, the others to their block's request.
+    pub proto_imports: Vec<ProtoImport>,
+}
+
+/// httpyac's `proto < ./file.proto` line, with the @grpc/proto-loader option lines under it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ProtoImport {
+    /// The line and its option lines.
+    pub span: Span,
+    /// The file, as written (`{{variables}}` are substituted when the request runs).
+    pub path: Spanned<String>,
+    /// `includeDirs: ["./protos"]`: where imports are looked up, as written.
+    pub include_dirs: Vec<String>,
+    /// `keepCase: true`: responses use the proto's field names, not their JSON names.
+    pub keep_case: bool,
 }
 
 /// A `###` line.
@@ -321,6 +346,27 @@ pub enum Protocol {
     Sse(SseOptions),
     /// WebSocket: `@ws`, a `ws://`/`wss://` URL or `WEBSOCKET url`.
     WebSocket(WebSocketOptions),
+    /// gRPC: `GRPC host:port/package.Service/Method` (or a `grpc://`/`grpcs://` URL).
+    Grpc(GrpcOptions),
+}
+
+/// Where a gRPC request finds its schema, and how it connects.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct GrpcOptions {
+    /// `@grpc-proto ./file.proto` (Kulala), in order; httpyac's `proto <` lines are the
+    /// document's ([`Document::proto_imports_of`]).
+    pub protos: Vec<Template>,
+    /// `@grpc-import-path ./dir`: where imports are looked up.
+    pub import_paths: Vec<Template>,
+    /// `@grpc-protoset ./file.pb`: a compiled descriptor set.
+    pub protoset: Option<Template>,
+    /// `@grpc-plaintext` (Kulala): no TLS for a target written grpcurl's way.
+    pub plaintext: bool,
+    /// `@grpc-reflection [server]` (httpyac): ask the server (or the one named) for the
+    /// schema even when proto files are given.
+    pub reflection: bool,
+    /// The server named by `@grpc-reflection`.
+    pub reflection_server: Option<Template>,
 }
 
 /// Options of an SSE request.

@@ -26,6 +26,7 @@ pub mod directive;
 mod document;
 mod listing;
 mod lower;
+mod messages;
 mod method;
 mod refusal;
 mod request_body;
@@ -39,11 +40,12 @@ pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
 pub use document::{
     Block, Body, BodyPart, Directive, Document, FileBody, FormBody, FormField, FormValue, GraphQlBody, GraphQlFragment,
-    Header, PartsBody, Protocol, Request, Script, ScriptKind, Separator, SseOptions, Timeout, VariableDeclaration,
-    WebSocketOptions,
+    GrpcOptions, Header, PartsBody, ProtoImport, Protocol, Request, Script, ScriptKind, Separator, SseOptions, Timeout,
+    VariableDeclaration, WebSocketOptions,
 };
 pub use listing::{Listing, MAX_LISTED};
 pub use lower::duplicate_names;
+pub use messages::{StreamMessage, split_messages};
 pub use method::Method;
 pub use refusal::{BrokenVariable, Refusal};
 pub use span::{LineIndex, Position, Span, Spanned};

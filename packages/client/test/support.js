@@ -63,6 +63,38 @@ function startVolley(args, stream, env = {}) {
   });
 }
 
+/** Starts the grpc-js test server of tests/grpc (`args`: `--no-reflection`, …);
+ * resolves to its `host:port` and a `stop()`. */
+function startGrpcServer(args = []) {
+  const directory = path.join(repository, 'tests', 'grpc');
+  if (!fs.existsSync(path.join(directory, 'node_modules', '@grpc', 'grpc-js'))) {
+    throw new Error('tests/grpc has no node_modules: run `npm ci` there (scripts/test does)');
+  }
+  const child = spawn(process.execPath, ['server.mjs', ...args], { cwd: directory, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (data) => {
+      text += data;
+      const port = /listening on (\d+)/.exec(text)?.[1];
+      if (port === undefined) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve({
+        authority: `127.0.0.1:${port}`,
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', done);
+            child.kill();
+          }),
+      });
+    };
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', onData);
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the gRPC test server exited with ${code}: ${text}`)));
+  });
+}
+
 /** A local port with nothing listening on it (bound, then released). */
 function closedPort() {
   return new Promise((resolve, reject) => {
@@ -87,4 +119,4 @@ async function untilEventStreamsClosed(echoUrl, ms = 5000) {
   }
 }
 
-module.exports = { startEchoServer, startExecutionServer, closedPort, untilEventStreamsClosed, repository };
+module.exports = { startEchoServer, startExecutionServer, startGrpcServer, closedPort, untilEventStreamsClosed, repository };

@@ -125,13 +125,26 @@ fn request(html: &mut String, entry: &Entry) {
         body(html, &sent.body);
     }
     if let Some(response) = &entry.response {
-        let _ = write!(
-            html,
-            "<h3>Response</h3>\n<pre>{} {} {}",
-            escape(&response.http_version),
-            response.status,
-            escape(&response.status_text)
-        );
+        match &response.grpc {
+            Some(grpc) => {
+                let _ = write!(
+                    html,
+                    "<h3>Response</h3>\n<pre>gRPC {} ({}) {}",
+                    escape(&grpc.code),
+                    grpc.number,
+                    escape(&grpc.message)
+                );
+            }
+            None => {
+                let _ = write!(
+                    html,
+                    "<h3>Response</h3>\n<pre>{} {} {}",
+                    escape(&response.http_version),
+                    response.status,
+                    escape(&response.status_text)
+                );
+            }
+        }
         headers(html, &response.headers);
         html.push_str("\n</pre>\n");
         body(html, &response.body);

@@ -70,6 +70,17 @@ pub(crate) struct Received {
     pub(crate) headers: Vec<(String, String)>,
     #[serde(flatten)]
     pub(crate) body: Body,
+    #[serde(default)]
+    pub(crate) grpc: Option<GrpcStatus>,
+}
+
+/// How a gRPC call ended.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct GrpcStatus {
+    pub(crate) code: String,
+    pub(crate) number: u32,
+    #[serde(default)]
+    pub(crate) message: String,
 }
 
 /// A body: `body` (text) or `body_base64` (bytes that are not UTF-8).

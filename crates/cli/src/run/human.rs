@@ -169,6 +169,9 @@ fn sent(out: &mut String, response: &Response) {
 
 /// The status line, headers and body of the response.
 fn exchange(out: &mut String, response: &Response, text: &str) {
+    if let Some(grpc) = response.grpc() {
+        return grpc_exchange(out, response, grpc);
+    }
     let status = match response.status() {
         200..=299 => GREEN,
         300..=399 => CYAN,
@@ -218,6 +221,33 @@ fn exchange(out: &mut String, response: &Response, text: &str) {
             response.body_bytes().len(),
             content_type.unwrap_or("no type")
         );
+    }
+}
+
+/// The status of a gRPC call, its headers and trailers, and each message as pretty JSON.
+fn grpc_exchange(out: &mut String, response: &Response, grpc: &volley_engine::GrpcResult) {
+    let status = if grpc.is_ok() { GREEN } else { RED };
+    let count = grpc.messages.len();
+    // grpc-js sends `grpc-message: OK` with every OK: said once is enough.
+    let message = Some(grpc.message.as_str()).filter(|message| !message.is_empty() && *message != grpc.code);
+    let _ = writeln!(
+        out,
+        "{DIM}gRPC{DIM:#} {}{} ({}){status:#}{} {DIM}· {} · {count} {}{DIM:#}",
+        status.bold(),
+        grpc.code,
+        grpc.number,
+        message.map_or_else(String::new, |message| format!(" {}", response.redact(message))),
+        duration(response.timing().total),
+        if count == 1 { "message" } else { "messages" },
+    );
+    for (name, value) in response.redactor().headers(response.headers()) {
+        let _ = writeln!(out, "{DIM}{name}:{DIM:#} {value}");
+    }
+    for message in &grpc.messages {
+        out.push('\n');
+        let text = response.redact(&serde_json::to_string_pretty(message).unwrap_or_default());
+        out.push_str(&text);
+        out.push('\n');
     }
 }
 

@@ -58,7 +58,10 @@ pub(crate) fn print(part: Part, results: &[RequestResult], files: &[File]) {
                 crate::output::line(&lines.join("\n"));
             }
         }
-        Part::Status => crate::output::line(&response.status().to_string()),
+        // A gRPC call's status is its name (`OK`, `NOT_FOUND`), not the HTTP exchange's 200.
+        Part::Status => crate::output::line(
+            &response.grpc().map_or_else(|| response.status().to_string(), |grpc| grpc.code.clone()),
+        ),
         Part::None => {}
     }
     let failures = super::human::failed_checks(response, file);

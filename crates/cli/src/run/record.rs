@@ -80,6 +80,18 @@ struct ResponseRecord {
     headers: Vec<(String, String)>,
     #[serde(flatten)]
     body: BodyRecord,
+    /// How a gRPC call ended (its body is then the messages, one JSON text per line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grpc: Option<GrpcRecord>,
+}
+
+#[derive(Debug, Serialize)]
+struct GrpcRecord {
+    code: String,
+    number: u32,
+    message: String,
+    kind: &'static str,
+    messages: usize,
 }
 
 /// A body as text when it is UTF-8, else in base64.
@@ -167,6 +179,13 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
                 redirected: received.redirected,
                 headers: received.headers,
                 body: body(received.body),
+                grpc: received.grpc.map(|grpc| GrpcRecord {
+                    code: grpc.code,
+                    number: grpc.number,
+                    message: grpc.message,
+                    kind: grpc.kind,
+                    messages: grpc.messages,
+                }),
             });
             record.timing = Some(TimingRecord { ttfb_ms: millis(timing.ttfb), total_ms: millis(timing.total) });
             record.assertions = assertion_records(assertions);

@@ -67,9 +67,10 @@ fn line(result: &RequestResult, file: &File) -> String {
                 let passed = assertions.iter().filter(|assertion| assertion.passed()).count();
                 format!("{passed}/{} passed", assertions.len())
             };
+            let status =
+                response.grpc().map_or_else(|| response.status().to_string(), |grpc| format!("gRPC {}", grpc.code));
             format!(
-                "{mark} {title} · {} · {checks} · {} {place}",
-                response.status(),
+                "{mark} {title} · {status} · {checks} · {} {place}",
                 super::human::duration(response.timing().total)
             )
         }

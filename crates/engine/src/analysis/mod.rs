@@ -144,7 +144,9 @@ impl<'a> Walker<'a> {
         // A request line refused for its protocol (`GRPC …`, `MQTT …`) has no HTTP URL.
         let unsupported =
             self.document.errors_of(request).any(|diagnostic| diagnostic.code == Code::UnsupportedRequest);
-        if !unsupported {
+        if matches!(request.protocol, Protocol::Grpc(_)) {
+            grpc_target(request, out);
+        } else if !unsupported {
             url(request, out);
         }
         for header in &request.headers {
@@ -183,12 +185,32 @@ impl<'a> Walker<'a> {
                     self.template(value, out);
                 }
             }
+            Protocol::Grpc(grpc) => {
+                for file in grpc.protos.iter().chain(&grpc.protoset) {
+                    self.template(file, out);
+                    self.file(file, out);
+                }
+                for template in grpc.import_paths.iter().chain(&grpc.reflection_server) {
+                    self.template(template, out);
+                }
+                for import in self.document.proto_imports_of(request) {
+                    if !import.path.value.contains("{{") {
+                        self.file_at(&import.path.value, import.path.span, out);
+                    }
+                }
+            }
         }
         match &request.body {
             Body::None => {}
             Body::Inline(template) => {
                 self.template(template, out);
-                if is_json(request) {
+                if matches!(request.protocol, Protocol::Grpc(_)) {
+                    // Each message of a gRPC call is a JSON text.
+                    for message in volley_syntax::split_messages(template).iter().filter(|message| !message.is_blank())
+                    {
+                        self.json_body(&message.body, out);
+                    }
+                } else if is_json(request) {
                     self.json_body(template, out);
                 }
             }
@@ -520,6 +542,22 @@ fn assertion(value: &Template, flavour: assert::Flavour, out: &mut Listing) {
 }
 
 /// `true` when the request's literal `Content-Type` names JSON.
+/// A gRPC target written out that no run can call (`GRPC localhost:50051` without a
+/// method): the run's error, found before.
+fn grpc_target(request: &Request, out: &mut Listing) {
+    let Some(written) = request.url.as_literal() else { return };
+    let written = written.trim();
+    if written.starts_with('/') {
+        return; // After the variable `host`.
+    }
+    if let Err(error) = volley_grpc::Target::parse(written) {
+        out.push(Diagnostic::new(Code::InvalidGrpc, request.url.span, error.to_string()).with_hint(
+            "JetBrains and httpyac write `GRPC host:port/package.Service/Method` (`grpcs://` for TLS), Kulala \
+                 `GRPC host:port package.Service/Method`",
+        ));
+    }
+}
+
 fn is_json(request: &Request) -> bool {
     request.headers_named("content-type").any(|header| {
         header.value.as_literal().is_some_and(|value| {

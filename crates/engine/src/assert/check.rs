@@ -27,6 +27,8 @@ pub struct Check {
 pub enum Field {
     /// The status code, a number.
     Status,
+    /// The status of a gRPC call: its number, or its name (`OK`, `NOT_FOUND`).
+    GrpcStatus,
     /// The values of a header (names are case-insensitive), strings.
     Header(String),
     /// The body as text (hashes are of its bytes).
@@ -57,6 +59,7 @@ impl Field {
     pub(crate) fn label(&self) -> String {
         match self {
             Field::Status => "status".to_owned(),
+            Field::GrpcStatus => "grpc-status".to_owned(),
             Field::Header(name) => format!("`{name}`"),
             Field::Body => "body".to_owned(),
             Field::BodyProperty { accessor, .. } => format!("body `{accessor}`"),

@@ -29,6 +29,9 @@ pub struct ResponseParts<'a> {
     /// How long the exchange took; `None` when unknown (`duration` checks are then
     /// invalid).
     pub timing: Option<Timing>,
+    /// The status of a gRPC call, its number and name; `None` for other responses
+    /// (`grpc-status` checks are then invalid).
+    pub grpc_status: Option<(u32, &'a str)>,
     /// Hides secrets from a value before a failure message cuts it to an excerpt (a
     /// cut would leave part of a secret that the redaction of the whole message no
     /// longer recognises); `None` to show values as they are.
@@ -46,7 +49,10 @@ impl ResponseParts<'_> {
 /// unknown).
 #[must_use]
 pub fn evaluate(assertion: &Assertion, status: u16, headers: &http::HeaderMap, body: &[u8]) -> Outcome {
-    evaluate_parts(assertion, &ResponseParts { status, headers, body: Some(body), timing: None, redactor: None })
+    evaluate_parts(
+        assertion,
+        &ResponseParts { status, headers, body: Some(body), timing: None, redactor: None, grpc_status: None },
+    )
 }
 
 /// Evaluates `assertion` against the parts of a response.
@@ -141,6 +147,14 @@ pub fn evaluate_parts(assertion: &Assertion, parts: &ResponseParts<'_>) -> Outco
 fn evaluate_check(check: &Check, parts: &ResponseParts<'_>, body: &[u8]) -> Outcome {
     let found = match &check.field {
         Field::Status => Found::one(Value::from(parts.status)),
+        Field::GrpcStatus => {
+            let Some((number, name)) = parts.grpc_status else {
+                return invalid("`grpc-status` checks apply to gRPC calls only".to_owned());
+            };
+            // Compared by number with a number (`grpc-status == 5`), else by name.
+            let numeric = check.expected.as_deref().is_none_or(|expected| expected.trim().parse::<u32>().is_ok());
+            Found::one(if numeric { Value::from(number) } else { Value::String(name.to_owned()) })
+        }
         Field::Header(name) => {
             let values: Vec<Value> = parts
                 .headers
@@ -329,7 +343,14 @@ mod tests {
         let assertion = crate::assert::parse_as(expression, crate::assert::Flavour::Httpyac).unwrap();
         evaluate_parts(
             &assertion,
-            &ResponseParts { status: 201, headers: &headers, body: Some(body), timing, redactor: None },
+            &ResponseParts {
+                status: 201,
+                headers: &headers,
+                body: Some(body),
+                timing,
+                redactor: None,
+                grpc_status: None,
+            },
         )
     }
 
@@ -443,7 +464,14 @@ mod tests {
     #[test]
     fn streamed_bodies_refuse_body_checks_of_every_kind() {
         let headers = http::HeaderMap::new();
-        let parts = ResponseParts { status: 200, headers: &headers, body: None, timing: None, redactor: None };
+        let parts = ResponseParts {
+            status: 200,
+            headers: &headers,
+            body: None,
+            timing: None,
+            redactor: None,
+            grpc_status: None,
+        };
         for (expression, flavour, target) in [
             ("body contains x", crate::assert::Flavour::Volley, "body"),
             ("body a == 1", crate::assert::Flavour::Httpyac, "body"),

@@ -210,7 +210,9 @@ const BODY_HINT: &str = "write `body contains \"text\"` or `body not-contains \"
 const JSONPATH_HINT: &str =
     "write `jsonpath $.id exists` or `jsonpath $.name == \"Ada\"` (== != > >= < <= contains matches …)";
 const DURATION_HINT: &str = "write `duration < 500` (milliseconds)";
-const TARGET_HINT: &str = "an assertion starts with `status`, `header`, `body`, `jsonpath` or `duration`";
+const TARGET_HINT: &str =
+    "an assertion starts with `status`, `header`, `body`, `jsonpath`, `duration` or (for gRPC) `grpc-status`";
+const GRPC_STATUS_HINT: &str = "write `grpc-status == OK` or `grpc-status == 0` (== != and, for numbers, > >= < <=)";
 
 /// Parses an assertion expression of `# @assert`.
 pub fn parse(expression: &str) -> Result<Assertion, AssertionSyntaxError> {
@@ -241,6 +243,9 @@ fn volley(expression: &str) -> Result<Assertion, AssertionSyntaxError> {
             Operand { field: Field::Header(name.to_owned()), op_at, noun: "header check", hint: HEADER_HINT }
         }
         "body" => Operand { field: Field::Body, op_at: rest_at, noun: "body check", hint: BODY_HINT },
+        "grpc-status" => {
+            Operand { field: Field::GrpcStatus, op_at: rest_at, noun: "comparison", hint: GRPC_STATUS_HINT }
+        }
         "jsonpath" => return jsonpath(text, rest_at),
         "duration" => duration(text, rest_at, Flavour::Volley)?,
         other => {

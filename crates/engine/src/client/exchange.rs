@@ -191,6 +191,7 @@ impl Client {
                 redactor,
                 assertions: Vec::new(),
                 logs: Vec::new(),
+                grpc: None,
             });
         }
     }
@@ -242,6 +243,7 @@ impl Client {
             redactor,
             assertions: Vec::new(),
             logs: Vec::new(),
+            grpc: None,
         })
     }
 }

@@ -26,7 +26,7 @@ use crate::response::Response;
 use crate::script::{Handled, Realms, ResponseView};
 use crate::transport::{HttpTransport, Transport};
 
-mod cache;
+pub(crate) mod cache;
 mod exchange;
 mod options;
 mod redirect;
@@ -91,6 +91,10 @@ pub(crate) struct Inner {
     pub(crate) realms: Realms,
     /// OAuth 2.0 tokens and discovery documents; shared by forks.
     pub(crate) oauth: Arc<crate::oauth::TokenCache>,
+    /// Compiled gRPC schemas; shared by forks.
+    pub(crate) grpc_schemas: Arc<crate::grpc::SchemaCache>,
+    /// gRPC schemas got by reflection; shared by forks.
+    pub(crate) grpc_reflected: Arc<crate::grpc::ReflectionCache>,
 }
 
 impl Client {
@@ -116,6 +120,8 @@ impl Client {
             dotenvs: Arc::default(),
             realms: Realms::default(),
             oauth: Arc::default(),
+            grpc_schemas: Arc::default(),
+            grpc_reflected: Arc::default(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -142,6 +148,8 @@ impl Client {
             dotenvs: Arc::clone(&self.inner.dotenvs),
             realms: Realms::default(),
             oauth: Arc::clone(&self.inner.oauth),
+            grpc_schemas: Arc::clone(&self.inner.grpc_schemas),
+            grpc_reflected: Arc::clone(&self.inner.grpc_reflected),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -240,17 +248,21 @@ impl Client {
             // Boxed: the handshake's state is large, and inline it would be carried by
             // the future of every HTTP request too (copied whole when that is boxed).
             Exchange::WebSocket { .. } => Box::pin(self.connect_websocket(prepared, cancel)).await,
+            Exchange::Grpc(_) => Box::pin(self.call_grpc(prepared, cancel)).await,
             Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await,
         };
         let mut response = exchanged.map_err(|error| error.redacted(&redactor))?;
-        // A body that streams (events, WebSocket messages) is not there to check.
-        let body = response.body.read().map(|bytes| &bytes[..]);
+        // A body that streams (events, WebSocket messages) is not there to check; a gRPC
+        // call's is its message, or the array of its messages when the server streams.
+        let checked = response.grpc.as_ref().map(|grpc| grpc.checked_body());
+        let body = checked.as_deref().or_else(|| response.body.read().map(|bytes| &bytes[..]));
         let parts = ResponseParts {
             status: response.status(),
             headers: &response.headers,
             body,
             timing: Some(response.timing),
             redactor: Some(&redactor),
+            grpc_status: response.grpc.as_ref().map(|grpc| (grpc.number, grpc.code.as_str())),
         };
         response.assertions = pending.iter().map(|check| redactor.assertion(&check.evaluate(&parts))).collect();
         response.logs = logs.into_iter().map(|line| redactor.redact_owned(line)).collect();
@@ -291,10 +303,21 @@ impl Client {
             });
             return;
         };
-        let text = crate::response::decode_text(body, response.headers.get(http::header::CONTENT_TYPE));
+        // A gRPC call's handlers see its message (or the array of its messages) as JSON.
+        let (text, view_headers) = match &response.grpc {
+            Some(grpc) => {
+                let mut headers = response.headers.clone();
+                headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+                (String::from_utf8_lossy(&grpc.checked_body()).into_owned(), std::borrow::Cow::Owned(headers))
+            }
+            None => (
+                crate::response::decode_text(body, response.headers.get(http::header::CONTENT_TYPE)),
+                std::borrow::Cow::Borrowed(&response.headers),
+            ),
+        };
         let sent = &response.request;
         input.request = std::mem::take(&mut input.request).sent(&sent.url, &sent.headers, &sent.body);
-        input.response = Some(ResponseView::new(response.status(), &response.headers));
+        input.response = Some(ResponseView::new(response.status(), &view_headers));
         let Handled { results, logs, globals } = self.run_handlers(&scripts, &mut input, &text);
         if results.is_empty() && logs.is_empty() {
             return;

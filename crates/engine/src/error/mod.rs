@@ -380,6 +380,18 @@ pub enum BuildError {
         /// Where the body (or its part) is written.
         span: Span,
     },
+    /// A gRPC call that cannot be made as written: a target that is not
+    /// `host:port/package.Service/Method`, a proto file that does not compile, a service
+    /// or method the schema does not have, a message that is not of the method's type.
+    #[error("{}: {message}", span)]
+    Grpc {
+        /// What is wrong (a proto file's own `file:line:column` first, when it is there).
+        message: String,
+        /// How to fix it.
+        hint: Option<String>,
+        /// The part of the request at fault (the request line, a message, a directive).
+        span: Span,
+    },
     /// A pre-request script threw, ran past its time limit or its memory limit.
     #[error("{}: {message}", span)]
     Script {
@@ -446,6 +458,9 @@ impl BuildError {
                 BuildError::Auth { message: clean(message), hint: clean(hint), span }
             }
             BuildError::InvalidBody { message, span } => BuildError::InvalidBody { message: clean(message), span },
+            BuildError::Grpc { message, hint, span } => {
+                BuildError::Grpc { message: clean(message), hint: hint.map(clean), span }
+            }
             BuildError::Script { message, stack, span } => {
                 BuildError::Script { message: clean(message), stack: clean(stack), span }
             }
@@ -472,6 +487,7 @@ impl BuildError {
             | BuildError::Auth { span, .. }
             | BuildError::InvalidTimeout { span, .. }
             | BuildError::InvalidBody { span, .. }
+            | BuildError::Grpc { span, .. }
             | BuildError::TooLarge { span, .. }
             | BuildError::Script { span, .. }
             | BuildError::Included { span, .. } => *span,
@@ -498,6 +514,7 @@ impl BuildError {
             BuildError::Auth { .. } => "auth-failed",
             BuildError::InvalidTimeout { .. } => "invalid-timeout",
             BuildError::InvalidBody { .. } => "invalid-body",
+            BuildError::Grpc { .. } => "invalid-grpc",
             BuildError::TooLarge { .. } => "too-large",
             BuildError::Script { .. } => "script-error",
             BuildError::Included { source, .. } => source.code(),
@@ -549,6 +566,7 @@ impl BuildError {
             }
             BuildError::InvalidTimeout { .. } => Some(volley_syntax::directive::DURATION_HINT.to_owned()),
             BuildError::Credentials { hint, .. } => Some(hint.clone()),
+            BuildError::Grpc { hint, .. } => hint.clone(),
             BuildError::Auth { hint, .. } if !hint.is_empty() => Some(hint.clone()),
             BuildError::Script { stack, .. } if !stack.is_empty() => Some(format!("JavaScript stack:\n{stack}")),
             _ => None,

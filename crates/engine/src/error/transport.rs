@@ -95,6 +95,9 @@ fn tls_hint(message: &str) -> &'static str {
         || message.contains("no client certificate")
     {
         "the server wants a client certificate: name one with `--cert FILE --key FILE` or volley.jsonc `tls.hosts`"
+    } else if message.contains("InvalidContentType") || lower.contains("corrupt message") {
+        "the server answered without TLS: it is a plaintext server (`http://`; for gRPC `grpc://`, or \
+         Kulala's `# @grpc-plaintext`)"
     } else if lower.contains("expired") {
         "the server's certificate has expired (or this machine's clock is wrong)"
     } else if message.contains("NotValidForName") || lower.contains("not valid for name") {

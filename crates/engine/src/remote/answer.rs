@@ -88,7 +88,20 @@ pub(crate) fn response_from_answer(
     }
     // The scripts' `client.log` lines, redacted by the server.
     response.logs = answer.logs;
+    if let Some(grpc) = wire.grpc {
+        response.grpc = Some(std::sync::Arc::new(grpc_result(grpc, response.body_bytes())));
+    }
     Ok(response)
+}
+
+/// The gRPC status of an answer, with its messages read back from the body's JSON lines.
+fn grpc_result(status: volley_protocol::GrpcStatus, body: &[u8]) -> crate::GrpcResult {
+    let messages = String::from_utf8_lossy(body).lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
+    let kind = ["unary", "server-streaming", "client-streaming", "bidirectional"]
+        .into_iter()
+        .find(|kind| *kind == status.kind)
+        .unwrap_or("unary");
+    crate::GrpcResult { code: status.code, number: status.number, message: status.message, kind, messages }
 }
 
 /// The outcomes of an answer's `assertions`, their spans positioned in `content` (the

@@ -550,6 +550,7 @@ fn kind_of(content: &str, selection: &Selection) -> Kind {
     match &request.protocol {
         Protocol::Sse(_) => Kind::EventStream,
         Protocol::WebSocket(_) => Kind::WebSocket,
+        Protocol::Grpc(_) => Kind::Http,
         Protocol::Http => {
             let prefix = request.url.literal_prefix().trim_start().to_ascii_lowercase();
             if prefix.starts_with("ws://") || prefix.starts_with("wss://") { Kind::WebSocket } else { Kind::Http }

@@ -59,6 +59,23 @@ pub struct ResponseSummary {
     pub body_bytes: usize,
     /// The body was cut at the size limit.
     pub truncated: bool,
+    /// How a gRPC call ended; `None` for other requests.
+    pub grpc: Option<GrpcSummary>,
+}
+
+/// The status of a gRPC call, redacted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcSummary {
+    /// `OK`, `NOT_FOUND`, …
+    pub code: String,
+    /// The status's number.
+    pub number: u32,
+    /// `grpc-message`, redacted; empty when the server sent none.
+    pub message: String,
+    /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
+    pub kind: &'static str,
+    /// How many messages the server sent.
+    pub messages: usize,
 }
 
 /// A body: its text (redacted) when it is UTF-8, else its bytes.
@@ -182,6 +199,13 @@ impl ResponseSummary {
             body: BodySummary::of(response.body_bytes(), redactor),
             body_bytes: response.body_bytes().len(),
             truncated: response.truncated(),
+            grpc: response.grpc().map(|grpc| GrpcSummary {
+                code: grpc.code.clone(),
+                number: grpc.number,
+                message: redactor.redact(&grpc.message).into_owned(),
+                kind: grpc.kind,
+                messages: grpc.messages.len(),
+            }),
         }
     }
 }

@@ -15,5 +15,5 @@ mod kind;
 pub use assertion::{PlacedAssertion, place_assertions};
 pub use diagnostic::PlacedDiagnostic;
 pub use error::PlacedError;
-pub use exchange::{BodySummary, Exchange, ResponseSummary, SentSummary};
+pub use exchange::{BodySummary, Exchange, GrpcSummary, ResponseSummary, SentSummary};
 pub use kind::ErrorKind;

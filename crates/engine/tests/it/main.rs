@@ -8,6 +8,7 @@ mod compatibility;
 mod configuration;
 mod credentials;
 mod exchange;
+mod grpc;
 mod network;
 mod oauth;
 mod resolvers;

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use volley_grpc::{CallError, Code, Kind, ReflectionError, Schema, SchemaError, Settings, Target, call};
+use volley_grpc::{CallError, Code, Kind, Outgoing, ReflectionError, Schema, SchemaError, Settings, Target, call};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -62,8 +62,8 @@ fn schema() -> Schema {
     Schema::compile(&[protos.join("shop.proto")], &[protos]).unwrap()
 }
 
-fn json(messages: &[&str]) -> Vec<String> {
-    messages.iter().map(|message| (*message).to_owned()).collect()
+fn json(messages: &[&str]) -> Vec<Outgoing> {
+    messages.iter().map(|message| Outgoing::message(*message)).collect()
 }
 
 #[tokio::test]
@@ -116,6 +116,22 @@ async fn every_kind_of_call_with_the_proto3_json_mapping_and_metadata() {
         .map(|line| (line["position"].as_i64().unwrap(), line["text"].as_str().unwrap()))
         .collect();
     assert_eq!(texts, [(1, "echo: hello"), (2, "echo: again")]);
+
+    // `=== wait-for-server`: the second line goes once the first is echoed (300 ms
+    // later), not at once.
+    let texts_of = |outcome: volley_grpc::CallOutcome| -> Vec<String> {
+        outcome.messages.iter().map(|line| line["text"].as_str().unwrap().to_owned()).collect()
+    };
+    let at_once = json(&[r#"{"text": "slow one"}"#, r#"{"text": "two"}"#]);
+    let sent = call(&server.target("Chat"), &chat, &[], &at_once, &Settings::default()).await.unwrap();
+    assert_eq!(texts_of(sent), ["echo: two", "echo: slow one (heard 2)"]);
+    let waiting = [
+        Outgoing::message(r#"{"text": "slow one"}"#),
+        Outgoing { wait_for_server: 1, json: Some(r#"{"text": "two"}"#.to_owned()) },
+        Outgoing { wait_for_server: 1, json: None },
+    ];
+    let sent = call(&server.target("Chat"), &chat, &[], &waiting, &Settings::default()).await.unwrap();
+    assert_eq!(texts_of(sent), ["echo: slow one (heard 1)", "echo: two"]);
 }
 
 #[tokio::test]

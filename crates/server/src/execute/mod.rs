@@ -495,7 +495,7 @@ impl Run {
 /// Checks the prepared request against the route and applies its settings.
 fn compile(prepared: &mut PreparedRequest, body: &ExecuteRequest, route: Route) -> Result<(), ApiError> {
     match (&prepared.exchange, route) {
-        (Exchange::Http, Route::Execute) => Ok(()),
+        (Exchange::Http | Exchange::Grpc(_), Route::Execute) => Ok(()),
         (Exchange::EventStream, Route::Execute) => Err(ApiError::validation(
             "the request is a Server-Sent Events request (`@sse` or `Accept: text/event-stream`): use POST /execute/sse",
         )),

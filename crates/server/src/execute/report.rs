@@ -11,7 +11,7 @@ use volley_engine::report::{
     ErrorKind, PlacedAssertion, PlacedDiagnostic, PlacedError, ResponseSummary, place_assertions,
 };
 use volley_engine::{BuildError, Error, Response, SelectionError, TransportError};
-use volley_protocol::{CheckOutcome, ErrorCode};
+use volley_protocol::{CheckOutcome, ErrorCode, GrpcStatus};
 use volley_syntax::Span;
 
 use crate::error::ApiError;
@@ -55,6 +55,12 @@ pub(crate) fn response_info(response: &Response) -> ResponseInfo {
         url: response.url().to_string(),
         redirected: response.redirected(),
         http_version: format!("{:?}", response.version()),
+        grpc: response.grpc().map(|grpc| GrpcStatus {
+            code: grpc.code.clone(),
+            number: grpc.number,
+            message: grpc.message.clone(),
+            kind: grpc.kind.to_owned(),
+        }),
     }
 }
 
@@ -76,6 +82,12 @@ pub(crate) fn stored_response(response: &Response, limit: usize) -> StoredRespon
         encoding,
         truncated: received.truncated || cut,
         body_bytes: received.body_bytes,
+        grpc: received.grpc.map(|grpc| GrpcStatus {
+            code: grpc.code,
+            number: grpc.number,
+            message: grpc.message,
+            kind: grpc.kind.to_owned(),
+        }),
     }
 }
 

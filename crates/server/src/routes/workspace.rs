@@ -310,6 +310,7 @@ pub(crate) fn protocol_name(protocol: &Protocol) -> &'static str {
         Protocol::Http => "http",
         Protocol::Sse(_) => "sse",
         Protocol::WebSocket(_) => "ws",
+        Protocol::Grpc(_) => "grpc",
     }
 }
 

@@ -390,6 +390,7 @@ impl<'a> Lowerer<'a> {
         let mut directives = Vec::new();
         let mut scripts = Vec::new();
         let mut request = None;
+        let mut proto_imports = Vec::new();
         for child in named_children(node) {
             let kind = child.kind_id();
             if kind == kinds.separator {
@@ -405,7 +406,11 @@ impl<'a> Lowerer<'a> {
             {
                 scripts.push(self.script(child));
             } else if kind == kinds.command {
-                self.command(child);
+                if let Some(import) = self.proto_import(child) {
+                    proto_imports.push(import);
+                } else {
+                    self.command(child);
+                }
             } else if kind == kinds.graphql_fragment {
                 let text = self.node_text(child).trim_end();
                 let name = text["fragment".len()..].split_whitespace().next().unwrap_or_default().to_owned();
@@ -462,6 +467,7 @@ impl<'a> Lowerer<'a> {
             request: request.map(Box::new),
             orphan_directives: directives,
             orphan_scripts: scripts,
+            proto_imports,
         }
     }
 

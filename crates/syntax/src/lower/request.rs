@@ -8,7 +8,9 @@ use super::request_line::{RequestLine, SpecialMethod};
 use super::{Lowerer, Mark, named_children};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::directive::{self, DirectiveKind, ValueRule};
-use crate::document::{Body, Directive, Header, Protocol, Request, Script, SseOptions, Timeout, WebSocketOptions};
+use crate::document::{
+    Body, Directive, GrpcOptions, Header, Protocol, Request, Script, SseOptions, Timeout, WebSocketOptions,
+};
 use crate::method::Method;
 use crate::span::{Span, Spanned};
 use crate::suggest;
@@ -220,9 +222,21 @@ impl Lowerer<'_> {
         let mut last_event_id = None;
         let mut subprotocols = None;
         let mut connect_timeout = None;
+        let mut grpc = GrpcOptions::default();
+        let mut grpc_directives = Vec::new();
         for directive in &directives {
             if !self.check_directive_value(directive) {
                 continue;
+            }
+            if matches!(
+                directive.kind,
+                DirectiveKind::GrpcProto
+                    | DirectiveKind::GrpcImportPath
+                    | DirectiveKind::GrpcProtoset
+                    | DirectiveKind::GrpcPlaintext
+                    | DirectiveKind::GrpcReflection
+            ) {
+                grpc_directives.push((directive.name.span, directive.name.value.clone()));
             }
             match directive.kind {
                 DirectiveKind::Name => {
@@ -249,6 +263,14 @@ impl Lowerer<'_> {
                     let text = directive.value.as_ref().map_or_else(String::new, Template::to_source);
                     request.note = Some(Spanned::new(text, directive.span));
                 }
+                DirectiveKind::GrpcProto => grpc.protos.extend(directive.value.clone()),
+                DirectiveKind::GrpcImportPath => grpc.import_paths.extend(directive.value.clone()),
+                DirectiveKind::GrpcProtoset => grpc.protoset.clone_from(&directive.value),
+                DirectiveKind::GrpcPlaintext => grpc.plaintext = true,
+                DirectiveKind::GrpcReflection => {
+                    grpc.reflection = true;
+                    grpc.reflection_server.clone_from(&directive.value);
+                }
                 DirectiveKind::Assert
                 | DirectiveKind::GraphQl
                 | DirectiveKind::Jq
@@ -263,6 +285,14 @@ impl Lowerer<'_> {
         let sse_accept = request.headers_named("accept").find(|header| {
             header.value.as_literal().is_some_and(|value| value.to_ascii_lowercase().contains("text/event-stream"))
         });
+        let grpc_url = scheme.starts_with("grpc://") || scheme.starts_with("grpcs://");
+        if special == Some(SpecialMethod::Grpc) || grpc_url {
+            self.grpc_request(request, grpc);
+            return;
+        }
+        for (span, name) in grpc_directives {
+            self.ineffective(span, &format!("@{name}"), "gRPC");
+        }
         let websocket = ws_directive.is_some() || websocket_method || ws_url;
         let sse = sse_directive.or(sse_accept.map(|header| header.span)).or(sse_method.then_some(request.method.span));
 
@@ -306,6 +336,31 @@ impl Lowerer<'_> {
                 self.ineffective(value.span, "@lastEventId", "SSE");
             }
         }
+    }
+
+    /// Makes `request` a gRPC call: its body is the request messages (text or a file,
+    /// `===` between messages).
+    fn grpc_request(&mut self, request: &mut Request, options: GrpcOptions) {
+        match &request.body {
+            Body::None | Body::Inline(_) | Body::File(_) => {}
+            Body::Form(_) | Body::Parts(_) | Body::GraphQl(_) => {
+                if let Some(span) = request.body.span() {
+                    self.report(
+                        Diagnostic::new(Code::InvalidGrpc, span, "the body of a gRPC request is its messages, as JSON")
+                            .with_hint(
+                                "write each message as a JSON object, `===` between messages, or `< ./message.json`",
+                            ),
+                    );
+                }
+            }
+        }
+        if let Some(version) = &request.http_version {
+            self.report(
+                Diagnostic::new(Code::InvalidGrpc, version.span, "a gRPC call is always HTTP/2")
+                    .with_hint(format!("remove `{}`", version.value)),
+            );
+        }
+        request.protocol = Protocol::Grpc(options);
     }
 
     /// Reports a missing or unexpected value and unknown names; `false` when the

@@ -28,12 +28,13 @@ pub(super) enum SpecialMethod {
     Sse,
     /// `GRAPHQL` (JetBrains, Kulala, httpyac): a GraphQL `POST`.
     GraphQl,
+    /// `GRPC` (JetBrains, httpyac, Kulala): a gRPC call, an HTTP/2 `POST`.
+    Grpc,
 }
 
 /// Method words and URL schemes of protocols Volley does not send, with the tool that
 /// has them.
 const UNSUPPORTED_PROTOCOLS: &[(&str, &str, &str)] = &[
-    ("GRPC", "grpc://", "gRPC requests (httpyac, JetBrains, Kulala)"),
     ("MQTT", "mqtt://", "MQTT requests (httpyac)"),
     ("MQTTS", "mqtts://", "MQTT requests (httpyac)"),
     ("AMQP", "amqp://", "AMQP requests (httpyac)"),
@@ -59,7 +60,7 @@ impl Lowerer<'_> {
         };
         self.report(
             Diagnostic::new(Code::UnsupportedRequest, line.span, format!("{what} are not supported"))
-                .with_hint("Volley sends HTTP, Server-Sent Events and WebSocket requests"),
+                .with_hint("Volley sends HTTP, Server-Sent Events, WebSocket and gRPC requests"),
         );
         true
     }
@@ -78,7 +79,7 @@ impl Lowerer<'_> {
                 special = special_method(word);
                 let parsed = match special {
                     Some(SpecialMethod::WebSocket | SpecialMethod::Sse) => Method::Get,
-                    Some(SpecialMethod::GraphQl) => Method::Post,
+                    Some(SpecialMethod::GraphQl | SpecialMethod::Grpc) => Method::Post,
                     None => Method::from_word(word),
                 };
                 if special.is_none() && !parsed.is_known() {
@@ -161,6 +162,8 @@ pub(super) fn special_method(word: &str) -> Option<SpecialMethod> {
         Some(SpecialMethod::Sse)
     } else if is("GRAPHQL") {
         Some(SpecialMethod::GraphQl)
+    } else if is("GRPC") {
+        Some(SpecialMethod::Grpc)
     } else {
         None
     }

@@ -7,21 +7,64 @@ use tree_sitter::Node;
 
 use super::Lowerer;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::document::{Script, ScriptKind};
+use crate::document::{ProtoImport, Script, ScriptKind};
 use crate::span::Spanned;
 
 impl Lowerer<'_> {
-    /// Kulala's `import ./file.http` and `run #name`, httpyac's `proto < ./file.proto`
-    /// and `gql Name < ./file.gql`: reported, not run.
+    /// httpyac's `proto < ./file.proto` with its option lines; `None` for other commands.
+    pub(super) fn proto_import(&mut self, node: Node<'_>) -> Option<ProtoImport> {
+        let text = self.node_text(node);
+        let rest = text.strip_prefix("proto")?;
+        let span = self.node_span(node);
+        let mut lines = rest.lines();
+        let first = lines.next().unwrap_or_default();
+        let path_text = first.trim_start().strip_prefix('<').map(str::trim);
+        let Some(path_text) = path_text.filter(|path| !path.is_empty()) else {
+            self.report(
+                Diagnostic::new(Code::InvalidGrpc, span, "`proto` needs a file: `proto < ./service.proto`")
+                    .with_hint("write `<` and the path of the proto file, relative to this file"),
+            );
+            return Some(ProtoImport {
+                span,
+                path: Spanned::new(String::new(), span),
+                include_dirs: Vec::new(),
+                keep_case: false,
+            });
+        };
+        let start = node.start_byte() + "proto".len() + first.find(path_text).unwrap_or(0);
+        let path = Spanned::new(path_text.to_owned(), self.span(start, start + path_text.len()));
+        let mut import = ProtoImport { span, path, include_dirs: Vec::new(), keep_case: false };
+        for line in lines {
+            let Some((name, value)) = line.split_once(':') else { continue };
+            let value = value.trim();
+            match name.trim() {
+                "keepCase" => import.keep_case = value == "true",
+                "includeDirs" => match include_dirs(value) {
+                    Some(directories) => import.include_dirs = directories,
+                    None => self.report(
+                        Diagnostic::new(
+                            Code::InvalidGrpc,
+                            span,
+                            format!("`includeDirs: {value}` is not a list of directories"),
+                        )
+                        .with_hint("write `includeDirs: [\"./protos\", \"./vendor\"]`, relative to this file"),
+                    ),
+                },
+                // The other @grpc/proto-loader options shape JavaScript objects; Volley
+                // writes the canonical proto3 JSON (enum names, 64-bit numbers as
+                // strings, default values included) whatever they say.
+                _ => {}
+            }
+        }
+        Some(import)
+    }
+
+    /// Kulala's `import ./file.http` and `run #name`, httpyac's `gql Name < ./file.gql`:
+    /// reported, not run.
     pub(super) fn command(&mut self, node: Node<'_>) {
         let span = self.node_span(node);
         let text = self.node_text(node).trim();
-        let (message, hint) = if text.starts_with("proto") {
-            (
-                "httpyac `proto` imports (gRPC) are not supported",
-                "Volley sends HTTP, Server-Sent Events and WebSocket requests",
-            )
-        } else if text.starts_with("gql") {
+        let (message, hint) = if text.starts_with("gql") {
             (
                 "httpyac `gql` imports are not supported",
                 "write the query in the request's body, and shared parts as `fragment Name on Type { … }` above it",
@@ -101,4 +144,30 @@ impl Lowerer<'_> {
             Script { span, kind: ScriptKind::ResponseReference, code: None, path: None }
         }
     }
+}
+
+/// `["./a", './b', `${__dirname}/c`]`: the directories of an `includeDirs` option (a
+/// template literal's `${__dirname}` is the file's directory, as in httpyac's examples);
+/// `None` when it is not such a list.
+fn include_dirs(value: &str) -> Option<Vec<String>> {
+    let inner = value.strip_prefix('[')?.strip_suffix(']')?.trim();
+    if inner.is_empty() {
+        return Some(Vec::new());
+    }
+    inner
+        .split(',')
+        .map(|item| {
+            let item = item.trim();
+            let quote = item.chars().next()?;
+            let text = item.strip_prefix(quote)?.strip_suffix(quote)?;
+            match quote {
+                '"' | '\'' => Some(text.to_owned()),
+                '`' => {
+                    let text = text.replace("${__dirname}", ".");
+                    (!text.contains("${")).then_some(text)
+                }
+                _ => None,
+            }
+        })
+        .collect()
 }

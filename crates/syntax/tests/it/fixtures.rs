@@ -146,6 +146,45 @@ fn render(document: &Document) -> String {
                     .map_or(String::new(), |timeout| format!(" connect-timeout {}", duration(timeout)));
                 let _ = writeln!(out, "    websocket{protocols}{timeout}");
             }
+            Protocol::Grpc(options) => {
+                let mut line = String::from("    grpc");
+                for proto in &options.protos {
+                    let _ = write!(line, " proto {}", template(proto));
+                }
+                for path in &options.import_paths {
+                    let _ = write!(line, " import-path {}", template(path));
+                }
+                if let Some(protoset) = &options.protoset {
+                    let _ = write!(line, " protoset {}", template(protoset));
+                }
+                if options.plaintext {
+                    line.push_str(" plaintext");
+                }
+                if options.reflection {
+                    line.push_str(" reflection");
+                }
+                if let Some(server) = &options.reflection_server {
+                    let _ = write!(line, " {}", template(server));
+                }
+                for import in document.proto_imports_of(request) {
+                    let _ = write!(line, " proto-import {:?} include {:?}", import.path.value, import.include_dirs);
+                    if import.keep_case {
+                        line.push_str(" keep-case");
+                    }
+                }
+                let _ = writeln!(out, "{line}");
+                if let volley_syntax::Body::Inline(body) = &request.body {
+                    for message in volley_syntax::split_messages(body) {
+                        let wait = message.wait_for_server;
+                        let _ = writeln!(
+                            out,
+                            "      message [{}] wait {wait} {}",
+                            span(message.body.span),
+                            template(&message.body)
+                        );
+                    }
+                }
+            }
         }
         if let Some(timeout) = &request.timeout {
             let _ = writeln!(out, "    timeout {}", duration(timeout));

@@ -1,0 +1,475 @@
+//! gRPC requests (`GRPC host:port/package.Service/Method`): their messages rendered one
+//! by one, their schema found (proto files compiled in process and kept while the files
+//! are unchanged, a compiled descriptor set, or server reflection kept for a short while
+//! per server), the call made by `volley-grpc`, and its answer as a [`Response`]: the
+//! messages as JSON lines, the gRPC status beside the HTTP one. The HTTP path does not
+//! come here.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::HeaderMap;
+use parking_lot::Mutex;
+use tokio_util::sync::CancellationToken;
+use volley_grpc::{CallError, Kind, Outgoing, ReflectionError, SchemaError};
+pub use volley_grpc::{Field, Schema, Target};
+use volley_syntax::{Body, GrpcOptions, Part, ProtoImport, Request, Span, Spanned, Template};
+
+use crate::body::{Files, build_body};
+use crate::client::Client;
+use crate::client::cache::{MtimeCache, stamp};
+use crate::error::{BuildError, Error, TransportError};
+use crate::interpolate::Renderer;
+use crate::prepare::{Exchange, PreparedRequest};
+use crate::response::{Body as ResponseBody, GrpcResult, Response, SentRequest, Timing};
+
+/// How long a schema got by reflection is used again for calls to the same server.
+const REFLECTION_LIFETIME: Duration = Duration::from_secs(30);
+
+/// A gRPC call, prepared: what [`Exchange::Grpc`] carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrpcCall {
+    pub(crate) messages: Vec<GrpcMessage>,
+    pub(crate) schema: SchemaSource,
+    /// httpyac's `keepCase: true`: responses name fields as the proto file does.
+    pub(crate) proto_field_names: bool,
+    /// The request line: where unknown services and methods are reported.
+    pub(crate) line_span: Span,
+    /// The body: where a wrong number of messages is reported.
+    pub(crate) body_span: Span,
+}
+
+/// A request message, rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GrpcMessage {
+    pub(crate) wait_for_server: usize,
+    /// `None` for waits after the last message.
+    pub(crate) json: Option<String>,
+    pub(crate) span: Span,
+}
+
+/// Where the schema comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SchemaSource {
+    /// Proto files, resolved, with where each is named.
+    pub(crate) protos: Vec<(PathBuf, Span)>,
+    /// Where imports are found.
+    pub(crate) imports: Vec<PathBuf>,
+    /// A compiled descriptor set: its path, its bytes, where it is named.
+    pub(crate) protoset: Option<(PathBuf, Bytes, Span)>,
+    /// Asked of the server by reflection, rather than read from files.
+    pub(crate) reflection: Option<Reflection>,
+}
+
+/// Which server a schema is asked of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Reflection {
+    /// The server called.
+    Called,
+    /// Another (`# @grpc-reflection host:port`).
+    Other(String),
+}
+
+/// Compiled schemas by their proto files and import paths, while the files are unchanged.
+pub(crate) type SchemaCache = MtimeCache<(Vec<PathBuf>, Vec<PathBuf>), Schema>;
+
+/// Schemas got by reflection, by server and service, with when they were got.
+#[derive(Default)]
+pub(crate) struct ReflectionCache(Mutex<Vec<(String, String, Instant, Schema)>>);
+
+impl ReflectionCache {
+    fn get(&self, authority: &str, service: &str) -> Option<Schema> {
+        let mut entries = self.0.lock();
+        entries.retain(|(_, _, got, _)| got.elapsed() < REFLECTION_LIFETIME);
+        entries
+            .iter()
+            .find(|(at, name, _, _)| at == authority && name == service)
+            .map(|(_, _, _, schema)| schema.clone())
+    }
+
+    fn insert(&self, authority: &str, service: &str, schema: Schema) {
+        let mut entries = self.0.lock();
+        entries
+            .retain(|(at, name, got, _)| got.elapsed() < REFLECTION_LIFETIME && !(at == authority && name == service));
+        entries.push((authority.to_owned(), service.to_owned(), Instant::now(), schema));
+    }
+}
+
+/// Renders the messages of a gRPC `request` and finds where its schema comes from; the
+/// bytes are the messages as sent, one JSON text per line (what a run shows as sent).
+pub(crate) async fn prepare(
+    request: &Request,
+    options: &GrpcOptions,
+    imports: &[ProtoImport],
+    renderer: &mut Renderer<'_>,
+    files: &Files<'_>,
+) -> Result<(GrpcCall, Bytes), BuildError> {
+    let body_span = request.body.span().unwrap_or(request.line_span);
+    let stream = match &request.body {
+        Body::None => Vec::new(),
+        Body::Inline(template) => volley_syntax::split_messages(template),
+        Body::File(file) => {
+            let built = build_body(&request.body, renderer, files, None).await?;
+            let text = String::from_utf8_lossy(&built.bytes).into_owned();
+            let whole = Template { span: file.span, parts: vec![Part::Text(Spanned::new(text, file.span))] };
+            volley_syntax::split_messages(&whole)
+        }
+        Body::Form(_) | Body::Parts(_) | Body::GraphQl(_) => {
+            return Err(BuildError::Grpc {
+                message: "the body of a gRPC request is its messages, as JSON".to_owned(),
+                hint: Some("write each message as a JSON object, `===` between messages".to_owned()),
+                span: body_span,
+            });
+        }
+    };
+    let mut messages = Vec::with_capacity(stream.len());
+    for message in stream {
+        let json = if message.is_blank() { None } else { Some(renderer.render(&message.body).await?) };
+        messages.push(GrpcMessage { wait_for_server: message.wait_for_server, json, span: message.body.span });
+    }
+    let sent: Vec<&str> = messages.iter().filter_map(|message| message.json.as_deref()).map(str::trim).collect();
+    let bytes = Bytes::from(json_lines(sent));
+
+    let mut source = SchemaSource { protos: Vec::new(), imports: Vec::new(), protoset: None, reflection: None };
+    for import in imports {
+        let path = renderer.render_text(&import.path.value).await?;
+        let (resolved, _) = files.read(path.trim(), import.path.span)?;
+        source.protos.push((resolved, import.path.span));
+        for directory in &import.include_dirs {
+            source.imports.push(files.inside(directory, import.span)?);
+        }
+    }
+    for template in &options.protos {
+        let path = renderer.render(template).await?;
+        let (resolved, _) = files.read(path.trim(), template.span)?;
+        source.protos.push((resolved, template.span));
+    }
+    for template in &options.import_paths {
+        let path = renderer.render(template).await?;
+        source.imports.push(files.inside(path.trim(), template.span)?);
+    }
+    if let Some(template) = &options.protoset {
+        let path = renderer.render(template).await?;
+        let (resolved, bytes) = files.read(path.trim(), template.span)?;
+        source.protoset = Some((resolved, Bytes::from(bytes), template.span));
+    }
+    if options.reflection || (source.protos.is_empty() && source.protoset.is_none()) {
+        let server = match &options.reflection_server {
+            Some(template) => {
+                Some(renderer.render(template).await?.trim().to_owned()).filter(|server| !server.is_empty())
+            }
+            None => None,
+        };
+        source.reflection = Some(server.map_or(Reflection::Called, Reflection::Other));
+    }
+    let call = GrpcCall {
+        messages,
+        schema: source,
+        proto_field_names: imports.iter().any(|import| import.keep_case),
+        line_span: request.line_span,
+        body_span,
+    };
+    Ok((call, bytes))
+}
+
+/// The schema of a prepared gRPC request and its call's target, as a send would find
+/// them: for the language server's completion and diagnostics. `allow_reflection: false`
+/// gives `Ok(None)` rather than ask a server (what a keystroke must not do).
+pub async fn schema_of(
+    client: &Client,
+    prepared: &PreparedRequest,
+    allow_reflection: bool,
+) -> Result<Option<(Schema, Target)>, Error> {
+    let Exchange::Grpc(call) = &prepared.exchange else { return Ok(None) };
+    if call.schema.reflection.is_some() && !allow_reflection {
+        return Ok(None);
+    }
+    let target = Target::parse(prepared.url.as_str()).map_err(|error| BuildError::Grpc {
+        message: error.to_string(),
+        hint: None,
+        span: call.line_span,
+    })?;
+    let tls = if prepared.url.scheme() == "https" { Some(Arc::new(grpc_tls(prepared)?)) } else { None };
+    let settings = volley_grpc::Settings { timeout: Some(prepared.timeout), tls, proto_field_names: false };
+    let schema = client.grpc_schema(call, &target, &metadata(&prepared.headers), &settings).await?;
+    Ok(Some((schema, target)))
+}
+
+impl Client {
+    /// Makes the gRPC call of `prepared`: the schema, the method, the call within the
+    /// request's timeout (its deadline), cancellation.
+    pub(crate) async fn call_grpc(
+        &self,
+        prepared: PreparedRequest,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Response, Error> {
+        let Exchange::Grpc(call) = &prepared.exchange else {
+            return Err(Error::Transport(TransportError::Other { message: "not a gRPC request".to_owned() }));
+        };
+        let target = Target::parse(prepared.url.as_str()).map_err(|error| BuildError::Grpc {
+            message: error.to_string(),
+            hint: None,
+            span: call.line_span,
+        })?;
+        let tls = if prepared.url.scheme() == "https" { Some(Arc::new(grpc_tls(&prepared)?)) } else { None };
+        let settings =
+            volley_grpc::Settings { timeout: Some(prepared.timeout), tls, proto_field_names: call.proto_field_names };
+        let metadata = metadata(&prepared.headers);
+        let started = Instant::now();
+        let work = async {
+            let schema = self.grpc_schema(call, &target, &metadata, &settings).await?;
+            let method =
+                schema.method(&target.service, &target.method).map_err(|error| schema_error(&error, call.line_span))?;
+            let outgoing: Vec<Outgoing> = call
+                .messages
+                .iter()
+                .map(|message| Outgoing { wait_for_server: message.wait_for_server, json: message.json.clone() })
+                .collect();
+            let outcome = volley_grpc::call(&target, &method, &metadata, &outgoing, &settings)
+                .await
+                .map_err(|error| call_error(error, call, &target))?;
+            Ok::<_, Error>((Kind::of(&method), outcome))
+        };
+        let (kind, outcome) = match cancel {
+            Some(token) => tokio::select! {
+                result = work => result,
+                () = token.cancelled() => Err(Error::Cancelled),
+            },
+            None => work.await,
+        }?;
+        let elapsed = started.elapsed();
+        let mut headers = HeaderMap::new();
+        for (name, value) in outcome.headers.iter().chain(&outcome.trailers) {
+            if let (Ok(name), Ok(value)) =
+                (http::HeaderName::from_bytes(name.as_bytes()), http::HeaderValue::from_str(value))
+            {
+                headers.append(name, value);
+            }
+        }
+        let lines = json_lines(outcome.messages.iter());
+        let grpc = GrpcResult {
+            code: outcome.status.code.name().to_owned(),
+            number: outcome.status.number,
+            message: outcome.status.message.clone(),
+            kind: kind.name(),
+            messages: outcome.messages,
+        };
+        let mut sent_headers = HeaderMap::new();
+        for (name, value) in &metadata {
+            if let (Ok(name), Ok(value)) =
+                (http::HeaderName::from_bytes(name.as_bytes()), http::HeaderValue::from_str(value))
+            {
+                sent_headers.append(name, value);
+            }
+        }
+        Ok(Response {
+            status: http::StatusCode::OK,
+            version: http::Version::HTTP_2,
+            headers,
+            url: prepared.url.clone(),
+            redirected: false,
+            body: ResponseBody::Read(Bytes::from(lines)),
+            truncated: false,
+            timing: Timing { ttfb: elapsed, total: elapsed },
+            request: SentRequest {
+                method: http::Method::POST,
+                url: prepared.url.clone(),
+                headers: sent_headers,
+                body: prepared.body.clone(),
+            },
+            redactor: prepared.redactor.clone(),
+            assertions: Vec::new(),
+            logs: Vec::new(),
+            grpc: Some(Arc::new(grpc)),
+        })
+    }
+
+    /// The schema of a call: by reflection when asked (or when nothing else is given),
+    /// else the descriptor set and the proto files.
+    async fn grpc_schema(
+        &self,
+        call: &GrpcCall,
+        target: &Target,
+        metadata: &[(String, String)],
+        settings: &volley_grpc::Settings,
+    ) -> Result<Schema, Error> {
+        let source = &call.schema;
+        if let Some(server) = &source.reflection {
+            let mut asked = target.clone();
+            if let Reflection::Other(server) = server {
+                let other =
+                    Target::parse(&format!("{server}/{}/{}", target.service, target.method)).map_err(|error| {
+                        BuildError::Grpc {
+                            message: format!("`@grpc-reflection {server}`: {error}"),
+                            hint: Some("name the server as `host:port`".to_owned()),
+                            span: call.line_span,
+                        }
+                    })?;
+                asked.authority = other.authority;
+                asked.tls = other.tls.or(target.tls);
+            }
+            if let Some(schema) = self.inner.grpc_reflected.get(&asked.authority, &target.service) {
+                return Ok(schema);
+            }
+            let schema = Schema::from_reflection(&asked, &target.service, metadata, settings)
+                .await
+                .map_err(|error| reflection_error(error, call, &asked))?;
+            self.inner.grpc_reflected.insert(&asked.authority, &target.service, schema.clone());
+            return Ok(schema);
+        }
+        if let Some((path, bytes, span)) = &source.protoset {
+            return Schema::from_descriptor_set(&path.display().to_string(), bytes)
+                .map_err(|error| schema_error(&error, *span).into());
+        }
+        let protos: Vec<PathBuf> = source.protos.iter().map(|(path, _)| path.clone()).collect();
+        let key = (protos.clone(), source.imports.clone());
+        let io = &*self.inner.config.io;
+        if let Some(schema) = self.inner.grpc_schemas.get(io, &key) {
+            return Ok(schema);
+        }
+        let span = source.protos.first().map_or(call.line_span, |(_, span)| *span);
+        let schema = Schema::compile(&protos, &source.imports).map_err(|error| schema_error(&error, span))?;
+        // Kept while none of the files it was made of changes (imports included).
+        let mut directories = source.imports.clone();
+        directories.extend(protos.iter().filter_map(|path| path.parent().map(PathBuf::from)));
+        let used: Vec<PathBuf> = schema
+            .file_names()
+            .iter()
+            .filter_map(|name| directories.iter().map(|directory| directory.join(name)).find(|path| path.is_file()))
+            .chain(protos.iter().cloned())
+            .collect();
+        self.inner.grpc_schemas.insert(key, schema.clone(), stamp(io, &used));
+        Ok(schema)
+    }
+}
+
+/// The TLS configuration of a call: the CA bundles and client certificate the network
+/// settings choose for its host, HTTP/2 by ALPN.
+fn grpc_tls(prepared: &PreparedRequest) -> Result<rustls::ClientConfig, TransportError> {
+    let choice = match prepared.network.as_deref() {
+        Some(network) => crate::network::TlsChoice::for_url(network, &prepared.url)?,
+        None => crate::network::TlsChoice::default(),
+    };
+    crate::network::rustls_config(&choice, prepared.validate_ssl, &[b"h2"])
+}
+
+/// Each value on a line of its own.
+fn json_lines<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> String {
+    use std::fmt::Write as _;
+    values.into_iter().fold(String::new(), |mut lines, value| {
+        let _ = writeln!(lines, "{value}");
+        lines
+    })
+}
+
+/// The metadata of a call: the request's headers but those the call writes itself
+/// (`content-type`, `te`, the default `user-agent`) and those of HTTP/1.1.
+fn metadata(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter(|(name, value)| {
+            let written_by_the_call =
+                matches!(name.as_str(), "content-type" | "te" | "host" | "connection" | "content-length");
+            let default_agent =
+                name.as_str() == "user-agent" && value.as_bytes() == crate::build::DEFAULT_USER_AGENT.as_bytes();
+            !(written_by_the_call || default_agent)
+        })
+        .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect()
+}
+
+fn schema_error(error: &SchemaError, span: Span) -> BuildError {
+    let hint = match &error {
+        SchemaError::Compile { .. } => Some(
+            "fix the proto file; imports are found in `@grpc-import-path` directories, \
+                                             `includeDirs`, and beside the file that imports them"
+                .to_owned(),
+        ),
+        SchemaError::DescriptorSet { .. } => {
+            Some("make it with `protoc --include_imports --descriptor_set_out=FILE`".to_owned())
+        }
+        SchemaError::UnknownService { known, .. } | SchemaError::UnknownMethod { known, .. } if !known.is_empty() => {
+            Some(format!("the schema has {}", known.join(", ")))
+        }
+        SchemaError::UnknownService { .. } | SchemaError::UnknownMethod { .. } => None,
+    };
+    BuildError::Grpc { message: error.to_string(), hint, span }
+}
+
+fn reflection_error(error: ReflectionError, call: &GrpcCall, target: &Target) -> Error {
+    match error {
+        ReflectionError::Call(error) => call_error(error, call, target),
+        ReflectionError::Schema(error) => schema_error(&error, call.line_span).into(),
+        ReflectionError::NotOffered(_) => BuildError::Grpc {
+            message: format!("the server at {} offers no gRPC reflection, and no schema is given", target.authority),
+            hint: Some(
+                "give the proto file: `# @grpc-proto ./service.proto` (or httpyac's `proto < ./service.proto` line), \
+                 or a descriptor set with `# @grpc-protoset ./service.protoset`"
+                    .to_owned(),
+            ),
+            span: call.line_span,
+        }
+        .into(),
+        ReflectionError::Answered(message) => BuildError::Grpc {
+            message: format!("the server's reflection answered: {message}"),
+            hint: Some("check the service's name, or give its proto file with `# @grpc-proto`".to_owned()),
+            span: call.line_span,
+        }
+        .into(),
+    }
+}
+
+fn call_error(error: CallError, call: &GrpcCall, target: &Target) -> Error {
+    let located = |message: String, hint: &str, span: Span| -> Error {
+        BuildError::Grpc { message, hint: Some(hint.to_owned()), span }.into()
+    };
+    match error {
+        CallError::Json { number, message, reason } => {
+            let span = call
+                .messages
+                .iter()
+                .filter(|sent| sent.json.is_some())
+                .nth(number - 1)
+                .map_or(call.body_span, |sent| sent.span);
+            located(
+                format!("the message is not a `{message}`: {reason}"),
+                "write the message as the proto3 JSON of its type: field names as in the proto file or in lowerCamelCase",
+                span,
+            )
+        }
+        error @ CallError::TooManyMessages { .. } => {
+            located(error.to_string(), "send one message, or call a streaming method", call.body_span)
+        }
+        CallError::Metadata(name) => located(
+            format!("the header `{name}` cannot be sent as gRPC metadata"),
+            "metadata names are lower-case letters, digits and `-_.`; values visible ASCII (a `-bin` name for bytes)",
+            call.line_span,
+        ),
+        CallError::Connect { authority, reason } => {
+            let lower = reason.to_ascii_lowercase();
+            if lower.contains("refused") {
+                TransportError::ConnectionRefused { host: authority }.into()
+            } else if lower.contains("lookup") || lower.contains("resolve") || lower.contains("name or service") {
+                TransportError::Dns {
+                    host: authority.split(':').next().unwrap_or_default().to_owned(),
+                    message: reason,
+                }
+                .into()
+            } else {
+                TransportError::Other { message: format!("cannot connect to {authority}: {reason}") }.into()
+            }
+        }
+        CallError::Handshake { authority, reason } => TransportError::Tls { host: authority, message: reason }.into(),
+        CallError::Tls => located(CallError::Tls.to_string(), "write `grpc://` for plaintext", call.line_span),
+        error @ CallError::NotGrpc { .. } => TransportError::Other {
+            message: format!(
+                "{error} at {}: is it a gRPC server (and over TLS when the target says `grpcs://`)?",
+                target.authority
+            ),
+        }
+        .into(),
+        other => TransportError::Other { message: format!("gRPC call to {}: {other}", target.authority) }.into(),
+    }
+}
