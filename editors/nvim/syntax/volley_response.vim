@@ -19,22 +19,28 @@ syntax match volleyResponseSuccess /\%(^HTTP\/\S\+ \)\@<=2\d\d\>.\{-}\ze\%(\s\s\
 syntax match volleyResponseRedirect /\%(^HTTP\/\S\+ \)\@<=3\d\d\>.\{-}\ze\%(\s\s\|$\)/ contained
 syntax match volleyResponseFailure /\%(^HTTP\/\S\+ \)\@<=[45]\d\d\>.\{-}\ze\%(\s\s\|$\)/ contained
 syntax match volleyResponseTime /\s\s\zs[0-9.]\+ ms$/ contained
+" gRPC NOT_FOUND (5): no user 7 · unary · 0 messages  12.3 ms: a gRPC call's status, in
+" place of the HTTP exchange's 200; a success only when OK (in a Send All's summary
+" lines too).
+syntax match volleyResponseStatusLine /^gRPC [A-Z_]\+ (\d\+).*$/ contains=volleyResponseSuccess,volleyResponseFailure,volleyResponseTime
+syntax match volleyResponseSuccess /\<gRPC OK (0)/ contained
+syntax match volleyResponseFailure /\<gRPC \%(OK (0)\)\@![A-Z_]\+ (\d\+)\%(: .\{-}\)\=\ze\%( · \|\s\s\|$\)/ contained
 " The request as sent (:VolleySent): GET https://… HTTP/1.1
 syntax match volleyResponseMethod /^[A-Z]\{3,}\ze \S/ nextgroup=volleyResponseUrl skipwhite
 syntax match volleyResponseUrl /\S\+/ contained
 " Headers (a body region, defined below, wins on its own lines).
 syntax match volleyResponseHeaderName /^[A-Za-z0-9!#$%&'*+.^_`|~-]\+\ze: / nextgroup=volleyResponseHeaderValue
 syntax match volleyResponseHeaderValue /: \zs.*$/ contained
-syntax match volleyResponsePassed /^✓ .*$/
-syntax match volleyResponseFailed /^✗ .*$/
+syntax match volleyResponsePassed /^✓ .*$/ contains=volleyResponseSuccess,volleyResponseFailure
+syntax match volleyResponseFailed /^✗ .*$/ contains=volleyResponseSuccess,volleyResponseFailure
 " A script's `client.log` line: `log got 200` (its continuation lines are indented).
 syntax match volleyResponseLog /^log\ze /
 syntax match volleyResponseError /^error\[[^\]]*\]: .*$/
 " A send the server refused, and one under way.
 syntax match volleyResponseError /^not sent: .*$/
 syntax match volleyResponseNote /^sending….*$/
-" The stats view (S): `status      200 OK (HTTP/1.1)`.
-syntax match volleyResponseStatLabel /^\%(status\|url\|time\|body\|headers\|assertions\|logs\|stream\|sent body\|sent\) \{2,}\ze\S/
+" The stats view (S): `status      200 OK (HTTP/1.1)`; for a gRPC call a `call` line too.
+syntax match volleyResponseStatLabel /^\%(status\|call\|url\|time\|body\|headers\|assertions\|logs\|stream\|sent body\|sent\) \{2,}\ze\S/
 syntax match volleyResponseNote /^(.*)$/
 syntax match volleyResponseNote /^listening….*$/
 syntax match volleyResponseStream /^\%(sse\|websocket\): \d\+ item(s).*$/

@@ -1394,6 +1394,96 @@ local function large_body()
   end
 end
 
+-- A gRPC result (fed to the window as the server answers one: `response.grpc`, the
+-- exchange's 200 in `status`): its status, kind and message count wherever the status
+-- shows (the status line, stats, the winbar and command line, a Send All's summary), a
+-- success only when OK.
+local function grpc_results()
+  local response = require('volley.response')
+  local function grpc_outcome(name, grpc, body)
+    return {
+      request = { index = 0, name = name, method = 'GRPC', url = '{{grpc}}/demo.Users/' .. name, line = 0 },
+      response = {
+        status = 200,
+        statusText = 'OK',
+        httpVersion = 'HTTP/2.0',
+        url = 'http://127.0.0.1:50051/demo.Users/' .. name,
+        headers = { { 'content-type', 'application/grpc' }, { 'grpc-status', tostring(grpc.number) } },
+        contentType = 'application/json',
+        body = body,
+        bodyEncoding = 'text',
+        truncated = false,
+        timing = { ttfbMs = 2.5, totalMs = 3.4 },
+        assertions = {},
+        grpc = grpc,
+      },
+    }
+  end
+  local listed = grpc_outcome('ListUsers',
+    { code = 'OK', number = 0, message = '', kind = 'server-streaming', messages = 3 },
+    '[{"id":1},{"id":2},{"id":3}]')
+  local missing = grpc_outcome('GetUser',
+    { code = 'NOT_FOUND', number = 5, message = 'no user\n7', kind = 'unary', messages = 0 }, '{}')
+  local said = grpc_outcome('Ping', { code = 'OK', number = 0, message = 'OK', kind = 'unary', messages = 1 }, '{}')
+
+  local lines = response.lines(listed)
+  check(lines[2] == 'gRPC OK (0) · server-streaming · 3 messages  3.4 ms',
+    'a gRPC status line: ' .. tostring(lines[2]))
+  check(lines[3] == 'content-type: application/grpc' and has_line(lines, '"id": 3'),
+    'then its headers and its messages as JSON: ' .. table.concat(lines, ' | '))
+  check(not has_line(lines, '200'), "never the exchange's 200: " .. table.concat(lines, ' | '))
+  lines = response.lines(missing)
+  check(lines[2] == 'gRPC NOT_FOUND (5): no user 7 · unary · 0 messages  3.4 ms',
+    'with its message, on one line: ' .. tostring(lines[2]))
+  check(response.lines(said)[2] == 'gRPC OK (0) · unary · 1 message  3.4 ms',
+    'a message that only says the code again is not repeated: ' .. tostring(response.lines(said)[2]))
+  lines = response.lines(listed, 'stats')
+  check(lines[2] == 'status      gRPC OK (0)' and lines[3] == 'call        server-streaming · 3 messages',
+    'the stats view: ' .. table.concat(lines, ' | '):sub(1, 200))
+  local summary, bad = response.summary({ missing })
+  check(summary == 'gRPC NOT_FOUND (5): no user 7 · unary · 0 messages · 3 ms' and not bad,
+    'the command line: ' .. summary)
+
+  -- In the window: coloured by the status, a success only for OK.
+  local window = require('volley.window')
+  window.set_view('all')
+  window.push({ outcomes = { missing }, send = { command = 'volley.send', arguments = {} } })
+  local win = vim.fn.bufwinid('volley://response')
+  vim.api.nvim_win_call(win, function()
+    local name = syntax_at(2, 1)
+    check(name == 'volleyResponseFailure', 'NOT_FOUND is ' .. name)
+    name = syntax_at(2, #'gRPC NOT_FOUND (5): no user 7 · u')
+    check(name == 'volleyResponseStatusLine', 'the kind after it is not: ' .. name)
+    name = syntax_at(2, #response_lines()[2] - 3)
+    check(name == 'volleyResponseTime', 'the time is ' .. name)
+  end)
+  if vim.fn.exists('+winbar') == 1 then
+    check(winbar():find('gRPC NOT_FOUND (5): no user 7 · unary · 0 messages', 1, true) ~= nil,
+      'the winbar has the gRPC status: ' .. winbar())
+  end
+  window.push({ outcomes = { listed } })
+  vim.api.nvim_win_call(win, function()
+    local name = syntax_at(2, 1)
+    check(name == 'volleyResponseSuccess', 'OK is ' .. name)
+    window.set_view('stats')
+    name = syntax_at(3, 1)
+    check(response_lines()[3] == 'call        server-streaming · 3 messages' and name == 'volleyResponseStatLabel',
+      'the call line of the stats view has its label highlighted: ' .. name)
+    window.set_view('all')
+  end)
+  window.push({ outcomes = { listed, missing }, cancelled = false, label = 'Send All of grpc.http' })
+  lines = response_lines()
+  check(lines[2] == '✓ ListUsers  gRPC OK (0) · server-streaming · 3 messages · 3 ms'
+    and lines[3] == '✓ GetUser  gRPC NOT_FOUND (5): no user 7 · unary · 0 messages · 3 ms',
+    "a Send All's summary lines: " .. tostring(lines[2]) .. ' | ' .. tostring(lines[3]))
+  vim.api.nvim_win_call(win, function()
+    local ok, failure = syntax_at(2, #'✓ ListUsers  g'), syntax_at(3, #'✓ GetUser  g')
+    check(ok == 'volleyResponseSuccess' and failure == 'volleyResponseFailure',
+      'their statuses coloured: ' .. ok .. ', ' .. failure)
+  end)
+  vim.api.nvim_win_close(win, true)
+end
+
 -- The configuration first: every server of the run starts with it.
 write('volley.jsonc', string.format([[{
 "variables": { "base": "%s" },
@@ -1428,6 +1518,7 @@ local sections = {
   { 'scratch, paste curl, statusline', scratch_and_paste },
   { 'jq filters', filters },
   { 'a large JSON body', large_body },
+  { 'gRPC results', grpc_results },
   { 'keymaps', keymaps },
 }
 for _, section in ipairs(sections) do

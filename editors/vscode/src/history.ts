@@ -6,6 +6,7 @@
 // at most `capacity` entries, dropping the oldest; an entry never changes once added.
 
 import type { Outcome, SentInfo } from './outcome';
+import { grpcCall, responseStatus } from './status';
 
 /** How a history entry was sent, so that re-running it sends the same request again. */
 export type Origin =
@@ -58,7 +59,11 @@ export class History {
 /** A quick pick line for `entry`: what was sent and what came of it. */
 export function historyLabel(entry: HistoryEntry): { label: string; description: string; detail: string } {
   const { request, response, error } = entry.outcome;
-  const result = response ? `${response.status} ${response.statusText}`.trim() : `not sent: ${error?.kind ?? 'unknown'}`;
+  const result = !response
+    ? `not sent: ${error?.kind ?? 'unknown'}`
+    : response.grpc
+      ? `${responseStatus(response)} · ${grpcCall(response.grpc)}`
+      : responseStatus(response);
   const what = request.name ? `${request.name} — ${request.method} ${request.url}` : `${request.method} ${request.url}`;
   const time = new Date(entry.at).toISOString().slice(11, 19);
   const timing = response ? ` · ${Math.round(response.timing.totalMs)} ms` : '';

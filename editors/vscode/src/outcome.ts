@@ -59,7 +59,25 @@ export interface StreamInfo {
   error?: string;
 }
 
+/**
+ * How a gRPC call ended. With it, the response's `status` is the HTTP exchange's 200, which
+ * the editor does not show; its `body` is the response message as JSON (the array of the
+ * messages when the server streams) and its `headers` the response headers, then trailers.
+ */
+export interface GrpcInfo {
+  /** `OK`, `NOT_FOUND`, … */
+  code: string;
+  /** 0 for `OK`, up to 16. */
+  number: number;
+  /** `grpc-message`, redacted; empty when the server sent none. */
+  message: string;
+  kind: 'unary' | 'server-streaming' | 'client-streaming' | 'bidirectional';
+  /** How many messages the server sent. */
+  messages: number;
+}
+
 export interface ResponseInfo {
+  /** The HTTP status; for a gRPC call the exchange's 200 (its status is `grpc`). */
   status: number;
   statusText: string;
   httpVersion: string;
@@ -74,6 +92,8 @@ export interface ResponseInfo {
   timing: Timing;
   assertions: Assertion[];
   stream?: StreamInfo;
+  /** For a gRPC call: how it ended. */
+  grpc?: GrpcInfo;
   /** The body through a jq filter: the request's `# @jq`, or one given in the panel. */
   filtered?: Filtered;
 }

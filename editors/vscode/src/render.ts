@@ -5,6 +5,7 @@ import { escapeHtml } from './html';
 import { highlightJson, isJson } from './json';
 import type { LiveStream, LiveView } from './live';
 import type { Assertion, ErrorInfo, Filtered, Outcome, ResponseInfo, ResponseView, StreamInfo, StreamItem } from './outcome';
+import { grpcCall, responseStatus, statusClass } from './status';
 
 /**
  * The panel's actions on one outcome, as links to the extension's commands (a webview
@@ -95,7 +96,7 @@ function renderRanFirst(outcomes: Outcome[]): string {
     const request = outcome.request;
     const label = escapeHtml(request.name ?? `${request.method} ${request.url}`);
     const result = outcome.response
-      ? `<span class="${outcome.response.status >= 400 ? 'fail' : 'pass'}">${outcome.response.status} ${escapeHtml(outcome.response.statusText)}</span>`
+      ? `<span class="${statusClass(outcome.response) === 'fail' ? 'fail' : 'pass'}">${escapeHtml(responseStatus(outcome.response))}</span>`
       : `<span class="fail">not sent: ${escapeHtml(outcome.error?.kind ?? 'unknown')}</span>`;
     return `<details class="ran-first"><summary>${label} · ${result}</summary>\n${renderOutcome(outcome)}\n</details>`;
   });
@@ -133,19 +134,24 @@ export function renderSendAll(
   return [summary, ...sections].join('\n');
 }
 
-/** An outcome that is an error, a 4xx or 5xx status, or has a failed assertion. */
+/**
+ * An outcome that is an error, a 4xx or 5xx status, a gRPC call that did not end `OK`, or
+ * has a failed assertion.
+ */
 export function failedOutcome(outcome: Outcome): boolean {
   const response = outcome.response;
   if (!response) {
     return true;
   }
-  return response.status >= 400 || response.assertions.some((assertion) => !assertion.passed);
+  return statusClass(response) === 'fail' || response.assertions.some((assertion) => !assertion.passed);
 }
 
 /** The response; the scripts' log lines after the assertions, near the tests they go with. */
 function renderResponse(response: ResponseInfo, logs: string[]): string {
-  const statusClass = response.status >= 400 ? 'fail' : response.status >= 300 ? 'redirect' : 'pass';
-  const statusLine = `<p class="status"><span class="${statusClass}">${escapeHtml(response.httpVersion)} ${response.status} ${escapeHtml(response.statusText)}</span> · ${formatMs(response.timing.totalMs)} · ${escapeHtml(bodySize(response))}</p>`;
+  // A gRPC call's status, then its kind and message count, never the HTTP exchange's 200.
+  const status = response.grpc ? responseStatus(response) : `${response.httpVersion} ${responseStatus(response)}`;
+  const call = response.grpc ? ` · ${escapeHtml(grpcCall(response.grpc))}` : '';
+  const statusLine = `<p class="status"><span class="${statusClass(response)}">${escapeHtml(status)}</span>${call} · ${formatMs(response.timing.totalMs)} · ${escapeHtml(bodySize(response))}</p>`;
   const url = `<p class="muted url">${escapeHtml(response.url)}</p>`;
   const sections = [statusLine, url];
   if (response.assertions.length > 0) {

@@ -39,6 +39,16 @@ test('a history line says what was sent and what came of it', () => {
   assert.equal(refused.label, 'not sent: invalid · GET {{host}}/me');
 });
 
+test("a gRPC call's history line has its status, kind and message count, not the exchange's 200", () => {
+  const history = new History();
+  const grpc = { code: 'UNAVAILABLE', number: 14, message: 'connection\n reset', kind: 'bidirectional' as const, messages: 2 };
+  const label = historyLabel(history.add(outcome({ grpc }), origin, 'api.http', 0)).label;
+  assert.equal(label, 'gRPC UNAVAILABLE (14): connection reset · bidirectional · 2 messages · login — POST {{host}}/login');
+  const ok = { code: 'OK', number: 0, message: '', kind: 'client-streaming' as const, messages: 1 };
+  const okLabel = historyLabel(history.add(outcome({ grpc: ok }), origin, 'api.http', 0)).label;
+  assert.match(okLabel, /^gRPC OK \(0\) · client-streaming · 1 message · login/);
+});
+
 test('the body to save is the bytes received: base64 decoded, text as UTF-8, truncation said', () => {
   const binary = bodyBytes(outcome({ bodyEncoding: 'base64', body: 'iVBORw0KGgo=' }));
   assert.deepEqual([...binary!.bytes], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

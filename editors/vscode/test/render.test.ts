@@ -279,3 +279,34 @@ test('the requests sent first are listed with their status, each in full under a
   assert.equal(html.match(/<section class="outcome">/g)?.length, 2, 'the first one in full');
   assert.doesNotMatch(renderOutcome(outcome()), /Sent first/);
 });
+
+test("a gRPC call shows its status, kind and message count, never the HTTP exchange's 200", () => {
+  const ok = outcome({
+    httpVersion: 'HTTP/2.0',
+    url: 'http://127.0.0.1:50051/demo.Users/ListUsers',
+    headers: [['content-type', 'application/grpc'], ['grpc-status', '0']],
+    body: '[{"id":1},{"id":2},{"id":3}]',
+    grpc: { code: 'OK', number: 0, message: '', kind: 'server-streaming', messages: 3 },
+  });
+  const html = renderOutcome(ok);
+  assert.match(html, /<p class="status"><span class="pass">gRPC OK \(0\)<\/span> · server-streaming · 3 messages · 12.9 ms · /);
+  assert.doesNotMatch(html, /200 OK|HTTP\/2.0/);
+  assert.match(html, /<span class="json-key">&quot;id&quot;<\/span>/, 'the messages as JSON');
+  assert.equal(failedOutcome(ok), false);
+
+  const missing = outcome({
+    body: '{}',
+    grpc: { code: 'NOT_FOUND', number: 5, message: 'no user <7>', kind: 'unary', messages: 0 },
+  });
+  const failed = renderOutcome(missing);
+  assert.match(failed, /<span class="fail">gRPC NOT_FOUND \(5\): no user &lt;7&gt;<\/span> · unary · 0 messages · /);
+  assert.equal(failedOutcome(missing), true, 'a status other than OK fails, as a 4xx or 5xx does');
+  const all = renderSendAll('grpc.http', { results: [ok, missing], cancelled: false });
+  assert.match(all, /2 requests sent · <span class="fail">1 failed<\/span>/);
+
+  // grpc-js says `grpc-message: OK` with every OK: not said twice.
+  const said = outcome({ grpc: { code: 'OK', number: 0, message: 'OK', kind: 'unary', messages: 1 } });
+  assert.match(renderOutcome(said), /<span class="pass">gRPC OK \(0\)<\/span> · unary · 1 message · /);
+  const first = renderOutcome({ ...outcome({}, 'me'), ranFirst: [missing] });
+  assert.match(first, /<summary>login · <span class="fail">gRPC NOT_FOUND \(5\): no user &lt;7&gt;<\/span><\/summary>/);
+});

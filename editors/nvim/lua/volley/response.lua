@@ -184,14 +184,46 @@ function M.title(outcome)
   return title
 end
 
+-- How a gRPC call ended (`response.grpc`: `{code, number, message, kind, messages}`),
+-- when the response is one; its `status` is then the HTTP exchange's 200, never shown.
+local function grpc_of(response)
+  local grpc = present(response.grpc)
+  return type(grpc) == 'table' and grpc or nil
+end
+
+-- `200 OK`; for a gRPC call `gRPC OK (0)`, or `gRPC NOT_FOUND (5): <message>` (the message
+-- on one line, left out when the server sent none or only the code again, as grpc-js
+-- does with every OK).
 local function status_text(response)
+  local grpc = grpc_of(response)
+  if grpc then
+    local code = tostring(present(grpc.code) or '?')
+    local text = string.format('gRPC %s (%s)', code, tostring(present(grpc.number) or '?'))
+    local message = vim.trim((tostring(present(grpc.message) or ''):gsub('%s*\n%s*', ' ')))
+    if message ~= '' and message ~= code then
+      text = text .. ': ' .. message
+    end
+    return text
+  end
   return (tostring(response.status) .. ' ' .. (present(response.statusText) or '')):gsub('%s+$', '')
 end
 
+-- The kind of a gRPC call and how many messages the server sent: `server-streaming · 3
+-- messages`.
+local function grpc_call(grpc)
+  local count = tonumber(present(grpc.messages)) or 0
+  return string.format('%s · %d %s', tostring(present(grpc.kind) or 'unary'), count,
+    count == 1 and 'message' or 'messages')
+end
+
+-- The status line: `HTTP/1.1 200 OK  12.3 ms`, for a gRPC call `gRPC OK (0) · unary · 1
+-- message  12.3 ms`; then the headers (a gRPC call's trailers after them).
 local function status_lines(lines, response)
   local timing = present(response.timing) or {}
-  lines[#lines + 1] = string.format('%s %s  %.1f ms', response.httpVersion, status_text(response),
-    present(timing.totalMs) or 0)
+  local grpc = grpc_of(response)
+  local status = grpc and (status_text(response) .. ' · ' .. grpc_call(grpc))
+    or (response.httpVersion .. ' ' .. status_text(response))
+  lines[#lines + 1] = string.format('%s  %.1f ms', status, present(timing.totalMs) or 0)
   for _, header in ipairs(response.headers) do
     add(lines, header[1] .. ': ' .. header[2])
   end
@@ -304,7 +336,13 @@ local function stats_lines(lines, outcome)
   end
   local timing = present(response.timing) or {}
   local total, first_byte = present(timing.totalMs) or 0, present(timing.ttfbMs) or 0
-  lines[#lines + 1] = string.format('status      %s (%s)', status_text(response), response.httpVersion)
+  local grpc = grpc_of(response)
+  if grpc then
+    lines[#lines + 1] = 'status      ' .. status_text(response)
+    lines[#lines + 1] = 'call        ' .. grpc_call(grpc)
+  else
+    lines[#lines + 1] = string.format('status      %s (%s)', status_text(response), response.httpVersion)
+  end
   lines[#lines + 1] = 'url         ' .. tostring(present(response.url) or '')
   lines[#lines + 1] = string.format('time        %.1f ms in all: %.1f ms to the first byte, %.1f ms for the rest',
     total, first_byte, math.max(total - first_byte, 0))
@@ -444,9 +482,10 @@ function M.failed(outcome)
   return false
 end
 
---- What a finished send says on the command line: `200 OK · 12 ms · 2/2 assertions`,
---- or `error[kind]: message`; for several outcomes (or `several`: a Send All), how many
---- answered and failed.
+--- What a finished send says on the command line: `200 OK · 12 ms · 2/2 assertions`
+--- (`gRPC OK (0) · unary · 1 message · 12 ms` for a gRPC call), or `error[kind]:
+--- message`; for several outcomes (or `several`: a Send All), how many answered and
+--- failed.
 function M.summary(outcomes, cancelled, several)
   local passed, total = 0, 0
   local answered, failed = 0, 0
@@ -473,7 +512,11 @@ function M.summary(outcomes, cancelled, several)
     local response = outcome.response
     local timing = present(response.timing) or {}
     parts[1] = status_text(response)
-    parts[2] = string.format('%.0f ms', present(timing.totalMs) or 0)
+    local grpc = grpc_of(response)
+    if grpc then
+      parts[2] = grpc_call(grpc)
+    end
+    parts[#parts + 1] = string.format('%.0f ms', present(timing.totalMs) or 0)
   else
     parts[1] = string.format('%d request(s): %d answered, %d failed', #outcomes, answered, failed)
   end
