@@ -273,6 +273,19 @@ pub(crate) fn export(args: &ExportArgs) -> anyhow::Result<Exit> {
                 continue;
             }
         };
+        // curl cannot make a gRPC call: its request is written as a grpcurl command.
+        let redactor =
+            if args.reveal { volley_engine::redact::Redactor::reveal_all() } else { prepared.redactor.clone() };
+        if let Some((command, warnings)) = volley_engine::grpc::grpcurl(&prepared, &redactor) {
+            if command.contains(volley_engine::redact::REDACTED) {
+                anstream::eprintln!("warning: secrets are written `[REDACTED]`; pass --reveal to write them in clear");
+            }
+            for warning in warnings {
+                anstream::eprintln!("warning: {warning}");
+            }
+            crate::output::raw(format!("{command}\n").as_bytes());
+            continue;
+        }
         prepared.add_jar_cookies();
         let curl = CurlRequest::from_request(&prepared, request, Some(&directory));
         let curl = if args.reveal { curl } else { curl.redacted(&prepared.redactor) };

@@ -186,11 +186,7 @@ pub async fn schema_of(
     if call.schema.reflection.is_some() && !allow_reflection {
         return Ok(None);
     }
-    let target = Target::parse(prepared.url.as_str()).map_err(|error| BuildError::Grpc {
-        message: error.to_string(),
-        hint: None,
-        span: call.line_span,
-    })?;
+    let target = target_of(&prepared.url, call.line_span)?;
     let tls = if prepared.url.scheme() == "https" { Some(Arc::new(grpc_tls(prepared)?)) } else { None };
     let settings = volley_grpc::Settings { timeout: Some(prepared.timeout), tls, proto_field_names: false };
     let schema = client.grpc_schema(call, &target, &metadata(&prepared.headers), &settings).await?;
@@ -208,11 +204,7 @@ impl Client {
         let Exchange::Grpc(call) = &prepared.exchange else {
             return Err(Error::Transport(TransportError::Other { message: "not a gRPC request".to_owned() }));
         };
-        let target = Target::parse(prepared.url.as_str()).map_err(|error| BuildError::Grpc {
-            message: error.to_string(),
-            hint: None,
-            span: call.line_span,
-        })?;
+        let target = target_of(&prepared.url, call.line_span)?;
         let tls = if prepared.url.scheme() == "https" { Some(Arc::new(grpc_tls(&prepared)?)) } else { None };
         let settings =
             volley_grpc::Settings { timeout: Some(prepared.timeout), tls, proto_field_names: call.proto_field_names };
@@ -345,6 +337,20 @@ impl Client {
     }
 }
 
+/// The target of a call from its URL (`http(s)://host:port/package.Service/Method`),
+/// with the port a URL leaves out when it is the scheme's (443, 80).
+fn target_of(url: &url::Url, span: Span) -> Result<Target, BuildError> {
+    let mut target = Target::parse(url.as_str()).map_err(|error| BuildError::Grpc {
+        message: error.to_string(),
+        hint: None,
+        span,
+    })?;
+    if let (None, Some(host), Some(port)) = (url.port(), url.host_str(), url.port_or_known_default()) {
+        target.authority = format!("{host}:{port}");
+    }
+    Ok(target)
+}
+
 /// The TLS configuration of a call: the CA bundles and client certificate the network
 /// settings choose for its host, HTTP/2 by ALPN.
 fn grpc_tls(prepared: &PreparedRequest) -> Result<rustls::ClientConfig, TransportError> {
@@ -471,5 +477,104 @@ fn call_error(error: CallError, call: &GrpcCall, target: &Target) -> Error {
         }
         .into(),
         other => TransportError::Other { message: format!("gRPC call to {}: {other}", target.authority) }.into(),
+    }
+}
+
+/// A prepared gRPC request as a `grpcurl` command (what `volley export` writes for it):
+/// its TLS settings, schema, metadata and messages, secrets hidden as `redactor` shows
+/// them; with the warnings of what the command cannot say. `None` for other requests.
+#[must_use]
+pub fn grpcurl(prepared: &PreparedRequest, redactor: &crate::redact::Redactor) -> Option<(String, Vec<String>)> {
+    use crate::curl::quote;
+    let Exchange::Grpc(call) = &prepared.exchange else { return None };
+    let target = target_of(&prepared.url, call.line_span).ok()?;
+    let mut words: Vec<String> = vec!["grpcurl".to_owned()];
+    let mut warnings = Vec::new();
+    let mut flag = |name: &str, value: Option<String>| {
+        words.push(name.to_owned());
+        words.extend(value.map(|value| quote(&value)));
+    };
+    if prepared.url.scheme() == "https" {
+        if !prepared.validate_ssl {
+            flag("-insecure", None);
+        }
+        if let Some(network) = prepared.network.as_deref() {
+            for ca in &network.ca {
+                flag("-cacert", Some(ca.display().to_string()));
+            }
+            if let Some(host) = network.host_for(&prepared.url) {
+                for ca in &host.ca {
+                    flag("-cacert", Some(ca.display().to_string()));
+                }
+                if let (Some(cert), Some(key)) = (&host.cert, &host.key) {
+                    flag("-cert", Some(cert.display().to_string()));
+                    flag("-key", Some(key.display().to_string()));
+                } else if host.pfx.is_some() {
+                    warnings.push("grpcurl takes no PKCS#12 client certificate: give it `-cert` and `-key`".to_owned());
+                }
+            }
+        }
+    } else {
+        flag("-plaintext", None);
+    }
+    match (&call.schema.reflection, &call.schema.protoset) {
+        (Some(Reflection::Other(server)), _) => {
+            warnings.push(format!("grpcurl asks the server called for its schema, not {server}"));
+        }
+        (Some(Reflection::Called), _) => {}
+        (None, Some((path, _, _))) => flag("-protoset", Some(path.display().to_string())),
+        (None, None) => {
+            let mut directories = call.schema.imports.clone();
+            for (proto, _) in &call.schema.protos {
+                let parent = proto.parent().map(PathBuf::from).unwrap_or_default();
+                if !call.schema.imports.iter().any(|import| proto.starts_with(import)) && !directories.contains(&parent)
+                {
+                    directories.push(parent);
+                }
+            }
+            for directory in &directories {
+                flag("-import-path", Some(directory.display().to_string()));
+            }
+            for (proto, _) in &call.schema.protos {
+                // As grpcurl names it: from the import path that holds it.
+                let named = directories
+                    .iter()
+                    .find_map(|directory| proto.strip_prefix(directory).ok())
+                    .map_or_else(|| proto.display().to_string(), |name| name.display().to_string());
+                flag("-proto", Some(named));
+            }
+        }
+    }
+    for (name, value) in metadata(&prepared.headers) {
+        flag("-H", Some(format!("{name}: {}", redactor.header(&name, &value))));
+    }
+    if prepared.timeout != crate::client::DEFAULT_TIMEOUT {
+        flag("-max-time", Some(format!("{}", prepared.timeout.as_secs_f64())));
+    }
+    if call.messages.iter().any(|message| message.wait_for_server > 0) {
+        warnings.push("grpcurl sends every message at once: `=== wait-for-server` is left out".to_owned());
+    }
+    let messages: Vec<&str> =
+        call.messages.iter().filter_map(|message| message.json.as_deref()).map(str::trim).collect();
+    if !messages.is_empty() {
+        flag("-d", Some(redactor.redact(&messages.join("\n")).into_owned()));
+    }
+    words.push(quote(&target.authority));
+    words.push(quote(&format!("{}/{}", target.service, target.method)));
+    Some((words.join(" "), warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::target_of;
+
+    #[test]
+    fn a_target_keeps_the_port_a_url_leaves_out() {
+        let at =
+            |url: &str| target_of(&url::Url::parse(url).unwrap(), volley_syntax::Span::default()).unwrap().authority;
+        assert_eq!(at("https://api.example.com/shop.v1.Orders/List"), "api.example.com:443");
+        assert_eq!(at("http://localhost/shop.v1.Orders/List"), "localhost:80");
+        assert_eq!(at("http://localhost:50051/shop.v1.Orders/List"), "localhost:50051");
+        assert_eq!(at("https://[::1]/s.S/M"), "[::1]:443");
     }
 }

@@ -3,6 +3,7 @@
 import {
   type Client,
   type ClientConfig,
+  type GrpcStatus,
   type RemoteClient,
   type RunOptions,
   CookieJar,
@@ -48,6 +49,10 @@ async function bearerFlow(): Promise<void> {
   client.setVariables({ apiKey: 'k', retries: 3 });
   const variables: Record<string, unknown> = client.getVariables();
   void variables;
+
+  const orders = await client.runString('GRPC localhost:50051/shop.v1.Orders/List\n\n{"count": 3}\n');
+  const status: GrpcStatus | undefined = orders.grpc;
+  if (status !== undefined && status.code !== 'OK') void [status.number, status.message, status.kind];
 
   const controller = new AbortController();
   const options: RunOptions = { timeout: 1000, signal: controller.signal, variables: { id: 7 } };
