@@ -220,6 +220,9 @@ export interface GrpcStatus {
   readonly number: number;
   /** `grpc-message`, decoded; empty when the server sent none. */
   readonly message: string;
+  /** The status's details (`grpc-status-details-bin`), each as proto3 JSON with its
+   * `@type` (`type.googleapis.com/google.rpc.BadRequest` …). */
+  readonly details: readonly unknown[];
   /** `unary`, `server-streaming`, `client-streaming` or `bidirectional`. */
   readonly kind: string;
 }

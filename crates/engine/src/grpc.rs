@@ -245,6 +245,7 @@ impl Client {
             code: outcome.status.code.name().to_owned(),
             number: outcome.status.number,
             message: outcome.status.message.clone(),
+            details: outcome.details,
             kind: kind.name(),
             messages: outcome.messages,
         };

@@ -55,6 +55,9 @@ pub struct GrpcResult {
     pub number: u32,
     /// `grpc-message`, decoded; empty when the server sent none.
     pub message: String,
+    /// The status's details (`grpc-status-details-bin`), each as proto3 JSON with its
+    /// `@type` (`google.rpc.BadRequest` …); empty when the server sent none.
+    pub details: Vec<serde_json::Value>,
     /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
     pub kind: &'static str,
     /// The response messages as proto3 JSON, in order.

@@ -79,6 +79,9 @@ pub struct CallOutcome {
     pub messages: Vec<serde_json::Value>,
     /// How the call ended (a status that is not OK is an answer, not an error).
     pub status: Status,
+    /// The status's details (`grpc-status-details-bin`) as proto3 JSON, each with its
+    /// `@type`: the standard error details and the schema's own types decoded.
+    pub details: Vec<serde_json::Value>,
     /// The trailers (the status's fields included), in order.
     pub trailers: Vec<(String, String)>,
 }
@@ -213,7 +216,9 @@ pub async fn call(
     let output = method.output();
     let options = SerializeOptions::new().skip_default_fields(false).use_proto_field_name(settings.proto_field_names);
     let messages = raw.messages.into_iter().map(|bytes| to_json(&output, bytes, &options)).collect::<Result<_, _>>()?;
-    Ok(CallOutcome { headers: raw.headers, messages, status: raw.status, trailers: raw.trailers })
+    // A call that fails at once answers "trailers only": the details in the headers.
+    let details = crate::details::details(raw.trailers.iter().chain(&raw.headers), output.parent_pool());
+    Ok(CallOutcome { headers: raw.headers, messages, status: raw.status, details, trailers: raw.trailers })
 }
 
 /// A call's answer before its messages are read: their bytes.

@@ -8,6 +8,7 @@
 //! before the answers are read. The executor does not use it yet.
 
 mod call;
+mod details;
 mod reflection;
 mod schema;
 mod status;

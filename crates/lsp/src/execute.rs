@@ -314,6 +314,7 @@ pub(crate) async fn describe(
         code: grpc.code,
         number: grpc.number,
         message: grpc.message,
+        details: grpc.details,
         kind: grpc.kind,
         messages: grpc.messages,
     });

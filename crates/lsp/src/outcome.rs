@@ -138,6 +138,9 @@ pub(crate) struct GrpcInfo {
     pub(crate) number: u32,
     /// `grpc-message`, redacted; empty when the server sent none.
     pub(crate) message: String,
+    /// The status's details as JSON, redacted; absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) details: Vec<serde_json::Value>,
     /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
     pub(crate) kind: &'static str,
     /// How many messages the server sent.

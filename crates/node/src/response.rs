@@ -40,6 +40,8 @@ pub struct GrpcStatus {
     pub number: u32,
     /// `grpc-message`, decoded; empty when the server sent none.
     pub message: String,
+    /// The status's details, each as proto3 JSON with its `@type`.
+    pub details: Vec<serde_json::Value>,
     /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
     pub kind: String,
 }
@@ -78,6 +80,14 @@ impl From<Response> for NativeResponse {
                 code: grpc.code.clone(),
                 number: grpc.number,
                 message: response.redact(&grpc.message),
+                details: grpc
+                    .details
+                    .iter()
+                    .map(|detail| {
+                        let text = response.redact(&detail.to_string());
+                        serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))
+                    })
+                    .collect(),
                 kind: grpc.kind.to_owned(),
             }),
         }

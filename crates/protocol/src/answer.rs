@@ -165,6 +165,10 @@ pub struct GrpcStatus {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub message: String,
+    /// The status's details (`grpc-status-details-bin`), each as proto3 JSON with its
+    /// `@type`; absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<serde_json::Value>,
     /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(required = true))]

@@ -240,6 +240,10 @@ fn grpc_exchange(out: &mut String, response: &Response, grpc: &volley_engine::Gr
         duration(response.timing().total),
         if count == 1 { "message" } else { "messages" },
     );
+    for detail in &grpc.details {
+        let text = response.redact(&serde_json::to_string(detail).unwrap_or_default());
+        let _ = writeln!(out, "{DIM}detail:{DIM:#} {text}");
+    }
     for (name, value) in response.redactor().headers(response.headers()) {
         let _ = writeln!(out, "{DIM}{name}:{DIM:#} {value}");
     }

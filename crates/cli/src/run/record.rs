@@ -90,6 +90,8 @@ struct GrpcRecord {
     code: String,
     number: u32,
     message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    details: Vec<serde_json::Value>,
     kind: &'static str,
     messages: usize,
 }
@@ -183,6 +185,7 @@ pub(crate) fn record(result: &RequestResult, file: &File) -> Record {
                     code: grpc.code,
                     number: grpc.number,
                     message: grpc.message,
+                    details: grpc.details,
                     kind: grpc.kind,
                     messages: grpc.messages,
                 }),

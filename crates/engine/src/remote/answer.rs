@@ -101,7 +101,14 @@ fn grpc_result(status: volley_protocol::GrpcStatus, body: &[u8]) -> crate::GrpcR
         .into_iter()
         .find(|kind| *kind == status.kind)
         .unwrap_or("unary");
-    crate::GrpcResult { code: status.code, number: status.number, message: status.message, kind, messages }
+    crate::GrpcResult {
+        code: status.code,
+        number: status.number,
+        message: status.message,
+        details: status.details,
+        kind,
+        messages,
+    }
 }
 
 /// The outcomes of an answer's `assertions`, their spans positioned in `content` (the

@@ -72,6 +72,8 @@ pub struct GrpcSummary {
     pub number: u32,
     /// `grpc-message`, redacted; empty when the server sent none.
     pub message: String,
+    /// The status's details as JSON, redacted.
+    pub details: Vec<serde_json::Value>,
     /// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
     pub kind: &'static str,
     /// How many messages the server sent.
@@ -203,6 +205,14 @@ impl ResponseSummary {
                 code: grpc.code.clone(),
                 number: grpc.number,
                 message: redactor.redact(&grpc.message).into_owned(),
+                details: grpc
+                    .details
+                    .iter()
+                    .map(|detail| {
+                        let text = redactor.redact(&detail.to_string()).into_owned();
+                        serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))
+                    })
+                    .collect(),
                 kind: grpc.kind,
                 messages: grpc.messages.len(),
             }),

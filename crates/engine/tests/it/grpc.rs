@@ -301,3 +301,45 @@ async fn a_compiled_schema_is_kept_until_its_files_change() {
     let listed = client.run_string(&text, options()).await.unwrap();
     assert_eq!(messages(&listed).len(), 1);
 }
+
+/// Against the second implementation, tonic (the echo server's `GrpcServer`): TLS with the
+/// CA of the network settings, and a status's details.
+#[tokio::test]
+async fn over_tls_with_the_configured_ca_a_status_brings_its_details() {
+    use volley_echo_server::{GrpcOptions, GrpcServer, TestPki};
+    let pki = TestPki::generate("grpc-engine");
+    let server = GrpcServer::start(GrpcOptions { tls: Some(&pki), ..GrpcOptions::default() }).await;
+    let certificates = Scratch::new("tls-ca");
+    let ca = certificates.path().join("ca.pem");
+    std::fs::write(&ca, pki.ca_pem()).unwrap();
+    let port = server.addr.port();
+    let text = format!(
+        "### placed\nGRPC grpcs://localhost:{port}/shop.v1.Orders/Place\n\n{{\"item\": \"tea\"}}\n\n\
+         ### fails\nGRPC grpcs://localhost:{port}/shop.v1.Orders/Place\n\n{{\"item\": \"fail\"}}\n"
+    );
+    let trusting = Client::new(volley_engine::ClientConfig {
+        tls: volley_engine::config::TlsSettings { ca: vec![ca], hosts: Vec::new() },
+        ..support::config()
+    });
+    let placed = run(&trusting, &text, "placed").await.unwrap();
+    assert_eq!(placed.grpc().unwrap().code, "OK");
+    assert_eq!(placed.headers().get("x-served-by").unwrap(), "tonic");
+
+    let failed = run(&trusting, &text, "fails").await.unwrap();
+    let grpc = failed.grpc().unwrap();
+    assert_eq!(grpc.code, "INVALID_ARGUMENT");
+    assert_eq!(
+        grpc.details,
+        [json!({"@type": "type.googleapis.com/google.rpc.BadRequest",
+                "fieldViolations": [{"field": "item", "description": "no such item"}]})]
+    );
+
+    // Without the CA, the server's certificate is not trusted: a TLS error with its hint.
+    let refused = run(&support::client(), &text, "placed").await.unwrap_err();
+    match refused {
+        Error::Transport(error @ TransportError::Tls { .. }) => {
+            assert!(error.hint().unwrap().contains("--cacert"), "{error:?}");
+        }
+        other => panic!("expected a TLS error, got {other:?}"),
+    }
+}

@@ -59,6 +59,7 @@ pub(crate) fn response_info(response: &Response) -> ResponseInfo {
             code: grpc.code.clone(),
             number: grpc.number,
             message: grpc.message.clone(),
+            details: grpc.details.clone(),
             kind: grpc.kind.to_owned(),
         }),
     }
@@ -86,6 +87,7 @@ pub(crate) fn stored_response(response: &Response, limit: usize) -> StoredRespon
             code: grpc.code,
             number: grpc.number,
             message: grpc.message,
+            details: grpc.details,
             kind: grpc.kind.to_owned(),
         }),
     }
