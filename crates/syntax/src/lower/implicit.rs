@@ -93,6 +93,10 @@ pub(crate) fn is_request_line(line: &str) -> bool {
         || method == "WEBSOCKET"
         || method == "GRAPHQL";
     let target = rest.trim_start();
+    // httpyac writes gRPC calls one after the other too: `GRPC host:port/Service/Method`.
+    if method == "GRPC" {
+        return !target.is_empty() && !target.starts_with(['{', '[', '"']) || target.starts_with("{{");
+    }
     registered && ["http://", "https://", "ws://", "wss://", "/", "{{"].iter().any(|prefix| target.starts_with(prefix))
 }
 
