@@ -188,7 +188,9 @@ pub async fn schema_of(
     }
     let target = target_of(&prepared.url, call.line_span)?;
     let tls = if prepared.url.scheme() == "https" { Some(Arc::new(grpc_tls(prepared)?)) } else { None };
-    let settings = volley_grpc::Settings { timeout: Some(prepared.timeout), tls, proto_field_names: false };
+    let proxy = proxy_for(prepared);
+    let connect = proxy.as_ref().map(|proxy| through(proxy, &prepared.url));
+    let settings = volley_grpc::Settings { timeout: Some(prepared.timeout), tls, proto_field_names: false, connect };
     let schema = client.grpc_schema(call, &target, &metadata(&prepared.headers), &settings).await?;
     Ok(Some((schema, target)))
 }
@@ -206,8 +208,13 @@ impl Client {
         };
         let target = target_of(&prepared.url, call.line_span)?;
         let tls = if prepared.url.scheme() == "https" { Some(Arc::new(grpc_tls(&prepared)?)) } else { None };
-        let settings =
-            volley_grpc::Settings { timeout: Some(prepared.timeout), tls, proto_field_names: call.proto_field_names };
+        let proxy = proxy_for(&prepared);
+        let settings = volley_grpc::Settings {
+            timeout: Some(prepared.timeout),
+            tls,
+            proto_field_names: call.proto_field_names,
+            connect: proxy.as_ref().map(|proxy| through(proxy, &prepared.url)),
+        };
         let metadata = metadata(&prepared.headers);
         let started = Instant::now();
         let work = async {
@@ -221,7 +228,7 @@ impl Client {
                 .collect();
             let outcome = volley_grpc::call(&target, &method, &metadata, &outgoing, &settings)
                 .await
-                .map_err(|error| call_error(error, call, &target))?;
+                .map_err(|error| call_error(error, call, &target, proxy.as_deref()))?;
             Ok::<_, Error>((Kind::of(&method), outcome))
         };
         let (kind, outcome) = match cancel {
@@ -308,7 +315,7 @@ impl Client {
             }
             let schema = Schema::from_reflection(&asked, &target.service, metadata, settings)
                 .await
-                .map_err(|error| reflection_error(error, call, &asked))?;
+                .map_err(|error| reflection_error(error, call, &asked, settings.connect.is_some()))?;
             self.inner.grpc_reflected.insert(&asked.authority, &target.service, schema.clone());
             return Ok(schema);
         }
@@ -362,6 +369,36 @@ fn grpc_tls(prepared: &PreparedRequest) -> Result<rustls::ClientConfig, Transpor
     crate::network::rustls_config(&choice, prepared.validate_ssl, &[b"h2"])
 }
 
+/// The proxy a call to `prepared`'s URL goes through: the network settings', else the
+/// environment's (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`), as for HTTP.
+fn proxy_for(prepared: &PreparedRequest) -> Option<String> {
+    let set = prepared.network.as_deref().and_then(|network| network.proxies.clone());
+    let proxies = set.unwrap_or_else(|| {
+        let environment = |names: &[&str]| names.iter().find_map(|name| std::env::var(name).ok());
+        crate::network::Proxies {
+            http: environment(&["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]),
+            https: environment(&["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]),
+            no_proxy: environment(&["no_proxy", "NO_PROXY"]),
+        }
+    });
+    proxies.for_url(&prepared.url)
+}
+
+/// Connections through the HTTP proxy `proxy` (a `CONNECT` tunnel, as for WebSockets).
+fn through(proxy: &str, url: &url::Url) -> volley_grpc::Connect {
+    let (proxy, url) = (proxy.to_owned(), url.clone());
+    Arc::new(move |_authority| {
+        let (proxy, url) = (proxy.clone(), url.clone());
+        Box::pin(async move {
+            crate::websocket::tunnel(&proxy, &url).await.map_err(|failure| match failure {
+                crate::websocket::ConnectFailure::Transport(TransportError::Proxy { message, .. }) => message,
+                crate::websocket::ConnectFailure::Transport(other) => other.to_string(),
+                crate::websocket::ConnectFailure::Refused { status, .. } => format!("the proxy answered {status}"),
+            })
+        })
+    })
+}
+
 /// Each value on a line of its own.
 fn json_lines<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> String {
     use std::fmt::Write as _;
@@ -405,9 +442,12 @@ fn schema_error(error: &SchemaError, span: Span) -> BuildError {
     BuildError::Grpc { message: error.to_string(), hint, span }
 }
 
-fn reflection_error(error: ReflectionError, call: &GrpcCall, target: &Target) -> Error {
+fn reflection_error(error: ReflectionError, call: &GrpcCall, target: &Target, proxied: bool) -> Error {
     match error {
-        ReflectionError::Call(error) => call_error(error, call, target),
+        ReflectionError::Call(CallError::Connect { reason, .. }) if proxied => {
+            TransportError::Proxy { proxy: "(the request's proxy)".to_owned(), message: reason }.into()
+        }
+        ReflectionError::Call(error) => call_error(error, call, target, None),
         ReflectionError::Schema(error) => schema_error(&error, call.line_span).into(),
         ReflectionError::NotOffered(_) => BuildError::Grpc {
             message: format!("the server at {} offers no gRPC reflection, and no schema is given", target.authority),
@@ -428,7 +468,7 @@ fn reflection_error(error: ReflectionError, call: &GrpcCall, target: &Target) ->
     }
 }
 
-fn call_error(error: CallError, call: &GrpcCall, target: &Target) -> Error {
+fn call_error(error: CallError, call: &GrpcCall, target: &Target, proxy: Option<&str>) -> Error {
     let located = |message: String, hint: &str, span: Span| -> Error {
         BuildError::Grpc { message, hint: Some(hint.to_owned()), span }.into()
     };
@@ -454,6 +494,11 @@ fn call_error(error: CallError, call: &GrpcCall, target: &Target) -> Error {
             "metadata names are lower-case letters, digits and `-_.`; values visible ASCII (a `-bin` name for bytes)",
             call.line_span,
         ),
+        CallError::Connect { reason, .. } if proxy.is_some() => TransportError::Proxy {
+            proxy: crate::network::without_password(proxy.unwrap_or_default()),
+            message: reason,
+        }
+        .into(),
         CallError::Connect { authority, reason } => {
             let lower = reason.to_ascii_lowercase();
             if lower.contains("refused") {

@@ -433,7 +433,7 @@ pub(crate) async fn handshake(
 /// A TCP connection to `url`'s host through the HTTP proxy `proxy` (`CONNECT`, with
 /// the proxy URL's credentials as `Proxy-Authorization: Basic`), as browsers open
 /// WebSockets through proxies.
-async fn tunnel(proxy: &str, url: &url::Url) -> Result<tokio::net::TcpStream, ConnectFailure> {
+pub(crate) async fn tunnel(proxy: &str, url: &url::Url) -> Result<tokio::net::TcpStream, ConnectFailure> {
     use base64::Engine as _;
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let shown = crate::network::without_password(proxy);
@@ -441,7 +441,7 @@ async fn tunnel(proxy: &str, url: &url::Url) -> Result<tokio::net::TcpStream, Co
     let parsed = url::Url::parse(proxy).map_err(|error| failed(format!("not a proxy URL: {error}")))?;
     if parsed.scheme() != "http" {
         return Err(failed(format!(
-            "WebSocket connections go through `http://` proxies only, not `{}://`",
+            "WebSocket and gRPC connections go through `http://` proxies only, not `{}://`",
             parsed.scheme()
         )));
     }

@@ -56,8 +56,16 @@ impl Kind {
     }
 }
 
+/// Opens the TCP connection of a call to `host:port` (through a proxy, say); the error is
+/// said to the user as it is.
+pub type Connect = Arc<
+    dyn Fn(String) -> std::pin::Pin<Box<dyn Future<Output = Result<tokio::net::TcpStream, String>> + Send>>
+        + Send
+        + Sync,
+>;
+
 /// How calls connect.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Settings {
     /// How long a call may take; also sent as its deadline (`grpc-timeout`).
     pub timeout: Option<Duration>,
@@ -68,6 +76,19 @@ pub struct Settings {
     /// Responses name fields as the proto file does (httpyac's `keepCase: true`), not by
     /// their JSON names.
     pub proto_field_names: bool,
+    /// How connections are opened; `None`: directly.
+    pub connect: Option<Connect>,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("timeout", &self.timeout)
+            .field("tls", &self.tls.is_some())
+            .field("proto_field_names", &self.proto_field_names)
+            .field("connect", &self.connect.is_some())
+            .finish()
+    }
 }
 
 /// What a call answered.
@@ -246,7 +267,7 @@ pub(crate) async fn exchange(
     };
     let (sender, receiver) = tokio::sync::mpsc::channel(4);
     let request = request(target, path, metadata, RequestBody::new(receiver), settings.timeout, tls.is_some())?;
-    let exchange = send(target, request, tls, body, sender);
+    let exchange = send(target, request, tls, body, sender, settings.connect.as_ref());
     let Some(limit) = settings.timeout else { return exchange.await };
     match tokio::time::timeout(limit, exchange).await {
         Ok(outcome) => outcome,
@@ -377,10 +398,15 @@ async fn send(
     tls: Option<Arc<rustls::ClientConfig>>,
     frames: Frames,
     sender: tokio::sync::mpsc::Sender<Bytes>,
+    connect: Option<&Connect>,
 ) -> Result<RawOutcome, CallError> {
-    let connect_failed =
-        |error: std::io::Error| CallError::Connect { authority: target.authority.clone(), reason: error.to_string() };
-    let stream = tokio::net::TcpStream::connect(&target.authority).await.map_err(connect_failed)?;
+    let connect_failed = |reason: String| CallError::Connect { authority: target.authority.clone(), reason };
+    let stream = match connect {
+        Some(connect) => connect(target.authority.clone()).await.map_err(connect_failed)?,
+        None => tokio::net::TcpStream::connect(&target.authority)
+            .await
+            .map_err(|error| connect_failed(error.to_string()))?,
+    };
     let _ = stream.set_nodelay(true);
     match tls {
         None => over(stream, request, frames, sender).await,

@@ -343,3 +343,32 @@ async fn over_tls_with_the_configured_ca_a_status_brings_its_details() {
         other => panic!("expected a TLS error, got {other:?}"),
     }
 }
+
+/// A proxy of the network settings carries gRPC calls too (a `CONNECT` tunnel), the
+/// reflection's and the call's; a proxy that is down is a proxy error.
+#[tokio::test]
+async fn calls_go_through_the_configured_proxy() {
+    use volley_echo_server::{GrpcOptions, GrpcServer, TestProxy};
+    let server = GrpcServer::start(GrpcOptions::default()).await;
+    let proxy = TestProxy::start(None).await;
+    let text = format!("GRPC {}/shop.v1.Orders/Place\n\n{{\"item\": \"tea\"}}\n", server.authority());
+    let proxied = Client::new(volley_engine::ClientConfig {
+        proxy: volley_engine::config::ProxySettings { http: Some(proxy.url()), ..Default::default() },
+        ..support::config()
+    });
+    let placed = proxied.run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(placed.grpc().unwrap().code, "OK");
+    let tunnels: Vec<(String, String)> =
+        proxy.records().into_iter().map(|record| (record.method, record.target)).collect();
+    // Tunnels for the reflection's rounds, then one for the call; none went around it.
+    assert!(tunnels.len() >= 2, "{tunnels:?}");
+    assert!(tunnels.iter().all(|tunnel| *tunnel == ("CONNECT".to_owned(), server.authority())), "{tunnels:?}");
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let down = Client::new(volley_engine::ClientConfig {
+        proxy: volley_engine::config::ProxySettings { http: Some(format!("http://{closed}")), ..Default::default() },
+        ..support::config()
+    });
+    let error = down.run_string(&text, RunOptions::default()).await.unwrap_err();
+    assert!(matches!(error, Error::Transport(TransportError::Proxy { .. })), "{error:?}");
+}
