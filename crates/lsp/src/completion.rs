@@ -1,7 +1,8 @@
 //! Completion: a small classifier over the line text before the cursor and the request
 //! around it decides the context (inside `{{ }}`, inside a `{% %}` script, after `$`,
-//! after `# @`, a line start, the header zone), then the candidates of that context are
-//! listed. LSP types are built in `convert.rs`.
+//! after `# @`, a line start, the header zone, a gRPC request's target or message: see
+//! `grpc/`), then the candidates of that context are listed. LSP types are built in
+//! `convert.rs`.
 
 use std::ops::Range;
 
@@ -23,6 +24,10 @@ pub(crate) enum Kind {
     Keyword,
     Property,
     Value,
+    /// A gRPC service.
+    Module,
+    /// A field of a gRPC message.
+    Field,
 }
 
 /// One completion candidate: `text` replaces the bytes `replace` of the document.
@@ -90,6 +95,7 @@ pub(crate) struct Completion {
 /// The completion candidates at byte `offset` of a snapshot, at most
 /// [`MAX_CANDIDATES`] of them. `snippets`: the editor accepts snippets in completion
 /// items (`completionItem.snippetSupport`); the script API's calls are snippets only then.
+/// Runs off the async workers: a gRPC request's schema is awaited on this thread.
 pub(crate) fn complete(
     snapshot: &Snapshot,
     engine: &volley_engine::Client,
@@ -162,6 +168,9 @@ fn candidates(
             .is_none_or(|(placed, request)| line_start <= placed.place(request.line_span).start)
     {
         return methods(&(line_start..offset));
+    }
+    if let Some(candidates) = crate::grpc::candidates(snapshot, engine, profile, offset) {
+        return candidates;
     }
     Vec::new()
 }

@@ -193,6 +193,8 @@ pub(crate) fn completion_item(rope: &Rope, candidate: &Candidate) -> CompletionI
         Kind::Keyword => CompletionItemKind::KEYWORD,
         Kind::Property => CompletionItemKind::PROPERTY,
         Kind::Value => CompletionItemKind::VALUE,
+        Kind::Module => CompletionItemKind::MODULE,
+        Kind::Field => CompletionItemKind::FIELD,
     };
     CompletionItem {
         label: candidate.label.clone(),

@@ -4,7 +4,10 @@
 //! They are computed per part (chunk) of the document and kept with the part: the
 //! parser's for as long as the chunk is unchanged, the analysis's while the chunk and
 //! the context it was made in (the file's variable and request names, the
-//! configuration, the active profile) are unchanged. A keystroke recomputes one part.
+//! configuration, the active profile) are unchanged, those of gRPC requests' schemas
+//! (`grpc/check.rs`) while, beyond that context, the file's variable values and its
+//! global `proto <` lines are unchanged (the proto files: see `Environment::generation`).
+//! A keystroke recomputes one part.
 //!
 //! Scheduling: a change starts a computation at once unless one is running for the
 //! document; changes that arrive meanwhile are coalesced into one more computation of
@@ -22,38 +25,48 @@ use volley_engine::ConfigError;
 use volley_engine::analysis::AnalysisContext;
 use volley_syntax::Spanned;
 
-use crate::convert;
 use crate::documents::{Documents, Snapshot, is_config};
+use crate::{convert, grpc};
 
 /// What is computed from one part, kept with it.
 #[derive(Debug, Default)]
 pub(crate) struct PartDiagnostics {
     /// The parser's, ranges counted from the part's start.
     syntax: Vec<Diagnostic>,
-    /// The analysis's, ranges counted from the part's start, with the fingerprint of
-    /// the context they were made in.
-    analysis: Mutex<Option<(u64, Arc<Vec<Diagnostic>>)>>,
+    /// The analysis's, ranges counted from the part's start.
+    analysis: Kept,
+    /// Those of its gRPC requests' schemas (`grpc/check.rs`), ranges counted from the
+    /// part's start.
+    grpc: Kept,
 }
 
-impl PartDiagnostics {
-    /// The diagnostics of a part with this text and typed document: the parser's now,
-    /// the analysis's when first asked for.
-    pub(crate) fn new(text: &str, document: &volley_syntax::Document) -> Self {
-        let syntax =
-            document.diagnostics.iter().map(|diagnostic| convert::relative_diagnostic(text, diagnostic)).collect();
-        PartDiagnostics { syntax, analysis: Mutex::default() }
-    }
+/// Diagnostics with the fingerprint of the context they were made in.
+#[derive(Debug, Default)]
+struct Kept(Mutex<Option<(u64, Arc<Vec<Diagnostic>>)>>);
 
-    fn analysis(&self, fingerprint: u64, analyze: impl FnOnce() -> Vec<Diagnostic>) -> Arc<Vec<Diagnostic>> {
-        let mut cached = self.analysis.lock();
+impl Kept {
+    /// The diagnostics kept, when they were made in the context `fingerprint`; else
+    /// those `compute` makes, kept instead.
+    fn get_or(&self, fingerprint: u64, compute: impl FnOnce() -> Vec<Diagnostic>) -> Arc<Vec<Diagnostic>> {
+        let mut cached = self.0.lock();
         if let Some((made_in, diagnostics)) = &*cached
             && *made_in == fingerprint
         {
             return Arc::clone(diagnostics);
         }
-        let diagnostics = Arc::new(analyze());
+        let diagnostics = Arc::new(compute());
         *cached = Some((fingerprint, Arc::clone(&diagnostics)));
         diagnostics
+    }
+}
+
+impl PartDiagnostics {
+    /// The diagnostics of a part with this text and typed document: the parser's now,
+    /// the analysis's and the gRPC schemas' when first asked for.
+    pub(crate) fn new(text: &str, document: &volley_syntax::Document) -> Self {
+        let syntax =
+            document.diagnostics.iter().map(|diagnostic| convert::relative_diagnostic(text, diagnostic)).collect();
+        PartDiagnostics { syntax, analysis: Kept::default(), grpc: Kept::default() }
     }
 }
 
@@ -62,13 +75,15 @@ impl PartDiagnostics {
 pub(crate) struct Environment {
     /// The active configuration profile.
     pub(crate) profile: Option<String>,
-    /// Bumped when files may have appeared or vanished (a save, a watched-file event):
-    /// the analysis's file checks are made again.
+    /// Bumped when files may have appeared or vanished or changed (a save, a
+    /// watched-file event, proto files included): the analysis's file checks and the
+    /// gRPC schemas are made again.
     pub(crate) generation: u64,
 }
 
 /// The diagnostics of one snapshot, sorted like `volley check`'s: a configuration error
-/// first, then by position.
+/// first, then by position. Runs off the async workers: the schemas of gRPC requests
+/// are awaited on this thread.
 pub(crate) fn compute(
     snapshot: &Snapshot,
     engine: &volley_engine::Client,
@@ -86,12 +101,14 @@ pub(crate) fn compute(
     }
     let fingerprint = fingerprint(&context, environment.generation);
     let mut found = Vec::new();
+    // The file's variables, for the schemas of gRPC requests: taken once, when a part has one.
+    let mut file_variables: Option<Arc<[volley_syntax::VariableDeclaration]>> = None;
     // Bytes of text whose typed document was made again for the analysis.
     let mut reparsed = 0;
     for placed in &model.parts {
         let part = &placed.part;
         let syntax = &part.diagnostics.syntax;
-        let analysis = part.diagnostics.analysis(fingerprint, || {
+        let analysis = part.diagnostics.analysis.get_or(fingerprint, || {
             reparsed += part.text.len();
             volley_engine::analysis::Analyzer::new(engine)
                 .analyze_in(&part.document_once(), &part.text, &context)
@@ -99,11 +116,28 @@ pub(crate) fn compute(
                 .map(|diagnostic| convert::relative_diagnostic(&part.text, diagnostic))
                 .collect()
         });
-        if syntax.is_empty() && analysis.is_empty() {
+        let grpc = if part.outline.grpc {
+            let variables = file_variables.get_or_insert_with(|| model.variables().cloned().collect());
+            let surroundings = grpc::Surroundings::of(model, placed, Arc::clone(variables));
+            let place = grpc::Place { path: snapshot.path.as_deref(), profile: environment.profile.as_deref() };
+            let mut hasher = DefaultHasher::new();
+            (fingerprint, surroundings.fingerprint()).hash(&mut hasher);
+            let fingerprint = hasher.finish();
+            part.diagnostics.grpc.get_or(fingerprint, || {
+                let document = part.document_once();
+                grpc::blocking(grpc::diagnostics(engine, &part.text, &document, &surroundings, place))
+                    .iter()
+                    .map(|diagnostic| convert::relative_diagnostic(&part.text, diagnostic))
+                    .collect()
+            })
+        } else {
+            Arc::default()
+        };
+        if syntax.is_empty() && analysis.is_empty() && grpc.is_empty() {
             continue;
         }
         let start = convert::position(&snapshot.rope, placed.start);
-        found.extend(syntax.iter().chain(analysis.iter()).map(|diagnostic| Diagnostic {
+        found.extend(syntax.iter().chain(analysis.iter()).chain(grpc.iter()).map(|diagnostic| Diagnostic {
             range: convert::place_range(diagnostic.range, start.line, start.character),
             ..diagnostic.clone()
         }));

@@ -20,7 +20,7 @@ use parking_lot::{Mutex, MutexGuard};
 use ropey::Rope;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 use volley_engine::io::MemoryFs;
-use volley_syntax::{Document, Position, Span, Spanned, SyntaxTree, VariableDeclaration};
+use volley_syntax::{Document, Position, ProtoImport, Protocol, Span, Spanned, SyntaxTree, VariableDeclaration};
 
 use crate::convert;
 use crate::diagnostics::PartDiagnostics;
@@ -121,8 +121,8 @@ impl Part {
 }
 
 /// What features over the whole file read of a part's typed document (completion's
-/// request names, folding, code lenses, the duplicate-name check), kept where the
-/// document is not: about 2% of its size.
+/// request names, folding, code lenses, the duplicate-name check, the schema of gRPC
+/// requests in other parts), kept where the document is not: about 2% of its size.
 #[derive(Debug, Default)]
 pub(crate) struct Outline {
     /// The blocks in order.
@@ -131,6 +131,11 @@ pub(crate) struct Outline {
     pub(crate) variables: Vec<VariableDeclaration>,
     /// What the part's scripts may set (its script files not read).
     pub(crate) script_variables: volley_engine::analysis::ScriptVariables,
+    /// The part has a gRPC request (the gRPC features pass over the others).
+    pub(crate) grpc: bool,
+    /// httpyac's `proto <` lines of the part's blocks without a request line: they apply
+    /// to every gRPC request of the file.
+    pub(crate) global_proto_imports: Vec<ProtoImport>,
 }
 
 /// A block of an [`Outline`].
@@ -168,6 +173,13 @@ impl Outline {
             blocks,
             variables: document.variables.clone(),
             script_variables: volley_engine::analysis::ScriptVariables::of_document(document),
+            grpc: document.requests().any(|request| matches!(request.protocol, Protocol::Grpc(_))),
+            global_proto_imports: document
+                .blocks
+                .iter()
+                .filter(|block| block.request.is_none())
+                .flat_map(|block| block.proto_imports.iter().cloned())
+                .collect(),
         }
     }
 

@@ -13,6 +13,7 @@ mod documents;
 mod execute;
 pub mod filter;
 mod formatting;
+mod grpc;
 mod hover;
 mod import;
 mod jsonc;

@@ -35,9 +35,16 @@ use crate::remote::Remote;
 use crate::scope::Scope;
 use crate::{completion, convert, formatting, hover, navigation, paste, preview, settings};
 
-/// The configuration files whose changes re-publish every document's diagnostics.
-const CONFIG_GLOBS: [&str; 4] =
-    ["**/volley.jsonc", "**/http-client.env.json", "**/http-client.private.env.json", "**/.env"];
+/// The files whose changes re-publish every document's diagnostics: the configuration
+/// files, and the proto files and descriptor sets of gRPC requests.
+const WATCHED_GLOBS: [&str; 6] = [
+    "**/volley.jsonc",
+    "**/http-client.env.json",
+    "**/http-client.private.env.json",
+    "**/.env",
+    "**/*.proto",
+    "**/*.protoset",
+];
 
 /// The state of the language server. Cheap to clone: handlers and background tasks
 /// share the same documents and engine.
@@ -198,7 +205,7 @@ impl LanguageServer for Backend {
                 document_symbol_provider: Some(OneOf::Left(true)),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 completion_provider: Some(CompletionOptions {
-                    trigger_characters: Some(["{", "$", "@", ".", ":"].map(str::to_owned).to_vec()),
+                    trigger_characters: Some(["{", "$", "@", ".", ":", "/"].map(str::to_owned).to_vec()),
                     ..CompletionOptions::default()
                 }),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
@@ -242,7 +249,7 @@ impl LanguageServer for Backend {
 
     async fn initialized(&self, _: InitializedParams) {
         if self.can_watch.load(Ordering::SeqCst) {
-            let watchers: Vec<FileSystemWatcher> = CONFIG_GLOBS
+            let watchers: Vec<FileSystemWatcher> = WATCHED_GLOBS
                 .iter()
                 .map(|glob| FileSystemWatcher { glob_pattern: GlobPattern::String((*glob).to_owned()), kind: None })
                 .collect();

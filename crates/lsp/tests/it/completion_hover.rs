@@ -32,7 +32,7 @@ async fn open() -> (support::tempdir::Dir, String, TestClient) {
     std::fs::write(dir.path.join("volley.jsonc"), CONFIG).expect("config file");
     let mut client = TestClient::start();
     let capabilities = client.initialize().await["capabilities"].clone();
-    assert_eq!(capabilities["completionProvider"]["triggerCharacters"], json!(["{", "$", "@", ".", ":"]));
+    assert_eq!(capabilities["completionProvider"]["triggerCharacters"], json!(["{", "$", "@", ".", ":", "/"]));
     assert_eq!(capabilities["hoverProvider"], json!(true));
     client.open(&uri, TEXT).await;
     (dir, uri, client)

@@ -4,6 +4,7 @@ mod code_action;
 mod completion_hover;
 mod cookies;
 mod curl;
+mod grpc;
 mod import;
 mod navigation;
 mod network;
