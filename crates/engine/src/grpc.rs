@@ -28,9 +28,29 @@ use crate::response::{Body as ResponseBody, GrpcResult, Response, SentRequest, T
 /// How long a schema got by reflection is used again for calls to the same server.
 const REFLECTION_LIFETIME: Duration = Duration::from_secs(30);
 
+/// What hears a streaming call's messages as they arrive ([`RunOptions::on_grpc_message`](crate::RunOptions::on_grpc_message)).
+#[derive(Clone)]
+pub(crate) struct Listener(pub(crate) Arc<dyn Fn(usize, serde_json::Value) + Send + Sync>);
+
+impl std::fmt::Debug for Listener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Listener")
+    }
+}
+
+/// Listeners do not make two calls differ.
+impl PartialEq for Listener {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Listener {}
+
 /// A gRPC call, prepared: what [`Exchange::Grpc`] carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GrpcCall {
+    pub(crate) listener: Option<Listener>,
     pub(crate) messages: Vec<GrpcMessage>,
     pub(crate) schema: SchemaSource,
     /// httpyac's `keepCase: true`: responses name fields as the proto file does.
@@ -165,6 +185,7 @@ pub(crate) async fn prepare(
         source.reflection = Some(server.map_or(Reflection::Called, Reflection::Other));
     }
     let call = GrpcCall {
+        listener: None,
         messages,
         schema: source,
         proto_field_names: imports.iter().any(|import| import.keep_case),
@@ -190,7 +211,13 @@ pub async fn schema_of(
     let tls = if prepared.url.scheme() == "https" { Some(Arc::new(grpc_tls(prepared)?)) } else { None };
     let proxy = proxy_for(prepared);
     let connect = proxy.as_ref().map(|proxy| through(proxy, &prepared.url));
-    let settings = volley_grpc::Settings { timeout: Some(prepared.timeout), tls, proto_field_names: false, connect };
+    let settings = volley_grpc::Settings {
+        timeout: Some(prepared.timeout),
+        tls,
+        proto_field_names: false,
+        connect,
+        on_message: None,
+    };
     let schema = client.grpc_schema(call, &target, &metadata(&prepared.headers), &settings).await?;
     Ok(Some((schema, target)))
 }
@@ -214,6 +241,7 @@ impl Client {
             tls,
             proto_field_names: call.proto_field_names,
             connect: proxy.as_ref().map(|proxy| through(proxy, &prepared.url)),
+            on_message: None,
         };
         let metadata = metadata(&prepared.headers);
         let started = Instant::now();
@@ -221,6 +249,20 @@ impl Client {
             let schema = self.grpc_schema(call, &target, &metadata, &settings).await?;
             let method =
                 schema.method(&target.service, &target.method).map_err(|error| schema_error(&error, call.line_span))?;
+            // A stream's messages are told as they come, secrets hidden.
+            let settings = match (&call.listener, Kind::of(&method)) {
+                (Some(listener), Kind::ServerStreaming | Kind::Bidirectional) => {
+                    let (listener, redactor) = (listener.0.clone(), prepared.redactor.clone());
+                    let heard = std::sync::atomic::AtomicUsize::new(0);
+                    let on_message: volley_grpc::OnMessage = Arc::new(move |message| {
+                        let number = heard.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                        let text = redactor.redact(&message.to_string()).into_owned();
+                        listener(number, serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)));
+                    });
+                    volley_grpc::Settings { on_message: Some(on_message), ..settings.clone() }
+                }
+                _ => settings.clone(),
+            };
             let outgoing: Vec<Outgoing> = call
                 .messages
                 .iter()

@@ -223,6 +223,9 @@ impl Client {
                 if let Some(auth) = &mut prepared.auth {
                     auth.secrets = secrets.clone();
                 }
+                if let Exchange::Grpc(call) = &mut prepared.exchange {
+                    call.listener.clone_from(&options.grpc_messages);
+                }
                 prepared.redactor = redactor(&secrets);
                 prepared.secrets = secrets;
                 Ok(prepared)

@@ -64,6 +64,12 @@ pub type Connect = Arc<
         + Sync,
 >;
 
+/// Hears each response message of a call as it arrives (proto3 JSON).
+pub type OnMessage = Arc<dyn Fn(serde_json::Value) + Send + Sync>;
+
+/// What the reading of an answer calls with each message's bytes.
+type Tap<'a> = Option<&'a (dyn Fn(&Bytes) + Send + Sync)>;
+
 /// How calls connect.
 #[derive(Clone, Default)]
 pub struct Settings {
@@ -78,6 +84,9 @@ pub struct Settings {
     pub proto_field_names: bool,
     /// How connections are opened; `None`: directly.
     pub connect: Option<Connect>,
+    /// Told each response message as it arrives (to show a stream as it comes); the
+    /// outcome still has them all.
+    pub on_message: Option<OnMessage>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -87,6 +96,7 @@ impl std::fmt::Debug for Settings {
             .field("tls", &self.tls.is_some())
             .field("proto_field_names", &self.proto_field_names)
             .field("connect", &self.connect.is_some())
+            .field("on_message", &self.on_message.is_some())
             .finish()
     }
 }
@@ -233,9 +243,18 @@ pub async fn call(
         return Err(CallError::TooManyMessages { kind: kind.name(), count });
     }
     let frames = frames(&method.input(), messages, matches!(kind, Kind::Unary | Kind::ServerStreaming))?;
-    let raw = exchange(target, &target.path(), metadata, frames, settings).await?;
     let output = method.output();
     let options = SerializeOptions::new().skip_default_fields(false).use_proto_field_name(settings.proto_field_names);
+    let heard = settings.on_message.as_ref().map(|on_message| {
+        let (output, options) = (output.clone(), options.clone());
+        move |bytes: &Bytes| {
+            if let Ok(message) = to_json(&output, bytes.clone(), &options) {
+                on_message(message);
+            }
+        }
+    });
+    let tap: Tap<'_> = heard.as_ref().map(|heard| heard as &(dyn Fn(&Bytes) + Send + Sync));
+    let raw = exchange_tapped(target, &target.path(), metadata, frames, settings, tap).await?;
     let messages = raw.messages.into_iter().map(|bytes| to_json(&output, bytes, &options)).collect::<Result<_, _>>()?;
     // A call that fails at once answers "trailers only": the details in the headers.
     let details = crate::details::details(raw.trailers.iter().chain(&raw.headers), output.parent_pool());
@@ -260,6 +279,18 @@ pub(crate) async fn exchange(
     body: Frames,
     settings: &Settings,
 ) -> Result<RawOutcome, CallError> {
+    exchange_tapped(target, path, metadata, body, settings, None).await
+}
+
+/// [`exchange`], each response message's bytes handed to `tap` as it arrives.
+async fn exchange_tapped(
+    target: &Target,
+    path: &str,
+    metadata: &[(String, String)],
+    body: Frames,
+    settings: &Settings,
+    tap: Tap<'_>,
+) -> Result<RawOutcome, CallError> {
     let tls = if target.tls.unwrap_or(target.grpcurl_form) {
         Some(settings.tls.clone().ok_or(CallError::Tls)?)
     } else {
@@ -267,7 +298,7 @@ pub(crate) async fn exchange(
     };
     let (sender, receiver) = tokio::sync::mpsc::channel(4);
     let request = request(target, path, metadata, RequestBody::new(receiver), settings.timeout, tls.is_some())?;
-    let exchange = send(target, request, tls, body, sender, settings.connect.as_ref());
+    let exchange = send(target, request, tls, (body, sender), settings.connect.as_ref(), tap);
     let Some(limit) = settings.timeout else { return exchange.await };
     match tokio::time::timeout(limit, exchange).await {
         Ok(outcome) => outcome,
@@ -396,9 +427,9 @@ async fn send(
     target: &Target,
     request: http::Request<RequestBody>,
     tls: Option<Arc<rustls::ClientConfig>>,
-    frames: Frames,
-    sender: tokio::sync::mpsc::Sender<Bytes>,
+    (frames, sender): (Frames, tokio::sync::mpsc::Sender<Bytes>),
     connect: Option<&Connect>,
+    tap: Tap<'_>,
 ) -> Result<RawOutcome, CallError> {
     let connect_failed = |reason: String| CallError::Connect { authority: target.authority.clone(), reason };
     let stream = match connect {
@@ -409,7 +440,7 @@ async fn send(
     };
     let _ = stream.set_nodelay(true);
     match tls {
-        None => over(stream, request, frames, sender).await,
+        None => over(stream, request, (frames, sender), tap).await,
         Some(config) => {
             let mut config = (*config).clone();
             config.alpn_protocols = vec![b"h2".to_vec()];
@@ -422,7 +453,7 @@ async fn send(
                 tokio_rustls::TlsConnector::from(Arc::new(config)).connect(name, stream).await.map_err(|error| {
                     CallError::Handshake { authority: target.authority.clone(), reason: error.to_string() }
                 })?;
-            over(stream, request, frames, sender).await
+            over(stream, request, (frames, sender), tap).await
         }
     }
 }
@@ -431,8 +462,8 @@ async fn send(
 async fn over<S>(
     stream: S,
     request: http::Request<RequestBody>,
-    frames: Frames,
-    sender: tokio::sync::mpsc::Sender<Bytes>,
+    (frames, sender): (Frames, tokio::sync::mpsc::Sender<Bytes>),
+    tap: Tap<'_>,
 ) -> Result<RawOutcome, CallError>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
@@ -448,7 +479,7 @@ where
     let writer = tokio::spawn(write(frames, sender, received));
     let response = request_sender.send_request(request).await.map_err(|error| CallError::Http(error.to_string()));
     let outcome = match response {
-        Ok(response) => read(response, &count).await,
+        Ok(response) => read(response, &count, tap).await,
         Err(error) => Err(error),
     };
     writer.abort();
@@ -459,6 +490,7 @@ where
 async fn read(
     response: http::Response<hyper::body::Incoming>,
     count: &tokio::sync::watch::Sender<usize>,
+    tap: Tap<'_>,
 ) -> Result<RawOutcome, CallError> {
     let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).unwrap_or("");
     if response.status() != http::StatusCode::OK || !content_type.starts_with("application/grpc") {
@@ -481,6 +513,9 @@ async fn read(
             }
             buffer.extend_from_slice(data);
             while let Some(message) = next_message(&mut buffer)? {
+                if let Some(tap) = tap {
+                    tap(&message);
+                }
                 messages.push(message);
                 count.send_replace(messages.len());
             }

@@ -51,23 +51,18 @@ pub(crate) fn print(result: &RequestResult, file: &File, mode: Mode, several: bo
         Outcome::Response { response, text } => {
             let mut out = String::new();
             if mode != Mode::Quiet {
-                if several {
-                    let line = result.line_span.start_position.line + 1;
-                    let _ = write!(out, "{BOLD}### {}{BOLD:#}", result.title);
-                    if let Some(run) = result.repetition {
-                        let _ = write!(out, " {DIM}(run {run}){DIM:#}");
-                    }
-                    if let Some(description) = &result.description {
-                        let _ = write!(out, " {DIM}—{DIM:#} {description}");
-                    }
-                    let _ = writeln!(out, " {DIM}· {}:{line}{DIM:#}{}", file.shown, attempts(result));
+                // A gRPC stream printed its title with its first message.
+                if several && !result.live {
+                    let line = result.line_span.start_position.line;
+                    let title = title_line(&result.title, result.description.as_deref(), file, line, result.repetition);
+                    let _ = writeln!(out, "{title}{}", attempts(result));
                 } else if result.attempts > 1 {
                     let _ = writeln!(out, "{}", attempts(result).trim_start());
                 }
                 if mode == Mode::Verbose {
                     sent(&mut out, response);
                 }
-                exchange(&mut out, response, text);
+                exchange(&mut out, response, text, result.live);
                 if !response.logs().is_empty() {
                     out.push('\n');
                 }
@@ -167,10 +162,36 @@ fn sent(out: &mut String, response: &Response) {
     out.push('\n');
 }
 
-/// The status line, headers and body of the response.
-fn exchange(out: &mut String, response: &Response, text: &str) {
+/// `### title (run 2) — description · file:line`: the line above a request's output.
+pub(crate) fn title_line(title: &str, description: Option<&str>, file: &File, line: u32, run: Option<u32>) -> String {
+    let mut out = format!("{BOLD}### {title}{BOLD:#}");
+    if let Some(run) = run {
+        let _ = write!(out, " {DIM}(run {run}){DIM:#}");
+    }
+    if let Some(description) = description {
+        let _ = write!(out, " {DIM}—{DIM:#} {description}");
+    }
+    let _ = write!(out, " {DIM}· {}:{}{DIM:#}", file.shown, line + 1);
+    out
+}
+
+/// A message of a gRPC stream as it arrives (after the request's title line, for the
+/// first one of a run of several): `[+12 ms] message 2` and the message as pretty JSON.
+pub(crate) fn live_message(title: Option<&str>, number: usize, message: &serde_json::Value, after: Duration) {
+    let mut out = String::new();
+    if let Some(title) = title {
+        let _ = writeln!(out, "{title}");
+    }
+    let pretty = serde_json::to_string_pretty(message).unwrap_or_default();
+    let _ = write!(out, "{DIM}[+{} ms] message {number}{DIM:#}\n{pretty}\n", after.as_millis());
+    crate::output::line(&out);
+}
+
+/// The status line, headers and body of the response; a gRPC stream's messages are
+/// left out when they were printed as they came (`live`).
+fn exchange(out: &mut String, response: &Response, text: &str, live: bool) {
     if let Some(grpc) = response.grpc() {
-        return grpc_exchange(out, response, grpc);
+        return grpc_exchange(out, response, grpc, live);
     }
     let status = match response.status() {
         200..=299 => GREEN,
@@ -225,7 +246,7 @@ fn exchange(out: &mut String, response: &Response, text: &str) {
 }
 
 /// The status of a gRPC call, its headers and trailers, and each message as pretty JSON.
-fn grpc_exchange(out: &mut String, response: &Response, grpc: &volley_engine::GrpcResult) {
+fn grpc_exchange(out: &mut String, response: &Response, grpc: &volley_engine::GrpcResult, live: bool) {
     let status = if grpc.is_ok() { GREEN } else { RED };
     let count = grpc.messages.len();
     // grpc-js sends `grpc-message: OK` with every OK: said once is enough.
@@ -247,7 +268,7 @@ fn grpc_exchange(out: &mut String, response: &Response, grpc: &volley_engine::Gr
     for (name, value) in response.redactor().headers(response.headers()) {
         let _ = writeln!(out, "{DIM}{name}:{DIM:#} {value}");
     }
-    for message in &grpc.messages {
+    for message in grpc.messages.iter().filter(|_| !live) {
         out.push('\n');
         let text = response.redact(&serde_json::to_string_pretty(message).unwrap_or_default());
         out.push_str(&text);

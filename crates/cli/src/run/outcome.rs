@@ -33,6 +33,8 @@ pub(crate) struct RequestResult {
     pub(crate) attempts: u32,
     /// Which run of the selection it belongs to (`--repeat`, from 1); `None` without.
     pub(crate) repetition: Option<u32>,
+    /// A gRPC stream's messages (and the title) were printed as they came.
+    pub(crate) live: bool,
 }
 
 /// Why a named request's response is not there for a later request of the run.
@@ -145,6 +147,7 @@ impl RequestResult {
             missing: None,
             attempts: 1,
             repetition: None,
+            live: false,
         }
     }
 

@@ -333,6 +333,20 @@ impl Turn<'_> {
         if let Some(timeout) = args.timeout {
             options = options.timeout(Duration::from_millis(timeout));
         }
+        // A gRPC stream's messages print as they come (the title first), as events do.
+        let streamed = std::sync::Arc::new(AtomicBool::new(false));
+        if matches!(mode, Mode::Normal | Mode::Verbose) && matches!(request.protocol, volley_syntax::Protocol::Grpc(_))
+        {
+            let description = request.description.as_ref().map(|description| description.value.as_str());
+            let at = request.line_span.start_position.line;
+            let title =
+                self.several.then(|| human::title_line(&outcome::title(file, request), description, file, at, None));
+            let (live, began) = (std::sync::Arc::clone(&streamed), Instant::now());
+            options = options.on_grpc_message(move |number, message| {
+                let first = !live.swap(true, Ordering::Relaxed);
+                human::live_message(first.then_some(title.as_deref()).flatten(), number, &message, began.elapsed());
+            });
+        }
         let attempts = args.retry.saturating_add(1);
         let mut attempt = 1;
         let (mut result, started) = loop {
@@ -351,6 +365,7 @@ impl Turn<'_> {
             attempt += 1;
         };
         result.attempts = attempt;
+        result.live = streamed.load(Ordering::Relaxed);
         result.missing = result
             .needed_response()
             .and_then(|name| missing.get_key_value(name))

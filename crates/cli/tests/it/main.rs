@@ -6,6 +6,7 @@ mod cluster;
 mod completion;
 mod convert;
 mod examples;
+mod grpc;
 mod lsp;
 mod lsp_remote;
 mod oauth;

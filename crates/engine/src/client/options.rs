@@ -175,6 +175,8 @@ pub struct RunOptions {
     /// The cookie jar of this run, instead of the client's (the language server keeps
     /// one per workspace folder). A request's `@no-cookie-jar` still wins.
     pub(crate) cookie_jar: Option<CookieJar>,
+    /// Told each response message of a streaming gRPC call as it arrives.
+    pub(crate) grpc_messages: Option<crate::grpc::Listener>,
 }
 
 impl RunOptions {
@@ -300,6 +302,15 @@ impl RunOptions {
     #[must_use]
     pub fn show_secrets(mut self, show: bool) -> Self {
         self.show_secrets = show;
+        self
+    }
+
+    /// Calls `listener` with each response message of a server-streaming or bidirectional
+    /// gRPC call as it arrives (its number from 1, the message as proto3 JSON, secrets
+    /// hidden), to show a stream as it comes; the response still has them all.
+    #[must_use]
+    pub fn on_grpc_message(mut self, listener: impl Fn(usize, serde_json::Value) + Send + Sync + 'static) -> Self {
+        self.grpc_messages = Some(crate::grpc::Listener(Arc::new(listener)));
         self
     }
 
