@@ -48,6 +48,7 @@ mod digest;
 mod echo;
 #[cfg(feature = "grpc")]
 mod grpc;
+mod grpc_js;
 mod oauth;
 mod oidc;
 mod proxy;
@@ -80,6 +81,7 @@ use tokio::task::JoinHandle;
 pub use crate::digest::DIGEST_REALM;
 #[cfg(feature = "grpc")]
 pub use crate::grpc::{GrpcOptions, GrpcServer};
+pub use crate::grpc_js::GrpcJsServer;
 pub use crate::oidc::{OidcProvider, oidc_directory, stand_in_browser};
 pub use crate::proxy::{ProxyRecord, TestProxy};
 pub use crate::sigv4::SigV4Verifier;

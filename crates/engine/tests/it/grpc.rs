@@ -3,52 +3,16 @@
 //! with reflection and without. `scripts/test` installs its packages.
 #![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
 
-use std::io::{BufRead as _, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 
 use serde_json::json;
+use volley_echo_server::GrpcJsServer;
 use volley_engine::{BuildError, Client, Error, Response, RunOptions, TransportError};
 
 use crate::support;
 
 fn grpc_directory() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/grpc")
-}
-
-/// The grpc-js server of `tests/grpc`, stopped on drop.
-struct Server {
-    child: Child,
-    authority: String,
-}
-
-impl Server {
-    fn start(arguments: &[&str]) -> Self {
-        let directory = grpc_directory();
-        assert!(
-            directory.join("node_modules/@grpc/grpc-js").is_dir(),
-            "tests/grpc has no node_modules: run `npm ci` there (scripts/test does)"
-        );
-        let mut child = Command::new("node")
-            .arg("server.mjs")
-            .args(arguments)
-            .current_dir(&directory)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs the gRPC test server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("not ready: {line:?}"));
-        Self { authority: format!("127.0.0.1:{port}"), child }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    GrpcJsServer::directory()
 }
 
 /// A directory of its own under the system's temporary one, removed on drop.
@@ -84,8 +48,8 @@ fn messages(response: &Response) -> Vec<serde_json::Value> {
 
 #[tokio::test]
 async fn the_three_tools_forms_run_every_kind_of_call() {
-    let reflecting = Server::start(&[]);
-    let plain = Server::start(&["--no-reflection"]);
+    let reflecting = GrpcJsServer::start(&[]);
+    let plain = GrpcJsServer::start(&["--no-reflection"]);
     let text = format!(
         r#"
 ### jetbrains
@@ -183,7 +147,7 @@ GRPC {plain}/shop.v1.Orders/Chat
 
 #[tokio::test]
 async fn a_status_that_is_not_ok_is_a_result_and_the_timeout_is_the_deadline() {
-    let server = Server::start(&[]);
+    let server = GrpcJsServer::start(&[]);
     let text = format!(
         r#"
 ### fails
@@ -217,8 +181,8 @@ GRPC {0}/shop.v1.Orders/Place
 
 #[tokio::test]
 async fn mistakes_are_located_in_the_file_with_a_hint() {
-    let reflecting = Server::start(&[]);
-    let plain = Server::start(&["--no-reflection"]);
+    let reflecting = GrpcJsServer::start(&[]);
+    let plain = GrpcJsServer::start(&["--no-reflection"]);
     let broken = Scratch::new("bad-proto");
     std::fs::write(broken.path().join("bad.proto"), "syntax = \"proto3\";\npackage bad;\nmessage A { strin x = 1; }\n")
         .unwrap();
@@ -278,7 +242,7 @@ GRPC 127.0.0.1:1/shop.v1.Orders/Place
 
 #[tokio::test]
 async fn a_compiled_schema_is_kept_until_its_files_change() {
-    let server = Server::start(&["--no-reflection"]);
+    let server = GrpcJsServer::start(&["--no-reflection"]);
     let project = Scratch::new("schema-cache");
     let protos = grpc_directory().join("protos");
     let full = std::fs::read_to_string(protos.join("shop.proto")).unwrap();

@@ -3,10 +3,10 @@
 //! metadata and a slow answer. `scripts/test` installs its packages.
 #![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
 
-use std::io::{BufRead as _, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+use volley_echo_server::GrpcJsServer;
 
 use volley_grpc::{CallError, Code, Kind, Outgoing, ReflectionError, Schema, SchemaError, Settings, Target, call};
 
@@ -14,11 +14,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The grpc-js server of `tests/grpc`, stopped on drop.
-struct Server {
-    child: Child,
-    authority: String,
-}
+/// The grpc-js server of `tests/grpc`.
+struct Server(GrpcJsServer);
 
 impl Server {
     fn start() -> Self {
@@ -26,34 +23,11 @@ impl Server {
     }
 
     fn with(arguments: &[&str]) -> Self {
-        let directory = root().join("tests/grpc");
-        assert!(
-            directory.join("node_modules/@grpc/grpc-js").is_dir(),
-            "tests/grpc has no node_modules: run `npm ci` there (scripts/test does)"
-        );
-        let mut child = Command::new("node")
-            .arg("server.mjs")
-            .args(arguments)
-            .current_dir(&directory)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs the gRPC test server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("not ready: {line:?}"));
-        Self { authority: format!("127.0.0.1:{port}"), child }
+        Self(GrpcJsServer::start(arguments))
     }
 
     fn target(&self, method: &str) -> Target {
-        Target::parse(&format!("{}/shop.v1.Orders/{method}", self.authority)).unwrap()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        Target::parse(&format!("{}/shop.v1.Orders/{method}", self.0.authority)).unwrap()
     }
 }
 
@@ -186,9 +160,9 @@ async fn mistakes_are_said_before_or_instead_of_a_call() {
     let refused = Target::parse(&format!("127.0.0.1:{port}/shop.v1.Orders/Place")).unwrap();
     let error = call(&refused, &place, &[], &[], &Settings::default()).await.unwrap_err();
     assert!(matches!(error, CallError::Connect { .. }), "{error}");
-    let tls = Target::parse(&format!("grpcs://{}/shop.v1.Orders/Place", server.authority)).unwrap();
+    let tls = Target::parse(&format!("grpcs://{}/shop.v1.Orders/Place", server.0.authority)).unwrap();
     assert!(matches!(call(&tls, &place, &[], &[], &Settings::default()).await.unwrap_err(), CallError::Tls));
-    let grpcurl = Target::parse(&format!("{} shop.v1.Orders/Place", server.authority)).unwrap();
+    let grpcurl = Target::parse(&format!("{} shop.v1.Orders/Place", server.0.authority)).unwrap();
     assert!(
         matches!(call(&grpcurl, &place, &[], &[], &Settings::default()).await.unwrap_err(), CallError::Tls),
         "grpcurl's default"
@@ -245,7 +219,7 @@ async fn a_schema_asked_of_the_server_by_reflection_serves_calls() {
         error.to_string(),
         format!(
             "the server at {} offers no gRPC reflection (v1 or v1alpha): give the schema as proto files",
-            silent.authority
+            silent.0.authority
         )
     );
 }
@@ -283,13 +257,13 @@ async fn calls_over_tls_negotiate_http2_and_check_the_certificate() {
     let server = Server::with(&["--tls", directory.to_str().unwrap()]);
     let schema = schema();
     let place = schema.method("shop.v1.Orders", "Place").unwrap();
-    let target = Target::parse(&format!("grpcs://{}/shop.v1.Orders/Place", server.authority)).unwrap();
+    let target = Target::parse(&format!("grpcs://{}/shop.v1.Orders/Place", server.0.authority)).unwrap();
     let settings = Settings { tls: Some(trusting(pki.ca_pem())), ..Settings::default() };
     let outcome = call(&target, &place, &[], &json(&[r#"{"item": "tea"}"#]), &settings).await.unwrap();
     assert!(outcome.status.is_ok(), "{:?}", outcome.status);
     assert_eq!(outcome.messages[0]["item"], "tea");
     // Kulala's grpcurl form is TLS unless it says otherwise.
-    let grpcurl = Target::parse(&format!("{} shop.v1.Orders/Place", server.authority)).unwrap();
+    let grpcurl = Target::parse(&format!("{} shop.v1.Orders/Place", server.0.authority)).unwrap();
     assert!(call(&grpcurl, &place, &[], &[], &settings).await.unwrap().status.is_ok());
     // Reflection goes over TLS too.
     let reflected = Schema::from_reflection(&target, "shop.v1.Orders", &[], &settings).await.unwrap();
