@@ -215,8 +215,9 @@ pub async fn schema_of(
         timeout: Some(prepared.timeout),
         tls,
         proto_field_names: false,
-        connect,
         on_message: None,
+        connections: client.shared_connections(prepared, connect.is_some()),
+        connect,
     };
     let schema = client.grpc_schema(call, &target, &metadata(&prepared.headers), &settings).await?;
     Ok(Some((schema, target)))
@@ -242,6 +243,7 @@ impl Client {
             proto_field_names: call.proto_field_names,
             connect: proxy.as_ref().map(|proxy| through(proxy, &prepared.url)),
             on_message: None,
+            connections: self.shared_connections(&prepared, proxy.is_some()),
         };
         let metadata = metadata(&prepared.headers);
         let started = Instant::now();
@@ -326,6 +328,14 @@ impl Client {
             logs: Vec::new(),
             grpc: Some(Arc::new(grpc)),
         })
+    }
+
+    /// The client's kept connections, for a call that connects as every call using them
+    /// does: directly, with the default trust (no CA, certificate or `--insecure` of its
+    /// own), so that a kept connection is never one another call's settings made.
+    fn shared_connections(&self, prepared: &PreparedRequest, proxied: bool) -> Option<Arc<volley_grpc::Connections>> {
+        (prepared.network.is_none() && !proxied && prepared.validate_ssl)
+            .then(|| Arc::clone(&self.inner.grpc_connections))
     }
 
     /// The schema of a call: by reflection when asked (or when nothing else is given),

@@ -64,6 +64,21 @@ pub type Connect = Arc<
         + Sync,
 >;
 
+/// The sending half of an HTTP/2 connection.
+type Http2Sender = hyper::client::conn::http2::SendRequest<RequestBody>;
+
+/// HTTP/2 connections kept for the next calls to the same server (calls share one, as
+/// gRPC's clients do); dropping it closes them.
+#[derive(Default)]
+pub struct Connections(std::sync::Mutex<std::collections::HashMap<String, Http2Sender>>);
+
+impl std::fmt::Debug for Connections {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = self.0.lock().map_or(0, |connections| connections.len());
+        f.debug_struct("Connections").field("open", &count).finish()
+    }
+}
+
 /// Hears each response message of a call as it arrives (proto3 JSON).
 pub type OnMessage = Arc<dyn Fn(serde_json::Value) + Send + Sync>;
 
@@ -87,6 +102,9 @@ pub struct Settings {
     /// Told each response message as it arrives (to show a stream as it comes); the
     /// outcome still has them all.
     pub on_message: Option<OnMessage>,
+    /// Connections to keep and use again, for calls whose TLS and connecting are those of
+    /// every call that uses them; `None`: a connection per call.
+    pub connections: Option<Arc<Connections>>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -97,6 +115,7 @@ impl std::fmt::Debug for Settings {
             .field("proto_field_names", &self.proto_field_names)
             .field("connect", &self.connect.is_some())
             .field("on_message", &self.on_message.is_some())
+            .field("connections", &self.connections)
             .finish()
     }
 }
@@ -298,7 +317,8 @@ async fn exchange_tapped(
     };
     let (sender, receiver) = tokio::sync::mpsc::channel(4);
     let request = request(target, path, metadata, RequestBody::new(receiver), settings.timeout, tls.is_some())?;
-    let exchange = send(target, request, tls, (body, sender), settings.connect.as_ref(), tap);
+    let ways = (settings.connect.as_ref(), settings.connections.as_deref());
+    let exchange = send(target, request, tls, (body, sender), ways, tap);
     let Some(limit) = settings.timeout else { return exchange.await };
     match tokio::time::timeout(limit, exchange).await {
         Ok(outcome) => outcome,
@@ -428,9 +448,88 @@ async fn send(
     request: http::Request<RequestBody>,
     tls: Option<Arc<rustls::ClientConfig>>,
     (frames, sender): (Frames, tokio::sync::mpsc::Sender<Bytes>),
-    connect: Option<&Connect>,
+    (connect, pool): (Option<&Connect>, Option<&Connections>),
     tap: Tap<'_>,
 ) -> Result<RawOutcome, CallError> {
+    let (count, received) = tokio::sync::watch::channel(0);
+    let writer = tokio::spawn(write(frames, sender, received));
+    let outcome = async {
+        let http = |error: hyper::Error| CallError::Http(error.to_string());
+        let Some(pool) = pool else {
+            let (mut connection, driver) = open(target, tls.clone(), connect).await?;
+            let response = connection.send_request(request).await.map_err(http);
+            let outcome = match response {
+                Ok(response) => read(response, &count, tap).await,
+                Err(error) => Err(error),
+            };
+            driver.abort();
+            return outcome;
+        };
+        // A kept connection, else a new one, kept for the next calls. A kept one the
+        // server closed meanwhile gives the request back: it goes on a new one.
+        let key = format!("{}|{}", tls.is_some(), target.authority);
+        let mut kept = pool.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key).cloned();
+        let alive = match kept.as_mut() {
+            Some(kept) => !kept.is_closed() && kept.ready().await.is_ok(),
+            None => false,
+        };
+        let (mut connection, fresh) = match kept.filter(|_| alive) {
+            Some(kept) => (kept, false),
+            None => (pool.open(&key, target, tls.clone(), connect).await?, true),
+        };
+        let response = match connection.try_send_request(request).await {
+            Ok(response) => response,
+            Err(mut error) => match error.take_message().filter(|_| !fresh) {
+                Some(request) => {
+                    let mut connection = pool.open(&key, target, tls.clone(), connect).await?;
+                    connection.send_request(request).await.map_err(http)?
+                }
+                None => return Err(http(error.into_error())),
+            },
+        };
+        read(response, &count, tap).await
+    }
+    .await;
+    writer.abort();
+    outcome
+}
+
+impl Connections {
+    /// How many kept connections are still open (a connection the server closed is
+    /// seen closed once its driver has read the end).
+    #[must_use]
+    pub fn open_count(&self) -> usize {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .values()
+            .filter(|sender| !sender.is_closed())
+            .count()
+    }
+
+    /// A new connection to `target`, kept under `key` (in place of a closed one).
+    async fn open(
+        &self,
+        key: &str,
+        target: &Target,
+        tls: Option<Arc<rustls::ClientConfig>>,
+        connect: Option<&Connect>,
+    ) -> Result<Http2Sender, CallError> {
+        let (mut connection, _driver) = open(target, tls, connect).await?;
+        connection.ready().await.map_err(|error| CallError::Http(error.to_string()))?;
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.to_owned(), connection.clone());
+        Ok(connection)
+    }
+}
+
+/// A connection to `target`: TCP (or what `connect` opens), TLS when `tls` says, the
+/// HTTP/2 handshake; its driver runs in a task of its own until the connection ends
+/// (every sender dropped, or the server gone).
+async fn open(
+    target: &Target,
+    tls: Option<Arc<rustls::ClientConfig>>,
+    connect: Option<&Connect>,
+) -> Result<(Http2Sender, tokio::task::JoinHandle<()>), CallError> {
     let connect_failed = |reason: String| CallError::Connect { authority: target.authority.clone(), reason };
     let stream = match connect {
         Some(connect) => connect(target.authority.clone()).await.map_err(connect_failed)?,
@@ -440,7 +539,7 @@ async fn send(
     };
     let _ = stream.set_nodelay(true);
     match tls {
-        None => over(stream, request, (frames, sender), tap).await,
+        None => handshake(stream).await,
         Some(config) => {
             let mut config = (*config).clone();
             config.alpn_protocols = vec![b"h2".to_vec()];
@@ -453,38 +552,26 @@ async fn send(
                 tokio_rustls::TlsConnector::from(Arc::new(config)).connect(name, stream).await.map_err(|error| {
                     CallError::Handshake { authority: target.authority.clone(), reason: error.to_string() }
                 })?;
-            over(stream, request, (frames, sender), tap).await
+            handshake(stream).await
         }
     }
 }
 
-/// The call over an HTTP/2 connection on `stream` (prior knowledge, or ALPN's `h2`).
-async fn over<S>(
-    stream: S,
-    request: http::Request<RequestBody>,
-    (frames, sender): (Frames, tokio::sync::mpsc::Sender<Bytes>),
-    tap: Tap<'_>,
-) -> Result<RawOutcome, CallError>
+/// The HTTP/2 handshake on `stream` (prior knowledge, or ALPN's `h2`), its driver spawned.
+async fn handshake<S>(stream: S) -> Result<(Http2Sender, tokio::task::JoinHandle<()>), CallError>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (mut request_sender, connection) = hyper::client::conn::http2::handshake(
+    let (sender, connection) = hyper::client::conn::http2::handshake(
         hyper_util::rt::TokioExecutor::new(),
         hyper_util::rt::TokioIo::new(stream),
     )
     .await
     .map_err(|error| CallError::Http(error.to_string()))?;
-    let driver = tokio::spawn(connection);
-    let (count, received) = tokio::sync::watch::channel(0);
-    let writer = tokio::spawn(write(frames, sender, received));
-    let response = request_sender.send_request(request).await.map_err(|error| CallError::Http(error.to_string()));
-    let outcome = match response {
-        Ok(response) => read(response, &count, tap).await,
-        Err(error) => Err(error),
-    };
-    writer.abort();
-    driver.abort();
-    outcome
+    let driver = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok((sender, driver))
 }
 
 async fn read(

@@ -14,7 +14,7 @@ mod schema;
 mod status;
 mod target;
 
-pub use call::{CallError, CallOutcome, Connect, Kind, OnMessage, Outgoing, Settings, call};
+pub use call::{CallError, CallOutcome, Connect, Connections, Kind, OnMessage, Outgoing, Settings, call};
 pub use reflection::ReflectionError;
 pub use schema::{Field, Schema, SchemaError};
 pub use status::{Code, Status};

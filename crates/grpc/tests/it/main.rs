@@ -276,3 +276,44 @@ async fn calls_over_tls_negotiate_http2_and_check_the_certificate() {
     assert!(error.to_string().contains("UnknownIssuer"), "{error}");
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+/// Kept connections: calls to one server share one, and one the server closed is
+/// replaced rather than failing the next call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_share_a_kept_connection_and_a_closed_one_is_replaced() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let schema = schema();
+    let place = schema.method("shop.v1.Orders", "Place").unwrap();
+    let opened = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&opened);
+    let connect: volley_grpc::Connect = Arc::new(move |authority| {
+        counted.fetch_add(1, Ordering::Relaxed);
+        Box::pin(async move { tokio::net::TcpStream::connect(authority).await.map_err(|error| error.to_string()) })
+    });
+    let connections = Arc::new(volley_grpc::Connections::default());
+    let settings =
+        Settings { connect: Some(connect), connections: Some(Arc::clone(&connections)), ..Settings::default() };
+    let server = Server::start();
+    for _ in 0..3 {
+        let placed = call(&server.target("Place"), &place, &[], &json(&["{}"]), &settings).await.unwrap();
+        assert!(placed.status.is_ok());
+    }
+    assert_eq!(opened.load(Ordering::Relaxed), 1, "three calls, one connection");
+
+    assert_eq!(connections.open_count(), 1);
+    // The server goes away and comes back on the same port: the kept connection is
+    // closed (seen once its driver has read the end), and the next call opens another.
+    let port = server.0.authority.rsplit_once(':').unwrap().1.to_owned();
+    drop(server);
+    let seen_closed = async {
+        while connections.open_count() > 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), seen_closed).await.expect("the closed connection is seen closed");
+    let again = Server::with(&["--port", &port]);
+    let placed = call(&again.target("Place"), &place, &[], &json(&["{}"]), &settings).await.unwrap();
+    assert!(placed.status.is_ok());
+    assert_eq!(opened.load(Ordering::Relaxed), 2);
+}
