@@ -135,8 +135,12 @@ pub(crate) async fn build(
     let mut aws = None;
     let mut client_certificate = None;
     let mut oauth = false;
+    let grpc_request = matches!(request.protocol, volley_syntax::Protocol::Grpc(_));
     for header in &request.headers {
         let name = renderer.render(&header.name).await?;
+        if grpc_request && name.trim().eq_ignore_ascii_case(CHANNEL_CREDENTIALS) {
+            return Err(channel_credentials(header.span));
+        }
         let mut value = renderer.render(&header.value).await?;
         let invalid = |reason: &str| BuildError::InvalidHeader {
             name: name.clone(),
@@ -350,6 +354,22 @@ async fn build_url(
         let _ = url.set_scheme(scheme);
     }
     Ok(url)
+}
+
+/// httpyac's special header of a gRPC request: its channel's credentials, a JavaScript
+/// object set by scripts. Never sent as metadata.
+pub(crate) const CHANNEL_CREDENTIALS: &str = "channelCredentials";
+
+/// Why httpyac's `channelCredentials` header is refused.
+pub(crate) fn channel_credentials(span: volley_syntax::Span) -> BuildError {
+    BuildError::Credentials {
+        code: volley_syntax::Code::UnsupportedAuth,
+        reason: "httpyac's `channelCredentials` header (a gRPC channel's credentials) is not sent".to_owned(),
+        hint: "for TLS write `grpcs://`; a CA, a client certificate or --insecure come from the network settings \
+               (--cacert, --cert/--key, volley.jsonc `tls`)"
+            .to_owned(),
+        span,
+    }
 }
 
 /// The URL of a gRPC call: its target read as each tool writes it (a path alone after

@@ -152,6 +152,13 @@ impl<'a> Walker<'a> {
         for header in &request.headers {
             self.template(&header.name, out);
             self.template(&header.value, out);
+            if matches!(request.protocol, Protocol::Grpc(_)) && header.is_named(crate::build::CHANNEL_CREDENTIALS) {
+                let refused = crate::build::channel_credentials(header.span);
+                out.push(
+                    Diagnostic::new(Code::UnsupportedAuth, header.span, refused.message())
+                        .with_hint(refused.hint().unwrap_or_default()),
+                );
+            }
             if header.is_named("authorization") {
                 Self::credentials(request, header, out);
             }

@@ -238,6 +238,14 @@ GRPC 127.0.0.1:1/shop.v1.Orders/Place
 
     let refused = run(&client, &text, "unreachable").await.unwrap_err();
     assert!(matches!(refused, Error::Transport(TransportError::ConnectionRefused { .. })), "{refused:?}");
+
+    // httpyac's `channelCredentials` header is refused by name, never sent as metadata.
+    let credentials = format!("GRPC {}/shop.v1.Orders/Place\nchannelCredentials: ssl\n\n{{}}\n", reflecting.authority);
+    let refused = client.run_string(&credentials, RunOptions::default()).await.unwrap_err();
+    assert!(
+        matches!(&refused, Error::Build(error @ BuildError::Credentials { .. }) if error.code() == "unsupported-auth"),
+        "{refused:?}"
+    );
 }
 
 #[tokio::test]
