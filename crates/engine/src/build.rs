@@ -356,6 +356,10 @@ async fn build_url(
     Ok(url)
 }
 
+/// How the three tools write a gRPC target, for the errors of one that is not.
+pub(crate) const GRPC_TARGET_HINT: &str = "JetBrains and httpyac write `GRPC host:port/package.Service/Method` \
+     (`grpcs://` for TLS), Kulala `GRPC host:port package.Service/Method`";
+
 /// httpyac's special header of a gRPC request: its channel's credentials, a JavaScript
 /// object set by scripts. Never sent as metadata.
 pub(crate) const CHANNEL_CREDENTIALS: &str = "channelCredentials";
@@ -392,11 +396,7 @@ async fn grpc_url(request: &Request, plaintext: bool, renderer: &mut Renderer<'_
     }
     let target = volley_grpc::Target::parse(&written).map_err(|error| BuildError::Grpc {
         message: error.to_string(),
-        hint: Some(
-            "JetBrains and httpyac write `GRPC host:port/package.Service/Method` (`grpcs://` for TLS), Kulala \
-             `GRPC host:port package.Service/Method`"
-                .to_owned(),
-        ),
+        hint: Some(GRPC_TARGET_HINT.to_owned()),
         span: request.url.span,
     })?;
     let tls = target.tls.unwrap_or(target.grpcurl_form && !plaintext);

@@ -152,7 +152,38 @@ impl fmt::Debug for Proxies {
     }
 }
 
+/// The environment variables of each proxy setting, in the order they are read.
+const HTTP_PROXY_VARIABLES: [&str; 4] = ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"];
+const HTTPS_PROXY_VARIABLES: [&str; 4] = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"];
+const NO_PROXY_VARIABLES: [&str; 2] = ["no_proxy", "NO_PROXY"];
+
+/// The first of `names` set in the environment.
+fn from_environment(names: &[&str]) -> Option<String> {
+    names.iter().find_map(|name| std::env::var(name).ok())
+}
+
 impl Proxies {
+    /// The proxies of the environment (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`,
+    /// `NO_PROXY`, lower case first).
+    #[must_use]
+    pub fn from_environment() -> Self {
+        Self {
+            http: from_environment(&HTTP_PROXY_VARIABLES),
+            https: from_environment(&HTTPS_PROXY_VARIABLES),
+            no_proxy: from_environment(&NO_PROXY_VARIABLES),
+        }
+    }
+
+    /// `settings`, each setting it leaves unset taken from the environment (not yet
+    /// rendered: a setting may hold `{{…}}`).
+    pub(crate) fn over_environment(settings: ProxySettings) -> Self {
+        Self {
+            http: settings.http.or_else(|| from_environment(&HTTP_PROXY_VARIABLES)),
+            https: settings.https.or_else(|| from_environment(&HTTPS_PROXY_VARIABLES)),
+            no_proxy: settings.no_proxy.map(|hosts| hosts.join(",")).or_else(|| from_environment(&NO_PROXY_VARIABLES)),
+        }
+    }
+
     /// The proxy `url` goes through, unless `no_proxy` lists its host.
     #[must_use]
     pub fn for_url(&self, url: &url::Url) -> Option<String> {

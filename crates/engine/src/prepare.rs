@@ -198,8 +198,11 @@ impl Client {
             environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
         };
         let mut renderer = Renderer::new(scope);
-        let imports: Vec<volley_syntax::ProtoImport> =
-            document.proto_imports_of(request).into_iter().cloned().collect();
+        // httpyac's `proto <` lines are looked for in the file for gRPC requests only.
+        let imports: Vec<volley_syntax::ProtoImport> = match request.protocol {
+            Protocol::Grpc(_) => document.proto_imports_of(request).into_iter().cloned().collect(),
+            _ => Vec::new(),
+        };
         let built = self.build_prepared(request, &imports, &mut renderer, &settings, &directory, options).await;
         let built = built.map(|mut prepared| {
             prepared.logs = pre_request.logs;
@@ -363,11 +366,7 @@ impl Client {
             host.passphrase = render_setting(renderer, host.passphrase.take()).await?;
         }
         if !proxy.is_empty() {
-            let environment = |names: &[&str]| names.iter().find_map(|name| std::env::var(name).ok());
-            let http = proxy.http.or_else(|| environment(&["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]));
-            let https = proxy.https.or_else(|| environment(&["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]));
-            let no_proxy =
-                proxy.no_proxy.map(|hosts| hosts.join(",")).or_else(|| environment(&["no_proxy", "NO_PROXY"]));
+            let Proxies { http, https, no_proxy } = Proxies::over_environment(proxy);
             network.proxies = Some(Proxies {
                 http: render_setting(renderer, http).await?,
                 https: render_setting(renderer, https).await?,

@@ -350,6 +350,17 @@ impl Redactor {
         }
     }
 
+    /// A JSON value with the secrets of its text hidden: still the same JSON when none
+    /// is in it, else the redacted text read again (a string of it when the redaction
+    /// left no JSON).
+    #[must_use]
+    pub fn redact_json(&self, value: &serde_json::Value) -> serde_json::Value {
+        match self.redact(&value.to_string()) {
+            Cow::Borrowed(_) => value.clone(),
+            Cow::Owned(shown) => serde_json::from_str(&shown).unwrap_or(serde_json::Value::String(shown)),
+        }
+    }
+
     /// The value of the header `name` as it may be shown: [`REDACTED`] for a credential
     /// header, else the value with its secrets hidden.
     #[must_use]

@@ -6,11 +6,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::{Buf as _, BufMut as _, Bytes, BytesMut};
+use bytes::{Buf as _, Bytes, BytesMut};
 use http_body_util::BodyExt as _;
-use prost::Message as _;
-use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor, MethodDescriptor, SerializeOptions};
+use prost_reflect::{DynamicMessage, MessageDescriptor, MethodDescriptor, SerializeOptions};
 
+use crate::connection::{Connect, Connections, open};
+use crate::outgoing::{Frames, Outgoing, RequestBody, frames, write};
 use crate::status::Status;
 use crate::target::Target;
 
@@ -53,29 +54,6 @@ impl Kind {
             Self::ClientStreaming => "client-streaming",
             Self::Bidirectional => "bidirectional",
         }
-    }
-}
-
-/// Opens the TCP connection of a call to `host:port` (through a proxy, say); the error is
-/// said to the user as it is.
-pub type Connect = Arc<
-    dyn Fn(String) -> std::pin::Pin<Box<dyn Future<Output = Result<tokio::net::TcpStream, String>> + Send>>
-        + Send
-        + Sync,
->;
-
-/// The sending half of an HTTP/2 connection.
-type Http2Sender = hyper::client::conn::http2::SendRequest<RequestBody>;
-
-/// HTTP/2 connections kept for the next calls to the same server (calls share one, as
-/// gRPC's clients do); dropping it closes them.
-#[derive(Default)]
-pub struct Connections(std::sync::Mutex<std::collections::HashMap<String, Http2Sender>>);
-
-impl std::fmt::Debug for Connections {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let count = self.0.lock().map_or(0, |connections| connections.len());
-        f.debug_struct("Connections").field("open", &count).finish()
     }
 }
 
@@ -216,35 +194,6 @@ pub enum CallError {
     NoStatus,
 }
 
-/// A request message, and how many messages of the server to wait for before it is
-/// sent (`=== wait-for-server`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Outgoing {
-    /// Wait until the server has sent this many more messages first.
-    pub wait_for_server: usize,
-    /// The message as proto3 JSON; `None` for waits after the last message.
-    pub json: Option<String>,
-}
-
-impl Outgoing {
-    /// A message sent without waiting.
-    #[must_use]
-    pub fn message(json: impl Into<String>) -> Self {
-        Self { wait_for_server: 0, json: Some(json.into()) }
-    }
-}
-
-/// The request messages of a call, encoded: each frame with the number of server messages
-/// received that must be reached before it goes.
-pub(crate) struct Frames(Vec<(usize, Option<Bytes>)>);
-
-impl Frames {
-    /// Frames sent at once, in order.
-    pub(crate) fn at_once(bytes: Bytes) -> Self {
-        Self(vec![(0, Some(bytes))])
-    }
-}
-
 /// Calls `method` at `target` with `messages` (proto3 JSON; none sends one empty
 /// message for a call that takes one) and `metadata`, as `settings` say (a call that
 /// does not end within the timeout ends with `DEADLINE_EXCEEDED`). The messages are
@@ -335,88 +284,6 @@ async fn exchange_tapped(
     }
 }
 
-/// `messages` framed as gRPC writes them: a flag byte, a 4-byte length, the bytes.
-pub(crate) fn framed(messages: impl IntoIterator<Item = Vec<u8>>) -> Result<Bytes, CallError> {
-    let mut body = BytesMut::new();
-    for bytes in messages {
-        let length = u32::try_from(bytes.len()).map_err(|_| CallError::TooLarge(4096))?;
-        body.put_u8(0);
-        body.put_u32(length);
-        body.put_slice(&bytes);
-    }
-    Ok(body.freeze())
-}
-
-/// The request messages, encoded and framed (a flag byte, a 4-byte length, the bytes),
-/// each with the count of server messages to wait for.
-fn frames(input: &MessageDescriptor, messages: &[Outgoing], one_at_least: bool) -> Result<Frames, CallError> {
-    let empty = [Outgoing::message("{}")];
-    let none_written = messages.iter().all(|message| message.json.is_none());
-    let messages = if none_written && one_at_least { &empty[..] } else { messages };
-    let mut frames = Vec::with_capacity(messages.len());
-    let mut waits = 0;
-    let mut number = 0;
-    for outgoing in messages {
-        waits += outgoing.wait_for_server;
-        let Some(json) = &outgoing.json else {
-            frames.push((waits, None));
-            continue;
-        };
-        number += 1;
-        let failed = |reason: String| CallError::Json { number, message: input.full_name().to_owned(), reason };
-        let mut reader = serde_json::Deserializer::from_str(json);
-        let options = DeserializeOptions::new().deny_unknown_fields(true);
-        let message = DynamicMessage::deserialize_with_options(input.clone(), &mut reader, &options)
-            .map_err(|error| failed(error.to_string()))?;
-        reader.end().map_err(|error| failed(error.to_string()))?;
-        frames.push((waits, Some(framed([message.encode_to_vec()])?)));
-    }
-    Ok(Frames(frames))
-}
-
-/// The request body of a call: frames from the writer of the call, as they come.
-pub(crate) struct RequestBody {
-    receiver: tokio::sync::mpsc::Receiver<Bytes>,
-}
-
-impl RequestBody {
-    fn new(receiver: tokio::sync::mpsc::Receiver<Bytes>) -> Self {
-        Self { receiver }
-    }
-}
-
-impl hyper::body::Body for RequestBody {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        context: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
-        self.receiver.poll_recv(context).map(|bytes| bytes.map(|bytes| Ok(hyper::body::Frame::data(bytes))))
-    }
-}
-
-/// Sends the frames of a call as the server's messages come: each once the server has
-/// sent as many messages as it waits for. Ends the request stream after the last (or
-/// when the answer ends first).
-async fn write(
-    frames: Frames,
-    sender: tokio::sync::mpsc::Sender<Bytes>,
-    mut received: tokio::sync::watch::Receiver<usize>,
-) {
-    for (waits, frame) in frames.0 {
-        if received.wait_for(|count| *count >= waits).await.is_err() {
-            return;
-        }
-        if let Some(frame) = frame
-            && sender.send(frame).await.is_err()
-        {
-            return;
-        }
-    }
-}
-
 fn request(
     target: &Target,
     path: &str,
@@ -492,86 +359,6 @@ async fn send(
     .await;
     writer.abort();
     outcome
-}
-
-impl Connections {
-    /// How many kept connections are still open (a connection the server closed is
-    /// seen closed once its driver has read the end).
-    #[must_use]
-    pub fn open_count(&self) -> usize {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .values()
-            .filter(|sender| !sender.is_closed())
-            .count()
-    }
-
-    /// A new connection to `target`, kept under `key` (in place of a closed one).
-    async fn open(
-        &self,
-        key: &str,
-        target: &Target,
-        tls: Option<Arc<rustls::ClientConfig>>,
-        connect: Option<&Connect>,
-    ) -> Result<Http2Sender, CallError> {
-        let (mut connection, _driver) = open(target, tls, connect).await?;
-        connection.ready().await.map_err(|error| CallError::Http(error.to_string()))?;
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.to_owned(), connection.clone());
-        Ok(connection)
-    }
-}
-
-/// A connection to `target`: TCP (or what `connect` opens), TLS when `tls` says, the
-/// HTTP/2 handshake; its driver runs in a task of its own until the connection ends
-/// (every sender dropped, or the server gone).
-async fn open(
-    target: &Target,
-    tls: Option<Arc<rustls::ClientConfig>>,
-    connect: Option<&Connect>,
-) -> Result<(Http2Sender, tokio::task::JoinHandle<()>), CallError> {
-    let connect_failed = |reason: String| CallError::Connect { authority: target.authority.clone(), reason };
-    let stream = match connect {
-        Some(connect) => connect(target.authority.clone()).await.map_err(connect_failed)?,
-        None => tokio::net::TcpStream::connect(&target.authority)
-            .await
-            .map_err(|error| connect_failed(error.to_string()))?,
-    };
-    let _ = stream.set_nodelay(true);
-    match tls {
-        None => handshake(stream).await,
-        Some(config) => {
-            let mut config = (*config).clone();
-            config.alpn_protocols = vec![b"h2".to_vec()];
-            let host = target.authority.rsplit_once(':').map_or(target.authority.as_str(), |(host, _)| host);
-            let host = host.trim_start_matches('[').trim_end_matches(']');
-            let name = rustls::pki_types::ServerName::try_from(host.to_owned()).map_err(|error| {
-                CallError::Handshake { authority: target.authority.clone(), reason: error.to_string() }
-            })?;
-            let stream =
-                tokio_rustls::TlsConnector::from(Arc::new(config)).connect(name, stream).await.map_err(|error| {
-                    CallError::Handshake { authority: target.authority.clone(), reason: error.to_string() }
-                })?;
-            handshake(stream).await
-        }
-    }
-}
-
-/// The HTTP/2 handshake on `stream` (prior knowledge, or ALPN's `h2`), its driver spawned.
-async fn handshake<S>(stream: S) -> Result<(Http2Sender, tokio::task::JoinHandle<()>), CallError>
-where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let (sender, connection) = hyper::client::conn::http2::handshake(
-        hyper_util::rt::TokioExecutor::new(),
-        hyper_util::rt::TokioIo::new(stream),
-    )
-    .await
-    .map_err(|error| CallError::Http(error.to_string()))?;
-    let driver = tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    Ok((sender, driver))
 }
 
 async fn read(

@@ -8,13 +8,17 @@
 //! before the answers are read. The executor does not use it yet.
 
 mod call;
+mod connection;
 mod details;
+mod outgoing;
 mod reflection;
 mod schema;
 mod status;
 mod target;
 
-pub use call::{CallError, CallOutcome, Connect, Connections, Kind, OnMessage, Outgoing, Settings, call};
+pub use call::{CallError, CallOutcome, Kind, OnMessage, Settings, call};
+pub use connection::{Connect, Connections};
+pub use outgoing::Outgoing;
 pub use reflection::ReflectionError;
 pub use schema::{Field, Schema, SchemaError};
 pub use status::{Code, Status};

@@ -80,14 +80,7 @@ impl From<Response> for NativeResponse {
                 code: grpc.code.clone(),
                 number: grpc.number,
                 message: response.redact(&grpc.message),
-                details: grpc
-                    .details
-                    .iter()
-                    .map(|detail| {
-                        let text = response.redact(&detail.to_string());
-                        serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))
-                    })
-                    .collect(),
+                details: grpc.details.iter().map(|detail| response.redactor().redact_json(detail)).collect(),
                 kind: grpc.kind.to_owned(),
             }),
         }

@@ -125,26 +125,11 @@ fn request(html: &mut String, entry: &Entry) {
         body(html, &sent.body);
     }
     if let Some(response) = &entry.response {
-        match &response.grpc {
-            Some(grpc) => {
-                let _ = write!(
-                    html,
-                    "<h3>Response</h3>\n<pre>gRPC {} ({}) {}",
-                    escape(&grpc.code),
-                    grpc.number,
-                    escape(&grpc.message)
-                );
-            }
-            None => {
-                let _ = write!(
-                    html,
-                    "<h3>Response</h3>\n<pre>{} {} {}",
-                    escape(&response.http_version),
-                    response.status,
-                    escape(&response.status_text)
-                );
-            }
-        }
+        let status = match &response.grpc {
+            Some(grpc) => format!("gRPC {} ({}) {}", grpc.code, grpc.number, grpc.message),
+            None => format!("{} {} {}", response.http_version, response.status, response.status_text),
+        };
+        let _ = write!(html, "<h3>Response</h3>\n<pre>{}", escape(&status));
         headers(html, &response.headers);
         html.push_str("\n</pre>\n");
         body(html, &response.body);

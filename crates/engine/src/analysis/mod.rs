@@ -15,6 +15,7 @@ use volley_syntax::{
 };
 
 mod client;
+mod grpc;
 mod scripts;
 
 pub use client::{Analysis, Analyzer};
@@ -144,21 +145,14 @@ impl<'a> Walker<'a> {
         // A request line refused for its protocol (`GRPC …`, `MQTT …`) has no HTTP URL.
         let unsupported =
             self.document.errors_of(request).any(|diagnostic| diagnostic.code == Code::UnsupportedRequest);
-        if matches!(request.protocol, Protocol::Grpc(_)) {
-            grpc_target(request, out);
+        if let Protocol::Grpc(grpc) = &request.protocol {
+            self.grpc(request, grpc, out);
         } else if !unsupported {
             url(request, out);
         }
         for header in &request.headers {
             self.template(&header.name, out);
             self.template(&header.value, out);
-            if matches!(request.protocol, Protocol::Grpc(_)) && header.is_named(crate::build::CHANNEL_CREDENTIALS) {
-                let refused = crate::build::channel_credentials(header.span);
-                out.push(
-                    Diagnostic::new(Code::UnsupportedAuth, header.span, refused.message())
-                        .with_hint(refused.hint().unwrap_or_default()),
-                );
-            }
             if header.is_named("authorization") {
                 Self::credentials(request, header, out);
             }
@@ -192,32 +186,15 @@ impl<'a> Walker<'a> {
                     self.template(value, out);
                 }
             }
-            Protocol::Grpc(grpc) => {
-                for file in grpc.protos.iter().chain(&grpc.protoset) {
-                    self.template(file, out);
-                    self.file(file, out);
-                }
-                for template in grpc.import_paths.iter().chain(&grpc.reflection_server) {
-                    self.template(template, out);
-                }
-                for import in self.document.proto_imports_of(request) {
-                    if !import.path.value.contains("{{") {
-                        self.file_at(&import.path.value, import.path.span, out);
-                    }
-                }
-            }
+            // Checked by `Walker::grpc`.
+            Protocol::Grpc(_) => {}
         }
         match &request.body {
             Body::None => {}
             Body::Inline(template) => {
                 self.template(template, out);
-                if matches!(request.protocol, Protocol::Grpc(_)) {
-                    // Each message of a gRPC call is a JSON text.
-                    for message in volley_syntax::split_messages(template).iter().filter(|message| !message.is_blank())
-                    {
-                        self.json_body(&message.body, out);
-                    }
-                } else if is_json(request) {
+                // A gRPC call's messages are checked by `Walker::grpc`.
+                if !matches!(request.protocol, Protocol::Grpc(_)) && is_json(request) {
                     self.json_body(template, out);
                 }
             }
@@ -549,22 +526,6 @@ fn assertion(value: &Template, flavour: assert::Flavour, out: &mut Listing) {
 }
 
 /// `true` when the request's literal `Content-Type` names JSON.
-/// A gRPC target written out that no run can call (`GRPC localhost:50051` without a
-/// method): the run's error, found before.
-fn grpc_target(request: &Request, out: &mut Listing) {
-    let Some(written) = request.url.as_literal() else { return };
-    let written = written.trim();
-    if written.starts_with('/') {
-        return; // After the variable `host`.
-    }
-    if let Err(error) = volley_grpc::Target::parse(written) {
-        out.push(Diagnostic::new(Code::InvalidGrpc, request.url.span, error.to_string()).with_hint(
-            "JetBrains and httpyac write `GRPC host:port/package.Service/Method` (`grpcs://` for TLS), Kulala \
-                 `GRPC host:port package.Service/Method`",
-        ));
-    }
-}
-
 fn is_json(request: &Request) -> bool {
     request.headers_named("content-type").any(|header| {
         header.value.as_literal().is_some_and(|value| {

@@ -205,14 +205,7 @@ impl ResponseSummary {
                 code: grpc.code.clone(),
                 number: grpc.number,
                 message: redactor.redact(&grpc.message).into_owned(),
-                details: grpc
-                    .details
-                    .iter()
-                    .map(|detail| {
-                        let text = redactor.redact(&detail.to_string()).into_owned();
-                        serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))
-                    })
-                    .collect(),
+                details: grpc.details.iter().map(|detail| redactor.redact_json(detail)).collect(),
                 kind: grpc.kind,
                 messages: grpc.messages.len(),
             }),

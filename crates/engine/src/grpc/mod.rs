@@ -13,10 +13,18 @@ use bytes::Bytes;
 use http::HeaderMap;
 use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
-use volley_grpc::{CallError, Kind, Outgoing, ReflectionError, SchemaError};
 pub use volley_grpc::{Field, Schema, Target};
+use volley_grpc::{Kind, Outgoing};
 use volley_syntax::{Body, GrpcOptions, Part, ProtoImport, Request, Span, Spanned, Template};
 
+mod connect;
+mod errors;
+mod export;
+
+pub use export::grpcurl;
+
+use self::connect::{settings, target_of};
+use self::errors::{call_error, reflection_error, schema_error};
 use crate::body::{Files, build_body};
 use crate::client::Client;
 use crate::client::cache::{MtimeCache, stamp};
@@ -208,17 +216,7 @@ pub async fn schema_of(
         return Ok(None);
     }
     let target = target_of(&prepared.url, call.line_span)?;
-    let tls = if prepared.url.scheme() == "https" { Some(Arc::new(grpc_tls(prepared)?)) } else { None };
-    let proxy = proxy_for(prepared);
-    let connect = proxy.as_ref().map(|proxy| through(proxy, &prepared.url));
-    let settings = volley_grpc::Settings {
-        timeout: Some(prepared.timeout),
-        tls,
-        proto_field_names: false,
-        on_message: None,
-        connections: client.shared_connections(prepared, connect.is_some()),
-        connect,
-    };
+    let (settings, _) = settings(client, prepared, false)?;
     let schema = client.grpc_schema(call, &target, &metadata(&prepared.headers), &settings).await?;
     Ok(Some((schema, target)))
 }
@@ -235,16 +233,7 @@ impl Client {
             return Err(Error::Transport(TransportError::Other { message: "not a gRPC request".to_owned() }));
         };
         let target = target_of(&prepared.url, call.line_span)?;
-        let tls = if prepared.url.scheme() == "https" { Some(Arc::new(grpc_tls(&prepared)?)) } else { None };
-        let proxy = proxy_for(&prepared);
-        let settings = volley_grpc::Settings {
-            timeout: Some(prepared.timeout),
-            tls,
-            proto_field_names: call.proto_field_names,
-            connect: proxy.as_ref().map(|proxy| through(proxy, &prepared.url)),
-            on_message: None,
-            connections: self.shared_connections(&prepared, proxy.is_some()),
-        };
+        let (settings, proxy) = settings(self, &prepared, call.proto_field_names)?;
         let metadata = metadata(&prepared.headers);
         let started = Instant::now();
         let work = async {
@@ -258,8 +247,7 @@ impl Client {
                     let heard = std::sync::atomic::AtomicUsize::new(0);
                     let on_message: volley_grpc::OnMessage = Arc::new(move |message| {
                         let number = heard.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                        let text = redactor.redact(&message.to_string()).into_owned();
-                        listener(number, serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)));
+                        listener(number, redactor.redact_json(&message));
                     });
                     volley_grpc::Settings { on_message: Some(on_message), ..settings.clone() }
                 }
@@ -330,14 +318,6 @@ impl Client {
         })
     }
 
-    /// The client's kept connections, for a call that connects as every call using them
-    /// does: directly, with the default trust (no CA, certificate or `--insecure` of its
-    /// own), so that a kept connection is never one another call's settings made.
-    fn shared_connections(&self, prepared: &PreparedRequest, proxied: bool) -> Option<Arc<volley_grpc::Connections>> {
-        (prepared.network.is_none() && !proxied && prepared.validate_ssl)
-            .then(|| Arc::clone(&self.inner.grpc_connections))
-    }
-
     /// The schema of a call: by reflection when asked (or when nothing else is given),
     /// else the descriptor set and the proto files.
     async fn grpc_schema(
@@ -397,60 +377,6 @@ impl Client {
     }
 }
 
-/// The target of a call from its URL (`http(s)://host:port/package.Service/Method`),
-/// with the port a URL leaves out when it is the scheme's (443, 80).
-fn target_of(url: &url::Url, span: Span) -> Result<Target, BuildError> {
-    let mut target = Target::parse(url.as_str()).map_err(|error| BuildError::Grpc {
-        message: error.to_string(),
-        hint: None,
-        span,
-    })?;
-    if let (None, Some(host), Some(port)) = (url.port(), url.host_str(), url.port_or_known_default()) {
-        target.authority = format!("{host}:{port}");
-    }
-    Ok(target)
-}
-
-/// The TLS configuration of a call: the CA bundles and client certificate the network
-/// settings choose for its host, HTTP/2 by ALPN.
-fn grpc_tls(prepared: &PreparedRequest) -> Result<rustls::ClientConfig, TransportError> {
-    let choice = match prepared.network.as_deref() {
-        Some(network) => crate::network::TlsChoice::for_url(network, &prepared.url)?,
-        None => crate::network::TlsChoice::default(),
-    };
-    crate::network::rustls_config(&choice, prepared.validate_ssl, &[b"h2"])
-}
-
-/// The proxy a call to `prepared`'s URL goes through: the network settings', else the
-/// environment's (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`), as for HTTP.
-fn proxy_for(prepared: &PreparedRequest) -> Option<String> {
-    let set = prepared.network.as_deref().and_then(|network| network.proxies.clone());
-    let proxies = set.unwrap_or_else(|| {
-        let environment = |names: &[&str]| names.iter().find_map(|name| std::env::var(name).ok());
-        crate::network::Proxies {
-            http: environment(&["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]),
-            https: environment(&["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]),
-            no_proxy: environment(&["no_proxy", "NO_PROXY"]),
-        }
-    });
-    proxies.for_url(&prepared.url)
-}
-
-/// Connections through the HTTP proxy `proxy` (a `CONNECT` tunnel, as for WebSockets).
-fn through(proxy: &str, url: &url::Url) -> volley_grpc::Connect {
-    let (proxy, url) = (proxy.to_owned(), url.clone());
-    Arc::new(move |_authority| {
-        let (proxy, url) = (proxy.clone(), url.clone());
-        Box::pin(async move {
-            crate::websocket::tunnel(&proxy, &url).await.map_err(|failure| match failure {
-                crate::websocket::ConnectFailure::Transport(TransportError::Proxy { message, .. }) => message,
-                crate::websocket::ConnectFailure::Transport(other) => other.to_string(),
-                crate::websocket::ConnectFailure::Refused { status, .. } => format!("the proxy answered {status}"),
-            })
-        })
-    })
-}
-
 /// Each value on a line of its own.
 fn json_lines<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> String {
     use std::fmt::Write as _;
@@ -462,7 +388,7 @@ fn json_lines<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> Stri
 
 /// The metadata of a call: the request's headers but those the call writes itself
 /// (`content-type`, `te`, the default `user-agent`) and those of HTTP/1.1.
-fn metadata(headers: &HeaderMap) -> Vec<(String, String)> {
+pub(crate) fn metadata(headers: &HeaderMap) -> Vec<(String, String)> {
     headers
         .iter()
         .filter(|(name, value)| {
@@ -474,205 +400,4 @@ fn metadata(headers: &HeaderMap) -> Vec<(String, String)> {
         })
         .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
         .collect()
-}
-
-fn schema_error(error: &SchemaError, span: Span) -> BuildError {
-    let hint = match &error {
-        SchemaError::Compile { .. } => Some(
-            "fix the proto file; imports are found in `@grpc-import-path` directories, \
-                                             `includeDirs`, and beside the file that imports them"
-                .to_owned(),
-        ),
-        SchemaError::DescriptorSet { .. } => {
-            Some("make it with `protoc --include_imports --descriptor_set_out=FILE`".to_owned())
-        }
-        SchemaError::UnknownService { known, .. } | SchemaError::UnknownMethod { known, .. } if !known.is_empty() => {
-            Some(format!("the schema has {}", known.join(", ")))
-        }
-        SchemaError::UnknownService { .. } | SchemaError::UnknownMethod { .. } => None,
-    };
-    BuildError::Grpc { message: error.to_string(), hint, span }
-}
-
-fn reflection_error(error: ReflectionError, call: &GrpcCall, target: &Target, proxied: bool) -> Error {
-    match error {
-        ReflectionError::Call(CallError::Connect { reason, .. }) if proxied => {
-            TransportError::Proxy { proxy: "(the request's proxy)".to_owned(), message: reason }.into()
-        }
-        ReflectionError::Call(error) => call_error(error, call, target, None),
-        ReflectionError::Schema(error) => schema_error(&error, call.line_span).into(),
-        ReflectionError::NotOffered(_) => BuildError::Grpc {
-            message: format!("the server at {} offers no gRPC reflection, and no schema is given", target.authority),
-            hint: Some(
-                "give the proto file: `# @grpc-proto ./service.proto` (or httpyac's `proto < ./service.proto` line), \
-                 or a descriptor set with `# @grpc-protoset ./service.protoset`"
-                    .to_owned(),
-            ),
-            span: call.line_span,
-        }
-        .into(),
-        ReflectionError::Answered(message) => BuildError::Grpc {
-            message: format!("the server's reflection answered: {message}"),
-            hint: Some("check the service's name, or give its proto file with `# @grpc-proto`".to_owned()),
-            span: call.line_span,
-        }
-        .into(),
-    }
-}
-
-fn call_error(error: CallError, call: &GrpcCall, target: &Target, proxy: Option<&str>) -> Error {
-    let located = |message: String, hint: &str, span: Span| -> Error {
-        BuildError::Grpc { message, hint: Some(hint.to_owned()), span }.into()
-    };
-    match error {
-        CallError::Json { number, message, reason } => {
-            let span = call
-                .messages
-                .iter()
-                .filter(|sent| sent.json.is_some())
-                .nth(number - 1)
-                .map_or(call.body_span, |sent| sent.span);
-            located(
-                format!("the message is not a `{message}`: {reason}"),
-                "write the message as the proto3 JSON of its type: field names as in the proto file or in lowerCamelCase",
-                span,
-            )
-        }
-        error @ CallError::TooManyMessages { .. } => {
-            located(error.to_string(), "send one message, or call a streaming method", call.body_span)
-        }
-        CallError::Metadata(name) => located(
-            format!("the header `{name}` cannot be sent as gRPC metadata"),
-            "metadata names are lower-case letters, digits and `-_.`; values visible ASCII (a `-bin` name for bytes)",
-            call.line_span,
-        ),
-        CallError::Connect { reason, .. } if proxy.is_some() => TransportError::Proxy {
-            proxy: crate::network::without_password(proxy.unwrap_or_default()),
-            message: reason,
-        }
-        .into(),
-        CallError::Connect { authority, reason } => {
-            let lower = reason.to_ascii_lowercase();
-            if lower.contains("refused") {
-                TransportError::ConnectionRefused { host: authority }.into()
-            } else if lower.contains("lookup") || lower.contains("resolve") || lower.contains("name or service") {
-                TransportError::Dns {
-                    host: authority.split(':').next().unwrap_or_default().to_owned(),
-                    message: reason,
-                }
-                .into()
-            } else {
-                TransportError::Other { message: format!("cannot connect to {authority}: {reason}") }.into()
-            }
-        }
-        CallError::Handshake { authority, reason } => TransportError::Tls { host: authority, message: reason }.into(),
-        CallError::Tls => located(CallError::Tls.to_string(), "write `grpc://` for plaintext", call.line_span),
-        error @ CallError::NotGrpc { .. } => TransportError::Other {
-            message: format!(
-                "{error} at {}: is it a gRPC server (and over TLS when the target says `grpcs://`)?",
-                target.authority
-            ),
-        }
-        .into(),
-        other => TransportError::Other { message: format!("gRPC call to {}: {other}", target.authority) }.into(),
-    }
-}
-
-/// A prepared gRPC request as a `grpcurl` command (what `volley export` writes for it):
-/// its TLS settings, schema, metadata and messages, secrets hidden as `redactor` shows
-/// them; with the warnings of what the command cannot say. `None` for other requests.
-#[must_use]
-pub fn grpcurl(prepared: &PreparedRequest, redactor: &crate::redact::Redactor) -> Option<(String, Vec<String>)> {
-    use crate::curl::quote;
-    let Exchange::Grpc(call) = &prepared.exchange else { return None };
-    let target = target_of(&prepared.url, call.line_span).ok()?;
-    let mut words: Vec<String> = vec!["grpcurl".to_owned()];
-    let mut warnings = Vec::new();
-    let mut flag = |name: &str, value: Option<String>| {
-        words.push(name.to_owned());
-        words.extend(value.map(|value| quote(&value)));
-    };
-    if prepared.url.scheme() == "https" {
-        if !prepared.validate_ssl {
-            flag("-insecure", None);
-        }
-        if let Some(network) = prepared.network.as_deref() {
-            for ca in &network.ca {
-                flag("-cacert", Some(ca.display().to_string()));
-            }
-            if let Some(host) = network.host_for(&prepared.url) {
-                for ca in &host.ca {
-                    flag("-cacert", Some(ca.display().to_string()));
-                }
-                if let (Some(cert), Some(key)) = (&host.cert, &host.key) {
-                    flag("-cert", Some(cert.display().to_string()));
-                    flag("-key", Some(key.display().to_string()));
-                } else if host.pfx.is_some() {
-                    warnings.push("grpcurl takes no PKCS#12 client certificate: give it `-cert` and `-key`".to_owned());
-                }
-            }
-        }
-    } else {
-        flag("-plaintext", None);
-    }
-    match (&call.schema.reflection, &call.schema.protoset) {
-        (Some(Reflection::Other(server)), _) => {
-            warnings.push(format!("grpcurl asks the server called for its schema, not {server}"));
-        }
-        (Some(Reflection::Called), _) => {}
-        (None, Some((path, _, _))) => flag("-protoset", Some(path.display().to_string())),
-        (None, None) => {
-            let mut directories = call.schema.imports.clone();
-            for (proto, _) in &call.schema.protos {
-                let parent = proto.parent().map(PathBuf::from).unwrap_or_default();
-                if !call.schema.imports.iter().any(|import| proto.starts_with(import)) && !directories.contains(&parent)
-                {
-                    directories.push(parent);
-                }
-            }
-            for directory in &directories {
-                flag("-import-path", Some(directory.display().to_string()));
-            }
-            for (proto, _) in &call.schema.protos {
-                // As grpcurl names it: from the import path that holds it.
-                let named = directories
-                    .iter()
-                    .find_map(|directory| proto.strip_prefix(directory).ok())
-                    .map_or_else(|| proto.display().to_string(), |name| name.display().to_string());
-                flag("-proto", Some(named));
-            }
-        }
-    }
-    for (name, value) in metadata(&prepared.headers) {
-        flag("-H", Some(format!("{name}: {}", redactor.header(&name, &value))));
-    }
-    if prepared.timeout != crate::client::DEFAULT_TIMEOUT {
-        flag("-max-time", Some(format!("{}", prepared.timeout.as_secs_f64())));
-    }
-    if call.messages.iter().any(|message| message.wait_for_server > 0) {
-        warnings.push("grpcurl sends every message at once: `=== wait-for-server` is left out".to_owned());
-    }
-    let messages: Vec<&str> =
-        call.messages.iter().filter_map(|message| message.json.as_deref()).map(str::trim).collect();
-    if !messages.is_empty() {
-        flag("-d", Some(redactor.redact(&messages.join("\n")).into_owned()));
-    }
-    words.push(quote(&target.authority));
-    words.push(quote(&format!("{}/{}", target.service, target.method)));
-    Some((words.join(" "), warnings))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::target_of;
-
-    #[test]
-    fn a_target_keeps_the_port_a_url_leaves_out() {
-        let at =
-            |url: &str| target_of(&url::Url::parse(url).unwrap(), volley_syntax::Span::default()).unwrap().authority;
-        assert_eq!(at("https://api.example.com/shop.v1.Orders/List"), "api.example.com:443");
-        assert_eq!(at("http://localhost/shop.v1.Orders/List"), "localhost:80");
-        assert_eq!(at("http://localhost:50051/shop.v1.Orders/List"), "localhost:50051");
-        assert_eq!(at("https://[::1]/s.S/M"), "[::1]:443");
-    }
 }
