@@ -194,3 +194,18 @@ fn longer(after: Duration) -> String {
     let millis = (after.as_millis() * 2).max(1000);
     if millis.is_multiple_of(1000) { format!("{} s", millis / 1000) } else { format!("{millis} ms") }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::TransportError;
+
+    #[test]
+    fn a_tls_handshake_answered_in_plaintext_says_so() {
+        let error = TransportError::Tls {
+            host: "localhost:50051".to_owned(),
+            message: "received corrupt message of type InvalidContentType".to_owned(),
+        };
+        let hint = error.hint().unwrap();
+        assert!(hint.starts_with("the server answered without TLS: it is a plaintext server"), "{hint}");
+    }
+}
