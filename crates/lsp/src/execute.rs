@@ -170,18 +170,44 @@ impl Sender<'_> {
         }
         // As `stages::run_request` does, in its two steps: the request as built is kept
         // to show when the transport fails.
-        let (prepared, options) = match self.prepare(request).await {
+        let listen = self.listen(request);
+        let options = match self.options() {
+            Ok(options) => options,
+            Err(error) => return refused(error),
+        };
+        // A gRPC call's response messages are told as they come, when the editor asked.
+        let (heard, mut messages) = tokio::sync::mpsc::unbounded_channel();
+        let options = if listen.live.is_some() {
+            options.on_grpc_message(move |number, message| {
+                let _ = heard.send((number, message));
+            })
+        } else {
+            options
+        };
+        let (prepared, options) = match self.prepare_with(request, options).await {
             Ok(prepared) => prepared,
             Err(error) => return refused(error),
         };
         let version = prepared.version();
         let built =
             SentSummary::of(&prepared.method, &prepared.url, &prepared.headers, &prepared.body, &prepared.redactor);
-        match volley_engine::stages::send(self.engine, prepared, options.cancel_token()).await {
+        let started = tokio::time::Instant::now();
+        let mut sending = Box::pin(volley_engine::stages::send(self.engine, prepared, options.cancel_token()));
+        let sent = loop {
+            tokio::select! {
+                biased;
+                Some((number, message)) = messages.recv() => listen.grpc_message(number, &message, started).await,
+                sent = &mut sending => break sent,
+            }
+        };
+        while let Ok((number, message)) = messages.try_recv() {
+            listen.grpc_message(number, &message, started).await;
+        }
+        match sent {
             Ok(response) => {
                 let exchange = Exchange::new(&response, self.text);
                 let sent = SentInfo::new(exchange.request.clone(), version);
-                let (response, logs) = describe(&response, exchange, &self.listen(request)).await;
+                let (response, logs) = describe(&response, exchange, &listen).await;
                 Outcome { request: info, server: None, sent: Some(sent), response: Some(response), error: None, logs }
             }
             Err(error) => Outcome {
@@ -207,7 +233,15 @@ impl Sender<'_> {
     /// Builds `request` as a send does, without sending it (what `volley.send` sends,
     /// and `volley.copyAsCurl` writes), with the options it runs with.
     pub(crate) async fn prepare(&self, request: &Request) -> Result<(PreparedRequest, RunOptions), ErrorInfo> {
-        let options = self.options()?;
+        self.prepare_with(request, self.options()?).await
+    }
+
+    /// [`prepare`](Self::prepare) with these options.
+    async fn prepare_with(
+        &self,
+        request: &Request,
+        options: RunOptions,
+    ) -> Result<(PreparedRequest, RunOptions), ErrorInfo> {
         let prepared = volley_engine::stages::prepare_request(self.engine, self.document, request, self.path, &options)
             .await
             .map_err(|error| error_info(&error, request, self.text))?;

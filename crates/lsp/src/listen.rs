@@ -1,11 +1,13 @@
 //! Listening to a streaming response (an event stream or a WebSocket) for a while after a
 //! send: its first events or messages, kept for the outcome and, for sends given a `live`
-//! id, sent at once as `volley/stream` notifications.
+//! id, sent at once as `volley/stream` notifications, as a gRPC call's response messages
+//! are while it runs.
 
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
 use volley_engine::websocket::WsMessage;
 use volley_engine::{CancellationToken, Response};
 
@@ -34,7 +36,7 @@ pub(crate) struct StreamUpdate {
     pub(crate) live: String,
     /// The request's index in its file.
     pub(crate) request_index: usize,
-    /// `sse` or `websocket`.
+    /// `sse`, `websocket` or `grpc`.
     pub(crate) kind: String,
     /// The response status, on the opening notification.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -70,6 +72,28 @@ impl Listen<'_> {
                 kind: info.kind.to_owned(),
                 status,
                 item: item.cloned(),
+            };
+            live.client.send_notification::<StreamNotification>(update).await;
+        }
+    }
+
+    /// Sends a gRPC call's response message live (kind `grpc`, event `message`, its number
+    /// as the id, pretty JSON as the data); the outcome has them all once the call ends.
+    pub(crate) async fn grpc_message(&self, number: usize, message: &serde_json::Value, started: Instant) {
+        if let Some(live) = self.live {
+            let data = serde_json::to_string_pretty(message).unwrap_or_default();
+            let item = StreamItem {
+                event: "message".to_owned(),
+                data,
+                id: Some(number.to_string()),
+                at_ms: milliseconds(started.elapsed()),
+            };
+            let update = StreamUpdate {
+                live: live.id.to_owned(),
+                request_index: self.request_index,
+                kind: "grpc".to_owned(),
+                status: None,
+                item: Some(item),
             };
             live.client.send_notification::<StreamNotification>(update).await;
         }

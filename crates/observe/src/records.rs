@@ -47,6 +47,8 @@ pub struct Execution {
     pub description: String,
     /// What a device flow asks of a person while the execution waits ("open …, enter …").
     pub sign_in: Option<String>,
+    /// A gRPC call's response messages so far, and the last one's preview.
+    pub grpc_messages: Option<(usize, String)>,
     pub method: String,
     pub url: String,
     pub status: Option<u16>,

@@ -93,6 +93,10 @@ impl State {
                 execution.sign_in = Some(format!("to sign in, open {page} and enter the code {}", code.user_code));
                 true
             }),
+            ObserverEvent::GrpcMessage(message) => self.execution(event).is_some_and(|execution| {
+                execution.grpc_messages = Some((message.number, message.preview));
+                true
+            }),
             ObserverEvent::FetchFinished(fetched) => self.execution(event).is_some_and(|execution| {
                 execution.sign_in = None;
                 execution.status = status(fetched.status).or(execution.status);
@@ -270,6 +274,7 @@ impl State {
                     label: String::new(),
                     description: String::new(),
                     sign_in: None,
+                    grpc_messages: None,
                     method: String::new(),
                     url: String::new(),
                     status: None,

@@ -255,6 +255,10 @@ fn execution_detail(app: &App, key: &str) -> Vec<Line<'static>> {
     if let Some(sign_in) = &execution.sign_in {
         lines.push(Line::styled(sign_in.clone(), BOLD));
     }
+    if let Some((count, last)) = &execution.grpc_messages {
+        let plural = if *count == 1 { "message" } else { "messages" };
+        lines.push(Line::raw(format!("gRPC: {count} {plural}, the last: {last}")));
+    }
     if let Some((stage, message)) = &execution.error {
         lines.push(Line::styled(format!("failed ({stage}): {message}"), FAILED));
     }

@@ -204,6 +204,20 @@ pub struct WsSessionMessage {
     pub truncated: bool,
 }
 
+/// `grpcMessage`: a response message of a gRPC call, as it arrives (server-streaming
+/// and bidirectional calls) or once the call ended (unary and client-streaming calls).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GrpcMessage {
+    /// The message's number in the call, from 1.
+    pub number: usize,
+    /// Bytes of the message as compact proto3 JSON, secrets hidden.
+    pub byte_length: usize,
+    /// That JSON, cut to its first 4,096 bytes on a character boundary.
+    pub preview: String,
+    pub truncated: bool,
+}
+
 /// `wsSessionClosed`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -307,6 +321,8 @@ events! {
     WsSessionOpened(WsSessionOpened) = "wsSessionOpened",
     WsSessionMessage(WsSessionMessage) = "wsSessionMessage",
     WsSessionClosed(WsSessionClosed) = "wsSessionClosed",
+    /// Between `fetchStarted` and `fetchFinished`, one per response message of a gRPC call.
+    GrpcMessage(GrpcMessage) = "grpcMessage",
     /// A workspace file was written or deleted through the server.
     WorkspaceFileChanged(WorkspaceFileChanged) = "workspaceFileChanged",
 }

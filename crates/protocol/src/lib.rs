@@ -21,8 +21,8 @@ pub use answer::{
 pub use error::ErrorCode;
 pub use event::{
     AssertionSummary, AuthDeviceCode, Direction, Empty, ExecutionFailed, ExecutionFinished, FetchFinished,
-    FlowFinished, FlowStarted, ObserverEnvelope, ObserverEvent, ParseFinished, ParseSource, ParseStarted, PayloadType,
-    RequestLine, RequestQueued, SessionUpdated, WorkspaceFileChanged, WsSessionClosed, WsSessionMessage,
+    FlowFinished, FlowStarted, GrpcMessage, ObserverEnvelope, ObserverEvent, ParseFinished, ParseSource, ParseStarted,
+    PayloadType, RequestLine, RequestQueued, SessionUpdated, WorkspaceFileChanged, WsSessionClosed, WsSessionMessage,
     WsSessionOpened,
 };
 pub use execute::ExecuteRequest;

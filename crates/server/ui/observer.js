@@ -129,7 +129,7 @@ function executionOf(event) {
   if (!execution) {
     execution = {
       key, flowId: event.flowId || null, runId: event.runId, reqExecId: event.reqExecId || null,
-      label: '', name: '', description: '', signIn: '', method: '', url: '', status: null, durationMs: null, ttfb: null,
+      label: '', name: '', description: '', signIn: '', grpcMessages: 0, grpcLast: '', method: '', url: '', status: null, durationMs: null, ttfb: null,
       assertions: null, error: null, state: 'pending', ts: event.ts, seen: 0,
     };
     state.executions.set(key, execution);
@@ -193,6 +193,12 @@ function apply(event) {
       executionOf(event).signIn = `To sign in, open ${page} and enter the code ${payload.userCode || ''}`;
       return true;
     }
+    case 'grpcMessage': {
+      const execution = executionOf(event);
+      execution.grpcMessages = payload.number ?? (execution.grpcMessages || 0) + 1;
+      execution.grpcLast = payload.preview || '';
+      return true;
+    }
     case 'fetchFinished': {
       const execution = executionOf(event);
       execution.signIn = '';
@@ -250,7 +256,7 @@ function addStored(stored) {
   const error = stored.error ? { stage: stored.error.stage, message: stored.error.message, kind: stored.error.kind || '' } : null;
   state.executions.set(key, {
     key, flowId: stored.flowId || null, runId: null, reqExecId: key,
-    label: stored.reqLabel || '', name: '', description: '', signIn: '', method: stored.method || '',
+    label: stored.reqLabel || '', name: '', description: '', signIn: '', grpcMessages: 0, grpcLast: '', method: stored.method || '',
     url: stored.urlResolved || stored.urlTemplate || '', status: stored.response ? stored.response.status : null,
     durationMs: timing.durationMs ?? null, ttfb: timing.ttfb ?? null, assertions: stored.assertions || null, error,
     state: stored.status === 'success' || stored.status === 'failed' ? stored.status : 'running', ts: timing.startTime, seen: 0,
@@ -418,6 +424,7 @@ async function showExecution(key) {
     + (execution.label ? `<p class="muted">${escapeHtml(execution.label)}</p>` : '')
     + (execution.description ? `<p class="description">${escapeHtml(execution.description)}</p>` : '')
     + (execution.signIn ? `<p class="sign-in"><strong>${escapeHtml(execution.signIn)}</strong></p>` : '')
+    + (execution.grpcMessages ? `<p class="grpc">gRPC: ${execution.grpcMessages} ${execution.grpcMessages === 1 ? 'message' : 'messages'}, the last: <code>${escapeHtml(execution.grpcLast)}</code></p>` : '')
     + (execution.name ? `<p><b>${escapeHtml(execution.name)}</b></p>` : '')
     + (execution.error ? `<p class="fail">${escapeHtml(outcome(execution.error))} (at ${escapeHtml(execution.error.stage)}): ${escapeHtml(execution.error.message)}</p>` : '');
   if (!execution.flowId || !execution.reqExecId) {

@@ -1,5 +1,6 @@
 // Live streaming: the `volley/stream` notifications the server sends while it listens to
-// an event stream or a WebSocket (docs/lsp.md, "live"), gathered into what the panel
+// an event stream or a WebSocket, and a gRPC call's response messages (docs/lsp.md,
+// "live"), gathered into what the panel
 // shows until the command answers. Pure: no `vscode` import.
 
 import type { StreamItem } from './outcome';
@@ -10,11 +11,14 @@ export const STREAM_NOTIFICATION = 'volley/stream';
 /** The most items kept per stream while listening; older ones are dropped (and counted). */
 export const LIVE_ITEM_CAP = 1000;
 
+/** What is listened to: an event stream, a WebSocket, a gRPC call's response messages. */
+export type LiveKind = 'sse' | 'websocket' | 'grpc';
+
 /** One `volley/stream` notification. */
 export interface StreamUpdate {
   live: string;
   requestIndex: number;
-  kind: 'sse' | 'websocket';
+  kind: LiveKind;
   /** On the opening notification. */
   status?: number;
   /** On every later one. */
@@ -24,7 +28,7 @@ export interface StreamUpdate {
 /** One response being listened to. */
 export interface LiveStream {
   requestIndex: number;
-  kind: 'sse' | 'websocket';
+  kind: LiveKind;
   status?: number;
   items: StreamItem[];
   /** Items dropped to keep at most `LIVE_ITEM_CAP`. */
@@ -85,7 +89,7 @@ function isStreamUpdate(value: unknown): value is StreamUpdate {
   return (
     typeof update.live === 'string' &&
     typeof update.requestIndex === 'number' &&
-    (update.kind === 'sse' || update.kind === 'websocket') &&
+    (update.kind === 'sse' || update.kind === 'websocket' || update.kind === 'grpc') &&
     (item === undefined || (typeof item.event === 'string' && typeof item.data === 'string'))
   );
 }

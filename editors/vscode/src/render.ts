@@ -230,7 +230,7 @@ function renderStream(stream: StreamInfo): string {
   return `<h3>${title}</h3>\n${note}\n${streamTable(stream.kind, stream.items)}`;
 }
 
-function streamTable(kind: StreamInfo['kind'], items: StreamItem[]): string {
+function streamTable(kind: LiveStream['kind'], items: StreamItem[]): string {
   const rows = items.map(
     (item) =>
       `<tr><td class="muted">${formatMs(item.atMs)}</td><td>${escapeHtml(item.event)}</td><td>${escapeHtml(item.id ?? '')}</td><td><pre>${isJson(item.data) ? highlightJson(item.data) : escapeHtml(item.data)}</pre></td></tr>`,
@@ -247,9 +247,15 @@ export function renderLive(view: LiveView): string {
   return [heading, ...view.streams.map(renderLiveStream)].join('\n');
 }
 
+const LIVE_TITLES: Record<LiveStream['kind'], string> = {
+  sse: 'Server-sent events',
+  websocket: 'WebSocket messages',
+  grpc: 'gRPC messages',
+};
+
 function renderLiveStream(stream: LiveStream): string {
   const noun = stream.kind === 'sse' ? 'event' : 'message';
-  const title = stream.kind === 'sse' ? 'Server-sent events' : 'WebSocket messages';
+  const title = LIVE_TITLES[stream.kind] ?? 'Messages';
   const status = stream.status === undefined ? '' : ` · status ${stream.status}`;
   const count = stream.items.length + stream.dropped;
   const dropped = stream.dropped > 0 ? ` (the first ${stream.dropped} are no longer shown)` : '';

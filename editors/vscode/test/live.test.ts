@@ -51,3 +51,14 @@ test('the live page shows status, items as they came, and escapes data', () => {
   assert.match(html, /<td class="muted">1.50 s<\/td><td>message<\/td><td><\/td><td><pre>&lt;img src=x&gt;<\/pre>/);
   assert.doesNotMatch(html, /<img/);
 });
+
+test('a gRPC call shows its messages as they come', () => {
+  const send = new LiveSend('l', 'Response: listening');
+  const message = { event: 'message', data: '{\n  "id": "order-1"\n}', id: '1', atMs: 12 };
+  assert.equal(send.apply({ live: 'l', requestIndex: 3, kind: 'grpc', item: message }), true);
+  assert.equal(send.apply({ live: 'l', requestIndex: 3, kind: 'mqtt', item: message }), false, 'an unknown kind');
+  const html = renderLive(send.view());
+  assert.match(html, /<h3>gRPC messages<\/h3>/);
+  assert.match(html, /Request #4 · 1 message so far\./);
+  assert.match(html, /<td>message<\/td><td>1<\/td>/);
+});

@@ -249,3 +249,43 @@ async fn the_proto_lines_of_the_global_region_reach_requests_in_other_chunks() {
     assert_eq!(labels(&complete(&mut client, &uri, line, 21).await), ["shop.v1.Orders"]);
     client.shutdown().await;
 }
+
+/// A send with a `live` id: a streaming call's response messages come as `volley/stream`
+/// notifications (kind `grpc`) while the call runs, before the command answers.
+#[tokio::test]
+async fn a_streaming_call_tells_its_messages_while_it_runs() {
+    use volley_echo_server::{GrpcOptions, GrpcServer};
+    let server = GrpcServer::start(GrpcOptions::default()).await;
+    let (_dir, uri) = uri("chat.http");
+    let mut client = started().await;
+    // Each `slow` line is echoed 300 ms after it came, and the next goes only then.
+    let mut text = format!("GRPC {}/shop.v1.Orders/Chat\n\n{{\"text\": \"first\"}}\n", server.authority());
+    for round in 0..3 {
+        writeln!(text, "=== wait-for-server\n{{\"text\": \"slow {round}\"}}").expect("formatting");
+    }
+    client.open(&uri, &text).await;
+    let id = client
+        .start_request(
+            "workspace/executeCommand",
+            json!({"command": "volley.send", "arguments": [{"uri": uri, "index": 0, "live": "live-grpc"}]}),
+        )
+        .await;
+    // Taken before the answer: `notification` would skip the answer, and it never came.
+    let first = client.notification("volley/stream").await;
+    assert_eq!(first["live"], "live-grpc");
+    assert_eq!(first["kind"], "grpc");
+    assert_eq!(first["item"]["event"], "message");
+    assert_eq!(first["item"]["id"], "1");
+    let message: Value = serde_json::from_str(first["item"]["data"].as_str().expect("data")).expect("JSON");
+    assert_eq!(message["text"], "echo: first", "{message}");
+    let answer = client.response(id).await["result"].clone();
+    assert_eq!(answer["response"]["grpc"]["code"], "OK", "{answer}");
+    assert_eq!(answer["response"]["grpc"]["messages"], 4);
+    // The rest came too (the last ones may follow the answer, as docs/lsp.md says).
+    let mut told = Vec::new();
+    for _ in 2..=4 {
+        told.push(client.notification("volley/stream").await["item"]["id"].clone());
+    }
+    assert_eq!(told, ["2", "3", "4"]);
+    client.shutdown().await;
+}

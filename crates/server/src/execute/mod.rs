@@ -7,17 +7,18 @@ mod report;
 mod source;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use http::StatusCode;
 use serde_json::json;
 use volley_engine::redact::Redactor;
 use volley_engine::stages::{Exchange, PreparedRequest};
-use volley_engine::{Response, RunOptions, Selection};
+use volley_engine::{CancellationToken, Response, RunOptions, Selection};
 use volley_protocol::{
     AssertionSummary, AuthDeviceCode, Empty, ErrorCode, ExecutionFailed, ExecutionFinished, ExecutionStatus,
-    FetchFinished, ObserverEvent, ParseFinished, ParseSource, ParseStarted, RequestLine, RequestQueued, SessionUpdated,
-    Stage,
+    FetchFinished, GrpcMessage, ObserverEvent, ParseFinished, ParseSource, ParseStarted, RequestLine, RequestQueued,
+    SessionUpdated, Stage,
 };
 
 use crate::auth::Access;
@@ -69,6 +70,53 @@ impl volley_engine::auth::AuthPrompt for ObservedPrompt {
             verification_uri_complete: code.verification_uri_complete.clone(),
             expires_in: code.expires_in.as_secs(),
         }));
+    }
+}
+
+/// What `POST /execute/sse` needs of an execution it relays: the response messages of a
+/// gRPC call as they come, and a way to stop the call when its client has gone.
+#[derive(Debug)]
+pub(crate) struct Relay {
+    /// Each response message: its number from 1, its proto3 JSON (secrets hidden).
+    pub(crate) messages: tokio::sync::mpsc::UnboundedSender<(usize, serde_json::Value)>,
+    pub(crate) cancel: CancellationToken,
+}
+
+/// Where the response messages of a gRPC call go: the observers (`grpcMessage`) and the
+/// `/execute/sse` relay when there is one. Those of a streaming response as they arrive,
+/// the rest (all of a unary call's) once the call has ended.
+struct GrpcMessages {
+    emitter: Emitter,
+    relay: Option<tokio::sync::mpsc::UnboundedSender<(usize, serde_json::Value)>>,
+    told: AtomicUsize,
+}
+
+impl GrpcMessages {
+    fn tell(&self, number: usize, message: serde_json::Value) {
+        self.told.fetch_max(number, Ordering::Relaxed);
+        if self.emitter.is_heard() {
+            let text = message.to_string();
+            let preview = crate::ws::cut(&text, crate::ws::OBSERVER_PREVIEW);
+            self.emitter.emit(ObserverEvent::GrpcMessage(GrpcMessage {
+                number,
+                byte_length: text.len(),
+                preview: preview.to_owned(),
+                truncated: preview.len() < text.len(),
+            }));
+        }
+        if let Some(relay) = &self.relay {
+            // The relay is gone when its client is: the call is being cancelled.
+            let _ = relay.send((number, message));
+        }
+    }
+
+    /// The messages of `response` not told while the call ran.
+    fn tell_rest(&self, response: &Response) {
+        let Some(grpc) = response.grpc() else { return };
+        let told = self.told.load(Ordering::Relaxed);
+        for (index, message) in grpc.messages.iter().enumerate().skip(told) {
+            self.tell(index + 1, response.redactor().redact_json(message));
+        }
     }
 }
 
@@ -213,7 +261,7 @@ impl Run {
     }
 
     /// Parses, interpolates, compiles and sends the selected request.
-    async fn fetch(&self, body: &ExecuteRequest, route: Route) -> Result<Fetched, Failure> {
+    async fn fetch(&self, body: &ExecuteRequest, route: Route, relay: Option<&Relay>) -> Result<Fetched, Failure> {
         self.store(|stored| stored.status = ExecutionStatus::Running);
         // Parse.
         let source = if body.path.is_some() { ParseSource::Path } else { ParseSource::Content };
@@ -257,7 +305,14 @@ impl Run {
             Some(session) => session.client.clone(),
             None => self.state.new_client(serde_json::Map::new()),
         };
+        let messages = Arc::new(GrpcMessages {
+            emitter: self.emitter.clone(),
+            relay: relay.map(|relay| relay.messages.clone()),
+            told: AtomicUsize::new(0),
+        });
+        let heard = Arc::clone(&messages);
         let options = RunOptions::default()
+            .on_grpc_message(move |number, message| heard.tell(number, message))
             .variables(body.variables.clone().unwrap_or_default())
             .timeout(body.timeout_ms.map(std::time::Duration::from_millis))
             .profile_or_default(body.profile.clone())
@@ -304,11 +359,13 @@ impl Run {
         let cookies_before = self.session.as_ref().map(|session| session.cookies()).unwrap_or_default();
         // A device flow's code goes to this execution's observers (and the server's log).
         let prompt = Arc::new(ObservedPrompt { emitter: self.emitter.clone() });
+        let cancel = relay.map(|relay| &relay.cancel);
         let response =
-            volley_engine::auth::with_prompt(prompt, Box::pin(volley_engine::stages::send(&client, prepared, None)))
+            volley_engine::auth::with_prompt(prompt, Box::pin(volley_engine::stages::send(&client, prepared, cancel)))
                 .await
                 .map_err(|error| report::engine_error(&error, &source.text))
                 .map_err(Failure::at(Stage::Fetch))?;
+        messages.tell_rest(&response);
         let ttfb = millis(response.timing().ttfb);
         self.emitter.emit(ObserverEvent::FetchFinished(FetchFinished {
             method: method.clone(),
@@ -340,7 +397,12 @@ impl Run {
     /// With `--redis` the turn is the cluster's: the session is read from Redis once
     /// the turn is taken, and what the execution changed of it is saved before the
     /// turn ends.
-    pub(crate) async fn fetch_in_turn(&self, body: &ExecuteRequest, route: Route) -> Result<Fetched, Failure> {
+    pub(crate) async fn fetch_in_turn(
+        &self,
+        body: &ExecuteRequest,
+        route: Route,
+        relay: Option<&Relay>,
+    ) -> Result<Fetched, Failure> {
         let _turn = match &self.session {
             Some(session) => Some(session.run_lock.lock().await),
             None => None,
@@ -351,7 +413,7 @@ impl Run {
             None => None,
         };
         let before = self.session.as_ref().map(|session| session.variables());
-        let fetched = self.fetch(body, route).await;
+        let fetched = self.fetch(body, route, relay).await;
         let changed = match (&self.session, &before) {
             (Some(session), Some(before)) => session.variables_differ(before),
             _ => false,
@@ -473,9 +535,9 @@ impl Run {
         Finished { timing, session, assertions: report, logs }
     }
 
-    /// The whole `/execute` answer.
-    pub(crate) fn answer(&self, fetched: &Fetched) -> ExecuteResponse {
-        let Finished { timing, session, assertions, logs } = self.finish(fetched, None);
+    /// The whole `/execute` answer (`events`: of a relayed stream, how many it had).
+    pub(crate) fn answer(&self, fetched: &Fetched, events: Option<u64>) -> ExecuteResponse {
+        let Finished { timing, session, assertions, logs } = self.finish(fetched, events);
         ExecuteResponse {
             run_id: self.run_id.clone(),
             req_exec_id: self.req_exec_id.clone(),
@@ -495,7 +557,7 @@ impl Run {
 /// Checks the prepared request against the route and applies its settings.
 fn compile(prepared: &mut PreparedRequest, body: &ExecuteRequest, route: Route) -> Result<(), ApiError> {
     match (&prepared.exchange, route) {
-        (Exchange::Http | Exchange::Grpc(_), Route::Execute) => Ok(()),
+        (Exchange::Http | Exchange::Grpc(_), Route::Execute) | (Exchange::Grpc(_), Route::EventStream) => Ok(()),
         (Exchange::EventStream, Route::Execute) => Err(ApiError::validation(
             "the request is a Server-Sent Events request (`@sse` or `Accept: text/event-stream`): use POST /execute/sse",
         )),
@@ -534,7 +596,8 @@ fn compile(prepared: &mut PreparedRequest, body: &ExecuteRequest, route: Route) 
         (_, Route::EventStream) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             ErrorCode::ExecuteError,
-            "the request is not a Server-Sent Events request: mark it `# @sse` or send `Accept: text/event-stream`",
+            "the request is neither a Server-Sent Events request nor a gRPC call: mark it `# @sse` or send `Accept: \
+             text/event-stream`",
         )
         .with_details(json!({ "kind": "not_event_stream" }))),
     }
@@ -554,8 +617,8 @@ pub(crate) async fn execute(
     validate(&body, state.config.max_body_size, Route::Execute)?;
     let (session, flow) = scope(state, access, &body).await?;
     let run = Run::begin(state, access, session, flow, body.req_label.as_deref());
-    let answer = match run.fetch_in_turn(&body, Route::Execute).await {
-        Ok(fetched) => Ok(run.answer(&fetched)),
+    let answer = match run.fetch_in_turn(&body, Route::Execute, None).await {
+        Ok(fetched) => Ok(run.answer(&fetched, None)),
         Err(failure) => Err(run.fail(failure)),
     };
     run.written().await;

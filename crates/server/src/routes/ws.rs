@@ -47,7 +47,7 @@ pub(crate) async fn execute_ws(
     let (session, flow) = execute::scope(&state, &access, &body).await?;
     let slot = state.ws_sessions.reserve()?;
     let run = Run::begin(&state, &access, session, flow, body.req_label.as_deref());
-    let fetched = run.fetch_in_turn(&body, Route::WebSocket).await;
+    let fetched = run.fetch_in_turn(&body, Route::WebSocket, None).await;
     let fetched = fetched.map_err(|failure| run.fail(failure))?;
     let Some(socket) = fetched.response.websocket() else {
         return Err(ApiError::internal(&"a WebSocket exchange without a connection"));

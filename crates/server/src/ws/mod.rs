@@ -499,7 +499,7 @@ impl WsSessions {
 }
 
 /// The first `limit` bytes of `text`, cut on a character boundary.
-fn cut(text: &str, limit: usize) -> &str {
+pub(crate) fn cut(text: &str, limit: usize) -> &str {
     if text.len() <= limit {
         return text;
     }

@@ -2,6 +2,7 @@
 
 mod budget;
 mod connections;
+mod grpc;
 mod oauth;
 mod openapi;
 mod redaction;
