@@ -19,7 +19,7 @@ mod target;
 pub use call::{CallError, CallOutcome, Kind, OnMessage, Settings, call};
 pub use connection::{Connect, Connections};
 pub use outgoing::Outgoing;
-pub use reflection::ReflectionError;
+pub use reflection::{MOST_SERVICES, ReflectionError};
 pub use schema::{Field, Schema, SchemaError};
 pub use status::{Code, Status};
 pub use target::{Target, TargetError};

@@ -42,7 +42,7 @@ pub enum ReflectionError {
 struct Request {
     #[prost(string, tag = "1")]
     host: String,
-    #[prost(oneof = "Ask", tags = "3, 4")]
+    #[prost(oneof = "Ask", tags = "3, 4, 7")]
     ask: Option<Ask>,
 }
 
@@ -52,11 +52,14 @@ enum Ask {
     FileByFilename(String),
     #[prost(string, tag = "4")]
     FileContainingSymbol(String),
+    /// The names of the services the server offers (the field's value is ignored).
+    #[prost(string, tag = "7")]
+    ListServices(String),
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
 struct Response {
-    #[prost(oneof = "Answer", tags = "4, 7")]
+    #[prost(oneof = "Answer", tags = "4, 6, 7")]
     answer: Option<Answer>,
 }
 
@@ -64,9 +67,26 @@ struct Response {
 enum Answer {
     #[prost(message, tag = "4")]
     Files(Files),
+    #[prost(message, tag = "6")]
+    Services(Services),
     #[prost(message, tag = "7")]
     Error(Failure),
 }
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct Services {
+    #[prost(message, repeated, tag = "1")]
+    service: Vec<ServiceName>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct ServiceName {
+    #[prost(string, tag = "1")]
+    name: String,
+}
+
+/// Most services of a server's catalog ([`Schema::catalog_from_reflection`]).
+pub const MOST_SERVICES: usize = 256;
 
 #[derive(Clone, PartialEq, prost::Message)]
 struct Files {
@@ -113,6 +133,64 @@ impl Schema {
     }
 }
 
+impl Schema {
+    /// Every service the server at `target` offers (up to [`MOST_SERVICES`], the
+    /// reflection services left out), as its reflection describes them: what an editor
+    /// completes a request line from.
+    pub async fn catalog_from_reflection(
+        target: &Target,
+        metadata: &[(String, String)],
+        settings: &Settings,
+    ) -> Result<Self, ReflectionError> {
+        for reflection in SERVICES {
+            let path = format!("/{reflection}/ServerReflectionInfo");
+            let names = match services(target, &path, metadata, settings).await {
+                Err(ReflectionError::NotOffered(_)) => continue,
+                Err(other) => return Err(other),
+                Ok(names) => names,
+            };
+            let asks = names
+                .into_iter()
+                .filter(|name| !name.starts_with("grpc.reflection."))
+                .take(MOST_SERVICES)
+                .map(Ask::FileContainingSymbol)
+                .collect();
+            let files = collect(target, &path, metadata, settings, asks).await?;
+            return Ok(Self::from_files(&files)?);
+        }
+        Err(ReflectionError::NotOffered(target.authority.clone()))
+    }
+}
+
+/// The names of the services the server offers.
+async fn services(
+    target: &Target,
+    path: &str,
+    metadata: &[(String, String)],
+    settings: &Settings,
+) -> Result<Vec<String>, ReflectionError> {
+    let request = Request { host: String::new(), ask: Some(Ask::ListServices(String::new())) }.encode_to_vec();
+    let answer = exchange(target, path, metadata, Frames::at_once(framed([request])?), settings).await?;
+    if answer.status.code == Code::Unimplemented {
+        return Err(ReflectionError::NotOffered(target.authority.clone()));
+    }
+    if !answer.status.is_ok() {
+        return Err(ReflectionError::Answered(answer.status.to_string()));
+    }
+    let mut names = Vec::new();
+    for message in answer.messages {
+        let response = Response::decode(message).map_err(|error| CallError::Http(error.to_string()))?;
+        match response.answer {
+            Some(Answer::Services(services)) => names.extend(services.service.into_iter().map(|service| service.name)),
+            Some(Answer::Error(failure)) => {
+                return Err(ReflectionError::Answered(format!("{} ({})", failure.error_message, failure.error_code)));
+            }
+            _ => {}
+        }
+    }
+    Ok(names)
+}
+
 /// The files the server sends for `asks`, then for the imports they name that it has
 /// not sent, round after round: `(name, bytes)` in the order received.
 async fn collect(
@@ -154,7 +232,7 @@ async fn collect(
                         failure.error_message, failure.error_code
                     )));
                 }
-                None => {}
+                Some(Answer::Services(_)) | None => {}
             }
         }
         // The imports no file sent yet: asked for by name, once each.

@@ -168,6 +168,13 @@ impl Schema {
         })
     }
 
+    /// Whether `other` describes the same files (reflection asked again gives an equal
+    /// schema when the server has not changed).
+    #[must_use]
+    pub fn same_as(&self, other: &Schema) -> bool {
+        self.pool.encode_to_vec() == other.pool.encode_to_vec()
+    }
+
     /// The fully qualified names of the services.
     #[must_use]
     pub fn services(&self) -> Vec<String> {

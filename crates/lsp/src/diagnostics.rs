@@ -79,6 +79,9 @@ pub(crate) struct Environment {
     /// watched-file event, proto files included): the analysis's file checks and the
     /// gRPC schemas are made again.
     pub(crate) generation: u64,
+    /// Told when a gRPC server's catalog fetched in the background changed: the server
+    /// then checks every document again (`Backend::initialized`).
+    pub(crate) catalogs: Arc<tokio::sync::Notify>,
 }
 
 /// The diagnostics of one snapshot, sorted like `volley check`'s: a configuration error
@@ -119,7 +122,11 @@ pub(crate) fn compute(
         let grpc = if part.outline.grpc {
             let variables = file_variables.get_or_insert_with(|| model.variables().cloned().collect());
             let surroundings = grpc::Surroundings::of(model, placed, Arc::clone(variables));
-            let place = grpc::Place { path: snapshot.path.as_deref(), profile: environment.profile.as_deref() };
+            let place = grpc::Place {
+                path: snapshot.path.as_deref(),
+                profile: environment.profile.as_deref(),
+                catalogs: Some(&environment.catalogs),
+            };
             let mut hasher = DefaultHasher::new();
             (fingerprint, surroundings.fingerprint()).hash(&mut hasher);
             let fingerprint = hasher.finish();

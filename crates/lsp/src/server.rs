@@ -248,6 +248,18 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
+        // A gRPC server's catalog came or changed: every document is checked again.
+        let catalogs = Arc::clone(&self.environment.lock().catalogs);
+        let (publisher, context, shut_down) = (self.publisher.clone(), self.context(), Arc::clone(&self.shut_down));
+        tokio::spawn(async move {
+            loop {
+                catalogs.notified().await;
+                if shut_down.load(Ordering::SeqCst) {
+                    return;
+                }
+                publisher.request_all(&context);
+            }
+        });
         if self.can_watch.load(Ordering::SeqCst) {
             let watchers: Vec<FileSystemWatcher> = WATCHED_GLOBS
                 .iter()

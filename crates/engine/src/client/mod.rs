@@ -95,6 +95,8 @@ pub(crate) struct Inner {
     pub(crate) grpc_schemas: Arc<crate::grpc::SchemaCache>,
     /// gRPC schemas got by reflection; shared by forks.
     pub(crate) grpc_reflected: Arc<crate::grpc::ReflectionCache>,
+    /// Every service of a server by reflection, for the language server (`grpc/catalog.rs`).
+    pub(crate) grpc_catalogs: Arc<crate::grpc::Catalogs>,
     /// HTTP/2 connections of gRPC calls, kept for the next calls; shared by forks.
     pub(crate) grpc_connections: Arc<volley_grpc::Connections>,
 }
@@ -124,6 +126,7 @@ impl Client {
             oauth: Arc::default(),
             grpc_schemas: Arc::default(),
             grpc_reflected: Arc::default(),
+            grpc_catalogs: Arc::default(),
             grpc_connections: Arc::default(),
         };
         Self { inner: Arc::new(inner) }
@@ -153,6 +156,7 @@ impl Client {
             oauth: Arc::clone(&self.inner.oauth),
             grpc_schemas: Arc::clone(&self.inner.grpc_schemas),
             grpc_reflected: Arc::clone(&self.inner.grpc_reflected),
+            grpc_catalogs: Arc::clone(&self.inner.grpc_catalogs),
             grpc_connections: Arc::clone(&self.inner.grpc_connections),
         };
         Self { inner: Arc::new(inner) }

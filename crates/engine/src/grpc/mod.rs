@@ -17,10 +17,13 @@ pub use volley_grpc::{Field, Schema, Target};
 use volley_grpc::{Kind, Outgoing};
 use volley_syntax::{Body, GrpcOptions, Part, ProtoImport, Request, Span, Spanned, Template};
 
+mod catalog;
 mod connect;
 mod errors;
 mod export;
 
+pub(crate) use catalog::Catalogs;
+pub use catalog::catalog_fetch;
 pub use export::grpcurl;
 
 use self::connect::{settings, target_of};
@@ -203,9 +206,28 @@ pub(crate) async fn prepare(
     Ok((call, bytes))
 }
 
+/// The server a reflection request's schema is asked of: the one called, or the one
+/// `@grpc-reflection` names.
+fn reflection_target(call: &GrpcCall, target: &Target) -> Result<Target, BuildError> {
+    let mut asked = target.clone();
+    if let Some(Reflection::Other(server)) = &call.schema.reflection {
+        let other = Target::parse(&format!("{server}/{}/{}", target.service, target.method)).map_err(|error| {
+            BuildError::Grpc {
+                message: format!("`@grpc-reflection {server}`: {error}"),
+                hint: Some("name the server as `host:port`".to_owned()),
+                span: call.line_span,
+            }
+        })?;
+        asked.authority = other.authority;
+        asked.tls = other.tls.or(target.tls);
+    }
+    Ok(asked)
+}
+
 /// The schema of a prepared gRPC request and its call's target, as a send would find
 /// them: for the language server's completion and diagnostics. `allow_reflection: false`
-/// gives `Ok(None)` rather than ask a server (what a keystroke must not do).
+/// never asks a server (what a keystroke must not do): a schema that comes from
+/// reflection is then its server's catalog as last got ([`catalog_fetch`]), or `Ok(None)`.
 pub async fn schema_of(
     client: &Client,
     prepared: &PreparedRequest,
@@ -213,7 +235,9 @@ pub async fn schema_of(
 ) -> Result<Option<(Schema, Target)>, Error> {
     let Exchange::Grpc(call) = &prepared.exchange else { return Ok(None) };
     if call.schema.reflection.is_some() && !allow_reflection {
-        return Ok(None);
+        let Some(asked) = catalog::catalog_target(prepared) else { return Ok(None) };
+        let target = target_of(&prepared.url, call.line_span)?;
+        return Ok(client.inner.grpc_catalogs.get(&asked.authority).map(|schema| (schema, target)));
     }
     let target = target_of(&prepared.url, call.line_span)?;
     let (settings, _) = settings(client, prepared, false)?;
@@ -328,20 +352,8 @@ impl Client {
         settings: &volley_grpc::Settings,
     ) -> Result<Schema, Error> {
         let source = &call.schema;
-        if let Some(server) = &source.reflection {
-            let mut asked = target.clone();
-            if let Reflection::Other(server) = server {
-                let other =
-                    Target::parse(&format!("{server}/{}/{}", target.service, target.method)).map_err(|error| {
-                        BuildError::Grpc {
-                            message: format!("`@grpc-reflection {server}`: {error}"),
-                            hint: Some("name the server as `host:port`".to_owned()),
-                            span: call.line_span,
-                        }
-                    })?;
-                asked.authority = other.authority;
-                asked.tls = other.tls.or(target.tls);
-            }
+        if source.reflection.is_some() {
+            let asked = reflection_target(call, target)?;
             if let Some(schema) = self.inner.grpc_reflected.get(&asked.authority, &target.service) {
                 return Ok(schema);
             }

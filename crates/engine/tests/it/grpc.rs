@@ -274,6 +274,56 @@ async fn a_compiled_schema_is_kept_until_its_files_change() {
     assert_eq!(messages(&listed).len(), 1);
 }
 
+/// The catalog an editor completes from: every service of the server by reflection,
+/// fetched once per lifetime, read without asking the server again.
+#[tokio::test]
+async fn a_servers_catalog_is_fetched_once_and_read_without_asking() {
+    let server = GrpcJsServer::start(&[]);
+    let client = support::client();
+    let text = format!(
+        "GRPC {}/shop.v1.Orders/Place
+
+{{}}
+",
+        server.authority
+    );
+    let document = volley_syntax::parse(&text);
+    let request = document.request(0).unwrap();
+    let prepared = volley_engine::stages::prepare_request(&client, &document, request, None, &RunOptions::default())
+        .await
+        .unwrap();
+    // Nothing kept yet, and nothing asked.
+    assert!(volley_engine::grpc::schema_of(&client, &prepared, false).await.unwrap().is_none());
+    let fetch = volley_engine::grpc::catalog_fetch(&client, &prepared).expect("a fetch is due");
+    assert!(fetch.await, "a new catalog");
+    let (schema, _) = volley_engine::grpc::schema_of(&client, &prepared, false).await.unwrap().expect("kept");
+    assert_eq!(schema.services(), ["shop.v1.Orders"]);
+    assert_eq!(schema.methods("shop.v1.Orders"), ["Place", "List", "Total", "Chat"]);
+    // Asked within its lifetime: not again.
+    assert!(volley_engine::grpc::catalog_fetch(&client, &prepared).is_none());
+    // A server without reflection: the fetch gives nothing, and nothing is kept.
+    let closed = GrpcJsServer::start(&["--no-reflection"]);
+    let text = format!(
+        "GRPC {}/shop.v1.Orders/Place
+
+{{}}
+",
+        closed.authority
+    );
+    let document = volley_syntax::parse(&text);
+    let prepared = volley_engine::stages::prepare_request(
+        &client,
+        &document,
+        document.request(0).unwrap(),
+        None,
+        &RunOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert!(!volley_engine::grpc::catalog_fetch(&client, &prepared).expect("due").await);
+    assert!(volley_engine::grpc::schema_of(&client, &prepared, false).await.unwrap().is_none());
+}
+
 /// Against the second implementation, tonic (the echo server's `GrpcServer`): TLS with the
 /// CA of the network settings, and a status's details.
 #[tokio::test]

@@ -45,7 +45,7 @@ pub(crate) fn candidates(
     let wanted = wanted_at(&placed.part.text, request, local)?;
     let variables: Arc<[_]> = snapshot.model.variables().cloned().collect();
     let surroundings = Surroundings::of(&snapshot.model, placed, variables);
-    let place = Place { path: snapshot.path.as_deref(), profile };
+    let place = Place { path: snapshot.path.as_deref(), profile, catalogs: None };
     let Lookup::Schema(schema) = super::blocking(super::schema(engine, &document, request, &surroundings, place))
     else {
         return Some(Vec::new());

@@ -6,9 +6,11 @@
 //! The schema is the one a send would use, got from the engine
 //! ([`volley_engine::grpc::schema_of`]), which compiles proto files in process and keeps
 //! the result while the files are unchanged: asking again on the next keystroke costs a
-//! look at their modification times. Only schemas from proto files or a descriptor set
-//! are used: server reflection would call the server on a keystroke, so a request whose
-//! schema comes from reflection has neither completion nor these diagnostics.
+//! look at their modification times. A schema from server reflection is never asked for
+//! on a keystroke: the server's catalog (every service it offers) is fetched in the
+//! background when a document is checked, at most every 30 s per server
+//! ([`volley_engine::grpc::catalog_fetch`]), and the documents are checked again when it
+//! changed; until it came, such a request has neither completion nor these diagnostics.
 //!
 //! The schema is found on a copy of the request reduced to what it depends on (its
 //! `proto` lines and `@grpc-*` directives, the file's variables): its headers, body and
@@ -90,6 +92,9 @@ impl Surroundings {
 pub(crate) struct Place<'a> {
     pub(crate) path: Option<&'a Path>,
     pub(crate) profile: Option<&'a str>,
+    /// Told when a server's catalog, fetched in the background, has changed (the
+    /// documents are then checked again); `None`: no fetch is started.
+    pub(crate) catalogs: Option<&'a Arc<tokio::sync::Notify>>,
 }
 
 /// The schema of a gRPC request, as far as the language server looks for it.
@@ -130,19 +135,27 @@ pub(crate) async fn schema(
 
     let import_paths: Vec<Template> =
         globals.iter().chain(&own).map(|import| volley_syntax::parse_template(&import.path.value).0).collect();
+    // From reflection: the server is part of what the schema depends on.
+    let reflection = options.reflection
+        || (options.protos.is_empty() && options.protoset.is_none() && globals.is_empty() && own.is_empty());
+    let server = reflection.then(|| server_of(&request.url));
     let mut paths: Vec<&Template> = options
         .protos
         .iter()
         .chain(&options.import_paths)
         .chain(&options.protoset)
         .chain(&options.reflection_server)
+        .chain(&server)
         .collect();
     paths.extend(&import_paths);
     if !runs_nothing(paths, &surroundings.variables) {
         return Lookup::Unknown;
     }
 
-    let reduced = reduced(request);
+    let mut reduced = reduced(request);
+    if let Some(server) = server {
+        reduced.url = server;
+    }
     // The request's block first: its place is its index (`Document::refusal_of`).
     let blocks = vec![block(0, request.span, Some(reduced), own), block(1, request.span, None, globals)];
     let document = Document { blocks, variables: surroundings.variables.to_vec(), ..Document::default() };
@@ -153,6 +166,16 @@ pub(crate) async fn schema(
         Ok(prepared) => prepared,
         Err(error) => return broken(error),
     };
+    if let (true, Some(changed)) = (reflection, place.catalogs)
+        && let Some(fetch) = volley_engine::grpc::catalog_fetch(engine, &prepared)
+    {
+        let changed = Arc::clone(changed);
+        tokio::spawn(async move {
+            if fetch.await {
+                changed.notify_one();
+            }
+        });
+    }
     match volley_engine::grpc::schema_of(engine, &prepared, false).await {
         Ok(Some((schema, _))) => Lookup::Schema(schema),
         Ok(None) => Lookup::Unknown,
@@ -164,6 +187,40 @@ pub(crate) async fn schema(
 /// (completion, diagnostics), on a thread of the runtime's blocking pool.
 pub(crate) fn blocking<F: Future>(future: F) -> F::Output {
     tokio::runtime::Handle::current().block_on(future)
+}
+
+/// The target `url` is written with, its service and method replaced by the placeholder's
+/// (they may be unfinished): `grpcs://{{host}}:443/shop.` → `grpcs://{{host}}:443/volley.Placeholder/Schema`,
+/// grpcurl's `host:port pkg.Svc/M` keeps its space, httpyac's `/pkg.Svc/M` (after the
+/// variable `host`) is the placeholder's path alone.
+fn server_of(url: &Template) -> Template {
+    const PLACEHOLDER_PATH: &str = "volley.Placeholder/Schema";
+    let mut parts = Vec::new();
+    for part in &url.parts {
+        match part {
+            volley_syntax::Part::Text(text) => {
+                let value = &text.value;
+                // A scheme, where it comes before the first `/` (`{{scheme}}://` too).
+                let from = value
+                    .find("://")
+                    .filter(|at| !value[..*at].contains(|c: char| c == '/' || c.is_whitespace()))
+                    .map_or(0, |at| at + 3);
+                match value[from..].find(|c: char| c == '/' || c.is_whitespace()) {
+                    Some(at) => {
+                        let end = from + at;
+                        let separator = if value[end..].starts_with('/') { "/" } else { " " };
+                        let kept = format!("{}{separator}{PLACEHOLDER_PATH}", &value[..end]);
+                        parts.push(volley_syntax::Part::Text(volley_syntax::Spanned::new(kept, text.span)));
+                        return Template { span: url.span, parts };
+                    }
+                    None => parts.push(part.clone()),
+                }
+            }
+            volley_syntax::Part::Interpolation(_) => parts.push(part.clone()),
+        }
+    }
+    parts.push(volley_syntax::Part::Text(volley_syntax::Spanned::new(format!("/{PLACEHOLDER_PATH}"), url.span)));
+    Template { span: url.span, parts }
 }
 
 /// The request without what the schema does not depend on.
@@ -240,6 +297,17 @@ fn runs_nothing(templates: Vec<&Template>, variables: &[VariableDeclaration]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_server_of_a_target_keeps_its_form() {
+        let server = |written: &str| server_of(&volley_syntax::parse_template(written).0).to_source();
+        assert_eq!(server("localhost:50051/shop."), "localhost:50051/volley.Placeholder/Schema");
+        assert_eq!(server("grpcs://{{host}}:443/shop.v1.Orders/Pl"), "grpcs://{{host}}:443/volley.Placeholder/Schema");
+        assert_eq!(server("{{scheme}}://localhost:50051/a/b"), "{{scheme}}://localhost:50051/volley.Placeholder/Schema");
+        assert_eq!(server("localhost:50051 shop.v1.Orders/Place"), "localhost:50051 volley.Placeholder/Schema");
+        assert_eq!(server("/shop.v1.Orders/Place"), "/volley.Placeholder/Schema");
+        assert_eq!(server("{{server}}"), "{{server}}/volley.Placeholder/Schema");
+    }
 
     #[test]
     fn paths_that_call_resolvers_are_not_substituted() {

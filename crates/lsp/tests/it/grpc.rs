@@ -1,8 +1,9 @@
 //! gRPC requests in the editor, through real JSON-RPC messages: completion of services,
 //! methods and message fields, and the diagnostics of an unknown method or field and of
 //! a proto file that does not compile. The schemas come from the proto files of
-//! `tests/grpc/protos` (`shop.v1.Orders`), copied next to the document: no server is
-//! called, and a request whose schema would come from reflection gets nothing.
+//! `tests/grpc/protos` (`shop.v1.Orders`), copied next to the document, or from the
+//! catalog of a real server (the echo server's tonic `GrpcServer`) by reflection; a
+//! live send streams its messages.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -287,5 +288,36 @@ async fn a_streaming_call_tells_its_messages_while_it_runs() {
         told.push(client.notification("volley/stream").await["item"]["id"].clone());
     }
     assert_eq!(told, ["2", "3", "4"]);
+    client.shutdown().await;
+}
+
+/// A request without proto files takes its schema from the server's reflection: the
+/// server's catalog is fetched in the background once the document is checked, then
+/// the document is checked again against it, and completion offers its services.
+#[tokio::test]
+async fn without_proto_files_the_servers_catalog_is_fetched_in_the_background() {
+    use volley_echo_server::{GrpcOptions, GrpcServer};
+    let server = GrpcServer::start(GrpcOptions::default()).await;
+    let (_dir, uri) = uri("reflected.http");
+    let mut client = started().await;
+    let text = format!(
+        "GRPC {0}/shop.v1.Orders/Plac\n\n{{}}\n\n###\nGRPC grpc://{0}/shop.v1.Orders/List\n\n{{\"count\": 1, \"colour\": 2}}\n",
+        server.authority()
+    );
+    client.open(&uri, &text).await;
+    // First without the catalog (nothing asked on the way), then with it.
+    let diagnostics = loop {
+        let diagnostics = grpc_diagnostics(&client.diagnostics(1).await);
+        if !diagnostics.is_empty() {
+            break diagnostics;
+        }
+    };
+    let messages: Vec<&str> = diagnostics.iter().map(|(_, message)| message.as_str()).collect();
+    assert_eq!(diagnostics.len(), 2, "{diagnostics:#?}");
+    assert!(messages[0].contains("did you mean `Place`?"), "{messages:?}");
+    assert!(messages[1].contains("colour"), "{messages:?}");
+    // Completion reads the catalog now kept: services after the authority.
+    let column = u32::try_from(server.authority().len() + 6).expect("column");
+    assert_eq!(labels(&complete(&mut client, &uri, 0, column).await), ["shop.v1.Orders"]);
     client.shutdown().await;
 }
