@@ -120,6 +120,12 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         let analysis = invocation.analyze(path, document, text);
         let mut diagnostics: Vec<&Diagnostic> = document.diagnostics.iter().chain(&analysis.diagnostics).collect();
         diagnostics.sort_by_key(|diagnostic| (diagnostic.span.start, diagnostic.span.end));
+        let config_hint = match &analysis.config_error {
+            Some(volley_engine::ConfigError::UnknownProfile { .. }) => {
+                "pass one of the profiles with `-p NAME` (or VOLLEY_PROFILE)"
+            }
+            _ => "fix the file it names",
+        };
         let config_error = analysis.config_error.map(|error| error.to_string());
         if config_error.is_some() {
             errors += 1;
@@ -144,10 +150,7 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
             crate::output::line(&serde_json::to_string(&file)?);
         } else {
             if let Some(error) = &config_error {
-                crate::output::line(&format!(
-                    "{}\n",
-                    render::plain(error, Some("fix the configuration file (volley.jsonc)"))
-                ));
+                crate::output::line(&format!("{}\n", render::plain(error, Some(config_hint))));
             }
             for diagnostic in &diagnostics {
                 crate::output::line(&format!("{}\n", render::human(&shown, text, &lines, diagnostic)));

@@ -32,8 +32,8 @@ pub(crate) fn answer_if_asked(command: fn() -> clap::Command) {
     clap_complete::CompleteEnv::with_factory(command).var(VARIABLE).complete();
 }
 
-/// The completer of `-p/--profile`: the profiles of the configuration of the files on
-/// the line (else of the current directory).
+/// The completer of `-p/--profile`: the profiles of the files on the line (else of the
+/// current directory): their configuration's, and those their `.env` files name.
 pub(crate) fn profiles() -> ArgValueCompleter {
     ArgValueCompleter::new(|current: &OsStr| {
         let typed = current.to_string_lossy();
@@ -42,15 +42,12 @@ pub(crate) fn profiles() -> ArgValueCompleter {
             .and_then(|file| file.parent().map(Path::to_path_buf))
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_else(|| PathBuf::from("."));
-        let environment = volley_engine::resolvers::Environment::process();
-        let Ok(Some(config)) =
-            volley_engine::config::Config::discover(&volley_engine::io::RealFs, &directory, &environment)
-        else {
+        let client = volley_engine::Client::new(volley_engine::ClientConfig::default());
+        let Ok(profiles) = volley_engine::stages::profiles_for(&client, &directory) else {
             return Vec::new();
         };
-        config
-            .profiles
-            .keys()
+        profiles
+            .iter()
             .filter(|name| name.starts_with(typed.as_ref()))
             .map(|name| CompletionCandidate::new(name.as_str()))
             .collect()

@@ -21,12 +21,53 @@ pub(crate) struct DotEnv {
     pub(crate) candidates: Vec<PathBuf>,
 }
 
+/// httpyac's folder of `.env` files in a directory.
+pub(crate) const ENV_FOLDER: &str = "env";
+
+/// The files that may hold variables for `directories` (nearest first) with `profile`,
+/// nearest first and, within a directory, the most specific first: as httpyac reads
+/// them, `env/.env.<profile>`, `env/<profile>.env`, `env/.env`, then `.env.<profile>`,
+/// `<profile>.env` and `.env`.
+pub(crate) fn candidates(directories: &[PathBuf], profile: Option<&str>) -> Vec<PathBuf> {
+    let mut names = Vec::new();
+    if let Some(profile) = profile {
+        names.push(format!(".env.{profile}"));
+        names.push(format!("{profile}.env"));
+    }
+    names.push(DOTENV_FILE.to_owned());
+    let mut found = Vec::new();
+    for directory in directories {
+        let folder = directory.join(ENV_FOLDER);
+        found.extend(names.iter().map(|name| folder.join(name)));
+        found.extend(names.iter().map(|name| directory.join(name)));
+    }
+    found
+}
+
+/// The profiles httpyac's `.env` files name in `directories` and their `env` folders:
+/// `dev` for `dev.env` or `.env.dev`.
+pub(crate) fn profiles(io: &dyn Io, directories: &[PathBuf]) -> Vec<String> {
+    let mut found: Vec<String> = directories
+        .iter()
+        .flat_map(|directory| [directory.join(ENV_FOLDER), directory.clone()])
+        .flat_map(|folder| io.file_names(&folder))
+        .filter_map(|name| {
+            let profile = name.strip_prefix(".env.").or_else(|| name.strip_suffix(".env"))?;
+            (!profile.is_empty() && !profile.starts_with('.')).then(|| profile.to_owned())
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
 impl DotEnv {
-    /// Reads the `.env` files of `directories` (nearest first); missing ones are skipped.
-    pub(crate) fn read(io: &dyn Io, directories: &[PathBuf]) -> Result<DotEnv, ConfigError> {
-        let candidates: Vec<PathBuf> = directories.iter().map(|directory| directory.join(DOTENV_FILE)).collect();
+    /// Reads the `.env` files of `directories` (nearest first) and, with a profile, its
+    /// own files ([`candidates`]); missing ones are skipped.
+    pub(crate) fn read(io: &dyn Io, directories: &[PathBuf], profile: Option<&str>) -> Result<DotEnv, ConfigError> {
+        let candidates = candidates(directories, profile);
         let mut variables = Map::new();
-        // Farthest first, so that nearer files overwrite.
+        // Farthest and least specific first, so that nearer, more specific files overwrite.
         for path in candidates.iter().rev() {
             if !io.is_file(path) {
                 continue;
@@ -235,10 +276,53 @@ mod tests {
         files.insert("/p/.env", "SHARED=root\nROOT_ONLY=r\n");
         files.insert("/p/a/b/.env", "SHARED=near\n");
         files.insert("/.env", "OUTSIDE=never read\n");
-        let dotenv = DotEnv::read(&files, &directories(Path::new("/p/a/b"), Path::new("/p"))).unwrap();
+        let dotenv = DotEnv::read(&files, &directories(Path::new("/p/a/b"), Path::new("/p")), None).unwrap();
         assert_eq!(dotenv.get("SHARED"), Some("near"));
         assert_eq!(dotenv.get("ROOT_ONLY"), Some("r"));
         assert_eq!(dotenv.get("OUTSIDE"), None);
-        assert_eq!(dotenv.candidates.len(), 3);
+        // Each directory's `.env` and its `env/.env`.
+        assert_eq!(dotenv.candidates.len(), 6);
+    }
+
+    #[test]
+    fn a_profiles_own_files_win_in_httpyacs_order() {
+        let files = MemoryFs::new();
+        files.insert(
+            "/p/.env",
+            "A=root
+B=root
+C=root
+D=root
+",
+        );
+        files.insert(
+            "/p/env/dev.env",
+            "B=env folder
+",
+        );
+        files.insert(
+            "/p/api/.env.dev",
+            "C=near
+",
+        );
+        files.insert(
+            "/p/api/env/.env",
+            "D=near env folder
+",
+        );
+        files.insert(
+            "/p/prod.env",
+            "A=prod
+",
+        );
+        let directories = directories(Path::new("/p/api"), Path::new("/p"));
+        let dev = DotEnv::read(&files, &directories, Some("dev")).unwrap();
+        assert_eq!(
+            [dev.get("A"), dev.get("B"), dev.get("C"), dev.get("D")],
+            [Some("root"), Some("env folder"), Some("near"), Some("near env folder")]
+        );
+        let none = DotEnv::read(&files, &directories, None).unwrap();
+        assert_eq!([none.get("B"), none.get("C")], [Some("root"), Some("root")], "no profile: `.env` files only");
+        assert_eq!(profiles(&files, &directories), ["dev", "prod"]);
     }
 }

@@ -40,6 +40,10 @@ pub(crate) struct Scope<'a> {
     pub(crate) environment: &'a Environment,
     /// Named OAuth 2.0 configurations (`$auth.token("id")`).
     pub(crate) auth: &'a BTreeMap<String, crate::config::AuthEntry>,
+    /// The index of the first of `layers` whose string values are templates, `{{ }}`
+    /// substituted when used (the profile and configuration of httpyac's and REST
+    /// Client's environments: [`crate::config::Config::expand_values`]).
+    pub(crate) expand_from: Option<usize>,
 }
 
 /// The most bytes one substituted template (a URL, a header, a body's text, a file
@@ -201,9 +205,16 @@ impl<'a> Renderer<'a> {
                 hint: Some(chaining::ran_hint(request, stored)),
             });
         }
-        for layer in &self.scope.layers {
+        for (index, layer) in self.scope.layers.iter().enumerate() {
             if let Some(value) = lookup(layer, path, &segments) {
-                return Ok(value);
+                return match value {
+                    Value::String(text)
+                        if text.contains("{{") && self.scope.expand_from.is_some_and(|from| index >= from) =>
+                    {
+                        self.expanded(path, &text, name.span).await.map(Value::String)
+                    }
+                    value => Ok(value),
+                };
             }
         }
         if let Some(declaration) =
@@ -250,6 +261,37 @@ impl<'a> Renderer<'a> {
         Err(BuildError::UndefinedVariable { name: path.to_owned(), span: name.span })
     }
 
+    /// The value `text` of the environment variable `name` with its `{{ }}` substituted
+    /// (httpyac's and REST Client's environments), once per send.
+    async fn expanded(&mut self, name: &str, text: &str, used_at: Span) -> Result<String, BuildError> {
+        let key = format!("\u{0}environment\u{0}{name}");
+        if let Some(value) = self.file_values.get(&key) {
+            return Ok(value.clone());
+        }
+        if self.resolving.iter().any(|resolving| resolving == name) {
+            let mut chain = self.resolving.clone();
+            chain.push(name.to_owned());
+            return Err(BuildError::Cycle { name: name.to_owned(), chain, span: used_at });
+        }
+        let (template, _) = volley_syntax::parse_template(text);
+        self.resolving.push(name.to_owned());
+        let value = self.render(&template).await;
+        self.resolving.pop();
+        let value = value.map_err(|error| match error {
+            // Spans of the value's own text mean nothing in the document: the use is shown.
+            BuildError::Cycle { name, chain, .. } => BuildError::Cycle { name, chain, span: used_at },
+            error @ BuildError::Interpolation { .. } if error.message().starts_with("in the value of") => {
+                BuildError::Interpolation { message: error.message(), span: used_at }
+            }
+            error => BuildError::Interpolation {
+                message: format!("in the value of `{name}` (`{text}`) from the environment: {}", error.message()),
+                span: used_at,
+            },
+        })?;
+        self.file_values.insert(key, value.clone());
+        Ok(value)
+    }
+
     async fn file_variable(&mut self, declaration: &VariableDeclaration, used_at: Span) -> Result<String, BuildError> {
         let name = &declaration.name.value;
         if let Some(value) = self.file_values.get(name) {
@@ -285,6 +327,21 @@ impl<'a> Renderer<'a> {
             return Err(BuildError::UnsupportedResolver { name: name.to_owned(), message, hint: instead, span });
         }
         match name {
+            // REST Client: `{{$shared version}}` in an environment's value is the
+            // `$shared` environment's `version`.
+            "shared" if self.scope.expand_from.is_some() => {
+                if arguments.len() != 1 {
+                    return Err(failure("takes one name: `{{$shared name}}`".to_owned()));
+                }
+                let key = arguments[0].trim().to_owned();
+                let shared = self.scope.layers.last().and_then(|layer| lookup(layer, &key, &[key.as_str()]));
+                return match shared {
+                    Some(Value::String(text)) if text.contains("{{") => self.expanded(&key, &text, span).await,
+                    Some(Value::String(text)) => Ok(text),
+                    Some(value) => Ok(value.to_string()),
+                    None => Err(failure(format!("`{key}` is not in the `$shared` environment"))),
+                };
+            }
             "processEnv" => {
                 builtin::arity(name, &arguments).map_err(failure)?;
                 let key = self.indirect(&arguments[0], span).await?;

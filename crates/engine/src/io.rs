@@ -34,6 +34,13 @@ pub trait Io: Send + Sync + fmt::Debug {
         let _ = path;
         None
     }
+
+    /// The names of the files in the directory `path` (httpyac's per-environment `.env`
+    /// files are found by their names). Empty (the default) when it cannot tell.
+    fn file_names(&self, path: &Path) -> Vec<String> {
+        let _ = path;
+        Vec::new()
+    }
 }
 
 /// The real filesystem.
@@ -55,6 +62,15 @@ impl Io for RealFs {
 
     fn modified(&self, path: &Path) -> Option<SystemTime> {
         std::fs::metadata(path).and_then(|metadata| metadata.modified()).ok()
+    }
+
+    fn file_names(&self, path: &Path) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(path) else { return Vec::new() };
+        entries
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file() || kind.is_symlink()))
+            .filter_map(|entry| entry.file_name().into_string().ok())
+            .collect()
     }
 }
 
@@ -141,6 +157,23 @@ impl Io for MemoryFs {
             return Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_nanos(version));
         }
         self.fallback.as_ref().and_then(|fallback| fallback.modified(path))
+    }
+
+    fn file_names(&self, path: &Path) -> Vec<String> {
+        let key = normalize(path);
+        let mut names: Vec<String> = self
+            .files
+            .read()
+            .keys()
+            .filter(|file| file.parent() == Some(key.as_path()))
+            .filter_map(|file| file.file_name().and_then(|name| name.to_str()).map(str::to_owned))
+            .collect();
+        if let Some(fallback) = &self.fallback {
+            names.extend(fallback.file_names(path));
+        }
+        names.sort();
+        names.dedup();
+        names
     }
 }
 

@@ -146,7 +146,7 @@ impl Client {
         let empty = Map::new();
         let profile_variables = settings.profile.as_ref().map_or(&empty, |profile| &profile.variables);
         let config_variables = settings.config.as_ref().map_or(&empty, |config| &config.variables);
-        let dotenv = self.dotenv_for(&settings.dotenv_directories);
+        let dotenv = self.dotenv_for(&settings.dotenv_directories, settings.profile_name.as_deref());
         let root = (!self.inner.config.allow_external_files).then_some(settings.root.as_path());
         let files = Files { io: &*self.inner.config.io, base: &directory, root };
         let limits = settings.config.as_ref().map_or_else(ScriptSettings::default, |config| config.scripts);
@@ -196,6 +196,8 @@ impl Client {
             commands: &settings.commands,
             auth: &settings.auth,
             environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
+            // The profile's and the configuration's layers.
+            expand_from: settings.config.as_ref().is_some_and(|config| config.expand_values).then_some(4),
         };
         let mut renderer = Renderer::new(scope);
         // httpyac's `proto <` lines are looked for in the file for gRPC requests only.

@@ -86,6 +86,14 @@ pub fn config_for(client: &Client, directory: &Path) -> Result<Option<Config>, C
     client.config_for(directory)
 }
 
+/// The profiles runs of `.http` files in `directory` may select: the configuration's
+/// (its environments, for other tools' files) and those httpyac's `.env` files name
+/// (`dev.env`, `.env.dev`, in `env/` or beside), sorted.
+pub fn profiles_for(client: &Client, directory: &Path) -> Result<Vec<String>, ConfigError> {
+    let config = client.config_for(directory)?;
+    Ok(client.profile_names(directory, config.as_ref()))
+}
+
 /// Forgets the configurations, settings and `.env` files the client found: the next run
 /// looks for them again. A configuration file created where there was none is only
 /// seen after this call (the language server calls it when the editor reports a new

@@ -265,10 +265,14 @@ impl Backend {
             arguments.get("uri").and_then(Value::as_str).ok_or_else(|| invalid_params("give the document's `uri`"))?;
         let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
         let directory = convert::path(&uri).and_then(|path| path.parent().map(std::path::Path::to_path_buf));
-        let config = directory.map(|directory| volley_engine::stages::config_for(&self.engine, &directory));
+        let config = directory.as_ref().map(|directory| {
+            let config = volley_engine::stages::config_for(&self.engine, directory)?;
+            let profiles = volley_engine::stages::profiles_for(&self.engine, directory)?;
+            Ok::<_, volley_engine::ConfigError>((config.map(|config| config.path), profiles))
+        });
         let (profiles, config_path, error) = match config {
-            Some(Ok(Some(config))) => (config.profiles.keys().cloned().collect(), Some(config.path), None),
-            Some(Ok(None)) | None => (Vec::new(), None, None),
+            Some(Ok((path, profiles))) => (profiles, path, None),
+            None => (Vec::new(), None, None),
             Some(Err(error)) => (Vec::new(), None, Some(error.to_string())),
         };
         Ok(json!({ "profiles": profiles, "active": self.profile(), "config": config_path, "error": error }))

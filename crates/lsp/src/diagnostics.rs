@@ -178,7 +178,7 @@ fn hint(error: &ConfigError) -> &'static str {
         ConfigError::UnknownProfile { .. } => {
             "select one of the configuration's profiles (the `volley.profile` setting or the `volley.selectProfile` command)"
         }
-        _ => "fix the configuration file (volley.jsonc)",
+        _ => "fix the file it names",
     }
 }
 

@@ -70,10 +70,8 @@ impl<'a> Analyzer<'a> {
             None => (None, None),
         };
         if let (Some(name), None) = (profile, &config_error) {
-            let known = config.as_ref().map(|config| config.profile(name).map(|_| ()));
-            config_error = match known {
-                Some(Ok(())) => None,
-                Some(Err(error)) => Some(error),
+            config_error = match &directory {
+                Some(directory) => self.client.profile_of(directory, config.as_ref(), name).err(),
                 None => {
                     Some(ConfigError::UnknownProfile { name: name.to_owned(), suggestion: None, available: Vec::new() })
                 }
@@ -82,9 +80,19 @@ impl<'a> Analyzer<'a> {
         let mut variables = vec![self.client.get_variables()];
         if let Some(directory) = &directory {
             let root = project_root(&*self.client.inner.config.io, directory, config.as_ref());
-            match self.client.dotenv_for(&dotenv::directories(directory, &root)) {
-                Ok(dotenv) => variables.push(dotenv.variables.clone()),
-                Err(error) => config_error = config_error.or(Some(error)),
+            let directories = dotenv::directories(directory, &root);
+            // With no profile, the `.env` files of every profile count, as their variables do.
+            let profiles: Vec<Option<String>> = match profile {
+                Some(name) => vec![Some(name.to_owned())],
+                None => std::iter::once(None)
+                    .chain(dotenv::profiles(&*self.client.inner.config.io, &directories).into_iter().map(Some))
+                    .collect(),
+            };
+            for profile in profiles {
+                match self.client.dotenv_for(&directories, profile.as_deref()) {
+                    Ok(dotenv) => variables.push(dotenv.variables.clone()),
+                    Err(error) => config_error = config_error.or(Some(error)),
+                }
             }
         }
         let context = AnalysisContext {

@@ -41,6 +41,9 @@ pub use select::Selection;
 pub(crate) use select::{refuse, select};
 pub(crate) use settings::{Settings, merged_headers};
 
+/// The `.env` files of a run: its directories (nearest first) and its profile.
+type DotEnvKey = (Vec<PathBuf>, Option<String>);
+
 /// Runs `.http` definitions. Clones share variables, request history and cookie jar.
 ///
 /// A run step by step (prepare, then send) is in [`stages`](crate::stages); the
@@ -86,7 +89,7 @@ pub(crate) struct Inner {
     /// Configurations by directory (`None` when none applies); shared by forks.
     configs: Arc<MtimeCache<PathBuf, Option<Config>>>,
     /// `.env` variables by the directories whose files apply, nearest first; shared by forks.
-    dotenvs: Arc<MtimeCache<Vec<PathBuf>, Arc<DotEnv>>>,
+    dotenvs: Arc<MtimeCache<DotEnvKey, Arc<DotEnv>>>,
     /// The JavaScript realms this client's scripts run in; never shared with forks.
     pub(crate) realms: Realms,
     /// OAuth 2.0 tokens and discovery documents; shared by forks.

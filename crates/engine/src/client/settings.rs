@@ -21,6 +21,9 @@ pub(crate) struct Settings {
     /// The directories whose `.env` files apply, nearest first: the `.http` file's and
     /// each one above it up to the configuration's directory or the project root.
     pub(crate) dotenv_directories: Vec<PathBuf>,
+    /// The selected profile's name: its own `.env` files apply too (httpyac's
+    /// `dev.env`, `.env.dev`, in `env/` or beside).
+    pub(crate) profile_name: Option<String>,
     /// The project's root ([`project_root`]): `.env` files apply up to it, and files
     /// outside it are not read unless the client allows them.
     pub(crate) root: PathBuf,
@@ -61,23 +64,61 @@ impl Client {
         self.inner.dotenvs.clear();
     }
 
-    /// The variables of the `.env` files in `directories` (nearest first), from the
-    /// cache while none of those files appeared, changed or went away.
-    pub(crate) fn dotenv_for(&self, directories: &[PathBuf]) -> Result<Arc<DotEnv>, ConfigError> {
+    /// The variables of the `.env` files in `directories` (nearest first) and of
+    /// `profile`'s own ones, from the cache while none of those files appeared, changed
+    /// or went away.
+    pub(crate) fn dotenv_for(
+        &self,
+        directories: &[PathBuf],
+        profile: Option<&str>,
+    ) -> Result<Arc<DotEnv>, ConfigError> {
         let io = &*self.inner.config.io;
         if directories.is_empty() {
             return Ok(Arc::default());
         }
-        let key = directories.to_vec();
+        let key = (directories.to_vec(), profile.map(str::to_owned));
         if let Some(dotenv) = self.inner.dotenvs.get(io, &key) {
             return Ok(dotenv);
         }
         // The times are taken before reading: a file that changes meanwhile is read again.
-        let paths: Vec<PathBuf> = directories.iter().map(|directory| directory.join(dotenv::DOTENV_FILE)).collect();
-        let sources = stamp(io, &paths);
-        let dotenv = Arc::new(DotEnv::read(io, directories)?);
+        let sources = stamp(io, &dotenv::candidates(directories, profile));
+        let dotenv = Arc::new(DotEnv::read(io, directories, profile)?);
         self.inner.dotenvs.insert(key, Arc::clone(&dotenv), sources);
         Ok(dotenv)
+    }
+
+    /// The profiles runs in `directory` may select: the configuration's, and those
+    /// httpyac's `.env` files name (`dev.env`, `.env.dev`, in `env/` or beside).
+    pub(crate) fn profile_names(&self, directory: &Path, config: Option<&Config>) -> Vec<String> {
+        let io = &*self.inner.config.io;
+        let root = project_root(io, directory, config);
+        let mut names: Vec<String> = config.map(|config| config.profiles.keys().cloned().collect()).unwrap_or_default();
+        names.extend(dotenv::profiles(io, &dotenv::directories(directory, &root)));
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The profile `name` of runs in `directory`: the configuration's, or an empty one
+    /// when only `.env` files name it; else why not.
+    pub(crate) fn profile_of(
+        &self,
+        directory: &Path,
+        config: Option<&Config>,
+        name: &str,
+    ) -> Result<crate::config::Profile, ConfigError> {
+        if let Some(profile) = config.and_then(|config| config.profiles.get(name)) {
+            return Ok(profile.clone());
+        }
+        let available = self.profile_names(directory, config);
+        if available.iter().any(|known| known == name) {
+            return Ok(crate::config::Profile::default());
+        }
+        Err(ConfigError::UnknownProfile {
+            name: name.to_owned(),
+            suggestion: volley_syntax::closest(name, available.iter().map(String::as_str)).map(str::to_owned),
+            available,
+        })
     }
 
     /// Configuration, profile, `.env` and command resolvers for a run in `directory`,
@@ -96,20 +137,12 @@ impl Client {
 
     fn load_settings(&self, directory: &Path, profile: Option<&str>) -> Result<Settings, Error> {
         let config = self.config_for(directory)?;
-        let profile = match (profile, &config) {
-            // The configuration's `defaultProfile`, when the run names none.
-            (None, Some(config)) => {
-                config.default_profile.as_deref().map(|name| config.profile(name).cloned()).transpose()?
-            }
-            (None, None) => None,
-            (Some(name), Some(config)) => Some(config.profile(name)?.clone()),
-            (Some(name), None) => {
-                return Err(Error::Config(ConfigError::UnknownProfile {
-                    name: name.to_owned(),
-                    suggestion: None,
-                    available: Vec::new(),
-                }));
-            }
+        // The configuration's `defaultProfile`, when the run names none.
+        let profile_name =
+            profile.map(str::to_owned).or_else(|| config.as_ref().and_then(|config| config.default_profile.clone()));
+        let profile = match &profile_name {
+            Some(name) => Some(self.profile_of(directory, config.as_ref(), name)?),
+            None => None,
         };
         let root = project_root(&*self.inner.config.io, directory, config.as_ref());
         let dotenv_directories = dotenv::directories(directory, &root);
@@ -119,7 +152,7 @@ impl Client {
             commands.extend(profile.resolvers.clone());
             auth.extend(profile.auth.clone());
         }
-        Ok(Settings { config, profile, dotenv_directories, root, commands, auth })
+        Ok(Settings { config, profile, dotenv_directories, profile_name, root, commands, auth })
     }
 
     /// Defaults by precedence, lowest first: configuration, profile, client.

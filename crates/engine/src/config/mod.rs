@@ -1,6 +1,7 @@
 //! Configuration: `volley.jsonc` (or `volley.json`) found by walking up from the `.http`
 //! file, JSONC with comments and trailing commas; JetBrains `http-client.env.json`
-//! files when there is none; how far up `.env` files apply. Every front end discovers
+//! files when there is none, then httpyac's and REST Client's environments
+//! (`others.rs`); how far up `.env` files apply. Every front end discovers
 //! and reads it here, so they all mean the same thing.
 
 use std::collections::BTreeMap;
@@ -15,11 +16,14 @@ pub use crate::network::{HostTls, ProxySettings, TlsSettings};
 use crate::resolvers::{CommandResolver, Environment};
 
 pub(crate) mod auth;
+mod javascript;
 mod jetbrains;
 mod network;
+mod others;
 mod reader;
 
 pub use auth::AuthEntry;
+pub use others::{HTTPYAC_CONFIG_FILES, HTTPYAC_DEFAULT_ENVIRONMENT, REST_CLIENT_SETTINGS};
 use reader::Reader;
 
 pub use crate::script::{DEFAULT_SCRIPT_MEMORY, DEFAULT_SCRIPT_TIMEOUT, ScriptRealm, ScriptSettings};
@@ -62,6 +66,14 @@ pub struct Config {
     pub auth: BTreeMap<String, AuthEntry>,
     /// Every file it was read from (the config file; or the JetBrains env files).
     pub sources: Vec<PathBuf>,
+    /// Whether `{{ }}` in the string values of its variables and profiles are
+    /// substituted when used, as httpyac and REST Client do with their environments
+    /// (`{"base": "https://{{host}}/v1"}`); Volley's and JetBrains' files are taken as
+    /// written.
+    pub expand_values: bool,
+    /// The project's folder when it is not the file's directory (REST Client's
+    /// `.vscode/settings.json`: the workspace folder).
+    pub folder: Option<PathBuf>,
 }
 
 /// One entry of `profiles`.
@@ -114,7 +126,7 @@ impl Config {
     /// and command resolvers.
     #[must_use]
     pub fn directory(&self) -> &Path {
-        self.path.parent().unwrap_or_else(|| Path::new("."))
+        self.folder.as_deref().unwrap_or_else(|| self.path.parent().unwrap_or_else(|| Path::new(".")))
     }
 
     /// The profile called `name`, or an error with a "did you mean".
@@ -142,17 +154,24 @@ impl Config {
 
     /// Finds the configuration for files in `directory`: the nearest `volley.jsonc` or
     /// `volley.json` in it or a directory above (up to the project root, the first
-    /// directory with `.git`); else JetBrains env files found the same way; else none.
+    /// directory with `.git`); else JetBrains env files found the same way; else
+    /// httpyac's configuration (its environments); else REST Client's environments in a
+    /// `.vscode/settings.json`; else none.
     pub fn discover(io: &dyn Io, directory: &Path, environment: &Environment) -> Result<Option<Config>, ConfigError> {
         if let Some(path) = find_upwards(io, directory, &CONFIG_FILE_NAMES) {
             return Config::load(io, &path, environment).map(Some);
         }
         let public = find_upwards(io, directory, &[JETBRAINS_ENV_FILE]);
         let private = find_upwards(io, directory, &[JETBRAINS_PRIVATE_ENV_FILE]);
-        if public.is_none() && private.is_none() {
-            return Ok(None);
+        if public.is_some() || private.is_some() {
+            return Config::from_jetbrains(io, public.as_deref(), private.as_deref(), environment).map(Some);
         }
-        Config::from_jetbrains(io, public.as_deref(), private.as_deref(), environment).map(Some)
+        for find in [others::httpyac_in, others::rest_client_in] {
+            if let Some(found) = find_upwards_with(io, directory, find) {
+                return Config::from_other(io, &found, environment).map(Some);
+            }
+        }
+        Ok(None)
     }
 }
 
@@ -181,13 +200,18 @@ pub(crate) fn project_root(io: &dyn Io, directory: &Path, config: Option<&Config
 /// The first of `names` found in `directory` or a directory above it, stopping after
 /// the project root (a directory with `.git`).
 fn find_upwards(io: &dyn Io, directory: &Path, names: &[&str]) -> Option<PathBuf> {
+    find_upwards_with(io, directory, |io, directory| {
+        names.iter().map(|name| directory.join(name)).find(|candidate| io.is_file(candidate))
+    })
+}
+
+/// What `find` finds in `directory` or the nearest directory above it, stopping after
+/// the project root (a directory with `.git`).
+fn find_upwards_with<T>(io: &dyn Io, directory: &Path, find: impl Fn(&dyn Io, &Path) -> Option<T>) -> Option<T> {
     let mut current = Some(directory);
     while let Some(directory) = current {
-        for name in names {
-            let candidate = directory.join(name);
-            if io.is_file(&candidate) {
-                return Some(candidate);
-            }
+        if let Some(found) = find(io, directory) {
+            return Some(found);
         }
         if io.exists(&directory.join(".git")) {
             return None;

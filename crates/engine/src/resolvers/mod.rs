@@ -217,6 +217,15 @@ impl Environment {
         (!self.holds_hidden(&value)).then_some(value)
     }
 
+    /// Every variable this environment lets be read, with its value.
+    pub(crate) fn variables(&self) -> Vec<(String, String)> {
+        let names: Vec<String> = match &self.fixed {
+            Some(map) => map.keys().cloned().collect(),
+            None => std::env::vars_os().filter_map(|(name, _)| name.into_string().ok()).collect(),
+        };
+        names.into_iter().filter_map(|name| self.get(&name).map(|value| (name, value))).collect()
+    }
+
     /// Whether `value` holds one of the values never given out.
     fn holds_hidden(&self, value: &str) -> bool {
         self.hidden_values.iter().any(|hidden| value.contains(hidden.as_str()))

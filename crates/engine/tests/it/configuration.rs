@@ -165,3 +165,71 @@ async fn a_changed_configuration_is_read_again_and_a_new_one_after_reload() {
     volley_engine::stages::reload_config(&client);
     assert_eq!(query(&client.run_string(&text, options()).await.unwrap()), "v=sub");
 }
+
+/// httpyac's project layout: `environments` of `.httpyac.json` (`$shared`, `$default`,
+/// values with `{{ }}`) and `env/<name>.env` files, each environment a profile.
+#[tokio::test]
+async fn httpyac_environments_and_env_folders_are_profiles() {
+    let server = TestServer::start().await;
+    let files = MemoryFs::new();
+    files.insert(
+        "/project/.httpyac.json",
+        r#"{"environments": {
+            "$shared": {"host": "HOST", "base": "{{host}}/echo"},
+            "$default": {"user": "anonymous"},
+            "dev": {"user": "mario"}
+        }}"#
+        .replace("HOST", &server.base_url()),
+    );
+    files.insert("/project/env/dev.env", "TOKEN=dev-token\n");
+    files.insert("/project/env/staging.env", "TOKEN=staging-token\nuser=stagehand\n");
+    let text = "GET {{base}}?user={{user}}\nX-Token: {{TOKEN}}\n";
+
+    let dev = client(&files, Some("dev")).run_string(text, in_project()).await.unwrap();
+    let echo = echo(&dev).await;
+    assert_eq!(echo["query"], "user=mario");
+    assert_eq!(echoed_header(&echo, "x-token"), Some("dev-token"));
+
+    // An environment only an `env/` file names is a profile too.
+    let staging = client(&files, Some("staging")).run_string(text, in_project()).await.unwrap();
+    let echo = self::echo(&staging).await;
+    assert_eq!(echo["query"], "user=stagehand");
+    assert_eq!(echoed_header(&echo, "x-token"), Some("staging-token"));
+
+    // No profile: `$default`, and no environment's `.env` file.
+    let error = client(&files, None).run_string(text, in_project()).await.unwrap_err().to_string();
+    assert!(error.contains("undefined variable `TOKEN`"), "{error}");
+    let plain = client(&files, None).run_string("GET {{base}}?user={{user}}\n", in_project()).await.unwrap();
+    assert_eq!(self::echo(&plain).await["query"], "user=anonymous");
+
+    let error = client(&files, Some("stagin")).run_string(text, in_project()).await.unwrap_err().to_string();
+    assert!(error.contains("unknown profile `stagin`") && error.contains("did you mean `staging`"), "{error}");
+    let profiles = volley_engine::stages::profiles_for(&client(&files, None), std::path::Path::new("/project"));
+    assert_eq!(profiles.unwrap(), ["$default", "dev", "staging"]);
+}
+
+/// REST Client's environments in `.vscode/settings.json`: `$shared`, values that use
+/// other variables and `{{$shared name}}`; a cycle is an error at the use.
+#[tokio::test]
+async fn rest_client_environments_expand_their_values() {
+    let server = TestServer::start().await;
+    let files = MemoryFs::new();
+    files.insert(
+        "/project/.vscode/settings.json",
+        r#"{
+          "rest-client.environmentVariables": {
+            "$shared": {"version": "v2", "host": "HOST"},
+            "local": {"version": "v1", "api": "{{host}}/echo/{{version}}", "previous": "{{$shared version}}",
+                      "loop": "{{again}}", "again": "x{{loop}}"}
+          }
+        }"#
+        .replace("HOST", &server.base_url()),
+    );
+    let local = client(&files, Some("local"));
+    let response = local.run_string("GET {{api}}?was={{previous}}\n", in_project()).await.unwrap();
+    let echo = echo(&response).await;
+    assert_eq!(echo["path"], "/echo/v1");
+    assert_eq!(echo["query"], "was=v2");
+    let error = local.run_string("GET {{host}}/echo?x={{loop}}\n", in_project()).await.unwrap_err().to_string();
+    assert!(error.contains("`loop` refers to itself (through loop → again → loop)"), "{error}");
+}

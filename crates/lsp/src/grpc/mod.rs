@@ -303,7 +303,10 @@ mod tests {
         let server = |written: &str| server_of(&volley_syntax::parse_template(written).0).to_source();
         assert_eq!(server("localhost:50051/shop."), "localhost:50051/volley.Placeholder/Schema");
         assert_eq!(server("grpcs://{{host}}:443/shop.v1.Orders/Pl"), "grpcs://{{host}}:443/volley.Placeholder/Schema");
-        assert_eq!(server("{{scheme}}://localhost:50051/a/b"), "{{scheme}}://localhost:50051/volley.Placeholder/Schema");
+        assert_eq!(
+            server("{{scheme}}://localhost:50051/a/b"),
+            "{{scheme}}://localhost:50051/volley.Placeholder/Schema"
+        );
         assert_eq!(server("localhost:50051 shop.v1.Orders/Place"), "localhost:50051 volley.Placeholder/Schema");
         assert_eq!(server("/shop.v1.Orders/Place"), "/volley.Placeholder/Schema");
         assert_eq!(server("{{server}}"), "{{server}}/volley.Placeholder/Schema");
