@@ -227,10 +227,9 @@ pub(crate) fn export(args: &ExportArgs) -> anyhow::Result<Exit> {
     let found = volley_engine::stages::config_for(&probe, &directory)?;
     if let Some(profile) = &args.profile {
         // Once, as `volley run` checks it, rather than once per request.
-        let known = match &found {
-            Some(config) => config.profile(profile).map(|_| ()).map_err(|error| error.to_string()),
-            None => Err(format!("unknown profile `{profile}`: no volley.jsonc or http-client.env.json was found")),
-        };
+        let known = volley_engine::stages::profile_for(&probe, &directory, profile).map(|_| ()).map_err(|error| {
+            if found.is_some() { error.to_string() } else { format!("{error}: no configuration was found") }
+        });
         if let Err(message) = known {
             anstream::eprintln!("{}", render::plain(&message, None));
             return Ok(Exit::Usage);

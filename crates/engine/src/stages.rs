@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 use volley_syntax::{Document, Request};
 
 use crate::client::{Client, RunOptions};
-use crate::config::Config;
+use crate::config::{Config, Profile};
 use crate::cookies::CookieJar;
 use crate::error::{ConfigError, Error};
 use crate::resolvers::Environment;
@@ -92,6 +92,14 @@ pub fn config_for(client: &Client, directory: &Path) -> Result<Option<Config>, C
 pub fn profiles_for(client: &Client, directory: &Path) -> Result<Vec<String>, ConfigError> {
     let config = client.config_for(directory)?;
     Ok(client.profile_names(directory, config.as_ref()))
+}
+
+/// The profile `name` of runs in `directory` ([`profiles_for`]): its configuration's
+/// entry, an empty one when only `.env` files name it, or the error a run would give
+/// (an unknown profile, with the closest name and the profiles there are).
+pub fn profile_for(client: &Client, directory: &Path, name: &str) -> Result<Profile, ConfigError> {
+    let config = client.config_for(directory)?;
+    client.profile_of(directory, config.as_ref(), name)
 }
 
 /// Forgets the configurations, settings and `.env` files the client found: the next run

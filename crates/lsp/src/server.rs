@@ -37,11 +37,18 @@ use crate::{completion, convert, formatting, hover, navigation, paste, preview, 
 
 /// The files whose changes re-publish every document's diagnostics: the configuration
 /// files, and the proto files and descriptor sets of gRPC requests.
-const WATCHED_GLOBS: [&str; 6] = [
+const WATCHED_GLOBS: [&str; 10] = [
     "**/volley.jsonc",
+    "**/volley.json",
     "**/http-client.env.json",
     "**/http-client.private.env.json",
+    // `.env`, and httpyac's per-environment files (`dev.env`, `.env.dev`).
+    "**/{*.env,.env.*}",
     "**/.env",
+    // httpyac's configuration and REST Client's settings (a `package.json` is not
+    // watched: installs change thousands of them).
+    "**/{.httpyac,.httpyac.config,httpyac.config}.{js,cjs,json}",
+    "**/.vscode/settings.json",
     "**/*.proto",
     "**/*.protoset",
 ];

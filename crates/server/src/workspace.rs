@@ -147,6 +147,10 @@ impl Io for WorkspaceFs {
     fn modified(&self, path: &Path) -> Option<SystemTime> {
         if self.workspace.contains(path) { RealFs.modified(path) } else { None }
     }
+
+    fn file_names(&self, path: &Path) -> Vec<String> {
+        if self.workspace.contains(path) { RealFs.file_names(path) } else { Vec::new() }
+    }
 }
 
 /// Whether an engine file error is a refused read outside the workspace.

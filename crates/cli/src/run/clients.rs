@@ -134,18 +134,19 @@ pub(super) fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, s
     let directory = files.first().and_then(|file| file.path.parent()).map(PathBuf::from).unwrap_or_default();
     let found = volley_engine::stages::config_for(&probe, &directory)
         .map_err(|error| select::Problem::invalid(error.to_string(), None))?;
-    if let Some(profile) = &args.profile {
-        match &found {
-            Some(found) => {
-                found.profile(profile).map_err(|error| select::Problem::usage(error.to_string(), None))?;
-            }
-            None => {
-                return Err(select::Problem::usage(
-                    format!("unknown profile `{profile}`: no volley.jsonc or http-client.env.json was found"),
-                    Some("profiles are declared in volley.jsonc `profiles`, next to the .http file or above it"),
-                ));
-            }
-        }
+    if let Some(profile) = &args.profile
+        && let Err(error) = volley_engine::stages::profile_for(&probe, &directory, profile)
+    {
+        let hint = found.is_none().then_some(
+            "profiles come from volley.jsonc `profiles`, the environments of http-client.env.json, httpyac's \
+                 configuration or REST Client's settings, or httpyac's `env/<name>.env` files, next to the .http \
+                 file or above it",
+        );
+        let message = match &found {
+            Some(_) => error.to_string(),
+            None => format!("{error}: no configuration was found"),
+        };
+        return Err(select::Problem::usage(message, hint));
     }
     let jar = CookieJar::chosen(args.cookie_jar.as_deref(), found.as_ref()).map_err(|error| {
         // A file named on the command line is a usage problem; one of volley.jsonc, invalid.

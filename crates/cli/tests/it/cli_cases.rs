@@ -274,8 +274,10 @@ fn copy_case(case: &Path, scratch: &Path) {
     for entry in std::fs::read_dir(case).unwrap() {
         let path = entry.unwrap().path();
         let file_name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let expectation = ["args", "env", "stdin", "stdout", "stderr", "exit", "secret-markers"]
+        // An `env` folder (httpyac's `.env` files) is the case's own, not its `env` file.
+        let expectation = (["args", "env", "stdin", "stdout", "stderr", "exit", "secret-markers"]
             .contains(&file_name.as_str())
+            && !path.is_dir())
             || file_name.ends_with(".expected");
         if expectation {
             continue;

@@ -174,7 +174,10 @@ async fn dotenv_files_from_the_directory_up_to_the_root_the_nearest_winning() {
     let text = format!("GET {}\nX: {{{{$dotenv OUTSIDE}}}}\n", server.url("/echo"));
     let error = client.run_string(&text, at("/work/project/api/users.http")).await.unwrap_err().to_string();
     assert!(
-        error.contains("`OUTSIDE` is not in any .env file (looked at /work/project/api/.env, /work/project/.env)"),
+        error.contains(
+            "`OUTSIDE` is not in any .env file (looked at /work/project/api/env/.env, /work/project/api/.env, \
+             /work/project/env/.env, /work/project/.env)"
+        ),
         "the .env above the project root is not read: {error}"
     );
     let text = format!("GET {}\nX: {{{{OUTSIDE}}}}\n", server.url("/echo"));
@@ -202,7 +205,7 @@ async fn dotenv_variables_are_the_lowest_layer() {
     volley_engine::stages::reload_config(&client);
     let text = format!("GET {}\nX: {{{{$dotenv ROOT_ONLY}}}}\n", server.url("/echo"));
     let error = client.run_string(&text, at("/work/project/api/users.http")).await.unwrap_err().to_string();
-    assert!(error.contains("looked at /work/project/api/.env)"), "{error}");
+    assert!(error.contains("looked at /work/project/api/env/.env, /work/project/api/.env)"), "{error}");
 }
 
 #[tokio::test]

@@ -667,3 +667,32 @@ async fn a_send_runs_first_the_requests_whose_responses_it_reads_once_per_sessio
     let again = execute(&mut client, "volley.send", json!({"uri": uri, "index": 2})).await;
     assert!(again.get("ranFirst").is_none(), "{again}");
 }
+
+/// An httpyac project: its environments and its `env/` files are the profiles the
+/// editor lists and selects, and a request sent with one uses its values.
+#[tokio::test]
+async fn another_tools_environments_are_profiles_in_the_editor() {
+    let server = TestServer::start().await;
+    let (dir, uri) = uri("api.http");
+    std::fs::write(
+        dir.path.join(".httpyac.json"),
+        json!({"environments": {"$shared": {"host": server.base_url()}, "dev": {"who": "dev"}}}).to_string(),
+    )
+    .expect("httpyac config");
+    std::fs::create_dir_all(dir.path.join("env")).expect("env folder");
+    std::fs::write(dir.path.join("env/qa.env"), "who=qa\n").expect("env file");
+    let mut client = TestClient::start();
+    client.initialize().await;
+    client.open(&uri, "GET {{host}}/echo?who={{who}}\n").await;
+    // No profile: every environment's variables count.
+    assert_eq!(client.diagnostics(1).await, Vec::<Value>::new());
+    let profiles = execute(&mut client, "volley.profiles", json!({"uri": uri})).await;
+    assert_eq!(profiles["profiles"], json!(["dev", "qa"]));
+    assert_eq!(profiles["config"], json!(dir.path.join(".httpyac.json")));
+    execute(&mut client, "volley.selectProfile", json!("qa")).await;
+    assert_eq!(client.diagnostics(1).await, Vec::<Value>::new());
+    let sent = execute(&mut client, "volley.send", json!({"uri": uri, "index": 0})).await;
+    let body: Value = serde_json::from_str(sent["response"]["body"].as_str().expect("body")).expect("JSON");
+    assert_eq!(body["query"], "who=qa", "{sent}");
+    client.shutdown().await;
+}

@@ -66,11 +66,22 @@ pub(crate) async fn config(
     let invalid = |error: volley_engine::ConfigError| ApiError::validation(error.to_string());
     let found = Config::discover(&io, &directory, &state.config.environment).map_err(invalid)?;
     let root = state.workspace.root.display().to_string();
+    // The profiles runs may select: the configuration's and those `.env` files name.
+    let probe = volley_engine::Client::new(volley_engine::ClientConfig {
+        io: std::sync::Arc::new(io.clone()),
+        environment: state.config.environment.clone(),
+        ..volley_engine::ClientConfig::default()
+    });
+    let available = volley_engine::stages::profiles_for(&probe, &directory).map_err(invalid)?;
     let Some(found) = found else {
-        if let Some(profile) = &query.profile {
-            return Err(unknown_profile(format!("no configuration, so no profile `{profile}`")));
+        if let Some(profile) = &query.profile
+            && let Err(error) = volley_engine::stages::profile_for(&probe, &directory, profile)
+        {
+            return Err(unknown_profile(format!("{error}: no configuration was found")));
         }
-        return Ok(Json(ConfigSummary(summary(&root, None, None, &Map::new(), &Defaults::default(), &[]))));
+        let summary =
+            summary(&root, None, query.profile.as_deref(), &available, &Map::new(), &Defaults::default(), &[]);
+        return Ok(Json(ConfigSummary(summary)));
     };
     // The same file read without the environment: a value that differs came from
     // `{env:NAME}` and is hidden, whatever its name.
@@ -79,7 +90,8 @@ pub(crate) async fn config(
     let mut defaults = found.defaults.clone();
     let mut resolvers: Vec<String> = found.resolvers.keys().cloned().collect();
     if let Some(name) = &query.profile {
-        let profile = found.profile(name).map_err(|error| unknown_profile(error.to_string()))?;
+        let profile = volley_engine::stages::profile_for(&probe, &directory, name)
+            .map_err(|error| unknown_profile(error.to_string()))?;
         let bare_profile = bare.as_ref().and_then(|bare| bare.profiles.get(name));
         variables.extend(hidden(&profile.variables, bare_profile.map(|profile| &profile.variables)));
         defaults = layered(&defaults, &profile.defaults);
@@ -87,7 +99,8 @@ pub(crate) async fn config(
         resolvers.sort();
         resolvers.dedup();
     }
-    let mut answer = summary(&root, Some(&found), query.profile.as_deref(), &variables, &defaults, &resolvers);
+    let mut answer =
+        summary(&root, Some(&found), query.profile.as_deref(), &available, &variables, &defaults, &resolvers);
     if let Some(project) = found.path.parent().filter(|directory| directory.starts_with(&state.workspace.root)) {
         answer["projectRoot"] = Value::String(project.display().to_string());
     }
@@ -134,6 +147,7 @@ fn summary(
     root: &str,
     config: Option<&Config>,
     profile: Option<&str>,
+    available: &[String],
     variables: &Map<String, Value>,
     defaults: &Defaults,
     resolvers: &[String],
@@ -160,7 +174,7 @@ fn summary(
     }
     let mut answer = json!({
         "projectRoot": root,
-        "availableProfiles": config.map(|config| config.profiles.keys().cloned().collect::<Vec<_>>()).unwrap_or_default(),
+        "availableProfiles": available,
         "layersApplied": [],
         "resolvedConfig": {
             "variables": variables,
