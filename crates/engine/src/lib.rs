@@ -88,6 +88,7 @@ mod script;
 mod sigv4;
 pub mod sse;
 pub mod stages;
+mod stream_messages;
 pub mod transport;
 pub mod websocket;
 

@@ -112,6 +112,8 @@ pub enum Exchange {
     WebSocket {
         /// `@ws-subprotocols`, in order.
         subprotocols: Vec<String>,
+        /// The messages of the definition's body, sent once connected, in order.
+        messages: Vec<crate::websocket::WsOutgoing>,
     },
     /// A gRPC call: its messages and where its schema comes from.
     Grpc(Box<crate::grpc::GrpcCall>),
@@ -421,6 +423,33 @@ async fn render_setting(renderer: &mut Renderer<'_>, text: Option<String>) -> Re
     Ok(Some(renderer.render_text(&text).await?))
 }
 
+/// The messages a WebSocket request's body holds (`===` between them), rendered; the
+/// built body becomes their text, one after another, as a run shows what it sent.
+async fn websocket_messages(
+    request: &Request,
+    built: &mut BuiltRequest,
+    renderer: &mut Renderer<'_>,
+    files: &Files<'_>,
+) -> Result<Vec<crate::websocket::WsOutgoing>, Error> {
+    let refuse = |span| BuildError::Interpolation {
+        message: "the body of a WebSocket request is its messages, as text".to_owned(),
+        span,
+    };
+    let mut messages = crate::stream_messages::render(&request.body, renderer, files, refuse).await?;
+    // The line break before a `===` (or at the end) is the separator's, not the message's.
+    for message in &mut messages {
+        if let Some(text) = &mut message.text {
+            text.truncate(text.trim_end_matches(['\r', '\n']).len());
+        }
+    }
+    let shown: Vec<&str> = messages.iter().filter_map(|message| message.text.as_deref()).collect();
+    built.body = bytes::Bytes::from(shown.join("\n"));
+    Ok(messages
+        .into_iter()
+        .map(|message| crate::websocket::WsOutgoing { wait_for_server: message.wait_for_server, text: message.text })
+        .collect())
+}
+
 /// The per-protocol rules of a built request: its kind of exchange, the headers its
 /// protocol adds (`Accept` and `Last-Event-ID` for events, `Sec-WebSocket-Protocol`),
 /// and the WebSocket connect timeout.
@@ -433,16 +462,17 @@ async fn protocol_rules(
     let rules = match &request.protocol {
         // `GET {{socketUrl}}`: a WebSocket URL known only after substitution.
         Protocol::Http if matches!(built.url.scheme(), "ws" | "wss") => {
-            if let Some(span) = request.body.span() {
+            if built.method != http::Method::GET {
                 let diagnostic = volley_syntax::Diagnostic::new(
-                    volley_syntax::Code::WebSocketBody,
-                    span,
-                    format!("`{}` is a WebSocket URL, and a WebSocket request cannot have a body", built.url),
+                    volley_syntax::Code::ConflictingProtocol,
+                    request.method.span,
+                    format!("`{}` is a WebSocket URL, opened with GET, not {}", built.url, built.method),
                 )
-                .with_hint("send messages after connecting; remove the body");
+                .with_hint("write `GET` (or `WEBSOCKET`) before the ws:// URL");
                 return Err(Error::Invalid { diagnostics: vec![diagnostic] });
             }
-            (Exchange::WebSocket { subprotocols: Vec::new() }, None)
+            let messages = websocket_messages(request, built, renderer, files).await?;
+            (Exchange::WebSocket { subprotocols: Vec::new(), messages }, None)
         }
         Protocol::Http => (Exchange::Http, None),
         Protocol::Sse(sse) => {
@@ -477,7 +507,8 @@ async fn protocol_rules(
                 }
             }
             let connect = renderer.duration(websocket.connect_timeout.as_ref(), "ws-connect-timeout").await?;
-            (Exchange::WebSocket { subprotocols }, connect)
+            let messages = websocket_messages(request, built, renderer, files).await?;
+            (Exchange::WebSocket { subprotocols, messages }, connect)
         }
         Protocol::Grpc(options) => {
             let (call, bytes) = crate::grpc::prepare(request, options, imports, renderer, files).await?;

@@ -176,6 +176,12 @@ pub(crate) async fn listen_websocket(response: &Response, listen: &Listen<'_>) -
                 let item = StreamItem { event: "text".to_owned(), data: response.redact(&text), id: None, at_ms };
                 listen.push(&mut info, item).await;
             }
+            Some(Ok(WsMessage::Sent(text))) => {
+                // The definition's own messages, in their place among the server's.
+                let item = StreamItem { event: "sent".to_owned(), data: response.redact(&text), id: None, at_ms };
+                listen.send(&info, None, Some(&item)).await;
+                info.items.push(item);
+            }
             Some(Ok(WsMessage::Pong(payload))) => {
                 let data = String::from_utf8_lossy(&payload).into_owned();
                 listen.push(&mut info, StreamItem { event: "pong".to_owned(), data, id: None, at_ms }).await;

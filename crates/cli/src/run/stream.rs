@@ -323,6 +323,12 @@ pub(crate) async fn websocket(printer: &Printer<'_>, limits: &Limits) -> StreamS
                     Some(Ok(WsMessage::Pong(payload))) => {
                         printer.message("in", "pong", Some(&String::from_utf8_lossy(&payload)), None);
                     }
+                    Some(Ok(WsMessage::Sent(text))) => {
+                        // A message of the definition, sent in its turn.
+                        summary.sent += 1;
+                        let kind = if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() { "json" } else { "text" };
+                        printer.message("out", kind, Some(&text), None);
+                    }
                     Some(Ok(WsMessage::Close(frame))) => {
                         if summary.ended != "client_closed" {
                             summary.ended = "server_closed";

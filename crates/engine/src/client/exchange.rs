@@ -204,6 +204,10 @@ impl Client {
         cancel: Option<&CancellationToken>,
     ) -> Result<Response, Error> {
         let started = Instant::now();
+        let messages = match &prepared.exchange {
+            crate::prepare::Exchange::WebSocket { messages, .. } => messages.clone(),
+            _ => Vec::new(),
+        };
         let jar = prepared.cookie_jar.as_ref().filter(|_| prepared.use_cookies);
         // Cookies belong to http(s) origins: ws(s) URLs look them up as http(s).
         let mut cookie_url = prepared.url.clone();
@@ -236,10 +240,10 @@ impl Client {
             headers: handshake.headers,
             url: prepared.url.clone(),
             redirected: false,
-            body: Body::WebSocket(Pending::new(handshake.socket)),
+            body: Body::WebSocket(Pending::new(handshake.socket.sending(messages))),
             truncated: false,
             timing: Timing { ttfb: elapsed, total: elapsed },
-            request: SentRequest { method: http::Method::GET, url: prepared.url, headers, body: Bytes::new() },
+            request: SentRequest { method: http::Method::GET, url: prepared.url, headers, body: prepared.body },
             redactor,
             assertions: Vec::new(),
             logs: Vec::new(),

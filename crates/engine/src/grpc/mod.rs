@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 pub use volley_grpc::{Field, Schema, Target};
 use volley_grpc::{Kind, Outgoing};
-use volley_syntax::{Body, GrpcOptions, Part, ProtoImport, Request, Span, Spanned, Template};
+use volley_syntax::{GrpcOptions, ProtoImport, Request, Span};
 
 mod catalog;
 mod connect;
@@ -28,7 +28,7 @@ pub use export::grpcurl;
 
 use self::connect::{settings, target_of};
 use self::errors::{call_error, reflection_error, schema_error};
-use crate::body::{Files, build_body};
+use crate::body::Files;
 use crate::client::Client;
 use crate::client::cache::{MtimeCache, stamp};
 use crate::error::{BuildError, Error, TransportError};
@@ -138,28 +138,16 @@ pub(crate) async fn prepare(
     files: &Files<'_>,
 ) -> Result<(GrpcCall, Bytes), BuildError> {
     let body_span = request.body.span().unwrap_or(request.line_span);
-    let stream = match &request.body {
-        Body::None => Vec::new(),
-        Body::Inline(template) => volley_syntax::split_messages(template),
-        Body::File(file) => {
-            let built = build_body(&request.body, renderer, files, None).await?;
-            let text = String::from_utf8_lossy(&built.bytes).into_owned();
-            let whole = Template { span: file.span, parts: vec![Part::Text(Spanned::new(text, file.span))] };
-            volley_syntax::split_messages(&whole)
-        }
-        Body::Form(_) | Body::Parts(_) | Body::GraphQl(_) => {
-            return Err(BuildError::Grpc {
-                message: "the body of a gRPC request is its messages, as JSON".to_owned(),
-                hint: Some("write each message as a JSON object, `===` between messages".to_owned()),
-                span: body_span,
-            });
-        }
+    let refuse = |span| BuildError::Grpc {
+        message: "the body of a gRPC request is its messages, as JSON".to_owned(),
+        hint: Some("write each message as a JSON object, `===` between messages".to_owned()),
+        span,
     };
-    let mut messages = Vec::with_capacity(stream.len());
-    for message in stream {
-        let json = if message.is_blank() { None } else { Some(renderer.render(&message.body).await?) };
-        messages.push(GrpcMessage { wait_for_server: message.wait_for_server, json, span: message.body.span });
-    }
+    let messages: Vec<GrpcMessage> = crate::stream_messages::render(&request.body, renderer, files, refuse)
+        .await?
+        .into_iter()
+        .map(|message| GrpcMessage { wait_for_server: message.wait_for_server, json: message.text, span: message.span })
+        .collect();
     let sent: Vec<&str> = messages.iter().filter_map(|message| message.json.as_deref()).map(str::trim).collect();
     let bytes = Bytes::from(json_lines(sent));
 

@@ -32,8 +32,14 @@ use crate::websocket::{Outgoing, Outlet, WebSocket, WsError, WsMessage};
 /// The response of a WebSocket definition run through the server: its control socket
 /// opened from the start of the session (nothing that arrived is missed), status 101,
 /// the upstream URL, `Sec-WebSocket-Protocol` when the upstream chose a subprotocol,
-/// and the assertions and log lines the server reported. `started` is when the run began.
-pub(crate) async fn response(handle: &WsSessionHandle, opening: Opening, started: Instant) -> Result<Response, Error> {
+/// and the assertions and log lines the server reported. `started` is when the run began;
+/// `messages`, the definition's, are sent on the session in their turn.
+pub(crate) async fn response(
+    handle: &WsSessionHandle,
+    opening: Opening,
+    started: Instant,
+    messages: Vec<crate::websocket::WsOutgoing>,
+) -> Result<Response, Error> {
     let socket = handle.connect(None).await?;
     let elapsed = started.elapsed();
     let info = handle.info();
@@ -59,7 +65,8 @@ pub(crate) async fn response(handle: &WsSessionHandle, opening: Opening, started
     );
     response.assertions = opening.assertions;
     response.logs = opening.logs;
-    response.body = crate::response::Body::WebSocket(Pending::new(websocket(socket, info.subprotocol.clone())));
+    let socket = websocket(socket, info.subprotocol.clone()).sending(messages);
+    response.body = crate::response::Body::WebSocket(Pending::new(socket));
     Ok(response)
 }
 

@@ -208,17 +208,36 @@ async fn failed_handshakes_are_transport_errors() {
     assert!(matches!(refused, Error::Transport(TransportError::ConnectionRefused { .. })), "{refused:?}");
 }
 
+/// A definition's body is its messages: sent once connected, each after the server
+/// messages it waits for, variables substituted, told in their place.
 #[tokio::test]
-async fn a_websocket_body_is_refused_before_connecting() {
+async fn a_websocket_definitions_messages_are_sent_in_their_turn() {
     let server = TestServer::start().await;
     let url = server.url("/ws/echo").replacen("http", "ws", 1);
+    let text = format!(
+        "@n = 2\nWEBSOCKET {url}\n\none\n=== wait-for-server\n{{\"n\": {{{{n}}}}}}\n=== wait-for-server\nclose-me\n"
+    );
+    let response = client().run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(response.request().body.as_ref(), b"one\n{\"n\": 2}\nclose-me", "shown as sent");
+    let socket = response.websocket().unwrap();
+    let transcript: Vec<WsMessage> = socket.map(Result::unwrap).collect().await;
+    assert_eq!(
+        transcript,
+        [
+            WsMessage::Sent("one".to_owned()),
+            WsMessage::Text("one".to_owned()),
+            WsMessage::Sent("{\"n\": 2}".to_owned()),
+            WsMessage::Text("{\"n\": 2}".to_owned()),
+            WsMessage::Sent("close-me".to_owned()),
+            WsMessage::Close(Some(WsClose { code: 4000, reason: "asked to".to_owned() })),
+        ]
+    );
+    // A message that cannot be substituted: refused before connecting.
     let before = server_requests(&server).await;
-    let error = client().run_string(&format!("WEBSOCKET {url}\n\nhello\n"), RunOptions::default()).await.unwrap_err();
-    let Error::Invalid { diagnostics } = &error else { panic!("{error:?}") };
-    assert_eq!(diagnostics[0].code.as_str(), "websocket-body");
+    let broken = format!("WEBSOCKET {url}\n\nfine\n===\n{{{{missing}}}}\n");
+    let error = client().run_string(&broken, RunOptions::default()).await.unwrap_err();
+    assert!(error.to_string().contains("undefined variable `missing`"), "{error}");
     assert_eq!(server_requests(&server).await, before, "nothing was sent");
-    client().run_string(&format!("WEBSOCKET {url}\n"), RunOptions::default()).await.unwrap();
-    assert_eq!(server_requests(&server).await, before + 1, "a handshake without a body is counted");
 }
 
 #[tokio::test]

@@ -179,7 +179,7 @@ const CHECKS: &str = concat!(
     "### socket\n",                                                                                // 22
     "WEBSOCKET wss://example.com/ws\n",                                                            // 23
     "\n",                                                                                          // 24
-    "{\"hello\": 1}\n",                                                                            // 25
+    "name = value\n", // 25 (form fields: no messages)
 );
 
 #[tokio::test]

@@ -390,9 +390,10 @@ async fn a_websocket_send_answers_its_first_messages() {
     let server = TestServer::start().await;
     let (_dir, uri) = uri("ws.http");
     let socket = server.url("/ws/count?n=3").replace("http://", "ws://");
+    let echo = server.url("/ws/echo").replace("http://", "ws://");
     let text = format!(
-        "### counts\nWEBSOCKET {socket}\n\n### endless\nWEBSOCKET {}\n",
-        server.url("/ws/echo").replace("http://", "ws://")
+        "### counts\nWEBSOCKET {socket}\n\n### endless\nWEBSOCKET {echo}\n\n\
+         ### talks\nWEBSOCKET {echo}\n\nhi\n=== wait-for-server\nclose-me\n"
     );
     let mut client = TestClient::start();
     client.initialize().await;
@@ -418,6 +419,16 @@ async fn a_websocket_send_answers_its_first_messages() {
     let result = execute(&mut client, "volley.send", json!({"uri": uri, "index": 1, "streamWindowMs": 100})).await;
     assert_eq!(result["response"]["stream"]["stopped"], "window", "{result}");
     assert_eq!(result["response"]["stream"]["items"], json!([]));
+
+    // A definition with messages: they are sent in their turn, shown among the server's.
+    let result = execute(&mut client, "volley.send", json!({"uri": uri, "index": 2, "streamWindowMs": 5000})).await;
+    let items: Vec<(&str, &str)> = result["response"]["stream"]["items"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|item| (item["event"].as_str().expect("event"), item["data"].as_str().expect("data")))
+        .collect();
+    assert_eq!(items, [("sent", "hi"), ("text", "hi"), ("sent", "close-me"), ("close", "4000 asked to")], "{result}");
     client.shutdown().await;
 }
 

@@ -575,7 +575,19 @@ fn compile(prepared: &mut PreparedRequest, body: &ExecuteRequest, route: Route) 
             }
             Ok(())
         }
-        (Exchange::WebSocket { .. }, Route::WebSocket) => {
+        (Exchange::WebSocket { messages, .. }, Route::WebSocket) => {
+            if !messages.is_empty() {
+                // SPEC.md: a definition with a body is a validation error here.
+                return Err(ApiError::validation(
+                    "a WebSocket definition sent to POST /execute/ws cannot have a body: send its messages on the \
+                     session socket (`/ws/session/{id}`) once connected",
+                )
+                .with_details(json!({
+                    "code": "websocket-body",
+                    "hint": "remove the body from the definition; `volley run --server` sends a definition's messages \
+                             on the session socket itself",
+                })));
+            }
             if prepared.method != http::Method::GET {
                 return Err(ApiError::validation(format!(
                     "a WebSocket handshake is a GET, not {}: write `GET ws://…` or `WEBSOCKET ws://…`",

@@ -164,7 +164,8 @@ async fn run(
                         session.publish_message(SessionEnvelopeKind::Inbound, &text, json_payload(&text)).await;
                     }
                 }
-                Some(Ok(WsMessage::Pong(_))) => {}
+                // `/execute/ws` refuses a definition with messages: none are sent here.
+                Some(Ok(WsMessage::Pong(_) | WsMessage::Sent(_))) => {}
                 Some(Ok(WsMessage::Close(frame))) => {
                     let (code, reason) = frame.map_or((1005, String::new()), |frame| (frame.code, frame.reason));
                     return Some(Closing::new(code, reason, true, 1000));

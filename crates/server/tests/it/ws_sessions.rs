@@ -900,6 +900,10 @@ async fn definitions_and_limits_are_validated_before_connecting() {
     let with_body = format!("GET {echo}\nContent-Type: text/plain\n\nhello\n");
     let (status, answer) = execute_ws(&http, &server, json!({ "content": with_body })).await;
     assert_eq!((status, code(&answer)), (400, "VALIDATION_ERROR"), "{answer}");
+    // SPEC.md's rule, though a local run sends such messages: they go on the session socket.
+    assert_eq!(answer["error"]["details"]["code"], "websocket-body", "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("session socket"), "{message}");
     // A method other than GET on a URL known only after substitution is the route's rule.
     let post_later = format!("@socket = {echo}\n\nPOST {{{{socket}}}}\n");
     let (status, answer) = execute_ws(&http, &server, json!({ "content": post_later })).await;

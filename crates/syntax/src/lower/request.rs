@@ -313,10 +313,18 @@ impl Lowerer<'_> {
                     .with_hint("write `GET` (or `WEBSOCKET`) before the ws:// URL"),
                 );
             }
-            if let Some(span) = request.body.span() {
+            // The body is the messages sent once connected (`===` between them); form
+            // fields and GraphQL are no messages.
+            if let (Some(span), Body::Form(_) | Body::Parts(_) | Body::GraphQl(_)) =
+                (request.body.span(), &request.body)
+            {
                 self.report(
-                    Diagnostic::new(Code::WebSocketBody, span, "a WebSocket request cannot have a body")
-                        .with_hint("send messages after connecting; remove the body (inline, `< file` or form fields)"),
+                    Diagnostic::new(
+                        Code::WebSocketBody,
+                        span,
+                        "the body of a WebSocket request is its messages, as text",
+                    )
+                    .with_hint("write each message as text or JSON, `===` between messages (or `< ./messages.txt`)"),
                 );
             }
             request.protocol = Protocol::WebSocket(WebSocketOptions { subprotocols, connect_timeout });

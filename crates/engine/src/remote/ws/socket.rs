@@ -177,7 +177,8 @@ impl Stream for WsSessionReceiver {
                         "the execution server sent a message that is not a session envelope: {error}"
                     ))),
                 },
-                Some(Ok(WsMessage::Pong(_))) => continue,
+                // A control socket sends no definition's messages of its own.
+                Some(Ok(WsMessage::Pong(_) | WsMessage::Sent(_))) => continue,
                 Some(Ok(WsMessage::Close(frame))) => {
                     self.close = frame;
                     self.ended = true;
