@@ -41,6 +41,13 @@ pub trait Io: Send + Sync + fmt::Debug {
         let _ = path;
         Vec::new()
     }
+
+    /// Writes `content` to the file `path`, its directories made as needed: a response
+    /// saved by `>> ./file`. Refused by default; [`RealFs`] writes to the disk.
+    fn write(&self, path: &Path, content: &[u8]) -> std::io::Result<()> {
+        let _ = (path, content);
+        Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "this filesystem is read-only"))
+    }
 }
 
 /// The real filesystem.
@@ -62,6 +69,13 @@ impl Io for RealFs {
 
     fn modified(&self, path: &Path) -> Option<SystemTime> {
         std::fs::metadata(path).and_then(|metadata| metadata.modified()).ok()
+    }
+
+    fn write(&self, path: &Path, content: &[u8]) -> std::io::Result<()> {
+        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, content)
     }
 
     fn file_names(&self, path: &Path) -> Vec<String> {
@@ -157,6 +171,15 @@ impl Io for MemoryFs {
             return Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_nanos(version));
         }
         self.fallback.as_ref().and_then(|fallback| fallback.modified(path))
+    }
+
+    /// To the filesystem behind, when there is one; else into memory.
+    fn write(&self, path: &Path, content: &[u8]) -> std::io::Result<()> {
+        if let Some(fallback) = &self.fallback {
+            return fallback.write(path, content);
+        }
+        self.insert(path, content.to_vec());
+        Ok(())
     }
 
     fn file_names(&self, path: &Path) -> Vec<String> {

@@ -84,6 +84,7 @@ pub mod remote;
 pub mod report;
 pub mod resolvers;
 pub mod response;
+mod save;
 mod script;
 mod sigv4;
 pub mod sse;

@@ -71,6 +71,8 @@ pub struct PreparedRequest {
     pub(crate) logs: Vec<String>,
     /// The response handlers to run on the response, with what they are handed.
     pub(crate) scripts: Option<Box<PendingScripts>>,
+    /// Where the response body is saved (`>> ./file`, `>>! ./file`), in order.
+    pub(crate) save_to: Vec<crate::save::SaveTarget>,
     /// A token to get before sending (httpyac's `Authorization: oauth2 …`).
     pub(crate) auth: Option<crate::oauth::PendingAuth>,
     /// The secrets [`redactor`](Self::redactor) was built from: the response's
@@ -291,6 +293,14 @@ impl Client {
             };
             assertions.push(pending);
         }
+        // `>> ./file` and `>>! ./file`: where the response body goes, inside the project.
+        let mut save_to = Vec::new();
+        for script in request.scripts.iter().filter(|script| script.saves_response()) {
+            let Some(path) = &script.path else { continue };
+            let target = renderer.render_text(&path.value).await?;
+            let overwrite = script.kind == volley_syntax::ScriptKind::OutputOverwrite;
+            save_to.push(crate::save::SaveTarget { path: files.inside(target.trim(), path.span)?, overwrite });
+        }
         let mut network = self.network(settings, renderer).await?;
         if let Some((certificate, _)) = &built.client_certificate {
             network = Some(self.with_client_certificate(network, certificate, &built.url, directory));
@@ -331,6 +341,7 @@ impl Client {
             redactor: Redactor::default(),
             logs: Vec::new(),
             scripts: None,
+            save_to,
             secrets: Secrets::default(),
             auth: (!tokens.is_empty()).then(|| crate::oauth::PendingAuth {
                 tokens,

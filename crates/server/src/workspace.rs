@@ -151,6 +151,19 @@ impl Io for WorkspaceFs {
     fn file_names(&self, path: &Path) -> Vec<String> {
         if self.workspace.contains(path) { RealFs.file_names(path) } else { Vec::new() }
     }
+
+    /// Inside the workspace only (a response saved by `>> ./file`).
+    fn write(&self, path: &Path, content: &[u8]) -> std::io::Result<()> {
+        let parent = path.parent().unwrap_or(path);
+        let inside = self.workspace.lexically_contains(path)
+            && std::iter::successors(Some(parent), |directory| directory.parent())
+                .find(|directory| directory.exists())
+                .is_some_and(|existing| self.workspace.really_contains(existing));
+        if !inside {
+            return Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, OutsideWorkspace));
+        }
+        RealFs.write(path, content)
+    }
 }
 
 /// Whether an engine file error is a refused read outside the workspace.

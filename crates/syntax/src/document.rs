@@ -440,7 +440,7 @@ pub struct Script {
     pub kind: ScriptKind,
     /// The JavaScript between `{%` and `%}` of a closed `< {% %}` or `> {% %}` script.
     pub code: Option<Spanned<String>>,
-    /// The path of `< ./script.js` or `> ./handler.js`, as written.
+    /// The path of `< ./script.js`, `> ./handler.js` or `>> ./response.json`, as written.
     pub path: Option<Spanned<String>>,
 }
 
@@ -449,7 +449,13 @@ impl Script {
     /// before the request line or after the request.
     #[must_use]
     pub fn runs(&self) -> bool {
-        self.code.is_some() || self.path.is_some()
+        (self.code.is_some() || self.path.is_some()) && !self.saves_response()
+    }
+
+    /// `true` for `>> ./file` and `>>! ./file`: the response body saved to `path`.
+    #[must_use]
+    pub fn saves_response(&self) -> bool {
+        matches!(self.kind, ScriptKind::OutputRedirect | ScriptKind::OutputOverwrite)
     }
 
     /// `true` for a script that runs before the request is built.
@@ -467,8 +473,10 @@ pub enum ScriptKind {
     PreRequest,
     /// `> {% … %}` after the request.
     ResponseHandler,
-    /// `>> ./file` / `>>! ./file`.
+    /// `>> ./file`: the response body saved to a new file (`path`).
     OutputRedirect,
+    /// `>>! ./file`: the response body saved over the file (`path`).
+    OutputOverwrite,
     /// `<> ./file`.
     ResponseReference,
     /// `< ./script.js` before the request line (JetBrains, Kulala).

@@ -25,7 +25,7 @@ impl Walker<'_> {
         }
         for import in self.document.proto_imports_of(request) {
             if !import.path.value.contains("{{") {
-                self.file_at(&import.path.value, import.path.span, out);
+                self.file_at(&import.path.value, import.path.span, out, true);
             }
         }
         // Each message is a JSON text.

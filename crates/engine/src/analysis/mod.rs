@@ -433,7 +433,11 @@ impl<'a> Walker<'a> {
     fn scripts(&self, request: &Request, out: &mut Listing) {
         for script in &request.scripts {
             if let Some(path) = &script.path {
-                self.file_at(&path.value, path.span, out);
+                // A response is saved to a file that need not exist, inside the project.
+                let must_exist = !script.saves_response();
+                if must_exist || !path.value.contains("{{") {
+                    self.file_at(&path.value, path.span, out, must_exist);
+                }
             }
             if let Some(code) = &script.code
                 && let Some(error) = crate::script::syntax_error(&code.value, code.span)
@@ -454,11 +458,12 @@ impl<'a> Walker<'a> {
 
     fn file(&self, path: &Template, out: &mut Listing) {
         if let Some(relative) = path.as_literal() {
-            self.file_at(&relative, path.span, out);
+            self.file_at(&relative, path.span, out, true);
         }
     }
 
-    fn file_at(&self, relative: &str, span: Span, out: &mut Listing) {
+    /// `relative` inside the project and, when `must_exist`, there.
+    fn file_at(&self, relative: &str, span: Span, out: &mut Listing, must_exist: bool) {
         let Some(directory) = &self.context.directory else { return };
         let relative = relative.trim();
         if relative.is_empty() {
@@ -476,7 +481,7 @@ impl<'a> Walker<'a> {
             );
             return;
         }
-        if !self.io.exists(&resolved) {
+        if must_exist && !self.io.exists(&resolved) {
             out.push(
                 Diagnostic::new(Code::MissingFile, span, format!("file `{relative}` not found"))
                     .with_hint(format!("paths are relative to the .http file (looked for {})", resolved.display())),

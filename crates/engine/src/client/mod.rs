@@ -250,6 +250,7 @@ impl Client {
         let pending = std::mem::take(&mut prepared.assertions);
         let name = prepared.name.take();
         let scripts = prepared.scripts.take();
+        let save_to = std::mem::take(&mut prepared.save_to);
         let logs = std::mem::take(&mut prepared.logs);
         // Transport messages may quote the URL (reqwest's do): what is secret in it is
         // kept out of them.
@@ -292,6 +293,10 @@ impl Client {
             && let Err(error) = jar.save()
         {
             tracing::warn!("{error}");
+        }
+        for target in &save_to {
+            let line = crate::save::save(&*self.inner.config.io, target, &response);
+            response.logs.push(redactor.redact_owned(line));
         }
         Ok(response)
     }

@@ -167,6 +167,7 @@ pub(super) fn side_request(
         cookie_jar: None,
         logs: Vec::new(),
         scripts: None,
+        save_to: Vec::new(),
         auth: None,
     }
 }

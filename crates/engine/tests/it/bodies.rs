@@ -173,3 +173,41 @@ async fn headers_repeat_in_order_and_defaults_fill_the_gaps() {
     assert_eq!(echoed_header(&echo, "user-agent"), Some(volley_engine::stages::DEFAULT_USER_AGENT));
     assert_eq!(echoed_header(&echo, "x-greeting"), Some("grüß dich"));
 }
+
+/// `>> ./file` saves the response body to a new file each time (`name-1.ext` beside an
+/// existing one), `>>! ./file` over it; paths outside the project are refused before
+/// anything is sent.
+#[tokio::test]
+async fn response_bodies_are_saved_where_the_request_says() {
+    let server = TestServer::start().await;
+    let project = std::env::temp_dir().join(format!("volley-save-it-{}", std::process::id()));
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let client = support::client();
+    let options = || RunOptions::default().source_path(project.join("requests.http"));
+    let url = server.url("/status/200");
+    let text = format!("GET {url}\n\n>> ./out/{{{{name}}}}.txt\n\n###\nGET {url}\n\n>>! ./out/fixed.txt\n");
+    let saved = |name: &str| std::fs::read_to_string(project.join("out").join(name)).ok();
+    for _ in 0..2 {
+        let response = client
+            .run_string(
+                &text,
+                options().variables(serde_json::Map::from_iter([(
+                    "name".to_owned(),
+                    serde_json::Value::String("first".to_owned()),
+                )])),
+            )
+            .await
+            .unwrap();
+        assert!(response.logs().iter().any(|line| line.starts_with("response saved to")), "{:?}", response.logs());
+        client.run_string(&text, options().index(1)).await.unwrap();
+    }
+    assert!(saved("first.txt").is_some());
+    assert_eq!(saved("first-1.txt"), saved("first.txt"), "a second file beside the first");
+    assert!(saved("first-2.txt").is_none());
+    assert!(saved("fixed.txt").is_some());
+    assert!(saved("fixed-1.txt").is_none(), "`>>!` writes over");
+    let outside = format!("GET {url}\n\n>> ../escaped.txt\n");
+    let error = client.run_string(&outside, options()).await.unwrap_err();
+    assert!(error.to_string().contains("outside"), "{error}");
+    std::fs::remove_dir_all(&project).unwrap();
+}

@@ -129,12 +129,23 @@ impl Lowerer<'_> {
         {
             self.script(node)
         } else if kind == self.kinds.output_redirect {
+            // `>> ./file` saves the response body to a new file, `>>! ./file` over it.
             let span = self.node_span(node);
-            self.report(
-                Diagnostic::new(Code::UnsupportedScript, span, "response output redirection (`>>`) is not supported")
-                    .with_hint("`volley run --json` writes responses to stdout, redirect that instead"),
-            );
-            Script { span, kind: ScriptKind::OutputRedirect, code: None, path: None }
+            let overwrite = self.node_text(node).trim_start().starts_with(">>!");
+            let path = node
+                .child_by_field_name("path")
+                .map(|path| Spanned::new(self.node_text(path).trim().to_owned(), self.node_span(path)))
+                .filter(|path| !path.value.is_empty());
+            if path.is_none() {
+                self.report(
+                    Diagnostic::new(Code::UnsupportedScript, span, "`>>` names no file to save the response to")
+                        .with_hint(
+                            "write `>> ./response.json` (a new file each time) or `>>! ./response.json` (over it)",
+                        ),
+                );
+            }
+            let kind = if overwrite { ScriptKind::OutputOverwrite } else { ScriptKind::OutputRedirect };
+            Script { span, kind, code: None, path }
         } else {
             let span = self.node_span(node);
             self.report(

@@ -243,3 +243,22 @@ async fn bodies_over_max_body_size_are_truncated() {
     assert_eq!(response["bodyBytes"], 64);
     assert_eq!(response["body"].as_str().map(str::len), Some(64));
 }
+
+/// `>> ./file` saves the response body inside the workspace; a path that leaves it is
+/// not written, and the execution's logs say so.
+#[tokio::test]
+async fn a_saved_response_stays_in_the_workspace() {
+    let upstream = TestServer::start().await;
+    let api = Api::open();
+    let content = format!("GET {}\n\n>> ./saved/created.json\n", upstream.url("/status/201"));
+    let reply = api.execute(json!({ "content": content })).await;
+    let body = ok(&reply, StatusCode::OK);
+    let saved = std::fs::read_to_string(api.workspace.root.join("saved/created.json")).expect("saved");
+    assert_eq!(saved, body["response"]["body"].as_str().expect("body"));
+    let escape = format!("GET {}\n\n>>! ../escaped.json\n", upstream.url("/status/201"));
+    let reply = api.execute(json!({ "content": escape })).await;
+    let body = ok(&reply, StatusCode::OK);
+    let logs = body["logs"].to_string();
+    assert!(logs.contains("was not saved"), "{logs}");
+    assert!(!api.workspace.root.parent().expect("parent").join("escaped.json").exists());
+}
