@@ -73,6 +73,8 @@ pub struct PreparedRequest {
     pub(crate) scripts: Option<Box<PendingScripts>>,
     /// Where the response body is saved (`>> ./file`, `>>! ./file`), in order.
     pub(crate) save_to: Vec<crate::save::SaveTarget>,
+    /// `@sleep`: how long to wait before sending.
+    pub(crate) sleep: Option<Duration>,
     /// A token to get before sending (httpyac's `Authorization: oauth2 …`).
     pub(crate) auth: Option<crate::oauth::PendingAuth>,
     /// The secrets [`redactor`](Self::redactor) was built from: the response's
@@ -293,6 +295,14 @@ impl Client {
             };
             assertions.push(pending);
         }
+        let sleep = request
+            .directives
+            .iter()
+            .rev()
+            .find(|directive| directive.kind == volley_syntax::DirectiveKind::Sleep)
+            .and_then(|directive| directive.value.clone())
+            .map(volley_syntax::Timeout::Template);
+        let sleep = renderer.duration(sleep.as_ref(), "sleep").await?;
         // `>> ./file` and `>>! ./file`: where the response body goes, inside the project.
         let mut save_to = Vec::new();
         for script in request.scripts.iter().filter(|script| script.saves_response()) {
@@ -342,6 +352,7 @@ impl Client {
             logs: Vec::new(),
             scripts: None,
             save_to,
+            sleep,
             secrets: Secrets::default(),
             auth: (!tokens.is_empty()).then(|| crate::oauth::PendingAuth {
                 tokens,

@@ -67,6 +67,19 @@ pub async fn send(
     client.send(prepared, cancel).await
 }
 
+/// Runs the requests `request`'s `@ref` and `@forceRef` directives name, before it
+/// (httpyac): what [`run_request`] does first. Front ends that run the two steps
+/// themselves ([`prepare_request`], then [`send`]) call this before them.
+pub async fn run_references(
+    client: &Client,
+    document: &Document,
+    request: &Request,
+    source_path: Option<&Path>,
+    options: &RunOptions,
+) -> Result<(), Error> {
+    client.run_references(document, request, source_path, options).await
+}
+
 /// Runs `request` of an already parsed `document` (the CLI runs every request of a file
 /// this way): [`prepare_request`] then [`send`]. The options' selection is ignored.
 pub async fn run_request(

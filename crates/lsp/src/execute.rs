@@ -184,6 +184,12 @@ impl Sender<'_> {
         } else {
             options
         };
+        // `@ref` / `@forceRef`: the requests named run first, as `volley run` runs them.
+        if let Err(error) =
+            volley_engine::stages::run_references(self.engine, self.document, request, self.path, &options).await
+        {
+            return refused(error_info(&error, request, self.text));
+        }
         let (prepared, options) = match self.prepare_with(request, options).await {
             Ok(prepared) => prepared,
             Err(error) => return refused(error),

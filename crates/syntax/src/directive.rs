@@ -49,6 +49,12 @@ pub enum DirectiveKind {
     GrpcPlaintext,
     /// `@grpc-reflection [server]` (httpyac): the schema by server reflection.
     GrpcReflection,
+    /// `@sleep` (httpyac): wait before sending.
+    Sleep,
+    /// `@ref name` (httpyac): run the named request first, unless it already ran.
+    Ref,
+    /// `@forceRef name` (httpyac): run the named request first, every time.
+    ForceRef,
     /// A directive of another tool that Volley reads and ignores.
     Ignored,
     /// Not a directive anyone defines.
@@ -106,6 +112,29 @@ pub const SUPPORTED: &[DirectiveInfo] = &[
         placeholder: "<milliseconds>",
         doc: "Request timeout in milliseconds (`5000`; `5 s` and `2 m` work too). For an \
               SSE request it is the connection timeout (default 30000 ms).",
+    },
+    DirectiveInfo {
+        name: "sleep",
+        kind: DirectiveKind::Sleep,
+        value: ValueRule::Required,
+        placeholder: "<milliseconds>",
+        doc: "Waits this long before sending (httpyac; `500`, `2 s`). Cancelling the run \
+              ends the wait.",
+    },
+    DirectiveInfo {
+        name: "ref",
+        kind: DirectiveKind::Ref,
+        value: ValueRule::Required,
+        placeholder: "<request name>",
+        doc: "Runs the named request of the file first, unless it already ran in this \
+              client (httpyac): its response is then there for `{{name.response…}}`.",
+    },
+    DirectiveInfo {
+        name: "forceRef",
+        kind: DirectiveKind::ForceRef,
+        value: ValueRule::Required,
+        placeholder: "<request name>",
+        doc: "Runs the named request of the file first, every time (httpyac).",
     },
     DirectiveInfo {
         name: "assert",
@@ -263,11 +292,8 @@ pub const IGNORED: &[&str] = &[
     "use-os-credentials",
     "http-version",
     "prompt",
-    "ref",
-    "forceRef",
     "import",
     "loop",
-    "sleep",
     "save",
     "openWith",
     "keepStreaming",

@@ -231,8 +231,68 @@ impl Client {
         source_path: Option<&Path>,
         options: RunOptions,
     ) -> Result<Response, Error> {
+        self.run_references(document, request, source_path, &options).await?;
         let prepared = self.prepare_request(document, request, source_path, &options).await?;
         self.send(prepared, options.cancel.as_ref()).await
+    }
+
+    /// Runs the requests `request`'s `@ref` and `@forceRef` name, in order, before it
+    /// (httpyac): `@ref` one that has not run in this client, `@forceRef` every time;
+    /// theirs first. A name no request has, and a cycle, are errors at the directive.
+    pub(crate) async fn run_references(
+        &self,
+        document: &Document,
+        request: &Request,
+        source_path: Option<&Path>,
+        options: &RunOptions,
+    ) -> Result<(), Error> {
+        use volley_syntax::DirectiveKind;
+        let references = request.directives.iter().filter(|directive| {
+            matches!(directive.kind, DirectiveKind::Ref | DirectiveKind::ForceRef) && directive.value.is_some()
+        });
+        for directive in references {
+            let Some(value) = &directive.value else { continue };
+            let refused =
+                |message: String| Error::Build(crate::error::BuildError::Interpolation { message, span: value.span });
+            let Some(name) = value.as_literal().map(|name| name.trim().to_owned()) else {
+                return Err(refused(format!(
+                    "write the name of `@{}` as it is, without `{{{{ }}}}`",
+                    directive.name.value
+                )));
+            };
+            let own = request.name.as_ref().map(|own| own.value.clone());
+            if options.references.contains(&name) || own.as_deref() == Some(name.as_str()) {
+                let mut chain = options.references.clone();
+                if chain.last() != own.as_ref() {
+                    chain.extend(own);
+                }
+                chain.push(name.clone());
+                return Err(refused(format!(
+                    "`@{} {name}` refers back to itself ({})",
+                    directive.name.value,
+                    chain.join(" → ")
+                )));
+            }
+            if directive.kind == DirectiveKind::Ref && self.inner.chain.lock().contains_key(&name) {
+                continue;
+            }
+            let Some(target) = document.request_named(&name) else {
+                let names =
+                    document.requests().filter_map(|request| request.name.as_ref().map(|name| name.value.as_str()));
+                let hint = volley_syntax::closest(&name, names)
+                    .map(|best| format!(": did you mean `{best}`?"))
+                    .unwrap_or_default();
+                return Err(refused(format!("no request of this file is named `{name}`{hint}")));
+            };
+            let mut inner = options.clone();
+            if inner.references.last() != own.as_ref() {
+                inner.references.extend(own);
+            }
+            inner.references.push(name.clone());
+            tracing::debug!(reference = %name, "running a referenced request first");
+            Box::pin(self.run_request(document, target, source_path, inner)).await?;
+        }
+        Ok(())
     }
 
     /// Sends a prepared request (what [`stages::prepare_request`](crate::stages::prepare_request) built, perhaps
@@ -256,6 +316,16 @@ impl Client {
         // kept out of them.
         let redactor = prepared.redactor.clone();
         let jar = prepared.cookie_jar.clone().filter(|_| prepared.use_cookies);
+        // `@sleep`: the wait before sending, ended by cancellation.
+        if let Some(pause) = prepared.sleep.take() {
+            match cancel {
+                Some(token) => tokio::select! {
+                    () = tokio::time::sleep(pause) => {}
+                    () = token.cancelled() => return Err(Error::Cancelled),
+                },
+                None => tokio::time::sleep(pause).await,
+            }
+        }
         let exchanged = match prepared.exchange {
             // Boxed: the handshake's state is large, and inline it would be carried by
             // the future of every HTTP request too (copied whole when that is boxed).

@@ -177,6 +177,8 @@ pub struct RunOptions {
     pub(crate) cookie_jar: Option<CookieJar>,
     /// Told each response message of a streaming gRPC call as it arrives.
     pub(crate) grpc_messages: Option<crate::grpc::Listener>,
+    /// The requests whose `@ref` led to this run, outermost first (a cycle is an error).
+    pub(crate) references: Vec<String>,
 }
 
 impl RunOptions {

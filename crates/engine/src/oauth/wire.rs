@@ -168,6 +168,7 @@ pub(super) fn side_request(
         logs: Vec::new(),
         scripts: None,
         save_to: Vec::new(),
+        sleep: None,
         auth: None,
     }
 }

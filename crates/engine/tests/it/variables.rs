@@ -422,3 +422,39 @@ async fn all_the_substituted_text_of_a_request_is_bounded_too() {
     assert_eq!(build.code(), "too-large");
     assert!(build.to_string().contains("the request's substituted text would exceed 64 MiB"), "{build}");
 }
+
+/// httpyac's `@ref` runs a named request first unless it already ran, `@forceRef`
+/// every time; a cycle and a name no request has are errors at the directive; `@sleep`
+/// waits before sending.
+#[tokio::test]
+async fn references_run_their_request_first_and_sleep_waits() {
+    let server = volley_echo_server::TestServer::start().await;
+    let base = server.base_url();
+    let text = format!(
+        "# @name login\nGET {base}/status/200\n\n\
+         ###\n# @name me\n# @ref login\nGET {base}/echo?status={{{{login.response.status}}}}\n\n\
+         ###\n# @name again\n# @forceRef login\n# @sleep 300\nGET {base}/echo\n\n\
+         ###\n# @name a\n# @ref b\nGET {base}/echo\n\n\
+         ###\n# @name b\n# @ref a\nGET {base}/echo\n\n\
+         ###\n# @name typo\n# @ref logn\nGET {base}/echo\n"
+    );
+    let logins = || async {
+        let stats = format!("GET {base}/stats\n");
+        let stats: serde_json::Value =
+            support::client().run_string(&stats, RunOptions::default()).await.unwrap().json().await.unwrap();
+        stats["requests"]["/status/200"].as_u64().unwrap_or(0)
+    };
+    let client = support::client();
+    let me = client.run_string(&text, RunOptions::default().name("me")).await.unwrap();
+    assert_eq!(support::echo(&me).await["query"], "status=200", "login ran first");
+    client.run_string(&text, RunOptions::default().name("me")).await.unwrap();
+    assert_eq!(logins().await, 1, "`@ref`: not again once it ran");
+    let started = std::time::Instant::now();
+    client.run_string(&text, RunOptions::default().name("again")).await.unwrap();
+    assert_eq!(logins().await, 2, "`@forceRef`: every time");
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300), "`@sleep 300` waited");
+    let error = client.run_string(&text, RunOptions::default().name("a")).await.unwrap_err().to_string();
+    assert!(error.contains("refers back to itself (a → b → a)"), "{error}");
+    let error = client.run_string(&text, RunOptions::default().name("typo")).await.unwrap_err().to_string();
+    assert!(error.contains("no request of this file is named `logn`: did you mean `login`?"), "{error}");
+}

@@ -321,6 +321,11 @@ impl Run {
             .max_body_bytes(self.state.config.max_body_size)
             .environment(self.environment.clone());
         let engine_path = source.engine_path();
+        // `@ref` / `@forceRef`: the requests named run first, in the same client.
+        volley_engine::stages::run_references(&client, &document, request, Some(&engine_path), &options)
+            .await
+            .map_err(|error| report::engine_error(&error, &source.text))
+            .map_err(Failure::at(Stage::Interpolate))?;
         let mut prepared =
             volley_engine::stages::prepare_request(&client, &document, request, Some(&engine_path), &options)
                 .await

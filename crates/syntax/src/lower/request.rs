@@ -271,9 +271,13 @@ impl Lowerer<'_> {
                     grpc.reflection = true;
                     grpc.reflection_server.clone_from(&directive.value);
                 }
+                // Acted on by the engine, from the request's directives.
                 DirectiveKind::Assert
                 | DirectiveKind::GraphQl
                 | DirectiveKind::Jq
+                | DirectiveKind::Sleep
+                | DirectiveKind::Ref
+                | DirectiveKind::ForceRef
                 | DirectiveKind::Ignored
                 | DirectiveKind::Unknown => {}
             }
