@@ -44,6 +44,9 @@ pub(crate) struct Scope<'a> {
     /// substituted when used (the profile and configuration of httpyac's and REST
     /// Client's environments: [`crate::config::Config::expand_values`]).
     pub(crate) expand_from: Option<usize>,
+    /// Who answers prompts (`$input`, `$password`, `$pick`), and the answers kept.
+    pub(crate) prompt: Option<&'a Arc<dyn crate::prompt::ValuePrompt>>,
+    pub(crate) answers: &'a crate::prompt::Answers,
 }
 
 /// The most bytes one substituted template (a URL, a header, a body's text, a file
@@ -261,6 +264,59 @@ impl<'a> Renderer<'a> {
         Err(BuildError::UndefinedVariable { name: path.to_owned(), span: name.span })
     }
 
+    /// The answer to a prompt: a variable named as its label (`--prompt label=value`),
+    /// an `-askonce` answer given before, else what the client's prompt is told; a
+    /// password joins the run's secrets.
+    async fn prompted(
+        &mut self,
+        name: &str,
+        prompt: crate::prompt::Prompt,
+        once: bool,
+        span: Span,
+    ) -> Result<String, BuildError> {
+        use crate::prompt::PromptKind;
+        let label = prompt.label.clone();
+        let given = self.scope.layers.iter().find_map(|layer| lookup(layer, &label, &[label.as_str()]));
+        let answer = match given {
+            Some(Value::String(text)) => Some(text),
+            Some(value) => Some(value.to_string()),
+            None if once => self.scope.answers.get(&label),
+            None => None,
+        };
+        let answer = match (answer, self.scope.prompt) {
+            (Some(answer), _) => answer,
+            (None, Some(asker)) => asker.ask(&prompt).await.ok_or_else(|| BuildError::Resolver {
+                name: name.to_owned(),
+                message: format!("`{label}` was not answered, so the request was not sent"),
+                span,
+            })?,
+            (None, None) => {
+                return Err(BuildError::Resolver {
+                    name: name.to_owned(),
+                    message: format!(
+                        "`{label}` asks for a value and no one can answer here: pass `--prompt '{label}=…'` (or a \
+                         variable named `{label}`), or run in a terminal"
+                    ),
+                    span,
+                });
+            }
+        };
+        if prompt.kind == PromptKind::Pick && !prompt.choices.is_empty() && !prompt.choices.contains(&answer) {
+            return Err(BuildError::Resolver {
+                name: name.to_owned(),
+                message: format!("`{answer}` is not one of {} (`{label}`)", prompt.choices.join(", ")),
+                span,
+            });
+        }
+        if prompt.kind == PromptKind::Password {
+            self.secrets.push(answer.clone());
+        }
+        if once {
+            self.scope.answers.keep(&label, &answer);
+        }
+        Ok(answer)
+    }
+
     /// The value `text` of the environment variable `name` with its `{{ }}` substituted
     /// (httpyac's and REST Client's environments), once per send.
     async fn expanded(&mut self, name: &str, text: &str, used_at: Span) -> Result<String, BuildError> {
@@ -322,6 +378,9 @@ impl<'a> Renderer<'a> {
         }
         if matches!(name, "auth.token" | "auth.idToken" | "auth.aws") {
             return self.auth_token(name, &arguments, span).await;
+        }
+        if let Some((prompt, once)) = crate::prompt::parse(name, &arguments.join(" ")) {
+            return self.prompted(name, prompt, once, span).await;
         }
         if let Some((message, instead)) = refusal(name) {
             return Err(BuildError::UnsupportedResolver { name: name.to_owned(), message, hint: instead, span });

@@ -79,6 +79,7 @@ pub mod io;
 pub mod network;
 mod oauth;
 mod prepare;
+pub mod prompt;
 pub mod redact;
 pub mod remote;
 pub mod report;

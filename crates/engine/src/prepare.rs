@@ -204,6 +204,8 @@ impl Client {
             environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
             // The profile's and the configuration's layers.
             expand_from: settings.config.as_ref().is_some_and(|config| config.expand_values).then_some(4),
+            prompt: self.inner.config.value_prompt.as_ref(),
+            answers: &self.inner.answers,
         };
         let mut renderer = Renderer::new(scope);
         // httpyac's `proto <` lines are looked for in the file for gRPC requests only.

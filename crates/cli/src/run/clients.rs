@@ -115,6 +115,9 @@ pub(super) fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, s
         },
         token_cache: if args.token_cache { volley_engine::auth::default_token_cache() } else { None },
         allow_external_files: args.allow_external_files,
+        value_prompt: super::confirm::can_ask().then(|| {
+            std::sync::Arc::new(super::prompt::TerminalPrompt) as std::sync::Arc<dyn volley_engine::prompt::ValuePrompt>
+        }),
         ..ClientConfig::default()
     };
     if let Some(proxy) = args.proxy.as_deref().filter(|proxy| !proxy.is_empty()) {

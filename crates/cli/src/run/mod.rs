@@ -7,6 +7,7 @@ mod depends;
 mod human;
 mod outcome;
 mod part;
+mod prompt;
 mod record;
 mod refusal;
 mod report;
@@ -62,6 +63,13 @@ pub(crate) struct RunArgs {
     /// source (file, config, profile).
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
     vars: Vec<(String, String)>,
+
+    /// Answer a prompt of the file (httpyac's `{{$input LABEL}}`, `{{$password LABEL}}`):
+    /// `--prompt 'LABEL=value'`. Repeatable. In a terminal the others are asked (a
+    /// password hidden); without one, a request with a prompt left unanswered is
+    /// refused, naming it.
+    #[arg(long = "prompt", value_name = "LABEL=VALUE", value_parser = parse_var)]
+    prompts: Vec<(String, String)>,
 
     /// Use this profile of volley.jsonc (or environment of http-client.env.json).
     #[arg(long, short = 'p', value_name = "NAME", env = "VOLLEY_PROFILE", hide_env_values = true, add = crate::complete::profiles())]

@@ -31,8 +31,13 @@ pub(super) async fn send(
     mode: Mode,
     jobs: usize,
 ) -> anyhow::Result<Sent> {
-    let overrides: Map<String, Value> =
-        args.vars.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
+    // A prompt's answer is the variable named as its label, below `--var`.
+    let overrides: Map<String, Value> = args
+        .prompts
+        .iter()
+        .chain(&args.vars)
+        .map(|(name, value)| (name.clone(), Value::String(value.clone())))
+        .collect();
     // The requests of each file by index (`Document::request` walks the blocks).
     let requests: Vec<Vec<&volley_syntax::Request>> =
         files.iter().map(|file| file.document.requests().collect()).collect();

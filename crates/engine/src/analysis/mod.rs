@@ -314,6 +314,10 @@ impl<'a> Walker<'a> {
                     out.push(Diagnostic::new(Code::UnknownResolver, call.name.span, message).with_hint(instead));
                     return;
                 }
+                // httpyac's prompts (`$input`, `$password`, `$pick`): asked when the request runs.
+                if crate::prompt::parse(name, "").is_some() {
+                    return;
+                }
                 if !builtin::is_builtin(name) {
                     let candidates = builtin::names().chain(self.resolvers.iter().copied());
                     let mut diagnostic =

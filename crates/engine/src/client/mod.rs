@@ -100,6 +100,8 @@ pub(crate) struct Inner {
     pub(crate) grpc_reflected: Arc<crate::grpc::ReflectionCache>,
     /// Every service of a server by reflection, for the language server (`grpc/catalog.rs`).
     pub(crate) grpc_catalogs: Arc<crate::grpc::Catalogs>,
+    /// The answers of `-askonce` prompts; shared by forks.
+    pub(crate) answers: Arc<crate::prompt::Answers>,
     /// HTTP/2 connections of gRPC calls, kept for the next calls; shared by forks.
     pub(crate) grpc_connections: Arc<volley_grpc::Connections>,
 }
@@ -130,6 +132,7 @@ impl Client {
             grpc_schemas: Arc::default(),
             grpc_reflected: Arc::default(),
             grpc_catalogs: Arc::default(),
+            answers: Arc::default(),
             grpc_connections: Arc::default(),
         };
         Self { inner: Arc::new(inner) }
@@ -160,6 +163,7 @@ impl Client {
             grpc_schemas: Arc::clone(&self.inner.grpc_schemas),
             grpc_reflected: Arc::clone(&self.inner.grpc_reflected),
             grpc_catalogs: Arc::clone(&self.inner.grpc_catalogs),
+            answers: Arc::clone(&self.inner.answers),
             grpc_connections: Arc::clone(&self.inner.grpc_connections),
         };
         Self { inner: Arc::new(inner) }

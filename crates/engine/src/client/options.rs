@@ -55,6 +55,10 @@ pub struct ClientConfig {
     /// How a person takes part in an OAuth 2.0 flow (the browser of the authorization
     /// code, the device code shown); `None` for [`CommandPrompt`](crate::auth::CommandPrompt).
     pub auth_prompt: Option<Arc<dyn crate::auth::AuthPrompt>>,
+    /// Who answers httpyac's `{{$input …}}`, `{{$password …}}` and `{{$pick …}}` when
+    /// no variable has the value (a terminal, an editor); `None`: such a request is
+    /// refused, naming the prompt.
+    pub value_prompt: Option<Arc<dyn crate::prompt::ValuePrompt>>,
     /// The on-disk token cache (a JSON file, written readable by its owner only);
     /// `None` keeps tokens for the process alone. See
     /// [`default_token_cache`](crate::auth::default_token_cache).
@@ -82,6 +86,7 @@ impl Default for ClientConfig {
             proxy: ProxySettings::default(),
             http_version: None,
             auth_prompt: None,
+            value_prompt: None,
             token_cache: None,
             allow_external_files: false,
         }

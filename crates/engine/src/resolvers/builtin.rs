@@ -155,11 +155,6 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("aadV2Token", "REST Client", "an Azure Active Directory v2 token, signed in from the editor"),
     ("oidcAccessToken", "REST Client", "an OpenID Connect access token, signed in from the browser"),
     ("exampleServer", "JetBrains", "the address of the IDE's built-in example server"),
-    ("input", "httpyac", "a value typed by the user when the request runs"),
-    ("input-askonce", "httpyac", "a value typed by the user once per session"),
-    ("password", "httpyac", "a password typed by the user when the request runs"),
-    ("pick", "httpyac", "a value picked from a list by the user when the request runs"),
-    ("pick-askonce", "httpyac", "a value picked from a list by the user once per session"),
 ];
 
 /// Why Volley refuses a resolver of another tool, and what to do instead; `None` for a
@@ -169,11 +164,6 @@ pub(crate) fn refusal(name: &str) -> Option<(String, String)> {
     let message = format!("`${name}` ({tool}: {what}) is not supported by Volley");
     let instead = if name == "exampleServer" {
         "write the URL of a server you run instead (`volley echo-server` starts a local one)".to_owned()
-    } else if matches!(name, "input" | "input-askonce" | "password" | "pick" | "pick-askonce") {
-        format!(
-            "give the value as a variable (`volley run --var name=value`, a profile of volley.jsonc, or `.env`), \
-             or declare a command resolver `{name}` in volley.jsonc `resolvers`: it is used instead"
-        )
     } else {
         format!(
             "declare a command resolver `{name}` in volley.jsonc `resolvers` that prints the token (for example \

@@ -458,3 +458,41 @@ async fn references_run_their_request_first_and_sleep_waits() {
     let error = client.run_string(&text, RunOptions::default().name("typo")).await.unwrap_err().to_string();
     assert!(error.contains("no request of this file is named `logn`: did you mean `login`?"), "{error}");
 }
+
+/// httpyac's prompts through the client's `ValuePrompt`: a password is sent and hidden
+/// wherever the run shows it, an `-askonce` answer is asked once per client, a variable
+/// named as the label answers without asking, and without a prompt the request is
+/// refused, naming it.
+#[tokio::test]
+async fn prompts_are_asked_of_the_clients_prompt() {
+    use volley_engine::prompt::{Prompt, PromptKind, ValuePrompt};
+    struct Answering(AtomicUsize);
+    impl ValuePrompt for Answering {
+        fn ask(&self, prompt: &Prompt) -> volley_engine::transport::BoxFuture<'_, Option<String>> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            let answer = match prompt.kind {
+                PromptKind::Password => "s3cr3t-value".to_owned(),
+                _ => format!("typed {}", prompt.label),
+            };
+            Box::pin(async move { Some(answer) })
+        }
+    }
+    let server = TestServer::start().await;
+    let asked = Arc::new(Answering(AtomicUsize::new(0)));
+    let client = volley_engine::Client::new(volley_engine::ClientConfig {
+        value_prompt: Some(Arc::clone(&asked) as Arc<dyn ValuePrompt>),
+        ..config()
+    });
+    let text = format!("GET {}?token={{{{$password token}}}}&who={{{{$input-askonce who}}}}\n", server.url("/echo"));
+    let response = client.run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(echo(&response).await["query"], "token=s3cr3t-value&who=typed%20who");
+    assert_eq!(response.redact("sent s3cr3t-value"), "sent [REDACTED]");
+    client.run_string(&text, RunOptions::default()).await.unwrap();
+    assert_eq!(asked.0.load(Ordering::SeqCst), 3, "the password twice, `who` once");
+    let given = RunOptions::default().variables(json!({"token": "given"}).as_object().unwrap().clone());
+    let response = client.run_string(&text, given).await.unwrap();
+    assert!(echo(&response).await["query"].as_str().unwrap().starts_with("token=given&"));
+    assert_eq!(asked.0.load(Ordering::SeqCst), 3, "a variable named as the label answers");
+    let error = support::client().run_string(&text, RunOptions::default()).await.unwrap_err().to_string();
+    assert!(error.contains("`token` asks for a value and no one can answer here"), "{error}");
+}
