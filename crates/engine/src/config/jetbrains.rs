@@ -86,9 +86,7 @@ mod tests {
     use super::*;
     use crate::io::MemoryFs;
 
-    fn environment() -> Environment {
-        Environment::fixed([("TOKEN".to_owned(), "t0k3n".to_owned())])
-    }
+    use crate::config::tests::environment;
 
     #[test]
     fn reads_jetbrains_ssl_configuration_per_environment() {

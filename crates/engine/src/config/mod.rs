@@ -277,11 +277,12 @@ fn invalid(path: &Path, at: &str, message: impl Into<String>, hint: Option<Strin
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::io::MemoryFs;
 
-    fn environment() -> Environment {
+    /// The environment of the configuration tests: `TOKEN` only.
+    pub(super) fn environment() -> Environment {
         Environment::fixed([("TOKEN".to_owned(), "t0k3n".to_owned())])
     }
 

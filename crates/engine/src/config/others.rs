@@ -173,9 +173,7 @@ mod tests {
     use super::*;
     use crate::io::MemoryFs;
 
-    fn environment() -> Environment {
-        Environment::fixed([("TOKEN".to_owned(), "t0k3n".to_owned())])
-    }
+    use crate::config::tests::environment;
 
     #[test]
     fn httpyac_environments_with_shared_and_default() {

@@ -21,14 +21,27 @@ async fn relay(http: &reqwest::Client, base: &str, content: &str, flow: &str) ->
         .expect("execute/sse")
 }
 
-#[tokio::test]
-async fn a_streamed_call_is_relayed_message_by_message_then_its_result() {
+/// A gRPC server, an execution server, a flow and an observer of it.
+struct Setup {
+    upstream: GrpcServer,
+    server: crate::support::Running,
+    http: reqwest::Client,
+    flow: String,
+}
+
+async fn setup() -> (Setup, Observer) {
     let upstream = GrpcServer::start(GrpcOptions::default()).await;
     let server = start(ServerConfig::default()).await;
     let http = client();
     let (_, flow) = post(&http, format!("{}/flows", server.base), json!({})).await;
     let flow = flow["flowId"].as_str().unwrap().to_owned();
-    let mut observer = Observer::open(&http, format!("{}/event?flowId={flow}", server.base)).await;
+    let observer = Observer::open(&http, format!("{}/event?flowId={flow}", server.base)).await;
+    (Setup { upstream, server, http, flow }, observer)
+}
+
+#[tokio::test]
+async fn a_streamed_call_is_relayed_message_by_message_then_its_result() {
+    let (Setup { upstream, server, http, flow }, mut observer) = setup().await;
     let content =
         format!("# @assert grpc-status == OK\nGRPC {}/shop.v1.Orders/List\n\n{{\"count\": 3}}\n", upstream.authority());
     let response = relay(&http, &server.base, &content, &flow).await;
@@ -66,11 +79,7 @@ async fn a_streamed_call_is_relayed_message_by_message_then_its_result() {
 
 #[tokio::test]
 async fn a_unary_call_is_one_message_then_its_result_and_a_mistake_is_answered_before() {
-    let upstream = GrpcServer::start(GrpcOptions::default()).await;
-    let server = start(ServerConfig::default()).await;
-    let http = client();
-    let (_, flow) = post(&http, format!("{}/flows", server.base), json!({})).await;
-    let flow = flow["flowId"].as_str().unwrap().to_owned();
+    let (Setup { upstream, server, http, flow }, _observer) = setup().await;
     let content = format!("GRPC {}/shop.v1.Orders/Place\n\n{{\"item\": \"fail\"}}\n", upstream.authority());
     let mut relayed = Observer::reading(relay(&http, &server.base, &content, &flow).await);
     // A status that is not OK, with no message: the result is the only event.
@@ -97,12 +106,7 @@ async fn a_unary_call_is_one_message_then_its_result_and_a_mistake_is_answered_b
 
 #[tokio::test]
 async fn a_client_that_leaves_mid_call_cancels_it_and_observers_are_told() {
-    let upstream = GrpcServer::start(GrpcOptions::default()).await;
-    let server = start(ServerConfig::default()).await;
-    let http = client();
-    let (_, flow) = post(&http, format!("{}/flows", server.base), json!({})).await;
-    let flow = flow["flowId"].as_str().unwrap().to_owned();
-    let mut observer = Observer::open(&http, format!("{}/event?flowId={flow}", server.base)).await;
+    let (Setup { upstream, server, http, flow }, mut observer) = setup().await;
     // Each `slow` line is echoed 300 ms after it came, and the next goes only then:
     // the call lasts seconds after its first message.
     let mut content = format!("GRPC {}/shop.v1.Orders/Chat\n\n{{\"text\": \"first\"}}\n", upstream.authority());
