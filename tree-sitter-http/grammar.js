@@ -484,7 +484,7 @@ module.exports = grammar({
 
     // Lexical precedence: right after an inner `{{b}}`, text (`'{{b}}'`) continues the
     // word, not the URL after an unclosed outer `{{`.
-    _word_text: (_) => token(prec(PREC.comment, /[^\s{}()",]+/)),
+    _word_text: (_) => token(prec(PREC.comment, /[^\s{}()"]+/)),
 
     string: ($) =>
       seq(

@@ -1406,29 +1406,29 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 0:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 380,
+        '\n', 403,
+        '\r', 401,
+        '"', 385,
         '#', 215,
         '$', 148,
-        '(', 363,
-        ')', 365,
-        ',', 364,
+        '(', 366,
+        ')', 368,
+        ',', 367,
         '/', 47,
         ':', 286,
         '<', 329,
         '=', 230,
         '>', 330,
         '@', 298,
-        '[', 390,
-        ']', 391,
+        '[', 395,
+        ']', 396,
         '_', 228,
         '{', 331,
         '|', 299,
         '}', 136,
         0xfeff, 210,
-        '\t', 405,
-        ' ', 405,
+        '\t', 410,
+        ' ', 410,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(227);
@@ -1575,114 +1575,112 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 20:
       ADVANCE_MAP(
-        '"', 380,
-        '(', 363,
-        ')', 365,
-        ',', 364,
+        '"', 385,
+        '(', 366,
+        ')', 368,
+        ',', 367,
         '{', 335,
         '}', 136,
-        '\t', 406,
-        ' ', 406,
-        '[', 378,
-        ']', 378,
-        0x0b, 368,
-        '\f', 368,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(378);
-      END_STATE();
-    case 21:
-      ADVANCE_MAP(
-        '"', 380,
-        '(', 363,
-        ')', 365,
-        ',', 364,
-        '{', 335,
-        '}', 136,
-        '\t', 406,
-        ' ', 406,
+        '\t', 411,
+        ' ', 411,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(368);
+          lookahead != ']') ADVANCE(371);
+      END_STATE();
+    case 21:
+      ADVANCE_MAP(
+        '"', 385,
+        '(', 366,
+        ')', 368,
+        ',', 383,
+        '{', 335,
+        '}', 136,
+        '\t', 411,
+        ' ', 411,
+        '[', 383,
+        ']', 383,
+        0x0b, 371,
+        '\f', 371,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(373);
       END_STATE();
     case 22:
       ADVANCE_MAP(
-        '"', 380,
-        '(', 363,
-        '[', 390,
-        ']', 391,
+        '"', 385,
+        '(', 366,
+        '[', 395,
+        ']', 396,
         '{', 337,
-        '}', 392,
-        '\t', 411,
-        ' ', 411,
+        '}', 397,
+        '\t', 416,
+        ' ', 416,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(395);
+          lookahead != '\r') ADVANCE(400);
       END_STATE();
     case 23:
       ADVANCE_MAP(
-        '"', 380,
-        '(', 363,
-        '[', 378,
-        ']', 378,
+        '"', 385,
+        '(', 366,
+        '[', 383,
+        ']', 383,
         '{', 337,
-        '}', 392,
-        '\t', 411,
-        ' ', 411,
-        0x0b, 395,
-        '\f', 395,
-        ')', 395,
-        ',', 395,
+        '}', 397,
+        '\t', 416,
+        ' ', 416,
+        0x0b, 400,
+        '\f', 400,
+        ')', 400,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(376);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(381);
       END_STATE();
     case 24:
-      if (lookahead == '"') ADVANCE(380);
-      if (lookahead == '(') ADVANCE(363);
+      if (lookahead == '"') ADVANCE(385);
+      if (lookahead == '(') ADVANCE(366);
       if (lookahead == '\\') ADVANCE(156);
       if (lookahead == '{') ADVANCE(338);
-      if (lookahead == '}') ADVANCE(386);
+      if (lookahead == '}') ADVANCE(391);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(412);
+          lookahead == ' ') ADVANCE(417);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(389);
+          lookahead != '\r') ADVANCE(394);
       END_STATE();
     case 25:
       ADVANCE_MAP(
-        '"', 380,
-        '(', 363,
-        '\\', 379,
+        '"', 385,
+        '(', 366,
+        '\\', 384,
         '{', 338,
-        '}', 386,
-        '\t', 412,
-        ' ', 412,
-        0x0b, 389,
-        '\f', 389,
-        ')', 389,
-        ',', 389,
+        '}', 391,
+        '\t', 417,
+        ' ', 417,
+        0x0b, 394,
+        '\f', 394,
+        ')', 394,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(372);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(377);
       END_STATE();
     case 26:
       ADVANCE_MAP(
-        '"', 380,
-        ')', 365,
-        ',', 364,
-        '[', 390,
+        '"', 385,
+        ')', 368,
+        ',', 367,
+        '[', 395,
         '{', 335,
         '}', 136,
-        '\t', 366,
-        ' ', 366,
+        '\t', 369,
+        ' ', 369,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
@@ -1690,212 +1688,208 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ']') ADVANCE(368);
+          lookahead != ']') ADVANCE(371);
       END_STATE();
     case 27:
-      if (lookahead == '"') ADVANCE(380);
-      if (lookahead == '[') ADVANCE(390);
-      if (lookahead == ']') ADVANCE(391);
+      if (lookahead == '"') ADVANCE(385);
+      if (lookahead == '[') ADVANCE(395);
+      if (lookahead == ']') ADVANCE(396);
       if (lookahead == '{') ADVANCE(337);
-      if (lookahead == '}') ADVANCE(392);
+      if (lookahead == '}') ADVANCE(397);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(393);
+          lookahead == ' ') ADVANCE(398);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(395);
+          lookahead != '\r') ADVANCE(400);
       END_STATE();
     case 28:
-      if (lookahead == '"') ADVANCE(380);
-      if (lookahead == '[') ADVANCE(390);
-      if (lookahead == ']') ADVANCE(391);
+      if (lookahead == '"') ADVANCE(385);
+      if (lookahead == '[') ADVANCE(395);
+      if (lookahead == ']') ADVANCE(396);
       if (lookahead == '{') ADVANCE(337);
-      if (lookahead == '}') ADVANCE(392);
+      if (lookahead == '}') ADVANCE(397);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(411);
+          lookahead == ' ') ADVANCE(416);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(395);
+          lookahead != '\r') ADVANCE(400);
       END_STATE();
     case 29:
-      if (lookahead == '"') ADVANCE(380);
-      if (lookahead == '[') ADVANCE(390);
-      if (lookahead == ']') ADVANCE(391);
+      if (lookahead == '"') ADVANCE(385);
+      if (lookahead == '[') ADVANCE(395);
+      if (lookahead == ']') ADVANCE(396);
       if (lookahead == '{') ADVANCE(337);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(395);
+          lookahead != '\r') ADVANCE(400);
       END_STATE();
     case 30:
       ADVANCE_MAP(
-        '"', 380,
-        '[', 378,
-        ']', 378,
+        '"', 385,
+        '[', 383,
+        ']', 383,
         '{', 337,
-        '}', 392,
-        '\t', 411,
-        ' ', 411,
-        0x0b, 395,
-        '\f', 395,
-        '(', 395,
-        ')', 395,
-        ',', 395,
+        '}', 397,
+        '\t', 416,
+        ' ', 416,
+        0x0b, 400,
+        '\f', 400,
+        '(', 400,
+        ')', 400,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(376);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(381);
       END_STATE();
     case 31:
-      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '"') ADVANCE(385);
       if (lookahead == '\\') ADVANCE(156);
       if (lookahead == '{') ADVANCE(338);
-      if (lookahead == '}') ADVANCE(386);
+      if (lookahead == '}') ADVANCE(391);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(387);
+          lookahead == ' ') ADVANCE(392);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(389);
+          lookahead != '\r') ADVANCE(394);
       END_STATE();
     case 32:
-      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '"') ADVANCE(385);
       if (lookahead == '\\') ADVANCE(156);
       if (lookahead == '{') ADVANCE(338);
-      if (lookahead == '}') ADVANCE(386);
+      if (lookahead == '}') ADVANCE(391);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(412);
+          lookahead == ' ') ADVANCE(417);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(389);
+          lookahead != '\r') ADVANCE(394);
       END_STATE();
     case 33:
-      if (lookahead == '"') ADVANCE(380);
+      if (lookahead == '"') ADVANCE(385);
       if (lookahead == '\\') ADVANCE(156);
       if (lookahead == '{') ADVANCE(338);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(389);
+          lookahead != '\r') ADVANCE(394);
       END_STATE();
     case 34:
       ADVANCE_MAP(
-        '"', 380,
-        '\\', 379,
+        '"', 385,
+        '\\', 384,
         '{', 338,
-        '}', 386,
-        '\t', 412,
-        ' ', 412,
-        0x0b, 389,
-        '\f', 389,
-        '(', 389,
-        ')', 389,
-        ',', 389,
+        '}', 391,
+        '\t', 417,
+        ' ', 417,
+        0x0b, 394,
+        '\f', 394,
+        '(', 394,
+        ')', 394,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(372);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(377);
       END_STATE();
     case 35:
       ADVANCE_MAP(
-        '"', 355,
-        '$', 377,
-        '(', 355,
-        ')', 355,
-        ',', 355,
+        '"', 357,
+        '$', 372,
+        '(', 357,
+        ')', 357,
+        ',', 354,
         '{', 335,
         '}', 136,
-        '\t', 406,
-        ' ', 406,
-        '[', 353,
-        ']', 353,
-        0x0b, 368,
-        '\f', 368,
+        '\t', 411,
+        ' ', 411,
+        '[', 354,
+        ']', 354,
+        0x0b, 371,
+        '\f', 371,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(353);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(348);
       END_STATE();
     case 36:
       ADVANCE_MAP(
-        '"', 355,
-        '$', 375,
-        '[', 353,
-        ']', 353,
+        '"', 357,
+        '$', 380,
+        '[', 354,
+        ']', 354,
         '{', 337,
-        '}', 392,
-        '\t', 411,
-        ' ', 411,
-        0x0b, 395,
-        '\f', 395,
-        '(', 352,
-        ')', 352,
-        ',', 352,
+        '}', 397,
+        '\t', 416,
+        ' ', 416,
+        0x0b, 400,
+        '\f', 400,
+        '(', 353,
+        ')', 353,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(347);
       END_STATE();
     case 37:
       ADVANCE_MAP(
-        '"', 355,
-        '$', 394,
-        '[', 355,
-        ']', 355,
+        '"', 357,
+        '$', 399,
+        '[', 357,
+        ']', 357,
         '{', 337,
-        '}', 392,
-        '\t', 393,
-        ' ', 393,
-        0x0b, 395,
-        '\f', 395,
+        '}', 397,
+        '\t', 398,
+        ' ', 398,
+        0x0b, 400,
+        '\f', 400,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(352);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(353);
       END_STATE();
     case 38:
       ADVANCE_MAP(
-        '"', 355,
-        '$', 371,
-        '\\', 354,
+        '"', 357,
+        '$', 376,
+        '\\', 355,
         '{', 338,
-        '}', 386,
-        '\t', 412,
-        ' ', 412,
-        0x0b, 389,
-        '\f', 389,
+        '}', 391,
+        '\t', 417,
+        ' ', 417,
+        0x0b, 394,
+        '\f', 394,
         '(', 345,
         ')', 345,
-        ',', 345,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(346);
       END_STATE();
     case 39:
       ADVANCE_MAP(
-        '"', 355,
-        '$', 367,
-        ')', 355,
-        ',', 355,
+        '"', 357,
+        '$', 370,
+        ')', 357,
+        ',', 357,
         '{', 335,
         '}', 136,
-        '\t', 366,
-        ' ', 366,
-        0x0b, 368,
-        '\f', 368,
-        '(', 355,
-        '[', 355,
-        ']', 355,
+        '\t', 369,
+        ' ', 369,
+        0x0b, 371,
+        '\f', 371,
+        '(', 357,
+        '[', 357,
+        ']', 357,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(353);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(356);
       END_STATE();
     case 40:
       ADVANCE_MAP(
-        '"', 355,
-        '$', 388,
-        '\\', 356,
+        '"', 357,
+        '$', 393,
+        '\\', 358,
         '{', 338,
-        '}', 386,
-        '\t', 387,
-        ' ', 387,
-        0x0b, 389,
-        '\f', 389,
+        '}', 391,
+        '\t', 392,
+        ' ', 392,
+        0x0b, 394,
+        '\f', 394,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(345);
@@ -1944,7 +1938,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 50:
       if (lookahead == '=') ADVANCE(230);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(404);
+          lookahead == ' ') ADVANCE(409);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(228);
@@ -2334,12 +2328,12 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 148:
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
       END_STATE();
     case 149:
       if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(368);
+          lookahead == ']') ADVANCE(371);
       END_STATE();
     case 150:
       if (lookahead != 0 &&
@@ -2354,7 +2348,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '"' &&
           lookahead != '[' &&
           lookahead != ']' &&
-          lookahead != '{') ADVANCE(395);
+          lookahead != '{') ADVANCE(400);
       END_STATE();
     case 152:
       if (lookahead != 0 &&
@@ -2362,7 +2356,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '\\' &&
-          lookahead != '{') ADVANCE(389);
+          lookahead != '{') ADVANCE(394);
       END_STATE();
     case 153:
       if (lookahead != 0 &&
@@ -2386,291 +2380,276 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 156:
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(389);
+          lookahead != '\r') ADVANCE(394);
       END_STATE();
     case 157:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 382,
-        '(', 363,
+        '\n', 403,
+        '\r', 401,
+        '"', 387,
+        '(', 366,
+        ')', 275,
         '{', 336,
         '}', 273,
-        '\t', 405,
-        ' ', 405,
-        ')', 275,
-        ',', 275,
+        '\t', 410,
+        ' ', 410,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(378);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(383);
       END_STATE();
     case 158:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 382,
+        '\n', 403,
+        '\r', 401,
+        '"', 387,
         '{', 336,
         '}', 273,
-        '\t', 405,
-        ' ', 405,
+        '\t', 410,
+        ' ', 410,
         '(', 275,
         ')', 275,
-        ',', 275,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(378);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(383);
       END_STATE();
     case 159:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 355,
-        '$', 377,
+        '\n', 403,
+        '\r', 401,
+        '"', 357,
+        '$', 382,
         '{', 336,
         '}', 273,
-        '\t', 405,
-        ' ', 405,
-        '(', 355,
-        ')', 355,
-        ',', 355,
+        '\t', 410,
+        ' ', 410,
+        '(', 357,
+        ')', 357,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(353);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(354);
       END_STATE();
     case 160:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 355,
-        '$', 377,
+        '\n', 403,
+        '\r', 401,
+        '"', 357,
+        '$', 382,
         '{', 340,
         '}', 307,
-        '\t', 410,
-        ' ', 410,
+        '\t', 415,
+        ' ', 415,
         0x0b, 310,
         '\f', 310,
-        '(', 355,
-        ')', 355,
-        ',', 355,
+        '(', 357,
+        ')', 357,
       );
-      if (lookahead != 0) ADVANCE(353);
+      if (lookahead != 0) ADVANCE(354);
       END_STATE();
     case 161:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 384,
-        '(', 363,
-        ':', 378,
+        '\n', 403,
+        '\r', 401,
+        '"', 389,
+        '(', 366,
+        ')', 294,
+        ':', 383,
         '{', 334,
         '}', 292,
-        '\t', 408,
-        ' ', 408,
-        ')', 294,
-        ',', 294,
+        '\t', 413,
+        ' ', 413,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(370);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(375);
       END_STATE();
     case 162:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 384,
-        ':', 378,
+        '\n', 403,
+        '\r', 401,
+        '"', 389,
+        ':', 383,
         '{', 334,
         '}', 292,
-        '\t', 408,
-        ' ', 408,
+        '\t', 413,
+        ' ', 413,
         '(', 294,
         ')', 294,
-        ',', 294,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(370);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(375);
       END_STATE();
     case 163:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 385,
-        '(', 363,
+        '\n', 403,
+        '\r', 401,
+        '"', 390,
+        '(', 366,
         '{', 334,
         '|', 299,
         '}', 300,
-        '\t', 409,
-        ' ', 409,
+        '\t', 414,
+        ' ', 414,
         0x0b, 303,
         '\f', 303,
         ')', 303,
-        ',', 303,
       );
-      if (lookahead != 0) ADVANCE(374);
+      if (lookahead != 0) ADVANCE(379);
       END_STATE();
     case 164:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 385,
-        '(', 363,
+        '\n', 403,
+        '\r', 401,
+        '"', 390,
+        '(', 366,
         '{', 334,
-        '|', 378,
+        '|', 383,
         '}', 300,
-        '\t', 409,
-        ' ', 409,
+        '\t', 414,
+        ' ', 414,
         0x0b, 303,
         '\f', 303,
         ')', 303,
-        ',', 303,
       );
-      if (lookahead != 0) ADVANCE(374);
+      if (lookahead != 0) ADVANCE(379);
       END_STATE();
     case 165:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 385,
+        '\n', 403,
+        '\r', 401,
+        '"', 390,
         '{', 334,
         '|', 299,
         '}', 300,
-        '\t', 409,
-        ' ', 409,
+        '\t', 414,
+        ' ', 414,
         0x0b, 303,
         '\f', 303,
         '(', 303,
         ')', 303,
-        ',', 303,
       );
-      if (lookahead != 0) ADVANCE(374);
+      if (lookahead != 0) ADVANCE(379);
       END_STATE();
     case 166:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 385,
+        '\n', 403,
+        '\r', 401,
+        '"', 390,
         '{', 334,
-        '|', 378,
+        '|', 383,
         '}', 300,
-        '\t', 409,
-        ' ', 409,
+        '\t', 414,
+        ' ', 414,
         0x0b, 303,
         '\f', 303,
         '(', 303,
         ')', 303,
-        ',', 303,
       );
-      if (lookahead != 0) ADVANCE(374);
+      if (lookahead != 0) ADVANCE(379);
       END_STATE();
     case 167:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 348,
-        '$', 369,
-        ':', 353,
+        '\n', 403,
+        '\r', 401,
+        '"', 349,
+        '$', 374,
+        ':', 354,
         '{', 334,
         '}', 292,
-        '\t', 408,
-        ' ', 408,
-        '(', 348,
-        ')', 348,
-        ',', 348,
+        '\t', 413,
+        ' ', 413,
+        '(', 349,
+        ')', 349,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(349);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(350);
       END_STATE();
     case 168:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 350,
-        '$', 373,
+        '\n', 403,
+        '\r', 401,
+        '"', 351,
+        '$', 378,
         '{', 334,
         '|', 299,
         '}', 300,
-        '\t', 409,
-        ' ', 409,
+        '\t', 414,
+        ' ', 414,
         0x0b, 303,
         '\f', 303,
-        '(', 350,
-        ')', 350,
-        ',', 350,
+        '(', 351,
+        ')', 351,
       );
-      if (lookahead != 0) ADVANCE(351);
+      if (lookahead != 0) ADVANCE(352);
       END_STATE();
     case 169:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 350,
-        '$', 373,
+        '\n', 403,
+        '\r', 401,
+        '"', 351,
+        '$', 378,
         '{', 334,
-        '|', 353,
+        '|', 354,
         '}', 300,
-        '\t', 409,
-        ' ', 409,
+        '\t', 414,
+        ' ', 414,
         0x0b, 303,
         '\f', 303,
-        '(', 350,
-        ')', 350,
-        ',', 350,
+        '(', 351,
+        ')', 351,
       );
-      if (lookahead != 0) ADVANCE(351);
+      if (lookahead != 0) ADVANCE(352);
       END_STATE();
     case 170:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 383,
-        '(', 363,
+        '\n', 403,
+        '\r', 401,
+        '"', 388,
+        '(', 366,
         '{', 340,
         '}', 307,
-        '\t', 410,
-        ' ', 410,
+        '\t', 415,
+        ' ', 415,
         0x0b, 310,
         '\f', 310,
         ')', 310,
-        ',', 310,
       );
-      if (lookahead != 0) ADVANCE(378);
+      if (lookahead != 0) ADVANCE(383);
       END_STATE();
     case 171:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '"', 383,
+        '\n', 403,
+        '\r', 401,
+        '"', 388,
         '{', 340,
         '}', 307,
-        '\t', 410,
-        ' ', 410,
+        '\t', 415,
+        ' ', 415,
         0x0b, 310,
         '\f', 310,
         '(', 310,
         ')', 310,
-        ',', 310,
       );
-      if (lookahead != 0) ADVANCE(378);
+      if (lookahead != 0) ADVANCE(383);
       END_STATE();
     case 172:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
+        '\n', 403,
+        '\r', 401,
         '#', 218,
         '/', 272,
         '<', 276,
@@ -2683,8 +2662,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         'r', 267,
         '{', 332,
         0xfeff, 211,
-        '\t', 404,
-        ' ', 404,
+        '\t', 409,
+        ' ', 409,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
@@ -2694,8 +2673,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 173:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
+        '\n', 403,
+        '\r', 401,
         '#', 218,
         '/', 272,
         '<', 276,
@@ -2707,8 +2686,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         'p', 262,
         'r', 267,
         '{', 332,
-        '\t', 404,
-        ' ', 404,
+        '\t', 409,
+        ' ', 409,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
@@ -2718,8 +2697,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 174:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
+        '\n', 403,
+        '\r', 401,
         '#', 219,
         '/', 272,
         '<', 276,
@@ -2731,8 +2710,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         'p', 262,
         'r', 267,
         '{', 332,
-        '\t', 404,
-        ' ', 404,
+        '\t', 409,
+        ' ', 409,
       );
       if (('A' <= lookahead && lookahead <= 'Z') ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
@@ -2742,8 +2721,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 175:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
+        '\n', 403,
+        '\r', 401,
         '#', 221,
         '&', 279,
         '/', 287,
@@ -2751,8 +2730,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         '>', 289,
         '?', 280,
         '{', 331,
-        '\t', 400,
-        ' ', 400,
+        '\t', 405,
+        ' ', 405,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
@@ -2761,16 +2740,16 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 176:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
+        '\n', 403,
+        '\r', 401,
         '#', 221,
         '/', 287,
         '<', 291,
         '>', 289,
         '?', 290,
         '{', 331,
-        '\t', 401,
-        ' ', 401,
+        '\t', 406,
+        ' ', 406,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
@@ -2778,21 +2757,21 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 177:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '$') ADVANCE(274);
       if (lookahead == '{') ADVANCE(336);
       if (lookahead == '}') ADVANCE(273);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(402);
+          lookahead == ' ') ADVANCE(407);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(355);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(357);
       END_STATE();
     case 178:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
+        '\n', 403,
+        '\r', 401,
         '$', 302,
         '{', 334,
         '|', 299,
@@ -2802,44 +2781,44 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         0x0b, 303,
         '\f', 303,
       );
-      if (lookahead != 0) ADVANCE(350);
+      if (lookahead != 0) ADVANCE(351);
       END_STATE();
     case 179:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
+        '\n', 403,
+        '\r', 401,
         '$', 302,
         '{', 334,
-        '|', 355,
+        '|', 357,
         '}', 300,
         '\t', 301,
         ' ', 301,
         0x0b, 303,
         '\f', 303,
       );
-      if (lookahead != 0) ADVANCE(350);
+      if (lookahead != 0) ADVANCE(351);
       END_STATE();
     case 180:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
+        '\n', 403,
+        '\r', 401,
         '$', 293,
-        ':', 355,
+        ':', 357,
         '{', 334,
         '}', 292,
         '\t', 138,
         ' ', 138,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(348);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(349);
       END_STATE();
     case 181:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
+        '\n', 403,
+        '\r', 401,
         '$', 309,
         '{', 340,
         '}', 307,
@@ -2848,19 +2827,19 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         0x0b, 310,
         '\f', 310,
       );
-      if (lookahead != 0) ADVANCE(355);
+      if (lookahead != 0) ADVANCE(357);
       END_STATE();
     case 182:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '(', 363,
+        '\n', 403,
+        '\r', 401,
+        '(', 366,
         ':', 286,
         '{', 334,
         '}', 292,
-        '\t', 408,
-        ' ', 408,
+        '\t', 413,
+        ' ', 413,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
@@ -2868,44 +2847,44 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 183:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 398,
-        '\r', 396,
-        '(', 363,
+        '\n', 403,
+        '\r', 401,
+        '(', 366,
         '{', 334,
         '|', 299,
         '}', 300,
-        '\t', 409,
-        ' ', 409,
+        '\t', 414,
+        ' ', 414,
       );
       if (lookahead != 0) ADVANCE(303);
       END_STATE();
     case 184:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
-      if (lookahead == '(') ADVANCE(363);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
+      if (lookahead == '(') ADVANCE(366);
       if (lookahead == '{') ADVANCE(336);
       if (lookahead == '}') ADVANCE(273);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(405);
+          lookahead == ' ') ADVANCE(410);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
       END_STATE();
     case 185:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
-      if (lookahead == '(') ADVANCE(363);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
+      if (lookahead == '(') ADVANCE(366);
       if (lookahead == '{') ADVANCE(340);
       if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(410);
+          lookahead == ' ') ADVANCE(415);
       if (lookahead != 0) ADVANCE(310);
       END_STATE();
     case 186:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == ':') ADVANCE(286);
       if (lookahead == '{') ADVANCE(334);
       if (lookahead == '}') ADVANCE(292);
@@ -2916,20 +2895,20 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 187:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == ':') ADVANCE(286);
       if (lookahead == '{') ADVANCE(334);
       if (lookahead == '}') ADVANCE(292);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(408);
+          lookahead == ' ') ADVANCE(413);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
       END_STATE();
     case 188:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == ':') ADVANCE(286);
       if (lookahead == '{') ADVANCE(334);
       if (lookahead == '\t' ||
@@ -2939,16 +2918,16 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 189:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '@') ADVANCE(298);
       if (lookahead == '{') ADVANCE(340);
       if (lookahead != 0) ADVANCE(310);
       END_STATE();
     case 190:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '{') ADVANCE(334);
       if (lookahead == '|') ADVANCE(299);
       if (lookahead == '}') ADVANCE(300);
@@ -2958,59 +2937,59 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 191:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '{') ADVANCE(334);
       if (lookahead == '|') ADVANCE(299);
       if (lookahead == '}') ADVANCE(300);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(409);
+          lookahead == ' ') ADVANCE(414);
       if (lookahead != 0) ADVANCE(303);
       END_STATE();
     case 192:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '{') ADVANCE(334);
       if (lookahead == '|') ADVANCE(299);
       if (lookahead != 0) ADVANCE(303);
       END_STATE();
     case 193:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '{') ADVANCE(336);
       if (lookahead == '}') ADVANCE(273);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(405);
+          lookahead == ' ') ADVANCE(410);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
       END_STATE();
     case 194:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '{') ADVANCE(336);
       if (lookahead == '}') ADVANCE(273);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(402);
+          lookahead == ' ') ADVANCE(407);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
       END_STATE();
     case 195:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '{') ADVANCE(336);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(403);
+          lookahead == ' ') ADVANCE(408);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
       END_STATE();
     case 196:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '{') ADVANCE(340);
       if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
@@ -3019,115 +2998,112 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 197:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '{') ADVANCE(340);
       if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(410);
+          lookahead == ' ') ADVANCE(415);
       if (lookahead != 0) ADVANCE(310);
       END_STATE();
     case 198:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead == '{') ADVANCE(340);
       if (lookahead != 0) ADVANCE(310);
       END_STATE();
     case 199:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(398);
-      if (lookahead == '\r') ADVANCE(396);
+      if (lookahead == '\n') ADVANCE(403);
+      if (lookahead == '\r') ADVANCE(401);
       if (lookahead != 0) ADVANCE(214);
       END_STATE();
     case 200:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 399,
-        '\r', 397,
-        '"', 355,
-        '$', 377,
+        '\n', 404,
+        '\r', 402,
+        '"', 357,
+        '$', 382,
         '{', 339,
         '}', 322,
-        '\t', 407,
-        ' ', 407,
-        '<', 353,
-        '>', 353,
+        '\t', 412,
+        ' ', 412,
+        '<', 354,
+        '>', 354,
         0x0b, 327,
         '\f', 327,
-        '(', 355,
-        ')', 355,
-        ',', 355,
+        '(', 357,
+        ')', 357,
       );
-      if (lookahead != 0) ADVANCE(353);
+      if (lookahead != 0) ADVANCE(354);
       END_STATE();
     case 201:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 399,
-        '\r', 397,
-        '"', 381,
-        '(', 363,
+        '\n', 404,
+        '\r', 402,
+        '"', 386,
+        '(', 366,
         '{', 339,
         '}', 322,
-        '\t', 407,
-        ' ', 407,
-        '<', 378,
-        '>', 378,
+        '\t', 412,
+        ' ', 412,
+        '<', 383,
+        '>', 383,
         0x0b, 327,
         '\f', 327,
         ')', 327,
-        ',', 327,
       );
-      if (lookahead != 0) ADVANCE(378);
+      if (lookahead != 0) ADVANCE(383);
       END_STATE();
     case 202:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 399,
-        '\r', 397,
-        '"', 381,
+        '\n', 404,
+        '\r', 402,
+        '"', 386,
         '{', 339,
         '}', 322,
-        '\t', 407,
-        ' ', 407,
-        '<', 378,
-        '>', 378,
+        '\t', 412,
+        ' ', 412,
+        '<', 383,
+        '>', 383,
         0x0b, 327,
         '\f', 327,
         '(', 327,
         ')', 327,
-        ',', 327,
       );
-      if (lookahead != 0) ADVANCE(378);
+      if (lookahead != 0) ADVANCE(383);
       END_STATE();
     case 203:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 399,
-        '\r', 397,
+        '\n', 404,
+        '\r', 402,
         '$', 326,
         '{', 339,
         '}', 322,
         '\t', 323,
         ' ', 323,
-        '<', 355,
-        '>', 355,
+        '<', 357,
+        '>', 357,
         0x0b, 327,
         '\f', 327,
       );
-      if (lookahead != 0) ADVANCE(355);
+      if (lookahead != 0) ADVANCE(357);
       END_STATE();
     case 204:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 399,
-        '\r', 397,
-        '(', 363,
+        '\n', 404,
+        '\r', 402,
+        '(', 366,
         '{', 339,
         '}', 322,
-        '\t', 407,
-        ' ', 407,
+        '\t', 412,
+        ' ', 412,
         '<', 328,
         '>', 328,
       );
@@ -3136,8 +3112,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 205:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 399,
-        '\r', 397,
+        '\n', 404,
+        '\r', 402,
         '<', 329,
         '>', 330,
         '?', 320,
@@ -3158,12 +3134,12 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 206:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 399,
-        '\r', 397,
+        '\n', 404,
+        '\r', 402,
         '{', 339,
         '}', 322,
-        '\t', 407,
-        ' ', 407,
+        '\t', 412,
+        ' ', 412,
         '<', 328,
         '>', 328,
       );
@@ -3172,8 +3148,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 207:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 399,
-        '\r', 397,
+        '\n', 404,
+        '\r', 402,
         '{', 339,
         '}', 322,
         '\t', 323,
@@ -3185,8 +3161,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 208:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(399);
-      if (lookahead == '\r') ADVANCE(397);
+      if (lookahead == '\n') ADVANCE(404);
+      if (lookahead == '\r') ADVANCE(402);
       if (lookahead == '{') ADVANCE(339);
       if (lookahead == '<' ||
           lookahead == '>') ADVANCE(328);
@@ -3823,7 +3799,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '{') ADVANCE(150);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ') ADVANCE(275);
@@ -3963,7 +3939,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       ACCEPT_TOKEN(sym__header_name_text);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
@@ -4025,7 +4001,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       ACCEPT_TOKEN(sym__form_path_text);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
@@ -4079,7 +4055,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '{') ADVANCE(155);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(310);
@@ -4284,7 +4260,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '{') ADVANCE(154);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
       if (lookahead != 0) ADVANCE(327);
       END_STATE();
     case 327:
@@ -4337,7 +4313,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 335:
       ACCEPT_TOKEN(anon_sym_LBRACE);
       if (lookahead == '{') ADVANCE(343);
-      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(368);
+      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(371);
       END_STATE();
     case 336:
       ACCEPT_TOKEN(anon_sym_LBRACE);
@@ -4354,7 +4330,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(395);
+          lookahead != ']') ADVANCE(400);
       END_STATE();
     case 338:
       ACCEPT_TOKEN(anon_sym_LBRACE);
@@ -4363,7 +4339,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
-          lookahead != '\\') ADVANCE(389);
+          lookahead != '\\') ADVANCE(394);
       END_STATE();
     case 339:
       ACCEPT_TOKEN(anon_sym_LBRACE);
@@ -4410,8 +4386,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 345:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(355);
-      if (lookahead == '\\') ADVANCE(356);
+      if (lookahead == '"') ADVANCE(357);
+      if (lookahead == '\\') ADVANCE(358);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4420,11 +4396,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 346:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(355);
-      if (lookahead == '\\') ADVANCE(354);
+      if (lookahead == '"') ADVANCE(357);
+      if (lookahead == '\\') ADVANCE(355);
       if (lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',') ADVANCE(345);
+          lookahead == ')') ADVANCE(345);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4433,12 +4408,11 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 347:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(355);
+      if (lookahead == '"') ADVANCE(357);
       if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(353);
+          lookahead == ']') ADVANCE(354);
       if (lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',') ADVANCE(352);
+          lookahead == ')') ADVANCE(353);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4447,7 +4421,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 348:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(355);
+      if (lookahead == ',') ADVANCE(354);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')') ADVANCE(357);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4456,11 +4433,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 349:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(353);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',') ADVANCE(348);
+      if (lookahead == ':') ADVANCE(357);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4469,19 +4442,19 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 350:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(355);
+      if (lookahead == ':') ADVANCE(354);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')') ADVANCE(349);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(350);
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(350);
       END_STATE();
     case 351:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(353);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',') ADVANCE(350);
+      if (lookahead == '|') ADVANCE(357);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4489,21 +4462,20 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 352:
       ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == '|') ADVANCE(354);
       if (lookahead == '"' ||
-          lookahead == '[' ||
-          lookahead == ']') ADVANCE(355);
+          lookahead == '(' ||
+          lookahead == ')') ADVANCE(351);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(352);
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(352);
       END_STATE();
     case 353:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',') ADVANCE(355);
+          lookahead == '[' ||
+          lookahead == ']') ADVANCE(357);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4514,23 +4486,45 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead == '"' ||
           lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',') ADVANCE(345);
+          lookahead == ')') ADVANCE(357);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(354);
+      END_STATE();
+    case 355:
+      ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')') ADVANCE(345);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
           lookahead != '}') ADVANCE(346);
       END_STATE();
-    case 355:
+    case 356:
+      ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')' ||
+          lookahead == ',') ADVANCE(357);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(356);
+      END_STATE();
+    case 357:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(355);
+          lookahead != '}') ADVANCE(357);
       END_STATE();
-    case 356:
+    case 358:
       ACCEPT_TOKEN(sym_variable_name);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
@@ -4538,42 +4532,9 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '{' &&
           lookahead != '}') ADVANCE(345);
       END_STATE();
-    case 357:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == ':') ADVANCE(378);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(357);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(370);
-      END_STATE();
-    case 358:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '\\') ADVANCE(379);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(358);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          ('[' <= lookahead && lookahead <= ']')) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(372);
-      END_STATE();
     case 359:
       ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '|') ADVANCE(378);
+      if (lookahead == ',') ADVANCE(383);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
@@ -4586,65 +4547,122 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          (lookahead < ',' || '.' < lookahead) &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(374);
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(373);
       END_STATE();
     case 360:
       ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(378);
+      if (lookahead == ':') ADVANCE(383);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(360);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(376);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(375);
       END_STATE();
     case 361:
       ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '\\') ADVANCE(384);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(377);
       END_STATE();
     case 362:
       ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '|') ADVANCE(383);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(362);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(378);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(379);
       END_STATE();
     case 363:
-      ACCEPT_TOKEN(anon_sym_LPAREN);
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(383);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(363);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(381);
       END_STATE();
     case 364:
-      ACCEPT_TOKEN(anon_sym_COMMA);
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
       END_STATE();
     case 365:
-      ACCEPT_TOKEN(anon_sym_RPAREN);
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(365);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(383);
       END_STATE();
     case 366:
+      ACCEPT_TOKEN(anon_sym_LPAREN);
+      END_STATE();
+    case 367:
+      ACCEPT_TOKEN(anon_sym_COMMA);
+      END_STATE();
+    case 368:
+      ACCEPT_TOKEN(anon_sym_RPAREN);
+      END_STATE();
+    case 369:
       ACCEPT_TOKEN(sym__argument_text);
       if (lookahead == '{') ADVANCE(149);
       if (lookahead == '}') ADVANCE(136);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(366);
+          lookahead == ' ') ADVANCE(369);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
@@ -4652,86 +4670,38 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ',') ADVANCE(368);
-      END_STATE();
-    case 367:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(149);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(368);
-      END_STATE();
-    case 368:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(149);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(368);
-      END_STATE();
-    case 369:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ':') ADVANCE(378);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(357);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(370);
+          lookahead != ',') ADVANCE(371);
       END_STATE();
     case 370:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ':') ADVANCE(378);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(370);
-      END_STATE();
-    case 371:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '\\') ADVANCE(379);
+      ACCEPT_TOKEN(sym__argument_text);
+      if (lookahead == '{') ADVANCE(149);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(358);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          ('[' <= lookahead && lookahead <= ']')) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(372);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          lookahead != '}') ADVANCE(371);
+      END_STATE();
+    case 371:
+      ACCEPT_TOKEN(sym__argument_text);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          lookahead != '}') ADVANCE(371);
       END_STATE();
     case 372:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '\\') ADVANCE(379);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          ('[' <= lookahead && lookahead <= ']')) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(372);
-      END_STATE();
-    case 373:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '|') ADVANCE(378);
+      if (lookahead == ',') ADVANCE(383);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(359);
@@ -4741,102 +4711,190 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ',' &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(374);
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(373);
       END_STATE();
-    case 374:
+    case 373:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '|') ADVANCE(378);
+      if (lookahead == ',') ADVANCE(383);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ',' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(374);
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(373);
       END_STATE();
-    case 375:
+    case 374:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(378);
+      if (lookahead == ':') ADVANCE(383);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
           ('a' <= lookahead && lookahead <= 'z')) ADVANCE(360);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(376);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(375);
+      END_STATE();
+    case 375:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == ':') ADVANCE(383);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(375);
       END_STATE();
     case 376:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(378);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(376);
+      if (lookahead == '\\') ADVANCE(384);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(377);
       END_STATE();
     case 377:
       ACCEPT_TOKEN(sym__word_text);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(362);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(378);
+      if (lookahead == '\\') ADVANCE(384);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(377);
       END_STATE();
     case 378:
       ACCEPT_TOKEN(sym__word_text);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(378);
+      if (lookahead == '|') ADVANCE(383);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(362);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(379);
       END_STATE();
     case 379:
       ACCEPT_TOKEN(sym__word_text);
-      if (((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
-          lookahead == '[' ||
-          lookahead == ']') &&
-          lookahead != '\t' &&
-          lookahead != 0x0b &&
-          lookahead != '\f' &&
-          lookahead != ' ') ADVANCE(372);
+      if (lookahead == '|') ADVANCE(383);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(379);
       END_STATE();
     case 380:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(383);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(363);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(381);
       END_STATE();
     case 381:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(383);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(381);
+      END_STATE();
+    case 382:
+      ACCEPT_TOKEN(sym__word_text);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(365);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(383);
+      END_STATE();
+    case 383:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(383);
+      END_STATE();
+    case 384:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(377);
+      END_STATE();
+    case 385:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      END_STATE();
+    case 386:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead == '\n') ADVANCE(135);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '{') ADVANCE(154);
       if (lookahead != 0) ADVANCE(327);
       END_STATE();
-    case 382:
+    case 387:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead == '{') ADVANCE(150);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ') ADVANCE(275);
       END_STATE();
-    case 383:
+    case 388:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead == '{') ADVANCE(155);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(310);
       END_STATE();
-    case 384:
+    case 389:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
@@ -4844,7 +4902,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != ':' &&
           lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 385:
+    case 390:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
@@ -4852,7 +4910,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '{' &&
           lookahead != '|') ADVANCE(303);
       END_STATE();
-    case 386:
+    case 391:
       ACCEPT_TOKEN(sym__string_text);
       if (lookahead == '\\') ADVANCE(156);
       if (lookahead == '{') ADVANCE(152);
@@ -4860,49 +4918,49 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '"') ADVANCE(389);
-      END_STATE();
-    case 387:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(152);
-      if (lookahead == '}') ADVANCE(386);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(387);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(389);
-      END_STATE();
-    case 388:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(152);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(389);
-      END_STATE();
-    case 389:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(152);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(389);
-      END_STATE();
-    case 390:
-      ACCEPT_TOKEN(anon_sym_LBRACK);
-      END_STATE();
-    case 391:
-      ACCEPT_TOKEN(anon_sym_RBRACK);
+          lookahead != '"') ADVANCE(394);
       END_STATE();
     case 392:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(152);
+      if (lookahead == '}') ADVANCE(391);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(392);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(394);
+      END_STATE();
+    case 393:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(152);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(394);
+      END_STATE();
+    case 394:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(156);
+      if (lookahead == '{') ADVANCE(152);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(394);
+      END_STATE();
+    case 395:
+      ACCEPT_TOKEN(anon_sym_LBRACK);
+      END_STATE();
+    case 396:
+      ACCEPT_TOKEN(anon_sym_RBRACK);
+      END_STATE();
+    case 397:
       ACCEPT_TOKEN(sym__json_text);
       if (lookahead == '{') ADVANCE(151);
       if (lookahead == '}') ADVANCE(344);
@@ -4911,36 +4969,36 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(395);
+          lookahead != ']') ADVANCE(400);
       END_STATE();
-    case 393:
+    case 398:
       ACCEPT_TOKEN(sym__json_text);
       if (lookahead == '{') ADVANCE(151);
-      if (lookahead == '}') ADVANCE(392);
+      if (lookahead == '}') ADVANCE(397);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(393);
+          lookahead == ' ') ADVANCE(398);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(395);
+          lookahead != ']') ADVANCE(400);
       END_STATE();
-    case 394:
+    case 399:
       ACCEPT_TOKEN(sym__json_text);
       if (lookahead == '{') ADVANCE(151);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           (lookahead < 'A' || '[' < lookahead) &&
-          lookahead != ']') ADVANCE(395);
+          lookahead != ']') ADVANCE(400);
       END_STATE();
-    case 395:
+    case 400:
       ACCEPT_TOKEN(sym__json_text);
       if (lookahead == '{') ADVANCE(151);
       if (lookahead != 0 &&
@@ -4948,17 +5006,17 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(395);
+          lookahead != ']') ADVANCE(400);
       END_STATE();
-    case 396:
+    case 401:
       ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '\n') ADVANCE(398);
+      if (lookahead == '\n') ADVANCE(403);
       if (lookahead == '#') ADVANCE(43);
       END_STATE();
-    case 397:
+    case 402:
       ACCEPT_TOKEN(sym__newline);
       ADVANCE_MAP(
-        '\n', 399,
+        '\n', 404,
         '#', 43,
         '{', 154,
         '\t', 327,
@@ -4972,11 +5030,11 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         '}', 327,
       );
       END_STATE();
-    case 398:
+    case 403:
       ACCEPT_TOKEN(sym__newline);
       if (lookahead == '#') ADVANCE(43);
       END_STATE();
-    case 399:
+    case 404:
       ACCEPT_TOKEN(sym__newline);
       ADVANCE_MAP(
         '#', 43,
@@ -4992,11 +5050,11 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         '}', 327,
       );
       END_STATE();
-    case 400:
+    case 405:
       ACCEPT_TOKEN(sym__space);
       if (lookahead == '?') ADVANCE(280);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(400);
+          lookahead == ' ') ADVANCE(405);
       if (lookahead == '&' ||
           lookahead == '/') ADVANCE(279);
       if (lookahead != 0 &&
@@ -5004,82 +5062,82 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != ':' &&
           lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 401:
+    case 406:
       ACCEPT_TOKEN(sym__space);
       if (lookahead == '?') ADVANCE(290);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(401);
+          lookahead == ' ') ADVANCE(406);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ':' &&
           lookahead != '{') ADVANCE(294);
       END_STATE();
-    case 402:
-      ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(55);
-      if (lookahead == '}') ADVANCE(136);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(402);
-      END_STATE();
-    case 403:
-      ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(55);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(403);
-      END_STATE();
-    case 404:
-      ACCEPT_TOKEN(sym__space);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(404);
-      END_STATE();
-    case 405:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == 'H') ADVANCE(55);
-      if (lookahead == '}') ADVANCE(136);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(405);
-      END_STATE();
-    case 406:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(136);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(406);
-      END_STATE();
     case 407:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(322);
+      ACCEPT_TOKEN(sym__space);
+      if (lookahead == 'H') ADVANCE(55);
+      if (lookahead == '}') ADVANCE(136);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(407);
       END_STATE();
     case 408:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(292);
+      ACCEPT_TOKEN(sym__space);
+      if (lookahead == 'H') ADVANCE(55);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(408);
       END_STATE();
     case 409:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(300);
+      ACCEPT_TOKEN(sym__space);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(409);
       END_STATE();
     case 410:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == 'H') ADVANCE(55);
+      if (lookahead == '}') ADVANCE(136);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(410);
       END_STATE();
     case 411:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(392);
+      if (lookahead == '}') ADVANCE(136);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(411);
       END_STATE();
     case 412:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(386);
+      if (lookahead == '}') ADVANCE(322);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(412);
+      END_STATE();
+    case 413:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(413);
+      END_STATE();
+    case 414:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(300);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(414);
+      END_STATE();
+    case 415:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(415);
+      END_STATE();
+    case 416:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(397);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(416);
+      END_STATE();
+    case 417:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(391);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(417);
       END_STATE();
     default:
       return false;
@@ -5142,14 +5200,14 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [52] = {.lex_state = 158},
   [53] = {.lex_state = 158},
   [54] = {.lex_state = 158},
-  [55] = {.lex_state = 20},
+  [55] = {.lex_state = 21},
   [56] = {.lex_state = 162},
   [57] = {.lex_state = 162},
-  [58] = {.lex_state = 20},
+  [58] = {.lex_state = 21},
   [59] = {.lex_state = 183},
   [60] = {.lex_state = 189},
   [61] = {.lex_state = 177},
-  [62] = {.lex_state = 20},
+  [62] = {.lex_state = 21},
   [63] = {.lex_state = 158},
   [64] = {.lex_state = 158},
   [65] = {.lex_state = 202},
@@ -5232,7 +5290,7 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [142] = {.lex_state = 166},
   [143] = {.lex_state = 29},
   [144] = {.lex_state = 29},
-  [145] = {.lex_state = 21},
+  [145] = {.lex_state = 20},
   [146] = {.lex_state = 195},
   [147] = {.lex_state = 29},
   [148] = {.lex_state = 202},
@@ -5249,8 +5307,8 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [159] = {.lex_state = 166},
   [160] = {.lex_state = 166},
   [161] = {.lex_state = 181},
-  [162] = {.lex_state = 20},
-  [163] = {.lex_state = 20},
+  [162] = {.lex_state = 21},
+  [163] = {.lex_state = 21},
   [164] = {.lex_state = 179},
   [165] = {.lex_state = 26},
   [166] = {.lex_state = 171},
@@ -5298,8 +5356,8 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [208] = {.lex_state = 198},
   [209] = {.lex_state = 198},
   [210] = {.lex_state = 191},
-  [211] = {.lex_state = 20},
-  [212] = {.lex_state = 20},
+  [211] = {.lex_state = 21},
+  [212] = {.lex_state = 21},
   [213] = {.lex_state = 192},
   [214] = {.lex_state = 28},
   [215] = {.lex_state = 26},
@@ -5310,40 +5368,40 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [220] = {.lex_state = 192},
   [221] = {.lex_state = 197},
   [222] = {.lex_state = 30},
-  [223] = {.lex_state = 20},
-  [224] = {.lex_state = 20},
+  [223] = {.lex_state = 21},
+  [224] = {.lex_state = 21},
   [225] = {.lex_state = 194},
   [226] = {.lex_state = 194},
   [227] = {.lex_state = 187},
-  [228] = {.lex_state = 20},
-  [229] = {.lex_state = 20},
+  [228] = {.lex_state = 21},
+  [229] = {.lex_state = 21},
   [230] = {.lex_state = 197},
   [231] = {.lex_state = 206},
-  [232] = {.lex_state = 20},
+  [232] = {.lex_state = 21},
   [233] = {.lex_state = 24},
   [234] = {.lex_state = 192},
   [235] = {.lex_state = 30},
-  [236] = {.lex_state = 20},
+  [236] = {.lex_state = 21},
   [237] = {.lex_state = 30},
   [238] = {.lex_state = 195},
   [239] = {.lex_state = 30},
   [240] = {.lex_state = 30},
   [241] = {.lex_state = 194},
   [242] = {.lex_state = 192},
-  [243] = {.lex_state = 20},
+  [243] = {.lex_state = 21},
   [244] = {.lex_state = 30},
-  [245] = {.lex_state = 20},
-  [246] = {.lex_state = 21},
+  [245] = {.lex_state = 21},
+  [246] = {.lex_state = 20},
   [247] = {.lex_state = 30},
-  [248] = {.lex_state = 21},
+  [248] = {.lex_state = 20},
   [249] = {.lex_state = 30},
   [250] = {.lex_state = 194},
-  [251] = {.lex_state = 20},
+  [251] = {.lex_state = 21},
   [252] = {.lex_state = 198},
   [253] = {.lex_state = 198},
   [254] = {.lex_state = 30},
   [255] = {.lex_state = 194},
-  [256] = {.lex_state = 20},
+  [256] = {.lex_state = 21},
   [257] = {.lex_state = 30},
   [258] = {.lex_state = 192},
   [259] = {.lex_state = 191},
@@ -5369,7 +5427,7 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [279] = {.lex_state = 195},
   [280] = {.lex_state = 34},
   [281] = {.lex_state = 34},
-  [282] = {.lex_state = 21},
+  [282] = {.lex_state = 20},
   [283] = {.lex_state = 207},
   [284] = {.lex_state = 207},
   [285] = {.lex_state = 207},
@@ -7035,18 +7093,18 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
     ACTIONS(323), 1,
       anon_sym_DQUOTE,
-    ACTIONS(98), 3,
+    ACTIONS(98), 2,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
-    ACTIONS(100), 3,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__argument_space,
     STATE(58), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
+    ACTIONS(100), 4,
+      anon_sym_LBRACE,
+      anon_sym_COMMA,
+      sym__argument_text,
+      sym__argument_space,
   [1786] = 4,
     ACTIONS(170), 1,
       sym__argument_space,
@@ -7088,18 +7146,18 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
     ACTIONS(334), 1,
       anon_sym_DQUOTE,
-    ACTIONS(85), 3,
+    ACTIONS(85), 2,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
-    ACTIONS(87), 3,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__argument_space,
     STATE(58), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
+    ACTIONS(87), 4,
+      anon_sym_LBRACE,
+      anon_sym_COMMA,
+      sym__argument_text,
+      sym__argument_space,
   [1853] = 6,
     ACTIONS(337), 1,
       anon_sym_LPAREN,
@@ -7168,13 +7226,13 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_resolver_repeat1,
     STATE(232), 1,
       sym_arguments,
-    ACTIONS(120), 2,
+    ACTIONS(120), 3,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
-    ACTIONS(118), 6,
+    ACTIONS(118), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -8840,13 +8898,13 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_space,
     STATE(163), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(215), 2,
+    ACTIONS(215), 3,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
-    ACTIONS(213), 6,
+    ACTIONS(213), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -8855,13 +8913,13 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_space,
     STATE(163), 1,
       aux_sym_resolver_repeat1,
-    ACTIONS(219), 2,
+    ACTIONS(219), 3,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
-    ACTIONS(217), 6,
+    ACTIONS(217), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -9572,26 +9630,26 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
   [5001] = 2,
-    ACTIONS(390), 3,
+    ACTIONS(390), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(388), 6,
+    ACTIONS(388), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
   [5015] = 2,
-    ACTIONS(403), 3,
+    ACTIONS(403), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(401), 6,
+    ACTIONS(401), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -9740,30 +9798,30 @@ static const uint16_t ts_small_parse_table[] = {
       sym__json_text,
       sym__argument_space,
   [5217] = 2,
-    ACTIONS(363), 3,
+    ACTIONS(363), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(361), 6,
+    ACTIONS(361), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
   [5231] = 3,
     ACTIONS(794), 1,
       aux_sym_variable_token2,
-    ACTIONS(374), 3,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__argument_space,
-    ACTIONS(372), 5,
+    ACTIONS(372), 4,
       aux_sym_variable_token1,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
+    ACTIONS(374), 4,
+      anon_sym_LBRACE,
+      anon_sym_COMMA,
+      sym__argument_text,
+      sym__argument_space,
   [5247] = 2,
     ACTIONS(215), 4,
       sym__url_text,
@@ -9804,25 +9862,25 @@ static const uint16_t ts_small_parse_table[] = {
   [5291] = 3,
     ACTIONS(798), 1,
       aux_sym_variable_token2,
-    ACTIONS(363), 3,
-      anon_sym_LBRACE,
-      sym__argument_text,
-      sym__argument_space,
-    ACTIONS(361), 5,
+    ACTIONS(361), 4,
       aux_sym_variable_token1,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5307] = 2,
-    ACTIONS(367), 3,
+    ACTIONS(363), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(365), 6,
+  [5307] = 2,
+    ACTIONS(367), 4,
+      anon_sym_LBRACE,
+      anon_sym_COMMA,
+      sym__argument_text,
+      sym__argument_space,
+    ACTIONS(365), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -9853,14 +9911,14 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
   [5353] = 2,
-    ACTIONS(215), 3,
+    ACTIONS(215), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(213), 6,
+    ACTIONS(213), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -9911,14 +9969,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym__json_text,
       sym__argument_space,
   [5429] = 2,
-    ACTIONS(399), 3,
+    ACTIONS(399), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(397), 6,
+    ACTIONS(397), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -10006,14 +10064,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
   [5549] = 2,
-    ACTIONS(313), 3,
+    ACTIONS(313), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(311), 6,
+    ACTIONS(311), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -10030,14 +10088,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym__json_text,
       sym__argument_space,
   [5577] = 2,
-    ACTIONS(317), 3,
+    ACTIONS(317), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(315), 6,
+    ACTIONS(315), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -10107,14 +10165,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
   [5671] = 2,
-    ACTIONS(219), 3,
+    ACTIONS(219), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(217), 6,
+    ACTIONS(217), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -10175,14 +10233,14 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
   [5757] = 2,
-    ACTIONS(293), 3,
+    ACTIONS(293), 4,
       anon_sym_LBRACE,
+      anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-    ACTIONS(291), 6,
+    ACTIONS(291), 5,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-      anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,

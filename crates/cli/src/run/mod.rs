@@ -64,7 +64,8 @@ pub(crate) struct RunArgs {
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
     vars: Vec<(String, String)>,
 
-    /// Answer a prompt of the file (httpyac's `{{$input LABEL}}`, `{{$password LABEL}}`):
+    /// Answer a prompt of the file (httpyac's `{{$input LABEL}}`, `{{$password LABEL}}`,
+    /// `{{$pick LABEL $value: a,b}}`):
     /// `--prompt 'LABEL=value'`. Repeatable. In a terminal the others are asked (a
     /// password hidden); without one, a request with a prompt left unanswered is
     /// refused, naming it.
