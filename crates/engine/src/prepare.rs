@@ -185,6 +185,47 @@ impl Client {
         }
         // Read after the pre-request scripts, which may have set globals.
         let client_variables = Arc::clone(&self.inner.variables.read());
+        // REST Client's `# @prompt name`: asked when no variable has it.
+        let mut prompted_secrets = Vec::new();
+        for (name, description) in request.prompts() {
+            let segments = [name.as_str()];
+            let layers = [&pre_request.variables, &options.overrides, &options.variables, &*client_variables];
+            let defined = layers
+                .into_iter()
+                .chain([profile_variables, config_variables])
+                .any(|layer| crate::interpolate::lookup(layer, &name, &segments).is_some())
+                || document.variables.iter().any(|declaration| declaration.name.value == name)
+                || dotenv.as_ref().is_ok_and(|dotenv| dotenv.get(&name).is_some());
+            if defined {
+                continue;
+            }
+            let secret = crate::redact::is_sensitive_variable(&name);
+            let prompt = crate::prompt::Prompt {
+                kind: if secret { crate::prompt::PromptKind::Password } else { crate::prompt::PromptKind::Input },
+                label: description.unwrap_or_else(|| name.clone()),
+                default: None,
+                choices: Vec::new(),
+            };
+            let asked = match &self.inner.config.value_prompt {
+                Some(asker) => asker.ask(&prompt).await,
+                None => None,
+            };
+            let Some(answer) = asked else {
+                let span = request.line_span;
+                return Err(BuildError::Interpolation {
+                    message: format!(
+                        "`# @prompt {name}` asks for `{name}` and no one can answer here: pass `--prompt '{name}=…'` \
+                         (or a variable `{name}`), or run in a terminal"
+                    ),
+                    span,
+                }
+                .into());
+            };
+            if secret {
+                prompted_secrets.push(answer.clone());
+            }
+            pre_request.variables.insert(name, serde_json::Value::String(answer));
+        }
         let chain = Arc::clone(&self.inner.chain.lock());
         let scope = Scope {
             layers: vec![
@@ -208,6 +249,7 @@ impl Client {
             answers: &self.inner.answers,
         };
         let mut renderer = Renderer::new(scope);
+        renderer.secrets.extend(prompted_secrets);
         // httpyac's `proto <` lines are looked for in the file for gRPC requests only.
         let imports: Vec<volley_syntax::ProtoImport> = match request.protocol {
             Protocol::Grpc(_) => document.proto_imports_of(request).into_iter().cloned().collect(),

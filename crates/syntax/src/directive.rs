@@ -55,6 +55,8 @@ pub enum DirectiveKind {
     Ref,
     /// `@forceRef name` (httpyac): run the named request first, every time.
     ForceRef,
+    /// `@prompt name [description]` (REST Client): the variable `name` is asked for.
+    Prompt,
     /// A directive of another tool that Volley reads and ignores.
     Ignored,
     /// Not a directive anyone defines.
@@ -135,6 +137,15 @@ pub const SUPPORTED: &[DirectiveInfo] = &[
         value: ValueRule::Required,
         placeholder: "<request name>",
         doc: "Runs the named request of the file first, every time (httpyac).",
+    },
+    DirectiveInfo {
+        name: "prompt",
+        kind: DirectiveKind::Prompt,
+        value: ValueRule::Required,
+        placeholder: "<name> [description]",
+        doc: "Asks for the variable `name` when the request runs, unless a variable has it \
+              (REST Client): in a terminal, or `--prompt name=value`. A name that says \
+              secret (`password`, `token`, …) is typed hidden and redacted.",
     },
     DirectiveInfo {
         name: "assert",
@@ -291,7 +302,6 @@ pub const IGNORED: &[&str] = &[
     "connection-timeout",
     "use-os-credentials",
     "http-version",
-    "prompt",
     "import",
     "loop",
     "save",
@@ -396,7 +406,7 @@ mod tests {
     fn kinds() {
         assert_eq!(kind_of("ws-connect-timeout"), DirectiveKind::WsConnectTimeout);
         assert_eq!(kind_of("noRedirect"), DirectiveKind::NoRedirect);
-        assert_eq!(kind_of("prompt"), DirectiveKind::Ignored);
+        assert_eq!(kind_of("prompt"), DirectiveKind::Prompt);
         assert_eq!(kind_of("nmae"), DirectiveKind::Unknown);
     }
 }

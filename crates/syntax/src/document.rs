@@ -237,6 +237,26 @@ pub struct Request {
 }
 
 impl Request {
+    /// The variables its `# @prompt name [description]` lines ask for (REST Client):
+    /// each name and what to show when asking.
+    #[must_use]
+    pub fn prompts(&self) -> Vec<(String, Option<String>)> {
+        self.directives
+            .iter()
+            .filter(|directive| directive.kind == crate::directive::DirectiveKind::Prompt)
+            .filter_map(|directive| directive.value.as_ref())
+            .filter_map(|value| {
+                let text = value.to_source();
+                let text = text.trim();
+                let (name, description) = match text.split_once(char::is_whitespace) {
+                    Some((name, description)) => (name, Some(description.trim().to_owned())),
+                    None => (text, None),
+                };
+                (!name.is_empty()).then(|| (name.to_owned(), description.filter(|text| !text.is_empty())))
+            })
+            .collect()
+    }
+
     /// The files a send of the request reads whose paths are written out (relative to
     /// the `.http` file, as written): its body file, the files of its form and
     /// multipart parts, its script files. What a watcher of the request looks at.

@@ -358,6 +358,7 @@ impl<'a> Walker<'a> {
         let segments = variable_path_segments(path);
         if self.document.variables.iter().any(|declaration| declaration.name.value == path)
             || self.context.file_variables.contains(path)
+            || self.document.requests().any(|request| request.prompts().iter().any(|(name, _)| name == path))
         {
             return None;
         }

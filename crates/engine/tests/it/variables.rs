@@ -495,4 +495,13 @@ async fn prompts_are_asked_of_the_clients_prompt() {
     assert_eq!(asked.0.load(Ordering::SeqCst), 3, "a variable named as the label answers");
     let error = support::client().run_string(&text, RunOptions::default()).await.unwrap_err().to_string();
     assert!(error.contains("`token` asks for a value and no one can answer here"), "{error}");
+    // REST Client's `# @prompt name [description]`: asked unless a variable has it; a
+    // name that says secret is a password.
+    let rest_client = format!(
+        "# @prompt user The user\n# @prompt api_key\nGET {}?user={{{{user}}}}&key={{{{api_key}}}}\n",
+        server.url("/echo")
+    );
+    let response = client.run_string(&rest_client, RunOptions::default()).await.unwrap();
+    assert_eq!(echo(&response).await["query"], "user=typed%20The%20user&key=s3cr3t-value");
+    assert_eq!(response.redact("s3cr3t-value"), "[REDACTED]");
 }

@@ -278,6 +278,7 @@ impl Lowerer<'_> {
                 | DirectiveKind::Sleep
                 | DirectiveKind::Ref
                 | DirectiveKind::ForceRef
+                | DirectiveKind::Prompt
                 | DirectiveKind::Ignored
                 | DirectiveKind::Unknown => {}
             }
