@@ -264,9 +264,8 @@ impl<'a> Renderer<'a> {
         Err(BuildError::UndefinedVariable { name: path.to_owned(), span: name.span })
     }
 
-    /// The answer to a prompt: a variable named as its label (`--prompt label=value`),
-    /// an `-askonce` answer given before, else what the client's prompt is told; a
-    /// password joins the run's secrets.
+    /// The answer to a prompt ([`crate::prompt::answer`]), given a variable named as its
+    /// label; a password joins the run's secrets.
     async fn prompted(
         &mut self,
         name: &str,
@@ -274,45 +273,12 @@ impl<'a> Renderer<'a> {
         once: bool,
         span: Span,
     ) -> Result<String, BuildError> {
-        use crate::prompt::PromptKind;
-        let label = prompt.label.clone();
-        let given = self.scope.layers.iter().find_map(|layer| lookup(layer, &label, &[label.as_str()]));
-        let answer = match given {
-            Some(Value::String(text)) => Some(text),
-            Some(value) => Some(value.to_string()),
-            None if once => self.scope.answers.get(&label),
-            None => None,
-        };
-        let answer = match (answer, self.scope.prompt) {
-            (Some(answer), _) => answer,
-            (None, Some(asker)) => asker.ask(&prompt).await.ok_or_else(|| BuildError::Resolver {
-                name: name.to_owned(),
-                message: format!("`{label}` was not answered, so the request was not sent"),
-                span,
-            })?,
-            (None, None) => {
-                return Err(BuildError::Resolver {
-                    name: name.to_owned(),
-                    message: format!(
-                        "`{label}` asks for a value and no one can answer here: pass `--prompt '{label}=…'` (or a \
-                         variable named `{label}`), or run in a terminal"
-                    ),
-                    span,
-                });
-            }
-        };
-        if prompt.kind == PromptKind::Pick && !prompt.choices.is_empty() && !prompt.choices.contains(&answer) {
-            return Err(BuildError::Resolver {
-                name: name.to_owned(),
-                message: format!("`{answer}` is not one of {} (`{label}`)", prompt.choices.join(", ")),
-                span,
-            });
-        }
-        if prompt.kind == PromptKind::Password {
+        let label = prompt.label.as_str();
+        let given = self.scope.layers.iter().find_map(|layer| lookup(layer, label, &[label]));
+        let asking = crate::prompt::Asking { answers: self.scope.answers, asker: self.scope.prompt, span };
+        let answer = crate::prompt::answer(name, &prompt, once, given, asking).await?;
+        if prompt.kind == crate::prompt::PromptKind::Password {
             self.secrets.push(answer.clone());
-        }
-        if once {
-            self.scope.answers.keep(&label, &answer);
         }
         Ok(answer)
     }

@@ -186,46 +186,15 @@ impl Client {
         // Read after the pre-request scripts, which may have set globals.
         let client_variables = Arc::clone(&self.inner.variables.read());
         // REST Client's `# @prompt name`: asked when no variable has it.
-        let mut prompted_secrets = Vec::new();
-        for (name, description) in request.prompts() {
-            let segments = [name.as_str()];
+        let defined = |name: &str| {
             let layers = [&pre_request.variables, &options.overrides, &options.variables, &*client_variables];
-            let defined = layers
-                .into_iter()
-                .chain([profile_variables, config_variables])
-                .any(|layer| crate::interpolate::lookup(layer, &name, &segments).is_some())
+            layers.into_iter().chain([profile_variables, config_variables]).any(|layer| layer.contains_key(name))
                 || document.variables.iter().any(|declaration| declaration.name.value == name)
-                || dotenv.as_ref().is_ok_and(|dotenv| dotenv.get(&name).is_some());
-            if defined {
-                continue;
-            }
-            let secret = crate::redact::is_sensitive_variable(&name);
-            let prompt = crate::prompt::Prompt {
-                kind: if secret { crate::prompt::PromptKind::Password } else { crate::prompt::PromptKind::Input },
-                label: description.unwrap_or_else(|| name.clone()),
-                default: None,
-                choices: Vec::new(),
-            };
-            let asked = match &self.inner.config.value_prompt {
-                Some(asker) => asker.ask(&prompt).await,
-                None => None,
-            };
-            let Some(answer) = asked else {
-                let span = request.line_span;
-                return Err(BuildError::Interpolation {
-                    message: format!(
-                        "`# @prompt {name}` asks for `{name}` and no one can answer here: pass `--prompt '{name}=…'` \
-                         (or a variable `{name}`), or run in a terminal"
-                    ),
-                    span,
-                }
-                .into());
-            };
-            if secret {
-                prompted_secrets.push(answer.clone());
-            }
-            pre_request.variables.insert(name, serde_json::Value::String(answer));
-        }
+                || dotenv.as_ref().is_ok_and(|dotenv| dotenv.get(name).is_some())
+        };
+        let (answers, prompted_secrets) =
+            crate::prompt::ask_declared(request, self.inner.config.value_prompt.as_ref(), defined).await?;
+        pre_request.variables.extend(answers);
         let chain = Arc::clone(&self.inner.chain.lock());
         let scope = Scope {
             layers: vec![
@@ -489,33 +458,6 @@ async fn render_setting(renderer: &mut Renderer<'_>, text: Option<String>) -> Re
     Ok(Some(renderer.render_text(&text).await?))
 }
 
-/// The messages a WebSocket request's body holds (`===` between them), rendered; the
-/// built body becomes their text, one after another, as a run shows what it sent.
-async fn websocket_messages(
-    request: &Request,
-    built: &mut BuiltRequest,
-    renderer: &mut Renderer<'_>,
-    files: &Files<'_>,
-) -> Result<Vec<crate::websocket::WsOutgoing>, Error> {
-    let refuse = |span| BuildError::Interpolation {
-        message: "the body of a WebSocket request is its messages, as text".to_owned(),
-        span,
-    };
-    let mut messages = crate::stream_messages::render(&request.body, renderer, files, refuse).await?;
-    // The line break before a `===` (or at the end) is the separator's, not the message's.
-    for message in &mut messages {
-        if let Some(text) = &mut message.text {
-            text.truncate(text.trim_end_matches(['\r', '\n']).len());
-        }
-    }
-    let shown: Vec<&str> = messages.iter().filter_map(|message| message.text.as_deref()).collect();
-    built.body = bytes::Bytes::from(shown.join("\n"));
-    Ok(messages
-        .into_iter()
-        .map(|message| crate::websocket::WsOutgoing { wait_for_server: message.wait_for_server, text: message.text })
-        .collect())
-}
-
 /// The per-protocol rules of a built request: its kind of exchange, the headers its
 /// protocol adds (`Accept` and `Last-Event-ID` for events, `Sec-WebSocket-Protocol`),
 /// and the WebSocket connect timeout.
@@ -537,7 +479,7 @@ async fn protocol_rules(
                 .with_hint("write `GET` (or `WEBSOCKET`) before the ws:// URL");
                 return Err(Error::Invalid { diagnostics: vec![diagnostic] });
             }
-            let messages = websocket_messages(request, built, renderer, files).await?;
+            let messages = crate::stream_messages::websocket(request, built, renderer, files).await?;
             (Exchange::WebSocket { subprotocols: Vec::new(), messages }, None)
         }
         Protocol::Http => (Exchange::Http, None),
@@ -573,7 +515,7 @@ async fn protocol_rules(
                 }
             }
             let connect = renderer.duration(websocket.connect_timeout.as_ref(), "ws-connect-timeout").await?;
-            let messages = websocket_messages(request, built, renderer, files).await?;
+            let messages = crate::stream_messages::websocket(request, built, renderer, files).await?;
             (Exchange::WebSocket { subprotocols, messages }, connect)
         }
         Protocol::Grpc(options) => {

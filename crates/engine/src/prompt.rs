@@ -54,6 +54,98 @@ impl Answers {
     }
 }
 
+/// Where a prompt's answer may come from beside a variable.
+pub(crate) struct Asking<'a> {
+    pub(crate) answers: &'a Answers,
+    pub(crate) asker: Option<&'a std::sync::Arc<dyn ValuePrompt>>,
+    /// The call, for errors.
+    pub(crate) span: volley_syntax::Span,
+}
+
+/// The answer to the prompt of the resolver `name`: `given` (a variable named as its
+/// label: `--prompt label=value`), an `-askonce` answer given before, else what the
+/// asker is told; a pick must be one of its choices. Without an answer, why not.
+pub(crate) async fn answer(
+    name: &str,
+    prompt: &Prompt,
+    once: bool,
+    given: Option<serde_json::Value>,
+    asking: Asking<'_>,
+) -> Result<String, crate::error::BuildError> {
+    let Asking { answers, asker, span } = asking;
+    let label = &prompt.label;
+    let failed = |message: String| crate::error::BuildError::Resolver { name: name.to_owned(), message, span };
+    let answer = match given {
+        Some(serde_json::Value::String(text)) => Some(text),
+        Some(value) => Some(value.to_string()),
+        None if once => answers.get(label),
+        None => None,
+    };
+    let answer = match (answer, asker) {
+        (Some(answer), _) => answer,
+        (None, Some(asker)) => asker
+            .ask(prompt)
+            .await
+            .ok_or_else(|| failed(format!("`{label}` was not answered, so the request was not sent")))?,
+        (None, None) => {
+            return Err(failed(format!(
+                "`{label}` asks for a value and no one can answer here: pass `--prompt '{label}=…'` (or a variable \
+                 named `{label}`), or run in a terminal"
+            )));
+        }
+    };
+    if prompt.kind == PromptKind::Pick && !prompt.choices.is_empty() && !prompt.choices.contains(&answer) {
+        return Err(failed(format!("`{answer}` is not one of {} (`{label}`)", prompt.choices.join(", "))));
+    }
+    if once {
+        answers.keep(label, &answer);
+    }
+    Ok(answer)
+}
+
+/// REST Client's `# @prompt name [description]` lines of `request`: each name that
+/// `defined` does not know is asked of `asker` (hidden when the name says secret). The
+/// answers as variables, and those that are secrets; an unanswered one refuses the
+/// request.
+pub(crate) async fn ask_declared(
+    request: &volley_syntax::Request,
+    asker: Option<&std::sync::Arc<dyn ValuePrompt>>,
+    defined: impl Fn(&str) -> bool,
+) -> Result<(serde_json::Map<String, serde_json::Value>, Vec<String>), crate::error::BuildError> {
+    let mut answers = serde_json::Map::new();
+    let mut secrets = Vec::new();
+    for (name, description) in request.prompts() {
+        if defined(&name) {
+            continue;
+        }
+        let secret = crate::redact::is_sensitive_variable(&name);
+        let prompt = Prompt {
+            kind: if secret { PromptKind::Password } else { PromptKind::Input },
+            label: description.unwrap_or_else(|| name.clone()),
+            default: None,
+            choices: Vec::new(),
+        };
+        let answer = match asker {
+            Some(asker) => asker.ask(&prompt).await,
+            None => None,
+        };
+        let Some(answer) = answer else {
+            return Err(crate::error::BuildError::Interpolation {
+                message: format!(
+                    "`# @prompt {name}` asks for `{name}` and no one can answer here: pass `--prompt '{name}=…'` (or \
+                     a variable `{name}`), or run in a terminal"
+                ),
+                span: request.line_span,
+            });
+        };
+        if secret {
+            secrets.push(answer.clone());
+        }
+        answers.insert(name, serde_json::Value::String(answer));
+    }
+    Ok((answers, secrets))
+}
+
 /// The prompt a resolver call stands for: `name` (`input`, `password-askonce`, …) and
 /// its arguments joined (`Your name $value: anna`); `None` for other resolvers.
 pub(crate) fn parse(name: &str, text: &str) -> Option<(Prompt, bool)> {

@@ -2,7 +2,7 @@
 //! `=== wait-for-server` before one that waits for the server's next message), rendered:
 //! one syntax for gRPC calls and WebSocket requests (`volley_syntax::split_messages`).
 
-use volley_syntax::{Body, Part, Spanned, Template};
+use volley_syntax::{Body, Part, Request, Spanned, Template};
 
 use crate::body::{Files, build_body};
 use crate::error::BuildError;
@@ -46,4 +46,35 @@ pub(crate) async fn render(
         messages.push(StreamMessage { wait_for_server: message.wait_for_server, text, span: message.body.span });
     }
     Ok(messages)
+}
+
+/// A WebSocket message's text without the line break before its `===` (or at the end
+/// of the body): that is the separator's, not the message's.
+pub(crate) fn without_separator(mut text: String) -> String {
+    text.truncate(text.trim_end_matches(['\r', '\n']).len());
+    text
+}
+
+/// The messages a WebSocket request's body holds (`===` between them), rendered; the
+/// built body becomes their text, one after another, as a run shows what it sent.
+pub(crate) async fn websocket(
+    request: &Request,
+    built: &mut crate::build::BuiltRequest,
+    renderer: &mut Renderer<'_>,
+    files: &Files<'_>,
+) -> Result<Vec<crate::websocket::WsOutgoing>, crate::error::Error> {
+    let refuse = |span| BuildError::Interpolation {
+        message: "the body of a WebSocket request is its messages, as text".to_owned(),
+        span,
+    };
+    let mut messages = render(&request.body, renderer, files, refuse).await?;
+    for message in &mut messages {
+        message.text = message.text.take().map(without_separator);
+    }
+    let shown: Vec<&str> = messages.iter().filter_map(|message| message.text.as_deref()).collect();
+    built.body = bytes::Bytes::from(shown.join("\n"));
+    Ok(messages
+        .into_iter()
+        .map(|message| crate::websocket::WsOutgoing { wait_for_server: message.wait_for_server, text: message.text })
+        .collect())
 }

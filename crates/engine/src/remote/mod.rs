@@ -38,7 +38,7 @@ pub use ws::{
 };
 
 use crate::client::{RunOptions, Selection};
-use crate::error::{BuildError, Error, TransportError};
+use crate::error::{Error, TransportError};
 use crate::redact::{Redactor, Secrets};
 use crate::response::{Pending, Response, SentRequest, Timing};
 use crate::transport::BodyStream;
@@ -287,7 +287,7 @@ impl RemoteClient {
         let started = Instant::now();
         // The server refuses a definition with a body: its messages go on the session
         // socket, sent from here in their turn.
-        let (content, messages) = websocket_messages(content, &options.request)?;
+        let (content, messages) = ws_adapter::definition_messages(content, &options.request)?;
         let (handle, opening) =
             self.open_websocket_text(&content, base_path, options, &WsSessionOptions::default()).await?;
         cancellable(options.cancel.clone(), ws_adapter::response(&handle, opening, started, messages)).await
@@ -542,51 +542,6 @@ fn read_text(path: &Path) -> Result<String, Error> {
 
 /// The kind of the selected request, as the text says; `Http` when the selection
 /// matches nothing (the server reports that).
-/// The selected WebSocket definition's messages, and `content` without them (what
-/// `POST /execute/ws` accepts). Through a server, messages are sent as written: one with
-/// `{{ }}` (the variables are the server's) or read from a file is refused by name.
-fn websocket_messages(
-    content: &str,
-    selection: &Selection,
-) -> Result<(String, Vec<crate::websocket::WsOutgoing>), Error> {
-    let document = volley_syntax::parse(content);
-    let request = match selection {
-        Selection::First => document.request(0),
-        Selection::Index(index) => document.request(*index),
-        Selection::Name(name) => document.request_named(name),
-    };
-    let Some(request) = request else { return Ok((content.to_owned(), Vec::new())) };
-    let refuse = |message: &str, span: volley_syntax::Span| {
-        Error::Build(BuildError::Interpolation { message: message.to_owned(), span })
-    };
-    let stream = match &request.body {
-        volley_syntax::Body::Inline(template) => volley_syntax::split_messages(template),
-        volley_syntax::Body::None => return Ok((content.to_owned(), Vec::new())),
-        other => {
-            return Err(refuse(
-                "through an execution server, a WebSocket definition's messages are sent as written: write them in \
-                 the file rather than `< ./file` (or run without --server)",
-                other.span().unwrap_or(request.line_span),
-            ));
-        }
-    };
-    let mut messages = Vec::with_capacity(stream.len());
-    for message in stream {
-        if message.body.parts.iter().any(|part| matches!(part, volley_syntax::Part::Interpolation(_))) {
-            return Err(refuse(
-                "through an execution server, a WebSocket message with `{{ }}` cannot be sent: its variables are the \
-                 server session's (write the value, or run without --server)",
-                message.body.span,
-            ));
-        }
-        let text = (!message.is_blank()).then(|| message.body.to_source().trim_end_matches(['\r', '\n']).to_owned());
-        messages.push(crate::websocket::WsOutgoing { wait_for_server: message.wait_for_server, text });
-    }
-    let span = request.body.span().unwrap_or(request.line_span);
-    let without = format!("{}{}", &content[..span.start], &content[span.end..]);
-    Ok((without, messages))
-}
-
 fn kind_of(content: &str, selection: &Selection) -> Kind {
     let document = volley_syntax::parse(content);
     let request = match selection {

@@ -160,6 +160,46 @@ fn message_of(envelope: &WsEnvelope) -> Mapped {
     }
 }
 
+/// The selected WebSocket definition's messages, and `content` without them (what
+/// `POST /execute/ws` accepts). Through a server, messages are sent as written: one with
+/// `{{ }}` (the variables are the server's) or read from a file is refused by name.
+pub(crate) fn definition_messages(
+    content: &str,
+    selection: &crate::Selection,
+) -> Result<(String, Vec<crate::websocket::WsOutgoing>), Error> {
+    let document = volley_syntax::parse(content);
+    let Ok(request) = selection.find(&document) else { return Ok((content.to_owned(), Vec::new())) };
+    let refuse = |message: &str, span: volley_syntax::Span| {
+        Error::Build(crate::error::BuildError::Interpolation { message: message.to_owned(), span })
+    };
+    let stream = match &request.body {
+        volley_syntax::Body::Inline(template) => volley_syntax::split_messages(template),
+        volley_syntax::Body::None => return Ok((content.to_owned(), Vec::new())),
+        other => {
+            return Err(refuse(
+                "through an execution server, a WebSocket definition's messages are sent as written: write them in \
+                 the file rather than `< ./file` (or run without --server)",
+                other.span().unwrap_or(request.line_span),
+            ));
+        }
+    };
+    let mut messages = Vec::with_capacity(stream.len());
+    for message in stream {
+        if message.body.parts.iter().any(|part| matches!(part, volley_syntax::Part::Interpolation(_))) {
+            return Err(refuse(
+                "through an execution server, a WebSocket message with `{{ }}` cannot be sent: its variables are the \
+                 server session's (write the value, or run without --server)",
+                message.body.span,
+            ));
+        }
+        let text = (!message.is_blank()).then(|| crate::stream_messages::without_separator(message.body.to_source()));
+        messages.push(crate::websocket::WsOutgoing { wait_for_server: message.wait_for_server, text });
+    }
+    let span = request.body.span().unwrap_or(request.line_span);
+    let without = format!("{}{}", &content[..span.start], &content[span.end..]);
+    Ok((without, messages))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::websocket::WsClose;

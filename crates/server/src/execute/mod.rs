@@ -2,23 +2,23 @@
 //! observers, kept in the flow's store, and answered in the wire's shapes.
 
 mod documents;
+mod grpc;
 mod parse;
 mod report;
 mod source;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use http::StatusCode;
 use serde_json::json;
 use volley_engine::redact::Redactor;
 use volley_engine::stages::{Exchange, PreparedRequest};
-use volley_engine::{CancellationToken, Response, RunOptions, Selection};
+use volley_engine::{Response, RunOptions, Selection};
 use volley_protocol::{
     AssertionSummary, AuthDeviceCode, Empty, ErrorCode, ExecutionFailed, ExecutionFinished, ExecutionStatus,
-    FetchFinished, GrpcMessage, ObserverEvent, ParseFinished, ParseSource, ParseStarted, RequestLine, RequestQueued,
-    SessionUpdated, Stage,
+    FetchFinished, ObserverEvent, ParseFinished, ParseSource, ParseStarted, RequestLine, RequestQueued, SessionUpdated,
+    Stage,
 };
 
 use crate::auth::Access;
@@ -31,6 +31,8 @@ use crate::state::AppState;
 use crate::wire::{ExecuteRequest, ExecuteResponse, Limits, RequestInfo, Resolved, SessionRef, TimingInfo};
 
 pub(crate) use documents::Documents;
+use grpc::GrpcMessages;
+pub(crate) use grpc::Relay;
 use parse::parse;
 pub(crate) use report::assertions;
 pub(crate) use source::{scope, validate};
@@ -70,53 +72,6 @@ impl volley_engine::auth::AuthPrompt for ObservedPrompt {
             verification_uri_complete: code.verification_uri_complete.clone(),
             expires_in: code.expires_in.as_secs(),
         }));
-    }
-}
-
-/// What `POST /execute/sse` needs of an execution it relays: the response messages of a
-/// gRPC call as they come, and a way to stop the call when its client has gone.
-#[derive(Debug)]
-pub(crate) struct Relay {
-    /// Each response message: its number from 1, its proto3 JSON (secrets hidden).
-    pub(crate) messages: tokio::sync::mpsc::UnboundedSender<(usize, serde_json::Value)>,
-    pub(crate) cancel: CancellationToken,
-}
-
-/// Where the response messages of a gRPC call go: the observers (`grpcMessage`) and the
-/// `/execute/sse` relay when there is one. Those of a streaming response as they arrive,
-/// the rest (all of a unary call's) once the call has ended.
-struct GrpcMessages {
-    emitter: Emitter,
-    relay: Option<tokio::sync::mpsc::UnboundedSender<(usize, serde_json::Value)>>,
-    told: AtomicUsize,
-}
-
-impl GrpcMessages {
-    fn tell(&self, number: usize, message: serde_json::Value) {
-        self.told.fetch_max(number, Ordering::Relaxed);
-        if self.emitter.is_heard() {
-            let text = message.to_string();
-            let preview = crate::ws::cut(&text, crate::ws::OBSERVER_PREVIEW);
-            self.emitter.emit(ObserverEvent::GrpcMessage(GrpcMessage {
-                number,
-                byte_length: text.len(),
-                preview: preview.to_owned(),
-                truncated: preview.len() < text.len(),
-            }));
-        }
-        if let Some(relay) = &self.relay {
-            // The relay is gone when its client is: the call is being cancelled.
-            let _ = relay.send((number, message));
-        }
-    }
-
-    /// The messages of `response` not told while the call ran.
-    fn tell_rest(&self, response: &Response) {
-        let Some(grpc) = response.grpc() else { return };
-        let told = self.told.load(Ordering::Relaxed);
-        for (index, message) in grpc.messages.iter().enumerate().skip(told) {
-            self.tell(index + 1, response.redactor().redact_json(message));
-        }
     }
 }
 
@@ -305,11 +260,7 @@ impl Run {
             Some(session) => session.client.clone(),
             None => self.state.new_client(serde_json::Map::new()),
         };
-        let messages = Arc::new(GrpcMessages {
-            emitter: self.emitter.clone(),
-            relay: relay.map(|relay| relay.messages.clone()),
-            told: AtomicUsize::new(0),
-        });
+        let messages = Arc::new(GrpcMessages::new(self.emitter.clone(), relay));
         let heard = Arc::clone(&messages);
         let options = RunOptions::default()
             .on_grpc_message(move |number, message| heard.tell(number, message))
