@@ -312,8 +312,9 @@ module.exports = grammar({
       repeat1(choice($._header_name_text, $._lone_brace, $.variable)),
 
     // Must hold something besides spaces: a line of spaces is the blank line that starts
-    // the body, and may be indented.
-    _header_name_text: (_) => /[ \t]*[^\s:{][^:{\r\n]*/,
+    // the body, and may be indented. An indented `{` is a JSON body's line written right
+    // after the headers (httpyac), which the typed layer reads as the body.
+    _header_name_text: (_) => /[ \t]*[^\s:{][^:{\r\n]*|[ \t]+\{[^:{\r\n]*/,
 
     // ---------------------------------------------------------------- body
 

@@ -1425,7 +1425,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         '_', 228,
         '{', 331,
         '|', 299,
-        '}', 136,
+        '}', 138,
         0xfeff, 210,
         '\t', 410,
         ' ', 410,
@@ -1528,7 +1528,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 14:
       ADVANCE_MAP(
-        '\n', 135,
+        '\n', 137,
         '{', 154,
         '\t', 327,
         ' ', 327,
@@ -1560,7 +1560,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '}') ADVANCE(242);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(17);
-      if (lookahead != 0) ADVANCE(137);
+      if (lookahead != 0) ADVANCE(139);
       END_STATE();
     case 18:
       if (lookahead == '\n') ADVANCE(15);
@@ -1580,7 +1580,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         ')', 368,
         ',', 367,
         '{', 335,
-        '}', 136,
+        '}', 138,
         '\t', 411,
         ' ', 411,
       );
@@ -1598,7 +1598,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         ')', 368,
         ',', 383,
         '{', 335,
-        '}', 136,
+        '}', 138,
         '\t', 411,
         ' ', 411,
         '[', 383,
@@ -1678,7 +1678,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         ',', 367,
         '[', 395,
         '{', 335,
-        '}', 136,
+        '}', 138,
         '\t', 369,
         ' ', 369,
       );
@@ -1798,7 +1798,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         ')', 357,
         ',', 354,
         '{', 335,
-        '}', 136,
+        '}', 138,
         '\t', 411,
         ' ', 411,
         '[', 354,
@@ -1867,7 +1867,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         ')', 357,
         ',', 357,
         '{', 335,
-        '}', 136,
+        '}', 138,
         '\t', 369,
         ' ', 369,
         0x0b, 371,
@@ -2089,7 +2089,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == 'n') ADVANCE(49);
       END_STATE();
     case 95:
-      if (lookahead == 'n') ADVANCE(143);
+      if (lookahead == 'n') ADVANCE(144);
       END_STATE();
     case 96:
       if (lookahead == 'n') ADVANCE(125);
@@ -2146,7 +2146,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == 'r') ADVANCE(114);
       END_STATE();
     case 113:
-      if (lookahead == 's') ADVANCE(140);
+      if (lookahead == 's') ADVANCE(141);
       END_STATE();
     case 114:
       if (lookahead == 's') ADVANCE(49);
@@ -2233,6 +2233,23 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r') ADVANCE(134);
       END_STATE();
     case 135:
+      if (lookahead == '{') ADVANCE(294);
+      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(135);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(294);
+      END_STATE();
+    case 136:
+      if (lookahead == '{') ADVANCE(294);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(136);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(294);
+      END_STATE();
+    case 137:
       ADVANCE_MAP(
         '{', 154,
         '\t', 327,
@@ -2246,63 +2263,46 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         '}', 327,
       );
       END_STATE();
-    case 136:
+    case 138:
       if (lookahead == '}') ADVANCE(344);
       END_STATE();
-    case 137:
+    case 139:
       if (lookahead == '}') ADVANCE(242);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(137);
+          lookahead != '\r') ADVANCE(139);
       END_STATE();
-    case 138:
-      if (lookahead == '}') ADVANCE(292);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(138);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(294);
-      END_STATE();
-    case 139:
+    case 140:
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(296);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(139);
-      END_STATE();
-    case 140:
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(6);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(140);
       END_STATE();
     case 141:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(141);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(142);
+          lookahead == ' ') ADVANCE(6);
       END_STATE();
     case 142:
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(142);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(143);
+      END_STATE();
+    case 143:
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(104);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(142);
-      END_STATE();
-    case 143:
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(133);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(143);
       END_STATE();
     case 144:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(144);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(294);
+          lookahead == ' ') ADVANCE(133);
       END_STATE();
     case 145:
       if (lookahead == '\t' ||
@@ -2808,8 +2808,8 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
         ':', 357,
         '{', 334,
         '}', 292,
-        '\t', 138,
-        ' ', 138,
+        '\t', 135,
+        ' ', 135,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(349);
@@ -2889,7 +2889,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '{') ADVANCE(334);
       if (lookahead == '}') ADVANCE(292);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(138);
+          lookahead == ' ') ADVANCE(135);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
       END_STATE();
@@ -2912,7 +2912,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == ':') ADVANCE(286);
       if (lookahead == '{') ADVANCE(334);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(144);
+          lookahead == ' ') ADVANCE(136);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
       END_STATE();
@@ -3431,7 +3431,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(137);
+          lookahead != '\r') ADVANCE(139);
       END_STATE();
     case 243:
       ACCEPT_TOKEN(sym_graphql_fragment);
@@ -3757,7 +3757,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       ACCEPT_TOKEN(sym_method);
       if (lookahead == '{') ADVANCE(150);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(141);
+          lookahead == ' ') ADVANCE(142);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
@@ -4070,7 +4070,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 311:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 135,
+        '\n', 137,
         '\r', 14,
         '/', 315,
         '=', 297,
@@ -4086,7 +4086,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 312:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 135,
+        '\n', 137,
         '\r', 14,
         '=', 297,
         'P', 311,
@@ -4102,7 +4102,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 313:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 135,
+        '\n', 137,
         '\r', 14,
         '=', 297,
         'T', 312,
@@ -4118,7 +4118,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 314:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 135,
+        '\n', 137,
         '\r', 14,
         '=', 297,
         'T', 313,
@@ -4134,7 +4134,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 315:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 135,
+        '\n', 137,
         '\r', 14,
         '=', 297,
         '{', 154,
@@ -4151,7 +4151,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 316:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 135,
+        '\n', 137,
         '\r', 14,
         '=', 297,
         '{', 154,
@@ -4165,7 +4165,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 317:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '=') ADVANCE(297);
       if (lookahead == '{') ADVANCE(154);
@@ -4176,7 +4176,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 318:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 135,
+        '\n', 137,
         '\r', 14,
         '=', 297,
         '{', 154,
@@ -4192,7 +4192,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 319:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '=') ADVANCE(297);
       if (lookahead == '{') ADVANCE(154);
@@ -4203,7 +4203,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 320:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '?') ADVANCE(281);
       if (lookahead == '{') ADVANCE(154);
@@ -4211,7 +4211,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 321:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '?') ADVANCE(320);
       if (lookahead == '{') ADVANCE(154);
@@ -4221,7 +4221,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 322:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '{') ADVANCE(154);
       if (lookahead == '}') ADVANCE(344);
@@ -4229,7 +4229,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 323:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '{') ADVANCE(154);
       if (lookahead == '}') ADVANCE(322);
@@ -4239,7 +4239,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 324:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '{') ADVANCE(154);
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(284);
@@ -4247,7 +4247,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 325:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '{') ADVANCE(154);
       if (('0' <= lookahead && lookahead <= '9')) ADVANCE(324);
@@ -4255,7 +4255,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 326:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '{') ADVANCE(154);
       if (('A' <= lookahead && lookahead <= 'Z') ||
@@ -4265,7 +4265,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 327:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '{') ADVANCE(154);
       if (lookahead != 0) ADVANCE(327);
@@ -4276,7 +4276,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 329:
       ACCEPT_TOKEN(sym__angle);
       if (lookahead == '>') ADVANCE(306);
-      if (lookahead == '@') ADVANCE(139);
+      if (lookahead == '@') ADVANCE(140);
       if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(295);
@@ -4660,7 +4660,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 369:
       ACCEPT_TOKEN(sym__argument_text);
       if (lookahead == '{') ADVANCE(149);
-      if (lookahead == '}') ADVANCE(136);
+      if (lookahead == '}') ADVANCE(138);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(369);
       if (lookahead != 0 &&
@@ -4875,7 +4875,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 386:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '\n') ADVANCE(135);
+      if (lookahead == '\n') ADVANCE(137);
       if (lookahead == '\r') ADVANCE(14);
       if (lookahead == '{') ADVANCE(154);
       if (lookahead != 0) ADVANCE(327);
@@ -5053,29 +5053,29 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 405:
       ACCEPT_TOKEN(sym__space);
       if (lookahead == '?') ADVANCE(280);
+      if (lookahead == '{') ADVANCE(294);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(405);
       if (lookahead == '&' ||
           lookahead == '/') ADVANCE(279);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(294);
+          lookahead != ':') ADVANCE(294);
       END_STATE();
     case 406:
       ACCEPT_TOKEN(sym__space);
       if (lookahead == '?') ADVANCE(290);
+      if (lookahead == '{') ADVANCE(294);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(406);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(294);
+          lookahead != ':') ADVANCE(294);
       END_STATE();
     case 407:
       ACCEPT_TOKEN(sym__space);
       if (lookahead == 'H') ADVANCE(55);
-      if (lookahead == '}') ADVANCE(136);
+      if (lookahead == '}') ADVANCE(138);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(407);
       END_STATE();
@@ -5093,13 +5093,13 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 410:
       ACCEPT_TOKEN(sym__argument_space);
       if (lookahead == 'H') ADVANCE(55);
-      if (lookahead == '}') ADVANCE(136);
+      if (lookahead == '}') ADVANCE(138);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(410);
       END_STATE();
     case 411:
       ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(136);
+      if (lookahead == '}') ADVANCE(138);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(411);
       END_STATE();

@@ -64,6 +64,7 @@ impl<'a> Invocation<'a> {
         context.request_names.clone_from(&self.request_names);
         context.script_variables.clone_from(&self.scripts);
         context.allow_external_files = self.allow_external_files;
+        analyzer.add_imports(&mut context, document, Some(&absolute));
         let diagnostics = analyzer.analyze_in(document, text, &context);
         Analysis { diagnostics, config_error }
     }

@@ -25,8 +25,12 @@ pub(crate) struct Scope<'a> {
     /// Variable maps, highest precedence first: CLI overrides, run, client, profile,
     /// configuration.
     pub(crate) layers: Vec<&'a Map<String, Value>>,
-    /// The file's `@name = value` lines (a later one wins).
+    /// The file's `@name = value` lines (a later one wins), after those of the files
+    /// it imports.
     pub(crate) file_variables: &'a [VariableDeclaration],
+    /// How many of `file_variables` come from imported files: their spans are in those
+    /// files, so their errors are shown where they are used.
+    pub(crate) imported_variables: usize,
     /// The variables of the `.env` files, below the file's; or why they cannot be read
     /// (an error only when a value is looked for there).
     pub(crate) dotenv: Result<&'a DotEnv, &'a ConfigError>,
@@ -44,9 +48,15 @@ pub(crate) struct Scope<'a> {
     /// substituted when used (the profile and configuration of httpyac's and REST
     /// Client's environments: [`crate::config::Config::expand_values`]).
     pub(crate) expand_from: Option<usize>,
+    /// The index of the layer of a `run` line's variables, whose string values are
+    /// templates too (`run #login (@user={{admin}})`).
+    pub(crate) command_layer: Option<usize>,
     /// Who answers prompts (`$input`, `$password`, `$pick`), and the answers kept.
     pub(crate) prompt: Option<&'a Arc<dyn crate::prompt::ValuePrompt>>,
     pub(crate) answers: &'a crate::prompt::Answers,
+    /// The client whose script sandbox evaluates httpyac's `{{ expressions }}`, with the
+    /// scripts' limits; `None`: they are refused.
+    pub(crate) javascript: Option<(&'a crate::client::Client, crate::script::ScriptSettings)>,
 }
 
 /// The most bytes one substituted template (a URL, a header, a body's text, a file
@@ -180,9 +190,61 @@ impl<'a> Renderer<'a> {
         }
         match &interpolation.expression {
             None => Err(BuildError::Interpolation { message: "empty `{{}}`".to_owned(), span: interpolation.span }),
-            Some(Expression::Variable(name)) => Ok(text_of(&self.variable(name).await?)),
+            Some(Expression::Variable(name)) => match self.variable(name).await {
+                Ok(value) => Ok(text_of(&value)),
+                // httpyac: `{{who.length}}` is JavaScript on a variable that has no such field.
+                Err(error @ BuildError::UndefinedVariable { .. }) => {
+                    if self.scope.javascript.is_some() && self.has_plain_root(&name.value).await {
+                        self.javascript(name).await
+                    } else {
+                        Err(error)
+                    }
+                }
+                Err(error) => Err(error),
+            },
             Some(Expression::Resolver(call)) => self.resolver(call, interpolation.span).await,
+            Some(Expression::JavaScript(code)) => self.javascript(code).await,
         }
+    }
+
+    /// Whether the dotted `path`'s first name is a variable whose value is not an object
+    /// (a string, a number): its other segments are then JavaScript properties.
+    async fn has_plain_root(&mut self, path: &str) -> bool {
+        let segments = volley_syntax::variable_path_segments(path);
+        let [root, _, ..] = segments.as_slice() else { return false };
+        let root = Spanned::new((*root).to_owned(), Span::default());
+        self.variable(&root).await.is_ok_and(|value| !value.is_object() && !value.is_array())
+    }
+
+    /// httpyac's `{{ expression }}`: evaluated in the scripts' sandbox, the variables it
+    /// names (that have values) as JavaScript variables; `null` and `undefined` are empty.
+    async fn javascript(&mut self, code: &Spanned<String>) -> Result<String, BuildError> {
+        let Some((client, settings)) = self.scope.javascript else {
+            return Err(BuildError::Interpolation {
+                message: "JavaScript expressions in `{{ }}` are not evaluated here".to_owned(),
+                span: code.span,
+            });
+        };
+        let mut variables = Map::new();
+        for name in crate::script::identifiers(&code.value) {
+            match self.variable(&Spanned::new(name.clone(), code.span)).await {
+                Ok(value) => {
+                    variables.insert(name, value);
+                }
+                Err(BuildError::UndefinedVariable { .. }) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        let value =
+            client.evaluate_expression(&code.value, variables, settings).map_err(|message| BuildError::Script {
+                message: format!("`{{{{ {} }}}}` failed: {message}", code.value),
+                stack: String::new(),
+                span: code.span,
+            })?;
+        Ok(match value {
+            Value::Null => String::new(),
+            value => text_of(&value),
+        })
     }
 
     /// The value of the variable `name` as text, `None` when it is defined nowhere.
@@ -212,9 +274,16 @@ impl<'a> Renderer<'a> {
             if let Some(value) = lookup(layer, path, &segments) {
                 return match value {
                     Value::String(text)
-                        if text.contains("{{") && self.scope.expand_from.is_some_and(|from| index >= from) =>
+                        if text.contains("{{")
+                            && (self.scope.expand_from.is_some_and(|from| index >= from)
+                                || self.scope.command_layer == Some(index)) =>
                     {
-                        self.expanded(path, &text, name.span).await.map(Value::String)
+                        let from = if self.scope.command_layer == Some(index) {
+                            "set by the `run` line"
+                        } else {
+                            "from the environment"
+                        };
+                        self.expanded(path, &text, name.span, from).await.map(Value::String)
                     }
                     value => Ok(value),
                 };
@@ -285,7 +354,7 @@ impl<'a> Renderer<'a> {
 
     /// The value `text` of the environment variable `name` with its `{{ }}` substituted
     /// (httpyac's and REST Client's environments), once per send.
-    async fn expanded(&mut self, name: &str, text: &str, used_at: Span) -> Result<String, BuildError> {
+    async fn expanded(&mut self, name: &str, text: &str, used_at: Span, from: &str) -> Result<String, BuildError> {
         let key = format!("\u{0}environment\u{0}{name}");
         if let Some(value) = self.file_values.get(&key) {
             return Ok(value.clone());
@@ -306,7 +375,7 @@ impl<'a> Renderer<'a> {
                 BuildError::Interpolation { message: error.message(), span: used_at }
             }
             error => BuildError::Interpolation {
-                message: format!("in the value of `{name}` (`{text}`) from the environment: {}", error.message()),
+                message: format!("in the value of `{name}` (`{text}`) {from}: {}", error.message()),
                 span: used_at,
             },
         })?;
@@ -327,7 +396,17 @@ impl<'a> Renderer<'a> {
         self.resolving.push(name.clone());
         let value = self.render(&declaration.value).await;
         self.resolving.pop();
-        let value = value?;
+        let imported = self.scope.file_variables[..self.scope.imported_variables]
+            .as_ptr_range()
+            .contains(&std::ptr::from_ref(declaration));
+        let value = value.map_err(|error| match error {
+            BuildError::Cycle { name, chain, .. } if imported => BuildError::Cycle { name, chain, span: used_at },
+            error if imported => BuildError::Interpolation {
+                message: format!("in the value of the imported `{name}`: {}", error.message()),
+                span: used_at,
+            },
+            error => error,
+        })?;
         self.file_values.insert(name.clone(), value.clone());
         Ok(value)
     }
@@ -345,6 +424,12 @@ impl<'a> Renderer<'a> {
         if matches!(name, "auth.token" | "auth.idToken" | "auth.aws") {
             return self.auth_token(name, &arguments, span).await;
         }
+        // httpyac's `{{$index}}` in a `@loop`: the variable `$index` its iteration sets.
+        if arguments.is_empty()
+            && let Some(value) = self.scope.layers.iter().find_map(|layer| layer.get(&format!("${name}")))
+        {
+            return Ok(text_of(value));
+        }
         if let Some((prompt, once)) = crate::prompt::parse(name, &arguments.join(" ")) {
             return self.prompted(name, prompt, once, span).await;
         }
@@ -361,7 +446,9 @@ impl<'a> Renderer<'a> {
                 let key = arguments[0].trim().to_owned();
                 let shared = self.scope.layers.last().and_then(|layer| lookup(layer, &key, &[key.as_str()]));
                 return match shared {
-                    Some(Value::String(text)) if text.contains("{{") => self.expanded(&key, &text, span).await,
+                    Some(Value::String(text)) if text.contains("{{") => {
+                        self.expanded(&key, &text, span, "from the environment").await
+                    }
                     Some(Value::String(text)) => Ok(text),
                     Some(value) => Ok(value.to_string()),
                     None => Err(failure(format!("`{key}` is not in the `$shared` environment"))),

@@ -64,6 +64,7 @@ mod body;
 mod build;
 mod chaining;
 mod client;
+pub mod compose;
 pub mod config;
 pub mod convert;
 mod cookies;

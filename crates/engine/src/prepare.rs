@@ -53,6 +53,8 @@ pub struct PreparedRequest {
     pub exchange: Exchange,
     /// The request's name, under which its response is kept for chaining.
     pub name: Option<String>,
+    /// More names its response is kept under (a `@loop` iteration's `login0`).
+    pub also_named: Vec<String>,
     /// Keep at most this many bytes of the response body.
     pub max_body_bytes: Option<usize>,
     /// The configuration file that applied, if any.
@@ -156,12 +158,21 @@ impl Client {
         let root = (!self.inner.config.allow_external_files).then_some(settings.root.as_path());
         let files = Files { io: &*self.inner.config.io, base: &directory, root };
         let limits = settings.config.as_ref().map_or_else(ScriptSettings::default, |config| config.scripts);
-        let scripts = Scripts::load(request, &files, limits)?;
+        // A `@loop`'s list is evaluated after httpyac's global scripts, without the
+        // request's own (the probe has none).
+        let scripts = Scripts::load(document, request, &files, limits)?;
         let mut pre_request = PreRequest::default();
         let mut script_input = None;
         if !scripts.is_empty() {
             let globals = Arc::clone(&self.inner.variables.read());
-            let layers = [&options.overrides, &options.variables, &*globals, profile_variables, config_variables];
+            let layers = [
+                &options.command_variables,
+                &options.overrides,
+                &options.variables,
+                &*globals,
+                profile_variables,
+                config_variables,
+            ];
             let mut input = script::Input {
                 variables: known_variables(&layers, document),
                 environment: config_variables
@@ -170,6 +181,7 @@ impl Client {
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect(),
                 request: RequestView::written(request),
+                file: source_path.map(|path| path.display().to_string()),
                 ..script::Input::default()
             };
             pre_request = self.run_pre_request(&scripts, &mut input).map_err(|error| {
@@ -187,7 +199,13 @@ impl Client {
         let client_variables = Arc::clone(&self.inner.variables.read());
         // REST Client's `# @prompt name`: asked when no variable has it.
         let defined = |name: &str| {
-            let layers = [&pre_request.variables, &options.overrides, &options.variables, &*client_variables];
+            let layers = [
+                &pre_request.variables,
+                &options.command_variables,
+                &options.overrides,
+                &options.variables,
+                &*client_variables,
+            ];
             layers.into_iter().chain([profile_variables, config_variables]).any(|layer| layer.contains_key(name))
                 || document.variables.iter().any(|declaration| declaration.name.value == name)
                 || dotenv.as_ref().is_ok_and(|dotenv| dotenv.get(name).is_some())
@@ -196,16 +214,25 @@ impl Client {
             crate::prompt::ask_declared(request, self.inner.config.value_prompt.as_ref(), defined).await?;
         pre_request.variables.extend(answers);
         let chain = Arc::clone(&self.inner.chain.lock());
+        // httpyac's `# @import`: the imported files' variables, below the file's own.
+        // A file that cannot be read gives nothing here: a variable the request needs from
+        // it is then undefined, and `volley check` shows the import at its line.
+        let imports = self.imports_of(document, source_path).unwrap_or_default();
+        let file_variables = crate::compose::file_variables(document, &imports);
+        let imported_variables = file_variables.len() - document.variables.len();
         let scope = Scope {
             layers: vec![
                 &pre_request.variables,
+                &options.command_variables,
                 &options.overrides,
                 &options.variables,
                 &client_variables,
                 profile_variables,
                 config_variables,
             ],
-            file_variables: &document.variables,
+            file_variables: &file_variables,
+            imported_variables,
+            command_layer: (!options.command_variables.is_empty()).then_some(1),
             dotenv: dotenv.as_deref(),
             chain: &chain,
             custom: &self.inner.config.resolvers,
@@ -213,9 +240,10 @@ impl Client {
             auth: &settings.auth,
             environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
             // The profile's and the configuration's layers.
-            expand_from: settings.config.as_ref().is_some_and(|config| config.expand_values).then_some(4),
+            expand_from: settings.config.as_ref().is_some_and(|config| config.expand_values).then_some(5),
             prompt: self.inner.config.value_prompt.as_ref(),
             answers: &self.inner.answers,
+            javascript: Some((self, limits)),
         };
         let mut renderer = Renderer::new(scope);
         renderer.secrets.extend(prompted_secrets);
@@ -227,6 +255,10 @@ impl Client {
         let built = self.build_prepared(request, &imports, &mut renderer, &settings, &directory, options).await;
         let built = built.map(|mut prepared| {
             prepared.logs = pre_request.logs;
+            // httpyac's `await sleep(ms)` in a script before the request.
+            if !pre_request.sleep.is_zero() {
+                prepared.sleep = Some(prepared.sleep.unwrap_or_default() + pre_request.sleep);
+            }
             prepared.scripts = script_input
                 .filter(|_| !scripts.handlers.is_empty())
                 .map(|input| Box::new(PendingScripts { scripts, input }));
@@ -272,7 +304,23 @@ impl Client {
         let root = (!self.inner.config.allow_external_files).then_some(settings.root.as_path());
         let files = Files { io: &*self.inner.config.io, base: directory, root };
         let layers = self.default_layers(settings);
-        let headers = merged_headers(&layers);
+        let mut headers = merged_headers(&layers);
+        // httpyac's `defaultHeaders` may use variables.
+        if settings.config.as_ref().is_some_and(|config| config.expand_values) {
+            for (_, value) in headers.iter_mut().filter(|(_, value)| value.contains("{{")) {
+                let (template, _) = volley_syntax::parse_template(value);
+                *value = renderer.render(&template).await.map_err(|error| match error {
+                    BuildError::UndefinedVariable { name, .. } => BuildError::Interpolation {
+                        message: format!("a default header of the configuration uses `{name}`, which is not defined"),
+                        span: request.line_span,
+                    },
+                    error => BuildError::Interpolation {
+                        message: format!("in a default header of the configuration: {}", error.message()),
+                        span: request.line_span,
+                    },
+                })?;
+            }
+        }
         let mut built = build(request, renderer, &files, &headers).await?;
         let (exchange, connect_timeout) = protocol_rules(request, &mut built, renderer, (&files, imports)).await?;
         // With tokens still to get, the signature is made once they are in place.
@@ -355,6 +403,7 @@ impl Client {
             assertions,
             exchange,
             name: request.name.as_ref().map(|name| name.value.clone()),
+            also_named: options.also_named.clone(),
             max_body_bytes: options.max_body_bytes,
             config_path: settings.config.as_ref().map(|config| config.path.clone()),
             version,

@@ -80,6 +80,43 @@ pub async fn run_references(
     client.run_references(document, request, source_path, options).await
 }
 
+/// The iterations of `request`'s `# @loop` (httpyac), each the variables it sets
+/// (`$index`, the element's name), for [`RunOptions::command_variables`]; `None` without
+/// one. Run each with [`RunOptions::also_named`] `name{index}` as httpyac keeps them.
+pub async fn loop_iterations(
+    client: &Client,
+    document: &Document,
+    request: &Request,
+    source_path: Option<&Path>,
+    options: &RunOptions,
+) -> Result<Option<Vec<serde_json::Map<String, serde_json::Value>>>, Error> {
+    client.loop_iterations(document, request, source_path, options).await
+}
+
+/// The files `document` imports (`# @import`, `import`), directly and through each
+/// other, in order, each once: what their named requests and file variables add.
+pub fn imports(
+    client: &Client,
+    document: &Document,
+    source_path: Option<&Path>,
+) -> Result<Vec<std::sync::Arc<crate::compose::Linked>>, Error> {
+    client.imports_of(document, source_path)
+}
+
+/// The requests the `run` lines of `document`'s block `block` run, in order
+/// (JetBrains' and Kulala's `run #name`, `run ./file.http (@name=value)`): each front end
+/// runs them as its own, with [`RunStep::variables`](crate::compose::RunStep) as the
+/// run's [`RunOptions::command_variables`]. A name no file has, a missing file and a
+/// cycle are errors at the line.
+pub fn run_steps(
+    client: &Client,
+    document: &Document,
+    source_path: Option<&Path>,
+    block: usize,
+) -> Result<Vec<crate::compose::RunStep>, Error> {
+    client.run_steps(document, source_path, block)
+}
+
 /// Runs `request` of an already parsed `document` (the CLI runs every request of a file
 /// this way): [`prepare_request`] then [`send`]. The options' selection is ignored.
 pub async fn run_request(

@@ -64,7 +64,76 @@ impl Backend {
             client: &self.client,
             remote: context.remote.as_ref(),
             folders: &context.folders,
+            variables: None,
+            also_named: None,
         }
+    }
+
+    /// What the `run` lines of the block under the cursor run (JetBrains, Kulala), when
+    /// the arguments pick one by `line`.
+    fn run_block(
+        &self,
+        context: &SendContext,
+        arguments: &SendArguments,
+    ) -> Result<Option<Vec<volley_engine::compose::RunStep>>> {
+        let Some(line) = arguments.line else { return Ok(None) };
+        let rope = &context.snapshot.rope;
+        let block = context.document.block_at_line_by(line, |offset| convert::position(rope, offset).line);
+        let Some(block) = block.filter(|block| block.request.is_none() && block.runs().next().is_some()) else {
+            return Ok(None);
+        };
+        let path = context.snapshot.path.as_deref();
+        volley_engine::stages::run_steps(&self.engine, &context.document, path, block.index)
+            .map(Some)
+            .map_err(|error| invalid_params(format!("the `run` line cannot be carried out: {error}")))
+    }
+
+    /// `volley.send` on a block of `run` lines: its requests in order, each in its own
+    /// file; the answer is the last one's outcome, the others its `ranFirst`.
+    async fn send_runs(
+        &self,
+        context: &SendContext,
+        steps: Vec<volley_engine::compose::RunStep>,
+        arguments: &SendArguments,
+        token: Option<ProgressToken>,
+    ) -> Value {
+        let progress = self.progresses.begin(&self.client, token, &format!("Running {} requests", steps.len())).await;
+        let mut outcomes = self.run_outcomes(context, &steps, &progress.cancel, arguments).await;
+        progress.finish();
+        let mut answer = outcomes.pop().unwrap_or(Value::Null);
+        if !outcomes.is_empty()
+            && let Value::Object(fields) = &mut answer
+        {
+            fields.insert("ranFirst".to_owned(), Value::Array(outcomes));
+        }
+        answer
+    }
+
+    /// The outcomes of `run` lines' requests, each sent in its own file with the
+    /// variables the line sets.
+    async fn run_outcomes(
+        &self,
+        context: &SendContext,
+        steps: &[volley_engine::compose::RunStep],
+        cancel: &volley_engine::CancellationToken,
+        arguments: &SendArguments,
+    ) -> Vec<Value> {
+        let mut outcomes = Vec::with_capacity(steps.len());
+        for step in steps {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let mut sender = self.sender(context, cancel, arguments);
+            sender.variables = (!step.variables.is_empty()).then_some(&step.variables);
+            if let Some(linked) = &step.file {
+                sender.document = &linked.document;
+                sender.text = &linked.text;
+                sender.path = Some(&linked.path);
+            }
+            let Some(request) = sender.document.request(step.request) else { continue };
+            outcomes.push(serde_json::to_value(sender.send(request).await).unwrap_or(Value::Null));
+        }
+        outcomes
     }
 
     /// The request a command's arguments pick in its document.
@@ -79,6 +148,9 @@ impl Backend {
     /// run --name` does; their outcomes are the answer's `ranFirst`).
     pub(crate) async fn send(&self, arguments: SendArguments, token: Option<ProgressToken>) -> Result<Value> {
         let context = self.send_context(&arguments.uri).await?;
+        if let Some(steps) = self.run_block(&context, &arguments)? {
+            return Ok(self.send_runs(&context, steps, &arguments, token).await);
+        }
         let request = Self::selected(&context, &arguments)?;
         let title = format!("Sending {} {}", request.method.value, request.url.to_source());
         let progress = self.progresses.begin(&self.client, token, &title).await;
@@ -96,7 +168,19 @@ impl Backend {
                 first.push(sender.send(dependency).await);
             }
         }
-        let outcome = sender.send(request).await;
+        let outcome = if request.repeat().is_some() {
+            // httpyac's `@loop`: the last iteration's outcome; the others ran first.
+            let mut outcomes = sender.send_loop(request).await;
+            let last = outcomes.pop();
+            first.extend(outcomes);
+            let Some(last) = last else {
+                progress.finish();
+                return Ok(json!({"request": {"index": request.index}, "iterations": 0}));
+            };
+            last
+        } else {
+            sender.send(request).await
+        };
         progress.finish();
         let mut answer = serde_json::to_value(outcome).unwrap_or(Value::Null);
         Self::apply_jq(request, &mut answer).await;
@@ -197,16 +281,40 @@ impl Backend {
         let progress = self.progresses.begin(&self.client, token, &format!("Sending {count} requests of {name}")).await;
         let sender = self.sender(&context, &progress.cancel, &arguments);
         let mut outcomes = Vec::with_capacity(count);
-        for (index, request) in document.requests().enumerate() {
+        let mut index = 0;
+        for block in &document.blocks {
             if progress.cancel.is_cancelled() {
                 break;
             }
-            let percentage = u32::try_from(index * 100 / count.max(1)).unwrap_or(100);
+            // A block of `run` lines (JetBrains, Kulala) sends what they run, in its place.
+            let Some(request) = block.request.as_deref() else {
+                if block.runs().next().is_some() {
+                    let path = context.snapshot.path.as_deref();
+                    match volley_engine::stages::run_steps(&self.engine, document, path, block.index) {
+                        Ok(steps) => {
+                            outcomes.extend(self.run_outcomes(&context, &steps, &progress.cancel, &arguments).await);
+                        }
+                        Err(error) => {
+                            outcomes.push(json!({"error": {"kind": "invalid-command", "message": error.to_string()}}));
+                        }
+                    }
+                }
+                continue;
+            };
+            index += 1;
+            let percentage = u32::try_from((index - 1) * 100 / count.max(1)).unwrap_or(100);
             let label = request.name.as_ref().map_or_else(|| request.url.to_source(), |name| name.value.clone());
-            progress.report(format!("{}/{count} {label}", index + 1), Some(percentage)).await;
-            let mut outcome = serde_json::to_value(sender.send(request).await).unwrap_or(Value::Null);
-            Self::apply_jq(request, &mut outcome).await;
-            outcomes.push(outcome);
+            progress.report(format!("{index}/{count} {label}"), Some(percentage)).await;
+            let sent = if request.repeat().is_some() {
+                sender.send_loop(request).await
+            } else {
+                vec![sender.send(request).await]
+            };
+            for outcome in sent {
+                let mut outcome = serde_json::to_value(outcome).unwrap_or(Value::Null);
+                Self::apply_jq(request, &mut outcome).await;
+                outcomes.push(outcome);
+            }
         }
         let cancelled = progress.cancel.is_cancelled();
         progress.finish();

@@ -97,6 +97,14 @@ pub(crate) fn compute(
         .context(snapshot.path.as_deref(), environment.profile.as_deref());
     context.file_variables = model.variables().map(|declaration| declaration.name.value.clone()).collect();
     context.request_names = model.request_names().map(str::to_owned).collect();
+    // What the files it imports declare (`# @import`, `import`), wherever the line is.
+    for placed in model.parts.iter().filter(|placed| placed.part.text.contains("import")) {
+        volley_engine::analysis::Analyzer::new(engine).add_imports(
+            &mut context,
+            &placed.part.document_once(),
+            snapshot.path.as_deref(),
+        );
+    }
     // A script in another part may set what this part uses.
     context.script_variables = model.script_variables();
     if let Some(directory) = &context.directory {

@@ -126,6 +126,10 @@ pub(crate) struct Sender<'a> {
     pub(crate) remote: Option<&'a crate::remote::Connection>,
     /// The workspace folders, innermost first.
     pub(crate) folders: &'a [PathBuf],
+    /// What a `run` line sets for its requests (`run #login (@user=ada)`).
+    pub(crate) variables: Option<&'a serde_json::Map<String, serde_json::Value>>,
+    /// Another name the response is kept under (a `@loop` iteration's `login0`).
+    pub(crate) also_named: Option<String>,
 }
 
 impl Sender<'_> {
@@ -227,6 +231,59 @@ impl Sender<'_> {
         }
     }
 
+    /// httpyac's `# @loop`: `request` once per iteration (`$index`, the element), each
+    /// response kept under the name and the name with the index; the outcomes in order.
+    /// Through an execution server it is refused: the list is evaluated here.
+    pub(crate) async fn send_loop(&self, request: &Request) -> Vec<Outcome> {
+        let refused = |error: ErrorInfo| Outcome {
+            request: RequestInfo {
+                index: request.index,
+                name: request.name.as_ref().map(|name| name.value.clone()),
+                method: request.method.value.to_string(),
+                url: request.url.to_source(),
+                line: request.line_span.start_position.line,
+                description: None,
+            },
+            server: None,
+            sent: None,
+            response: None,
+            error: Some(error),
+            logs: Vec::new(),
+        };
+        if self.remote.is_some() {
+            return vec![refused(ErrorInfo::new(
+                "invalid",
+                "`@loop` runs in the editor's own engine, not through an execution server",
+            ))];
+        }
+        let options = match self.options() {
+            Ok(options) => options,
+            Err(error) => return vec![refused(error)],
+        };
+        let iterations =
+            volley_engine::stages::loop_iterations(self.engine, self.document, request, self.path, &options).await;
+        let iterations = match iterations {
+            Ok(iterations) => iterations.unwrap_or_default(),
+            Err(error) => return vec![refused(error_info(&error, request, self.text))],
+        };
+        let mut outcomes = Vec::with_capacity(iterations.len());
+        for iteration in iterations {
+            if self.cancel.is_cancelled() {
+                break;
+            }
+            let index = iteration.get("$index").and_then(serde_json::Value::as_u64).unwrap_or_default();
+            let mut variables = self.variables.cloned().unwrap_or_default();
+            variables.extend(iteration);
+            let sender = Sender {
+                variables: Some(&variables),
+                also_named: request.name.as_ref().map(|name| format!("{}{index}", name.value)),
+                ..*self
+            };
+            outcomes.push(Box::pin(sender.send(request)).await);
+        }
+        outcomes
+    }
+
     /// How a streaming response to `request` is listened to: the arguments' window and
     /// limit, live items when they gave an id.
     pub(crate) fn listen(&self, request: &Request) -> Listen<'_> {
@@ -261,11 +318,19 @@ impl Sender<'_> {
             Ok(jar) => jar.clone(),
             Err(message) => return Err(ErrorInfo::new("cookie-jar", message.clone())),
         };
-        Ok(RunOptions::default()
+        let options = RunOptions::default()
             .profile_or_default(self.profile)
             .cookie_jar(cookie_jar)
             .cancel(self.cancel.clone())
-            .max_body_bytes(MAX_BODY_BYTES))
+            .max_body_bytes(MAX_BODY_BYTES);
+        let options = match self.variables {
+            Some(variables) => options.command_variables(variables.clone()),
+            None => options,
+        };
+        Ok(match &self.also_named {
+            Some(name) => options.also_named(name.clone()),
+            None => options,
+        })
     }
 }
 

@@ -56,4 +56,28 @@ impl Backend {
         let rope = ropey::Rope::from_str(&text);
         ranges.into_iter().map(|range| convert::location(&uri, &rope, range)).collect()
     }
+
+    /// Where `symbol` is declared in the files `document` imports (`# @import`, `import`):
+    /// their `@name = value` lines and request names.
+    pub(crate) fn imported_declarations(
+        &self,
+        snapshot: &Snapshot,
+        document: &volley_syntax::Document,
+        symbol: &navigation::Symbol,
+    ) -> Vec<Location> {
+        if !document.has_imports() {
+            return Vec::new();
+        }
+        let Ok(imports) = volley_engine::stages::imports(&self.engine, document, snapshot.path.as_deref()) else {
+            return Vec::new();
+        };
+        let mut locations = Vec::new();
+        for linked in imports {
+            let ranges = navigation::declarations(&linked.document, symbol);
+            let Some(uri) = Uri::from_file_path(&linked.path).filter(|_| !ranges.is_empty()) else { continue };
+            let rope = ropey::Rope::from_str(&linked.text);
+            locations.extend(ranges.into_iter().map(|range| convert::location(&uri, &rope, range)));
+        }
+        locations
+    }
 }

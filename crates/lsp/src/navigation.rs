@@ -120,7 +120,15 @@ pub(crate) fn rename(
 /// `{{ }}`), to be shown as document links: the range of the path text and the path as
 /// written, trimmed. Paths with variables are left out: they are only known at run time.
 pub(crate) fn file_links(document: &Document) -> Vec<(Range<usize>, String)> {
-    let mut links = Vec::new();
+    let mut links: Vec<(Range<usize>, String)> =
+        document.imports().into_iter().map(|path| (path.span.range(), path.value)).collect();
+    for block in &document.blocks {
+        for (target, _) in block.runs() {
+            if let volley_syntax::RunTarget::File(path) = target {
+                links.push((path.span.range(), path.value.clone()));
+            }
+        }
+    }
     for request in document.requests() {
         match &request.body {
             Body::File(file) => links.extend(literal_path(&file.path)),
@@ -245,6 +253,21 @@ fn occurrences(document: &Document) -> Vec<Occurrence> {
                 area: name.span.range(),
                 range: name.span.range(),
             });
+        }
+    }
+    // `run #name` (JetBrains, Kulala) and `# @ref name` (httpyac) use a request by name.
+    for block in &document.blocks {
+        let runs = block.runs().filter_map(|(target, _)| match target {
+            volley_syntax::RunTarget::Request(name) => Some((name.value.clone(), name.span.range())),
+            volley_syntax::RunTarget::File(_) => None,
+        });
+        let directives = block.request.iter().flat_map(|request| &request.directives).chain(&block.orphan_directives);
+        let references = directives
+            .filter(|directive| matches!(directive.kind, DirectiveKind::Ref | DirectiveKind::ForceRef))
+            .filter_map(|directive| directive.value.as_ref())
+            .filter_map(|value| Some((value.as_literal()?.trim().to_owned(), value.span.range())));
+        for (name, range) in runs.chain(references) {
+            found.push(Occurrence { symbol: Symbol::Request(name), role: Role::Use, area: range.clone(), range });
         }
     }
     for template in templates(document) {

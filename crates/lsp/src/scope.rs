@@ -21,6 +21,8 @@ pub(crate) enum Source {
     Config,
     /// `variables` of the named profile of the configuration file.
     Profile(String),
+    /// A `@name = value` line of an imported file (its name).
+    Imported(String),
 }
 
 impl Source {
@@ -30,6 +32,7 @@ impl Source {
             Source::File => "file".to_owned(),
             Source::Config => "volley.jsonc".to_owned(),
             Source::Profile(name) => format!("profile {name}"),
+            Source::Imported(file) => format!("imported from {file}"),
         }
     }
 }
@@ -61,6 +64,22 @@ impl Scope {
         for declaration in snapshot.model.variables() {
             scope.add(&declaration.name.value, declaration.value.to_source(), Source::File);
         }
+        // The files it imports (`# @import`, `import`): below its own lines.
+        let mut imported_names = Vec::new();
+        for placed in snapshot.model.parts.iter().filter(|placed| placed.part.text.contains("import")) {
+            let document = placed.part.document_once();
+            let Ok(imports) = volley_engine::stages::imports(engine, &document, snapshot.path.as_deref()) else {
+                continue;
+            };
+            for linked in imports {
+                let file = linked.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+                for declaration in linked.document.variables.iter().rev() {
+                    scope.add(&declaration.name.value, declaration.value.to_source(), Source::Imported(file.clone()));
+                }
+                let names = linked.document.requests().filter_map(|request| request.name.as_ref());
+                imported_names.extend(names.map(|name| name.value.clone()));
+            }
+        }
         let config = snapshot
             .path
             .as_deref()
@@ -79,6 +98,7 @@ impl Scope {
             scope.resolvers.dedup();
         }
         scope.requests = snapshot.model.request_names().map(str::to_owned).collect();
+        scope.requests.extend(imported_names);
         scope
     }
 

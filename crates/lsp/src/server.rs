@@ -496,6 +496,9 @@ impl LanguageServer for Backend {
         let mut locations =
             Self::locations(&position.text_document.uri, &snapshot, navigation::declarations(&document, &symbol));
         if locations.is_empty() {
+            locations = self.imported_declarations(&snapshot, &document, &symbol);
+        }
+        if locations.is_empty() {
             locations = self.config_declarations(&snapshot, &symbol);
         }
         Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))

@@ -126,6 +126,9 @@ pub enum Code {
     /// `host:port/package.Service/Method`, a body that is not messages, a `proto` line
     /// without a file.
     InvalidGrpc,
+    /// A `run` or `import` line (JetBrains, Kulala) or `# @import` (httpyac) that cannot
+    /// be carried out as written: no target, a broken variable list.
+    InvalidCommand,
 }
 
 impl Code {
@@ -171,6 +174,7 @@ impl Code {
         Code::InvalidUrl,
         Code::ExternalFile,
         Code::InvalidGrpc,
+        Code::InvalidCommand,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -236,6 +240,7 @@ impl Code {
             Code::MisspeltDirective => "misspelt-directive",
             Code::InvalidUrl => "invalid-url",
             Code::InvalidGrpc => "invalid-grpc",
+            Code::InvalidCommand => "invalid-command",
             Code::ExternalFile => "external-file",
         }
     }
@@ -270,11 +275,12 @@ impl Code {
             | Code::UndefinedVariable
             | Code::InvalidUrl
             | Code::ExternalFile
-            | Code::InvalidGrpc => Severity::Error,
+            | Code::InvalidGrpc
+            | Code::InvalidCommand
+            | Code::UnsupportedScript => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue
             | Code::IneffectiveDirective
-            | Code::UnsupportedScript
             | Code::DuplicateRequestName
             | Code::BlockWithoutRequest
             | Code::TextAfterHandler

@@ -57,6 +57,12 @@ pub enum DirectiveKind {
     ForceRef,
     /// `@prompt name [description]` (REST Client): the variable `name` is asked for.
     Prompt,
+    /// `@import ./file.http` (httpyac): the file's named requests and variables are
+    /// available to this one.
+    Import,
+    /// `@loop for 3` / `@loop for item of items` (httpyac): the request is sent once per
+    /// iteration.
+    Loop,
     /// A directive of another tool that Volley reads and ignores.
     Ignored,
     /// Not a directive anyone defines.
@@ -124,12 +130,32 @@ pub const SUPPORTED: &[DirectiveInfo] = &[
               ends the wait.",
     },
     DirectiveInfo {
+        name: "loop",
+        kind: DirectiveKind::Loop,
+        value: ValueRule::Required,
+        placeholder: "for <count> | for <name> of <list>",
+        doc: "Sends the request once per iteration (httpyac): `for 3` three times, `for item of \
+              items` once per element of a list (a variable, or a JavaScript expression), the \
+              element in `{{item}}`; `{{$index}}` counts from 0. Each response is kept under \
+              the request's name and the name with the index (`login0`, `login1`). `while` \
+              loops are refused.",
+    },
+    DirectiveInfo {
+        name: "import",
+        kind: DirectiveKind::Import,
+        value: ValueRule::Required,
+        placeholder: "<./file.http>",
+        doc: "Makes the named requests and the file variables of another `.http` file \
+              available to this one (httpyac): `@ref` and `run #name` find its requests, \
+              `{{name}}` its variables (this file's win). The path is relative to this file.",
+    },
+    DirectiveInfo {
         name: "ref",
         kind: DirectiveKind::Ref,
         value: ValueRule::Required,
         placeholder: "<request name>",
-        doc: "Runs the named request of the file first, unless it already ran in this \
-              client (httpyac): its response is then there for `{{name.response…}}`.",
+        doc: "Runs the named request of the file (or of a file it imports) first, unless it \
+              already ran in this client (httpyac): its response is then there for `{{name.response…}}`.",
     },
     DirectiveInfo {
         name: "forceRef",
@@ -302,8 +328,6 @@ pub const IGNORED: &[&str] = &[
     "connection-timeout",
     "use-os-credentials",
     "http-version",
-    "import",
-    "loop",
     "save",
     "openWith",
     "keepStreaming",

@@ -122,6 +122,11 @@ impl Interpolation {
         match &self.expression {
             None => {}
             Some(Expression::Variable(name)) => out.push_str(&name.value),
+            Some(Expression::JavaScript(code)) => {
+                out.push(' ');
+                out.push_str(&code.value);
+                out.push(' ');
+            }
             Some(Expression::Resolver(call)) => {
                 out.push('$');
                 out.push_str(&call.name.value);
@@ -166,6 +171,10 @@ pub enum Expression {
     Variable(Spanned<String>),
     /// `{{$name(…)}}`.
     Resolver(ResolverCall),
+    /// httpyac's JavaScript in `{{ }}` (`{{ Date.now() }}`, `{{name.toUpperCase()}}`):
+    /// the code between the braces, trimmed, evaluated with the variables as JavaScript
+    /// variables.
+    JavaScript(Spanned<String>),
 }
 
 /// A resolver call: `{{$uuid()}}`, `{{$random(1, 10)}}`, `{{$randomInt 1 10}}`.

@@ -38,20 +38,20 @@ fn visit(
     let Some(request) = files[step.file].document.requests().nth(step.request) else { return Ok(()) };
     if let Some(start) = visiting.iter().position(|visited| *visited == step) {
         let names: Vec<String> =
-            visiting[start..].iter().chain(std::iter::once(&step)).map(|step| title(files, *step)).collect();
+            visiting[start..].iter().chain(std::iter::once(&step)).map(|step| title(files, step)).collect();
         return Err(Problem::usage(
             format!("the requests need each other's responses: {}", names.join(" → ")),
             Some("one of them must not read the other's response"),
         ));
     }
-    visiting.push(step);
+    visiting.push(step.clone());
     for (name, reference) in files[step.file].document.responses_read_by(request) {
         let Some(dependency) = find(files, step.file, &name) else { continue };
         if dependency == step || planned.contains(&dependency) {
             continue;
         }
         visit(files, dependency, planned, added, visiting)?;
-        added.push(Added { needed: name, by: title(files, step), reference });
+        added.push(Added { needed: name, by: title(files, &step), reference });
     }
     visiting.pop();
     planned.push(step);
@@ -60,13 +60,13 @@ fn visit(
 
 /// The request named `name`: the one of `file`, else of the first file that has one.
 fn find(files: &[File], file: usize, name: &str) -> Option<Step> {
-    std::iter::once(file).chain((0..files.len()).filter(|other| *other != file)).find_map(|number| {
-        files[number].document.request_named(name).map(|request| Step { file: number, request: request.index })
-    })
+    std::iter::once(file)
+        .chain((0..files.len()).filter(|other| *other != file))
+        .find_map(|number| files[number].document.request_named(name).map(|request| Step::of(number, request.index)))
 }
 
 /// The name, else the request line's place.
-fn title(files: &[File], step: Step) -> String {
+fn title(files: &[File], step: &Step) -> String {
     let file = &files[step.file];
     match file.document.requests().nth(step.request) {
         Some(request) => match &request.name {

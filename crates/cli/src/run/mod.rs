@@ -2,6 +2,7 @@
 //! the exchanges and writes reports.
 
 mod clients;
+mod compose;
 mod confirm;
 mod depends;
 mod human;
@@ -351,7 +352,7 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
     if let Some(shard) = args.shard {
         // `--name` and `--index` are checked against every file, then the shard keeps
         // its part: a shard without the named request is no error, a misspelt name is.
-        if let Err(problem) = select::plan(&files, &args.selection(), false) {
+        if let Err(problem) = select::plan(&files, &select::Runs::new(), &args.selection(), false) {
             return Ok(problem.print());
         }
         files = shard::select(files, |file| Path::new(&file.shown), shard);
@@ -364,7 +365,12 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
         Ok(jobs) => jobs,
         Err(problem) => return Ok(problem.print()),
     };
-    let mut plan = match select::plan(&files, &args.selection(), args.shard.is_some()) {
+    // What `run` lines run, the files they lead to read.
+    let runs = match compose::link(&mut files, args.allow_external_files, args.server.is_some()) {
+        Ok(runs) => runs,
+        Err(problem) => return Ok(problem.print()),
+    };
+    let mut plan = match select::plan(&files, &runs, &args.selection(), args.shard.is_some()) {
         Ok(plan) => plan,
         Err(problem) => return Ok(problem.print()),
     };
@@ -431,7 +437,16 @@ async fn execute(args: &RunArgs) -> anyhow::Result<Exit> {
                 files.iter().map(|file| (file.path.as_path(), &file.document)).collect();
             let mut invocation = verdict::Invocation::new(client, args.profile.as_deref(), &args.vars, &parsed);
             invocation.allow_external_files = args.allow_external_files;
-            files.iter().map(|file| invocation.analyze(&file.path, &file.document, &file.text).diagnostics).collect()
+            // A linked file's requests run with what its `run` lines set: the engine judges them.
+            files
+                .iter()
+                .map(|file| {
+                    if file.linked {
+                        return Vec::new();
+                    }
+                    invocation.analyze(&file.path, &file.document, &file.text).diagnostics
+                })
+                .collect()
         };
         for (file, analysis) in files.iter_mut().zip(analyses) {
             verdict::merge(&mut file.document, analysis);

@@ -1,8 +1,11 @@
 //! What a run will send: the files read and parsed, the requests selected, and the
 //! errors that stop it before anything is sent.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
 
 use volley_syntax::{Diagnostic, Document, LineIndex, Severity};
 
@@ -21,14 +24,32 @@ pub(crate) struct File {
     pub(crate) text: String,
     pub(crate) document: Document,
     pub(crate) lines: LineIndex,
+    /// Read because a file of the run imports or runs it (`run ./other.http`): its
+    /// requests run only where a `run` line says.
+    pub(crate) linked: bool,
 }
 
 /// One request to send: `request` (0-based) of `files[file]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Step {
     pub(crate) file: usize,
     pub(crate) request: usize,
+    /// The file of the run whose plan has this step: `file`, or the file of the `run`
+    /// line that runs it.
+    pub(crate) origin: usize,
+    /// What the `run` line sets for it (`run #login (@user=ada)`).
+    pub(crate) variables: Option<Arc<Map<String, Value>>>,
 }
+
+impl Step {
+    /// `request` of `files[file]`, planned for its own file.
+    pub(crate) fn of(file: usize, request: usize) -> Self {
+        Self { file, request, origin: file, variables: None }
+    }
+}
+
+/// The steps of each block of `run` lines, by (file, block).
+pub(crate) type Runs = HashMap<(usize, usize), Vec<Step>>;
 
 /// Why a run stops before sending anything.
 #[derive(Debug)]
@@ -75,7 +96,7 @@ pub(crate) fn load(paths: &[PathBuf]) -> Result<Vec<File>, Problem> {
         let lines = LineIndex::new(&text);
         // Absolute, so that messages about files next to it name where they were looked for.
         let path = std::path::absolute(&path).unwrap_or(path);
-        files.push(File { path, shown, text, document, lines });
+        files.push(File { path, shown, text, document, lines, linked: false });
     }
     Ok(files)
 }
@@ -96,17 +117,28 @@ pub(crate) enum Selection<'a> {
 /// The requests to send, in order, as `selection` says. `lenient` (a shard's part of the
 /// files, checked whole before): a name none of the files has, or no request at all, is
 /// no error.
-pub(crate) fn plan(files: &[File], selection: &Selection<'_>, lenient: bool) -> Result<Vec<Step>, Problem> {
+pub(crate) fn plan(
+    files: &[File],
+    runs: &Runs,
+    selection: &Selection<'_>,
+    lenient: bool,
+) -> Result<Vec<Step>, Problem> {
     let mut steps = Vec::new();
     let names = match *selection {
         Selection::All => &[][..],
         Selection::Names(names) => names,
         Selection::Index(index) => return by_index(files, index),
-        Selection::Line(line) => return by_line(files, line),
+        Selection::Line(line) => return by_line(files, runs, line),
     };
+    let own = || files.iter().enumerate().filter(|(_, file)| !file.linked);
     if names.is_empty() {
-        for (number, file) in files.iter().enumerate() {
-            steps.extend(file.document.requests().map(|request| Step { file: number, request: request.index }));
+        for (number, file) in own() {
+            for block in &file.document.blocks {
+                match &block.request {
+                    Some(request) => steps.push(Step::of(number, request.index)),
+                    None => steps.extend(runs.get(&(number, block.index)).into_iter().flatten().cloned()),
+                }
+            }
         }
         if steps.is_empty() && !lenient {
             return Err(Problem::usage(
@@ -118,15 +150,14 @@ pub(crate) fn plan(files: &[File], selection: &Selection<'_>, lenient: bool) -> 
     }
     for name in names {
         let before = steps.len();
-        for (number, file) in files.iter().enumerate() {
+        for (number, file) in own() {
             if let Some(request) = file.document.request_named(name) {
-                steps.push(Step { file: number, request: request.index });
+                steps.push(Step::of(number, request.index));
             }
         }
         if steps.len() == before && !lenient {
-            let every: BTreeSet<&str> = files
-                .iter()
-                .flat_map(|file| file.document.requests())
+            let every: BTreeSet<&str> = own()
+                .flat_map(|(_, file)| file.document.requests())
                 .filter_map(|request| request.name.as_ref().map(|name| name.value.as_str()))
                 .collect();
             let hint = match volley_syntax::closest(name, every.iter().copied()) {
@@ -143,7 +174,7 @@ pub(crate) fn plan(files: &[File], selection: &Selection<'_>, lenient: bool) -> 
 /// The request at `index` of each file.
 fn by_index(files: &[File], index: usize) -> Result<Vec<Step>, Problem> {
     let mut steps = Vec::new();
-    for (number, file) in files.iter().enumerate() {
+    for (number, file) in files.iter().enumerate().filter(|(_, file)| !file.linked) {
         let count = file.document.requests().count();
         if index >= count {
             return Err(Problem::usage(
@@ -151,15 +182,16 @@ fn by_index(files: &[File], index: usize) -> Result<Vec<Step>, Problem> {
                 Some("--index counts from 0"),
             ));
         }
-        steps.push(Step { file: number, request: index });
+        steps.push(Step::of(number, index));
     }
     Ok(steps)
 }
 
-/// The request whose block holds the 0-based `line` of each file.
-fn by_line(files: &[File], line: u32) -> Result<Vec<Step>, Problem> {
+/// The request whose block holds the 0-based `line` of each file, or what the block's
+/// `run` lines run.
+fn by_line(files: &[File], runs: &Runs, line: u32) -> Result<Vec<Step>, Problem> {
     let mut steps = Vec::new();
-    for (number, file) in files.iter().enumerate() {
+    for (number, file) in files.iter().enumerate().filter(|(_, file)| !file.linked) {
         let hint = "--line counts from 1 and picks the request whose block (from its `###` line to the next) holds it";
         let lines = file.text.lines().count();
         if line as usize >= lines {
@@ -167,11 +199,15 @@ fn by_line(files: &[File], line: u32) -> Result<Vec<Step>, Problem> {
             return Err(Problem::usage(message, Some(hint)));
         }
         let block = file.document.block_at_line(line);
+        if let Some(run) = block.and_then(|block| runs.get(&(number, block.index))) {
+            steps.extend(run.iter().cloned());
+            continue;
+        }
         let Some(request) = block.and_then(|block| block.request.as_deref()) else {
             let message = format!("line {} of `{}` is in a block without a request", line + 1, file.shown);
             return Err(Problem::usage(message, Some(hint)));
         };
-        steps.push(Step { file: number, request: request.index });
+        steps.push(Step::of(number, request.index));
     }
     Ok(steps)
 }

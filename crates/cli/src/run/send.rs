@@ -87,6 +87,7 @@ pub(super) async fn send(
         args,
         keep,
         client,
+        local,
         overrides: &overrides,
         limits: &limits,
         progress: &progress,
@@ -117,7 +118,7 @@ pub(super) async fn send(
                     Some(forked) => forked,
                     None => turn.client,
                 };
-                let unit_turn = Turn { client, ..turn.clone() };
+                let unit_turn = Turn { client, local: forked.as_ref().or(turn.local), ..turn.clone() };
                 output::captured(unit_turn.run_unit(files, requests, &unit)).await
             }
         }))
@@ -137,7 +138,8 @@ pub(super) async fn send(
     }
     progress.finish_and_clear();
     signals.abort();
-    results.sort_unstable_by_key(|(position, _)| *position);
+    // Stable: a `@loop`'s iterations share their step's place.
+    results.sort_by_key(|(position, _)| *position);
     let results = results.into_iter().map(|(_, result)| result).collect();
     Ok(Sent { results, tally, interrupted: interrupt.is_cancelled() })
 }
@@ -158,11 +160,11 @@ fn units(plan: &[select::Step], repeat: usize, files: Option<usize>) -> impl Ite
     (0..repeat).flat_map(move |round| {
         let repetition = (repeat > 1).then(|| u32::try_from(round + 1).unwrap_or(u32::MAX));
         let offset = round * plan.len();
-        let numbered = move || plan.iter().enumerate().map(move |(index, step)| (offset + index, *step));
+        let numbered = move || plan.iter().enumerate().map(move |(index, step)| (offset + index, step.clone()));
         let parts: Box<dyn Iterator<Item = Unit>> = match files {
             None => Box::new(std::iter::once(Unit { steps: numbered().collect(), repetition })),
             Some(count) => Box::new((0..count).filter_map(move |file| {
-                let steps: Vec<_> = numbered().filter(|(_, step)| step.file == file).collect();
+                let steps: Vec<_> = numbered().filter(|(_, step)| step.origin == file).collect();
                 (!steps.is_empty()).then_some(Unit { steps, repetition })
             })),
         };
@@ -189,6 +191,8 @@ struct Turn<'a> {
     /// What is kept of each response once it is printed.
     keep: Keep,
     client: &'a dyn Execute,
+    /// The run's own client, when requests are sent here (not through `--server`).
+    local: Option<&'a Client>,
     overrides: &'a Map<String, Value>,
     limits: &'a stream::Limits,
     progress: &'a ProgressBar,
@@ -230,47 +234,51 @@ impl Turn<'_> {
                     () = interrupt.cancelled() => {}
                 }
             }
-            let mut result = if stopped || interrupt.is_cancelled() {
-                RequestResult::skipped(file, request, Skip::Stopped)
+            let produced = if stopped || interrupt.is_cancelled() {
+                vec![RequestResult::skipped(file, request, Skip::Stopped)]
             } else if request.disabled {
-                RequestResult::skipped(file, request, Skip::Disabled)
+                vec![RequestResult::skipped(file, request, Skip::Disabled)]
             } else if let Some(refusal) = refusal::of(&file.document, request) {
-                RequestResult::refused(file, request, refusal)
+                vec![RequestResult::refused(file, request, refusal)]
             } else if let Some(unsent) = self.confirm(file, request).await {
-                unsent
+                vec![unsent]
+            } else if request.repeat().is_some() {
+                Box::pin(self.looped(file, request, step.variables.as_deref(), &missing)).await
             } else {
-                self.exchange(file, request, &missing).await
+                vec![self.exchange(file, request, step.variables.as_deref(), None, &missing).await]
             };
-            result.repetition = unit.repetition;
-            if !matches!(result.outcome, Outcome::Response { .. } | Outcome::Error(_)) {
-                progress.suspend(|| human::print(&result, file, mode, self.several));
-            }
-            if !matches!(result.outcome, Outcome::Skipped(Skip::Stopped)) {
-                progress.inc(1);
-            }
-            if let Some(name) = &result.name {
-                match result.missing_reason() {
-                    Some(why) => missing.insert(name.clone(), Missing::NoResponse(why)),
-                    None => missing.remove(name),
-                };
-            }
-            if args.fail_fast && !result.passed() {
-                self.stop.store(true, Ordering::Relaxed);
-            }
-            if mode == Mode::Json {
-                let line = serde_json::to_string(&record::record(&result, file))?;
-                progress.suspend(|| output::line(&line));
-            }
-            tally.count(&result);
-            match self.keep {
-                Keep::Whole => results.push((*position, result)),
-                Keep::Failures => {
-                    if result.passed() {
-                        result.release_payload();
-                    }
-                    results.push((*position, result));
+            for mut result in produced {
+                result.repetition = unit.repetition;
+                if !matches!(result.outcome, Outcome::Response { .. } | Outcome::Error(_)) {
+                    progress.suspend(|| human::print(&result, file, mode, self.several));
                 }
-                Keep::Summary => {}
+                if !matches!(result.outcome, Outcome::Skipped(Skip::Stopped)) {
+                    progress.inc(1);
+                }
+                if let Some(name) = &result.name {
+                    match result.missing_reason() {
+                        Some(why) => missing.insert(name.clone(), Missing::NoResponse(why)),
+                        None => missing.remove(name),
+                    };
+                }
+                if args.fail_fast && !result.passed() {
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+                if mode == Mode::Json {
+                    let line = serde_json::to_string(&record::record(&result, file))?;
+                    progress.suspend(|| output::line(&line));
+                }
+                tally.count(&result);
+                match self.keep {
+                    Keep::Whole => results.push((*position, result)),
+                    Keep::Failures => {
+                        if result.passed() {
+                            result.release_payload();
+                        }
+                        results.push((*position, result));
+                    }
+                    Keep::Summary => {}
+                }
             }
         }
         Ok((results, tally))
@@ -287,7 +295,7 @@ impl Turn<'_> {
     ) -> HashMap<String, Missing> {
         let mut apart = HashMap::new();
         let Some(jobs) = self.jobs.filter(|jobs| *jobs > 1) else { return apart };
-        let Some(own) = unit.steps.first().map(|(_, step)| step.file) else { return apart };
+        let Some(own) = unit.steps.first().map(|(_, step)| step.origin) else { return apart };
         let named =
             |file: usize| requests[file].iter().filter_map(|request| request.name.as_ref().map(|name| &name.value));
         let own_names: std::collections::HashSet<&String> = named(own).collect();
@@ -319,11 +327,62 @@ impl Turn<'_> {
         }
     }
 
+    /// httpyac's `# @loop`: the request once per iteration, each with its variables
+    /// (`$index`, the element) over the `run` line's, its response kept under its name
+    /// and the name with the index (`login0`). The iterations are found by the run's own
+    /// client (not through `--server`).
+    async fn looped(
+        &self,
+        file: &select::File,
+        request: &volley_syntax::Request,
+        variables: Option<&Map<String, Value>>,
+        missing: &HashMap<String, Missing>,
+    ) -> Vec<RequestResult> {
+        let found = match self.local {
+            Some(client) => {
+                let options = RunOptions::default()
+                    .overrides(self.overrides.clone())
+                    .command_variables(variables.cloned().unwrap_or_default());
+                volley_engine::stages::loop_iterations(client, &file.document, request, Some(&file.path), &options)
+                    .await
+            }
+            None => Err(volley_engine::Error::Build(volley_engine::BuildError::Interpolation {
+                message:
+                    "`@loop` runs in a local run: its list is evaluated here, and --server sends one request at a \
+                          time"
+                        .to_owned(),
+                span: request.line_span,
+            })),
+        };
+        let iterations = match found {
+            Ok(iterations) => iterations.unwrap_or_default(),
+            Err(error) => {
+                let result = RequestResult::new(file, request, Err(error)).await;
+                self.progress.suspend(|| human::print(&result, file, self.mode, self.several));
+                return vec![result];
+            }
+        };
+        let mut results = Vec::with_capacity(iterations.len());
+        for iteration in iterations {
+            if self.limits.interrupt.is_cancelled() || self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let index = iteration.get("$index").and_then(Value::as_u64).unwrap_or_default();
+            let mut merged = variables.cloned().unwrap_or_default();
+            merged.extend(iteration);
+            let also = request.name.as_ref().map(|name| format!("{}{index}", name.value));
+            results.push(self.exchange(file, request, Some(&merged), Some((index, also)), missing).await);
+        }
+        results
+    }
+
     /// Sends `request`, prints what came of it, and follows its stream.
     async fn exchange(
         &self,
         file: &select::File,
         request: &volley_syntax::Request,
+        variables: Option<&Map<String, Value>>,
+        iteration: Option<(u64, Option<String>)>,
         missing: &HashMap<String, Missing>,
     ) -> RequestResult {
         let (args, mode) = (self.args, self.mode);
@@ -335,6 +394,12 @@ impl Turn<'_> {
             .validate_ssl(args.insecure.then_some(false))
             .show_secrets(args.show_secrets)
             .cancel(self.limits.interrupt.child_token());
+        if let Some(variables) = variables {
+            options = options.command_variables(variables.clone());
+        }
+        if let Some(name) = iteration.as_ref().and_then(|(_, name)| name.clone()) {
+            options = options.also_named(name);
+        }
         if let Some(timeout) = args.timeout {
             options = options.timeout(Duration::from_millis(timeout));
         }
@@ -370,6 +435,9 @@ impl Turn<'_> {
             attempt += 1;
         };
         result.attempts = attempt;
+        if let Some((index, _)) = iteration {
+            result.title = format!("{} [{index}]", result.title);
+        }
         result.live = streamed.load(Ordering::Relaxed);
         result.missing = result
             .needed_response()

@@ -113,6 +113,19 @@ impl<'a> Analyzer<'a> {
         (context, config_error)
     }
 
+    /// Adds what the files `document` imports declare to `context`: their file
+    /// variables and request names (`# @import`, `import`). A file that cannot be read
+    /// adds nothing; [`Analyzer::analyze_in`] reports it at its line.
+    pub fn add_imports(&self, context: &mut AnalysisContext, document: &Document, source_path: Option<&Path>) {
+        let Ok(imports) = self.client.imports_of(document, source_path) else { return };
+        for linked in imports {
+            let variables = linked.document.variables.iter().map(|declaration| declaration.name.value.clone());
+            context.file_variables.extend(variables);
+            let names = linked.document.requests().filter_map(|request| request.name.as_ref());
+            context.request_names.extend(names.map(|name| name.value.clone()));
+        }
+    }
+
     /// Reads the script files of `scripts` (relative to `directory`) through the
     /// client's [`Io`](crate::Io), adding what they may set.
     pub fn read_script_files(&self, scripts: &mut super::ScriptVariables, directory: &Path) {
@@ -128,6 +141,11 @@ impl<'a> Analyzer<'a> {
         text: &str,
         context: &AnalysisContext,
     ) -> Vec<volley_syntax::Diagnostic> {
-        super::analyze(document, text, &*self.client.inner.config.io, context)
+        let mut diagnostics = super::analyze(document, text, &*self.client.inner.config.io, context);
+        if document.has_imports() || document.has_runs() {
+            diagnostics.extend(super::compose::check(self.client, document, context));
+            diagnostics.sort_by_key(|diagnostic| diagnostic.span.start);
+        }
+        diagnostics
     }
 }

@@ -15,6 +15,7 @@ use volley_syntax::{
 };
 
 mod client;
+mod compose;
 mod grpc;
 mod scripts;
 
@@ -97,6 +98,8 @@ struct Walker<'a> {
     scripts: ScriptVariables,
     /// The project's root, outside which files are not read; `None`: any file.
     root: Option<PathBuf>,
+    /// The names the `@loop` of the request being analysed sets.
+    looping: std::cell::RefCell<Vec<String>>,
 }
 
 impl<'a> Walker<'a> {
@@ -136,10 +139,27 @@ impl<'a> Walker<'a> {
             .as_deref()
             .filter(|_| !context.allow_external_files)
             .map(|directory| crate::config::project_root(io, directory, context.config.as_ref()));
-        Self { document, text, io, context, layers, resolvers, auth, scripts, root }
+        Self {
+            document,
+            text,
+            io,
+            context,
+            layers,
+            resolvers,
+            auth,
+            scripts,
+            root,
+            looping: std::cell::RefCell::default(),
+        }
     }
 
     fn request(&self, request: &Request, out: &mut Listing) {
+        // httpyac's `@loop` defines `$index` and the element's name for its request.
+        *self.looping.borrow_mut() = match request.repeat() {
+            Some(volley_syntax::Loop::Each { name, .. }) => vec![name.value, "$index".to_owned()],
+            Some(_) => vec!["$index".to_owned()],
+            None => Vec::new(),
+        };
         self.scripts(request, out);
         self.template(&request.url, out);
         // A request line refused for its protocol (`GRPC …`, `MQTT …`) has no HTTP URL.
@@ -279,10 +299,27 @@ impl<'a> Walker<'a> {
                     out.push(diagnostic);
                 }
             }
+            // httpyac's JavaScript: its syntax; the names it uses are looked up when it runs.
+            Some(Expression::JavaScript(code)) => {
+                if let Some(error) =
+                    crate::script::syntax_error(&crate::script::expression_body(&code.value), code.span, false)
+                {
+                    out.push(
+                        Diagnostic::new(
+                            Code::ScriptSyntax,
+                            code.span,
+                            format!("the JavaScript expression does not parse: {}", error.message),
+                        )
+                        .with_hint("httpyac evaluates `{{ … }}` as one JavaScript expression (`{{ Date.now() }}`)"),
+                    );
+                }
+            }
             Some(Expression::Resolver(call)) => {
                 let name = call.name.value.as_str();
                 let span = interpolation.span;
-                if self.resolvers.contains(name) {
+                if self.resolvers.contains(name)
+                    || self.looping.borrow().iter().any(|set| set.strip_prefix('$') == Some(name))
+                {
                     return;
                 }
                 // JetBrains' and Kulala's named OAuth 2.0 configurations: a name written
@@ -356,6 +393,9 @@ impl<'a> Walker<'a> {
     /// A diagnostic when the variable path is defined nowhere the analysis can see.
     fn variable(&self, path: &str, span: Span) -> Option<Diagnostic> {
         let segments = variable_path_segments(path);
+        if segments.first().is_some_and(|root| self.looping.borrow().iter().any(|set| set == root)) {
+            return None;
+        }
         if self.document.variables.iter().any(|declaration| declaration.name.value == path)
             || self.context.file_variables.contains(path)
             || self.document.requests().any(|request| request.prompts().iter().any(|(name, _)| name == path))
@@ -392,7 +432,24 @@ impl<'a> Walker<'a> {
         if self.document.request_named(root).is_some() || self.context.request_names.contains(root) {
             return None;
         }
+        // A `@loop` keeps each iteration's response as the name and its index (`login0`).
+        let looped = root.trim_end_matches(|character: char| character.is_ascii_digit());
+        if looped.len() < root.len()
+            && self.document.request_named(looped).is_some_and(|request| request.repeat().is_some())
+        {
+            return None;
+        }
         if self.scripts.may_set(root) {
+            return None;
+        }
+        // httpyac: `{{who.length}}` reads a property of a plain value with JavaScript.
+        let plain_root = self.document.variables.iter().any(|declaration| declaration.name.value == root)
+            || self.context.file_variables.contains(root)
+            || self
+                .layers
+                .iter()
+                .any(|layer| layer.get(root).is_some_and(|value| !value.is_object() && !value.is_array()));
+        if segments.len() > 1 && plain_root {
             return None;
         }
         let mut known: Vec<&str> = self
@@ -445,7 +502,7 @@ impl<'a> Walker<'a> {
                 }
             }
             if let Some(code) = &script.code
-                && let Some(error) = crate::script::syntax_error(&code.value, code.span)
+                && let Some(error) = crate::script::syntax_error(&code.value, code.span, script.is_httpyac())
             {
                 out.push(
                     Diagnostic::new(

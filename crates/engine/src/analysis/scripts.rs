@@ -28,6 +28,11 @@ impl ScriptVariables {
     #[must_use]
     pub fn of_document(document: &Document) -> Self {
         let mut found = Self::default();
+        for script in document.global_scripts() {
+            if let Some(code) = &script.code {
+                found.scan(&code.value);
+            }
+        }
         for request in document.requests() {
             for script in &request.scripts {
                 if let Some(code) = &script.code {
@@ -64,8 +69,35 @@ impl ScriptVariables {
         self.unknown || self.names.contains(name)
     }
 
-    /// Finds the setters in one script's code.
+    /// Finds the setters in one script's code: the JetBrains API's, and httpyac's
+    /// `exports.name = …` (`exports[…]` names one the text does not spell out).
     pub fn scan(&mut self, code: &str) {
+        let mut from = 0;
+        while let Some(found) = code[from..].find("exports") {
+            let at = from + found;
+            from = at + "exports".len();
+            let word = !code[..at]
+                .ends_with(|character: char| character.is_alphanumeric() || matches!(character, '_' | '$' | '.'));
+            let rest = code[from..].trim_start();
+            if !word {
+                continue;
+            }
+            if let Some(member) = rest.strip_prefix('.') {
+                let name: String = member
+                    .chars()
+                    .take_while(|character| character.is_alphanumeric() || matches!(character, '_' | '$'))
+                    .collect();
+                if !name.is_empty() {
+                    self.names.insert(name);
+                }
+            } else if rest.starts_with('[') {
+                self.unknown = true;
+            }
+        }
+        self.scan_setters(code);
+    }
+
+    fn scan_setters(&mut self, code: &str) {
         let mut from = 0;
         while let Some(found) = code[from..].find(".set(") {
             let at = from + found;

@@ -280,21 +280,85 @@ impl Client {
             if directive.kind == DirectiveKind::Ref && self.inner.chain.lock().contains_key(&name) {
                 continue;
             }
-            let Some(target) = document.request_named(&name) else {
-                let names =
-                    document.requests().filter_map(|request| request.name.as_ref().map(|name| name.value.as_str()));
-                let hint = volley_syntax::closest(&name, names)
-                    .map(|best| format!(": did you mean `{best}`?"))
-                    .unwrap_or_default();
-                return Err(refused(format!("no request of this file is named `{name}`{hint}")));
-            };
             let mut inner = options.clone();
             if inner.references.last() != own.as_ref() {
                 inner.references.extend(own);
             }
             inner.references.push(name.clone());
-            tracing::debug!(reference = %name, "running a referenced request first");
-            Box::pin(self.run_request(document, target, source_path, inner)).await?;
+            // httpyac: a named part of the file without a request line (its variables) runs
+            // nothing; its variables are the file's anyway.
+            let named_part = document.blocks.iter().filter(|block| block.request.is_none()).any(|block| {
+                block.orphan_directives.iter().any(|directive| {
+                    directive.kind == DirectiveKind::Name
+                        && directive.value.as_ref().and_then(volley_syntax::Template::as_literal).as_deref()
+                            == Some(name.as_str())
+                })
+            });
+            if named_part {
+                continue;
+            }
+            if let Some(target) = document.request_named(&name) {
+                tracing::debug!(reference = %name, "running a referenced request first");
+                Box::pin(self.run_request(document, target, source_path, inner)).await?;
+                continue;
+            }
+            // A request of a file this one imports (httpyac's `# @import`).
+            let imports = self.imports_of(document, source_path)?;
+            let found = imports.iter().find_map(|linked| Some((linked, linked.document.request_named(&name)?)));
+            let Some((linked, target)) = found else {
+                let own_names = document.requests().filter_map(|request| request.name.as_ref());
+                let imported_names =
+                    imports.iter().flat_map(|linked| linked.document.requests().filter_map(|r| r.name.as_ref()));
+                let names = own_names.chain(imported_names).map(|name| name.value.as_str());
+                let hint = volley_syntax::closest(&name, names)
+                    .map(|best| format!(": did you mean `{best}`?"))
+                    .unwrap_or_default();
+                let files = if imports.is_empty() { "this file" } else { "this file or the files it imports" };
+                return Err(refused(format!("no request of {files} is named `{name}`{hint}")));
+            };
+            tracing::debug!(reference = %name, file = %linked.path.display(), "running an imported request first");
+            let ran = Box::pin(self.run_request(&linked.document, target, Some(&linked.path), inner)).await;
+            ran.map_err(|error| match error {
+                Error::Build(error) => Error::Build(crate::error::BuildError::Included {
+                    path: linked.path.clone(),
+                    span: value.span,
+                    source: Box::new(error),
+                }),
+                error => error,
+            })?;
+        }
+        // `run` lines above the request line of its own block run first, every time.
+        let has_runs = document.blocks.get(request.block).is_some_and(|block| block.runs().next().is_some());
+        if has_runs {
+            let marker = format!(
+                "run:{}#{}",
+                source_path.map(Path::display).map(|path| path.to_string()).unwrap_or_default(),
+                request.block
+            );
+            if options.references.contains(&marker) {
+                return Err(Error::Build(crate::error::BuildError::Command {
+                    message: "the `run` lines of this block lead back to its request".to_owned(),
+                    hint: Some("a request cannot run itself through `run` lines".to_owned()),
+                    span: request.line_span,
+                }));
+            }
+            for step in self.run_steps(document, source_path, request.block)? {
+                let mut inner = options.clone().command_variables(step.variables);
+                inner.references.push(marker.clone());
+                let ran = match &step.file {
+                    Some(linked) => match linked.document.request(step.request) {
+                        Some(target) => {
+                            Box::pin(self.run_request(&linked.document, target, Some(&linked.path), inner)).await
+                        }
+                        None => continue,
+                    },
+                    None => match document.request(step.request) {
+                        Some(target) => Box::pin(self.run_request(document, target, source_path, inner)).await,
+                        None => continue,
+                    },
+                };
+                ran?;
+            }
         }
         Ok(())
     }
@@ -313,6 +377,7 @@ impl Client {
         self.authorize(&mut prepared, cancel).await.map_err(|error| error.redacted(&auth_redactor))?;
         let pending = std::mem::take(&mut prepared.assertions);
         let name = prepared.name.take();
+        let mut prepared_also_named = std::mem::take(&mut prepared.also_named);
         let scripts = prepared.scripts.take();
         let save_to = std::mem::take(&mut prepared.save_to);
         let logs = std::mem::take(&mut prepared.logs);
@@ -355,13 +420,21 @@ impl Client {
         if let Some(pending) = scripts {
             self.handle(&mut response, *pending, &redactor);
         }
-        if let Some(name) = name {
+        let also_named = std::mem::take(&mut prepared_also_named);
+        if name.is_some() || !also_named.is_empty() {
             let stored = StoredResponse {
                 status: response.status(),
                 headers: response.headers().clone(),
                 body: response.body.read_or_empty(),
             };
-            Arc::make_mut(&mut self.inner.chain.lock()).insert(name, stored);
+            let mut chain = self.inner.chain.lock();
+            let chain = Arc::make_mut(&mut chain);
+            for alias in also_named {
+                chain.insert(alias, stored.clone());
+            }
+            if let Some(name) = name {
+                chain.insert(name, stored);
+            }
         }
         if let Some(jar) = &jar
             && let Err(error) = jar.save()

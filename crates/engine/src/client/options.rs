@@ -184,6 +184,11 @@ pub struct RunOptions {
     pub(crate) grpc_messages: Option<crate::grpc::Listener>,
     /// The requests whose `@ref` led to this run, outermost first (a cycle is an error).
     pub(crate) references: Vec<String>,
+    /// What a `run` line sets (`run #login (@user={{admin}})`): above every other
+    /// variable, `{{ }}` in a value resolved where the request runs.
+    pub(crate) command_variables: Map<String, Value>,
+    /// More names the response is kept under (`login0` for a `@loop`'s first iteration).
+    pub(crate) also_named: Vec<String>,
 }
 
 impl RunOptions {
@@ -269,6 +274,23 @@ impl RunOptions {
     #[must_use]
     pub fn overrides(mut self, overrides: Map<String, Value>) -> Self {
         self.overrides = overrides;
+        self
+    }
+
+    /// Keeps the response under `name` too, beside the request's own name (httpyac's
+    /// `@loop` keeps each iteration's as the name and its index, `login0`).
+    #[must_use]
+    pub fn also_named(mut self, name: impl Into<String>) -> Self {
+        self.also_named.push(name.into());
+        self
+    }
+
+    /// Sets the variables of a `run` line ([`RunStep::variables`](crate::compose::RunStep)):
+    /// above every other, even [`RunOptions::overrides`]; `{{ }}` in a string value is
+    /// resolved where the request runs.
+    #[must_use]
+    pub fn command_variables(mut self, variables: Map<String, Value>) -> Self {
+        self.command_variables = variables;
         self
     }
 

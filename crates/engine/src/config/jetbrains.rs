@@ -33,6 +33,10 @@ impl Config {
                 return Err(invalid(path, "", "an env file must be a JSON object of environments", None));
             };
             for (name, variables) in environments {
+                // The JSON schema an editor validates the file against (Kulala's, JetBrains').
+                if name == "$schema" {
+                    continue;
+                }
                 let Value::Object(mut variables) = variables else {
                     return Err(invalid(path, &name, "an environment must be a JSON object of variables", None));
                 };
@@ -113,5 +117,20 @@ mod tests {
         files.remove("/q/http-client.private.env.json");
         let error = Config::discover(&files, Path::new("/q"), &environment()).unwrap_err().to_string();
         assert!(error.contains("unknown key `clientCert`"), "{error}");
+    }
+
+    /// A `$schema` key (Kulala's and JetBrains' editors validate the file against it) is
+    /// no environment; `$shared` and the others are read as usual.
+    #[test]
+    fn a_schema_key_is_not_an_environment() {
+        let files = MemoryFs::new();
+        files.insert(
+            "/s/http-client.env.json",
+            r#"{"$schema": "https://example.com/http-client.env.schema.json",
+               "dev": {"API_URL": "https://localhost:9888", "Security": {"Auth": {}}}}"#,
+        );
+        let config = Config::discover(&files, Path::new("/s"), &environment()).unwrap().unwrap();
+        assert_eq!(config.profile("dev").unwrap().variables["API_URL"], "https://localhost:9888");
+        assert!(config.profile("$schema").is_err());
     }
 }

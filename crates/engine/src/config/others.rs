@@ -87,21 +87,27 @@ impl Config {
                 } else {
                     parse_jsonc(&read_text(io, path)?, path)?
                 };
-                let environments = match root {
-                    Value::Object(mut root) => root.remove("environments"),
-                    _ => return Err(invalid(path, "", "the httpyac configuration must be an object", None)),
+                let Value::Object(mut root) = root else {
+                    return Err(invalid(path, "", "the httpyac configuration must be an object", None));
                 };
-                from_environments(path, "environments", environments, environment, true)
+                let mut config =
+                    from_environments(path, "environments", root.remove("environments"), environment, true)?;
+                config.defaults.headers = default_headers(path, "defaultHeaders", root.remove("defaultHeaders"))?;
+                Ok(config)
             }
             Found::PackageJson(path) => {
-                let environments = match parse_jsonc(&read_text(io, path)?, path)? {
+                let mut httpyac = match parse_jsonc(&read_text(io, path)?, path)? {
                     Value::Object(mut root) => match root.remove("httpyac") {
-                        Some(Value::Object(mut httpyac)) => httpyac.remove("environments"),
-                        _ => None,
+                        Some(Value::Object(httpyac)) => httpyac,
+                        _ => serde_json::Map::new(),
                     },
-                    _ => None,
+                    _ => serde_json::Map::new(),
                 };
-                from_environments(path, "httpyac.environments", environments, environment, true)
+                let environments = httpyac.remove("environments");
+                let mut config = from_environments(path, "httpyac.environments", environments, environment, true)?;
+                config.defaults.headers =
+                    default_headers(path, "httpyac.defaultHeaders", httpyac.remove("defaultHeaders"))?;
+                Ok(config)
             }
             Found::RestClient(path) => {
                 let environments = match parse_jsonc(&read_text(io, path)?, path)? {
@@ -115,6 +121,26 @@ impl Config {
             }
         }
     }
+}
+
+/// httpyac's `defaultHeaders`: headers of every request that does not set them; their
+/// values may use `{{ }}`, substituted when a request is built.
+fn default_headers(path: &Path, at: &str, value: Option<Value>) -> Result<Vec<(String, String)>, ConfigError> {
+    let Some(value) = value else { return Ok(Vec::new()) };
+    let Value::Object(headers) = value else {
+        return Err(invalid(path, at, format!("`{at}` must be an object of header names and values"), None));
+    };
+    let mut found = Vec::with_capacity(headers.len());
+    for (name, value) in headers {
+        let value = match value {
+            Value::String(text) => text,
+            Value::Number(number) => number.to_string(),
+            Value::Bool(flag) => flag.to_string(),
+            _ => return Err(invalid(path, &format!("{at}.{name}"), "a header's value must be text", None)),
+        };
+        found.push((name, value));
+    }
+    Ok(found)
 }
 
 fn is_javascript(path: &Path) -> bool {

@@ -259,6 +259,17 @@ pub enum BuildError {
         /// Where it is called.
         span: Span,
     },
+    /// An `import` or `run` line (`# @import`, `@ref`) that cannot be carried out: a
+    /// request no file has, a cycle.
+    #[error("{}: {message}", span)]
+    Command {
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: Option<String>,
+        /// Where.
+        span: Span,
+    },
     /// A `{{…}}` that cannot be evaluated (unclosed, empty).
     #[error("{}: {message}", span)]
     Interpolation {
@@ -426,6 +437,9 @@ impl BuildError {
                 BuildError::Resolver { name, message: clean(message), span }
             }
             BuildError::Interpolation { message, span } => BuildError::Interpolation { message: clean(message), span },
+            BuildError::Command { message, hint, span } => {
+                BuildError::Command { message: clean(message), hint: hint.map(clean), span }
+            }
             other @ BuildError::ExternalFile { .. } => other,
             BuildError::File { path, span, source } => {
                 let path = match redactor.redact(&path.to_string_lossy()) {
@@ -479,6 +493,7 @@ impl BuildError {
             | BuildError::UnsupportedResolver { span, .. }
             | BuildError::Resolver { span, .. }
             | BuildError::Interpolation { span, .. }
+            | BuildError::Command { span, .. }
             | BuildError::File { span, .. }
             | BuildError::ExternalFile { span, .. }
             | BuildError::InvalidUrl { span, .. }
@@ -505,6 +520,7 @@ impl BuildError {
             BuildError::UnknownResolver { .. } | BuildError::UnsupportedResolver { .. } => "unknown-resolver",
             BuildError::Resolver { .. } => "resolver-failed",
             BuildError::Interpolation { .. } => "invalid-interpolation",
+            BuildError::Command { .. } => "invalid-command",
             BuildError::File { source, .. } if source.kind() == std::io::ErrorKind::NotFound => "missing-file",
             BuildError::File { .. } => "unreadable-file",
             BuildError::ExternalFile { .. } => "external-file",
@@ -566,7 +582,8 @@ impl BuildError {
             }
             BuildError::InvalidTimeout { .. } => Some(volley_syntax::directive::DURATION_HINT.to_owned()),
             BuildError::Credentials { hint, .. } => Some(hint.clone()),
-            BuildError::Grpc { hint, .. } => hint.clone(),
+            BuildError::Grpc { hint, .. } | BuildError::Command { hint, .. } => hint.clone(),
+            BuildError::Included { source, .. } => source.hint(),
             BuildError::Auth { hint, .. } if !hint.is_empty() => Some(hint.clone()),
             BuildError::Script { stack, .. } if !stack.is_empty() => Some(format!("JavaScript stack:\n{stack}")),
             _ => None,

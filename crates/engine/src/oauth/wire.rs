@@ -159,6 +159,7 @@ pub(super) fn side_request(
         assertions: Vec::new(),
         exchange: Exchange::Http,
         name: None,
+        also_named: Vec::new(),
         max_body_bytes: Some(MAX_ANSWER_BYTES + 1),
         config_path: prepared.config_path.clone(),
         version: None,

@@ -271,7 +271,8 @@ impl RemoteClient {
             secrets
                 .add_variables(&self.get_variables())
                 .add_variables(&options.variables)
-                .add_variables(&options.overrides);
+                .add_variables(&options.overrides)
+                .add_variables(&options.command_variables);
             secrets.redactor()
         };
         response

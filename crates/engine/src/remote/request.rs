@@ -54,6 +54,8 @@ impl ExecuteBody {
         };
         let mut variables = options.variables.clone();
         variables.extend(options.overrides.iter().map(|(name, value)| (name.clone(), value.clone())));
+        // A `run` line's variables, above all (the CLI refuses `{{ }}` in them here).
+        variables.extend(options.command_variables.iter().map(|(name, value)| (name.clone(), value.clone())));
         Self(ExecuteRequest {
             content: Some(content.to_owned()),
             base_path,

@@ -45,6 +45,88 @@ export function restore() {
   }
 }
 
+// A small `Buffer` (Node's) for httpyac scripts: made from text (UTF-8), base64, hex or
+// bytes, written back as UTF-8, base64, base64url, hex or latin1.
+function makeBuffer() {
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const utf8 = (text) => {
+    const bytes = [];
+    for (const character of String(text)) {
+      let code = character.codePointAt(0);
+      if (code < 0x80) bytes.push(code);
+      else if (code < 0x800) bytes.push(0xc0 | (code >> 6), 0x80 | (code & 63));
+      else if (code < 0x10000) bytes.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+      else bytes.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63));
+    }
+    return bytes;
+  };
+  const fromUtf8 = (bytes) => {
+    let out = "";
+    for (let i = 0; i < bytes.length; ) {
+      const b = bytes[i];
+      let code;
+      if (b < 0x80) { code = b; i += 1; }
+      else if (b < 0xe0) { code = ((b & 31) << 6) | (bytes[i + 1] & 63); i += 2; }
+      else if (b < 0xf0) { code = ((b & 15) << 12) | ((bytes[i + 1] & 63) << 6) | (bytes[i + 2] & 63); i += 3; }
+      else { code = ((b & 7) << 18) | ((bytes[i + 1] & 63) << 12) | ((bytes[i + 2] & 63) << 6) | (bytes[i + 3] & 63); i += 4; }
+      out += String.fromCodePoint(code);
+    }
+    return out;
+  };
+  const toBase64 = (bytes) => {
+    let out = "";
+    for (let i = 0; i < bytes.length; i += 3) {
+      const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
+      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63];
+      out += i + 1 < bytes.length ? B64[(n >> 6) & 63] : "=";
+      out += i + 2 < bytes.length ? B64[n & 63] : "=";
+    }
+    return out;
+  };
+  const fromBase64 = (text) => {
+    const clean = String(text).replace(/-/g, "+").replace(/_/g, "/").replace(/[^A-Za-z0-9+/]/g, "");
+    const bytes = [];
+    for (let i = 0; i < clean.length; i += 4) {
+      const n = (B64.indexOf(clean[i]) << 18) | (B64.indexOf(clean[i + 1]) << 12) | ((B64.indexOf(clean[i + 2]) & 63) << 6) | (B64.indexOf(clean[i + 3]) & 63);
+      bytes.push((n >> 16) & 255);
+      if (i + 2 < clean.length) bytes.push((n >> 8) & 255);
+      if (i + 3 < clean.length) bytes.push(n & 255);
+    }
+    return bytes;
+  };
+  class Buffer {
+    constructor(bytes) {
+      this.bytes = bytes;
+      this.length = bytes.length;
+    }
+    static from(value, encoding) {
+      if (value instanceof Buffer) return new Buffer(value.bytes.slice());
+      if (Array.isArray(value)) return new Buffer(value.map((byte) => byte & 255));
+      if (encoding === "base64" || encoding === "base64url") return new Buffer(fromBase64(value));
+      if (encoding === "hex") return new Buffer((String(value).match(/../g) || []).map((pair) => parseInt(pair, 16)));
+      if (encoding === "latin1" || encoding === "binary" || encoding === "ascii") return new Buffer(Array.from(String(value), (c) => c.charCodeAt(0) & 255));
+      return new Buffer(utf8(value));
+    }
+    static isBuffer(value) {
+      return value instanceof Buffer;
+    }
+    static byteLength(value) {
+      return utf8(value).length;
+    }
+    toString(encoding) {
+      if (encoding === "base64") return toBase64(this.bytes);
+      if (encoding === "base64url") return toBase64(this.bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+      if (encoding === "hex") return this.bytes.map((byte) => byte.toString(16).padStart(2, "0")).join("");
+      if (encoding === "latin1" || encoding === "binary" || encoding === "ascii") return String.fromCharCode(...this.bytes);
+      return fromUtf8(this.bytes);
+    }
+    toJSON() {
+      return { type: "Buffer", data: this.bytes.slice() };
+    }
+  }
+  return Buffer;
+}
+
 export function install(inputJson, responseBody) {
   "use strict";
   const input = parseJson(inputJson);
@@ -224,7 +306,124 @@ export function install(inputJson, responseBody) {
     });
   }
 
+  // httpyac's script API over the same data: the variables as JavaScript variables,
+  // `exports` (stored as variables once the script ends), `$global`, `test` with its
+  // helpers, `sleep` (the send waits that long), `request` and `response` in httpyac's
+  // shape, and `require` of `assert` only.
+  let httpyac = null;
+  if (input.httpyac) {
+    const exportsObject = {};
+    const previous = own(input.globals, "$global") && input.globals["$global"] !== null && typeof input.globals["$global"] === "object" ? input.globals["$global"] : {};
+    const globalObject = parseJson(toJson(previous));
+    httpyac = { exports: exportsObject, global: globalObject, slept: 0 };
+    for (const name of keysOf(input.variables)) {
+      if (/^[A-Za-z_$][\w$]*$/.test(name) && !(name in globalThis)) globalThis[name] = input.variables[name];
+    }
+    const testFunction = (name, body) => client.test(name, body);
+    const expect = (condition, message) => {
+      if (!condition) throw new AssertionError(message);
+    };
+    const answered = input.response;
+    const lowerHeaders = create(null);
+    if (answered) {
+      for (const [name, value] of answered.headers) {
+        const key = toText(name).toLowerCase();
+        lowerHeaders[key] = own(lowerHeaders, key) ? lowerHeaders[key] + ", " + value : value;
+      }
+    }
+    testFunction.status = (code) => testFunction("response status is " + code, () => expect(answered && answered.status === code, "expected status " + code + ", got " + (answered && answered.status)));
+    testFunction.header = (name, value) => testFunction("response header " + name + " equals " + value, () => expect(lowerHeaders[toText(name).toLowerCase()] === value, "expected " + name + ": " + value + ", got " + lowerHeaders[toText(name).toLowerCase()]));
+    testFunction.headerContains = (name, value) => testFunction("response header " + name + " contains " + value, () => expect(toText(lowerHeaders[toText(name).toLowerCase()] || "").indexOf(value) >= 0, "expected " + name + " to contain " + value));
+    testFunction.totalTime = (limit) => testFunction("response time is below " + limit + " ms", () => expect(!answered || answered.totalMs === undefined || answered.totalMs < limit, "the response took " + (answered && answered.totalMs) + " ms"));
+    testFunction.hasResponseBody = () => testFunction("response has a body", () => expect(responseBody !== "", "the response has no body"));
+    testFunction.hasNoResponseBody = () => testFunction("response has no body", () => expect(responseBody === "", "the response has a body"));
+    testFunction.responseBody = (body) => testFunction("response body equals", () => expect(responseBody === body, "the body differs"));
+    globalThis.test = testFunction;
+    // The value of an httpyac `{{ expression }}`.
+    globalThis.__volleyValue = (value) => {
+      requestVariables.value = value === undefined ? null : value;
+    };
+    globalThis.exports = exportsObject;
+    // Node's globals scripts reach for: the file's place, and `Buffer` for base64 and hex.
+    globalThis.__filename = input.file || "";
+    globalThis.__dirname = (input.file || "").replace(/[\\/][^\\/]*$/, "");
+    globalThis.Buffer = makeBuffer();
+    if (typeof globalThis.btoa !== "function") globalThis.btoa = (text) => globalThis.Buffer.from(text, "latin1").toString("base64");
+    if (typeof globalThis.atob !== "function") globalThis.atob = (text) => globalThis.Buffer.from(text, "base64").toString("latin1");
+    globalThis.$global = globalObject;
+    globalThis.sleep = (milliseconds) => {
+      httpyac.slept += toNumber(milliseconds) || 0;
+      return Promise.resolve();
+    };
+    const deepEqual = (a, b) => {
+      if (a === b) return true;
+      if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return a == b;
+      const left = keysOf(a);
+      const right = keysOf(b);
+      return left.length === right.length && left.every((key) => apply(hasOwnProperty, b, [key]) && deepEqual(a[key], b[key]));
+    };
+    const strictDeepEqual = (a, b) => {
+      if (a === b) return true;
+      if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+      const left = keysOf(a);
+      const right = keysOf(b);
+      return left.length === right.length && left.every((key) => apply(hasOwnProperty, b, [key]) && strictDeepEqual(a[key], b[key]));
+    };
+    const fail = (message, fallback) => {
+      throw new AssertionError(message === undefined ? fallback : text(message));
+    };
+    const assert = (value, message) => value || fail(message, "expected a truthy value, got " + text(value));
+    assert.ok = assert;
+    assert.equal = (actual, expected, message) => actual == expected || fail(message, "expected " + text(expected) + ", got " + text(actual));
+    assert.notEqual = (actual, expected, message) => actual != expected || fail(message, "expected something else than " + text(expected));
+    assert.strictEqual = (actual, expected, message) => actual === expected || fail(message, "expected " + text(expected) + ", got " + text(actual));
+    assert.notStrictEqual = (actual, expected, message) => actual !== expected || fail(message, "expected something else than " + text(expected));
+    assert.deepEqual = (actual, expected, message) => deepEqual(actual, expected) || fail(message, "expected " + text(expected) + ", got " + text(actual));
+    assert.deepStrictEqual = (actual, expected, message) => strictDeepEqual(actual, expected) || fail(message, "expected " + text(expected) + ", got " + text(actual));
+    assert.match = (actual, pattern, message) => pattern.test(actual) || fail(message, text(actual) + " does not match " + toText(pattern));
+    assert.fail = (message) => fail(message, "failed");
+    assert.strict = assert;
+    globalThis.require = (name) => {
+      if (name === "assert" || name === "node:assert" || name === "assert/strict" || name === "node:assert/strict") return assert;
+      throw new ErrorType("require('" + toText(name) + "') is not available: Volley runs httpyac scripts in its sandbox, without Node");
+    };
+    const sentHeaders = create(null);
+    for (const pair of input.request.headers) sentHeaders[pair[0]] = pair.length > 2 ? pair[2] : substitute(pair[1]);
+    globalThis.request = freeze({
+      method: input.request.method,
+      url: input.request.sentUrl != null ? input.request.sentUrl : substitute(input.request.url),
+      headers: freeze(sentHeaders),
+      body: input.request.sentBody != null ? input.request.sentBody : input.request.body == null ? undefined : substitute(input.request.body),
+    });
+    if (answered) {
+      const json = /^application\/([\w.+-]*\+)?json$/i.test(answered.mimeType || "") || /\+json$/i.test(answered.mimeType || "");
+      let parsedBody;
+      if (json && responseBody !== "") {
+        try {
+          parsedBody = parseJson(responseBody);
+        } catch (error) {
+          parsedBody = undefined;
+        }
+      }
+      globalThis.response = freeze({
+        statusCode: answered.status,
+        headers: freeze(lowerHeaders),
+        contentType: freeze({ mimeType: answered.mimeType, charset: answered.charset }),
+        body: parsedBody === undefined ? responseBody : parsedBody,
+        parsedBody,
+        prettyPrintBody: parsedBody === undefined ? responseBody : toJson(parsedBody, null, 2),
+      });
+    }
+  }
+
   function finish() {
+    if (httpyac) {
+      for (const name of keysOf(httpyac.exports)) {
+        const value = httpyac.exports[name];
+        if (typeof value !== "function") changes[name] = { value: value === undefined ? null : value };
+      }
+      changes["$global"] = { value: parseJson(toJson(httpyac.global) || "{}") };
+    }
     const results = [];
     for (const test of tests) {
       try {
@@ -239,7 +438,7 @@ export function install(inputJson, responseBody) {
       }
     }
     const globals = keysOf(changes).map((name) => [name, changes[name].cleared ? null : changes[name].value, !!changes[name].cleared]);
-    return toJson({ globals, clearAll: clearedAll, variables: requestVariables, tests: results, logs });
+    return toJson({ globals, clearAll: clearedAll, variables: requestVariables, tests: results, logs, slept: httpyac ? httpyac.slept : 0 });
   }
   return freeze({ finish, isExit: (value) => value === EXIT });
 }

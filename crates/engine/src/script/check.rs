@@ -15,13 +15,13 @@ use super::sandbox::MAX_STACK_BYTES;
 /// column in `code`. The code is compiled as the body of a function (`Function(code)`,
 /// the text passed as a value, so nothing in it can run), never called. One checker
 /// per thread is kept: an editor checks every script of a file on each change.
-pub(crate) fn syntax_error(code: &str) -> Option<SyntaxError> {
+pub(crate) fn syntax_error(code: &str, asynchronous: bool) -> Option<SyntaxError> {
     CHECKER.with(|checker| {
         let mut checker = checker.borrow_mut();
         if checker.is_none() {
             *checker = Checker::new();
         }
-        let result = checker.as_ref().map_or(Checked::Failed, |checker| checker.check(code));
+        let result = checker.as_ref().map_or(Checked::Failed, |checker| checker.check(code, asynchronous));
         // Made anew after a failed check, and now and then, so that what compiling
         // leaves behind never adds up.
         if matches!(result, Checked::Failed)
@@ -65,16 +65,21 @@ impl Checker {
         Some(Self { context, clock, used: Cell::new(0), _runtime: runtime })
     }
 
-    fn check(&self, code: &str) -> Checked {
+    fn check(&self, code: &str, asynchronous: bool) -> Checked {
         self.used.set(self.used.get() + 1);
         self.clock.start(Duration::from_secs(2));
-        self.context.with(|ctx| Self::compile(&ctx, code).unwrap_or(Checked::Failed))
+        self.context.with(|ctx| Self::compile(&ctx, code, asynchronous).unwrap_or(Checked::Failed))
     }
 
     /// `None` when the check itself failed.
-    fn compile(ctx: &Ctx<'_>, code: &str) -> Option<Checked> {
+    fn compile(ctx: &Ctx<'_>, code: &str, asynchronous: bool) -> Option<Checked> {
         {
-            let compile: Function<'_> = ctx.globals().get("Function").ok()?;
+            // httpyac's scripts may `await`: the body of an async function.
+            let compile: Function<'_> = if asynchronous {
+                ctx.eval("Object.getPrototypeOf(async function () {}).constructor").ok()?
+            } else {
+                ctx.globals().get("Function").ok()?
+            };
             let source = rquickjs::String::from_str(ctx.clone(), code).ok()?;
             if compile.call::<_, Value<'_>>((source,)).is_ok() {
                 return Some(Checked::Clean);
@@ -107,12 +112,16 @@ const FUNCTION_BODY_LINE: u32 = 3;
 mod tests {
     #[test]
     fn a_syntax_error_is_found_without_running_anything() {
-        let (message, place) = super::syntax_error("let a = 1;\nclient.log(a;\n").expect("a syntax error");
+        let (message, place) = super::syntax_error("let a = 1;\nclient.log(a;\n", false).expect("a syntax error");
         assert!(message.contains("';'") || message.contains("expecting"), "{message}");
         assert_eq!(place.map(|place| place.0), Some(2));
-        assert_eq!(super::syntax_error("client.test('a', () => {});\n"), None);
+        assert_eq!(super::syntax_error("client.test('a', () => {});\n", false), None);
+        assert!(super::syntax_error("await sleep(1);\n", false).is_some(), "no `await` in a JetBrains script");
+        assert_eq!(super::syntax_error("await sleep(1);\n", true), None, "httpyac's scripts may `await`");
+        let (_, place) = super::syntax_error("let a = 1;\nawait (;\n", true).expect("a syntax error");
+        assert_eq!(place.map(|place| place.0), Some(2));
         assert!(
-            super::syntax_error("}); while (true) {} (function () {").is_some(),
+            super::syntax_error("}); while (true) {} (function () {", false).is_some(),
             "the text cannot close the function"
         );
     }

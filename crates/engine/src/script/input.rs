@@ -20,6 +20,9 @@ pub(crate) struct Input {
     pub(crate) request: RequestView,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) response: Option<ResponseView>,
+    /// The `.http` file (httpyac's scripts see it as `__filename`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) file: Option<String>,
 }
 
 /// The request, as written and (in handlers) as sent.

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use volley_syntax::{Position, Request, Span, Spanned};
+use volley_syntax::{Document, Position, Request, Span, Spanned};
 
 use crate::assert::{AssertionResult, Outcome};
 use crate::body::Files;
@@ -27,7 +27,7 @@ use crate::client::Client;
 use crate::error::BuildError;
 
 pub(crate) use input::{Input, RequestView, ResponseView};
-use sandbox::{Failure, FailureKind, Limits, Output, Realm, Run};
+use sandbox::{Failure, FailureKind, Limits, Output, Realm, Run, Script};
 
 /// The default time a script (with its tests) may run.
 pub const DEFAULT_SCRIPT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -70,6 +70,9 @@ pub enum ScriptRealm {
 pub(crate) struct Program {
     code: Arc<str>,
     origin: Origin,
+    /// httpyac's script API (`exports`, `response.parsedBody`, `await`) instead of the
+    /// JetBrains one.
+    httpyac: bool,
 }
 
 /// Where a script's code comes from.
@@ -90,12 +93,20 @@ pub(crate) struct Scripts {
 }
 
 impl Scripts {
-    /// The scripts of `request`, script files read relative to the `.http` file.
-    pub(crate) fn load(request: &Request, files: &Files<'_>, limits: ScriptSettings) -> Result<Self, BuildError> {
+    /// The scripts of `request` of `document`: httpyac's global scripts first, then its
+    /// own; script files read relative to the `.http` file.
+    pub(crate) fn load(
+        document: &Document,
+        request: &Request,
+        files: &Files<'_>,
+        limits: ScriptSettings,
+    ) -> Result<Self, BuildError> {
         let mut scripts = Self { limits, ..Self::default() };
-        for script in request.scripts.iter().filter(|script| script.runs()) {
+        let all = document.global_scripts().chain(&request.scripts);
+        for script in all.filter(|script| script.runs()) {
+            let httpyac = script.is_httpyac();
             let program = if let Some(code) = &script.code {
-                Program { code: Arc::from(code.value.as_str()), origin: Origin::Inline(code.span) }
+                Program { code: Arc::from(code.value.as_str()), origin: Origin::Inline(code.span), httpyac }
             } else if let Some(written) = &script.path {
                 let (path, bytes) = files.read(&written.value, written.span)?;
                 let code = String::from_utf8(bytes).map_err(|_| BuildError::File {
@@ -103,7 +114,7 @@ impl Scripts {
                     span: written.span,
                     source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
                 })?;
-                Program { code: Arc::from(code), origin: Origin::File { written: written.clone() } }
+                Program { code: Arc::from(code), origin: Origin::File { written: written.clone() }, httpyac }
             } else {
                 continue;
             };
@@ -135,6 +146,8 @@ pub(crate) struct PreRequest {
     pub(crate) variables: Map<String, Value>,
     /// `client.log` lines.
     pub(crate) logs: Vec<String>,
+    /// httpyac's `sleep`: how long to wait before sending.
+    pub(crate) sleep: Duration,
 }
 
 /// What the response handlers of a request did.
@@ -158,6 +171,9 @@ impl Client {
             let run = program.run(&self.inner.realms, input, "", scripts.limits);
             self.apply_globals(&run);
             outcome.logs.extend(run.output.logs);
+            if run.output.slept > 0.0 {
+                outcome.sleep += Duration::from_secs_f64((run.output.slept / 1000.0).min(3600.0));
+            }
             for (name, value) in run.output.variables {
                 input.variables.insert(name.clone(), value.clone());
                 outcome.variables.insert(name, value);
@@ -238,14 +254,14 @@ pub(crate) struct Realms {
 const IDLE_REALMS: usize = 2;
 
 impl Realms {
-    fn run(&self, code: &str, input: &str, body: &str, limits: Limits, shared: bool) -> Run {
+    fn run(&self, script: Script<'_>, input: &str, body: &str, limits: Limits, shared: bool) -> Run {
         let idle = if shared { self.idle.lock().pop() } else { None };
         let made = || if shared { Realm::shared() } else { Realm::single() };
         let mut realm = match idle.map_or_else(made, Ok) {
             Ok(realm) => realm,
             Err(failure) => return Run { output: Output::default(), failure: Some(failure) },
         };
-        let (run, reusable) = realm.run(code, input, body, limits);
+        let (run, reusable) = realm.run(script, input, body, limits);
         if reusable {
             let mut idle = self.idle.lock();
             if idle.len() < IDLE_REALMS {
@@ -263,10 +279,19 @@ impl Program {
     /// server's) the worker is handed over first, so that a script running to its
     /// time limit never holds up the other connections of its worker.
     fn run(&self, realms: &Realms, input: &Input, body: &str, settings: ScriptSettings) -> Run {
-        let json = serde_json::to_string(input).unwrap_or_else(|_| "{}".to_owned());
+        let json = if self.httpyac {
+            let mut value = serde_json::to_value(input).unwrap_or_default();
+            if let Some(fields) = value.as_object_mut() {
+                fields.insert("httpyac".to_owned(), Value::Bool(true));
+            }
+            value.to_string()
+        } else {
+            serde_json::to_string(input).unwrap_or_else(|_| "{}".to_owned())
+        };
         let limits = Limits { timeout: settings.timeout, memory: settings.memory };
         let shared = settings.realm == ScriptRealm::Client;
-        let run = || realms.run(&self.code, &json, body, limits, shared);
+        let script = Script { code: &self.code, asynchronous: self.httpyac };
+        let run = || realms.run(script, &json, body, limits, shared);
         let multi_threaded = tokio::runtime::Handle::try_current()
             .is_ok_and(|handle| handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
         if multi_threaded { tokio::task::block_in_place(run) } else { run() }
@@ -305,6 +330,103 @@ impl Program {
     }
 }
 
+/// The script that evaluates httpyac's `{{ expression }}`: its value, as the request
+/// variable `value`. The expression keeps its own line: errors are placed on it.
+pub(crate) fn expression_body(code: &str) -> String {
+    format!("__volleyValue((\n{code}\n));")
+}
+
+impl Client {
+    /// Evaluates httpyac's JavaScript expression `code` (`{{ Date.now() }}`) in the
+    /// client's sandbox, `variables` (the names it uses that have values) as JavaScript
+    /// variables: its value, or the error.
+    pub(crate) fn evaluate_expression(
+        &self,
+        code: &str,
+        variables: Map<String, Value>,
+        settings: ScriptSettings,
+    ) -> Result<Value, String> {
+        let program =
+            Program { code: Arc::from(expression_body(code)), origin: Origin::Inline(Span::default()), httpyac: true };
+        let input = Input { variables, ..Input::default() };
+        let run = program.run(&self.inner.realms, &input, "", settings);
+        if let Some(failure) = run.failure {
+            return Err(failure.message);
+        }
+        Ok(run.output.variables.get("value").cloned().unwrap_or(Value::Null))
+    }
+}
+
+/// The names a JavaScript expression may read as variables: its identifiers that are not
+/// a property (`.name`), a keyword, or inside a string literal; each once.
+pub(crate) fn identifiers(code: &str) -> Vec<String> {
+    const KEYWORDS: &[&str] = &[
+        "true",
+        "false",
+        "null",
+        "undefined",
+        "new",
+        "typeof",
+        "instanceof",
+        "in",
+        "of",
+        "void",
+        "this",
+        "function",
+        "return",
+        "var",
+        "let",
+        "const",
+        "if",
+        "else",
+        "await",
+        "async",
+        "delete",
+        "NaN",
+        "Infinity",
+    ];
+    let mut found: Vec<String> = Vec::new();
+    let mut chars = code.char_indices().peekable();
+    let mut previous = ' ';
+    while let Some((at, character)) = chars.next() {
+        if matches!(character, '\'' | '"' | '`') {
+            let mut escaped = false;
+            for (_, inner) in chars.by_ref() {
+                if escaped {
+                    escaped = false;
+                } else if inner == '\\' {
+                    escaped = true;
+                } else if inner == character {
+                    break;
+                }
+            }
+            previous = character;
+            continue;
+        }
+        if character.is_alphabetic() || character == '_' || character == '$' {
+            let mut end = at + character.len_utf8();
+            while let Some(&(next_at, next)) = chars.peek() {
+                if next.is_alphanumeric() || next == '_' || next == '$' {
+                    end = next_at + next.len_utf8();
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            let word = &code[at..end];
+            if previous != '.' && !KEYWORDS.contains(&word) && !found.iter().any(|seen| seen == word) {
+                found.push(word.to_owned());
+            }
+            previous = 'a';
+            continue;
+        }
+        if !character.is_whitespace() {
+            previous = character;
+        }
+    }
+    found
+}
+
 /// A syntax error of a script in place written at `span`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SyntaxError {
@@ -314,8 +436,8 @@ pub(crate) struct SyntaxError {
 }
 
 /// The syntax error of `code`, written at `span`, if it does not parse.
-pub(crate) fn syntax_error(code: &str, span: Span) -> Option<SyntaxError> {
-    let (message, place) = check::syntax_error(code)?;
+pub(crate) fn syntax_error(code: &str, span: Span, asynchronous: bool) -> Option<SyntaxError> {
+    let (message, place) = check::syntax_error(code, asynchronous)?;
     let span = place.map_or(span, |(line, _)| line_span(code, span, line));
     Some(SyntaxError { message, span })
 }
@@ -373,8 +495,11 @@ mod tests {
                     tokio::time::sleep(Duration::from_millis(10)).await;
                 }
             });
-            let program =
-                Program { code: Arc::from("while (true) {}"), origin: Origin::Inline(volley_syntax::Span::default()) };
+            let program = Program {
+                code: Arc::from("while (true) {}"),
+                origin: Origin::Inline(volley_syntax::Span::default()),
+                httpyac: false,
+            };
             let limits = ScriptSettings { timeout: Duration::from_millis(400), ..ScriptSettings::default() };
             let script = tokio::spawn(async move {
                 tokio::time::sleep(Duration::from_millis(20)).await;

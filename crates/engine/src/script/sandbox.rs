@@ -122,11 +122,11 @@ impl Realm {
     /// realm may run another script: never a single one's; a shared one not after a
     /// limit was hit or the global object could not be put back, nor with work left
     /// queued, nor after [`REALM_REUSE`] scripts.
-    pub(crate) fn run(&mut self, code: &str, input: &str, body: &str, limits: Limits) -> (Run, bool) {
+    pub(crate) fn run(&mut self, script: Script<'_>, input: &str, body: &str, limits: Limits) -> (Run, bool) {
         self.used += 1;
         self.arm(limits);
         let shared = self.shared;
-        let run = self.context.with(|ctx| evaluate(&ctx, code, input, body, shared));
+        let run = self.context.with(|ctx| evaluate(&ctx, script, input, body, shared));
         let (run, restored) = match run {
             Ok((mut run, restored)) => {
                 if let Some(failure) = &mut run.failure {
@@ -149,9 +149,18 @@ impl Realm {
 #[cfg(test)]
 pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
     match Realm::single() {
-        Ok(mut realm) => realm.run(code, input, body, limits).0,
+        Ok(mut realm) => realm.run(Script { code, asynchronous: false }, input, body, limits).0,
         Err(failure) => Run { output: Output::default(), failure: Some(failure) },
     }
+}
+
+/// A script's code, and how it runs: as the body of a function (the JetBrains API), or
+/// of an `async` function whose promise is settled before the script's results are
+/// read (httpyac's `await`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Script<'a> {
+    pub(crate) code: &'a str,
+    pub(crate) asynchronous: bool,
 }
 
 /// The file name scripts are evaluated under; `api.js` finds a script's frames by it.
@@ -191,6 +200,9 @@ pub(crate) struct Output {
     pub(crate) tests: Vec<TestOutcome>,
     /// `client.log` lines.
     pub(crate) logs: Vec<String>,
+    /// httpyac's `sleep`: the milliseconds the script asked to wait, in all.
+    #[serde(default)]
+    pub(crate) slept: f64,
 }
 
 /// One `client.test`.
@@ -208,7 +220,14 @@ pub(crate) struct TestOutcome {
 /// puts the global object back (the flag: whether the realm is as it was made). `Err`
 /// when the API could not be installed or its output read (the limits hit outside the
 /// script, mostly).
-fn evaluate(ctx: &Ctx<'_>, code: &str, input: &str, body: &str, shared: bool) -> Result<(Run, bool), Failure> {
+fn evaluate<'js>(
+    ctx: &Ctx<'js>,
+    script: Script<'_>,
+    input: &str,
+    body: &str,
+    shared: bool,
+) -> Result<(Run, bool), Failure> {
+    let code = script.code;
     let api = ctx
         .userdata::<Object<'_>>()
         .map(|api| api.clone())
@@ -218,12 +237,38 @@ fn evaluate(ctx: &Ctx<'_>, code: &str, input: &str, body: &str, shared: bool) ->
     let finish: Function<'_> = installed.get("finish").map_err(|_| thrown(ctx))?;
     let is_exit: Function<'_> = installed.get("isExit").map_err(|_| thrown(ctx))?;
     let mut failure = None;
-    let wrapped = format!("(function () {{\n{code}\n}}).call(globalThis);");
-    if ctx.eval_with_options::<Value<'_>, _>(wrapped, options(SCRIPT_NAME)).is_err() {
-        let exception = ctx.catch();
+    let asynchronous = if script.asynchronous { "async " } else { "" };
+    let wrapped = format!("({asynchronous}function () {{\n{code}\n}}).call(globalThis);");
+    let lines = u32::try_from(code.split('\n').count()).unwrap_or(u32::MAX);
+    let mut failed = |exception: Value<'js>| {
         if !is_exit.call::<_, bool>((exception.clone(),)).unwrap_or(false) {
-            let lines = u32::try_from(code.split('\n').count()).unwrap_or(u32::MAX);
             failure = Some(describe(&exception, lines));
+        }
+    };
+    match ctx.eval_with_options::<Value<'_>, _>(wrapped, options(SCRIPT_NAME)) {
+        Err(_) => failed(ctx.catch()),
+        Ok(value) => {
+            if let Some(promise) = value.as_promise() {
+                // What the script awaits runs now; the time limit still applies.
+                while ctx.execute_pending_job() {}
+                match promise.state() {
+                    rquickjs::promise::PromiseState::Rejected => {
+                        let rejection = match promise.result::<Value<'_>>() {
+                            Some(Ok(value)) => value,
+                            _ => ctx.catch(),
+                        };
+                        failed(rejection);
+                    }
+                    rquickjs::promise::PromiseState::Pending => {
+                        failure = Some(Failure::thrown(
+                            "the script awaits something that never settles (Volley's sandbox has no timers, \
+                             network or files)"
+                                .to_owned(),
+                        ));
+                    }
+                    rquickjs::promise::PromiseState::Resolved => {}
+                }
+            }
         }
     }
     // The tests run after the script (and after `client.exit()`); a script that
@@ -300,9 +345,33 @@ mod tests {
         assert!(failure.stack.contains("script:3:"), "{}", failure.stack);
     }
 
+    /// An httpyac script is the body of an async function: what it awaits settles before
+    /// its results are read, a rejection fails it at its line, and a promise that never
+    /// settles (no timers here) is a failure that says so.
+    #[test]
+    fn an_async_script_settles_before_its_results_are_read() {
+        let mut realm = Realm::single().unwrap();
+        let code = "await Promise.resolve();\nclient.global.set('after', 'await');\nclient.log('done');";
+        let (run, _) = realm.run(super::Script { code, asynchronous: true }, &input(false), "", LIMITS);
+        assert_eq!(run.failure, None);
+        assert_eq!(run.output.logs, ["done"]);
+        assert_eq!(run.output.globals[0].0, "after");
+        let mut realm = Realm::single().unwrap();
+        let code = "let a = 1;\nawait null;\nnull.token;";
+        let (run, _) = realm.run(super::Script { code, asynchronous: true }, &input(false), "", LIMITS);
+        let failure = run.failure.expect("it rejects");
+        assert!(failure.message.starts_with("TypeError: "), "{}", failure.message);
+        assert_eq!(failure.place.map(|place| place.0), Some(3));
+        let mut realm = Realm::single().unwrap();
+        let code = "await new Promise(() => {});";
+        let (run, _) = realm.run(super::Script { code, asynchronous: true }, &input(false), "", LIMITS);
+        assert!(run.failure.expect("it never settles").message.contains("never settles"));
+    }
+
     /// Runs `code` in `realm`, which must stay usable.
     fn again(realm: &mut Realm, code: &str, response: bool) -> Vec<String> {
-        let (run, reusable) = realm.run(code, &input(response), r#"{"token":"abc"}"#, LIMITS);
+        let (run, reusable) =
+            realm.run(super::Script { code, asynchronous: false }, &input(response), r#"{"token":"abc"}"#, LIMITS);
         assert_eq!(run.failure, None, "{code}");
         assert!(reusable, "{code}: the realm can be used again");
         run.output.logs
@@ -339,7 +408,8 @@ mod tests {
         let code = "Array.prototype.last = function () { return this[this.length - 1]; };\nJSON.parse = () => 3; JSON.stringify = () => 'x'; Object.keys = () => [];";
         again(&mut realm, code, false);
         let code = "client.global.set('t', response.body.token);\nclient.log([1, 2].last());";
-        let (run, reusable) = realm.run(code, &input(true), r#"{"token":"abc"}"#, LIMITS);
+        let (run, reusable) =
+            realm.run(super::Script { code, asynchronous: false }, &input(true), r#"{"token":"abc"}"#, LIMITS);
         assert!(reusable && run.failure.is_none(), "{:?}", run.failure);
         assert_eq!(run.output.logs, vec!["2".to_owned()]);
         assert_eq!(run.output.globals, vec![("t".to_owned(), serde_json::json!("abc"), false)]);
@@ -350,7 +420,8 @@ mod tests {
     #[test]
     fn a_realm_is_used_again_only_when_it_is_as_it_was() {
         let mut realm = Realm::shared().unwrap();
-        let (run, reusable) = realm.run("null.x;", &input(false), "", LIMITS);
+        let (run, reusable) =
+            realm.run(super::Script { code: "null.x;", asynchronous: false }, &input(false), "", LIMITS);
         assert!(run.failure.is_some() && reusable);
         for code in [
             "Promise.resolve().then(() => {});",
@@ -358,12 +429,13 @@ mod tests {
             "Object.preventExtensions(globalThis);",
         ] {
             let mut realm = Realm::shared().unwrap();
-            let (run, reusable) = realm.run(code, &input(false), "", LIMITS);
+            let (run, reusable) = realm.run(super::Script { code, asynchronous: false }, &input(false), "", LIMITS);
             assert!(run.failure.is_none() && !reusable, "{code}");
         }
         let mut realm = Realm::shared().unwrap();
         let limits = Limits { timeout: Duration::from_millis(50), ..LIMITS };
-        let (run, reusable) = realm.run("while (true) {}", &input(false), "", limits);
+        let (run, reusable) =
+            realm.run(super::Script { code: "while (true) {}", asynchronous: false }, &input(false), "", limits);
         assert!(run.failure.is_some_and(|failure| failure.kind == FailureKind::Timeout) && !reusable);
     }
 

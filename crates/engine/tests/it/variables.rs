@@ -505,3 +505,44 @@ async fn prompts_are_asked_of_the_clients_prompt() {
     assert_eq!(echo(&response).await["query"], "user=typed%20The%20user&key=s3cr3t-value");
     assert_eq!(response.redact("s3cr3t-value"), "[REDACTED]");
 }
+
+/// Imports and `run` lines through the library: `# @import` gives another file's
+/// variables (the file's own win) and named requests (`@ref` runs them in their file);
+/// `run` lines above a request line run first, with the variables they set; a name no
+/// file has is an error at the line.
+#[tokio::test]
+async fn imports_and_run_lines_compose_files() {
+    let server = volley_echo_server::TestServer::start().await;
+    let base = server.base_url();
+    let directory = std::env::temp_dir().join(format!("volley-compose-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    std::fs::write(
+        directory.join("auth.http"),
+        format!("@user = ada\n@shared = from-auth\n\n###\n# @name login\nGET {base}/echo?login={{{{user}}}}\n"),
+    )
+    .unwrap();
+    let main = directory.join("main.http");
+    std::fs::write(
+        &main,
+        format!(
+            "# @import ./auth.http\n@user = grace\n\n\
+             ###\n# @name me\n# @ref login\nGET {base}/echo?user={{{{user}}}}&shared={{{{shared}}}}&login={{{{login.response.body.$.query}}}}\n\n\
+             ###\n# @name again\nrun #login (@user=zed)\nGET {base}/echo?after={{{{login.response.body.$.query}}}}\n\n\
+             ###\n# @name typo\nrun #logn\nGET {base}/echo\n\n\
+             ###\n# @name settings\n@mode = fast\n\n\
+             ###\n# @name withSettings\n# @ref settings\nGET {base}/echo?mode={{{{mode}}}}\n"
+        ),
+    )
+    .unwrap();
+    let client = support::client();
+    let me = client.run(&main, RunOptions::default().name("me")).await.unwrap();
+    assert_eq!(support::echo(&me).await["query"], "user=grace&shared=from-auth&login=login=ada");
+    let again = client.run(&main, RunOptions::default().name("again")).await.unwrap();
+    assert_eq!(support::echo(&again).await["query"], "after=login=zed", "the run line ran first, as zed");
+    let error = client.run(&main, RunOptions::default().name("typo")).await.unwrap_err().to_string();
+    assert!(error.contains("no request of this file or the files it imports is named `logn`"), "{error}");
+    // `@ref` of a named part without a request line (httpyac's variables region) runs nothing.
+    let with = client.run(&main, RunOptions::default().name("withSettings")).await.unwrap();
+    assert_eq!(support::echo(&with).await["query"], "mode=fast");
+    let _ = std::fs::remove_dir_all(&directory);
+}

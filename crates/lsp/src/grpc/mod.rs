@@ -245,6 +245,7 @@ fn reduced(request: &Request) -> Request {
 
 fn block(index: usize, span: Span, request: Option<Request>, proto_imports: Vec<ProtoImport>) -> Block {
     Block {
+        commands: Vec::new(),
         index,
         span,
         separator: None,
@@ -276,7 +277,7 @@ fn runs_nothing(templates: Vec<&Template>, variables: &[VariableDeclaration]) ->
         let mut calls = false;
         let mut names = Vec::new();
         template.walk(&mut |interpolation| match &interpolation.expression {
-            Some(Expression::Resolver(_)) => calls = true,
+            Some(Expression::Resolver(_) | Expression::JavaScript(_)) => calls = true,
             Some(Expression::Variable(name)) => names.push(name.value.clone()),
             None => {}
         });

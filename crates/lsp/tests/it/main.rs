@@ -2,6 +2,7 @@
 
 mod code_action;
 mod completion_hover;
+mod compose;
 mod cookies;
 mod curl;
 mod grpc;

@@ -20,7 +20,7 @@ use tree_sitter::Node;
 
 use crate::chunk::Chunk;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::directive;
+use crate::directive::{self, DirectiveKind};
 use crate::document::{Block, Directive, Document, GraphQlFragment, Separator, VariableDeclaration};
 use crate::listing::Listing;
 use crate::span::{LineIndex, Position, Span, Spanned};
@@ -243,6 +243,9 @@ pub(crate) struct Lowerer<'a> {
     block_end: Option<usize>,
     /// The line searched last for a closing `}}` (see `closed_later_on_the_line`).
     pub(crate) closing: template::ClosingOnLine,
+    /// Where the template being built ends (chunk-local): an httpyac JavaScript
+    /// expression (`{{ Date.now() }}`) must close before it.
+    pub(crate) template_end: usize,
     /// httpyac's GraphQL fragments, in order.
     fragments: Vec<GraphQlFragment>,
 }
@@ -391,6 +394,7 @@ impl<'a> Lowerer<'a> {
         let mut scripts = Vec::new();
         let mut request = None;
         let mut proto_imports = Vec::new();
+        let mut commands = Vec::new();
         for child in named_children(node) {
             let kind = child.kind_id();
             if kind == kinds.separator {
@@ -409,7 +413,7 @@ impl<'a> Lowerer<'a> {
                 if let Some(import) = self.proto_import(child) {
                     proto_imports.push(import);
                 } else {
-                    self.command(child);
+                    commands.extend(self.command(child));
                 }
             } else if kind == kinds.graphql_fragment {
                 let text = self.node_text(child).trim_end();
@@ -419,15 +423,33 @@ impl<'a> Lowerer<'a> {
                 let separator_name = separator.as_ref().and_then(|s: &Separator| s.name.clone());
                 let taken = std::mem::take(&mut directives);
                 let before = std::mem::take(&mut scripts);
-                request = Some(self.request(child, index, separator_name, taken, before));
+                let lowered = self.request(child, index, separator_name, taken, before);
+                if let Some(crate::document::Loop::Unsupported(text)) = lowered.repeat() {
+                    self.report(
+                        Diagnostic::new(
+                            Code::InvalidCommand,
+                            text.span,
+                            format!("`@loop {}` is not supported", text.value),
+                        )
+                        .with_hint(
+                            "Volley runs `@loop for <count>` and `@loop for <name> of <list>`; write the requests \
+                                 one by one otherwise",
+                        ),
+                    );
+                }
+                request = Some(lowered);
             }
         }
         let mut span = self.span_after_newline(node);
         if let Some(end) = self.block_end.take() {
             span = self.span(span.start - self.base, end);
         }
-        if request.is_none() {
-            for script in scripts.iter().filter(|script| script.runs()) {
+        // httpyac's `# @import` lines stand where no request is (its global region), and a
+        // block of `run` lines runs what they name.
+        let applies = |directive: &&Directive| directive.kind != DirectiveKind::Import;
+        if request.is_none() && commands.is_empty() {
+            // httpyac's `{{` blocks in its global region run before every request.
+            for script in scripts.iter().filter(|script| script.runs() && !script.is_httpyac()) {
                 self.report(
                     Diagnostic::new(
                         Code::BlockWithoutRequest,
@@ -440,7 +462,7 @@ impl<'a> Lowerer<'a> {
                     ),
                 );
             }
-            if let Some(first) = directives.first() {
+            if let Some(first) = directives.iter().find(applies) {
                 self.report(
                     Diagnostic::new(
                         Code::BlockWithoutRequest,
@@ -449,7 +471,9 @@ impl<'a> Lowerer<'a> {
                     )
                     .with_hint("add a request line (`GET https://…`) below them, or delete them"),
                 );
-            } else if let Some(Separator { name: Some(name), .. }) = &separator {
+            } else if let Some(Separator { name: Some(name), .. }) =
+                separator.as_ref().filter(|_| !directives.iter().any(|directive| !applies(&directive)))
+            {
                 self.report(
                     Diagnostic::new(
                         Code::BlockWithoutRequest,
@@ -468,6 +492,7 @@ impl<'a> Lowerer<'a> {
             orphan_directives: directives,
             orphan_scripts: scripts,
             proto_imports,
+            commands,
         }
     }
 

@@ -78,11 +78,10 @@ impl Lowerer<'_> {
                 );
             } else if kind == kinds.assertion {
                 assertions.push(self.assertion(child));
-            } else if kind == kinds.script
-                || kind == kinds.unclosed_script
-                || kind == kinds.js_block
-                || kind == kinds.script_file
-            {
+            } else if kind == kinds.js_block {
+                // After the request line: httpyac runs it once the response is there.
+                scripts.push(self.httpyac_script(child, true));
+            } else if kind == kinds.script || kind == kinds.unclosed_script || kind == kinds.script_file {
                 scripts.push(self.script(child));
             } else if kind == kinds.output_redirect {
                 scripts.push(self.handler(child));
@@ -279,6 +278,8 @@ impl Lowerer<'_> {
                 | DirectiveKind::Ref
                 | DirectiveKind::ForceRef
                 | DirectiveKind::Prompt
+                | DirectiveKind::Import
+                | DirectiveKind::Loop
                 | DirectiveKind::Ignored
                 | DirectiveKind::Unknown => {}
             }

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 use super::Lowerer;
 use crate::diagnostic::{Code, Diagnostic};
-use crate::document::{ProtoImport, Script, ScriptKind};
+use crate::document::{Command, CommandKind, ProtoImport, RunTarget, RunVariable, Script, ScriptKind};
 use crate::span::Spanned;
 
 impl Lowerer<'_> {
@@ -59,42 +59,160 @@ impl Lowerer<'_> {
         Some(import)
     }
 
-    /// Kulala's `import ./file.http` and `run #name`, httpyac's `gql Name < ./file.gql`:
-    /// reported, not run.
-    pub(super) fn command(&mut self, node: Node<'_>) {
+    /// JetBrains' and Kulala's `import ./file.http` and `run #name (@a=1)` lines; httpyac's
+    /// `gql Name < ./file.gql`, reported and not run.
+    pub(super) fn command(&mut self, node: Node<'_>) -> Option<Command> {
         let span = self.node_span(node);
-        let text = self.node_text(node).trim();
-        let (message, hint) = if text.starts_with("gql") {
-            (
-                "httpyac `gql` imports are not supported",
-                "write the query in the request's body, and shared parts as `fragment Name on Type { … }` above it",
-            )
-        } else if text.starts_with("import") {
-            (
-                "Kulala `import` commands are not supported",
-                "Volley runs the requests of each file given to it: `volley run this.http other.http`",
-            )
-        } else {
-            (
-                "Kulala `run` commands are not supported",
-                "name the requests to run instead: `volley run file.http --name login --name me`",
-            )
+        let text = self.node_text(node);
+        let trimmed_end = text.trim_end().len();
+        if text.starts_with("gql") {
+            self.report(
+                Diagnostic::new(Code::UnsupportedCommand, span, "httpyac `gql` imports are not supported").with_hint(
+                    "write the query in the request's body, and shared parts as `fragment Name on Type { … }` above it",
+                ),
+            );
+            return None;
+        }
+        let (word, import) = if text.starts_with("import") { ("import", true) } else { ("run", false) };
+        // Offsets in the line, from the first byte after the word.
+        let rest = &text[word.len()..trimmed_end];
+        let lead = rest.len() - rest.trim_start().len();
+        let at = node.start_byte() + word.len() + lead;
+        let rest = rest.trim_start();
+        let spanned = |lowerer: &Self, start: usize, value: &str| {
+            Spanned::new(value.to_owned(), lowerer.span(start, start + value.len()))
         };
-        self.report(Diagnostic::new(Code::UnsupportedCommand, span, message).with_hint(hint));
+        if rest.is_empty() {
+            let hint = if import {
+                "write the file: `import ./other.http`"
+            } else {
+                "write `run #name` or `run ./other.http`"
+            };
+            self.report(
+                Diagnostic::new(Code::InvalidCommand, span, format!("`{word}` needs a target")).with_hint(hint),
+            );
+            return None;
+        }
+        if import {
+            return Some(Command { span, kind: CommandKind::Import(spanned(self, at, rest)) });
+        }
+        // `run TARGET (@a=1, @b={{x}})`: the list is the last `(` … `)` of the line.
+        let (target_text, list) = match rest.strip_suffix(')').and_then(|open| open.rfind(" (").map(|at| (open, at))) {
+            Some((open, paren)) => (open[..paren].trim_end(), Some((paren + 2, &open[paren + 2..]))),
+            None => (rest, None),
+        };
+        let target = match target_text.strip_prefix('#') {
+            Some(name) => {
+                let name_lead = name.len() - name.trim_start().len();
+                RunTarget::Request(spanned(self, at + 1 + name_lead, name.trim()))
+            }
+            None => RunTarget::File(spanned(self, at, target_text)),
+        };
+        if target.text().value.is_empty() {
+            self.report(
+                Diagnostic::new(Code::InvalidCommand, span, "`run #` needs the name of a request")
+                    .with_hint("write `run #login`, the name of a request of this file or of one it imports"),
+            );
+            return None;
+        }
+        let mut variables = Vec::new();
+        if let Some((offset, list)) = list {
+            let mut start = at + offset;
+            for item in list.split(',') {
+                let item_start = start + (item.len() - item.trim_start().len());
+                start += item.len() + 1;
+                let item = item.trim();
+                if item.is_empty() {
+                    continue;
+                }
+                let parsed = item.strip_prefix('@').and_then(|item| item.split_once('='));
+                let Some((name, value)) = parsed.filter(|(name, _)| crate::is_variable_name(name.trim())) else {
+                    self.report(
+                        Diagnostic::new(
+                            Code::InvalidCommand,
+                            self.span(item_start, item_start + item.len()),
+                            format!("`{item}` is not a variable: write `@name=value`"),
+                        )
+                        .with_hint("a `run` line sets variables as `run #name (@host=example.com, @id=2)`"),
+                    );
+                    return None;
+                };
+                let value_start = item_start + 1 + name.len() + 1 + (value.len() - value.trim_start().len());
+                let name_start = item_start + 1 + (name.len() - name.trim_start().len());
+                variables.push(RunVariable {
+                    name: spanned(self, name_start, name.trim()),
+                    value: spanned(self, value_start, value.trim()),
+                });
+            }
+        }
+        Some(Command { span, kind: CommandKind::Run { target, variables } })
+    }
+
+    /// httpyac's `{{` … `}}` block: before the request line (or with `@request`) it runs
+    /// before the request, after the request (or with `@response` / `@after`) once the
+    /// response is there. The hooks of other events and `require` are refused by name.
+    pub(super) fn httpyac_script(&mut self, node: Node<'_>, after_request: bool) -> Script {
+        let span = self.node_span(node);
+        let text = self.node_text(node);
+        let header_end = text.find(['\n', '\r']).unwrap_or(text.len());
+        let header = text[2..header_end].trim();
+        let after = match header {
+            "" => Some(after_request),
+            "@request" => Some(false),
+            "@response" | "@after" => Some(true),
+            _ => None,
+        };
+        let kind = if after == Some(true) { ScriptKind::HttpyacResponse } else { ScriptKind::HttpyacScript };
+        let bare = Script { span, kind, code: None, path: None };
+        let Some(_) = after else {
+            self.report(
+                Diagnostic::new(
+                    Code::UnsupportedScript,
+                    span,
+                    format!("httpyac `{{{{{header}` scripts are not supported"),
+                )
+                .with_hint(
+                    "Volley runs httpyac's `{{` blocks before the request line (before sending) and after the \
+                     request (once the response is there), and `{{@request`, `{{@response`, `{{@after`; \
+                     global hooks and streaming events are not run",
+                ),
+            );
+            return bare;
+        };
+        // The code: the lines between the header line and the closing `}}` line.
+        let close = text.trim_end().len().saturating_sub(2);
+        let start = (header_end + usize::from(text[header_end..].starts_with("\r\n")) + 1).min(close);
+        let code_text = &text[start..close];
+        let end = start + code_text.trim_end_matches([' ', '\t']).len();
+        let (start, end) = (node.start_byte() + start, node.start_byte() + end);
+        let code = Spanned::new(self.slice(start, end).to_owned(), self.span(start, end));
+        // Before the request, a script may make what is sent: without the module it cannot
+        // run as written, so the request is refused. After it, the script fails when it
+        // runs, as a failed check.
+        if let Some(at) = find_require(&code.value).filter(|_| kind == ScriptKind::HttpyacScript) {
+            let from = start + at;
+            self.report(
+                Diagnostic::new(
+                    Code::UnsupportedScript,
+                    self.span(from, from + "require".len()),
+                    "`require` of Node modules other than `assert` is not available: Volley runs httpyac \
+                     scripts in its sandbox, without Node",
+                )
+                .with_hint(
+                    "use JavaScript's own built-ins (`JSON`, `Date`, `Math`, `encodeURIComponent`), or a \
+                     resolver in the request (`{{$uuid}}`, `{{$timestamp}}`, `{{$base64 …}}`)",
+                ),
+            );
+            return bare;
+        }
+        Script { code: Some(code), ..bare }
     }
 
     pub(crate) fn script(&mut self, node: Node<'_>) -> Script {
         let span = self.node_span(node);
         let bare = |kind| Script { span, kind, code: None, path: None };
         if node.kind_id() == self.kinds.js_block {
-            self.report(
-                Diagnostic::new(Code::UnsupportedScript, span, "httpyac script blocks (`{{` … `}}`) are not supported")
-                    .with_hint(
-                        "write the script as a JetBrains handler, `> {% … %}` after the request (or \
-                         `< {% … %}` before it), or check responses with `# @assert …` lines",
-                    ),
-            );
-            return bare(ScriptKind::HttpyacScript);
+            return self.httpyac_script(node, false);
         }
         let text = self.node_text(node);
         let before = text.starts_with('<');
@@ -122,12 +240,10 @@ impl Lowerer<'_> {
 
     pub(crate) fn handler(&mut self, node: Node<'_>) -> Script {
         let kind = node.kind_id();
-        if kind == self.kinds.script
-            || kind == self.kinds.unclosed_script
-            || kind == self.kinds.js_block
-            || kind == self.kinds.script_file
-        {
+        if kind == self.kinds.script || kind == self.kinds.unclosed_script || kind == self.kinds.script_file {
             self.script(node)
+        } else if kind == self.kinds.js_block {
+            self.httpyac_script(node, true)
         } else if kind == self.kinds.output_redirect {
             // `>> ./file` saves the response body to a new file, `>>! ./file` over it.
             let span = self.node_span(node);
@@ -181,4 +297,39 @@ fn include_dirs(value: &str) -> Option<Vec<String>> {
             }
         })
         .collect()
+}
+
+/// Where `require(` is called in `code`, outside comments and strings (roughly: a word
+/// `require` followed by `(`, not after a `.` or inside a `//` comment).
+fn find_require(code: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in code.split_inclusive('\n') {
+        let visible = line.split("//").next().unwrap_or(line);
+        let mut from = 0;
+        while let Some(found) = visible[from..].find("require") {
+            let at = from + found;
+            let before = visible[..at].chars().next_back();
+            let after = visible[at + "require".len()..].trim_start();
+            let word_start = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.'));
+            let argument = after[1..].trim_start();
+            let assert = [
+                "'assert'",
+                "\"assert\"",
+                "'node:assert'",
+                "\"node:assert\"",
+                "'assert/strict'",
+                "\"assert/strict\"",
+                "'node:assert/strict'",
+                "\"node:assert/strict\"",
+            ]
+            .iter()
+            .any(|name| argument.starts_with(name));
+            if word_start && after.starts_with('(') && !assert {
+                return Some(offset + at);
+            }
+            from = at + "require".len();
+        }
+        offset += line.len();
+    }
+    None
 }

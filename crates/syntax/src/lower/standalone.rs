@@ -124,7 +124,7 @@ fn map_interpolation(interpolation: &mut Interpolation, map: &impl Fn(Span) -> S
     interpolation.span = map(interpolation.span);
     match &mut interpolation.expression {
         None => {}
-        Some(Expression::Variable(name)) => name.span = map(name.span),
+        Some(Expression::Variable(name) | Expression::JavaScript(name)) => name.span = map(name.span),
         Some(Expression::Resolver(call)) => {
             call.name.span = map(call.name.span);
             let templates: Vec<&mut Template> = match &mut call.arguments {
@@ -171,6 +171,7 @@ impl<'a> Lowerer<'a> {
             implicit: Vec::new(),
             block_end: None,
             closing: super::template::ClosingOnLine::default(),
+            template_end: 0,
             fragments: Vec::new(),
         }
     }

@@ -46,6 +46,7 @@ impl Lowerer<'_> {
     /// inside the range (at any depth, but not inside another variable) is an
     /// interpolation, the text between them is literal.
     pub(crate) fn template_in(&mut self, node: Node<'_>, start: Mark, end: Mark) -> Template {
+        self.template_end = end.offset;
         // Every `variable` node starts with `{{`: a subtree whose text has none holds
         // nothing to look for (most header values and many bodies), and its template is
         // one text part, or none.
@@ -84,16 +85,21 @@ impl Lowerer<'_> {
     /// The template of `start..end` when its interpolations are `variables`, `variable`
     /// nodes in order (what [`Lowerer::template_in`] finds, for a caller that has them).
     pub(crate) fn template_of_variables(&mut self, variables: &[Node<'_>], start: Mark, end: Mark) -> Template {
+        self.template_end = end.offset;
         let mut parts = self.take_parts();
         let mut position = start;
         for &variable in variables {
-            if variable.end_byte() <= start.offset || variable.start_byte() >= end.offset || variable.is_error() {
+            if variable.end_byte() <= start.offset
+                || variable.start_byte() >= end.offset
+                || variable.is_error()
+                || variable.start_byte() < position.offset
+            {
                 continue;
             }
             self.push_text(&mut parts, position, Self::start_mark(variable));
             let interpolation = self.interpolation(variable);
+            position = self.after(variable, &interpolation);
             parts.push(Part::Interpolation(interpolation));
-            position = Self::end_mark(variable);
         }
         self.push_text(&mut parts, position, end);
         Template { span: self.mark_span(start, end), parts: self.keep_parts(parts) }
@@ -116,10 +122,14 @@ impl Lowerer<'_> {
                 continue;
             }
             if child.kind_id() == self.kinds.variable {
+                // Inside an httpyac expression already taken.
+                if child.start_byte() < position.offset {
+                    continue;
+                }
                 self.push_text(parts, *position, Self::start_mark(child));
                 let interpolation = self.interpolation(child);
+                *position = self.after(child, &interpolation);
                 parts.push(Part::Interpolation(interpolation));
-                *position = Self::end_mark(child);
             } else if child.child_count() > 0 && self.may_hold_variable(child) {
                 self.collect_interpolations(child, start, end, position, parts, depth + 1);
             }
@@ -137,6 +147,18 @@ impl Lowerer<'_> {
             from += found + 1;
         }
         false
+    }
+
+    /// Where the text after an interpolation starts: after its node, or after the `}}`
+    /// of an httpyac expression, which the grammar leaves as text.
+    fn after(&self, node: Node<'_>, interpolation: &Interpolation) -> Mark {
+        let end = Self::end_mark(node);
+        let taken = interpolation.span.end.saturating_sub(self.base);
+        if matches!(interpolation.expression, Some(Expression::JavaScript(_))) && taken > end.offset {
+            end.moved_to(taken)
+        } else {
+            end
+        }
     }
 
     fn push_text(&self, parts: &mut Vec<Part>, start: Mark, end: Mark) {
@@ -181,6 +203,9 @@ impl Lowerer<'_> {
             expression = node.named_child(0).and_then(|child| self.expression(child));
         }
         if !closed && !node.has_error() && self.closed_later_on_the_line(node) {
+            if let Some(javascript) = self.javascript(node) {
+                return javascript;
+            }
             self.report(
                 Diagnostic::new(
                     Code::UnsupportedExpression,
@@ -206,6 +231,34 @@ impl Lowerer<'_> {
         Interpolation { span, expression, closed }
     }
 
+    /// httpyac's JavaScript expression that an unclosed `{{` starts: up to the first
+    /// `}}` after it on its line, which must be inside the template being built (else
+    /// the expression is reported as not supported).
+    fn javascript(&mut self, node: Node<'_>) -> Option<Interpolation> {
+        if self.nesting > 1 {
+            return None;
+        }
+        let open = node.start_byte();
+        let rest = &self.text.as_bytes()[open + 2..];
+        let line_end = open + 2 + memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+        let close = open + 2 + memchr::memmem::find(&self.text.as_bytes()[open + 2..line_end], b"}}")?;
+        if close + 2 > self.template_end {
+            return None;
+        }
+        let inner = &self.text[open + 2..close];
+        let code = inner.trim();
+        if code.is_empty() {
+            return None;
+        }
+        let code_start = open + 2 + (inner.len() - inner.trim_start().len());
+        let code = Spanned::new(code.to_owned(), self.span(code_start, code_start + code.len()));
+        Some(Interpolation {
+            span: self.span(open, close + 2),
+            expression: Some(Expression::JavaScript(code)),
+            closed: true,
+        })
+    }
+
     /// `true` when `}}` follows an unclosed `{{` later on its line: what is between is
     /// not a name or a resolver call, but an expression of another tool
     /// (`{{user.replace(' ', '+')}}`, `{{ $global.token }}`).
@@ -226,7 +279,13 @@ impl Lowerer<'_> {
     fn expression(&mut self, node: Node<'_>) -> Option<Expression> {
         let kind = node.kind_id();
         if kind == self.kinds.variable_name {
-            Some(Expression::Variable(Spanned::new(self.node_text(node).to_owned(), self.node_span(node))))
+            let text = self.node_text(node);
+            let spanned = Spanned::new(text.to_owned(), self.node_span(node));
+            // httpyac: what is not a variable path is a JavaScript expression.
+            if is_javascript(text) {
+                return Some(Expression::JavaScript(spanned));
+            }
+            Some(Expression::Variable(spanned))
         } else if kind == self.kinds.resolver {
             Some(Expression::Resolver(self.resolver(node)))
         } else {
@@ -335,4 +394,16 @@ impl Lowerer<'_> {
         }
         parts.push(Part::Text(Spanned::new(value, self.mark_span(start, end))));
     }
+}
+
+/// Whether the text of `{{ }}` is JavaScript (httpyac) rather than a variable path: it
+/// has a character no variable name or index has (`(`, a space, an operator, a quote),
+/// and is not a request's response path (`{{login.response.body.$['a b']}}`).
+pub(crate) fn is_javascript(text: &str) -> bool {
+    let segments = crate::variable_path_segments(text);
+    if segments.get(1) == Some(&"response") {
+        return false;
+    }
+    text.chars()
+        .any(|character| !(character.is_alphanumeric() || matches!(character, '_' | '.' | '$' | '-' | ':' | '[' | ']')))
 }

@@ -52,6 +52,31 @@ fn render(document: &Document) -> String {
         for directive in &block.orphan_directives {
             let _ = writeln!(out, "  orphan @{}", directive.name.value);
         }
+        for command in &block.commands {
+            let _ = match &command.kind {
+                volley_syntax::CommandKind::Import(path) => {
+                    writeln!(out, "  import {:?} [{}]", path.value, span(path.span))
+                }
+                volley_syntax::CommandKind::Run { target, variables } => {
+                    let variables: Vec<String> = variables
+                        .iter()
+                        .map(|variable| {
+                            format!(
+                                "{}={:?} [{}]",
+                                variable.name.value,
+                                variable.value.value,
+                                span(variable.value.span)
+                            )
+                        })
+                        .collect();
+                    let (kind, text) = match target {
+                        volley_syntax::RunTarget::Request(name) => ("request", name),
+                        volley_syntax::RunTarget::File(path) => ("file", path),
+                    };
+                    writeln!(out, "  run {kind} {:?} [{}] {}", text.value, span(text.span), variables.join(", "))
+                }
+            };
+        }
         let Some(request) = &block.request else { continue };
         let _ = write!(out, "  request {} {} {}", request.index, request.method.value, template(&request.url));
         if let Some(version) = &request.http_version {
@@ -263,6 +288,7 @@ fn interpolation_text(interpolation: &Interpolation) -> String {
     let inner = match &interpolation.expression {
         None => String::new(),
         Some(Expression::Variable(name)) => name.value.clone(),
+        Some(Expression::JavaScript(code)) => format!("js {}", code.value),
         Some(Expression::Resolver(call)) => {
             let arguments = match &call.arguments {
                 Arguments::None => String::new(),
