@@ -174,16 +174,22 @@ async fn parts_body(
     Ok(BuiltBody { bytes: Bytes::from(out), ..BuiltBody::default() })
 }
 
-/// `{"query": …, "variables": …, "operationName": …}` (the last two when there are
-/// variables and a named operation), sent as `application/json` unless the request says
+/// `{"query": …, "operationName": …, "variables": …}` (the last two when there are a
+/// named operation and variables), sent as `application/json` unless the request says
 /// otherwise.
 async fn graphql_body(body: &GraphQlBody, renderer: &mut Renderer<'_>) -> Result<BuiltBody, BuildError> {
     let mut query = renderer.render(&body.query).await?;
     for fragment in &body.fragments {
-        query.push_str("\n\n");
+        // httpyac joins them with one line break.
+        query.push('\n');
         query.push_str(fragment);
     }
     let mut json = format!("{{\"query\":{}", serde_json::Value::String(query));
+    // In httpyac's order: the operation's name, then its variables.
+    if let Some(name) = &body.operation_name {
+        json.push_str(",\"operationName\":");
+        json.push_str(&serde_json::Value::String(name.clone()).to_string());
+    }
     if let Some(template) = &body.variables {
         let text = renderer.render(template).await?;
         let variables: serde_json::Value = serde_json::from_str(&text).map_err(|error| BuildError::InvalidBody {
@@ -197,11 +203,9 @@ async fn graphql_body(body: &GraphQlBody, renderer: &mut Renderer<'_>) -> Result
             });
         }
         json.push_str(",\"variables\":");
-        json.push_str(&variables.to_string());
-    }
-    if let Some(name) = &body.operation_name {
-        json.push_str(",\"operationName\":");
-        json.push_str(&serde_json::Value::String(name.clone()).to_string());
+        // As written, keys in their order, without the spaces between tokens (httpyac's
+        // `JSON.stringify(JSON.parse(…))`).
+        json.push_str(&compact_json(&text));
     }
     json.push('}');
     Ok(BuiltBody {
@@ -209,6 +213,31 @@ async fn graphql_body(body: &GraphQlBody, renderer: &mut Renderer<'_>) -> Result
         content_type: Some("application/json".to_owned()),
         replaces_multipart: false,
     })
+}
+
+/// Valid JSON `text` without the white space between its tokens; strings, and the order
+/// of keys, as written.
+fn compact_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for character in text.chars() {
+        if in_string {
+            out.push(character);
+            if escaped {
+                escaped = false;
+            } else if character == '\\' {
+                escaped = true;
+            } else if character == '"' {
+                in_string = false;
+            }
+        } else if character == '"' {
+            in_string = true;
+            out.push(character);
+        } else if !character.is_whitespace() {
+            out.push(character);
+        }
+    }
+    out
 }
 
 async fn file_body(file: &FileBody, renderer: &mut Renderer<'_>, files: &Files<'_>) -> Result<BuiltBody, BuildError> {
@@ -327,6 +356,12 @@ fn escape_quoted(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn graphql_variables_keep_their_order_without_spaces() {
+        let text = "{ \"z\": 1,\n  \"a\": \"x y\\\" z\", \"list\": [ 1, 2 ] }";
+        assert_eq!(super::compact_json(text), "{\"z\":1,\"a\":\"x y\\\" z\",\"list\":[1,2]}");
+    }
 
     #[test]
     fn line_breaks_by_content_type() {

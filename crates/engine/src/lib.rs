@@ -81,6 +81,7 @@ pub mod network;
 mod oauth;
 mod prepare;
 pub mod prompt;
+mod ratelimit;
 pub mod redact;
 pub mod remote;
 pub mod report;

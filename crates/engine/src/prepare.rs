@@ -77,6 +77,8 @@ pub struct PreparedRequest {
     pub(crate) save_to: Vec<crate::save::SaveTarget>,
     /// `@sleep`: how long to wait before sending.
     pub(crate) sleep: Option<Duration>,
+    /// httpyac's `@ratelimit`: how its sends are spaced.
+    pub(crate) rate_limit: Option<crate::ratelimit::RateLimit>,
     /// A token to get before sending (httpyac's `Authorization: oauth2 …`).
     pub(crate) auth: Option<crate::oauth::PendingAuth>,
     /// The secrets [`redactor`](Self::redactor) was built from: the response's
@@ -364,6 +366,17 @@ impl Client {
             .and_then(|directive| directive.value.clone())
             .map(volley_syntax::Timeout::Template);
         let sleep = renderer.duration(sleep.as_ref(), "sleep").await?;
+        let rate_limit = match request.directives.iter().rev().find(|directive| directive.name.value == "ratelimit") {
+            Some(directive) => {
+                let text = match &directive.value {
+                    Some(value) => renderer.render(value).await?,
+                    None => String::new(),
+                };
+                let span = directive.value.as_ref().map_or(directive.span, |value| value.span);
+                Some(crate::ratelimit::RateLimit::parse(&text, &built.url.origin().ascii_serialization(), span)?)
+            }
+            None => None,
+        };
         // `>> ./file` and `>>! ./file`: where the response body goes, inside the project.
         let mut save_to = Vec::new();
         for script in request.scripts.iter().filter(|script| script.saves_response()) {
@@ -415,6 +428,7 @@ impl Client {
             scripts: None,
             save_to,
             sleep,
+            rate_limit,
             secrets: Secrets::default(),
             auth: (!tokens.is_empty()).then(|| crate::oauth::PendingAuth {
                 tokens,

@@ -60,6 +60,8 @@ pub enum DirectiveKind {
     /// `@import ./file.http` (httpyac): the file's named requests and variables are
     /// available to this one.
     Import,
+    /// `@ratelimit` (httpyac): the sends of a slot are spaced.
+    RateLimit,
     /// `@loop for 3` / `@loop for item of items` (httpyac): the request is sent once per
     /// iteration.
     Loop,
@@ -139,6 +141,15 @@ pub const SUPPORTED: &[DirectiveInfo] = &[
               element in `{{item}}`; `{{$index}}` counts from 0. Each response is kept under \
               the request's name and the name with the index (`login0`, `login1`). `while` \
               loops are refused.",
+    },
+    DirectiveInfo {
+        name: "ratelimit",
+        kind: DirectiveKind::RateLimit,
+        value: ValueRule::Required,
+        placeholder: "[slot <name>] [minIdleTime <ms>] [max <n> expire <ms>]",
+        doc: "Spaces the sends (httpyac): the requests of a slot (named, else of the same origin) wait \
+              `minIdleTime` milliseconds after the last one, and until fewer than `max` went in the last \
+              `expire` milliseconds.",
     },
     DirectiveInfo {
         name: "import",
@@ -338,7 +349,6 @@ pub const IGNORED: &[&str] = &[
     "no-reject-unauthorized",
     "injectVariables",
     "jwt",
-    "ratelimit",
     "responseRef",
     "curl-global",
     "curl-compressed",

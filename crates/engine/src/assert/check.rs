@@ -45,6 +45,9 @@ pub enum Field {
     JsonPath(String),
     /// How long the exchange took, in milliseconds.
     Duration(TimingPart),
+    /// httpyac's `js <expression>`: what a JavaScript expression makes of the response
+    /// (`response.parsedBody.items.length`), evaluated in the scripts' sandbox.
+    JavaScript(String),
 }
 
 impl Field {
@@ -52,7 +55,7 @@ impl Field {
     /// that streams).
     #[must_use]
     pub fn reads_body(&self) -> bool {
-        matches!(self, Field::Body | Field::BodyProperty { .. } | Field::JsonPath(_))
+        matches!(self, Field::Body | Field::BodyProperty { .. } | Field::JsonPath(_) | Field::JavaScript(_))
     }
 
     /// How a message names the field: `status`, `` `Content-Type` ``, `` `$.id` ``.
@@ -64,6 +67,7 @@ impl Field {
             Field::Body => "body".to_owned(),
             Field::BodyProperty { accessor, .. } => format!("body `{accessor}`"),
             Field::JsonPath(path) => format!("`{path}`"),
+            Field::JavaScript(code) => format!("`{code}`"),
             Field::Duration(TimingPart::Total) => "duration".to_owned(),
             Field::Duration(part) => format!("duration {}", part.as_str()),
         }

@@ -36,6 +36,20 @@ pub struct ResponseParts<'a> {
     /// cut would leave part of a secret that the redaction of the whole message no
     /// longer recognises); `None` to show values as they are.
     pub redactor: Option<&'a Redactor>,
+    /// Evaluates httpyac's `?? js <expression>` on the response (the scripts' sandbox);
+    /// `None`: such checks are invalid.
+    pub javascript: Option<JavaScript<'a>>,
+}
+
+/// What evaluates httpyac's `?? js <expression>` on the response: the expression's value,
+/// or why it failed.
+#[derive(Clone, Copy)]
+pub struct JavaScript<'a>(pub &'a dyn Fn(&str) -> Result<Value, String>);
+
+impl std::fmt::Debug for JavaScript<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JavaScript")
+    }
 }
 
 impl ResponseParts<'_> {
@@ -51,7 +65,15 @@ impl ResponseParts<'_> {
 pub fn evaluate(assertion: &Assertion, status: u16, headers: &http::HeaderMap, body: &[u8]) -> Outcome {
     evaluate_parts(
         assertion,
-        &ResponseParts { status, headers, body: Some(body), timing: None, redactor: None, grpc_status: None },
+        &ResponseParts {
+            status,
+            headers,
+            body: Some(body),
+            timing: None,
+            redactor: None,
+            grpc_status: None,
+            javascript: None,
+        },
     )
 }
 
@@ -179,6 +201,15 @@ fn evaluate_check(check: &Check, parts: &ResponseParts<'_>, body: &[u8]) -> Outc
             Ok(matches) => selected(matches),
             Err(message) => return invalid(message),
         },
+        Field::JavaScript(code) => {
+            let Some(JavaScript(evaluate)) = parts.javascript else {
+                return invalid("httpyac `js` checks are evaluated by a client's run only".to_owned());
+            };
+            match evaluate(code) {
+                Ok(value) => Found::one(value),
+                Err(message) => return invalid(format!("`{code}` failed: {message}")),
+            }
+        }
         Field::Duration(part) => {
             let Some(timing) = parts.timing else {
                 return invalid("the duration of this response is not known".to_owned());
@@ -350,6 +381,7 @@ mod tests {
                 timing,
                 redactor: None,
                 grpc_status: None,
+                javascript: None,
             },
         )
     }
@@ -471,6 +503,7 @@ mod tests {
             timing: None,
             redactor: None,
             grpc_status: None,
+            javascript: None,
         };
         for (expression, flavour, target) in [
             ("body contains x", crate::assert::Flavour::Volley, "body"),

@@ -10,9 +10,9 @@
 //! ```
 //!
 //! The expected value is the rest of the line as written (no quotes are removed),
-//! `exists` means truthy as in httpyac, and the `js` and `xpath` fields are refused:
-//! httpyac's JavaScript expressions are not run here (response handlers run
-//! JavaScript), and Volley reads no XML.
+//! `exists` means truthy as in httpyac, `js <expression>` is evaluated on the response in
+//! the scripts' sandbox (httpyac's `response`), and the `xpath` field is refused: Volley
+//! reads no XML.
 
 use super::check::{Field, Predicate};
 use super::lex::{leading, syntax_error, token_end, word};
@@ -32,12 +32,18 @@ pub(super) fn parse(expression: &str) -> Result<Assertion, AssertionSyntaxError>
     let operand = match field {
         "" => return Err(syntax_error("empty assertion".to_owned(), 0..text.len(), FIELD_HINT)),
         "js" => {
-            return Err(syntax_error(
-                "httpyac `js` assertions are not supported".to_owned(),
-                field_range,
-                "check a JSON property with `?? body <property> …` or `# @assert jsonpath …`, or write the check \
-                 in JavaScript in a response handler: `> {% client.test(\"…\", () => …) %}`",
-            ));
+            // `?? js response.parsedBody.items.length > 0`: the expression is one word.
+            let at = rest_at + leading(text, rest_at);
+            let end = token_end(text, at);
+            if at == end {
+                return Err(syntax_error(
+                    "a `js` assertion needs a JavaScript expression".to_owned(),
+                    field_range,
+                    "write `?? js response.parsedBody.items.length > 0`",
+                ));
+            }
+            let field = Field::JavaScript(text[at..end].to_owned());
+            Operand { field, op_at: end, noun: "known operator", hint: "write `?? js response.parsedBody.id == 7`" }
         }
         "xpath" => {
             return Err(syntax_error(
@@ -206,8 +212,7 @@ mod tests {
     #[test]
     fn refusals_name_the_feature_and_the_part() {
         let cases = [
-            ("js response.parsedBody.id == 1", "httpyac `js` assertions are not supported", "js"),
-            ("js", "httpyac `js` assertions are not supported", "js"),
+            ("js", "a `js` assertion needs a JavaScript expression", "js"),
             ("xpath /slideshow/@title == Sample", "httpyac `xpath` assertions are not supported", "xpath"),
             ("", "empty assertion", ""),
             ("Status == 200", "unknown assertion field `Status`", "Status"),
@@ -238,6 +243,7 @@ mod tests {
         assert!(hint.contains("did you mean `equals`?"), "{hint}");
         let hint = parse("Status == 200").unwrap_err().hint;
         assert_eq!(hint, "did you mean `status`?");
-        assert!(parse("js x == 1").unwrap_err().hint.contains("client.test"));
+        let Ok(Assertion::Check(check)) = parse("js response.parsedBody.id == 1") else { panic!("a js check") };
+        assert_eq!(check.field, Field::JavaScript("response.parsedBody.id".to_owned()));
     }
 }

@@ -10,7 +10,7 @@ mod parse;
 mod predicate;
 
 pub use check::{Check, Field, Predicate, TimingPart};
-pub use evaluate::{ResponseParts, evaluate, evaluate_parts};
+pub use evaluate::{JavaScript, ResponseParts, evaluate, evaluate_parts};
 pub use parse::{Assertion, AssertionSyntaxError, Comparison, Flavour, TextCheck, parse, parse_as};
 
 use volley_syntax::Span;

@@ -104,6 +104,8 @@ pub(crate) struct Inner {
     pub(crate) answers: Arc<crate::prompt::Answers>,
     /// HTTP/2 connections of gRPC calls, kept for the next calls; shared by forks.
     pub(crate) grpc_connections: Arc<volley_grpc::Connections>,
+    /// httpyac's `@ratelimit` slots; shared by forks.
+    pub(crate) rate_slots: Arc<crate::ratelimit::Slots>,
 }
 
 impl Client {
@@ -134,6 +136,7 @@ impl Client {
             grpc_catalogs: Arc::default(),
             answers: Arc::default(),
             grpc_connections: Arc::default(),
+            rate_slots: Arc::default(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -165,6 +168,7 @@ impl Client {
             grpc_catalogs: Arc::clone(&self.inner.grpc_catalogs),
             answers: Arc::clone(&self.inner.answers),
             grpc_connections: Arc::clone(&self.inner.grpc_connections),
+            rate_slots: Arc::clone(&self.inner.rate_slots),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -385,6 +389,17 @@ impl Client {
         // kept out of them.
         let redactor = prepared.redactor.clone();
         let jar = prepared.cookie_jar.clone().filter(|_| prepared.use_cookies);
+        // httpyac's `@ratelimit`: the send waits for its turn in its slot.
+        if let Some(limit) = prepared.rate_limit.take() {
+            let at = self.inner.rate_slots.reserve(&limit);
+            match cancel {
+                Some(token) => tokio::select! {
+                    () = tokio::time::sleep_until(at) => {}
+                    () = token.cancelled() => return Err(Error::Cancelled),
+                },
+                None => tokio::time::sleep_until(at).await,
+            }
+        }
         // `@sleep`: the wait before sending, ended by cancellation.
         if let Some(pause) = prepared.sleep.take() {
             match cancel {
@@ -407,6 +422,14 @@ impl Client {
         // call's is its message, or the array of its messages when the server streams.
         let checked = response.grpc.as_ref().map(|grpc| grpc.checked_body());
         let body = checked.as_deref().or_else(|| response.body.read().map(|bytes| &bytes[..]));
+        // httpyac's `?? js …` checks: evaluated on the response in the scripts' sandbox.
+        let script_settings =
+            scripts.as_ref().map_or_else(crate::script::ScriptSettings::default, |pending| pending.scripts.limits);
+        let text =
+            body.map(|body| crate::response::decode_text(body, response.headers.get(http::header::CONTENT_TYPE)));
+        let view = crate::script::ResponseView::new(response.status(), &response.headers);
+        let javascript =
+            |code: &str| self.evaluate_on_response(code, &view, text.as_deref().unwrap_or_default(), script_settings);
         let parts = ResponseParts {
             status: response.status(),
             headers: &response.headers,
@@ -414,6 +437,7 @@ impl Client {
             timing: Some(response.timing),
             redactor: Some(&redactor),
             grpc_status: response.grpc.as_ref().map(|grpc| (grpc.number, grpc.code.as_str())),
+            javascript: Some(crate::assert::JavaScript(&javascript)),
         };
         response.assertions = pending.iter().map(|check| redactor.assertion(&check.evaluate(&parts))).collect();
         response.logs = logs.into_iter().map(|line| redactor.redact_owned(line)).collect();

@@ -170,6 +170,7 @@ pub(super) fn side_request(
         scripts: None,
         save_to: Vec::new(),
         sleep: None,
+        rate_limit: None,
         auth: None,
     }
 }

@@ -127,6 +127,110 @@ function makeBuffer() {
   return Buffer;
 }
 
+// Node's `crypto` as httpyac's scripts use it: HMAC and hashes with SHA-256 (digests as
+// hex, base64, base64url or a Buffer), random bytes and UUIDs from the 32 random bytes
+// Volley hands each script (stretched with SHA-256 when more are asked for).
+function makeCrypto(Buffer, entropyHex) {
+  const K = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
+  ];
+  const sha256 = (bytes) => {
+    const h = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    const length = bytes.length;
+    const padded = bytes.slice();
+    padded.push(0x80);
+    while (padded.length % 64 !== 56) padded.push(0);
+    const bits = length * 8;
+    for (let i = 7; i >= 0; i--) padded.push(i >= 4 ? 0 : (bits >>> (i * 8)) & 255);
+    const w = new Array(64);
+    for (let chunk = 0; chunk < padded.length; chunk += 64) {
+      for (let i = 0; i < 16; i++) {
+        const at = chunk + i * 4;
+        w[i] = (padded[at] << 24) | (padded[at + 1] << 16) | (padded[at + 2] << 8) | padded[at + 3];
+      }
+      for (let i = 16; i < 64; i++) {
+        const s0 = ((w[i - 15] >>> 7) | (w[i - 15] << 25)) ^ ((w[i - 15] >>> 18) | (w[i - 15] << 14)) ^ (w[i - 15] >>> 3);
+        const s1 = ((w[i - 2] >>> 17) | (w[i - 2] << 15)) ^ ((w[i - 2] >>> 19) | (w[i - 2] << 13)) ^ (w[i - 2] >>> 10);
+        w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+      }
+      let [a, b, c, d, e, f, g, hh] = h;
+      for (let i = 0; i < 64; i++) {
+        const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+        const ch = (e & f) ^ (~e & g);
+        const t1 = (hh + S1 + ch + K[i] + w[i]) | 0;
+        const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+        const maj = (a & b) ^ (a & c) ^ (b & c);
+        const t2 = (S0 + maj) | 0;
+        hh = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      }
+      h[0] = (h[0] + a) | 0; h[1] = (h[1] + b) | 0; h[2] = (h[2] + c) | 0; h[3] = (h[3] + d) | 0;
+      h[4] = (h[4] + e) | 0; h[5] = (h[5] + f) | 0; h[6] = (h[6] + g) | 0; h[7] = (h[7] + hh) | 0;
+    }
+    const out = [];
+    for (const word of h) out.push((word >>> 24) & 255, (word >>> 16) & 255, (word >>> 8) & 255, word & 255);
+    return out;
+  };
+  const bytesOf = (value) => (value instanceof Buffer ? value.bytes.slice() : Buffer.from(value).bytes);
+  const only = (algorithm) => {
+    if (String(algorithm).toLowerCase().replace("-", "") !== "sha256") {
+      throw new Error("crypto: only sha256 is available in Volley's sandbox, not " + algorithm);
+    }
+  };
+  const digestOf = (bytes, encoding) => (encoding ? Buffer.from(bytes).toString(encoding) : Buffer.from(bytes));
+  const createHash = (algorithm) => {
+    only(algorithm);
+    let data = [];
+    const hash = {
+      update(value) { data = data.concat(bytesOf(value)); return hash; },
+      digest(encoding) { return digestOf(sha256(data), encoding); },
+    };
+    return hash;
+  };
+  const createHmac = (algorithm, key) => {
+    only(algorithm);
+    let keyBytes = bytesOf(key);
+    if (keyBytes.length > 64) keyBytes = sha256(keyBytes);
+    while (keyBytes.length < 64) keyBytes.push(0);
+    let data = [];
+    const hmac = {
+      update(value) { data = data.concat(bytesOf(value)); return hmac; },
+      digest(encoding) {
+        const inner = sha256(keyBytes.map((byte) => byte ^ 0x36).concat(data));
+        return digestOf(sha256(keyBytes.map((byte) => byte ^ 0x5c).concat(inner)), encoding);
+      },
+    };
+    return hmac;
+  };
+  let pool = Buffer.from(entropyHex || "", "hex").bytes;
+  let counter = 0;
+  const randomBytes = (count) => {
+    const out = [];
+    while (out.length < count) {
+      if (pool.length === 0) {
+        counter += 1;
+        pool = sha256(Buffer.from(entropyHex + ":" + counter).bytes);
+      }
+      out.push(pool.shift());
+    }
+    return Buffer.from(out);
+  };
+  const randomUUID = () => {
+    const b = randomBytes(16).bytes;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    const hex = Buffer.from(b).toString("hex");
+    return hex.slice(0, 8) + "-" + hex.slice(8, 12) + "-" + hex.slice(12, 16) + "-" + hex.slice(16, 20) + "-" + hex.slice(20);
+  };
+  return { createHash, createHmac, randomBytes, randomUUID };
+}
+
 export function install(inputJson, responseBody) {
   "use strict";
   const input = parseJson(inputJson);
@@ -316,8 +420,11 @@ export function install(inputJson, responseBody) {
     const previous = own(input.globals, "$global") && input.globals["$global"] !== null && typeof input.globals["$global"] === "object" ? input.globals["$global"] : {};
     const globalObject = parseJson(toJson(previous));
     httpyac = { exports: exportsObject, global: globalObject, slept: 0 };
-    for (const name of keysOf(input.variables)) {
-      if (/^[A-Za-z_$][\w$]*$/.test(name) && !(name in globalThis)) globalThis[name] = input.variables[name];
+    // The variables, and what scripts exported before (the client's globals) under them.
+    for (const source of [input.variables, input.globals || {}]) {
+      for (const name of keysOf(source)) {
+        if (/^[A-Za-z_$][\w$]*$/.test(name) && !(name in globalThis)) globalThis[name] = source[name];
+      }
     }
     const testFunction = (name, body) => client.test(name, body);
     const expect = (condition, message) => {
@@ -383,8 +490,10 @@ export function install(inputJson, responseBody) {
     assert.match = (actual, pattern, message) => pattern.test(actual) || fail(message, text(actual) + " does not match " + toText(pattern));
     assert.fail = (message) => fail(message, "failed");
     assert.strict = assert;
+    const cryptoModule = makeCrypto(globalThis.Buffer, input.entropy);
     globalThis.require = (name) => {
       if (name === "assert" || name === "node:assert" || name === "assert/strict" || name === "node:assert/strict") return assert;
+      if (name === "crypto" || name === "node:crypto") return cryptoModule;
       throw new ErrorType("require('" + toText(name) + "') is not available: Volley runs httpyac scripts in its sandbox, without Node");
     };
     const sentHeaders = create(null);

@@ -23,6 +23,9 @@ pub(crate) struct Input {
     /// The `.http` file (httpyac's scripts see it as `__filename`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) file: Option<String>,
+    /// 32 random bytes as hex, fresh for each script: httpyac's `crypto.randomBytes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) entropy: Option<String>,
 }
 
 /// The request, as written and (in handlers) as sent.

@@ -283,6 +283,8 @@ impl Program {
             let mut value = serde_json::to_value(input).unwrap_or_default();
             if let Some(fields) = value.as_object_mut() {
                 fields.insert("httpyac".to_owned(), Value::Bool(true));
+                let entropy = format!("{}{}", uuid::Uuid::new_v4().simple(), uuid::Uuid::new_v4().simple());
+                fields.insert("entropy".to_owned(), Value::String(entropy));
             }
             value.to_string()
         } else {
@@ -425,6 +427,27 @@ pub(crate) fn identifiers(code: &str) -> Vec<String> {
         }
     }
     found
+}
+
+impl Client {
+    /// Evaluates httpyac's `?? js <expression>` on a response (`response.parsedBody`,
+    /// `response.statusCode`, its headers) in the client's sandbox: its value, or the error.
+    pub(crate) fn evaluate_on_response(
+        &self,
+        code: &str,
+        response: &ResponseView,
+        body: &str,
+        settings: ScriptSettings,
+    ) -> Result<Value, String> {
+        let program =
+            Program { code: Arc::from(expression_body(code)), origin: Origin::Inline(Span::default()), httpyac: true };
+        let input = Input { response: Some(response.clone()), ..Input::default() };
+        let run = program.run(&self.inner.realms, &input, body, settings);
+        if let Some(failure) = run.failure {
+            return Err(failure.message);
+        }
+        Ok(run.output.variables.get("value").cloned().unwrap_or(Value::Null))
+    }
 }
 
 /// A syntax error of a script in place written at `span`.

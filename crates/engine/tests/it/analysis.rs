@@ -192,6 +192,7 @@ fn httpyac_assertions_are_checked_in_their_own_syntax() {
                 # @assert header content-type includes json\n\
                 # @assert duration < 300\n\
                 # @assert js response.parsedBody.id == 7\n\
+                # @assert js\n\
                 # @assert xpath /slideshow/@title == Sample\n\
                 # @assert status Equals 200\n\
                 # @assert duration tls < 10\n\
@@ -207,7 +208,7 @@ fn httpyac_assertions_are_checked_in_their_own_syntax() {
     assert_eq!(
         found,
         [
-            ("invalid-assertion", "httpyac `js` assertions are not supported", "js"),
+            ("invalid-assertion", "a `js` assertion needs a JavaScript expression", "js"),
             ("invalid-assertion", "httpyac `xpath` assertions are not supported", "xpath"),
             ("invalid-assertion", "`Equals` is not a known operator", "Equals"),
             ("invalid-assertion", "the `tls` timing is not measured", "tls"),
@@ -221,7 +222,7 @@ fn httpyac_assertions_are_checked_in_their_own_syntax() {
         ]
     );
     assert_eq!(diagnostics[2].hint.as_deref(), Some("did you mean `equals`? operators are case-sensitive"));
-    assert!(diagnostics[0].hint.as_deref().unwrap().contains("?? body <property>"));
+    assert!(diagnostics[0].hint.as_deref().unwrap().contains("?? js response.parsedBody"));
     // The same lines as `# @assert` are Volley's language: `body <property>` is not in it.
     let volley = analyze(&MemoryFs::new(), "# @assert body items[0].id == 7\nGET http://localhost/items\n");
     assert_eq!(volley[0].message, "`items[0].id` is not a body check");

@@ -122,7 +122,7 @@ async fn graphql_requests_send_the_query_variables_and_operation_name_as_json() 
     let echo_rest = echo(&client.run_string(&rest_client, RunOptions::default()).await.unwrap()).await;
     assert_eq!(
         String::from_utf8(echoed_body(&echo_rest)).unwrap(),
-        r#"{"query":"query GetUser($id: ID!) {\n  user(id: $id) { name }\n}","variables":{"id":"42"},"operationName":"GetUser"}"#
+        r#"{"query":"query GetUser($id: ID!) {\n  user(id: $id) { name }\n}","operationName":"GetUser","variables":{"id":"42"}}"#
     );
     assert_eq!(echoed_header(&echo_rest, "content-type"), Some("application/json"));
     assert_eq!(echoed_header(&echo_rest, "x-request-type"), None, "the marker header is not sent");
@@ -162,7 +162,7 @@ async fn graphql_fragments_of_the_file_are_sent_after_the_query_that_spreads_the
     let body: Value = serde_json::from_slice(&echoed_body(&echo)).unwrap();
     assert_eq!(
         body["query"],
-        "query { continents { ...Parts } }\n\nfragment Parts on Continent {\n  code\n  ...More\n}\n\nfragment More on Continent { name }"
+        "query { continents { ...Parts } }\nfragment Parts on Continent {\n  code\n  ...More\n}\nfragment More on Continent { name }"
     );
 }
 

@@ -272,6 +272,16 @@ impl Run {
             .max_body_bytes(self.state.config.max_body_size)
             .environment(self.environment.clone());
         let engine_path = source.engine_path();
+        // httpyac's `@loop` is many sends, an execution one: refused by name, not sent once.
+        if request.repeat().is_some() {
+            let error = volley_engine::Error::Build(volley_engine::BuildError::Interpolation {
+                message: "`@loop` is not run by the execution server (one execution sends one request): run it \
+                          with `volley run` or from the editor"
+                    .to_owned(),
+                span: request.line_span,
+            });
+            return Err(Failure::at(Stage::Interpolate)(report::engine_error(&error, &source.text)));
+        }
         // `@ref` / `@forceRef`: the requests named run first, in the same client.
         volley_engine::stages::run_references(&client, &document, request, Some(&engine_path), &options)
             .await

@@ -280,6 +280,7 @@ impl Lowerer<'_> {
                 | DirectiveKind::Prompt
                 | DirectiveKind::Import
                 | DirectiveKind::Loop
+                | DirectiveKind::RateLimit
                 | DirectiveKind::Ignored
                 | DirectiveKind::Unknown => {}
             }

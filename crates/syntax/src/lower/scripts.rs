@@ -195,8 +195,8 @@ impl Lowerer<'_> {
                 Diagnostic::new(
                     Code::UnsupportedScript,
                     self.span(from, from + "require".len()),
-                    "`require` of Node modules other than `assert` is not available: Volley runs httpyac \
-                     scripts in its sandbox, without Node",
+                    "`require` of Node modules other than `assert` and `crypto` is not available: Volley runs \
+                     httpyac scripts in its sandbox, without Node",
                 )
                 .with_hint(
                     "use JavaScript's own built-ins (`JSON`, `Date`, `Math`, `encodeURIComponent`), or a \
@@ -311,20 +311,13 @@ fn find_require(code: &str) -> Option<usize> {
             let before = visible[..at].chars().next_back();
             let after = visible[at + "require".len()..].trim_start();
             let word_start = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.'));
-            let argument = after[1..].trim_start();
-            let assert = [
-                "'assert'",
-                "\"assert\"",
-                "'node:assert'",
-                "\"node:assert\"",
-                "'assert/strict'",
-                "\"assert/strict\"",
-                "'node:assert/strict'",
-                "\"node:assert/strict\"",
-            ]
-            .iter()
-            .any(|name| argument.starts_with(name));
-            if word_start && after.starts_with('(') && !assert {
+            // The modules Volley's sandbox has: `assert` and `crypto` (Node's names for them).
+            let available = after.strip_prefix('(').map(str::trim_start).is_some_and(|argument| {
+                ["assert", "node:assert", "assert/strict", "node:assert/strict", "crypto", "node:crypto"].iter().any(
+                    |name| argument.starts_with(&format!("'{name}'")) || argument.starts_with(&format!("\"{name}\"")),
+                )
+            });
+            if word_start && after.starts_with('(') && !available {
                 return Some(offset + at);
             }
             from = at + "require".len();

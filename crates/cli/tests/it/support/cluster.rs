@@ -477,8 +477,24 @@ fn redis_answers(port: u16) -> bool {
 }
 
 /// A port that was free a moment ago on 127.0.0.1.
+/// A port free now, below the kernel's ephemeral range (32768–60999 on Linux). A port
+/// from `bind(0)` comes from that range, and once released it may become the source port
+/// of an outgoing connection (any test's, any process's) before the instance listens on
+/// it: its `volley serve` then fails with "Address already in use", as it did when other
+/// processes made connections during a run. Ports are tried from a start that depends
+/// on the process, each once per process.
 fn free_port() -> u16 {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).and_then(|listener| listener.local_addr()).expect("a free port").port()
+    const FIRST: u32 = 10_000;
+    const COUNT: u32 = 22_000;
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let start = (std::process::id() % 1_000) * 20;
+    loop {
+        let step = u32::try_from(NEXT.fetch_add(1, Ordering::Relaxed) % u64::from(COUNT)).unwrap_or(0);
+        let port = u16::try_from(FIRST + (start + step) % COUNT).unwrap_or(10_000);
+        if TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 fn scratch_directory() -> PathBuf {
