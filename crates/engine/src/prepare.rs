@@ -199,6 +199,7 @@ impl Client {
         }
         // Read after the pre-request scripts, which may have set globals.
         let client_variables = Arc::clone(&self.inner.variables.read());
+        let value_prompt = self.inner.config.value_prompt.as_ref().filter(|_| !options.without_prompts);
         // REST Client's `# @prompt name`: asked when no variable has it.
         let defined = |name: &str| {
             let layers = [
@@ -212,8 +213,7 @@ impl Client {
                 || document.variables.iter().any(|declaration| declaration.name.value == name)
                 || dotenv.as_ref().is_ok_and(|dotenv| dotenv.get(name).is_some())
         };
-        let (answers, prompted_secrets) =
-            crate::prompt::ask_declared(request, self.inner.config.value_prompt.as_ref(), defined).await?;
+        let (answers, prompted_secrets) = crate::prompt::ask_declared(request, value_prompt, defined).await?;
         pre_request.variables.extend(answers);
         let chain = Arc::clone(&self.inner.chain.lock());
         // httpyac's `# @import`: the imported files' variables, below the file's own.
@@ -243,7 +243,7 @@ impl Client {
             environment: options.environment.as_ref().unwrap_or(&self.inner.config.environment),
             // The profile's and the configuration's layers.
             expand_from: settings.config.as_ref().is_some_and(|config| config.expand_values).then_some(5),
-            prompt: self.inner.config.value_prompt.as_ref(),
+            prompt: value_prompt,
             answers: &self.inner.answers,
             javascript: Some((self, limits)),
         };

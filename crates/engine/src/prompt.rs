@@ -146,6 +146,13 @@ pub(crate) async fn ask_declared(
     Ok((answers, secrets))
 }
 
+/// Whether the resolver `name` (without `$`) is a prompt: `input`, `password`, `pick`,
+/// REST Client's `prompt`, and their `-askonce` forms.
+#[must_use]
+pub fn is_prompt(name: &str) -> bool {
+    parse(name, "").is_some()
+}
+
 /// The prompt a resolver call stands for: `name` (`input`, `password-askonce`, …) and
 /// its arguments joined (`Your name $value: anna`); `None` for other resolvers.
 pub(crate) fn parse(name: &str, text: &str) -> Option<(Prompt, bool)> {

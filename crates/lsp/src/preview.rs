@@ -42,7 +42,8 @@ pub(crate) async fn preview(
             "{heading}\n\nnot resolved: it uses `${name}`, a command resolver, which runs only when the request is sent"
         );
     }
-    let options = RunOptions::default().profile_or_default(profile);
+    // A hover asks no one: a prompt is asked when the request is sent.
+    let options = RunOptions::default().profile_or_default(profile).without_prompts();
     let prepared = match volley_engine::stages::prepare_request(engine, document, request, path, &options).await {
         Ok(prepared) => prepared,
         // The engine's errors come with the request's secrets hidden.
@@ -87,8 +88,11 @@ pub(crate) async fn preview(
 fn command_resolver(request: &Request, scope: &Scope) -> Option<String> {
     let mut found = None;
     let mut visit = |interpolation: &volley_syntax::Interpolation| {
+        // Prompts are left unanswered by the preview itself (`without_prompts`).
+        let prompt = |name: &str| volley_engine::prompt::is_prompt(name);
         if let Some(Expression::Resolver(call)) = &interpolation.expression
             && found.is_none()
+            && !prompt(&call.name.value)
             && (scope.resolvers.contains(&call.name.value)
                 || volley_engine::resolvers::known_resolver(&call.name.value).is_none())
         {

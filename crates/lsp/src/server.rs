@@ -77,17 +77,24 @@ pub struct Backend {
     pub(crate) remote: Remote,
     /// The client can open a URL in the user's browser (`window/showDocument`).
     can_show_document: Arc<AtomicBool>,
+    /// The client answers `volley/prompt` (`prompts: true` in its initialization options).
+    can_prompt: Arc<AtomicBool>,
 }
 
 impl Backend {
     pub(crate) fn new(client: Client) -> Self {
         let files = volley_engine::io::MemoryFs::over(volley_engine::io::RealFs);
         let can_show_document = Arc::new(AtomicBool::new(false));
-        let prompt =
-            crate::prompt::EditorPrompt { client: client.clone(), can_show_document: Arc::clone(&can_show_document) };
+        let can_prompt = Arc::new(AtomicBool::new(false));
+        let prompt = Arc::new(crate::prompt::EditorPrompt {
+            client: client.clone(),
+            can_show_document: Arc::clone(&can_show_document),
+            can_prompt: Arc::clone(&can_prompt),
+        });
         let config = volley_engine::ClientConfig {
             io: Arc::new(files.clone()),
-            auth_prompt: Some(Arc::new(prompt)),
+            auth_prompt: Some(prompt.clone()),
+            value_prompt: Some(prompt),
             ..volley_engine::ClientConfig::default()
         };
         Self {
@@ -103,6 +110,7 @@ impl Backend {
             jars: Jars::default(),
             remote: Remote::default(),
             can_show_document,
+            can_prompt,
         }
     }
 
@@ -169,6 +177,8 @@ impl LanguageServer for Backend {
         }
         if let Some(options) = &params.initialization_options {
             self.apply_send_settings(options).await;
+            let prompts = options.get("prompts").and_then(Value::as_bool).unwrap_or(false);
+            self.can_prompt.store(prompts, Ordering::SeqCst);
         }
         #[allow(deprecated)] // `rootUri`: the folder of clients that send no `workspaceFolders`.
         let folders: Vec<std::path::PathBuf> = match (&params.workspace_folders, &params.root_uri) {

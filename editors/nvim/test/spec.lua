@@ -852,6 +852,59 @@ local function scripts()
   check(true, 'as: ' .. notified[#notified])
 end
 
+-- httpyac's prompts: asked on the command line (`input` with the default, `inputlist`
+-- for a pick); the answers are sent, a cancelled one refuses the request.
+local function prompts()
+  write('prompts.http', table.concat({
+    'GET {{base}}/echo?who={{$input Your name $value: ada}}&env={{$pick environment $value: dev, prod}}',
+    '',
+    '###',
+    'GET {{base}}/echo?token={{$password API token}}',
+    '',
+  }, '\n'))
+  vim.cmd('edit ' .. work .. '/prompts.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to prompts.http', function()
+    return require('volley').client(buf) ~= nil
+  end)
+  local original = { input = vim.fn.input, inputlist = vim.fn.inputlist, inputsecret = vim.fn.inputsecret }
+  local asked = {}
+  vim.fn.input = function(options)
+    asked[#asked + 1] = options
+    return 'grace'
+  end
+  vim.fn.inputlist = function(lines)
+    asked[#asked + 1] = lines
+    return 2
+  end
+  local secret
+  vim.fn.inputsecret = function(prompt)
+    secret = prompt
+    return ''
+  end
+  local ok, err = pcall(function()
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.cmd('VolleySend')
+    wait(':VolleySend sends what the prompts answered', function()
+      return has_line(response_lines(), 'who=grace&env=prod')
+    end)
+    check(asked[1].prompt == 'Volley: Your name: ' and asked[1].default == 'ada', 'the input shows its label and default')
+    check(asked[2][1] == 'Volley: environment' and asked[2][3] == '2. prod', 'the pick lists its choices')
+    vim.api.nvim_win_set_cursor(0, { 4, 0 })
+    vim.cmd('VolleySend')
+    wait('a cancelled prompt refuses the request, naming it', function()
+      return table.concat(response_lines(), '\n'):find('`API token` was not answered', 1, true) ~= nil
+    end)
+    check(secret == 'Volley: API token: ', 'a password is asked hidden: ' .. tostring(secret))
+  end)
+  for name, fn in pairs(original) do
+    vim.fn[name] = fn
+  end
+  if not ok then
+    error(err, 0)
+  end
+end
+
 -- setup({ keymaps = … }): a key changed, all of them off.
 local function keymaps()
   local volley = require('volley')
@@ -1512,6 +1565,7 @@ local sections = {
   { 'copy as curl', copy_curl },
   { 'code action', code_action },
   { 'scripts: tests and log lines', scripts },
+  { 'prompts', prompts },
   { 'response window: views, history, winbar, Send All, float', response_window },
   { 'cancel and signs', cancel },
   { 'motions and selection', motions_and_selection },

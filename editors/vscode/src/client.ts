@@ -53,7 +53,12 @@ export function createClient(settings: ClientSettings): LanguageClient {
     ],
     outputChannel: settings.output,
     traceOutputChannel: settings.output,
-    initializationOptions: () => ({ ...initializationOptions(settings.profile()), server: settings.server() }),
+    // `prompts`: this extension answers `volley/prompt` (prompt.ts).
+    initializationOptions: () => ({
+      ...initializationOptions(settings.profile()),
+      server: settings.server(),
+      prompts: true,
+    }),
     middleware: {
       provideCodeLenses: async (document, token, next) => rewriteLenses(await next(document, token)),
     },

@@ -40,6 +40,7 @@ import {
   selectProfileArgument,
   statusText,
 } from './profile';
+import { PROMPT_REQUEST, type PromptParams, answerPrompt } from './prompt';
 import { serverOption } from './remote';
 import { RestartPolicy } from './restart';
 
@@ -172,6 +173,7 @@ class Extension implements vscode.Disposable {
       this.starting = undefined;
       return undefined;
     }
+    client.onRequest(PROMPT_REQUEST, (params: PromptParams) => answerPrompt(params, vscode.window));
     client.onNotification(STREAM_NOTIFICATION, (update: { live?: unknown }) => {
       const send = typeof update?.live === 'string' ? this.liveSends.get(update.live) : undefined;
       if (send?.apply(update)) {

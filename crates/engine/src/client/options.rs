@@ -189,6 +189,8 @@ pub struct RunOptions {
     pub(crate) command_variables: Map<String, Value>,
     /// More names the response is kept under (`login0` for a `@loop`'s first iteration).
     pub(crate) also_named: Vec<String>,
+    /// Ask no one: prompts stay unanswered (a hover's preview must not ask).
+    pub(crate) without_prompts: bool,
 }
 
 impl RunOptions {
@@ -274,6 +276,15 @@ impl RunOptions {
     #[must_use]
     pub fn overrides(mut self, overrides: Map<String, Value>) -> Self {
         self.overrides = overrides;
+        self
+    }
+
+    /// Asks no one (`$input`, `$password`, `$pick`, `# @prompt`): a prompt a variable or an
+    /// earlier answer does not answer stays unanswered, and the run fails naming it. What a
+    /// preview of a request uses.
+    #[must_use]
+    pub fn without_prompts(mut self) -> Self {
+        self.without_prompts = true;
         self
     }
 

@@ -70,3 +70,54 @@ async fn imports_are_followed_and_run_blocks_are_sent() {
     let echoed: Value = serde_json::from_str(result["response"]["body"].as_str().expect("body")).expect("echo JSON");
     assert_eq!(echoed["query"], "user=zed");
 }
+
+/// httpyac's prompts in the editor: an editor that answers `volley/prompt` is asked (the
+/// kind, label, default and choices), and what it answers is sent; an editor that does
+/// not gets a `$pick` as a message with actions, and an `$input` refuses the request,
+/// naming the prompt.
+#[tokio::test]
+async fn prompts_are_asked_of_the_editor() {
+    let server = TestServer::start().await;
+    let base = server.base_url();
+    let (_dir, uri) = uri("prompts.http");
+    let text = format!(
+        "GET {base}/echo?who={{{{$input Your name $value: ada}}}}&env={{{{$pick environment $value: dev, grace}}}}\n"
+    );
+    let mut client = TestClient::start();
+    client.initialize_with(json!({"capabilities": {}, "initializationOptions": {"prompts": true}})).await;
+    client.answers.insert("volley/prompt".to_owned(), json!({"value": "grace"}));
+    client.open(&uri, &text).await;
+    // A hover's preview asks no one.
+    let hover = client
+        .request("textDocument/hover", json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 1}}))
+        .await;
+    assert!(hover.to_string().contains("cannot be resolved yet") && hover.to_string().contains("Your name"), "{hover}");
+    assert!(!client.server_requests.iter().any(|request| request["method"] == "volley/prompt"), "the hover asked");
+    let result = client
+        .request("workspace/executeCommand", json!({"command": "volley.send", "arguments": [{"uri": uri, "index": 0}]}))
+        .await;
+    let body = result["response"]["body"].as_str().unwrap_or_else(|| panic!("a response: {result}"));
+    let echoed: Value = serde_json::from_str(body).expect("echo JSON");
+    assert_eq!(echoed["query"], "who=grace&env=grace", "{result}");
+    let asked: Vec<&Value> =
+        client.server_requests.iter().filter(|request| request["method"] == "volley/prompt").collect();
+    assert_eq!(asked[0]["params"], json!({"kind": "input", "label": "Your name", "default": "ada", "choices": []}));
+    assert_eq!(asked[1]["params"]["choices"], json!(["dev", "grace"]));
+
+    // An editor without `volley/prompt`: a pick is a message with actions, an input is refused.
+    let (_plain_dir, plain_uri) = support::uri("plain.http");
+    let uri = plain_uri;
+    let mut plain = TestClient::start();
+    plain.initialize().await;
+    plain.answers.insert("window/showMessageRequest".to_owned(), json!({"title": "prod"}));
+    plain.open(&uri, &format!("GET {base}/echo?env={{{{$pick environment $value: dev, prod}}}}\n\n###\nGET {base}/echo?who={{{{$input Your name}}}}\n")).await;
+    let picked = plain
+        .request("workspace/executeCommand", json!({"command": "volley.send", "arguments": [{"uri": uri, "index": 0}]}))
+        .await;
+    let echoed: Value = serde_json::from_str(picked["response"]["body"].as_str().expect("body")).expect("echo JSON");
+    assert_eq!(echoed["query"], "env=prod");
+    let refused = plain
+        .request("workspace/executeCommand", json!({"command": "volley.send", "arguments": [{"uri": uri, "index": 1}]}))
+        .await;
+    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("Your name"), "{refused}");
+}

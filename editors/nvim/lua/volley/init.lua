@@ -152,9 +152,14 @@ function M.attach(buf)
     name = 'volley',
     cmd = config.cmd,
     root_dir = root,
-    init_options = { profile = config.profile, server = config.server },
+    -- `prompts`: this plugin answers `volley/prompt` (send.lua's on_prompt).
+    init_options = { profile = config.profile, server = config.server, prompts = true },
     on_attach = on_attach,
-    handlers = { ['volley/stream'] = sending.on_stream, ['$/progress'] = sending.on_progress },
+    handlers = {
+      ['volley/stream'] = sending.on_stream,
+      ['$/progress'] = sending.on_progress,
+      ['volley/prompt'] = sending.on_prompt,
+    },
   }
   if vim.lsp.start then
     vim.lsp.start(client_config, { bufnr = buf })

@@ -83,6 +83,39 @@ local function cancel_inflight(current)
   client_notify(current.client, 'window/workDoneProgress/cancel', { token = current.token })
 end
 
+--- `volley/prompt` (docs/lsp.md): httpyac's `$input`, `$password` and `$pick` and REST
+--- Client's `# @prompt`, asked on the command line (`inputsecret` for a password,
+--- `inputlist` for a pick). A cancelled or empty answer is no answer: the request is then
+--- refused, naming the prompt. Synchronous: a server request's handler answers at once.
+function M.on_prompt(_, params)
+  params = params or {}
+  local label = type(params.label) == 'string' and params.label or 'a value'
+  local choices = type(params.choices) == 'table' and params.choices or {}
+  if params.kind == 'pick' and #choices > 0 then
+    local lines = { 'Volley: ' .. label }
+    for index, choice in ipairs(choices) do
+      lines[#lines + 1] = index .. '. ' .. tostring(choice)
+    end
+    local ok, picked = pcall(vim.fn.inputlist, lines)
+    if not ok or type(picked) ~= 'number' or picked < 1 or picked > #choices then
+      return vim.NIL
+    end
+    return { value = tostring(choices[picked]) }
+  end
+  local prompt = 'Volley: ' .. label .. ': '
+  local ok, answer
+  if params.kind == 'password' then
+    ok, answer = pcall(vim.fn.inputsecret, prompt)
+  else
+    local default = type(params.default) == 'string' and params.default or ''
+    ok, answer = pcall(vim.fn.input, { prompt = prompt, default = default, cancelreturn = '' })
+  end
+  if not ok or type(answer) ~= 'string' or answer == '' then
+    return vim.NIL
+  end
+  return { value = answer }
+end
+
 --- `$/progress` from the server: notes the begin of the send under way's progress, then
 --- hands the message to Neovim's own handler.
 function M.on_progress(err, result, context, handler_config)
