@@ -423,7 +423,18 @@ impl<'a> Lowerer<'a> {
                 let separator_name = separator.as_ref().and_then(|s: &Separator| s.name.clone());
                 let taken = std::mem::take(&mut directives);
                 let before = std::mem::take(&mut scripts);
-                let lowered = self.request(child, index, separator_name, taken, before);
+                let mut lowered = self.request(child, index, separator_name, taken, before);
+                // A "body" of comment lines only (`# …`, `// …` after the request, before a
+                // saved response or the next request) is no body, as every tool reads it.
+                if let crate::document::Body::Inline(body) = &lowered.body
+                    && body.interpolations().next().is_none()
+                    && body.to_source().lines().all(|line| {
+                        let line = line.trim();
+                        line.is_empty() || line.starts_with('#') || line.starts_with("//")
+                    })
+                {
+                    lowered.body = crate::document::Body::None;
+                }
                 if let Some(crate::document::Loop::Unsupported(text)) = lowered.repeat() {
                     self.report(
                         Diagnostic::new(
@@ -435,6 +446,22 @@ impl<'a> Lowerer<'a> {
                             "Volley runs `@loop for <count>` and `@loop for <name> of <list>`; write the requests \
                                  one by one otherwise",
                         ),
+                    );
+                }
+                // httpyac's `gql Name < ./query.gql` as a body line: a query from a file,
+                // which Volley does not read; refused rather than sent as text.
+                if let crate::document::Body::Inline(body) = &lowered.body
+                    && let Some(first) = body.parts.first()
+                    && let crate::template::Part::Text(text) = first
+                    && text.value.trim_start().starts_with("gql ")
+                    && text.value.lines().next().is_some_and(|line| line.contains(" < "))
+                {
+                    self.report(
+                        Diagnostic::new(Code::InvalidCommand, body.span, "httpyac `gql` imports are not supported")
+                            .with_hint(
+                                "write the query in the request's body, and shared parts as `fragment Name on Type \
+                                 { … }` above it",
+                            ),
                     );
                 }
                 request = Some(lowered);
