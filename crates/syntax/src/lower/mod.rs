@@ -454,7 +454,7 @@ impl<'a> Lowerer<'a> {
                     && let Some(first) = body.parts.first()
                     && let crate::template::Part::Text(text) = first
                     && text.value.trim_start().starts_with("gql ")
-                    && text.value.lines().next().is_some_and(|line| line.contains(" < "))
+                    && text.value.trim_start().lines().next().is_some_and(|line| line.contains(" < "))
                 {
                     self.report(
                         Diagnostic::new(Code::InvalidCommand, body.span, "httpyac `gql` imports are not supported")

@@ -340,6 +340,7 @@ before(async () => {
   );
   writeFileSync(join(workspace, 'api.http'), `${requests.join('\n')}\n`);
   writeFileSync(join(workspace, 'scripts.http'), `${scripted.join('\n')}\n`);
+  writeFileSync(join(workspace, 'prompts.http'), 'GET {{base}}/echo?who={{$input Your name $value: ada}}\n');
   writeFileSync(
     join(userData, 'User', 'settings.json'),
     JSON.stringify({
@@ -670,4 +671,29 @@ scenario("a response handler: the panel shows its tests and its log lines", asyn
   assert.match(text, /✓ ok line 10/);
   assert.match(text, /✗ created — AssertionError: status 200 line 11/);
   await shot('15-script-tests-and-log');
+});
+
+scenario('a prompt: the request asks in an input box, and sends what is typed', async () => {
+  await closeNotifications();
+  await page.locator('.tab', { hasText: 'api.http' }).first().click();
+  await page.keyboard.press('Control+P');
+  const open = page.locator('.quick-input-widget input').first();
+  await open.waitFor({ state: 'visible', timeout: WAIT });
+  await open.fill('prompts.http');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'prompts.http' }).first().waitFor({ timeout: WAIT });
+  await page.keyboard.press('Enter');
+  const group = page.locator('.editor-group-container', { has: page.locator('.tab.active', { hasText: 'prompts.http' }) });
+  const lens = group.locator('.codelens-decoration a', { hasText: 'Send Request' }).first();
+  await lens.waitFor({ state: 'visible', timeout: WAIT });
+  await lens.click();
+  // The input box of `$input Your name`, offering its default.
+  const input = page.locator('.quick-input-widget input').first();
+  await input.waitFor({ state: 'visible', timeout: WAIT });
+  await until('the offered default', async () => (await input.inputValue()) === 'ada');
+  await input.fill('grace');
+  await until('the typed answer', async () => (await input.inputValue()) === 'grace');
+  await shot('16-prompt');
+  await page.keyboard.press('Enter');
+  const text = await panelMatching(/who=grace/);
+  assert.match(text, /who=grace/);
 });
