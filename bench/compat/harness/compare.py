@@ -4,6 +4,7 @@
 usage: compare.py WORKDIR RESULTS_JSON REPORT_MD
 """
 import base64, collections, json, os, re, sys
+from measures import MEASURES
 
 work, results_path, report_path = sys.argv[1], sys.argv[2], sys.argv[3]
 CORPUS = os.path.join(os.environ.get('COMPAT_DIR', '/tmp/compat'), 'corpus')
@@ -597,18 +598,7 @@ L.append(f"**{T['identical']} / {T['httpyac_sent']} requests sent by httpyac wer
          f"header multiset (ignoring the headers listed below) and body (JSON bodies compared after parsing; "
          f"{T['identical_bytes']} of the {T['identical']} are also byte-identical bodies).\n")
 L.append('| measure | count |\n|---|---|')
-for k, label in [('httpyac_sent', 'requests httpyac sent'), ('volley_sent', 'requests Volley sent'),
-                 ('identical', 'identical (matched in order within the file)'),
-                 ('identical_bytes', '… of which body byte-identical'),
-                 ('dynamic_equivalent', 'differ only where the file uses $guid/$timestamp/$random… (not counted identical)'),
-                 ('differs', 'sent by both but different'), ('missing_in_volley', 'sent by httpyac, not by Volley'),
-                 ('extra_in_volley', 'sent by Volley, not by httpyac'), ('files', 'files'),
-                 ('files_httpyac_sent', 'files where httpyac sent ≥1 request'),
-                 ('files_volley_sent', 'files where Volley sent ≥1 request'),
-                 ('files_all_identical', 'files where every request is identical (and same count)'),
-                 ('files_both_sent_nothing', 'files where neither sent anything'),
-                 ('files_httpyac_timeout', 'files where httpyac was killed at the per-file timeout'),
-                 ('files_volley_timeout', 'files where Volley was killed at the per-file timeout')]:
+for k, label in MEASURES:
     L.append(f'| {label} | {T[k]} |')
 L.append('')
 L.append('## Causes of differences\n')

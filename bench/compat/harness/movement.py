@@ -14,6 +14,7 @@ moved out (requests in it before that are elsewhere now); new - old = in - out.
 Writes OUT_MD and prints it.
 """
 import collections, json, re, sys
+from measures import MEASURES
 
 old_p, new_p, out_p = sys.argv[1], sys.argv[2], sys.argv[3]
 TOP = int(sys.argv[4]) if len(sys.argv) > 4 else 25
@@ -64,18 +65,7 @@ pct = lambda a, b: f'{100 * a / b:.1f}%' if b else 'n/a'
 L.append(f"identical / httpyac-sent: **{To['identical']} / {To['httpyac_sent']} = {pct(To['identical'], To['httpyac_sent'])}** → "
          f"**{Tn['identical']} / {Tn['httpyac_sent']} = {pct(Tn['identical'], Tn['httpyac_sent'])}**\n")
 L.append('| measure | previous | this run | Δ |\n|---|---|---|---|')
-for k, label in [('httpyac_sent', 'requests httpyac sent'), ('volley_sent', 'requests Volley sent'),
-                 ('identical', 'identical (matched in order within the file)'),
-                 ('identical_bytes', '… of which body byte-identical'),
-                 ('dynamic_equivalent', 'differ only where the file uses $guid/$timestamp/$random… (not counted identical)'),
-                 ('differs', 'sent by both but different'), ('missing_in_volley', 'sent by httpyac, not by Volley'),
-                 ('extra_in_volley', 'sent by Volley, not by httpyac'), ('files', 'files'),
-                 ('files_httpyac_sent', 'files where httpyac sent ≥1 request'),
-                 ('files_volley_sent', 'files where Volley sent ≥1 request'),
-                 ('files_all_identical', 'files where every request is identical (and same count)'),
-                 ('files_both_sent_nothing', 'files where neither sent anything'),
-                 ('files_httpyac_timeout', 'files where httpyac was killed at the per-file timeout'),
-                 ('files_volley_timeout', 'files where Volley was killed at the per-file timeout')]:
+for k, label in MEASURES:
     a, b = To.get(k, 0), Tn.get(k, 0)
     L.append(f'| {label} | {a} | {b} | {b - a:+d} |')
 L.append('')

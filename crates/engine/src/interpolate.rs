@@ -20,6 +20,8 @@ use crate::resolvers::builtin::{self, BuiltinContext, call_builtin, refusal};
 use crate::resolvers::{CommandResolver, Environment, Resolver, join_words, word_groups};
 use crate::transport::BoxFuture;
 
+mod javascript;
+
 /// Everything a template may refer to.
 pub(crate) struct Scope<'a> {
     /// Variable maps, highest precedence first: CLI overrides, run, client, profile,
@@ -205,46 +207,6 @@ impl<'a> Renderer<'a> {
             Some(Expression::Resolver(call)) => self.resolver(call, interpolation.span).await,
             Some(Expression::JavaScript(code)) => self.javascript(code).await,
         }
-    }
-
-    /// Whether the dotted `path`'s first name is a variable whose value is not an object
-    /// (a string, a number): its other segments are then JavaScript properties.
-    async fn has_plain_root(&mut self, path: &str) -> bool {
-        let segments = volley_syntax::variable_path_segments(path);
-        let [root, _, ..] = segments.as_slice() else { return false };
-        let root = Spanned::new((*root).to_owned(), Span::default());
-        self.variable(&root).await.is_ok_and(|value| !value.is_object() && !value.is_array())
-    }
-
-    /// httpyac's `{{ expression }}`: evaluated in the scripts' sandbox, the variables it
-    /// names (that have values) as JavaScript variables; `null` and `undefined` are empty.
-    async fn javascript(&mut self, code: &Spanned<String>) -> Result<String, BuildError> {
-        let Some((client, settings)) = self.scope.javascript else {
-            return Err(BuildError::Interpolation {
-                message: "JavaScript expressions in `{{ }}` are not evaluated here".to_owned(),
-                span: code.span,
-            });
-        };
-        let mut variables = Map::new();
-        for name in crate::script::identifiers(&code.value) {
-            match self.variable(&Spanned::new(name.clone(), code.span)).await {
-                Ok(value) => {
-                    variables.insert(name, value);
-                }
-                Err(BuildError::UndefinedVariable { .. }) => {}
-                Err(error) => return Err(error),
-            }
-        }
-        let value =
-            client.evaluate_expression(&code.value, variables, settings).map_err(|message| BuildError::Script {
-                message: format!("`{{{{ {} }}}}` failed: {message}", code.value),
-                stack: String::new(),
-                span: code.span,
-            })?;
-        Ok(match value {
-            Value::Null => String::new(),
-            value => text_of(&value),
-        })
     }
 
     /// The value of the variable `name` as text, `None` when it is defined nowhere.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::header::ACCEPT;
 use serde_json::Map;
-use volley_syntax::{Document, Protocol, Request};
+use volley_syntax::{DirectiveKind, Document, Protocol, Request};
 
 use crate::assert::{Flavour, PendingAssertion};
 use crate::body::Files;
@@ -366,17 +366,18 @@ impl Client {
             .and_then(|directive| directive.value.clone())
             .map(volley_syntax::Timeout::Template);
         let sleep = renderer.duration(sleep.as_ref(), "sleep").await?;
-        let rate_limit = match request.directives.iter().rev().find(|directive| directive.name.value == "ratelimit") {
-            Some(directive) => {
-                let text = match &directive.value {
-                    Some(value) => renderer.render(value).await?,
-                    None => String::new(),
-                };
-                let span = directive.value.as_ref().map_or(directive.span, |value| value.span);
-                Some(crate::ratelimit::RateLimit::parse(&text, &built.url.origin().ascii_serialization(), span)?)
-            }
-            None => None,
-        };
+        let rate_limit =
+            match request.directives.iter().rev().find(|directive| directive.kind == DirectiveKind::RateLimit) {
+                Some(directive) => {
+                    let text = match &directive.value {
+                        Some(value) => renderer.render(value).await?,
+                        None => String::new(),
+                    };
+                    let span = directive.value.as_ref().map_or(directive.span, |value| value.span);
+                    Some(crate::ratelimit::RateLimit::parse(&text, &built.url.origin().ascii_serialization(), span)?)
+                }
+                None => None,
+            };
         // `>> ./file` and `>>! ./file`: where the response body goes, inside the project.
         let mut save_to = Vec::new();
         for script in request.scripts.iter().filter(|script| script.saves_response()) {

@@ -21,6 +21,7 @@
 pub mod allocator;
 mod budget;
 mod chunk;
+mod composition;
 mod diagnostic;
 pub mod directive;
 mod document;
@@ -36,12 +37,13 @@ mod template;
 mod tree;
 
 pub use budget::{Budget, Exceeded};
+pub use composition::{Command, CommandKind, Loop, RunTarget, RunVariable};
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
 pub use document::{
-    Block, Body, BodyPart, Command, CommandKind, Directive, Document, FileBody, FormBody, FormField, FormValue,
-    GraphQlBody, GraphQlFragment, GrpcOptions, Header, Loop, PartsBody, ProtoImport, Protocol, Request, RunTarget,
-    RunVariable, Script, ScriptKind, Separator, SseOptions, Timeout, VariableDeclaration, WebSocketOptions,
+    Block, Body, BodyPart, Directive, Document, FileBody, FormBody, FormField, FormValue, GraphQlBody, GraphQlFragment,
+    GrpcOptions, Header, PartsBody, ProtoImport, Protocol, Request, Script, ScriptKind, Separator, SseOptions, Timeout,
+    VariableDeclaration, WebSocketOptions,
 };
 pub use listing::{Listing, MAX_LISTED};
 pub use lower::duplicate_names;

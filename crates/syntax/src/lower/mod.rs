@@ -435,7 +435,7 @@ impl<'a> Lowerer<'a> {
                 {
                     lowered.body = crate::document::Body::None;
                 }
-                if let Some(crate::document::Loop::Unsupported(text)) = lowered.repeat() {
+                if let Some(crate::composition::Loop::Unsupported(text)) = lowered.repeat() {
                     self.report(
                         Diagnostic::new(
                             Code::InvalidCommand,

@@ -6,8 +6,9 @@
 use tree_sitter::Node;
 
 use super::Lowerer;
+use crate::composition::{Command, CommandKind, RunTarget, RunVariable};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::document::{Command, CommandKind, ProtoImport, RunTarget, RunVariable, Script, ScriptKind};
+use crate::document::{ProtoImport, Script, ScriptKind};
 use crate::span::Spanned;
 
 impl Lowerer<'_> {

@@ -1,0 +1,159 @@
+//! Composition: JetBrains' and Kulala's `import` and `run` lines, httpyac's `# @import`
+//! and `# @loop` — what a block runs besides its own request, and what a file takes from
+//! others. The engine carries them out (`compose.rs`).
+
+use serde::Serialize;
+
+use crate::directive::DirectiveKind;
+use crate::document::{Block, Directive, Document, Request};
+use crate::span::{Span, Spanned};
+
+/// httpyac's `# @loop`: how a request repeats.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Loop {
+    /// `for 3`: this many times (written as is, `{{ }}` allowed).
+    Count(Spanned<String>),
+    /// `for item of items`: once per element of the list `items` (a variable path or a
+    /// JavaScript expression), the element in the variable `item`.
+    Each {
+        /// The variable of the element.
+        name: Spanned<String>,
+        /// The list, as written.
+        list: Spanned<String>,
+    },
+    /// Anything else (`while …`): refused with this reason.
+    Unsupported(Spanned<String>),
+}
+
+/// A line that imports or runs requests of another place: JetBrains' and Kulala's
+/// `import ./file.http` and `run #name` / `run ./file.http (@name=value)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Command {
+    /// The whole line.
+    pub span: Span,
+    /// What it does.
+    pub kind: CommandKind,
+}
+
+/// What a [`Command`] does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommandKind {
+    /// `import ./file.http`: the named requests and file variables of the file are
+    /// available to this one (as httpyac's `# @import`).
+    Import(Spanned<String>),
+    /// `run #name` or `run ./file.http`, with `(@name=value, …)` set for that run.
+    Run {
+        /// What runs.
+        target: RunTarget,
+        /// The variables set for it, in order.
+        variables: Vec<RunVariable>,
+    },
+}
+
+/// What a `run` line runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunTarget {
+    /// `run #name`: the request of that name, in this file or an imported one.
+    Request(Spanned<String>),
+    /// `run ./file.http`: every request of that file, in order.
+    File(Spanned<String>),
+}
+
+impl RunTarget {
+    /// The name or path, with its span.
+    #[must_use]
+    pub fn text(&self) -> &Spanned<String> {
+        match self {
+            Self::Request(name) | Self::File(name) => name,
+        }
+    }
+}
+
+/// `@name=value` of a `run` line: set for that run, above every other variable. The
+/// value may use `{{ }}`, resolved where the request runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunVariable {
+    /// The name, without `@`.
+    pub name: Spanned<String>,
+    /// The value as written, trimmed.
+    pub value: Spanned<String>,
+}
+
+impl Block {
+    /// The block's `run` lines (JetBrains, Kulala): what runs in its place.
+    pub fn runs(&self) -> impl Iterator<Item = (&RunTarget, &[RunVariable])> {
+        self.commands.iter().filter_map(|command| match &command.kind {
+            CommandKind::Run { target, variables } => Some((target, variables.as_slice())),
+            CommandKind::Import(_) => None,
+        })
+    }
+}
+
+/// The directives of a block: its request's, then those of a block without one.
+fn directives_of(block: &Block) -> impl Iterator<Item = &Directive> {
+    block.request.iter().flat_map(|request| &request.directives).chain(&block.orphan_directives)
+}
+
+impl Document {
+    /// The files this one imports, in order: `import ./file.http` lines (JetBrains,
+    /// Kulala) and `# @import ./file.http` directives (httpyac), wherever they are.
+    #[must_use]
+    pub fn imports(&self) -> Vec<Spanned<String>> {
+        let mut imports = Vec::new();
+        for block in &self.blocks {
+            let from_directives = directives_of(block)
+                .filter(|directive| directive.kind == DirectiveKind::Import)
+                .filter_map(|directive| directive.value.as_ref())
+                .filter_map(|value| Some(Spanned::new(value.as_literal()?.trim().to_owned(), value.span)));
+            let from_commands = block.commands.iter().filter_map(|command| match &command.kind {
+                CommandKind::Import(path) => Some(path.clone()),
+                CommandKind::Run { .. } => None,
+            });
+            let mut found: Vec<Spanned<String>> = from_directives.chain(from_commands).collect();
+            found.sort_by_key(|path| path.span.start);
+            imports.extend(found);
+        }
+        imports
+    }
+
+    /// `true` when the file imports another ([`Document::imports`]); cheaper than it.
+    #[must_use]
+    pub fn has_imports(&self) -> bool {
+        self.blocks.iter().any(|block| {
+            block.commands.iter().any(|command| matches!(command.kind, CommandKind::Import(_)))
+                || directives_of(block).any(|directive| directive.kind == DirectiveKind::Import)
+        })
+    }
+
+    /// `true` when a block has a `run` line (JetBrains, Kulala).
+    #[must_use]
+    pub fn has_runs(&self) -> bool {
+        self.blocks.iter().any(|block| block.runs().next().is_some())
+    }
+}
+
+impl Request {
+    /// Its `# @loop` (httpyac), the last when there are several.
+    #[must_use]
+    pub fn repeat(&self) -> Option<Loop> {
+        let directive = self.directives.iter().rev().find(|directive| directive.kind == DirectiveKind::Loop)?;
+        let value = directive.value.as_ref()?;
+        let text = value.to_source();
+        let span = value.span;
+        let spanned = |text: &str| Spanned::new(text.trim().to_owned(), span);
+        let Some(rest) = text.trim().strip_prefix("for ") else {
+            return Some(Loop::Unsupported(spanned(&text)));
+        };
+        let rest = rest.trim();
+        if let Some((name, list)) = rest.split_once(" of ")
+            && crate::is_variable_name(name.trim())
+            && !list.trim().is_empty()
+        {
+            return Some(Loop::Each { name: spanned(name), list: spanned(list) });
+        }
+        Some(Loop::Count(spanned(rest)))
+    }
+}
