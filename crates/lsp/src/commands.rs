@@ -42,7 +42,8 @@ impl Backend {
         let cookie_jar = self.jar_for(snapshot.path.as_deref());
         let text = snapshot.rope.to_string();
         let (remote, folders) = (self.remote.connection(), self.jars.folders());
-        Ok(SendContext { snapshot, document, profile: self.profile(), text, cookie_jar, remote, folders })
+        let history = self.history.setting();
+        Ok(SendContext { snapshot, document, profile: self.profile(), text, cookie_jar, remote, folders, history })
     }
 
     /// The sender of a command's requests, on its [`SendContext`].
@@ -66,6 +67,7 @@ impl Backend {
             folders: &context.folders,
             variables: None,
             also_named: None,
+            history: context.history.as_ref(),
         }
     }
 
@@ -362,6 +364,26 @@ impl Backend {
         Ok(serde_json::to_value(copied).unwrap_or(Value::Null))
     }
 
+    /// `volley.snippet`: the request as code of another language; without a `language`,
+    /// the languages there are.
+    pub(crate) async fn snippet(&self, arguments: Value) -> Result<Value> {
+        let language = arguments.get("language").and_then(Value::as_str).map(str::to_owned);
+        let Some(language) = language else {
+            let languages: Vec<Value> =
+                volley_engine::curl::LANGUAGES.iter().map(|(id, label)| json!({ "id": id, "label": label })).collect();
+            return Ok(json!({ "languages": languages }));
+        };
+        let arguments: SendArguments =
+            serde_json::from_value(arguments).map_err(|error| invalid_params(format!("`volley.snippet`: {error}")))?;
+        let context = self.send_context(&arguments.uri).await?;
+        let request = Self::selected(&context, &arguments)?;
+        let cancel = volley_engine::CancellationToken::new();
+        let written = copy::write(&self.sender(&context, &cancel, &arguments), request, &language)
+            .await
+            .map_err(request_failed)?;
+        Ok(serde_json::to_value(written).unwrap_or(Value::Null))
+    }
+
     /// `volley.import`: the conversion (and the files written, when a directory is given).
     pub(crate) fn import(arguments: &crate::import::ImportArguments) -> Result<Value> {
         let imported = crate::import::import(arguments).map_err(request_failed)?;
@@ -388,7 +410,7 @@ impl Backend {
 }
 
 /// LSP's `RequestFailed` (-32803): the request was understood but could not be done.
-fn request_failed(message: String) -> RpcError {
+pub(crate) fn request_failed(message: String) -> RpcError {
     RpcError { code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803), message: message.into(), data: None }
 }
 
@@ -406,4 +428,47 @@ struct SendContext {
     remote: Option<crate::remote::Connection>,
     /// The workspace folders, innermost first.
     folders: Vec<std::path::PathBuf>,
+    /// The history setting, when sends are recorded.
+    history: Option<crate::history::Setting>,
+}
+
+/// The argument of `volley.tests`.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct TestsArguments {
+    uri: String,
+}
+
+impl Backend {
+    /// `volley.tests`: the requests of a file and their checks. An open document's text
+    /// is the editor's; any other file is read from disk.
+    pub(crate) async fn tests(&self, arguments: &TestsArguments) -> Result<Value> {
+        let uri: Uri =
+            arguments.uri.parse().map_err(|_| invalid_params(format!("`{}` is not a URI", arguments.uri)))?;
+        let document = if let Some(snapshot) = self.documents.snapshot(&uri) {
+            document_of(&snapshot).await?
+        } else {
+            let path =
+                convert::path(&uri).ok_or_else(|| invalid_params(format!("`{}` is not a file", uri.as_str())))?;
+            let read = tokio::task::spawn_blocking(move || read_for_discovery(&path))
+                .await
+                .map_err(|_| RpcError::internal_error())?;
+            Arc::new(read.map_err(request_failed)?)
+        };
+        Ok(json!({ "requests": crate::discovery::requests(&document) }))
+    }
+}
+
+/// The parsed file at `path`, or why it cannot be read (missing, too large, not text).
+fn read_for_discovery(path: &std::path::Path) -> std::result::Result<volley_syntax::Document, String> {
+    let size = std::fs::metadata(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?.len();
+    if size > crate::discovery::MOST_BYTES {
+        return Err(format!(
+            "{} is {} MiB, more than the {} MiB read for a test view",
+            path.display(),
+            size >> 20,
+            crate::discovery::MOST_BYTES >> 20
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    Ok(volley_syntax::parse(&text))
 }

@@ -42,9 +42,33 @@ pub(crate) const IMPORT: &str = "volley.import";
 /// Runs a jq filter on a response body (the editors' interactive filter).
 pub(crate) const FILTER: &str = "volley.filter";
 
+/// Lists a file's requests and the checks written in them, for an editor's test view.
+pub(crate) const TESTS: &str = "volley.tests";
+/// Lists the stored responses (the response history).
+pub(crate) const HISTORY: &str = "volley.history";
+/// One stored response, written out for reading and diffing.
+pub(crate) const HISTORY_ENTRY: &str = "volley.historyEntry";
+/// Removes stored responses.
+pub(crate) const HISTORY_CLEAR: &str = "volley.historyClear";
+/// Writes a request as code of another language (curl, fetch, Python, Go).
+pub(crate) const SNIPPET: &str = "volley.snippet";
+
 /// Every command the server executes.
-pub(crate) const COMMANDS: [&str; 8] =
-    [SEND, SEND_ALL, SELECT_PROFILE, PROFILES, CLEAR_COOKIES, COPY_AS_CURL, IMPORT, FILTER];
+pub(crate) const COMMANDS: [&str; 13] = [
+    SEND,
+    SEND_ALL,
+    SELECT_PROFILE,
+    PROFILES,
+    CLEAR_COOKIES,
+    COPY_AS_CURL,
+    IMPORT,
+    FILTER,
+    TESTS,
+    HISTORY,
+    HISTORY_ENTRY,
+    HISTORY_CLEAR,
+    SNIPPET,
+];
 
 /// The arguments of `volley.send` and `volley.sendAll` (the first element of
 /// `arguments`).
@@ -130,6 +154,8 @@ pub(crate) struct Sender<'a> {
     pub(crate) variables: Option<&'a serde_json::Map<String, serde_json::Value>>,
     /// Another name the response is kept under (a `@loop` iteration's `login0`).
     pub(crate) also_named: Option<String>,
+    /// The history setting, when sends are recorded.
+    pub(crate) history: Option<&'a crate::history::Setting>,
 }
 
 impl Sender<'_> {
@@ -139,6 +165,14 @@ impl Sender<'_> {
     /// sent (`disabled`), and a `# @note` one is sent only once the user confirms it
     /// (`window/showMessageRequest`; else `not-confirmed`).
     pub(crate) async fn send(&self, request: &Request) -> Outcome {
+        let mut outcome = Box::pin(self.send_unrecorded(request)).await;
+        if let (Some(setting), Some(path)) = (self.history, self.path) {
+            crate::history::record(setting, path, &mut outcome).await;
+        }
+        outcome
+    }
+
+    async fn send_unrecorded(&self, request: &Request) -> Outcome {
         let info = RequestInfo {
             index: request.index,
             name: request.name.as_ref().map(|name| name.value.clone()),
@@ -154,6 +188,7 @@ impl Sender<'_> {
             response: None,
             error: Some(error),
             logs: Vec::new(),
+            history_id: None,
         };
         if request.disabled {
             return refused(ErrorInfo::new(
@@ -218,7 +253,15 @@ impl Sender<'_> {
                 let exchange = Exchange::new(&response, self.text);
                 let sent = SentInfo::new(exchange.request.clone(), version);
                 let (response, logs) = describe(&response, exchange, &listen).await;
-                Outcome { request: info, server: None, sent: Some(sent), response: Some(response), error: None, logs }
+                Outcome {
+                    request: info,
+                    server: None,
+                    sent: Some(sent),
+                    response: Some(response),
+                    error: None,
+                    logs,
+                    history_id: None,
+                }
             }
             Err(error) => Outcome {
                 request: info,
@@ -227,6 +270,7 @@ impl Sender<'_> {
                 response: None,
                 error: Some(error_info(&error, request, self.text)),
                 logs: Vec::new(),
+                history_id: None,
             },
         }
     }
@@ -249,6 +293,7 @@ impl Sender<'_> {
             response: None,
             error: Some(error),
             logs: Vec::new(),
+            history_id: None,
         };
         if self.remote.is_some() {
             return vec![refused(ErrorInfo::new(

@@ -31,6 +31,9 @@ pub(crate) struct Outcome {
     /// through the request's redactor; absent when they logged nothing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) logs: Vec<String>,
+    /// The id of the history entry the outcome was stored as.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) history_id: Option<String>,
 }
 
 /// Which request was sent.

@@ -128,6 +128,7 @@ pub(crate) async fn send(
         response: None,
         error: Some(error),
         logs: Vec::new(),
+        history_id: None,
     };
     let client = match &connection.client {
         Ok(client) => client,
@@ -151,7 +152,15 @@ pub(crate) async fn send(
             let mut sent = SentInfo::new(exchange.request.clone(), None);
             sent.partial = true;
             let (response, logs) = describe(&response, exchange, &sender.listen(request)).await;
-            Outcome { request: info, server, sent: Some(sent), response: Some(response), error: None, logs }
+            Outcome {
+                request: info,
+                server,
+                sent: Some(sent),
+                response: Some(response),
+                error: None,
+                logs,
+                history_id: None,
+            }
         }
         Err(error) => refused(remote_error(&error, request, sender.text, client)),
     }

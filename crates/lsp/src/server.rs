@@ -79,6 +79,8 @@ pub struct Backend {
     can_show_document: Arc<AtomicBool>,
     /// The client answers `volley/prompt` (`prompts: true` in its initialization options).
     can_prompt: Arc<AtomicBool>,
+    /// The `history` setting: whether and how much of the sends' responses is kept.
+    pub(crate) history: crate::history::History,
 }
 
 impl Backend {
@@ -111,6 +113,7 @@ impl Backend {
             remote: Remote::default(),
             can_show_document,
             can_prompt,
+            history: crate::history::History::default(),
         }
     }
 
@@ -163,6 +166,14 @@ pub(crate) async fn document_of(snapshot: &Snapshot) -> Result<Arc<volley_syntax
 
 pub(crate) fn invalid_params(message: impl Into<String>) -> RpcError {
     RpcError::invalid_params(message.into())
+}
+
+/// The first argument, or its default when there is none.
+fn optional_argument<T: serde::de::DeserializeOwned + Default>(params: &ExecuteCommandParams) -> Result<T> {
+    match params.arguments.first() {
+        None | Some(Value::Null) => Ok(T::default()),
+        Some(_) => first_argument(params),
+    }
 }
 
 fn first_argument<T: serde::de::DeserializeOwned>(params: &ExecuteCommandParams) -> Result<T> {
@@ -598,6 +609,11 @@ impl LanguageServer for Backend {
             execute::IMPORT => Self::import(&first_argument(&params)?)?,
             execute::FILTER => Self::filter(first_argument(&params)?).await,
             execute::CLEAR_COOKIES => self.clear_cookies(params.arguments.first().unwrap_or(&Value::Null)).await?,
+            execute::TESTS => self.tests(&first_argument(&params)?).await?,
+            execute::SNIPPET => self.snippet(params.arguments.first().cloned().unwrap_or(Value::Null)).await?,
+            execute::HISTORY => self.history_list(optional_argument(&params)?).await?,
+            execute::HISTORY_ENTRY => self.history_entry(first_argument(&params)?).await?,
+            execute::HISTORY_CLEAR => self.history_clear(optional_argument(&params)?).await?,
             other => return Err(invalid_params(format!("unknown command `{other}`"))),
         };
         Ok(Some(result))

@@ -38,6 +38,7 @@ impl Backend {
     /// do not use is said so rather than ignored in silence.
     pub(crate) async fn apply_send_settings(&self, settings: &Value) {
         self.jars.set_file(cookies::setting(settings));
+        self.history.apply(settings);
         if let Some(replaced) = self.remote.set(remote::setting(settings))
             && let Ok(client) = replaced.client
         {

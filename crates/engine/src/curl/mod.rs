@@ -11,10 +11,12 @@ mod export;
 mod parse;
 mod quote;
 mod shells;
+mod snippets;
 mod to_http;
 mod write;
 
 pub use command::{CurlParseError, FormField, ParsedBody, ParsedCurl};
 pub use parse::parse_curl;
 pub use quote::quote;
+pub use snippets::{LANGUAGES, snippet};
 pub use write::{CurlBody, CurlCommand, CurlRequest, to_curl};

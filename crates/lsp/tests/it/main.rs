@@ -6,6 +6,7 @@ mod compose;
 mod cookies;
 mod curl;
 mod grpc;
+mod history;
 mod import;
 mod navigation;
 mod network;

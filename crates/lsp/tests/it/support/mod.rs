@@ -199,7 +199,12 @@ impl TestClient {
     }
 
     /// Initializes with the given `initialize` params (capabilities, options).
-    pub(crate) async fn initialize_with(&mut self, params: Value) -> Value {
+    /// The response history is off unless the params set `history` (it would be kept in
+    /// the user's cache).
+    pub(crate) async fn initialize_with(&mut self, mut params: Value) -> Value {
+        if params["initializationOptions"].get("history").is_none() {
+            params["initializationOptions"]["history"] = json!(false);
+        }
         let result = self.request("initialize", params).await;
         self.notify("initialized", json!({})).await;
         result
