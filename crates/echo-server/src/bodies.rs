@@ -1,5 +1,7 @@
 //! Bodies of a given kind and size, for clients that show, save or cut them: `/bytes/{n}`
-//! (not UTF-8), `/text/{n}`, `/json/{n}`, `/html` and `/xml`.
+//! (not UTF-8), `/text/{n}`, `/json/{n}`, `/html` and `/xml`; and `/stream/json/{n}`,
+//! a JSON body of up to 4 GiB made as it is sent (never held whole), for large-body
+//! tests and measurements.
 
 use std::fmt::Write as _;
 
@@ -21,6 +23,7 @@ pub(crate) fn routes() -> Router<AppState> {
         .route("/bytes/{n}", get(bytes))
         .route("/text/{n}", get(text))
         .route("/json/{n}", get(json))
+        .route("/stream/json/{n}", get(stream_json))
         .route("/html", get(|| async { typed("text/html; charset=utf-8", HTML.into()) }))
         .route("/xml", get(|| async { typed("application/xml", XML.into()) }))
 }
@@ -66,6 +69,62 @@ async fn json(Path(n): Path<usize>) -> Response {
     let _ = write!(body, "],\"count\":{count}}}");
     typed("application/json", body.into_bytes())
 }
+
+/// The largest body `/stream/json/{n}` answers.
+const MOST_STREAMED: u64 = 4 * 1024 * 1024 * 1024;
+
+/// A JSON document of exactly `n` bytes (`n` ≥ 64), in chunks of 64 KiB made as they
+/// are sent: `{"items":[{"id":0,"name":"item 0"},…],"pad":"xxx…"}`, the padding string
+/// filling it to `n` bytes. `Content-Length` is `n`.
+async fn stream_json(Path(n): Path<u64>) -> Response {
+    if !(64..=MOST_STREAMED).contains(&n) {
+        return response::bad_request(format!("between 64 and {MOST_STREAMED} bytes, not {n}"));
+    }
+    // The items take all but the last 64 bytes at most; the padding fills the rest.
+    let items_end = n - 64;
+    let state = (0u64, 0u64, false);
+    let chunks = futures_util::stream::unfold(state, move |(written, next_id, done)| async move {
+        if done {
+            return None;
+        }
+        let mut chunk = String::with_capacity(CHUNK + 128);
+        if written == 0 {
+            chunk.push_str("{\"items\":[");
+        }
+        let mut id = next_id;
+        let mut total = written + chunk.len() as u64;
+        let mut last = false;
+        while chunk.len() < CHUNK {
+            let item = format!("{}{{\"id\":{id},\"name\":\"item {id}\"}}", if id > 0 { "," } else { "" });
+            if total + item.len() as u64 > items_end {
+                last = true;
+                break;
+            }
+            total += item.len() as u64;
+            chunk.push_str(&item);
+            id += 1;
+        }
+        if last {
+            // `],"pad":"` + padding + `"}` closes the document at exactly `n` bytes.
+            let closing = "],\"pad\":\"";
+            let padding = n - total - closing.len() as u64 - 2;
+            chunk.push_str(closing);
+            chunk.extend(std::iter::repeat_n('x', padding as usize));
+            chunk.push_str("\"}");
+        }
+        let length = chunk.len() as u64;
+        Some((Ok::<_, std::convert::Infallible>(chunk), (written + length, id, last)))
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(CONTENT_TYPE, "application/json")
+        .header(axum::http::header::CONTENT_LENGTH, n)
+        .body(axum::body::Body::from_stream(chunks))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// The size of the chunks of `/stream/json/{n}`.
+const CHUNK: usize = 64 * 1024;
 
 fn too_large(n: usize) -> Response {
     response::bad_request(format!("at most {MAX_BYTES} bytes, not {n}"))

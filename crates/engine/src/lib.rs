@@ -105,6 +105,6 @@ pub use http::Version as HttpVersion;
 pub use io::Io;
 pub use remote::{RemoteClient, RemoteConfig};
 pub use resolvers::Resolver;
-pub use response::{BodyError, GrpcResult, Response};
+pub use response::{BodyError, BodyFile, GrpcResult, Response};
 pub use tokio_util::sync::CancellationToken;
 pub use transport::Transport;

@@ -57,6 +57,8 @@ pub struct PreparedRequest {
     pub also_named: Vec<String>,
     /// Keep at most this many bytes of the response body.
     pub max_body_bytes: Option<usize>,
+    /// Where a longer body is written whole (see `RunOptions::spill_body_to`).
+    pub spill_dir: Option<PathBuf>,
     /// The configuration file that applied, if any.
     pub config_path: Option<PathBuf>,
     pub(crate) version: Option<http::Version>,
@@ -419,6 +421,7 @@ impl Client {
             name: request.name.as_ref().map(|name| name.value.clone()),
             also_named: options.also_named.clone(),
             max_body_bytes: options.max_body_bytes,
+            spill_dir: options.spill_dir.clone(),
             config_path: settings.config.as_ref().map(|config| config.path.clone()),
             version,
             network,

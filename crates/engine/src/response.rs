@@ -35,6 +35,9 @@ pub struct Response {
     pub(crate) body: Body,
     /// The body was cut at [`RunOptions::max_body_bytes`](crate::RunOptions::max_body_bytes).
     pub(crate) truncated: bool,
+    /// The whole body in a file, when it was cut and the run asked for one
+    /// ([`RunOptions::spill_body_to`](crate::RunOptions::spill_body_to)).
+    pub(crate) body_file: Option<BodyFile>,
     pub(crate) timing: Timing,
     pub(crate) request: SentRequest,
     /// Hides the secrets of the request (see [`Response::redactor`]).
@@ -44,6 +47,15 @@ pub struct Response {
     pub(crate) logs: Vec<String>,
     /// How a gRPC call ended, and its messages; `None` for other requests.
     pub(crate) grpc: Option<Arc<GrpcResult>>,
+}
+
+/// A body written whole to a file as it arrived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyFile {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// The body's size in bytes.
+    pub size: u64,
 }
 
 /// What a gRPC call answered besides its HTTP exchange: its status and its messages.
@@ -327,10 +339,17 @@ impl Response {
     }
 
     /// Whether the body was cut at [`RunOptions::max_body_bytes`](crate::RunOptions::max_body_bytes)
-    /// (the rest was not read).
+    /// (the rest was not read, unless it went to [`body_file`](Self::body_file)).
     #[must_use]
     pub fn truncated(&self) -> bool {
         self.truncated
+    }
+
+    /// The file that holds the whole body, when it was cut and the run asked for one
+    /// ([`RunOptions::spill_body_to`](crate::RunOptions::spill_body_to)).
+    #[must_use]
+    pub fn body_file(&self) -> Option<&BodyFile> {
+        self.body_file.as_ref()
     }
 
     /// Timing of the exchange.
@@ -416,6 +435,7 @@ impl Response {
             redirected: false,
             body: Body::Read(Bytes::new()),
             truncated: false,
+            body_file: None,
             timing,
             request,
             redactor: Redactor::default(),

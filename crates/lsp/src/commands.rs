@@ -68,6 +68,7 @@ impl Backend {
             variables: None,
             also_named: None,
             history: context.history.as_ref(),
+            bodies: &self.bodies,
         }
     }
 

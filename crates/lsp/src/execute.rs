@@ -156,6 +156,8 @@ pub(crate) struct Sender<'a> {
     pub(crate) also_named: Option<String>,
     /// The history setting, when sends are recorded.
     pub(crate) history: Option<&'a crate::history::Setting>,
+    /// Where bodies longer than an outcome keeps are written.
+    pub(crate) bodies: &'a crate::bodies::Bodies,
 }
 
 impl Sender<'_> {
@@ -166,6 +168,9 @@ impl Sender<'_> {
     /// (`window/showMessageRequest`; else `not-confirmed`).
     pub(crate) async fn send(&self, request: &Request) -> Outcome {
         let mut outcome = Box::pin(self.send_unrecorded(request)).await;
+        if outcome.response.as_ref().is_some_and(|response| response.body_file.is_some()) {
+            self.bodies.prune();
+        }
         if let (Some(setting), Some(path)) = (self.history, self.path) {
             crate::history::record(setting, path, &mut outcome).await;
         }
@@ -367,7 +372,8 @@ impl Sender<'_> {
             .profile_or_default(self.profile)
             .cookie_jar(cookie_jar)
             .cancel(self.cancel.clone())
-            .max_body_bytes(MAX_BODY_BYTES);
+            .max_body_bytes(MAX_BODY_BYTES)
+            .spill_body_to(self.bodies.dir().to_path_buf());
         let options = match self.variables {
             Some(variables) => options.command_variables(variables.clone()),
             None => options,
@@ -448,6 +454,9 @@ pub(crate) async fn describe(
         None
     };
     let Exchange { response: received, timing, assertions, logs, .. } = exchange;
+    let body_file = response.body_file();
+    let body_size = body_file.map_or(response.body_bytes().len() as u64, |file| file.size);
+    let body_file = body_file.map(|file| file.path.clone());
     let (body, body_encoding) = match received.body.base64() {
         Some(encoded) => (encoded, "base64"),
         None => (received.body.into_text(), "text"),
@@ -478,6 +487,8 @@ pub(crate) async fn describe(
         body,
         body_encoding,
         truncated: received.truncated,
+        body_size,
+        body_file,
         timing: TimingInfo { ttfb_ms: milliseconds(timing.ttfb), total_ms: milliseconds(timing.total) },
         // The editor counts lines from 0; the engine's place from 1.
         assertions: assertions

@@ -3,6 +3,7 @@
 //! are computed on snapshots with the syntax crate and the engine, and every conversion
 //! to LSP types is in `convert.rs`.
 
+mod bodies;
 mod commands;
 mod completion;
 mod convert;

@@ -119,6 +119,12 @@ pub(crate) struct ResponseInfo {
     pub(crate) body_encoding: &'static str,
     /// The body was longer than what is kept.
     pub(crate) truncated: bool,
+    /// The whole body's size in bytes.
+    pub(crate) body_size: u64,
+    /// The whole body, as received, when it is longer than what `body` keeps: written
+    /// to this file as it arrived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) body_file: Option<std::path::PathBuf>,
     pub(crate) timing: TimingInfo,
     pub(crate) assertions: Vec<AssertionInfo>,
     /// For an event stream or a WebSocket: what was received in the listening window.

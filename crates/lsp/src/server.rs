@@ -81,6 +81,8 @@ pub struct Backend {
     can_prompt: Arc<AtomicBool>,
     /// The `history` setting: whether and how much of the sends' responses is kept.
     pub(crate) history: crate::history::History,
+    /// The files of bodies longer than an outcome keeps.
+    pub(crate) bodies: crate::bodies::Bodies,
 }
 
 impl Backend {
@@ -114,6 +116,7 @@ impl Backend {
             can_show_document,
             can_prompt,
             history: crate::history::History::default(),
+            bodies: crate::bodies::Bodies::default(),
         }
     }
 
@@ -308,6 +311,7 @@ impl LanguageServer for Backend {
 
     async fn shutdown(&self) -> Result<()> {
         self.shut_down.store(true, Ordering::SeqCst);
+        self.bodies.remove_all();
         Ok(())
     }
 

@@ -21,6 +21,8 @@ fn start(
     let uri = format!("file://{}", directory.join("api.http").display());
     let mut child = Command::new(env!("CARGO_BIN_EXE_volley"))
         .arg("lsp")
+        // The response history goes to the test's directory, not the user's cache.
+        .env("XDG_CACHE_HOME", directory.join("cache"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -158,6 +160,69 @@ fn jq_filters_run_in_a_process_of_their_own_with_bounded_cost() {
 
     send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
     next_where(&replies, |message| message["id"] == 2);
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "exit"}));
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&directory);
+}
+
+/// A body larger than an outcome keeps: the language server streams it to a file as it
+/// arrives and answers a 4 MiB preview with the file and the whole size, so its memory
+/// grows by far less than the body (the body is 5 times the process's peak growth at
+/// least), and the file holds every byte.
+#[test]
+fn a_large_body_goes_to_a_file_and_the_server_stays_small() {
+    const SIZE: u64 = 300 * 1024 * 1024;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(volley_echo_server::TestServer::start());
+    let (mut child, mut stdin, replies, directory, uri) = start("lsp-large");
+    let text =
+        format!("GET {}\n\n###\nGET {}\n", server.url(&format!("/stream/json/{SIZE}")), server.url("/json/1000"));
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text},
+        }}),
+    );
+    let peak = || -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+        let line = status.lines().find(|line| line.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+    };
+    // A small send first: the peak before is that of a server that has sent.
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "workspace/executeCommand", "params": {
+            "command": "volley.send", "arguments": [{"uri": uri, "index": 1}],
+        }}),
+    );
+    let small = next_where(&replies, |message| message["id"] == 5)["result"].clone();
+    assert_eq!(small["response"]["truncated"], false, "{small}");
+    assert!(small["response"].get("bodyFile").is_none(), "a small body is whole in the outcome");
+    let before = peak();
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "workspace/executeCommand", "params": {
+            "command": "volley.send", "arguments": [{"uri": uri, "index": 0}],
+        }}),
+    );
+    let large = next_where(&replies, |message| message["id"] == 6)["result"].clone();
+    let growth = peak().saturating_sub(before);
+    let response = &large["response"];
+    assert_eq!(response["status"], 200);
+    assert_eq!(response["truncated"], true);
+    assert_eq!(response["bodySize"], SIZE);
+    assert_eq!(response["body"].as_str().unwrap().len(), 4 * 1024 * 1024);
+    let file = std::path::PathBuf::from(response["bodyFile"].as_str().unwrap());
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), SIZE);
+    let mut head = [0u8; 10];
+    std::fs::File::open(&file).unwrap().read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"{\"items\":[");
+    assert!(growth * 5 < SIZE, "the server grew by {} MiB for a {} MiB body", growth >> 20, SIZE >> 20);
+    eprintln!("peak growth for a {} MiB body: {} MiB", SIZE >> 20, growth >> 20);
+
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 7, "method": "shutdown"}));
+    next_where(&replies, |message| message["id"] == 7);
+    assert!(!file.exists(), "the body files go at shutdown");
     send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "exit"}));
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&directory);

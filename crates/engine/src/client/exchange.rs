@@ -139,6 +139,7 @@ impl Client {
                     .and_then(|value| value.to_str().ok())
                     .is_some_and(|value| value.trim().to_ascii_lowercase().starts_with("text/event-stream"));
             let mut truncated = false;
+            let mut body_file = None;
             let (body_read, total) = if event_stream {
                 // The body streams past the timeout; cancellation ends it cleanly.
                 let stream: crate::transport::BodyStream = match cancel {
@@ -156,7 +157,11 @@ impl Client {
                 while let Some(chunk) = stream.next().await {
                     let mut chunk = chunk?;
                     if kept + chunk.len() > limit {
-                        // The rest is left unread: the connection is dropped with the stream.
+                        if let Some(dir) = &prepared.spill_dir {
+                            let before = first.as_ref().map_or(&collected[..], |first| &first[..]);
+                            body_file = spill(dir, before, &chunk, &mut stream).await?;
+                        }
+                        // Else the rest is left unread: the connection is dropped with the stream.
                         chunk.truncate(limit - kept);
                         truncated = true;
                     }
@@ -186,6 +191,7 @@ impl Client {
                 redirected: hops > 0,
                 body: body_read,
                 truncated,
+                body_file,
                 timing: Timing { ttfb, total },
                 request: SentRequest { method, url, headers: sent_headers, body },
                 redactor,
@@ -242,6 +248,7 @@ impl Client {
             redirected: false,
             body: Body::WebSocket(Pending::new(handshake.socket.sending(messages))),
             truncated: false,
+            body_file: None,
             timing: Timing { ttfb: elapsed, total: elapsed },
             request: SentRequest { method: http::Method::GET, url: prepared.url, headers, body: prepared.body },
             redactor,
@@ -250,6 +257,46 @@ impl Client {
             grpc: None,
         })
     }
+}
+
+/// Writes a body that is longer than what is kept to a new file in `dir`: the bytes
+/// read so far (`before`, then `chunk`), then the rest of `stream` as it arrives. A file
+/// that cannot be written is no error of the exchange: the body is cut as without a
+/// `dir` (`None`). A failure of the stream is the exchange's.
+async fn spill(
+    dir: &std::path::Path,
+    before: &[u8],
+    chunk: &[u8],
+    stream: &mut crate::transport::BodyStream,
+) -> Result<Option<crate::response::BodyFile>, Error> {
+    use tokio::io::AsyncWriteExt as _;
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let number = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let millis =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_millis());
+    let path = dir.join(format!("body-{millis}-{}-{number}", std::process::id()));
+    let opened = async {
+        tokio::fs::create_dir_all(dir).await?;
+        let mut file = tokio::io::BufWriter::with_capacity(256 * 1024, tokio::fs::File::create(&path).await?);
+        file.write_all(before).await?;
+        file.write_all(chunk).await?;
+        Ok::<_, std::io::Error>(file)
+    };
+    let Ok(mut file) = opened.await else { return Ok(None) };
+    let mut size = (before.len() + chunk.len()) as u64;
+    let mut writable = true;
+    while let Some(next) = stream.next().await {
+        let next = next?;
+        size += next.len() as u64;
+        if writable && file.write_all(&next).await.is_err() {
+            writable = false;
+        }
+    }
+    if !writable || file.flush().await.is_err() {
+        let _ = tokio::fs::remove_file(&path).await;
+        return Ok(None);
+    }
+    Ok(Some(crate::response::BodyFile { path, size }))
 }
 
 /// The redactor of a response: the request's secrets, and those the exchange showed

@@ -170,6 +170,9 @@ pub struct RunOptions {
     /// Keep at most this many bytes of a response body; the rest is not read and
     /// [`Response::truncated`](crate::Response::truncated) says so.
     pub(crate) max_body_bytes: Option<usize>,
+    /// Where a body longer than `max_body_bytes` is written whole as it arrives (see
+    /// [`RunOptions::spill_body_to`]).
+    pub(crate) spill_dir: Option<std::path::PathBuf>,
     /// What `$env`, `$processEnv` and `$secret` read for this run, instead of the
     /// client's environment (an execution server narrows it for scoped callers).
     pub(crate) environment: Option<Environment>,
@@ -326,6 +329,19 @@ impl RunOptions {
     #[must_use]
     pub fn max_body_bytes(mut self, limit: impl Into<Option<usize>>) -> Self {
         self.max_body_bytes = limit.into();
+        self
+    }
+
+    /// A body longer than [`max_body_bytes`](Self::max_body_bytes) is read to its end
+    /// and written whole, as it arrives, to a new file in `dir` (created when missing),
+    /// while the response keeps only its first bytes: an editor shows a preview and
+    /// opens or saves the whole body from the file ([`Response::body_file`]). The file
+    /// is the body as received (not redacted); the caller removes it.
+    ///
+    /// [`Response::body_file`]: crate::Response::body_file
+    #[must_use]
+    pub fn spill_body_to(mut self, dir: impl Into<Option<std::path::PathBuf>>) -> Self {
+        self.spill_dir = dir.into();
         self
     }
 

@@ -316,6 +316,7 @@ impl Client {
             redirected: false,
             body: ResponseBody::Read(Bytes::from(lines)),
             truncated: false,
+            body_file: None,
             timing: Timing { ttfb: elapsed, total: elapsed },
             request: SentRequest {
                 method: http::Method::POST,

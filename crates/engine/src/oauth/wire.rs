@@ -161,6 +161,7 @@ pub(super) fn side_request(
         name: None,
         also_named: Vec::new(),
         max_body_bytes: Some(MAX_ANSWER_BYTES + 1),
+        spill_dir: None,
         config_path: prepared.config_path.clone(),
         version: None,
         network: prepared.network.clone(),
