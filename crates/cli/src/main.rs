@@ -10,6 +10,7 @@ mod docs;
 mod echo;
 mod exit;
 mod files;
+mod history;
 mod lsp;
 mod observe;
 mod output;
@@ -128,6 +129,14 @@ enum Command {
         expression: String,
     },
 
+    /// The response history: responses kept by the editors and by `volley run
+    /// --history`, listed, shown, compared and cleared.
+    ///
+    /// One store per project (the directory above the file with volley.jsonc, .git or
+    /// http-client.env.json), under ~/.cache/volley/history/. `volley history diff
+    /// api.http --name login` compares the last two responses of `login`.
+    #[command(subcommand)]
+    History(history::HistoryCommand),
     /// OAuth 2.0 tokens kept between runs (`volley run --token-cache`).
     #[command(subcommand)]
     Auth(auth::AuthCommand),
@@ -225,6 +234,7 @@ fn main() -> ExitCode {
             Ok(if volley_lsp::filter::evaluate_stdio(&expression) { exit::Exit::Success } else { exit::Exit::Failed })
         }
         Command::Auth(command) => Ok(auth::run(&command)),
+        Command::History(command) => history::run(&command),
     };
     match result {
         Ok(code) => code.into(),

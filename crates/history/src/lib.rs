@@ -16,6 +16,7 @@
 
 mod pretty;
 
+use std::fmt::Write as _;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
@@ -208,12 +209,10 @@ pub fn default_dir(root: &Path) -> Option<PathBuf> {
         std::env::var_os("XDG_CACHE_HOME").filter(|value| !value.is_empty()).map(PathBuf::from).or_else(|| {
             std::env::var_os("HOME").filter(|value| !value.is_empty()).map(|home| Path::new(&home).join(".cache"))
         })?;
-    let name: String = root
-        .file_name()
-        .map(|name| {
-            name.to_string_lossy().chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect()
-        })
-        .unwrap_or_else(|| "root".to_owned());
+    let name: String = root.file_name().map_or_else(
+        || "root".to_owned(),
+        |name| name.to_string_lossy().chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect(),
+    );
     Some(
         cache
             .join("volley")
@@ -352,7 +351,7 @@ impl Store {
     fn text_view(&self, entry: &Entry) -> io::Result<String> {
         let mut view = String::new();
         if let Some(error) = &entry.error {
-            view.push_str(&format!("error ({}): {}\n", error.kind, error.message));
+            let _ = writeln!(view, "error ({}): {}", error.kind, error.message);
             return Ok(view);
         }
         let version = entry.http_version.as_deref().unwrap_or("HTTP/1.1");
@@ -363,7 +362,7 @@ impl Store {
         let headers: Vec<(String, String)> =
             serde_json::from_slice(&fs::read(self.dir.join(format!("{}.headers.json", entry.id)))?).unwrap_or_default();
         for (name, value) in &headers {
-            view.push_str(&format!("{name}: {value}\n"));
+            let _ = writeln!(view, "{name}: {value}");
         }
         view.push('\n');
         let body = fs::read(self.dir.join(format!("{}.body", entry.id)))?;
@@ -376,13 +375,15 @@ impl Store {
                     None => view.push_str(text),
                 }
             }
-            Err(_) => view.push_str(&format!("[{} bytes of binary data]", body.len())),
+            Err(_) => {
+                let _ = write!(view, "[{} bytes of binary data]", body.len());
+            }
         }
         if !view.ends_with('\n') {
             view.push('\n');
         }
         if entry.truncated {
-            view.push_str(&format!("[the body was cut: {} bytes kept]\n", entry.body_bytes));
+            let _ = writeln!(view, "[the body was cut: {} bytes kept]", entry.body_bytes);
         }
         Ok(view)
     }

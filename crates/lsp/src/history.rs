@@ -31,12 +31,11 @@ pub(crate) struct Setting {
 impl Setting {
     /// The store of the project of `file` (a folder counts as a file inside it).
     pub(crate) fn store_for(&self, file: &Path) -> Option<Store> {
-        let dir = match &self.dir {
-            Some(dir) => dir.clone(),
-            None => {
-                let probe = if file.is_dir() { file.join("x.http") } else { file.to_path_buf() };
-                volley_history::default_dir(&volley_history::project_root(&probe))?
-            }
+        let dir = if let Some(dir) = &self.dir {
+            dir.clone()
+        } else {
+            let probe = if file.is_dir() { file.join("x.http") } else { file.to_path_buf() };
+            volley_history::default_dir(&volley_history::project_root(&probe))?
         };
         Some(Store::new(dir, self.limits))
     }

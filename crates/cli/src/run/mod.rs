@@ -6,13 +6,13 @@ mod compose;
 mod confirm;
 mod depends;
 mod human;
-mod outcome;
+pub(crate) mod outcome;
 mod part;
 mod prompt;
 mod record;
 mod refusal;
 mod report;
-mod select;
+pub(crate) mod select;
 mod send;
 mod shard;
 mod stream;
@@ -47,6 +47,13 @@ pub(crate) struct RunArgs {
     /// Run only the request at this position of each file (0 is the first).
     #[arg(long, value_name = "N", conflicts_with = "names")]
     index: Option<usize>,
+
+    /// Keep each response (and each failed exchange) in the project's response history,
+    /// the one the editors keep, redacted as `--json` shows it: `volley history` lists,
+    /// shows and diffs them (the last 10 per request, 100 MiB in all, under
+    /// `~/.cache/volley/history/`).
+    #[arg(long, conflicts_with = "server")]
+    pub(crate) history: bool,
 
     /// Keep OAuth 2.0 tokens between runs in the user's cache directory
     /// (`~/.cache/volley/tokens.json`, readable by its owner only), so that a later run

@@ -268,6 +268,9 @@ impl Turn<'_> {
                     let line = serde_json::to_string(&record::record(&result, file))?;
                     progress.suspend(|| output::line(&line));
                 }
+                if args.history {
+                    crate::history::record(&result, file);
+                }
                 tally.count(&result);
                 match self.keep {
                     Keep::Whole => results.push((*position, result)),

@@ -227,3 +227,73 @@ fn a_large_body_goes_to_a_file_and_the_server_stays_small() {
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+/// One response history for the editor and the terminal: a response the language
+/// server's send recorded is listed, shown and compared by `volley history`, and one
+/// `volley run --history` recorded is listed by the language server's `volley.history`.
+#[test]
+fn the_editor_and_the_terminal_share_one_history() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(volley_echo_server::TestServer::start());
+    let (mut child, mut stdin, replies, directory, uri) = start("lsp-history");
+    let text = format!("### counted\n# @name counted\nGET {}\n", server.url("/echo/{{$randomInt}}"));
+    let file = directory.join("api.http");
+    std::fs::write(&file, &text).unwrap();
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "http", "version": 1, "text": text},
+        }}),
+    );
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "workspace/executeCommand", "params": {
+            "command": "volley.send", "arguments": [{"uri": uri, "name": "counted"}],
+        }}),
+    );
+    let sent = next_where(&replies, |message| message["id"] == 5)["result"].clone();
+    let editor_id = sent["historyId"].as_str().unwrap().to_owned();
+    let volley = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_volley"))
+            .args(args)
+            .current_dir(&directory)
+            .env("XDG_CACHE_HOME", directory.join("cache"))
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (output.status.code(), String::from_utf8(output.stdout).unwrap(), String::from_utf8(output.stderr).unwrap())
+    };
+    let (code, _, stderr) = volley(&["run", "--history", "api.http"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (_, listed, _) = volley(&["history", "list", "--json"]);
+    let entries: Vec<Value> = listed.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(entries.len(), 2, "{listed}");
+    assert_eq!((entries[0]["source"].as_str(), entries[1]["source"].as_str()), (Some("cli"), Some("editor")));
+    assert_eq!(entries[1]["id"], editor_id.as_str());
+    let (_, shown, _) = volley(&["history", "show", &editor_id]);
+    assert!(shown.starts_with("HTTP/1.1 200 OK\n"), "{shown}");
+    // The two differ in the random path only; a diff exits 1, as diff(1) does.
+    let (code, diff, _) = volley(&["history", "diff", "api.http", "--name", "counted"]);
+    assert_eq!(code, Some(1), "{diff}");
+    let changed: Vec<&str> = diff
+        .lines()
+        .filter(|line| line.starts_with(['+', '-']) && !line.starts_with("+++") && !line.starts_with("---"))
+        .collect();
+    assert!(!changed.is_empty() && changed.iter().all(|line| line.contains("/echo/")), "{diff}");
+
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "workspace/executeCommand", "params": {
+            "command": "volley.history", "arguments": [{"uri": uri}],
+        }}),
+    );
+    let listed = next_where(&replies, |message| message["id"] == 6)["result"].clone();
+    assert_eq!(listed["entries"][0]["source"], "cli", "{listed}");
+    let (_, cleared, _) = volley(&["history", "clear", "api.http"]);
+    assert!(cleared.starts_with("removed 2 stored responses"), "{cleared}");
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 7, "method": "shutdown"}));
+    next_where(&replies, |message| message["id"] == 7);
+    send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "exit"}));
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&directory);
+}
