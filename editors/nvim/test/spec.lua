@@ -51,6 +51,16 @@ local function response_lines()
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 end
 
+-- Runs `keys` in the response window (typed, as a user would), then comes back.
+local function in_response(keys)
+  local back = vim.api.nvim_get_current_win()
+  vim.api.nvim_set_current_win(vim.fn.bufwinid('volley://response'))
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'x', false)
+  if vim.api.nvim_win_is_valid(back) then
+    vim.api.nvim_set_current_win(back)
+  end
+end
+
 local function has_line(lines, pattern)
   for _, line in ipairs(lines) do
     if line:find(pattern) then
@@ -549,7 +559,7 @@ local function quickstart()
   end)
   vim.cmd('VolleySendAll')
   wait('Send All of quickstart.http answers', function()
-    return (notified[#notified] or ''):find('request%(s%)') ~= nil
+    return (notified[#notified] or ''):find('%d+ requests?: ') ~= nil
   end)
   check(true, 'as: ' .. notified[#notified])
   local outcomes = require('volley').last
@@ -627,7 +637,7 @@ local function commands()
   check(vim.api.nvim_win_get_cursor(0)[1] == 1 and vim.fn.line('w0') == 1, 'the new response is shown from its top')
   vim.cmd('wincmd p')
 
-  -- :VolleyHistory: pick the oldest response (the last entry: newest first).
+  -- :VolleyResponses: pick the oldest response of the session (the last entry: newest first).
   local original_select = vim.ui.select
   local offered
   vim.ui.select = function(items, options, on_choice)
@@ -637,13 +647,13 @@ local function commands()
     end
     on_choice(items[#items])
   end
-  vim.cmd('VolleyHistory')
+  vim.cmd('VolleyResponses')
   vim.ui.select = original_select
-  check(offered and #offered == #volley.history, ':VolleyHistory offers every response (' .. #(offered or {}) .. ')')
+  check(offered and #offered == #volley.history, ':VolleyResponses offers every response (' .. #(offered or {}) .. ')')
   check(offered and offered[1]:find('^%d%d:%d%d:%d%d  echo  200 OK') ~= nil, 'newest first: ' .. tostring(offered and offered[1]))
   check(response_lines()[1] == '# echo', 'picking one shows it')
 
-  -- The response picked from the history is the one :VolleySaveBody saves, not the newest.
+  -- The response picked from :VolleyResponses is the one :VolleySaveBody saves, not the newest.
   write('two.http', 'GET ' .. url .. '/echo?pick=first\n\n###\nGET ' .. url .. '/echo?pick=second\n')
   vim.cmd('edit ' .. work .. '/two.http')
   local two = vim.api.nvim_get_current_buf()
@@ -667,10 +677,10 @@ local function commands()
       end
     end
   end
-  vim.cmd('VolleyHistory')
+  vim.cmd('VolleyResponses')
   vim.cmd('VolleySaveBody ' .. work .. '/picked.json')
   local picked = table.concat(vim.fn.readfile(work .. '/picked.json', 'b'), '\n')
-  check(picked:find('pick=first', 1, true) ~= nil, ':VolleySaveBody saves the response picked from the history')
+  check(picked:find('pick=first', 1, true) ~= nil, ':VolleySaveBody saves the response picked from :VolleyResponses')
   local before = #volley.history
   vim.cmd('VolleyRerun')
   wait(':VolleyRerun sends the picked response\'s request again', function()
@@ -709,13 +719,54 @@ local function commands()
   local expected = table.concat(counting)
   local got = assert(io.open(work .. '/binary.bin', 'rb')):read('*a')
   check(got == expected, ':VolleySaveBody decodes a base64 body (' .. #got .. ' bytes)')
+  -- A body over the 4 MiB an outcome keeps: a preview in the window, the whole body in
+  -- the server's file, which :VolleySaveBody copies and gf opens.
   volley.send({ uri = vim.uri_from_bufnr(files), index = 1 }, files)
   wait('a truncated body arrives', function()
     return volley.last and volley.last[1].response and volley.last[1].response.truncated == true
   end)
-  vim.cmd('VolleySaveBody ' .. work .. '/big.txt')
-  check(vim.fn.filereadable(work .. '/big.txt') == 0, ':VolleySaveBody refuses a truncated body')
-  check(notified[#notified]:find('truncated', 1, true) ~= nil, 'saying why: ' .. notified[#notified])
+  local cut = volley.last[1].response
+  check(cut.bodySize == 5000000 and type(cut.bodyFile) == 'string' and vim.fn.getfsize(cut.bodyFile) == 5000000,
+    'with its size and the whole body in a file: ' .. tostring(cut.bodySize) .. ' ' .. tostring(cut.bodyFile))
+  local lines = response_lines()
+  local head, shown, tail
+  for number, line in ipairs(lines) do
+    if line:find('^%(showing the first') then
+      head, shown, tail = line, lines[number + 1], lines[number + 2]
+    end
+  end
+  check(head == '(showing the first 1.0 MB of 4.8 MB: gf or :VolleyOpenBody opens the whole body, '
+    .. ':VolleySaveBody saves it)', 'the window says how much it shows: ' .. tostring(head))
+  check(shown ~= nil and #shown == 1024 * 1024 and shown:find('^a+$') ~= nil,
+    'and shows the first MiB only (' .. #(shown or '') .. ' bytes)')
+  check(tail == '(3.8 MB not shown: gf or :VolleyOpenBody opens the whole body)', 'then what is not: ' .. tostring(tail))
+  local saved_whole
+  volley.save_body(work .. '/big.txt', function(ok)
+    saved_whole = ok
+  end)
+  wait(':VolleySaveBody copies the whole body', function()
+    return saved_whole ~= nil
+  end)
+  local whole = assert(io.open(work .. '/big.txt', 'rb')):read('*a')
+  check(saved_whole and #whole == 5000000 and whole:find('^a+$') ~= nil, 'all 5,000,000 bytes of it (' .. #whole .. ')')
+  -- (The path is cut to fit the command line.)
+  check(vim.startswith(notified[#notified], 'volley: saved the whole body (5000000 bytes) to /'),
+    'saying so: ' .. notified[#notified])
+  local windows = #vim.api.nvim_list_wins()
+  in_response('gf')
+  local opened
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win)) == cut.bodyFile then
+      opened = win
+    end
+  end
+  check(opened ~= nil and #vim.api.nvim_list_wins() == windows + 1, 'gf in the response window opens the body file in a split')
+  if opened then
+    local body_buf = vim.api.nvim_win_get_buf(opened)
+    check(vim.api.nvim_buf_line_count(body_buf) == 1 and #vim.api.nvim_buf_get_lines(body_buf, 0, 1, false)[1] == 5000000
+      and vim.bo[body_buf].readonly, 'the whole body, read-only')
+    vim.api.nvim_win_close(opened, true)
+  end
 
   -- HTML and XML bodies, each highlighted by its content type in one response buffer.
   write('markup.http', 'GET ' .. url .. '/html\n\n###\nGET ' .. url .. '/xml\n')
@@ -928,15 +979,6 @@ local function keymaps()
   vim.keymap.del('n', 'K')
 end
 
--- Runs `keys` in the response window (typed, as a user would), then comes back.
-local function in_response(keys)
-  local back = vim.api.nvim_get_current_win()
-  vim.api.nvim_set_current_win(vim.fn.bufwinid('volley://response'))
-  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'x', false)
-  if vim.api.nvim_win_is_valid(back) then
-    vim.api.nvim_set_current_win(back)
-  end
-end
 
 -- The winbar of the response window ('' where there is none: Neovim 0.7).
 local function winbar()
@@ -1036,10 +1078,10 @@ local function response_window()
   -- Send All: a summary, the failure first, <CR> on it goes to its section.
   vim.cmd('VolleySendAll')
   wait('Send All shows its summary', function()
-    return (response_lines()[1] or ''):find('^# 3 request%(s%)') ~= nil
+    return (response_lines()[1] or ''):find('^# 3 requests: ') ~= nil
   end)
   local lines = response_lines()
-  check(lines[1] == '# 3 request(s): 2 answered, 1 failed · 1/1 assertions', 'the summary on top: ' .. lines[1])
+  check(lines[1] == '# 3 requests: 2 passed, 0 failed, 1 error · 1/1 assertions', 'the summary on top: ' .. lines[1])
   check(lines[2]:find('^✗ broken  error%[undefined%-variable%]') ~= nil, 'the failure first: ' .. lines[2])
   check(lines[3]:find('^✓ echo  200 OK') ~= nil and lines[4]:find('^✓ second  201 Created') ~= nil,
     'then the others in order: ' .. lines[3] .. ' | ' .. lines[4])
@@ -1142,7 +1184,7 @@ local function motions_and_selection()
   vim.api.nvim_win_set_cursor(0, { 3, 0 })
   keys('Vjj\\s')
   wait('a visual selection over two blocks sends both requests', function()
-    return (response_lines()[1] or ''):find('^# 2 request%(s%)') ~= nil
+    return (response_lines()[1] or ''):find('^# 2 requests: ') ~= nil
   end)
   check(vim.fn.mode() == 'n', 'and leaves visual mode')
   check(has_line(response_lines(), '"path": "/echo/one"') and has_line(response_lines(), '"path": "/echo/two"'),
@@ -1165,10 +1207,10 @@ local function motions_and_selection()
   vim.api.nvim_win_set_cursor(0, { 5, 0 })
   vim.cmd('VolleySend')
   wait('sending a request that reads another shows both', function()
-    return (response_lines()[1] or ''):find('^# 2 request%(s%)') ~= nil
+    return (response_lines()[1] or ''):find('^# 2 requests: ') ~= nil
   end)
   local lines = response_lines()
-  check(lines[1] == '# 2 request(s): 2 answered, 0 failed' and has_line(lines, '"query": "read=from=source"'),
+  check(lines[1] == '# 2 requests: 2 passed, 0 failed, 0 errors' and has_line(lines, '"query": "read=from=source"'),
     'the one sent first, then it: ' .. table.concat(lines, ' | '):sub(1, 600))
   check(winbar() == '' or winbar():find('reader and the requests it reads', 1, true) ~= nil, 'named so: ' .. winbar())
 end
@@ -1361,7 +1403,7 @@ local function filters()
   -- A Send All: each response with its @jq section.
   vim.cmd('VolleySendAll')
   wait('Send All of filter.http', function()
-    return (response_lines()[1] or ''):find('^# 2 request%(s%)') ~= nil
+    return (response_lines()[1] or ''):find('^# 2 requests: ') ~= nil
   end)
   lines = response_lines()
   check(line_after(lines, '# jq .items[0].id') == '0' and (line_after(lines, '# jq .items[') or ''):find('^✗') ~= nil,
@@ -1537,6 +1579,336 @@ local function grpc_results()
   vim.api.nvim_win_close(win, true)
 end
 
+-- The diagnostics of the test results (the `volley` namespace) in `buf`: `{line, message}`
+-- each (0-based lines), in line order.
+local function result_diagnostics(buf)
+  local namespace = vim.api.nvim_get_namespaces().volley
+  local found = {}
+  for _, diagnostic in ipairs(namespace and vim.diagnostic.get(buf, { namespace = namespace }) or {}) do
+    found[#found + 1] = { diagnostic.lnum, diagnostic.message }
+  end
+  table.sort(found, function(a, b)
+    return a[1] < b[1]
+  end)
+  return found
+end
+
+local function describe(list)
+  return table.concat(vim.tbl_map(function(item)
+    return item[1] .. ': ' .. item[2]
+  end, list), ' | ')
+end
+
+-- Test results: a failing send's assertion and test failures as diagnostics of the
+-- `volley` namespace at their lines and in the quickfix list (:VolleyTests), an error
+-- at its request line, Send All's summary, a passing rerun clearing its request's.
+local function test_results()
+  local volley = require('volley')
+  -- The results of the sections before are forgotten: this one counts its own.
+  require('volley.results').clear()
+  write('tests.http', table.concat({
+    '### ok',                                  -- 0
+    '# @assert status == 200',
+    'GET {{base}}/echo?t=ok',                  -- 2
+    '',
+    '### failing',                             -- 4
+    '# @assert status == 201',                 -- 5
+    '# @assert header Content-Type contains json',
+    'GET {{base}}/echo?t=failing',             -- 7
+    '',
+    '> {%',
+    '  client.test("created", () => client.assert(response.status === 201, "status " + response.status));', -- 10
+    '%}',
+    '',
+    '### broken',                              -- 13
+    'GET {{base}}/echo/{{nope}}',              -- 14
+    '',
+  }, '\n'))
+  vim.cmd('edit ' .. work .. '/tests.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to tests.http', function()
+    return volley.client(buf) ~= nil
+  end)
+  vim.api.nvim_win_set_cursor(0, { 8, 0 })
+  vim.cmd('VolleySend')
+  wait('the failing request is answered', function()
+    return volley.last and volley.last[1].request.name == 'failing'
+  end)
+  local found = result_diagnostics(buf)
+  check(#found == 2 and found[1][1] == 5 and found[1][2] == 'expected status == 201, got 200'
+    and found[2][1] == 10 and found[2][2] == 'created — AssertionError: status 200',
+    'its failed assertion and test are diagnostics at their lines: ' .. describe(found))
+  local diagnostic = vim.diagnostic.get(buf, { namespace = vim.api.nvim_get_namespaces().volley })[1]
+  check(diagnostic.severity == vim.diagnostic.severity.ERROR and diagnostic.source == 'volley',
+    'errors, from volley')
+
+  vim.cmd('VolleyTests')
+  local items = vim.fn.getqflist()
+  check(#items == 2 and vim.api.nvim_buf_get_name(items[1].bufnr) == work .. '/tests.http'
+    and items[1].lnum == 6 and items[2].lnum == 11 and items[2].text == 'created — AssertionError: status 200',
+    ':VolleyTests puts them in the quickfix list: ' .. table.concat(vim.tbl_map(function(item)
+      return item.lnum .. ' ' .. item.text
+    end, items), ' | '))
+  check(vim.fn.getqflist({ winid = 0 }).winid ~= 0 and vim.fn.getqflist({ title = 0 }).title
+    == 'Volley: failures of the last results', 'and opens it')
+  check(notified[#notified] == 'volley: 2 failure(s) in the last results of 1 request(s)', 'saying so: ' .. notified[#notified])
+  vim.cmd('cclose')
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+
+  -- Send All: its summary on the command line and on top of the window; an error at
+  -- its request line.
+  vim.cmd('VolleySendAll')
+  wait('Send All of tests.http answers', function()
+    return (notified[#notified] or ''):find('^volley: 3 requests: ') ~= nil
+  end)
+  local summary = '3 requests: 1 passed, 1 failed, 1 error · 2/4 assertions'
+  check(notified[#notified] == 'volley: ' .. summary, 'its summary on the command line: ' .. notified[#notified])
+  check(response_lines()[1] == '# ' .. summary, 'and on top of the window: ' .. tostring(response_lines()[1]))
+  found = result_diagnostics(buf)
+  check(#found == 3 and found[3][1] == 14 and found[3][2]:find('^error%[undefined%-variable%]: ') ~= nil,
+    'the request that got no response is a diagnostic at its request line: ' .. describe(found))
+  vim.cmd('VolleyTests')
+  check(#vim.fn.getqflist() == 3, ':VolleyTests: three failures now (' .. #vim.fn.getqflist() .. ')')
+  vim.cmd('cclose')
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+
+  -- Fixed (unsaved: the server reads the buffer), sent again: its failures are gone,
+  -- the other request's stay.
+  vim.api.nvim_buf_set_lines(buf, 5, 6, false, { '# @assert status == 200' })
+  vim.api.nvim_buf_set_lines(buf, 10, 11, false,
+    { '  client.test("created", () => client.assert(response.status === 200, "status " + response.status));' })
+  vim.api.nvim_win_set_cursor(0, { 8, 0 })
+  vim.cmd('VolleySend')
+  wait('a passing rerun clears its diagnostics', function()
+    local now = result_diagnostics(buf)
+    return #now == 1 and now[1][1] == 14
+  end)
+  vim.cmd('VolleyTests')
+  check(#vim.fn.getqflist() == 1 and vim.fn.getqflist()[1].lnum == 15, ':VolleyTests: the error only')
+  vim.cmd('cclose')
+end
+
+-- The text of a window's buffer, one string.
+local function window_text(win)
+  return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), '\n')
+end
+
+-- The windows of the current tab that are in diff mode.
+local function diff_windows()
+  return vim.tbl_filter(function(win)
+    return vim.wo[win].diff
+  end, vim.api.nvim_tabpage_list_wins(0))
+end
+
+-- The stored history of the language server: :VolleyHistory opens an entry, :VolleyHistoryDiff
+-- diffs two in a tab, :VolleyCompare (and C in the response window) the last response
+-- of a request with the one before, :VolleyHistoryClear.
+local function stored_history()
+  local volley = require('volley')
+  write('history.http', '### stored\nGET {{base}}/echo?version=1\n')
+  vim.cmd('edit ' .. work .. '/history.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to history.http', function()
+    return volley.client(buf) ~= nil
+  end)
+  for version = 1, 2 do
+    vim.api.nvim_buf_set_lines(buf, 1, 2, false, { 'GET {{base}}/echo?version=' .. version })
+    vim.api.nvim_win_set_cursor(0, { 2, 0 })
+    vim.cmd('VolleySend')
+    wait('version ' .. version .. ' is answered and stored', function()
+      local outcome = volley.last and volley.last[1]
+      return outcome and type(outcome.response) == 'table' and outcome.response.body:find('version=' .. version, 1, true)
+        and type(outcome.historyId) == 'string'
+    end)
+  end
+  local newest_id = volley.last[1].historyId
+
+  local original_select = vim.ui.select
+  local offered, prompts = {}, {}
+  local picks = {}
+  vim.ui.select = function(items, options, on_choice)
+    local labels = {}
+    for _, item in ipairs(items) do
+      labels[#labels + 1] = options.format_item and options.format_item(item) or item
+    end
+    offered[#offered + 1] = labels
+    prompts[#prompts + 1] = options.prompt
+    local pick = table.remove(picks, 1)
+    on_choice(pick and items[pick] or nil)
+  end
+  local ok, err = pcall(function()
+    -- :VolleyHistory: this file's stored responses, newest first; the older one opened.
+    picks = { 2 }
+    local windows = #vim.api.nvim_list_wins()
+    vim.cmd('VolleyHistory')
+    wait(':VolleyHistory opens the entry picked', function()
+      return #vim.api.nvim_list_wins() == windows + 1
+    end)
+    local labels = offered[1]
+    check(#labels == 2 and labels[1]:find('^%d%d%d%d%-%d%d%-%d%d %d%d:%d%d:%d%d  200 OK  GET stored  %d+ ms$') ~= nil,
+      'it offers the two stored responses, newest first: ' .. table.concat(labels, ' | '))
+    local entry_win = vim.api.nvim_get_current_win()
+    local entry_buf = vim.api.nvim_get_current_buf()
+    local text = window_text(entry_win)
+    check(text:find('^HTTP/1.1 200 OK\n') ~= nil and text:find('version=1', 1, true) ~= nil
+      and text:find('version=2', 1, true) == nil, 'the older one, from its status line: ' .. text:sub(1, 120):gsub('\n', ' | '))
+    check(vim.bo[entry_buf].filetype == 'volley_response' and vim.bo[entry_buf].readonly,
+      'highlighted as a response, read-only')
+    vim.api.nvim_win_close(entry_win, true)
+
+    -- :VolleyHistoryDiff: two picked (the second among the others), diffed in a new tab.
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+    local tab = vim.api.nvim_get_current_tabpage()
+    picks = { 1, 1 }
+    offered = {}
+    vim.cmd('VolleyHistoryDiff')
+    wait(':VolleyHistoryDiff opens a tab with two windows in diff mode', function()
+      return vim.api.nvim_get_current_tabpage() ~= tab and #diff_windows() == 2
+    end)
+    check(#offered == 2 and #offered[1] == 2 and #offered[2] == 1, 'asking for one, then for the other: '
+      .. table.concat(prompts, ' | '))
+    local diffed = diff_windows()
+    local left, right = window_text(diffed[1]), window_text(diffed[2])
+    check(left:find('version=1', 1, true) ~= nil and right:find('version=2', 1, true) ~= nil,
+      'the older on the left, the newer on the right')
+    vim.cmd('tabclose')
+
+    -- :VolleyCompare on the request line: the last response against the one before.
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+    vim.api.nvim_win_set_cursor(0, { 2, 0 })
+    vim.cmd('VolleyCompare')
+    wait(':VolleyCompare diffs the last response with the one before', function()
+      return vim.api.nvim_get_current_tabpage() ~= tab and #diff_windows() == 2
+    end)
+    diffed = diff_windows()
+    check(window_text(diffed[1]):find('version=1', 1, true) ~= nil and window_text(diffed[2]):find('version=2', 1, true) ~= nil,
+      'older on the left, newer on the right')
+    vim.cmd('tabclose')
+
+    -- C in the response window: the same, for the response shown.
+    in_response('C')
+    wait('C in the response window compares the response shown', function()
+      return vim.api.nvim_get_current_tabpage() ~= tab and #diff_windows() == 2
+    end)
+    check(volley.last[1].historyId == newest_id, 'the response shown is the newest')
+    vim.cmd('tabclose')
+
+    -- :VolleyHistory!: the project's, the file named.
+    picks = {}
+    offered = {}
+    vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+    vim.cmd('VolleyHistory!')
+    wait(':VolleyHistory! offers the stored responses of the project', function()
+      return #offered == 1
+    end)
+    check(#offered[1] > 2 and offered[1][1]:find('  history%.http$') ~= nil,
+      'more than this file\'s, each naming its file: ' .. tostring(offered[1][1]))
+  end)
+  vim.ui.select = original_select
+  if not ok then
+    error(err, 0)
+  end
+
+  -- :VolleyHistoryClear: this file's entries.
+  local before = #notified
+  vim.cmd('VolleyHistoryClear')
+  wait(':VolleyHistoryClear clears this file\'s stored responses', function()
+    return #notified > before and notified[#notified] == 'volley: cleared 2 stored response(s) of this file'
+  end)
+  before = #notified
+  vim.cmd('VolleyHistory')
+  wait('then :VolleyHistory finds none', function()
+    return #notified > before
+  end)
+  check(notified[#notified] == 'volley: no stored responses of this file',
+    'saying so: ' .. notified[#notified])
+end
+
+-- :VolleySnippet: the request as code in a scratch buffer of the language's filetype.
+local function snippets()
+  vim.cmd('edit ' .. work .. '/api.http')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_win_set_cursor(0, { 3, 0 })
+  vim.cmd('VolleySnippet python')
+  wait(':VolleySnippet python opens the code', function()
+    return vim.fn.bufnr('volley://snippet.python') ~= -1 and vim.fn.bufwinid('volley://snippet.python') ~= -1
+  end)
+  local snippet = vim.fn.bufnr('volley://snippet.python')
+  local text = table.concat(vim.api.nvim_buf_get_lines(snippet, 0, -1, false), '\n')
+  check(vim.bo[snippet].filetype == 'python' and text:find('requests', 1, true) ~= nil
+    and text:find(url, 1, true) ~= nil and text:find('nvim', 1, true) ~= nil and text:lower():find('x-test', 1, true) ~= nil,
+    'in a python buffer, with the resolved URL and the header: ' .. text:gsub('\n', ' | '):sub(1, 300))
+  check(vim.api.nvim_get_current_buf() == snippet and vim.bo[snippet].buftype == 'nofile', 'a scratch buffer, the cursor in it')
+  vim.cmd('close')
+
+  -- Without a language: picked among the server's.
+  local original_select = vim.ui.select
+  local offered
+  vim.ui.select = function(items, options, on_choice)
+    vim.ui.select = original_select
+    offered = vim.tbl_map(function(item)
+      return options.format_item(item)
+    end, items)
+    for _, item in ipairs(items) do
+      if item.id == 'go' then
+        on_choice(item)
+        return
+      end
+    end
+    on_choice(nil)
+  end
+  vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))
+  vim.cmd('VolleySnippet')
+  wait(':VolleySnippet without a language asks, then opens the code picked (go)', function()
+    return vim.fn.bufwinid('volley://snippet.go') ~= -1
+  end)
+  vim.ui.select = original_select
+  check(offered and #offered >= 4, 'among the languages offered: ' .. table.concat(offered or {}, ', '))
+  local go = vim.fn.bufnr('volley://snippet.go')
+  text = table.concat(vim.api.nvim_buf_get_lines(go, 0, -1, false), '\n')
+  check(vim.bo[go].filetype == 'go' and text:find('net/http', 1, true) ~= nil, 'a go buffer using net/http')
+  vim.cmd('close')
+  local names = require('volley.snippet').languages()
+  check(vim.tbl_contains(names, 'curl') and vim.tbl_contains(names, 'fetch'), ':VolleySnippet completes the languages: '
+    .. table.concat(names, ' '))
+
+  -- What the code cannot carry is said.
+  write('h2.http', 'GET {{base}}/echo HTTP/2\n')
+  vim.cmd('edit ' .. work .. '/h2.http')
+  local h2 = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to h2.http', function()
+    return require('volley').client(h2) ~= nil
+  end)
+  local before = #notified
+  vim.cmd('VolleySnippet python')
+  wait('a warning of the snippet is said', function()
+    return #notified > before and notified[#notified]:find('python snippet; requests speaks HTTP/1.1 only', 1, true) ~= nil
+  end)
+  check(vim.fn.bufwinid('volley://snippet.python') ~= -1, 'and the code shown: ' .. notified[#notified])
+  vim.cmd('close')
+end
+
+-- A JSON body over 4 MiB: the first MiB re-indented in the window, under its line.
+local function large_json_preview()
+  local volley = require('volley')
+  write('bigjson.http', 'GET {{base}}/json/6000000\n')
+  vim.cmd('edit ' .. work .. '/bigjson.http')
+  local buf = vim.api.nvim_get_current_buf()
+  wait('volley lsp attaches to bigjson.http', function()
+    return volley.client(buf) ~= nil
+  end)
+  vim.cmd('VolleySend')
+  wait('the first MiB of a 6 MB JSON body shows re-indented', function()
+    return has_line(response_lines(), '^ +"name": "item 0",$') and not has_line(response_lines(), 're%-indenting')
+  end)
+  local lines = response_lines()
+  check(has_line(lines, '^%(showing the first 1%.0 MB of 5%.7 MB: gf or :VolleyOpenBody opens the whole body, '
+    .. ':VolleySaveBody saves it%)$'), 'under its line')
+  check(#lines < 300000 and not has_line(lines, '"count"'), 'not the rest (' .. #lines .. ' lines)')
+  check(lines[#lines]:find('^%(4%.7 MB not shown: gf or :VolleyOpenBody opens the whole body%)$') ~= nil,
+    'the last line says what is not shown: ' .. lines[#lines])
+end
+
 -- The configuration first: every server of the run starts with it.
 write('volley.jsonc', string.format([[{
 "variables": { "base": "%s" },
@@ -1573,6 +1945,10 @@ local sections = {
   { 'jq filters', filters },
   { 'a large JSON body', large_body },
   { 'gRPC results', grpc_results },
+  { 'test results: diagnostics, quickfix, Send All summary', test_results },
+  { 'stored history: open, diff, compare, clear', stored_history },
+  { 'code snippets', snippets },
+  { 'a JSON body over 4 MiB', large_json_preview },
   { 'keymaps', keymaps },
 }
 for _, section in ipairs(sections) do

@@ -1,5 +1,6 @@
--- Volley for Neovim: the actions on the session's responses (send again, save a body,
--- copy as curl, show the request as sent, pick from the history, empty the cookie jar),
+-- Volley for Neovim: the actions on the session's responses (send again, save or open a
+-- whole body, copy as curl, show the request as sent, pick one of the session's
+-- responses, empty the cookie jar),
 -- and those that add requests (a curl command from the clipboard, a scratch buffer).
 -- `require('volley')` exposes each under the same name; the client (`execute`, `last`,
 -- `history`, the last send) is required when an action runs, so neither file requires
@@ -15,7 +16,7 @@ local function uri_of(buf)
 end
 
 --- Sends the request(s) of the response shown again: the last send (a request, a Send
---- All, a selection), or the one picked from :VolleyHistory or stepped to in the window.
+--- All, a selection), or the one picked from :VolleyResponses or stepped to in the window.
 function M.rerun()
   local volley = require('volley')
   local send = volley.shown and volley.shown.send or volley._last_send()
@@ -26,11 +27,18 @@ function M.rerun()
   volley.resend(send)
 end
 
--- The outcome whose body the response window shows (the last with a response of what it
--- shows: a send's, or the one picked from :VolleyHistory), else the newest of the
--- session that has a response.
+-- The outcome whose body the response window shows: in a Send All, the one whose
+-- section holds the window's cursor; else the last with a response of what it shows (a
+-- send's, or the one picked from :VolleyResponses), else the newest of the session that
+-- has a response.
 local function last_response_outcome()
   local volley = require('volley')
+  local picked, _, by_cursor = require('volley.window').target(function(outcome)
+    return type(outcome.response) == 'table'
+  end)
+  if picked and by_cursor then
+    return picked
+  end
   local shown = volley.last or {}
   for i = #shown, 1, -1 do
     if type(shown[i].response) == 'table' then
@@ -71,17 +79,26 @@ function M.base64_decode(text)
   return table.concat(out)
 end
 
---- Writes the body of the response shown (the one picked from the history, else the
---- last) to `path` (base64 bodies decoded); refuses a truncated body. Returns `true`
---- when it wrote the file.
-function M.save_body(path)
+local function present(value)
+  return value ~= vim.NIL and value or nil
+end
+
+--- Writes the body of the response shown (the one stepped to with `[`/`]` or picked
+--- from :VolleyResponses, else the last) to `path`, whole: a body the server cut is
+--- copied from its `bodyFile` (the whole body as received, never read into the editor),
+--- any other written as received (base64 bodies decoded). Refuses a cut body without
+--- a file. Returns `true` when it wrote the file or began copying it; `on_done(ok)`,
+--- when given, is called once the file is written (or could not be).
+function M.save_body(path, on_done)
+  on_done = on_done or function() end
   local outcome = last_response_outcome()
   if not outcome then
     notify('no response to save yet (send a request first)', vim.log.levels.ERROR)
     return false
   end
   local response = outcome.response
-  if response.truncated then
+  local file = present(response.bodyFile)
+  if response.truncated and not file then
     notify('the body was truncated (only its first 4 MiB were kept): not saving a partial body', vim.log.levels.ERROR)
     return false
   end
@@ -90,16 +107,77 @@ function M.save_body(path)
     return false
   end
   path = vim.fn.fnamemodify(vim.fn.expand(path), ':p')
+  if file then
+    -- Copied by libuv off the main loop: a body of gigabytes does not hold the editor.
+    vim.loop.fs_copyfile(file, path, function(err)
+      vim.schedule(function()
+        if err then
+          notify('cannot copy the body to ' .. path .. ': ' .. tostring(err), vim.log.levels.ERROR)
+          on_done(false)
+          return
+        end
+        notify(string.format('saved the whole body (%d bytes) to %s', vim.fn.getfsize(path), path))
+        on_done(true)
+      end)
+    end)
+    return true
+  end
   local body = response.bodyEncoding == 'base64' and M.base64_decode(response.body) or response.body
-  local file, err = io.open(path, 'wb')
-  if not file then
+  local written, err = io.open(path, 'wb')
+  if not written then
     notify('cannot write ' .. path .. ': ' .. tostring(err), vim.log.levels.ERROR)
+    on_done(false)
     return false
   end
-  file:write(body)
-  file:close()
+  written:write(body)
+  written:close()
   notify(string.format('saved the body (%d bytes) to %s', #body, path))
+  on_done(true)
   return true
+end
+
+--- Opens the whole body of the response shown in a window (`:edit` of its `bodyFile`),
+--- when the server wrote it to a file (a body over what an outcome keeps). Returns the
+--- buffer opened.
+function M.open_body()
+  local outcome = last_response_outcome()
+  local response = outcome and outcome.response
+  local file = response and present(response.bodyFile)
+  if not file then
+    if response then
+      notify('the window shows the whole body (only a body over 4 MiB is kept in a file)', vim.log.levels.WARN)
+    else
+      notify('no response yet (send a request first)', vim.log.levels.WARN)
+    end
+    return nil
+  end
+  if vim.fn.filereadable(file) == 0 then
+    notify('the body file is gone: ' .. file, vim.log.levels.ERROR)
+    return nil
+  end
+  M.split(file)
+  local buf = vim.api.nvim_get_current_buf()
+  -- The language server's file: read, not edited.
+  vim.bo[buf].readonly = true
+  local kind = require('volley.response').body_kind(response)
+  if kind and vim.bo[buf].filetype == '' then
+    vim.bo[buf].filetype = kind
+  end
+  return buf
+end
+
+--- Opens `path` in a split from a window that is not a float (the response float
+--- included), and leaves the cursor there.
+function M.split(path)
+  if vim.api.nvim_win_get_config(0).relative ~= '' then
+    for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      if vim.api.nvim_win_get_config(win).relative == '' then
+        vim.api.nvim_set_current_win(win)
+        break
+      end
+    end
+  end
+  vim.cmd('split ' .. vim.fn.fnameescape(path))
 end
 
 -- The request a command is about: the one under the cursor in a `.http` buffer; from a
@@ -108,16 +186,22 @@ local function request_argument()
   local volley = require('volley')
   local buf = vim.api.nvim_get_current_buf()
   if vim.bo[buf].filetype == 'volley_response' then
-    local outcome = volley.last and volley.last[#volley.last]
-    local source = volley.shown and volley.shown.send.buf
+    local outcome, source = require('volley.window').target(function(outcome)
+      return type(outcome.request) == 'table'
+    end)
+    if not outcome then
+      outcome = volley.last and volley.last[#volley.last]
+      source = volley.shown and volley.shown.send and volley.shown.send.buf
+    end
     if not outcome or not source or not vim.api.nvim_buf_is_valid(source) then
       return nil
     end
     local index = type(outcome.request) == 'table' and tonumber(outcome.request.index) or 0
-    return { uri = uri_of(source), index = index }, source
+    return { uri = uri_of(source), index = index }, source, outcome
   end
   return { uri = uri_of(buf), line = vim.api.nvim_win_get_cursor(0)[1] - 1 }, buf
 end
+M.request_argument = request_argument
 
 --- Copies the request under the cursor as a curl command line to the `"` register (and
 --- `+` when there is a clipboard); `on_done` gets the command.
@@ -155,8 +239,8 @@ function M.show_sent()
 end
 
 --- Lets the user pick a response of this session (`vim.ui.select`, newest first) and
---- shows it.
-function M.show_history()
+--- shows it (:VolleyResponses; the stored history is lua/volley/history.lua).
+function M.pick_response()
   local volley = require('volley')
   if #volley.history == 0 then
     notify('no responses yet', vim.log.levels.WARN)

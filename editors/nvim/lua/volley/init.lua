@@ -17,6 +17,11 @@ local defaults = {
   server = nil,
   -- How long a streaming response (SSE, WebSocket) is listened to, in milliseconds.
   stream_window_ms = 2000,
+  -- The language server's response history (:VolleyHistory, :VolleyCompare): `nil` for
+  -- its default (on: the last 10 responses per request, 100 MiB in all, under
+  -- $XDG_CACHE_HOME/volley/history), `false` for none, or `{ dir = '…', perRequest = N,
+  -- maxBytes = N }`.
+  history = nil,
   -- Buffer-local normal-mode keys of `.http` buffers; `false` (for one, or for
   -- `keymaps` itself) maps nothing. `hover` is mapped only when the key is not mapped
   -- already (by you, or by Neovim 0.10+ on attach).
@@ -33,12 +38,14 @@ local defaults = {
   },
   -- The response window: where it opens (`right`, `left`, `above`, `below` or `float`),
   -- the view a new response opens in (`all`, `body`, `filter`, `headers`, `verbose`,
-  -- `stats`, `script`), and the largest JSON body that is re-indented (larger ones are
-  -- shown as received, with a line that says so).
+  -- `stats`, `script`), the largest JSON body that is re-indented (larger ones are
+  -- shown as received, with a line that says so), and how much of a body over 4 MiB
+  -- (which the server keeps whole in a file) the window shows.
   response = {
     position = 'right',
     view = 'all',
     format_max_bytes = 2 * 1024 * 1024,
+    preview_bytes = 1024 * 1024,
   },
   -- Buffer-local normal-mode keys of the response window (`false`: none).
   response_keymaps = vim.deepcopy(require('volley.window').default_keys),
@@ -67,7 +74,13 @@ function M.setup(options)
   elseif type(response_keymaps) == 'table' then
     config.response_keymaps = vim.tbl_extend('force', config.response_keymaps, response_keymaps)
   end
-  require('volley.response').format_max_bytes = config.response.format_max_bytes
+  local response = require('volley.response')
+  response.format_max_bytes = config.response.format_max_bytes
+  response.preview_bytes = config.response.preview_bytes
+  response.open_key = config.response_keymaps and config.response_keymaps.open_body or nil
+  if response.open_key == false or response.open_key == '' then
+    response.open_key = nil
+  end
 end
 
 --- The options in force (`setup`'s, over the defaults).
@@ -153,7 +166,7 @@ function M.attach(buf)
     cmd = config.cmd,
     root_dir = root,
     -- `prompts`: this plugin answers `volley/prompt` (send.lua's on_prompt).
-    init_options = { profile = config.profile, server = config.server, prompts = true },
+    init_options = { profile = config.profile, server = config.server, prompts = true, history = config.history },
     on_attach = on_attach,
     handlers = {
       ['volley/stream'] = sending.on_stream,
@@ -350,9 +363,10 @@ local actions = require('volley.actions')
 M.rerun = actions.rerun
 M.base64_decode = actions.base64_decode
 M.save_body = actions.save_body
+M.open_body = actions.open_body
 M.copy_curl = actions.copy_curl
 M.show_sent = actions.show_sent
-M.show_history = actions.show_history
+M.pick_response = actions.pick_response
 M.clear_cookies = actions.clear_cookies
 M.paste_curl = actions.paste_curl
 M.scratch = actions.scratch
@@ -388,10 +402,29 @@ local commands = {
   { 'VolleyRerun', function() M.rerun() end, { desc = 'Send the last request (or Send All) again' } },
   { 'VolleyCancel', function() M.cancel() end, { desc = 'Cancel the send under way' } },
   { 'VolleySaveBody', function(command) M.save_body(command.args) end,
-    { nargs = 1, complete = 'file', desc = "Save the last response's body to a file" } },
+    { nargs = 1, complete = 'file', desc = "Save the whole body of the response shown to a file" } },
+  { 'VolleyOpenBody', function() M.open_body() end,
+    { desc = 'Open the whole body of the response shown (a body over 4 MiB, kept in a file)' } },
   { 'VolleyCopyCurl', function() M.copy_curl() end, { desc = 'Copy the request as a curl command line' } },
   { 'VolleySent', function() M.show_sent() end, { desc = 'Show the last request as it was sent' } },
-  { 'VolleyHistory', function() M.show_history() end, { desc = "Pick one of the session's responses" } },
+  { 'VolleyResponses', function() M.pick_response() end, { desc = "Pick one of the session's responses" } },
+  { 'VolleyHistory', function(command) require('volley.history').pick(command.bang) end,
+    { bang = true, desc = "Open a stored response of the file (!: of the project)" } },
+  { 'VolleyHistoryDiff', function(command) require('volley.history').pick_diff(command.bang) end,
+    { bang = true, desc = 'Diff two stored responses of the file (!: of the project)' } },
+  { 'VolleyCompare', function() require('volley.history').compare() end,
+    { desc = 'Diff the last response of the request with the one stored before it' } },
+  { 'VolleyHistoryClear', function(command) require('volley.history').clear(command.bang) end,
+    { bang = true, desc = 'Forget the stored responses of the file (!: of the project)' } },
+  { 'VolleyTests', function() require('volley.results').quickfix() end,
+    { desc = 'The failures of the last test results in the quickfix list' } },
+  { 'VolleySnippet', function(command) require('volley.snippet').snippet(command.args) end, {
+    nargs = '?',
+    desc = 'The request as code: curl, fetch, python, go (no language: asks)',
+    complete = function(prefix)
+      return require('volley.snippet').languages(prefix)
+    end,
+  } },
   { 'VolleyClearCookies', function() M.clear_cookies() end, { desc = 'Empty the cookie jar' } },
   { 'VolleyFilter', function(command) M.filter(command.args, command.bang) end, {
     nargs = '?',

@@ -3,8 +3,9 @@
 -- `filter` (the jq filter's output), `headers`, `verbose` (the request as sent, then
 -- everything received), `stats` (timings and sizes) and `script` (the `@assert` and
 -- `client.test` results and the scripts' log lines); a Send All as a summary, failures
--- first, then one section per request. Pure functions (the window is
--- lua/volley/window.lua), so the test can check them too.
+-- first, then one section per request. A body the server cut (over 4 MiB; the whole is
+-- its `bodyFile`) shows as its first `preview_bytes`, between lines that say so. Pure
+-- functions (the window is lua/volley/window.lua), so the test can check them too.
 local M = {}
 
 -- JSON `null` arrives as `vim.NIL`; treat it as absent.
@@ -66,8 +67,98 @@ local function size(bytes)
   return bytes .. ' bytes'
 end
 
---- A JSON body is re-indented unless it is larger than this (bytes), or cut.
+--- A JSON body is re-indented unless what is shown of it is larger than this (bytes).
 M.format_max_bytes = 2 * 1024 * 1024
+
+--- Of a body the server cut (`truncated`: over the 4 MiB an outcome keeps), the window
+--- shows this much (bytes); the whole body is a file (`bodyFile`).
+M.preview_bytes = 1024 * 1024
+
+--- The key that opens the whole body (said in the line above a cut body; `nil`: none).
+M.open_key = 'gf'
+
+-- How far back from the preview's end a line break is looked for (else it is cut
+-- within a line).
+local LINE_BREAK_LOOKBACK = 64 * 1024
+
+-- The preview of each cut body (forgotten with the response).
+local previews = setmetatable({}, { __mode = 'k' })
+
+--- The size of the whole body in bytes: `bodySize` when the server gives it, else what
+--- the outcome holds (base64 decoded).
+function M.body_size(response)
+  local whole = tonumber(present(response.bodySize))
+  if whole then
+    return whole
+  end
+  return response.bodyEncoding == 'base64' and math.floor(#response.body * 3 / 4) or #response.body
+end
+
+--- `true` when the outcome holds only the start of the body (the server cut it).
+function M.is_cut(response)
+  return response.truncated == true
+end
+
+--- The text of a body as the window shows it: the whole `body`, or for a cut one its
+--- first `preview_bytes`, ending after a line break when one is near the end, and never
+--- inside a UTF-8 character.
+function M.shown_text(response)
+  local body = response.body
+  if not M.is_cut(response) or response.bodyEncoding ~= 'text' or #body <= M.preview_bytes then
+    return body
+  end
+  local cached = previews[response]
+  if cached and cached.limit == M.preview_bytes then
+    return cached.text
+  end
+  local last = M.preview_bytes
+  for at = last, math.max(1, last - LINE_BREAK_LOOKBACK), -1 do
+    if body:byte(at) == 10 then
+      last = at
+      break
+    end
+  end
+  if last == M.preview_bytes then
+    -- Back to the end of a character: never before a continuation byte.
+    while last > 0 and (body:byte(last + 1) or 0) >= 0x80 and (body:byte(last + 1) or 0) < 0xC0 do
+      last = last - 1
+    end
+  end
+  local text = body:sub(1, last)
+  previews[response] = { limit = M.preview_bytes, text = text }
+  return text
+end
+
+--- The lines around a cut body: above it, how much of how much is shown and how to get
+--- the rest; below it, how much more there is. `nil` for a body that was not cut.
+function M.cut_notes(response)
+  if not M.is_cut(response) then
+    return nil
+  end
+  local whole = M.body_size(response)
+  local file = present(response.bodyFile)
+  local shown = response.bodyEncoding == 'text' and #M.shown_text(response) or 0
+  local of = present(response.bodySize) and size(whole) or ('more than ' .. size(#response.body))
+  local open = M.open_key and (M.open_key .. ' or :VolleyOpenBody') or ':VolleyOpenBody'
+  local rest = file and (open .. ' opens the whole body, :VolleySaveBody saves it')
+    or 'the rest was not kept'
+  local head
+  if response.bodyEncoding == 'text' then
+    head = string.format('(showing the first %s of %s: %s)', size(shown), of, rest)
+  else
+    head = string.format('(binary body of %s: %s)', of, rest)
+  end
+  local tail
+  if response.bodyEncoding == 'text' then
+    local more = present(response.bodySize) and size(math.max(whole - shown, 0))
+    if file then
+      tail = string.format('(%s not shown: %s opens the whole body)', more or 'the rest', open)
+    else
+      tail = more and string.format('(%s not shown: not kept)', more) or '(the rest was not kept)'
+    end
+  end
+  return { head = head, tail = tail }
+end
 
 --- How a JSON body is shown: `true` when it is re-indented; else the note that says why
 --- it is shown as received (`nil` for a body that is not JSON).
@@ -75,31 +166,33 @@ function M.formats(response)
   if not M.is_json(response) then
     return false, nil
   end
-  if response.truncated then
-    return false, '(the JSON body was cut at 4 MiB: shown as received, not re-indented)'
-  end
-  if #response.body > M.format_max_bytes then
+  local shown = #M.shown_text(response)
+  if shown > M.format_max_bytes then
     return false, string.format('(JSON body of %s shown as received: bodies over %s are not re-indented)',
-      size(#response.body), size(M.format_max_bytes))
+      size(shown), size(M.format_max_bytes))
   end
   return true, nil
 end
 
---- The body of a response as shown: `{lines = …, kind = …, note = …}`. `prepared`: its
---- lines already made (re-indented or split, by the window, which keeps them), else
---- they are made here.
+--- The body of a response as shown: `{lines = …, kind = …, note = …, cut = …}` (`cut`:
+--- the lines around a cut body, see `cut_notes`). `prepared`: its lines already made
+--- (re-indented or split, by the window, which keeps them), else they are made here.
 function M.body(response, prepared)
   local kind = M.body_kind(response)
+  local cut = M.cut_notes(response)
   if response.bodyEncoding == 'base64' then
+    if cut then
+      return { lines = {}, cut = { head = cut.head } }
+    end
     return { lines = { string.format('(binary body, %d bytes of base64)', #response.body) } }
   elseif response.body == '' then
-    return { lines = {}, kind = kind }
+    return { lines = {}, kind = kind, cut = cut }
   end
   local reindent, note = M.formats(response)
   if reindent then
-    return { lines = prepared or text_lines.json_lines(response.body), kind = kind }
+    return { lines = prepared or text_lines.json_lines(M.shown_text(response)), kind = kind, cut = cut }
   end
-  return { lines = prepared or split(response.body), kind = kind, note = note }
+  return { lines = prepared or split(M.shown_text(response)), kind = kind, note = note, cut = cut }
 end
 
 -- The lines of a filter's output, kept per filter (an output may be megabytes, and the
@@ -233,6 +326,10 @@ end
 -- a highlighted kind.
 local function body_lines(lines, response, body)
   local region
+  local cut = body.cut
+  if cut then
+    lines[#lines + 1] = cut.head
+  end
   if body.note then
     lines[#lines + 1] = body.note
   end
@@ -241,7 +338,9 @@ local function body_lines(lines, response, body)
   if body.kind and #lines >= first and response.bodyEncoding == 'text' then
     region = { first, #lines, body.kind }
   end
-  if response.truncated then
+  if cut and cut.tail then
+    lines[#lines + 1] = cut.tail
+  elseif response.truncated and not cut then
     lines[#lines + 1] = '(truncated)'
   end
   return region
@@ -346,10 +445,13 @@ local function stats_lines(lines, outcome)
   lines[#lines + 1] = 'url         ' .. tostring(present(response.url) or '')
   lines[#lines + 1] = string.format('time        %.1f ms in all: %.1f ms to the first byte, %.1f ms for the rest',
     total, first_byte, math.max(total - first_byte, 0))
-  local length = response.bodyEncoding == 'base64' and math.floor(#response.body * 3 / 4) or #response.body
-  lines[#lines + 1] = string.format('body        %s%s%s', size(length),
-    present(response.contentType) and (', ' .. response.contentType) or '',
-    response.truncated and ' (cut at 4 MiB)' or '')
+  local file = present(response.bodyFile)
+  local kept = ''
+  if M.is_cut(response) then
+    kept = string.format(' (%s kept%s)', size(#response.body), file and ('; the whole body in ' .. file) or '')
+  end
+  lines[#lines + 1] = string.format('body        %s%s%s', size(M.body_size(response)),
+    present(response.contentType) and (', ' .. response.contentType) or '', kept)
   lines[#lines + 1] = string.format('headers     %d', #response.headers)
   local assertions = present(response.assertions) or {}
   local passed = 0
@@ -482,24 +584,45 @@ function M.failed(outcome)
   return false
 end
 
+-- `1 request`, `2 requests`.
+local function count(number, singular, plural)
+  return string.format('%d %s', number, number == 1 and singular or (plural or (singular .. 's')))
+end
+
+--- How a request of several fared: `passed` (a response, every assertion passed),
+--- `failed` (a response, an assertion or test failed), `skipped` (`# @disabled`) or
+--- `error` (no response: not sent, refused, cancelled, a transport error).
+function M.verdict(outcome)
+  local response = present(outcome.response)
+  if response then
+    return M.failed(outcome) and 'failed' or 'passed'
+  end
+  local error = present(outcome.error)
+  if error and present(error.kind) == 'disabled' then
+    return 'skipped'
+  end
+  return 'error'
+end
+
 --- What a finished send says on the command line: `200 OK · 12 ms · 2/2 assertions`
 --- (`gRPC OK (0) · unary · 1 message · 12 ms` for a gRPC call), or `error[kind]:
---- message`; for several outcomes (or `several`: a Send All), how many answered and
---- failed.
+--- message`; for several outcomes (or `several`: a Send All), how they fared: `7
+--- requests: 5 passed, 1 failed, 1 error · 38/40 assertions` (`, 1 skipped` when
+--- `# @disabled` ones were not sent, `· cancelled`). The second value is `true` when
+--- something failed.
 function M.summary(outcomes, cancelled, several)
   local passed, total = 0, 0
-  local answered, failed = 0, 0
+  local verdicts = { passed = 0, failed = 0, error = 0, skipped = 0 }
   for _, outcome in ipairs(outcomes) do
     local response = present(outcome.response)
     if response then
-      answered = answered + 1
       for _, check in ipairs(present(response.assertions) or {}) do
         total = total + 1
         passed = passed + (check.passed and 1 or 0)
       end
-    else
-      failed = failed + 1
     end
+    local verdict = M.verdict(outcome)
+    verdicts[verdict] = verdicts[verdict] + 1
   end
   local parts = {}
   if #outcomes == 1 and not several then
@@ -518,7 +641,12 @@ function M.summary(outcomes, cancelled, several)
     end
     parts[#parts + 1] = string.format('%.0f ms', present(timing.totalMs) or 0)
   else
-    parts[1] = string.format('%d request(s): %d answered, %d failed', #outcomes, answered, failed)
+    local fared = string.format('%s: %d passed, %d failed, %s', count(#outcomes, 'request'), verdicts.passed,
+      verdicts.failed, count(verdicts.error, 'error'))
+    if verdicts.skipped > 0 then
+      fared = fared .. string.format(', %d skipped', verdicts.skipped)
+    end
+    parts[1] = fared
   end
   if total > 0 then
     parts[#parts + 1] = string.format('%d/%d assertions', passed, total)
@@ -526,7 +654,7 @@ function M.summary(outcomes, cancelled, several)
   if cancelled then
     parts[#parts + 1] = 'cancelled'
   end
-  return table.concat(parts, ' · '), failed > 0 or passed < total
+  return table.concat(parts, ' · '), verdicts.failed + verdicts.error > 0 or passed < total
 end
 
 --- The order several outcomes are shown in: the failed ones first, each group in the

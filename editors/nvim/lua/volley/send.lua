@@ -3,7 +3,8 @@
 -- touches), each with a progress token so that it can be cancelled
 -- (`window/workDoneProgress/cancel`), a sign on the request lines, the streams shown
 -- live while the server listens, and the outcomes handed to the response window
--- (lua/volley/window.lua) and kept in the session's history.
+-- (lua/volley/window.lua), to the test results (lua/volley/results.lua) and kept in the
+-- session's history.
 local M = {}
 
 local function notify(message, level)
@@ -152,6 +153,7 @@ local function finished(outcomes, cancelled, send)
   while #M.history > HISTORY_CAP do
     table.remove(M.history, 1)
   end
+  require('volley.results').record(send.buf, outcomes)
   require('volley.window').push({
     outcomes = outcomes,
     cancelled = cancelled,

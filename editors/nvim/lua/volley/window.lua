@@ -2,9 +2,11 @@
 -- that keeps the sends of the session as its own history. Buffer-local keys switch its
 -- view (lua/volley/response.lua builds the lines), step through that history, jump from
 -- a Send All's summary to a request, filter the body with jq (lua/volley/filter.lua),
--- send again, cancel and close; its winbar names the request, the status, the time, the
--- active profile, the jq filter and the view. Large JSON bodies are re-indented a slice
--- at a time, between which the editor answers keys.
+-- send again, compare with the stored response before (lua/volley/history.lua), open
+-- the whole body of a cut one, cancel and close; its winbar names the request, the
+-- status, the time, the active profile, the jq filter and the view. Large JSON bodies
+-- (or the preview of a cut one) are re-indented a slice at a time, between which the
+-- editor answers keys.
 local response = require('volley.response')
 local text_lines = require('volley.text')
 local filter = require('volley.filter')
@@ -27,6 +29,8 @@ M.default_keys = {
   next = ']',
   jump = '<CR>',
   rerun = 'R',
+  compare = 'C',
+  open_body = 'gf',
   cancel = '<C-c>',
   close = 'q',
 }
@@ -73,8 +77,9 @@ local function format_later(received)
     return
   end
   formatting[received] = true
+  local text = response.shown_text(received)
   local job = coroutine.create(function()
-    return text_lines.json_lines(received.body, SLICE_BYTES)
+    return text_lines.json_lines(text, SLICE_BYTES)
   end)
   local function step()
     local ok, lines = coroutine.resume(job)
@@ -83,7 +88,7 @@ local function format_later(received)
       return
     end
     formatting[received] = nil
-    prepared[received] = ok and lines or text_lines.split(received.body)
+    prepared[received] = ok and lines or text_lines.split(text)
     if shows(received) then
       render()
     end
@@ -98,15 +103,19 @@ local function body_lines(received)
   if prepared[received] then
     return prepared[received]
   end
-  if received.bodyEncoding ~= 'text' or #received.body <= AT_ONCE_BYTES then
+  if received.bodyEncoding ~= 'text' then
+    return nil
+  end
+  local text = response.shown_text(received)
+  if #text <= AT_ONCE_BYTES then
     return nil
   end
   if not response.formats(received) then
-    prepared[received] = text_lines.split(received.body)
+    prepared[received] = text_lines.split(text)
     return prepared[received]
   end
   format_later(received)
-  return { string.format('(re-indenting the JSON body, %d bytes…)', #received.body) }
+  return { string.format('(re-indenting the JSON body, %d bytes…)', #text) }
 end
 
 -- `%` is special in a winbar.
@@ -277,17 +286,22 @@ function M.refused(message)
   display({ '# ' .. what, 'not sent: ' .. message:gsub('\n.*', '') }, {})
 end
 
---- The response a filter is for, and the `.http` buffer it was sent from: in the send
---- shown, the response whose section (or summary line) holds the window's cursor, else
---- the first with a response in the order shown. `nil` when the send shown has none.
-function M.filter_target()
+--- The outcome a command on "the response shown" acts on, and the `.http` buffer it
+--- was sent from: in the send shown, the outcome whose section (or summary line) holds
+--- the window's cursor, else the first in the order shown; only outcomes for which
+--- `wanted(outcome)` holds (by default: all). `nil` when the send shown has none. The
+--- third value is `true` when the cursor picked it.
+function M.target(wanted)
+  wanted = wanted or function()
+    return true
+  end
   local entry = state.entries[state.index]
   if not entry then
     return nil
   end
-  local function answered(index)
+  local function fits(index)
     local outcome = entry.outcomes[index]
-    return outcome and type(outcome.response) == 'table' and outcome.response or nil
+    return (outcome and wanted(outcome)) and outcome or nil
   end
   local picked
   local win = vim.fn.bufwinid(buffer_name)
@@ -299,14 +313,24 @@ function M.filter_target()
       end
     end
   end
-  local found = picked and answered(picked)
+  local found = picked and fits(picked)
+  local by_cursor = found ~= nil
   if not found then
     for _, index in ipairs(#state.sections > 0 and response.order(entry.outcomes) or { 1 }) do
-      found = found or answered(index)
+      found = found or fits(index)
     end
   end
   local buf = entry.send and entry.send.buf
-  return found, (buf and vim.api.nvim_buf_is_valid(buf)) and buf or nil
+  return found, (buf and vim.api.nvim_buf_is_valid(buf)) and buf or nil, by_cursor
+end
+
+--- The response a filter is for, and the `.http` buffer it was sent from (see `target`:
+--- among the outcomes with a response). `nil` when the send shown has none.
+function M.filter_target()
+  local outcome, buf = M.target(function(outcome)
+    return type(outcome.response) == 'table'
+  end)
+  return outcome and outcome.response, buf
 end
 
 --- A filter of `received` changed (`shown`: it has one now; `false`: cleared). When the
@@ -397,6 +421,9 @@ local key_actions = {
   next = { function() M.step(1) end, 'the next response' },
   jump = { function() M.jump() end, 'go to the request of a summary line' },
   rerun = { function() require('volley').rerun() end, 'send the request shown again' },
+  compare = { function() require('volley.history').compare() end,
+    'compare the response shown with the one stored before it (diff)' },
+  open_body = { function() require('volley').open_body() end, 'open the whole body (a body the window shows cut)' },
   cancel = { function() require('volley').cancel() end, 'cancel the send under way' },
   close = { function() M.close() end, 'close the window' },
 }
