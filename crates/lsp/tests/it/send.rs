@@ -57,7 +57,12 @@ async fn open(server: &TestServer, params: Value) -> (support::tempdir::Dir, Str
             "volley.clearCookies",
             "volley.copyAsCurl",
             "volley.import",
-            "volley.filter"
+            "volley.filter",
+            "volley.tests",
+            "volley.history",
+            "volley.historyEntry",
+            "volley.historyClear",
+            "volley.snippet"
         ])
     );
     assert_eq!(capabilities["codeLensProvider"]["resolveProvider"], json!(false));
