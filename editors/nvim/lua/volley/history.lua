@@ -15,12 +15,7 @@ local function notify(message, level)
   volley()._notify(message, level)
 end
 
-local function present(value)
-  if value == vim.NIL then
-    return nil
-  end
-  return value
-end
+local present = require('volley.text').present
 
 -- A moment of the server (`2026-11-29T08:00:00.123Z`, UTC) in local time.
 local function local_time(at)

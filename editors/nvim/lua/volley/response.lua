@@ -8,13 +8,7 @@
 -- functions (the window is lua/volley/window.lua), so the test can check them too.
 local M = {}
 
--- JSON `null` arrives as `vim.NIL`; treat it as absent.
-local function present(value)
-  if value == vim.NIL then
-    return nil
-  end
-  return value
-end
+local present = require('volley.text').present
 
 local text_lines = require('volley.text')
 local split = text_lines.split

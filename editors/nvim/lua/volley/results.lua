@@ -13,12 +13,7 @@ M.namespace = vim.api.nvim_create_namespace('volley')
 -- (0-based lines, as the outcomes give them).
 local recorded = {}
 
-local function present(value)
-  if value == vim.NIL then
-    return nil
-  end
-  return value
-end
+local present = require('volley.text').present
 
 local function one_line(text)
   return (tostring(text or ''):gsub('%s*\n%s*', ' '))

@@ -2,6 +2,14 @@
 -- in linear time (a slice at a time, in a coroutine, for large bodies). Pure.
 local M = {}
 
+--- JSON `null` arrives as `vim.NIL`: `nil` for it, else `value`.
+function M.present(value)
+  if value == vim.NIL then
+    return nil
+  end
+  return value
+end
+
 --- The lines of `text` (split at `\n`, a `\r` before it dropped). Linear, by plain
 --- search, so a body of megabytes splits in milliseconds.
 function M.split(text)
