@@ -493,11 +493,19 @@ pub(crate) async fn describe(
         // The editor counts lines from 0; the engine's place from 1.
         assertions: assertions
             .into_iter()
-            .map(|placed| AssertionInfo {
-                passed: placed.passed(),
-                message: failure(&placed.result.outcome),
-                line: placed.place.line - 1,
-                expression: placed.result.expression,
+            .map(|placed| {
+                let (expected, actual) = match &placed.result.outcome {
+                    Check::Failed { expected, actual } => (Some(expected.clone()), Some(actual.clone())),
+                    _ => (None, None),
+                };
+                AssertionInfo {
+                    passed: placed.passed(),
+                    message: failure(&placed.result.outcome),
+                    expected,
+                    actual,
+                    line: placed.place.line - 1,
+                    expression: placed.result.expression,
+                }
             })
             .collect(),
         stream,

@@ -176,6 +176,12 @@ pub(crate) struct AssertionInfo {
     /// handler), when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) message: Option<String>,
+    /// For an assertion that does not hold: what it wanted (`status == 201`) and what
+    /// the response had (`200`), as its `message` says them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) expected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) actual: Option<String>,
     /// The line of the `@assert`, of the `client.test` call, or where the handler
     /// failed; 0-based.
     pub(crate) line: u32,

@@ -120,7 +120,8 @@ async fn code_lenses_send_requests_with_results_progress_and_streams() {
         response["assertions"],
         json!([
             {"expression": "status == 200", "passed": true, "line": 3},
-            {"expression": "status == 201", "passed": false, "message": "expected status == 201, got 200", "line": 4},
+            {"expression": "status == 201", "passed": false, "message": "expected status == 201, got 200",
+             "expected": "status == 201", "actual": "200", "line": 4},
         ])
     );
     let begin = client.notification("$/progress").await;
