@@ -16,6 +16,14 @@ export const Commands = {
   showHistory: 'volley.showHistory',
   clearCookies: 'volley.clearCookies',
   importFile: 'volley.importFile',
+  responseView: 'volley.responseView',
+  openBody: 'volley.openBody',
+  openInEditor: 'volley.openInEditor',
+  compareWithPrevious: 'volley.compareWithPrevious',
+  compareHistory: 'volley.compareHistory',
+  clearHistory: 'volley.clearHistory',
+  generateSnippet: 'volley.generateSnippet',
+  cancel: 'volley.cancel',
 } as const;
 
 /** The language server's `workspace/executeCommand` commands (docs/lsp.md). */
@@ -28,6 +36,7 @@ export const ServerCommands = {
   clearCookies: 'volley.clearCookies',
   import: 'volley.import',
   filter: 'volley.filter',
+  tests: 'volley.tests',
 } as const;
 
 /** The formats `volley.import` reads from a file (docs/import.md). */

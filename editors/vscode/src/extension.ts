@@ -29,7 +29,7 @@ import {
   ServerCommands,
 } from './commands';
 import { LiveSend, STREAM_NOTIFICATION } from './live';
-import { bodyBytes, History, HistoryEntry, historyLabel, sentText, suggestedBodyName } from './history';
+import { History, HistoryEntry, historyLabel, sentText } from './history';
 import type { CurlResult, Outcome, SendAllResult } from './outcome';
 import { ResponsePanel } from './panel';
 import {
@@ -43,6 +43,11 @@ import {
 import { PROMPT_REQUEST, type PromptParams, answerPrompt } from './prompt';
 import { serverOption } from './remote';
 import { RestartPolicy } from './restart';
+import { RESPONSE_MODES, responseMode } from './bodyview';
+import { HistoryView } from './historyview';
+import { openFullBody, openInEditor, saveBody as saveResponseBody } from './responseactions';
+import { generateSnippet } from './snippetcommand';
+import { TestingView } from './testing';
 
 /** How long a cancelled command may take to answer before its request is cancelled too. */
 const CANCEL_PATIENCE_MS = 2000;
@@ -73,6 +78,15 @@ class Extension implements vscode.Disposable {
   private progressTokens = 0;
   /** The sends waiting for their answer, by `live` id: their streams shown live. */
   private readonly liveSends = new Map<string, LiveSend>();
+  /** How to cancel each command running under a progress notification (`volley.cancel`). */
+  private readonly running = new Set<() => void>();
+  /** The language server's stored responses. */
+  private readonly historyView = new HistoryView({
+    call: (command, argument) => this.call(command, argument),
+    showFailure: (error) => this.showFailure(error),
+    showSessionHistory: () => this.showSessionHistory(),
+    target: (argument) => this.requestTarget(argument),
+  });
 
   constructor(private readonly context: vscode.ExtensionContext) {
     context.subscriptions.push(
@@ -92,6 +106,12 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand(Commands.showHistory, () => this.showHistory()),
       vscode.commands.registerCommand(Commands.clearCookies, () => this.clearCookies()),
       vscode.commands.registerCommand(Commands.importFile, () => this.importFile()),
+      ...this.responseCommands(),
+      new TestingView({
+        client: () => this.start(),
+        send: (target, cancellation) => this.sendRequest(target, cancellation),
+        log: (line) => this.output.appendLine(line),
+      }),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateStatus()),
       vscode.workspace.onDidChangeConfiguration((event) => {
         // The server reads these when it starts: a restart applies them.
@@ -184,23 +204,40 @@ class Extension implements vscode.Disposable {
     return client;
   }
 
-  private async sendRequest(argument: unknown): Promise<void> {
+  /**
+   * Sends a request and shows its response. With `cancellation` (a test run's), the run
+   * owns the progress and the failures: see `execute`.
+   */
+  private async sendRequest(argument: unknown, cancellation?: vscode.CancellationToken): Promise<Outcome | undefined> {
     const picked = sendArguments(argument, this.cursor());
     if (!picked) {
       void vscode.window.showInformationMessage('Volley: put the cursor in a request of a .http file to send it.');
-      return;
+      return undefined;
     }
-    const outcome = await this.execute<Outcome>(ServerCommands.send, picked, 'Sending request', 'Response: listening');
+    const outcome = await this.execute<Outcome>(
+      ServerCommands.send,
+      picked,
+      'Sending request',
+      'Response: listening',
+      cancellation,
+    );
     if (outcome?.error?.kind === 'cancelled') {
-      void vscode.window.showInformationMessage('Volley: cancelled.');
+      if (!cancellation) {
+        void vscode.window.showInformationMessage('Volley: cancelled.');
+      }
     } else if (outcome) {
       for (const first of outcome.ranFirst ?? []) {
         this.history.add(first, { command: 'send', uri: picked.uri, index: first.request.index }, fileName(picked.uri));
       }
       const origin = { command: 'send' as const, uri: picked.uri, index: outcome.request.index };
       const entry = this.history.add(outcome, origin, fileName(picked.uri));
-      this.panel.show({ kind: 'send', outcome, entry: entry.id });
+      if (this.panel.mode() === 'editor' && !cancellation && outcome.response) {
+        await openInEditor(outcome);
+      } else {
+        this.panel.show({ kind: 'send', outcome, entry: entry.id });
+      }
     }
+    return outcome;
   }
 
   private async sendAll(argument: unknown): Promise<void> {
@@ -243,32 +280,14 @@ class Extension implements vscode.Disposable {
     }
   }
 
-  /** Writes a response's body, as received (base64 decoded), to a file the user picks. */
+  /**
+   * Writes a response's body to a file the user picks: the whole body's file copied when
+   * the server cut the body, else the body as received (base64 decoded).
+   */
   private async saveBody(argument: unknown): Promise<void> {
     const entry = this.entry(argument);
-    if (!entry) {
-      return;
-    }
-    const body = bodyBytes(entry.outcome);
-    if (!body) {
-      void vscode.window.showInformationMessage('Volley: this request has no response body: it was not sent.');
-      return;
-    }
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const target = await vscode.window.showSaveDialog({
-      title: 'Save response body',
-      defaultUri: folder ? vscode.Uri.joinPath(folder, suggestedBodyName(entry.outcome)) : undefined,
-    });
-    if (!target) {
-      return;
-    }
-    await vscode.workspace.fs.writeFile(target, body.bytes);
-    const note = body.truncated ? ' The body was truncated: only its first 4 MiB were received and saved.' : '';
-    const message = `Volley: saved ${body.bytes.length} bytes to ${target.fsPath}.${note}`;
-    if (body.truncated) {
-      void vscode.window.showWarningMessage(message);
-    } else {
-      void vscode.window.showInformationMessage(message);
+    if (entry) {
+      await saveResponseBody(entry.outcome);
     }
   }
 
@@ -366,8 +385,13 @@ class Extension implements vscode.Disposable {
     await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Beside, preview: true });
   }
 
-  /** The session's responses, newest first; the one picked is shown in the panel. */
+  /** The stored responses (the language server's history), newest first. */
   private async showHistory(): Promise<void> {
+    await this.historyView.show();
+  }
+
+  /** The session's responses, newest first; the one picked is shown in the panel. */
+  private async showSessionHistory(): Promise<void> {
     const entries = this.history.entries();
     if (entries.length === 0) {
       void vscode.window.showInformationMessage('Volley: no request was sent yet.');
@@ -530,12 +554,15 @@ class Extension implements vscode.Disposable {
    * request itself is cancelled (`$/cancelRequest`).
    * With `liveTitle`, the streams of the send are shown live under that title while
    * the server listens (the token doubles as the `live` id).
+   * With `runCancellation` (a test run's token), the progress shows in the status bar,
+   * the token cancels the request at once, and a failure is thrown to the caller.
    */
   private async execute<T>(
     command: string,
     argument: unknown,
     title: string,
     liveTitle?: string,
+    runCancellation?: vscode.CancellationToken,
   ): Promise<T | undefined> {
     const client = await this.start();
     if (!client) {
@@ -547,7 +574,11 @@ class Extension implements vscode.Disposable {
       argument = { ...(argument as object), live: workDoneToken };
     }
     return vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Volley', cancellable: true },
+      {
+        location: runCancellation ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
+        title: 'Volley',
+        cancellable: !runCancellation,
+      },
       async (progress, cancellation) => {
         progress.report({ message: title });
         let percentage = 0;
@@ -569,6 +600,16 @@ class Extension implements vscode.Disposable {
           void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
           fallback = setTimeout(() => request.cancel(), CANCEL_PATIENCE_MS);
         });
+        // `volley.cancel` (Ctrl+Alt+K) does what the notification's Cancel does.
+        const cancelByCommand = (): void => {
+          void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
+          fallback ??= setTimeout(() => request.cancel(), CANCEL_PATIENCE_MS);
+        };
+        this.running.add(cancelByCommand);
+        const onRunCancel = runCancellation?.onCancellationRequested(() => {
+          void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
+          request.cancel();
+        });
         try {
           return (await client.sendRequest(
             ExecuteCommandRequest.type,
@@ -576,17 +617,110 @@ class Extension implements vscode.Disposable {
             request.token,
           )) as T;
         } catch (error) {
+          if (runCancellation) {
+            throw error;
+          }
           this.showFailure(error);
           return undefined;
         } finally {
           clearTimeout(fallback);
+          this.running.delete(cancelByCommand);
           onCancel.dispose();
+          onRunCancel?.dispose();
           request.dispose();
           listener.dispose();
           this.liveSends.delete(workDoneToken);
         }
       },
     );
+  }
+
+  /**
+   * The commands of the response views, the large bodies, the stored history, the code
+   * snippets and cancelling (the issue 41 round).
+   */
+  private responseCommands(): vscode.Disposable[] {
+    const withOutcome = (action: (outcome: Outcome) => Promise<void>) => async (argument?: unknown) => {
+      const entry = this.entry(argument);
+      if (entry) {
+        await action(entry.outcome);
+      }
+    };
+    return [
+      vscode.commands.registerCommand(Commands.responseView, (argument?: unknown) => this.chooseView(argument)),
+      vscode.commands.registerCommand(Commands.openBody, withOutcome(openFullBody)),
+      vscode.commands.registerCommand(Commands.openInEditor, withOutcome(openInEditor)),
+      vscode.commands.registerCommand(Commands.compareWithPrevious, (argument?: unknown) =>
+        this.historyView.compareWithPrevious(argument),
+      ),
+      vscode.commands.registerCommand(Commands.compareHistory, () => this.historyView.compare()),
+      vscode.commands.registerCommand(Commands.clearHistory, () => {
+        const uri = this.httpDocument()?.uri.toString();
+        return this.historyView.clear(uri, uri === undefined ? undefined : fileName(uri));
+      }),
+      vscode.commands.registerCommand(Commands.generateSnippet, (argument?: unknown) =>
+        generateSnippet(
+          sendArguments(argument, this.cursor()),
+          (command, value) => this.call(command, value),
+          (error) => this.showFailure(error),
+        ),
+      ),
+      vscode.commands.registerCommand(Commands.cancel, () => {
+        if (this.running.size === 0) {
+          void vscode.window.showInformationMessage('Volley: no request is running.');
+        }
+        for (const cancel of this.running) {
+          cancel();
+        }
+      }),
+    ];
+  }
+
+  /** Shows responses in the view `{view}` names (a panel link), else in the one picked. */
+  private async chooseView(argument: unknown): Promise<void> {
+    const named = (argument as { view?: unknown } | undefined)?.view;
+    let mode = named === undefined ? undefined : responseMode(named);
+    if (mode === undefined) {
+      const current = this.panel.mode();
+      const picked = await vscode.window.showQuickPick(
+        RESPONSE_MODES.map((view) => ({
+          label: view.title,
+          description: view.mode === current ? `${view.description} (current)` : view.description,
+          mode: view.mode,
+        })),
+        { title: 'Volley: show responses as' },
+      );
+      mode = picked?.mode;
+    }
+    if (mode === undefined) {
+      return;
+    }
+    this.panel.choose(mode);
+    const last = this.panel.lastView();
+    if (mode === 'editor' && last?.kind === 'send') {
+      await openInEditor(last.outcome);
+    }
+  }
+
+  /** The request "compare with previous" is about: the link's, the cursor's, else the one shown last. */
+  private requestTarget(argument: unknown): { uri: string; index: number } | { uri: string; line: number } | undefined {
+    const named = entryArgument(argument);
+    const cursor = named === undefined ? this.cursor() : undefined;
+    if (cursor) {
+      return { uri: cursor.uri, line: cursor.line };
+    }
+    const id = named ?? this.panel.lastEntry();
+    const entry = id === undefined ? undefined : this.history.get(id);
+    return entry ? { uri: entry.origin.uri, index: entry.origin.index } : undefined;
+  }
+
+  /** Runs a server command and answers its result; throws its error. */
+  private async call<T>(command: string, argument: unknown): Promise<T> {
+    const client = await this.start();
+    if (!client) {
+      throw new Error('the language server is not running');
+    }
+    return (await client.sendRequest(ExecuteCommandRequest.type, executeCommandParams(command, argument))) as T;
   }
 
   private showFailure(error: unknown): void {

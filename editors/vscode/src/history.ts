@@ -3,7 +3,9 @@
 // (the body as bytes to save, the request as sent as text). No `vscode` import.
 //
 // Invariants: ids are unique for the session and increase with time; the history keeps
-// at most `capacity` entries, dropping the oldest; an entry never changes once added.
+// at most `capacity` entries, dropping the oldest, and the bodies of the newest ones up
+// to `bodyBudget` characters in all (older entries keep everything but their bodies,
+// which the language server's stored history still has); an entry changes only then.
 
 import type { Outcome, SentInfo } from './outcome';
 import { grpcCall, responseStatus } from './status';
@@ -26,11 +28,17 @@ export interface HistoryEntry {
 /** How many responses a session keeps by default. */
 export const HISTORY_CAPACITY = 100;
 
+/** How many characters of bodies a session keeps by default (the newest entries'). */
+export const HISTORY_BODY_BUDGET = 32 * 1024 * 1024;
+
 export class History {
   private readonly items: HistoryEntry[] = [];
   private nextId = 1;
 
-  constructor(private readonly capacity = HISTORY_CAPACITY) {}
+  constructor(
+    private readonly capacity = HISTORY_CAPACITY,
+    private readonly bodyBudget = HISTORY_BODY_BUDGET,
+  ) {}
 
   /** Records `outcome` and answers its entry. */
   add(outcome: Outcome, origin: Origin, file: string, at: number = Date.now()): HistoryEntry {
@@ -39,7 +47,21 @@ export class History {
     if (this.items.length > this.capacity) {
       this.items.splice(0, this.items.length - this.capacity);
     }
+    this.releaseOldBodies();
     return entry;
+  }
+
+  /** Empties the bodies of the entries past the budget, newest kept first. */
+  private releaseOldBodies(): void {
+    let kept = 0;
+    for (let at = this.items.length - 1; at >= 0; at--) {
+      const outcome = this.items[at].outcome;
+      const size = (outcome.response?.body.length ?? 0) + (outcome.sent?.body?.length ?? 0);
+      kept += size;
+      if (kept > this.bodyBudget && size > 0) {
+        this.items[at].outcome = released(outcome);
+      }
+    }
   }
 
   get(id: number): HistoryEntry | undefined {
@@ -54,6 +76,18 @@ export class History {
   get size(): number {
     return this.items.length;
   }
+}
+
+/** `outcome` without its bodies: marked cut, so that the panel offers the whole body's file. */
+function released(outcome: Outcome): Outcome {
+  const copy: Outcome = { ...outcome };
+  if (copy.response) {
+    copy.response = { ...copy.response, body: '', truncated: true };
+  }
+  if (copy.sent?.body !== undefined) {
+    copy.sent = { ...copy.sent, body: undefined, truncated: true };
+  }
+  return copy;
 }
 
 /** A quick pick line for `entry`: what was sent and what came of it. */

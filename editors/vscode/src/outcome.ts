@@ -39,6 +39,9 @@ export interface Assertion {
   passed: boolean;
   /** Why it failed (what a test or a handler threw), when it did. */
   message?: string;
+  /** For an assertion that does not hold: what it wanted (`status == 201`) and what the response had. */
+  expected?: string;
+  actual?: string;
   /** The line of the `# @assert`, of the `client.test` call, or where the handler failed; 0-based. */
   line: number;
 }
@@ -88,7 +91,12 @@ export interface ResponseInfo {
   contentType?: string | null;
   body: string;
   bodyEncoding: 'text' | 'base64';
+  /** The body was larger than what `body` keeps (its first 4 MiB). */
   truncated: boolean;
+  /** The whole body's size in bytes. */
+  bodySize?: number;
+  /** A file holding the whole body as received, when `truncated` (never read whole by the editor). */
+  bodyFile?: string | null;
   timing: Timing;
   assertions: Assertion[];
   stream?: StreamInfo;
@@ -138,6 +146,8 @@ export interface Outcome {
   logs?: string[];
   /** The requests whose responses it reads, sent first because they had not answered yet. */
   ranFirst?: Outcome[];
+  /** The id of the response history entry it was stored as (`volley.historyEntry`). */
+  historyId?: string;
 }
 
 /** The answer of `volley.sendAll`. */

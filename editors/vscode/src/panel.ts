@@ -1,10 +1,17 @@
 // The response panel: one webview beside the editor, reused for every send. While a
 // streaming send is listening, the panel shows its items live (redrawn at most every
-// `LIVE_REDRAW_MS`); the command's answer then replaces them. The page has no scripts:
-// its action links are `command:` links to the extension's panel commands only.
+// `LIVE_REDRAW_MS`); the command's answer then replaces them. The page's action links are
+// `command:` links to the extension's panel commands only; its one script is the viewer of
+// large bodies (`webview/bodyviewer.ts`, nonce'd, only when a body needs it), fed by
+// `BodyFeed`. The view (full, headers, body, raw) is the `volley.response.view` setting
+// until one is chosen in the panel.
 
 import { randomBytes } from 'crypto';
+import { readFileSync } from 'fs';
+import { join } from 'path';
 import * as vscode from 'vscode';
+import { BodyFeed } from './bodyfeed';
+import { type ResponseMode, responseMode, type ViewerBody } from './bodyview';
 import type { LiveView } from './live';
 import type { ResponseView } from './outcome';
 import { PANEL_COMMANDS, pageTitle, renderPage } from './render';
@@ -17,6 +24,9 @@ export class ResponsePanel implements vscode.Disposable {
   private last: ResponseView | undefined;
   private pendingLive: LiveView | undefined;
   private redraw: NodeJS.Timeout | undefined;
+  private feed: BodyFeed | undefined;
+  /** The view chosen in the panel, for the session; else the setting's. */
+  private chosenMode: ResponseMode | undefined;
 
   show(view: ResponseView): void {
     this.cancelLive();
@@ -49,6 +59,24 @@ export class ResponsePanel implements vscode.Disposable {
     }, LIVE_REDRAW_MS);
   }
 
+  /** The view responses are shown in: the one chosen in the panel, else the setting's. */
+  mode(): ResponseMode {
+    return this.chosenMode ?? responseMode(vscode.workspace.getConfiguration('volley').get('response.view'));
+  }
+
+  /** Shows the panel's responses in `mode` from now on (this session), the last one again. */
+  choose(mode: ResponseMode): void {
+    this.chosenMode = mode;
+    if (this.last && mode !== 'editor') {
+      this.show(this.last);
+    }
+  }
+
+  /** The response shown last. */
+  lastView(): ResponseView | undefined {
+    return this.last;
+  }
+
   /** Shows the last response again; false when there is none. */
   showLast(): boolean {
     if (!this.last) {
@@ -60,6 +88,7 @@ export class ResponsePanel implements vscode.Disposable {
 
   dispose(): void {
     this.cancelLive();
+    this.feed?.dispose();
     this.panel?.dispose();
   }
 
@@ -79,13 +108,40 @@ export class ResponsePanel implements vscode.Disposable {
         'volley.response',
         pageTitle(view),
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-        { enableScripts: false, enableCommandUris: PANEL_COMMANDS, enableFindWidget: true, localResourceRoots: [] },
+        { enableScripts: true, enableCommandUris: PANEL_COMMANDS, enableFindWidget: true, localResourceRoots: [] },
       );
+      const feed = new BodyFeed(this.panel.webview);
+      this.feed = feed;
       this.panel.onDidDispose(() => {
+        feed.dispose();
         this.panel = undefined;
+        this.feed = undefined;
       });
     }
     this.panel.title = pageTitle(view);
-    this.panel.webview.html = renderPage(view, randomBytes(16).toString('hex'));
+    const bodies: ViewerBody[] = [];
+    const mode = this.mode();
+    const script = viewerScript();
+    this.panel.webview.html = renderPage(view, randomBytes(16).toString('hex'), {
+      mode: mode === 'editor' ? 'full' : mode,
+      // Without the viewer (a build without it), large bodies are cut in the page.
+      bodies: script === undefined ? undefined : bodies,
+      script,
+    });
+    this.feed?.load(bodies);
   }
+}
+
+let viewerBundle: string | undefined;
+
+/** The viewer's bundle, next to the extension's (`dist/`), read once. */
+function viewerScript(): string | undefined {
+  if (viewerBundle === undefined) {
+    try {
+      viewerBundle = readFileSync(join(__dirname, 'bodyviewer.js'), 'utf8');
+    } catch {
+      viewerBundle = '';
+    }
+  }
+  return viewerBundle === '' ? undefined : viewerBundle;
 }

@@ -1,6 +1,7 @@
 // The response panel's HTML, from the outcomes of `volley.send` and `volley.sendAll`.
 // Pure: no `vscode` import, so the tests render real outcomes without an editor.
 
+import { renderBodySection, renderRaw, renderViewSwitcher, type RenderOptions, VIEWER_STYLE } from './bodyview';
 import { escapeHtml } from './html';
 import { highlightJson, isJson } from './json';
 import type { LiveStream, LiveView } from './live';
@@ -12,8 +13,9 @@ import { grpcCall, responseStatus, statusClass } from './status';
  * without scripts follows `command:` links when the panel enables them). Each takes
  * `{entry}`, the outcome's history id.
  */
-export const PANEL_ACTIONS: { command: string; title: string; needs: 'response' | 'sent' | 'any' }[] = [
+export const PANEL_ACTIONS: { command: string; title: string; needs: 'response' | 'sent' | 'history' | 'any' }[] = [
   { command: 'volley.rerun', title: 'Re-run', needs: 'any' },
+  { command: 'volley.compareWithPrevious', title: 'Compare with previous', needs: 'history' },
   { command: 'volley.saveBody', title: 'Save body…', needs: 'response' },
   { command: 'volley.filterBody', title: 'Filter (jq)…', needs: 'response' },
   { command: 'volley.copyAsCurl', title: 'Copy as cURL', needs: 'any' },
@@ -21,28 +23,47 @@ export const PANEL_ACTIONS: { command: string; title: string; needs: 'response' 
   { command: 'volley.showHistory', title: 'History…', needs: 'any' },
 ];
 
-/** The commands the panel's links may run. */
-export const PANEL_COMMANDS = PANEL_ACTIONS.map((action) => action.command);
+/** The commands the panel's links may run: the actions, the views and the large body's links. */
+export const PANEL_COMMANDS = [
+  ...PANEL_ACTIONS.map((action) => action.command),
+  'volley.responseView',
+  'volley.openBody',
+  'volley.openInEditor',
+];
 
-/** The whole page: a strict Content Security Policy, no scripts, one nonce'd style. */
-export function renderPage(view: ResponseView | LiveView, nonce: string): string {
+/** How a page is rendered: the view's mode, the large bodies' sink, and the viewer's script. */
+export interface PageOptions extends RenderOptions {
+  /** The large-body viewer (`dist/bodyviewer.js`), put in the page when a body needs it. */
+  script?: string;
+}
+
+/**
+ * The whole page: a strict Content Security Policy, one nonce'd style, and no script but
+ * the large-body viewer's (nonce'd too), only when a body is too large for the page.
+ */
+export function renderPage(view: ResponseView | LiveView, nonce: string, options: PageOptions = {}): string {
+  const mode = options.mode ?? 'full';
+  const before = options.bodies?.length ?? 0;
   const body =
     view.kind === 'send'
-      ? renderOutcome(view.outcome, view.entry)
+      ? `${renderViewSwitcher(mode, view.entry)}\n${renderOutcome(view.outcome, view.entry, options)}`
       : view.kind === 'sendAll'
-        ? renderSendAll(view.file, view.result, view.entries)
+        ? `${renderViewSwitcher(mode, undefined)}\n${renderSendAll(view.file, view.result, view.entries, options)}`
         : renderLive(view);
+  const script = options.script !== undefined && (options.bodies?.length ?? 0) > before ? options.script : undefined;
+  const scriptPolicy = script === undefined ? '' : ` script-src 'nonce-${escapeHtml(nonce)}';`;
+  const scriptTag = script === undefined ? '' : `\n<script nonce="${escapeHtml(nonce)}">${script.replace(/<\/(script)/gi, '<\\/$1')}</script>`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${escapeHtml(nonce)}';">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${escapeHtml(nonce)}';${scriptPolicy}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <title>${escapeHtml(pageTitle(view))}</title>
-<style nonce="${escapeHtml(nonce)}">${STYLE}</style>
+<style nonce="${escapeHtml(nonce)}">${STYLE}${VIEWER_STYLE}</style>
 </head>
 <body>
-${body}
+${body}${scriptTag}
 </body>
 </html>
 `;
@@ -65,7 +86,7 @@ export function pageTitle(view: ResponseView | LiveView): string {
  * One request and what came of it; with `entry` (its history id), the action links.
  * The heading line carries the request's `# @description` when it has one.
  */
-export function renderOutcome(outcome: Outcome, entry?: number): string {
+export function renderOutcome(outcome: Outcome, entry?: number, options: RenderOptions = {}): string {
   const request = outcome.request;
   const name = request.name ? ` <span class="name">${escapeHtml(request.name)}</span>` : '';
   const description = request.description
@@ -75,7 +96,7 @@ export function renderOutcome(outcome: Outcome, entry?: number): string {
   const logs = outcome.logs ?? [];
   let content: string;
   if (outcome.response) {
-    content = renderResponse(outcome.response, logs);
+    content = renderResponse(outcome.response, logs, entry, options);
   } else {
     content = renderError(
       outcome.error ?? { kind: 'unknown', message: 'the server answered neither a response nor an error' },
@@ -85,20 +106,20 @@ export function renderOutcome(outcome: Outcome, entry?: number): string {
     }
   }
   const actions = entry === undefined ? '' : `\n${renderActions(outcome, entry)}`;
-  const first = outcome.ranFirst?.length ? `\n${renderRanFirst(outcome.ranFirst)}` : '';
+  const first = outcome.ranFirst?.length ? `\n${renderRanFirst(outcome.ranFirst, options)}` : '';
   return `<section class="outcome">\n${heading}${actions}${first}\n${content}\n</section>`;
 }
 
 /** The requests sent first because this one reads their responses: one line each, the
  * whole outcome of each under it (a `<details>` works without scripts). */
-function renderRanFirst(outcomes: Outcome[]): string {
+function renderRanFirst(outcomes: Outcome[], options: RenderOptions): string {
   const items = outcomes.map((outcome) => {
     const request = outcome.request;
     const label = escapeHtml(request.name ?? `${request.method} ${request.url}`);
     const result = outcome.response
       ? `<span class="${statusClass(outcome.response) === 'fail' ? 'fail' : 'pass'}">${escapeHtml(responseStatus(outcome.response))}</span>`
       : `<span class="fail">not sent: ${escapeHtml(outcome.error?.kind ?? 'unknown')}</span>`;
-    return `<details class="ran-first"><summary>${label} · ${result}</summary>\n${renderOutcome(outcome)}\n</details>`;
+    return `<details class="ran-first"><summary>${label} · ${result}</summary>\n${renderOutcome(outcome, undefined, options)}\n</details>`;
   });
   return `<p class="muted">Sent first, because this request reads their responses:</p>\n${items.join('\n')}`;
 }
@@ -110,7 +131,8 @@ export function renderActions(outcome: Outcome, entry: number): string {
     (action) =>
       action.needs === 'any' ||
       (action.needs === 'response' && outcome.response) ||
-      (action.needs === 'sent' && outcome.sent),
+      (action.needs === 'sent' && outcome.sent) ||
+      (action.needs === 'history' && outcome.response && outcome.historyId !== undefined),
   ).map((action) => `<a class="action" href="command:${action.command}?${argument}">${escapeHtml(action.title)}</a>`);
   return `<p class="actions">${links.join(' · ')}</p>`;
 }
@@ -120,6 +142,7 @@ export function renderSendAll(
   file: string,
   result: { results: Outcome[]; cancelled: boolean },
   entries?: number[],
+  options: RenderOptions = {},
 ): string {
   const failed = result.results.filter(failedOutcome).length;
   const parts = [`${result.results.length} ${plural(result.results.length, 'request')} sent`];
@@ -130,7 +153,7 @@ export function renderSendAll(
     parts.push('<span class="fail">cancelled: the requests after the last one shown were not sent</span>');
   }
   const summary = `<h1>${escapeHtml(file)}</h1>\n<p class="summary">${parts.join(' · ')}</p>`;
-  const sections = result.results.map((outcome, i) => renderOutcome(outcome, entries?.[i]));
+  const sections = result.results.map((outcome, i) => renderOutcome(outcome, entries?.[i], options));
   return [summary, ...sections].join('\n');
 }
 
@@ -146,8 +169,19 @@ export function failedOutcome(outcome: Outcome): boolean {
   return statusClass(response) === 'fail' || response.assertions.some((assertion) => !assertion.passed);
 }
 
-/** The response; the scripts' log lines after the assertions, near the tests they go with. */
-function renderResponse(response: ResponseInfo, logs: string[]): string {
+/**
+ * The response in the view's mode (`full` when none): the scripts' log lines after the
+ * assertions, near the tests they go with; `headers` leaves out the body, `body` shows
+ * only it, `raw` the status line, headers and body as text.
+ */
+function renderResponse(response: ResponseInfo, logs: string[], entry: number | undefined, options: RenderOptions): string {
+  const mode = options.mode ?? 'full';
+  if (mode === 'raw') {
+    return renderRaw(response, entry, options);
+  }
+  if (mode === 'body') {
+    return [...(response.filtered ? [renderFiltered(response.filtered)] : []), renderBodySection(response, entry, options)].join('\n');
+  }
   // A gRPC call's status, then its kind and message count, never the HTTP exchange's 200.
   const status = response.grpc ? responseStatus(response) : `${response.httpVersion} ${responseStatus(response)}`;
   const call = response.grpc ? ` · ${escapeHtml(grpcCall(response.grpc))}` : '';
@@ -164,10 +198,12 @@ function renderResponse(response: ResponseInfo, logs: string[]): string {
     sections.push(renderStream(response.stream));
   }
   sections.push(renderHeaders(response.headers));
-  if (response.filtered) {
-    sections.push(renderFiltered(response.filtered));
+  if (mode !== 'headers') {
+    if (response.filtered) {
+      sections.push(renderFiltered(response.filtered));
+    }
+    sections.push(renderBodySection(response, entry, options));
   }
-  sections.push(renderBody(response));
   sections.push(
     `<p class="muted timing">Time to first byte ${formatMs(response.timing.ttfbMs)}, total ${formatMs(response.timing.totalMs)}</p>`,
   );
@@ -271,21 +307,6 @@ function renderHeaders(headers: [string, string][]): string {
   return `<details open>\n<summary>Headers (${headers.length})</summary>\n<table class="headers">\n${rows.join('\n')}\n</table>\n</details>`;
 }
 
-function renderBody(response: ResponseInfo): string {
-  const truncated = response.truncated
-    ? '\n<p class="muted">The body was truncated: only its first 4 MiB are shown (and saved).</p>'
-    : '';
-  if (response.bodyEncoding === 'base64') {
-    return `<h3>Body</h3>\n<p class="muted">binary, ${base64Length(response.body)} bytes</p>${truncated}`;
-  }
-  if (response.body === '') {
-    return `<h3>Body</h3>\n<p class="muted">empty</p>`;
-  }
-  const jsonLike = /json/i.test(response.contentType ?? '') || /^\s*[[{]/.test(response.body);
-  const html = jsonLike && isJson(response.body) ? highlightJson(response.body) : escapeHtml(response.body);
-  return `<h3>Body</h3>\n<pre class="body">${html}</pre>${truncated}`;
-}
-
 /** The body through a jq filter, above the body itself. */
 function renderFiltered(filtered: Filtered): string {
   const heading = `<h3>Filtered by <code>${escapeHtml(filtered.expression)}</code></h3>`;
@@ -301,7 +322,8 @@ function renderFiltered(filtered: Filtered): string {
 /** `response`'s body size, as the status line shows it. */
 function bodySize(response: ResponseInfo): string {
   const bytes =
-    response.bodyEncoding === 'base64' ? base64Length(response.body) : new TextEncoder().encode(response.body).length;
+    response.bodySize ??
+    (response.bodyEncoding === 'base64' ? base64Length(response.body) : Buffer.byteLength(response.body, 'utf8'));
   return formatBytes(bytes);
 }
 

@@ -29,6 +29,19 @@ test('the history keeps at most its capacity, dropping the oldest', () => {
   assert.ok(history.get(ids[2]));
 });
 
+test('the bodies of the newest entries are kept up to the budget, older ones released', () => {
+  const history = new History(10, 25);
+  const ids = [1, 2, 3].map((n) => history.add(outcome({ body: 'x'.repeat(10) }), origin, 'api.http', n).id);
+  assert.equal(history.get(ids[2])?.outcome.response?.body.length, 10);
+  assert.equal(history.get(ids[1])?.outcome.response?.body.length, 10);
+  const released = history.get(ids[0])?.outcome.response;
+  assert.equal(released?.body, '');
+  assert.equal(released?.truncated, true);
+  // The rest of the entry stays.
+  assert.equal(history.get(ids[0])?.outcome.request.name, 'login');
+  assert.equal(history.size, 3);
+});
+
 test('a history line says what was sent and what came of it', () => {
   const history = new History();
   const sent = historyLabel(history.add(outcome({ status: 201, statusText: 'Created' }), origin, 'api.http', 0));

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-const pure = ['binary', 'commands', 'history', 'html', 'json', 'live', 'outcome', 'profile', 'remote', 'render', 'restart', 'status'];
+const pure = ['binary', 'checks', 'commands', 'history', 'html', 'json', 'live', 'outcome', 'profile', 'remote', 'render', 'restart', 'status', 'bodyrows', 'bodyview', 'snippet', 'storedhistory'];
 
 test('pure modules import neither vscode nor the language client', () => {
   for (const name of pure) {

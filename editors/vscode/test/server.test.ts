@@ -88,7 +88,11 @@ before(async () => {
   const scriptsFile = join(directory, 'scripts.http');
   writeFileSync(scriptsFile, scriptsText);
   scriptsUri = pathToFileURL(scriptsFile).toString();
-  server = spawn(binary, ['lsp'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  // The response history goes to the temporary directory, never to the user's cache.
+  server = spawn(binary, ['lsp'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { ...process.env, XDG_CACHE_HOME: join(directory, 'cache') },
+  });
   connection = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
   connection.onNotification(STREAM_NOTIFICATION, (update: unknown) => updates.push(update));
   connection.onRequest('window/workDoneProgress/create', () => null);

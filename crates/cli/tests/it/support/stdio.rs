@@ -72,6 +72,8 @@ impl Editor {
     pub(crate) fn start(options: &Value, folder: &Path, environment: &[(&str, &str)]) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_volley"));
         command.arg("lsp").env_remove("VOLLEY_TOKEN").env_remove("VOLLEY_SERVER");
+        // The response history goes to the folder, not the user's cache.
+        command.env("XDG_CACHE_HOME", folder.join(".cache"));
         for (name, value) in environment {
             command.env(name, value);
         }
