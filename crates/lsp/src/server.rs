@@ -27,7 +27,7 @@ use tower_lsp_server::ls_types::{
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::cookies::Jars;
-use crate::diagnostics::{Context, Environment, Publisher};
+use crate::diagnostics::{self, Context, Environment, Publisher};
 use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute;
 use crate::progress::Progresses;
@@ -302,14 +302,21 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let document = params.text_document;
-        self.documents.open(&document.uri, document.version, &document.text);
-        if is_config(&document.uri) {
+        let (uri, version) = (document.uri, document.version);
+        if is_config(&uri) {
+            self.documents.open(&uri, version, document.text);
             // Perhaps a configuration where there was none.
             volley_engine::stages::reload_config(&self.engine);
             self.publish_all();
-        } else {
-            self.publish(document.uri);
+            return;
         }
+        // A large document: the diagnostics of its first chunks come while it is parsed.
+        let first = diagnostics::first_chunks(&document.text).map(str::to_owned);
+        self.documents.open(&uri, version, document.text);
+        if let Some(first) = first {
+            self.publisher.request_first(&self.context(), uri.clone(), version, first);
+        }
+        self.publish(uri);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -356,7 +363,7 @@ impl LanguageServer for Backend {
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;
@@ -374,7 +381,7 @@ impl LanguageServer for Backend {
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let ranges = snapshot
@@ -389,7 +396,7 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let position = params.text_document_position;
-        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri).await else {
             return Ok(None);
         };
         let engine = self.engine.clone();
@@ -415,7 +422,7 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let position = params.text_document_position_params;
-        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri).await else {
             return Ok(None);
         };
         let engine = self.engine.clone();
@@ -456,7 +463,7 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri;
-        let Some(snapshot) = self.documents.snapshot(&uri) else {
+        let Some(snapshot) = self.documents.snapshot(&uri).await else {
             return Ok(None);
         };
         let line = params.range.start.line as usize;
@@ -469,7 +476,7 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
-        let Some(snapshot) = self.documents.snapshot(&uri) else {
+        let Some(snapshot) = self.documents.snapshot(&uri).await else {
             return Ok(None);
         };
         let mut lenses: Vec<CodeLens> = snapshot
@@ -530,7 +537,7 @@ impl LanguageServer for Backend {
     }
 
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;
@@ -542,7 +549,7 @@ impl LanguageServer for Backend {
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let position = params.text_document_position;
         let uri = position.text_document.uri;
-        let Some(snapshot) = self.documents.snapshot(&uri) else {
+        let Some(snapshot) = self.documents.snapshot(&uri).await else {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;
@@ -554,7 +561,7 @@ impl LanguageServer for Backend {
     }
 
     async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let Some(directory) = snapshot.path.as_deref().and_then(std::path::Path::parent) else {
@@ -571,7 +578,7 @@ impl LanguageServer for Backend {
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;

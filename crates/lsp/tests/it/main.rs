@@ -7,6 +7,7 @@ mod cookies;
 mod curl;
 mod grpc;
 mod import;
+mod large;
 mod navigation;
 mod network;
 mod oauth;
