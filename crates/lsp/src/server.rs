@@ -310,8 +310,12 @@ impl LanguageServer for Backend {
             self.publish_all();
             return;
         }
-        // A large document: the diagnostics of its first chunks come while it is parsed.
-        let first = diagnostics::first_chunks(&document.text).map(str::to_owned);
+        // A large document: the diagnostics of its first chunks, published while it is
+        // parsed, made before its parse starts.
+        let first = diagnostics::first_chunks(&document.text).map(|first| {
+            let environment = self.environment.lock().clone();
+            diagnostics::first(&Snapshot::parse(version, first, convert::path(&uri)), &self.engine, &environment)
+        });
         self.documents.open(&uri, version, document.text);
         if let Some(first) = first {
             self.publisher.request_first(&self.context(), uri.clone(), version, first);
