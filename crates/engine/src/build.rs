@@ -426,8 +426,8 @@ const SCHEMES: [&str; 4] = ["http", "https", "ws", "wss"];
 /// the analysis (`volley check`, the editors), so that both give the same verdict.
 pub(crate) fn url_problem(written: &str, candidate: &str) -> Option<(String, Option<String>)> {
     for scheme in ["https", "http", "wss", "ws"] {
-        if written.len() >= scheme.len() + 2
-            && written[..scheme.len()].eq_ignore_ascii_case(scheme)
+        // `get`: a URL that starts with a character of several bytes is not cut inside it.
+        if written.get(..scheme.len()).is_some_and(|start| start.eq_ignore_ascii_case(scheme))
             && written[scheme.len()..].starts_with("//")
         {
             return Some((
@@ -477,4 +477,18 @@ pub(crate) fn url_problem(written: &str, candidate: &str) -> Option<(String, Opt
         }
     }
     Some((error.to_string(), None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::url_problem;
+
+    #[test]
+    fn a_scheme_without_its_colon_is_named_and_other_characters_are_not_cut() {
+        let (reason, hint) = url_problem("https//example.com", "https//example.com").expect("a problem");
+        assert_eq!(reason, "`https//` has no `:` after the scheme");
+        assert_eq!(hint.as_deref(), Some("did you mean `https://example.com`?"));
+        // `é` is two bytes: `wss` and `https` would end inside one.
+        assert!(url_problem("éé//x", "éé//x").is_some_and(|(reason, _)| !reason.contains("after the scheme")));
+    }
 }

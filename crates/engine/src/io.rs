@@ -108,6 +108,14 @@ pub struct MemoryFs {
     fallback: Option<Arc<dyn Io>>,
 }
 
+/// The content of a [`MemoryFs`] file that is made when the file is read, not when it
+/// is inserted: the language server's unsaved buffer, shared with its document (a
+/// rope, cheap to clone) instead of copied into memory after every keystroke.
+pub trait Contents: Send + Sync + fmt::Debug {
+    /// The file's bytes.
+    fn bytes(&self) -> Vec<u8>;
+}
+
 impl fmt::Debug for MemoryFs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = self.files.read().len();
@@ -130,8 +138,19 @@ impl MemoryFs {
 
     /// Adds or replaces a file.
     pub fn insert(&self, path: impl AsRef<Path>, content: impl Into<Vec<u8>>) {
+        self.insert_held(path.as_ref(), Held::Bytes(content.into()));
+    }
+
+    /// Adds or replaces a file whose bytes are made when it is read (see [`Contents`]).
+    pub fn insert_contents(&self, path: impl AsRef<Path>, contents: Arc<dyn Contents>) {
+        self.insert_held(path.as_ref(), Held::Contents(contents));
+    }
+
+    fn insert_held(&self, path: &Path, held: Held) {
         let version = VERSIONS.fetch_add(1, Ordering::Relaxed);
-        self.files.write().insert(normalize(path.as_ref()), (content.into(), version));
+        let replaced = self.files.write().insert(normalize(path), (held, version));
+        // A large replaced content is freed after the lock is released.
+        drop(replaced);
     }
 
     /// Removes a file (the fallback answers for it again).
@@ -143,8 +162,11 @@ impl MemoryFs {
 impl Io for MemoryFs {
     fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         let key = normalize(path);
-        if let Some((content, _)) = self.files.read().get(&key).cloned() {
-            return Ok(content);
+        let held = self.files.read().get(&key).map(|(held, _)| held.clone());
+        match held {
+            Some(Held::Bytes(content)) => return Ok(content),
+            Some(Held::Contents(contents)) => return Ok(contents.bytes()),
+            None => {}
         }
         match &self.fallback {
             Some(fallback) => fallback.read(path),
@@ -201,7 +223,14 @@ impl Io for MemoryFs {
 }
 
 /// A file's content and the version it got when inserted.
-type Versioned = (Vec<u8>, u64);
+type Versioned = (Held, u64);
+
+/// A [`MemoryFs`] file's content: its bytes, or what makes them when it is read.
+#[derive(Debug, Clone)]
+enum Held {
+    Bytes(Vec<u8>),
+    Contents(Arc<dyn Contents>),
+}
 
 /// Versions of [`MemoryFs`] files, increasing across all of them.
 static VERSIONS: AtomicU64 = AtomicU64::new(1);
@@ -240,8 +269,33 @@ mod tests {
         assert_eq!(files.read(&on_disk).unwrap(), b"memory");
         files.remove(&on_disk);
         assert_eq!(files.read(&on_disk).unwrap(), b"disk");
+
         assert!(MemoryFs::new().read(&on_disk).is_err());
         std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    /// Contents that count how often they are made.
+    #[derive(Debug, Default)]
+    struct Counted(AtomicU64);
+
+    impl Contents for Counted {
+        fn bytes(&self) -> Vec<u8> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            b"made".to_vec()
+        }
+    }
+
+    #[test]
+    fn contents_are_made_when_read_not_when_inserted() {
+        let files = MemoryFs::new();
+        let contents = Arc::new(Counted::default());
+        files.insert_contents("/project/api.http", Arc::clone(&contents) as Arc<dyn Contents>);
+        assert!(files.is_file(Path::new("/project/api.http")));
+        assert_eq!(contents.0.load(Ordering::Relaxed), 0);
+        assert_eq!(files.read(Path::new("/project/./api.http")).unwrap(), b"made");
+        assert_eq!(contents.0.load(Ordering::Relaxed), 1);
+        files.insert("/project/api.http", "bytes");
+        assert_eq!(files.read(Path::new("/project/api.http")).unwrap(), b"bytes");
     }
 
     #[test]

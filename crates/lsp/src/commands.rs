@@ -24,14 +24,14 @@ use crate::server::{Backend, document_of, invalid_params};
 use crate::{convert, cookies, copy};
 
 impl Backend {
-    fn snapshot(&self, uri: &Uri) -> Result<Snapshot> {
-        self.documents.snapshot(uri).ok_or_else(|| invalid_params(format!("`{}` is not open", uri.as_str())))
+    async fn snapshot(&self, uri: &Uri) -> Result<Snapshot> {
+        self.documents.snapshot(uri).await.ok_or_else(|| invalid_params(format!("`{}` is not open", uri.as_str())))
     }
 
     /// The open document `uri` of a command's arguments, and its whole typed document.
     async fn document_for(&self, uri: &str) -> Result<(Snapshot, Arc<volley_syntax::Document>)> {
         let uri: Uri = uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
-        let snapshot = self.snapshot(&uri)?;
+        let snapshot = self.snapshot(&uri).await?;
         let document = document_of(&snapshot).await?;
         Ok((snapshot, document))
     }
@@ -445,7 +445,7 @@ impl Backend {
     pub(crate) async fn tests(&self, arguments: &TestsArguments) -> Result<Value> {
         let uri: Uri =
             arguments.uri.parse().map_err(|_| invalid_params(format!("`{}` is not a URI", arguments.uri)))?;
-        let document = if let Some(snapshot) = self.documents.snapshot(&uri) {
+        let document = if let Some(snapshot) = self.documents.snapshot(&uri).await {
             document_of(&snapshot).await?
         } else {
             let path =

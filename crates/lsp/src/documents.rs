@@ -11,8 +11,14 @@
 //! costs about 7 bytes per byte of text, and a chunk's text gives it again in about a
 //! millisecond ([`Part::document`]). The parts the latest edit made keep theirs, since
 //! the features that follow a keystroke (completion, diagnostics) read them.
+//!
+//! A document over [`LARGE_DOCUMENT_BYTES`] is parsed on a thread of its own when it is
+//! opened (`opening.rs`): the edits that arrive meanwhile are queued and applied once
+//! the parse is in, and [`Documents::snapshot`] awaits it. The engine reads an open
+//! document's unsaved text through the rope itself (a clone shares it), never a copy.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -24,6 +30,8 @@ use volley_syntax::{Document, Position, ProtoImport, Protocol, Span, Spanned, Sy
 
 use crate::convert;
 use crate::diagnostics::PartDiagnostics;
+use crate::names::FileNames;
+use crate::opening::Parse;
 
 /// The open documents, shared by every handler. Its lock is never held across `.await`.
 #[derive(Debug, Clone)]
@@ -37,17 +45,82 @@ pub(crate) struct Documents {
 struct Entry {
     version: i32,
     rope: Rope,
-    tree: SyntaxTree,
-    model: Arc<Model>,
     path: Option<PathBuf>,
-    /// The text changed since it was last copied into the engine's files.
-    unsynced: bool,
+    parsed: Parsed,
 }
 
-/// Documents up to this size are copied into the engine's files on every change; larger
-/// ones once their diagnostics are published (see [`Documents::sync_file`]), so that the
-/// copy is not in the way of a keystroke's diagnostics.
-const SYNC_AT_ONCE_BYTES: usize = 256 * 1024;
+/// A document's syntax tree and typed model, or the parse that makes them.
+#[derive(Debug)]
+enum Parsed {
+    Ready {
+        tree: SyntaxTree,
+        model: Arc<Model>,
+    },
+    /// A large document just opened: parsed on a thread of its own, so that the server
+    /// answers meanwhile (its first diagnostics: `diagnostics::first`); the edits that
+    /// arrive meanwhile wait here, byte ranges of the text as each found it.
+    Running {
+        parse: Arc<Parse>,
+        edits: Vec<(Range<usize>, String)>,
+    },
+}
+
+impl Entry {
+    /// The model, once the parse is done: the queued edits are applied to its tree then.
+    /// Else what tells when the parse is done.
+    fn model(&mut self) -> Result<Arc<Model>, tokio::sync::watch::Receiver<bool>> {
+        if let Parsed::Running { parse, edits } = &mut self.parsed {
+            let parsed = parse.result().map_err(|()| parse.done())?;
+            let edits = std::mem::take(edits);
+            self.parsed = match parsed {
+                Some((tree, model)) if edits.is_empty() => Parsed::Ready { tree, model: Arc::new(model) },
+                Some((mut tree, model)) => {
+                    for (range, text) in edits {
+                        if tree.edit(range, &text).is_err() {
+                            // Cannot happen for ranges computed from the rope; stay correct anyway.
+                            tree = SyntaxTree::new(self.rope.to_string());
+                            break;
+                        }
+                    }
+                    let model = Arc::new(Model::build(&tree, &model));
+                    Parsed::Ready { tree, model }
+                }
+                None => {
+                    let (tree, model) = Model::parse(&self.rope.to_string());
+                    Parsed::Ready { tree, model: Arc::new(model) }
+                }
+            };
+        }
+        match &self.parsed {
+            Parsed::Ready { model, .. } => Ok(Arc::clone(model)),
+            Parsed::Running { .. } => unreachable!("a finished parse was replaced above"),
+        }
+    }
+}
+
+/// A version of a document's text as the engine's files hold it: its rope, shared with
+/// the document (a clone is a few pointers), made into bytes only when the engine reads
+/// the file (another document imports it, a send reads it). A keystroke copies nothing.
+#[derive(Debug)]
+struct RopeContents(Rope);
+
+impl volley_engine::io::Contents for RopeContents {
+    fn bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(self.0.len_bytes());
+        for chunk in self.0.chunks() {
+            bytes.extend_from_slice(chunk.as_bytes());
+        }
+        bytes
+    }
+}
+
+/// Opening a document larger than this gives the memory its parse freed back to the
+/// system at once.
+const RELEASE_AFTER_OPEN_BYTES: usize = 256 * 1024;
+
+/// A document larger than this is parsed on a thread of its own when it is opened, and
+/// its first diagnostics are those of its first chunks (`diagnostics::first`).
+pub(crate) const LARGE_DOCUMENT_BYTES: usize = 1024 * 1024;
 
 /// `true` for the configuration files a document's analysis reads: open in the editor,
 /// their unsaved text counts, but they are not `.http` documents (no diagnostics).
@@ -66,6 +139,13 @@ pub(crate) struct Snapshot {
 }
 
 impl Snapshot {
+    /// A snapshot of a text parsed alone, not an open document's (the first chunks of a
+    /// large document, diagnosed while the whole is parsed).
+    pub(crate) fn parse(version: i32, text: &str, path: Option<PathBuf>) -> Snapshot {
+        let (_, model) = Model::parse(text);
+        Snapshot { version, rope: Rope::from_str(text), model: Arc::new(model), path }
+    }
+
     /// The typed document of the whole text, built once per version on first use (for
     /// features that walk everything: symbols, navigation, formatting).
     pub(crate) fn document(&self) -> Arc<Document> {
@@ -133,6 +213,9 @@ pub(crate) struct Outline {
     pub(crate) script_variables: volley_engine::analysis::ScriptVariables,
     /// The part has a gRPC request (the gRPC features pass over the others).
     pub(crate) grpc: bool,
+    /// The part has an import line (`# @import`, `import`): the features that read what
+    /// the file imports make its document, the others are passed over.
+    pub(crate) imports: bool,
     /// httpyac's `proto <` lines of the part's blocks without a request line: they apply
     /// to every gRPC request of the file.
     pub(crate) global_proto_imports: Vec<ProtoImport>,
@@ -174,6 +257,7 @@ impl Outline {
             variables: document.variables.clone(),
             script_variables: volley_engine::analysis::ScriptVariables::of_document(document),
             grpc: document.requests().any(|request| matches!(request.protocol, Protocol::Grpc(_))),
+            imports: document.has_imports(),
             global_proto_imports: document
                 .blocks
                 .iter()
@@ -190,7 +274,7 @@ impl Outline {
         index.checked_sub(1).and_then(|index| self.blocks.get(index)).and_then(|block| block.request.as_ref())
     }
 
-    fn requests(&self) -> impl Iterator<Item = &RequestOutline> {
+    pub(crate) fn requests(&self) -> impl Iterator<Item = &RequestOutline> {
         self.blocks.iter().filter_map(|block| block.request.as_ref())
     }
 }
@@ -234,6 +318,9 @@ impl Placed {
 #[derive(Debug, Default)]
 pub(crate) struct Model {
     pub(crate) parts: Vec<Placed>,
+    /// The names over the whole file, shared with the versions before while edits leave
+    /// them alone.
+    pub(crate) names: Arc<FileNames>,
     whole: OnceLock<Arc<Document>>,
 }
 
@@ -241,7 +328,7 @@ impl Model {
     /// A text parsed from scratch and its model. The parts are made on the threads that
     /// parse their chunks, each document dropped there, so that the documents of the
     /// whole file are never held at once.
-    fn parse(text: &str) -> (SyntaxTree, Model) {
+    pub(crate) fn parse(text: &str) -> (SyntaxTree, Model) {
         let (tree, parts) = SyntaxTree::with_chunk_documents(text, |chunk, document| {
             Arc::new(Part::new(chunk.id, Arc::clone(chunk.text), document, false))
         });
@@ -249,8 +336,9 @@ impl Model {
             .chunks()
             .zip(parts)
             .map(|(chunk, part)| Placed { part, start: chunk.start, start_position: chunk.start_position })
-            .collect();
-        (tree, Model { parts, whole: OnceLock::new() })
+            .collect::<Vec<_>>();
+        let names = Arc::new(FileNames::of(&parts));
+        (tree, Model { parts, names, whole: OnceLock::new() })
     }
 
     /// The model of `tree` after an edit, reusing the parts of `previous` whose chunks
@@ -258,7 +346,7 @@ impl Model {
     fn build(tree: &SyntaxTree, previous: &Model) -> Model {
         let reusable: HashMap<u64, &Arc<Part>> =
             previous.parts.iter().map(|placed| (placed.part.id, &placed.part)).collect();
-        let parts = tree
+        let parts: Vec<Placed> = tree
             .chunks()
             .enumerate()
             .map(|(index, chunk)| {
@@ -275,7 +363,24 @@ impl Model {
                 Placed { part, start: chunk.start, start_position: chunk.start_position }
             })
             .collect();
-        Model { parts, whole: OnceLock::new() }
+        let kept: HashSet<u64> = parts.iter().map(|placed| placed.part.id).collect();
+        let replaced: Vec<&Outline> = previous
+            .parts
+            .iter()
+            .filter(|placed| !kept.contains(&placed.part.id))
+            .map(|placed| &placed.part.outline)
+            .collect();
+        let made: Vec<&Outline> = parts
+            .iter()
+            .filter(|placed| !reusable.contains_key(&placed.part.id))
+            .map(|placed| &placed.part.outline)
+            .collect();
+        let names = if FileNames::same(&replaced, &made) {
+            Arc::clone(&previous.names)
+        } else {
+            Arc::new(FileNames::of(&parts))
+        };
+        Model { parts, names, whole: OnceLock::new() }
     }
 
     /// The part a byte offset of the file falls in (the last one for the end of the
@@ -301,15 +406,6 @@ impl Model {
         self.parts.iter().flat_map(|placed| &placed.part.outline.variables)
     }
 
-    /// What the scripts of every part may set (their script files not read).
-    pub(crate) fn script_variables(&self) -> volley_engine::analysis::ScriptVariables {
-        let mut all = volley_engine::analysis::ScriptVariables::default();
-        for placed in &self.parts {
-            all.extend(&placed.part.outline.script_variables);
-        }
-        all
-    }
-
     /// The names of the file's named requests, in order.
     pub(crate) fn request_names(&self) -> impl Iterator<Item = &str> {
         self.requests().filter_map(|(_, request)| request.name.as_ref().map(|name| name.value.as_str()))
@@ -326,19 +422,26 @@ impl Documents {
         self.open.lock()
     }
 
-    /// Opens (or reopens) a document.
-    pub(crate) fn open(&self, uri: &Uri, version: i32, text: &str) {
+    /// Opens (or reopens) a document. A large one is parsed on a thread of its own
+    /// ([`LARGE_DOCUMENT_BYTES`]): what needs its model waits for it
+    /// ([`Documents::snapshot`]), its edits are queued meanwhile.
+    pub(crate) fn open(&self, uri: &Uri, version: i32, text: String) {
         let path = convert::path(uri);
+        let rope = Rope::from_str(&text);
         if let Some(path) = &path {
-            self.files.insert(path, text);
+            self.files.insert_contents(path, Arc::new(RopeContents(rope.clone())));
         }
-        let (tree, model) = Model::parse(text);
-        let entry = Entry { version, rope: Rope::from_str(text), tree, model: Arc::new(model), path, unsynced: false };
-        self.lock().insert(uri.as_str().to_owned(), entry);
-        if text.len() > SYNC_AT_ONCE_BYTES {
-            // Parsing freed trees and documents of several times the text's size.
-            volley_syntax::allocator::release_free_memory();
-        }
+        let parsed = if text.len() > LARGE_DOCUMENT_BYTES {
+            Parsed::Running { parse: Parse::start(text), edits: Vec::new() }
+        } else {
+            let (tree, model) = Model::parse(&text);
+            if text.len() > RELEASE_AFTER_OPEN_BYTES {
+                // Parsing freed trees and documents of several times the text's size.
+                volley_syntax::allocator::release_free_memory();
+            }
+            Parsed::Ready { tree, model: Arc::new(model) }
+        };
+        self.lock().insert(uri.as_str().to_owned(), Entry { version, rope, path, parsed });
     }
 
     /// Applies `changes` in order and stamps the document with `version`. Returns `false`
@@ -348,55 +451,42 @@ impl Documents {
         let Some(entry) = open.get_mut(uri.as_str()) else {
             return false;
         };
-        // The model of a text replaced whole, made as it was parsed.
-        let mut replaced = None;
+        // The model follows the tree after range edits; a text replaced whole has the
+        // model made as it was parsed.
+        let mut rebuild = false;
         for change in changes {
             if let Some(range) = change.range {
-                replaced = None;
                 let bytes = convert::byte_range(&entry.rope, range);
                 let chars = entry.rope.byte_to_char(bytes.start)..entry.rope.byte_to_char(bytes.end);
                 entry.rope.remove(chars.clone());
                 entry.rope.insert(chars.start, &change.text);
-                if entry.tree.edit(bytes, &change.text).is_err() {
-                    // Cannot happen for ranges computed from the rope; stay correct anyway.
-                    entry.tree = SyntaxTree::new(entry.rope.to_string());
+                match &mut entry.parsed {
+                    Parsed::Ready { tree, .. } => {
+                        if tree.edit(bytes, &change.text).is_err() {
+                            // Cannot happen for ranges computed from the rope; stay correct anyway.
+                            *tree = SyntaxTree::new(entry.rope.to_string());
+                        }
+                        rebuild = true;
+                    }
+                    Parsed::Running { edits, .. } => edits.push((bytes, change.text.clone())),
                 }
             } else {
                 entry.rope = Rope::from_str(&change.text);
                 let (tree, model) = Model::parse(&change.text);
-                entry.tree = tree;
-                replaced = Some(model);
+                entry.parsed = Parsed::Ready { tree, model: Arc::new(model) };
+                rebuild = false;
             }
         }
         entry.version = version;
-        entry.model = Arc::new(match replaced {
-            Some(model) => model,
-            None => Model::build(&entry.tree, &entry.model),
-        });
-        entry.unsynced = entry.path.is_some();
-        if let Some(path) = &entry.path
-            && entry.rope.len_bytes() <= SYNC_AT_ONCE_BYTES
+        if let Parsed::Ready { tree, model } = &mut entry.parsed
+            && rebuild
         {
-            self.files.insert(path, entry.rope.to_string());
-            entry.unsynced = false;
+            *model = Arc::new(Model::build(tree, model));
+        }
+        if let Some(path) = &entry.path {
+            self.files.insert_contents(path, Arc::new(RopeContents(entry.rope.clone())));
         }
         true
-    }
-
-    /// Copies a large document's unsaved text into the engine's files, if it changed
-    /// since the last copy.
-    pub(crate) fn sync_file(&self, uri: &Uri) {
-        let (rope, path) = {
-            let mut open = self.lock();
-            let Some(entry) = open.get_mut(uri.as_str()).filter(|entry| entry.unsynced) else { return };
-            entry.unsynced = false;
-            (entry.rope.clone(), entry.path.clone())
-        };
-        if let Some(path) = path {
-            self.files.insert(path, rope.to_string());
-            // The copy it replaced, and what computing the diagnostics freed.
-            volley_syntax::allocator::release_free_memory();
-        }
     }
 
     /// Closes a document: the engine reads the file from disk again.
@@ -418,13 +508,45 @@ impl Documents {
         self.lock().iter().filter_map(|(uri, entry)| uri.parse::<Uri>().ok().map(|uri| (uri, entry.version))).collect()
     }
 
-    /// A snapshot of a document, if it is open.
-    pub(crate) fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
-        self.lock().get(uri.as_str()).map(|entry| Snapshot {
-            version: entry.version,
-            rope: entry.rope.clone(),
-            model: Arc::clone(&entry.model),
-            path: entry.path.clone(),
-        })
+    /// A snapshot of a document, if it is open: once its parse is done, when it was
+    /// opened large and is still parsing (awaited, not blocking the task).
+    pub(crate) async fn snapshot(&self, uri: &Uri) -> Option<Snapshot> {
+        loop {
+            let mut done = {
+                let mut open = self.lock();
+                let entry = open.get_mut(uri.as_str())?;
+                match entry.model() {
+                    Ok(model) => {
+                        return Some(Snapshot {
+                            version: entry.version,
+                            rope: entry.rope.clone(),
+                            model,
+                            path: entry.path.clone(),
+                        });
+                    }
+                    Err(done) => done,
+                }
+            };
+            // Set at the end of the parse, whatever became of it.
+            let _ = done.wait_for(|done| *done).await;
+        }
+    }
+
+    /// The text of a document, if it is open (without waiting for its parse).
+    pub(crate) fn rope(&self, uri: &Uri) -> Option<Rope> {
+        self.lock().get(uri.as_str()).map(|entry| entry.rope.clone())
+    }
+}
+
+#[cfg(test)]
+impl Documents {
+    /// Opens a document as a large one is opened, its parse held until the returned
+    /// function runs: the edits made before that are queued.
+    pub(crate) fn open_held(&self, uri: &Uri, version: i32, text: &str) -> impl FnOnce() + use<> {
+        let (parse, finish) = Parse::held(text.to_owned());
+        let parsed = Parsed::Running { parse, edits: Vec::new() };
+        let entry = Entry { version, rope: Rope::from_str(text), path: convert::path(uri), parsed };
+        self.lock().insert(uri.as_str().to_owned(), entry);
+        finish
     }
 }

@@ -19,7 +19,7 @@ impl Backend {
         uri: &Uri,
         position: Position,
     ) -> Result<Option<(Snapshot, Arc<volley_syntax::Document>, navigation::Symbol, std::ops::Range<usize>)>> {
-        let Some(snapshot) = self.documents.snapshot(uri) else {
+        let Some(snapshot) = self.documents.snapshot(uri).await else {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;
@@ -44,8 +44,8 @@ impl Backend {
         }
         let Some(uri) = Uri::from_file_path(&config.path) else { return Vec::new() };
         // The unsaved text when the configuration is open, else the file.
-        let text = match self.documents.snapshot(&uri) {
-            Some(open) => open.rope.to_string(),
+        let text = match self.documents.rope(&uri) {
+            Some(open) => open.to_string(),
             None => std::fs::read_to_string(&config.path).unwrap_or_default(),
         };
         let root = name.split('.').next().unwrap_or(name);

@@ -66,7 +66,7 @@ impl Scope {
         }
         // The files it imports (`# @import`, `import`): below its own lines.
         let mut imported_names = Vec::new();
-        for placed in snapshot.model.parts.iter().filter(|placed| placed.part.text.contains("import")) {
+        for placed in snapshot.model.parts.iter().filter(|placed| placed.part.outline.imports) {
             let document = placed.part.document_once();
             let Ok(imports) = volley_engine::stages::imports(engine, &document, snapshot.path.as_deref()) else {
                 continue;

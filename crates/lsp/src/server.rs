@@ -27,7 +27,7 @@ use tower_lsp_server::ls_types::{
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::cookies::Jars;
-use crate::diagnostics::{Context, Environment, Publisher};
+use crate::diagnostics::{self, Context, Environment, Publisher};
 use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute;
 use crate::progress::Progresses;
@@ -317,14 +317,25 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let document = params.text_document;
-        self.documents.open(&document.uri, document.version, &document.text);
-        if is_config(&document.uri) {
+        let (uri, version) = (document.uri, document.version);
+        if is_config(&uri) {
+            self.documents.open(&uri, version, document.text);
             // Perhaps a configuration where there was none.
             volley_engine::stages::reload_config(&self.engine);
             self.publish_all();
-        } else {
-            self.publish(document.uri);
+            return;
         }
+        // A large document: the diagnostics of its first chunks, published while it is
+        // parsed, made before its parse starts.
+        let first = diagnostics::first_chunks(&document.text).map(|first| {
+            let environment = self.environment.lock().clone();
+            diagnostics::first(&Snapshot::parse(version, first, convert::path(&uri)), &self.engine, &environment)
+        });
+        self.documents.open(&uri, version, document.text);
+        if let Some(first) = first {
+            self.publisher.request_first(&self.context(), uri.clone(), version, first);
+        }
+        self.publish(uri);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -371,7 +382,7 @@ impl LanguageServer for Backend {
     }
 
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;
@@ -389,7 +400,7 @@ impl LanguageServer for Backend {
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let ranges = snapshot
@@ -404,7 +415,7 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let position = params.text_document_position;
-        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri).await else {
             return Ok(None);
         };
         let engine = self.engine.clone();
@@ -430,7 +441,7 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let position = params.text_document_position_params;
-        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&position.text_document.uri).await else {
             return Ok(None);
         };
         let engine = self.engine.clone();
@@ -471,7 +482,7 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri;
-        let Some(snapshot) = self.documents.snapshot(&uri) else {
+        let Some(snapshot) = self.documents.snapshot(&uri).await else {
             return Ok(None);
         };
         let line = params.range.start.line as usize;
@@ -484,7 +495,7 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
-        let Some(snapshot) = self.documents.snapshot(&uri) else {
+        let Some(snapshot) = self.documents.snapshot(&uri).await else {
             return Ok(None);
         };
         let mut lenses: Vec<CodeLens> = snapshot
@@ -545,7 +556,7 @@ impl LanguageServer for Backend {
     }
 
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;
@@ -557,7 +568,7 @@ impl LanguageServer for Backend {
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let position = params.text_document_position;
         let uri = position.text_document.uri;
-        let Some(snapshot) = self.documents.snapshot(&uri) else {
+        let Some(snapshot) = self.documents.snapshot(&uri).await else {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;
@@ -569,7 +580,7 @@ impl LanguageServer for Backend {
     }
 
     async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let Some(directory) = snapshot.path.as_deref().and_then(std::path::Path::parent) else {
@@ -586,7 +597,7 @@ impl LanguageServer for Backend {
     }
 
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
-        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri) else {
+        let Some(snapshot) = self.documents.snapshot(&params.text_document.uri).await else {
             return Ok(None);
         };
         let document = document_of(&snapshot).await?;

@@ -118,6 +118,48 @@ fn split(text: &str, target: usize) -> Vec<Range<usize>> {
     ranges
 }
 
+/// The end of the first ranges [`split`] cuts `text` into that hold at least `at_least`
+/// bytes (the length of the text when that is all of them), found without looking at
+/// the text after it.
+pub(crate) fn first_ranges_end(text: &str, target: usize, at_least: usize) -> usize {
+    let mut start = 0;
+    let mut after = 0;
+    while let Some(boundary) = next_boundary(text, after) {
+        if boundary - start >= target {
+            start = boundary;
+            if start >= at_least {
+                return start;
+            }
+        }
+        after = boundary + 1;
+    }
+    text.len()
+}
+
+/// The first of [`block_boundaries`] at `from` or after it, found reading the text up to
+/// it only.
+fn next_boundary(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut search = from;
+    // A line feed before `###`: the boundary is its `\r` when one comes before it.
+    let line_feed = loop {
+        let Some(found) = bytes.get(search..).and_then(|rest| memchr::memmem::find(rest, b"\n###")) else {
+            break None;
+        };
+        let index = search + found;
+        let boundary = if index > 0 && bytes[index - 1] == b'\r' { index - 1 } else { index };
+        if boundary >= from {
+            break Some(boundary);
+        }
+        search = index + 1;
+    };
+    // A lone `\r` before `###`, looked for only where it would come first.
+    let end = line_feed.map_or(bytes.len(), |at| (at + 3).min(bytes.len()));
+    let carriage_return =
+        bytes.get(from..end).and_then(|window| memchr::memmem::find(window, b"\r###")).map(|found| from + found);
+    carriage_return.or(line_feed)
+}
+
 /// Parses `text` into placed chunks, on several threads for large texts, and hands
 /// each chunk to `then` on the thread that parsed it (to keep it, or to lower it and
 /// drop its tree there). Results come back in text order.
@@ -448,6 +490,52 @@ mod tests {
         assert_eq!(tree_sitter_point("ab\ncd\r\nef\rg", 0), Point { row: 0, column: 0 });
         assert_eq!(tree_sitter_point("ab\ncd\r\nef\rg", 5), Point { row: 1, column: 2 });
         assert_eq!(tree_sitter_point("ab\ncd\r\nef\rg", 11), Point { row: 2, column: 4 });
+    }
+
+    #[test]
+    fn the_first_ranges_end_where_split_cuts() {
+        let texts = [
+            "",
+            "GET https://a\n",
+            "a\n###\nb\r\n### x\r###\nccc\n###\r\n###",
+            "###\n###\n###\n",
+            "\r\n###\r\n###a\r###b\n\n###c",
+            "GET https://a/1\n###\nGET https://a/2\n###\nGET https://a/3\n###\nGET https://a/4\n",
+        ];
+        for text in texts {
+            let boundaries = block_boundaries(text);
+            for from in 0..=text.len() {
+                assert_eq!(
+                    next_boundary(text, from),
+                    boundaries.iter().copied().find(|&at| at >= from),
+                    "{text:?} {from}"
+                );
+            }
+            for target in 1..8 {
+                let ends: Vec<usize> = split(text, target).iter().map(|range| range.end).collect();
+                for at_least in 0..=text.len() + 1 {
+                    let expected = ends.iter().copied().find(|&end| end >= at_least).unwrap_or(text.len());
+                    assert_eq!(first_ranges_end(text, target, at_least), expected, "{text:?} {target} {at_least}");
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_first_ranges_of_any_text_end_where_split_cuts(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(&["\n", "\r\n", "\r", "#", "###", "x", "\n###\n", "\r###"][..]),
+                0..40,
+            ),
+            target in 1usize..16,
+            at_least in 0usize..80,
+        ) {
+            let text = pieces.concat();
+            let expected =
+                split(&text, target).iter().map(|range| range.end).find(|&end| end >= at_least).unwrap_or(text.len());
+            proptest::prop_assert_eq!(first_ranges_end(&text, target, at_least), expected);
+        }
     }
 
     #[test]

@@ -73,6 +73,22 @@ pub fn parse_chunk(text: &str) -> Document {
     lower::lower_chunk_relative(&chunk::Chunk::parse(text))
 }
 
+/// The end of the first chunks a [`SyntaxTree`] of `text` is cut into that hold at least
+/// `at_least` bytes (the length of the text when that is all of them), found without
+/// reading the text after it. The text before it is whole blocks, cut where the whole
+/// text is cut: it parses alone into the same chunks, with the same diagnostics, as at
+/// the start of the whole text. A front end can so show what comes first of a large
+/// file before the rest is parsed.
+///
+/// ```
+/// let text = "GET https://example.com/a\n###\nGET https://example.com/b\n";
+/// assert_eq!(volley_syntax::first_chunks_end(text, 0), text.len(), "one chunk of a small text");
+/// ```
+#[must_use]
+pub fn first_chunks_end(text: &str, at_least: usize) -> usize {
+    chunk::first_ranges_end(text, chunk::TARGET_CHUNK_BYTES, at_least)
+}
+
 /// [`parse`] within a [`Budget`] of time and tree memory: the limit exceeded when the
 /// document could not be made within it. The parse stops soon after (tree-sitter checks
 /// the budget as it goes, the typed layer between blocks), so a caller that must stay

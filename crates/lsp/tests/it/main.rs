@@ -8,6 +8,7 @@ mod curl;
 mod grpc;
 mod history;
 mod import;
+mod large;
 mod navigation;
 mod network;
 mod oauth;
