@@ -11,6 +11,7 @@ mod echo;
 mod exit;
 mod files;
 mod history;
+mod load;
 mod lsp;
 mod observe;
 mod output;
@@ -39,6 +40,7 @@ Examples:
   volley run api.http                  send every request of the file, in order
   volley run api.http --name login     send one request
   volley check .                       check every .http file below the directory
+  volley load api.http --name search -c 64 -d 30s --threshold 'p95<200ms'   a load run
   volley report merge a.json b.json --junit junit.xml   merge the reports of shards
   volley import postman api.json --out api/   a Postman collection as .http files
   volley export curl api.http -n login     a request as a cURL command
@@ -157,6 +159,15 @@ enum Command {
     /// Without a topic, lists them: cli, format, configuration, diagnostics, scripts,
     /// import, editors, lsp, observer, protocol, cluster.
     Docs(docs::DocsArgs),
+    /// Send requests of a .http file under load: virtual users or a constant rate,
+    /// latency percentiles from an HDR histogram, thresholds for CI.
+    ///
+    /// The selected request (--name, --index), a weighted mix of several, or the whole
+    /// file in order per virtual user, sent through the same engine as `volley run`
+    /// (variables and resolvers evaluated for each request). Prints a live progress
+    /// line and a summary; --json and --report write reports that `volley report
+    /// merge` adds up across shards.
+    Load(load::LoadArgs),
     /// Work with the reports of runs: merge the JSON reports of several runs (the
     /// shards of a suite) into JUnit, JSON, TAP or HTML.
     Report(report::merge::ReportArgs),
@@ -225,6 +236,7 @@ fn main() -> ExitCode {
             Ok(exit::Exit::Success)
         }
         Command::EchoServer(args) => echo::run(&args),
+        Command::Load(args) => load::run(&args),
         Command::Report(args) => report::merge::run(&args),
         Command::Docs(args) => Ok(docs::run(&args)),
         Command::Serve(args) => serve::run(&args),

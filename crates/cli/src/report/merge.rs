@@ -36,7 +36,12 @@ Examples:
   volley report merge report-1.json report-2.json --junit junit.xml
   volley report merge report-*.json --junit junit.xml --html report.html
   volley report merge shard-*.json --json all.json --tap all.tap
-  volley report merge shard-*.json --report junit=out/junit.xml   as `volley run --report` writes";
+  volley report merge shard-*.json --report junit=out/junit.xml   as `volley run --report` writes
+  volley report merge load-*.json --html load.html --threshold 'p99<500ms'   the shards of `volley load`
+
+Load reports (`volley load --report json=PATH`) merge by adding their histograms and
+counts, never averaging percentiles: the merged percentiles are those one run of all
+the shards' requests would have measured. Their summary is printed; --threshold checks it.";
 
 #[derive(Debug, clap::Args)]
 struct MergeArgs {
@@ -64,10 +69,46 @@ struct MergeArgs {
     /// `json=PATH`, `tap=PATH` or `html=PATH`. Repeatable.
     #[arg(long = "report", value_name = "FORMAT=PATH", value_parser = super::parse_target)]
     report: Vec<(Format, PathBuf)>,
+
+    /// For load reports (`volley load`): a condition the merged load must meet, or the
+    /// merge exits 1 (repeatable): `p95<200ms`, `errors<1%`, `rate>5000/s`.
+    #[arg(long, value_name = "EXPR", value_parser = crate::load::parse_threshold)]
+    threshold: Vec<volley_load::Threshold>,
 }
 
 pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
     let ReportCommand::Merge(args) = &args.command;
+    let mut texts = Vec::with_capacity(args.reports.len());
+    for path in &args.reports {
+        match std::fs::read_to_string(path) {
+            Ok(text) => texts.push(text),
+            Err(error) => return Ok(usage(&format!("cannot read `{}`: {error}", path.display()), None)),
+        }
+    }
+    let loads = texts.iter().filter(|text| crate::load::is_load_report(text)).count();
+    if loads == texts.len() {
+        let targets: Vec<(Format, PathBuf)> = [(Format::Json, &args.json), (Format::Html, &args.html)]
+            .into_iter()
+            .filter_map(|(format, path)| path.clone().map(|path| (format, path)))
+            .chain(args.report.iter().cloned())
+            .collect();
+        if args.junit.is_some()
+            || args.tap.is_some()
+            || targets.iter().any(|(format, _)| matches!(format, Format::Junit | Format::Tap))
+        {
+            return Ok(usage("load reports merge into json or html", Some("--json PATH, --html PATH")));
+        }
+        return crate::load::merge(&args.reports, &texts, &targets, &args.threshold);
+    }
+    if loads > 0 {
+        return Ok(usage(
+            "some of these are load reports (`volley load`) and some run reports (`volley run`): merge each kind apart",
+            None,
+        ));
+    }
+    if !args.threshold.is_empty() {
+        return Ok(usage("--threshold checks merged load reports (`volley load --report json=PATH`)", None));
+    }
     if args.junit.is_none()
         && args.json.is_none()
         && args.tap.is_none()
@@ -80,12 +121,8 @@ pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         ));
     }
     let mut reports = Vec::with_capacity(args.reports.len());
-    for path in &args.reports {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(error) => return Ok(usage(&format!("cannot read `{}`: {error}", path.display()), None)),
-        };
-        match Report::parse(&text) {
+    for (path, text) in args.reports.iter().zip(&texts) {
+        match Report::parse(text) {
             Ok(report) => reports.push(report),
             Err(why) => {
                 let message = format!("`{}` is not a Volley JSON report: {why}", path.display());
