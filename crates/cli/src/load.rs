@@ -118,6 +118,11 @@ pub(crate) struct LoadArgs {
     #[arg(long)]
     http2: bool,
 
+    /// Threads that send (default 1: one core drives thousands of requests a second
+    /// and leaves the others to the server when both run on one machine).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    threads: usize,
+
     /// No progress line.
     #[arg(short = 'q', long)]
     quiet: bool,
@@ -179,8 +184,12 @@ fn share(total: u64, (k, n): (usize, usize)) -> u64 {
 }
 
 pub(crate) fn run(args: &LoadArgs) -> anyhow::Result<Exit> {
-    let runtime =
-        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
+    let runtime = if args.threads <= 1 {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(args.threads).enable_all().build()
+    };
+    let runtime = runtime.context("cannot start the async runtime")?;
     runtime.block_on(execute(args))
 }
 
@@ -235,6 +244,10 @@ async fn execute(args: &LoadArgs) -> anyhow::Result<Exit> {
                 return Ok(usage(&format!("--index {index}: `{shown}` has requests 1 to {}", requests.len()), None));
             }
         }
+    }
+    // A file of one request is that request, not a scenario of one.
+    if picks.is_empty() && requests.len() == 1 {
+        picks.push((requests[0].index, 1));
     }
     let scenario = picks.is_empty();
     // How.
@@ -302,6 +315,8 @@ async fn execute(args: &LoadArgs) -> anyhow::Result<Exit> {
         profile: args.profile.clone(),
         defaults: RequestDefaults { validate_ssl: args.insecure.then_some(false), ..RequestDefaults::default() },
         http_version: args.http2.then_some(volley_engine::HttpVersion::HTTP_2),
+        // An edit of volley.jsonc or `.env` counts within a second, not on every send.
+        recheck_files: Duration::from_secs(1),
         ..ClientConfig::default()
     });
     let work = Work { document: &document, text: &text, source: &source, picks, scenario };

@@ -334,7 +334,10 @@ async fn build_url(
     };
     // A ws(s):// URL that only shows after substitution is a WebSocket too: the caller
     // looks at the scheme.
-    if let Some((reason, hint)) = url_problem(written, &candidate) {
+    // Parsed once: the problem's check reads the same result (a load sends this path
+    // thousands of times a second).
+    let parsed = url::Url::parse(&candidate);
+    if let Some((reason, hint)) = url_problem_of(written, &candidate, parsed.as_ref().map_err(|error| *error)) {
         return Err(BuildError::InvalidUrl {
             url: credentials::redact_url_password(written).into_owned(),
             reason,
@@ -342,7 +345,7 @@ async fn build_url(
             span: request.url.span,
         });
     }
-    let mut url = url::Url::parse(&candidate).map_err(|error| BuildError::InvalidUrl {
+    let mut url = parsed.map_err(|error| BuildError::InvalidUrl {
         url: credentials::redact_url_password(written).into_owned(),
         reason: error.to_string(),
         hint: None,
@@ -425,6 +428,15 @@ const SCHEMES: [&str; 4] = ["http", "https", "ws", "wss"];
 /// what was meant: `None` when it is an http(s) or ws(s) URL. One rule for a run and for
 /// the analysis (`volley check`, the editors), so that both give the same verdict.
 pub(crate) fn url_problem(written: &str, candidate: &str) -> Option<(String, Option<String>)> {
+    url_problem_of(written, candidate, url::Url::parse(candidate).as_ref().map_err(|error| *error))
+}
+
+/// [`url_problem`] with `candidate` already parsed.
+fn url_problem_of(
+    written: &str,
+    candidate: &str,
+    parsed: Result<&url::Url, url::ParseError>,
+) -> Option<(String, Option<String>)> {
     for scheme in ["https", "http", "wss", "ws"] {
         // `get`: a URL that starts with a character of several bytes is not cut inside it.
         if written.get(..scheme.len()).is_some_and(|start| start.eq_ignore_ascii_case(scheme))
@@ -436,7 +448,7 @@ pub(crate) fn url_problem(written: &str, candidate: &str) -> Option<(String, Opt
             ));
         }
     }
-    let error = match url::Url::parse(candidate) {
+    let error = match parsed {
         Ok(url) if SCHEMES.contains(&url.scheme()) => return None,
         Ok(url) => {
             let scheme = url.scheme();

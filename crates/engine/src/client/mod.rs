@@ -425,11 +425,17 @@ impl Client {
         // httpyac's `?? js …` checks: evaluated on the response in the scripts' sandbox.
         let script_settings =
             scripts.as_ref().map_or_else(crate::script::ScriptSettings::default, |pending| pending.scripts.limits);
-        let text =
-            body.map(|body| crate::response::decode_text(body, response.headers.get(http::header::CONTENT_TYPE)));
-        let view = crate::script::ResponseView::new(response.status(), &response.headers);
-        let javascript =
-            |code: &str| self.evaluate_on_response(code, &view, text.as_deref().unwrap_or_default(), script_settings);
+        // Made on the first `?? js` check only: most responses have none, and a load
+        // sends thousands a second.
+        let text = std::cell::OnceCell::new();
+        let view = std::cell::OnceCell::new();
+        let javascript = |code: &str| {
+            let text = text.get_or_init(|| {
+                body.map(|body| crate::response::decode_text(body, response.headers.get(http::header::CONTENT_TYPE)))
+            });
+            let view = view.get_or_init(|| crate::script::ResponseView::new(response.status(), &response.headers));
+            self.evaluate_on_response(code, view, text.as_deref().unwrap_or_default(), script_settings)
+        };
         let parts = ResponseParts {
             status: response.status(),
             headers: &response.headers,

@@ -67,6 +67,11 @@ pub struct ClientConfig {
     /// configuration, else of the checkout's `.git`, else of the `.http` file. `false`
     /// (the default) refuses them, by name, before anything is sent.
     pub allow_external_files: bool,
+    /// How long the configuration, `.env` and profile files read stay trusted without
+    /// asking the filesystem whether they changed. Zero (the default): every run checks
+    /// them, so an edit counts at once. A load run (`volley load`) sets a second: its
+    /// thousands of sends a second would otherwise spend a tenth of their time on it.
+    pub recheck_files: Duration,
 }
 
 impl Default for ClientConfig {
@@ -89,6 +94,7 @@ impl Default for ClientConfig {
             value_prompt: None,
             token_cache: None,
             allow_external_files: false,
+            recheck_files: Duration::ZERO,
         }
     }
 }

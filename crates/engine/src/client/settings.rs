@@ -40,7 +40,9 @@ impl Client {
         match &self.inner.config.config {
             ConfigSource::Discover => {
                 let io = &*self.inner.config.io;
-                if let Some(config) = self.inner.configs.get(io, &directory.to_path_buf()) {
+                if let Some(config) =
+                    self.inner.configs.get_within(io, self.inner.config.recheck_files, &directory.to_path_buf())
+                {
                     return Ok(config);
                 }
                 let config = Config::discover(io, directory, &self.inner.config.environment)?;
@@ -77,7 +79,7 @@ impl Client {
             return Ok(Arc::default());
         }
         let key = (directories.to_vec(), profile.map(str::to_owned));
-        if let Some(dotenv) = self.inner.dotenvs.get(io, &key) {
+        if let Some(dotenv) = self.inner.dotenvs.get_within(io, self.inner.config.recheck_files, &key) {
             return Ok(dotenv);
         }
         // The times are taken before reading: a file that changes meanwhile is read again.
@@ -126,7 +128,7 @@ impl Client {
     pub(crate) fn settings(&self, directory: &Path, profile: Option<&str>) -> Result<Arc<Settings>, Error> {
         let key = (directory.to_path_buf(), profile.map(str::to_owned));
         let io = &*self.inner.config.io;
-        if let Some(settings) = self.inner.settings.get(io, &key) {
+        if let Some(settings) = self.inner.settings.get_within(io, self.inner.config.recheck_files, &key) {
             return Ok(settings);
         }
         let settings = Arc::new(self.load_settings(directory, profile)?);
