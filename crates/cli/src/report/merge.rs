@@ -26,7 +26,9 @@ enum ReportCommand {
     /// they ran, the counts added up. The duration is the sum of the runs' durations
     /// (the time the requests took, not the wall-clock time of parallel jobs).
     /// The exit code says whether the reports could be merged, not whether their
-    /// requests passed: each run's own exit code said that.
+    /// requests passed: each run's own exit code said that. Load reports (`volley
+    /// load`) merge into a load report (JSON, HTML) and its summary; --threshold checks
+    /// it and exits 1 when one fails.
     #[command(after_long_help = MERGE_EXAMPLES)]
     Merge(MergeArgs),
 }
@@ -78,6 +80,21 @@ struct MergeArgs {
 
 pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
     let ReportCommand::Merge(args) = &args.command;
+    if args.junit.is_none()
+        && args.json.is_none()
+        && args.tap.is_none()
+        && args.html.is_none()
+        && args.report.is_empty()
+        && args.threshold.is_empty()
+    {
+        return Ok(usage(
+            "nothing to write: say which reports to make",
+            Some(
+                "add --report junit=PATH (json, tap, html), or --junit PATH, --json PATH, --tap PATH, --html PATH; \
+                 load reports also take --threshold EXPR",
+            ),
+        ));
+    }
     let mut texts = Vec::with_capacity(args.reports.len());
     for path in &args.reports {
         match std::fs::read_to_string(path) {
@@ -108,17 +125,6 @@ pub(crate) fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
     }
     if !args.threshold.is_empty() {
         return Ok(usage("--threshold checks merged load reports (`volley load --report json=PATH`)", None));
-    }
-    if args.junit.is_none()
-        && args.json.is_none()
-        && args.tap.is_none()
-        && args.html.is_none()
-        && args.report.is_empty()
-    {
-        return Ok(usage(
-            "nothing to write: say which reports to make",
-            Some("add --report junit=PATH (json, tap, html), or --junit PATH, --json PATH, --tap PATH, --html PATH"),
-        ));
     }
     let mut reports = Vec::with_capacity(args.reports.len());
     for (path, text) in args.reports.iter().zip(&texts) {
