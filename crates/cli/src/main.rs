@@ -190,11 +190,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// mimalloc asks the kernel for transparent huge pages on its arenas by default: the
 /// first small allocation then makes 2 MiB resident, and a `volley run` of 1,000
-/// requests held 31.8 MB where it needs 18.3 MB (docs/benchmarks.md, issue 25). Turned
-/// off before mimalloc's first allocation by a constructor that the loader runs before
-/// mimalloc's own (objects of the binary come before native libraries in the link, and
-/// `.init_array` runs in link order). mimalloc then also sets `PR_SET_THP_DISABLE`, which
-/// children of the process inherit.
+/// requests held 31.7 MB where it needs 18.3 MB (docs/benchmarks.md, "CLI and engine
+/// against peers"). Turned off before mimalloc's first allocation by a constructor that
+/// the loader runs before mimalloc's own (objects of the binary come before native
+/// libraries in the link, and `.init_array` runs in link order). mimalloc then also sets
+/// `PR_SET_THP_DISABLE`, which children of the process inherit.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)] // A constructor is a link section; see `huge_pages_off`.
 #[used]
