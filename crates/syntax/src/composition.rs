@@ -119,12 +119,15 @@ impl Document {
         imports
     }
 
-    /// `true` when the file imports another ([`Document::imports`]); cheaper than it.
+    /// `true` when the file imports another ([`Document::imports`]); worked out once
+    /// per document.
     #[must_use]
     pub fn has_imports(&self) -> bool {
-        self.blocks.iter().any(|block| {
-            block.commands.iter().any(|command| matches!(command.kind, CommandKind::Import(_)))
-                || directives_of(block).any(|directive| directive.kind == DirectiveKind::Import)
+        self.known.imports(|| {
+            self.blocks.iter().any(|block| {
+                block.commands.iter().any(|command| matches!(command.kind, CommandKind::Import(_)))
+                    || directives_of(block).any(|directive| directive.kind == DirectiveKind::Import)
+            })
         })
     }
 

@@ -30,7 +30,40 @@ pub struct Document {
     /// request that does not end before it is refused ([`Document::refusal_of`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_unlisted_error: Option<Diagnostic>,
+    /// What is worked out from the blocks on first use and kept (a runner asks it for
+    /// every request of the file); leave it at its default when building a document.
+    #[serde(skip)]
+    pub known: Known,
 }
+
+/// Facts about a document's blocks, worked out on first use: every request of a file
+/// of thousands would otherwise walk them all again. Equal to any other (they follow
+/// from the blocks), and copied with the document.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    imports: std::sync::OnceLock<bool>,
+    global_scripts: std::sync::OnceLock<bool>,
+}
+
+impl Known {
+    /// Whether the blocks import a file, computed by `compute` the first time.
+    pub(crate) fn imports(&self, compute: impl FnOnce() -> bool) -> bool {
+        *self.imports.get_or_init(compute)
+    }
+
+    /// Whether a block without a request has scripts, computed by `compute` the first time.
+    pub(crate) fn global_scripts(&self, compute: impl FnOnce() -> bool) -> bool {
+        *self.global_scripts.get_or_init(compute)
+    }
+}
+
+impl PartialEq for Known {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Known {}
 
 /// A GraphQL fragment defined in the file, added to the queries that spread it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -56,7 +89,11 @@ impl Document {
     /// httpyac's global scripts: the `{{` … `}}` blocks of blocks without a request line,
     /// which run before every request of the file.
     pub fn global_scripts(&self) -> impl Iterator<Item = &Script> {
-        self.blocks
+        let global = |block: &Block| block.request.is_none() && !block.orphan_scripts.is_empty();
+        // Asked for every request of the file: the blocks are walked once to know.
+        let any = self.known.global_scripts(|| self.blocks.iter().any(global));
+        let blocks = if any { &self.blocks[..] } else { &[] };
+        blocks
             .iter()
             .filter(|block| block.request.is_none())
             .flat_map(|block| &block.orphan_scripts)
@@ -562,5 +599,25 @@ mod tests {
         let comment = TEXT.find("# just").unwrap();
         assert!(document.request_at(comment).is_none());
         assert_eq!(document.block_at(TEXT.len()).map(|block| block.index), Some(3));
+    }
+
+    /// What a document keeps about itself does not make it differ from a fresh parse of
+    /// the same text (the language server compares its edited documents with fresh ones).
+    #[test]
+    fn what_a_document_knows_of_itself_is_kept_and_never_makes_it_differ() {
+        let text = "# @import ./shared.http\nGET https://a\n\n###\nGET https://b\n";
+        let asked = crate::parse(text);
+        assert!(asked.has_imports());
+        assert!(asked.has_imports(), "asked again");
+        assert_eq!(asked, crate::parse(text));
+        assert_eq!(asked.clone(), asked);
+        assert!(asked.clone().has_imports());
+        let plain = crate::parse("GET https://a\n\n###\nimport ./other.http\nGET https://b\n");
+        assert!(plain.has_imports(), "an `import` line counts too");
+        assert!(!crate::parse(TEXT).has_imports());
+        let scripted = crate::parse("{{\n  exports.base = 1;\n}}\n###\nGET https://a\n");
+        assert_eq!(scripted.global_scripts().count(), 1);
+        assert_eq!(scripted.global_scripts().count(), 1, "asked again");
+        assert_eq!(crate::parse(TEXT).global_scripts().count(), 0);
     }
 }

@@ -42,8 +42,8 @@ pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
 pub use document::{
     Block, Body, BodyPart, Directive, Document, FileBody, FormBody, FormField, FormValue, GraphQlBody, GraphQlFragment,
-    GrpcOptions, Header, PartsBody, ProtoImport, Protocol, Request, Script, ScriptKind, Separator, SseOptions, Timeout,
-    VariableDeclaration, WebSocketOptions,
+    GrpcOptions, Header, Known, PartsBody, ProtoImport, Protocol, Request, Script, ScriptKind, Separator, SseOptions,
+    Timeout, VariableDeclaration, WebSocketOptions,
 };
 pub use listing::{Listing, MAX_LISTED};
 pub use lower::duplicate_names;

@@ -115,6 +115,9 @@ pub(super) fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, s
         },
         token_cache: if args.token_cache { volley_engine::auth::default_token_cache() } else { None },
         allow_external_files: args.allow_external_files,
+        // An edit of volley.jsonc or `.env` counts within a second, not on every send: a
+        // file of a thousand requests would otherwise ask the filesystem two thousand times.
+        recheck_files: Duration::from_secs(1),
         value_prompt: super::confirm::can_ask().then(|| {
             std::sync::Arc::new(super::prompt::TerminalPrompt) as std::sync::Arc<dyn volley_engine::prompt::ValuePrompt>
         }),

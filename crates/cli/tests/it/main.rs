@@ -7,6 +7,7 @@ mod completion;
 mod convert;
 mod examples;
 mod grpc;
+mod layers;
 mod load;
 mod lsp;
 mod lsp_remote;

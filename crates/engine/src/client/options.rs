@@ -69,8 +69,9 @@ pub struct ClientConfig {
     pub allow_external_files: bool,
     /// How long the configuration, `.env` and profile files read stay trusted without
     /// asking the filesystem whether they changed. Zero (the default): every run checks
-    /// them, so an edit counts at once. A load run (`volley load`) sets a second: its
-    /// thousands of sends a second would otherwise spend a tenth of their time on it.
+    /// them, so an edit counts at once (the language server, the execution server). The
+    /// CLI's `run` and `load` set a second: their sends, thousands a second, would
+    /// otherwise spend a tenth of their time asking.
     pub recheck_files: Duration,
 }
 
