@@ -25,6 +25,12 @@ pub fn stand_in_browser() -> PathBuf {
     oidc_directory().join("browser.sh")
 }
 
+/// How long the provider may take to start (its first line).
+const START_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How long one of the tests' calls to the provider may take.
+const CALL_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A running provider, stopped when dropped (its stdin closes and it is killed).
 #[derive(Debug)]
 pub struct OidcProvider {
@@ -50,11 +56,32 @@ impl OidcProvider {
         }
         let mut child = command.spawn().expect("node (20+) starts tests/oidc/provider.mjs");
         let stdin = child.stdin.take().expect("the provider's stdin");
-        let mut line = String::new();
         let stdout = child.stdout.take().expect("the provider's stdout");
-        BufReader::new(stdout).read_line(&mut line).expect("the provider's first line");
-        let issuer =
-            line.trim().strip_prefix("listening on ").expect("`listening on URL` from the provider").to_owned();
+        // The first line, within a deadline: a provider that never says where it listens
+        // fails the test that needs it, by name, instead of holding the whole run.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let read = BufReader::new(stdout).read_line(&mut line).map(|_| line);
+            let _ = sender.send(read);
+        });
+        let line = match receiver.recv_timeout(START_DEADLINE) {
+            Ok(Ok(line)) => line,
+            Ok(Err(error)) => panic!("reading the OpenID provider's first line: {error}"),
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "the OpenID provider (tests/oidc/provider.mjs) said nothing within {} s; its errors are above",
+                    START_DEADLINE.as_secs()
+                )
+            }
+        };
+        let issuer = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("`listening on URL` from the provider, not {line:?}"))
+            .to_owned();
         OidcProvider { issuer, child, _stdin: stdin }
     }
 
@@ -84,6 +111,8 @@ impl OidcProvider {
     fn call(&self, method: &str, path: &str, body: &str, basic: Option<(&str, &str)>) -> Value {
         let address = self.issuer.trim_start_matches("http://");
         let mut stream = TcpStream::connect(address).expect("the provider's port");
+        // An answer that never ends fails the call instead of holding the test.
+        stream.set_read_timeout(Some(CALL_DEADLINE)).expect("a read timeout");
         let authorization = basic
             .map(|(user, password)| {
                 let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
