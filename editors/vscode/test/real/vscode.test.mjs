@@ -162,6 +162,11 @@ async function panelMatching(pattern) {
 
 /** Runs a palette command like a user: F1, its title, Enter. */
 async function palette(title) {
+  // The pointer leaves what it last clicked first: a tab's hover, shown a moment after
+  // the click, takes the focus from a palette opened meanwhile, and the palette closes
+  // under the typing (failed-26.png of a CI run: the tab's path hover, no palette).
+  const viewport = page.viewportSize();
+  await page.mouse.move(4, Math.round((viewport?.height ?? 900) / 2));
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input').first();
   await input.waitFor({ state: 'visible', timeout: WAIT });
