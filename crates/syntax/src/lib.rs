@@ -25,6 +25,7 @@ mod composition;
 mod diagnostic;
 pub mod directive;
 mod document;
+mod known;
 mod listing;
 mod lower;
 mod messages;
@@ -42,9 +43,10 @@ pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
 pub use document::{
     Block, Body, BodyPart, Directive, Document, FileBody, FormBody, FormField, FormValue, GraphQlBody, GraphQlFragment,
-    GrpcOptions, Header, Known, PartsBody, ProtoImport, Protocol, Request, Script, ScriptKind, Separator, SseOptions,
-    Timeout, VariableDeclaration, WebSocketOptions,
+    GrpcOptions, Header, PartsBody, ProtoImport, Protocol, Request, Script, ScriptKind, Separator, SseOptions, Timeout,
+    VariableDeclaration, WebSocketOptions,
 };
+pub use known::Known;
 pub use listing::{Listing, MAX_LISTED};
 pub use lower::duplicate_names;
 pub use messages::{StreamMessage, split_messages};

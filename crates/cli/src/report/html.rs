@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use super::model::{Body, Entry};
 use super::{Report, seconds};
+use volley_engine::report::escape_html as escape;
 
 /// Bodies longer than this are cut, with a note of their size: a report must open
 /// quickly even when a response was large.
@@ -245,22 +246,6 @@ fn size(bytes: usize) -> String {
     } else {
         format!("{:.1} MiB", value / (1024.0 * 1024.0))
     }
-}
-
-/// Text for HTML content and quoted attributes.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -17,3 +17,21 @@ pub use diagnostic::PlacedDiagnostic;
 pub use error::PlacedError;
 pub use exchange::{BodySummary, Exchange, GrpcSummary, ResponseSummary, SentSummary};
 pub use kind::ErrorKind;
+
+/// Text for HTML content and quoted attributes, as the report pages write it (the CLI's
+/// run report, the load report).
+#[must_use]
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for character in text.chars() {
+        match character {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}

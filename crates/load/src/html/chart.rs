@@ -53,19 +53,7 @@ pub(super) fn latency_over_time(html: &mut String, report: &LoadReport) {
         PLOT.right - PLOT.left,
         PLOT.bottom - PLOT.top
     );
-    for tick in latency.ticks() {
-        let at = y.at(tick);
-        let _ = writeln!(
-            html,
-            "<line class=\"grid\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            PLOT.left,
-            PLOT.right,
-            PLOT.left - 6.0,
-            at + 4.0,
-            latency.label(tick)
-        );
-    }
+    y_axis(html, &latency, &y);
     for tick in rate.ticks() {
         let _ = writeln!(
             html,
@@ -227,19 +215,7 @@ pub(super) fn distribution(html: &mut String, latency: &Latencies) {
     let y = Scale::new(millis.top, PLOT.bottom, PLOT.top);
 
     open_chart(html, "distribution", "Latency distribution: the latency at each percentile");
-    for tick in millis.ticks() {
-        let at = y.at(tick);
-        let _ = writeln!(
-            html,
-            "<line class=\"grid\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            PLOT.left,
-            PLOT.right,
-            PLOT.left - 6.0,
-            at + 4.0,
-            millis.label(tick)
-        );
-    }
+    y_axis(html, &millis, &y);
     for decade in 0..=decades {
         let at = x.at(f64::from(decade));
         // 0 %, 90 %, 99 %, 99.9 %: one decimal more for each nine past the second.
@@ -301,6 +277,23 @@ fn open_chart(html: &mut String, class: &str, title: &str) {
          width=\"{WIDTH}\" height=\"{HEIGHT}\" role=\"img\">\n<title>{}</title>",
         escape(title)
     );
+}
+
+/// The grid lines of a chart's latency axis, each labelled on the left.
+fn y_axis(html: &mut String, axis: &Axis, y: &Scale) {
+    for tick in axis.ticks() {
+        let at = y.at(tick);
+        let _ = writeln!(
+            html,
+            "<line class=\"grid\" x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            PLOT.left,
+            PLOT.right,
+            PLOT.left - 6.0,
+            at + 4.0,
+            axis.label(tick)
+        );
+    }
 }
 
 /// The x axis's ticks and labels.

@@ -14,6 +14,7 @@ use crate::report::LoadReport;
 mod chart;
 
 use chart::{distribution, latency_over_time};
+use volley_engine::report::escape_html as escape;
 
 /// The percentiles the summary shows.
 const PERCENTILES: [(&str, f64); 5] = [("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p99.9", 99.9)];
@@ -184,22 +185,6 @@ fn thresholds(html: &mut String, report: &LoadReport) {
         );
     }
     html.push_str("</table>\n");
-}
-
-/// Text for HTML content and quoted attributes.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -68,7 +68,7 @@ fn lower_with(mut lowerer: Lowerer<'_>, tree: &tree_sitter::Tree) -> Lowered {
         diagnostics: Vec::new(),
         fragments: lowerer.fragments,
         first_unlisted_error: None,
-        known: crate::document::Known::default(),
+        known: crate::known::Known::default(),
     };
     Lowered { document, diagnostics: lowerer.diagnostics }
 }
@@ -87,7 +87,7 @@ pub(crate) fn merge(parts: Vec<Lowered>) -> Document {
         diagnostics: Vec::new(),
         fragments: Vec::new(),
         first_unlisted_error: None,
-        known: crate::document::Known::default(),
+        known: crate::known::Known::default(),
     };
     let mut diagnostics = Listing::new();
     let mut requests = 0;
