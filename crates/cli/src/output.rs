@@ -24,7 +24,7 @@ tokio::task_local! {
     static CAPTURE: RefCell<Vec<Captured>>;
 }
 
-/// Runs `future` keeping what it writes through [`line`] and [`error_line`].
+/// Runs `future` keeping what it writes through [`line()`] and [`error_line()`].
 pub(crate) async fn captured<F: Future>(future: F) -> (F::Output, Vec<Captured>) {
     CAPTURE
         .scope(RefCell::new(Vec::new()), async {

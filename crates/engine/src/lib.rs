@@ -58,6 +58,8 @@
 //! [`transport`], [`config`], [`assert`](mod@assert), [`curl`] and [`auth`].
 
 pub mod analysis;
+pub use volley_io as io;
+pub use volley_transport::{network, sse, transport, websocket};
 pub mod assert;
 pub mod auth;
 mod body;
@@ -76,8 +78,6 @@ mod error;
 mod execute;
 pub mod grpc;
 mod interpolate;
-pub mod io;
-pub mod network;
 mod oauth;
 mod prepare;
 pub mod prompt;
@@ -90,11 +90,8 @@ pub mod response;
 mod save;
 mod script;
 mod sigv4;
-pub mod sse;
 pub mod stages;
 mod stream_messages;
-pub mod transport;
-pub mod websocket;
 
 pub use client::{Client, ClientConfig, ConfigSource, RequestDefaults, RunOptions, Selection};
 pub use cookies::{CookieJar, CookieJarError};

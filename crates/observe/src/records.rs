@@ -105,6 +105,6 @@ pub struct WsSession {
     /// close, and its messages end here.
     pub gone: bool,
     pub messages: VecDeque<Message>,
-    /// Messages dropped to keep [`MAX_MESSAGES`].
+    /// Messages dropped to keep [`MAX_MESSAGES`](crate::state::MAX_MESSAGES).
     pub dropped: u64,
 }

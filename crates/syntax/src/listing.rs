@@ -54,7 +54,7 @@ impl Listing {
     }
 
     /// `true` when no more diagnostics of `code` are listed: a caller can then count one
-    /// with [`Listing::skip`] without building its message.
+    /// with `Listing::skip` without building its message.
     #[must_use]
     pub fn is_full(&self, code: Code) -> bool {
         self.counts.get(&code).is_some_and(|count| count.listed >= MAX_LISTED)

@@ -8,9 +8,7 @@ use volley_syntax::{Diagnostic, Span};
 
 use crate::redact::Redactor;
 
-mod transport;
-
-pub use transport::TransportError;
+pub use volley_transport::TransportError;
 
 /// Why a run did not produce a response. An HTTP status of 4xx or 5xx is *not* an
 /// error: it is a normal [`Response`](crate::Response).
@@ -88,7 +86,7 @@ impl Error {
     pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
         match self {
             Error::Build(build) => Error::Build(build.redacted(redactor)),
-            Error::Transport(transport) => Error::Transport(transport.redacted(redactor)),
+            Error::Transport(transport) => Error::Transport(transport.map_texts(|text| redactor.redact_owned(text))),
             Error::Invalid { diagnostics } => Error::Invalid {
                 diagnostics: diagnostics
                     .into_iter()

@@ -51,7 +51,7 @@ impl WsSessionSocket {
     }
 
     /// The largest `seq` received so far by the sockets of this session's handle (see
-    /// [`WsSessionHandle::last_seq`]).
+    /// [`WsSessionHandle::last_seq`](super::WsSessionHandle::last_seq)).
     #[must_use]
     pub fn last_seq(&self) -> u64 {
         self.receiver.last_seq()
@@ -115,7 +115,7 @@ impl WsSessionSender {
     }
 
     /// Closes this control socket only: the session stays open upstream and keeps
-    /// what arrives for the next [`WsSessionHandle::connect`].
+    /// what arrives for the next [`WsSessionHandle::connect`](super::WsSessionHandle::connect).
     pub async fn disconnect(&self) -> Result<(), WsError> {
         self.socket.close(1000, "").await
     }

@@ -3,8 +3,6 @@
 
 use std::time::Duration;
 
-use crate::redact::Redactor;
-
 /// The exchange failed after the request was built.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
@@ -110,10 +108,10 @@ fn tls_hint(message: &str) -> &'static str {
 }
 
 impl TransportError {
-    /// The same error with the secrets `redactor` knows hidden in its texts.
+    /// The same error with every text it shows passed through `clean`: the engine hides
+    /// the secrets it knows of this way, so no message of the network carries them out.
     #[must_use]
-    pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
-        let clean = |text: String| redactor.redact_owned(text);
+    pub fn map_texts(self, clean: impl Fn(String) -> String) -> Self {
         match self {
             TransportError::ConnectionRefused { host } => TransportError::ConnectionRefused { host: clean(host) },
             TransportError::Dns { host, message } => TransportError::Dns { host: clean(host), message: clean(message) },

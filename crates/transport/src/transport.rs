@@ -201,7 +201,7 @@ fn build_configured_client(key: &ClientKey) -> Result<reqwest::Client, Transport
 
 /// Installs rustls's ring provider once per process: reqwest is built without a default
 /// provider and every client build needs one.
-pub(crate) fn install_crypto_provider() {
+pub fn install_crypto_provider() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         // Another part of the process may have installed one already; that is fine.
@@ -335,7 +335,8 @@ fn through_proxy(error: TransportError, proxy: &str) -> TransportError {
 
 /// What rustls said, without the "unexpected error" it puts before the messages of
 /// our verifier (which names the unknown issuer).
-pub(crate) fn tls_message(error: &rustls::Error) -> String {
+#[must_use]
+pub fn tls_message(error: &rustls::Error) -> String {
     match error {
         rustls::Error::General(message) => message.clone(),
         other => other.to_string(),
@@ -343,7 +344,8 @@ pub(crate) fn tls_message(error: &rustls::Error) -> String {
 }
 
 /// `host:port` of a URL, for messages.
-pub(crate) fn host_of(url: &url::Url) -> String {
+#[must_use]
+pub fn host_of(url: &url::Url) -> String {
     match (url.host_str(), url.port_or_known_default()) {
         (Some(host), Some(port)) => format!("{host}:{port}"),
         (Some(host), None) => host.to_owned(),
@@ -400,7 +402,7 @@ fn classify(error: &reqwest::Error, host: &str) -> TransportError {
 }
 
 /// The error with its causes, `a: b: c`, without repeats.
-pub(crate) fn describe(error: &dyn std::error::Error) -> String {
+pub fn describe(error: &dyn std::error::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut cause: Option<&dyn std::error::Error> = Some(error);
     while let Some(current) = cause {

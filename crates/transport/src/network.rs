@@ -2,7 +2,7 @@
 //! roots, the client certificate to present to each host (mutual TLS), and the proxies
 //! to go through. Front ends and `volley.jsonc` name files and templates
 //! ([`TlsSettings`], [`ProxySettings`]); preparing a request reads the files through the
-//! client's [`Io`](crate::io::Io) and renders the templates into a [`Network`], which
+//! client's [`Io`](volley_io::Io) and renders the templates into a [`Network`], which
 //! the transport turns into a rustls configuration and reqwest proxies.
 
 use std::fmt;
@@ -15,7 +15,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use crate::error::TransportError;
 
 /// `tls` of `volley.jsonc` (and of a profile), JetBrains' `SSLConfiguration`, or a
-/// client's [`ClientConfig::tls`](crate::ClientConfig::tls).
+/// client's `ClientConfig::tls` (the engine's).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TlsSettings {
     /// `ca`: PEM bundles of CA certificates trusted beside the platform's roots.
@@ -84,7 +84,7 @@ fn split_port(pattern: &str) -> Option<(&str, u16)> {
 }
 
 /// `proxy` of `volley.jsonc` (and of a profile), or a client's
-/// [`ClientConfig::proxy`](crate::ClientConfig::proxy). Unset fields fall back to the
+/// `ClientConfig::proxy` (the engine's). Unset fields fall back to the
 /// layer below, and in the end to `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProxySettings {
@@ -176,7 +176,8 @@ impl Proxies {
 
     /// `settings`, each setting it leaves unset taken from the environment (not yet
     /// rendered: a setting may hold `{{…}}`).
-    pub(crate) fn over_environment(settings: ProxySettings) -> Self {
+    #[must_use]
+    pub fn over_environment(settings: ProxySettings) -> Self {
         Self {
             http: settings.http.or_else(|| from_environment(&HTTP_PROXY_VARIABLES)),
             https: settings.https.or_else(|| from_environment(&HTTPS_PROXY_VARIABLES)),
@@ -216,7 +217,7 @@ pub fn without_password(proxy: &str) -> String {
 }
 
 /// What the transport needs of a request's certificates and proxies. Files are read
-/// when a connection needs them, through the client's [`Io`](crate::io::Io) (the
+/// when a connection needs them, through the client's [`Io`](volley_io::Io) (the
 /// execution server's keeps to its workspace), so the files of hosts a run never
 /// reaches are never read.
 #[derive(Clone)]
@@ -228,7 +229,7 @@ pub struct Network {
     /// The proxies; `None` for those of the environment.
     pub proxies: Option<Proxies>,
     /// Where the files are read.
-    pub io: Arc<dyn crate::io::Io>,
+    pub io: Arc<dyn volley_io::Io>,
 }
 
 impl fmt::Debug for Network {
@@ -261,12 +262,12 @@ impl Network {
 
 /// The trust and client certificate of one TLS connection.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
-pub(crate) struct TlsChoice {
-    pub(crate) ca: Vec<PemFile>,
-    pub(crate) cert: Option<PemFile>,
-    pub(crate) key: Option<PemFile>,
-    pub(crate) pfx: Option<PemFile>,
-    pub(crate) passphrase: Option<String>,
+pub struct TlsChoice {
+    pub ca: Vec<PemFile>,
+    pub cert: Option<PemFile>,
+    pub key: Option<PemFile>,
+    pub pfx: Option<PemFile>,
+    pub passphrase: Option<String>,
 }
 
 impl fmt::Debug for TlsChoice {
@@ -283,14 +284,15 @@ impl fmt::Debug for TlsChoice {
 
 impl TlsChoice {
     /// Whether a client certificate is presented.
-    pub(crate) fn has_certificate(&self) -> bool {
+    #[must_use]
+    pub fn has_certificate(&self) -> bool {
         self.cert.is_some() || self.pfx.is_some()
     }
 }
 
 impl TlsChoice {
     /// What `network` says for `url`, its files read.
-    pub(crate) fn for_url(network: &Network, url: &url::Url) -> Result<Self, TransportError> {
+    pub fn for_url(network: &Network, url: &url::Url) -> Result<Self, TransportError> {
         let read = |path: &Path| -> Result<PemFile, TransportError> {
             let bytes = network.io.read(path).map_err(|error| {
                 certificate_error(
@@ -322,7 +324,7 @@ impl TlsChoice {
 /// A rustls client configuration: the platform's verifier with `choice`'s CA bundles
 /// added (or no verification for `validate_ssl: false`), `choice`'s client certificate,
 /// and `alpn`.
-pub(crate) fn rustls_config(
+pub fn rustls_config(
     choice: &TlsChoice,
     validate_ssl: bool,
     alpn: &[&[u8]],
@@ -443,7 +445,8 @@ fn setup_error(message: &str) -> TransportError {
 }
 
 /// An error about a certificate or key file, with what went wrong and a hint.
-pub(crate) fn certificate_error(path: &Path, problem: &str, hint: &str) -> TransportError {
+#[must_use]
+pub fn certificate_error(path: &Path, problem: &str, hint: &str) -> TransportError {
     TransportError::Certificate { path: path.to_path_buf(), message: problem.to_owned(), hint: hint.to_owned() }
 }
 
@@ -597,7 +600,7 @@ mod tests {
             ca: Vec::new(),
             hosts: vec![host("*", "any"), host("*.example.com", "wild"), host("api.example.com", "exact")],
             proxies: None,
-            io: Arc::new(crate::io::MemoryFs::new()),
+            io: Arc::new(volley_io::MemoryFs::new()),
         };
         let chosen = |url: &str| network.host_for(&url::Url::parse(url).unwrap()).and_then(|e| e.cert.clone());
         assert_eq!(chosen("https://api.example.com/x"), Some(PathBuf::from("exact")));

@@ -12,9 +12,9 @@ use super::{MessageStream, ReceiverBackend, WebSocket, WsError, WsMessage, WsRec
 /// `wait_for_server` more messages of the server (`=== wait-for-server` before it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WsOutgoing {
-    pub(crate) wait_for_server: usize,
+    pub wait_for_server: usize,
     /// `None` for waits after the last message.
-    pub(crate) text: Option<String>,
+    pub text: Option<String>,
 }
 
 /// How many messages a connection keeps for its reader while it does not read.
@@ -25,8 +25,9 @@ impl WebSocket {
     /// sent the messages it waits for (counted from the first, text and binary alike),
     /// each told as [`WsMessage::Sent`] in its place among the other end's. The other
     /// end's messages are read as they come, whether or not the reader keeps up (up to
-    /// [`RELAYED_MESSAGES`] kept); a connection that ends stops the sending.
-    pub(crate) fn sending(self, messages: Vec<WsOutgoing>) -> WebSocket {
+    /// 1,024 kept); a connection that ends stops the sending.
+    #[must_use]
+    pub fn sending(self, messages: Vec<WsOutgoing>) -> WebSocket {
         if messages.is_empty() {
             return self;
         }

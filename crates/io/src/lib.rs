@@ -29,7 +29,7 @@ pub trait Io: Send + Sync + fmt::Debug {
 
     /// When the file last changed, if the filesystem knows: a client re-reads a cached
     /// configuration whose files changed. `None` (the default) when it cannot tell;
-    /// a configuration is then kept until [`stages::reload_config`](crate::stages::reload_config).
+    /// a configuration is then kept until the engine is told to reload it.
     fn modified(&self, path: &Path) -> Option<SystemTime> {
         let _ = path;
         None
@@ -94,8 +94,7 @@ impl Io for RealFs {
 ///
 /// ```
 /// use std::path::Path;
-/// use volley_engine::Io;
-/// use volley_engine::io::{MemoryFs, RealFs};
+/// use volley_io::{Io, MemoryFs, RealFs};
 ///
 /// let files = MemoryFs::over(RealFs);
 /// files.insert("/project/api.http", "GET https://example.com\n");

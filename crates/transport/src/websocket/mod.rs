@@ -1,5 +1,5 @@
 //! WebSocket connections: the handshake (headers, cookies, subprotocols, TLS, connect
-//! timeout) and the connection a [`Response`](crate::Response) hands out — text and
+//! timeout) and the connection a response (the engine's `Response`) hands out — text and
 //! JSON messages out, a stream of messages in, ping, close.
 //!
 //! Binary frames are not part of protocol 1.1: one that arrives is an error item of
@@ -87,13 +87,12 @@ pub enum WsError {
 
 /// An open WebSocket connection: send with [`WebSocket::sender`] (or the shortcuts
 /// here), receive by polling it as a stream of messages. [`WebSocket::split`] gives the
-/// two halves to different tasks.
+/// two halves to different tasks. The engine's `Response::websocket` hands one out.
 ///
 /// ```no_run
-/// # async fn example(response: volley_engine::Response) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn example(mut socket: volley_transport::websocket::WebSocket) -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt as _;
 ///
-/// let mut socket = response.websocket().ok_or("not a WebSocket response")?;
 /// socket.send_text("hello").await?;
 /// if let Some(message) = socket.next().await {
 ///     println!("{:?}", message?);
@@ -179,7 +178,7 @@ enum SenderBackend {
 
 /// What a connection sends, whatever carries it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Outgoing {
+pub enum Outgoing {
     Text(String),
     Ping(Bytes),
     /// A close code and a reason of at most 123 bytes.
@@ -187,12 +186,12 @@ pub(crate) enum Outgoing {
 }
 
 /// Sends for a connection that has no socket of its own.
-pub(crate) trait Outlet: Send + Sync {
+pub trait Outlet: Send + Sync {
     fn send(&self, message: Outgoing) -> BoxFuture<'_, Result<(), WsError>>;
 }
 
 /// The messages of a connection that has no socket of its own.
-pub(crate) type MessageStream = Pin<Box<dyn Stream<Item = Result<WsMessage, WsError>> + Send + Sync>>;
+pub type MessageStream = Pin<Box<dyn Stream<Item = Result<WsMessage, WsError>> + Send + Sync>>;
 
 impl std::fmt::Debug for WsSender {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -315,7 +314,7 @@ impl Stream for WsReceiver {
 impl WebSocket {
     /// A connection without a socket of its own: `outlet` sends, `messages` are what
     /// arrives, `protocol` the subprotocol chosen.
-    pub(crate) fn from_backend(outlet: Arc<dyn Outlet>, messages: MessageStream, protocol: Option<String>) -> Self {
+    pub fn from_backend(outlet: Arc<dyn Outlet>, messages: MessageStream, protocol: Option<String>) -> Self {
         Self {
             sender: WsSender { backend: SenderBackend::Outlet(outlet) },
             receiver: WsReceiver { backend: ReceiverBackend::Stream(messages) },
@@ -324,16 +323,20 @@ impl WebSocket {
     }
 }
 
-/// The handshake's response, for the [`Response`](crate::Response) of the request.
-pub(crate) struct Handshake {
-    pub(crate) socket: WebSocket,
-    pub(crate) status: http::StatusCode,
-    pub(crate) headers: http::HeaderMap,
+/// The handshake's response, for the response (the engine's `Response`) of the request.
+#[derive(Debug)]
+pub struct Handshake {
+    /// The open connection.
+    pub socket: WebSocket,
+    /// The status of the upgrade (101).
+    pub status: http::StatusCode,
+    /// The headers of the upgrade response.
+    pub headers: http::HeaderMap,
 }
 
 /// Why a handshake opened no connection.
 #[derive(Debug)]
-pub(crate) enum ConnectFailure {
+pub enum ConnectFailure {
     /// The server answered without upgrading: its status and body.
     Refused { status: u16, body: Vec<u8> },
     /// The connection failed (refused, DNS, TLS, timeout, a broken handshake).
@@ -364,7 +367,7 @@ impl From<ConnectFailure> for TransportError {
 
 /// Opens a connection: the handshake with `headers` (cookies and `Sec-WebSocket-Protocol`
 /// included by the caller), within `timeout`.
-pub(crate) async fn connect(
+pub async fn connect(
     url: &url::Url,
     headers: &http::HeaderMap,
     validate_ssl: bool,
@@ -376,7 +379,7 @@ pub(crate) async fn connect(
 
 /// [`connect`], a refused handshake kept with its status and body (the execution
 /// server's control sockets answer refusals with its `{"error": …}` body).
-pub(crate) async fn handshake(
+pub async fn handshake(
     url: &url::Url,
     headers: &http::HeaderMap,
     validate_ssl: bool,
@@ -440,7 +443,7 @@ pub(crate) async fn handshake(
 /// A TCP connection to `url`'s host through the HTTP proxy `proxy` (`CONNECT`, with
 /// the proxy URL's credentials as `Proxy-Authorization: Basic`), as browsers open
 /// WebSockets through proxies.
-pub(crate) async fn tunnel(proxy: &str, url: &url::Url) -> Result<tokio::net::TcpStream, ConnectFailure> {
+pub async fn tunnel(proxy: &str, url: &url::Url) -> Result<tokio::net::TcpStream, ConnectFailure> {
     use base64::Engine as _;
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let shown = crate::network::without_password(proxy);
@@ -554,12 +557,19 @@ fn tls_config(validate_ssl: bool) -> Result<Arc<rustls::ClientConfig>, Transport
 
 /// `validate_ssl: false`: any certificate is accepted (signatures are still checked).
 #[derive(Debug)]
-pub(crate) struct AcceptAnyCertificate {
+pub struct AcceptAnyCertificate {
     algorithms: rustls::crypto::WebPkiSupportedAlgorithms,
 }
 
+impl Default for AcceptAnyCertificate {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl AcceptAnyCertificate {
-    pub(crate) fn new() -> Self {
+    #[must_use]
+    pub fn new() -> Self {
         Self { algorithms: rustls::crypto::ring::default_provider().signature_verification_algorithms }
     }
 }

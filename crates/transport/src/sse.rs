@@ -221,12 +221,14 @@ impl std::fmt::Debug for EventStream {
 }
 
 impl EventStream {
-    pub(crate) fn new(body: BodyStream) -> Self {
+    #[must_use]
+    pub fn new(body: BodyStream) -> Self {
         Self { body: Some(body), parser: SseParser::new() }
     }
 
     /// The events of a body that has been read whole.
-    pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
+    #[must_use]
+    pub fn from_bytes(bytes: &[u8]) -> Self {
         let mut parser = SseParser::new();
         parser.feed(bytes);
         parser.finish();

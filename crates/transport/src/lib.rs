@@ -1,0 +1,17 @@
+//! Volley's network layer, below the engine: one HTTP exchange over rustls
+//! ([`transport`]), the TLS and proxy settings a run resolves into ([`network`]),
+//! Server-Sent Events ([`sse`]) and WebSocket connections ([`websocket`]), and the errors
+//! they fail with ([`TransportError`]).
+//!
+//! It knows nothing of `.http` files, variables or secrets: the engine builds a
+//! [`transport::TransportRequest`] and hides its secrets in the errors that come back
+//! ([`TransportError::map_texts`]). Redirects, cookies, timeouts and cancellation are the
+//! engine's too, so every transport gets them the same way.
+
+mod error;
+pub mod network;
+pub mod sse;
+pub mod transport;
+pub mod websocket;
+
+pub use error::TransportError;
