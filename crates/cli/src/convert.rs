@@ -8,7 +8,7 @@ use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
 use volley_engine::convert::{self, Conversion, Format};
-use volley_engine::curl::{CurlRequest, to_curl};
+use volley_engine::curl::{CurlExport as _, CurlRequest, to_curl};
 use volley_engine::{Client, ClientConfig, CookieJar, RunOptions};
 
 use crate::exit::Exit;

@@ -58,6 +58,7 @@
 //! [`transport`], [`config`], [`assert`](mod@assert), [`curl`] and [`auth`].
 
 pub mod analysis;
+pub use volley_convert as convert;
 pub use volley_io as io;
 pub use volley_transport::{network, sse, transport, websocket};
 pub mod assert;
@@ -68,7 +69,6 @@ mod chaining;
 mod client;
 pub mod compose;
 pub mod config;
-pub mod convert;
 mod cookies;
 mod credentials;
 pub mod curl;

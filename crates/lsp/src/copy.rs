@@ -7,7 +7,7 @@
 //! chained responses and cookies) and its files are not in it.
 
 use serde::Serialize;
-use volley_engine::curl::CurlRequest;
+use volley_engine::curl::{CurlExport as _, CurlRequest};
 use volley_syntax::Request;
 
 use crate::execute::Sender;

@@ -89,7 +89,7 @@ const SHORT_WITH_ARGUMENT: &str = "XHdFuAebTmowxUErCKDcyYzQP";
 /// continued with `\`), Windows `cmd` (`^`) or PowerShell (a backtick): see `shells.rs`.
 ///
 /// ```
-/// use volley_engine::curl::parse_curl;
+/// use volley_convert::curl::parse_curl;
 ///
 /// let parsed = parse_curl("curl -sS https://example.com/users -H 'Accept: application/json' -d 'a=1'").unwrap();
 /// assert_eq!(parsed.method, http::Method::POST);

@@ -8,11 +8,12 @@
 //! converted, each with where it was and why. Nothing is dropped in silence: what is
 //! left out is a [`Unconverted`] entry, and usually a `#` comment in the request too.
 //!
-//! - cURL: `crate::curl` (the parser and writer, re-exported here as [`curl`]), wrapped
-//!   by `curl_import.rs`;
+//! - cURL: [`curl`] (the parser and writer; the engine adds the command of a built
+//!   request), wrapped by `curl_import.rs`;
 //! - HAR 1.2: `har.rs`; Postman collections v2.1: `postman.rs`; Insomnia exports v4:
 //!   `insomnia.rs`; OpenAPI 3.0 and 3.1 (JSON or YAML): `openapi.rs`.
 
+pub mod curl;
 mod curl_import;
 mod har;
 mod http;
@@ -22,7 +23,6 @@ mod postman;
 
 use std::collections::BTreeMap;
 
-pub use crate::curl;
 pub use http::{HttpBody, HttpField, HttpRequest, config_text, file_name, http_text};
 
 /// The formats `volley import` reads.
@@ -110,7 +110,7 @@ impl ConvertError {
 /// a HAR capture): `request` gives `request.http`.
 ///
 /// ```
-/// use volley_engine::convert::{Format, import};
+/// use volley_convert::{Format, import};
 ///
 /// let conversion = import(Format::Curl, "$ curl -u ada:pw https://example.com/me", "me").unwrap();
 /// assert_eq!(

@@ -1,25 +1,72 @@
-//! The curl command of a request as a run sends it: [`CurlRequest::from_prepared`], and
-//! the request's own body kept as curl should send it (a file as `--data-binary @path`,
-//! a multipart form as `-F` fields), and its secrets hidden when asked. Shared by
-//! `volley export curl` and the language server's Copy as cURL.
+//! cURL command lines (`volley_convert::curl`, re-exported here) and the command of a
+//! request as a run sends it ([`CurlExport`]): the request's own body kept as curl should
+//! send it (a file as `--data-binary @path`, a multipart form as `-F` fields), and its
+//! secrets hidden when asked. Shared by `volley export curl` and the language server's
+//! Copy as cURL.
 
 use std::path::Path;
 
 use http::header::CONTENT_TYPE;
 use volley_syntax::{Body, FormValue, Request};
 
-use super::command::FormField;
-use super::write::{CurlBody, CurlRequest};
+pub use volley_convert::curl::*;
+
 use crate::prepare::PreparedRequest;
 use crate::redact::Redactor;
 
-impl CurlRequest {
+/// The curl command of what the engine builds: a [`CurlRequest`] from a
+/// [`PreparedRequest`], and with the secrets a [`Redactor`] knows hidden. A trait
+/// because the command's types belong to `volley-convert`, which knows nothing of the
+/// engine: `use volley_engine::curl::CurlExport as _;` then call
+/// `CurlRequest::from_prepared(…)`.
+pub trait CurlExport: Sized {
+    /// The request `prepared` would send (the engine's cookies included when the caller
+    /// added them, see [`PreparedRequest::add_jar_cookies`]). A body of text is
+    /// [`CurlBody::Text`]; give a file body's path with [`CurlRequest::body`] to send the
+    /// file itself.
+    #[must_use]
+    fn from_prepared(prepared: &PreparedRequest) -> Self;
+
     /// The request `prepared` (built from `request` of a file in `directory`) sends:
     /// a body read as it is from a file (`< ./path`, path without variables) is that
     /// file; a multipart form is its fields, with the values as built and each file by
     /// its path. Anything else is the bytes as built.
     #[must_use]
-    pub fn from_request(prepared: &PreparedRequest, request: &Request, directory: Option<&Path>) -> Self {
+    fn from_request(prepared: &PreparedRequest, request: &Request, directory: Option<&Path>) -> Self;
+
+    /// The same request with its secrets replaced by `[REDACTED]` (credential headers
+    /// whole, known secret values wherever they are), as `redactor` shows them.
+    #[must_use]
+    fn redacted(self, redactor: &Redactor) -> Self;
+}
+
+impl CurlExport for CurlRequest {
+    fn from_prepared(prepared: &PreparedRequest) -> Self {
+        let headers = prepared
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+            .collect();
+        let body = if prepared.body.is_empty() {
+            CurlBody::None
+        } else {
+            match std::str::from_utf8(&prepared.body) {
+                Ok(text) if !text.contains('\0') => CurlBody::Text(text.to_owned()),
+                _ => CurlBody::Binary(prepared.body.clone()),
+            }
+        };
+        Self {
+            method: prepared.method.clone(),
+            url: prepared.url.to_string(),
+            headers,
+            body,
+            version: prepared.version(),
+            digest: prepared.digest_credentials().map(|(user, password)| (user.to_owned(), password.to_owned())),
+            insecure: !prepared.validate_ssl,
+        }
+    }
+
+    fn from_request(prepared: &PreparedRequest, request: &Request, directory: Option<&Path>) -> Self {
         let curl = Self::from_prepared(prepared);
         match &request.body {
             Body::File(file) if !file.substitute => {
@@ -63,10 +110,7 @@ impl CurlRequest {
         }
     }
 
-    /// The same request with its secrets replaced by `[REDACTED]` (credential headers
-    /// whole, known secret values wherever they are), as `redactor` shows them.
-    #[must_use]
-    pub fn redacted(self, redactor: &Redactor) -> Self {
+    fn redacted(self, redactor: &Redactor) -> Self {
         let redact = |text: &str| redactor.redact(text).into_owned();
         let headers = self
             .headers

@@ -7,7 +7,6 @@
 //! URL, headers, body and HTTP version.
 
 mod command;
-mod export;
 mod parse;
 mod quote;
 mod shells;

@@ -123,9 +123,9 @@ mod tests {
 
     #[test]
     fn reads_a_har_file() {
-        let har = include_str!("../../tests/fixtures/import/capture.har");
+        let har = include_str!("../tests/fixtures/import/capture.har");
         let conversion = import(har, "capture").unwrap();
-        assert_eq!(conversion.files["capture.http"], include_str!("../../tests/fixtures/import/capture.http"));
+        assert_eq!(conversion.files["capture.http"], include_str!("../tests/fixtures/import/capture.http"));
         let unconverted: Vec<String> = conversion.unconverted.iter().map(ToString::to_string).collect();
         assert_eq!(
             unconverted,

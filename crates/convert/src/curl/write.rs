@@ -9,7 +9,6 @@ use http::header::CONTENT_TYPE;
 
 use super::command::FormField;
 use super::quote::quote;
-use crate::prepare::PreparedRequest;
 
 /// What a curl command sends: the request as built, not yet sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,36 +56,6 @@ pub struct CurlCommand {
 }
 
 impl CurlRequest {
-    /// The request `prepared` would send (the engine's cookies included when the caller
-    /// added them, see [`PreparedRequest::add_jar_cookies`]). A body of text is
-    /// [`CurlBody::Text`]; give a file body's path with [`CurlRequest::body`] to send the
-    /// file itself.
-    #[must_use]
-    pub fn from_prepared(prepared: &PreparedRequest) -> Self {
-        let headers = prepared
-            .headers
-            .iter()
-            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
-            .collect();
-        let body = if prepared.body.is_empty() {
-            CurlBody::None
-        } else {
-            match std::str::from_utf8(&prepared.body) {
-                Ok(text) if !text.contains('\0') => CurlBody::Text(text.to_owned()),
-                _ => CurlBody::Binary(prepared.body.clone()),
-            }
-        };
-        Self {
-            method: prepared.method.clone(),
-            url: prepared.url.to_string(),
-            headers,
-            body,
-            version: prepared.version(),
-            digest: prepared.digest_credentials().map(|(user, password)| (user.to_owned(), password.to_owned())),
-            insecure: !prepared.validate_ssl,
-        }
-    }
-
     /// The same request with `body`.
     #[must_use]
     pub fn body(self, body: CurlBody) -> Self {
@@ -99,7 +68,7 @@ impl CurlRequest {
 /// keeps curl from adding its form type.
 ///
 /// ```
-/// use volley_engine::curl::{CurlBody, CurlRequest, to_curl};
+/// use volley_convert::curl::{CurlBody, CurlRequest, to_curl};
 ///
 /// let request = CurlRequest {
 ///     method: http::Method::POST,
