@@ -58,10 +58,10 @@
 //! [`transport`], [`config`], [`assert`](mod@assert), [`curl`] and [`auth`].
 
 pub mod analysis;
+pub use volley_assert as assert;
 pub use volley_convert as convert;
 pub use volley_io as io;
 pub use volley_transport::{network, sse, transport, websocket};
-pub mod assert;
 pub mod auth;
 mod body;
 mod build;

@@ -459,6 +459,12 @@ fn forms(value: &str) -> Vec<String> {
     forms
 }
 
+impl crate::assert::Redact for Redactor {
+    fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        Redactor::redact(self, text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

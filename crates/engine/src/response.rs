@@ -1,7 +1,6 @@
 //! The result of a run, shaped after the Fetch API `Response`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{Stream, StreamExt as _};
@@ -151,16 +150,7 @@ impl<T> std::fmt::Debug for Pending<T> {
     }
 }
 
-/// How long the exchange took.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Timing {
-    /// From sending the first request to the head of the final response (redirect hops
-    /// included): time to first byte.
-    pub ttfb: Duration,
-    /// From sending to the end of the final response's body (for a streamed body or a
-    /// WebSocket: to the head of the response, as [`ttfb`](Timing::ttfb)).
-    pub total: Duration,
-}
+pub use volley_assert::Timing;
 
 /// The request as it went on the wire (the last hop of a redirect chain), cookies from
 /// the jar included.

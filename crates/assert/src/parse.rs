@@ -524,7 +524,7 @@ mod tests {
 
     #[test]
     fn every_other_operator_is_a_check() {
-        use crate::assert::check::{Check, Field, Predicate, TimingPart};
+        use crate::check::{Check, Field, Predicate, TimingPart};
         let check = |field, predicate, expected: Option<&str>| {
             Assertion::Check(Check { field, predicate, expected: expected.map(str::to_owned) })
         };

@@ -5,13 +5,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::Outcome;
 use super::check::{Check, Field, Predicate, TimingPart};
 use super::lex::unquote;
 use super::parse::{Assertion, TextCheck};
 use super::predicate::{Found, holds};
-use crate::redact::Redactor;
-use crate::response::Timing;
+use super::{Outcome, Redact, Timing};
 
 /// How much of a body a failure message shows.
 const EXCERPT: usize = 200;
@@ -35,7 +33,7 @@ pub struct ResponseParts<'a> {
     /// Hides secrets from a value before a failure message cuts it to an excerpt (a
     /// cut would leave part of a secret that the redaction of the whole message no
     /// longer recognises); `None` to show values as they are.
-    pub redactor: Option<&'a Redactor>,
+    pub redactor: Option<&'a dyn Redact>,
     /// Evaluates httpyac's `?? js <expression>` on the response (the scripts' sandbox);
     /// `None`: such checks are invalid.
     pub javascript: Option<JavaScript<'a>>,
@@ -295,7 +293,7 @@ fn excerpt(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::assert::parse;
+    use crate::parse;
 
     fn run(expression: &str) -> Outcome {
         let mut headers = http::HeaderMap::new();
@@ -371,7 +369,7 @@ mod tests {
         headers.append("set-cookie", http::HeaderValue::from_static("a=1"));
         headers.append("set-cookie", http::HeaderValue::from_static("b=2"));
         let body = br#"{"id": 7, "name": "Ada", "tags": ["x", "y"], "active": false, "none": null, "n": "12"}"#;
-        let assertion = crate::assert::parse_as(expression, crate::assert::Flavour::Httpyac).unwrap();
+        let assertion = crate::parse_as(expression, crate::Flavour::Httpyac).unwrap();
         evaluate_parts(
             &assertion,
             &ResponseParts {
@@ -474,9 +472,9 @@ mod tests {
     fn httpyac_digests_are_of_the_body_bytes() {
         let body = br#"{"id": 7, "name": "Ada", "tags": ["x", "y"], "active": false, "none": null, "n": "12"}"#;
         let hashes = [
-            ("md5", crate::assert::check::Digest::Md5),
-            ("sha256", crate::assert::check::Digest::Sha256),
-            ("sha512", crate::assert::check::Digest::Sha512),
+            ("md5", crate::check::Digest::Md5),
+            ("sha256", crate::check::Digest::Sha256),
+            ("sha512", crate::check::Digest::Sha512),
         ];
         for (name, digest) in hashes {
             let base64 = digest.encode_like(&digest.of(body), "");
@@ -485,11 +483,9 @@ mod tests {
             assert_eq!(httpyac(&format!("body {name} {}", hex.to_uppercase()), None), Outcome::Passed, "{name} in hex");
         }
         // httpyac's documented example: the SHA-256 of `{"foo":"bar"}`.
-        let assertion = crate::assert::parse_as(
-            "body sha256 eji/gfOD9pQzrW6QDTWz4jhVk/dqe3q11DVbi6Qe4ks=",
-            crate::assert::Flavour::Httpyac,
-        )
-        .unwrap();
+        let assertion =
+            crate::parse_as("body sha256 eji/gfOD9pQzrW6QDTWz4jhVk/dqe3q11DVbi6Qe4ks=", crate::Flavour::Httpyac)
+                .unwrap();
         assert_eq!(evaluate(&assertion, 200, &http::HeaderMap::new(), br#"{"foo":"bar"}"#), Outcome::Passed);
     }
 
@@ -506,17 +502,17 @@ mod tests {
             javascript: None,
         };
         for (expression, flavour, target) in [
-            ("body contains x", crate::assert::Flavour::Volley, "body"),
-            ("body a == 1", crate::assert::Flavour::Httpyac, "body"),
-            ("jsonpath $.a > 1", crate::assert::Flavour::Volley, "jsonpath"),
+            ("body contains x", crate::Flavour::Volley, "body"),
+            ("body a == 1", crate::Flavour::Httpyac, "body"),
+            ("jsonpath $.a > 1", crate::Flavour::Volley, "jsonpath"),
         ] {
-            let outcome = evaluate_parts(&crate::assert::parse_as(expression, flavour).unwrap(), &parts);
+            let outcome = evaluate_parts(&crate::parse_as(expression, flavour).unwrap(), &parts);
             assert!(
                 matches!(&outcome, Outcome::Invalid { message, .. } if message == &format!("`{target}` checks do not apply to a streamed response")),
                 "{expression}: {outcome:?}"
             );
         }
-        let status = crate::assert::parse_as("status == 200", crate::assert::Flavour::Httpyac).unwrap();
+        let status = crate::parse_as("status == 200", crate::Flavour::Httpyac).unwrap();
         assert_eq!(evaluate_parts(&status, &parts), Outcome::Passed);
     }
 }

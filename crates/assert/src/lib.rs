@@ -13,7 +13,30 @@ pub use check::{Check, Field, Predicate, TimingPart};
 pub use evaluate::{JavaScript, ResponseParts, evaluate, evaluate_parts};
 pub use parse::{Assertion, AssertionSyntaxError, Comparison, Flavour, TextCheck, parse, parse_as};
 
+use std::borrow::Cow;
+use std::fmt;
+use std::time::Duration;
+
 use volley_syntax::Span;
+
+/// What hides secrets in the values a failure message shows (the engine's `Redactor`):
+/// a value is redacted whole before a message cuts it to an excerpt, since a cut would
+/// leave part of a secret the redaction of the whole message no longer recognises.
+pub trait Redact: fmt::Debug + Sync {
+    /// `text` with the secrets it holds hidden.
+    fn redact<'t>(&self, text: &'t str) -> Cow<'t, str>;
+}
+
+/// How long the exchange took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Timing {
+    /// From sending the first request to the head of the final response (redirect hops
+    /// included): time to first byte.
+    pub ttfb: Duration,
+    /// From sending to the end of the final response's body (for a streamed body or a
+    /// WebSocket: to the head of the response, as [`ttfb`](Timing::ttfb)).
+    pub total: Duration,
+}
 
 /// The result of one assertion (`# @assert` or `??`) on a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +133,8 @@ impl PendingAssertion {
     /// The substituted `expression`, parsed here in `flavour`. `span` is
     /// the directive's value; a syntax error narrows it to the part at fault when the
     /// expression was written without variables (offsets then match the text).
-    pub(crate) fn new(expression: String, span: Span, literal: bool, flavour: Flavour) -> Self {
+    #[must_use]
+    pub fn new(expression: String, span: Span, literal: bool, flavour: Flavour) -> Self {
         match parse_as(&expression, flavour) {
             Ok(assertion) => Self { expression, span, check: Ok(assertion) },
             Err(error) => {
@@ -122,7 +146,8 @@ impl PendingAssertion {
     }
 
     /// An assertion that cannot even be rendered (an undefined variable in it).
-    pub(crate) fn invalid(expression: String, span: Span, message: String, hint: Option<String>) -> Self {
+    #[must_use]
+    pub fn invalid(expression: String, span: Span, message: String, hint: Option<String>) -> Self {
         Self { expression, span, check: Err(Outcome::Invalid { message, hint }) }
     }
 
@@ -145,7 +170,8 @@ impl PendingAssertion {
 }
 
 /// The part `range` (byte offsets in the expression) of a one-line span.
-pub(crate) fn narrow(span: Span, range: std::ops::Range<usize>) -> Span {
+#[must_use]
+pub fn narrow(span: Span, range: std::ops::Range<usize>) -> Span {
     let length = span.len();
     let (start, end) = (range.start.min(length), range.end.min(length));
     let column = |offset: usize| span.start_position.column + u32::try_from(offset).unwrap_or(0);
