@@ -1,51 +1,19 @@
-//! httpyac's JavaScript configuration (`httpyac.config.js`, `.httpyac.js`, …) evaluated
-//! for its data only: in a QuickJS runtime of its own with a memory limit and a
-//! deadline, with `module.exports`, `exports` and `process.env` (the run's environment)
-//! and nothing else of Node: `require` throws, naming the module. The exported object
-//! (or what an exported function returns) is taken as JSON.
+//! httpyac's JavaScript configuration (`httpyac.config.js`, `.httpyac.js`, …), evaluated
+//! for its data only by `volley_script::evaluate_config`; its failures as configuration
+//! errors of the file.
 
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
-use rquickjs::{Context, Runtime};
 use serde_json::Value;
 
 use super::invalid;
 use crate::error::ConfigError;
 use crate::resolvers::Environment;
 
-/// How long a configuration may run.
-const DEADLINE: Duration = Duration::from_secs(2);
-/// How much memory it may use.
-const MEMORY: usize = 32 << 20;
-
-/// What the configuration sees before its code runs.
-const PRELUDE: &str = r"
-var module = { exports: {} };
-var exports = module.exports;
-var process = { env: JSON.parse(__volley_environment), platform: 'volley', cwd: function () { return '.'; } };
-function require(name) {
-  throw new Error('require(\'' + name + '\') is not available: Volley reads a JavaScript httpyac configuration for its data only, without Node modules');
-}
-";
-
-/// What runs after it: the exports as JSON text.
-const EPILOGUE: &str = r"
-(function () {
-  var exported = module.exports;
-  if (typeof exported === 'function') { exported = exported(); }
-  if (exported && typeof exported.then === 'function') {
-    throw new Error('the configuration exports a promise: Volley reads only what a configuration exports at once');
-  }
-  return JSON.stringify(exported === undefined ? {} : exported);
-})()
-";
-
 /// Evaluates the configuration `code` read from `path`; its exports as JSON.
 pub(super) fn evaluate(code: &str, path: &Path, environment: &Environment) -> Result<Value, ConfigError> {
-    let failed = |message: String| {
+    let variables = environment.variables().into_iter().map(|(name, value)| (name, Value::String(value))).collect();
+    volley_script::evaluate_config(code, variables).map_err(|message| {
         invalid(
             path,
             "",
@@ -56,45 +24,7 @@ pub(super) fn evaluate(code: &str, path: &Path, environment: &Environment) -> Re
                     .to_owned(),
             ),
         )
-    };
-    let runtime = Runtime::new().map_err(|error| failed(error.to_string()))?;
-    runtime.set_memory_limit(MEMORY);
-    runtime.set_max_stack_size(512 * 1024);
-    let deadline = Instant::now() + DEADLINE;
-    let expired = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&expired);
-    runtime.set_interrupt_handler(Some(Box::new(move || {
-        let over = Instant::now() > deadline;
-        if over {
-            flag.store(true, Ordering::Relaxed);
-        }
-        over
-    })));
-    let context = Context::full(&runtime).map_err(|error| failed(error.to_string()))?;
-    let variables: serde_json::Map<String, Value> =
-        environment.variables().into_iter().map(|(name, value)| (name, Value::String(value))).collect();
-    let text = context.with(|ctx| {
-        let thrown = |ctx: &rquickjs::Ctx<'_>| {
-            let caught = ctx.catch();
-            caught
-                .as_exception()
-                .and_then(rquickjs::Exception::message)
-                .or_else(|| caught.as_string().and_then(|text| text.to_string().ok()))
-                .unwrap_or_else(|| "it threw".to_owned())
-        };
-        ctx.globals().set("__volley_environment", Value::Object(variables).to_string()).map_err(|_| thrown(&ctx))?;
-        ctx.eval::<(), _>(PRELUDE).map_err(|_| thrown(&ctx))?;
-        ctx.eval::<(), _>(code).map_err(|_| thrown(&ctx))?;
-        ctx.eval::<String, _>(EPILOGUE).map_err(|_| thrown(&ctx))
-    });
-    let text = text.map_err(|message| {
-        if expired.load(Ordering::Relaxed) {
-            failed(format!("it ran longer than {} s", DEADLINE.as_secs()))
-        } else {
-            failed(message)
-        }
-    })?;
-    serde_json::from_str(&text).map_err(|error| failed(error.to_string()))
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Pre-request scripts and response handlers: the JetBrains HTTP Client script API
 //! (`client`, `request`, `response`) in an embedded, sandboxed JavaScript engine
-//! (QuickJS through rquickjs, `sandbox.rs`; the API itself is `api.js`).
+//! (QuickJS through rquickjs in `volley-script`, whose `api.js` is the API itself). This
+//! module is the engine's side: what a script is handed, and what comes of its output.
 //!
 //! A request's scripts are loaded when it is prepared ([`Scripts::load`]): `< {% %}`
 //! and `< ./script.js` run then, before the request is built, and may set request
@@ -9,11 +10,7 @@
 //! `client.test` results join the request's assertions. What a script logs and its
 //! errors pass through the request's redactor like everything else shown.
 
-mod check;
-mod clock;
-mod failure;
 mod input;
-mod sandbox;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,7 +24,7 @@ use crate::client::Client;
 use crate::error::BuildError;
 
 pub(crate) use input::{Input, RequestView, ResponseView};
-use sandbox::{Failure, FailureKind, Limits, Output, Realm, Run, Script};
+use volley_script::{Failure, FailureKind, Limits, Output, Realm, Run, Script};
 
 /// The default time a script (with its tests) may run.
 pub const DEFAULT_SCRIPT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -390,7 +387,7 @@ pub(crate) struct SyntaxError {
 
 /// The syntax error of `code`, written at `span`, if it does not parse.
 pub(crate) fn syntax_error(code: &str, span: Span, asynchronous: bool) -> Option<SyntaxError> {
-    let (message, place) = check::syntax_error(code, asynchronous)?;
+    let (message, place) = volley_script::syntax_error(code, asynchronous)?;
     let span = place.map_or(span, |(line, _)| line_span(code, span, line));
     Some(SyntaxError { message, span })
 }

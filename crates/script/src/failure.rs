@@ -10,19 +10,19 @@ use super::sandbox::{Limits, SCRIPT_NAME};
 
 /// Why a script stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Failure {
-    pub(crate) kind: FailureKind,
+pub struct Failure {
+    pub kind: FailureKind,
     /// `TypeError: cannot read property 'token' of undefined`.
-    pub(crate) message: String,
+    pub message: String,
     /// The script's frames of the JavaScript stack, innermost first, one per line.
-    pub(crate) stack: String,
+    pub stack: String,
     /// 1-based line and column in the script of the innermost frame.
-    pub(crate) place: Option<(u32, u32)>,
+    pub place: Option<(u32, u32)>,
 }
 
 /// The kinds of [`Failure`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FailureKind {
+pub enum FailureKind {
     /// The script threw (or does not parse).
     Thrown,
     /// It ran past [`Limits::timeout`].

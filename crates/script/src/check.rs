@@ -15,7 +15,8 @@ use super::sandbox::MAX_STACK_BYTES;
 /// column in `code`. The code is compiled as the body of a function (`Function(code)`,
 /// the text passed as a value, so nothing in it can run), never called. One checker
 /// per thread is kept: an editor checks every script of a file on each change.
-pub(crate) fn syntax_error(code: &str, asynchronous: bool) -> Option<SyntaxError> {
+#[must_use]
+pub fn syntax_error(code: &str, asynchronous: bool) -> Option<SyntaxError> {
     CHECKER.with(|checker| {
         let mut checker = checker.borrow_mut();
         if checker.is_none() {
@@ -37,7 +38,7 @@ pub(crate) fn syntax_error(code: &str, asynchronous: bool) -> Option<SyntaxError
 }
 
 /// A syntax error: the message, and the 1-based line and column in the code.
-pub(crate) type SyntaxError = (String, Option<(u32, u32)>);
+pub type SyntaxError = (String, Option<(u32, u32)>);
 
 /// How many scripts one checker compiles before it is made anew.
 const CHECKER_REUSE: usize = 1_000;

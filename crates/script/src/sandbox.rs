@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::Map;
 
 use super::clock::Clock;
-pub(crate) use super::failure::{Failure, FailureKind};
+use super::failure::{Failure, FailureKind};
 use super::failure::{classify, describe};
 
 /// The API installed before every script (a module).
@@ -62,7 +62,7 @@ const REALM_REUSE: usize = 1_000;
 /// A QuickJS runtime and its one context, with the API loaded and, for a realm that
 /// runs more than one script, the global object's own properties as they were made
 /// recorded (`api.js`'s `baseline`).
-pub(crate) struct Realm {
+pub struct Realm {
     context: Context,
     clock: Arc<Clock>,
     used: usize,
@@ -81,12 +81,12 @@ impl std::fmt::Debug for Realm {
 impl Realm {
     /// A new realm for any number of scripts: runtime, context, the API loaded and the
     /// global object recorded.
-    pub(crate) fn shared() -> Result<Self, Failure> {
+    pub fn shared() -> Result<Self, Failure> {
         Self::new(true)
     }
 
     /// A new realm for one script: nothing recorded, nothing put back after it.
-    pub(crate) fn single() -> Result<Self, Failure> {
+    pub fn single() -> Result<Self, Failure> {
         Self::new(false)
     }
 
@@ -121,8 +121,8 @@ impl Realm {
     /// response body as text, empty before a request). The answer says too whether the
     /// realm may run another script: never a single one's; a shared one not after a
     /// limit was hit or the global object could not be put back, nor with work left
-    /// queued, nor after [`REALM_REUSE`] scripts.
-    pub(crate) fn run(&mut self, script: Script<'_>, input: &str, body: &str, limits: Limits) -> (Run, bool) {
+    /// queued, nor after 1,000 scripts.
+    pub fn run(&mut self, script: Script<'_>, input: &str, body: &str, limits: Limits) -> (Run, bool) {
         self.used += 1;
         self.arm(limits);
         let shared = self.shared;
@@ -158,9 +158,9 @@ pub(crate) fn run(code: &str, input: &str, body: &str, limits: Limits) -> Run {
 /// of an `async` function whose promise is settled before the script's results are
 /// read (httpyac's `await`).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Script<'a> {
-    pub(crate) code: &'a str,
-    pub(crate) asynchronous: bool,
+pub struct Script<'a> {
+    pub code: &'a str,
+    pub asynchronous: bool,
 }
 
 /// The file name scripts are evaluated under; `api.js` finds a script's frames by it.
@@ -172,48 +172,48 @@ pub(super) const MAX_STACK_BYTES: usize = 512 * 1024;
 
 /// How much a script may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Limits {
+pub struct Limits {
     /// The time the script and its tests may take together.
-    pub(crate) timeout: Duration,
+    pub timeout: Duration,
     /// The memory its runtime may allocate, in bytes.
-    pub(crate) memory: usize,
+    pub memory: usize,
 }
 
 /// What a script did: its output when it got that far, and its error if it failed.
 #[derive(Debug, Default)]
-pub(crate) struct Run {
-    pub(crate) output: Output,
-    pub(crate) failure: Option<Failure>,
+pub struct Run {
+    pub output: Output,
+    pub failure: Option<Failure>,
 }
 
 /// What `finish` answers (see `api.js`).
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Output {
+pub struct Output {
     /// `client.global` changes, in order: name, value, cleared.
-    pub(crate) globals: Vec<(String, serde_json::Value, bool)>,
+    pub globals: Vec<(String, serde_json::Value, bool)>,
     /// Whether `client.global.clearAll()` ran (before the changes listed).
-    pub(crate) clear_all: bool,
+    pub clear_all: bool,
     /// `request.variables.set` values.
-    pub(crate) variables: Map<String, serde_json::Value>,
+    pub variables: Map<String, serde_json::Value>,
     /// `client.test` results, in the order the tests were registered.
-    pub(crate) tests: Vec<TestOutcome>,
+    pub tests: Vec<TestOutcome>,
     /// `client.log` lines.
-    pub(crate) logs: Vec<String>,
+    pub logs: Vec<String>,
     /// httpyac's `sleep`: the milliseconds the script asked to wait, in all.
     #[serde(default)]
-    pub(crate) slept: f64,
+    pub slept: f64,
 }
 
 /// One `client.test`.
 #[derive(Debug, Deserialize)]
-pub(crate) struct TestOutcome {
-    pub(crate) name: String,
-    pub(crate) passed: bool,
+pub struct TestOutcome {
+    pub name: String,
+    pub passed: bool,
     #[serde(default)]
-    pub(crate) message: Option<String>,
+    pub message: Option<String>,
     /// 1-based line and column of the `client.test` call in the script.
-    pub(crate) place: Option<(u32, u32)>,
+    pub place: Option<(u32, u32)>,
 }
 
 /// Installs the API, evaluates the script, runs its tests and, in a `shared` realm,
