@@ -30,7 +30,9 @@
 //! Over HTTPS, [`TestServer::start_tls`] serves them with a self-signed certificate, and
 //! [`TestServer::start_tls_with`] with the certificate of a [`TestPki`] (a CA made at run
 //! time, which also signs a client certificate given as PEM, an encrypted key or
-//! PKCS#12), optionally refusing clients without such a certificate. [`TestProxy`] is a
+//! PKCS#12), optionally refusing clients without such a certificate;
+//! [`TestServer::start_tls_for_client_ca`] checks client certificates of another CA as an
+//! OpenSSL-based server does (version 1 certificates too), and tells which it accepted. [`TestProxy`] is a
 //! recording HTTP proxy (forwarding, `CONNECT` tunnels, optional Basic credentials) that
 //! also speaks SOCKS5.
 //!
@@ -43,6 +45,8 @@
 
 mod auth;
 mod bodies;
+#[cfg(feature = "tls")]
+mod client_ca;
 mod cookies;
 mod digest;
 mod echo;
@@ -78,6 +82,8 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+#[cfg(feature = "tls")]
+pub use crate::client_ca::VerifiedClients;
 pub use crate::digest::DIGEST_REALM;
 #[cfg(feature = "grpc")]
 pub use crate::grpc::{GrpcOptions, GrpcServer};
@@ -159,6 +165,21 @@ impl TestServer {
     pub async fn start_tls_with(pki: &TestPki, require_client_certificate: bool) -> TestServer {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.expect("test server: cannot bind 127.0.0.1:0");
         Self::serve_tls(listener, |tcp| tls::TlsListener::with_pki(tcp, pki, require_client_certificate))
+    }
+
+    /// Like [`start_tls_with`](Self::start_tls_with) refusing clients without a
+    /// certificate, the client certificate checked as an OpenSSL-based server checks it,
+    /// against the CA `client_ca_pem` (which need not be `pki`'s): valid now, signed by
+    /// that CA (directly or through the intermediates the client sends), any X.509
+    /// version. TLS 1.3 only. The [`VerifiedClients`] tell what the server accepted.
+    #[cfg(feature = "tls")]
+    pub async fn start_tls_for_client_ca(pki: &TestPki, client_ca_pem: &str) -> (TestServer, VerifiedClients) {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.expect("test server: cannot bind 127.0.0.1:0");
+        let verified = VerifiedClients::default();
+        let server = Self::serve_tls(listener, |tcp| {
+            tls::TlsListener::with_client_ca(tcp, pki, client_ca_pem, verified.clone())
+        });
+        (server, verified)
     }
 
     #[cfg(feature = "tls")]

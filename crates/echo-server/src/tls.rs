@@ -193,6 +193,32 @@ impl TlsListener {
         Self { tcp, acceptor: TlsAcceptor::from(Arc::new(config)) }
     }
 
+    /// HTTPS with `pki`'s server certificate, over TLS 1.3, refusing clients without a
+    /// certificate that [`OpenSslStyleClientVerifier`](crate::client_ca::OpenSslStyleClientVerifier)
+    /// accepts for the CA `client_ca_pem`.
+    pub(crate) fn with_client_ca(
+        tcp: TcpListener,
+        pki: &TestPki,
+        client_ca_pem: &str,
+        verified: crate::client_ca::VerifiedClients,
+    ) -> Self {
+        use rustls::pki_types::pem::PemObject as _;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let chain = vec![CertificateDer::from_pem_slice(pki.server.as_bytes()).expect("test PKI: server PEM")];
+        let key = PrivateKeyDer::from_pem_slice(pki.server_key.as_bytes()).expect("test PKI: server key PEM");
+        let ca = CertificateDer::from_pem_slice(client_ca_pem.as_bytes()).expect("test server: the client CA's PEM");
+        let client_verifier = crate::client_ca::OpenSslStyleClientVerifier::new(&ca, verified);
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .expect("test server: TLS 1.3 with ring")
+            .with_client_cert_verifier(Arc::new(client_verifier))
+            .with_single_cert(chain, key)
+            .expect("test PKI: the server certificate is usable");
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Self { tcp, acceptor: TlsAcceptor::from(Arc::new(config)) }
+    }
+
     pub(crate) fn new(tcp: TcpListener) -> Self {
         // The process may have installed a provider already; ring otherwise.
         let _ = rustls::crypto::ring::default_provider().install_default();

@@ -4,6 +4,7 @@ mod analysis;
 mod assertions;
 mod auth_patterns;
 mod bodies;
+mod client_certificates;
 mod compatibility;
 mod configuration;
 mod credentials;
