@@ -8,6 +8,7 @@
 //! ([`TransportError::map_texts`]). Redirects, cookies, timeouts and cancellation are the
 //! engine's too, so every transport gets them the same way.
 
+mod client_certificate;
 mod error;
 pub mod network;
 pub mod sse;

@@ -9,8 +9,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject as _;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::error::TransportError;
 
@@ -322,8 +322,8 @@ impl TlsChoice {
 }
 
 /// A rustls client configuration: the platform's verifier with `choice`'s CA bundles
-/// added (or no verification for `validate_ssl: false`), `choice`'s client certificate,
-/// and `alpn`.
+/// added (or no verification for `validate_ssl: false`), `choice`'s client certificate
+/// (read as curl reads it: see `client_certificate`), and `alpn`.
 pub fn rustls_config(
     choice: &TlsChoice,
     validate_ssl: bool,
@@ -340,48 +340,18 @@ pub fn rustls_config(
             roots.extend(certificates(file, "CA bundle")?);
         }
         let verifier = if roots.is_empty() {
-            rustls_platform_verifier::Verifier::new(provider)
+            rustls_platform_verifier::Verifier::new(Arc::clone(&provider))
         } else {
-            rustls_platform_verifier::Verifier::new_with_extra_roots(roots, provider)
+            rustls_platform_verifier::Verifier::new_with_extra_roots(roots, Arc::clone(&provider))
         };
         Arc::new(NamingVerifier(verifier.map_err(|error| setup_error(&error.to_string()))?))
     } else {
         Arc::new(crate::websocket::AcceptAnyCertificate::new())
     };
     let builder = builder.dangerous().with_custom_certificate_verifier(verifier);
-    let passphrase = choice.passphrase.as_deref();
-    let mut config = match (&choice.cert, &choice.key) {
-        (None, None) => match &choice.pfx {
-            None => builder.with_no_client_auth(),
-            Some(pfx) => {
-                let (chain, key) = pkcs12(pfx, passphrase)?;
-                builder.with_client_auth_cert(chain, key).map_err(|error| {
-                    certificate_error(
-                        &pfx.path,
-                        &format!("the PKCS#12 file's certificate and key cannot be used: {error}"),
-                        "export the file again with its certificate chain and private key",
-                    )
-                })?
-            }
-        },
-        (None, Some(key)) => {
-            return Err(certificate_error(
-                &key.path,
-                "a client key without a certificate",
-                "name the certificate too (`cert`, or `--cert FILE`)",
-            ));
-        }
-        (Some(cert), key) => {
-            let chain = certificates(cert, "client certificate")?;
-            let key = private_key(key.as_ref().unwrap_or(cert), passphrase)?;
-            builder.with_client_auth_cert(chain, key).map_err(|error| {
-                certificate_error(
-                    &cert.path,
-                    &format!("the client certificate and its key do not go together: {error}"),
-                    "`cert` and `key` must be the certificate and the private key of the same pair",
-                )
-            })?
-        }
+    let mut config = match crate::client_certificate::resolver(choice, &provider)? {
+        None => builder.with_no_client_auth(),
+        Some(resolver) => builder.with_client_cert_resolver(resolver),
     };
     config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
     Ok(config)
@@ -472,110 +442,6 @@ fn certificates(file: &PemFile, what: &str) -> Result<Vec<CertificateDer<'static
         return Err(certificate_error(&file.path, &format!("the {what} holds no certificate"), hint));
     }
     Ok(found)
-}
-
-/// The certificate chain and the key of a PKCS#12 file.
-fn pkcs12(
-    file: &PemFile,
-    passphrase: Option<&str>,
-) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), TransportError> {
-    use p12_keystore::error::Error as P12Error;
-    let store = p12_keystore::KeyStore::from_pkcs12(
-        &file.bytes,
-        passphrase.unwrap_or(""),
-        p12_keystore::Pkcs12ImportPolicy::Relaxed,
-    )
-    .map_err(|error| {
-        let (problem, hint) = match error {
-            P12Error::MacError(_) if passphrase.is_none() => (
-                "the PKCS#12 file is protected by a passphrase, and none was given".to_owned(),
-                "give it with `passphrase` (`\"{{$secret CLIENT_CERT_PASSPHRASE}}\"`) or `--cert-passphrase`",
-            ),
-            P12Error::MacError(_) => (
-                "wrong passphrase for the PKCS#12 file".to_owned(),
-                "check the `passphrase` (or `--cert-passphrase`) and the secret it names",
-            ),
-            P12Error::UnsupportedEncryptionScheme => (
-                "the PKCS#12 file is encrypted with a legacy scheme (3DES or RC2) that Volley does not read".to_owned(),
-                "export it again with AES: `openssl pkcs12 -in OLD.p12 -nodes | openssl pkcs12 -export -out NEW.p12`",
-            ),
-            other => (
-                format!("not a readable PKCS#12 file: {other}"),
-                "`pfx` names a `.p12`/`.pfx` file; PEM files go in `cert` and `key`",
-            ),
-        };
-        certificate_error(&file.path, &problem, hint)
-    })?;
-    let Some((_, chain)) = store.private_key_chain() else {
-        return Err(certificate_error(
-            &file.path,
-            "the PKCS#12 file holds no private key with its certificate",
-            "export the file with the private key (`openssl pkcs12 -export -inkey KEY -in CERT`)",
-        ));
-    };
-    let certificates: Vec<CertificateDer<'static>> =
-        chain.certs().iter().map(|certificate| CertificateDer::from(certificate.as_der().to_vec())).collect();
-    let key = PrivateKeyDer::Pkcs8(chain.key().as_der().to_vec().into());
-    Ok((certificates, key))
-}
-
-/// The private key of a PEM file, decrypted with `passphrase` when it is encrypted
-/// (PKCS#8 `ENCRYPTED PRIVATE KEY`).
-fn private_key(file: &PemFile, passphrase: Option<&str>) -> Result<PrivateKeyDer<'static>, TransportError> {
-    let text = String::from_utf8_lossy(&file.bytes);
-    if text.contains("Proc-Type: 4,ENCRYPTED") {
-        return Err(certificate_error(
-            &file.path,
-            "the client key is encrypted in the legacy OpenSSL format, which Volley does not read",
-            "convert it to encrypted PKCS#8: `openssl pkcs8 -topk8 -v2 aes-256-cbc -in KEY -out KEY.p8.pem`",
-        ));
-    }
-    if let Some(start) = text.find("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
-        return encrypted_private_key(file, &text[start..], passphrase);
-    }
-    PrivateKeyDer::from_pem_slice(&file.bytes).map_err(|error| {
-        let problem = match error {
-            rustls::pki_types::pem::Error::NoItemsFound => "the file holds no private key".to_owned(),
-            other => format!("the private key is not valid PEM: {other}"),
-        };
-        certificate_error(
-            &file.path,
-            &problem,
-            "name the key with `key` (`--key FILE`): a `-----BEGIN PRIVATE KEY-----`, `RSA PRIVATE KEY` or \
-             `EC PRIVATE KEY` block",
-        )
-    })
-}
-
-fn encrypted_private_key(
-    file: &PemFile,
-    pem: &str,
-    passphrase: Option<&str>,
-) -> Result<PrivateKeyDer<'static>, TransportError> {
-    use pkcs8::der::Decode as _;
-    let Some(passphrase) = passphrase else {
-        return Err(certificate_error(
-            &file.path,
-            "the client key is encrypted, and no passphrase was given",
-            "give it with `passphrase` (`\"{{$secret CLIENT_KEY_PASSPHRASE}}\"`) or `--cert-passphrase`",
-        ));
-    };
-    let end = pem.find("-----END ENCRYPTED PRIVATE KEY-----").map_or(pem.len(), |end| end + 35);
-    let (_, document) = pkcs8::der::Document::from_pem(&pem[..end]).map_err(|error| {
-        certificate_error(&file.path, &format!("the encrypted key is not valid PEM: {error}"), "export the key again")
-    })?;
-    let info = pkcs8::EncryptedPrivateKeyInfoRef::from_der(document.as_bytes()).map_err(|error| {
-        certificate_error(&file.path, &format!("not an encrypted PKCS#8 key: {error}"), "export the key again")
-    })?;
-    let decrypted = info.decrypt(passphrase).map_err(|_| {
-        certificate_error(
-            &file.path,
-            "wrong passphrase for the client key (or an encryption scheme Volley does not read)",
-            "check the `passphrase` (or `--cert-passphrase`) and the secret it names; keys are read when \
-             encrypted with PBES2 (AES, `openssl pkcs8 -topk8 -v2 aes-256-cbc`)",
-        )
-    })?;
-    Ok(PrivateKeyDer::Pkcs8(decrypted.as_bytes().to_vec().into()))
 }
 
 #[cfg(test)]
