@@ -53,10 +53,11 @@ const CA_CONFIG: &str = "[ca]\ndefault_ca = test_ca\n[test_ca]\ndatabase = index
 
 impl OpenSslFiles {
     /// A CA and client certificates signed by it, the common recipe's way:
-    /// - `client.pem` (X.509 v1) with `client.key` (PKCS#8) and `client.rsa.key` (PKCS#1);
+    /// - `client.pem` (X.509 v1) with `client.key` (PKCS#8), `client.rsa.key` (PKCS#1)
+    ///   and `client.enc.key` (PKCS#8 encrypted with AES, passphrase `battery-staple`);
     /// - `ec.pem` with `ec.key` (SEC1, P-256); `p521.pem` with `p521.key` (P-521);
     /// - `reversed.pem`: the CA, then `client.pem` (leaf last);
-    /// - `client.p12`: `client.pem`, its key and the CA, passphrase `battery staple`;
+    /// - `client.p12`: `client.pem`, its key and the CA, passphrase `battery-staple`;
     /// - `expired.pem` (2020) and `future.pem` (2099), for `client.key`;
     /// - `other.key`: an RSA key of no certificate.
     fn make(tag: &str) -> Self {
@@ -77,6 +78,7 @@ impl OpenSslFiles {
         };
         sign("client");
         run("rsa -in client.key -traditional -out client.rsa.key");
+        run("pkcs8 -topk8 -v2 aes-256-cbc -in client.key -out client.enc.key -passout pass:battery-staple");
         run("ecparam -name prime256v1 -genkey -noout -out ec.key");
         subject("req -new -key ec.key -out ec.csr", "/CN=volley openssl ec client");
         sign("ec");
@@ -105,6 +107,7 @@ impl OpenSslFiles {
             ("client.key", "-----BEGIN PRIVATE KEY-----"),
             ("client.rsa.key", "-----BEGIN RSA PRIVATE KEY-----"),
             ("ec.key", "-----BEGIN EC PRIVATE KEY-----"),
+            ("client.enc.key", "-----BEGIN ENCRYPTED PRIVATE KEY-----"),
         ] {
             assert!(files.read(file).starts_with(begins), "{file} does not begin with {begins}");
         }
@@ -158,6 +161,11 @@ async fn certificates_made_with_the_openssl_command_are_presented_as_curl_presen
     let cases = [
         ("X.509 v1, PKCS#8 key", r#""cert": "certs/client.pem", "key": "certs/client.key""#, "volley openssl client"),
         ("PKCS#1 key", r#""cert": "certs/client.pem", "key": "certs/client.rsa.key""#, "volley openssl client"),
+        (
+            "encrypted PKCS#8 key",
+            r#""cert": "certs/client.pem", "key": "certs/client.enc.key", "passphrase": "{{$secret CLIENT_PASSPHRASE}}""#,
+            "volley openssl client",
+        ),
         ("SEC1 EC key", r#""cert": "certs/ec.pem", "key": "certs/ec.key""#, "volley openssl ec client"),
         ("chain leaf last", r#""cert": "certs/reversed.pem", "key": "certs/client.key""#, "volley openssl client"),
         (
