@@ -2,8 +2,86 @@
 //! `{{login.response.status}}` and `{{login.response.body.*}}`, read from the last
 //! response of the named request in the same client.
 
+use std::collections::{BTreeMap, HashMap};
+
 use bytes::Bytes;
 use serde_json::Value;
+
+/// How many named responses a client keeps for chaining: a long-lived client (an
+/// execution server's session, an editor) that runs many differently named requests
+/// would otherwise keep every one of them.
+pub const MAX_CHAINED_RESPONSES: usize = 1_000;
+/// How many bytes of them (bodies and headers) it keeps.
+pub const MAX_CHAINED_BYTES: usize = 64 << 20;
+
+/// The named responses a client keeps, bounded by [`MAX_CHAINED_RESPONSES`] and
+/// [`MAX_CHAINED_BYTES`]: over either bound, the response stored longest ago goes. The
+/// newest is always kept, whatever its size (a body is already bounded by the run's
+/// body limit).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Chain {
+    responses: HashMap<String, (u64, StoredResponse)>,
+    /// Names by when they were stored, oldest first.
+    order: BTreeMap<u64, String>,
+    next: u64,
+    bytes: usize,
+    /// `true` once a response was let go for the bounds.
+    dropped: bool,
+}
+
+impl Chain {
+    /// The last response of the request `name`, while kept.
+    pub(crate) fn get(&self, name: &str) -> Option<&StoredResponse> {
+        self.responses.get(name).map(|(_, response)| response)
+    }
+
+    /// `true` when the last response of `name` is kept.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.responses.contains_key(name)
+    }
+
+    /// `true` when a response was let go to keep the bounds: a name not found may have
+    /// run long ago.
+    pub(crate) fn dropped_some(&self) -> bool {
+        self.dropped
+    }
+
+    /// Keeps `response` as the last of `name`, letting the oldest go while over a bound.
+    pub(crate) fn insert(&mut self, name: String, response: StoredResponse) {
+        self.remove(&name);
+        let stamp = self.next;
+        self.next += 1;
+        self.bytes += response.size();
+        self.order.insert(stamp, name.clone());
+        self.responses.insert(name, (stamp, response));
+        while self.responses.len() > MAX_CHAINED_RESPONSES
+            || (self.bytes > MAX_CHAINED_BYTES && self.responses.len() > 1)
+        {
+            let Some((_, oldest)) = self.order.pop_first() else { break };
+            if let Some((_, gone)) = self.responses.remove(&oldest) {
+                self.bytes -= gone.size();
+                self.dropped = true;
+            }
+        }
+    }
+
+    fn remove(&mut self, name: &str) {
+        if let Some((stamp, gone)) = self.responses.remove(name) {
+            self.order.remove(&stamp);
+            self.bytes -= gone.size();
+        }
+    }
+}
+
+impl FromIterator<(String, StoredResponse)> for Chain {
+    fn from_iter<T: IntoIterator<Item = (String, StoredResponse)>>(responses: T) -> Self {
+        let mut chain = Chain::default();
+        for (name, response) in responses {
+            chain.insert(name, response);
+        }
+        chain
+    }
+}
 
 /// What a client keeps of the last response of each named request.
 #[derive(Debug, Clone)]
@@ -11,6 +89,13 @@ pub(crate) struct StoredResponse {
     pub(crate) status: u16,
     pub(crate) headers: http::HeaderMap,
     pub(crate) body: Bytes,
+}
+
+impl StoredResponse {
+    /// The bytes it holds, as the bounds of a [`Chain`] count them.
+    fn size(&self) -> usize {
+        self.body.len() + self.headers.iter().map(|(name, value)| name.as_str().len() + value.len()).sum::<usize>()
+    }
 }
 
 /// The hint of a value not found in the response of `request`, which ran: what it
@@ -81,6 +166,39 @@ fn json_path(body: &[u8], path: &str) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sized(bytes: usize) -> StoredResponse {
+        StoredResponse { status: 200, headers: http::HeaderMap::new(), body: Bytes::from(vec![b'x'; bytes]) }
+    }
+
+    #[test]
+    fn a_client_keeps_the_newest_named_responses_within_a_count_and_a_size() {
+        let mut chain = Chain::default();
+        for n in 0..=MAX_CHAINED_RESPONSES {
+            chain.insert(format!("r{n}"), sized(1));
+        }
+        assert!(!chain.contains("r0"), "the oldest goes past the count");
+        assert!(chain.contains("r1") && chain.contains(&format!("r{MAX_CHAINED_RESPONSES}")));
+        assert!(chain.dropped_some());
+
+        let mut chain = Chain::default();
+        let mib = 1 << 20;
+        chain.insert("first".to_owned(), sized(mib));
+        chain.insert("again".to_owned(), sized(mib));
+        chain.insert("first".to_owned(), sized(mib)); // stored anew: now the newest
+        for n in 0..(MAX_CHAINED_BYTES / mib - 2) {
+            chain.insert(format!("r{n}"), sized(mib));
+        }
+        assert!(!chain.dropped_some(), "64 responses of 1 MiB fit");
+        chain.insert("one more".to_owned(), sized(mib));
+        assert!(!chain.contains("again"), "the one stored longest ago goes first");
+        assert!(chain.contains("first") && chain.contains("one more"));
+        assert!(chain.bytes <= MAX_CHAINED_BYTES);
+
+        chain.insert("huge".to_owned(), sized(MAX_CHAINED_BYTES + 1));
+        assert_eq!(chain.responses.len(), 1, "a response larger than the bound is kept alone");
+        assert!(chain.contains("huge"));
+    }
 
     fn stored() -> StoredResponse {
         let mut headers = http::HeaderMap::new();

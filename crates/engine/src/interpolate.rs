@@ -12,7 +12,7 @@ use volley_syntax::{
     Arguments, Expression, Interpolation, Part, ResolverCall, Span, Spanned, Template, Timeout, VariableDeclaration,
 };
 
-use crate::chaining::{self, StoredResponse};
+use crate::chaining::{self, Chain};
 use crate::dotenv::DotEnv;
 use crate::error::{BuildError, ConfigError};
 use crate::redact::{Secrets, is_sensitive_variable};
@@ -37,7 +37,7 @@ pub(crate) struct Scope<'a> {
     /// (an error only when a value is looked for there).
     pub(crate) dotenv: Result<&'a DotEnv, &'a ConfigError>,
     /// Last responses of named requests.
-    pub(crate) chain: &'a HashMap<String, StoredResponse>,
+    pub(crate) chain: &'a Chain,
     /// The client's resolvers, keys with `$`.
     pub(crate) custom: &'a HashMap<String, Arc<dyn Resolver>>,
     /// Command resolvers of the configuration and profile, keys without `$`.
@@ -223,7 +223,7 @@ impl<'a> Renderer<'a> {
         let path = name.value.as_str();
         let segments = volley_syntax::variable_path_segments(path);
         if let [request, "response", rest @ ..] = segments.as_slice()
-            && let Some(stored) = self.scope.chain.get(*request)
+            && let Some(stored) = self.scope.chain.get(request)
         {
             return chaining::read(stored, rest).map_err(|message| BuildError::RequestVariable {
                 name: path.to_owned(),
@@ -272,7 +272,7 @@ impl<'a> Renderer<'a> {
         }
         // httpyac: the name of a request that ran stands for its response body.
         if let [request, properties @ ..] = segments.as_slice()
-            && let Some(stored) = self.scope.chain.get(*request)
+            && let Some(stored) = self.scope.chain.get(request)
         {
             return chaining::read_body_properties(stored, properties).map_err(|message| BuildError::RequestVariable {
                 name: path.to_owned(),
@@ -282,15 +282,21 @@ impl<'a> Renderer<'a> {
             });
         }
         if let [request, "response", ..] = segments.as_slice() {
-            return Err(BuildError::RequestVariable {
-                name: path.to_owned(),
-                span: name.span,
-                message: format!(
+            let message = if self.scope.chain.dropped_some() {
+                format!(
+                    "`{path}`: no response of a request named `{request}` is kept in this client: it has not run \
+                     yet, or ran before the last {} named responses (or {} MiB of them), which are all a client keeps \
+                     (run it again first)",
+                    chaining::MAX_CHAINED_RESPONSES,
+                    chaining::MAX_CHAINED_BYTES >> 20
+                )
+            } else {
+                format!(
                     "`{path}`: no request named `{request}` has run yet in this client (run it first; \
                      `volley run` runs a file's requests in order)"
-                ),
-                hint: None,
-            });
+                )
+            };
+            return Err(BuildError::RequestVariable { name: path.to_owned(), span: name.span, message, hint: None });
         }
         Err(BuildError::UndefinedVariable { name: path.to_owned(), span: name.span })
     }

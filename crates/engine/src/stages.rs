@@ -34,6 +34,7 @@ use crate::resolvers::Environment;
 use crate::response::Response;
 
 pub use crate::build::DEFAULT_USER_AGENT;
+pub use crate::chaining::{MAX_CHAINED_BYTES, MAX_CHAINED_RESPONSES};
 pub use crate::client::{DEFAULT_TIMEOUT, MAX_REDIRECTS};
 pub use crate::interpolate::{MAX_RENDERED_BYTES, MAX_REQUEST_BYTES};
 pub use crate::prepare::{Exchange, PreparedRequest};

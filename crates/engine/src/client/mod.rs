@@ -3,7 +3,6 @@
 //! settings of its directory ([`settings`], [`crate::prepare`]), and runs the exchange
 //! ([`exchange`]: redirects, cookies, timeout, cancellation).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -14,7 +13,7 @@ use volley_syntax::{Document, Request};
 
 use crate::assert::ResponseParts;
 use crate::assert::{AssertionResult, Outcome};
-use crate::chaining::StoredResponse;
+use crate::chaining::{Chain, StoredResponse};
 use crate::config::Config;
 use crate::cookies::CookieJar;
 use crate::dotenv::DotEnv;
@@ -81,7 +80,7 @@ pub(crate) struct Inner {
     /// Client variables; runs take a snapshot (an `Arc` clone), setters copy on write.
     pub(crate) variables: RwLock<Arc<Map<String, Value>>>,
     /// Last responses of named requests, snapshotted the same way.
-    pub(crate) chain: Mutex<Arc<HashMap<String, StoredResponse>>>,
+    pub(crate) chain: Mutex<Arc<Chain>>,
     /// The working directory, for text run without a source path.
     working_directory: std::sync::OnceLock<PathBuf>,
     /// Settings by directory and profile; shared by forks.
@@ -198,7 +197,7 @@ impl Client {
     /// kept for `{{name.response…}}`).
     #[must_use]
     pub fn has_response(&self, name: &str) -> bool {
-        self.inner.chain.lock().contains_key(name)
+        self.inner.chain.lock().contains(name)
     }
 
     /// The cookie jar, when the client has one.
@@ -281,7 +280,7 @@ impl Client {
                     chain.join(" → ")
                 )));
             }
-            if directive.kind == DirectiveKind::Ref && self.inner.chain.lock().contains_key(&name) {
+            if directive.kind == DirectiveKind::Ref && self.inner.chain.lock().contains(&name) {
                 continue;
             }
             let mut inner = options.clone();

@@ -95,6 +95,23 @@ async fn file_variables_refer_to_each_other_later_ones_win_and_cycles_are_errors
 }
 
 #[tokio::test]
+async fn a_client_keeps_the_last_thousand_named_responses_and_says_so() {
+    let server = TestServer::start().await;
+    let client = client();
+    let limit = volley_engine::stages::MAX_CHAINED_RESPONSES;
+    for n in 0..=limit {
+        let text = format!("# @name r{n}\nGET {}\n", server.url("/echo"));
+        client.run_string(&text, RunOptions::default()).await.unwrap();
+    }
+    let error =
+        client.run_string("GET http://127.0.0.1/{{r0.response.status}}\n", RunOptions::default()).await.unwrap_err();
+    let Error::Build(BuildError::RequestVariable { message, .. }) = error else { panic!("{error}") };
+    assert!(message.contains("ran before the last 1000 named responses"), "{message}");
+    assert!(volley_engine::stages::chained_response(&client, "r1").is_some());
+    assert!(volley_engine::stages::chained_response(&client, "r0").is_none());
+}
+
+#[tokio::test]
 async fn substitution_is_one_pass() {
     let server = TestServer::start().await;
     let client = client();
