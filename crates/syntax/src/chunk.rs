@@ -440,13 +440,9 @@ fn resplit(
 /// (and that break is not the `\n` of a `\r\n` split between the two).
 fn text_starts_a_block(text: &str, previous: &str) -> bool {
     let bytes = text.as_bytes();
-    let after_break = match bytes {
-        [b'\r', b'\n', ..] => 2,
-        [b'\n' | b'\r', ..] => 1,
-        _ => return false,
-    };
-    let joined = bytes[0] == b'\n' && previous.ends_with('\r');
-    !joined && bytes[after_break..].starts_with(b"###")
+    let after_break = crate::line_break::break_len(bytes, 0);
+    let joined = bytes.first() == Some(&b'\n') && previous.ends_with('\r');
+    after_break > 0 && !joined && bytes[after_break..].starts_with(b"###")
 }
 
 fn next_starts_a_block(joined: &str, next: &str) -> bool {
@@ -468,7 +464,7 @@ pub(crate) fn points_agree(text: &str) -> bool {
     // Every chunk is lowered after this check: `memchr` skips the text 32 bytes at a
     // time, where a loop over its bytes was 7 % of the typed layer's instructions.
     let bytes = text.as_bytes();
-    memchr::memchr_iter(b'\r', bytes).all(|index| bytes.get(index + 1) == Some(&b'\n'))
+    memchr::memchr_iter(b'\r', bytes).all(|index| crate::line_break::break_len(bytes, index) == 2)
 }
 
 #[cfg(test)]
