@@ -28,7 +28,23 @@ type Change = ((u32, u32, u32, u32), &'static str);
 
 /// Sequences that failed once: a text opened, then `didChange` notifications of one or
 /// more changes each.
-const REGRESSIONS: &[(&str, &[&[Change]])] = &[];
+const REGRESSIONS: &[(&str, &[&[Change]])] = &[
+    // Seed 1000050 of the first long run: an error kept over `{{$rdom(1#,{$>` that a
+    // fresh parse reads otherwise (chunk.rs parses a tree with errors afresh).
+    (
+        "### Get on}rs/{{$rdom(1#,{$> {% clienon/json\rTT{{create.response.body.$.id}}hot(rs/{{id}0}]\r\nGT},/}(r\ns/{t.global.set(1\"id\", responsebody.id); %}\r\nndom(1,10)}}TTP</1ho{s%t},/}(sers,/{{id}}\r\nGET {{hos\"t}$}/users/{{$random(1,10)a}} HTTP//1.1\r\nxET},/}(r\ns/{t.global.set(1\"id\", response\n red\"irec\r\nDELEGET {{host}}/usandom(1,{$random(1,10)}} HContent-Type: application/json\rTT{{Authorization: Bearer {{token}}\n.response.body.$.id}}hot(rs/{{id}0é}]\r\nGET},/}(r\ns/{{id}0}\r\nGET {{hos>t}/uss/{{$random(1,ers/{{$rdom(1#,{$> {% clson\rTT{{create.response.body.$.id}}hot(rs/{{id}0}]\r\nGET},/}(r\ns/{t.global.set(1\"id\", response.body.id); %}\r\nndom(1,10)}}TTP</1ho{s%t},/}(sers,/{{id}}\r\nGET {{host}$}/users/{{$random(1,10)a}} HTTP//1.1\r\nx",
+        &[
+            &[((0, 19, 1, 19), "😀"), ((18, 33, 18, 35), "")],
+            &[((4, 51, 5, 0), "\n\r"), ((11, 31, 11, 31), "0"), ((6, 8, 7, 0), "")],
+        ],
+    ),
+    // Seed 1000115: two request names equally close to `create`; the hint named the
+    // first found, which depended on where the chunks were cut (suggest.rs).
+    (
+        "GET {{host}}/uss/{{create.response.body.$.id}}\r\nAccept: application/json\r\n\r\n### \n# @name creat]e\n# @timeout 5 s\r\nPOST {{host}}/users?id={{$random(1,10)}} HTTP/ &size={{$random(1,10)}}\nAccept: */*\n\n### Login\r\n// a commeant\nGET https://example.com/[items?page=1\r\n    &size={{{$random(1,10)}}\r\nAccept: */*\n\r\n### C1.1\r\nContent-Type: {applicatio$n/json\r\n\r\nAuthorizati on: Bearer {{token}}\r\n\r{\n  \"name\": \"{{$randomInt 1 9}}\",\n  \"tags\": [\"a\", )\"b\"],\r\n  \"n\"\": {{$random(1, 10)}}\r\n}\r\n> {% client.global.set(\"id\", response.body.id); %\r\n{\"n.ame\": \"{{name}}\", \"id😀\": {{$random(1, 10)}}}\r\r}\r\n\r\n### Get one\r// a comment\r\nGET https://examp=1\n    &size={{$random(1,10)}}\nAccept: */*\n\r### Login\r\n// a commeant\nGET https://example.com/[items?page={1\r\n    &size={{{$random(1,10)}}\r\nAccept:/*\n\r\n### Creat\ne user\nGET {{.host}}/users/{{create.response.body.$.id}}\nAccept: application/json\r\n}\r\n### Create user\n\rPUT {{host}}/users/1\rCont-Type: application/json\n\r{\"name\": \"{{name}}\", \"age\": {{$random(18,\r99)}}}\r\n\r\n",
+        &[&[((52, 29, 55, 0), "")]],
+    ),
+];
 
 /// Edits in a run of `cargo test`: a few seconds of a debug build.
 const DEFAULT_EDITS: usize = 600;
@@ -232,7 +248,13 @@ impl Server {
         let environment = Environment::default();
         let incremental = compute(&edited, &self.engine, &environment);
         let afresh = compute(&opened, &fresh.engine, &environment);
-        if incremental != afresh {
+        // Past 200 diagnostics of one code in a chunk, the analysis lists them per chunk
+        // (the engine's `Listing`), so which are listed depends on where chunks are cut,
+        // and an edited document's are cut where its edits left them: not compared.
+        let capped = |diagnostics: &[Diagnostic]| {
+            diagnostics.iter().any(|diagnostic| diagnostic.message.contains(" are not listed"))
+        };
+        if incremental != afresh && !capped(&incremental) && !capped(&afresh) {
             return Err(format!(
                 "in {expected:?}, the diagnostics after the edits are\n{}\nthose of a fresh open\n{}",
                 summary(&incremental),
@@ -249,12 +271,14 @@ fn summary(diagnostics: &[Diagnostic]) -> String {
         .map(|diagnostic| {
             let range = diagnostic.range;
             format!(
-                "  {}:{}-{}:{} {}",
+                "  {}:{}-{}:{} {:?} {:?} {:?}",
                 range.start.line,
                 range.start.character,
                 range.end.line,
                 range.end.character,
-                diagnostic.message.lines().next().unwrap_or_default()
+                diagnostic.severity,
+                diagnostic.code,
+                diagnostic.message
             )
         })
         .collect::<Vec<_>>()
