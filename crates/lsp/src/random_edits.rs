@@ -210,7 +210,8 @@ impl Server {
                 "in {expected:?}, chunk {index} kept the tree\n{kept}\nwhere a fresh parse gives\n{fresh}"
             ));
         }
-        if tree.document() != volley_syntax::parse(expected) {
+        let parsed = volley_syntax::parse(expected);
+        if tree.document() != parsed {
             return Err(format!("the typed document of {expected:?} is not a fresh parse's"));
         }
         let lines = Lines::of(expected);
@@ -227,7 +228,7 @@ impl Server {
         let opened = fresh.documents.snapshot(&fresh.uri).now_or_never().flatten().ok_or("no snapshot")?;
         // Every layer's line breaks are the client's: the rope's positions, and the
         // syntax crate's of every diagnostic.
-        for diagnostic in &volley_syntax::parse(expected).diagnostics {
+        for diagnostic in &parsed.diagnostics {
             let span = diagnostic.span;
             for (offset, position) in [(span.start, span.start_position), (span.end, span.end_position)] {
                 let (line, column) = lines.line_and_byte_column(offset);
