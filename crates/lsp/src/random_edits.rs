@@ -96,6 +96,13 @@ fn random_edits_match_a_fresh_open() {
             }
         }
         seed += 1;
+        if (seed - first_seed).is_multiple_of(500) {
+            eprintln!(
+                "random edits: {done} edits so far, {:.0} s, {} failed",
+                started.elapsed().as_secs_f64(),
+                failed.len()
+            );
+        }
     }
     eprintln!(
         "random edits: {done} edits in {} sequences (seeds {first_seed}..{seed}) in {:.1} s, {} failed",
@@ -124,7 +131,8 @@ fn sequence(seed: u64, edits: usize) -> Result<(), (usize, String)> {
             apply(&mut current, &change);
             changes.push(change);
         }
-        let checked = server.change(i32::try_from(step).unwrap() + 2, &changes).and_then(|()| server.check(&current));
+        let version = i32::try_from(step).unwrap() + 2;
+        let checked = caught(|| server.change(version, &changes).and_then(|()| server.check(&current)));
         notifications.push(changes);
         texts.push(current);
         if let Err(failure) = checked {
@@ -164,10 +172,22 @@ fn replay(text: &str, notifications: &[Vec<TextDocumentContentChangeEvent>]) -> 
         for change in changes {
             apply(&mut current, change);
         }
-        server.change(version, changes)?;
-        server.check(&current)?;
+        caught(|| server.change(version, changes).and_then(|()| server.check(&current)))?;
     }
     Ok(())
+}
+
+/// The result of `check`, a panic in it made a failure: the hunt goes on, and the
+/// sequence that panicked is shortened like any other.
+fn caught(check: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|message| (*message).to_owned()))
+            .unwrap_or_default();
+        Err(format!("panicked: {message}"))
+    })
 }
 
 fn event(((start_line, start_character, end_line, end_character), text): Change) -> TextDocumentContentChangeEvent {
