@@ -470,8 +470,11 @@ fn edit(random: &mut Random, text: &str, undo: &mut Vec<Inverse>) -> TextDocumen
     change
 }
 
+/// The change replacing `start..end` of `text` (on character boundaries: an undo after
+/// one that could not be exact, its range inside a `\r\n`, may name any byte).
 fn change_of(lines: &Lines, text: &str, start: usize, end: usize, new_text: String) -> TextDocumentContentChangeEvent {
-    let end = end.min(text.len());
+    let end = floor_char_boundary(text, end);
+    let start = floor_char_boundary(text, start);
     TextDocumentContentChangeEvent {
         range: Some(Range::new(lines.position(text, start.min(end)), lines.position(text, end))),
         range_length: None,
