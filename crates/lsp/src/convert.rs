@@ -22,6 +22,10 @@ pub(crate) const SOURCE: &str = "volley";
 
 /// The UTF-16 position of the byte `offset` of `rope` (clamped to the text; an offset
 /// inside a character counts as that character's start).
+///
+/// Lines are the rope's: ropey's `cr_lines` counts `\n`, `\r\n` and a lone `\r`, the rule of
+/// `volley_syntax::line_break` that the syntax crate's positions follow; `random_edits.rs`
+/// checks after every edit that both agree with LSP's.
 pub(crate) fn position(rope: &Rope, offset: usize) -> Position {
     let offset = offset.min(rope.len_bytes());
     let line = rope.byte_to_line(offset);

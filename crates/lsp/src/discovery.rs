@@ -90,7 +90,7 @@ fn checks(request: &Request) -> Vec<Check> {
 /// each (0-based, within the script) and its name, when the name is a string literal.
 fn test_calls(code: &str) -> Vec<(u32, String)> {
     let mut calls = Vec::new();
-    for (number, line) in code.lines().enumerate() {
+    for (number, line) in volley_syntax::line_break::lines(code).enumerate() {
         let mut rest = line;
         while let Some(at) = rest.find("test(") {
             let before = &rest[..at];
@@ -136,6 +136,8 @@ mod tests {
     fn calls_of_client_test_and_httpyac_test_are_found_with_their_lines() {
         let code = "client.test('a \\'b\\'', () => {});\n  test(\"two\", () => {}); latest('x'); my.test('no');\ntest(`t${x}`)";
         assert_eq!(test_calls(code), vec![(0, "a 'b'".to_owned()), (1, "two".to_owned())]);
+        // A lone `\r` ends a line too, as for every position of the file.
+        assert_eq!(test_calls(&code.replace('\n', "\r")), test_calls(code));
     }
 
     #[test]

@@ -549,4 +549,12 @@ impl Documents {
         self.lock().insert(uri.as_str().to_owned(), entry);
         finish
     }
+
+    /// The syntax tree of an open document whose parse is done.
+    pub(crate) fn tree(&self, uri: &Uri) -> Option<SyntaxTree> {
+        match &self.lock().get(uri.as_str())?.parsed {
+            Parsed::Ready { tree, .. } => Some(tree.clone()),
+            Parsed::Running { .. } => None,
+        }
+    }
 }

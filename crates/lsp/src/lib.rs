@@ -30,6 +30,8 @@ mod paste;
 mod preview;
 mod progress;
 mod prompt;
+#[cfg(test)]
+mod random_edits;
 mod remote;
 mod scope;
 mod script_api;

@@ -18,7 +18,8 @@
 //! and a chunk of [`TARGET_CHUNK_BYTES`] parses again in well under a millisecond. Only
 //! the chunks the latest edit reparsed keep theirs ([`Chunk::kept_tree`]), so that the
 //! typed document of an edited chunk is lowered from the tree the edit made, and the
-//! next keystroke in the same chunk reparses it incrementally.
+//! next keystroke in the same chunk reparses it incrementally (unless its tree has
+//! errors: error recovery depends on what is reused, so such a chunk is parsed afresh).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -377,7 +378,8 @@ pub(crate) fn edit(chunks: &mut Vec<Chunk>, target: usize, range: Range<usize>, 
     }
 }
 
-/// Reparse of one chunk: incremental when it kept its tree.
+/// Reparse of one chunk: incremental when it kept its tree and neither that tree nor
+/// the new one has errors.
 fn edit_one(chunk: &mut Chunk, range: Range<usize>, new_text: &str) {
     let start_position = tree_sitter_point(&chunk.text, range.start);
     let old_end_position = tree_sitter_point(&chunk.text, range.end);
@@ -388,7 +390,12 @@ fn edit_one(chunk: &mut Chunk, range: Range<usize>, new_text: &str) {
     chunk.text = Arc::from(text);
     chunk.lines.apply_edit(&chunk.text, range.clone(), new_text);
     let new_end = range.start + new_text.len();
-    if let Some(tree) = &mut chunk.kept_tree {
+    // Error recovery weighs what surrounds an error, and an incremental parse reuses
+    // nodes around it: a tree with errors, before the edit or after it, can differ from
+    // the one a fresh parse of the same text gives (an error kept over `{{$random(1,`
+    // that a fresh parse reads as arguments). Such a chunk is parsed from scratch, so
+    // that its document never depends on the edits that made its text.
+    let incremental = chunk.kept_tree.take().filter(|_| !chunk.has_error).map(|mut tree| {
         tree.edit(&InputEdit {
             start_byte: range.start,
             old_end_byte: range.end,
@@ -397,8 +404,12 @@ fn edit_one(chunk: &mut Chunk, range: Range<usize>, new_text: &str) {
             old_end_position,
             new_end_position: tree_sitter_point(&chunk.text, new_end),
         });
-    }
-    let tree = parse_tree(&chunk.text, chunk.kept_tree.as_ref());
+        parse_tree(&chunk.text, Some(&tree))
+    });
+    let tree = match incremental {
+        Some(tree) if !tree.root_node().has_error() => tree,
+        _ => parse_tree(&chunk.text, None),
+    };
     chunk.has_error = tree.root_node().has_error();
     chunk.kept_tree = Some(tree);
     chunk.id = next_id();
@@ -440,13 +451,9 @@ fn resplit(
 /// (and that break is not the `\n` of a `\r\n` split between the two).
 fn text_starts_a_block(text: &str, previous: &str) -> bool {
     let bytes = text.as_bytes();
-    let after_break = match bytes {
-        [b'\r', b'\n', ..] => 2,
-        [b'\n' | b'\r', ..] => 1,
-        _ => return false,
-    };
-    let joined = bytes[0] == b'\n' && previous.ends_with('\r');
-    !joined && bytes[after_break..].starts_with(b"###")
+    let after_break = crate::line_break::break_len(bytes, 0);
+    let joined = bytes.first() == Some(&b'\n') && previous.ends_with('\r');
+    after_break > 0 && !joined && bytes[after_break..].starts_with(b"###")
 }
 
 fn next_starts_a_block(joined: &str, next: &str) -> bool {
@@ -468,7 +475,7 @@ pub(crate) fn points_agree(text: &str) -> bool {
     // Every chunk is lowered after this check: `memchr` skips the text 32 bytes at a
     // time, where a loop over its bytes was 7 % of the typed layer's instructions.
     let bytes = text.as_bytes();
-    memchr::memchr_iter(b'\r', bytes).all(|index| bytes.get(index + 1) == Some(&b'\n'))
+    memchr::memchr_iter(b'\r', bytes).all(|index| crate::line_break::break_len(bytes, index) == 2)
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ mod diagnostic;
 pub mod directive;
 mod document;
 mod known;
+pub mod line_break;
 mod listing;
 mod lower;
 mod messages;

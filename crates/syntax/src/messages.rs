@@ -58,11 +58,12 @@ pub fn split_messages(body: &Template) -> Vec<StreamMessage> {
         // A last line without its break is a line of its own only at the end of the body.
         let last = index + 1 == parts.len();
         let mut offset = 0;
-        for line in text.value.split_inclusive('\n') {
-            let whole = at_line_start && (line.ends_with('\n') || last);
+        for line in crate::line_break::lines_inclusive(&text.value) {
+            let ends_with_break = crate::line_break::ends_with_break(line);
+            let whole = at_line_start && (ends_with_break || last);
             let range = offset..offset + line.len();
             offset += line.len();
-            at_line_start = line.ends_with('\n');
+            at_line_start = ends_with_break;
             match separator(line).filter(|_| whole) {
                 Some(wait) => {
                     let next_start = piece(text, range.end..range.end).span;
@@ -127,14 +128,11 @@ fn piece(text: &Spanned<String>, range: std::ops::Range<usize>) -> Spanned<Strin
     Spanned::new(text.value[range].to_owned(), span)
 }
 
-fn advance(mut position: Position, text: &str) -> Position {
-    for (index, line) in text.split('\n').enumerate() {
-        if index > 0 {
-            position = Position::new(position.line + 1, 0);
-        }
-        position.column += line.len() as u32;
+fn advance(position: Position, text: &str) -> Position {
+    match crate::span::line_breaks(text.as_bytes()) {
+        (breaks, Some(last_line_start)) => Position::new(position.line + breaks, (text.len() - last_line_start) as u32),
+        (_, None) => Position::new(position.line, position.column + text.len() as u32),
     }
-    position
 }
 
 #[cfg(test)]

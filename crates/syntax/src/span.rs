@@ -130,7 +130,8 @@ impl<T> Spanned<T> {
 
 /// Byte offsets of line starts, for converting between offsets, positions and UTF-16.
 ///
-/// A line ends at `\n`, `\r\n` or a lone `\r`, the same rule the grammar uses.
+/// A line ends at `\n`, `\r\n` or a lone `\r` ([`crate::line_break`], the rule of LSP and
+/// of the grammar).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
     /// Offset of the first byte of every line; always starts with 0.
@@ -165,14 +166,7 @@ impl LineIndex {
     pub fn line_range(&self, text: &str, line: u32) -> Option<Range<usize>> {
         let start = self.line_start(line)?;
         let next = self.line_start(line + 1).unwrap_or(self.len);
-        let bytes = text.as_bytes();
-        let mut end = next;
-        if end > start && bytes.get(end - 1) == Some(&b'\n') {
-            end -= 1;
-        }
-        if end > start && bytes.get(end - 1) == Some(&b'\r') {
-            end -= 1;
-        }
+        let end = start + crate::line_break::without_break(text.get(start..next)?).len();
         Some(start..end)
     }
 
@@ -265,12 +259,11 @@ impl LineIndex {
 /// Appends the start offset of every line that begins inside `bytes` (after a line
 /// break within it), shifted by `base`.
 fn push_line_starts(bytes: &[u8], base: usize, starts: &mut Vec<usize>) {
-    // `\r\n` is one break: the `\n` of a pair ends nothing by itself.
     for index in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-        match bytes[index] {
-            b'\n' if index > 0 && bytes[index - 1] == b'\r' => {}
-            b'\r' if bytes.get(index + 1) == Some(&b'\n') => starts.push(base + index + 2),
-            _ => starts.push(base + index + 1),
+        // The `\n` of a `\r\n` ends nothing by itself: the break starts at its `\r`.
+        let length = crate::line_break::break_len(bytes, index);
+        if length > 0 {
+            starts.push(base + index + length);
         }
     }
 }
@@ -281,11 +274,11 @@ pub(crate) fn line_breaks(bytes: &[u8]) -> (u32, Option<usize>) {
     let mut breaks = 0;
     let mut last_line_start = None;
     for index in memchr::memchr2_iter(b'\n', b'\r', bytes) {
-        if bytes[index] == b'\r' && bytes.get(index + 1) == Some(&b'\n') {
-            continue;
+        let length = crate::line_break::break_len(bytes, index);
+        if length > 0 {
+            breaks += 1;
+            last_line_start = Some(index + length);
         }
-        breaks += 1;
-        last_line_start = Some(index + 1);
     }
     (breaks, last_line_start)
 }

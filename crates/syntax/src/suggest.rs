@@ -1,7 +1,10 @@
 //! "Did you mean": the closest known name to a misspelt one.
 
 /// The candidate closest to `input` (ASCII case ignored), when it is close enough to be
-/// a plausible typo: at most one edit for short names, two for longer ones.
+/// a plausible typo: at most one edit for short names, two for longer ones. Of equally
+/// close ones the first in byte order, whatever order they come in: the language server
+/// gathers a file's names per chunk, and its hints must not depend on where chunks are
+/// cut (they are `volley check`'s).
 #[must_use]
 pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let input = input.to_ascii_lowercase();
@@ -10,7 +13,7 @@ pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -
         .into_iter()
         .map(|candidate| (edit_distance(&input, &candidate.to_ascii_lowercase()), candidate))
         .filter(|(distance, _)| *distance <= limit)
-        .min_by_key(|(distance, _)| *distance)
+        .min_by_key(|&(distance, candidate)| (distance, candidate))
         .map(|(_, candidate)| candidate)
 }
 
@@ -54,5 +57,8 @@ mod tests {
         assert_eq!(closest("timout", ["timeout", "name"]), Some("timeout"));
         assert_eq!(closest("FETCH", ["GET", "POST", "PATCH"]), Some("PATCH"));
         assert_eq!(closest("banana", ["GET", "POST"]), None);
+        // Equally close: the same answer in any order.
+        assert_eq!(closest("create", ["creat]e", "Creat"]), Some("Creat"));
+        assert_eq!(closest("create", ["Creat", "creat]e"]), Some("Creat"));
     }
 }

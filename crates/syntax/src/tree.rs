@@ -216,6 +216,24 @@ impl SyntaxTree {
         self.chunks.get(index).map(crate::lower::lower_chunk_relative)
     }
 
+    /// The chunks whose tree (the one an edit left, or the text parsed again) is not the
+    /// tree a fresh parse of their text gives: index, the tree's s-expression and the
+    /// fresh one's. Empty when incremental parsing kept nothing stale; the differential
+    /// tests of edits check it after every edit.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn trees_unlike_a_fresh_parse(&self) -> Vec<(usize, String, String)> {
+        self.chunks
+            .iter()
+            .enumerate()
+            .filter_map(|(index, chunk)| {
+                let kept = chunk.tree().root_node().to_sexp();
+                let fresh = parse_tree(&chunk.text, None).root_node().to_sexp();
+                (kept != fresh).then_some((index, kept, fresh))
+            })
+            .collect()
+    }
+
     fn is_char_boundary(&self, offset: usize) -> bool {
         let index = self.chunks.partition_point(|chunk| chunk.start <= offset).saturating_sub(1);
         self.chunks.get(index).is_some_and(|chunk| chunk.text.is_char_boundary(offset - chunk.start))

@@ -81,9 +81,9 @@ fn wanted_at(text: &str, request: &Request, local: usize) -> Option<Wanted> {
     // The message being written: after the last `===` line before the cursor.
     let mut start = body.span.start;
     let mut line_start = start;
-    for line in text.get(body.span.start..local)?.split_inclusive('\n') {
+    for line in volley_syntax::line_break::lines_inclusive(text.get(body.span.start..local)?) {
         line_start += line.len();
-        if line.ends_with('\n') && is_separator(line) {
+        if volley_syntax::line_break::ends_with_break(line) && is_separator(line) {
             start = line_start;
         }
     }
@@ -235,6 +235,20 @@ mod tests {
         assert_eq!(target_at("localhost:50051  sh"), Some((None, 17)));
         assert_eq!(target_at("/shop.v1.Orders/"), Some((Some("shop.v1.Orders".to_owned()), 16)));
         assert_eq!(target_at("{{ host }}/sh"), Some((None, 11)));
+    }
+
+    #[test]
+    fn the_message_being_written_starts_after_the_last_separator_line() {
+        let text = "GRPC localhost:50051/shop.v1.Orders/Place\n\n{\"a\": 1}\n===\n{\"b\": 2, \"\n";
+        for text in [text.to_owned(), text.replace('\n', "\r\n"), text.replace('\n', "\r")] {
+            let document = volley_syntax::parse(&text);
+            let request = document.request(0).expect("a request");
+            let local = text.trim_end().len();
+            let Some(Wanted::Field { written, .. }) = wanted_at(&text, request, local) else {
+                panic!("a field is wanted in {text:?}");
+            };
+            assert_eq!(written, ["b"], "{text:?}");
+        }
     }
 
     #[test]

@@ -68,7 +68,7 @@ fn report_error(lowerer: &mut Lowerer<'_>, node: Node<'_>, context: &Context<'_,
     // The error may begin with the line break before the broken line.
     let start = lowerer.skip_newline(node.start_byte()).min(node.end_byte());
     let text = lowerer.slice(start, node.end_byte());
-    let first_line = text.lines().find(|line| !line.trim().is_empty()).unwrap_or("").trim();
+    let first_line = crate::line_break::lines(text).find(|line| !line.trim().is_empty()).unwrap_or("").trim();
     let line_end = start + text.find(['\n', '\r']).unwrap_or(text.len());
     let span = lowerer.span(start, line_end.max(start));
     let message = if first_line.is_empty() {
@@ -96,11 +96,13 @@ fn hint_for(lowerer: &Lowerer<'_>, node: Node<'_>, context: &Context<'_, '_>, te
     let kinds = lowerer.kinds;
     // Text left over at the end of a request line: the error follows the request line,
     // as its sibling or after the block that ends with it. Only a node that ends on the
-    // error's row can hold such a request line last.
-    let row = node.start_position().row;
+    // error's line can hold such a request line last: lines of the line index, since
+    // tree-sitter's rows count `\n` only and put the line after a lone `\r` on the row
+    // of the request line.
+    let line = lowerer.line_of(node.start_byte());
     let mut previous = context.previous;
     while let Some(candidate) = previous {
-        if candidate.end_position().row != row {
+        if lowerer.line_of(candidate.end_byte()) != line {
             break;
         }
         if candidate.kind_id() == kinds.request_line {

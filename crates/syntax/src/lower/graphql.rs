@@ -81,7 +81,7 @@ fn operation_name(query: &str) -> Option<String> {
     loop {
         rest = rest.trim_start();
         if rest.starts_with('#') {
-            rest = rest.split_once('\n').map_or("", |(_, after)| after);
+            rest = crate::line_break::split_first_line(rest).map_or("", |(_, after)| after);
             continue;
         }
         let keyword = ["query", "mutation", "subscription"]

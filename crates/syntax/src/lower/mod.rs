@@ -288,6 +288,11 @@ impl<'a> Lowerer<'a> {
         )
     }
 
+    /// The chunk-local line of a chunk-local byte offset.
+    pub(crate) fn line_of(&self, offset: usize) -> u32 {
+        self.lines.position(offset).line
+    }
+
     /// The span of a chunk-local byte range.
     pub(crate) fn span(&self, start: usize, end: usize) -> Span {
         self.global_span(start, end, self.lines.position(start), self.lines.position(end))
@@ -343,12 +348,7 @@ impl<'a> Lowerer<'a> {
 
     /// The offset after the line break at `offset`, or `offset` when there is none.
     pub(crate) fn skip_newline(&self, offset: usize) -> usize {
-        let bytes = self.text.as_bytes();
-        match bytes.get(offset) {
-            Some(b'\r') if bytes.get(offset + 1) == Some(&b'\n') => offset + 2,
-            Some(b'\r' | b'\n') => offset + 1,
-            _ => offset,
-        }
+        offset + crate::line_break::break_len(self.text.as_bytes(), offset)
     }
 
     /// The text of a byte range; empty (and a failed debug assertion) if the range is
@@ -430,7 +430,7 @@ impl<'a> Lowerer<'a> {
                 // saved response or the next request) is no body, as every tool reads it.
                 if let crate::document::Body::Inline(body) = &lowered.body
                     && body.interpolations().next().is_none()
-                    && body.to_source().lines().all(|line| {
+                    && crate::line_break::lines(&body.to_source()).all(|line| {
                         let line = line.trim();
                         line.is_empty() || line.starts_with('#') || line.starts_with("//")
                     })
@@ -456,7 +456,7 @@ impl<'a> Lowerer<'a> {
                     && let Some(first) = body.parts.first()
                     && let crate::template::Part::Text(text) = first
                     && text.value.trim_start().starts_with("gql ")
-                    && text.value.trim_start().lines().next().is_some_and(|line| line.contains(" < "))
+                    && crate::line_break::lines(text.value.trim_start()).next().is_some_and(|line| line.contains(" < "))
                 {
                     self.report(
                         Diagnostic::new(Code::InvalidCommand, body.span, "httpyac `gql` imports are not supported")

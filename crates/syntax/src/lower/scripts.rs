@@ -17,7 +17,7 @@ impl Lowerer<'_> {
         let text = self.node_text(node);
         let rest = text.strip_prefix("proto")?;
         let span = self.node_span(node);
-        let mut lines = rest.lines();
+        let mut lines = crate::line_break::lines(rest);
         let first = lines.next().unwrap_or_default();
         let path_text = first.trim_start().strip_prefix('<').map(str::trim);
         let Some(path_text) = path_text.filter(|path| !path.is_empty()) else {
@@ -304,7 +304,7 @@ fn include_dirs(value: &str) -> Option<Vec<String>> {
 /// `require` followed by `(`, not after a `.` or inside a `//` comment).
 fn find_require(code: &str) -> Option<usize> {
     let mut offset = 0;
-    for line in code.split_inclusive('\n') {
+    for line in crate::line_break::lines_inclusive(code) {
         let visible = line.split("//").next().unwrap_or(line);
         let mut from = 0;
         while let Some(found) = visible[from..].find("require") {

@@ -276,10 +276,27 @@ proptest! {
             expected.replace_range(start..end, &insert);
             tree.edit(start..end, &insert).expect("edit on character boundaries");
             prop_assert_eq!(tree.text(), expected.clone());
+            prop_assert_eq!(tree.trees_unlike_a_fresh_parse(), Vec::new(), "after an edit of {:?}", expected);
             let document = tree.document();
             check_invariants(&expected, &document);
             prop_assert_eq!(document, volley_syntax::parse(&expected));
         }
+    }
+
+    /// A lone `\r` is a line break like `\n` for every layer: written instead of every
+    /// `\n`, it leaves every diagnostic where it was (same bytes, same lines), with the
+    /// same message and hint. Texts without syntax errors only: tree-sitter's error
+    /// recovery weighs the rows it skips, and its rows count `\n` only.
+    #[test]
+    fn lone_carriage_returns_break_lines_like_line_feeds(text in http_text()) {
+        let text = text.replace('\r', "");
+        let carriage_returns = text.replace('\n', "\r");
+        let with_line_feeds = volley_syntax::parse(&text);
+        if with_line_feeds.diagnostics.iter().any(|diagnostic| diagnostic.code.as_str() == "syntax-error") {
+            return Ok(());
+        }
+        let with_carriage_returns = volley_syntax::parse(&carriage_returns);
+        prop_assert_eq!(&with_carriage_returns.diagnostics, &with_line_feeds.diagnostics, "{:?}", carriage_returns);
     }
 
     #[test]
@@ -345,6 +362,32 @@ fn template_text_after_an_unclosed_interpolation_is_kept() {
     for text in ["{{$x  \n", "{{$x  ", "a {{$uuid  \nb", "{{$x \t\n{{y}}  "] {
         check_template_keeps_every_byte(text);
     }
+}
+
+#[test]
+fn syntax_errors_read_lone_carriage_returns_as_line_breaks() {
+    // tree-sitter's rows count `\n` only: the error after `\r` was taken for text left
+    // at the end of the request line and got that hint; and `str::lines` quoted the
+    // text after a `\r` in the message.
+    for text in ["GET https://e.com/a\n\0\n", "GET https://e.com/a\n\u{c}\n", "\n###\n  @###"] {
+        let with_line_feeds = volley_syntax::parse(text);
+        let with_carriage_returns = volley_syntax::parse(&text.replace('\n', "\r"));
+        assert_eq!(with_carriage_returns.diagnostics, with_line_feeds.diagnostics, "{text:?}");
+    }
+}
+
+#[test]
+fn messages_of_a_stream_are_cut_and_placed_at_lone_carriage_returns() {
+    let text = "WEBSOCKET wss://e.com/ws\n\n{\"a\": 1}\n===\n{\"b\": 2}\n";
+    let messages = |text: &str| {
+        let document = volley_syntax::parse(text);
+        let request = document.request(0).expect("a request");
+        let Body::Inline(body) = &request.body else { panic!("an inline body in {text:?}") };
+        volley_syntax::split_messages(body).iter().map(|message| message.body.span).collect::<Vec<_>>()
+    };
+    let with_line_feeds = messages(text);
+    assert_eq!(with_line_feeds.len(), 2);
+    assert_eq!(messages(&text.replace('\n', "\r")), with_line_feeds);
 }
 
 #[test]
