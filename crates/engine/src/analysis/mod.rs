@@ -604,7 +604,17 @@ fn is_json(request: &Request) -> bool {
 
 /// A one-character span at byte `at` of `text`, inside `within` (whose positions are
 /// known): only the text from `within`'s start is indexed, not the whole file.
+///
+/// An `at` inside a character (or past the text) moves back to where that character
+/// starts: a place is never a reason to panic.
 fn point(text: &str, within: Span, at: usize) -> Span {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    if at < within.start {
+        return within;
+    }
     let end = text[at..].chars().next().map_or(at, |character| at + character.len_utf8());
     let Some(source) = text.get(within.start..end) else { return within };
     let index = volley_syntax::LineIndex::new(source);
@@ -668,4 +678,25 @@ fn url(request: &Request, out: &mut Listing) {
 fn resolve(directory: &Path, relative: &str) -> PathBuf {
     let path = Path::new(relative);
     if path.is_absolute() { path.to_path_buf() } else { crate::io::normalize(&directory.join(path)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_point_inside_a_character_is_placed_on_the_character() {
+        let text = "{\"a\": é}";
+        let within = Span {
+            start: 0,
+            end: text.len(),
+            start_position: volley_syntax::Position::new(3, 0),
+            end_position: volley_syntax::Position::new(3, 9),
+        };
+        let inside = text.find('é').unwrap() + 1;
+        let span = point(text, within, inside);
+        assert_eq!((span.start, span.end), (inside - 1, inside + 1));
+        assert_eq!(span.start_position, volley_syntax::Position::new(3, 6));
+        assert_eq!(point(text, within, text.len() + 5).start, text.len());
+    }
 }

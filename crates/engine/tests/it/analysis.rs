@@ -131,6 +131,20 @@ fn json_bodies_allow_interpolations_and_point_at_the_error() {
 }
 
 #[test]
+fn a_json_error_at_a_character_of_several_bytes_is_placed_on_it() {
+    // serde_json places some errors after the first byte of a character: the span
+    // starts on the character, not inside it (a panic once).
+    let files = MemoryFs::new();
+    for body in ["{\"a\": é}", "{\"a\": 1 é}", "{\"é\": 1, é}", "[1, 2\n é]", "{\"a\": \"x\"é}"] {
+        let text = format!("POST http://localhost\nContent-Type: application/json\n\n{body}\n");
+        let diagnostics = analyze(&files, &text);
+        assert_eq!(codes(&diagnostics), ["invalid-json-body"], "{body}");
+        let span = diagnostics[0].span;
+        assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end), "{body}: {span:?}");
+    }
+}
+
+#[test]
 fn assertions_and_resolver_arguments_are_checked() {
     let text = "# @assert status == 200\n\
                 # @assert header X-Id resembles 1\n\
