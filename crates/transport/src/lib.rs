@@ -11,6 +11,7 @@
 mod client_certificate;
 mod error;
 pub mod network;
+mod plain;
 pub mod sse;
 pub mod transport;
 pub mod websocket;

@@ -81,6 +81,9 @@ impl<T: Transport + ?Sized> Transport for Arc<T> {
 /// reuse. It follows no redirects and keeps no cookies: the engine does both.
 #[derive(Debug, Default)]
 pub struct HttpTransport {
+    /// Plain `http://` over HTTP/1.1 without a proxy: connections of its own, the same
+    /// bytes on the wire (see [`crate::plain`]).
+    pub(crate) plain: OnceLock<crate::plain::Plain>,
     clients: [OnceLock<Result<reqwest::Client, String>>; 6],
     /// Clients of requests with certificates or proxies of their own, by what they were
     /// built with (a client certificate is chosen by host, so a run may need several),
@@ -243,6 +246,20 @@ fn build_client(tls: bool, validate_ssl: bool, version: Option<http::Version>) -
 
 impl Transport for HttpTransport {
     fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
+        let plain = self.plain.get_or_init(crate::plain::Plain::new);
+        match plain.takes(&request) {
+            Some(uri) => plain.send(request, uri),
+            None => self.send_through_reqwest(request),
+        }
+    }
+}
+
+impl HttpTransport {
+    /// Sends `request` through reqwest: TLS, HTTP/2, proxies.
+    pub(crate) fn send_through_reqwest(
+        &self,
+        request: TransportRequest,
+    ) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
         Box::pin(async move {
             let tls = request.url.scheme() != "http";
             let mut proxy = None;
@@ -356,6 +373,12 @@ pub fn host_of(url: &url::Url) -> String {
 /// Sorts a reqwest error into refused / DNS / TLS / timeout / other by walking its
 /// chain of causes.
 fn classify(error: &reqwest::Error, host: &str) -> TransportError {
+    classify_chain(error, host, error.is_timeout())
+}
+
+/// Sorts an error of any HTTP client by its chain of causes; `timed_out` when the client
+/// says it gave up waiting.
+pub(crate) fn classify_chain(error: &(dyn std::error::Error + 'static), host: &str, timed_out: bool) -> TransportError {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
     let mut messages = Vec::new();
     while let Some(current) = cause {
@@ -395,7 +418,7 @@ fn classify(error: &reqwest::Error, host: &str) -> TransportError {
         let message = message.strip_prefix("unexpected error: ").map_or(message.clone(), str::to_owned);
         return TransportError::Tls { host: host.to_owned(), message };
     }
-    if error.is_timeout() {
+    if timed_out {
         return TransportError::Other { message: format!("{host}: {text}") };
     }
     TransportError::Other { message: format!("{host}: {}", describe(error)) }
