@@ -28,6 +28,9 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default time a keep-alive connection may wait for its next request (60 s).
 pub const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default time the server waits for a client that stopped reading its answer
+/// (30 s): a write blocked this long closes the connection.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The settings of a server. `ServerConfig::default()` is `volley serve` without flags
 /// in the current directory.
@@ -59,6 +62,9 @@ pub struct ServerConfig {
     /// A keep-alive connection with no new request this long after its last answer is
     /// closed.
     pub keep_alive_timeout: Duration,
+    /// A connection whose answer (a plain one, a Server-Sent Events stream, a WebSocket)
+    /// could not be written this long, because the client stopped reading, is closed.
+    pub write_timeout: Duration,
     /// Largest WebSocket message a session relays either way, in bytes.
     pub ws_max_frame: usize,
     /// Default idle timeout of a WebSocket session.
@@ -116,6 +122,7 @@ impl Default for ServerConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
             ws_max_frame: 256 * 1024,
             ws_idle_timeout: Duration::from_secs(300),
             ws_closed_grace: DEFAULT_WS_CLOSED_GRACE,
@@ -225,6 +232,7 @@ pub(crate) fn check(config: &ServerConfig) -> Result<(), StartError> {
         ("max_connections", config.max_connections == 0),
         ("header_read_timeout", config.header_read_timeout.is_zero()),
         ("keep_alive_timeout", config.keep_alive_timeout.is_zero()),
+        ("write_timeout", config.write_timeout.is_zero()),
     ];
     if let Some((name, _)) = zero.into_iter().find(|(_, zero)| *zero) {
         return Err(StartError::ZeroLimit { name });
@@ -273,5 +281,7 @@ mod tests {
         assert!(matches!(check(&no_connections), Err(StartError::ZeroLimit { name: "max_connections" })));
         let no_time = ServerConfig { header_read_timeout: Duration::ZERO, ..ServerConfig::default() };
         assert!(matches!(check(&no_time), Err(StartError::ZeroLimit { name: "header_read_timeout" })));
+        let no_write = ServerConfig { write_timeout: Duration::ZERO, ..ServerConfig::default() };
+        assert!(matches!(check(&no_write), Err(StartError::ZeroLimit { name: "write_timeout" })));
     }
 }

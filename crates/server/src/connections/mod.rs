@@ -1,22 +1,39 @@
 //! The connections of `volley serve`: accepted up to a cap, served over HTTP/1.1 (with
 //! upgrades, for WebSockets) and HTTP/2 by hyper, closed when they send their head too
-//! slowly or idle too long, and shut down gracefully. (`axum::serve` has no timeouts and
-//! no cap, so the server drives hyper itself, the way `axum::serve` does otherwise.)
+//! slowly, idle too long or stop reading their answers, and shut down gracefully.
+//! (`axum::serve` has no timeouts and no cap, so the server drives hyper itself, the way
+//! `axum::serve` does otherwise.)
 //!
 //! - The cap: a connection is accepted only when a slot is free; the others wait in the
 //!   kernel's listen backlog, and are served in order as slots free up. Waiting rather
 //!   than refusing keeps a full server answering everyone eventually: slots held by
-//!   clients that send nothing free up within the header timeout. A slot is held until
-//!   the socket is closed, so WebSockets count too.
-//! - The timeouts (`activity.rs`): a connection must finish a request head within the
-//!   header timeout of opening, or of the first byte of a later request, may pause no
-//!   longer than that in a request body the server waits for, and may idle between
-//!   requests for the keep-alive timeout; else it is closed without an answer.
+//!   clients that send nothing free up within the header timeout, and slots held by
+//!   clients that read nothing within the write timeout. A slot is held until the socket
+//!   is closed, so WebSockets count too.
+//! - The timeouts of requests (`activity.rs`): a connection must finish a request head
+//!   within the header timeout of opening, or of the first byte of a later request, may
+//!   pause no longer than that in a request body the server waits for, and may idle
+//!   between requests for the keep-alive timeout.
+//! - What the client is told then: over HTTP/1, a connection that timed out in a
+//!   request (a part of its head came, or its body stopped arriving before its answer
+//!   began) is answered `408 Request Timeout` with `Connection: close` (`answers.rs`),
+//!   then closed gracefully. One that sent nothing, or only the empty lines allowed
+//!   between requests, or idled after its answers, is closed without a word: RFC 9110
+//!   allows a 408 there too, but clients cannot tell an unasked-for 408 on an idle
+//!   connection from the answer to the request they were sending at that moment, and
+//!   browsers log it as an error. A body that stopped after its answer began cannot
+//!   get another answer: the connection just closes. Over HTTP/2 every timeout sends
+//!   `GOAWAY` (hyper's graceful shutdown), and the connection closes after at most the
+//!   write timeout, ending any stream left open.
+//! - The write timeout (`socket.rs`): a write that stays blocked that long, because the
+//!   client stopped reading, fails and ends the connection, whatever the answer: a
+//!   plain one, a Server-Sent Events stream that never ends, a WebSocket.
 //! - Early answers (`service.rs`, `socket.rs`): a request body that the answer left
 //!   unread is drained, or the answer says `Connection: close` and the socket lingers,
 //!   so that the answer is never lost.
 
 mod activity;
+mod answers;
 mod service;
 mod socket;
 
@@ -32,7 +49,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use self::activity::Activity;
+use self::activity::{Activity, Expired};
 use self::service::ConnectionService;
 use self::socket::Socket;
 
@@ -42,6 +59,7 @@ pub(crate) struct Limits {
     pub(crate) max_connections: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) keep_alive_timeout: Duration,
+    pub(crate) write_timeout: Duration,
 }
 
 /// Serves `router` on the connections of `listener` until `stop` is cancelled; then
@@ -107,7 +125,7 @@ impl Connection {
         let _ = self.stream.set_nodelay(true);
         let limits = self.limits;
         let activity = Arc::new(Activity::new(Instant::now(), limits.header_read_timeout, limits.keep_alive_timeout));
-        let socket = Socket::new(self.stream, self.slot, activity.clone());
+        let socket = Socket::new(self.stream, self.slot, activity.clone(), limits.write_timeout);
         let service = ConnectionService::new(self.router, activity.clone(), limits.header_read_timeout);
         let connection = self.builder.serve_connection_with_upgrades(TokioIo::new(socket), service);
         let mut connection = std::pin::pin!(connection);
@@ -134,7 +152,16 @@ impl Connection {
                     let now = Instant::now();
                     match activity.deadline() {
                         Some(deadline) if deadline <= now => {
-                            tracing::debug!("closing a connection: a head or body too slow, or idle too long");
+                            let expired = activity.expired();
+                            tracing::debug!(?expired, "closing a connection: a head or body too slow, or idle too long");
+                            if activity.is_http2() {
+                                // GOAWAY, which hyper sends on a graceful shutdown; the
+                                // streams still open end with the connection.
+                                connection.as_mut().graceful_shutdown();
+                                let _ = tokio::time::timeout(limits.write_timeout, connection.as_mut()).await;
+                            } else if expired == Expired::InRequest {
+                                activity.set_request_timed_out();
+                            }
                             return;
                         }
                         deadline => watchdog.as_mut().reset(deadline.unwrap_or(now + check).min(now + check)),
