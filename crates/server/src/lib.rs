@@ -109,6 +109,7 @@ impl Server {
         let stop = state.shutdown.clone();
         let limits = connections::Limits {
             max_connections: state.config.max_connections,
+            max_connections_per_client: state.config.connections_per_client(),
             header_read_timeout: state.config.header_read_timeout,
             keep_alive_timeout: state.config.keep_alive_timeout,
             write_timeout: state.config.write_timeout,

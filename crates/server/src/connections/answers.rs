@@ -3,7 +3,8 @@
 //! always with `Connection: close`.
 //!
 //! Their codes are not among `volley_protocol::ErrorCode`: no route gives them, only a
-//! connection that timed out in its request (`408 REQUEST_TIMEOUT`).
+//! connection that timed out in its request (`408 REQUEST_TIMEOUT`) or came from an
+//! address that holds its share of the connections (`429 CONNECTION_LIMIT_REACHED`).
 
 use serde_json::json;
 
@@ -15,6 +16,13 @@ pub(super) fn request_timeout() -> Vec<u8> {
         "the request did not arrive in time: its head took longer than the header timeout, or its body paused longer",
         &[],
     )
+}
+
+/// The `429` of a connection beyond its client address's share of the cap.
+pub(super) fn too_many_connections(share: usize) -> Vec<u8> {
+    let message =
+        format!("this client address holds {share} connections, its share of the server's: close one, or retry later");
+    answer("429 Too Many Requests", "CONNECTION_LIMIT_REACHED", &message, &[("retry-after", "1")])
 }
 
 /// An HTTP/1.1 answer with a JSON error body that closes its connection.
@@ -43,5 +51,8 @@ mod tests {
         assert!(head.contains(&format!("content-length: {}\r\n", body.len())), "{head}");
         let json: serde_json::Value = serde_json::from_str(body).expect("JSON");
         assert_eq!(json["error"]["code"], "REQUEST_TIMEOUT");
+        let answer = String::from_utf8(too_many_connections(4)).expect("text");
+        assert!(answer.starts_with("HTTP/1.1 429 Too Many Requests\r\n"), "{answer}");
+        assert!(answer.contains("\r\nretry-after: 1\r\n"), "{answer}");
     }
 }

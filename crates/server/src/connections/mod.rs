@@ -10,6 +10,9 @@
 //!   clients that send nothing free up within the header timeout, and slots held by
 //!   clients that read nothing within the write timeout. A slot is held until the socket
 //!   is closed, so WebSockets count too.
+//! - The share of one client (`clients.rs`): one client address holds at most
+//!   `max_connections_per_client` connections (half the cap by default); one more is
+//!   answered `429` at once and closed, without taking a slot.
 //! - The timeouts of requests (`activity.rs`): a connection must finish a request head
 //!   within the header timeout of opening, or of the first byte of a later request, may
 //!   pause no longer than that in a request body the server waits for, and may idle
@@ -34,6 +37,7 @@
 
 mod activity;
 mod answers;
+mod clients;
 mod service;
 mod socket;
 
@@ -50,6 +54,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use self::activity::{Activity, Expired};
+use self::clients::{ClientShare, Clients};
 use self::service::ConnectionService;
 use self::socket::Socket;
 
@@ -57,6 +62,7 @@ use self::socket::Socket;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub(crate) max_connections: usize,
+    pub(crate) max_connections_per_client: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) keep_alive_timeout: Duration,
     pub(crate) write_timeout: Duration,
@@ -71,6 +77,7 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits,
     // WebSockets over HTTP/2 (RFC 8441), as axum enables them.
     builder.http2().enable_connect_protocol();
     let builder = Arc::new(builder);
+    let clients = Clients::new(limits.max_connections_per_client, limits.max_connections);
     // Each connection's task holds a sender: when all are gone, every task ended.
     let (running, mut all_ended) = mpsc::channel::<()>(1);
     loop {
@@ -81,9 +88,9 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits,
             },
             () = stop.cancelled() => break,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     accept_failed(&error).await;
                     continue;
@@ -91,9 +98,14 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits,
             },
             () = stop.cancelled() => break,
         };
+        let Some(share) = clients.admit(peer.ip()) else {
+            drop(slot);
+            clients.refuse(stream, limits.write_timeout);
+            continue;
+        };
         let connection = Connection {
             stream,
-            slot,
+            slot: Slot { _cap: slot, _share: share },
             router: router.clone(),
             builder: builder.clone(),
             limits,
@@ -108,10 +120,18 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits,
     let _ = all_ended.recv().await;
 }
 
+/// What an open connection holds: its slot under the cap and its part of its client's
+/// share, both given back when the socket closes.
+#[derive(Debug)]
+pub(super) struct Slot {
+    _cap: OwnedSemaphorePermit,
+    _share: ClientShare,
+}
+
 /// An accepted connection, ready to be served.
 struct Connection {
     stream: TcpStream,
-    slot: OwnedSemaphorePermit,
+    slot: Slot,
     router: Router,
     builder: Arc<auto::Builder<TokioExecutor>>,
     limits: Limits,

@@ -1,6 +1,6 @@
 //! The socket of one connection: a TCP stream that tells the connection's [`Activity`]
-//! when bytes come in, holds the connection's slot under the cap for as long as the
-//! stream is open (an upgraded WebSocket too), fails a write that cannot proceed for
+//! when bytes come in, holds the connection's slot under the cap (and its part of its
+//! client's share) for as long as the stream is open (an upgraded WebSocket too), fails a write that cannot proceed for
 //! the write timeout, answers `408` when its connection timed out in a request, and
 //! closes gracefully when a request's body was left unread.
 //!
@@ -26,9 +26,9 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{Instant, Sleep};
 
+use super::Slot;
 use super::activity::Activity;
 use super::answers;
 
@@ -47,7 +47,7 @@ const HTTP2_SIGN: usize = 3;
 pub(super) struct Socket {
     /// `None` only once dropped.
     stream: Option<TcpStream>,
-    slot: Option<OwnedSemaphorePermit>,
+    slot: Option<Slot>,
     activity: Arc<Activity>,
     write_timeout: Duration,
     /// When a blocked write fails; armed while `write_stalled`.
@@ -58,12 +58,7 @@ pub(super) struct Socket {
 }
 
 impl Socket {
-    pub(super) fn new(
-        stream: TcpStream,
-        slot: OwnedSemaphorePermit,
-        activity: Arc<Activity>,
-        write_timeout: Duration,
-    ) -> Self {
+    pub(super) fn new(stream: TcpStream, slot: Slot, activity: Arc<Activity>, write_timeout: Duration) -> Self {
         Self {
             stream: Some(stream),
             slot: Some(slot),
@@ -209,7 +204,7 @@ impl Drop for Socket {
 
 /// Half-closes `stream` and reads what the client still sends until it closes, for at
 /// most [`LINGER_BYTES`] and [`LINGER_TIME`]; then closes.
-async fn linger(mut stream: TcpStream, _slot: Option<OwnedSemaphorePermit>) {
+pub(super) async fn linger(mut stream: TcpStream, _slot: Option<Slot>) {
     let _ = tokio::time::timeout(LINGER_TIME, async {
         let _ = stream.shutdown().await;
         let mut buffer = vec![0u8; 16 * 1024];

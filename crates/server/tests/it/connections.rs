@@ -1,6 +1,6 @@
 //! Connections on a real socket (127.0.0.1, port 0), spoken to byte by byte: the
 //! header-read, keep-alive and write timeouts (with the `408` of a request that stopped
-//! arriving), the connection cap, the early 413, and early answers (a 401 before the body
+//! arriving), the connection cap and one client's share of it, the early 413, and early answers (a 401 before the body
 //! was read) that reach the client on keep-alive connections.
 
 use std::time::{Duration, Instant};
@@ -17,12 +17,15 @@ use crate::support;
 /// slow machine never fails them.
 const GENEROUS: Duration = Duration::from_secs(10);
 
-/// A configuration with short connection timeouts (and a cap, when given).
+/// A configuration with short connection timeouts (and a cap, when given, that the one
+/// client of the tests, 127.0.0.1, may take whole).
 fn quick(header: Duration, keep_alive: Duration, max_connections: Option<usize>) -> ServerConfig {
     let config =
         ServerConfig { header_read_timeout: header, keep_alive_timeout: keep_alive, ..ServerConfig::default() };
     match max_connections {
-        Some(max_connections) => ServerConfig { max_connections, ..config },
+        Some(max_connections) => {
+            ServerConfig { max_connections, max_connections_per_client: Some(max_connections), ..config }
+        }
         None => config,
     }
 }
@@ -390,6 +393,60 @@ async fn at_the_connection_cap_a_new_connection_waits_for_a_free_slot() {
         })
         .count();
     assert!(closed >= 1, "/health was served while {cap} silent connections held every slot");
+}
+
+#[tokio::test]
+async fn a_connection_beyond_its_address_share_is_answered_429_and_others_are_served() {
+    let share = 3;
+    let config = ServerConfig { max_connections_per_client: Some(share), ..quick(GENEROUS * 3, GENEROUS * 3, Some(8)) };
+    let server = start(config).await;
+    // The share of 127.0.0.1, held by silent connections (accepted in order, before the
+    // next one).
+    let mut held = Vec::new();
+    for _ in 0..share {
+        held.push(connect(&server).await);
+    }
+    let (reader, mut writer) = connect(&server).await.into_split();
+    let mut reader = BufReader::new(reader);
+    let _ = writer.write_all(HEALTH).await;
+    let answer = tokio::time::timeout(GENEROUS, read_answer(&mut reader))
+        .await
+        .expect("answered at once")
+        .expect("a 429, not a bare close");
+    assert_eq!(answer.status, 429, "{answer:?}");
+    assert!(answer.closes(), "{answer:?}");
+    assert_eq!(answer.header("retry-after"), Some("1"), "{answer:?}");
+    assert_eq!(answer.json()["error"]["code"], "CONNECTION_LIMIT_REACHED", "{answer:?}");
+    assert!(closed_within(&mut reader, GENEROUS).await, "a refused connection stays open");
+
+    // Another address is served meanwhile (all of 127.0.0.0/8 is this machine).
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.bind("127.0.0.2:0".parse().expect("an address")).expect("bind 127.0.0.2");
+    let other = socket.connect(address(&server).parse().expect("an address")).await.expect("connect");
+    let (reader, mut writer) = other.into_split();
+    let mut reader = BufReader::new(reader);
+    writer.write_all(HEALTH).await.expect("write");
+    let answer = tokio::time::timeout(GENEROUS, read_answer(&mut reader)).await.expect("answered").expect("an answer");
+    assert_eq!(answer.status, 200, "{answer:?}");
+
+    // Once one of its connections closed, the address is served again (the server sees
+    // the close soon, not at once: ask until it did).
+    drop(held.pop());
+    let served_again = tokio::time::timeout(GENEROUS, async {
+        loop {
+            let (reader, mut writer) = connect(&server).await.into_split();
+            let mut reader = BufReader::new(reader);
+            let _ = writer.write_all(HEALTH).await;
+            match read_answer(&mut reader).await {
+                Some(answer) if answer.status == 200 => return,
+                Some(answer) => assert_eq!(answer.status, 429, "{answer:?}"),
+                None => {}
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(served_again.is_ok(), "the address was not served again after one of its connections closed");
 }
 
 #[tokio::test]
