@@ -160,12 +160,13 @@ impl AsyncWrite for Socket {
         self.stream.as_ref().is_some_and(TcpStream::is_write_vectored)
     }
 
+    /// Not watched: a TCP stream has no buffer of its own to flush, its flush is always
+    /// ready and says nothing of whether the client reads.
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let result = match self.stream() {
+        match self.stream() {
             Ok(stream) => stream.poll_flush(cx),
-            Err(error) => return Poll::Ready(Err(error)),
-        };
-        self.watch_write(cx, result)
+            Err(error) => Poll::Ready(Err(error)),
+        }
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

@@ -196,6 +196,31 @@ async fn a_body_that_stops_arriving_is_answered_408() {
     assert!(paused.elapsed() >= timeout, "closed before the timeout: {:?}", paused.elapsed());
 }
 
+/// Over HTTP/2 (prior knowledge), a connection that timed out gets a `GOAWAY` frame
+/// before it closes, not a bare close.
+#[tokio::test]
+async fn an_http2_connection_that_times_out_gets_a_goaway() {
+    const GOAWAY: u8 = 0x7;
+    let server = start(quick(Duration::from_millis(300), GENEROUS * 3, None)).await;
+    let mut stream = connect(&server).await;
+    // The preface and an empty SETTINGS frame; then no request.
+    stream.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0").await.expect("write");
+    let frames = async {
+        let mut header = [0u8; 9];
+        loop {
+            stream.read_exact(&mut header).await.ok()?;
+            let length = usize::from(header[0]) << 16 | usize::from(header[1]) << 8 | usize::from(header[2]);
+            let mut payload = vec![0u8; length];
+            stream.read_exact(&mut payload).await.ok()?;
+            if header[3] == GOAWAY {
+                return Some(());
+            }
+        }
+    };
+    let goaway = tokio::time::timeout(GENEROUS, frames).await.expect("the connection ends");
+    assert!(goaway.is_some(), "closed without a GOAWAY");
+}
+
 /// A socket whose receive buffer is small, so that the server's writes block soon when
 /// it stops reading.
 async fn connect_small_window(server: &Running) -> TcpStream {
