@@ -1,8 +1,8 @@
 //! The socket of one connection: a TCP stream that tells the connection's [`Activity`]
 //! when bytes come in, holds the connection's slot under the cap (and its part of its
-//! client's share) for as long as the stream is open (an upgraded WebSocket too), fails a write that cannot proceed for
-//! the write timeout, answers `408` when its connection timed out in a request, and
-//! closes gracefully when a request's body was left unread.
+//! client's share) for as long as the stream is open (an upgraded WebSocket too), fails
+//! a write that cannot proceed for the write timeout, answers `408` when its connection
+//! timed out in a request, and closes gracefully when a request's body was left unread.
 //!
 //! The write timeout lives here, below hyper, so that it holds for every answer alike:
 //! a plain one, a Server-Sent Events stream that never ends, an upgraded WebSocket (whose

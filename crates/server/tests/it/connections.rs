@@ -132,12 +132,13 @@ async fn assert_request_timeout<R: AsyncRead + Unpin>(reader: &mut BufReader<R>)
 async fn a_partial_head_is_answered_408_at_the_header_timeout() {
     let timeout = Duration::from_millis(300);
     let server = start(quick(timeout, GENEROUS * 3, None)).await;
+    // The header timeout counts from the connection's opening.
+    let opened = Instant::now();
     let (reader, mut writer) = connect(&server).await.into_split();
     let mut reader = BufReader::new(reader);
     writer.write_all(b"GET /health HTTP/1.1\r\nHost: vol").await.expect("write");
-    let sent = Instant::now();
     assert_request_timeout(&mut reader).await;
-    assert!(sent.elapsed() >= timeout, "answered before the timeout: {:?}", sent.elapsed());
+    assert!(opened.elapsed() >= timeout, "answered before the timeout: {:?}", opened.elapsed());
 }
 
 #[tokio::test]
@@ -275,11 +276,12 @@ async fn read_until_closed<R: AsyncRead + Unpin>(stream: &mut R) -> usize {
 async fn a_client_that_stops_reading_a_large_answer_is_closed_after_the_write_timeout() {
     // One slot: `/health` is served only once the stuck connection has let go of it.
     let server = start(writes_time_out(1)).await;
-    let size = 48 * 1024 * 1024;
+    // Far more than the kernel's buffers hold (a few MiB on loopback).
+    let size = 16 * 1024 * 1024;
     std::fs::write(server.workspace.0.join("large.http"), "#".repeat(size)).expect("a large file");
     let mut stuck = connect_small_window(&server).await;
     stuck.write_all(b"GET /workspace/file?path=large.http HTTP/1.1\r\nHost: volley\r\n\r\n").await.expect("write");
-    assert_served(&server, "a client that stopped reading a 48 MiB answer").await;
+    assert_served(&server, "a client that stopped reading a 16 MiB answer").await;
     let read = read_until_closed(&mut stuck).await;
     assert!(read < size, "the whole answer arrived: {read} bytes");
 }
