@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use volley_server::{
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS,
-    DEFAULT_MAX_WS_SESSIONS, DEFAULT_PORT, Server, ServerConfig,
+    DEFAULT_MAX_WS_SESSIONS, DEFAULT_PORT, DEFAULT_WRITE_TIMEOUT, Server, ServerConfig,
 };
 
 use crate::exit::Exit;
@@ -57,9 +57,17 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N", value_parser = parse_count, default_value_t = DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
 
+    /// Most connections one client address holds at once (an IPv6 address counts as
+    /// its /64); one more is answered 429 and closed. Default: half of
+    /// --max-connections, far more than local clients open together; behind a proxy,
+    /// where every connection has the proxy's address, give it --max-connections.
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    max_connections_per_client: Option<usize>,
+
     /// Milliseconds a client has to send a request's head, counted from the connection's
     /// opening or from the first byte of a later request; also the longest pause in a
-    /// request body. Then the connection is closed.
+    /// request body. Then the connection is closed (after a 408 when a part of the
+    /// request came).
     #[arg(
         long,
         value_name = "MS",
@@ -77,6 +85,17 @@ pub(crate) struct ServeArgs {
         default_value_t = DEFAULT_KEEP_ALIVE_TIMEOUT.as_secs() * 1000
     )]
     keep_alive_timeout: u64,
+
+    /// Milliseconds the server waits for a client that stopped reading its answer (a
+    /// plain one, a Server-Sent Events stream, a WebSocket): a write blocked this long
+    /// closes the connection.
+    #[arg(
+        long,
+        value_name = "MS",
+        value_parser = clap::value_parser!(u64).range(1..),
+        default_value_t = DEFAULT_WRITE_TIMEOUT.as_secs() * 1000
+    )]
+    write_timeout: u64,
 
     /// Environment variables that callers with a scoped token may read through `$env`,
     /// `$processEnv` and `$secret` (comma-separated names). Without it they read none;
@@ -150,12 +169,15 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
         max_sessions: args.max_sessions,
         max_ws_sessions: args.max_ws_sessions,
         max_connections: args.max_connections,
+        max_connections_per_client: args.max_connections_per_client,
         header_read_timeout: Duration::from_millis(args.header_timeout),
         keep_alive_timeout: Duration::from_millis(args.keep_alive_timeout),
+        write_timeout: Duration::from_millis(args.write_timeout),
         redis: args.redis.clone(),
         redis_prefix: args.redis_prefix.clone(),
         ..ServerConfig::default()
     };
+    let per_client = config.connections_per_client();
     let server = match Server::bind(config).await {
         Ok(server) => server,
         Err(error) => {
@@ -199,11 +221,12 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<Exit> {
         ));
     }
     crate::output::line(&format!(
-        "  limits     bodies {}, {} sessions, {} WebSocket sessions, {} connections",
+        "  limits     bodies {}, {} sessions, {} WebSocket sessions, {} connections ({} per client address)",
         format_size(args.max_body_size),
         args.max_sessions,
         args.max_ws_sessions,
-        args.max_connections
+        args.max_connections,
+        per_client
     ));
     crate::output::line(&format!("  api        {base}/doc (OpenAPI); Ctrl-C stops"));
     server.run(shutdown_signal()).await.context("the server failed")?;

@@ -28,6 +28,9 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The default time a keep-alive connection may wait for its next request (60 s).
 pub const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default time the server waits for a client that stopped reading its answer
+/// (30 s): a write blocked this long closes the connection.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The settings of a server. `ServerConfig::default()` is `volley serve` without flags
 /// in the current directory.
@@ -53,12 +56,19 @@ pub struct ServerConfig {
     /// Most connections served at once, WebSockets included; more wait in the listen
     /// backlog until one closes.
     pub max_connections: usize,
+    /// Most connections one client address holds at once (an IPv6 address counts as
+    /// its /64); one more is answered `429` and closed. `None` is half of
+    /// `max_connections` (see [`connections_per_client`](Self::connections_per_client)).
+    pub max_connections_per_client: Option<usize>,
     /// A connection that has not sent a whole request head this long after it opened
     /// (or after the first byte of a later request) is closed.
     pub header_read_timeout: Duration,
     /// A keep-alive connection with no new request this long after its last answer is
     /// closed.
     pub keep_alive_timeout: Duration,
+    /// A connection whose answer (a plain one, a Server-Sent Events stream, a WebSocket)
+    /// could not be written this long, because the client stopped reading, is closed.
+    pub write_timeout: Duration,
     /// Largest WebSocket message a session relays either way, in bytes.
     pub ws_max_frame: usize,
     /// Default idle timeout of a WebSocket session.
@@ -114,8 +124,10 @@ impl Default for ServerConfig {
             max_flows: 100,
             max_ws_sessions: DEFAULT_MAX_WS_SESSIONS,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_client: None,
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
             ws_max_frame: 256 * 1024,
             ws_idle_timeout: Duration::from_secs(300),
             ws_closed_grace: DEFAULT_WS_CLOSED_GRACE,
@@ -135,6 +147,23 @@ impl Default for ServerConfig {
     }
 }
 
+impl ServerConfig {
+    /// The most connections one client address holds: `max_connections_per_client`, by
+    /// default half of `max_connections` (at least one). Half, because a share guards
+    /// the others only where clients have addresses of their own, and there one client
+    /// with half the connections (256 of the default 512) still leaves the other half to
+    /// everyone else; while in local use, where every client is 127.0.0.1 (a browser
+    /// with the observer page, editors, `volley run --server`), half is still far more
+    /// than they open together. Behind a proxy every connection has the proxy's address:
+    /// give it the whole cap.
+    #[must_use]
+    pub fn connections_per_client(&self) -> usize {
+        self.max_connections_per_client
+            .unwrap_or(self.max_connections.div_ceil(2))
+            .clamp(1, self.max_connections.max(1))
+    }
+}
+
 impl std::fmt::Debug for ServerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServerConfig")
@@ -147,6 +176,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("max_sessions", &self.max_sessions)
             .field("max_flows", &self.max_flows)
             .field("max_connections", &self.max_connections)
+            .field("max_connections_per_client", &self.max_connections_per_client)
             .field("redis", &self.redis.as_deref().map(crate::cluster::shown_url))
             .finish_non_exhaustive()
     }
@@ -223,8 +253,10 @@ pub(crate) fn check(config: &ServerConfig) -> Result<(), StartError> {
     }
     let zero = [
         ("max_connections", config.max_connections == 0),
+        ("max_connections_per_client", config.max_connections_per_client == Some(0)),
         ("header_read_timeout", config.header_read_timeout.is_zero()),
         ("keep_alive_timeout", config.keep_alive_timeout.is_zero()),
+        ("write_timeout", config.write_timeout.is_zero()),
     ];
     if let Some((name, _)) = zero.into_iter().find(|(_, zero)| *zero) {
         return Err(StartError::ZeroLimit { name });
@@ -273,5 +305,20 @@ mod tests {
         assert!(matches!(check(&no_connections), Err(StartError::ZeroLimit { name: "max_connections" })));
         let no_time = ServerConfig { header_read_timeout: Duration::ZERO, ..ServerConfig::default() };
         assert!(matches!(check(&no_time), Err(StartError::ZeroLimit { name: "header_read_timeout" })));
+        let no_share = ServerConfig { max_connections_per_client: Some(0), ..ServerConfig::default() };
+        assert!(matches!(check(&no_share), Err(StartError::ZeroLimit { name: "max_connections_per_client" })));
+        let no_write = ServerConfig { write_timeout: Duration::ZERO, ..ServerConfig::default() };
+        assert!(matches!(check(&no_write), Err(StartError::ZeroLimit { name: "write_timeout" })));
+    }
+
+    #[test]
+    fn a_client_holds_half_the_connections_by_default() {
+        assert_eq!(ServerConfig::default().connections_per_client(), 256);
+        let small = ServerConfig { max_connections: 3, ..ServerConfig::default() };
+        assert_eq!(small.connections_per_client(), 2);
+        let one = ServerConfig { max_connections: 1, ..ServerConfig::default() };
+        assert_eq!(one.connections_per_client(), 1);
+        let set = ServerConfig { max_connections_per_client: Some(600), ..ServerConfig::default() };
+        assert_eq!(set.connections_per_client(), 512, "never more than the cap");
     }
 }

@@ -41,7 +41,7 @@ use utoipa::OpenApi as _;
 pub use config::{
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PARSE_BUDGET, DEFAULT_PARSE_MEMORY, DEFAULT_PORT,
-    DEFAULT_WS_CLOSED_GRACE, ServerConfig, StartError, is_loopback,
+    DEFAULT_WRITE_TIMEOUT, DEFAULT_WS_CLOSED_GRACE, ServerConfig, StartError, is_loopback,
 };
 
 pub use cluster::RedisError;
@@ -109,8 +109,10 @@ impl Server {
         let stop = state.shutdown.clone();
         let limits = connections::Limits {
             max_connections: state.config.max_connections,
+            max_connections_per_client: state.config.connections_per_client(),
             header_read_timeout: state.config.header_read_timeout,
             keep_alive_timeout: state.config.keep_alive_timeout,
+            write_timeout: state.config.write_timeout,
         };
         let server = connections::serve(self.listener, app, limits, stop.clone());
         let grace = state.config.shutdown_grace;

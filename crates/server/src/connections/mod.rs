@@ -1,22 +1,43 @@
 //! The connections of `volley serve`: accepted up to a cap, served over HTTP/1.1 (with
 //! upgrades, for WebSockets) and HTTP/2 by hyper, closed when they send their head too
-//! slowly or idle too long, and shut down gracefully. (`axum::serve` has no timeouts and
-//! no cap, so the server drives hyper itself, the way `axum::serve` does otherwise.)
+//! slowly, idle too long or stop reading their answers, and shut down gracefully.
+//! (`axum::serve` has no timeouts and no cap, so the server drives hyper itself, the way
+//! `axum::serve` does otherwise.)
 //!
 //! - The cap: a connection is accepted only when a slot is free; the others wait in the
 //!   kernel's listen backlog, and are served in order as slots free up. Waiting rather
 //!   than refusing keeps a full server answering everyone eventually: slots held by
-//!   clients that send nothing free up within the header timeout. A slot is held until
-//!   the socket is closed, so WebSockets count too.
-//! - The timeouts (`activity.rs`): a connection must finish a request head within the
-//!   header timeout of opening, or of the first byte of a later request, may pause no
-//!   longer than that in a request body the server waits for, and may idle between
-//!   requests for the keep-alive timeout; else it is closed without an answer.
+//!   clients that send nothing free up within the header timeout, and slots held by
+//!   clients that read nothing within the write timeout. A slot is held until the socket
+//!   is closed, so WebSockets count too.
+//! - The share of one client (`clients.rs`): one client address holds at most
+//!   `max_connections_per_client` connections (half the cap by default); one more is
+//!   answered `429` at once and closed, without taking a slot.
+//! - The timeouts of requests (`activity.rs`): a connection must finish a request head
+//!   within the header timeout of opening, or of the first byte of a later request, may
+//!   pause no longer than that in a request body the server waits for, and may idle
+//!   between requests for the keep-alive timeout.
+//! - What the client is told then: over HTTP/1, a connection that timed out in a
+//!   request (a part of its head came, or its body stopped arriving before its answer
+//!   began) is answered `408 Request Timeout` with `Connection: close` (`answers.rs`),
+//!   then closed gracefully. One that sent nothing, or only the empty lines allowed
+//!   between requests, or idled after its answers, is closed without a word: RFC 9110
+//!   allows a 408 there too, but clients cannot tell an unasked-for 408 on an idle
+//!   connection from the answer to the request they were sending at that moment, and
+//!   browsers log it as an error. A body that stopped after its answer began cannot
+//!   get another answer: the connection just closes. Over HTTP/2 every timeout sends
+//!   `GOAWAY` (hyper's graceful shutdown), and the connection closes after at most the
+//!   write timeout, ending any stream left open.
+//! - The write timeout (`socket.rs`): a write that stays blocked that long, because the
+//!   client stopped reading, fails and ends the connection, whatever the answer: a
+//!   plain one, a Server-Sent Events stream that never ends, a WebSocket.
 //! - Early answers (`service.rs`, `socket.rs`): a request body that the answer left
 //!   unread is drained, or the answer says `Connection: close` and the socket lingers,
 //!   so that the answer is never lost.
 
 mod activity;
+mod answers;
+mod clients;
 mod service;
 mod socket;
 
@@ -32,7 +53,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use self::activity::Activity;
+use self::activity::{Activity, Expired};
+use self::clients::{ClientShare, Clients};
 use self::service::ConnectionService;
 use self::socket::Socket;
 
@@ -40,8 +62,10 @@ use self::socket::Socket;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     pub(crate) max_connections: usize,
+    pub(crate) max_connections_per_client: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) keep_alive_timeout: Duration,
+    pub(crate) write_timeout: Duration,
 }
 
 /// Serves `router` on the connections of `listener` until `stop` is cancelled; then
@@ -53,6 +77,7 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits,
     // WebSockets over HTTP/2 (RFC 8441), as axum enables them.
     builder.http2().enable_connect_protocol();
     let builder = Arc::new(builder);
+    let clients = Clients::new(limits.max_connections_per_client, limits.max_connections);
     // Each connection's task holds a sender: when all are gone, every task ended.
     let (running, mut all_ended) = mpsc::channel::<()>(1);
     loop {
@@ -63,9 +88,9 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits,
             },
             () = stop.cancelled() => break,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     accept_failed(&error).await;
                     continue;
@@ -73,9 +98,14 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits,
             },
             () = stop.cancelled() => break,
         };
+        let Some(share) = clients.admit(peer.ip()) else {
+            drop(slot);
+            clients.refuse(stream, limits.write_timeout);
+            continue;
+        };
         let connection = Connection {
             stream,
-            slot,
+            slot: Slot { _cap: slot, _share: share },
             router: router.clone(),
             builder: builder.clone(),
             limits,
@@ -90,10 +120,18 @@ pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits,
     let _ = all_ended.recv().await;
 }
 
+/// What an open connection holds: its slot under the cap and its part of its client's
+/// share, both given back when the socket closes.
+#[derive(Debug)]
+pub(super) struct Slot {
+    _cap: OwnedSemaphorePermit,
+    _share: ClientShare,
+}
+
 /// An accepted connection, ready to be served.
 struct Connection {
     stream: TcpStream,
-    slot: OwnedSemaphorePermit,
+    slot: Slot,
     router: Router,
     builder: Arc<auto::Builder<TokioExecutor>>,
     limits: Limits,
@@ -107,7 +145,7 @@ impl Connection {
         let _ = self.stream.set_nodelay(true);
         let limits = self.limits;
         let activity = Arc::new(Activity::new(Instant::now(), limits.header_read_timeout, limits.keep_alive_timeout));
-        let socket = Socket::new(self.stream, self.slot, activity.clone());
+        let socket = Socket::new(self.stream, self.slot, activity.clone(), limits.write_timeout);
         let service = ConnectionService::new(self.router, activity.clone(), limits.header_read_timeout);
         let connection = self.builder.serve_connection_with_upgrades(TokioIo::new(socket), service);
         let mut connection = std::pin::pin!(connection);
@@ -134,7 +172,16 @@ impl Connection {
                     let now = Instant::now();
                     match activity.deadline() {
                         Some(deadline) if deadline <= now => {
-                            tracing::debug!("closing a connection: a head or body too slow, or idle too long");
+                            let expired = activity.expired();
+                            tracing::debug!(?expired, "closing a connection: a head or body too slow, or idle too long");
+                            if activity.is_http2() {
+                                // GOAWAY, which hyper sends on a graceful shutdown; the
+                                // streams still open end with the connection.
+                                connection.as_mut().graceful_shutdown();
+                                let _ = tokio::time::timeout(limits.write_timeout, connection.as_mut()).await;
+                            } else if expired == Expired::InRequest {
+                                activity.set_request_timed_out();
+                            }
                             return;
                         }
                         deadline => watchdog.as_mut().reset(deadline.unwrap_or(now + check).min(now + check)),

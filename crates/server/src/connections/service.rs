@@ -75,6 +75,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnectionService {
         let (activity, drain_time) = (self.activity.clone(), self.drain_time);
         Box::pin(async move {
             let Ok(mut response) = answer.await;
+            activity.answer_begun();
             if let Some(body) = left.take() {
                 let small = body.size_hint().upper().is_some_and(|rest| rest <= MAX_DRAIN);
                 if small && !expects_continue {

@@ -1,7 +1,7 @@
 //! Connections on a real socket (127.0.0.1, port 0), spoken to byte by byte: the
-//! header-read and keep-alive timeouts, the connection cap, the early 413, and early
-//! answers (a 401 before the body was read) that reach the client on keep-alive
-//! connections.
+//! header-read, keep-alive and write timeouts (with the `408` of a request that stopped
+//! arriving), the connection cap and one client's share of it, the early 413, and early answers (a 401 before the body
+//! was read) that reach the client on keep-alive connections.
 
 use std::time::{Duration, Instant};
 
@@ -17,12 +17,15 @@ use crate::support;
 /// slow machine never fails them.
 const GENEROUS: Duration = Duration::from_secs(10);
 
-/// A configuration with short connection timeouts (and a cap, when given).
+/// A configuration with short connection timeouts (and a cap, when given, that the one
+/// client of the tests, 127.0.0.1, may take whole).
 fn quick(header: Duration, keep_alive: Duration, max_connections: Option<usize>) -> ServerConfig {
     let config =
         ServerConfig { header_read_timeout: header, keep_alive_timeout: keep_alive, ..ServerConfig::default() };
     match max_connections {
-        Some(max_connections) => ServerConfig { max_connections, ..config },
+        Some(max_connections) => {
+            ServerConfig { max_connections, max_connections_per_client: Some(max_connections), ..config }
+        }
         None => config,
     }
 }
@@ -111,10 +114,59 @@ async fn a_silent_connection_is_closed_after_the_header_timeout() {
     assert!(opened.elapsed() >= timeout, "closed before the timeout: {:?}", opened.elapsed());
 }
 
+/// Reads the `408` a connection that timed out in a request gets, and its close.
+async fn assert_request_timeout<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) {
+    let answer = tokio::time::timeout(GENEROUS, read_answer(reader))
+        .await
+        .expect("an answer within the header timeout window")
+        .expect("a 408, not a bare close");
+    assert_eq!(answer.status, 408, "{answer:?}");
+    assert!(answer.closes(), "{answer:?}");
+    let body = answer.json();
+    assert_eq!(body["error"]["code"], "REQUEST_TIMEOUT", "{body}");
+    assert!(body["error"]["message"].as_str().is_some_and(|message| !message.is_empty()), "{body}");
+    assert!(closed_within(reader, GENEROUS).await, "the connection stays open after its 408");
+}
+
+#[tokio::test]
+async fn a_partial_head_is_answered_408_at_the_header_timeout() {
+    let timeout = Duration::from_millis(300);
+    let server = start(quick(timeout, GENEROUS * 3, None)).await;
+    // The header timeout counts from the connection's opening.
+    let opened = Instant::now();
+    let (reader, mut writer) = connect(&server).await.into_split();
+    let mut reader = BufReader::new(reader);
+    writer.write_all(b"GET /health HTTP/1.1\r\nHost: vol").await.expect("write");
+    assert_request_timeout(&mut reader).await;
+    assert!(opened.elapsed() >= timeout, "answered before the timeout: {:?}", opened.elapsed());
+}
+
+#[tokio::test]
+async fn a_partial_head_after_an_answer_is_answered_408_and_empty_lines_are_not_a_head() {
+    let header = Duration::from_millis(300);
+    let server = start(quick(header, GENEROUS * 3, None)).await;
+    let (reader, mut writer) = connect(&server).await.into_split();
+    let mut reader = BufReader::new(reader);
+    writer.write_all(HEALTH).await.expect("write");
+    assert_eq!(read_answer(&mut reader).await.expect("an answer").status, 200);
+    // Empty lines between requests (RFC 9112, section 2.2) are no request: closed
+    // quietly at the header timeout.
+    writer.write_all(b"\r\n").await.expect("write");
+    assert!(closed_within(&mut reader, GENEROUS).await, "a connection that sent an empty line stays open");
+
+    let (reader, mut writer) = connect(&server).await.into_split();
+    let mut reader = BufReader::new(reader);
+    writer.write_all(HEALTH).await.expect("write");
+    assert_eq!(read_answer(&mut reader).await.expect("an answer").status, 200);
+    writer.write_all(b"GET /hea").await.expect("write");
+    assert_request_timeout(&mut reader).await;
+}
+
 #[tokio::test]
 async fn a_head_sent_byte_by_byte_is_cut_off_at_the_header_timeout() {
     let server = start(quick(Duration::from_millis(300), GENEROUS * 3, None)).await;
-    let (mut reader, mut writer) = connect(&server).await.into_split();
+    let (reader, mut writer) = connect(&server).await.into_split();
+    let mut reader = BufReader::new(reader);
     // A byte every 20 ms: the head would take 40 s to finish.
     let trickle = tokio::spawn(async move {
         let head = format!("GET /health HTTP/1.1\r\nHost: volley\r\nX-Slow: {}\r\n\r\n", "a".repeat(2000));
@@ -125,22 +177,179 @@ async fn a_head_sent_byte_by_byte_is_cut_off_at_the_header_timeout() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     });
-    assert!(closed_within(&mut reader, GENEROUS).await, "a head trickled byte by byte keeps its connection");
+    // Answered, and then closed once the client stops (a lingering close reads on).
+    assert_request_timeout(&mut reader).await;
     trickle.abort();
 }
 
 #[tokio::test]
-async fn a_body_that_stops_arriving_closes_its_connection() {
+async fn a_body_that_stops_arriving_is_answered_408() {
     let timeout = Duration::from_millis(300);
     let server = start(quick(timeout, GENEROUS * 3, None)).await;
-    let mut stream = connect(&server).await;
-    stream
+    let (reader, mut writer) = connect(&server).await.into_split();
+    let mut reader = BufReader::new(reader);
+    writer
         .write_all(b"POST /execute HTTP/1.1\r\nHost: volley\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"content\":")
         .await
         .expect("write");
     let paused = Instant::now();
-    assert!(closed_within(&mut stream, GENEROUS).await, "a body that stops arriving keeps its connection");
+    assert_request_timeout(&mut reader).await;
     assert!(paused.elapsed() >= timeout, "closed before the timeout: {:?}", paused.elapsed());
+}
+
+/// Over HTTP/2 (prior knowledge), a connection that timed out gets a `GOAWAY` frame
+/// before it closes, not a bare close.
+#[tokio::test]
+async fn an_http2_connection_that_times_out_gets_a_goaway() {
+    const GOAWAY: u8 = 0x7;
+    let server = start(quick(Duration::from_millis(300), GENEROUS * 3, None)).await;
+    let mut stream = connect(&server).await;
+    // The preface and an empty SETTINGS frame; then no request.
+    stream.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0").await.expect("write");
+    let frames = async {
+        let mut header = [0u8; 9];
+        loop {
+            stream.read_exact(&mut header).await.ok()?;
+            let length = usize::from(header[0]) << 16 | usize::from(header[1]) << 8 | usize::from(header[2]);
+            let mut payload = vec![0u8; length];
+            stream.read_exact(&mut payload).await.ok()?;
+            if header[3] == GOAWAY {
+                return Some(());
+            }
+        }
+    };
+    let goaway = tokio::time::timeout(GENEROUS, frames).await.expect("the connection ends");
+    assert!(goaway.is_some(), "closed without a GOAWAY");
+}
+
+/// A socket whose receive buffer is small, so that the server's writes block soon when
+/// it stops reading.
+async fn connect_small_window(server: &Running) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    let address = address(server).parse().expect("an address");
+    let stream = socket.connect(address).await.expect("connect");
+    stream.set_nodelay(true).expect("nodelay");
+    stream
+}
+
+/// A configuration whose connections wait long for heads and idle clients, and whose
+/// writes time out soon.
+fn writes_time_out(max_connections: usize) -> ServerConfig {
+    ServerConfig {
+        write_timeout: Duration::from_millis(300),
+        max_body_size: 64 * 1024 * 1024,
+        ..quick(GENEROUS * 3, GENEROUS * 3, Some(max_connections))
+    }
+}
+
+/// `/health` is answered within [`GENEROUS`]: a slot is free.
+async fn assert_served(server: &Running, what: &str) {
+    let (reader, mut writer) = connect(server).await.into_split();
+    let mut reader = BufReader::new(reader);
+    writer.write_all(HEALTH).await.expect("write");
+    let answer = tokio::time::timeout(GENEROUS, read_answer(&mut reader))
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no slot was freed"))
+        .expect("an answer");
+    assert_eq!(answer.status, 200, "{answer:?}");
+}
+
+/// Reads what the server still sent, until it closes (or resets) within [`GENEROUS`];
+/// the count of bytes read.
+async fn read_until_closed<R: AsyncRead + Unpin>(stream: &mut R) -> usize {
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut read = 0;
+    let until_closed = async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(count) => read += count,
+            }
+        }
+    };
+    tokio::time::timeout(GENEROUS, until_closed).await.expect("the server closes the connection");
+    read
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_a_large_answer_is_closed_after_the_write_timeout() {
+    // One slot: `/health` is served only once the stuck connection has let go of it.
+    let server = start(writes_time_out(1)).await;
+    // Far more than the kernel's buffers hold (a few MiB on loopback).
+    let size = 16 * 1024 * 1024;
+    std::fs::write(server.workspace.0.join("large.http"), "#".repeat(size)).expect("a large file");
+    let mut stuck = connect_small_window(&server).await;
+    stuck.write_all(b"GET /workspace/file?path=large.http HTTP/1.1\r\nHost: volley\r\n\r\n").await.expect("write");
+    assert_served(&server, "a client that stopped reading a 16 MiB answer").await;
+    let read = read_until_closed(&mut stuck).await;
+    assert!(read < size, "the whole answer arrived: {read} bytes");
+}
+
+/// Runs an execution whose URL is `url_length` bytes long on its own connection (which
+/// closes after it): each of its observer events that names the URL is that large.
+async fn execute_long_url(server: &Running, url_length: usize) {
+    let content = format!("GET http://127.0.0.1:1/{}\n", "a".repeat(url_length));
+    let body = serde_json::json!({ "content": content }).to_string();
+    let (reader, mut writer) = connect(server).await.into_split();
+    let mut reader = BufReader::new(reader);
+    let head = format!(
+        "POST /execute HTTP/1.1\r\nHost: volley\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    writer.write_all(head.as_bytes()).await.expect("write");
+    writer.write_all(body.as_bytes()).await.expect("write");
+    let answer = tokio::time::timeout(GENEROUS, read_answer(&mut reader)).await.expect("answered").expect("an answer");
+    assert!(answer.status < 500, "{answer:?}");
+    assert!(closed_within(&mut reader, GENEROUS).await);
+}
+
+/// Observer events, each of them large, until far more than the kernel's buffers hold
+/// (a few MiB on loopback) were sent to observers.
+async fn many_large_events(server: &Running) {
+    for _ in 0..40 {
+        execute_long_url(server, 128 * 1024).await;
+    }
+}
+
+/// Two slots: the stuck observer holds one, and a silent connection the other; `/health`
+/// is served only once the observer's connection has let go of its slot.
+async fn assert_observer_cut_off(server: &Running) {
+    many_large_events(server).await;
+    let _silent = connect(server).await;
+    assert_served(server, "an observer that stopped reading").await;
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_an_event_stream_is_closed_after_the_write_timeout() {
+    let server = start(writes_time_out(2)).await;
+    let (reader, mut writer) = connect_small_window(&server).await.into_split();
+    let mut reader = BufReader::new(reader);
+    writer.write_all(b"GET /event HTTP/1.1\r\nHost: volley\r\n\r\n").await.expect("write");
+    // Subscribed once the stream began; from here on the client reads nothing.
+    let mut line = String::new();
+    while !line.starts_with("event: connected") {
+        line.clear();
+        let read = tokio::time::timeout(GENEROUS, reader.read_line(&mut line)).await.expect("the stream begins");
+        assert!(read.expect("read") > 0, "the stream ended at once");
+    }
+    assert_observer_cut_off(&server).await;
+    read_until_closed(&mut reader).await;
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_an_observer_websocket_is_closed_after_the_write_timeout() {
+    let server = start(writes_time_out(2)).await;
+    let stream = connect_small_window(&server).await;
+    let url = format!("ws://{}/event/ws", address(&server));
+    let (socket, _) = tokio::time::timeout(GENEROUS, tokio_tungstenite::client_async(url, stream))
+        .await
+        .expect("handshake in time")
+        .expect("handshake");
+    // The server subscribed before it answered the handshake; the client reads nothing.
+    assert_observer_cut_off(&server).await;
+    let mut stream = socket.into_inner();
+    read_until_closed(&mut stream).await;
 }
 
 #[tokio::test]
@@ -211,6 +420,60 @@ async fn at_the_connection_cap_a_new_connection_waits_for_a_free_slot() {
         })
         .count();
     assert!(closed >= 1, "/health was served while {cap} silent connections held every slot");
+}
+
+#[tokio::test]
+async fn a_connection_beyond_its_address_share_is_answered_429_and_others_are_served() {
+    let share = 3;
+    let config = ServerConfig { max_connections_per_client: Some(share), ..quick(GENEROUS * 3, GENEROUS * 3, Some(8)) };
+    let server = start(config).await;
+    // The share of 127.0.0.1, held by silent connections (accepted in order, before the
+    // next one).
+    let mut held = Vec::new();
+    for _ in 0..share {
+        held.push(connect(&server).await);
+    }
+    let (reader, mut writer) = connect(&server).await.into_split();
+    let mut reader = BufReader::new(reader);
+    let _ = writer.write_all(HEALTH).await;
+    let answer = tokio::time::timeout(GENEROUS, read_answer(&mut reader))
+        .await
+        .expect("answered at once")
+        .expect("a 429, not a bare close");
+    assert_eq!(answer.status, 429, "{answer:?}");
+    assert!(answer.closes(), "{answer:?}");
+    assert_eq!(answer.header("retry-after"), Some("1"), "{answer:?}");
+    assert_eq!(answer.json()["error"]["code"], "CONNECTION_LIMIT_REACHED", "{answer:?}");
+    assert!(closed_within(&mut reader, GENEROUS).await, "a refused connection stays open");
+
+    // Another address is served meanwhile (all of 127.0.0.0/8 is this machine).
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.bind("127.0.0.2:0".parse().expect("an address")).expect("bind 127.0.0.2");
+    let other = socket.connect(address(&server).parse().expect("an address")).await.expect("connect");
+    let (reader, mut writer) = other.into_split();
+    let mut reader = BufReader::new(reader);
+    writer.write_all(HEALTH).await.expect("write");
+    let answer = tokio::time::timeout(GENEROUS, read_answer(&mut reader)).await.expect("answered").expect("an answer");
+    assert_eq!(answer.status, 200, "{answer:?}");
+
+    // Once one of its connections closed, the address is served again (the server sees
+    // the close soon, not at once: ask until it did).
+    drop(held.pop());
+    let served_again = tokio::time::timeout(GENEROUS, async {
+        loop {
+            let (reader, mut writer) = connect(&server).await.into_split();
+            let mut reader = BufReader::new(reader);
+            let _ = writer.write_all(HEALTH).await;
+            match read_answer(&mut reader).await {
+                Some(answer) if answer.status == 200 => return,
+                Some(answer) => assert_eq!(answer.status, 429, "{answer:?}"),
+                None => {}
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(served_again.is_ok(), "the address was not served again after one of its connections closed");
 }
 
 #[tokio::test]
