@@ -48,11 +48,17 @@ pub enum ErrorCode {
     NotImplemented,
     /// A file to create exists already (`409`).
     FileExists,
+    /// A connection's request head or body stopped arriving (`408`, from the connection
+    /// layer, not a route).
+    RequestTimeout,
+    /// A client address holds its share of the server's connections (`429`, from the
+    /// connection layer, not a route).
+    ConnectionLimitReached,
 }
 
 impl ErrorCode {
     /// Every code, in the order of the declaration.
-    pub const ALL: [ErrorCode; 34] = [
+    pub const ALL: [ErrorCode; 36] = [
         Self::ValidationError,
         Self::ContentOrPathRequired,
         Self::RequestIndexOutOfRange,
@@ -87,6 +93,8 @@ impl ErrorCode {
         Self::WsReplayGap,
         Self::NotImplemented,
         Self::FileExists,
+        Self::RequestTimeout,
+        Self::ConnectionLimitReached,
     ];
 
     /// The wire name.
@@ -127,6 +135,8 @@ impl ErrorCode {
             Self::WsReplayGap => "WS_REPLAY_GAP",
             Self::NotImplemented => "NOT_IMPLEMENTED",
             Self::FileExists => "FILE_EXISTS",
+            Self::RequestTimeout => "REQUEST_TIMEOUT",
+            Self::ConnectionLimitReached => "CONNECTION_LIMIT_REACHED",
         }
     }
 }

@@ -1,18 +1,18 @@
 //! The answers the connection layer gives by itself, outside the router: written straight
 //! to the socket, in the error shape of every answer (`{"error": {"code", "message"}}`),
 //! always with `Connection: close`.
-//!
-//! Their codes are not among `volley_protocol::ErrorCode`: no route gives them, only a
-//! connection that timed out in its request (`408 REQUEST_TIMEOUT`) or came from an
-//! address that holds its share of the connections (`429 CONNECTION_LIMIT_REACHED`).
+//! No route gives them: only a connection that timed out in its request (`408
+//! REQUEST_TIMEOUT`) or came from an address that holds its share of the connections
+//! (`429 CONNECTION_LIMIT_REACHED`).
 
 use serde_json::json;
+use volley_protocol::ErrorCode;
 
 /// The `408` of a connection whose request head or body stopped arriving.
 pub(super) fn request_timeout() -> Vec<u8> {
     answer(
         "408 Request Timeout",
-        "REQUEST_TIMEOUT",
+        ErrorCode::RequestTimeout,
         "the request did not arrive in time: its head took longer than the header timeout, or its body paused longer",
         &[],
     )
@@ -22,12 +22,12 @@ pub(super) fn request_timeout() -> Vec<u8> {
 pub(super) fn too_many_connections(share: usize) -> Vec<u8> {
     let message =
         format!("this client address holds {share} connections, its share of the server's: close one, or retry later");
-    answer("429 Too Many Requests", "CONNECTION_LIMIT_REACHED", &message, &[("retry-after", "1")])
+    answer("429 Too Many Requests", ErrorCode::ConnectionLimitReached, &message, &[("retry-after", "1")])
 }
 
 /// An HTTP/1.1 answer with a JSON error body that closes its connection.
-fn answer(status: &str, code: &str, message: &str, headers: &[(&str, &str)]) -> Vec<u8> {
-    let body = json!({ "error": { "code": code, "message": message } }).to_string();
+fn answer(status: &str, code: ErrorCode, message: &str, headers: &[(&str, &str)]) -> Vec<u8> {
+    let body = json!({ "error": { "code": code.as_str(), "message": message } }).to_string();
     let mut head = format!(
         "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
         body.len()
