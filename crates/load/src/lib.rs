@@ -14,5 +14,5 @@ pub mod threshold;
 
 pub use histogram::Latencies;
 pub use report::{LoadReport, MergeError, ModelInfo};
-pub use runner::{Load, LoadError, Plan, Progress, Stop, Work, prepare, run};
-pub use threshold::{Checked, Threshold, ThresholdError};
+pub use runner::{Load, LoadError, Plan, Progress, Stop, Work, file_thresholds, prepare, run};
+pub use threshold::{CheckThreshold, Checked, Threshold, ThresholdError};

@@ -170,6 +170,25 @@ pub async fn prepare(client: &Client, work: &Work<'_>, options: &RunOptions) -> 
     Ok(())
 }
 
+/// The thresholds of the `# @load` directives of the requests the work sends, in file
+/// order, each with the span of its directive's value (an unreadable one as its error).
+#[must_use]
+pub fn file_thresholds(work: &Work<'_>) -> Vec<(volley_syntax::Span, Result<crate::Threshold, crate::ThresholdError>)> {
+    let mut found = Vec::new();
+    for request in requests(work) {
+        for directive in &request.directives {
+            if directive.kind != volley_syntax::DirectiveKind::Load {
+                continue;
+            }
+            let Some(value) = &directive.value else { continue };
+            for threshold in volley_syntax::threshold::of_directive(&value.to_source()) {
+                found.push((value.span, threshold));
+            }
+        }
+    }
+    found
+}
+
 fn build_error(work: &Work<'_>, request: &Request, source: Error) -> LoadError {
     LoadError::Build {
         index: request.index + 1,

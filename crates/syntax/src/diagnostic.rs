@@ -129,6 +129,8 @@ pub enum Code {
     /// A `run` or `import` line (JetBrains, Kulala) or `# @import` (httpyac) that cannot
     /// be carried out as written: no target, a broken variable list.
     InvalidCommand,
+    /// A threshold of a `# @load` directive that cannot be read.
+    InvalidThreshold,
 }
 
 impl Code {
@@ -175,6 +177,7 @@ impl Code {
         Code::ExternalFile,
         Code::InvalidGrpc,
         Code::InvalidCommand,
+        Code::InvalidThreshold,
     ];
 
     /// `true` for the codes the engine's analysis produces (they need configuration,
@@ -241,6 +244,7 @@ impl Code {
             Code::InvalidUrl => "invalid-url",
             Code::InvalidGrpc => "invalid-grpc",
             Code::InvalidCommand => "invalid-command",
+            Code::InvalidThreshold => "invalid-threshold",
             Code::ExternalFile => "external-file",
         }
     }
@@ -277,6 +281,7 @@ impl Code {
             | Code::ExternalFile
             | Code::InvalidGrpc
             | Code::InvalidCommand
+            | Code::InvalidThreshold
             | Code::UnsupportedScript => Severity::Error,
             Code::UnknownDirective
             | Code::UnexpectedDirectiveValue

@@ -62,6 +62,9 @@ pub enum DirectiveKind {
     Import,
     /// `@ratelimit` (httpyac): the sends of a slot are spaced.
     RateLimit,
+    /// `@load p95<200ms, errors<1%`: thresholds a `volley load` run that sends the request
+    /// must hold.
+    Load,
     /// `@loop for 3` / `@loop for item of items` (httpyac): the request is sent once per
     /// iteration.
     Loop,
@@ -150,6 +153,16 @@ pub const SUPPORTED: &[DirectiveInfo] = &[
         doc: "Spaces the sends (httpyac): the requests of a slot (named, else of the same origin) wait \
               `minIdleTime` milliseconds after the last one, and until fewer than `max` went in the last \
               `expire` milliseconds.",
+    },
+    DirectiveInfo {
+        name: "load",
+        kind: DirectiveKind::Load,
+        value: ValueRule::Required,
+        placeholder: "<threshold>[, <threshold> …]",
+        doc: "Thresholds a `volley load` run that sends this request must hold, as its \
+              `--threshold` options: `p95<200ms, errors<1%, rate>500/s`. They are checked \
+              against the whole run; one that fails makes `volley load` exit 1. Other runs \
+              ignore them.",
     },
     DirectiveInfo {
         name: "import",

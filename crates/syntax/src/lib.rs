@@ -36,6 +36,7 @@ mod request_body;
 mod span;
 mod suggest;
 mod template;
+pub mod threshold;
 mod tree;
 
 pub use budget::{Budget, Exceeded};

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use serde_json::{Map, Value};
 use volley_engine::{CancellationToken, Client, ClientConfig, RequestDefaults, RunOptions};
-use volley_load::{Load, LoadReport, Plan, Stop, Threshold, Work};
+use volley_load::{CheckThreshold as _, Load, LoadReport, Plan, Stop, Threshold, Work};
 use volley_syntax::LineIndex;
 
 use crate::exit::Exit;
@@ -29,7 +29,8 @@ Examples:
   volley load api.http --name search -d 1m --shard 2/4 --report json=shard-2.json
   volley report merge shard-*.json --html load.html --threshold 'p99<500ms'
 
-Thresholds (--threshold, repeatable): METRIC<VALUE, with <, <=, >, >=:
+Thresholds (--threshold, repeatable, or `# @load p95<200ms, errors<1%` on a request of
+the file): METRIC<VALUE, with <, <=, >, >=:
   p50 p90 p95 p99 p99.9 (any pNN) max mean   a latency with ms, s or us   p95<200ms
   errors    a share with % or a count                                  errors<1%
   rate      requests per second                                        rate>5000/s
@@ -323,6 +324,28 @@ async fn execute(args: &LoadArgs) -> anyhow::Result<Exit> {
     });
     let work = Work { document: &document, text: &text, source: &source, picks, scenario };
     let lines = LineIndex::new(&text);
+    // The thresholds: --threshold, then the `# @load` lines of the requests sent.
+    let mut thresholds = args.threshold.clone();
+    for (span, threshold) in volley_load::file_thresholds(&work) {
+        match threshold {
+            Ok(threshold) if thresholds.iter().any(|known| known.text == threshold.text) => {}
+            Ok(threshold) => thresholds.push(threshold),
+            Err(error) => {
+                let message = error.to_string();
+                let report = render::Report {
+                    severity: volley_syntax::Severity::Error,
+                    code: volley_syntax::Code::InvalidThreshold.as_str(),
+                    message: &message,
+                    span,
+                    label: None,
+                    notes: Vec::new(),
+                    hint: Some(volley_load::ThresholdError::hint()),
+                };
+                output::error_line(&render::report(&shown, &text, &lines, &report));
+                return Ok(Exit::Usage);
+            }
+        }
+    }
     if let Err(error) = volley_load::prepare(&client, &work, &options).await {
         let rendered = match &error {
             volley_load::LoadError::Unsupported { span, reason, .. } => render::report(
@@ -372,7 +395,7 @@ async fn execute(args: &LoadArgs) -> anyhow::Result<Exit> {
     let mut report = volley_load::run(&client, &work, &plan, cancel.clone(), |progress| line.show(progress)).await;
     line.finish();
     signals.abort();
-    report.thresholds = args.threshold.iter().map(|threshold| threshold.check(&report)).collect();
+    report.thresholds = thresholds.iter().map(|threshold| threshold.check(&report)).collect();
     let mut exit = if report.thresholds.iter().all(|checked| checked.passed) { Exit::Success } else { Exit::Failed };
     let connected = report.statuses.values().sum::<u64>() > 0;
     let refused: u64 =

@@ -191,6 +191,55 @@ fn thresholds_pass_and_fail_by_name() {
     assert!(text(&bad).contains("needs a unit"), "{}", text(&bad));
 }
 
+/// `# @load` lines hold the thresholds in the file: those of the requests the run sends
+/// are checked with the command line's, the others' are not; one that cannot be read
+/// stops the run before anything is sent, at its line, and `volley check` says the same.
+#[test]
+fn thresholds_written_in_the_file_are_checked() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(TestServer::start());
+    let base = server.base_url();
+    let scratch = scratch("file-thresholds");
+    let file = "@base = {{$env(BASE)}}
+
+# @name missing
+# @load errors<1%, rate>0/s
+GET {{base}}/status/404
+
+###
+# @name fixed
+# @load p99 < 10s
+GET {{base}}/echo/fixed
+";
+    std::fs::write(scratch.join("load.http"), file).unwrap();
+    let failing = volley(&scratch, &["load", "load.http", "--name", "missing", "-n", "20"], &base);
+    assert_eq!(failing.status.code(), Some(1), "{}", text(&failing));
+    assert!(text(&failing).contains("✗ FAILED errors<1%  (errors = 100.0 %)"), "{}", text(&failing));
+    assert!(text(&failing).contains("✓ rate>0/s"), "{}", text(&failing));
+    assert!(!text(&failing).contains("p99<10s"), "the other request's threshold is not checked: {}", text(&failing));
+    // The same threshold on the command line is checked once.
+    let passing = report(&scratch, &["load.http", "--name", "fixed", "-n", "20", "--threshold", "p99<10s"], &base);
+    let checked: Vec<&str> = passing["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|checked| checked["threshold"].as_str().unwrap())
+        .collect();
+    assert_eq!(checked, ["p99<10s"]);
+    assert_eq!(passing["thresholds"][0]["passed"], true);
+
+    std::fs::write(scratch.join("bad.http"), "# @load p95<200\nGET {{$env(BASE)}}/echo/bad\n").unwrap();
+    let bad = volley(&scratch, &["load", "bad.http", "-n", "5"], &base);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad));
+    assert!(text(&bad).contains("invalid-threshold"), "{}", text(&bad));
+    assert!(text(&bad).contains("bad.http:1:9"), "{}", text(&bad));
+    assert!(text(&bad).contains("needs a unit"), "{}", text(&bad));
+    assert!(!stats(&runtime, &base).contains_key("/echo/bad"), "nothing was sent");
+    let check = volley(&scratch, &["check", "bad.http"], &base);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check));
+    assert!(text(&check).contains("invalid-threshold") && text(&check).contains("needs a unit"), "{}", text(&check));
+}
+
 #[test]
 fn the_shards_merged_are_the_whole_load() {
     let runtime = tokio::runtime::Runtime::new().unwrap();

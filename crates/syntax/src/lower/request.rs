@@ -266,6 +266,17 @@ impl Lowerer<'_> {
                 DirectiveKind::GrpcImportPath => grpc.import_paths.extend(directive.value.clone()),
                 DirectiveKind::GrpcProtoset => grpc.protoset.clone_from(&directive.value),
                 DirectiveKind::GrpcPlaintext => grpc.plaintext = true,
+                // Read by `volley load`; checked here, so that every front end says so.
+                DirectiveKind::Load => {
+                    let value = directive.value.as_ref().map_or_else(String::new, Template::to_source);
+                    let span = directive.value.as_ref().map_or(directive.span, |value| value.span);
+                    for error in crate::threshold::of_directive(&value).into_iter().filter_map(Result::err) {
+                        self.report(
+                            Diagnostic::new(Code::InvalidThreshold, span, error.to_string())
+                                .with_hint(crate::threshold::ThresholdError::hint()),
+                        );
+                    }
+                }
                 DirectiveKind::GrpcReflection => {
                     grpc.reflection = true;
                     grpc.reflection_server.clone_from(&directive.value);
