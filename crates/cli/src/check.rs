@@ -66,6 +66,8 @@ struct JsonFile<'a> {
 
 /// A file read and parsed: its text and document.
 type Parsed = (String, volley_syntax::Document);
+/// Why a file was not checked, and the hint.
+type Unchecked = (String, &'static str);
 
 pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     let files = collect_files(&args.paths)?;
@@ -73,22 +75,23 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
     let mut errors = 0usize;
     let mut warnings = 0usize;
     // Every file first: a run of them shares request names and script variables.
-    let mut read: Vec<(&PathBuf, Result<Parsed, String>)> = Vec::new();
+    let mut read: Vec<(&PathBuf, Result<Parsed, Unchecked>)> = Vec::new();
     for path in &files {
         let shown = path.display().to_string();
         let bytes = std::fs::read(path).with_context(|| format!("cannot read `{shown}`"))?;
-        read.push((
-            path,
-            String::from_utf8(bytes)
-                .map(|text| {
-                    let document = volley_syntax::parse(&text);
-                    (text, document)
-                })
-                .map_err(|error| {
-                    let at = error.utf8_error().valid_up_to();
-                    format!("`{shown}` is not UTF-8 text (invalid byte at offset {at})")
-                }),
-        ));
+        let file = match String::from_utf8(bytes) {
+            // The budget the execution server gives a text: text made to be slow to parse
+            // is said so, instead of holding the check (and a CI job) for minutes.
+            Ok(text) => match volley_syntax::parse_within(&text, volley_syntax::Budget::standard()) {
+                Ok(document) => Ok((text, document)),
+                Err(exceeded) => Err((over_budget(&shown, exceeded), PARSE_BUDGET_HINT)),
+            },
+            Err(error) => {
+                let at = error.utf8_error().valid_up_to();
+                Err((format!("`{shown}` is not UTF-8 text (invalid byte at offset {at})"), "save the file as UTF-8"))
+            }
+        };
+        read.push((path, file));
     }
     let parsed: Vec<(&std::path::Path, &volley_syntax::Document)> = read
         .iter()
@@ -100,7 +103,7 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
         let shown = path.display().to_string();
         let (text, document) = match file {
             Ok(file) => file,
-            Err(message) => {
+            Err((message, hint)) => {
                 if args.json {
                     let file = JsonFile {
                         path: &shown,
@@ -110,7 +113,7 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
                     };
                     crate::output::line(&serde_json::to_string(&file)?);
                 } else {
-                    anstream::eprintln!("{}", render::plain(message, Some("save the file as UTF-8")));
+                    anstream::eprintln!("{}", render::plain(message, Some(*hint)));
                 }
                 errors += 1;
                 continue;
@@ -172,4 +175,21 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
 
 fn plural(count: usize, word: &str) -> String {
     if count == 1 { word.to_owned() } else { format!("{word}s") }
+}
+
+const PARSE_BUDGET_HINT: &str = "a real `.http` file parses in milliseconds: look for pasted binary or generated \
+                                 junk (long runs of form feeds, `@` or control characters)";
+
+/// What a file too costly to parse is told.
+fn over_budget(shown: &str, exceeded: volley_syntax::Exceeded) -> String {
+    match exceeded {
+        volley_syntax::Exceeded::Time => format!(
+            "`{shown}` was not checked: parsing it took longer than {} s, the parse budget",
+            volley_syntax::DEFAULT_PARSE_TIME.as_secs()
+        ),
+        volley_syntax::Exceeded::Memory => format!(
+            "`{shown}` was not checked: parsing it needed more than {} MiB of syntax trees, the parse budget",
+            volley_syntax::DEFAULT_PARSE_MEMORY / (1024 * 1024)
+        ),
+    }
 }

@@ -13,12 +13,11 @@ pub const DEFAULT_MAX_BODY_SIZE: usize = 10 * 1024 * 1024;
 pub const DEFAULT_MAX_SESSIONS: usize = 100;
 /// The default number of live WebSocket sessions.
 pub const DEFAULT_MAX_WS_SESSIONS: usize = 1000;
-/// How long parsing one execution's text may take: real files parse at tens of
-/// megabytes a second, so only text made to be slow comes near it.
-pub const DEFAULT_PARSE_BUDGET: Duration = Duration::from_secs(5);
-/// How many bytes of syntax trees the texts being parsed may take at once: a real file
-/// of the largest `content` (10 MiB) needs about 100 MiB.
-pub const DEFAULT_PARSE_MEMORY: usize = 512 * 1024 * 1024;
+/// How long parsing one execution's text may take: the budget of every front end.
+pub const DEFAULT_PARSE_BUDGET: Duration = volley_syntax::DEFAULT_PARSE_TIME;
+/// How many bytes of syntax trees the texts being parsed may take at once: the budget of
+/// every front end (a real file of the largest `content`, 10 MiB, needs about 100 MiB).
+pub const DEFAULT_PARSE_MEMORY: usize = volley_syntax::DEFAULT_PARSE_MEMORY;
 /// How long a WebSocket session that closed with no control socket attached is kept,
 /// closed, with its replay (60 s).
 pub const DEFAULT_WS_CLOSED_GRACE: Duration = Duration::from_secs(60);

@@ -23,6 +23,23 @@ pub struct Budget {
     pub tree_bytes: Option<usize>,
 }
 
+/// How long parsing one text may take, by default, in every front end (the execution
+/// server, `volley check`): real files parse at tens of megabytes a second, so only text
+/// made to be slow comes near it.
+pub const DEFAULT_PARSE_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How many bytes of syntax trees the texts being parsed may take at once, by default: a
+/// real file of 10 MiB needs about 100 MiB.
+pub const DEFAULT_PARSE_MEMORY: usize = 512 * 1024 * 1024;
+
+impl Budget {
+    /// The default budget, its deadline counted from now.
+    #[must_use]
+    pub fn standard() -> Self {
+        Self { deadline: Some(Instant::now() + DEFAULT_PARSE_TIME), tree_bytes: Some(DEFAULT_PARSE_MEMORY) }
+    }
+}
+
 /// Which limit a parse went over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exceeded {

@@ -39,7 +39,7 @@ mod template;
 pub mod threshold;
 mod tree;
 
-pub use budget::{Budget, Exceeded};
+pub use budget::{Budget, DEFAULT_PARSE_MEMORY, DEFAULT_PARSE_TIME, Exceeded};
 pub use composition::{Command, CommandKind, Loop, RunTarget, RunVariable};
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};

@@ -199,3 +199,25 @@ async fn check_and_run_give_one_verdict() {
         assert_eq!(run.status.code(), Some(ran), "run exit, {context}");
     }
 }
+
+/// A text made to be slow to parse (lines of a form feed cost tree-sitter's error
+/// recovery about 10 s per MiB in a debug build) is not checked for minutes: `check`
+/// stops at the parse budget the execution server has, says so, and fails.
+#[test]
+fn check_stops_at_the_parse_budget() {
+    let folder = std::env::temp_dir().join(format!("volley-parse-budget-{}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let path = folder.join("junk.http");
+    std::fs::write(&path, "\u{c}\n".repeat(2 * 1024 * 1024)).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_volley"))
+        .args(["check", "junk.http"])
+        .current_dir(&folder)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("`junk.http` was not checked: parsing it took longer than 5 s, the parse budget"), "{said}");
+    assert!(said.contains("form feeds"), "{said}");
+    std::fs::remove_dir_all(&folder).unwrap();
+}
