@@ -168,3 +168,28 @@ async fn after_seq_is_documented_as_the_unsigned_64_bit_integer_the_server_reads
     let (status, over) = server.send(Method::GET, "/event/ws?flowId=f&afterSeq=18446744073709551616", None).await;
     assert_eq!((status, over["error"]["code"].as_str()), (400, Some("VALIDATION_ERROR")), "{over}");
 }
+
+#[tokio::test]
+async fn the_workspace_file_pattern_takes_the_paths_the_server_writes() {
+    let server = Server::new(None);
+    let document = server.document().await;
+    let checker = super::schema::Document::new(&document);
+    let body_schema = |name: &str| document["components"]["schemas"][name]["properties"]["path"].clone();
+    let query = document["paths"]["/workspace/file"]["delete"]["parameters"][0]["schema"].clone();
+    // A name of only an extension is a hidden file without one (as `Path::extension` reads it).
+    for (path, written) in [
+        ("a.http", true),
+        ("dir/b.REST", true),
+        ("..http", true),
+        (".http", false),
+        ("dir/.HTTP", false),
+        ("a.txt", false),
+    ] {
+        for schema in [body_schema("CreateFile"), body_schema("UpdateFile"), query.clone()] {
+            assert_eq!(checker.check(&schema, &Value::from(path)).is_ok(), written, "{path}: {schema}");
+        }
+        let body = serde_json::json!({ "path": path, "content": "" });
+        let (status, answer) = server.send(Method::POST, "/workspace/file", Some(&body)).await;
+        assert_eq!(status != 400, written, "{path}: {status} {answer}");
+    }
+}
