@@ -26,7 +26,7 @@ pub struct ExecuteRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_name: Option<String>,
     /// The request at this 0-based position (default 0); not with `requestName`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::number::optional_whole", skip_serializing_if = "Option::is_none")]
     pub request_index: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
@@ -44,7 +44,7 @@ pub struct ExecuteRequest {
     pub req_label: Option<String>,
     /// Request timeout, 100..300000 ms.
     #[cfg_attr(feature = "openapi", schema(minimum = 100, maximum = 300_000))]
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::number::optional_whole", skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub follow_redirects: Option<bool>,
@@ -52,7 +52,7 @@ pub struct ExecuteRequest {
     pub validate_ssl: Option<bool>,
     /// `/execute/sse` only: connection timeout, 100..300000 ms (default 30000).
     #[cfg_attr(feature = "openapi", schema(minimum = 100, maximum = 300_000))]
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::number::optional_whole", skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
     /// `/execute/sse` only: sent as `Last-Event-ID` (no control characters but tab).
     #[cfg_attr(feature = "openapi", schema(pattern = "^[^\\u0000-\\u0008\\u000A-\\u001F\\u007F]*$"))]
@@ -61,16 +61,16 @@ pub struct ExecuteRequest {
     /// `/execute/ws` only: upstream connect timeout, 100..300000 ms (default: the
     /// definition's `@ws-connect-timeout`, else 30000).
     #[cfg_attr(feature = "openapi", schema(minimum = 100, maximum = 300_000))]
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::number::optional_whole", skip_serializing_if = "Option::is_none")]
     pub connect_timeout_ms: Option<u64>,
     /// `/execute/ws` only: the session closes after this long without traffic,
     /// 100..86400000 ms (default 300000).
     #[cfg_attr(feature = "openapi", schema(minimum = 100, maximum = 86_400_000))]
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::number::optional_whole", skip_serializing_if = "Option::is_none")]
     pub idle_timeout_ms: Option<u64>,
     /// `/execute/ws` only: envelopes kept for replay, 1..5000 (default 500).
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 5000))]
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "crate::number::optional_whole", skip_serializing_if = "Option::is_none")]
     pub replay_buffer_size: Option<u64>,
 }
 

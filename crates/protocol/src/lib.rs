@@ -10,6 +10,7 @@ mod error;
 mod event;
 mod execute;
 mod execution;
+pub mod number;
 mod report;
 mod session;
 mod stored;

@@ -36,8 +36,6 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use utoipa::OpenApi as _;
-
 pub use config::{
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_WS_SESSIONS, DEFAULT_PARSE_BUDGET, DEFAULT_PARSE_MEMORY, DEFAULT_PORT,
@@ -148,10 +146,11 @@ pub fn router(config: ServerConfig) -> Result<axum::Router, StartError> {
     Ok(routes::router(AppState::new(config, workspace, None)))
 }
 
-/// The `OpenAPI` document of the server, as `GET /doc` serves it.
+/// The `OpenAPI` document of the server, as `GET /doc` serves it: of a server started
+/// with a token (`--token`) or without.
 #[must_use]
-pub fn openapi_json() -> String {
-    routes::ApiDoc::openapi().to_pretty_json().unwrap_or_default()
+pub fn openapi_json(with_token: bool) -> String {
+    openapi::document(with_token).to_pretty_json().unwrap_or_default()
 }
 
 async fn sweep(state: AppState) {

@@ -1,5 +1,6 @@
-//! What the derives cannot state in the `OpenAPI` document: each execute route's own
-//! fields, the rules between the fields of a request (exactly one of `content` and
+//! The `OpenAPI` document as a server serves it, and what the derives cannot state in
+//! it: security and the rules of authentication only when the server has a token, each
+//! execute route's own fields, the rules between the fields of a request (exactly one of `content` and
 //! `path`, not both `requestName` and `requestIndex`, a token's scope), and the observer
 //! filters as one query object (at least one filter under authentication, `afterSeq`
 //! only with a `flowId`), and the headers of a WebSocket handshake. They are the rules the routes check (`execute/source.rs`,
@@ -7,10 +8,73 @@
 //! document and the server to each other with requests generated from the document.
 
 use serde_json::json;
+use utoipa::OpenApi as _;
 use utoipa::openapi::extensions::Extensions;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterStyle};
 use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
-use utoipa::openapi::{KnownFormat, OpenApi, Ref, RefOr, Required, SchemaFormat};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder};
+
+/// The document of a server started with a token (`with_token`) or without one. With a
+/// token every route needs it (bearer, `401` without it). Without one there is no
+/// security and no `401`, the observer streams take no filter too, and `POST /tokens`
+/// is left out: such a server has nothing to sign tokens with and answers it `400`.
+pub(crate) fn document(with_token: bool) -> OpenApi {
+    let mut openapi = crate::routes::ApiDoc::openapi();
+    if with_token {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let bearer = SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build());
+        components.add_security_scheme("bearer", bearer);
+        openapi.security = Some(vec![SecurityRequirement::new("bearer", Vec::<String>::new())]);
+        let unauthorized = ResponseBuilder::new()
+            .description("UNAUTHORIZED: no bearer token, or not a valid one")
+            .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
+            .build();
+        for item in openapi.paths.paths.values_mut() {
+            for operation in operations_mut(item) {
+                operation.responses.responses.entry("401".to_owned()).or_insert_with(|| unauthorized.clone().into());
+            }
+        }
+        return openapi;
+    }
+    if let Some(tokens) = openapi.paths.paths.get_mut("/tokens") {
+        tokens.post = None;
+    }
+    openapi.paths.paths.retain(|_, item| operations(item).next().is_some());
+    for (path, item) in &mut openapi.paths.paths {
+        let after_seq = path == "/event/ws";
+        for operation in operations_mut(item) {
+            operation.responses.responses.remove("401");
+            for parameter in operation.parameters.iter_mut().flatten() {
+                if parameter.name == "filters" {
+                    parameter.schema = Some(filters_schema(after_seq, false).into());
+                }
+            }
+        }
+    }
+    openapi
+}
+
+fn operations(item: &utoipa::openapi::PathItem) -> impl Iterator<Item = &utoipa::openapi::path::Operation> {
+    [&item.get, &item.put, &item.post, &item.delete, &item.options, &item.head, &item.patch, &item.trace]
+        .into_iter()
+        .flatten()
+}
+
+fn operations_mut(item: &mut utoipa::openapi::PathItem) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
+    [
+        &mut item.get,
+        &mut item.put,
+        &mut item.post,
+        &mut item.delete,
+        &mut item.options,
+        &mut item.head,
+        &mut item.patch,
+        &mut item.trace,
+    ]
+    .into_iter()
+    .flatten()
+}
 
 /// The fields of `ExecuteRequest` that only `/execute/sse` takes.
 const SSE_FIELDS: [&str; 2] = ["timeout", "lastEventId"];
@@ -63,6 +127,14 @@ impl utoipa::Modify for Constraints {
                 );
             components.schemas.insert("ParseRequest".to_owned(), AllOfBuilder::new().item(parse).item(source).into());
         }
+        for path in ["/import/{source}/preview", "/import/{source}/apply"] {
+            let operation = openapi.paths.paths.get_mut(path).and_then(|item| item.post.as_mut());
+            for parameter in operation.and_then(|operation| operation.parameters.as_mut()).into_iter().flatten() {
+                if parameter.name == "source" {
+                    parameter.schema = Some(import_source().into());
+                }
+            }
+        }
         for (path, name) in [("/execute/sse", "ExecuteSseRequest"), ("/execute/ws", "ExecuteWsRequest")] {
             let body = openapi.paths.paths.get_mut(path).and_then(|item| item.post.as_mut());
             if let Some(body) = body.and_then(|operation| operation.request_body.as_mut()) {
@@ -95,30 +167,9 @@ fn execute_rules(fields: RefOr<Schema>) -> RefOr<Schema> {
 
 /// The query of an observer stream as one object (`style: form`, exploded: each property
 /// is a query parameter of its own), so that the rules between its parameters can be
-/// stated; `after_seq` for `/event/ws`.
+/// stated; `after_seq` for `/event/ws`. As a server with a token checks it (`document`
+/// puts the rules of a server without one in its place).
 pub(crate) fn observer_filters(after_seq: bool) -> Vec<Parameter> {
-    let mut filters = object()
-        .property("sessionId", described(Type::String, "Only events of this session."))
-        .property("flowId", described(Type::String, "Only events of this flow."));
-    if after_seq {
-        let after = ObjectBuilder::new()
-            .schema_type(Type::Integer)
-            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
-            .minimum(Some(0))
-            .description(Some("With `flowId` only: the retained events of the flow with a larger `seq` first."));
-        // utoipa has no `dependentRequired` (JSON Schema 2020-12, which OpenAPI 3.1
-        // uses); the extension map is written into the object as it is.
-        let dependent = Extensions::from_iter([("dependentRequired", json!({ "afterSeq": ["flowId"] }))]);
-        filters = filters.property("afterSeq", after).extensions(Some(dependent));
-    }
-    let one_filter = AnyOfBuilder::new()
-        .description(Some(
-            "with authentication enabled (`--token`), at least one of `sessionId` and `flowId`; a server without a \
-             token also takes none",
-        ))
-        .item(object().required("sessionId"))
-        .item(object().required("flowId"));
-    let schema = AllOfBuilder::new().item(filters).item(one_filter);
     let parameter = ParameterBuilder::new()
         .name("filters")
         .parameter_in(ParameterIn::Query)
@@ -126,9 +177,32 @@ pub(crate) fn observer_filters(after_seq: bool) -> Vec<Parameter> {
         .style(Some(ParameterStyle::Form))
         .explode(Some(true))
         .description(Some("The filters, each a query parameter of its own (`?flowId=…&afterSeq=…`)."))
-        .schema(Some(schema))
+        .schema(Some(filters_schema(after_seq, true)))
         .build();
     vec![parameter]
+}
+
+/// The filters' object: with a token at least one of `sessionId` and `flowId`.
+fn filters_schema(after_seq: bool, with_token: bool) -> Schema {
+    let mut filters = object()
+        .property("sessionId", described(Type::String, "Only events of this session."))
+        .property("flowId", described(Type::String, "Only events of this flow."));
+    if after_seq {
+        let after =
+            seq().description(Some("With `flowId` only: the retained events of the flow with a larger `seq` first."));
+        // utoipa has no `dependentRequired` (JSON Schema 2020-12, which OpenAPI 3.1
+        // uses); the extension map is written into the object as it is.
+        let dependent = Extensions::from_iter([("dependentRequired", json!({ "afterSeq": ["flowId"] }))]);
+        filters = filters.property("afterSeq", after).extensions(Some(dependent));
+    }
+    if !with_token {
+        return filters.description(Some("Without authentication, any filters or none.")).into();
+    }
+    let one_filter = AnyOfBuilder::new()
+        .description(Some("with authentication enabled (`--token`), at least one of `sessionId` and `flowId`"))
+        .item(object().required("sessionId"))
+        .item(object().required("flowId"));
+    AllOfBuilder::new().item(filters).item(one_filter).into()
 }
 
 /// The headers of a WebSocket handshake (RFC 6455) as required header parameters: a
@@ -148,12 +222,27 @@ pub(crate) fn handshake_headers() -> Vec<Parameter> {
         header("Upgrade", one_of(&["websocket"]), "A WebSocket handshake."),
         header("Connection", one_of(&["Upgrade", "upgrade"]), "A WebSocket handshake."),
         header("Sec-WebSocket-Version", one_of(&["13"]), "A WebSocket handshake (RFC 6455)."),
+        // RFC 6455 has the client send 16 random bytes in base64; the server checks only
+        // that the header is there, as servers commonly do.
         header(
             "Sec-WebSocket-Key",
-            typed(Type::String).pattern(Some("^[A-Za-z0-9+/]{22}==$")),
-            "16 random bytes in base64 (RFC 6455).",
+            typed(Type::String),
+            "16 random bytes in base64 (RFC 6455); the server takes any value, an empty one too.",
         ),
     ]
+}
+
+/// A `seq` as the server reads it: any unsigned 64-bit integer (not `int64`, whose
+/// upper half the server takes too).
+pub(crate) fn seq() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0_usize)).maximum(Some(u64::MAX as usize))
+}
+
+/// The import sources the server converts (`routes/import.rs`), as the path parameter's
+/// enumeration: another is a `400`.
+fn import_source() -> ObjectBuilder {
+    let names = volley_engine::convert::Format::ALL.iter().map(|format| format.name());
+    typed(Type::String).enum_values(Some(names)).description(Some("The format of `input`."))
 }
 
 /// A flow's `meta`: an object of at most 10 keys, or null (utoipa's field attributes

@@ -211,6 +211,7 @@ pub(crate) struct CreateToken {
     pub(crate) session_id: Option<String>,
     /// 1..86400000 ms (a day), default 900000 (15 min).
     #[schema(minimum = 1, maximum = 86_400_000)]
+    #[serde(default, deserialize_with = "volley_protocol::number::optional_whole")]
     pub(crate) ttl_ms: Option<u64>,
 }
 

@@ -2,12 +2,13 @@
 //! route annotations).
 
 use axum::Json;
-use axum::extract::Extension;
+use axum::extract::{Extension, State};
 use utoipa::OpenApi;
 
 use crate::auth::Access;
 use crate::error::ApiError;
 use crate::openapi::Constraints;
+use crate::state::AppState;
 use crate::wire::{Capabilities, Features, Health};
 
 /// The server's version.
@@ -41,12 +42,16 @@ pub(crate) async fn capabilities() -> Json<Capabilities> {
 
 #[utoipa::path(get, path = "/doc", tag = "discovery",
     responses((status = 200, description = "This OpenAPI 3 document"), (status = 403, body = crate::wire::ErrorBody)))]
-pub(crate) async fn doc(Extension(access): Extension<Access>) -> Result<Json<utoipa::openapi::OpenApi>, ApiError> {
+pub(crate) async fn doc(
+    State(state): State<AppState>,
+    Extension(access): Extension<Access>,
+) -> Result<Json<utoipa::openapi::OpenApi>, ApiError> {
     access.require_full()?;
-    Ok(Json(ApiDoc::openapi()))
+    Ok(Json(crate::openapi::document(state.config.token.is_some())))
 }
 
-/// The `OpenAPI` document of every route.
+/// The `OpenAPI` document of every route, before `openapi::document` fits it to the
+/// server's authentication.
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Volley execution server", description = "Runs .http request definitions for remote clients and streams events to observers (protocol 1.1)."),
@@ -90,20 +95,6 @@ pub(crate) async fn doc(Extension(access): Extension<Access>) -> Result<Json<uto
         super::runners::test_frameworks,
         super::runners::cancel_test,
     ),
-    modifiers(&BearerAuth, &Constraints),
-    security(("bearer" = []))
+    modifiers(&Constraints)
 )]
 pub(crate) struct ApiDoc;
-
-struct BearerAuth;
-
-impl utoipa::Modify for BearerAuth {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-        let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
-        );
-    }
-}

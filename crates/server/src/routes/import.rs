@@ -81,7 +81,7 @@ struct Converted {
 }
 
 #[utoipa::path(post, path = "/import/{source}/preview", tag = "workspace", request_body = PreviewRequest,
-    params(("source" = String, Path, description = "`curl`, `har`, `postman`, `insomnia` or `openapi`")),
+    params(("source" = String, Path)),
     responses((status = 200, description = "`{result: {written, skipped, renamed, failed, variablesMerged, variableMergeInstructions?}, diagnostics, stats: {requestCount, fileCount, diagnosticCount}}`: what apply would do, nothing written"),
         (status = 400, description = "VALIDATION_ERROR: an unknown source, no `planOptions`", body = ErrorBody),
         (status = 409, description = "FILE_EXISTS: a file that exists, with `onConflict: fail`", body = ErrorBody),
@@ -99,7 +99,7 @@ pub(crate) async fn preview(
 }
 
 #[utoipa::path(post, path = "/import/{source}/apply", tag = "workspace", request_body = ApplyRequest,
-    params(("source" = String, Path, description = "`curl`, `har`, `postman`, `insomnia` or `openapi`")),
+    params(("source" = String, Path)),
     responses((status = 200, description = "`{result, diagnostics, stats}` as preview, the files written"),
         (status = 400, description = "VALIDATION_ERROR: an unknown source, no `applyOptions`", body = ErrorBody),
         (status = 409, description = "FILE_EXISTS: a file that exists, with `onConflict: fail`", body = ErrorBody),

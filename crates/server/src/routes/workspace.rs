@@ -75,7 +75,7 @@ pub(crate) struct PathQuery {
 #[into_params(parameter_in = Query)]
 pub(crate) struct DeleteQuery {
     /// Relative to the workspace; a `.http` or `.rest` file.
-    #[param(pattern = r"\.([hH][tT][tT][pP]|[rR][eE][sS][tT])$")]
+    #[param(pattern = r"(^|/)[^/]+\.([hH][tT][tT][pP]|[rR][eE][sS][tT])$")]
     path: String,
 }
 
@@ -117,7 +117,7 @@ pub(crate) struct FileContent {
 #[derive(Debug, Deserialize, ToSchema)]
 pub(crate) struct CreateFile {
     /// Relative to the workspace; `.http` or `.rest`.
-    #[schema(pattern = r"\.([hH][tT][tT][pP]|[rR][eE][sS][tT])$")]
+    #[schema(pattern = r"(^|/)[^/]+\.([hH][tT][tT][pP]|[rR][eE][sS][tT])$")]
     pub(crate) path: String,
     /// Empty by default.
     pub(crate) content: Option<String>,
@@ -127,7 +127,7 @@ pub(crate) struct CreateFile {
 #[derive(Debug, Deserialize, ToSchema)]
 pub(crate) struct UpdateFile {
     /// Relative to the workspace; `.http` or `.rest`.
-    #[schema(pattern = r"\.([hH][tT][tT][pP]|[rR][eE][sS][tT])$")]
+    #[schema(pattern = r"(^|/)[^/]+\.([hH][tT][tT][pP]|[rR][eE][sS][tT])$")]
     pub(crate) path: String,
     pub(crate) content: String,
 }

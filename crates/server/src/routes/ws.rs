@@ -114,6 +114,7 @@ pub(crate) async fn execute_ws(
 #[into_params(parameter_in = Query)]
 pub(crate) struct AfterSeq {
     /// Replay the retained envelopes with a larger `seq` first (default 0: all).
+    #[param(schema_with = crate::openapi::seq)]
     after_seq: Option<u64>,
 }
 

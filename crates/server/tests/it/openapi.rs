@@ -24,6 +24,7 @@ use tower::ServiceExt as _;
 use volley_echo_server::TestServer;
 use volley_server::ServerConfig;
 
+mod document;
 mod schema;
 
 /// The main token: the document describes a server started with one.
@@ -436,10 +437,11 @@ fn wire_query(object: &Map<String, Value>, declared: &BTreeMap<String, Vec<Strin
             other => other.to_string(),
         };
         let kinds = declared.get(name).cloned().unwrap_or_default();
+        let integer = text.parse::<i64>().map(Value::from).or_else(|_| text.parse::<u64>().map(Value::from));
         let typed = if kinds.iter().any(|kind| kind == "integer")
-            && let Ok(number) = text.parse::<i64>()
+            && let Ok(number) = integer
         {
-            json!(number)
+            number
         } else if kinds.iter().any(|kind| kind == "boolean") && (text == "true" || text == "false") {
             json!(text == "true")
         } else {

@@ -51,6 +51,18 @@ async fn timeouts_out_of_range_are_validation_errors() {
     }
 }
 
+/// The document types them `integer`, which `2.0` is: read as 2 (a fraction is refused).
+#[tokio::test]
+async fn whole_numbers_with_a_zero_fraction_are_read() {
+    let api = Api::open();
+    let content = "### one\nGET http://127.0.0.1:9/one\n\n### two\nGET http://127.0.0.1:9/two\n";
+    let reply = api.execute(json!({ "content": content, "requestIndex": 2.0, "timeoutMs": 100.0 })).await;
+    expect_error(&reply, StatusCode::BAD_REQUEST, "REQUEST_INDEX_OUT_OF_RANGE");
+    assert_eq!(reply.2["error"]["details"], json!({ "index": 2, "count": 2 }));
+    let reply = api.execute(json!({ "content": content, "requestIndex": 1.5 })).await;
+    expect_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+}
+
 #[tokio::test]
 async fn selection_errors() {
     let api = Api::open();
