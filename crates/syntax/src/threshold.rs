@@ -62,6 +62,12 @@ impl fmt::Display for ThresholdError {
 impl std::error::Error for ThresholdError {}
 
 impl ThresholdError {
+    /// The `invalid-threshold` diagnostic of this error at `span` (a `# @load` value).
+    #[must_use]
+    pub fn diagnostic(&self, span: crate::Span) -> crate::Diagnostic {
+        crate::Diagnostic::new(crate::Code::InvalidThreshold, span, self.to_string()).with_hint(Self::hint())
+    }
+
     /// A hint for the user.
     #[must_use]
     pub fn hint() -> &'static str {

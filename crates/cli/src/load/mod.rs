@@ -331,17 +331,8 @@ async fn execute(args: &LoadArgs) -> anyhow::Result<Exit> {
             Ok(threshold) if thresholds.iter().any(|known| known.text == threshold.text) => {}
             Ok(threshold) => thresholds.push(threshold),
             Err(error) => {
-                let message = error.to_string();
-                let report = render::Report {
-                    severity: volley_syntax::Severity::Error,
-                    code: volley_syntax::Code::InvalidThreshold.as_str(),
-                    message: &message,
-                    span,
-                    label: None,
-                    notes: Vec::new(),
-                    hint: Some(volley_load::ThresholdError::hint()),
-                };
-                output::error_line(&render::report(&shown, &text, &lines, &report));
+                // The parser's diagnostic, drawn as `volley check` draws it.
+                output::error_line(&render::human(&shown, &text, &lines, &error.diagnostic(span)));
                 return Ok(Exit::Usage);
             }
         }

@@ -271,10 +271,7 @@ impl Lowerer<'_> {
                     let value = directive.value.as_ref().map_or_else(String::new, Template::to_source);
                     let span = directive.value.as_ref().map_or(directive.span, |value| value.span);
                     for error in crate::threshold::of_directive(&value).into_iter().filter_map(Result::err) {
-                        self.report(
-                            Diagnostic::new(Code::InvalidThreshold, span, error.to_string())
-                                .with_hint(crate::threshold::ThresholdError::hint()),
-                        );
+                        self.report(error.diagnostic(span));
                     }
                 }
                 DirectiveKind::GrpcReflection => {
