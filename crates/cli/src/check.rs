@@ -84,7 +84,7 @@ pub(crate) fn run(args: &CheckArgs) -> anyhow::Result<Exit> {
             // is said so, instead of holding the check (and a CI job) for minutes.
             Ok(text) => match volley_syntax::parse_within(&text, volley_syntax::Budget::standard()) {
                 Ok(document) => Ok((text, document)),
-                Err(exceeded) => Err((over_budget(&shown, exceeded), PARSE_BUDGET_HINT)),
+                Err(exceeded) => Err((over_budget(&shown, exceeded), volley_syntax::PARSE_BUDGET_HINT)),
             },
             Err(error) => {
                 let at = error.utf8_error().valid_up_to();
@@ -177,19 +177,7 @@ fn plural(count: usize, word: &str) -> String {
     if count == 1 { word.to_owned() } else { format!("{word}s") }
 }
 
-const PARSE_BUDGET_HINT: &str = "a real `.http` file parses in milliseconds: look for pasted binary or generated \
-                                 junk (long runs of form feeds, `@` or control characters)";
-
 /// What a file too costly to parse is told.
 fn over_budget(shown: &str, exceeded: volley_syntax::Exceeded) -> String {
-    match exceeded {
-        volley_syntax::Exceeded::Time => format!(
-            "`{shown}` was not checked: parsing it took longer than {} s, the parse budget",
-            volley_syntax::DEFAULT_PARSE_TIME.as_secs()
-        ),
-        volley_syntax::Exceeded::Memory => format!(
-            "`{shown}` was not checked: parsing it needed more than {} MiB of syntax trees, the parse budget",
-            volley_syntax::DEFAULT_PARSE_MEMORY / (1024 * 1024)
-        ),
-    }
+    format!("`{shown}` was not checked: {}", exceeded.standard_reason())
 }

@@ -459,7 +459,8 @@ impl Backend {
     }
 }
 
-/// The parsed file at `path`, or why it cannot be read (missing, too large, not text).
+/// The parsed file at `path`, or why it cannot be read (missing, too large, not text,
+/// over the parse budget).
 fn read_for_discovery(path: &std::path::Path) -> std::result::Result<volley_syntax::Document, String> {
     let size = std::fs::metadata(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?.len();
     if size > crate::discovery::MOST_BYTES {
@@ -471,5 +472,6 @@ fn read_for_discovery(path: &std::path::Path) -> std::result::Result<volley_synt
         ));
     }
     let text = std::fs::read_to_string(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    Ok(volley_syntax::parse(&text))
+    volley_syntax::parse_within(&text, volley_syntax::Budget::standard())
+        .map_err(|exceeded| format!("{} was not read: {}", path.display(), exceeded.standard_reason()))
 }

@@ -135,6 +135,11 @@ fn diagnostic_at(diagnostic: &volley_syntax::Diagnostic, range: Range) -> Diagno
 /// The configuration error of a file (`volley.jsonc` does not load), reported once at
 /// the top of the file with the hint `volley check` prints.
 pub(crate) fn config_error(message: &str, hint: &str) -> Diagnostic {
+    file_error(message, hint)
+}
+
+/// An error of the whole file, at its top, with a hint.
+pub(crate) fn file_error(message: &str, hint: &str) -> Diagnostic {
     Diagnostic {
         range: Range::new(Position::new(0, 0), Position::new(0, 0)),
         severity: Some(DiagnosticSeverity::ERROR),

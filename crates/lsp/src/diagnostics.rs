@@ -104,6 +104,9 @@ pub(crate) fn compute(
     engine: &volley_engine::Client,
     environment: &Environment,
 ) -> Vec<Diagnostic> {
+    if let Some(exceeded) = snapshot.model.unread {
+        return vec![unread(exceeded)];
+    }
     let (context, config_error) = context(snapshot, engine, environment);
     let analysis = Analysis { engine, context: &context, fingerprint: fingerprint(&context, environment.generation) };
     // The parts whose analysis is not kept for this context.
@@ -122,6 +125,17 @@ pub(crate) fn compute(
         volley_syntax::allocator::release_free_memory();
     }
     found
+}
+
+/// What a document over the parse budget shows, at its top, instead of its diagnostics.
+fn unread(exceeded: volley_syntax::Exceeded) -> Diagnostic {
+    convert::file_error(
+        &format!(
+            "this file was not read: {}; it is read again once at most half of it is left",
+            exceeded.standard_reason()
+        ),
+        volley_syntax::PARSE_BUDGET_HINT,
+    )
 }
 
 /// The first chunks of a large document's text, to diagnose while the whole is parsed

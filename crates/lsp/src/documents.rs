@@ -63,6 +63,29 @@ enum Parsed {
         parse: Arc<Parse>,
         edits: Vec<(Range<usize>, String)>,
     },
+    /// A text over the parse budget ([`volley_syntax::Budget::standard`]): no tree, a
+    /// model without parts that says why. Parsed again once the text is at most half as
+    /// long as it was then (the junk deleted), or replaced whole.
+    Unread {
+        model: Arc<Model>,
+        len: usize,
+    },
+}
+
+impl Parsed {
+    /// `text` parsed within the parse budget.
+    fn within_budget(text: &str) -> Parsed {
+        match volley_syntax::within(volley_syntax::Budget::standard(), || Model::parse(text)) {
+            Ok((tree, model)) => Parsed::Ready { tree, model: Arc::new(model) },
+            Err(exceeded) => Parsed::unread(exceeded, text.len()),
+        }
+    }
+
+    fn unread(exceeded: volley_syntax::Exceeded, len: usize) -> Parsed {
+        // What the cut-short parse made is freed: give it back.
+        volley_syntax::allocator::release_free_memory();
+        Parsed::Unread { model: Arc::new(Model { unread: Some(exceeded), ..Model::default() }), len }
+    }
 }
 
 impl Entry {
@@ -73,26 +96,32 @@ impl Entry {
             let parsed = parse.result().map_err(|()| parse.done())?;
             let edits = std::mem::take(edits);
             self.parsed = match parsed {
-                Some((tree, model)) if edits.is_empty() => Parsed::Ready { tree, model: Arc::new(model) },
-                Some((mut tree, model)) => {
-                    for (range, text) in edits {
-                        if tree.edit(range, &text).is_err() {
-                            // Cannot happen for ranges computed from the rope; stay correct anyway.
-                            tree = SyntaxTree::new(self.rope.to_string());
-                            break;
+                Some(Ok((tree, model))) if edits.is_empty() => Parsed::Ready { tree, model: Arc::new(model) },
+                Some(Ok((mut tree, model))) => {
+                    let edited = volley_syntax::within(volley_syntax::Budget::standard(), || {
+                        for (range, text) in edits {
+                            if tree.edit(range, &text).is_err() {
+                                return false;
+                            }
                         }
+                        true
+                    });
+                    match edited {
+                        Ok(true) => {
+                            let model = Arc::new(Model::build(&tree, &model));
+                            Parsed::Ready { tree, model }
+                        }
+                        // Cannot happen for ranges computed from the rope; stay correct anyway.
+                        Ok(false) => Parsed::within_budget(&self.rope.to_string()),
+                        Err(exceeded) => Parsed::unread(exceeded, self.rope.len_bytes()),
                     }
-                    let model = Arc::new(Model::build(&tree, &model));
-                    Parsed::Ready { tree, model }
                 }
-                None => {
-                    let (tree, model) = Model::parse(&self.rope.to_string());
-                    Parsed::Ready { tree, model: Arc::new(model) }
-                }
+                Some(Err(exceeded)) => Parsed::unread(exceeded, self.rope.len_bytes()),
+                None => Parsed::within_budget(&self.rope.to_string()),
             };
         }
         match &self.parsed {
-            Parsed::Ready { model, .. } => Ok(Arc::clone(model)),
+            Parsed::Ready { model, .. } | Parsed::Unread { model, .. } => Ok(Arc::clone(model)),
             Parsed::Running { .. } => unreachable!("a finished parse was replaced above"),
         }
     }
@@ -149,7 +178,13 @@ impl Snapshot {
     /// The typed document of the whole text, built once per version on first use (for
     /// features that walk everything: symbols, navigation, formatting).
     pub(crate) fn document(&self) -> Arc<Document> {
-        Arc::clone(self.model.whole.get_or_init(|| Arc::new(volley_syntax::parse(&self.rope.to_string()))))
+        Arc::clone(self.model.whole.get_or_init(|| {
+            // A text over the parse budget is not read here either.
+            if self.model.unread.is_some() {
+                return Arc::default();
+            }
+            Arc::new(volley_syntax::parse(&self.rope.to_string()))
+        }))
     }
 }
 
@@ -322,6 +357,9 @@ pub(crate) struct Model {
     /// them alone.
     pub(crate) names: Arc<FileNames>,
     whole: OnceLock<Arc<Document>>,
+    /// The text went over the parse budget and was not read: no parts (see
+    /// `Parsed::Unread`).
+    pub(crate) unread: Option<volley_syntax::Exceeded>,
 }
 
 impl Model {
@@ -338,7 +376,7 @@ impl Model {
             .map(|(chunk, part)| Placed { part, start: chunk.start, start_position: chunk.start_position })
             .collect::<Vec<_>>();
         let names = Arc::new(FileNames::of(&parts));
-        (tree, Model { parts, names, whole: OnceLock::new() })
+        (tree, Model { parts, names, whole: OnceLock::new(), unread: None })
     }
 
     /// The model of `tree` after an edit, reusing the parts of `previous` whose chunks
@@ -380,7 +418,7 @@ impl Model {
         } else {
             Arc::new(FileNames::of(&parts))
         };
-        Model { parts, names, whole: OnceLock::new() }
+        Model { parts, names, whole: OnceLock::new(), unread: None }
     }
 
     /// The part a byte offset of the file falls in (the last one for the end of the
@@ -434,12 +472,12 @@ impl Documents {
         let parsed = if text.len() > LARGE_DOCUMENT_BYTES {
             Parsed::Running { parse: Parse::start(text), edits: Vec::new() }
         } else {
-            let (tree, model) = Model::parse(&text);
+            let parsed = Parsed::within_budget(&text);
             if text.len() > RELEASE_AFTER_OPEN_BYTES {
                 // Parsing freed trees and documents of several times the text's size.
                 volley_syntax::allocator::release_free_memory();
             }
-            Parsed::Ready { tree, model: Arc::new(model) }
+            parsed
         };
         self.lock().insert(uri.as_str().to_owned(), Entry { version, rope, path, parsed });
     }
@@ -462,20 +500,35 @@ impl Documents {
                 entry.rope.insert(chars.start, &change.text);
                 match &mut entry.parsed {
                     Parsed::Ready { tree, .. } => {
-                        if tree.edit(bytes, &change.text).is_err() {
+                        match volley_syntax::within(volley_syntax::Budget::standard(), || {
+                            tree.edit(bytes, &change.text)
+                        }) {
+                            Ok(Ok(())) => rebuild = true,
                             // Cannot happen for ranges computed from the rope; stay correct anyway.
-                            *tree = SyntaxTree::new(entry.rope.to_string());
+                            Ok(Err(_)) => {
+                                entry.parsed = Parsed::within_budget(&entry.rope.to_string());
+                                rebuild = false;
+                            }
+                            Err(exceeded) => {
+                                entry.parsed = Parsed::unread(exceeded, entry.rope.len_bytes());
+                                rebuild = false;
+                            }
                         }
-                        rebuild = true;
                     }
                     Parsed::Running { edits, .. } => edits.push((bytes, change.text.clone())),
+                    Parsed::Unread { .. } => {}
                 }
             } else {
                 entry.rope = Rope::from_str(&change.text);
-                let (tree, model) = Model::parse(&change.text);
-                entry.parsed = Parsed::Ready { tree, model: Arc::new(model) };
+                entry.parsed = Parsed::within_budget(&change.text);
                 rebuild = false;
             }
+        }
+        // The junk of a text over the budget deleted: read it again.
+        if let Parsed::Unread { len, .. } = entry.parsed
+            && entry.rope.len_bytes() <= len / 2
+        {
+            entry.parsed = Parsed::within_budget(&entry.rope.to_string());
         }
         entry.version = version;
         if let Parsed::Ready { tree, model } = &mut entry.parsed
@@ -554,7 +607,7 @@ impl Documents {
     pub(crate) fn tree(&self, uri: &Uri) -> Option<SyntaxTree> {
         match &self.lock().get(uri.as_str())?.parsed {
             Parsed::Ready { tree, .. } => Some(tree.clone()),
-            Parsed::Running { .. } => None,
+            Parsed::Running { .. } | Parsed::Unread { .. } => None,
         }
     }
 }

@@ -8,12 +8,16 @@ use volley_syntax::SyntaxTree;
 
 use crate::documents::Model;
 
+/// What a parse made: the tree and its model, or the limit of the parse budget it went
+/// over.
+pub(crate) type Parsed = Result<(SyntaxTree, Model), volley_syntax::Exceeded>;
+
 /// A parse on a thread of its own: its result once it is in, and `done` set then (also
 /// when the thread could not start or panicked: there is no result then, and the text
 /// is parsed where it is needed).
 #[derive(Debug)]
 pub(crate) struct Parse {
-    result: Mutex<Option<(SyntaxTree, Model)>>,
+    result: Mutex<Option<Parsed>>,
     done: tokio::sync::watch::Sender<bool>,
 }
 
@@ -24,7 +28,7 @@ impl Parse {
         let running = Arc::clone(&parse);
         let spawned = std::thread::Builder::new().name("volley-parse".to_owned()).spawn(move || {
             let finished = Finished(&running);
-            let parsed = Model::parse(&text);
+            let parsed = volley_syntax::within(volley_syntax::Budget::standard(), || Model::parse(&text));
             drop(text);
             *running.result.lock() = Some(parsed);
             // Parsing freed trees and documents of several times the text's size.
@@ -48,7 +52,7 @@ impl Parse {
         let parse = Arc::new(Parse::new());
         let held = Arc::clone(&parse);
         let finish = move || {
-            *held.result.lock() = Some(Model::parse(&text));
+            *held.result.lock() = Some(Ok(Model::parse(&text)));
             held.done.send_replace(true);
         };
         (parse, finish)
@@ -56,7 +60,7 @@ impl Parse {
 
     /// The result once the parse is done (`None` inside when it gave none, and for a
     /// parse whose result was taken), else `Err`.
-    pub(crate) fn result(&self) -> Result<Option<(SyntaxTree, Model)>, ()> {
+    pub(crate) fn result(&self) -> Result<Option<Parsed>, ()> {
         if *self.done.borrow() { Ok(self.result.lock().take()) } else { Err(()) }
     }
 

@@ -49,6 +49,27 @@ pub enum Exceeded {
     Memory,
 }
 
+/// What to look for in a text over the parse budget, for every front end that says so.
+pub const PARSE_BUDGET_HINT: &str = "a real `.http` file parses in milliseconds: look for pasted binary or \
+                                     generated junk (long runs of form feeds, `@` or control characters)";
+
+impl Exceeded {
+    /// Why a text was not read, for [`Budget::standard`]: "parsing it took longer than
+    /// 5 s, the parse budget".
+    #[must_use]
+    pub fn standard_reason(self) -> String {
+        match self {
+            Exceeded::Time => {
+                format!("parsing it took longer than {} s, the parse budget", DEFAULT_PARSE_TIME.as_secs())
+            }
+            Exceeded::Memory => format!(
+                "parsing it needed more than {} MiB of syntax trees, the parse budget",
+                DEFAULT_PARSE_MEMORY / (1024 * 1024)
+            ),
+        }
+    }
+}
+
 thread_local! {
     static ACTIVE: RefCell<Option<Active>> = const { RefCell::new(None) };
 }

@@ -39,7 +39,7 @@ mod template;
 pub mod threshold;
 mod tree;
 
-pub use budget::{Budget, DEFAULT_PARSE_MEMORY, DEFAULT_PARSE_TIME, Exceeded};
+pub use budget::{Budget, DEFAULT_PARSE_MEMORY, DEFAULT_PARSE_TIME, Exceeded, PARSE_BUDGET_HINT};
 pub use composition::{Command, CommandKind, Loop, RunTarget, RunVariable};
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
@@ -103,6 +103,25 @@ pub fn parse_within(text: &str, budget: Budget) -> Result<Document, Exceeded> {
     match budget::exceeded() {
         Some(exceeded) => Err(exceeded),
         None => Ok(document),
+    }
+}
+
+/// Runs `work` within a [`Budget`]: every parse and edit of a [`SyntaxTree`] it makes
+/// (on this thread, and on the threads those start) stops soon after a limit is
+/// exceeded, and the limit comes back instead of what `work` made, which is then
+/// incomplete. For front ends that keep trees through edits (the language server).
+///
+/// ```
+/// let budget = volley_syntax::Budget { deadline: Some(std::time::Instant::now()), tree_bytes: None };
+/// let over = volley_syntax::within(budget, || volley_syntax::SyntaxTree::new("GET http://a/\n"));
+/// assert_eq!(over.err(), Some(volley_syntax::Exceeded::Time));
+/// ```
+pub fn within<T>(budget: Budget, work: impl FnOnce() -> T) -> Result<T, Exceeded> {
+    let _budget = budget::start(budget);
+    let made = work();
+    match budget::exceeded() {
+        Some(exceeded) => Err(exceeded),
+        None => Ok(made),
     }
 }
 

@@ -103,3 +103,60 @@ async fn edits_sent_while_a_large_document_is_parsed_are_applied_in_order() {
     assert_eq!(edited, whole);
     client.shutdown().await;
 }
+
+/// A change of one range of `uri`'s text, stamped `version`.
+async fn change(client: &mut TestClient, uri: &str, version: i64, at: Value, text: &str) {
+    client
+        .notify(
+            "textDocument/didChange",
+            json!({
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": at, "text": text}],
+            }),
+        )
+        .await;
+}
+
+/// Text made to be slow to parse (lines of a form feed: about 10 s per MiB in a debug
+/// build), pasted or opened, is not parsed for as long as it takes on every keystroke:
+/// past the parse budget the server says so at the top of the file, and reads the text
+/// again once the junk is deleted.
+#[tokio::test]
+async fn text_over_the_parse_budget_is_not_read_until_the_junk_is_deleted() {
+    // 8 MiB: over the budget however fast the machine (it stops the parse after 5 s).
+    let lines: u32 = 4 * 1024 * 1024;
+    let junk = "\u{c}\n".repeat(lines as usize);
+    let not_read = |diagnostics: &[Value]| {
+        assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+        let message = diagnostics[0]["message"].as_str().expect("message");
+        assert!(message.starts_with("this file was not read: parsing it took longer than 5 s"), "{message}");
+        assert!(message.contains("hint: a real `.http` file parses in milliseconds"), "{message}");
+        assert_eq!(diagnostics[0]["range"], range((0, 0), (0, 0)));
+    };
+
+    // Pasted into an open document: the edit's reparse stops at the budget.
+    let (_dir, uri) = uri("junk.http");
+    let mut client = TestClient::start();
+    client.initialize().await;
+    client.open(&uri, "GET https://example.com/{{nowhere}}\n").await;
+    assert_eq!(codes(&published(&mut client, &uri).await.1), ["undefined-variable"]);
+    change(&mut client, &uri, 2, range((1, 0), (1, 0)), &junk).await;
+    let (version, diagnostics) = published(&mut client, &uri).await;
+    assert_eq!(version, 2);
+    not_read(&diagnostics);
+    // A keystroke does not parse again; deleting the junk does.
+    change(&mut client, &uri, 3, range((1, 0), (1, 0)), "\n").await;
+    not_read(&published(&mut client, &uri).await.1);
+    change(&mut client, &uri, 4, range((1, 0), (lines + 2, 0)), "").await;
+    let (version, diagnostics) = published(&mut client, &uri).await;
+    assert_eq!(version, 4);
+    assert_eq!(codes(&diagnostics), ["undefined-variable"]);
+
+    // Opened large: the parse on a thread of its own stops at the budget too.
+    let (_other_dir, other) = support::uri("opened.http");
+    client.open(&other, &format!("GET https://example.com/{{{{nowhere}}}}\n{junk}")).await;
+    let (version, diagnostics) = published(&mut client, &other).await;
+    assert_eq!(version, 1);
+    not_read(&diagnostics);
+    client.shutdown().await;
+}
