@@ -26,8 +26,9 @@ return redis.call('ZCARD', KEYS[2])
 /// Publishes observer events, as many as the write queue holds in a row. KEYS: the
 /// stream of every event. ARGV: a flow's lifetime (ms), events kept per flow, events
 /// kept in all; then ten per event: the flow, its stream, its `seq` counter (three ''
-/// outside a flow), the envelope's text before and after its `seq`, the `seq` ('' to
-/// take the flow's next), kind, session, flow, run. A flow's stream is written only
+/// outside a flow), the envelope's text before and after its `seq` (the whole
+/// envelope and '' when the `seq` is given), the `seq` ('' to take the flow's next, put
+/// between them), kind, session, flow, run. A flow's stream is written only
 /// while the flow exists. The counter and the stream get the flow's lifetime when they
 /// are made (its first event); using the flow extends every part (`FLOW_GET`).
 pub(crate) const PUBLISH: &str = r"
@@ -37,13 +38,14 @@ for a = 4, #ARGV, 10 do
   local flow, stream, counter = ARGV[a], ARGV[a + 1], ARGV[a + 2]
   local seq = ARGV[a + 5]
   local first = false
+  local json = ARGV[a + 3] .. ARGV[a + 4]
   if seq == '' then
     local next = redis.call('INCR', counter)
     first = next == 1
     if first then redis.call('PEXPIRE', counter, ttl) end
     seq = tostring(next)
+    json = ARGV[a + 3] .. seq .. ARGV[a + 4]
   end
-  local json = ARGV[a + 3] .. seq .. ARGV[a + 4]
   if flow ~= '' then
     if live[flow] == nil then live[flow] = redis.call('EXISTS', flow) == 1 end
     if live[flow] then

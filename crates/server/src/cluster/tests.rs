@@ -265,3 +265,33 @@ fn the_seq_marker_is_the_placeholder_as_written() {
     assert_eq!(format!("{head}7{tail}"), r#"{"payload":{"url":"\"seq\":18446744073709551615"},"seq":7,"ts":1}"#);
     assert!(super::events::split_at_seq(r#"{"seq":3}"#).is_none());
 }
+
+#[tokio::test]
+async fn an_event_outside_a_flow_is_written_as_its_envelope() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
+    let _observer = hub.subscribe();
+    let emitter = Emitter {
+        hub: Arc::clone(&hub),
+        run_id: Some("run_1".to_owned()),
+        session_id: None,
+        flow_id: None,
+        req_exec_id: None,
+        sequence: Sequence::run(),
+    };
+    emitter.emit(volley_protocol::ObserverEvent::FetchStarted(volley_protocol::RequestLine::default()));
+    cluster.flush().await;
+    let written: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
+        .arg(cluster.keys.events())
+        .arg("-")
+        .arg("+")
+        .query_async(&mut cluster.connection())
+        .await
+        .expect("read");
+    let entry = written.ids.first().expect("written");
+    let json = super::text(&entry.map, "j").expect("an envelope");
+    let envelope: Value = serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}: {json}"));
+    assert_eq!((envelope["type"].as_str(), envelope["seq"].as_u64()), (Some("fetchStarted"), Some(1)));
+    assert_eq!(super::text(&entry.map, "q").as_deref(), Some("1"));
+}
