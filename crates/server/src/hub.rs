@@ -76,13 +76,11 @@ impl Hub {
         Self { sender, retained: Mutex::default(), workspace_sequence: Arc::default(), cluster }
     }
 
-    /// Whether anyone would see an event outside a flow (flow events are retained
-    /// for replay either way): with `--redis`, an observer of any instance.
+    /// Whether anyone may see an event outside a flow (flow events are retained for
+    /// replay either way). With `--redis` Redis decides when it is written, since an
+    /// observer may have subscribed on another instance a moment ago.
     pub(crate) fn has_subscribers(&self) -> bool {
-        match &self.cluster {
-            Some(cluster) => cluster.is_listened(),
-            None => self.has_local_subscribers(),
-        }
+        self.cluster.is_some() || self.has_local_subscribers()
     }
 
     /// Whether this instance has observers.
@@ -90,11 +88,20 @@ impl Hub {
         self.sender.receiver_count() > 0
     }
 
+    /// Subscribes on this instance.
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<ObserverEvent>> {
-        if let Some(cluster) = &self.cluster {
-            cluster.listening();
-        }
         self.sender.subscribe()
+    }
+
+    /// Subscribes an observer stream: with `--redis`, returns once Redis knows that
+    /// this instance has an observer, so that no instance's event published after
+    /// it is lost for this subscriber.
+    pub(crate) async fn listen(&self) -> broadcast::Receiver<Arc<ObserverEvent>> {
+        let receiver = self.subscribe();
+        if let Some(cluster) = &self.cluster {
+            cluster.listening().await;
+        }
+        receiver
     }
 
     /// Hands an event of the cluster to this instance's subscribers.

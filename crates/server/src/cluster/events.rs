@@ -11,6 +11,7 @@ use std::time::Duration;
 use redis::streams::{StreamRangeReply, StreamReadOptions, StreamReadReply};
 
 use super::{Cluster, GLOBAL_EVENTS, Keys, Write, scripts, text};
+use crate::clock::now_ms;
 use crate::hub::{Hub, ObserverEvent, RETAINED_PER_FLOW};
 
 /// The `seq` written in an envelope whose `seq` Redis assigns: replaced there.
@@ -71,7 +72,15 @@ impl Cluster {
 /// The `EVAL` that publishes `events` (ten arguments each, as [`Write::Event`]).
 pub(crate) fn publish_command(keys: &Keys, flow_ms: u64, events: &[[String; 10]]) -> redis::Cmd {
     let mut command = redis::cmd("EVAL");
-    command.arg(scripts::PUBLISH).arg(1).arg(keys.events()).arg(flow_ms).arg(RETAINED_PER_FLOW).arg(GLOBAL_EVENTS);
+    command
+        .arg(scripts::PUBLISH)
+        .arg(2)
+        .arg(keys.events())
+        .arg(keys.listeners())
+        .arg(flow_ms)
+        .arg(RETAINED_PER_FLOW)
+        .arg(GLOBAL_EVENTS)
+        .arg(now_ms());
     for event in events {
         command.arg(event.as_slice());
     }
@@ -103,11 +112,11 @@ impl Cluster {
     }
 }
 
-/// Reads the stream of every event into `hub`, from the moment the instance starts;
+/// Reads the stream of every event into `hub`, from the moment the instance connected;
 /// reconnects (from the last entry read) when Redis goes away.
 pub(crate) async fn pump(cluster: Arc<Cluster>, hub: Arc<Hub>) {
     let key = cluster.keys.events();
-    let mut last: Option<String> = None;
+    let mut last = Some(cluster.events_from.clone());
     loop {
         let mut connection = match cluster.blocking_connection().await {
             Ok(connection) => connection,

@@ -86,7 +86,7 @@ impl Keys {
     /// Marks `instance` as having observers for the next few seconds.
     pub(crate) fn listener_entry(&self, instance: &str) -> redis::Cmd {
         let mut command = redis::cmd("ZADD");
-        command.arg(self.listeners()).arg(now_ms() + super::ALIVE_FOR.as_millis() as u64).arg(instance);
+        command.arg(self.listeners()).arg("GT").arg(now_ms() + super::ALIVE_FOR.as_millis() as u64).arg(instance);
         command
     }
 

@@ -71,11 +71,13 @@ pub(crate) struct Cluster {
     pub(crate) keys: Keys,
     pub(crate) lifetimes: Lifetimes,
     writes: mpsc::Sender<Write>,
-    /// Whether some instance has observers (checked every [`HEARTBEAT`]): events of
-    /// executions outside a flow are published only then.
+    /// Whether some instance has observers, as last heard (every [`HEARTBEAT`]): an
+    /// execution outside a flow then waits for its events to be written before it
+    /// answers. Whether they are kept is Redis's decision (`scripts::PUBLISH`).
     listened: AtomicBool,
-    /// Whether this instance has observers, as last told to the others.
-    listening_here: AtomicBool,
+    /// The newest entry of the stream of every event when the instance connected: its
+    /// pump reads on from there.
+    events_from: String,
     /// Writes dropped because the queue was full.
     dropped: AtomicU64,
     /// The control sockets attached here to sessions other instances own: one per
@@ -117,6 +119,18 @@ impl Cluster {
             .map_err(|error| fail(format!("{error} (is redis-server running there?)")))?;
         let _: String =
             redis::cmd("PING").query_async(&mut connection).await.map_err(|error| fail(error.to_string()))?;
+        // The pump reads the stream of every event from here: whatever is published
+        // once the instance serves reaches its observers.
+        let newest: redis::streams::StreamRangeReply = redis::cmd("XREVRANGE")
+            .arg(Keys::new(prefix).events())
+            .arg("+")
+            .arg("-")
+            .arg("COUNT")
+            .arg(1)
+            .query_async(&mut connection)
+            .await
+            .map_err(|error| fail(error.to_string()))?;
+        let events_from = newest.ids.first().map_or_else(|| "0-0".to_owned(), |entry| entry.id.clone());
         let (writes, queue) = mpsc::channel(WRITE_QUEUE);
         let stop = CancellationToken::new();
         let cluster = Arc::new(Self {
@@ -127,7 +141,7 @@ impl Cluster {
             lifetimes,
             writes,
             listened: AtomicBool::new(false),
-            listening_here: AtomicBool::new(false),
+            events_from,
             dropped: AtomicU64::new(0),
             remote_controls: ws::RemoteControls::default(),
             stop,
@@ -173,17 +187,20 @@ impl Cluster {
         }
     }
 
-    /// Whether events outside a flow would reach anyone in the cluster.
+    /// Whether some instance had observers when last heard.
     pub(crate) fn is_listened(&self) -> bool {
         self.listened.load(Ordering::Relaxed)
     }
 
-    /// This instance has an observer now: the others hear of it at their next
-    /// heartbeat, this one at once.
-    pub(crate) fn listening(&self) {
+    /// This instance has an observer now: written to Redis before it returns, so that
+    /// the events outside a flow that any instance publishes from then on are kept
+    /// for it (`scripts::PUBLISH` asks Redis, not the instance, whether anyone listens).
+    pub(crate) async fn listening(&self) {
         self.listened.store(true, Ordering::Relaxed);
-        if !self.listening_here.swap(true, Ordering::Relaxed) {
-            self.write(self.keys.listener_entry(&self.instance));
+        let written: redis::RedisResult<()> =
+            self.keys.listener_entry(&self.instance).query_async(&mut self.connection()).await;
+        if let Err(error) = written {
+            tracing::warn!("cannot tell Redis that this instance has an observer: {error}");
         }
     }
 
@@ -246,7 +263,6 @@ async fn heartbeat(cluster: Arc<Cluster>, hub: Arc<crate::hub::Hub>) {
             () = cluster.stop.cancelled() => return,
         }
         let here = hub.has_local_subscribers();
-        cluster.listening_here.store(here, Ordering::Relaxed);
         let listened: redis::RedisResult<usize> =
             cluster.keys.heartbeat(&cluster.instance, here).invoke_async(&mut connection).await;
         match listened {

@@ -7,15 +7,15 @@ use std::sync::LazyLock;
 use redis::Script;
 
 /// KEYS: instance key, listeners. ARGV: instance, alive ms, now, listening (0/1).
-/// Answers how many instances have observers.
+/// Answers how many instances have observers. An instance without observers is not
+/// taken off the listeners: its entry runs out (an observer that subscribed while the
+/// heartbeat was on its way must not be unlisted by it).
 pub(crate) static HEARTBEAT: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
 redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[2])
 if ARGV[4] == '1' then
-  redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[1])
-else
-  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZADD', KEYS[2], 'GT', tonumber(ARGV[3]) + tonumber(ARGV[2]), ARGV[1])
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
 return redis.call('ZCARD', KEYS[2])
@@ -24,17 +24,21 @@ return redis.call('ZCARD', KEYS[2])
 });
 
 /// Publishes observer events, as many as the write queue holds in a row. KEYS: the
-/// stream of every event. ARGV: a flow's lifetime (ms), events kept per flow, events
-/// kept in all; then ten per event: the flow, its stream, its `seq` counter (three ''
-/// outside a flow), the envelope's text before and after its `seq` (the whole
-/// envelope and '' when the `seq` is given), the `seq` ('' to take the flow's next, put
-/// between them), kind, session, flow, run. A flow's stream is written only
-/// while the flow exists. The counter and the stream get the flow's lifetime when they
-/// are made (its first event); using the flow extends every part (`FLOW_GET`).
+/// stream of every event, the listeners. ARGV: a flow's lifetime (ms), events kept per
+/// flow, events kept in all, now (ms); then ten per event: the flow, its stream, its
+/// `seq` counter (three '' outside a flow), the envelope's text before and after its
+/// `seq` (the whole envelope and '' when the `seq` is given), the `seq` ('' to take
+/// the flow's next, put between them), kind, session, flow, run. A flow's stream is
+/// written only while the flow exists; an event outside a flow only while some
+/// instance has observers (asked here, not of the instance, so that an observer that
+/// subscribed on another instance a moment ago misses nothing). The counter and the
+/// stream get the flow's lifetime when they are made (its first event); using the
+/// flow extends every part (`FLOW_GET`).
 pub(crate) const PUBLISH: &str = r"
-local ttl, per_flow, kept = ARGV[1], ARGV[2], ARGV[3]
+local ttl, per_flow, kept, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local live = {}
-for a = 4, #ARGV, 10 do
+local heard = nil
+for a = 5, #ARGV, 10 do
   local flow, stream, counter = ARGV[a], ARGV[a + 1], ARGV[a + 2]
   local seq = ARGV[a + 5]
   local first = false
@@ -53,7 +57,10 @@ for a = 4, #ARGV, 10 do
       if first then redis.call('PEXPIRE', stream, ttl) end
     end
   end
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', kept, '*', 'k', ARGV[a + 6], 's', ARGV[a + 7], 'f', ARGV[a + 8], 'r', ARGV[a + 9], 'q', seq, 'j', json)
+  if flow == '' and heard == nil then heard = redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf') > 0 end
+  if flow ~= '' or heard then
+    redis.call('XADD', KEYS[1], 'MAXLEN', '~', kept, '*', 'k', ARGV[a + 6], 's', ARGV[a + 7], 'f', ARGV[a + 8], 'r', ARGV[a + 9], 'q', seq, 'j', json)
+  end
 end
 return 1
 ";

@@ -271,7 +271,7 @@ async fn an_event_outside_a_flow_is_written_as_its_envelope() {
     let redis = Redis::start();
     let cluster = redis.cluster(LONG).await;
     let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
-    let _observer = hub.subscribe();
+    let _observer = hub.listen().await;
     let emitter = Emitter {
         hub: Arc::clone(&hub),
         run_id: Some("run_1".to_owned()),

@@ -203,7 +203,7 @@ impl Run {
     /// in Redis, so that what the answer tells can be read from any instance.
     pub(crate) async fn written(&self) {
         if let Some(cluster) = &self.state.cluster
-            && (self.flow.is_some() || self.emitter.is_heard())
+            && (self.flow.is_some() || cluster.is_listened())
         {
             cluster.flush().await;
         }

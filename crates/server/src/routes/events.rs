@@ -78,8 +78,10 @@ pub(crate) async fn subscribe(
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let Query(filters) = filters.map_err(|rejection| query_error(&rejection))?;
     filters.check(&access)?;
-    // Subscribed before the replay is read: nothing falls between the two.
-    let receiver = state.hub.subscribe();
+    // Subscribed before the replay is read: nothing falls between the two. With
+    // `--redis`, Redis knows of the subscriber before `connected` is sent: every
+    // instance's events from then on are kept for it.
+    let receiver = state.hub.listen().await;
     // A client that creates a flow, subscribes to it and executes at once (t-req's TUI
     // does not wait for the stream to open) would miss the first events: the flow's
     // retained events come first, after those a reconnecting client has already seen.

@@ -280,7 +280,7 @@ pub(crate) async fn observe(
     })?;
     // Subscribed before the handshake is answered (a client that executes as soon as it
     // is connected misses nothing) and before the replay is read (nothing falls between).
-    let receiver = state.hub.subscribe();
+    let receiver = state.hub.listen().await;
     Ok(upgrade
         .protocols([ANSWER_SUBPROTOCOL])
         .read_buffer_size(16 * 1024)

@@ -1,6 +1,7 @@
 //! The integration tests of `volley-server` in one binary (dependencies linked once), a module per concern.
 
 mod budget;
+mod cluster;
 mod connections;
 mod grpc;
 mod oauth;

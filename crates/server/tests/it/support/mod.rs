@@ -3,8 +3,10 @@
 #![allow(dead_code)] // Each test file uses a different part.
 
 mod observer;
+mod redis;
 
 pub(crate) use observer::Observer;
+pub(crate) use redis::Redis;
 use tokio::sync::oneshot;
 use volley_server::{Server, ServerConfig};
 
@@ -37,7 +39,7 @@ pub(crate) async fn start(config: ServerConfig) -> Running {
     Running { base, stop: Some(stop), done, workspace: Workspace(directory) }
 }
 
-fn unique() -> String {
+pub(crate) fn unique() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
