@@ -14,7 +14,7 @@ use parking_lot::{Mutex, RwLock};
 use serde_json::{Map, Value};
 
 use crate::clock::{new_id, now_ms};
-use crate::cluster::{Cluster, FlowRecord};
+use crate::cluster::{Cluster, FlowRecord, Ledger};
 use crate::error::ApiError;
 use crate::hub::Sequence;
 use crate::wire::{FlowListing, FlowSummary};
@@ -74,10 +74,11 @@ impl Flow {
         }
     }
 
-    /// Keeps a new execution; the oldest goes when the flow holds `limit`.
-    pub(crate) fn record(&self, execution: StoredExecution, limit: usize) {
+    /// Keeps a new execution; the oldest goes when the flow holds `limit`. With
+    /// `--redis`, `ledger` (the execution's) says whether Redis took it.
+    pub(crate) fn record(&self, execution: StoredExecution, limit: usize, ledger: &Arc<Ledger>) {
         if let Some(cluster) = &self.cluster {
-            cluster.record_execution(&self.id, &execution, limit);
+            cluster.record_execution(ledger, &self.id, &execution, limit);
             self.data.lock().executions.push_back(execution);
             return;
         }
@@ -90,7 +91,7 @@ impl Flow {
     }
 
     /// Changes a kept execution (gone already when the flow dropped it).
-    pub(crate) fn update(&self, req_exec_id: &str, change: impl FnOnce(&mut StoredExecution)) {
+    pub(crate) fn update(&self, req_exec_id: &str, ledger: &Arc<Ledger>, change: impl FnOnce(&mut StoredExecution)) {
         let mut data = self.data.lock();
         let data = &mut *data;
         if let Some(execution) = data.executions.iter_mut().rev().find(|stored| stored.req_exec_id == req_exec_id) {
@@ -101,7 +102,7 @@ impl Flow {
                 // between would each rewrite the whole execution in Redis.
                 let is_final = matches!(execution.status, ExecutionStatus::Success | ExecutionStatus::Failed);
                 if is_final {
-                    cluster.update_execution(&self.id, execution, (!was_final).then_some(execution.status));
+                    cluster.update_execution(ledger, &self.id, execution, (!was_final).then_some(execution.status));
                 }
                 return;
             }
@@ -342,13 +343,13 @@ pub(crate) mod tests {
         let flows = Flows::new(2);
         let (flow, _) = flows.create(None, None, None).await.expect("created");
         for index in 0..5 {
-            flow.record(execution(&format!("x{index}")), 3);
+            flow.record(execution(&format!("x{index}")), 3, &Arc::default());
         }
         assert_eq!(flow.stored_count(), 3);
         assert!(flow.execution("x1").await.expect("read").is_none());
-        flow.update("x4", |stored| stored.status = ExecutionStatus::Success);
-        flow.update("x4", |stored| stored.status = ExecutionStatus::Success);
-        flow.update("x3", |stored| stored.status = ExecutionStatus::Failed);
+        flow.update("x4", &Arc::default(), |stored| stored.status = ExecutionStatus::Success);
+        flow.update("x4", &Arc::default(), |stored| stored.status = ExecutionStatus::Success);
+        flow.update("x3", &Arc::default(), |stored| stored.status = ExecutionStatus::Failed);
         let (summary, first) = flow.finish().await.expect("finished");
         assert!(first);
         assert_eq!((summary.total, summary.succeeded, summary.failed), (5, 1, 1));
@@ -363,9 +364,9 @@ pub(crate) mod tests {
         let mut stored = execution("x0");
         stored.body_preview = Some("{}".to_owned());
         stored.logs = vec!["line".to_owned()];
-        first.record(stored, 10);
-        first.record(execution("x1"), 10);
-        first.update("x1", |stored| stored.status = ExecutionStatus::Failed);
+        first.record(stored, 10, &Arc::default());
+        first.record(execution("x1"), 10, &Arc::default());
+        first.update("x1", &Arc::default(), |stored| stored.status = ExecutionStatus::Failed);
         first.finish().await.expect("finished");
 
         let listed = flows.list(None).await.expect("listed");

@@ -7,7 +7,9 @@
 //!
 //! With `--redis` the hub publishes into Redis instead (`cluster/events.rs`), which
 //! numbers flow events and keeps them for replay; the instance's pump delivers every
-//! event of the cluster back into the hub's subscribers.
+//! event of the cluster back into the hub's subscribers, and a gap
+//! ([`ObserverEvent::gap`]) where events were lost on their way, which ends every
+//! subscriber's stream as falling behind does.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
@@ -26,6 +28,10 @@ use crate::cluster::{Cluster, EventRecord};
 pub(crate) const SUBSCRIBER_QUEUE: usize = 4096;
 /// Events retained per flow for replay.
 pub(crate) const RETAINED_PER_FLOW: usize = 500;
+/// The kind of a gap: no event, but the news that events were lost on their way (with
+/// `--redis`, Redis could not take them); a subscriber is ended as one that fell
+/// behind is.
+const GAP: &str = "\u{0}gap";
 
 /// One observer event as published: its envelope serialised once for every subscriber.
 #[derive(Debug)]
@@ -40,6 +46,23 @@ pub(crate) struct ObserverEvent {
 }
 
 impl ObserverEvent {
+    /// A gap of `missed` events (`0`: how many is not known).
+    pub(crate) fn gap(missed: u64) -> Self {
+        Self {
+            kind: Cow::Borrowed(GAP),
+            session_id: None,
+            flow_id: None,
+            run_id: None,
+            seq: missed,
+            json: String::new(),
+        }
+    }
+
+    /// How many events a gap stands for; `None` for an event.
+    pub(crate) fn missed(&self) -> Option<u64> {
+        (self.kind == GAP).then_some(self.seq)
+    }
+
     /// `<flowId or runId>:<seq>`, the SSE `id`.
     pub(crate) fn sse_id(&self) -> String {
         let scope = self.flow_id.as_deref().or(self.run_id.as_deref()).unwrap_or("");

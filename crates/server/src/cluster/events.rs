@@ -87,6 +87,14 @@ pub(crate) fn publish_command(keys: &Keys, flow_ms: u64, events: &[[String; 10]]
     command
 }
 
+/// The entry of the stream of every event that says `missed` events of this instance
+/// were lost: every instance ends its subscribers' streams on it.
+pub(crate) fn gap_command(keys: &Keys, missed: u64) -> redis::Cmd {
+    let mut command = redis::cmd("XADD");
+    command.arg(keys.events()).arg("MAXLEN").arg("~").arg(GLOBAL_EVENTS).arg("*").arg("g").arg(missed);
+    command
+}
+
 impl Cluster {
     /// The events of `flow_id` kept in its stream with `seq > after`, and the oldest
     /// kept `seq`.
@@ -113,10 +121,14 @@ impl Cluster {
 }
 
 /// Reads the stream of every event into `hub`, from the moment the instance connected;
-/// reconnects (from the last entry read) when Redis goes away.
+/// reconnects (from the last entry read) when Redis goes away. A Redis that came back
+/// as another server (restarted: its `run_id` changed) lost what the stream held and
+/// had not been read: the subscribers are told (a gap), and reading goes on from the
+/// newest entry.
 pub(crate) async fn pump(cluster: Arc<Cluster>, hub: Arc<Hub>) {
     let key = cluster.keys.events();
     let mut last = Some(cluster.events_from.clone());
+    let mut server: Option<String> = None;
     loop {
         let mut connection = match cluster.blocking_connection().await {
             Ok(connection) => connection,
@@ -128,6 +140,23 @@ pub(crate) async fn pump(cluster: Arc<Cluster>, hub: Arc<Hub>) {
                 continue;
             }
         };
+        match redis::cmd("INFO").arg("server").query_async::<String>(&mut connection).await.map(|info| run_id(&info)) {
+            Ok(now) => {
+                if server.is_some() && server != now {
+                    tracing::warn!("Redis restarted: observers are told that they may have missed events");
+                    hub.deliver(Arc::new(ObserverEvent::gap(0)));
+                    last = None;
+                }
+                server = now;
+            }
+            Err(error) => {
+                tracing::warn!("cannot read observer events from Redis: {error}; retrying");
+                if wait_or_stop(&cluster, Duration::from_secs(1)).await {
+                    return;
+                }
+                continue;
+            }
+        }
         if last.is_none() {
             let newest: redis::RedisResult<StreamRangeReply> = redis::cmd("XREVRANGE")
                 .arg(&key)
@@ -190,8 +219,16 @@ async fn wait_or_stop(cluster: &Cluster, pause: Duration) -> bool {
     }
 }
 
-/// An event as a stream entry holds it.
+/// The `run_id` of `INFO server`: another one after Redis restarted.
+fn run_id(info: &str) -> Option<String> {
+    info.lines().find_map(|line| line.strip_prefix("run_id:")).map(|id| id.trim().to_owned())
+}
+
+/// An event as a stream entry holds it, or a gap.
 fn decode(map: &HashMap<String, redis::Value>) -> Option<ObserverEvent> {
+    if let Some(missed) = text(map, "g") {
+        return Some(ObserverEvent::gap(missed.parse().unwrap_or(0)));
+    }
     Some(ObserverEvent {
         kind: text(map, "k")?.into(),
         session_id: text(map, "s"),

@@ -7,9 +7,9 @@
 //! everything in its memory, as before.
 //!
 //! Writes that need no answer (events, stored executions) go through one ordered
-//! queue per instance, sent to Redis in pipelines; an execution waits for its writes
-//! before it answers ([`Cluster::flush`]), so that what it answered can be read
-//! from any instance.
+//! queue per instance, sent to Redis in pipelines (`writes.rs`); an execution waits
+//! for its writes before it answers ([`Cluster::settle`]), so that what it answered
+//! can be read from any instance, and answers an error when what it stored was lost.
 
 pub(crate) mod events;
 mod keys;
@@ -17,26 +17,25 @@ mod scripts;
 mod store;
 #[cfg(test)]
 mod tests;
+mod writes;
 pub(crate) mod ws;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use events::EventRecord;
 pub(crate) use keys::Keys;
-pub(crate) use store::{FlowRecord, SessionRecord, Turn, unavailable_error};
+pub(crate) use store::{FlowRecord, SessionRecord, Turn, not_stored_error, unavailable_error};
+pub(crate) use writes::Ledger;
+use writes::{WRITE_QUEUE, Write};
 
 use crate::clock::new_id;
 
-/// Writes queued per instance before a publisher waits for room.
-const WRITE_QUEUE: usize = 16 * 1024;
-/// Writes sent in one pipeline at most.
-const WRITE_BATCH: usize = 512;
 /// How often an instance says it is alive, and says whether it has observers.
 pub(crate) const HEARTBEAT: Duration = Duration::from_secs(1);
 /// How long an instance counts as alive after its last heartbeat.
@@ -52,16 +51,6 @@ pub(crate) struct Lifetimes {
     pub(crate) flow_ms: u64,
 }
 
-/// A write queued for Redis, or a marker answered once every write before it is sent.
-#[derive(Debug)]
-enum Write {
-    Command(redis::Cmd),
-    /// An observer event: the arguments of `scripts::PUBLISH` for it. Events in a row
-    /// are published by one script.
-    Event([String; 10]),
-    Flush(oneshot::Sender<()>),
-}
-
 /// An instance's link to the cluster.
 pub(crate) struct Cluster {
     client: redis::Client,
@@ -71,6 +60,8 @@ pub(crate) struct Cluster {
     pub(crate) keys: Keys,
     pub(crate) lifetimes: Lifetimes,
     writes: mpsc::Sender<Write>,
+    /// What the write queue lost or delayed.
+    losses: Arc<writes::Losses>,
     /// Whether some instance has observers, as last heard (every [`HEARTBEAT`]): an
     /// execution outside a flow then waits for its events to be written before it
     /// answers. Whether they are kept is Redis's decision (`scripts::PUBLISH`).
@@ -78,8 +69,6 @@ pub(crate) struct Cluster {
     /// The newest entry of the stream of every event when the instance connected: its
     /// pump reads on from there.
     events_from: String,
-    /// Writes dropped because the queue was full.
-    dropped: AtomicU64,
     /// The control sockets attached here to sessions other instances own: one per
     /// session, a new one replaces the previous (`ws.rs`).
     pub(crate) remote_controls: ws::RemoteControls,
@@ -107,6 +96,16 @@ impl Cluster {
     /// Connects to Redis at `url` (checked with a `PING`) and starts the instance's
     /// writer; the event pump and the heartbeat start with [`Cluster::start`].
     pub(crate) async fn connect(url: &str, prefix: &str, lifetimes: Lifetimes) -> Result<Arc<Self>, RedisError> {
+        Self::connect_with_queue(url, prefix, lifetimes, WRITE_QUEUE).await
+    }
+
+    /// [`Cluster::connect`] with a write queue of `capacity` writes.
+    pub(crate) async fn connect_with_queue(
+        url: &str,
+        prefix: &str,
+        lifetimes: Lifetimes,
+        capacity: usize,
+    ) -> Result<Arc<Self>, RedisError> {
         let fail = |message: String| RedisError { url: shown_url(url), message };
         let client = redis::Client::open(url).map_err(|error| fail(error.to_string()))?;
         let config = ConnectionManagerConfig::new()
@@ -131,7 +130,7 @@ impl Cluster {
             .await
             .map_err(|error| fail(error.to_string()))?;
         let events_from = newest.ids.first().map_or_else(|| "0-0".to_owned(), |entry| entry.id.clone());
-        let (writes, queue) = mpsc::channel(WRITE_QUEUE);
+        let (writes, queue) = mpsc::channel(capacity);
         let stop = CancellationToken::new();
         let cluster = Arc::new(Self {
             client,
@@ -140,13 +139,14 @@ impl Cluster {
             keys: Keys::new(prefix),
             lifetimes,
             writes,
+            losses: Arc::default(),
             listened: AtomicBool::new(false),
             events_from,
-            dropped: AtomicU64::new(0),
             remote_controls: ws::RemoteControls::default(),
             stop,
         });
-        tokio::spawn(write_loop(cluster.keys.clone(), lifetimes.flow_ms, cluster.connection(), queue));
+        let losses = Arc::clone(&cluster.losses);
+        tokio::spawn(writes::write_loop(cluster.keys.clone(), lifetimes.flow_ms, cluster.connection(), queue, losses));
         Ok(cluster)
     }
 
@@ -161,30 +161,6 @@ impl Cluster {
             .set_connection_timeout(Some(Duration::from_secs(3)))
             .set_response_timeout(None);
         self.client.get_multiplexed_async_connection_with_config(&config).await
-    }
-
-    /// Queues a write; it is sent in order with every other write of this instance.
-    /// A queue full of [`WRITE_QUEUE`] writes (Redis far slower than the executions)
-    /// drops it, as a lagging observer is dropped: the instance never waits on it.
-    pub(crate) fn write(&self, command: redis::Cmd) {
-        self.queue(Write::Command(command));
-    }
-
-    fn queue(&self, write: Write) {
-        if self.writes.try_send(write).is_err() {
-            let dropped = self.dropped.fetch_add(1, Ordering::Relaxed);
-            if (dropped + 1).is_power_of_two() {
-                tracing::warn!(dropped = dropped + 1, "Redis is behind: events and stored executions were dropped");
-            }
-        }
-    }
-
-    /// Waits until every write queued so far is sent (or failed).
-    pub(crate) async fn flush(&self) {
-        let (done, sent) = oneshot::channel();
-        if self.writes.send(Write::Flush(done)).await.is_ok() {
-            let _ = sent.await;
-        }
     }
 
     /// Whether some instance had observers when last heard.
@@ -208,47 +184,6 @@ impl Cluster {
     pub(crate) fn start(self: &Arc<Self>, hub: &Arc<crate::hub::Hub>) {
         tokio::spawn(events::pump(Arc::clone(self), Arc::clone(hub)));
         tokio::spawn(heartbeat(Arc::clone(self), Arc::clone(hub)));
-    }
-}
-
-/// Sends the queued writes in pipelines, in order; answers flush markers once the
-/// writes before them are sent.
-async fn write_loop(keys: Keys, flow_ms: u64, mut connection: ConnectionManager, mut queue: mpsc::Receiver<Write>) {
-    let mut batch = Vec::with_capacity(WRITE_BATCH);
-    let mut events = Vec::new();
-    while queue.recv_many(&mut batch, WRITE_BATCH).await > 0 {
-        let mut pipeline = redis::pipe();
-        let mut flushed = Vec::new();
-        let mut commands = 0;
-        for write in batch.drain(..) {
-            match write {
-                Write::Command(command) => {
-                    if !events.is_empty() {
-                        pipeline.add_command(events::publish_command(&keys, flow_ms, &events)).ignore();
-                        events.clear();
-                        commands += 1;
-                    }
-                    pipeline.add_command(command).ignore();
-                    commands += 1;
-                }
-                Write::Event(event) => events.push(event),
-                Write::Flush(done) => flushed.push(done),
-            }
-        }
-        if !events.is_empty() {
-            pipeline.add_command(events::publish_command(&keys, flow_ms, &events)).ignore();
-            events.clear();
-            commands += 1;
-        }
-        if commands > 0 {
-            let sent: redis::RedisResult<()> = pipeline.query_async(&mut connection).await;
-            if let Err(error) = sent {
-                tracing::warn!(commands, "a Redis write failed: {error}");
-            }
-        }
-        for done in flushed {
-            let _ = done.send(());
-        }
     }
 }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use volley_protocol::{ErrorCode, ExecutionStatus, StoredExecution};
 
-use super::{Cluster, scripts};
+use super::{Cluster, Ledger, scripts};
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
 use crate::wire::{FlowListing, FlowSummary};
@@ -65,6 +65,23 @@ pub(crate) fn unavailable_error() -> ApiError {
         .with_details(
             serde_json::json!({ "hint": "check that redis-server is running and reachable from every instance" }),
         )
+}
+
+/// `503`: the execution ran (its request may have been sent), but what it stored
+/// did not reach Redis: its flow does not hold it, or not as it ended.
+pub(crate) fn not_stored_error(req_exec_id: &str, flow_id: &str, lost: super::writes::NotStored) -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::InternalError,
+        "the execution ran, but the shared store (Redis) did not take its stored state: its flow may miss it",
+    )
+    .with_details(serde_json::json!({
+        "kind": "not_stored",
+        "reqExecId": req_exec_id,
+        "flowId": flow_id,
+        "writes": lost.writes,
+        "hint": "check that redis-server is running and reachable from every instance; the request itself may have been sent",
+    }))
 }
 
 impl Cluster {
@@ -308,8 +325,15 @@ impl Cluster {
         }))
     }
 
-    /// Queues a new execution of a flow (the oldest goes past `limit`).
-    pub(crate) fn record_execution(&self, flow_id: &str, execution: &StoredExecution, limit: usize) {
+    /// Queues a new execution of a flow (the oldest goes past `limit`), kept for
+    /// `ledger`'s execution.
+    pub(crate) fn record_execution(
+        &self,
+        ledger: &Arc<Ledger>,
+        flow_id: &str,
+        execution: &StoredExecution,
+        limit: usize,
+    ) {
         let keys = [
             self.keys.flow(flow_id),
             self.keys.flow_part(flow_id, "executions"),
@@ -318,12 +342,14 @@ impl Cluster {
         let json = serde_json::to_string(execution).unwrap_or_default();
         let (limit, lifetime) = (limit.to_string(), self.lifetimes.flow_ms.to_string());
         let args = [execution.req_exec_id.as_str(), json.as_str(), limit.as_str(), lifetime.as_str()];
-        self.write(scripts::eval(scripts::EXECUTION_RECORD, &keys, &args));
+        self.keep(ledger, scripts::eval(scripts::EXECUTION_RECORD, &keys, &args));
     }
 
-    /// Queues the new state of an execution; `outcome` the count it just joined.
+    /// Queues the new state of an execution, kept for `ledger`'s execution; `outcome`
+    /// the count it just joined.
     pub(crate) fn update_execution(
         &self,
+        ledger: &Arc<Ledger>,
         flow_id: &str,
         execution: &StoredExecution,
         outcome: Option<ExecutionStatus>,
@@ -335,11 +361,10 @@ impl Cluster {
             Some(ExecutionStatus::Failed) => "failed",
             _ => "",
         };
-        self.write(scripts::eval(
-            scripts::EXECUTION_UPDATE,
-            &keys,
-            &[execution.req_exec_id.as_str(), json.as_str(), counter],
-        ));
+        self.keep(
+            ledger,
+            scripts::eval(scripts::EXECUTION_UPDATE, &keys, &[execution.req_exec_id.as_str(), json.as_str(), counter]),
+        );
     }
 
     /// A stored execution of a flow.

@@ -62,15 +62,15 @@ async fn flows_keep_their_newest_executions_count_outcomes_once_and_finish_once(
     let cluster = redis.cluster(LONG).await;
     assert_eq!(cluster.create_flow("flow_a", &record(), 10).await.expect("answered"), Some(None));
     for index in 0..5 {
-        cluster.record_execution("flow_a", &execution(&format!("x{index}")), 3);
+        cluster.record_execution(&Arc::default(), "flow_a", &execution(&format!("x{index}")), 3);
     }
     let mut done = execution("x4");
     done.status = ExecutionStatus::Success;
-    cluster.update_execution("flow_a", &done, Some(ExecutionStatus::Success));
+    cluster.update_execution(&Arc::default(), "flow_a", &done, Some(ExecutionStatus::Success));
     let mut failed = execution("x1");
     failed.status = ExecutionStatus::Failed;
     // Dropped already (only the last 3 are kept): neither kept nor counted.
-    cluster.update_execution("flow_a", &failed, Some(ExecutionStatus::Failed));
+    cluster.update_execution(&Arc::default(), "flow_a", &failed, Some(ExecutionStatus::Failed));
     cluster.flush().await;
     assert!(cluster.execution("flow_a", "x1").await.expect("answered").is_none());
     let kept = cluster.execution("flow_a", "x4").await.expect("answered").expect("kept");
@@ -98,11 +98,11 @@ async fn flows_and_their_executions_are_listed_from_redis() {
     let later = FlowRecord { session_id: Some("ses_b".to_owned()), label: None, meta: None, created_at: now_ms() + 1 };
     cluster.create_flow("flow_b", &later, 10).await.expect("answered");
     for index in 0..3 {
-        cluster.record_execution("flow_a", &execution(&format!("x{index}")), 10);
+        cluster.record_execution(&Arc::default(), "flow_a", &execution(&format!("x{index}")), 10);
     }
     let mut failed = execution("x1");
     failed.status = ExecutionStatus::Failed;
-    cluster.update_execution("flow_a", &failed, Some(ExecutionStatus::Failed));
+    cluster.update_execution(&Arc::default(), "flow_a", &failed, Some(ExecutionStatus::Failed));
     cluster.flush().await;
     cluster.finish_flow("flow_a").await.expect("answered");
 
@@ -294,4 +294,107 @@ async fn an_event_outside_a_flow_is_written_as_its_envelope() {
     let envelope: Value = serde_json::from_str(&json).unwrap_or_else(|error| panic!("{error}: {json}"));
     assert_eq!((envelope["type"].as_str(), envelope["seq"].as_u64()), (Some("fetchStarted"), Some(1)));
     assert_eq!(super::text(&entry.map, "q").as_deref(), Some("1"));
+}
+
+/// Pauses every client of `redis` for `pause` (as a Redis far behind the instances).
+async fn pause(redis: &Redis, pause: Duration) {
+    let client = redis::Client::open(redis.url.as_str()).expect("a URL");
+    let mut connection = client.get_multiplexed_async_connection().await.expect("connects");
+    let _: () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(pause.as_millis() as u64)
+        .arg("ALL")
+        .query_async(&mut connection)
+        .await
+        .expect("paused");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_write_queue_full_stored_executions_wait_for_room() {
+    let redis = Redis::start();
+    let cluster = Cluster::connect_with_queue(&redis.url, "test:", LONG, 2).await.expect("connects");
+    cluster.create_flow("flow_a", &record(), 10).await.expect("answered");
+    pause(&redis, Duration::from_millis(300)).await;
+    let ledger = Arc::default();
+    for index in 0..40 {
+        cluster.record_execution(&ledger, "flow_a", &execution(&format!("x{index}")), 100);
+    }
+    assert!(ledger.has_waiting(), "a queue of 2 is full: the writes wait in their execution's ledger");
+    cluster.settle(&ledger).await.expect("every write reached Redis");
+    assert_eq!(cluster.executions("flow_a").await.expect("listed").len(), 40, "none was dropped");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_execution_redis_refused_is_an_error_for_its_execution() {
+    let mut redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    cluster.create_flow("flow_a", &record(), 10).await.expect("answered");
+    let ledger = Arc::default();
+    cluster.record_execution(&ledger, "flow_a", &execution("x1"), 100);
+    cluster.settle(&ledger).await.expect("written");
+    let _ = redis.child.kill();
+    let _ = redis.child.wait();
+    let mut done = execution("x1");
+    done.status = ExecutionStatus::Success;
+    cluster.update_execution(&ledger, "flow_a", &done, Some(ExecutionStatus::Success));
+    let started = std::time::Instant::now();
+    assert_eq!(cluster.settle(&ledger).await, Err(super::writes::NotStored { writes: 1 }));
+    assert!(started.elapsed() <= super::writes::SETTLE_WAIT + Duration::from_secs(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn observers_are_told_how_many_events_the_full_queue_dropped() {
+    let redis = Redis::start();
+    let cluster = Cluster::connect_with_queue(&redis.url, "test:", LONG, 2).await.expect("connects");
+    let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
+    cluster.start(&hub);
+    let mut observer = hub.listen().await;
+    let emitter = Emitter {
+        hub: Arc::clone(&hub),
+        run_id: Some("run_1".to_owned()),
+        session_id: None,
+        flow_id: None,
+        req_exec_id: None,
+        sequence: Sequence::run(),
+    };
+    pause(&redis, Duration::from_millis(300)).await;
+    let published: u64 = 50;
+    for _ in 0..published {
+        emitter.emit(volley_protocol::ObserverEvent::FetchStarted(volley_protocol::RequestLine::default()));
+    }
+    let (mut heard, mut missed) = (0, 0);
+    while heard + missed < published {
+        let event = tokio::time::timeout(Duration::from_secs(5), observer.recv())
+            .await
+            .unwrap_or_else(|_| panic!("{heard} heard and {missed} told missed of {published}"))
+            .expect("an event");
+        match event.missed() {
+            Some(count) => missed += count,
+            None => heard += 1,
+        }
+    }
+    assert!(missed > 0, "a queue of 2 dropped some");
+    assert_eq!(heard + missed, published);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_relay_hears_what_is_published_right_after_the_instance_connected() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
+    cluster.start(&hub);
+    let mut observer = hub.listen().await;
+    let emitter = Emitter {
+        hub: Arc::clone(&hub),
+        run_id: Some("run_1".to_owned()),
+        session_id: None,
+        flow_id: None,
+        req_exec_id: None,
+        sequence: Sequence::run(),
+    };
+    emitter.emit(volley_protocol::ObserverEvent::FetchStarted(volley_protocol::RequestLine::default()));
+    let event = tokio::time::timeout(Duration::from_secs(5), observer.recv()).await.expect("heard").expect("an event");
+    let envelope: Value = serde_json::from_str(&event.json).unwrap_or_else(|error| panic!("{error}: {}", event.json));
+    assert_eq!((envelope["type"].as_str(), envelope["seq"].as_u64()), (Some("fetchStarted"), Some(1)));
+    assert_eq!(event.seq, 1);
 }

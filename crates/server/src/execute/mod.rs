@@ -23,6 +23,7 @@ use volley_protocol::{
 
 use crate::auth::Access;
 use crate::clock::{new_id, now_ms};
+use crate::cluster::{Ledger, not_stored_error};
 use crate::error::ApiError;
 use crate::flows::{BODY_PREVIEW_BYTES, Flow, STORED_BODY_BYTES, STORED_LOG_BYTES, StageError, StoredExecution};
 use crate::hub::{Emitter, Sequence};
@@ -87,6 +88,8 @@ pub(crate) struct Run {
     pub(crate) emitter: Emitter,
     start_ms: u64,
     started: Instant,
+    /// With `--redis`: whether Redis took what the execution stored.
+    ledger: Arc<Ledger>,
     /// What the run's resolvers read of the server's environment: nothing but
     /// `--allow-env` for a scoped token, the client's otherwise.
     environment: Option<volley_engine::resolvers::Environment>,
@@ -138,6 +141,24 @@ impl Failure {
     }
 }
 
+/// A run that ends without settling its stored state (a stream's execution, an error
+/// on the way) settles it then: what waits for room is sent, a loss is logged and
+/// counted.
+impl Drop for Run {
+    fn drop(&mut self) {
+        if let Some(cluster) = &self.state.cluster
+            && self.ledger.is_unsettled()
+        {
+            let (cluster, ledger, id) = (Arc::clone(cluster), Arc::clone(&self.ledger), self.req_exec_id.clone());
+            tokio::spawn(async move {
+                if let Err(lost) = cluster.settle(&ledger).await {
+                    tracing::warn!(req_exec_id = %id, writes = lost.writes, "a stored execution did not reach Redis");
+                }
+            });
+        }
+    }
+}
+
 impl Run {
     /// Starts an execution: ids, `requestQueued`, a `pending` entry in the flow's store.
     pub(crate) fn begin(
@@ -162,6 +183,7 @@ impl Run {
             sequence,
         };
         let start_ms = now_ms();
+        let ledger = Arc::default();
         if let Some(flow) = &flow {
             flow.record(
                 StoredExecution {
@@ -183,6 +205,7 @@ impl Run {
                     error: None,
                 },
                 state.config.max_executions_per_flow,
+                &ledger,
             );
         }
         emitter.emit(ObserverEvent::RequestQueued(RequestQueued { req_label: label.map(str::to_owned) }));
@@ -195,23 +218,28 @@ impl Run {
             emitter,
             start_ms,
             started: Instant::now(),
+            ledger,
             environment,
         }
     }
 
     /// With `--redis`: waits until the events and stored states of the execution are
-    /// in Redis, so that what the answer tells can be read from any instance.
-    pub(crate) async fn written(&self) {
-        if let Some(cluster) = &self.state.cluster
-            && (self.flow.is_some() || cluster.is_listened())
-        {
-            cluster.flush().await;
+    /// in Redis, so that what the answer tells can be read from any instance (at most
+    /// `SETTLE_WAIT`); an error for the client when what it stored did not get there.
+    pub(crate) async fn written(&self) -> Result<(), ApiError> {
+        let Some(cluster) = &self.state.cluster else { return Ok(()) };
+        if self.flow.is_none() && !cluster.is_listened() {
+            return Ok(());
         }
+        cluster.settle(&self.ledger).await.map_err(|lost| {
+            let flow = self.flow.as_ref().map_or("", |flow| flow.id.as_str());
+            not_stored_error(&self.req_exec_id, flow, lost)
+        })
     }
 
     fn store(&self, change: impl FnOnce(&mut StoredExecution)) {
         if let Some(flow) = &self.flow {
-            flow.update(&self.req_exec_id, change);
+            flow.update(&self.req_exec_id, &self.ledger, change);
         }
     }
 
@@ -599,8 +627,12 @@ pub(crate) async fn execute(
         Ok(fetched) => Ok(run.answer(&fetched, None)),
         Err(failure) => Err(run.fail(failure)),
     };
-    run.written().await;
-    answer
+    // An execution that failed says so already; one that ran but was not stored says that.
+    let written = run.written().await;
+    match answer {
+        Ok(answer) => written.map(|()| answer),
+        Err(error) => Err(error),
+    }
 }
 
 #[cfg(test)]

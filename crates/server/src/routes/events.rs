@@ -121,6 +121,10 @@ async fn next_event(state: Option<Subscription>) -> Option<(Result<Event, Infall
     loop {
         tokio::select! {
             next = receiver.recv() => match next {
+                Ok(event) if event.missed().is_some() => {
+                    let data = lagged(event.missed().unwrap_or(0), "reconnect to continue");
+                    return Some((Ok(Event::default().event("error").data(data.to_string())), None));
+                }
                 // Skipped: flow events the replay already sent.
                 Ok(event) if filters.admit(&event) && !(event.flow_id.is_some() && event.seq <= replayed_up_to) => {
                     let out = Event::default().event(event.kind.as_ref()).id(event.sse_id()).data(event.json.as_str());
@@ -143,6 +147,17 @@ async fn next_event(state: Option<Subscription>) -> Option<(Result<Event, Infall
             }
         }
     }
+}
+
+/// The `error` of a subscriber ended because events were lost before they reached it
+/// (`missed`: how many, `0` when not known), as the error of one that fell behind.
+pub(crate) fn lagged(missed: u64, then: &str) -> serde_json::Value {
+    let how_many = if missed == 0 { "events".to_owned() } else { format!("{missed} events") };
+    tracing::info!(missed, "ended an observer: events were lost on their way to it");
+    json!({ "error": {
+        "code": ErrorCode::ObserverLagged,
+        "message": format!("this observer missed {how_many} (the shared store did not take them) and was disconnected; {then}"),
+    }})
 }
 
 #[cfg(test)]

@@ -88,6 +88,11 @@ pub(crate) async fn execute_ws(
     // hears of it.
     if let Some(cluster) = &state.cluster {
         cluster.flush().await;
+        // The session is open already: a stored execution Redis did not take is logged
+        // and counted, and the flow misses it.
+        if let Err(error) = run.written().await {
+            tracing::warn!(req_exec_id = %run.req_exec_id, "{}", error.message);
+        }
     }
     Ok(Json(ExecuteWsResponse {
         run_id: run.run_id.clone(),
@@ -313,6 +318,13 @@ async fn observer(
                 return;
             }
             next = receiver.recv() => match next {
+                Ok(event) if event.missed().is_some() => {
+                    let lagged = super::events::lagged(event.missed().unwrap_or(0), "reconnect with afterSeq");
+                    let error = json!({ "type": "error", "ts": crate::clock::now_ms(), "payload": lagged["error"] });
+                    let _ = sink.send(Message::Text(error.to_string().into())).await;
+                    let _ = sink.send(Message::Close(Some(CloseFrame { code: 1013, reason: "events lost".into() }))).await;
+                    return;
+                }
                 Ok(event) if filters.admit(&event) && !(event.flow_id.is_some() && event.seq <= replayed_up_to) => {
                     if sink.send(Message::Text(event.json.as_str().into())).await.is_err() {
                         return;
