@@ -398,3 +398,12 @@ async fn the_relay_hears_what_is_published_right_after_the_instance_connected() 
     assert_eq!((envelope["type"].as_str(), envelope["seq"].as_u64()), (Some("fetchStarted"), Some(1)));
     assert_eq!(event.seq, 1);
 }
+
+#[test]
+fn losses_are_logged_at_every_power_of_two_they_pass() {
+    let logged: Vec<u64> = (0..20).filter(|&before| super::writes::crossed_power_of_two(before, 1)).collect();
+    assert_eq!(logged, [0, 1, 3, 7, 15], "the 1st, 2nd, 4th, 8th and 16th loss");
+    assert!(super::writes::crossed_power_of_two(5, 10), "5 + 10 passes 8");
+    assert!(!super::writes::crossed_power_of_two(9, 3));
+    assert!(!super::writes::crossed_power_of_two(0, 0));
+}

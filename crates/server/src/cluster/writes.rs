@@ -127,7 +127,7 @@ impl Losses {
 }
 
 /// Whether counting `added` more after `before` passed a power of two (logs thin out).
-fn crossed_power_of_two(before: u64, added: u64) -> bool {
+pub(super) fn crossed_power_of_two(before: u64, added: u64) -> bool {
     added > 0 && (before == 0 || (before + added).ilog2() > before.ilog2())
 }
 
@@ -292,7 +292,9 @@ pub(super) async fn write_loop(
                 for ledger in &ledgers {
                     ledger.failed.fetch_add(1, Ordering::Relaxed);
                 }
-                losses.event_lost(event_count + unannounced);
+                // Still to be told, counted once.
+                losses.events_unannounced.fetch_add(unannounced, Ordering::Relaxed);
+                losses.event_lost(event_count);
                 if others > 0 {
                     losses.other_lost(others);
                 }
