@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use redis::streams::{StreamRangeReply, StreamReadOptions, StreamReadReply};
 
-use super::{Cluster, GLOBAL_EVENTS, Keys, Write, scripts, text};
+use super::{Cluster, GLOBAL_EVENTS, Keys, scripts, text};
 use crate::clock::now_ms;
 use crate::hub::{Hub, ObserverEvent, RETAINED_PER_FLOW};
 
@@ -54,7 +54,7 @@ impl Cluster {
             None => [String::new(), String::new(), String::new()],
         };
         let text = |value: Option<&str>| value.unwrap_or("").to_owned();
-        self.queue(Write::Event([
+        self.publish_event([
             flow,
             stream,
             counter,
@@ -65,11 +65,11 @@ impl Cluster {
             text(event.session_id),
             text(event.flow_id),
             text(event.run_id),
-        ]));
+        ]);
     }
 }
 
-/// The `EVAL` that publishes `events` (ten arguments each, as [`Write::Event`]).
+/// The `EVAL` that publishes `events` (ten arguments each, as [`Cluster::publish`] queues them).
 pub(crate) fn publish_command(keys: &Keys, flow_ms: u64, events: &[[String; 10]]) -> redis::Cmd {
     let mut command = redis::cmd("EVAL");
     command

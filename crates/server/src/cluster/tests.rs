@@ -407,3 +407,40 @@ fn losses_are_logged_at_every_power_of_two_they_pass() {
     assert!(!super::writes::crossed_power_of_two(9, 3));
     assert!(!super::writes::crossed_power_of_two(0, 0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_write_queue_full_a_websocket_session_waits_for_its_mirror() {
+    let redis = Redis::start();
+    let cluster = Cluster::connect_with_queue(&redis.url, "test:", LONG, 2).await.expect("connects");
+    let sessions = crate::ws::WsSessions::new(1);
+    let new = crate::ws::NewSession {
+        flow_id: None,
+        session_id: None,
+        req_exec_id: None,
+        replay_capacity: 100,
+        idle_timeout: Duration::from_secs(60),
+        max_frame: 1024,
+        emitter: Emitter {
+            hub: Arc::new(Hub::default()),
+            run_id: None,
+            session_id: None,
+            flow_id: None,
+            req_exec_id: None,
+            sequence: Sequence::run(),
+        },
+        redactor: volley_engine::redact::Redactor::default(),
+        shared: Some((Arc::clone(&cluster), Duration::from_secs(60))),
+    };
+    let session = sessions.add(sessions.reserve().expect("a slot"), new, tokio::sync::mpsc::channel(1).0);
+    pause(&redis, Duration::from_millis(300)).await;
+    for _ in 0..40 {
+        session.publish(volley_protocol::SessionEnvelopeKind::Inbound, serde_json::json!({})).await;
+    }
+    cluster.flush().await;
+    let mirrored: usize = redis::cmd("XLEN")
+        .arg(cluster.keys.ws_part(&session.id, "envelopes"))
+        .query_async(&mut cluster.connection())
+        .await
+        .expect("read");
+    assert_eq!(mirrored, 40, "every envelope reached the session's stream in Redis");
+}

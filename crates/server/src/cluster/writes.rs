@@ -1,7 +1,7 @@
 //! The write queue of an instance: writes that need no answer (observer events,
 //! stored executions, WebSocket envelopes) go to Redis in the order they were made,
 //! in pipelines, from one task. The queue is bounded, and a write that finds it full,
-//! or that Redis refuses (it is gone, or restarting), is never lost without a word:
+//! or that Redis refuses (it is gone, or restarting), is never lost without a word.
 //!
 //! - A stored execution is a *kept* write, made for an execution's [`Ledger`]. Finding
 //!   the queue full, it waits in the ledger (in order with the execution's other kept
@@ -12,8 +12,10 @@
 //!   starts with a gap marker in the stream of every event, and every instance ends its
 //!   subscribers' streams on it with `OBSERVER_LAGGED`, as the hub ends a subscriber
 //!   that fell behind (`events.rs`): an observer is told that it missed events.
-//! - Any other write (WebSocket envelopes mirrored for replay, listener entries) is
-//!   dropped, counted and logged.
+//! - A WebSocket session's envelope mirrored for replay (and its opening and closing)
+//!   is a kept write of the session's ledger: the session waits for room before it
+//!   goes on, as it waits for a slow control socket; one Redis refused is logged and
+//!   counted.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -38,8 +40,7 @@ pub(crate) const SETTLE_WAIT: Duration = Duration::from_secs(10);
 /// A write queued for Redis, or a marker answered once every write before it is sent.
 #[derive(Debug)]
 pub(super) enum Write {
-    Command(redis::Cmd),
-    /// A write an execution must not lose (its stored state): Redis's refusal is
+    /// A write an execution or a WebSocket session must not lose: Redis's refusal is
     /// counted in its ledger.
     Kept(redis::Cmd, Arc<Ledger>),
     /// An observer event: the arguments of `scripts::PUBLISH` for it. Events in a row
@@ -48,7 +49,7 @@ pub(super) enum Write {
     Flush(oneshot::Sender<()>),
 }
 
-/// What became of the kept writes of one execution.
+/// What became of the kept writes of one execution (or WebSocket session).
 #[derive(Debug, Default)]
 pub(crate) struct Ledger {
     waiting: Mutex<Waiting>,
@@ -75,7 +76,6 @@ impl Ledger {
     }
 
     /// Whether kept writes wait for room in the queue.
-    #[cfg(test)]
     pub(crate) fn has_waiting(&self) -> bool {
         !self.waiting.lock().writes.is_empty()
     }
@@ -99,8 +99,6 @@ pub(super) struct Losses {
     waited: AtomicU64,
     /// Kept writes that failed their execution.
     failed: AtomicU64,
-    /// Other writes dropped or refused.
-    other: AtomicU64,
 }
 
 impl Losses {
@@ -117,13 +115,6 @@ impl Losses {
             );
         }
     }
-
-    fn other_lost(&self, count: u64) {
-        let before = self.other.fetch_add(count, Ordering::Relaxed);
-        if crossed_power_of_two(before, count) {
-            tracing::warn!(lost = before + count, "writes to Redis were dropped (WebSocket replay, listeners)");
-        }
-    }
 }
 
 /// Whether counting `added` more after `before` passed a power of two (logs thin out).
@@ -132,16 +123,9 @@ pub(super) fn crossed_power_of_two(before: u64, added: u64) -> bool {
 }
 
 impl Cluster {
-    /// Queues a write; it is sent in order with every other write of this instance.
-    /// A queue full of [`WRITE_QUEUE`] writes (Redis far slower than the executions)
-    /// drops it, counted and logged: use [`Cluster::keep`] for what an execution
-    /// stores.
-    pub(crate) fn write(&self, command: redis::Cmd) {
-        self.queue(Write::Command(command));
-    }
-
-    /// Queues a write `ledger`'s execution must not lose; with the queue full, it
-    /// waits in the ledger for [`Cluster::settle`].
+    /// Queues a write `ledger`'s execution must not lose, in order with every other
+    /// write of this instance; with the queue full of [`WRITE_QUEUE`] writes (Redis far
+    /// slower than the executions), it waits in the ledger for [`Cluster::settle`].
     pub(crate) fn keep(&self, ledger: &Arc<Ledger>, command: redis::Cmd) {
         ledger.kept.fetch_add(1, Ordering::Relaxed);
         let write = Write::Kept(command, Arc::clone(ledger));
@@ -165,14 +149,11 @@ impl Cluster {
         }
     }
 
-    pub(super) fn queue(&self, write: Write) {
-        let is_event = matches!(write, Write::Event(_));
-        if self.writes.try_send(write).is_err() {
-            if is_event {
-                self.losses.event_lost(1);
-            } else {
-                self.losses.other_lost(1);
-            }
+    /// Queues an observer event; with the queue full it is dropped, counted, and its
+    /// observers are told (a gap).
+    pub(super) fn publish_event(&self, event: [String; 10]) {
+        if self.writes.try_send(Write::Event(event)).is_err() {
+            self.losses.event_lost(1);
         }
     }
 
@@ -245,7 +226,7 @@ pub(super) async fn write_loop(
         let mut pipeline = redis::pipe();
         let mut flushed = Vec::new();
         let mut ledgers = Vec::new();
-        let (mut commands, mut event_count, mut others) = (0, 0_u64, 0_u64);
+        let (mut commands, mut event_count) = (0, 0_u64);
         // Events lost before these: told first, ahead of what comes after them.
         let unannounced = losses.events_unannounced.swap(0, Ordering::Relaxed);
         if unannounced > 0 {
@@ -254,10 +235,6 @@ pub(super) async fn write_loop(
         }
         for write in batch.drain(..) {
             let command = match write {
-                Write::Command(command) => {
-                    others += 1;
-                    command
-                }
                 Write::Kept(command, ledger) => {
                     ledgers.push(ledger);
                     command
@@ -295,9 +272,6 @@ pub(super) async fn write_loop(
                 // Still to be told, counted once.
                 losses.events_unannounced.fetch_add(unannounced, Ordering::Relaxed);
                 losses.event_lost(event_count);
-                if others > 0 {
-                    losses.other_lost(others);
-                }
             }
         }
         for done in flushed {

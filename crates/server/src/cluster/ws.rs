@@ -18,7 +18,7 @@ use redis::streams::{StreamRangeReply, StreamReadOptions, StreamReadReply};
 use serde_json::json;
 use volley_protocol::{ErrorCode, SessionEnvelopeKind, SessionError, SessionReplayEnd};
 
-use super::{Cluster, scripts, text};
+use super::{Cluster, Ledger, scripts, text};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::ws::{Command, Outbound, WsSession, binary_refused, close_message, envelope, merge, parse_command};
@@ -102,7 +102,7 @@ impl RemoteSession {
 
 impl Cluster {
     /// Makes a new session known to every instance.
-    pub(crate) fn ws_opened(&self, session: &WsSession) {
+    pub(crate) fn ws_opened(&self, mirrored: &Arc<Ledger>, session: &WsSession) {
         let mut command = redis::cmd("HSET");
         command.arg(self.keys.ws(&session.id)).arg("owner").arg(&self.instance).arg("maxFrame").arg(session.max_frame);
         command.arg("lastSeq").arg(0);
@@ -115,13 +115,15 @@ impl Cluster {
         if let Some(exec) = &session.req_exec_id {
             command.arg("reqExecId").arg(exec);
         }
-        self.write(command);
+        self.keep(mirrored, command);
     }
 
     /// Mirrors an envelope of a session this instance owns (`kept`: how many its
     /// replay buffer holds now, by count and bytes).
+    #[allow(clippy::too_many_arguments)] // The envelope's place in the session's stream.
     pub(crate) fn ws_envelope(
         &self,
+        mirrored: &Arc<Ledger>,
         id: &str,
         seq: u64,
         kind: SessionEnvelopeKind,
@@ -132,14 +134,17 @@ impl Cluster {
         let keys = [self.keys.ws(id), self.keys.ws_part(id, "envelopes")];
         let kind = kind.as_str();
         let (seq, kept, lifetime) = (seq.to_string(), kept.max(1).to_string(), lifetime.as_millis().to_string());
-        self.write(scripts::eval(ENVELOPE, &keys, &[seq.as_str(), envelope, kept.as_str(), lifetime.as_str(), kind]));
+        self.keep(
+            mirrored,
+            scripts::eval(ENVELOPE, &keys, &[seq.as_str(), envelope, kept.as_str(), lifetime.as_str(), kind]),
+        );
     }
 
     /// A session this instance owns has closed (its `session.closed` is mirrored).
-    pub(crate) fn ws_closed(&self, id: &str, socket_code: u16) {
+    pub(crate) fn ws_closed(&self, mirrored: &Arc<Ledger>, id: &str, socket_code: u16) {
         let mut command = redis::cmd("HSET");
         command.arg(self.keys.ws(id)).arg("closed").arg(socket_code);
-        self.write(command);
+        self.keep(mirrored, command);
     }
 
     /// The session `id` as Redis describes it, `None` when unknown.

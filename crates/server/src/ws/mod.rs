@@ -28,7 +28,7 @@ use volley_protocol::{
 };
 
 use crate::clock::now_ms;
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Ledger};
 use crate::error::ApiError;
 use crate::hub::Emitter;
 
@@ -97,6 +97,9 @@ pub(crate) struct WsSession {
     /// With `--redis`: where its envelopes are mirrored, and how long they are kept
     /// there after the last one (the idle timeout and the closed grace period).
     shared: Option<(Arc<Cluster>, Duration)>,
+    /// With `--redis`: the mirror's writes that found the write queue full wait here,
+    /// in order, and the session waits for them (`Cluster::settle`) before it goes on.
+    mirrored: Arc<Ledger>,
 }
 
 /// The replay a new control socket gets.
@@ -201,10 +204,11 @@ impl WsSession {
             let control = buffer.control.as_ref().map(|control| (control.id, control.sender.clone()));
             if let Some((cluster, lifetime)) = &self.shared {
                 // In the order of `seq`: the lock is held.
-                cluster.ws_envelope(&self.id, seq, kind, &text, buffer.retained.len(), *lifetime);
+                cluster.ws_envelope(&self.mirrored, &self.id, seq, kind, &text, buffer.retained.len(), *lifetime);
             }
             (text, control, seq)
         };
+        self.mirror_written().await;
         let Some((id, sender)) = control else { return Some(seq) };
         let delivered = match sender.try_send(ToControl::Envelope(Arc::clone(&text))) {
             Ok(()) => true,
@@ -218,6 +222,18 @@ impl WsSession {
             self.detach(id);
         }
         Some(seq)
+    }
+
+    /// With `--redis` and the write queue full: waits until the mirror's writes are
+    /// queued (at most `SETTLE_WAIT`), as the session waits for a slow control socket;
+    /// one Redis refused or that found no room is logged and counted.
+    async fn mirror_written(&self) {
+        if let Some((cluster, _)) = &self.shared
+            && self.mirrored.has_waiting()
+            && let Err(lost) = cluster.settle(&self.mirrored).await
+        {
+            tracing::warn!(ws_session = %self.id, writes = lost.writes, "envelopes were not mirrored to Redis");
+        }
     }
 
     /// An envelope for the current control socket only (replay ends, errors about what
@@ -281,13 +297,14 @@ impl WsSession {
             let mut buffer = self.buffer.lock();
             buffer.closed = Some(socket_code);
             if let Some((cluster, _)) = &self.shared {
-                cluster.ws_closed(&self.id, socket_code);
+                cluster.ws_closed(&self.mirrored, &self.id, socket_code);
             }
             if let Some(control) = buffer.control.take() {
                 let reason = if socket_code == 1001 { "session closed (idle or shutdown)" } else { "session closed" };
                 let _ = control.sender.try_send(ToControl::Close(socket_code, reason));
             }
         }
+        self.mirror_written().await;
         self.emitter.emit(ObserverEvent::WsSessionClosed(WsSessionClosed {
             ws_session_id: self.id.clone(),
             code,
@@ -434,10 +451,11 @@ impl WsSessions {
             next_control: AtomicU64::new(1),
             buffer: Mutex::default(),
             shared: new.shared,
+            mirrored: Arc::default(),
         });
         if let Some((cluster, _)) = &session.shared {
             // Every instance finds it from here (before anyone hears of it).
-            cluster.ws_opened(&session);
+            cluster.ws_opened(&session.mirrored, &session);
         }
         {
             let mut registry = self.registry.write();
