@@ -139,8 +139,18 @@ module.exports = grammar({
         $.js_block,
         $.graphql_fragment,
         $.command,
+        $.junk,
+        alias($._junk_at, $.junk),
         $._blank,
       ),
+
+    // A line nothing can start: one that starts (after spaces and tabs) with a space
+    // character other than those, a form feed say, or, before a request line, with an
+    // `@` that no variable name follows. One token each, so that megabytes of them cost
+    // what comments cost, not tree-sitter's error recovery; the typed layer reports them.
+    // No byte order mark: that is the document's first token.
+    junk: (_) => token(/[ \t]*[\f\v\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000][^\r\n]*/),
+    _junk_at: (_) => token(prec(PREC.directive, /@[^A-Za-z_$\r\n][^\r\n]*/)),
 
     comment: (_) =>
       token(prec(PREC.comment, choice(/#[^\r\n]*/, /\/\/[^\r\n]*/))),
@@ -157,14 +167,19 @@ module.exports = grammar({
 
     directive_name: (_) => /[A-Za-z_][A-Za-z0-9_.\-]*/,
 
-    // `@name = value`: a file variable.
+    // `@name = value`: a file variable. A lone `@` is one without a name, for the typed
+    // layer to report.
     variable_declaration: ($) =>
       seq(
         alias(token(prec(PREC.comment, '@')), '@'),
-        field('name', $.variable_declaration_name),
-        optional($._space),
-        alias(token(/=[ \t]*/), '='),
-        optional(field('value', $.value)),
+        optional(
+          seq(
+            field('name', $.variable_declaration_name),
+            optional($._space),
+            alias(token(/=[ \t]*/), '='),
+            optional(field('value', $.value)),
+          ),
+        ),
       ),
 
     variable_declaration_name: (_) => /[A-Za-z_$][A-Za-z0-9_.\-$]*/,
@@ -293,6 +308,7 @@ module.exports = grammar({
         $.js_block,
         $.output_redirect,
         $.assertion,
+        $.junk,
       ),
 
     // A line without `:` is still a header node (with no value), so the typed layer can

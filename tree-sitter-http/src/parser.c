@@ -17,9 +17,9 @@
 #define LANGUAGE_VERSION 14
 #define STATE_COUNT 522
 #define LARGE_STATE_COUNT 2
-#define SYMBOL_COUNT 101
+#define SYMBOL_COUNT 103
 #define ALIAS_COUNT 1
-#define TOKEN_COUNT 55
+#define TOKEN_COUNT 57
 #define EXTERNAL_TOKEN_COUNT 0
 #define FIELD_COUNT 8
 #define MAX_ALIAS_SEQUENCE_LENGTH 6
@@ -32,103 +32,105 @@ enum ts_symbol_identifiers {
   aux_sym_separator_token1 = 2,
   aux_sym__document_separator_token1 = 3,
   sym_separator_name = 4,
-  sym_comment = 5,
-  aux_sym_directive_token1 = 6,
-  sym_directive_name = 7,
-  anon_sym_AT = 8,
-  aux_sym_variable_declaration_token1 = 9,
-  sym_variable_declaration_name = 10,
-  sym_script = 11,
-  sym_unclosed_script = 12,
-  sym__pre_request_file = 13,
-  sym__handler_file = 14,
-  sym_js_block = 15,
-  sym_graphql_fragment = 16,
-  sym_command = 17,
-  sym_method = 18,
-  sym__url_text = 19,
-  sym_http_version = 20,
-  aux_sym_query_continuation_token1 = 21,
-  aux_sym_assertion_token1 = 22,
-  sym_response_line = 23,
-  aux_sym_header_token1 = 24,
-  sym__header_name_text = 25,
-  aux_sym_file_reference_token1 = 26,
-  aux_sym_file_reference_token2 = 27,
-  sym_form_field_name = 28,
-  anon_sym_AT2 = 29,
-  aux_sym_form_file_token1 = 30,
-  sym__form_path_text = 31,
-  aux_sym_output_redirect_token1 = 32,
-  aux_sym_response_reference_token1 = 33,
-  sym__text = 34,
-  sym__body_text = 35,
-  sym__angle = 36,
-  anon_sym_LBRACE = 37,
-  aux_sym_variable_token1 = 38,
-  aux_sym_variable_token2 = 39,
-  sym_variable_name = 40,
-  sym_resolver_name = 41,
-  anon_sym_LPAREN = 42,
-  anon_sym_COMMA = 43,
-  anon_sym_RPAREN = 44,
-  sym__argument_text = 45,
-  sym__word_text = 46,
-  anon_sym_DQUOTE = 47,
-  sym__string_text = 48,
-  anon_sym_LBRACK = 49,
-  anon_sym_RBRACK = 50,
-  sym__json_text = 51,
-  sym__newline = 52,
-  sym__space = 53,
-  sym__argument_space = 54,
-  sym_document = 55,
-  sym__first_block = 56,
-  sym_block = 57,
-  sym_separator = 58,
-  sym__document_separator = 59,
-  sym_directive = 60,
-  sym_variable_declaration = 61,
-  sym_value = 62,
-  sym_request = 63,
-  sym_request_line = 64,
-  sym_url = 65,
-  sym_query_continuation = 66,
-  sym_assertion = 67,
-  sym_header = 68,
-  sym_header_name = 69,
-  sym_body = 70,
-  sym_file_reference = 71,
-  sym_path = 72,
-  sym_form_field = 73,
-  sym_form_file = 74,
-  aux_sym__form_path = 75,
-  sym_output_redirect = 76,
-  sym_response_reference = 77,
-  sym__lone_brace = 78,
-  sym_variable = 79,
-  sym_resolver = 80,
-  sym_arguments = 81,
-  sym_argument = 82,
-  sym__word_argument = 83,
-  sym_string = 84,
-  sym_json_array = 85,
-  aux_sym_document_repeat1 = 86,
-  aux_sym__first_block_repeat1 = 87,
-  aux_sym_value_repeat1 = 88,
-  aux_sym_request_repeat1 = 89,
-  aux_sym_request_repeat2 = 90,
-  aux_sym_url_repeat1 = 91,
-  aux_sym_header_name_repeat1 = 92,
-  aux_sym_body_repeat1 = 93,
-  aux_sym__body_line_repeat1 = 94,
-  aux_sym_resolver_repeat1 = 95,
-  aux_sym_arguments_repeat1 = 96,
-  aux_sym_argument_repeat1 = 97,
-  aux_sym__word_argument_repeat1 = 98,
-  aux_sym_string_repeat1 = 99,
-  aux_sym_json_array_repeat1 = 100,
-  alias_sym_filename = 101,
+  sym_junk = 5,
+  sym__junk_at = 6,
+  sym_comment = 7,
+  aux_sym_directive_token1 = 8,
+  sym_directive_name = 9,
+  anon_sym_AT = 10,
+  aux_sym_variable_declaration_token1 = 11,
+  sym_variable_declaration_name = 12,
+  sym_script = 13,
+  sym_unclosed_script = 14,
+  sym__pre_request_file = 15,
+  sym__handler_file = 16,
+  sym_js_block = 17,
+  sym_graphql_fragment = 18,
+  sym_command = 19,
+  sym_method = 20,
+  sym__url_text = 21,
+  sym_http_version = 22,
+  aux_sym_query_continuation_token1 = 23,
+  aux_sym_assertion_token1 = 24,
+  sym_response_line = 25,
+  aux_sym_header_token1 = 26,
+  sym__header_name_text = 27,
+  aux_sym_file_reference_token1 = 28,
+  aux_sym_file_reference_token2 = 29,
+  sym_form_field_name = 30,
+  anon_sym_AT2 = 31,
+  aux_sym_form_file_token1 = 32,
+  sym__form_path_text = 33,
+  aux_sym_output_redirect_token1 = 34,
+  aux_sym_response_reference_token1 = 35,
+  sym__text = 36,
+  sym__body_text = 37,
+  sym__angle = 38,
+  anon_sym_LBRACE = 39,
+  aux_sym_variable_token1 = 40,
+  aux_sym_variable_token2 = 41,
+  sym_variable_name = 42,
+  sym_resolver_name = 43,
+  anon_sym_LPAREN = 44,
+  anon_sym_COMMA = 45,
+  anon_sym_RPAREN = 46,
+  sym__argument_text = 47,
+  sym__word_text = 48,
+  anon_sym_DQUOTE = 49,
+  sym__string_text = 50,
+  anon_sym_LBRACK = 51,
+  anon_sym_RBRACK = 52,
+  sym__json_text = 53,
+  sym__newline = 54,
+  sym__space = 55,
+  sym__argument_space = 56,
+  sym_document = 57,
+  sym__first_block = 58,
+  sym_block = 59,
+  sym_separator = 60,
+  sym__document_separator = 61,
+  sym_directive = 62,
+  sym_variable_declaration = 63,
+  sym_value = 64,
+  sym_request = 65,
+  sym_request_line = 66,
+  sym_url = 67,
+  sym_query_continuation = 68,
+  sym_assertion = 69,
+  sym_header = 70,
+  sym_header_name = 71,
+  sym_body = 72,
+  sym_file_reference = 73,
+  sym_path = 74,
+  sym_form_field = 75,
+  sym_form_file = 76,
+  aux_sym__form_path = 77,
+  sym_output_redirect = 78,
+  sym_response_reference = 79,
+  sym__lone_brace = 80,
+  sym_variable = 81,
+  sym_resolver = 82,
+  sym_arguments = 83,
+  sym_argument = 84,
+  sym__word_argument = 85,
+  sym_string = 86,
+  sym_json_array = 87,
+  aux_sym_document_repeat1 = 88,
+  aux_sym__first_block_repeat1 = 89,
+  aux_sym_value_repeat1 = 90,
+  aux_sym_request_repeat1 = 91,
+  aux_sym_request_repeat2 = 92,
+  aux_sym_url_repeat1 = 93,
+  aux_sym_header_name_repeat1 = 94,
+  aux_sym_body_repeat1 = 95,
+  aux_sym__body_line_repeat1 = 96,
+  aux_sym_resolver_repeat1 = 97,
+  aux_sym_arguments_repeat1 = 98,
+  aux_sym_argument_repeat1 = 99,
+  aux_sym__word_argument_repeat1 = 100,
+  aux_sym_string_repeat1 = 101,
+  aux_sym_json_array_repeat1 = 102,
+  alias_sym_filename = 103,
 };
 
 static const char * const ts_symbol_names[] = {
@@ -137,6 +139,8 @@ static const char * const ts_symbol_names[] = {
   [aux_sym_separator_token1] = "###",
   [aux_sym__document_separator_token1] = "###",
   [sym_separator_name] = "separator_name",
+  [sym_junk] = "junk",
+  [sym__junk_at] = "junk",
   [sym_comment] = "comment",
   [aux_sym_directive_token1] = "@",
   [sym_directive_name] = "directive_name",
@@ -242,6 +246,8 @@ static const TSSymbol ts_symbol_map[] = {
   [aux_sym_separator_token1] = aux_sym_separator_token1,
   [aux_sym__document_separator_token1] = aux_sym_separator_token1,
   [sym_separator_name] = sym_separator_name,
+  [sym_junk] = sym_junk,
+  [sym__junk_at] = sym_junk,
   [sym_comment] = sym_comment,
   [aux_sym_directive_token1] = aux_sym_directive_token1,
   [sym_directive_name] = sym_directive_name,
@@ -359,6 +365,14 @@ static const TSSymbolMetadata ts_symbol_metadata[] = {
     .named = false,
   },
   [sym_separator_name] = {
+    .visible = true,
+    .named = true,
+  },
+  [sym_junk] = {
+    .visible = true,
+    .named = true,
+  },
+  [sym__junk_at] = {
     .visible = true,
     .named = true,
   },
@@ -893,31 +907,31 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [20] = 20,
   [21] = 17,
   [22] = 17,
-  [23] = 16,
-  [24] = 16,
-  [25] = 17,
-  [26] = 19,
+  [23] = 19,
+  [24] = 17,
+  [25] = 19,
+  [26] = 18,
   [27] = 20,
-  [28] = 16,
+  [28] = 18,
   [29] = 19,
   [30] = 20,
-  [31] = 19,
+  [31] = 18,
   [32] = 20,
-  [33] = 19,
-  [34] = 19,
+  [33] = 18,
+  [34] = 18,
   [35] = 35,
   [36] = 36,
-  [37] = 16,
+  [37] = 17,
   [38] = 20,
-  [39] = 17,
-  [40] = 16,
+  [39] = 19,
+  [40] = 17,
   [41] = 20,
-  [42] = 17,
+  [42] = 19,
   [43] = 20,
-  [44] = 19,
+  [44] = 18,
   [45] = 20,
-  [46] = 17,
-  [47] = 16,
+  [46] = 19,
+  [47] = 17,
   [48] = 48,
   [49] = 20,
   [50] = 50,
@@ -925,20 +939,20 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [52] = 52,
   [53] = 53,
   [54] = 54,
-  [55] = 17,
+  [55] = 19,
   [56] = 35,
   [57] = 36,
-  [58] = 16,
+  [58] = 17,
   [59] = 20,
   [60] = 60,
-  [61] = 19,
+  [61] = 18,
   [62] = 20,
   [63] = 63,
   [64] = 64,
   [65] = 36,
   [66] = 66,
   [67] = 20,
-  [68] = 19,
+  [68] = 18,
   [69] = 69,
   [70] = 35,
   [71] = 36,
@@ -967,7 +981,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [94] = 94,
   [95] = 53,
   [96] = 48,
-  [97] = 19,
+  [97] = 18,
   [98] = 98,
   [99] = 53,
   [100] = 100,
@@ -988,7 +1002,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [115] = 53,
   [116] = 48,
   [117] = 74,
-  [118] = 19,
+  [118] = 18,
   [119] = 63,
   [120] = 20,
   [121] = 20,
@@ -1005,7 +1019,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [132] = 72,
   [133] = 64,
   [134] = 54,
-  [135] = 19,
+  [135] = 18,
   [136] = 73,
   [137] = 51,
   [138] = 52,
@@ -1024,17 +1038,17 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [151] = 151,
   [152] = 152,
   [153] = 153,
-  [154] = 19,
+  [154] = 18,
   [155] = 155,
   [156] = 156,
   [157] = 35,
   [158] = 36,
   [159] = 53,
   [160] = 48,
-  [161] = 19,
+  [161] = 18,
   [162] = 35,
   [163] = 36,
-  [164] = 19,
+  [164] = 18,
   [165] = 165,
   [166] = 63,
   [167] = 66,
@@ -1043,7 +1057,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [170] = 64,
   [171] = 54,
   [172] = 20,
-  [173] = 19,
+  [173] = 18,
   [174] = 174,
   [175] = 35,
   [176] = 36,
@@ -1068,14 +1082,14 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [195] = 73,
   [196] = 51,
   [197] = 52,
-  [198] = 17,
+  [198] = 19,
   [199] = 69,
   [200] = 74,
   [201] = 52,
   [202] = 36,
   [203] = 203,
-  [204] = 19,
-  [205] = 16,
+  [204] = 18,
+  [205] = 17,
   [206] = 53,
   [207] = 48,
   [208] = 208,
@@ -1133,7 +1147,7 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [260] = 36,
   [261] = 63,
   [262] = 54,
-  [263] = 19,
+  [263] = 18,
   [264] = 52,
   [265] = 64,
   [266] = 73,
@@ -1283,15 +1297,15 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [410] = 410,
   [411] = 411,
   [412] = 412,
-  [413] = 63,
-  [414] = 414,
-  [415] = 64,
-  [416] = 416,
+  [413] = 413,
+  [414] = 63,
+  [415] = 415,
+  [416] = 64,
   [417] = 417,
   [418] = 418,
   [419] = 419,
-  [420] = 73,
-  [421] = 421,
+  [420] = 420,
+  [421] = 73,
   [422] = 422,
   [423] = 423,
   [424] = 424,
@@ -1307,54 +1321,54 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [434] = 434,
   [435] = 435,
   [436] = 436,
-  [437] = 434,
-  [438] = 438,
-  [439] = 434,
-  [440] = 436,
-  [441] = 441,
-  [442] = 434,
-  [443] = 443,
-  [444] = 436,
-  [445] = 434,
-  [446] = 446,
-  [447] = 447,
-  [448] = 436,
-  [449] = 434,
-  [450] = 436,
-  [451] = 451,
-  [452] = 436,
-  [453] = 434,
-  [454] = 454,
-  [455] = 436,
-  [456] = 436,
-  [457] = 434,
-  [458] = 434,
-  [459] = 436,
-  [460] = 434,
-  [461] = 461,
-  [462] = 436,
-  [463] = 434,
-  [464] = 464,
-  [465] = 436,
-  [466] = 434,
-  [467] = 467,
+  [437] = 433,
+  [438] = 435,
+  [439] = 439,
+  [440] = 435,
+  [441] = 433,
+  [442] = 442,
+  [443] = 435,
+  [444] = 444,
+  [445] = 433,
+  [446] = 433,
+  [447] = 435,
+  [448] = 448,
+  [449] = 449,
+  [450] = 433,
+  [451] = 435,
+  [452] = 452,
+  [453] = 453,
+  [454] = 433,
+  [455] = 455,
+  [456] = 433,
+  [457] = 433,
+  [458] = 435,
+  [459] = 435,
+  [460] = 433,
+  [461] = 435,
+  [462] = 462,
+  [463] = 433,
+  [464] = 435,
+  [465] = 465,
+  [466] = 433,
+  [467] = 435,
   [468] = 468,
-  [469] = 436,
-  [470] = 434,
-  [471] = 471,
+  [469] = 469,
+  [470] = 433,
+  [471] = 435,
   [472] = 472,
-  [473] = 436,
-  [474] = 434,
-  [475] = 475,
-  [476] = 436,
-  [477] = 436,
-  [478] = 434,
+  [473] = 473,
+  [474] = 433,
+  [475] = 435,
+  [476] = 433,
+  [477] = 433,
+  [478] = 435,
   [479] = 479,
-  [480] = 436,
-  [481] = 434,
-  [482] = 434,
-  [483] = 436,
-  [484] = 484,
+  [480] = 433,
+  [481] = 435,
+  [482] = 435,
+  [483] = 483,
+  [484] = 435,
   [485] = 485,
   [486] = 486,
   [487] = 487,
@@ -1370,28 +1384,33 @@ static const TSStateId ts_primary_state_ids[STATE_COUNT] = {
   [497] = 497,
   [498] = 498,
   [499] = 499,
-  [500] = 499,
-  [501] = 499,
-  [502] = 499,
-  [503] = 503,
-  [504] = 499,
-  [505] = 499,
-  [506] = 499,
-  [507] = 381,
-  [508] = 499,
-  [509] = 499,
-  [510] = 499,
-  [511] = 499,
-  [512] = 512,
-  [513] = 499,
-  [514] = 499,
-  [515] = 499,
-  [516] = 499,
-  [517] = 499,
-  [518] = 499,
-  [519] = 519,
+  [500] = 500,
+  [501] = 501,
+  [502] = 501,
+  [503] = 501,
+  [504] = 501,
+  [505] = 501,
+  [506] = 501,
+  [507] = 501,
+  [508] = 508,
+  [509] = 501,
+  [510] = 501,
+  [511] = 501,
+  [512] = 501,
+  [513] = 501,
+  [514] = 501,
+  [515] = 381,
+  [516] = 501,
+  [517] = 501,
+  [518] = 501,
+  [519] = 501,
   [520] = 376,
   [521] = 521,
+};
+
+static const TSCharacterRange sym_junk_character_set_1[] = {
+  {'\t', '\t'}, {0x0b, '\f'}, {' ', ' '}, {0xa0, 0xa0}, {0x1680, 0x1680}, {0x2000, 0x200a}, {0x2028, 0x2029}, {0x202f, 0x202f},
+  {0x205f, 0x205f}, {0x3000, 0x3000},
 };
 
 static const TSCharacterRange sym__argument_text_character_set_2[] = {
@@ -1406,32 +1425,33 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 0:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 385,
-        '#', 215,
-        '$', 148,
-        '(', 366,
-        ')', 368,
-        ',', 367,
+        '\n', 410,
+        '\r', 408,
+        '"', 392,
+        '#', 222,
+        '$', 147,
+        '(', 373,
+        ')', 375,
+        ',', 374,
         '/', 47,
-        ':', 286,
-        '<', 329,
-        '=', 230,
-        '>', 330,
-        '@', 298,
-        '[', 395,
-        ']', 396,
-        '_', 228,
-        '{', 331,
-        '|', 299,
-        '}', 138,
+        ':', 293,
+        '<', 336,
+        '=', 237,
+        '>', 337,
+        '@', 305,
+        '[', 402,
+        ']', 403,
+        '_', 235,
+        '{', 338,
+        '|', 306,
+        '}', 137,
         0xfeff, 210,
-        '\t', 410,
-        ' ', 410,
+        '\t', 418,
+        ' ', 418,
       );
+      if (set_contains(sym_junk_character_set_1, 10, lookahead)) ADVANCE(218);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(227);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(234);
       END_STATE();
     case 1:
       if (lookahead == '\n') ADVANCE(1);
@@ -1449,7 +1469,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 3:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == 'L') ADVANCE(100);
+      if (lookahead == 'L') ADVANCE(99);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(8);
       END_STATE();
@@ -1457,10 +1477,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       ADVANCE_MAP(
         '\n', 1,
         '\r', 1,
-        'a', 78,
-        'j', 113,
-        'r', 65,
-        's', 120,
+        'a', 77,
+        'j', 112,
+        'r', 64,
+        's', 119,
         '\t', 8,
         ' ', 8,
       );
@@ -1468,9 +1488,9 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 5:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == 'a') ADVANCE(78);
-      if (lookahead == 'r') ADVANCE(65);
-      if (lookahead == 's') ADVANCE(120);
+      if (lookahead == 'a') ADVANCE(77);
+      if (lookahead == 'r') ADVANCE(64);
+      if (lookahead == 's') ADVANCE(119);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(8);
       END_STATE();
@@ -1478,9 +1498,9 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       ADVANCE_MAP(
         '\n', 1,
         '\r', 1,
-        'a', 78,
-        'r', 65,
-        's', 120,
+        'a', 77,
+        'r', 64,
+        's', 119,
         '\t', 6,
         ' ', 6,
         '+', 5,
@@ -1490,7 +1510,7 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 7:
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
-      if (lookahead == '}') ADVANCE(241);
+      if (lookahead == '}') ADVANCE(248);
       if (lookahead != 0) ADVANCE(10);
       END_STATE();
     case 8:
@@ -1524,28 +1544,28 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead != 0) ADVANCE(12);
       END_STATE();
     case 13:
-      if (lookahead == '\n') ADVANCE(58);
+      if (lookahead == '\n') ADVANCE(57);
       END_STATE();
     case 14:
       ADVANCE_MAP(
-        '\n', 137,
-        '{', 154,
-        '\t', 327,
-        ' ', 327,
-        '"', 327,
-        '\'', 327,
-        ')', 327,
-        ',', 327,
-        ':', 327,
-        ']', 327,
-        '}', 327,
+        '\n', 136,
+        '{', 153,
+        '\t', 334,
+        ' ', 334,
+        '"', 334,
+        '\'', 334,
+        ')', 334,
+        ',', 334,
+        ':', 334,
+        ']', 334,
+        '}', 334,
       );
       END_STATE();
     case 15:
       if (lookahead == '\n') ADVANCE(15);
       if (lookahead == '\r') ADVANCE(15);
       if (lookahead == '#') ADVANCE(16);
-      if (lookahead == '}') ADVANCE(243);
+      if (lookahead == '}') ADVANCE(250);
       if (lookahead != 0) ADVANCE(19);
       END_STATE();
     case 16:
@@ -1557,10 +1577,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
     case 17:
       if (lookahead == '\n') ADVANCE(15);
       if (lookahead == '\r') ADVANCE(15);
-      if (lookahead == '}') ADVANCE(242);
+      if (lookahead == '}') ADVANCE(249);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(17);
-      if (lookahead != 0) ADVANCE(139);
+      if (lookahead != 0) ADVANCE(138);
       END_STATE();
     case 18:
       if (lookahead == '\n') ADVANCE(15);
@@ -1575,112 +1595,112 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 20:
       ADVANCE_MAP(
-        '"', 385,
-        '(', 366,
-        ')', 368,
-        ',', 367,
-        '{', 335,
-        '}', 138,
-        '\t', 411,
-        ' ', 411,
+        '"', 392,
+        '(', 373,
+        ')', 375,
+        ',', 374,
+        '{', 342,
+        '}', 137,
+        '\t', 419,
+        ' ', 419,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(371);
+          lookahead != ']') ADVANCE(378);
       END_STATE();
     case 21:
       ADVANCE_MAP(
-        '"', 385,
-        '(', 366,
-        ')', 368,
-        ',', 383,
-        '{', 335,
-        '}', 138,
-        '\t', 411,
-        ' ', 411,
-        '[', 383,
-        ']', 383,
-        0x0b, 371,
-        '\f', 371,
+        '"', 392,
+        '(', 373,
+        ')', 375,
+        ',', 390,
+        '{', 342,
+        '}', 137,
+        '\t', 419,
+        ' ', 419,
+        '[', 390,
+        ']', 390,
+        0x0b, 378,
+        '\f', 378,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(373);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(380);
       END_STATE();
     case 22:
       ADVANCE_MAP(
-        '"', 385,
-        '(', 366,
-        '[', 395,
-        ']', 396,
-        '{', 337,
-        '}', 397,
-        '\t', 416,
-        ' ', 416,
+        '"', 392,
+        '(', 373,
+        '[', 402,
+        ']', 403,
+        '{', 344,
+        '}', 404,
+        '\t', 424,
+        ' ', 424,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(400);
+          lookahead != '\r') ADVANCE(407);
       END_STATE();
     case 23:
       ADVANCE_MAP(
-        '"', 385,
-        '(', 366,
-        '[', 383,
-        ']', 383,
-        '{', 337,
-        '}', 397,
-        '\t', 416,
-        ' ', 416,
-        0x0b, 400,
-        '\f', 400,
-        ')', 400,
+        '"', 392,
+        '(', 373,
+        '[', 390,
+        ']', 390,
+        '{', 344,
+        '}', 404,
+        '\t', 424,
+        ' ', 424,
+        0x0b, 407,
+        '\f', 407,
+        ')', 407,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(381);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(388);
       END_STATE();
     case 24:
-      if (lookahead == '"') ADVANCE(385);
-      if (lookahead == '(') ADVANCE(366);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(338);
-      if (lookahead == '}') ADVANCE(391);
+      if (lookahead == '"') ADVANCE(392);
+      if (lookahead == '(') ADVANCE(373);
+      if (lookahead == '\\') ADVANCE(155);
+      if (lookahead == '{') ADVANCE(345);
+      if (lookahead == '}') ADVANCE(398);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(417);
+          lookahead == ' ') ADVANCE(425);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(394);
+          lookahead != '\r') ADVANCE(401);
       END_STATE();
     case 25:
       ADVANCE_MAP(
-        '"', 385,
-        '(', 366,
-        '\\', 384,
-        '{', 338,
-        '}', 391,
-        '\t', 417,
-        ' ', 417,
-        0x0b, 394,
-        '\f', 394,
-        ')', 394,
+        '"', 392,
+        '(', 373,
+        '\\', 391,
+        '{', 345,
+        '}', 398,
+        '\t', 425,
+        ' ', 425,
+        0x0b, 401,
+        '\f', 401,
+        ')', 401,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(377);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(384);
       END_STATE();
     case 26:
       ADVANCE_MAP(
-        '"', 385,
-        ')', 368,
-        ',', 367,
-        '[', 395,
-        '{', 335,
-        '}', 138,
-        '\t', 369,
-        ' ', 369,
+        '"', 392,
+        ')', 375,
+        ',', 374,
+        '[', 402,
+        '{', 342,
+        '}', 137,
+        '\t', 376,
+        ' ', 376,
       );
       if (lookahead != 0 &&
           lookahead != '\t' &&
@@ -1688,217 +1708,217 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ']') ADVANCE(371);
+          lookahead != ']') ADVANCE(378);
       END_STATE();
     case 27:
-      if (lookahead == '"') ADVANCE(385);
-      if (lookahead == '[') ADVANCE(395);
-      if (lookahead == ']') ADVANCE(396);
-      if (lookahead == '{') ADVANCE(337);
-      if (lookahead == '}') ADVANCE(397);
+      if (lookahead == '"') ADVANCE(392);
+      if (lookahead == '[') ADVANCE(402);
+      if (lookahead == ']') ADVANCE(403);
+      if (lookahead == '{') ADVANCE(344);
+      if (lookahead == '}') ADVANCE(404);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(398);
+          lookahead == ' ') ADVANCE(405);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(400);
+          lookahead != '\r') ADVANCE(407);
       END_STATE();
     case 28:
-      if (lookahead == '"') ADVANCE(385);
-      if (lookahead == '[') ADVANCE(395);
-      if (lookahead == ']') ADVANCE(396);
-      if (lookahead == '{') ADVANCE(337);
-      if (lookahead == '}') ADVANCE(397);
+      if (lookahead == '"') ADVANCE(392);
+      if (lookahead == '[') ADVANCE(402);
+      if (lookahead == ']') ADVANCE(403);
+      if (lookahead == '{') ADVANCE(344);
+      if (lookahead == '}') ADVANCE(404);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(416);
+          lookahead == ' ') ADVANCE(424);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(400);
+          lookahead != '\r') ADVANCE(407);
       END_STATE();
     case 29:
-      if (lookahead == '"') ADVANCE(385);
-      if (lookahead == '[') ADVANCE(395);
-      if (lookahead == ']') ADVANCE(396);
-      if (lookahead == '{') ADVANCE(337);
+      if (lookahead == '"') ADVANCE(392);
+      if (lookahead == '[') ADVANCE(402);
+      if (lookahead == ']') ADVANCE(403);
+      if (lookahead == '{') ADVANCE(344);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(400);
+          lookahead != '\r') ADVANCE(407);
       END_STATE();
     case 30:
       ADVANCE_MAP(
-        '"', 385,
-        '[', 383,
-        ']', 383,
-        '{', 337,
-        '}', 397,
-        '\t', 416,
-        ' ', 416,
-        0x0b, 400,
-        '\f', 400,
-        '(', 400,
-        ')', 400,
+        '"', 392,
+        '[', 390,
+        ']', 390,
+        '{', 344,
+        '}', 404,
+        '\t', 424,
+        ' ', 424,
+        0x0b, 407,
+        '\f', 407,
+        '(', 407,
+        ')', 407,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(381);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(388);
       END_STATE();
     case 31:
-      if (lookahead == '"') ADVANCE(385);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(338);
-      if (lookahead == '}') ADVANCE(391);
+      if (lookahead == '"') ADVANCE(392);
+      if (lookahead == '\\') ADVANCE(155);
+      if (lookahead == '{') ADVANCE(345);
+      if (lookahead == '}') ADVANCE(398);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(392);
+          lookahead == ' ') ADVANCE(399);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(394);
+          lookahead != '\r') ADVANCE(401);
       END_STATE();
     case 32:
-      if (lookahead == '"') ADVANCE(385);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(338);
-      if (lookahead == '}') ADVANCE(391);
+      if (lookahead == '"') ADVANCE(392);
+      if (lookahead == '\\') ADVANCE(155);
+      if (lookahead == '{') ADVANCE(345);
+      if (lookahead == '}') ADVANCE(398);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(417);
+          lookahead == ' ') ADVANCE(425);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(394);
+          lookahead != '\r') ADVANCE(401);
       END_STATE();
     case 33:
-      if (lookahead == '"') ADVANCE(385);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(338);
+      if (lookahead == '"') ADVANCE(392);
+      if (lookahead == '\\') ADVANCE(155);
+      if (lookahead == '{') ADVANCE(345);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(394);
+          lookahead != '\r') ADVANCE(401);
       END_STATE();
     case 34:
       ADVANCE_MAP(
-        '"', 385,
-        '\\', 384,
-        '{', 338,
-        '}', 391,
-        '\t', 417,
-        ' ', 417,
-        0x0b, 394,
-        '\f', 394,
-        '(', 394,
-        ')', 394,
+        '"', 392,
+        '\\', 391,
+        '{', 345,
+        '}', 398,
+        '\t', 425,
+        ' ', 425,
+        0x0b, 401,
+        '\f', 401,
+        '(', 401,
+        ')', 401,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(377);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(384);
       END_STATE();
     case 35:
       ADVANCE_MAP(
-        '"', 357,
-        '$', 372,
-        '(', 357,
-        ')', 357,
-        ',', 354,
-        '{', 335,
-        '}', 138,
-        '\t', 411,
-        ' ', 411,
-        '[', 354,
-        ']', 354,
-        0x0b, 371,
-        '\f', 371,
+        '"', 364,
+        '$', 379,
+        '(', 364,
+        ')', 364,
+        ',', 361,
+        '{', 342,
+        '}', 137,
+        '\t', 419,
+        ' ', 419,
+        '[', 361,
+        ']', 361,
+        0x0b, 378,
+        '\f', 378,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(348);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(355);
       END_STATE();
     case 36:
       ADVANCE_MAP(
-        '"', 357,
-        '$', 380,
-        '[', 354,
-        ']', 354,
-        '{', 337,
-        '}', 397,
-        '\t', 416,
-        ' ', 416,
-        0x0b, 400,
-        '\f', 400,
-        '(', 353,
-        ')', 353,
+        '"', 364,
+        '$', 387,
+        '[', 361,
+        ']', 361,
+        '{', 344,
+        '}', 404,
+        '\t', 424,
+        ' ', 424,
+        0x0b, 407,
+        '\f', 407,
+        '(', 360,
+        ')', 360,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(347);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(354);
       END_STATE();
     case 37:
       ADVANCE_MAP(
-        '"', 357,
-        '$', 399,
-        '[', 357,
-        ']', 357,
-        '{', 337,
-        '}', 397,
-        '\t', 398,
-        ' ', 398,
-        0x0b, 400,
-        '\f', 400,
+        '"', 364,
+        '$', 406,
+        '[', 364,
+        ']', 364,
+        '{', 344,
+        '}', 404,
+        '\t', 405,
+        ' ', 405,
+        0x0b, 407,
+        '\f', 407,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(360);
+      END_STATE();
+    case 38:
+      ADVANCE_MAP(
+        '"', 364,
+        '$', 383,
+        '\\', 362,
+        '{', 345,
+        '}', 398,
+        '\t', 425,
+        ' ', 425,
+        0x0b, 401,
+        '\f', 401,
+        '(', 352,
+        ')', 352,
       );
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead)) ADVANCE(353);
       END_STATE();
-    case 38:
-      ADVANCE_MAP(
-        '"', 357,
-        '$', 376,
-        '\\', 355,
-        '{', 338,
-        '}', 391,
-        '\t', 417,
-        ' ', 417,
-        0x0b, 394,
-        '\f', 394,
-        '(', 345,
-        ')', 345,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(346);
-      END_STATE();
     case 39:
       ADVANCE_MAP(
-        '"', 357,
-        '$', 370,
-        ')', 357,
-        ',', 357,
-        '{', 335,
-        '}', 138,
-        '\t', 369,
-        ' ', 369,
-        0x0b, 371,
-        '\f', 371,
-        '(', 357,
-        '[', 357,
-        ']', 357,
+        '"', 364,
+        '$', 377,
+        ')', 364,
+        ',', 364,
+        '{', 342,
+        '}', 137,
+        '\t', 376,
+        ' ', 376,
+        0x0b, 378,
+        '\f', 378,
+        '(', 364,
+        '[', 364,
+        ']', 364,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(356);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(363);
       END_STATE();
     case 40:
       ADVANCE_MAP(
-        '"', 357,
-        '$', 393,
-        '\\', 358,
-        '{', 338,
-        '}', 391,
-        '\t', 392,
-        ' ', 392,
-        0x0b, 394,
-        '\f', 394,
+        '"', 364,
+        '$', 400,
+        '\\', 365,
+        '{', 345,
+        '}', 398,
+        '\t', 399,
+        ' ', 399,
+        0x0b, 401,
+        '\f', 401,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(345);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(352);
       END_STATE();
     case 41:
       if (lookahead == '#') ADVANCE(212);
       END_STATE();
     case 42:
-      if (lookahead == '#') ADVANCE(153);
+      if (lookahead == '#') ADVANCE(152);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
@@ -1908,1219 +1928,1267 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       if (lookahead == '#') ADVANCE(41);
       END_STATE();
     case 44:
-      if (lookahead == '%') ADVANCE(233);
+      if (lookahead == '%') ADVANCE(240);
       END_STATE();
     case 45:
       if (lookahead == '%') ADVANCE(45);
-      if (lookahead == '}') ADVANCE(232);
+      if (lookahead == '}') ADVANCE(239);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(12);
       END_STATE();
     case 46:
-      if (lookahead == '%') ADVANCE(234);
+      if (lookahead == '%') ADVANCE(241);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(275);
+          lookahead != '{') ADVANCE(282);
       END_STATE();
     case 47:
-      if (lookahead == '/') ADVANCE(220);
+      if (lookahead == '/') ADVANCE(227);
       END_STATE();
     case 48:
-      if (lookahead == '/') ADVANCE(147);
+      if (lookahead == '/') ADVANCE(146);
       END_STATE();
     case 49:
-      if (lookahead == ':') ADVANCE(245);
+      if (lookahead == ':') ADVANCE(252);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(49);
       END_STATE();
     case 50:
-      if (lookahead == '=') ADVANCE(230);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(409);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(228);
+      if (lookahead == 'C') ADVANCE(59);
       END_STATE();
     case 51:
-      if (lookahead == 'C') ADVANCE(60);
+      if (lookahead == 'D') ADVANCE(85);
       END_STATE();
     case 52:
-      if (lookahead == 'D') ADVANCE(86);
+      if (lookahead == 'P') ADVANCE(48);
       END_STATE();
     case 53:
-      if (lookahead == 'P') ADVANCE(48);
+      if (lookahead == 'T') ADVANCE(52);
       END_STATE();
     case 54:
       if (lookahead == 'T') ADVANCE(53);
       END_STATE();
     case 55:
-      if (lookahead == 'T') ADVANCE(54);
+      if (lookahead == 'a') ADVANCE(89);
       END_STATE();
     case 56:
-      if (lookahead == 'a') ADVANCE(90);
+      if (lookahead == 'a') ADVANCE(128);
       END_STATE();
     case 57:
-      if (lookahead == 'a') ADVANCE(129);
-      END_STATE();
-    case 58:
       ADVANCE_MAP(
-        'a', 111,
-        'b', 128,
-        'd', 70,
-        'e', 96,
-        'i', 93,
-        'j', 118,
-        'k', 77,
-        'l', 102,
-        'o', 61,
-        '\t', 58,
-        ' ', 58,
+        'a', 110,
+        'b', 127,
+        'd', 69,
+        'e', 95,
+        'i', 92,
+        'j', 117,
+        'k', 76,
+        'l', 101,
+        'o', 60,
+        '\t', 57,
+        ' ', 57,
       );
       END_STATE();
+    case 58:
+      if (lookahead == 'a') ADVANCE(125);
+      END_STATE();
     case 59:
-      if (lookahead == 'a') ADVANCE(126);
+      if (lookahead == 'a') ADVANCE(116);
       END_STATE();
     case 60:
-      if (lookahead == 'a') ADVANCE(117);
+      if (lookahead == 'b') ADVANCE(86);
+      if (lookahead == 'n') ADVANCE(74);
       END_STATE();
     case 61:
-      if (lookahead == 'b') ADVANCE(87);
-      if (lookahead == 'n') ADVANCE(75);
+      if (lookahead == 'c') ADVANCE(87);
       END_STATE();
     case 62:
-      if (lookahead == 'c') ADVANCE(88);
+      if (lookahead == 'c') ADVANCE(121);
       END_STATE();
     case 63:
-      if (lookahead == 'c') ADVANCE(122);
+      if (lookahead == 'd') ADVANCE(68);
       END_STATE();
     case 64:
-      if (lookahead == 'd') ADVANCE(69);
-      END_STATE();
-    case 65:
-      if (lookahead == 'e') ADVANCE(107);
-      END_STATE();
-    case 66:
-      if (lookahead == 'e') ADVANCE(56);
-      END_STATE();
-    case 67:
-      if (lookahead == 'e') ADVANCE(3);
-      END_STATE();
-    case 68:
-      if (lookahead == 'e') ADVANCE(49);
-      END_STATE();
-    case 69:
-      if (lookahead == 'e') ADVANCE(52);
-      END_STATE();
-    case 70:
-      if (lookahead == 'e') ADVANCE(79);
-      END_STATE();
-    case 71:
-      if (lookahead == 'e') ADVANCE(115);
-      END_STATE();
-    case 72:
-      if (lookahead == 'e') ADVANCE(108);
-      END_STATE();
-    case 73:
       if (lookahead == 'e') ADVANCE(106);
       END_STATE();
-    case 74:
-      if (lookahead == 'e') ADVANCE(63);
+    case 65:
+      if (lookahead == 'e') ADVANCE(55);
       END_STATE();
-    case 75:
-      if (lookahead == 'e') ADVANCE(101);
+    case 66:
+      if (lookahead == 'e') ADVANCE(3);
       END_STATE();
-    case 76:
+    case 67:
+      if (lookahead == 'e') ADVANCE(49);
+      END_STATE();
+    case 68:
+      if (lookahead == 'e') ADVANCE(51);
+      END_STATE();
+    case 69:
+      if (lookahead == 'e') ADVANCE(78);
+      END_STATE();
+    case 70:
       if (lookahead == 'e') ADVANCE(114);
       END_STATE();
+    case 71:
+      if (lookahead == 'e') ADVANCE(107);
+      END_STATE();
+    case 72:
+      if (lookahead == 'e') ADVANCE(105);
+      END_STATE();
+    case 73:
+      if (lookahead == 'e') ADVANCE(62);
+      END_STATE();
+    case 74:
+      if (lookahead == 'e') ADVANCE(100);
+      END_STATE();
+    case 75:
+      if (lookahead == 'e') ADVANCE(113);
+      END_STATE();
+    case 76:
+      if (lookahead == 'e') ADVANCE(72);
+      END_STATE();
     case 77:
-      if (lookahead == 'e') ADVANCE(73);
+      if (lookahead == 'f') ADVANCE(120);
       END_STATE();
     case 78:
-      if (lookahead == 'f') ADVANCE(121);
+      if (lookahead == 'f') ADVANCE(58);
       END_STATE();
     case 79:
-      if (lookahead == 'f') ADVANCE(59);
+      if (lookahead == 'f') ADVANCE(113);
       END_STATE();
     case 80:
-      if (lookahead == 'f') ADVANCE(114);
-      END_STATE();
-    case 81:
       if (lookahead == 'g') ADVANCE(8);
       END_STATE();
+    case 81:
+      if (lookahead == 'g') ADVANCE(84);
+      END_STATE();
     case 82:
-      if (lookahead == 'g') ADVANCE(85);
+      if (lookahead == 'g') ADVANCE(81);
       END_STATE();
     case 83:
-      if (lookahead == 'g') ADVANCE(82);
+      if (lookahead == 'g') ADVANCE(113);
       END_STATE();
     case 84:
-      if (lookahead == 'g') ADVANCE(114);
+      if (lookahead == 'i') ADVANCE(91);
       END_STATE();
     case 85:
-      if (lookahead == 'i') ADVANCE(92);
+      if (lookahead == 'i') ADVANCE(111);
       END_STATE();
     case 86:
-      if (lookahead == 'i') ADVANCE(112);
+      if (lookahead == 'j') ADVANCE(73);
       END_STATE();
     case 87:
-      if (lookahead == 'j') ADVANCE(74);
+      if (lookahead == 'l') ADVANCE(123);
       END_STATE();
     case 88:
-      if (lookahead == 'l') ADVANCE(124);
+      if (lookahead == 'l') ADVANCE(121);
       END_STATE();
     case 89:
-      if (lookahead == 'l') ADVANCE(122);
+      if (lookahead == 'm') ADVANCE(84);
       END_STATE();
     case 90:
-      if (lookahead == 'm') ADVANCE(85);
+      if (lookahead == 'm') ADVANCE(113);
       END_STATE();
     case 91:
-      if (lookahead == 'm') ADVANCE(114);
+      if (lookahead == 'n') ADVANCE(80);
       END_STATE();
     case 92:
-      if (lookahead == 'n') ADVANCE(81);
+      if (lookahead == 'n') ADVANCE(61);
       END_STATE();
     case 93:
-      if (lookahead == 'n') ADVANCE(62);
-      END_STATE();
-    case 94:
       if (lookahead == 'n') ADVANCE(49);
       END_STATE();
+    case 94:
+      if (lookahead == 'n') ADVANCE(143);
+      END_STATE();
     case 95:
-      if (lookahead == 'n') ADVANCE(144);
+      if (lookahead == 'n') ADVANCE(124);
       END_STATE();
     case 96:
-      if (lookahead == 'n') ADVANCE(125);
+      if (lookahead == 'n') ADVANCE(115);
       END_STATE();
     case 97:
-      if (lookahead == 'n') ADVANCE(116);
+      if (lookahead == 'n') ADVANCE(83);
       END_STATE();
     case 98:
-      if (lookahead == 'n') ADVANCE(84);
+      if (lookahead == 'o') ADVANCE(96);
       END_STATE();
     case 99:
-      if (lookahead == 'o') ADVANCE(97);
+      if (lookahead == 'o') ADVANCE(82);
       END_STATE();
     case 100:
-      if (lookahead == 'o') ADVANCE(83);
+      if (lookahead == 'o') ADVANCE(79);
       END_STATE();
     case 101:
-      if (lookahead == 'o') ADVANCE(80);
+      if (lookahead == 'o') ADVANCE(97);
       END_STATE();
     case 102:
-      if (lookahead == 'o') ADVANCE(98);
+      if (lookahead == 'o') ADVANCE(93);
       END_STATE();
     case 103:
       if (lookahead == 'o') ADVANCE(94);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(103);
       END_STATE();
     case 104:
-      if (lookahead == 'o') ADVANCE(95);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(104);
+      if (lookahead == 'p') ADVANCE(98);
       END_STATE();
     case 105:
-      if (lookahead == 'p') ADVANCE(99);
+      if (lookahead == 'p') ADVANCE(50);
       END_STATE();
     case 106:
-      if (lookahead == 'p') ADVANCE(51);
+      if (lookahead == 'q') ADVANCE(126);
+      if (lookahead == 's') ADVANCE(104);
       END_STATE();
     case 107:
-      if (lookahead == 'q') ADVANCE(127);
-      if (lookahead == 's') ADVANCE(105);
-      END_STATE();
-    case 108:
       if (lookahead == 'r') ADVANCE(8);
       END_STATE();
+    case 108:
+      if (lookahead == 'r') ADVANCE(56);
+      END_STATE();
     case 109:
-      if (lookahead == 'r') ADVANCE(57);
+      if (lookahead == 'r') ADVANCE(65);
       END_STATE();
     case 110:
-      if (lookahead == 'r') ADVANCE(66);
+      if (lookahead == 'r') ADVANCE(108);
       END_STATE();
     case 111:
-      if (lookahead == 'r') ADVANCE(109);
+      if (lookahead == 'r') ADVANCE(113);
       END_STATE();
     case 112:
-      if (lookahead == 'r') ADVANCE(114);
+      if (lookahead == 's') ADVANCE(140);
       END_STATE();
     case 113:
-      if (lookahead == 's') ADVANCE(141);
-      END_STATE();
-    case 114:
       if (lookahead == 's') ADVANCE(49);
       END_STATE();
+    case 114:
+      if (lookahead == 's') ADVANCE(118);
+      END_STATE();
     case 115:
-      if (lookahead == 's') ADVANCE(119);
+      if (lookahead == 's') ADVANCE(66);
       END_STATE();
     case 116:
       if (lookahead == 's') ADVANCE(67);
       END_STATE();
     case 117:
-      if (lookahead == 's') ADVANCE(68);
+      if (lookahead == 's') ADVANCE(102);
       END_STATE();
     case 118:
-      if (lookahead == 's') ADVANCE(103);
-      END_STATE();
-    case 119:
       if (lookahead == 't') ADVANCE(8);
       END_STATE();
+    case 119:
+      if (lookahead == 't') ADVANCE(109);
+      END_STATE();
     case 120:
-      if (lookahead == 't') ADVANCE(110);
+      if (lookahead == 't') ADVANCE(71);
       END_STATE();
     case 121:
-      if (lookahead == 't') ADVANCE(72);
+      if (lookahead == 't') ADVANCE(113);
       END_STATE();
     case 122:
-      if (lookahead == 't') ADVANCE(114);
+      if (lookahead == 't') ADVANCE(75);
       END_STATE();
     case 123:
-      if (lookahead == 't') ADVANCE(76);
+      if (lookahead == 'u') ADVANCE(63);
       END_STATE();
     case 124:
-      if (lookahead == 'u') ADVANCE(64);
+      if (lookahead == 'u') ADVANCE(90);
       END_STATE();
     case 125:
-      if (lookahead == 'u') ADVANCE(91);
+      if (lookahead == 'u') ADVANCE(88);
       END_STATE();
     case 126:
-      if (lookahead == 'u') ADVANCE(89);
+      if (lookahead == 'u') ADVANCE(70);
       END_STATE();
     case 127:
-      if (lookahead == 'u') ADVANCE(71);
+      if (lookahead == 'y') ADVANCE(122);
       END_STATE();
     case 128:
-      if (lookahead == 'y') ADVANCE(123);
+      if (lookahead == 'y') ADVANCE(113);
       END_STATE();
     case 129:
-      if (lookahead == 'y') ADVANCE(114);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(129);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != '%' &&
+          lookahead != '>') ADVANCE(247);
       END_STATE();
     case 130:
       if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(130);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != '%' &&
-          lookahead != '>') ADVANCE(240);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(245);
       END_STATE();
     case 131:
       if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(131);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(238);
       END_STATE();
     case 132:
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(132);
-      END_STATE();
-    case 133:
       if (lookahead == '{') ADVANCE(17);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(133);
+          lookahead == ' ') ADVANCE(132);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(134);
+          lookahead != '\r') ADVANCE(133);
       END_STATE();
-    case 134:
+    case 133:
       if (lookahead == '{') ADVANCE(17);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(134);
+          lookahead != '\r') ADVANCE(133);
+      END_STATE();
+    case 134:
+      if (lookahead == '{') ADVANCE(301);
+      if (lookahead == '}') ADVANCE(299);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(134);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(301);
       END_STATE();
     case 135:
-      if (lookahead == '{') ADVANCE(294);
-      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '{') ADVANCE(301);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(135);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(294);
+          lookahead != ':') ADVANCE(301);
       END_STATE();
     case 136:
-      if (lookahead == '{') ADVANCE(294);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(136);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(294);
-      END_STATE();
-    case 137:
       ADVANCE_MAP(
-        '{', 154,
-        '\t', 327,
-        ' ', 327,
-        '"', 327,
-        '\'', 327,
-        ')', 327,
-        ',', 327,
-        ':', 327,
-        ']', 327,
-        '}', 327,
+        '{', 153,
+        '\t', 334,
+        ' ', 334,
+        '"', 334,
+        '\'', 334,
+        ')', 334,
+        ',', 334,
+        ':', 334,
+        ']', 334,
+        '}', 334,
       );
       END_STATE();
-    case 138:
-      if (lookahead == '}') ADVANCE(344);
+    case 137:
+      if (lookahead == '}') ADVANCE(351);
       END_STATE();
-    case 139:
-      if (lookahead == '}') ADVANCE(242);
+    case 138:
+      if (lookahead == '}') ADVANCE(249);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(139);
+          lookahead != '\r') ADVANCE(138);
       END_STATE();
-    case 140:
+    case 139:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(296);
+          lookahead == ' ') ADVANCE(303);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(140);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(139);
       END_STATE();
-    case 141:
+    case 140:
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(6);
       END_STATE();
-    case 142:
+    case 141:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(142);
+          lookahead == ' ') ADVANCE(141);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(143);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(142);
       END_STATE();
-    case 143:
+    case 142:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(104);
+          lookahead == ' ') ADVANCE(103);
       if (('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(143);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(142);
+      END_STATE();
+    case 143:
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(132);
       END_STATE();
     case 144:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(133);
+          lookahead == ' ') ADVANCE(145);
+      if (lookahead == '&' ||
+          lookahead == '?') ADVANCE(286);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(235);
       END_STATE();
     case 145:
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(146);
-      if (lookahead == '&' ||
-          lookahead == '?') ADVANCE(279);
-      if (lookahead == '$' ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(231);
-      END_STATE();
-    case 146:
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(146);
+          lookahead == ' ') ADVANCE(145);
       if (lookahead == '&' ||
           lookahead == '/' ||
-          lookahead == '?') ADVANCE(279);
+          lookahead == '?') ADVANCE(286);
+      END_STATE();
+    case 146:
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(285);
       END_STATE();
     case 147:
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(278);
-      END_STATE();
-    case 148:
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
       END_STATE();
-    case 149:
+    case 148:
       if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead)) ||
           lookahead == '[' ||
-          lookahead == ']') ADVANCE(371);
+          lookahead == ']') ADVANCE(378);
       END_STATE();
-    case 150:
+    case 149:
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '{') ADVANCE(275);
+          lookahead != '{') ADVANCE(282);
       END_STATE();
-    case 151:
+    case 150:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
           lookahead != ']' &&
-          lookahead != '{') ADVANCE(400);
+          lookahead != '{') ADVANCE(407);
       END_STATE();
-    case 152:
+    case 151:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '\\' &&
-          lookahead != '{') ADVANCE(394);
+          lookahead != '{') ADVANCE(401);
       END_STATE();
-    case 153:
+    case 152:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '#' &&
           lookahead != '%') ADVANCE(12);
       END_STATE();
+    case 153:
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '{') ADVANCE(334);
+      END_STATE();
     case 154:
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          lookahead != '{') ADVANCE(327);
+          lookahead != '{') ADVANCE(317);
       END_STATE();
     case 155:
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '{') ADVANCE(310);
+          lookahead != '\r') ADVANCE(401);
       END_STATE();
     case 156:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '"', 394,
+        '(', 373,
+        ')', 282,
+        '{', 343,
+        '}', 280,
+        '\t', 418,
+        ' ', 418,
+      );
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(394);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(390);
       END_STATE();
     case 157:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 387,
-        '(', 366,
-        ')', 275,
-        '{', 336,
-        '}', 273,
-        '\t', 410,
-        ' ', 410,
+        '\n', 410,
+        '\r', 408,
+        '"', 394,
+        '{', 343,
+        '}', 280,
+        '\t', 418,
+        ' ', 418,
+        '(', 282,
+        ')', 282,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(383);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(390);
       END_STATE();
     case 158:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 387,
-        '{', 336,
-        '}', 273,
-        '\t', 410,
-        ' ', 410,
-        '(', 275,
-        ')', 275,
+        '\n', 410,
+        '\r', 408,
+        '"', 364,
+        '$', 389,
+        '{', 343,
+        '}', 280,
+        '\t', 418,
+        ' ', 418,
+        '(', 364,
+        ')', 364,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(383);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(361);
       END_STATE();
     case 159:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 357,
-        '$', 382,
-        '{', 336,
-        '}', 273,
-        '\t', 410,
-        ' ', 410,
-        '(', 357,
-        ')', 357,
+        '\n', 410,
+        '\r', 408,
+        '"', 364,
+        '$', 389,
+        '{', 347,
+        '}', 314,
+        '\t', 423,
+        ' ', 423,
+        0x0b, 317,
+        '\f', 317,
+        '(', 364,
+        ')', 364,
       );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(354);
+      if (lookahead != 0) ADVANCE(361);
       END_STATE();
     case 160:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 357,
-        '$', 382,
-        '{', 340,
-        '}', 307,
-        '\t', 415,
-        ' ', 415,
-        0x0b, 310,
-        '\f', 310,
-        '(', 357,
-        ')', 357,
+        '\n', 410,
+        '\r', 408,
+        '"', 396,
+        '(', 373,
+        ')', 301,
+        ':', 390,
+        '{', 341,
+        '}', 299,
+        '\t', 420,
+        ' ', 420,
       );
-      if (lookahead != 0) ADVANCE(354);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(382);
       END_STATE();
     case 161:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 389,
-        '(', 366,
-        ')', 294,
-        ':', 383,
-        '{', 334,
-        '}', 292,
-        '\t', 413,
-        ' ', 413,
+        '\n', 410,
+        '\r', 408,
+        '"', 396,
+        ':', 390,
+        '{', 341,
+        '}', 299,
+        '\t', 420,
+        ' ', 420,
+        '(', 301,
+        ')', 301,
       );
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(375);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(382);
       END_STATE();
     case 162:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 389,
-        ':', 383,
-        '{', 334,
-        '}', 292,
-        '\t', 413,
-        ' ', 413,
-        '(', 294,
-        ')', 294,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(375);
-      END_STATE();
-    case 163:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 390,
-        '(', 366,
-        '{', 334,
-        '|', 299,
-        '}', 300,
-        '\t', 414,
-        ' ', 414,
-        0x0b, 303,
-        '\f', 303,
-        ')', 303,
-      );
-      if (lookahead != 0) ADVANCE(379);
-      END_STATE();
-    case 164:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 390,
-        '(', 366,
-        '{', 334,
-        '|', 383,
-        '}', 300,
-        '\t', 414,
-        ' ', 414,
-        0x0b, 303,
-        '\f', 303,
-        ')', 303,
-      );
-      if (lookahead != 0) ADVANCE(379);
-      END_STATE();
-    case 165:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 390,
-        '{', 334,
-        '|', 299,
-        '}', 300,
-        '\t', 414,
-        ' ', 414,
-        0x0b, 303,
-        '\f', 303,
-        '(', 303,
-        ')', 303,
-      );
-      if (lookahead != 0) ADVANCE(379);
-      END_STATE();
-    case 166:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 390,
-        '{', 334,
-        '|', 383,
-        '}', 300,
-        '\t', 414,
-        ' ', 414,
-        0x0b, 303,
-        '\f', 303,
-        '(', 303,
-        ')', 303,
-      );
-      if (lookahead != 0) ADVANCE(379);
-      END_STATE();
-    case 167:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 349,
-        '$', 374,
-        ':', 354,
-        '{', 334,
-        '}', 292,
-        '\t', 413,
-        ' ', 413,
-        '(', 349,
-        ')', 349,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(350);
-      END_STATE();
-    case 168:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 351,
-        '$', 378,
-        '{', 334,
-        '|', 299,
-        '}', 300,
-        '\t', 414,
-        ' ', 414,
-        0x0b, 303,
-        '\f', 303,
-        '(', 351,
-        ')', 351,
-      );
-      if (lookahead != 0) ADVANCE(352);
-      END_STATE();
-    case 169:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 351,
-        '$', 378,
-        '{', 334,
-        '|', 354,
-        '}', 300,
-        '\t', 414,
-        ' ', 414,
-        0x0b, 303,
-        '\f', 303,
-        '(', 351,
-        ')', 351,
-      );
-      if (lookahead != 0) ADVANCE(352);
-      END_STATE();
-    case 170:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 388,
-        '(', 366,
-        '{', 340,
+        '\n', 410,
+        '\r', 408,
+        '"', 397,
+        '(', 373,
+        '{', 341,
+        '|', 306,
         '}', 307,
-        '\t', 415,
-        ' ', 415,
+        '\t', 422,
+        ' ', 422,
         0x0b, 310,
         '\f', 310,
         ')', 310,
       );
-      if (lookahead != 0) ADVANCE(383);
+      if (lookahead != 0) ADVANCE(386);
       END_STATE();
-    case 171:
+    case 163:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '"', 388,
-        '{', 340,
+        '\n', 410,
+        '\r', 408,
+        '"', 397,
+        '(', 373,
+        '{', 341,
+        '|', 390,
         '}', 307,
-        '\t', 415,
-        ' ', 415,
+        '\t', 422,
+        ' ', 422,
+        0x0b, 310,
+        '\f', 310,
+        ')', 310,
+      );
+      if (lookahead != 0) ADVANCE(386);
+      END_STATE();
+    case 164:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '"', 397,
+        '{', 341,
+        '|', 306,
+        '}', 307,
+        '\t', 422,
+        ' ', 422,
         0x0b, 310,
         '\f', 310,
         '(', 310,
         ')', 310,
       );
-      if (lookahead != 0) ADVANCE(383);
+      if (lookahead != 0) ADVANCE(386);
+      END_STATE();
+    case 165:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '"', 397,
+        '{', 341,
+        '|', 390,
+        '}', 307,
+        '\t', 422,
+        ' ', 422,
+        0x0b, 310,
+        '\f', 310,
+        '(', 310,
+        ')', 310,
+      );
+      if (lookahead != 0) ADVANCE(386);
+      END_STATE();
+    case 166:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '"', 356,
+        '$', 381,
+        ':', 361,
+        '{', 341,
+        '}', 299,
+        '\t', 420,
+        ' ', 420,
+        '(', 356,
+        ')', 356,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(357);
+      END_STATE();
+    case 167:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '"', 358,
+        '$', 385,
+        '{', 341,
+        '|', 306,
+        '}', 307,
+        '\t', 422,
+        ' ', 422,
+        0x0b, 310,
+        '\f', 310,
+        '(', 358,
+        ')', 358,
+      );
+      if (lookahead != 0) ADVANCE(359);
+      END_STATE();
+    case 168:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '"', 358,
+        '$', 385,
+        '{', 341,
+        '|', 361,
+        '}', 307,
+        '\t', 422,
+        ' ', 422,
+        0x0b, 310,
+        '\f', 310,
+        '(', 358,
+        ')', 358,
+      );
+      if (lookahead != 0) ADVANCE(359);
+      END_STATE();
+    case 169:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '"', 395,
+        '(', 373,
+        '{', 347,
+        '}', 314,
+        '\t', 423,
+        ' ', 423,
+        0x0b, 317,
+        '\f', 317,
+        ')', 317,
+      );
+      if (lookahead != 0) ADVANCE(390);
+      END_STATE();
+    case 170:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '"', 395,
+        '{', 347,
+        '}', 314,
+        '\t', 423,
+        ' ', 423,
+        0x0b, 317,
+        '\f', 317,
+        '(', 317,
+        ')', 317,
+      );
+      if (lookahead != 0) ADVANCE(390);
+      END_STATE();
+    case 171:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '#', 225,
+        '/', 279,
+        '<', 283,
+        '>', 284,
+        '@', 236,
+        'f', 268,
+        'g', 267,
+        'i', 259,
+        'p', 269,
+        'r', 274,
+        '{', 339,
+        0xfeff, 211,
+        '\t', 416,
+        ' ', 416,
+        0x0b, 218,
+        '\f', 218,
+      );
+      if (lookahead == 0xa0 ||
+          lookahead == 0x1680 ||
+          (0x2000 <= lookahead && lookahead <= 0x200a) ||
+          lookahead == 0x2028 ||
+          lookahead == 0x2029 ||
+          lookahead == 0x202f ||
+          lookahead == 0x205f ||
+          lookahead == 0x3000) ADVANCE(215);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
+      if (lookahead != 0) ADVANCE(282);
       END_STATE();
     case 172:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '#', 218,
-        '/', 272,
-        '<', 276,
-        '>', 277,
-        '@', 229,
-        'f', 261,
-        'g', 260,
-        'i', 252,
-        'p', 262,
-        'r', 267,
-        '{', 332,
-        0xfeff, 211,
-        '\t', 409,
-        ' ', 409,
+        '\n', 410,
+        '\r', 408,
+        '#', 225,
+        '/', 279,
+        '<', 283,
+        '>', 284,
+        '@', 236,
+        'f', 268,
+        'g', 267,
+        'i', 259,
+        'p', 269,
+        'r', 274,
+        '{', 339,
+        '\t', 416,
+        ' ', 416,
+        0x0b, 218,
+        '\f', 218,
       );
+      if (lookahead == 0xa0 ||
+          lookahead == 0x1680 ||
+          (0x2000 <= lookahead && lookahead <= 0x200a) ||
+          lookahead == 0x2028 ||
+          lookahead == 0x2029 ||
+          lookahead == 0x202f ||
+          lookahead == 0x205f ||
+          lookahead == 0x3000) ADVANCE(215);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
+      if (lookahead != 0) ADVANCE(282);
       END_STATE();
     case 173:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '#', 218,
-        '/', 272,
-        '<', 276,
-        '>', 277,
-        '@', 229,
-        'f', 261,
-        'g', 260,
-        'i', 252,
-        'p', 262,
-        'r', 267,
-        '{', 332,
-        '\t', 409,
-        ' ', 409,
+        '\n', 410,
+        '\r', 408,
+        '#', 226,
+        '/', 279,
+        '<', 283,
+        '>', 284,
+        '@', 236,
+        'f', 268,
+        'g', 267,
+        'i', 259,
+        'p', 269,
+        'r', 274,
+        '{', 339,
+        '\t', 416,
+        ' ', 416,
+        0x0b, 218,
+        '\f', 218,
       );
+      if (lookahead == 0xa0 ||
+          lookahead == 0x1680 ||
+          (0x2000 <= lookahead && lookahead <= 0x200a) ||
+          lookahead == 0x2028 ||
+          lookahead == 0x2029 ||
+          lookahead == 0x202f ||
+          lookahead == 0x205f ||
+          lookahead == 0x3000) ADVANCE(215);
       if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
+      if (lookahead != 0) ADVANCE(282);
       END_STATE();
     case 174:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '#', 219,
-        '/', 272,
-        '<', 276,
-        '>', 277,
-        '@', 229,
-        'f', 261,
-        'g', 260,
-        'i', 252,
-        'p', 262,
-        'r', 267,
-        '{', 332,
-        '\t', 409,
-        ' ', 409,
+        '\n', 410,
+        '\r', 408,
+        '#', 228,
+        '&', 286,
+        '/', 294,
+        '<', 298,
+        '>', 296,
+        '?', 287,
+        '{', 338,
+        '\t', 412,
+        ' ', 412,
+        0x0b, 218,
+        '\f', 218,
       );
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      if (lookahead == 0xa0 ||
+          lookahead == 0x1680 ||
+          (0x2000 <= lookahead && lookahead <= 0x200a) ||
+          lookahead == 0x2028 ||
+          lookahead == 0x2029 ||
+          lookahead == 0x202f ||
+          lookahead == 0x205f ||
+          lookahead == 0x3000) ADVANCE(216);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+          lookahead != ':') ADVANCE(301);
       END_STATE();
     case 175:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '#', 221,
-        '&', 279,
-        '/', 287,
-        '<', 291,
-        '>', 289,
-        '?', 280,
-        '{', 331,
-        '\t', 405,
-        ' ', 405,
+        '\n', 410,
+        '\r', 408,
+        '#', 228,
+        '/', 294,
+        '<', 298,
+        '>', 296,
+        '?', 297,
+        '{', 338,
+        '\t', 413,
+        ' ', 413,
+        0x0b, 218,
+        '\f', 218,
       );
+      if (lookahead == 0xa0 ||
+          lookahead == 0x1680 ||
+          (0x2000 <= lookahead && lookahead <= 0x200a) ||
+          lookahead == 0x2028 ||
+          lookahead == 0x2029 ||
+          lookahead == 0x202f ||
+          lookahead == 0x205f ||
+          lookahead == 0x3000) ADVANCE(216);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(294);
+          lookahead != ':') ADVANCE(301);
       END_STATE();
     case 176:
       if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '#', 221,
-        '/', 287,
-        '<', 291,
-        '>', 289,
-        '?', 290,
-        '{', 331,
-        '\t', 406,
-        ' ', 406,
-      );
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '$') ADVANCE(281);
+      if (lookahead == '{') ADVANCE(343);
+      if (lookahead == '}') ADVANCE(280);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(414);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(294);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(364);
       END_STATE();
     case 177:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '$') ADVANCE(274);
-      if (lookahead == '{') ADVANCE(336);
-      if (lookahead == '}') ADVANCE(273);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(407);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(357);
-      END_STATE();
-    case 178:
-      if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '$', 302,
-        '{', 334,
-        '|', 299,
-        '}', 300,
-        '\t', 301,
-        ' ', 301,
-        0x0b, 303,
-        '\f', 303,
-      );
-      if (lookahead != 0) ADVANCE(351);
-      END_STATE();
-    case 179:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '$', 302,
-        '{', 334,
-        '|', 357,
-        '}', 300,
-        '\t', 301,
-        ' ', 301,
-        0x0b, 303,
-        '\f', 303,
-      );
-      if (lookahead != 0) ADVANCE(351);
-      END_STATE();
-    case 180:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '$', 293,
-        ':', 357,
-        '{', 334,
-        '}', 292,
-        '\t', 135,
-        ' ', 135,
-      );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(349);
-      END_STATE();
-    case 181:
-      if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
+        '\n', 410,
+        '\r', 408,
         '$', 309,
-        '{', 340,
+        '{', 341,
+        '|', 306,
         '}', 307,
         '\t', 308,
         ' ', 308,
         0x0b, 310,
         '\f', 310,
       );
-      if (lookahead != 0) ADVANCE(357);
+      if (lookahead != 0) ADVANCE(358);
+      END_STATE();
+    case 178:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '$', 309,
+        '{', 341,
+        '|', 364,
+        '}', 307,
+        '\t', 308,
+        ' ', 308,
+        0x0b, 310,
+        '\f', 310,
+      );
+      if (lookahead != 0) ADVANCE(358);
+      END_STATE();
+    case 179:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '$', 300,
+        ':', 364,
+        '{', 341,
+        '}', 299,
+        '\t', 134,
+        ' ', 134,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(356);
+      END_STATE();
+    case 180:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '$', 316,
+        '{', 347,
+        '}', 314,
+        '\t', 315,
+        ' ', 315,
+        0x0b, 317,
+        '\f', 317,
+      );
+      if (lookahead != 0) ADVANCE(364);
+      END_STATE();
+    case 181:
+      if (eof) ADVANCE(209);
+      ADVANCE_MAP(
+        '\n', 410,
+        '\r', 408,
+        '(', 373,
+        ':', 293,
+        '{', 341,
+        '}', 299,
+        '\t', 420,
+        ' ', 420,
+      );
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
       END_STATE();
     case 182:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '(', 366,
-        ':', 286,
-        '{', 334,
-        '}', 292,
-        '\t', 413,
-        ' ', 413,
+        '\n', 410,
+        '\r', 408,
+        '(', 373,
+        '{', 341,
+        '|', 306,
+        '}', 307,
+        '\t', 422,
+        ' ', 422,
       );
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+      if (lookahead != 0) ADVANCE(310);
       END_STATE();
     case 183:
       if (eof) ADVANCE(209);
-      ADVANCE_MAP(
-        '\n', 403,
-        '\r', 401,
-        '(', 366,
-        '{', 334,
-        '|', 299,
-        '}', 300,
-        '\t', 414,
-        ' ', 414,
-      );
-      if (lookahead != 0) ADVANCE(303);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '(') ADVANCE(373);
+      if (lookahead == '{') ADVANCE(343);
+      if (lookahead == '}') ADVANCE(280);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(418);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
       END_STATE();
     case 184:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '(') ADVANCE(366);
-      if (lookahead == '{') ADVANCE(336);
-      if (lookahead == '}') ADVANCE(273);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '(') ADVANCE(373);
+      if (lookahead == '{') ADVANCE(347);
+      if (lookahead == '}') ADVANCE(314);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(410);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+          lookahead == ' ') ADVANCE(423);
+      if (lookahead != 0) ADVANCE(317);
       END_STATE();
     case 185:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '(') ADVANCE(366);
-      if (lookahead == '{') ADVANCE(340);
-      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == ':') ADVANCE(293);
+      if (lookahead == '{') ADVANCE(341);
+      if (lookahead == '}') ADVANCE(299);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(415);
-      if (lookahead != 0) ADVANCE(310);
+          lookahead == ' ') ADVANCE(420);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
       END_STATE();
     case 186:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == ':') ADVANCE(286);
-      if (lookahead == '{') ADVANCE(334);
-      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == ':') ADVANCE(293);
+      if (lookahead == '{') ADVANCE(341);
+      if (lookahead == '}') ADVANCE(299);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(135);
+          lookahead == ' ') ADVANCE(134);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
       END_STATE();
     case 187:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == ':') ADVANCE(286);
-      if (lookahead == '{') ADVANCE(334);
-      if (lookahead == '}') ADVANCE(292);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == ':') ADVANCE(293);
+      if (lookahead == '{') ADVANCE(341);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(413);
+          lookahead == ' ') ADVANCE(135);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(301);
       END_STATE();
     case 188:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == ':') ADVANCE(286);
-      if (lookahead == '{') ADVANCE(334);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '=') ADVANCE(237);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(136);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(294);
+          lookahead == ' ') ADVANCE(417);
+      if (lookahead == '$' ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(238);
       END_STATE();
     case 189:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '@') ADVANCE(298);
-      if (lookahead == '{') ADVANCE(340);
-      if (lookahead != 0) ADVANCE(310);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '@') ADVANCE(305);
+      if (lookahead == '{') ADVANCE(347);
+      if (lookahead != 0) ADVANCE(317);
       END_STATE();
     case 190:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '{') ADVANCE(334);
-      if (lookahead == '|') ADVANCE(299);
-      if (lookahead == '}') ADVANCE(300);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(301);
-      if (lookahead != 0) ADVANCE(303);
-      END_STATE();
-    case 191:
-      if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '{') ADVANCE(334);
-      if (lookahead == '|') ADVANCE(299);
-      if (lookahead == '}') ADVANCE(300);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(414);
-      if (lookahead != 0) ADVANCE(303);
-      END_STATE();
-    case 192:
-      if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '{') ADVANCE(334);
-      if (lookahead == '|') ADVANCE(299);
-      if (lookahead != 0) ADVANCE(303);
-      END_STATE();
-    case 193:
-      if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '{') ADVANCE(336);
-      if (lookahead == '}') ADVANCE(273);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(410);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
-      END_STATE();
-    case 194:
-      if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '{') ADVANCE(336);
-      if (lookahead == '}') ADVANCE(273);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(407);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
-      END_STATE();
-    case 195:
-      if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '{') ADVANCE(336);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(408);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
-      END_STATE();
-    case 196:
-      if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '{') ADVANCE(340);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '{') ADVANCE(341);
+      if (lookahead == '|') ADVANCE(306);
       if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(308);
       if (lookahead != 0) ADVANCE(310);
       END_STATE();
-    case 197:
+    case 191:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '{') ADVANCE(340);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '{') ADVANCE(341);
+      if (lookahead == '|') ADVANCE(306);
       if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(415);
+          lookahead == ' ') ADVANCE(422);
       if (lookahead != 0) ADVANCE(310);
+      END_STATE();
+    case 192:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '{') ADVANCE(341);
+      if (lookahead == '|') ADVANCE(306);
+      if (lookahead != 0) ADVANCE(310);
+      END_STATE();
+    case 193:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '{') ADVANCE(343);
+      if (lookahead == '}') ADVANCE(280);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(418);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
+      END_STATE();
+    case 194:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '{') ADVANCE(343);
+      if (lookahead == '}') ADVANCE(280);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(414);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
+      END_STATE();
+    case 195:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '{') ADVANCE(343);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(415);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
+      END_STATE();
+    case 196:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '{') ADVANCE(347);
+      if (lookahead == '}') ADVANCE(314);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(315);
+      if (lookahead != 0) ADVANCE(317);
+      END_STATE();
+    case 197:
+      if (eof) ADVANCE(209);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '{') ADVANCE(347);
+      if (lookahead == '}') ADVANCE(314);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(423);
+      if (lookahead != 0) ADVANCE(317);
       END_STATE();
     case 198:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
-      if (lookahead == '{') ADVANCE(340);
-      if (lookahead != 0) ADVANCE(310);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
+      if (lookahead == '{') ADVANCE(347);
+      if (lookahead != 0) ADVANCE(317);
       END_STATE();
     case 199:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '\r') ADVANCE(401);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '\r') ADVANCE(408);
       if (lookahead != 0) ADVANCE(214);
       END_STATE();
     case 200:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 404,
-        '\r', 402,
-        '"', 357,
-        '$', 382,
-        '{', 339,
-        '}', 322,
-        '\t', 412,
-        ' ', 412,
-        '<', 354,
-        '>', 354,
-        0x0b, 327,
-        '\f', 327,
-        '(', 357,
-        ')', 357,
+        '\n', 411,
+        '\r', 409,
+        '"', 364,
+        '$', 389,
+        '{', 346,
+        '}', 329,
+        '\t', 421,
+        ' ', 421,
+        '<', 361,
+        '>', 361,
+        0x0b, 334,
+        '\f', 334,
+        '(', 364,
+        ')', 364,
       );
-      if (lookahead != 0) ADVANCE(354);
+      if (lookahead != 0) ADVANCE(361);
       END_STATE();
     case 201:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 404,
-        '\r', 402,
-        '"', 386,
-        '(', 366,
-        '{', 339,
-        '}', 322,
-        '\t', 412,
-        ' ', 412,
-        '<', 383,
-        '>', 383,
-        0x0b, 327,
-        '\f', 327,
-        ')', 327,
+        '\n', 411,
+        '\r', 409,
+        '"', 393,
+        '(', 373,
+        '{', 346,
+        '}', 329,
+        '\t', 421,
+        ' ', 421,
+        '<', 390,
+        '>', 390,
+        0x0b, 334,
+        '\f', 334,
+        ')', 334,
       );
-      if (lookahead != 0) ADVANCE(383);
+      if (lookahead != 0) ADVANCE(390);
       END_STATE();
     case 202:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 404,
-        '\r', 402,
-        '"', 386,
-        '{', 339,
-        '}', 322,
-        '\t', 412,
-        ' ', 412,
-        '<', 383,
-        '>', 383,
-        0x0b, 327,
-        '\f', 327,
-        '(', 327,
-        ')', 327,
+        '\n', 411,
+        '\r', 409,
+        '"', 393,
+        '{', 346,
+        '}', 329,
+        '\t', 421,
+        ' ', 421,
+        '<', 390,
+        '>', 390,
+        0x0b, 334,
+        '\f', 334,
+        '(', 334,
+        ')', 334,
       );
-      if (lookahead != 0) ADVANCE(383);
+      if (lookahead != 0) ADVANCE(390);
       END_STATE();
     case 203:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 404,
-        '\r', 402,
-        '$', 326,
-        '{', 339,
-        '}', 322,
-        '\t', 323,
-        ' ', 323,
-        '<', 357,
-        '>', 357,
-        0x0b, 327,
-        '\f', 327,
+        '\n', 411,
+        '\r', 409,
+        '$', 333,
+        '{', 346,
+        '}', 329,
+        '\t', 330,
+        ' ', 330,
+        '<', 364,
+        '>', 364,
+        0x0b, 334,
+        '\f', 334,
       );
-      if (lookahead != 0) ADVANCE(357);
+      if (lookahead != 0) ADVANCE(364);
       END_STATE();
     case 204:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 404,
-        '\r', 402,
-        '(', 366,
-        '{', 339,
-        '}', 322,
-        '\t', 412,
-        ' ', 412,
-        '<', 328,
-        '>', 328,
+        '\n', 411,
+        '\r', 409,
+        '(', 373,
+        '{', 346,
+        '}', 329,
+        '\t', 421,
+        ' ', 421,
+        '<', 335,
+        '>', 335,
       );
-      if (lookahead != 0) ADVANCE(327);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 205:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 404,
-        '\r', 402,
-        '<', 329,
-        '>', 330,
-        '?', 320,
-        'H', 314,
-        '{', 333,
-        '\t', 321,
-        ' ', 321,
+        '\n', 411,
+        '\r', 409,
+        '<', 336,
+        '>', 337,
+        '?', 327,
+        'H', 321,
+        '{', 340,
+        '\t', 328,
+        ' ', 328,
       );
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -3128,45 +3196,45 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(316);
-      if (lookahead != 0) ADVANCE(327);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(323);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 206:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 404,
-        '\r', 402,
-        '{', 339,
-        '}', 322,
-        '\t', 412,
-        ' ', 412,
-        '<', 328,
-        '>', 328,
+        '\n', 411,
+        '\r', 409,
+        '{', 346,
+        '}', 329,
+        '\t', 330,
+        ' ', 330,
+        '<', 335,
+        '>', 335,
       );
-      if (lookahead != 0) ADVANCE(327);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 207:
       if (eof) ADVANCE(209);
       ADVANCE_MAP(
-        '\n', 404,
-        '\r', 402,
-        '{', 339,
-        '}', 322,
-        '\t', 323,
-        ' ', 323,
-        '<', 328,
-        '>', 328,
+        '\n', 411,
+        '\r', 409,
+        '{', 346,
+        '}', 329,
+        '\t', 421,
+        ' ', 421,
+        '<', 335,
+        '>', 335,
       );
-      if (lookahead != 0) ADVANCE(327);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 208:
       if (eof) ADVANCE(209);
-      if (lookahead == '\n') ADVANCE(404);
-      if (lookahead == '\r') ADVANCE(402);
-      if (lookahead == '{') ADVANCE(339);
+      if (lookahead == '\n') ADVANCE(411);
+      if (lookahead == '\r') ADVANCE(409);
+      if (lookahead == '{') ADVANCE(346);
       if (lookahead == '<' ||
-          lookahead == '>') ADVANCE(328);
-      if (lookahead != 0) ADVANCE(327);
+          lookahead == '>') ADVANCE(335);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 209:
       ACCEPT_TOKEN(ts_builtin_sym_end);
@@ -3176,10 +3244,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 211:
       ACCEPT_TOKEN(aux_sym_document_token1);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 212:
       ACCEPT_TOKEN(aux_sym_separator_token1);
@@ -3196,143 +3264,214 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '\r') ADVANCE(214);
       END_STATE();
     case 215:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(217);
-      if (lookahead == '@') ADVANCE(226);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(220);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(225);
-      END_STATE();
-    case 216:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(213);
-      if (lookahead == '{') ADVANCE(224);
+      ACCEPT_TOKEN(sym_junk);
+      if (lookahead == '{') ADVANCE(217);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(225);
+          lookahead == ' ') ADVANCE(218);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
+      END_STATE();
+    case 216:
+      ACCEPT_TOKEN(sym_junk);
+      if (lookahead == ':' ||
+          lookahead == '{') ADVANCE(218);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(216);
       END_STATE();
     case 217:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(213);
+      ACCEPT_TOKEN(sym_junk);
+      if (lookahead == '\t' ||
+          lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == ' ' ||
+          lookahead == '{') ADVANCE(218);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(225);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(215);
       END_STATE();
     case 218:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '#') ADVANCE(216);
-      if (lookahead == '@') ADVANCE(226);
-      if (lookahead == '{') ADVANCE(224);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(220);
-      if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(225);
+      ACCEPT_TOKEN(sym_junk);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(218);
       END_STATE();
     case 219:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(226);
-      if (lookahead == '{') ADVANCE(224);
+      ACCEPT_TOKEN(sym__junk_at);
+      if (lookahead == '{') ADVANCE(220);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(220);
-      if (lookahead == 0x0b ||
-          lookahead == '\f') ADVANCE(225);
+          lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == ' ') ADVANCE(221);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(219);
       END_STATE();
     case 220:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(226);
+      ACCEPT_TOKEN(sym__junk_at);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(220);
+          lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == ' ' ||
+          lookahead == '{') ADVANCE(221);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(225);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(219);
       END_STATE();
     case 221:
-      ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '@') ADVANCE(226);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(221);
-      if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(225);
+      ACCEPT_TOKEN(sym__junk_at);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(223);
+          lookahead != '\r') ADVANCE(221);
       END_STATE();
     case 222:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == '{') ADVANCE(224);
+      if (lookahead == '#') ADVANCE(224);
+      if (lookahead == '@') ADVANCE(233);
       if (lookahead == '\t' ||
-          lookahead == 0x0b ||
-          lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(225);
+          lookahead == ' ') ADVANCE(227);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(232);
       END_STATE();
     case 223:
       ACCEPT_TOKEN(sym_comment);
-      if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(225);
+      if (lookahead == '#') ADVANCE(213);
+      if (lookahead == '{') ADVANCE(231);
+      if (lookahead == '\t' ||
+          lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == ' ') ADVANCE(232);
       if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(223);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(229);
       END_STATE();
     case 224:
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead == '#') ADVANCE(213);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(232);
+      END_STATE();
+    case 225:
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead == '#') ADVANCE(223);
+      if (lookahead == '@') ADVANCE(233);
+      if (lookahead == '{') ADVANCE(231);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(227);
+      if (lookahead == 0x0b ||
+          lookahead == '\f') ADVANCE(232);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(229);
+      END_STATE();
+    case 226:
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead == '@') ADVANCE(233);
+      if (lookahead == '{') ADVANCE(231);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(227);
+      if (lookahead == 0x0b ||
+          lookahead == '\f') ADVANCE(232);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(229);
+      END_STATE();
+    case 227:
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead == '@') ADVANCE(233);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(227);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(232);
+      END_STATE();
+    case 228:
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead == '@') ADVANCE(233);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(228);
+      if (lookahead == ':' ||
+          lookahead == '{') ADVANCE(232);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(230);
+      END_STATE();
+    case 229:
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead == '{') ADVANCE(231);
+      if (lookahead == '\t' ||
+          lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == ' ') ADVANCE(232);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(229);
+      END_STATE();
+    case 230:
+      ACCEPT_TOKEN(sym_comment);
+      if (lookahead == ':' ||
+          lookahead == '{') ADVANCE(232);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(230);
+      END_STATE();
+    case 231:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead == '\t' ||
           lookahead == 0x0b ||
           lookahead == '\f' ||
           lookahead == ' ' ||
-          lookahead == '{') ADVANCE(225);
+          lookahead == '{') ADVANCE(232);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(222);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(229);
       END_STATE();
-    case 225:
+    case 232:
       ACCEPT_TOKEN(sym_comment);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(225);
+          lookahead != '\r') ADVANCE(232);
       END_STATE();
-    case 226:
+    case 233:
       ACCEPT_TOKEN(aux_sym_directive_token1);
       END_STATE();
-    case 227:
+    case 234:
       ACCEPT_TOKEN(sym_directive_name);
-      if (lookahead == '.') ADVANCE(228);
+      if (lookahead == '.') ADVANCE(235);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(227);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(234);
       END_STATE();
-    case 228:
+    case 235:
       ACCEPT_TOKEN(sym_directive_name);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(228);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(235);
       END_STATE();
-    case 229:
+    case 236:
       ACCEPT_TOKEN(anon_sym_AT);
+      if (lookahead == '{') ADVANCE(220);
+      if (lookahead == '\t' ||
+          lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == ' ') ADVANCE(221);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != '$' &&
+          (lookahead < 'A' || 'Z' < lookahead) &&
+          lookahead != '_' &&
+          (lookahead < 'a' || '{' < lookahead)) ADVANCE(219);
       END_STATE();
-    case 230:
+    case 237:
       ACCEPT_TOKEN(aux_sym_variable_declaration_token1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(230);
+          lookahead == ' ') ADVANCE(237);
       END_STATE();
-    case 231:
+    case 238:
       ACCEPT_TOKEN(sym_variable_declaration_name);
       if (lookahead == '$' ||
           lookahead == '-' ||
@@ -3340,1142 +3479,1066 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(231);
-      END_STATE();
-    case 232:
-      ACCEPT_TOKEN(sym_script);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(232);
-      END_STATE();
-    case 233:
-      ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '\n') ADVANCE(11);
-      if (lookahead == '\r') ADVANCE(11);
-      if (lookahead == '%') ADVANCE(236);
-      if (lookahead != 0) ADVANCE(233);
-      END_STATE();
-    case 234:
-      ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '\n') ADVANCE(11);
-      if (lookahead == '\r') ADVANCE(11);
-      if (lookahead == '%') ADVANCE(237);
-      if (lookahead == '{') ADVANCE(235);
-      if (('\t' <= lookahead && lookahead <= '\f') ||
-          lookahead == ' ') ADVANCE(233);
-      if (lookahead != 0) ADVANCE(234);
-      END_STATE();
-    case 235:
-      ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '\n') ADVANCE(11);
-      if (lookahead == '\r') ADVANCE(11);
-      if (lookahead == '%') ADVANCE(237);
-      if (('\t' <= lookahead && lookahead <= '\f') ||
-          lookahead == ' ' ||
-          lookahead == '{') ADVANCE(233);
-      if (lookahead != 0) ADVANCE(234);
-      END_STATE();
-    case 236:
-      ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '%') ADVANCE(236);
-      if (lookahead == '}') ADVANCE(232);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(233);
-      END_STATE();
-    case 237:
-      ACCEPT_TOKEN(sym_unclosed_script);
-      if (lookahead == '%') ADVANCE(237);
-      if (lookahead == '{') ADVANCE(235);
-      if (lookahead == '}') ADVANCE(232);
-      if (lookahead == '\t' ||
-          lookahead == 0x0b ||
-          lookahead == '\f' ||
-          lookahead == ' ') ADVANCE(233);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(234);
-      END_STATE();
-    case 238:
-      ACCEPT_TOKEN(sym__pre_request_file);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(238);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(238);
       END_STATE();
     case 239:
-      ACCEPT_TOKEN(sym__handler_file);
-      if (lookahead == ':' ||
-          lookahead == '{') ADVANCE(240);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(239);
+      ACCEPT_TOKEN(sym_script);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(239);
       END_STATE();
     case 240:
-      ACCEPT_TOKEN(sym__handler_file);
+      ACCEPT_TOKEN(sym_unclosed_script);
+      if (lookahead == '\n') ADVANCE(11);
+      if (lookahead == '\r') ADVANCE(11);
+      if (lookahead == '%') ADVANCE(243);
+      if (lookahead != 0) ADVANCE(240);
+      END_STATE();
+    case 241:
+      ACCEPT_TOKEN(sym_unclosed_script);
+      if (lookahead == '\n') ADVANCE(11);
+      if (lookahead == '\r') ADVANCE(11);
+      if (lookahead == '%') ADVANCE(244);
+      if (lookahead == '{') ADVANCE(242);
+      if (('\t' <= lookahead && lookahead <= '\f') ||
+          lookahead == ' ') ADVANCE(240);
+      if (lookahead != 0) ADVANCE(241);
+      END_STATE();
+    case 242:
+      ACCEPT_TOKEN(sym_unclosed_script);
+      if (lookahead == '\n') ADVANCE(11);
+      if (lookahead == '\r') ADVANCE(11);
+      if (lookahead == '%') ADVANCE(244);
+      if (('\t' <= lookahead && lookahead <= '\f') ||
+          lookahead == ' ' ||
+          lookahead == '{') ADVANCE(240);
+      if (lookahead != 0) ADVANCE(241);
+      END_STATE();
+    case 243:
+      ACCEPT_TOKEN(sym_unclosed_script);
+      if (lookahead == '%') ADVANCE(243);
+      if (lookahead == '}') ADVANCE(239);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(240);
       END_STATE();
-    case 241:
-      ACCEPT_TOKEN(sym_js_block);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(241);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(10);
-      END_STATE();
-    case 242:
-      ACCEPT_TOKEN(sym_graphql_fragment);
-      if (lookahead == '}') ADVANCE(242);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(242);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(139);
-      END_STATE();
-    case 243:
-      ACCEPT_TOKEN(sym_graphql_fragment);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(243);
-      END_STATE();
     case 244:
-      ACCEPT_TOKEN(sym_command);
-      if (lookahead == '\n') ADVANCE(58);
-      if (lookahead == '\r') ADVANCE(13);
+      ACCEPT_TOKEN(sym_unclosed_script);
+      if (lookahead == '%') ADVANCE(244);
+      if (lookahead == '{') ADVANCE(242);
+      if (lookahead == '}') ADVANCE(239);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(244);
-      if (lookahead != 0) ADVANCE(245);
+          lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == ' ') ADVANCE(240);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(241);
       END_STATE();
     case 245:
-      ACCEPT_TOKEN(sym_command);
-      if (lookahead == '\n') ADVANCE(58);
-      if (lookahead == '\r') ADVANCE(13);
-      if (lookahead != 0) ADVANCE(245);
+      ACCEPT_TOKEN(sym__pre_request_file);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(245);
       END_STATE();
     case 246:
-      ACCEPT_TOKEN(sym_command);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(246);
+      ACCEPT_TOKEN(sym__handler_file);
+      if (lookahead == ':' ||
+          lookahead == '{') ADVANCE(247);
       if (lookahead != 0 &&
-          lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(247);
+          lookahead != '\r') ADVANCE(246);
       END_STATE();
     case 247:
-      ACCEPT_TOKEN(sym_command);
+      ACCEPT_TOKEN(sym__handler_file);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r') ADVANCE(247);
       END_STATE();
     case 248:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'a') ADVANCE(250);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('b' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      ACCEPT_TOKEN(sym_js_block);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(248);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(10);
       END_STATE();
     case 249:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'e') ADVANCE(255);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      ACCEPT_TOKEN(sym_graphql_fragment);
+      if (lookahead == '}') ADVANCE(249);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(249);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(138);
       END_STATE();
     case 250:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'g') ADVANCE(253);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+      ACCEPT_TOKEN(sym_graphql_fragment);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(250);
       END_STATE();
     case 251:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'l') ADVANCE(268);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead == '\n') ADVANCE(57);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(251);
+      if (lookahead != 0) ADVANCE(252);
       END_STATE();
     case 252:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'm') ADVANCE(259);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead == '\n') ADVANCE(57);
+      if (lookahead == '\r') ADVANCE(13);
+      if (lookahead != 0) ADVANCE(252);
       END_STATE();
     case 253:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'm') ADVANCE(249);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      ACCEPT_TOKEN(sym_command);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(253);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(254);
       END_STATE();
     case 254:
-      ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'n') ADVANCE(268);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '-' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+      ACCEPT_TOKEN(sym_command);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(254);
       END_STATE();
     case 255:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'n') ADVANCE(266);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'a') ADVANCE(257);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('b' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 256:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(265);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'e') ADVANCE(262);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 257:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(269);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'g') ADVANCE(260);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 258:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'o') ADVANCE(263);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'l') ADVANCE(275);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 259:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'p') ADVANCE(258);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'm') ADVANCE(266);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 260:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'q') ADVANCE(251);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'm') ADVANCE(256);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 261:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(248);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'n') ADVANCE(275);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 262:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(256);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'n') ADVANCE(273);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 263:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'r') ADVANCE(264);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'o') ADVANCE(272);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 264:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(268);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'o') ADVANCE(276);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 265:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(257);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'o') ADVANCE(270);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 266:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 't') ADVANCE(270);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'p') ADVANCE(265);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 267:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == 'u') ADVANCE(254);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 'q') ADVANCE(258);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 268:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(246);
+      if (lookahead == 'r') ADVANCE(255);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 269:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(244);
+      if (lookahead == 'r') ADVANCE(263);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 270:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(142);
+      if (lookahead == 'r') ADVANCE(271);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 271:
       ACCEPT_TOKEN(sym_method);
-      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == 't') ADVANCE(275);
+      if (lookahead == '{') ADVANCE(149);
       if (lookahead == '-' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(271);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 272:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '/') ADVANCE(219);
-      if (lookahead == '{') ADVANCE(150);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(264);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 273:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(150);
-      if (lookahead == '}') ADVANCE(344);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 't') ADVANCE(277);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 274:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(150);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == 'u') ADVANCE(261);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ') ADVANCE(282);
       END_STATE();
     case 275:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(150);
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(253);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
       END_STATE();
     case 276:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(251);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
+      END_STATE();
+    case 277:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(141);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
+      END_STATE();
+    case 278:
+      ACCEPT_TOKEN(sym_method);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '-' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(278);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
+      END_STATE();
+    case 279:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '/') ADVANCE(226);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
+      END_STATE();
+    case 280:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead == '}') ADVANCE(351);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
+      END_STATE();
+    case 281:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(149);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
+      END_STATE();
+    case 282:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
+      END_STATE();
+    case 283:
+      ACCEPT_TOKEN(sym__url_text);
+      if (lookahead == '{') ADVANCE(46);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(130);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
+      END_STATE();
+    case 284:
       ACCEPT_TOKEN(sym__url_text);
       if (lookahead == '{') ADVANCE(46);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(131);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
-      END_STATE();
-    case 277:
-      ACCEPT_TOKEN(sym__url_text);
-      if (lookahead == '{') ADVANCE(46);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(132);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(275);
-      END_STATE();
-    case 278:
-      ACCEPT_TOKEN(sym_http_version);
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(278);
-      END_STATE();
-    case 279:
-      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
-      END_STATE();
-    case 280:
-      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
-      if (lookahead == '?') ADVANCE(281);
-      END_STATE();
-    case 281:
-      ACCEPT_TOKEN(aux_sym_assertion_token1);
-      END_STATE();
-    case 282:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '{') ADVANCE(285);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(283);
-      END_STATE();
-    case 283:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '{') ADVANCE(282);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(283);
-      END_STATE();
-    case 284:
-      ACCEPT_TOKEN(sym_response_line);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(283);
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(282);
       END_STATE();
     case 285:
+      ACCEPT_TOKEN(sym_http_version);
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(285);
+      END_STATE();
+    case 286:
+      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
+      END_STATE();
+    case 287:
+      ACCEPT_TOKEN(aux_sym_query_continuation_token1);
+      if (lookahead == '?') ADVANCE(288);
+      END_STATE();
+    case 288:
+      ACCEPT_TOKEN(aux_sym_assertion_token1);
+      END_STATE();
+    case 289:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '{') ADVANCE(292);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(290);
+      END_STATE();
+    case 290:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '{') ADVANCE(289);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(290);
+      END_STATE();
+    case 291:
+      ACCEPT_TOKEN(sym_response_line);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(290);
+      END_STATE();
+    case 292:
       ACCEPT_TOKEN(sym_response_line);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(285);
-      END_STATE();
-    case 286:
-      ACCEPT_TOKEN(aux_sym_header_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(286);
-      END_STATE();
-    case 287:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '/') ADVANCE(221);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(294);
-      END_STATE();
-    case 288:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == ':') ADVANCE(240);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(288);
-      if (lookahead == 0x0b ||
-          lookahead == '\f' ||
-          lookahead == '%' ||
-          lookahead == '>') ADVANCE(294);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(239);
-      END_STATE();
-    case 289:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '>') ADVANCE(304);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(288);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':') ADVANCE(294);
-      END_STATE();
-    case 290:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '?') ADVANCE(281);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(294);
-      END_STATE();
-    case 291:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(291);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':') ADVANCE(294);
-      END_STATE();
-    case 292:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (lookahead == '}') ADVANCE(344);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          lookahead != '{') ADVANCE(294);
+          lookahead != '\r') ADVANCE(292);
       END_STATE();
     case 293:
-      ACCEPT_TOKEN(sym__header_name_text);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != ':' &&
-          (lookahead < 'a' || '{' < lookahead)) ADVANCE(294);
+      ACCEPT_TOKEN(aux_sym_header_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(293);
       END_STATE();
     case 294:
       ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '/') ADVANCE(228);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(294);
+          lookahead != '{') ADVANCE(301);
       END_STATE();
     case 295:
-      ACCEPT_TOKEN(aux_sym_file_reference_token1);
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == ':') ADVANCE(247);
       if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(295);
+      if (lookahead == 0x0b ||
+          lookahead == '\f' ||
+          lookahead == '%' ||
+          lookahead == '>') ADVANCE(301);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead)) ADVANCE(246);
       END_STATE();
     case 296:
-      ACCEPT_TOKEN(aux_sym_file_reference_token2);
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '>') ADVANCE(311);
+      if (lookahead == '{') ADVANCE(44);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(296);
-      END_STATE();
-    case 297:
-      ACCEPT_TOKEN(sym_form_field_name);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(297);
-      END_STATE();
-    case 298:
-      ACCEPT_TOKEN(anon_sym_AT2);
-      END_STATE();
-    case 299:
-      ACCEPT_TOKEN(aux_sym_form_file_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(299);
-      END_STATE();
-    case 300:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(344);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(303);
-      END_STATE();
-    case 301:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead == '}') ADVANCE(300);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(301);
+          lookahead == ' ') ADVANCE(295);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(303);
+          lookahead != ':') ADVANCE(301);
       END_STATE();
-    case 302:
-      ACCEPT_TOKEN(sym__form_path_text);
+    case 297:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '?') ADVANCE(288);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(301);
+      END_STATE();
+    case 298:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(298);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':') ADVANCE(301);
+      END_STATE();
+    case 299:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead == '}') ADVANCE(351);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(301);
+      END_STATE();
+    case 300:
+      ACCEPT_TOKEN(sym__header_name_text);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
-          (lookahead < 'a' || '|' < lookahead)) ADVANCE(303);
+          lookahead != ':' &&
+          (lookahead < 'a' || '{' < lookahead)) ADVANCE(301);
+      END_STATE();
+    case 301:
+      ACCEPT_TOKEN(sym__header_name_text);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != ':' &&
+          lookahead != '{') ADVANCE(301);
+      END_STATE();
+    case 302:
+      ACCEPT_TOKEN(aux_sym_file_reference_token1);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(302);
       END_STATE();
     case 303:
-      ACCEPT_TOKEN(sym__form_path_text);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '{' &&
-          lookahead != '|') ADVANCE(303);
+      ACCEPT_TOKEN(aux_sym_file_reference_token2);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(303);
       END_STATE();
     case 304:
-      ACCEPT_TOKEN(aux_sym_output_redirect_token1);
-      if (lookahead == '!') ADVANCE(305);
+      ACCEPT_TOKEN(sym_form_field_name);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(305);
+          lookahead == ' ') ADVANCE(304);
       END_STATE();
     case 305:
-      ACCEPT_TOKEN(aux_sym_output_redirect_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(305);
+      ACCEPT_TOKEN(anon_sym_AT2);
       END_STATE();
     case 306:
-      ACCEPT_TOKEN(aux_sym_response_reference_token1);
+      ACCEPT_TOKEN(aux_sym_form_file_token1);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(306);
       END_STATE();
     case 307:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(155);
-      if (lookahead == '}') ADVANCE(344);
+      ACCEPT_TOKEN(sym__form_path_text);
+      if (lookahead == '}') ADVANCE(351);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          lookahead != '\r' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(310);
       END_STATE();
     case 308:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(155);
+      ACCEPT_TOKEN(sym__form_path_text);
       if (lookahead == '}') ADVANCE(307);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(308);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          lookahead != '\r' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(310);
       END_STATE();
     case 309:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(155);
+      ACCEPT_TOKEN(sym__form_path_text);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          lookahead != '\r' &&
+          (lookahead < 'a' || '|' < lookahead)) ADVANCE(310);
       END_STATE();
     case 310:
-      ACCEPT_TOKEN(sym__text);
-      if (lookahead == '{') ADVANCE(155);
+      ACCEPT_TOKEN(sym__form_path_text);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          lookahead != '\r' &&
+          lookahead != '{' &&
+          lookahead != '|') ADVANCE(310);
       END_STATE();
     case 311:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 137,
-        '\r', 14,
-        '/', 315,
-        '=', 297,
-        '{', 154,
-        '\t', 317,
-        ' ', 317,
-        0x0b, 327,
-        '\f', 327,
-        '}', 327,
-      );
-      if (lookahead != 0) ADVANCE(316);
+      ACCEPT_TOKEN(aux_sym_output_redirect_token1);
+      if (lookahead == '!') ADVANCE(312);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(312);
       END_STATE();
     case 312:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 137,
-        '\r', 14,
-        '=', 297,
-        'P', 311,
-        '{', 154,
-        '\t', 317,
-        ' ', 317,
-        0x0b, 327,
-        '\f', 327,
-        '}', 327,
-      );
-      if (lookahead != 0) ADVANCE(316);
+      ACCEPT_TOKEN(aux_sym_output_redirect_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(312);
       END_STATE();
     case 313:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 137,
-        '\r', 14,
-        '=', 297,
-        'T', 312,
-        '{', 154,
-        '\t', 317,
-        ' ', 317,
-        0x0b, 327,
-        '\f', 327,
-        '}', 327,
-      );
-      if (lookahead != 0) ADVANCE(316);
+      ACCEPT_TOKEN(aux_sym_response_reference_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(313);
       END_STATE();
     case 314:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 137,
-        '\r', 14,
-        '=', 297,
-        'T', 313,
-        '{', 154,
-        '\t', 317,
-        ' ', 317,
-        0x0b, 327,
-        '\f', 327,
-        '}', 327,
-      );
-      if (lookahead != 0) ADVANCE(316);
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(154);
+      if (lookahead == '}') ADVANCE(351);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(317);
       END_STATE();
     case 315:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 137,
-        '\r', 14,
-        '=', 297,
-        '{', 154,
-        '\t', 317,
-        ' ', 317,
-        0x0b, 327,
-        '\f', 327,
-        '}', 327,
-      );
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(318);
-      if (lookahead != 0) ADVANCE(316);
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(154);
+      if (lookahead == '}') ADVANCE(314);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(315);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(317);
       END_STATE();
     case 316:
-      ACCEPT_TOKEN(sym__body_text);
-      ADVANCE_MAP(
-        '\n', 137,
-        '\r', 14,
-        '=', 297,
-        '{', 154,
-        '\t', 317,
-        ' ', 317,
-        0x0b, 327,
-        '\f', 327,
-        '}', 327,
-      );
-      if (lookahead != 0) ADVANCE(316);
+      ACCEPT_TOKEN(sym__text);
+      if (lookahead == '{') ADVANCE(154);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(317);
       END_STATE();
     case 317:
-      ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '=') ADVANCE(297);
+      ACCEPT_TOKEN(sym__text);
       if (lookahead == '{') ADVANCE(154);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(317);
-      if (lookahead != 0) ADVANCE(327);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(317);
       END_STATE();
     case 318:
       ACCEPT_TOKEN(sym__body_text);
       ADVANCE_MAP(
-        '\n', 137,
+        '\n', 136,
         '\r', 14,
-        '=', 297,
-        '{', 154,
-        '\t', 319,
-        ' ', 319,
-        0x0b, 327,
-        '\f', 327,
-        '}', 327,
+        '/', 322,
+        '=', 304,
+        '{', 153,
+        '\t', 324,
+        ' ', 324,
+        0x0b, 334,
+        '\f', 334,
+        '}', 334,
       );
-      if (lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9')) ADVANCE(318);
-      if (lookahead != 0) ADVANCE(316);
+      if (lookahead != 0) ADVANCE(323);
       END_STATE();
     case 319:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '=') ADVANCE(297);
-      if (lookahead == '{') ADVANCE(154);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(319);
-      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(325);
-      if (lookahead != 0) ADVANCE(327);
+      ADVANCE_MAP(
+        '\n', 136,
+        '\r', 14,
+        '=', 304,
+        'P', 318,
+        '{', 153,
+        '\t', 324,
+        ' ', 324,
+        0x0b, 334,
+        '\f', 334,
+        '}', 334,
+      );
+      if (lookahead != 0) ADVANCE(323);
       END_STATE();
     case 320:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '?') ADVANCE(281);
-      if (lookahead == '{') ADVANCE(154);
-      if (lookahead != 0) ADVANCE(327);
+      ADVANCE_MAP(
+        '\n', 136,
+        '\r', 14,
+        '=', 304,
+        'T', 319,
+        '{', 153,
+        '\t', 324,
+        ' ', 324,
+        0x0b, 334,
+        '\f', 334,
+        '}', 334,
+      );
+      if (lookahead != 0) ADVANCE(323);
       END_STATE();
     case 321:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '?') ADVANCE(320);
-      if (lookahead == '{') ADVANCE(154);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(321);
-      if (lookahead != 0) ADVANCE(327);
+      ADVANCE_MAP(
+        '\n', 136,
+        '\r', 14,
+        '=', 304,
+        'T', 320,
+        '{', 153,
+        '\t', 324,
+        ' ', 324,
+        0x0b, 334,
+        '\f', 334,
+        '}', 334,
+      );
+      if (lookahead != 0) ADVANCE(323);
       END_STATE();
     case 322:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(154);
-      if (lookahead == '}') ADVANCE(344);
-      if (lookahead != 0) ADVANCE(327);
+      ADVANCE_MAP(
+        '\n', 136,
+        '\r', 14,
+        '=', 304,
+        '{', 153,
+        '\t', 324,
+        ' ', 324,
+        0x0b, 334,
+        '\f', 334,
+        '}', 334,
+      );
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(325);
+      if (lookahead != 0) ADVANCE(323);
       END_STATE();
     case 323:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(154);
-      if (lookahead == '}') ADVANCE(322);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(323);
-      if (lookahead != 0) ADVANCE(327);
+      ADVANCE_MAP(
+        '\n', 136,
+        '\r', 14,
+        '=', 304,
+        '{', 153,
+        '\t', 324,
+        ' ', 324,
+        0x0b, 334,
+        '\f', 334,
+        '}', 334,
+      );
+      if (lookahead != 0) ADVANCE(323);
       END_STATE();
     case 324:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
+      if (lookahead == '\n') ADVANCE(136);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(154);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(284);
-      if (lookahead != 0) ADVANCE(327);
+      if (lookahead == '=') ADVANCE(304);
+      if (lookahead == '{') ADVANCE(153);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(324);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 325:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(154);
-      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(324);
-      if (lookahead != 0) ADVANCE(327);
+      ADVANCE_MAP(
+        '\n', 136,
+        '\r', 14,
+        '=', 304,
+        '{', 153,
+        '\t', 326,
+        ' ', 326,
+        0x0b, 334,
+        '\f', 334,
+        '}', 334,
+      );
+      if (lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9')) ADVANCE(325);
+      if (lookahead != 0) ADVANCE(323);
       END_STATE();
     case 326:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
+      if (lookahead == '\n') ADVANCE(136);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(154);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
-      if (lookahead != 0) ADVANCE(327);
+      if (lookahead == '=') ADVANCE(304);
+      if (lookahead == '{') ADVANCE(153);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(326);
+      if (('1' <= lookahead && lookahead <= '5')) ADVANCE(332);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 327:
       ACCEPT_TOKEN(sym__body_text);
-      if (lookahead == '\n') ADVANCE(137);
+      if (lookahead == '\n') ADVANCE(136);
       if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(154);
-      if (lookahead != 0) ADVANCE(327);
+      if (lookahead == '?') ADVANCE(288);
+      if (lookahead == '{') ADVANCE(153);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 328:
-      ACCEPT_TOKEN(sym__angle);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(136);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '?') ADVANCE(327);
+      if (lookahead == '{') ADVANCE(153);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(328);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 329:
-      ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(306);
-      if (lookahead == '@') ADVANCE(140);
-      if (lookahead == '{') ADVANCE(44);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(295);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(136);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(153);
+      if (lookahead == '}') ADVANCE(351);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 330:
-      ACCEPT_TOKEN(sym__angle);
-      if (lookahead == '>') ADVANCE(304);
-      if (lookahead == '{') ADVANCE(44);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(136);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(153);
+      if (lookahead == '}') ADVANCE(329);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(130);
+          lookahead == ' ') ADVANCE(330);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 331:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(341);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(136);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(153);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(291);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 332:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(341);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(136);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(153);
+      if (('0' <= lookahead && lookahead <= '9')) ADVANCE(331);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 333:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(341);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(327);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(136);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(153);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 334:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(343);
+      ACCEPT_TOKEN(sym__body_text);
+      if (lookahead == '\n') ADVANCE(136);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(153);
+      if (lookahead != 0) ADVANCE(334);
       END_STATE();
     case 335:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(343);
-      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(371);
+      ACCEPT_TOKEN(sym__angle);
       END_STATE();
     case 336:
-      ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(343);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+      ACCEPT_TOKEN(sym__angle);
+      if (lookahead == '>') ADVANCE(313);
+      if (lookahead == '@') ADVANCE(139);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(302);
       END_STATE();
     case 337:
+      ACCEPT_TOKEN(sym__angle);
+      if (lookahead == '>') ADVANCE(311);
+      if (lookahead == '{') ADVANCE(44);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(129);
+      END_STATE();
+    case 338:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(343);
+      if (lookahead == '{') ADVANCE(348);
+      END_STATE();
+    case 339:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(348);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
+      END_STATE();
+    case 340:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(348);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r') ADVANCE(334);
+      END_STATE();
+    case 341:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(350);
+      END_STATE();
+    case 342:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(350);
+      if ((!eof && set_contains(sym__argument_text_character_set_2, 10, lookahead))) ADVANCE(378);
+      END_STATE();
+    case 343:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(350);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
+      END_STATE();
+    case 344:
+      ACCEPT_TOKEN(anon_sym_LBRACE);
+      if (lookahead == '{') ADVANCE(350);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(400);
+          lookahead != ']') ADVANCE(407);
       END_STATE();
-    case 338:
+    case 345:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(343);
+      if (lookahead == '{') ADVANCE(350);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
-          lookahead != '\\') ADVANCE(394);
+          lookahead != '\\') ADVANCE(401);
       END_STATE();
-    case 339:
+    case 346:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(343);
+      if (lookahead == '{') ADVANCE(350);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(327);
+          lookahead != '\r') ADVANCE(334);
       END_STATE();
-    case 340:
+    case 347:
       ACCEPT_TOKEN(anon_sym_LBRACE);
-      if (lookahead == '{') ADVANCE(343);
+      if (lookahead == '{') ADVANCE(350);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          lookahead != '\r') ADVANCE(317);
       END_STATE();
-    case 341:
+    case 348:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       ADVANCE_MAP(
         '\n', 1,
         '\r', 1,
         '+', 5,
         '@', 4,
-        'a', 78,
-        'r', 65,
-        's', 120,
-        '\t', 342,
-        ' ', 342,
+        'a', 77,
+        'r', 64,
+        's', 119,
+        '\t', 349,
+        ' ', 349,
       );
       END_STATE();
-    case 342:
+    case 349:
       ACCEPT_TOKEN(aux_sym_variable_token1);
       if (lookahead == '\n') ADVANCE(1);
       if (lookahead == '\r') ADVANCE(1);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(342);
-      END_STATE();
-    case 343:
-      ACCEPT_TOKEN(aux_sym_variable_token1);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(343);
-      END_STATE();
-    case 344:
-      ACCEPT_TOKEN(aux_sym_variable_token2);
-      END_STATE();
-    case 345:
-      ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(357);
-      if (lookahead == '\\') ADVANCE(358);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(345);
-      END_STATE();
-    case 346:
-      ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(357);
-      if (lookahead == '\\') ADVANCE(355);
-      if (lookahead == '(' ||
-          lookahead == ')') ADVANCE(345);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(346);
-      END_STATE();
-    case 347:
-      ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"') ADVANCE(357);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(354);
-      if (lookahead == '(' ||
-          lookahead == ')') ADVANCE(353);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(347);
-      END_STATE();
-    case 348:
-      ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ',') ADVANCE(354);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')') ADVANCE(357);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(348);
-      END_STATE();
-    case 349:
-      ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(357);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(349);
+          lookahead == ' ') ADVANCE(349);
       END_STATE();
     case 350:
-      ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == ':') ADVANCE(354);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')') ADVANCE(349);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(350);
+      ACCEPT_TOKEN(aux_sym_variable_token1);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(350);
       END_STATE();
     case 351:
-      ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(357);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(351);
+      ACCEPT_TOKEN(aux_sym_variable_token2);
       END_STATE();
     case 352:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '|') ADVANCE(354);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')') ADVANCE(351);
+      if (lookahead == '"') ADVANCE(364);
+      if (lookahead == '\\') ADVANCE(365);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(352);
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(352);
       END_STATE();
     case 353:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"' ||
-          lookahead == '[' ||
-          lookahead == ']') ADVANCE(357);
+      if (lookahead == '"') ADVANCE(364);
+      if (lookahead == '\\') ADVANCE(362);
+      if (lookahead == '(' ||
+          lookahead == ')') ADVANCE(352);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4484,9 +4547,11 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 354:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')') ADVANCE(357);
+      if (lookahead == '"') ADVANCE(364);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(361);
+      if (lookahead == '(' ||
+          lookahead == ')') ADVANCE(360);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4495,21 +4560,19 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 355:
       ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == ',') ADVANCE(361);
       if (lookahead == '"' ||
           lookahead == '(' ||
-          lookahead == ')') ADVANCE(345);
+          lookahead == ')') ADVANCE(364);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(346);
+          lookahead != '}') ADVANCE(355);
       END_STATE();
     case 356:
       ACCEPT_TOKEN(sym_variable_name);
-      if (lookahead == '"' ||
-          lookahead == '(' ||
-          lookahead == ')' ||
-          lookahead == ',') ADVANCE(357);
+      if (lookahead == ':') ADVANCE(364);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4518,6 +4581,10 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 357:
       ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == ':') ADVANCE(361);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')') ADVANCE(356);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4526,119 +4593,93 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
       END_STATE();
     case 358:
       ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == '|') ADVANCE(364);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(358);
+      END_STATE();
+    case 359:
+      ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == '|') ADVANCE(361);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')') ADVANCE(358);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(359);
+      END_STATE();
+    case 360:
+      ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == '"' ||
+          lookahead == '[' ||
+          lookahead == ']') ADVANCE(364);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(345);
-      END_STATE();
-    case 359:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == ',') ADVANCE(383);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(359);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(373);
-      END_STATE();
-    case 360:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == ':') ADVANCE(383);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(360);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(375);
+          lookahead != '}') ADVANCE(360);
       END_STATE();
     case 361:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '\\') ADVANCE(384);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
+      ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')') ADVANCE(364);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(377);
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(361);
       END_STATE();
     case 362:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '|') ADVANCE(383);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(362);
+      ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')') ADVANCE(352);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(379);
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(353);
       END_STATE();
     case 363:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(383);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(363);
+      ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead == '"' ||
+          lookahead == '(' ||
+          lookahead == ')' ||
+          lookahead == ',') ADVANCE(364);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(381);
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(363);
       END_STATE();
     case 364:
-      ACCEPT_TOKEN(sym_resolver_name);
-      if (lookahead == '-' ||
-          lookahead == '.' ||
-          ('0' <= lookahead && lookahead <= '9') ||
-          ('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
+      ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(364);
       END_STATE();
     case 365:
+      ACCEPT_TOKEN(sym_variable_name);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(352);
+      END_STATE();
+    case 366:
       ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == ',') ADVANCE(390);
       if (lookahead == '-' ||
           lookahead == '.' ||
           ('0' <= lookahead && lookahead <= '9') ||
           ('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(365);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(366);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4646,23 +4687,121 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(383);
-      END_STATE();
-    case 366:
-      ACCEPT_TOKEN(anon_sym_LPAREN);
+          lookahead != '}') ADVANCE(380);
       END_STATE();
     case 367:
-      ACCEPT_TOKEN(anon_sym_COMMA);
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == ':') ADVANCE(390);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(367);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(382);
       END_STATE();
     case 368:
-      ACCEPT_TOKEN(anon_sym_RPAREN);
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '\\') ADVANCE(391);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(368);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(384);
       END_STATE();
     case 369:
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '|') ADVANCE(390);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(369);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(386);
+      END_STATE();
+    case 370:
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(390);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(370);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(388);
+      END_STATE();
+    case 371:
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
+      END_STATE();
+    case 372:
+      ACCEPT_TOKEN(sym_resolver_name);
+      if (lookahead == '-' ||
+          lookahead == '.' ||
+          ('0' <= lookahead && lookahead <= '9') ||
+          ('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(372);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(390);
+      END_STATE();
+    case 373:
+      ACCEPT_TOKEN(anon_sym_LPAREN);
+      END_STATE();
+    case 374:
+      ACCEPT_TOKEN(anon_sym_COMMA);
+      END_STATE();
+    case 375:
+      ACCEPT_TOKEN(anon_sym_RPAREN);
+      END_STATE();
+    case 376:
       ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(149);
-      if (lookahead == '}') ADVANCE(138);
+      if (lookahead == '{') ADVANCE(148);
+      if (lookahead == '}') ADVANCE(137);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(369);
+          lookahead == ' ') ADVANCE(376);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
@@ -4670,175 +4809,68 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          lookahead != ',') ADVANCE(371);
-      END_STATE();
-    case 370:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(149);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(371);
-      END_STATE();
-    case 371:
-      ACCEPT_TOKEN(sym__argument_text);
-      if (lookahead == '{') ADVANCE(149);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != ',' &&
-          lookahead != '}') ADVANCE(371);
-      END_STATE();
-    case 372:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ',') ADVANCE(383);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(359);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(373);
-      END_STATE();
-    case 373:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ',') ADVANCE(383);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(373);
-      END_STATE();
-    case 374:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ':') ADVANCE(383);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(360);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(375);
-      END_STATE();
-    case 375:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == ':') ADVANCE(383);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(375);
-      END_STATE();
-    case 376:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '\\') ADVANCE(384);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(361);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(377);
+          lookahead != ',') ADVANCE(378);
       END_STATE();
     case 377:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '\\') ADVANCE(384);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(377);
-      END_STATE();
-    case 378:
-      ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '|') ADVANCE(383);
+      ACCEPT_TOKEN(sym__argument_text);
+      if (lookahead == '{') ADVANCE(148);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(362);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
       if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          (lookahead < 'a' || '}' < lookahead)) ADVANCE(379);
+          lookahead != ',' &&
+          lookahead != '}') ADVANCE(378);
+      END_STATE();
+    case 378:
+      ACCEPT_TOKEN(sym__argument_text);
+      if (lookahead == '{') ADVANCE(148);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != ',' &&
+          lookahead != '}') ADVANCE(378);
       END_STATE();
     case 379:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '|') ADVANCE(383);
+      if (lookahead == ',') ADVANCE(390);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(366);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          (lookahead < '{' || '}' < lookahead)) ADVANCE(379);
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(380);
       END_STATE();
     case 380:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(383);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(363);
+      if (lookahead == ',') ADVANCE(390);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
           lookahead != '"' &&
           lookahead != '(' &&
           lookahead != ')' &&
-          (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(381);
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(380);
       END_STATE();
     case 381:
       ACCEPT_TOKEN(sym__word_text);
-      if (lookahead == '[' ||
-          lookahead == ']') ADVANCE(383);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ' &&
-          lookahead != '"' &&
-          lookahead != '(' &&
-          lookahead != ')' &&
-          lookahead != '{' &&
-          lookahead != '}') ADVANCE(381);
-      END_STATE();
-    case 382:
-      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == ':') ADVANCE(390);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(365);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(367);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4846,10 +4878,38 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           (lookahead < 'a' || '{' < lookahead) &&
-          lookahead != '}') ADVANCE(383);
+          lookahead != '}') ADVANCE(382);
+      END_STATE();
+    case 382:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == ':') ADVANCE(390);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(382);
       END_STATE();
     case 383:
       ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '\\') ADVANCE(391);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(368);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(384);
+      END_STATE();
+    case 384:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '\\') ADVANCE(391);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
           lookahead != ' ' &&
@@ -4857,9 +4917,77 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(383);
+          lookahead != '}') ADVANCE(384);
       END_STATE();
-    case 384:
+    case 385:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '|') ADVANCE(390);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(369);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '}' < lookahead)) ADVANCE(386);
+      END_STATE();
+    case 386:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '|') ADVANCE(390);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < '{' || '}' < lookahead)) ADVANCE(386);
+      END_STATE();
+    case 387:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(390);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(370);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(388);
+      END_STATE();
+    case 388:
+      ACCEPT_TOKEN(sym__word_text);
+      if (lookahead == '[' ||
+          lookahead == ']') ADVANCE(390);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(388);
+      END_STATE();
+    case 389:
+      ACCEPT_TOKEN(sym__word_text);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(372);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          (lookahead < 'a' || '{' < lookahead) &&
+          lookahead != '}') ADVANCE(390);
+      END_STATE();
+    case 390:
       ACCEPT_TOKEN(sym__word_text);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
@@ -4868,276 +4996,313 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
           lookahead != '(' &&
           lookahead != ')' &&
           lookahead != '{' &&
-          lookahead != '}') ADVANCE(377);
+          lookahead != '}') ADVANCE(390);
       END_STATE();
-    case 385:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      END_STATE();
-    case 386:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '\n') ADVANCE(137);
-      if (lookahead == '\r') ADVANCE(14);
-      if (lookahead == '{') ADVANCE(154);
-      if (lookahead != 0) ADVANCE(327);
-      END_STATE();
-    case 387:
-      ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(150);
+    case 391:
+      ACCEPT_TOKEN(sym__word_text);
       if (lookahead != 0 &&
           (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ' ') ADVANCE(275);
+          lookahead != ' ' &&
+          lookahead != '"' &&
+          lookahead != '(' &&
+          lookahead != ')' &&
+          lookahead != '{' &&
+          lookahead != '}') ADVANCE(384);
       END_STATE();
-    case 388:
+    case 392:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
-      if (lookahead == '{') ADVANCE(155);
+      END_STATE();
+    case 393:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      if (lookahead == '\n') ADVANCE(136);
+      if (lookahead == '\r') ADVANCE(14);
+      if (lookahead == '{') ADVANCE(153);
+      if (lookahead != 0) ADVANCE(334);
+      END_STATE();
+    case 394:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      if (lookahead == '{') ADVANCE(149);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ' ') ADVANCE(282);
+      END_STATE();
+    case 395:
+      ACCEPT_TOKEN(anon_sym_DQUOTE);
+      if (lookahead == '{') ADVANCE(154);
       if (lookahead != 0 &&
           lookahead != '\n' &&
-          lookahead != '\r') ADVANCE(310);
+          lookahead != '\r') ADVANCE(317);
       END_STATE();
-    case 389:
+    case 396:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != ':' &&
-          lookahead != '{') ADVANCE(294);
+          lookahead != '{') ADVANCE(301);
       END_STATE();
-    case 390:
+    case 397:
       ACCEPT_TOKEN(anon_sym_DQUOTE);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '{' &&
-          lookahead != '|') ADVANCE(303);
-      END_STATE();
-    case 391:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(152);
-      if (lookahead == '}') ADVANCE(344);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(394);
-      END_STATE();
-    case 392:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(152);
-      if (lookahead == '}') ADVANCE(391);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(392);
-      if (lookahead != 0 &&
-          lookahead != '\t' &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(394);
-      END_STATE();
-    case 393:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(152);
-      if (('A' <= lookahead && lookahead <= 'Z') ||
-          lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(394);
-      END_STATE();
-    case 394:
-      ACCEPT_TOKEN(sym__string_text);
-      if (lookahead == '\\') ADVANCE(156);
-      if (lookahead == '{') ADVANCE(152);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"') ADVANCE(394);
-      END_STATE();
-    case 395:
-      ACCEPT_TOKEN(anon_sym_LBRACK);
-      END_STATE();
-    case 396:
-      ACCEPT_TOKEN(anon_sym_RBRACK);
-      END_STATE();
-    case 397:
-      ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(151);
-      if (lookahead == '}') ADVANCE(344);
-      if (lookahead != 0 &&
-          lookahead != '\n' &&
-          lookahead != '\r' &&
-          lookahead != '"' &&
-          lookahead != '[' &&
-          lookahead != ']') ADVANCE(400);
+          lookahead != '|') ADVANCE(310);
       END_STATE();
     case 398:
-      ACCEPT_TOKEN(sym__json_text);
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(155);
       if (lookahead == '{') ADVANCE(151);
-      if (lookahead == '}') ADVANCE(397);
+      if (lookahead == '}') ADVANCE(351);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(401);
+      END_STATE();
+    case 399:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(155);
+      if (lookahead == '{') ADVANCE(151);
+      if (lookahead == '}') ADVANCE(398);
       if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(398);
+          lookahead == ' ') ADVANCE(399);
+      if (lookahead != 0 &&
+          lookahead != '\t' &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(401);
+      END_STATE();
+    case 400:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(155);
+      if (lookahead == '{') ADVANCE(151);
+      if (('A' <= lookahead && lookahead <= 'Z') ||
+          lookahead == '_' ||
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(401);
+      END_STATE();
+    case 401:
+      ACCEPT_TOKEN(sym__string_text);
+      if (lookahead == '\\') ADVANCE(155);
+      if (lookahead == '{') ADVANCE(151);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"') ADVANCE(401);
+      END_STATE();
+    case 402:
+      ACCEPT_TOKEN(anon_sym_LBRACK);
+      END_STATE();
+    case 403:
+      ACCEPT_TOKEN(anon_sym_RBRACK);
+      END_STATE();
+    case 404:
+      ACCEPT_TOKEN(sym__json_text);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '}') ADVANCE(351);
+      if (lookahead != 0 &&
+          lookahead != '\n' &&
+          lookahead != '\r' &&
+          lookahead != '"' &&
+          lookahead != '[' &&
+          lookahead != ']') ADVANCE(407);
+      END_STATE();
+    case 405:
+      ACCEPT_TOKEN(sym__json_text);
+      if (lookahead == '{') ADVANCE(150);
+      if (lookahead == '}') ADVANCE(404);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(405);
       if (lookahead != 0 &&
           lookahead != '\t' &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(400);
+          lookahead != ']') ADVANCE(407);
       END_STATE();
-    case 399:
+    case 406:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(151);
+      if (lookahead == '{') ADVANCE(150);
       if (('A' <= lookahead && lookahead <= 'Z') ||
           lookahead == '_' ||
-          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(364);
+          ('a' <= lookahead && lookahead <= 'z')) ADVANCE(371);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           (lookahead < 'A' || '[' < lookahead) &&
-          lookahead != ']') ADVANCE(400);
+          lookahead != ']') ADVANCE(407);
       END_STATE();
-    case 400:
+    case 407:
       ACCEPT_TOKEN(sym__json_text);
-      if (lookahead == '{') ADVANCE(151);
+      if (lookahead == '{') ADVANCE(150);
       if (lookahead != 0 &&
           lookahead != '\n' &&
           lookahead != '\r' &&
           lookahead != '"' &&
           lookahead != '[' &&
-          lookahead != ']') ADVANCE(400);
-      END_STATE();
-    case 401:
-      ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '\n') ADVANCE(403);
-      if (lookahead == '#') ADVANCE(43);
-      END_STATE();
-    case 402:
-      ACCEPT_TOKEN(sym__newline);
-      ADVANCE_MAP(
-        '\n', 404,
-        '#', 43,
-        '{', 154,
-        '\t', 327,
-        ' ', 327,
-        '"', 327,
-        '\'', 327,
-        ')', 327,
-        ',', 327,
-        ':', 327,
-        ']', 327,
-        '}', 327,
-      );
-      END_STATE();
-    case 403:
-      ACCEPT_TOKEN(sym__newline);
-      if (lookahead == '#') ADVANCE(43);
-      END_STATE();
-    case 404:
-      ACCEPT_TOKEN(sym__newline);
-      ADVANCE_MAP(
-        '#', 43,
-        '{', 154,
-        '\t', 327,
-        ' ', 327,
-        '"', 327,
-        '\'', 327,
-        ')', 327,
-        ',', 327,
-        ':', 327,
-        ']', 327,
-        '}', 327,
-      );
-      END_STATE();
-    case 405:
-      ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(280);
-      if (lookahead == '{') ADVANCE(294);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(405);
-      if (lookahead == '&' ||
-          lookahead == '/') ADVANCE(279);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(294);
-      END_STATE();
-    case 406:
-      ACCEPT_TOKEN(sym__space);
-      if (lookahead == '?') ADVANCE(290);
-      if (lookahead == '{') ADVANCE(294);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(406);
-      if (lookahead != 0 &&
-          (lookahead < '\t' || '\r' < lookahead) &&
-          lookahead != ':') ADVANCE(294);
-      END_STATE();
-    case 407:
-      ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(55);
-      if (lookahead == '}') ADVANCE(138);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(407);
+          lookahead != ']') ADVANCE(407);
       END_STATE();
     case 408:
-      ACCEPT_TOKEN(sym__space);
-      if (lookahead == 'H') ADVANCE(55);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(408);
+      ACCEPT_TOKEN(sym__newline);
+      if (lookahead == '\n') ADVANCE(410);
+      if (lookahead == '#') ADVANCE(43);
       END_STATE();
     case 409:
-      ACCEPT_TOKEN(sym__space);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(409);
+      ACCEPT_TOKEN(sym__newline);
+      ADVANCE_MAP(
+        '\n', 411,
+        '#', 43,
+        '{', 153,
+        '\t', 334,
+        ' ', 334,
+        '"', 334,
+        '\'', 334,
+        ')', 334,
+        ',', 334,
+        ':', 334,
+        ']', 334,
+        '}', 334,
+      );
       END_STATE();
     case 410:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == 'H') ADVANCE(55);
-      if (lookahead == '}') ADVANCE(138);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(410);
+      ACCEPT_TOKEN(sym__newline);
+      if (lookahead == '#') ADVANCE(43);
       END_STATE();
     case 411:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(138);
-      if (lookahead == '\t' ||
-          lookahead == ' ') ADVANCE(411);
+      ACCEPT_TOKEN(sym__newline);
+      ADVANCE_MAP(
+        '#', 43,
+        '{', 153,
+        '\t', 334,
+        ' ', 334,
+        '"', 334,
+        '\'', 334,
+        ')', 334,
+        ',', 334,
+        ':', 334,
+        ']', 334,
+        '}', 334,
+      );
       END_STATE();
     case 412:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(322);
+      ACCEPT_TOKEN(sym__space);
+      if (lookahead == '?') ADVANCE(287);
+      if (lookahead == '{') ADVANCE(301);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(412);
+      if (lookahead == '&' ||
+          lookahead == '/') ADVANCE(286);
+      if (lookahead == 0x0b ||
+          lookahead == '\f') ADVANCE(218);
+      if (lookahead == 0xa0 ||
+          lookahead == 0x1680 ||
+          (0x2000 <= lookahead && lookahead <= 0x200a) ||
+          lookahead == 0x2028 ||
+          lookahead == 0x2029 ||
+          lookahead == 0x202f ||
+          lookahead == 0x205f ||
+          lookahead == 0x3000) ADVANCE(216);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(301);
       END_STATE();
     case 413:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(292);
+      ACCEPT_TOKEN(sym__space);
+      if (lookahead == '?') ADVANCE(297);
+      if (lookahead == '{') ADVANCE(301);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(413);
+      if (lookahead == 0x0b ||
+          lookahead == '\f') ADVANCE(218);
+      if (lookahead == 0xa0 ||
+          lookahead == 0x1680 ||
+          (0x2000 <= lookahead && lookahead <= 0x200a) ||
+          lookahead == 0x2028 ||
+          lookahead == 0x2029 ||
+          lookahead == 0x202f ||
+          lookahead == 0x205f ||
+          lookahead == 0x3000) ADVANCE(216);
+      if (lookahead != 0 &&
+          (lookahead < '\t' || '\r' < lookahead) &&
+          lookahead != ':') ADVANCE(301);
       END_STATE();
     case 414:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(300);
+      ACCEPT_TOKEN(sym__space);
+      if (lookahead == 'H') ADVANCE(54);
+      if (lookahead == '}') ADVANCE(137);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(414);
       END_STATE();
     case 415:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(307);
+      ACCEPT_TOKEN(sym__space);
+      if (lookahead == 'H') ADVANCE(54);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(415);
       END_STATE();
     case 416:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(397);
+      ACCEPT_TOKEN(sym__space);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(416);
+      if (set_contains(sym_junk_character_set_1, 10, lookahead)) ADVANCE(218);
       END_STATE();
     case 417:
-      ACCEPT_TOKEN(sym__argument_space);
-      if (lookahead == '}') ADVANCE(391);
+      ACCEPT_TOKEN(sym__space);
       if (lookahead == '\t' ||
           lookahead == ' ') ADVANCE(417);
+      END_STATE();
+    case 418:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == 'H') ADVANCE(54);
+      if (lookahead == '}') ADVANCE(137);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(418);
+      END_STATE();
+    case 419:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(137);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(419);
+      END_STATE();
+    case 420:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(299);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(420);
+      END_STATE();
+    case 421:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(329);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(421);
+      END_STATE();
+    case 422:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(307);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(422);
+      END_STATE();
+    case 423:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(314);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(423);
+      END_STATE();
+    case 424:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(404);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(424);
+      END_STATE();
+    case 425:
+      ACCEPT_TOKEN(sym__argument_space);
+      if (lookahead == '}') ADVANCE(398);
+      if (lookahead == '\t' ||
+          lookahead == ' ') ADVANCE(425);
       END_STATE();
     default:
       return false;
@@ -5146,80 +5311,80 @@ static bool ts_lex(TSLexer *lexer, TSStateId state) {
 
 static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [0] = {.lex_state = 0},
-  [1] = {.lex_state = 172},
-  [2] = {.lex_state = 173},
-  [3] = {.lex_state = 175},
-  [4] = {.lex_state = 175},
-  [5] = {.lex_state = 205},
-  [6] = {.lex_state = 176},
-  [7] = {.lex_state = 176},
-  [8] = {.lex_state = 174},
-  [9] = {.lex_state = 174},
-  [10] = {.lex_state = 174},
-  [11] = {.lex_state = 174},
-  [12] = {.lex_state = 174},
-  [13] = {.lex_state = 174},
-  [14] = {.lex_state = 174},
-  [15] = {.lex_state = 176},
-  [16] = {.lex_state = 158},
-  [17] = {.lex_state = 158},
-  [18] = {.lex_state = 174},
-  [19] = {.lex_state = 159},
-  [20] = {.lex_state = 157},
-  [21] = {.lex_state = 202},
-  [22] = {.lex_state = 162},
-  [23] = {.lex_state = 162},
-  [24] = {.lex_state = 165},
-  [25] = {.lex_state = 165},
-  [26] = {.lex_state = 167},
-  [27] = {.lex_state = 161},
-  [28] = {.lex_state = 202},
-  [29] = {.lex_state = 168},
+  [1] = {.lex_state = 171},
+  [2] = {.lex_state = 172},
+  [3] = {.lex_state = 174},
+  [4] = {.lex_state = 174},
+  [5] = {.lex_state = 173},
+  [6] = {.lex_state = 173},
+  [7] = {.lex_state = 173},
+  [8] = {.lex_state = 173},
+  [9] = {.lex_state = 173},
+  [10] = {.lex_state = 173},
+  [11] = {.lex_state = 205},
+  [12] = {.lex_state = 173},
+  [13] = {.lex_state = 175},
+  [14] = {.lex_state = 175},
+  [15] = {.lex_state = 175},
+  [16] = {.lex_state = 173},
+  [17] = {.lex_state = 157},
+  [18] = {.lex_state = 158},
+  [19] = {.lex_state = 157},
+  [20] = {.lex_state = 156},
+  [21] = {.lex_state = 161},
+  [22] = {.lex_state = 202},
+  [23] = {.lex_state = 164},
+  [24] = {.lex_state = 164},
+  [25] = {.lex_state = 202},
+  [26] = {.lex_state = 166},
+  [27] = {.lex_state = 160},
+  [28] = {.lex_state = 167},
+  [29] = {.lex_state = 161},
   [30] = {.lex_state = 201},
   [31] = {.lex_state = 200},
-  [32] = {.lex_state = 163},
-  [33] = {.lex_state = 160},
-  [34] = {.lex_state = 169},
-  [35] = {.lex_state = 158},
-  [36] = {.lex_state = 158},
-  [37] = {.lex_state = 171},
-  [38] = {.lex_state = 170},
-  [39] = {.lex_state = 166},
-  [40] = {.lex_state = 166},
-  [41] = {.lex_state = 184},
-  [42] = {.lex_state = 171},
-  [43] = {.lex_state = 164},
+  [32] = {.lex_state = 162},
+  [33] = {.lex_state = 159},
+  [34] = {.lex_state = 168},
+  [35] = {.lex_state = 157},
+  [36] = {.lex_state = 157},
+  [37] = {.lex_state = 170},
+  [38] = {.lex_state = 169},
+  [39] = {.lex_state = 165},
+  [40] = {.lex_state = 165},
+  [41] = {.lex_state = 183},
+  [42] = {.lex_state = 170},
+  [43] = {.lex_state = 163},
   [44] = {.lex_state = 35},
   [45] = {.lex_state = 204},
   [46] = {.lex_state = 30},
   [47] = {.lex_state = 30},
-  [48] = {.lex_state = 158},
-  [49] = {.lex_state = 182},
+  [48] = {.lex_state = 157},
+  [49] = {.lex_state = 181},
   [50] = {.lex_state = 26},
-  [51] = {.lex_state = 158},
-  [52] = {.lex_state = 158},
-  [53] = {.lex_state = 158},
-  [54] = {.lex_state = 158},
+  [51] = {.lex_state = 157},
+  [52] = {.lex_state = 157},
+  [53] = {.lex_state = 157},
+  [54] = {.lex_state = 157},
   [55] = {.lex_state = 21},
-  [56] = {.lex_state = 162},
-  [57] = {.lex_state = 162},
+  [56] = {.lex_state = 161},
+  [57] = {.lex_state = 161},
   [58] = {.lex_state = 21},
-  [59] = {.lex_state = 183},
+  [59] = {.lex_state = 182},
   [60] = {.lex_state = 189},
-  [61] = {.lex_state = 177},
+  [61] = {.lex_state = 176},
   [62] = {.lex_state = 21},
-  [63] = {.lex_state = 158},
-  [64] = {.lex_state = 158},
+  [63] = {.lex_state = 157},
+  [64] = {.lex_state = 157},
   [65] = {.lex_state = 202},
-  [66] = {.lex_state = 158},
+  [66] = {.lex_state = 157},
   [67] = {.lex_state = 23},
   [68] = {.lex_state = 36},
-  [69] = {.lex_state = 158},
-  [70] = {.lex_state = 165},
-  [71] = {.lex_state = 165},
-  [72] = {.lex_state = 158},
-  [73] = {.lex_state = 158},
-  [74] = {.lex_state = 158},
+  [69] = {.lex_state = 157},
+  [70] = {.lex_state = 164},
+  [71] = {.lex_state = 164},
+  [72] = {.lex_state = 157},
+  [73] = {.lex_state = 157},
+  [74] = {.lex_state = 157},
   [75] = {.lex_state = 26},
   [76] = {.lex_state = 26},
   [77] = {.lex_state = 26},
@@ -5237,11 +5402,11 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [89] = {.lex_state = 26},
   [90] = {.lex_state = 26},
   [91] = {.lex_state = 202},
-  [92] = {.lex_state = 162},
+  [92] = {.lex_state = 161},
   [93] = {.lex_state = 193},
   [94] = {.lex_state = 195},
-  [95] = {.lex_state = 162},
-  [96] = {.lex_state = 162},
+  [95] = {.lex_state = 161},
+  [96] = {.lex_state = 161},
   [97] = {.lex_state = 203},
   [98] = {.lex_state = 195},
   [99] = {.lex_state = 202},
@@ -5249,24 +5414,24 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [101] = {.lex_state = 202},
   [102] = {.lex_state = 22},
   [103] = {.lex_state = 193},
-  [104] = {.lex_state = 171},
-  [105] = {.lex_state = 171},
+  [104] = {.lex_state = 170},
+  [105] = {.lex_state = 170},
   [106] = {.lex_state = 29},
-  [107] = {.lex_state = 162},
-  [108] = {.lex_state = 162},
-  [109] = {.lex_state = 162},
-  [110] = {.lex_state = 162},
-  [111] = {.lex_state = 162},
-  [112] = {.lex_state = 162},
-  [113] = {.lex_state = 162},
-  [114] = {.lex_state = 162},
-  [115] = {.lex_state = 165},
-  [116] = {.lex_state = 165},
-  [117] = {.lex_state = 162},
-  [118] = {.lex_state = 178},
+  [107] = {.lex_state = 161},
+  [108] = {.lex_state = 161},
+  [109] = {.lex_state = 161},
+  [110] = {.lex_state = 161},
+  [111] = {.lex_state = 161},
+  [112] = {.lex_state = 161},
+  [113] = {.lex_state = 161},
+  [114] = {.lex_state = 161},
+  [115] = {.lex_state = 164},
+  [116] = {.lex_state = 164},
+  [117] = {.lex_state = 161},
+  [118] = {.lex_state = 177},
   [119] = {.lex_state = 202},
-  [120] = {.lex_state = 183},
-  [121] = {.lex_state = 185},
+  [120] = {.lex_state = 182},
+  [121] = {.lex_state = 184},
   [122] = {.lex_state = 202},
   [123] = {.lex_state = 202},
   [124] = {.lex_state = 202},
@@ -5275,48 +5440,48 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [127] = {.lex_state = 202},
   [128] = {.lex_state = 202},
   [129] = {.lex_state = 202},
-  [130] = {.lex_state = 165},
-  [131] = {.lex_state = 165},
-  [132] = {.lex_state = 165},
-  [133] = {.lex_state = 165},
-  [134] = {.lex_state = 165},
-  [135] = {.lex_state = 180},
-  [136] = {.lex_state = 165},
-  [137] = {.lex_state = 165},
-  [138] = {.lex_state = 165},
-  [139] = {.lex_state = 165},
-  [140] = {.lex_state = 165},
-  [141] = {.lex_state = 166},
-  [142] = {.lex_state = 166},
+  [130] = {.lex_state = 164},
+  [131] = {.lex_state = 164},
+  [132] = {.lex_state = 164},
+  [133] = {.lex_state = 164},
+  [134] = {.lex_state = 164},
+  [135] = {.lex_state = 179},
+  [136] = {.lex_state = 164},
+  [137] = {.lex_state = 164},
+  [138] = {.lex_state = 164},
+  [139] = {.lex_state = 164},
+  [140] = {.lex_state = 164},
+  [141] = {.lex_state = 165},
+  [142] = {.lex_state = 165},
   [143] = {.lex_state = 29},
   [144] = {.lex_state = 29},
   [145] = {.lex_state = 20},
   [146] = {.lex_state = 195},
   [147] = {.lex_state = 29},
   [148] = {.lex_state = 202},
-  [149] = {.lex_state = 187},
+  [149] = {.lex_state = 185},
   [150] = {.lex_state = 26},
   [151] = {.lex_state = 208},
   [152] = {.lex_state = 192},
   [153] = {.lex_state = 198},
   [154] = {.lex_state = 37},
-  [155] = {.lex_state = 188},
+  [155] = {.lex_state = 187},
   [156] = {.lex_state = 192},
   [157] = {.lex_state = 191},
   [158] = {.lex_state = 191},
-  [159] = {.lex_state = 166},
-  [160] = {.lex_state = 166},
-  [161] = {.lex_state = 181},
+  [159] = {.lex_state = 165},
+  [160] = {.lex_state = 165},
+  [161] = {.lex_state = 180},
   [162] = {.lex_state = 21},
   [163] = {.lex_state = 21},
-  [164] = {.lex_state = 179},
+  [164] = {.lex_state = 178},
   [165] = {.lex_state = 26},
-  [166] = {.lex_state = 171},
-  [167] = {.lex_state = 171},
+  [166] = {.lex_state = 170},
+  [167] = {.lex_state = 170},
   [168] = {.lex_state = 198},
-  [169] = {.lex_state = 171},
-  [170] = {.lex_state = 171},
-  [171] = {.lex_state = 171},
+  [169] = {.lex_state = 170},
+  [170] = {.lex_state = 170},
+  [171] = {.lex_state = 170},
   [172] = {.lex_state = 25},
   [173] = {.lex_state = 38},
   [174] = {.lex_state = 198},
@@ -5324,35 +5489,35 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [176] = {.lex_state = 30},
   [177] = {.lex_state = 198},
   [178] = {.lex_state = 198},
-  [179] = {.lex_state = 171},
+  [179] = {.lex_state = 170},
   [180] = {.lex_state = 198},
-  [181] = {.lex_state = 171},
-  [182] = {.lex_state = 171},
+  [181] = {.lex_state = 170},
+  [182] = {.lex_state = 170},
   [183] = {.lex_state = 192},
-  [184] = {.lex_state = 206},
-  [185] = {.lex_state = 171},
+  [184] = {.lex_state = 207},
+  [185] = {.lex_state = 170},
   [186] = {.lex_state = 208},
   [187] = {.lex_state = 198},
-  [188] = {.lex_state = 171},
-  [189] = {.lex_state = 187},
-  [190] = {.lex_state = 166},
-  [191] = {.lex_state = 166},
-  [192] = {.lex_state = 166},
-  [193] = {.lex_state = 166},
-  [194] = {.lex_state = 166},
-  [195] = {.lex_state = 166},
-  [196] = {.lex_state = 166},
-  [197] = {.lex_state = 166},
+  [188] = {.lex_state = 170},
+  [189] = {.lex_state = 185},
+  [190] = {.lex_state = 165},
+  [191] = {.lex_state = 165},
+  [192] = {.lex_state = 165},
+  [193] = {.lex_state = 165},
+  [194] = {.lex_state = 165},
+  [195] = {.lex_state = 165},
+  [196] = {.lex_state = 165},
+  [197] = {.lex_state = 165},
   [198] = {.lex_state = 34},
-  [199] = {.lex_state = 166},
-  [200] = {.lex_state = 166},
+  [199] = {.lex_state = 165},
+  [200] = {.lex_state = 165},
   [201] = {.lex_state = 193},
-  [202] = {.lex_state = 206},
-  [203] = {.lex_state = 188},
+  [202] = {.lex_state = 207},
+  [203] = {.lex_state = 187},
   [204] = {.lex_state = 39},
   [205] = {.lex_state = 34},
-  [206] = {.lex_state = 171},
-  [207] = {.lex_state = 171},
+  [206] = {.lex_state = 170},
+  [207] = {.lex_state = 170},
   [208] = {.lex_state = 198},
   [209] = {.lex_state = 198},
   [210] = {.lex_state = 191},
@@ -5372,11 +5537,11 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [224] = {.lex_state = 21},
   [225] = {.lex_state = 194},
   [226] = {.lex_state = 194},
-  [227] = {.lex_state = 187},
+  [227] = {.lex_state = 185},
   [228] = {.lex_state = 21},
   [229] = {.lex_state = 21},
   [230] = {.lex_state = 197},
-  [231] = {.lex_state = 206},
+  [231] = {.lex_state = 207},
   [232] = {.lex_state = 21},
   [233] = {.lex_state = 24},
   [234] = {.lex_state = 192},
@@ -5428,12 +5593,12 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [280] = {.lex_state = 34},
   [281] = {.lex_state = 34},
   [282] = {.lex_state = 20},
-  [283] = {.lex_state = 207},
-  [284] = {.lex_state = 207},
-  [285] = {.lex_state = 207},
-  [286] = {.lex_state = 207},
-  [287] = {.lex_state = 207},
-  [288] = {.lex_state = 207},
+  [283] = {.lex_state = 206},
+  [284] = {.lex_state = 206},
+  [285] = {.lex_state = 206},
+  [286] = {.lex_state = 206},
+  [287] = {.lex_state = 206},
+  [288] = {.lex_state = 206},
   [289] = {.lex_state = 26},
   [290] = {.lex_state = 27},
   [291] = {.lex_state = 196},
@@ -5444,11 +5609,11 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [296] = {.lex_state = 196},
   [297] = {.lex_state = 34},
   [298] = {.lex_state = 196},
-  [299] = {.lex_state = 188},
+  [299] = {.lex_state = 187},
   [300] = {.lex_state = 27},
-  [301] = {.lex_state = 188},
+  [301] = {.lex_state = 187},
   [302] = {.lex_state = 27},
-  [303] = {.lex_state = 188},
+  [303] = {.lex_state = 187},
   [304] = {.lex_state = 33},
   [305] = {.lex_state = 30},
   [306] = {.lex_state = 26},
@@ -5551,30 +5716,30 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [403] = {.lex_state = 31},
   [404] = {.lex_state = 31},
   [405] = {.lex_state = 0},
-  [406] = {.lex_state = 172},
+  [406] = {.lex_state = 188},
   [407] = {.lex_state = 0},
   [408] = {.lex_state = 0},
   [409] = {.lex_state = 0},
   [410] = {.lex_state = 0},
   [411] = {.lex_state = 0},
   [412] = {.lex_state = 0},
-  [413] = {.lex_state = 33},
-  [414] = {.lex_state = 0},
-  [415] = {.lex_state = 33},
-  [416] = {.lex_state = 199},
-  [417] = {.lex_state = 0},
-  [418] = {.lex_state = 172},
-  [419] = {.lex_state = 172},
-  [420] = {.lex_state = 33},
-  [421] = {.lex_state = 0},
+  [413] = {.lex_state = 188},
+  [414] = {.lex_state = 33},
+  [415] = {.lex_state = 0},
+  [416] = {.lex_state = 33},
+  [417] = {.lex_state = 199},
+  [418] = {.lex_state = 0},
+  [419] = {.lex_state = 188},
+  [420] = {.lex_state = 188},
+  [421] = {.lex_state = 33},
   [422] = {.lex_state = 0},
   [423] = {.lex_state = 0},
   [424] = {.lex_state = 0},
   [425] = {.lex_state = 0},
   [426] = {.lex_state = 0},
   [427] = {.lex_state = 0},
-  [428] = {.lex_state = 199},
-  [429] = {.lex_state = 0},
+  [428] = {.lex_state = 0},
+  [429] = {.lex_state = 199},
   [430] = {.lex_state = 0},
   [431] = {.lex_state = 0},
   [432] = {.lex_state = 0},
@@ -5637,15 +5802,15 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [489] = {.lex_state = 0},
   [490] = {.lex_state = 0},
   [491] = {.lex_state = 0},
-  [492] = {.lex_state = 0},
+  [492] = {.lex_state = 144},
   [493] = {.lex_state = 0},
   [494] = {.lex_state = 0},
-  [495] = {.lex_state = 145},
+  [495] = {.lex_state = 0},
   [496] = {.lex_state = 0},
-  [497] = {.lex_state = 50},
+  [497] = {.lex_state = 0},
   [498] = {.lex_state = 0},
-  [499] = {.lex_state = 0},
-  [500] = {.lex_state = 0},
+  [499] = {.lex_state = 188},
+  [500] = {.lex_state = 144},
   [501] = {.lex_state = 0},
   [502] = {.lex_state = 0},
   [503] = {.lex_state = 0},
@@ -5657,14 +5822,14 @@ static const TSLexMode ts_lex_modes[STATE_COUNT] = {
   [509] = {.lex_state = 0},
   [510] = {.lex_state = 0},
   [511] = {.lex_state = 0},
-  [512] = {.lex_state = 145},
+  [512] = {.lex_state = 0},
   [513] = {.lex_state = 0},
   [514] = {.lex_state = 0},
   [515] = {.lex_state = 0},
   [516] = {.lex_state = 0},
   [517] = {.lex_state = 0},
   [518] = {.lex_state = 0},
-  [519] = {.lex_state = 50},
+  [519] = {.lex_state = 0},
   [520] = {.lex_state = 0},
   [521] = {.lex_state = 0},
 };
@@ -5675,6 +5840,7 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [aux_sym_document_token1] = ACTIONS(1),
     [aux_sym_separator_token1] = ACTIONS(1),
     [aux_sym__document_separator_token1] = ACTIONS(1),
+    [sym_junk] = ACTIONS(1),
     [sym_comment] = ACTIONS(1),
     [aux_sym_directive_token1] = ACTIONS(1),
     [sym_directive_name] = ACTIONS(1),
@@ -5709,16 +5875,16 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [sym__argument_space] = ACTIONS(1),
   },
   [STATE(1)] = {
-    [sym_document] = STATE(503),
+    [sym_document] = STATE(508),
     [sym__first_block] = STATE(402),
     [sym_block] = STATE(394),
-    [sym_separator] = STATE(423),
-    [sym__document_separator] = STATE(424),
-    [sym_directive] = STATE(417),
-    [sym_variable_declaration] = STATE(417),
-    [sym_request] = STATE(488),
+    [sym_separator] = STATE(424),
+    [sym__document_separator] = STATE(425),
+    [sym_directive] = STATE(418),
+    [sym_variable_declaration] = STATE(418),
+    [sym_request] = STATE(493),
     [sym_request_line] = STATE(392),
-    [sym_url] = STATE(421),
+    [sym_url] = STATE(422),
     [sym__lone_brace] = STATE(98),
     [sym_variable] = STATE(98),
     [aux_sym_document_repeat1] = STATE(394),
@@ -5727,21 +5893,23 @@ static const uint16_t ts_parse_table[LARGE_STATE_COUNT][SYMBOL_COUNT] = {
     [aux_sym_document_token1] = ACTIONS(5),
     [aux_sym_separator_token1] = ACTIONS(7),
     [aux_sym__document_separator_token1] = ACTIONS(9),
-    [sym_comment] = ACTIONS(11),
-    [aux_sym_directive_token1] = ACTIONS(13),
-    [anon_sym_AT] = ACTIONS(15),
-    [sym_script] = ACTIONS(17),
-    [sym_unclosed_script] = ACTIONS(11),
-    [sym__pre_request_file] = ACTIONS(17),
-    [sym_js_block] = ACTIONS(17),
-    [sym_graphql_fragment] = ACTIONS(17),
-    [sym_command] = ACTIONS(17),
+    [sym_junk] = ACTIONS(11),
+    [sym__junk_at] = ACTIONS(11),
+    [sym_comment] = ACTIONS(13),
+    [aux_sym_directive_token1] = ACTIONS(15),
+    [anon_sym_AT] = ACTIONS(17),
+    [sym_script] = ACTIONS(11),
+    [sym_unclosed_script] = ACTIONS(13),
+    [sym__pre_request_file] = ACTIONS(11),
+    [sym_js_block] = ACTIONS(11),
+    [sym_graphql_fragment] = ACTIONS(11),
+    [sym_command] = ACTIONS(11),
     [sym_method] = ACTIONS(19),
     [sym__url_text] = ACTIONS(21),
     [anon_sym_LBRACE] = ACTIONS(21),
     [aux_sym_variable_token1] = ACTIONS(23),
     [sym__newline] = ACTIONS(25),
-    [sym__space] = ACTIONS(17),
+    [sym__space] = ACTIONS(13),
   },
 };
 
@@ -5751,9 +5919,9 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
     ACTIONS(9), 1,
       aux_sym__document_separator_token1,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
     ACTIONS(15), 1,
+      aux_sym_directive_token1,
+    ACTIONS(17), 1,
       anon_sym_AT,
     ACTIONS(19), 1,
       sym_method,
@@ -5769,17 +5937,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym_request_line,
     STATE(407), 1,
       aux_sym__first_block_repeat1,
-    STATE(421), 1,
+    STATE(422), 1,
       sym_url,
-    STATE(423), 1,
-      sym_separator,
     STATE(424), 1,
+      sym_separator,
+    STATE(425), 1,
       sym__document_separator,
-    STATE(488), 1,
+    STATE(493), 1,
       sym_request,
-    ACTIONS(11), 2,
-      sym_comment,
-      sym_unclosed_script,
     ACTIONS(21), 2,
       sym__url_text,
       anon_sym_LBRACE,
@@ -5789,18 +5954,23 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(397), 2,
       sym_block,
       aux_sym_document_repeat1,
-    STATE(417), 2,
+    STATE(418), 2,
       sym_directive,
       sym_variable_declaration,
-    ACTIONS(17), 6,
+    ACTIONS(13), 3,
+      sym_comment,
+      sym_unclosed_script,
+      sym__space,
+    ACTIONS(11), 7,
+      sym_junk,
+      sym__junk_at,
       sym_script,
       sym__pre_request_file,
       sym_js_block,
       sym_graphql_fragment,
       sym_command,
-      sym__space,
-  [74] = 17,
-    ACTIONS(13), 1,
+  [76] = 17,
+    ACTIONS(15), 1,
       aux_sym_directive_token1,
     ACTIONS(35), 1,
       aux_sym_query_continuation_token1,
@@ -5814,38 +5984,39 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
     ACTIONS(47), 1,
       sym__space,
-    STATE(414), 1,
+    STATE(415), 1,
       sym_header_name,
-    STATE(426), 1,
+    STATE(427), 1,
       aux_sym_body_repeat1,
-    STATE(433), 1,
+    STATE(434), 1,
       sym_query_continuation,
-    STATE(486), 1,
+    STATE(488), 1,
       sym_body,
     ACTIONS(29), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    ACTIONS(31), 2,
+    ACTIONS(33), 2,
       sym_comment,
       sym_unclosed_script,
     ACTIONS(39), 2,
       sym__header_name_text,
       anon_sym_LBRACE,
-    ACTIONS(33), 3,
-      sym_script,
-      sym__handler_file,
-      sym_js_block,
     STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(441), 4,
+    ACTIONS(31), 4,
+      sym_junk,
+      sym_script,
+      sym__handler_file,
+      sym_js_block,
+    STATE(442), 4,
       sym_directive,
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [136] = 17,
-    ACTIONS(13), 1,
+  [139] = 17,
+    ACTIONS(15), 1,
       aux_sym_directive_token1,
     ACTIONS(35), 1,
       aux_sym_query_continuation_token1,
@@ -5859,15 +6030,15 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
     ACTIONS(51), 1,
       sym__space,
-    STATE(414), 1,
+    STATE(415), 1,
       sym_header_name,
-    STATE(426), 1,
+    STATE(427), 1,
       aux_sym_body_repeat1,
-    STATE(433), 1,
+    STATE(434), 1,
       sym_query_continuation,
-    STATE(493), 1,
+    STATE(485), 1,
       sym_body,
-    ACTIONS(31), 2,
+    ACTIONS(33), 2,
       sym_comment,
       sym_unclosed_script,
     ACTIONS(39), 2,
@@ -5876,42 +6047,289 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(49), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    ACTIONS(33), 3,
-      sym_script,
-      sym__handler_file,
-      sym_js_block,
     STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(441), 4,
+    ACTIONS(31), 4,
+      sym_junk,
+      sym_script,
+      sym__handler_file,
+      sym_js_block,
+    STATE(442), 4,
       sym_directive,
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [198] = 14,
+  [202] = 14,
+    ACTIONS(15), 1,
+      aux_sym_directive_token1,
+    ACTIONS(17), 1,
+      anon_sym_AT,
+    ACTIONS(19), 1,
+      sym_method,
+    ACTIONS(23), 1,
+      aux_sym_variable_token1,
+    ACTIONS(59), 1,
+      sym__newline,
+    STATE(392), 1,
+      sym_request_line,
+    STATE(422), 1,
+      sym_url,
+    STATE(497), 1,
+      sym_request,
+    ACTIONS(21), 2,
+      sym__url_text,
+      anon_sym_LBRACE,
+    ACTIONS(53), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(98), 2,
+      sym__lone_brace,
+      sym_variable,
+    STATE(452), 2,
+      sym_directive,
+      sym_variable_declaration,
+    ACTIONS(57), 3,
+      sym_comment,
+      sym_unclosed_script,
+      sym__space,
+    ACTIONS(55), 7,
+      sym_junk,
+      sym__junk_at,
+      sym_script,
+      sym__pre_request_file,
+      sym_js_block,
+      sym_graphql_fragment,
+      sym_command,
+  [257] = 14,
+    ACTIONS(15), 1,
+      aux_sym_directive_token1,
+    ACTIONS(17), 1,
+      anon_sym_AT,
+    ACTIONS(19), 1,
+      sym_method,
+    ACTIONS(23), 1,
+      aux_sym_variable_token1,
+    ACTIONS(59), 1,
+      sym__newline,
+    STATE(392), 1,
+      sym_request_line,
+    STATE(422), 1,
+      sym_url,
+    STATE(498), 1,
+      sym_request,
+    ACTIONS(21), 2,
+      sym__url_text,
+      anon_sym_LBRACE,
+    ACTIONS(53), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(98), 2,
+      sym__lone_brace,
+      sym_variable,
+    STATE(452), 2,
+      sym_directive,
+      sym_variable_declaration,
+    ACTIONS(57), 3,
+      sym_comment,
+      sym_unclosed_script,
+      sym__space,
+    ACTIONS(55), 7,
+      sym_junk,
+      sym__junk_at,
+      sym_script,
+      sym__pre_request_file,
+      sym_js_block,
+      sym_graphql_fragment,
+      sym_command,
+  [312] = 14,
+    ACTIONS(15), 1,
+      aux_sym_directive_token1,
+    ACTIONS(17), 1,
+      anon_sym_AT,
+    ACTIONS(19), 1,
+      sym_method,
+    ACTIONS(23), 1,
+      aux_sym_variable_token1,
+    ACTIONS(59), 1,
+      sym__newline,
+    STATE(392), 1,
+      sym_request_line,
+    STATE(422), 1,
+      sym_url,
+    STATE(490), 1,
+      sym_request,
+    ACTIONS(21), 2,
+      sym__url_text,
+      anon_sym_LBRACE,
+    ACTIONS(53), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(98), 2,
+      sym__lone_brace,
+      sym_variable,
+    STATE(452), 2,
+      sym_directive,
+      sym_variable_declaration,
+    ACTIONS(57), 3,
+      sym_comment,
+      sym_unclosed_script,
+      sym__space,
+    ACTIONS(55), 7,
+      sym_junk,
+      sym__junk_at,
+      sym_script,
+      sym__pre_request_file,
+      sym_js_block,
+      sym_graphql_fragment,
+      sym_command,
+  [367] = 14,
+    ACTIONS(15), 1,
+      aux_sym_directive_token1,
+    ACTIONS(17), 1,
+      anon_sym_AT,
+    ACTIONS(19), 1,
+      sym_method,
+    ACTIONS(23), 1,
+      aux_sym_variable_token1,
+    ACTIONS(59), 1,
+      sym__newline,
+    STATE(392), 1,
+      sym_request_line,
+    STATE(422), 1,
+      sym_url,
+    STATE(494), 1,
+      sym_request,
+    ACTIONS(21), 2,
+      sym__url_text,
+      anon_sym_LBRACE,
+    ACTIONS(53), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(98), 2,
+      sym__lone_brace,
+      sym_variable,
+    STATE(452), 2,
+      sym_directive,
+      sym_variable_declaration,
+    ACTIONS(57), 3,
+      sym_comment,
+      sym_unclosed_script,
+      sym__space,
+    ACTIONS(55), 7,
+      sym_junk,
+      sym__junk_at,
+      sym_script,
+      sym__pre_request_file,
+      sym_js_block,
+      sym_graphql_fragment,
+      sym_command,
+  [422] = 14,
+    ACTIONS(15), 1,
+      aux_sym_directive_token1,
+    ACTIONS(17), 1,
+      anon_sym_AT,
+    ACTIONS(19), 1,
+      sym_method,
+    ACTIONS(23), 1,
+      aux_sym_variable_token1,
+    ACTIONS(59), 1,
+      sym__newline,
+    STATE(392), 1,
+      sym_request_line,
+    STATE(422), 1,
+      sym_url,
+    STATE(487), 1,
+      sym_request,
+    ACTIONS(21), 2,
+      sym__url_text,
+      anon_sym_LBRACE,
+    ACTIONS(53), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(98), 2,
+      sym__lone_brace,
+      sym_variable,
+    STATE(452), 2,
+      sym_directive,
+      sym_variable_declaration,
+    ACTIONS(57), 3,
+      sym_comment,
+      sym_unclosed_script,
+      sym__space,
+    ACTIONS(55), 7,
+      sym_junk,
+      sym__junk_at,
+      sym_script,
+      sym__pre_request_file,
+      sym_js_block,
+      sym_graphql_fragment,
+      sym_command,
+  [477] = 14,
+    ACTIONS(15), 1,
+      aux_sym_directive_token1,
+    ACTIONS(17), 1,
+      anon_sym_AT,
+    ACTIONS(19), 1,
+      sym_method,
+    ACTIONS(23), 1,
+      aux_sym_variable_token1,
+    ACTIONS(59), 1,
+      sym__newline,
+    STATE(392), 1,
+      sym_request_line,
+    STATE(422), 1,
+      sym_url,
+    STATE(489), 1,
+      sym_request,
+    ACTIONS(21), 2,
+      sym__url_text,
+      anon_sym_LBRACE,
+    ACTIONS(53), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(98), 2,
+      sym__lone_brace,
+      sym_variable,
+    STATE(452), 2,
+      sym_directive,
+      sym_variable_declaration,
+    ACTIONS(57), 3,
+      sym_comment,
+      sym_unclosed_script,
+      sym__space,
+    ACTIONS(55), 7,
+      sym_junk,
+      sym__junk_at,
+      sym_script,
+      sym__pre_request_file,
+      sym_js_block,
+      sym_graphql_fragment,
+      sym_command,
+  [532] = 14,
     ACTIONS(37), 1,
       aux_sym_assertion_token1,
     ACTIONS(41), 1,
       aux_sym_output_redirect_token1,
-    ACTIONS(57), 1,
-      sym_unclosed_script,
-    ACTIONS(59), 1,
-      aux_sym_file_reference_token1,
-    ACTIONS(61), 1,
-      aux_sym_file_reference_token2,
-    ACTIONS(63), 1,
-      sym_form_field_name,
     ACTIONS(65), 1,
-      aux_sym_response_reference_token1,
+      sym_unclosed_script,
+    ACTIONS(67), 1,
+      aux_sym_file_reference_token1,
     ACTIONS(69), 1,
-      aux_sym_variable_token1,
+      aux_sym_file_reference_token2,
     ACTIONS(71), 1,
+      sym_form_field_name,
+    ACTIONS(73), 1,
+      aux_sym_response_reference_token1,
+    ACTIONS(77), 1,
+      aux_sym_variable_token1,
+    ACTIONS(79), 1,
       sym__newline,
-    ACTIONS(53), 2,
+    ACTIONS(61), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    ACTIONS(67), 3,
+    ACTIONS(75), 3,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
@@ -5919,19 +6337,60 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym__body_line_repeat1,
-    ACTIONS(55), 4,
+    ACTIONS(63), 4,
       sym_script,
       sym__handler_file,
       sym_js_block,
       sym_response_line,
-    STATE(430), 5,
+    STATE(431), 5,
       sym_assertion,
       sym_file_reference,
       sym_form_field,
       sym_output_redirect,
       sym_response_reference,
-  [253] = 15,
-    ACTIONS(13), 1,
+  [587] = 14,
+    ACTIONS(15), 1,
+      aux_sym_directive_token1,
+    ACTIONS(17), 1,
+      anon_sym_AT,
+    ACTIONS(19), 1,
+      sym_method,
+    ACTIONS(23), 1,
+      aux_sym_variable_token1,
+    ACTIONS(59), 1,
+      sym__newline,
+    STATE(392), 1,
+      sym_request_line,
+    STATE(422), 1,
+      sym_url,
+    STATE(491), 1,
+      sym_request,
+    ACTIONS(21), 2,
+      sym__url_text,
+      anon_sym_LBRACE,
+    ACTIONS(53), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(98), 2,
+      sym__lone_brace,
+      sym_variable,
+    STATE(452), 2,
+      sym_directive,
+      sym_variable_declaration,
+    ACTIONS(57), 3,
+      sym_comment,
+      sym_unclosed_script,
+      sym__space,
+    ACTIONS(55), 7,
+      sym_junk,
+      sym__junk_at,
+      sym_script,
+      sym__pre_request_file,
+      sym_js_block,
+      sym_graphql_fragment,
+      sym_command,
+  [642] = 15,
+    ACTIONS(15), 1,
       aux_sym_directive_token1,
     ACTIONS(37), 1,
       aux_sym_assertion_token1,
@@ -5943,13 +6402,13 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
     ACTIONS(51), 1,
       sym__space,
-    STATE(414), 1,
+    STATE(415), 1,
       sym_header_name,
-    STATE(426), 1,
+    STATE(427), 1,
       aux_sym_body_repeat1,
-    STATE(493), 1,
+    STATE(485), 1,
       sym_body,
-    ACTIONS(31), 2,
+    ACTIONS(33), 2,
       sym_comment,
       sym_unclosed_script,
     ACTIONS(39), 2,
@@ -5958,21 +6417,22 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(49), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    ACTIONS(33), 3,
-      sym_script,
-      sym__handler_file,
-      sym_js_block,
     STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(441), 4,
+    ACTIONS(31), 4,
+      sym_junk,
+      sym_script,
+      sym__handler_file,
+      sym_js_block,
+    STATE(442), 4,
       sym_directive,
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [309] = 15,
-    ACTIONS(13), 1,
+  [699] = 15,
+    ACTIONS(15), 1,
       aux_sym_directive_token1,
     ACTIONS(37), 1,
       aux_sym_assertion_token1,
@@ -5982,311 +6442,39 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
     ACTIONS(45), 1,
       sym__newline,
-    ACTIONS(75), 1,
+    ACTIONS(83), 1,
       sym__space,
-    STATE(414), 1,
+    STATE(415), 1,
       sym_header_name,
-    STATE(426), 1,
+    STATE(427), 1,
       aux_sym_body_repeat1,
-    STATE(489), 1,
+    STATE(496), 1,
       sym_body,
-    ACTIONS(31), 2,
+    ACTIONS(33), 2,
       sym_comment,
       sym_unclosed_script,
     ACTIONS(39), 2,
       sym__header_name_text,
       anon_sym_LBRACE,
-    ACTIONS(73), 2,
+    ACTIONS(81), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-    ACTIONS(33), 3,
-      sym_script,
-      sym__handler_file,
-      sym_js_block,
     STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(441), 4,
+    ACTIONS(31), 4,
+      sym_junk,
+      sym_script,
+      sym__handler_file,
+      sym_js_block,
+    STATE(442), 4,
       sym_directive,
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [365] = 14,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
+  [756] = 10,
     ACTIONS(15), 1,
-      anon_sym_AT,
-    ACTIONS(19), 1,
-      sym_method,
-    ACTIONS(23), 1,
-      aux_sym_variable_token1,
-    ACTIONS(83), 1,
-      sym__newline,
-    STATE(392), 1,
-      sym_request_line,
-    STATE(421), 1,
-      sym_url,
-    STATE(492), 1,
-      sym_request,
-    ACTIONS(21), 2,
-      sym__url_text,
-      anon_sym_LBRACE,
-    ACTIONS(77), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(79), 2,
-      sym_comment,
-      sym_unclosed_script,
-    STATE(98), 2,
-      sym__lone_brace,
-      sym_variable,
-    STATE(451), 2,
-      sym_directive,
-      sym_variable_declaration,
-    ACTIONS(81), 6,
-      sym_script,
-      sym__pre_request_file,
-      sym_js_block,
-      sym_graphql_fragment,
-      sym_command,
-      sym__space,
-  [418] = 14,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
-    ACTIONS(15), 1,
-      anon_sym_AT,
-    ACTIONS(19), 1,
-      sym_method,
-    ACTIONS(23), 1,
-      aux_sym_variable_token1,
-    ACTIONS(83), 1,
-      sym__newline,
-    STATE(392), 1,
-      sym_request_line,
-    STATE(421), 1,
-      sym_url,
-    STATE(484), 1,
-      sym_request,
-    ACTIONS(21), 2,
-      sym__url_text,
-      anon_sym_LBRACE,
-    ACTIONS(77), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(79), 2,
-      sym_comment,
-      sym_unclosed_script,
-    STATE(98), 2,
-      sym__lone_brace,
-      sym_variable,
-    STATE(451), 2,
-      sym_directive,
-      sym_variable_declaration,
-    ACTIONS(81), 6,
-      sym_script,
-      sym__pre_request_file,
-      sym_js_block,
-      sym_graphql_fragment,
-      sym_command,
-      sym__space,
-  [471] = 14,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
-    ACTIONS(15), 1,
-      anon_sym_AT,
-    ACTIONS(19), 1,
-      sym_method,
-    ACTIONS(23), 1,
-      aux_sym_variable_token1,
-    ACTIONS(83), 1,
-      sym__newline,
-    STATE(392), 1,
-      sym_request_line,
-    STATE(421), 1,
-      sym_url,
-    STATE(487), 1,
-      sym_request,
-    ACTIONS(21), 2,
-      sym__url_text,
-      anon_sym_LBRACE,
-    ACTIONS(77), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(79), 2,
-      sym_comment,
-      sym_unclosed_script,
-    STATE(98), 2,
-      sym__lone_brace,
-      sym_variable,
-    STATE(451), 2,
-      sym_directive,
-      sym_variable_declaration,
-    ACTIONS(81), 6,
-      sym_script,
-      sym__pre_request_file,
-      sym_js_block,
-      sym_graphql_fragment,
-      sym_command,
-      sym__space,
-  [524] = 14,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
-    ACTIONS(15), 1,
-      anon_sym_AT,
-    ACTIONS(19), 1,
-      sym_method,
-    ACTIONS(23), 1,
-      aux_sym_variable_token1,
-    ACTIONS(83), 1,
-      sym__newline,
-    STATE(392), 1,
-      sym_request_line,
-    STATE(421), 1,
-      sym_url,
-    STATE(485), 1,
-      sym_request,
-    ACTIONS(21), 2,
-      sym__url_text,
-      anon_sym_LBRACE,
-    ACTIONS(77), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(79), 2,
-      sym_comment,
-      sym_unclosed_script,
-    STATE(98), 2,
-      sym__lone_brace,
-      sym_variable,
-    STATE(451), 2,
-      sym_directive,
-      sym_variable_declaration,
-    ACTIONS(81), 6,
-      sym_script,
-      sym__pre_request_file,
-      sym_js_block,
-      sym_graphql_fragment,
-      sym_command,
-      sym__space,
-  [577] = 14,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
-    ACTIONS(15), 1,
-      anon_sym_AT,
-    ACTIONS(19), 1,
-      sym_method,
-    ACTIONS(23), 1,
-      aux_sym_variable_token1,
-    ACTIONS(83), 1,
-      sym__newline,
-    STATE(392), 1,
-      sym_request_line,
-    STATE(421), 1,
-      sym_url,
-    STATE(490), 1,
-      sym_request,
-    ACTIONS(21), 2,
-      sym__url_text,
-      anon_sym_LBRACE,
-    ACTIONS(77), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(79), 2,
-      sym_comment,
-      sym_unclosed_script,
-    STATE(98), 2,
-      sym__lone_brace,
-      sym_variable,
-    STATE(451), 2,
-      sym_directive,
-      sym_variable_declaration,
-    ACTIONS(81), 6,
-      sym_script,
-      sym__pre_request_file,
-      sym_js_block,
-      sym_graphql_fragment,
-      sym_command,
-      sym__space,
-  [630] = 14,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
-    ACTIONS(15), 1,
-      anon_sym_AT,
-    ACTIONS(19), 1,
-      sym_method,
-    ACTIONS(23), 1,
-      aux_sym_variable_token1,
-    ACTIONS(83), 1,
-      sym__newline,
-    STATE(392), 1,
-      sym_request_line,
-    STATE(421), 1,
-      sym_url,
-    STATE(496), 1,
-      sym_request,
-    ACTIONS(21), 2,
-      sym__url_text,
-      anon_sym_LBRACE,
-    ACTIONS(77), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(79), 2,
-      sym_comment,
-      sym_unclosed_script,
-    STATE(98), 2,
-      sym__lone_brace,
-      sym_variable,
-    STATE(451), 2,
-      sym_directive,
-      sym_variable_declaration,
-    ACTIONS(81), 6,
-      sym_script,
-      sym__pre_request_file,
-      sym_js_block,
-      sym_graphql_fragment,
-      sym_command,
-      sym__space,
-  [683] = 14,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
-    ACTIONS(15), 1,
-      anon_sym_AT,
-    ACTIONS(19), 1,
-      sym_method,
-    ACTIONS(23), 1,
-      aux_sym_variable_token1,
-    ACTIONS(83), 1,
-      sym__newline,
-    STATE(392), 1,
-      sym_request_line,
-    STATE(421), 1,
-      sym_url,
-    STATE(494), 1,
-      sym_request,
-    ACTIONS(21), 2,
-      sym__url_text,
-      anon_sym_LBRACE,
-    ACTIONS(77), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(79), 2,
-      sym_comment,
-      sym_unclosed_script,
-    STATE(98), 2,
-      sym__lone_brace,
-      sym_variable,
-    STATE(451), 2,
-      sym_directive,
-      sym_variable_declaration,
-    ACTIONS(81), 6,
-      sym_script,
-      sym__pre_request_file,
-      sym_js_block,
-      sym_graphql_fragment,
-      sym_command,
-      sym__space,
-  [736] = 10,
-    ACTIONS(13), 1,
       aux_sym_directive_token1,
     ACTIONS(37), 1,
       aux_sym_assertion_token1,
@@ -6294,35 +6482,61 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_output_redirect_token1,
     ACTIONS(43), 1,
       aux_sym_variable_token1,
-    STATE(414), 1,
+    STATE(415), 1,
       sym_header_name,
-    ACTIONS(31), 2,
+    ACTIONS(33), 2,
       sym_comment,
       sym_unclosed_script,
     ACTIONS(39), 2,
       sym__header_name_text,
       anon_sym_LBRACE,
-    ACTIONS(33), 3,
-      sym_script,
-      sym__handler_file,
-      sym_js_block,
     STATE(203), 3,
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-    STATE(441), 4,
+    ACTIONS(31), 4,
+      sym_junk,
+      sym_script,
+      sym__handler_file,
+      sym_js_block,
+    STATE(442), 4,
       sym_directive,
       sym_assertion,
       sym_header,
       sym_output_redirect,
-  [776] = 6,
+  [797] = 7,
+    ACTIONS(15), 1,
+      aux_sym_directive_token1,
+    ACTIONS(17), 1,
+      anon_sym_AT,
+    ACTIONS(59), 1,
+      sym__newline,
+    ACTIONS(53), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+    STATE(452), 2,
+      sym_directive,
+      sym_variable_declaration,
+    ACTIONS(57), 3,
+      sym_comment,
+      sym_unclosed_script,
+      sym__space,
+    ACTIONS(55), 7,
+      sym_junk,
+      sym__junk_at,
+      sym_script,
+      sym__pre_request_file,
+      sym_js_block,
+      sym_graphql_fragment,
+      sym_command,
+  [829] = 6,
     ACTIONS(89), 1,
       aux_sym_variable_token1,
     ACTIONS(92), 1,
       sym__word_text,
     ACTIONS(95), 1,
       anon_sym_DQUOTE,
-    STATE(16), 3,
+    STATE(17), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
@@ -6337,66 +6551,21 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [804] = 6,
+  [857] = 6,
     ACTIONS(102), 1,
-      aux_sym_variable_token1,
+      aux_sym_variable_token2,
     ACTIONS(104), 1,
-      sym__word_text,
+      sym_variable_name,
     ACTIONS(106), 1,
-      anon_sym_DQUOTE,
-    STATE(16), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
+      sym_resolver_name,
+    STATE(72), 1,
+      sym_resolver,
     ACTIONS(98), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
-      aux_sym_variable_token2,
-    ACTIONS(100), 5,
-      sym__url_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__space,
-      sym__argument_space,
-  [832] = 7,
-    ACTIONS(13), 1,
-      aux_sym_directive_token1,
-    ACTIONS(15), 1,
-      anon_sym_AT,
-    ACTIONS(83), 1,
-      sym__newline,
-    ACTIONS(77), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-    ACTIONS(79), 2,
-      sym_comment,
-      sym_unclosed_script,
-    STATE(451), 2,
-      sym_directive,
-      sym_variable_declaration,
-    ACTIONS(81), 6,
-      sym_script,
-      sym__pre_request_file,
-      sym_js_block,
-      sym_graphql_fragment,
-      sym_command,
-      sym__space,
-  [862] = 6,
-    ACTIONS(112), 1,
-      aux_sym_variable_token2,
-    ACTIONS(114), 1,
-      sym_variable_name,
-    ACTIONS(116), 1,
-      sym_resolver_name,
-    STATE(72), 1,
-      sym_resolver,
-    ACTIONS(108), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      sym_http_version,
       aux_sym_variable_token1,
-    ACTIONS(110), 7,
+    ACTIONS(100), 7,
       sym__url_text,
       anon_sym_LBRACE,
       sym__word_text,
@@ -6404,7 +6573,29 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [890] = 6,
+  [885] = 6,
+    ACTIONS(112), 1,
+      aux_sym_variable_token1,
+    ACTIONS(114), 1,
+      sym__word_text,
+    ACTIONS(116), 1,
+      anon_sym_DQUOTE,
+    STATE(17), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+    ACTIONS(108), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      sym_http_version,
+      aux_sym_variable_token2,
+    ACTIONS(110), 5,
+      sym__url_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__space,
+      sym__argument_space,
+  [913] = 6,
     ACTIONS(122), 1,
       anon_sym_LPAREN,
     ACTIONS(124), 1,
@@ -6426,60 +6617,18 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       sym__word_text,
-  [918] = 6,
+  [941] = 6,
     ACTIONS(126), 1,
       aux_sym_variable_token1,
-    ACTIONS(128), 1,
+    ACTIONS(129), 1,
       sym__word_text,
-    ACTIONS(130), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(98), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token2,
-    STATE(28), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-    ACTIONS(100), 5,
-      sym__body_text,
-      sym__angle,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__argument_space,
-  [945] = 6,
     ACTIONS(132), 1,
-      aux_sym_variable_token1,
-    ACTIONS(134), 1,
-      sym__word_text,
-    ACTIONS(136), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(98), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_variable_token2,
-    STATE(23), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-    ACTIONS(100), 5,
-      aux_sym_header_token1,
-      sym__header_name_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__argument_space,
-  [972] = 6,
-    ACTIONS(138), 1,
-      aux_sym_variable_token1,
-    ACTIONS(141), 1,
-      sym__word_text,
-    ACTIONS(144), 1,
       anon_sym_DQUOTE,
     ACTIONS(85), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token2,
-    STATE(23), 3,
+    STATE(21), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
@@ -6489,12 +6638,54 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [999] = 6,
-    ACTIONS(147), 1,
+  [968] = 6,
+    ACTIONS(135), 1,
       aux_sym_variable_token1,
-    ACTIONS(150), 1,
+    ACTIONS(138), 1,
       sym__word_text,
+    ACTIONS(141), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(85), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token2,
+    STATE(22), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+    ACTIONS(87), 5,
+      sym__body_text,
+      sym__angle,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__argument_space,
+  [995] = 6,
+    ACTIONS(144), 1,
+      aux_sym_variable_token1,
+    ACTIONS(146), 1,
+      sym__word_text,
+    ACTIONS(148), 1,
+      anon_sym_DQUOTE,
+    STATE(24), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+    ACTIONS(108), 4,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_form_file_token1,
+      aux_sym_variable_token2,
+    ACTIONS(110), 4,
+      sym__form_path_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__argument_space,
+  [1022] = 6,
+    ACTIONS(150), 1,
+      aux_sym_variable_token1,
     ACTIONS(153), 1,
+      sym__word_text,
+    ACTIONS(156), 1,
       anon_sym_DQUOTE,
     STATE(24), 3,
       sym_variable,
@@ -6510,41 +6701,41 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1026] = 6,
-    ACTIONS(156), 1,
+  [1049] = 6,
+    ACTIONS(159), 1,
       aux_sym_variable_token1,
-    ACTIONS(158), 1,
+    ACTIONS(161), 1,
       sym__word_text,
-    ACTIONS(160), 1,
+    ACTIONS(163), 1,
       anon_sym_DQUOTE,
-    STATE(24), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-    ACTIONS(98), 4,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-      aux_sym_form_file_token1,
-      aux_sym_variable_token2,
-    ACTIONS(100), 4,
-      sym__form_path_text,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__argument_space,
-  [1053] = 6,
-    ACTIONS(162), 1,
-      aux_sym_variable_token2,
-    ACTIONS(164), 1,
-      sym_variable_name,
-    ACTIONS(166), 1,
-      sym_resolver_name,
-    STATE(109), 1,
-      sym_resolver,
     ACTIONS(108), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
+      aux_sym_variable_token2,
+    STATE(22), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+    ACTIONS(110), 5,
+      sym__body_text,
+      sym__angle,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__argument_space,
+  [1076] = 6,
+    ACTIONS(165), 1,
+      aux_sym_variable_token2,
+    ACTIONS(167), 1,
+      sym_variable_name,
+    ACTIONS(169), 1,
+      sym_resolver_name,
+    STATE(109), 1,
+      sym_resolver,
+    ACTIONS(98), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 7,
+    ACTIONS(100), 7,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -6552,10 +6743,10 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1080] = 6,
-    ACTIONS(168), 1,
+  [1103] = 6,
+    ACTIONS(171), 1,
       anon_sym_LPAREN,
-    ACTIONS(170), 1,
+    ACTIONS(173), 1,
       sym__argument_space,
     STATE(56), 1,
       aux_sym_resolver_repeat1,
@@ -6573,49 +6764,49 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
-  [1107] = 6,
-    ACTIONS(172), 1,
-      aux_sym_variable_token1,
+  [1130] = 6,
     ACTIONS(175), 1,
-      sym__word_text,
-    ACTIONS(178), 1,
-      anon_sym_DQUOTE,
-    ACTIONS(85), 3,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
       aux_sym_variable_token2,
-    STATE(28), 3,
-      sym_variable,
-      sym_string,
-      aux_sym__word_argument_repeat1,
-    ACTIONS(87), 5,
-      sym__body_text,
-      sym__angle,
-      anon_sym_LBRACE,
-      sym__newline,
-      sym__argument_space,
-  [1134] = 6,
-    ACTIONS(181), 1,
-      aux_sym_variable_token2,
-    ACTIONS(183), 1,
+    ACTIONS(177), 1,
       sym_variable_name,
-    ACTIONS(185), 1,
+    ACTIONS(179), 1,
       sym_resolver_name,
     STATE(132), 1,
       sym_resolver,
-    ACTIONS(108), 4,
+    ACTIONS(98), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 6,
+    ACTIONS(100), 6,
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1161] = 6,
+  [1157] = 6,
+    ACTIONS(181), 1,
+      aux_sym_variable_token1,
+    ACTIONS(183), 1,
+      sym__word_text,
+    ACTIONS(185), 1,
+      anon_sym_DQUOTE,
+    ACTIONS(108), 3,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+      aux_sym_variable_token2,
+    STATE(21), 3,
+      sym_variable,
+      sym_string,
+      aux_sym__word_argument_repeat1,
+    ACTIONS(110), 5,
+      aux_sym_header_token1,
+      sym__header_name_text,
+      anon_sym_LBRACE,
+      sym__newline,
+      sym__argument_space,
+  [1184] = 6,
     ACTIONS(187), 1,
       anon_sym_LPAREN,
     ACTIONS(189), 1,
@@ -6636,7 +6827,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
-  [1188] = 6,
+  [1211] = 6,
     ACTIONS(191), 1,
       aux_sym_variable_token2,
     ACTIONS(193), 1,
@@ -6645,11 +6836,11 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(122), 1,
       sym_resolver,
-    ACTIONS(108), 3,
+    ACTIONS(98), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 7,
+    ACTIONS(100), 7,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
@@ -6657,7 +6848,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1215] = 6,
+  [1238] = 6,
     ACTIONS(197), 1,
       anon_sym_LPAREN,
     ACTIONS(199), 1,
@@ -6678,7 +6869,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [1242] = 6,
+  [1265] = 6,
     ACTIONS(201), 1,
       aux_sym_variable_token2,
     ACTIONS(203), 1,
@@ -6687,18 +6878,18 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(169), 1,
       sym_resolver,
-    ACTIONS(108), 3,
+    ACTIONS(98), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 6,
+    ACTIONS(100), 6,
       sym__text,
       anon_sym_LBRACE,
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1268] = 6,
+  [1291] = 6,
     ACTIONS(207), 1,
       aux_sym_variable_token2,
     ACTIONS(209), 1,
@@ -6707,18 +6898,18 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(192), 1,
       sym_resolver,
-    ACTIONS(108), 3,
+    ACTIONS(98), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 6,
+    ACTIONS(100), 6,
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [1294] = 4,
+  [1317] = 4,
     ACTIONS(124), 1,
       sym__argument_space,
     STATE(36), 1,
@@ -6736,7 +6927,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       sym__word_text,
-  [1316] = 4,
+  [1339] = 4,
     ACTIONS(221), 1,
       sym__argument_space,
     STATE(36), 1,
@@ -6754,7 +6945,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       sym__word_text,
-  [1338] = 6,
+  [1361] = 6,
     ACTIONS(224), 1,
       aux_sym_variable_token1,
     ACTIONS(227), 1,
@@ -6774,7 +6965,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1364] = 6,
+  [1387] = 6,
     ACTIONS(233), 1,
       anon_sym_LPAREN,
     ACTIONS(235), 1,
@@ -6794,14 +6985,14 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       sym__word_text,
-  [1390] = 6,
+  [1413] = 6,
     ACTIONS(237), 1,
       aux_sym_variable_token1,
     ACTIONS(239), 1,
       sym__word_text,
     ACTIONS(241), 1,
       anon_sym_DQUOTE,
-    ACTIONS(98), 3,
+    ACTIONS(108), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token2,
@@ -6809,12 +7000,12 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-    ACTIONS(100), 4,
+    ACTIONS(110), 4,
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1416] = 6,
+  [1439] = 6,
     ACTIONS(243), 1,
       aux_sym_variable_token1,
     ACTIONS(246), 1,
@@ -6834,7 +7025,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1442] = 6,
+  [1465] = 6,
     ACTIONS(252), 1,
       anon_sym_LPAREN,
     ACTIONS(254), 1,
@@ -6854,14 +7045,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [1468] = 6,
+  [1491] = 6,
     ACTIONS(256), 1,
       aux_sym_variable_token1,
     ACTIONS(258), 1,
       sym__word_text,
     ACTIONS(260), 1,
       anon_sym_DQUOTE,
-    ACTIONS(98), 3,
+    ACTIONS(108), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token2,
@@ -6869,12 +7060,12 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-    ACTIONS(100), 4,
+    ACTIONS(110), 4,
       sym__text,
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [1494] = 6,
+  [1517] = 6,
     ACTIONS(262), 1,
       anon_sym_LPAREN,
     ACTIONS(264), 1,
@@ -6894,8 +7085,8 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       sym__word_text,
-  [1520] = 6,
-    ACTIONS(108), 1,
+  [1543] = 6,
+    ACTIONS(98), 1,
       aux_sym_variable_token1,
     ACTIONS(266), 1,
       aux_sym_variable_token2,
@@ -6905,7 +7096,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(228), 1,
       sym_resolver,
-    ACTIONS(110), 7,
+    ACTIONS(100), 7,
       anon_sym_LBRACE,
       anon_sym_COMMA,
       anon_sym_RPAREN,
@@ -6913,7 +7104,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__argument_space,
-  [1545] = 6,
+  [1568] = 6,
     ACTIONS(272), 1,
       anon_sym_LPAREN,
     ACTIONS(274), 1,
@@ -6932,8 +7123,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [1570] = 6,
-    ACTIONS(98), 1,
+  [1593] = 6,
+    ACTIONS(108), 1,
       aux_sym_variable_token2,
     ACTIONS(276), 1,
       aux_sym_variable_token1,
@@ -6945,13 +7136,13 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-    ACTIONS(100), 5,
+    ACTIONS(110), 5,
       anon_sym_LBRACE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [1595] = 6,
+  [1618] = 6,
     ACTIONS(85), 1,
       aux_sym_variable_token2,
     ACTIONS(282), 1,
@@ -6970,7 +7161,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [1620] = 2,
+  [1643] = 2,
     ACTIONS(291), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -6985,7 +7176,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1637] = 6,
+  [1660] = 6,
     ACTIONS(295), 1,
       anon_sym_LPAREN,
     ACTIONS(297), 1,
@@ -7004,7 +7195,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [1662] = 9,
+  [1685] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7017,16 +7208,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     ACTIONS(309), 1,
       anon_sym_LBRACK,
-    STATE(455), 1,
+    STATE(456), 1,
       sym_argument,
-    STATE(508), 1,
+    STATE(503), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [1693] = 2,
+  [1716] = 2,
     ACTIONS(311), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7041,7 +7232,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1710] = 2,
+  [1733] = 2,
     ACTIONS(217), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7056,7 +7247,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1727] = 2,
+  [1750] = 2,
     ACTIONS(315), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7071,7 +7262,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1744] = 2,
+  [1767] = 2,
     ACTIONS(213), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7086,27 +7277,27 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1761] = 6,
+  [1784] = 6,
     ACTIONS(319), 1,
       aux_sym_variable_token1,
     ACTIONS(321), 1,
       sym__word_text,
     ACTIONS(323), 1,
       anon_sym_DQUOTE,
-    ACTIONS(98), 2,
+    ACTIONS(108), 2,
       aux_sym_variable_token2,
       anon_sym_RPAREN,
     STATE(58), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-    ACTIONS(100), 4,
+    ACTIONS(110), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-  [1786] = 4,
-    ACTIONS(170), 1,
+  [1809] = 4,
+    ACTIONS(173), 1,
       sym__argument_space,
     STATE(57), 1,
       aux_sym_resolver_repeat1,
@@ -7122,7 +7313,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
-  [1807] = 4,
+  [1830] = 4,
     ACTIONS(325), 1,
       sym__argument_space,
     STATE(57), 1,
@@ -7139,7 +7330,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
-  [1828] = 6,
+  [1851] = 6,
     ACTIONS(328), 1,
       aux_sym_variable_token1,
     ACTIONS(331), 1,
@@ -7158,7 +7349,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-  [1853] = 6,
+  [1876] = 6,
     ACTIONS(337), 1,
       anon_sym_LPAREN,
     ACTIONS(339), 1,
@@ -7177,17 +7368,17 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [1878] = 8,
+  [1901] = 8,
     ACTIONS(343), 1,
       anon_sym_AT2,
     ACTIONS(347), 1,
       aux_sym_variable_token1,
     ACTIONS(349), 1,
       sym__newline,
-    STATE(431), 1,
-      sym_form_file,
-    STATE(475), 1,
+    STATE(473), 1,
       sym_value,
+    STATE(483), 1,
+      sym_form_file,
     ACTIONS(341), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7198,7 +7389,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [1907] = 6,
+  [1930] = 6,
     ACTIONS(351), 1,
       aux_sym_variable_token2,
     ACTIONS(353), 1,
@@ -7207,17 +7398,17 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(226), 1,
       sym_resolver,
-    ACTIONS(108), 4,
+    ACTIONS(98), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       sym_http_version,
       aux_sym_variable_token1,
-    ACTIONS(110), 4,
+    ACTIONS(100), 4,
       sym__url_text,
       anon_sym_LBRACE,
       sym__newline,
       sym__space,
-  [1932] = 6,
+  [1955] = 6,
     ACTIONS(357), 1,
       anon_sym_LPAREN,
     ACTIONS(359), 1,
@@ -7236,7 +7427,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [1957] = 2,
+  [1980] = 2,
     ACTIONS(361), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7251,7 +7442,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1974] = 2,
+  [1997] = 2,
     ACTIONS(365), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7266,7 +7457,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [1991] = 4,
+  [2014] = 4,
     ACTIONS(369), 1,
       sym__argument_space,
     STATE(65), 1,
@@ -7283,7 +7474,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
-  [2012] = 3,
+  [2035] = 3,
     ACTIONS(376), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 5,
@@ -7299,7 +7490,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2031] = 6,
+  [2054] = 6,
     ACTIONS(378), 1,
       anon_sym_LPAREN,
     ACTIONS(380), 1,
@@ -7318,8 +7509,8 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [2056] = 6,
-    ACTIONS(108), 1,
+  [2079] = 6,
+    ACTIONS(98), 1,
       aux_sym_variable_token1,
     ACTIONS(382), 1,
       aux_sym_variable_token2,
@@ -7329,7 +7520,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(237), 1,
       sym_resolver,
-    ACTIONS(110), 7,
+    ACTIONS(100), 7,
       anon_sym_LBRACE,
       sym__word_text,
       anon_sym_DQUOTE,
@@ -7337,7 +7528,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [2081] = 2,
+  [2104] = 2,
     ACTIONS(388), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7352,7 +7543,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2098] = 4,
+  [2121] = 4,
     ACTIONS(199), 1,
       sym__argument_space,
     STATE(71), 1,
@@ -7369,7 +7560,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [2119] = 4,
+  [2142] = 4,
     ACTIONS(392), 1,
       sym__argument_space,
     STATE(71), 1,
@@ -7386,7 +7577,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
       anon_sym_DQUOTE,
       sym__newline,
-  [2140] = 3,
+  [2163] = 3,
     ACTIONS(395), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 5,
@@ -7402,7 +7593,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2159] = 2,
+  [2182] = 2,
     ACTIONS(397), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7417,7 +7608,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2176] = 2,
+  [2199] = 2,
     ACTIONS(401), 6,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7432,7 +7623,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [2193] = 9,
+  [2216] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7445,16 +7636,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(405), 1,
       anon_sym_RPAREN,
-    STATE(450), 1,
+    STATE(446), 1,
       sym_argument,
-    STATE(518), 1,
+    STATE(502), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2224] = 9,
+  [2247] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7469,14 +7660,14 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
     STATE(476), 1,
       sym_argument,
-    STATE(514), 1,
+    STATE(509), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2255] = 9,
+  [2278] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7489,16 +7680,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(409), 1,
       anon_sym_RPAREN,
-    STATE(483), 1,
+    STATE(433), 1,
       sym_argument,
-    STATE(504), 1,
+    STATE(510), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2286] = 9,
+  [2309] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7511,7 +7702,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(411), 1,
       anon_sym_RPAREN,
-    STATE(436), 1,
+    STATE(437), 1,
       sym_argument,
     STATE(517), 1,
       sym_json_array,
@@ -7520,7 +7711,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2317] = 9,
+  [2340] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7533,16 +7724,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(413), 1,
       anon_sym_RPAREN,
-    STATE(440), 1,
+    STATE(441), 1,
       sym_argument,
-    STATE(505), 1,
+    STATE(519), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2348] = 9,
+  [2371] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7555,16 +7746,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(415), 1,
       anon_sym_RPAREN,
-    STATE(444), 1,
+    STATE(445), 1,
       sym_argument,
-    STATE(509), 1,
+    STATE(504), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2379] = 9,
+  [2402] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7577,16 +7768,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(417), 1,
       anon_sym_RPAREN,
-    STATE(448), 1,
+    STATE(450), 1,
       sym_argument,
-    STATE(500), 1,
+    STATE(513), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2410] = 9,
+  [2433] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7599,16 +7790,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(419), 1,
       anon_sym_RPAREN,
-    STATE(452), 1,
+    STATE(454), 1,
       sym_argument,
-    STATE(502), 1,
+    STATE(512), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2441] = 9,
+  [2464] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7621,16 +7812,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(421), 1,
       anon_sym_RPAREN,
-    STATE(456), 1,
+    STATE(457), 1,
       sym_argument,
-    STATE(510), 1,
+    STATE(505), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2472] = 9,
+  [2495] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7643,16 +7834,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(423), 1,
       anon_sym_RPAREN,
-    STATE(459), 1,
+    STATE(460), 1,
       sym_argument,
-    STATE(501), 1,
+    STATE(518), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2503] = 9,
+  [2526] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7665,16 +7856,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(425), 1,
       anon_sym_RPAREN,
-    STATE(462), 1,
+    STATE(463), 1,
       sym_argument,
-    STATE(515), 1,
+    STATE(507), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2534] = 9,
+  [2557] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7687,16 +7878,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(427), 1,
       anon_sym_RPAREN,
-    STATE(465), 1,
+    STATE(466), 1,
       sym_argument,
-    STATE(513), 1,
+    STATE(514), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2565] = 9,
+  [2588] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7709,16 +7900,16 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(429), 1,
       anon_sym_RPAREN,
-    STATE(469), 1,
+    STATE(470), 1,
       sym_argument,
-    STATE(499), 1,
+    STATE(501), 1,
       sym_json_array,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2596] = 9,
+  [2619] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7731,7 +7922,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
     ACTIONS(431), 1,
       anon_sym_RPAREN,
-    STATE(473), 1,
+    STATE(474), 1,
       sym_argument,
     STATE(506), 1,
       sym_json_array,
@@ -7740,7 +7931,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2627] = 9,
+  [2650] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7762,7 +7953,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2658] = 9,
+  [2681] = 9,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -7784,7 +7975,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [2689] = 4,
+  [2712] = 4,
     ACTIONS(189), 1,
       sym__argument_space,
     STATE(65), 1,
@@ -7801,7 +7992,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__newline,
-  [2710] = 2,
+  [2733] = 2,
     ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7815,7 +8006,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2726] = 4,
+  [2749] = 4,
     ACTIONS(437), 1,
       sym__argument_space,
     STATE(93), 1,
@@ -7831,7 +8022,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [2746] = 6,
+  [2769] = 6,
     ACTIONS(442), 1,
       sym__url_text,
     ACTIONS(448), 1,
@@ -7849,7 +8040,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_url_repeat1,
-  [2770] = 2,
+  [2793] = 2,
     ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7863,7 +8054,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2786] = 2,
+  [2809] = 2,
     ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7877,7 +8068,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2802] = 6,
+  [2825] = 6,
     ACTIONS(453), 1,
       aux_sym_variable_token2,
     ACTIONS(455), 1,
@@ -7886,16 +8077,16 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(284), 1,
       sym_resolver,
-    ACTIONS(108), 3,
+    ACTIONS(98), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 4,
+    ACTIONS(100), 4,
       sym__body_text,
       sym__angle,
       anon_sym_LBRACE,
       sym__newline,
-  [2826] = 6,
+  [2849] = 6,
     ACTIONS(461), 1,
       sym__url_text,
     ACTIONS(465), 1,
@@ -7913,7 +8104,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_url_repeat1,
-  [2850] = 2,
+  [2873] = 2,
     ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7927,7 +8118,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2866] = 7,
+  [2889] = 7,
     ACTIONS(469), 1,
       anon_sym_LBRACE,
     ACTIONS(471), 1,
@@ -7946,7 +8137,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [2892] = 2,
+  [2915] = 2,
     ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -7960,7 +8151,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [2908] = 6,
+  [2931] = 6,
     ACTIONS(481), 1,
       anon_sym_LPAREN,
     ACTIONS(483), 1,
@@ -7978,7 +8169,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [2932] = 4,
+  [2955] = 4,
     ACTIONS(254), 1,
       sym__argument_space,
     STATE(93), 1,
@@ -7994,7 +8185,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [2952] = 4,
+  [2975] = 4,
     ACTIONS(235), 1,
       sym__argument_space,
     STATE(105), 1,
@@ -8010,7 +8201,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       sym__word_text,
-  [2972] = 4,
+  [2995] = 4,
     ACTIONS(485), 1,
       sym__argument_space,
     STATE(105), 1,
@@ -8026,7 +8217,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       sym__word_text,
-  [2992] = 7,
+  [3015] = 7,
     ACTIONS(488), 1,
       anon_sym_LBRACE,
     ACTIONS(491), 1,
@@ -8045,7 +8236,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3018] = 2,
+  [3041] = 2,
     ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8059,7 +8250,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3034] = 3,
+  [3057] = 3,
     ACTIONS(505), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 4,
@@ -8074,7 +8265,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3052] = 3,
+  [3075] = 3,
     ACTIONS(507), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 4,
@@ -8089,7 +8280,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3070] = 2,
+  [3093] = 2,
     ACTIONS(365), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8103,7 +8294,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3086] = 2,
+  [3109] = 2,
     ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8117,7 +8308,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3102] = 2,
+  [3125] = 2,
     ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8131,7 +8322,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3118] = 2,
+  [3141] = 2,
     ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8145,7 +8336,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3134] = 2,
+  [3157] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8159,7 +8350,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3150] = 2,
+  [3173] = 2,
     ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8173,7 +8364,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3166] = 2,
+  [3189] = 2,
     ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8187,7 +8378,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3182] = 2,
+  [3205] = 2,
     ACTIONS(401), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8201,7 +8392,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3198] = 6,
+  [3221] = 6,
     ACTIONS(509), 1,
       aux_sym_variable_token2,
     ACTIONS(511), 1,
@@ -8210,16 +8401,16 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(268), 1,
       sym_resolver,
-    ACTIONS(110), 3,
+    ACTIONS(100), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__newline,
-    ACTIONS(108), 4,
+    ACTIONS(98), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
-  [3222] = 2,
+  [3245] = 2,
     ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8233,7 +8424,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3238] = 6,
+  [3261] = 6,
     ACTIONS(337), 1,
       anon_sym_LPAREN,
     ACTIONS(515), 1,
@@ -8251,7 +8442,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3262] = 6,
+  [3285] = 6,
     ACTIONS(517), 1,
       anon_sym_LPAREN,
     ACTIONS(519), 1,
@@ -8269,7 +8460,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3286] = 3,
+  [3309] = 3,
     ACTIONS(521), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 4,
@@ -8284,7 +8475,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3304] = 2,
+  [3327] = 2,
     ACTIONS(365), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8298,7 +8489,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3320] = 2,
+  [3343] = 2,
     ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8312,7 +8503,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3336] = 2,
+  [3359] = 2,
     ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8326,7 +8517,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3352] = 2,
+  [3375] = 2,
     ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8340,7 +8531,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3368] = 2,
+  [3391] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8354,7 +8545,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3384] = 2,
+  [3407] = 2,
     ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8368,7 +8559,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3400] = 2,
+  [3423] = 2,
     ACTIONS(401), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8382,7 +8573,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3416] = 2,
+  [3439] = 2,
     ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8396,7 +8587,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3432] = 3,
+  [3455] = 3,
     ACTIONS(523), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 4,
@@ -8411,7 +8602,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3450] = 3,
+  [3473] = 3,
     ACTIONS(525), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 4,
@@ -8426,7 +8617,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3468] = 2,
+  [3491] = 2,
     ACTIONS(365), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8440,7 +8631,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3484] = 2,
+  [3507] = 2,
     ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8454,7 +8645,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3500] = 6,
+  [3523] = 6,
     ACTIONS(527), 1,
       aux_sym_variable_token2,
     ACTIONS(529), 1,
@@ -8463,16 +8654,16 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(274), 1,
       sym_resolver,
-    ACTIONS(108), 3,
+    ACTIONS(98), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 4,
+    ACTIONS(100), 4,
       aux_sym_header_token1,
       sym__header_name_text,
       anon_sym_LBRACE,
       sym__newline,
-  [3524] = 2,
+  [3547] = 2,
     ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8486,7 +8677,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3540] = 2,
+  [3563] = 2,
     ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8500,7 +8691,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3556] = 2,
+  [3579] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8514,7 +8705,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3572] = 2,
+  [3595] = 2,
     ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8528,7 +8719,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3588] = 2,
+  [3611] = 2,
     ACTIONS(401), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8542,7 +8733,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3604] = 4,
+  [3627] = 4,
     ACTIONS(264), 1,
       sym__argument_space,
     STATE(142), 1,
@@ -8558,7 +8749,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       sym__word_text,
-  [3624] = 4,
+  [3647] = 4,
     ACTIONS(533), 1,
       sym__argument_space,
     STATE(142), 1,
@@ -8574,7 +8765,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       sym__word_text,
-  [3644] = 7,
+  [3667] = 7,
     ACTIONS(471), 1,
       aux_sym_variable_token1,
     ACTIONS(473), 1,
@@ -8593,7 +8784,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3670] = 7,
+  [3693] = 7,
     ACTIONS(469), 1,
       anon_sym_LBRACE,
     ACTIONS(471), 1,
@@ -8612,7 +8803,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3696] = 6,
+  [3719] = 6,
     ACTIONS(544), 1,
       anon_sym_LPAREN,
     ACTIONS(546), 1,
@@ -8630,7 +8821,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [3720] = 6,
+  [3743] = 6,
     ACTIONS(465), 1,
       aux_sym_variable_token1,
     ACTIONS(550), 1,
@@ -8648,7 +8839,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_url_repeat1,
-  [3744] = 7,
+  [3767] = 7,
     ACTIONS(471), 1,
       aux_sym_variable_token1,
     ACTIONS(473), 1,
@@ -8667,7 +8858,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_string,
       sym_json_array,
       aux_sym_json_array_repeat1,
-  [3770] = 3,
+  [3793] = 3,
     ACTIONS(562), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 4,
@@ -8682,7 +8873,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [3788] = 4,
+  [3811] = 4,
     ACTIONS(564), 1,
       sym__argument_space,
     STATE(149), 1,
@@ -8697,7 +8888,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3807] = 6,
+  [3830] = 6,
     ACTIONS(301), 1,
       aux_sym_variable_token1,
     ACTIONS(307), 1,
@@ -8714,7 +8905,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [3830] = 6,
+  [3853] = 6,
     ACTIONS(577), 1,
       anon_sym_LBRACE,
     ACTIONS(579), 1,
@@ -8731,7 +8922,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym__body_line_repeat1,
-  [3853] = 8,
+  [3876] = 8,
     ACTIONS(585), 1,
       aux_sym_form_file_token1,
     ACTIONS(587), 1,
@@ -8750,7 +8941,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(317), 2,
       sym__lone_brace,
       sym_variable,
-  [3880] = 7,
+  [3903] = 7,
     ACTIONS(345), 1,
       anon_sym_LBRACE,
     ACTIONS(347), 1,
@@ -8759,7 +8950,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
     ACTIONS(599), 1,
       sym__newline,
-    STATE(446), 1,
+    STATE(448), 1,
       sym_value,
     ACTIONS(595), 2,
       ts_builtin_sym_end,
@@ -8768,8 +8959,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [3905] = 6,
-    ACTIONS(108), 1,
+  [3928] = 6,
+    ACTIONS(98), 1,
       aux_sym_variable_token1,
     ACTIONS(601), 1,
       aux_sym_variable_token2,
@@ -8779,13 +8970,13 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(361), 1,
       sym_resolver,
-    ACTIONS(110), 5,
+    ACTIONS(100), 5,
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [3928] = 6,
+  [3951] = 6,
     ACTIONS(609), 1,
       sym__header_name_text,
     ACTIONS(612), 1,
@@ -8802,7 +8993,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-  [3951] = 7,
+  [3974] = 7,
     ACTIONS(622), 1,
       sym__form_path_text,
     ACTIONS(625), 1,
@@ -8820,7 +9011,7 @@ static const uint16_t ts_small_parse_table[] = {
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
-  [3976] = 4,
+  [3999] = 4,
     ACTIONS(339), 1,
       sym__argument_space,
     STATE(158), 1,
@@ -8835,7 +9026,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [3995] = 4,
+  [4018] = 4,
     ACTIONS(633), 1,
       sym__argument_space,
     STATE(158), 1,
@@ -8850,7 +9041,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4014] = 2,
+  [4037] = 2,
     ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8863,7 +9054,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4029] = 2,
+  [4052] = 2,
     ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8876,7 +9067,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4044] = 6,
+  [4067] = 6,
     ACTIONS(636), 1,
       aux_sym_variable_token2,
     ACTIONS(638), 1,
@@ -8885,15 +9076,15 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(328), 1,
       sym_resolver,
-    ACTIONS(108), 3,
+    ACTIONS(98), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 3,
+    ACTIONS(100), 3,
       sym__text,
       anon_sym_LBRACE,
       sym__newline,
-  [4067] = 4,
+  [4090] = 4,
     ACTIONS(359), 1,
       sym__argument_space,
     STATE(163), 1,
@@ -8908,7 +9099,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [4086] = 4,
+  [4109] = 4,
     ACTIONS(642), 1,
       sym__argument_space,
     STATE(163), 1,
@@ -8923,7 +9114,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [4105] = 6,
+  [4128] = 6,
     ACTIONS(509), 1,
       aux_sym_variable_token2,
     ACTIONS(645), 1,
@@ -8932,15 +9123,15 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(268), 1,
       sym_resolver,
-    ACTIONS(108), 3,
+    ACTIONS(98), 3,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
       aux_sym_variable_token1,
-    ACTIONS(110), 3,
+    ACTIONS(100), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
       sym__newline,
-  [4128] = 6,
+  [4151] = 6,
     ACTIONS(649), 1,
       anon_sym_LBRACE,
     ACTIONS(652), 1,
@@ -8957,7 +9148,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [4151] = 2,
+  [4174] = 2,
     ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -8970,7 +9161,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4166] = 3,
+  [4189] = 3,
     ACTIONS(663), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 4,
@@ -8984,7 +9175,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4183] = 7,
+  [4206] = 7,
     ACTIONS(347), 1,
       aux_sym_variable_token1,
     ACTIONS(667), 1,
@@ -8993,7 +9184,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
     ACTIONS(671), 1,
       sym__newline,
-    STATE(438), 1,
+    STATE(439), 1,
       sym_path,
     ACTIONS(665), 2,
       ts_builtin_sym_end,
@@ -9002,7 +9193,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4208] = 3,
+  [4231] = 3,
     ACTIONS(673), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 4,
@@ -9016,7 +9207,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4225] = 2,
+  [4248] = 2,
     ACTIONS(365), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9029,7 +9220,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4240] = 2,
+  [4263] = 2,
     ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9042,7 +9233,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4255] = 6,
+  [4278] = 6,
     ACTIONS(675), 1,
       anon_sym_LPAREN,
     ACTIONS(677), 1,
@@ -9059,8 +9250,8 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [4278] = 6,
-    ACTIONS(108), 1,
+  [4301] = 6,
+    ACTIONS(98), 1,
       aux_sym_variable_token1,
     ACTIONS(679), 1,
       aux_sym_variable_token2,
@@ -9070,13 +9261,13 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(311), 1,
       sym_resolver,
-    ACTIONS(110), 5,
+    ACTIONS(100), 5,
       anon_sym_LBRACE,
       sym__word_text,
       anon_sym_DQUOTE,
       sym__string_text,
       sym__argument_space,
-  [4301] = 7,
+  [4324] = 7,
     ACTIONS(345), 1,
       anon_sym_LBRACE,
     ACTIONS(347), 1,
@@ -9085,7 +9276,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
     ACTIONS(687), 1,
       sym__newline,
-    STATE(454), 1,
+    STATE(453), 1,
       sym_value,
     ACTIONS(685), 2,
       ts_builtin_sym_end,
@@ -9094,7 +9285,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4326] = 4,
+  [4349] = 4,
     ACTIONS(380), 1,
       sym__argument_space,
     STATE(176), 1,
@@ -9109,7 +9300,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [4345] = 4,
+  [4368] = 4,
     ACTIONS(689), 1,
       sym__argument_space,
     STATE(176), 1,
@@ -9124,7 +9315,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [4364] = 7,
+  [4387] = 7,
     ACTIONS(345), 1,
       anon_sym_LBRACE,
     ACTIONS(347), 1,
@@ -9133,7 +9324,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
     ACTIONS(694), 1,
       sym__newline,
-    STATE(461), 1,
+    STATE(462), 1,
       sym_value,
     ACTIONS(692), 2,
       ts_builtin_sym_end,
@@ -9142,7 +9333,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4389] = 7,
+  [4412] = 7,
     ACTIONS(347), 1,
       aux_sym_variable_token1,
     ACTIONS(667), 1,
@@ -9151,7 +9342,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
     ACTIONS(698), 1,
       sym__newline,
-    STATE(443), 1,
+    STATE(444), 1,
       sym_path,
     ACTIONS(696), 2,
       ts_builtin_sym_end,
@@ -9160,7 +9351,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4414] = 2,
+  [4437] = 2,
     ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9173,7 +9364,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4429] = 7,
+  [4452] = 7,
     ACTIONS(345), 1,
       anon_sym_LBRACE,
     ACTIONS(347), 1,
@@ -9182,7 +9373,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
     ACTIONS(702), 1,
       sym__newline,
-    STATE(464), 1,
+    STATE(465), 1,
       sym_value,
     ACTIONS(700), 2,
       ts_builtin_sym_end,
@@ -9191,7 +9382,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4454] = 2,
+  [4477] = 2,
     ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9204,7 +9395,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4469] = 2,
+  [4492] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9217,7 +9408,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4484] = 8,
+  [4507] = 8,
     ACTIONS(587), 1,
       sym__form_path_text,
     ACTIONS(589), 1,
@@ -9236,7 +9427,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(317), 2,
       sym__lone_brace,
       sym_variable,
-  [4511] = 4,
+  [4534] = 4,
     ACTIONS(274), 1,
       sym__argument_space,
     STATE(202), 1,
@@ -9251,7 +9442,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4530] = 2,
+  [4553] = 2,
     ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9264,7 +9455,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4545] = 6,
+  [4568] = 6,
     ACTIONS(715), 1,
       anon_sym_LBRACE,
     ACTIONS(718), 1,
@@ -9281,7 +9472,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym__body_line_repeat1,
-  [4568] = 7,
+  [4591] = 7,
     ACTIONS(347), 1,
       aux_sym_variable_token1,
     ACTIONS(667), 1,
@@ -9290,7 +9481,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
     ACTIONS(725), 1,
       sym__newline,
-    STATE(467), 1,
+    STATE(468), 1,
       sym_path,
     ACTIONS(723), 2,
       ts_builtin_sym_end,
@@ -9299,7 +9490,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4593] = 2,
+  [4616] = 2,
     ACTIONS(401), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9312,7 +9503,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4608] = 4,
+  [4631] = 4,
     ACTIONS(297), 1,
       sym__argument_space,
     STATE(149), 1,
@@ -9327,7 +9518,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4627] = 2,
+  [4650] = 2,
     ACTIONS(361), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9340,7 +9531,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4642] = 3,
+  [4665] = 3,
     ACTIONS(727), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 4,
@@ -9354,7 +9545,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4659] = 3,
+  [4682] = 3,
     ACTIONS(729), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 4,
@@ -9368,7 +9559,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4676] = 2,
+  [4699] = 2,
     ACTIONS(365), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9381,7 +9572,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4691] = 2,
+  [4714] = 2,
     ACTIONS(213), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9394,7 +9585,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4706] = 2,
+  [4729] = 2,
     ACTIONS(397), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9407,7 +9598,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4721] = 2,
+  [4744] = 2,
     ACTIONS(311), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9420,7 +9611,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4736] = 2,
+  [4759] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9433,8 +9624,8 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4751] = 6,
-    ACTIONS(98), 1,
+  [4774] = 6,
+    ACTIONS(108), 1,
       aux_sym_variable_token2,
     ACTIONS(731), 1,
       aux_sym_variable_token1,
@@ -9442,7 +9633,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__word_text,
     ACTIONS(735), 1,
       anon_sym_DQUOTE,
-    ACTIONS(100), 3,
+    ACTIONS(110), 3,
       anon_sym_LBRACE,
       sym__string_text,
       sym__argument_space,
@@ -9450,7 +9641,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [4774] = 2,
+  [4797] = 2,
     ACTIONS(388), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9463,7 +9654,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4789] = 2,
+  [4812] = 2,
     ACTIONS(401), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9476,7 +9667,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4804] = 2,
+  [4827] = 2,
     ACTIONS(217), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9489,7 +9680,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__newline,
       sym__space,
       sym__argument_space,
-  [4819] = 4,
+  [4842] = 4,
     ACTIONS(737), 1,
       sym__argument_space,
     STATE(202), 1,
@@ -9504,7 +9695,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [4838] = 6,
+  [4861] = 6,
     ACTIONS(742), 1,
       sym__header_name_text,
     ACTIONS(744), 1,
@@ -9521,8 +9712,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_header_name_repeat1,
-  [4861] = 6,
-    ACTIONS(108), 1,
+  [4884] = 6,
+    ACTIONS(98), 1,
       aux_sym_variable_token1,
     ACTIONS(750), 1,
       aux_sym_variable_token2,
@@ -9532,13 +9723,13 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(307), 1,
       sym_resolver,
-    ACTIONS(110), 5,
+    ACTIONS(100), 5,
       anon_sym_LBRACE,
       anon_sym_COMMA,
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [4884] = 6,
+  [4907] = 6,
     ACTIONS(85), 1,
       aux_sym_variable_token2,
     ACTIONS(756), 1,
@@ -9555,7 +9746,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [4907] = 2,
+  [4930] = 2,
     ACTIONS(315), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9568,7 +9759,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4922] = 2,
+  [4945] = 2,
     ACTIONS(291), 5,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -9581,7 +9772,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       sym__newline,
       sym__argument_space,
-  [4937] = 7,
+  [4960] = 7,
     ACTIONS(345), 1,
       anon_sym_LBRACE,
     ACTIONS(347), 1,
@@ -9590,7 +9781,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
     ACTIONS(767), 1,
       sym__newline,
-    STATE(471), 1,
+    STATE(472), 1,
       sym_value,
     ACTIONS(765), 2,
       ts_builtin_sym_end,
@@ -9599,7 +9790,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4962] = 7,
+  [4985] = 7,
     ACTIONS(345), 1,
       anon_sym_LBRACE,
     ACTIONS(347), 1,
@@ -9608,7 +9799,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
     ACTIONS(771), 1,
       sym__newline,
-    STATE(447), 1,
+    STATE(449), 1,
       sym_value,
     ACTIONS(769), 2,
       ts_builtin_sym_end,
@@ -9617,7 +9808,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [4987] = 2,
+  [5010] = 2,
     ACTIONS(219), 4,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -9629,7 +9820,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5001] = 2,
+  [5024] = 2,
     ACTIONS(390), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -9641,7 +9832,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5015] = 2,
+  [5038] = 2,
     ACTIONS(403), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -9653,7 +9844,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5029] = 7,
+  [5052] = 7,
     ACTIONS(587), 1,
       sym__form_path_text,
     ACTIONS(589), 1,
@@ -9670,7 +9861,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(317), 2,
       sym__lone_brace,
       sym_variable,
-  [5053] = 4,
+  [5076] = 4,
     ACTIONS(483), 1,
       sym__argument_space,
     STATE(216), 1,
@@ -9684,7 +9875,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [5071] = 6,
+  [5094] = 6,
     ACTIONS(299), 1,
       anon_sym_LBRACE,
     ACTIONS(301), 1,
@@ -9693,14 +9884,14 @@ static const uint16_t ts_small_parse_table[] = {
       sym__argument_text,
     ACTIONS(307), 1,
       anon_sym_DQUOTE,
-    STATE(491), 1,
+    STATE(486), 1,
       sym_argument,
     STATE(150), 4,
       sym__lone_brace,
       sym_variable,
       sym_string,
       aux_sym_argument_repeat1,
-  [5093] = 4,
+  [5116] = 4,
     ACTIONS(779), 1,
       sym__argument_space,
     STATE(216), 1,
@@ -9714,7 +9905,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [5111] = 2,
+  [5134] = 2,
     ACTIONS(390), 4,
       sym__url_text,
       anon_sym_LBRACE,
@@ -9726,7 +9917,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5125] = 2,
+  [5148] = 2,
     ACTIONS(315), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9738,7 +9929,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5139] = 6,
+  [5162] = 6,
     ACTIONS(347), 1,
       aux_sym_variable_token1,
     ACTIONS(784), 1,
@@ -9754,7 +9945,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [5161] = 7,
+  [5184] = 7,
     ACTIONS(587), 1,
       sym__form_path_text,
     ACTIONS(589), 1,
@@ -9771,7 +9962,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(317), 2,
       sym__lone_brace,
       sym_variable,
-  [5185] = 4,
+  [5208] = 4,
     ACTIONS(519), 1,
       sym__argument_space,
     STATE(230), 1,
@@ -9785,7 +9976,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5203] = 2,
+  [5226] = 2,
     ACTIONS(291), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -9797,7 +9988,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5217] = 2,
+  [5240] = 2,
     ACTIONS(363), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -9809,7 +10000,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5231] = 3,
+  [5254] = 3,
     ACTIONS(794), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 4,
@@ -9822,7 +10013,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-  [5247] = 2,
+  [5270] = 2,
     ACTIONS(215), 4,
       sym__url_text,
       anon_sym_LBRACE,
@@ -9834,7 +10025,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5261] = 3,
+  [5284] = 3,
     ACTIONS(796), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 4,
@@ -9847,7 +10038,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__space,
-  [5277] = 2,
+  [5300] = 2,
     ACTIONS(219), 4,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -9859,7 +10050,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5291] = 3,
+  [5314] = 3,
     ACTIONS(798), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 4,
@@ -9872,7 +10063,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       sym__argument_text,
       sym__argument_space,
-  [5307] = 2,
+  [5330] = 2,
     ACTIONS(367), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -9884,7 +10075,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5321] = 4,
+  [5344] = 4,
     ACTIONS(800), 1,
       sym__argument_space,
     STATE(230), 1,
@@ -9898,7 +10089,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5339] = 2,
+  [5362] = 2,
     ACTIONS(219), 4,
       sym__body_text,
       anon_sym_LBRACE,
@@ -9910,7 +10101,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5353] = 2,
+  [5376] = 2,
     ACTIONS(215), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -9922,7 +10113,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5367] = 6,
+  [5390] = 6,
     ACTIONS(803), 1,
       anon_sym_LPAREN,
     ACTIONS(805), 1,
@@ -9938,7 +10129,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [5389] = 7,
+  [5412] = 7,
     ACTIONS(587), 1,
       sym__form_path_text,
     ACTIONS(589), 1,
@@ -9955,7 +10146,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(317), 2,
       sym__lone_brace,
       sym_variable,
-  [5413] = 3,
+  [5436] = 3,
     ACTIONS(811), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 3,
@@ -9968,7 +10159,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5429] = 2,
+  [5452] = 2,
     ACTIONS(399), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -9980,7 +10171,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5443] = 3,
+  [5466] = 3,
     ACTIONS(813), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 3,
@@ -9993,7 +10184,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5459] = 7,
+  [5482] = 7,
     ACTIONS(21), 1,
       anon_sym_LBRACE,
     ACTIONS(465), 1,
@@ -10010,7 +10201,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(98), 2,
       sym__lone_brace,
       sym_variable,
-  [5483] = 2,
+  [5506] = 2,
     ACTIONS(365), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10022,7 +10213,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5497] = 2,
+  [5520] = 2,
     ACTIONS(213), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10034,7 +10225,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5511] = 2,
+  [5534] = 2,
     ACTIONS(403), 4,
       sym__url_text,
       anon_sym_LBRACE,
@@ -10046,7 +10237,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5525] = 7,
+  [5548] = 7,
     ACTIONS(622), 1,
       sym__form_path_text,
     ACTIONS(625), 1,
@@ -10063,7 +10254,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(317), 2,
       sym__lone_brace,
       sym_variable,
-  [5549] = 2,
+  [5572] = 2,
     ACTIONS(313), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -10075,7 +10266,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5563] = 2,
+  [5586] = 2,
     ACTIONS(397), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10087,7 +10278,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5577] = 2,
+  [5600] = 2,
     ACTIONS(317), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -10099,7 +10290,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5591] = 4,
+  [5614] = 4,
     ACTIONS(546), 1,
       sym__argument_space,
     STATE(248), 1,
@@ -10113,7 +10304,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5609] = 2,
+  [5632] = 2,
     ACTIONS(311), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10125,7 +10316,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5623] = 4,
+  [5646] = 4,
     ACTIONS(824), 1,
       sym__argument_space,
     STATE(248), 1,
@@ -10139,7 +10330,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [5641] = 2,
+  [5664] = 2,
     ACTIONS(217), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10151,7 +10342,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5655] = 3,
+  [5678] = 3,
     ACTIONS(827), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 4,
@@ -10164,7 +10355,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__space,
-  [5671] = 2,
+  [5694] = 2,
     ACTIONS(219), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -10176,7 +10367,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5685] = 6,
+  [5708] = 6,
     ACTIONS(347), 1,
       aux_sym_variable_token1,
     ACTIONS(784), 1,
@@ -10192,7 +10383,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [5707] = 6,
+  [5730] = 6,
     ACTIONS(835), 1,
       sym__text,
     ACTIONS(838), 1,
@@ -10208,7 +10399,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_value_repeat1,
-  [5729] = 2,
+  [5752] = 2,
     ACTIONS(388), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10220,7 +10411,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5743] = 2,
+  [5766] = 2,
     ACTIONS(313), 4,
       sym__url_text,
       anon_sym_LBRACE,
@@ -10232,7 +10423,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_http_version,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5757] = 2,
+  [5780] = 2,
     ACTIONS(293), 4,
       anon_sym_LBRACE,
       anon_sym_COMMA,
@@ -10244,7 +10435,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__word_text,
       anon_sym_DQUOTE,
-  [5771] = 2,
+  [5794] = 2,
     ACTIONS(401), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10256,7 +10447,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5785] = 7,
+  [5808] = 7,
     ACTIONS(587), 1,
       sym__form_path_text,
     ACTIONS(589), 1,
@@ -10273,7 +10464,7 @@ static const uint16_t ts_small_parse_table[] = {
     STATE(317), 2,
       sym__lone_brace,
       sym_variable,
-  [5809] = 4,
+  [5832] = 4,
     ACTIONS(515), 1,
       sym__argument_space,
     STATE(260), 1,
@@ -10287,7 +10478,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5827] = 4,
+  [5850] = 4,
     ACTIONS(850), 1,
       sym__argument_space,
     STATE(260), 1,
@@ -10301,7 +10492,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5845] = 2,
+  [5868] = 2,
     ACTIONS(361), 4,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -10313,7 +10504,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RBRACK,
       sym__json_text,
       sym__argument_space,
-  [5859] = 2,
+  [5882] = 2,
     ACTIONS(215), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -10324,8 +10515,8 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5872] = 6,
-    ACTIONS(108), 1,
+  [5895] = 6,
+    ACTIONS(98), 1,
       aux_sym_variable_token1,
     ACTIONS(853), 1,
       aux_sym_variable_token2,
@@ -10335,11 +10526,11 @@ static const uint16_t ts_small_parse_table[] = {
       sym_resolver_name,
     STATE(403), 1,
       sym_resolver,
-    ACTIONS(110), 3,
+    ACTIONS(100), 3,
       anon_sym_LBRACE,
       anon_sym_DQUOTE,
       sym__string_text,
-  [5893] = 2,
+  [5916] = 2,
     ACTIONS(219), 3,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10350,7 +10541,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [5906] = 2,
+  [5929] = 2,
     ACTIONS(367), 3,
       anon_sym_LBRACE,
       sym__newline,
@@ -10361,7 +10552,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__url_text,
       sym_http_version,
       aux_sym_variable_token1,
-  [5919] = 2,
+  [5942] = 2,
     ACTIONS(399), 3,
       anon_sym_LBRACE,
       sym__newline,
@@ -10372,7 +10563,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__url_text,
       sym_http_version,
       aux_sym_variable_token1,
-  [5932] = 3,
+  [5955] = 3,
     ACTIONS(859), 1,
       aux_sym_variable_token2,
     ACTIONS(374), 3,
@@ -10384,7 +10575,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
-  [5947] = 3,
+  [5970] = 3,
     ACTIONS(861), 1,
       aux_sym_variable_token2,
     ACTIONS(363), 3,
@@ -10396,7 +10587,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
-  [5962] = 2,
+  [5985] = 2,
     ACTIONS(217), 4,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
@@ -10407,7 +10598,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__newline,
       sym__argument_space,
-  [5975] = 2,
+  [5998] = 2,
     ACTIONS(313), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -10418,7 +10609,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [5988] = 2,
+  [6011] = 2,
     ACTIONS(390), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -10429,7 +10620,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6001] = 2,
+  [6024] = 2,
     ACTIONS(403), 3,
       sym__form_path_text,
       anon_sym_LBRACE,
@@ -10440,7 +10631,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6014] = 3,
+  [6037] = 3,
     ACTIONS(863), 1,
       aux_sym_variable_token2,
     ACTIONS(374), 3,
@@ -10452,7 +10643,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_header_token1,
       aux_sym_variable_token1,
-  [6029] = 3,
+  [6052] = 3,
     ACTIONS(865), 1,
       aux_sym_variable_token2,
     ACTIONS(363), 3,
@@ -10464,7 +10655,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_header_token1,
       aux_sym_variable_token1,
-  [6044] = 2,
+  [6067] = 2,
     ACTIONS(215), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -10475,7 +10666,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6057] = 2,
+  [6080] = 2,
     ACTIONS(313), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -10486,7 +10677,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6070] = 2,
+  [6093] = 2,
     ACTIONS(390), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -10497,7 +10688,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6083] = 2,
+  [6106] = 2,
     ACTIONS(403), 3,
       sym__header_name_text,
       anon_sym_LBRACE,
@@ -10508,7 +10699,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6096] = 2,
+  [6119] = 2,
     ACTIONS(363), 3,
       anon_sym_LBRACE,
       sym__newline,
@@ -10519,7 +10710,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__url_text,
       sym_http_version,
       aux_sym_variable_token1,
-  [6109] = 4,
+  [6132] = 4,
     ACTIONS(677), 1,
       sym__argument_space,
     STATE(281), 1,
@@ -10532,7 +10723,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6126] = 4,
+  [6149] = 4,
     ACTIONS(867), 1,
       sym__argument_space,
     STATE(281), 1,
@@ -10545,7 +10736,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6143] = 2,
+  [6166] = 2,
     ACTIONS(219), 3,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -10556,7 +10747,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6156] = 3,
+  [6179] = 3,
     ACTIONS(870), 1,
       aux_sym_variable_token2,
     ACTIONS(374), 3,
@@ -10568,7 +10759,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__angle,
       aux_sym_variable_token1,
-  [6171] = 3,
+  [6194] = 3,
     ACTIONS(872), 1,
       aux_sym_variable_token2,
     ACTIONS(363), 3,
@@ -10580,7 +10771,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__angle,
       aux_sym_variable_token1,
-  [6186] = 2,
+  [6209] = 2,
     ACTIONS(215), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10591,7 +10782,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6199] = 2,
+  [6222] = 2,
     ACTIONS(313), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10602,7 +10793,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6212] = 2,
+  [6235] = 2,
     ACTIONS(390), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10613,7 +10804,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6225] = 2,
+  [6248] = 2,
     ACTIONS(403), 3,
       sym__body_text,
       anon_sym_LBRACE,
@@ -10624,7 +10815,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__angle,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6238] = 2,
+  [6261] = 2,
     ACTIONS(403), 2,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -10634,7 +10825,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6250] = 2,
+  [6273] = 2,
     ACTIONS(313), 2,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10644,7 +10835,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6262] = 2,
+  [6285] = 2,
     ACTIONS(313), 3,
       sym__text,
       anon_sym_LBRACE,
@@ -10654,7 +10845,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6274] = 2,
+  [6297] = 2,
     ACTIONS(367), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10664,7 +10855,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       sym__form_path_text,
       aux_sym_variable_token1,
-  [6286] = 2,
+  [6309] = 2,
     ACTIONS(399), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10674,7 +10865,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       sym__form_path_text,
       aux_sym_variable_token1,
-  [6298] = 2,
+  [6321] = 2,
     ACTIONS(317), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10684,7 +10875,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6310] = 2,
+  [6333] = 2,
     ACTIONS(390), 2,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10694,7 +10885,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6322] = 2,
+  [6345] = 2,
     ACTIONS(390), 3,
       sym__text,
       anon_sym_LBRACE,
@@ -10704,7 +10895,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6334] = 2,
+  [6357] = 2,
     ACTIONS(293), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10714,7 +10905,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6346] = 2,
+  [6369] = 2,
     ACTIONS(403), 3,
       sym__text,
       anon_sym_LBRACE,
@@ -10724,7 +10915,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6358] = 2,
+  [6381] = 2,
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10734,7 +10925,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       sym__header_name_text,
       aux_sym_variable_token1,
-  [6370] = 2,
+  [6393] = 2,
     ACTIONS(403), 2,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10744,7 +10935,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6382] = 2,
+  [6405] = 2,
     ACTIONS(367), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10754,7 +10945,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       sym__header_name_text,
       aux_sym_variable_token1,
-  [6394] = 2,
+  [6417] = 2,
     ACTIONS(215), 2,
       anon_sym_LBRACE,
       sym__json_text,
@@ -10764,7 +10955,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6406] = 2,
+  [6429] = 2,
     ACTIONS(399), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10774,7 +10965,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_header_token1,
       sym__header_name_text,
       aux_sym_variable_token1,
-  [6418] = 5,
+  [6441] = 5,
     ACTIONS(874), 1,
       anon_sym_LBRACE,
     ACTIONS(877), 1,
@@ -10787,8 +10978,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6436] = 5,
-    ACTIONS(102), 1,
+  [6459] = 5,
+    ACTIONS(112), 1,
       aux_sym_variable_token1,
     ACTIONS(885), 1,
       sym__word_text,
@@ -10796,11 +10987,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(201), 1,
       sym__word_argument,
-    STATE(17), 3,
+    STATE(19), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6454] = 3,
+  [6477] = 3,
     ACTIONS(889), 1,
       aux_sym_variable_token2,
     ACTIONS(374), 2,
@@ -10811,7 +11002,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6468] = 3,
+  [6491] = 3,
     ACTIONS(891), 1,
       aux_sym_variable_token2,
     ACTIONS(363), 2,
@@ -10822,7 +11013,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6482] = 2,
+  [6505] = 2,
     ACTIONS(215), 2,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -10832,7 +11023,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6494] = 2,
+  [6517] = 2,
     ACTIONS(363), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10842,7 +11033,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6506] = 3,
+  [6529] = 3,
     ACTIONS(893), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 3,
@@ -10853,7 +11044,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__string_text,
       sym__argument_space,
-  [6520] = 3,
+  [6543] = 3,
     ACTIONS(895), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 3,
@@ -10864,7 +11055,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__string_text,
       sym__argument_space,
-  [6534] = 2,
+  [6557] = 2,
     ACTIONS(367), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10874,7 +11065,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6546] = 2,
+  [6569] = 2,
     ACTIONS(215), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10884,7 +11075,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6558] = 2,
+  [6581] = 2,
     ACTIONS(399), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10894,7 +11085,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6570] = 2,
+  [6593] = 2,
     ACTIONS(313), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10904,7 +11095,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6582] = 2,
+  [6605] = 2,
     ACTIONS(219), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10914,7 +11105,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6594] = 2,
+  [6617] = 2,
     ACTIONS(899), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10924,7 +11115,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       sym__form_path_text,
       aux_sym_variable_token1,
-  [6606] = 2,
+  [6629] = 2,
     ACTIONS(390), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10934,7 +11125,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6618] = 2,
+  [6641] = 2,
     ACTIONS(403), 3,
       anon_sym_LBRACE,
       sym__string_text,
@@ -10944,7 +11135,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token2,
       sym__word_text,
       anon_sym_DQUOTE,
-  [6630] = 2,
+  [6653] = 2,
     ACTIONS(313), 2,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -10954,7 +11145,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6642] = 2,
+  [6665] = 2,
     ACTIONS(390), 2,
       anon_sym_LBRACE,
       sym__argument_text,
@@ -10964,7 +11155,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_COMMA,
       anon_sym_RPAREN,
       anon_sym_DQUOTE,
-  [6654] = 3,
+  [6677] = 3,
     ACTIONS(901), 1,
       aux_sym_variable_token2,
     ACTIONS(374), 2,
@@ -10975,7 +11166,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [6668] = 5,
+  [6691] = 5,
     ACTIONS(903), 1,
       anon_sym_LBRACE,
     ACTIONS(905), 1,
@@ -10988,7 +11179,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6686] = 2,
+  [6709] = 2,
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -10998,7 +11189,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__body_text,
       sym__angle,
       aux_sym_variable_token1,
-  [6698] = 2,
+  [6721] = 2,
     ACTIONS(367), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11008,7 +11199,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__body_text,
       sym__angle,
       aux_sym_variable_token1,
-  [6710] = 3,
+  [6733] = 3,
     ACTIONS(911), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 3,
@@ -11019,7 +11210,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
       anon_sym_LBRACE,
       sym__newline,
-  [6724] = 2,
+  [6747] = 2,
     ACTIONS(399), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11029,7 +11220,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__body_text,
       sym__angle,
       aux_sym_variable_token1,
-  [6736] = 3,
+  [6759] = 3,
     ACTIONS(913), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 3,
@@ -11040,7 +11231,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__text,
       anon_sym_LBRACE,
       sym__newline,
-  [6750] = 5,
+  [6773] = 5,
     ACTIONS(256), 1,
       aux_sym_variable_token1,
     ACTIONS(915), 1,
@@ -11053,7 +11244,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6768] = 5,
+  [6791] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(919), 1,
@@ -11066,7 +11257,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6786] = 5,
+  [6809] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11079,7 +11270,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6804] = 2,
+  [6827] = 2,
     ACTIONS(215), 3,
       sym__text,
       anon_sym_LBRACE,
@@ -11089,7 +11280,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
-  [6816] = 2,
+  [6839] = 2,
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11099,7 +11290,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_form_file_token1,
       sym__form_path_text,
       aux_sym_variable_token1,
-  [6828] = 5,
+  [6851] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(931), 1,
@@ -11112,7 +11303,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6846] = 5,
+  [6869] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11125,7 +11316,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6864] = 5,
+  [6887] = 5,
     ACTIONS(319), 1,
       aux_sym_variable_token1,
     ACTIONS(323), 1,
@@ -11138,7 +11329,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6882] = 5,
+  [6905] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(941), 1,
@@ -11151,7 +11342,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6900] = 5,
+  [6923] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11164,8 +11355,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6918] = 5,
-    ACTIONS(102), 1,
+  [6941] = 5,
+    ACTIONS(112), 1,
       aux_sym_variable_token1,
     ACTIONS(885), 1,
       sym__word_text,
@@ -11173,11 +11364,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(52), 1,
       sym__word_argument,
-    STATE(17), 3,
+    STATE(19), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6936] = 5,
+  [6959] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(949), 1,
@@ -11190,7 +11381,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6954] = 5,
+  [6977] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11203,8 +11394,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [6972] = 5,
-    ACTIONS(126), 1,
+  [6995] = 5,
+    ACTIONS(159), 1,
       aux_sym_variable_token1,
     ACTIONS(957), 1,
       sym__word_text,
@@ -11212,11 +11403,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(231), 1,
       sym__word_argument,
-    STATE(21), 3,
+    STATE(25), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [6990] = 5,
+  [7013] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(961), 1,
@@ -11229,7 +11420,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7008] = 5,
+  [7031] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11242,7 +11433,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7026] = 5,
+  [7049] = 5,
     ACTIONS(731), 1,
       aux_sym_variable_token1,
     ACTIONS(735), 1,
@@ -11255,7 +11446,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7044] = 5,
+  [7067] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(971), 1,
@@ -11268,7 +11459,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7062] = 5,
+  [7085] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11281,7 +11472,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7080] = 5,
+  [7103] = 5,
     ACTIONS(276), 1,
       aux_sym_variable_token1,
     ACTIONS(280), 1,
@@ -11294,7 +11485,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7098] = 5,
+  [7121] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(981), 1,
@@ -11307,7 +11498,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7116] = 5,
+  [7139] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11320,7 +11511,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7134] = 4,
+  [7157] = 4,
     ACTIONS(805), 1,
       sym__argument_space,
     STATE(364), 1,
@@ -11332,7 +11523,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7150] = 5,
+  [7173] = 5,
     ACTIONS(256), 1,
       aux_sym_variable_token1,
     ACTIONS(915), 1,
@@ -11345,7 +11536,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7168] = 5,
+  [7191] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(989), 1,
@@ -11358,7 +11549,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7186] = 5,
+  [7209] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11371,8 +11562,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7204] = 5,
-    ACTIONS(132), 1,
+  [7227] = 5,
+    ACTIONS(181), 1,
       aux_sym_variable_token1,
     ACTIONS(997), 1,
       sym__word_text,
@@ -11380,11 +11571,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(114), 1,
       sym__word_argument,
-    STATE(22), 3,
+    STATE(29), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7222] = 5,
+  [7245] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(1001), 1,
@@ -11397,7 +11588,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7240] = 5,
+  [7263] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11410,8 +11601,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7258] = 5,
-    ACTIONS(156), 1,
+  [7281] = 5,
+    ACTIONS(144), 1,
       aux_sym_variable_token1,
     ACTIONS(1009), 1,
       sym__word_text,
@@ -11419,11 +11610,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(210), 1,
       sym__word_argument,
-    STATE(25), 3,
+    STATE(23), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7276] = 5,
+  [7299] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(1013), 1,
@@ -11436,7 +11627,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7294] = 5,
+  [7317] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11449,7 +11640,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7312] = 3,
+  [7335] = 3,
     ACTIONS(1021), 1,
       aux_sym_variable_token2,
     ACTIONS(363), 2,
@@ -11460,7 +11651,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
       anon_sym_LBRACK,
       anon_sym_RBRACK,
-  [7326] = 5,
+  [7349] = 5,
     ACTIONS(319), 1,
       aux_sym_variable_token1,
     ACTIONS(323), 1,
@@ -11473,7 +11664,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7344] = 5,
+  [7367] = 5,
     ACTIONS(237), 1,
       aux_sym_variable_token1,
     ACTIONS(1023), 1,
@@ -11486,7 +11677,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7362] = 4,
+  [7385] = 4,
     ACTIONS(1027), 1,
       sym__argument_space,
     STATE(364), 1,
@@ -11498,8 +11689,8 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7378] = 5,
-    ACTIONS(126), 1,
+  [7401] = 5,
+    ACTIONS(159), 1,
       aux_sym_variable_token1,
     ACTIONS(957), 1,
       sym__word_text,
@@ -11507,11 +11698,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(127), 1,
       sym__word_argument,
-    STATE(21), 3,
+    STATE(25), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7396] = 5,
+  [7419] = 5,
     ACTIONS(731), 1,
       aux_sym_variable_token1,
     ACTIONS(735), 1,
@@ -11524,7 +11715,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7414] = 5,
+  [7437] = 5,
     ACTIONS(276), 1,
       aux_sym_variable_token1,
     ACTIONS(280), 1,
@@ -11537,8 +11728,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7432] = 5,
-    ACTIONS(156), 1,
+  [7455] = 5,
+    ACTIONS(144), 1,
       aux_sym_variable_token1,
     ACTIONS(1009), 1,
       sym__word_text,
@@ -11546,11 +11737,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(138), 1,
       sym__word_argument,
-    STATE(25), 3,
+    STATE(23), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7450] = 5,
+  [7473] = 5,
     ACTIONS(237), 1,
       aux_sym_variable_token1,
     ACTIONS(1023), 1,
@@ -11563,7 +11754,7 @@ static const uint16_t ts_small_parse_table[] = {
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7468] = 5,
+  [7491] = 5,
     ACTIONS(905), 1,
       aux_sym_variable_token1,
     ACTIONS(925), 1,
@@ -11576,8 +11767,8 @@ static const uint16_t ts_small_parse_table[] = {
       sym__lone_brace,
       sym_variable,
       aux_sym_string_repeat1,
-  [7486] = 5,
-    ACTIONS(132), 1,
+  [7509] = 5,
+    ACTIONS(181), 1,
       aux_sym_variable_token1,
     ACTIONS(997), 1,
       sym__word_text,
@@ -11585,11 +11776,11 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_DQUOTE,
     STATE(227), 1,
       sym__word_argument,
-    STATE(22), 3,
+    STATE(29), 3,
       sym_variable,
       sym_string,
       aux_sym__word_argument_repeat1,
-  [7504] = 2,
+  [7527] = 2,
     ACTIONS(217), 3,
       aux_sym_variable_token1,
       aux_sym_variable_token2,
@@ -11598,7 +11789,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACE,
       sym__string_text,
       sym__argument_space,
-  [7515] = 2,
+  [7538] = 2,
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11607,7 +11798,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__text,
       aux_sym_variable_token1,
-  [7526] = 2,
+  [7549] = 2,
     ACTIONS(293), 1,
       anon_sym_LBRACE,
     ACTIONS(291), 5,
@@ -11616,7 +11807,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7537] = 2,
+  [7560] = 2,
     ACTIONS(363), 1,
       anon_sym_LBRACE,
     ACTIONS(361), 5,
@@ -11625,7 +11816,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7548] = 2,
+  [7571] = 2,
     ACTIONS(1032), 1,
       anon_sym_LBRACE,
     ACTIONS(1034), 5,
@@ -11634,7 +11825,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7559] = 2,
+  [7582] = 2,
     ACTIONS(367), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11643,7 +11834,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__text,
       aux_sym_variable_token1,
-  [7570] = 2,
+  [7593] = 2,
     ACTIONS(367), 1,
       anon_sym_LBRACE,
     ACTIONS(365), 5,
@@ -11652,7 +11843,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7581] = 2,
+  [7604] = 2,
     ACTIONS(399), 2,
       anon_sym_LBRACE,
       sym__newline,
@@ -11661,7 +11852,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_separator_token1,
       sym__text,
       aux_sym_variable_token1,
-  [7592] = 2,
+  [7615] = 2,
     ACTIONS(399), 1,
       anon_sym_LBRACE,
     ACTIONS(397), 5,
@@ -11670,7 +11861,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7603] = 2,
+  [7626] = 2,
     ACTIONS(1036), 1,
       anon_sym_LBRACE,
     ACTIONS(1038), 5,
@@ -11679,7 +11870,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7614] = 2,
+  [7637] = 2,
     ACTIONS(367), 1,
       anon_sym_LBRACE,
     ACTIONS(365), 5,
@@ -11688,7 +11879,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7625] = 2,
+  [7648] = 2,
     ACTIONS(317), 1,
       anon_sym_LBRACE,
     ACTIONS(315), 5,
@@ -11697,7 +11888,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7636] = 2,
+  [7659] = 2,
     ACTIONS(363), 1,
       anon_sym_LBRACE,
     ACTIONS(361), 5,
@@ -11706,7 +11897,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7647] = 2,
+  [7670] = 2,
     ACTIONS(293), 1,
       anon_sym_LBRACE,
     ACTIONS(291), 5,
@@ -11715,7 +11906,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7658] = 2,
+  [7681] = 2,
     ACTIONS(317), 1,
       anon_sym_LBRACE,
     ACTIONS(315), 5,
@@ -11724,7 +11915,7 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_RPAREN,
       sym__argument_text,
       anon_sym_DQUOTE,
-  [7669] = 2,
+  [7692] = 2,
     ACTIONS(399), 1,
       anon_sym_LBRACE,
     ACTIONS(397), 5,
@@ -11733,27 +11924,27 @@ static const uint16_t ts_small_parse_table[] = {
       anon_sym_LBRACK,
       anon_sym_RBRACK,
       sym__json_text,
-  [7680] = 4,
+  [7703] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(1040), 1,
       ts_builtin_sym_end,
-    STATE(423), 1,
+    STATE(424), 1,
       sym_separator,
     STATE(391), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7694] = 4,
+  [7717] = 4,
     ACTIONS(1042), 1,
       ts_builtin_sym_end,
     ACTIONS(1044), 1,
       aux_sym_separator_token1,
-    STATE(423), 1,
+    STATE(424), 1,
       sym_separator,
     STATE(389), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7708] = 2,
+  [7731] = 2,
     ACTIONS(215), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11761,57 +11952,57 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7718] = 4,
+  [7741] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(1047), 1,
       ts_builtin_sym_end,
-    STATE(423), 1,
+    STATE(424), 1,
       sym_separator,
     STATE(389), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7732] = 4,
+  [7755] = 4,
     ACTIONS(1051), 1,
       sym__newline,
     STATE(401), 1,
       aux_sym_request_repeat1,
-    STATE(427), 1,
+    STATE(428), 1,
       aux_sym_request_repeat2,
     ACTIONS(1049), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7746] = 4,
+  [7769] = 4,
     ACTIONS(45), 1,
       sym__newline,
-    STATE(426), 1,
+    STATE(427), 1,
       aux_sym_body_repeat1,
-    STATE(489), 1,
+    STATE(496), 1,
       sym_body,
-    ACTIONS(73), 2,
+    ACTIONS(81), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7760] = 4,
+  [7783] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(27), 1,
       ts_builtin_sym_end,
-    STATE(423), 1,
+    STATE(424), 1,
       sym_separator,
     STATE(389), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7774] = 4,
+  [7797] = 4,
     ACTIONS(45), 1,
       sym__newline,
-    STATE(426), 1,
+    STATE(427), 1,
       aux_sym_body_repeat1,
-    STATE(493), 1,
+    STATE(485), 1,
       sym_body,
     ACTIONS(49), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7788] = 2,
+  [7811] = 2,
     ACTIONS(313), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11819,27 +12010,27 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7798] = 4,
+  [7821] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(1040), 1,
       ts_builtin_sym_end,
-    STATE(423), 1,
+    STATE(424), 1,
       sym_separator,
     STATE(389), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7812] = 4,
+  [7835] = 4,
     ACTIONS(45), 1,
       sym__newline,
-    STATE(426), 1,
+    STATE(427), 1,
       aux_sym_body_repeat1,
-    STATE(498), 1,
+    STATE(495), 1,
       sym_body,
     ACTIONS(1053), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7826] = 3,
+  [7849] = 3,
     ACTIONS(1055), 1,
       aux_sym_variable_token2,
     ACTIONS(372), 2,
@@ -11848,7 +12039,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(374), 2,
       anon_sym_LBRACE,
       sym__string_text,
-  [7838] = 2,
+  [7861] = 2,
     ACTIONS(390), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11856,27 +12047,27 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7848] = 4,
+  [7871] = 4,
     ACTIONS(1057), 1,
       sym__newline,
-    STATE(425), 1,
+    STATE(426), 1,
       aux_sym_request_repeat2,
-    STATE(429), 1,
+    STATE(430), 1,
       aux_sym_request_repeat1,
     ACTIONS(29), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7862] = 4,
+  [7885] = 4,
     ACTIONS(7), 1,
       aux_sym_separator_token1,
     ACTIONS(27), 1,
       ts_builtin_sym_end,
-    STATE(423), 1,
+    STATE(424), 1,
       sym_separator,
     STATE(397), 2,
       sym_block,
       aux_sym_document_repeat1,
-  [7876] = 3,
+  [7899] = 3,
     ACTIONS(1059), 1,
       aux_sym_variable_token2,
     ACTIONS(361), 2,
@@ -11885,7 +12076,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(363), 2,
       anon_sym_LBRACE,
       sym__string_text,
-  [7888] = 2,
+  [7911] = 2,
     ACTIONS(403), 2,
       anon_sym_LBRACE,
       sym__string_text,
@@ -11893,7 +12084,7 @@ static const uint16_t ts_small_parse_table[] = {
       aux_sym_variable_token1,
       aux_sym_variable_token2,
       anon_sym_DQUOTE,
-  [7898] = 3,
+  [7921] = 3,
     ACTIONS(1063), 1,
       sym__newline,
     STATE(408), 1,
@@ -11901,7 +12092,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1061), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7909] = 3,
+  [7932] = 3,
     ACTIONS(1067), 1,
       sym__newline,
     ACTIONS(1069), 1,
@@ -11909,7 +12100,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1065), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7920] = 3,
+  [7943] = 3,
     ACTIONS(1073), 1,
       sym__newline,
     STATE(408), 1,
@@ -11917,7 +12108,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1071), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7931] = 3,
+  [7954] = 3,
     ACTIONS(1077), 1,
       sym__newline,
     STATE(408), 1,
@@ -11925,7 +12116,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1075), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7942] = 3,
+  [7965] = 3,
     ACTIONS(1082), 1,
       sym_http_version,
     ACTIONS(1084), 1,
@@ -11933,7 +12124,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1080), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7953] = 3,
+  [7976] = 3,
     ACTIONS(1086), 1,
       sym__newline,
     STATE(410), 1,
@@ -11941,7 +12132,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(573), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7964] = 3,
+  [7987] = 3,
     ACTIONS(1091), 1,
       sym__newline,
     STATE(411), 1,
@@ -11949,7 +12140,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1089), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7975] = 3,
+  [7998] = 3,
     ACTIONS(1096), 1,
       sym__newline,
     STATE(408), 1,
@@ -11957,37 +12148,45 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1094), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [7986] = 2,
+  [8009] = 3,
+    ACTIONS(1100), 1,
+      sym_variable_declaration_name,
+    ACTIONS(1102), 1,
+      sym__newline,
+    ACTIONS(1098), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8020] = 2,
     ACTIONS(363), 1,
       anon_sym_LBRACE,
     ACTIONS(361), 3,
       aux_sym_variable_token1,
       anon_sym_DQUOTE,
       sym__string_text,
-  [7995] = 3,
-    ACTIONS(1100), 1,
+  [8029] = 3,
+    ACTIONS(1106), 1,
       aux_sym_header_token1,
-    ACTIONS(1102), 1,
+    ACTIONS(1108), 1,
       sym__newline,
-    ACTIONS(1098), 2,
+    ACTIONS(1104), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8006] = 2,
+  [8040] = 2,
     ACTIONS(367), 1,
       anon_sym_LBRACE,
     ACTIONS(365), 3,
       aux_sym_variable_token1,
       anon_sym_DQUOTE,
       sym__string_text,
-  [8015] = 3,
-    ACTIONS(1106), 1,
+  [8049] = 3,
+    ACTIONS(1112), 1,
       sym_separator_name,
-    ACTIONS(1108), 1,
+    ACTIONS(1114), 1,
       sym__newline,
-    ACTIONS(1104), 2,
+    ACTIONS(1110), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8026] = 3,
+  [8060] = 3,
     ACTIONS(1073), 1,
       sym__newline,
     STATE(412), 1,
@@ -11995,15 +12194,7 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1071), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8037] = 3,
-    ACTIONS(1112), 1,
-      sym__newline,
-    ACTIONS(1114), 1,
-      sym__space,
-    ACTIONS(1110), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8048] = 3,
+  [8071] = 3,
     ACTIONS(1118), 1,
       sym__newline,
     ACTIONS(1120), 1,
@@ -12011,1098 +12202,1103 @@ static const uint16_t ts_small_parse_table[] = {
     ACTIONS(1116), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8059] = 2,
+  [8082] = 3,
+    ACTIONS(1124), 1,
+      sym__newline,
+    ACTIONS(1126), 1,
+      sym__space,
+    ACTIONS(1122), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8093] = 2,
     ACTIONS(399), 1,
       anon_sym_LBRACE,
     ACTIONS(397), 3,
       aux_sym_variable_token1,
       anon_sym_DQUOTE,
       sym__string_text,
-  [8068] = 3,
-    ACTIONS(1124), 1,
-      sym_http_version,
-    ACTIONS(1126), 1,
-      sym__newline,
-    ACTIONS(1122), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8079] = 3,
+  [8102] = 3,
     ACTIONS(1130), 1,
+      sym_http_version,
+    ACTIONS(1132), 1,
       sym__newline,
-    STATE(408), 1,
-      aux_sym__first_block_repeat1,
     ACTIONS(1128), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8090] = 3,
-    ACTIONS(1134), 1,
+  [8113] = 3,
+    ACTIONS(1136), 1,
       sym__newline,
-    STATE(422), 1,
+    STATE(408), 1,
       aux_sym__first_block_repeat1,
-    ACTIONS(1132), 2,
+    ACTIONS(1134), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8101] = 3,
-    ACTIONS(1138), 1,
+  [8124] = 3,
+    ACTIONS(1140), 1,
+      sym__newline,
+    STATE(423), 1,
+      aux_sym__first_block_repeat1,
+    ACTIONS(1138), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8135] = 3,
+    ACTIONS(1144), 1,
       sym__newline,
     STATE(405), 1,
       aux_sym__first_block_repeat1,
-    ACTIONS(1136), 2,
+    ACTIONS(1142), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8112] = 3,
-    ACTIONS(1140), 1,
+  [8146] = 3,
+    ACTIONS(1146), 1,
       sym__newline,
     STATE(411), 1,
       aux_sym_request_repeat2,
     ACTIONS(49), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8123] = 3,
+  [8157] = 3,
     ACTIONS(45), 1,
       sym__newline,
     STATE(410), 1,
       aux_sym_body_repeat1,
-    ACTIONS(1142), 2,
+    ACTIONS(1148), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8134] = 3,
-    ACTIONS(1144), 1,
+  [8168] = 3,
+    ACTIONS(1150), 1,
       sym__newline,
     STATE(411), 1,
       aux_sym_request_repeat2,
     ACTIONS(29), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8145] = 3,
-    ACTIONS(1148), 1,
-      sym_separator_name,
-    ACTIONS(1150), 1,
-      sym__newline,
-    ACTIONS(1146), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8156] = 3,
+  [8179] = 3,
     ACTIONS(1154), 1,
+      sym_separator_name,
+    ACTIONS(1156), 1,
       sym__newline,
-    STATE(429), 1,
-      aux_sym_request_repeat1,
     ACTIONS(1152), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8167] = 2,
+  [8190] = 3,
+    ACTIONS(1160), 1,
+      sym__newline,
+    STATE(430), 1,
+      aux_sym_request_repeat1,
+    ACTIONS(1158), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8201] = 2,
     ACTIONS(581), 1,
       sym__newline,
     ACTIONS(573), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8175] = 2,
-    ACTIONS(1159), 1,
-      sym__newline,
-    ACTIONS(1157), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8183] = 2,
-    ACTIONS(1163), 1,
-      sym__newline,
-    ACTIONS(1161), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8191] = 2,
+  [8209] = 2,
     ACTIONS(1165), 1,
       sym__newline,
-    ACTIONS(1152), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8199] = 3,
-    ACTIONS(1167), 1,
-      anon_sym_COMMA,
-    ACTIONS(1169), 1,
-      anon_sym_RPAREN,
-    STATE(468), 1,
-      aux_sym_arguments_repeat1,
-  [8209] = 2,
-    ACTIONS(1173), 1,
-      sym__newline,
-    ACTIONS(1171), 2,
+    ACTIONS(1163), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
   [8217] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1175), 1,
+    ACTIONS(1169), 1,
       anon_sym_RPAREN,
-    STATE(437), 1,
+    STATE(435), 1,
       aux_sym_arguments_repeat1,
-  [8227] = 3,
+  [8227] = 2,
+    ACTIONS(1171), 1,
+      sym__newline,
+    ACTIONS(1158), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8235] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
+    ACTIONS(1173), 1,
+      anon_sym_RPAREN,
+    STATE(455), 1,
+      aux_sym_arguments_repeat1,
+  [8245] = 2,
     ACTIONS(1177), 1,
+      sym__newline,
+    ACTIONS(1175), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8253] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1179), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(438), 1,
       aux_sym_arguments_repeat1,
-  [8237] = 2,
+  [8263] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
     ACTIONS(1181), 1,
-      sym__newline,
-    ACTIONS(1179), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8245] = 3,
-    ACTIONS(1167), 1,
-      anon_sym_COMMA,
-    ACTIONS(1183), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8255] = 3,
-    ACTIONS(1167), 1,
-      anon_sym_COMMA,
+  [8273] = 2,
     ACTIONS(1185), 1,
-      anon_sym_RPAREN,
-    STATE(442), 1,
-      aux_sym_arguments_repeat1,
-  [8265] = 2,
-    ACTIONS(1187), 1,
       sym__newline,
-    ACTIONS(1089), 2,
+    ACTIONS(1183), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8273] = 3,
+  [8281] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1187), 1,
+      anon_sym_RPAREN,
+    STATE(455), 1,
+      aux_sym_arguments_repeat1,
+  [8291] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1189), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(443), 1,
       aux_sym_arguments_repeat1,
-  [8283] = 2,
+  [8301] = 2,
+    ACTIONS(1191), 1,
+      sym__newline,
+    ACTIONS(1089), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8309] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
     ACTIONS(1193), 1,
-      sym__newline,
-    ACTIONS(1191), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8291] = 3,
-    ACTIONS(1167), 1,
-      anon_sym_COMMA,
-    ACTIONS(1195), 1,
       anon_sym_RPAREN,
-    STATE(445), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8301] = 3,
-    ACTIONS(1167), 1,
-      anon_sym_COMMA,
-    ACTIONS(1197), 1,
-      anon_sym_RPAREN,
-    STATE(468), 1,
-      aux_sym_arguments_repeat1,
-  [8311] = 2,
-    ACTIONS(1201), 1,
-      sym__newline,
-    ACTIONS(1199), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
   [8319] = 2,
-    ACTIONS(1205), 1,
+    ACTIONS(1197), 1,
       sym__newline,
-    ACTIONS(1203), 2,
+    ACTIONS(1195), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
   [8327] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1207), 1,
+    ACTIONS(1199), 1,
       anon_sym_RPAREN,
-    STATE(449), 1,
+    STATE(447), 1,
       aux_sym_arguments_repeat1,
   [8337] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1209), 1,
+    ACTIONS(1201), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(458), 1,
       aux_sym_arguments_repeat1,
   [8347] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1211), 1,
+    ACTIONS(1203), 1,
       anon_sym_RPAREN,
-    STATE(458), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
   [8357] = 2,
-    ACTIONS(1213), 1,
+    ACTIONS(1207), 1,
       sym__newline,
-    ACTIONS(1075), 2,
+    ACTIONS(1205), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8365] = 3,
+  [8365] = 2,
+    ACTIONS(1211), 1,
+      sym__newline,
+    ACTIONS(1209), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8373] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1213), 1,
+      anon_sym_RPAREN,
+    STATE(451), 1,
+      aux_sym_arguments_repeat1,
+  [8383] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1215), 1,
       anon_sym_RPAREN,
-    STATE(453), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8375] = 3,
-    ACTIONS(1167), 1,
-      anon_sym_COMMA,
+  [8393] = 2,
     ACTIONS(1217), 1,
-      anon_sym_RPAREN,
-    STATE(468), 1,
-      aux_sym_arguments_repeat1,
-  [8385] = 2,
+      sym__newline,
+    ACTIONS(1075), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8401] = 2,
     ACTIONS(1221), 1,
       sym__newline,
     ACTIONS(1219), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8393] = 3,
+  [8409] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1223), 1,
       anon_sym_RPAREN,
-    STATE(439), 1,
+    STATE(484), 1,
       aux_sym_arguments_repeat1,
-  [8403] = 3,
-    ACTIONS(1167), 1,
-      anon_sym_COMMA,
+  [8419] = 3,
     ACTIONS(1225), 1,
+      anon_sym_COMMA,
+    ACTIONS(1228), 1,
       anon_sym_RPAREN,
-    STATE(457), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8413] = 3,
+  [8429] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1227), 1,
+    ACTIONS(1230), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(440), 1,
       aux_sym_arguments_repeat1,
-  [8423] = 3,
+  [8439] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1229), 1,
+    ACTIONS(1232), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(459), 1,
       aux_sym_arguments_repeat1,
-  [8433] = 3,
+  [8449] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1231), 1,
+    ACTIONS(1234), 1,
       anon_sym_RPAREN,
-    STATE(460), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8443] = 3,
+  [8459] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1233), 1,
+    ACTIONS(1236), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8453] = 2,
-    ACTIONS(1237), 1,
+  [8469] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1238), 1,
+      anon_sym_RPAREN,
+    STATE(461), 1,
+      aux_sym_arguments_repeat1,
+  [8479] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1240), 1,
+      anon_sym_RPAREN,
+    STATE(455), 1,
+      aux_sym_arguments_repeat1,
+  [8489] = 2,
+    ACTIONS(1244), 1,
       sym__newline,
-    ACTIONS(1235), 2,
+    ACTIONS(1242), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8461] = 3,
+  [8497] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1239), 1,
+    ACTIONS(1246), 1,
       anon_sym_RPAREN,
-    STATE(463), 1,
+    STATE(464), 1,
       aux_sym_arguments_repeat1,
-  [8471] = 3,
+  [8507] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1241), 1,
+    ACTIONS(1248), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8481] = 2,
-    ACTIONS(1245), 1,
+  [8517] = 2,
+    ACTIONS(1252), 1,
       sym__newline,
-    ACTIONS(1243), 2,
+    ACTIONS(1250), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8489] = 3,
+  [8525] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1247), 1,
+    ACTIONS(1254), 1,
       anon_sym_RPAREN,
-    STATE(466), 1,
+    STATE(467), 1,
       aux_sym_arguments_repeat1,
-  [8499] = 3,
+  [8535] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1249), 1,
+    ACTIONS(1256), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8509] = 2,
-    ACTIONS(1253), 1,
-      sym__newline,
-    ACTIONS(1251), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8517] = 3,
-    ACTIONS(1255), 1,
-      anon_sym_COMMA,
-    ACTIONS(1258), 1,
-      anon_sym_RPAREN,
-    STATE(468), 1,
-      aux_sym_arguments_repeat1,
-  [8527] = 3,
-    ACTIONS(1167), 1,
-      anon_sym_COMMA,
+  [8545] = 2,
     ACTIONS(1260), 1,
-      anon_sym_RPAREN,
-    STATE(470), 1,
-      aux_sym_arguments_repeat1,
-  [8537] = 3,
+      sym__newline,
+    ACTIONS(1258), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8553] = 2,
+    ACTIONS(1264), 1,
+      sym__newline,
+    ACTIONS(1262), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8561] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1262), 1,
-      anon_sym_RPAREN,
-    STATE(468), 1,
-      aux_sym_arguments_repeat1,
-  [8547] = 2,
     ACTIONS(1266), 1,
-      sym__newline,
-    ACTIONS(1264), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8555] = 2,
-    ACTIONS(1270), 1,
-      sym__newline,
-    ACTIONS(1268), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8563] = 3,
+      anon_sym_RPAREN,
+    STATE(471), 1,
+      aux_sym_arguments_repeat1,
+  [8571] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
+    ACTIONS(1268), 1,
+      anon_sym_RPAREN,
+    STATE(455), 1,
+      aux_sym_arguments_repeat1,
+  [8581] = 2,
     ACTIONS(1272), 1,
-      anon_sym_RPAREN,
-    STATE(474), 1,
-      aux_sym_arguments_repeat1,
-  [8573] = 3,
-    ACTIONS(1167), 1,
-      anon_sym_COMMA,
-    ACTIONS(1274), 1,
-      anon_sym_RPAREN,
-    STATE(468), 1,
-      aux_sym_arguments_repeat1,
-  [8583] = 2,
-    ACTIONS(1278), 1,
       sym__newline,
-    ACTIONS(1276), 2,
+    ACTIONS(1270), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8591] = 3,
+  [8589] = 2,
+    ACTIONS(1276), 1,
+      sym__newline,
+    ACTIONS(1274), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8597] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1278), 1,
+      anon_sym_RPAREN,
+    STATE(475), 1,
+      aux_sym_arguments_repeat1,
+  [8607] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1280), 1,
       anon_sym_RPAREN,
-    STATE(482), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8601] = 3,
+  [8617] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1282), 1,
       anon_sym_RPAREN,
-    STATE(478), 1,
+    STATE(482), 1,
       aux_sym_arguments_repeat1,
-  [8611] = 3,
+  [8627] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1284), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(478), 1,
       aux_sym_arguments_repeat1,
-  [8621] = 2,
-    ACTIONS(1288), 1,
-      sym__newline,
-    ACTIONS(1286), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8629] = 3,
+  [8637] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
-    ACTIONS(1290), 1,
+    ACTIONS(1286), 1,
       anon_sym_RPAREN,
-    STATE(481), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8639] = 3,
+  [8647] = 2,
+    ACTIONS(1290), 1,
+      sym__newline,
+    ACTIONS(1288), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8655] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1292), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(481), 1,
       aux_sym_arguments_repeat1,
-  [8649] = 3,
+  [8665] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1294), 1,
       anon_sym_RPAREN,
-    STATE(468), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8659] = 3,
+  [8675] = 3,
     ACTIONS(1167), 1,
       anon_sym_COMMA,
     ACTIONS(1296), 1,
       anon_sym_RPAREN,
-    STATE(434), 1,
+    STATE(455), 1,
       aux_sym_arguments_repeat1,
-  [8669] = 1,
+  [8685] = 2,
+    ACTIONS(1300), 1,
+      sym__newline,
     ACTIONS(1298), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8674] = 1,
-    ACTIONS(1300), 2,
+  [8693] = 3,
+    ACTIONS(1167), 1,
+      anon_sym_COMMA,
+    ACTIONS(1302), 1,
+      anon_sym_RPAREN,
+    STATE(455), 1,
+      aux_sym_arguments_repeat1,
+  [8703] = 1,
+    ACTIONS(81), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8679] = 1,
-    ACTIONS(49), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8684] = 1,
-    ACTIONS(1302), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8689] = 1,
-    ACTIONS(1071), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8694] = 1,
-    ACTIONS(1053), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8699] = 1,
+  [8708] = 1,
+    ACTIONS(1228), 2,
+      anon_sym_COMMA,
+      anon_sym_RPAREN,
+  [8713] = 1,
     ACTIONS(1304), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8704] = 1,
-    ACTIONS(1258), 2,
-      anon_sym_COMMA,
-      anon_sym_RPAREN,
-  [8709] = 1,
-    ACTIONS(1094), 2,
+  [8718] = 1,
+    ACTIONS(49), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8714] = 1,
-    ACTIONS(73), 2,
-      ts_builtin_sym_end,
-      aux_sym_separator_token1,
-  [8719] = 1,
+  [8723] = 1,
     ACTIONS(1306), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8724] = 2,
-    ACTIONS(1308), 1,
-      aux_sym_query_continuation_token1,
-    STATE(433), 1,
-      sym_query_continuation,
-  [8731] = 1,
-    ACTIONS(1310), 2,
+  [8728] = 1,
+    ACTIONS(1094), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8736] = 2,
-    ACTIONS(1312), 1,
-      aux_sym_variable_declaration_token1,
-    ACTIONS(1314), 1,
-      sym__space,
-  [8743] = 1,
+  [8733] = 1,
+    ACTIONS(1308), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8738] = 2,
+    ACTIONS(1310), 1,
+      aux_sym_query_continuation_token1,
+    STATE(434), 1,
+      sym_query_continuation,
+  [8745] = 1,
+    ACTIONS(1071), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8750] = 1,
+    ACTIONS(1312), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8755] = 1,
+    ACTIONS(1314), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8760] = 1,
+    ACTIONS(1053), 2,
+      ts_builtin_sym_end,
+      aux_sym_separator_token1,
+  [8765] = 1,
     ACTIONS(1316), 2,
       ts_builtin_sym_end,
       aux_sym_separator_token1,
-  [8748] = 1,
-    ACTIONS(1260), 1,
-      anon_sym_RPAREN,
-  [8752] = 1,
-    ACTIONS(1207), 1,
-      anon_sym_RPAREN,
-  [8756] = 1,
-    ACTIONS(1231), 1,
-      anon_sym_RPAREN,
-  [8760] = 1,
-    ACTIONS(1215), 1,
-      anon_sym_RPAREN,
-  [8764] = 1,
-    ACTIONS(1318), 1,
+  [8770] = 1,
+    ACTIONS(1318), 2,
       ts_builtin_sym_end,
-  [8768] = 1,
-    ACTIONS(1296), 1,
+      aux_sym_separator_token1,
+  [8775] = 2,
+    ACTIONS(1320), 1,
+      aux_sym_variable_declaration_token1,
+    ACTIONS(1322), 1,
+      sym__space,
+  [8782] = 1,
+    ACTIONS(1324), 1,
+      sym_directive_name,
+  [8786] = 1,
+    ACTIONS(1266), 1,
       anon_sym_RPAREN,
-  [8772] = 1,
-    ACTIONS(1185), 1,
+  [8790] = 1,
+    ACTIONS(1201), 1,
       anon_sym_RPAREN,
-  [8776] = 1,
-    ACTIONS(1272), 1,
+  [8794] = 1,
+    ACTIONS(1230), 1,
       anon_sym_RPAREN,
-  [8780] = 1,
-    ACTIONS(1038), 1,
+  [8798] = 1,
+    ACTIONS(1199), 1,
       anon_sym_RPAREN,
-  [8784] = 1,
-    ACTIONS(1223), 1,
+  [8802] = 1,
+    ACTIONS(1232), 1,
       anon_sym_RPAREN,
-  [8788] = 1,
-    ACTIONS(1195), 1,
+  [8806] = 1,
+    ACTIONS(1278), 1,
       anon_sym_RPAREN,
-  [8792] = 1,
-    ACTIONS(1225), 1,
+  [8810] = 1,
+    ACTIONS(1246), 1,
       anon_sym_RPAREN,
-  [8796] = 1,
+  [8814] = 1,
+    ACTIONS(1326), 1,
+      ts_builtin_sym_end,
+  [8818] = 1,
     ACTIONS(1282), 1,
       anon_sym_RPAREN,
-  [8800] = 1,
-    ACTIONS(1320), 1,
-      sym_variable_declaration_name,
-  [8804] = 1,
-    ACTIONS(1247), 1,
+  [8822] = 1,
+    ACTIONS(1169), 1,
       anon_sym_RPAREN,
-  [8808] = 1,
-    ACTIONS(1280), 1,
+  [8826] = 1,
+    ACTIONS(1284), 1,
       anon_sym_RPAREN,
-  [8812] = 1,
-    ACTIONS(1239), 1,
+  [8830] = 1,
+    ACTIONS(1223), 1,
       anon_sym_RPAREN,
-  [8816] = 1,
-    ACTIONS(1290), 1,
+  [8834] = 1,
+    ACTIONS(1213), 1,
       anon_sym_RPAREN,
-  [8820] = 1,
-    ACTIONS(1175), 1,
+  [8838] = 1,
+    ACTIONS(1254), 1,
       anon_sym_RPAREN,
-  [8824] = 1,
-    ACTIONS(1211), 1,
+  [8842] = 1,
+    ACTIONS(1038), 1,
       anon_sym_RPAREN,
-  [8828] = 1,
-    ACTIONS(1322), 1,
-      sym_directive_name,
-  [8832] = 1,
+  [8846] = 1,
+    ACTIONS(1292), 1,
+      anon_sym_RPAREN,
+  [8850] = 1,
+    ACTIONS(1179), 1,
+      anon_sym_RPAREN,
+  [8854] = 1,
+    ACTIONS(1238), 1,
+      anon_sym_RPAREN,
+  [8858] = 1,
+    ACTIONS(1189), 1,
+      anon_sym_RPAREN,
+  [8862] = 1,
     ACTIONS(1034), 1,
       anon_sym_RPAREN,
-  [8836] = 1,
-    ACTIONS(1324), 1,
+  [8866] = 1,
+    ACTIONS(1328), 1,
       aux_sym_variable_declaration_token1,
 };
 
 static const uint32_t ts_small_parse_table_map[] = {
   [SMALL_STATE(2)] = 0,
-  [SMALL_STATE(3)] = 74,
-  [SMALL_STATE(4)] = 136,
-  [SMALL_STATE(5)] = 198,
-  [SMALL_STATE(6)] = 253,
-  [SMALL_STATE(7)] = 309,
-  [SMALL_STATE(8)] = 365,
-  [SMALL_STATE(9)] = 418,
-  [SMALL_STATE(10)] = 471,
-  [SMALL_STATE(11)] = 524,
-  [SMALL_STATE(12)] = 577,
-  [SMALL_STATE(13)] = 630,
-  [SMALL_STATE(14)] = 683,
-  [SMALL_STATE(15)] = 736,
-  [SMALL_STATE(16)] = 776,
-  [SMALL_STATE(17)] = 804,
-  [SMALL_STATE(18)] = 832,
-  [SMALL_STATE(19)] = 862,
-  [SMALL_STATE(20)] = 890,
-  [SMALL_STATE(21)] = 918,
-  [SMALL_STATE(22)] = 945,
-  [SMALL_STATE(23)] = 972,
-  [SMALL_STATE(24)] = 999,
-  [SMALL_STATE(25)] = 1026,
-  [SMALL_STATE(26)] = 1053,
-  [SMALL_STATE(27)] = 1080,
-  [SMALL_STATE(28)] = 1107,
-  [SMALL_STATE(29)] = 1134,
-  [SMALL_STATE(30)] = 1161,
-  [SMALL_STATE(31)] = 1188,
-  [SMALL_STATE(32)] = 1215,
-  [SMALL_STATE(33)] = 1242,
-  [SMALL_STATE(34)] = 1268,
-  [SMALL_STATE(35)] = 1294,
-  [SMALL_STATE(36)] = 1316,
-  [SMALL_STATE(37)] = 1338,
-  [SMALL_STATE(38)] = 1364,
-  [SMALL_STATE(39)] = 1390,
-  [SMALL_STATE(40)] = 1416,
-  [SMALL_STATE(41)] = 1442,
-  [SMALL_STATE(42)] = 1468,
-  [SMALL_STATE(43)] = 1494,
-  [SMALL_STATE(44)] = 1520,
-  [SMALL_STATE(45)] = 1545,
-  [SMALL_STATE(46)] = 1570,
-  [SMALL_STATE(47)] = 1595,
-  [SMALL_STATE(48)] = 1620,
-  [SMALL_STATE(49)] = 1637,
-  [SMALL_STATE(50)] = 1662,
-  [SMALL_STATE(51)] = 1693,
-  [SMALL_STATE(52)] = 1710,
-  [SMALL_STATE(53)] = 1727,
-  [SMALL_STATE(54)] = 1744,
-  [SMALL_STATE(55)] = 1761,
-  [SMALL_STATE(56)] = 1786,
-  [SMALL_STATE(57)] = 1807,
-  [SMALL_STATE(58)] = 1828,
-  [SMALL_STATE(59)] = 1853,
-  [SMALL_STATE(60)] = 1878,
-  [SMALL_STATE(61)] = 1907,
-  [SMALL_STATE(62)] = 1932,
-  [SMALL_STATE(63)] = 1957,
-  [SMALL_STATE(64)] = 1974,
-  [SMALL_STATE(65)] = 1991,
-  [SMALL_STATE(66)] = 2012,
-  [SMALL_STATE(67)] = 2031,
-  [SMALL_STATE(68)] = 2056,
-  [SMALL_STATE(69)] = 2081,
-  [SMALL_STATE(70)] = 2098,
-  [SMALL_STATE(71)] = 2119,
-  [SMALL_STATE(72)] = 2140,
-  [SMALL_STATE(73)] = 2159,
-  [SMALL_STATE(74)] = 2176,
-  [SMALL_STATE(75)] = 2193,
-  [SMALL_STATE(76)] = 2224,
-  [SMALL_STATE(77)] = 2255,
-  [SMALL_STATE(78)] = 2286,
-  [SMALL_STATE(79)] = 2317,
-  [SMALL_STATE(80)] = 2348,
-  [SMALL_STATE(81)] = 2379,
-  [SMALL_STATE(82)] = 2410,
-  [SMALL_STATE(83)] = 2441,
-  [SMALL_STATE(84)] = 2472,
-  [SMALL_STATE(85)] = 2503,
-  [SMALL_STATE(86)] = 2534,
-  [SMALL_STATE(87)] = 2565,
-  [SMALL_STATE(88)] = 2596,
-  [SMALL_STATE(89)] = 2627,
-  [SMALL_STATE(90)] = 2658,
-  [SMALL_STATE(91)] = 2689,
-  [SMALL_STATE(92)] = 2710,
-  [SMALL_STATE(93)] = 2726,
-  [SMALL_STATE(94)] = 2746,
-  [SMALL_STATE(95)] = 2770,
-  [SMALL_STATE(96)] = 2786,
-  [SMALL_STATE(97)] = 2802,
-  [SMALL_STATE(98)] = 2826,
-  [SMALL_STATE(99)] = 2850,
-  [SMALL_STATE(100)] = 2866,
-  [SMALL_STATE(101)] = 2892,
-  [SMALL_STATE(102)] = 2908,
-  [SMALL_STATE(103)] = 2932,
-  [SMALL_STATE(104)] = 2952,
-  [SMALL_STATE(105)] = 2972,
-  [SMALL_STATE(106)] = 2992,
-  [SMALL_STATE(107)] = 3018,
-  [SMALL_STATE(108)] = 3034,
-  [SMALL_STATE(109)] = 3052,
-  [SMALL_STATE(110)] = 3070,
-  [SMALL_STATE(111)] = 3086,
-  [SMALL_STATE(112)] = 3102,
-  [SMALL_STATE(113)] = 3118,
-  [SMALL_STATE(114)] = 3134,
-  [SMALL_STATE(115)] = 3150,
-  [SMALL_STATE(116)] = 3166,
-  [SMALL_STATE(117)] = 3182,
-  [SMALL_STATE(118)] = 3198,
-  [SMALL_STATE(119)] = 3222,
-  [SMALL_STATE(120)] = 3238,
-  [SMALL_STATE(121)] = 3262,
-  [SMALL_STATE(122)] = 3286,
-  [SMALL_STATE(123)] = 3304,
-  [SMALL_STATE(124)] = 3320,
-  [SMALL_STATE(125)] = 3336,
-  [SMALL_STATE(126)] = 3352,
-  [SMALL_STATE(127)] = 3368,
-  [SMALL_STATE(128)] = 3384,
-  [SMALL_STATE(129)] = 3400,
-  [SMALL_STATE(130)] = 3416,
-  [SMALL_STATE(131)] = 3432,
-  [SMALL_STATE(132)] = 3450,
-  [SMALL_STATE(133)] = 3468,
-  [SMALL_STATE(134)] = 3484,
-  [SMALL_STATE(135)] = 3500,
-  [SMALL_STATE(136)] = 3524,
-  [SMALL_STATE(137)] = 3540,
-  [SMALL_STATE(138)] = 3556,
-  [SMALL_STATE(139)] = 3572,
-  [SMALL_STATE(140)] = 3588,
-  [SMALL_STATE(141)] = 3604,
-  [SMALL_STATE(142)] = 3624,
-  [SMALL_STATE(143)] = 3644,
-  [SMALL_STATE(144)] = 3670,
-  [SMALL_STATE(145)] = 3696,
-  [SMALL_STATE(146)] = 3720,
-  [SMALL_STATE(147)] = 3744,
-  [SMALL_STATE(148)] = 3770,
-  [SMALL_STATE(149)] = 3788,
-  [SMALL_STATE(150)] = 3807,
-  [SMALL_STATE(151)] = 3830,
-  [SMALL_STATE(152)] = 3853,
-  [SMALL_STATE(153)] = 3880,
-  [SMALL_STATE(154)] = 3905,
-  [SMALL_STATE(155)] = 3928,
-  [SMALL_STATE(156)] = 3951,
-  [SMALL_STATE(157)] = 3976,
-  [SMALL_STATE(158)] = 3995,
-  [SMALL_STATE(159)] = 4014,
-  [SMALL_STATE(160)] = 4029,
-  [SMALL_STATE(161)] = 4044,
-  [SMALL_STATE(162)] = 4067,
-  [SMALL_STATE(163)] = 4086,
-  [SMALL_STATE(164)] = 4105,
-  [SMALL_STATE(165)] = 4128,
-  [SMALL_STATE(166)] = 4151,
-  [SMALL_STATE(167)] = 4166,
-  [SMALL_STATE(168)] = 4183,
-  [SMALL_STATE(169)] = 4208,
-  [SMALL_STATE(170)] = 4225,
-  [SMALL_STATE(171)] = 4240,
-  [SMALL_STATE(172)] = 4255,
-  [SMALL_STATE(173)] = 4278,
-  [SMALL_STATE(174)] = 4301,
-  [SMALL_STATE(175)] = 4326,
-  [SMALL_STATE(176)] = 4345,
-  [SMALL_STATE(177)] = 4364,
-  [SMALL_STATE(178)] = 4389,
-  [SMALL_STATE(179)] = 4414,
-  [SMALL_STATE(180)] = 4429,
-  [SMALL_STATE(181)] = 4454,
-  [SMALL_STATE(182)] = 4469,
-  [SMALL_STATE(183)] = 4484,
-  [SMALL_STATE(184)] = 4511,
-  [SMALL_STATE(185)] = 4530,
-  [SMALL_STATE(186)] = 4545,
-  [SMALL_STATE(187)] = 4568,
-  [SMALL_STATE(188)] = 4593,
-  [SMALL_STATE(189)] = 4608,
-  [SMALL_STATE(190)] = 4627,
-  [SMALL_STATE(191)] = 4642,
-  [SMALL_STATE(192)] = 4659,
-  [SMALL_STATE(193)] = 4676,
-  [SMALL_STATE(194)] = 4691,
-  [SMALL_STATE(195)] = 4706,
-  [SMALL_STATE(196)] = 4721,
-  [SMALL_STATE(197)] = 4736,
-  [SMALL_STATE(198)] = 4751,
-  [SMALL_STATE(199)] = 4774,
-  [SMALL_STATE(200)] = 4789,
-  [SMALL_STATE(201)] = 4804,
-  [SMALL_STATE(202)] = 4819,
-  [SMALL_STATE(203)] = 4838,
-  [SMALL_STATE(204)] = 4861,
-  [SMALL_STATE(205)] = 4884,
-  [SMALL_STATE(206)] = 4907,
-  [SMALL_STATE(207)] = 4922,
-  [SMALL_STATE(208)] = 4937,
-  [SMALL_STATE(209)] = 4962,
-  [SMALL_STATE(210)] = 4987,
-  [SMALL_STATE(211)] = 5001,
-  [SMALL_STATE(212)] = 5015,
-  [SMALL_STATE(213)] = 5029,
-  [SMALL_STATE(214)] = 5053,
-  [SMALL_STATE(215)] = 5071,
-  [SMALL_STATE(216)] = 5093,
-  [SMALL_STATE(217)] = 5111,
-  [SMALL_STATE(218)] = 5125,
-  [SMALL_STATE(219)] = 5139,
-  [SMALL_STATE(220)] = 5161,
-  [SMALL_STATE(221)] = 5185,
-  [SMALL_STATE(222)] = 5203,
-  [SMALL_STATE(223)] = 5217,
-  [SMALL_STATE(224)] = 5231,
-  [SMALL_STATE(225)] = 5247,
-  [SMALL_STATE(226)] = 5261,
-  [SMALL_STATE(227)] = 5277,
-  [SMALL_STATE(228)] = 5291,
-  [SMALL_STATE(229)] = 5307,
-  [SMALL_STATE(230)] = 5321,
-  [SMALL_STATE(231)] = 5339,
-  [SMALL_STATE(232)] = 5353,
-  [SMALL_STATE(233)] = 5367,
-  [SMALL_STATE(234)] = 5389,
-  [SMALL_STATE(235)] = 5413,
-  [SMALL_STATE(236)] = 5429,
-  [SMALL_STATE(237)] = 5443,
-  [SMALL_STATE(238)] = 5459,
-  [SMALL_STATE(239)] = 5483,
-  [SMALL_STATE(240)] = 5497,
-  [SMALL_STATE(241)] = 5511,
-  [SMALL_STATE(242)] = 5525,
-  [SMALL_STATE(243)] = 5549,
-  [SMALL_STATE(244)] = 5563,
-  [SMALL_STATE(245)] = 5577,
-  [SMALL_STATE(246)] = 5591,
-  [SMALL_STATE(247)] = 5609,
-  [SMALL_STATE(248)] = 5623,
-  [SMALL_STATE(249)] = 5641,
-  [SMALL_STATE(250)] = 5655,
-  [SMALL_STATE(251)] = 5671,
-  [SMALL_STATE(252)] = 5685,
-  [SMALL_STATE(253)] = 5707,
-  [SMALL_STATE(254)] = 5729,
-  [SMALL_STATE(255)] = 5743,
-  [SMALL_STATE(256)] = 5757,
-  [SMALL_STATE(257)] = 5771,
-  [SMALL_STATE(258)] = 5785,
-  [SMALL_STATE(259)] = 5809,
-  [SMALL_STATE(260)] = 5827,
-  [SMALL_STATE(261)] = 5845,
-  [SMALL_STATE(262)] = 5859,
-  [SMALL_STATE(263)] = 5872,
-  [SMALL_STATE(264)] = 5893,
-  [SMALL_STATE(265)] = 5906,
-  [SMALL_STATE(266)] = 5919,
-  [SMALL_STATE(267)] = 5932,
-  [SMALL_STATE(268)] = 5947,
-  [SMALL_STATE(269)] = 5962,
-  [SMALL_STATE(270)] = 5975,
-  [SMALL_STATE(271)] = 5988,
-  [SMALL_STATE(272)] = 6001,
-  [SMALL_STATE(273)] = 6014,
-  [SMALL_STATE(274)] = 6029,
-  [SMALL_STATE(275)] = 6044,
-  [SMALL_STATE(276)] = 6057,
-  [SMALL_STATE(277)] = 6070,
-  [SMALL_STATE(278)] = 6083,
-  [SMALL_STATE(279)] = 6096,
-  [SMALL_STATE(280)] = 6109,
-  [SMALL_STATE(281)] = 6126,
-  [SMALL_STATE(282)] = 6143,
-  [SMALL_STATE(283)] = 6156,
-  [SMALL_STATE(284)] = 6171,
-  [SMALL_STATE(285)] = 6186,
-  [SMALL_STATE(286)] = 6199,
-  [SMALL_STATE(287)] = 6212,
-  [SMALL_STATE(288)] = 6225,
-  [SMALL_STATE(289)] = 6238,
-  [SMALL_STATE(290)] = 6250,
-  [SMALL_STATE(291)] = 6262,
-  [SMALL_STATE(292)] = 6274,
-  [SMALL_STATE(293)] = 6286,
-  [SMALL_STATE(294)] = 6298,
-  [SMALL_STATE(295)] = 6310,
-  [SMALL_STATE(296)] = 6322,
-  [SMALL_STATE(297)] = 6334,
-  [SMALL_STATE(298)] = 6346,
-  [SMALL_STATE(299)] = 6358,
-  [SMALL_STATE(300)] = 6370,
-  [SMALL_STATE(301)] = 6382,
-  [SMALL_STATE(302)] = 6394,
-  [SMALL_STATE(303)] = 6406,
-  [SMALL_STATE(304)] = 6418,
-  [SMALL_STATE(305)] = 6436,
-  [SMALL_STATE(306)] = 6454,
-  [SMALL_STATE(307)] = 6468,
-  [SMALL_STATE(308)] = 6482,
-  [SMALL_STATE(309)] = 6494,
-  [SMALL_STATE(310)] = 6506,
-  [SMALL_STATE(311)] = 6520,
-  [SMALL_STATE(312)] = 6534,
-  [SMALL_STATE(313)] = 6546,
-  [SMALL_STATE(314)] = 6558,
-  [SMALL_STATE(315)] = 6570,
-  [SMALL_STATE(316)] = 6582,
-  [SMALL_STATE(317)] = 6594,
-  [SMALL_STATE(318)] = 6606,
-  [SMALL_STATE(319)] = 6618,
-  [SMALL_STATE(320)] = 6630,
-  [SMALL_STATE(321)] = 6642,
-  [SMALL_STATE(322)] = 6654,
-  [SMALL_STATE(323)] = 6668,
-  [SMALL_STATE(324)] = 6686,
-  [SMALL_STATE(325)] = 6698,
-  [SMALL_STATE(326)] = 6710,
-  [SMALL_STATE(327)] = 6724,
-  [SMALL_STATE(328)] = 6736,
-  [SMALL_STATE(329)] = 6750,
-  [SMALL_STATE(330)] = 6768,
-  [SMALL_STATE(331)] = 6786,
-  [SMALL_STATE(332)] = 6804,
-  [SMALL_STATE(333)] = 6816,
-  [SMALL_STATE(334)] = 6828,
-  [SMALL_STATE(335)] = 6846,
-  [SMALL_STATE(336)] = 6864,
-  [SMALL_STATE(337)] = 6882,
-  [SMALL_STATE(338)] = 6900,
-  [SMALL_STATE(339)] = 6918,
-  [SMALL_STATE(340)] = 6936,
-  [SMALL_STATE(341)] = 6954,
-  [SMALL_STATE(342)] = 6972,
-  [SMALL_STATE(343)] = 6990,
-  [SMALL_STATE(344)] = 7008,
-  [SMALL_STATE(345)] = 7026,
-  [SMALL_STATE(346)] = 7044,
-  [SMALL_STATE(347)] = 7062,
-  [SMALL_STATE(348)] = 7080,
-  [SMALL_STATE(349)] = 7098,
-  [SMALL_STATE(350)] = 7116,
-  [SMALL_STATE(351)] = 7134,
-  [SMALL_STATE(352)] = 7150,
-  [SMALL_STATE(353)] = 7168,
-  [SMALL_STATE(354)] = 7186,
-  [SMALL_STATE(355)] = 7204,
-  [SMALL_STATE(356)] = 7222,
-  [SMALL_STATE(357)] = 7240,
-  [SMALL_STATE(358)] = 7258,
-  [SMALL_STATE(359)] = 7276,
-  [SMALL_STATE(360)] = 7294,
-  [SMALL_STATE(361)] = 7312,
-  [SMALL_STATE(362)] = 7326,
-  [SMALL_STATE(363)] = 7344,
-  [SMALL_STATE(364)] = 7362,
-  [SMALL_STATE(365)] = 7378,
-  [SMALL_STATE(366)] = 7396,
-  [SMALL_STATE(367)] = 7414,
-  [SMALL_STATE(368)] = 7432,
-  [SMALL_STATE(369)] = 7450,
-  [SMALL_STATE(370)] = 7468,
-  [SMALL_STATE(371)] = 7486,
-  [SMALL_STATE(372)] = 7504,
-  [SMALL_STATE(373)] = 7515,
-  [SMALL_STATE(374)] = 7526,
-  [SMALL_STATE(375)] = 7537,
-  [SMALL_STATE(376)] = 7548,
-  [SMALL_STATE(377)] = 7559,
-  [SMALL_STATE(378)] = 7570,
-  [SMALL_STATE(379)] = 7581,
-  [SMALL_STATE(380)] = 7592,
-  [SMALL_STATE(381)] = 7603,
-  [SMALL_STATE(382)] = 7614,
-  [SMALL_STATE(383)] = 7625,
-  [SMALL_STATE(384)] = 7636,
-  [SMALL_STATE(385)] = 7647,
-  [SMALL_STATE(386)] = 7658,
-  [SMALL_STATE(387)] = 7669,
-  [SMALL_STATE(388)] = 7680,
-  [SMALL_STATE(389)] = 7694,
-  [SMALL_STATE(390)] = 7708,
-  [SMALL_STATE(391)] = 7718,
-  [SMALL_STATE(392)] = 7732,
-  [SMALL_STATE(393)] = 7746,
-  [SMALL_STATE(394)] = 7760,
-  [SMALL_STATE(395)] = 7774,
-  [SMALL_STATE(396)] = 7788,
-  [SMALL_STATE(397)] = 7798,
-  [SMALL_STATE(398)] = 7812,
-  [SMALL_STATE(399)] = 7826,
-  [SMALL_STATE(400)] = 7838,
-  [SMALL_STATE(401)] = 7848,
-  [SMALL_STATE(402)] = 7862,
-  [SMALL_STATE(403)] = 7876,
-  [SMALL_STATE(404)] = 7888,
-  [SMALL_STATE(405)] = 7898,
-  [SMALL_STATE(406)] = 7909,
-  [SMALL_STATE(407)] = 7920,
-  [SMALL_STATE(408)] = 7931,
-  [SMALL_STATE(409)] = 7942,
-  [SMALL_STATE(410)] = 7953,
-  [SMALL_STATE(411)] = 7964,
-  [SMALL_STATE(412)] = 7975,
-  [SMALL_STATE(413)] = 7986,
-  [SMALL_STATE(414)] = 7995,
-  [SMALL_STATE(415)] = 8006,
-  [SMALL_STATE(416)] = 8015,
-  [SMALL_STATE(417)] = 8026,
-  [SMALL_STATE(418)] = 8037,
-  [SMALL_STATE(419)] = 8048,
-  [SMALL_STATE(420)] = 8059,
-  [SMALL_STATE(421)] = 8068,
-  [SMALL_STATE(422)] = 8079,
-  [SMALL_STATE(423)] = 8090,
-  [SMALL_STATE(424)] = 8101,
-  [SMALL_STATE(425)] = 8112,
-  [SMALL_STATE(426)] = 8123,
-  [SMALL_STATE(427)] = 8134,
-  [SMALL_STATE(428)] = 8145,
-  [SMALL_STATE(429)] = 8156,
-  [SMALL_STATE(430)] = 8167,
-  [SMALL_STATE(431)] = 8175,
-  [SMALL_STATE(432)] = 8183,
-  [SMALL_STATE(433)] = 8191,
-  [SMALL_STATE(434)] = 8199,
-  [SMALL_STATE(435)] = 8209,
-  [SMALL_STATE(436)] = 8217,
-  [SMALL_STATE(437)] = 8227,
-  [SMALL_STATE(438)] = 8237,
-  [SMALL_STATE(439)] = 8245,
-  [SMALL_STATE(440)] = 8255,
-  [SMALL_STATE(441)] = 8265,
-  [SMALL_STATE(442)] = 8273,
-  [SMALL_STATE(443)] = 8283,
-  [SMALL_STATE(444)] = 8291,
-  [SMALL_STATE(445)] = 8301,
-  [SMALL_STATE(446)] = 8311,
-  [SMALL_STATE(447)] = 8319,
-  [SMALL_STATE(448)] = 8327,
-  [SMALL_STATE(449)] = 8337,
-  [SMALL_STATE(450)] = 8347,
-  [SMALL_STATE(451)] = 8357,
-  [SMALL_STATE(452)] = 8365,
-  [SMALL_STATE(453)] = 8375,
-  [SMALL_STATE(454)] = 8385,
-  [SMALL_STATE(455)] = 8393,
-  [SMALL_STATE(456)] = 8403,
-  [SMALL_STATE(457)] = 8413,
-  [SMALL_STATE(458)] = 8423,
-  [SMALL_STATE(459)] = 8433,
-  [SMALL_STATE(460)] = 8443,
-  [SMALL_STATE(461)] = 8453,
-  [SMALL_STATE(462)] = 8461,
-  [SMALL_STATE(463)] = 8471,
-  [SMALL_STATE(464)] = 8481,
-  [SMALL_STATE(465)] = 8489,
-  [SMALL_STATE(466)] = 8499,
-  [SMALL_STATE(467)] = 8509,
-  [SMALL_STATE(468)] = 8517,
-  [SMALL_STATE(469)] = 8527,
-  [SMALL_STATE(470)] = 8537,
-  [SMALL_STATE(471)] = 8547,
-  [SMALL_STATE(472)] = 8555,
-  [SMALL_STATE(473)] = 8563,
-  [SMALL_STATE(474)] = 8573,
-  [SMALL_STATE(475)] = 8583,
-  [SMALL_STATE(476)] = 8591,
-  [SMALL_STATE(477)] = 8601,
-  [SMALL_STATE(478)] = 8611,
-  [SMALL_STATE(479)] = 8621,
-  [SMALL_STATE(480)] = 8629,
-  [SMALL_STATE(481)] = 8639,
-  [SMALL_STATE(482)] = 8649,
-  [SMALL_STATE(483)] = 8659,
-  [SMALL_STATE(484)] = 8669,
-  [SMALL_STATE(485)] = 8674,
-  [SMALL_STATE(486)] = 8679,
-  [SMALL_STATE(487)] = 8684,
-  [SMALL_STATE(488)] = 8689,
-  [SMALL_STATE(489)] = 8694,
-  [SMALL_STATE(490)] = 8699,
-  [SMALL_STATE(491)] = 8704,
-  [SMALL_STATE(492)] = 8709,
-  [SMALL_STATE(493)] = 8714,
-  [SMALL_STATE(494)] = 8719,
-  [SMALL_STATE(495)] = 8724,
-  [SMALL_STATE(496)] = 8731,
-  [SMALL_STATE(497)] = 8736,
-  [SMALL_STATE(498)] = 8743,
-  [SMALL_STATE(499)] = 8748,
-  [SMALL_STATE(500)] = 8752,
-  [SMALL_STATE(501)] = 8756,
-  [SMALL_STATE(502)] = 8760,
-  [SMALL_STATE(503)] = 8764,
-  [SMALL_STATE(504)] = 8768,
-  [SMALL_STATE(505)] = 8772,
-  [SMALL_STATE(506)] = 8776,
-  [SMALL_STATE(507)] = 8780,
-  [SMALL_STATE(508)] = 8784,
-  [SMALL_STATE(509)] = 8788,
-  [SMALL_STATE(510)] = 8792,
-  [SMALL_STATE(511)] = 8796,
-  [SMALL_STATE(512)] = 8800,
-  [SMALL_STATE(513)] = 8804,
-  [SMALL_STATE(514)] = 8808,
-  [SMALL_STATE(515)] = 8812,
-  [SMALL_STATE(516)] = 8816,
-  [SMALL_STATE(517)] = 8820,
-  [SMALL_STATE(518)] = 8824,
-  [SMALL_STATE(519)] = 8828,
-  [SMALL_STATE(520)] = 8832,
-  [SMALL_STATE(521)] = 8836,
+  [SMALL_STATE(3)] = 76,
+  [SMALL_STATE(4)] = 139,
+  [SMALL_STATE(5)] = 202,
+  [SMALL_STATE(6)] = 257,
+  [SMALL_STATE(7)] = 312,
+  [SMALL_STATE(8)] = 367,
+  [SMALL_STATE(9)] = 422,
+  [SMALL_STATE(10)] = 477,
+  [SMALL_STATE(11)] = 532,
+  [SMALL_STATE(12)] = 587,
+  [SMALL_STATE(13)] = 642,
+  [SMALL_STATE(14)] = 699,
+  [SMALL_STATE(15)] = 756,
+  [SMALL_STATE(16)] = 797,
+  [SMALL_STATE(17)] = 829,
+  [SMALL_STATE(18)] = 857,
+  [SMALL_STATE(19)] = 885,
+  [SMALL_STATE(20)] = 913,
+  [SMALL_STATE(21)] = 941,
+  [SMALL_STATE(22)] = 968,
+  [SMALL_STATE(23)] = 995,
+  [SMALL_STATE(24)] = 1022,
+  [SMALL_STATE(25)] = 1049,
+  [SMALL_STATE(26)] = 1076,
+  [SMALL_STATE(27)] = 1103,
+  [SMALL_STATE(28)] = 1130,
+  [SMALL_STATE(29)] = 1157,
+  [SMALL_STATE(30)] = 1184,
+  [SMALL_STATE(31)] = 1211,
+  [SMALL_STATE(32)] = 1238,
+  [SMALL_STATE(33)] = 1265,
+  [SMALL_STATE(34)] = 1291,
+  [SMALL_STATE(35)] = 1317,
+  [SMALL_STATE(36)] = 1339,
+  [SMALL_STATE(37)] = 1361,
+  [SMALL_STATE(38)] = 1387,
+  [SMALL_STATE(39)] = 1413,
+  [SMALL_STATE(40)] = 1439,
+  [SMALL_STATE(41)] = 1465,
+  [SMALL_STATE(42)] = 1491,
+  [SMALL_STATE(43)] = 1517,
+  [SMALL_STATE(44)] = 1543,
+  [SMALL_STATE(45)] = 1568,
+  [SMALL_STATE(46)] = 1593,
+  [SMALL_STATE(47)] = 1618,
+  [SMALL_STATE(48)] = 1643,
+  [SMALL_STATE(49)] = 1660,
+  [SMALL_STATE(50)] = 1685,
+  [SMALL_STATE(51)] = 1716,
+  [SMALL_STATE(52)] = 1733,
+  [SMALL_STATE(53)] = 1750,
+  [SMALL_STATE(54)] = 1767,
+  [SMALL_STATE(55)] = 1784,
+  [SMALL_STATE(56)] = 1809,
+  [SMALL_STATE(57)] = 1830,
+  [SMALL_STATE(58)] = 1851,
+  [SMALL_STATE(59)] = 1876,
+  [SMALL_STATE(60)] = 1901,
+  [SMALL_STATE(61)] = 1930,
+  [SMALL_STATE(62)] = 1955,
+  [SMALL_STATE(63)] = 1980,
+  [SMALL_STATE(64)] = 1997,
+  [SMALL_STATE(65)] = 2014,
+  [SMALL_STATE(66)] = 2035,
+  [SMALL_STATE(67)] = 2054,
+  [SMALL_STATE(68)] = 2079,
+  [SMALL_STATE(69)] = 2104,
+  [SMALL_STATE(70)] = 2121,
+  [SMALL_STATE(71)] = 2142,
+  [SMALL_STATE(72)] = 2163,
+  [SMALL_STATE(73)] = 2182,
+  [SMALL_STATE(74)] = 2199,
+  [SMALL_STATE(75)] = 2216,
+  [SMALL_STATE(76)] = 2247,
+  [SMALL_STATE(77)] = 2278,
+  [SMALL_STATE(78)] = 2309,
+  [SMALL_STATE(79)] = 2340,
+  [SMALL_STATE(80)] = 2371,
+  [SMALL_STATE(81)] = 2402,
+  [SMALL_STATE(82)] = 2433,
+  [SMALL_STATE(83)] = 2464,
+  [SMALL_STATE(84)] = 2495,
+  [SMALL_STATE(85)] = 2526,
+  [SMALL_STATE(86)] = 2557,
+  [SMALL_STATE(87)] = 2588,
+  [SMALL_STATE(88)] = 2619,
+  [SMALL_STATE(89)] = 2650,
+  [SMALL_STATE(90)] = 2681,
+  [SMALL_STATE(91)] = 2712,
+  [SMALL_STATE(92)] = 2733,
+  [SMALL_STATE(93)] = 2749,
+  [SMALL_STATE(94)] = 2769,
+  [SMALL_STATE(95)] = 2793,
+  [SMALL_STATE(96)] = 2809,
+  [SMALL_STATE(97)] = 2825,
+  [SMALL_STATE(98)] = 2849,
+  [SMALL_STATE(99)] = 2873,
+  [SMALL_STATE(100)] = 2889,
+  [SMALL_STATE(101)] = 2915,
+  [SMALL_STATE(102)] = 2931,
+  [SMALL_STATE(103)] = 2955,
+  [SMALL_STATE(104)] = 2975,
+  [SMALL_STATE(105)] = 2995,
+  [SMALL_STATE(106)] = 3015,
+  [SMALL_STATE(107)] = 3041,
+  [SMALL_STATE(108)] = 3057,
+  [SMALL_STATE(109)] = 3075,
+  [SMALL_STATE(110)] = 3093,
+  [SMALL_STATE(111)] = 3109,
+  [SMALL_STATE(112)] = 3125,
+  [SMALL_STATE(113)] = 3141,
+  [SMALL_STATE(114)] = 3157,
+  [SMALL_STATE(115)] = 3173,
+  [SMALL_STATE(116)] = 3189,
+  [SMALL_STATE(117)] = 3205,
+  [SMALL_STATE(118)] = 3221,
+  [SMALL_STATE(119)] = 3245,
+  [SMALL_STATE(120)] = 3261,
+  [SMALL_STATE(121)] = 3285,
+  [SMALL_STATE(122)] = 3309,
+  [SMALL_STATE(123)] = 3327,
+  [SMALL_STATE(124)] = 3343,
+  [SMALL_STATE(125)] = 3359,
+  [SMALL_STATE(126)] = 3375,
+  [SMALL_STATE(127)] = 3391,
+  [SMALL_STATE(128)] = 3407,
+  [SMALL_STATE(129)] = 3423,
+  [SMALL_STATE(130)] = 3439,
+  [SMALL_STATE(131)] = 3455,
+  [SMALL_STATE(132)] = 3473,
+  [SMALL_STATE(133)] = 3491,
+  [SMALL_STATE(134)] = 3507,
+  [SMALL_STATE(135)] = 3523,
+  [SMALL_STATE(136)] = 3547,
+  [SMALL_STATE(137)] = 3563,
+  [SMALL_STATE(138)] = 3579,
+  [SMALL_STATE(139)] = 3595,
+  [SMALL_STATE(140)] = 3611,
+  [SMALL_STATE(141)] = 3627,
+  [SMALL_STATE(142)] = 3647,
+  [SMALL_STATE(143)] = 3667,
+  [SMALL_STATE(144)] = 3693,
+  [SMALL_STATE(145)] = 3719,
+  [SMALL_STATE(146)] = 3743,
+  [SMALL_STATE(147)] = 3767,
+  [SMALL_STATE(148)] = 3793,
+  [SMALL_STATE(149)] = 3811,
+  [SMALL_STATE(150)] = 3830,
+  [SMALL_STATE(151)] = 3853,
+  [SMALL_STATE(152)] = 3876,
+  [SMALL_STATE(153)] = 3903,
+  [SMALL_STATE(154)] = 3928,
+  [SMALL_STATE(155)] = 3951,
+  [SMALL_STATE(156)] = 3974,
+  [SMALL_STATE(157)] = 3999,
+  [SMALL_STATE(158)] = 4018,
+  [SMALL_STATE(159)] = 4037,
+  [SMALL_STATE(160)] = 4052,
+  [SMALL_STATE(161)] = 4067,
+  [SMALL_STATE(162)] = 4090,
+  [SMALL_STATE(163)] = 4109,
+  [SMALL_STATE(164)] = 4128,
+  [SMALL_STATE(165)] = 4151,
+  [SMALL_STATE(166)] = 4174,
+  [SMALL_STATE(167)] = 4189,
+  [SMALL_STATE(168)] = 4206,
+  [SMALL_STATE(169)] = 4231,
+  [SMALL_STATE(170)] = 4248,
+  [SMALL_STATE(171)] = 4263,
+  [SMALL_STATE(172)] = 4278,
+  [SMALL_STATE(173)] = 4301,
+  [SMALL_STATE(174)] = 4324,
+  [SMALL_STATE(175)] = 4349,
+  [SMALL_STATE(176)] = 4368,
+  [SMALL_STATE(177)] = 4387,
+  [SMALL_STATE(178)] = 4412,
+  [SMALL_STATE(179)] = 4437,
+  [SMALL_STATE(180)] = 4452,
+  [SMALL_STATE(181)] = 4477,
+  [SMALL_STATE(182)] = 4492,
+  [SMALL_STATE(183)] = 4507,
+  [SMALL_STATE(184)] = 4534,
+  [SMALL_STATE(185)] = 4553,
+  [SMALL_STATE(186)] = 4568,
+  [SMALL_STATE(187)] = 4591,
+  [SMALL_STATE(188)] = 4616,
+  [SMALL_STATE(189)] = 4631,
+  [SMALL_STATE(190)] = 4650,
+  [SMALL_STATE(191)] = 4665,
+  [SMALL_STATE(192)] = 4682,
+  [SMALL_STATE(193)] = 4699,
+  [SMALL_STATE(194)] = 4714,
+  [SMALL_STATE(195)] = 4729,
+  [SMALL_STATE(196)] = 4744,
+  [SMALL_STATE(197)] = 4759,
+  [SMALL_STATE(198)] = 4774,
+  [SMALL_STATE(199)] = 4797,
+  [SMALL_STATE(200)] = 4812,
+  [SMALL_STATE(201)] = 4827,
+  [SMALL_STATE(202)] = 4842,
+  [SMALL_STATE(203)] = 4861,
+  [SMALL_STATE(204)] = 4884,
+  [SMALL_STATE(205)] = 4907,
+  [SMALL_STATE(206)] = 4930,
+  [SMALL_STATE(207)] = 4945,
+  [SMALL_STATE(208)] = 4960,
+  [SMALL_STATE(209)] = 4985,
+  [SMALL_STATE(210)] = 5010,
+  [SMALL_STATE(211)] = 5024,
+  [SMALL_STATE(212)] = 5038,
+  [SMALL_STATE(213)] = 5052,
+  [SMALL_STATE(214)] = 5076,
+  [SMALL_STATE(215)] = 5094,
+  [SMALL_STATE(216)] = 5116,
+  [SMALL_STATE(217)] = 5134,
+  [SMALL_STATE(218)] = 5148,
+  [SMALL_STATE(219)] = 5162,
+  [SMALL_STATE(220)] = 5184,
+  [SMALL_STATE(221)] = 5208,
+  [SMALL_STATE(222)] = 5226,
+  [SMALL_STATE(223)] = 5240,
+  [SMALL_STATE(224)] = 5254,
+  [SMALL_STATE(225)] = 5270,
+  [SMALL_STATE(226)] = 5284,
+  [SMALL_STATE(227)] = 5300,
+  [SMALL_STATE(228)] = 5314,
+  [SMALL_STATE(229)] = 5330,
+  [SMALL_STATE(230)] = 5344,
+  [SMALL_STATE(231)] = 5362,
+  [SMALL_STATE(232)] = 5376,
+  [SMALL_STATE(233)] = 5390,
+  [SMALL_STATE(234)] = 5412,
+  [SMALL_STATE(235)] = 5436,
+  [SMALL_STATE(236)] = 5452,
+  [SMALL_STATE(237)] = 5466,
+  [SMALL_STATE(238)] = 5482,
+  [SMALL_STATE(239)] = 5506,
+  [SMALL_STATE(240)] = 5520,
+  [SMALL_STATE(241)] = 5534,
+  [SMALL_STATE(242)] = 5548,
+  [SMALL_STATE(243)] = 5572,
+  [SMALL_STATE(244)] = 5586,
+  [SMALL_STATE(245)] = 5600,
+  [SMALL_STATE(246)] = 5614,
+  [SMALL_STATE(247)] = 5632,
+  [SMALL_STATE(248)] = 5646,
+  [SMALL_STATE(249)] = 5664,
+  [SMALL_STATE(250)] = 5678,
+  [SMALL_STATE(251)] = 5694,
+  [SMALL_STATE(252)] = 5708,
+  [SMALL_STATE(253)] = 5730,
+  [SMALL_STATE(254)] = 5752,
+  [SMALL_STATE(255)] = 5766,
+  [SMALL_STATE(256)] = 5780,
+  [SMALL_STATE(257)] = 5794,
+  [SMALL_STATE(258)] = 5808,
+  [SMALL_STATE(259)] = 5832,
+  [SMALL_STATE(260)] = 5850,
+  [SMALL_STATE(261)] = 5868,
+  [SMALL_STATE(262)] = 5882,
+  [SMALL_STATE(263)] = 5895,
+  [SMALL_STATE(264)] = 5916,
+  [SMALL_STATE(265)] = 5929,
+  [SMALL_STATE(266)] = 5942,
+  [SMALL_STATE(267)] = 5955,
+  [SMALL_STATE(268)] = 5970,
+  [SMALL_STATE(269)] = 5985,
+  [SMALL_STATE(270)] = 5998,
+  [SMALL_STATE(271)] = 6011,
+  [SMALL_STATE(272)] = 6024,
+  [SMALL_STATE(273)] = 6037,
+  [SMALL_STATE(274)] = 6052,
+  [SMALL_STATE(275)] = 6067,
+  [SMALL_STATE(276)] = 6080,
+  [SMALL_STATE(277)] = 6093,
+  [SMALL_STATE(278)] = 6106,
+  [SMALL_STATE(279)] = 6119,
+  [SMALL_STATE(280)] = 6132,
+  [SMALL_STATE(281)] = 6149,
+  [SMALL_STATE(282)] = 6166,
+  [SMALL_STATE(283)] = 6179,
+  [SMALL_STATE(284)] = 6194,
+  [SMALL_STATE(285)] = 6209,
+  [SMALL_STATE(286)] = 6222,
+  [SMALL_STATE(287)] = 6235,
+  [SMALL_STATE(288)] = 6248,
+  [SMALL_STATE(289)] = 6261,
+  [SMALL_STATE(290)] = 6273,
+  [SMALL_STATE(291)] = 6285,
+  [SMALL_STATE(292)] = 6297,
+  [SMALL_STATE(293)] = 6309,
+  [SMALL_STATE(294)] = 6321,
+  [SMALL_STATE(295)] = 6333,
+  [SMALL_STATE(296)] = 6345,
+  [SMALL_STATE(297)] = 6357,
+  [SMALL_STATE(298)] = 6369,
+  [SMALL_STATE(299)] = 6381,
+  [SMALL_STATE(300)] = 6393,
+  [SMALL_STATE(301)] = 6405,
+  [SMALL_STATE(302)] = 6417,
+  [SMALL_STATE(303)] = 6429,
+  [SMALL_STATE(304)] = 6441,
+  [SMALL_STATE(305)] = 6459,
+  [SMALL_STATE(306)] = 6477,
+  [SMALL_STATE(307)] = 6491,
+  [SMALL_STATE(308)] = 6505,
+  [SMALL_STATE(309)] = 6517,
+  [SMALL_STATE(310)] = 6529,
+  [SMALL_STATE(311)] = 6543,
+  [SMALL_STATE(312)] = 6557,
+  [SMALL_STATE(313)] = 6569,
+  [SMALL_STATE(314)] = 6581,
+  [SMALL_STATE(315)] = 6593,
+  [SMALL_STATE(316)] = 6605,
+  [SMALL_STATE(317)] = 6617,
+  [SMALL_STATE(318)] = 6629,
+  [SMALL_STATE(319)] = 6641,
+  [SMALL_STATE(320)] = 6653,
+  [SMALL_STATE(321)] = 6665,
+  [SMALL_STATE(322)] = 6677,
+  [SMALL_STATE(323)] = 6691,
+  [SMALL_STATE(324)] = 6709,
+  [SMALL_STATE(325)] = 6721,
+  [SMALL_STATE(326)] = 6733,
+  [SMALL_STATE(327)] = 6747,
+  [SMALL_STATE(328)] = 6759,
+  [SMALL_STATE(329)] = 6773,
+  [SMALL_STATE(330)] = 6791,
+  [SMALL_STATE(331)] = 6809,
+  [SMALL_STATE(332)] = 6827,
+  [SMALL_STATE(333)] = 6839,
+  [SMALL_STATE(334)] = 6851,
+  [SMALL_STATE(335)] = 6869,
+  [SMALL_STATE(336)] = 6887,
+  [SMALL_STATE(337)] = 6905,
+  [SMALL_STATE(338)] = 6923,
+  [SMALL_STATE(339)] = 6941,
+  [SMALL_STATE(340)] = 6959,
+  [SMALL_STATE(341)] = 6977,
+  [SMALL_STATE(342)] = 6995,
+  [SMALL_STATE(343)] = 7013,
+  [SMALL_STATE(344)] = 7031,
+  [SMALL_STATE(345)] = 7049,
+  [SMALL_STATE(346)] = 7067,
+  [SMALL_STATE(347)] = 7085,
+  [SMALL_STATE(348)] = 7103,
+  [SMALL_STATE(349)] = 7121,
+  [SMALL_STATE(350)] = 7139,
+  [SMALL_STATE(351)] = 7157,
+  [SMALL_STATE(352)] = 7173,
+  [SMALL_STATE(353)] = 7191,
+  [SMALL_STATE(354)] = 7209,
+  [SMALL_STATE(355)] = 7227,
+  [SMALL_STATE(356)] = 7245,
+  [SMALL_STATE(357)] = 7263,
+  [SMALL_STATE(358)] = 7281,
+  [SMALL_STATE(359)] = 7299,
+  [SMALL_STATE(360)] = 7317,
+  [SMALL_STATE(361)] = 7335,
+  [SMALL_STATE(362)] = 7349,
+  [SMALL_STATE(363)] = 7367,
+  [SMALL_STATE(364)] = 7385,
+  [SMALL_STATE(365)] = 7401,
+  [SMALL_STATE(366)] = 7419,
+  [SMALL_STATE(367)] = 7437,
+  [SMALL_STATE(368)] = 7455,
+  [SMALL_STATE(369)] = 7473,
+  [SMALL_STATE(370)] = 7491,
+  [SMALL_STATE(371)] = 7509,
+  [SMALL_STATE(372)] = 7527,
+  [SMALL_STATE(373)] = 7538,
+  [SMALL_STATE(374)] = 7549,
+  [SMALL_STATE(375)] = 7560,
+  [SMALL_STATE(376)] = 7571,
+  [SMALL_STATE(377)] = 7582,
+  [SMALL_STATE(378)] = 7593,
+  [SMALL_STATE(379)] = 7604,
+  [SMALL_STATE(380)] = 7615,
+  [SMALL_STATE(381)] = 7626,
+  [SMALL_STATE(382)] = 7637,
+  [SMALL_STATE(383)] = 7648,
+  [SMALL_STATE(384)] = 7659,
+  [SMALL_STATE(385)] = 7670,
+  [SMALL_STATE(386)] = 7681,
+  [SMALL_STATE(387)] = 7692,
+  [SMALL_STATE(388)] = 7703,
+  [SMALL_STATE(389)] = 7717,
+  [SMALL_STATE(390)] = 7731,
+  [SMALL_STATE(391)] = 7741,
+  [SMALL_STATE(392)] = 7755,
+  [SMALL_STATE(393)] = 7769,
+  [SMALL_STATE(394)] = 7783,
+  [SMALL_STATE(395)] = 7797,
+  [SMALL_STATE(396)] = 7811,
+  [SMALL_STATE(397)] = 7821,
+  [SMALL_STATE(398)] = 7835,
+  [SMALL_STATE(399)] = 7849,
+  [SMALL_STATE(400)] = 7861,
+  [SMALL_STATE(401)] = 7871,
+  [SMALL_STATE(402)] = 7885,
+  [SMALL_STATE(403)] = 7899,
+  [SMALL_STATE(404)] = 7911,
+  [SMALL_STATE(405)] = 7921,
+  [SMALL_STATE(406)] = 7932,
+  [SMALL_STATE(407)] = 7943,
+  [SMALL_STATE(408)] = 7954,
+  [SMALL_STATE(409)] = 7965,
+  [SMALL_STATE(410)] = 7976,
+  [SMALL_STATE(411)] = 7987,
+  [SMALL_STATE(412)] = 7998,
+  [SMALL_STATE(413)] = 8009,
+  [SMALL_STATE(414)] = 8020,
+  [SMALL_STATE(415)] = 8029,
+  [SMALL_STATE(416)] = 8040,
+  [SMALL_STATE(417)] = 8049,
+  [SMALL_STATE(418)] = 8060,
+  [SMALL_STATE(419)] = 8071,
+  [SMALL_STATE(420)] = 8082,
+  [SMALL_STATE(421)] = 8093,
+  [SMALL_STATE(422)] = 8102,
+  [SMALL_STATE(423)] = 8113,
+  [SMALL_STATE(424)] = 8124,
+  [SMALL_STATE(425)] = 8135,
+  [SMALL_STATE(426)] = 8146,
+  [SMALL_STATE(427)] = 8157,
+  [SMALL_STATE(428)] = 8168,
+  [SMALL_STATE(429)] = 8179,
+  [SMALL_STATE(430)] = 8190,
+  [SMALL_STATE(431)] = 8201,
+  [SMALL_STATE(432)] = 8209,
+  [SMALL_STATE(433)] = 8217,
+  [SMALL_STATE(434)] = 8227,
+  [SMALL_STATE(435)] = 8235,
+  [SMALL_STATE(436)] = 8245,
+  [SMALL_STATE(437)] = 8253,
+  [SMALL_STATE(438)] = 8263,
+  [SMALL_STATE(439)] = 8273,
+  [SMALL_STATE(440)] = 8281,
+  [SMALL_STATE(441)] = 8291,
+  [SMALL_STATE(442)] = 8301,
+  [SMALL_STATE(443)] = 8309,
+  [SMALL_STATE(444)] = 8319,
+  [SMALL_STATE(445)] = 8327,
+  [SMALL_STATE(446)] = 8337,
+  [SMALL_STATE(447)] = 8347,
+  [SMALL_STATE(448)] = 8357,
+  [SMALL_STATE(449)] = 8365,
+  [SMALL_STATE(450)] = 8373,
+  [SMALL_STATE(451)] = 8383,
+  [SMALL_STATE(452)] = 8393,
+  [SMALL_STATE(453)] = 8401,
+  [SMALL_STATE(454)] = 8409,
+  [SMALL_STATE(455)] = 8419,
+  [SMALL_STATE(456)] = 8429,
+  [SMALL_STATE(457)] = 8439,
+  [SMALL_STATE(458)] = 8449,
+  [SMALL_STATE(459)] = 8459,
+  [SMALL_STATE(460)] = 8469,
+  [SMALL_STATE(461)] = 8479,
+  [SMALL_STATE(462)] = 8489,
+  [SMALL_STATE(463)] = 8497,
+  [SMALL_STATE(464)] = 8507,
+  [SMALL_STATE(465)] = 8517,
+  [SMALL_STATE(466)] = 8525,
+  [SMALL_STATE(467)] = 8535,
+  [SMALL_STATE(468)] = 8545,
+  [SMALL_STATE(469)] = 8553,
+  [SMALL_STATE(470)] = 8561,
+  [SMALL_STATE(471)] = 8571,
+  [SMALL_STATE(472)] = 8581,
+  [SMALL_STATE(473)] = 8589,
+  [SMALL_STATE(474)] = 8597,
+  [SMALL_STATE(475)] = 8607,
+  [SMALL_STATE(476)] = 8617,
+  [SMALL_STATE(477)] = 8627,
+  [SMALL_STATE(478)] = 8637,
+  [SMALL_STATE(479)] = 8647,
+  [SMALL_STATE(480)] = 8655,
+  [SMALL_STATE(481)] = 8665,
+  [SMALL_STATE(482)] = 8675,
+  [SMALL_STATE(483)] = 8685,
+  [SMALL_STATE(484)] = 8693,
+  [SMALL_STATE(485)] = 8703,
+  [SMALL_STATE(486)] = 8708,
+  [SMALL_STATE(487)] = 8713,
+  [SMALL_STATE(488)] = 8718,
+  [SMALL_STATE(489)] = 8723,
+  [SMALL_STATE(490)] = 8728,
+  [SMALL_STATE(491)] = 8733,
+  [SMALL_STATE(492)] = 8738,
+  [SMALL_STATE(493)] = 8745,
+  [SMALL_STATE(494)] = 8750,
+  [SMALL_STATE(495)] = 8755,
+  [SMALL_STATE(496)] = 8760,
+  [SMALL_STATE(497)] = 8765,
+  [SMALL_STATE(498)] = 8770,
+  [SMALL_STATE(499)] = 8775,
+  [SMALL_STATE(500)] = 8782,
+  [SMALL_STATE(501)] = 8786,
+  [SMALL_STATE(502)] = 8790,
+  [SMALL_STATE(503)] = 8794,
+  [SMALL_STATE(504)] = 8798,
+  [SMALL_STATE(505)] = 8802,
+  [SMALL_STATE(506)] = 8806,
+  [SMALL_STATE(507)] = 8810,
+  [SMALL_STATE(508)] = 8814,
+  [SMALL_STATE(509)] = 8818,
+  [SMALL_STATE(510)] = 8822,
+  [SMALL_STATE(511)] = 8826,
+  [SMALL_STATE(512)] = 8830,
+  [SMALL_STATE(513)] = 8834,
+  [SMALL_STATE(514)] = 8838,
+  [SMALL_STATE(515)] = 8842,
+  [SMALL_STATE(516)] = 8846,
+  [SMALL_STATE(517)] = 8850,
+  [SMALL_STATE(518)] = 8854,
+  [SMALL_STATE(519)] = 8858,
+  [SMALL_STATE(520)] = 8862,
+  [SMALL_STATE(521)] = 8866,
 };
 
 static const TSParseActionEntry ts_parse_actions[] = {
@@ -13110,90 +13306,90 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [1] = {.entry = {.count = 1, .reusable = false}}, RECOVER(),
   [3] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 0, 0, 0),
   [5] = {.entry = {.count = 1, .reusable = false}}, SHIFT(2),
-  [7] = {.entry = {.count = 1, .reusable = true}}, SHIFT(428),
-  [9] = {.entry = {.count = 1, .reusable = true}}, SHIFT(416),
-  [11] = {.entry = {.count = 1, .reusable = false}}, SHIFT(417),
-  [13] = {.entry = {.count = 1, .reusable = true}}, SHIFT(519),
-  [15] = {.entry = {.count = 1, .reusable = true}}, SHIFT(512),
-  [17] = {.entry = {.count = 1, .reusable = true}}, SHIFT(417),
-  [19] = {.entry = {.count = 1, .reusable = false}}, SHIFT(419),
+  [7] = {.entry = {.count = 1, .reusable = true}}, SHIFT(429),
+  [9] = {.entry = {.count = 1, .reusable = true}}, SHIFT(417),
+  [11] = {.entry = {.count = 1, .reusable = true}}, SHIFT(418),
+  [13] = {.entry = {.count = 1, .reusable = false}}, SHIFT(418),
+  [15] = {.entry = {.count = 1, .reusable = true}}, SHIFT(500),
+  [17] = {.entry = {.count = 1, .reusable = false}}, SHIFT(413),
+  [19] = {.entry = {.count = 1, .reusable = false}}, SHIFT(420),
   [21] = {.entry = {.count = 1, .reusable = false}}, SHIFT(98),
   [23] = {.entry = {.count = 1, .reusable = false}}, SHIFT(61),
-  [25] = {.entry = {.count = 1, .reusable = false}}, SHIFT(8),
+  [25] = {.entry = {.count = 1, .reusable = false}}, SHIFT(7),
   [27] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 1, 0, 0),
   [29] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 2, 0, 0),
-  [31] = {.entry = {.count = 1, .reusable = false}}, SHIFT(441),
-  [33] = {.entry = {.count = 1, .reusable = true}}, SHIFT(441),
+  [31] = {.entry = {.count = 1, .reusable = true}}, SHIFT(442),
+  [33] = {.entry = {.count = 1, .reusable = false}}, SHIFT(442),
   [35] = {.entry = {.count = 1, .reusable = false}}, SHIFT(177),
   [37] = {.entry = {.count = 1, .reusable = true}}, SHIFT(180),
   [39] = {.entry = {.count = 1, .reusable = false}}, SHIFT(203),
   [41] = {.entry = {.count = 1, .reusable = true}}, SHIFT(187),
   [43] = {.entry = {.count = 1, .reusable = false}}, SHIFT(135),
-  [45] = {.entry = {.count = 1, .reusable = false}}, SHIFT(5),
+  [45] = {.entry = {.count = 1, .reusable = false}}, SHIFT(11),
   [47] = {.entry = {.count = 1, .reusable = false}}, SHIFT(395),
   [49] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 3, 0, 0),
   [51] = {.entry = {.count = 1, .reusable = false}}, SHIFT(393),
-  [53] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_body_repeat1, 1, 0, 0),
-  [55] = {.entry = {.count = 1, .reusable = true}}, SHIFT(430),
-  [57] = {.entry = {.count = 1, .reusable = false}}, SHIFT(430),
-  [59] = {.entry = {.count = 1, .reusable = false}}, SHIFT(178),
-  [61] = {.entry = {.count = 1, .reusable = true}}, SHIFT(178),
-  [63] = {.entry = {.count = 1, .reusable = true}}, SHIFT(60),
-  [65] = {.entry = {.count = 1, .reusable = true}}, SHIFT(168),
-  [67] = {.entry = {.count = 1, .reusable = false}}, SHIFT(151),
-  [69] = {.entry = {.count = 1, .reusable = false}}, SHIFT(97),
-  [71] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_body_repeat1, 1, 0, 0),
-  [73] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 4, 0, 0),
-  [75] = {.entry = {.count = 1, .reusable = false}}, SHIFT(398),
-  [77] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__first_block_repeat1, 1, 0, 0),
-  [79] = {.entry = {.count = 1, .reusable = false}}, SHIFT(451),
-  [81] = {.entry = {.count = 1, .reusable = true}}, SHIFT(451),
-  [83] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 1, 0, 0),
+  [53] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__first_block_repeat1, 1, 0, 0),
+  [55] = {.entry = {.count = 1, .reusable = true}}, SHIFT(452),
+  [57] = {.entry = {.count = 1, .reusable = false}}, SHIFT(452),
+  [59] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 1, 0, 0),
+  [61] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_body_repeat1, 1, 0, 0),
+  [63] = {.entry = {.count = 1, .reusable = true}}, SHIFT(431),
+  [65] = {.entry = {.count = 1, .reusable = false}}, SHIFT(431),
+  [67] = {.entry = {.count = 1, .reusable = false}}, SHIFT(178),
+  [69] = {.entry = {.count = 1, .reusable = true}}, SHIFT(178),
+  [71] = {.entry = {.count = 1, .reusable = true}}, SHIFT(60),
+  [73] = {.entry = {.count = 1, .reusable = true}}, SHIFT(168),
+  [75] = {.entry = {.count = 1, .reusable = false}}, SHIFT(151),
+  [77] = {.entry = {.count = 1, .reusable = false}}, SHIFT(97),
+  [79] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_body_repeat1, 1, 0, 0),
+  [81] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 4, 0, 0),
+  [83] = {.entry = {.count = 1, .reusable = false}}, SHIFT(398),
   [85] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0),
   [87] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0),
-  [89] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(19),
-  [92] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(16),
+  [89] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(18),
+  [92] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(17),
   [95] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(330),
-  [98] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__word_argument, 1, 0, 0),
-  [100] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__word_argument, 1, 0, 0),
-  [102] = {.entry = {.count = 1, .reusable = true}}, SHIFT(19),
-  [104] = {.entry = {.count = 1, .reusable = true}}, SHIFT(16),
-  [106] = {.entry = {.count = 1, .reusable = false}}, SHIFT(330),
-  [108] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 1, 0, 0),
-  [110] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 1, 0, 0),
-  [112] = {.entry = {.count = 1, .reusable = true}}, SHIFT(63),
-  [114] = {.entry = {.count = 1, .reusable = true}}, SHIFT(66),
-  [116] = {.entry = {.count = 1, .reusable = false}}, SHIFT(20),
+  [98] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable, 1, 0, 0),
+  [100] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable, 1, 0, 0),
+  [102] = {.entry = {.count = 1, .reusable = true}}, SHIFT(63),
+  [104] = {.entry = {.count = 1, .reusable = true}}, SHIFT(66),
+  [106] = {.entry = {.count = 1, .reusable = false}}, SHIFT(20),
+  [108] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__word_argument, 1, 0, 0),
+  [110] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__word_argument, 1, 0, 0),
+  [112] = {.entry = {.count = 1, .reusable = true}}, SHIFT(18),
+  [114] = {.entry = {.count = 1, .reusable = true}}, SHIFT(17),
+  [116] = {.entry = {.count = 1, .reusable = false}}, SHIFT(330),
   [118] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_resolver, 1, 0, 5),
   [120] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_resolver, 1, 0, 5),
   [122] = {.entry = {.count = 1, .reusable = true}}, SHIFT(78),
   [124] = {.entry = {.count = 1, .reusable = false}}, SHIFT(339),
-  [126] = {.entry = {.count = 1, .reusable = true}}, SHIFT(31),
-  [128] = {.entry = {.count = 1, .reusable = true}}, SHIFT(28),
-  [130] = {.entry = {.count = 1, .reusable = false}}, SHIFT(346),
-  [132] = {.entry = {.count = 1, .reusable = true}}, SHIFT(26),
-  [134] = {.entry = {.count = 1, .reusable = true}}, SHIFT(23),
-  [136] = {.entry = {.count = 1, .reusable = false}}, SHIFT(340),
-  [138] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(26),
-  [141] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(23),
-  [144] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(340),
-  [147] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(29),
-  [150] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(24),
-  [153] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(356),
-  [156] = {.entry = {.count = 1, .reusable = true}}, SHIFT(29),
-  [158] = {.entry = {.count = 1, .reusable = false}}, SHIFT(24),
-  [160] = {.entry = {.count = 1, .reusable = false}}, SHIFT(356),
-  [162] = {.entry = {.count = 1, .reusable = true}}, SHIFT(107),
-  [164] = {.entry = {.count = 1, .reusable = true}}, SHIFT(108),
-  [166] = {.entry = {.count = 1, .reusable = false}}, SHIFT(27),
-  [168] = {.entry = {.count = 1, .reusable = true}}, SHIFT(83),
-  [170] = {.entry = {.count = 1, .reusable = false}}, SHIFT(355),
-  [172] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(31),
-  [175] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(28),
-  [178] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(346),
-  [181] = {.entry = {.count = 1, .reusable = true}}, SHIFT(130),
-  [183] = {.entry = {.count = 1, .reusable = false}}, SHIFT(131),
-  [185] = {.entry = {.count = 1, .reusable = false}}, SHIFT(32),
+  [126] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(26),
+  [129] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(21),
+  [132] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(340),
+  [135] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(31),
+  [138] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(22),
+  [141] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(346),
+  [144] = {.entry = {.count = 1, .reusable = true}}, SHIFT(28),
+  [146] = {.entry = {.count = 1, .reusable = false}}, SHIFT(24),
+  [148] = {.entry = {.count = 1, .reusable = false}}, SHIFT(356),
+  [150] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(28),
+  [153] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(24),
+  [156] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__word_argument_repeat1, 2, 0, 0), SHIFT_REPEAT(356),
+  [159] = {.entry = {.count = 1, .reusable = true}}, SHIFT(31),
+  [161] = {.entry = {.count = 1, .reusable = true}}, SHIFT(22),
+  [163] = {.entry = {.count = 1, .reusable = false}}, SHIFT(346),
+  [165] = {.entry = {.count = 1, .reusable = true}}, SHIFT(107),
+  [167] = {.entry = {.count = 1, .reusable = true}}, SHIFT(108),
+  [169] = {.entry = {.count = 1, .reusable = false}}, SHIFT(27),
+  [171] = {.entry = {.count = 1, .reusable = true}}, SHIFT(83),
+  [173] = {.entry = {.count = 1, .reusable = false}}, SHIFT(355),
+  [175] = {.entry = {.count = 1, .reusable = true}}, SHIFT(130),
+  [177] = {.entry = {.count = 1, .reusable = false}}, SHIFT(131),
+  [179] = {.entry = {.count = 1, .reusable = false}}, SHIFT(32),
+  [181] = {.entry = {.count = 1, .reusable = true}}, SHIFT(26),
+  [183] = {.entry = {.count = 1, .reusable = true}}, SHIFT(21),
+  [185] = {.entry = {.count = 1, .reusable = false}}, SHIFT(340),
   [187] = {.entry = {.count = 1, .reusable = true}}, SHIFT(86),
   [189] = {.entry = {.count = 1, .reusable = false}}, SHIFT(365),
   [191] = {.entry = {.count = 1, .reusable = true}}, SHIFT(119),
@@ -13329,7 +13525,7 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [471] = {.entry = {.count = 1, .reusable = true}}, SHIFT(154),
   [473] = {.entry = {.count = 1, .reusable = true}}, SHIFT(334),
   [475] = {.entry = {.count = 1, .reusable = true}}, SHIFT(143),
-  [477] = {.entry = {.count = 1, .reusable = true}}, SHIFT(507),
+  [477] = {.entry = {.count = 1, .reusable = true}}, SHIFT(515),
   [479] = {.entry = {.count = 1, .reusable = true}}, SHIFT(106),
   [481] = {.entry = {.count = 1, .reusable = true}}, SHIFT(81),
   [483] = {.entry = {.count = 1, .reusable = false}}, SHIFT(348),
@@ -13499,7 +13695,7 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [846] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_file, 2, 0, 0),
   [848] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_file, 2, 0, 0),
   [850] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_resolver_repeat1, 2, 0, 0), SHIFT_REPEAT(363),
-  [853] = {.entry = {.count = 1, .reusable = true}}, SHIFT(413),
+  [853] = {.entry = {.count = 1, .reusable = true}}, SHIFT(414),
   [855] = {.entry = {.count = 1, .reusable = true}}, SHIFT(399),
   [857] = {.entry = {.count = 1, .reusable = true}}, SHIFT(233),
   [859] = {.entry = {.count = 1, .reusable = true}}, SHIFT(292),
@@ -13513,7 +13709,7 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [877] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0), SHIFT_REPEAT(263),
   [880] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0),
   [882] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_string_repeat1, 2, 0, 0), SHIFT_REPEAT(304),
-  [885] = {.entry = {.count = 1, .reusable = true}}, SHIFT(17),
+  [885] = {.entry = {.count = 1, .reusable = true}}, SHIFT(19),
   [887] = {.entry = {.count = 1, .reusable = true}}, SHIFT(330),
   [889] = {.entry = {.count = 1, .reusable = true}}, SHIFT(378),
   [891] = {.entry = {.count = 1, .reusable = true}}, SHIFT(380),
@@ -13549,7 +13745,7 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [951] = {.entry = {.count = 1, .reusable = true}}, SHIFT(95),
   [953] = {.entry = {.count = 1, .reusable = true}}, SHIFT(341),
   [955] = {.entry = {.count = 1, .reusable = true}}, SHIFT(96),
-  [957] = {.entry = {.count = 1, .reusable = true}}, SHIFT(21),
+  [957] = {.entry = {.count = 1, .reusable = true}}, SHIFT(25),
   [959] = {.entry = {.count = 1, .reusable = true}}, SHIFT(346),
   [961] = {.entry = {.count = 1, .reusable = false}}, SHIFT(344),
   [963] = {.entry = {.count = 1, .reusable = true}}, SHIFT(245),
@@ -13569,13 +13765,13 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [991] = {.entry = {.count = 1, .reusable = true}}, SHIFT(218),
   [993] = {.entry = {.count = 1, .reusable = true}}, SHIFT(354),
   [995] = {.entry = {.count = 1, .reusable = true}}, SHIFT(222),
-  [997] = {.entry = {.count = 1, .reusable = true}}, SHIFT(22),
+  [997] = {.entry = {.count = 1, .reusable = true}}, SHIFT(29),
   [999] = {.entry = {.count = 1, .reusable = true}}, SHIFT(340),
   [1001] = {.entry = {.count = 1, .reusable = false}}, SHIFT(357),
   [1003] = {.entry = {.count = 1, .reusable = true}}, SHIFT(115),
   [1005] = {.entry = {.count = 1, .reusable = true}}, SHIFT(357),
   [1007] = {.entry = {.count = 1, .reusable = true}}, SHIFT(116),
-  [1009] = {.entry = {.count = 1, .reusable = true}}, SHIFT(25),
+  [1009] = {.entry = {.count = 1, .reusable = true}}, SHIFT(23),
   [1011] = {.entry = {.count = 1, .reusable = true}}, SHIFT(356),
   [1013] = {.entry = {.count = 1, .reusable = false}}, SHIFT(360),
   [1015] = {.entry = {.count = 1, .reusable = true}}, SHIFT(159),
@@ -13592,144 +13788,146 @@ static const TSParseActionEntry ts_parse_actions[] = {
   [1038] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_json_array, 3, 0, 0),
   [1040] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 2, 0, 0),
   [1042] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_document_repeat1, 2, 0, 0),
-  [1044] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_document_repeat1, 2, 0, 0), SHIFT_REPEAT(428),
+  [1044] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_document_repeat1, 2, 0, 0), SHIFT_REPEAT(429),
   [1047] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_document, 3, 0, 0),
   [1049] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 1, 0, 0),
   [1051] = {.entry = {.count = 1, .reusable = false}}, SHIFT(3),
   [1053] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 5, 0, 0),
-  [1055] = {.entry = {.count = 1, .reusable = true}}, SHIFT(415),
+  [1055] = {.entry = {.count = 1, .reusable = true}}, SHIFT(416),
   [1057] = {.entry = {.count = 1, .reusable = false}}, SHIFT(4),
-  [1059] = {.entry = {.count = 1, .reusable = true}}, SHIFT(420),
+  [1059] = {.entry = {.count = 1, .reusable = true}}, SHIFT(421),
   [1061] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 2, 0, 2),
   [1063] = {.entry = {.count = 1, .reusable = false}}, SHIFT(10),
   [1065] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 2, 0, 6),
   [1067] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 2, 0, 6),
-  [1069] = {.entry = {.count = 1, .reusable = true}}, SHIFT(472),
+  [1069] = {.entry = {.count = 1, .reusable = true}}, SHIFT(469),
   [1071] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 1, 0, 0),
-  [1073] = {.entry = {.count = 1, .reusable = false}}, SHIFT(13),
+  [1073] = {.entry = {.count = 1, .reusable = false}}, SHIFT(5),
   [1075] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0),
-  [1077] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0), SHIFT_REPEAT(18),
+  [1077] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0), SHIFT_REPEAT(16),
   [1080] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 3, 0, 8),
-  [1082] = {.entry = {.count = 1, .reusable = true}}, SHIFT(418),
+  [1082] = {.entry = {.count = 1, .reusable = true}}, SHIFT(419),
   [1084] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 3, 0, 8),
-  [1086] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_body_repeat1, 2, 0, 0), SHIFT_REPEAT(5),
+  [1086] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_body_repeat1, 2, 0, 0), SHIFT_REPEAT(11),
   [1089] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0),
   [1091] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0), SHIFT_REPEAT(15),
   [1094] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 2, 0, 0),
-  [1096] = {.entry = {.count = 1, .reusable = false}}, SHIFT(14),
-  [1098] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 1, 0, 5),
-  [1100] = {.entry = {.count = 1, .reusable = true}}, SHIFT(153),
-  [1102] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 1, 0, 5),
-  [1104] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__document_separator, 1, 0, 0),
-  [1106] = {.entry = {.count = 1, .reusable = true}}, SHIFT(435),
-  [1108] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__document_separator, 1, 0, 0),
-  [1110] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 4, 0, 10),
-  [1112] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 4, 0, 10),
-  [1114] = {.entry = {.count = 1, .reusable = true}}, SHIFT(479),
-  [1116] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 1, 0, 1),
-  [1118] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 1, 0, 1),
-  [1120] = {.entry = {.count = 1, .reusable = true}}, SHIFT(238),
-  [1122] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 1, 0, 3),
-  [1124] = {.entry = {.count = 1, .reusable = true}}, SHIFT(406),
-  [1126] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 1, 0, 3),
-  [1128] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 2, 0, 0),
-  [1130] = {.entry = {.count = 1, .reusable = false}}, SHIFT(11),
-  [1132] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 1, 0, 0),
-  [1134] = {.entry = {.count = 1, .reusable = false}}, SHIFT(12),
-  [1136] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 1, 0, 2),
-  [1138] = {.entry = {.count = 1, .reusable = false}}, SHIFT(9),
-  [1140] = {.entry = {.count = 1, .reusable = false}}, SHIFT(7),
-  [1142] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_body, 1, 0, 0),
+  [1096] = {.entry = {.count = 1, .reusable = false}}, SHIFT(8),
+  [1098] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 1, 0, 0),
+  [1100] = {.entry = {.count = 1, .reusable = true}}, SHIFT(499),
+  [1102] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 1, 0, 0),
+  [1104] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 1, 0, 5),
+  [1106] = {.entry = {.count = 1, .reusable = true}}, SHIFT(153),
+  [1108] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 1, 0, 5),
+  [1110] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__document_separator, 1, 0, 0),
+  [1112] = {.entry = {.count = 1, .reusable = true}}, SHIFT(436),
+  [1114] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__document_separator, 1, 0, 0),
+  [1116] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 4, 0, 10),
+  [1118] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 4, 0, 10),
+  [1120] = {.entry = {.count = 1, .reusable = true}}, SHIFT(479),
+  [1122] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 1, 0, 1),
+  [1124] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 1, 0, 1),
+  [1126] = {.entry = {.count = 1, .reusable = true}}, SHIFT(238),
+  [1128] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 1, 0, 3),
+  [1130] = {.entry = {.count = 1, .reusable = true}}, SHIFT(406),
+  [1132] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 1, 0, 3),
+  [1134] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 2, 0, 0),
+  [1136] = {.entry = {.count = 1, .reusable = false}}, SHIFT(9),
+  [1138] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 1, 0, 0),
+  [1140] = {.entry = {.count = 1, .reusable = false}}, SHIFT(12),
+  [1142] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 1, 0, 2),
   [1144] = {.entry = {.count = 1, .reusable = false}}, SHIFT(6),
-  [1146] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_separator, 1, 0, 0),
-  [1148] = {.entry = {.count = 1, .reusable = true}}, SHIFT(432),
-  [1150] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_separator, 1, 0, 0),
-  [1152] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0),
-  [1154] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0), SHIFT_REPEAT(495),
-  [1157] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 2, 0, 15),
-  [1159] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 2, 0, 15),
-  [1161] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_separator, 2, 0, 4),
-  [1163] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_separator, 2, 0, 4),
-  [1165] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0),
+  [1146] = {.entry = {.count = 1, .reusable = false}}, SHIFT(14),
+  [1148] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_body, 1, 0, 0),
+  [1150] = {.entry = {.count = 1, .reusable = false}}, SHIFT(13),
+  [1152] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_separator, 1, 0, 0),
+  [1154] = {.entry = {.count = 1, .reusable = true}}, SHIFT(432),
+  [1156] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_separator, 1, 0, 0),
+  [1158] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0),
+  [1160] = {.entry = {.count = 2, .reusable = false}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0), SHIFT_REPEAT(492),
+  [1163] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_separator, 2, 0, 4),
+  [1165] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_separator, 2, 0, 4),
   [1167] = {.entry = {.count = 1, .reusable = true}}, SHIFT(215),
-  [1169] = {.entry = {.count = 1, .reusable = true}}, SHIFT(289),
-  [1171] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__document_separator, 2, 0, 4),
-  [1173] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__document_separator, 2, 0, 4),
-  [1175] = {.entry = {.count = 1, .reusable = true}}, SHIFT(69),
-  [1177] = {.entry = {.count = 1, .reusable = true}}, SHIFT(74),
-  [1179] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_response_reference, 2, 0, 12),
-  [1181] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_response_reference, 2, 0, 12),
-  [1183] = {.entry = {.count = 1, .reusable = true}}, SHIFT(241),
-  [1185] = {.entry = {.count = 1, .reusable = true}}, SHIFT(287),
-  [1187] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0),
-  [1189] = {.entry = {.count = 1, .reusable = true}}, SHIFT(288),
-  [1191] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_file_reference, 2, 0, 12),
-  [1193] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_file_reference, 2, 0, 12),
-  [1195] = {.entry = {.count = 1, .reusable = true}}, SHIFT(400),
-  [1197] = {.entry = {.count = 1, .reusable = true}}, SHIFT(404),
-  [1199] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 3, 0, 16),
-  [1201] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 3, 0, 16),
-  [1203] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 4, 0, 9),
-  [1205] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 4, 0, 9),
-  [1207] = {.entry = {.count = 1, .reusable = true}}, SHIFT(295),
-  [1209] = {.entry = {.count = 1, .reusable = true}}, SHIFT(300),
-  [1211] = {.entry = {.count = 1, .reusable = true}}, SHIFT(296),
-  [1213] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0),
-  [1215] = {.entry = {.count = 1, .reusable = true}}, SHIFT(185),
-  [1217] = {.entry = {.count = 1, .reusable = true}}, SHIFT(188),
+  [1169] = {.entry = {.count = 1, .reusable = true}}, SHIFT(321),
+  [1171] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_request_repeat1, 2, 0, 0),
+  [1173] = {.entry = {.count = 1, .reusable = true}}, SHIFT(289),
+  [1175] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__document_separator, 2, 0, 4),
+  [1177] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym__document_separator, 2, 0, 4),
+  [1179] = {.entry = {.count = 1, .reusable = true}}, SHIFT(69),
+  [1181] = {.entry = {.count = 1, .reusable = true}}, SHIFT(74),
+  [1183] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_response_reference, 2, 0, 12),
+  [1185] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_response_reference, 2, 0, 12),
+  [1187] = {.entry = {.count = 1, .reusable = true}}, SHIFT(241),
+  [1189] = {.entry = {.count = 1, .reusable = true}}, SHIFT(287),
+  [1191] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym_request_repeat2, 2, 0, 0),
+  [1193] = {.entry = {.count = 1, .reusable = true}}, SHIFT(288),
+  [1195] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_file_reference, 2, 0, 12),
+  [1197] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_file_reference, 2, 0, 12),
+  [1199] = {.entry = {.count = 1, .reusable = true}}, SHIFT(400),
+  [1201] = {.entry = {.count = 1, .reusable = true}}, SHIFT(296),
+  [1203] = {.entry = {.count = 1, .reusable = true}}, SHIFT(404),
+  [1205] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_header, 3, 0, 16),
+  [1207] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_header, 3, 0, 16),
+  [1209] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 4, 0, 9),
+  [1211] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 4, 0, 9),
+  [1213] = {.entry = {.count = 1, .reusable = true}}, SHIFT(295),
+  [1215] = {.entry = {.count = 1, .reusable = true}}, SHIFT(300),
+  [1217] = {.entry = {.count = 1, .reusable = false}}, REDUCE(aux_sym__first_block_repeat1, 2, 0, 0),
   [1219] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_directive, 3, 0, 7),
   [1221] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_directive, 3, 0, 7),
-  [1223] = {.entry = {.count = 1, .reusable = true}}, SHIFT(217),
-  [1225] = {.entry = {.count = 1, .reusable = true}}, SHIFT(92),
-  [1227] = {.entry = {.count = 1, .reusable = true}}, SHIFT(117),
-  [1229] = {.entry = {.count = 1, .reusable = true}}, SHIFT(298),
-  [1231] = {.entry = {.count = 1, .reusable = true}}, SHIFT(271),
-  [1233] = {.entry = {.count = 1, .reusable = true}}, SHIFT(272),
-  [1235] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_query_continuation, 2, 0, 11),
-  [1237] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_query_continuation, 2, 0, 11),
-  [1239] = {.entry = {.count = 1, .reusable = true}}, SHIFT(211),
-  [1241] = {.entry = {.count = 1, .reusable = true}}, SHIFT(212),
-  [1243] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_assertion, 2, 0, 11),
-  [1245] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_assertion, 2, 0, 11),
-  [1247] = {.entry = {.count = 1, .reusable = true}}, SHIFT(128),
-  [1249] = {.entry = {.count = 1, .reusable = true}}, SHIFT(129),
-  [1251] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_output_redirect, 2, 0, 12),
-  [1253] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_output_redirect, 2, 0, 12),
-  [1255] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_arguments_repeat1, 2, 0, 0), SHIFT_REPEAT(215),
-  [1258] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_arguments_repeat1, 2, 0, 0),
-  [1260] = {.entry = {.count = 1, .reusable = true}}, SHIFT(318),
-  [1262] = {.entry = {.count = 1, .reusable = true}}, SHIFT(319),
-  [1264] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 5, 0, 13),
-  [1266] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 5, 0, 13),
-  [1268] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 3, 0, 6),
-  [1270] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 3, 0, 6),
-  [1272] = {.entry = {.count = 1, .reusable = true}}, SHIFT(254),
-  [1274] = {.entry = {.count = 1, .reusable = true}}, SHIFT(257),
-  [1276] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 2, 0, 14),
-  [1278] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 2, 0, 14),
-  [1280] = {.entry = {.count = 1, .reusable = true}}, SHIFT(277),
-  [1282] = {.entry = {.count = 1, .reusable = true}}, SHIFT(139),
-  [1284] = {.entry = {.count = 1, .reusable = true}}, SHIFT(140),
-  [1286] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 5, 0, 10),
-  [1288] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 5, 0, 10),
-  [1290] = {.entry = {.count = 1, .reusable = true}}, SHIFT(199),
-  [1292] = {.entry = {.count = 1, .reusable = true}}, SHIFT(200),
-  [1294] = {.entry = {.count = 1, .reusable = true}}, SHIFT(278),
-  [1296] = {.entry = {.count = 1, .reusable = true}}, SHIFT(321),
-  [1298] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 3, 0, 2),
-  [1300] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 4, 0, 0),
-  [1302] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 4, 0, 2),
-  [1304] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 3, 0, 0),
-  [1306] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 4, 0, 0),
-  [1308] = {.entry = {.count = 1, .reusable = true}}, SHIFT(177),
-  [1310] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 3, 0, 0),
-  [1312] = {.entry = {.count = 1, .reusable = true}}, SHIFT(209),
-  [1314] = {.entry = {.count = 1, .reusable = true}}, SHIFT(521),
-  [1316] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 6, 0, 0),
-  [1318] = {.entry = {.count = 1, .reusable = true}},  ACCEPT_INPUT(),
-  [1320] = {.entry = {.count = 1, .reusable = true}}, SHIFT(497),
-  [1322] = {.entry = {.count = 1, .reusable = true}}, SHIFT(174),
-  [1324] = {.entry = {.count = 1, .reusable = true}}, SHIFT(208),
+  [1223] = {.entry = {.count = 1, .reusable = true}}, SHIFT(185),
+  [1225] = {.entry = {.count = 2, .reusable = true}}, REDUCE(aux_sym_arguments_repeat1, 2, 0, 0), SHIFT_REPEAT(215),
+  [1228] = {.entry = {.count = 1, .reusable = true}}, REDUCE(aux_sym_arguments_repeat1, 2, 0, 0),
+  [1230] = {.entry = {.count = 1, .reusable = true}}, SHIFT(217),
+  [1232] = {.entry = {.count = 1, .reusable = true}}, SHIFT(92),
+  [1234] = {.entry = {.count = 1, .reusable = true}}, SHIFT(298),
+  [1236] = {.entry = {.count = 1, .reusable = true}}, SHIFT(117),
+  [1238] = {.entry = {.count = 1, .reusable = true}}, SHIFT(271),
+  [1240] = {.entry = {.count = 1, .reusable = true}}, SHIFT(272),
+  [1242] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_query_continuation, 2, 0, 11),
+  [1244] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_query_continuation, 2, 0, 11),
+  [1246] = {.entry = {.count = 1, .reusable = true}}, SHIFT(211),
+  [1248] = {.entry = {.count = 1, .reusable = true}}, SHIFT(212),
+  [1250] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_assertion, 2, 0, 11),
+  [1252] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_assertion, 2, 0, 11),
+  [1254] = {.entry = {.count = 1, .reusable = true}}, SHIFT(128),
+  [1256] = {.entry = {.count = 1, .reusable = true}}, SHIFT(129),
+  [1258] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_output_redirect, 2, 0, 12),
+  [1260] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_output_redirect, 2, 0, 12),
+  [1262] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 3, 0, 6),
+  [1264] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 3, 0, 6),
+  [1266] = {.entry = {.count = 1, .reusable = true}}, SHIFT(318),
+  [1268] = {.entry = {.count = 1, .reusable = true}}, SHIFT(319),
+  [1270] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_variable_declaration, 5, 0, 13),
+  [1272] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_variable_declaration, 5, 0, 13),
+  [1274] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 2, 0, 14),
+  [1276] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 2, 0, 14),
+  [1278] = {.entry = {.count = 1, .reusable = true}}, SHIFT(254),
+  [1280] = {.entry = {.count = 1, .reusable = true}}, SHIFT(257),
+  [1282] = {.entry = {.count = 1, .reusable = true}}, SHIFT(277),
+  [1284] = {.entry = {.count = 1, .reusable = true}}, SHIFT(139),
+  [1286] = {.entry = {.count = 1, .reusable = true}}, SHIFT(140),
+  [1288] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request_line, 5, 0, 10),
+  [1290] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_request_line, 5, 0, 10),
+  [1292] = {.entry = {.count = 1, .reusable = true}}, SHIFT(199),
+  [1294] = {.entry = {.count = 1, .reusable = true}}, SHIFT(200),
+  [1296] = {.entry = {.count = 1, .reusable = true}}, SHIFT(278),
+  [1298] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_form_field, 2, 0, 15),
+  [1300] = {.entry = {.count = 1, .reusable = false}}, REDUCE(sym_form_field, 2, 0, 15),
+  [1302] = {.entry = {.count = 1, .reusable = true}}, SHIFT(188),
+  [1304] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 4, 0, 0),
+  [1306] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 4, 0, 2),
+  [1308] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_block, 3, 0, 0),
+  [1310] = {.entry = {.count = 1, .reusable = true}}, SHIFT(177),
+  [1312] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 4, 0, 0),
+  [1314] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym_request, 6, 0, 0),
+  [1316] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 3, 0, 0),
+  [1318] = {.entry = {.count = 1, .reusable = true}}, REDUCE(sym__first_block, 3, 0, 2),
+  [1320] = {.entry = {.count = 1, .reusable = true}}, SHIFT(209),
+  [1322] = {.entry = {.count = 1, .reusable = true}}, SHIFT(521),
+  [1324] = {.entry = {.count = 1, .reusable = true}}, SHIFT(174),
+  [1326] = {.entry = {.count = 1, .reusable = true}},  ACCEPT_INPUT(),
+  [1328] = {.entry = {.count = 1, .reusable = true}}, SHIFT(208),
 };
 
 #ifdef __cplusplus

@@ -50,8 +50,8 @@ pub enum Exceeded {
 }
 
 /// What to look for in a text over the parse budget, for every front end that says so.
-pub const PARSE_BUDGET_HINT: &str = "a real `.http` file parses in milliseconds: look for pasted binary or \
-                                     generated junk (long runs of form feeds, `@` or control characters)";
+pub const PARSE_BUDGET_HINT: &str =
+    "a real `.http` file parses in milliseconds: look for pasted binary or generated text (megabytes of short lines)";
 
 impl Exceeded {
     /// Why a text was not read, for [`Budget::standard`]: "parsing it took longer than

@@ -108,6 +108,10 @@ fn hint_for(lowerer: &Lowerer<'_>, node: Node<'_>, context: &Context<'_, '_>, te
         if candidate.kind_id() == kinds.request_line {
             return Some("a request line is `METHOD URL` with an optional `HTTP/1.1` at its end");
         }
+        // `@name value`: the `@` alone is the declaration, the rest is the error.
+        if candidate.kind_id() == kinds.variable_declaration {
+            return Some("file variables are written `@name = value`");
+        }
         previous = candidate.named_child(candidate.named_child_count().saturating_sub(1) as u32);
     }
     for parent in context.ancestors.iter().rev() {

@@ -405,6 +405,8 @@ impl<'a> Lowerer<'a> {
                 directives.push(self.directive(child));
             } else if kind == kinds.variable_declaration {
                 self.variable_declaration(child, index);
+            } else if kind == kinds.junk {
+                self.junk(child);
             } else if kind == kinds.script
                 || kind == kinds.unclosed_script
                 || kind == kinds.js_block
@@ -547,12 +549,53 @@ impl<'a> Lowerer<'a> {
     fn variable_declaration(&mut self, node: Node<'_>, block: usize) {
         let fields = self.name_and_value(node);
         let Some(name_node) = fields.name else {
+            // A lone `@`. After `@name value` (no `=`), the syntax error of the rest of
+            // the line says what is wrong.
+            let rest = self.text.get(node.end_byte()..).unwrap_or_default();
+            if rest.split(['\n', '\r']).next().unwrap_or_default().trim().is_empty() {
+                self.syntax_error(self.node_span(node), || {
+                    ("`@` without a variable name".to_owned(), "file variables are written `@name = value`")
+                });
+            }
             return;
         };
         let name = Spanned::new(self.node_text(name_node).to_owned(), self.node_span(name_node));
         let span = self.node_span(node);
         let value = self.template_or_empty(fields.value, node.end_byte());
         self.variables.push(VariableDeclaration { span, name, value, block });
+    }
+
+    /// A line nothing can start (the grammar's `junk`): a syntax error, which names the
+    /// character that starts it.
+    pub(crate) fn junk(&mut self, node: Node<'_>) {
+        let text = self.node_text(node);
+        self.syntax_error(self.node_span(node), || {
+            let first = text.trim_start_matches([' ', '\t']).chars().next().unwrap_or(' ');
+            if first == '@' {
+                (format!("unexpected `{}`", request::clip(text.trim())), "file variables are written `@name = value`")
+            } else {
+                let name = match first {
+                    '\u{c}' => "a form feed",
+                    '\u{b}' => "a vertical tab",
+                    _ => "a space character",
+                };
+                (
+                    format!("a line cannot start with {name} (U+{:04X})", u32::from(first)),
+                    "delete it; a blank line holds nothing but spaces and tabs",
+                )
+            }
+        });
+    }
+
+    /// Reports a `syntax-error` at `span`; its message and hint are worked out only
+    /// while the code has room in the listing (a text of junk lines has millions).
+    fn syntax_error(&mut self, span: Span, say: impl FnOnce() -> (String, &'static str)) {
+        if self.diagnostics.is_full(Code::SyntaxError) {
+            self.diagnostics.skip(Code::SyntaxError, span, || Diagnostic::new(Code::SyntaxError, span, "syntax error"));
+        } else {
+            let (message, hint) = say();
+            self.report(Diagnostic::new(Code::SyntaxError, span, message).with_hint(hint));
+        }
     }
 
     pub(crate) fn next_request_index(&mut self) -> usize {

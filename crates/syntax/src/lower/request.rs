@@ -85,6 +85,8 @@ impl Lowerer<'_> {
                 scripts.push(self.script(child));
             } else if kind == kinds.output_redirect {
                 scripts.push(self.handler(child));
+            } else if kind == kinds.junk {
+                self.junk(child);
             } else if kind == kinds.body {
                 body_node = Some(child);
             }
