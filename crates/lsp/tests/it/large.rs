@@ -129,7 +129,9 @@ async fn text_over_the_parse_budget_is_not_read_until_the_junk_is_deleted() {
     let not_read = |diagnostics: &[Value]| {
         assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
         let message = diagnostics[0]["message"].as_str().expect("message");
-        assert!(message.starts_with("this file was not read: parsing it took longer than 5 s"), "{message}");
+        // The time, or the trees' memory where tree-sitter's allocations are counted.
+        assert!(message.starts_with("this file was not read: parsing it "), "{message}");
+        assert!(message.contains("the parse budget; it is read again once at most half of it is left"), "{message}");
         assert!(message.contains("hint: a real `.http` file parses in milliseconds"), "{message}");
         assert_eq!(diagnostics[0]["range"], range((0, 0), (0, 0)));
     };
