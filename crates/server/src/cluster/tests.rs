@@ -272,14 +272,7 @@ async fn an_event_outside_a_flow_is_written_as_its_envelope() {
     let cluster = redis.cluster(LONG).await;
     let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
     let _observer = hub.listen().await;
-    let emitter = Emitter {
-        hub: Arc::clone(&hub),
-        run_id: Some("run_1".to_owned()),
-        session_id: None,
-        flow_id: None,
-        req_exec_id: None,
-        sequence: Sequence::run(),
-    };
+    let emitter = run_emitter(&hub);
     emitter.emit(volley_protocol::ObserverEvent::FetchStarted(volley_protocol::RequestLine::default()));
     cluster.flush().await;
     let written: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
@@ -349,14 +342,7 @@ async fn observers_are_told_how_many_events_the_full_queue_dropped() {
     let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
     cluster.start(&hub);
     let mut observer = hub.listen().await;
-    let emitter = Emitter {
-        hub: Arc::clone(&hub),
-        run_id: Some("run_1".to_owned()),
-        session_id: None,
-        flow_id: None,
-        req_exec_id: None,
-        sequence: Sequence::run(),
-    };
+    let emitter = run_emitter(&hub);
     pause(&redis, Duration::from_millis(300)).await;
     let published: u64 = 50;
     for _ in 0..published {
@@ -384,14 +370,7 @@ async fn the_relay_hears_what_is_published_right_after_the_instance_connected() 
     let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
     cluster.start(&hub);
     let mut observer = hub.listen().await;
-    let emitter = Emitter {
-        hub: Arc::clone(&hub),
-        run_id: Some("run_1".to_owned()),
-        session_id: None,
-        flow_id: None,
-        req_exec_id: None,
-        sequence: Sequence::run(),
-    };
+    let emitter = run_emitter(&hub);
     emitter.emit(volley_protocol::ObserverEvent::FetchStarted(volley_protocol::RequestLine::default()));
     let event = tokio::time::timeout(Duration::from_secs(5), observer.recv()).await.expect("heard").expect("an event");
     let envelope: Value = serde_json::from_str(&event.json).unwrap_or_else(|error| panic!("{error}: {}", event.json));
@@ -443,4 +422,16 @@ async fn with_the_write_queue_full_a_websocket_session_waits_for_its_mirror() {
         .await
         .expect("read");
     assert_eq!(mirrored, 40, "every envelope reached the session's stream in Redis");
+}
+
+/// An emitter of events outside a flow, for run `run_1`.
+fn run_emitter(hub: &Arc<Hub>) -> Emitter {
+    Emitter {
+        hub: Arc::clone(hub),
+        run_id: Some("run_1".to_owned()),
+        session_id: None,
+        flow_id: None,
+        req_exec_id: None,
+        sequence: Sequence::run(),
+    }
 }
