@@ -181,6 +181,8 @@ fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
 const TYPED: &[&str] = &[
     "a", "e", "x", "1", "0", " ", " ", "\t", "{", "{", "}", "}", "(", ")", ",", "\"", ":", "#", "#", "@", "$", ".",
     "/", "=", "[", "]", "%", "<", ">", "\n", "\n", "\r\n", "\r\n", "\r", "é", "😀",
+    // Characters no line starts with: the grammar's junk lines.
+    "\u{c}", "\u{a0}",
 ];
 
 /// Pieces of `.http` files that are pasted (their `\n` made the file's line break).
