@@ -22,6 +22,8 @@ mod connections;
 mod error;
 mod execute;
 mod flows;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod hub;
 mod openapi;
 mod routes;

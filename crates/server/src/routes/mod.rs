@@ -30,6 +30,10 @@ use crate::state::AppState;
 
 pub(crate) use discovery::ApiDoc;
 pub(crate) use flows::MAX_META_KEYS;
+#[cfg(feature = "fuzzing")]
+pub(crate) use parse::{ParseRequest, describe};
+#[cfg(feature = "fuzzing")]
+pub(crate) use workspace::parse as workspace_parse;
 
 /// Room for the JSON around a `content` of the largest accepted size.
 const ENVELOPE_SLACK: usize = 1024 * 1024;

@@ -114,7 +114,7 @@ fn project_root(state: &AppState) -> Option<String> {
     directory.starts_with(&state.workspace.root).then(|| directory.display().to_string())
 }
 
-fn describe(
+pub(crate) fn describe(
     document: &Document,
     text: &str,
     include_diagnostics: bool,
