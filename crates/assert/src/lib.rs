@@ -5,12 +5,14 @@
 mod check;
 mod evaluate;
 mod httpyac;
+mod jsonpath;
 mod lex;
 mod parse;
 mod predicate;
 
 pub use check::{Check, Field, Predicate, TimingPart};
 pub use evaluate::{JavaScript, ResponseParts, evaluate, evaluate_parts};
+pub use jsonpath::MAX_JSONPATH_NESTING;
 pub use parse::{Assertion, AssertionSyntaxError, Comparison, Flavour, TextCheck, parse, parse_as};
 
 use std::borrow::Cow;

@@ -433,7 +433,7 @@ fn check_path(path: &str, at: usize) -> Result<(), AssertionSyntaxError> {
         // Substituted at run time; checked then.
         return Ok(());
     }
-    serde_json_path::JsonPath::parse(path).map(|_| ()).map_err(|error| {
+    crate::jsonpath::parse(path).map(|_| ()).map_err(|error| {
         syntax_error(format!("invalid JSONPath `{path}`: {error}"), at..at + path.len(), JSONPATH_HINT)
     })
 }
@@ -591,5 +591,24 @@ mod tests {
         assert!(parse("status StartsWith 2").unwrap_err().hint.starts_with("did you mean `startsWith`?"));
         assert_eq!(Flavour::of_directive("??"), Flavour::Httpyac);
         assert_eq!(Flavour::of_directive("assert"), Flavour::Volley);
+    }
+
+    /// Found by the `jsonpath` fuzz target: `serde_json_path`'s reading of a path takes
+    /// about twice as long with each nested filter, so a few hundred bytes took seconds.
+    /// A path nested deeper than `MAX_JSONPATH_NESTING` is refused before it is read,
+    /// when the assertion is parsed and when a `??` line's path is evaluated.
+    #[test]
+    fn a_jsonpath_nested_too_deeply_is_refused_before_it_is_read() {
+        let depth = crate::MAX_JSONPATH_NESTING + 4;
+        let path = format!("${}{}", ".a[?@.a".repeat(depth), " == 1]".repeat(depth));
+        let error = parse(&format!("jsonpath {path} exists")).unwrap_err();
+        assert!(error.message.contains("nest 12 deep"), "{}", error.message);
+
+        let check = Check { field: Field::JsonPath(path), predicate: Predicate::Exists, expected: None };
+        let outcome = crate::evaluate(&Assertion::Check(check), 200, &http::HeaderMap::new(), b"{}");
+        assert!(
+            matches!(&outcome, crate::Outcome::Invalid { message, .. } if message.contains("nest 12 deep")),
+            "{outcome:?}"
+        );
     }
 }
