@@ -262,7 +262,7 @@ fn query(path: &str, body: &[u8]) -> Result<Vec<Value>, String> {
     }
     let document: Value =
         serde_json::from_slice(body).map_err(|error| format!("the response body is not JSON ({error})"))?;
-    let path = crate::jsonpath::parse(path).map_err(|error| format!("invalid JSONPath `{path}`: {error}"))?;
+    let path = crate::jsonpath::parse_json_path(path).map_err(|error| format!("invalid JSONPath `{path}`: {error}"))?;
     Ok(path.query(&document).all().into_iter().cloned().collect())
 }
 

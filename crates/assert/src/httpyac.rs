@@ -93,7 +93,7 @@ fn body(text: &str, rest_at: usize) -> Result<Operand, AssertionSyntaxError> {
         return Ok(whole(rest_at));
     }
     let path = if first.starts_with('[') { format!("${first}") } else { format!("$.{first}") };
-    if !first.contains("{{") && crate::jsonpath::parse(&path).is_err() {
+    if !first.contains("{{") && crate::jsonpath::parse_json_path(&path).is_err() {
         return Err(syntax_error(
             format!("`{first}` is not a property Volley can read"),
             at..end,

@@ -9,8 +9,9 @@ use serde_json_path::JsonPath;
 /// nests 3): far more than paths people write, little enough to read in milliseconds.
 pub const MAX_JSONPATH_NESTING: usize = 8;
 
-/// `path`, read; or why it cannot be.
-pub(crate) fn parse(path: &str) -> Result<JsonPath, String> {
+/// `path`, read; or why it cannot be (nested too deeply, or not a JSONPath). Every
+/// JSONPath Volley reads goes through here (assertions, chained responses, token paths).
+pub fn parse_json_path(path: &str) -> Result<JsonPath, String> {
     let depth = nesting(path);
     if depth > MAX_JSONPATH_NESTING {
         return Err(format!(

@@ -12,7 +12,7 @@ mod predicate;
 
 pub use check::{Check, Field, Predicate, TimingPart};
 pub use evaluate::{JavaScript, ResponseParts, evaluate, evaluate_parts};
-pub use jsonpath::MAX_JSONPATH_NESTING;
+pub use jsonpath::{MAX_JSONPATH_NESTING, parse_json_path};
 pub use parse::{Assertion, AssertionSyntaxError, Comparison, Flavour, TextCheck, parse, parse_as};
 
 use std::borrow::Cow;

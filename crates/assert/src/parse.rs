@@ -433,7 +433,7 @@ fn check_path(path: &str, at: usize) -> Result<(), AssertionSyntaxError> {
         // Substituted at run time; checked then.
         return Ok(());
     }
-    crate::jsonpath::parse(path).map(|_| ()).map_err(|error| {
+    crate::jsonpath::parse_json_path(path).map(|_| ()).map_err(|error| {
         syntax_error(format!("invalid JSONPath `{path}`: {error}"), at..at + path.len(), JSONPATH_HINT)
     })
 }

@@ -76,7 +76,7 @@ impl TokenRefresh {
         let body: serde_json::Value = refreshed.json().await.map_err(|error| Error::TokenRefresh {
             message: format!("the refresh response ({}) is not JSON: {error}", refreshed.status()),
         })?;
-        let path = serde_json_path::JsonPath::parse(&self.token_path).map_err(|error| Error::TokenRefresh {
+        let path = volley_assert::parse_json_path(&self.token_path).map_err(|error| Error::TokenRefresh {
             message: format!("invalid JSONPath `{}`: {error}", self.token_path),
         })?;
         path.query(&body).first().map(|value| (*value).clone()).ok_or_else(|| Error::TokenRefresh {

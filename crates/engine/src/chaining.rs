@@ -158,8 +158,7 @@ pub(crate) fn read_body_properties(response: &StoredResponse, properties: &[&str
 fn json_path(body: &[u8], path: &str) -> Result<Value, String> {
     let document: Value =
         serde_json::from_slice(body).map_err(|error| format!("the response body is not JSON ({error})"))?;
-    let query =
-        serde_json_path::JsonPath::parse(path).map_err(|error| format!("invalid JSONPath `{path}`: {error}"))?;
+    let query = volley_assert::parse_json_path(path).map_err(|error| format!("invalid JSONPath `{path}`: {error}"))?;
     query.query(&document).first().cloned().ok_or_else(|| format!("`{path}` matches nothing in the response body"))
 }
 
@@ -169,6 +168,17 @@ mod tests {
 
     fn sized(bytes: usize) -> StoredResponse {
         StoredResponse { status: 200, headers: http::HeaderMap::new(), body: Bytes::from(vec![b'x'; bytes]) }
+    }
+
+    /// The bound of the `jsonpath` fuzz target's finding holds for `{{login.response.body.$…}}`
+    /// too: a path nested too deeply is refused before it is read.
+    #[test]
+    fn a_chained_jsonpath_nested_too_deeply_is_refused_before_it_is_read() {
+        let depth = volley_assert::MAX_JSONPATH_NESTING + 4;
+        let path = format!("${}{}", ".a[?@.a".repeat(depth), " == 1]".repeat(depth));
+        let response = StoredResponse { status: 200, headers: http::HeaderMap::new(), body: Bytes::from_static(b"{}") };
+        let error = read(&response, &["body", &path]).expect_err("refused");
+        assert!(error.contains("nest 12 deep"), "{error}");
     }
 
     #[test]
