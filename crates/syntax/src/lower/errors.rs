@@ -1,11 +1,13 @@
-//! Syntax errors: the ERROR and MISSING nodes of tree-sitter's error recovery become
-//! `syntax-error` diagnostics with a hint that fits where they are.
+//! Syntax errors: the ERROR and MISSING nodes of tree-sitter's error recovery, and the
+//! grammar's junk lines, become `syntax-error` diagnostics with a hint that fits where
+//! they are.
 
 use tree_sitter::Node;
 
 use super::Lowerer;
 use super::request::clip;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::span::Span;
 
 /// Reports the ERROR and MISSING nodes below `root` (not descending into an ERROR: one
 /// broken stretch is one diagnostic). Once [`crate::MAX_LISTED`] are listed, the others
@@ -62,6 +64,41 @@ pub(crate) fn collect(lowerer: &mut Lowerer<'_>, root: Node<'_>) {
 struct Context<'a, 'tree> {
     ancestors: &'a [Node<'tree>],
     previous: Option<Node<'tree>>,
+}
+
+impl Lowerer<'_> {
+    /// A line nothing can start (the grammar's `junk`): a syntax error, which names the
+    /// character that starts it.
+    pub(crate) fn junk(&mut self, node: Node<'_>) {
+        let text = self.node_text(node);
+        self.syntax_error(self.node_span(node), || {
+            let first = text.trim_start_matches([' ', '\t']).chars().next().unwrap_or(' ');
+            if first == '@' {
+                (format!("unexpected `{}`", clip(text.trim())), "file variables are written `@name = value`")
+            } else {
+                let name = match first {
+                    '\u{c}' => "a form feed",
+                    '\u{b}' => "a vertical tab",
+                    _ => "a space character",
+                };
+                (
+                    format!("a line cannot start with {name} (U+{:04X})", u32::from(first)),
+                    "delete it; a blank line holds nothing but spaces and tabs",
+                )
+            }
+        });
+    }
+
+    /// Reports a `syntax-error` at `span`; its message and hint are worked out only
+    /// while the code has room in the listing (a text of junk lines has millions).
+    pub(super) fn syntax_error(&mut self, span: Span, say: impl FnOnce() -> (String, &'static str)) {
+        if self.diagnostics.is_full(Code::SyntaxError) {
+            self.diagnostics.skip(Code::SyntaxError, span, || Diagnostic::new(Code::SyntaxError, span, "syntax error"));
+        } else {
+            let (message, hint) = say();
+            self.report(Diagnostic::new(Code::SyntaxError, span, message).with_hint(hint));
+        }
+    }
 }
 
 fn report_error(lowerer: &mut Lowerer<'_>, node: Node<'_>, context: &Context<'_, '_>) {

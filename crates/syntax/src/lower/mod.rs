@@ -565,39 +565,6 @@ impl<'a> Lowerer<'a> {
         self.variables.push(VariableDeclaration { span, name, value, block });
     }
 
-    /// A line nothing can start (the grammar's `junk`): a syntax error, which names the
-    /// character that starts it.
-    pub(crate) fn junk(&mut self, node: Node<'_>) {
-        let text = self.node_text(node);
-        self.syntax_error(self.node_span(node), || {
-            let first = text.trim_start_matches([' ', '\t']).chars().next().unwrap_or(' ');
-            if first == '@' {
-                (format!("unexpected `{}`", request::clip(text.trim())), "file variables are written `@name = value`")
-            } else {
-                let name = match first {
-                    '\u{c}' => "a form feed",
-                    '\u{b}' => "a vertical tab",
-                    _ => "a space character",
-                };
-                (
-                    format!("a line cannot start with {name} (U+{:04X})", u32::from(first)),
-                    "delete it; a blank line holds nothing but spaces and tabs",
-                )
-            }
-        });
-    }
-
-    /// Reports a `syntax-error` at `span`; its message and hint are worked out only
-    /// while the code has room in the listing (a text of junk lines has millions).
-    fn syntax_error(&mut self, span: Span, say: impl FnOnce() -> (String, &'static str)) {
-        if self.diagnostics.is_full(Code::SyntaxError) {
-            self.diagnostics.skip(Code::SyntaxError, span, || Diagnostic::new(Code::SyntaxError, span, "syntax error"));
-        } else {
-            let (message, hint) = say();
-            self.report(Diagnostic::new(Code::SyntaxError, span, message).with_hint(hint));
-        }
-    }
-
     pub(crate) fn next_request_index(&mut self) -> usize {
         let index = self.request_count;
         self.request_count += 1;
