@@ -18,7 +18,6 @@
 //! document's unsaved text through the rope itself (a clone shares it), never a copy.
 
 use std::collections::{HashMap, HashSet};
-use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -32,6 +31,7 @@ use crate::convert;
 use crate::diagnostics::PartDiagnostics;
 use crate::names::FileNames;
 use crate::opening::Parse;
+use crate::parsed::Parsed;
 
 /// The open documents, shared by every handler. Its lock is never held across `.await`.
 #[derive(Debug, Clone)]
@@ -47,45 +47,6 @@ struct Entry {
     rope: Rope,
     path: Option<PathBuf>,
     parsed: Parsed,
-}
-
-/// A document's syntax tree and typed model, or the parse that makes them.
-#[derive(Debug)]
-enum Parsed {
-    Ready {
-        tree: SyntaxTree,
-        model: Arc<Model>,
-    },
-    /// A large document just opened: parsed on a thread of its own, so that the server
-    /// answers meanwhile (its first diagnostics: `diagnostics::first`); the edits that
-    /// arrive meanwhile wait here, byte ranges of the text as each found it.
-    Running {
-        parse: Arc<Parse>,
-        edits: Vec<(Range<usize>, String)>,
-    },
-    /// A text over the parse budget ([`volley_syntax::Budget::standard`]): no tree, a
-    /// model without parts that says why. Parsed again once the text is at most half as
-    /// long as it was then (the junk deleted), or replaced whole.
-    Unread {
-        model: Arc<Model>,
-        len: usize,
-    },
-}
-
-impl Parsed {
-    /// `text` parsed within the parse budget.
-    fn within_budget(text: &str) -> Parsed {
-        match volley_syntax::within(volley_syntax::Budget::standard(), || Model::parse(text)) {
-            Ok((tree, model)) => Parsed::Ready { tree, model: Arc::new(model) },
-            Err(exceeded) => Parsed::unread(exceeded, text.len()),
-        }
-    }
-
-    fn unread(exceeded: volley_syntax::Exceeded, len: usize) -> Parsed {
-        // What the cut-short parse made is freed: give it back.
-        volley_syntax::allocator::release_free_memory();
-        Parsed::Unread { model: Arc::new(Model { unread: Some(exceeded), ..Model::default() }), len }
-    }
 }
 
 impl Entry {
@@ -363,6 +324,11 @@ pub(crate) struct Model {
 }
 
 impl Model {
+    /// The model of a text over the parse budget: no parts (see `Parsed::Unread`).
+    pub(crate) fn unread(exceeded: volley_syntax::Exceeded) -> Model {
+        Model { unread: Some(exceeded), ..Model::default() }
+    }
+
     /// A text parsed from scratch and its model. The parts are made on the threads that
     /// parse their chunks, each document dropped there, so that the documents of the
     /// whole file are never held at once.

@@ -26,6 +26,7 @@ mod names;
 mod navigation;
 mod opening;
 mod outcome;
+mod parsed;
 mod paste;
 mod preview;
 mod progress;

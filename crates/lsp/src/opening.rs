@@ -10,14 +10,14 @@ use crate::documents::Model;
 
 /// What a parse made: the tree and its model, or the limit of the parse budget it went
 /// over.
-pub(crate) type Parsed = Result<(SyntaxTree, Model), volley_syntax::Exceeded>;
+pub(crate) type Outcome = Result<(SyntaxTree, Model), volley_syntax::Exceeded>;
 
 /// A parse on a thread of its own: its result once it is in, and `done` set then (also
 /// when the thread could not start or panicked: there is no result then, and the text
 /// is parsed where it is needed).
 #[derive(Debug)]
 pub(crate) struct Parse {
-    result: Mutex<Option<Parsed>>,
+    result: Mutex<Option<Outcome>>,
     done: tokio::sync::watch::Sender<bool>,
 }
 
@@ -60,7 +60,7 @@ impl Parse {
 
     /// The result once the parse is done (`None` inside when it gave none, and for a
     /// parse whose result was taken), else `Err`.
-    pub(crate) fn result(&self) -> Result<Option<Parsed>, ()> {
+    pub(crate) fn result(&self) -> Result<Option<Outcome>, ()> {
         if *self.done.borrow() { Ok(self.result.lock().take()) } else { Err(()) }
     }
 
