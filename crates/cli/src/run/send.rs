@@ -389,7 +389,10 @@ impl Turn<'_> {
         missing: &HashMap<String, Missing>,
     ) -> RequestResult {
         let (args, mode) = (self.args, self.mode);
-        self.progress.set_message(outcome::title(file, request));
+        // The title is made for a bar that shows it only (`-q` and pipes have none).
+        if !self.progress.is_hidden() {
+            self.progress.set_message(outcome::title(file, request));
+        }
         let mut options = RunOptions::default()
             .overrides(self.overrides.clone())
             // Through a server the client's defaults are not there: each run says them.
