@@ -2,8 +2,8 @@
 //! `WWW-Authenticate: Digest …` challenges read, the strongest one chosen, and the
 //! `Authorization: Digest …` answer computed (MD5, SHA-256 and SHA-512-256, their
 //! `-sess` variants, `qop=auth` and `auth-int`, RFC 2069 servers without `qop`,
-//! `userhash`). The exchange in `client.rs` sends the request without credentials and
-//! resends it once with the answer.
+//! `userhash`). The engine's exchange sends the request without credentials and resends
+//! it once with the answer.
 
 use std::fmt;
 
@@ -14,7 +14,7 @@ use md5::Digest as _;
 /// A user and password for Digest authentication, from `Authorization: Digest user
 /// password`. `Debug` hides the password.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct DigestCredentials {
+pub struct DigestCredentials {
     user: String,
     password: String,
 }
@@ -26,17 +26,20 @@ impl fmt::Debug for DigestCredentials {
 }
 
 impl DigestCredentials {
-    pub(crate) fn new(user: &str, password: &str) -> Self {
+    #[must_use]
+    pub fn new(user: &str, password: &str) -> Self {
         Self { user: user.to_owned(), password: password.to_owned() }
     }
 
     /// The user name.
-    pub(crate) fn user(&self) -> &str {
+    #[must_use]
+    pub fn user(&self) -> &str {
         &self.user
     }
 
     /// The password, to keep out of what is shown.
-    pub(crate) fn password(&self) -> &str {
+    #[must_use]
+    pub fn password(&self) -> &str {
         &self.password
     }
 }
@@ -70,7 +73,7 @@ enum Qop {
 
 /// One `Digest` challenge the client can answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Challenge {
+pub struct Challenge {
     realm: String,
     nonce: String,
     opaque: Option<String>,
@@ -86,7 +89,7 @@ impl Challenge {
     /// The strongest `Digest` challenge of a response's `WWW-Authenticate` headers that
     /// this client can answer (a known algorithm, `qop` absent or offering `auth` or
     /// `auth-int`, a nonce).
-    pub(crate) fn best(headers: &HeaderMap) -> Option<Challenge> {
+    pub fn best(headers: &HeaderMap) -> Option<Challenge> {
         headers
             .get_all(WWW_AUTHENTICATE)
             .iter()
@@ -141,7 +144,8 @@ impl Challenge {
 
     /// The `Authorization` value answering this challenge for `method` on `uri` (the
     /// request target: path and query) with `body`, with a fresh client nonce.
-    pub(crate) fn answer(&self, credentials: &DigestCredentials, method: &str, uri: &str, body: &[u8]) -> String {
+    #[must_use]
+    pub fn answer(&self, credentials: &DigestCredentials, method: &str, uri: &str, body: &[u8]) -> String {
         let cnonce = format!("{:016x}{:016x}", rand::random::<u64>(), rand::random::<u64>());
         self.answer_with(credentials, method, uri, body, &cnonce)
     }

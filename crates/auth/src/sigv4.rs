@@ -19,12 +19,12 @@ use ring::{digest, hmac};
 
 /// What `Authorization: AWS …` says: the keys, and the scope when written.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct AwsCredentials {
-    pub(crate) access_key: String,
-    pub(crate) secret_key: String,
-    pub(crate) session_token: Option<String>,
-    pub(crate) region: Option<String>,
-    pub(crate) service: Option<String>,
+pub struct AwsCredentials {
+    pub access_key: String,
+    pub secret_key: String,
+    pub session_token: Option<String>,
+    pub region: Option<String>,
+    pub service: Option<String>,
 }
 
 impl std::fmt::Debug for AwsCredentials {
@@ -41,7 +41,7 @@ impl std::fmt::Debug for AwsCredentials {
 impl AwsCredentials {
     /// The words after `AWS`: the access key, the secret key, then `token:`, `region:`
     /// and `service:` in any order. `None` when there are not two keys.
-    pub(crate) fn parse(rest: &str) -> Result<Option<AwsCredentials>, String> {
+    pub fn parse(rest: &str) -> Result<Option<AwsCredentials>, String> {
         let mut words = rest.split_whitespace();
         let (Some(access_key), Some(secret_key)) = (words.next(), words.next()) else { return Ok(None) };
         let mut credentials = AwsCredentials {
@@ -70,7 +70,7 @@ impl AwsCredentials {
     }
 
     /// The secret parts, to keep out of what is shown.
-    pub(crate) fn secrets(&self) -> impl Iterator<Item = &str> {
+    pub fn secrets(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.secret_key.as_str()).chain(self.session_token.as_deref())
     }
 }
@@ -114,7 +114,7 @@ fn scope_of_host(host: &str) -> (Option<String>, Option<String>) {
 /// Signs the request: adds `x-amz-date` (unless written), `x-amz-security-token` with a
 /// session token, `x-amz-content-sha256` for S3, and the `Authorization` header. `now`
 /// is `YYYYMMDDTHHMMSSZ`. An error says what the signature lacks.
-pub(crate) fn sign(
+pub fn sign(
     method: &http::Method,
     url: &url::Url,
     headers: &mut HeaderMap,
@@ -192,7 +192,8 @@ fn header_value(text: &str) -> Result<HeaderValue, String> {
     HeaderValue::from_str(text).map_err(|_| format!("`{text}` cannot be a header value"))
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
+#[must_use]
+pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut text, byte| {
         let _ = write!(text, "{byte:02x}");
         text

@@ -9,10 +9,10 @@ use volley_syntax::Request;
 
 use crate::body::{BuiltBody, Files, build_body};
 use crate::credentials::{self, Authorization, ClientCertificate};
-use crate::digest::DigestCredentials;
 use crate::error::BuildError;
 use crate::interpolate::Renderer;
-use crate::sigv4::AwsCredentials;
+use volley_auth::digest::DigestCredentials;
+use volley_auth::sigv4::AwsCredentials;
 
 /// The `User-Agent` sent when neither the request nor the defaults set one.
 pub const DEFAULT_USER_AGENT: &str = concat!("volley/", env!("CARGO_PKG_VERSION"));
@@ -55,7 +55,7 @@ pub(crate) fn sign_aws(
     (credentials, span): &(AwsCredentials, volley_syntax::Span),
     now: &str,
 ) -> Result<(), BuildError> {
-    crate::sigv4::sign(method, url, headers, body, credentials, now).map_err(|reason| BuildError::Credentials {
+    volley_auth::sigv4::sign(method, url, headers, body, credentials, now).map_err(|reason| BuildError::Credentials {
         code: volley_syntax::Code::InvalidCredentials,
         reason: format!("cannot sign with AWS Signature V4: {reason}"),
         hint: "name the scope: `Authorization: AWS <key> <secret> region:eu-west-1 service:execute-api`".to_owned(),

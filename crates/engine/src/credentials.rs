@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
-use crate::digest::DigestCredentials;
-use crate::sigv4::AwsCredentials;
+use volley_auth::digest::DigestCredentials;
+use volley_auth::sigv4::AwsCredentials;
 
 /// What an `Authorization` value (after `{{ }}` substitution) means.
 #[derive(Debug)]

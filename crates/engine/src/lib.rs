@@ -72,7 +72,6 @@ pub mod config;
 mod cookies;
 mod credentials;
 pub mod curl;
-mod digest;
 mod dotenv;
 mod error;
 mod execute;
@@ -89,7 +88,6 @@ pub mod resolvers;
 pub mod response;
 mod save;
 mod script;
-mod sigv4;
 pub mod stages;
 mod stream_messages;
 

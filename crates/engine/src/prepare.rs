@@ -16,12 +16,12 @@ use crate::body::Files;
 use crate::build::{BuiltRequest, build};
 use crate::client::{Client, DEFAULT_TIMEOUT, RunOptions, Settings, merged_headers, refuse, select};
 use crate::cookies::CookieJar;
-use crate::digest::DigestCredentials;
 use crate::error::{BuildError, Error};
 use crate::interpolate::{Renderer, Scope};
 use crate::network::{HostTls, Network, Proxies, ProxySettings, TlsSettings};
 use crate::redact::{Redactor, Secrets};
 use crate::script::{self, PreRequest, RequestView, ScriptSettings, Scripts};
+use volley_auth::digest::DigestCredentials;
 
 /// A request resolved and built, not sent: what [`stages::prepare`](crate::stages::prepare) returns.
 #[derive(Debug, Clone)]

@@ -13,12 +13,12 @@ use tokio_util::sync::CancellationToken;
 use super::Client;
 use super::redirect::{self, MAX_REDIRECTS};
 use crate::cookies::CookieJar;
-use crate::digest::Challenge;
 use crate::error::{Error, TransportError};
 use crate::prepare::{Exchange, PreparedRequest};
 use crate::redact::{Redactor, Secrets};
 use crate::response::{Body, Pending, Response, SentRequest, Timing};
 use crate::transport::TransportRequest;
+use volley_auth::digest::Challenge;
 
 impl Client {
     /// Sends a prepared request: redirects, cookies of every hop, the timeout over the

@@ -76,7 +76,7 @@ pub(crate) struct PendingAuth {
     pub(crate) secrets: Secrets,
     /// AWS credentials to sign with once the tokens are in place (a signature over a
     /// placeholder would not hold).
-    pub(crate) aws: Option<(crate::sigv4::AwsCredentials, volley_syntax::Span)>,
+    pub(crate) aws: Option<(volley_auth::sigv4::AwsCredentials, volley_syntax::Span)>,
 }
 
 /// The tokens a client got, by configuration, and the discovery documents it read, by

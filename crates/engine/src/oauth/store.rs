@@ -51,7 +51,7 @@ struct Stored {
 /// The name a configuration's token is filed under.
 fn key_of(cache_key: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, cache_key.as_bytes());
-    crate::sigv4::hex(digest.as_ref())
+    volley_auth::sigv4::hex(digest.as_ref())
 }
 
 fn read(path: &Path) -> File {
