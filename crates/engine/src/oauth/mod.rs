@@ -14,9 +14,6 @@
 
 mod config;
 mod interactive;
-mod prompt;
-mod store;
-mod token;
 mod wire;
 
 use std::collections::HashMap;
@@ -31,9 +28,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use config::{Grant, OAuthConfig, parse_form, read_config, read_entry};
-pub use prompt::{AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt, with_prompt};
-pub use store::{clear_token_cache, default_token_cache};
-pub(crate) use token::Token;
+pub(crate) use volley_auth::oauth::Token;
+pub use volley_auth::oauth::{
+    AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt, clear_token_cache, default_token_cache, with_prompt,
+};
 use wire::side_request;
 
 use crate::client::Client;
@@ -136,7 +134,7 @@ impl Client {
         if cached.is_none()
             && let Some(path) = &self.inner.config.token_cache
         {
-            cached = store::load(path, &key);
+            cached = volley_auth::oauth::load(path, &key);
             if let Some(token) = &cached {
                 cache.tokens.lock().insert(key.clone(), token.clone());
             }
@@ -260,7 +258,7 @@ impl Client {
     fn remember(&self, key: String, token: &Token) {
         if let Some(path) = &self.inner.config.token_cache {
             // A cache that cannot be written costs a sign-in later, nothing else.
-            if let Err(error) = store::save(path, &key, token) {
+            if let Err(error) = volley_auth::oauth::save(path, &key, token) {
                 tracing::warn!("cannot write the token cache {}: {error}", path.display());
             }
         }
@@ -269,7 +267,7 @@ impl Client {
 
     /// The prompt of this client's front end.
     fn prompt(&self) -> Arc<dyn AuthPrompt> {
-        prompt::scoped_prompt()
+        volley_auth::oauth::scoped_prompt()
             .or_else(|| self.inner.config.auth_prompt.clone())
             .unwrap_or_else(|| Arc::new(CommandPrompt))
     }

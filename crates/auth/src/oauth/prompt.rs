@@ -1,6 +1,6 @@
 //! How a person takes part in a flow: the browser opened for the authorization-code
 //! grant, the code shown for the device grant. Front ends give their own
-//! ([`ClientConfig::auth_prompt`](crate::ClientConfig::auth_prompt): the language
+//! (the engine's `ClientConfig::auth_prompt`: the language
 //! server asks the editor); [`CommandPrompt`] is the default: `$VOLLEY_BROWSER`, then
 //! `$BROWSER`, then the platform's opener, and the URL and the code on stderr.
 
@@ -21,7 +21,7 @@ pub async fn with_prompt<F: Future>(prompt: Arc<dyn AuthPrompt>, future: F) -> F
 }
 
 /// The prompt [`with_prompt`] set for the running task, if any.
-pub(crate) fn scoped_prompt() -> Option<Arc<dyn AuthPrompt>> {
+pub fn scoped_prompt() -> Option<Arc<dyn AuthPrompt>> {
     PROMPT.try_with(Arc::clone).ok()
 }
 

@@ -51,7 +51,7 @@ struct Stored {
 /// The name a configuration's token is filed under.
 fn key_of(cache_key: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, cache_key.as_bytes());
-    volley_auth::sigv4::hex(digest.as_ref())
+    crate::sigv4::hex(digest.as_ref())
 }
 
 fn read(path: &Path) -> File {
@@ -59,7 +59,8 @@ fn read(path: &Path) -> File {
 }
 
 /// The token filed for `cache_key`, with its expiry brought back to this process's clock.
-pub(crate) fn load(path: &Path, cache_key: &str) -> Option<Token> {
+#[must_use]
+pub fn load(path: &Path, cache_key: &str) -> Option<Token> {
     let stored = read(path).tokens.remove(&key_of(cache_key))?;
     let now_unix = SystemTime::now().duration_since(UNIX_EPOCH).ok()?.as_secs();
     let expires_at = stored.expires_at.map(|at| Instant::now() + Duration::from_secs(at.saturating_sub(now_unix)));
@@ -69,7 +70,7 @@ pub(crate) fn load(path: &Path, cache_key: &str) -> Option<Token> {
 /// Files `token` for `cache_key`, the file rewritten whole (through a temporary file, so
 /// a reader never sees half of it), readable by its owner only. Errors are the
 /// caller's to ignore: a cache that cannot be written costs a sign-in, nothing else.
-pub(crate) fn save(path: &Path, cache_key: &str, token: &Token) -> std::io::Result<()> {
+pub fn save(path: &Path, cache_key: &str, token: &Token) -> std::io::Result<()> {
     let mut file = read(path);
     file.version = 1;
     let now = Instant::now();

@@ -6,12 +6,12 @@ use serde_json::Value;
 
 /// An access token with what came with it.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Token {
-    pub(crate) access: String,
-    pub(crate) refresh: Option<String>,
-    pub(crate) id: Option<String>,
+pub struct Token {
+    pub access: String,
+    pub refresh: Option<String>,
+    pub id: Option<String>,
     /// When `expires_in` says it expires; `None` when the answer did not say.
-    pub(crate) expires_at: Option<Instant>,
+    pub expires_at: Option<Instant>,
 }
 
 impl std::fmt::Debug for Token {
@@ -28,7 +28,7 @@ impl std::fmt::Debug for Token {
 impl Token {
     /// The token of a successful answer of a token endpoint (RFC 6749 §5.1), got at
     /// `now`; `None` without an `access_token`.
-    pub(crate) fn from_answer(answer: Option<&Value>, now: Instant) -> Option<Token> {
+    pub fn from_answer(answer: Option<&Value>, now: Instant) -> Option<Token> {
         let answer = answer?;
         let text = |name: &str| answer.get(name).and_then(Value::as_str).filter(|text| !text.is_empty());
         let access = text("access_token")?.to_owned();
@@ -50,7 +50,8 @@ impl Token {
     }
 
     /// Whether the token can still be sent at `now`: it does not expire within `margin`.
-    pub(crate) fn fresh(&self, now: Instant, margin: Duration) -> bool {
+    #[must_use]
+    pub fn fresh(&self, now: Instant, margin: Duration) -> bool {
         self.expires_at.is_none_or(|at| at > now + margin)
     }
 }
