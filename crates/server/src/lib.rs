@@ -29,6 +29,7 @@ mod openapi;
 mod routes;
 mod sessions;
 mod state;
+mod store;
 mod tokens;
 mod wire;
 mod workspace;

@@ -17,6 +17,7 @@ use crate::execute::Documents;
 use crate::flows::Flows;
 use crate::hub::Hub;
 use crate::sessions::Sessions;
+use crate::store::{MemoryTokens, TokenStore};
 use crate::tokens::Tokens;
 use crate::workspace::{Workspace, WorkspaceFs};
 use crate::ws::WsSessions;
@@ -74,6 +75,11 @@ impl AppState {
             ),
             None => (Sessions::new(config.max_sessions), Flows::new(config.max_flows)),
         };
+        // The one place the store is chosen.
+        let token_store: Arc<dyn TokenStore> = match &cluster {
+            Some(cluster) => Arc::clone(cluster) as Arc<dyn TokenStore>,
+            None => Arc::new(MemoryTokens::default()),
+        };
         let hub = Arc::new(Hub::new(cluster.clone()));
         if let Some(cluster) = &cluster {
             cluster.start(&hub);
@@ -82,7 +88,7 @@ impl AppState {
             sessions,
             flows,
             ws_sessions: WsSessions::new(config.max_ws_sessions),
-            tokens: Tokens::new(config.token.as_deref(), cluster.clone()),
+            tokens: Tokens::new(config.token.as_deref(), token_store),
             hub,
             shutdown: CancellationToken::new(),
             workspace,

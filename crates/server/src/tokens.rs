@@ -1,21 +1,19 @@
 //! Tokens: the main bearer token (compared in constant time) and scoped tokens
 //! `script.<base64url(claims)>.<base64url(HMAC-SHA256(main token, claims part))>`,
-//! with revocation. With `--redis` the live tokens are Redis keys, so that a token
-//! issued by one instance is accepted by every instance given the same main token,
-//! and revoking it on one revokes it everywhere.
+//! with revocation. The live tokens are in the server's [`TokenStore`]: with `--redis`
+//! Redis keys, so that a token issued by one instance is accepted by every instance
+//! given the same main token, and revoking it on one revokes it everywhere.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use parking_lot::Mutex;
 use ring::hmac;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{new_id, now_ms};
-use crate::cluster::Cluster;
 use crate::error::ApiError;
+use crate::store::TokenStore;
 
 /// Default lifetime of a scoped token (15 min).
 pub(crate) const DEFAULT_TTL_MS: u64 = 900_000;
@@ -50,10 +48,8 @@ pub(crate) enum Rejected {
 /// The server's tokens.
 pub(crate) struct Tokens {
     key: Option<(hmac::Key, hmac::Tag)>,
-    /// Scoped tokens issued, by `jti`, with their expiry; revoked ones are removed.
-    issued: Mutex<HashMap<String, u64>>,
-    /// With `--redis`: where live tokens are kept instead.
-    cluster: Option<Arc<Cluster>>,
+    /// The scoped tokens issued and not revoked.
+    store: Arc<dyn TokenStore>,
 }
 
 impl std::fmt::Debug for Tokens {
@@ -63,13 +59,13 @@ impl std::fmt::Debug for Tokens {
 }
 
 impl Tokens {
-    pub(crate) fn new(main: Option<&str>, cluster: Option<Arc<Cluster>>) -> Self {
+    pub(crate) fn new(main: Option<&str>, store: Arc<dyn TokenStore>) -> Self {
         let key = main.map(|main| {
             let key = hmac::Key::new(hmac::HMAC_SHA256, main.as_bytes());
             let tag = hmac::sign(&key, main.as_bytes());
             (key, tag)
         });
-        Self { key, issued: Mutex::default(), cluster }
+        Self { key, store }
     }
 
     pub(crate) fn enabled(&self) -> bool {
@@ -97,12 +93,7 @@ impl Tokens {
         let Ok(json) = serde_json::to_vec(&claims) else { return Ok(None) };
         let part = URL_SAFE_NO_PAD.encode(json);
         let signature = URL_SAFE_NO_PAD.encode(hmac::sign(key, part.as_bytes()).as_ref());
-        if let Some(cluster) = &self.cluster {
-            cluster.token_issued(&claims.jti, claims.expires_at).await?;
-        } else {
-            let mut issued = self.issued.lock();
-            issued.insert(claims.jti.clone(), claims.expires_at);
-        }
+        self.store.issued(&claims.jti, claims.expires_at).await?;
         Ok(Some((format!("{PREFIX}{part}.{signature}"), claims)))
     }
 
@@ -121,11 +112,7 @@ impl Tokens {
         if claims.expires_at <= now_ms() {
             return Err(Rejected::Expired);
         }
-        let known = match &self.cluster {
-            Some(cluster) => cluster.token_live(&claims.jti).await.map_err(|_| Rejected::Unavailable)?,
-            None => self.issued.lock().contains_key(&claims.jti),
-        };
-        if !known {
+        if !self.store.live(&claims.jti).await.map_err(|_| Rejected::Unavailable)? {
             return Err(Rejected::Revoked);
         }
         Ok(claims)
@@ -133,41 +120,42 @@ impl Tokens {
 
     /// Revokes the token `jti`; `false` when no live token has it.
     pub(crate) async fn revoke(&self, jti: &str) -> Result<bool, ApiError> {
-        match &self.cluster {
-            Some(cluster) => cluster.revoke_token(jti).await,
-            None => Ok(self.issued.lock().remove(jti).is_some()),
-        }
+        self.store.revoke(jti).await
     }
 
     /// Forgets expired tokens.
     pub(crate) fn sweep(&self, now: u64) {
-        let mut issued = self.issued.lock();
-        issued.retain(|_, expires_at| *expires_at > now);
+        self.store.sweep(now);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::MemoryTokens;
+
+    fn in_memory(main: Option<&str>) -> Tokens {
+        Tokens::new(main, Arc::new(MemoryTokens::default()))
+    }
 
     #[test]
     fn main_token_matches_only_itself() {
-        let tokens = Tokens::new(Some("s3cret"), None);
+        let tokens = in_memory(Some("s3cret"));
         assert!(tokens.is_main("s3cret"));
         for wrong in ["", "s3cre", "s3cret ", "S3CRET", "script.x.y"] {
             assert!(!tokens.is_main(wrong), "{wrong}");
         }
-        assert!(!Tokens::new(None, None).is_main("anything"));
+        assert!(!in_memory(None).is_main("anything"));
     }
 
     #[tokio::test]
     async fn scoped_tokens_verify_expire_and_revoke() {
-        let tokens = Tokens::new(Some("main"), None);
+        let tokens = in_memory(Some("main"));
         let (token, claims) =
             tokens.issue(Some("flow_1".to_owned()), None, 60_000).await.expect("issued").expect("a key");
         assert_eq!(tokens.verify(&token).await, Ok(claims.clone()));
         // Another server's key does not verify it.
-        assert_eq!(Tokens::new(Some("other"), None).verify(&token).await, Err(Rejected::Invalid));
+        assert_eq!(in_memory(Some("other")).verify(&token).await, Err(Rejected::Invalid));
         // Tampered claims fail the signature.
         let (_, rest) = token.split_once('.').expect("prefix");
         let (_, signature) = rest.split_once('.').expect("signature");

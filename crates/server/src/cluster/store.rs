@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
+use futures_util::future::BoxFuture;
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -15,6 +16,7 @@ use volley_protocol::{ErrorCode, ExecutionStatus, StoredExecution};
 use super::{Cluster, Ledger, scripts};
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
+use crate::store::TokenStore;
 use crate::wire::{FlowListing, FlowSummary};
 
 /// How long a session's turn is held without being extended (its holder extends it
@@ -425,38 +427,48 @@ impl Cluster {
             .map_err(|error| unavailable(&error))?;
         Ok(rows.iter().filter_map(|json| serde_json::from_str(json).ok()).collect())
     }
+}
 
-    /// Records a scoped token as live until `expires_at` (ms).
-    pub(crate) async fn token_issued(&self, jti: &str, expires_at: u64) -> Result<(), ApiError> {
-        let lifetime = expires_at.saturating_sub(now_ms()).max(1);
-        redis::cmd("SET")
-            .arg(self.keys.token(jti))
-            .arg(expires_at)
-            .arg("PX")
-            .arg(lifetime)
-            .query_async::<()>(&mut self.connection())
-            .await
-            .map_err(|error| unavailable(&error))
+/// Scoped tokens as Redis keys that expire with the token, so that a token issued by
+/// one instance verifies on every instance and a revocation holds everywhere.
+impl TokenStore for Cluster {
+    fn issued<'a>(&'a self, jti: &'a str, expires_at: u64) -> BoxFuture<'a, Result<(), ApiError>> {
+        Box::pin(async move {
+            let lifetime = expires_at.saturating_sub(now_ms()).max(1);
+            redis::cmd("SET")
+                .arg(self.keys.token(jti))
+                .arg(expires_at)
+                .arg("PX")
+                .arg(lifetime)
+                .query_async::<()>(&mut self.connection())
+                .await
+                .map_err(|error| unavailable(&error))
+        })
     }
 
-    /// Whether the token `jti` is live (issued by any instance, not revoked).
-    pub(crate) async fn token_live(&self, jti: &str) -> Result<bool, ApiError> {
-        redis::cmd("EXISTS")
-            .arg(self.keys.token(jti))
-            .query_async(&mut self.connection())
-            .await
-            .map_err(|error| unavailable(&error))
+    fn live<'a>(&'a self, jti: &'a str) -> BoxFuture<'a, Result<bool, ApiError>> {
+        Box::pin(async move {
+            redis::cmd("EXISTS")
+                .arg(self.keys.token(jti))
+                .query_async(&mut self.connection())
+                .await
+                .map_err(|error| unavailable(&error))
+        })
     }
 
-    /// Revokes the token `jti` for every instance; `false` when no live token has it.
-    pub(crate) async fn revoke_token(&self, jti: &str) -> Result<bool, ApiError> {
-        let removed: u32 = redis::cmd("DEL")
-            .arg(self.keys.token(jti))
-            .query_async(&mut self.connection())
-            .await
-            .map_err(|error| unavailable(&error))?;
-        Ok(removed > 0)
+    fn revoke<'a>(&'a self, jti: &'a str) -> BoxFuture<'a, Result<bool, ApiError>> {
+        Box::pin(async move {
+            let removed: u32 = redis::cmd("DEL")
+                .arg(self.keys.token(jti))
+                .query_async(&mut self.connection())
+                .await
+                .map_err(|error| unavailable(&error))?;
+            Ok(removed > 0)
+        })
     }
+
+    /// Nothing to do: the keys expire by themselves.
+    fn sweep(&self, _now: u64) {}
 }
 
 /// A session's turn, held until dropped.
