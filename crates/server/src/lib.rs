@@ -150,10 +150,11 @@ pub fn router(config: ServerConfig) -> Result<axum::Router, StartError> {
 }
 
 /// The `OpenAPI` document of the server, as `GET /doc` serves it: of a server started
-/// with a token (`--token`) or without.
+/// with a token (`--token`) or without, its state in its memory (`--redis` adds a
+/// `503` where the store is asked).
 #[must_use]
 pub fn openapi_json(with_token: bool) -> String {
-    openapi::document(with_token).to_pretty_json().unwrap_or_default()
+    openapi::document(with_token, false).to_pretty_json().unwrap_or_default()
 }
 
 async fn sweep(state: AppState) {

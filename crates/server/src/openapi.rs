@@ -15,12 +15,36 @@ use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ObjectBuilder, OneOfBu
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder};
 
-/// The document of a server started with a token (`with_token`) or without one. With a
-/// token every route needs it (bearer, `401` without it). Without one there is no
-/// security and no `401`, the observer streams take no filter too, and `POST /tokens`
-/// is left out: such a server has nothing to sign tokens with and answers it `400`.
-pub(crate) fn document(with_token: bool) -> OpenApi {
+/// The routes that read or write the shared store (`--redis`) themselves: sessions,
+/// flows and their executions, scoped tokens, WebSocket sessions.
+const STORE_ROUTES: [&str; 13] = [
+    "/execute",
+    "/execute/sse",
+    "/execute/ws",
+    "/flows",
+    "/flows/{id}/executions",
+    "/flows/{id}/executions/{exec}",
+    "/flows/{id}/finish",
+    "/session",
+    "/session/{id}",
+    "/session/{id}/variables",
+    "/tokens",
+    "/tokens/{jti}",
+    "/ws/session/{wsSessionId}",
+];
+
+/// The document of a server started with a token (`with_token`) or without one, with
+/// its state in Redis (`shared_store`, `--redis`) or in its memory. With a token every
+/// route needs it (bearer, `401` without it). Without one there is no security and no
+/// `401`, the observer streams take no filter too, and `POST /tokens` is left out: such
+/// a server has nothing to sign tokens with and answers it `400`. With Redis, `503`
+/// where the store is asked: on the routes of [`STORE_ROUTES`], and with a token on
+/// every route (a scoped token is checked there).
+pub(crate) fn document(with_token: bool, shared_store: bool) -> OpenApi {
     let mut openapi = crate::routes::ApiDoc::openapi();
+    if shared_store {
+        add_unavailable(&mut openapi, with_token);
+    }
     if with_token {
         let components = openapi.components.get_or_insert_with(Default::default);
         let bearer = SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build());
@@ -53,6 +77,33 @@ pub(crate) fn document(with_token: bool) -> OpenApi {
         }
     }
     openapi
+}
+
+/// The `503` of a server whose store (Redis) could not be asked, on the routes that ask
+/// it (every route with a token).
+fn add_unavailable(openapi: &mut OpenApi, with_token: bool) {
+    let answer = |description: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
+            .build()
+    };
+    let unavailable = answer(
+        "INTERNAL_ERROR (`--redis`): the shared store (Redis) could not be asked; `details.hint` says what to check",
+    );
+    let not_stored = answer(
+        "INTERNAL_ERROR (`--redis`): the shared store (Redis) could not be asked, or (`details.kind: \"not_stored\"`, \
+         with `reqExecId` and `flowId`) the execution ran but what it stored in its flow was lost",
+    );
+    for (path, item) in &mut openapi.paths.paths {
+        if !with_token && !STORE_ROUTES.contains(&path.as_str()) {
+            continue;
+        }
+        let response = if path == "/execute" { &not_stored } else { &unavailable };
+        for operation in operations_mut(item) {
+            operation.responses.responses.entry("503".to_owned()).or_insert_with(|| response.clone().into());
+        }
+    }
 }
 
 fn operations(item: &utoipa::openapi::PathItem) -> impl Iterator<Item = &utoipa::openapi::path::Operation> {
@@ -264,4 +315,37 @@ fn typed(kind: Type) -> ObjectBuilder {
 
 fn described(kind: Type, description: &str) -> ObjectBuilder {
     typed(kind).description(Some(description))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answers_503(openapi: &OpenApi, path: &str) -> bool {
+        let item = openapi.paths.paths.get(path).unwrap_or_else(|| panic!("{path} is in the document"));
+        let mut operations = operations(item).peekable();
+        assert!(operations.peek().is_some(), "{path} has operations");
+        operations.all(|operation| operation.responses.responses.contains_key("503"))
+    }
+
+    /// `--redis` adds the store's `503` where the store is asked (every route with a
+    /// token, which may be a scoped one); a server without it never answers `503`.
+    #[test]
+    fn the_stores_503_is_stated_only_with_redis() {
+        for with_token in [false, true] {
+            let alone = document(with_token, false);
+            for path in alone.paths.paths.keys() {
+                assert!(!answers_503(&alone, path), "{path} without --redis");
+            }
+            let shared = document(with_token, true);
+            for path in STORE_ROUTES {
+                if path == "/tokens" && !with_token {
+                    continue; // No `POST /tokens` without a token: the path is left out.
+                }
+                assert!(answers_503(&shared, path), "{path} with --redis");
+            }
+            assert_eq!(answers_503(&shared, "/health"), with_token, "/health, token: {with_token}");
+            assert_eq!(answers_503(&shared, "/parse"), with_token, "/parse, token: {with_token}");
+        }
+    }
 }

@@ -141,3 +141,17 @@ async fn a_redis_restart_fails_executions_clearly_and_volley_recovers_by_itself(
         assert!(kept.contains(&(id.as_str(), "success")), "{id} is missing from {kept:?}");
     }
 }
+
+/// The document a `--redis` server serves states the `503` its store can cause (and
+/// one without Redis states none: `tests/it/openapi`).
+#[tokio::test]
+async fn the_document_of_a_redis_server_states_the_stores_503() {
+    let redis = Redis::start();
+    let server = instance(&redis).await;
+    let answer = client().get(format!("{}/doc", server.base)).send().await.expect("answered");
+    let document: Value = serde_json::from_str(&answer.text().await.expect("a body")).expect("JSON");
+    let execute = &document["paths"]["/execute"]["post"]["responses"]["503"]["description"];
+    assert!(execute.as_str().is_some_and(|text| text.contains("not_stored")), "{execute}");
+    assert!(document["paths"]["/flows"]["get"]["responses"]["503"].is_object());
+    assert!(document["paths"]["/health"]["get"]["responses"]["503"].is_null(), "no token: /health does not ask Redis");
+}
