@@ -5,24 +5,23 @@
 //! creation to its removal: an event of a flow that is gone reaches live subscribers
 //! only, so nothing brings its buffer back.
 //!
-//! With `--redis` the hub publishes into Redis instead (`cluster/events.rs`), which
+//! What is kept, and where events go beyond this instance, is the hub's
+//! [`EventStore`]: in memory, or with `--redis` Redis (`cluster/events.rs`), which
 //! numbers flow events and keeps them for replay; the instance's pump delivers every
 //! event of the cluster back into the hub's subscribers, and a gap
 //! ([`ObserverEvent::gap`]) where events were lost on their way, which ends every
 //! subscriber's stream as falling behind does.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use parking_lot::Mutex;
 use tokio::sync::broadcast;
 use volley_protocol::{ObserverEnvelope, ObserverEvent as Event};
 
 use crate::clock::now_ms;
 use crate::cluster::events::SEQ_PLACEHOLDER;
-use crate::cluster::{Cluster, EventRecord};
+use crate::store::{EventStore, MemoryEvents};
 
 /// Events queued per subscriber before it counts as lagging.
 pub(crate) const SUBSCRIBER_QUEUE: usize = 4096;
@@ -80,30 +79,29 @@ impl ObserverEvent {
 #[derive(Debug)]
 pub(crate) struct Hub {
     sender: broadcast::Sender<Arc<ObserverEvent>>,
-    retained: Mutex<HashMap<String, VecDeque<Arc<ObserverEvent>>>>,
     /// The `seq` of workspace events, which belong to no run, session or flow.
     workspace_sequence: Arc<AtomicU64>,
-    /// With `--redis`: where events are published, numbered and retained instead.
-    cluster: Option<Arc<Cluster>>,
+    /// Where events are kept for replay and, in a cluster, published.
+    store: Arc<dyn EventStore>,
 }
 
 impl Default for Hub {
     fn default() -> Self {
-        Self::new(None)
+        Self::new(Arc::new(MemoryEvents::default()))
     }
 }
 
 impl Hub {
-    pub(crate) fn new(cluster: Option<Arc<Cluster>>) -> Self {
+    pub(crate) fn new(store: Arc<dyn EventStore>) -> Self {
         let (sender, _) = broadcast::channel(SUBSCRIBER_QUEUE);
-        Self { sender, retained: Mutex::default(), workspace_sequence: Arc::default(), cluster }
+        Self { sender, workspace_sequence: Arc::default(), store }
     }
 
     /// Whether anyone may see an event outside a flow (flow events are retained for
     /// replay either way). With `--redis` Redis decides when it is written, since an
     /// observer may have subscribed on another instance a moment ago.
     pub(crate) fn has_subscribers(&self) -> bool {
-        self.cluster.is_some() || self.has_local_subscribers()
+        self.store.shared() || self.has_local_subscribers()
     }
 
     /// Whether this instance has observers.
@@ -121,9 +119,7 @@ impl Hub {
     /// it is lost for this subscriber.
     pub(crate) async fn listen(&self) -> broadcast::Receiver<Arc<ObserverEvent>> {
         let receiver = self.subscribe();
-        if let Some(cluster) = &self.cluster {
-            cluster.listening().await;
-        }
+        self.store.listening().await;
         receiver
     }
 
@@ -132,58 +128,24 @@ impl Hub {
         let _ = self.sender.send(event);
     }
 
-    /// Starts retaining the events of a new flow (before its first event); with
-    /// `--redis` the flow's key does.
+    /// Starts retaining the events of a new flow (before its first event).
     pub(crate) fn open_flow(&self, flow_id: &str) {
-        if self.cluster.is_none() {
-            let mut retained = self.retained.lock();
-            retained.entry(flow_id.to_owned()).or_default();
-        }
+        self.store.open_flow(flow_id);
     }
 
     /// Publishes an event; `seq` is `None` when Redis numbers it (a flow's event with
     /// `--redis`: its envelope holds [`SEQ_PLACEHOLDER`]).
     pub(crate) fn publish(&self, event: ObserverEvent, seq: Option<u64>) {
-        if let Some(cluster) = &self.cluster {
-            cluster.publish(&EventRecord {
-                kind: &event.kind,
-                session_id: event.session_id.as_deref(),
-                flow_id: event.flow_id.as_deref(),
-                run_id: event.run_id.as_deref(),
-                seq,
-                json: &event.json,
-            });
-            return;
-        }
         let event = Arc::new(event);
-        // Only the flows opened and not yet forgotten keep their events: a WebSocket
-        // session or a relayed stream outliving its flow must not bring its buffer back.
-        if let Some(flow_id) = &event.flow_id {
-            let mut retained = self.retained.lock();
-            if let Some(events) = retained.get_mut(flow_id) {
-                if events.len() == RETAINED_PER_FLOW {
-                    events.pop_front();
-                }
-                events.push_back(Arc::clone(&event));
-            }
+        if self.store.keep(&event, seq) {
+            // No subscriber is not an error.
+            let _ = self.sender.send(event);
         }
-        // No subscriber is not an error.
-        let _ = self.sender.send(event);
     }
 
     /// The retained events of `flow_id` with `seq > after`, and the oldest retained seq.
     pub(crate) async fn retained_after(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
-        if let Some(cluster) = &self.cluster {
-            return cluster.retained_after(flow_id, after).await;
-        }
-        self.retained_here(flow_id, after)
-    }
-
-    fn retained_here(&self, flow_id: &str, after: u64) -> (Vec<Arc<ObserverEvent>>, Option<u64>) {
-        let retained = self.retained.lock();
-        let Some(events) = retained.get(flow_id) else { return (Vec::new(), None) };
-        let oldest = events.front().map(|event| event.seq);
-        (events.iter().filter(|event| event.seq > after).cloned().collect(), oldest)
+        self.store.retained_after(flow_id, after).await
     }
 
     /// Announces a file of the workspace created, updated or deleted through the
@@ -206,14 +168,13 @@ impl Hub {
 
     /// Drops the events of a flow that is gone (expired or evicted).
     pub(crate) fn forget_flow(&self, flow_id: &str) {
-        let mut retained = self.retained.lock();
-        retained.remove(flow_id);
+        self.store.forget_flow(flow_id);
     }
 
-    /// How many flows have events retained.
+    /// How many flows have events retained in this process.
     #[cfg(test)]
     pub(crate) fn retained_flows(&self) -> usize {
-        self.retained.lock().len()
+        self.store.retained_flows()
     }
 }
 
@@ -351,24 +312,24 @@ mod tests {
         assert!(event.json.starts_with(r#"{"flowId":"flow_1","payload":{"method":"GET","status":200,"ttfb":1.5,"#));
     }
 
-    #[test]
-    fn retains_the_last_events_of_a_flow() {
+    #[tokio::test]
+    async fn retains_the_last_events_of_a_flow() {
         let hub = Arc::new(Hub::default());
         hub.open_flow("flow_1");
         let emitter = emitter(&hub, Some("flow_1"));
         for _ in 0..RETAINED_PER_FLOW + 20 {
             emitter.emit(Event::FetchStarted(RequestLine::default()));
         }
-        let (events, oldest) = hub.retained_here("flow_1", 510);
+        let (events, oldest) = hub.retained_after("flow_1", 510).await;
         assert_eq!(oldest, Some(21));
         assert_eq!(events.len(), 10);
         assert_eq!(events[0].seq, 511);
         hub.forget_flow("flow_1");
-        assert_eq!(hub.retained_here("flow_1", 0).1, None);
+        assert_eq!(hub.retained_after("flow_1", 0).await.1, None);
     }
 
-    #[test]
-    fn events_of_a_flow_that_is_gone_are_heard_live_and_never_retained() {
+    #[tokio::test]
+    async fn events_of_a_flow_that_is_gone_are_heard_live_and_never_retained() {
         let hub = Arc::new(Hub::default());
         hub.open_flow("flow_1");
         let session = emitter(&hub, Some("flow_1"));
@@ -381,7 +342,7 @@ mod tests {
             session.emit(Event::WsSessionMessage(WsSessionMessage::default()));
         }
         assert_eq!(hub.retained_flows(), 0, "the buffer of a gone flow does not come back");
-        let (events, oldest) = hub.retained_here("flow_1", 0);
+        let (events, oldest) = hub.retained_after("flow_1", 0).await;
         assert!(events.is_empty() && oldest.is_none(), "nothing to replay");
         assert_eq!(live.try_recv().expect("heard live").kind, "wsSessionMessage");
         // Nor is a buffer made for a flow that was never opened.

@@ -17,7 +17,7 @@ use crate::execute::Documents;
 use crate::flows::Flows;
 use crate::hub::Hub;
 use crate::sessions::Sessions;
-use crate::store::{MemoryTokens, TokenStore};
+use crate::store::{EventStore, MemoryEvents, MemoryTokens, TokenStore};
 use crate::tokens::Tokens;
 use crate::workspace::{Workspace, WorkspaceFs};
 use crate::ws::WsSessions;
@@ -75,12 +75,12 @@ impl AppState {
             ),
             None => (Sessions::new(config.max_sessions), Flows::new(config.max_flows)),
         };
-        // The one place the store is chosen.
-        let token_store: Arc<dyn TokenStore> = match &cluster {
-            Some(cluster) => Arc::clone(cluster) as Arc<dyn TokenStore>,
-            None => Arc::new(MemoryTokens::default()),
+        // The one place the stores are chosen.
+        let (token_store, event_store): (Arc<dyn TokenStore>, Arc<dyn EventStore>) = match &cluster {
+            Some(cluster) => (Arc::clone(cluster) as _, Arc::clone(cluster) as _),
+            None => (Arc::new(MemoryTokens::default()), Arc::new(MemoryEvents::default())),
         };
-        let hub = Arc::new(Hub::new(cluster.clone()));
+        let hub = Arc::new(Hub::new(event_store));
         if let Some(cluster) = &cluster {
             cluster.start(&hub);
         }

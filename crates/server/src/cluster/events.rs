@@ -8,11 +8,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use redis::streams::{StreamRangeReply, StreamReadOptions, StreamReadReply};
 
 use super::{Cluster, GLOBAL_EVENTS, Keys, scripts, text};
 use crate::clock::now_ms;
 use crate::hub::{Hub, ObserverEvent, RETAINED_PER_FLOW};
+use crate::store::EventStore;
 
 /// The `seq` written in an envelope whose `seq` Redis assigns: replaced there.
 pub(crate) const SEQ_PLACEHOLDER: u64 = u64::MAX;
@@ -117,6 +119,49 @@ impl Cluster {
             entries.iter().filter_map(|entry| decode(&entry.map)).map(Arc::new).collect();
         let oldest = events.first().map(|event| event.seq);
         (events.into_iter().filter(|event| event.seq > after).collect(), oldest)
+    }
+}
+
+/// Events through Redis: published into its streams, numbered and kept there for every
+/// instance; this instance's subscribers get them from the pump, like everyone else's.
+impl EventStore for Cluster {
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn listening(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Cluster::listening(self))
+    }
+
+    /// Nothing to do: the flow's key keeps its events.
+    fn open_flow(&self, _flow_id: &str) {}
+
+    /// Nothing to do: the flow's keys expire with it.
+    fn forget_flow(&self, _flow_id: &str) {}
+
+    fn keep(&self, event: &Arc<ObserverEvent>, seq: Option<u64>) -> bool {
+        self.publish(&EventRecord {
+            kind: &event.kind,
+            session_id: event.session_id.as_deref(),
+            flow_id: event.flow_id.as_deref(),
+            run_id: event.run_id.as_deref(),
+            seq,
+            json: &event.json,
+        });
+        false
+    }
+
+    fn retained_after<'a>(
+        &'a self,
+        flow_id: &'a str,
+        after: u64,
+    ) -> BoxFuture<'a, (Vec<Arc<ObserverEvent>>, Option<u64>)> {
+        Box::pin(Cluster::retained_after(self, flow_id, after))
+    }
+
+    #[cfg(test)]
+    fn retained_flows(&self) -> usize {
+        0
     }
 }
 

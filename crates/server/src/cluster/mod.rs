@@ -28,7 +28,6 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use events::EventRecord;
 pub(crate) use keys::Keys;
 pub(crate) use store::{FlowRecord, SessionRecord, Turn, not_stored_error, unavailable_error};
 pub(crate) use writes::Ledger;

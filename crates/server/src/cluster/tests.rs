@@ -197,7 +197,7 @@ async fn flow_events_are_numbered_in_redis_and_replayed_from_the_flows_stream() 
     let other_instance = redis.cluster(LONG).await;
     cluster.create_flow("flow_1", &record(), 10).await.expect("answered");
     let emitter = |cluster: &Arc<Cluster>| Emitter {
-        hub: Arc::new(Hub::new(Some(Arc::clone(cluster)))),
+        hub: Arc::new(Hub::new(Arc::clone(cluster) as Arc<dyn crate::store::EventStore>)),
         run_id: Some("run_1".to_owned()),
         session_id: None,
         flow_id: Some("flow_1".to_owned()),
@@ -221,6 +221,15 @@ async fn flow_events_are_numbered_in_redis_and_replayed_from_the_flows_stream() 
     assert_eq!(envelope["seq"], 3, "{envelope}");
     assert_eq!(envelope["payload"]["url"], "http://a/\"seq\":1", "a payload that looks like the seq is kept");
     assert_eq!(events[0].kind, "fetchStarted");
+}
+
+#[tokio::test]
+async fn flow_events_are_kept_as_every_event_store_keeps_them() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    cluster.create_flow("flow_a", &record(), 10).await.expect("answered");
+    // What every event store does (the memory one runs the same in store/events.rs).
+    crate::store::check_event_store(cluster.as_ref(), "flow_a").await;
 }
 
 #[tokio::test]
@@ -273,7 +282,7 @@ fn the_seq_marker_is_the_placeholder_as_written() {
 async fn an_event_outside_a_flow_is_written_as_its_envelope() {
     let redis = Redis::start();
     let cluster = redis.cluster(LONG).await;
-    let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
+    let hub = Arc::new(Hub::new(Arc::clone(&cluster) as Arc<dyn crate::store::EventStore>));
     let _observer = hub.listen().await;
     let emitter = run_emitter(&hub);
     emitter.emit(volley_protocol::ObserverEvent::FetchStarted(volley_protocol::RequestLine::default()));
@@ -342,7 +351,7 @@ async fn a_stored_execution_redis_refused_is_an_error_for_its_execution() {
 async fn observers_are_told_how_many_events_the_full_queue_dropped() {
     let redis = Redis::start();
     let cluster = Cluster::connect_with_queue(&redis.url, "test:", LONG, 2).await.expect("connects");
-    let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
+    let hub = Arc::new(Hub::new(Arc::clone(&cluster) as Arc<dyn crate::store::EventStore>));
     cluster.start(&hub);
     let mut observer = hub.listen().await;
     let emitter = run_emitter(&hub);
@@ -370,7 +379,7 @@ async fn observers_are_told_how_many_events_the_full_queue_dropped() {
 async fn the_relay_hears_what_is_published_right_after_the_instance_connected() {
     let redis = Redis::start();
     let cluster = redis.cluster(LONG).await;
-    let hub = Arc::new(Hub::new(Some(Arc::clone(&cluster))));
+    let hub = Arc::new(Hub::new(Arc::clone(&cluster) as Arc<dyn crate::store::EventStore>));
     cluster.start(&hub);
     let mut observer = hub.listen().await;
     let emitter = run_emitter(&hub);

@@ -2,14 +2,18 @@
 //! implementations chosen once at start-up: in this process's memory, or in Redis
 //! (`volley serve --redis`, [`crate::cluster::Cluster`]). The code that uses the state
 //! has one path; each implementation keeps its own rules (Redis expires keys by itself,
-//! memory is swept), and one behaviour test runs against both.
+//! memory is swept), and one behaviour test of each concern runs against both.
 //!
-//! Scoped tokens ([`TokenStore`]) go through it so far; sessions, flows and their
-//! stored executions, observer events and WebSocket-session ownership still choose
-//! between the two with an `Option<Arc<Cluster>>` (docs/ARCHITECTURE.md).
+//! Scoped tokens ([`TokenStore`]) and observer events ([`EventStore`]) go through it so
+//! far; sessions, flows and their stored executions and WebSocket-session ownership
+//! still choose between the two with an `Option<Arc<Cluster>>` (docs/ARCHITECTURE.md).
 
+mod events;
 mod tokens;
 
+#[cfg(test)]
+pub(crate) use events::check_event_store;
+pub(crate) use events::{EventStore, MemoryEvents};
 #[cfg(test)]
 pub(crate) use tokens::check_token_store;
 pub(crate) use tokens::{MemoryTokens, TokenStore};
