@@ -11,6 +11,7 @@ mod layers;
 mod load;
 mod lsp;
 mod lsp_remote;
+mod modules;
 mod oauth;
 mod reports;
 mod run_output;
