@@ -68,7 +68,7 @@ pub struct LoadReport {
     pub timeline: Vec<Second>,
     /// The thresholds checked and what they found.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub thresholds: Vec<crate::threshold::Checked>,
+    pub thresholds: Vec<Checked>,
 }
 
 /// A request of the load.
@@ -270,4 +270,16 @@ pub enum MergeError {
         /// Another's.
         other: String,
     },
+}
+
+/// A threshold checked against a report (`volley_load::CheckThreshold`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checked {
+    /// The threshold as written.
+    pub threshold: String,
+    /// What the run measured, in the threshold's unit (`p95 = 182.3 ms`).
+    pub actual: String,
+    /// Whether the run held it.
+    pub passed: bool,
 }

@@ -2,23 +2,11 @@
 //! `--threshold` and `# @load` directives): a run whose report breaks one fails
 //! (`volley load` exits 1 and names it).
 
-use serde::{Deserialize, Serialize};
 use volley_syntax::threshold::{Comparison, Metric};
 pub use volley_syntax::threshold::{Threshold, ThresholdError};
 
+pub use crate::report::Checked;
 use crate::report::LoadReport;
-
-/// A threshold checked against a report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Checked {
-    /// The threshold as written.
-    pub threshold: String,
-    /// What the run measured, in the threshold's unit (`p95 = 182.3 ms`).
-    pub actual: String,
-    /// Whether the run held it.
-    pub passed: bool,
-}
 
 /// Checking a threshold against a load report.
 pub trait CheckThreshold {

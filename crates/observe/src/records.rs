@@ -4,6 +4,9 @@
 
 use std::collections::VecDeque;
 
+/// Messages kept per WebSocket session.
+pub const MAX_MESSAGES: usize = 1_000;
+
 /// A flow.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Flow {
@@ -105,6 +108,6 @@ pub struct WsSession {
     /// close, and its messages end here.
     pub gone: bool,
     pub messages: VecDeque<Message>,
-    /// Messages dropped to keep [`MAX_MESSAGES`](crate::state::MAX_MESSAGES).
+    /// Messages dropped to keep [`MAX_MESSAGES`].
     pub dropped: u64,
 }

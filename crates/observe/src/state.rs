@@ -6,12 +6,10 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use volley_protocol::{Direction as Wire, ExecutionFailed, ExecutionFinished, ObserverEvent, PayloadType};
 
 pub use crate::envelope::Envelope;
-pub use crate::records::{Checks, Direction, Execution, Flow, Message, Outcome, WsSession};
+pub use crate::records::{Checks, Direction, Execution, Flow, MAX_MESSAGES, Message, Outcome, WsSession};
 
 /// Executions kept; older ones are dropped (and counted in [`State::dropped`]).
 pub const MAX_EXECUTIONS: usize = 20_000;
-/// Messages kept per WebSocket session.
-pub const MAX_MESSAGES: usize = 1_000;
 /// Sequence numbers remembered per stream (a flow, or a run outside flows) to drop repeats.
 const SEEN_PER_STREAM: usize = 4_096;
 /// Streams whose sequence numbers are remembered; the oldest are forgotten first.

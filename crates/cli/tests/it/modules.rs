@@ -42,7 +42,6 @@ const KNOWN: &[(&str, &[&str])] = &[
         ],
     ),
     ("grpc", &["call", "connection", "outgoing"]),
-    ("load", &["report", "threshold"]),
     (
         "lsp",
         &[
@@ -60,7 +59,6 @@ const KNOWN: &[(&str, &[&str])] = &[
         ],
     ),
     ("lsp", &["commands", "execute", "history", "remote", "server"]),
-    ("observe", &["records", "state"]),
     (
         "server",
         &[
