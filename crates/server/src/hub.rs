@@ -136,8 +136,7 @@ impl Hub {
     /// Publishes an event; `seq` is `None` when Redis numbers it (a flow's event with
     /// `--redis`: its envelope holds [`SEQ_PLACEHOLDER`]).
     pub(crate) fn publish(&self, event: ObserverEvent, seq: Option<u64>) {
-        let event = Arc::new(event);
-        if self.store.keep(&event, seq) {
+        if let Some(event) = self.store.keep(event, seq) {
             // No subscriber is not an error.
             let _ = self.sender.send(event);
         }

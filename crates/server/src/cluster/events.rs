@@ -139,7 +139,7 @@ impl EventStore for Cluster {
     /// Nothing to do: the flow's keys expire with it.
     fn forget_flow(&self, _flow_id: &str) {}
 
-    fn keep(&self, event: &Arc<ObserverEvent>, seq: Option<u64>) -> bool {
+    fn keep(&self, event: ObserverEvent, seq: Option<u64>) -> Option<Arc<ObserverEvent>> {
         self.publish(&EventRecord {
             kind: &event.kind,
             session_id: event.session_id.as_deref(),
@@ -148,7 +148,7 @@ impl EventStore for Cluster {
             seq,
             json: &event.json,
         });
-        false
+        None
     }
 
     fn retained_after<'a>(

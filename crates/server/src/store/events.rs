@@ -26,9 +26,9 @@ pub(crate) trait EventStore: Send + Sync {
     fn forget_flow(&self, flow_id: &str);
 
     /// Keeps `event`, numbered `seq`, or by the store when `None` (its envelope then holds
-    /// the placeholder). `true` when this instance's subscribers get it from the caller
-    /// now; `false` when the store hands it to them (a cluster's relay).
-    fn keep(&self, event: &Arc<ObserverEvent>, seq: Option<u64>) -> bool;
+    /// the placeholder). Gives it back, shared, when this instance's subscribers get it
+    /// from the caller now; `None` when the store hands it to them (a cluster's relay).
+    fn keep(&self, event: ObserverEvent, seq: Option<u64>) -> Option<Arc<ObserverEvent>>;
 
     /// The kept events of `flow_id` with `seq > after`, and the oldest kept seq.
     fn retained_after<'a>(
@@ -72,7 +72,8 @@ impl EventStore for MemoryEvents {
         self.retained.lock().remove(flow_id);
     }
 
-    fn keep(&self, event: &Arc<ObserverEvent>, _seq: Option<u64>) -> bool {
+    fn keep(&self, event: ObserverEvent, _seq: Option<u64>) -> Option<Arc<ObserverEvent>> {
+        let event = Arc::new(event);
         // Only the flows opened and not yet forgotten keep their events: a WebSocket
         // session or a relayed stream outliving its flow must not bring its buffer back.
         if let Some(flow_id) = &event.flow_id {
@@ -81,10 +82,10 @@ impl EventStore for MemoryEvents {
                 if events.len() == RETAINED_PER_FLOW {
                     events.pop_front();
                 }
-                events.push_back(Arc::clone(event));
+                events.push_back(Arc::clone(&event));
             }
         }
-        true
+        Some(event)
     }
 
     fn retained_after<'a>(
@@ -121,15 +122,15 @@ pub(crate) async fn check_event_store(store: &dyn EventStore, flow: &str) {
     let flow = flow.to_owned();
     store.open_flow(&flow);
     for seq in 1..=3 {
-        let event = Arc::new(ObserverEvent {
+        let event = ObserverEvent {
             kind: Cow::Borrowed("fetchStarted"),
             session_id: None,
             flow_id: Some(flow.clone()),
             run_id: None,
             seq,
             json: format!(r#"{{"flowId":"{flow}","seq":{seq},"type":"fetchStarted"}}"#),
-        });
-        let delivered_here = store.keep(&event, Some(seq));
+        };
+        let delivered_here = store.keep(event, Some(seq)).is_some();
         assert_eq!(delivered_here, !store.shared(), "the caller delivers only what no relay does");
     }
     let deadline = Instant::now() + Duration::from_secs(5);
