@@ -1,7 +1,8 @@
 //! Sessions: variables and a cookie jar that live across executions, each with its
-//! own engine client; capped in number and removed when idle. With `--redis` the
-//! variables and cookies live in Redis (`cluster/store.rs`) and the sessions here are
-//! this instance's copies, brought up to date before each use.
+//! own engine client; capped in number and removed when idle. The sessions here are
+//! this instance's copies; their store ([`SessionStore`]: this process's memory, or
+//! Redis with `--redis`) keeps which exist and their versions, and brings a copy that
+//! another instance left behind up to date before each use.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,8 +16,8 @@ use volley_engine::{Client, CookieJar};
 use volley_protocol::ErrorCode;
 
 use crate::clock::{new_id, now_ms};
-use crate::cluster::{Cluster, SessionRecord, Turn};
 use crate::error::ApiError;
+use crate::store::{SessionRecord, SessionStore, Turn};
 
 /// One session.
 #[derive(Debug)]
@@ -28,17 +29,11 @@ pub(crate) struct Session {
     snapshot_version: AtomicU64,
     /// Executions of a session run one at a time, in arrival order.
     pub(crate) run_lock: tokio::sync::Mutex<()>,
-    /// A copy of a session kept in Redis: its version is Redis's.
-    shared: bool,
-    /// With `--redis`: the version of the chained responses this copy holds.
+    /// The version of the chained responses this copy holds.
     chain_version: AtomicU64,
 }
 
 impl Session {
-    pub(crate) fn touch(&self) {
-        self.last_used.store(now_ms(), Ordering::Relaxed);
-    }
-
     pub(crate) fn last_used(&self) -> u64 {
         self.last_used.load(Ordering::Relaxed)
     }
@@ -47,21 +42,12 @@ impl Session {
         self.snapshot_version.load(Ordering::Relaxed)
     }
 
-    /// Marks a real change of variables or cookies (with `--redis`, saving the
-    /// change numbered it already).
-    pub(crate) fn changed(&self) -> u64 {
-        if self.shared {
-            return self.snapshot_version();
-        }
-        self.snapshot_version.fetch_add(1, Ordering::Relaxed) + 1
-    }
-
-    /// The cookie jar as Redis keeps it.
+    /// The cookie jar as a store keeps it.
     pub(crate) fn cookies_json(&self) -> String {
         self.client.cookie_jar().map(CookieJar::to_json).unwrap_or_default()
     }
 
-    /// Takes the state Redis has of the session when it is newer than this copy's.
+    /// Takes the state the store has of the session when it is newer than this copy's.
     fn load(&self, record: SessionRecord) {
         self.last_used.store(record.last_used, Ordering::Relaxed);
         let Some((variables, cookies)) = record.state.filter(|_| record.version != self.snapshot_version()) else {
@@ -78,7 +64,7 @@ impl Session {
         self.snapshot_version.store(record.version, Ordering::Relaxed);
     }
 
-    /// Sets the version Redis gave a saved change.
+    /// Sets the version the store gave a saved change.
     pub(crate) fn saved(&self, version: u64) {
         self.snapshot_version.store(version, Ordering::Relaxed);
     }
@@ -119,28 +105,25 @@ impl Session {
     }
 }
 
-/// The live sessions (with `--redis`, this instance's copies of them).
-#[derive(Debug)]
+/// The live sessions: this instance's copies, and the store that has them all.
 pub(crate) struct Sessions {
     map: RwLock<HashMap<String, Arc<Session>>>,
     max: usize,
-    /// With `--redis`: where sessions live, and the client copies are forked from.
-    shared: Option<(Arc<Cluster>, Client)>,
+    store: Arc<dyn SessionStore>,
+    /// What a copy of a session made by another instance is forked from.
+    base: Client,
+}
+
+impl std::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sessions").field("live", &self.map.read().len()).field("max", &self.max).finish_non_exhaustive()
+    }
 }
 
 impl Sessions {
-    pub(crate) fn new(max: usize) -> Self {
-        Self { map: RwLock::default(), max, shared: None }
-    }
-
-    /// Sessions kept in Redis; this instance's copies fork `base`.
-    pub(crate) fn shared(max: usize, cluster: Arc<Cluster>, base: Client) -> Self {
-        Self { map: RwLock::default(), max, shared: Some((cluster, base)) }
-    }
-
-    /// The cluster the sessions live in, with `--redis`.
-    pub(crate) fn cluster(&self) -> Option<&Arc<Cluster>> {
-        self.shared.as_ref().map(|(cluster, _)| cluster)
+    /// Sessions kept in `store`; copies of those made elsewhere fork `base`.
+    pub(crate) fn new(max: usize, store: Arc<dyn SessionStore>, base: Client) -> Self {
+        Self { map: RwLock::default(), max, store, base }
     }
 
     fn limit_reached(&self) -> ApiError {
@@ -165,45 +148,34 @@ impl Sessions {
             last_used: AtomicU64::new(now),
             snapshot_version: AtomicU64::new(1),
             run_lock: tokio::sync::Mutex::new(()),
-            shared: self.shared.is_some(),
             chain_version: AtomicU64::new(0),
         });
-        if let Some(cluster) = self.cluster() {
-            let variables = session.client.get_variables();
-            if !cluster.create_session(&session.id, &variables, &session.cookies_json(), self.max).await? {
-                return Err(self.limit_reached());
-            }
-            self.map.write().insert(session.id.clone(), Arc::clone(&session));
-            return Ok(session);
-        }
-        let mut map = self.map.write();
-        if map.len() >= self.max {
+        let variables = session.client.get_variables();
+        if !self.store.create(&session.id, &variables, &session.cookies_json(), self.max).await? {
             return Err(self.limit_reached());
         }
-        map.insert(session.id.clone(), Arc::clone(&session));
+        self.map.write().insert(session.id.clone(), Arc::clone(&session));
         Ok(session)
     }
 
-    /// The session `id`, marked as used (with `--redis`, as Redis has it now).
+    /// The session `id`, marked as used, as its store has it now.
     pub(crate) async fn get(&self, id: &str) -> Result<Arc<Session>, ApiError> {
-        let Some((cluster, base)) = &self.shared else {
-            let session = self.map.read().get(id).cloned().ok_or_else(|| ApiError::session_not_found(id))?;
-            session.touch();
-            return Ok(session);
-        };
         let cached = self.map.read().get(id).cloned();
         let held = cached.as_ref().map_or(0, |session| session.snapshot_version());
-        let Some(record) = cluster.session(id, true, held).await? else {
+        let record = self.store.session(id, true, held).await?;
+        // Without a copy here, the store must give the state: one that has none to give
+        // (a removal under way) has no session either.
+        let Some(record) = record.filter(|record| cached.is_some() || record.state.is_some()) else {
             self.map.write().remove(id);
             return Err(ApiError::session_not_found(id));
         };
         let chain = record.chain;
         if let Some(session) = cached {
             session.load(record);
-            Self::load_chain(cluster, &session, chain).await?;
+            self.load_chain(&session, chain).await?;
             return Ok(session);
         }
-        let client = volley_engine::stages::fork(base, Map::new(), Some(CookieJar::new()));
+        let client = volley_engine::stages::fork(&self.base, Map::new(), Some(CookieJar::new()));
         let session = Arc::new(Session {
             id: id.to_owned(),
             client,
@@ -211,73 +183,64 @@ impl Sessions {
             last_used: AtomicU64::new(record.last_used),
             snapshot_version: AtomicU64::new(0),
             run_lock: tokio::sync::Mutex::new(()),
-            shared: true,
             chain_version: AtomicU64::new(0),
         });
         session.load(record);
-        Self::load_chain(cluster, &session, chain).await?;
+        self.load_chain(&session, chain).await?;
         let mut map = self.map.write();
         Ok(Arc::clone(map.entry(id.to_owned()).or_insert(session)))
     }
 
-    /// Takes the responses Redis keeps for chaining when they are newer than this
-    /// copy's (`version`: Redis's).
-    async fn load_chain(cluster: &Cluster, session: &Session, version: u64) -> Result<(), ApiError> {
+    /// Takes the responses the store keeps for chaining when they are newer than this
+    /// copy's (`version`: the store's).
+    async fn load_chain(&self, session: &Session, version: u64) -> Result<(), ApiError> {
         if version == session.chain_version.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let responses = cluster.chained(&session.id).await?;
+        let responses = self.store.chained(&session.id).await?;
         volley_engine::stages::replace_chained_responses(&session.client, responses);
         session.chain_version.store(version, Ordering::Relaxed);
         Ok(())
     }
 
-    /// With `--redis`: keeps the response of the session's request `name` for
-    /// chaining from any instance (in the session's turn).
+    /// Keeps the response of the session's request `name` for chaining from any
+    /// instance (in the session's turn).
     pub(crate) async fn save_chained(&self, session: &Session, name: &str) -> Result<(), ApiError> {
-        let Some(cluster) = self.cluster() else { return Ok(()) };
         let Some(response) = volley_engine::stages::chained_response(&session.client, name) else { return Ok(()) };
-        if let Some(version) = cluster.save_chained(&session.id, name, &response).await? {
+        if let Some(version) = self.store.save_chained(&session.id, name, &response).await? {
             session.chain_version.store(version, Ordering::Relaxed);
         }
         Ok(())
     }
 
-    /// With `--redis`: waits for the session's turn across the cluster (its changes
-    /// are then this caller's to make) and brings this copy up to date in it. The turn
-    /// ends when the guard is dropped; `None` without `--redis`.
-    pub(crate) async fn turn(&self, session: &Session) -> Result<Option<Turn>, ApiError> {
-        let Some(cluster) = self.cluster() else { return Ok(None) };
-        let turn = cluster.session_turn(&session.id).await?;
-        Self::refresh(cluster, session).await?;
-        Ok(Some(turn))
-    }
-
-    /// Inside the session's turn: brings this copy up to date.
-    async fn refresh(cluster: &Cluster, session: &Session) -> Result<(), ApiError> {
-        match cluster.session(&session.id, false, session.snapshot_version()).await? {
+    /// Waits for the session's turn across every instance (its changes are then this
+    /// caller's to make) and brings this copy up to date in it. The turn ends when the
+    /// guard is dropped.
+    pub(crate) async fn turn(&self, session: &Session) -> Result<Turn, ApiError> {
+        let turn = self.store.turn(&session.id).await?;
+        match self.store.session(&session.id, false, session.snapshot_version()).await? {
             Some(record) => {
                 let chain = record.chain;
                 session.load(record);
-                Self::load_chain(cluster, session, chain).await
+                self.load_chain(session, chain).await?;
+                Ok(turn)
             }
             None => Err(ApiError::session_not_found(&session.id)),
         }
     }
 
-    /// With `--redis`: saves what an execution or a caller changed of the session (in
-    /// its turn) and takes the version Redis gave the change.
-    pub(crate) async fn save(&self, session: &Session, variables: bool, cookies: bool) -> Result<(), ApiError> {
-        let Some(cluster) = self.cluster() else { return Ok(()) };
+    /// Saves what an execution or a caller changed of the session (in its turn), and
+    /// gives the copy the version the store gave the change: its snapshot version.
+    pub(crate) async fn save(&self, session: &Session, variables: bool, cookies: bool) -> Result<u64, ApiError> {
         if !variables && !cookies {
-            return Ok(());
+            return Ok(session.snapshot_version());
         }
         let values = variables.then(|| session.client.get_variables());
         let jar = cookies.then(|| session.cookies_json());
-        match cluster.save_session(&session.id, values.as_ref(), jar.as_deref()).await? {
+        match self.store.save(&session.id, values.as_ref(), jar.as_deref()).await? {
             Some(version) => {
                 session.saved(version);
-                Ok(())
+                Ok(version)
             }
             None => Err(ApiError::session_not_found(&session.id)),
         }
@@ -289,21 +252,19 @@ impl Sessions {
     }
 
     pub(crate) async fn remove(&self, id: &str) -> Result<bool, ApiError> {
-        let here = self.map.write().remove(id).is_some();
-        match self.cluster() {
-            Some(cluster) => cluster.remove_session(id).await,
-            None => Ok(here),
-        }
+        self.map.write().remove(id);
+        self.store.remove(id).await
     }
 
     /// Removes sessions idle for `ttl` at `now` (ms), except those running an
     /// execution; returns their ids.
     pub(crate) fn sweep(&self, now: u64, ttl: Duration) -> Vec<String> {
-        let mut map = self.map.write();
         let ttl = ttl.as_millis() as u64;
-        crate::clock::remove_where(&mut map, |session| {
+        let removed = crate::clock::remove_where(&mut self.map.write(), |session| {
             now.saturating_sub(session.last_used()) >= ttl && session.run_lock.try_lock().is_ok()
-        })
+        });
+        self.store.forget(&removed);
+        removed
     }
 }
 
@@ -315,9 +276,13 @@ mod tests {
         Client::new(volley_engine::ClientConfig::default())
     }
 
+    fn sessions(max: usize) -> Sessions {
+        Sessions::new(max, Arc::new(crate::store::MemorySessions::default()), client())
+    }
+
     #[tokio::test]
     async fn the_cap_refuses_and_idle_sessions_expire_unless_running() {
-        let sessions = Sessions::new(2);
+        let sessions = sessions(2);
         let idle = sessions.create(client()).await.expect("first");
         let busy = sessions.create(client()).await.expect("second");
         assert_eq!(sessions.create(client()).await.expect_err("cap").code, "SESSION_LIMIT_REACHED");
@@ -331,7 +296,7 @@ mod tests {
 
     #[tokio::test]
     async fn variables_change_only_when_they_differ() {
-        let sessions = Sessions::new(1);
+        let sessions = sessions(1);
         let session = sessions.create(client()).await.expect("created");
         let mut variables = Map::new();
         variables.insert("a".to_owned(), Value::from(1));
@@ -344,7 +309,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_script_like_change_of_the_variables_is_seen() {
-        let sessions = Sessions::new(1);
+        let sessions = sessions(1);
         let session = sessions.create(client()).await.expect("created");
         let before = session.variables();
         assert!(!session.variables_differ(&before));

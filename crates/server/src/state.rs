@@ -17,7 +17,7 @@ use crate::execute::Documents;
 use crate::flows::Flows;
 use crate::hub::Hub;
 use crate::sessions::Sessions;
-use crate::store::{EventStore, MemoryEvents, MemoryTokens, TokenStore};
+use crate::store::{EventStore, MemoryEvents, MemorySessions, MemoryTokens, SessionStore, TokenStore};
 use crate::tokens::Tokens;
 use crate::workspace::{Workspace, WorkspaceFs};
 use crate::ws::WsSessions;
@@ -68,18 +68,24 @@ impl AppState {
             allow_external_files: true,
             ..ClientConfig::default()
         });
-        let (sessions, flows) = match &cluster {
-            Some(cluster) => (
-                Sessions::shared(config.max_sessions, Arc::clone(cluster), base_client.clone()),
-                Flows::shared(config.max_flows, Arc::clone(cluster)),
-            ),
-            None => (Sessions::new(config.max_sessions), Flows::new(config.max_flows)),
+        let flows = match &cluster {
+            Some(cluster) => Flows::shared(config.max_flows, Arc::clone(cluster)),
+            None => Flows::new(config.max_flows),
         };
         // The one place the stores are chosen.
-        let (token_store, event_store): (Arc<dyn TokenStore>, Arc<dyn EventStore>) = match &cluster {
-            Some(cluster) => (Arc::clone(cluster) as _, Arc::clone(cluster) as _),
-            None => (Arc::new(MemoryTokens::default()), Arc::new(MemoryEvents::default())),
+        let (session_store, token_store, event_store): (
+            Arc<dyn SessionStore>,
+            Arc<dyn TokenStore>,
+            Arc<dyn EventStore>,
+        ) = match &cluster {
+            Some(cluster) => (Arc::clone(cluster) as _, Arc::clone(cluster) as _, Arc::clone(cluster) as _),
+            None => (
+                Arc::new(MemorySessions::default()),
+                Arc::new(MemoryTokens::default()),
+                Arc::new(MemoryEvents::default()),
+            ),
         };
+        let sessions = Sessions::new(config.max_sessions, session_store, base_client.clone());
         let hub = Arc::new(Hub::new(event_store));
         if let Some(cluster) = &cluster {
             cluster.start(&hub);

@@ -29,7 +29,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use keys::Keys;
-pub(crate) use store::{FlowRecord, SessionRecord, Turn, not_stored_error, unavailable_error};
+pub(crate) use store::{FlowRecord, not_stored_error, unavailable_error};
 pub(crate) use writes::Ledger;
 use writes::{WRITE_QUEUE, Write};
 

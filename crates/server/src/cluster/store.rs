@@ -16,25 +16,12 @@ use volley_protocol::{ErrorCode, ExecutionStatus, StoredExecution};
 use super::{Cluster, Ledger, scripts};
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
-use crate::store::TokenStore;
+use crate::store::{SessionRecord, SessionStore, TokenStore};
 use crate::wire::{FlowListing, FlowSummary};
 
 /// How long a session's turn is held without being extended (its holder extends it
 /// while the execution runs; a holder that died frees it after this).
 const TURN_LEASE: Duration = Duration::from_secs(15);
-
-/// A session as Redis keeps it.
-#[derive(Debug)]
-pub(crate) struct SessionRecord {
-    pub(crate) created_at: u64,
-    pub(crate) last_used: u64,
-    pub(crate) version: u64,
-    /// The variables and the cookie jar (as `CookieJar::to_json` writes it), when their
-    /// version is not the one the caller holds.
-    pub(crate) state: Option<(Map<String, Value>, String)>,
-    /// The version of the responses kept for chaining (`{{name.response…}}`).
-    pub(crate) chain: u64,
-}
 
 /// A response kept for chaining, as Redis holds it: header values and body in base64
 /// (they need not be UTF-8).
@@ -88,7 +75,7 @@ pub(crate) fn not_stored_error(req_exec_id: &str, flow_id: &str, lost: super::wr
 
 impl Cluster {
     /// Adds a session; `false` at the cap.
-    pub(crate) async fn create_session(
+    pub(super) async fn create_session(
         &self,
         id: &str,
         variables: &Map<String, Value>,
@@ -113,7 +100,7 @@ impl Cluster {
 
     /// The session `id` (`touch`: marked as used), `None` when it is gone; its
     /// variables and cookies only when their version is not `held`.
-    pub(crate) async fn session(&self, id: &str, touch: bool, held: u64) -> Result<Option<SessionRecord>, ApiError> {
+    pub(super) async fn session(&self, id: &str, touch: bool, held: u64) -> Result<Option<SessionRecord>, ApiError> {
         let fields: Option<HashMap<String, String>> = scripts::SESSION_GET
             .key(self.keys.sessions())
             .key(self.keys.session(id))
@@ -142,7 +129,7 @@ impl Cluster {
     }
 
     /// Writes what changed of a session; its new version, `None` when it is gone.
-    pub(crate) async fn save_session(
+    pub(super) async fn save_session(
         &self,
         id: &str,
         variables: Option<&Map<String, Value>>,
@@ -162,7 +149,7 @@ impl Cluster {
 
     /// Keeps the response of the session's request `name` for chaining; the new version
     /// of its responses, `None` when the session is gone.
-    pub(crate) async fn save_chained(
+    pub(super) async fn save_chained(
         &self,
         id: &str,
         name: &str,
@@ -190,7 +177,7 @@ impl Cluster {
     }
 
     /// The responses a session keeps for chaining, by request name.
-    pub(crate) async fn chained(
+    pub(super) async fn chained(
         &self,
         id: &str,
     ) -> Result<Vec<(String, volley_engine::stages::ChainedResponse)>, ApiError> {
@@ -216,7 +203,7 @@ impl Cluster {
     }
 
     /// Removes a session; `false` when it was gone.
-    pub(crate) async fn remove_session(&self, id: &str) -> Result<bool, ApiError> {
+    pub(super) async fn remove_session(&self, id: &str) -> Result<bool, ApiError> {
         let mut pipeline = redis::pipe();
         pipeline
             .del(self.keys.session(id))
@@ -231,7 +218,7 @@ impl Cluster {
 
     /// Waits for the session's turn, cluster-wide: one execution of a session at a
     /// time, whatever instance runs it. The turn ends when the guard is dropped.
-    pub(crate) async fn session_turn(self: &Arc<Self>, id: &str) -> Result<Turn, ApiError> {
+    pub(super) async fn session_turn(&self, id: &str) -> Result<Turn, ApiError> {
         let key = self.keys.session_lock(id);
         let holder = new_id("turn");
         let mut pause = Duration::from_millis(1);
@@ -251,7 +238,7 @@ impl Cluster {
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_millis(25));
         }
-        let cluster = Arc::clone(self);
+        let mut connection = self.connection();
         let (lease_key, lease_holder) = (key.clone(), holder.clone());
         let lease = tokio::spawn(async move {
             let mut interval = tokio::time::interval(TURN_LEASE / 3);
@@ -262,14 +249,14 @@ impl Cluster {
                     .key(&lease_key)
                     .arg(&lease_holder)
                     .arg(TURN_LEASE.as_millis() as u64)
-                    .invoke_async(&mut cluster.connection())
+                    .invoke_async(&mut connection)
                     .await;
                 if !matches!(extended, Ok(1)) {
                     return;
                 }
             }
         });
-        Ok(Turn { cluster: Arc::clone(self), key, holder, lease })
+        Ok(Turn { connection: self.connection(), key, holder, lease })
     }
 
     /// Adds a flow; `None` at the cap (no finished flow to evict), else the id of the
@@ -471,10 +458,69 @@ impl TokenStore for Cluster {
     fn sweep(&self, _now: u64) {}
 }
 
+/// Every instance's sessions: the state and the ledger in Redis, which expires them.
+impl SessionStore for Cluster {
+    fn create<'a>(
+        &'a self,
+        id: &'a str,
+        variables: &'a Map<String, Value>,
+        cookies: &'a str,
+        max: usize,
+    ) -> BoxFuture<'a, Result<bool, ApiError>> {
+        Box::pin(self.create_session(id, variables, cookies, max))
+    }
+
+    fn session<'a>(
+        &'a self,
+        id: &'a str,
+        touch: bool,
+        held: u64,
+    ) -> BoxFuture<'a, Result<Option<SessionRecord>, ApiError>> {
+        Box::pin(Cluster::session(self, id, touch, held))
+    }
+
+    fn save<'a>(
+        &'a self,
+        id: &'a str,
+        variables: Option<&'a Map<String, Value>>,
+        cookies: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Option<u64>, ApiError>> {
+        Box::pin(self.save_session(id, variables, cookies))
+    }
+
+    fn save_chained<'a>(
+        &'a self,
+        id: &'a str,
+        name: &'a str,
+        response: &'a volley_engine::stages::ChainedResponse,
+    ) -> BoxFuture<'a, Result<Option<u64>, ApiError>> {
+        Box::pin(Cluster::save_chained(self, id, name, response))
+    }
+
+    fn chained<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<(String, volley_engine::stages::ChainedResponse)>, ApiError>> {
+        Box::pin(Cluster::chained(self, id))
+    }
+
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, ApiError>> {
+        Box::pin(self.remove_session(id))
+    }
+
+    fn turn<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<crate::store::Turn, ApiError>> {
+        Box::pin(async move { Ok(Box::new(self.session_turn(id).await?) as crate::store::Turn) })
+    }
+
+    /// Nothing to forget: the keys expire by themselves, and this instance only dropped
+    /// its copies.
+    fn forget(&self, _ids: &[String]) {}
+}
+
 /// A session's turn, held until dropped.
 #[derive(Debug)]
 pub(crate) struct Turn {
-    cluster: Arc<Cluster>,
+    connection: redis::aio::ConnectionManager,
     key: String,
     holder: String,
     lease: tokio::task::JoinHandle<()>,
@@ -483,11 +529,11 @@ pub(crate) struct Turn {
 impl Drop for Turn {
     fn drop(&mut self) {
         self.lease.abort();
-        let (cluster, key, holder) =
-            (Arc::clone(&self.cluster), std::mem::take(&mut self.key), std::mem::take(&mut self.holder));
+        let (mut connection, key, holder) =
+            (self.connection.clone(), std::mem::take(&mut self.key), std::mem::take(&mut self.holder));
         tokio::spawn(async move {
             let released: redis::RedisResult<i64> =
-                scripts::UNLOCK.key(key).arg(holder).invoke_async(&mut cluster.connection()).await;
+                scripts::UNLOCK.key(key).arg(holder).invoke_async(&mut connection).await;
             if let Err(error) = released {
                 tracing::warn!("cannot release a session's turn in Redis: {error}");
             }

@@ -154,6 +154,14 @@ async fn redis_expires_idle_sessions_and_flows() {
 }
 
 #[tokio::test]
+async fn sessions_are_kept_as_every_session_store_keeps_them() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    // What every session store does (the memory one runs the same in store/sessions.rs).
+    crate::store::check_session_store(cluster.as_ref()).await;
+}
+
+#[tokio::test]
 async fn sessions_are_capped_and_versioned() {
     let redis = Redis::start();
     let cluster = redis.cluster(LONG).await;

@@ -403,7 +403,7 @@ impl Run {
         };
         let sessions = &self.state.sessions;
         let _shared_turn = match &self.session {
-            Some(session) => sessions.turn(session).await.map_err(Failure::at(Stage::Interpolate))?,
+            Some(session) => Some(sessions.turn(session).await.map_err(Failure::at(Stage::Interpolate))?),
             None => None,
         };
         let before = self.session.as_ref().map(|session| session.variables());
@@ -441,9 +441,9 @@ impl Run {
     }
 
     /// A session whose variables (a script's `client.global.set`) or cookies an
-    /// execution changed: a new snapshot version, and `sessionUpdated`.
+    /// execution changed (and saved, which gave it its new snapshot version): `sessionUpdated`.
     fn session_updated(&self, session: &Session, variables_changed: bool, cookies_changed: bool) -> u64 {
-        let version = session.changed();
+        let version = session.snapshot_version();
         self.emitter.emit(ObserverEvent::SessionUpdated(SessionUpdated {
             variables_changed,
             cookies_changed,

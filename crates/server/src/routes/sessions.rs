@@ -84,11 +84,8 @@ pub(crate) async fn update_variables(
     // over the change.
     let _turn = state.sessions.turn(&session).await?;
     let changed = session.update_variables(body.variables, replace);
-    if changed {
-        state.sessions.save(&session, true, false).await?;
-    }
     let snapshot_version = if changed {
-        let version = session.changed();
+        let version = state.sessions.save(&session, true, false).await?;
         let emitter = Emitter {
             hub: state.hub.clone(),
             run_id: None,

@@ -347,6 +347,15 @@ function toasts() {
   return page.locator('.notifications-toasts .notification-list-item-message').allTextContents();
 }
 
+/** Waits for the quick input `input` to show; if it does not, says which notifications did. */
+async function opened(input, what) {
+  try {
+    await input.waitFor({ state: 'visible', timeout: WAIT });
+  } catch (error) {
+    throw new Error(`${what} did not open (notifications: ${JSON.stringify(await toasts())}): ${error.message}`);
+  }
+}
+
 async function closeNotifications() {
   await palette('Notifications: Clear All Notifications');
 }
@@ -1492,9 +1501,13 @@ scenario('history after a window reload: the stored responses are listed still, 
   await until('the extension back', async () =>
     (await page.locator('.statusbar-item', { hasText: 'Volley:' }).count()) > 0,
   );
+  // And its language server: the history is the server's, and the lenses are its answer.
+  await until('the lenses back', async () =>
+    (await page.locator('.codelens-decoration a', { hasText: 'Send Request' }).count()) > 0,
+  );
   await palette('Volley: Show Response History');
   const input = page.locator('.quick-input-widget input').first();
-  await input.waitFor({ state: 'visible', timeout: WAIT });
+  await opened(input, 'the response history after the reload');
   for (const name of ['big50', 'hello', 'typing']) {
     await input.fill(name);
     await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: WAIT });
