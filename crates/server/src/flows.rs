@@ -1,23 +1,18 @@
 //! Flows: groups of executions that observers follow, with the store of their
-//! executions (bounded per flow) and their lifecycle (finish, idle expiry, cap). With
-//! `--redis` flows and their executions are Redis keys (`cluster/store.rs`): a `Flow`
-//! here is then what one execution or request read of it.
+//! executions (bounded per flow) and their lifecycle (finish, idle expiry, cap), kept
+//! in a [`FlowStore`] (`store/flows.rs`: in memory, or Redis with `--redis`).
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use volley_protocol::{ErrorCode, ExecutionStatus};
 
 use http::StatusCode;
-use parking_lot::{Mutex, RwLock};
 use serde_json::{Map, Value};
+use volley_protocol::ErrorCode;
 
 use crate::clock::{new_id, now_ms};
-use crate::cluster::{Cluster, FlowRecord, Ledger};
 use crate::error::ApiError;
-use crate::hub::Sequence;
-use crate::wire::{FlowListing, FlowSummary};
+use crate::store::{FlowRecord, FlowStore};
+use crate::wire::FlowListing;
 
 /// Most bytes of a response body kept in the execution store (the `/execute` answer
 /// has the whole body, up to `--max-body-size`).
@@ -31,197 +26,24 @@ pub(crate) const STORED_LOG_BYTES: usize = 8 * 1024;
 /// `GET /flows/{flowId}/executions/{reqExecId}`, shared with the observer.
 pub(crate) use volley_protocol::{StageError, StoredExecution, StoredResponse};
 
-/// One flow.
-#[derive(Debug)]
-pub(crate) struct Flow {
-    pub(crate) id: String,
-    pub(crate) session_id: Option<String>,
-    pub(crate) label: Option<String>,
-    pub(crate) meta: Option<Map<String, Value>>,
-    pub(crate) created_at: u64,
-    last_used: AtomicU64,
-    /// The `seq` of the flow's observer events.
-    sequence: Arc<AtomicU64>,
-    data: Mutex<FlowData>,
-    /// With `--redis`: where the flow is kept (`data` then holds only the executions
-    /// this copy recorded, to change them).
-    cluster: Option<Arc<Cluster>>,
-}
+pub(crate) use crate::store::Flow;
 
-#[derive(Debug, Default)]
-struct FlowData {
-    finished: Option<FlowSummary>,
-    executions: VecDeque<StoredExecution>,
-    total: u64,
-    succeeded: u64,
-    failed: u64,
-}
-
-impl Flow {
-    pub(crate) fn touch(&self) {
-        self.last_used.store(now_ms(), Ordering::Relaxed);
-    }
-
-    pub(crate) fn is_finished(&self) -> bool {
-        self.data.lock().finished.is_some()
-    }
-
-    /// Where the `seq` of the flow's events comes from.
-    pub(crate) fn sequence(&self) -> Sequence {
-        match &self.cluster {
-            Some(_) => Sequence::Shared,
-            None => Sequence::Flow(Arc::clone(&self.sequence)),
-        }
-    }
-
-    /// Keeps a new execution; the oldest goes when the flow holds `limit`. With
-    /// `--redis`, `ledger` (the execution's) says whether Redis took it.
-    pub(crate) fn record(&self, execution: StoredExecution, limit: usize, ledger: &Arc<Ledger>) {
-        if let Some(cluster) = &self.cluster {
-            cluster.record_execution(ledger, &self.id, &execution, limit);
-            self.data.lock().executions.push_back(execution);
-            return;
-        }
-        let mut data = self.data.lock();
-        if data.executions.len() >= limit {
-            data.executions.pop_front();
-        }
-        data.executions.push_back(execution);
-        data.total += 1;
-    }
-
-    /// Changes a kept execution (gone already when the flow dropped it).
-    pub(crate) fn update(&self, req_exec_id: &str, ledger: &Arc<Ledger>, change: impl FnOnce(&mut StoredExecution)) {
-        let mut data = self.data.lock();
-        let data = &mut *data;
-        if let Some(execution) = data.executions.iter_mut().rev().find(|stored| stored.req_exec_id == req_exec_id) {
-            let was_final = matches!(execution.status, ExecutionStatus::Success | ExecutionStatus::Failed);
-            change(execution);
-            if let Some(cluster) = &self.cluster {
-                // Written when it ends (and as recorded, `pending`, before): the steps
-                // between would each rewrite the whole execution in Redis.
-                let is_final = matches!(execution.status, ExecutionStatus::Success | ExecutionStatus::Failed);
-                if is_final {
-                    cluster.update_execution(ledger, &self.id, execution, (!was_final).then_some(execution.status));
-                }
-                return;
-            }
-            if !was_final {
-                match execution.status {
-                    ExecutionStatus::Success => data.succeeded += 1,
-                    ExecutionStatus::Failed => data.failed += 1,
-                    ExecutionStatus::Pending | ExecutionStatus::Running => {}
-                }
-            }
-        }
-    }
-
-    pub(crate) async fn execution(&self, req_exec_id: &str) -> Result<Option<StoredExecution>, ApiError> {
-        if let Some(cluster) = &self.cluster {
-            return cluster.execution(&self.id, req_exec_id).await;
-        }
-        let data = self.data.lock();
-        Ok(data.executions.iter().find(|stored| stored.req_exec_id == req_exec_id).cloned())
-    }
-
-    /// The stored executions, oldest first, without their bodies and logs (what a
-    /// list of them shows; one execution's read has them).
-    pub(crate) async fn executions(&self) -> Result<Vec<StoredExecution>, ApiError> {
-        let mut executions = match &self.cluster {
-            Some(cluster) => cluster.executions(&self.id).await?,
-            None => self.data.lock().executions.iter().cloned().collect(),
-        };
-        for execution in &mut executions {
-            execution.body_preview = None;
-            execution.logs = Vec::new();
-            execution.logs_truncated = false;
-            if let Some(response) = &mut execution.response {
-                response.body = None;
-            }
-        }
-        Ok(executions)
-    }
-
-    /// The flow as `GET /flows` lists it (kept in this process).
-    fn listing(&self) -> FlowListing {
-        let data = self.data.lock();
-        let summary = data.finished.unwrap_or(FlowSummary {
-            total: data.total,
-            succeeded: data.succeeded,
-            failed: data.failed,
-            duration_ms: now_ms().saturating_sub(self.created_at),
-        });
-        FlowListing {
-            flow_id: self.id.clone(),
-            session_id: self.session_id.clone(),
-            label: self.label.clone(),
-            meta: self.meta.clone(),
-            created_at: self.created_at,
-            summary,
-            finished: data.finished.is_some(),
-        }
-    }
-
-    /// Finishes the flow (once; later calls answer the same summary).
-    pub(crate) async fn finish(&self) -> Result<(FlowSummary, bool), ApiError> {
-        if let Some(cluster) = &self.cluster {
-            return cluster.finish_flow(&self.id).await?.ok_or_else(|| ApiError::flow_not_found(&self.id));
-        }
-        Ok(self.finish_here())
-    }
-
-    fn finish_here(&self) -> (FlowSummary, bool) {
-        let now = now_ms();
-        let mut data = self.data.lock();
-        if let Some(summary) = data.finished {
-            return (summary, false);
-        }
-        let summary = FlowSummary {
-            total: data.total,
-            succeeded: data.succeeded,
-            failed: data.failed,
-            duration_ms: now.saturating_sub(self.created_at),
-        };
-        data.finished = Some(summary);
-        (summary, true)
-    }
-
-    #[cfg(test)]
-    pub(crate) fn stored_count(&self) -> usize {
-        self.data.lock().executions.len()
-    }
-}
-
-/// The live flows (with `--redis`, in Redis).
-#[derive(Debug)]
+/// The live flows, kept in their store ([`FlowStore`]: this process's memory, or Redis
+/// with `--redis`).
 pub(crate) struct Flows {
-    map: RwLock<HashMap<String, Arc<Flow>>>,
     max: usize,
-    cluster: Option<Arc<Cluster>>,
+    store: Arc<dyn FlowStore>,
+}
+
+impl std::fmt::Debug for Flows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Flows").field("max", &self.max).finish_non_exhaustive()
+    }
 }
 
 impl Flows {
-    pub(crate) fn new(max: usize) -> Self {
-        Self { map: RwLock::default(), max, cluster: None }
-    }
-
-    /// Flows kept in Redis.
-    pub(crate) fn shared(max: usize, cluster: Arc<Cluster>) -> Self {
-        Self { map: RwLock::default(), max, cluster: Some(cluster) }
-    }
-
-    fn flow(&self, id: String, record: FlowRecord) -> Flow {
-        Flow {
-            id,
-            session_id: record.session_id,
-            label: record.label,
-            meta: record.meta,
-            created_at: record.created_at,
-            last_used: AtomicU64::new(now_ms()),
-            sequence: Arc::new(AtomicU64::new(0)),
-            data: Mutex::default(),
-            cluster: self.cluster.clone(),
-        }
+    pub(crate) fn new(max: usize, store: Arc<dyn FlowStore>) -> Self {
+        Self { max, store }
     }
 
     fn limit_reached(&self) -> ApiError {
@@ -245,76 +67,42 @@ impl Flows {
         meta: Option<Map<String, Value>>,
     ) -> Result<(Arc<Flow>, Option<String>), ApiError> {
         let record = FlowRecord { session_id, label, meta, created_at: now_ms() };
-        let id = new_id("flow");
-        if let Some(cluster) = &self.cluster {
-            let evicted = cluster.create_flow(&id, &record, self.max).await?.ok_or_else(|| self.limit_reached())?;
-            return Ok((Arc::new(self.flow(id, record)), evicted));
-        }
-        let flow = Arc::new(self.flow(id, record));
-        let mut map = self.map.write();
-        let mut evicted = None;
-        if map.len() >= self.max {
-            let oldest_finished = map
-                .values()
-                .filter(|flow| flow.is_finished())
-                .min_by_key(|flow| flow.last_used.load(Ordering::Relaxed))
-                .map(|flow| flow.id.clone());
-            let Some(id) = oldest_finished else {
-                return Err(self.limit_reached());
-            };
-            map.remove(&id);
-            evicted = Some(id);
-        }
-        map.insert(flow.id.clone(), Arc::clone(&flow));
-        Ok((flow, evicted))
+        self.store.create(new_id("flow"), record, self.max).await?.ok_or_else(|| self.limit_reached())
     }
 
     pub(crate) async fn get(&self, id: &str) -> Result<Arc<Flow>, ApiError> {
-        if let Some(cluster) = &self.cluster {
-            let record = cluster.flow(id, true).await?.ok_or_else(|| ApiError::flow_not_found(id))?;
-            return Ok(Arc::new(self.flow(id.to_owned(), record)));
-        }
-        let flow = self.map.read().get(id).cloned().ok_or_else(|| ApiError::flow_not_found(id))?;
-        flow.touch();
-        Ok(flow)
+        self.store.flow(id, true).await?.ok_or_else(|| ApiError::flow_not_found(id))
     }
 
     /// The flow without marking it used (observers reading it do not keep it alive).
     pub(crate) async fn peek(&self, id: &str) -> Result<Option<Arc<Flow>>, ApiError> {
-        if let Some(cluster) = &self.cluster {
-            return Ok(cluster.flow(id, false).await?.map(|record| Arc::new(self.flow(id.to_owned(), record))));
-        }
-        Ok(self.map.read().get(id).cloned())
+        self.store.flow(id, false).await
     }
 
     /// The live flows, newest first; only those of `session_id` when given.
     pub(crate) async fn list(&self, session_id: Option<&str>) -> Result<Vec<FlowListing>, ApiError> {
-        let mut flows = match &self.cluster {
-            Some(cluster) => cluster.list_flows().await?,
-            None => self.map.read().values().map(|flow| flow.listing()).collect(),
-        };
+        let mut flows = self.store.list().await?;
         flows.retain(|flow| session_id.is_none_or(|id| flow.session_id.as_deref() == Some(id)));
         flows.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| b.flow_id.cmp(&a.flow_id)));
         Ok(flows)
     }
 
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.map.read().len()
-    }
-
     /// Removes flows idle for `ttl` at `now` (ms); returns their ids.
     pub(crate) fn sweep(&self, now: u64, ttl: Duration) -> Vec<String> {
-        let mut map = self.map.write();
-        let ttl = ttl.as_millis() as u64;
-        crate::clock::remove_where(&mut map, |flow| now.saturating_sub(flow.last_used.load(Ordering::Relaxed)) >= ttl)
+        self.store.sweep(now, ttl)
     }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::store::MemoryFlows;
     use crate::wire::TimingInfo;
+    use volley_protocol::{ExecutionStatus, StoredExecution};
+
+    fn flows(max: usize) -> Flows {
+        Flows::new(max, Arc::new(MemoryFlows::default()))
+    }
 
     /// A running execution `id`, nothing of it known yet.
     pub(crate) fn execution(id: &str) -> StoredExecution {
@@ -340,12 +128,12 @@ pub(crate) mod tests {
 
     #[tokio::test]
     async fn keeps_the_newest_executions_and_counts_outcomes_once() {
-        let flows = Flows::new(2);
+        let flows = flows(2);
         let (flow, _) = flows.create(None, None, None).await.expect("created");
         for index in 0..5 {
             flow.record(execution(&format!("x{index}")), 3, &Arc::default());
         }
-        assert_eq!(flow.stored_count(), 3);
+        assert_eq!(flow.executions().await.expect("read").len(), 3);
         assert!(flow.execution("x1").await.expect("read").is_none());
         flow.update("x4", &Arc::default(), |stored| stored.status = ExecutionStatus::Success);
         flow.update("x4", &Arc::default(), |stored| stored.status = ExecutionStatus::Success);
@@ -358,7 +146,7 @@ pub(crate) mod tests {
 
     #[tokio::test]
     async fn flows_are_listed_newest_first_with_their_executions_without_bodies() {
-        let flows = Flows::new(10);
+        let flows = flows(10);
         let (first, _) = flows.create(Some("sess_a".to_owned()), Some("one".to_owned()), None).await.expect("first");
         let (second, _) = flows.create(None, None, None).await.expect("second");
         let mut stored = execution("x0");
@@ -392,7 +180,7 @@ pub(crate) mod tests {
 
     #[tokio::test]
     async fn at_the_cap_finished_flows_make_room_and_live_ones_do_not() {
-        let flows = Flows::new(2);
+        let flows = flows(2);
         let (first, _) = flows.create(None, None, None).await.expect("first");
         flows.create(None, None, None).await.expect("second");
         let error = flows.create(None, None, None).await.expect_err("cap");
@@ -400,12 +188,12 @@ pub(crate) mod tests {
         first.finish().await.expect("finished");
         let (_, evicted) = flows.create(None, None, None).await.expect("room made");
         assert_eq!(evicted.as_deref(), Some(first.id.as_str()));
-        assert_eq!(flows.len(), 2);
+        assert_eq!(flows.list(None).await.expect("listed").len(), 2);
     }
 
     #[tokio::test]
     async fn idle_flows_expire() {
-        let flows = Flows::new(10);
+        let flows = flows(10);
         let (flow, _) = flows.create(None, None, None).await.expect("created");
         assert!(flows.sweep(now_ms(), Duration::from_secs(60)).is_empty());
         assert_eq!(flows.sweep(now_ms() + 60_000, Duration::from_secs(60)), vec![flow.id.clone()]);

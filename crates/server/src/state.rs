@@ -17,7 +17,7 @@ use crate::execute::Documents;
 use crate::flows::Flows;
 use crate::hub::Hub;
 use crate::sessions::Sessions;
-use crate::store::{EventStore, MemoryEvents, MemorySessions, MemoryTokens, SessionStore, TokenStore};
+use crate::store::Stores;
 use crate::tokens::Tokens;
 use crate::workspace::{Workspace, WorkspaceFs};
 use crate::ws::WsSessions;
@@ -68,25 +68,11 @@ impl AppState {
             allow_external_files: true,
             ..ClientConfig::default()
         });
-        let flows = match &cluster {
-            Some(cluster) => Flows::shared(config.max_flows, Arc::clone(cluster)),
-            None => Flows::new(config.max_flows),
-        };
         // The one place the stores are chosen.
-        let (session_store, token_store, event_store): (
-            Arc<dyn SessionStore>,
-            Arc<dyn TokenStore>,
-            Arc<dyn EventStore>,
-        ) = match &cluster {
-            Some(cluster) => (Arc::clone(cluster) as _, Arc::clone(cluster) as _, Arc::clone(cluster) as _),
-            None => (
-                Arc::new(MemorySessions::default()),
-                Arc::new(MemoryTokens::default()),
-                Arc::new(MemoryEvents::default()),
-            ),
-        };
-        let sessions = Sessions::new(config.max_sessions, session_store, base_client.clone());
-        let hub = Arc::new(Hub::new(event_store));
+        let stores = cluster.as_ref().map_or_else(Stores::memory, Cluster::stores);
+        let sessions = Sessions::new(config.max_sessions, stores.sessions, base_client.clone());
+        let flows = Flows::new(config.max_flows, stores.flows);
+        let hub = Arc::new(Hub::new(stores.events));
         if let Some(cluster) = &cluster {
             cluster.start(&hub);
         }
@@ -94,7 +80,7 @@ impl AppState {
             sessions,
             flows,
             ws_sessions: WsSessions::new(config.max_ws_sessions),
-            tokens: Tokens::new(config.token.as_deref(), token_store),
+            tokens: Tokens::new(config.token.as_deref(), stores.tokens),
             hub,
             shutdown: CancellationToken::new(),
             workspace,
@@ -178,7 +164,7 @@ mod tests {
 
         // Everything the server keeps of them, held weakly.
         let stored = state.flows.peek(&flow).await.expect("read").expect("the flow");
-        assert_eq!(stored.stored_count(), 3);
+        assert_eq!(stored.executions().await.expect("read").len(), 3);
         let flow_held = Arc::downgrade(&stored);
         drop(stored);
         let (events, _) = state.hub.retained_after(&flow, 0).await;
@@ -189,7 +175,7 @@ mod tests {
 
         let now = now_ms();
         state.sweep(now + flow_ttl);
-        assert_eq!((state.flows.len(), state.hub.retained_flows()), (0, 0));
+        assert_eq!((state.flows.list(None).await.expect("listed").len(), state.hub.retained_flows()), (0, 0));
         assert!(flow_held.upgrade().is_none(), "the flow and its stored executions are freed");
         assert!(events_held.iter().all(|event| event.upgrade().is_none()), "its events are freed");
         assert!(session_held.upgrade().is_some(), "sessions live longer than flows");

@@ -12,6 +12,7 @@
 //! can be read from any instance, and answers an error when what it stored was lost.
 
 pub(crate) mod events;
+mod flows;
 mod keys;
 mod scripts;
 mod store;
@@ -29,7 +30,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use keys::Keys;
-pub(crate) use store::{FlowRecord, not_stored_error, unavailable_error};
+pub(crate) use store::{not_stored_error, unavailable_error};
 pub(crate) use writes::Ledger;
 use writes::{WRITE_QUEUE, Write};
 

@@ -16,7 +16,7 @@ use volley_protocol::{ErrorCode, ExecutionStatus, StoredExecution};
 use super::{Cluster, Ledger, scripts};
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
-use crate::store::{SessionRecord, SessionStore, TokenStore};
+use crate::store::{FlowRecord, SessionRecord, SessionStore, TokenStore};
 use crate::wire::{FlowListing, FlowSummary};
 
 /// How long a session's turn is held without being extended (its holder extends it
@@ -30,16 +30,6 @@ struct StoredChained {
     status: u16,
     headers: Vec<(String, String)>,
     body: String,
-}
-
-/// What a flow is, written once when it is created.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct FlowRecord {
-    pub(crate) session_id: Option<String>,
-    pub(crate) label: Option<String>,
-    pub(crate) meta: Option<Map<String, Value>>,
-    pub(crate) created_at: u64,
 }
 
 /// Redis did not answer: the request cannot be served by this instance now.
@@ -261,7 +251,7 @@ impl Cluster {
 
     /// Adds a flow; `None` at the cap (no finished flow to evict), else the id of the
     /// flow evicted to make room, if any.
-    pub(crate) async fn create_flow(
+    pub(super) async fn create_flow(
         &self,
         id: &str,
         record: &FlowRecord,
@@ -283,7 +273,7 @@ impl Cluster {
     }
 
     /// The flow `id` (`touch`: marked as used), `None` when it is gone.
-    pub(crate) async fn flow(&self, id: &str, touch: bool) -> Result<Option<FlowRecord>, ApiError> {
+    pub(super) async fn flow(&self, id: &str, touch: bool) -> Result<Option<FlowRecord>, ApiError> {
         let record: Option<String> = scripts::FLOW_GET
             .key(self.keys.flows())
             .key(self.keys.flow(id))
@@ -299,7 +289,7 @@ impl Cluster {
 
     /// Finishes a flow once: its summary and whether this call finished it; `None`
     /// when it is gone.
-    pub(crate) async fn finish_flow(&self, id: &str) -> Result<Option<(FlowSummary, bool)>, ApiError> {
+    pub(super) async fn finish_flow(&self, id: &str) -> Result<Option<(FlowSummary, bool)>, ApiError> {
         let parts: Option<Vec<u64>> = scripts::FLOW_FINISH
             .key(self.keys.flow(id))
             .arg(now_ms())
@@ -316,7 +306,7 @@ impl Cluster {
 
     /// Queues a new execution of a flow (the oldest goes past `limit`), kept for
     /// `ledger`'s execution.
-    pub(crate) fn record_execution(
+    pub(super) fn record_execution(
         &self,
         ledger: &Arc<Ledger>,
         flow_id: &str,
@@ -336,7 +326,7 @@ impl Cluster {
 
     /// Queues the new state of an execution, kept for `ledger`'s execution; `outcome`
     /// the count it just joined.
-    pub(crate) fn update_execution(
+    pub(super) fn update_execution(
         &self,
         ledger: &Arc<Ledger>,
         flow_id: &str,
@@ -357,7 +347,7 @@ impl Cluster {
     }
 
     /// A stored execution of a flow.
-    pub(crate) async fn execution(
+    pub(super) async fn execution(
         &self,
         flow_id: &str,
         req_exec_id: &str,
@@ -372,7 +362,7 @@ impl Cluster {
     }
 
     /// The live flows (in no order).
-    pub(crate) async fn list_flows(&self) -> Result<Vec<FlowListing>, ApiError> {
+    pub(super) async fn list_flows(&self) -> Result<Vec<FlowListing>, ApiError> {
         let now = now_ms();
         let rows: Vec<(String, String, u64, u64, u64, u64, String)> = scripts::FLOW_LIST
             .key(self.keys.flows())
@@ -405,7 +395,7 @@ impl Cluster {
     }
 
     /// A flow's stored executions, oldest first.
-    pub(crate) async fn executions(&self, flow_id: &str) -> Result<Vec<StoredExecution>, ApiError> {
+    pub(super) async fn executions(&self, flow_id: &str) -> Result<Vec<StoredExecution>, ApiError> {
         let rows: Vec<String> = scripts::EXECUTION_LIST
             .key(self.keys.flow_part(flow_id, "order"))
             .key(self.keys.flow_part(flow_id, "executions"))

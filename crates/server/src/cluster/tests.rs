@@ -9,11 +9,12 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use volley_protocol::ExecutionStatus;
 
-use super::{Cluster, FlowRecord, Lifetimes};
+use super::flows::ClusterFlows;
+use super::{Cluster, Lifetimes};
 use crate::clock::now_ms;
 use crate::flows::tests::execution;
 use crate::hub::{Emitter, Hub, Sequence};
-use crate::store::TokenStore as _;
+use crate::store::{FlowRecord, TokenStore as _};
 
 /// A `redis-server` of its own, stopped on drop.
 struct Redis {
@@ -151,6 +152,19 @@ async fn redis_expires_idle_sessions_and_flows() {
     assert!(cluster.session("ses_1", false, 0).await.expect("answered").is_none());
     // The cap counts live sessions only.
     assert!(cluster.create_session("ses_2", &Map::new(), "", 1).await.expect("answered"));
+}
+
+#[tokio::test]
+async fn flows_are_kept_as_every_flow_store_keeps_them() {
+    let redis = Redis::start();
+    let cluster = redis.cluster(LONG).await;
+    // What every flow store does (the memory one runs the same in store/flows.rs).
+    let store = ClusterFlows(Arc::clone(&cluster));
+    crate::store::check_flow_store(&store, |ledger| {
+        let cluster = Arc::clone(&cluster);
+        async move { cluster.settle(&ledger).await.expect("written") }
+    })
+    .await;
 }
 
 #[tokio::test]

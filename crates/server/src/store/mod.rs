@@ -4,12 +4,13 @@
 //! has one path; each implementation keeps its own rules (Redis expires keys by itself,
 //! memory is swept), and one behaviour test of each concern runs against both.
 //!
-//! Scoped tokens ([`TokenStore`]), observer events ([`EventStore`]) and sessions
-//! ([`SessionStore`]) go through it so far; flows and their stored executions and
-//! WebSocket-session ownership still choose between the two with an
+//! Sessions ([`SessionStore`]), flows and their stored executions ([`FlowStore`]),
+//! scoped tokens ([`TokenStore`]) and observer events ([`EventStore`]) go through it;
+//! WebSocket-session ownership still chooses between the two with an
 //! `Option<Arc<Cluster>>` (docs/ARCHITECTURE.md).
 
 mod events;
+mod flows;
 mod sessions;
 mod tokens;
 
@@ -17,8 +18,31 @@ mod tokens;
 pub(crate) use events::check_event_store;
 pub(crate) use events::{EventStore, MemoryEvents};
 #[cfg(test)]
+pub(crate) use flows::check_flow_store;
+pub(crate) use flows::{Created, Flow, FlowRecord, FlowState, FlowStore, MemoryFlows};
+#[cfg(test)]
 pub(crate) use sessions::check_session_store;
 pub(crate) use sessions::{MemorySessions, SessionRecord, SessionStore, Turn};
 #[cfg(test)]
 pub(crate) use tokens::check_token_store;
 pub(crate) use tokens::{MemoryTokens, TokenStore};
+
+/// The stores of a server, chosen once at start-up.
+pub(crate) struct Stores {
+    pub(crate) sessions: std::sync::Arc<dyn SessionStore>,
+    pub(crate) flows: std::sync::Arc<dyn FlowStore>,
+    pub(crate) tokens: std::sync::Arc<dyn TokenStore>,
+    pub(crate) events: std::sync::Arc<dyn EventStore>,
+}
+
+impl Stores {
+    /// Every store in this process's memory.
+    pub(crate) fn memory() -> Self {
+        Self {
+            sessions: std::sync::Arc::new(MemorySessions::default()),
+            flows: std::sync::Arc::new(MemoryFlows::default()),
+            tokens: std::sync::Arc::new(MemoryTokens::default()),
+            events: std::sync::Arc::new(MemoryEvents::default()),
+        }
+    }
+}
