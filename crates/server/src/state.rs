@@ -17,7 +17,7 @@ use crate::execute::Documents;
 use crate::flows::Flows;
 use crate::hub::Hub;
 use crate::sessions::Sessions;
-use crate::store::Stores;
+use crate::store::{Stores, WsStore};
 use crate::tokens::Tokens;
 use crate::workspace::{Workspace, WorkspaceFs};
 use crate::ws::WsSessions;
@@ -32,7 +32,10 @@ pub(crate) struct Shared {
     pub(crate) workspace: Workspace,
     pub(crate) sessions: Sessions,
     pub(crate) flows: Flows,
-    pub(crate) ws_sessions: WsSessions,
+    /// The WebSocket sessions this instance owns.
+    pub(crate) ws_sessions: Arc<WsSessions>,
+    /// Where they are mirrored for other instances, and those of others found.
+    pub(crate) ws_store: Arc<dyn WsStore>,
     pub(crate) tokens: Tokens,
     pub(crate) hub: Arc<Hub>,
     /// Cancelled when the server shuts down: observer streams end.
@@ -79,7 +82,8 @@ impl AppState {
         let shared = Shared {
             sessions,
             flows,
-            ws_sessions: WsSessions::new(config.max_ws_sessions),
+            ws_sessions: Arc::new(WsSessions::new(config.max_ws_sessions)),
+            ws_store: stores.ws,
             tokens: Tokens::new(config.token.as_deref(), stores.tokens),
             hub,
             shutdown: CancellationToken::new(),
@@ -91,7 +95,7 @@ impl AppState {
         };
         let state = Self(Arc::new(shared));
         if let Some(cluster) = &state.cluster {
-            tokio::spawn(crate::cluster::ws::receive_commands(Arc::clone(cluster), state.clone()));
+            tokio::spawn(crate::cluster::ws::receive_commands(Arc::clone(cluster), Arc::clone(&state.ws_sessions)));
         }
         state
     }

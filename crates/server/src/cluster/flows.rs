@@ -37,6 +37,7 @@ impl Cluster {
             flows: Arc::new(ClusterFlows(Arc::clone(self))),
             tokens: Arc::clone(self) as _,
             events: Arc::clone(self) as _,
+            ws: Arc::new(super::ws::ClusterWs(Arc::clone(self))),
         }
     }
 }

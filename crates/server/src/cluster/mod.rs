@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use keys::Keys;
 pub(crate) use store::{not_stored_error, unavailable_error};
-pub(crate) use writes::Ledger;
+pub(crate) use writes::{Ledger, NotStored};
 use writes::{WRITE_QUEUE, Write};
 
 use crate::clock::new_id;

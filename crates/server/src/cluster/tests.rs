@@ -442,7 +442,7 @@ async fn with_the_write_queue_full_a_websocket_session_waits_for_its_mirror() {
             sequence: Sequence::run(),
         },
         redactor: volley_engine::redact::Redactor::default(),
-        shared: Some((Arc::clone(&cluster), Duration::from_secs(60))),
+        mirror: (Arc::new(super::ws::ClusterWs(Arc::clone(&cluster))), Duration::from_secs(60)),
     };
     let session = sessions.add(sessions.reserve().expect("a slot"), new, tokio::sync::mpsc::channel(1).0);
     pause(&redis, Duration::from_millis(300)).await;

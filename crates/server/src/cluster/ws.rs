@@ -13,15 +13,16 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::extract::ws::Message;
+use futures_util::future::BoxFuture;
 use futures_util::{Sink, SinkExt as _, Stream, StreamExt as _};
 use redis::streams::{StreamRangeReply, StreamReadOptions, StreamReadReply};
 use serde_json::json;
 use volley_protocol::{ErrorCode, SessionEnvelopeKind, SessionError, SessionReplayEnd};
 
-use super::{Cluster, Ledger, scripts, text};
+use super::{Cluster, Ledger, NotStored, scripts, text};
 use crate::error::ApiError;
-use crate::state::AppState;
-use crate::ws::{Command, Outbound, WsSession, binary_refused, close_message, envelope, merge, parse_command};
+use crate::store::{Elsewhere, Owned, WsStore};
+use crate::ws::{Command, Outbound, WsSessions, binary_refused, close_message, envelope, merge, parse_command};
 
 /// How often a control socket on another instance checks that the owner is alive.
 const OWNER_CHECK: Duration = Duration::from_secs(1);
@@ -82,11 +83,11 @@ impl RemoteControls {
 
 /// A session owned by another instance, as Redis describes it.
 #[derive(Debug, Clone)]
-pub(crate) struct RemoteSession {
-    pub(crate) id: String,
-    pub(crate) owner: String,
-    pub(crate) flow_id: Option<String>,
-    pub(crate) session_id: Option<String>,
+struct RemoteSession {
+    id: String,
+    owner: String,
+    flow_id: Option<String>,
+    session_id: Option<String>,
     req_exec_id: Option<String>,
     max_frame: usize,
     /// The close code of its control sockets, once closed.
@@ -95,24 +96,24 @@ pub(crate) struct RemoteSession {
 
 impl RemoteSession {
     /// Whether its `session.closed` is published.
-    pub(crate) fn is_closed(&self) -> bool {
+    fn is_closed(&self) -> bool {
         self.closed.is_some()
     }
 }
 
 impl Cluster {
     /// Makes a new session known to every instance.
-    pub(crate) fn ws_opened(&self, mirrored: &Arc<Ledger>, session: &WsSession) {
+    fn ws_opened(&self, mirrored: &Arc<Ledger>, session: &Owned<'_>) {
         let mut command = redis::cmd("HSET");
-        command.arg(self.keys.ws(&session.id)).arg("owner").arg(&self.instance).arg("maxFrame").arg(session.max_frame);
+        command.arg(self.keys.ws(session.id)).arg("owner").arg(&self.instance).arg("maxFrame").arg(session.max_frame);
         command.arg("lastSeq").arg(0);
-        if let Some(flow) = &session.flow_id {
+        if let Some(flow) = session.flow_id {
             command.arg("flowId").arg(flow);
         }
-        if let Some(id) = &session.session_id {
+        if let Some(id) = session.session_id {
             command.arg("sessionId").arg(id);
         }
-        if let Some(exec) = &session.req_exec_id {
+        if let Some(exec) = session.req_exec_id {
             command.arg("reqExecId").arg(exec);
         }
         self.keep(mirrored, command);
@@ -121,7 +122,7 @@ impl Cluster {
     /// Mirrors an envelope of a session this instance owns (`kept`: how many its
     /// replay buffer holds now, by count and bytes).
     #[allow(clippy::too_many_arguments)] // The envelope's place in the session's stream.
-    pub(crate) fn ws_envelope(
+    fn ws_envelope(
         &self,
         mirrored: &Arc<Ledger>,
         id: &str,
@@ -141,14 +142,14 @@ impl Cluster {
     }
 
     /// A session this instance owns has closed (its `session.closed` is mirrored).
-    pub(crate) fn ws_closed(&self, mirrored: &Arc<Ledger>, id: &str, socket_code: u16) {
+    fn ws_closed(&self, mirrored: &Arc<Ledger>, id: &str, socket_code: u16) {
         let mut command = redis::cmd("HSET");
         command.arg(self.keys.ws(id)).arg("closed").arg(socket_code);
         self.keep(mirrored, command);
     }
 
     /// The session `id` as Redis describes it, `None` when unknown.
-    pub(crate) async fn ws_session(&self, id: &str) -> Result<Option<RemoteSession>, ApiError> {
+    async fn ws_session(&self, id: &str) -> Result<Option<RemoteSession>, ApiError> {
         let fields: HashMap<String, String> = redis::cmd("HGETALL")
             .arg(self.keys.ws(id))
             .query_async(&mut self.connection())
@@ -167,7 +168,7 @@ impl Cluster {
     }
 
     /// Hands a control socket's command to the session's owner.
-    pub(crate) async fn ws_command(&self, session: &RemoteSession, command: &Command) -> Result<(), ApiError> {
+    async fn ws_command(&self, session: &RemoteSession, command: &Command) -> Result<(), ApiError> {
         let mut entry = redis::cmd("XADD");
         entry
             .arg(self.keys.commands(&session.owner))
@@ -254,6 +255,91 @@ impl Cluster {
     }
 }
 
+/// The WebSocket sessions of every instance: the mirrors in Redis, the commands through
+/// each owner's stream.
+#[derive(Debug)]
+pub(super) struct ClusterWs(pub(super) Arc<Cluster>);
+
+impl WsStore for ClusterWs {
+    fn opened(&self, mirrored: &Arc<Ledger>, session: &Owned<'_>) {
+        self.0.ws_opened(mirrored, session);
+    }
+
+    fn envelope(
+        &self,
+        mirrored: &Arc<Ledger>,
+        id: &str,
+        seq: u64,
+        kind: SessionEnvelopeKind,
+        envelope: &str,
+        kept: usize,
+        lifetime: Duration,
+    ) {
+        self.0.ws_envelope(mirrored, id, seq, kind, envelope, kept, lifetime);
+    }
+
+    fn closed(&self, mirrored: &Arc<Ledger>, id: &str, socket_code: u16) {
+        self.0.ws_closed(mirrored, id, socket_code);
+    }
+
+    fn settle<'a>(&'a self, mirrored: &'a Ledger) -> BoxFuture<'a, Result<(), NotStored>> {
+        Box::pin(self.0.settle(mirrored))
+    }
+
+    fn published(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.0.flush())
+    }
+
+    fn elsewhere<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Box<dyn Elsewhere>>, ApiError>> {
+        Box::pin(async move {
+            let session = self.0.ws_session(id).await?;
+            Ok(session.map(|session| Box::new(Remote { cluster: Arc::clone(&self.0), session }) as Box<dyn Elsewhere>))
+        })
+    }
+}
+
+/// A session another instance owns, reached through Redis.
+struct Remote {
+    cluster: Arc<Cluster>,
+    session: RemoteSession,
+}
+
+impl Elsewhere for Remote {
+    fn flow_id(&self) -> Option<&str> {
+        self.session.flow_id.as_deref()
+    }
+
+    fn session_id(&self) -> Option<&str> {
+        self.session.session_id.as_deref()
+    }
+
+    fn close(self: Box<Self>) -> BoxFuture<'static, Result<(), ApiError>> {
+        Box::pin(async move {
+            let order = Command::Close { code: 1000, reason: "closed by DELETE /ws/session".to_owned() };
+            self.cluster.ws_command(&self.session, &order).await?;
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+            while tokio::time::Instant::now() < deadline {
+                let now = self.cluster.ws_session(&self.session.id).await?;
+                if now.is_none_or(|session| session.is_closed()) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Ok(())
+        })
+    }
+
+    fn control(
+        self: Box<Self>,
+        socket: axum::extract::ws::WebSocket,
+        after_seq: u64,
+        grace: Duration,
+    ) -> BoxFuture<'static, ()> {
+        let Remote { cluster, session } = *self;
+        Box::pin(serve_remote_control(socket, cluster, session, after_seq, grace))
+    }
+}
+
 /// One envelope read from a session's stream.
 struct Read {
     id: String,
@@ -277,7 +363,7 @@ fn read_entries(ids: Vec<redis::streams::StreamId>) -> Vec<Read> {
 
 /// Serves a control socket for a session another instance owns: the stream's replay
 /// from `after_seq`, then its envelopes live; commands go to the owner.
-pub(crate) async fn serve_remote_control<S>(
+async fn serve_remote_control<S>(
     socket: S,
     cluster: Arc<Cluster>,
     session: RemoteSession,
@@ -445,7 +531,7 @@ async fn next_envelopes(
 
 /// Carries the commands other instances' control sockets send to the sessions this
 /// instance owns.
-pub(crate) async fn receive_commands(cluster: Arc<Cluster>, state: AppState) {
+pub(crate) async fn receive_commands(cluster: Arc<Cluster>, sessions: Arc<WsSessions>) {
     let key = cluster.keys.commands(&cluster.instance);
     let mut last = "0-0".to_owned();
     loop {
@@ -470,8 +556,8 @@ pub(crate) async fn receive_commands(cluster: Arc<Cluster>, state: AppState) {
                 let Some(order) = decode_command(&entry.map) else { continue };
                 let Some(id) = text(&entry.map, "w") else { continue };
                 if matches!(order, Command::Forget) {
-                    state.ws_sessions.forget(&id);
-                } else if let Ok(session) = state.ws_sessions.get(&id) {
+                    sessions.forget(&id);
+                } else if let Ok(session) = sessions.get(&id) {
                     session.touch();
                     let _ = session.commands.send(order).await;
                 }

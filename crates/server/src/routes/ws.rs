@@ -67,10 +67,7 @@ pub(crate) async fn execute_ws(
             max_frame: state.config.ws_max_frame,
             emitter: run.emitter.clone(),
             redactor: fetched.redactor().clone(),
-            shared: state
-                .cluster
-                .clone()
-                .map(|cluster| (cluster, Duration::from_millis(idle) + state.config.ws_closed_grace)),
+            mirror: (Arc::clone(&state.ws_store), Duration::from_millis(idle) + state.config.ws_closed_grace),
         },
         commands,
     );
@@ -86,13 +83,11 @@ pub(crate) async fn execute_ws(
     ws::spawn_upstream(state.clone(), Arc::clone(&session), socket, orders);
     // Every instance can find the session (and the execution) before the client
     // hears of it.
-    if let Some(cluster) = &state.cluster {
-        cluster.flush().await;
-        // The session is open already: a stored execution Redis did not take is logged
-        // and counted, and the flow misses it.
-        if let Err(error) = run.written().await {
-            tracing::warn!(req_exec_id = %run.req_exec_id, "{}", error.message);
-        }
+    state.ws_store.published().await;
+    // The session is open already: a stored execution the store did not take is logged
+    // and counted, and the flow misses it.
+    if let Err(error) = run.written().await {
+        tracing::warn!(req_exec_id = %run.req_exec_id, "{}", error.message);
     }
     Ok(Json(ExecuteWsResponse {
         run_id: run.run_id.clone(),
@@ -150,11 +145,9 @@ pub(crate) async fn session_socket(
             session.touch();
             upgrade.on_upgrade(move |socket| ws::serve_control(socket, session, after_seq))
         }
-        Controlled::Elsewhere(cluster, session) => {
+        Controlled::Elsewhere(session) => {
             let grace = state.config.ws_closed_grace;
-            upgrade.on_upgrade(move |socket| {
-                crate::cluster::ws::serve_remote_control(socket, cluster, session, after_seq, grace)
-            })
+            upgrade.on_upgrade(move |socket| session.control(socket, after_seq, grace))
         }
     })
 }
@@ -162,22 +155,21 @@ pub(crate) async fn session_socket(
 /// A session to control: on this instance, or (with `--redis`) on another.
 enum Controlled {
     Here(Arc<ws::WsSession>),
-    Elsewhere(Arc<crate::cluster::Cluster>, crate::cluster::ws::RemoteSession),
+    Elsewhere(Box<dyn crate::store::Elsewhere>),
 }
 
 /// The session `id`, if the caller may control it (a scoped token: its flow's or
 /// session's).
 async fn controllable(state: &AppState, access: &Access, id: &str) -> Result<Controlled, ApiError> {
-    let (session, flow_id, session_id) = match (state.ws_sessions.get(id), &state.cluster) {
-        (Ok(session), _) => {
+    let (session, flow_id, session_id) = match state.ws_sessions.get(id) {
+        Ok(session) => {
             let (flow, owner) = (session.flow_id.clone(), session.session_id.clone());
             (Controlled::Here(session), flow, owner)
         }
-        (Err(error), None) => return Err(error),
-        (Err(error), Some(cluster)) => {
-            let remote = cluster.ws_session(id).await?.ok_or(error)?;
-            let (flow, owner) = (remote.flow_id.clone(), remote.session_id.clone());
-            (Controlled::Elsewhere(Arc::clone(cluster), remote), flow, owner)
+        Err(error) => {
+            let remote = state.ws_store.elsewhere(id).await?.ok_or(error)?;
+            let (flow, owner) = (remote.flow_id().map(str::to_owned), remote.session_id().map(str::to_owned));
+            (Controlled::Elsewhere(remote), flow, owner)
         }
     };
     if let Some(claims) = access.claims() {
@@ -204,17 +196,8 @@ pub(crate) async fn close_session(
 ) -> Result<http::StatusCode, ApiError> {
     let session = match controllable(&state, &access, &id).await? {
         Controlled::Here(session) => session,
-        Controlled::Elsewhere(cluster, session) => {
-            let order = ws::Command::Close { code: 1000, reason: "closed by DELETE /ws/session".to_owned() };
-            cluster.ws_command(&session, &order).await?;
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-            while tokio::time::Instant::now() < deadline {
-                let now = cluster.ws_session(&id).await?;
-                if now.is_none_or(|session| session.is_closed()) {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+        Controlled::Elsewhere(session) => {
+            session.close().await?;
             return Ok(http::StatusCode::NO_CONTENT);
         }
     };

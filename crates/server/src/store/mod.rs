@@ -5,14 +5,14 @@
 //! memory is swept), and one behaviour test of each concern runs against both.
 //!
 //! Sessions ([`SessionStore`]), flows and their stored executions ([`FlowStore`]),
-//! scoped tokens ([`TokenStore`]) and observer events ([`EventStore`]) go through it;
-//! WebSocket-session ownership still chooses between the two with an
-//! `Option<Arc<Cluster>>` (docs/ARCHITECTURE.md).
+//! scoped tokens ([`TokenStore`]), observer events ([`EventStore`]) and WebSocket-session
+//! ownership ([`WsStore`]) go through it.
 
 mod events;
 mod flows;
 mod sessions;
 mod tokens;
+mod ws;
 
 #[cfg(test)]
 pub(crate) use events::check_event_store;
@@ -26,6 +26,7 @@ pub(crate) use sessions::{MemorySessions, SessionRecord, SessionStore, Turn};
 #[cfg(test)]
 pub(crate) use tokens::check_token_store;
 pub(crate) use tokens::{MemoryTokens, TokenStore};
+pub(crate) use ws::{Elsewhere, MemoryWs, Owned, WsStore};
 
 /// The stores of a server, chosen once at start-up.
 pub(crate) struct Stores {
@@ -33,6 +34,7 @@ pub(crate) struct Stores {
     pub(crate) flows: std::sync::Arc<dyn FlowStore>,
     pub(crate) tokens: std::sync::Arc<dyn TokenStore>,
     pub(crate) events: std::sync::Arc<dyn EventStore>,
+    pub(crate) ws: std::sync::Arc<dyn WsStore>,
 }
 
 impl Stores {
@@ -43,6 +45,7 @@ impl Stores {
             flows: std::sync::Arc::new(MemoryFlows::default()),
             tokens: std::sync::Arc::new(MemoryTokens::default()),
             events: std::sync::Arc::new(MemoryEvents::default()),
+            ws: std::sync::Arc::new(MemoryWs),
         }
     }
 }

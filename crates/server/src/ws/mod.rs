@@ -28,9 +28,10 @@ use volley_protocol::{
 };
 
 use crate::clock::now_ms;
-use crate::cluster::{Cluster, Ledger};
+use crate::cluster::Ledger;
 use crate::error::ApiError;
 use crate::hub::Emitter;
+use crate::store::{Owned, WsStore};
 
 pub(crate) use control::{binary_refused, close as close_message, parse_command, serve_control};
 pub(crate) use upstream::{Command, Outbound, spawn_upstream};
@@ -94,11 +95,12 @@ pub(crate) struct WsSession {
     last_activity: AtomicU64,
     next_control: AtomicU64,
     buffer: Mutex<Buffer>,
-    /// With `--redis`: where its envelopes are mirrored, and how long they are kept
-    /// there after the last one (the idle timeout and the closed grace period).
-    shared: Option<(Arc<Cluster>, Duration)>,
-    /// With `--redis`: the mirror's writes that found the write queue full wait here,
-    /// in order, and the session waits for them (`Cluster::settle`) before it goes on.
+    /// Where its envelopes are mirrored for other instances (with `--redis`), and how
+    /// long they are kept there after the last one (the idle timeout and the closed
+    /// grace period).
+    mirror: (Arc<dyn WsStore>, Duration),
+    /// The mirror's writes that found the write queue full wait here, in order, and the
+    /// session waits for them (`WsStore::settle`) before it goes on.
     mirrored: Arc<Ledger>,
 }
 
@@ -202,10 +204,9 @@ impl WsSession {
                 }
             }
             let control = buffer.control.as_ref().map(|control| (control.id, control.sender.clone()));
-            if let Some((cluster, lifetime)) = &self.shared {
-                // In the order of `seq`: the lock is held.
-                cluster.ws_envelope(&self.mirrored, &self.id, seq, kind, &text, buffer.retained.len(), *lifetime);
-            }
+            // In the order of `seq`: the lock is held.
+            let (store, lifetime) = &self.mirror;
+            store.envelope(&self.mirrored, &self.id, seq, kind, &text, buffer.retained.len(), *lifetime);
             (text, control, seq)
         };
         self.mirror_written().await;
@@ -224,13 +225,12 @@ impl WsSession {
         Some(seq)
     }
 
-    /// With `--redis` and the write queue full: waits until the mirror's writes are
-    /// queued (at most `SETTLE_WAIT`), as the session waits for a slow control socket;
-    /// one Redis refused or that found no room is logged and counted.
+    /// With the mirror's write queue full: waits until its writes are queued (a bounded
+    /// wait), as the session waits for a slow control socket; one the store refused or
+    /// that found no room is logged and counted.
     async fn mirror_written(&self) {
-        if let Some((cluster, _)) = &self.shared
-            && self.mirrored.has_waiting()
-            && let Err(lost) = cluster.settle(&self.mirrored).await
+        if self.mirrored.has_waiting()
+            && let Err(lost) = self.mirror.0.settle(&self.mirrored).await
         {
             tracing::warn!(ws_session = %self.id, writes = lost.writes, "envelopes were not mirrored to Redis");
         }
@@ -296,9 +296,7 @@ impl WsSession {
         {
             let mut buffer = self.buffer.lock();
             buffer.closed = Some(socket_code);
-            if let Some((cluster, _)) = &self.shared {
-                cluster.ws_closed(&self.mirrored, &self.id, socket_code);
-            }
+            self.mirror.0.closed(&self.mirrored, &self.id, socket_code);
             if let Some(control) = buffer.control.take() {
                 let reason = if socket_code == 1001 { "session closed (idle or shutdown)" } else { "session closed" };
                 let _ = control.sender.try_send(ToControl::Close(socket_code, reason));
@@ -410,8 +408,8 @@ pub(crate) struct NewSession {
     pub(crate) max_frame: usize,
     pub(crate) emitter: Emitter,
     pub(crate) redactor: volley_engine::redact::Redactor,
-    /// With `--redis`: the cluster, and how long its envelopes stay there idle.
-    pub(crate) shared: Option<(Arc<Cluster>, Duration)>,
+    /// Where its envelopes are mirrored, and how long they stay there idle.
+    pub(crate) mirror: (Arc<dyn WsStore>, Duration),
 }
 
 impl WsSessions {
@@ -450,13 +448,18 @@ impl WsSessions {
             last_activity: AtomicU64::new(now_ms()),
             next_control: AtomicU64::new(1),
             buffer: Mutex::default(),
-            shared: new.shared,
+            mirror: new.mirror,
             mirrored: Arc::default(),
         });
-        if let Some((cluster, _)) = &session.shared {
-            // Every instance finds it from here (before anyone hears of it).
-            cluster.ws_opened(&session.mirrored, &session);
-        }
+        // Every instance finds it from here (before anyone hears of it).
+        let owned = Owned {
+            id: &session.id,
+            max_frame: session.max_frame,
+            flow_id: session.flow_id.as_deref(),
+            session_id: session.session_id.as_deref(),
+            req_exec_id: session.req_exec_id.as_deref(),
+        };
+        session.mirror.0.opened(&session.mirrored, &owned);
         {
             let mut registry = self.registry.write();
             registry.sessions.insert(session.id.clone(), Arc::clone(&session));
@@ -552,7 +555,7 @@ mod tests {
             max_frame: 1024,
             emitter,
             redactor: volley_engine::redact::Redactor::default(),
-            shared: None,
+            mirror: (Arc::new(crate::store::MemoryWs), Duration::ZERO),
         };
         sessions.add(slot, new, mpsc::channel(1).0)
     }
