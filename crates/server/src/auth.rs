@@ -87,7 +87,7 @@ async fn access_of(state: &AppState, presented: Option<String>) -> Result<Access
                 Rejected::Invalid => "invalid",
                 Rejected::Expired => "expired",
                 Rejected::Revoked => "revoked",
-                Rejected::Unavailable => return Err((crate::cluster::unavailable_error(), None)),
+                Rejected::Unavailable => return Err((ApiError::store_unavailable(), None)),
             };
             let mut error = ApiError::unauthorized();
             if rejected != Rejected::Invalid {

@@ -176,7 +176,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("max_flows", &self.max_flows)
             .field("max_connections", &self.max_connections)
             .field("max_connections_per_client", &self.max_connections_per_client)
-            .field("redis", &self.redis.as_deref().map(crate::cluster::shown_url))
+            .field("redis", &self.redis.as_deref().map(shown_url))
             .finish_non_exhaustive()
     }
 }
@@ -214,7 +214,7 @@ pub enum StartError {
     EmptyToken,
     /// `--redis` was given and Redis cannot be used.
     #[error(transparent)]
-    Redis(#[from] crate::cluster::RedisError),
+    Redis(#[from] RedisError),
     /// A connection limit of zero: no connection could ever be served.
     #[error("`{name}` must be more than zero")]
     ZeroLimit {
@@ -319,5 +319,26 @@ mod tests {
         assert_eq!(one.connections_per_client(), 1);
         let set = ServerConfig { max_connections_per_client: Some(600), ..ServerConfig::default() };
         assert_eq!(set.connections_per_client(), 512, "never more than the cap");
+    }
+}
+
+/// `--redis` could not be used.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot use Redis at {url}: {message}")]
+pub struct RedisError {
+    /// The URL, its password hidden.
+    pub url: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// `url` without its password, for messages.
+pub(crate) fn shown_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_owned(),
     }
 }

@@ -26,6 +26,12 @@ impl ApiError {
         self
     }
 
+    /// `503`: the shared store (Redis, with `--redis`) could not be asked.
+    pub(crate) fn store_unavailable() -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::InternalError, "the shared store (Redis) is unavailable")
+            .with_details(json!({ "hint": "check that redis-server is running and reachable from every instance" }))
+    }
+
     pub(crate) fn validation(message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, ErrorCode::ValidationError, message)
     }

@@ -94,36 +94,13 @@ impl Flows {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::store::MemoryFlows;
-    use crate::wire::TimingInfo;
-    use volley_protocol::{ExecutionStatus, StoredExecution};
+    use crate::store::{MemoryFlows, execution};
+    use volley_protocol::ExecutionStatus;
 
     fn flows(max: usize) -> Flows {
         Flows::new(max, Arc::new(MemoryFlows::default()))
-    }
-
-    /// A running execution `id`, nothing of it known yet.
-    pub(crate) fn execution(id: &str) -> StoredExecution {
-        StoredExecution {
-            req_exec_id: id.to_owned(),
-            flow_id: "flow".to_owned(),
-            session_id: None,
-            req_label: None,
-            method: "GET".to_owned(),
-            url_template: String::new(),
-            url_resolved: String::new(),
-            headers: Vec::new(),
-            body_preview: None,
-            timing: TimingInfo { start_time: 0, end_time: None, duration_ms: None, ttfb: None },
-            response: None,
-            assertions: None,
-            logs: Vec::new(),
-            logs_truncated: false,
-            status: ExecutionStatus::Running,
-            error: None,
-        }
     }
 
     #[tokio::test]

@@ -19,13 +19,14 @@ mod clock;
 mod cluster;
 mod config;
 mod connections;
+mod documents;
 mod error;
+mod event;
 mod execute;
 mod flows;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod hub;
-mod openapi;
 mod routes;
 mod sessions;
 mod state;
@@ -45,12 +46,12 @@ pub use config::{
     DEFAULT_WRITE_TIMEOUT, DEFAULT_WS_CLOSED_GRACE, ServerConfig, StartError, is_loopback,
 };
 
-pub use cluster::RedisError;
+pub use config::RedisError;
 
 /// A Redis URL with its password hidden, for messages.
 #[must_use]
 pub fn shown_redis_url(url: &str) -> String {
-    cluster::shown_url(url)
+    config::shown_url(url)
 }
 
 use crate::state::AppState;
@@ -154,7 +155,7 @@ pub fn router(config: ServerConfig) -> Result<axum::Router, StartError> {
 /// `503` where the store is asked).
 #[must_use]
 pub fn openapi_json(with_token: bool) -> String {
-    openapi::document(with_token, false).to_pretty_json().unwrap_or_default()
+    routes::openapi::document(with_token, false).to_pretty_json().unwrap_or_default()
 }
 
 async fn sweep(state: AppState) {

@@ -13,7 +13,7 @@ use volley_engine::{Client, ClientConfig, CookieJar, Transport};
 
 use crate::cluster::Cluster;
 use crate::config::ServerConfig;
-use crate::execute::Documents;
+use crate::documents::Documents;
 use crate::flows::Flows;
 use crate::hub::Hub;
 use crate::sessions::Sessions;

@@ -11,6 +11,19 @@ use volley_protocol::ErrorCode;
 
 use crate::error::ApiError;
 
+/// The most keys a flow's `meta` holds.
+pub(crate) const MAX_META_KEYS: usize = 10;
+
+/// A flow's `meta` in the OpenAPI document: an object of at most [`MAX_META_KEYS`] keys,
+/// or null (utoipa's field attributes have no `maxProperties`).
+fn flow_meta() -> utoipa::openapi::schema::ObjectBuilder {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Object, Type::Null]))
+        .max_properties(Some(MAX_META_KEYS))
+        .description(Some("At most 10 keys."))
+}
+
 /// A JSON body; malformed JSON, wrong types and oversized bodies become API errors.
 #[derive(Debug)]
 pub(crate) struct ApiJson<T>(pub(crate) T);
@@ -146,7 +159,7 @@ pub(crate) struct CreateFlow {
     #[schema(max_length = 256)]
     pub(crate) label: Option<String>,
     /// At most 10 keys.
-    #[schema(schema_with = crate::openapi::flow_meta)]
+    #[schema(schema_with = flow_meta)]
     pub(crate) meta: Option<Map<String, Value>>,
 }
 
@@ -182,7 +195,7 @@ pub(crate) struct FlowListing {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) label: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(schema_with = crate::openapi::flow_meta)]
+    #[schema(schema_with = flow_meta)]
     pub(crate) meta: Option<Map<String, Value>>,
     pub(crate) created_at: u64,
     /// Counted so far (`durationMs` is the time since the flow began until it finishes).

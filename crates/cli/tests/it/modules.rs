@@ -59,13 +59,6 @@ const KNOWN: &[(&str, &[&str])] = &[
         ],
     ),
     ("lsp", &["commands", "execute", "history", "remote", "server"]),
-    (
-        "server",
-        &[
-            "auth", "cluster", "config", "execute", "flows", "hub", "openapi", "routes", "sessions", "state", "store",
-            "tokens", "wire", "ws",
-        ],
-    ),
     ("syntax", &["composition", "document"]),
     ("syntax", &["chunk", "lower", "tree"]),
     ("transport", &["client_certificate", "network", "plain", "transport", "websocket"]),

@@ -16,14 +16,12 @@ use crate::clock::now_ms;
 use crate::hub::{Hub, ObserverEvent, RETAINED_PER_FLOW};
 use crate::store::EventStore;
 
-/// The `seq` written in an envelope whose `seq` Redis assigns: replaced there.
-pub(crate) const SEQ_PLACEHOLDER: u64 = u64::MAX;
 /// The key before an envelope's `seq`.
 const SEQ_KEY: &str = "\"seq\":";
-/// [`SEQ_PLACEHOLDER`] as an envelope holds it.
+/// [`SEQ_PLACEHOLDER`](crate::hub::SEQ_PLACEHOLDER) as an envelope holds it.
 const SEQ_MARKER: &str = "\"seq\":18446744073709551615";
 
-/// The text of an envelope written with [`SEQ_PLACEHOLDER`] before and after the
+/// The text of an envelope written with [`SEQ_PLACEHOLDER`](crate::hub::SEQ_PLACEHOLDER) before and after the
 /// number, for Redis to put the `seq` between. Envelopes are written with sorted keys,
 /// so `seq` comes after `payload` and `error`: the last marker is the envelope's own,
 /// whatever they hold.

@@ -11,10 +11,10 @@ use futures_util::future::BoxFuture;
 use parking_lot::Mutex;
 use volley_protocol::{ExecutionStatus, StoredExecution};
 
-use super::{Cluster, Ledger};
+use super::Cluster;
 use crate::error::ApiError;
 use crate::hub::Sequence;
-use crate::store::{Created, Flow, FlowRecord, FlowState, FlowStore, Stores};
+use crate::store::{Created, Flow, FlowRecord, FlowState, FlowStore, Ledger, Stores};
 use crate::wire::{FlowListing, FlowSummary};
 
 /// Every instance's flows, in Redis, which expires them.

@@ -30,11 +30,11 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use keys::Keys;
-pub(crate) use store::{not_stored_error, unavailable_error};
-pub(crate) use writes::{Ledger, NotStored};
+pub(crate) use store::not_stored_error;
 use writes::{WRITE_QUEUE, Write};
 
 use crate::clock::new_id;
+use crate::config::{RedisError, shown_url};
 
 /// How often an instance says it is alive, and says whether it has observers.
 pub(crate) const HEARTBEAT: Duration = Duration::from_secs(1);
@@ -80,16 +80,6 @@ impl std::fmt::Debug for Cluster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cluster").field("instance", &self.instance).finish_non_exhaustive()
     }
-}
-
-/// `--redis` could not be used.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot use Redis at {url}: {message}")]
-pub struct RedisError {
-    /// The URL, its password hidden.
-    pub url: String,
-    /// What went wrong.
-    pub message: String,
 }
 
 impl Cluster {
@@ -204,17 +194,6 @@ async fn heartbeat(cluster: Arc<Cluster>, hub: Arc<crate::hub::Hub>) {
             Ok(count) => cluster.listened.store(here || count > 0, Ordering::Relaxed),
             Err(error) => tracing::warn!("Redis heartbeat failed: {error}"),
         }
-    }
-}
-
-/// `url` without its password, for messages.
-pub(crate) fn shown_url(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) if parsed.password().is_some() => {
-            let _ = parsed.set_password(Some("***"));
-            parsed.to_string()
-        }
-        _ => url.to_owned(),
     }
 }
 

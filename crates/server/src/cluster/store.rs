@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use volley_protocol::{ErrorCode, ExecutionStatus, StoredExecution};
 
-use super::{Cluster, Ledger, scripts};
+use super::{Cluster, scripts};
 use crate::clock::{new_id, now_ms};
 use crate::error::ApiError;
-use crate::store::{FlowRecord, SessionRecord, SessionStore, TokenStore};
+use crate::store::{FlowRecord, Ledger, SessionRecord, SessionStore, TokenStore};
 use crate::wire::{FlowListing, FlowSummary};
 
 /// How long a session's turn is held without being extended (its holder extends it
@@ -35,20 +35,12 @@ struct StoredChained {
 /// Redis did not answer: the request cannot be served by this instance now.
 pub(crate) fn unavailable(error: &redis::RedisError) -> ApiError {
     tracing::warn!("Redis request failed: {error}");
-    unavailable_error()
-}
-
-/// `503`: the shared store could not be asked.
-pub(crate) fn unavailable_error() -> ApiError {
-    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::InternalError, "the shared store (Redis) is unavailable")
-        .with_details(
-            serde_json::json!({ "hint": "check that redis-server is running and reachable from every instance" }),
-        )
+    ApiError::store_unavailable()
 }
 
 /// `503`: the execution ran (its request may have been sent), but what it stored
 /// did not reach Redis: its flow does not hold it, or not as it ended.
-pub(crate) fn not_stored_error(req_exec_id: &str, flow_id: &str, lost: super::writes::NotStored) -> ApiError {
+pub(crate) fn not_stored_error(req_exec_id: &str, flow_id: &str, lost: crate::store::NotStored) -> ApiError {
     ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::InternalError,

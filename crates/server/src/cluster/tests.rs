@@ -12,9 +12,8 @@ use volley_protocol::ExecutionStatus;
 use super::flows::ClusterFlows;
 use super::{Cluster, Lifetimes};
 use crate::clock::now_ms;
-use crate::flows::tests::execution;
 use crate::hub::{Emitter, Hub, Sequence};
-use crate::store::{FlowRecord, TokenStore as _};
+use crate::store::{FlowRecord, TokenStore as _, execution};
 
 /// A `redis-server` of its own, stopped on drop.
 struct Redis {
@@ -294,7 +293,7 @@ async fn chained_responses_keep_their_bytes_and_are_versioned() {
 
 #[test]
 fn the_seq_marker_is_the_placeholder_as_written() {
-    let json = format!(r#"{{"payload":{{"url":"\"seq\":{0}"}},"seq":{0},"ts":1}}"#, super::events::SEQ_PLACEHOLDER);
+    let json = format!(r#"{{"payload":{{"url":"\"seq\":{0}"}},"seq":{0},"ts":1}}"#, crate::hub::SEQ_PLACEHOLDER);
     let (head, tail) = super::events::split_at_seq(&json).expect("a placeholder");
     assert_eq!(format!("{head}7{tail}"), r#"{"payload":{"url":"\"seq\":18446744073709551615"},"seq":7,"ts":1}"#);
     assert!(super::events::split_at_seq(r#"{"seq":3}"#).is_none());
@@ -365,7 +364,7 @@ async fn a_stored_execution_redis_refused_is_an_error_for_its_execution() {
     done.status = ExecutionStatus::Success;
     cluster.update_execution(&ledger, "flow_a", &done, Some(ExecutionStatus::Success));
     let started = std::time::Instant::now();
-    assert_eq!(cluster.settle(&ledger).await, Err(super::writes::NotStored { writes: 1 }));
+    assert_eq!(cluster.settle(&ledger).await, Err(crate::store::NotStored { writes: 1 }));
     assert!(started.elapsed() <= super::writes::SETTLE_WAIT + Duration::from_secs(1));
 }
 

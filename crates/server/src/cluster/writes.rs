@@ -3,7 +3,7 @@
 //! in pipelines, from one task. The queue is bounded, and a write that finds it full,
 //! or that Redis refuses (it is gone, or restarting), is never lost without a word.
 //!
-//! - A stored execution is a *kept* write, made for an execution's [`Ledger`]. Finding
+//! - A stored execution is a *kept* write, made for an execution's `Ledger`. Finding
 //!   the queue full, it waits in the ledger (in order with the execution's other kept
 //!   writes) until the execution settles ([`Cluster::settle`]), which waits for room,
 //!   at most [`SETTLE_WAIT`]. A kept write that Redis refused or that found no room in
@@ -17,16 +17,15 @@
 //!   goes on, as it waits for a slow control socket; one Redis refused is logged and
 //!   counted.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use parking_lot::Mutex;
 use redis::aio::ConnectionManager;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Cluster, Keys, events};
+use crate::store::{Ledger, NotStored};
 
 /// Writes queued per instance.
 pub(crate) const WRITE_QUEUE: usize = 16 * 1024;
@@ -47,45 +46,6 @@ pub(super) enum Write {
     /// are published by one script.
     Event([String; 10]),
     Flush(oneshot::Sender<()>),
-}
-
-/// What became of the kept writes of one execution (or WebSocket session).
-#[derive(Debug, Default)]
-pub(crate) struct Ledger {
-    waiting: Mutex<Waiting>,
-    /// Kept writes made.
-    kept: AtomicUsize,
-    /// Kept writes Redis refused, or that found no room in time.
-    failed: AtomicUsize,
-    /// Kept writes settled by [`Cluster::settle`].
-    settled: AtomicUsize,
-}
-
-/// The kept writes of an execution that found the queue full, in order.
-#[derive(Debug, Default)]
-struct Waiting {
-    writes: VecDeque<Write>,
-    /// [`Cluster::settle`] is sending them: a new one queues behind.
-    draining: bool,
-}
-
-impl Ledger {
-    /// Whether kept writes were made since the last [`Cluster::settle`].
-    pub(crate) fn is_unsettled(&self) -> bool {
-        self.kept.load(Ordering::Relaxed) > self.settled.load(Ordering::Relaxed)
-    }
-
-    /// Whether kept writes wait for room in the queue.
-    pub(crate) fn has_waiting(&self) -> bool {
-        !self.waiting.lock().writes.is_empty()
-    }
-}
-
-/// The kept writes of an execution could not all be written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NotStored {
-    /// How many.
-    pub(crate) writes: usize,
 }
 
 /// What the queue lost or delayed, for the log and the gap markers.
@@ -128,20 +88,21 @@ impl Cluster {
     /// slower than the executions), it waits in the ledger for [`Cluster::settle`].
     pub(crate) fn keep(&self, ledger: &Arc<Ledger>, command: redis::Cmd) {
         ledger.kept.fetch_add(1, Ordering::Relaxed);
-        let write = Write::Kept(command, Arc::clone(ledger));
         let mut waiting = ledger.waiting.lock();
         if !waiting.writes.is_empty() || waiting.draining {
-            waiting.writes.push_back(write);
+            waiting.writes.push_back(command);
             return;
         }
-        match self.writes.try_send(write) {
+        match self.writes.try_send(Write::Kept(command, Arc::clone(ledger))) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(write)) => {
                 let waited = self.losses.waited.fetch_add(1, Ordering::Relaxed);
                 if crossed_power_of_two(waited, 1) {
                     tracing::warn!(waited = waited + 1, "Redis is behind: stored executions wait for room");
                 }
-                waiting.writes.push_back(write);
+                if let Write::Kept(command, _) = write {
+                    waiting.writes.push_back(command);
+                }
             }
             Err(mpsc::error::TrySendError::Closed(_)) => {
                 ledger.failed.fetch_add(1, Ordering::Relaxed);
@@ -168,7 +129,7 @@ impl Cluster {
     /// Sends the kept writes of `ledger` that wait for room, then waits until every
     /// write queued before is sent; at most [`SETTLE_WAIT`] in all. An error when one
     /// of its kept writes did not reach Redis.
-    pub(crate) async fn settle(&self, ledger: &Ledger) -> Result<(), NotStored> {
+    pub(crate) async fn settle(&self, ledger: &Arc<Ledger>) -> Result<(), NotStored> {
         ledger.settled.store(ledger.kept.load(Ordering::Relaxed), Ordering::Relaxed);
         let sent = tokio::time::timeout(SETTLE_WAIT, async {
             loop {
@@ -178,8 +139,8 @@ impl Cluster {
                     waiting.draining = next.is_some();
                     next
                 };
-                let Some(write) = next else { break };
-                if self.writes.send(write).await.is_err() {
+                let Some(command) = next else { break };
+                if self.writes.send(Write::Kept(command, Arc::clone(ledger))).await.is_err() {
                     ledger.failed.fetch_add(1, Ordering::Relaxed);
                 }
             }

@@ -19,9 +19,9 @@ use redis::streams::{StreamRangeReply, StreamReadOptions, StreamReadReply};
 use serde_json::json;
 use volley_protocol::{ErrorCode, SessionEnvelopeKind, SessionError, SessionReplayEnd};
 
-use super::{Cluster, Ledger, NotStored, scripts, text};
+use super::{Cluster, scripts, text};
 use crate::error::ApiError;
-use crate::store::{Elsewhere, Owned, WsStore};
+use crate::store::{Elsewhere, Ledger, NotStored, Owned, WsStore};
 use crate::ws::{Command, Outbound, WsSessions, binary_refused, close_message, envelope, merge, parse_command};
 
 /// How often a control socket on another instance checks that the owner is alive.
@@ -215,7 +215,7 @@ impl Cluster {
         let envelope_of = |kind: SessionEnvelopeKind, fields: serde_json::Value| {
             let mut value = envelope(
                 kind,
-                super::events::SEQ_PLACEHOLDER,
+                crate::hub::SEQ_PLACEHOLDER,
                 &session.id,
                 session.flow_id.as_deref(),
                 session.req_exec_id.as_deref(),
@@ -282,7 +282,7 @@ impl WsStore for ClusterWs {
         self.0.ws_closed(mirrored, id, socket_code);
     }
 
-    fn settle<'a>(&'a self, mirrored: &'a Ledger) -> BoxFuture<'a, Result<(), NotStored>> {
+    fn settle<'a>(&'a self, mirrored: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>> {
         Box::pin(self.0.settle(mirrored))
     }
 

@@ -1,7 +1,6 @@
 //! One execution, stage by stage (parse, interpolate, compile, fetch), each reported to
 //! observers, kept in the flow's store, and answered in the wire's shapes.
 
-mod documents;
 mod grpc;
 mod parse;
 mod report;
@@ -23,15 +22,15 @@ use volley_protocol::{
 
 use crate::auth::Access;
 use crate::clock::{new_id, now_ms};
-use crate::cluster::{Ledger, not_stored_error};
+use crate::cluster::not_stored_error;
 use crate::error::ApiError;
 use crate::flows::{BODY_PREVIEW_BYTES, Flow, STORED_BODY_BYTES, STORED_LOG_BYTES, StageError, StoredExecution};
 use crate::hub::{Emitter, Sequence};
 use crate::sessions::Session;
 use crate::state::AppState;
+use crate::store::Ledger;
 use crate::wire::{ExecuteRequest, ExecuteResponse, Limits, RequestInfo, Resolved, SessionRef, TimingInfo};
 
-pub(crate) use documents::Documents;
 use grpc::GrpcMessages;
 pub(crate) use grpc::Relay;
 use parse::parse;

@@ -43,7 +43,7 @@ pub(crate) type Scope = (Option<Arc<Session>>, Option<Arc<Flow>>);
 
 /// Checks what can be checked without reading anything: the fields every execute route
 /// takes, and those of `route` (another route's fields are ignored, as unknown ones are).
-/// The `OpenAPI` document states the same rules (`openapi.rs`).
+/// The `OpenAPI` document states the same rules (`routes/openapi.rs`).
 pub(crate) fn validate(body: &ExecuteRequest, max_body_size: usize, route: Route) -> Result<(), ApiError> {
     match (&body.content, &body.path) {
         (Some(_), Some(_)) | (None, None) => {

@@ -58,7 +58,7 @@ impl utoipa::IntoParams for Filters {
     fn into_params(
         _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
     ) -> Vec<utoipa::openapi::path::Parameter> {
-        crate::openapi::observer_filters(false)
+        crate::routes::openapi::observer_filters(false)
     }
 }
 

@@ -10,12 +10,12 @@ use crate::error::ApiError;
 use crate::flows::StoredExecution;
 use crate::hub::Emitter;
 use crate::state::AppState;
-use crate::wire::{CreateFlow, ErrorBody, ExecutionList, FlowCreated, FlowFinished, FlowList, OptionalJson};
+use crate::wire::{
+    CreateFlow, ErrorBody, ExecutionList, FlowCreated, FlowFinished, FlowList, MAX_META_KEYS, OptionalJson,
+};
 
 /// Longest flow label, in characters.
 const MAX_LABEL: usize = 256;
-/// Most keys of a flow's `meta`.
-pub(crate) const MAX_META_KEYS: usize = 10;
 
 #[utoipa::path(post, path = "/flows", tag = "flows", request_body = Option<CreateFlow>,
     responses((status = 201, body = FlowCreated),

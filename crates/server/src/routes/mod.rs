@@ -6,6 +6,7 @@ mod events;
 mod execute;
 mod flows;
 mod import;
+pub(crate) mod openapi;
 mod parse;
 mod project;
 mod runners;
@@ -29,7 +30,6 @@ use crate::error::ApiError;
 use crate::state::AppState;
 
 pub(crate) use discovery::ApiDoc;
-pub(crate) use flows::MAX_META_KEYS;
 #[cfg(feature = "fuzzing")]
 pub(crate) use parse::{ParseRequest, describe};
 #[cfg(feature = "fuzzing")]

@@ -80,7 +80,8 @@ pub(crate) async fn execute_ws(
         subprotocol: subprotocol.clone(),
         ws_session_id: session.id.clone(),
     }));
-    ws::spawn_upstream(state.clone(), Arc::clone(&session), socket, orders);
+    let ending = (state.config.ws_closed_grace, state.shutdown.clone());
+    ws::spawn_upstream(Arc::clone(&state.ws_sessions), Arc::clone(&session), socket, orders, ending);
     // Every instance can find the session (and the execution) before the client
     // hears of it.
     state.ws_store.published().await;
@@ -114,7 +115,7 @@ pub(crate) async fn execute_ws(
 #[into_params(parameter_in = Query)]
 pub(crate) struct AfterSeq {
     /// Replay the retained envelopes with a larger `seq` first (default 0: all).
-    #[param(schema_with = crate::openapi::seq)]
+    #[param(schema_with = crate::routes::openapi::seq)]
     after_seq: Option<u64>,
 }
 
@@ -234,7 +235,7 @@ impl utoipa::IntoParams for Handshake {
     fn into_params(
         _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
     ) -> Vec<utoipa::openapi::path::Parameter> {
-        crate::openapi::handshake_headers()
+        crate::routes::openapi::handshake_headers()
     }
 }
 
@@ -243,7 +244,7 @@ impl utoipa::IntoParams for ObserveQuery {
     fn into_params(
         _: impl Fn() -> Option<utoipa::openapi::path::ParameterIn>,
     ) -> Vec<utoipa::openapi::path::Parameter> {
-        crate::openapi::observer_filters(true)
+        crate::routes::openapi::observer_filters(true)
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use parking_lot::Mutex;
 
-use crate::hub::{ObserverEvent, RETAINED_PER_FLOW};
+use crate::event::{ObserverEvent, RETAINED_PER_FLOW};
 
 /// The events of a server, or of every instance of a cluster.
 pub(crate) trait EventStore: Send + Sync {

@@ -15,10 +15,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use volley_protocol::{ExecutionStatus, StoredExecution};
 
+use super::Ledger;
 use crate::clock::now_ms;
-use crate::cluster::Ledger;
 use crate::error::ApiError;
-use crate::hub::Sequence;
+use crate::event::Sequence;
 use crate::wire::{FlowListing, FlowSummary};
 
 /// What a flow is, written once when it is created.
@@ -323,6 +323,29 @@ impl FlowStore for MemoryFlows {
     }
 }
 
+/// A running execution `id`, nothing of it known yet (for tests).
+#[cfg(test)]
+pub(crate) fn execution(id: &str) -> StoredExecution {
+    StoredExecution {
+        req_exec_id: id.to_owned(),
+        flow_id: "flow".to_owned(),
+        session_id: None,
+        req_label: None,
+        method: "GET".to_owned(),
+        url_template: String::new(),
+        url_resolved: String::new(),
+        headers: Vec::new(),
+        body_preview: None,
+        timing: crate::wire::TimingInfo { start_time: 0, end_time: None, duration_ms: None, ttfb: None },
+        response: None,
+        assertions: None,
+        logs: Vec::new(),
+        logs_truncated: false,
+        status: ExecutionStatus::Running,
+        error: None,
+    }
+}
+
 /// The behaviour every [`FlowStore`] has, run against each implementation (the Redis
 /// one in `cluster/tests.rs`). `written` waits until what an execution's `ledger` holds
 /// is stored (a store that writes later).
@@ -332,7 +355,6 @@ where
     W: Fn(Arc<Ledger>) -> F,
     F: std::future::Future<Output = ()>,
 {
-    use crate::flows::tests::execution;
     let record = |label: &str| FlowRecord {
         session_id: Some("ses_a".to_owned()),
         label: Some(label.to_owned()),

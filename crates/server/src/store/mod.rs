@@ -1,6 +1,6 @@
 //! The server's shared state behind one interface per concern, with two
 //! implementations chosen once at start-up: in this process's memory, or in Redis
-//! (`volley serve --redis`, [`crate::cluster::Cluster`]). The code that uses the state
+//! (`volley serve --redis`, `cluster/`). The code that uses the state
 //! has one path; each implementation keeps its own rules (Redis expires keys by itself,
 //! memory is swept), and one behaviour test of each concern runs against both.
 //!
@@ -10,6 +10,7 @@
 
 mod events;
 mod flows;
+mod ledger;
 mod sessions;
 mod tokens;
 mod ws;
@@ -17,9 +18,10 @@ mod ws;
 #[cfg(test)]
 pub(crate) use events::check_event_store;
 pub(crate) use events::{EventStore, MemoryEvents};
-#[cfg(test)]
-pub(crate) use flows::check_flow_store;
 pub(crate) use flows::{Created, Flow, FlowRecord, FlowState, FlowStore, MemoryFlows};
+#[cfg(test)]
+pub(crate) use flows::{check_flow_store, execution};
+pub(crate) use ledger::{Ledger, NotStored};
 #[cfg(test)]
 pub(crate) use sessions::check_session_store;
 pub(crate) use sessions::{MemorySessions, SessionRecord, SessionStore, Turn};

@@ -88,11 +88,11 @@ pub(crate) trait SessionStore: Send + Sync {
 /// the state.
 #[derive(Debug, Default)]
 pub(crate) struct MemorySessions {
-    sessions: Mutex<HashMap<String, Ledger>>,
+    sessions: Mutex<HashMap<String, Entry>>,
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Ledger {
+struct Entry {
     created_at: u64,
     last_used: u64,
     version: u64,
@@ -101,7 +101,7 @@ struct Ledger {
 
 impl MemorySessions {
     /// Applies `change` to the ledger of `id`; `None` when it is gone.
-    fn with<T>(&self, id: &str, change: impl FnOnce(&mut Ledger) -> T) -> Option<T> {
+    fn with<T>(&self, id: &str, change: impl FnOnce(&mut Entry) -> T) -> Option<T> {
         self.sessions.lock().get_mut(id).map(change)
     }
 }
@@ -118,7 +118,7 @@ impl SessionStore for MemorySessions {
         let created = sessions.len() < max;
         if created {
             let now = now_ms();
-            sessions.insert(id.to_owned(), Ledger { created_at: now, last_used: now, version: 1, chain: 0 });
+            sessions.insert(id.to_owned(), Entry { created_at: now, last_used: now, version: 1, chain: 0 });
         }
         Box::pin(std::future::ready(Ok(created)))
     }

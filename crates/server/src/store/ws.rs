@@ -11,7 +11,7 @@ use axum::extract::ws::WebSocket;
 use futures_util::future::BoxFuture;
 use volley_protocol::SessionEnvelopeKind;
 
-use crate::cluster::{Ledger, NotStored};
+use super::{Ledger, NotStored};
 use crate::error::ApiError;
 
 /// A new session this instance owns, as other instances need to know it.
@@ -49,7 +49,7 @@ pub(crate) trait WsStore: Send + Sync {
 
     /// Waits until the mirror's writes that found no room are sent (a bounded wait);
     /// how many were lost when some were.
-    fn settle<'a>(&'a self, mirrored: &'a Ledger) -> BoxFuture<'a, Result<(), NotStored>>;
+    fn settle<'a>(&'a self, mirrored: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>>;
 
     /// Returns once every instance can find what this one mirrored.
     fn published(&self) -> BoxFuture<'_, ()>;
@@ -99,7 +99,7 @@ impl WsStore for MemoryWs {
 
     fn closed(&self, _mirrored: &Arc<Ledger>, _id: &str, _socket_code: u16) {}
 
-    fn settle<'a>(&'a self, _mirrored: &'a Ledger) -> BoxFuture<'a, Result<(), NotStored>> {
+    fn settle<'a>(&'a self, _mirrored: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>> {
         Box::pin(std::future::ready(Ok(())))
     }
 

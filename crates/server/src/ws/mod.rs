@@ -28,10 +28,10 @@ use volley_protocol::{
 };
 
 use crate::clock::now_ms;
-use crate::cluster::Ledger;
+
 use crate::error::ApiError;
 use crate::hub::Emitter;
-use crate::store::{Owned, WsStore};
+use crate::store::{Ledger, Owned, WsStore};
 
 pub(crate) use control::{binary_refused, close as close_message, parse_command, serve_control};
 pub(crate) use upstream::{Command, Outbound, spawn_upstream};

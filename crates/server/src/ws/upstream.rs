@@ -13,9 +13,8 @@ use tokio_util::sync::CancellationToken;
 use volley_engine::websocket::{WebSocket, WsError, WsMessage};
 use volley_protocol::{ErrorCode, SessionEnvelopeKind, SessionError};
 
-use super::WsSession;
+use super::{WsSession, WsSessions};
 use crate::clock::now_ms;
-use crate::state::AppState;
 
 /// What a control socket asks of the upstream connection.
 #[derive(Debug)]
@@ -58,14 +57,15 @@ impl Outbound {
     }
 }
 
-/// Starts the task of `session` over `socket`.
+/// Starts the task of `session` over `socket`, a session of `sessions`; a closed session
+/// stays findable for `grace`, unless the server shuts down.
 pub(crate) fn spawn_upstream(
-    state: AppState,
+    sessions: Arc<WsSessions>,
     session: Arc<WsSession>,
     socket: WebSocket,
     commands: mpsc::Receiver<Command>,
+    (grace, shutdown): (Duration, CancellationToken),
 ) {
-    let shutdown = state.shutdown.clone();
     tokio::spawn(async move {
         let closing = run(&session, socket, commands, shutdown.clone()).await;
         // Nobody attached heard the close: the session stays findable, closed, for the
@@ -75,16 +75,16 @@ pub(crate) fn spawn_upstream(
         // The slot is free (and, unless kept, the id unknown) before anyone hears of the
         // close: a client that opens a new session on `session.closed` is not refused at
         // the cap.
-        state.ws_sessions.release(&session.id, kept);
+        sessions.release(&session.id, kept);
         if let Some(Closing { code, reason, was_clean, socket_code }) = closing {
             session.close(code, &reason, was_clean, socket_code).await;
         }
         if kept {
             tokio::select! {
-                () = tokio::time::sleep(state.config.ws_closed_grace) => {}
+                () = tokio::time::sleep(grace) => {}
                 () = shutdown.cancelled() => {}
             }
-            state.ws_sessions.forget(&session.id);
+            sessions.forget(&session.id);
         }
     });
 }

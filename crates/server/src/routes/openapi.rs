@@ -11,7 +11,7 @@ use serde_json::json;
 use utoipa::OpenApi as _;
 use utoipa::openapi::extensions::Extensions;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterStyle};
-use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
+use utoipa::openapi::schema::{AllOfBuilder, AnyOfBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder};
 
@@ -294,15 +294,6 @@ pub(crate) fn seq() -> ObjectBuilder {
 fn import_source() -> ObjectBuilder {
     let names = volley_engine::convert::Format::ALL.iter().map(|format| format.name());
     typed(Type::String).enum_values(Some(names)).description(Some("The format of `input`."))
-}
-
-/// A flow's `meta`: an object of at most 10 keys, or null (utoipa's field attributes
-/// have no `maxProperties`).
-pub(crate) fn flow_meta() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(SchemaType::from_iter([Type::Object, Type::Null]))
-        .max_properties(Some(crate::routes::MAX_META_KEYS))
-        .description(Some("At most 10 keys."))
 }
 
 fn object() -> ObjectBuilder {

@@ -3,7 +3,7 @@
 //! one-request text was a seventh of the server's instructions per execution.
 //!
 //! Parsing depends on the text alone, so a kept document is the one a parse would give.
-//! Only small texts are kept (those parsed in place, [`super::parse::PARSED_IN_PLACE_BYTES`]),
+//! Only small texts are kept (those parsed in place, `PARSED_IN_PLACE_BYTES` of `execute/parse.rs`),
 //! and at most [`KEPT_DOCUMENTS`] of them, the least recently used dropped first: the
 //! cache holds a few hundred KiB at most, however many texts are executed.
 

@@ -1,0 +1,47 @@
+//! What became of the writes one execution (or WebSocket session) asked a store to
+//! keep, for a store that writes later (Redis's write queue, `cluster/writes.rs`): the
+//! execution waits for them before it answers, and is told when some were lost.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use parking_lot::Mutex;
+
+/// The kept writes of one execution (or WebSocket session).
+#[derive(Debug, Default)]
+pub(crate) struct Ledger {
+    pub(crate) waiting: Mutex<Waiting>,
+    /// Kept writes made.
+    pub(crate) kept: AtomicUsize,
+    /// Kept writes the store refused, or that found no room in time.
+    pub(crate) failed: AtomicUsize,
+    /// Kept writes settled (waited for).
+    pub(crate) settled: AtomicUsize,
+}
+
+/// The kept writes of an execution that found the queue full, in order.
+#[derive(Debug, Default)]
+pub(crate) struct Waiting {
+    pub(crate) writes: VecDeque<redis::Cmd>,
+    /// They are being sent: a new one queues behind.
+    pub(crate) draining: bool,
+}
+
+impl Ledger {
+    /// Whether kept writes were made since they were last settled.
+    pub(crate) fn is_unsettled(&self) -> bool {
+        self.kept.load(Ordering::Relaxed) > self.settled.load(Ordering::Relaxed)
+    }
+
+    /// Whether kept writes wait for room in the queue.
+    pub(crate) fn has_waiting(&self) -> bool {
+        !self.waiting.lock().writes.is_empty()
+    }
+}
+
+/// The kept writes of an execution could not all be written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotStored {
+    /// How many.
+    pub(crate) writes: usize,
+}
