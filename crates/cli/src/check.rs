@@ -36,7 +36,7 @@ pub(crate) struct CheckArgs {
     profile: Option<String>,
 
     /// A variable the run will be given (`volley run --var NAME=VALUE`). Repeatable.
-    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::run::parse_var)]
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::args::parse_var)]
     vars: Vec<(String, String)>,
 
     /// As `volley run --allow-external-files`: files outside the project are no error.

@@ -109,7 +109,7 @@ pub(crate) struct ExportArgs {
     profile: Option<String>,
 
     /// Set a variable: `--var token=abc`. Repeatable; beats every other source.
-    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::run::parse_var)]
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::args::parse_var)]
     vars: Vec<(String, String)>,
 
     /// Write secrets in clear (credential headers, `$secret` values, sensitive

@@ -2,6 +2,7 @@
 //! a request runs is decided in the library crates; this crate reads arguments and
 //! prints.
 
+mod args;
 mod auth;
 mod check;
 mod complete;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::call::CallError;
+use crate::error::CallError;
 use crate::outgoing::RequestBody;
 use crate::target::Target;
 

@@ -10,14 +10,16 @@
 mod call;
 mod connection;
 mod details;
+mod error;
 mod outgoing;
 mod reflection;
 mod schema;
 mod status;
 mod target;
 
-pub use call::{CallError, CallOutcome, Kind, OnMessage, Settings, call};
+pub use call::{CallOutcome, Kind, OnMessage, Settings, call};
 pub use connection::{Connect, Connections};
+pub use error::CallError;
 pub use outgoing::Outgoing;
 pub use reflection::{MOST_SERVICES, ReflectionError};
 pub use schema::{Field, Schema, SchemaError};

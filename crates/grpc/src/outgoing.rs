@@ -6,7 +6,7 @@ use bytes::{BufMut as _, Bytes, BytesMut};
 use prost::Message as _;
 use prost_reflect::{DeserializeOptions, DynamicMessage, MessageDescriptor};
 
-use crate::call::CallError;
+use crate::error::CallError;
 
 /// A request message, and how many messages of the server to wait for before it is
 /// sent (`=== wait-for-server`).

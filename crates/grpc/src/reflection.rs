@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 
 use prost::Message as _;
 
-use crate::call::{CallError, Settings, exchange};
+use crate::call::{Settings, exchange};
+use crate::error::CallError;
 use crate::outgoing::{Frames, framed};
 use crate::schema::{Schema, SchemaError};
 use crate::status::Code;

@@ -10,10 +10,10 @@ use volley_engine::{CancellationToken, Client, ClientConfig, RequestDefaults, Ru
 use volley_load::{CheckThreshold as _, Load, LoadReport, Plan, Stop, Threshold, Work};
 use volley_syntax::LineIndex;
 
+use crate::args::Format;
 use crate::exit::Exit;
 use crate::output;
 use crate::render;
-use crate::report::Format;
 
 mod print;
 
@@ -102,7 +102,7 @@ pub(crate) struct LoadArgs {
 
     /// Write a report: `json=load.json` or `html=load.html` (one self-contained page
     /// with the latency over time and its distribution). Repeatable.
-    #[arg(long, value_name = "FORMAT=PATH", value_parser = crate::report::parse_target)]
+    #[arg(long, value_name = "FORMAT=PATH", value_parser = crate::args::parse_target)]
     report: Vec<(Format, PathBuf)>,
 
     /// Use this profile of volley.jsonc (or environment of http-client.env.json).
@@ -110,7 +110,7 @@ pub(crate) struct LoadArgs {
     profile: Option<String>,
 
     /// Set a variable, above every other (repeatable): `--var host=http://localhost:8080`.
-    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::run::parse_var)]
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::args::parse_var)]
     vars: Vec<(String, String)>,
 
     /// Do not check TLS certificates.
@@ -454,7 +454,7 @@ fn write_reports(report: &LoadReport, targets: &[(Format, PathBuf)]) -> anyhow::
             Format::Html => volley_load::html::render(report),
             _ => serde_json::to_string_pretty(report).context("cannot write the report as JSON")?,
         };
-        crate::report::create_parent(path)?;
+        crate::args::create_parent(path)?;
         std::fs::write(path, written).with_context(|| format!("cannot write the report to `{}`", path.display()))?;
     }
     Ok(())

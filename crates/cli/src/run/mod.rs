@@ -5,6 +5,7 @@ mod clients;
 mod compose;
 mod confirm;
 mod depends;
+mod history;
 mod human;
 pub(crate) mod outcome;
 mod part;
@@ -69,7 +70,7 @@ pub(crate) struct RunArgs {
 
     /// Set a variable for this run: `--var token=abc`. Repeatable; beats every other
     /// source (file, config, profile).
-    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::args::parse_var)]
     vars: Vec<(String, String)>,
 
     /// Answer a prompt of the file (httpyac's `{{$input LABEL}}`, `{{$password LABEL}}`,
@@ -77,7 +78,7 @@ pub(crate) struct RunArgs {
     /// `--prompt 'LABEL=value'`. Repeatable. In a terminal the others are asked (a
     /// password hidden); without one, a request with a prompt left unanswered is
     /// refused, naming it.
-    #[arg(long = "prompt", value_name = "LABEL=VALUE", value_parser = parse_var)]
+    #[arg(long = "prompt", value_name = "LABEL=VALUE", value_parser = crate::args::parse_var)]
     prompts: Vec<(String, String)>,
 
     /// Use this profile of volley.jsonc (or environment of http-client.env.json).
@@ -308,13 +309,6 @@ Exit codes:
      WebSocket handshake, a stream that broke)
   130 interrupted with Ctrl-C (the reports are still written)
 With several failures the code is the first of 3, 4, 1.";
-
-pub(crate) fn parse_var(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_owned(), value.to_owned())),
-        _ => Err(format!("expected NAME=VALUE, got `{text}`")),
-    }
-}
 
 /// How the run shows things.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

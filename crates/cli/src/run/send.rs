@@ -269,7 +269,7 @@ impl Turn<'_> {
                     progress.suspend(|| output::line(&line));
                 }
                 if args.history {
-                    crate::history::record(&result, file);
+                    super::history::record(&result, file);
                 }
                 tally.count(&result);
                 match self.keep {
