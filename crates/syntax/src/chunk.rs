@@ -28,8 +28,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tree_sitter::{InputEdit, Point, Tree};
 
+use crate::grammar::parse_tree;
 use crate::span::LineIndex;
-use crate::tree::parse_tree;
 
 /// The size a chunk grows to before the next block starts a new one.
 pub(crate) const TARGET_CHUNK_BYTES: usize = 32 * 1024;

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::composition::Command;
+use crate::command::Command;
 use crate::diagnostic::Diagnostic;
 use crate::directive::DirectiveKind;
 use crate::known::Known;

@@ -21,10 +21,12 @@
 pub mod allocator;
 mod budget;
 mod chunk;
+mod command;
 mod composition;
 mod diagnostic;
 pub mod directive;
 mod document;
+mod grammar;
 mod known;
 pub mod line_break;
 mod listing;
@@ -40,7 +42,7 @@ pub mod threshold;
 mod tree;
 
 pub use budget::{Budget, DEFAULT_PARSE_MEMORY, DEFAULT_PARSE_TIME, Exceeded, PARSE_BUDGET_HINT};
-pub use composition::{Command, CommandKind, Loop, RunTarget, RunVariable};
+pub use command::{Command, CommandKind, Loop, RunTarget, RunVariable};
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use directive::{DirectiveInfo, DirectiveKind, ValueRule};
 pub use document::{
@@ -48,6 +50,7 @@ pub use document::{
     GrpcOptions, Header, PartsBody, ProtoImport, Protocol, Request, Script, ScriptKind, Separator, SseOptions, Timeout,
     VariableDeclaration, WebSocketOptions,
 };
+pub use grammar::language;
 pub use known::Known;
 pub use listing::{Listing, MAX_LISTED};
 pub use lower::duplicate_names;
@@ -59,7 +62,7 @@ pub use suggest::{closest, edit_distance};
 pub use template::{
     Arguments, Expression, Interpolation, Part, ResolverCall, Template, is_variable_name, variable_path_segments,
 };
-pub use tree::{ChunkInfo, EditError, SyntaxTree, language};
+pub use tree::{ChunkInfo, EditError, SyntaxTree};
 
 /// Parses `text` into a typed document. Never fails and never panics.
 #[must_use]

@@ -22,7 +22,8 @@ use x509_parser::time::ASN1Time;
 use x509_parser::x509::SubjectPublicKeyInfo;
 
 use crate::error::TransportError;
-use crate::network::{PemFile, TlsChoice, certificate_error};
+use crate::error::certificate_error;
+use crate::tls::{PemFile, TlsChoice};
 
 /// What to present when a server asks for a client certificate: `None` when `choice`
 /// names none.

@@ -193,6 +193,94 @@ fn longer(after: Duration) -> String {
     if millis.is_multiple_of(1000) { format!("{} s", millis / 1000) } else { format!("{millis} ms") }
 }
 
+/// An error about a certificate or key file, with what went wrong and a hint.
+#[must_use]
+pub fn certificate_error(path: &std::path::Path, problem: &str, hint: &str) -> TransportError {
+    TransportError::Certificate { path: path.to_path_buf(), message: problem.to_owned(), hint: hint.to_owned() }
+}
+
+/// What rustls said, without the "unexpected error" it puts before the messages of
+/// our verifier (which names the unknown issuer).
+#[must_use]
+pub fn tls_message(error: &rustls::Error) -> String {
+    match error {
+        rustls::Error::General(message) => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `host:port` of a URL, for messages.
+#[must_use]
+pub fn host_of(url: &url::Url) -> String {
+    match (url.host_str(), url.port_or_known_default()) {
+        (Some(host), Some(port)) => format!("{host}:{port}"),
+        (Some(host), None) => host.to_owned(),
+        _ => url.as_str().to_owned(),
+    }
+}
+
+/// Sorts an error of any HTTP client by its chain of causes; `timed_out` when the client
+/// says it gave up waiting.
+pub(crate) fn classify_chain(error: &(dyn std::error::Error + 'static), host: &str, timed_out: bool) -> TransportError {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    let mut messages = Vec::new();
+    while let Some(current) = cause {
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::ConnectionRefused {
+                return TransportError::ConnectionRefused { host: host.to_owned() };
+            }
+            // A TLS alert after the handshake (a refused client certificate under TLS 1.3)
+            // arrives as an I/O error on the connection.
+            if let Some(tls) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
+                return TransportError::Tls { host: host.to_owned(), message: tls_message(tls) };
+            }
+        }
+        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
+            return TransportError::Tls { host: host.to_owned(), message: tls_message(tls) };
+        }
+        messages.push(current.to_string());
+        cause = current.source();
+    }
+    let text = messages.join(": ");
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("dns error")
+        || lower.contains("failed to lookup address")
+        || lower.contains("name or service not known")
+    {
+        let hostname = host.rsplit_once(':').map_or(host, |(name, _)| name).to_owned();
+        let message = messages.last().cloned().unwrap_or_default();
+        return TransportError::Dns { host: hostname, message };
+    }
+    if lower.contains("certificate")
+        || lower.contains("tls")
+        || lower.contains("handshake")
+        || lower.contains("fatal alert")
+    {
+        let message = messages.last().cloned().unwrap_or_default();
+        // rustls puts this before the messages of our verifier (see `tls_message`).
+        let message = message.strip_prefix("unexpected error: ").map_or(message.clone(), str::to_owned);
+        return TransportError::Tls { host: host.to_owned(), message };
+    }
+    if timed_out {
+        return TransportError::Other { message: format!("{host}: {text}") };
+    }
+    TransportError::Other { message: format!("{host}: {}", describe(error)) }
+}
+
+/// The error with its causes, `a: b: c`, without repeats.
+pub fn describe(error: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cause: Option<&dyn std::error::Error> = Some(error);
+    while let Some(current) = cause {
+        let text = current.to_string();
+        if !parts.iter().any(|part| part.contains(&text)) {
+            parts.push(text);
+        }
+        cause = current.source();
+    }
+    parts.join(": ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::TransportError;

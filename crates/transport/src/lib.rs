@@ -10,9 +10,11 @@
 
 mod client_certificate;
 mod error;
+mod exchange;
 pub mod network;
 mod plain;
 pub mod sse;
+mod tls;
 pub mod transport;
 pub mod websocket;
 

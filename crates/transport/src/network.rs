@@ -13,6 +13,8 @@ use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject as _;
 
 use crate::error::TransportError;
+pub use crate::error::certificate_error;
+pub use crate::tls::{PemFile, TlsChoice};
 
 /// `tls` of `volley.jsonc` (and of a profile), JetBrains' `SSLConfiguration`, or a
 /// client's `ClientConfig::tls` (the engine's).
@@ -112,22 +114,6 @@ impl ProxySettings {
             https: self.https.clone().or_else(|| below.https.clone()),
             no_proxy: self.no_proxy.clone().or_else(|| below.no_proxy.clone()),
         }
-    }
-}
-
-/// A file read for the transport: its path, for messages, and its bytes.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct PemFile {
-    /// Where it was read.
-    pub path: PathBuf,
-    /// What it holds.
-    pub bytes: Arc<[u8]>,
-}
-
-impl fmt::Debug for PemFile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The bytes may be a private key.
-        f.debug_struct("PemFile").field("path", &self.path).finish_non_exhaustive()
     }
 }
 
@@ -260,36 +246,6 @@ impl Network {
     }
 }
 
-/// The trust and client certificate of one TLS connection.
-#[derive(Clone, Default, PartialEq, Eq, Hash)]
-pub struct TlsChoice {
-    pub ca: Vec<PemFile>,
-    pub cert: Option<PemFile>,
-    pub key: Option<PemFile>,
-    pub pfx: Option<PemFile>,
-    pub passphrase: Option<String>,
-}
-
-impl fmt::Debug for TlsChoice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TlsChoice")
-            .field("ca", &self.ca)
-            .field("cert", &self.cert)
-            .field("key", &self.key)
-            .field("pfx", &self.pfx)
-            .field("passphrase", &self.passphrase.as_ref().map(|_| "***"))
-            .finish()
-    }
-}
-
-impl TlsChoice {
-    /// Whether a client certificate is presented.
-    #[must_use]
-    pub fn has_certificate(&self) -> bool {
-        self.cert.is_some() || self.pfx.is_some()
-    }
-}
-
 impl TlsChoice {
     /// What `network` says for `url`, its files read.
     pub fn for_url(network: &Network, url: &url::Url) -> Result<Self, TransportError> {
@@ -329,7 +285,7 @@ pub fn rustls_config(
     validate_ssl: bool,
     alpn: &[&[u8]],
 ) -> Result<rustls::ClientConfig, TransportError> {
-    crate::transport::install_crypto_provider();
+    install_crypto_provider();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_safe_default_protocol_versions()
@@ -346,7 +302,7 @@ pub fn rustls_config(
         };
         Arc::new(NamingVerifier(verifier.map_err(|error| setup_error(&error.to_string()))?))
     } else {
-        Arc::new(crate::websocket::AcceptAnyCertificate::new())
+        Arc::new(AcceptAnyCertificate::new())
     };
     let builder = builder.dangerous().with_custom_certificate_verifier(verifier);
     let mut config = match crate::client_certificate::resolver(choice, &provider)? {
@@ -414,12 +370,6 @@ fn setup_error(message: &str) -> TransportError {
     TransportError::Other { message: format!("cannot set up TLS: {message}") }
 }
 
-/// An error about a certificate or key file, with what went wrong and a hint.
-#[must_use]
-pub fn certificate_error(path: &Path, problem: &str, hint: &str) -> TransportError {
-    TransportError::Certificate { path: path.to_path_buf(), message: problem.to_owned(), hint: hint.to_owned() }
-}
-
 /// The certificates of a PEM file; an error when it holds none.
 fn certificates(file: &PemFile, what: &str) -> Result<Vec<CertificateDer<'static>>, TransportError> {
     let mut found = Vec::new();
@@ -442,6 +392,70 @@ fn certificates(file: &PemFile, what: &str) -> Result<Vec<CertificateDer<'static
         return Err(certificate_error(&file.path, &format!("the {what} holds no certificate"), hint));
     }
     Ok(found)
+}
+
+/// Installs rustls's ring provider once per process: reqwest is built without a default
+/// provider and every client build needs one.
+pub fn install_crypto_provider() {
+    static INSTALLED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        // Another part of the process may have installed one already; that is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// `validate_ssl: false`: any certificate is accepted (signatures are still checked).
+#[derive(Debug)]
+pub struct AcceptAnyCertificate {
+    algorithms: rustls::crypto::WebPkiSupportedAlgorithms,
+}
+
+impl Default for AcceptAnyCertificate {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AcceptAnyCertificate {
+    #[must_use]
+    pub fn new() -> Self {
+        Self { algorithms: rustls::crypto::ring::default_provider().signature_verification_algorithms }
+    }
+}
+
+impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _server_name: &rustls::pki_types::ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
 }
 
 #[cfg(test)]

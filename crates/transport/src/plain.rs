@@ -33,7 +33,7 @@ use tower::Service;
 use tower_http::decompression::Decompression;
 
 use crate::error::TransportError;
-use crate::transport::{BoxFuture, TransportRequest, TransportResponse};
+use crate::exchange::{BoxFuture, TransportRequest, TransportResponse};
 
 /// How long an idle connection is kept (hyper-util's default, which reqwest keeps).
 const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
@@ -145,7 +145,7 @@ impl Plain {
         uri: http::Uri,
     ) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
         Box::pin(async move {
-            let host = crate::transport::host_of(&request.url);
+            let host = crate::error::host_of(&request.url);
             let mut outgoing = http::Request::new(Full::new(request.body));
             *outgoing.method_mut() = request.method;
             *outgoing.uri_mut() = uri;
@@ -289,7 +289,7 @@ struct Sending {
 
 /// Sorts a failure of this path as the transport sorts reqwest's.
 fn classify(error: &(dyn std::error::Error + 'static), host: &str) -> TransportError {
-    crate::transport::classify_chain(error, host, false)
+    crate::error::classify_chain(error, host, false)
 }
 
 #[cfg(test)]

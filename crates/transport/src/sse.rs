@@ -19,7 +19,7 @@ use futures_util::Stream;
 use serde::de::DeserializeOwned;
 
 use crate::error::TransportError;
-use crate::transport::BodyStream;
+use crate::exchange::BodyStream;
 
 /// One event of a stream.
 #[derive(Debug, Clone, PartialEq, Eq)]

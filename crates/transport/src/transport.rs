@@ -2,79 +2,16 @@
 //! Redirects, cookies, timeouts and cancellation are the engine's, above the transport,
 //! so every transport gets them the same way.
 
-use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use bytes::Bytes;
-use futures_util::{Stream, StreamExt as _};
+use futures_util::StreamExt as _;
 
 use crate::error::TransportError;
-use crate::network::{Network, Proxies, TlsChoice};
-
-/// A boxed future, as the transport trait returns it.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// The body of a response, as it arrives.
-pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, TransportError>> + Send>>;
-
-/// One request as it goes on the wire.
-#[derive(Debug, Clone)]
-pub struct TransportRequest {
-    /// The method.
-    pub method: http::Method,
-    /// The URL.
-    pub url: url::Url,
-    /// The headers, in order.
-    pub headers: http::HeaderMap,
-    /// The body (empty for none).
-    pub body: Bytes,
-    /// `false` to accept any TLS certificate.
-    pub validate_ssl: bool,
-    /// `Some(HTTP_2)` when the request line asked for `HTTP/2` (prior knowledge on plain
-    /// `http://`), `Some(HTTP_11)` to keep HTTP/1.1; `None` to negotiate.
-    pub version: Option<http::Version>,
-    /// CA bundles, client certificates and proxies; `None` for the platform's roots, no
-    /// client certificate and the environment's proxies.
-    pub network: Option<Arc<Network>>,
-}
-
-/// The head of a response and its body stream.
-pub struct TransportResponse {
-    /// The status.
-    pub status: http::StatusCode,
-    /// The HTTP version used.
-    pub version: http::Version,
-    /// The headers, repeated ones kept.
-    pub headers: http::HeaderMap,
-    /// The body, as it arrives.
-    pub body: BodyStream,
-}
-
-impl fmt::Debug for TransportResponse {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TransportResponse")
-            .field("status", &self.status)
-            .field("version", &self.version)
-            .field("headers", &self.headers)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Sends one request and returns the response head. Implement it to run requests
-/// through something else than the network (a recorder, another client); the default
-/// is [`HttpTransport`].
-pub trait Transport: Send + Sync + fmt::Debug {
-    /// Sends `request`; resolves once the response head has arrived.
-    fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>>;
-}
-
-impl<T: Transport + ?Sized> Transport for Arc<T> {
-    fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
-        (**self).send(request)
-    }
-}
+use crate::error::classify_chain;
+pub use crate::error::{describe, host_of, tls_message};
+pub use crate::exchange::{BodyStream, BoxFuture, Transport, TransportRequest, TransportResponse};
+pub use crate::network::install_crypto_provider;
+use crate::network::{Proxies, TlsChoice};
 
 /// The default transport: reqwest with rustls (ring), HTTP/1.1 and HTTP/2 (ALPN, or
 /// prior knowledge for `HTTP/2` on `http://`), gzip/brotli/deflate decoding, connection
@@ -200,16 +137,6 @@ fn build_configured_client(key: &ClientKey) -> Result<reqwest::Client, Transport
     builder.build().map_err(|error| TransportError::Other {
         message: format!("cannot set up the HTTP client: {}", describe(&error)),
     })
-}
-
-/// Installs rustls's ring provider once per process: reqwest is built without a default
-/// provider and every client build needs one.
-pub fn install_crypto_provider() {
-    static INSTALLED: OnceLock<()> = OnceLock::new();
-    INSTALLED.get_or_init(|| {
-        // Another part of the process may have installed one already; that is fine.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
 }
 
 /// A shared client: `version` is `HTTP_2` for prior knowledge on `http://`, `HTTP_11` to
@@ -350,92 +277,10 @@ fn through_proxy(error: TransportError, proxy: &str) -> TransportError {
     }
 }
 
-/// What rustls said, without the "unexpected error" it puts before the messages of
-/// our verifier (which names the unknown issuer).
-#[must_use]
-pub fn tls_message(error: &rustls::Error) -> String {
-    match error {
-        rustls::Error::General(message) => message.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// `host:port` of a URL, for messages.
-#[must_use]
-pub fn host_of(url: &url::Url) -> String {
-    match (url.host_str(), url.port_or_known_default()) {
-        (Some(host), Some(port)) => format!("{host}:{port}"),
-        (Some(host), None) => host.to_owned(),
-        _ => url.as_str().to_owned(),
-    }
-}
-
 /// Sorts a reqwest error into refused / DNS / TLS / timeout / other by walking its
 /// chain of causes.
 fn classify(error: &reqwest::Error, host: &str) -> TransportError {
     classify_chain(error, host, error.is_timeout())
-}
-
-/// Sorts an error of any HTTP client by its chain of causes; `timed_out` when the client
-/// says it gave up waiting.
-pub(crate) fn classify_chain(error: &(dyn std::error::Error + 'static), host: &str, timed_out: bool) -> TransportError {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    let mut messages = Vec::new();
-    while let Some(current) = cause {
-        if let Some(io) = current.downcast_ref::<std::io::Error>() {
-            if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return TransportError::ConnectionRefused { host: host.to_owned() };
-            }
-            // A TLS alert after the handshake (a refused client certificate under TLS 1.3)
-            // arrives as an I/O error on the connection.
-            if let Some(tls) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
-                return TransportError::Tls { host: host.to_owned(), message: tls_message(tls) };
-            }
-        }
-        if let Some(tls) = current.downcast_ref::<rustls::Error>() {
-            return TransportError::Tls { host: host.to_owned(), message: tls_message(tls) };
-        }
-        messages.push(current.to_string());
-        cause = current.source();
-    }
-    let text = messages.join(": ");
-    let lower = text.to_ascii_lowercase();
-    if lower.contains("dns error")
-        || lower.contains("failed to lookup address")
-        || lower.contains("name or service not known")
-    {
-        let hostname = host.rsplit_once(':').map_or(host, |(name, _)| name).to_owned();
-        let message = messages.last().cloned().unwrap_or_default();
-        return TransportError::Dns { host: hostname, message };
-    }
-    if lower.contains("certificate")
-        || lower.contains("tls")
-        || lower.contains("handshake")
-        || lower.contains("fatal alert")
-    {
-        let message = messages.last().cloned().unwrap_or_default();
-        // rustls puts this before the messages of our verifier (see `tls_message`).
-        let message = message.strip_prefix("unexpected error: ").map_or(message.clone(), str::to_owned);
-        return TransportError::Tls { host: host.to_owned(), message };
-    }
-    if timed_out {
-        return TransportError::Other { message: format!("{host}: {text}") };
-    }
-    TransportError::Other { message: format!("{host}: {}", describe(error)) }
-}
-
-/// The error with its causes, `a: b: c`, without repeats.
-pub fn describe(error: &dyn std::error::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut cause: Option<&dyn std::error::Error> = Some(error);
-    while let Some(current) = cause {
-        let text = current.to_string();
-        if !parts.iter().any(|part| part.contains(&text)) {
-            parts.push(text);
-        }
-        cause = current.source();
-    }
-    parts.join(": ")
 }
 
 #[cfg(test)]

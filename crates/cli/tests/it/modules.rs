@@ -57,9 +57,6 @@ const KNOWN: &[(&str, &[&str])] = &[
         ],
     ),
     ("lsp", &["commands", "execute", "history", "remote", "server"]),
-    ("syntax", &["composition", "document"]),
-    ("syntax", &["chunk", "lower", "tree"]),
-    ("transport", &["client_certificate", "network", "plain", "transport", "websocket"]),
 ];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;

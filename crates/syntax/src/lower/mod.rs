@@ -22,9 +22,9 @@ use crate::chunk::Chunk;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::directive::{self, DirectiveKind};
 use crate::document::{Block, Directive, Document, GraphQlFragment, Separator, VariableDeclaration};
+use crate::grammar::Kinds;
 use crate::listing::Listing;
 use crate::span::{LineIndex, Position, Span, Spanned};
-use crate::tree::Kinds;
 
 /// The document of one chunk, its diagnostics still being collected (the document's
 /// own list is empty until [`finish`]).
@@ -439,7 +439,7 @@ impl<'a> Lowerer<'a> {
                 {
                     lowered.body = crate::document::Body::None;
                 }
-                if let Some(crate::composition::Loop::Unsupported(text)) = lowered.repeat() {
+                if let Some(crate::command::Loop::Unsupported(text)) = lowered.repeat() {
                     self.report(
                         Diagnostic::new(
                             Code::InvalidCommand,

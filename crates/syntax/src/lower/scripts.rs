@@ -6,7 +6,7 @@
 use tree_sitter::Node;
 
 use super::Lowerer;
-use crate::composition::{Command, CommandKind, RunTarget, RunVariable};
+use crate::command::{Command, CommandKind, RunTarget, RunVariable};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::document::{ProtoImport, Script, ScriptKind};
 use crate::span::Spanned;

@@ -9,10 +9,10 @@
 use super::{Lowerer, Mark, named_children};
 use crate::chunk::Chunk;
 use crate::diagnostic::{Code, Diagnostic};
+use crate::grammar::KINDS;
 use crate::listing::Listing;
 use crate::span::{LineIndex, Position, Span, Spanned};
 use crate::template::{Arguments, Expression, Interpolation, Part, Template};
-use crate::tree::KINDS;
 
 /// What every line is prefixed with.
 const PREFIX: &str = "# @t ";

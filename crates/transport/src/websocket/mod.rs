@@ -26,7 +26,8 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 use crate::error::TransportError;
-use crate::transport::BoxFuture;
+use crate::exchange::BoxFuture;
+pub use crate::network::AcceptAnyCertificate;
 
 mod sending;
 
@@ -386,7 +387,7 @@ pub async fn handshake(
     network: Option<&crate::network::Network>,
     timeout: Duration,
 ) -> Result<Handshake, ConnectFailure> {
-    let host = crate::transport::host_of(url);
+    let host = crate::error::host_of(url);
     let mut request = url
         .as_str()
         .into_client_request()
@@ -465,7 +466,7 @@ pub async fn tunnel(proxy: &str, url: &url::Url) -> Result<tokio::net::TcpStream
             failed(error.to_string())
         }
     })?;
-    let target = crate::transport::host_of(url);
+    let target = crate::error::host_of(url);
     let mut head = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n");
     if !parsed.username().is_empty() {
         let decode = |text: &str| percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned();
@@ -512,7 +513,7 @@ fn classify_transport(error: tungstenite::Error, host: &str) -> TransportError {
                 return TransportError::ConnectionRefused { host: host.to_owned() };
             }
             if let Some(tls) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
-                return TransportError::Tls { host: host.to_owned(), message: crate::transport::tls_message(tls) };
+                return TransportError::Tls { host: host.to_owned(), message: crate::error::tls_message(tls) };
             }
             let message = io.to_string();
             if message.contains("failed to lookup address") || message.contains("Name or service not known") {
@@ -522,7 +523,7 @@ fn classify_transport(error: tungstenite::Error, host: &str) -> TransportError {
         }
         tungstenite::Error::Tls(tls) => {
             let message = match &tls {
-                tungstenite::error::TlsError::Rustls(inner) => crate::transport::tls_message(inner),
+                tungstenite::error::TlsError::Rustls(inner) => crate::error::tls_message(inner),
                 other => other.to_string(),
             };
             TransportError::Tls { host: host.to_owned(), message }
@@ -536,7 +537,7 @@ fn classify_transport(error: tungstenite::Error, host: &str) -> TransportError {
 fn tls_config(validate_ssl: bool) -> Result<Arc<rustls::ClientConfig>, TransportError> {
     static CHECKED: OnceLock<Result<Arc<rustls::ClientConfig>, String>> = OnceLock::new();
     static UNCHECKED: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
-    crate::transport::install_crypto_provider();
+    crate::network::install_crypto_provider();
     if !validate_ssl {
         return Ok(Arc::clone(UNCHECKED.get_or_init(|| {
             let mut config = rustls::ClientConfig::builder()
@@ -553,58 +554,4 @@ fn tls_config(validate_ssl: bool) -> Result<Arc<rustls::ClientConfig>, Transport
             .map_err(|error| error.to_string())
     });
     built.clone().map_err(|message| TransportError::Other { message: format!("cannot set up TLS: {message}") })
-}
-
-/// `validate_ssl: false`: any certificate is accepted (signatures are still checked).
-#[derive(Debug)]
-pub struct AcceptAnyCertificate {
-    algorithms: rustls::crypto::WebPkiSupportedAlgorithms,
-}
-
-impl Default for AcceptAnyCertificate {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl AcceptAnyCertificate {
-    #[must_use]
-    pub fn new() -> Self {
-        Self { algorithms: rustls::crypto::ring::default_provider().signature_verification_algorithms }
-    }
-}
-
-impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &rustls::pki_types::CertificateDer<'_>,
-        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
-        _server_name: &rustls::pki_types::ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        Ok(rustls::client::danger::ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.algorithms.supported_schemes()
-    }
 }
