@@ -21,7 +21,7 @@ pub(crate) struct FilterArguments {
 }
 use crate::execute::{self, SendArguments};
 use crate::server::{Backend, document_of, invalid_params};
-use crate::{convert, cookies, copy};
+use crate::{convert, cookies, copy, history};
 
 impl Backend {
     async fn snapshot(&self, uri: &Uri) -> Result<Snapshot> {
@@ -426,7 +426,7 @@ struct SendContext {
     /// The jar of the document's workspace folder, or why it cannot be read.
     cookie_jar: std::result::Result<Option<volley_engine::CookieJar>, String>,
     /// The execution server of the `server` setting, when sends go through one.
-    remote: Option<crate::remote::Connection>,
+    remote: Option<crate::execute::remote::Connection>,
     /// The workspace folders, innermost first.
     folders: Vec<std::path::PathBuf>,
     /// The history setting, when sends are recorded.
@@ -474,4 +474,47 @@ fn read_for_discovery(path: &std::path::Path) -> std::result::Result<volley_synt
     let text = std::fs::read_to_string(path).map_err(|error| format!("cannot read {}: {error}", path.display()))?;
     volley_syntax::parse_within(&text, volley_syntax::Budget::standard())
         .map_err(|exceeded| format!("{} was not read: {}", path.display(), exceeded.standard_reason()))
+}
+
+/// The history commands (`volley.history`, `volley.historyEntry`, `volley.historyClear`).
+impl Backend {
+    /// The stores a history command reads: the project of `uri`, else those of the open
+    /// documents and of the workspace folders.
+    fn history_stores(&self, uri: Option<&str>) -> Result<(Vec<volley_history::Store>, Option<std::path::PathBuf>)> {
+        let setting = self.history.setting().unwrap_or_default();
+        if let Some(uri) = uri {
+            let parsed: tower_lsp_server::ls_types::Uri =
+                uri.parse().map_err(|_| invalid_params(format!("`{uri}` is not a URI")))?;
+            let path = crate::convert::path(&parsed).ok_or_else(|| invalid_params(format!("`{uri}` is not a file")))?;
+            return Ok((history::stores(&setting, std::slice::from_ref(&path)), Some(path)));
+        }
+        let mut candidates: Vec<std::path::PathBuf> =
+            self.documents.all().iter().filter_map(|(uri, _)| crate::convert::path(uri)).collect();
+        candidates.extend(self.jars.folders());
+        Ok((history::stores(&setting, &candidates), None))
+    }
+
+    pub(crate) async fn history_list(&self, arguments: history::ListArguments) -> Result<Value> {
+        let (stores, file) = self.history_stores(arguments.uri.as_deref())?;
+        tokio::task::spawn_blocking(move || history::list(&stores, file.as_deref(), &arguments))
+            .await
+            .map_err(|_| tower_lsp_server::jsonrpc::Error::internal_error())?
+            .map_err(request_failed)
+    }
+
+    pub(crate) async fn history_entry(&self, arguments: history::EntryArguments) -> Result<Value> {
+        let (stores, _) = self.history_stores(arguments.uri.as_deref())?;
+        tokio::task::spawn_blocking(move || history::entry(&stores, &arguments.id))
+            .await
+            .map_err(|_| tower_lsp_server::jsonrpc::Error::internal_error())?
+            .map_err(request_failed)
+    }
+
+    pub(crate) async fn history_clear(&self, arguments: history::ListArguments) -> Result<Value> {
+        let (stores, file) = self.history_stores(arguments.uri.as_deref())?;
+        tokio::task::spawn_blocking(move || history::clear(&stores, file.as_deref()))
+            .await
+            .map_err(|_| tower_lsp_server::jsonrpc::Error::internal_error())?
+            .map_err(request_failed)
+    }
 }

@@ -128,7 +128,7 @@ fn record_blocking(store: &Store, file: &Path, outcome: &Outcome) -> std::io::Re
 /// The arguments of `volley.history` and `volley.historyClear`.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct ListArguments {
-    uri: Option<String>,
+    pub(crate) uri: Option<String>,
     index: Option<usize>,
     name: Option<String>,
     limit: Option<usize>,
@@ -137,15 +137,15 @@ pub(crate) struct ListArguments {
 /// The arguments of `volley.historyEntry`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct EntryArguments {
-    id: String,
+    pub(crate) id: String,
     /// A file of the project (the store is the project's); else the stores of the open
     /// documents' and workspace folders' projects are looked in.
-    uri: Option<String>,
+    pub(crate) uri: Option<String>,
 }
 
 /// The stores a command without a document looks in: those of `candidates` (files or
 /// folders), each once.
-fn stores(setting: &Setting, candidates: &[PathBuf]) -> Vec<Store> {
+pub(crate) fn stores(setting: &Setting, candidates: &[PathBuf]) -> Vec<Store> {
     let mut stores: Vec<Store> = Vec::new();
     for store in candidates.iter().filter_map(|candidate| setting.store_for(candidate)) {
         if !stores.iter().any(|known| known.dir() == store.dir()) {
@@ -196,47 +196,4 @@ pub(crate) fn clear(stores: &[Store], file: Option<&Path>) -> Result<Value, Stri
             .map_err(|error| format!("cannot clear the history in {}: {error}", store.dir().display()))?;
     }
     Ok(json!({ "cleared": cleared }))
-}
-
-impl crate::server::Backend {
-    /// The stores a history command reads: the project of `uri`, else those of the open
-    /// documents and of the workspace folders.
-    fn history_stores(&self, uri: Option<&str>) -> tower_lsp_server::jsonrpc::Result<(Vec<Store>, Option<PathBuf>)> {
-        let setting = self.history.setting().unwrap_or_default();
-        if let Some(uri) = uri {
-            let parsed: tower_lsp_server::ls_types::Uri =
-                uri.parse().map_err(|_| crate::server::invalid_params(format!("`{uri}` is not a URI")))?;
-            let path = crate::convert::path(&parsed)
-                .ok_or_else(|| crate::server::invalid_params(format!("`{uri}` is not a file")))?;
-            return Ok((stores(&setting, std::slice::from_ref(&path)), Some(path)));
-        }
-        let mut candidates: Vec<PathBuf> =
-            self.documents.all().iter().filter_map(|(uri, _)| crate::convert::path(uri)).collect();
-        candidates.extend(self.jars.folders());
-        Ok((stores(&setting, &candidates), None))
-    }
-
-    pub(crate) async fn history_list(&self, arguments: ListArguments) -> tower_lsp_server::jsonrpc::Result<Value> {
-        let (stores, file) = self.history_stores(arguments.uri.as_deref())?;
-        tokio::task::spawn_blocking(move || list(&stores, file.as_deref(), &arguments))
-            .await
-            .map_err(|_| tower_lsp_server::jsonrpc::Error::internal_error())?
-            .map_err(crate::commands::request_failed)
-    }
-
-    pub(crate) async fn history_entry(&self, arguments: EntryArguments) -> tower_lsp_server::jsonrpc::Result<Value> {
-        let (stores, _) = self.history_stores(arguments.uri.as_deref())?;
-        tokio::task::spawn_blocking(move || entry(&stores, &arguments.id))
-            .await
-            .map_err(|_| tower_lsp_server::jsonrpc::Error::internal_error())?
-            .map_err(crate::commands::request_failed)
-    }
-
-    pub(crate) async fn history_clear(&self, arguments: ListArguments) -> tower_lsp_server::jsonrpc::Result<Value> {
-        let (stores, file) = self.history_stores(arguments.uri.as_deref())?;
-        tokio::task::spawn_blocking(move || clear(&stores, file.as_deref()))
-            .await
-            .map_err(|_| tower_lsp_server::jsonrpc::Error::internal_error())?
-            .map_err(crate::commands::request_failed)
-    }
 }

@@ -33,7 +33,6 @@ mod progress;
 mod prompt;
 #[cfg(test)]
 mod random_edits;
-mod remote;
 mod scope;
 mod script_api;
 mod script_context;

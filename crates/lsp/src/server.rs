@@ -30,8 +30,8 @@ use crate::cookies::Jars;
 use crate::diagnostics::{self, Context, Environment, Publisher};
 use crate::documents::{Documents, Snapshot, is_config};
 use crate::execute;
+use crate::execute::remote::Remote;
 use crate::progress::Progresses;
-use crate::remote::Remote;
 use crate::scope::Scope;
 use crate::{completion, convert, formatting, hover, navigation, paste, preview, settings};
 

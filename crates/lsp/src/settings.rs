@@ -6,7 +6,7 @@ use serde_json::Value;
 use tower_lsp_server::ls_types::MessageType;
 
 use crate::cookies;
-use crate::remote;
+use crate::execute::remote;
 use crate::server::Backend;
 
 impl Backend {

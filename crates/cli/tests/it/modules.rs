@@ -56,7 +56,6 @@ const KNOWN: &[(&str, &[&str])] = &[
             "script_context",
         ],
     ),
-    ("lsp", &["commands", "execute", "history", "remote", "server"]),
 ];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;

@@ -21,7 +21,7 @@ use volley_engine::report::Exchange;
 use volley_engine::{Error, RemoteClient, RemoteConfig, RunOptions};
 use volley_syntax::Request;
 
-use crate::execute::{Sender, describe, error_info};
+use super::{Sender, describe, error_info};
 use crate::outcome::{ErrorInfo, MAX_BODY_BYTES, Outcome, RequestInfo, SentInfo};
 
 /// The label of the flow a language server's client creates on the server.

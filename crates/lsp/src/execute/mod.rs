@@ -7,6 +7,8 @@
 //! display (`outcome.rs`, documented in docs/lsp.md); streaming responses are listened
 //! to by `listen.rs`.
 
+pub(crate) mod remote;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -147,7 +149,7 @@ pub(crate) struct Sender<'a> {
     /// Where streaming items go as they arrive (when the arguments gave a `live` id).
     pub(crate) client: &'a tower_lsp_server::Client,
     /// The execution server sends go through (the `server` setting); `None`: here.
-    pub(crate) remote: Option<&'a crate::remote::Connection>,
+    pub(crate) remote: Option<&'a remote::Connection>,
     /// The workspace folders, innermost first.
     pub(crate) folders: &'a [PathBuf],
     /// What a `run` line sets for its requests (`run #login (@user=ada)`).
@@ -210,7 +212,7 @@ impl Sender<'_> {
             return refused(ErrorInfo::new("not-confirmed", "not sent: its `# @note` was not confirmed"));
         }
         if let Some(connection) = self.remote {
-            return crate::remote::send(self, connection, request, info).await;
+            return remote::send(self, connection, request, info).await;
         }
         // As `stages::run_request` does, in its two steps: the request as built is kept
         // to show when the transport fails.
