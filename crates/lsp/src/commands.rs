@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
 use tower_lsp_server::ls_types::{MessageType, ProgressToken, Uri};
 
-use crate::documents::Snapshot;
+use crate::model::Snapshot;
 
 /// The argument of `volley.filter`.
 #[derive(Debug, serde::Deserialize)]

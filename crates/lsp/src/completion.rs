@@ -9,40 +9,11 @@ use std::ops::Range;
 use volley_syntax::Method;
 use volley_syntax::directive::SUPPORTED;
 
-use crate::documents::Snapshot;
+pub(crate) use crate::answers::{Candidate, Kind};
+use crate::model::Snapshot;
 use crate::scope::Scope;
 use crate::script_api::{self, Member, MemberKind};
 use crate::script_context::{self, ScriptAt};
-
-/// What a candidate is, for its icon.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Variable,
-    Reference,
-    Function,
-    Method,
-    Keyword,
-    Property,
-    Value,
-    /// A gRPC service.
-    Module,
-    /// A field of a gRPC message.
-    Field,
-}
-
-/// One completion candidate: `text` replaces the bytes `replace` of the document.
-#[derive(Debug, Clone)]
-pub(crate) struct Candidate {
-    pub(crate) label: String,
-    pub(crate) kind: Kind,
-    pub(crate) detail: Option<String>,
-    /// Markdown.
-    pub(crate) documentation: Option<String>,
-    pub(crate) text: String,
-    /// `text` is an LSP snippet (`${1:min}`).
-    pub(crate) snippet: bool,
-    pub(crate) replace: Range<usize>,
-}
 
 /// The methods offered at the start of a request line.
 const METHODS_EXTRA: [&str; 1] = ["WEBSOCKET"];

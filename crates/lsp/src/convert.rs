@@ -13,9 +13,7 @@ use tower_lsp_server::ls_types::{
 };
 use volley_syntax::{Request, Severity, Span};
 
-use crate::completion::{Candidate, Kind};
-use crate::hover;
-use crate::paste::Conversion;
+use crate::answers::{self, Candidate, Conversion, Kind};
 
 /// The `source` of every diagnostic this server publishes.
 pub(crate) const SOURCE: &str = "volley";
@@ -232,7 +230,7 @@ pub(crate) fn location(uri: &Uri, rope: &Rope, range: std::ops::Range<usize>) ->
 pub(crate) fn code_action(uri: &Uri, rope: &Rope, conversion: Conversion) -> CodeActionOrCommand {
     let edit = text_edit(rope, conversion.replace, conversion.text);
     CodeActionOrCommand::CodeAction(CodeAction {
-        title: crate::paste::TITLE.to_owned(),
+        title: answers::TITLE.to_owned(),
         kind: Some(CodeActionKind::REFACTOR_REWRITE),
         edit: Some(WorkspaceEdit {
             changes: Some(std::collections::HashMap::from([(uri.clone(), vec![edit])])),
@@ -279,7 +277,7 @@ pub(crate) fn document_link(
 }
 
 /// A hover as LSP's: Markdown over its range.
-pub(crate) fn hover(rope: &Rope, hover: &hover::Hover) -> Hover {
+pub(crate) fn hover(rope: &Rope, hover: &answers::Hover) -> Hover {
     Hover {
         contents: HoverContents::Markup(markdown(&hover.markdown)),
         range: Some(range(rope, hover.range.start, hover.range.end)),

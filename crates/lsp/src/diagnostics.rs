@@ -31,56 +31,9 @@ use volley_engine::ConfigError;
 use volley_engine::analysis::AnalysisContext;
 use volley_syntax::{Code, Spanned};
 
-use crate::documents::{Documents, LARGE_DOCUMENT_BYTES, Part, Placed, Snapshot, is_config};
+use crate::documents::{Documents, LARGE_DOCUMENT_BYTES, is_config};
+use crate::model::{Part, Placed, Snapshot};
 use crate::{convert, grpc};
-
-/// What is computed from one part, kept with it.
-#[derive(Debug, Default)]
-pub(crate) struct PartDiagnostics {
-    /// The parser's, ranges counted from the part's start.
-    syntax: Vec<Diagnostic>,
-    /// The analysis's, ranges counted from the part's start.
-    analysis: Kept,
-    /// Those of its gRPC requests' schemas (`grpc/check.rs`), ranges counted from the
-    /// part's start.
-    grpc: Kept,
-}
-
-/// Diagnostics with the fingerprint of the context they were made in.
-#[derive(Debug, Default)]
-struct Kept(Mutex<Option<(u64, Arc<Vec<Diagnostic>>)>>);
-
-impl Kept {
-    /// The diagnostics kept, when they were made in the context `fingerprint`.
-    fn get(&self, fingerprint: u64) -> Option<Arc<Vec<Diagnostic>>> {
-        let cached = self.0.lock();
-        cached.as_ref().filter(|(made_in, _)| *made_in == fingerprint).map(|(_, diagnostics)| Arc::clone(diagnostics))
-    }
-
-    /// The diagnostics kept, when they were made in the context `fingerprint`; else
-    /// those `compute` makes, kept instead.
-    fn get_or(&self, fingerprint: u64, compute: impl FnOnce() -> Vec<Diagnostic>) -> Arc<Vec<Diagnostic>> {
-        let mut cached = self.0.lock();
-        if let Some((made_in, diagnostics)) = &*cached
-            && *made_in == fingerprint
-        {
-            return Arc::clone(diagnostics);
-        }
-        let diagnostics = Arc::new(compute());
-        *cached = Some((fingerprint, Arc::clone(&diagnostics)));
-        diagnostics
-    }
-}
-
-impl PartDiagnostics {
-    /// The diagnostics of a part with this text and typed document: the parser's now,
-    /// the analysis's and the gRPC schemas' when first asked for.
-    pub(crate) fn new(text: &str, document: &volley_syntax::Document) -> Self {
-        let syntax =
-            document.diagnostics.iter().map(|diagnostic| convert::relative_diagnostic(text, diagnostic)).collect();
-        PartDiagnostics { syntax, analysis: Kept::default(), grpc: Kept::default() }
-    }
-}
 
 /// What the diagnostics of every document depend on beyond its text.
 #[derive(Debug, Clone, Default)]
@@ -524,7 +477,8 @@ mod tests {
 
     use super::{Environment, compute, first};
     use crate::convert;
-    use crate::documents::{Documents, Snapshot};
+    use crate::documents::Documents;
+    use crate::model::Snapshot;
 
     /// Pieces of `.http` files whose diagnostics depend on the rest of the file (variables
     /// declared later, request names, what scripts set, `run` lines) or not (JSON bodies,

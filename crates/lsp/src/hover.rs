@@ -8,17 +8,11 @@ use std::ops::Range;
 use volley_engine::resolvers::KnownResolver;
 use volley_syntax::directive::{IGNORED, SUPPORTED};
 
-use crate::documents::Snapshot;
+pub(crate) use crate::answers::Hover;
+use crate::model::Snapshot;
 use crate::scope::Scope;
 use crate::script_api;
 use crate::script_context::{self, ScriptAt};
-
-/// What a hover shows: Markdown over the bytes `range`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Hover {
-    pub(crate) markdown: String,
-    pub(crate) range: Range<usize>,
-}
 
 /// The hover at byte `offset` of a snapshot, if there is something to say.
 pub(crate) fn hover(

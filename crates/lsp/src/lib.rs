@@ -3,6 +3,7 @@
 //! are computed on snapshots with the syntax crate and the engine, and every conversion
 //! to LSP types is in `convert.rs`.
 
+mod answers;
 mod bodies;
 mod commands;
 mod completion;
@@ -22,7 +23,7 @@ mod import;
 mod jsonc;
 mod listen;
 mod lookup;
-mod names;
+mod model;
 mod navigation;
 mod opening;
 mod outcome;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use volley_syntax::SyntaxTree;
 
-use crate::documents::Model;
+use crate::model::Model;
 
 /// What a parse made: the tree and its model, or the limit of the parse budget it went
 /// over.

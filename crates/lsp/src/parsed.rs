@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use volley_syntax::SyntaxTree;
 
-use crate::documents::Model;
+use crate::model::Model;
 use crate::opening::Parse;
 
 /// A document's syntax tree and typed model, or the parse that makes them.

@@ -4,21 +4,8 @@
 //! `.http` request. The options it does not convert are named in `# ` comment lines
 //! above the request. LSP types are built in `convert.rs`.
 
-use std::ops::Range;
-
+pub(crate) use crate::answers::Conversion;
 use ropey::Rope;
-
-/// The title of the action.
-pub(crate) const TITLE: &str = "Convert cURL command to request";
-
-/// An edit that replaces a curl command with a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Conversion {
-    /// The bytes of the command's lines, their last line break included.
-    pub(crate) replace: Range<usize>,
-    /// The request.
-    pub(crate) text: String,
-}
 
 /// The conversion of the curl command starting on `line` (0-based) of `rope`, when that
 /// line starts one the parser reads.

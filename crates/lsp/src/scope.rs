@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use crate::documents::Snapshot;
+use crate::model::Snapshot;
 
 /// What stands in for the value of a sensitive variable.
 const MASK: &str = "••••";

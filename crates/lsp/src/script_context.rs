@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use volley_syntax::ScriptKind;
 
-use crate::documents::Snapshot;
+use crate::model::Snapshot;
 
 /// A pre-request script or response handler and the bytes of its code.
 #[derive(Debug, Clone, PartialEq, Eq)]

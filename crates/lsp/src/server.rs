@@ -28,9 +28,10 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::cookies::Jars;
 use crate::diagnostics::{self, Context, Environment, Publisher};
-use crate::documents::{Documents, Snapshot, is_config};
+use crate::documents::{Documents, is_config};
 use crate::execute;
 use crate::execute::remote::Remote;
+use crate::model::Snapshot;
 use crate::progress::Progresses;
 use crate::scope::Scope;
 use crate::{completion, convert, formatting, hover, navigation, paste, preview, settings};

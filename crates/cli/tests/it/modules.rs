@@ -40,22 +40,6 @@ const KNOWN: &[(&str, &[&str])] = &[
             "stream_messages",
         ],
     ),
-    (
-        "lsp",
-        &[
-            "completion",
-            "convert",
-            "diagnostics",
-            "documents",
-            "grpc",
-            "hover",
-            "names",
-            "opening",
-            "parsed",
-            "scope",
-            "script_context",
-        ],
-    ),
 ];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;

@@ -11,8 +11,8 @@ use volley_engine::grpc::Schema;
 use volley_syntax::{Body, Protocol, Request};
 
 use super::{Lookup, Place, Surroundings, json};
-use crate::completion::{Candidate, Kind};
-use crate::documents::Snapshot;
+use crate::answers::{Candidate, Kind};
+use crate::model::Snapshot;
 
 /// What is completed where the cursor is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -34,7 +34,7 @@ use volley_syntax::{
     Block, Body, Document, Expression, ProtoImport, Protocol, Request, Span, Template, VariableDeclaration,
 };
 
-use crate::documents::{Model, Placed};
+use crate::model::{Model, Placed};
 
 pub(crate) use check::diagnostics;
 pub(crate) use complete::candidates;
