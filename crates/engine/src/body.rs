@@ -21,11 +21,6 @@ pub(crate) struct BuiltBody {
     pub(crate) replaces_multipart: bool,
 }
 
-/// What a refused file's error says to do.
-pub(crate) const EXTERNAL_FILE_HINT: &str = "files are read from inside the project (the directory of volley.jsonc, \
-     else of the checkout's .git, else of the .http file): move the file there, or allow others with \
-     `--allow-external-files` (ClientConfig::allow_external_files; the npm option allowExternalFiles)";
-
 /// Where files named by the request are looked for.
 pub(crate) struct Files<'a> {
     pub(crate) io: &'a dyn Io,

@@ -4,7 +4,7 @@
 //! cleaned of them.
 //!
 //! The engine gathers the [`Secrets`] of a request while it builds it and hands a
-//! [`Redactor`] out with the result ([`PreparedRequest::redactor`](crate::stages::PreparedRequest),
+//! [`Redactor`] out with the result (`PreparedRequest::redactor` of `stages`,
 //! [`Response::redactor`](crate::Response::redactor)); errors and assertion results
 //! leave the engine already redacted. Front ends map what they show of the exchange
 //! itself (URLs, headers, bodies, stream items) through that redactor.

@@ -540,7 +540,7 @@ impl<'a> Walker<'a> {
                     span,
                     format!("`{relative}` is outside the project ({})", root.display()),
                 )
-                .with_hint(crate::body::EXTERNAL_FILE_HINT),
+                .with_hint(crate::error::EXTERNAL_FILE_HINT),
             );
             return;
         }

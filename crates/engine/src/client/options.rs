@@ -53,15 +53,15 @@ pub struct ClientConfig {
     /// `HTTP_2`; the CLI's `--http1.1`, `--http2`); `None` to negotiate.
     pub http_version: Option<http::Version>,
     /// How a person takes part in an OAuth 2.0 flow (the browser of the authorization
-    /// code, the device code shown); `None` for [`CommandPrompt`](crate::auth::CommandPrompt).
-    pub auth_prompt: Option<Arc<dyn crate::auth::AuthPrompt>>,
+    /// code, the device code shown); `None` for [`CommandPrompt`](volley_auth::oauth::CommandPrompt).
+    pub auth_prompt: Option<Arc<dyn volley_auth::oauth::AuthPrompt>>,
     /// Who answers httpyac's `{{$input …}}`, `{{$password …}}` and `{{$pick …}}` when
     /// no variable has the value (a terminal, an editor); `None`: such a request is
     /// refused, naming the prompt.
     pub value_prompt: Option<Arc<dyn crate::prompt::ValuePrompt>>,
     /// The on-disk token cache (a JSON file, written readable by its owner only);
     /// `None` keeps tokens for the process alone. See
-    /// [`default_token_cache`](crate::auth::default_token_cache).
+    /// [`default_token_cache`](volley_auth::oauth::default_token_cache).
     pub token_cache: Option<PathBuf>,
     /// Read files outside the project (`< ../../secret.txt`): the directory of the
     /// configuration, else of the checkout's `.git`, else of the `.http` file. `false`

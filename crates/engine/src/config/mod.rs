@@ -26,7 +26,6 @@ pub use auth::AuthEntry;
 pub use others::{HTTPYAC_CONFIG_FILES, HTTPYAC_DEFAULT_ENVIRONMENT, REST_CLIENT_SETTINGS};
 use reader::Reader;
 
-pub use crate::script::{DEFAULT_SCRIPT_MEMORY, DEFAULT_SCRIPT_TIMEOUT, ScriptRealm, ScriptSettings};
 pub use network::check_proxy_url;
 
 /// Names of the configuration file, in the order they are looked for in a directory.
@@ -405,4 +404,40 @@ pub(super) mod tests {
         assert_eq!(root("/repo/web", config.as_ref()), Path::new("/repo"), "a configuration elsewhere");
         assert_eq!(root("/tmp/loose", None), Path::new("/tmp/loose"), "no root: the directory alone");
     }
+}
+
+/// The default time a script (with its tests) may run.
+pub const DEFAULT_SCRIPT_TIMEOUT: Duration = Duration::from_secs(5);
+/// The default memory a script may allocate.
+pub const DEFAULT_SCRIPT_MEMORY: usize = 128 << 20;
+
+/// `scripts` of the configuration: what each script may use, and where it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScriptSettings {
+    /// `timeoutMs`: the time a script and its tests may take together.
+    pub timeout: Duration,
+    /// `memoryMb`: the memory its JavaScript runtime may allocate, in bytes.
+    pub memory: usize,
+    /// `realm`: whether the scripts of a client share a JavaScript realm.
+    pub realm: ScriptRealm,
+}
+
+impl Default for ScriptSettings {
+    fn default() -> Self {
+        Self { timeout: DEFAULT_SCRIPT_TIMEOUT, memory: DEFAULT_SCRIPT_MEMORY, realm: ScriptRealm::Client }
+    }
+}
+
+/// `scripts.realm`: the JavaScript realm (global object and built-ins) a script runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScriptRealm {
+    /// `"client"`: one realm for the scripts of a client (a `volley run`, a server
+    /// session, an editor session), taken in turns. Each script's declarations are
+    /// its own and the global object is put back after it; what a script changes in
+    /// the built-ins (`Array.prototype.x = …`) the later scripts see.
+    #[default]
+    Client,
+    /// `"script"`: a new realm for every script, nothing shared (about 0.2 ms more
+    /// per script).
+    Script,
 }

@@ -8,6 +8,11 @@ use volley_syntax::{Diagnostic, Span};
 
 use crate::redact::Redactor;
 
+/// What a refused file's error says to do.
+pub(crate) const EXTERNAL_FILE_HINT: &str = "files are read from inside the project (the directory of volley.jsonc, \
+     else of the checkout's .git, else of the .http file): move the file there, or allow others with \
+     `--allow-external-files` (ClientConfig::allow_external_files; the npm option allowExternalFiles)";
+
 pub use volley_transport::TransportError;
 
 /// Why a run did not produce a response. An HTTP status of 4xx or 5xx is *not* an
@@ -49,7 +54,7 @@ pub enum Error {
     /// The run was cancelled through [`RunOptions::cancel`](crate::RunOptions::cancel).
     #[error("the request was cancelled")]
     Cancelled,
-    /// [`TokenRefresh`](crate::auth::TokenRefresh) could not get a new token.
+    /// `auth::TokenRefresh` could not get a new token.
     #[error("token refresh failed: {message}")]
     TokenRefresh {
         /// Why.
@@ -570,7 +575,7 @@ impl BuildError {
             ),
             BuildError::UnsupportedResolver { hint, .. } => Some(hint.clone()),
             BuildError::File { .. } => Some("paths are relative to the .http file".to_owned()),
-            BuildError::ExternalFile { .. } => Some(crate::body::EXTERNAL_FILE_HINT.to_owned()),
+            BuildError::ExternalFile { .. } => Some(EXTERNAL_FILE_HINT.to_owned()),
             BuildError::InvalidUrl { hint: Some(hint), .. } => Some(hint.clone()),
             BuildError::InvalidUrl { hint: None, .. } => {
                 Some("a URL needs a scheme and a host after substitution, e.g. `http://localhost:8080/path`".to_owned())

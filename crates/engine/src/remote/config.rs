@@ -42,7 +42,7 @@ pub struct RemoteConfig {
     pub flow_id: Option<String>,
     /// Shows a device flow's code the server publishes while a run waits for it
     /// (`authDeviceCode`); `None`: not watched. The CLI writes it to stderr.
-    pub auth_prompt: Option<std::sync::Arc<dyn crate::auth::AuthPrompt>>,
+    pub auth_prompt: Option<std::sync::Arc<dyn volley_auth::oauth::AuthPrompt>>,
 }
 
 impl RemoteConfig {

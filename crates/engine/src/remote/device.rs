@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 use volley_protocol::{AuthDeviceCode, ObserverEvent};
 
 use super::server::Server;
-use crate::auth::{AuthPrompt, DeviceCode};
+use volley_auth::oauth::{AuthPrompt, DeviceCode};
 
 /// The most an event may take before the watch gives up (events are small; a stream
 /// that says otherwise is not one to keep reading).
