@@ -32,6 +32,23 @@ impl ApiError {
             .with_details(json!({ "hint": "check that redis-server is running and reachable from every instance" }))
     }
 
+    /// `503`: the execution ran (its request may have been sent), but what it stored
+    /// did not reach the shared store: its flow does not hold it, or not as it ended.
+    pub(crate) fn not_stored(req_exec_id: &str, flow_id: &str, lost: crate::store::NotStored) -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::InternalError,
+            "the execution ran, but the shared store (Redis) did not take its stored state: its flow may miss it",
+        )
+        .with_details(json!({
+            "kind": "not_stored",
+            "reqExecId": req_exec_id,
+            "flowId": flow_id,
+            "writes": lost.writes,
+            "hint": "check that redis-server is running and reachable from every instance; the request itself may have been sent",
+        }))
+    }
+
     pub(crate) fn validation(message: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, ErrorCode::ValidationError, message)
     }

@@ -17,7 +17,7 @@ use crate::documents::Documents;
 use crate::flows::Flows;
 use crate::hub::Hub;
 use crate::sessions::Sessions;
-use crate::store::{Stores, WsStore};
+use crate::store::{Stores, Writes, WsStore};
 use crate::tokens::Tokens;
 use crate::workspace::{Workspace, WorkspaceFs};
 use crate::ws::WsSessions;
@@ -36,6 +36,8 @@ pub(crate) struct Shared {
     pub(crate) ws_sessions: Arc<WsSessions>,
     /// Where they are mirrored for other instances, and those of others found.
     pub(crate) ws_store: Arc<dyn WsStore>,
+    /// What an execution waits for before it answers (with `--redis`, its queued writes).
+    pub(crate) writes: Arc<dyn Writes>,
     pub(crate) tokens: Tokens,
     pub(crate) hub: Arc<Hub>,
     /// Cancelled when the server shuts down: observer streams end.
@@ -84,6 +86,7 @@ impl AppState {
             flows,
             ws_sessions: Arc::new(WsSessions::new(config.max_ws_sessions)),
             ws_store: stores.ws,
+            writes: stores.writes,
             tokens: Tokens::new(config.token.as_deref(), stores.tokens),
             hub,
             shutdown: CancellationToken::new(),

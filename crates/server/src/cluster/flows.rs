@@ -38,6 +38,7 @@ impl Cluster {
             tokens: Arc::clone(self) as _,
             events: Arc::clone(self) as _,
             ws: Arc::new(super::ws::ClusterWs(Arc::clone(self))),
+            writes: Arc::clone(self) as _,
         }
     }
 }

@@ -30,7 +30,6 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use keys::Keys;
-pub(crate) use store::not_stored_error;
 use writes::{WRITE_QUEUE, Write};
 
 use crate::clock::new_id;

@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use futures_util::future::BoxFuture;
-use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use volley_protocol::{ErrorCode, ExecutionStatus, StoredExecution};
+use volley_protocol::{ExecutionStatus, StoredExecution};
 
 use super::{Cluster, scripts};
 use crate::clock::{new_id, now_ms};
@@ -36,23 +35,6 @@ struct StoredChained {
 pub(crate) fn unavailable(error: &redis::RedisError) -> ApiError {
     tracing::warn!("Redis request failed: {error}");
     ApiError::store_unavailable()
-}
-
-/// `503`: the execution ran (its request may have been sent), but what it stored
-/// did not reach Redis: its flow does not hold it, or not as it ended.
-pub(crate) fn not_stored_error(req_exec_id: &str, flow_id: &str, lost: crate::store::NotStored) -> ApiError {
-    ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::InternalError,
-        "the execution ran, but the shared store (Redis) did not take its stored state: its flow may miss it",
-    )
-    .with_details(serde_json::json!({
-        "kind": "not_stored",
-        "reqExecId": req_exec_id,
-        "flowId": flow_id,
-        "writes": lost.writes,
-        "hint": "check that redis-server is running and reachable from every instance; the request itself may have been sent",
-    }))
 }
 
 impl Cluster {

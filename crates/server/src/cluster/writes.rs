@@ -25,7 +25,7 @@ use redis::aio::ConnectionManager;
 use tokio::sync::{mpsc, oneshot};
 
 use super::{Cluster, Keys, events};
-use crate::store::{Ledger, NotStored};
+use crate::store::{Ledger, NotStored, Writes};
 
 /// Writes queued per instance.
 pub(crate) const WRITE_QUEUE: usize = 16 * 1024;
@@ -168,6 +168,17 @@ impl Cluster {
                 Err(NotStored { writes })
             }
         }
+    }
+}
+
+/// Every instance's kept writes: through this instance's queue to Redis.
+impl Writes for Cluster {
+    fn listened(&self) -> bool {
+        self.is_listened()
+    }
+
+    fn settle<'a>(&'a self, ledger: &'a Arc<Ledger>) -> futures_util::future::BoxFuture<'a, Result<(), NotStored>> {
+        Box::pin(Cluster::settle(self, ledger))
     }
 }
 

@@ -22,7 +22,6 @@ use volley_protocol::{
 
 use crate::auth::Access;
 use crate::clock::{new_id, now_ms};
-use crate::cluster::not_stored_error;
 use crate::error::ApiError;
 use crate::flows::{BODY_PREVIEW_BYTES, Flow, STORED_BODY_BYTES, STORED_LOG_BYTES, StageError, StoredExecution};
 use crate::hub::{Emitter, Sequence};
@@ -145,12 +144,11 @@ impl Failure {
 /// counted.
 impl Drop for Run {
     fn drop(&mut self) {
-        if let Some(cluster) = &self.state.cluster
-            && self.ledger.is_unsettled()
-        {
-            let (cluster, ledger, id) = (Arc::clone(cluster), Arc::clone(&self.ledger), self.req_exec_id.clone());
+        if self.ledger.is_unsettled() {
+            let (writes, ledger, id) =
+                (Arc::clone(&self.state.writes), Arc::clone(&self.ledger), self.req_exec_id.clone());
             tokio::spawn(async move {
-                if let Err(lost) = cluster.settle(&ledger).await {
+                if let Err(lost) = writes.settle(&ledger).await {
                     tracing::warn!(req_exec_id = %id, writes = lost.writes, "a stored execution did not reach Redis");
                 }
             });
@@ -222,17 +220,17 @@ impl Run {
         }
     }
 
-    /// With `--redis`: waits until the events and stored states of the execution are
-    /// in Redis, so that what the answer tells can be read from any instance (at most
-    /// `SETTLE_WAIT`); an error for the client when what it stored did not get there.
+    /// Waits until the events and stored states of the execution are where every
+    /// instance reads them (with `--redis`, in Redis; at most `SETTLE_WAIT`); an error
+    /// for the client when what it stored did not get there.
     pub(crate) async fn written(&self) -> Result<(), ApiError> {
-        let Some(cluster) = &self.state.cluster else { return Ok(()) };
-        if self.flow.is_none() && !cluster.is_listened() {
+        let writes = &self.state.writes;
+        if self.flow.is_none() && !writes.listened() {
             return Ok(());
         }
-        cluster.settle(&self.ledger).await.map_err(|lost| {
+        writes.settle(&self.ledger).await.map_err(|lost| {
             let flow = self.flow.as_ref().map_or("", |flow| flow.id.as_str());
-            not_stored_error(&self.req_exec_id, flow, lost)
+            ApiError::not_stored(&self.req_exec_id, flow, lost)
         })
     }
 

@@ -47,7 +47,7 @@ pub(crate) async fn doc(
     Extension(access): Extension<Access>,
 ) -> Result<Json<utoipa::openapi::OpenApi>, ApiError> {
     access.require_full()?;
-    Ok(Json(crate::routes::openapi::document(state.config.token.is_some(), state.cluster.is_some())))
+    Ok(Json(crate::routes::openapi::document(state.config.token.is_some(), state.config.redis.is_some())))
 }
 
 /// The `OpenAPI` document of every route, before `openapi::document` fits it to the

@@ -3,8 +3,10 @@
 //! execution waits for them before it answers, and is told when some were lost.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use futures_util::future::BoxFuture;
 use parking_lot::Mutex;
 
 /// The kept writes of one execution (or WebSocket session).
@@ -44,4 +46,37 @@ impl Ledger {
 pub(crate) struct NotStored {
     /// How many.
     pub(crate) writes: usize,
+}
+
+/// Where the kept writes of an execution go when the store writes later: what an
+/// execution waits for before it answers, so that what the answer tells can be read
+/// from any instance.
+pub(crate) trait Writes: Send + Sync {
+    /// Whether some instance has observers: an execution outside a flow then waits for
+    /// its events too.
+    fn listened(&self) -> bool;
+
+    /// Sends the kept writes of `ledger` that wait for room, then waits until every
+    /// write queued before is sent (a bounded wait); how many were lost when some were.
+    fn settle<'a>(&'a self, ledger: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>>;
+}
+
+impl std::fmt::Debug for dyn Writes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writes").field("listened", &self.listened()).finish()
+    }
+}
+
+/// The writes of one server in its memory: made at once, nothing to wait for.
+#[derive(Debug, Default)]
+pub(crate) struct Immediate;
+
+impl Writes for Immediate {
+    fn listened(&self) -> bool {
+        false
+    }
+
+    fn settle<'a>(&'a self, _ledger: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }

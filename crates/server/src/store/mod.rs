@@ -21,7 +21,7 @@ pub(crate) use events::{EventStore, MemoryEvents};
 pub(crate) use flows::{Created, Flow, FlowRecord, FlowState, FlowStore, MemoryFlows};
 #[cfg(test)]
 pub(crate) use flows::{check_flow_store, execution};
-pub(crate) use ledger::{Ledger, NotStored};
+pub(crate) use ledger::{Immediate, Ledger, NotStored, Writes};
 #[cfg(test)]
 pub(crate) use sessions::check_session_store;
 pub(crate) use sessions::{MemorySessions, SessionRecord, SessionStore, Turn};
@@ -37,6 +37,7 @@ pub(crate) struct Stores {
     pub(crate) tokens: std::sync::Arc<dyn TokenStore>,
     pub(crate) events: std::sync::Arc<dyn EventStore>,
     pub(crate) ws: std::sync::Arc<dyn WsStore>,
+    pub(crate) writes: std::sync::Arc<dyn Writes>,
 }
 
 impl Stores {
@@ -48,6 +49,7 @@ impl Stores {
             tokens: std::sync::Arc::new(MemoryTokens::default()),
             events: std::sync::Arc::new(MemoryEvents::default()),
             ws: std::sync::Arc::new(MemoryWs),
+            writes: std::sync::Arc::new(Immediate),
         }
     }
 }
