@@ -34,7 +34,7 @@ impl ApiError {
 
     /// `503`: the execution ran (its request may have been sent), but what it stored
     /// did not reach the shared store: its flow does not hold it, or not as it ended.
-    pub(crate) fn not_stored(req_exec_id: &str, flow_id: &str, lost: crate::store::NotStored) -> Self {
+    pub(crate) fn not_stored(req_exec_id: &str, flow_id: &str, lost_writes: usize) -> Self {
         Self::new(
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::InternalError,
@@ -44,7 +44,7 @@ impl ApiError {
             "kind": "not_stored",
             "reqExecId": req_exec_id,
             "flowId": flow_id,
-            "writes": lost.writes,
+            "writes": lost_writes,
             "hint": "check that redis-server is running and reachable from every instance; the request itself may have been sent",
         }))
     }

@@ -230,7 +230,7 @@ impl Run {
         }
         writes.settle(&self.ledger).await.map_err(|lost| {
             let flow = self.flow.as_ref().map_or("", |flow| flow.id.as_str());
-            ApiError::not_stored(&self.req_exec_id, flow, lost)
+            ApiError::not_stored(&self.req_exec_id, flow, lost.writes)
         })
     }
 
