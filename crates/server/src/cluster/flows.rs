@@ -14,7 +14,7 @@ use volley_protocol::{ExecutionStatus, StoredExecution};
 use super::Cluster;
 use crate::error::ApiError;
 use crate::hub::Sequence;
-use crate::store::{Created, Flow, FlowRecord, FlowState, FlowStore, Ledger, Stores};
+use crate::store::{Created, Flow, FlowRecord, FlowState, FlowStore, Ledger};
 use crate::wire::{FlowListing, FlowSummary};
 
 /// Every instance's flows, in Redis, which expires them.
@@ -27,20 +27,6 @@ struct ClusterFlow {
     cluster: Arc<Cluster>,
     /// The executions recorded through this handle, to change them.
     recorded: Mutex<VecDeque<StoredExecution>>,
-}
-
-impl Cluster {
-    /// Every store of a `--redis` server: Redis.
-    pub(crate) fn stores(self: &Arc<Self>) -> Stores {
-        Stores {
-            sessions: Arc::clone(self) as _,
-            flows: Arc::new(ClusterFlows(Arc::clone(self))),
-            tokens: Arc::clone(self) as _,
-            events: Arc::clone(self) as _,
-            ws: Arc::new(super::ws::ClusterWs(Arc::clone(self))),
-            writes: Arc::clone(self) as _,
-        }
-    }
 }
 
 impl ClusterFlows {

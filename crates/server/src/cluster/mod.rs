@@ -196,6 +196,20 @@ async fn heartbeat(cluster: Arc<Cluster>, hub: Arc<crate::hub::Hub>) {
     }
 }
 
+impl Cluster {
+    /// Every store of a `--redis` server: Redis.
+    pub(crate) fn stores(self: &Arc<Self>) -> crate::store::Stores {
+        crate::store::Stores {
+            sessions: Arc::clone(self) as _,
+            flows: Arc::new(flows::ClusterFlows(Arc::clone(self))),
+            tokens: Arc::clone(self) as _,
+            events: Arc::clone(self) as _,
+            ws: Arc::new(ws::ClusterWs(Arc::clone(self))),
+            writes: Arc::clone(self) as _,
+        }
+    }
+}
+
 /// Decodes the string fields of a Redis value read as a map.
 pub(crate) fn text(map: &std::collections::HashMap<String, redis::Value>, field: &str) -> Option<String> {
     map.get(field).and_then(|value| redis::from_redis_value_ref::<String>(value).ok()).filter(|text| !text.is_empty())

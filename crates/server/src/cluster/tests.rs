@@ -441,7 +441,11 @@ async fn with_the_write_queue_full_a_websocket_session_waits_for_its_mirror() {
             sequence: Sequence::run(),
         },
         redactor: volley_engine::redact::Redactor::default(),
-        mirror: (Arc::new(super::ws::ClusterWs(Arc::clone(&cluster))), Duration::from_secs(60)),
+        mirror: crate::ws::Mirror {
+            store: Arc::new(super::ws::ClusterWs(Arc::clone(&cluster))),
+            writes: Arc::clone(&cluster) as _,
+            lifetime: Duration::from_secs(60),
+        },
     };
     let session = sessions.add(sessions.reserve().expect("a slot"), new, tokio::sync::mpsc::channel(1).0);
     pause(&redis, Duration::from_millis(300)).await;

@@ -180,6 +180,10 @@ impl Writes for Cluster {
     fn settle<'a>(&'a self, ledger: &'a Arc<Ledger>) -> futures_util::future::BoxFuture<'a, Result<(), NotStored>> {
         Box::pin(Cluster::settle(self, ledger))
     }
+
+    fn flush(&self) -> futures_util::future::BoxFuture<'_, ()> {
+        Box::pin(Cluster::flush(self))
+    }
 }
 
 /// Sends the queued writes in pipelines, in order; answers flush markers once the

@@ -21,7 +21,7 @@ use volley_protocol::{ErrorCode, SessionEnvelopeKind, SessionError, SessionRepla
 
 use super::{Cluster, scripts, text};
 use crate::error::ApiError;
-use crate::store::{Elsewhere, Ledger, NotStored, Owned, WsStore};
+use crate::store::{Elsewhere, Ledger, Owned, WsStore};
 use crate::ws::{Command, Outbound, WsSessions, binary_refused, close_message, envelope, merge, parse_command};
 
 /// How often a control socket on another instance checks that the owner is alive.
@@ -102,52 +102,6 @@ impl RemoteSession {
 }
 
 impl Cluster {
-    /// Makes a new session known to every instance.
-    fn ws_opened(&self, mirrored: &Arc<Ledger>, session: &Owned<'_>) {
-        let mut command = redis::cmd("HSET");
-        command.arg(self.keys.ws(session.id)).arg("owner").arg(&self.instance).arg("maxFrame").arg(session.max_frame);
-        command.arg("lastSeq").arg(0);
-        if let Some(flow) = session.flow_id {
-            command.arg("flowId").arg(flow);
-        }
-        if let Some(id) = session.session_id {
-            command.arg("sessionId").arg(id);
-        }
-        if let Some(exec) = session.req_exec_id {
-            command.arg("reqExecId").arg(exec);
-        }
-        self.keep(mirrored, command);
-    }
-
-    /// Mirrors an envelope of a session this instance owns (`kept`: how many its
-    /// replay buffer holds now, by count and bytes).
-    #[allow(clippy::too_many_arguments)] // The envelope's place in the session's stream.
-    fn ws_envelope(
-        &self,
-        mirrored: &Arc<Ledger>,
-        id: &str,
-        seq: u64,
-        kind: SessionEnvelopeKind,
-        envelope: &str,
-        kept: usize,
-        lifetime: Duration,
-    ) {
-        let keys = [self.keys.ws(id), self.keys.ws_part(id, "envelopes")];
-        let kind = kind.as_str();
-        let (seq, kept, lifetime) = (seq.to_string(), kept.max(1).to_string(), lifetime.as_millis().to_string());
-        self.keep(
-            mirrored,
-            scripts::eval(ENVELOPE, &keys, &[seq.as_str(), envelope, kept.as_str(), lifetime.as_str(), kind]),
-        );
-    }
-
-    /// A session this instance owns has closed (its `session.closed` is mirrored).
-    fn ws_closed(&self, mirrored: &Arc<Ledger>, id: &str, socket_code: u16) {
-        let mut command = redis::cmd("HSET");
-        command.arg(self.keys.ws(id)).arg("closed").arg(socket_code);
-        self.keep(mirrored, command);
-    }
-
     /// The session `id` as Redis describes it, `None` when unknown.
     async fn ws_session(&self, id: &str) -> Result<Option<RemoteSession>, ApiError> {
         let fields: HashMap<String, String> = redis::cmd("HGETALL")
@@ -261,10 +215,26 @@ impl Cluster {
 pub(super) struct ClusterWs(pub(super) Arc<Cluster>);
 
 impl WsStore for ClusterWs {
+    /// The session's hash, which every instance finds it by.
     fn opened(&self, mirrored: &Arc<Ledger>, session: &Owned<'_>) {
-        self.0.ws_opened(mirrored, session);
+        let cluster = &self.0;
+        let mut command = redis::cmd("HSET");
+        command.arg(cluster.keys.ws(session.id)).arg("owner").arg(&cluster.instance);
+        command.arg("maxFrame").arg(session.max_frame).arg("lastSeq").arg(0);
+        if let Some(flow) = session.flow_id {
+            command.arg("flowId").arg(flow);
+        }
+        if let Some(id) = session.session_id {
+            command.arg("sessionId").arg(id);
+        }
+        if let Some(exec) = session.req_exec_id {
+            command.arg("reqExecId").arg(exec);
+        }
+        cluster.keep(mirrored, command);
     }
 
+    /// The envelope added to the session's stream, which keeps as many as its replay
+    /// buffer (at least one).
     fn envelope(
         &self,
         mirrored: &Arc<Ledger>,
@@ -275,19 +245,20 @@ impl WsStore for ClusterWs {
         kept: usize,
         lifetime: Duration,
     ) {
-        self.0.ws_envelope(mirrored, id, seq, kind, envelope, kept, lifetime);
+        let cluster = &self.0;
+        let keys = [cluster.keys.ws(id), cluster.keys.ws_part(id, "envelopes")];
+        let kind = kind.as_str();
+        let (seq, kept, lifetime) = (seq.to_string(), kept.max(1).to_string(), lifetime.as_millis().to_string());
+        cluster.keep(
+            mirrored,
+            scripts::eval(ENVELOPE, &keys, &[seq.as_str(), envelope, kept.as_str(), lifetime.as_str(), kind]),
+        );
     }
 
     fn closed(&self, mirrored: &Arc<Ledger>, id: &str, socket_code: u16) {
-        self.0.ws_closed(mirrored, id, socket_code);
-    }
-
-    fn settle<'a>(&'a self, mirrored: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>> {
-        Box::pin(self.0.settle(mirrored))
-    }
-
-    fn published(&self) -> BoxFuture<'_, ()> {
-        Box::pin(self.0.flush())
+        let mut command = redis::cmd("HSET");
+        command.arg(self.0.keys.ws(id)).arg("closed").arg(socket_code);
+        self.0.keep(mirrored, command);
     }
 
     fn elsewhere<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Box<dyn Elsewhere>>, ApiError>> {

@@ -67,7 +67,11 @@ pub(crate) async fn execute_ws(
             max_frame: state.config.ws_max_frame,
             emitter: run.emitter.clone(),
             redactor: fetched.redactor().clone(),
-            mirror: (Arc::clone(&state.ws_store), Duration::from_millis(idle) + state.config.ws_closed_grace),
+            mirror: ws::Mirror {
+                store: Arc::clone(&state.ws_store),
+                writes: Arc::clone(&state.writes),
+                lifetime: Duration::from_millis(idle) + state.config.ws_closed_grace,
+            },
         },
         commands,
     );
@@ -84,7 +88,7 @@ pub(crate) async fn execute_ws(
     ws::spawn_upstream(Arc::clone(&state.ws_sessions), Arc::clone(&session), socket, orders, ending);
     // Every instance can find the session (and the execution) before the client
     // hears of it.
-    state.ws_store.published().await;
+    state.writes.flush().await;
     // The session is open already: a stored execution the store did not take is logged
     // and counted, and the flow misses it.
     if let Err(error) = run.written().await {

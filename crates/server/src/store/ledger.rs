@@ -59,6 +59,10 @@ pub(crate) trait Writes: Send + Sync {
     /// Sends the kept writes of `ledger` that wait for room, then waits until every
     /// write queued before is sent (a bounded wait); how many were lost when some were.
     fn settle<'a>(&'a self, ledger: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>>;
+
+    /// Returns once every write queued so far is sent: what this instance wrote, every
+    /// instance finds.
+    fn flush(&self) -> BoxFuture<'_, ()>;
 }
 
 impl std::fmt::Debug for dyn Writes {
@@ -78,5 +82,9 @@ impl Writes for Immediate {
 
     fn settle<'a>(&'a self, _ledger: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>> {
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn flush(&self) -> BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
     }
 }

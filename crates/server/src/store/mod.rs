@@ -8,6 +8,8 @@
 //! scoped tokens ([`TokenStore`]), observer events ([`EventStore`]) and WebSocket-session
 //! ownership ([`WsStore`]) go through it.
 
+use std::sync::Arc;
+
 mod events;
 mod flows;
 mod ledger;
@@ -32,24 +34,24 @@ pub(crate) use ws::{Elsewhere, MemoryWs, Owned, WsStore};
 
 /// The stores of a server, chosen once at start-up.
 pub(crate) struct Stores {
-    pub(crate) sessions: std::sync::Arc<dyn SessionStore>,
-    pub(crate) flows: std::sync::Arc<dyn FlowStore>,
-    pub(crate) tokens: std::sync::Arc<dyn TokenStore>,
-    pub(crate) events: std::sync::Arc<dyn EventStore>,
-    pub(crate) ws: std::sync::Arc<dyn WsStore>,
-    pub(crate) writes: std::sync::Arc<dyn Writes>,
+    pub(crate) sessions: Arc<dyn SessionStore>,
+    pub(crate) flows: Arc<dyn FlowStore>,
+    pub(crate) tokens: Arc<dyn TokenStore>,
+    pub(crate) events: Arc<dyn EventStore>,
+    pub(crate) ws: Arc<dyn WsStore>,
+    pub(crate) writes: Arc<dyn Writes>,
 }
 
 impl Stores {
     /// Every store in this process's memory.
     pub(crate) fn memory() -> Self {
         Self {
-            sessions: std::sync::Arc::new(MemorySessions::default()),
-            flows: std::sync::Arc::new(MemoryFlows::default()),
-            tokens: std::sync::Arc::new(MemoryTokens::default()),
-            events: std::sync::Arc::new(MemoryEvents::default()),
-            ws: std::sync::Arc::new(MemoryWs),
-            writes: std::sync::Arc::new(Immediate),
+            sessions: Arc::new(MemorySessions::default()),
+            flows: Arc::new(MemoryFlows::default()),
+            tokens: Arc::new(MemoryTokens::default()),
+            events: Arc::new(MemoryEvents::default()),
+            ws: Arc::new(MemoryWs),
+            writes: Arc::new(Immediate),
         }
     }
 }

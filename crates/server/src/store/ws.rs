@@ -11,7 +11,7 @@ use axum::extract::ws::WebSocket;
 use futures_util::future::BoxFuture;
 use volley_protocol::SessionEnvelopeKind;
 
-use super::{Ledger, NotStored};
+use super::Ledger;
 use crate::error::ApiError;
 
 /// A new session this instance owns, as other instances need to know it.
@@ -46,13 +46,6 @@ pub(crate) trait WsStore: Send + Sync {
 
     /// A session this instance owns has closed.
     fn closed(&self, mirrored: &Arc<Ledger>, id: &str, socket_code: u16);
-
-    /// Waits until the mirror's writes that found no room are sent (a bounded wait);
-    /// how many were lost when some were.
-    fn settle<'a>(&'a self, mirrored: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>>;
-
-    /// Returns once every instance can find what this one mirrored.
-    fn published(&self) -> BoxFuture<'_, ()>;
 
     /// The session `id` when another instance owns it.
     fn elsewhere<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<Box<dyn Elsewhere>>, ApiError>>;
@@ -98,14 +91,6 @@ impl WsStore for MemoryWs {
     }
 
     fn closed(&self, _mirrored: &Arc<Ledger>, _id: &str, _socket_code: u16) {}
-
-    fn settle<'a>(&'a self, _mirrored: &'a Arc<Ledger>) -> BoxFuture<'a, Result<(), NotStored>> {
-        Box::pin(std::future::ready(Ok(())))
-    }
-
-    fn published(&self) -> BoxFuture<'_, ()> {
-        Box::pin(std::future::ready(()))
-    }
 
     fn elsewhere<'a>(&'a self, _id: &'a str) -> BoxFuture<'a, Result<Option<Box<dyn Elsewhere>>, ApiError>> {
         Box::pin(std::future::ready(Ok(None)))

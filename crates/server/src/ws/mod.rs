@@ -31,7 +31,7 @@ use crate::clock::now_ms;
 
 use crate::error::ApiError;
 use crate::hub::Emitter;
-use crate::store::{Ledger, Owned, WsStore};
+use crate::store::{Ledger, Owned, Writes, WsStore};
 
 pub(crate) use control::{binary_refused, close as close_message, parse_command, serve_control};
 pub(crate) use upstream::{Command, Outbound, spawn_upstream};
@@ -95,12 +95,10 @@ pub(crate) struct WsSession {
     last_activity: AtomicU64,
     next_control: AtomicU64,
     buffer: Mutex<Buffer>,
-    /// Where its envelopes are mirrored for other instances (with `--redis`), and how
-    /// long they are kept there after the last one (the idle timeout and the closed
-    /// grace period).
-    mirror: (Arc<dyn WsStore>, Duration),
+    /// Where its envelopes are mirrored for other instances (with `--redis`).
+    mirror: Mirror,
     /// The mirror's writes that found the write queue full wait here, in order, and the
-    /// session waits for them (`WsStore::settle`) before it goes on.
+    /// session waits for them (`Writes::settle`) before it goes on.
     mirrored: Arc<Ledger>,
 }
 
@@ -205,7 +203,7 @@ impl WsSession {
             }
             let control = buffer.control.as_ref().map(|control| (control.id, control.sender.clone()));
             // In the order of `seq`: the lock is held.
-            let (store, lifetime) = &self.mirror;
+            let Mirror { store, lifetime, .. } = &self.mirror;
             store.envelope(&self.mirrored, &self.id, seq, kind, &text, buffer.retained.len(), *lifetime);
             (text, control, seq)
         };
@@ -230,7 +228,7 @@ impl WsSession {
     /// that found no room is logged and counted.
     async fn mirror_written(&self) {
         if self.mirrored.has_waiting()
-            && let Err(lost) = self.mirror.0.settle(&self.mirrored).await
+            && let Err(lost) = self.mirror.writes.settle(&self.mirrored).await
         {
             tracing::warn!(ws_session = %self.id, writes = lost.writes, "envelopes were not mirrored to Redis");
         }
@@ -296,7 +294,7 @@ impl WsSession {
         {
             let mut buffer = self.buffer.lock();
             buffer.closed = Some(socket_code);
-            self.mirror.0.closed(&self.mirrored, &self.id, socket_code);
+            self.mirror.store.closed(&self.mirrored, &self.id, socket_code);
             if let Some(control) = buffer.control.take() {
                 let reason = if socket_code == 1001 { "session closed (idle or shutdown)" } else { "session closed" };
                 let _ = control.sender.try_send(ToControl::Close(socket_code, reason));
@@ -397,6 +395,16 @@ impl Drop for Slot<'_> {
     }
 }
 
+/// Where a session's envelopes are mirrored for other instances: the store, the writes
+/// it waits for when the queue is full, and how long the mirror stays after the last
+/// envelope (the idle timeout and the closed grace period).
+#[derive(Debug)]
+pub(crate) struct Mirror {
+    pub(crate) store: Arc<dyn WsStore>,
+    pub(crate) writes: Arc<dyn Writes>,
+    pub(crate) lifetime: Duration,
+}
+
 /// What a new session is made of.
 #[derive(Debug)]
 pub(crate) struct NewSession {
@@ -408,8 +416,8 @@ pub(crate) struct NewSession {
     pub(crate) max_frame: usize,
     pub(crate) emitter: Emitter,
     pub(crate) redactor: volley_engine::redact::Redactor,
-    /// Where its envelopes are mirrored, and how long they stay there idle.
-    pub(crate) mirror: (Arc<dyn WsStore>, Duration),
+    /// Where its envelopes are mirrored.
+    pub(crate) mirror: Mirror,
 }
 
 impl WsSessions {
@@ -459,7 +467,7 @@ impl WsSessions {
             session_id: session.session_id.as_deref(),
             req_exec_id: session.req_exec_id.as_deref(),
         };
-        session.mirror.0.opened(&session.mirrored, &owned);
+        session.mirror.store.opened(&session.mirrored, &owned);
         {
             let mut registry = self.registry.write();
             registry.sessions.insert(session.id.clone(), Arc::clone(&session));
@@ -555,7 +563,11 @@ mod tests {
             max_frame: 1024,
             emitter,
             redactor: volley_engine::redact::Redactor::default(),
-            mirror: (Arc::new(crate::store::MemoryWs), Duration::ZERO),
+            mirror: Mirror {
+                store: Arc::new(crate::store::MemoryWs),
+                writes: Arc::new(crate::store::Immediate),
+                lifetime: Duration::ZERO,
+            },
         };
         sessions.add(slot, new, mpsc::channel(1).0)
     }
