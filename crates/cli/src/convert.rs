@@ -1,5 +1,5 @@
-//! `volley import` and `volley export`: the engine's conversions (`volley_engine::convert`)
-//! read from a file, an argument or stdin, and written to files or stdout.
+//! `volley import` and `volley export`: the converters (`volley_convert`) read from a
+//! file, an argument or stdin, and written to files or stdout.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
 use serde_json::{Map, Value};
-use volley_engine::convert::{self, Conversion, Format};
+use volley_convert::{Conversion, Format};
 use volley_engine::curl::{CurlExport as _, CurlRequest, to_curl};
 use volley_engine::{Client, ClientConfig, CookieJar, RunOptions};
 
@@ -128,7 +128,7 @@ pub(crate) enum ExportFormat {
 pub(crate) fn import(args: &ImportArgs) -> anyhow::Result<Exit> {
     let format = args.format.format();
     let (source, stem, origin) = read_source(args.source.as_deref(), format)?;
-    let conversion = match convert::import(format, &source, &stem) {
+    let conversion = match volley_convert::import(format, &source, &stem) {
         Ok(conversion) => conversion,
         Err(error) => {
             anstream::eprintln!("{}", render::plain(&format!("cannot import `{origin}`: {error}"), None));
@@ -163,7 +163,7 @@ fn read_source(source: Option<&str>, format: Format) -> anyhow::Result<(String, 
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read `{path}`"))?;
             let stem =
                 Path::new(path).file_stem().map_or("requests".to_owned(), |stem| stem.to_string_lossy().into_owned());
-            Ok((text, convert::file_name(&stem), path.to_owned()))
+            Ok((text, volley_convert::file_name(&stem), path.to_owned()))
         }
     }
 }

@@ -8,12 +8,13 @@
 //! converted, each with where it was and why. Nothing is dropped in silence: what is
 //! left out is a [`Unconverted`] entry, and usually a `#` comment in the request too.
 //!
-//! - cURL: [`curl`] (the parser and writer; the engine adds the command of a built
-//!   request), wrapped by `curl_import.rs`;
+//! - cURL: [`curl`] (the parser and writer, the crate `volley-curl` re-exported; the
+//!   engine adds the command of a built request), wrapped by `curl_import.rs`;
 //! - HAR 1.2: `har.rs`; Postman collections v2.1: `postman.rs`; Insomnia exports v4:
 //!   `insomnia.rs`; OpenAPI 3.0 and 3.1 (JSON or YAML): `openapi.rs`.
 
-pub mod curl;
+pub use volley_curl as curl;
+
 mod curl_import;
 mod har;
 mod http;

@@ -1,4 +1,4 @@
-//! cURL command lines (`volley_convert::curl`, re-exported here) and the command of a
+//! cURL command lines (`volley_curl`, re-exported here) and the command of a
 //! request as a run sends it ([`CurlExport`]): the request's own body kept as curl should
 //! send it (a file as `--data-binary @path`, a multipart form as `-F` fields), and its
 //! secrets hidden when asked. Shared by `volley export curl` and the language server's
@@ -9,14 +9,14 @@ use std::path::Path;
 use http::header::CONTENT_TYPE;
 use volley_syntax::{Body, FormValue, Request};
 
-pub use volley_convert::curl::*;
+pub use volley_curl::*;
 
 use crate::prepare::PreparedRequest;
 use crate::redact::Redactor;
 
 /// The curl command of what the engine builds: a [`CurlRequest`] from a
 /// [`PreparedRequest`], and with the secrets a [`Redactor`] knows hidden. A trait
-/// because the command's types belong to `volley-convert`, which knows nothing of the
+/// because the command's types belong to `volley-curl`, which knows nothing of the
 /// engine: `use volley_engine::curl::CurlExport as _;` then call
 /// `CurlRequest::from_prepared(…)`.
 pub trait CurlExport: Sized {

@@ -59,7 +59,6 @@
 
 pub mod analysis;
 pub use volley_assert as assert;
-pub use volley_convert as convert;
 pub use volley_io as io;
 pub use volley_transport::{network, sse, transport, websocket};
 pub mod auth;

@@ -1,12 +1,12 @@
 //! `volley.import`: a cURL command, HAR capture, Postman collection, Insomnia export or
-//! OpenAPI description converted by the engine's conversions (`volley_engine::convert`,
-//! the same code as `volley import`), and the files written into a directory of the
-//! workspace, or answered as text for the editor to open.
+//! OpenAPI description converted by the converters (`volley_convert`, the same code as
+//! `volley import`), and the files written into a directory of the workspace, or answered
+//! as text for the editor to open.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use volley_engine::convert::{self, Format};
+use volley_convert::Format;
 
 /// The arguments of `volley.import`.
 #[derive(Debug, Clone, Deserialize)]
@@ -67,12 +67,12 @@ pub(crate) fn import(arguments: &ImportArguments) -> Result<Imported, String> {
                 std::fs::read_to_string(&path).map_err(|error| format!("cannot read `{}`: {error}", path.display()))?;
             let stem = path
                 .file_stem()
-                .map_or_else(|| "requests".to_owned(), |stem| convert::file_name(&stem.to_string_lossy()));
+                .map_or_else(|| "requests".to_owned(), |stem| volley_convert::file_name(&stem.to_string_lossy()));
             (text, stem)
         }
         (None, None) => return Err("give `source` (a file) or `text`".to_owned()),
     };
-    let conversion = convert::import(format, &text, &stem).map_err(|error| error.message)?;
+    let conversion = volley_convert::import(format, &text, &stem).map_err(|error| error.message)?;
     let mut files: Vec<ImportedFile> =
         conversion.files.into_iter().map(|(path, text)| ImportedFile { path, text }).collect();
     if let Some(config) = conversion.config {

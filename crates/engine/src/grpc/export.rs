@@ -11,7 +11,7 @@ use crate::prepare::PreparedRequest;
 /// them; with the warnings of what the command cannot say. `None` for other requests.
 #[must_use]
 pub fn grpcurl(prepared: &PreparedRequest, redactor: &crate::redact::Redactor) -> Option<(String, Vec<String>)> {
-    use volley_convert::curl::quote;
+    use volley_curl::quote;
     let Exchange::Grpc(call) = &prepared.exchange else { return None };
     let target = target_of(&prepared.url, call.line_span).ok()?;
     let mut words: Vec<String> = vec!["grpcurl".to_owned()];

@@ -1,6 +1,6 @@
 //! `POST /import/{source}/preview` and `/apply`: another format converted into `.http`
-//! files of the workspace, in the shapes of t-req's routes, by the engine's converters
-//! (`volley_engine::convert`, those of `volley import`): `curl`, `har`, `postman`,
+//! files of the workspace, in the shapes of t-req's routes, by the converters
+//! (`volley_convert`, those of `volley import`): `curl`, `har`, `postman`,
 //! `insomnia`, `openapi`; any other source is a `400`. The files are written as
 //! `/workspace/file` writes them (confined, atomic, announced).
 
@@ -18,7 +18,7 @@ use crate::error::ApiError;
 use crate::routes::workspace::{check_writable, relative_text, write_atomically};
 use crate::state::AppState;
 use crate::wire::{ApiJson, ErrorBody};
-use volley_engine::convert::Format;
+use volley_convert::Format;
 
 /// What to do with a file that exists.
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq, ToSchema)]
@@ -154,7 +154,7 @@ fn run(state: &AppState, access: &Access, source: &str, body: Import, apply: boo
     // their own (cURL, HAR) take `fileName`, the others name their files themselves.
     let default_stem = if format == Format::Curl { "curl-request" } else { "import" };
     let stem = slug(&text_option("fileName").unwrap_or_else(|| default_stem.to_owned()));
-    let conversion = match volley_engine::convert::import(format, &body.input, &stem) {
+    let conversion = match volley_convert::import(format, &body.input, &stem) {
         Ok(conversion) => conversion,
         Err(error) => {
             let diagnostics = json!([{ "code": "invalid-input", "severity": "error", "message": error.message }]);

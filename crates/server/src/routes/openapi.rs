@@ -292,7 +292,7 @@ pub(crate) fn seq() -> ObjectBuilder {
 /// The import sources the server converts (`routes/import.rs`), as the path parameter's
 /// enumeration: another is a `400`.
 fn import_source() -> ObjectBuilder {
-    let names = volley_engine::convert::Format::ALL.iter().map(|format| format.name());
+    let names = volley_convert::Format::ALL.iter().map(|format| format.name());
     typed(Type::String).enum_values(Some(names)).description(Some("The format of `input`."))
 }
 

@@ -5,7 +5,7 @@
 /// (letters, digits, `-_./:=@,+%`) are left bare; anything else goes in single quotes.
 ///
 /// ```
-/// use volley_convert::curl::quote;
+/// use volley_curl::quote;
 ///
 /// assert_eq!(quote("-X"), "-X");
 /// assert_eq!(quote("it's"), r"'it'\''s'");

@@ -3,6 +3,10 @@
 //! cURL command", with POSIX shell quoting (`quote.rs`). The CLI and the language server
 //! share them.
 //!
+//! A crate of its own, below the engine (which adds the command of a built request) and
+//! `volley-convert` (which imports a command as a `.http` file, and re-exports this crate
+//! as `volley_convert::curl`), so that the engine does not depend on the importers.
+//!
 //! Invariant: what [`to_curl`] writes, [`parse_curl`] reads back into the same method,
 //! URL, headers, body and HTTP version.
 

@@ -274,7 +274,7 @@ fn to_go(request: &CurlRequest) -> CurlCommand {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::curl::FormField;
+    use crate::FormField;
 
     fn request(body: CurlBody) -> CurlRequest {
         CurlRequest {

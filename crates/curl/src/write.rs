@@ -68,7 +68,7 @@ impl CurlRequest {
 /// keeps curl from adding its form type.
 ///
 /// ```
-/// use volley_convert::curl::{CurlBody, CurlRequest, to_curl};
+/// use volley_curl::{CurlBody, CurlRequest, to_curl};
 ///
 /// let request = CurlRequest {
 ///     method: http::Method::POST,

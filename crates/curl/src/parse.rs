@@ -89,7 +89,7 @@ const SHORT_WITH_ARGUMENT: &str = "XHdFuAebTmowxUErCKDcyYzQP";
 /// continued with `\`), Windows `cmd` (`^`) or PowerShell (a backtick): see `shells.rs`.
 ///
 /// ```
-/// use volley_convert::curl::parse_curl;
+/// use volley_curl::parse_curl;
 ///
 /// let parsed = parse_curl("curl -sS https://example.com/users -H 'Accept: application/json' -d 'a=1'").unwrap();
 /// assert_eq!(parsed.method, http::Method::POST);
@@ -447,7 +447,7 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::curl::{CurlBody, CurlRequest, to_curl};
+    use crate::{CurlBody, CurlRequest, to_curl};
 
     fn http(command: &str) -> String {
         parse_curl(command).unwrap_or_else(|error| panic!("{command}: {error}")).to_http()
