@@ -160,8 +160,8 @@ pub(crate) async fn build(
         }
         if header_name == AUTHORIZATION {
             if let Some((scheme, rest)) = credentials::oauth_scheme(&value) {
-                let config = crate::oauth::read_config(scheme, rest, renderer, header.span).await?;
-                let token = crate::oauth::PendingToken::new(config, false, header.span);
+                let config = crate::interpolate::oauth::read_config(scheme, rest, renderer, header.span).await?;
+                let token = crate::interpolate::oauth::PendingToken::new(config, false, header.span);
                 value = format!("Bearer {}", token.placeholder);
                 renderer.tokens.push(token);
                 oauth = true;
@@ -241,8 +241,8 @@ pub(crate) async fn build(
             && let Some((scheme, rest)) = credentials::oauth_scheme(value.to_str().unwrap_or_default())
         {
             let (scheme, rest) = (scheme.to_owned(), rest.to_owned());
-            let config = crate::oauth::read_config(&scheme, &rest, renderer, request.line_span).await?;
-            let token = crate::oauth::PendingToken::new(config, false, request.line_span);
+            let config = crate::interpolate::oauth::read_config(&scheme, &rest, renderer, request.line_span).await?;
+            let token = crate::interpolate::oauth::PendingToken::new(config, false, request.line_span);
             if let Ok(bearer) = HeaderValue::from_str(&format!("Bearer {}", token.placeholder)) {
                 headers.insert(AUTHORIZATION, bearer);
             }

@@ -21,6 +21,8 @@ use crate::resolvers::{CommandResolver, Environment, Resolver, join_words, word_
 use crate::transport::BoxFuture;
 
 mod javascript;
+pub(crate) use javascript::Expressions;
+pub(crate) mod oauth;
 
 /// Everything a template may refer to.
 pub(crate) struct Scope<'a> {
@@ -56,9 +58,9 @@ pub(crate) struct Scope<'a> {
     /// Who answers prompts (`$input`, `$password`, `$pick`), and the answers kept.
     pub(crate) prompt: Option<&'a Arc<dyn crate::prompt::ValuePrompt>>,
     pub(crate) answers: &'a crate::prompt::Answers,
-    /// The client whose script sandbox evaluates httpyac's `{{ expressions }}`, with the
-    /// scripts' limits; `None`: they are refused.
-    pub(crate) javascript: Option<(&'a crate::client::Client, crate::script::ScriptSettings)>,
+    /// What evaluates httpyac's `{{ expressions }}` (the client's script sandbox), with
+    /// the scripts' limits; `None`: they are refused.
+    pub(crate) javascript: Option<(&'a dyn Expressions, crate::config::ScriptSettings)>,
 }
 
 /// The most bytes one substituted template (a URL, a header, a body's text, a file
@@ -85,7 +87,7 @@ pub(crate) struct Renderer<'a> {
     /// Bytes substituted so far in this send (see [`MAX_REQUEST_BYTES`]).
     rendered: usize,
     /// The OAuth 2.0 tokens this send needs, each rendered as its placeholder.
-    pub(crate) tokens: Vec<crate::oauth::PendingToken>,
+    pub(crate) tokens: Vec<oauth::PendingToken>,
 }
 
 impl<'a> Renderer<'a> {
@@ -503,8 +505,8 @@ impl<'a> Renderer<'a> {
         if entry.aws {
             return Box::pin(self.aws_authorization(&entry, span)).await;
         }
-        let config = crate::oauth::read_entry(id, &entry, self, span).await?;
-        let token = crate::oauth::PendingToken::new(config, name == "auth.idToken", span);
+        let config = oauth::read_entry(id, &entry, self, span).await?;
+        let token = oauth::PendingToken::new(config, name == "auth.idToken", span);
         let placeholder = token.placeholder.clone();
         self.tokens.push(token);
         Ok(placeholder)

@@ -188,7 +188,7 @@ impl Client {
                 file: source_path.map(|path| path.display().to_string()),
                 ..script::Input::default()
             };
-            pre_request = self.run_pre_request(&scripts, &mut input).map_err(|error| {
+            pre_request = self.inner.realms.run_pre_request(self, &scripts, &mut input).map_err(|error| {
                 let mut secrets = Secrets::new();
                 for layer in layers {
                     secrets.add_variables(layer);
@@ -247,7 +247,7 @@ impl Client {
             expand_from: settings.config.as_ref().is_some_and(|config| config.expand_values).then_some(5),
             prompt: value_prompt,
             answers: &self.inner.answers,
-            javascript: Some((self, limits)),
+            javascript: Some((&self.inner.realms, limits)),
         };
         let mut renderer = Renderer::new(scope);
         renderer.secrets.extend(prompted_secrets);

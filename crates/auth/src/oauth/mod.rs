@@ -4,9 +4,11 @@
 //! [`clear_token_cache`]), and the [`AuthPrompt`] through which a person takes part.
 
 mod prompt;
+mod random;
 mod store;
 mod token;
 
 pub use prompt::{AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt, scoped_prompt, with_prompt};
+pub use random::random_text;
 pub use store::{clear_token_cache, default_token_cache, load, save};
 pub use token::Token;

@@ -263,7 +263,7 @@ impl<'a> Walker<'a> {
     fn credentials(request: &Request, header: &volley_syntax::Header, out: &mut Listing) {
         let Some(value) = header.value.as_literal() else { return };
         if let Some((scheme, rest)) = crate::credentials::oauth_scheme(&value) {
-            if let Err(refusal) = crate::oauth::parse_form(scheme, rest) {
+            if let Err(refusal) = crate::interpolate::oauth::parse_form(scheme, rest) {
                 out.push(Diagnostic::new(refusal.code(), header.value.span, refusal.reason).with_hint(refusal.hint));
             }
             return;

@@ -433,7 +433,7 @@ impl Client {
                 body.map(|body| crate::response::decode_text(body, response.headers.get(http::header::CONTENT_TYPE)))
             });
             let view = view.get_or_init(|| crate::script::ResponseView::new(response.status(), &response.headers));
-            self.evaluate_on_response(code, view, text.as_deref().unwrap_or_default(), script_settings)
+            self.inner.realms.evaluate_on_response(code, view, text.as_deref().unwrap_or_default(), script_settings)
         };
         let parts = ResponseParts {
             status: response.status(),
@@ -510,7 +510,7 @@ impl Client {
         let sent = &response.request;
         input.request = std::mem::take(&mut input.request).sent(&sent.url, &sent.headers, &sent.body);
         input.response = Some(ResponseView::new(response.status(), &view_headers));
-        let Handled { results, logs, globals } = self.run_handlers(&scripts, &mut input, &text);
+        let Handled { results, logs, globals } = self.inner.realms.run_handlers(self, &scripts, &mut input, &text);
         if results.is_empty() && logs.is_empty() {
             return;
         }
@@ -536,6 +536,17 @@ impl Client {
 
     pub(crate) fn active_jar(&self) -> Option<&CookieJar> {
         self.inner.config.cookie_jar.as_ref()
+    }
+}
+
+/// Scripts' `client.global` is the client's variables.
+impl crate::script::Globals for Client {
+    fn globals(&self) -> Map<String, Value> {
+        self.get_variables()
+    }
+
+    fn replace_globals(&self, variables: Map<String, Value>) {
+        self.replace_variables(variables);
     }
 }
 

@@ -1,13 +1,26 @@
 //! httpyac's JavaScript in `{{ }}` (`{{ Date.now() }}`, `{{name.toUpperCase()}}`, and
 //! `{{who.length}}` on a plain value): the names it reads looked up as variables, then
-//! the expression evaluated in the client's script sandbox
-//! ([`Client::evaluate_expression`](crate::client::Client)).
+//! the expression evaluated by what the scope gives ([`Expressions`], the client's
+//! script sandbox).
 
 use serde_json::{Map, Value};
 use volley_syntax::{Span, Spanned};
 
 use super::{Renderer, text_of};
 use crate::error::BuildError;
+
+/// What evaluates httpyac's JavaScript expressions: the client's script sandbox. A
+/// trait so that interpolation, below the client, does not name it.
+pub(crate) trait Expressions: Sync {
+    /// Evaluates `code` (`{{ Date.now() }}`) with `variables` (the names it uses that
+    /// have values) as JavaScript variables: its value, or the error's message.
+    fn evaluate_expression(
+        &self,
+        code: &str,
+        variables: Map<String, Value>,
+        settings: crate::config::ScriptSettings,
+    ) -> Result<Value, String>;
+}
 
 impl Renderer<'_> {
     /// Whether the dotted `path`'s first name is a variable whose value is not an object
@@ -22,7 +35,7 @@ impl Renderer<'_> {
     /// httpyac's `{{ expression }}`: evaluated in the scripts' sandbox, the variables it
     /// names (that have values) as JavaScript variables; `null` and `undefined` are empty.
     pub(super) async fn javascript(&mut self, code: &Spanned<String>) -> Result<String, BuildError> {
-        let Some((client, settings)) = self.scope.javascript else {
+        let Some((expressions, settings)) = self.scope.javascript else {
             return Err(BuildError::Interpolation {
                 message: "JavaScript expressions in `{{ }}` are not evaluated here".to_owned(),
                 span: code.span,
@@ -38,12 +51,13 @@ impl Renderer<'_> {
                 Err(error) => return Err(error),
             }
         }
-        let value =
-            client.evaluate_expression(&code.value, variables, settings).map_err(|message| BuildError::Script {
+        let value = expressions.evaluate_expression(&code.value, variables, settings).map_err(|message| {
+            BuildError::Script {
                 message: format!("`{{{{ {} }}}}` failed: {message}", code.value),
                 stack: String::new(),
                 span: code.span,
-            })?;
+            }
+        })?;
         Ok(match value {
             Value::Null => String::new(),
             value => text_of(&value),

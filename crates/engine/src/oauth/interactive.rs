@@ -12,6 +12,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+use volley_auth::oauth::random_text;
 
 use super::wire::{Answer, oauth_error_answer};
 use super::{DeviceCode, PendingToken, Token, auth_error};
@@ -24,19 +25,6 @@ pub(crate) const DEFAULT_REDIRECT: &str = "http://localhost:3000/callback";
 
 /// The most of a request the listener reads before giving up on it.
 const MAX_CALLBACK_BYTES: usize = 16 * 1024;
-
-/// A random URL-safe string of `bytes` random bytes (state, PKCE verifier).
-pub(crate) fn random_text(bytes: usize) -> String {
-    use ring::rand::SecureRandom as _;
-    let mut buffer = vec![0_u8; bytes];
-    // The system's generator; should it ever fail, the thread's (also cryptographic).
-    if ring::rand::SystemRandom::new().fill(&mut buffer).is_err() {
-        for byte in &mut buffer {
-            *byte = rand::random();
-        }
-    }
-    URL_SAFE_NO_PAD.encode(buffer)
-}
 
 /// The S256 challenge of a PKCE verifier.
 pub(crate) fn pkce_challenge(verifier: &str) -> String {

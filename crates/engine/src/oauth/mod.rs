@@ -12,7 +12,6 @@
 //! endpoint, the endpoint comes from its `OpenID` discovery document
 //! (`/.well-known/openid-configuration`, kept per issuer).
 
-mod config;
 mod interactive;
 mod wire;
 
@@ -27,7 +26,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use config::{Grant, OAuthConfig, parse_form, read_config, read_entry};
+use crate::interpolate::oauth::{Grant, PendingToken};
 pub(crate) use volley_auth::oauth::Token;
 pub use volley_auth::oauth::{
     AuthPrompt, CommandPrompt, DeviceCode, NoBrowserPrompt, clear_token_cache, default_token_cache, with_prompt,
@@ -44,27 +43,6 @@ const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 
 /// The largest token or discovery answer read.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
-
-/// A token a request needs: where it is used, the request holds `placeholder`, which
-/// the token replaces when the request is sent.
-#[derive(Debug, Clone)]
-pub(crate) struct PendingToken {
-    pub(crate) config: OAuthConfig,
-    /// `$auth.idToken`: the ID token rather than the access token.
-    pub(crate) id_token: bool,
-    pub(crate) placeholder: String,
-    /// Where it is written (the `Authorization` header, the `{{$auth.token(…)}}`).
-    pub(crate) span: volley_syntax::Span,
-}
-
-impl PendingToken {
-    /// A token to get with `config`, used at `span`; its placeholder is random, so no
-    /// text of the request holds it by chance.
-    pub(crate) fn new(config: OAuthConfig, id_token: bool, span: volley_syntax::Span) -> Self {
-        let placeholder = format!("volley-pending-token-{}", interactive::random_text(18).replace(['-', '_'], "x"));
-        Self { config, id_token, placeholder, span }
-    }
-}
 
 /// What a prepared request still needs before it is sent: its tokens.
 #[derive(Debug, Clone)]

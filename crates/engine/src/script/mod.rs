@@ -20,7 +20,6 @@ use volley_syntax::{Document, Position, Request, Span, Spanned};
 
 use crate::assert::{AssertionResult, Outcome};
 use crate::body::Files;
-use crate::client::Client;
 use crate::error::BuildError;
 
 pub(crate) use input::{Input, RequestView, ResponseView};
@@ -124,15 +123,29 @@ pub(crate) struct Handled {
     pub(crate) globals: Map<String, Value>,
 }
 
-impl Client {
+/// The variables scripts share through `client.global`: the client's own. A trait so
+/// that the scripts, below the client, do not name it.
+pub(crate) trait Globals {
+    /// The variables as they are now.
+    fn globals(&self) -> Map<String, Value>;
+    /// Puts `variables` in place of them all.
+    fn replace_globals(&self, variables: Map<String, Value>);
+}
+
+impl Realms {
     /// Runs the pre-request scripts in order: each sees the request variables and
-    /// globals the ones before it set. Globals are set on the client as they go.
-    pub(crate) fn run_pre_request(&self, scripts: &Scripts, input: &mut Input) -> Result<PreRequest, BuildError> {
+    /// globals the ones before it set. Globals are set in `globals` as they go.
+    pub(crate) fn run_pre_request(
+        &self,
+        globals: &dyn Globals,
+        scripts: &Scripts,
+        input: &mut Input,
+    ) -> Result<PreRequest, BuildError> {
         let mut outcome = PreRequest::default();
         for program in &scripts.pre_request {
-            input.globals = self.get_variables();
-            let run = program.run(&self.inner.realms, input, "", scripts.limits);
-            self.apply_globals(&run);
+            input.globals = globals.globals();
+            let run = program.run(self, input, "", scripts.limits);
+            apply_globals(globals, &run);
             outcome.logs.extend(run.output.logs);
             if run.output.slept > 0.0 {
                 outcome.sleep += Duration::from_secs_f64((run.output.slept / 1000.0).min(3600.0));
@@ -150,12 +163,18 @@ impl Client {
 
     /// Runs the response handlers in order: their tests as assertion results (a
     /// handler that fails is one more failed result), their logs, their globals set.
-    pub(crate) fn run_handlers(&self, scripts: &Scripts, input: &mut Input, body: &str) -> Handled {
+    pub(crate) fn run_handlers(
+        &self,
+        globals: &dyn Globals,
+        scripts: &Scripts,
+        input: &mut Input,
+        body: &str,
+    ) -> Handled {
         let mut handled = Handled::default();
         for program in &scripts.handlers {
-            input.globals = self.get_variables();
-            let run = program.run(&self.inner.realms, input, body, scripts.limits);
-            self.apply_globals(&run);
+            input.globals = globals.globals();
+            let run = program.run(self, input, body, scripts.limits);
+            apply_globals(globals, &run);
             for (name, value, cleared) in &run.output.globals {
                 if *cleared {
                     handled.globals.remove(name);
@@ -184,23 +203,23 @@ impl Client {
         }
         handled
     }
+}
 
-    /// `client.global` changes of a script, applied to the client's variables.
-    fn apply_globals(&self, run: &Run) {
-        let output = &run.output;
-        if !output.clear_all && output.globals.is_empty() {
-            return;
-        }
-        let mut variables = if output.clear_all { Map::new() } else { self.get_variables() };
-        for (name, value, cleared) in &output.globals {
-            if *cleared {
-                variables.remove(name);
-            } else {
-                variables.insert(name.clone(), value.clone());
-            }
-        }
-        self.replace_variables(variables);
+/// `client.global` changes of a script, applied to the client's variables.
+fn apply_globals(globals: &dyn Globals, run: &Run) {
+    let output = &run.output;
+    if !output.clear_all && output.globals.is_empty() {
+        return;
     }
+    let mut variables = if output.clear_all { Map::new() } else { globals.globals() };
+    for (name, value, cleared) in &output.globals {
+        if *cleared {
+            variables.remove(name);
+        } else {
+            variables.insert(name.clone(), value.clone());
+        }
+    }
+    globals.replace_globals(variables);
 }
 
 /// The realms one client's scripts run in. A script takes an idle realm (or makes
@@ -301,11 +320,9 @@ pub(crate) fn expression_body(code: &str) -> String {
     format!("__volleyValue((\n{code}\n));")
 }
 
-impl Client {
-    /// Evaluates httpyac's JavaScript expression `code` (`{{ Date.now() }}`) in the
-    /// client's sandbox, `variables` (the names it uses that have values) as JavaScript
-    /// variables: its value, or the error.
-    pub(crate) fn evaluate_expression(
+/// httpyac's JavaScript expressions in `{{ }}` are evaluated in the client's realms.
+impl crate::interpolate::Expressions for Realms {
+    fn evaluate_expression(
         &self,
         code: &str,
         variables: Map<String, Value>,
@@ -314,7 +331,7 @@ impl Client {
         let program =
             Program { code: Arc::from(expression_body(code)), origin: Origin::Inline(Span::default()), httpyac: true };
         let input = Input { variables, ..Input::default() };
-        let run = program.run(&self.inner.realms, &input, "", settings);
+        let run = program.run(self, &input, "", settings);
         if let Some(failure) = run.failure {
             return Err(failure.message);
         }
@@ -322,9 +339,9 @@ impl Client {
     }
 }
 
-impl Client {
+impl Realms {
     /// Evaluates httpyac's `?? js <expression>` on a response (`response.parsedBody`,
-    /// `response.statusCode`, its headers) in the client's sandbox: its value, or the error.
+    /// `response.statusCode`, its headers): its value, or the error.
     pub(crate) fn evaluate_on_response(
         &self,
         code: &str,
@@ -335,7 +352,7 @@ impl Client {
         let program =
             Program { code: Arc::from(expression_body(code)), origin: Origin::Inline(Span::default()), httpyac: true };
         let input = Input { response: Some(response.clone()), ..Input::default() };
-        let run = program.run(&self.inner.realms, &input, body, settings);
+        let run = program.run(self, &input, body, settings);
         if let Some(failure) = run.failure {
             return Err(failure.message);
         }

@@ -1,15 +1,22 @@
 //! What httpyac's `Authorization: oauth2 [grant] [prefix]` (or `openid …`) asks for,
 //! read from the variables `<prefix>_tokenEndpoint`, `<prefix>_clientId`, … (prefix
 //! `oauth2` when none is written; a variable missing under the prefix is looked up
-//! under `oauth2_` too, as httpyac does).
+//! under `oauth2_` too, as httpyac does), or from a configuration's `auth` entry
+//! (`{{$auth.token NAME}}`); and the [`PendingToken`] a request then holds in place of
+//! its token.
+//!
+//! Part of interpolation, not of the grants (`crate::oauth`): the values of a
+//! configuration are templates the [`Renderer`] substitutes, and the renderer reads a
+//! configuration when it meets `{{$auth.token …}}`. The grants, which send the token
+//! requests through the client, take what is read here.
 
 use std::collections::HashMap;
 
+use super::Renderer;
 use crate::config::AuthEntry;
 use crate::config::auth::FIELDS;
 use crate::credentials::Refusal;
 use crate::error::BuildError;
-use crate::interpolate::Renderer;
 
 /// The grants run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -293,5 +300,27 @@ impl Reader<'_, '_> {
             }
         }
         Ok(None)
+    }
+}
+
+/// A token a request needs: where it is used, the request holds `placeholder`, which
+/// the token replaces when the request is sent.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingToken {
+    pub(crate) config: OAuthConfig,
+    /// `$auth.idToken`: the ID token rather than the access token.
+    pub(crate) id_token: bool,
+    pub(crate) placeholder: String,
+    /// Where it is written (the `Authorization` header, the `{{$auth.token(…)}}`).
+    pub(crate) span: volley_syntax::Span,
+}
+
+impl PendingToken {
+    /// A token to get with `config`, used at `span`; its placeholder is random, so no
+    /// text of the request holds it by chance.
+    pub(crate) fn new(config: OAuthConfig, id_token: bool, span: volley_syntax::Span) -> Self {
+        let random = volley_auth::oauth::random_text(18).replace(['-', '_'], "x");
+        let placeholder = format!("volley-pending-token-{random}");
+        Self { config, id_token, placeholder, span }
     }
 }
