@@ -29,16 +29,16 @@ pub(crate) mod cache;
 mod exchange;
 mod options;
 mod redirect;
-mod select;
 mod settings;
 
 use cache::MtimeCache;
 pub(crate) use exchange::add_jar_cookies;
-pub use options::{ClientConfig, ConfigSource, DEFAULT_TIMEOUT, RequestDefaults, RunOptions};
+pub use options::{ClientConfig, ConfigSource, DEFAULT_TIMEOUT, RequestDefaults};
 pub use redirect::MAX_REDIRECTS;
-pub use select::Selection;
-pub(crate) use select::{refuse, select};
 pub(crate) use settings::{Settings, merged_headers};
+pub use volley_model::options::RunOptions;
+pub use volley_model::select::Selection;
+pub(crate) use volley_model::select::{refuse, select};
 
 /// The `.env` files of a run: its directories (nearest first) and its profile.
 type DotEnvKey = (Vec<PathBuf>, Option<String>);

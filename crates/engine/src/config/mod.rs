@@ -105,18 +105,12 @@ pub struct Defaults {
     pub validate_ssl: Option<bool>,
 }
 
-/// `cookies`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CookieSettings {
-    /// `enabled` (default `true`): whether front ends keep a cookie jar.
-    pub enabled: bool,
-    /// `jarPath`: where the jar is persisted, resolved against the config's directory.
-    pub jar_path: Option<PathBuf>,
-}
+pub use volley_model::cookies::CookieSettings;
 
-impl Default for CookieSettings {
-    fn default() -> Self {
-        Self { enabled: true, jar_path: None }
+/// The configuration's `cookies`, as [`CookieJar::chosen`](crate::CookieJar::chosen) reads them.
+impl AsRef<CookieSettings> for Config {
+    fn as_ref(&self) -> &CookieSettings {
+        &self.cookies
     }
 }
 

@@ -39,24 +39,7 @@ use crate::response::{Body as ResponseBody, GrpcResult, Response, SentRequest, T
 /// How long a schema got by reflection is used again for calls to the same server.
 const REFLECTION_LIFETIME: Duration = Duration::from_secs(30);
 
-/// What hears a streaming call's messages as they arrive ([`RunOptions::on_grpc_message`](crate::RunOptions::on_grpc_message)).
-#[derive(Clone)]
-pub(crate) struct Listener(pub(crate) Arc<dyn Fn(usize, serde_json::Value) + Send + Sync>);
-
-impl std::fmt::Debug for Listener {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Listener")
-    }
-}
-
-/// Listeners do not make two calls differ.
-impl PartialEq for Listener {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for Listener {}
+pub(crate) use volley_model::options::Listener;
 
 /// A gRPC call, prepared: what [`Exchange::Grpc`] carries.
 #[derive(Debug, Clone, PartialEq, Eq)]

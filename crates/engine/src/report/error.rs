@@ -4,9 +4,9 @@
 use volley_syntax::Span;
 
 use super::diagnostic::PlacedDiagnostic;
-use super::kind::ErrorKind;
 use crate::Error;
 use crate::assert::Place;
+use volley_model::error::ErrorKind;
 
 /// What ended a request without a response, as every report shows it. Made once by
 /// [`PlacedError::new`]; front ends map its fields and place nothing themselves.

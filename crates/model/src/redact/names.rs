@@ -72,3 +72,15 @@ pub fn is_sensitive_variable(name: &str) -> bool {
         .iter()
         .any(|part| name.as_bytes().windows(part.len()).any(|window| window.eq_ignore_ascii_case(part.as_bytes())))
 }
+
+/// Whether a header called `name` is httpyac's client certificate header (a name that
+/// ends in `clientcert`, in any case: `X-ClientCert`, `clientcert`).
+///
+/// For the engine, which reads that header (not part of the API).
+#[doc(hidden)]
+#[must_use]
+pub fn is_client_certificate_header(name: &str) -> bool {
+    // Asked of every header of every request: no allocation.
+    let name = name.trim().as_bytes();
+    name.len() >= 10 && name[name.len() - 10..].eq_ignore_ascii_case(b"clientcert")
+}

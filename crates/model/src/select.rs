@@ -26,7 +26,8 @@ impl Selection {
 
 /// The one refusal rule of every front end ([`Document::refusal_of`]): `request` is not
 /// sent when it has errors of its own or uses a broken file variable.
-pub(crate) fn refuse(document: &Document, request: &Request) -> Result<(), Error> {
+#[doc(hidden)]
+pub fn refuse(document: &Document, request: &Request) -> Result<(), Error> {
     match document.refusal_of(request) {
         Some(refusal) => Err(Error::Invalid { diagnostics: refusal.into_diagnostics() }),
         None => Ok(()),
@@ -34,7 +35,8 @@ pub(crate) fn refuse(document: &Document, request: &Request) -> Result<(), Error
 }
 
 /// The request a selection names.
-pub(crate) fn select<'a>(document: &'a Document, selection: &Selection) -> Result<&'a Request, SelectionError> {
+#[doc(hidden)]
+pub fn select<'a>(document: &'a Document, selection: &Selection) -> Result<&'a Request, SelectionError> {
     let count = document.requests().count();
     if count == 0 {
         return Err(SelectionError::NoRequests);

@@ -13,7 +13,7 @@ use parking_lot::{Mutex, MutexGuard};
 /// A cookie jar shared by every request of a client (clones share the jar).
 ///
 /// ```
-/// use volley_engine::CookieJar;
+/// use volley_model::CookieJar;
 ///
 /// let jar = CookieJar::new();
 /// let url = url::Url::parse("https://example.com/app").unwrap();
@@ -41,6 +41,21 @@ pub struct CookieJarError {
     pub path: PathBuf,
     /// What went wrong.
     pub message: String,
+}
+
+/// A configuration's `cookies` (`volley.jsonc`): whether to keep a jar, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CookieSettings {
+    /// `enabled` (default `true`): whether front ends keep a cookie jar.
+    pub enabled: bool,
+    /// `jarPath`: where the jar is persisted, resolved against the config's directory.
+    pub jar_path: Option<PathBuf>,
+}
+
+impl Default for CookieSettings {
+    fn default() -> Self {
+        Self { enabled: true, jar_path: None }
+    }
 }
 
 /// `(domain, path, name, value)` of a cookie of the store.
@@ -73,7 +88,7 @@ impl CookieJar {
     /// The jar a configuration's `cookies` settings ask for: none when disabled, a
     /// persistent jar at `jarPath`, else one in memory. Front ends call this so that
     /// they all read the settings the same way.
-    pub fn from_settings(settings: &crate::config::CookieSettings) -> Result<Option<Self>, CookieJarError> {
+    pub fn from_settings(settings: &CookieSettings) -> Result<Option<Self>, CookieJarError> {
         if !settings.enabled {
             return Ok(None);
         }
@@ -87,13 +102,16 @@ impl CookieJar {
     /// (`volley run --cookie-jar`, the language server's `cookieJar` setting), else what
     /// the configuration's `cookies` settings ask for ([`CookieJar::from_settings`]),
     /// else one in memory.
+    ///
+    /// `config` is the engine's `Config` (whose `cookies` it reads), or anything else
+    /// that has [`CookieSettings`].
     pub fn chosen(
         explicit: Option<&Path>,
-        config: Option<&crate::config::Config>,
+        config: Option<&impl AsRef<CookieSettings>>,
     ) -> Result<Option<Self>, CookieJarError> {
         match (explicit, config) {
             (Some(path), _) => Self::persistent(path).map(Some),
-            (None, Some(config)) => Self::from_settings(&config.cookies),
+            (None, Some(config)) => Self::from_settings(config.as_ref()),
             (None, None) => Ok(Some(Self::new())),
         }
     }
@@ -255,7 +273,6 @@ mod tests {
 
     #[test]
     fn settings_choose_no_jar_a_memory_jar_or_a_file() {
-        use crate::config::CookieSettings;
         assert!(CookieJar::from_settings(&CookieSettings { enabled: false, jar_path: None }).unwrap().is_none());
         let memory = CookieJar::from_settings(&CookieSettings::default()).unwrap().unwrap();
         assert!(memory.path().is_none());

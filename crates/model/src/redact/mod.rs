@@ -16,11 +16,14 @@ use std::sync::Arc;
 use aho_corasick::{AhoCorasick, MatchKind};
 use serde_json::{Map, Value};
 
-pub use crate::credentials::{mask_written_secrets, redact_url_password};
+pub use written::{mask_written_secrets, redact_url_password};
 
 use crate::assert::{AssertionResult, Outcome};
 
 mod names;
+mod written;
+#[doc(hidden)]
+pub use names::is_client_certificate_header;
 pub use names::{is_sensitive_field, is_sensitive_header, is_sensitive_variable};
 
 /// What stands in for a secret.

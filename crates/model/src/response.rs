@@ -26,26 +26,40 @@ use crate::websocket::WebSocket;
 /// [`websocket`](Response::websocket) gives the connection.
 #[derive(Debug, Clone)]
 pub struct Response {
-    pub(crate) status: http::StatusCode,
-    pub(crate) version: http::Version,
-    pub(crate) headers: http::HeaderMap,
-    pub(crate) url: url::Url,
-    pub(crate) redirected: bool,
-    pub(crate) body: Body,
+    #[doc(hidden)]
+    pub status: http::StatusCode,
+    #[doc(hidden)]
+    pub version: http::Version,
+    #[doc(hidden)]
+    pub headers: http::HeaderMap,
+    #[doc(hidden)]
+    pub url: url::Url,
+    #[doc(hidden)]
+    pub redirected: bool,
+    #[doc(hidden)]
+    pub body: Body,
     /// The body was cut at [`RunOptions::max_body_bytes`](crate::RunOptions::max_body_bytes).
-    pub(crate) truncated: bool,
+    #[doc(hidden)]
+    pub truncated: bool,
     /// The whole body in a file, when it was cut and the run asked for one
     /// ([`RunOptions::spill_body_to`](crate::RunOptions::spill_body_to)).
-    pub(crate) body_file: Option<BodyFile>,
-    pub(crate) timing: Timing,
-    pub(crate) request: SentRequest,
+    #[doc(hidden)]
+    pub body_file: Option<BodyFile>,
+    #[doc(hidden)]
+    pub timing: Timing,
+    #[doc(hidden)]
+    pub request: SentRequest,
     /// Hides the secrets of the request (see [`Response::redactor`]).
-    pub(crate) redactor: Redactor,
-    pub(crate) assertions: Vec<AssertionResult>,
+    #[doc(hidden)]
+    pub redactor: Redactor,
+    #[doc(hidden)]
+    pub assertions: Vec<AssertionResult>,
     /// What the request's scripts logged (`client.log`), secrets hidden.
-    pub(crate) logs: Vec<String>,
+    #[doc(hidden)]
+    pub logs: Vec<String>,
     /// How a gRPC call ended, and its messages; `None` for other requests.
-    pub(crate) grpc: Option<Arc<GrpcResult>>,
+    #[doc(hidden)]
+    pub grpc: Option<Arc<GrpcResult>>,
 }
 
 /// A body written whole to a file as it arrived.
@@ -97,8 +111,9 @@ impl GrpcResult {
 }
 
 /// What a response has for a body: one of three states.
+#[doc(hidden)]
 #[derive(Debug, Clone)]
-pub(crate) enum Body {
+pub enum Body {
     /// Read with the response (an HTTP response, an event stream answered with another
     /// type, a remote answer).
     Read(Bytes),
@@ -111,7 +126,8 @@ pub(crate) enum Body {
 
 impl Body {
     /// The bytes read with the response: empty for a body that streams.
-    pub(crate) fn read(&self) -> Option<&Bytes> {
+    #[must_use]
+    pub fn read(&self) -> Option<&Bytes> {
         match self {
             Body::Read(bytes) => Some(bytes),
             Body::Streaming(_) | Body::WebSocket(_) => None,
@@ -119,16 +135,18 @@ impl Body {
     }
 
     /// The bytes read with the response, empty for a body that streams.
-    pub(crate) fn read_or_empty(&self) -> Bytes {
+    #[must_use]
+    pub fn read_or_empty(&self) -> Bytes {
         self.read().cloned().unwrap_or_default()
     }
 }
 
 /// Something a response holds until one reader takes it (clones share it).
-pub(crate) struct Pending<T>(Arc<Mutex<Option<T>>>);
+#[doc(hidden)]
+pub struct Pending<T>(Arc<Mutex<Option<T>>>);
 
 impl<T> Pending<T> {
-    pub(crate) fn new(value: T) -> Self {
+    pub fn new(value: T) -> Self {
         Self(Arc::new(Mutex::new(Some(value))))
     }
 
@@ -293,7 +311,7 @@ impl Response {
     /// streamed body (once), or parses a body read whole.
     ///
     /// ```no_run
-    /// # async fn example(response: volley_engine::Response) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn example(response: volley_model::Response) -> Result<(), Box<dyn std::error::Error>> {
     /// use futures_util::StreamExt as _;
     ///
     /// let mut events = response.events()?;
@@ -407,9 +425,11 @@ impl Response {
 
     /// A response from its head, built by something else than an exchange (the remote
     /// client maps the execution server's answer): no body, no stream, no redirect, no
-    /// secret values (the rules of names only), no assertions, which the caller sets on the `pub(crate)` fields. Kept
+    /// secret values (the rules of names only), no assertions, which the caller sets on the hidden fields. Kept
     /// here so that a new field gets its default in the same file.
-    pub(crate) fn from_parts(
+    #[doc(hidden)]
+    #[must_use]
+    pub fn from_parts(
         status: http::StatusCode,
         version: http::Version,
         headers: http::HeaderMap,
@@ -437,7 +457,9 @@ impl Response {
 }
 
 /// Decodes body bytes with the charset named in a `Content-Type` value.
-pub(crate) fn decode_text(body: &[u8], content_type: Option<&http::HeaderValue>) -> String {
+#[doc(hidden)]
+#[must_use]
+pub fn decode_text(body: &[u8], content_type: Option<&http::HeaderValue>) -> String {
     let charset = content_type
         .and_then(|value| value.to_str().ok())
         .and_then(charset_of)
@@ -449,7 +471,9 @@ pub(crate) fn decode_text(body: &[u8], content_type: Option<&http::HeaderValue>)
 
 /// The `charset` parameter of a `Content-Type` value (`utf-8` of
 /// `application/json; charset="utf-8"`), if it has one.
-pub(crate) fn charset_of(content_type: &str) -> Option<String> {
+#[doc(hidden)]
+#[must_use]
+pub fn charset_of(content_type: &str) -> Option<String> {
     content_type.split(';').skip(1).find_map(|parameter| {
         let (name, value) = parameter.split_once('=')?;
         name.trim().eq_ignore_ascii_case("charset").then(|| value.trim().trim_matches('"').to_owned())

@@ -8,8 +8,13 @@ use volley_syntax::{Diagnostic, Span};
 
 use crate::redact::Redactor;
 
+mod kind;
+
+pub use kind::ErrorKind;
+
 /// What a refused file's error says to do.
-pub(crate) const EXTERNAL_FILE_HINT: &str = "files are read from inside the project (the directory of volley.jsonc, \
+#[doc(hidden)]
+pub const EXTERNAL_FILE_HINT: &str = "files are read from inside the project (the directory of volley.jsonc, \
      else of the checkout's .git, else of the .http file): move the file there, or allow others with \
      `--allow-external-files` (ClientConfig::allow_external_files; the npm option allowExternalFiles)";
 
@@ -60,7 +65,7 @@ pub enum Error {
         /// Why.
         message: String,
     },
-    /// The execution server (`volley serve`) answered a [`RemoteClient`](crate::RemoteClient)
+    /// The execution server (`volley serve`) answered a `RemoteClient` (volley-remote)
     /// call with an error: its HTTP status and the stable code and message of its
     /// `{"error": …}` body. An upstream 4xx/5xx is a [`Response`](crate::Response), not this.
     #[error(
@@ -87,8 +92,9 @@ impl Error {
     /// The same error with the secrets `redactor` knows hidden in its texts (the
     /// engine's errors quote values after substitution: URLs, header names, resolver
     /// messages, transport messages).
+    #[doc(hidden)]
     #[must_use]
-    pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
+    pub fn redacted(self, redactor: &Redactor) -> Self {
         match self {
             Error::Build(build) => Error::Build(build.redacted(redactor)),
             Error::Transport(transport) => Error::Transport(transport.map_texts(|text| redactor.redact_owned(text))),
@@ -421,8 +427,9 @@ pub enum BuildError {
 
 impl BuildError {
     /// The same error with the secrets `redactor` knows hidden in every text it quotes.
+    #[doc(hidden)]
     #[must_use]
-    pub(crate) fn redacted(self, redactor: &Redactor) -> Self {
+    pub fn redacted(self, redactor: &Redactor) -> Self {
         let clean = |text: String| redactor.redact_owned(text);
         match self {
             BuildError::UndefinedVariable { name, span } => BuildError::UndefinedVariable { name: clean(name), span },
