@@ -82,7 +82,7 @@ mod prepare;
 pub mod prompt;
 mod ratelimit;
 pub use volley_model::redact;
-pub mod remote;
+pub use volley_remote as remote;
 pub mod report;
 pub mod resolvers;
 pub use volley_model::response;

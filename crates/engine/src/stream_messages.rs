@@ -48,12 +48,8 @@ pub(crate) async fn render(
     Ok(messages)
 }
 
-/// A WebSocket message's text without the line break before its `===` (or at the end
-/// of the body): that is the separator's, not the message's.
-pub(crate) fn without_separator(mut text: String) -> String {
-    text.truncate(text.trim_end_matches(['\r', '\n']).len());
-    text
-}
+/// Moved to volley-syntax, beside `split_messages`, for the remote client too.
+pub(crate) use volley_syntax::without_separator;
 
 /// The messages a WebSocket request's body holds (`===` between them), rendered; the
 /// built body becomes their text, one after another, as a run shows what it sent.

@@ -54,7 +54,7 @@ pub use grammar::language;
 pub use known::Known;
 pub use listing::{Listing, MAX_LISTED};
 pub use lower::duplicate_names;
-pub use messages::{StreamMessage, split_messages};
+pub use messages::{StreamMessage, split_messages, without_separator};
 pub use method::Method;
 pub use refusal::{BrokenVariable, Refusal};
 pub use span::{LineIndex, Position, Span, Spanned};

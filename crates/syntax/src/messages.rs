@@ -7,6 +7,14 @@ use serde::Serialize;
 use crate::span::{Position, Span, Spanned};
 use crate::template::{Part, Template};
 
+/// A WebSocket message's text without the line break before its `===` (or at the end
+/// of the body): that is the separator's, not the message's.
+#[must_use]
+pub fn without_separator(mut text: String) -> String {
+    text.truncate(text.trim_end_matches(['\r', '\n']).len());
+    text
+}
+
 /// One message of a stream, and how many messages of the server to wait for before it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StreamMessage {

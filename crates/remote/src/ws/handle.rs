@@ -16,9 +16,9 @@ use super::super::{RUN_MARGIN, RemoteClient, cancellable};
 use super::options::WsSessionOptions;
 use super::socket::WsSessionSocket;
 use crate::assert::AssertionResult;
-use crate::client::RunOptions;
 use crate::error::{Error, TransportError};
 use crate::websocket::{self, ConnectFailure};
+use volley_model::RunOptions;
 
 /// How long opening a control socket may take.
 const CONTROL_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -26,9 +26,9 @@ const CONTROL_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// What the server reported of a session's opening besides the session: the
 /// `@assert` checks of the handshake and the pre-request scripts' `client.log` lines.
 #[derive(Debug, Default)]
-pub(in crate::remote) struct Opening {
-    pub(in crate::remote) assertions: Vec<AssertionResult>,
-    pub(in crate::remote) logs: Vec<String>,
+pub(crate) struct Opening {
+    pub(crate) assertions: Vec<AssertionResult>,
+    pub(crate) logs: Vec<String>,
 }
 
 /// What `POST /execute/ws` answered: the run that opened the session, and the session.
@@ -67,8 +67,8 @@ pub struct WsSessionInfo {
 /// ```no_run
 /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt as _;
-/// use volley_engine::remote::{WsEnvelopeKind, WsSessionOptions};
-/// use volley_engine::{RemoteClient, RemoteConfig, RunOptions};
+/// use volley_model::RunOptions;
+/// use volley_remote::{RemoteClient, RemoteConfig, WsEnvelopeKind, WsSessionOptions};
 ///
 /// let client = RemoteClient::new(RemoteConfig::new("http://127.0.0.1:4097"))?;
 /// let session = client.open_websocket("chat.http", RunOptions::default(), WsSessionOptions::default()).await?;
@@ -196,7 +196,7 @@ impl RemoteClient {
 
     /// `POST /execute/ws` in the client's session and flow: the handle, and what the
     /// server reported of the opening (assertions, log lines).
-    pub(in crate::remote) async fn open_websocket_text(
+    pub(crate) async fn open_websocket_text(
         &self,
         content: &str,
         base_path: Option<String>,

@@ -95,13 +95,13 @@ pub(crate) fn response_from_answer(
 }
 
 /// The gRPC status of an answer, with its messages read back from the body's JSON lines.
-fn grpc_result(status: volley_protocol::GrpcStatus, body: &[u8]) -> crate::GrpcResult {
+fn grpc_result(status: volley_protocol::GrpcStatus, body: &[u8]) -> volley_model::GrpcResult {
     let messages = String::from_utf8_lossy(body).lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
     let kind = ["unary", "server-streaming", "client-streaming", "bidirectional"]
         .into_iter()
         .find(|kind| *kind == status.kind)
         .unwrap_or("unary");
-    crate::GrpcResult {
+    volley_model::GrpcResult {
         code: status.code,
         number: status.number,
         message: status.message,

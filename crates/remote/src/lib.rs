@@ -1,5 +1,6 @@
 //! Runs `.http` definitions through the execution server (`volley serve`) instead of
-//! locally, returning the same [`Response`] as [`Client`](crate::Client).
+//! locally, returning the same [`Response`] as volley-engine's `Client`; the engine
+//! re-exports it as `volley_engine::remote` (and `RemoteClient`, `RemoteConfig` at its root).
 //!
 //! The mapping is PROTOCOL.md's "Remote client mapping": a session (`POST /session`)
 //! and a flow (`POST /flows`) created lazily on the first run, `POST /execute` (or
@@ -10,6 +11,7 @@
 mod answer;
 mod config;
 mod device;
+mod execute;
 mod request;
 mod server;
 mod ws;
@@ -17,6 +19,12 @@ mod ws_adapter;
 
 #[cfg(test)]
 mod tests;
+
+// The crates of the run model, the network and the assertions under the paths the
+// modules named them by in the engine.
+use volley_assert as assert;
+use volley_model::{error, redact, response};
+use volley_transport::{transport, websocket};
 
 use std::path::Path;
 use std::sync::Arc;
@@ -37,13 +45,13 @@ pub use ws::{
     WsSessionSender, WsSessionSocket,
 };
 
-use crate::client::{RunOptions, Selection};
 use crate::error::{Error, TransportError};
 use crate::redact::{Redactor, Secrets};
 use crate::response::{Pending, Response, SentRequest, Timing};
 use crate::transport::BodyStream;
 use request::{Defaults, ExecuteBody};
 use server::Server;
+use volley_model::{RunOptions, Selection};
 
 /// The upstream status of an `/execute/sse` answer.
 const UPSTREAM_STATUS_HEADER: &str = "x-volley-upstream-status";
@@ -60,8 +68,9 @@ const RUN_MARGIN: Duration = Duration::from_secs(30);
 /// the flow and the variables.
 ///
 /// ```no_run
-/// # async fn example() -> Result<(), volley_engine::Error> {
-/// use volley_engine::{RemoteClient, RemoteConfig, RunOptions};
+/// # async fn example() -> Result<(), volley_model::Error> {
+/// use volley_model::RunOptions;
+/// use volley_remote::{RemoteClient, RemoteConfig};
 ///
 /// let client = RemoteClient::new(RemoteConfig::new("http://127.0.0.1:4097"))?;
 /// client.set_variable("user", "ada").await?;

@@ -12,7 +12,7 @@ mod options;
 mod socket;
 
 pub use envelope::{WsEnvelope, WsEnvelopeError, WsEnvelopeKind};
-pub(in crate::remote) use handle::Opening;
+pub(crate) use handle::Opening;
 pub use handle::{WsSessionHandle, WsSessionInfo};
 pub use options::WsSessionOptions;
 pub use socket::{WsSessionReceiver, WsSessionSender, WsSessionSocket};

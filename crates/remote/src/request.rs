@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 use volley_protocol::ExecuteRequest;
 
-use crate::client::{RunOptions, Selection};
+use volley_model::{RunOptions, Selection};
 
 /// The smallest `timeoutMs` the server takes.
 const MIN_TIMEOUT_MS: u64 = 100;

@@ -6,8 +6,8 @@ use serde_json::json;
 
 use super::super::request::{Defaults, ExecuteBody};
 use super::*;
-use crate::client::RunOptions;
 use crate::websocket::WsClose;
+use volley_model::RunOptions;
 
 #[test]
 fn envelopes_of_every_type() {

@@ -165,7 +165,7 @@ fn message_of(envelope: &WsEnvelope) -> Mapped {
 /// `{{ }}` (the variables are the server's) or read from a file is refused by name.
 pub(crate) fn definition_messages(
     content: &str,
-    selection: &crate::Selection,
+    selection: &volley_model::Selection,
 ) -> Result<(String, Vec<crate::websocket::WsOutgoing>), Error> {
     let document = volley_syntax::parse(content);
     let Ok(request) = selection.find(&document) else { return Ok((content.to_owned(), Vec::new())) };
@@ -192,7 +192,7 @@ pub(crate) fn definition_messages(
                 message.body.span,
             ));
         }
-        let text = (!message.is_blank()).then(|| crate::stream_messages::without_separator(message.body.to_source()));
+        let text = (!message.is_blank()).then(|| volley_syntax::without_separator(message.body.to_source()));
         messages.push(crate::websocket::WsOutgoing { wait_for_server: message.wait_for_server, text });
     }
     let span = request.body.span().unwrap_or(request.line_span);
