@@ -1,5 +1,5 @@
 //! The answers of `POST /execute` and `POST /execute/ws` (which share the request and
-//! resolution parts): what the server writes and the engine's remote client reads.
+//! resolution parts): what the server writes and the remote client (volley-remote) reads.
 //!
 //! Writing and the `/doc` schema follow the server: a field it always sends is
 //! required, an optional one is left out when unset. Reading is lenient, so that a

@@ -2,8 +2,8 @@
 //! their envelope, the kinds of a WebSocket session's envelopes and the commands it
 //! takes, error codes, execution statuses and stages, the execute request body and its
 //! answers (`/execute`, `/execute/ws`), a stored execution, the assertion report. Types
-//! only: no IO, no async. The server serialises them; the engine's remote client and the
-//! terminal observer read (or write) them.
+//! only: no IO, no async. The server serialises them; the remote client (volley-remote)
+//! and the terminal observer read (or write) them.
 
 mod answer;
 mod error;
