@@ -64,6 +64,10 @@ export async function deactivate(): Promise<void> {
   await extension?.stop();
 }
 
+/** How long a missing binary is looked for again before it is reported (see startClient). */
+const SETTINGS_GRACE_MS = 5_000;
+const SETTINGS_POLL_MS = 250;
+
 class Extension implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient | undefined> | undefined;
@@ -125,6 +129,15 @@ class Extension implements vscode.Disposable {
     this.updateStatus();
   }
 
+  /** The binary `volley.path` (or PATH) names, as the settings are now. */
+  private resolveBinary(): ReturnType<typeof resolveBinary> {
+    return resolveBinary(
+      vscode.workspace.getConfiguration('volley').get<string>('path'),
+      { path: process.env.PATH, platform: process.platform, pathExt: process.env.PATHEXT, home: os.homedir() },
+      { isExecutable },
+    );
+  }
+
   /** Starts the server; undefined (after telling the user) when the binary is missing. */
   start(): Promise<LanguageClient | undefined> {
     if (!this.starting) {
@@ -153,12 +166,15 @@ class Extension implements vscode.Disposable {
   }
 
   private async startClient(): Promise<LanguageClient | undefined> {
-    const configured = vscode.workspace.getConfiguration('volley').get<string>('path');
-    const resolution = resolveBinary(
-      configured,
-      { path: process.env.PATH, platform: process.platform, pathExt: process.env.PATHEXT, home: os.homedir() },
-      { isExecutable },
-    );
+    let resolution = this.resolveBinary();
+    // After a window reload the extension host can be handed the default settings
+    // before the user's (seen in code-server: `volley.path` read empty, so the binary
+    // "not on PATH", and no change event once the settings came): the settings are read
+    // again for a few seconds before the binary is called missing.
+    for (let waited = 0; !resolution.found && waited < SETTINGS_GRACE_MS; waited += SETTINGS_POLL_MS) {
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, SETTINGS_POLL_MS));
+      resolution = this.resolveBinary();
+    }
     if (!resolution.found) {
       this.output.appendLine(resolution.message);
       void vscode.window.showErrorMessage(resolution.message, 'Open Settings').then((choice) => {
