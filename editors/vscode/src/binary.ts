@@ -87,3 +87,23 @@ function expandHome(file: string, home: string | undefined): string {
   }
   return file;
 }
+
+/**
+ * `resolve()` until it finds the binary, for up to `graceMs`, asking again every
+ * `pollMs`: after a window reload an extension host can be handed the default settings
+ * before the user's (seen in code-server: `volley.path` read empty, so the binary "not on
+ * PATH", and no change event once the settings came). The last resolution either way.
+ */
+export async function resolveWithGrace(
+  resolve: () => Resolution,
+  graceMs: number,
+  pollMs: number,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((done) => setTimeout(done, ms)),
+): Promise<Resolution> {
+  let resolution = resolve();
+  for (let waited = 0; !resolution.found && waited < graceMs; waited += pollMs) {
+    await sleep(pollMs);
+    resolution = resolve();
+  }
+  return resolution;
+}

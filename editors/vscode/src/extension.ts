@@ -12,7 +12,7 @@ import {
   WorkDoneProgress,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
-import { resolveBinary } from './binary';
+import { resolveBinary, resolveWithGrace } from './binary';
 import { createClient } from './client';
 import {
   Commands,
@@ -64,7 +64,7 @@ export async function deactivate(): Promise<void> {
   await extension?.stop();
 }
 
-/** How long a missing binary is looked for again before it is reported (see startClient). */
+/** How long a missing binary is looked for again before it is reported, and how often. */
 const SETTINGS_GRACE_MS = 5_000;
 const SETTINGS_POLL_MS = 250;
 
@@ -166,15 +166,9 @@ class Extension implements vscode.Disposable {
   }
 
   private async startClient(): Promise<LanguageClient | undefined> {
-    let resolution = this.resolveBinary();
-    // After a window reload the extension host can be handed the default settings
-    // before the user's (seen in code-server: `volley.path` read empty, so the binary
-    // "not on PATH", and no change event once the settings came): the settings are read
-    // again for a few seconds before the binary is called missing.
-    for (let waited = 0; !resolution.found && waited < SETTINGS_GRACE_MS; waited += SETTINGS_POLL_MS) {
-      await new Promise((resolvePromise) => setTimeout(resolvePromise, SETTINGS_POLL_MS));
-      resolution = this.resolveBinary();
-    }
+    // The settings are read again for a few seconds before the binary is called missing
+    // (they can come late after a window reload: `resolveWithGrace`).
+    const resolution = await resolveWithGrace(() => this.resolveBinary(), SETTINGS_GRACE_MS, SETTINGS_POLL_MS);
     if (!resolution.found) {
       this.output.appendLine(resolution.message);
       void vscode.window.showErrorMessage(resolution.message, 'Open Settings').then((choice) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { resolveBinary, which } from '../src/binary';
+import { resolveBinary, resolveWithGrace, which } from '../src/binary';
 
 /** A file system with just these executables. */
 function files(...executables: string[]) {
@@ -60,4 +60,25 @@ test('windows: ; separated PATH and PATHEXT', () => {
     found: true,
     path: 'C:\\volley\\volley.exe',
   });
+});
+
+test('settings that come late (after a window reload) are read again before the binary is called missing', async () => {
+  // The setting reads empty twice, then names the binary: found, after two waits.
+  const readings = ['', '', '/opt/volley'];
+  let waits = 0;
+  const sleep = async () => {
+    waits += 1;
+  };
+  const resolve = () => resolveBinary(readings.shift() ?? '/opt/volley', linux, files('/opt/volley'));
+  assert.deepEqual(await resolveWithGrace(resolve, 5_000, 250, sleep), { found: true, path: '/opt/volley' });
+  assert.equal(waits, 2);
+  // Never there: the message of the last reading, after the whole grace and no longer.
+  waits = 0;
+  const missing = await resolveWithGrace(() => resolveBinary('', linux, files()), 1_000, 250, sleep);
+  assert.equal(missing.found, false);
+  assert.equal(waits, 4);
+  // Found at once: no wait.
+  waits = 0;
+  await resolveWithGrace(() => resolveBinary(undefined, linux, files('/usr/bin/volley')), 5_000, 250, sleep);
+  assert.equal(waits, 0);
 });
