@@ -491,6 +491,19 @@ fn url_problem_of(
     Some((error.to_string(), None))
 }
 
+/// `20150830T123600Z`: the moment a request is signed, as AWS Signature V4 writes it.
+pub(crate) fn aws_datetime(now: time::OffsetDateTime) -> String {
+    format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
+        now.year(),
+        u8::from(now.month()),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::url_problem;

@@ -11,7 +11,7 @@ use volley_syntax::{Body, FormValue, Request};
 
 pub use volley_curl::*;
 
-use crate::prepare::PreparedRequest;
+use crate::prepared::PreparedRequest;
 use crate::redact::Redactor;
 
 /// The curl command of what the engine builds: a [`CurlRequest`] from a

@@ -2,98 +2,24 @@
 //! built ([`crate::build`]), given its protocol's headers, timeout, redirect and TLS
 //! settings, assertions and redactor: a [`PreparedRequest`], sent by the exchange.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use http::header::ACCEPT;
 use serde_json::Map;
 use volley_syntax::{DirectiveKind, Document, Protocol, Request};
 
 use crate::assert::{Flavour, PendingAssertion};
 use crate::body::Files;
-use crate::build::{BuiltRequest, build};
+use crate::build::{BuiltRequest, aws_datetime, build};
 use crate::client::{Client, DEFAULT_TIMEOUT, RunOptions, Settings, merged_headers, refuse, select};
-use crate::cookies::CookieJar;
 use crate::error::{BuildError, Error};
 use crate::interpolate::{Renderer, Scope};
 use crate::network::{HostTls, Network, Proxies, ProxySettings, TlsSettings};
+use crate::prepared::{Exchange, PendingScripts, PreparedRequest};
 use crate::redact::{Redactor, Secrets};
 use crate::script::{self, PreRequest, RequestView, ScriptSettings, Scripts};
-use volley_auth::digest::DigestCredentials;
-
-/// A request resolved and built, not sent: what [`stages::prepare`](crate::stages::prepare) returns.
-#[derive(Debug, Clone)]
-pub struct PreparedRequest {
-    /// The method.
-    pub method: http::Method,
-    /// The URL.
-    pub url: url::Url,
-    /// The headers, defaults included (cookies are added when sending).
-    pub headers: http::HeaderMap,
-    /// The body.
-    pub body: Bytes,
-    /// The effective timeout.
-    pub timeout: Duration,
-    /// Whether redirects are followed.
-    pub follow_redirects: bool,
-    /// Whether TLS certificates are checked.
-    pub validate_ssl: bool,
-    /// Whether the cookie jar is used.
-    pub use_cookies: bool,
-    /// What hides this request's secrets from anything shown of it: its `$secret`
-    /// values, the values of sensitive-named variables (every layer, `.env` files),
-    /// environment variables and credential headers ([`Redactor`](crate::redact::Redactor)). A run's
-    /// [`Response`](crate::Response) carries it on.
-    pub redactor: Redactor,
-    /// The `# @assert` and `??` checks, rendered and parsed, to evaluate on the response.
-    pub assertions: Vec<PendingAssertion>,
-    /// What kind of exchange it is.
-    pub exchange: Exchange,
-    /// The request's name, under which its response is kept for chaining.
-    pub name: Option<String>,
-    /// More names its response is kept under (a `@loop` iteration's `login0`).
-    pub also_named: Vec<String>,
-    /// Keep at most this many bytes of the response body.
-    pub max_body_bytes: Option<usize>,
-    /// Where a longer body is written whole (see `RunOptions::spill_body_to`).
-    pub spill_dir: Option<PathBuf>,
-    /// The configuration file that applied, if any.
-    pub config_path: Option<PathBuf>,
-    pub(crate) version: Option<http::Version>,
-    /// CA bundles, client certificates and proxies, read and rendered; `None` when
-    /// nothing sets any.
-    pub(crate) network: Option<Arc<Network>>,
-    /// `Authorization: Digest user password`: the answer to the server's challenge is
-    /// computed during the exchange.
-    pub(crate) digest: Option<DigestCredentials>,
-    /// The jar the exchange reads and fills (when `use_cookies`): the run's, else the
-    /// client's.
-    pub(crate) cookie_jar: Option<CookieJar>,
-    /// What the pre-request scripts logged (`client.log`), not yet redacted.
-    pub(crate) logs: Vec<String>,
-    /// The response handlers to run on the response, with what they are handed.
-    pub(crate) scripts: Option<Box<PendingScripts>>,
-    /// Where the response body is saved (`>> ./file`, `>>! ./file`), in order.
-    pub(crate) save_to: Vec<crate::save::SaveTarget>,
-    /// `@sleep`: how long to wait before sending.
-    pub(crate) sleep: Option<Duration>,
-    /// httpyac's `@ratelimit`: how its sends are spaced.
-    pub(crate) rate_limit: Option<crate::ratelimit::RateLimit>,
-    /// A token to get before sending (httpyac's `Authorization: oauth2 …`).
-    pub(crate) auth: Option<crate::oauth::PendingAuth>,
-    /// The secrets [`redactor`](Self::redactor) was built from: the response's
-    /// redactor adds those of the response to them.
-    pub(crate) secrets: Secrets,
-}
-
-/// A request's response handlers and their input, the request as written.
-#[derive(Debug, Clone)]
-pub(crate) struct PendingScripts {
-    pub(crate) scripts: Scripts,
-    pub(crate) input: script::Input,
-}
 
 /// What `request.variables.get` knows before the request is built: every layer's
 /// variables (the highest wins) and the file's variables whose values are literal.
@@ -108,25 +34,6 @@ fn known_variables(layers: &[&Map<String, serde_json::Value>], document: &Docume
         known.extend(layer.iter().map(|(name, value)| (name.clone(), value.clone())));
     }
     known
-}
-
-/// The kind of exchange of a prepared request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Exchange {
-    /// A request and its whole response.
-    Http,
-    /// Server-Sent Events: the response streams when it is `text/event-stream`; the
-    /// timeout covers the connection and the response head only.
-    EventStream,
-    /// A WebSocket handshake (`ws://`/`wss://`), then an open connection.
-    WebSocket {
-        /// `@ws-subprotocols`, in order.
-        subprotocols: Vec<String>,
-        /// The messages of the definition's body, sent once connected, in order.
-        messages: Vec<crate::websocket::WsOutgoing>,
-    },
-    /// A gRPC call: its messages and where its schema comes from.
-    Grpc(Box<crate::grpc::GrpcCall>),
 }
 
 impl Client {
@@ -434,7 +341,7 @@ impl Client {
             sleep,
             rate_limit,
             secrets: Secrets::default(),
-            auth: (!tokens.is_empty()).then(|| crate::oauth::PendingAuth {
+            auth: (!tokens.is_empty()).then(|| crate::prepared::PendingAuth {
                 tokens,
                 secrets: Secrets::default(),
                 aws: built_aws,
@@ -592,40 +499,4 @@ async fn protocol_rules(
         }
     };
     Ok(rules)
-}
-
-impl PreparedRequest {
-    /// The HTTP version the request line asked for, if any.
-    #[must_use]
-    pub fn version(&self) -> Option<http::Version> {
-        self.version
-    }
-
-    /// The user and password of `Authorization: Digest user password`, which the
-    /// exchange answers the server's challenge with (the header is not sent).
-    #[must_use]
-    pub fn digest_credentials(&self) -> Option<(&str, &str)> {
-        self.digest.as_ref().map(|credentials| (credentials.user(), credentials.password()))
-    }
-
-    /// Adds the cookies of the request's jar for its URL to its `Cookie` header, as the
-    /// exchange does before sending (nothing when it uses no jar): the headers as they
-    /// will go out, for a request shown or copied rather than sent.
-    pub fn add_jar_cookies(&mut self) {
-        let jar = self.cookie_jar.as_ref().filter(|_| self.use_cookies);
-        crate::client::add_jar_cookies(&mut self.headers, jar, &self.url);
-    }
-}
-
-/// `20150830T123600Z`: the moment a request is signed, as AWS Signature V4 writes it.
-pub(crate) fn aws_datetime(now: time::OffsetDateTime) -> String {
-    format!(
-        "{:04}{:02}{:02}T{:02}{:02}{:02}Z",
-        now.year(),
-        u8::from(now.month()),
-        now.day(),
-        now.hour(),
-        now.minute(),
-        now.second()
-    )
 }

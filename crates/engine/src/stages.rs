@@ -37,7 +37,7 @@ pub use crate::build::DEFAULT_USER_AGENT;
 pub use crate::chaining::{MAX_CHAINED_BYTES, MAX_CHAINED_RESPONSES};
 pub use crate::client::{DEFAULT_TIMEOUT, MAX_REDIRECTS};
 pub use crate::interpolate::{MAX_RENDERED_BYTES, MAX_REQUEST_BYTES};
-pub use crate::prepare::{Exchange, PreparedRequest};
+pub use crate::prepared::{Exchange, PreparedRequest};
 
 /// Resolves and builds the selected request of `content` (`.http` text) without sending
 /// it: the request a run would send (cookies aside).

@@ -19,8 +19,8 @@ pub(crate) struct FilterArguments {
     /// The jq filter.
     expression: String,
 }
+use crate::backend::{Backend, document_of, invalid_params};
 use crate::execute::{self, SendArguments};
-use crate::server::{Backend, document_of, invalid_params};
 use crate::{convert, cookies, copy, history};
 
 impl Backend {

@@ -4,6 +4,7 @@
 //! to LSP types is in `convert.rs`.
 
 mod answers;
+mod backend;
 mod bodies;
 mod commands;
 mod completion;
@@ -40,7 +41,7 @@ mod script_context;
 mod server;
 mod settings;
 
-pub use server::Backend;
+pub use backend::Backend;
 use tower_lsp_server::{ClientSocket, LspService, Server};
 
 /// The service and its client socket, for driving the server in tests or over any

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{Location, Position, Uri};
 
+use crate::backend::{Backend, document_of};
 use crate::model::Snapshot;
-use crate::server::{Backend, document_of};
 use crate::{convert, jsonc, navigation};
 
 impl Backend {

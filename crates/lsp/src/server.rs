@@ -1,14 +1,15 @@
 //! The `LanguageServer` implementation: the one place where every handler is registered
-//! (`initialize` announces them, the trait methods below answer them). The
-//! `workspace/executeCommand` commands are implemented in `commands.rs`.
+//! (`initialize` announces them, the trait methods below answer them). The state they
+//! share is [`Backend`] (`backend.rs`); the `workspace/executeCommand` commands are
+//! implemented in `commands.rs`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
-use parking_lot::Mutex;
 use serde_json::{Value, json};
-use tower_lsp_server::jsonrpc::{Error as RpcError, Result};
+use tower_lsp_server::LanguageServer;
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
     CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability, CodeActionResponse, CodeLens,
     CodeLensOptions, CodeLensParams, CompletionList, CompletionOptions, CompletionParams, CompletionResponse,
@@ -21,18 +22,14 @@ use tower_lsp_server::ls_types::{
     InitializeResult, InitializedParams, Location, MessageType, OneOf, PrepareRenameResponse, ReferenceParams,
     Registration, RenameOptions, RenameParams, SaveOptions, ServerCapabilities, ServerInfo, TextDocumentPositionParams,
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TextEdit,
-    Uri, WorkDoneProgressCancelParams, WorkDoneProgressOptions, WorkspaceEdit, WorkspaceFoldersServerCapabilities,
-    WorkspaceServerCapabilities,
+    WorkDoneProgressOptions, WorkspaceEdit, WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities,
 };
-use tower_lsp_server::{Client, LanguageServer};
 
-use crate::cookies::Jars;
-use crate::diagnostics::{self, Context, Environment, Publisher};
-use crate::documents::{Documents, is_config};
+use crate::backend::{Backend, document_of, invalid_params};
+use crate::diagnostics::{self};
+use crate::documents::is_config;
 use crate::execute;
-use crate::execute::remote::Remote;
 use crate::model::Snapshot;
-use crate::progress::Progresses;
 use crate::scope::Scope;
 use crate::{completion, convert, formatting, hover, navigation, paste, preview, settings};
 
@@ -53,124 +50,6 @@ const WATCHED_GLOBS: [&str; 10] = [
     "**/*.proto",
     "**/*.protoset",
 ];
-
-/// The state of the language server. Cheap to clone: handlers and background tasks
-/// share the same documents and engine.
-#[derive(Debug, Clone)]
-pub struct Backend {
-    pub(crate) client: Client,
-    pub(crate) documents: Documents,
-    pub(crate) engine: volley_engine::Client,
-    /// Set by `shutdown`: the process exits with 0 only after it (LSP's `exit` rule).
-    shut_down: Arc<AtomicBool>,
-    publisher: Publisher,
-    pub(crate) environment: Arc<Mutex<Environment>>,
-    pub(crate) progresses: Progresses,
-    /// The client registers file watchers on request
-    /// (`workspace.didChangeWatchedFiles.dynamicRegistration`).
-    can_watch: Arc<AtomicBool>,
-    /// The client accepts snippets in completion items
-    /// (`textDocument.completion.completionItem.snippetSupport`).
-    snippets: Arc<AtomicBool>,
-    /// The cookie jars, one per workspace folder.
-    pub(crate) jars: Jars,
-    /// The execution server sends go through, when the `server` setting names one.
-    pub(crate) remote: Remote,
-    /// The client can open a URL in the user's browser (`window/showDocument`).
-    can_show_document: Arc<AtomicBool>,
-    /// The client answers `volley/prompt` (`prompts: true` in its initialization options).
-    can_prompt: Arc<AtomicBool>,
-    /// The `history` setting: whether and how much of the sends' responses is kept.
-    pub(crate) history: crate::history::History,
-    /// The files of bodies longer than an outcome keeps.
-    pub(crate) bodies: crate::bodies::Bodies,
-}
-
-impl Backend {
-    pub(crate) fn new(client: Client) -> Self {
-        let files = volley_engine::io::MemoryFs::over(volley_engine::io::RealFs);
-        let can_show_document = Arc::new(AtomicBool::new(false));
-        let can_prompt = Arc::new(AtomicBool::new(false));
-        let prompt = Arc::new(crate::prompt::EditorPrompt {
-            client: client.clone(),
-            can_show_document: Arc::clone(&can_show_document),
-            can_prompt: Arc::clone(&can_prompt),
-        });
-        let config = volley_engine::ClientConfig {
-            io: Arc::new(files.clone()),
-            auth_prompt: Some(prompt.clone()),
-            value_prompt: Some(prompt),
-            ..volley_engine::ClientConfig::default()
-        };
-        Self {
-            client,
-            documents: Documents::new(files),
-            engine: volley_engine::Client::new(config),
-            shut_down: Arc::default(),
-            publisher: Publisher::default(),
-            environment: Arc::default(),
-            progresses: Progresses::default(),
-            can_watch: Arc::default(),
-            snippets: Arc::default(),
-            jars: Jars::default(),
-            remote: Remote::default(),
-            can_show_document,
-            can_prompt,
-            history: crate::history::History::default(),
-            bodies: crate::bodies::Bodies::default(),
-        }
-    }
-
-    /// `true` once the client asked the server to shut down.
-    #[must_use]
-    pub fn is_shut_down(&self) -> bool {
-        self.shut_down.load(Ordering::SeqCst)
-    }
-
-    fn context(&self) -> Context {
-        Context {
-            client: self.client.clone(),
-            documents: self.documents.clone(),
-            engine: self.engine.clone(),
-            environment: Arc::clone(&self.environment),
-        }
-    }
-
-    fn publish(&self, uri: Uri) {
-        self.publisher.request(&self.context(), uri);
-    }
-
-    pub(crate) fn publish_all(&self) {
-        self.publisher.request_all(&self.context());
-    }
-
-    pub(crate) fn profile(&self) -> Option<String> {
-        self.environment.lock().profile.clone()
-    }
-
-    /// Files may have appeared or vanished, configurations changed: check again.
-    fn files_changed(&self) {
-        volley_engine::stages::reload_config(&self.engine);
-        self.publish_all();
-    }
-
-    /// `window/workDoneProgress/cancel`: the cancel button of a progress (async: the
-    /// service's custom methods are).
-    #[allow(clippy::unused_async)]
-    pub(crate) async fn cancel_progress(&self, params: WorkDoneProgressCancelParams) {
-        self.progresses.cancel(&params.token);
-    }
-}
-
-/// The whole typed document of a snapshot, built off the async workers.
-pub(crate) async fn document_of(snapshot: &Snapshot) -> Result<Arc<volley_syntax::Document>> {
-    let snapshot = snapshot.clone();
-    tokio::task::spawn_blocking(move || snapshot.document()).await.map_err(|_| RpcError::internal_error())
-}
-
-pub(crate) fn invalid_params(message: impl Into<String>) -> RpcError {
-    RpcError::invalid_params(message.into())
-}
 
 /// The first argument, or its default when there is none.
 fn optional_argument<T: serde::de::DeserializeOwned + Default>(params: &ExecuteCommandParams) -> Result<T> {

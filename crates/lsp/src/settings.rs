@@ -5,9 +5,9 @@
 use serde_json::Value;
 use tower_lsp_server::ls_types::MessageType;
 
+use crate::backend::Backend;
 use crate::cookies;
 use crate::execute::remote;
-use crate::server::Backend;
 
 impl Backend {
     /// Applies changed settings: the sends' settings, then the profile when they say one.

@@ -12,9 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::Client;
 use super::redirect::{self, MAX_REDIRECTS};
-use crate::cookies::CookieJar;
 use crate::error::{Error, TransportError};
-use crate::prepare::{Exchange, PreparedRequest};
+use crate::prepared::{Exchange, PreparedRequest, add_jar_cookies};
 use crate::redact::{Redactor, Secrets};
 use crate::response::{Body, Pending, Response, SentRequest, Timing};
 use crate::transport::TransportRequest;
@@ -204,14 +203,14 @@ impl Client {
 
     /// The handshake of a WebSocket request: cookies of the jar for its URL, the
     /// connect timeout, cancellation; the response is the handshake's.
-    pub(super) async fn connect_websocket(
+    pub(crate) async fn connect_websocket(
         &self,
         prepared: PreparedRequest,
         cancel: Option<&CancellationToken>,
     ) -> Result<Response, Error> {
         let started = Instant::now();
         let messages = match &prepared.exchange {
-            crate::prepare::Exchange::WebSocket { messages, .. } => messages.clone(),
+            crate::prepared::Exchange::WebSocket { messages, .. } => messages.clone(),
             _ => Vec::new(),
         };
         let jar = prepared.cookie_jar.as_ref().filter(|_| prepared.use_cookies);
@@ -332,25 +331,6 @@ fn response_redactor(
     let mut all = secrets.clone();
     all.extend(&found);
     all.redactor()
-}
-
-/// Adds the jar's cookies for `url` to the `Cookie` header the request may have
-/// written: one header (RFC 6265 §5.4), the written pairs first.
-pub(crate) fn add_jar_cookies(headers: &mut http::HeaderMap, jar: Option<&CookieJar>, url: &url::Url) {
-    let Some(cookies) = jar.and_then(|jar| jar.header_for(url)) else { return };
-    let mut joined: Vec<u8> = Vec::new();
-    for written in headers.get_all(COOKIE) {
-        let written = written.as_bytes().trim_ascii();
-        let written = written.strip_suffix(b";").unwrap_or(written).trim_ascii_end();
-        if !written.is_empty() {
-            joined.extend_from_slice(written);
-            joined.extend_from_slice(b"; ");
-        }
-    }
-    joined.extend_from_slice(cookies.as_bytes());
-    if let Ok(value) = http::HeaderValue::from_bytes(&joined) {
-        headers.insert(COOKIE, value);
-    }
 }
 
 /// Below this size, a body read in one chunk is copied: the chunk is a slice of the

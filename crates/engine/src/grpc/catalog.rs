@@ -3,65 +3,13 @@
 //! without calling the server on a keystroke: [`schema_of`](super::schema_of) reads it,
 //! [`catalog_fetch`] gets it, in the background, at most once per lifetime per server.
 
-use std::collections::HashMap;
-use std::time::{Duration, Instant};
-
 use futures_util::future::BoxFuture;
-use parking_lot::Mutex;
 use volley_grpc::{Schema, Target};
 
 use super::connect::{settings, target_of};
 use super::{Reflection, reflection_target};
 use crate::client::Client;
-use crate::prepare::{Exchange, PreparedRequest};
-
-/// How long a catalog is used before it is asked for again (it is used meanwhile).
-const CATALOG_LIFETIME: Duration = Duration::from_secs(30);
-/// Servers whose catalogs are kept; the least recently asked goes first.
-const MOST_SERVERS: usize = 64;
-
-/// The catalogs, by the authority of the server asked.
-#[derive(Default)]
-pub(crate) struct Catalogs(Mutex<HashMap<String, Entry>>);
-
-struct Entry {
-    /// The last catalog got, if any.
-    schema: Option<Schema>,
-    /// When it was last asked for (got or not).
-    asked: Instant,
-}
-
-impl Catalogs {
-    pub(super) fn get(&self, authority: &str) -> Option<Schema> {
-        self.0.lock().get(authority).and_then(|entry| entry.schema.clone())
-    }
-
-    /// Marks `authority` as being asked now, when it was not within the lifetime.
-    fn ask(&self, authority: &str) -> bool {
-        let mut entries = self.0.lock();
-        if entries.get(authority).is_some_and(|entry| entry.asked.elapsed() < CATALOG_LIFETIME) {
-            return false;
-        }
-        if entries.len() >= MOST_SERVERS
-            && !entries.contains_key(authority)
-            && let Some(oldest) = entries.iter().min_by_key(|(_, entry)| entry.asked).map(|(key, _)| key.clone())
-        {
-            entries.remove(&oldest);
-        }
-        let schema = entries.remove(authority).and_then(|entry| entry.schema);
-        entries.insert(authority.to_owned(), Entry { schema, asked: Instant::now() });
-        true
-    }
-
-    /// Keeps `schema` for `authority`: `true` when it differs from the one kept.
-    fn keep(&self, authority: &str, schema: Schema) -> bool {
-        let mut entries = self.0.lock();
-        let entry = entries.entry(authority.to_owned()).or_insert(Entry { schema: None, asked: Instant::now() });
-        let changed = !entry.schema.as_ref().is_some_and(|kept| kept.same_as(&schema));
-        entry.schema = Some(schema);
-        changed
-    }
-}
+use crate::prepared::{Exchange, PreparedRequest};
 
 /// The server a reflection request's catalog is asked of, or `None` when its schema
 /// does not come from reflection.

@@ -8,7 +8,7 @@ use volley_syntax::Span;
 
 use crate::client::Client;
 use crate::error::{BuildError, TransportError};
-use crate::prepare::PreparedRequest;
+use crate::prepared::PreparedRequest;
 
 /// The settings of a call of `prepared` by `client` (and the proxy it goes through, for
 /// its errors): its deadline, TLS, proxy and whether it may use a kept connection.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::{Exchange, Reflection, connect::target_of, metadata};
-use crate::prepare::PreparedRequest;
+use crate::prepared::PreparedRequest;
 
 /// A prepared gRPC request as a `grpcurl` command (what `volley export` writes for it):
 /// its TLS settings, schema, metadata and messages, secrets hidden as `redactor` shows

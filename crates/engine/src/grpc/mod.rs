@@ -7,22 +7,20 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use http::HeaderMap;
-use parking_lot::Mutex;
 use tokio_util::sync::CancellationToken;
 pub use volley_grpc::{Field, Schema, Target};
 use volley_grpc::{Kind, Outgoing};
-use volley_syntax::{GrpcOptions, ProtoImport, Request, Span};
+use volley_syntax::{GrpcOptions, ProtoImport, Request};
 
 mod catalog;
 mod connect;
 mod errors;
 mod export;
 
-pub(crate) use catalog::Catalogs;
 pub use catalog::catalog_fetch;
 pub use export::grpcurl;
 
@@ -30,86 +28,13 @@ use self::connect::{settings, target_of};
 use self::errors::{call_error, reflection_error, schema_error};
 use crate::body::Files;
 use crate::client::Client;
-use crate::client::cache::{MtimeCache, stamp};
+use crate::client::cache::stamp;
 use crate::error::{BuildError, Error, TransportError};
 use crate::interpolate::Renderer;
-use crate::prepare::{Exchange, PreparedRequest};
+pub use crate::prepared::GrpcCall;
+use crate::prepared::{Exchange, PreparedRequest};
+pub(crate) use crate::prepared::{GrpcMessage, Reflection, SchemaSource};
 use crate::response::{Body as ResponseBody, GrpcResult, Response, SentRequest, Timing};
-
-/// How long a schema got by reflection is used again for calls to the same server.
-const REFLECTION_LIFETIME: Duration = Duration::from_secs(30);
-
-pub(crate) use volley_model::options::Listener;
-
-/// A gRPC call, prepared: what [`Exchange::Grpc`] carries.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GrpcCall {
-    pub(crate) listener: Option<Listener>,
-    pub(crate) messages: Vec<GrpcMessage>,
-    pub(crate) schema: SchemaSource,
-    /// httpyac's `keepCase: true`: responses name fields as the proto file does.
-    pub(crate) proto_field_names: bool,
-    /// The request line: where unknown services and methods are reported.
-    pub(crate) line_span: Span,
-    /// The body: where a wrong number of messages is reported.
-    pub(crate) body_span: Span,
-}
-
-/// A request message, rendered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct GrpcMessage {
-    pub(crate) wait_for_server: usize,
-    /// `None` for waits after the last message.
-    pub(crate) json: Option<String>,
-    pub(crate) span: Span,
-}
-
-/// Where the schema comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SchemaSource {
-    /// Proto files, resolved, with where each is named.
-    pub(crate) protos: Vec<(PathBuf, Span)>,
-    /// Where imports are found.
-    pub(crate) imports: Vec<PathBuf>,
-    /// A compiled descriptor set: its path, its bytes, where it is named.
-    pub(crate) protoset: Option<(PathBuf, Bytes, Span)>,
-    /// Asked of the server by reflection, rather than read from files.
-    pub(crate) reflection: Option<Reflection>,
-}
-
-/// Which server a schema is asked of.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Reflection {
-    /// The server called.
-    Called,
-    /// Another (`# @grpc-reflection host:port`).
-    Other(String),
-}
-
-/// Compiled schemas by their proto files and import paths, while the files are unchanged.
-pub(crate) type SchemaCache = MtimeCache<(Vec<PathBuf>, Vec<PathBuf>), Schema>;
-
-/// Schemas got by reflection, by server and service, with when they were got.
-#[derive(Default)]
-pub(crate) struct ReflectionCache(Mutex<Vec<(String, String, Instant, Schema)>>);
-
-impl ReflectionCache {
-    fn get(&self, authority: &str, service: &str) -> Option<Schema> {
-        let mut entries = self.0.lock();
-        entries.retain(|(_, _, got, _)| got.elapsed() < REFLECTION_LIFETIME);
-        entries
-            .iter()
-            .find(|(at, name, _, _)| at == authority && name == service)
-            .map(|(_, _, _, schema)| schema.clone())
-    }
-
-    fn insert(&self, authority: &str, service: &str, schema: Schema) {
-        let mut entries = self.0.lock();
-        entries
-            .retain(|(at, name, got, _)| got.elapsed() < REFLECTION_LIFETIME && !(at == authority && name == service));
-        entries.push((authority.to_owned(), service.to_owned(), Instant::now(), schema));
-    }
-}
 
 /// Renders the messages of a gRPC `request` and finds where its schema comes from; the
 /// bytes are the messages as sent, one JSON text per line (what a run shows as sent).

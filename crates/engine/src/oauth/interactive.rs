@@ -18,7 +18,7 @@ use super::wire::{Answer, oauth_error_answer};
 use super::{DeviceCode, PendingToken, Token, auth_error};
 use crate::client::Client;
 use crate::error::Error;
-use crate::prepare::PreparedRequest;
+use crate::prepared::PreparedRequest;
 
 /// httpyac's default redirect URL.
 pub(crate) const DEFAULT_REDIRECT: &str = "http://localhost:3000/callback";

@@ -15,14 +15,12 @@
 mod interactive;
 mod wire;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::HeaderValue;
 use http::header::ACCEPT;
-use parking_lot::Mutex;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -35,33 +33,13 @@ use wire::side_request;
 
 use crate::client::Client;
 use crate::error::{BuildError, Error};
-use crate::prepare::PreparedRequest;
-use crate::redact::Secrets;
+use crate::prepared::PreparedRequest;
 
 /// A token is renewed this long before it expires.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
 
 /// The largest token or discovery answer read.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
-
-/// What a prepared request still needs before it is sent: its tokens.
-#[derive(Debug, Clone)]
-pub(crate) struct PendingAuth {
-    pub(crate) tokens: Vec<PendingToken>,
-    /// The request's secrets, to which the tokens are added.
-    pub(crate) secrets: Secrets,
-    /// AWS credentials to sign with once the tokens are in place (a signature over a
-    /// placeholder would not hold).
-    pub(crate) aws: Option<(volley_auth::sigv4::AwsCredentials, volley_syntax::Span)>,
-}
-
-/// The tokens a client got, by configuration, and the discovery documents it read, by
-/// issuer. Shared by a client's forks (the execution server's sessions).
-#[derive(Debug, Default)]
-pub(crate) struct TokenCache {
-    tokens: Mutex<HashMap<String, Token>>,
-    discovered: Mutex<HashMap<String, Arc<Value>>>,
-}
 
 impl Client {
     /// Gets the tokens `prepared` needs (from the cache, by refresh, or by their grant)
@@ -90,7 +68,7 @@ impl Client {
             pending.secrets.add_value(value);
         }
         if let Some(aws) = &pending.aws {
-            let now = crate::prepare::aws_datetime(time::OffsetDateTime::now_utc());
+            let now = crate::build::aws_datetime(time::OffsetDateTime::now_utc());
             crate::build::sign_aws(&prepared.method, &prepared.url, &mut prepared.headers, &prepared.body, aws, &now)?;
         }
         if !prepared.redactor.reveals_all() {

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::{MAX_ANSWER_BYTES, PendingToken, Token, auth_error};
 use crate::client::Client;
 use crate::error::Error;
-use crate::prepare::{Exchange, PreparedRequest};
+use crate::prepared::{Exchange, PreparedRequest};
 
 impl Client {
     /// Posts `form` to the token endpoint with the client's credentials; the token of
