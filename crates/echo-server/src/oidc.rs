@@ -48,9 +48,22 @@ impl OidcProvider {
     /// When Node.js or npm is missing, or the provider does not start.
     #[must_use]
     pub fn start(access_ttl: Option<u64>) -> OidcProvider {
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         install();
+        // A diagnostic report on SIGUSR2 (its JavaScript stack, its handles), asked for when
+        // the provider says nothing in time.
+        let nth = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let reports = std::env::temp_dir().join(format!("volley-oidc-reports-{}-{nth}", std::process::id()));
+        let _ = std::fs::create_dir_all(&reports);
         let mut command = Command::new("node");
-        command.arg("provider.mjs").current_dir(oidc_directory()).stdin(Stdio::piped()).stdout(Stdio::piped());
+        command
+            .arg("--report-on-signal")
+            .arg("--report-signal=SIGUSR2")
+            .arg(format!("--report-directory={}", reports.display()))
+            .arg("provider.mjs")
+            .current_dir(oidc_directory())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
         if let Some(ttl) = access_ttl {
             command.env("OIDC_ACCESS_TTL", ttl.to_string());
         }
@@ -69,14 +82,21 @@ impl OidcProvider {
             Ok(Ok(line)) => line,
             Ok(Err(error)) => panic!("reading the OpenID provider's first line: {error}"),
             Err(_) => {
+                // Where it is stuck: each thread's state and system call, then Node's own
+                // report when its event loop still answers a signal.
+                let threads = diagnose(child.id());
+                let report = node_report(child.id(), &reports);
                 let _ = child.kill();
                 let _ = child.wait();
                 panic!(
-                    "the OpenID provider (tests/oidc/provider.mjs) said nothing within {} s; its errors are above",
+                    "the OpenID provider (tests/oidc/provider.mjs, pid {}) said nothing within {} s; its errors are \
+                     above.\nIts threads:\n{threads}\nIts diagnostic report: {report}",
+                    child.id(),
                     START_DEADLINE.as_secs()
                 )
             }
         };
+        let _ = std::fs::remove_dir_all(&reports);
         let issuer = line
             .trim()
             .strip_prefix("listening on ")
@@ -144,6 +164,80 @@ impl Drop for OidcProvider {
     }
 }
 
+/// Each thread of process `pid`, a line each: its name, state, kernel wait channel and
+/// system call (`/proc`, Linux), for a process that does not answer.
+fn diagnose(pid: u32) -> String {
+    let read = |path: std::path::PathBuf| std::fs::read_to_string(path).unwrap_or_default().trim().to_owned();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return format!("  (no /proc/{pid}/task)");
+    };
+    let mut lines: Vec<String> = tasks
+        .flatten()
+        .map(|task| {
+            let path = task.path();
+            let status = read(path.join("status"));
+            let state = status.lines().find_map(|line| line.strip_prefix("State:")).unwrap_or_default().trim();
+            format!(
+                "  {} {:<16} state {state}, waiting in {:?}, system call {:?}",
+                task.file_name().to_string_lossy(),
+                read(path.join("comm")),
+                read(path.join("wchan")),
+                read(path.join("syscall")),
+            )
+        })
+        .collect();
+    lines.sort();
+    lines.join("\n")
+}
+
+/// Node's diagnostic report of process `pid` (started with `--report-on-signal
+/// --report-signal=SIGUSR2 --report-directory=<reports>`): its JavaScript stack and
+/// what its event loop waits on, or why there is none.
+fn node_report(pid: u32, reports: &Path) -> String {
+    let signalled = Command::new("kill").args(["-USR2", &pid.to_string()]).status();
+    if !signalled.is_ok_and(|status| status.success()) {
+        return "none (the signal could not be sent)".to_owned();
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::time::Instant::now() < deadline {
+        let written =
+            std::fs::read_dir(reports).into_iter().flatten().flatten().map(|entry| entry.path()).find(|path| {
+                path.extension().is_some_and(|extension| extension == "json")
+                    && path.to_string_lossy().contains(&pid.to_string())
+            });
+        if let Some(path) = written {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let _ = std::fs::remove_file(&path);
+            let Ok(report) = serde_json::from_str::<Value>(&text) else {
+                return format!("unreadable, {}", path.display());
+            };
+            let handles: Vec<String> = report["libuv"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|handle| handle["is_active"] == true)
+                .map(|handle| {
+                    let kind = handle["type"].as_str().unwrap_or("?");
+                    match (&handle["localEndpoint"], &handle["remoteEndpoint"]) {
+                        (Value::Null, _) => kind.to_owned(),
+                        (local, Value::Null) => format!("{kind} {local}"),
+                        (local, remote) => format!("{kind} {local} to {remote}"),
+                    }
+                })
+                .collect();
+            return format!(
+                "\n  JavaScript stack: {}\n  {}\n  active handles: {}",
+                report["javascriptStack"]["message"],
+                report["javascriptStack"]["stack"],
+                handles.join(", ")
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    "none within 5 s (its event loop did not run: stuck in a synchronous call)".to_owned()
+}
+
 /// `npm ci` in tests/oidc, once per process, when its packages are missing.
 fn install() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
@@ -195,4 +289,37 @@ fn dechunk(mut body: &str) -> String {
         body = rest[size..].trim_start_matches("\r\n");
     }
     joined
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A provider that hangs is described by where it waits: a sleeping process's
+    /// thread, and the report of a Node process whose event loop is idle.
+    #[test]
+    fn a_silent_process_is_described() {
+        let mut sleeping = Command::new("sleep").arg("30").spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let threads = diagnose(sleeping.id());
+        let _ = sleeping.kill();
+        let _ = sleeping.wait();
+        assert!(threads.contains("sleep") && threads.contains("state S"), "{threads}");
+
+        let reports = std::env::temp_dir().join(format!("volley-oidc-report-test-{}", std::process::id()));
+        std::fs::create_dir_all(&reports).unwrap();
+        let mut idle = Command::new("node")
+            .arg("--report-on-signal")
+            .arg("--report-signal=SIGUSR2")
+            .arg(format!("--report-directory={}", reports.display()))
+            .args(["-e", "setInterval(() => {}, 1000)"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let report = node_report(idle.id(), &reports);
+        let _ = idle.kill();
+        let _ = idle.wait();
+        let _ = std::fs::remove_dir_all(&reports);
+        assert!(report.contains("JavaScript stack") && report.contains("timer"), "{report}");
+    }
 }
