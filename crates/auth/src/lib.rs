@@ -3,9 +3,9 @@
 //! asks, [`digest`] answers a server's `WWW-Authenticate: Digest …` challenge. Both work
 //! on the request as it goes on the wire (method, URL, headers, body) and know nothing of
 //! `.http` files; the engine reads the credentials from a request and calls them when it
-//! sends it. The OAuth 2.0 flows stay in the engine, since they run their token requests
-//! through its client; what they keep and ask is [`oauth`] (the token, its cache on
-//! disk, the prompt).
+//! sends it. [`oauth`] gets OAuth 2.0 tokens: the grant flows, their caches and prompt,
+//! their requests sent through a [`TokenTransport`](oauth::TokenTransport) the engine
+//! gives (its client, with the settings of the request that needs the token).
 
 pub mod digest;
 pub mod oauth;

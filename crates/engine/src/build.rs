@@ -161,9 +161,9 @@ pub(crate) async fn build(
         if header_name == AUTHORIZATION {
             if let Some((scheme, rest)) = credentials::oauth_scheme(&value) {
                 let config = crate::interpolate::oauth::read_config(scheme, rest, renderer, header.span).await?;
-                let token = crate::interpolate::oauth::PendingToken::new(config, false, header.span);
+                let token = volley_auth::oauth::PendingToken::new(config, false);
                 value = format!("Bearer {}", token.placeholder);
-                renderer.tokens.push(token);
+                renderer.tokens.push((token, header.span));
                 oauth = true;
             }
             match authorization(&value, &mut renderer.secrets, header.span)? {
@@ -242,11 +242,11 @@ pub(crate) async fn build(
         {
             let (scheme, rest) = (scheme.to_owned(), rest.to_owned());
             let config = crate::interpolate::oauth::read_config(&scheme, &rest, renderer, request.line_span).await?;
-            let token = crate::interpolate::oauth::PendingToken::new(config, false, request.line_span);
+            let token = volley_auth::oauth::PendingToken::new(config, false);
             if let Ok(bearer) = HeaderValue::from_str(&format!("Bearer {}", token.placeholder)) {
                 headers.insert(AUTHORIZATION, bearer);
             }
-            renderer.tokens.push(token);
+            renderer.tokens.push((token, request.line_span));
             continue;
         }
         if credentials::client_certificate_header(name.as_str(), value.to_str().unwrap_or_default()).is_some() {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
+use volley_auth::oauth::PendingToken;
 use volley_syntax::{
     Arguments, Expression, Interpolation, Part, ResolverCall, Span, Spanned, Template, Timeout, VariableDeclaration,
 };
@@ -86,8 +87,9 @@ pub(crate) struct Renderer<'a> {
     resolving: Vec<String>,
     /// Bytes substituted so far in this send (see [`MAX_REQUEST_BYTES`]).
     rendered: usize,
-    /// The OAuth 2.0 tokens this send needs, each rendered as its placeholder.
-    pub(crate) tokens: Vec<oauth::PendingToken>,
+    /// The OAuth 2.0 tokens this send needs, each rendered as its placeholder, with
+    /// where it is written.
+    pub(crate) tokens: Vec<(PendingToken, volley_syntax::Span)>,
 }
 
 impl<'a> Renderer<'a> {
@@ -506,9 +508,9 @@ impl<'a> Renderer<'a> {
             return Box::pin(self.aws_authorization(&entry, span)).await;
         }
         let config = oauth::read_entry(id, &entry, self, span).await?;
-        let token = oauth::PendingToken::new(config, name == "auth.idToken", span);
+        let token = PendingToken::new(config, name == "auth.idToken");
         let placeholder = token.placeholder.clone();
-        self.tokens.push(token);
+        self.tokens.push((token, span));
         Ok(placeholder)
     }
 

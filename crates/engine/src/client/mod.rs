@@ -87,7 +87,7 @@ pub(crate) struct Inner {
     /// The JavaScript realms this client's scripts run in; never shared with forks.
     pub(crate) realms: Realms,
     /// OAuth 2.0 tokens and discovery documents; shared by forks.
-    pub(crate) oauth: Arc<shared::TokenCache>,
+    pub(crate) oauth: Arc<volley_auth::oauth::TokenCache>,
     /// Compiled gRPC schemas; shared by forks.
     pub(crate) grpc_schemas: Arc<shared::SchemaCache>,
     /// gRPC schemas got by reflection; shared by forks.

@@ -1,29 +1,19 @@
 //! The caches a client shares with its forks (the execution server's sessions), beside
-//! the state in `Inner`: OAuth 2.0 tokens and discovery documents, compiled gRPC schemas,
-//! schemas got by reflection, and the catalogs of servers for the language server.
+//! the state in `Inner`: compiled gRPC schemas, schemas got by reflection, and the
+//! catalogs of servers for the language server (OAuth 2.0 tokens and discovery documents
+//! are `volley_auth::oauth::TokenCache`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use serde_json::Value;
-use volley_auth::oauth::Token;
 use volley_grpc::Schema;
 
 use super::cache::MtimeCache;
 
 /// How long a schema got by reflection is used again for calls to the same server.
 const REFLECTION_LIFETIME: Duration = Duration::from_secs(30);
-
-/// The tokens a client got, by configuration, and the discovery documents it read, by
-/// issuer. Shared by a client's forks (the execution server's sessions).
-#[derive(Debug, Default)]
-pub(crate) struct TokenCache {
-    pub(crate) tokens: Mutex<HashMap<String, Token>>,
-    pub(crate) discovered: Mutex<HashMap<String, Arc<Value>>>,
-}
 
 /// Compiled schemas by their proto files and import paths, while the files are unchanged.
 pub(crate) type SchemaCache = MtimeCache<(Vec<PathBuf>, Vec<PathBuf>), Schema>;

@@ -15,11 +15,11 @@ use http::header::COOKIE;
 
 use crate::assert::PendingAssertion;
 use crate::cookies::CookieJar;
-use crate::interpolate::oauth::PendingToken;
 use crate::network::Network;
 use crate::redact::{Redactor, Secrets};
 use crate::script::{self, Scripts};
 use volley_auth::digest::DigestCredentials;
+use volley_auth::oauth::PendingToken;
 
 pub use grpc::GrpcCall;
 pub(crate) use grpc::{GrpcMessage, Reflection, SchemaSource};
@@ -118,7 +118,8 @@ pub enum Exchange {
 /// What a prepared request still needs before it is sent: its tokens.
 #[derive(Debug, Clone)]
 pub(crate) struct PendingAuth {
-    pub(crate) tokens: Vec<PendingToken>,
+    /// With where each is written (the `Authorization` header, the `{{$auth.token(…)}}`).
+    pub(crate) tokens: Vec<(PendingToken, volley_syntax::Span)>,
     /// The request's secrets, to which the tokens are added.
     pub(crate) secrets: Secrets,
     /// AWS credentials to sign with once the tokens are in place (a signature over a

@@ -12,37 +12,38 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use volley_auth::oauth::random_text;
 
+use super::config::OAuthConfig;
+use super::flow::{Flow, FlowError, failed};
+use super::prompt::DeviceCode;
+use super::random::random_text;
+use super::token::Token;
+use super::transport::TokenTransport;
 use super::wire::{Answer, oauth_error_answer};
-use super::{DeviceCode, PendingToken, Token, auth_error};
-use crate::client::Client;
-use crate::error::Error;
-use crate::prepared::PreparedRequest;
 
 /// httpyac's default redirect URL.
-pub(crate) const DEFAULT_REDIRECT: &str = "http://localhost:3000/callback";
+const DEFAULT_REDIRECT: &str = "http://localhost:3000/callback";
 
 /// The most of a request the listener reads before giving up on it.
 const MAX_CALLBACK_BYTES: usize = 16 * 1024;
 
 /// The S256 challenge of a PKCE verifier.
-pub(crate) fn pkce_challenge(verifier: &str) -> String {
+fn pkce_challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes()))
 }
 
 /// The loopback listener of the authorization-code grant, bound before the browser is
 /// opened; `redirect_uri` is what the authorization request names.
-pub(crate) struct Loopback {
+struct Loopback {
     listener: TcpListener,
     path: String,
-    pub(crate) redirect_uri: String,
+    redirect_uri: String,
 }
 
 impl Loopback {
     /// Binds 127.0.0.1 (or `::1`) on the redirect URL's port, or on a free one when it
     /// names none; the redirect URL must be `http` on a loopback host.
-    pub(crate) async fn bind(redirect: &str) -> Result<Loopback, String> {
+    async fn bind(redirect: &str) -> Result<Loopback, String> {
         let url = url::Url::parse(redirect)
             .map_err(|error| format!("the redirect URL `{redirect}` is not a URL: {error}"))?;
         let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
@@ -67,7 +68,7 @@ impl Loopback {
 
     /// Waits until `deadline` for the redirect to the listener's path; answers the
     /// browser, and gives the redirect's query pairs.
-    pub(crate) async fn wait(self, deadline: Instant) -> Result<Vec<(String, String)>, String> {
+    async fn wait(self, deadline: Instant) -> Result<Vec<(String, String)>, String> {
         loop {
             let accepted = tokio::time::timeout_at(deadline, self.listener.accept()).await;
             let Ok(Ok((mut stream, _))) = accepted else {
@@ -113,24 +114,20 @@ impl Loopback {
 }
 
 /// The interval a device flow polls at: the server's, at least 1 s, 5 s by default.
-pub(crate) fn poll_interval(answer: Option<u64>) -> Duration {
+fn poll_interval(answer: Option<u64>) -> Duration {
     Duration::from_secs(answer.unwrap_or(5).max(1))
 }
 
-impl Client {
+impl<T: TokenTransport> Flow<'_, T> {
     /// The authorization-code grant: the browser sent to the authorization endpoint,
     /// the code taken on the loopback redirect (its `state` checked), exchanged.
     pub(super) async fn authorization_code(
         &self,
-        prepared: &PreparedRequest,
-        pending: &PendingToken,
+        config: &OAuthConfig,
         token_endpoint: &url::Url,
-        cancel: Option<&CancellationToken>,
-    ) -> Result<Token, Error> {
-        let config = &pending.config;
+    ) -> Result<Token, FlowError<T::Error>> {
         if !self.prompt().has_browser() {
-            return Err(auth_error(
-                pending,
+            return Err(failed(
                 "the authorization-code grant needs a person at a browser, and this process has none (an execution \
                  server)",
                 Some(
@@ -141,12 +138,10 @@ impl Client {
             ));
         }
         let written = config.authorization_endpoint.clone();
-        let mut url = self
-            .endpoint(prepared, pending, written, ("authorization_endpoint", "authorizationEndpoint"), cancel)
-            .await?;
+        let mut url = self.endpoint(config, written, ("authorization_endpoint", "authorizationEndpoint")).await?;
         let redirect = config.redirect_uri.as_deref().unwrap_or(DEFAULT_REDIRECT);
         let loopback = Loopback::bind(redirect).await.map_err(|message| {
-            auth_error(pending, &message, Some(format!("set `{}_redirectUri` to `http://127.0.0.1/callback` (any free port) or a free port of this machine", config.prefix)))
+            failed(&message, Some(format!("set `{}_redirectUri` to `http://127.0.0.1/callback` (any free port) or a free port of this machine", config.prefix)))
         })?;
         let state = random_text(16);
         let verifier = config.use_pkce.then(|| random_text(32));
@@ -165,25 +160,23 @@ impl Client {
                 query.append_pair("code_challenge_method", "S256");
             }
         }
-        let deadline = tokio::time::Instant::now() + prepared.timeout;
+        let deadline = tokio::time::Instant::now() + self.timeout;
         let redirect_uri = loopback.redirect_uri.clone();
         self.prompt().open_browser(url.as_str());
         let redirected = tokio::select! {
             redirected = loopback.wait(deadline) => redirected,
-            () = cancelled(cancel) => return Err(Error::Cancelled),
+            () = cancelled(self.cancel) => return Err(FlowError::Cancelled),
         };
         let pairs = redirected.map_err(|message| {
-            auth_error(
-                pending,
-                &format!("{message} ({} s, the request's timeout, waiting for the sign-in at {})", prepared.timeout.as_secs(), without_query(&url)),
+            failed(
+                &format!("{message} ({} s, the request's timeout, waiting for the sign-in at {})", self.timeout.as_secs(), without_query(&url)),
                 Some("sign in in the browser that opened (VOLLEY_BROWSER or BROWSER names it), or give the request more time (`# @timeout 5m`)".to_owned()),
             )
         })?;
         let get = |name: &str| pairs.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone());
         if let Some(error) = get("error") {
             let description = get("error_description").map(|text| format!(" ({text})")).unwrap_or_default();
-            return Err(auth_error(
-                pending,
+            return Err(failed(
                 &format!("the authorization server refused the sign-in: {error}{description}"),
                 Some(format!(
                     "check `{0}_clientId`, `{0}_scope` and that `{0}_redirectUri` is registered for the client",
@@ -192,21 +185,20 @@ impl Client {
             ));
         }
         if get("state").as_deref() != Some(state.as_str()) {
-            return Err(auth_error(
-                pending,
+            return Err(failed(
                 "the redirect's `state` is not the one sent: the answer is not to this sign-in, and is not used",
                 Some(
                     "sign in again from this request; another sign-in may have used the same redirect port".to_owned(),
                 ),
             ));
         }
-        let code = get("code").ok_or_else(|| auth_error(pending, "the redirect to Volley has no `code`", None))?;
+        let code = get("code").ok_or_else(|| failed("the redirect to Volley has no `code`", None))?;
         let mut form =
             vec![("grant_type", "authorization_code".to_owned()), ("code", code), ("redirect_uri", redirect_uri)];
         if let Some(verifier) = verifier {
             form.push(("code_verifier", verifier));
         }
-        self.token_request(prepared, pending, token_endpoint, form, cancel).await
+        self.token_request(config, token_endpoint, form).await
     }
 
     /// The device authorization grant: the code shown, the token endpoint polled at the
@@ -214,16 +206,11 @@ impl Client {
     /// or expired, or the request's timeout.
     pub(super) async fn device_code(
         &self,
-        prepared: &PreparedRequest,
-        pending: &PendingToken,
+        config: &OAuthConfig,
         token_endpoint: &url::Url,
-        cancel: Option<&CancellationToken>,
-    ) -> Result<Token, Error> {
-        let config = &pending.config;
+    ) -> Result<Token, FlowError<T::Error>> {
         let written = config.device_endpoint.clone();
-        let endpoint = self
-            .endpoint(prepared, pending, written, ("device_authorization_endpoint", "deviceCodeEndpoint"), cancel)
-            .await?;
+        let endpoint = self.endpoint(config, written, ("device_authorization_endpoint", "deviceCodeEndpoint")).await?;
         let mut form = vec![("client_id", config.client_id.clone())];
         if let Some(scope) = &config.scope {
             form.push(("scope", scope.clone()));
@@ -233,17 +220,16 @@ impl Client {
         {
             form.push(("client_secret", secret.clone()));
         }
-        let (status, answer) = self.post_form(prepared, &endpoint, form, cancel).await?;
+        let (status, answer) = self.post_form(&endpoint, form).await?;
         let json: Option<Value> = serde_json::from_slice(&answer).ok();
         if !status.is_success() {
-            return Err(oauth_error_answer(pending, &endpoint, status, json.as_ref()));
+            return Err(oauth_error_answer(config, &endpoint, status, json.as_ref()));
         }
         let text =
             |name: &str| json.as_ref().and_then(|json| json.get(name)).and_then(Value::as_str).map(str::to_owned);
         let number = |name: &str| json.as_ref().and_then(|json| json.get(name)).and_then(Value::as_u64);
         let (Some(device_code), Some(user_code)) = (text("device_code"), text("user_code")) else {
-            return Err(auth_error(
-                pending,
+            return Err(failed(
                 &format!(
                     "the device authorization endpoint {endpoint} answered {status} without `device_code` and `user_code`"
                 ),
@@ -260,11 +246,10 @@ impl Client {
         });
         let mut interval = poll_interval(number("interval"));
         let started = tokio::time::Instant::now();
-        let deadline = started + expires_in.min(prepared.timeout);
+        let deadline = started + expires_in.min(self.timeout);
         loop {
             if tokio::time::Instant::now() + interval > deadline {
-                return Err(auth_error(
-                    pending,
+                return Err(failed(
                     &format!(
                         "the device code was not approved within {} s",
                         deadline.duration_since(started).as_secs()
@@ -277,20 +262,20 @@ impl Client {
             }
             tokio::select! {
                 () = tokio::time::sleep(interval) => {}
-                () = cancelled(cancel) => return Err(Error::Cancelled),
+                () = cancelled(self.cancel) => return Err(FlowError::Cancelled),
             }
             let form = vec![
                 ("grant_type", "urn:ietf:params:oauth:grant-type:device_code".to_owned()),
                 ("device_code", device_code.clone()),
             ];
-            match self.post_token(prepared, pending, token_endpoint, form, cancel).await? {
+            match self.post_token(config, token_endpoint, form).await? {
                 Answer::Token(token) => return Ok(token),
                 Answer::Refused { error, .. } if error.as_deref() == Some("authorization_pending") => {}
                 Answer::Refused { error, .. } if error.as_deref() == Some("slow_down") => {
                     interval += Duration::from_secs(5);
                 }
                 Answer::Refused { status, json, .. } => {
-                    return Err(oauth_error_answer(pending, token_endpoint, status, json.as_ref()));
+                    return Err(oauth_error_answer(config, token_endpoint, status, json.as_ref()));
                 }
             }
         }
