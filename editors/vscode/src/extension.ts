@@ -21,9 +21,6 @@ import {
   executeCommandParams,
   failureMessage,
   fileName,
-  guessImportFormat,
-  IMPORT_FORMATS,
-  ImportResult,
   sendAllArguments,
   sendArguments,
   ServerCommands,
@@ -46,6 +43,7 @@ import { RestartPolicy } from './restart';
 import { RESPONSE_MODES, responseMode } from './bodyview';
 import { HistoryView } from './historyview';
 import { openFullBody, openInEditor, saveBody as saveResponseBody } from './responseactions';
+import { importFile } from './importcommand';
 import { generateSnippet } from './snippetcommand';
 import { TestingView } from './testing';
 
@@ -109,7 +107,13 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand(Commands.showSent, (argument?: unknown) => this.showSent(argument)),
       vscode.commands.registerCommand(Commands.showHistory, () => this.showHistory()),
       vscode.commands.registerCommand(Commands.clearCookies, () => this.clearCookies()),
-      vscode.commands.registerCommand(Commands.importFile, () => this.importFile()),
+      vscode.commands.registerCommand(Commands.importFile, () =>
+        importFile(
+          () => this.start(),
+          this.output,
+          (error) => this.showFailure(error),
+        ),
+      ),
       ...this.responseCommands(),
       new TestingView({
         client: () => this.start(),
@@ -432,77 +436,6 @@ class Extension implements vscode.Disposable {
       void vscode.window.showInformationMessage(`Volley: cleared ${cleared} ${cleared === 1 ? 'cookie' : 'cookies'}.`);
     } catch (error) {
       this.showFailure(error);
-    }
-  }
-
-  /**
-   * Imports a Postman, Insomnia, OpenAPI or HAR file: the server converts it
-   * (`volley.import`, the code of `volley import`) and writes the files into a folder
-   * the user picks; the first one is opened, what was not converted goes to the
-   * output channel.
-   */
-  private async importFile(): Promise<void> {
-    const picked = await vscode.window.showOpenDialog({
-      canSelectMany: false,
-      openLabel: 'Import',
-      filters: { 'Postman, Insomnia, OpenAPI, HAR': ['json', 'yaml', 'yml', 'har'], 'All files': ['*'] },
-    });
-    const source = picked?.[0];
-    if (!source) {
-      return;
-    }
-    const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(source));
-    const format =
-      guessImportFormat(source.path, text) ??
-      (await vscode.window.showQuickPick([...IMPORT_FORMATS], { placeHolder: 'What kind of file is it?' }));
-    if (!format) {
-      return;
-    }
-    const folder = await vscode.window.showOpenDialog({
-      canSelectFiles: false,
-      canSelectFolders: true,
-      openLabel: 'Write the .http files here',
-      defaultUri: vscode.Uri.joinPath(source, '..'),
-    });
-    const directory = folder?.[0];
-    if (!directory) {
-      return;
-    }
-    const client = await this.start();
-    if (!client) {
-      return;
-    }
-    let result: ImportResult;
-    try {
-      result = (await client.sendRequest(
-        ExecuteCommandRequest.type,
-        // A local file by its path (its name names a HAR's file), else its text.
-        executeCommandParams(
-          ServerCommands.import,
-          source.scheme === 'file'
-            ? { format, source: source.fsPath, directory: directory.fsPath }
-            : { format, text, directory: directory.fsPath },
-        ),
-      )) as ImportResult;
-    } catch (error) {
-      this.showFailure(error);
-      return;
-    }
-    const first = result.written.find((path) => path.endsWith('.http'));
-    if (first) {
-      await vscode.window.showTextDocument(vscode.Uri.file(first));
-    }
-    const written = `Volley: imported ${result.written.length} ${result.written.length === 1 ? 'file' : 'files'}`;
-    if (result.unconverted.length > 0) {
-      for (const note of result.unconverted) {
-        this.output.appendLine(`import: ${note.location}: ${note.reason}`);
-      }
-      this.output.show(true);
-      void vscode.window.showWarningMessage(
-        `${written}; ${result.unconverted.length} part(s) were not converted (listed in the Volley output).`,
-      );
-    } else {
-      void vscode.window.showInformationMessage(`${written}.`);
     }
   }
 
