@@ -5,9 +5,6 @@
 //! aside to sign the final request (`sigv4.rs`); other tools' schemes that Volley does
 //! not run are refused. Nothing written in clear is ever sent literally.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
-
 use volley_auth::digest::DigestCredentials;
 use volley_auth::sigv4::AwsCredentials;
 use volley_model::redact::is_client_certificate_header;
@@ -232,11 +229,7 @@ fn user_and_password(rest: &str) -> Option<(&str, &str)> {
 
 /// `Basic base64(user:password)`, from bytes (a URL's credentials need not be UTF-8).
 pub(crate) fn basic(user: &[u8], password: &[u8], secret: bool) -> BasicCredentials {
-    let mut pair = Vec::with_capacity(user.len() + 1 + password.len());
-    pair.extend_from_slice(user);
-    pair.push(b':');
-    pair.extend_from_slice(password);
-    let token = BASE64.encode(pair);
+    let token = volley_auth::basic_token(user, password);
     BasicCredentials { value: format!("Basic {token}"), token, secret }
 }
 
@@ -257,6 +250,9 @@ pub(crate) fn take_from_url(url: &mut url::Url) -> Option<(Vec<u8>, Vec<u8>)> {
 
 #[cfg(test)]
 mod tests {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD as BASE64;
+
     use super::*;
 
     fn basic_of(value: &str) -> Option<String> {

@@ -4,8 +4,6 @@
 
 use std::time::Instant;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
 use bytes::Bytes;
 use http::HeaderValue;
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
@@ -44,8 +42,8 @@ impl<T: TokenTransport> Flow<'_, T> {
             (Some(secret), false) => {
                 // RFC 6749 §2.3.1: each part form-encoded, then `Basic`.
                 let encode = |text: &str| url::form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>();
-                let pair = format!("{}:{}", encode(&config.client_id), encode(secret));
-                basic = Some(format!("Basic {}", BASE64.encode(pair)));
+                let token = crate::basic_token(encode(&config.client_id).as_bytes(), encode(secret).as_bytes());
+                basic = Some(format!("Basic {token}"));
             }
             (Some(secret), true) => {
                 form.push(("client_id", config.client_id.clone()));
