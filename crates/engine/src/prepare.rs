@@ -122,7 +122,7 @@ impl Client {
                 || document.variables.iter().any(|declaration| declaration.name.value == name)
                 || dotenv.as_ref().is_ok_and(|dotenv| dotenv.get(name).is_some())
         };
-        let (answers, prompted_secrets) = crate::prompt::ask_declared(request, value_prompt, defined).await?;
+        let (answers, prompted_secrets) = Box::pin(crate::prompt::ask_declared(request, value_prompt, defined)).await?;
         pre_request.variables.extend(answers);
         let chain = Arc::clone(&self.inner.chain.lock());
         // httpyac's `# @import`: the imported files' variables, below the file's own.
@@ -163,7 +163,9 @@ impl Client {
             Protocol::Grpc(_) => document.proto_imports_of(request).into_iter().cloned().collect(),
             _ => Vec::new(),
         };
-        let built = self.build_prepared(request, &imports, &mut renderer, &settings, &directory, options).await;
+        // Boxed: its state (building, rendering) is not carried, and copied, by every future above.
+        let built =
+            Box::pin(self.build_prepared(request, &imports, &mut renderer, &settings, &directory, options)).await;
         let built = built.map(|mut prepared| {
             prepared.logs = pre_request.logs;
             // httpyac's `await sleep(ms)` in a script before the request.
@@ -453,7 +455,7 @@ async fn protocol_rules(
                 .with_hint("write `GET` (or `WEBSOCKET`) before the ws:// URL");
                 return Err(Error::Invalid { diagnostics: vec![diagnostic] });
             }
-            let messages = crate::stream_messages::websocket(request, built, renderer, files).await?;
+            let messages = Box::pin(crate::stream_messages::websocket(request, built, renderer, files)).await?;
             (Exchange::WebSocket { subprotocols: Vec::new(), messages }, None)
         }
         Protocol::Http => (Exchange::Http, None),
@@ -489,11 +491,11 @@ async fn protocol_rules(
                 }
             }
             let connect = renderer.duration(websocket.connect_timeout.as_ref(), "ws-connect-timeout").await?;
-            let messages = crate::stream_messages::websocket(request, built, renderer, files).await?;
+            let messages = Box::pin(crate::stream_messages::websocket(request, built, renderer, files)).await?;
             (Exchange::WebSocket { subprotocols, messages }, connect)
         }
         Protocol::Grpc(options) => {
-            let (call, bytes) = crate::grpc::prepare(request, options, imports, renderer, files).await?;
+            let (call, bytes) = Box::pin(crate::grpc::prepare(request, options, imports, renderer, files)).await?;
             built.body = bytes;
             (Exchange::Grpc(Box::new(call)), None)
         }

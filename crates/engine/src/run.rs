@@ -191,7 +191,10 @@ impl Client {
     ) -> Result<Response, Error> {
         // A token the request needs (OAuth 2.0) is got first, through this client.
         let auth_redactor = prepared.redactor.clone();
-        self.authorize(&mut prepared, cancel).await.map_err(|error| error.redacted(&auth_redactor))?;
+        // Boxed: the grant flows' state is large, and inline every request would carry it.
+        if prepared.auth.is_some() {
+            Box::pin(self.authorize(&mut prepared, cancel)).await.map_err(|error| error.redacted(&auth_redactor))?;
+        }
         let pending = std::mem::take(&mut prepared.assertions);
         let name = prepared.name.take();
         let mut prepared_also_named = std::mem::take(&mut prepared.also_named);

@@ -22,25 +22,30 @@ use volley_auth::digest::Challenge;
 impl Client {
     /// Sends a prepared request: redirects, cookies of every hop, the timeout over the
     /// whole exchange (body included), cancellation.
-    pub(crate) async fn exchange(
-        &self,
+    ///
+    /// The exchange's state (2.9 KB) is boxed, and `prepared` moved into it before the
+    /// future is made: the futures above this one neither carry nor copy it.
+    pub(crate) fn exchange<'a>(
+        &'a self,
         prepared: PreparedRequest,
-        cancel: Option<&CancellationToken>,
-    ) -> Result<Response, Error> {
+        cancel: Option<&'a CancellationToken>,
+    ) -> impl Future<Output = Result<Response, Error>> + 'a {
         let timeout = prepared.timeout;
-        let work = self.exchange_inner(prepared, cancel.cloned());
-        let timed = async {
-            match tokio::time::timeout(timeout, work).await {
-                Ok(result) => result,
-                Err(_) => Err(Error::Transport(TransportError::Timeout { after: timeout })),
+        let work = Box::pin(self.exchange_inner(prepared, cancel.cloned()));
+        async move {
+            let cancelled = async {
+                match cancel {
+                    Some(token) => token.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                result = tokio::time::timeout(timeout, work) => match result {
+                    Ok(result) => result,
+                    Err(_) => Err(Error::Transport(TransportError::Timeout { after: timeout })),
+                },
+                () = cancelled => Err(Error::Cancelled),
             }
-        };
-        match cancel {
-            Some(token) => tokio::select! {
-                result = timed => result,
-                () = token.cancelled() => Err(Error::Cancelled),
-            },
-            None => timed.await,
         }
     }
 
@@ -158,7 +163,7 @@ impl Client {
                     if kept + chunk.len() > limit {
                         if let Some(dir) = &prepared.spill_dir {
                             let before = first.as_ref().map_or(&collected[..], |first| &first[..]);
-                            body_file = spill(dir, before, &chunk, &mut stream).await?;
+                            body_file = Box::pin(spill(dir, before, &chunk, &mut stream)).await?;
                         }
                         // Else the rest is left unread: the connection is dropped with the stream.
                         chunk.truncate(limit - kept);
@@ -346,18 +351,42 @@ fn owned(chunk: Bytes) -> Bytes {
 
 /// The headers with values of their own: as parsed, each value is a slice of the
 /// connection's read buffer and would keep it alive with the response.
-fn owned_headers(headers: http::HeaderMap) -> http::HeaderMap {
-    let mut owned = http::HeaderMap::with_capacity(headers.len());
-    let mut name = None;
-    for (key, value) in headers {
-        if let Some(key) = key {
-            name = Some(key);
+fn owned_headers(mut headers: http::HeaderMap) -> http::HeaderMap {
+    // Each value replaced in place: the map is not built again (its names hashed anew).
+    for value in headers.values_mut() {
+        if let Ok(mut copy) = http::HeaderValue::from_bytes(value.as_bytes()) {
+            copy.set_sensitive(value.is_sensitive());
+            *value = copy;
         }
-        let Some(name) = &name else { continue };
-        let sensitive = value.is_sensitive();
-        let mut copy = http::HeaderValue::from_bytes(value.as_bytes()).unwrap_or(value);
-        copy.set_sensitive(sensitive);
-        owned.append(name.clone(), copy);
     }
-    owned
+    headers
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    /// A kept response does not keep the connection's read buffer alive through its
+    /// headers: every value, repeated ones too, is copied out of it, in its place.
+    #[test]
+    fn header_values_are_copied_out_of_the_read_buffer() {
+        let buffer = Bytes::from(b"text/plain; charset=utf-8abc".repeat(300));
+        let inside = |value: &http::HeaderValue| buffer.as_ptr_range().contains(&value.as_bytes().as_ptr());
+        let slice = |range: std::ops::Range<usize>| {
+            http::HeaderValue::from_maybe_shared(buffer.slice(range)).expect("a header value")
+        };
+        let mut headers = http::HeaderMap::new();
+        headers.insert(http::header::CONTENT_TYPE, slice(0..25));
+        headers.append("x-repeated", slice(25..28));
+        let mut secret = slice(0..10);
+        secret.set_sensitive(true);
+        headers.append("x-repeated", secret);
+        assert!(headers.values().all(inside));
+        let owned = super::owned_headers(headers);
+        assert!(owned.values().all(|value| !inside(value)));
+        assert_eq!(owned[http::header::CONTENT_TYPE], "text/plain; charset=utf-8");
+        let repeated: Vec<_> = owned.get_all("x-repeated").iter().collect();
+        assert_eq!(repeated, ["abc", "text/plain"]);
+        assert!(!repeated[0].is_sensitive() && repeated[1].is_sensitive());
+    }
 }
