@@ -71,16 +71,18 @@ struct Pool {
 
 #[derive(Default)]
 struct Idle {
-    origins: HashMap<Authority, Vec<(Sender, Instant)>>,
+    /// By the origin's text (the URL parser wrote its host in lower case): hashed whole,
+    /// where `Authority` hashes a byte at a time, twice a request.
+    origins: HashMap<String, Vec<(Sender, Instant)>>,
     /// The origins in the order they were first kept, for [`MAX_ORIGINS`].
-    order: VecDeque<Authority>,
+    order: VecDeque<String>,
 }
 
 impl Pool {
     /// An idle connection to `origin` that is still open, the newest first.
     fn take(&self, origin: &Authority) -> Option<Sender> {
         let mut idle = self.idle.lock();
-        let list = idle.origins.get_mut(origin)?;
+        let list = idle.origins.get_mut(origin.as_str())?;
         while let Some((sender, since)) = list.pop() {
             if !sender.is_closed() && since.elapsed() < IDLE_TIMEOUT {
                 return Some(sender);
@@ -89,14 +91,14 @@ impl Pool {
         None
     }
 
-    fn put(&self, origin: Authority, sender: Sender) {
+    fn put(&self, origin: &Authority, sender: Sender) {
         if sender.is_closed() {
             return;
         }
         let mut idle = self.idle.lock();
         let idle = &mut *idle;
         let now = Instant::now();
-        if let Some(list) = idle.origins.get_mut(&origin) {
+        if let Some(list) = idle.origins.get_mut(origin.as_str()) {
             // The oldest are at the front: those idle too long, or past the bound, go.
             let stale = list.iter().take_while(|(sender, since)| sender.is_closed() || now - *since >= IDLE_TIMEOUT);
             let stale = stale.count().max((list.len() + 1).saturating_sub(MAX_IDLE_PER_ORIGIN));
@@ -108,8 +110,8 @@ impl Pool {
             let Some(oldest) = idle.order.pop_front() else { break };
             idle.origins.remove(&oldest);
         }
-        idle.order.push_back(origin.clone());
-        idle.origins.insert(origin, vec![(sender, now)]);
+        idle.order.push_back(origin.as_str().to_owned());
+        idle.origins.insert(origin.as_str().to_owned(), vec![(sender, now)]);
     }
 }
 
@@ -145,7 +147,6 @@ impl Plain {
         uri: http::Uri,
     ) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
         Box::pin(async move {
-            let host = crate::error::host_of(&request.url);
             let mut outgoing = http::Request::new(Full::new(request.body));
             *outgoing.method_mut() = request.method;
             *outgoing.uri_mut() = uri;
@@ -156,10 +157,14 @@ impl Plain {
             let mut service = Decompression::new(Exchange { plain: self }).no_zstd().gzip(true).br(true).deflate(true);
             let response = service.call(outgoing).await.map_err(|source| {
                 // Said as reqwest says it, the URL quoted (the engine hides its secrets).
-                classify(&Sending { url: request.url.to_string(), source }, &host)
+                classify(&Sending { url: request.url.to_string(), source }, &crate::error::host_of(&request.url))
             })?;
             let (parts, body) = response.into_parts();
-            let body = body.into_data_stream().map(move |chunk| chunk.map_err(|error| classify(&*error, &host)));
+            // The host is written out when an error names it, not for every answer.
+            let url = request.url;
+            let body = body
+                .into_data_stream()
+                .map(move |chunk| chunk.map_err(|error| classify(&*error, &crate::error::host_of(&url))));
             Ok(TransportResponse {
                 status: parts.status,
                 version: parts.version,
@@ -264,7 +269,7 @@ impl http_body::Body for Pooled {
         if (matches!(polled, Poll::Ready(None)) || (polled.is_ready() && self.body.is_end_stream()))
             && let Some((sender, origin, pool)) = self.sender.take()
         {
-            pool.put(origin, sender);
+            pool.put(&origin, sender);
         }
         polled
     }
