@@ -93,6 +93,7 @@ mod save;
 mod script;
 pub mod stages;
 mod stream_messages;
+mod url_rule;
 
 pub use client::{Client, ClientConfig, ConfigSource, RequestDefaults, RunOptions, Selection};
 pub use cookies::{CookieJar, CookieJarError};

@@ -594,7 +594,7 @@ fn url(request: &Request, out: &mut Listing) {
             None => return,
         }
     };
-    if let Some((reason, hint)) = crate::build::url_problem(written, &candidate) {
+    if let Some((reason, hint)) = crate::url_rule::url_problem(written, &candidate) {
         let shown = crate::credentials::redact_url_password(written);
         let mut diagnostic = Diagnostic::new(
             Code::InvalidUrl,
