@@ -32,9 +32,6 @@ import { ResponsePanel } from './panel';
 import {
   normalizeProfile,
   PROFILE_STATE_KEY,
-  profileChoices,
-  ProfilesResult,
-  selectProfileArgument,
   statusText,
 } from './profile';
 import { PROMPT_REQUEST, type PromptParams, answerPrompt } from './prompt';
@@ -44,6 +41,7 @@ import { RESPONSE_MODES, responseMode } from './bodyview';
 import { HistoryView } from './historyview';
 import { openFullBody, openInEditor, saveBody as saveResponseBody } from './responseactions';
 import { importFile } from './importcommand';
+import { chooseProfile } from './profilecommand';
 import { generateSnippet } from './snippetcommand';
 import { TestingView } from './testing';
 
@@ -108,11 +106,7 @@ class Extension implements vscode.Disposable {
       vscode.commands.registerCommand(Commands.showHistory, () => this.showHistory()),
       vscode.commands.registerCommand(Commands.clearCookies, () => this.clearCookies()),
       vscode.commands.registerCommand(Commands.importFile, () =>
-        importFile(
-          () => this.start(),
-          this.output,
-          (error) => this.showFailure(error),
-        ),
+        importFile(this.output, (command, argument) => this.tryCall(command, argument)),
       ),
       ...this.responseCommands(),
       new TestingView({
@@ -332,18 +326,11 @@ class Extension implements vscode.Disposable {
       return;
     }
     this.lastFilter = expression;
-    const client = await this.start();
-    if (!client) {
-      return;
-    }
-    let result: { output?: string; error?: string };
-    try {
-      result = (await client.sendRequest(
-        ExecuteCommandRequest.type,
-        executeCommandParams(ServerCommands.filter, { body: response.body, expression }),
-      )) as { output?: string; error?: string };
-    } catch (error) {
-      this.showFailure(error);
+    const result = await this.tryCall<{ output?: string; error?: string }>(ServerCommands.filter, {
+      body: response.body,
+      expression,
+    });
+    if (result === undefined) {
       return;
     }
     response.filtered = { expression, ...result };
@@ -362,18 +349,8 @@ class Extension implements vscode.Disposable {
     if (!picked) {
       return;
     }
-    const client = await this.start();
-    if (!client) {
-      return;
-    }
-    let result: CurlResult;
-    try {
-      result = (await client.sendRequest(
-        ExecuteCommandRequest.type,
-        executeCommandParams(ServerCommands.copyAsCurl, picked),
-      )) as CurlResult;
-    } catch (error) {
-      this.showFailure(error);
+    const result = await this.tryCall<CurlResult>(ServerCommands.copyAsCurl, picked);
+    if (result === undefined) {
       return;
     }
     await vscode.env.clipboard.writeText(result.curl);
@@ -422,21 +399,16 @@ class Extension implements vscode.Disposable {
 
   /** Empties the cookie jar of the active document's workspace (every jar without one). */
   private async clearCookies(): Promise<void> {
-    const client = await this.start();
-    if (!client) {
+    const uri = this.httpDocument()?.uri.toString();
+    const result = await this.tryCall<{ cleared?: number } | null>(
+      ServerCommands.clearCookies,
+      uri === undefined ? {} : { uri },
+    );
+    if (result === undefined) {
       return;
     }
-    const uri = this.httpDocument()?.uri.toString();
-    try {
-      const result = (await client.sendRequest(
-        ExecuteCommandRequest.type,
-        executeCommandParams(ServerCommands.clearCookies, uri === undefined ? {} : { uri }),
-      )) as { cleared?: number } | null;
-      const cleared = result?.cleared ?? 0;
-      void vscode.window.showInformationMessage(`Volley: cleared ${cleared} ${cleared === 1 ? 'cookie' : 'cookies'}.`);
-    } catch (error) {
-      this.showFailure(error);
-    }
+    const cleared = result?.cleared ?? 0;
+    void vscode.window.showInformationMessage(`Volley: cleared ${cleared} ${cleared === 1 ? 'cookie' : 'cookies'}.`);
   }
 
   private showLastResponse(): void {
@@ -447,46 +419,11 @@ class Extension implements vscode.Disposable {
 
   private async selectProfile(): Promise<void> {
     const document = this.httpDocument() ?? vscode.workspace.textDocuments.find((open) => open.languageId === 'http');
-    if (!document) {
-      void vscode.window.showInformationMessage('Volley: open a .http file to choose its profile.');
-      return;
+    const chosen = await chooseProfile(document, this.profile(), (command, argument) => this.tryCall(command, argument));
+    if (chosen) {
+      await this.context.workspaceState.update(PROFILE_STATE_KEY, chosen.profile);
+      this.updateStatus();
     }
-    const client = await this.start();
-    if (!client) {
-      return;
-    }
-    let result: ProfilesResult;
-    try {
-      result = (await client.sendRequest(
-        ExecuteCommandRequest.type,
-        executeCommandParams(ServerCommands.profiles, { uri: document.uri.toString() }),
-      )) as ProfilesResult;
-    } catch (error) {
-      this.showFailure(error);
-      return;
-    }
-    if (result.error) {
-      void vscode.window.showWarningMessage(`Volley: ${result.error}`);
-    }
-    const choices = profileChoices(result, this.profile());
-    const picked = await vscode.window.showQuickPick(choices, {
-      title: 'Volley profile',
-      placeHolder: result.config ? `Profiles of ${result.config}` : 'No volley.jsonc applies to this file',
-    });
-    if (!picked) {
-      return;
-    }
-    try {
-      const answer = (await client.sendRequest(
-        ExecuteCommandRequest.type,
-        executeCommandParams(ServerCommands.selectProfile, selectProfileArgument(picked.profile)),
-      )) as { active?: string | null } | null;
-      await this.context.workspaceState.update(PROFILE_STATE_KEY, normalizeProfile(answer?.active ?? picked.profile));
-    } catch (error) {
-      this.showFailure(error);
-      return;
-    }
-    this.updateStatus();
   }
 
   /**
@@ -664,6 +601,23 @@ class Extension implements vscode.Disposable {
       throw new Error('the language server is not running');
     }
     return (await client.sendRequest(ExecuteCommandRequest.type, executeCommandParams(command, argument))) as T;
+  }
+
+  /**
+   * Runs a server command and answers its result: `undefined` when the server is not
+   * running or the command failed (the failure shown).
+   */
+  private async tryCall<T>(command: string, argument: unknown): Promise<T | undefined> {
+    const client = await this.start();
+    if (!client) {
+      return undefined;
+    }
+    try {
+      return (await client.sendRequest(ExecuteCommandRequest.type, executeCommandParams(command, argument))) as T;
+    } catch (error) {
+      this.showFailure(error);
+      return undefined;
+    }
   }
 
   private showFailure(error: unknown): void {

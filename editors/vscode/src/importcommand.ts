@@ -2,8 +2,7 @@
 // server (`volley.import`) into .http files in a folder the user picks.
 
 import * as vscode from 'vscode';
-import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
-import { executeCommandParams, guessImportFormat, IMPORT_FORMATS, ImportResult, ServerCommands } from './commands';
+import { guessImportFormat, IMPORT_FORMATS, ImportResult, ServerCommands } from './commands';
 
 /**
  * Imports a Postman, Insomnia, OpenAPI or HAR file: the server converts it
@@ -12,9 +11,8 @@ import { executeCommandParams, guessImportFormat, IMPORT_FORMATS, ImportResult, 
  * output channel.
  */
 export async function importFile(
-  start: () => Promise<LanguageClient | undefined>,
   output: vscode.OutputChannel,
-  showFailure: (error: unknown) => void,
+  call: <T>(command: string, argument: unknown) => Promise<T | undefined>,
 ): Promise<void> {
   const picked = await vscode.window.showOpenDialog({
     canSelectMany: false,
@@ -42,24 +40,14 @@ export async function importFile(
   if (!directory) {
     return;
   }
-  const client = await start();
-  if (!client) {
-    return;
-  }
-  let result: ImportResult;
-  try {
-    result = (await client.sendRequest(
-      ExecuteCommandRequest.type,
-      // A local file by its path (its name names a HAR's file), else its text.
-      executeCommandParams(
-        ServerCommands.import,
-        source.scheme === 'file'
-          ? { format, source: source.fsPath, directory: directory.fsPath }
-          : { format, text, directory: directory.fsPath },
-      ),
-    )) as ImportResult;
-  } catch (error) {
-    showFailure(error);
+  const result = await call<ImportResult>(
+    ServerCommands.import,
+    // A local file by its path (its name names a HAR's file), else its text.
+    source.scheme === 'file'
+      ? { format, source: source.fsPath, directory: directory.fsPath }
+      : { format, text, directory: directory.fsPath },
+  );
+  if (result === undefined) {
     return;
   }
   const first = result.written.find((path) => path.endsWith('.http'));
