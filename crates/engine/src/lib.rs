@@ -59,8 +59,9 @@
 
 pub mod analysis;
 pub use volley_assert as assert;
+pub use volley_http::transport;
 pub use volley_io as io;
-pub use volley_transport::{network, sse, transport, websocket};
+pub use volley_transport::{network, sse, websocket};
 pub mod auth;
 mod body;
 mod build;

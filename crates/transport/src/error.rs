@@ -221,7 +221,7 @@ pub fn host_of(url: &url::Url) -> String {
 
 /// Sorts an error of any HTTP client by its chain of causes; `timed_out` when the client
 /// says it gave up waiting.
-pub(crate) fn classify_chain(error: &(dyn std::error::Error + 'static), host: &str, timed_out: bool) -> TransportError {
+pub fn classify_chain(error: &(dyn std::error::Error + 'static), host: &str, timed_out: bool) -> TransportError {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
     let mut messages = Vec::new();
     while let Some(current) = cause {

@@ -32,8 +32,8 @@ use hyper_util::client::proxy::matcher::Matcher;
 use tower::Service;
 use tower_http::decompression::Decompression;
 
-use crate::error::TransportError;
-use crate::exchange::{BoxFuture, TransportRequest, TransportResponse};
+use volley_transport::TransportError;
+use volley_transport::transport::{BoxFuture, TransportRequest, TransportResponse, host_of};
 
 /// How long an idle connection is kept (hyper-util's default, which reqwest keeps).
 const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
@@ -157,14 +157,13 @@ impl Plain {
             let mut service = Decompression::new(Exchange { plain: self }).no_zstd().gzip(true).br(true).deflate(true);
             let response = service.call(outgoing).await.map_err(|source| {
                 // Said as reqwest says it, the URL quoted (the engine hides its secrets).
-                classify(&Sending { url: request.url.to_string(), source }, &crate::error::host_of(&request.url))
+                classify(&Sending { url: request.url.to_string(), source }, &host_of(&request.url))
             })?;
             let (parts, body) = response.into_parts();
             // The host is written out when an error names it, not for every answer.
             let url = request.url;
-            let body = body
-                .into_data_stream()
-                .map(move |chunk| chunk.map_err(|error| classify(&*error, &crate::error::host_of(&url))));
+            let body =
+                body.into_data_stream().map(move |chunk| chunk.map_err(|error| classify(&*error, &host_of(&url))));
             Ok(TransportResponse {
                 status: parts.status,
                 version: parts.version,
@@ -294,7 +293,7 @@ struct Sending {
 
 /// Sorts a failure of this path as the transport sorts reqwest's.
 fn classify(error: &(dyn std::error::Error + 'static), host: &str) -> TransportError {
-    crate::error::classify_chain(error, host, false)
+    volley_transport::classify_chain(error, host, false)
 }
 
 #[cfg(test)]
@@ -492,7 +491,7 @@ mod tests {
         h2.version = Some(http::Version::HTTP_2);
         assert!(plain.takes(&h2).is_none());
         let mut configured = request("GET", url("http://127.0.0.1:1/"), &[], "");
-        configured.network = Some(Arc::new(crate::network::Network {
+        configured.network = Some(Arc::new(volley_transport::network::Network {
             ca: Vec::new(),
             hosts: Vec::new(),
             proxies: None,
