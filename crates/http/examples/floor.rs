@@ -10,7 +10,7 @@
 //! Between them and wrk (C, epoll, no runtime) and `volley run` (the engine), the run's
 //! time tells how much of a request is tokio's, hyper's and the engine's own.
 //!
-//! Usage: `cargo run --release -p volley-transport --example floor -- raw|hyper http://127.0.0.1:PORT [N]`
+//! Usage: `cargo run --release -p volley-http --example floor -- raw|hyper http://127.0.0.1:PORT [N]`
 
 use std::time::Instant;
 
