@@ -5,13 +5,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as vscode from 'vscode';
-import {
-  CancellationTokenSource,
-  ExecuteCommandRequest,
-  LanguageClient,
-  WorkDoneProgress,
-  WorkDoneProgressCancelNotification,
-} from 'vscode-languageclient/node';
+import { ExecuteCommandRequest, LanguageClient } from 'vscode-languageclient/node';
 import { resolveBinary, resolveWithGrace } from './binary';
 import { createClient } from './client';
 import {
@@ -25,8 +19,9 @@ import {
   sendArguments,
   ServerCommands,
 } from './commands';
-import { LiveSend, STREAM_NOTIFICATION } from './live';
+import { STREAM_NOTIFICATION } from './live';
 import { History, HistoryEntry, historyLabel, sentText } from './history';
+import { ProgressCommands } from './progresscommands';
 import type { CurlResult, Outcome, SendAllResult } from './outcome';
 import { ResponsePanel } from './panel';
 import {
@@ -44,9 +39,6 @@ import { importFile } from './importcommand';
 import { chooseProfile } from './profilecommand';
 import { generateSnippet } from './snippetcommand';
 import { TestingView } from './testing';
-
-/** How long a cancelled command may take to answer before its request is cancelled too. */
-const CANCEL_PATIENCE_MS = 2000;
 
 let extension: Extension | undefined;
 
@@ -75,11 +67,10 @@ class Extension implements vscode.Disposable {
   private readonly restartPolicy = new RestartPolicy();
   /** Every response of the session, for the panel's actions and the history. */
   private readonly history = new History();
-  private progressTokens = 0;
-  /** The sends waiting for their answer, by `live` id: their streams shown live. */
-  private readonly liveSends = new Map<string, LiveSend>();
-  /** How to cancel each command running under a progress notification (`volley.cancel`). */
-  private readonly running = new Set<() => void>();
+  private readonly progress = new ProgressCommands(
+    () => this.start(),
+    (error) => this.showFailure(error),
+  );
   /** The language server's stored responses. */
   private readonly historyView = new HistoryView({
     call: (command, argument) => this.call(command, argument),
@@ -203,7 +194,7 @@ class Extension implements vscode.Disposable {
     }
     client.onRequest(PROMPT_REQUEST, (params: PromptParams) => answerPrompt(params, vscode.window));
     client.onNotification(STREAM_NOTIFICATION, (update: { live?: unknown }) => {
-      const send = typeof update?.live === 'string' ? this.liveSends.get(update.live) : undefined;
+      const send = typeof update?.live === 'string' ? this.progress.live(update.live) : undefined;
       if (send?.apply(update)) {
         this.panel.showLive(send.view());
       }
@@ -214,7 +205,7 @@ class Extension implements vscode.Disposable {
 
   /**
    * Sends a request and shows its response. With `cancellation` (a test run's), the run
-   * owns the progress and the failures: see `execute`.
+   * owns the progress and the failures: see `ProgressCommands.execute`.
    */
   private async sendRequest(argument: unknown, cancellation?: vscode.CancellationToken): Promise<Outcome | undefined> {
     const picked = sendArguments(argument, this.cursor());
@@ -222,7 +213,7 @@ class Extension implements vscode.Disposable {
       void vscode.window.showInformationMessage('Volley: put the cursor in a request of a .http file to send it.');
       return undefined;
     }
-    const outcome = await this.execute<Outcome>(
+    const outcome = await this.progress.execute<Outcome>(
       ServerCommands.send,
       picked,
       'Sending request',
@@ -254,7 +245,7 @@ class Extension implements vscode.Disposable {
       void vscode.window.showInformationMessage('Volley: open a .http file to send its requests.');
       return;
     }
-    const result = await this.execute<SendAllResult>(
+    const result = await this.progress.execute<SendAllResult>(
       ServerCommands.sendAll,
       picked,
       'Sending all requests',
@@ -427,95 +418,6 @@ class Extension implements vscode.Disposable {
   }
 
   /**
-   * Runs a server command under a cancellable progress notification. The server
-   * reports on the work-done token given here. Cancelling cancels that progress
-   * (`window/workDoneProgress/cancel`), so a Send All still answers the requests already
-   * sent and a stream what it received; if the server has not answered 2 s later, the
-   * request itself is cancelled (`$/cancelRequest`).
-   * With `liveTitle`, the streams of the send are shown live under that title while
-   * the server listens (the token doubles as the `live` id).
-   * With `runCancellation` (a test run's token), the progress shows in the status bar,
-   * the token cancels the request at once, and a failure is thrown to the caller.
-   */
-  private async execute<T>(
-    command: string,
-    argument: unknown,
-    title: string,
-    liveTitle?: string,
-    runCancellation?: vscode.CancellationToken,
-  ): Promise<T | undefined> {
-    const client = await this.start();
-    if (!client) {
-      return undefined;
-    }
-    const workDoneToken = `volley-${process.pid}-${++this.progressTokens}`;
-    if (liveTitle !== undefined) {
-      this.liveSends.set(workDoneToken, new LiveSend(workDoneToken, liveTitle));
-      argument = { ...(argument as object), live: workDoneToken };
-    }
-    return vscode.window.withProgress(
-      {
-        location: runCancellation ? vscode.ProgressLocation.Window : vscode.ProgressLocation.Notification,
-        title: 'Volley',
-        cancellable: !runCancellation,
-      },
-      async (progress, cancellation) => {
-        progress.report({ message: title });
-        let percentage = 0;
-        const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
-          if (value.kind === 'end') {
-            return;
-          }
-          const message = value.kind === 'begin' ? [value.title, value.message].filter(Boolean).join(': ') : value.message;
-          let increment: number | undefined;
-          if (value.percentage !== undefined) {
-            increment = Math.max(0, value.percentage - percentage);
-            percentage = value.percentage;
-          }
-          progress.report({ message, increment });
-        });
-        const request = new CancellationTokenSource();
-        let fallback: NodeJS.Timeout | undefined;
-        const onCancel = cancellation.onCancellationRequested(() => {
-          void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
-          fallback = setTimeout(() => request.cancel(), CANCEL_PATIENCE_MS);
-        });
-        // `volley.cancel` (Ctrl+Alt+K) does what the notification's Cancel does.
-        const cancelByCommand = (): void => {
-          void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
-          fallback ??= setTimeout(() => request.cancel(), CANCEL_PATIENCE_MS);
-        };
-        this.running.add(cancelByCommand);
-        const onRunCancel = runCancellation?.onCancellationRequested(() => {
-          void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
-          request.cancel();
-        });
-        try {
-          return (await client.sendRequest(
-            ExecuteCommandRequest.type,
-            executeCommandParams(command, argument, workDoneToken),
-            request.token,
-          )) as T;
-        } catch (error) {
-          if (runCancellation) {
-            throw error;
-          }
-          this.showFailure(error);
-          return undefined;
-        } finally {
-          clearTimeout(fallback);
-          this.running.delete(cancelByCommand);
-          onCancel.dispose();
-          onRunCancel?.dispose();
-          request.dispose();
-          listener.dispose();
-          this.liveSends.delete(workDoneToken);
-        }
-      },
-    );
-  }
-
-  /**
    * The commands of the response views, the large bodies, the stored history, the code
    * snippets and cancelling (the issue 41 round).
    */
@@ -546,11 +448,8 @@ class Extension implements vscode.Disposable {
         ),
       ),
       vscode.commands.registerCommand(Commands.cancel, () => {
-        if (this.running.size === 0) {
+        if (!this.progress.cancelAll()) {
           void vscode.window.showInformationMessage('Volley: no request is running.');
-        }
-        for (const cancel of this.running) {
-          cancel();
         }
       }),
     ];
@@ -608,12 +507,11 @@ class Extension implements vscode.Disposable {
    * running or the command failed (the failure shown).
    */
   private async tryCall<T>(command: string, argument: unknown): Promise<T | undefined> {
-    const client = await this.start();
-    if (!client) {
+    if (!(await this.start())) {
       return undefined;
     }
     try {
-      return (await client.sendRequest(ExecuteCommandRequest.type, executeCommandParams(command, argument))) as T;
+      return await this.call<T>(command, argument);
     } catch (error) {
       this.showFailure(error);
       return undefined;
