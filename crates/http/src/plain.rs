@@ -13,7 +13,7 @@
 //! request that a reused connection closed under it, before anything was written, is
 //! sent again on a new one, as hyper-util does.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -71,9 +71,9 @@ struct Pool {
 
 #[derive(Default)]
 struct Idle {
-    /// By the origin's text (the URL parser wrote its host in lower case): hashed whole,
-    /// where `Authority` hashes a byte at a time, twice a request.
-    origins: HashMap<String, Vec<(Sender, Instant)>>,
+    /// By the origin's text (the URL parser wrote its host in lower case): hashed whole
+    /// with foldhash, where `Authority` hashes a byte at a time, twice a request.
+    origins: hashbrown::HashMap<String, Vec<(Sender, Instant)>>,
     /// The origins in the order they were first kept, for [`MAX_ORIGINS`].
     order: VecDeque<String>,
 }
@@ -207,7 +207,10 @@ impl<'a> Service<http::Request<Full<Bytes>>> for Exchange<'a> {
             if !request.headers().contains_key(HOST) {
                 let host = uri.host().unwrap_or_default();
                 let value = match uri.port_u16().filter(|port| *port != 80) {
-                    Some(port) => http::HeaderValue::from_maybe_shared(Bytes::from(format!("{host}:{port}"))),
+                    // `host:port` as the authority writes it, after any user information.
+                    Some(_) => http::HeaderValue::from_str(
+                        origin.as_str().rsplit_once('@').map_or(origin.as_str(), |(_, at)| at),
+                    ),
                     None => http::HeaderValue::from_str(host),
                 };
                 request.headers_mut().insert(HOST, value?);
@@ -435,6 +438,12 @@ mod tests {
             request("PUT", server.url("/put"), &[("accept-encoding", "identity"), ("host", "example.test")], "x"),
             request("HEAD", server.url("/head"), &[], ""),
             request("DELETE", server.url("/d/%C3%A9"), &[("cookie", "a=1; b=2")], ""),
+            request(
+                "GET",
+                url::Url::parse(&server.url("/").as_str().replace("://", "://user:secret@")).unwrap(),
+                &[],
+                "",
+            ),
         ];
         for case in cases {
             let before = server.requests.lock().len();

@@ -2,11 +2,12 @@
 //! every file it came from (`None` for a file that was missing, so that a new one is
 //! seen), and is fresh while all of them are unchanged.
 
-use std::collections::HashMap;
+use std::borrow::Borrow;
 use std::hash::Hash;
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
+use hashbrown::{Equivalent, HashMap};
 use parking_lot::Mutex;
 
 use crate::io::Io;
@@ -28,14 +29,20 @@ impl<K, V> Default for MtimeCache<K, V> {
 
 impl<K: Hash + Eq, V: Clone> MtimeCache<K, V> {
     /// The value of `key`, when none of its files changed since it was read.
-    pub(crate) fn get(&self, io: &dyn Io, key: &K) -> Option<V> {
+    pub(crate) fn get<Q: Hash + Equivalent<K> + ?Sized>(&self, io: &dyn Io, key: &Q) -> Option<V> {
         self.get_within(io, Duration::ZERO, key)
     }
 
     /// The value of `key`, when none of its files changed since it was read, or when
     /// they were found unchanged less than `recheck` ago (a load run's requests would
     /// otherwise ask the filesystem about every file on every send).
-    pub(crate) fn get_within(&self, io: &dyn Io, recheck: Duration, key: &K) -> Option<V> {
+    /// `key` may be borrowed ([`Lookup`]): each request of a run looks its settings up.
+    pub(crate) fn get_within<Q: Hash + Equivalent<K> + ?Sized>(
+        &self,
+        io: &dyn Io,
+        recheck: Duration,
+        key: &Q,
+    ) -> Option<V> {
         let mut entries = self.entries.lock();
         let (value, sources, checked) = entries.get_mut(key)?;
         if !recheck.is_zero() && checked.elapsed() < recheck {
@@ -56,6 +63,18 @@ impl<K: Hash + Eq, V: Clone> MtimeCache<K, V> {
     /// Forgets every entry.
     pub(crate) fn clear(&self) {
         self.entries.lock().clear();
+    }
+}
+
+/// A key of `(owned, profile)` as a lookup borrows it, without copying it: it hashes as
+/// the owned key does (`PathBuf` as `Path`, `Vec<T>` as `[T]`, `String` as `str`) and
+/// equals it when both parts do.
+#[derive(Hash)]
+pub(crate) struct Lookup<'a, T: ?Sized>(pub(crate) &'a T, pub(crate) Option<&'a str>);
+
+impl<T: ?Sized + Eq, O: Borrow<T>> Equivalent<(O, Option<String>)> for Lookup<'_, T> {
+    fn equivalent(&self, key: &(O, Option<String>)) -> bool {
+        key.0.borrow() == self.0 && key.1.as_deref() == self.1
     }
 }
 
@@ -83,6 +102,23 @@ mod tests {
         assert_eq!(cache.get(&io, &"key"), None);
         cache.clear();
         assert_eq!(cache.get(&io, &"key"), None);
+    }
+
+    #[test]
+    fn a_borrowed_key_finds_its_owned_entry_and_no_other() {
+        let io = MemoryFs::new();
+        let paths: MtimeCache<(PathBuf, Option<String>), u32> = MtimeCache::default();
+        paths.insert((PathBuf::from("/p/a"), Some("dev".to_owned())), 1, Vec::new());
+        paths.insert((PathBuf::from("/p/a"), None), 2, Vec::new());
+        assert_eq!(paths.get(&io, &Lookup(Path::new("/p/a"), Some("dev"))), Some(1));
+        assert_eq!(paths.get(&io, &Lookup(Path::new("/p/a"), None)), Some(2));
+        assert_eq!(paths.get(&io, &Lookup(Path::new("/p/a"), Some("prod"))), None);
+        assert_eq!(paths.get(&io, &Lookup(Path::new("/p/b"), None)), None);
+        let lists: MtimeCache<(Vec<PathBuf>, Option<String>), u32> = MtimeCache::default();
+        let directories = vec![PathBuf::from("/p/a"), PathBuf::from("/p")];
+        lists.insert((directories.clone(), None), 3, Vec::new());
+        assert_eq!(lists.get(&io, &Lookup(directories.as_slice(), None)), Some(3));
+        assert_eq!(lists.get(&io, &Lookup(&directories[..1], None)), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::cache::stamp;
+use super::cache::{Lookup, stamp};
 use super::{Client, ConfigSource};
 use crate::config::{Config, Defaults, project_root};
 use crate::dotenv::{self, DotEnv};
@@ -40,9 +40,7 @@ impl Client {
         match &self.inner.config.config {
             ConfigSource::Discover => {
                 let io = &*self.inner.config.io;
-                if let Some(config) =
-                    self.inner.configs.get_within(io, self.inner.config.recheck_files, &directory.to_path_buf())
-                {
+                if let Some(config) = self.inner.configs.get_within(io, self.inner.config.recheck_files, directory) {
                     return Ok(config);
                 }
                 let config = Config::discover(io, directory, &self.inner.config.environment)?;
@@ -78,10 +76,12 @@ impl Client {
         if directories.is_empty() {
             return Ok(Arc::default());
         }
-        let key = (directories.to_vec(), profile.map(str::to_owned));
-        if let Some(dotenv) = self.inner.dotenvs.get_within(io, self.inner.config.recheck_files, &key) {
+        if let Some(dotenv) =
+            self.inner.dotenvs.get_within(io, self.inner.config.recheck_files, &Lookup(directories, profile))
+        {
             return Ok(dotenv);
         }
+        let key = (directories.to_vec(), profile.map(str::to_owned));
         // The times are taken before reading: a file that changes meanwhile is read again.
         let sources = stamp(io, &dotenv::candidates(directories, profile));
         let dotenv = Arc::new(DotEnv::read(io, directories, profile)?);
@@ -126,13 +126,15 @@ impl Client {
     /// Configuration, profile, `.env` and command resolvers for a run in `directory`,
     /// from the cache while the configuration's files are unchanged.
     pub(crate) fn settings(&self, directory: &Path, profile: Option<&str>) -> Result<Arc<Settings>, Error> {
-        let key = (directory.to_path_buf(), profile.map(str::to_owned));
         let io = &*self.inner.config.io;
-        if let Some(settings) = self.inner.settings.get_within(io, self.inner.config.recheck_files, &key) {
+        if let Some(settings) =
+            self.inner.settings.get_within(io, self.inner.config.recheck_files, &Lookup(directory, profile))
+        {
             return Ok(settings);
         }
         let settings = Arc::new(self.load_settings(directory, profile)?);
         let sources = stamp(io, settings.config.iter().flat_map(|config| &config.sources));
+        let key = (directory.to_path_buf(), profile.map(str::to_owned));
         self.inner.settings.insert(key, Arc::clone(&settings), sources);
         Ok(settings)
     }
