@@ -76,7 +76,7 @@ pub(super) fn remote(args: &RunArgs, url: &str) -> Result<RemoteClient, select::
 
 /// The client of the run: profile, `--var`, `--no-redirect`, `--insecure`, cookies.
 pub(super) fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, select::Problem> {
-    let mut config = ClientConfig {
+    let config = ClientConfig {
         profile: args.profile.clone(),
         defaults: RequestDefaults {
             follow_redirects: args.no_redirect.then_some(false),
@@ -135,13 +135,15 @@ pub(super) fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, s
             ));
         }
     }
-    // The configuration of the first file decides the profile check and the jar.
-    let probe = Client::new(ClientConfig::default());
+    // The configuration of the first file decides the profile check and the jar. The
+    // client finds it, and its fork with the jar keeps what it found: the files are
+    // looked for once.
+    let client = Client::new(config);
     let directory = files.first().and_then(|file| file.path.parent()).map(PathBuf::from).unwrap_or_default();
-    let found = volley_engine::stages::config_for(&probe, &directory)
+    let found = volley_engine::stages::config_for(&client, &directory)
         .map_err(|error| select::Problem::invalid(error.to_string(), None))?;
     if let Some(profile) = &args.profile
-        && let Err(error) = volley_engine::stages::profile_for(&probe, &directory, profile)
+        && let Err(error) = volley_engine::stages::profile_for(&client, &directory, profile)
     {
         let hint = found.is_none().then_some(
             "profiles come from volley.jsonc `profiles`, the environments of http-client.env.json, httpyac's \
@@ -162,8 +164,7 @@ pub(super) fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, s
             select::Problem::invalid(error.to_string(), None)
         }
     })?;
-    config.cookie_jar = jar;
-    Ok(Client::new(config))
+    Ok(volley_engine::stages::fork(&client, client.get_variables(), jar))
 }
 
 /// A path of the command line, relative to the working directory, made absolute: the
