@@ -336,7 +336,7 @@ async fn build_url(
     // looks at the scheme.
     // Parsed once: the problem's check reads the same result (a load sends this path
     // thousands of times a second).
-    let parsed = parse_url(&candidate);
+    let parsed = crate::parsed_urls::parse(&candidate);
     if let Some((reason, hint)) =
         crate::url_rule::url_problem_of(written, &candidate, parsed.as_ref().map_err(|error| *error))
     {
@@ -359,31 +359,6 @@ async fn build_url(
         let _ = url.set_scheme(scheme);
     }
     Ok(url)
-}
-
-/// How many URLs [`parse_url`] keeps on each thread.
-const PARSED_URLS: usize = 4;
-
-thread_local! {
-    /// The text of each URL [`parse_url`] keeps and its parse, the newest last.
-    static PARSED: std::cell::RefCell<Vec<(Box<str>, url::Url)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// `candidate` parsed, from the last URLs parsed on this thread when it is one of them:
-/// a load run or `--repeat` sends the same URL thousands of times a second, and its parse
-/// is about a tenth of the work of each request. Failures are not kept.
-fn parse_url(candidate: &str) -> Result<url::Url, url::ParseError> {
-    PARSED.with_borrow_mut(|parsed| {
-        if let Some((_, url)) = parsed.iter().find(|(text, _)| **text == *candidate) {
-            return Ok(url.clone());
-        }
-        let url = url::Url::parse(candidate)?;
-        if parsed.len() == PARSED_URLS {
-            parsed.remove(0);
-        }
-        parsed.push((candidate.into(), url.clone()));
-        Ok(url)
-    })
 }
 
 /// How the three tools write a gRPC target, for the errors of one that is not.
@@ -459,23 +434,4 @@ pub(crate) fn aws_datetime(now: time::OffsetDateTime) -> String {
         now.minute(),
         now.second()
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_kept_url_is_the_parse_of_its_text() {
-        let texts: Vec<String> =
-            (0..PARSED_URLS + 2).map(|i| format!("http://EXAMPLE.com:80/a/../b{i}?q=a b")).collect();
-        // Twice over more URLs than are kept: the second pass finds some, parses others.
-        for text in texts.iter().chain(&texts).chain(texts.iter().rev()) {
-            assert_eq!(parse_url(text), url::Url::parse(text));
-        }
-        for bad in ["http://exa mple.com/", "http://host:99999/", "http://host:99999/"] {
-            assert_eq!(parse_url(bad), url::Url::parse(bad));
-        }
-        assert_eq!(PARSED.with_borrow(Vec::len), PARSED_URLS);
-    }
 }

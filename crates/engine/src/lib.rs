@@ -80,6 +80,7 @@ pub mod grpc;
 mod interpolate;
 mod loops;
 mod oauth;
+mod parsed_urls;
 mod prepare;
 mod prepared;
 pub mod prompt;
