@@ -90,15 +90,32 @@ pub(crate) fn title(file: &File, request: &Request) -> String {
     if let Some(name) = &request.name {
         return name.value.clone();
     }
-    let mut words = request.line_span.text(&file.text).split_whitespace();
-    let title = match (words.next(), words.next()) {
-        (Some(method), Some(url)) => format!("{method} {url}"),
+    let title = match first_two_words(request.line_span.text(&file.text)) {
+        (Some(method), Some(url)) => [method, url].join(" "),
         (first, _) => first.unwrap_or_default().to_owned(),
     };
     match volley_engine::redact::redact_url_password(&title) {
         std::borrow::Cow::Borrowed(_) => title,
         std::borrow::Cow::Owned(redacted) => redacted,
     }
+}
+
+/// The first two words of `line`, as `split_whitespace` gives them; an ASCII line (the
+/// usual request line) is cut by its bytes, a title for every request of a run.
+fn first_two_words(line: &str) -> (Option<&str>, Option<&str>) {
+    if !line.is_ascii() {
+        let mut words = line.split_whitespace();
+        return (words.next(), words.next());
+    }
+    // The ASCII characters `char::is_whitespace` takes: tab to carriage return, space.
+    let space = |byte: &u8| matches!(byte, b'\t'..=b'\r' | b' ');
+    let word_from = |from: usize| {
+        let start = from + line.as_bytes()[from..].iter().position(|byte| !space(byte))?;
+        let end = line.as_bytes()[start..].iter().position(space).map_or(line.len(), |length| start + length);
+        Some((start, end))
+    };
+    let Some((start, end)) = word_from(0) else { return (None, None) };
+    (Some(&line[start..end]), word_from(end).map(|(start, end)| &line[start..end]))
 }
 
 impl RequestResult {
@@ -313,6 +330,31 @@ impl Tally {
             skipped: self.skipped + other.skipped,
             retries: self.retries + other.retries,
             exit: self.exit.worst(other.exit),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_two_words;
+
+    /// The bytes' cut gives what `split_whitespace` gives, whatever the line.
+    #[test]
+    fn the_first_two_words_are_split_whitespaces() {
+        for line in [
+            "",
+            "   ",
+            "GET",
+            "GET http://a/b HTTP/1.1",
+            "  GET\t\thttp://a/b  ",
+            "GET\x0bhttp://a\x0c",
+            "POST\r\nx",
+            "GET\u{a0}http://a/é b",
+            "GET http://é/ HTTP/2",
+            "é",
+        ] {
+            let mut words = line.split_whitespace();
+            assert_eq!(first_two_words(line), (words.next(), words.next()), "{line:?}");
         }
     }
 }
