@@ -224,10 +224,38 @@ impl fmt::Debug for Redactor {
     }
 }
 
+/// How many secret sets each thread keeps the redactor of.
+const KEPT_REDACTORS: usize = 4;
+
+thread_local! {
+    /// The redactors last made on this thread, by the secrets' values, the newest last:
+    /// the requests of a run or a load mostly send the same token, and a redactor's
+    /// matcher cost five times the rest of such a request to build. A redactor is a
+    /// function of the values alone, so a kept one is the one [`Redactor::new`] makes.
+    static KEPT: std::cell::RefCell<Vec<(Vec<String>, Redactor)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Redactor {
     /// The redactor of `secrets`.
     #[must_use]
     pub fn new(secrets: &Secrets) -> Self {
+        if secrets.values.is_empty() {
+            return Self::default();
+        }
+        KEPT.with_borrow_mut(|kept| {
+            if let Some((_, redactor)) = kept.iter().find(|(values, _)| *values == secrets.values) {
+                return redactor.clone();
+            }
+            let redactor = Self::made(secrets);
+            if kept.len() == KEPT_REDACTORS {
+                kept.remove(0);
+            }
+            kept.push((secrets.values.clone(), redactor.clone()));
+            redactor
+        })
+    }
+
+    fn made(secrets: &Secrets) -> Self {
         let mut seen = std::collections::HashSet::new();
         let mut patterns: Vec<String> = Vec::with_capacity(secrets.values.len() * 2);
         for value in &secrets.values {
@@ -418,6 +446,29 @@ mod tests {
             secrets.add_value(*value);
         }
         secrets.redactor()
+    }
+
+    /// The same secrets get the matcher made for them before; others get their own, and
+    /// each hides what it was made for, past the number kept.
+    #[test]
+    fn a_redactor_is_made_once_for_the_same_secrets() {
+        let matcher = |redactor: &Redactor| match &redactor.mode {
+            Mode::Values(matcher) => Arc::clone(matcher),
+            other => panic!("no matcher: {:?}", matches!(other, Mode::Names)),
+        };
+        let first = redactor(&["s3cr3t-0", "t0k3n"]);
+        assert!(Arc::ptr_eq(&matcher(&first), &matcher(&redactor(&["s3cr3t-0", "t0k3n"]))));
+        assert!(!Arc::ptr_eq(&matcher(&first), &matcher(&redactor(&["t0k3n", "s3cr3t-0"]))));
+        for round in 0..2 {
+            for index in 0..KEPT_REDACTORS + 2 {
+                let value = format!("s3cr3t-{index}");
+                let text = format!("{value} t0k3n s3cr3t-x {round}");
+                let shown = redactor(&[value.as_str(), "t0k3n"]).redact(&text).into_owned();
+                assert_eq!(shown, format!("[REDACTED] [REDACTED] s3cr3t-x {round}"));
+            }
+        }
+        KEPT.with_borrow(|kept| assert_eq!(kept.len(), KEPT_REDACTORS));
+        assert!(matches!(Secrets::new().redactor().mode, Mode::Names));
     }
 
     /// What a response gives: the cookies it sets and its JSON credential fields, at
