@@ -95,18 +95,19 @@ export class ProgressCommands {
         });
         const request = new CancellationTokenSource();
         let fallback: NodeJS.Timeout | undefined;
-        const onCancel = cancellation.onCancellationRequested(() => {
+        const cancelProgress = (): void => {
           void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
-          fallback = setTimeout(() => request.cancel(), CANCEL_PATIENCE_MS);
-        });
-        // `volley.cancel` (Ctrl+Alt+K) does what the notification's Cancel does.
-        const cancelByCommand = (): void => {
-          void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
+        };
+        // The notification's Cancel, and `volley.cancel` (Ctrl+Alt+K) alike: the
+        // progress at once, the request if the server has not answered 2 s later.
+        const cancelPatiently = (): void => {
+          cancelProgress();
           fallback ??= setTimeout(() => request.cancel(), CANCEL_PATIENCE_MS);
         };
-        this.running.add(cancelByCommand);
+        const onCancel = cancellation.onCancellationRequested(cancelPatiently);
+        this.running.add(cancelPatiently);
         const onRunCancel = runCancellation?.onCancellationRequested(() => {
-          void client.sendNotification(WorkDoneProgressCancelNotification.type, { token: workDoneToken });
+          cancelProgress();
           request.cancel();
         });
         try {
@@ -123,7 +124,7 @@ export class ProgressCommands {
           return undefined;
         } finally {
           clearTimeout(fallback);
-          this.running.delete(cancelByCommand);
+          this.running.delete(cancelPatiently);
           onCancel.dispose();
           onRunCancel?.dispose();
           request.dispose();
