@@ -172,3 +172,39 @@ pub(super) fn client(args: &RunArgs, files: &[select::File]) -> Result<Client, s
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Run {
+        #[command(flatten)]
+        args: RunArgs,
+    }
+
+    /// The run's client keeps the configuration the profile check found: a change that
+    /// leaves the file's modification time as it was is not read again, so the files
+    /// were looked for once.
+    #[test]
+    fn the_run_client_keeps_the_configuration_its_checks_found() {
+        let directory = std::env::temp_dir().join(format!("volley-clients-{}", std::process::id()));
+        std::fs::create_dir_all(directory.join(".git")).unwrap();
+        let config = directory.join("volley.jsonc");
+        std::fs::write(&config, r#"{"profiles": {"dev": {"variables": {"host": "a"}}}}"#).unwrap();
+        let http = directory.join("a.http");
+        std::fs::write(&http, "GET http://{{host}}/\n").unwrap();
+        let args = Run::parse_from(["run", "-p", "dev", http.to_str().unwrap()]).args;
+        let files = select::load(&args.files).unwrap();
+
+        let client = client(&args, &files).unwrap();
+        let modified = std::fs::metadata(&config).unwrap().modified().unwrap();
+        std::fs::write(&config, r#"{"profiles": {"prod": {"variables": {"host": "b"}}}}"#).unwrap();
+        std::fs::File::options().write(true).open(&config).unwrap().set_modified(modified).unwrap();
+        let found = volley_engine::stages::config_for(&client, &directory).unwrap().unwrap();
+        let _ = std::fs::remove_dir_all(&directory);
+        assert_eq!(found.profiles.keys().collect::<Vec<_>>(), ["dev"]);
+    }
+}
