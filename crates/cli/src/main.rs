@@ -218,6 +218,9 @@ fn main() -> ExitCode {
     unsafe {
         volley_syntax::allocator::use_mimalloc_for_trees();
     }
+    // How every client of this process sends: Volley's HTTP client. The engine and the
+    // front ends take the transport's contract only (docs/ARCHITECTURE.md).
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
     complete::answer_if_asked(Cli::command);
     let cli = Cli::parse();
     let choice = match cli.color {

@@ -9,6 +9,8 @@
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 //! use volley_engine::{Client, ClientConfig, CookieJar, RunOptions};
 //!
+//! // Once, at start-up: how requests are sent (Volley's HTTP client here).
+//! volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
 //! let client = Client::new(ClientConfig { cookie_jar: Some(CookieJar::new()), ..ClientConfig::default() });
 //! // Runs the request named `login` of the file, with one more variable for this run.
 //! let login = client.run("api.http", RunOptions::default().name("login").variable("user", "ada")).await?;
@@ -59,7 +61,6 @@
 
 pub mod analysis;
 pub use volley_assert as assert;
-pub use volley_http::transport;
 pub use volley_io as io;
 pub use volley_transport::{network, sse, websocket};
 pub mod auth;
@@ -95,6 +96,7 @@ mod save;
 mod script;
 pub mod stages;
 mod stream_messages;
+pub mod transport;
 mod url_rule;
 
 pub use client::{Client, ClientConfig, ConfigSource, RequestDefaults, RunOptions, Selection};

@@ -53,6 +53,13 @@ impl HttpTransport {
         Self::default()
     }
 
+    /// A new transport, shared: what `volley_engine::transport::install_default` takes
+    /// to make it the transport of every client given none.
+    #[must_use]
+    pub fn shared() -> std::sync::Arc<dyn Transport> {
+        std::sync::Arc::new(Self::new())
+    }
+
     /// The client for a request: for `http://`, with or without HTTP/2 prior knowledge;
     /// for `https://`, checking certificates or not, offering HTTP/2 by ALPN or keeping
     /// to HTTP/1.1 (`HTTP/1.1` on the request line: with HTTP/2 offered, a server that

@@ -193,7 +193,8 @@ impl NativeConfig {
         };
         Ok(ClientConfig {
             resolvers,
-            transport,
+            // The addon is its own program: its clients send with Volley's HTTP client.
+            transport: Some(transport.unwrap_or_else(volley_http::transport::HttpTransport::shared)),
             tls,
             proxy,
             http_version,

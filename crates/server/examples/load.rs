@@ -18,6 +18,8 @@ use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
 use volley_server::{Server, ServerConfig};
 
 fn main() {
+    // The server's and the engine's clients send with Volley's HTTP client, as in the binary.
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
     let mut args = std::env::args().skip(1);
     let per_level: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(4000);
     let rounds: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(3);

@@ -27,6 +27,8 @@ use volley_server::{Server, ServerConfig};
 type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 fn main() {
+    // The server's and the engine's clients send with Volley's HTTP client, as in the binary.
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let _ = rustls::crypto::ring::default_provider().install_default();
     let upstream_runtime = runtime(1);

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use volley_engine::transport::HttpTransport;
 use volley_engine::{Client, ClientConfig, CookieJar, Transport};
 
 use crate::cluster::Cluster;
@@ -61,7 +60,8 @@ impl Deref for AppState {
 
 impl AppState {
     pub(crate) fn new(config: ServerConfig, workspace: Workspace, cluster: Option<Arc<Cluster>>) -> Self {
-        let transport: Arc<dyn Transport> = Arc::new(HttpTransport::new());
+        // The program's transport (the binary installs Volley's HTTP client).
+        let transport: Arc<dyn Transport> = volley_engine::transport::default_transport();
         let base_client = Client::new(ClientConfig {
             io: Arc::new(WorkspaceFs { workspace: workspace.clone() }),
             transport: Some(Arc::clone(&transport)),
@@ -155,6 +155,8 @@ mod tests {
         std::fs::create_dir_all(&directory).expect("workspace");
         let config = ServerConfig { workspace: directory.clone(), ..ServerConfig::default() };
         let (flow_ttl, session_ttl) = (config.flow_ttl.as_millis() as u64, config.session_ttl.as_millis() as u64);
+        // The server's clients send with Volley's HTTP client, as the binary installs it.
+        volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
         let state = AppState::new(config, Workspace::new(&directory).expect("workspace"), None);
         let router = crate::routes::router(state.clone());
 

@@ -104,6 +104,8 @@ fn names_any(case: &Path, names: &[&str]) -> bool {
 async fn serve(workspace: &Path, token: Option<String>) -> (String, tokio::sync::oneshot::Sender<()>) {
     let config =
         volley_server::ServerConfig { port: 0, workspace: workspace.to_path_buf(), token, ..Default::default() };
+    // In process: its clients send with Volley's HTTP client, as the binary installs it.
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
     let server = volley_server::Server::bind(config).await.expect("the execution server binds");
     let url = format!("http://{}", server.local_addr());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -18,7 +18,7 @@ use crate::cookies::CookieJar;
 use crate::dotenv::DotEnv;
 use crate::resolvers::Environment;
 use crate::script::Realms;
-use crate::transport::{HttpTransport, Transport};
+use crate::transport::Transport;
 
 pub(crate) mod cache;
 mod exchange;
@@ -48,6 +48,7 @@ type DotEnvKey = (Vec<PathBuf>, Option<String>);
 /// # async fn example() -> Result<(), volley_engine::Error> {
 /// use volley_engine::{Client, ClientConfig, RunOptions};
 ///
+/// volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
 /// let client = Client::new(ClientConfig::default());
 /// client.set_variable("host", "https://httpbin.org");
 /// let response = client.run_string("GET {{host}}/json\n", RunOptions::default()).await?;
@@ -112,7 +113,7 @@ impl Client {
     /// A client.
     #[must_use]
     pub fn new(config: ClientConfig) -> Self {
-        let transport = config.transport.clone().unwrap_or_else(|| Arc::new(HttpTransport::new()));
+        let transport = config.transport.clone().unwrap_or_else(crate::transport::default_transport);
         let variables = RwLock::new(Arc::new(config.variables.clone()));
         let inner = Inner {
             config,

@@ -25,7 +25,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct ClientConfig {
     /// Where `.http`, body and config files are read.
     pub io: Arc<dyn Io>,
-    /// How requests are sent; `None` for [`HttpTransport`](crate::transport::HttpTransport).
+    /// How requests are sent; `None` for the installed one
+    /// ([`transport::install_default`](crate::transport::install_default)).
     pub transport: Option<Arc<dyn Transport>>,
     /// Initial client variables (above the configuration's, below a run's).
     pub variables: Map<String, Value>,

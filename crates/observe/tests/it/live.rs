@@ -51,6 +51,8 @@ async fn serve(port: u16, workspace: &std::path::Path, token: Option<&str>) -> (
         token: token.map(str::to_owned),
         ..ServerConfig::default()
     };
+    // The execution server sends with Volley's HTTP client, as the binary installs it.
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
     let server = bind_retrying(|| Server::bind(config.clone())).await;
     let port = server.local_addr().port();
     let (stop, stopped) = oneshot::channel::<()>();

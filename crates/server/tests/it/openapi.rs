@@ -46,6 +46,7 @@ async fn requests_generated_from_the_document_are_answered_as_it_says() {
         max_ws_sessions: 100_000,
         ..ServerConfig::default()
     };
+    crate::support::install_http();
     let router = volley_server::router(config).expect("a router");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");

@@ -17,6 +17,7 @@ pub(crate) fn client() -> Client {
 
 pub(crate) fn config() -> ClientConfig {
     ClientConfig {
+        transport: Some(http()),
         config: ConfigSource::Disabled,
         environment: Environment::fixed([
             ("HOME".to_owned(), "/home/ada".to_owned()),
@@ -24,6 +25,11 @@ pub(crate) fn config() -> ClientConfig {
         ]),
         ..ClientConfig::default()
     }
+}
+
+/// Volley's HTTP client, as the binary installs it.
+pub(crate) fn http() -> Arc<dyn volley_engine::Transport> {
+    Arc::new(volley_http::transport::HttpTransport::new())
 }
 
 /// A client over an in-memory filesystem (files under `/project`).

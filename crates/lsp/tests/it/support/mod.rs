@@ -38,6 +38,8 @@ impl TestClient {
     pub(crate) fn start() -> Self {
         let (input, server_input) = tokio::io::duplex(1 << 16);
         let (server_output, output) = tokio::io::duplex(1 << 16);
+        // The language server's sends go through Volley's HTTP client, as the binary installs it.
+        volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
         let (service, socket) = volley_lsp::service();
         tokio::spawn(tower_lsp_server::Server::new(server_input, server_output, socket).serve(service));
         Self {

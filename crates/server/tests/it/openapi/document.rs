@@ -26,6 +26,7 @@ impl Server {
             token: token.map(str::to_owned),
             ..ServerConfig::default()
         };
+        crate::support::install_http();
         Self { router: volley_server::router(config).expect("a router"), token, root }
     }
 

@@ -96,6 +96,7 @@ impl Api {
         let workspace = Workspace::new();
         let mut config = ServerConfig { workspace: workspace.root.clone(), ..ServerConfig::default() };
         change(&mut config);
+        crate::support::install_http();
         let router = volley_server::router(config).expect("a router");
         Self { router, workspace }
     }

@@ -27,7 +27,13 @@ impl Drop for Workspace {
     }
 }
 
+/// Volley's HTTP client as the transport of the servers' clients, as the binary installs it.
+pub(crate) fn install_http() {
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
+}
+
 pub(crate) async fn start(config: ServerConfig) -> Running {
+    install_http();
     let directory = std::env::temp_dir().join(format!("volley-server-{}", unique()));
     std::fs::create_dir_all(&directory).expect("workspace");
     let server = Server::bind(ServerConfig { port: 0, workspace: directory.clone(), ..config }).await.expect("bind");
