@@ -8,30 +8,17 @@
 //! cross build (whose C library is not this machine's) and other C libraries keep the
 //! usual table.
 
-use std::process::Command;
-
-/// The first glibc whose loader reads `DT_RELR`.
-const GLIBC_WITH_RELR: (u32, u32) = (2, 36);
+mod glibc;
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=glibc.rs");
     let target = std::env::var("TARGET").unwrap_or_default();
     let host = std::env::var("HOST").unwrap_or_default();
     if target != host || !target.ends_with("-linux-gnu") {
         return;
     }
-    if glibc_version().is_some_and(|version| version >= GLIBC_WITH_RELR) {
+    if glibc::version().is_some_and(|version| version >= glibc::WITH_RELR) {
         println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
-}
-
-/// This machine's glibc version, from `getconf GNU_LIBC_VERSION` ("glibc 2.36").
-fn glibc_version() -> Option<(u32, u32)> {
-    let output = Command::new("getconf").arg("GNU_LIBC_VERSION").output().ok()?;
-    let text = String::from_utf8(output.stdout).ok()?;
-    let version = text.trim().strip_prefix("glibc ")?;
-    let mut parts = version.split('.');
-    let major = parts.next()?.parse().ok()?;
-    let minor = parts.next()?.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()?;
-    Some((major, minor))
 }

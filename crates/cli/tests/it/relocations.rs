@@ -2,6 +2,9 @@
 //! library reads them, and only there.
 #![allow(clippy::unwrap_used)] // In tests a failing unwrap is a failing test.
 
+#[path = "../../glibc.rs"]
+mod glibc;
+
 /// The `d_tag` of a packed relative relocation table.
 const DT_RELR: i64 = 36;
 /// The program header of the dynamic section.
@@ -27,19 +30,11 @@ fn dynamic_tags(elf: &[u8]) -> Vec<i64> {
         .collect()
 }
 
-/// glibc's version on this machine, as build.rs reads it.
-fn glibc() -> Option<(u32, u32)> {
-    let output = std::process::Command::new("getconf").arg("GNU_LIBC_VERSION").output().ok()?;
-    let text = String::from_utf8(output.stdout).ok()?;
-    let (major, minor) = text.trim().strip_prefix("glibc ")?.split_once('.')?;
-    Some((major.parse().ok()?, minor.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()?))
-}
-
 #[cfg(all(target_os = "linux", target_env = "gnu", target_endian = "little", target_pointer_width = "64"))]
 #[test]
 fn relative_relocations_are_packed_where_glibc_reads_them() {
     let binary = std::fs::read(env!("CARGO_BIN_EXE_volley")).unwrap();
     let packed = dynamic_tags(&binary).contains(&DT_RELR);
-    let glibc = glibc().expect("getconf GNU_LIBC_VERSION");
-    assert_eq!(packed, glibc >= (2, 36), "DT_RELR in the binary: {packed}; glibc {glibc:?}");
+    let glibc = glibc::version().expect("getconf GNU_LIBC_VERSION");
+    assert_eq!(packed, glibc >= glibc::WITH_RELR, "DT_RELR in the binary: {packed}; glibc {glibc:?}");
 }

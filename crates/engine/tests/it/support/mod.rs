@@ -17,7 +17,8 @@ pub(crate) fn client() -> Client {
 
 pub(crate) fn config() -> ClientConfig {
     ClientConfig {
-        transport: Some(http()),
+        // Volley's HTTP client, as the binary installs it.
+        transport: Some(volley_http::transport::HttpTransport::shared()),
         config: ConfigSource::Disabled,
         environment: Environment::fixed([
             ("HOME".to_owned(), "/home/ada".to_owned()),
@@ -25,11 +26,6 @@ pub(crate) fn config() -> ClientConfig {
         ]),
         ..ClientConfig::default()
     }
-}
-
-/// Volley's HTTP client, as the binary installs it.
-pub(crate) fn http() -> Arc<dyn volley_engine::Transport> {
-    Arc::new(volley_http::transport::HttpTransport::new())
 }
 
 /// A client over an in-memory filesystem (files under `/project`).
