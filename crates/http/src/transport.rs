@@ -1,5 +1,5 @@
-//! The default transport, and the transport's contract re-exported beside it (see
-//! `volley_transport::transport`).
+//! Volley's transport (HTTP exchanges and WebSocket connections), and the transport's
+//! contract re-exported beside it (see `volley_transport::transport`).
 
 use std::sync::OnceLock;
 
@@ -9,9 +9,10 @@ use volley_transport::network::{Proxies, TlsChoice};
 pub use volley_transport::transport::*;
 use volley_transport::{TransportError, classify_chain};
 
-/// The default transport: reqwest with rustls (ring), HTTP/1.1 and HTTP/2 (ALPN, or
-/// prior knowledge for `HTTP/2` on `http://`), gzip/brotli/deflate decoding, connection
-/// reuse. It follows no redirects and keeps no cookies: the engine does both.
+/// Volley's transport: reqwest with rustls (ring), HTTP/1.1 and HTTP/2 (ALPN, or prior
+/// knowledge for `HTTP/2` on `http://`), gzip/brotli/deflate decoding, connection reuse;
+/// WebSockets on sockets of their own (tokio-tungstenite). It follows no redirects and
+/// keeps no cookies: the engine does both.
 #[derive(Debug, Default)]
 pub struct HttpTransport {
     /// Plain `http://` over HTTP/1.1 without a proxy: connections of its own, the same
@@ -181,6 +182,14 @@ impl Transport for HttpTransport {
             Some(uri) => plain.send(request, uri),
             None => self.send_through_reqwest(request),
         }
+    }
+
+    fn websocket<'a>(
+        &'a self,
+        connect: volley_transport::websocket::WsConnect<'a>,
+    ) -> BoxFuture<'a, Result<volley_transport::websocket::Handshake, volley_transport::websocket::ConnectFailure>>
+    {
+        Box::pin(crate::websocket::handshake(connect))
     }
 }
 

@@ -46,6 +46,8 @@ pub struct NativeRemoteClient {
 /// A remote client for `config`, or why there is none (an invalid server URL).
 #[napi]
 pub fn create_remote_client(config: NativeRemoteConfig) -> napi::Result<Either<NativeRemoteClient, NativeFailure>> {
+    // A remote client opens its control sockets with the installed transport.
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
     let remote = RemoteConfig {
         server_url: config.server_url,
         token: config.token,

@@ -138,6 +138,16 @@ impl Transport for JsTransport {
             response_of(answer.map_err(failed)?)
         })
     }
+
+    /// The dispatcher exchanges HTTP only: the WebSockets of a client with a JavaScript
+    /// transport go over Volley's own sockets.
+    fn websocket<'a>(
+        &'a self,
+        connect: volley_engine::websocket::WsConnect<'a>,
+    ) -> BoxFuture<'a, Result<volley_engine::websocket::Handshake, volley_engine::websocket::ConnectFailure>> {
+        let http = volley_http::transport::HttpTransport::shared();
+        Box::pin(async move { http.websocket(connect).await })
+    }
 }
 
 /// The engine's response from the adapter's parts; a status or header that HTTP does

@@ -30,6 +30,8 @@ struct FakeServer {
 
 impl FakeServer {
     async fn start() -> Self {
+        // Control sockets open with the installed transport, as in the programs.
+        volley_transport::transport::install_default(volley_http::transport::HttpTransport::shared);
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("address"));
         let calls = Arc::new(Mutex::new(Vec::new()));

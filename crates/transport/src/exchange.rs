@@ -3,18 +3,16 @@
 //! path in `plain.rs`, a test's own).
 
 use std::fmt;
-use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use futures_util::Stream;
 
 use crate::error::TransportError;
+pub use crate::future::BoxFuture;
 use crate::network::Network;
-
-/// A boxed future, as the transport trait returns it.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use crate::websocket::{ConnectFailure, Handshake, WsConnect};
 
 /// The body of a response, as it arrives.
 pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, TransportError>> + Send>>;
@@ -62,16 +60,149 @@ impl fmt::Debug for TransportResponse {
     }
 }
 
-/// Sends one request and returns the response head. Implement it to run requests
-/// through something else than the network (a recorder, another client); Volley's
-/// programs install `volley-http`'s `HttpTransport`.
+/// Sends one request and returns the response head, and opens WebSocket connections.
+/// Implement it to run requests through something else than the network (a recorder,
+/// another client); Volley's programs install `volley-http`'s `HttpTransport`.
 pub trait Transport: Send + Sync + fmt::Debug {
     /// Sends `request`; resolves once the response head has arrived.
     fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>>;
+
+    /// Opens a WebSocket connection: resolves once the handshake is done, or with the
+    /// server's refusal (its status and body). A transport that opens none refuses
+    /// every one before anything is sent, as this default does.
+    fn websocket<'a>(&'a self, connect: WsConnect<'a>) -> BoxFuture<'a, Result<Handshake, ConnectFailure>> {
+        let _ = connect;
+        let message = format!("{self:?} opens no WebSocket connections");
+        Box::pin(async { Err(ConnectFailure::Transport(TransportError::Other { message })) })
+    }
 }
 
 impl<T: Transport + ?Sized> Transport for Arc<T> {
     fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
         (**self).send(request)
+    }
+
+    fn websocket<'a>(&'a self, connect: WsConnect<'a>) -> BoxFuture<'a, Result<Handshake, ConnectFailure>> {
+        (**self).websocket(connect)
+    }
+}
+
+/// What makes the transport of a client that is given none.
+pub type MakeTransport = fn() -> Arc<dyn Transport>;
+
+static DEFAULT: OnceLock<MakeTransport> = OnceLock::new();
+
+/// Makes `make` what every client given no transport of its own gets from now on (each
+/// client calls it once, when it is made), and what a remote client opens its control
+/// sockets with. The first call wins: `false` when a transport was installed before,
+/// which is then kept.
+///
+/// ```
+/// use std::sync::{Arc, OnceLock};
+/// use volley_transport::transport::{Transport, install_default};
+/// # #[derive(Debug)] struct MyTransport;
+/// # impl Transport for MyTransport {
+/// #     fn send(&self, _: volley_transport::transport::TransportRequest)
+/// #         -> volley_transport::transport::BoxFuture<'_, Result<volley_transport::transport::TransportResponse, volley_transport::TransportError>> {
+/// #         unimplemented!()
+/// #     }
+/// # }
+/// // First thing in main; Volley's HTTP client is
+/// // `install_default(volley_http::transport::HttpTransport::shared)`.
+/// install_default(|| Arc::new(MyTransport));
+/// ```
+pub fn install_default(make: MakeTransport) -> bool {
+    DEFAULT.set(make).is_ok()
+}
+
+/// A transport as a client given none gets: the installed one's, or [`NotInstalled`].
+#[must_use]
+pub fn default_transport() -> Arc<dyn Transport> {
+    DEFAULT.get().map_or_else(|| Arc::new(NotInstalled) as Arc<dyn Transport>, |make| make())
+}
+
+/// The transport of a client made while none was installed: every request and every
+/// WebSocket fails before anything is sent, saying what to do.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NotInstalled;
+
+impl NotInstalled {
+    fn error() -> TransportError {
+        TransportError::Other {
+            message: "no transport to send requests with: install one at start-up with \
+                      `volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared)`, \
+                      or give the client one in `ClientConfig::transport`"
+                .to_owned(),
+        }
+    }
+}
+
+impl Transport for NotInstalled {
+    fn send(&self, _request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
+        Box::pin(async { Err(Self::error()) })
+    }
+
+    fn websocket<'a>(&'a self, _connect: WsConnect<'a>) -> BoxFuture<'a, Result<Handshake, ConnectFailure>> {
+        Box::pin(async { Err(ConnectFailure::Transport(Self::error())) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_client_without_an_installed_transport_is_refused_with_a_hint() {
+        let url: url::Url = "http://127.0.0.1:9/".parse().unwrap();
+        let request = TransportRequest {
+            method: http::Method::GET,
+            url: url.clone(),
+            headers: http::HeaderMap::new(),
+            body: Bytes::new(),
+            validate_ssl: true,
+            version: None,
+            network: None,
+        };
+        let error = NotInstalled.send(request).await.unwrap_err();
+        assert!(error.to_string().contains("install_default"), "{error}");
+        let headers = http::HeaderMap::new();
+        let connect = WsConnect {
+            url: &url,
+            headers: &headers,
+            validate_ssl: true,
+            network: None,
+            timeout: std::time::Duration::from_secs(1),
+        };
+        let Err(ConnectFailure::Transport(error)) = NotInstalled.websocket(connect).await else {
+            panic!("a WebSocket without a transport must be refused");
+        };
+        assert!(error.to_string().contains("install_default"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_transport_that_opens_no_websockets_refuses_them_by_name() {
+        #[derive(Debug)]
+        struct Recorder;
+        impl Transport for Recorder {
+            fn send(&self, _: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>> {
+                unimplemented!()
+            }
+        }
+        let url: url::Url = "ws://127.0.0.1:9/".parse().unwrap();
+        let headers = http::HeaderMap::new();
+        let connect = WsConnect {
+            url: &url,
+            headers: &headers,
+            validate_ssl: true,
+            network: None,
+            timeout: std::time::Duration::from_secs(1),
+        };
+        let Err(ConnectFailure::Transport(error)) = Recorder.websocket(connect).await else {
+            panic!("the default must refuse");
+        };
+        assert_eq!(
+            error.to_string(),
+            TransportError::Other { message: "Recorder opens no WebSocket connections".to_owned() }.to_string()
+        );
     }
 }

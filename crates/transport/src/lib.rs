@@ -1,8 +1,8 @@
-//! Volley's network layer, below the engine: the contract of one HTTP exchange
-//! ([`transport`]; the HTTP client that keeps it is the `volley-http` crate), the TLS and
-//! proxy settings a run resolves into ([`network`]), Server-Sent Events ([`sse`]) and
-//! WebSocket connections ([`websocket`]), and the errors they fail with
-//! ([`TransportError`]).
+//! Volley's network layer, below the engine: the contract of one HTTP exchange and of
+//! opening a WebSocket ([`transport`]; the client that keeps it is the `volley-http`
+//! crate), the TLS and proxy settings a run resolves into ([`network`]), Server-Sent
+//! Events ([`sse`]), WebSocket connections as a response hands them out
+//! ([`websocket`]), and the errors they fail with ([`TransportError`]).
 //!
 //! It knows nothing of `.http` files, variables or secrets: the engine builds a
 //! [`transport::TransportRequest`] and hides its secrets in the errors that come back
@@ -12,10 +12,12 @@
 mod client_certificate;
 mod error;
 mod exchange;
+mod future;
 pub mod network;
 pub mod sse;
 mod tls;
 pub mod transport;
+pub mod tunnel;
 pub mod websocket;
 
 pub use error::{TransportError, classify_chain};

@@ -224,20 +224,21 @@ impl Client {
         let _ = cookie_url.set_scheme(if prepared.url.scheme() == "wss" { "https" } else { "http" });
         let mut headers = prepared.headers.clone();
         add_jar_cookies(&mut headers, jar, &cookie_url);
-        let connecting = crate::websocket::connect(
-            &prepared.url,
-            &headers,
-            prepared.validate_ssl,
-            prepared.network.as_deref(),
-            prepared.timeout,
-        );
+        let connecting = self.inner.transport.websocket(crate::websocket::WsConnect {
+            url: &prepared.url,
+            headers: &headers,
+            validate_ssl: prepared.validate_ssl,
+            network: prepared.network.as_deref(),
+            timeout: prepared.timeout,
+        });
         let handshake = match cancel {
             Some(token) => tokio::select! {
                 result = connecting => result,
                 () = token.cancelled() => return Err(Error::Cancelled),
             },
             None => connecting.await,
-        }?;
+        }
+        .map_err(crate::error::TransportError::from)?;
         if let Some(jar) = jar {
             let values = handshake.headers.get_all(SET_COOKIE).iter().filter_map(|value| value.to_str().ok());
             jar.store(&cookie_url, values);

@@ -70,10 +70,9 @@ fn through(proxy: &str, url: &url::Url) -> volley_grpc::Connect {
     Arc::new(move |_authority| {
         let (proxy, url) = (proxy.clone(), url.clone());
         Box::pin(async move {
-            crate::websocket::tunnel(&proxy, &url).await.map_err(|failure| match failure {
-                crate::websocket::ConnectFailure::Transport(TransportError::Proxy { message, .. }) => message,
-                crate::websocket::ConnectFailure::Transport(other) => other.to_string(),
-                crate::websocket::ConnectFailure::Refused { status, .. } => format!("the proxy answered {status}"),
+            volley_transport::tunnel::open(&proxy, &url).await.map_err(|error| match error {
+                TransportError::Proxy { message, .. } => message,
+                other => other.to_string(),
             })
         })
     })

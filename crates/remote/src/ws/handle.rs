@@ -150,17 +150,24 @@ impl WsSessionHandle {
             headers.insert(AUTHORIZATION, value);
         }
         // Boxed: the handshake's future is large, and would make every run's future so.
-        let handshake = Box::pin(websocket::handshake(&url, &headers, true, None, CONTROL_CONNECT_TIMEOUT))
-            .await
-            .map_err(|failure| match failure {
-                ConnectFailure::Refused { status, body } => answer::server_error(status, &body),
-                ConnectFailure::Transport(TransportError::ConnectionRefused { .. }) => {
-                    Error::Transport(TransportError::ConnectionRefused {
-                        host: format!("the execution server at {}", server.base()),
-                    })
-                }
-                ConnectFailure::Transport(error) => Error::Transport(error),
-            })?;
+        // Opened by the transport the program installed, as the engine's WebSockets are.
+        let transport = volley_transport::transport::default_transport();
+        let connect = websocket::WsConnect {
+            url: &url,
+            headers: &headers,
+            validate_ssl: true,
+            network: None,
+            timeout: CONTROL_CONNECT_TIMEOUT,
+        };
+        let handshake = transport.websocket(connect).await.map_err(|failure| match failure {
+            ConnectFailure::Refused { status, body } => answer::server_error(status, &body),
+            ConnectFailure::Transport(TransportError::ConnectionRefused { .. }) => {
+                Error::Transport(TransportError::ConnectionRefused {
+                    host: format!("the execution server at {}", server.base()),
+                })
+            }
+            ConnectFailure::Transport(error) => Error::Transport(error),
+        })?;
         let (sender, receiver) = handshake.socket.split();
         Ok(WsSessionSocket::new(sender, receiver, Arc::clone(&self.seen)))
     }

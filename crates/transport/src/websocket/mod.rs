@@ -1,39 +1,33 @@
-//! WebSocket connections: the handshake (headers, cookies, subprotocols, TLS, connect
-//! timeout) and the connection a response (the engine's `Response`) hands out — text and
-//! JSON messages out, a stream of messages in, ping, close.
+//! WebSocket connections as the engine and its callers see them: the connection a
+//! response (the engine's `Response`) hands out — text and JSON messages out, a stream
+//! of messages in, ping, close — and what opening one asks of a transport
+//! ([`WsConnect`], [`Handshake`], [`ConnectFailure`]).
 //!
 //! Binary frames are not part of protocol 1.1: one that arrives is an error item of
 //! the stream ([`WsError::Binary`]), and the stream goes on.
 //!
-//! A connection has one of two backends: its own socket (a local run), or something
-//! else that sends and receives messages for it (a session owned by the execution
-//! server, see `remote::ws_adapter`): an `Outlet` and a stream of messages.
+//! A connection is whatever sends and receives its messages: an [`Outlet`] and a
+//! [`MessageStream`]. The transport that opened it gives both (`volley-http`'s socket),
+//! or something else does (a session owned by the execution server, see
+//! `remote::ws_adapter`). So this crate holds no WebSocket client, and an edit of the
+//! client builds its crate and the programs only.
 
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt as _, Stream, StreamExt as _};
+use futures_util::Stream;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::{self, Message};
-use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 use crate::error::TransportError;
-use crate::exchange::BoxFuture;
-pub use crate::network::AcceptAnyCertificate;
+use crate::future::BoxFuture;
 
 mod sending;
 
 pub use sending::WsOutgoing;
-
-type Socket = WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// A message from the other end, or one of the request's own.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,15 +160,7 @@ impl Stream for WebSocket {
 /// The sending half of a connection.
 #[derive(Clone)]
 pub struct WsSender {
-    backend: SenderBackend,
-}
-
-#[derive(Clone)]
-enum SenderBackend {
-    /// The connection's own socket.
-    Socket(Arc<tokio::sync::Mutex<SplitSink<Socket, Message>>>),
-    /// Something that sends for the connection (a server-owned session).
-    Outlet(Arc<dyn Outlet>),
+    outlet: Arc<dyn Outlet>,
 }
 
 /// What a connection sends, whatever carries it.
@@ -186,12 +172,13 @@ pub enum Outgoing {
     Close(u16, String),
 }
 
-/// Sends for a connection that has no socket of its own.
+/// Sends for a connection: its socket, or what carries its messages (a session owned by
+/// the execution server).
 pub trait Outlet: Send + Sync {
     fn send(&self, message: Outgoing) -> BoxFuture<'_, Result<(), WsError>>;
 }
 
-/// The messages of a connection that has no socket of its own.
+/// The messages that arrive on a connection, ending after the close.
 pub type MessageStream = Pin<Box<dyn Stream<Item = Result<WsMessage, WsError>> + Send + Sync>>;
 
 impl std::fmt::Debug for WsSender {
@@ -229,43 +216,18 @@ impl WsSender {
     }
 
     async fn send(&self, message: Outgoing) -> Result<(), WsError> {
-        let sink = match &self.backend {
-            SenderBackend::Outlet(outlet) => return outlet.send(message).await,
-            SenderBackend::Socket(sink) => sink,
-        };
-        let message = match message {
-            Outgoing::Text(text) => Message::text(text),
-            Outgoing::Ping(payload) => Message::Ping(payload),
-            Outgoing::Close(code, reason) => {
-                Message::Close(Some(CloseFrame { code: CloseCode::from(code), reason: reason.into() }))
-            }
-        };
-        sink.lock().await.send(message).await.map_err(|error| match error {
-            tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => WsError::Closed,
-            other => WsError::Connection(other.to_string()),
-        })
+        self.outlet.send(message).await
     }
 }
 
 /// The receiving half of a connection: a stream of messages that ends after the close.
 pub struct WsReceiver {
-    backend: ReceiverBackend,
-}
-
-enum ReceiverBackend {
-    /// The connection's own socket; `closed` once its close frame or error came.
-    Socket { stream: SplitStream<Socket>, closed: bool },
-    /// Messages that something else receives for the connection.
-    Stream(MessageStream),
+    messages: MessageStream,
 }
 
 impl std::fmt::Debug for WsReceiver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut debug = f.debug_struct("WsReceiver");
-        if let ReceiverBackend::Socket { closed, .. } = &self.backend {
-            debug.field("closed", closed);
-        }
-        debug.finish_non_exhaustive()
+        f.debug_struct("WsReceiver").finish_non_exhaustive()
     }
 }
 
@@ -273,55 +235,34 @@ impl Stream for WsReceiver {
     type Item = Result<WsMessage, WsError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let (stream, closed) = match &mut self.backend {
-            ReceiverBackend::Stream(messages) => return messages.as_mut().poll_next(cx),
-            ReceiverBackend::Socket { stream, closed } => (stream, closed),
-        };
-        loop {
-            if *closed {
-                return Poll::Ready(None);
-            }
-            let message = match stream.poll_next_unpin(cx) {
-                Poll::Pending => return Poll::Pending,
-                Poll::Ready(None) => return Poll::Ready(None),
-                Poll::Ready(Some(Err(error))) => {
-                    *closed = true;
-                    return match error {
-                        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => Poll::Ready(None),
-                        other => Poll::Ready(Some(Err(WsError::Connection(other.to_string())))),
-                    };
-                }
-                Poll::Ready(Some(Ok(message))) => message,
-            };
-            let item = match message {
-                Message::Text(text) => Ok(WsMessage::Text(text.as_str().to_owned())),
-                Message::Binary(bytes) => Err(WsError::Binary { len: bytes.len() }),
-                Message::Pong(payload) => Ok(WsMessage::Pong(payload)),
-                Message::Close(frame) => {
-                    *closed = true;
-                    Ok(WsMessage::Close(
-                        frame
-                            .map(|frame| WsClose { code: frame.code.into(), reason: frame.reason.as_str().to_owned() }),
-                    ))
-                }
-                // Pings are answered by the library; raw frames are never read.
-                Message::Ping(_) | Message::Frame(_) => continue,
-            };
-            return Poll::Ready(Some(item));
-        }
+        self.messages.as_mut().poll_next(cx)
     }
 }
 
 impl WebSocket {
-    /// A connection without a socket of its own: `outlet` sends, `messages` are what
-    /// arrives, `protocol` the subprotocol chosen.
+    /// A connection: `outlet` sends, `messages` are what arrives, `protocol` the
+    /// subprotocol chosen.
     pub fn from_backend(outlet: Arc<dyn Outlet>, messages: MessageStream, protocol: Option<String>) -> Self {
-        Self {
-            sender: WsSender { backend: SenderBackend::Outlet(outlet) },
-            receiver: WsReceiver { backend: ReceiverBackend::Stream(messages) },
-            protocol,
-        }
+        Self { sender: WsSender { outlet }, receiver: WsReceiver { messages }, protocol }
     }
+}
+
+/// What opening a connection asks of a transport ([`Transport::websocket`](crate::transport::Transport::websocket)):
+/// the handshake with `headers` (cookies and `Sec-WebSocket-Protocol` included by the
+/// caller), within `timeout`.
+#[derive(Debug, Clone, Copy)]
+pub struct WsConnect<'a> {
+    /// The `ws://` or `wss://` URL.
+    pub url: &'a url::Url,
+    /// The request's headers.
+    pub headers: &'a http::HeaderMap,
+    /// `false` to accept any TLS certificate.
+    pub validate_ssl: bool,
+    /// CA bundles, client certificates and proxies; `None` for the platform's roots, no
+    /// client certificate and no proxy.
+    pub network: Option<&'a crate::network::Network>,
+    /// How long the connection and the handshake may take.
+    pub timeout: Duration,
 }
 
 /// The handshake's response, for the response (the engine's `Response`) of the request.
@@ -364,194 +305,4 @@ impl From<ConnectFailure> for TransportError {
             }
         }
     }
-}
-
-/// Opens a connection: the handshake with `headers` (cookies and `Sec-WebSocket-Protocol`
-/// included by the caller), within `timeout`.
-pub async fn connect(
-    url: &url::Url,
-    headers: &http::HeaderMap,
-    validate_ssl: bool,
-    network: Option<&crate::network::Network>,
-    timeout: Duration,
-) -> Result<Handshake, TransportError> {
-    handshake(url, headers, validate_ssl, network, timeout).await.map_err(TransportError::from)
-}
-
-/// [`connect`], a refused handshake kept with its status and body (the execution
-/// server's control sockets answer refusals with its `{"error": …}` body).
-pub async fn handshake(
-    url: &url::Url,
-    headers: &http::HeaderMap,
-    validate_ssl: bool,
-    network: Option<&crate::network::Network>,
-    timeout: Duration,
-) -> Result<Handshake, ConnectFailure> {
-    let host = crate::error::host_of(url);
-    let mut request = url
-        .as_str()
-        .into_client_request()
-        .map_err(|error| TransportError::Other { message: format!("invalid WebSocket URL `{url}`: {error}") })?;
-    for (name, value) in headers {
-        // The handshake headers are the library's; everything else is the request's.
-        if !name.as_str().starts_with("sec-websocket-") || name == "sec-websocket-protocol" {
-            request.headers_mut().append(name.clone(), value.clone());
-        }
-    }
-    let connector = match (url.scheme(), network) {
-        ("wss", None) => Some(Connector::Rustls(tls_config(validate_ssl)?)),
-        // CA bundles and the client certificate chosen for this host; a new
-        // configuration per connection, as sockets are few and long-lived.
-        ("wss", Some(network)) => {
-            let choice = crate::network::TlsChoice::for_url(network, url)?;
-            let config = crate::network::rustls_config(&choice, validate_ssl, &[b"http/1.1"])?;
-            Some(Connector::Rustls(Arc::new(config)))
-        }
-        _ => None,
-    };
-    // 16 KiB read buffers instead of tungstenite's 128 KiB: a server holding a thousand
-    // sessions keeps a thousand of them; larger messages still grow the buffer.
-    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default().read_buffer_size(16 * 1024);
-    let proxy = network.and_then(|network| network.proxies.as_ref()).and_then(|proxies| proxies.for_url(url));
-    let connecting = async {
-        match &proxy {
-            None => tokio_tungstenite::connect_async_tls_with_config(request, Some(config), true, connector)
-                .await
-                .map_err(|error| classify(error, &host)),
-            Some(proxy) => {
-                let tunnel = tunnel(proxy, url).await?;
-                tokio_tungstenite::client_async_tls_with_config(request, tunnel, Some(config), connector)
-                    .await
-                    .map_err(|error| classify(error, &host))
-            }
-        }
-    };
-    // Boxed: both ways of connecting in one future would make every caller's future large.
-    let (socket, response) = tokio::time::timeout(timeout, Box::pin(connecting))
-        .await
-        .map_err(|_| TransportError::HandshakeTimeout { after: timeout })??;
-    let protocol =
-        response.headers().get("sec-websocket-protocol").and_then(|value| value.to_str().ok()).map(str::to_owned);
-    let (sink, stream) = socket.split();
-    let socket = WebSocket {
-        sender: WsSender { backend: SenderBackend::Socket(Arc::new(tokio::sync::Mutex::new(sink))) },
-        receiver: WsReceiver { backend: ReceiverBackend::Socket { stream, closed: false } },
-        protocol,
-    };
-    Ok(Handshake { socket, status: response.status(), headers: response.headers().clone() })
-}
-
-/// A TCP connection to `url`'s host through the HTTP proxy `proxy` (`CONNECT`, with
-/// the proxy URL's credentials as `Proxy-Authorization: Basic`), as browsers open
-/// WebSockets through proxies.
-pub async fn tunnel(proxy: &str, url: &url::Url) -> Result<tokio::net::TcpStream, ConnectFailure> {
-    use base64::Engine as _;
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let shown = crate::network::without_password(proxy);
-    let failed = |message: String| ConnectFailure::Transport(TransportError::Proxy { proxy: shown.clone(), message });
-    let parsed = url::Url::parse(proxy).map_err(|error| failed(format!("not a proxy URL: {error}")))?;
-    if parsed.scheme() != "http" {
-        return Err(failed(format!(
-            "WebSocket and gRPC connections go through `http://` proxies only, not `{}://`",
-            parsed.scheme()
-        )));
-    }
-    let (Some(proxy_host), Some(proxy_port)) = (parsed.host_str(), parsed.port_or_known_default()) else {
-        return Err(failed("the proxy URL has no host".to_owned()));
-    };
-    let mut stream = tokio::net::TcpStream::connect((proxy_host, proxy_port)).await.map_err(|error| {
-        if error.kind() == std::io::ErrorKind::ConnectionRefused {
-            failed("the proxy refused the connection (is it running, and is the port right?)".to_owned())
-        } else {
-            failed(error.to_string())
-        }
-    })?;
-    let target = crate::error::host_of(url);
-    let mut head = format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n");
-    if !parsed.username().is_empty() {
-        let decode = |text: &str| percent_encoding::percent_decode_str(text).decode_utf8_lossy().into_owned();
-        let credentials = format!("{}:{}", decode(parsed.username()), decode(parsed.password().unwrap_or("")));
-        let token = base64::engine::general_purpose::STANDARD.encode(credentials);
-        head.push_str("Proxy-Authorization: Basic ");
-        head.push_str(&token);
-        head.push_str("\r\n");
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).await.map_err(|error| failed(error.to_string()))?;
-    // The answer's head, byte by byte: nothing of the tunnelled stream may be read here.
-    let mut answer = Vec::new();
-    while !answer.ends_with(b"\r\n\r\n") {
-        if answer.len() > 16 * 1024 {
-            return Err(failed("the proxy's answer to CONNECT has no end".to_owned()));
-        }
-        let byte = stream.read_u8().await.map_err(|error| failed(format!("the proxy closed the tunnel: {error}")))?;
-        answer.push(byte);
-    }
-    let status_line = String::from_utf8_lossy(&answer).lines().next().unwrap_or_default().to_owned();
-    let status = status_line.split(' ').nth(1).unwrap_or_default();
-    if !status.starts_with('2') {
-        return Err(failed(format!("the proxy answered CONNECT with `{}`", status_line.trim())));
-    }
-    Ok(stream)
-}
-
-fn classify(error: tungstenite::Error, host: &str) -> ConnectFailure {
-    let error = match error {
-        tungstenite::Error::Http(response) => {
-            let status = response.status().as_u16();
-            return ConnectFailure::Refused { status, body: response.into_body().unwrap_or_default() };
-        }
-        other => other,
-    };
-    ConnectFailure::Transport(classify_transport(error, host))
-}
-
-fn classify_transport(error: tungstenite::Error, host: &str) -> TransportError {
-    match error {
-        tungstenite::Error::Io(io) => {
-            if io.kind() == std::io::ErrorKind::ConnectionRefused {
-                return TransportError::ConnectionRefused { host: host.to_owned() };
-            }
-            if let Some(tls) = io.get_ref().and_then(|inner| inner.downcast_ref::<rustls::Error>()) {
-                return TransportError::Tls { host: host.to_owned(), message: crate::error::tls_message(tls) };
-            }
-            let message = io.to_string();
-            if message.contains("failed to lookup address") || message.contains("Name or service not known") {
-                return TransportError::Dns { host: host.to_owned(), message };
-            }
-            TransportError::Other { message: format!("{host}: {message}") }
-        }
-        tungstenite::Error::Tls(tls) => {
-            let message = match &tls {
-                tungstenite::error::TlsError::Rustls(inner) => crate::error::tls_message(inner),
-                other => other.to_string(),
-            };
-            TransportError::Tls { host: host.to_owned(), message }
-        }
-        other => TransportError::Other { message: format!("{host}: WebSocket handshake failed: {other}") },
-    }
-}
-
-/// The rustls configuration of `wss://` connections, built once per process: the
-/// platform's verifier (as for HTTPS), or none at all for `validate_ssl: false`.
-fn tls_config(validate_ssl: bool) -> Result<Arc<rustls::ClientConfig>, TransportError> {
-    static CHECKED: OnceLock<Result<Arc<rustls::ClientConfig>, String>> = OnceLock::new();
-    static UNCHECKED: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
-    crate::network::install_crypto_provider();
-    if !validate_ssl {
-        return Ok(Arc::clone(UNCHECKED.get_or_init(|| {
-            let mut config = rustls::ClientConfig::builder()
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate::new()))
-                .with_no_client_auth();
-            config.alpn_protocols = vec![b"http/1.1".to_vec()];
-            Arc::new(config)
-        })));
-    }
-    let built = CHECKED.get_or_init(|| {
-        crate::network::rustls_config(&crate::network::TlsChoice::default(), true, &[b"http/1.1"])
-            .map(Arc::new)
-            .map_err(|error| error.to_string())
-    });
-    built.clone().map_err(|message| TransportError::Other { message: format!("cannot set up TLS: {message}") })
 }

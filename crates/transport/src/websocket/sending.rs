@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures_util::StreamExt as _;
 
-use super::{MessageStream, ReceiverBackend, WebSocket, WsError, WsMessage, WsReceiver};
+use super::{MessageStream, WebSocket, WsError, WsMessage, WsReceiver};
 
 /// A message of a WebSocket request's definition, rendered: sent once connected, after
 /// `wait_for_server` more messages of the server (`=== wait-for-server` before it).
@@ -75,6 +75,6 @@ impl WebSocket {
         let messages: MessageStream = Box::pin(futures_util::stream::unfold(relayed, |mut relayed| async move {
             relayed.recv().await.map(|item| (item, relayed))
         }));
-        WebSocket { sender, receiver: WsReceiver { backend: ReceiverBackend::Stream(messages) }, protocol }
+        WebSocket { sender, receiver: WsReceiver { messages }, protocol }
     }
 }
