@@ -8,6 +8,8 @@
 //! only the programs depend on it: the engine and the front ends need the contract only,
 //! so they are not built again when the HTTP client changes.
 
+mod client_certificate;
 mod plain;
+mod tls;
 pub mod transport;
 mod websocket;

@@ -112,7 +112,7 @@ fn build_configured_client(key: &ClientKey) -> Result<reqwest::Client, Transport
     if key.tls {
         let alpn: &[&[u8]] =
             if key.version == Some(http::Version::HTTP_11) { &[b"http/1.1"] } else { &[b"h2", b"http/1.1"] };
-        let config = volley_transport::network::rustls_config(&key.choice, key.validate_ssl, alpn)?;
+        let config = crate::tls::rustls_config(&key.choice, key.validate_ssl, alpn)?;
         builder = builder.tls_backend_preconfigured(config);
     } else if key.proxies.is_none() {
         builder = builder.tls_certs_only(std::iter::empty());
@@ -157,8 +157,7 @@ fn build_client(tls: bool, validate_ssl: bool, version: Option<http::Version>) -
         // The same configuration as requests with CA bundles of their own, so that an
         // unknown issuer is named the same way.
         let alpn: &[&[u8]] = if http1_only { &[b"http/1.1"] } else { &[b"h2", b"http/1.1"] };
-        let config = volley_transport::network::rustls_config(&TlsChoice::default(), true, alpn)
-            .map_err(|error| error.to_string())?;
+        let config = crate::tls::rustls_config(&TlsChoice::default(), true, alpn).map_err(|error| error.to_string())?;
         builder.tls_backend_preconfigured(config)
     } else if tls {
         builder.tls_danger_accept_invalid_certs(true).tls_danger_accept_invalid_hostnames(true)
@@ -190,6 +189,14 @@ impl Transport for HttpTransport {
     ) -> BoxFuture<'a, Result<volley_transport::websocket::Handshake, volley_transport::websocket::ConnectFailure>>
     {
         Box::pin(crate::websocket::handshake(connect))
+    }
+
+    fn tls(&self, tls: TlsFor<'_>) -> Result<rustls::ClientConfig, TransportError> {
+        let choice = match tls.network {
+            Some(network) => TlsChoice::for_url(network, tls.url)?,
+            None => TlsChoice::default(),
+        };
+        crate::tls::rustls_config(&choice, tls.validate_ssl, tls.alpn)
     }
 }
 

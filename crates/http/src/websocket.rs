@@ -15,7 +15,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 use volley_transport::TransportError;
-use volley_transport::network::{self, AcceptAnyCertificate};
+use volley_transport::network;
 use volley_transport::transport::{BoxFuture, host_of, install_crypto_provider, tls_message};
 use volley_transport::websocket::{
     ConnectFailure, Handshake, Outgoing, Outlet, WebSocket, WsClose, WsConnect, WsError, WsMessage,
@@ -45,7 +45,7 @@ pub(crate) async fn handshake(connect: WsConnect<'_>) -> Result<Handshake, Conne
         // configuration per connection, as sockets are few and long-lived.
         ("wss", Some(network)) => {
             let choice = network::TlsChoice::for_url(network, url)?;
-            let config = network::rustls_config(&choice, validate_ssl, &[b"http/1.1"])?;
+            let config = crate::tls::rustls_config(&choice, validate_ssl, &[b"http/1.1"])?;
             Some(Connector::Rustls(Arc::new(config)))
         }
         _ => None,
@@ -196,14 +196,14 @@ fn tls_config(validate_ssl: bool) -> Result<Arc<rustls::ClientConfig>, Transport
         return Ok(Arc::clone(UNCHECKED.get_or_init(|| {
             let mut config = rustls::ClientConfig::builder()
                 .dangerous()
-                .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate::new()))
+                .with_custom_certificate_verifier(Arc::new(crate::tls::AcceptAnyCertificate::new()))
                 .with_no_client_auth();
             config.alpn_protocols = vec![b"http/1.1".to_vec()];
             Arc::new(config)
         })));
     }
     let built = CHECKED.get_or_init(|| {
-        network::rustls_config(&network::TlsChoice::default(), true, &[b"http/1.1"])
+        crate::tls::rustls_config(&network::TlsChoice::default(), true, &[b"http/1.1"])
             .map(Arc::new)
             .map_err(|error| error.to_string())
     });

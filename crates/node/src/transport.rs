@@ -148,6 +148,11 @@ impl Transport for JsTransport {
         let http = volley_http::transport::HttpTransport::shared();
         Box::pin(async move { http.websocket(connect).await })
     }
+
+    /// Nor does it make the TLS connections of gRPC calls: Volley's client configures them.
+    fn tls(&self, tls: volley_engine::transport::TlsFor<'_>) -> Result<rustls::ClientConfig, TransportError> {
+        volley_http::transport::HttpTransport::shared().tls(tls)
+    }
 }
 
 /// The engine's response from the adapter's parts; a status or header that HTTP does

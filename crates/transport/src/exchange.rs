@@ -60,8 +60,8 @@ impl fmt::Debug for TransportResponse {
     }
 }
 
-/// Sends one request and returns the response head, and opens WebSocket connections.
-/// Implement it to run requests through something else than the network (a recorder,
+/// Sends one request and returns the response head, opens WebSocket connections, and
+/// configures the TLS of the connections its caller makes itself (gRPC). Implement it to run requests through something else than the network (a recorder,
 /// another client); Volley's programs install `volley-http`'s `HttpTransport`.
 pub trait Transport: Send + Sync + fmt::Debug {
     /// Sends `request`; resolves once the response head has arrived.
@@ -75,6 +75,28 @@ pub trait Transport: Send + Sync + fmt::Debug {
         let message = format!("{self:?} opens no WebSocket connections");
         Box::pin(async { Err(ConnectFailure::Transport(TransportError::Other { message })) })
     }
+
+    /// The TLS configuration of a connection its caller makes itself (a gRPC call's):
+    /// what `network` chooses for `url` (CA bundles, client certificate), no certificate
+    /// check for `validate_ssl: false`, and the ALPN protocols `alpn`. A transport that
+    /// makes no TLS connections refuses, as this default does.
+    fn tls(&self, tls: TlsFor<'_>) -> Result<rustls::ClientConfig, TransportError> {
+        let _ = tls;
+        Err(TransportError::Other { message: format!("{self:?} makes no TLS connections") })
+    }
+}
+
+/// What [`Transport::tls`] configures: a connection to `url`.
+#[derive(Debug, Clone, Copy)]
+pub struct TlsFor<'a> {
+    /// The URL connected to (its host chooses the client certificate).
+    pub url: &'a url::Url,
+    /// CA bundles and client certificates; `None` for the platform's roots and none.
+    pub network: Option<&'a Network>,
+    /// `false` to accept any certificate.
+    pub validate_ssl: bool,
+    /// The ALPN protocols, in order of preference (`h2` for gRPC).
+    pub alpn: &'a [&'a [u8]],
 }
 
 impl<T: Transport + ?Sized> Transport for Arc<T> {
@@ -84,6 +106,10 @@ impl<T: Transport + ?Sized> Transport for Arc<T> {
 
     fn websocket<'a>(&'a self, connect: WsConnect<'a>) -> BoxFuture<'a, Result<Handshake, ConnectFailure>> {
         (**self).websocket(connect)
+    }
+
+    fn tls(&self, tls: TlsFor<'_>) -> Result<rustls::ClientConfig, TransportError> {
+        (**self).tls(tls)
     }
 }
 
@@ -145,6 +171,10 @@ impl Transport for NotInstalled {
     fn websocket<'a>(&'a self, _connect: WsConnect<'a>) -> BoxFuture<'a, Result<Handshake, ConnectFailure>> {
         Box::pin(async { Err(ConnectFailure::Transport(Self::error())) })
     }
+
+    fn tls(&self, _tls: TlsFor<'_>) -> Result<rustls::ClientConfig, TransportError> {
+        Err(Self::error())
+    }
 }
 
 #[cfg(test)]
@@ -180,7 +210,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_transport_that_opens_no_websockets_refuses_them_by_name() {
+    async fn a_transport_that_opens_no_websockets_or_tls_connections_refuses_them_by_name() {
         #[derive(Debug)]
         struct Recorder;
         impl Transport for Recorder {
@@ -204,5 +234,12 @@ mod tests {
             error.to_string(),
             TransportError::Other { message: "Recorder opens no WebSocket connections".to_owned() }.to_string()
         );
+        let tls = TlsFor { url: &url, network: None, validate_ssl: true, alpn: &[b"h2"] };
+        let error = Recorder.tls(tls).expect_err("the default must refuse");
+        assert_eq!(
+            error.to_string(),
+            TransportError::Other { message: "Recorder makes no TLS connections".to_owned() }.to_string()
+        );
+        assert!(NotInstalled.tls(tls).expect_err("refused").to_string().contains("install_default"));
     }
 }

@@ -9,7 +9,6 @@
 //! ([`TransportError::map_texts`]). Redirects, cookies, timeouts and cancellation are the
 //! engine's too, so every transport gets them the same way.
 
-mod client_certificate;
 mod error;
 mod exchange;
 mod future;

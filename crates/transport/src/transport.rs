@@ -7,7 +7,7 @@
 
 pub use crate::error::{describe, host_of, tls_message};
 pub use crate::exchange::{
-    BodyStream, BoxFuture, MakeTransport, NotInstalled, Transport, TransportRequest, TransportResponse,
+    BodyStream, BoxFuture, MakeTransport, NotInstalled, TlsFor, Transport, TransportRequest, TransportResponse,
     default_transport, install_default,
 };
 pub use crate::network::install_crypto_provider;

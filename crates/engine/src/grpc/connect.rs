@@ -17,7 +17,7 @@ pub(super) fn settings(
     prepared: &PreparedRequest,
     proto_field_names: bool,
 ) -> Result<(volley_grpc::Settings, Option<String>), TransportError> {
-    let tls = if prepared.url.scheme() == "https" { Some(Arc::new(tls(prepared)?)) } else { None };
+    let tls = if prepared.url.scheme() == "https" { Some(Arc::new(tls(client, prepared)?)) } else { None };
     let proxy = proxy_for(prepared);
     // Kept connections only for calls that connect as every call using them does:
     // directly, with the default trust (no CA, certificate or `--insecure` of their own).
@@ -47,14 +47,15 @@ pub(super) fn target_of(url: &url::Url, span: Span) -> Result<Target, BuildError
     Ok(target)
 }
 
-/// The TLS configuration of a call: the CA bundles and client certificate the network
-/// settings choose for its host, HTTP/2 by ALPN.
-fn tls(prepared: &PreparedRequest) -> Result<rustls::ClientConfig, TransportError> {
-    let choice = match prepared.network.as_deref() {
-        Some(network) => crate::network::TlsChoice::for_url(network, &prepared.url)?,
-        None => crate::network::TlsChoice::default(),
-    };
-    crate::network::rustls_config(&choice, prepared.validate_ssl, &[b"h2"])
+/// The TLS configuration of a call, from the client's transport: the CA bundles and
+/// client certificate the network settings choose for its host, HTTP/2 by ALPN.
+fn tls(client: &Client, prepared: &PreparedRequest) -> Result<rustls::ClientConfig, TransportError> {
+    client.inner.transport.tls(crate::transport::TlsFor {
+        url: &prepared.url,
+        network: prepared.network.as_deref(),
+        validate_ssl: prepared.validate_ssl,
+        alpn: &[b"h2"],
+    })
 }
 
 /// The proxy a call to `prepared`'s URL goes through: the network settings', else the

@@ -21,9 +21,8 @@ use x509_parser::public_key::PublicKey;
 use x509_parser::time::ASN1Time;
 use x509_parser::x509::SubjectPublicKeyInfo;
 
-use crate::error::TransportError;
-use crate::error::certificate_error;
-use crate::tls::{PemFile, TlsChoice};
+use volley_transport::TransportError;
+use volley_transport::network::{PemFile, TlsChoice, certificate_error};
 
 /// What to present when a server asks for a client certificate: `None` when `choice`
 /// names none.
