@@ -27,6 +27,13 @@ fn main() {
     let mut arguments = std::env::args().skip(1);
     let rounds: usize = arguments.next().and_then(|value| value.parse().ok()).unwrap_or(30);
     let per_round: u32 = arguments.next().and_then(|value| value.parse().ok()).unwrap_or(300);
+    measure(rounds, per_round);
+}
+
+/// `rounds` rounds of `per_round` requests each way, then the medians printed.
+fn measure(rounds: usize, per_round: u32) {
+    // As the `volley` binary does: the engine sends with the installed transport.
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime");
     runtime.block_on(async move {
@@ -76,4 +83,13 @@ fn main() {
         println!("volley run_request: {engine:?} per request");
         println!("ratio:              {:.2}", engine.as_secs_f64() / bare.as_secs_f64());
     });
+}
+
+#[cfg(test)]
+mod tests {
+    /// The example runs as `bench/engine-overhead` runs it, on a few requests.
+    #[test]
+    fn measures_a_few_requests() {
+        super::measure(1, 3);
+    }
 }

@@ -34,6 +34,13 @@ fn main() {
     let events: usize = arguments.next().and_then(|value| value.parse().ok()).unwrap_or(2_000_000);
     let round_trips: usize = arguments.next().and_then(|value| value.parse().ok()).unwrap_or(2_000);
     let rounds: usize = arguments.next().and_then(|value| value.parse().ok()).unwrap_or(10);
+    measure(events, round_trips, rounds);
+}
+
+/// SSE events through the library and the parser, then WebSocket round trips, printed.
+fn measure(events: usize, round_trips: usize, rounds: usize) {
+    // As the `volley` binary does: the engine sends with the installed transport.
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime");
     runtime.block_on(async move {
@@ -144,4 +151,13 @@ async fn websocket(client: &Client, server: &TestServer, round_trips: usize, rou
         engine_p50.as_secs_f64() / bare_p50.as_secs_f64(),
         engine_p99.as_secs_f64() / bare_p99.as_secs_f64()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    /// The example runs as `bench/streaming` runs it, on a few events and round trips.
+    #[test]
+    fn measures_a_few_events_and_round_trips() {
+        super::measure(100, 5, 1);
+    }
 }

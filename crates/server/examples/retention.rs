@@ -35,6 +35,8 @@ const FLOW_TTL: Duration = Duration::from_secs(3);
 fn main() {
     let per_flow: usize = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(500);
     let _ = rustls::crypto::ring::default_provider().install_default();
+    // As the `volley` binary does: the server's executions send with the installed transport.
+    volley_engine::transport::install_default(volley_http::transport::HttpTransport::shared);
     // Upstream, server and load each on their own runtime, as separate processes would be.
     let upstream_runtime = runtime(1);
     let upstream = upstream_runtime.block_on(TestServer::start());
@@ -163,5 +165,8 @@ fn rss_mib() -> u64 {
 async fn post(http: &reqwest::Client, url: String, body: Value) -> Value {
     let response =
         http.post(url).header("content-type", "application/json").body(body.to_string()).send().await.expect("send");
-    serde_json::from_slice(&response.bytes().await.expect("body")).expect("json")
+    let answer: Value = serde_json::from_slice(&response.bytes().await.expect("body")).expect("json");
+    // Stored failures would be smaller than stored responses: measure responses only.
+    assert!(answer.get("error").is_none(), "the server could not run the request: {answer}");
+    answer
 }
