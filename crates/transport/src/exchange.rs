@@ -181,6 +181,10 @@ impl Transport for NotInstalled {
 mod tests {
     use super::*;
 
+    fn connect<'a>(url: &'a url::Url, headers: &'a http::HeaderMap) -> WsConnect<'a> {
+        WsConnect { url, headers, validate_ssl: true, network: None, timeout: std::time::Duration::from_secs(1) }
+    }
+
     #[tokio::test]
     async fn a_client_without_an_installed_transport_is_refused_with_a_hint() {
         let url: url::Url = "http://127.0.0.1:9/".parse().unwrap();
@@ -196,14 +200,7 @@ mod tests {
         let error = NotInstalled.send(request).await.unwrap_err();
         assert!(error.to_string().contains("install_default"), "{error}");
         let headers = http::HeaderMap::new();
-        let connect = WsConnect {
-            url: &url,
-            headers: &headers,
-            validate_ssl: true,
-            network: None,
-            timeout: std::time::Duration::from_secs(1),
-        };
-        let Err(ConnectFailure::Transport(error)) = NotInstalled.websocket(connect).await else {
+        let Err(ConnectFailure::Transport(error)) = NotInstalled.websocket(connect(&url, &headers)).await else {
             panic!("a WebSocket without a transport must be refused");
         };
         assert!(error.to_string().contains("install_default"), "{error}");
@@ -220,14 +217,7 @@ mod tests {
         }
         let url: url::Url = "ws://127.0.0.1:9/".parse().unwrap();
         let headers = http::HeaderMap::new();
-        let connect = WsConnect {
-            url: &url,
-            headers: &headers,
-            validate_ssl: true,
-            network: None,
-            timeout: std::time::Duration::from_secs(1),
-        };
-        let Err(ConnectFailure::Transport(error)) = Recorder.websocket(connect).await else {
+        let Err(ConnectFailure::Transport(error)) = Recorder.websocket(connect(&url, &headers)).await else {
             panic!("the default must refuse");
         };
         assert_eq!(
