@@ -7,6 +7,10 @@
 //! `/execute/sse` for event streams, `/execute/ws` and the session's control socket
 //! for WebSockets) per run, `PUT /session/{id}/variables` for the client's variables,
 //! `POST /flows/{id}/finish` on [`RemoteClient::close`].
+//!
+//! The session's control socket opens with the transport the program installed
+//! (`volley_transport::transport::install_default`; the `volley` binary and the Node
+//! addon install Volley's HTTP client); without one, opening it fails with a hint.
 
 mod answer;
 mod config;
