@@ -150,6 +150,7 @@ impl NativeConfig {
                 dispatcher: Arc::new(dispatcher),
                 aborter: Arc::new(aborter),
                 next: AtomicU32::new(0),
+                volley: volley_http::transport::HttpTransport::new(),
             })
         });
         let mut config = ClientConfig::default();

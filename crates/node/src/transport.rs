@@ -82,6 +82,9 @@ pub(crate) struct JsTransport {
     pub(crate) dispatcher: Arc<TransportDispatcher>,
     pub(crate) aborter: Arc<TransportAborter>,
     pub(crate) next: AtomicU32,
+    /// Volley's own client: what opens the WebSockets and configures the gRPC TLS of a
+    /// client with a JavaScript transport, whose dispatcher exchanges HTTP only.
+    pub(crate) volley: volley_http::transport::HttpTransport,
 }
 
 /// Aborts its exchange's signal when dropped before the exchange answered: the engine
@@ -139,19 +142,15 @@ impl Transport for JsTransport {
         })
     }
 
-    /// The dispatcher exchanges HTTP only: the WebSockets of a client with a JavaScript
-    /// transport go over Volley's own sockets.
     fn websocket<'a>(
         &'a self,
         connect: volley_engine::websocket::WsConnect<'a>,
     ) -> BoxFuture<'a, Result<volley_engine::websocket::Handshake, volley_engine::websocket::ConnectFailure>> {
-        let http = volley_http::transport::HttpTransport::shared();
-        Box::pin(async move { http.websocket(connect).await })
+        self.volley.websocket(connect)
     }
 
-    /// Nor does it make the TLS connections of gRPC calls: Volley's client configures them.
     fn tls(&self, tls: volley_engine::transport::TlsFor<'_>) -> Result<rustls::ClientConfig, TransportError> {
-        volley_http::transport::HttpTransport::shared().tls(tls)
+        self.volley.tls(tls)
     }
 }
 

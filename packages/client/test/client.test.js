@@ -283,6 +283,14 @@ describe('transport', () => {
     assert.deepEqual(seen, [{ method: 'POST', url: 'https://api.invalid/items', auth: 't0k', body: '{"a": 1}' }]);
   });
 
+  it('exchanges HTTP only: WebSockets open over Volley\'s own sockets', async () => {
+    const seen = [];
+    const client = createClient({ transport: (request) => (seen.push(request.url), fetch(request)) });
+    const response = await client.runString(`GET ${url.replace(/^http/, 'ws')}/ws/echo\n`);
+    assert.equal(response.status, 101);
+    assert.deepEqual(seen, []);
+  });
+
   it('may be the fetch function itself', async () => {
     const seen = [];
     const client = createClient({ transport: (request) => (seen.push(request.method), fetch(request)) });
