@@ -8,7 +8,17 @@ use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject as _;
 use volley_transport::TransportError;
 use volley_transport::network::{PemFile, TlsChoice, certificate_error};
-use volley_transport::transport::install_crypto_provider;
+use volley_transport::transport::{TlsFor, install_crypto_provider};
+
+/// The configuration of a connection its caller describes (`Transport::tls`, a `wss://`
+/// handshake): what its network settings choose for its URL, their files read.
+pub(crate) fn for_connection(tls: TlsFor<'_>) -> Result<rustls::ClientConfig, TransportError> {
+    let choice = match tls.network {
+        Some(network) => TlsChoice::for_url(network, tls.url)?,
+        None => TlsChoice::default(),
+    };
+    rustls_config(&choice, tls.validate_ssl, tls.alpn)
+}
 
 /// A rustls client configuration: the platform's verifier with `choice`'s CA bundles
 /// added (or no verification for `validate_ssl: false`), `choice`'s client certificate

@@ -1,5 +1,5 @@
-//! Volley's transport (HTTP exchanges and WebSocket connections), and the transport's
-//! contract re-exported beside it (see `volley_transport::transport`).
+//! Volley's transport (HTTP exchanges, WebSocket connections, TLS configurations), and
+//! the transport's contract re-exported beside it (see `volley_transport::transport`).
 
 use std::sync::OnceLock;
 
@@ -11,8 +11,8 @@ use volley_transport::{TransportError, classify_chain};
 
 /// Volley's transport: reqwest with rustls (ring), HTTP/1.1 and HTTP/2 (ALPN, or prior
 /// knowledge for `HTTP/2` on `http://`), gzip/brotli/deflate decoding, connection reuse;
-/// WebSockets on sockets of their own (tokio-tungstenite). It follows no redirects and
-/// keeps no cookies: the engine does both.
+/// WebSockets on sockets of their own (tokio-tungstenite); the TLS configurations of
+/// gRPC calls. It follows no redirects and keeps no cookies: the engine does both.
 #[derive(Debug, Default)]
 pub struct HttpTransport {
     /// Plain `http://` over HTTP/1.1 without a proxy: connections of its own, the same
@@ -192,11 +192,7 @@ impl Transport for HttpTransport {
     }
 
     fn tls(&self, tls: TlsFor<'_>) -> Result<rustls::ClientConfig, TransportError> {
-        let choice = match tls.network {
-            Some(network) => TlsChoice::for_url(network, tls.url)?,
-            None => TlsChoice::default(),
-        };
-        crate::tls::rustls_config(&choice, tls.validate_ssl, tls.alpn)
+        crate::tls::for_connection(tls)
     }
 }
 

@@ -16,7 +16,7 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 use volley_transport::TransportError;
 use volley_transport::network;
-use volley_transport::transport::{BoxFuture, host_of, install_crypto_provider, tls_message};
+use volley_transport::transport::{BoxFuture, TlsFor, host_of, install_crypto_provider, tls_message};
 use volley_transport::websocket::{
     ConnectFailure, Handshake, Outgoing, Outlet, WebSocket, WsClose, WsConnect, WsError, WsMessage,
 };
@@ -44,9 +44,8 @@ pub(crate) async fn handshake(connect: WsConnect<'_>) -> Result<Handshake, Conne
         // CA bundles and the client certificate chosen for this host; a new
         // configuration per connection, as sockets are few and long-lived.
         ("wss", Some(network)) => {
-            let choice = network::TlsChoice::for_url(network, url)?;
-            let config = crate::tls::rustls_config(&choice, validate_ssl, &[b"http/1.1"])?;
-            Some(Connector::Rustls(Arc::new(config)))
+            let tls = TlsFor { url, network: Some(network), validate_ssl, alpn: &[b"http/1.1"] };
+            Some(Connector::Rustls(Arc::new(crate::tls::for_connection(tls)?)))
         }
         _ => None,
     };

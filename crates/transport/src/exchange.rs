@@ -1,6 +1,6 @@
 //! One exchange, as the engine hands it to a [`Transport`] and gets it back: the
-//! contract every transport keeps (`HttpTransport` in `transport.rs`, the plain HTTP/1.1
-//! path in `plain.rs`, a test's own).
+//! contract every transport keeps (`volley-http`'s `HttpTransport`, a program's own), and
+//! the transport installed for every client given none ([`install_default`]).
 
 use std::fmt;
 use std::pin::Pin;

@@ -149,8 +149,8 @@ impl WsSessionHandle {
             })?;
             headers.insert(AUTHORIZATION, value);
         }
-        // Boxed: the handshake's future is large, and would make every run's future so.
-        // Opened by the transport the program installed, as the engine's WebSockets are.
+        // Opened by the transport the program installed, as the engine's WebSockets are
+        // (its future boxed: the handshake's is large).
         let transport = volley_transport::transport::default_transport();
         let connect = websocket::WsConnect {
             url: &url,
