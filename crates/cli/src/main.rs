@@ -187,7 +187,7 @@ enum Color {
 // mimalloc for Rust allocations and (below) for tree-sitter's: parsing allocates many
 // small nodes, and glibc's allocator costs a fifth of the parse time on large files.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: volley_syntax::allocator::Mimalloc = volley_syntax::allocator::Mimalloc;
 
 /// mimalloc asks the kernel for transparent huge pages on its arenas by default: the
 /// first small allocation then makes 2 MiB resident, and a `volley run` of 1,000

@@ -15,7 +15,7 @@ use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
 use volley_echo_server::TestServer;
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: volley_syntax::allocator::Mimalloc = volley_syntax::allocator::Mimalloc;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime")

@@ -16,7 +16,7 @@ use volley_echo_server::TestServer;
 use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: volley_syntax::allocator::Mimalloc = volley_syntax::allocator::Mimalloc;
 
 fn median(values: &mut [Duration]) -> Duration {
     values.sort();

@@ -21,7 +21,7 @@ use volley_engine::websocket::WsMessage;
 use volley_engine::{Client, ClientConfig, ConfigSource, RunOptions};
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: volley_syntax::allocator::Mimalloc = volley_syntax::allocator::Mimalloc;
 
 /// The value at `per_mille`/1000 of a sorted sample (nearest rank).
 fn percentile(sorted: &[Duration], per_mille: usize) -> Duration {

@@ -25,7 +25,7 @@ use volley_echo_server::TestServer;
 use volley_server::{Server, ServerConfig};
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: volley_syntax::allocator::Mimalloc = volley_syntax::allocator::Mimalloc;
 
 const FLOWS: usize = 100;
 /// Concurrent clients filling the flows.

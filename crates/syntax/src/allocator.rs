@@ -122,6 +122,76 @@ unsafe extern "C" fn free(pointer: *mut c_void) {
     unsafe { libmimalloc_sys::mi_free(pointer) }
 }
 
+/// mimalloc as Rust's global allocator: `#[global_allocator] static GLOBAL: Mimalloc =
+/// Mimalloc;`. A layout that `malloc`'s own alignment already meets (at most 16 bytes,
+/// and not more than its size) goes to `mi_malloc`, the rest to mimalloc's aligned
+/// calls. The `mimalloc` crate's allocator sends every layout to the aligned calls,
+/// whose path when a size class has no free block at hand over-allocates by the
+/// alignment and looks again: 5 % of the instructions of a `volley run` of 1,000 GETs
+/// (docs/benchmarks.md).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Mimalloc;
+
+/// What `mi_malloc` guarantees for a block of at least this size (`MI_MAX_ALIGN_SIZE`).
+const MALLOC_ALIGNMENT: usize = 16;
+
+/// Whether `mi_malloc` of `size` bytes is aligned enough for `align`.
+const fn malloc_aligns(align: usize, size: usize) -> bool {
+    align <= MALLOC_ALIGNMENT && align <= size
+}
+
+// SAFETY: every block comes from mimalloc with at least the layout's alignment: either
+// the aligned calls, or `mi_malloc`/`mi_zalloc`/`mi_realloc` for layouts whose alignment
+// `malloc` guarantees (`malloc_aligns`); all are freed by `mi_free`.
+#[allow(unsafe_code)] // A global allocator.
+unsafe impl std::alloc::GlobalAlloc for Mimalloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let (size, align) = (layout.size(), layout.align());
+        // SAFETY: any size; the alignment is a power of two (a `Layout`'s is).
+        unsafe {
+            if malloc_aligns(align, size) {
+                libmimalloc_sys::mi_malloc(size).cast()
+            } else {
+                libmimalloc_sys::mi_malloc_aligned(size, align).cast()
+            }
+        }
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let (size, align) = (layout.size(), layout.align());
+        // SAFETY: as in `alloc`.
+        unsafe {
+            if malloc_aligns(align, size) {
+                libmimalloc_sys::mi_zalloc(size).cast()
+            } else {
+                libmimalloc_sys::mi_zalloc_aligned(size, align).cast()
+            }
+        }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, pointer: *mut u8, _layout: std::alloc::Layout) {
+        // SAFETY: the caller's block, from this allocator.
+        unsafe { libmimalloc_sys::mi_free(pointer.cast()) }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, pointer: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let align = layout.align();
+        // SAFETY: the caller's block, from this allocator; mimalloc keeps the alignment
+        // it is given (`mi_realloc`: malloc's, enough for `align` at `new_size`).
+        unsafe {
+            if malloc_aligns(align, new_size) {
+                libmimalloc_sys::mi_realloc(pointer.cast(), new_size).cast()
+            } else {
+                libmimalloc_sys::mi_realloc_aligned(pointer.cast(), new_size, align).cast()
+            }
+        }
+    }
+}
+
 /// A global allocator that passes everything on to mimalloc and counts the bytes Rust
 /// holds, for tests and measurements of what parsing costs (with [`tree_peak`], the
 /// whole of it): `#[global_allocator] static GLOBAL: Counting = Counting;`.

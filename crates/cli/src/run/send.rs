@@ -399,7 +399,9 @@ impl Turn<'_> {
             .follow_redirects(args.no_redirect.then_some(false))
             .validate_ssl(args.insecure.then_some(false))
             .show_secrets(args.show_secrets)
-            .cancel(self.limits.interrupt.child_token());
+            // The run's token itself: nothing cancels one request alone, and a child token
+            // would be linked into the run's and out again for every request.
+            .cancel(self.limits.interrupt.clone());
         if let Some(variables) = variables {
             options = options.command_variables(variables.clone());
         }
@@ -427,8 +429,9 @@ impl Turn<'_> {
         let mut attempt = 1;
         let (mut result, started) = loop {
             let started = Instant::now();
-            let response =
-                self.client.run_parsed(&file.text, &file.document, request, Some(&file.path), options.clone()).await;
+            // The last attempt takes the options; the others a copy.
+            let this = if attempt < attempts { options.clone() } else { std::mem::take(&mut options) };
+            let response = self.client.run_parsed(&file.text, &file.document, request, Some(&file.path), this).await;
             let result = RequestResult::new(file, request, response).await;
             if attempt >= attempts || !result.retryable() || self.limits.interrupt.is_cancelled() {
                 break (result, started);

@@ -46,3 +46,36 @@ fn the_body_is_printed_as_received() {
     );
     assert!(String::from_utf8_lossy(&failed.stderr).contains("assertion failed: status == 201"));
 }
+
+/// A plain `http://` request goes through the proxy the environment names, under each
+/// name reqwest reads (`HTTP_PROXY`, `http_proxy`, `ALL_PROXY`), and straight to the
+/// server when the name is set but empty or `NO_PROXY` exempts the host.
+#[test]
+fn plain_requests_take_the_proxy_of_the_environment() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = runtime.block_on(TestServer::start());
+    let proxy = runtime.block_on(volley_echo_server::TestProxy::start(None));
+    let dir = std::env::temp_dir().join(format!("volley-proxy-env-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join(".git")).unwrap();
+    std::fs::write(dir.join("case.http"), "GET {{$env(BASE)}}/status/200\n").unwrap();
+    let run = |variables: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_volley"));
+        command.args(["run", "-q", "case.http"]).current_dir(&dir).env("BASE", server.base_url());
+        for name in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"] {
+            command.env_remove(name);
+        }
+        let output = command.envs(variables.iter().copied()).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{variables:?}: {output:?}");
+        proxy.records().len()
+    };
+    let url = proxy.url();
+    assert_eq!(run(&[("HTTP_PROXY", &url)]), 1);
+    assert_eq!(run(&[("http_proxy", &url)]), 2);
+    assert_eq!(run(&[("ALL_PROXY", &url)]), 3);
+    assert_eq!(run(&[("HTTP_PROXY", "")]), 3);
+    assert_eq!(run(&[("HTTP_PROXY", &url), ("NO_PROXY", "127.0.0.1")]), 3);
+    assert_eq!(run(&[]), 3);
+    let target = &proxy.records()[0].target;
+    assert!(target.starts_with("http://127.0.0.1:") && target.ends_with("/status/200"), "{target}");
+    std::fs::remove_dir_all(&dir).ok();
+}
