@@ -251,3 +251,50 @@ unsafe impl std::alloc::GlobalAlloc for Counting {
         unsafe { libmimalloc_sys::mi_realloc_aligned(pointer.cast(), new_size, layout.align()).cast() }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::alloc::{GlobalAlloc as _, Layout};
+
+    /// Every block [`super::Mimalloc`] gives has its layout's alignment, on the plain
+    /// path (alignments up to 16 at sizes from the alignment up) and the aligned one
+    /// (larger alignments, sizes below the alignment), through `realloc` to larger and
+    /// smaller sizes too, with the bytes kept; `alloc_zeroed` gives zeros.
+    #[test]
+    #[allow(unsafe_code)] // Calls of a global allocator.
+    fn blocks_have_their_layouts_alignment() {
+        let allocator = super::Mimalloc;
+        let aligned = |pointer: *mut u8, align: usize| {
+            assert!(!pointer.is_null());
+            assert_eq!(pointer as usize % align, 0, "alignment {align}");
+        };
+        for align in [1, 2, 4, 8, 16, 32, 64, 4096] {
+            for size in [1, 3, 7, 8, 12, 15, 16, 24, 33, 100, 1000, 70_000] {
+                let layout = Layout::from_size_align(size, align).unwrap();
+                // SAFETY: a non-zero size; each block is written within its size and freed once.
+                unsafe {
+                    let zeroed = allocator.alloc_zeroed(layout);
+                    aligned(zeroed, align);
+                    assert!(std::slice::from_raw_parts(zeroed, size).iter().all(|byte| *byte == 0));
+                    allocator.dealloc(zeroed, layout);
+                    let block = allocator.alloc(layout);
+                    aligned(block, align);
+                    for index in 0..size {
+                        block.add(index).write(index as u8);
+                    }
+                    let grown = allocator.realloc(block, layout, size * 3);
+                    aligned(grown, align);
+                    let kept = |pointer: *mut u8, length: usize| {
+                        (0..length).all(|index| pointer.add(index).read() == index as u8)
+                    };
+                    assert!(kept(grown, size));
+                    let smaller = size.div_ceil(2);
+                    let shrunk = allocator.realloc(grown, Layout::from_size_align(size * 3, align).unwrap(), smaller);
+                    aligned(shrunk, align);
+                    assert!(kept(shrunk, smaller));
+                    allocator.dealloc(shrunk, Layout::from_size_align(smaller, align).unwrap());
+                }
+            }
+        }
+    }
+}
