@@ -192,7 +192,7 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
     }
 }
 
-/// A global allocator that passes everything on to mimalloc and counts the bytes Rust
+/// A global allocator that passes everything on to [`Mimalloc`] and counts the bytes Rust
 /// holds, for tests and measurements of what parsing costs (with [`tree_peak`], the
 /// whole of it): `#[global_allocator] static GLOBAL: Counting = Counting;`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -223,32 +223,32 @@ fn rust_taken(size: usize) {
     RUST_PEAK.fetch_max(now, Ordering::Relaxed);
 }
 
-// SAFETY: every call is passed on to mimalloc unchanged; only sizes are counted.
+// SAFETY: every call is passed on to [`Mimalloc`] unchanged; only sizes are counted.
 #[allow(unsafe_code)] // A global allocator.
 unsafe impl std::alloc::GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         rust_taken(layout.size());
         // SAFETY: the caller's layout, passed on.
-        unsafe { libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast() }
+        unsafe { Mimalloc.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: std::alloc::Layout) {
         RUST_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
         // SAFETY: the caller's block, from `alloc`.
-        unsafe { libmimalloc_sys::mi_free(pointer.cast()) }
+        unsafe { Mimalloc.dealloc(pointer, layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
         rust_taken(layout.size());
         // SAFETY: the caller's layout, passed on.
-        unsafe { libmimalloc_sys::mi_zalloc_aligned(layout.size(), layout.align()).cast() }
+        unsafe { Mimalloc.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, pointer: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
         RUST_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
         rust_taken(new_size);
-        // SAFETY: the caller's block, from `alloc`, with its alignment.
-        unsafe { libmimalloc_sys::mi_realloc_aligned(pointer.cast(), new_size, layout.align()).cast() }
+        // SAFETY: the caller's block, from `alloc`, with its layout.
+        unsafe { Mimalloc.realloc(pointer, layout, new_size) }
     }
 }
 

@@ -61,8 +61,9 @@ impl fmt::Debug for TransportResponse {
 }
 
 /// Sends one request and returns the response head, opens WebSocket connections, and
-/// configures the TLS of the connections its caller makes itself (gRPC). Implement it to run requests through something else than the network (a recorder,
-/// another client); Volley's programs install `volley-http`'s `HttpTransport`.
+/// configures the TLS of the connections its caller makes itself (gRPC). Implement it
+/// to run requests through something else than the network (a recorder, another
+/// client); Volley's programs install `volley-http`'s `HttpTransport`.
 pub trait Transport: Send + Sync + fmt::Debug {
     /// Sends `request`; resolves once the response head has arrived.
     fn send(&self, request: TransportRequest) -> BoxFuture<'_, Result<TransportResponse, TransportError>>;
