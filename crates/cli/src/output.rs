@@ -35,9 +35,13 @@ pub(crate) async fn captured<F: Future>(future: F) -> (F::Output, Vec<Captured>)
         .await
 }
 
-/// Writes what [`captured`] kept, each line to the stream it was written to.
+/// Writes what [`captured`] kept, each line to the stream it was written to; within
+/// another [`captured`] scope (a file of `--jobs`), keeps them there.
 pub(crate) fn replay(lines: Vec<Captured>) {
     for line in lines {
+        let mut line = Some(line);
+        let _ = CAPTURE.try_with(|kept| kept.borrow_mut().extend(line.take()));
+        let Some(line) = line else { continue };
         match line {
             Captured::Out(text) => out(&text),
             Captured::Err(text) => {

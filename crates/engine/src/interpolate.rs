@@ -62,6 +62,15 @@ pub(crate) struct Scope<'a> {
     /// What evaluates httpyac's `{{ expressions }}` (the client's script sandbox), with
     /// the scripts' limits; `None`: they are refused.
     pub(crate) javascript: Option<(&'a dyn Expressions, crate::config::ScriptSettings)>,
+    /// Rendering ahead of its turn ([`crate::stages::prepare_ahead`]): what could act
+    /// (custom and command resolvers, tokens) or read a response is refused instead,
+    /// and the request is prepared again in its turn.
+    pub(crate) ahead: bool,
+}
+
+/// What rendering ahead of its turn refuses; the request is prepared again in its turn.
+pub(crate) fn not_ahead(span: Span) -> BuildError {
+    BuildError::Interpolation { message: "prepared in its turn, not ahead of it".to_owned(), span }
 }
 
 /// The most bytes one substituted template (a URL, a header, a body's text, a file
@@ -90,6 +99,9 @@ pub(crate) struct Renderer<'a> {
     /// The OAuth 2.0 tokens this send needs, each rendered as its placeholder, with
     /// where it is written.
     pub(crate) tokens: Vec<(volley_auth::oauth::PendingToken, volley_syntax::Span)>,
+    /// Rendering ahead of the request's turn met what it refuses ([`Scope::ahead`]),
+    /// also where the error was kept rather than returned (an invalid assertion).
+    declined: bool,
 }
 
 impl<'a> Renderer<'a> {
@@ -102,7 +114,24 @@ impl<'a> Renderer<'a> {
             resolving: Vec::new(),
             rendered: 0,
             tokens: Vec::new(),
+            declined: false,
         }
+    }
+
+    /// Whether this renders ahead of the request's turn ([`Scope::ahead`]).
+    pub(crate) fn ahead(&self) -> bool {
+        self.scope.ahead
+    }
+
+    /// Whether rendering ahead met what it refuses: the request is prepared in its turn.
+    pub(crate) fn declined(&self) -> bool {
+        self.declined
+    }
+
+    /// The error of what rendering ahead refuses, remembered ([`Self::declined`]).
+    fn decline(&mut self, span: Span) -> BuildError {
+        self.declined = true;
+        not_ahead(span)
     }
 
     /// Everything this send must keep out of what is shown: the `$secret` values, and
@@ -226,6 +255,9 @@ impl<'a> Renderer<'a> {
     async fn variable(&mut self, name: &Spanned<String>) -> Result<Value, BuildError> {
         let path = name.value.as_str();
         let segments = volley_syntax::variable_path_segments(path);
+        if self.scope.ahead && matches!(segments.as_slice(), [_, "response", ..]) {
+            return Err(self.decline(name.span));
+        }
         if let [request, "response", rest @ ..] = segments.as_slice()
             && let Some(stored) = self.scope.chain.get(request)
         {
@@ -273,6 +305,9 @@ impl<'a> Renderer<'a> {
                 });
             }
             Err(_) => {}
+        }
+        if self.scope.ahead {
+            return Err(self.decline(name.span));
         }
         // httpyac: the name of a request that ran stands for its response body.
         if let [request, properties @ ..] = segments.as_slice()
@@ -387,6 +422,17 @@ impl<'a> Renderer<'a> {
         let name = call.name.value.as_str();
         let arguments = self.arguments(call).await?;
         let failure = |message: String| BuildError::Resolver { name: name.to_owned(), message, span };
+        // What acts, and the clock: a value of the time is taken when the request is
+        // sent, not while the request before it may still take long.
+        let acts = || {
+            self.scope.custom.contains_key(&format!("${name}"))
+                || self.scope.commands.contains_key(name)
+                || name.starts_with("auth.")
+                || builtin::reads_the_clock(name)
+        };
+        if self.scope.ahead && acts() {
+            return Err(self.decline(span));
+        }
         if let Some(custom) = self.scope.custom.get(&format!("${name}")) {
             return custom.resolve(arguments).await.map_err(|error| failure(error.to_string()));
         }
@@ -403,6 +449,9 @@ impl<'a> Renderer<'a> {
             return Ok(text_of(value));
         }
         if let Some((prompt, once)) = crate::prompt::parse(name, &arguments.join(" ")) {
+            if self.scope.ahead {
+                return Err(self.decline(span));
+            }
             return self.prompted(name, prompt, once, span).await;
         }
         if let Some((message, instead)) = refusal(name) {

@@ -54,6 +54,39 @@ impl Client {
         source_path: Option<&Path>,
         options: &RunOptions,
     ) -> Result<PreparedRequest, Error> {
+        self.prepare_in(document, request, source_path, options, false).await
+    }
+
+    /// `request` prepared ahead of its turn, while the request before it is under way:
+    /// `None` when preparing it could act or depends on what runs before it (references
+    /// and `run` lines, scripts, prompts, custom and command resolvers, tokens, named
+    /// responses), takes the time, or fails; it is then prepared in its turn.
+    pub(crate) async fn prepare_ahead(
+        &self,
+        document: &Document,
+        request: &Request,
+        source_path: Option<&Path>,
+        options: &RunOptions,
+    ) -> Option<PreparedRequest> {
+        // References and `run` lines run requests first; `# @prompt` lines ask.
+        let first = request.directives.iter().any(|directive| {
+            matches!(directive.kind, DirectiveKind::Ref | DirectiveKind::ForceRef | DirectiveKind::Prompt)
+        }) || document.blocks.get(request.block).is_some_and(|block| block.runs().next().is_some());
+        if first {
+            return None;
+        }
+        let prepared = self.prepare_in(document, request, source_path, options, true).await.ok()?;
+        prepared.auth.is_none().then_some(prepared)
+    }
+
+    async fn prepare_in(
+        &self,
+        document: &Document,
+        request: &Request,
+        source_path: Option<&Path>,
+        options: &RunOptions,
+        ahead: bool,
+    ) -> Result<PreparedRequest, Error> {
         refuse(document, request)?;
         let directory = source_path
             .and_then(Path::parent)
@@ -72,6 +105,9 @@ impl Client {
         // A `@loop`'s list is evaluated after httpyac's global scripts, without the
         // request's own (the probe has none).
         let scripts = Scripts::load(document, request, &files, limits)?;
+        if ahead && !scripts.is_empty() {
+            return Err(crate::interpolate::not_ahead(request.line_span).into());
+        }
         let mut pre_request = PreRequest::default();
         let mut script_input = None;
         if !scripts.is_empty() {
@@ -155,6 +191,7 @@ impl Client {
             prompt: value_prompt,
             answers: &self.inner.answers,
             javascript: Some((&self.inner.realms, limits)),
+            ahead,
         };
         let mut renderer = Renderer::new(scope);
         renderer.secrets.extend(prompted_secrets);
@@ -166,6 +203,9 @@ impl Client {
         // Boxed: its state (building, rendering) is not carried, and copied, by every future above.
         let built =
             Box::pin(self.build_prepared(request, &imports, &mut renderer, &settings, &directory, options)).await;
+        if renderer.declined() {
+            return Err(crate::interpolate::not_ahead(request.line_span).into());
+        }
         let built = built.map(|mut prepared| {
             prepared.logs = pre_request.logs;
             // httpyac's `await sleep(ms)` in a script before the request.
@@ -235,6 +275,10 @@ impl Client {
             }
         }
         let mut built = build(request, renderer, &files, &headers).await?;
+        // An AWS signature holds for minutes from the time it is made: in the request's turn.
+        if renderer.ahead() && built.aws.is_some() {
+            return Err(crate::interpolate::not_ahead(request.line_span).into());
+        }
         let (exchange, connect_timeout) = protocol_rules(request, &mut built, renderer, (&files, imports)).await?;
         // With tokens still to get, the signature is made once they are in place.
         if built.aws.is_some() && renderer.tokens.is_empty() {

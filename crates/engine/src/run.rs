@@ -14,7 +14,7 @@ use crate::assert::{AssertionResult, Outcome, ResponseParts};
 use crate::chaining::StoredResponse;
 use crate::client::{Client, RunOptions, select};
 use crate::error::Error;
-use crate::prepared::{Exchange, PendingScripts, PreparedRequest};
+use crate::prepared::{Exchange, Exchanged, PendingScripts, PreparedRequest};
 use crate::redact::{Redactor, Secrets};
 use crate::response::Response;
 use crate::script::{Handled, ResponseView};
@@ -186,9 +186,22 @@ impl Client {
     /// stage (the execution server) run the two steps themselves.
     pub(crate) async fn send(
         &self,
-        mut prepared: PreparedRequest,
+        prepared: PreparedRequest,
         cancel: Option<&CancellationToken>,
     ) -> Result<Response, Error> {
+        let exchanged = self.transmit(prepared, cancel).await?;
+        Ok(self.finish(exchanged))
+    }
+
+    /// The first half of [`send`](Self::send): the request's tokens, its turn
+    /// (`@ratelimit`, `@sleep`) and its exchange, up to the response read and its
+    /// cookies kept. What the response is checked with and where it is kept wait in the
+    /// [`Exchanged`] for [`finish`](Self::finish).
+    pub(crate) async fn transmit(
+        &self,
+        mut prepared: PreparedRequest,
+        cancel: Option<&CancellationToken>,
+    ) -> Result<Exchanged, Error> {
         // A token the request needs (OAuth 2.0) is got first, through this client.
         let auth_redactor = prepared.redactor.clone();
         // Boxed: the grant flows' state is large, and inline every request would carry it.
@@ -197,7 +210,7 @@ impl Client {
         }
         let pending = std::mem::take(&mut prepared.assertions);
         let name = prepared.name.take();
-        let mut prepared_also_named = std::mem::take(&mut prepared.also_named);
+        let also_named = std::mem::take(&mut prepared.also_named);
         let scripts = prepared.scripts.take();
         let save_to = std::mem::take(&mut prepared.save_to);
         let logs = std::mem::take(&mut prepared.logs);
@@ -233,7 +246,15 @@ impl Client {
             Exchange::Grpc(_) => Box::pin(self.call_grpc(prepared, cancel)).await,
             Exchange::Http | Exchange::EventStream => self.exchange(prepared, cancel).await,
         };
-        let mut response = exchanged.map_err(|error| error.redacted(&redactor))?;
+        let response = exchanged.map_err(|error| error.redacted(&redactor))?;
+        Ok(Exchanged { response, pending, name, also_named, scripts, save_to, logs, redactor, jar })
+    }
+
+    /// The second half of [`send`](Self::send): the response checked (assertions,
+    /// `?? js` checks, response handlers), kept for chaining under the request's names,
+    /// the cookie jar saved and the `>>` files written.
+    pub(crate) fn finish(&self, exchanged: Exchanged) -> Response {
+        let Exchanged { mut response, pending, name, also_named, scripts, save_to, logs, redactor, jar } = exchanged;
         // A body that streams (events, WebSocket messages) is not there to check; a gRPC
         // call's is its message, or the array of its messages when the server streams.
         let checked = response.grpc.as_ref().map(|grpc| grpc.checked_body());
@@ -266,7 +287,6 @@ impl Client {
         if let Some(pending) = scripts {
             self.handle(&mut response, *pending, &redactor);
         }
-        let also_named = std::mem::take(&mut prepared_also_named);
         if name.is_some() || !also_named.is_empty() {
             let stored = StoredResponse {
                 status: response.status(),
@@ -291,7 +311,7 @@ impl Client {
             let line = crate::save::save(&*self.inner.config.io, target, &response);
             response.logs.push(redactor.redact_owned(line));
         }
-        Ok(response)
+        response
     }
 
     /// Runs the response handlers of a request on its response: their tests join its

@@ -37,7 +37,7 @@ pub use crate::build::DEFAULT_USER_AGENT;
 pub use crate::chaining::{MAX_CHAINED_BYTES, MAX_CHAINED_RESPONSES};
 pub use crate::client::{DEFAULT_TIMEOUT, MAX_REDIRECTS};
 pub use crate::interpolate::{MAX_RENDERED_BYTES, MAX_REQUEST_BYTES};
-pub use crate::prepared::{Exchange, PreparedRequest};
+pub use crate::prepared::{Exchange, Exchanged, PreparedRequest};
 
 /// Resolves and builds the selected request of `content` (`.http` text) without sending
 /// it: the request a run would send (cookies aside).
@@ -66,6 +66,45 @@ pub async fn send(
     cancel: Option<&CancellationToken>,
 ) -> Result<Response, Error> {
     client.send(prepared, cancel).await
+}
+
+/// [`send`] in two halves, for a front end that sends the next request before it
+/// checks this one's response: the request's tokens, its turn and its exchange, up to
+/// the response read and its cookies kept in the jar.
+pub async fn transmit(
+    client: &Client,
+    prepared: PreparedRequest,
+    cancel: Option<&CancellationToken>,
+) -> Result<Exchanged, Error> {
+    client.transmit(prepared, cancel).await
+}
+
+/// The second half of [`send`]: the response of [`transmit`] checked (assertions,
+/// response handlers), kept for chaining under the request's names, the cookie jar
+/// saved and the `>>` files written.
+#[must_use]
+pub fn finish(client: &Client, exchanged: Exchanged) -> Response {
+    client.finish(exchanged)
+}
+
+/// `request` prepared ahead of its turn (while the request before it is under way),
+/// for [`transmit`] once that one's response is read. `None` when its preparation could
+/// act or read what the requests before it leave: `@ref` and `run` lines, scripts,
+/// prompts, custom and command resolvers, OAuth tokens, named responses; when it takes
+/// the time (`$timestamp`, `$datetime`, an AWS signature), which is the send's; or when
+/// it fails. Prepare it in its turn then ([`run_request`]).
+///
+/// The state it was prepared with is the client's at the call: a request whose
+/// [`finish`] is still to come and [`writes`](Exchanged::finish_writes) variables or
+/// files must be finished, and this one prepared again, before it is sent.
+pub async fn prepare_ahead(
+    client: &Client,
+    document: &Document,
+    request: &Request,
+    source_path: Option<&Path>,
+    options: &RunOptions,
+) -> Option<PreparedRequest> {
+    client.prepare_ahead(document, request, source_path, options).await
 }
 
 /// Runs the requests `request`'s `@ref` and `@forceRef` directives name, before it

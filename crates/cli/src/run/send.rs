@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use futures_util::StreamExt as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
+use volley_engine::stages::{self, Exchanged, PreparedRequest};
 use volley_engine::{CancellationToken, Client, CookieJar, Execute, RunOptions};
 
 use super::outcome::{self, Missing, Outcome, RequestResult, Skip, Tally};
@@ -211,23 +212,105 @@ impl Turn<'_> {
     /// Runs the requests of `unit` in order, printing each as it ends (`--json`: its
     /// record); the results kept (see [`Keep`]) with their places in the run's results,
     /// and the tally of all.
+    ///
+    /// With the run's own client and no `--retry`, `--delay` or `--fail-fast` (whose
+    /// decisions wait for a response's checks) or `--history`, a request is sent as soon
+    /// as the response before it is read, prepared while that one was under way; that
+    /// response is checked and shown while this one is. A request whose preparation
+    /// could act or read what the one before it leaves (see
+    /// [`volley_engine::stages::prepare_ahead`]) waits for it to be finished and is
+    /// prepared in its turn; a large response ([`OVERLAPPED_BYTES`]) is checked and shown
+    /// before the next request goes.
     async fn run_unit(
         &self,
         files: &[select::File],
         requests: &[Vec<&volley_syntax::Request>],
         unit: &Unit,
     ) -> anyhow::Result<(Vec<(usize, RequestResult)>, Tally)> {
-        let (args, mode, progress) = (self.args, self.mode, self.progress);
+        let args = self.args;
         let interrupt = &self.limits.interrupt;
-        let mut results = Vec::new();
-        let mut tally = Tally::default();
         // The named requests this unit did not send or got no response for, and why: a
         // later request that needs their response says so.
-        let mut missing: HashMap<String, Missing> = self.apart(files, requests, unit);
+        let mut book =
+            Book { results: Vec::new(), tally: Tally::default(), missing: self.apart(files, requests, unit) };
+        // `--history` writes a file for each response: not while another is under way.
+        let overlap =
+            self.local.filter(|_| args.retry == 0 && args.delay.is_none() && !args.fail_fast && !args.history);
+        // The request sent whose response is still to be checked and shown, and the next
+        // request prepared ahead (by its number in the unit).
+        let mut answered: Option<Answered<'_>> = None;
+        let mut ahead: Option<(usize, PreparedRequest)> = None;
+        let step_of =
+            |number: usize| -> anyhow::Result<Option<(&select::File, &volley_syntax::Request, &select::Step)>> {
+                let Some((_, step)) = unit.steps.get(number) else { return Ok(None) };
+                let request = *requests[step.file].get(step.request).context("planned request exists")?;
+                Ok(Some((&files[step.file], request, step)))
+            };
         for (number, (position, step)) in unit.steps.iter().enumerate() {
-            let file = &files[step.file];
-            let request = *requests[step.file].get(step.request).context("planned request exists")?;
+            let Some((file, request, _)) = step_of(number)? else { continue };
             let stopped = self.stop.load(Ordering::Relaxed) || interrupt.is_cancelled();
+            if let Some(client) = overlap.filter(|_| !stopped && self.plain(file, request)) {
+                let variables = step.variables.as_deref();
+                // Prepared ahead, unless the response before it writes what its
+                // preparation reads: that one is finished first, and this one prepared now.
+                let prepared = match ahead.take() {
+                    Some((at, prepared)) if at == number && !answered.as_ref().is_some_and(Answered::writes) => {
+                        Ok(prepared)
+                    }
+                    _ => {
+                        Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
+                        Box::pin(self.prepare(client, file, request, variables)).await
+                    }
+                };
+                // A large response is checked and shown before this request goes.
+                if answered.as_ref().is_some_and(|answered| !answered.light()) {
+                    Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
+                }
+                if !self.progress.is_hidden() {
+                    self.progress.set_message(outcome::title(file, request));
+                }
+                let started = Instant::now();
+                let sending = async {
+                    match prepared {
+                        Ok(prepared) => Box::pin(stages::transmit(client, prepared, Some(interrupt))).await,
+                        Err(error) => Err(error),
+                    }
+                };
+                let meanwhile = async {
+                    // The connection's task writes the request first: it runs once this
+                    // task yields.
+                    tokio::task::yield_now().await;
+                    // Printed once the response under way is read: a slow terminal or pipe
+                    // must not add to its time.
+                    let (settled, lines) =
+                        output::captured(Box::pin(self.settle(answered.take(), unit, &mut book))).await;
+                    settled?;
+                    if let Some((next, request, step)) = step_of(number + 1)?
+                        && self.plain(next, request)
+                        && light(request)
+                    {
+                        let options = self.options(step.variables.as_deref(), None);
+                        let path = Some(next.path.as_path());
+                        let prepared =
+                            Box::pin(stages::prepare_ahead(client, &next.document, request, path, &options)).await;
+                        ahead = prepared.map(|prepared| (number + 1, prepared));
+                    }
+                    anyhow::Ok(lines)
+                };
+                let (exchanged, settled) = futures_util::join!(sending, meanwhile);
+                let lines = settled?;
+                self.progress.suspend(|| output::replay(lines));
+                let streams = exchanged
+                    .as_ref()
+                    .is_ok_and(|exchanged| exchanged.response().is_streaming() || exchanged.response().is_websocket());
+                answered = Some(Answered { position: *position, file, request, exchanged, started });
+                // A stream is followed before anything else is sent.
+                if streams {
+                    Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
+                }
+                continue;
+            }
+            Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
             if let Some(delay) = args.delay.filter(|_| number > 0 && !stopped) {
                 tokio::select! {
                     () = tokio::time::sleep(Duration::from_millis(delay)) => {}
@@ -243,48 +326,102 @@ impl Turn<'_> {
             } else if let Some(unsent) = self.confirm(file, request).await {
                 vec![unsent]
             } else if request.repeat().is_some() {
-                Box::pin(self.looped(file, request, step.variables.as_deref(), &missing)).await
+                Box::pin(self.looped(file, request, step.variables.as_deref(), &book.missing)).await
             } else {
-                vec![self.exchange(file, request, step.variables.as_deref(), None, &missing).await]
+                vec![Box::pin(self.exchange(file, request, step.variables.as_deref(), None, &book.missing)).await]
             };
-            for mut result in produced {
-                result.repetition = unit.repetition;
-                if !matches!(result.outcome, Outcome::Response { .. } | Outcome::Error(_)) {
-                    progress.suspend(|| human::print(&result, file, mode, self.several));
-                }
-                if !matches!(result.outcome, Outcome::Skipped(Skip::Stopped)) {
-                    progress.inc(1);
-                }
-                if let Some(name) = &result.name {
-                    match result.missing_reason() {
-                        Some(why) => missing.insert(name.clone(), Missing::NoResponse(why)),
-                        None => missing.remove(name),
-                    };
-                }
-                if args.fail_fast && !result.passed() {
-                    self.stop.store(true, Ordering::Relaxed);
-                }
-                if mode == Mode::Json {
-                    let line = serde_json::to_string(&record::record(&result, file))?;
-                    progress.suspend(|| output::line(&line));
-                }
-                if args.history {
-                    super::history::record(&result, file);
-                }
-                tally.count(&result);
-                match self.keep {
-                    Keep::Whole => results.push((*position, result)),
-                    Keep::Failures => {
-                        if result.passed() {
-                            result.release_payload();
-                        }
-                        results.push((*position, result));
-                    }
-                    Keep::Summary => {}
-                }
+            for result in produced {
+                self.account(result, *position, unit, file, &mut book)?;
             }
         }
-        Ok((results, tally))
+        Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
+        Ok((book.results, book.tally))
+    }
+
+    /// Whether `request` may be sent the moment the response before it is read: an
+    /// HTTP request that is sent as it is (not disabled, refused, asked about or looped).
+    fn plain(&self, file: &select::File, request: &volley_syntax::Request) -> bool {
+        request.protocol == volley_syntax::Protocol::Http
+            && !request.disabled
+            && (request.note.is_none() || self.args.yes)
+            && request.repeat().is_none()
+            && refusal::of(&file.document, request).is_none()
+    }
+
+    /// `request` prepared in its turn, as [`Execute::run_parsed`] prepares it: the
+    /// requests its `@ref` and `run` lines name first.
+    async fn prepare(
+        &self,
+        client: &Client,
+        file: &select::File,
+        request: &volley_syntax::Request,
+        variables: Option<&Map<String, Value>>,
+    ) -> Result<PreparedRequest, volley_engine::Error> {
+        let options = self.options(variables, None);
+        let path = Some(file.path.as_path());
+        Box::pin(stages::run_references(client, &file.document, request, path, &options)).await?;
+        stages::prepare_request(client, &file.document, request, path, &options).await
+    }
+
+    /// The response of the request sent before, if any, checked ([`stages::finish`]),
+    /// shown, its stream followed and its result counted.
+    async fn settle(&self, answered: Option<Answered<'_>>, unit: &Unit, book: &mut Book) -> anyhow::Result<()> {
+        let Some(Answered { position, file, request, exchanged, started }) = answered else { return Ok(()) };
+        let client = self.local.context("requests are sent ahead through the run's own client")?;
+        let response = exchanged.map(|exchanged| stages::finish(client, exchanged));
+        let mut result = RequestResult::new(file, request, response).await;
+        result.attempts = 1;
+        self.shown(&mut result, file, request, started, &book.missing).await;
+        self.account(result, position, unit, file, book)
+    }
+
+    /// Counts `result` of the request at `position` of the run: its name's response
+    /// known or missing, `--fail-fast`, its `--json` record, its history entry, the
+    /// tally, and what is kept of it.
+    fn account(
+        &self,
+        mut result: RequestResult,
+        position: usize,
+        unit: &Unit,
+        file: &select::File,
+        book: &mut Book,
+    ) -> anyhow::Result<()> {
+        let (args, mode, progress) = (self.args, self.mode, self.progress);
+        result.repetition = unit.repetition;
+        if !matches!(result.outcome, Outcome::Response { .. } | Outcome::Error(_)) {
+            progress.suspend(|| human::print(&result, file, mode, self.several));
+        }
+        if !matches!(result.outcome, Outcome::Skipped(Skip::Stopped)) {
+            progress.inc(1);
+        }
+        if let Some(name) = &result.name {
+            match result.missing_reason() {
+                Some(why) => book.missing.insert(name.clone(), Missing::NoResponse(why)),
+                None => book.missing.remove(name),
+            };
+        }
+        if args.fail_fast && !result.passed() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        if mode == Mode::Json {
+            let line = serde_json::to_string(&record::record(&result, file))?;
+            progress.suspend(|| output::line(&line));
+        }
+        if args.history {
+            super::history::record(&result, file);
+        }
+        book.tally.count(&result);
+        match self.keep {
+            Keep::Whole => book.results.push((position, result)),
+            Keep::Failures => {
+                if result.passed() {
+                    result.release_payload();
+                }
+                book.results.push((position, result));
+            }
+            Keep::Summary => {}
+        }
+        Ok(())
     }
 
     /// With files running apart (`--jobs` above 1): the named requests of the other
@@ -393,24 +530,7 @@ impl Turn<'_> {
         if !self.progress.is_hidden() {
             self.progress.set_message(outcome::title(file, request));
         }
-        let mut options = RunOptions::default()
-            .overrides(self.overrides.clone())
-            // Through a server the client's defaults are not there: each run says them.
-            .follow_redirects(args.no_redirect.then_some(false))
-            .validate_ssl(args.insecure.then_some(false))
-            .show_secrets(args.show_secrets)
-            // The run's token itself: nothing cancels one request alone, and a child token
-            // would be linked into the run's and out again for every request.
-            .cancel(self.limits.interrupt.clone());
-        if let Some(variables) = variables {
-            options = options.command_variables(variables.clone());
-        }
-        if let Some(name) = iteration.as_ref().and_then(|(_, name)| name.clone()) {
-            options = options.also_named(name);
-        }
-        if let Some(timeout) = args.timeout {
-            options = options.timeout(Duration::from_millis(timeout));
-        }
+        let mut options = self.options(variables, iteration.as_ref().and_then(|(_, name)| name.clone()));
         // A gRPC stream's messages print as they come (the title first), as events do.
         let streamed = std::sync::Arc::new(AtomicBool::new(false));
         if matches!(mode, Mode::Normal | Mode::Verbose) && matches!(request.protocol, volley_syntax::Protocol::Grpc(_))
@@ -448,11 +568,52 @@ impl Turn<'_> {
             result.title = format!("{} [{index}]", result.title);
         }
         result.live = streamed.load(Ordering::Relaxed);
+        self.shown(&mut result, file, request, started, missing).await;
+        result
+    }
+
+    /// The options of a run of one request: the run's variables, redirects, TLS,
+    /// secrets, cancellation and timeout; a `run` line's or `@loop` iteration's
+    /// `variables`, the iteration's name.
+    fn options(&self, variables: Option<&Map<String, Value>>, also_named: Option<String>) -> RunOptions {
+        let args = self.args;
+        let mut options = RunOptions::default()
+            .overrides(self.overrides.clone())
+            // Through a server the client's defaults are not there: each run says them.
+            .follow_redirects(args.no_redirect.then_some(false))
+            .validate_ssl(args.insecure.then_some(false))
+            .show_secrets(args.show_secrets)
+            // The run's token itself: nothing cancels one request alone, and a child token
+            // would be linked into the run's and out again for every request.
+            .cancel(self.limits.interrupt.clone());
+        if let Some(variables) = variables {
+            options = options.command_variables(variables.clone());
+        }
+        if let Some(name) = also_named {
+            options = options.also_named(name);
+        }
+        if let Some(timeout) = args.timeout {
+            options = options.timeout(Duration::from_millis(timeout));
+        }
+        options
+    }
+
+    /// Shows `result` of `request` (sent at `started`): why a response it needed is
+    /// missing, the result, then its stream followed to its end.
+    async fn shown(
+        &self,
+        result: &mut RequestResult,
+        file: &select::File,
+        request: &volley_syntax::Request,
+        started: Instant,
+        missing: &HashMap<String, Missing>,
+    ) {
+        let mode = self.mode;
         result.missing = result
             .needed_response()
             .and_then(|name| missing.get_key_value(name))
             .map(|(name, why)| (name.clone(), why.clone()));
-        self.progress.suspend(|| human::print(&result, file, mode, self.several));
+        self.progress.suspend(|| human::print(result, file, mode, self.several));
         if let Outcome::Response { response, .. } = &result.outcome
             && (response.is_streaming() || response.is_websocket())
         {
@@ -466,7 +627,58 @@ impl Turn<'_> {
             human::stream_end(&summary, mode);
             result.stream = Some(summary);
         }
-        result
+    }
+}
+
+/// What a unit's results come to as they are counted: those kept with their places,
+/// the tally, and the named requests with no response (see [`Missing`]).
+struct Book {
+    results: Vec<(usize, RequestResult)>,
+    tally: Tally,
+    missing: HashMap<String, Missing>,
+}
+
+/// A request sent whose response is still to be checked and shown (see
+/// [`Turn::run_unit`]).
+struct Answered<'a> {
+    position: usize,
+    file: &'a select::File,
+    request: &'a volley_syntax::Request,
+    exchanged: Result<Exchanged, volley_engine::Error>,
+    started: Instant,
+}
+
+impl Answered<'_> {
+    /// Whether finishing it writes variables or files a request prepared ahead read.
+    fn writes(&self) -> bool {
+        self.exchanged.as_ref().is_ok_and(Exchanged::finish_writes)
+    }
+
+    /// Whether it is checked and shown while the next request is under way: an error,
+    /// or a body of at most [`OVERLAPPED_BYTES`] (see there).
+    fn light(&self) -> bool {
+        self.exchanged.as_ref().map_or(true, |exchanged| {
+            let response = exchanged.response();
+            response.body_file.is_none() && response.body.read().is_some_and(|body| body.len() <= OVERLAPPED_BYTES)
+        })
+    }
+}
+
+/// The most bytes of a response body checked and shown, and of a request's body text
+/// prepared, while another request is under way. That request's response may arrive
+/// meanwhile and is only read when this work is done, so its measured time can grow by
+/// as much: with small bodies, microseconds. Larger ones are worked on before the
+/// next request goes, or after its response.
+const OVERLAPPED_BYTES: usize = 4 * 1024;
+
+/// Whether preparing `request` ahead is bounded work: no file is read for its body, and
+/// its body's text is at most [`OVERLAPPED_BYTES`].
+fn light(request: &volley_syntax::Request) -> bool {
+    use volley_syntax::Body;
+    match &request.body {
+        Body::None => true,
+        Body::Inline(template) => template.span.end - template.span.start <= OVERLAPPED_BYTES,
+        Body::Form(_) | Body::File(_) | Body::Parts(_) | Body::GraphQl(_) => false,
     }
 }
 

@@ -13,6 +13,7 @@ mod lsp;
 mod lsp_remote;
 mod modules;
 mod oauth;
+mod overlap;
 mod relocations;
 mod reports;
 mod run_output;

@@ -35,6 +35,9 @@ impl Renderer<'_> {
     /// httpyac's `{{ expression }}`: evaluated in the scripts' sandbox, the variables it
     /// names (that have values) as JavaScript variables; `null` and `undefined` are empty.
     pub(super) async fn javascript(&mut self, code: &Spanned<String>) -> Result<String, BuildError> {
+        if self.scope.ahead {
+            return Err(self.decline(code.span));
+        }
         let Some((expressions, settings)) = self.scope.javascript else {
             return Err(BuildError::Interpolation {
                 message: "JavaScript expressions in `{{ }}` are not evaluated here".to_owned(),

@@ -89,6 +89,38 @@ pub struct PreparedRequest {
     pub(crate) secrets: Secrets,
 }
 
+/// A request sent and its response read, not yet checked: what
+/// [`stages::transmit`](crate::stages::transmit) returns and
+/// [`stages::finish`](crate::stages::finish) completes into the [`Response`](crate::Response).
+#[derive(Debug)]
+pub struct Exchanged {
+    pub(crate) response: crate::Response,
+    pub(crate) pending: Vec<PendingAssertion>,
+    pub(crate) name: Option<String>,
+    pub(crate) also_named: Vec<String>,
+    pub(crate) scripts: Option<Box<PendingScripts>>,
+    pub(crate) save_to: Vec<crate::save::SaveTarget>,
+    pub(crate) logs: Vec<String>,
+    pub(crate) redactor: Redactor,
+    pub(crate) jar: Option<CookieJar>,
+}
+
+impl Exchanged {
+    /// The response as read (its assertions and logs come with `finish`).
+    #[must_use]
+    pub fn response(&self) -> &crate::Response {
+        &self.response
+    }
+
+    /// Whether finishing it writes more than the named responses: variables (its
+    /// response handlers may set them) or files (its `>>` lines, a cookie jar kept in a
+    /// file). A request prepared ahead of it must then be prepared again.
+    #[must_use]
+    pub fn finish_writes(&self) -> bool {
+        self.scripts.is_some() || !self.save_to.is_empty() || self.jar.as_ref().is_some_and(|jar| jar.path().is_some())
+    }
+}
+
 /// A request's response handlers and their input, the request as written.
 #[derive(Debug, Clone)]
 pub(crate) struct PendingScripts {

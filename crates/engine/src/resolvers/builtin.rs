@@ -179,6 +179,11 @@ pub(crate) fn names<'a>() -> impl Iterator<Item = &'a str> {
     BUILTINS.iter().map(|builtin| -> &'a str { builtin.name })
 }
 
+/// Whether the built-in `name` gives a value of the current time.
+pub(crate) fn reads_the_clock(name: &str) -> bool {
+    matches!(name, "timestamp" | "timestampMs" | "isoTimestamp" | "datetime" | "date" | "localDatetime")
+}
+
 /// Whether `name` is a built-in (JetBrains' `env.NAME` included).
 pub(crate) fn is_builtin(name: &str) -> bool {
     find(name).is_some() || env_prefix_name(name).is_some()

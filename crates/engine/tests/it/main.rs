@@ -1,5 +1,6 @@
 //! The integration tests of `volley-engine` in one binary (dependencies linked once), a module per concern.
 
+mod ahead;
 mod analysis;
 mod assertions;
 mod auth_patterns;
