@@ -231,15 +231,19 @@ impl Turn<'_> {
         let interrupt = &self.limits.interrupt;
         // The named requests this unit did not send or got no response for, and why: a
         // later request that needs their response says so.
-        let mut book =
-            Book { results: Vec::new(), tally: Tally::default(), missing: self.apart(files, requests, unit) };
+        let mut book = Book {
+            results: Vec::new(),
+            tally: Tally::default(),
+            missing: self.apart(files, requests, unit),
+            writes: 0,
+        };
         // `--history` writes a file for each response: not while another is under way.
         let overlap =
             self.local.filter(|_| args.retry == 0 && args.delay.is_none() && !args.fail_fast && !args.history);
         // The request sent whose response is still to be checked and shown, and the next
         // request prepared ahead (by its number in the unit).
         let mut answered: Option<Answered<'_>> = None;
-        let mut ahead: Option<(usize, PreparedRequest)> = None;
+        let mut ahead: Option<Ahead> = None;
         let step_of =
             |number: usize| -> anyhow::Result<Option<(&select::File, &volley_syntax::Request, &select::Step)>> {
                 let Some((_, step)) = unit.steps.get(number) else { return Ok(None) };
@@ -251,10 +255,15 @@ impl Turn<'_> {
             let stopped = self.stop.load(Ordering::Relaxed) || interrupt.is_cancelled();
             if let Some(client) = overlap.filter(|_| !stopped && self.plain(file, request)) {
                 let variables = step.variables.as_deref();
-                // Prepared ahead, unless the response before it writes what its
-                // preparation reads: that one is finished first, and this one prepared now.
+                // Prepared ahead, unless a response finished since, or the one before it
+                // still to finish, writes what its preparation reads: that one is finished
+                // first, and this one prepared now.
                 let prepared = match ahead.take() {
-                    Some((at, prepared)) if at == number && !answered.as_ref().is_some_and(Answered::writes) => {
+                    Some(Ahead { number: at, writes, prepared })
+                        if at == number
+                            && writes == book.writes
+                            && !answered.as_ref().is_some_and(Answered::writes) =>
+                    {
                         Ok(prepared)
                     }
                     _ => {
@@ -293,7 +302,7 @@ impl Turn<'_> {
                         let path = Some(next.path.as_path());
                         let prepared =
                             Box::pin(stages::prepare_ahead(client, &next.document, request, path, &options)).await;
-                        ahead = prepared.map(|prepared| (number + 1, prepared));
+                        ahead = prepared.map(|prepared| Ahead { number: number + 1, writes: book.writes, prepared });
                     }
                     anyhow::Ok(lines)
                 };
@@ -368,6 +377,9 @@ impl Turn<'_> {
     async fn settle(&self, answered: Option<Answered<'_>>, unit: &Unit, book: &mut Book) -> anyhow::Result<()> {
         let Some(Answered { position, file, request, exchanged, started }) = answered else { return Ok(()) };
         let client = self.local.context("requests are sent ahead through the run's own client")?;
+        if exchanged.as_ref().is_ok_and(Exchanged::finish_writes) {
+            book.writes += 1;
+        }
         let response = exchanged.map(|exchanged| stages::finish(client, exchanged));
         let mut result = RequestResult::new(file, request, response).await;
         result.attempts = 1;
@@ -636,6 +648,18 @@ struct Book {
     results: Vec<(usize, RequestResult)>,
     tally: Tally,
     missing: HashMap<String, Missing>,
+    /// How many of the responses finished so far wrote variables or files
+    /// ([`Exchanged::finish_writes`]): a request prepared ahead before one of them is
+    /// prepared again.
+    writes: usize,
+}
+
+/// A request prepared ahead of its turn: its number in the unit, and [`Book::writes`]
+/// when it was prepared.
+struct Ahead {
+    number: usize,
+    writes: usize,
+    prepared: PreparedRequest,
 }
 
 /// A request sent whose response is still to be checked and shown (see
