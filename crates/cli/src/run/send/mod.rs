@@ -1,7 +1,10 @@
 //! Sending the planned requests: one unit after the other through the run's client,
 //! or (`--jobs`) a unit per file through forks of it, several at a time, their output
 //! kept and written in file order; each unit's requests in order, with `--retry`,
-//! `--delay`, `--fail-fast` and Ctrl-C.
+//! `--delay`, `--fail-fast` and Ctrl-C; `ahead` sends a request the moment the
+//! response before it is read.
+
+mod ahead;
 
 use std::collections::HashMap;
 use std::io::IsTerminal as _;
@@ -12,7 +15,6 @@ use anyhow::Context as _;
 use futures_util::StreamExt as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::{Map, Value};
-use volley_engine::stages::{self, Exchanged, PreparedRequest};
 use volley_engine::{CancellationToken, Client, CookieJar, Execute, RunOptions};
 
 use super::outcome::{self, Missing, Outcome, RequestResult, Skip, Tally};
@@ -219,7 +221,7 @@ impl Turn<'_> {
     /// response is checked and shown while this one is. A request whose preparation
     /// could act or read what the one before it leaves (see
     /// [`volley_engine::stages::prepare_ahead`]) waits for it to be finished and is
-    /// prepared in its turn; a large response ([`OVERLAPPED_BYTES`]) is checked and shown
+    /// prepared in its turn; a large response is checked and shown
     /// before the next request goes.
     async fn run_unit(
         &self,
@@ -240,10 +242,7 @@ impl Turn<'_> {
         // `--history` writes a file for each response: not while another is under way.
         let overlap =
             self.local.filter(|_| args.retry == 0 && args.delay.is_none() && !args.fail_fast && !args.history);
-        // The request sent whose response is still to be checked and shown, and the next
-        // request prepared ahead (by its number in the unit).
-        let mut answered: Option<Answered<'_>> = None;
-        let mut ahead: Option<Ahead> = None;
+        let mut pipeline = ahead::Pipeline::default();
         let step_of =
             |number: usize| -> anyhow::Result<Option<(&select::File, &volley_syntax::Request, &select::Step)>> {
                 let Some((_, step)) = unit.steps.get(number) else { return Ok(None) };
@@ -253,73 +252,15 @@ impl Turn<'_> {
         for (number, (position, step)) in unit.steps.iter().enumerate() {
             let Some((file, request, _)) = step_of(number)? else { continue };
             let stopped = self.stop.load(Ordering::Relaxed) || interrupt.is_cancelled();
-            if let Some(client) = overlap.filter(|_| !stopped && self.plain(file, request)) {
-                let variables = step.variables.as_deref();
-                // Prepared ahead, unless a response finished since, or the one before it
-                // still to finish, writes what its preparation reads: that one is finished
-                // first, and this one prepared now.
-                let prepared = match ahead.take() {
-                    Some(Ahead { number: at, writes, prepared })
-                        if at == number
-                            && writes == book.writes
-                            && !answered.as_ref().is_some_and(Answered::writes) =>
-                    {
-                        Ok(prepared)
-                    }
-                    _ => {
-                        Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
-                        Box::pin(self.prepare(client, file, request, variables)).await
-                    }
-                };
-                // A large response is checked and shown before this request goes.
-                if answered.as_ref().is_some_and(|answered| !answered.light()) {
-                    Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
-                }
-                if !self.progress.is_hidden() {
-                    self.progress.set_message(outcome::title(file, request));
-                }
-                let started = Instant::now();
-                let sending = async {
-                    match prepared {
-                        Ok(prepared) => Box::pin(stages::transmit(client, prepared, Some(interrupt))).await,
-                        Err(error) => Err(error),
-                    }
-                };
-                let meanwhile = async {
-                    // The connection's task writes the request first: it runs once this
-                    // task yields.
-                    tokio::task::yield_now().await;
-                    // Printed once the response under way is read: a slow terminal or pipe
-                    // must not add to its time.
-                    let (settled, lines) =
-                        output::captured(Box::pin(self.settle(answered.take(), unit, &mut book))).await;
-                    settled?;
-                    if let Some((next, request, step)) = step_of(number + 1)?
-                        && self.plain(next, request)
-                        && light(request)
-                    {
-                        let options = self.options(step.variables.as_deref(), None);
-                        let path = Some(next.path.as_path());
-                        let prepared =
-                            Box::pin(stages::prepare_ahead(client, &next.document, request, path, &options)).await;
-                        ahead = prepared.map(|prepared| Ahead { number: number + 1, writes: book.writes, prepared });
-                    }
-                    anyhow::Ok(lines)
-                };
-                let (exchanged, settled) = futures_util::join!(sending, meanwhile);
-                let lines = settled?;
-                self.progress.suspend(|| output::replay(lines));
-                let streams = exchanged
-                    .as_ref()
-                    .is_ok_and(|exchanged| exchanged.response().is_streaming() || exchanged.response().is_websocket());
-                answered = Some(Answered { position: *position, file, request, exchanged, started });
-                // A stream is followed before anything else is sent.
-                if streams {
-                    Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
-                }
+            // A request prepared ahead was found plain when it was.
+            let plain = || pipeline.prepared(number) || self.plain(file, request);
+            if let Some(client) = overlap.filter(|_| !stopped && plain()) {
+                let this = ahead::Planned { number, position: *position, file, request, step };
+                let next = step_of(number + 1)?;
+                Box::pin(self.send_ahead(client, &mut pipeline, &mut book, unit, this, next)).await?;
                 continue;
             }
-            Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
+            Box::pin(self.finish_under_way(&mut pipeline, unit, &mut book)).await?;
             if let Some(delay) = args.delay.filter(|_| number > 0 && !stopped) {
                 tokio::select! {
                     () = tokio::time::sleep(Duration::from_millis(delay)) => {}
@@ -343,48 +284,8 @@ impl Turn<'_> {
                 self.account(result, *position, unit, file, &mut book)?;
             }
         }
-        Box::pin(self.settle(answered.take(), unit, &mut book)).await?;
+        Box::pin(self.finish_under_way(&mut pipeline, unit, &mut book)).await?;
         Ok((book.results, book.tally))
-    }
-
-    /// Whether `request` may be sent the moment the response before it is read: an
-    /// HTTP request that is sent as it is (not disabled, refused, asked about or looped).
-    fn plain(&self, file: &select::File, request: &volley_syntax::Request) -> bool {
-        request.protocol == volley_syntax::Protocol::Http
-            && !request.disabled
-            && (request.note.is_none() || self.args.yes)
-            && request.repeat().is_none()
-            && refusal::of(&file.document, request).is_none()
-    }
-
-    /// `request` prepared in its turn, as [`Execute::run_parsed`] prepares it: the
-    /// requests its `@ref` and `run` lines name first.
-    async fn prepare(
-        &self,
-        client: &Client,
-        file: &select::File,
-        request: &volley_syntax::Request,
-        variables: Option<&Map<String, Value>>,
-    ) -> Result<PreparedRequest, volley_engine::Error> {
-        let options = self.options(variables, None);
-        let path = Some(file.path.as_path());
-        Box::pin(stages::run_references(client, &file.document, request, path, &options)).await?;
-        stages::prepare_request(client, &file.document, request, path, &options).await
-    }
-
-    /// The response of the request sent before, if any, checked ([`stages::finish`]),
-    /// shown, its stream followed and its result counted.
-    async fn settle(&self, answered: Option<Answered<'_>>, unit: &Unit, book: &mut Book) -> anyhow::Result<()> {
-        let Some(Answered { position, file, request, exchanged, started }) = answered else { return Ok(()) };
-        let client = self.local.context("requests are sent ahead through the run's own client")?;
-        if exchanged.as_ref().is_ok_and(Exchanged::finish_writes) {
-            book.writes += 1;
-        }
-        let response = exchanged.map(|exchanged| stages::finish(client, exchanged));
-        let mut result = RequestResult::new(file, request, response).await;
-        result.attempts = 1;
-        self.shown(&mut result, file, request, started, &book.missing).await;
-        self.account(result, position, unit, file, book)
     }
 
     /// Counts `result` of the request at `position` of the run: its name's response
@@ -649,61 +550,9 @@ struct Book {
     tally: Tally,
     missing: HashMap<String, Missing>,
     /// How many of the responses finished so far wrote variables or files
-    /// ([`Exchanged::finish_writes`]): a request prepared ahead before one of them is
-    /// prepared again.
+    /// ([`volley_engine::stages::Exchanged::finish_writes`]): a request prepared ahead
+    /// before one of them is prepared again.
     writes: usize,
-}
-
-/// A request prepared ahead of its turn: its number in the unit, and [`Book::writes`]
-/// when it was prepared.
-struct Ahead {
-    number: usize,
-    writes: usize,
-    prepared: PreparedRequest,
-}
-
-/// A request sent whose response is still to be checked and shown (see
-/// [`Turn::run_unit`]).
-struct Answered<'a> {
-    position: usize,
-    file: &'a select::File,
-    request: &'a volley_syntax::Request,
-    exchanged: Result<Exchanged, volley_engine::Error>,
-    started: Instant,
-}
-
-impl Answered<'_> {
-    /// Whether finishing it writes variables or files a request prepared ahead read.
-    fn writes(&self) -> bool {
-        self.exchanged.as_ref().is_ok_and(Exchanged::finish_writes)
-    }
-
-    /// Whether it is checked and shown while the next request is under way: an error,
-    /// or a body of at most [`OVERLAPPED_BYTES`] (see there).
-    fn light(&self) -> bool {
-        self.exchanged.as_ref().map_or(true, |exchanged| {
-            let response = exchanged.response();
-            response.body_file.is_none() && response.body.read().is_some_and(|body| body.len() <= OVERLAPPED_BYTES)
-        })
-    }
-}
-
-/// The most bytes of a response body checked and shown, and of a request's body text
-/// prepared, while another request is under way. That request's response may arrive
-/// meanwhile and is only read when this work is done, so its measured time can grow by
-/// as much: with small bodies, microseconds. Larger ones are worked on before the
-/// next request goes, or after its response.
-const OVERLAPPED_BYTES: usize = 4 * 1024;
-
-/// Whether preparing `request` ahead is bounded work: no file is read for its body, and
-/// its body's text is at most [`OVERLAPPED_BYTES`].
-fn light(request: &volley_syntax::Request) -> bool {
-    use volley_syntax::Body;
-    match &request.body {
-        Body::None => true,
-        Body::Inline(template) => template.span.end - template.span.start <= OVERLAPPED_BYTES,
-        Body::Form(_) | Body::File(_) | Body::Parts(_) | Body::GraphQl(_) => false,
-    }
 }
 
 /// The results of the requests sent (those kept, see [`Keep`]), the tally of all, and
